@@ -1,0 +1,63 @@
+"""The backend protocol shared by the CPU emulator and the real Ascend backend.
+
+A backend converts an ONNX model under a ``Mode`` (ATC, or the emulator's equivalent) into a
+``ConvertedModel`` stored in the cache, and runs it on inputs, returning the dump of every
+operator as a ``DumpSet`` read back from files in the real Ascend dump layout.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Mapping, Optional, Tuple
+
+import numpy as np
+
+try:  # Protocol is typing-only here; keep 3.7-style fallbacks out of the way
+    from typing import Protocol
+except ImportError:  # pragma: no cover
+    Protocol = object  # type: ignore
+
+from ..dump.model import DumpSet
+from ..modes import Mode
+
+Inputs = Mapping[str, np.ndarray]
+#: input shapes as {input name: shape}; ATC syntax is "in1:1,3,224,224;in2:1,10"
+InputShape = Optional[Mapping[str, Tuple[int, ...]]]
+
+
+@dataclass(frozen=True)
+class ConvertedModel:
+    """A converted model in the cache: ``path`` is the .om (or the emulator's artefact).
+
+    ``om_json`` is the ``atc --mode=1`` JSON (or its emulator equivalent) that maps fused ops to
+    their original op names; ``info`` holds facts for reports (ATC command, toolkit version)."""
+
+    backend: str
+    path: Path
+    source_model: Path
+    mode: Mode
+    key: str
+    model_name: str
+    om_json: Optional[Path] = None
+    info: Dict[str, object] = field(default_factory=dict, compare=False)
+
+
+class Backend(Protocol):
+    """What every backend provides."""
+
+    name: str
+
+    def convert(self, model: "str | Path", mode: Mode, *, input_shape: InputShape = None,
+                atc_options: Optional[Mapping[str, str]] = None) -> ConvertedModel:
+        """Convert (or fetch from the cache) ``model`` under ``mode``."""
+        ...
+
+    def run(self, converted: ConvertedModel, inputs: Inputs, *, dump: bool = True,
+            dump_dir: "str | Path | None" = None) -> DumpSet:
+        """Run once on ``inputs``; with ``dump`` return every operator's dump as a DumpSet.
+        Without ``dump`` the DumpSet holds only the model outputs (as ops named after them)."""
+        ...
+
+    def describe(self) -> str:
+        """One line for the terminal header, e.g. 'emulator (CPU, onnxruntime 1.18)'."""
+        ...

@@ -1,0 +1,47 @@
+"""Error types. Every error that comes from bad input names the file (or key) and the problem."""
+from __future__ import annotations
+
+import os
+from typing import Optional, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class AscendAccuracyError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class DumpFormatError(AscendAccuracyError, ValueError):
+    """A dump file or directory could not be read: names the file and the problem."""
+
+    def __init__(self, path: Optional[PathLike], problem: str):
+        self.path = None if path is None else os.fspath(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}" if self.path else problem)
+
+
+class ConfigError(AscendAccuracyError, ValueError):
+    """Bad user configuration (marker argument, YAML suite, option): names where and what."""
+
+    def __init__(self, where: Optional[str], problem: str):
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{where}: {problem}" if where else problem)
+
+
+class BackendError(AscendAccuracyError, RuntimeError):
+    """A backend could not convert or run a model."""
+
+
+class ConversionError(BackendError):
+    """Model conversion (ATC, or the emulator's equivalent) failed."""
+
+    def __init__(self, message: str, *, command=None, log_tail: str = "", code: Optional[str] = None):
+        self.command = list(command) if command is not None else None
+        self.log_tail = log_tail
+        self.code = code
+        super().__init__(message)
+
+
+class CacheError(AscendAccuracyError, OSError):
+    """The conversion/golden cache could not be read or written."""

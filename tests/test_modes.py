@@ -1,0 +1,46 @@
+import json
+
+import pytest
+
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.modes import (
+    BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode, keep_dtype, resolve_mode)
+
+
+def test_presets_render_documented_atc_options():
+    assert DEFAULT.atc_options() == [("precision_mode", "force_fp16")]
+    assert HIGH_PRECISION.atc_options() == [("precision_mode", "allow_fp32_to_fp16")]
+    assert ("buffer_optimize", "off_optimize") in BUFFER_OFF.atc_options()
+    assert ("fusion_switch_file", "cfg/fusion_switch.cfg") in FUSION_OFF.atc_options("cfg")
+
+
+def test_fusion_off_switch_file_turns_both_fusion_kinds_off():
+    text = FUSION_OFF.config_files()["fusion_switch.cfg"]
+    assert json.loads(text) == {"Switch": {"GraphFusion": {"ALL": "off"}, "UBFusion": {"ALL": "off"}}}
+
+
+def test_keep_dtype_file_has_one_op_per_line_and_dedups():
+    mode = keep_dtype(["Mul_3", "OpType::Softmax", "Mul_3"])
+    assert mode.config_files() == {"keep_dtype.cfg": "Mul_3\nOpType::Softmax\n"}
+    assert mode.keeps_fp32("Mul_3", "Mul") and mode.keeps_fp32("sm", "Softmax")
+    assert not mode.keeps_fp32("Add_1", "Add")
+
+
+def test_combination_and_names_are_stable():
+    combo = FUSION_OFF | BUFFER_OFF | keep_dtype(["a"])
+    assert combo.name == "buffer_off+fusion_off+keep_dtype(a)"
+    assert combo == resolve_mode("fusion_off+buffer_off") | keep_dtype(["a"])
+    assert hash(combo) == hash(Mode(buffer_optimize="off_optimize", fusion=False, keep_dtype=("a",)))
+    assert DEFAULT.name == "default" and HIGH_PRECISION.name == "high_precision"
+
+
+@pytest.mark.parametrize("bad", [dict(precision_mode="fp8_please"), dict(buffer_optimize="x"),
+                                 dict(keep_dtype=("a\nb",)), dict(keep_dtype=("",))])
+def test_bad_mode_values_are_config_errors(bad):
+    with pytest.raises(ConfigError):
+        Mode(**bad)
+
+
+def test_unknown_preset_names_the_place():
+    with pytest.raises(ConfigError, match="test_x: unknown mode 'fastest'"):
+        resolve_mode("fastest", where="test_x")
