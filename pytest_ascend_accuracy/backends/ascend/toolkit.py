@@ -1,0 +1,166 @@
+"""Finding the CANN toolkit: the ``atc`` executable, the installation root and its version.
+
+Search order for ``atc`` (first hit wins):
+
+1. an explicit path given by the caller (``AscendBackend(atc=...)``);
+2. ``atc`` on ``PATH`` (what ``source set_env.sh`` sets up);
+3. ``$ASCEND_TOOLKIT_HOME`` then ``$ASCEND_HOME_PATH`` (both exported by ``set_env.sh``), looking
+   in ``bin/``, ``compiler/bin/`` and the older ``atc/bin/`` of each.
+
+The installation root is the first of ``$ASCEND_TOOLKIT_HOME``, ``$ASCEND_HOME_PATH`` that
+exists, else the first ancestor of the ``atc`` executable that holds a version file. The toolkit
+version is read from the installation's version files, in this order (the first that names a
+version wins):
+
+* ``<root>/<arch>-linux/ascend_toolkit_install.info`` (``version=8.0.RC2``), the file the CANN
+  install guides tell users to ``cat``;
+* ``<root>/compiler/version.info`` (``Version=7.0.0``);
+* ``<root>/toolkit/version.info`` and ``<root>/version.info`` (same ``Version=`` syntax).
+
+Nothing here runs ``atc``; the version only decides which ATC options are used
+(``atc_command.precision_argument``) and is part of the conversion cache key.
+"""
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Optional, Tuple
+
+from ...errors import ConversionError
+
+#: environment variables that name the toolkit root, in search order.
+HOME_VARIABLES = ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH")
+#: where ``atc`` lives below a toolkit root, newest layout first.
+ATC_SUBDIRS = ("bin", "compiler/bin", "atc/bin")
+#: version files below a toolkit root and the key that holds the version.
+_VERSION_FILES = (
+    ("{arch}-linux/ascend_toolkit_install.info", "version"),
+    ("compiler/version.info", "Version"),
+    ("toolkit/version.info", "Version"),
+    ("version.info", "Version"),
+)
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    """A located CANN toolkit. ``version`` is None when no version file could be read."""
+
+    atc: Path
+    home: Optional[Path] = None
+    version: Optional[str] = None
+    version_file: Optional[Path] = None
+
+    @property
+    def version_tuple(self) -> Optional[Tuple[int, ...]]:
+        return parse_version(self.version) if self.version else None
+
+    def describe(self) -> str:
+        where = f" at {self.home}" if self.home else ""
+        return f"CANN toolkit {self.version or '(version unknown)'}{where}, atc {self.atc}"
+
+
+def find_atc(explicit: "str | os.PathLike[str] | None" = None,
+             env: Optional[Mapping[str, str]] = None) -> Path:
+    """The ``atc`` executable, or a ConversionError that lists every place searched."""
+    env = os.environ if env is None else env
+    searched = []
+    if explicit is not None:
+        path = Path(explicit)
+        if path.is_dir():
+            path = path / "atc"
+        if _is_executable(path):
+            return path
+        raise ConversionError(f"ATC not found: {path} is not an executable file "
+                              f"(given as atc={os.fspath(explicit)!r})")
+    on_path = shutil.which("atc", path=env.get("PATH", ""))
+    if on_path:
+        return Path(on_path)
+    searched.append("PATH")
+    for var in HOME_VARIABLES:
+        root = env.get(var)
+        if not root:
+            searched.append(f"${var} (unset)")
+            continue
+        for sub in ATC_SUBDIRS:
+            candidate = Path(root) / sub / "atc"
+            if _is_executable(candidate):
+                return candidate
+        searched.append(f"${var}={root} ({', '.join(s + '/atc' for s in ATC_SUBDIRS)})")
+    raise ConversionError(
+        "ATC not found: searched " + "; ".join(searched) + ". Install the CANN toolkit and "
+        "`source <install dir>/set_env.sh`, or pass the path (AscendBackend(atc=...)).")
+
+
+def find_toolkit(explicit_atc: "str | os.PathLike[str] | None" = None,
+                 env: Optional[Mapping[str, str]] = None) -> Toolkit:
+    """Locate ``atc``, the installation root and the toolkit version."""
+    env = os.environ if env is None else env
+    atc = find_atc(explicit_atc, env)
+    home = toolkit_home(atc, env)
+    version, source = read_toolkit_version(home) if home else (None, None)
+    return Toolkit(atc=atc, home=home, version=version, version_file=source)
+
+
+def toolkit_home(atc: Optional[Path] = None, env: Optional[Mapping[str, str]] = None) -> Optional[Path]:
+    """The toolkit root: from the environment, else the ancestor of ``atc`` holding a version file."""
+    env = os.environ if env is None else env
+    for var in HOME_VARIABLES:
+        root = env.get(var)
+        if root and Path(root).is_dir():
+            return Path(root)
+    if atc is not None:
+        for parent in Path(atc).resolve().parents:
+            if _version_file(parent) is not None:
+                return parent
+    return None
+
+
+def read_toolkit_version(home: "str | os.PathLike[str]") -> Tuple[Optional[str], Optional[Path]]:
+    """(version string, file it came from), or (None, None) when no version file names one."""
+    found = _version_file(Path(home))
+    if found is None:
+        return None, None
+    path, key = found
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None, None
+    for line in text.splitlines():
+        name, sep, value = line.partition("=")
+        if sep and name.strip() == key and value.strip():
+            return value.strip(), path
+    return None, None
+
+
+def parse_version(text: str) -> Tuple[int, ...]:
+    """Leading numeric parts of a CANN version: ``8.0.RC2`` -> (8, 0), ``7.0.0.alpha003`` ->
+    (7, 0, 0), ``6.3.RC2.alpha001`` -> (6, 3). Raises ValueError when it has none."""
+    parts = []
+    for piece in str(text).strip().split("."):
+        if not re.fullmatch(r"\d+", piece):
+            break
+        parts.append(int(piece))
+    if not parts:
+        raise ValueError(f"not a CANN version: {text!r}")
+    return tuple(parts)
+
+
+def _version_file(root: Path) -> Optional[Tuple[Path, str]]:
+    arch = platform.machine() or "x86_64"
+    for pattern, key in _VERSION_FILES:
+        path = root / pattern.format(arch=arch)
+        if path.is_file():
+            return path, key
+    # an install for another architecture (cross toolkit) still names its version
+    for path in sorted(root.glob("*-linux/ascend_toolkit_install.info")):
+        if path.is_file():
+            return path, "version"
+    return None
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)

@@ -1,0 +1,348 @@
+"""A FAKE ``atc`` for tests: validates arguments like ATC and writes a fake artefact.
+
+Run it as ``python -m pytest_ascend_accuracy.testing.fake_atc --model=... ...`` or through the
+shim that ``install_fake_toolkit(dir)`` writes (``<dir>/bin/atc`` plus a version file, so
+toolkit discovery works exactly as on a real installation). It is named a fake everywhere and
+produces no Ascend offline model: see ``fake_om`` for what it writes.
+
+What it checks, following the documented option set (GE ``main.cc`` flag definitions, reference
+§5): every ``--name=value``/``--name value`` option must be a known ATC option; enumerated
+options must have a documented value (``--framework``, ``--mode``, ``--precision_mode``,
+``--precision_mode_v2``, ``--buffer_optimize``, ``--log``, ``--op_select_implmode``,
+``--input_format``); ``--precision_mode`` and ``--precision_mode_v2`` cannot be combined;
+``--model``/``--output``/``--soc_version`` are required for ``--mode=0``; the model must be an
+ONNX file; ``--input_shape`` must name model inputs and leave no dynamic dim; keep_dtype, fusion
+switch and AIPP files must exist and parse. Failures print what ATC prints (``ATC run failed,
+...`` then an ``E10001``-style line) and exit 255; success prints ``ATC run success, welcome to
+the next use.``. ``--mode=1 --om=X.om --json=Y.json`` writes the om json through
+``dump.om_json.write_om_json``. Every run appends to a plog file under
+``$ASCEND_PROCESS_LOG_PATH/debug/plog/``.
+
+Environment knobs for tests:
+  FAKE_ATC_FAIL=<code>     fail with that error code (E19010, EZ3003, E19999, ...) after validation
+  FAKE_ATC_HANG=<seconds>  sleep that long after the start line (timeout tests)
+  FAKE_ATC_REJECT=<names>  comma list of ``option`` or ``option=value`` this "old toolkit" rejects
+  FAKE_ATC_CALLS=<file>    append one JSON line per invocation: {"argv": [...], "cwd": ...}
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+START_LINE = "ATC start working now, please wait for a moment."
+SUCCESS_LINE = "ATC run success, welcome to the next use."
+FAILED_LINE = "ATC run failed, Please check the detail log, Try 'atc --help' for more information"
+EXIT_FAILED = 255  # main_impl returns -1 (GE FAILED) -> exit status 255
+
+#: options ATC defines (GE main.cc DEFINE_* list); the fake accepts exactly these names.
+KNOWN_OPTIONS = frozenset("""
+mode model weight om json framework output soc_version input_shape input_shape_range input_hint_shape
+input_format dynamic_batch_size dynamic_image_size dynamic_dims singleop out_nodes input_fp16_nodes
+insert_op_conf op_name_map is_input_adjust_hw_layout is_output_adjust_hw_layout output_type
+precision_mode precision_mode_v2 modify_mixlist keep_dtype customize_dtypes op_precision_mode
+op_select_implmode optypelist_for_implmode allow_hf32 buffer_optimize fusion_switch_file
+enable_scope_fusion_passes enable_single_stream enable_small_channel enable_compress_weight
+compress_weight_conf compression_optimize_conf disable_reuse_memory log dump_mode debug_dir
+op_compiler_cache_dir op_compiler_cache_mode op_debug_level op_debug_config status_check
+display_model_info deterministic external_weight virtual_type core_type aicore_num sparsity
+atomic_clean_policy shape_generalized_build_mode mdl_bank_path op_bank_path save_original_model
+check_report oo_level cal_conf target auto_tune_mode help h
+""".split())
+ENUMS: Dict[str, Tuple[str, ...]] = {
+    "framework": ("0", "1", "3", "5"),
+    "mode": ("0", "1", "3", "5", "6", "30"),
+    "precision_mode": ("force_fp16", "force_fp32", "cube_fp16in_fp32out", "allow_mix_precision",
+                       "allow_fp32_to_fp16", "must_keep_origin_dtype", "allow_mix_precision_fp16",
+                       "allow_mix_precision_bf16", "allow_fp32_to_bf16"),
+    "precision_mode_v2": ("fp16", "origin", "cube_fp16in_fp32out", "mixed_float16", "mixed_bfloat16",
+                          "cube_hif8", "mixed_hif8"),
+    "buffer_optimize": ("l2_optimize", "l1_optimize", "off_optimize"),
+    "log": ("debug", "info", "warning", "error", "null"),
+    "op_select_implmode": ("high_precision", "high_performance", "high_precision_for_all",
+                           "high_performance_for_all"),
+    "input_format": ("NCHW", "ND", "NCDHW"),
+}
+CANNED_ERRORS = {
+    "E19010": "No parser is registered for Op [{op}, optype [ai.onnx::17::{type}]].",
+    "EZ3003": "No supported Ops kernel and engine are found for [{op}], optype [{type}].",
+    "E19999": "Inner Error!",
+    "E10007": "[--framework] is required. The value must be [0(Caffe) or 1(MindSpore) or 3(TensorFlow) "
+              "or 5(Onnx)].",
+}
+
+
+class AtcFailure(Exception):
+    """One error-manager line: code and message."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+def invalid(option: str, value: str, reason: str) -> AtcFailure:
+    return AtcFailure("E10001", f"Value [{value}] for parameter [--{option}] is invalid. Reason: {reason}")
+
+
+@dataclass
+class FakeToolkit:
+    """A fake CANN toolkit tree: ``home/bin/atc`` (shim) and the version file."""
+
+    home: Path
+    atc: Path
+    version: str
+
+
+def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = "8.0.RC2",
+                         python: Optional[str] = None) -> FakeToolkit:
+    """Write a fake toolkit into ``directory``: ``bin/atc`` (a shell shim that runs this module
+    with the current interpreter) and ``<arch>-linux/ascend_toolkit_install.info``. Put
+    ``<directory>/bin`` on PATH or ``ASCEND_TOOLKIT_HOME=<directory>`` to use it."""
+    home = Path(directory)
+    (home / "bin").mkdir(parents=True, exist_ok=True)
+    atc = home / "bin" / "atc"
+    interpreter = python or sys.executable
+    atc.write_text("#!/bin/sh\n# FAKE atc for pytest-ascend-accuracy tests, not the CANN ATC\n"
+                   f"FAKE_ATC_VERSION='{version}'\nexport FAKE_ATC_VERSION\nexec '{interpreter}' "
+                   "-m pytest_ascend_accuracy.testing.fake_atc \"$@\"\n")
+    atc.chmod(0o755)
+    arch = platform.machine() or "x86_64"
+    info = home / f"{arch}-linux" / "ascend_toolkit_install.info"
+    info.parent.mkdir(parents=True, exist_ok=True)
+    info.write_text(f"package_name=Ascend-cann-toolkit-FAKE\nversion={version}\narch={arch}\n"
+                    f"os=linux\npath={home}\n")
+    return FakeToolkit(home=home, atc=atc, version=version)
+
+
+# -- command line -------------------------------------------------------------------------------
+def parse_args(argv: Sequence[str]) -> Dict[str, str]:
+    """``--k=v`` and ``--k v`` forms into a dict; unknown or repeated names are E10001 errors."""
+    opts: Dict[str, str] = {}
+    rejected = _rejected()
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if not arg.startswith("-"):
+            raise invalid("<positional>", arg, "ATC takes only --name=value options")
+        name, sep, value = arg.lstrip("-").partition("=")
+        if not sep:
+            if name in ("help", "h"):
+                value = "true"
+            elif i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+                i += 1
+                value = argv[i]
+        if name not in KNOWN_OPTIONS or name in rejected:
+            raise invalid(name, value, "The parameter is not supported by this ATC")
+        if f"{name}={value}" in rejected:
+            raise invalid(name, value, "The value is not supported by this ATC")
+        if name in opts:
+            raise invalid(name, value, "The parameter is given more than once")
+        if name in ENUMS and value not in ENUMS[name]:
+            raise invalid(name, value, f"The value must be one of {', '.join(ENUMS[name])}")
+        opts[name] = value
+        i += 1
+    if "precision_mode" in opts and "precision_mode_v2" in opts:
+        raise invalid("precision_mode_v2", opts["precision_mode_v2"],
+                      "--precision_mode and --precision_mode_v2 cannot be used together")
+    return opts
+
+
+def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
+    """``--mode=0``: check the model and config files, write ``{output}.om``. Returns notes."""
+    import onnx
+
+    from .fake_om import parse_fusion_switch, static_input_shapes, write_fake_om
+
+    for required in ("model", "output", "soc_version"):
+        if not opts.get(required):
+            raise AtcFailure("E10054", f"The requied parameter [--{required}] for ATC is empty. Another "
+                                       "possible reason is that the value of some parameter is not "
+                                       "enclosed by quotation marks (\"\").")
+    if "framework" not in opts:
+        raise AtcFailure("E10007", CANNED_ERRORS["E10007"])
+    if opts["framework"] != "5":
+        raise invalid("framework", opts["framework"], "the fake atc converts ONNX models only (5)")
+    model_path = Path(opts["model"])
+    try:
+        raw = model_path.read_bytes()
+        model = onnx.load_model_from_string(raw)
+        onnx.checker.check_model(model)
+    except OSError:
+        raise invalid("model", opts["model"], "The file does not exist or cannot be read") from None
+    except Exception as exc:  # onnx raises several types for a bad file
+        raise invalid("model", opts["model"], f"The file is not a valid ONNX model ({exc})") from None
+    try:
+        shapes = static_input_shapes(model, _parse_input_shape(opts.get("input_shape", "")))
+    except ValueError as exc:
+        raise invalid("input_shape", opts.get("input_shape", ""), str(exc)) from None
+    notes = []
+    keep = []
+    if "keep_dtype" in opts:
+        keep = _read_lines(opts["keep_dtype"], "keep_dtype")
+        names = {n.name for n in model.graph.node}
+        for entry in keep:
+            if not entry.startswith("OpType::") and entry not in names:
+                notes.append(f"[WARNING] keep_dtype entry [{entry}] matches no node of the model")
+    switch = None
+    if "fusion_switch_file" in opts:
+        text = "\n".join(_read_lines(opts["fusion_switch_file"], "fusion_switch_file"))
+        try:
+            switch = parse_fusion_switch(text)
+        except ValueError as exc:
+            raise invalid("fusion_switch_file", opts["fusion_switch_file"], str(exc)) from None
+    if "insert_op_conf" in opts:
+        aipp = "\n".join(_read_lines(opts["insert_op_conf"], "insert_op_conf"))
+        if "aipp_op" not in aipp:
+            raise invalid("insert_op_conf", opts["insert_op_conf"], "no aipp_op section in the file")
+    _maybe_fail(model)
+    prec_name = "precision_mode_v2" if "precision_mode_v2" in opts else "precision_mode"
+    meta = {
+        "model_name": Path(opts["output"]).name,
+        "soc_version": opts["soc_version"],
+        "precision_option": prec_name,
+        "precision_value": opts.get(prec_name, "force_fp16" if prec_name == "precision_mode" else "fp16"),
+        "keep_dtype": keep,
+        "fusion_switch": switch,
+        "buffer_optimize": opts.get("buffer_optimize", "l2_optimize"),
+        "input_shapes": {k: list(v) for k, v in shapes.items()},
+        "insert_op_conf": opts.get("insert_op_conf"),
+        "out_nodes": opts.get("out_nodes"),
+        "atc_cmdline": " ".join(["atc", *argv]),
+        "atc_version": os.environ.get("FAKE_ATC_VERSION", "unknown"),
+    }
+    out = Path(opts["output"] + ".om")
+    write_fake_om(out, raw, meta)
+    (Path.cwd() / "fusion_result.json").write_text(json.dumps({"fake_atc": True, "fusion_switch": switch}))
+    return notes
+
+
+def om_to_json(opts: Dict[str, str]) -> None:
+    """``--mode=1 --om=X.om --json=Y.json``: the om json of a fake .om."""
+    from ..dump.om_json import OmOp, write_om_json
+    from .fake_om import graph_input_names, read_fake_om
+
+    for required in ("om", "json"):
+        if not opts.get(required):
+            raise AtcFailure("E10004", f"Input parameter[--{required}]'s value is empty")
+    try:
+        fake = read_fake_om(opts["om"])
+    except ValueError as exc:
+        raise invalid("om", opts["om"], str(exc)) from None
+    _maybe_fail(fake.model)
+    producer: Dict[str, str] = {}
+    ops = []
+    for k, name in enumerate(graph_input_names(fake.model)):
+        ops.append(OmOp(name=name, type="Data", id=k, original_names=(name,), output_origins=((name, 0),)))
+        producer[name] = f"{name}:0"
+    for op in fake.plan():
+        for j, out in enumerate(op.outputs):
+            producer[out] = f"{op.name}:{j}"
+    for op in fake.plan():
+        ops.append(OmOp(name=op.name, type=op.type, id=len(ops), original_names=op.members,
+                        output_origins=op.output_origins,
+                        inputs=tuple(producer[i] for i in op.inputs if i in producer)))
+    attrs = {"atc_cmdline": fake.meta.get("atc_cmdline", ""), "soc_version": fake.meta.get("soc_version", ""),
+             "atc_version": fake.meta.get("atc_version", "")}
+    write_om_json(opts["json"], fake.model_name, ops, attrs)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _record_call(argv)
+    print(START_LINE, flush=True)
+    hang = os.environ.get("FAKE_ATC_HANG")
+    if hang:
+        time.sleep(float(hang))
+    notes: List[str] = []
+    try:
+        opts = parse_args(argv)
+        if "help" in opts or "h" in opts:
+            print("usage: atc <args>  (FAKE atc for pytest-ascend-accuracy tests)")
+            return 0
+        mode = opts.get("mode", "0")
+        if mode == "0":
+            notes = convert(opts, argv)
+        elif mode == "1":
+            om_to_json(opts)
+        else:
+            raise invalid("mode", mode, "the fake atc supports --mode=0 and --mode=1 only")
+    except AtcFailure as failure:
+        _plog("ERROR", f"{failure.code}: {failure.message}")
+        print("...", flush=True)
+        print(FAILED_LINE)
+        print(f"{failure.code}: {failure.message}", flush=True)
+        return EXIT_FAILED
+    for note in notes:
+        print(note)
+        _plog("WARNING", note)
+    _plog("INFO", "ATC run success")
+    print("...")
+    print(SUCCESS_LINE, flush=True)
+    return 0
+
+
+# -- internals ----------------------------------------------------------------------------------
+def _maybe_fail(model) -> None:
+    code = os.environ.get("FAKE_ATC_FAIL")
+    if not code:
+        return
+    node = model.graph.node[0] if len(model.graph.node) else None
+    template = CANNED_ERRORS.get(code, "Failure requested through FAKE_ATC_FAIL.")
+    raise AtcFailure(code, template.format(op=node.name if node else "?", type=node.op_type if node else "?"))
+
+
+def _parse_input_shape(text: str) -> Dict[str, List[int]]:
+    shapes: Dict[str, List[int]] = {}
+    for part in filter(None, text.split(";")):
+        name, sep, dims = part.rpartition(":")
+        if not sep or not name:
+            raise invalid("input_shape", text, "expected \"name:d1,d2;name2:d1\"")
+        try:
+            shapes[name.strip()] = [int(d) for d in dims.split(",") if d.strip()]
+        except ValueError:
+            raise invalid("input_shape", text, f"dims of {name!r} must be integers") from None
+    return shapes
+
+
+def _read_lines(path: str, option: str) -> List[str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError:
+        raise invalid(option, path, "The file does not exist or cannot be read") from None
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _rejected() -> set:
+    return {r.strip() for r in os.environ.get("FAKE_ATC_REJECT", "").split(",") if r.strip()}
+
+
+def _record_call(argv: Sequence[str]) -> None:
+    path = os.environ.get("FAKE_ATC_CALLS")
+    if path:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"argv": list(argv), "cwd": os.getcwd()}) + "\n")
+
+
+def _plog(level: str, text: str) -> None:
+    root = os.environ.get("ASCEND_PROCESS_LOG_PATH")
+    if not root:
+        return
+    now = time.time()
+    stamp = time.strftime("%Y-%m-%d-%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}.000"
+    plog = Path(root) / "debug" / "plog"
+    try:
+        plog.mkdir(parents=True, exist_ok=True)
+        with open(plog / f"plog-{os.getpid()}_{time.strftime('%Y%m%d%H%M%S')}.log", "a") as f:
+            f.write(f"[{level}] GE({os.getpid()},atc.bin):{stamp} [fake_atc.py:0]{text}\n")
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
