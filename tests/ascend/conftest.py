@@ -83,3 +83,19 @@ def model_factory(tmp_path):
 def atc_calls():
     """read(path) -> list of recorded fake-atc invocations."""
     return read_calls
+
+
+@pytest.fixture(scope="session")
+def fake_oms(tmp_path_factory, fake_toolkit):
+    """{'tiny': path, 'other': path}: fake .om files of the tiny model made once by the FAKE atc."""
+    import subprocess
+
+    root = tmp_path_factory.mktemp("fake-oms")
+    model = build_model(root / "tiny.onnx")
+    oms = {}
+    for name in ("tiny", "other"):
+        subprocess.run([str(fake_toolkit.atc), f"--model={model}", "--framework=5", f"--output={name}",
+                        "--soc_version=Ascend310P3", "--precision_mode_v2=fp16"],
+                       cwd=root, check=True, capture_output=True)
+        oms[name] = root / f"{name}.om"
+    return oms

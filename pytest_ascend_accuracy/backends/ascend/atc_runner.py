@@ -56,11 +56,13 @@ class AtcRun:
 
 def run_atc(argv: Sequence[str], *, cwd: "str | os.PathLike[str]", timeout: float = 3600.0,
             what: str = "model", progress: Optional[Progress] = None, progress_interval: float = 30.0,
-            env: Optional[Mapping[str, str]] = None, toolkit_version: Optional[str] = None) -> AtcRun:
-    """Run ATC and return its output, or raise ConversionError (see the module docstring)."""
+            env: Optional[Mapping[str, str]] = None, toolkit_version: Optional[str] = None,
+            log_name: str = LOG_NAME) -> AtcRun:
+    """Run ATC and return its output, or raise ConversionError (see the module docstring).
+    The merged output goes to ``cwd/log_name``."""
     argv = tuple(os.fspath(a) for a in argv)
     cwd = Path(cwd)
-    log_path = cwd / LOG_NAME
+    log_path = cwd / log_name
     run_env = dict(os.environ if env is None else env)
     run_env["ASCEND_PROCESS_LOG_PATH"] = str(cwd / PLOG_DIR)
     command = _shell_line(argv)
@@ -75,7 +77,7 @@ def run_atc(argv: Sequence[str], *, cwd: "str | os.PathLike[str]", timeout: floa
                                       command=argv) from exc
             if progress:
                 progress(f"ATC converting {what}: started ({argv[0]})")
-            returncode = _wait(proc, timeout, start, what, progress, progress_interval, argv, cwd)
+            returncode = _wait(proc, timeout, start, what, progress, progress_interval, argv, log_path)
     except OSError as exc:
         if isinstance(exc, ConversionError):
             raise
@@ -130,17 +132,17 @@ def stderr_progress(line: str) -> None:
 
 
 # -- internals ---------------------------------------------------------------------------------
-def _wait(proc, timeout, start, what, progress, interval, argv, cwd) -> int:
+def _wait(proc, timeout, start, what, progress, interval, argv, log_path) -> int:
     next_report = start + interval
     while True:
         now = time.monotonic()
         remaining = start + timeout - now
         if remaining <= 0:
             _terminate(proc)
-            output = _read(cwd / LOG_NAME)
+            output = _read(log_path)
             raise ConversionError(
                 f"ATC did not finish converting {what} within {timeout:g}s and was stopped.\n"
-                f"command: {_shell_line(argv)}\n" + _tails(output, cwd)
+                f"command: {_shell_line(argv)}\n" + _tails(output, log_path.parent)
                 + "\nRaise the timeout (AscendBackend(timeout=...)) if the model is large.",
                 command=argv, log_tail=tail(output), code="TIMEOUT")
         try:

@@ -1,0 +1,205 @@
+"""Running an .om through pyACL (``import acl``), with per-run dump configuration.
+
+The sequence is the one the ACL documentation gives for dumping different models in one
+process (``aclmdlInitDump`` / ``aclmdlSetDump`` pages)::
+
+    acl.init -> acl.rt.set_device -> acl.rt.create_context            (open, once per session)
+      acl.mdl.init_dump -> acl.mdl.set_dump(acl.json) -> load -> execute
+      -> acl.mdl.finalize_dump -> unload                               (each dumping run)
+    acl.rt.destroy_context -> acl.rt.reset_device -> acl.finalize      (close)
+
+pyACL functions used (documented pyACL API): ``acl.init``, ``acl.finalize``, ``acl.get_soc_name``,
+``acl.rt.{get_device_count,set_device,reset_device,create_context,destroy_context,set_context,
+malloc,free,malloc_host,free_host,memcpy}``, ``acl.util.{bytes_to_ptr|numpy_to_ptr,
+ptr_to_bytes}``, ``acl.{create_data_buffer,destroy_data_buffer}``, ``acl.mdl.{init_dump,
+set_dump,finalize_dump,load_from_file,unload,create_desc,get_desc,destroy_desc,get_num_inputs,
+get_num_outputs,get_input_name_by_index,get_input_size_by_index,get_output_size_by_index,
+get_output_dims,get_output_data_type,create_dataset,add_dataset_buffer,destroy_dataset,execute}``.
+Functions returning ``(value, ret)`` are unpacked; a non-zero ``ret`` becomes a BackendError that
+names the call, the code and the device.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Sequence
+
+import numpy as np
+
+from ...errors import BackendError
+
+ACL_SUCCESS = 0
+ACL_ERROR_REPEAT_INITIALIZE = 100002
+ACL_MEM_MALLOC_HUGE_FIRST = 0
+ACL_MEMCPY_HOST_TO_DEVICE = 1
+ACL_MEMCPY_DEVICE_TO_HOST = 2
+#: aclDataType -> numpy dtype (acl_base.h numbering).
+ACL_DTYPES = {0: np.float32, 1: np.float16, 2: np.int8, 3: np.int32, 4: np.uint8, 6: np.int16,
+              7: np.uint16, 8: np.uint32, 9: np.int64, 10: np.uint64, 11: np.float64, 12: np.bool_}
+
+
+class AclDriver:
+    """pyACL runtime for one device. ``open`` once, ``run`` many times, ``close`` once."""
+
+    name = "acl"
+
+    def __init__(self, device_id: int = 0):
+        self.device_id = int(device_id)
+        self._acl = None
+        self._context = None
+
+    # -- session ----------------------------------------------------------------------------------
+    def open(self) -> None:
+        if self._acl is not None:
+            return
+        acl = importlib.import_module("acl")
+        ret = acl.init()
+        if ret not in (ACL_SUCCESS, ACL_ERROR_REPEAT_INITIALIZE):
+            raise BackendError(f"acl.init() failed with ACL error {ret}: the CANN runtime could not "
+                               f"be initialised (is the driver installed and set_env.sh sourced?)")
+        try:
+            count, ret = acl.rt.get_device_count()
+            if ret == ACL_SUCCESS and not 0 <= self.device_id < count:
+                raise BackendError(f"Ascend device {self.device_id} does not exist: this machine has "
+                                   f"{count} device(s)" + (f" (ids 0..{count - 1})" if count else ""))
+            ret = acl.rt.set_device(self.device_id)
+            if ret != ACL_SUCCESS:
+                raise BackendError(f"could not open Ascend device {self.device_id}: "
+                                   f"acl.rt.set_device returned ACL error {ret}")
+            context, ret = acl.rt.create_context(self.device_id)
+            if ret != ACL_SUCCESS:
+                acl.rt.reset_device(self.device_id)
+                raise BackendError(f"could not create a context on Ascend device {self.device_id}: "
+                                   f"acl.rt.create_context returned ACL error {ret}")
+        except BaseException:
+            acl.finalize()
+            raise
+        self._acl, self._context = acl, context
+
+    def close(self) -> None:
+        acl, self._acl = self._acl, None
+        if acl is None:
+            return
+        if self._context is not None:
+            acl.rt.destroy_context(self._context)
+            self._context = None
+        acl.rt.reset_device(self.device_id)
+        acl.finalize()
+
+    def soc_name(self) -> Optional[str]:
+        self.open()
+        name = self._acl.get_soc_name()
+        return str(name) if name else None
+
+    # -- one run -----------------------------------------------------------------------------------
+    def run(self, om_path: Path, inputs: Mapping[str, np.ndarray], *,
+            acl_json: Optional[Path] = None, input_names: Sequence[str] = ()) -> List[np.ndarray]:
+        """Load ``om_path``, execute once on ``inputs`` (by name), return the outputs in order.
+        With ``acl_json`` the model is loaded under that dump configuration."""
+        self.open()
+        acl = self._acl
+        self._check(acl.rt.set_context(self._context), "acl.rt.set_context")
+        dumping = acl_json is not None
+        if dumping:
+            self._check(acl.mdl.init_dump(), "acl.mdl.init_dump")
+        try:
+            if dumping:
+                self._check(acl.mdl.set_dump(str(acl_json)), f"acl.mdl.set_dump({acl_json})")
+            model_id = self._value(acl.mdl.load_from_file(str(om_path)), f"acl.mdl.load_from_file({om_path})")
+            try:
+                return self._execute(model_id, inputs, input_names)
+            finally:
+                acl.mdl.unload(model_id)
+        finally:
+            if dumping:
+                acl.mdl.finalize_dump()
+
+    def _execute(self, model_id, inputs, input_names) -> List[np.ndarray]:
+        acl = self._acl
+        desc = acl.mdl.create_desc()
+        resources: List = []  # (kind, handle) released in reverse order
+        try:
+            self._check(acl.mdl.get_desc(desc, model_id), "acl.mdl.get_desc")
+            in_ds = acl.mdl.create_dataset()
+            resources.append(("dataset", in_ds))
+            for i in range(acl.mdl.get_num_inputs(desc)):
+                name = acl.mdl.get_input_name_by_index(desc, i)
+                if name not in inputs and i < len(input_names) and input_names[i] in inputs:
+                    name = input_names[i]
+                if name not in inputs:
+                    raise BackendError(f"the model expects input {name!r} (index {i}); given: "
+                                       f"{', '.join(inputs) or 'none'}")
+                array = np.ascontiguousarray(inputs[name])
+                size = acl.mdl.get_input_size_by_index(desc, i)
+                if array.nbytes != size:
+                    raise BackendError(f"input {name!r}: {array.nbytes} bytes ({array.dtype} "
+                                       f"{list(array.shape)}) but the converted model expects {size}; "
+                                       f"convert with input_shape matching the data")
+                dev = self._device_buffer(size, resources)
+                data = array.tobytes()
+                self._check(acl.rt.memcpy(dev, size, self._host_ptr(data, array), size,
+                                          ACL_MEMCPY_HOST_TO_DEVICE), "acl.rt.memcpy(host->device)")
+                self._add(in_ds, dev, size, resources)
+            out_ds = acl.mdl.create_dataset()
+            resources.append(("dataset", out_ds))
+            sizes = []
+            for i in range(acl.mdl.get_num_outputs(desc)):
+                size = acl.mdl.get_output_size_by_index(desc, i)
+                sizes.append((self._device_buffer(size, resources), size))
+                self._add(out_ds, sizes[-1][0], size, resources)
+            self._check(acl.mdl.execute(model_id, in_ds, out_ds), "acl.mdl.execute")
+            return [self._read_output(desc, i, dev, size) for i, (dev, size) in enumerate(sizes)]
+        finally:
+            for kind, handle in reversed(resources):
+                if kind == "dataset":
+                    acl.mdl.destroy_dataset(handle)
+                elif kind == "buffer":
+                    acl.destroy_data_buffer(handle)
+                elif kind == "device":
+                    acl.rt.free(handle)
+            acl.mdl.destroy_desc(desc)
+
+    def _read_output(self, desc, index, dev, size) -> np.ndarray:
+        acl = self._acl
+        host = self._value(acl.rt.malloc_host(size), "acl.rt.malloc_host")
+        try:
+            self._check(acl.rt.memcpy(host, size, dev, size, ACL_MEMCPY_DEVICE_TO_HOST),
+                        "acl.rt.memcpy(device->host)")
+            raw = acl.util.ptr_to_bytes(host, size)
+        finally:
+            acl.rt.free_host(host)
+        dims = self._value(acl.mdl.get_output_dims(desc, index), "acl.mdl.get_output_dims")
+        code = acl.mdl.get_output_data_type(desc, index)
+        if code not in ACL_DTYPES:
+            raise BackendError(f"output {index} has ACL data type {code}, which this runtime cannot read")
+        dtype = np.dtype(ACL_DTYPES[code])
+        shape = tuple(int(d) for d in dims["dims"])
+        count = int(np.prod(shape)) if shape else 1
+        return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape).copy()
+
+    # -- helpers -----------------------------------------------------------------------------------
+    def _device_buffer(self, size, resources):
+        dev = self._value(self._acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST), "acl.rt.malloc")
+        resources.append(("device", dev))
+        return dev
+
+    def _add(self, dataset, dev, size, resources):
+        buf = self._acl.create_data_buffer(dev, size)
+        resources.append(("buffer", buf))
+        _, ret = self._acl.mdl.add_dataset_buffer(dataset, buf)
+        self._check(ret, "acl.mdl.add_dataset_buffer")
+
+    def _host_ptr(self, data: bytes, array: np.ndarray):
+        util = self._acl.util
+        if hasattr(util, "bytes_to_ptr"):  # pyACL >= 6: numpy_to_ptr is deprecated
+            return util.bytes_to_ptr(data)
+        return util.numpy_to_ptr(array)
+
+    def _value(self, pair, what):
+        value, ret = pair
+        self._check(ret, what)
+        return value
+
+    def _check(self, ret, what) -> None:
+        if ret != ACL_SUCCESS:
+            raise BackendError(f"{what} failed with ACL error {ret} on Ascend device {self.device_id}")

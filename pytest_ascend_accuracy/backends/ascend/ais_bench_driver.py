@@ -1,0 +1,87 @@
+"""Running an .om through ais_bench's Python interface (``ais_bench.infer.interface``).
+
+``InferSession(device_id, model_path, acl_json_path=None, debug=False, loop=1)`` loads the model,
+``infer(feeds, mode="static")`` runs it and returns numpy arrays, ``free_resource()`` releases it
+(documented ais_bench API). One session is created per run, with that run's acl.json.
+
+Known limit, from aclruntime's source (``DeviceManager::InitDevices``): the acl.json path is handed
+to ``aclInit`` when aclruntime initialises ACL, which it does once, for the first session of the
+process. A later session's acl.json is therefore not read and, for a different model or dump
+path, no dump appears. The runtime detects that (no dump leaf after the run) and says so; the
+pyACL driver (``AclDriver``) configures dumps per run and has no such limit, which is why
+``runtime="auto"`` prefers it.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import List, Mapping, Optional, Sequence
+
+import numpy as np
+
+from ...errors import BackendError
+
+#: appended to "no dump written" errors raised for this driver.
+DUMP_LIMIT_HINT = ("With the ais_bench runtime, aclruntime reads acl.json only when it initialises "
+                   "ACL (the first InferSession of the process), so later models are not dumped; "
+                   "use the pyACL runtime (AscendBackend(runtime='acl') or "
+                   "ASCEND_ACCURACY_RUNTIME=acl) to dump several models in one session.")
+
+
+class AisBenchDriver:
+    """ais_bench runtime for one device."""
+
+    name = "ais_bench"
+
+    def __init__(self, device_id: int = 0):
+        self.device_id = int(device_id)
+        self._interface = None
+        self._last_session = None
+
+    def open(self) -> None:
+        if self._interface is None:
+            self._interface = importlib.import_module("ais_bench.infer.interface")
+
+    def close(self) -> None:
+        session, self._last_session = self._last_session, None
+        if session is not None and hasattr(session, "finalize"):
+            session.finalize()
+        self._interface = None
+
+    def soc_name(self) -> Optional[str]:
+        """ais_bench has no soc query; pyACL's is used when importable."""
+        try:
+            acl = importlib.import_module("acl")
+        except ImportError:
+            return None
+        name = acl.get_soc_name()
+        return str(name) if name else None
+
+    def run(self, om_path: Path, inputs: Mapping[str, np.ndarray], *,
+            acl_json: Optional[Path] = None, input_names: Sequence[str] = ()) -> List[np.ndarray]:
+        self.open()
+        try:
+            session = self._interface.InferSession(
+                self.device_id, str(om_path), acl_json_path=str(acl_json) if acl_json else None)
+        except Exception as exc:  # aclruntime raises RuntimeError (and pybind11 errors) on failure
+            raise BackendError(f"ais_bench could not load {om_path} on Ascend device {self.device_id}: "
+                               f"{exc}") from exc
+        try:
+            names = [desc.name for desc in session.get_inputs()]
+            feeds = []
+            for i, name in enumerate(names):
+                key = name if name in inputs else (input_names[i] if i < len(input_names) else name)
+                if key not in inputs:
+                    raise BackendError(f"the model expects input {name!r} (index {i}); given: "
+                                       f"{', '.join(inputs) or 'none'}")
+                feeds.append(np.ascontiguousarray(inputs[key]))
+            try:
+                outputs = session.infer(feeds, mode="static")
+            except Exception as exc:
+                raise BackendError(f"ais_bench inference of {om_path} failed on Ascend device "
+                                   f"{self.device_id}: {exc}") from exc
+            return [np.asarray(o) for o in outputs]
+        finally:
+            if hasattr(session, "free_resource"):
+                session.free_resource()
+            self._last_session = session
