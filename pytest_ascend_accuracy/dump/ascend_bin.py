@@ -1,0 +1,286 @@
+"""One Ascend binary dump file: parse (header only, tensors mapped lazily) and write.
+
+Format "2.0" (reference §2)::
+
+    u64 LE header_len | DumpData protobuf (data fields empty) | input bytes... | output bytes...
+    | buffer bytes... | space bytes...      with file_size == 8 + header_len + sum(all sizes)
+
+The legacy "1.0" format (the whole file is one DumpData with ``data`` filled) is read too: it is
+tried when the file does not parse as 2.0, and its tensors are sliced out of a memory map.
+
+Parsing reads 8 + header_len bytes and nothing else; each ``TensorRef.load()`` memory-maps its
+slice (``map_tensor``), converts bf16 to float32 and device layouts back to logical ones.
+Every problem raises ``DumpFormatError(path, problem)``.
+"""
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import DumpFormatError
+from . import device_formats as df
+from . import dtypes as dt
+from .model import OpRecord, TensorRef
+from .proto import DumpData, OpInput, OpOutput, OriginalOp, ProtoDecodeError, Shape, Span
+
+VERSION = "2.0"
+
+
+@dataclass(frozen=True)
+class TensorSlice:
+    """Where one tensor's bytes lie in a dump file and how to read them."""
+
+    kind: str  # "input" / "output"
+    index: int
+    dtype_enum: int
+    format: str
+    device_shape: Tuple[int, ...]
+    original_shape: Optional[Tuple[int, ...]]
+    offset: int
+    size: int
+    origin: Optional[Tuple[str, int]] = None
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for d in self.device_shape:
+            n *= d
+        return n
+
+
+@dataclass(frozen=True)
+class ParsedDump:
+    """The header of one dump file and where each tensor lies."""
+
+    path: str
+    header: DumpData
+    version: int  # 2 (binary) or 1 (legacy whole-protobuf)
+    inputs: Tuple[TensorSlice, ...]
+    outputs: Tuple[TensorSlice, ...]
+    file_size: int
+
+
+@dataclass(frozen=True)
+class DumpTensor:
+    """A tensor to write: ``array`` in logical layout; ``format`` the device layout to store it in;
+    ``dtype`` overrides the stored type (``"bfloat16"`` stores float32 values as bf16);
+    ``padding`` extra zero bytes after the values (real dumps pad to alignment)."""
+
+    array: np.ndarray
+    format: str = "ND"
+    origin: Optional[Tuple[str, int]] = None
+    dtype: Optional[str] = None
+    padding: int = 0
+
+
+# --------------------------------------------------------------------------- parsing
+def parse_dump_file(path) -> ParsedDump:
+    """Read and check the header of one dump file (no tensor bytes are read)."""
+    path = os.fspath(path)
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            head = f.read(8)
+            if size < 8 or len(head) < 8:
+                raise DumpFormatError(path, f"truncated file: {size} bytes, too short for the "
+                                            "8-byte header length")
+            (header_len,) = struct.unpack("<Q", head)
+            if header_len > size - 8:
+                v2_error = (f"header length {header_len} runs past the end of the file "
+                            f"({size} bytes)")
+                return _legacy_or_raise(path, size, v2_error)
+            raw = f.read(header_len)
+    except OSError as exc:
+        raise DumpFormatError(path, f"cannot read dump file: {exc.strerror or exc}") from exc
+    try:
+        header = DumpData.decode(raw)
+    except ProtoDecodeError as exc:
+        return _legacy_or_raise(path, size, f"garbage header: not a DumpData protobuf ({exc})")
+    sections = [("input", header.input), ("output", header.output),
+                ("buffer", header.buffer), ("space", header.space)]
+    expected = 8 + header_len + sum(int(t.size) for _, items in sections for t in items)
+    if expected != size or header.version not in (VERSION, ""):
+        if header.version != VERSION:
+            try:
+                return _parse_legacy(path, size)
+            except DumpFormatError:
+                pass
+        if expected > size:
+            raise DumpFormatError(path, f"truncated file: header and tensor sizes need {expected} "
+                                        f"bytes, file has {size}")
+        if expected < size:
+            raise DumpFormatError(path, f"file has {size - expected} bytes after the last tensor "
+                                        f"(header and tensor sizes account for {expected})")
+    offset = 8 + header_len
+    slices = {}
+    for kind, items in sections[:2]:
+        out = []
+        for i, t in enumerate(items):
+            out.append(_slice(path, kind, i, t, offset, int(t.size)))
+            offset += int(t.size)
+        slices[kind] = tuple(out)
+    return ParsedDump(path, header, 2, slices["input"], slices["output"], size)
+
+
+def _legacy_or_raise(path: str, size: int, v2_error: str) -> ParsedDump:
+    try:
+        return _parse_legacy(path, size)
+    except DumpFormatError:
+        raise DumpFormatError(path, v2_error) from None
+
+
+def _parse_legacy(path: str, size: int) -> ParsedDump:
+    """The whole file as one DumpData with ``data`` filled (msaccucmp ``-v 1``)."""
+    if size == 0:
+        raise DumpFormatError(path, "empty file")
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        try:
+            header = DumpData.decode(mm)
+        except ProtoDecodeError as exc:
+            raise DumpFormatError(path, f"not a legacy DumpData protobuf ({exc})") from None
+    if header.version == VERSION or not (header.output or header.input):
+        raise DumpFormatError(path, "not a legacy (version 1) dump")
+    slices = {}
+    for kind, items in (("input", header.input), ("output", header.output)):
+        out = []
+        for i, t in enumerate(items):
+            span = t.data if isinstance(t.data, Span) else Span(0, 0)
+            out.append(_slice(path, kind, i, t, span.offset, span.length))
+        slices[kind] = tuple(out)
+    return ParsedDump(path, header, 1, slices["input"], slices["output"], size)
+
+
+def _slice(path: str, kind: str, index: int, t, offset: int, size: int) -> TensorSlice:
+    where = f"{kind} {index}"
+    try:
+        storage = dt.storage_dtype(t.data_type)
+    except dt.UnsupportedDtype as exc:
+        raise DumpFormatError(path, f"{where}: {exc}") from None
+    shape = tuple(int(d) for d in t.shape.dim) if t.shape is not None else ()
+    orig = tuple(int(d) for d in t.original_shape.dim) if t.original_shape is not None else None
+    if not shape and size > storage.itemsize:
+        shape = (size // storage.itemsize,)  # msaccucmp: no shape but data -> 1-D view
+    elif not shape and size == 0:
+        shape = (0,)
+    count = 1
+    for d in shape:
+        count *= d
+    need = count * storage.itemsize
+    if need > size:
+        raise DumpFormatError(
+            path, f"{where}: buffer size {size} bytes does not match shape {list(shape)} x "
+                  f"{dt.dtype_name(t.data_type)} ({need} bytes needed)")
+    origin = None
+    op = getattr(t, "original_op", None)
+    if op is not None and op.name:
+        origin = (op.name, int(op.output_index))
+    fmt = dt.format_name(t.format)
+    try:
+        df.logical_shape(fmt, shape, orig)
+    except df.DeviceFormatError as exc:
+        raise DumpFormatError(path, f"{where}: {exc}") from None
+    return TensorSlice(kind, index, t.data_type, fmt, shape, orig, offset, size, origin)
+
+
+def map_tensor(path: str, offset: int, dtype: np.dtype, count: int) -> np.ndarray:
+    """Memory-map ``count`` values at ``offset`` read-only (the only place tensor bytes are read)."""
+    if count == 0:
+        return np.empty((0,), dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=offset, shape=(count,))
+
+
+def _make_loader(path: str, s: TensorSlice):
+    def load() -> np.ndarray:
+        try:
+            raw = map_tensor(path, s.offset, dt.storage_dtype(s.dtype_enum), s.count)
+        except (OSError, ValueError) as exc:
+            raise DumpFormatError(path, f"cannot read {s.kind} {s.index}: {exc}") from exc
+        values = dt.decode_values(raw, s.dtype_enum).reshape(s.device_shape)
+        return df.to_logical(values, s.format, s.original_shape)
+    return load
+
+
+def tensor_ref(path: str, s: TensorSlice) -> TensorRef:
+    """A lazily loaded ``TensorRef`` for one slice."""
+    shape = df.logical_shape(s.format, s.device_shape, s.original_shape)
+    return TensorRef(kind=s.kind, index=s.index, dtype=dt.logical_dtype_name(s.dtype_enum),
+                     shape=shape, loader=_make_loader(path, s), format=s.format,
+                     device_shape=s.device_shape, origin=s.origin, source=path)
+
+
+def read_dump_file(path, *, name: Optional[str] = None, op_type: str = "", timestamp: int = 0,
+                   order: int = 0) -> OpRecord:
+    """One dump file as an ``OpRecord``. The name is the header's ``op_name`` when present,
+    else ``name`` (taken from the file name by the caller)."""
+    parsed = parse_dump_file(path)
+    p = parsed.path
+    op_name = parsed.header.op_name or name or Path(p).name
+    outputs = tuple(tensor_ref(p, s) for s in parsed.outputs)
+    origins: List[str] = []
+    for t in outputs:
+        if t.origin and t.origin[0] and t.origin[0] not in origins:
+            origins.append(t.origin[0])
+    return OpRecord(name=op_name, op_type=op_type,
+                    inputs=tuple(tensor_ref(p, s) for s in parsed.inputs), outputs=outputs,
+                    original_names=tuple(origins), order=order,
+                    timestamp=timestamp or int(parsed.header.dump_time), source=p)
+
+
+# --------------------------------------------------------------------------- writing
+def _encode(t: DumpTensor, cls, index: int):
+    arr = np.asarray(t.array)
+    enum = dt.enum_for(t.dtype or arr.dtype)
+    storage = dt.to_storage(arr, enum)
+    device = df.to_device(storage, t.format, c0=df.default_c0(arr.dtype))
+    size = device.nbytes + int(t.padding)
+    fields = dict(data_type=enum, format=dt.format_id(t.format), shape=Shape(tuple(device.shape)),
+                  size=size, original_shape=Shape(tuple(arr.shape)))
+    if cls is OpOutput and t.origin is not None and t.origin[0]:
+        fields["original_op"] = OriginalOp(name=str(t.origin[0]), output_index=int(t.origin[1]))
+    return cls(**fields), device
+
+
+def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
+                    outputs: Sequence[DumpTensor] = (), *, dump_time: int = 0,
+                    version: int = 2) -> Path:
+    """Write one dump file (atomically: a hidden temp file renamed into place)."""
+    path = Path(path)
+    ins = [_encode(t, OpInput, i) for i, t in enumerate(inputs)]
+    outs = [_encode(t, OpOutput, i) for i, t in enumerate(outputs)]
+    pads = [int(t.padding) for t in inputs] + [int(t.padding) for t in outputs]
+    arrays = [d for _, d in ins] + [d for _, d in outs]
+    tmp = path.with_name(f".{path.name[:200]}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            if version == 1:
+                def filled(msg, arr, pad):
+                    return type(msg)(**{**msg.__dict__, "data": arr.tobytes() + b"\0" * pad})
+                n = len(ins)
+                header = DumpData(
+                    version="1.0", dump_time=dump_time, op_name=op_name,
+                    input=tuple(filled(m, a, pads[i]) for i, (m, a) in enumerate(ins)),
+                    output=tuple(filled(m, a, pads[n + i]) for i, (m, a) in enumerate(outs)))
+                f.write(header.encode())
+            else:
+                header = DumpData(version=VERSION, dump_time=dump_time, op_name=op_name,
+                                  input=tuple(m for m, _ in ins), output=tuple(m for m, _ in outs))
+                raw = header.encode()
+                f.write(struct.pack("<Q", len(raw)))
+                f.write(raw)
+                for arr, pad in zip(arrays, pads):
+                    if arr.size:
+                        f.write(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
+                    if pad:
+                        f.write(b"\0" * pad)
+        os.replace(tmp, path)
+    except BaseException:
+        if tmp.exists():
+            tmp.unlink()
+        raise
+    return path

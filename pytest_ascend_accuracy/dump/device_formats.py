@@ -1,0 +1,207 @@
+"""Ascend device tensor layouts <-> logical layouts (reference §2.4). Pure numpy.
+
+A dump stores a tensor in the layout the NPU used (``shape`` = device shape) and, where GE
+knows it, the framework's ``original_shape``. The reader turns device layouts back into the
+logical layout and crops the padding the device added; the writer (emulator, tests) does the
+opposite so that dumps it produces need the same conversion real ones do.
+
+Supported device formats:
+
+* ``NC1HWC0`` (5HD): (N, C1, H, W, C0) <-> NCHW; channels padded to C1*C0.
+* ``FRACTAL_NZ``: (..., C1, No, Ni, C0) <-> (..., n, c); n padded to No*Ni, c to C1*C0.
+* ``FRACTAL_Z`` (conv weights): (C1*H*W, N1, Ni, C0) <-> NCHW (needs ``original_shape`` for H, W).
+
+Every other format is returned as stored (its shape is the stored shape). C0 for the writer is 16,
+or 32 for 1-byte dtypes (int8/uint8), as the reference notes [L].
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+CONVERTIBLE = ("NC1HWC0", "FRACTAL_NZ", "FRACTAL_Z")
+#: Device layouts this module recognises but cannot convert; tensors stay in device layout.
+UNCONVERTED_DEVICE_FORMATS = ("NC1HWC0_C04", "FRACTAL_Z_C04", "NDC1HWC0", "FRACTAL_Z_3D",
+                              "FRACTAL_Z_3D_TRANSPOSE", "C1HWNCoC0", "FRACTAL_ZN_LSTM",
+                              "FRACTAL_ZN_RNN", "FRACTAL_Z_G", "FRACTAL_ZZ", "NC1KHKWHWC0",
+                              "C1HWNC0", "NHWC1C0", "NC1C0HWPAD", "FRACTAL_Z_WINO", "C1HWC0")
+
+Shape = Tuple[int, ...]
+
+
+class DeviceFormatError(ValueError):
+    """A stored device shape does not fit its format or the original shape."""
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _prod(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
+def default_c0(dtype) -> int:
+    """C0 the writer uses: 32 for 1-byte types, else 16."""
+    return 32 if np.dtype(dtype).itemsize == 1 else 16
+
+
+def is_convertible(fmt: str) -> bool:
+    return fmt in CONVERTIBLE
+
+
+# --------------------------------------------------------------------------- shapes only
+def logical_shape(fmt: str, device_shape: Sequence[int],
+                  original_shape: Optional[Sequence[int]] = None) -> Shape:
+    """The shape ``to_logical`` returns, computed from shapes alone (no tensor bytes)."""
+    dev = tuple(int(d) for d in device_shape)
+    orig = None if original_shape is None else tuple(int(d) for d in original_shape)
+    if fmt == "NC1HWC0":
+        return _nc1hwc0_plan(dev, orig)[0]
+    if fmt == "FRACTAL_NZ":
+        return _nz_plan(dev, orig)[0]
+    if fmt == "FRACTAL_Z":
+        return _fz_plan(dev, orig)[0]
+    return dev
+
+
+def _nc1hwc0_plan(dev: Shape, orig: Optional[Shape]):
+    """(logical shape, channels kept, 'NCHW'|'NHWC'|'reshape')."""
+    if len(dev) != 5:
+        raise DeviceFormatError(f"NC1HWC0 tensor needs a 5-D shape, got {list(dev)}")
+    n, c1, h, w, c0 = dev
+    cfull = c1 * c0
+    if not orig:
+        return (n, cfull, h, w), cfull, "NCHW"
+    if len(orig) == 4:
+        if orig[0] == n and orig[2:] == (h, w) and orig[1] <= cfull:
+            return orig, orig[1], "NCHW"
+        if orig[:3] == (n, h, w) and orig[3] <= cfull:
+            return orig, orig[3], "NHWC"
+    else:  # lower-rank tensors padded to NCHW by GE: (N, C) -> (N, C, 1, 1), (C,) -> (1, C, 1, 1)
+        for c in ((orig[1],) if len(orig) >= 2 else ()) + (orig[0],):
+            if c <= cfull and n * c * h * w == _prod(orig):
+                return orig, c, "reshape"
+    raise DeviceFormatError(
+        f"NC1HWC0 shape {list(dev)} does not fit original shape {list(orig)}")
+
+
+def _nz_plan(dev: Shape, orig: Optional[Shape]):
+    if len(dev) < 4:
+        raise DeviceFormatError(f"FRACTAL_NZ tensor needs at least 4 dims, got {list(dev)}")
+    batch = dev[:-4]
+    c1, no, ni, c0 = dev[-4:]
+    if not orig:
+        return batch + (no * ni, c1 * c0), None
+    rows, cols = (orig[-2], orig[-1]) if len(orig) >= 2 else (1, orig[0])
+    lead = orig[:-2] if len(orig) >= 2 else ()
+    if rows > no * ni or cols > c1 * c0 or _prod(lead) != _prod(batch):
+        raise DeviceFormatError(
+            f"FRACTAL_NZ shape {list(dev)} does not fit original shape {list(orig)}")
+    return orig, (rows, cols)
+
+
+def _fz_plan(dev: Shape, orig: Optional[Shape]):
+    if len(dev) != 4:
+        raise DeviceFormatError(f"FRACTAL_Z tensor needs a 4-D shape, got {list(dev)}")
+    if not orig:  # H and W are not recoverable without the original shape: keep device layout
+        return dev, None
+    if len(orig) != 4:
+        raise DeviceFormatError(
+            f"FRACTAL_Z original shape must be 4-D (N, C, H, W), got {list(orig)}")
+    c1hw, n1, ni, c0 = dev
+    n, c, h, w = orig
+    c1 = _ceil(c, c0) if c0 else 0
+    if c0 == 0 or c1 * h * w != c1hw or n > n1 * ni:
+        raise DeviceFormatError(
+            f"FRACTAL_Z shape {list(dev)} does not fit original shape {list(orig)}")
+    return orig, (c1, h, w)
+
+
+# --------------------------------------------------------------------------- device -> logical
+def to_logical(device: np.ndarray, fmt: str, original_shape: Optional[Sequence[int]] = None
+               ) -> np.ndarray:
+    """Convert an array in device layout (already shaped as the stored ``shape``)."""
+    dev = tuple(device.shape)
+    orig = None if original_shape is None else tuple(int(d) for d in original_shape)
+    if fmt == "NC1HWC0":
+        shape, keep, how = _nc1hwc0_plan(dev, orig)
+        n, c1, h, w, c0 = dev
+        nchw = device.transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)[:, :keep]
+        if how == "NHWC":
+            return np.ascontiguousarray(nchw.transpose(0, 2, 3, 1))
+        return np.ascontiguousarray(nchw).reshape(shape)
+    if fmt == "FRACTAL_NZ":
+        shape, crop = _nz_plan(dev, orig)
+        c1, no, ni, c0 = dev[-4:]
+        b = _prod(dev[:-4])
+        nd = device.reshape(b, c1, no, ni, c0).transpose(0, 2, 3, 1, 4).reshape(b, no * ni, c1 * c0)
+        if crop is not None:
+            nd = nd[:, :crop[0], :crop[1]]
+        return np.ascontiguousarray(nd).reshape(shape)
+    if fmt == "FRACTAL_Z":
+        shape, plan = _fz_plan(dev, orig)
+        if plan is None:
+            return device
+        c1, h, w = plan
+        _, n1, ni, c0 = dev
+        nchw = device.reshape(c1, h, w, n1 * ni, c0).transpose(3, 0, 4, 1, 2)
+        nchw = nchw.reshape(n1 * ni, c1 * c0, h, w)[:shape[0], :shape[1]]
+        return np.ascontiguousarray(nchw)
+    return device
+
+
+# --------------------------------------------------------------------------- logical -> device
+def _pad_to(array: np.ndarray, axis: int, size: int) -> np.ndarray:
+    extra = size - array.shape[axis]
+    if extra == 0:
+        return array
+    pad = [(0, 0)] * array.ndim
+    pad[axis] = (0, extra)
+    return np.pad(array, pad)
+
+
+def to_device(array: np.ndarray, fmt: str, *, c0: Optional[int] = None) -> np.ndarray:
+    """Lay a logical array out as the device would store it (zero padding)."""
+    a = np.asarray(array)
+    if fmt not in CONVERTIBLE:
+        if fmt in UNCONVERTED_DEVICE_FORMATS:
+            raise DeviceFormatError(f"writing format {fmt} is not supported")
+        return a
+    c0 = c0 or default_c0(a.dtype)
+    if fmt == "NC1HWC0":
+        if a.ndim == 2:
+            a = a.reshape(a.shape[0], a.shape[1], 1, 1)
+        elif a.ndim == 1:
+            a = a.reshape(1, a.shape[0], 1, 1)
+        elif a.ndim != 4:
+            raise DeviceFormatError(f"NC1HWC0 needs an NCHW (or 1-D/2-D) array, got {a.shape}")
+        n, c, h, w = a.shape
+        c1 = _ceil(c, c0)
+        a = _pad_to(a, 1, c1 * c0)
+        return np.ascontiguousarray(a.reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2))
+    if fmt == "FRACTAL_NZ":
+        if a.ndim == 0:
+            raise DeviceFormatError("FRACTAL_NZ needs at least a 1-D array")
+        if a.ndim == 1:
+            a = a.reshape(1, a.shape[0])
+        batch = a.shape[:-2]
+        n, c = a.shape[-2:]
+        ni = 16
+        no, c1 = _ceil(n, ni), _ceil(c, c0)
+        a = _pad_to(_pad_to(a.reshape((_prod(batch), n, c)), 1, no * ni), 2, c1 * c0)
+        dev = a.reshape(_prod(batch), no, ni, c1, c0).transpose(0, 3, 1, 2, 4)
+        return np.ascontiguousarray(dev).reshape(batch + (c1, no, ni, c0))
+    # FRACTAL_Z
+    if a.ndim != 4:
+        raise DeviceFormatError(f"FRACTAL_Z needs an NCHW weight array, got {a.shape}")
+    n, c, h, w = a.shape
+    ni = 16
+    n1, c1 = _ceil(n, ni), _ceil(c, c0)
+    a = _pad_to(_pad_to(a, 0, n1 * ni), 1, c1 * c0)
+    dev = a.reshape(n1 * ni, c1, c0, h, w).transpose(1, 3, 4, 0, 2)
+    return np.ascontiguousarray(dev).reshape(c1 * h * w, n1, ni, c0)

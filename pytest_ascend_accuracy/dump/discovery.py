@@ -1,0 +1,152 @@
+"""Finding the leaf (step) directory of an Ascend dump from whatever path the user gives.
+
+A user may point at the ``dump_path`` root, a timestamp directory, a device, model, model-id or
+step directory. Leaves are directories that directly hold dump files. With one leaf there is
+nothing to choose; with several, a ``model_name`` filters them, and among runs of the same
+(device, model) the newest wins (latest timestamp directory, then model id, then step). Leaves
+of different devices or models without a ``model_name`` are ambiguous: the error lists them.
+Directories holding ``aclnn*`` kernel-level files only are ignored, as msit does.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from ..errors import DumpFormatError
+from .layout import MAPPING_FILE, DumpFileName, parse_file_name, read_mapping, sanitize
+
+_TIMESTAMP_DIR = re.compile(r"^[0-9]{14}$")
+
+
+@dataclass(frozen=True)
+class DumpFileEntry:
+    """One dump file in a leaf directory: its path, the name it stands for, and that name's fields."""
+
+    path: Path
+    real_name: str
+    fields: DumpFileName
+
+
+@dataclass(frozen=True)
+class LeafInfo:
+    """A leaf directory and its place in the standard layout (None parts when not standard)."""
+
+    path: Path
+    timestamp: Optional[str] = None
+    device_id: Optional[str] = None
+    model_name: Optional[str] = None
+    model_id: Optional[int] = None
+    step: Optional[int] = None
+
+    @property
+    def standard(self) -> bool:
+        return self.timestamp is not None
+
+
+def scan_dump_files(directory) -> Tuple[List[DumpFileEntry], List[Tuple[str, str]]]:
+    """Dump files directly in ``directory`` (all-digit names resolved through ``mapping.csv``),
+    and the files skipped with the reason. Hidden files (writer temp files) are ignored."""
+    directory = Path(directory)
+    entries: List[DumpFileEntry] = []
+    skipped: List[Tuple[str, str]] = []
+    mapping: Optional[Dict[str, str]] = None
+    try:
+        names = sorted(e.name for e in os.scandir(directory) if e.is_file())
+    except OSError as exc:
+        raise DumpFormatError(directory, f"cannot list directory: {exc.strerror or exc}") from exc
+    for name in names:
+        if name.startswith(".") or name == MAPPING_FILE:
+            continue
+        real = name
+        if name.isdigit():
+            if mapping is None:
+                mapping = read_mapping(directory)
+            if name not in mapping:
+                skipped.append((name, f"all-digit name not listed in {MAPPING_FILE}"))
+                continue
+            real = mapping[name]
+        fields = parse_file_name(real)
+        if fields is None:
+            if not name.endswith((".npy", ".csv", ".json", ".txt", ".log")):
+                skipped.append((name, "not a dump file name"))
+            continue
+        entries.append(DumpFileEntry(directory / name, real, fields))
+    return entries, skipped
+
+
+def _has_dump_files(files: List[str]) -> bool:
+    useful = [f for f in files if not f.startswith(".") and f != MAPPING_FILE]
+    if useful and all(f.startswith("aclnn") for f in useful):
+        return False
+    return any(parse_file_name(f) is not None or f.isdigit() for f in useful)
+
+
+def find_leaf_dirs(root) -> List[Path]:
+    """Every directory under ``root`` (itself included) that directly holds dump files."""
+    leaves = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        if _has_dump_files(filenames):
+            leaves.append(Path(dirpath))
+    return leaves
+
+
+def describe_leaf(path: Path) -> LeafInfo:
+    """Place of a leaf in ``{timestamp}/{device}/{model}/{model_id}/{step}`` when it fits."""
+    parts = Path(os.path.abspath(path)).parts
+    if len(parts) >= 6:
+        ts, dev, model, model_id, step = parts[-5:]
+        if (_TIMESTAMP_DIR.match(ts) and dev.isdigit() and model_id.isdigit()
+                and step.isdigit()):
+            return LeafInfo(path, ts, dev, model, int(model_id), int(step))
+    return LeafInfo(path)
+
+
+def choose_leaf(root, model_name: Optional[str] = None) -> LeafInfo:
+    """The leaf directory to load for ``root``; raises ``DumpFormatError`` naming the choices
+    when it is ambiguous and when nothing (or nothing for ``model_name``) is there."""
+    root = Path(root)
+    leaves = [describe_leaf(p) for p in find_leaf_dirs(root)]
+    if not leaves:
+        raise DumpFormatError(root, "empty dump directory: no dump files found in it or below "
+                                    "(expected {timestamp}/{device}/{model}/{model_id}/{step}/"
+                                    "{op_type}.{op_name}.{task}.{stream}.{timestamp} files)")
+    if model_name is not None:
+        wanted = {model_name, sanitize(model_name)}
+        matching = [leaf for leaf in leaves if _model_of(leaf, root) & wanted]
+        if not matching:
+            raise DumpFormatError(root, f"no dump of model {model_name!r}; found: "
+                                        + _listing(leaves, root))
+        leaves = matching
+    if len(leaves) == 1:
+        return leaves[0]
+    keys = {(leaf.device_id, leaf.model_name) if leaf.standard else ("?", str(leaf.path))
+            for leaf in leaves}
+    if len(keys) > 1:
+        hint = "" if model_name else " (pass model_name=... or point at one of them)"
+        raise DumpFormatError(root, f"{len(leaves)} dump directories for different devices or "
+                                    f"models, cannot choose{hint}: " + _listing(leaves, root))
+    return max(leaves, key=lambda leaf: (leaf.timestamp, leaf.model_id, leaf.step))
+
+
+def _model_of(leaf: LeafInfo, root: Path) -> set:
+    if leaf.standard:
+        return {leaf.model_name}
+    try:
+        return set(leaf.path.relative_to(root).parts) | {root.name}
+    except ValueError:
+        return set(leaf.path.parts)
+
+
+def _listing(leaves: List[LeafInfo], root: Path) -> str:
+    shown = []
+    for leaf in leaves[:20]:
+        try:
+            shown.append(str(leaf.path.relative_to(root)) or ".")
+        except ValueError:
+            shown.append(str(leaf.path))
+    more = f" and {len(leaves) - 20} more" if len(leaves) > 20 else ""
+    return ", ".join(shown) + more

@@ -1,0 +1,235 @@
+"""Directories of ``.npy`` files: ONNX golden naming (reference §7) and msaccucmp's converted
+NPU naming (§8).
+
+* Golden: output ``j`` of node ``N`` -> ``{N'}.{j}.{ts}.npy``; input ``i`` -> ``input_{N'}.{i}.{ts}.npy``,
+  ``N' = sanitize(N)``, ``ts`` a 16-digit microsecond timestamp; a file name over 255 bytes is
+  stored as ``{ts}{k}.npy`` with a ``new,old`` row in ``mapping.csv``. Graph order = timestamp order.
+* Converted: ``{op_type}.{op_name}.{task}.{stream}.{ts}.{output|input}.{idx}.npy`` (arrays still
+  in the dump's device shape).
+
+A file ``input_X.{i}.{ts}.npy`` is read as input ``i`` of op ``X`` when ``X`` has output files,
+and as an output of an op named ``input_X`` otherwise (the naming itself cannot tell).
+Every file is opened with ``allow_pickle=False``; object arrays are refused with an error naming
+the file. Only ``.npy`` headers are read when the directory is loaded; values are memory-mapped
+on ``TensorRef.load()``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import DumpFormatError
+from .layout import MAPPING_FILE, MAX_NAME_BYTES, _Clock, append_mapping, parse_file_name, \
+    read_mapping, sanitize, strip_partition
+from .model import DumpSet, OpRecord, TensorRef
+
+GOLDEN_PATTERN = re.compile(r"^(.+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
+CONVERTED_PATTERN = re.compile(r"^(.+)\.(output|input)\.([0-9]+)\.npy$")
+_NUMERIC_KINDS = "biufc"
+
+
+# --------------------------------------------------------------------------- npy headers
+def read_npy_header(path) -> Tuple[Tuple[int, ...], np.dtype]:
+    """Shape and dtype from a ``.npy`` header (nothing else is read); refuses object arrays."""
+    fmt = np.lib.format
+    try:
+        with open(path, "rb") as f:
+            version = fmt.read_magic(f)
+            if version == (1, 0):
+                shape, _, dtype = fmt.read_array_header_1_0(f)
+            else:
+                shape, _, dtype = fmt.read_array_header_2_0(f)
+    except (ValueError, OSError, EOFError, SyntaxError) as exc:
+        raise DumpFormatError(path, f"not a valid .npy file ({exc})") from None
+    if dtype.hasobject:
+        raise DumpFormatError(path, "holds Python objects (a pickled object array); refused, "
+                                    ".npy files are only read with allow_pickle=False")
+    if dtype.kind not in _NUMERIC_KINDS:
+        raise DumpFormatError(path, f"dtype {dtype} is not numeric or bool")
+    return tuple(int(d) for d in shape), dtype
+
+
+def load_npy(path) -> np.ndarray:
+    """Memory-map one ``.npy`` file read-only (``allow_pickle=False``)."""
+    try:
+        return np.load(path, mmap_mode="r", allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise DumpFormatError(path, f"cannot load .npy: {exc}") from None
+
+
+def _ref(path: Path, kind: str, index: int) -> TensorRef:
+    shape, dtype = read_npy_header(path)
+    p = str(path)
+    return TensorRef(kind=kind, index=index, dtype=dtype.name, shape=shape,
+                     loader=lambda: load_npy(p), source=p)
+
+
+# --------------------------------------------------------------------------- listing
+@dataclass(frozen=True)
+class NpyFile:
+    path: Path
+    op: str  # sanitised op name (golden) or op_name part (converted)
+    kind: str
+    index: int
+    timestamp: int
+    op_type: str = ""
+
+
+def _resolve(directory: Path) -> List[Tuple[Path, str]]:
+    names = sorted(e.name for e in os.scandir(directory) if e.is_file() and e.name.endswith(".npy")
+                   and not e.name.startswith("."))
+    mapping = read_mapping(directory) if any(n[:-4].isdigit() for n in names) else {}
+    out = []
+    for name in names:
+        real = mapping.get(name) or mapping.get(name[:-4]) or name
+        out.append((directory / name, real))
+    return out
+
+
+def list_npy_files(directory) -> Tuple[str, List[NpyFile], List[Tuple[str, str]]]:
+    """(naming kind ``golden``/``converted``, files, skipped (name, reason))."""
+    directory = Path(directory)
+    resolved = _resolve(directory)
+    converted, golden, skipped = [], [], []
+    for path, real in resolved:
+        m = CONVERTED_PATTERN.match(real)
+        fields = parse_file_name(m.group(1)) if m else None
+        if fields is not None:
+            converted.append(NpyFile(path, strip_partition(fields.op_name), m.group(2),
+                                     int(m.group(3)), fields.timestamp, fields.op_type))
+            continue
+        g = GOLDEN_PATTERN.match(real)
+        if g:
+            golden.append((path, g.group(1), int(g.group(2)), int(g.group(3))))
+        else:
+            skipped.append((path.name, "not a golden or converted dump .npy name"))
+    if converted and not golden:
+        return "converted", converted, skipped
+    out_ops = {op for _, op, _, _ in golden if not op.startswith("input_")}
+    files = []
+    for path, op, idx, ts in golden:
+        if op.startswith("input_") and op[len("input_"):] in out_ops:
+            files.append(NpyFile(path, op[len("input_"):], "input", idx, ts))
+        else:
+            files.append(NpyFile(path, op, "output", idx, ts))
+    skipped += [(f.path.name, "converted NPU name among golden files") for f in converted]
+    return "golden", files, skipped
+
+
+def has_npy_dump(directory) -> bool:
+    """Whether ``directory`` directly holds ``.npy`` files in a dump naming."""
+    try:
+        return bool(list_npy_files(directory)[1])
+    except OSError:
+        return False
+
+
+def read_npy_dir(directory) -> DumpSet:
+    """An npy dump directory as a ``DumpSet`` in timestamp (graph) order. When one tensor slot has
+    several files (repeated dumps), the latest timestamp wins and ``meta['repeated']`` says so."""
+    directory = Path(directory)
+    kind, files, skipped = list_npy_files(directory)
+    if not files:
+        raise DumpFormatError(directory, "empty dump directory: no .npy dump files in it")
+    slots: Dict[str, Dict[Tuple[str, int], NpyFile]] = {}
+    first_ts: Dict[str, int] = {}
+    types: Dict[str, str] = {}
+    repeated: Dict[str, int] = {}
+    for f in sorted(files, key=lambda f: (f.timestamp, f.path.name)):
+        op = slots.setdefault(f.op, {})
+        if (f.kind, f.index) in op:
+            repeated[f.op] = repeated.get(f.op, 1) + 1
+        op[(f.kind, f.index)] = f
+        first_ts.setdefault(f.op, f.timestamp)
+        types.setdefault(f.op, f.op_type)
+    ops = []
+    last_ts = {name: max(f.timestamp for f in s.values()) for name, s in slots.items()}
+    key = (lambda n: (last_ts[n], n)) if repeated else (lambda n: (first_ts[n], n))
+    for order, name in enumerate(sorted(slots, key=key)):
+        s = slots[name]
+        ins = tuple(_ref(s[k].path, "input", k[1]) for k in sorted(s) if k[0] == "input")
+        outs = tuple(_ref(s[k].path, "output", k[1]) for k in sorted(s) if k[0] == "output")
+        ops.append(OpRecord(name=name, op_type=types[name], inputs=ins, outputs=outs, order=order,
+                            timestamp=first_ts[name], source=str(directory)))
+    meta = {"naming": kind}
+    if repeated:
+        meta["repeated"] = repeated
+    if skipped:
+        meta["skipped_files"] = skipped
+    return DumpSet(ops, kind="npy", root=str(directory), meta=meta)
+
+
+# --------------------------------------------------------------------------- writing
+class NpyDumpWriter:
+    """Writes an npy dump directory in ONNX golden naming, op by op (graph order = write order).
+
+    Op names are sanitised for file names; two different op names that sanitise to the same
+    string, or one op written twice, raise ``DumpFormatError`` instead of silently mixing files.
+    """
+
+    def __init__(self, directory):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._clock = _Clock()
+        self._names: Dict[str, str] = {}
+        self._long = 0
+        self.written: List[Path] = []
+
+    def write_op(self, op_name: str, inputs: Sequence[np.ndarray] = (),
+                 outputs: Sequence[np.ndarray] = (), *, timestamp_us: Optional[int] = None
+                 ) -> List[Path]:
+        """Write the op's outputs (and inputs, if given); returns the written paths."""
+        key = sanitize(op_name)
+        if key in self._names:
+            other = self._names[key]
+            problem = (f"op {op_name!r} written twice" if other == op_name else
+                       f"op names {other!r} and {op_name!r} both sanitise to {key!r}")
+            raise DumpFormatError(self.directory, problem)
+        self._names[key] = op_name
+        ts = self._clock.next(timestamp_us)
+        paths = []
+        for j, arr in enumerate(outputs):
+            paths.append(self._save(f"{key}.{j}.{ts}.npy", arr, ts))
+        for i, arr in enumerate(inputs):
+            paths.append(self._save(f"input_{key}.{i}.{ts}.npy", arr, ts))
+        self.written += paths
+        return paths
+
+    def _save(self, name: str, array, ts: int) -> Path:
+        arr = np.asarray(array)
+        if arr.dtype.hasobject:
+            raise DumpFormatError(self.directory / name, "object arrays cannot be dumped")
+        stored = name
+        if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+            self._long += 1
+            stored = f"{ts}{self._long}.npy"
+        path = self.directory / stored
+        tmp = self.directory / f".{stored[:200]}.{os.getpid()}.tmp"
+        try:
+            with open(tmp, "wb") as f:
+                np.save(f, arr, allow_pickle=False)
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+        if stored != name:
+            append_mapping(self.directory, stored, name)
+        return path
+
+    def close(self) -> None:
+        """Nothing is buffered (``mapping.csv`` rows are written as names occur)."""
+
+    def __enter__(self) -> "NpyDumpWriter":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+__all__ = ["NpyDumpWriter", "read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header",
+           "load_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE"]

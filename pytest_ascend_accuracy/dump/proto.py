@@ -1,0 +1,311 @@
+"""A small proto3 wire-format codec for the Ascend ``DumpData`` header (reference §2.1).
+
+No dependency on the ``protobuf`` package: the schema is seven messages of scalars, strings,
+bytes and nested messages, so a table-driven codec of ~250 lines covers it. Decoding skips
+unknown fields of every wire type (newer CANN releases add fields such as ``address``), accepts
+packed and unpacked repeated scalars, and never copies a ``bytes`` field: it becomes a
+:class:`Span` (offset, length) into the decoded buffer, so a legacy whole-protobuf dump can be
+memory-mapped and its tensors sliced lazily. Malformed input raises :class:`ProtoDecodeError`;
+callers turn it into ``DumpFormatError(path, ...)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Dict, NamedTuple, Optional, Tuple, Union
+
+_VARINT, _FIXED64, _LEN, _SGROUP, _EGROUP, _FIXED32 = 0, 1, 2, 3, 4, 5
+
+
+class ProtoDecodeError(ValueError):
+    """The bytes are not a valid encoding of the expected message. ``offset`` is where it broke."""
+
+    def __init__(self, problem: str, offset: int):
+        self.problem = problem
+        self.offset = offset
+        super().__init__(f"{problem} at byte {offset}")
+
+
+class Span(NamedTuple):
+    """Where a decoded ``bytes`` field lies in the decoded buffer (no copy made)."""
+
+    offset: int
+    length: int
+
+
+Bytes = Union[bytes, Span]
+
+
+# --------------------------------------------------------------------------- wire primitives
+def read_varint(buf, pos: int, end: int) -> Tuple[int, int]:
+    """Decode one base-128 varint at ``pos``; returns (value, new position)."""
+    result = 0
+    shift = 0
+    start = pos
+    while True:
+        if pos >= end:
+            raise ProtoDecodeError("truncated varint", start)
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+        if shift >= 70:
+            raise ProtoDecodeError("varint longer than 10 bytes", start)
+
+
+def encode_varint(value: int) -> bytes:
+    """Encode a non-negative integer (negative int32/64 use their 64-bit two's complement)."""
+    if value < 0:
+        value += 1 << 64
+    out = bytearray()
+    while True:
+        b = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _key(number: int, wire: int) -> bytes:
+    return encode_varint((number << 3) | wire)
+
+
+def _skip(buf, pos: int, end: int, wire: int, number: int) -> int:
+    """Skip one unknown field value; returns the position after it."""
+    if wire == _VARINT:
+        return read_varint(buf, pos, end)[1]
+    if wire == _FIXED64:
+        new = pos + 8
+    elif wire == _FIXED32:
+        new = pos + 4
+    elif wire == _LEN:
+        length, pos = read_varint(buf, pos, end)
+        new = pos + length
+    elif wire == _SGROUP:
+        # deprecated groups: skip nested fields until the matching end-group tag
+        while True:
+            if pos >= end:
+                raise ProtoDecodeError(f"unterminated group (field {number})", pos)
+            tag, pos = read_varint(buf, pos, end)
+            if tag & 7 == _EGROUP:
+                if tag >> 3 != number:
+                    raise ProtoDecodeError(f"mismatched end of group {tag >> 3} for {number}", pos)
+                return pos
+            pos = _skip(buf, pos, end, tag & 7, tag >> 3)
+    else:
+        raise ProtoDecodeError(f"invalid wire type {wire} (field {number})", pos)
+    if new > end:
+        raise ProtoDecodeError(f"field {number} runs past the end of its message", pos)
+    return new
+
+
+# --------------------------------------------------------------------------- schema machinery
+# A field spec: (attribute name, kind, repeated). kind is a scalar kind name or a Message class.
+_SCALARS = ("uint", "int32", "enum", "string", "bytes")
+
+
+class Message:
+    """Base of the schema dataclasses: ``FIELDS`` maps field number -> (attr, kind, repeated)."""
+
+    FIELDS: ClassVar[Dict[int, Tuple[str, Any, bool]]] = {}
+
+    @classmethod
+    def decode(cls, buf, start: int = 0, end: Optional[int] = None):
+        """Decode ``buf[start:end]`` (bytes, bytearray, memoryview or mmap)."""
+        if end is None:
+            end = len(buf)
+        values: Dict[str, Any] = {}
+        pos = start
+        while pos < end:
+            tag_pos = pos
+            tag, pos = read_varint(buf, pos, end)
+            number, wire = tag >> 3, tag & 7
+            if number == 0:
+                raise ProtoDecodeError("field number 0 is invalid", tag_pos)
+            spec = cls.FIELDS.get(number)
+            if spec is None:
+                pos = _skip(buf, pos, end, wire, number)
+                continue
+            attr, kind, repeated = spec
+            if isinstance(kind, type):
+                if wire != _LEN:
+                    raise ProtoDecodeError(
+                        f"{cls.__name__}.{attr}: wire type {wire}, expected a message", tag_pos)
+                length, pos = read_varint(buf, pos, end)
+                if pos + length > end:
+                    raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
+                value = kind.decode(buf, pos, pos + length)
+                pos += length
+            elif kind in ("string", "bytes"):
+                if wire != _LEN:
+                    raise ProtoDecodeError(
+                        f"{cls.__name__}.{attr}: wire type {wire}, expected length-delimited",
+                        tag_pos)
+                length, pos = read_varint(buf, pos, end)
+                if pos + length > end:
+                    raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
+                if kind == "bytes":
+                    value = Span(pos, length)
+                else:
+                    try:
+                        value = bytes(buf[pos:pos + length]).decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise ProtoDecodeError(f"{cls.__name__}.{attr} is not UTF-8", pos) from None
+                pos += length
+            else:  # integer kinds
+                if wire == _VARINT:
+                    raw, pos = read_varint(buf, pos, end)
+                    value = _int_value(kind, raw)
+                elif wire == _LEN and repeated:  # packed repeated scalars
+                    length, pos = read_varint(buf, pos, end)
+                    stop = pos + length
+                    if stop > end:
+                        raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
+                    lst = values.setdefault(attr, [])
+                    while pos < stop:
+                        raw, pos = read_varint(buf, pos, stop)
+                        lst.append(_int_value(kind, raw))
+                    continue
+                else:
+                    raise ProtoDecodeError(
+                        f"{cls.__name__}.{attr}: wire type {wire}, expected a varint", tag_pos)
+            if repeated:
+                values.setdefault(attr, []).append(value)
+            else:
+                values[attr] = value  # proto3: last one wins
+        for attr, val in list(values.items()):
+            if isinstance(val, list):
+                values[attr] = tuple(val)
+        return cls(**values)
+
+    def encode(self) -> bytes:
+        """Serialise to proto3 wire format (defaults omitted, repeated scalars packed)."""
+        out = bytearray()
+        for number, (attr, kind, repeated) in sorted(self.FIELDS.items()):
+            value = getattr(self, attr)
+            items = value if repeated else (value,)
+            if repeated and not isinstance(kind, type) and kind not in ("string", "bytes"):
+                if items:
+                    packed = b"".join(encode_varint(int(v)) for v in items)
+                    out += _key(number, _LEN) + encode_varint(len(packed)) + packed
+                continue
+            for item in items:
+                if item is None:
+                    continue
+                if isinstance(kind, type):
+                    body = item.encode()
+                    out += _key(number, _LEN) + encode_varint(len(body)) + body
+                elif kind in ("string", "bytes"):
+                    if isinstance(item, Span):
+                        raise TypeError(f"{type(self).__name__}.{attr}: cannot encode a Span")
+                    data = item.encode("utf-8") if kind == "string" else bytes(item)
+                    if data or repeated:
+                        out += _key(number, _LEN) + encode_varint(len(data)) + data
+                elif item:
+                    out += _key(number, _VARINT) + encode_varint(int(item))
+        return bytes(out)
+
+
+def _int_value(kind: str, raw: int) -> int:
+    if kind == "int32" or kind == "enum":
+        raw &= 0xFFFFFFFF
+        return raw - (1 << 32) if raw >= 1 << 31 else raw
+    return raw & 0xFFFFFFFFFFFFFFFF
+
+
+# --------------------------------------------------------------------------- the DumpData schema
+@dataclass(frozen=True)
+class Shape(Message):
+    dim: Tuple[int, ...] = ()
+    FIELDS: ClassVar = {1: ("dim", "uint", True)}
+
+
+@dataclass(frozen=True)
+class OriginalOp(Message):
+    name: str = ""
+    output_index: int = 0
+    data_type: int = 0
+    format: int = 0
+    FIELDS: ClassVar = {1: ("name", "string", False), 2: ("output_index", "uint", False),
+                        3: ("data_type", "enum", False), 4: ("format", "enum", False)}
+
+
+@dataclass(frozen=True)
+class OpOutput(Message):
+    data_type: int = 0
+    format: int = 0
+    shape: Optional[Shape] = None
+    original_op: Optional[OriginalOp] = None
+    data: Bytes = b""
+    size: int = 0
+    original_shape: Optional[Shape] = None
+    sub_format: int = 0
+    FIELDS: ClassVar = {1: ("data_type", "enum", False), 2: ("format", "enum", False),
+                        3: ("shape", Shape, False), 4: ("original_op", OriginalOp, False),
+                        5: ("data", "bytes", False), 6: ("size", "uint", False),
+                        7: ("original_shape", Shape, False), 8: ("sub_format", "int32", False)}
+
+
+@dataclass(frozen=True)
+class OpInput(Message):
+    data_type: int = 0
+    format: int = 0
+    shape: Optional[Shape] = None
+    data: Bytes = b""
+    size: int = 0
+    original_shape: Optional[Shape] = None
+    sub_format: int = 0
+    FIELDS: ClassVar = {1: ("data_type", "enum", False), 2: ("format", "enum", False),
+                        3: ("shape", Shape, False), 4: ("data", "bytes", False),
+                        5: ("size", "uint", False), 6: ("original_shape", Shape, False),
+                        7: ("sub_format", "int32", False)}
+
+
+@dataclass(frozen=True)
+class OpBuffer(Message):
+    buffer_type: int = 0
+    data: Bytes = b""
+    size: int = 0
+    FIELDS: ClassVar = {1: ("buffer_type", "enum", False), 2: ("data", "bytes", False),
+                        3: ("size", "uint", False)}
+
+
+@dataclass(frozen=True)
+class Workspace(Message):
+    type: int = 0
+    data: Bytes = b""
+    size: int = 0
+    FIELDS: ClassVar = {1: ("type", "enum", False), 2: ("data", "bytes", False),
+                        3: ("size", "uint", False)}
+
+
+@dataclass(frozen=True)
+class DumpData(Message):
+    version: str = ""
+    dump_time: int = 0
+    output: Tuple[OpOutput, ...] = ()
+    input: Tuple[OpInput, ...] = ()
+    buffer: Tuple[OpBuffer, ...] = ()
+    op_name: str = ""
+    space: Tuple[Workspace, ...] = ()
+    FIELDS: ClassVar = {1: ("version", "string", False), 2: ("dump_time", "uint", False),
+                        3: ("output", OpOutput, True), 4: ("input", OpInput, True),
+                        5: ("buffer", OpBuffer, True), 6: ("op_name", "string", False),
+                        7: ("space", Workspace, True)}
+
+
+def _check_schema() -> None:
+    for cls in (Shape, OriginalOp, OpOutput, OpInput, OpBuffer, Workspace, DumpData):
+        names = {f.name for f in fields(cls)}
+        for attr, kind, _ in cls.FIELDS.values():
+            assert attr in names, (cls, attr)
+            assert isinstance(kind, type) or kind in _SCALARS, (cls, kind)
+
+
+_check_schema()
+
+__all__ = ["ProtoDecodeError", "Span", "Message", "Shape", "OriginalOp", "OpOutput", "OpInput",
+           "OpBuffer", "Workspace", "DumpData", "read_varint", "encode_varint"]
