@@ -1,0 +1,218 @@
+"""``EmulatorBackend``: the CPU stand-in for ATC + an Ascend NPU.
+
+``convert`` rewrites the ONNX graph for a conversion mode (``rewrite.emulate_graph``) and
+stores the result in the cache like an ``.om``: ``model.onnx`` (the rewritten graph),
+``plan.json`` (what to dump) and ``model.json`` (the ``atc --mode=1`` style om json listing
+every dumped operator with its original op names). ``run`` executes it with onnxruntime and
+writes every dumped operator's inputs and outputs, op by op, as Ascend binary dump files in
+the real directory layout; the returned DumpSet is read back from those files by the same
+reader that reads real NPU dumps.
+
+This is an honest model of the numerics, not of performance or of every ATC pass: see the
+module docs of ``rounding`` (precision per mode), ``fusion`` (fusion rules) and ``faults``.
+``buffer_optimize`` is accepted and changes nothing numerically (only buffer faults react to
+it). Extra ATC options are recorded and otherwise ignored.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Mapping, Optional, Sequence
+
+import numpy as np
+
+from ...cache import Cache, make_key
+from ...dump.model import DumpSet, OpRecord, TensorRef
+from ...errors import AscendAccuracyError, BackendError, ConversionError
+from ...modes import Mode, resolve_mode
+from ...onnx_graph import check_inputs, load_model, model_digest, model_label, ort_session, ort_version
+from ...onnx_graph import parse_input_shape
+from ..base import ConvertedModel
+from .faults import Fault, check_faults
+from .plan import PLAN_FILE, Plan
+from .rounding import check_overflow
+
+#: bump when the rewrite changes what a converted entry holds
+EMULATOR_FORMAT = 1
+MODEL_FILE = "model.onnx"
+OM_JSON_FILE = "model.json"
+
+
+class EmulatorBackend:
+    """CPU emulator of ATC conversion and NPU execution (see module docstring)."""
+
+    name = "emulator"
+
+    def __init__(self, cache: Cache, *, faults: Sequence[Fault] = (), overflow: str = "inf",
+                 threads: int = 0):
+        self.cache = cache
+        self.faults = check_faults(faults)
+        self.overflow = check_overflow(overflow)
+        self.threads = threads
+        self._states: Dict[str, _RunState] = {}
+
+    def describe(self) -> str:
+        extra = f", {len(self.faults)} fault(s) injected" if self.faults else ""
+        return f"emulator (CPU, onnxruntime {ort_version()}, overflow={self.overflow}{extra})"
+
+    # -- convert ---------------------------------------------------------------------------
+    def convert(self, model, mode: Mode = None, *, input_shape=None,
+                atc_options: Optional[Mapping[str, str]] = None) -> ConvertedModel:
+        mode = resolve_mode(mode, "emulator.convert")
+        shapes = parse_input_shape(input_shape)
+        options = {str(k).lstrip("-"): str(v) for k, v in (atc_options or {}).items()}
+        key = make_key(kind="emulator", format=EMULATOR_FORMAT, model=model_digest(model),
+                       mode=mode.key(), input_shape={k: list(v) for k, v in (shapes or {}).items()},
+                       faults=[f.key() for f in self.faults], overflow=self.overflow,
+                       atc_options=options, onnxruntime=ort_version())
+        label = _safe_name(model_label(model))
+
+        def build(tmp: Path) -> None:
+            from ...dump.om_json import OmOp, write_om_json
+            from .rewrite import emulate_graph
+
+            try:
+                proto, plan = emulate_graph(model, mode, input_shape=shapes, faults=self.faults,
+                                            overflow=self.overflow)
+            except AscendAccuracyError:
+                raise
+            except Exception as exc:  # onnx/onnxruntime errors on a model they cannot handle
+                raise ConversionError(f"emulator could not convert {label!r}: "
+                                      f"{type(exc).__name__}: {exc}") from exc
+            plan.info.update({"mode": mode.name, "atc_options": options})
+            plan.save(tmp / PLAN_FILE)
+            _save_model(proto, tmp / MODEL_FILE)
+            ops = [OmOp(name=op.name, type=op.op_type, id=k, original_names=op.original_names,
+                        output_origins=tuple(s.origin for s in op.outputs), inputs=op.input_refs)
+                   for k, op in enumerate(plan.ops)]
+            cmdline = " ".join(["atc(emulator)", "--framework=5", f"--model={label}.onnx"] +
+                               [f"--{k}={v}" for k, v in mode.atc_options()] +
+                               [f"--{k}={v}" for k, v in sorted(options.items())])
+            write_om_json(tmp / OM_JSON_FILE, label, ops,
+                          attrs={"atc_cmdline": cmdline, "soc_version": "emulator",
+                                 "atc_version": f"emulator-{EMULATOR_FORMAT}/onnxruntime-{ort_version()}"})
+
+        entry = self.cache.get_or_build("emulator", key, build)
+        plan_info = json.loads((entry / PLAN_FILE).read_text(encoding="utf-8")).get("info", {})
+        return ConvertedModel(backend=self.name, path=entry / MODEL_FILE,
+                              source_model=Path(model) if isinstance(model, (str, Path)) else Path(label),
+                              mode=mode, key=key, model_name=label, om_json=entry / OM_JSON_FILE,
+                              info={"emulator": plan_info, "overflow": self.overflow,
+                                    "faults": [f.describe() for f in self.faults],
+                                    "cache_entry": str(entry)})
+
+    # -- run -------------------------------------------------------------------------------
+    def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
+            dump_dir=None) -> DumpSet:
+        from ...dump.layout import AscendDumpWriter, run_dir
+        from ...dump.loader import load_dump
+
+        state = self._state(converted)
+        plan, sess = state.plan, state.session
+        feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
+        fetch = plan.fetch if dump else list(plan.model_outputs)
+        try:
+            values_list = sess.run(fetch, feeds)
+        except Exception as exc:
+            raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
+        values = dict(zip(fetch, values_list))
+        del values_list
+        if not dump:
+            return DumpSet([OpRecord(name=n, op_type="NetOutput", order=k,
+                                     outputs=(TensorRef.from_array(values[n]),))
+                            for k, n in enumerate(plan.model_outputs)],
+                           kind="memory", model_name=converted.model_name,
+                           meta={"backend": "emulator", "mode": converted.mode.name})
+        inits = state.inits
+        last_use = _last_use(plan)
+        keep = set(plan.model_outputs)
+        root = Path(dump_dir) if dump_dir is not None else Path(tempfile.mkdtemp(prefix="ascend-accuracy-emulator-"))
+        leaf = run_dir(root, model_name=converted.model_name)
+        base_ts = int(time.time() * 1e6)
+        with AscendDumpWriter(leaf) as writer:
+            for k, op in enumerate(plan.ops):
+                ins = [_tensor(s, values, feeds, inits) for s in op.inputs]
+                outs = [_tensor(s, values, feeds, inits) for s in op.outputs]
+                writer.write_op(op.op_type, op.name, ins, outs,
+                                output_origins=[s.origin for s in op.outputs],
+                                task_id=k, timestamp_us=base_ts + k)
+                del ins, outs
+                for s in op.inputs + op.outputs:
+                    if s.source == "run" and last_use.get(s.fetch, -1) <= k and s.fetch not in keep:
+                        values.pop(s.fetch, None)
+        result = load_dump(leaf, om_json=converted.om_json, model_name=converted.model_name)
+        result.meta.update({"backend": "emulator", "mode": converted.mode.name,
+                            "overflow": self.overflow, "dump_dir": str(root),
+                            "faults_active": converted.info.get("emulator", {}).get("faults_active", {})})
+        return result
+
+    def _state(self, converted: ConvertedModel) -> "_RunState":
+        state = self._states.get(converted.key)
+        if state is None:
+            state = _RunState.load(converted, self.threads)
+            self._states.clear()  # one loaded model at a time: weights are held once
+            self._states[converted.key] = state
+        return state
+
+
+@dataclass
+class _RunState:
+    """A converted model loaded for running: plan, onnxruntime session, the model's input
+    declarations and the initializers that dumps show as operator inputs."""
+
+    plan: Plan
+    session: object
+    input_model: object
+    inits: Dict[str, np.ndarray]
+
+    @staticmethod
+    def load(converted: ConvertedModel, threads: int) -> "_RunState":
+        import onnx
+        from onnx import numpy_helper
+
+        plan = Plan.load(Path(converted.path).parent / PLAN_FILE)
+        proto = load_model(converted.path)
+        try:
+            sess = ort_session(proto.SerializeToString(), threads=threads)
+        except Exception as exc:
+            raise BackendError(f"onnxruntime could not load the emulated model "
+                               f"{converted.path}: {exc}") from exc
+        wanted = {s.fetch for op in plan.ops for s in op.inputs if s.source == "init"}
+        inits = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer if t.name in wanted}
+        spec = onnx.ModelProto()
+        spec.graph.input.extend(i for i in proto.graph.input if i.name in set(plan.model_inputs))
+        return _RunState(plan, sess, spec, inits)
+
+
+def _tensor(slot, values, feeds, inits) -> np.ndarray:
+    if slot.source == "run":
+        arr = values[slot.fetch]
+    elif slot.source == "input":
+        arr = feeds[slot.fetch]
+    else:
+        arr = inits[slot.fetch]
+    arr = np.asarray(arr)
+    if slot.dtype and arr.dtype != np.dtype(slot.dtype):
+        arr = arr.astype(slot.dtype)
+    return arr
+
+
+def _last_use(plan: Plan) -> Dict[str, int]:
+    last: Dict[str, int] = {}
+    for k, op in enumerate(plan.ops):
+        for s in op.inputs + op.outputs:
+            last[s.fetch] = k
+    return last
+
+
+def _save_model(proto, path: Path) -> None:
+    data = proto.SerializeToString()
+    path.write_bytes(data)
+
+
+def _safe_name(name: str) -> str:
+    out = "".join(c if c.isalnum() or c in "_-" else "_" for c in name)
+    return out or "model"

@@ -1,0 +1,133 @@
+"""Fault injection: make one op, one fusion rule or buffer optimisation return wrong values.
+
+For tests and demonstrations of the debugging flow (every branch of triage can be reproduced
+deterministically). A ``Fault`` is a frozen value passed to ``EmulatorBackend(faults=...)``;
+it is part of the conversion cache key. It is *active* only when its target is present in the
+converted graph:
+
+- ``Fault.on_op(name)``: the executed operator covering node ``name`` (the node itself, or the
+  fused operator it was fused into) returns wrong values; a node folded away at conversion is
+  not present;
+- ``Fault.on_rule(rule)``: every fused operator produced by fusion rule ``rule`` returns wrong
+  values; not active with fusion off or that rule switched off;
+- ``Fault.on_buffer(name)``: the operator covering ``name`` returns wrong values only while
+  buffer optimisation is on (``--buffer_optimize`` other than ``off_optimize``).
+
+Effects (applied to the operator's float outputs before they are rounded and dumped):
+``noise`` (default) adds ``amount`` x RMS(output) x a fixed pseudo-random pattern (seeded,
+identical on every run), ``scale`` multiplies by ``amount``, ``offset`` adds ``amount``,
+``nan`` turns every value into NaN.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ...errors import ConfigError
+
+KINDS = ("op", "rule", "buffer")
+EFFECTS = ("noise", "scale", "offset", "nan")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A deterministic wrong result injected into the emulated NPU (see module docstring)."""
+
+    kind: str
+    target: str
+    effect: str = "noise"
+    amount: float = 1.0
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ConfigError("fault", f"unknown fault kind {self.kind!r}; known: {', '.join(KINDS)}")
+        if self.effect not in EFFECTS:
+            raise ConfigError("fault", f"unknown fault effect {self.effect!r}; known: {', '.join(EFFECTS)}")
+        if not isinstance(self.target, str) or not self.target:
+            raise ConfigError("fault", f"a fault needs a target name, got {self.target!r}")
+        object.__setattr__(self, "amount", float(self.amount))
+        object.__setattr__(self, "seed", int(self.seed))
+
+    @classmethod
+    def on_op(cls, name: str, effect: str = "noise", amount: float = 1.0, seed: int = 0) -> "Fault":
+        return cls("op", name, effect, amount, seed)
+
+    @classmethod
+    def on_rule(cls, rule: str, effect: str = "noise", amount: float = 1.0, seed: int = 0) -> "Fault":
+        return cls("rule", rule.rpartition(":")[2], effect, amount, seed)
+
+    @classmethod
+    def on_buffer(cls, name: str, effect: str = "noise", amount: float = 1.0, seed: int = 0) -> "Fault":
+        return cls("buffer", name, effect, amount, seed)
+
+    def key(self) -> Dict[str, object]:
+        return {"kind": self.kind, "target": self.target, "effect": self.effect,
+                "amount": self.amount, "seed": self.seed}
+
+    def describe(self) -> str:
+        return f"{self.kind} fault on {self.target!r}: {self.effect} ({self.amount:g})"
+
+    def applies_to(self, unit, *, buffer_on: bool) -> bool:
+        """Whether this fault corrupts ``unit`` (a fusion.Unit) in the converted graph."""
+        if self.kind == "rule":
+            return self.target in unit.rules
+        if self.kind == "buffer" and not buffer_on:
+            return False
+        return self.target in unit.members or self.target == unit.name
+
+
+def check_faults(faults: Sequence[Fault]) -> Tuple[Fault, ...]:
+    out = []
+    for f in faults or ():
+        if not isinstance(f, Fault):
+            raise ConfigError("faults", f"expected Fault values, got {type(f).__name__}")
+        out.append(f)
+    return tuple(out)
+
+
+def fault_nodes(fault: Fault, src: str, dst: str, *, prefix: str, shape: Optional[Tuple[int, ...]]):
+    """ONNX nodes computing ``dst`` = fault(``src``) and the initializers they need.
+
+    ``shape`` is the tensor's static shape when known (the noise pattern is then a seeded
+    normal array); otherwise the pattern is ``sin(997 x + seed)``, also deterministic."""
+    from onnx import helper, numpy_helper
+
+    inits: List[object] = []
+
+    def const(name: str, value) -> str:
+        full = f"{prefix}/{name}"
+        inits.append(numpy_helper.from_array(np.asarray(value, dtype=np.float32), full))
+        return full
+
+    if fault.effect == "scale":
+        return [helper.make_node("Mul", [src, const("amount", fault.amount)], [dst], name=f"{prefix}/scale")], inits
+    if fault.effect == "offset":
+        return [helper.make_node("Add", [src, const("amount", fault.amount)], [dst], name=f"{prefix}/offset")], inits
+    if fault.effect == "nan":
+        return [helper.make_node("Mul", [src, const("nan", np.nan)], [dst], name=f"{prefix}/nan")], inits
+    nodes = [
+        helper.make_node("Mul", [src, src], [f"{prefix}/sq"], name=f"{prefix}/sq"),
+        helper.make_node("ReduceMean", [f"{prefix}/sq"], [f"{prefix}/ms"], name=f"{prefix}/ms", keepdims=1),
+        helper.make_node("Sqrt", [f"{prefix}/ms"], [f"{prefix}/rms"], name=f"{prefix}/rms"),
+    ]
+    if shape is not None and all(isinstance(d, int) and d > 0 for d in shape):
+        pattern = np.random.default_rng(fault.seed).standard_normal(shape).astype(np.float32)
+        pat = const("pattern", pattern)
+    else:
+        nodes += [
+            helper.make_node("Mul", [src, const("freq", 997.0)], [f"{prefix}/phase0"], name=f"{prefix}/phase0"),
+            helper.make_node("Add", [f"{prefix}/phase0", const("seed", float(fault.seed) + 0.5)],
+                             [f"{prefix}/phase"], name=f"{prefix}/phase"),
+            helper.make_node("Sin", [f"{prefix}/phase"], [f"{prefix}/pattern"], name=f"{prefix}/sin"),
+        ]
+        pat = f"{prefix}/pattern"
+    nodes += [
+        helper.make_node("Mul", [pat, f"{prefix}/rms"], [f"{prefix}/noise0"], name=f"{prefix}/noise0"),
+        helper.make_node("Mul", [f"{prefix}/noise0", const("amount", fault.amount)], [f"{prefix}/noise"],
+                         name=f"{prefix}/noise"),
+        helper.make_node("Add", [src, f"{prefix}/noise"], [dst], name=f"{prefix}/add"),
+    ]
+    return nodes, inits

@@ -1,0 +1,323 @@
+"""The emulator's "ATC": rewrite an ONNX graph so onnxruntime computes what the NPU would.
+
+Steps (all deterministic, no inputs needed):
+
+1. prepare (``onnx_graph.prepare_model``): names, static input shapes, static ``If`` inlined;
+2. fold static subgraphs (``onnx_static``): shape arithmetic and constant expressions are
+   computed once in float32, as ATC folds them; folded nodes are not executed or dumped;
+3. split into executed units (``fusion.build_units``: single ops or fused groups);
+4. per unit, by its precision (``rounding.unit_precision``): round float inputs (weights in
+   numpy, activations with Cast-to-fp16-and-back nodes), run the member nodes in float32,
+   apply active faults, round float outputs; fused groups are rounded only at their borders;
+5. record a ``Plan``: for each unit the tensors to dump and their dtypes.
+
+The model's own outputs keep their names (holding the rounded values).
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+import numpy as np
+
+from ...modes import Mode
+from ...onnx_graph import prepare_model, tensor_info
+from ...onnx_static import evaluate, static_tensors
+from .faults import Fault, fault_nodes
+from .fusion import build_units
+from .plan import Plan, PlannedOp, Slot
+from .rounding import (FP16_MAX, VALUE_PRESERVING, round_array, rounding_nodes, rounds_inputs,
+                       rounds_outputs, unit_precision)
+
+FLOAT = 1  # onnx.TensorProto.FLOAT
+FLOAT16 = 10
+
+
+def fold_constants(model) -> List[str]:
+    """Replace static subgraphs by initializers, in place; returns the folded node names."""
+    from onnx import numpy_helper
+
+    graph = model.graph
+    static = static_tensors(model, tensor_info(model))
+    outputs = {o.name for o in graph.output}
+    inits = {t.name for t in graph.initializer}
+    folded = [n for n in graph.node
+              if any(n.output) and all(o in static for o in n.output if o)
+              and not any(o in outputs for o in n.output)]
+    if not folded:
+        return []
+    folded_ids = {id(n) for n in folded}
+    needed = []
+    for n in graph.node:
+        if id(n) in folded_ids:
+            continue
+        for t in n.input:
+            if t in static and t not in inits:
+                needed.append(t)
+    values = evaluate(model, needed)
+    names = [n.name for n in folded]
+    keep = [n for n in graph.node if id(n) not in folded_ids]
+    del graph.node[:]
+    graph.node.extend(keep)
+    for name, value in values.items():
+        graph.initializer.append(numpy_helper.from_array(np.asarray(value), name))
+    remove_unused_initializers(model)
+    return names
+
+
+def remove_unused_initializers(model) -> None:
+    used: Set[str] = {i for n in model.graph.node for i in n.input} | {o.name for o in model.graph.output}
+    for n in model.graph.node:  # outer-scope references from subgraphs
+        for a in n.attribute:
+            for g in ([a.g] if a.type == 5 else list(a.graphs) if a.type == 10 else []):
+                used |= _subgraph_inputs(g)
+    keep = [t for t in model.graph.initializer if t.name in used]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(keep)
+
+
+def _subgraph_inputs(g) -> Set[str]:
+    names = {i for n in g.node for i in n.input}
+    for n in g.node:
+        for a in n.attribute:
+            for sub in ([a.g] if a.type == 5 else list(a.graphs) if a.type == 10 else []):
+                names |= _subgraph_inputs(sub)
+    return names
+
+
+class _Emitter:
+    """Builds the rewritten node list and the plan, one unit at a time."""
+
+    def __init__(self, model, info, consts, overflow: str):
+        self.info = info
+        self.consts = consts
+        self.overflow = overflow
+        self.inputs = {i.name for i in model.graph.input} - set(consts)
+        self.nodes: List[object] = []
+        self.inits: List[object] = []
+        self.exact: Dict[str, str] = {}   # tensor -> rounding kind its values are exact in
+        self.half: Dict[str, str] = {}    # tensor -> its float16 twin (fetched for dumps)
+        self.rounded: Dict[Tuple[str, str], Tuple[str, Slot]] = {}
+        self.used: Set[str] = set(info) | set(consts) | {o for n in model.graph.node for o in n.output}
+        self.used |= {i for n in model.graph.node for i in n.input}
+        self.bounds: Optional[Tuple[str, str]] = None
+        self.counter = 0
+
+    # -- helpers -------------------------------------------------------------------------------
+    def fresh(self, base: str) -> str:
+        name = base
+        k = 1
+        while name in self.used:
+            name = f"{base}_{k}"
+            k += 1
+        self.used.add(name)
+        return name
+
+    def prefix(self, what: str) -> str:
+        self.counter += 1
+        return f"emu::{what}::{self.counter}"
+
+    def is_float(self, t: str) -> bool:
+        if t in self.consts:
+            return self.consts[t].dtype == np.float32
+        return self.info.get(t, (0, None))[0] == FLOAT
+
+    def const_init(self, name: str, value: np.ndarray) -> str:
+        from onnx import numpy_helper
+
+        name = self.fresh(name)
+        self.inits.append(numpy_helper.from_array(np.asarray(value), name))
+        self.consts[name] = np.asarray(value)
+        return name
+
+    def saturate_bounds(self) -> Tuple[str, str]:
+        if self.bounds is None:
+            self.bounds = (self.const_init("emu::fp16_min", np.array(-FP16_MAX, np.float32)),
+                           self.const_init("emu::fp16_max", np.array(FP16_MAX, np.float32)))
+        return self.bounds
+
+    def plain_slot(self, t: str, origin=None) -> Slot:
+        if t in self.inputs:
+            return Slot(t, "input", "", origin)
+        if t in self.consts:
+            return Slot(t, "init", "", origin)
+        if self.exact.get(t) == "fp16" and t in self.half:
+            return Slot(self.half[t], "run", "float32", origin)
+        return Slot(t, "run", "", origin)
+
+    def exact_slot(self, t: str, kind: str) -> Slot:
+        if t in self.consts:
+            return Slot(t, "init", "float16" if kind == "fp16" else "float32")
+        if kind == "fp16" and t in self.half:
+            return Slot(self.half[t], "run", "float16")
+        return Slot(t, "run", "float32")
+
+    def round_input(self, t: str, kind: str) -> Tuple[str, Slot]:
+        if self.exact.get(t) == kind:
+            return t, self.exact_slot(t, kind)
+        if t in self.info and self.info[t][0] == FLOAT16 and kind == "fp16":
+            return t, Slot(t, "run", "")
+        key = (t, kind)
+        if key not in self.rounded:
+            if t in self.consts:
+                name = self.const_init(f"{t}__{kind}", round_array(self.consts[t], kind, self.overflow))
+                self.exact[name] = kind
+                self.rounded[key] = (name, self.exact_slot(name, kind))
+            else:
+                dst = self.fresh(f"{t}__{kind}")
+                half = self.fresh(f"{t}__h") if kind == "fp16" else None
+                bounds = self.saturate_bounds() if kind == "fp16" and self.overflow == "saturate" else None
+                self.nodes.extend(rounding_nodes(t, dst, kind, self.overflow, prefix=self.prefix("round"),
+                                                 half_name=half, bounds=bounds))
+                self.exact[dst] = kind
+                if half:
+                    self.half[dst] = half
+                self.rounded[key] = (dst, self.exact_slot(dst, kind))
+        return self.rounded[key]
+
+    # -- one unit ------------------------------------------------------------------------------
+    def emit(self, unit, precision: str, faults: Sequence[Fault], producers: Dict[str, str]) -> PlannedOp:
+        import onnx
+
+        in_kind = rounds_inputs(precision)
+        out_kind = rounds_outputs(precision)
+        mapping: Dict[str, str] = {}
+        in_slots: List[Slot] = []
+        refs: List[str] = []
+        for t in unit.external_inputs():
+            if in_kind and self.is_float(t):
+                mapping[t], slot = self.round_input(t, in_kind)
+            else:
+                slot = self.plain_slot(t)
+            in_slots.append(slot)
+            refs.append(producers.get(t, f"{t}:0"))
+        nodes = []
+        for n in unit.nodes:
+            copy = onnx.NodeProto()
+            copy.CopyFrom(n)
+            for k, name in enumerate(copy.input):
+                if name in mapping:
+                    copy.input[k] = mapping[name]
+            nodes.append(copy)
+        preserving = len(unit.members) == 1 and unit.anchor_type in VALUE_PRESERVING
+        out_slots: List[Slot] = []
+        for o, origin in unit.output_origins.items():
+            floaty = self.is_float(o)
+            if floaty and (faults or (out_kind and not preserving)):
+                raw = self.fresh(f"{o}__emu_raw")
+                for n in nodes:
+                    for k, name in enumerate(n.output):
+                        if name == o:
+                            n.output[k] = raw
+                cur = raw
+                for fault in faults:
+                    nxt = self.fresh(f"{o}__emu_fault")
+                    shape = self.info.get(o, (0, None))[1]
+                    more, inits = fault_nodes(fault, cur, nxt, prefix=self.prefix("fault"), shape=shape)
+                    nodes.extend(more)
+                    self.inits.extend(inits)
+                    cur = nxt
+                if out_kind:
+                    half = self.fresh(f"{o}__h") if out_kind == "fp16" else None
+                    bounds = self.saturate_bounds() if out_kind == "fp16" and self.overflow == "saturate" else None
+                    nodes.extend(rounding_nodes(cur, o, out_kind, self.overflow, prefix=self.prefix("round"),
+                                                half_name=half, bounds=bounds))
+                    self.exact[o] = out_kind
+                    if half:
+                        self.half[o] = half
+                else:
+                    nodes.append(onnx.helper.make_node("Identity", [cur], [o], name=self.prefix("fault_out")))
+            elif floaty and out_kind:  # value-preserving op: inputs exact, so outputs are too
+                self.exact[o] = out_kind
+                if out_kind == "fp16":
+                    half = self.fresh(f"{o}__h")
+                    nodes.append(onnx.helper.make_node("Cast", [o], [half], name=self.prefix("half"),
+                                                       to=FLOAT16))
+                    self.half[o] = half
+            if floaty and out_kind:
+                slot = self.exact_slot(o, out_kind)
+                out_slots.append(Slot(slot.fetch, slot.source, slot.dtype, origin))
+            else:
+                out_slots.append(self.plain_slot(o, origin))
+            producers[o] = f"{unit.name}:{len(out_slots) - 1}"
+        self.nodes.extend(nodes)
+        return PlannedOp(name=unit.name, op_type=unit.op_type, original_names=unit.members,
+                         onnx_types=unit.member_types, precision=precision, rules=unit.rules,
+                         faults=tuple(f.describe() for f in faults), inputs=tuple(in_slots),
+                         outputs=tuple(out_slots), input_refs=tuple(refs))
+
+
+def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault] = (),
+                  overflow: str = "inf"):
+    """Return ``(converted ModelProto, Plan)`` for ``model`` under ``mode`` (see module doc)."""
+    import onnx
+    from onnx import numpy_helper
+
+    from ...onnx_names import unique_name
+
+    prepared = prepare_model(model, input_shape=input_shape)
+    proto = prepared.model
+    folded = fold_constants(proto)
+    info = tensor_info(proto)
+    consts = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
+    ranks = {k: len(v[1]) for k, v in info.items() if v[1] is not None}
+    units, new_inits = build_units(proto.graph, consts, fusion=mode.fusion,
+                                   rules_off=mode.fusion_rules_off, ranks=ranks)
+    for t in new_inits:
+        consts[t.name] = numpy_helper.to_array(t)
+    names_used = {n.name for n in proto.graph.node}
+    for u in units:  # concatenated fused names must not clash with other node names
+        if u.fused and u.name not in u.members and u.name in names_used:
+            u.name = unique_name(u.name, names_used)
+    emitter = _Emitter(proto, info, consts, overflow)
+    emitter.inits.extend(new_inits)
+    buffer_on = mode.buffer_optimize != "off_optimize"
+    producers: Dict[str, str] = {}
+    ops: List[PlannedOp] = []
+    active: Dict[str, List[str]] = {}
+    for u in units:
+        precision = unit_precision(mode, anchor_type=u.anchor_type, member_names=u.members,
+                                   member_types=u.member_types, ascend_type=u.op_type)
+        unit_faults = [f for f in faults if f.applies_to(u, buffer_on=buffer_on)]
+        for f in unit_faults:
+            active.setdefault(f.describe(), []).append(u.name)
+        ops.append(emitter.emit(u, precision, unit_faults, producers))
+    graph = proto.graph
+    del graph.node[:]
+    graph.node.extend(emitter.nodes)
+    graph.initializer.extend(emitter.inits)
+    remove_unused_initializers(proto)
+    model_outputs = [o.name for o in graph.output]
+    plan = Plan(ops=ops, model_inputs=[i.name for i in graph.input if i.name not in consts],
+                model_outputs=model_outputs, info={})
+    existing = set(model_outputs)
+    for name in plan.fetch:
+        if name not in existing:
+            graph.output.append(onnx.ValueInfoProto(name=name))
+            existing.add(name)
+    known_rules = set(_all_rules())
+    plan.info = {
+        "graph": prepared.report.as_dict(),
+        "folded": folded,
+        "fused": {u.name: list(u.members) for u in units if u.fused},
+        "faults_active": {k: v for k, v in active.items()},
+        "faults_inactive": [f.describe() for f in faults if f.describe() not in active],
+        "unknown_fusion_rules": [r for r in mode.fusion_rules_off if r.rpartition(":")[2] not in known_rules],
+        "untyped_tensors": sorted(o for u in units for o in u.output_origins if o not in info)[:50],
+        "precisions": _count(op.precision for op in ops),
+        "buffer_optimize": mode.buffer_optimize,
+        "overflow": overflow,
+    }
+    return proto, plan
+
+
+def _all_rules():
+    from .fusion import RULES
+
+    return RULES
+
+
+def _count(values) -> Dict[str, int]:
+    out: Dict[str, int] = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out

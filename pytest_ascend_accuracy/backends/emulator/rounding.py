@@ -1,0 +1,142 @@
+"""What precision each operator runs in under a conversion mode, and how values are rounded.
+
+The emulator's model of ATC + NPU numerics (design notes, "The emulator"):
+
+- an operator's *precision* is one of
+  ``fp16``   inputs and outputs rounded to float16, arithmetic inside in float32 (the Cube
+             unit's fp16-in / fp32-accumulate; vector ops are modelled the same way);
+  ``fp16in`` inputs rounded to float16, output kept float32 (``cube_fp16in_fp32out``);
+  ``bf16``   inputs and outputs rounded to bfloat16 (``*_bf16`` modes);
+  ``fp32``   nothing rounded.
+- ``force_fp16`` (ATC default): every operator fp16.
+- ``allow_fp32_to_fp16``: cube operators (Conv, ConvTranspose, MatMul, Gemm and fused groups
+  anchored on them) fp16, vector operators fp32.
+- ``force_fp32`` / ``cube_fp16in_fp32out``: cube operators fp16in, vector operators fp32.
+- ``must_keep_origin_dtype``: everything fp32 (keep_dtype is ignored, as ATC ignores it).
+- ``allow_mix_precision`` / ``allow_mix_precision_fp16``: a small black list (exp/log/pow,
+  reductions, softmax, normalisations) fp32, everything else fp16; ``allow_mix_precision_bf16``
+  the same with bf16; ``allow_fp32_to_bf16``: cube ops bf16, vector ops fp32. ATC's real lists
+  live in per-SoC op-info files; this is an approximation and says so.
+- ``keep_dtype`` entries (op names or ``OpType::X`` with the ONNX or the Ascend type) run fp32;
+  a fused group runs fp32 when any of its members is kept.
+
+Rounding to float16 follows IEEE round-to-nearest-even with subnormals (as numpy and
+onnxruntime's Cast do); values past 65504 become +-inf with ``overflow="inf"`` (newer chips) or
++-65504 with ``overflow="saturate"`` (older chips' saturation mode; NaN stays NaN).
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional, Tuple
+
+import numpy as np
+
+from ...errors import ConfigError
+from ...modes import Mode
+
+FP16_MAX = 65504.0
+OVERFLOW_POLICIES = ("inf", "saturate")
+PRECISIONS = ("fp16", "fp16in", "bf16", "fp32")
+
+CUBE_OPS = frozenset({"Conv", "ConvTranspose", "MatMul", "Gemm"})
+#: ops allow_mix_precision keeps in fp32 (black list approximation)
+MIX_BLACK_LIST = frozenset({"Exp", "Log", "Pow", "ReduceMean", "ReduceSum", "ReduceSumSquare",
+                            "ReduceL2", "ReduceLogSumExp", "Softmax", "LogSoftmax",
+                            "LayerNormalization", "LayerNorm", "BatchNormalization",
+                            "InstanceNormalization", "Sqrt", "Reciprocal", "Div", "Erf"})
+#: ops whose outputs are values (or selections) of their inputs: when the inputs are already
+#: representable in the op's precision, so are the outputs, and no output rounding is needed
+VALUE_PRESERVING = frozenset({
+    "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Concat", "Split", "Slice",
+    "Gather", "GatherElements", "GatherND", "Tile", "Expand", "Identity", "MaxPool",
+    "GlobalMaxPool", "Relu", "ReduceMax", "ReduceMin", "Max", "Min", "Neg", "Abs", "Where",
+    "DepthToSpace", "SpaceToDepth", "Pad", "Sign", "Floor", "Ceil", "Round", "TopK",
+})
+
+
+def check_overflow(overflow: str) -> str:
+    if overflow not in OVERFLOW_POLICIES:
+        raise ConfigError("overflow", f"unknown overflow policy {overflow!r}; known: "
+                                      f"{', '.join(OVERFLOW_POLICIES)}")
+    return overflow
+
+
+def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
+                   member_types: Iterable[str], ascend_type: str = "") -> str:
+    """Precision of one executed unit (a single op or a fused group) under ``mode``."""
+    names = list(member_names)
+    types = list(member_types)
+    pm = mode.precision_mode
+    if pm == "must_keep_origin_dtype":
+        return "fp32"
+    for name, typ in zip(names, types):
+        if mode.keeps_fp32(name, typ) or (ascend_type and mode.keeps_fp32(name, ascend_type)):
+            return "fp32"
+    cube = anchor_type in CUBE_OPS
+    if pm == "force_fp16":
+        return "fp16"
+    if pm == "allow_fp32_to_fp16":
+        return "fp16" if cube else "fp32"
+    if pm in ("force_fp32", "cube_fp16in_fp32out"):
+        return "fp16in" if cube else "fp32"
+    if pm in ("allow_mix_precision", "allow_mix_precision_fp16", "allow_mix_precision_bf16"):
+        low = "bf16" if pm.endswith("bf16") else "fp16"
+        return "fp32" if any(t in MIX_BLACK_LIST for t in types + [anchor_type]) else low
+    if pm == "allow_fp32_to_bf16":
+        return "bf16" if cube else "fp32"
+    return "fp16"  # unknown future modes: the ATC default
+
+
+def rounds_inputs(precision: str) -> Optional[str]:
+    """The rounding kind applied to a unit's float inputs (None: not rounded)."""
+    return {"fp16": "fp16", "fp16in": "fp16", "bf16": "bf16"}.get(precision)
+
+
+def rounds_outputs(precision: str) -> Optional[str]:
+    return {"fp16": "fp16", "bf16": "bf16"}.get(precision)
+
+
+# -- numpy rounding (initializers, tests) ------------------------------------------------------
+def round_fp16(values: np.ndarray, overflow: str = "inf") -> np.ndarray:
+    """float32 values rounded to float16 and back (the value an fp16 op sees)."""
+    x = np.asarray(values, dtype=np.float32)
+    if overflow == "saturate":
+        x = np.clip(x, -FP16_MAX, FP16_MAX)  # NaN stays NaN
+    with np.errstate(over="ignore"):
+        return x.astype(np.float16).astype(np.float32)
+
+
+def round_bf16(values: np.ndarray) -> np.ndarray:
+    """float32 values rounded to bfloat16 (nearest even) and back; NaN stays NaN."""
+    x = np.ascontiguousarray(values, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).astype(np.uint32)
+    out = rounded.view(np.float32).reshape(x.shape)
+    return np.where(np.isnan(x), x, out)
+
+
+def round_array(values: np.ndarray, kind: str, overflow: str = "inf") -> np.ndarray:
+    return round_fp16(values, overflow) if kind == "fp16" else round_bf16(values)
+
+
+# -- graph nodes ---------------------------------------------------------------------------
+def rounding_nodes(src: str, dst: str, kind: str, overflow: str, *, prefix: str,
+                   half_name: Optional[str] = None, bounds: Optional[Tuple[str, str]] = None):
+    """ONNX nodes that round tensor ``src`` into ``dst`` (float32 holding rounded values).
+
+    For fp16 the float16 tensor in between is named ``half_name`` (what dumps fetch). With
+    ``overflow="saturate"`` values are first clamped to +-65504 with Min/Max (initializer names
+    ``bounds`` = (low, high)); Min/Max keep NaN, as the saturation mode is modelled."""
+    from onnx import TensorProto, helper
+
+    nodes = []
+    cur = src
+    if kind == "fp16" and overflow == "saturate":
+        lo, hi = bounds
+        nodes.append(helper.make_node("Min", [cur, hi], [f"{dst}__sat_hi"], name=f"{prefix}/sat_hi"))
+        nodes.append(helper.make_node("Max", [f"{dst}__sat_hi", lo], [f"{dst}__sat"], name=f"{prefix}/sat_lo"))
+        cur = f"{dst}__sat"
+    low_type = TensorProto.FLOAT16 if kind == "fp16" else TensorProto.BFLOAT16
+    mid = half_name or f"{dst}__{kind}"
+    nodes.append(helper.make_node("Cast", [cur], [mid], name=f"{prefix}/to_{kind}", to=low_type))
+    nodes.append(helper.make_node("Cast", [mid], [dst], name=f"{prefix}/to_fp32", to=TensorProto.FLOAT))
+    return nodes

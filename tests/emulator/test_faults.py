@@ -1,0 +1,88 @@
+"""Fault injection: deterministic wrong values, active only where the target exists."""
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from pytest_ascend_accuracy.backends.emulator.faults import Fault  # noqa: E402
+from pytest_ascend_accuracy.backends.emulator.rewrite import emulate_graph  # noqa: E402
+from pytest_ascend_accuracy.errors import ConfigError  # noqa: E402
+from pytest_ascend_accuracy.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, Mode  # noqa: E402
+from pytest_ascend_accuracy.onnx_graph import make_inputs  # noqa: E402
+from pytest_ascend_accuracy.testing import models  # noqa: E402
+
+from .conftest import cosine, emulate, golden_values  # noqa: E402
+
+MODEL = models.conv_bn_relu()
+X = make_inputs(MODEL)
+GOLD = golden_values(MODEL, X)
+
+
+def _cos(out, op, golden_name):
+    return cosine(out[op][0], GOLD[golden_name][0])
+
+
+def test_op_fault_breaks_exactly_that_op_and_follows_it_into_its_fused_group():
+    plan, out = emulate(MODEL, FUSION_OFF, X, faults=[Fault.on_op("conv2")])
+    assert _cos(out, "relu1", "relu1") > 0.999
+    assert 0.5 < _cos(out, "conv2", "conv2") < 0.9
+    assert plan.info["faults_active"] == {"op fault on 'conv2': noise (1)": ["conv2"]}
+    plan, out = emulate(MODEL, DEFAULT, X, faults=[Fault.on_op("conv2")])
+    assert _cos(out, "conv2relu2", "relu2") < 0.95
+    assert plan.info["faults_active"] == {"op fault on 'conv2': noise (1)": ["conv2relu2"]}
+
+
+def test_faults_are_deterministic():
+    a = emulate(MODEL, DEFAULT, X, faults=[Fault.on_op("fc")])[1]["fc"][0]
+    b = emulate(MODEL, DEFAULT, X, faults=[Fault.on_op("fc")])[1]["fc"][0]
+    np.testing.assert_array_equal(a, b)
+    c = emulate(MODEL, DEFAULT, X, faults=[Fault.on_op("fc", seed=1)])[1]["fc"][0]
+    assert not np.array_equal(a, c)
+
+
+def test_rule_fault_is_active_only_when_the_rule_fires():
+    fault = Fault.on_rule("ConvBatchnormFusionPass")
+    plan, out = emulate(MODEL, DEFAULT, X, faults=[fault])
+    assert sorted(plan.info["faults_active"][fault.describe()]) == ["conv1relu1", "conv2relu2"]
+    assert _cos(out, "conv1relu1", "relu1") < 0.95
+    for mode in (FUSION_OFF, Mode(fusion_rules_off=("ConvBatchnormFusionPass",))):
+        plan, out = emulate(MODEL, mode, X, faults=[fault])
+        assert plan.info["faults_active"] == {} and plan.info["faults_inactive"] == [fault.describe()]
+        assert cosine(out["fc"][0], GOLD["fc"][0]) > 0.999
+
+
+def test_buffer_fault_is_active_only_with_buffer_optimisation_on():
+    fault = Fault.on_buffer("gap")
+    plan, out = emulate(MODEL, DEFAULT, X, faults=[fault])
+    assert plan.info["faults_active"] == {fault.describe(): ["gap"]}
+    assert _cos(out, "gap", "gap") < 0.95
+    plan, out = emulate(MODEL, BUFFER_OFF, X, faults=[fault])
+    assert plan.info["faults_active"] == {}
+    assert _cos(out, "gap", "gap") > 0.999
+
+
+def test_fault_on_a_missing_or_folded_op_is_inactive():
+    plan, _ = emulate(MODEL, DEFAULT, X, faults=[Fault.on_op("no_such_op")])
+    assert plan.info["faults_inactive"] == ["op fault on 'no_such_op': noise (1)"]
+    _, plan = emulate_graph(models.if_model(), DEFAULT, input_shape={"x": (1, 4)}, faults=[Fault.on_op("batch")])
+    assert plan.info["faults_active"] == {}
+
+
+@pytest.mark.parametrize("effect, check", [
+    ("scale", lambda out, gold: np.allclose(out, gold * 2, rtol=2e-3, atol=1e-3)),
+    ("offset", lambda out, gold: np.allclose(out, gold + 2, rtol=2e-3, atol=2e-3)),
+    ("nan", lambda out, gold: np.isnan(out).all()),
+])
+def test_fault_effects(effect, check):
+    _, out = emulate(MODEL, DEFAULT, X, faults=[Fault.on_op("fc", effect=effect, amount=2.0)])
+    assert check(out["fc"][0].astype(np.float32), GOLD["fc"][0])
+
+
+def test_bad_faults_are_config_errors():
+    with pytest.raises(ConfigError, match="unknown fault effect 'melt'"):
+        Fault.on_op("x", effect="melt")
+    with pytest.raises(ConfigError, match="unknown fault kind"):
+        Fault("disk", "x")
+    with pytest.raises(ConfigError, match="needs a target"):
+        Fault.on_op("")
