@@ -144,7 +144,8 @@ def _parse_legacy(path: str, size: int) -> ParsedDump:
             header = DumpData.decode(mm)
         except ProtoDecodeError as exc:
             raise DumpFormatError(path, f"not a legacy DumpData protobuf ({exc})") from None
-    if header.version == VERSION or not (header.output or header.input):
+    if header.version == VERSION or not (header.output or header.input
+                                         or header.version.startswith("1")):
         raise DumpFormatError(path, "not a legacy (version 1) dump")
     slices = {}
     for kind, items in (("input", header.input), ("output", header.output)):
@@ -164,10 +165,10 @@ def _slice(path: str, kind: str, index: int, t, offset: int, size: int) -> Tenso
         raise DumpFormatError(path, f"{where}: {exc}") from None
     shape = tuple(int(d) for d in t.shape.dim) if t.shape is not None else ()
     orig = tuple(int(d) for d in t.original_shape.dim) if t.original_shape is not None else None
-    if not shape and size > storage.itemsize:
-        shape = (size // storage.itemsize,)  # msaccucmp: no shape but data -> 1-D view
-    elif not shape and size == 0:
-        shape = (0,)
+    declared_scalar = t.shape is not None and orig == ()
+    if not shape and not declared_scalar:
+        # msaccucmp: no shape but data -> 1-D view of all the bytes
+        shape = (size // storage.itemsize,)
     count = 1
     for d in shape:
         count *= d

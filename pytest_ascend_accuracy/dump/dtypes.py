@@ -104,7 +104,7 @@ def enum_for(dtype) -> int:
 
 def float32_to_bf16_bits(values: np.ndarray) -> np.ndarray:
     """float32 -> bf16 bit patterns (uint16), round to nearest even, NaN kept as quiet NaN."""
-    f = np.ascontiguousarray(values, dtype=np.float32)
+    f = np.asarray(values, dtype=np.float32, order="C")
     u = f.view(np.uint32).astype(np.uint64)
     rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
     nan = np.isnan(f)
@@ -118,9 +118,9 @@ def to_storage(array: np.ndarray, enum: int) -> np.ndarray:
     if enum == BF16:
         arr = np.asarray(array)
         if arr.dtype.name == "bfloat16":  # ml_dtypes array: already bf16 bits
-            return np.ascontiguousarray(arr).view(np.uint16)
+            return np.asarray(arr, order="C").view(np.uint16)
         return float32_to_bf16_bits(arr)
-    return np.ascontiguousarray(array, dtype=storage_dtype(enum))
+    return np.asarray(array, dtype=storage_dtype(enum), order="C")
 
 
 def format_name(enum: int) -> str:
