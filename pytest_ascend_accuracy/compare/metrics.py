@@ -1,0 +1,262 @@
+"""Accuracy metrics of one tensor pair, streamed in chunks with float64 accumulation.
+
+``x`` is the actual (NPU / emulator) tensor, ``y`` the golden one. Formulas and edge cases follow
+msaccucmp (CANN ``algorithm_manager/builtin_algorithm/alg_*.py``, reference §6.2):
+
+* cosine = Σxy / (‖x‖‖y‖), at most 1; 1 for a one-element ("scalar") tensor;
+* max_abs = max|x−y|, mean_abs = mean|x−y|, rmse = √mean((x−y)²);
+* relative error term rᵢ = |xᵢ/yᵢ − 1| where |yᵢ| > ε (float64 eps), else 0:
+  acc_rel = Σr, max_rel = max r, mean_rel = Σr / n;
+* rel_l2 (RelativeEuclideanDistance) = √(Σ(x−y)² / Σy²);
+* kl = Σ p ln(p/q) of both sides min-max normalised, clamped to float32 eps, made pdfs
+  (actual as p); |kl| < ε -> 0;
+* std = ``"(mean_x;std_x),(mean_y;std_y)"`` with ``%.3f`` (|v| < 0.001 shown as 0).
+
+Deliberate differences from msaccucmp, each visible in the result:
+
+* NaN and ±Inf are not propagated. Positions where both sides hold the same infinity
+  (an attention-mask ``Where``) count as equal; every other non-finite position (a NaN
+  anywhere, an Inf on one side only, or infinities of opposite sign) is a *mismatch* that
+  fails whatever the threshold. All metrics are computed over the positions finite on both
+  sides, and the NaN/+Inf/−Inf counts of each side are kept.
+* A pair that is all zero on both sides gets cosine 1.0 *and* the ``all_zero`` flag with a
+  note, never a silent 1.0. Zero on one side only gives cosine NaN (fails) with a note
+  naming the side; rel_l2 is +inf when only the golden side is zero (msaccucmp says 0.0,
+  which would pass a wrong tensor silently).
+* Inputs are compared in float64 semantics (fp16 vs fp32 is not squeezed through float32);
+  bool pairs are compared as 0/1 and, as in msaccucmp, relative errors and KL are not
+  applicable to them (``not_applicable``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Dict, Optional, Tuple
+
+import numpy as np
+
+from .kernel import DEFAULT_CHUNK, EPS, PairAccumulator
+
+#: metric names, in msaccucmp's CSV order, with their column names
+METRIC_COLUMNS = {
+    "cosine": "CosineSimilarity",
+    "max_abs": "MaxAbsoluteError",
+    "acc_rel": "AccumulatedRelativeError",
+    "rel_l2": "RelativeEuclideanDistance",
+    "kl": "KullbackLeiblerDivergence",
+    "std": "StandardDeviation",
+    "mean_abs": "MeanAbsoluteError",
+    "rmse": "RootMeanSquareError",
+    "max_rel": "MaxRelativeError",
+    "mean_rel": "MeanRelativeError",
+}
+#: numeric metrics a threshold can judge; cosine is the only one where higher is better
+JUDGEABLE = ("cosine", "rel_l2", "max_abs", "mean_abs", "rmse", "max_rel", "mean_rel",
+             "acc_rel", "kl")
+HIGHER_IS_BETTER = frozenset({"cosine"})
+NAN = float("nan")
+#: a float16 actual tensor up to this many float32 bytes is widened once and kept for the KL pass
+KEEP_LIMIT_BYTES = 64 << 20
+
+
+@dataclass(frozen=True)
+class TensorMetrics:
+    """Metric values of one tensor pair plus what is needed to judge them honestly."""
+
+    cosine: float = NAN
+    max_abs: float = NAN
+    max_rel: float = NAN
+    mean_rel: float = NAN
+    acc_rel: float = NAN
+    rel_l2: float = NAN
+    rmse: float = NAN
+    mean_abs: float = NAN
+    kl: float = NAN
+    std: str = "NaN"
+    size: int = 0  # positions compared (element count)
+    finite: int = 0  # positions finite on both sides (the ones the numbers are computed on)
+    nan_actual: int = 0
+    posinf_actual: int = 0
+    neginf_actual: int = 0
+    nan_golden: int = 0
+    posinf_golden: int = 0
+    neginf_golden: int = 0
+    matched_inf: int = 0  # same ±inf at the same position on both sides: equal
+    mismatch: int = 0  # other non-finite positions: always a failure
+    all_zero: bool = False  # both sides all zero
+    actual_zero: bool = False  # the actual side is all zero (finite part)
+    golden_zero: bool = False
+    max_abs_actual: float = NAN  # max |x| over finite positions
+    max_abs_golden: float = NAN
+    not_applicable: Tuple[str, ...] = ()
+    notes: Tuple[str, ...] = field(default=())
+
+    def value(self, metric: str) -> float:
+        """The value of a judgeable metric by name (``cosine``, ``rel_l2``, ...)."""
+        if metric not in JUDGEABLE:
+            raise KeyError(f"unknown metric {metric!r}; known: {', '.join(JUDGEABLE)}")
+        return getattr(self, metric)
+
+    @property
+    def nonfinite_actual(self) -> int:
+        return self.nan_actual + self.posinf_actual + self.neginf_actual
+
+    @property
+    def nonfinite_golden(self) -> int:
+        return self.nan_golden + self.posinf_golden + self.neginf_golden
+
+    def to_dict(self) -> Dict[str, object]:
+        """Plain JSON values: NaN -> None, ±inf -> "inf"/"-inf" (strict JSON has neither)."""
+        d = asdict(self)
+        for k, v in d.items():
+            if isinstance(v, float):
+                d[k] = _encode_float(v)
+        d["not_applicable"] = list(self.not_applicable)
+        d["notes"] = list(self.notes)
+        return d
+
+    @staticmethod
+    def from_dict(d: Dict[str, object]) -> "TensorMetrics":
+        d = dict(d)
+        d["not_applicable"] = tuple(d.get("not_applicable", ()))
+        d["notes"] = tuple(d.get("notes", ()))
+        for k in JUDGEABLE + ("max_abs_actual", "max_abs_golden"):
+            d[k] = _decode_float(d.get(k))
+        return TensorMetrics(**d)
+
+
+def _encode_float(v: float):
+    if math.isnan(v):
+        return None
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def _decode_float(v) -> float:
+    return NAN if v is None else float(v)
+
+
+def _flat(a: np.ndarray) -> np.ndarray:
+    a = np.asarray(a)
+    return a.reshape(-1) if a.flags.c_contiguous else np.ascontiguousarray(a).reshape(-1)
+
+
+def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int = DEFAULT_CHUNK,
+                    kl: bool = True) -> TensorMetrics:
+    """All metrics of ``actual`` against ``golden`` (same element count; compared flattened).
+
+    Works chunk by chunk over the two arrays, so memory maps are read once per pass and only
+    ``chunk_size``-element buffers are allocated. ``kl=False`` skips the second pass that the
+    KL divergence needs (its value is then NaN and listed in ``not_applicable``).
+    """
+    x, y = _flat(actual), _flat(golden)
+    if x.size != y.size:
+        raise ValueError(f"element counts differ: {x.size} vs {y.size}")
+    is_bool = x.dtype == np.bool_ and y.dtype == np.bool_
+    if x.dtype == np.bool_:
+        x = x.view(np.uint8)
+    if y.dtype == np.bool_:
+        y = y.view(np.uint8)
+    n = x.size
+    want_kl = kl and not is_bool
+    keep = n if want_kl and x.dtype == np.float16 and n * 4 <= KEEP_LIMIT_BYTES else 0
+    acc = PairAccumulator(chunk_size, keep_size=keep)
+    with np.errstate(all="ignore"):  # overflow/NaN are detected and handled explicitly
+        for s in range(0, n, chunk_size):
+            acc.update(x[s:s + chunk_size], y[s:s + chunk_size])
+        want_kl = want_kl and acc.finite > 0
+        if want_kl:
+            acc.start_kl()
+            for s in range(0, n, chunk_size):
+                acc.update_kl(x[s:s + chunk_size], y[s:s + chunk_size], s)
+    return _finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl)
+
+
+def _std_text(acc: PairAccumulator) -> str:
+    vals = []
+    for mom in (acc.mx, acc.my):
+        mean, std = (mom.mean, mom.std) if mom.n else (NAN, NAN)
+        vals += [0.0 if abs(mean) < 0.001 else mean, 0.0 if abs(std) < 0.001 else std]
+    return "(%.3f;%.3f),(%.3f;%.3f)" % tuple(vals)
+
+
+def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
+            kl_requested: bool) -> TensorMetrics:
+    notes = []
+    counts = dict(
+        size=size, finite=acc.finite,
+        nan_actual=acc.nan[0], posinf_actual=acc.posinf[0], neginf_actual=acc.neginf[0],
+        nan_golden=acc.nan[1], posinf_golden=acc.posinf[1], neginf_golden=acc.neginf[1],
+        matched_inf=acc.matched_inf, mismatch=acc.mismatch,
+    )
+    if acc.mismatch:
+        notes.append(f"{acc.mismatch} NaN/Inf position(s) differ between the sides")
+    if acc.matched_inf:
+        notes.append(f"{acc.matched_inf} position(s) hold the same infinity on both sides "
+                     "(compared as equal)")
+    not_applicable = ("max_rel", "mean_rel", "acc_rel", "kl") if is_bool else ()
+    if is_bool:
+        notes.append("bool tensors: compared as 0/1; relative errors and KL do not apply")
+    if size == 0:
+        return TensorMetrics(cosine=1.0, max_abs=0.0, max_rel=0.0, mean_rel=0.0, acc_rel=0.0,
+                             rel_l2=0.0, rmse=0.0, mean_abs=0.0, kl=0.0, std="NaN",
+                             not_applicable=not_applicable,
+                             notes=tuple(notes) + ("zero-size tensors: nothing to compare",),
+                             **counts)
+    m = acc.finite
+    if m == 0:
+        if acc.mismatch == 0:  # every position is the same infinity on both sides
+            return TensorMetrics(cosine=1.0, max_abs=0.0, max_rel=0.0, mean_rel=0.0,
+                                 acc_rel=0.0, rel_l2=0.0, rmse=0.0, mean_abs=0.0, kl=0.0,
+                                 not_applicable=not_applicable, notes=tuple(notes), **counts)
+        return TensorMetrics(not_applicable=not_applicable,
+                             notes=tuple(notes) + ("no position is finite on both sides",),
+                             **counts)
+    nx, ny = math.sqrt(acc.sxx), math.sqrt(acc.syy)
+    # msaccucmp's zero tests: ‖x‖ <= eps and ‖y‖ < eps; otherwise √‖·‖ <= eps
+    all_zero = nx <= EPS and ny < EPS
+    actual_zero = all_zero or math.sqrt(nx) <= EPS
+    golden_zero = all_zero or math.sqrt(ny) <= EPS
+    if size == 1:
+        cosine = 1.0
+        notes.append("one-element tensor: cosine is 1 by definition (as msaccucmp); "
+                     "judge it by an error metric")
+    elif all_zero:
+        cosine = 1.0
+        notes.append("both tensors are all zero")
+    elif actual_zero:
+        cosine = NAN
+        notes.append("the actual tensor is all zero, the golden one is not: cosine undefined")
+    elif golden_zero:
+        cosine = NAN
+        notes.append("the golden tensor is all zero, the actual one is not: cosine undefined")
+    else:
+        cosine = max(-1.0, min(acc.sxy / (nx * ny), 1.0))
+    if ny <= EPS:
+        rel_l2 = 0.0 if nx <= EPS else math.inf
+    else:
+        rel_l2 = math.sqrt(acc.sdd / acc.syy)
+    rel = (NAN, NAN, NAN) if is_bool else (acc.max_rel, acc.sum_rel / m, acc.sum_rel)
+    if with_kl:
+        kl = acc.kl()
+    else:
+        kl = NAN
+        if kl_requested is False and "kl" not in not_applicable:
+            not_applicable = not_applicable + ("kl",)
+    return TensorMetrics(
+        cosine=cosine, max_abs=acc.max_abs, max_rel=rel[0], mean_rel=rel[1], acc_rel=rel[2],
+        rel_l2=rel_l2, rmse=math.sqrt(acc.sdd / m), mean_abs=acc.sum_abs / m, kl=kl,
+        std=_std_text(acc), all_zero=all_zero, actual_zero=actual_zero,
+        golden_zero=golden_zero,
+        max_abs_actual=max(-acc.xmin, acc.xmax), max_abs_golden=max(-acc.ymin, acc.ymax),
+        not_applicable=not_applicable, notes=tuple(notes), **counts)
+
+
+def format_value(value: Optional[float]) -> str:
+    """msaccucmp's number format: ``'{:.6f}'``, ``NaN`` for a missing or NaN value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "NaN"
+    if isinstance(value, float) and math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return "{:.6f}".format(value)
