@@ -29,6 +29,8 @@ from .errors import ConfigError
 #: outcomes of ``GoldenPolicy.obtain``
 USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (--accuracy-regen-all)"
 REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
+#: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
+GOLDEN_TS0 = 1_000_000_000_000_000
 
 
 def resolve_golden_path(path, base_dir) -> Path:
@@ -54,7 +56,7 @@ def write_golden(path, dump) -> Path:
         with NpyDumpWriter(tmp) as writer:
             for i, op in enumerate(dump.ops):
                 writer.write_op(op.name, [t.load() for t in op.inputs],
-                                [t.load() for t in op.outputs], timestamp_us=i + 1)
+                                [t.load() for t in op.outputs], timestamp_us=GOLDEN_TS0 + i)
         if path.exists():
             old = path.parent / f".{path.name}.old-{token}"
             os.rename(path, old)

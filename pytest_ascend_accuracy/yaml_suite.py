@@ -156,9 +156,12 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     per_op = dict(validate_per_op(defaults.get("per_op"),
                                   f"{dat}.per_op", metric))
     per_op.update(validate_per_op(entry.get("per_op"), f"{at}.per_op", metric))
-    thresholds = _thresholds(setting("threshold"), modes, metric, f"{at}.threshold")
+    thresholds = _thresholds(defaults.get("threshold"), None, metric, f"{dat}.threshold")
+    own = _thresholds(entry.get("threshold"), modes, metric, f"{at}.threshold")
+    thresholds = own if "*" in own else {**thresholds, **own}  # a plain number wins outright
     for mode in modes:
-        spec = make_spec(threshold=thresholds.get(mode.name), metric=metric, per_op=per_op,
+        spec = make_spec(threshold=thresholds.get(mode.name, thresholds.get("*")), metric=metric,
+                         per_op=per_op,
                          ignore=ignore, default_threshold=default_threshold,
                          where=f"{at}.threshold")
         yield SuiteCase(name, model, mode, spec, inputs, input_shape,
@@ -262,17 +265,17 @@ def _shape_map(value, at: str) -> Optional[Dict[str, Tuple[int, ...]]]:
 
 
 def _thresholds(value, modes, metric: str, at: str) -> Dict[str, float]:
-    """{mode name: threshold}: one number for every mode, or a mapping per mode name."""
+    """{mode name: threshold} from one number (key ``*``: every mode) or a mapping per mode
+    name; ``modes`` None (the defaults) accepts any mode name."""
     if value is None:
         return {}
-    names = [m.name for m in modes]
     if isinstance(value, Mapping):
+        names = None if modes is None else [m.name for m in modes]
         for key in value:
-            if key not in names:
+            if names is not None and key not in names:
                 raise ConfigError(f"{at}.{key}", f"not one of this model's modes ({', '.join(names)})")
-        return {k: validate_threshold(v, f"{at}.{k}", metric=metric) for k, v in value.items()}
-    value = validate_threshold(value, at, metric=metric)
-    return {name: value for name in names}
+        return {str(k): validate_threshold(v, f"{at}.{k}", metric=metric) for k, v in value.items()}
+    return {"*": validate_threshold(value, at, metric=metric)}
 
 
 # -- pytest collection ----------------------------------------------------------------------
