@@ -13,7 +13,7 @@ from hypothesis.extra import numpy as hnp
 from pytest_ascend_accuracy.dump import ascend_bin
 from pytest_ascend_accuracy.dump.ascend_bin import (
     DumpTensor, parse_dump_file, read_dump_file, write_dump_file)
-from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, OriginalOp, Shape
+from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, Shape
 from pytest_ascend_accuracy.errors import DumpFormatError
 
 DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
