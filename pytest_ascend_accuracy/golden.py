@@ -6,7 +6,8 @@ onnxruntime runs it with graph optimisations OFF so that every node survives und
 name. Each node's outputs and inputs are written as they come, in node order, in the ONNX
 golden naming of msit (``{name}.{j}.{ts}.npy``, ``input_{name}.{i}.{ts}.npy``, reference §7);
 a tensor is dropped from memory after its last consumer is written, so there is never more
-than the one copy onnxruntime returned.
+than the one copy onnxruntime returned. Tensor indices count present tensors only: an omitted
+optional input or output (empty name) is skipped, as the emulator numbers them too.
 
 The dump lives in the cache under ``golden/<key>``, key = model bytes hash + input bytes hash
 + onnxruntime version + input_shape, and is built once per key (process-safe, see cache.py).
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping
 
 import numpy as np
 
@@ -90,31 +91,29 @@ def write_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, in
     with NpyDumpWriter(out_dir) as writer:
         for index, node in enumerate(graph.node):
             outs = []
-            for name in node.output:
+            for name in (o for o in node.output if o):
                 value = values.get(name)
-                if name and not isinstance(value, np.ndarray):
+                if not isinstance(value, np.ndarray):  # sequences/optionals: not tensors
                     not_dumped.append(f"{node.name}:{name}")
-                outs.append(value if isinstance(value, np.ndarray) else None)
+                    continue
+                outs.append(value)
             ins = []
-            for name in node.input:
-                if not name:
-                    ins.append(None)
-                elif name in values:
+            for name in (i for i in node.input if i):
+                if name in values:
                     v = values[name]
-                    ins.append(v if isinstance(v, np.ndarray) else None)
+                    if isinstance(v, np.ndarray):
+                        ins.append(v)
                 elif name in inputs:
                     ins.append(np.asarray(inputs[name]))
                 elif name in inits:
                     ins.append(onnx.numpy_helper.to_array(inits[name]))
-                else:  # outer-scope name of a subgraph op, not a tensor of this graph
-                    ins.append(None)
-            writer.write_op(node.name, _trim(ins), _trim(outs), timestamp_us=base_ts + index)
+            writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
             for name in list(node.input) + list(node.output):
                 if name in values and last_use.get(name, -1) <= index:
                     del values[name]
     info = {
         "model_name": model_label(model),
-        "onnxruntime": _ort_version(),
+        "onnxruntime": ort_version(),
         "graph": prepared.report.as_dict(),
         "not_dumped": not_dumped,
         "nodes": len(graph.node),
@@ -131,14 +130,3 @@ def _last_use(graph) -> Dict[str, int]:
             if name:
                 last[name] = index
     return last
-
-
-def _trim(arrays: List[Optional[np.ndarray]]) -> List[Optional[np.ndarray]]:
-    """Drop trailing absent tensors (omitted optional inputs/outputs)."""
-    while arrays and arrays[-1] is None:
-        arrays.pop()
-    return arrays
-
-
-def _ort_version() -> str:
-    return ort_version()

@@ -107,7 +107,7 @@ class EmulatorBackend:
     # -- run -------------------------------------------------------------------------------
     def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
             dump_dir=None) -> DumpSet:
-        from ...dump.layout import AscendDumpWriter, run_dir
+        from ...dump.layout import AscendDumpWriter
         from ...dump.loader import load_dump
 
         state = self._state(converted)
@@ -130,7 +130,7 @@ class EmulatorBackend:
         last_use = _last_use(plan)
         keep = set(plan.model_outputs)
         root = Path(dump_dir) if dump_dir is not None else Path(tempfile.mkdtemp(prefix="ascend-accuracy-emulator-"))
-        leaf = run_dir(root, model_name=converted.model_name)
+        leaf = _fresh_leaf(root, converted.model_name)
         base_ts = int(time.time() * 1e6)
         with AscendDumpWriter(leaf) as writer:
             for k, op in enumerate(plan.ops):
@@ -185,6 +185,25 @@ class _RunState:
         spec = onnx.ModelProto()
         spec.graph.input.extend(i for i in proto.graph.input if i.name in set(plan.model_inputs))
         return _RunState(plan, sess, spec, inits)
+
+
+def _fresh_leaf(root: Path, model_name: str) -> Path:
+    """The run's step directory: a later run into the same dump path in the same second takes
+    the next step number (as a device does for repeated inferences), never mixing files."""
+    from datetime import datetime
+
+    from ...dump.layout import run_dir
+
+    when = datetime.now()
+    step = 0
+    while True:  # mkdir is atomic: two processes sharing a dump path never get the same leaf
+        leaf = run_dir(root, model_name=model_name, step=step, when=when)
+        leaf.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            leaf.mkdir()
+            return leaf
+        except FileExistsError:
+            step += 1
 
 
 def _tensor(slot, values, feeds, inits) -> np.ndarray:

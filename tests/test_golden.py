@@ -1,0 +1,101 @@
+"""Golden dumps from onnxruntime fp32: naming, content, inlined If, cache keys."""
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from pytest_ascend_accuracy.cache import Cache  # noqa: E402
+from pytest_ascend_accuracy.dump.npy_dir import GOLDEN_PATTERN  # noqa: E402
+from pytest_ascend_accuracy.errors import ConfigError  # noqa: E402
+from pytest_ascend_accuracy.golden import golden_dump  # noqa: E402
+from pytest_ascend_accuracy.onnx_graph import make_inputs, mark_all_outputs, ort_session  # noqa: E402
+from pytest_ascend_accuracy.testing import models  # noqa: E402
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return Cache(tmp_path / "cache")
+
+
+def test_golden_dump_has_every_node_with_inputs_and_outputs(cache):
+    model = models.transformer_block()
+    x = make_inputs(model)
+    dump = golden_dump(model, x, cache=cache)
+    assert dump.kind == "npy" and len(dump) == len(model.graph.node) == 49
+    assert dump.names[:3] == ["_ln1_ReduceMean", "_ln1_Sub", "_ln1_Pow"]  # sanitised, graph order
+    ref = onnx.ModelProto()
+    ref.CopyFrom(model)
+    names = [n.output[0] for n in ref.graph.node]
+    mark_all_outputs(ref)
+    expected = dict(zip(names, ort_session(ref.SerializeToString()).run(names, x)))
+    for node, op in zip(model.graph.node, dump.ops):
+        np.testing.assert_array_equal(op.output(0).load(), expected[node.output[0]])
+    sub = dump["_ln1_Sub"]
+    assert [t.kind for t in sub.inputs] == ["input", "input"]
+    np.testing.assert_array_equal(sub.inputs[0].load(), x["x"])
+    matmul = dump["_attn_q_MatMul"]
+    np.testing.assert_array_equal(matmul.inputs[1].load(),  # weights are dumped as inputs too
+                                  onnx.numpy_helper.to_array(
+                                      next(t for t in model.graph.initializer if t.name == "/attn/q.weight")))
+
+
+def test_golden_files_use_msit_naming(cache):
+    dump = golden_dump(models.passing_mlp(), make_inputs(models.passing_mlp()), cache=cache)
+    from pathlib import Path
+
+    files = sorted(p.name for p in Path(dump.root).iterdir() if p.suffix == ".npy")
+    assert all(GOLDEN_PATTERN.match(f) for f in files)
+    assert any(f.startswith("fc1_MatMul.0.") for f in files)
+    assert any(f.startswith("input_fc1_MatMul.1.") for f in files)
+
+
+def test_golden_is_cached_by_model_inputs_and_shape(cache):
+    model = models.passing_mlp()
+    x = make_inputs(model)
+    first = golden_dump(model, x, cache=cache)
+    assert cache.stats.misses == 1
+    again = golden_dump(model, {"x": x["x"].copy()}, cache=cache)
+    assert cache.stats.as_dict() == {"hits": 1, "misses": 1, "rebuilt": 0}
+    assert again.meta["cache_entry"] == first.meta["cache_entry"]
+    golden_dump(model, make_inputs(model, seed=1), cache=cache)
+    assert cache.stats.misses == 2
+
+
+def test_golden_normalises_names_and_resolves_dynamic_dims_from_inputs(cache):
+    model = models.unnamed_model()
+    dump = golden_dump(model, {"x": np.ones((3, 4), np.float32)}, cache=cache)
+    assert dump.names == ["MatMul_0", "dup", "Relu_2", "dup_1"]
+    assert dump["dup_1"].output(0).shape == (3, 4)
+    assert dump.meta["graph"]["unnamed_nodes"] == 2
+    assert dump.meta["graph"]["renamed_duplicates"] == 1
+
+
+def test_golden_inlines_the_taken_if_branch(cache):
+    model = models.if_model()
+    dump = golden_dump(model, {"x": np.full((2, 4), -1.0, np.float32)}, cache=cache)
+    assert "pick" not in dump and "times3" in dump
+    np.testing.assert_array_equal(dump["times3"].output(0).load(), np.full((2, 4), -3.0, np.float32))
+    assert dump.meta["graph"]["inlined_ifs"] == [["pick", "else"]]
+
+
+def test_input_shape_that_contradicts_the_inputs_is_an_error(cache):
+    with pytest.raises(ConfigError, match=r"input 'x': input_shape says \[2, 4\], the given array has \[3, 4\]"):
+        golden_dump(models.unnamed_model(), {"x": np.ones((3, 4), np.float32)}, cache=cache,
+                    input_shape={"x": (2, 4)})
+
+
+def test_missing_input_is_an_error_naming_it(cache):
+    with pytest.raises(ConfigError, match="model input 'x' not given"):
+        golden_dump(models.passing_mlp(), {}, cache=cache)
+
+
+def test_model_path_and_proto_give_the_same_dump(cache, tmp_path):
+    model = models.conv_bn_relu()
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    x = make_inputs(model)
+    a = golden_dump(str(path), x, cache=cache)
+    b = golden_dump(model, x, cache=cache)
+    assert a.names == b.names and a.model_name == "m"
+    np.testing.assert_array_equal(a["fc"].output(0).load(), b["fc"].output(0).load())
