@@ -9,6 +9,7 @@ Directories holding ``aclnn*`` kernel-level files only are ignored, as msit does
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ class LeafInfo:
     model_name: Optional[str] = None
     model_id: Optional[int] = None
     step: Optional[int] = None
+    #: other leaves of the same (device, model) passed over because this one is newer
+    older: Tuple[str, ...] = ()
 
     @property
     def standard(self) -> bool:
@@ -111,6 +114,9 @@ def choose_leaf(root, model_name: Optional[str] = None) -> LeafInfo:
     root = Path(root)
     leaves = [describe_leaf(p) for p in find_leaf_dirs(root)]
     if not leaves:
+        if _has_stats_csv(root):
+            raise DumpFormatError(root, "holds only statistics CSV files (acl.json dump_data: "
+                                        "stats); tensor dumps (dump_data: tensor) are needed")
         raise DumpFormatError(root, "empty dump directory: no dump files found in it or below "
                                     "(expected {timestamp}/{device}/{model}/{model_id}/{step}/"
                                     "{op_type}.{op_name}.{task}.{stream}.{timestamp} files)")
@@ -129,7 +135,16 @@ def choose_leaf(root, model_name: Optional[str] = None) -> LeafInfo:
         hint = "" if model_name else " (pass model_name=... or point at one of them)"
         raise DumpFormatError(root, f"{len(leaves)} dump directories for different devices or "
                                     f"models, cannot choose{hint}: " + _listing(leaves, root))
-    return max(leaves, key=lambda leaf: (leaf.timestamp, leaf.model_id, leaf.step))
+    newest = max(leaves, key=lambda leaf: (leaf.timestamp, leaf.model_id, leaf.step))
+    older = tuple(str(leaf.path) for leaf in leaves if leaf is not newest)
+    return dataclasses.replace(newest, older=older)
+
+
+def _has_stats_csv(root: Path) -> bool:
+    for _, _, filenames in os.walk(root):
+        if any(f.endswith(".csv") and parse_file_name(f[:-4]) is not None for f in filenames):
+            return True
+    return False
 
 
 def _model_of(leaf: LeafInfo, root: Path) -> set:

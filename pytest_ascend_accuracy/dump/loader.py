@@ -41,6 +41,8 @@ def load_dump(path, *, om_json=None, model_name: Optional[str] = None) -> DumpSe
         dump = read_ascend_dir(leaf.path, model_name=model_name or leaf.model_name)
         if leaf.path != p:
             dump.meta["searched_from"] = str(p)
+        if leaf.older:
+            dump.meta["older_runs_ignored"] = list(leaf.older)
     if om_json is not None:
         dump = apply_om_json(dump, om_json if isinstance(om_json, OmGraph) else read_om_json(om_json),
                              source=None if isinstance(om_json, OmGraph) else str(om_json))

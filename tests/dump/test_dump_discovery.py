@@ -40,7 +40,9 @@ def test_several_runs_pick_the_newest(tmp_path):
     _run(tmp_path, when=T1, value=1.0)
     newest = _run(tmp_path, when=T2, value=2.0)
     assert choose_leaf(tmp_path).path == newest
-    assert load_dump(tmp_path)["relu1"].output().load().tolist() == [2.0, 2.0]
+    dump = load_dump(tmp_path)
+    assert dump["relu1"].output().load().tolist() == [2.0, 2.0]
+    assert dump.meta["older_runs_ignored"] == [str(tmp_path / "20240101100000" / "0" / "net" / "1" / "0")]
 
 
 def test_several_steps_pick_the_last(tmp_path):
@@ -80,6 +82,16 @@ def test_empty_dump_directory(tmp_path):
     with pytest.raises(DumpFormatError) as info:
         load_dump(tmp_path)
     assert str(info.value).startswith(f"{tmp_path}: empty dump directory: no dump files found")
+
+
+def test_stats_only_dump_says_so(tmp_path):
+    leaf = tmp_path / "20240101100000" / "0" / "net" / "1" / "0"
+    leaf.mkdir(parents=True)
+    (leaf / "Conv2D.conv1.1.0.1682067845380164.csv").write_text("Input/Output,Index\n")
+    with pytest.raises(DumpFormatError) as info:
+        load_dump(tmp_path)
+    assert str(info.value) == (f"{tmp_path}: holds only statistics CSV files (acl.json dump_data: "
+                               "stats); tensor dumps (dump_data: tensor) are needed")
 
 
 def test_missing_path(tmp_path):
