@@ -1,0 +1,138 @@
+"""The compare loop: match operators, then stream metrics one tensor pair at a time.
+
+``compare_dumps`` never holds more than one tensor pair: each pair is loaded (memory-mapped by
+the dump readers), measured chunk by chunk and released before the next. A tensor that cannot
+be read or compared becomes a row with a ``reason`` (and fails any verdict) instead of
+aborting the whole comparison.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Optional
+
+import numpy as np
+
+from ..dump.model import DumpSet, TensorRef
+from ..errors import DumpFormatError
+from .kernel import DEFAULT_CHUNK
+from .matching import TensorPair, match_ops
+from .metrics import compute_metrics
+from .result import CompareResult, TensorCompare
+
+
+@dataclass(frozen=True)
+class CompareProgress:
+    """Passed to the ``progress`` callback after each tensor pair."""
+
+    done: int
+    total: int
+    op_name: str
+    bytes_done: int
+    bytes_total: int
+
+
+ProgressCallback = Callable[[CompareProgress], None]
+
+
+def _nbytes(t: Optional[TensorRef]) -> int:
+    if t is None:
+        return 0
+    try:
+        item = np.dtype("float32" if t.dtype == "bfloat16" else t.dtype).itemsize
+    except TypeError:
+        item = 1
+    return t.size * item
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _row_base(p: TensorPair) -> dict:
+    g = p.golden
+    return dict(
+        order=p.actual_op.order, op_name=p.actual_op.name, op_type=p.actual_op.op_type,
+        original_names=tuple(p.actual_op.original_names), slot=p.actual.slot,
+        golden_name=p.golden_op.name if p.golden_op is not None else "",
+        golden_slot=g.slot if g is not None else "", match=p.how,
+        dtype=p.actual.dtype, golden_dtype=g.dtype if g is not None else "",
+        shape=tuple(p.actual.shape), golden_shape=tuple(g.shape) if g is not None else (),
+        source=p.actual.source or p.actual_op.source,
+        golden_source=(g.source if g is not None else None) or (
+            p.golden_op.source if p.golden_op is not None else None),
+    )
+
+
+def _load(t: TensorRef, side: str) -> np.ndarray:
+    arr = np.asarray(t.load())
+    if arr.size != t.size:
+        raise DumpFormatError(t.source, f"{side} tensor {t.slot} holds {arr.size} values, "
+                              f"its shape {_shape_text(t.shape)} says {t.size}")
+    return arr
+
+
+def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = True) -> TensorCompare:
+    """Compare one matched pair; problems become the row's ``reason``."""
+    base = _row_base(p)
+    flags = ["fused"] if p.actual_op.is_fused else []
+    if p.golden is None:
+        return TensorCompare(**base, flags=tuple(flags), reason=p.reason or "no golden tensor")
+    a_shape, g_shape = tuple(p.actual.shape), tuple(p.golden.shape)
+    if a_shape != g_shape:
+        if p.actual.size != p.golden.size:
+            return TensorCompare(**base, flags=tuple(flags + ["shape_mismatch"]), reason=(
+                f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)}: "
+                f"{p.actual.size} vs {p.golden.size} elements, cannot compare"))
+        flags.append("shape_mismatch_same_size")
+    try:
+        a = _load(p.actual, "actual")
+        g = _load(p.golden, "golden")
+        metrics = compute_metrics(a, g, chunk_size=chunk_size, kl=kl)
+    except DumpFormatError as exc:
+        return TensorCompare(**base, flags=tuple(flags + ["unreadable"]),
+                             reason=f"cannot read: {exc}")
+    finally:
+        a = g = None  # noqa: F841  release the memory maps before the next pair
+    if metrics.mismatch:
+        flags.append("nonfinite_mismatch")
+    if metrics.matched_inf:
+        flags.append("matched_inf")
+    if metrics.all_zero:
+        flags.append("all_zero")
+    elif metrics.actual_zero:
+        flags.append("actual_all_zero")
+    elif metrics.golden_zero:
+        flags.append("golden_all_zero")
+    if metrics.size == 1:
+        flags.append("scalar")
+    reason = ""
+    if "shape_mismatch_same_size" in flags:
+        reason = (f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)} (same size, "
+                  "compared flattened)")
+    return TensorCompare(**base, metrics=metrics, flags=tuple(flags), reason=reason)
+
+
+def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str, str]] = None,
+                  progress: Optional[ProgressCallback] = None, compare_inputs: bool = False,
+                  kl: bool = True, chunk_size: int = DEFAULT_CHUNK) -> CompareResult:
+    """Compare every matched tensor of ``actual`` against ``golden``.
+
+    ``mapping``: {actual op name: golden op name} for ops the matching rules cannot pair.
+    ``progress``: called with a ``CompareProgress`` after each tensor pair.
+    ``compare_inputs``: also compare op inputs (ops matched by name or mapping).
+    ``kl=False`` skips the KL divergence (its second pass over each tensor).
+    """
+    plan = match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
+    total = len(plan.pairs)
+    bytes_total = sum(_nbytes(p.actual) + _nbytes(p.golden) for p in plan.pairs)
+    rows, bytes_done = [], 0
+    for i, p in enumerate(plan.pairs):
+        rows.append(compare_pair(p, chunk_size=chunk_size, kl=kl))
+        bytes_done += _nbytes(p.actual) + _nbytes(p.golden)
+        if progress is not None:
+            progress(CompareProgress(i + 1, total, p.actual_op.name, bytes_done, bytes_total))
+    rows.sort(key=lambda r: r.order)  # stable: keeps output/input order within an op
+    meta = {"actual": dict(actual.meta), "golden": dict(golden.meta),
+            "actual_kind": actual.kind, "golden_kind": golden.kind}
+    return CompareResult(rows=tuple(rows), coverage=plan.coverage, actual_root=actual.root,
+                         golden_root=golden.root, meta=meta)

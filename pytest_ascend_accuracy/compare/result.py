@@ -1,0 +1,325 @@
+"""Comparison results: one frozen row per compared tensor, coverage, and re-judging.
+
+A ``CompareResult`` holds metric values only (no tensors), in graph order, so it can be judged
+again under another threshold, per-operator overrides or ignore list without reading a dump,
+and saved to / loaded from JSON. ``judge`` returns a ``Verdict``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from ..errors import DumpFormatError
+from .metrics import TensorMetrics
+from .thresholds import Policy, Threshold, ThresholdLike
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class TensorCompare:
+    """One actual tensor against its golden tensor (or why it could not be compared)."""
+
+    order: int  # execution position of the actual op (its om-json id when known)
+    op_name: str  # actual (dump) op name
+    op_type: str = ""
+    original_names: Tuple[str, ...] = ()  # framework ops a fused op covers
+    slot: str = "output:0"
+    golden_name: str = ""  # golden op the tensor was compared with ("" if none)
+    golden_slot: str = "output:0"
+    match: str = ""  # how it was matched: name | origin | fused | mapping
+    dtype: str = ""
+    golden_dtype: str = ""
+    shape: Tuple[int, ...] = ()
+    golden_shape: Tuple[int, ...] = ()
+    metrics: Optional[TensorMetrics] = None
+    flags: Tuple[str, ...] = ()
+    reason: str = ""  # why no metrics (or a warning about them)
+    source: Optional[str] = None  # actual dump file
+    golden_source: Optional[str] = None
+
+    @property
+    def compared(self) -> bool:
+        return self.metrics is not None
+
+    @property
+    def tensor_index(self) -> str:
+        """msaccucmp's TensorIndex: ``{op}:output:{i}``."""
+        return f"{self.op_name}:{self.slot}"
+
+    @property
+    def names(self) -> Tuple[str, ...]:
+        """Every name a per-op threshold or ignore pattern may refer to."""
+        return (self.op_name, self.golden_name) + tuple(self.original_names)
+
+    @property
+    def label(self) -> str:
+        return self.op_name if self.slot == "output:0" else self.tensor_index
+
+    def to_dict(self) -> Dict[str, object]:
+        return {
+            "order": self.order, "op_name": self.op_name, "op_type": self.op_type,
+            "original_names": list(self.original_names), "slot": self.slot,
+            "golden_name": self.golden_name, "golden_slot": self.golden_slot,
+            "match": self.match, "dtype": self.dtype, "golden_dtype": self.golden_dtype,
+            "shape": list(self.shape), "golden_shape": list(self.golden_shape),
+            "metrics": None if self.metrics is None else self.metrics.to_dict(),
+            "flags": list(self.flags), "reason": self.reason,
+            "source": self.source, "golden_source": self.golden_source,
+        }
+
+    @staticmethod
+    def from_dict(d: Mapping[str, object]) -> "TensorCompare":
+        m = d.get("metrics")
+        return TensorCompare(
+            order=int(d["order"]), op_name=str(d["op_name"]), op_type=str(d.get("op_type", "")),
+            original_names=tuple(d.get("original_names", ())), slot=str(d.get("slot", "output:0")),
+            golden_name=str(d.get("golden_name", "")),
+            golden_slot=str(d.get("golden_slot", "output:0")), match=str(d.get("match", "")),
+            dtype=str(d.get("dtype", "")), golden_dtype=str(d.get("golden_dtype", "")),
+            shape=tuple(int(v) for v in d.get("shape", ())),
+            golden_shape=tuple(int(v) for v in d.get("golden_shape", ())),
+            metrics=None if m is None else TensorMetrics.from_dict(m),
+            flags=tuple(d.get("flags", ())), reason=str(d.get("reason", "")),
+            source=d.get("source"), golden_source=d.get("golden_source"))
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of the golden graph the comparison saw."""
+
+    golden_total: int
+    compared: Tuple[str, ...] = ()  # golden ops whose tensors were compared
+    fused: Tuple[str, ...] = ()  # golden ops inside fused actual ops (not compared themselves)
+    unmatched_golden: Tuple[str, ...] = ()
+    unmatched_actual: Tuple[str, ...] = ()  # actual ops with no golden counterpart
+    npu_only: Tuple[str, ...] = ()  # subset of unmatched_actual: ops with no framework origin
+
+    @property
+    def matched(self) -> int:
+        return len(self.compared) + len(self.fused)
+
+    def describe(self, limit: int = 5) -> str:
+        def listed(names):
+            shown = ", ".join(names[:limit])
+            more = f", +{len(names) - limit} more" if len(names) > limit else ""
+            return f" ({shown}{more})" if names else ""
+        text = (f"{self.golden_total} golden op{_s(self.golden_total)}: "
+                f"{len(self.compared)} compared, {len(self.fused)} inside fused ops, "
+                f"{len(self.unmatched_golden)} unmatched{listed(self.unmatched_golden)}; "
+                f"{len(self.unmatched_actual)} actual op{_s(len(self.unmatched_actual))} "
+                f"unmatched{listed(self.unmatched_actual)}")
+        return text
+
+    def to_dict(self):
+        return {"golden_total": self.golden_total, "compared": list(self.compared),
+                "fused": list(self.fused), "unmatched_golden": list(self.unmatched_golden),
+                "unmatched_actual": list(self.unmatched_actual), "npu_only": list(self.npu_only)}
+
+    @staticmethod
+    def from_dict(d) -> "Coverage":
+        return Coverage(int(d["golden_total"]), *(tuple(d.get(k, ())) for k in (
+            "compared", "fused", "unmatched_golden", "unmatched_actual", "npu_only")))
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One row that failed a verdict, with the rule that failed it."""
+
+    row: TensorCompare
+    threshold: Threshold
+    value: float  # the judged metric value (NaN when there is none)
+    reason: str
+    would_pass: Optional[float]  # loosest threshold that would pass this row; None: none would
+
+    @property
+    def fixable(self) -> bool:
+        return self.would_pass is not None
+
+    def severity(self) -> Tuple[int, float]:
+        """Sort key, worst first: unfixable failures, then by distance past the threshold."""
+        if not self.fixable:
+            return (0, 0.0)
+        v = self.value
+        return (1, v if self.threshold.higher_is_better else -v)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement of a CompareResult under one policy. Truthy when it passed."""
+
+    passed: bool
+    policy: Policy
+    failures: Tuple[Failure, ...] = ()  # graph order
+    judged: int = 0
+    ignored: int = 0
+    skipped: int = 0  # rows whose metric does not apply (e.g. KL of bool tensors)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    @property
+    def first(self) -> Optional[Failure]:
+        return self.failures[0] if self.failures else None
+
+    @property
+    def first_failure(self) -> Optional[TensorCompare]:
+        """The first failing row in graph order (None when passed)."""
+        return self.failures[0].row if self.failures else None
+
+    def worst(self, n: int = 5) -> List[Failure]:
+        """The ``n`` worst failures, worst first (ties keep graph order)."""
+        return sorted(self.failures, key=Failure.severity)[:n]
+
+    @property
+    def passing_threshold(self) -> Optional[float]:
+        """The loosest value of the default threshold under which every failure judged by it
+        would pass; None when a failure no threshold can fix (NaN/Inf, not compared) or one
+        under a per-op threshold exists."""
+        if not self.failures:
+            return self.policy.default.value
+        values = []
+        for f in self.failures:
+            if not f.fixable or f.threshold != self.policy.default:
+                return None
+            values.append(f.would_pass)
+        return min(values) if self.policy.default.higher_is_better else max(values)
+
+    def describe(self) -> str:
+        """The verdict line."""
+        thr = self.policy.default.describe()
+        if self.passed:
+            return (f"accuracy PASSED: {self.judged} tensor{_s(self.judged)} meet {thr}"
+                    + (f" ({self.ignored} ignored)" if self.ignored else ""))
+        first = self.failures[0].row
+        return (f"accuracy FAILED: {len(self.failures)} of {self.judged} tensor{_s(self.judged)} "
+                f"fail {thr}; first failure in graph order: {first.label} (#{first.order})")
+
+
+def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure]]:
+    """``("ignored" | "skipped" | "passed" | "failed", failure-or-None)`` for one row."""
+    if policy.is_ignored(row.names):
+        return "ignored", None
+    thr = policy.threshold_for(row.names)
+    m = row.metrics
+    if m is None:
+        return "failed", Failure(row, thr, math.nan, row.reason or "not compared", None)
+    if m.mismatch:
+        return "failed", Failure(row, thr, m.value(thr.metric), _nonfinite_reason(m), None)
+    if thr.metric in m.not_applicable:
+        return "skipped", None
+    value = m.value(thr.metric)
+    if thr.passed(value):
+        return "passed", None
+    if math.isnan(value):
+        why = "; ".join(m.notes) or "value undefined"
+        return "failed", Failure(row, thr, value, f"{thr.metric} is NaN ({why})", None)
+    return "failed", Failure(row, thr, value, f"{thr.metric} {_fmt(value)} fails {thr.describe()}",
+                             thr.loosest_passing(value))
+
+
+def _nonfinite_reason(m: TensorMetrics) -> str:
+    return (f"NaN/Inf on one side only at {m.mismatch} position{_s(m.mismatch)} (actual "
+            f"{m.nan_actual} NaN, {m.posinf_actual} +Inf, {m.neginf_actual} -Inf; golden "
+            f"{m.nan_golden} NaN, {m.posinf_golden} +Inf, {m.neginf_golden} -Inf)")
+
+
+def _fmt(v: float) -> str:
+    return "NaN" if math.isnan(v) else "{:.6f}".format(v)
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    """Every tensor comparison of one actual dump against one golden dump, in graph order."""
+
+    rows: Tuple[TensorCompare, ...]
+    coverage: Coverage
+    actual_root: Optional[str] = None
+    golden_root: Optional[str] = None
+    meta: Mapping[str, object] = field(default_factory=dict, compare=False)
+
+    def judge(self, threshold: ThresholdLike = 0.95, per_op: Optional[Mapping[str, ThresholdLike]] = None,
+              ignore=(), metric: str = "cosine") -> Verdict:
+        """Judge the saved metric values under a policy; reads no tensor."""
+        policy = threshold if isinstance(threshold, Policy) else Policy.build(
+            threshold, per_op, ignore, metric)
+        failures, judged, ignored, skipped = [], 0, 0, 0
+        for row in self.rows:
+            status, failure = judge_row(row, policy)
+            if status == "ignored":
+                ignored += 1
+                continue
+            if status == "skipped":
+                skipped += 1
+                continue
+            judged += 1
+            if failure is not None:
+                failures.append(failure)
+        return Verdict(passed=not failures, policy=policy, failures=tuple(failures),
+                       judged=judged, ignored=ignored, skipped=skipped)
+
+    def row(self, op_name: str, slot: str = "output:0") -> TensorCompare:
+        for r in self.rows:
+            if r.op_name == op_name and r.slot == slot:
+                return r
+        raise KeyError(f"no row for {op_name}:{slot}")
+
+    # -- serialisation --------------------------------------------------------------------
+    def to_dict(self) -> Dict[str, object]:
+        return {"format": "pytest-ascend-accuracy/compare-result", "version": FORMAT_VERSION,
+                "actual_root": self.actual_root, "golden_root": self.golden_root,
+                "meta": _jsonable(self.meta), "coverage": self.coverage.to_dict(),
+                "rows": [r.to_dict() for r in self.rows]}
+
+    @staticmethod
+    def from_dict(d: Mapping[str, object], *, where: Optional[str] = None) -> "CompareResult":
+        if not isinstance(d, Mapping) or d.get("format") != "pytest-ascend-accuracy/compare-result":
+            raise DumpFormatError(where, "not a saved compare result (missing format tag)")
+        if d.get("version") != FORMAT_VERSION:
+            raise DumpFormatError(where, f"compare result version {d.get('version')!r} is not "
+                                  f"supported (expected {FORMAT_VERSION})")
+        try:
+            return CompareResult(rows=tuple(TensorCompare.from_dict(r) for r in d["rows"]),
+                                 coverage=Coverage.from_dict(d["coverage"]),
+                                 actual_root=d.get("actual_root"), golden_root=d.get("golden_root"),
+                                 meta=dict(d.get("meta") or {}))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DumpFormatError(where, f"malformed compare result: {exc!r}") from None
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False)
+
+    @staticmethod
+    def from_json(text: str, *, where: Optional[str] = None) -> "CompareResult":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise DumpFormatError(where, f"not valid JSON: {exc}") from None
+        return CompareResult.from_dict(data, where=where)
+
+    @staticmethod
+    def load(path) -> "CompareResult":
+        path = os.fspath(path)
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+        return CompareResult.from_json(text, where=path)
+
+
+def _jsonable(value):
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)

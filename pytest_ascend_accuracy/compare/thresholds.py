@@ -1,0 +1,142 @@
+"""Threshold policies: whether a metric value passes, kept apart from the values themselves.
+
+A ``Threshold`` knows its metric and direction (cosine: higher is better; the error metrics
+``rel_l2``, ``max_abs``, ``rmse``, ``mean_abs``, ``max_rel``, ``mean_rel``, ``acc_rel``, ``kl``:
+lower is better). It says whether a value passes, describes itself (``cosine >= 0.95``) and
+tells the loosest setting that would have let a value pass, so saved results can be judged
+again and a failure can say what threshold it would take.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Iterable, Mapping, Optional, Tuple, Union
+
+from ..errors import ConfigError
+from .metrics import HIGHER_IS_BETTER, JUDGEABLE
+
+_DECIMALS = 6
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """``metric`` must be >= ``value`` (cosine) or <= ``value`` (error metrics)."""
+
+    value: float
+    metric: str = "cosine"
+
+    def __post_init__(self):
+        if self.metric not in JUDGEABLE:
+            raise ConfigError("threshold", f"unknown metric {self.metric!r}; "
+                              f"known: {', '.join(JUDGEABLE)}")
+        try:
+            value = float(self.value)
+        except (TypeError, ValueError):
+            raise ConfigError("threshold", f"{self.metric} threshold must be a number, "
+                              f"got {self.value!r}") from None
+        if math.isnan(value):
+            raise ConfigError("threshold", f"{self.metric} threshold is NaN")
+        if self.metric == "cosine" and not -1.0 <= value <= 1.0:
+            raise ConfigError("threshold", f"cosine threshold must lie in [-1, 1], got {value}")
+        if self.metric != "cosine" and value < 0:
+            raise ConfigError("threshold", f"{self.metric} threshold must be >= 0, got {value}")
+        object.__setattr__(self, "value", value)
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.metric in HIGHER_IS_BETTER
+
+    @property
+    def op(self) -> str:
+        return ">=" if self.higher_is_better else "<="
+
+    def passed(self, value: float) -> bool:
+        """NaN never passes."""
+        if value is None or math.isnan(value):
+            return False
+        return value >= self.value if self.higher_is_better else value <= self.value
+
+    def describe(self) -> str:
+        return f"{self.metric} {self.op} {self.value:g}"
+
+    def loosest_passing(self, value: float) -> Optional[float]:
+        """The threshold that would just pass ``value`` (rounded to 6 decimals towards
+        passing), or None when no threshold can (NaN)."""
+        if value is None or math.isnan(value):
+            return None
+        if math.isinf(value):
+            return value if not self.higher_is_better else None
+        scale = 10 ** _DECIMALS
+        if self.higher_is_better:
+            return math.floor(value * scale) / scale
+        return math.ceil(value * scale) / scale
+
+    def with_value(self, value: float) -> "Threshold":
+        return Threshold(value, self.metric)
+
+    def to_dict(self):
+        return {"metric": self.metric, "value": self.value}
+
+    @staticmethod
+    def from_dict(d) -> "Threshold":
+        return Threshold(float(d["value"]), d.get("metric", "cosine"))
+
+
+ThresholdLike = Union[float, int, Threshold]
+
+
+def as_threshold(value: ThresholdLike, metric: str = "cosine") -> Threshold:
+    """A ``Threshold`` from a number (for ``metric``) or an existing ``Threshold``."""
+    if isinstance(value, Threshold):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError("threshold", f"expected a number or Threshold, got {value!r}")
+    return Threshold(float(value), metric)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The judging rules: a default threshold, per-operator overrides and ignored operators.
+
+    ``per_op`` keys and ``ignore`` entries are operator names or shell-style globs; they are
+    matched against a row's actual op name, its golden op name and its original op names.
+    Exact names win over globs; among globs the first listed wins.
+    """
+
+    default: Threshold
+    per_op: Tuple[Tuple[str, Threshold], ...] = ()
+    ignore: Tuple[str, ...] = ()
+
+    @staticmethod
+    def build(threshold: ThresholdLike = 0.95, per_op: Optional[Mapping[str, ThresholdLike]] = None,
+              ignore: Iterable[str] = (), metric: str = "cosine") -> "Policy":
+        default = as_threshold(threshold, metric)
+        if per_op is not None and not isinstance(per_op, Mapping):
+            raise ConfigError("per_op", f"expected a mapping of op name -> threshold, got "
+                              f"{type(per_op).__name__}")
+        if isinstance(ignore, str):
+            ignore = (ignore,)
+        items = tuple((str(k), as_threshold(v, default.metric)) for k, v in (per_op or {}).items())
+        return Policy(default, items, tuple(str(i) for i in ignore))
+
+    def _match(self, pattern: str, names: Tuple[str, ...]) -> bool:
+        return any(fnmatchcase(n, pattern) for n in names if n)
+
+    def is_ignored(self, names: Tuple[str, ...]) -> bool:
+        return any(p in names for p in self.ignore) or any(self._match(p, names)
+                                                            for p in self.ignore)
+
+    def threshold_for(self, names: Tuple[str, ...]) -> Threshold:
+        for key, thr in self.per_op:
+            if key in names:
+                return thr
+        for key, thr in self.per_op:
+            if self._match(key, names):
+                return thr
+        return self.default
+
+    def to_dict(self):
+        return {"default": self.default.to_dict(),
+                "per_op": [[k, t.to_dict()] for k, t in self.per_op],
+                "ignore": list(self.ignore)}

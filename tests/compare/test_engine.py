@@ -1,0 +1,148 @@
+"""compare_dumps: the loop over matched pairs, in memory and through real dump files."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.compare.engine import CompareProgress, compare_dumps
+from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+from pytest_ascend_accuracy.dump.loader import load_dump
+from pytest_ascend_accuracy.dump.model import DumpSet, OpRecord, TensorRef
+from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+from pytest_ascend_accuracy.dump.om_json import OmOp, write_om_json
+from pytest_ascend_accuracy.errors import DumpFormatError
+
+
+def test_same_size_shape_mismatch_is_compared_and_flagged():
+    y = np.arange(12, dtype=np.float32).reshape(3, 4)
+    r = compare_dumps(DumpSet.from_arrays({"a": [y.reshape(2, 6).astype(np.float16)]}),
+                      DumpSet.from_arrays({"a": [y]}))
+    row = r.rows[0]
+    assert "shape_mismatch_same_size" in row.flags and row.metrics.cosine == pytest.approx(1.0)
+    assert row.reason == "shape (2, 6) vs golden (3, 4) (same size, compared flattened)"
+    assert (row.shape, row.golden_shape, row.dtype, row.golden_dtype) == (
+        (2, 6), (3, 4), "float16", "float32")
+    assert r.judge(0.99).passed
+
+
+def test_different_size_is_reported_and_fails():
+    r = compare_dumps(DumpSet.from_arrays({"a": [np.ones((1, 16, 4, 4), np.float16)]}),
+                      DumpSet.from_arrays({"a": [np.ones((1, 3, 4, 4), np.float32)]}))
+    row = r.rows[0]
+    assert row.metrics is None and "shape_mismatch" in row.flags
+    assert row.reason == "shape (1, 16, 4, 4) vs golden (1, 3, 4, 4): 256 vs 48 elements, cannot compare"
+    assert not r.judge(0.0).passed
+
+
+def test_tensors_are_loaded_one_pair_at_a_time_and_released():
+    refs = []
+    events = []
+
+    def ref(name, value, dtype):
+        def load():
+            gc.collect()
+            events.append((name, sum(r() is not None for r in refs)))
+            arr = np.full(1000, value, dtype)
+            refs.append(weakref.ref(arr))
+            return arr
+        return TensorRef("output", 0, np.dtype(dtype).name, (1000,), load)
+
+    n = 5
+    actual = DumpSet([OpRecord(f"op{i}", outputs=(ref(f"a{i}", i + 1, np.float16),), order=i)
+                      for i in range(n)])
+    golden = DumpSet([OpRecord(f"op{i}", outputs=(ref(f"g{i}", i + 1, np.float32),), order=i)
+                      for i in range(n)])
+    seen = []
+    r = compare_dumps(actual, golden, progress=seen.append)
+    assert [e[0] for e in events] == [x for i in range(n) for x in (f"a{i}", f"g{i}")]
+    assert max(e[1] for e in events) <= 1  # only the actual of the same pair is alive
+    assert len(r.rows) == n
+    assert seen[-1] == CompareProgress(n, n, "op4", n * 6000, n * 6000)
+    assert [p.done for p in seen] == [1, 2, 3, 4, 5]
+
+
+def test_unreadable_tensor_becomes_a_failing_row_and_the_rest_is_compared():
+    def broken():
+        raise DumpFormatError("/dumps/Conv.op1.1.0.123", "truncated: 10 of 64 bytes")
+    actual = DumpSet([OpRecord("op1", outputs=(TensorRef("output", 0, "float16", (4,), broken),)),
+                      OpRecord("op2", outputs=(TensorRef.from_array(np.ones(4, np.float16)),))])
+    golden = DumpSet.from_arrays({"op1": [np.ones(4, np.float32)], "op2": [np.ones(4, np.float32)]})
+    r = compare_dumps(actual, golden)
+    assert r.rows[0].reason == "cannot read: /dumps/Conv.op1.1.0.123: truncated: 10 of 64 bytes"
+    assert "unreadable" in r.rows[0].flags and r.rows[1].metrics.cosine == 1.0
+    assert [f.row.op_name for f in r.judge(0.9).failures] == ["op1"]
+
+
+def test_loader_returning_the_wrong_size_is_caught():
+    bad = TensorRef("output", 0, "float32", (8,), lambda: np.ones(5, np.float32), source="f.bin")
+    r = compare_dumps(DumpSet([OpRecord("a", outputs=(bad,))]),
+                      DumpSet.from_arrays({"a": [np.ones(8, np.float32)]}))
+    assert r.rows[0].reason == ("cannot read: f.bin: actual tensor output:0 holds 5 values, its "
+                                "shape (8,) says 8")
+
+
+def test_rows_follow_actual_graph_order_and_carry_fusion_details():
+    golden = DumpSet.from_arrays({"Conv_0": [np.ones(4, np.float32)], "Relu_1": [np.ones(4, np.float32)],
+                                  "Add_2": [np.ones(4, np.float32)]})
+    actual = DumpSet([
+        OpRecord("add", op_type="Add", outputs=(TensorRef.from_array(np.ones(4, np.float16)),),
+                 original_names=("Add_2",), order=7),
+        OpRecord("conv_relu", op_type="Conv2D", outputs=(TensorRef.from_array(np.ones(4, np.float16)),),
+                 original_names=("Conv_0", "Relu_1"), order=3)])
+    r = compare_dumps(actual, golden)
+    assert [(x.op_name, x.golden_name, x.match, x.order) for x in r.rows] == [
+        ("conv_relu", "Relu_1", "fused", 3), ("add", "Add_2", "fused", 7)]
+    assert r.rows[0].original_names == ("Conv_0", "Relu_1") and "fused" in r.rows[0].flags
+    assert r.coverage.fused == ("Conv_0",)
+
+
+# ---------------------------------------------------------------- through real dump files
+def _write_pair(tmp_path, *, nc1hwc0=False):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1, 3, 4, 4)).astype(np.float32)
+    conv = np.maximum(x * 2, 0)
+    add = conv + 1
+    mask = np.where(np.arange(16).reshape(4, 4) > 8, -np.inf, 0).astype(np.float32)
+    golden_dir, actual_dir = tmp_path / "golden", tmp_path / "npu"
+    with NpyDumpWriter(golden_dir) as w:
+        w.write_op("/backbone/conv/Conv", [x], [x * 2])
+        w.write_op("/backbone/relu/Relu", [x * 2], [conv])
+        w.write_op("Add.1", [conv], [add])
+        w.write_op("mask_Where", [], [mask])
+    with AscendDumpWriter(actual_dir) as w:
+        w.write_op("Conv2D", "conv_relu_fused", [x.astype(np.float16)], [conv.astype(np.float16)],
+                   output_formats=["NC1HWC0"] if nc1hwc0 else None)
+        w.write_op("Add", "Add.1", [conv.astype(np.float16)], [add.astype(np.float16) * 1.5])
+        w.write_op("TransData", "trans_TransData_9", [add.astype(np.float16)], [add.astype(np.float16)])
+        w.write_op("Where", "mask_Where", [], [mask.astype(np.float16)])
+    om = tmp_path / "model.json"
+    write_om_json(om, "model", [
+        OmOp("conv_relu_fused", "Conv2D", 1, original_names=("/backbone/conv/Conv", "/backbone/relu/Relu")),
+        OmOp("Add.1", "Add", 2),
+        OmOp("trans_TransData_9", "TransData", 3, original_names=("",)),
+        OmOp("mask_Where", "Where", 4),
+    ])
+    return actual_dir, golden_dir, om
+
+
+@pytest.mark.parametrize("nc1hwc0", [False, True])
+def test_compare_real_dump_files_with_om_json(tmp_path, nc1hwc0):
+    actual_dir, golden_dir, om = _write_pair(tmp_path, nc1hwc0=nc1hwc0)
+    actual = load_dump(actual_dir, om_json=om)
+    golden = load_dump(golden_dir)
+    r = compare_dumps(actual, golden)
+    rows = {x.op_name: x for x in r.rows}
+    fused = rows["conv_relu_fused"]
+    assert fused.golden_name == "_backbone_relu_Relu"  # npy golden names are sanitised
+    assert fused.metrics.cosine == pytest.approx(1.0, abs=1e-6) and fused.shape == (1, 3, 4, 4)
+    assert rows["Add.1"].metrics.rel_l2 > 0.3
+    where = rows["mask_Where"]
+    assert where.metrics.matched_inf == 7 and where.metrics.mismatch == 0
+    assert "matched_inf" in where.flags
+    assert r.coverage.npu_only == ("trans_TransData_9",)
+    assert len(r.coverage.fused) == 1 and r.coverage.unmatched_golden == ()
+    v = r.judge(0.99)
+    assert [f.row.op_name for f in v.failures] == []  # cosine of a 1.5x scaled tensor is 1
+    v = r.judge(0.1, metric="rel_l2")
+    assert [f.row.op_name for f in v.failures] == ["Add.1"]

@@ -1,0 +1,178 @@
+"""Threshold policies, verdicts, re-judging and JSON round trips (no tensor I/O)."""
+import math
+import re
+
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.compare.engine import compare_dumps
+from pytest_ascend_accuracy.compare.result import CompareResult, Coverage, TensorCompare
+from pytest_ascend_accuracy.compare.thresholds import Policy, Threshold
+from pytest_ascend_accuracy.dump.model import DumpSet
+from pytest_ascend_accuracy.errors import ConfigError, DumpFormatError
+
+
+def _pair(scales, nan_op=None):
+    """golden: ops a0..aN with a ramp; actual: the ramp times (1 + scale * noise)."""
+    rng = np.random.default_rng(0)
+    golden, actual = {}, {}
+    for i, s in enumerate(scales):
+        y = rng.standard_normal(64).astype(np.float32)
+        x = y + np.float32(s) * rng.standard_normal(64).astype(np.float32)
+        if nan_op == f"op{i}":
+            x[3] = np.nan
+        golden[f"op{i}"] = [y]
+        actual[f"op{i}"] = [x.astype(np.float16)]
+    return (DumpSet.from_arrays(actual, op_types={k: "Conv2D" for k in actual}),
+            DumpSet.from_arrays(golden))
+
+
+@pytest.fixture(scope="module")
+def result():
+    actual, golden = _pair([0.0, 0.5, 0.05, 2.0, 0.0])
+    return compare_dumps(actual, golden)
+
+
+def test_threshold_directions_and_descriptions():
+    cos = Threshold(0.95)
+    assert cos.passed(0.95) and not cos.passed(0.9499) and not cos.passed(math.nan)
+    assert cos.describe() == "cosine >= 0.95"
+    rel = Threshold(0.05, "rel_l2")
+    assert rel.passed(0.05) and not rel.passed(0.0501) and not rel.passed(math.nan)
+    assert rel.describe() == "rel_l2 <= 0.05"
+    assert cos.loosest_passing(0.912345678) == 0.912345
+    assert rel.loosest_passing(0.1234561) == 0.123457
+    assert cos.loosest_passing(math.nan) is None
+
+
+@pytest.mark.parametrize("args,msg", [
+    ((1.5,), "cosine threshold must lie in [-1, 1], got 1.5"),
+    ((-0.1, "rmse"), "rmse threshold must be >= 0, got -0.1"),
+    ((0.9, "cosin"), "unknown metric 'cosin'"),
+    (("x",), "cosine threshold must be a number, got 'x'"),
+])
+def test_bad_thresholds_are_config_errors(args, msg):
+    with pytest.raises(ConfigError, match=re.escape(msg)):
+        Threshold(*args)
+
+
+def test_policy_per_op_exact_beats_glob_and_ignore_globs():
+    p = Policy.build(0.95, {"conv*": 0.9, "conv_1": 0.5}, ignore=["relu_*"])
+    assert p.threshold_for(("conv_1", "")).value == 0.5
+    assert p.threshold_for(("conv_2", "")).value == 0.9
+    assert p.threshold_for(("add", "", "conv_3")).value == 0.9  # original names count
+    assert p.threshold_for(("add", "")).value == 0.95
+    assert p.is_ignored(("relu_4",)) and not p.is_ignored(("conv_1",))
+    with pytest.raises(ConfigError, match="per_op: expected a mapping"):
+        Policy.build(0.9, per_op=[("a", 0.5)])
+
+
+def test_judge_finds_first_failure_in_graph_order_and_worst(result):
+    v = result.judge(0.99)
+    assert not v.passed and not bool(v)
+    assert [f.row.op_name for f in v.failures] == ["op1", "op3"]
+    assert v.first_failure.op_name == "op1"
+    assert [f.row.op_name for f in v.worst(5)] == ["op3", "op1"]
+    cos1 = result.row("op1").metrics.cosine
+    cos3 = result.row("op3").metrics.cosine
+    assert cos3 < cos1 < 0.99
+    assert v.passing_threshold == math.floor(cos3 * 1e6) / 1e6
+    assert result.judge(v.passing_threshold).passed
+    assert v.judged == 5 and v.ignored == 0
+    assert v.describe() == ("accuracy FAILED: 2 of 5 tensors fail cosine >= 0.99; first failure "
+                            "in graph order: op1 (#1)")
+
+
+def test_rejudge_under_other_policies_reads_no_tensor(result):
+    assert result.judge(0.0).passed
+    assert result.judge(0.99, ignore=["op1", "op3"]).passed
+    assert result.judge(0.99, per_op={"op[13]": 0.0}).passed
+    v = result.judge(0.99, per_op={"op3": 0.0})
+    assert [f.row.op_name for f in v.failures] == ["op1"]
+    assert v.passing_threshold is not None
+    v = result.judge(0.05, metric="rel_l2")
+    assert v.policy.default.describe() == "rel_l2 <= 0.05"
+    assert {f.row.op_name for f in v.failures} == {"op1", "op3"}
+    assert v.passing_threshold == max(f.would_pass for f in v.failures)
+
+
+def test_nan_on_one_side_fails_at_any_threshold():
+    actual, golden = _pair([0.0, 0.0], nan_op="op1")
+    r = compare_dumps(actual, golden)
+    v = r.judge(-1.0)
+    assert [f.row.op_name for f in v.failures] == ["op1"]
+    f = v.failures[0]
+    assert f.would_pass is None and v.passing_threshold is None
+    assert f.reason == ("NaN/Inf on one side only at 1 position (actual 1 NaN, 0 +Inf, 0 -Inf; "
+                        "golden 0 NaN, 0 +Inf, 0 -Inf)")
+    assert "nonfinite_mismatch" in r.row("op1").flags
+    assert r.judge(0.99, ignore=["op1"]).passed
+
+
+def test_all_zero_actual_fails_with_its_note():
+    r = compare_dumps(DumpSet.from_arrays({"z": [np.zeros(8, np.float16)]}),
+                      DumpSet.from_arrays({"z": [np.ones(8, np.float32)]}))
+    v = r.judge(0.5)
+    assert v.failures[0].reason == ("cosine is NaN (the actual tensor is all zero, the golden one "
+                                    "is not: cosine undefined)")
+    assert "actual_all_zero" in r.rows[0].flags
+
+
+def test_not_applicable_metric_is_skipped_not_failed():
+    r = compare_dumps(DumpSet.from_arrays({"b": [np.array([True, False])]}),
+                      DumpSet.from_arrays({"b": [np.array([True, False])]}))
+    v = r.judge(0.001, metric="kl")
+    assert v.passed and v.skipped == 1 and v.judged == 0
+
+
+def test_json_round_trip_preserves_rows_and_verdicts(result, tmp_path):
+    text = result.to_json()
+    assert "NaN" not in text and "Infinity" not in text  # strict JSON
+    back = CompareResult.from_json(text)
+    assert back.rows == result.rows
+    assert back.coverage == result.coverage
+    assert back.judge(0.99).failures == result.judge(0.99).failures
+    path = tmp_path / "r.json"
+    path.write_text(text)
+    assert CompareResult.load(path).rows == result.rows
+
+
+def test_json_with_nan_and_inf_values_round_trips():
+    r = compare_dumps(DumpSet.from_arrays({"z": [np.array([1.0, np.inf], np.float32)]}),
+                      DumpSet.from_arrays({"z": [np.array([0.0, 0.0], np.float32)]}))
+    back = CompareResult.from_json(r.to_json())
+    m = back.rows[0].metrics
+    assert math.isnan(m.cosine) and m.rel_l2 == math.inf
+    assert back.rows == r.rows
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("{", "not valid JSON"),
+    ('{"a": 1}', "not a saved compare result (missing format tag)"),
+    ('{"format": "pytest-ascend-accuracy/compare-result", "version": 99}',
+     "compare result version 99 is not supported (expected 1)"),
+    ('{"format": "pytest-ascend-accuracy/compare-result", "version": 1, "rows": [{}]}',
+     "malformed compare result"),
+])
+def test_bad_saved_results_name_the_file(text, problem, tmp_path):
+    p = tmp_path / "bad.json"
+    p.write_text(text)
+    with pytest.raises(DumpFormatError, match=re.escape(problem)) as exc:
+        CompareResult.load(p)
+    assert str(exc.value).startswith(f"{p}: ")
+
+
+def test_coverage_describe():
+    c = Coverage(10, compared=("a", "b"), fused=("c",), unmatched_golden=tuple("defghij"),
+                 unmatched_actual=("TransData_1",), npu_only=("TransData_1",))
+    assert c.matched == 3
+    assert c.describe() == ("10 golden ops: 2 compared, 1 inside fused ops, 7 unmatched "
+                            "(d, e, f, g, h, +2 more); 1 actual op unmatched (TransData_1)")
+
+
+def test_row_without_metrics_fails_with_its_reason():
+    row = TensorCompare(order=0, op_name="x", reason="shape (2,) vs golden (3,): 2 vs 3 elements, "
+                        "cannot compare")
+    r = CompareResult(rows=(row,), coverage=Coverage(1))
+    v = r.judge(0.0)
+    assert v.failures[0].reason.endswith("cannot compare") and v.passing_threshold is None
