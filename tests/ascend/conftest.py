@@ -99,3 +99,20 @@ def fake_oms(tmp_path_factory, fake_toolkit):
                        cwd=root, check=True, capture_output=True)
         oms[name] = root / f"{name}.om"
     return oms
+
+
+@pytest.fixture(scope="session")
+def converted_cache_template(tmp_path_factory, fake_toolkit):
+    """A cache root holding the tiny model converted under the default mode by the FAKE atc
+    (soc Ascend310P3, toolkit 8.0.RC2), built once; tests copy it instead of converting again."""
+    from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
+    from pytest_ascend_accuracy.cache import Cache
+
+    root = tmp_path_factory.mktemp("cache-template")
+    model = build_model(root / "tiny.onnx")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", f"{fake_toolkit.home / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
+        for var in ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH", "FAKE_ATC_CALLS"):
+            mp.delenv(var, raising=False)
+        AscendBackend(Cache(root / "cache"), soc_version="Ascend310P3", progress=None).convert(model)
+    return root / "cache"

@@ -1,0 +1,313 @@
+"""``AscendBackend``: ATC conversion into the cache, runs on an Ascend device with dumps.
+
+convert(model, mode)
+    Reads the ONNX inputs (names, static shapes), builds the ATC argv (``atc_command``), and
+    builds a cache entry in a private directory that the cache renames into place only when ATC
+    succeeded. The cache key covers the sha256 of the model bytes, ``mode.key()``, the ATC
+    arguments (minus paths) and the content of copied config files, the toolkit version and the
+    soc version. An entry holds ``{name}.om``, ``{name}.json`` (``atc --mode=1``, the fused-op
+    mapping), the config files, ``atc.log``, ``plog/`` and ``atc_command.json`` (the exact argv of
+    both ATC calls; paths in them are relative to the entry). Nothing is written to the cache
+    when anything fails: bad names and shapes are refused before ATC runs, and a failed ATC run
+    leaves only a copy of its log in a temporary directory named in the error.
+
+run(converted, inputs, dump=True)
+    Runs once on the device (opened once per backend, closed by ``close()``), with an acl.json
+    dump configuration pointing at a new directory, finds this run's dump leaf and returns it as
+    a DumpSet read by ``dump.loader.load_dump`` with the om json attached (fused-op names).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ...cache import Cache, file_sha256, make_key
+from ...dump.model import DumpSet
+from ...errors import BackendError, ConfigError, ConversionError
+from ...modes import Mode, resolve_mode
+from ..base import ConvertedModel
+from .atc_command import AtcCommand, build_atc_command, om_to_json_command
+from .atc_runner import run_atc, stderr_progress
+from .runtime import AscendRuntime
+from .toolkit import Toolkit, find_toolkit
+
+NAMESPACE = "ascend-om"
+ENTRY_FORMAT = 1
+RECORD = "atc_command.json"
+_NAME_OK = re.compile(r"[A-Za-z0-9_-]+")
+
+
+class AscendBackend:
+    """The real Ascend backend (ATC + ACL). See the module docstring."""
+
+    name = "ascend"
+
+    def __init__(self, cache: Cache, *, device_id: int = 0, soc_version: Optional[str] = None,
+                 atc: "str | os.PathLike[str] | None" = None, timeout: float = 3600,
+                 runtime: Optional[str] = None, precision_policy: str = "auto",
+                 dump_mode: str = "all", progress: Optional[Callable[[str], None]] = stderr_progress):
+        self.cache = cache
+        self.device_id = device_id
+        self.timeout = float(timeout)
+        self.precision_policy = precision_policy
+        self.dump_mode = dump_mode
+        self.progress = progress
+        self._explicit_soc = soc_version
+        self._explicit_atc = atc
+        self._toolkit: Optional[Toolkit] = None
+        self._soc: Optional[str] = soc_version
+        self._runtime = AscendRuntime(device_id, runtime=runtime)
+        self._runs_root: Optional[Path] = None
+        self._run_count = 0
+
+    # -- environment -------------------------------------------------------------------------------
+    @property
+    def toolkit(self) -> Toolkit:
+        if self._toolkit is None:
+            self._toolkit = find_toolkit(self._explicit_atc)
+        return self._toolkit
+
+    @property
+    def runtime(self) -> AscendRuntime:
+        return self._runtime
+
+    def soc_version(self) -> str:
+        """The explicit soc version, else the one the runtime reports (``acl.get_soc_name()``)."""
+        if self._soc is None:
+            try:
+                soc = self._runtime.soc_version()
+            except BackendError as exc:
+                raise ConfigError("soc_version", f"not given and the runtime cannot report it ({exc}); "
+                                                 "pass --soc-version=Ascend310P3 (or your chip)") from exc
+            if not soc:
+                raise ConfigError("soc_version", "not given and the runtime reports none; pass "
+                                                 "--soc-version=Ascend310P3 (or your chip)")
+            self._soc = soc
+        return self._soc
+
+    def describe(self) -> str:
+        try:
+            tk = self.toolkit.describe()
+        except ConversionError:
+            tk = "ATC not found"
+        return (f"ascend (device {self.device_id}, soc {self._soc or 'from runtime'}, {tk}, "
+                f"runtime {self._runtime.runtime})")
+
+    def close(self) -> None:
+        """Close the device and delete the per-run dump directories this backend created."""
+        self._runtime.close()
+        root, self._runs_root = self._runs_root, None
+        if root is not None:
+            shutil.rmtree(root, ignore_errors=True)
+
+    def __enter__(self) -> "AscendBackend":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- convert -----------------------------------------------------------------------------------
+    def convert(self, model: "str | os.PathLike[str]", mode: "Mode | str | None" = None, *,
+                input_shape: Optional[Mapping[str, Sequence[int]]] = None,
+                atc_options: Optional[Mapping[str, str]] = None) -> ConvertedModel:
+        model = Path(model)
+        mode = resolve_mode(mode)
+        if not model.is_file():
+            raise ConfigError(os.fspath(model), "model file does not exist")
+        model_name = om_model_name(model)
+        info = read_onnx_io(model)
+        shapes = resolve_input_shapes(model, info["inputs"], input_shape)
+        toolkit = self.toolkit
+        soc = self.soc_version()
+        input_format = "NCHW" if all(len(d) == 4 for d in shapes.values()) else "ND"
+        command = build_atc_command(
+            toolkit.atc, model, mode, output_prefix=model_name, soc_version=soc,
+            input_shape=shapes if input_shape else None, input_format=input_format,
+            atc_options=atc_options, toolkit_version=toolkit.version,
+            precision_policy=self.precision_policy)
+        model_sha = file_sha256(model)
+        key = make_key(backend=self.name, format=ENTRY_FORMAT, model_sha256=model_sha, mode=mode.key(),
+                       atc=command.key_parts(), toolkit_version=toolkit.version, soc_version=soc)
+
+        def build(tmp: Path) -> None:
+            self._build_entry(tmp, command, model, mode, model_sha, toolkit, soc, info)
+
+        entry = self.cache.get_or_build(NAMESPACE, key, build)
+        return self._converted(entry, key, model, mode)
+
+    def _build_entry(self, tmp: Path, command: AtcCommand, model: Path, mode: Mode, model_sha: str,
+                     toolkit: Toolkit, soc: str, info: Dict[str, List]) -> None:
+        for name, text in command.config_files.items():
+            (tmp / name).write_text(text, encoding="utf-8")
+        for name, src in command.copied_files.items():
+            shutil.copyfile(src, tmp / name)
+        what = f"{model.name} (mode {mode.name})"
+        start = time.time()
+        self._atc(command.argv, tmp, what, toolkit)
+        om = tmp / command.om_name
+        if not om.is_file():
+            raise ConversionError(f"ATC reported success converting {what} but wrote no {om.name}",
+                                  command=command.argv)
+        json_name = command.output_prefix + ".json"
+        json_argv = om_to_json_command(toolkit.atc, command.om_name, json_name)
+        self._atc(json_argv, tmp, f"{command.om_name} to json (atc --mode=1)", toolkit, log="atc_json.log")
+        if not (tmp / json_name).is_file():
+            raise ConversionError(f"atc --mode=1 reported success but wrote no {json_name}", command=json_argv)
+        for scratch in tmp.glob("kernel_meta*"):
+            shutil.rmtree(scratch, ignore_errors=True)
+        record = {
+            "format": ENTRY_FORMAT,
+            "model": os.fspath(model.resolve()), "model_sha256": model_sha, "model_name": command.output_prefix,
+            "mode": mode.key(), "mode_name": mode.name,
+            "atc_command": list(command.argv), "om_json_command": list(json_argv),
+            "cwd": "the cache entry directory (paths in the commands are relative to it)",
+            "precision_option": command.precision_option,
+            "toolkit_version": toolkit.version, "toolkit_home": os.fspath(toolkit.home) if toolkit.home else None,
+            "soc_version": soc, "input_names": info["input_names"], "output_names": info["output_names"],
+            "seconds": round(time.time() - start, 3),
+        }
+        (tmp / RECORD).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+    def _atc(self, argv, cwd: Path, what: str, toolkit: Toolkit, log: str = "atc.log") -> None:
+        try:
+            run_atc(argv, cwd=cwd, timeout=self.timeout, what=what, progress=self.progress,
+                    toolkit_version=toolkit.version, log_name=log)
+        except ConversionError as exc:
+            kept = _keep_failure_logs(cwd)
+            note = f"\nfull ATC log kept at {kept}" if kept else ""
+            raise ConversionError(str(exc) + note, command=exc.command, log_tail=exc.log_tail,
+                                  code=exc.code) from exc
+
+    def _converted(self, entry: Path, key: str, model: Path, mode: Mode) -> ConvertedModel:
+        record = json.loads((entry / RECORD).read_text(encoding="utf-8"))
+        name = record["model_name"]
+        info = dict(record)
+        info["entry"] = os.fspath(entry)
+        info["subgraph_names"] = _subgraph_names(entry / f"{name}.json")
+        return ConvertedModel(backend=self.name, path=entry / f"{name}.om", source_model=model,
+                              mode=mode, key=key, model_name=name, om_json=entry / f"{name}.json",
+                              info=info)
+
+    # -- run ---------------------------------------------------------------------------------------
+    def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
+            dump_dir: "str | os.PathLike[str] | None" = None) -> DumpSet:
+        if converted.backend != self.name:
+            raise BackendError(f"{converted.path} was converted by the {converted.backend} backend, "
+                               f"not by ascend")
+        expected = list(converted.info.get("input_names") or ())
+        missing = [n for n in expected if n not in inputs]
+        if missing:
+            raise ConfigError("inputs", f"missing model input(s) {missing}; the model takes {expected}")
+        arrays = {n: np.asarray(inputs[n]) for n in expected}
+        if not dump:
+            result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
+                                       input_names=expected)
+            names = list(converted.info.get("output_names") or ())
+            outputs = {(names[i] if i < len(names) else f"output_{i}"): [a]
+                       for i, a in enumerate(result.outputs)}
+            ds = DumpSet.from_arrays(outputs, kind="ascend-outputs")
+            ds.meta.update(self._meta(converted))
+            return ds
+        dump_path = Path(dump_dir) if dump_dir is not None else self._new_run_dir(converted.model_name)
+        result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
+                                   dump_path=dump_path, dump_mode=self.dump_mode, input_names=expected,
+                                   dump_model_names=converted.info.get("subgraph_names") or ())
+        from ...dump.loader import load_dump
+
+        ds = load_dump(result.dump.path, om_json=converted.om_json, model_name=converted.model_name)
+        ds.meta.update(self._meta(converted))
+        ds.meta.update(dump_dir=os.fspath(result.dump.path), acl_json=os.fspath(result.acl_json))
+        return ds
+
+    def _meta(self, converted: ConvertedModel) -> Dict[str, object]:
+        return {"backend": self.name, "device_id": self.device_id, "runtime": self._runtime.driver.name,
+                "mode": converted.mode.name, "soc_version": converted.info.get("soc_version"),
+                "toolkit_version": converted.info.get("toolkit_version"), "om": os.fspath(converted.path)}
+
+    def _new_run_dir(self, model_name: str) -> Path:
+        if self._runs_root is None:
+            self._runs_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-runs-"))
+        self._run_count += 1
+        return self._runs_root / f"{self._run_count:04d}-{model_name}"
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def om_model_name(model: Path) -> str:
+    """The .om stem (= the model name in acl.json and in dump paths) for an ONNX file: the stem
+    with ``.``, ``/``, ``\\`` and spaces made ``_`` (Ascend's rule); anything else outside
+    ``[A-Za-z0-9_-]`` is refused, because ACL would write it into dump directory names."""
+    stem = re.sub(r"[./\\ ]", "_", model.stem)
+    if not stem or not _NAME_OK.fullmatch(stem):
+        bad = sorted({c for c in stem if not _NAME_OK.fullmatch(c)})
+        raise ConfigError(os.fspath(model), f"model name {model.stem!r} contains characters that are "
+                                            f"invalid in Ascend dump paths ({' '.join(map(repr, bad)) or 'empty'}); "
+                                            "rename the file using letters, digits, '_' or '-'")
+    return stem
+
+
+def read_onnx_io(model: Path) -> Dict[str, List]:
+    """Input names with dims (-1 for dynamic) and output names, without loading weights."""
+    import onnx
+
+    try:
+        proto = onnx.load(os.fspath(model), load_external_data=False)
+    except Exception as exc:
+        raise ConfigError(os.fspath(model), f"not a readable ONNX model ({exc})") from exc
+    inits = {i.name for i in proto.graph.initializer}
+    inputs: Dict[str, Tuple[int, ...]] = {}
+    for inp in proto.graph.input:
+        if inp.name in inits:
+            continue
+        inputs[inp.name] = tuple(d.dim_value if d.HasField("dim_value") else -1
+                                 for d in inp.type.tensor_type.shape.dim)
+    return {"inputs": inputs, "input_names": list(inputs), "output_names": [o.name for o in proto.graph.output]}
+
+
+def resolve_input_shapes(model: Path, inputs: Mapping[str, Tuple[int, ...]],
+                         given: Optional[Mapping[str, Sequence[int]]]) -> Dict[str, Tuple[int, ...]]:
+    """Static shape of every input: the model's, overridden by ``given``; dynamic ones must be given."""
+    given = dict(given or {})
+    unknown = sorted(set(given) - set(inputs))
+    if unknown:
+        raise ConfigError("input_shape", f"{unknown} are not inputs of {model.name} (inputs: {list(inputs)})")
+    shapes = {}
+    for name, dims in inputs.items():
+        final = tuple(int(d) for d in given.get(name, dims))
+        if any(d < 0 for d in final):
+            raise ConfigError(os.fspath(model), f"input {name!r} has dynamic dims {list(dims)}; pass "
+                                                f"input_shape={{{name!r}: (...)}} with concrete sizes")
+        shapes[name] = final
+    return shapes
+
+
+def _subgraph_names(om_json: Path) -> List[str]:
+    """Names of the om json's sub-graphs (msit lists them in acl.json's dump_list too)."""
+    try:
+        data = json.loads(om_json.read_text(encoding="utf-8"))
+        graphs = data.get("graph") or []
+        return [g["name"] for g in graphs[1:] if isinstance(g, dict) and g.get("name")]
+    except (OSError, ValueError, AttributeError, TypeError):
+        return []
+
+
+def _keep_failure_logs(build_dir: Path) -> Optional[Path]:
+    """Copy a failed conversion's logs out of the build dir (which the cache deletes)."""
+    try:
+        keep = Path(tempfile.mkdtemp(prefix="ascend-atc-failed-"))
+        for name in ("atc.log", "atc_json.log", "plog"):
+            src = build_dir / name
+            if src.is_dir():
+                shutil.copytree(src, keep / name)
+            elif src.is_file():
+                shutil.copy2(src, keep / name)
+        return keep
+    except OSError:
+        return None
