@@ -44,10 +44,10 @@ def _component(name: str) -> str:
     return sanitize(name).replace("\0", "_") or "_"
 
 
-def strip_partition(op_name: str) -> str:
-    """msaccucmp's ``handle_op_name``: drop a trailing ``_lxsliceN`` and everything up to a
-    ``_sgt_graph_N_`` prefix (FFTS+ sub-graph partition names)."""
-    m = _LXSLICE.search(op_name)
+def strip_partition(op_name: str, *, slices: bool = True) -> str:
+    """msaccucmp's ``handle_op_name``: drop everything up to a ``_sgt_graph_N_`` prefix (FFTS+
+    sub-graph partition names) and, with ``slices``, a trailing ``_lxsliceN``."""
+    m = _LXSLICE.search(op_name) if slices else None
     if m:
         op_name = op_name[:m.start()]
     matches = list(_SGT.finditer(op_name))
@@ -81,8 +81,10 @@ class DumpFileName:
 
     @property
     def base_op_name(self) -> str:
-        """The op name with FFTS+ partition prefixes/slice suffixes stripped."""
-        return strip_partition(self.op_name)
+        """The op name with the FFTS+ partition prefix stripped. A manual-split slice keeps its
+        ``_lxsliceN`` suffix: slices are parts of one tensor (msaccucmp merges them; this
+        package does not), and stripping it would make one slice stand in for the whole op."""
+        return strip_partition(self.op_name, slices=False)
 
 
 def build_file_name(op_type: str, op_name: str, task_id: int, stream_id: int, timestamp: int,

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import DumpFormatError
 from .layout import MAPPING_FILE, MAX_NAME_BYTES, _Clock, append_mapping, parse_file_name, \
-    read_mapping, sanitize, strip_partition
+    read_mapping, sanitize
 from .model import DumpSet, OpRecord, TensorRef
 
 GOLDEN_PATTERN = re.compile(r"^(.+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
@@ -100,7 +100,7 @@ def list_npy_files(directory) -> Tuple[str, List[NpyFile], List[Tuple[str, str]]
         m = CONVERTED_PATTERN.match(real)
         fields = parse_file_name(m.group(1)) if m else None
         if fields is not None:
-            converted.append(NpyFile(path, strip_partition(fields.op_name), m.group(2),
+            converted.append(NpyFile(path, fields.base_op_name, m.group(2),
                                      int(m.group(3)), fields.timestamp, fields.op_type))
             continue
         g = GOLDEN_PATTERN.match(real)

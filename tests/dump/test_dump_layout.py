@@ -32,7 +32,7 @@ def test_parse_ffts_plus_name():
     assert MSACCUCMP_PATTERN.match(name)
     assert (f.task_id, f.stream_id, f.timestamp) == (2, 9, 1670205071724946)
     assert (f.task_type, f.context_id, f.thread_id, f.device_id) == (4, 487, 0, 0)
-    assert f.base_op_name == "fp32_vars_conv2d_39_Conv2D"
+    assert f.base_op_name == "fp32_vars_conv2d_39_Conv2D_lxslice0"  # slices stay distinct
     assert f.build() == name
 
 
