@@ -96,6 +96,8 @@ def model_digest(model) -> str:
         h.update(bytes(model))
     else:
         path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise ConfigError(path, "ONNX model file not found")
         try:
             with open(path, "rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):

@@ -99,3 +99,34 @@ def test_model_path_and_proto_give_the_same_dump(cache, tmp_path):
     b = golden_dump(model, x, cache=cache)
     assert a.names == b.names and a.model_name == "m"
     np.testing.assert_array_equal(a["fc"].output(0).load(), b["fc"].output(0).load())
+
+
+def test_loop_outputs_are_dumped_and_its_body_is_reported_not_dumped(cache):
+    from onnx import TensorProto, helper
+
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["c_in"], ["c_out"]), helper.make_node("Add", ["acc_in", "x"], ["acc_out"])],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("c_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("c_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, None)])
+    g = helper.make_graph([helper.make_node("Loop", ["n", "", "x"], ["acc"], name="loop", body=body),
+                           helper.make_node("Relu", ["acc"], ["y"], name="relu")], "g",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          initializer=[onnx.numpy_helper.from_array(np.array(2, np.int64), "n")])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    dump = golden_dump(model, {"x": np.array([1.0, -1.0], np.float32)}, cache=cache)
+    assert dump.names == ["loop", "relu"]
+    np.testing.assert_array_equal(dump["loop"].output(0).load(), [3.0, -3.0])
+    assert [t.kind for t in dump["loop"].inputs] == ["input", "input"]  # n and x; the empty cond skipped
+    assert dump.meta["graph"]["subgraph_ops"] == [["loop", "Loop"]]
+    assert "not dumped" in dump.meta["graph"]["subgraph_note"]
+
+
+def test_unreadable_model_file_is_named(cache, tmp_path):
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"\x00not a model")
+    with pytest.raises(ConfigError, match="broken.onnx: cannot read ONNX model"):
+        golden_dump(bad, {}, cache=cache)

@@ -161,3 +161,13 @@ def test_describe_names_the_backend(cache):
     text = EmulatorBackend(cache, overflow="saturate").describe()
     assert text.startswith("emulator (CPU, onnxruntime ") and "overflow=saturate" in text
     assert sanitize("/a.b") == "_a_b"
+
+
+def test_convert_of_a_missing_or_broken_model_names_the_file(cache, tmp_path):
+    backend = EmulatorBackend(cache)
+    with pytest.raises(ConfigError, match="nope.onnx: ONNX model file not found"):
+        backend.convert(tmp_path / "nope.onnx", DEFAULT)
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"\x00not a model")
+    with pytest.raises(ConfigError, match="broken.onnx: cannot read ONNX model"):
+        backend.convert(bad, DEFAULT)
