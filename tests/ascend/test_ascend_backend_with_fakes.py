@@ -252,3 +252,21 @@ def test_missing_inputs_and_wrong_backend(backend, tiny_model):
 
     with pytest.raises(BackendError, match="converted by the emulator backend"):
         backend.run(replace(converted, backend="emulator"), {"x": np.zeros((1, 3, 4, 4), np.float32)})
+
+
+def test_fake_ascend_dump_compares_with_the_golden_dump(monkeypatch, tmp_path, tiny_model, x):
+    """use_fake_ascend (what the plugin tests use) + golden + compare: the fused conv1 (covering
+    conv1 and relu1) is matched to the golden relu1 output through its dump origin."""
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.golden import golden_dump
+    from pytest_ascend_accuracy.testing.fake_ascend import use_fake_ascend
+
+    fakes = use_fake_ascend(monkeypatch, tmp_path, soc_name="Ascend310B1")
+    cache = Cache(tmp_path / "cache")
+    with AscendBackend(cache, progress=None) as be:
+        dump = be.run(be.convert(tiny_model), {"x": x})
+        result = compare_dumps(dump, golden_dump(tiny_model, {"x": x}, cache=cache))
+    rows = {r.op_name: r for r in result.rows}
+    assert rows["conv1"].golden_name == "relu1" and rows["conv1"].metrics.cosine > 0.9999
+    assert result.judge(threshold=0.999).passed
+    assert "--soc_version=Ascend310B1" in json.loads(fakes.atc_calls.read_text().splitlines()[0])["argv"]
