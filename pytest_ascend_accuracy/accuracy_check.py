@@ -194,13 +194,11 @@ def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
 
 def write_reports(result, verdict, directory: Path, *, title: str) -> List[Path]:
     """CSV (written by ``assert_accuracy``), JSON and HTML for one check into ``directory``."""
-    from .report import html_report, json_report
+    from .report.html_report import write_html
+    from .report.json_report import write_json
 
-    written = []
-    written.append(json_report.write_json_report(result, directory / "compare.json", verdict=verdict))
-    written.append(html_report.write_html_report(result, directory / "report.html",
-                                                 verdict=verdict, title=title))
-    return written
+    return [Path(write_json(result, directory / "compare.json", verdict)),
+            Path(write_html(result, directory / "report.html", verdict, title=title))]
 
 
 # -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------

@@ -129,7 +129,7 @@ def golden_dump(request, _ascend_accuracy_context):
     file in your repository: written and the test failed when missing, used as is otherwise,
     rewritten only with ``--accuracy-regen`` (failing tests) or ``--accuracy-regen-all``."""
     from . import golden_files
-    from .accuracy_check import fresh_golden
+    from .accuracy_check import _shown, fresh_golden
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -146,7 +146,7 @@ def golden_dump(request, _ascend_accuracy_context):
             return fresh_golden(state, model, inputs, input_shape)
 
         dump, status = policy.obtain(target, compute)
-        shown = _shown_path(target, request.config.rootpath)
+        shown = _shown(target, request.config.rootpath)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, ctx.nodeid)
         ctx.stored_goldens.append((target, compute))
@@ -176,21 +176,6 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
         model = actual.model_name or golden.model_name or ctx.last_model or "model"
         mode = actual.meta.get("mode") or ctx.last_mode or (ctx.mode.name if ctx.mode else "default")
         return run_check(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
-                         mode=str(mode), record_property=record_property,
-                         hint=next_step_hint(ctx.nodeid, str(mode), state))
+                         mode=str(mode), record_property=record_property)
 
     return check
-
-
-def next_step_hint(nodeid: str, mode: str, state) -> Optional[str]:
-    """The 'what to run next' line of a failure."""
-    if state.settings.report_dir is None:
-        return f"per-operator report: pytest '{nodeid}' --accuracy-report=accuracy-report"
-    return None
-
-
-def _shown_path(path: Path, rootdir) -> str:
-    try:
-        return str(Path(path).relative_to(Path(rootdir)))
-    except ValueError:
-        return str(path)

@@ -1,0 +1,125 @@
+"""Command-line options and ini settings, as a user meets them (pytester)."""
+import pytest
+
+from pytest_ascend_accuracy.session import get_state
+
+
+def test_help_shows_the_option_group(pytester):
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines([
+        "accuracy tests on Ascend NPUs (pytest-ascend-accuracy):",
+        "  --ascend-device=N[,M,...]",
+        "  --accuracy-backend={auto,ascend,emulator}",
+        "  --accuracy-threshold=COS",
+        "  --accuracy-cache-dir=PATH",
+        "  --accuracy-regen      rewrite the stored golden files of failing tests (they",
+        "  --accuracy-regen-all  rewrite every stored golden file used (tests pass).",
+        "  --accuracy-report=DIR",
+        "  --soc-version=SOC     --soc_version passed to ATC, e.g. Ascend310P3 (ini",
+    ])
+    result.stdout.fnmatch_lines([
+        "  ascend_accuracy_threshold (string):",
+        "  ascend_accuracy_cache_dir (string):",
+        "  ascend_soc_version (string):",
+        "  ascend_device_lock (bool):",
+    ])
+
+
+def test_marker_is_registered(pytester):
+    result = pytester.runpytest("--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.accuracy(threshold=0.95, metric='cosine', per_op=None, "
+                                 "ignore=(), modes=None): *"])
+
+
+def test_header_says_emulator(pytester):
+    pytester.makepyfile("def test_ok(): pass")
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines([
+        "ascend-accuracy: emulator backend (CPU stand-in for ATC + NPU numerics, no Ascend "
+        "device; --ascend-device=N runs on an NPU); cache */.ascend-accuracy"])
+    assert result.ret == 0
+
+
+def settings_of(pytester, *args):
+    pytester.makepyfile("def test_ok(): pass")
+    config = pytester.parseconfigure(*args)
+    return get_state(config).settings
+
+
+def test_defaults(pytester):
+    s = settings_of(pytester)
+    assert (s.backend, s.device_ids, s.threshold, s.regen, s.regen_all, s.report_dir,
+            s.soc_version, s.device_lock) == ("emulator", (), 0.95, False, False, None, None, False)
+    assert s.cache_dir == pytester.path / ".ascend-accuracy"
+
+
+def test_options_are_read(pytester, tmp_path):
+    s = settings_of(pytester, "--accuracy-threshold=0.8", f"--accuracy-cache-dir={tmp_path}/c",
+                    "--accuracy-regen", "--accuracy-report=rep", "--soc-version=Ascend310P3",
+                    "--accuracy-regen-all")
+    assert (s.threshold, s.cache_dir, s.regen, s.regen_all, s.soc_version) == (
+        0.8, tmp_path / "c", True, True, "Ascend310P3")
+    assert s.report_dir == pytester.path / "rep"
+
+
+def test_ini_settings(pytester):
+    pytester.makeini("""
+        [pytest]
+        ascend_accuracy_threshold = 0.97
+        ascend_accuracy_cache_dir = build/acc-cache
+        ascend_soc_version = Ascend910B1
+        ascend_device_lock = true
+    """)
+    s = settings_of(pytester)
+    assert (s.threshold, s.soc_version, s.device_lock) == (0.97, "Ascend910B1", True)
+    assert s.cache_dir == pytester.path / "build" / "acc-cache"
+    assert settings_of(pytester, "--accuracy-threshold=0.5").threshold == 0.5  # option wins
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--ascend-device=0"], "ERROR: pytest-ascend-accuracy: --ascend-device: the ascend backend "
+                            "(devices 0) needs the Ascend runtime, which this machine lacks: *"
+                            "Drop --ascend-device to use the CPU emulator."),
+    (["--accuracy-backend=ascend"], "ERROR: pytest-ascend-accuracy: --ascend-device: the ascend "
+                                    "backend (devices 0) needs the Ascend runtime, *"),
+    (["--ascend-device=x"], "ERROR: pytest-ascend-accuracy: --ascend-device: device ids are "
+                            "non-negative integers separated by commas, got 'x'"),
+    (["--ascend-device=0", "--accuracy-backend=emulator"],
+     "ERROR: pytest-ascend-accuracy: --accuracy-backend: emulator was chosen but --ascend-device "
+     "was given too; drop one of them"),
+    (["--accuracy-threshold=1.5"], "ERROR: pytest-ascend-accuracy: --accuracy-threshold: threshold "
+                                   "must be within [0, 1], got 1.5"),
+])
+def test_usage_errors(pytester, monkeypatch, args, message):
+    monkeypatch.setenv("ASCEND_ACCURACY_RUNTIME", "acl")
+    monkeypatch.delenv("ASCEND_TOOLKIT_HOME", raising=False)
+    pytester.makepyfile("def test_ok(): pass")
+    result = pytester.runpytest(*args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+    result.stdout.no_fnmatch_line("*passed*")
+
+
+def test_bad_ini_threshold(pytester):
+    pytester.makeini("[pytest]\nascend_accuracy_threshold = high\n")
+    pytester.makepyfile("def test_ok(): pass")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: ascend_accuracy_threshold: must be "
+                                 "a number within [0, 1], got 'high'"])
+
+
+def test_invisible_device_is_a_usage_error(pytester, monkeypatch):
+    monkeypatch.setenv("ASCEND_RT_VISIBLE_DEVICES", "4,5")
+    pytester.makepyfile("def test_ok(): pass")
+    result = pytester.runpytest("--ascend-device=0")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: --ascend-device: device(s) 0 not "
+                                 "visible: ASCEND_RT_VISIBLE_DEVICES=4,5"])
+
+
+def test_plugin_can_be_disabled(pytester):
+    pytester.makepyfile("def test_ok(): pass")
+    result = pytester.runpytest("-p", "no:ascend_accuracy")
+    assert result.ret == 0
+    result.stdout.no_fnmatch_line("ascend-accuracy:*")
