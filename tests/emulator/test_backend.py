@@ -171,3 +171,18 @@ def test_convert_of_a_missing_or_broken_model_names_the_file(cache, tmp_path):
     bad.write_bytes(b"\x00not a model")
     with pytest.raises(ConfigError, match="broken.onnx: cannot read ONNX model"):
         backend.convert(bad, DEFAULT)
+
+
+def test_bf16_modes_dump_bfloat16_tensors(cache, tmp_path):
+    from pytest_ascend_accuracy.backends.emulator.rounding import round_bf16
+    from pytest_ascend_accuracy.modes import Mode
+
+    model = models.passing_mlp()
+    x = make_inputs(model)
+    backend = EmulatorBackend(cache)
+    dump = backend.run(backend.convert(model, Mode(precision_mode="allow_fp32_to_bf16", fusion=False)), x,
+                       dump_dir=tmp_path)
+    mm = dump["fc1/MatMul"]
+    assert mm.output(0).dtype == "bfloat16" and mm.inputs[0].dtype == "bfloat16"
+    np.testing.assert_array_equal(mm.inputs[0].load(), round_bf16(x["x"]))
+    assert dump["relu1"].output(0).dtype == "float32"  # vector ops keep fp32 in this mode

@@ -138,6 +138,8 @@ class EmulatorBackend:
                 outs = [_tensor(s, values, feeds, inits) for s in op.outputs]
                 writer.write_op(op.op_type, op.name, ins, outs,
                                 output_origins=[s.origin for s in op.outputs],
+                                input_dtypes=[_stored(s) for s in op.inputs],
+                                output_dtypes=[_stored(s) for s in op.outputs],
                                 task_id=k, timestamp_us=base_ts + k)
                 del ins, outs
                 for s in op.inputs + op.outputs:
@@ -214,9 +216,14 @@ def _tensor(slot, values, feeds, inits) -> np.ndarray:
     else:
         arr = inits[slot.fetch]
     arr = np.asarray(arr)
-    if slot.dtype and arr.dtype != np.dtype(slot.dtype):
+    if slot.dtype and slot.dtype != "bfloat16" and arr.dtype != np.dtype(slot.dtype):
         arr = arr.astype(slot.dtype)
     return arr
+
+
+def _stored(slot) -> Optional[str]:
+    """The dump type to store a tensor as when numpy has no such dtype (bf16)."""
+    return "bfloat16" if slot.dtype == "bfloat16" else None
 
 
 def _last_use(plan: Plan) -> Dict[str, int]:

@@ -145,17 +145,20 @@ class _Emitter:
         return Slot(t, "run", "", origin)
 
     def exact_slot(self, t: str, kind: str) -> Slot:
+        """Where to fetch a tensor whose values are exact in ``kind``, dumped as that dtype
+        (bf16 tensors are fetched as float32 and stored as bf16 by the dump writer)."""
+        dtype = "float16" if kind == "fp16" else "bfloat16"
         if t in self.consts:
-            return Slot(t, "init", "float16" if kind == "fp16" else "float32")
+            return Slot(t, "init", dtype)
         if kind == "fp16" and t in self.half:
-            return Slot(self.half[t], "run", "float16")
-        return Slot(t, "run", "float32")
+            return Slot(self.half[t], "run", dtype)
+        return Slot(t, "run", dtype)
 
     def round_input(self, t: str, kind: str) -> Tuple[str, Slot]:
         if self.exact.get(t) == kind:
             return t, self.exact_slot(t, kind)
         if t in self.info and self.info[t][0] == FLOAT16 and kind == "fp16":
-            return t, Slot(t, "run", "")
+            return t, self.plain_slot(t)  # already float16 in the model
         key = (t, kind)
         if key not in self.rounded:
             if t in self.consts:
