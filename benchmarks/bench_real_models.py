@@ -69,6 +69,14 @@ def bench_one(model: str, input_shape: str, modes, workdir: Path, top: int) -> d
     result["golden_ops"] = len(golden)
     result["golden_mb"] = round(_dir_size_mb(golden.root), 1)
     result["rss_after_golden_mb"] = round(_peak_rss_mb(), 1)
+    from pytest_ascend_accuracy.onnx_graph import ort_session, prepare_model
+
+    plain = ort_session(prepare_model(model, input_shape=input_shape).model.SerializeToString())
+    plain.run(None, inputs)
+    t0 = time.perf_counter()
+    plain.run(None, inputs)
+    result["fp32_run_s"] = round(time.perf_counter() - t0, 3)  # no dumps, optimisations off
+    del plain
     backend = EmulatorBackend(cache)
     for name in modes:
         mode = resolve_mode(name)
@@ -79,6 +87,10 @@ def bench_one(model: str, input_shape: str, modes, workdir: Path, top: int) -> d
         info = converted.info["emulator"]
         row["fused_groups"] = len(info["fused"])
         row["folded"] = len(info["folded"])
+        backend.run(converted, inputs, dump=False)  # warm-up (session creation)
+        t0 = time.perf_counter()
+        backend.run(converted, inputs, dump=False)
+        row["run_nodump_s"] = round(time.perf_counter() - t0, 3)
         dump_dir = workdir / "dumps" / mode.name
         t0 = time.perf_counter()
         dump = backend.run(converted, inputs, dump_dir=dump_dir)
@@ -146,7 +158,8 @@ def print_result(r: dict) -> None:
     for m in r["modes"]:
         verdict = "PASSED" if m["passed"] else f"FAILED first at {m['first_failure'][0]} " \
                                                   f"({m['first_failure'][1]}, cosine {m['first_failure'][2]})"
-        print(f"   [{m['mode']}] convert {m['convert_s']} s, run+dump {m['run_s']} s "
+        print(f"   [{m['mode']}] convert {m['convert_s']} s, run without dump {m['run_nodump_s']} s "
+              f"(plain fp32 onnxruntime {r['fp32_run_s']} s), run+dump {m['run_s']} s "
               f"({m['dumped_ops']} ops, {m['fused_groups']} fused groups, {m['folded']} folded, "
               f"{m['dump_mb']} MB), compare {m['compare_s']} s -> {verdict}")
         print(f"      coverage: {m['coverage']}")

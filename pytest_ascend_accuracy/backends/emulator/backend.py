@@ -146,9 +146,12 @@ class EmulatorBackend:
                     if s.source == "run" and last_use.get(s.fetch, -1) <= k and s.fetch not in keep:
                         values.pop(s.fetch, None)
         result = load_dump(leaf, om_json=converted.om_json, model_name=converted.model_name)
+        info = converted.info.get("emulator", {})
         result.meta.update({"backend": "emulator", "mode": converted.mode.name,
                             "overflow": self.overflow, "dump_dir": str(root),
-                            "faults_active": converted.info.get("emulator", {}).get("faults_active", {})})
+                            "faults_active": info.get("faults_active", {}),
+                            # nodes computed at conversion (constants, static shapes): never run
+                            "folded_ops": list(info.get("folded", []))})
         return result
 
     def _state(self, converted: ConvertedModel) -> "_RunState":
