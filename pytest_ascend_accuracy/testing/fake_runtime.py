@@ -1,4 +1,5 @@
-"""A FAKE Ascend runtime for tests: ``acl`` (pyACL) and ``ais_bench`` modules for ``sys.modules``.
+"""A FAKE Ascend runtime for tests: shared NPU state behind the fake ``acl`` (``fake_acl``) and
+``ais_bench`` (``fake_ais_bench``) modules, and ``install`` to put them in ``sys.modules``.
 
 ``install(monkeypatch, flavor="acl")`` puts fake modules in ``sys.modules`` that "run" a FAKE
 .om (written by the fake ATC, ``fake_om``) on the CPU with onnxruntime in float32 and write
@@ -35,10 +36,10 @@ ACL_ERROR_REPEAT_INITIALIZE = 100002
 ACL_ERROR_UNINITIALIZE = 100001
 ACL_ERROR_INVALID_DEVICE = 107001
 ACL_ERROR_INVALID_MODEL = 500002
-_NP_TO_ACL = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2,
-              np.dtype(np.int32): 3, np.dtype(np.uint8): 4, np.dtype(np.int16): 6,
-              np.dtype(np.uint16): 7, np.dtype(np.uint32): 8, np.dtype(np.int64): 9,
-              np.dtype(np.uint64): 10, np.dtype(np.float64): 11, np.dtype(np.bool_): 12}
+NP_TO_ACL = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2,
+             np.dtype(np.int32): 3, np.dtype(np.uint8): 4, np.dtype(np.int16): 6,
+             np.dtype(np.uint16): 7, np.dtype(np.uint32): 8, np.dtype(np.int64): 9,
+             np.dtype(np.uint64): 10, np.dtype(np.float64): 11, np.dtype(np.bool_): 12}
 
 
 @dataclass
@@ -168,6 +169,9 @@ def install(monkeypatch=None, *, flavor: str = "acl", device_count: int = 1, soc
     if flavor not in ("acl", "ais_bench", "both"):
         raise ValueError(f"flavor must be 'acl', 'ais_bench' or 'both', got {flavor!r}")
     state = FakeNpu(device_count=device_count, soc_name=soc_name, device_formats=device_formats)
+    from .fake_acl import make_acl_module
+    from .fake_ais_bench import make_ais_bench_modules
+
     modules: Dict[str, Optional[types.ModuleType]] = {
         "acl": None, "ais_bench": None, "ais_bench.infer": None, "ais_bench.infer.interface": None}
     if flavor in ("acl", "both"):
@@ -194,260 +198,6 @@ def uninstall(state: FakeNpu) -> None:
 
 
 _MISSING = object()
-
-
-def make_acl_module(state: FakeNpu) -> types.ModuleType:
-    """A FAKE ``acl`` module with the pyACL functions the Ascend backend uses."""
-    from ..backends.ascend.acl_json import read_acl_json
-
-    acl = types.ModuleType("acl", "FAKE pyACL for pytest-ascend-accuracy tests (not CANN's acl)")
-    acl.__fake__ = True
-
-    def log(name):
-        state.calls.append(name)
-
-    def init(config_path=None):
-        log("init")
-        if state.acl_initialised:
-            return ACL_ERROR_REPEAT_INITIALIZE
-        if config_path:
-            state.init_dump_config = read_acl_json(config_path)
-        state.acl_initialised = True
-        return ACL_SUCCESS
-
-    def finalize():
-        log("finalize")
-        state.acl_initialised = False
-        return ACL_SUCCESS
-
-    def get_soc_name():
-        return state.soc_name
-
-    # rt
-    def get_device_count():
-        return state.device_count, ACL_SUCCESS
-
-    def set_device(device_id):
-        log(f"rt.set_device({device_id})")
-        if not state.acl_initialised:
-            return ACL_ERROR_UNINITIALIZE
-        if not 0 <= device_id < state.device_count:
-            return ACL_ERROR_INVALID_DEVICE
-        state.open_devices.add(device_id)
-        state.current_device = device_id
-        return ACL_SUCCESS
-
-    def reset_device(device_id):
-        log(f"rt.reset_device({device_id})")
-        state.open_devices.discard(device_id)
-        return ACL_SUCCESS
-
-    def create_context(device_id):
-        log(f"rt.create_context({device_id})")
-        return state.handle(("context", device_id)), ACL_SUCCESS
-
-    def destroy_context(ctx):
-        log("rt.destroy_context")
-        return ACL_SUCCESS if state.handles.pop(ctx, None) else ACL_ERROR_INVALID_PARAM
-
-    def set_context(ctx):
-        value = state.handles.get(ctx)
-        if not value:
-            return ACL_ERROR_INVALID_PARAM
-        state.current_device = value[1]
-        return ACL_SUCCESS
-
-    def malloc(size, policy=0):
-        return state.malloc(size), ACL_SUCCESS
-
-    def memcpy(dst, dst_max, src, count, kind):
-        if count > dst_max:
-            return ACL_ERROR_INVALID_PARAM
-        ctypes.memmove(dst, src, count)
-        return ACL_SUCCESS
-
-    acl.init, acl.finalize, acl.get_soc_name = init, finalize, get_soc_name
-    acl.rt = types.SimpleNamespace(
-        get_device_count=get_device_count, set_device=set_device, reset_device=reset_device,
-        create_context=create_context, destroy_context=destroy_context, set_context=set_context,
-        malloc=malloc, free=state.free, malloc_host=malloc, free_host=state.free, memcpy=memcpy)
-    acl.util = types.SimpleNamespace(
-        bytes_to_ptr=lambda data: ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value,
-        numpy_to_ptr=lambda arr: arr.ctypes.data,
-        ptr_to_bytes=lambda ptr, size: ctypes.string_at(ptr, size))
-    acl.create_data_buffer = lambda ptr, size: state.handle(("buffer", ptr, size))
-    acl.destroy_data_buffer = lambda h: ACL_SUCCESS if state.handles.pop(h, None) else ACL_ERROR_INVALID_PARAM
-    acl.get_data_buffer_addr = lambda h: state.handles[h][1]
-    acl.get_data_buffer_size_v2 = lambda h: state.handles[h][2]
-    acl.mdl = _make_mdl(state, read_acl_json)
-    return acl
-
-
-def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
-    def init_dump():
-        state.calls.append("mdl.init_dump")
-        if not state.acl_initialised:
-            return ACL_ERROR_UNINITIALIZE
-        if state.init_dump_config is not None:  # documented: fails when acl.init got a dump config
-            return ACL_ERROR_INVALID_PARAM
-        state.dump_active, state.dump_config = True, None
-        return ACL_SUCCESS
-
-    def set_dump(path):
-        state.calls.append("mdl.set_dump")
-        if not state.dump_active:
-            return ACL_ERROR_INVALID_PARAM
-        try:
-            config = read_acl_json(path)
-        except Exception as exc:
-            state.last_error = str(exc)
-            return ACL_ERROR_INVALID_PARAM
-        if not Path(config["dump"]["dump_path"]).is_dir():
-            state.last_error = f"dump_path {config['dump']['dump_path']} does not exist"
-            return ACL_ERROR_INVALID_PARAM
-        state.dump_config = config
-        return ACL_SUCCESS
-
-    def finalize_dump():
-        state.calls.append("mdl.finalize_dump")
-        state.dump_active, state.dump_config = False, None
-        return ACL_SUCCESS
-
-    def load_from_file(path):
-        state.calls.append("mdl.load_from_file")
-        if state.current_device not in state.open_devices:
-            return 0, ACL_ERROR_INVALID_DEVICE
-        config = state.dump_config if state.dump_active else state.init_dump_config
-        try:
-            return state.load(path, state.current_device, config), ACL_SUCCESS
-        except (ValueError, OSError) as exc:
-            state.last_error = str(exc)
-            return 0, ACL_ERROR_INVALID_MODEL
-
-    def unload(model_id):
-        state.calls.append("mdl.unload")
-        return ACL_SUCCESS if state.models.pop(model_id, None) else ACL_ERROR_INVALID_PARAM
-
-    def desc_model(desc):
-        return state.models[state.handles[desc][1]]
-
-    def get_desc(desc, model_id):
-        if model_id not in state.models:
-            return ACL_ERROR_INVALID_PARAM
-        state.handles[desc] = ("desc", model_id)
-        return ACL_SUCCESS
-
-    def dims(spec):
-        return {"name": spec[0], "dimCount": len(spec[1]), "dims": list(spec[1])}, ACL_SUCCESS
-
-    def nbytes(spec):
-        return int(np.prod(spec[1], dtype=np.int64)) * spec[2].itemsize
-
-    def add_dataset_buffer(ds, buf):
-        state.handles[ds].append(buf)
-        return ds, ACL_SUCCESS
-
-    def execute(model_id, in_ds, out_ds):
-        state.calls.append("mdl.execute")
-        model = state.models.get(model_id)
-        if model is None:
-            return ACL_ERROR_INVALID_PARAM
-        feeds = {}
-        for (name, shape, dtype), buf in zip(model.input_specs, state.handles[in_ds]):
-            _, ptr, size = state.handles[buf]
-            feeds[name] = np.frombuffer(ctypes.string_at(ptr, size), dtype=dtype).reshape(shape)
-        try:
-            outputs = state.execute(model_id, feeds)
-        except (ValueError, KeyError) as exc:
-            state.last_error = str(exc)
-            return ACL_ERROR_INVALID_PARAM
-        for array, buf in zip(outputs, state.handles[out_ds]):
-            _, ptr, size = state.handles[buf]
-            data = np.ascontiguousarray(array).tobytes()
-            if len(data) > size:
-                return ACL_ERROR_INVALID_PARAM
-            ctypes.memmove(ptr, data, len(data))
-        return ACL_SUCCESS
-
-    return types.SimpleNamespace(
-        init_dump=init_dump, set_dump=set_dump, finalize_dump=finalize_dump,
-        load_from_file=load_from_file, unload=unload,
-        create_desc=lambda: state.handle(("desc", None)), get_desc=get_desc,
-        destroy_desc=lambda d: ACL_SUCCESS if state.handles.pop(d, None) else ACL_ERROR_INVALID_PARAM,
-        get_num_inputs=lambda d: len(desc_model(d).input_specs),
-        get_num_outputs=lambda d: len(desc_model(d).output_specs),
-        get_input_name_by_index=lambda d, i: desc_model(d).input_specs[i][0],
-        get_output_name_by_index=lambda d, i: desc_model(d).output_specs[i][0],
-        get_input_size_by_index=lambda d, i: nbytes(desc_model(d).input_specs[i]),
-        get_output_size_by_index=lambda d, i: nbytes(desc_model(d).output_specs[i]),
-        get_input_dims=lambda d, i: dims(desc_model(d).input_specs[i]),
-        get_output_dims=lambda d, i: dims(desc_model(d).output_specs[i]),
-        get_input_data_type=lambda d, i: _NP_TO_ACL[desc_model(d).input_specs[i][2]],
-        get_output_data_type=lambda d, i: _NP_TO_ACL[desc_model(d).output_specs[i][2]],
-        create_dataset=lambda: state.handle([]), add_dataset_buffer=add_dataset_buffer,
-        destroy_dataset=lambda ds: ACL_SUCCESS if state.handles.pop(ds, None) is not None else ACL_ERROR_INVALID_PARAM,
-        get_dataset_num_buffers=lambda ds: len(state.handles[ds]),
-        get_dataset_buffer=lambda ds, i: state.handles[ds][i],
-        execute=execute)
-
-
-def make_ais_bench_modules(state: FakeNpu):
-    """FAKE ``ais_bench``, ``ais_bench.infer`` and ``ais_bench.infer.interface`` modules."""
-    from ..backends.ascend.acl_json import read_acl_json
-
-    class InferSession:
-        """FAKE ais_bench InferSession (aclruntime semantics: acl.json read once per process)."""
-
-        def __init__(self, device_id, model_path, acl_json_path=None, debug=False, loop=1):
-            state.calls.append(f"InferSession({device_id})")
-            if not 0 <= device_id < state.device_count:
-                raise RuntimeError(f"[ERROR] fake aclruntime: aclrtSetDevice({device_id}) failed, "
-                                   f"ret={ACL_ERROR_INVALID_DEVICE}")
-            if not state.aclruntime_initialised:
-                state.aclruntime_initialised = True
-                state.aclruntime_config = read_acl_json(acl_json_path) if acl_json_path else None
-            state.open_devices.add(device_id)
-            try:
-                self.model_id = state.load(model_path, device_id, state.aclruntime_config)
-            except (ValueError, OSError) as exc:
-                raise RuntimeError(f"[ERROR] fake aclruntime: load model {model_path} failed: {exc}") from exc
-            self.device_id = device_id
-            self._freed = False
-
-        def get_inputs(self):
-            return [types.SimpleNamespace(name=n, shape=list(s), datatype=str(d), size=int(np.prod(s)) * d.itemsize)
-                    for n, s, d in state.models[self.model_id].input_specs]
-
-        def get_outputs(self):
-            return [types.SimpleNamespace(name=n, shape=list(s), datatype=str(d), size=int(np.prod(s)) * d.itemsize)
-                    for n, s, d in state.models[self.model_id].output_specs]
-
-        def infer(self, feeds, mode="static", custom_sizes=100000):
-            specs = state.models[self.model_id].input_specs
-            if len(feeds) != len(specs):
-                raise RuntimeError(f"fake aclruntime: {len(feeds)} inputs given, model has {len(specs)}")
-            try:
-                return state.execute(self.model_id, {s[0]: np.asarray(f) for s, f in zip(specs, feeds)})
-            except ValueError as exc:
-                raise RuntimeError(f"fake aclruntime: {exc}") from exc
-
-        def free_resource(self):
-            if not self._freed:
-                state.models.pop(self.model_id, None)
-                self._freed = True
-
-        def finalize(self):
-            self.free_resource()
-
-    pkg = types.ModuleType("ais_bench", "FAKE ais_bench for pytest-ascend-accuracy tests")
-    infer = types.ModuleType("ais_bench.infer", "FAKE ais_bench.infer")
-    interface = types.ModuleType("ais_bench.infer.interface", "FAKE ais_bench.infer.interface")
-    interface.InferSession = InferSession
-    pkg.infer, infer.interface = infer, interface
-    pkg.__path__, infer.__path__ = [], []  # packages, so submodule imports resolve via sys.modules
-    for mod in (pkg, infer, interface):
-        mod.__fake__ = True
-    return pkg, infer, interface
 
 
 # -- running the ONNX model --------------------------------------------------------------------

@@ -82,3 +82,14 @@ def test_parse_errors_from_real_shaped_output():
     assert [c for c, _ in errors] == ["E10007", "EZ3003"]
     assert rejected_option(errors, ["atc", "--framework=5", "--model=m"]) == "--framework=5"
     assert rejected_option(errors, ["atc", "--model=m"]) is None
+
+
+def test_progress_lines_while_the_fake_atc_runs(fake_toolkit, fake_atc_on_path, tiny_model, tmp_path,
+                                                monkeypatch):
+    monkeypatch.setenv("FAKE_ATC_HANG", "1.0")
+    lines = []
+    run_atc(argv(fake_toolkit.atc, tiny_model), cwd=tmp_path, timeout=60, what="tiny.onnx",
+            progress=lines.append, progress_interval=0.25)
+    elapsed = [line for line in lines if line.endswith("s elapsed")]
+    assert elapsed and all(line.startswith("ATC converting tiny.onnx: ") for line in elapsed)
+    assert lines[0].endswith(f"started ({fake_toolkit.atc})") and "done in" in lines[-1]

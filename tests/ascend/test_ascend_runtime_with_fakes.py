@@ -132,3 +132,23 @@ def test_runtime_available_reports_what_is_missing(monkeypatch, fake_atc_on_path
     ok, reason = ascend_runtime_available()
     assert not ok and "ATC not found" in reason
     assert ascend_runtime_available(need_atc=False) == (True, "Ascend runtime acl")
+
+
+def test_fake_runtime_honours_layer_and_input_dump_mode(monkeypatch, tiny_om, tmp_path):
+    """acl.json 'layer' and dump_mode 'input', driven through the pyACL driver and the fake acl."""
+    from pytest_ascend_accuracy.backends.ascend.acl_driver import AclDriver
+    from pytest_ascend_accuracy.backends.ascend.acl_json import write_acl_json
+
+    npu = fake_runtime.install(monkeypatch, flavor="acl")
+    cfg = write_acl_json(tmp_path / "acl.json", tmp_path / "d", ["tiny"], dump_mode="input",
+                         layers={"tiny": ["relu1", "sig1"]})
+    driver = AclDriver(0)
+    try:
+        outputs = driver.run(tiny_om, x_input(), acl_json=cfg)
+    finally:
+        driver.close()
+    [leaf] = npu.dumps
+    ops = {read_dump_file(p).name: read_dump_file(p) for p in leaf.iterdir()}
+    assert sorted(ops) == ["conv1", "sig1"]  # relu1 is inside the fused conv1
+    assert [t.shape for t in ops["conv1"].inputs] == [(1, 3, 4, 4), (4, 3, 3, 3)] and ops["conv1"].outputs == ()
+    assert outputs[0].shape == (1, 4, 4, 4)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 import numpy as np
 
