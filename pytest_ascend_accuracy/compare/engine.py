@@ -131,6 +131,19 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
         bytes_done += _nbytes(p.actual) + _nbytes(p.golden)
         if progress is not None:
             progress(CompareProgress(i + 1, total, p.actual_op.name, bytes_done, bytes_total))
+    npu_only = set(plan.npu_only_ops)
+    for op in plan.unmatched_ops:
+        only = op.name in npu_only
+        rows.append(TensorCompare(
+            order=op.order, op_name=op.name, op_type=op.op_type,
+            original_names=tuple(n for n in op.original_names if n),
+            slot=op.outputs[0].slot if op.outputs else "output:0",
+            dtype=op.outputs[0].dtype if op.outputs else "",
+            shape=tuple(op.outputs[0].shape) if op.outputs else (),
+            flags=("no_golden", "npu_only") if only else ("no_golden",),
+            reason=("NPU-only op (no framework op to compare with)" if only else
+                    "no golden op matches its name, original names or output origin"),
+            source=op.source))
     rows.sort(key=lambda r: r.order)  # stable: keeps output/input order within an op
     meta = {"actual": dict(actual.meta), "golden": dict(golden.meta),
             "actual_kind": actual.kind, "golden_kind": golden.kind}

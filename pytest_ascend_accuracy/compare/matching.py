@@ -40,6 +40,8 @@ class TensorPair:
 class MatchPlan:
     pairs: Tuple[TensorPair, ...]
     coverage: Coverage
+    unmatched_ops: Tuple[OpRecord, ...] = ()  # actual ops with no golden counterpart
+    npu_only_ops: Tuple[str, ...] = ()
 
 
 class _GoldenIndex:
@@ -108,7 +110,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     pairs: List[TensorPair] = []
     compared: Dict[str, None] = {}  # golden op names, insertion-ordered set
     covered: Dict[str, None] = {}
-    unmatched_actual: List[str] = []
+    unmatched_actual: List[OpRecord] = []
     npu_only: List[str] = []
     listed = frozenset(actual.meta.get("npu_only_ops", ()) or ())
     for op in actual.ops:
@@ -141,7 +143,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                 if g is not None:
                     op_pairs.append(TensorPair(op, t, target, g, how))
         if not op_pairs:
-            unmatched_actual.append(op.name)
+            unmatched_actual.append(op)
             if _is_npu_only(op, listed):
                 npu_only.append(op.name)
             continue
@@ -158,5 +160,6 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                         if op.name not in seen]
     coverage = Coverage(golden_total=len(index.ops), compared=tuple(compared), fused=tuple(fused),
                         unmatched_golden=tuple(unmatched_golden),
-                        unmatched_actual=tuple(unmatched_actual), npu_only=tuple(npu_only))
-    return MatchPlan(tuple(pairs), coverage)
+                        unmatched_actual=tuple(op.name for op in unmatched_actual),
+                        npu_only=tuple(npu_only))
+    return MatchPlan(tuple(pairs), coverage, tuple(unmatched_actual), tuple(npu_only))

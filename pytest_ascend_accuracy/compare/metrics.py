@@ -110,7 +110,7 @@ class TensorMetrics:
         d = asdict(self)
         for k, v in d.items():
             if isinstance(v, float):
-                d[k] = _encode_float(v)
+                d[k] = encode_float(v)
         d["not_applicable"] = list(self.not_applicable)
         d["notes"] = list(self.notes)
         return d
@@ -121,11 +121,11 @@ class TensorMetrics:
         d["not_applicable"] = tuple(d.get("not_applicable", ()))
         d["notes"] = tuple(d.get("notes", ()))
         for k in JUDGEABLE + ("max_abs_actual", "max_abs_golden"):
-            d[k] = _decode_float(d.get(k))
+            d[k] = decode_float(d.get(k))
         return TensorMetrics(**d)
 
 
-def _encode_float(v: float):
+def encode_float(v: float):
     if math.isnan(v):
         return None
     if math.isinf(v):
@@ -133,7 +133,7 @@ def _encode_float(v: float):
     return v
 
 
-def _decode_float(v) -> float:
+def decode_float(v) -> float:
     return NAN if v is None else float(v)
 
 

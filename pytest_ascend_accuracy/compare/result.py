@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import DumpFormatError
-from .metrics import TensorMetrics
+from .metrics import TensorMetrics, encode_float
 from .thresholds import Policy, Threshold, ThresholdLike
 
 FORMAT_VERSION = 1
@@ -161,6 +161,7 @@ class Verdict:
     judged: int = 0
     ignored: int = 0
     skipped: int = 0  # rows whose metric does not apply (e.g. KL of bool tensors)
+    unmatched: int = 0  # rows of actual ops without a golden counterpart (see coverage)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -204,9 +205,11 @@ class Verdict:
 
 
 def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure]]:
-    """``("ignored" | "skipped" | "passed" | "failed", failure-or-None)`` for one row."""
+    """``("ignored" | "unmatched" | "skipped" | "passed" | "failed", failure-or-None)``."""
     if policy.is_ignored(row.names):
         return "ignored", None
+    if "no_golden" in row.flags:
+        return "unmatched", None
     thr = policy.threshold_for(row.names)
     m = row.metrics
     if m is None:
@@ -250,24 +253,25 @@ class CompareResult:
         """Judge the saved metric values under a policy; reads no tensor."""
         policy = threshold if isinstance(threshold, Policy) else Policy.build(
             threshold, per_op, ignore, metric)
-        failures, judged, ignored, skipped = [], 0, 0, 0
+        failures = []
+        counts = {"ignored": 0, "unmatched": 0, "skipped": 0, "passed": 0, "failed": 0}
         for row in self.rows:
             status, failure = judge_row(row, policy)
-            if status == "ignored":
-                ignored += 1
-                continue
-            if status == "skipped":
-                skipped += 1
-                continue
-            judged += 1
+            counts[status] += 1
             if failure is not None:
                 failures.append(failure)
         return Verdict(passed=not failures, policy=policy, failures=tuple(failures),
-                       judged=judged, ignored=ignored, skipped=skipped)
+                       judged=counts["passed"] + counts["failed"], ignored=counts["ignored"],
+                       skipped=counts["skipped"], unmatched=counts["unmatched"])
+
+    @property
+    def compared_rows(self) -> Tuple[TensorCompare, ...]:
+        """Rows that have a golden counterpart (without the unmatched actual ops)."""
+        return tuple(r for r in self.rows if "no_golden" not in r.flags)
 
     def row(self, op_name: str, slot: str = "output:0") -> TensorCompare:
         for r in self.rows:
-            if r.op_name == op_name and r.slot == slot:
+            if r.op_name == op_name and r.slot == slot and "no_golden" not in r.flags:
                 return r
         raise KeyError(f"no row for {op_name}:{slot}")
 
@@ -320,6 +324,8 @@ def _jsonable(value):
         return {str(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float, str)):
+    if isinstance(value, float):
+        return encode_float(value)
+    if value is None or isinstance(value, (bool, int, str)):
         return value
     return str(value)

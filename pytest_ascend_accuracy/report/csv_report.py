@@ -1,0 +1,119 @@
+"""CSV report in msaccucmp's column names and order (reference §6.3), ONNX-golden flavour.
+
+Against an ``.npy`` golden directory msaccucmp drops the golden ``Address`` column, so the header
+is ``Index,OpType,NPUDump,DataType,Address,GroundTruth,DataType,TensorIndex,Shape,`` the ten
+metric columns, ``CompareFailReason``, then msit's ``IsNpuOps,IsOutputNode,IsPrecisionError``.
+Numbers are written ``'{:.6f}'``, missing values ``NaN``. ``DataType`` appears twice (actual,
+then golden), as in the original; ``csv.DictReader`` keeps the golden one.
+
+Conventions: ``Index`` is the op's execution order (om-json id order when known); ``Address``
+is ``NaN`` (no device addresses are known); ``GroundTruth`` lists the original ONNX op names
+(``*`` for NPU-only ops); ``IsPrecisionError`` is the verdict of the threshold the comparison
+was judged with when one is given, else msit's fixed rule. The file is written atomically.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from typing import Iterable, List, Optional
+
+from ..compare.metrics import METRIC_COLUMNS, format_value
+from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
+
+HEADER = (["Index", "OpType", "NPUDump", "DataType", "Address", "GroundTruth", "DataType",
+           "TensorIndex", "Shape"] + list(METRIC_COLUMNS.values())
+          + ["CompareFailReason", "IsNpuOps", "IsOutputNode", "IsPrecisionError"])
+#: op types msit never marks as a precision error
+_MSIT_EXEMPT_TYPES = {"Data", "TransData", "PartitionCall"}
+
+
+def msit_precision_error(row: TensorCompare) -> bool:
+    """msit's rule: cos < 0.99 or RED > 0.05 or KL > 0.005 or RMSE > 1 or MeanRelErr > 1 (NaN
+    cosine and some op types exempt); NaN/Inf on one side only is always an error here."""
+    m = row.metrics
+    if m is None or row.op_type in _MSIT_EXEMPT_TYPES or "npu_only" in row.flags:
+        return False
+    if m.mismatch:
+        return True
+    if math.isnan(m.cosine):
+        return False
+    return (m.cosine < 0.99 or m.rel_l2 > 0.05 or m.kl > 0.005 or m.rmse > 1.0
+            or m.mean_rel > 1.0)
+
+
+def _output_nodes(result: CompareResult) -> set:
+    names = set()
+    for side in ("actual", "golden"):
+        meta = result.meta.get(side) if isinstance(result.meta, dict) else None
+        if isinstance(meta, dict):
+            names.update(str(n) for n in meta.get("output_nodes", ()) or ())
+    return names
+
+
+def _shape(shape) -> str:
+    return "[" + ", ".join(str(int(d)) for d in shape) + "]"
+
+
+def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterable[List[str]]:
+    outputs = _output_nodes(result)
+    for row in result.rows:
+        m = row.metrics
+        npu_only = "npu_only" in row.flags
+        if npu_only:
+            truth = "*"
+        else:
+            truth = ",".join(row.original_names) or row.golden_name or "NaN"
+        if verdict is not None:
+            status, _ = judge_row(row, verdict.policy)
+            error = status == "failed"
+        else:
+            error = msit_precision_error(row)
+        values = []
+        for key in METRIC_COLUMNS:
+            if m is None:
+                values.append("NaN")
+            elif key == "std":
+                values.append(m.std)
+            else:
+                values.append(format_value(getattr(m, key)))
+        reasons = [row.reason] if row.reason else []
+        if m is not None:
+            reasons += list(m.notes)
+        is_output = bool(outputs & set(row.names))
+        yield ([str(row.order), row.op_type or "NaN", row.op_name, row.dtype or "NaN", "NaN",
+                truth, row.golden_dtype or "NaN", row.tensor_index,
+                _shape(row.shape) if (row.shape or m is not None) else "NaN"]
+               + values + ["; ".join(reasons), "YES" if npu_only else "NO",
+                           "YES" if is_output else "NO", "YES" if error else "NO"])
+
+
+def csv_text(result: CompareResult, verdict: Optional[Verdict] = None) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(HEADER)
+    for r in csv_rows(result, verdict):
+        w.writerow(r)
+    return buf.getvalue()
+
+
+def atomic_write_text(path, text: str) -> str:
+    """Write ``text`` to ``path`` through a temporary file and a rename; returns the path."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def write_csv(result: CompareResult, path, verdict: Optional[Verdict] = None) -> str:
+    """Write the msaccucmp-compatible CSV (atomically); returns the path."""
+    return atomic_write_text(path, csv_text(result, verdict))

@@ -1,0 +1,233 @@
+"""The fixed failure block (and the passing summary) printed by assertions and the CLI.
+
+Order, always the same: the verdict line; the first failing operator in graph order with its
+dump name, original ONNX op names, type, dtypes, shape, judged metric vs threshold and the
+threshold that would pass, max abs/rel error, NaN/Inf counts; the next worst operators in an
+aligned table capped at a few rows; coverage; where the full report is; what to run next.
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Sequence
+
+from ..compare.result import CompareResult, Failure, TensorCompare, Verdict
+
+FP16_MAX = 65504.0
+WORST_ROWS = 5
+_NAME_WIDTH = 48
+
+
+def printable(text: str, width: Optional[int] = None) -> str:
+    """A name made safe for one terminal line: control characters escaped, long names cut."""
+    out = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
+                  for ch in str(text))
+    if width is not None and len(out) > width:
+        out = out[:width - 3] + "..."
+    return out
+
+
+def _num(v: Optional[float]) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return "{:.6f}".format(v)
+
+
+def _shape(shape) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _dtypes(row: TensorCompare) -> str:
+    if not row.golden_dtype or row.golden_dtype == row.dtype:
+        return row.dtype or "?"
+    return f"{row.dtype} (golden {row.golden_dtype})"
+
+
+def _nonfinite(row: TensorCompare) -> str:
+    m = row.metrics
+    if m is None:
+        return "not read"
+    text = (f"actual {m.nan_actual} NaN, {m.posinf_actual} +Inf, {m.neginf_actual} -Inf; "
+            f"golden {m.nan_golden} NaN, {m.posinf_golden} +Inf, {m.neginf_golden} -Inf")
+    if m.matched_inf:
+        text += f" ({m.matched_inf} equal infinities)"
+    return text
+
+
+def _short_reason(f: Failure) -> str:
+    """``cosine < 0.95`` for a plain threshold failure, else the failure's own reason."""
+    thr = f.threshold
+    m = f.row.metrics
+    if f.would_pass is None:
+        if m is not None and m.mismatch:
+            return f"NaN/Inf on one side at {m.mismatch} position{'' if m.mismatch == 1 else 's'}"
+        return f.reason
+    return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {thr.value:g}"
+
+
+def _metric_line(f: Failure) -> str:
+    thr = f.threshold
+    if f.would_pass is None:
+        return f"{_num(f.value)} (threshold {thr.value:g}; no threshold passes it)"
+    sign = "<" if thr.higher_is_better else ">"
+    return (f"{_num(f.value)} {sign} {thr.value:g} (threshold that would pass: "
+            f"{_num(f.would_pass)})")
+
+
+def _first_block(f: Failure) -> List[str]:
+    row = f.row
+    m = row.metrics
+    shape = _shape(row.shape)
+    if row.golden_shape and tuple(row.golden_shape) != tuple(row.shape):
+        shape += f" (golden {_shape(row.golden_shape)})"
+    golden = "-"
+    if row.golden_name:
+        golden = f"{printable(row.golden_name)} {row.golden_slot}"
+        if row.match:
+            golden += f" (matched by {row.match})"
+    fields = [
+        ("dump name", printable(row.op_name) + ("" if row.slot == "output:0" else f" {row.slot}")),
+        ("original ops", ", ".join(printable(n) for n in row.original_names) or "-"),
+        ("golden", golden),
+        ("op type", printable(row.op_type) or "-"),
+        ("dtypes", _dtypes(row)),
+        ("shape", shape),
+        (f.threshold.metric, _metric_line(f)),
+    ]
+    if f.threshold.metric != "cosine" and m is not None:
+        fields.append(("cosine", _num(m.cosine)))
+    fields += [
+        ("max abs error", _num(m.max_abs) if m else "NaN"),
+        ("max rel error", _num(m.max_rel) if m else "NaN"),
+        ("NaN/Inf", _nonfinite(row)),
+    ]
+    if f.would_pass is None:
+        fields.append(("why", printable(f.reason)))
+    if m is not None and m.notes:
+        fields.append(("notes", printable("; ".join(m.notes))))
+    width = max(len(k) for k, _ in fields)
+    return [f"first failing operator (#{row.order} in graph order):"] + [
+        f"  {k.ljust(width)}  {v}" for k, v in fields]
+
+
+def table(rows: Sequence[Sequence[str]], header: Sequence[str], indent: str = "  ") -> List[str]:
+    """Left-aligned text columns (numbers right-aligned), two spaces apart."""
+    cols = list(zip(*([header] + [list(r) for r in rows])))
+    widths = [max(len(c) for c in col) for col in cols]
+    numeric = [all(_is_num(v) for v in col[1:]) and len(col) > 1 for col in cols]
+
+    def line(cells):
+        parts = [c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)]
+        return (indent + "  ".join(parts)).rstrip()
+    return [line(header)] + [line(r) for r in rows]
+
+
+def _is_num(v: str) -> bool:
+    if v in ("NaN", "inf", "-inf"):
+        return True
+    try:
+        float(v)
+        return True
+    except ValueError:
+        return False
+
+
+def _row_cells(f: Failure) -> List[str]:
+    m = f.row.metrics
+    return [str(f.row.order), printable(f.row.label, _NAME_WIDTH), printable(f.row.op_type) or "-",
+            _num(m.cosine) if m else "NaN", _num(m.rel_l2) if m else "NaN",
+            _num(m.max_abs) if m else "NaN", printable(_short_reason(f), 60)]
+
+
+def _worst_block(verdict: Verdict, limit: int) -> List[str]:
+    rest = [f for f in verdict.worst(len(verdict.failures)) if f is not verdict.first]
+    if not rest:
+        return []
+    shown = rest[:limit]
+    lines = [f"next worst operators ({len(shown)} of {len(rest)}):"]
+    lines += table([_row_cells(f) for f in shown],
+                   ["#", "op", "type", "cosine", "rel_l2", "max_abs", "why"])
+    if len(rest) > limit:
+        lines.append(f"  ... and {len(rest) - limit} more (see the full report)")
+    return lines
+
+
+def fp16_range_rows(verdict: Verdict) -> List[TensorCompare]:
+    """Failing rows that point at float16 range: golden values past 65504, or NaN/Inf in the
+    actual tensor where the golden one is finite."""
+    out = []
+    for f in verdict.failures:
+        m = f.row.metrics
+        if m is None:
+            continue
+        if m.max_abs_golden > FP16_MAX or (m.mismatch and m.nonfinite_actual > m.nonfinite_golden):
+            out.append(f.row)
+    return out
+
+
+def default_hint(verdict: Verdict) -> str:
+    """What to run next, from what the failures look like."""
+    rows = fp16_range_rows(verdict)
+    if rows:
+        names: List[str] = []
+        for r in rows:
+            for n in (r.original_names or (r.op_name,)):
+                if n not in names:
+                    names.append(n)
+        shown = ", ".join(repr(printable(n)) for n in names[:5])
+        more = ", ..." if len(names) > 5 else ""
+        return ("values leave the float16 range (NaN/Inf in the actual output or |golden| > "
+                "65504): convert with mode=\"high_precision\", or keep these ops in float32 with "
+                f"keep_dtype=[{shown}{more}]")
+    return ("no float16 overflow seen: compare with mode=\"fusion_off\" and mode=\"buffer_off\" "
+            "to see whether a fusion pass or buffer reuse causes the first failure")
+
+
+#: how to ask for the CSV, per caller (assert_accuracy / pytest option / CLI flag)
+DEFAULT_REPORT_HOW = "pass csv_path=... or --accuracy-report=DIR"
+
+
+def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
+    if csv_path:
+        return f"full report: {printable(str(csv_path))}"
+    return f"full report: not written ({how})"
+
+
+def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
+                 hint: Optional[str] = None, worst: int = WORST_ROWS,
+                 report_how: str = DEFAULT_REPORT_HOW) -> str:
+    """The fixed failure block for a failed verdict. ``report_how`` says how to get the CSV
+    when ``csv_path`` is None."""
+    if verdict.passed:
+        return summary_text(result, verdict, csv_path=csv_path)
+    lines = [verdict.describe(), ""]
+    lines += _first_block(verdict.first)
+    block = _worst_block(verdict, worst)
+    if block:
+        lines += [""] + block
+    lines += ["", f"coverage: {result.coverage.describe()}", report_line(csv_path, report_how),
+              f"next step: {hint if hint is not None else default_hint(verdict)}"]
+    return "\n".join(lines)
+
+
+def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
+                 rows: int = WORST_ROWS) -> str:
+    """A passing verdict: the verdict line, the lowest-scoring tensors, coverage, report."""
+    lines = [verdict.describe()]
+    thr = verdict.policy.default
+    judged = [r for r in result.compared_rows if r.metrics is not None
+              and not verdict.policy.is_ignored(r.names)
+              and thr.metric not in r.metrics.not_applicable]
+    key = (lambda r: r.metrics.value(thr.metric)) if thr.higher_is_better else (
+        lambda r: -r.metrics.value(thr.metric))
+    lowest = sorted(judged, key=key)[:rows]
+    if lowest:
+        lines += ["", f"closest to the threshold ({thr.metric}):"]
+        lines += table([[str(r.order), printable(r.label, _NAME_WIDTH), printable(r.op_type) or "-",
+                         _num(r.metrics.cosine), _num(r.metrics.rel_l2), _num(r.metrics.max_abs)]
+                        for r in lowest], ["#", "op", "type", "cosine", "rel_l2", "max_abs"])
+    lines += ["", f"coverage: {result.coverage.describe()}"]
+    if csv_path:
+        lines.append(report_line(csv_path))
+    return "\n".join(lines)

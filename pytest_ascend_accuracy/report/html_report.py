@@ -1,0 +1,212 @@
+"""Self-contained HTML report: summary, an inline SVG chart of cosine and rel-L2 per operator in
+graph order (threshold line, first failure marked), and the full table.
+
+No JavaScript, no external resources: the page opens offline and from CI artifacts. Every
+name and text from a dump is HTML-escaped; point tooltips are SVG ``<title>`` elements.
+"""
+from __future__ import annotations
+
+import html
+import math
+from typing import List, Optional, Sequence, Tuple
+
+from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
+from .csv_report import atomic_write_text
+from .failure_text import default_hint
+
+_W, _PANEL_H, _PAD_L, _PAD_R, _PAD_T, _GAP = 960, 170, 64, 16, 18, 34
+_REL_FLOOR = 1e-7
+_STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+h1{font-size:20px;margin:0 0 8px} .pass{color:#17692e} .fail{color:#b3261e}
+table{border-collapse:collapse;font-size:12px;margin-top:12px}
+th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
+td.n{text-align:right;font-family:ui-monospace,monospace} tr.failed td{background:#fdecea}
+tr.unmatched td,tr.ignored td{color:#777} .meta{color:#555;font-size:13px}
+svg text{font:11px sans-serif;fill:#444}
+"""
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _num(v: Optional[float]) -> str:
+    if v is None or math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return "{:.6f}".format(v)
+
+
+def _series(rows: Sequence[TensorCompare], attr: str) -> List[Optional[float]]:
+    out = []
+    for r in rows:
+        v = getattr(r.metrics, attr) if r.metrics is not None else math.nan
+        out.append(None if (v is None or math.isnan(v)) else v)
+    return out
+
+
+def _panel(values, y0: float, scale, label: str, ticks: Sequence[Tuple[float, str]],
+           xs: List[float], names: List[str], failed: List[bool],
+           threshold: Optional[float], colour: str) -> List[str]:
+    """One chart panel: axis, ticks, polyline (gaps at NaN), failure dots, threshold line."""
+    out = [f'<text x="4" y="{y0 + 12:.0f}">{_e(label)}</text>',
+           f'<line x1="{_PAD_L}" y1="{y0 + _PANEL_H:.1f}" x2="{_W - _PAD_R}" '
+           f'y2="{y0 + _PANEL_H:.1f}" stroke="#bbb"/>']
+    for value, text in ticks:
+        y = y0 + scale(value)
+        out.append(f'<line x1="{_PAD_L - 4}" y1="{y:.1f}" x2="{_W - _PAD_R}" y2="{y:.1f}" '
+                   f'stroke="#eee"/><text x="{_PAD_L - 6}" y="{y + 4:.1f}" '
+                   f'text-anchor="end">{_e(text)}</text>')
+    segment: List[str] = []
+    lines = []
+    for x, v in zip(xs, values):
+        if v is None:
+            if segment:
+                lines.append(segment)
+            segment = []
+            continue
+        segment.append(f"{x:.1f},{y0 + scale(v):.1f}")
+    if segment:
+        lines.append(segment)
+    for seg in lines:
+        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" '
+                   f'points="{" ".join(seg)}"/>')
+    for x, v, name, bad in zip(xs, values, names, failed):
+        if v is None:
+            out.append(f'<text x="{x:.1f}" y="{y0 + _PANEL_H - 2:.1f}" fill="#b3261e" '
+                       f'text-anchor="middle">×<title>{_e(name)}: NaN</title></text>')
+            continue
+        fill = "#b3261e" if bad else colour
+        r = 3 if bad else 2
+        out.append(f'<circle cx="{x:.1f}" cy="{y0 + scale(v):.1f}" r="{r}" fill="{fill}">'
+                   f'<title>{_e(name)}: {_e(_num(v))}</title></circle>')
+    if threshold is not None:
+        y = y0 + scale(threshold)
+        out.append(f'<line x1="{_PAD_L}" y1="{y:.1f}" x2="{_W - _PAD_R}" y2="{y:.1f}" '
+                   f'stroke="#b3261e" stroke-dasharray="5,4"/><text x="{_W - _PAD_R}" '
+                   f'y="{y - 3:.1f}" text-anchor="end" fill="#b3261e">threshold '
+                   f'{_e(_num(threshold))}</text>')
+    return out
+
+
+def _nice_ticks(lo: float, hi: float, most: int = 5) -> List[Tuple[float, str]]:
+    """Round-numbered ticks in [lo, hi] (at most ``most``), e.g. 0.8, 0.9, 1."""
+    span = hi - lo
+    for exp in range(-6, 2):
+        for mult in (1, 2, 5):
+            step = mult * 10.0 ** exp
+            if span / step <= most - 1:
+                first = math.ceil(lo / step - 1e-9)
+                ticks = []
+                k = first
+                while k * step <= hi + 1e-12:
+                    v = round(k * step, 10)
+                    ticks.append((v, f"{v:g}"))
+                    k += 1
+                return ticks
+    return [(lo, f"{lo:g}"), (hi, f"{hi:g}")]
+
+
+def chart_svg(result: CompareResult, verdict: Verdict) -> str:
+    """Cosine (top) and rel-L2 on a log scale (bottom) per compared tensor in graph order."""
+    rows = [r for r in result.rows if r.metrics is not None]
+    if not rows:
+        return "<p>No tensor was compared, so there is nothing to chart.</p>"
+    failing = {(f.row.op_name, f.row.slot) for f in verdict.failures}
+    n = len(rows)
+    span = _W - _PAD_L - _PAD_R
+    xs = [_PAD_L + (span * (i + 0.5) / n) for i in range(n)]
+    names = [f"#{r.order} {r.label}" for r in rows]
+    failed = [(r.op_name, r.slot) in failing for r in rows]
+    thr = verdict.policy.default
+    cos = _series(rows, "cosine")
+    lo = min([v for v in cos if v is not None] + [thr.value if thr.metric == "cosine" else 1.0, 1.0])
+    lo = max(-1.0, lo - 0.02 * max(1.0 - lo, 0.05))
+    if lo >= 1.0:
+        lo = 0.99
+
+    def cos_scale(v):
+        return _PANEL_H - (v - lo) / (1.0 - lo) * (_PANEL_H - 10)
+    cos_ticks = _nice_ticks(lo, 1.0)
+    rel = _series(rows, "rel_l2")
+    finite = [v for v in rel if v is not None and not math.isinf(v)]
+    top = max(finite + [thr.value if thr.metric == "rel_l2" else _REL_FLOOR, _REL_FLOOR * 10])
+    e_hi = math.ceil(math.log10(top))
+    e_lo = math.log10(_REL_FLOOR)
+
+    def rel_scale(v):
+        v = min(max(v, _REL_FLOOR), 10 ** e_hi)
+        return _PANEL_H - (math.log10(v) - e_lo) / (e_hi - e_lo) * (_PANEL_H - 10)
+    rel_ticks = [(10.0 ** e, f"1e{e}") for e in range(int(e_lo), e_hi + 1, 2)]
+    h = _PAD_T + 2 * _PANEL_H + _GAP + 24
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{h}" '
+             f'viewBox="0 0 {_W} {h}" role="img" aria-label="cosine and rel-L2 per operator">']
+    parts += _panel(cos, _PAD_T, cos_scale, "cosine", cos_ticks, xs, names, failed,
+                    thr.value if thr.metric == "cosine" else None, "#1f6fb2")
+    y2 = _PAD_T + _PANEL_H + _GAP
+    parts += _panel([None if v is None else v for v in rel], y2, rel_scale, "rel-L2 (log)",
+                    rel_ticks, xs, names, failed,
+                    thr.value if thr.metric == "rel_l2" else None, "#8a4fbf")
+    first = verdict.first_failure
+    if first is not None:
+        idx = next((i for i, r in enumerate(rows)
+                    if (r.op_name, r.slot) == (first.op_name, first.slot)), None)
+        if idx is not None:
+            x = xs[idx]
+            parts.append(f'<line x1="{x:.1f}" y1="{_PAD_T - 6}" x2="{x:.1f}" '
+                         f'y2="{y2 + _PANEL_H:.1f}" stroke="#b3261e" stroke-width="1" '
+                         f'stroke-dasharray="2,3"/><text x="{x + 4:.1f}" y="{_PAD_T - 6 + 10}" '
+                         f'fill="#b3261e">first failure: {_e(first.label)}</text>')
+    parts.append(f'<text x="{_PAD_L}" y="{h - 6}">operators in graph order '
+                 f'({n} compared tensors)</text></svg>')
+    return "\n".join(parts)
+
+
+def _table(result: CompareResult, verdict: Verdict) -> str:
+    head = ["#", "op", "type", "original ops", "golden", "dtypes", "shape", "cosine", "rel_l2",
+            "max_abs", "max_rel", "NaN/Inf (actual; golden)", "status", "reason / notes"]
+    out = ["<table><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head)
+           + "</tr></thead><tbody>"]
+    for r in result.rows:
+        status, failure = judge_row(r, verdict.policy)
+        m = r.metrics
+        nf = (f"{m.nan_actual}/{m.posinf_actual}/{m.neginf_actual}; "
+              f"{m.nan_golden}/{m.posinf_golden}/{m.neginf_golden}") if m else ""
+        why = [failure.reason] if failure else []
+        if r.reason and (not failure or failure.reason != r.reason):
+            why.append(r.reason)
+        if m is not None:
+            why += list(m.notes)
+        cells = [f"#{r.order}", r.label, r.op_type, ", ".join(r.original_names),
+                 f"{r.golden_name} {r.golden_slot}".strip(),
+                 r.dtype + (f" / {r.golden_dtype}" if r.golden_dtype else ""),
+                 "x".join(str(d) for d in r.shape)]
+        nums = [_num(m.cosine), _num(m.rel_l2), _num(m.max_abs), _num(m.max_rel)] if m else [""] * 4
+        out.append(f'<tr class="{status}">' + "".join(f"<td>{_e(c)}</td>" for c in cells)
+                   + "".join(f'<td class="n">{_e(c)}</td>' for c in nums)
+                   + f"<td>{_e(nf)}</td><td>{_e(status)}</td><td>{_e('; '.join(why))}</td></tr>")
+    out.append("</tbody></table>")
+    return "\n".join(out)
+
+
+def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy report",
+              hint: Optional[str] = None) -> str:
+    cls = "pass" if verdict.passed else "fail"
+    summary = [f'<h1 class="{cls}">{_e(verdict.describe())}</h1>',
+               f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}<br>'
+               f'golden: {_e(result.golden_root or "(in memory)")}<br>'
+               f'coverage: {_e(result.coverage.describe())}</p>']
+    if not verdict.passed:
+        summary.append(f"<p>next step: {_e(hint if hint is not None else default_hint(verdict))}</p>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
+            + "\n".join(summary) + "\n" + chart_svg(result, verdict) + "\n"
+            + _table(result, verdict) + "\n</body></html>\n")
+
+
+def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "Accuracy report",
+               hint: Optional[str] = None) -> str:
+    """Write the self-contained HTML page atomically; returns the path."""
+    return atomic_write_text(path, html_text(result, verdict, title=title, hint=hint))

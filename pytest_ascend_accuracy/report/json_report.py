@@ -1,0 +1,36 @@
+"""JSON report: the saved CompareResult (re-judgeable with ``CompareResult.load``) plus the
+verdict it was judged with. Strict JSON: NaN is written as null, infinities as "inf"/"-inf"."""
+from __future__ import annotations
+
+import json
+from typing import Dict, Optional
+
+from ..compare.metrics import encode_float
+from ..compare.result import CompareResult, Verdict
+from .csv_report import atomic_write_text
+
+
+def verdict_dict(verdict: Verdict) -> Dict[str, object]:
+    return {
+        "passed": verdict.passed,
+        "policy": verdict.policy.to_dict(),
+        "judged": verdict.judged, "ignored": verdict.ignored, "skipped": verdict.skipped,
+        "unmatched": verdict.unmatched,
+        "passing_threshold": verdict.passing_threshold,
+        "failures": [{"op_name": f.row.op_name, "slot": f.row.slot, "order": f.row.order,
+                      "metric": f.threshold.metric, "threshold": f.threshold.value,
+                      "value": encode_float(f.value), "would_pass": f.would_pass,
+                      "reason": f.reason} for f in verdict.failures],
+    }
+
+
+def json_text(result: CompareResult, verdict: Optional[Verdict] = None) -> str:
+    data = result.to_dict()
+    if verdict is not None:
+        data["verdict"] = verdict_dict(verdict)
+    return json.dumps(data, indent=1, allow_nan=False)
+
+
+def write_json(result: CompareResult, path, verdict: Optional[Verdict] = None) -> str:
+    """Write the result (and verdict) as JSON atomically; ``CompareResult.load`` reads it back."""
+    return atomic_write_text(path, json_text(result, verdict))

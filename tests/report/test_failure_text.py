@@ -1,0 +1,169 @@
+"""The fixed failure block and passing summary, asserted as exact text."""
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.assertion import AccuracyFailure, assert_accuracy
+from pytest_ascend_accuracy.compare.engine import compare_dumps
+from pytest_ascend_accuracy.dump.model import DumpSet
+from pytest_ascend_accuracy.report.failure_text import (
+    default_hint, failure_text, printable, summary_text, table)
+
+
+def f16(v):
+    return np.array(v, np.float16)
+
+
+def f32(v):
+    return np.array(v, np.float32)
+
+
+def _dumps():
+    actual = DumpSet.from_arrays(
+        {"Conv_0": [f16([1, 2, 3, 4])], "conv1_relu": [f16([1, 2, 3, 4])],
+         "Add_2": [f16([1, 1, 1, -1])], "Mul_3": [f16([1, np.nan, 3, 4])]},
+        op_types={"Conv_0": "Conv2D", "conv1_relu": "Conv2D", "Add_2": "Add", "Mul_3": "Mul"},
+        original_names={"conv1_relu": ["/m/Conv_1", "/m/Relu_1"]})
+    golden = DumpSet.from_arrays(
+        {"Conv_0": [f32([1, 2, 3, 4])], "_m_Conv_1": [f32([0, 0, 0, 0])],
+         "_m_Relu_1": [f32([1, 2, 3, 5])], "Add_2": [f32([1, 1, 1, 1])],
+         "Mul_3": [f32([1, 2, 3, 4])], "Shape_9": [f32([4])]})
+    return actual, golden
+
+
+EXPECTED = """\
+accuracy FAILED: 3 of 4 tensors fail cosine >= 0.999; first failure in graph order: conv1_relu (#1)
+
+first failing operator (#1 in graph order):
+  dump name      conv1_relu
+  original ops   /m/Conv_1, /m/Relu_1
+  golden         _m_Relu_1 output:0 (matched by fused)
+  op type        Conv2D
+  dtypes         float16 (golden float32)
+  shape          (4,)
+  cosine         0.993999 < 0.999 (threshold that would pass: 0.993999)
+  max abs error  1.000000
+  max rel error  0.200000
+  NaN/Inf        actual 0 NaN, 0 +Inf, 0 -Inf; golden 0 NaN, 0 +Inf, 0 -Inf
+
+next worst operators (2 of 2):
+  #  op     type    cosine    rel_l2   max_abs  why
+  3  Mul_3  Mul   1.000000  0.000000  0.000000  NaN/Inf on one side at 1 position
+  2  Add_2  Add   0.500000  1.000000  2.000000  cosine < 0.999
+
+coverage: 6 golden ops: 4 compared, 1 inside fused ops, 1 unmatched (Shape_9); 0 actual ops unmatched
+full report: out/report.csv
+next step: values leave the float16 range (NaN/Inf in the actual output or |golden| > 65504): \
+convert with mode="high_precision", or keep these ops in float32 with keep_dtype=['Mul_3']"""
+
+
+def test_failure_block_exact_text():
+    r = compare_dumps(*_dumps())
+    assert failure_text(r, r.judge(0.999), csv_path="out/report.csv") == EXPECTED
+
+
+def test_assert_accuracy_raises_the_block_and_keeps_the_data(tmp_path):
+    actual, golden = _dumps()
+    csv = tmp_path / "report.csv"
+    with pytest.raises(AccuracyFailure) as exc:
+        assert_accuracy(actual, golden, 0.999, csv_path=csv, hint="run triage")
+    err = exc.value
+    assert isinstance(err, AssertionError)
+    assert str(err) == EXPECTED.replace("out/report.csv", str(csv)).rsplit("\nnext step:", 1)[0] \
+        + "\nnext step: run triage"
+    assert err.verdict.first_failure.op_name == "conv1_relu"
+    assert err.result.judge(0.0, ignore=["Mul_3"]).passed
+    assert csv.read_text().startswith("Index,OpType,NPUDump,")
+
+
+def test_assert_accuracy_passes_and_returns_the_result():
+    actual, golden = _dumps()
+    r = assert_accuracy(actual, golden, 0.4, ignore=["Mul*"])
+    assert [x.op_name for x in r.rows] == ["Conv_0", "conv1_relu", "Add_2", "Mul_3"]
+
+
+def test_assert_accuracy_uses_per_op_thresholds_and_other_metrics():
+    actual, golden = _dumps()
+    assert_accuracy(actual, golden, 0.999, per_op={"conv1_relu": 0.99, "Add_*": 0.5},
+                    ignore=["Mul_3"])
+    with pytest.raises(AccuracyFailure, match=r"rel_l2         1.000000 > 0.2 \(threshold that "
+                                              r"would pass: 1.000000\)"):
+        assert_accuracy(actual, golden, 0.2, metric="rel_l2", ignore=["Mul_3"])
+
+
+def test_assert_accuracy_hides_its_frame_from_pytest_tracebacks():
+    actual, golden = _dumps()
+    try:
+        assert_accuracy(actual, golden, 0.999)
+    except AccuracyFailure as exc:
+        tb = exc.__traceback__
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    own = [f for f in frames if f.f_code.co_name == "assert_accuracy"]
+    assert own and all(f.f_locals.get("__tracebackhide__") is True for f in own)
+
+
+def test_assert_accuracy_loads_paths(tmp_path):
+    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+    with NpyDumpWriter(tmp_path / "g") as w:
+        w.write_op("a/b", [], [f32([1, 2, 3])])
+    with NpyDumpWriter(tmp_path / "x") as w:
+        w.write_op("a/b", [], [f32([1, 2, 3.5])])
+    with pytest.raises(AccuracyFailure, match="first failure in graph order: a_b"):
+        assert_accuracy(tmp_path / "x", str(tmp_path / "g"), 0.9999)
+    with pytest.raises(TypeError, match="expected a DumpSet or a path to a dump, got int"):
+        assert_accuracy(1, tmp_path / "g")
+
+
+def test_fp16_overflow_hint_names_original_ops():
+    actual = DumpSet.from_arrays({"fused": [f16([1, np.inf, 3])]},
+                                 original_names={"fused": ["BatchNormalization_1", "Relu_2"]})
+    golden = DumpSet.from_arrays({"Relu_2": [f32([1, 7e4, 3])]})
+    r = compare_dumps(actual, golden)
+    assert default_hint(r.judge(0.95)) == (
+        "values leave the float16 range (NaN/Inf in the actual output or |golden| > 65504): "
+        "convert with mode=\"high_precision\", or keep these ops in float32 with "
+        "keep_dtype=['BatchNormalization_1', 'Relu_2']")
+
+
+def test_no_overflow_hint_suggests_fusion_and_buffer_modes():
+    r = compare_dumps(DumpSet.from_arrays({"a": [f16([1, -1])]}),
+                      DumpSet.from_arrays({"a": [f32([1, 1])]}))
+    assert default_hint(r.judge(0.95)).startswith(
+        "no float16 overflow seen: compare with mode=\"fusion_off\" and mode=\"buffer_off\"")
+
+
+def test_table_is_capped_and_names_are_escaped():
+    golden = {f"op{i}": [f32([1, 1, 1, 1])] for i in range(9)}
+    actual = {f"op{i}": [f16([1, 1, 1, -1])] for i in range(9)}
+    actual["bad\nname"] = actual.pop("op8")
+    golden["bad\nname"] = golden.pop("op8")
+    r = compare_dumps(DumpSet.from_arrays(actual), DumpSet.from_arrays(golden))
+    text = failure_text(r, r.judge(0.9), worst=3)
+    assert "next worst operators (3 of 8):" in text
+    assert "  ... and 5 more (see the full report)" in text
+    assert "\nname" not in text  # the newline inside the op name is escaped
+    assert "full report: not written (pass csv_path=... or --accuracy-report=DIR)" in text
+
+
+def test_summary_text_lists_the_tensors_closest_to_the_threshold():
+    r = compare_dumps(*_dumps())
+    v = r.judge(0.4, ignore=["Mul_3"])
+    assert summary_text(r, v) == """\
+accuracy PASSED: 3 tensors meet cosine >= 0.4 (1 ignored)
+
+closest to the threshold (cosine):
+  #  op          type      cosine    rel_l2   max_abs
+  2  Add_2       Add     0.500000  1.000000  2.000000
+  1  conv1_relu  Conv2D  0.993999  0.160128  1.000000
+  0  Conv_0      Conv2D  1.000000  0.000000  0.000000
+
+coverage: 6 golden ops: 4 compared, 1 inside fused ops, 1 unmatched (Shape_9); 0 actual ops unmatched"""
+
+
+def test_printable_and_table_helpers():
+    assert printable("a\tb\x00c") == "a\\tb\\x00c"
+    assert printable("x" * 10, 6) == "xxx..."
+    assert table([["1", "ab"], ["10", "c"]], ["#", "name"]) == [
+        "   #  name", "   1  ab", "  10  c"]
