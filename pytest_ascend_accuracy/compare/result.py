@@ -197,7 +197,8 @@ class Verdict:
         """The verdict line."""
         thr = self.policy.default.describe()
         if self.passed:
-            return (f"accuracy PASSED: {self.judged} tensor{_s(self.judged)} meet {thr}"
+            verb = "meets" if self.judged == 1 else "meet"
+            return (f"accuracy PASSED: {self.judged} tensor{_s(self.judged)} {verb} {thr}"
                     + (f" ({self.ignored} ignored)" if self.ignored else ""))
         first = self.failures[0].row
         return (f"accuracy FAILED: {len(self.failures)} of {self.judged} tensor{_s(self.judged)} "
