@@ -152,3 +152,11 @@ def test_fake_runtime_honours_layer_and_input_dump_mode(monkeypatch, tiny_om, tm
     assert sorted(ops) == ["conv1", "sig1"]  # relu1 is inside the fused conv1
     assert [t.shape for t in ops["conv1"].inputs] == [(1, 3, 4, 4), (4, 3, 3, 3)] and ops["conv1"].outputs == ()
     assert outputs[0].shape == (1, 4, 4, 4)
+
+
+def test_acl_initialised_elsewhere_is_not_finalized_by_us(monkeypatch, tiny_om, tmp_path):
+    npu = fake_runtime.install(monkeypatch, flavor="acl")
+    assert sys.modules["acl"].init() == 0  # another component of the process owns ACL
+    with AscendRuntime(0) as rt:
+        rt.run(tiny_om, x_input(), model_name="tiny", dump_path=tmp_path / "d")
+    assert npu.calls[-2:] == ["rt.destroy_context", "rt.reset_device(0)"] and npu.acl_initialised

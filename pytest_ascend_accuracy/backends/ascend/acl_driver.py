@@ -47,6 +47,7 @@ class AclDriver:
         self.device_id = int(device_id)
         self._acl = None
         self._context = None
+        self._finalize = False  # True when this driver's acl.init() initialised ACL
 
     # -- session ----------------------------------------------------------------------------------
     def open(self) -> None:
@@ -57,6 +58,7 @@ class AclDriver:
         if ret not in (ACL_SUCCESS, ACL_ERROR_REPEAT_INITIALIZE):
             raise BackendError(f"acl.init() failed with ACL error {ret}: the CANN runtime could not "
                                f"be initialised (is the driver installed and set_env.sh sourced?)")
+        owns_acl = ret == ACL_SUCCESS  # else someone else in this process initialised ACL
         try:
             count, ret = acl.rt.get_device_count()
             if ret == ACL_SUCCESS and not 0 <= self.device_id < count:
@@ -72,9 +74,10 @@ class AclDriver:
                 raise BackendError(f"could not create a context on Ascend device {self.device_id}: "
                                    f"acl.rt.create_context returned ACL error {ret}")
         except BaseException:
-            acl.finalize()
+            if owns_acl:
+                acl.finalize()
             raise
-        self._acl, self._context = acl, context
+        self._acl, self._context, self._finalize = acl, context, owns_acl
 
     def close(self) -> None:
         acl, self._acl = self._acl, None
@@ -84,7 +87,8 @@ class AclDriver:
             acl.rt.destroy_context(self._context)
             self._context = None
         acl.rt.reset_device(self.device_id)
-        acl.finalize()
+        if self._finalize:
+            acl.finalize()
 
     def soc_name(self) -> Optional[str]:
         self.open()
