@@ -135,3 +135,8 @@ def test_graph_outputs_keep_their_names_with_rounded_values():
     assert plan.model_outputs == ["down_out"]
     y = ort_session(proto.SerializeToString()).run(["down_out"], X)[0]
     assert y.dtype == np.float32 and np.isinf(y).any()
+
+
+def test_keep_dtype_names_that_match_nothing_are_reported():
+    _, plan = emulate_graph(models.overflow(), keep_dtype(["norm", "nrom", "OpType::Exp"]))
+    assert plan.info["unknown_keep_dtype"] == ["nrom"]

@@ -305,6 +305,9 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         "faults_active": {k: v for k, v in active.items()},
         "faults_inactive": [f.describe() for f in faults if f.describe() not in active],
         "unknown_fusion_rules": [r for r in mode.fusion_rules_off if r.rpartition(":")[2] not in known_rules],
+        # keep_dtype names that match no node (typos; ATC would warn): they keep nothing
+        "unknown_keep_dtype": [k for k in mode.keep_dtype if not k.startswith("OpType::")
+                               and k not in {m for u in units for m in u.members} and k not in folded],
         "untyped_tensors": sorted(o for u in units for o in u.output_origins if o not in info)[:50],
         "precisions": _count(op.precision for op in ops),
         "buffer_optimize": mode.buffer_optimize,
