@@ -186,3 +186,18 @@ def test_bf16_modes_dump_bfloat16_tensors(cache, tmp_path):
     assert mm.output(0).dtype == "bfloat16" and mm.inputs[0].dtype == "bfloat16"
     np.testing.assert_array_equal(mm.inputs[0].load(), round_bf16(x["x"]))
     assert dump["relu1"].output(0).dtype == "float32"  # vector ops keep fp32 in this mode
+
+
+def test_assert_accuracy_on_the_overflow_model(cache, overflow_model, tmp_path):
+    from pytest_ascend_accuracy.assertion import AccuracyFailure, assert_accuracy
+
+    x = make_inputs(overflow_model)
+    golden = golden_dump(overflow_model, x, cache=cache)
+    backend = EmulatorBackend(cache)
+    with pytest.raises(AccuracyFailure) as failure:
+        assert_accuracy(backend.run(backend.convert(overflow_model, DEFAULT), x, dump_dir=tmp_path), golden)
+    assert failure.value.verdict.first_failure.op_name == "norm"
+    assert "norm" in str(failure.value)
+    for mode in (HIGH_PRECISION, keep_dtype(["norm"])):
+        result = assert_accuracy(backend.run(backend.convert(overflow_model, mode), x, dump_dir=tmp_path), golden)
+        assert result.coverage.matched == 7
