@@ -10,6 +10,8 @@ Each builder returns an ``onnx.ModelProto`` with fixed weights (seeded numpy), o
   operand *of* ``norm`` on purpose: a value that overflows at an op's *output* is cast to fp16
   again at its consumer's input (on the NPU as in the emulator), so keeping one op fp32 cannot
   fix that case; it needs the consumer kept too.
+- ``two_overflows``: like ``overflow`` with two such BatchNormalizations in a row (``norm_a``,
+  ``norm_b``): keeping either alone in fp32 is not enough, only both together pass (triage).
 - ``conv_bn_relu``: two Conv+BatchNormalization+Relu blocks (fusable), pooling, Gemm.
 - ``transformer_block``: LayerNorm subgraph, attention (MatMul, Softmax), Gelu subgraph MLP,
   residuals; node names in PyTorch export style (``/attn/q/MatMul``); fp16 error is real but
@@ -230,6 +232,30 @@ def unnamed_model():
         helper.make_node("Mul", ["r", "b"], ["y"], name="dup"),
     ]
     return _model(nodes, [_vi("x", ["N", 4])], [_vi("y", ["N", 4])], inits, "unnamed_model")
+
+
+def two_overflows():
+    from onnx import helper
+
+    r = _rng(3)
+    nodes, inits = [], []
+    h = _linear("fc1", "x", r.standard_normal((16, 32)) * 0.5, r.standard_normal(32) * 0.1, nodes, inits)
+    inits += [_init("shape_c", np.array([1, 8, 4], np.int64)), _init("shape_flat", np.array([1, 32], np.int64))]
+    nodes.append(helper.make_node("Reshape", [h, "shape_c"], ["channels"], name="to_channels"))
+    src = "channels"
+    for k, name in enumerate(("norm_a", "norm_b")):
+        var = np.full(8, 1e9, np.float32)
+        var[[1 + k, 5 - k]] = 1.0
+        inits += [_init(f"{name}.scale", np.sqrt(var).astype(np.float32)),
+                  _init(f"{name}.bias", np.full(8, 0.01 * (k + 1), np.float32)),
+                  _init(f"{name}.mean", np.zeros(8, np.float32)), _init(f"{name}.var", var)]
+        nodes.append(helper.make_node("BatchNormalization", [src] + [f"{name}.{p}" for p in
+                                      ("scale", "bias", "mean", "var")], [f"{name}_out"], name=name,
+                                      epsilon=1e-5))
+        src = f"{name}_out"
+    nodes.append(helper.make_node("Reshape", [src, "shape_flat"], ["flat"], name="to_flat"))
+    _linear("fc2", "flat", r.standard_normal((32, 8)) * 0.3, r.standard_normal(8) * 0.1, nodes, inits, out="y")
+    return _model(nodes, [_vi("x", [1, 16])], [_vi("y", [1, 8])], inits, "two_overflows")
 
 
 MODELS: Dict[str, Callable] = {

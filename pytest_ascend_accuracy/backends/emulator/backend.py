@@ -20,7 +20,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -103,6 +103,20 @@ class EmulatorBackend:
                               info={"emulator": plan_info, "overflow": self.overflow,
                                     "faults": [f.describe() for f in self.faults],
                                     "cache_entry": str(entry)})
+
+    def fusion_rules(self, converted: ConvertedModel) -> List[str]:
+        """The fusion rules that fused something in ``converted``, section-qualified as the
+        fusion switch file needs them (``GraphFusion:X`` / ``UBFusion:X``), in first-use order."""
+        from .fusion import RULE_SECTION
+
+        plan = Plan.load(Path(converted.path).parent / PLAN_FILE)
+        rules: List[str] = []
+        for op in plan.ops:
+            for r in op.rules:
+                q = f"{RULE_SECTION.get(r, 'GraphFusion')}:{r}"
+                if q not in rules:
+                    rules.append(q)
+        return rules
 
     # -- run -------------------------------------------------------------------------------
     def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,

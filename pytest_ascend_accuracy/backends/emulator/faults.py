@@ -11,7 +11,10 @@ converted graph:
 - ``Fault.on_rule(rule)``: every fused operator produced by fusion rule ``rule`` returns wrong
   values; not active with fusion off or that rule switched off;
 - ``Fault.on_buffer(name)``: the operator covering ``name`` returns wrong values only while
-  buffer optimisation is on (``--buffer_optimize`` other than ``off_optimize``).
+  buffer optimisation is on (``--buffer_optimize`` other than ``off_optimize``);
+- ``Fault.on_input(name)``: a pre-processing mismatch (wrong AIPP mean/scale): an ``Aipp``
+  operator named ``aipp_<input>`` is inserted after graph input ``name`` in every mode, and its
+  output (dumped, as real AIPP ops are) feeds the model instead of the input.
 
 Effects (applied to the operator's float outputs before they are rounded and dumped):
 ``noise`` (default) adds ``amount`` x RMS(output) x a fixed pseudo-random pattern (seeded,
@@ -27,7 +30,7 @@ import numpy as np
 
 from ...errors import ConfigError
 
-KINDS = ("op", "rule", "buffer")
+KINDS = ("op", "rule", "buffer", "input")
 EFFECTS = ("noise", "scale", "offset", "nan")
 
 
@@ -63,6 +66,10 @@ class Fault:
     def on_buffer(cls, name: str, effect: str = "noise", amount: float = 1.0, seed: int = 0) -> "Fault":
         return cls("buffer", name, effect, amount, seed)
 
+    @classmethod
+    def on_input(cls, name: str, effect: str = "scale", amount: float = 0.5, seed: int = 0) -> "Fault":
+        return cls("input", name, effect, amount, seed)
+
     def key(self) -> Dict[str, object]:
         return {"kind": self.kind, "target": self.target, "effect": self.effect,
                 "amount": self.amount, "seed": self.seed}
@@ -76,7 +83,36 @@ class Fault:
             return self.target in unit.rules
         if self.kind == "buffer" and not buffer_on:
             return False
+        if self.kind == "input":
+            return unit.name == aipp_name(self.target)
         return self.target in unit.members or self.target == unit.name
+
+
+def aipp_name(input_name: str) -> str:
+    """Name of the ``Aipp`` operator an input fault inserts after graph input ``input_name``."""
+    return f"aipp_{input_name}"
+
+
+def insert_aipp_nodes(graph, faults: Sequence[Fault]) -> List[str]:
+    """For each input fault whose input exists, insert an Identity node ``aipp_<input>`` that
+    the consumers of the input read instead (the fault corrupts it later, as for any op).
+    Returns the inserted node names."""
+    from onnx import helper
+
+    names = {i.name for i in graph.input}
+    inserted: List[str] = []
+    for f in faults:
+        if f.kind != "input" or f.target not in names or aipp_name(f.target) in inserted:
+            continue
+        node_name = aipp_name(f.target)
+        out = f"{node_name}__out"
+        for node in graph.node:
+            for k, name in enumerate(node.input):
+                if name == f.target:
+                    node.input[k] = out
+        graph.node.insert(0, helper.make_node("Identity", [f.target], [out], name=node_name))
+        inserted.append(node_name)
+    return inserted
 
 
 def check_faults(faults: Sequence[Fault]) -> Tuple[Fault, ...]:

@@ -22,7 +22,7 @@ import numpy as np
 from ...modes import Mode
 from ...onnx_graph import prepare_model, tensor_info
 from ...onnx_static import evaluate, static_tensors
-from .faults import Fault, fault_nodes
+from .faults import Fault, fault_nodes, insert_aipp_nodes
 from .fusion import build_units
 from .plan import Plan, PlannedOp, Slot
 from .rounding import (FP16_MAX, VALUE_PRESERVING, round_array, rounding_nodes, rounds_inputs,
@@ -259,6 +259,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
 
     prepared = prepare_model(model, input_shape=input_shape)
     proto = prepared.model
+    aipp = set(insert_aipp_nodes(proto.graph, faults))
     folded = fold_constants(proto)
     info = tensor_info(proto)
     consts = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
@@ -268,6 +269,9 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     for t in new_inits:
         consts[t.name] = numpy_helper.to_array(t)
     names_used = {n.name for n in proto.graph.node}
+    for u in units:
+        if u.members and u.members[0] in aipp:  # inserted pre-processing: dumped as Ascend's Aipp
+            u.op_type = "Aipp"
     for u in units:  # concatenated fused names must not clash with other node names
         if u.fused and u.name not in u.members and u.name in names_used:
             u.name = unique_name(u.name, names_used)
