@@ -196,7 +196,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+#: modules that register further subcommands (imported when the parser is built)
+COMMAND_MODULES = ("cli_diagnose",)
+
+
 def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(f"{__package__}.{module}")
     parser = _Parser(prog=PROG, description="Accuracy comparison of Ascend NPU dumps against "
                      "golden dumps (msaccucmp-compatible metrics and CSV).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)

@@ -1,0 +1,137 @@
+"""Acceptance of the automated debugging flow on the emulator, with fault injection where a real
+NPU would have a defect (issue 6): each scenario names the right step and the fix."""
+import json
+import math
+
+import pytest
+
+pytest.importorskip("onnxruntime")
+
+from pytest_ascend_accuracy.backends.emulator import EmulatorBackend, Fault  # noqa: E402
+from pytest_ascend_accuracy.cache import Cache  # noqa: E402
+from pytest_ascend_accuracy.cli import main  # noqa: E402
+from pytest_ascend_accuracy.modes import Mode  # noqa: E402
+from pytest_ascend_accuracy.testing import models  # noqa: E402
+from pytest_ascend_accuracy.triage import diagnose  # noqa: E402
+from pytest_ascend_accuracy.triage_report import text  # noqa: E402
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return Cache(tmp_path / "cache")
+
+
+def run(model, cache, faults=(), **kw):
+    return diagnose(model, backend=EmulatorBackend(cache, faults=faults), cache=cache, **kw)
+
+
+def test_fp16_overflow_in_one_op_is_fixed_by_keeping_that_op(cache, tmp_path):
+    d = run(models.overflow(), cache, out_dir=tmp_path / "fix")
+    assert d.restored_by == "keep_dtype"
+    assert d.keep_dtype == ("norm",)
+    assert d.fix_mode == Mode(keep_dtype=("norm",))
+    n_ops = len(d.final.rows)
+    assert d.conversions <= math.ceil(math.log2(n_ops)) + 3, (d.conversions, n_ops)
+    assert d.step("default").first_failure == "norm"
+    assert d.step("high_precision").passed is True
+    assert (tmp_path / "fix" / "keep_dtype.cfg").read_text() == "norm\n"
+    args = (tmp_path / "fix" / "atc_args.txt").read_text().splitlines()
+    assert args == ["--precision_mode=force_fp16", f"--keep_dtype={tmp_path / 'fix' / 'keep_dtype.cfg'}"]
+    assert d.verdict.startswith("default fails at op norm; high precision passes; keep_dtype {norm} "
+                                "restores cosine")
+
+
+def test_two_ops_that_only_work_together_are_both_kept(cache):
+    d = run(models.two_overflows(), cache)
+    assert d.restored_by == "keep_dtype"
+    assert d.keep_dtype == ("norm_a", "norm_b")
+    # 1-minimal: neither alone restores accuracy
+    for single in ("norm_a", "norm_b"):
+        backend = EmulatorBackend(cache)
+        from pytest_ascend_accuracy.compare.engine import compare_dumps
+        from pytest_ascend_accuracy.golden import golden_dump
+        from pytest_ascend_accuracy.onnx_graph import make_inputs
+        inputs = make_inputs(models.two_overflows())
+        dump = backend.run(backend.convert(models.two_overflows(), Mode(keep_dtype=(single,))), inputs)
+        golden = golden_dump(models.two_overflows(), inputs, cache=cache)
+        assert not compare_dumps(dump, golden).judge(0.95).passed
+
+
+def test_faulty_fusion_rule_is_named(cache, tmp_path):
+    d = run(models.conv_bn_relu(), cache, faults=[Fault.on_rule("ConvBatchnormFusionPass")],
+            out_dir=tmp_path / "fix")
+    assert d.restored_by == "fusion_rules"
+    assert d.fusion_rules_off == ("GraphFusion:ConvBatchnormFusionPass",)
+    assert d.step("fusion_off").passed is True
+    assert json.loads((tmp_path / "fix" / "fusion_switch.cfg").read_text()) == {
+        "Switch": {"GraphFusion": {"ConvBatchnormFusionPass": "off"}}}
+
+
+def test_faulty_buffer_optimisation_is_named(cache):
+    d = run(models.conv_bn_relu(), cache, faults=[Fault.on_buffer("conv2")])
+    assert d.restored_by == "buffer_off"
+    assert d.fix_mode.buffer_optimize == "off_optimize"
+    assert d.step("buffer_off").differing == ("conv2relu2",)
+    assert "ops that change: conv2relu2" in d.verdict
+
+
+def test_input_preprocessing_mismatch_stops_at_the_data_step(cache):
+    d = run(models.conv_bn_relu(), cache, faults=[Fault.on_input("x", effect="scale", amount=0.5)])
+    assert d.restored_by is None
+    data = d.step("data")
+    assert data.passed is False
+    assert "looks like golden * 0.5 (check mean/scale)" in data.summary
+    assert d.conversions == 1  # no conversion wasted on modes once the inputs are known wrong
+    assert [s.step for s in d.steps] == ["default", "data"]
+
+
+def test_model_failing_in_every_mode_reports_the_operators(cache):
+    d = run(models.conv_bn_relu(), cache, faults=[Fault.on_op("conv2")])
+    assert d.restored_by is None
+    assert [s.step for s in d.steps] == ["default", "data", "high_precision", "buffer_off",
+                                         "fusion_off", "golden"]
+    golden = d.step("golden")
+    assert golden.first_failure == "conv2relu2" and golden.failing == ("conv2relu2",)
+    assert "no conversion mode restores accuracy" in d.verdict
+
+
+def test_passing_model_costs_one_conversion(cache):
+    d = run(models.passing_mlp(), cache)
+    assert d.restored_by == "default" and d.conversions == 1 and len(d.steps) == 1
+
+
+def test_budget_stops_and_a_rerun_resumes_from_the_cache(cache):
+    first = run(models.two_overflows(), cache, budget=3)
+    assert first.budget_exhausted and first.restored_by is None
+    assert first.conversions == 3
+    again = run(models.two_overflows(), cache, budget=3)
+    assert again.cache_hits == 3 and again.restored_by == "keep_dtype"
+    assert again.keep_dtype == ("norm_a", "norm_b")
+
+
+def test_text_rendering_names_step_fix_and_cost(cache):
+    d = run(models.overflow(), cache)
+    out = text(d)
+    assert out.splitlines()[0] == "ascend-accuracy diagnosis of overflow: RESTORED"
+    assert "  fix: mode keep_dtype(norm); ATC: --precision_mode=force_fp16 --keep_dtype=./keep_dtype.cfg" in out
+    assert "  1. default [default]: FAILED | fails at op norm (cosine" in out
+    assert "  3. high_precision [high_precision]: PASSED | passes (1 conversion)" in out
+
+
+def test_cli_diagnose_writes_files_and_exits_by_outcome(tmp_path, capsys):
+    import onnx
+
+    path = tmp_path / "overflow.onnx"
+    onnx.save(models.overflow(), str(path))
+    out = tmp_path / "out"
+    code = main(["diagnose", str(path), "--cache-dir", str(tmp_path / "c"), "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "RESTORED" in printed and f"wrote keep_dtype.cfg: {out / 'keep_dtype.cfg'}" in printed
+    report = json.loads((out / "diagnosis.json").read_text())
+    assert report["restored_by"] == "keep_dtype" and report["fix"]["keep_dtype"] == ["norm"]
+    assert "<svg" in (out / "diagnosis.html").read_text()
+    code = main(["diagnose", str(path), "--cache-dir", str(tmp_path / "c"), "--fault", "op:fc2/MatMul"])
+    assert code in (0, 1)
+    assert main(["diagnose", str(tmp_path / "missing.onnx")]) == 2
+    assert "missing.onnx: no such model file" in capsys.readouterr().err
