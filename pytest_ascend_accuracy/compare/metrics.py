@@ -55,8 +55,6 @@ JUDGEABLE = ("cosine", "rel_l2", "max_abs", "mean_abs", "rmse", "max_rel", "mean
              "acc_rel", "kl")
 HIGHER_IS_BETTER = frozenset({"cosine"})
 NAN = float("nan")
-#: a float16 actual tensor up to this many float32 bytes is widened once and kept for the KL pass
-KEEP_LIMIT_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -160,16 +158,16 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
         y = y.view(np.uint8)
     n = x.size
     want_kl = kl and not is_bool
-    keep = n if want_kl and x.dtype == np.float16 and n * 4 <= KEEP_LIMIT_BYTES else 0
-    acc = PairAccumulator(chunk_size, keep_size=keep)
+    acc = PairAccumulator(chunk_size, kl=want_kl)
     with np.errstate(all="ignore"):  # overflow/NaN are detected and handled explicitly
+        acc.prepare(x, y)
         for s in range(0, n, chunk_size):
             acc.update(x[s:s + chunk_size], y[s:s + chunk_size])
-        want_kl = want_kl and acc.finite > 0
-        if want_kl:
+        if acc.needs_second_pass:
             acc.start_kl()
             for s in range(0, n, chunk_size):
-                acc.update_kl(x[s:s + chunk_size], y[s:s + chunk_size], s)
+                acc.update_kl(x[s:s + chunk_size], y[s:s + chunk_size])
+    want_kl = want_kl and acc.finite > 0
     return _finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl)
 
 

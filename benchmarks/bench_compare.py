@@ -1,0 +1,188 @@
+"""Compare throughput and memory benchmark (not a test; run by hand).
+
+Generates a dump pair -- an Ascend binary dump of float16 outputs (the real file format, one
+file per op) and an ONNX-golden ``.npy`` directory of float32 outputs -- then measures, each in
+a fresh child process so the peak RSS belongs to that phase alone:
+
+* baseline: a plain numpy pass over the same bytes (``np.fromfile`` at each tensor's offset /
+  ``np.load``, then ``.sum()``): the practical limit of reading the data once;
+* compare: ``load_dump`` of both directories + ``compare_dumps`` (all metrics, KL included).
+
+It prints both throughputs (bytes of both dumps per second), their ratio and each phase's
+peak RSS. Goals: ratio >= 0.5; compare peak RSS < 300 MB + 3 x the largest tensor.
+
+    python benchmarks/bench_compare.py                      # 1,000 tensors, 1 GB
+    python benchmarks/bench_compare.py --size-gb 0.05 --tensors 100   # quick run
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+MB = 1 << 20
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident set size of this process (VmHWM from /proc, else getrusage)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def tensor_sizes(total_bytes: float, tensors: int):
+    """Element counts, varying 1x..7x, scaled so fp16 + fp32 copies total ``total_bytes``."""
+    weights = np.array([1 + (i * 5) % 7 for i in range(tensors)], dtype=np.float64)
+    counts = np.maximum(1, np.round(weights / weights.sum() * total_bytes / 6)).astype(np.int64)
+    return [int(c) for c in counts]
+
+
+def generate(directory: str, size_gb: float, tensors: int, seed: int = 0) -> dict:
+    from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+
+    rng = np.random.default_rng(seed)
+    actual_dir = os.path.join(directory, "npu")
+    golden_dir = os.path.join(directory, "golden")
+    counts = tensor_sizes(size_gb * 1e9, tensors)
+    with AscendDumpWriter(actual_dir) as aw, NpyDumpWriter(golden_dir) as gw:
+        for i, n in enumerate(counts):
+            golden = rng.standard_normal(n, dtype=np.float32)
+            golden[::9] = 0  # some ReLU-like zeros
+            actual = (golden * np.float32(1.001) + np.float32(1e-3)).astype(np.float16)
+            name = f"block{i // 10}/op{i}/Conv"
+            gw.write_op(name, [], [golden])
+            aw.write_op("Conv2D", name, [], [actual])
+    return {"actual": actual_dir, "golden": golden_dir, "counts": counts}
+
+
+def _phase_baseline(actual_dir: str, golden_dir: str) -> dict:
+    from pytest_ascend_accuracy.dump.ascend_bin import parse_dump_file
+
+    files = []  # offsets come from the headers, parsed before timing
+    for name in sorted(os.listdir(actual_dir)):
+        path = os.path.join(actual_dir, name)
+        if name.endswith(".csv"):
+            continue
+        s = parse_dump_file(path).outputs[0]
+        files.append((path, s.offset, s.count))
+    goldens = [os.path.join(golden_dir, n) for n in sorted(os.listdir(golden_dir))
+               if n.endswith(".npy")]
+    start = time.perf_counter()
+    total = 0.0
+    nbytes = 0
+    for path, offset, count in files:
+        arr = np.fromfile(path, dtype=np.float16, count=count, offset=offset)
+        total += float(arr.sum(dtype=np.float64))  # the fastest numpy sum of float16
+        nbytes += arr.nbytes
+    for path in goldens:
+        arr = np.load(path, allow_pickle=False)
+        total += float(arr.sum())
+        nbytes += arr.nbytes
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "bytes": nbytes, "peak_rss": peak_rss_bytes(), "check": total}
+
+
+def _phase_compare(actual_dir: str, golden_dir: str, kl: bool, chunk_size: int) -> dict:
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.dump.loader import load_dump
+
+    start = time.perf_counter()
+    actual = load_dump(actual_dir)
+    golden = load_dump(golden_dir)
+    loaded = time.perf_counter()
+    result = compare_dumps(actual, golden, kl=kl, chunk_size=chunk_size)
+    seconds = time.perf_counter() - start
+    verdict = result.judge(0.99)
+    return {"seconds": seconds, "load_seconds": loaded - start, "bytes": actual.nbytes + golden.nbytes,
+            "peak_rss": peak_rss_bytes(), "rows": len(result.rows), "passed": verdict.passed,
+            "min_cosine": min(r.metrics.cosine for r in result.rows if r.metrics)}
+
+
+def _run_child(args: list) -> dict:
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__)] + args,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark phase {args[:2]} failed:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--size-gb", type=float, default=1.0, help="total size of both dumps (GB)")
+    p.add_argument("--tensors", type=int, default=1000)
+    p.add_argument("--repeat", type=int, default=3, help="timed runs per phase (best is kept)")
+    p.add_argument("--chunk-size", type=int, default=1 << 16)
+    p.add_argument("--no-kl", action="store_true", help="also skip KL in the compare phase")
+    p.add_argument("--dir", help="work directory (default: a temporary one, removed after)")
+    p.add_argument("--_phase", help=argparse.SUPPRESS)
+    p.add_argument("--_actual", help=argparse.SUPPRESS)
+    p.add_argument("--_golden", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    if args._phase == "baseline":
+        print(json.dumps(_phase_baseline(args._actual, args._golden)))
+        return 0
+    if args._phase == "compare":
+        print(json.dumps(_phase_compare(args._actual, args._golden, not args.no_kl,
+                                        args.chunk_size)))
+        return 0
+
+    work = args.dir or tempfile.mkdtemp(prefix="bench_compare_")
+    try:
+        t0 = time.perf_counter()
+        info = generate(work, args.size_gb, args.tensors)
+        gen = time.perf_counter() - t0
+        counts = info["counts"]
+        largest = max(counts) * 4
+        a_bytes, g_bytes = sum(counts) * 2, sum(counts) * 4
+        print(f"dump pair: {len(counts)} tensors, {(a_bytes + g_bytes) / 1e9:.3f} GB "
+              f"(actual: float16 Ascend binary dump, {a_bytes / 1e9:.3f} GB; golden: float32 npy, "
+              f"{g_bytes / 1e9:.3f} GB); largest tensor {largest / MB:.2f} MB as float32; "
+              f"generated in {gen:.1f} s")
+        paths = ["--_actual", info["actual"], "--_golden", info["golden"]]
+        _run_child(["--_phase", "baseline"] + paths)  # warm the page cache for both phases
+        extra = ["--chunk-size", str(args.chunk_size)] + (["--no-kl"] if args.no_kl else [])
+        bases, comps = [], []
+        for _ in range(args.repeat):  # alternate, so a change in machine load hits both
+            bases.append(_run_child(["--_phase", "baseline"] + paths))
+            comps.append(_run_child(["--_phase", "compare"] + paths + extra))
+        base = min(bases, key=lambda r: r["seconds"])
+        comp = min(comps, key=lambda r: r["seconds"])
+        base_gbs = base["bytes"] / base["seconds"] / 1e9
+        comp_gbs = comp["bytes"] / comp["seconds"] / 1e9
+        ratio = comp_gbs / base_gbs
+        rss_goal = 300 * MB + 3 * largest
+        print(f"baseline numpy read+sum: {base['seconds']:.3f} s, {base_gbs:.2f} GB/s, "
+              f"peak RSS {base['peak_rss'] / MB:.0f} MB")
+        print(f"compare (load_dump + compare_dumps, {'no KL' if args.no_kl else 'all metrics'}): "
+              f"{comp['seconds']:.3f} s (load_dump {comp['load_seconds']:.3f} s), "
+              f"{comp_gbs:.2f} GB/s, {comp['rows']} rows, min cosine {comp['min_cosine']:.6f}")
+        print(f"ratio compare/baseline: {ratio:.2f} (goal >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'})")
+        print(f"compare peak RSS: {comp['peak_rss'] / MB:.0f} MB (goal < 300 MB + 3 x "
+              f"{largest / MB:.2f} MB = {rss_goal / MB:.0f} MB: "
+              f"{'met' if comp['peak_rss'] < rss_goal else 'NOT met'})")
+        print(f"best of {args.repeat} alternating runs per phase, each in a fresh process; "
+              f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    finally:
+        if not args.dir:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
