@@ -1,0 +1,8 @@
+"""Comparison of two dumps: streamed metrics, operator matching, re-judgeable results.
+
+``compare_dumps(actual, golden) -> CompareResult``; ``CompareResult.judge(...) -> Verdict``.
+"""
+from .engine import CompareProgress, compare_dumps  # noqa: F401
+from .metrics import TensorMetrics, compute_metrics  # noqa: F401
+from .result import CompareResult, Coverage, Failure, TensorCompare, Verdict  # noqa: F401
+from .thresholds import Policy, Threshold  # noqa: F401

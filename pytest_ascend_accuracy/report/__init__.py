@@ -1,0 +1,5 @@
+"""Reports of a CompareResult: the failure text, msaccucmp-compatible CSV, JSON and HTML."""
+from .csv_report import write_csv  # noqa: F401
+from .failure_text import failure_text, summary_text  # noqa: F401
+from .html_report import write_html  # noqa: F401
+from .json_report import write_json  # noqa: F401
