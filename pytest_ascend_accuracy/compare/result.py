@@ -162,6 +162,8 @@ class Verdict:
     ignored: int = 0
     skipped: int = 0  # rows whose metric does not apply (e.g. KL of bool tensors)
     unmatched: int = 0  # rows of actual ops without a golden counterpart (see coverage)
+    #: a failure of the comparison as a whole (nothing could be compared), "" if none
+    problem: str = ""
 
     def __bool__(self) -> bool:
         return self.passed
@@ -184,6 +186,8 @@ class Verdict:
         """The loosest value of the default threshold under which every failure judged by it
         would pass; None when a failure no threshold can fix (NaN/Inf, not compared) or one
         under a per-op threshold exists."""
+        if self.problem:
+            return None
         if not self.failures:
             return self.policy.default.value
         values = []
@@ -200,6 +204,8 @@ class Verdict:
             verb = "meets" if self.judged == 1 else "meet"
             return (f"accuracy PASSED: {self.judged} tensor{_s(self.judged)} {verb} {thr}"
                     + (f" ({self.ignored} ignored)" if self.ignored else ""))
+        if self.problem:
+            return f"accuracy FAILED: {self.problem}"
         first = self.failures[0].row
         return (f"accuracy FAILED: {len(self.failures)} of {self.judged} tensor{_s(self.judged)} "
                 f"fail {thr}; first failure in graph order: {first.label} (#{first.order})")
@@ -261,9 +267,15 @@ class CompareResult:
             counts[status] += 1
             if failure is not None:
                 failures.append(failure)
-        return Verdict(passed=not failures, policy=policy, failures=tuple(failures),
-                       judged=counts["passed"] + counts["failed"], ignored=counts["ignored"],
-                       skipped=counts["skipped"], unmatched=counts["unmatched"])
+        problem = ""
+        if not any("no_golden" not in r.flags for r in self.rows):
+            problem = (f"no tensor was compared: none of the {len(self.rows)} actual op"
+                       f"{_s(len(self.rows))} matches one of the {self.coverage.golden_total} "
+                       "golden ops")
+        return Verdict(passed=not failures and not problem, policy=policy,
+                       failures=tuple(failures), judged=counts["passed"] + counts["failed"],
+                       ignored=counts["ignored"], skipped=counts["skipped"],
+                       unmatched=counts["unmatched"], problem=problem)
 
     @property
     def compared_rows(self) -> Tuple[TensorCompare, ...]:

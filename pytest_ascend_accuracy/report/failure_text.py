@@ -168,6 +168,10 @@ def fp16_range_rows(verdict: Verdict) -> List[TensorCompare]:
 
 def default_hint(verdict: Verdict) -> str:
     """What to run next, from what the failures look like."""
+    if verdict.problem:
+        return ("check that both dumps come from the same model and run; pass the om json "
+                "(om_json= / --om-json) so fused ops find their original names, or map op names "
+                "with mapping= / --mapping")
     rows = fp16_range_rows(verdict)
     if rows:
         names: List[str] = []
@@ -202,11 +206,13 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
     if verdict.passed:
         return summary_text(result, verdict, csv_path=csv_path)
     lines = [verdict.describe(), ""]
-    lines += _first_block(verdict.first)
-    block = _worst_block(verdict, worst)
-    if block:
-        lines += [""] + block
-    lines += ["", f"coverage: {result.coverage.describe()}", report_line(csv_path, report_how),
+    if verdict.first is not None:
+        lines += _first_block(verdict.first)
+        block = _worst_block(verdict, worst)
+        if block:
+            lines += [""] + block
+        lines.append("")
+    lines += [f"coverage: {result.coverage.describe()}", report_line(csv_path, report_how),
               f"next step: {hint if hint is not None else default_hint(verdict)}"]
     return "\n".join(lines)
 

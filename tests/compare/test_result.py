@@ -176,3 +176,28 @@ def test_row_without_metrics_fails_with_its_reason():
     r = CompareResult(rows=(row,), coverage=Coverage(1))
     v = r.judge(0.0)
     assert v.failures[0].reason.endswith("cannot compare") and v.passing_threshold is None
+
+
+def test_nothing_compared_is_a_failure_not_a_vacuous_pass():
+    from pytest_ascend_accuracy.report.failure_text import failure_text
+    r = compare_dumps(DumpSet.from_arrays({"npu_a": [np.ones(2, np.float16)]}),
+                      DumpSet.from_arrays({"onnx_a": [np.ones(2, np.float32)],
+                                           "onnx_b": [np.ones(2, np.float32)]}))
+    v = r.judge(0.0)
+    assert not v.passed and v.first_failure is None and v.passing_threshold is None
+    assert v.describe() == ("accuracy FAILED: no tensor was compared: none of the 1 actual op "
+                            "matches one of the 2 golden ops")
+    assert failure_text(r, v) == (
+        "accuracy FAILED: no tensor was compared: none of the 1 actual op matches one of the 2 "
+        "golden ops\n\n"
+        "coverage: 2 golden ops: 0 compared, 0 inside fused ops, 2 unmatched (onnx_a, onnx_b); "
+        "1 actual op unmatched (npu_a)\n"
+        "full report: not written (pass csv_path=... or --accuracy-report=DIR)\n"
+        "next step: check that both dumps come from the same model and run; pass the om json "
+        "(om_json= / --om-json) so fused ops find their original names, or map op names with "
+        "mapping= / --mapping")
+    assert r.judge(0.0, ignore=["*"]).passed is False  # ignoring cannot make "nothing" pass
+    mapped = compare_dumps(DumpSet.from_arrays({"npu_a": [np.ones(2, np.float16)]}),
+                           DumpSet.from_arrays({"onnx_a": [np.ones(2, np.float32)]}),
+                           mapping={"npu_a": "onnx_a"})
+    assert mapped.judge(0.99).passed
