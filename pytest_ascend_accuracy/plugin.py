@@ -153,9 +153,11 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_sessionfinish(session):
-    """On an xdist worker, hand this worker's results and cache counters to the controller."""
+    """Close the backend; on an xdist worker, hand results and cache counters to the controller."""
     workeroutput = getattr(session.config, "workeroutput", None)
     state = getattr(session.config, STATE_ATTR, None)
+    if state is not None:
+        state.close()
     if workeroutput is not None and state is not None:
         from .xdist_support import WORKEROUTPUT_KEY
 

@@ -148,6 +148,13 @@ class AccuracyState:
         return assign_device(self.settings.device_ids, self.worker_id,
                              num_workers=self.num_workers)
 
+    def close(self) -> None:
+        """Release the backend (the Ascend backend closes its device); safe to call twice."""
+        backend, self._backend = self._backend, None
+        close = getattr(backend, "close", None)
+        if close is not None:
+            close()
+
     def device_lock(self):
         """A context manager that serialises device use among workers sharing a device
         (only with ini ``ascend_device_lock = true`` on the ascend backend; else a no-op)."""

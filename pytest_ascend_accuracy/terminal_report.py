@@ -73,8 +73,9 @@ def grid_lines(records: Sequence[CheckRecord]) -> List[str]:
 def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   cache_stats: Mapping[str, int], golden_writes: Iterable[GoldenWrite] = (),
                   report_dir: Optional[str] = None) -> List[str]:
-    """Every line of the section, in order."""
-    records = list(records)
+    """Every line of the section, in order. Records are ordered by test id, so the section is
+    the same whichever xdist worker ran which test."""
+    records = sorted(records, key=lambda r: r.nodeid)
     lines = [f"backend: {backend}"]
     if records:
         passed = sum(r.passed for r in records)

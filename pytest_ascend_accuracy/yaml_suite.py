@@ -346,7 +346,7 @@ class AccuracyYamlItem(pytest.Item):
         if status != golden_files.USED:
             state.record_golden_write(shown, status, self.nodeid)
         if status == golden_files.WRITTEN_MISSING and not state.settings.regen_all:
-            pytest.fail(golden_files.missing_message(shown, case.model.name), pytrace=False)
+            pytest.fail(golden_files.missing_message(shown, ac.model_name(case.model)), pytrace=False)
         return dump
 
     def _dump_root(self) -> Path:
@@ -363,4 +363,4 @@ class AccuracyYamlItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, None, f"{self.name} ({self.case.inputs.describe()})"
+        return self.path, None, self.name

@@ -1,11 +1,64 @@
 """Shared helpers for the plugin tests.
 
-pytester's in-process runs drop every module first imported during the inner run; numpy (a C
-extension) cannot be imported twice in one process, so the heavy modules are imported here once.
+pytester's in-process runs drop every module first imported during the inner run. numpy (a C
+extension) cannot be imported twice in one process, and re-importing (and assertion-rewriting)
+this package and hypothesis on every inner run costs seconds, so all of them are imported here
+once, before any inner run takes its snapshot of ``sys.modules``.
 """
+import importlib
+import pkgutil
+
+import hypothesis  # noqa: F401  (its pytest plugin imports it lazily in every inner run)
 import numpy  # noqa: F401
 import onnx  # noqa: F401
 import onnxruntime  # noqa: F401
 
-import pytest_ascend_accuracy.backends.ascend.runtime  # noqa: F401
-import pytest_ascend_accuracy.plugin  # noqa: F401
+import pytest_ascend_accuracy
+
+
+def _import_package() -> None:
+    for info in pkgutil.walk_packages(pytest_ascend_accuracy.__path__, "pytest_ascend_accuracy."):
+        if info.name.endswith("fake_atc"):
+            continue
+        try:
+            importlib.import_module(info.name)
+        except Exception:  # a module another helper is still writing: imported on use instead
+            pass
+
+
+_import_package()
+
+import pytest  # noqa: E402
+
+from pytest_ascend_accuracy.testing import models as tiny_models  # noqa: E402
+
+#: a test module that exercises every fixture on the tiny models (used by several tests)
+ACCURACY_TESTS = '''
+from pytest_ascend_accuracy import accuracy, keep_dtype
+from pytest_ascend_accuracy.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.99)
+def test_mlp(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/passing_mlp.onnx")
+    actual = ascend_model("models/passing_mlp.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/passing_mlp.onnx", inputs))
+
+
+@accuracy(threshold=0.95, modes=["default", "high_precision", keep_dtype(["norm"])])
+def test_overflow(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/overflow.onnx")
+    actual = ascend_model("models/overflow.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/overflow.onnx", inputs))
+'''
+
+
+@pytest.fixture
+def models_dir(pytester):
+    """Tiny ONNX models saved under the pytester project's ``models/``."""
+    import onnx
+
+    directory = pytester.mkdir("models")
+    for name in ("passing_mlp", "overflow"):
+        onnx.save(getattr(tiny_models, name)(), str(directory / f"{name}.onnx"))
+    return directory

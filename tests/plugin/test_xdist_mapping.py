@@ -60,3 +60,33 @@ def test_invisible_device_is_an_error():
         check_devices_visible((0, 1, 4), environ={VISIBLE_ENV: "4,5"})
     check_devices_visible((4,), environ={VISIBLE_ENV: "4,5"})
     check_devices_visible((0,), environ={VISIBLE_ENV: ""})  # empty: not restricting
+
+
+def test_device_lock_serialises(tmp_path):
+    from filelock import FileLock, Timeout
+
+    from pytest_ascend_accuracy.xdist_support import DeviceLock
+
+    with DeviceLock(tmp_path, 3) as held:
+        assert held.path == tmp_path / ".locks" / "device-3.lock"
+        with pytest.raises(Timeout):
+            FileLock(str(held.path)).acquire(timeout=0.05)  # another worker would wait here
+    FileLock(str(held.path)).acquire(timeout=0.05).lock.release()
+
+
+def test_state_round_trips_through_workeroutput():
+    import json
+
+    from pytest_ascend_accuracy.session import AccuracyState, CheckRecord, Settings
+
+    worker = AccuracyState(Settings())
+    worker.record(CheckRecord("t.py::a", "m", "default", False, first_op="x", first_value=0.5))
+    worker.record_golden_write("golden/m", "written (missing)", "t.py::a")
+    data = json.loads(json.dumps(worker.to_workeroutput()))  # plain data only
+    controller = AccuracyState(Settings())
+    controller.merge_worker(data)
+    controller.merge_worker({"records": [], "cache": {"hits": 2, "misses": 1, "rebuilt": 0}})
+    assert controller.records == worker.records
+    assert controller.golden_writes == worker.golden_writes
+    assert controller.cache_stats() == {"hits": 2, "misses": 1, "rebuilt": 0}
+    assert controller.workers_merged == 2

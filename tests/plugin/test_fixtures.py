@@ -1,0 +1,183 @@
+"""Each fixture as a user meets it (pytester, in-process, emulator backend)."""
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import ACCURACY_TESTS
+
+
+def test_fixtures_have_docstrings(pytester):
+    result = pytester.runpytest("--fixtures")
+    result.stdout.fnmatch_lines([
+        "ascend_device [[]session scope[]] -- *",
+        "    The Ascend device id this test process uses, as listed in ``--ascend-device`` (with",
+    ])
+    for name in ("atc_convert [[]session scope[]]", "ascend_model", "golden_dump", "check_accuracy"):
+        result.stdout.fnmatch_lines([f"{name} -- *", "    *"])
+
+
+def test_ascend_device_is_none_on_the_emulator(pytester):
+    pytester.makepyfile("def test_dev(ascend_device):\n    assert ascend_device is None\n")
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_atc_convert_and_ascend_model(pytester, models_dir):
+    pytester.makepyfile("""
+        from pytest_ascend_accuracy import accuracy, keep_dtype
+        from pytest_ascend_accuracy.onnx_graph import make_inputs
+
+        def test_convert(atc_convert):
+            a = atc_convert("models/overflow.onnx", "high_precision")
+            b = atc_convert("models/overflow.onnx", "high_precision")
+            assert a == b and a.mode.name == "high_precision" and a.backend == "emulator"
+            c = atc_convert("models/overflow.onnx", keep_dtype(["norm"]), op_select_implmode="high_precision")
+            assert c.key != a.key
+
+        @accuracy(modes=["default", "fusion_off"])
+        def test_bound_mode(ascend_model, request):
+            m = ascend_model("models/passing_mlp.onnx")
+            assert m.mode.name == request.node.callspec.id
+            assert m.converted.mode == m.mode
+            out = m.run(make_inputs("models/passing_mlp.onnx"), dump=False)
+            assert [op.name for op in out] == ["y"] and out.ops[0].outputs[0].shape == (1, 8)
+            dumped = m.run(make_inputs("models/passing_mlp.onnx"))
+            assert len(dumped) > 1 and dumped.meta["mode"] == m.mode.name
+
+        def test_explicit_mode_and_keep_dtype(ascend_model):
+            assert ascend_model("models/passing_mlp.onnx").mode.name == "default"
+            m = ascend_model("models/overflow.onnx", "high_precision", keep_dtype=["norm"])
+            assert m.mode.precision_mode == "allow_fp32_to_fp16" and m.mode.keep_dtype == ("norm",)
+
+        def test_missing_model(ascend_model):
+            ascend_model("models/nope.onnx")
+    """)
+    result = pytester.runpytest("-q")
+    result.assert_outcomes(passed=4, failed=1)
+    result.stdout.fnmatch_lines(["E   *ConfigError: *ascend_model: ONNX model 'models/nope.onnx' not "
+                                 "found (looked for */models/nope.onnx*)"])
+
+
+def test_golden_dump_is_cached(pytester, models_dir):
+    pytester.makepyfile("""
+        from pytest_ascend_accuracy.onnx_graph import make_inputs
+
+        def test_golden(golden_dump):
+            inputs = make_inputs("models/passing_mlp.onnx")
+            g1 = golden_dump("models/passing_mlp.onnx", inputs)
+            g2 = golden_dump("models/passing_mlp.onnx", inputs)
+            assert g1.names == g2.names and "relu1" in g1.names
+            assert g1["relu1"].outputs[0].load().min() >= 0
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["no accuracy checks ran", "cache: 1 hit, 1 miss"])
+
+
+def test_check_accuracy_and_summary(pytester, models_dir):
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.re_match_lines([
+        r"=+ ascend-accuracy =+",
+        r"backend: emulator backend \(CPU stand-in for ATC \+ NPU numerics.*",
+        r"4 accuracy checks: 3 passed, 1 failed \(2 models x 3 modes\)",
+        r"  model        default  high_precision  keep_dtype\(norm\)",
+        r"  passing_mlp  passed   -               -",
+        r"  overflow     FAILED   passed          passed",
+        r"FAILED test_acc.py::test_overflow\[default\] \[overflow, default\]: first failing op norm "
+        r"\(cosine 0\.\d{6} < 0\.95\)",
+        r"cache: 2 hits, 6 misses",
+    ])
+
+
+def test_failure_block_is_shown_exactly(pytester, models_dir):
+    """The failure shows the compare report block, then the test line; no traceback noise."""
+    from pytest_ascend_accuracy.assertion import AccuracyFailure, assert_accuracy
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.cache import Cache
+    from pytest_ascend_accuracy.golden import golden_dump
+    from pytest_ascend_accuracy.onnx_graph import make_inputs
+
+    model = str(models_dir / "overflow.onnx")
+    cache = Cache(pytester.path / "outer-cache")
+    backend = EmulatorBackend(cache)
+    inputs = make_inputs(model)
+    actual = backend.run(backend.convert(model, "default"), inputs, dump_dir=pytester.path / "d")
+    with pytest.raises(AccuracyFailure) as info:
+        assert_accuracy(actual, golden_dump(model, inputs, cache=cache), 0.95)
+    expected = str(info.value).splitlines()
+
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    result = pytester.runpytest("-k", "test_overflow and default")
+    lines = result.stdout.lines
+    start = lines.index(expected[0])
+    assert lines[start - 1].startswith("_") and "test_overflow[default]" in lines[start - 1]
+    assert lines[start:start + len(expected)] == expected
+    assert lines[start + len(expected):start + len(expected) + 2] == [
+        "", "test_acc.py:16: AccuracyFailure"]
+    assert expected[0].startswith("accuracy FAILED: ") and expected[2] == (
+        "first failing operator (#2 in graph order):")
+    assert "  dump name      norm" in expected
+    # --tb=native keeps pytest's own rendering (the block is still in the exception text)
+    native = pytester.runpytest("-k", "test_overflow and default", "--tb=native")
+    native.stdout.fnmatch_lines(["*AccuracyFailure: accuracy FAILED: *", "  dump name      norm"])
+
+
+def test_call_site_per_op_and_ignore(pytester, models_dir):
+    pytester.makepyfile("""
+        from pytest_ascend_accuracy import accuracy
+        from pytest_ascend_accuracy.onnx_graph import make_inputs
+
+        M = "models/overflow.onnx"
+
+        @accuracy(threshold=0.95, ignore=["norm", "to_flat"])
+        def test_ignore_from_marker_and_call(ascend_model, golden_dump, check_accuracy):
+            inputs = make_inputs(M)
+            outcome = check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs),
+                                     ignore=["fc2*", "y"])
+            assert outcome.verdict.passed and outcome.verdict.ignored >= 3
+
+        @accuracy(threshold=0.95, per_op={"norm": 0.0})
+        def test_per_op_only_relaxes_norm(ascend_model, golden_dump, check_accuracy):
+            inputs = make_inputs(M)
+            check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["FAILED test_call_site_per_op_and_ignore.py::"
+                                 "test_per_op_only_relaxes_norm [[]overflow, default[]]: first failing op "
+                                 "to_flat (cosine 0.* < 0.95)"])
+
+
+def test_junit_properties(pytester, models_dir):
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    pytester.runpytest("--junitxml=out.xml")
+    root = ET.parse(pytester.path / "out.xml").getroot()
+    props = {}
+    for case in root.iter("testcase"):
+        props[case.get("name")] = {p.get("name"): p.get("value") for p in case.iter("property")}
+    failed = props["test_overflow[default]"]
+    assert failed["accuracy_passed"] == "false"
+    assert failed["accuracy_model"] == "overflow" and failed["accuracy_mode"] == "default"
+    assert failed["accuracy_first_failing_op"] == "norm"
+    assert 0 < float(failed["accuracy_first_failing_cosine"]) < 0.95
+    assert float(failed["accuracy_coverage"]) == 1.0
+    passed = props["test_overflow[high_precision]"]
+    assert passed["accuracy_passed"] == "true" and "accuracy_first_failing_op" not in passed
+
+
+def test_accuracy_report_dir(pytester, models_dir):
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    result = pytester.runpytest("--accuracy-report=reports")
+    result.stdout.fnmatch_lines(["full report: */reports/test_acc.py--test_overflow_default/compare.csv",
+                                 "reports: */reports"])
+    failed = pytester.path / "reports" / "test_acc.py--test_overflow_default"
+    assert sorted(p.name for p in failed.iterdir()) == ["compare.csv", "compare.json", "report.html"]
+    header = (failed / "compare.csv").read_text().splitlines()[0]
+    assert header.startswith("Index,OpType,NPUDump,DataType,Address,GroundTruth,DataType,TensorIndex")
+    data = json.loads((failed / "compare.json").read_text())
+    assert data["verdict"]["passed"] is False
+    html = (failed / "report.html").read_text()
+    assert "<svg" in html and "<script" not in html and "http" not in html.replace("http://www.w3.org", "")
+    assert len([p for p in (pytester.path / "reports").iterdir()]) == 4

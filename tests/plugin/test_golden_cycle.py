@@ -1,0 +1,90 @@
+"""The stored-golden cycle: missing -> fails and writes; passes; model changed -> fails;
+--accuracy-regen -> rewrites (still fails); passes; --accuracy-regen-all rewrites (passes)."""
+import hashlib
+
+import onnx
+from onnx import numpy_helper
+
+TEST = """
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.onnx_graph import make_inputs
+
+@accuracy(threshold=0.99)
+def test_stored(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/passing_mlp.onnx")
+    golden = golden_dump("models/passing_mlp.onnx", inputs, path="golden/mlp")
+    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs), golden)
+"""
+
+
+def digest(directory):
+    h = hashlib.sha256()
+    for p in sorted(directory.iterdir()):
+        h.update(p.name.encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def change_model(path):
+    model = onnx.load(str(path))
+    for k, init in enumerate(model.graph.initializer):
+        if init.name == "fc2.weight":
+            model.graph.initializer[k].CopyFrom(numpy_helper.from_array(-numpy_helper.to_array(init),
+                                                                        init.name))
+    onnx.save(model, str(path))
+
+
+def test_regen_cycle(pytester, models_dir):
+    pytester.makepyfile(test_stored=TEST)
+    golden = pytester.path / "golden" / "mlp"
+
+    missing = pytester.runpytest()
+    missing.assert_outcomes(failed=1)
+    missing.stdout.fnmatch_lines([
+        "golden file golden/mlp did not exist: wrote it from passing_mlp (onnxruntime fp32).",
+        "Check it in and run the test again to compare against it.",
+        "1 golden file written:",
+        "  golden/mlp: written (missing)",
+    ])
+    assert golden.is_dir() and any(golden.glob("relu1.0.*.npy"))
+    first = digest(golden)
+
+    pytester.runpytest().assert_outcomes(passed=1)
+    passing_regen = pytester.runpytest("--accuracy-regen")  # passing tests are never rewritten
+    passing_regen.assert_outcomes(passed=1)
+    passing_regen.stdout.no_fnmatch_line("*golden file* written*")
+    assert digest(golden) == first
+
+    change_model(models_dir / "passing_mlp.onnx")
+    changed = pytester.runpytest()
+    changed.assert_outcomes(failed=1)
+    changed.stdout.fnmatch_lines(["accuracy FAILED: *"])
+    assert digest(golden) == first  # a failure alone never rewrites
+
+    regen = pytester.runpytest("--accuracy-regen")
+    regen.assert_outcomes(failed=1)  # the test still fails this time
+    regen.stdout.fnmatch_lines([
+        "accuracy FAILED: *",
+        "*- ascend-accuracy golden files -*",
+        "rewrote golden file golden/mlp (--accuracy-regen); the test still fails this time, run "
+        "it again to compare against the new file",
+        "1 golden file written:",
+        "  golden/mlp: rewritten (--accuracy-regen, test failed)",
+    ])
+    second = digest(golden)
+    assert second != first
+
+    pytester.runpytest().assert_outcomes(passed=1)
+    assert digest(golden) == second
+
+    regen_all = pytester.runpytest("--accuracy-regen-all")
+    regen_all.assert_outcomes(passed=1)
+    regen_all.stdout.fnmatch_lines(["  golden/mlp: rewritten (--accuracy-regen-all)"])
+    assert digest(golden) == second  # same model, same golden: identical files
+    assert not [p for p in golden.parent.iterdir() if p.name.startswith(".")]
+
+
+def test_regen_all_writes_missing_and_passes(pytester, models_dir):
+    pytester.makepyfile(test_stored=TEST)
+    result = pytester.runpytest("--accuracy-regen-all")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["  golden/mlp: written (missing)"])

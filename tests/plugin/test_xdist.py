@@ -1,0 +1,67 @@
+"""The same accuracy scenario without xdist, with -n 0, with -n 2, and with -p no:xdist:
+identical results and summary (workers' results and cache counters merged on the controller)."""
+import pytest
+
+from conftest import ACCURACY_TESTS
+
+pytest.importorskip("xdist")
+
+SUMMARY = [
+    r"=+ ascend-accuracy =+",
+    r"backend: emulator backend .*",
+    r"4 accuracy checks: 3 passed, 1 failed \(2 models x 3 modes\)",
+    r"  model +default +high_precision +keep_dtype\(norm\)",
+    r"  passing_mlp  passed   -               -",
+    r"  overflow     FAILED   passed          passed",
+    r"FAILED test_acc.py::test_overflow\[default\] \[overflow, default\]: first failing op norm "
+    r"\(cosine 0\.\d+ < 0\.95\)",
+    r"cache: 2 hits, 6 misses",
+]
+
+
+@pytest.mark.filterwarnings("ignore::pytest_benchmark.logger.PytestBenchmarkWarning")
+@pytest.mark.parametrize("args", [(), ("-n", "0"), ("-n", "2"), ("-p", "no:xdist")],
+                         ids=["plain", "n0", "n2", "no-xdist"])
+def test_same_results_with_and_without_xdist(pytester, models_dir, args):
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    result = pytester.runpytest(*args)
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.re_match_lines(SUMMARY)
+    assert sum(line.startswith("=") and "ascend-accuracy" in line for line in result.outlines) == 1
+    if args == ("-n", "2"):
+        result.stdout.fnmatch_lines(["created: 2/2 workers"])
+        result.stdout.fnmatch_lines(["accuracy FAILED: *"])  # the failure block crosses over too
+
+
+FAKE_CONFTEST = """
+from pytest_ascend_accuracy.testing.fake_runtime import install
+
+install(device_count=4)  # FAKE pyACL in this process (controller and every worker)
+"""
+
+DEVICE_TEST = """
+import os
+
+def test_device(ascend_device, worker_id):
+    with open(os.path.join(os.environ["RECORD_DIR"], worker_id), "w") as f:
+        f.write(str(ascend_device))
+"""
+
+
+def test_workers_take_device_k_mod_count(pytester, monkeypatch, tmp_path):
+    from pytest_ascend_accuracy.testing.fake_atc import install_fake_toolkit
+
+    toolkit = install_fake_toolkit(tmp_path / "cann")
+    monkeypatch.setenv("PATH", f"{toolkit.home / 'bin'}:{__import__('os').environ['PATH']}")
+    monkeypatch.delenv("ASCEND_TOOLKIT_HOME", raising=False)
+    monkeypatch.delenv("ASCEND_RT_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setenv("RECORD_DIR", str(pytester.mkdir("record")))
+    pytester.makeconftest(FAKE_CONFTEST)
+    pytester.makepyfile(test_dev=DEVICE_TEST)
+    result = pytester.runpytest_subprocess("--ascend-device=0,1", "-n", "4", "--dist", "each",
+                                           "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["ascend-accuracy: ascend backend on devices 0,1 (xdist worker gwK "
+                                 "takes device K mod count); cache *"])
+    got = {p.name: p.read_text() for p in (pytester.path / "record").iterdir()}
+    assert got == {"gw0": "0", "gw1": "1", "gw2": "0", "gw3": "1"}
