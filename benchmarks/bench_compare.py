@@ -97,7 +97,8 @@ def _phase_baseline(actual_dir: str, golden_dir: str) -> dict:
     return {"seconds": seconds, "bytes": nbytes, "peak_rss": peak_rss_bytes(), "check": total}
 
 
-def _phase_compare(actual_dir: str, golden_dir: str, kl: bool, chunk_size: int) -> dict:
+def _phase_compare(actual_dir: str, golden_dir: str, kl: bool, chunk_size: int,
+                   workers: int) -> dict:
     from pytest_ascend_accuracy.compare.engine import compare_dumps
     from pytest_ascend_accuracy.dump.loader import load_dump
 
@@ -105,7 +106,7 @@ def _phase_compare(actual_dir: str, golden_dir: str, kl: bool, chunk_size: int) 
     actual = load_dump(actual_dir)
     golden = load_dump(golden_dir)
     loaded = time.perf_counter()
-    result = compare_dumps(actual, golden, kl=kl, chunk_size=chunk_size)
+    result = compare_dumps(actual, golden, kl=kl, chunk_size=chunk_size, workers=workers)
     seconds = time.perf_counter() - start
     verdict = result.judge(0.99)
     return {"seconds": seconds, "load_seconds": loaded - start, "bytes": actual.nbytes + golden.nbytes,
@@ -127,7 +128,9 @@ def main(argv=None) -> int:
     p.add_argument("--tensors", type=int, default=1000)
     p.add_argument("--repeat", type=int, default=3, help="timed runs per phase (best is kept)")
     p.add_argument("--chunk-size", type=int, default=1 << 16)
-    p.add_argument("--no-kl", action="store_true", help="also skip KL in the compare phase")
+    p.add_argument("--no-kl", action="store_true", help="skip KL in the compare phase")
+    p.add_argument("--workers", type=int, default=1,
+                   help="compare_dumps(workers=N) threads (default 1, like the baseline)")
     p.add_argument("--dir", help="work directory (default: a temporary one, removed after)")
     p.add_argument("--_phase", help=argparse.SUPPRESS)
     p.add_argument("--_actual", help=argparse.SUPPRESS)
@@ -139,7 +142,7 @@ def main(argv=None) -> int:
         return 0
     if args._phase == "compare":
         print(json.dumps(_phase_compare(args._actual, args._golden, not args.no_kl,
-                                        args.chunk_size)))
+                                        args.chunk_size, args.workers)))
         return 0
 
     work = args.dir or tempfile.mkdtemp(prefix="bench_compare_")
@@ -156,7 +159,8 @@ def main(argv=None) -> int:
               f"generated in {gen:.1f} s")
         paths = ["--_actual", info["actual"], "--_golden", info["golden"]]
         _run_child(["--_phase", "baseline"] + paths)  # warm the page cache for both phases
-        extra = ["--chunk-size", str(args.chunk_size)] + (["--no-kl"] if args.no_kl else [])
+        extra = (["--chunk-size", str(args.chunk_size), "--workers", str(args.workers)]
+                 + (["--no-kl"] if args.no_kl else []))
         bases, comps = [], []
         for _ in range(args.repeat):  # alternate, so a change in machine load hits both
             bases.append(_run_child(["--_phase", "baseline"] + paths))
@@ -169,7 +173,8 @@ def main(argv=None) -> int:
         rss_goal = 300 * MB + 3 * largest
         print(f"baseline numpy read+sum: {base['seconds']:.3f} s, {base_gbs:.2f} GB/s, "
               f"peak RSS {base['peak_rss'] / MB:.0f} MB")
-        print(f"compare (load_dump + compare_dumps, {'no KL' if args.no_kl else 'all metrics'}): "
+        print(f"compare (load_dump + compare_dumps, {'no KL' if args.no_kl else 'all metrics'}, "
+              f"{args.workers} thread{'s' if args.workers > 1 else ''}): "
               f"{comp['seconds']:.3f} s (load_dump {comp['load_seconds']:.3f} s), "
               f"{comp_gbs:.2f} GB/s, {comp['rows']} rows, min cosine {comp['min_cosine']:.6f}")
         print(f"ratio compare/baseline: {ratio:.2f} (goal >= 0.5: {'met' if ratio >= 0.5 else 'NOT met'})")

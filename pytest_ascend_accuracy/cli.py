@@ -132,6 +132,8 @@ def _configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mapping", metavar="F", help="JSON object {actual op: golden op}")
     p.add_argument("--inputs", action="store_true", help="also compare op inputs")
     p.add_argument("--no-kl", action="store_true", help="skip the KL divergence (faster)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="tensor pairs compared in parallel threads (default 1)")
     p.add_argument("--progress", action="store_true",
                    help="always draw the progress line (default: only on a terminal)")
 
@@ -162,7 +164,8 @@ def _run_compare(args: argparse.Namespace) -> int:
         progress = ProgressLine(sys.stderr, delay=0.0 if args.progress else 1.0)
     try:
         result = compare_dumps(actual, golden, mapping=mapping, progress=progress,
-                               compare_inputs=args.inputs, kl=not args.no_kl)
+                               compare_inputs=args.inputs, kl=not args.no_kl,
+                               workers=max(1, args.workers))
     finally:
         if progress is not None:
             progress.close()

@@ -54,7 +54,7 @@ def test_compare_pass_exits_0(dumps, capsys):
 
 def test_per_op_and_metric_options(dumps, capsys):
     actual, golden = dumps
-    assert cli.main(["compare", str(actual), str(golden), "--per-op", "Add/1=-1"]) == 0
+    assert cli.main(["compare", str(actual), str(golden), "--per-op", "Add/1=-1", "--workers", "2"]) == 0
     assert cli.main(["compare", str(actual), str(golden), "--metric", "rel_l2",
                      "--threshold", "2.5"]) == 0
     assert cli.main(["compare", str(actual), str(golden), "--metric", "rel_l2",

@@ -7,8 +7,10 @@ aborting the whole comparison.
 """
 from __future__ import annotations
 
+import itertools
+from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Mapping, Optional
+from typing import Callable, Iterator, Mapping, Optional
 
 import numpy as np
 
@@ -112,22 +114,48 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
     return TensorCompare(**base, metrics=metrics, flags=tuple(flags), reason=reason)
 
 
+def _compared_rows(pairs, workers: int, **kw) -> Iterator[TensorCompare]:
+    """Rows of ``pairs`` in order; with ``workers`` > 1, computed by a thread pool (numpy and
+    BLAS release the GIL) with at most ``workers + 1`` pairs in flight, so memory stays bounded."""
+    if workers <= 1 or len(pairs) < 2:
+        for p in pairs:
+            yield compare_pair(p, **kw)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="compare") as pool:
+        pending = deque()
+        it = iter(pairs)
+        for p in itertools.islice(it, workers + 1):
+            pending.append(pool.submit(compare_pair, p, **kw))
+        while pending:
+            row = pending.popleft().result()
+            nxt = next(it, None)
+            if nxt is not None:
+                pending.append(pool.submit(compare_pair, nxt, **kw))
+            yield row
+
+
 def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str, str]] = None,
                   progress: Optional[ProgressCallback] = None, compare_inputs: bool = False,
-                  kl: bool = True, chunk_size: int = DEFAULT_CHUNK) -> CompareResult:
+                  kl: bool = True, chunk_size: int = DEFAULT_CHUNK, workers: int = 1
+                  ) -> CompareResult:
     """Compare every matched tensor of ``actual`` against ``golden``.
 
     ``mapping``: {actual op name: golden op name} for ops the matching rules cannot pair.
-    ``progress``: called with a ``CompareProgress`` after each tensor pair.
+    ``progress``: called with a ``CompareProgress`` after each tensor pair, in order.
     ``compare_inputs``: also compare op inputs (ops matched by name or mapping).
-    ``kl=False`` skips the KL divergence (its second pass over each tensor).
+    ``kl=False`` skips the KL divergence.
+    ``workers``: tensor pairs measured in parallel threads (results are identical; memory
+    grows to ``workers + 1`` pairs).
     """
     plan = match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
     total = len(plan.pairs)
     bytes_total = sum(_nbytes(p.actual) + _nbytes(p.golden) for p in plan.pairs)
     rows, bytes_done = [], 0
-    for i, p in enumerate(plan.pairs):
-        rows.append(compare_pair(p, chunk_size=chunk_size, kl=kl))
+    for i, (p, row) in enumerate(zip(plan.pairs, _compared_rows(
+            plan.pairs, workers, chunk_size=chunk_size, kl=kl))):
+        rows.append(row)
         bytes_done += _nbytes(p.actual) + _nbytes(p.golden)
         if progress is not None:
             progress(CompareProgress(i + 1, total, p.actual_op.name, bytes_done, bytes_total))

@@ -146,3 +146,16 @@ def test_compare_real_dump_files_with_om_json(tmp_path, nc1hwc0):
     assert [f.row.op_name for f in v.failures] == []  # cosine of a 1.5x scaled tensor is 1
     v = r.judge(0.1, metric="rel_l2")
     assert [f.row.op_name for f in v.failures] == ["Add.1"]
+
+
+def test_parallel_workers_give_identical_rows_and_ordered_progress():
+    rng = np.random.default_rng(3)
+    golden = {f"op{i}": [rng.standard_normal(3000 + 100 * i).astype(np.float32)] for i in range(12)}
+    actual = {k: [(v[0] * 1.01).astype(np.float16)] for k, v in golden.items()}
+    actual["op5"][0][7] = np.nan
+    a, g = DumpSet.from_arrays(actual), DumpSet.from_arrays(golden)
+    seen = []
+    serial = compare_dumps(a, g)
+    parallel = compare_dumps(a, g, workers=3, progress=lambda p: seen.append(p.op_name))
+    assert parallel.rows == serial.rows
+    assert seen == [f"op{i}" for i in range(12)]
