@@ -1,0 +1,106 @@
+"""Inputs stored with a baseline: seeded or stored arrays, refused when unseeded."""
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.baseline_check import REBASELINE, check_baseline
+from pytest_ascend_accuracy.baseline_file import read_baseline
+from pytest_ascend_accuracy.baseline_inputs import (array_sha256, input_spec, inputs_dir,
+                                                    inputs_for_baseline)
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.onnx_graph import make_inputs
+from pytest_ascend_accuracy.testing import models
+from test_baseline_helpers import HEADER, make_result, path  # noqa: F401  (fixture)
+
+
+def test_no_seed_no_arrays_no_baseline_is_refused(path):
+    with pytest.raises(ConfigError) as info:
+        inputs_for_baseline(models.passing_mlp(), path)
+    assert info.value.where == str(path)
+    assert "random unseeded inputs are refused" in info.value.problem and "seed=0" in info.value.problem
+
+
+def test_spec_of_unseeded_live_arrays_is_refused():
+    with pytest.raises(ConfigError, match="random unseeded inputs are refused"):
+        input_spec({"x": np.random.random((2, 2))})
+
+
+@pytest.mark.parametrize("seed", [-1, True, 1.5, "0"])
+def test_bad_seed(path, seed):
+    with pytest.raises(ConfigError, match="seed must be a non-negative integer"):
+        inputs_for_baseline(models.passing_mlp(), path, seed=seed)
+
+
+def test_seed_and_arrays_together_are_refused(path):
+    with pytest.raises(ConfigError, match="not both"):
+        inputs_for_baseline(models.passing_mlp(), path, seed=0, inputs={"x": np.zeros(1)})
+
+
+def test_seeded_inputs_are_recorded_and_remade_from_the_baseline(path):
+    model = models.passing_mlp()
+    first = inputs_for_baseline(model, path, seed=7)
+    assert first.origin == "seed" and dict(first).keys() == make_inputs(model, seed=7).keys()
+    np.testing.assert_array_equal(first["x"], make_inputs(model, seed=7)["x"])
+    check_baseline(make_result(), path, header=HEADER, inputs=first)
+    stored = read_baseline(path).inputs
+    assert stored.seed == 7 and not stored.stored
+    assert [(t.name, t.dtype, t.shape, t.sha256) for t in stored.tensors] == [
+        ("x", "float32", first["x"].shape, array_sha256(first["x"]))]
+    again = inputs_for_baseline(model, path)  # no seed: taken from the baseline
+    assert again.origin == "stored-seed" and again.spec == first.spec
+    np.testing.assert_array_equal(again["x"], first["x"])
+    assert check_baseline(make_result(), path, header=HEADER, inputs=again).passed
+
+
+def test_input_shape_is_recorded_for_dynamic_models(path):
+    model = models.unnamed_model()
+    name = model.graph.input[0].name
+    shape = [3] + [d.dim_value for d in model.graph.input[0].type.tensor_type.shape.dim[1:]]
+    first = inputs_for_baseline(model, path, seed=0, input_shape={name: shape})
+    check_baseline(make_result(), path, header=HEADER, inputs=first)
+    assert read_baseline(path).inputs.input_shape == ((name, tuple(shape)),)
+    again = inputs_for_baseline(model, path)
+    assert again[name].shape == tuple(shape)
+    np.testing.assert_array_equal(again[name], first[name])
+
+
+def test_user_arrays_are_stored_next_to_the_baseline_and_reloaded(path):
+    model = models.passing_mlp()
+    x = np.linspace(0, 1, 16, dtype=np.float32).reshape(1, 16)
+    first = inputs_for_baseline(model, path, inputs={"x": x})
+    assert first.origin == "user" and first.spec.stored and first.spec.seed is None
+    out = check_baseline(make_result(), path, header=HEADER, inputs=first)
+    assert out.written == path
+    assert [p.name for p in inputs_dir(path).iterdir()] == ["00-x.npy"]
+    again = inputs_for_baseline(model, path)
+    assert again.origin == "stored-arrays"
+    np.testing.assert_array_equal(again["x"], x)
+    assert check_baseline(make_result(), path, header=HEADER, inputs=again).passed
+
+
+def test_edited_stored_array_is_rebaseline_required(path):
+    model = models.passing_mlp()
+    x = np.ones((1, 16), np.float32)
+    check_baseline(make_result(), path, header=HEADER, inputs=inputs_for_baseline(model, path, inputs={"x": x}))
+    np.save(inputs_dir(path) / "00-x.npy", x * 2)
+    out = check_baseline(make_result(), path, header=HEADER, inputs=inputs_for_baseline(model, path))
+    assert out.status == REBASELINE and [c[0] for c in out.changes] == ["inputs.x.sha256"]
+
+
+def test_missing_stored_array_names_the_file(path):
+    model = models.passing_mlp()
+    check_baseline(make_result(), path, header=HEADER,
+                   inputs=inputs_for_baseline(model, path, inputs={"x": np.ones((1, 16), np.float32)}))
+    (inputs_dir(path) / "00-x.npy").unlink()
+    with pytest.raises(ConfigError, match="stored input 'x' of the baseline is missing") as info:
+        inputs_for_baseline(model, path)
+    assert info.value.where.endswith("00-x.npy")
+
+
+def test_regen_replaces_stored_arrays_whole(path):
+    model = models.passing_mlp()
+    a = inputs_for_baseline(model, path, inputs={"x": np.zeros((1, 16), np.float32)})
+    check_baseline(make_result(), path, header=HEADER, inputs=a)
+    b = inputs_for_baseline(model, path, inputs={"x": np.ones((1, 16), np.float32)})
+    assert check_baseline(make_result(), path, header=HEADER, inputs=b, regen="all").passed
+    np.testing.assert_array_equal(inputs_for_baseline(model, path)["x"], 1.0)
+    assert sorted(p.name for p in path.parent.iterdir()) == ["default.inputs", "default.yaml"]
