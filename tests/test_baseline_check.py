@@ -9,7 +9,12 @@ from pytest_ascend_accuracy.baseline_check import (MISSING, PASSED, REBASELINE, 
                                                    judge_ops)
 from pytest_ascend_accuracy.baseline_file import InputSpec, OpBaseline, TensorSpec, read_baseline
 from pytest_ascend_accuracy.errors import ConfigError
-from test_baseline_helpers import HEADER, SPEC, make_result, path  # noqa: F401  (fixture)
+from test_baseline_helpers import HEADER, SPEC, make_result
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "baselines" / "mlp" / "default.yaml"
 
 
 def check(result, path, **kw):

@@ -1,7 +1,6 @@
 """Shared helpers of the test_baseline_* modules (no tests here): CompareResults built from
 in-memory arrays, so most baseline tests need no onnx."""
 import numpy as np
-import pytest
 
 from pytest_ascend_accuracy.baseline_file import InputSpec, TensorSpec
 from pytest_ascend_accuracy.compare.engine import compare_dumps
@@ -34,8 +33,3 @@ def make_result(noise=None, nan=None, drop=(), extra=()):
 SPEC = InputSpec(seed=0, tensors=(TensorSpec("x", "float32", (1, 16), "ab" * 32),))
 HEADER = {"backend": "emulator", "toolkit_version": "8.0.RC1", "soc_version": "Ascend310P3",
           "atc_args": ["--precision_mode=force_fp16"]}
-
-
-@pytest.fixture
-def path(tmp_path):
-    return tmp_path / "baselines" / "mlp" / "default.yaml"

@@ -9,7 +9,12 @@ from pytest_ascend_accuracy.baseline_inputs import (array_sha256, input_spec, in
 from pytest_ascend_accuracy.errors import ConfigError
 from pytest_ascend_accuracy.onnx_graph import make_inputs
 from pytest_ascend_accuracy.testing import models
-from test_baseline_helpers import HEADER, make_result, path  # noqa: F401  (fixture)
+from test_baseline_helpers import HEADER, make_result
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "baselines" / "mlp" / "default.yaml"
 
 
 def test_no_seed_no_arrays_no_baseline_is_refused(path):
