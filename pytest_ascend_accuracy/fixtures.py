@@ -149,7 +149,8 @@ def golden_dump(request, _ascend_accuracy_context):
         shown = _shown(target, request.config.rootpath)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, ctx.nodeid)
-        ctx.stored_goldens.append((target, compute))
+        if status == golden_files.USED:  # only a golden read as is may be regenerated later
+            ctx.stored_goldens.append((target, compute))
         if status == golden_files.WRITTEN_MISSING and not state.settings.regen_all:
             from .accuracy_check import model_name
 
@@ -161,7 +162,8 @@ def golden_dump(request, _ascend_accuracy_context):
 
 @pytest.fixture
 def check_accuracy(request, _ascend_accuracy_context, record_property):
-    """Callable ``check_accuracy(actual, golden, *, per_op=None, ignore=None)`` bound to the
+    """Callable ``check_accuracy(actual, golden, *, per_op=None, ignore=None)`` (DumpSets or dump
+    paths) bound to the
     test's ``@accuracy`` threshold/metric/per_op/ignore (call-site ``per_op`` entries win,
     ``ignore`` entries add). Raises ``AccuracyFailure`` with the failure report; records the
     result for the terminal summary, ``--accuracy-report`` and JUnit XML properties."""
@@ -172,6 +174,9 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
 
     def check(actual, golden, *, per_op=None, ignore=None):
         __tracebackhide__ = True
+        from .assertion import as_dump
+
+        actual, golden = as_dump(actual), as_dump(golden)  # DumpSets or paths to dumps
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
         model = actual.model_name or golden.model_name or ctx.last_model or "model"
         mode = actual.meta.get("mode") or ctx.last_mode or (ctx.mode.name if ctx.mode else "default")

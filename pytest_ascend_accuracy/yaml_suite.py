@@ -57,11 +57,6 @@ class InputsSpec:
 
         return make_inputs(model, seed=self.seed or 0, input_shape=input_shape)
 
-    def describe(self) -> str:
-        if self.files:
-            return ", ".join(f"{n}={p.name}" for n, p in self.files)
-        return f"seed {self.seed}"
-
 
 @dataclass(frozen=True)
 class SuiteCase:
@@ -305,6 +300,7 @@ class AccuracyYamlItem(pytest.Item):
 
     def runtest(self):
         from . import accuracy_check as ac
+        from . import golden_files
         from .session import get_state
 
         state = get_state(self.config)
@@ -313,17 +309,16 @@ class AccuracyYamlItem(pytest.Item):
         handle = ac.load_model(state, case.model, case.mode, input_shape=case.input_shape,
                                dump_root=self._dump_root, where=self.nodeid)
         actual = handle.run(inputs)
-        golden = self._golden(state, inputs)
-        try:
-            ac.run_check(state, actual, golden, case.spec, nodeid=self.nodeid,
-                         model=handle.name, mode=case.mode.name,
-                         record_property=lambda k, v: self.user_properties.append((k, v)))
-        except BaseException:
-            if case.golden is not None:
-                notes = ac.regen_after_failure(state, [(case.golden, self._compute)], self.nodeid)
-                for note in notes:
-                    self.add_report_section("call", "ascend-accuracy golden files", note)
-            raise
+        golden, status = self._golden(state, inputs)
+        if status == golden_files.USED:  # --accuracy-regen rewrites it if this test fails
+            from .fixtures import CONTEXT_KEY, TestContext
+
+            ctx = TestContext(self.nodeid, case.spec, case.mode)
+            ctx.stored_goldens.append((case.golden, self._compute))
+            self.stash[CONTEXT_KEY] = ctx
+        ac.run_check(state, actual, golden, case.spec, nodeid=self.nodeid, model=handle.name,
+                     mode=case.mode.name,
+                     record_property=lambda k, v: self.user_properties.append((k, v)))
 
     def _compute(self):
         from . import accuracy_check as ac
@@ -334,12 +329,13 @@ class AccuracyYamlItem(pytest.Item):
         return ac.fresh_golden(get_state(self.config), case.model, inputs, case.input_shape)
 
     def _golden(self, state, inputs):
+        """(golden dump, stored-golden status or None when no stored golden is used)."""
         from . import accuracy_check as ac
         from . import golden_files
 
         case = self.case
         if case.golden is None:
-            return ac.fresh_golden(state, case.model, inputs, case.input_shape)
+            return ac.fresh_golden(state, case.model, inputs, case.input_shape), None
         policy = golden_files.GoldenPolicy(state.settings.regen, state.settings.regen_all)
         dump, status = policy.obtain(case.golden, self._compute)
         shown = ac._shown(case.golden, self.config.rootpath)
@@ -347,7 +343,7 @@ class AccuracyYamlItem(pytest.Item):
             state.record_golden_write(shown, status, self.nodeid)
         if status == golden_files.WRITTEN_MISSING and not state.settings.regen_all:
             pytest.fail(golden_files.missing_message(shown, ac.model_name(case.model)), pytrace=False)
-        return dump
+        return dump, status
 
     def _dump_root(self) -> Path:
         import tempfile

@@ -44,5 +44,7 @@ def test_visible_devices_map_to_logical_ids(pytester, models_dir, fake_ascend, m
             state = get_state(pytestconfig)
             assert ascend_device == 7
             assert state.backend.device_id == 1  # the runtime numbers visible devices 0..n-1
+            lock = state.device_lock()
+            assert lock.path.name == "device-7.lock"  # ini ascend_device_lock = true
     """)
-    pytester.runpytest("--ascend-device=7").assert_outcomes(passed=1)
+    pytester.runpytest("--ascend-device=7", "-o", "ascend_device_lock=true").assert_outcomes(passed=1)

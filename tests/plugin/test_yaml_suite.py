@@ -88,3 +88,23 @@ def test_invalid_suite_is_a_collection_error(pytester, models_dir, body, message
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*ERROR collecting accuracy_bad.yaml*", message, "*1 error*"])
+
+
+def test_yaml_golden_regen(suite_project):
+    import onnx
+    from onnx import numpy_helper
+
+    suite_project.runpytest("-k", "mlp and not npy")  # writes golden/mlp
+    suite_project.runpytest("-k", "mlp and not npy").assert_outcomes(passed=1)
+    path = suite_project.path / "models" / "passing_mlp.onnx"
+    model = onnx.load(str(path))
+    for init in model.graph.initializer:
+        if init.name == "fc2.weight":
+            init.CopyFrom(numpy_helper.from_array(-numpy_helper.to_array(init), init.name))
+    onnx.save(model, str(path))
+    regen = suite_project.runpytest("-k", "mlp and not npy", "--accuracy-regen")
+    regen.assert_outcomes(failed=1)
+    regen.stdout.fnmatch_lines(["*- ascend-accuracy golden files -*",
+                                "rewrote golden file golden/mlp (--accuracy-regen)*",
+                                "  golden/mlp: rewritten (--accuracy-regen, test failed)"])
+    suite_project.runpytest("-k", "mlp and not npy").assert_outcomes(passed=1)
