@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -32,75 +32,15 @@ import numpy as np
 from .compare.engine import compare_dumps
 from .compare.result import CompareResult, Verdict
 from .modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
+from .triage_inputs import input_check
+from .triage_result import Diagnosis, OpLine, StepResult, fmt as _fmt
 from .triage_search import BudgetExhausted, CountingPredicate, minimal_subset
 
 STEPS = ("default", "data", "high_precision", "keep_dtype", "buffer_off", "fusion_off",
          "fusion_rules", "golden")
-#: an input seen by the device may differ from the golden one by float16 rounding only
-INPUT_REL_L2_TOLERANCE = 1e-2
 FP16_MAX = 65504.0
 #: rows shown per step table in the text/HTML renderings
 TABLE_ROWS = 8
-
-
-@dataclass(frozen=True)
-class OpLine:
-    """One operator line of a step table."""
-
-    op: str
-    op_type: str
-    cosine: float
-    rel_l2: float
-    max_abs: float
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class StepResult:
-    """What one step measured. ``passed`` is None where the step judges nothing."""
-
-    step: str
-    mode: str
-    passed: Optional[bool]
-    summary: str
-    first_failure: Optional[str] = None
-    first_value: Optional[float] = None
-    failing: Tuple[str, ...] = ()  # ops below the threshold against golden
-    differing: Tuple[str, ...] = ()  # ops that differ from the default run (device vs device)
-    conversions: int = 0  # new conversions this step cost (cache hits are free)
-    table: Tuple[OpLine, ...] = ()
-
-
-@dataclass(frozen=True)
-class Diagnosis:
-    """The outcome of ``diagnose``; render with ``triage_report``."""
-
-    model: str
-    backend: str
-    threshold: float
-    metric: str
-    restored_by: Optional[str]  # a step name; "default" when nothing needed fixing
-    verdict: str
-    steps: Tuple[StepResult, ...]
-    fix_mode: Optional[Mode] = None
-    keep_dtype: Tuple[str, ...] = ()
-    fusion_rules_off: Tuple[str, ...] = ()
-    conversions: int = 0
-    cache_hits: int = 0
-    budget: int = 0
-    budget_exhausted: bool = False
-    fix_files: Mapping[str, str] = field(default_factory=dict)
-    final: Optional[CompareResult] = field(default=None, compare=False, repr=False)
-
-    @property
-    def fixed(self) -> bool:
-        return self.restored_by is not None
-
-    def step(self, name: str) -> Optional[StepResult]:
-        for s in self.steps:
-            if s.step == name:
-                return s
-        return None
 
 
 @dataclass
@@ -221,7 +161,7 @@ class _Flow:
             self._add("default", default, spent)
             if default.passed:
                 return self._outcome("default", "the default conversion already meets the threshold")
-            data = input_check(default, self.run.inputs)
+            data = input_check(default.converted, default.dump, self.run.inputs)
             self.steps.append(data)
             if data.passed is False:
                 return self._outcome(None, f"the device saw different inputs than the golden run: "
@@ -392,79 +332,6 @@ class _Flow:
                     fusion_rules_off=rules, budget_exhausted=exhausted)
 
 
-# -- data and configuration check ---------------------------------------------------------------
-def input_check(ev: _Evaluation, inputs: Mapping[str, np.ndarray]) -> StepResult:
-    """Compare the inputs the device saw with the golden inputs (no conversion needed)."""
-    from .compare.metrics import compute_metrics
-
-    pairs = _input_tensors(ev, inputs)
-    if not pairs:
-        return StepResult("data", "", None, "no dumped tensor could be tied to a model input")
-    lines, bad = [], []
-    for label, tensor, name in pairs:
-        seen = np.asarray(tensor.load(), dtype=np.float64).reshape(-1)
-        want = np.asarray(inputs[name], dtype=np.float64).reshape(-1)
-        if seen.size != want.size:
-            bad.append(f"{name} reaches {label} with {seen.size} values, golden has {want.size}")
-            continue
-        m = compute_metrics(seen, want, kl=False)
-        ok = not m.mismatch and (m.rel_l2 <= INPUT_REL_L2_TOLERANCE or m.all_zero)
-        note = "" if ok else _linear_fit_note(seen, want)
-        lines.append(OpLine(label, name, m.cosine, m.rel_l2, m.max_abs, note))
-        if not ok:
-            bad.append(f"input {name!r} as seen by {label}: rel-L2 {_fmt(m.rel_l2)}{note and ', ' + note}")
-    if bad:
-        return StepResult("data", "", False, "; ".join(bad), failing=tuple(l.op for l in lines if l.note),
-                          table=tuple(lines))
-    return StepResult("data", "", True,
-                      f"{len(lines)} input tensor(s) match the golden inputs "
-                      f"(rel-L2 <= {INPUT_REL_L2_TOLERANCE:g})", table=tuple(lines))
-
-
-def _input_tensors(ev: _Evaluation, inputs: Mapping[str, np.ndarray]):
-    """(label, TensorRef, input name) for each dumped tensor that carries a model input: an
-    ``Aipp`` op's output, else the inputs of ops that read a graph input (om json refs)."""
-    om_path = getattr(ev.converted, "om_json", None)
-    if not om_path:
-        return []
-    from .dump.om_json import read_om_json
-
-    graph = read_om_json(om_path)
-    out = []
-    for op in graph.ops:
-        rec = ev.dump.get(op.name)
-        if rec is None:
-            continue
-        for i, ref in enumerate(op.inputs):
-            src = ref.rpartition(":")[0]
-            if src in inputs:
-                if op.type == "Aipp" and rec.outputs:
-                    out.append((f"{op.name}:output:0", rec.outputs[0], src))
-                elif i < len(rec.inputs):
-                    out.append((f"{op.name}:input:{i}", rec.inputs[i], src))
-    seen, unique = set(), []
-    for label, tensor, name in out:  # one check per input is enough: its first consumer
-        if name not in seen:
-            seen.add(name)
-            unique.append((label, tensor, name))
-    return unique
-
-
-def _linear_fit_note(seen: np.ndarray, want: np.ndarray) -> str:
-    """Describe the device input as ``golden * a + b`` when that fits (a mean/scale mistake)."""
-    finite = np.isfinite(seen) & np.isfinite(want)
-    x, y = want[finite], seen[finite]
-    if x.size < 2 or np.ptp(x) == 0:
-        return ""
-    a, b = np.polyfit(x, y, 1)
-    resid = y - (a * x + b)
-    scale = max(float(np.sqrt(np.mean(y ** 2))), 1e-12)
-    if np.sqrt(np.mean(resid ** 2)) <= 1e-2 * scale:
-        shift = "" if abs(b) <= 1e-3 * scale else f" {'+' if b >= 0 else '-'} {abs(b):.4g}"
-        return f"looks like golden * {a:.4g}{shift} (check mean/scale)"
-    return "not a linear transform of the golden input (check channel order, layout, resize)"
-
-
 # -- small helpers -------------------------------------------------------------------------------
 def _framework_ops(ev: _Evaluation) -> Tuple[List[str], Dict[str, str]]:
     """Framework op names covered by the dump, in execution order, with their op types."""
@@ -528,10 +395,3 @@ def _table(verdict: Verdict) -> Tuple[OpLine, ...]:
 def _names(names: Sequence[str], limit: int = 6) -> str:
     shown = ", ".join(names[:limit])
     return (shown + f", ... ({len(names)} in all)") if len(names) > limit else (shown or "-")
-
-
-def _fmt(value: Optional[float]) -> str:
-    if value is None or value != value:
-        return "NaN"
-    return f"{value:.6f}"
-
