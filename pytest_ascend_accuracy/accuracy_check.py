@@ -221,14 +221,15 @@ def regen_after_failure(state: AccuracyState, stored: Sequence[Tuple[Path, Calla
 
 def failure_longrepr(item, excinfo) -> Optional[str]:
     """An ``AccuracyFailure`` shown as its report block plus the test line that raised it
-    (for ``--tb`` auto/long/short; other styles keep pytest's own rendering)."""
+    (relative to the invocation directory, as pytest shows paths), for ``--tb`` auto/long/short;
+    other styles keep pytest's own rendering."""
     if item.config.getoption("tbstyle", "auto") not in ("auto", "long", "short"):
         return None
     location = ""
     item_path = Path(str(item.path))
     for entry in reversed(list(excinfo.traceback)):
         if Path(str(entry.path)) == item_path:
-            rel = _shown(item_path, item.config.rootpath)
+            rel = os.path.relpath(item_path, item.config.invocation_params.dir)
             location = f"{rel}:{entry.lineno + 1}: AccuracyFailure"
             break
     text = str(excinfo.value).rstrip("\n")

@@ -64,6 +64,7 @@ def grid_lines(records: Sequence[CheckRecord]) -> List[str]:
             return "FAILED"
         return f"{sum(outcomes)}/{len(outcomes)} passed"
 
+    modes = sorted(modes, key=lambda m: m != "default")  # default first, the rest as met
     header = ["model"] + modes
     rows = [[m] + [cell(m, mode) for mode in modes] for m in models]
     widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
