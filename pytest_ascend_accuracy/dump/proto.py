@@ -14,6 +14,8 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Dict, NamedTuple, Optional, Tuple, Union
 
 _VARINT, _FIXED64, _LEN, _SGROUP, _EGROUP, _FIXED32 = 0, 1, 2, 3, 4, 5
+#: nesting limit of skipped groups (protobuf's own parsers stop at 100 levels too)
+MAX_GROUP_DEPTH = 100
 
 
 class ProtoDecodeError(ValueError):
@@ -85,21 +87,35 @@ def _skip(buf, pos: int, end: int, wire: int, number: int) -> int:
         length, pos = read_varint(buf, pos, end)
         new = pos + length
     elif wire == _SGROUP:
-        # deprecated groups: skip nested fields until the matching end-group tag
-        while True:
-            if pos >= end:
-                raise ProtoDecodeError(f"unterminated group (field {number})", pos)
-            tag, pos = read_varint(buf, pos, end)
-            if tag & 7 == _EGROUP:
-                if tag >> 3 != number:
-                    raise ProtoDecodeError(f"mismatched end of group {tag >> 3} for {number}", pos)
-                return pos
-            pos = _skip(buf, pos, end, tag & 7, tag >> 3)
+        return _skip_group(buf, pos, end, number)
     else:
         raise ProtoDecodeError(f"invalid wire type {wire} (field {number})", pos)
     if new > end:
         raise ProtoDecodeError(f"field {number} runs past the end of its message", pos)
     return new
+
+
+def _skip_group(buf, pos: int, end: int, number: int) -> int:
+    """Skip a (deprecated) group up to its matching end-group tag. Iterative with an explicit
+    stack: nested start-group tags in a corrupt header must not exhaust Python's recursion
+    limit (a 1 kB header of them used to raise RecursionError instead of a decode error)."""
+    open_groups = [number]
+    while open_groups:
+        if pos >= end:
+            raise ProtoDecodeError(f"unterminated group (field {open_groups[-1]})", pos)
+        tag, pos = read_varint(buf, pos, end)
+        wire, field = tag & 7, tag >> 3
+        if wire == _EGROUP:
+            if field != open_groups[-1]:
+                raise ProtoDecodeError(f"mismatched end of group {field} for {open_groups[-1]}", pos)
+            open_groups.pop()
+        elif wire == _SGROUP:
+            if len(open_groups) >= MAX_GROUP_DEPTH:
+                raise ProtoDecodeError(f"groups nested deeper than {MAX_GROUP_DEPTH}", pos)
+            open_groups.append(field)
+        else:
+            pos = _skip(buf, pos, end, wire, field)
+    return pos
 
 
 # --------------------------------------------------------------------------- schema machinery
