@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -31,6 +32,11 @@ from .model import DumpSet, OpRecord, TensorRef
 GOLDEN_PATTERN = re.compile(r"^(.+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
 CONVERTED_PATTERN = re.compile(r"^(.+)\.(output|input)\.([0-9]+)\.npy$")
 _NUMERIC_KINDS = "biufc"
+#: what numpy's .npy header parser raises on corrupt headers: a truncated header of a version
+#: 1.0/2.0 file goes through ``tokenize`` (TokenError), a dict with bytes keys fails sorting
+#: (TypeError); found by the reliability fuzz suite, all reported as DumpFormatError
+_NPY_ERRORS = (ValueError, OSError, EOFError, SyntaxError, TypeError, OverflowError,
+               tokenize.TokenError)
 
 
 # --------------------------------------------------------------------------- npy headers
@@ -44,8 +50,10 @@ def read_npy_header(path) -> Tuple[Tuple[int, ...], np.dtype]:
                 shape, _, dtype = fmt.read_array_header_1_0(f)
             else:
                 shape, _, dtype = fmt.read_array_header_2_0(f)
-    except (ValueError, OSError, EOFError, SyntaxError) as exc:
-        raise DumpFormatError(path, f"not a valid .npy file ({exc})") from None
+    except _NPY_ERRORS as exc:
+        raise DumpFormatError(path, f"not a valid .npy file ({type(exc).__name__}: {exc})") from None
+    if any(isinstance(d, bool) for d in shape):
+        raise DumpFormatError(path, f"not a valid .npy file (shape is not valid: {shape!r})")
     if dtype.hasobject:
         raise DumpFormatError(path, "holds Python objects (a pickled object array); refused, "
                                     ".npy files are only read with allow_pickle=False")
@@ -58,7 +66,7 @@ def load_npy(path) -> np.ndarray:
     """Memory-map one ``.npy`` file read-only (``allow_pickle=False``)."""
     try:
         return np.load(path, mmap_mode="r", allow_pickle=False)
-    except (ValueError, OSError, EOFError) as exc:
+    except _NPY_ERRORS as exc:
         raise DumpFormatError(path, f"cannot load .npy: {exc}") from None
 
 

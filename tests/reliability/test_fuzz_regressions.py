@@ -22,3 +22,22 @@ def test_deeply_nested_groups_are_a_format_error_not_a_recursion_error(tmp_path)
     closed = encode_varint(20 << 3 | 3) * 100 + encode_varint(20 << 3 | 4) * 100
     p.write_bytes(struct.pack("<Q", len(closed)) + closed)
     assert load_dump(p).names == ["relu"]  # 100 levels are skipped as unknown fields
+
+
+@pytest.mark.parametrize("header", [
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (2,",  # truncated: tokenize error
+    "{b'descr': '<f4', 'fortran_order': False, 'shape': (2,), }",  # bytes key: TypeError
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (True,), }",  # bool dimension
+])
+def test_npy_header_errors_found_by_fuzzing(tmp_path, header):
+    """Found by this suite: numpy's header parser raised TokenError / TypeError through
+    ``load_dump`` for these headers."""
+    raw = header.encode("latin1")
+    raw += b" " * ((64 - (10 + len(raw) + 1) % 64) % 64) + b"\n"
+    d = tmp_path / "g"
+    d.mkdir()
+    (d / "a.0.1700000000000000.npy").write_bytes(
+        b"\x93NUMPY\x01\x00" + len(raw).to_bytes(2, "little") + raw + b"\0" * 24)
+    with pytest.raises(DumpFormatError, match="not a valid .npy file") as info:
+        load_dump(d)
+    assert info.value.path.endswith("a.0.1700000000000000.npy")
