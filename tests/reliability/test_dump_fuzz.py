@@ -1,0 +1,188 @@
+"""Fuzzing the dump readers: on any bytes, the only error is ``DumpFormatError``.
+
+Valid files of every shape the writers make (v2 binary with device formats, bf16, padding,
+origins; legacy v1; scalars and empty tensors; npy golden dirs) are mutated by hypothesis
+(truncation, bit flips, header-length changes, inserted/deleted/overwritten ranges) or replaced
+by random bytes and by random but well-formed headers. Whatever parses must then load every
+tensor with exactly the shape it declared, or fail with ``DumpFormatError`` naming the file.
+"""
+import os
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor, read_dump_file, write_dump_file
+from pytest_ascend_accuracy.dump.loader import load_dump
+from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, OriginalOp, Shape
+from pytest_ascend_accuracy.errors import DumpFormatError
+
+pytestmark = pytest.mark.reliability
+FUZZ = settings(max_examples=300, deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+
+
+def _seed_files(tmp):
+    f32 = np.arange(12, dtype=np.float32).reshape(3, 4)
+    files = [
+        write_dump_file(tmp / "v2", "Conv_1",
+                        [DumpTensor(np.ones((1, 3, 4, 4), np.float16), "NC1HWC0")],
+                        [DumpTensor(f32, origin=("conv", 0), padding=4)]),
+        write_dump_file(tmp / "nz", "MatMul_2",
+                        [DumpTensor(np.ones((20, 20), np.float16), "FRACTAL_NZ"),
+                         DumpTensor(np.ones((2, 3, 3, 3), np.float16), "FRACTAL_Z")],
+                        [DumpTensor(np.ones((5,), np.float32), dtype="bfloat16")]),
+        write_dump_file(tmp / "v1", "Legacy_3", [DumpTensor(np.ones((4,), np.int32))],
+                        [DumpTensor(f32)], version=1),
+        write_dump_file(tmp / "tiny", "Scalar_4", [DumpTensor(np.array(1.5, np.float16))],
+                        [DumpTensor(np.zeros((0, 3), np.int64)), DumpTensor(np.ones(3, bool))]),
+    ]
+    return [p.read_bytes() for p in files]
+
+
+@pytest.fixture(scope="module")
+def seeds(tmp_path_factory):
+    return _seed_files(tmp_path_factory.mktemp("seeds"))
+
+
+def _check_file(path):
+    """The property: DumpFormatError, or every tensor loads with its declared shape."""
+    try:
+        op = read_dump_file(path)
+        for t in op.inputs + op.outputs:
+            arr = np.asarray(t.load())
+            assert arr.shape == tuple(t.shape), (t.slot, arr.shape, t.shape)
+            assert arr.size == t.size
+    except DumpFormatError as exc:
+        assert exc.path == os.fspath(path) and exc.problem
+        return "error"
+    return "ok"
+
+
+_mutation = st.one_of(
+    st.tuples(st.just("truncate"), st.floats(0, 1)),
+    st.tuples(st.just("flip"), st.lists(st.tuples(st.floats(0, 1), st.integers(0, 7)),
+                                        min_size=1, max_size=8)),
+    st.tuples(st.just("header_len"), st.integers(-40, 40) | st.integers(0, 2**64 - 1)),
+    st.tuples(st.just("insert"), st.floats(0, 1), st.binary(min_size=1, max_size=16)),
+    st.tuples(st.just("delete"), st.floats(0, 1), st.integers(1, 16)),
+    st.tuples(st.just("overwrite"), st.floats(0, 1), st.binary(min_size=1, max_size=8)),
+)
+
+
+def _apply(data: bytes, mutation) -> bytes:
+    b = bytearray(data)
+    kind = mutation[0]
+    at = (lambda f: min(int(f * len(b)), max(len(b) - 1, 0)))
+    if kind == "truncate":
+        return bytes(b[:at(mutation[1])])
+    if kind == "flip":
+        for f, bit in mutation[1]:
+            if b:
+                b[at(f)] ^= 1 << bit
+    elif kind == "header_len" and len(b) >= 8:
+        value = mutation[1]
+        if value < 2**63 and -40 <= value <= 40:
+            value = max(0, struct.unpack("<Q", bytes(b[:8]))[0] + value)
+        b[:8] = struct.pack("<Q", value)
+    elif kind == "insert":
+        i = at(mutation[1])
+        b[i:i] = mutation[2]
+    elif kind == "delete" and b:
+        i = at(mutation[1])
+        del b[i:i + mutation[2]]
+    elif kind == "overwrite" and b:
+        i = at(mutation[1])
+        b[i:i + len(mutation[2])] = mutation[2]
+    return bytes(b)
+
+
+@FUZZ
+@given(which=st.integers(0, 3), mutations=st.lists(_mutation, min_size=1, max_size=3))
+def test_mutated_dump_files(tmp_path, seeds, which, mutations):
+    data = seeds[which]
+    for m in mutations:
+        data = _apply(data, m)
+    p = tmp_path / "Conv.op.1.0.1700000000000000"
+    p.write_bytes(data)
+    _check_file(p)
+
+
+@FUZZ
+@given(data=st.binary(max_size=600), header_len=st.none() | st.integers(0, 700))
+def test_random_bytes(tmp_path, data, header_len):
+    if header_len is not None:
+        data = struct.pack("<Q", header_len) + data
+    p = tmp_path / "Add.add_1.2.0.1700000000000001"
+    p.write_bytes(data)
+    _check_file(p)
+
+
+_dims = st.lists(st.sampled_from([0, 1, 2, 3, 4, 5, 16, 17, 32, 2**40]), max_size=6)
+_shape = st.none() | _dims.map(lambda d: Shape(tuple(d)))
+
+
+def _tensor(cls):
+    kw = dict(data_type=st.integers(-2, 45), format=st.sampled_from([0, 1, 2, 3, 4, 29, 12, 255, 999]),
+              shape=_shape, original_shape=_shape, size=st.integers(0, 5000))
+    if cls is OpOutput:
+        kw["original_op"] = st.none() | st.builds(OriginalOp, name=st.text(max_size=5),
+                                                   output_index=st.integers(0, 3))
+    return st.builds(cls, **kw)
+
+
+@FUZZ
+@given(version=st.sampled_from(["2.0", "", "1.0", "3"]), name=st.text(max_size=10),
+       inputs=st.lists(_tensor(OpInput), max_size=3), outputs=st.lists(_tensor(OpOutput), max_size=3),
+       slack=st.integers(-3, 3), fill=st.integers(0, 255))
+def test_wellformed_headers_with_random_fields(tmp_path, version, name, inputs, outputs, slack, fill):
+    header = DumpData(version=version, op_name=name, input=tuple(inputs), output=tuple(outputs)).encode()
+    payload = max(0, sum(t.size for t in inputs + outputs) + slack)
+    p = tmp_path / "Mul.mul_1.3.0.1700000000000002"
+    p.write_bytes(struct.pack("<Q", len(header)) + header + bytes([fill]) * payload)
+    _check_file(p)
+
+
+# --------------------------------------------------------------------------- npy directories
+@pytest.fixture(scope="module")
+def npy_seed(tmp_path_factory):
+    d = tmp_path_factory.mktemp("npy") / "golden"
+    with NpyDumpWriter(d) as w:
+        w.write_op("a", [np.ones((2, 3), np.float32)], [np.arange(6, dtype=np.float16).reshape(2, 3)])
+        w.write_op("b", [], [np.array(3.0), np.zeros((0, 4), np.int64), np.ones((2, 2), bool)])
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())}
+
+
+_header_chars = st.sampled_from(list("(){}[],:'\"0123456789 <>|fFiubOVUS\nTrue"))
+
+
+@FUZZ
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
+@given(which=st.integers(0, 4), mutations=st.lists(_mutation, min_size=1, max_size=2),
+       header_edit=st.none() | st.tuples(st.integers(10, 120), _header_chars))
+def test_mutated_npy_golden_dirs(tmp_path, npy_seed, which, mutations, header_edit):
+    names = sorted(npy_seed)
+    target = names[which % len(names)]
+    d = tmp_path / "g"
+    d.mkdir(exist_ok=True)
+    for name, data in npy_seed.items():
+        if name == target:
+            for m in mutations:
+                data = _apply(data, m)
+            if header_edit and header_edit[0] < len(data):
+                b = bytearray(data)
+                b[header_edit[0]] = ord(header_edit[1][0])
+                data = bytes(b)
+        (d / name).write_bytes(data)
+    try:
+        dump = load_dump(d)
+        for op in dump:
+            for t in op.inputs + op.outputs:
+                arr = np.asarray(t.load())
+                assert arr.shape == tuple(t.shape)
+    except DumpFormatError as exc:
+        assert exc.path and str(d) in exc.path
