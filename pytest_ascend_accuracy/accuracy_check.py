@@ -57,6 +57,9 @@ class AscendModel:
     input_shape: object = None
     state: AccuracyState = field(default=None, repr=False)
     dump_root: Optional[Callable[[], Path]] = field(default=None, repr=False)
+    #: called with (this model, inputs) on every run; the fixtures remember the last run so
+    #: that ``--accuracy-diagnose`` can replay it
+    on_run: Optional[Callable[["AscendModel", object], None]] = field(default=None, repr=False)
 
     def run(self, inputs, dump: bool = True):
         """Run once on ``inputs`` ({input name: array}); with ``dump`` every operator's dump."""
@@ -64,6 +67,8 @@ class AscendModel:
         dump_dir = None
         if dump and self.dump_root is not None:
             dump_dir = self.dump_root() / f"dump-{next(_dump_counter)}"
+        if self.on_run is not None:
+            self.on_run(self, inputs)
         with self.state.device_lock():
             return self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
 
@@ -76,7 +81,7 @@ class AscendModel:
 
 
 def load_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shape=None,
-               atc_options=None, dump_root=None, where="ascend_model") -> AscendModel:
+               atc_options=None, dump_root=None, where="ascend_model", on_run=None) -> AscendModel:
     """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running."""
     from .modes import keep_dtype as keep_dtype_mode, resolve_mode
 
@@ -87,7 +92,7 @@ def load_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shap
         mode = mode | keep_dtype_mode(list(keep_dtype))
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
-    return AscendModel(converted, mode, model, input_shape, state, dump_root)
+    return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run)
 
 
 def fresh_golden(state: AccuracyState, model, inputs, input_shape=None):
@@ -199,6 +204,27 @@ def write_reports(result, verdict, directory: Path, *, title: str) -> List[Path]
 
     return [Path(write_json(result, directory / "compare.json", verdict)),
             Path(write_html(result, directory / "report.html", verdict, title=title))]
+
+
+def diagnose_failure(state: AccuracyState, model, inputs, input_shape, spec: AccuracySpec, *,
+                     nodeid: str) -> str:
+    """Run the debugging flow (``triage.diagnose``) for a failed check; returns the lines to
+    append to the failure. Fix files go to the test's report directory (or the cache)."""
+    from .triage import diagnose
+
+    root = state.settings.report_dir or (state.settings.cache_dir / "diagnoses")
+    out_dir = Path(root) / report_slug(nodeid) / "diagnosis"
+    with state.device_lock():
+        d = diagnose(model, inputs, state.backend, spec.threshold, budget=state.settings.diagnose_budget,
+                     cache=state.cache, input_shape=input_shape, metric=spec.metric,
+                     per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir)
+    shown = _shown(out_dir, state.settings.rootdir)
+    lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
+             f"{'s' if d.conversions != 1 else ''}): {d.verdict}"]
+    if d.fix_mode is not None and d.restored_by != "default":
+        lines.append(f"  fix files written to {shown}/ ({', '.join(sorted(n for n in d.fix_files if not n.startswith('diagnosis')))})")
+    lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
+    return "\n".join(lines)
 
 
 # -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------

@@ -31,6 +31,8 @@ class TestContext:
     stored_goldens: List[Tuple[Path, Callable[[], object]]] = field(default_factory=list)
     last_model: Optional[str] = None
     last_mode: Optional[str] = None
+    #: (model, inputs, input_shape) of the last ascend_model run, replayed by --accuracy-diagnose
+    last_run: Optional[Tuple[object, object, object]] = None
 
     def resolve(self, model, where):
         from .accuracy_check import resolve_model
@@ -109,13 +111,16 @@ def ascend_model(request, _ascend_accuracy_context):
     def dump_root() -> Path:
         return request.getfixturevalue("tmp_path")
 
+    def remember(handle, inputs) -> None:
+        ctx.last_run = (handle.model, inputs, handle.input_shape)
+
     def make(model, mode=None, *, keep_dtype=None, input_shape=None, **atc_options):
         __tracebackhide__ = True
         model = ctx.resolve(model, "ascend_model")
         handle = load_model(state, model, mode if mode is not None else ctx.mode or "default",
                             keep_dtype=keep_dtype, input_shape=input_shape,
                             atc_options=atc_options, dump_root=dump_root,
-                            where=f"{ctx.nodeid}: ascend_model")
+                            where=f"{ctx.nodeid}: ascend_model", on_run=remember)
         ctx.last_model, ctx.last_mode = handle.name, handle.mode.name
         return handle
 
@@ -174,13 +179,34 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
 
     def check(actual, golden, *, per_op=None, ignore=None):
         __tracebackhide__ = True
-        from .assertion import as_dump
+        from .assertion import AccuracyFailure, as_dump
 
         actual, golden = as_dump(actual), as_dump(golden)  # DumpSets or paths to dumps
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
         model = actual.model_name or golden.model_name or ctx.last_model or "model"
         mode = actual.meta.get("mode") or ctx.last_mode or (ctx.mode.name if ctx.mode else "default")
-        return run_check(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
-                         mode=str(mode), record_property=record_property)
+        try:
+            return run_check(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
+                             mode=str(mode), record_property=record_property)
+        except AccuracyFailure as exc:
+            if state.settings.diagnose:
+                exc.args = (f"{exc.args[0].rstrip()}\n{_diagnosis_note(state, ctx, spec)}",)
+            raise
 
     return check
+
+
+def _diagnosis_note(state, ctx: TestContext, spec) -> str:
+    """The --accuracy-diagnose verdict for a failed check, or why there is none."""
+    from .accuracy_check import diagnose_failure
+    from .errors import AscendAccuracyError
+
+    if ctx.last_run is None:
+        return ("diagnosis (--accuracy-diagnose): not run: this test compared dumps it did not "
+                "produce with ascend_model(...).run(inputs)")
+    model, inputs, input_shape = ctx.last_run
+    try:
+        return diagnose_failure(state, model, inputs, input_shape, spec, nodeid=ctx.nodeid)
+    except AscendAccuracyError as exc:
+        return f"diagnosis (--accuracy-diagnose): could not run: {exc}"
+

@@ -48,6 +48,12 @@ def pytest_addoption(parser):
                     default=False, help="rewrite every stored golden file used (tests pass).")
     group.addoption("--accuracy-report", dest="accuracy_report", default=None, metavar="DIR",
                     help="write per-test reports (CSV, JSON, HTML with a per-op chart) to DIR.")
+    group.addoption("--accuracy-diagnose", dest="accuracy_diagnose", action="store_true",
+                    default=False, help="walk the precision-debugging flow for each failing "
+                    "accuracy test and append its verdict (costs conversions).")
+    group.addoption("--accuracy-diagnose-budget", dest="accuracy_diagnose_budget", type=int,
+                    default=16, metavar="N", help="most new conversions one diagnosis may spend "
+                    "(default 16; cached ones are free).")
     group.addoption("--soc-version", dest="soc_version", default=None, metavar="SOC",
                     help="--soc_version passed to ATC, e.g. Ascend310P3 (ini ascend_soc_version).")
     parser.addini("ascend_accuracy_threshold", "default cosine threshold of @accuracy tests",

@@ -30,6 +30,8 @@ class Settings:
     soc_version: Optional[str] = None
     device_lock: bool = False
     rootdir: Path = Path(".")
+    diagnose: bool = False
+    diagnose_budget: int = 16
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,16 @@ def settings_from_config(config) -> Settings:
         regen_all=bool(config.getoption("accuracy_regen_all")),
         report_dir=report_dir or None, soc_version=soc,
         device_lock=bool(config.getini("ascend_device_lock")), rootdir=rootdir,
+        diagnose=bool(config.getoption("accuracy_diagnose")),
+        diagnose_budget=_positive(config.getoption("accuracy_diagnose_budget"),
+                                  "--accuracy-diagnose-budget"),
     )
+
+
+def _positive(value, where: str) -> int:
+    if value is None or int(value) < 1:
+        raise ConfigError(where, f"must be at least 1, got {value!r}")
+    return int(value)
 
 
 @dataclass
