@@ -153,6 +153,8 @@ def read_om_json(path) -> OmGraph:
         raise DumpFormatError(path, f"cannot read om json: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise DumpFormatError(path, f"not valid JSON: {exc}") from None
+    except RecursionError:
+        raise DumpFormatError(path, "not valid JSON: nested too deeply") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("graph"), list):
         raise DumpFormatError(path, "not an atc --mode=1 model json: no 'graph' list")
     ops: List[OmOp] = []
@@ -160,11 +162,37 @@ def read_om_json(path) -> OmGraph:
         if not isinstance(graph, dict):
             raise DumpFormatError(path, f"graph[{g_index}] is not an object")
         gname = str(graph.get("name", ""))
-        for o_index, op in enumerate(graph.get("op") or ()):
-            ops.append(_read_op(op, f"graph[{g_index}].op[{o_index}]", gname, path))
+        for o_index, op in enumerate(_items(graph.get("op"), f"graph[{g_index}].op", path)):
+            where = f"graph[{g_index}].op[{o_index}]"
+            try:
+                ops.append(_read_op(op, where, gname, path))
+            except DumpFormatError:
+                raise
+            except _SHAPE_ERRORS as exc:
+                raise DumpFormatError(path, f"{where}: malformed op entry ({type(exc).__name__}: "
+                                            f"{exc})") from None
     ops.sort(key=lambda o: o.id)
-    return OmGraph(str(doc.get("name", "")), tuple(ops),
-                   _attr_dict(doc.get("attr"), "model attr", path))
+    try:
+        attrs = _attr_dict(doc.get("attr"), "model attr", path)
+    except DumpFormatError:
+        raise
+    except _SHAPE_ERRORS as exc:
+        raise DumpFormatError(path, f"model attr: malformed ({type(exc).__name__}: {exc})") from None
+    return OmGraph(str(doc.get("name", "")), tuple(ops), attrs)
+
+
+#: what a JSON value of the wrong kind raises while an op entry is read (a number where a list
+#: belongs, a string where an object belongs, an id of Infinity); found by the reliability fuzz
+#: suite, all reported as DumpFormatError naming the entry
+_SHAPE_ERRORS = (TypeError, AttributeError, ValueError, OverflowError)
+
+
+def _items(value, where: str, path) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise DumpFormatError(path, f"{where} must be a list, got {type(value).__name__}")
+    return value
 
 
 def _read_op(op, where: str, graph: str, path) -> OmOp:
@@ -173,7 +201,7 @@ def _read_op(op, where: str, graph: str, path) -> OmOp:
     where = f"{where} ({op['name']})"
     try:
         op_id = int(op.get("id", 0))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise DumpFormatError(path, f"{where}: id {op.get('id')!r} is not an integer") from None
     attrs = _attr_dict(op.get("attr"), where, path)
     npu_only = False

@@ -41,3 +41,26 @@ def test_npy_header_errors_found_by_fuzzing(tmp_path, header):
     with pytest.raises(DumpFormatError, match="not a valid .npy file") as info:
         load_dump(d)
     assert info.value.path.endswith("a.0.1700000000000000.npy")
+
+
+@pytest.mark.parametrize("doc, problem", [
+    ('{"graph": [{"op": [{"name": "a", "output_desc": [3]}]}]}',
+     "graph[0].op[0]: malformed op entry (AttributeError"),
+    ('{"graph": [{"op": [{"name": "a", "attr": 5}]}]}', "graph[0].op[0]: malformed op entry (TypeError"),
+    ('{"graph": [{"op": [{"name": "a", "attr": [{"key": "_datadump_original_op_names", '
+     '"value": {"s": 7}}]}]}]}', "graph[0].op[0]: malformed op entry (TypeError"),
+    ('{"graph": [{"op": [{"name": "a", "id": Infinity}]}]}', "id inf is not an integer"),
+    ('{"graph": [{"op": 3}]}', "graph[0].op must be a list, got int"),
+    ('{"graph": [], "attr": 1.5}', "model attr: malformed (TypeError"),
+    ("[" * 100000, "not valid JSON: nested too deeply"),
+])
+def test_om_json_entries_of_the_wrong_kind_found_by_fuzzing(tmp_path, doc, problem):
+    """Found by this suite: wrong JSON kinds inside an om json leaked TypeError /
+    AttributeError / OverflowError / RecursionError out of read_om_json."""
+    from pytest_ascend_accuracy.dump.om_json import read_om_json
+
+    p = tmp_path / "model.json"
+    p.write_text(doc, encoding="utf-8")
+    with pytest.raises(DumpFormatError) as info:
+        read_om_json(p)
+    assert info.value.path == str(p) and problem in info.value.problem
