@@ -6,6 +6,7 @@ origins; legacy v1; scalars and empty tensors; npy golden dirs) are mutated by h
 by random bytes and by random but well-formed headers. Whatever parses must then load every
 tensor with exactly the shape it declared, or fail with ``DumpFormatError`` naming the file.
 """
+import json
 import os
 import struct
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor, read_dump_file, write_dump_file
 from pytest_ascend_accuracy.dump.loader import load_dump
 from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+from pytest_ascend_accuracy.dump.om_json import read_om_json
 from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, OriginalOp, Shape
 from pytest_ascend_accuracy.errors import DumpFormatError
 
@@ -186,3 +188,58 @@ def test_mutated_npy_golden_dirs(tmp_path, npy_seed, which, mutations, header_ed
                 assert arr.shape == tuple(t.shape)
     except DumpFormatError as exc:
         assert exc.path and str(d) in exc.path
+
+
+# --------------------------------------------------------------------------- om json, mapping.csv
+_KEYS = ["name", "type", "id", "input", "attr", "output_desc", "key", "value", "s", "i", "list",
+         "val_type", "_datadump_original_op_names", "_datadump_origin_name",
+         "_datadump_origin_output_index", "op", "graph"]
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=True) | st.sampled_from(_KEYS),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(_KEYS), inner, max_size=4),
+    max_leaves=12)
+_attr = st.lists(st.fixed_dictionaries({"key": st.sampled_from(_KEYS[-5:-2]) | _json},
+                                       optional={"value": _json | st.fixed_dictionaries(
+                                           {}, optional={"s": _json, "i": _json, "list": _json})}),
+                 max_size=3) | _json
+_op = st.fixed_dictionaries({}, optional={
+    "name": st.text(max_size=4) | _json, "type": _json, "id": st.integers(-2, 5) | _json,
+    "input": st.lists(st.text(max_size=4), max_size=2) | _json, "attr": _attr,
+    "output_desc": st.lists(st.fixed_dictionaries({}, optional={"attr": _attr}) | _json,
+                            max_size=2) | _json})
+_doc = st.fixed_dictionaries({}, optional={
+    "name": _json, "attr": _attr,
+    "graph": st.lists(st.fixed_dictionaries({}, optional={"name": _json, "op": st.lists(_op, max_size=3) | _json})
+                      | _json, max_size=2) | _json})
+
+
+@FUZZ
+@given(doc=_doc)
+def test_om_json_of_any_shape(tmp_path, doc):
+    p = tmp_path / "model.json"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    try:
+        graph = read_om_json(p)
+    except DumpFormatError as exc:
+        assert exc.path == str(p)
+        return
+    assert [op.id for op in graph.ops] == sorted(op.id for op in graph.ops)
+    for op in graph.ops:
+        assert isinstance(op.name, str) and all(isinstance(n, str) for n in op.original_names)
+
+
+@FUZZ
+@given(mapping=st.binary(max_size=200), stored=st.sampled_from(["1700000000000000001", "12"]))
+def test_mapping_csv_of_any_bytes(tmp_path, seeds, mapping, stored):
+    d = tmp_path / "leaf"
+    d.mkdir(exist_ok=True)
+    for old in d.iterdir():
+        old.unlink()
+    (d / stored).write_bytes(seeds[0])
+    (d / "mapping.csv").write_bytes(mapping)
+    try:
+        dump = load_dump(d)
+    except DumpFormatError as exc:
+        assert exc.path.startswith(str(d))
+        return
+    assert len(dump) == 1
