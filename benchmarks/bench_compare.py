@@ -58,6 +58,8 @@ def generate(directory: str, size_gb: float, tensors: int, seed: int = 0) -> dic
     rng = np.random.default_rng(seed)
     actual_dir = os.path.join(directory, "npu")
     golden_dir = os.path.join(directory, "golden")
+    for d in (actual_dir, golden_dir):  # a reused --dir must not accumulate repeated dumps
+        shutil.rmtree(d, ignore_errors=True)
     counts = tensor_sizes(size_gb * 1e9, tensors)
     with AscendDumpWriter(actual_dir) as aw, NpyDumpWriter(golden_dir) as gw:
         for i, n in enumerate(counts):
