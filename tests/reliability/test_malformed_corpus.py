@@ -5,7 +5,6 @@ Every case is ``(name, build, kind, problem)``: ``build(tmp)`` returns what ``lo
 and the file the error must name; ``kind`` groups the cases (leaf binary file, npy, om json,
 mapping.csv, directory tree).
 """
-import json
 import struct
 
 import numpy as np

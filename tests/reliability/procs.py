@@ -1,0 +1,58 @@
+"""Subprocess helpers for the crash and concurrency tests: each worker is a fresh Python
+interpreter (like an xdist worker), started from a small script, synchronised through files.
+Every wait is bounded so a broken case fails instead of hanging the suite."""
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+WAIT_S = 60.0  # upper bound of any wait; reached only when something is broken
+
+
+def start(script: str, *args, cwd=None, **kwargs) -> subprocess.Popen:
+    """Run ``script`` (dedented Python source) in a fresh interpreter with ``args`` in sys.argv."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script), *map(str, args)],
+                            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, **kwargs)
+
+
+def wait_for(path: Path, proc: subprocess.Popen = None) -> None:
+    """Wait until ``path`` exists (the worker's "I am in the middle of it" signal)."""
+    deadline = time.monotonic() + WAIT_S
+    while not Path(path).exists():
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError(f"worker exited ({proc.returncode}) before {path} appeared:\n"
+                                 + proc.stdout.read())
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} did not appear within {WAIT_S:.0f}s")
+        time.sleep(0.02)
+
+
+def finish(proc: subprocess.Popen) -> str:
+    """Wait for a worker (bounded) and return its output."""
+    out, _ = proc.communicate(timeout=WAIT_S)
+    return out
+
+
+def lock_is_free(lock_file: Path) -> bool:
+    """Whether a filelock on ``lock_file`` can be taken right now (no waiting)."""
+    from filelock import FileLock, Timeout
+
+    try:
+        with FileLock(str(lock_file)).acquire(timeout=0):
+            return True
+    except Timeout:
+        return False
+
+
+#: prefix for worker scripts: a build callback that signals and then blocks (to be killed)
+HANG = """
+import os, sys, time
+from pathlib import Path
+def signal_and_hang(flag):
+    Path(flag).write_text(str(os.getpid()))
+    time.sleep(600)
+"""
