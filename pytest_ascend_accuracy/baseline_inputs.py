@@ -23,7 +23,8 @@ from typing import Dict, Iterator, Mapping, Optional
 
 import numpy as np
 
-from .baseline_file import BaselineWriteError, InputSpec, TensorSpec, read_baseline
+from .baseline_file import (BaselineWriteError, InputSpec, TensorSpec, dead_writer_leftovers,
+                            read_baseline)
 from .errors import AscendAccuracyError, ConfigError
 
 INPUTS_SUFFIX = ".inputs"
@@ -123,6 +124,7 @@ def inputs_for_baseline(model, path, *, seed: Optional[int] = None, input_shape=
                                            "store your own arrays next to the baseline)")
     stored = read_baseline(path).inputs
     if stored.stored:
+        recover_stored_inputs(path)
         arrays = load_stored_inputs(path, stored)
         spec = input_spec(arrays, stored=True, input_shape=input_shape)
         return BaselineInputs(dict(spec.arrays), spec, "stored-arrays")
@@ -158,6 +160,7 @@ def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
     old = final.parent / f".{final.name}.old-{token}"
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
+        recover_stored_inputs(baseline_path)
         tmp.mkdir()
         for k, t in enumerate(spec.tensors):
             with open(tmp / _file_name(k, t.name), "wb") as f:
@@ -179,6 +182,19 @@ def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
     return final
 
 
+def recover_stored_inputs(baseline_path) -> None:
+    """Repair what a writer killed mid-replace left: put the old directory back when it died
+    between its two renames, and remove the hidden directories of dead writers."""
+    final = inputs_dir(baseline_path)
+    olds = dead_writer_leftovers(final.parent, f".{final.name}.old-")
+    if not final.exists() and olds:
+        newest = max(olds, key=lambda p: p.stat().st_mtime)
+        os.rename(newest, final)
+        olds.remove(newest)
+    for stale in olds + dead_writer_leftovers(final.parent, f".{final.name}.tmp-"):
+        shutil.rmtree(stale, ignore_errors=True)
+
+
 def load_stored_inputs(baseline_path, spec: InputSpec) -> Dict[str, np.ndarray]:
     """The stored arrays of a baseline, by input name (read fully, ``allow_pickle=False``)."""
     directory = inputs_dir(baseline_path)
@@ -195,4 +211,4 @@ def load_stored_inputs(baseline_path, spec: InputSpec) -> Dict[str, np.ndarray]:
 
 
 __all__ = ["BaselineInputs", "inputs_for_baseline", "input_spec", "array_sha256", "inputs_dir",
-           "write_stored_inputs", "load_stored_inputs"]
+           "write_stored_inputs", "load_stored_inputs", "recover_stored_inputs"]
