@@ -178,11 +178,16 @@ class PairAccumulator:
         max_rel, sum_rel = float(t.max()), float(np.dot(t, ones))
         if not (math.isfinite(sdd) and math.isfinite(sum_abs) and math.isfinite(sum_rel)):
             return False
-        sx, sy = float(np.dot(a, ones)), float(np.dot(g, ones))
+        if self._fused:
+            # Σu = Σ(x - xmin) up to the clamp (<= eps32*range per value at the minimum), so
+            # the sums of x and y come from the KL sums instead of two more passes
+            su, sv = self._kl_fast(a, g, m)
+            sx = su + m * self.xmin if self.xmax > self.xmin else m * self.xmin
+            sy = sv + m * self.ymin if self.ymax > self.ymin else m * self.ymin
+        else:
+            sx, sy = float(np.dot(a, ones)), float(np.dot(g, ones))
         m2x = _chunk_m2(a, sxx, sx, m, t)
         m2y = _chunk_m2(g, syy, sy, m, t)
-        if self._fused:
-            self._kl_fast(a, g, m)
         # commit
         self.finite += m
         self.sxx += sxx
@@ -269,13 +274,15 @@ class PairAccumulator:
             self._k = 1.0  # close enough: the result is exact for any k (see above)
         self._k32 = np.float32(self._k)
 
-    def _kl_fast(self, a, g, m) -> None:
+    def _kl_fast(self, a, g, m):
+        """Add one chunk's KL terms; returns the chunk's Σu and Σv."""
         ws = self._ws
         u, v, w, ones = ws.d[:m], ws.t[:m], ws.w[:m], ws.ones[:m]
         _shift_clamp(a, self.xmin, self.xmax, u, ws.cx[:m])
         _shift_clamp(g, self.ymin, self.ymax, v, ws.cy[:m])
-        self.kl_su += float(np.dot(u, ones))
-        self.kl_sv += float(np.dot(v, ones))
+        su, sv = float(np.dot(u, ones)), float(np.dot(v, ones))
+        self.kl_su += su
+        self.kl_sv += sv
         if self._k != 1.0:
             np.multiply(v, self._k32, out=v)  # k v
         np.divide(u, v, out=w)
@@ -283,6 +290,7 @@ class PairAccumulator:
         e = float(np.dot(u, w))
         np.subtract(v, u, out=v)
         self.kl_e += e + float(np.dot(v, ones))
+        return su, sv
 
     def _kl_exact(self, x: np.ndarray, y: np.ndarray) -> None:
         """KL terms of finite float64 values."""
