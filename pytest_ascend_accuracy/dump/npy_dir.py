@@ -173,6 +173,24 @@ def read_npy_dir(directory) -> DumpSet:
 
 
 # --------------------------------------------------------------------------- writing
+class _FileWrites:
+    """Forwards ``write`` to a real file object, so that numpy's ``write_array`` takes its
+    chunked ``write`` path (16 MiB at a time) instead of ``ndarray.tofile``: on a full disk
+    ``tofile`` raises an OSError without errno ("262144 requested and 130544 written"),
+    while ``file.write`` raises ENOSPC (or EDQUOT, EIO) like every other write."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, data):
+        return self._f.write(data)
+
+
+def write_npy(f, array) -> None:
+    """``np.save(f, array, allow_pickle=False)`` whose write errors carry their errno."""
+    np.lib.format.write_array(_FileWrites(f), np.asanyarray(array), allow_pickle=False)
+
+
 class NpyDumpWriter:
     """Writes an npy dump directory in ONNX golden naming, op by op (graph order = write order).
 
@@ -220,7 +238,7 @@ class NpyDumpWriter:
         tmp = self.directory / f".{stored[:200]}.{os.getpid()}.tmp"
         try:
             with open(tmp, "wb") as f:
-                np.save(f, arr, allow_pickle=False)
+                write_npy(f, arr)
             os.replace(tmp, path)
         finally:
             if tmp.exists():
@@ -240,4 +258,4 @@ class NpyDumpWriter:
 
 
 __all__ = ["NpyDumpWriter", "read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header",
-           "load_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE"]
+           "load_npy", "write_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE"]
