@@ -25,6 +25,7 @@ import numpy as np
 
 from .baseline_file import (BaselineWriteError, InputSpec, TensorSpec, dead_writer_leftovers,
                             read_baseline)
+from .dump.npy_dir import write_npy
 from .errors import AscendAccuracyError, ConfigError
 
 INPUTS_SUFFIX = ".inputs"
@@ -164,7 +165,7 @@ def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
         tmp.mkdir()
         for k, t in enumerate(spec.tensors):
             with open(tmp / _file_name(k, t.name), "wb") as f:
-                np.save(f, np.asarray(spec.arrays[t.name]), allow_pickle=False)
+                write_npy(f, np.asarray(spec.arrays[t.name]))
                 f.flush()
                 os.fsync(f.fileno())
         if final.exists():
