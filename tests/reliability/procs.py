@@ -11,12 +11,13 @@ from pathlib import Path
 WAIT_S = 60.0  # upper bound of any wait; reached only when something is broken
 
 
-def start(script: str, *args, cwd=None, **kwargs) -> subprocess.Popen:
-    """Run ``script`` (dedented Python source) in a fresh interpreter with ``args`` in sys.argv."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+def start(script: str, *args, cwd=None, env=None) -> subprocess.Popen:
+    """Run ``script`` (dedented Python source) in a fresh interpreter with ``args`` in sys.argv;
+    ``env`` adds variables to this process's environment."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script), *map(str, args)],
                             cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, **kwargs)
+                            text=True)
 
 
 def wait_for(path: Path, proc: subprocess.Popen = None) -> None:

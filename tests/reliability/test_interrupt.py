@@ -1,0 +1,105 @@
+"""An interrupted run (Ctrl-C) leaves nothing locked and nothing half-written: KeyboardInterrupt
+inside a build, SIGINT to a pytest process in the middle of a build, and SIGINT to a pytest
+process that is waiting for another process's build."""
+import signal
+
+import pytest
+
+from pytest_ascend_accuracy.cache import Cache
+
+from .procs import finish, lock_is_free, start, wait_for
+
+pytestmark = pytest.mark.reliability
+KEY = "ee" + "3" * 62
+
+
+def _lock(root):
+    return root / ".locks" / f"om-{KEY}.lock"
+
+
+def test_keyboard_interrupt_inside_a_build(tmp_path):
+    cache = Cache(tmp_path / "cache")
+
+    def build(tmp):
+        (tmp / "model.om").write_bytes(b"half")
+        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):  # not swallowed, not turned into another error
+        cache.get_or_build("om", KEY, build)
+    final = cache.entry_path("om", KEY)
+    assert not final.exists() and list(final.parent.iterdir()) == []
+    assert lock_is_free(_lock(tmp_path / "cache"))
+    entry = cache.get_or_build("om", KEY, lambda tmp: (tmp / "model.om").write_bytes(b"ok"))
+    assert (entry / "model.om").read_bytes() == b"ok"
+
+
+TEST_FILE = '''
+import os, time
+from pathlib import Path
+from pytest_ascend_accuracy.cache import Cache
+
+def test_build():
+    Path(os.environ["STARTED"]).write_text("about to take the lock")
+    def build(tmp):
+        (tmp / "model.om").write_bytes(b"half")
+        Path(os.environ["FLAG"]).write_text("building")
+        time.sleep(600)
+    Cache(Path(os.environ["ROOT"])).get_or_build("om", os.environ["KEY"], build)
+'''
+
+
+def _pytest(tmp_path, flag, started=None):
+    (tmp_path / "test_build.py").write_text(TEST_FILE)
+    env = dict(FLAG=str(flag), ROOT=str(tmp_path / "cache"), KEY=KEY,
+               STARTED=str(started or tmp_path / "started"))
+    return start("import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "
+                 "'test_build.py']))", cwd=tmp_path, env=env)
+
+
+def test_sigint_to_pytest_in_the_middle_of_a_build(tmp_path):
+    flag = tmp_path / "flag"
+    proc = _pytest(tmp_path, flag)
+    wait_for(flag, proc)
+    proc.send_signal(signal.SIGINT)
+    out = finish(proc)
+    assert proc.returncode == 2 and "KeyboardInterrupt" in out, out  # pytest: interrupted
+    cache = Cache(tmp_path / "cache")
+    final = cache.entry_path("om", KEY)
+    assert not final.exists() and list(final.parent.iterdir()) == []  # temp dir removed too
+    assert lock_is_free(_lock(tmp_path / "cache"))
+    entry = cache.get_or_build("om", KEY, lambda tmp: (tmp / "model.om").write_bytes(b"ok"))
+    assert (entry / "model.om").read_bytes() == b"ok"
+
+
+HOLDER = """
+import os, sys, time
+from pathlib import Path
+from pytest_ascend_accuracy.cache import Cache
+root, key, flag, release = sys.argv[1:5]
+def build(tmp):
+    Path(flag).write_text("holding")
+    while not Path(release).exists():
+        time.sleep(0.02)
+    (tmp / "model.om").write_bytes(b"from the holder")
+print(Cache(Path(root)).get_or_build("om", key, build))
+"""
+
+
+def test_sigint_while_waiting_for_another_process_build(tmp_path):
+    """Ctrl-C under xdist reaches every worker: the one waiting on the lock stops at once,
+    the one building finishes its entry, and nothing is left locked."""
+    holder_flag, release = tmp_path / "holding", tmp_path / "release"
+    holder = start(HOLDER, tmp_path / "cache", KEY, holder_flag, release)
+    wait_for(holder_flag, holder)
+    started = tmp_path / "waiter-started"
+    waiter = _pytest(tmp_path, tmp_path / "never", started)
+    lock = _lock(tmp_path / "cache")
+    wait_for(started, waiter)  # the waiter now blocks on the holder's lock
+    waiter.send_signal(signal.SIGINT)
+    out = finish(waiter)
+    assert waiter.returncode == 2 and "KeyboardInterrupt" in out, out
+    assert not lock_is_free(lock)  # still the holder's: the waiter took nothing with it
+    release.touch()
+    assert finish(holder).strip().endswith(KEY) and holder.returncode == 0
+    assert lock_is_free(lock)
+    entry = Cache(tmp_path / "cache").lookup("om", KEY)
+    assert entry is not None and (entry / "model.om").read_bytes() == b"from the holder"
