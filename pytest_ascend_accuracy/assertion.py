@@ -9,6 +9,7 @@ import os
 from typing import Mapping, Optional, Union
 
 from .compare.engine import compare_dumps
+from .compare.fp16_range import golden_inputs_past_fp16
 from .compare.result import CompareResult, Verdict
 from .compare.thresholds import ThresholdLike
 from .dump.model import DumpSet
@@ -54,10 +55,13 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike
     from .report.csv_report import write_csv
     from .report.failure_text import failure_text
 
-    result = compare_dumps(as_dump(actual), as_dump(golden), mapping=mapping)
+    golden = as_dump(golden)
+    result = compare_dumps(as_dump(actual), golden, mapping=mapping)
     verdict = result.judge(threshold, per_op, ignore, metric)
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:
-        raise AccuracyFailure(failure_text(result, verdict, csv_path=written, hint=hint),
-                              result, verdict, written)
+        ranges = () if hint is not None else golden_inputs_past_fp16(
+            golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
+        raise AccuracyFailure(failure_text(result, verdict, csv_path=written, hint=hint,
+                                           range_inputs=ranges), result, verdict, written)
     return result

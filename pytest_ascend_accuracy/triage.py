@@ -213,7 +213,7 @@ class _Flow:
         """Seeds (fp16-range ops, then ops whose cosine drops first) are tried together first;
         then op types, then names inside the types that matter."""
         names, types = _framework_ops(default)
-        ranged = [n for n in dict.fromkeys(_range_ops(default)) if n in types]
+        ranged = [n for n in dict.fromkeys(_range_ops(default, self.run.golden)) if n in types]
         seeds = list(dict.fromkeys(ranged + [n for n in drops if n in types]))
         rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
         ordered = sorted(names, key=rank.__getitem__)
@@ -345,9 +345,13 @@ def _framework_ops(ev: _Evaluation) -> Tuple[List[str], Dict[str, str]]:
     return names, types
 
 
-def _range_ops(ev: _Evaluation) -> List[str]:
-    """Ops whose golden values leave the float16 range or whose output turned non-finite."""
-    out: List[str] = []
+def _range_ops(ev: _Evaluation, golden) -> List[str]:
+    """Ops whose golden values (outputs, or operands such as a BatchNorm variance) leave the
+    float16 range, or whose output turned non-finite."""
+    from .compare.fp16_range import golden_inputs_past_fp16
+
+    failing = [f.row.golden_name for f in ev.verdict.failures if f.row.golden_name]
+    out: List[str] = [f.op for f in golden_inputs_past_fp16(golden, failing)]
     for row in ev.result.rows:
         m = row.metrics
         if m is None or not row.slot.startswith("output"):

@@ -166,13 +166,20 @@ def fp16_range_rows(verdict: Verdict) -> List[TensorCompare]:
     return out
 
 
-def default_hint(verdict: Verdict) -> str:
-    """What to run next, from what the failures look like."""
+def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
+    """What to run next, from what the failures look like. ``range_inputs`` are
+    ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops."""
     if verdict.problem:
         return ("check that both dumps come from the same model and run; pass the om json "
                 "(om_json= / --om-json) so fused ops find their original names, or map op names "
                 "with mapping= / --mapping")
     rows = fp16_range_rows(verdict)
+    if range_inputs and not rows:
+        names = list(dict.fromkeys(f.op for f in range_inputs))
+        shown = ", ".join(repr(printable(n)) for n in names[:5])
+        found = "; ".join(printable(f.describe()) for f in range_inputs[:3])
+        return (f"golden operands leave the float16 range ({found}): convert with "
+                f"mode=\"high_precision\", or keep these ops in float32 with keep_dtype=[{shown}]")
     if rows:
         names: List[str] = []
         for r in rows:
@@ -200,7 +207,7 @@ def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
 
 def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
                  hint: Optional[str] = None, worst: int = WORST_ROWS,
-                 report_how: str = DEFAULT_REPORT_HOW) -> str:
+                 report_how: str = DEFAULT_REPORT_HOW, range_inputs: Sequence = ()) -> str:
     """The fixed failure block for a failed verdict. ``report_how`` says how to get the CSV
     when ``csv_path`` is None."""
     if verdict.passed:
@@ -213,7 +220,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
             lines += [""] + block
         lines.append("")
     lines += [f"coverage: {result.coverage.describe()}", report_line(csv_path, report_how),
-              f"next step: {hint if hint is not None else default_hint(verdict)}"]
+              f"next step: {hint if hint is not None else default_hint(verdict, range_inputs)}"]
     return "\n".join(lines)
 
 
