@@ -156,10 +156,15 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                 covered[g.name] = None
     fused = [n for n in covered if n not in compared]
     seen = set(compared) | set(fused)
-    unmatched_golden = [op.name for _, op in sorted(index.ops.values(), key=lambda po: po[0])
-                        if op.name not in seen]
+    # ops the converter computed at conversion time (constants, static shapes) never run on the
+    # device: a backend that knows them lists them in meta["folded_ops"]
+    folded_names = {g.name for g in (index.get(n) for n in actual.meta.get("folded_ops", ()))
+                    if g is not None and g.name not in seen}
+    ordered = [op.name for _, op in sorted(index.ops.values(), key=lambda po: po[0])]
+    folded = [n for n in ordered if n in folded_names]
+    unmatched_golden = [n for n in ordered if n not in seen and n not in folded_names]
     coverage = Coverage(golden_total=len(index.ops), compared=tuple(compared), fused=tuple(fused),
-                        unmatched_golden=tuple(unmatched_golden),
+                        folded=tuple(folded), unmatched_golden=tuple(unmatched_golden),
                         unmatched_actual=tuple(op.name for op in unmatched_actual),
                         npu_only=tuple(npu_only))
     return MatchPlan(tuple(pairs), coverage, tuple(unmatched_actual), tuple(npu_only))

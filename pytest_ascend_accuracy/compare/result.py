@@ -94,6 +94,7 @@ class Coverage:
     golden_total: int
     compared: Tuple[str, ...] = ()  # golden ops whose tensors were compared
     fused: Tuple[str, ...] = ()  # golden ops inside fused actual ops (not compared themselves)
+    folded: Tuple[str, ...] = ()  # golden ops computed at conversion time (never run on device)
     unmatched_golden: Tuple[str, ...] = ()
     unmatched_actual: Tuple[str, ...] = ()  # actual ops with no golden counterpart
     npu_only: Tuple[str, ...] = ()  # subset of unmatched_actual: ops with no framework origin
@@ -109,6 +110,7 @@ class Coverage:
             return f" ({shown}{more})" if names else ""
         text = (f"{self.golden_total} golden op{_s(self.golden_total)}: "
                 f"{len(self.compared)} compared, {len(self.fused)} inside fused ops, "
+                + (f"{len(self.folded)} folded at conversion, " if self.folded else "") +
                 f"{len(self.unmatched_golden)} unmatched{listed(self.unmatched_golden)}; "
                 f"{len(self.unmatched_actual)} actual op{_s(len(self.unmatched_actual))} "
                 f"unmatched{listed(self.unmatched_actual)}")
@@ -116,13 +118,13 @@ class Coverage:
 
     def to_dict(self):
         return {"golden_total": self.golden_total, "compared": list(self.compared),
-                "fused": list(self.fused), "unmatched_golden": list(self.unmatched_golden),
+                "fused": list(self.fused), "folded": list(self.folded), "unmatched_golden": list(self.unmatched_golden),
                 "unmatched_actual": list(self.unmatched_actual), "npu_only": list(self.npu_only)}
 
     @staticmethod
     def from_dict(d) -> "Coverage":
-        return Coverage(int(d["golden_total"]), *(tuple(d.get(k, ())) for k in (
-            "compared", "fused", "unmatched_golden", "unmatched_actual", "npu_only")))
+        return Coverage(int(d["golden_total"]), **{k: tuple(d.get(k, ())) for k in (
+            "compared", "fused", "folded", "unmatched_golden", "unmatched_actual", "npu_only")})
 
 
 def _s(n: int) -> str:
