@@ -71,7 +71,9 @@ def _per_op(items: Sequence[str]) -> Dict[str, float]:
     return out
 
 
-def _judge_and_report(result, args) -> int:
+def _judge_and_report(result, args, golden=None) -> int:
+    """Judge, write the requested reports, print the block. With the ``golden`` DumpSet the
+    hint also looks at the failing ops' golden operands (fp16 range)."""
     from .report.csv_report import write_csv
     from .report.failure_text import failure_text, summary_text
     from .report.html_report import write_html
@@ -83,8 +85,14 @@ def _judge_and_report(result, args) -> int:
         write_json(result, args.json, verdict)
     if args.html:
         write_html(result, args.html, verdict)
+    ranges = ()
+    if golden is not None and not verdict.passed:
+        from .compare.fp16_range import golden_inputs_past_fp16
+        ranges = golden_inputs_past_fp16(
+            golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
     text = (summary_text(result, verdict, csv_path=csv_path) if verdict.passed
-            else failure_text(result, verdict, csv_path=csv_path, report_how="pass --csv OUT"))
+            else failure_text(result, verdict, csv_path=csv_path, report_how="pass --csv OUT",
+                              range_inputs=ranges))
     print(text)
     return EXIT_OK if verdict.passed else EXIT_FAILED
 
@@ -169,7 +177,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    return _judge_and_report(result, args)
+    return _judge_and_report(result, args, golden)
 
 
 register(Command("compare", "compare an actual dump with a golden dump", _configure_compare,
