@@ -224,3 +224,22 @@ def test_tensor_spec_dict_form():
     assert spec.as_dict() == {"seed": 3, "input_shape": {"x": [2]}, "stored": False,
                               "tensors": [{"name": "x", "dtype": "int64", "shape": [2],
                                            "sha256": "00"}]}
+
+
+def test_reading_survives_a_second_import_of_yaml(tmp_path):
+    """Found in the full suite: after pytester's in-process runs restored ``sys.modules``, a
+    re-imported ``yaml`` with the cached libyaml extension failed every document ("could not
+    determine a constructor for the tag None"). Checked in a child process."""
+    import subprocess
+    import sys
+
+    p = write_baseline(tmp_path / "b.yaml", _baseline())
+    script = (
+        "import sys, yaml\n"
+        "for k in [k for k in sys.modules if k == 'yaml' or k.startswith('yaml.')]:\n"
+        "    del sys.modules[k]\n"
+        "from pytest_ascend_accuracy.baseline_file import read_baseline\n"
+        f"print(len(read_baseline({str(p)!r}).ops))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "4"
