@@ -1,7 +1,8 @@
 """The compare loop: match operators, then stream metrics one tensor pair at a time.
 
-``compare_dumps`` never holds more than one tensor pair: each pair is loaded (memory-mapped by
-the dump readers), measured chunk by chunk and released before the next. A tensor that cannot
+``compare_dumps`` never holds more than one tensor pair: each pair is read into buffers reused
+from pair to pair (or memory-mapped, see ``reading``), measured chunk by chunk and released
+before the next. A tensor that cannot
 be read or compared becomes a row with a ``reason`` (and fails any verdict) instead of
 aborting the whole comparison.
 """
@@ -19,6 +20,7 @@ from ..errors import DumpFormatError
 from .kernel import DEFAULT_CHUNK
 from .matching import TensorPair, match_ops
 from .metrics import compute_metrics
+from .reading import TensorReader
 from .result import CompareResult, TensorCompare
 
 
@@ -65,16 +67,21 @@ def _row_base(p: TensorPair) -> dict:
     )
 
 
-def _load(t: TensorRef, side: str) -> np.ndarray:
-    arr = np.asarray(t.load())
+def _load(t: TensorRef, side: str, reader: Optional[TensorReader]) -> np.ndarray:
+    if reader is not None:
+        arr = reader.load(t, 0 if side == "actual" else 1)
+    else:
+        arr = np.asarray(t.load())
     if arr.size != t.size:
         raise DumpFormatError(t.source, f"{side} tensor {t.slot} holds {arr.size} values, "
                               f"its shape {_shape_text(t.shape)} says {t.size}")
     return arr
 
 
-def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = True) -> TensorCompare:
-    """Compare one matched pair; problems become the row's ``reason``."""
+def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = True,
+                 reader: Optional[TensorReader] = None) -> TensorCompare:
+    """Compare one matched pair; problems become the row's ``reason``. ``reader``: a
+    ``TensorReader`` whose buffers are reused across pairs (default: ``TensorRef.load()``)."""
     base = _row_base(p)
     flags = ["fused"] if p.actual_op.is_fused else []
     if p.golden is None:
@@ -87,8 +94,8 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
                 f"{p.actual.size} vs {p.golden.size} elements, cannot compare"))
         flags.append("shape_mismatch_same_size")
     try:
-        a = _load(p.actual, "actual")
-        g = _load(p.golden, "golden")
+        a = _load(p.actual, "actual", reader)
+        g = _load(p.golden, "golden", reader)
         metrics = compute_metrics(a, g, chunk_size=chunk_size, kl=kl)
     except DumpFormatError as exc:
         return TensorCompare(**base, flags=tuple(flags + ["unreadable"]),
@@ -153,8 +160,9 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
     total = len(plan.pairs)
     bytes_total = sum(_nbytes(p.actual) + _nbytes(p.golden) for p in plan.pairs)
     rows, bytes_done = [], 0
+    reader = TensorReader()  # one read buffer per side and thread, reused for every pair
     for i, (p, row) in enumerate(zip(plan.pairs, _compared_rows(
-            plan.pairs, workers, chunk_size=chunk_size, kl=kl))):
+            plan.pairs, workers, chunk_size=chunk_size, kl=kl, reader=reader))):
         rows.append(row)
         bytes_done += _nbytes(p.actual) + _nbytes(p.golden)
         if progress is not None:

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import DumpFormatError
 from . import device_formats as df
 from . import dtypes as dt
+from .file_span import FileSpan, SpanLoader
 from .model import OpRecord, TensorRef
 from .proto import DumpData, OpInput, OpOutput, OriginalOp, ProtoDecodeError, Shape, Span
 
@@ -207,11 +208,21 @@ def _make_loader(path: str, s: TensorSlice):
     return load
 
 
+def _span(path: str, s: TensorSlice) -> Optional[FileSpan]:
+    """Where the slice's values lie when the stored bytes are the logical tensor (no device
+    layout to convert back, not bf16), so the compare engine may read them straight into its
+    own buffer (see ``file_span``); None otherwise."""
+    if s.format in df.CONVERTIBLE or s.dtype_enum == dt.BF16:
+        return None
+    return FileSpan(path, s.offset, dt.storage_dtype(s.dtype_enum), s.count)
+
+
 def tensor_ref(path: str, s: TensorSlice) -> TensorRef:
     """A lazily loaded ``TensorRef`` for one slice."""
     shape = df.logical_shape(s.format, s.device_shape, s.original_shape)
     return TensorRef(kind=s.kind, index=s.index, dtype=dt.logical_dtype_name(s.dtype_enum),
-                     shape=shape, loader=_make_loader(path, s), format=s.format,
+                     shape=shape, loader=SpanLoader(_make_loader(path, s), _span(path, s)),
+                     format=s.format,
                      device_shape=s.device_shape, origin=s.origin, source=path)
 
 

@@ -15,6 +15,7 @@ on ``TensorRef.load()``.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tokenize
@@ -25,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import DumpFormatError
+from .file_span import FileSpan, SpanLoader
 from .layout import MAPPING_FILE, MAX_NAME_BYTES, _Clock, append_mapping, parse_file_name, \
     read_mapping, sanitize
 from .model import DumpSet, OpRecord, TensorRef
@@ -40,18 +42,72 @@ _NPY_ERRORS = (ValueError, OSError, EOFError, SyntaxError, TypeError, OverflowEr
 
 
 # --------------------------------------------------------------------------- npy headers
-def read_npy_header(path) -> Tuple[Tuple[int, ...], np.dtype]:
-    """Shape and dtype from a ``.npy`` header (nothing else is read); refuses object arrays."""
+@dataclass(frozen=True)
+class NpyLayout:
+    """What a ``.npy`` header says: shape, dtype, memory order and where the values start."""
+
+    shape: Tuple[int, ...]
+    dtype: np.dtype
+    fortran_order: bool
+    offset: int
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+#: the header numpy writes, byte for byte (``{'descr': '<f4', 'fortran_order': False,
+#: 'shape': (2, 3), }`` padded with spaces): parsed with one regex; anything else goes
+#: through numpy's own (slower, ``ast``-based) parser
+_CANONICAL_HEADER = re.compile(
+    rb"\{'descr': '([<>|=]?[biufc][0-9]+)', 'fortran_order': (True|False), "
+    rb"'shape': \(((?:0|[1-9][0-9]*),|(?:0|[1-9][0-9]*)(?:, (?:0|[1-9][0-9]*))+,?|)\), \} *\n")
+_HEAD_BYTES = 4096  # one read covers the header of every file numpy writes for a dump tensor
+
+
+def _fast_layout(head: bytes) -> Optional[NpyLayout]:
+    """The layout from the first bytes of a file in numpy's canonical header, else None."""
+    if head[:6] != b"\x93NUMPY" or len(head) < 12:
+        return None
+    major = head[6]
+    if major == 1:
+        start, hlen = 10, int.from_bytes(head[8:10], "little")
+    elif major in (2, 3):
+        start, hlen = 12, int.from_bytes(head[8:12], "little")
+    else:
+        return None
+    m = _CANONICAL_HEADER.fullmatch(head, start, start + hlen)
+    if m is None:
+        return None
+    try:
+        dtype = np.dtype(m.group(1).decode("ascii"))
+    except TypeError:
+        return None
+    shape = tuple(int(d) for d in m.group(3).split(b",") if d.strip())
+    return NpyLayout(shape, dtype, m.group(2) == b"True", start + hlen)
+
+
+def read_npy_layout(path) -> NpyLayout:
+    """The header of a ``.npy`` file (no values are read); refuses object arrays and
+    non-numeric dtypes, and reports a corrupt header as ``DumpFormatError``."""
     fmt = np.lib.format
     try:
         with open(path, "rb") as f:
-            version = fmt.read_magic(f)
-            if version == (1, 0):
-                shape, _, dtype = fmt.read_array_header_1_0(f)
-            else:
-                shape, _, dtype = fmt.read_array_header_2_0(f)
+            layout = _fast_layout(f.read(_HEAD_BYTES))
+            if layout is None:
+                f.seek(0)
+                version = fmt.read_magic(f)
+                if version == (1, 0):
+                    shape, fortran, dtype = fmt.read_array_header_1_0(f)
+                else:
+                    shape, fortran, dtype = fmt.read_array_header_2_0(f)
+                layout = NpyLayout(shape, dtype, bool(fortran), f.tell())
     except _NPY_ERRORS as exc:
         raise DumpFormatError(path, f"not a valid .npy file ({type(exc).__name__}: {exc})") from None
+    shape, dtype = layout.shape, layout.dtype
     if any(isinstance(d, bool) for d in shape):
         raise DumpFormatError(path, f"not a valid .npy file (shape is not valid: {shape!r})")
     if dtype.hasobject:
@@ -59,7 +115,13 @@ def read_npy_header(path) -> Tuple[Tuple[int, ...], np.dtype]:
                                     ".npy files are only read with allow_pickle=False")
     if dtype.kind not in _NUMERIC_KINDS:
         raise DumpFormatError(path, f"dtype {dtype} is not numeric or bool")
-    return tuple(int(d) for d in shape), dtype
+    return dataclasses.replace(layout, shape=tuple(int(d) for d in shape))
+
+
+def read_npy_header(path) -> Tuple[Tuple[int, ...], np.dtype]:
+    """Shape and dtype from a ``.npy`` header (nothing else is read); refuses object arrays."""
+    layout = read_npy_layout(path)
+    return layout.shape, layout.dtype
 
 
 def load_npy(path) -> np.ndarray:
@@ -71,10 +133,14 @@ def load_npy(path) -> np.ndarray:
 
 
 def _ref(path: Path, kind: str, index: int) -> TensorRef:
-    shape, dtype = read_npy_header(path)
+    layout = read_npy_layout(path)
     p = str(path)
-    return TensorRef(kind=kind, index=index, dtype=dtype.name, shape=shape,
-                     loader=lambda: load_npy(p), source=p)
+    # C-order values are the tensor as stored: the compare engine may read them straight into
+    # its own buffer (file_span); ``load()`` memory-maps as always
+    plain = not layout.fortran_order or len(layout.shape) <= 1
+    span = FileSpan(p, layout.offset, layout.dtype, layout.count) if plain else None
+    return TensorRef(kind=kind, index=index, dtype=layout.dtype.name, shape=layout.shape,
+                     loader=SpanLoader(lambda: load_npy(p), span), source=p)
 
 
 # --------------------------------------------------------------------------- listing
@@ -258,4 +324,5 @@ class NpyDumpWriter:
 
 
 __all__ = ["NpyDumpWriter", "read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header",
+           "read_npy_layout", "NpyLayout",
            "load_npy", "write_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE"]
