@@ -35,12 +35,12 @@ from __future__ import annotations
 
 import math
 import os
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from .errors import AscendAccuracyError, ConfigError
+from .baseline_write import BaselineWriteError, atomic_write_text
+from .errors import ConfigError
 
 FORMAT = "pytest-ascend-accuracy/baseline"
 VERSION = 1
@@ -57,16 +57,6 @@ _HEADER_COMMENT = """\
 # "rebaseline required". cosine is rounded to 6 decimals, rel_l2 and max_abs to 4 significant
 # digits; nan / inf count the actual tensor's NaN and +-Inf values.
 """
-
-
-class BaselineWriteError(AscendAccuracyError, OSError):
-    """A baseline (or its stored inputs) could not be written: names the file and the problem.
-    Nothing half-written is left behind."""
-
-    def __init__(self, path, problem: str):
-        self.path = os.fspath(path)
-        self.problem = problem
-        super().__init__(f"{self.path}: {problem}")
 
 
 # --------------------------------------------------------------------------- values
@@ -277,61 +267,6 @@ def render(baseline: Baseline) -> str:
     else:
         lines.append("ops: []")
     return "\n".join(lines) + "\n"
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists on this machine."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0
-    return True
-
-
-def dead_writer_leftovers(directory: Path, prefix: str, suffix: str = "") -> List[Path]:
-    """Hidden ``{prefix}{pid}-{token}{suffix}`` entries in ``directory`` whose writing process
-    no longer runs (it was killed mid-write); live writers' entries are left alone."""
-    out = []
-    try:
-        entries = list(directory.iterdir())
-    except OSError:
-        return out
-    for p in entries:
-        name = p.name
-        if not name.startswith(prefix) or not name.endswith(suffix):
-            continue
-        pid = name[len(prefix):len(name) - len(suffix)].split("-", 1)[0]
-        if pid.isdigit() and not pid_alive(int(pid)):
-            out.append(p)
-    return out
-
-
-def atomic_write_text(path, text: str) -> Path:
-    """Write ``text`` to ``path`` through a hidden temp file in the same directory, fsynced and
-    renamed into place: readers see the old file or the new one, never a part. Temp files of
-    writers that were killed before renaming are removed."""
-    path = Path(path)
-    tmp = path.parent / f".{path.name[:180]}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        for stale in dead_writer_leftovers(path.parent, f".{path.name[:180]}.", ".tmp"):
-            stale.unlink()
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        if isinstance(exc, OSError) and not isinstance(exc, AscendAccuracyError):
-            raise BaselineWriteError(path, f"cannot write baseline: {exc.strerror or exc}") from exc
-        raise
-    return path
 
 
 def write_baseline(path, baseline: Baseline) -> Path:

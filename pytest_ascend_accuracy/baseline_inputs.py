@@ -23,8 +23,8 @@ from typing import Dict, Iterator, Mapping, Optional
 
 import numpy as np
 
-from .baseline_file import (BaselineWriteError, InputSpec, TensorSpec, dead_writer_leftovers,
-                            read_baseline)
+from .baseline_file import InputSpec, TensorSpec, read_baseline
+from .baseline_write import BaselineWriteError, dead_writer_leftovers
 from .dump.npy_dir import write_npy
 from .errors import AscendAccuracyError, ConfigError
 
