@@ -7,6 +7,7 @@ by random bytes and by random but well-formed headers. Whatever parses must then
 tensor with exactly the shape it declared, or fail with ``DumpFormatError`` naming the file.
 """
 import json
+from uuid import uuid4
 import os
 import struct
 
@@ -89,7 +90,7 @@ def _apply(data: bytes, mutation) -> bytes:
     elif kind == "header_len" and len(b) >= 8:
         value = mutation[1]
         if value < 2**63 and -40 <= value <= 40:
-            value = max(0, struct.unpack("<Q", bytes(b[:8]))[0] + value)
+            value = min(2**64 - 1, max(0, struct.unpack("<Q", bytes(b[:8]))[0] + value))
         b[:8] = struct.pack("<Q", value)
     elif kind == "insert":
         i = at(mutation[1])
@@ -243,3 +244,56 @@ def test_mapping_csv_of_any_bytes(tmp_path, seeds, mapping, stored):
         assert exc.path.startswith(str(d))
         return
     assert len(dump) == 1
+
+
+# --------------------------------------------------------------------------- the whole compare
+@pytest.fixture(scope="module")
+def dump_pair(tmp_path_factory):
+    """{relative path: bytes} of a 3-op Ascend leaf dir and its npy golden dir."""
+    from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+
+    root = tmp_path_factory.mktemp("pair")
+    values = {"conv": np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 3, 4, 4),
+              "mm": np.arange(20, dtype=np.float32).reshape(4, 5), "add": np.ones(7, np.float32)}
+    with AscendDumpWriter(root / "npu") as npu, NpyDumpWriter(root / "golden") as gold:
+        for i, (name, v) in enumerate(values.items()):
+            npu.write_op("Op", name, [v.astype(np.float16)], [v.astype(np.float16)],
+                         output_formats=["NC1HWC0" if v.ndim == 4 else "ND"], timestamp_us=10 + i)
+            gold.write_op(name, [v], [v], timestamp_us=10 + i)
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+@FUZZ
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")
+@given(which=st.integers(0, 11), mutations=st.lists(_mutation, min_size=1, max_size=2),
+       after_listing=st.booleans())
+def test_compare_over_corrupt_dumps_never_aborts(tmp_path, dump_pair, which, mutations, after_listing):
+    """Corrupting one file before listing, or after it (a dump changing under a running
+    compare): listing fails with DumpFormatError, or compare_dumps returns a row per tensor,
+    the unreadable ones failing with a reason -- never another exception."""
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+
+    base = tmp_path / f"run{uuid4().hex[:8]}"
+    for rel, data in dump_pair.items():
+        (base / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / rel).write_bytes(data)
+    victim = base / sorted(dump_pair)[which % len(dump_pair)]
+
+    def corrupt():
+        data = victim.read_bytes()
+        for m in mutations:
+            data = _apply(data, m)
+        victim.write_bytes(data)
+    if not after_listing:
+        corrupt()
+    try:
+        actual, golden = load_dump(base / "npu"), load_dump(base / "golden")
+    except DumpFormatError:
+        return
+    if after_listing:
+        corrupt()
+    result = compare_dumps(actual, golden)
+    for row in result.rows:
+        assert row.metrics is not None or row.reason
+    assert result.judge(0.0).passed in (True, False)
