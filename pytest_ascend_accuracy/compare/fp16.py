@@ -5,6 +5,7 @@ comparing fp16 dumps; these integer tricks are bit-exact and several times faste
 """
 from __future__ import annotations
 
+import struct
 from typing import Optional, Tuple
 
 import numpy as np
@@ -14,6 +15,7 @@ _MASK = np.int32(-0x70000001)  # 0x8FFFFFFF: keep the sign, drop sign-extension 
 #: |value| of a widened fp16 Inf/NaN bit pattern is at least this
 NONFINITE_LIMIT = 65536.0
 _EXP_ALL_ONES = 0x7C00
+_U16, _F16 = struct.Struct("<H"), struct.Struct("<e")
 
 
 def widen_f16(src: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -33,7 +35,7 @@ def widen_f16(src: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 def _value(pattern: int) -> float:
-    return float(np.array([pattern], np.uint16).view(np.float16)[0])
+    return _F16.unpack(_U16.pack(pattern))[0]
 
 
 def f16_min_max(x: np.ndarray) -> Optional[Tuple[float, float]]:

@@ -85,8 +85,8 @@ def parse_dump_file(path) -> ParsedDump:
     """Read and check the header of one dump file (no tensor bytes are read)."""
     path = os.fspath(path)
     try:
-        size = os.path.getsize(path)
         with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
             head = f.read(8)
             if size < 8 or len(head) < 8:
                 raise DumpFormatError(path, f"truncated file: {size} bytes, too short for the "
@@ -217,10 +217,16 @@ def _span(path: str, s: TensorSlice) -> Optional[FileSpan]:
     return FileSpan(path, s.offset, dt.storage_dtype(s.dtype_enum), s.count)
 
 
+_DTYPE_NAMES: dict = {}  # dtype enum -> logical dtype name (numpy's dtype.name is slow)
+
+
 def tensor_ref(path: str, s: TensorSlice) -> TensorRef:
     """A lazily loaded ``TensorRef`` for one slice."""
     shape = df.logical_shape(s.format, s.device_shape, s.original_shape)
-    return TensorRef(kind=s.kind, index=s.index, dtype=dt.logical_dtype_name(s.dtype_enum),
+    name = _DTYPE_NAMES.get(s.dtype_enum)
+    if name is None:
+        name = _DTYPE_NAMES[s.dtype_enum] = dt.logical_dtype_name(s.dtype_enum)
+    return TensorRef(kind=s.kind, index=s.index, dtype=name,
                      shape=shape, loader=SpanLoader(_make_loader(path, s), _span(path, s)),
                      format=s.format,
                      device_shape=s.device_shape, origin=s.origin, source=path)
