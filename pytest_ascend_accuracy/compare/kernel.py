@@ -177,9 +177,17 @@ class PairAccumulator:
         if not (math.isfinite(sxx) and math.isfinite(syy)):
             return False  # a NaN/Inf in a float32 side, or float32 overflow: redo in float64
         d, t = ws.d[:m], ws.t[:m]
-        sxy = float(np.dot(a, g))
         np.subtract(a, g, out=d)
         sdd = float(np.dot(d, d))
+        if sdd <= min(sxx, syy):
+            # close sides (|x - y| <= min(|x|, |y|), so within a factor 2): Σxy from the
+            # identity 2Σxy = Σx² + Σy² - Σ(x-y)². The float32 errors of Σx² and Σy² then cancel
+            # in the cosine to first order (what is left is Σ(x-y)²'s error, relative to Σx²),
+            # where a dot of its own adds its error in full: 1e-7 instead of 1.4e-6 on 70k
+            # float16-quantised values, and one pass fewer
+            sxy = 0.5 * (sxx + syy - sdd)
+        else:  # far apart or of different scales: the identity would cancel badly
+            sxy = float(np.dot(a, g))
         np.abs(d, out=d)
         _abs_or_inf(g, t, ws.inf_gap[:m])  # |y| <= eps contributes 0, as in msaccucmp
         np.divide(d, t, out=t)
