@@ -11,6 +11,15 @@ with BLAS dots and numpy reductions over an L2-sized buffer, and every partial r
 into float64 accumulators, so errors stay at chunk scale (~1e-7 relative) rather than growing
 with the tensor. Slow path: a chunk with a non-finite value, another dtype, or a float32
 overflow is done exactly in float64 with explicit NaN/Inf masks.
+
+What keeps the fast path at about 30 array passes per chunk (each a numpy call on 64k values,
+so both the passes and the calls count): float16 is widened with integer operations
+(``fp16``); sums go through BLAS in 4096-value rows (``chunk_ops.blocked_sum``: one long float32 dot drifts on
+float16-quantised data); for close sides Σxy comes from Σx², Σy² and Σ(x-y)²; the
+relative-error divisor |y| (+inf where |y| <= eps) comes from y's bit patterns; both maxima
+come from one reduction over two rows; the sums of x and y come from KL's shifted sums, and
+Σv from Σ(kv - u). Constant operands of ``maximum``/``minimum`` are chunk-long arrays (against
+a scalar numpy runs them unvectorised, 5x slower).
 """
 from __future__ import annotations
 
@@ -19,31 +28,12 @@ import threading
 
 import numpy as np
 
+from .chunk_ops import EPS, INF_GAP, abs_or_inf, blocked_sum, chunk_m2, shift_clamp
 from .fp16 import NONFINITE_LIMIT, f16_min_max, widen_f16
 
-EPS = float(np.finfo(float).eps)  # msaccucmp ConstManager.FLOAT_EPSILON
 F32_EPS = float(np.finfo(np.float32).eps)  # msaccucmp's KL clamp
 DEFAULT_CHUNK = 1 << 16
-_BLOCK = 4096  # values per row in ``_sum``
 _FAST = (np.dtype(np.float16), np.dtype(np.float32))
-_ABS_MASK = np.uint32(0x7FFFFFFF)
-#: bit pattern just above float32(eps) (2**-52 is exact in float32)
-_ABOVE_EPS = np.uint32(int(np.array([EPS], np.float32).view(np.uint32)[0]) + 1)
-_INF_GAP = 0x7F800000 - int(_ABOVE_EPS)  # +inf's pattern minus _ABOVE_EPS
-
-
-def _abs_or_inf(v: np.ndarray, out: np.ndarray, inf_gap: np.ndarray) -> None:
-    """out = |v|, except +inf where |v| <= eps, for finite float32 ``v``: a relative-error
-    term divided by it is then exactly 0 (msaccucmp's rule for |y| <= eps). Four branch-free
-    integer passes on the bit patterns: p = |v|'s pattern - (eps's + 1) wraps around to a huge
-    unsigned value exactly when |v| <= eps; min(p, inf - (eps + 1)) + (eps + 1) is then inf's
-    pattern, and |v|'s own pattern otherwise. ``inf_gap`` holds inf - (eps + 1) (numpy's
-    minimum against an array is vectorised, against a scalar it is not)."""
-    bits = out.view(np.uint32)
-    np.bitwise_and(v.view(np.uint32), _ABS_MASK, out=bits)
-    np.subtract(bits, _ABOVE_EPS, out=bits)
-    np.minimum(bits, inf_gap, out=bits)
-    np.add(bits, _ABOVE_EPS, out=bits)
 
 
 def _min_max(v: np.ndarray):
@@ -84,7 +74,7 @@ class Workspace:
 
     def __init__(self, chunk_size: int):
         self.ones = np.ones(chunk_size, np.float32)
-        self.inf_gap = np.full(chunk_size, _INF_GAP, np.uint32)
+        self.inf_gap = np.full(chunk_size, INF_GAP, np.uint32)
         # d (|x - y|, then u) and t (relative error, then v) are the rows of one array, so
         # both maxima come from one reduction
         self.dt = np.empty((2, chunk_size), np.float32)
@@ -189,10 +179,10 @@ class PairAccumulator:
         else:  # far apart or of different scales: the identity would cancel badly
             sxy = float(np.dot(a, g))
         np.abs(d, out=d)
-        _abs_or_inf(g, t, ws.inf_gap[:m])  # |y| <= eps contributes 0, as in msaccucmp
+        abs_or_inf(g, t, ws.inf_gap[:m])  # |y| <= eps contributes 0, as in msaccucmp
         np.divide(d, t, out=t)
         max_abs, max_rel = (float(v) for v in ws.dt[:, :m].max(axis=1))
-        sum_abs, sum_rel = _sum(d, ws.ones), _sum(t, ws.ones)
+        sum_abs, sum_rel = blocked_sum(d, ws.ones), blocked_sum(t, ws.ones)
         if not (math.isfinite(sdd) and math.isfinite(sum_abs) and math.isfinite(sum_rel)):
             return False
         if self._fused:
@@ -202,9 +192,9 @@ class PairAccumulator:
             sx = su + m * self.xmin if self.xmax > self.xmin else m * self.xmin
             sy = sv + m * self.ymin if self.ymax > self.ymin else m * self.ymin
         else:
-            sx, sy = _sum(a, ws.ones), _sum(g, ws.ones)
-        m2x = _chunk_m2(a, sxx, sx, m, t)
-        m2y = _chunk_m2(g, syy, sy, m, t)
+            sx, sy = blocked_sum(a, ws.ones), blocked_sum(g, ws.ones)
+        m2x = chunk_m2(a, sxx, sx, m, t)
+        m2y = chunk_m2(g, syy, sy, m, t)
         # commit
         self.finite += m
         self.sxx += sxx
@@ -304,11 +294,11 @@ class PairAccumulator:
         """Add one chunk's KL terms; returns the chunk's Σu and Σv."""
         ws = self._ws
         u, v, w = ws.d[:m], ws.t[:m], ws.w[:m]
-        _shift_clamp(a, self.xmin, self.xmax, u, ws.cx[:m])
-        _shift_clamp(g, self.ymin, self.ymax, v, ws.cy[:m])
-        su = _sum(u, ws.ones)
+        shift_clamp(a, self.xmin, self.xmax, u, ws.cx[:m])
+        shift_clamp(g, self.ymin, self.ymax, v, ws.cy[:m])
+        su = blocked_sum(u, ws.ones)
         if not self._k_final:  # first chunk: k = its Σu/Σv, kept for the whole tensor
-            sv = _sum(v, ws.ones)
+            sv = blocked_sum(v, ws.ones)
             self._set_k(su / sv if su > 0 and sv > 0 else 1.0)
             self._k_final = True
         if self._k != 1.0:
@@ -317,7 +307,7 @@ class PairAccumulator:
         np.log(w, out=w)
         e = float(np.dot(u, w))
         np.subtract(v, u, out=v)
-        s_diff = _sum(v, ws.ones)  # Σ(kv - u): small terms
+        s_diff = blocked_sum(v, ws.ones)  # Σ(kv - u): small terms
         sv = (s_diff + su) / self._k  # Σv without a pass of its own
         self.kl_su += su
         self.kl_sv += sv
@@ -328,8 +318,8 @@ class PairAccumulator:
         """KL terms of finite float64 values."""
         self._k_final = True  # k is used from here on: it must not change any more
         u, v = np.empty_like(x), np.empty_like(y)
-        _shift_clamp(x, self.xmin, self.xmax, u, np.full_like(x, self._clamp_x))
-        _shift_clamp(y, self.ymin, self.ymax, v, np.full_like(y, self._clamp_y))
+        shift_clamp(x, self.xmin, self.xmax, u, np.full_like(x, self._clamp_x))
+        shift_clamp(y, self.ymin, self.ymax, v, np.full_like(y, self._clamp_y))
         self.kl_su += float(u.sum())
         self.kl_sv += float(v.sum())
         w = self._k * v
@@ -361,38 +351,3 @@ class PairAccumulator:
         r = self._k * self.kl_sv / self.kl_su
         value = self.kl_e / self.kl_su + math.log(r) + 1.0 - r
         return 0.0 if abs(value) < EPS else value
-
-
-def _sum(v: np.ndarray, ones: np.ndarray) -> float:
-    """Σv of a contiguous float32 vector (``ones``: at least ``_BLOCK`` ones). Rows of
-    ``_BLOCK`` values are summed by one BLAS matrix-vector product and the row sums added
-    exactly: as fast as one ``dot(v, ones)``, whose float32 accumulators drift by up to ~7e-6
-    relative on 64k float16-quantised values (seen on KL's Σu), while rows keep ~1e-8."""
-    m = v.shape[0]
-    full = m - m % _BLOCK
-    total = 0.0
-    if full:
-        total = math.fsum(np.dot(v[:full].reshape(-1, _BLOCK), ones[:_BLOCK]).tolist())
-    if full < m:
-        total += float(np.dot(v[full:], ones[:m - full]))
-    return total
-
-
-def _chunk_m2(v, svv: float, sv: float, m: int, tmp) -> float:
-    """Σ(v - mean)² of a chunk: from the sums already taken when the mean is within ~3 standard
-    deviations of zero (the float32 dots' ~1e-7 relative error then costs at most ~1e-6 of the
-    result), otherwise exactly by subtracting the mean first."""
-    naive = svv - sv * sv / m
-    if naive >= 0.1 * svv:
-        return naive
-    np.subtract(v, np.float32(sv / m), out=tmp)
-    return float(np.dot(tmp, tmp))
-
-
-def _shift_clamp(v, lo, hi, out, floor) -> None:
-    """out = max(v - lo, floor) when hi > lo, else max(v, floor) (msaccucmp's range-0 case)."""
-    if hi - lo != 0:
-        np.subtract(v, v.dtype.type(lo), out=out)
-        np.maximum(out, floor, out=out)
-    else:
-        np.maximum(v, floor, out=out)
