@@ -227,6 +227,26 @@ def diagnose_failure(state: AccuracyState, model, inputs, input_shape, spec: Acc
     return "\n".join(lines)
 
 
+def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", inputs,
+                           spec: AccuracySpec, *, nodeid: str):
+    """The per-operator baseline check of a passing accuracy check (``max_drop`` set): returns
+    the ``BaselineOutcome``; the baseline lives under the baseline dir as <model>/<mode>.yaml."""
+    from .baseline import BaselineInputs, baseline_path, check_baseline, environment_for
+
+    if handle is None:
+        raise ConfigError(nodeid, "a baseline check (max_drop=...) needs the dump of an "
+                                  "ascend_model(...).run(inputs) in this test")
+    if not isinstance(inputs, BaselineInputs):
+        raise ConfigError(nodeid, "a baseline check (max_drop=...) needs inputs a rerun can "
+                                  "reproduce: take them from the accuracy_inputs fixture "
+                                  "(seeded, or inputs=... stored next to the baseline); random "
+                                  "unseeded inputs are refused")
+    regen = "all" if state.settings.regen_all else ("failing" if state.settings.regen else "none")
+    path = baseline_path(state.settings.baseline_dir, handle.name, handle.mode)
+    return check_baseline(result, path, header=environment_for(handle.converted), inputs=inputs,
+                          max_drop=spec.max_drop, regen=regen, info={"model": handle.name})
+
+
 # -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------
 def regen_after_failure(state: AccuracyState, stored: Sequence[Tuple[Path, Callable]],
                         nodeid: str) -> List[str]:

@@ -33,6 +33,8 @@ class TestContext:
     last_mode: Optional[str] = None
     #: (model, inputs, input_shape) of the last ascend_model run, replayed by --accuracy-diagnose
     last_run: Optional[Tuple[object, object, object]] = None
+    #: the AscendModel of that run (its converted model heads a baseline)
+    last_handle: object = None
 
     def resolve(self, model, where):
         from .accuracy_check import resolve_model
@@ -63,7 +65,8 @@ def _ascend_accuracy_context(request, _ascend_accuracy_mode) -> TestContext:
     state = get_state(request.config)
     spec = spec_from_marker(request.node.get_closest_marker("accuracy"),
                             default_threshold=state.settings.threshold,
-                            where=request.node.nodeid)
+                            where=request.node.nodeid,
+                            default_max_drop=state.settings.max_drop)
     ctx = TestContext(request.node.nodeid, spec, _ascend_accuracy_mode, _bases(request))
     request.node.stash[CONTEXT_KEY] = ctx
     return ctx
@@ -113,6 +116,7 @@ def ascend_model(request, _ascend_accuracy_context):
 
     def remember(handle, inputs) -> None:
         ctx.last_run = (handle.model, inputs, handle.input_shape)
+        ctx.last_handle = handle
 
     def make(model, mode=None, *, keep_dtype=None, input_shape=None, **atc_options):
         __tracebackhide__ = True
@@ -172,7 +176,7 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
     test's ``@accuracy`` threshold/metric/per_op/ignore (call-site ``per_op`` entries win,
     ``ignore`` entries add). Raises ``AccuracyFailure`` with the failure report; records the
     result for the terminal summary, ``--accuracy-report`` and JUnit XML properties."""
-    from .accuracy_check import run_check
+    from .accuracy_check import _shown, run_check
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -186,14 +190,45 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
         model = actual.model_name or golden.model_name or ctx.last_model or "model"
         mode = actual.meta.get("mode") or ctx.last_mode or (ctx.mode.name if ctx.mode else "default")
         try:
-            return run_check(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
-                             mode=str(mode), record_property=record_property)
+            outcome = run_check(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
+                                mode=str(mode), record_property=record_property)
         except AccuracyFailure as exc:
             if state.settings.diagnose:
                 exc.args = (f"{exc.args[0].rstrip()}\n{_diagnosis_note(state, ctx, spec)}",)
             raise
+        if spec.max_drop is not None:
+            from .accuracy_check import check_against_baseline
+
+            inputs = ctx.last_run[1] if ctx.last_run else None
+            base = check_against_baseline(state, outcome.result, ctx.last_handle, inputs, spec,
+                                          nodeid=ctx.nodeid)
+            if base.written is not None:
+                state.record_golden_write(_shown(base.written, request.config.rootpath),
+                                          f"baseline {base.status}", ctx.nodeid)
+            if not base.passed:
+                pytest.fail(base.message, pytrace=False)
+        return outcome
 
     return check
+
+
+@pytest.fixture
+def accuracy_inputs(request, _ascend_accuracy_context):
+    """Factory ``accuracy_inputs(model, *, seed=0, input_shape=None, inputs=None)``: inputs a
+    rerun reproduces, {input name: array}. Seeded (``make_inputs``) by default, or your
+    ``inputs=`` arrays, which a baseline check (``@accuracy(max_drop=...)``) stores next to
+    its baseline file. Baseline checks refuse inputs that do not come from here."""
+    from .baseline import inputs_for_baseline
+
+    ctx = _ascend_accuracy_context
+
+    def make(model, *, seed=0, input_shape=None, inputs=None):
+        __tracebackhide__ = True
+        model = ctx.resolve(model, "accuracy_inputs")
+        return inputs_for_baseline(model, None, seed=None if inputs is not None else seed,
+                                   input_shape=input_shape, inputs=inputs)
+
+    return make
 
 
 def _diagnosis_note(state, ctx: TestContext, spec) -> str:

@@ -17,7 +17,7 @@ from .modes import Mode, resolve_mode
 
 DEFAULT_THRESHOLD = 0.95
 DEFAULT_METRIC = "cosine"
-MARKER_ARGS = ("threshold", "metric", "per_op", "ignore", "modes")
+MARKER_ARGS = ("threshold", "metric", "per_op", "ignore", "modes", "max_drop")
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,9 @@ class AccuracySpec:
     per_op: Tuple[Tuple[str, float], ...] = ()
     ignore: Tuple[str, ...] = ()
     modes: Tuple[Mode, ...] = ()
+    #: per-operator baseline check: fail when an op's cosine drops more than this below its
+    #: baseline (None: no baseline check unless the ini ``ascend_accuracy_max_drop`` sets one)
+    max_drop: Optional[float] = None
     #: True when the threshold came from the marker itself (not the command line/ini default).
     explicit_threshold: bool = field(default=False, compare=False)
 
@@ -49,7 +52,7 @@ class AccuracySpec:
             if name not in new_ignore:
                 new_ignore.append(name)
         return AccuracySpec(self.threshold, self.metric, tuple(sorted(new_per_op.items())),
-                            tuple(new_ignore), self.modes, self.explicit_threshold)
+                            tuple(new_ignore), self.modes, self.max_drop, self.explicit_threshold)
 
 
 def known_metrics() -> Tuple[str, ...]:
@@ -140,7 +143,8 @@ def validate_modes(value: Any, where: Optional[str]) -> Tuple[Mode, ...]:
 
 def make_spec(*, threshold: Any = None, metric: Any = DEFAULT_METRIC, per_op: Any = None,
               ignore: Any = (), modes: Any = None, default_threshold: float = DEFAULT_THRESHOLD,
-              where: Optional[str] = None) -> AccuracySpec:
+              where: Optional[str] = None, max_drop: Any = None,
+              default_max_drop: Optional[float] = None) -> AccuracySpec:
     """Validate every argument and build the spec; ``threshold=None`` takes the default."""
     explicit = threshold is not None
     metric = validate_metric(metric, where)
@@ -154,17 +158,29 @@ def make_spec(*, threshold: Any = None, metric: Any = DEFAULT_METRIC, per_op: An
         per_op=validate_per_op(per_op, where, metric),
         ignore=validate_ignore(ignore, where),
         modes=validate_modes(modes, where),
+        max_drop=validate_max_drop(max_drop if max_drop is not None else default_max_drop, where),
         explicit_threshold=explicit,
     )
 
 
+def validate_max_drop(value: Any, where: Optional[str]) -> Optional[float]:
+    """``max_drop``: None (no baseline check) or a cosine drop in [0, 1]."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ConfigError(where, f"max_drop must be a number within [0, 1], got {value!r}")
+    return float(value)
+
+
 def spec_from_marker(mark, *, default_threshold: float = DEFAULT_THRESHOLD,
-                     where: Optional[str] = None) -> AccuracySpec:
+                     where: Optional[str] = None,
+                     default_max_drop: Optional[float] = None) -> AccuracySpec:
     """Parse ``@accuracy(...)``; ``mark`` may be None (no marker: all defaults).
 
     Accepts the threshold as the only positional argument: ``@accuracy(0.99)``."""
     if mark is None:
-        return make_spec(default_threshold=default_threshold, where=where)
+        return make_spec(default_threshold=default_threshold, where=where,
+                         default_max_drop=default_max_drop)
     args, kwargs = tuple(mark.args), dict(mark.kwargs)
     if len(args) > 1:
         raise ConfigError(where, f"@accuracy takes at most one positional argument (the "
@@ -177,4 +193,5 @@ def spec_from_marker(mark, *, default_threshold: float = DEFAULT_THRESHOLD,
     if unknown:
         raise ConfigError(where, f"@accuracy got unknown argument(s) {', '.join(unknown)}; "
                                  f"known: {', '.join(MARKER_ARGS)}")
-    return make_spec(default_threshold=default_threshold, where=where, **kwargs)
+    return make_spec(default_threshold=default_threshold, where=where,
+                     default_max_drop=default_max_drop, **kwargs)

@@ -14,6 +14,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being names o
     MODE_FIXTURE,
     _ascend_accuracy_context,
     _ascend_accuracy_mode,
+    accuracy_inputs,
     ascend_device,
     ascend_model,
     atc_convert,
@@ -22,7 +23,8 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being names o
 )
 from .session import STATE_ATTR, get_state
 
-MARKER_LINE = ("accuracy(threshold=0.95, metric='cosine', per_op=None, ignore=(), modes=None): "
+MARKER_LINE = ("accuracy(threshold=0.95, metric='cosine', per_op=None, ignore=(), modes=None, "
+               "max_drop=None): "
                "accuracy test against a golden dump; modes=[...] parametrizes over conversion modes")
 
 
@@ -61,6 +63,11 @@ def pytest_addoption(parser):
     parser.addini("ascend_accuracy_cache_dir", "conversion and golden cache directory",
                   default=".ascend-accuracy")
     parser.addini("ascend_soc_version", "--soc_version passed to ATC", default="")
+    parser.addini("ascend_accuracy_max_drop", "baseline-check every accuracy test: fail when an "
+                  "op's cosine drops more than this below its baseline (empty: only tests with "
+                  "@accuracy(max_drop=...))", default="")
+    parser.addini("ascend_accuracy_baseline_dir", "where per-operator baselines are kept",
+                  default="accuracy-baselines")
     parser.addini("ascend_device_lock", "serialise device use among xdist workers sharing a "
                                         "device (true/false)", type="bool", default=False)
 

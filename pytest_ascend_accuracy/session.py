@@ -32,6 +32,8 @@ class Settings:
     rootdir: Path = Path(".")
     diagnose: bool = False
     diagnose_budget: int = 16
+    max_drop: Optional[float] = None  # ini default for every test; None: marker only
+    baseline_dir: Path = Path("accuracy-baselines")
 
 
 @dataclass(frozen=True)
@@ -102,10 +104,31 @@ def settings_from_config(config) -> Settings:
         regen_all=bool(config.getoption("accuracy_regen_all")),
         report_dir=report_dir or None, soc_version=soc,
         device_lock=bool(config.getini("ascend_device_lock")), rootdir=rootdir,
+        max_drop=_max_drop(config.getini("ascend_accuracy_max_drop")),
+        baseline_dir=_under(rootdir, config.getini("ascend_accuracy_baseline_dir")
+                            or "accuracy-baselines"),
         diagnose=bool(config.getoption("accuracy_diagnose")),
         diagnose_budget=_positive(config.getoption("accuracy_diagnose_budget"),
                                   "--accuracy-diagnose-budget"),
     )
+
+
+def _max_drop(text) -> Optional[float]:
+    from .marker_spec import validate_max_drop
+
+    if text is None or str(text).strip() == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError("ascend_accuracy_max_drop", f"must be a number within [0, 1], got "
+                                                      f"{text!r}") from None
+    return validate_max_drop(value, "ascend_accuracy_max_drop")
+
+
+def _under(root: Path, path) -> Path:
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else root / p
 
 
 def _positive(value, where: str) -> int:

@@ -95,9 +95,11 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
         cache_line += f", {cache_stats['rebuilt']} corrupt entr{'y' if cache_stats['rebuilt'] == 1 else 'ies'} rebuilt"
     lines.append(cache_line)
     writes = list(golden_writes)
-    if writes:
-        lines.append(f"{plural(len(writes), 'golden file')} written:")
-        lines.extend(f"  {w.path}: {w.reason}" for w in writes)
+    for kind in ("golden file", "baseline file"):
+        these = [w for w in writes if w.reason.startswith("baseline") == (kind == "baseline file")]
+        if these:
+            lines.append(f"{plural(len(these), kind)} written:")
+            lines.extend(f"  {w.path}: {w.reason}" for w in these)
     if report_dir:
         lines.append(f"reports: {report_dir}")
     return lines
