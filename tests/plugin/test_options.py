@@ -28,7 +28,7 @@ def test_help_shows_the_option_group(pytester):
 def test_marker_is_registered(pytester):
     result = pytester.runpytest("--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.accuracy(threshold=0.95, metric='cosine', per_op=None, "
-                                 "ignore=(), modes=None): *"])
+                                 "ignore=(), modes=None, max_drop=None): *"])
 
 
 def test_header_says_emulator(pytester):
