@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from .baseline_write import BaselineWriteError, atomic_write_text
+from .atomic_files import BaselineWriteError, atomic_write_text
 from .errors import ConfigError
 
 FORMAT = "pytest-ascend-accuracy/baseline"

@@ -24,7 +24,7 @@ from typing import Dict, Iterator, Mapping, Optional
 import numpy as np
 
 from .baseline_file import InputSpec, TensorSpec, read_baseline
-from .baseline_write import BaselineWriteError, dead_writer_leftovers
+from .atomic_files import BaselineWriteError, dead_writer_leftovers
 from .dump.npy_dir import write_npy
 from .errors import AscendAccuracyError, ConfigError
 

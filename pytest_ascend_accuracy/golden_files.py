@@ -50,6 +50,10 @@ def write_golden(path, dump) -> Path:
     if path.exists() and not path.is_dir():
         raise ConfigError(str(path), "a stored golden is a directory, but a file is in the way")
     path.parent.mkdir(parents=True, exist_ok=True)
+    from .atomic_files import dead_writer_leftovers
+
+    for stale in dead_writer_leftovers(path.parent, f".{path.name}.tmp-"):
+        shutil.rmtree(stale, ignore_errors=True)  # a writer killed mid-write left it behind
     token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
     tmp = path.parent / f".{path.name}.tmp-{token}"
     try:

@@ -103,3 +103,19 @@ def test_resolve_golden_path(tmp_path):
     assert gf.resolve_golden_path(tmp_path / "x", "/elsewhere") == tmp_path / "x"
     with pytest.raises(ConfigError):
         gf.resolve_golden_path(3, tmp_path)
+
+
+def test_a_killed_writers_temp_dir_is_swept_by_the_next_write(tmp_path):
+    import numpy as np
+
+    from pytest_ascend_accuracy.dump.model import DumpSet
+    from pytest_ascend_accuracy.golden_files import write_golden
+
+    dead = tmp_path / ".golden.tmp-999999-deadbeef"  # no process 999999: its writer was killed
+    dead.mkdir()
+    (dead / "half.npy").write_bytes(b"\x93NUMPY")
+    live = tmp_path / f".golden.tmp-{__import__('os').getpid()}-cafe0000"  # a live writer's
+    live.mkdir()
+    write_golden(tmp_path / "golden", DumpSet.from_arrays({"op": [np.ones(2, np.float32)]}))
+    assert not dead.exists() and live.exists()
+    assert [p.name.split(".")[:2] for p in (tmp_path / "golden").iterdir()] == [["op", "0"]]
