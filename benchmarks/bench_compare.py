@@ -31,21 +31,10 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rss import peak_rss_bytes  # noqa: E402
+
 MB = 1 << 20
-
-
-def peak_rss_bytes() -> int:
-    """Peak resident set size of this process (VmHWM from /proc, else getrusage)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import resource
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
 
 
 def tensor_sizes(total_bytes: float, tensors: int):

@@ -37,27 +37,15 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rss import peak_rss_bytes  # noqa: E402
+
 GIB = 1 << 30
 MIB = 1 << 20
 BIG_OPS = 4
 BIG_ELEMENTS = 4 << 20
 BYTES_PER_ELEMENT = 6  # float16 actual + float32 golden
 OP_TYPES = ("Conv2D", "MatMul", "Add", "Relu", "Mul", "Softmax", "LayerNorm", "Transpose")
-
-
-def peak_rss_bytes() -> int:
-    """Peak resident set size of this process (VmHWM), else getrusage's ru_maxrss."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import resource
-
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
 
 
 def element_counts(size_bytes: float, ops: int, seed: int = 0):

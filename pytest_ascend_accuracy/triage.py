@@ -176,11 +176,17 @@ class _Flow:
         return self._golden_step()
 
     # -- steps --------------------------------------------------------------------------------
-    def _precision(self, default: _Evaluation) -> Optional[dict]:
+    def _mode_step(self, step: str, mode: Mode, default: _Evaluation):
+        """Convert, run and judge ``mode``; record the step with the ops that differ from the
+        default run. Returns (evaluation, differing ops)."""
         spent = self.run.conversions
-        hp = self.run.evaluate(HIGH_PRECISION)
-        drops = self._differing(default, hp)
-        self._add("high_precision", hp, spent, differing=drops)
+        ev = self.run.evaluate(mode)
+        differing = self._differing(default, ev)
+        self._add(step, ev, spent, differing=differing)
+        return ev, differing
+
+    def _precision(self, default: _Evaluation) -> Optional[dict]:
+        hp, drops = self._mode_step("high_precision", HIGH_PRECISION, default)
         if not hp.passed:
             return None
         spent = self.run.conversions
@@ -242,10 +248,7 @@ class _Flow:
                       f"{pred.calls} conversion(s) in the search")
 
     def _buffer(self, default: _Evaluation) -> Optional[dict]:
-        spent = self.run.conversions
-        ev = self.run.evaluate(BUFFER_OFF)
-        differing = self._differing(default, ev)
-        self._add("buffer_off", ev, spent, differing=differing)
+        ev, differing = self._mode_step("buffer_off", BUFFER_OFF, default)
         if not ev.passed:
             return None
         self.final = ev.result
@@ -256,10 +259,7 @@ class _Flow:
             "--buffer_optimize=off_optimize", fix_mode=BUFFER_OFF)
 
     def _fusion(self, default: _Evaluation) -> Optional[dict]:
-        spent = self.run.conversions
-        ev = self.run.evaluate(FUSION_OFF)
-        differing = self._differing(default, ev)
-        self._add("fusion_off", ev, spent, differing=differing)
+        ev, differing = self._mode_step("fusion_off", FUSION_OFF, default)
         if not ev.passed:
             return None
         spent = self.run.conversions
