@@ -19,7 +19,7 @@ SUMMARY = [
 ]
 
 
-@pytest.mark.filterwarnings("ignore::pytest_benchmark.logger.PytestBenchmarkWarning")
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark, when installed
 @pytest.mark.parametrize("args", [(), ("-n", "0"), ("-n", "2"), ("-p", "no:xdist")],
                          ids=["plain", "n0", "n2", "no-xdist"])
 def test_same_results_with_and_without_xdist(pytester, models_dir, args):
