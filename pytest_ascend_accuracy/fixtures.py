@@ -206,6 +206,8 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
                 state.record_golden_write(_shown(base.written, request.config.rootpath),
                                           f"baseline {base.status}", ctx.nodeid)
             if not base.passed:
+                first = base.regressions[0].line() if base.regressions else str(base.path)
+                state.mark_failed(ctx.nodeid, f"baseline {base.status}: {first}")
                 pytest.fail(base.message, pytrace=False)
         return outcome
 

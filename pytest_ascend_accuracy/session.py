@@ -50,6 +50,8 @@ class CheckRecord:
     first_value: Optional[float] = None
     coverage: Optional[float] = None
     report: Optional[str] = None
+    #: why a check that passed its threshold still failed (its per-operator baseline)
+    note: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)
@@ -218,6 +220,15 @@ class AccuracyState:
     # -- recording -----------------------------------------------------------------------------
     def record(self, record: CheckRecord) -> None:
         self.records.append(record)
+
+    def mark_failed(self, nodeid: str, note: str) -> None:
+        """The last check of ``nodeid`` failed after all (e.g. against its baseline)."""
+        from dataclasses import replace
+
+        for k in range(len(self.records) - 1, -1, -1):
+            if self.records[k].nodeid == nodeid:
+                self.records[k] = replace(self.records[k], passed=False, note=note)
+                return
 
     def record_golden_write(self, path, reason: str, nodeid: str = "") -> None:
         self.golden_writes.append(GoldenWrite(str(path), reason, nodeid))

@@ -32,6 +32,8 @@ def failure_line(rec: CheckRecord) -> str:
     op = "cosine" if rec.metric == "cosine" else rec.metric
     rel = "<" if rec.metric == "cosine" else ">"
     where = f" [{rec.model}, {rec.mode}]"
+    if rec.note:
+        return f"FAILED {rec.nodeid}{where}: {rec.note}"
     if rec.first_op is None:
         return f"FAILED {rec.nodeid}{where}"
     value = rec.first_value

@@ -44,6 +44,9 @@ def test_baseline_cycle(pytester, models_dir):
     regressed.stdout.fnmatch_lines(["accuracy baseline REGRESSED: 1 of * baselined operator lines got worse*",
                                     "  norm: cosine 0.496693 -> 0.396693 (drop 0.100000 > 0.002)",
                                     "To accept these values: rerun with --accuracy-regen*"])
+    regressed.stdout.fnmatch_lines(["1 accuracy check: 0 passed, 1 failed *",
+                                    "FAILED test_bl.py::test_overflow_kept [[]overflow, default[]]: "
+                                    "baseline regressed: norm: cosine 0.496693 -> 0.396693 *"])
 
     regen = pytester.runpytest("-q", "--accuracy-regen")
     regen.assert_outcomes(failed=1)
