@@ -59,6 +59,7 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     dump.model_name = dump.model_name or info.get("model_name")
     dump.meta.update({"backend": "golden", "onnxruntime": info.get("onnxruntime"),
                       "graph": info.get("graph", {}), "not_dumped": info.get("not_dumped", []),
+                      "output_nodes": info.get("output_nodes", []),
                       "cache_entry": str(entry)})
     return dump
 
@@ -73,6 +74,9 @@ def write_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, in
     proto = prepared.model
     graph = proto.graph
     names = [o for n in graph.node for o in n.output if o]
+    model_outputs = {o.name for o in graph.output}
+    # nodes producing the model's own outputs: the CSV's IsOutputNode column
+    output_nodes = [n.name for n in graph.node if model_outputs & set(n.output)]
     mark_all_outputs(proto)
     try:
         sess = ort_session(proto.SerializeToString())
@@ -117,6 +121,7 @@ def write_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, in
         "graph": prepared.report.as_dict(),
         "not_dumped": not_dumped,
         "nodes": len(graph.node),
+        "output_nodes": output_nodes,
     }
     (Path(directory) / INFO_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
     return info

@@ -130,3 +130,19 @@ def test_unreadable_model_file_is_named(cache, tmp_path):
     bad.write_bytes(b"\x00not a model")
     with pytest.raises(ConfigError, match="broken.onnx: cannot read ONNX model"):
         golden_dump(bad, {}, cache=cache)
+
+
+def test_output_nodes_feed_the_csv_is_output_node_column(cache):
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.report.csv_report import csv_rows
+
+    model = models.overflow()
+    inputs = make_inputs(model)
+    golden = golden_dump(model, inputs, cache=cache)
+    assert golden.meta["output_nodes"] == ["fc2/Add"]
+    backend = EmulatorBackend(cache)
+    actual = backend.run(backend.convert(model, "default"), inputs)
+    flags = {row[2]: row[-2] for row in csv_rows(compare_dumps(actual, golden))}
+    assert flags["fc2/MatMul"] == "YES"  # fused MatMul+Add covering the output node
+    assert {v for k, v in flags.items() if k != "fc2/MatMul"} == {"NO"}
