@@ -75,7 +75,9 @@ class _Runner:
             return self.memo[key]
         cache = getattr(self.backend, "cache", None)
         before = cache.stats.misses if cache is not None else None
-        if self.conversions >= self.budget and not self._cached(mode):
+        # once the budget is spent no further mode is tried (a cached one included: whether it
+        # is cached is only known by converting); a rerun gets the spent ones free from the cache
+        if self.conversions >= self.budget:
             raise BudgetExhausted(f"conversion budget of {self.budget} spent")
         self.progress(f"converting and running mode {mode.name}")
         converted = self.backend.convert(self.model, mode, input_shape=self.input_shape)
@@ -90,10 +92,6 @@ class _Runner:
         ev = _Evaluation(mode, converted, dump, result, self.judge(result), new)
         self.memo[key] = ev
         return ev
-
-    def _cached(self, mode: Mode) -> bool:
-        probe = getattr(self.backend, "is_converted", None)
-        return bool(probe and probe(self.model, mode, input_shape=self.input_shape))
 
 
 def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=None,
