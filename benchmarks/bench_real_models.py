@@ -48,11 +48,11 @@ def bench_one(model: str, input_shape: str, modes, workdir: Path, top: int) -> d
     import onnx
 
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.cache import Cache
+    from pytest_ascend_accuracy.core.cache import Cache
     from pytest_ascend_accuracy.compare.engine import compare_dumps
-    from pytest_ascend_accuracy.golden import golden_dump
-    from pytest_ascend_accuracy.modes import resolve_mode
-    from pytest_ascend_accuracy.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.core.modes import resolve_mode
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
     proto = onnx.load(model)
     result = {"model": Path(model).name, "input_shape": input_shape,
@@ -69,7 +69,8 @@ def bench_one(model: str, input_shape: str, modes, workdir: Path, top: int) -> d
     result["golden_ops"] = len(golden)
     result["golden_mb"] = round(_dir_size_mb(golden.root), 1)
     result["rss_after_golden_mb"] = round(_peak_rss_mb(), 1)
-    from pytest_ascend_accuracy.onnx_graph import ort_session, prepare_model
+    from pytest_ascend_accuracy.graph.onnx_graph import ort_session
+    from pytest_ascend_accuracy.graph.prepare import prepare_model
 
     plain = ort_session(prepare_model(model, input_shape=input_shape).model.SerializeToString())
     plain.run(None, inputs)

@@ -108,7 +108,7 @@ def _cpu() -> float:
 def measure(info: dict) -> dict:
     """Child process: load both sides, compare, write and check a baseline."""
     from pytest_ascend_accuracy.baseline import check_baseline
-    from pytest_ascend_accuracy.baseline_file import InputSpec
+    from pytest_ascend_accuracy.baseline.file import InputSpec
     from pytest_ascend_accuracy.compare.engine import compare_dumps
     from pytest_ascend_accuracy.dump.loader import load_dump
 

@@ -22,7 +22,7 @@ def model_file():
 def sample_inputs():
     """``sample_inputs(model, seed=0)`` -> {input name: array}, seeded like a YAML suite's
     ``inputs: {seed: 0}`` (uniform [0, 1) floats, the way msit makes random inputs)."""
-    from pytest_ascend_accuracy.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
     def make(model, seed: int = 0):
         return make_inputs(model, seed=seed)

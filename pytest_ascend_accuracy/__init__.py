@@ -9,23 +9,23 @@ import importlib
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "accuracy": ("marker", "accuracy"),
-    "assert_accuracy": ("assertion", "assert_accuracy"),
-    "AccuracyFailure": ("assertion", "AccuracyFailure"),
+    "accuracy": ("plugin.marker", "accuracy"),
+    "assert_accuracy": ("report.assertion", "assert_accuracy"),
+    "AccuracyFailure": ("report.assertion", "AccuracyFailure"),
     "compare_dumps": ("compare.engine", "compare_dumps"),
     "CompareResult": ("compare.result", "CompareResult"),
     "load_dump": ("dump.loader", "load_dump"),
     "DumpSet": ("dump.model", "DumpSet"),
-    "Mode": ("modes", "Mode"),
-    "keep_dtype": ("modes", "keep_dtype"),
-    "DEFAULT": ("modes", "DEFAULT"),
-    "HIGH_PRECISION": ("modes", "HIGH_PRECISION"),
-    "BUFFER_OFF": ("modes", "BUFFER_OFF"),
-    "FUSION_OFF": ("modes", "FUSION_OFF"),
+    "Mode": ("core.modes", "Mode"),
+    "keep_dtype": ("core.modes", "keep_dtype"),
+    "DEFAULT": ("core.modes", "DEFAULT"),
+    "HIGH_PRECISION": ("core.modes", "HIGH_PRECISION"),
+    "BUFFER_OFF": ("core.modes", "BUFFER_OFF"),
+    "FUSION_OFF": ("core.modes", "FUSION_OFF"),
     "DumpFormatError": ("errors", "DumpFormatError"),
     "ConfigError": ("errors", "ConfigError"),
-    "assert_metric_close": ("dataset_metrics", "assert_metric_close"),
-    "topk_accuracy": ("dataset_metrics", "topk_accuracy"),
+    "assert_metric_close": ("dataset.metrics", "assert_metric_close"),
+    "topk_accuracy": ("dataset.metrics", "topk_accuracy"),
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

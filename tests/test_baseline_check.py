@@ -4,10 +4,10 @@ import math
 
 import pytest
 
-from pytest_ascend_accuracy.baseline_check import (MISSING, PASSED, REBASELINE, REGRESSED,
+from pytest_ascend_accuracy.baseline.check import (MISSING, PASSED, REBASELINE, REGRESSED,
                                                    REWRITTEN, UNREADABLE, check_baseline,
                                                    judge_ops)
-from pytest_ascend_accuracy.baseline_file import InputSpec, OpBaseline, TensorSpec, read_baseline
+from pytest_ascend_accuracy.baseline.file import InputSpec, OpBaseline, TensorSpec, read_baseline
 from pytest_ascend_accuracy.errors import ConfigError
 from test_baseline_helpers import HEADER, SPEC, make_result
 

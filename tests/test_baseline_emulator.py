@@ -2,15 +2,15 @@
 threshold misses, say "rebaseline required" when the conversion changes, regenerate."""
 import pytest
 
-from pytest_ascend_accuracy import modes
+from pytest_ascend_accuracy.core import modes
 from pytest_ascend_accuracy.baseline import (MISSING, PASSED, REBASELINE, REGRESSED,
                                              baseline_path, check_baseline, environment_for,
                                              inputs_for_baseline, read_baseline)
 from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
 from pytest_ascend_accuracy.backends.emulator.faults import Fault
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 from pytest_ascend_accuracy.compare.engine import compare_dumps
-from pytest_ascend_accuracy.golden import golden_dump
+from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
 from pytest_ascend_accuracy.testing import models
 
 

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_ascend_accuracy import baseline_file as bf
-from pytest_ascend_accuracy.baseline_env import atc_args_of, baseline_path, normalise_environment
-from pytest_ascend_accuracy.baseline_file import (Baseline, BaselineWriteError, InputSpec,
+from pytest_ascend_accuracy.baseline import file as bf
+from pytest_ascend_accuracy.baseline.env import atc_args_of, baseline_path, normalise_environment
+from pytest_ascend_accuracy.baseline.file import (Baseline, BaselineWriteError, InputSpec,
                                                   OpBaseline, TensorSpec, ops_from_result,
                                                   read_baseline, render, write_baseline)
 from pytest_ascend_accuracy.errors import ConfigError
@@ -117,7 +117,7 @@ def test_round_trip_property(tmp_path_factory, ops, env_value):
 
 
 def bf_abs(s):
-    from pytest_ascend_accuracy.baseline_env import looks_like_absolute_path
+    from pytest_ascend_accuracy.baseline.env import looks_like_absolute_path
     return looks_like_absolute_path(s)
 
 
@@ -209,7 +209,7 @@ def test_atc_args_drop_model_output_log_and_machine_paths():
 
 
 def test_baseline_path_is_per_model_and_mode_and_file_name_safe(tmp_path):
-    from pytest_ascend_accuracy.modes import keep_dtype
+    from pytest_ascend_accuracy.core.modes import keep_dtype
     assert baseline_path(tmp_path, "mlp", "default") == tmp_path / "mlp" / "default.yaml"
     p = baseline_path(tmp_path, "my model/v2", keep_dtype(["a/b", "c"]))
     assert p.parent == tmp_path / "my_model_v2" and "/" not in p.name and p.suffix == ".yaml"
@@ -238,7 +238,7 @@ def test_reading_survives_a_second_import_of_yaml(tmp_path):
         "import sys, yaml\n"
         "for k in [k for k in sys.modules if k == 'yaml' or k.startswith('yaml.')]:\n"
         "    del sys.modules[k]\n"
-        "from pytest_ascend_accuracy.baseline_file import read_baseline\n"
+        "from pytest_ascend_accuracy.baseline.file import read_baseline\n"
         f"print(len(read_baseline({str(p)!r}).ops))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

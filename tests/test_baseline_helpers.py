@@ -2,7 +2,7 @@
 in-memory arrays, so most baseline tests need no onnx."""
 import numpy as np
 
-from pytest_ascend_accuracy.baseline_file import InputSpec, TensorSpec
+from pytest_ascend_accuracy.baseline.file import InputSpec, TensorSpec
 from pytest_ascend_accuracy.compare.engine import compare_dumps
 from pytest_ascend_accuracy.dump.model import DumpSet
 

@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from pytest_ascend_accuracy.baseline_check import REBASELINE, check_baseline
-from pytest_ascend_accuracy.baseline_file import read_baseline
-from pytest_ascend_accuracy.baseline_inputs import (array_sha256, input_spec, inputs_dir,
+from pytest_ascend_accuracy.baseline.check import REBASELINE, check_baseline
+from pytest_ascend_accuracy.baseline.file import read_baseline
+from pytest_ascend_accuracy.baseline.inputs import (array_sha256, input_spec, inputs_dir,
                                                     inputs_for_baseline)
 from pytest_ascend_accuracy.errors import ConfigError
-from pytest_ascend_accuracy.onnx_graph import make_inputs
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 from pytest_ascend_accuracy.testing import models
 from test_baseline_helpers import HEADER, make_result
 

@@ -2,7 +2,7 @@ import os
 
 import pytest
 
-from pytest_ascend_accuracy.cache import Cache, make_key
+from pytest_ascend_accuracy.core.cache import Cache, make_key
 from pytest_ascend_accuracy.errors import CacheError
 
 

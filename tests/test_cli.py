@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from pytest_ascend_accuracy import cli
+from pytest_ascend_accuracy.cli import app as cli
 from pytest_ascend_accuracy.compare.engine import CompareProgress
 from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
 from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter

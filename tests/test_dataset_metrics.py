@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from pytest_ascend_accuracy import assert_metric_close, topk_accuracy
-from pytest_ascend_accuracy.dataset_metrics import MetricMismatch, topk_from_outputs
+from pytest_ascend_accuracy.dataset.metrics import MetricMismatch, topk_from_outputs
 
 
 def test_failure_message_reads_like_a_person_would_say_it():

@@ -5,11 +5,11 @@ import pytest
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-from pytest_ascend_accuracy.cache import Cache  # noqa: E402
+from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
 from pytest_ascend_accuracy.dump.npy_dir import GOLDEN_PATTERN  # noqa: E402
 from pytest_ascend_accuracy.errors import ConfigError  # noqa: E402
-from pytest_ascend_accuracy.golden import golden_dump  # noqa: E402
-from pytest_ascend_accuracy.onnx_graph import make_inputs, mark_all_outputs, ort_session  # noqa: E402
+from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs, mark_all_outputs, ort_session  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from pytest_ascend_accuracy.errors import ConfigError
-from pytest_ascend_accuracy.modes import (
+from pytest_ascend_accuracy.core.modes import (
     BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode, keep_dtype, resolve_mode)
 
 

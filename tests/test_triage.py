@@ -8,12 +8,12 @@ import pytest
 pytest.importorskip("onnxruntime")
 
 from pytest_ascend_accuracy.backends.emulator import EmulatorBackend, Fault  # noqa: E402
-from pytest_ascend_accuracy.cache import Cache  # noqa: E402
+from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
 from pytest_ascend_accuracy.cli import main  # noqa: E402
-from pytest_ascend_accuracy.modes import Mode  # noqa: E402
+from pytest_ascend_accuracy.core.modes import Mode  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
-from pytest_ascend_accuracy.triage import diagnose  # noqa: E402
-from pytest_ascend_accuracy.triage_report import text  # noqa: E402
+from pytest_ascend_accuracy.triage.flow import diagnose  # noqa: E402
+from pytest_ascend_accuracy.triage.report import text  # noqa: E402
 
 
 @pytest.fixture
@@ -49,8 +49,8 @@ def test_two_ops_that_only_work_together_are_both_kept(cache):
     for single in ("norm_a", "norm_b"):
         backend = EmulatorBackend(cache)
         from pytest_ascend_accuracy.compare.engine import compare_dumps
-        from pytest_ascend_accuracy.golden import golden_dump
-        from pytest_ascend_accuracy.onnx_graph import make_inputs
+        from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
         inputs = make_inputs(models.two_overflows())
         dump = backend.run(backend.convert(models.two_overflows(), Mode(keep_dtype=(single,))), inputs)
         golden = golden_dump(models.two_overflows(), inputs, cache=cache)

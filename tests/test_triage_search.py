@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from pytest_ascend_accuracy.triage_search import (
+from pytest_ascend_accuracy.triage.search import (
     BudgetExhausted, CountingPredicate, grouped_minimal_subset, minimal_subset)
 
 

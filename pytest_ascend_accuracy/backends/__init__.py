@@ -2,6 +2,8 @@
 
 ``make_backend`` is the one place that picks and builds a backend from the plugin's settings;
 backend modules (onnxruntime, ACL) are imported only when a backend is actually built.
+
+Layer above ``golden``: may import ``golden``, ``report``, ``compare``, ``graph``, ``dump``, ``core``.
 """
 from __future__ import annotations
 
@@ -43,14 +45,14 @@ def make_backend(kind: str, cache, *, device_ids: Sequence[int] = (),
                  num_workers: Optional[int] = None, environ=None, **options):
     """Build the backend of ``kind`` (``emulator`` or ``ascend``, as resolved) over ``cache``.
 
-    For ``ascend`` this worker's device is ``device_ids[K mod len]`` (see ``xdist_support``);
+    For ``ascend`` this worker's device is ``device_ids[K mod len]`` (see ``devices``);
     extra ``options`` go to the backend's constructor (e.g. ``overflow=`` for the emulator)."""
     if kind == "emulator":
         from .emulator.backend import EmulatorBackend
 
         return EmulatorBackend(cache, **options)
     if kind == "ascend":
-        from ..xdist_support import assign_device
+        from .devices import assign_device
         from .ascend.backend import AscendBackend
 
         assignment = assign_device(device_ids or (0,), worker_id, num_workers=num_workers,

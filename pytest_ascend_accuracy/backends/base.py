@@ -18,7 +18,7 @@ except ImportError:  # pragma: no cover
     Protocol = object  # type: ignore
 
 from ..dump.model import DumpSet
-from ..modes import Mode
+from ..core.modes import Mode
 
 Inputs = Mapping[str, np.ndarray]
 #: input shapes as {input name: shape}; ATC syntax is "in1:1,3,224,224;in2:1,10"

@@ -1,4 +1,7 @@
-"""Dump model, readers and writers (Ascend binary format, npy directories)."""
+"""Dump model, readers and writers (Ascend binary format, npy directories).
+
+Layer above ``core``: may import ``core`` and ``errors`` only.
+"""
 from .model import DumpSet, OpRecord, TensorRef  # noqa: F401
 from .layout import AscendDumpWriter, run_dir, sanitize  # noqa: F401
 from .npy_dir import NpyDumpWriter  # noqa: F401

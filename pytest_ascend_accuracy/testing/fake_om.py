@@ -102,7 +102,7 @@ def read_fake_om(path: "str | Path") -> FakeOm:
     """Load a fake .om; ValueError naming the file when it is not one."""
     import onnx
 
-    from ..onnx_names import normalize_node_names
+    from ..graph.names import normalize_node_names
 
     path = Path(path)
     try:

@@ -106,7 +106,7 @@ def converted_cache_template(tmp_path_factory, fake_toolkit):
     """A cache root holding the tiny model converted under the default mode by the FAKE atc
     (soc Ascend310P3, toolkit 8.0.RC2), built once; tests copy it instead of converting again."""
     from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
-    from pytest_ascend_accuracy.cache import Cache
+    from pytest_ascend_accuracy.core.cache import Cache
 
     root = tmp_path_factory.mktemp("cache-template")
     model = build_model(root / "tiny.onnx")

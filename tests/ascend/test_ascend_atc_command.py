@@ -4,7 +4,7 @@ import pytest
 from pytest_ascend_accuracy.backends.ascend.atc_command import (
     build_atc_command, format_input_shape, om_to_json_command, precision_argument)
 from pytest_ascend_accuracy.errors import ConfigError
-from pytest_ascend_accuracy.modes import (
+from pytest_ascend_accuracy.core.modes import (
     BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode, keep_dtype)
 
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 from pytest_ascend_accuracy.errors import BackendError, ConfigError, ConversionError, DumpFormatError
-from pytest_ascend_accuracy.modes import DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode, keep_dtype
+from pytest_ascend_accuracy.core.modes import DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode, keep_dtype
 from pytest_ascend_accuracy.testing import fake_runtime
 
 
@@ -258,7 +258,7 @@ def test_fake_ascend_dump_compares_with_the_golden_dump(monkeypatch, tmp_path, t
     """use_fake_ascend (what the plugin tests use) + golden + compare: the fused conv1 (covering
     conv1 and relu1) is matched to the golden relu1 output through its dump origin."""
     from pytest_ascend_accuracy.compare.engine import compare_dumps
-    from pytest_ascend_accuracy.golden import golden_dump
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
     from pytest_ascend_accuracy.testing.fake_ascend import use_fake_ascend
 
     fakes = use_fake_ascend(monkeypatch, tmp_path, soc_name="Ascend310B1")

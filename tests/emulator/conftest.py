@@ -12,7 +12,7 @@ def cosine(a, b) -> float:
 def emulate(model, mode, inputs, **kwargs):
     """(plan, {dumped op name: [output arrays as dumped]}) of the emulated model on ``inputs``."""
     from pytest_ascend_accuracy.backends.emulator.rewrite import emulate_graph
-    from pytest_ascend_accuracy.onnx_graph import ort_session
+    from pytest_ascend_accuracy.graph.onnx_graph import ort_session
 
     proto, plan = emulate_graph(model, mode, **kwargs)
     fetch = plan.fetch
@@ -29,7 +29,8 @@ def emulate(model, mode, inputs, **kwargs):
 
 def golden_values(model, inputs):
     """{original node name: [outputs]} from onnxruntime fp32 on the prepared model."""
-    from pytest_ascend_accuracy.onnx_graph import mark_all_outputs, ort_session, prepare_model
+    from pytest_ascend_accuracy.graph.onnx_graph import mark_all_outputs, ort_session
+    from pytest_ascend_accuracy.graph.prepare import prepare_model
 
     proto = prepare_model(model, inputs=inputs).model
     names = [o for n in proto.graph.node for o in n.output if o]
@@ -40,6 +41,6 @@ def golden_values(model, inputs):
 
 @pytest.fixture
 def cache(tmp_path):
-    from pytest_ascend_accuracy.cache import Cache
+    from pytest_ascend_accuracy.core.cache import Cache
 
     return Cache(tmp_path / "cache")

@@ -15,9 +15,9 @@ from pytest_ascend_accuracy.dump.layout import MSACCUCMP_PATTERN, sanitize  # no
 from pytest_ascend_accuracy.dump.loader import load_dump  # noqa: E402
 from pytest_ascend_accuracy.dump.om_json import read_om_json  # noqa: E402
 from pytest_ascend_accuracy.errors import ConfigError  # noqa: E402
-from pytest_ascend_accuracy.golden import golden_dump  # noqa: E402
-from pytest_ascend_accuracy.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype  # noqa: E402
-from pytest_ascend_accuracy.onnx_graph import make_inputs  # noqa: E402
+from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
+from pytest_ascend_accuracy.core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 
@@ -175,7 +175,7 @@ def test_convert_of_a_missing_or_broken_model_names_the_file(cache, tmp_path):
 
 def test_bf16_modes_dump_bfloat16_tensors(cache, tmp_path):
     from pytest_ascend_accuracy.backends.emulator.rounding import round_bf16
-    from pytest_ascend_accuracy.modes import Mode
+    from pytest_ascend_accuracy.core.modes import Mode
 
     model = models.passing_mlp()
     x = make_inputs(model)
@@ -189,7 +189,7 @@ def test_bf16_modes_dump_bfloat16_tensors(cache, tmp_path):
 
 
 def test_assert_accuracy_on_the_overflow_model(cache, overflow_model, tmp_path):
-    from pytest_ascend_accuracy.assertion import AccuracyFailure, assert_accuracy
+    from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accuracy
 
     x = make_inputs(overflow_model)
     golden = golden_dump(overflow_model, x, cache=cache)

@@ -8,8 +8,8 @@ pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from pytest_ascend_accuracy.backends.emulator.rewrite import emulate_graph  # noqa: E402
-from pytest_ascend_accuracy.modes import DEFAULT, FUSION_OFF, Mode  # noqa: E402
-from pytest_ascend_accuracy.onnx_graph import make_inputs  # noqa: E402
+from pytest_ascend_accuracy.core.modes import DEFAULT, FUSION_OFF, Mode  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 from .conftest import cosine, emulate, golden_values  # noqa: E402

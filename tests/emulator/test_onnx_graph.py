@@ -8,10 +8,11 @@ pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper  # noqa: E402
 
 from pytest_ascend_accuracy.errors import ConfigError  # noqa: E402
-from pytest_ascend_accuracy.onnx_graph import (check_inputs, make_inputs, mark_all_outputs,  # noqa: E402
-                                               node_output_names, ort_session, parse_input_shape,
-                                               prepare_model)
-from pytest_ascend_accuracy.onnx_names import normalize_node_names  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import (check_inputs, make_inputs, mark_all_outputs,  # noqa: E402
+                                                     node_output_names, ort_session,
+                                                     parse_input_shape)
+from pytest_ascend_accuracy.graph.prepare import prepare_model  # noqa: E402
+from pytest_ascend_accuracy.graph.names import normalize_node_names  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 

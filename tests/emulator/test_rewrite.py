@@ -8,8 +8,8 @@ pytest.importorskip("onnxruntime")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from pytest_ascend_accuracy.backends.emulator.rewrite import emulate_graph  # noqa: E402
-from pytest_ascend_accuracy.modes import DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode, keep_dtype  # noqa: E402
-from pytest_ascend_accuracy.onnx_graph import make_inputs  # noqa: E402
+from pytest_ascend_accuracy.core.modes import DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode, keep_dtype  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 from .conftest import cosine, emulate, golden_values  # noqa: E402
@@ -129,7 +129,7 @@ def test_static_shape_subgraphs_are_folded_and_not_dumped():
 
 
 def test_graph_outputs_keep_their_names_with_rounded_values():
-    from pytest_ascend_accuracy.onnx_graph import ort_session
+    from pytest_ascend_accuracy.graph.onnx_graph import ort_session
 
     proto, plan = emulate_graph(SCALE_UP_DOWN, DEFAULT)
     assert plan.model_outputs == ["down_out"]

@@ -13,8 +13,8 @@ from onnx import TensorProto, helper  # noqa: E402
 from pytest_ascend_accuracy.backends.emulator.rounding import (FP16_MAX, round_bf16, round_fp16,  # noqa: E402
                                                                 rounding_nodes, unit_precision)
 from pytest_ascend_accuracy.errors import ConfigError  # noqa: E402
-from pytest_ascend_accuracy.modes import Mode, keep_dtype  # noqa: E402
-from pytest_ascend_accuracy.onnx_graph import ort_session  # noqa: E402
+from pytest_ascend_accuracy.core.modes import Mode, keep_dtype  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import ort_session  # noqa: E402
 
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 65504, 65519.99, 65520, -1e5, 1e-7, -1e-7, 4e-8, 6.1e-5,
                     1e-9, 0.1, 1 / 3], np.float32)

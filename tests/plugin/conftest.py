@@ -35,7 +35,7 @@ from pytest_ascend_accuracy.testing import models as tiny_models  # noqa: E402
 #: a test module that exercises every fixture on the tiny models (used by several tests)
 ACCURACY_TESTS = '''
 from pytest_ascend_accuracy import accuracy, keep_dtype
-from pytest_ascend_accuracy.onnx_graph import make_inputs
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
 
 @accuracy(threshold=0.99)

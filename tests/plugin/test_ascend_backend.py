@@ -40,7 +40,7 @@ def test_visible_devices_map_to_logical_ids(pytester, models_dir, fake_ascend, m
     monkeypatch.setenv("ASCEND_RT_VISIBLE_DEVICES", "6,7")
     pytester.makepyfile("""
         def test_device(ascend_device, pytestconfig):
-            from pytest_ascend_accuracy.session import get_state
+            from pytest_ascend_accuracy.plugin.session import get_state
             state = get_state(pytestconfig)
             assert ascend_device == 7
             assert state.backend.device_id == 1  # the runtime numbers visible devices 0..n-1

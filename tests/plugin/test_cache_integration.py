@@ -45,7 +45,7 @@ def test_four_workers_convert_once(pytester, monkeypatch):
 
 KILLING_CONFTEST = """
 import os, signal
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 
 _real = Cache.get_or_build
 

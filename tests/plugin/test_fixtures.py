@@ -25,7 +25,7 @@ def test_ascend_device_is_none_on_the_emulator(pytester):
 def test_atc_convert_and_ascend_model(pytester, models_dir):
     pytester.makepyfile("""
         from pytest_ascend_accuracy import accuracy, keep_dtype
-        from pytest_ascend_accuracy.onnx_graph import make_inputs
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
         def test_convert(atc_convert):
             a = atc_convert("models/overflow.onnx", "high_precision")
@@ -60,7 +60,7 @@ def test_atc_convert_and_ascend_model(pytester, models_dir):
 
 def test_golden_dump_is_cached(pytester, models_dir):
     pytester.makepyfile("""
-        from pytest_ascend_accuracy.onnx_graph import make_inputs
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
         def test_golden(golden_dump):
             inputs = make_inputs("models/passing_mlp.onnx")
@@ -93,11 +93,11 @@ def test_check_accuracy_and_summary(pytester, models_dir):
 
 def test_failure_block_is_shown_exactly(pytester, models_dir):
     """The failure shows the compare report block, then the test line; no traceback noise."""
-    from pytest_ascend_accuracy.assertion import AccuracyFailure, assert_accuracy
+    from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accuracy
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.cache import Cache
-    from pytest_ascend_accuracy.golden import golden_dump
-    from pytest_ascend_accuracy.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
     model = str(models_dir / "overflow.onnx")
     cache = Cache(pytester.path / "outer-cache")
@@ -127,7 +127,7 @@ def test_failure_block_is_shown_exactly(pytester, models_dir):
 def test_call_site_per_op_and_ignore(pytester, models_dir):
     pytester.makepyfile("""
         from pytest_ascend_accuracy import accuracy
-        from pytest_ascend_accuracy.onnx_graph import make_inputs
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
         M = "models/overflow.onnx"
 

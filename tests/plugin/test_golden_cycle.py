@@ -7,7 +7,7 @@ from onnx import numpy_helper
 
 TEST = """
 from pytest_ascend_accuracy import accuracy
-from pytest_ascend_accuracy.onnx_graph import make_inputs
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
 @accuracy(threshold=0.99)
 def test_stored(ascend_model, golden_dump, check_accuracy):

@@ -4,7 +4,7 @@ import os
 import numpy as np
 import pytest
 
-from pytest_ascend_accuracy import golden_files as gf
+from pytest_ascend_accuracy.golden import stored as gf
 from pytest_ascend_accuracy.dump.model import DumpSet
 from pytest_ascend_accuracy.errors import ConfigError
 
@@ -109,7 +109,7 @@ def test_a_killed_writers_temp_dir_is_swept_by_the_next_write(tmp_path):
     import numpy as np
 
     from pytest_ascend_accuracy.dump.model import DumpSet
-    from pytest_ascend_accuracy.golden_files import write_golden
+    from pytest_ascend_accuracy.golden.stored import write_golden
 
     dead = tmp_path / ".golden.tmp-999999-deadbeef"  # no process 999999: its writer was killed
     dead.mkdir()

@@ -4,8 +4,8 @@ import math
 import pytest
 
 from pytest_ascend_accuracy.errors import ConfigError
-from pytest_ascend_accuracy.marker_spec import AccuracySpec, make_spec, spec_from_marker
-from pytest_ascend_accuracy.modes import HIGH_PRECISION, keep_dtype
+from pytest_ascend_accuracy.plugin.marker_spec import AccuracySpec, make_spec, spec_from_marker
+from pytest_ascend_accuracy.core.modes import HIGH_PRECISION, keep_dtype
 
 WHERE = "test_x.py::test_y"
 

@@ -1,7 +1,7 @@
 """Command-line options and ini settings, as a user meets them (pytester)."""
 import pytest
 
-from pytest_ascend_accuracy.session import get_state
+from pytest_ascend_accuracy.plugin.session import get_state
 
 
 def test_help_shows_the_option_group(pytester):

@@ -1,6 +1,6 @@
 """The ascend-accuracy summary lines: plurals, grid, failure lines, cache counters."""
-from pytest_ascend_accuracy.session import CheckRecord, GoldenWrite
-from pytest_ascend_accuracy.terminal_report import plural, summary_lines
+from pytest_ascend_accuracy.plugin.session import CheckRecord, GoldenWrite
+from pytest_ascend_accuracy.plugin.terminal_report import plural, summary_lines
 
 
 def test_plural():

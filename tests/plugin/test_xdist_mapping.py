@@ -2,8 +2,8 @@
 import pytest
 
 from pytest_ascend_accuracy.errors import ConfigError
-from pytest_ascend_accuracy.xdist_support import (VISIBLE_ENV, assign_device, check_devices_visible,
-                                                  parse_device_list, worker_index)
+from pytest_ascend_accuracy.backends.devices import (VISIBLE_ENV, assign_device, check_devices_visible,
+                                                     parse_device_list, worker_index)
 
 
 def test_parse_device_list():
@@ -65,7 +65,7 @@ def test_invisible_device_is_an_error():
 def test_device_lock_serialises(tmp_path):
     from filelock import FileLock, Timeout
 
-    from pytest_ascend_accuracy.xdist_support import DeviceLock
+    from pytest_ascend_accuracy.backends.devices import DeviceLock
 
     with DeviceLock(tmp_path, 3) as held:
         assert held.path == tmp_path / ".locks" / "device-3.lock"
@@ -77,7 +77,7 @@ def test_device_lock_serialises(tmp_path):
 def test_state_round_trips_through_workeroutput():
     import json
 
-    from pytest_ascend_accuracy.session import AccuracyState, CheckRecord, Settings
+    from pytest_ascend_accuracy.plugin.session import AccuracyState, CheckRecord, Settings
 
     worker = AccuracyState(Settings())
     worker.record(CheckRecord("t.py::a", "m", "default", False, first_op="x", first_value=0.5))

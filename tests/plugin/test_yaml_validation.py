@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.errors import ConfigError
-from pytest_ascend_accuracy.yaml_suite import load_suite
+from pytest_ascend_accuracy.plugin.yaml_suite import load_suite
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from pytest_ascend_accuracy.cache import MANIFEST, Cache, file_sha256
+from pytest_ascend_accuracy.core.cache import MANIFEST, Cache, file_sha256
 
 from .procs import HANG, finish, lock_is_free, start, wait_for
 
@@ -17,7 +17,7 @@ KEY = "c0ffee" + "0" * 58
 RACER = """
 import json, os, sys, time
 from pathlib import Path
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 root, key, go, log = sys.argv[1:5]
 def build(tmp):
     with open(log, "a") as f:          # O_APPEND: one line per build, from any process
@@ -52,7 +52,7 @@ def test_four_processes_on_one_cold_key_build_exactly_once(tmp_path):
 
 
 KILLED_IN_BUILD = HANG + """
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 root, key, flag = sys.argv[1:4]
 def build(tmp):
     (tmp / "model.om").write_bytes(b"half")
@@ -61,7 +61,7 @@ Cache(Path(root)).get_or_build("om", key, build)
 """
 
 KILLED_BEFORE_RENAME = HANG + """
-import pytest_ascend_accuracy.cache as cache_mod
+import pytest_ascend_accuracy.core.cache as cache_mod
 root, key, flag = sys.argv[1:4]
 real_rename = os.rename
 def rename(src, dst):                   # manifest written, entry complete, not yet published
@@ -97,9 +97,9 @@ def test_killed_builder_leaves_nothing_in_place_and_the_next_run_repairs(tmp_pat
 
 GOLDEN_KILLED = HANG + """
 import numpy as np
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 from pytest_ascend_accuracy.dump import npy_dir
-from pytest_ascend_accuracy.golden import golden_dump
+from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
 from pytest_ascend_accuracy.testing import models
 root, flag = sys.argv[1:3]
 real_save = npy_dir.NpyDumpWriter._save
@@ -118,7 +118,7 @@ golden_dump(model, {"x": np.ones((1, 16), np.float32)}, cache=Cache(Path(root)))
 def test_killed_golden_build_is_rebuilt_complete(tmp_path):
     import numpy as np
 
-    from pytest_ascend_accuracy.golden import golden_dump
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
     from pytest_ascend_accuracy.testing import models
 
     root, flag = tmp_path / "cache", tmp_path / "flag"

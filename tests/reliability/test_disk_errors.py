@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pytest_ascend_accuracy import cache as cache_mod
-from pytest_ascend_accuracy import golden_files
-from pytest_ascend_accuracy.baseline_check import check_baseline
-from pytest_ascend_accuracy.baseline_file import BaselineWriteError, InputSpec
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core import cache as cache_mod
+from pytest_ascend_accuracy.golden import stored as golden_files
+from pytest_ascend_accuracy.baseline.check import check_baseline
+from pytest_ascend_accuracy.baseline.file import BaselineWriteError, InputSpec
+from pytest_ascend_accuracy.core.cache import Cache
 from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
 from pytest_ascend_accuracy.dump.loader import load_dump
 from pytest_ascend_accuracy.dump.model import DumpSet
@@ -145,7 +145,7 @@ def test_manifest_write_hits_enospc(tmp_path, monkeypatch):
 
 def test_golden_build_in_the_cache_hits_enospc(tmp_path, monkeypatch):
     from pytest_ascend_accuracy.dump import npy_dir
-    from pytest_ascend_accuracy.golden import golden_dump
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
     from pytest_ascend_accuracy.testing import models
 
     real_save = npy_dir.write_npy
@@ -227,7 +227,7 @@ def test_npy_writer_reports_enospc_on_a_full_disk(tiny_disk):
 
 
 def test_stored_inputs_on_a_full_disk(tiny_disk):
-    from pytest_ascend_accuracy.baseline_inputs import input_spec
+    from pytest_ascend_accuracy.baseline.inputs import input_spec
     from test_baseline_helpers import make_result
 
     path = tiny_disk / "mlp" / "default.yaml"

@@ -5,7 +5,7 @@ import signal
 
 import pytest
 
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 
 from .procs import finish, lock_is_free, start, wait_for
 
@@ -35,7 +35,7 @@ def test_keyboard_interrupt_inside_a_build(tmp_path):
 TEST_FILE = '''
 import os, time
 from pathlib import Path
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 
 def test_build():
     Path(os.environ["STARTED"]).write_text("about to take the lock")
@@ -73,7 +73,7 @@ def test_sigint_to_pytest_in_the_middle_of_a_build(tmp_path):
 HOLDER = """
 import os, sys, time
 from pathlib import Path
-from pytest_ascend_accuracy.cache import Cache
+from pytest_ascend_accuracy.core.cache import Cache
 root, key, flag, release = sys.argv[1:5]
 def build(tmp):
     Path(flag).write_text("holding")

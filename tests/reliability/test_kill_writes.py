@@ -6,10 +6,10 @@ import signal
 import numpy as np
 import pytest
 
-from pytest_ascend_accuracy import golden_files
-from pytest_ascend_accuracy.baseline_check import check_baseline
-from pytest_ascend_accuracy.baseline_file import read_baseline
-from pytest_ascend_accuracy.baseline_inputs import inputs_dir, inputs_for_baseline
+from pytest_ascend_accuracy.golden import stored as golden_files
+from pytest_ascend_accuracy.baseline.check import check_baseline
+from pytest_ascend_accuracy.baseline.file import read_baseline
+from pytest_ascend_accuracy.baseline.inputs import inputs_dir, inputs_for_baseline
 from pytest_ascend_accuracy.dump.model import DumpSet
 from pytest_ascend_accuracy.testing import models
 
@@ -37,9 +37,9 @@ def _kill(script, *args, flag):
 
 BASELINE_KILLED = HANG + """
 import numpy as np
-from pytest_ascend_accuracy import baseline_file
-from pytest_ascend_accuracy.baseline_check import check_baseline
-from pytest_ascend_accuracy.baseline_file import InputSpec
+from pytest_ascend_accuracy.baseline import file as baseline_file
+from pytest_ascend_accuracy.baseline.check import check_baseline
+from pytest_ascend_accuracy.baseline.file import InputSpec
 from pytest_ascend_accuracy.compare.engine import compare_dumps
 from pytest_ascend_accuracy.dump.model import DumpSet
 path, flag = sys.argv[1:3]
@@ -53,7 +53,7 @@ check_baseline(result, path, header={"backend": "emulator", "toolkit_version": "
 
 
 def test_baseline_killed_mid_write_keeps_the_old_file(tmp_path):
-    from pytest_ascend_accuracy.baseline_file import InputSpec
+    from pytest_ascend_accuracy.baseline.file import InputSpec
 
     path = tmp_path / "b" / "default.yaml"
     spec = InputSpec(seed=0, tensors=())
@@ -70,8 +70,8 @@ def test_baseline_killed_mid_write_keeps_the_old_file(tmp_path):
 
 INPUTS_KILLED = HANG + """
 import numpy as np
-from pytest_ascend_accuracy import baseline_inputs
-from pytest_ascend_accuracy.baseline_file import InputSpec
+from pytest_ascend_accuracy.baseline import inputs as baseline_inputs
+from pytest_ascend_accuracy.baseline.file import InputSpec
 path, flag = sys.argv[1:3]
 real = os.rename
 calls = []
@@ -101,7 +101,7 @@ def test_stored_inputs_killed_between_renames_are_restored(tmp_path):
 
 GOLDEN_WRITE_KILLED = HANG + """
 import numpy as np
-from pytest_ascend_accuracy import golden_files
+from pytest_ascend_accuracy.golden import stored as golden_files
 from pytest_ascend_accuracy.dump import npy_dir
 from pytest_ascend_accuracy.dump.model import DumpSet
 path, when, flag = sys.argv[1:4]

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from pytest_ascend_accuracy.assertion import AccuracyFailure, assert_accuracy
+from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accuracy
 from pytest_ascend_accuracy.compare.engine import compare_dumps
 from pytest_ascend_accuracy.dump.model import DumpSet
 from pytest_ascend_accuracy.report.failure_text import (

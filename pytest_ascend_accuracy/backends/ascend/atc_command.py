@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...errors import ConfigError
-from ...modes import Mode
+from ...core.modes import Mode
 from .toolkit import parse_version
 
 #: ``--precision_mode`` value -> ``--precision_mode_v2`` value (HD atlasatcparam_16_0068/0069).

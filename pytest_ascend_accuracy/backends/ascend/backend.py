@@ -29,10 +29,10 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...cache import Cache, file_sha256, make_key
+from ...core.cache import Cache, file_sha256, make_key
 from ...dump.model import DumpSet
 from ...errors import BackendError, ConfigError, ConversionError
-from ...modes import Mode, resolve_mode
+from ...core.modes import Mode, resolve_mode
 from ..base import ConvertedModel
 from .atc_command import AtcCommand, build_atc_command, om_to_json_command
 from .atc_runner import run_atc, stderr_progress

@@ -24,12 +24,12 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ...cache import Cache, make_key
+from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet, OpRecord, TensorRef
 from ...errors import AscendAccuracyError, BackendError, ConversionError
-from ...modes import Mode, resolve_mode
-from ...onnx_graph import check_inputs, load_model, model_digest, model_label, ort_session, ort_version
-from ...onnx_graph import parse_input_shape
+from ...core.modes import Mode, resolve_mode
+from ...graph.onnx_graph import check_inputs, load_model, model_digest, model_label, ort_session, ort_version
+from ...graph.onnx_graph import parse_input_shape
 from ..base import ConvertedModel
 from .faults import Fault, check_faults
 from .plan import PLAN_FILE, Plan

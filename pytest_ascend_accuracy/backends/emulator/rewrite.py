@@ -2,7 +2,7 @@
 
 Steps (all deterministic, no inputs needed):
 
-1. prepare (``onnx_graph.prepare_model``): names, static input shapes, static ``If`` inlined;
+1. prepare (``graph.prepare.prepare_model``): names, static input shapes, static ``If`` inlined;
 2. fold static subgraphs (``onnx_static``): shape arithmetic and constant expressions are
    computed once in float32, as ATC folds them; folded nodes are not executed or dumped;
 3. split into executed units (``fusion.build_units``: single ops or fused groups);
@@ -19,9 +19,10 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from ...modes import Mode
-from ...onnx_graph import prepare_model, tensor_info
-from ...onnx_static import evaluate, static_tensors
+from ...core.modes import Mode
+from ...graph.onnx_graph import tensor_info
+from ...graph.prepare import prepare_model
+from ...graph.static import evaluate, static_tensors
 from .faults import Fault, fault_nodes, insert_aipp_nodes
 from .fusion import build_units
 from .plan import Plan, PlannedOp, Slot
@@ -255,7 +256,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     import onnx
     from onnx import numpy_helper
 
-    from ...onnx_names import unique_name
+    from ...graph.names import unique_name
 
     prepared = prepare_model(model, input_shape=input_shape)
     proto = prepared.model

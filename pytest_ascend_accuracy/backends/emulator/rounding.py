@@ -31,7 +31,7 @@ from typing import Iterable, Optional, Tuple
 import numpy as np
 
 from ...errors import ConfigError
-from ...modes import Mode
+from ...core.modes import Mode
 
 FP16_MAX = 65504.0
 OVERFLOW_POLICIES = ("inf", "saturate")

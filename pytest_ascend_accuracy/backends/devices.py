@@ -1,0 +1,136 @@
+"""Which device a test process uses: device lists, the worker -> device mapping, device locks.
+
+``--ascend-device=0,1 -n 4`` gives gw0->0, gw1->1, gw2->0, gw3->1 (worker ``gwK`` takes device
+``K mod len(list)``). The ids the user passes are the physical ids (what ``npu-smi info``
+shows). When ``ASCEND_RT_VISIBLE_DEVICES`` is already set, the runtime numbers only the visible
+devices ``0..n-1``; the chosen physical id is then translated to its position in that list (and
+a device that is not visible is a usage error). Nothing here touches the runtime, so the choice
+is made on the worker before any ACL initialisation. No pytest here: the plugin passes the
+worker id in.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence, Tuple
+
+from ..errors import ConfigError
+
+VISIBLE_ENV = "ASCEND_RT_VISIBLE_DEVICES"
+
+
+def parse_device_list(text: str) -> Tuple[int, ...]:
+    """``"0,1"`` -> (0, 1); blanks ignored; each id a non-negative int, no repeats."""
+    ids = []
+    for part in str(text).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isdigit():
+            raise ConfigError("--ascend-device", f"device ids are non-negative integers "
+                                                 f"separated by commas, got {text!r}")
+        value = int(part)
+        if value in ids:
+            raise ConfigError("--ascend-device", f"device {value} is listed twice in {text!r}")
+        ids.append(value)
+    if not ids:
+        raise ConfigError("--ascend-device", f"no device id in {text!r}")
+    return tuple(ids)
+
+
+def worker_index(worker_id: Optional[str]) -> int:
+    """``gw3`` -> 3; the controller / a run without xdist (``None``, ``master``) -> 0."""
+    if not worker_id or worker_id == "master":
+        return 0
+    m = re.fullmatch(r"gw(\d+)", worker_id)
+    if not m:
+        raise ConfigError("xdist", f"unexpected worker id {worker_id!r}")
+    return int(m.group(1))
+
+
+@dataclass(frozen=True)
+class DeviceAssignment:
+    """The device one worker uses. ``physical`` is the id the user listed; ``logical`` is the
+    id to pass to the runtime (differs when ``ASCEND_RT_VISIBLE_DEVICES`` restricts it)."""
+
+    physical: int
+    logical: int
+    worker_id: Optional[str] = None
+    visible: Optional[str] = None  # the ASCEND_RT_VISIBLE_DEVICES value seen, if any
+    shared: bool = False  # more workers than devices: another worker uses this device too
+
+    def describe(self) -> str:
+        text = f"device {self.physical}"
+        if self.logical != self.physical:
+            text += f" (logical {self.logical} of {VISIBLE_ENV}={self.visible})"
+        return text
+
+
+def parse_visible(value: Optional[str]) -> Optional[Tuple[int, ...]]:
+    """The physical ids listed by ``ASCEND_RT_VISIBLE_DEVICES`` (None when unset or empty)."""
+    if value is None or not value.strip():
+        return None
+    ids = []
+    for part in value.split(","):
+        part = part.strip()
+        if not part.isdigit():
+            raise ConfigError(VISIBLE_ENV, f"expected comma-separated device ids, got {value!r}")
+        ids.append(int(part))
+    return tuple(ids)
+
+
+def assign_device(device_ids: Sequence[int], worker_id: Optional[str] = None, *,
+                  num_workers: Optional[int] = None, environ=None) -> DeviceAssignment:
+    """Pick this worker's device: ``device_ids[K mod len]`` for worker ``gwK``."""
+    if not device_ids:
+        raise ConfigError("--ascend-device", "no device ids given")
+    env = os.environ if environ is None else environ
+    k = worker_index(worker_id)
+    physical = device_ids[k % len(device_ids)]
+    visible_text = env.get(VISIBLE_ENV)
+    visible = parse_visible(visible_text)
+    if visible is None:
+        logical = physical
+    elif physical in visible:
+        logical = visible.index(physical)
+    else:
+        raise ConfigError("--ascend-device", f"device {physical} is not visible: "
+                                             f"{VISIBLE_ENV}={visible_text}")
+    shared = num_workers is not None and num_workers > len(device_ids)
+    return DeviceAssignment(physical, logical, worker_id, visible_text if visible else None, shared)
+
+
+def check_devices_visible(device_ids: Sequence[int], environ=None) -> None:
+    """Usage check on the controller: every listed device must be visible."""
+    env = os.environ if environ is None else environ
+    visible = parse_visible(env.get(VISIBLE_ENV))
+    if visible is None:
+        return
+    missing = [d for d in device_ids if d not in visible]
+    if missing:
+        raise ConfigError("--ascend-device", f"device(s) {', '.join(map(str, missing))} not "
+                                             f"visible: {VISIBLE_ENV}={env.get(VISIBLE_ENV)}")
+
+
+class DeviceLock:
+    """A cross-process lock per physical device (a ``filelock`` under the cache directory),
+    so workers that share a device take turns on it. A context manager."""
+
+    def __init__(self, cache_root, physical: int, timeout: float = 3600.0):
+        self.path = Path(cache_root) / ".locks" / f"device-{physical}.lock"
+        self.timeout = timeout
+        self._lock = None
+
+    def __enter__(self):
+        from filelock import FileLock
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = FileLock(str(self.path))
+        self._lock.acquire(timeout=self.timeout)
+        return self
+
+    def __exit__(self, *exc):
+        self._lock.release()
+        return False

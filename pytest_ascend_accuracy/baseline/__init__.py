@@ -1,0 +1,40 @@
+"""Accuracy baselines: catch an operator that got worse, even while it passes the threshold.
+
+When a CANN upgrade, a driver or a model change moves an operator from cosine 0.9995 to 0.97,
+a fixed threshold of 0.95 still passes. A baseline records every operator's metrics against
+the fp32 golden once (per model x mode) and later runs fail when one drops by more than
+``max_drop``. Library use, without pytest::
+
+    from pytest_ascend_accuracy.baseline import (baseline_path, check_baseline,
+                                                 environment_for, inputs_for_baseline)
+
+    path = baseline_path("tests/baselines", "mlp", mode)
+    inputs = inputs_for_baseline(model, path, seed=0)        # unseeded inputs are refused
+    converted = backend.convert(model, mode)
+    result = compare_dumps(backend.run(converted, inputs), golden_dump(model, inputs, cache=c))
+    outcome = check_baseline(result, path, header=environment_for(converted), inputs=inputs,
+                             max_drop=0.002, regen="none")  # "failing" / "all" rewrite
+    assert outcome.passed, outcome.message
+
+The pieces: ``baseline_file`` (the YAML format), ``baseline_inputs`` (seeded or stored inputs),
+``baseline_env`` (environment header, file locations), ``baseline_check`` (judging, rewriting).
+
+Layer above ``backends``: may import ``backends`` and everything below it.
+"""
+from __future__ import annotations
+
+from .check import (MISSING, PASSED, REBASELINE, REGEN_CHOICES, REGRESSED, REWRITTEN,
+                             UNREADABLE, BaselineOutcome, OpChange, check_baseline, judge_ops,
+                             setup_changes)
+from .env import atc_args_of, baseline_path, environment_for, mode_items
+from .file import (ENVIRONMENT_KEYS, Baseline, BaselineWriteError, InputSpec,
+                            OpBaseline, TensorSpec, ops_from_result, read_baseline, render,
+                            write_baseline)
+from .inputs import BaselineInputs, input_spec, inputs_dir, inputs_for_baseline
+
+__all__ = ["check_baseline", "BaselineOutcome", "OpChange", "judge_ops", "setup_changes",
+           "REGEN_CHOICES", "PASSED", "REGRESSED", "REBASELINE", "MISSING", "UNREADABLE",
+           "REWRITTEN", "baseline_path", "environment_for", "atc_args_of", "mode_items",
+           "ENVIRONMENT_KEYS", "Baseline", "BaselineWriteError", "InputSpec", "OpBaseline",
+           "TensorSpec", "ops_from_result", "read_baseline", "render", "write_baseline",
+           "BaselineInputs", "input_spec", "inputs_dir", "inputs_for_baseline"]

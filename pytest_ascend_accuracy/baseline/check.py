@@ -1,0 +1,333 @@
+"""Judging a comparison against its accuracy baseline, and when the baseline file is written.
+
+``check_baseline(result, path, header=..., inputs=..., max_drop=...)`` compares the metrics of a
+``CompareResult`` with the baseline at ``path``:
+
+* **missing** baseline -> written from this run; the outcome fails and names the file (with
+  ``regen="all"`` it passes);
+* the **environment changed** (toolkit, SoC, ATC arguments, backend, mode, or the inputs'
+  seed/shapes/dtypes/bytes) -> "rebaseline required", listing each change, and no op-by-op
+  judging: values recorded under another toolkit are not comparable;
+* otherwise every baseline line is judged: **regressed** when its cosine dropped by more than
+  ``max_drop``, its rel_l2 rose by more than ``max_rel_l2_rise`` (when given), its NaN or Inf
+  count rose, it is no longer compared, or it disappeared from the run. The message lists
+  ``op: old -> new`` lines in graph order. Ops the baseline does not know are noted, not failed.
+
+Both sides are rounded the same way before judging (see ``baseline_file``), so a baseline just
+written always passes against the run that wrote it, and a drop of exactly ``max_drop`` passes.
+
+Rewriting: ``regen="none"`` never rewrites an existing baseline; ``"failing"`` rewrites it only
+when the check fails (the outcome still fails); ``"all"`` rewrites it always and passes.
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Mapping, Optional, Sequence, Tuple
+
+from .env import normalise_environment
+from .file import (Baseline, InputSpec, OpBaseline,
+                            ops_from_result, read_baseline, round_cosine, round_error,
+                            write_baseline)
+from ..errors import ConfigError
+
+REGEN_CHOICES = ("none", "failing", "all")
+#: outcome statuses
+PASSED, REGRESSED, REBASELINE, MISSING, UNREADABLE, REWRITTEN = (
+    "passed", "regressed", "rebaseline required", "missing", "unreadable", "rewritten")
+#: how many change lines a message shows before "+N more"
+MAX_LINES = 20
+_EPS = 1e-9  # float noise allowance on rounded values
+
+
+@dataclass(frozen=True)
+class OpChange:
+    """One way one operator differs from its baseline line."""
+
+    label: str  # op name (with ``:slot`` unless output:0)
+    metric: str  # cosine | rel_l2 | nan | inf | compared | missing
+    old: object
+    new: object
+    limit: Optional[float] = None
+
+    def line(self) -> str:
+        if self.metric == "missing":
+            return f"{self.label}: in the baseline, missing from this run"
+        if self.metric == "compared":
+            return f"{self.label}: compared -> not compared"
+        if self.metric in ("nan", "inf"):
+            what = "NaN" if self.metric == "nan" else "Inf"
+            return f"{self.label}: {what} count {self.old} -> {self.new}"
+        if self.metric == "cosine":
+            delta = "" if math.isnan(self.new) else f" (drop {_num(self.old - self.new)} > {self.limit:g})"
+            return f"{self.label}: cosine {_num(self.old)} -> {_num(self.new)}{delta}"
+        delta = "" if math.isnan(self.new) else f" (rise {_num(self.new - self.old, err=True)} > {self.limit:g})"
+        return (f"{self.label}: {self.metric} {_num(self.old, err=True)} -> "
+                f"{_num(self.new, err=True)}{delta}")
+
+
+def _num(v: float, err: bool = False) -> str:
+    if math.isnan(v):
+        return "NaN"
+    return f"{v:.3e}" if err else f"{v:.6f}"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The op-by-op result of judging current lines against baseline lines."""
+
+    regressions: Tuple[OpChange, ...]
+    new_ops: Tuple[str, ...]  # labels not in the baseline
+    improved: Tuple[str, ...]  # labels whose cosine rose by more than max_drop
+    judged: int
+
+
+def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
+              max_drop: float, max_rel_l2_rise: Optional[float] = None) -> Judgement:
+    """Judge rounded ``current`` lines against ``baseline`` lines (pure; no files)."""
+    base = {op.key: op for op in baseline}
+    seen = set()
+    regressions: List[OpChange] = []
+    new_ops, improved = [], []
+    for cur in current:
+        old = base.get(cur.key)
+        if old is None:
+            new_ops.append(cur.label)
+            continue
+        seen.add(cur.key)
+        regressions += _op_changes(old, cur, max_drop, max_rel_l2_rise)
+        if old.compared and cur.compared and cur.cosine - old.cosine > max_drop + _EPS:
+            improved.append(cur.label)
+    regressions += [OpChange(op.label, "missing", "present", "missing")
+                    for op in baseline if op.key not in seen]
+    return Judgement(tuple(regressions), tuple(new_ops), tuple(improved), len(seen))
+
+
+def _op_changes(old: OpBaseline, cur: OpBaseline, max_drop: float,
+                max_rise: Optional[float]) -> List[OpChange]:
+    if not old.compared:
+        return []
+    if not cur.compared:
+        return [OpChange(cur.label, "compared", "compared", "not compared")]
+    out = []
+    if not math.isnan(old.cosine) and (math.isnan(cur.cosine)
+                                      or old.cosine - cur.cosine > max_drop + _EPS):
+        out.append(OpChange(cur.label, "cosine", old.cosine, cur.cosine, max_drop))
+    if max_rise is not None and not math.isnan(old.rel_l2) and (
+            math.isnan(cur.rel_l2) or cur.rel_l2 - old.rel_l2 > max_rise + _EPS):
+        out.append(OpChange(cur.label, "rel_l2", old.rel_l2, cur.rel_l2, max_rise))
+    if cur.nan > old.nan:
+        out.append(OpChange(cur.label, "nan", old.nan, cur.nan))
+    if cur.inf > old.inf:
+        out.append(OpChange(cur.label, "inf", old.inf, cur.inf))
+    return out
+
+
+def setup_changes(old: Baseline, environment: Mapping[str, object], inputs: InputSpec
+                  ) -> Tuple[Tuple[str, object, object], ...]:
+    """(what, old, new) for every environment key and input property that differs."""
+    changes = []
+    for key in sorted(set(old.environment) | set(environment)):
+        a, b = old.environment.get(key), environment.get(key)
+        if a != b:
+            changes.append((key, a, b))
+    o, n = old.inputs, inputs
+    for what, a, b in (("inputs.seed", o.seed, n.seed), ("inputs.stored", o.stored, n.stored),
+                       ("inputs.input_shape", _shape_map(o), _shape_map(n))):
+        if a != b:
+            changes.append((what, a, b))
+    old_t = {t.name: t for t in o.tensors}
+    new_t = {t.name: t for t in n.tensors}
+    for name in sorted(set(old_t) | set(new_t)):
+        a, b = old_t.get(name), new_t.get(name)
+        if a is None or b is None:
+            changes.append((f"inputs.{name}", "present" if a else "absent",
+                            "present" if b else "absent"))
+            continue
+        for attr in ("dtype", "shape", "sha256"):
+            va, vb = getattr(a, attr), getattr(b, attr)
+            if attr == "shape":
+                va, vb = list(va), list(vb)
+            if va != vb:
+                changes.append((f"inputs.{name}.{attr}", va, vb))
+    return tuple(changes)
+
+
+def _shape_map(spec: InputSpec):
+    return None if spec.input_shape is None else {n: list(d) for n, d in spec.input_shape}
+
+
+@dataclass(frozen=True)
+class BaselineOutcome:
+    """What ``check_baseline`` found and did. Truthy when it passed."""
+
+    status: str
+    passed: bool
+    path: Path
+    message: str
+    written: Optional[Path] = None  # the baseline file written by this check, if any
+    regressions: Tuple[OpChange, ...] = ()
+    changes: Tuple[Tuple[str, object, object], ...] = ()  # environment / inputs changes
+    new_ops: Tuple[str, ...] = ()
+    improved: Tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+
+def check_baseline(result, path, *, header: Mapping[str, object], inputs,
+                   max_drop: float = 0.002, max_rel_l2_rise: Optional[float] = None,
+                   regen: str = "none", info: Optional[Mapping[str, object]] = None
+                   ) -> BaselineOutcome:
+    """Judge ``result`` (a ``CompareResult``) against the baseline at ``path``; see the module
+    docstring. ``header``: the environment (``backend``, ``toolkit_version``, ``soc_version``,
+    ``atc_args`` and any extra plain keys, see ``baseline.environment_for``). ``inputs``: the
+    ``BaselineInputs`` (or its ``InputSpec``) the run used; unseeded inputs are refused.
+    ``info``: shown in the file and in messages, never judged (model name, model sha256)."""
+    path = Path(path)
+    where = f"baseline {os.fspath(path)}"
+    if regen not in REGEN_CHOICES:
+        raise ConfigError(where, f"regen must be one of {', '.join(REGEN_CHOICES)}, got {regen!r}")
+    max_drop = _limit(max_drop, "max_drop", where)
+    if max_rel_l2_rise is not None:
+        max_rel_l2_rise = _limit(max_rel_l2_rise, "max_rel_l2_rise", where)
+    spec = _spec(inputs, where)
+    env = normalise_environment(header, where)
+    info_d = normalise_environment(info or {}, f"{where} info", required=())
+    current = ops_from_result(result)
+    fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d)
+
+    if regen == "all":
+        _write(path, fresh)
+        return BaselineOutcome(REWRITTEN, True, path, (
+            f"accuracy baseline {path} rewritten (--accuracy-regen-all): "
+            f"{_count(len(current), 'operator line')}"), written=path)
+    if not path.exists():
+        _write(path, fresh)
+        return BaselineOutcome(MISSING, False, path, (
+            f"accuracy baseline {path} did not exist: wrote it from this run "
+            f"({_count(len(current), 'operator line')}, backend {env.get('backend')}).\n"
+            "Check it in and run the test again to compare against it."), written=path)
+    try:
+        old = read_baseline(path)
+    except ConfigError as exc:
+        if regen != "failing":
+            raise
+        _write(path, fresh)
+        return BaselineOutcome(UNREADABLE, False, path, (
+            f"accuracy baseline {path} could not be read ({exc.problem}); rewritten from this "
+            "run (--accuracy-regen). The test still fails."), written=path)
+
+    changes = setup_changes(old, env, spec)
+    if changes:
+        lines = [f"accuracy baseline REBASELINE REQUIRED: {path} was recorded under another "
+                 f"setup ({_count(len(changes), 'change')})"]
+        lines += [f"  {what}: {_show(a)} -> {_show(b)}" for what, a, b in changes]
+        lines.append("Operators were not judged one by one: values recorded under another "
+                     "toolkit, SoC, ATC arguments, backend or inputs are not comparable.")
+        return _finish(REBASELINE, path, lines, fresh, regen, changes=changes,
+                       hint="To record a new baseline: rerun with --accuracy-regen "
+                            "(or --accuracy-regen-all).")
+
+    j = judge_ops(old.ops, current, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise)
+    notes = _notes(old, info_d, j, max_drop)
+    if not j.regressions:
+        text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "
+                f"max_drop={max_drop:g} of {path}")
+        return BaselineOutcome(PASSED, True, path, "\n".join([text] + notes),
+                               new_ops=j.new_ops, improved=j.improved)
+    ops = sorted({c.label for c in j.regressions}, key=[c.label for c in j.regressions].index)
+    rules = f"cosine drop > {max_drop:g}"
+    if max_rel_l2_rise is not None:
+        rules += f", rel_l2 rise > {max_rel_l2_rise:g}"
+    lines = [f"accuracy baseline REGRESSED: {len(ops)} of "
+             f"{_count(len(old.ops), 'baselined operator line')} got worse than {path} allows "
+             f"({rules}, more NaN/Inf, no longer compared or missing)"]
+    lines += ["  " + c.line() for c in j.regressions[:MAX_LINES]]
+    if len(j.regressions) > MAX_LINES:
+        lines.append(f"  (+{len(j.regressions) - MAX_LINES} more)")
+    lines += notes
+    return _finish(REGRESSED, path, lines, fresh, regen, regressions=j.regressions,
+                   new_ops=j.new_ops, improved=j.improved,
+                   hint="To accept these values: rerun with --accuracy-regen (rewrites failing "
+                        "baselines) or --accuracy-regen-all.")
+
+
+def _finish(status, path, lines, fresh, regen, *, hint, **fields) -> BaselineOutcome:
+    written = None
+    if regen == "failing":
+        _write(path, fresh)
+        written = path
+        lines.append("Baseline rewritten with this run's values (--accuracy-regen); the test "
+                     "still fails.")
+    else:
+        lines.append(hint)
+    return BaselineOutcome(status, False, path, "\n".join(lines), written=written, **fields)
+
+
+def _notes(old: Baseline, info, j: Judgement, max_drop: float) -> List[str]:
+    notes = []
+    if j.new_ops:
+        shown = ", ".join(j.new_ops[:5]) + (f", +{len(j.new_ops) - 5} more" if len(j.new_ops) > 5 else "")
+        notes.append(f"note: {_count(len(j.new_ops), 'operator line')} not in the baseline "
+                     f"(not judged): {shown}")
+    if j.improved:
+        notes.append(f"note: {_count(len(j.improved), 'operator line')} improved by more than "
+                     f"{max_drop:g} (record them with --accuracy-regen-all): "
+                     + ", ".join(j.improved[:5]))
+    changed = [k for k in sorted(info) if old.info.get(k) != info.get(k)]
+    if changed:
+        notes.append("note: changed since the baseline (not judged): " + "; ".join(
+            f"{k} {_show(old.info.get(k))} -> {_show(info.get(k))}" for k in changed))
+    return notes
+
+
+def _write(path: Path, baseline: Baseline) -> None:
+    if baseline.inputs.stored:
+        from .inputs import write_stored_inputs
+
+        write_stored_inputs(path, baseline.inputs)
+    write_baseline(path, baseline)
+
+
+def _spec(inputs, where: str) -> InputSpec:
+    spec = getattr(inputs, "spec", inputs)
+    if not isinstance(spec, InputSpec):
+        raise ConfigError(where, "inputs must be the BaselineInputs from inputs_for_baseline(...) "
+                                 "(or an InputSpec), so the baseline can record how to remake "
+                                 f"them; got {type(inputs).__name__}")
+    if spec.seed is None and not spec.stored:
+        raise ConfigError(where, "random unseeded inputs are refused: give a seed or store the "
+                                 "arrays (inputs_for_baseline(model, path, seed=0))")
+    if spec.stored and spec.arrays is None:
+        raise ConfigError(where, "stored inputs need their arrays (use the spec made from them)")
+    return spec
+
+
+def _limit(value, name: str, where: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(where, f"{name} must be a number, got {value!r}") from None
+    if math.isnan(v) or v < 0:
+        raise ConfigError(where, f"{name} must be >= 0, got {value!r}")
+    return v
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _show(value) -> str:
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, float):
+        return _num(value)
+    return repr(value)
+
+
+__all__ = ["check_baseline", "BaselineOutcome", "OpChange", "Judgement", "judge_ops",
+           "setup_changes", "REGEN_CHOICES", "PASSED", "REGRESSED", "REBASELINE", "MISSING",
+           "UNREADABLE", "REWRITTEN", "round_cosine", "round_error"]

@@ -1,0 +1,131 @@
+"""The environment header of a baseline, and where baseline files live.
+
+The environment is what makes metric values comparable: backend, toolkit version, SoC, the ATC
+arguments and the conversion mode. ``environment_for(converted)`` builds it from a
+``ConvertedModel`` of either backend, without machine paths (the model path, the output prefix
+and the log level are left out of the ATC arguments; an absolute path anywhere in a header is
+refused), so one baseline file is shared by every machine that runs the test.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Dict, List, Mapping, Sequence
+
+from .file import ENVIRONMENT_KEYS
+from ..errors import ConfigError
+
+#: ATC arguments that never change numbers and hold machine-specific values
+_NOT_NUMERIC = ("--model=", "--output=", "--log=")
+BASELINE_SUFFIX = ".yaml"
+
+
+def normalise_environment(header: Mapping[str, object], where: str = "baseline header", *,
+                          required: Sequence[str] = ENVIRONMENT_KEYS) -> Dict[str, object]:
+    """Check a caller's environment header: string keys, plain values (str, int, float, bool,
+    None, lists of them), the ``required`` keys present, and no absolute paths (a baseline
+    is shared between machines). Tuples become lists, so a tuple and a list compare equal."""
+    if not isinstance(header, Mapping):
+        raise ConfigError(where, f"expected a mapping, got {type(header).__name__}")
+    missing = [k for k in required if k not in header]
+    if missing:
+        raise ConfigError(where, f"missing {', '.join(missing)} (every baseline records "
+                                 f"{', '.join(required)})")
+    out: Dict[str, object] = {}
+    for key, value in header.items():
+        if not isinstance(key, str) or not key.isidentifier():
+            raise ConfigError(where, f"key {key!r} must be an identifier")
+        out[key] = _check_value(value, f"{where}: {key}")
+    return out
+
+
+def _check_value(value, where: str):
+    if isinstance(value, (list, tuple)):
+        return [_check_value(v, where) for v in value]
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        if looks_like_absolute_path(value):
+            raise ConfigError(where, f"{value!r} holds an absolute path; baselines are shared "
+                                     "between machines (use a name or a relative path)")
+        return value
+    raise ConfigError(where, f"value {value!r} must be a string, number, bool, null or list")
+
+
+def looks_like_absolute_path(text: str) -> bool:
+    """``/abs``, ``~/x``, ``C:\\x`` or an option whose value is one (``--model=/abs/m.onnx``)."""
+    value = text.split("=", 1)[1] if text.startswith("-") and "=" in text else text
+    return (value.startswith(("/", "~")) or (len(value) > 2 and value[1] == ":"
+                                            and value[2] in "\\/" and value[0].isalpha()))
+
+
+def mode_items(mode) -> List[str]:
+    """A mode as sorted ``name=value`` strings (lists joined by commas, empty lists left out),
+    label excluded: ``["buffer_optimize=l2_optimize", "fusion=True", ...]``."""
+    out = []
+    for key, value in sorted(mode.key().items()):
+        if isinstance(value, list):
+            if not value:
+                continue
+            value = ",".join("=".join(v) if isinstance(v, list) else str(v) for v in value)
+        out.append(f"{key}={value}")
+    return out
+
+
+def atc_args_of(argv: Sequence[str]) -> List[str]:
+    """ATC argv without the executable, ``--model``, ``--output`` and ``--log`` (machine paths and
+    settings that do not change numbers); an absolute file path keeps only its file name."""
+    out = []
+    for arg in list(argv)[1:]:
+        if arg.startswith(_NOT_NUMERIC):
+            continue
+        if arg.startswith("--") and "=" in arg:
+            name, value = arg.split("=", 1)
+            if looks_like_absolute_path(value):
+                arg = f"{name}={os.path.basename(value)}"
+        out.append(arg)
+    return out
+
+
+def environment_for(converted, **extra) -> Dict[str, object]:
+    """The environment header of a ``ConvertedModel`` (emulator or ascend backend); ``extra``
+    plain keys are added (e.g. ``precision_policy="auto"``)."""
+    info = dict(converted.info or {})
+    env: Dict[str, object] = {"backend": converted.backend}
+    if converted.backend == "emulator":
+        from ..backends.emulator.backend import EMULATOR_FORMAT
+        from ..graph.onnx_graph import ort_version
+
+        user = (info.get("emulator") or {}).get("atc_options") or {}
+        env.update(toolkit_version=f"emulator-{EMULATOR_FORMAT}/onnxruntime-{ort_version()}",
+                   soc_version="emulator",
+                   atc_args=[f"--{k}={v}" for k, v in converted.mode.atc_options()]
+                   + [f"--{k}={v}" for k, v in sorted(user.items())],
+                   overflow=info.get("overflow"), faults=list(info.get("faults") or []))
+    else:
+        env.update(toolkit_version=info.get("toolkit_version"),
+                   soc_version=info.get("soc_version"),
+                   atc_args=atc_args_of(info.get("atc_command") or ["atc"]))
+    env["mode"] = mode_items(converted.mode)
+    env.update(extra)
+    return normalise_environment(env, f"environment of {converted.model_name!r}")
+
+
+def _safe(name: str) -> str:
+    text = "".join(c if c.isalnum() or c in "-_.+=," else "_" for c in str(name)).strip(".")
+    if len(text) > 100 or not text:
+        digest = hashlib.sha256(str(name).encode("utf-8")).hexdigest()[:10]
+        text = f"{text[:80]}-{digest}"
+    return text
+
+
+def baseline_path(root, model_name: str, mode="default") -> Path:
+    """``root/<model>/<mode>.yaml`` with both names made file-name safe (a long mode name is
+    shortened with a hash of the full name, so two modes never share a file)."""
+    label = getattr(mode, "name", mode)
+    return Path(root) / _safe(model_name) / f"{_safe(label)}{BASELINE_SUFFIX}"
+
+
+__all__ = ["normalise_environment", "environment_for", "atc_args_of", "mode_items",
+           "baseline_path", "looks_like_absolute_path"]

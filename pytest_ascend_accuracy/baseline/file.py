@@ -1,0 +1,403 @@
+"""The accuracy baseline file: per-operator metrics of one model x mode, as small readable YAML.
+
+A baseline records what the comparison against the fp32 golden looked like when it was accepted,
+so a later run can tell that an operator *got worse* even when it still passes the fixed
+threshold. One file per model x mode::
+
+    # pytest-ascend-accuracy accuracy baseline ...
+    format: "pytest-ascend-accuracy/baseline"
+    version: 1
+    environment:                      # a change here means "rebaseline required"
+      backend: "emulator"
+      toolkit_version: "onnxruntime 1.18.0"
+      soc_version: "emulator"
+      atc_args: ["--precision_mode=force_fp16"]
+    info:                             # shown, never judged
+      mode: "default"
+      model: "mlp"
+    inputs:                           # so a rerun uses the same data (see baseline_inputs)
+      seed: 0
+      input_shape: null
+      stored: false
+      tensors:
+      - {name: "x", dtype: "float32", shape: [1, 16], sha256: "..."}
+    ops:                              # graph order, one line per compared tensor
+    - {op: "MatMul_0", slot: "output:0", cosine: 0.999998, rel_l2: 1.234e-03, max_abs: 2.441e-04, nan: 0, inf: 0}
+
+The file is rendered by hand (not by a YAML emitter) so that its formatting is fixed: keys in a
+fixed order, strings always double-quoted with YAML escapes for anything unprintable, cosine
+rounded to 6 decimals and rel_l2 / max_abs to 4 significant digits. The same metrics therefore
+always produce the same bytes, and a rerun that regenerates a baseline leaves ``git diff`` empty.
+It holds no tensors, no machine paths and no timestamps. Writes are atomic (a hidden temp file
+in the same directory, fsynced, renamed over the old file).
+"""
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from ..core.atomic_files import BaselineWriteError, atomic_write_text
+from ..errors import ConfigError
+
+FORMAT = "pytest-ascend-accuracy/baseline"
+VERSION = 1
+#: environment keys every baseline has, in file order (others follow, sorted)
+ENVIRONMENT_KEYS = ("backend", "toolkit_version", "soc_version", "atc_args")
+#: metric columns of an op line and how they are rounded
+COSINE_DECIMALS = 6
+ERROR_DIGITS = 4  # significant digits of rel_l2 and max_abs
+
+_HEADER_COMMENT = """\
+# pytest-ascend-accuracy accuracy baseline: per-operator metrics of one model x mode against
+# its fp32 golden, in graph order. Written when missing; rewritten only by --accuracy-regen
+# (when the check fails) or --accuracy-regen-all. A change in 'environment' means
+# "rebaseline required". cosine is rounded to 6 decimals, rel_l2 and max_abs to 4 significant
+# digits; nan / inf count the actual tensor's NaN and +-Inf values.
+"""
+
+
+# --------------------------------------------------------------------------- values
+def round_cosine(value: float) -> float:
+    """Cosine as stored: 6 decimals (NaN and infinities unchanged)."""
+    if not math.isfinite(value):
+        return value
+    return float(f"{value:.{COSINE_DECIMALS}f}")
+
+
+def round_error(value: float) -> float:
+    """rel_l2 / max_abs as stored: 4 significant digits."""
+    if not math.isfinite(value):
+        return value
+    return float(f"{value:.{ERROR_DIGITS - 1}e}")
+
+
+@dataclass(frozen=True)
+class OpBaseline:
+    """The recorded metrics of one compared tensor (``slot`` is ``output:0``, ``input:1``...).
+    ``compared`` is False when the tensor could not be compared (its metrics are NaN then)."""
+
+    op: str
+    slot: str = "output:0"
+    cosine: float = math.nan
+    rel_l2: float = math.nan
+    max_abs: float = math.nan
+    nan: int = 0
+    inf: int = 0
+    compared: bool = True
+
+    @property
+    def key(self) -> Tuple[str, str]:
+        return (self.op, self.slot)
+
+    @property
+    def label(self) -> str:
+        return self.op if self.slot == "output:0" else f"{self.op}:{self.slot}"
+
+    @staticmethod
+    def from_row(row) -> "OpBaseline":
+        """The rounded baseline values of one ``compare.result.TensorCompare`` row."""
+        m = row.metrics
+        if m is None:
+            return OpBaseline(op=row.op_name, slot=row.slot, compared=False)
+        return OpBaseline(op=row.op_name, slot=row.slot, cosine=round_cosine(m.cosine),
+                          rel_l2=round_error(m.rel_l2), max_abs=round_error(m.max_abs),
+                          nan=int(m.nan_actual), inf=int(m.posinf_actual + m.neginf_actual))
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    """One model input as recorded: name, dtype, shape and the sha256 of its bytes."""
+
+    name: str
+    dtype: str
+    shape: Tuple[int, ...]
+    sha256: str
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """How the inputs of a baselined run were made. ``seed`` (with ``input_shape``) regenerates
+    them with ``onnx_graph.make_inputs``; ``stored`` means the arrays are kept as ``.npy`` files
+    next to the baseline instead (user-supplied data). ``arrays`` travels with a spec made from
+    live inputs so they can be stored; it is not part of the value."""
+
+    seed: Optional[int]
+    tensors: Tuple[TensorSpec, ...]
+    input_shape: Optional[Tuple[Tuple[str, Tuple[int, ...]], ...]] = None
+    stored: bool = False
+    arrays: Optional[Mapping[str, object]] = field(default=None, compare=False, repr=False)
+
+    def as_dict(self) -> Dict[str, object]:
+        return {"seed": self.seed,
+                "input_shape": None if self.input_shape is None else
+                {n: list(d) for n, d in self.input_shape},
+                "stored": self.stored,
+                "tensors": [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape),
+                             "sha256": t.sha256} for t in self.tensors]}
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """A whole baseline file. ``environment`` is judged (any change: rebaseline required);
+    ``info`` (model name, model hash, mode) is shown but never judged."""
+
+    environment: Mapping[str, object]
+    inputs: InputSpec
+    ops: Tuple[OpBaseline, ...]
+    info: Mapping[str, object] = field(default_factory=dict)
+
+    def by_key(self) -> Dict[Tuple[str, str], OpBaseline]:
+        return {op.key: op for op in self.ops}
+
+
+def ops_from_result(result) -> Tuple[OpBaseline, ...]:
+    """Baseline lines of a ``CompareResult``: every row that has a golden counterpart, in graph
+    order (unmatched actual ops have nothing to record). A (op, slot) seen twice keeps the
+    first row, as the lines are keyed by it."""
+    seen = set()
+    out: List[OpBaseline] = []
+    for row in result.rows:
+        if "no_golden" in row.flags:
+            continue
+        line = OpBaseline.from_row(row)
+        if line.key in seen:
+            continue
+        seen.add(line.key)
+        out.append(line)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- rendering
+def quote(text: str) -> str:
+    """A YAML double-quoted scalar that loads back to exactly ``text``: printable characters
+    are kept (non-ASCII ones too, for readable diffs), everything else is escaped."""
+    out = ['"']
+    for ch in str(text):
+        code = ord(ch)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif code >= 0xA0 and ch.isprintable() and not 0xD800 <= code <= 0xDFFF \
+                and code not in (0xFEFF, 0xFFFE, 0xFFFF):
+            out.append(ch)
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+def _float(value: float, fmt: Optional[str] = None) -> str:
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = format(value, fmt) if fmt else repr(float(value))
+    if "e" in text and "." not in text:  # YAML 1.1 floats need a dot
+        mant, exp = text.split("e")
+        text = f"{mant}.0e{exp}"
+    if "e" in text:
+        mant, exp = text.split("e")
+        if exp[0] not in "+-":
+            exp = "+" + exp
+        text = f"{mant}e{exp}"
+    return text
+
+
+def scalar(value) -> str:
+    """One value in flow style: null, booleans, ints, floats, quoted strings, lists, mappings."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        return _float(value)
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{quote(str(k))}: {scalar(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(scalar(v) for v in value) + "]"
+    raise TypeError(f"cannot store {type(value).__name__} {value!r} in a baseline")
+
+
+def render_op(op: OpBaseline) -> str:
+    head = f"- {{op: {quote(op.op)}, slot: {quote(op.slot)}"
+    if not op.compared:
+        return head + ", compared: false}"
+    return (f"{head}, cosine: {_float(op.cosine, f'.{COSINE_DECIMALS}f')}, "
+            f"rel_l2: {_float(op.rel_l2, f'.{ERROR_DIGITS - 1}e')}, "
+            f"max_abs: {_float(op.max_abs, f'.{ERROR_DIGITS - 1}e')}, nan: {op.nan}, inf: {op.inf}}}")
+
+
+def environment_order(env: Mapping[str, object]) -> List[str]:
+    return [k for k in ENVIRONMENT_KEYS if k in env] + sorted(k for k in env if k not in ENVIRONMENT_KEYS)
+
+
+def render(baseline: Baseline) -> str:
+    """The file text (deterministic: the same baseline always renders to the same bytes)."""
+    lines = [_HEADER_COMMENT.rstrip("\n"), f"format: {quote(FORMAT)}", f"version: {VERSION}",
+             "environment:"]
+    env = baseline.environment
+    lines += [f"  {key}: {scalar(env[key])}" for key in environment_order(env)]
+    if baseline.info:
+        lines.append("info:")
+        lines += [f"  {key}: {scalar(baseline.info[key])}" for key in sorted(baseline.info)]
+    spec = baseline.inputs.as_dict()
+    lines += ["inputs:", f"  seed: {scalar(spec['seed'])}",
+              f"  input_shape: {scalar(spec['input_shape'])}",
+              f"  stored: {scalar(spec['stored'])}"]
+    if spec["tensors"]:
+        lines.append("  tensors:")
+        lines += [f"  - {{name: {quote(t['name'])}, dtype: {quote(t['dtype'])}, "
+                  f"shape: {scalar(t['shape'])}, sha256: {quote(t['sha256'])}}}"
+                  for t in spec["tensors"]]
+    else:
+        lines.append("  tensors: []")
+    if baseline.ops:
+        lines.append("ops:")
+        lines += [render_op(op) for op in baseline.ops]
+    else:
+        lines.append("ops: []")
+    return "\n".join(lines) + "\n"
+
+
+def write_baseline(path, baseline: Baseline) -> Path:
+    """Render and write ``baseline`` to ``path`` atomically."""
+    return atomic_write_text(path, render(baseline))
+
+
+# --------------------------------------------------------------------------- parsing
+def read_baseline(path) -> Baseline:
+    """Read a baseline file; anything malformed raises ``ConfigError(path, problem)``."""
+    import yaml
+
+    path = Path(path)
+    where = os.fspath(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(where, f"baseline is not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise ConfigError(where, f"cannot read baseline: {exc.strerror or exc}") from None
+    try:
+        data = yaml.load(text, Loader=_safe_loader(yaml))
+    except yaml.YAMLError as exc:
+        raise ConfigError(where, f"baseline is not valid YAML: {exc}") from None
+    return baseline_from_data(data, where)
+
+
+def _safe_loader(yaml):
+    """libyaml's CSafeLoader (5x faster on a 5,000-line baseline) when it is consistent with the
+    ``yaml`` package, else the pure-Python SafeLoader. After ``yaml`` is imported a second time
+    (pytester's in-process runs restore ``sys.modules``), the cached C extension still builds
+    nodes of the first import's classes and every document fails with "could not determine a
+    constructor for the tag None"."""
+    c = getattr(yaml, "_yaml", None)
+    if c is not None and getattr(yaml, "CSafeLoader", None) is not None and all(
+            getattr(c, n, None) is getattr(yaml.nodes, n)
+            for n in ("MappingNode", "SequenceNode", "ScalarNode")):
+        return yaml.CSafeLoader
+    return yaml.SafeLoader
+
+
+def baseline_from_data(data, where: str) -> Baseline:
+    """Validate a loaded YAML document and build the ``Baseline``."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ConfigError(where, f"not an accuracy baseline (expected 'format: {FORMAT}')")
+    if data.get("version") != VERSION:
+        raise ConfigError(where, f"baseline version {data.get('version')!r} is not supported "
+                                 f"(this pytest-ascend-accuracy reads version {VERSION})")
+    env = data.get("environment")
+    if not isinstance(env, dict) or not all(isinstance(k, str) for k in env):
+        raise ConfigError(where, "'environment' must be a mapping of names to values")
+    info = data.get("info") or {}
+    if not isinstance(info, dict):
+        raise ConfigError(where, "'info' must be a mapping")
+    ops_data = data.get("ops")
+    if not isinstance(ops_data, list):
+        raise ConfigError(where, "'ops' must be a list of operator lines")
+    ops = tuple(_op_from(item, i, where) for i, item in enumerate(ops_data))
+    keys = [op.key for op in ops]
+    if len(set(keys)) != len(keys):
+        dup = next(k for k in keys if keys.count(k) > 1)
+        raise ConfigError(where, f"operator {dup[0]!r} slot {dup[1]!r} is listed twice")
+    return Baseline(environment=_plain(env), inputs=_inputs_from(data.get("inputs"), where),
+                    ops=ops, info=_plain(info))
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _number(item: dict, key: str, where: str, line: int, kind=float):
+    value = item.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(where, f"ops line {line + 1}: {key} must be a number, got {value!r}")
+    if kind is int:
+        if isinstance(value, float) or value < 0:
+            raise ConfigError(where, f"ops line {line + 1}: {key} must be a count, got {value!r}")
+        return int(value)
+    return float(value)
+
+
+def _op_from(item, line: int, where: str) -> OpBaseline:
+    if not isinstance(item, dict):
+        raise ConfigError(where, f"ops line {line + 1}: expected a mapping, got {item!r}")
+    op, slot = item.get("op"), item.get("slot", "output:0")
+    if not isinstance(op, str) or not op or not isinstance(slot, str):
+        raise ConfigError(where, f"ops line {line + 1}: needs 'op' and 'slot' strings")
+    compared = item.get("compared", True)
+    if compared is False:
+        return OpBaseline(op=op, slot=slot, compared=False)
+    if compared is not True:
+        raise ConfigError(where, f"ops line {line + 1}: compared must be true or false")
+    return OpBaseline(op=op, slot=slot, cosine=_number(item, "cosine", where, line),
+                      rel_l2=_number(item, "rel_l2", where, line),
+                      max_abs=_number(item, "max_abs", where, line),
+                      nan=_number(item, "nan", where, line, int),
+                      inf=_number(item, "inf", where, line, int))
+
+
+def _inputs_from(data, where: str) -> InputSpec:
+    if not isinstance(data, dict):
+        raise ConfigError(where, "'inputs' must be a mapping (seed, input_shape, stored, tensors)")
+    seed, stored = data.get("seed"), data.get("stored", False)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ConfigError(where, f"inputs.seed must be an integer or null, got {seed!r}")
+    if not isinstance(stored, bool):
+        raise ConfigError(where, "inputs.stored must be true or false")
+    shape = data.get("input_shape")
+    if shape is not None:
+        if not isinstance(shape, dict) or not all(
+                isinstance(v, list) and all(isinstance(d, int) for d in v) for v in shape.values()):
+            raise ConfigError(where, "inputs.input_shape must map input names to lists of ints")
+        shape = tuple((str(k), tuple(v)) for k, v in shape.items())
+    tensors = []
+    for i, t in enumerate(data.get("tensors") or []):
+        if not (isinstance(t, dict) and isinstance(t.get("name"), str)
+                and isinstance(t.get("dtype"), str) and isinstance(t.get("sha256"), str)
+                and isinstance(t.get("shape"), list)
+                and all(isinstance(d, int) and not isinstance(d, bool) for d in t["shape"])):
+            raise ConfigError(where, f"inputs.tensors[{i}] needs name, dtype, shape (ints), sha256")
+        tensors.append(TensorSpec(t["name"], t["dtype"], tuple(t["shape"]), t["sha256"]))
+    if seed is None and not stored:
+        raise ConfigError(where, "inputs have no seed and are not stored: random unseeded inputs "
+                                 "cannot be reproduced")
+    return InputSpec(seed=seed, tensors=tuple(tensors), input_shape=shape, stored=stored)
+
+
+__all__ = ["FORMAT", "VERSION", "ENVIRONMENT_KEYS", "OpBaseline", "TensorSpec", "InputSpec",
+           "Baseline", "BaselineWriteError", "ops_from_result", "render", "write_baseline",
+           "read_baseline", "atomic_write_text", "round_cosine", "round_error", "quote"]

@@ -1,0 +1,252 @@
+"""``ascend-accuracy`` console script.
+
+Subcommands are registered as ``Command`` values (a name, a help line, a function that adds
+the arguments and a function that runs them and returns the exit status), so another module
+can add one with ``register(Command(...))`` before ``main`` builds the parser.
+
+Exit status: 0 passed, 1 accuracy failure, 2 bad input or usage (the message names the file
+and the problem; no traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Sequence
+
+from ..errors import AscendAccuracyError, ConfigError
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+PROG = "ascend-accuracy"
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: ``configure(parser)`` adds its arguments, ``run(args) -> int``."""
+
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+_COMMANDS: Dict[str, Command] = {}
+
+
+def register(command: Command) -> Command:
+    """Add (or replace) a subcommand."""
+    _COMMANDS[command.name] = command
+    return command
+
+
+# --------------------------------------------------------------------------- shared options
+def _threshold_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threshold", type=float, default=0.95,
+                   help="threshold for --metric (default 0.95 for cosine)")
+    p.add_argument("--metric", default="cosine",
+                   choices=["cosine", "rel_l2", "max_abs", "mean_abs", "rmse", "max_rel",
+                            "mean_rel", "acc_rel", "kl"],
+                   help="metric judged (cosine: at least the threshold; others: at most)")
+    p.add_argument("--per-op", action="append", default=[], metavar="NAME=T",
+                   help="threshold for one op name or glob (repeatable)")
+    p.add_argument("--ignore", action="append", default=[], metavar="NAME",
+                   help="op name or glob not judged (repeatable)")
+    p.add_argument("--csv", metavar="OUT", help="write the msaccucmp-compatible CSV")
+    p.add_argument("--json", metavar="OUT", help="write the result as JSON (re-judgeable)")
+    p.add_argument("--html", metavar="OUT", help="write a self-contained HTML report")
+
+
+def _per_op(items: Sequence[str]) -> Dict[str, float]:
+    out = {}
+    for item in items:
+        name, sep, value = item.rpartition("=")
+        if not sep or not name:
+            raise ConfigError("--per-op", f"expected NAME=THRESHOLD, got {item!r}")
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise ConfigError("--per-op", f"threshold of {name!r} is not a number: {value!r}") from None
+    return out
+
+
+def _judge_and_report(result, args, golden=None) -> int:
+    """Judge, write the requested reports, print the block. With the ``golden`` DumpSet the
+    hint also looks at the failing ops' golden operands (fp16 range)."""
+    from ..report.csv_report import write_csv
+    from ..report.failure_text import failure_text, summary_text
+    from ..report.html_report import write_html
+    from ..report.json_report import write_json
+
+    verdict = result.judge(args.threshold, _per_op(args.per_op), tuple(args.ignore), args.metric)
+    csv_path = write_csv(result, args.csv, verdict) if args.csv else None
+    if args.json:
+        write_json(result, args.json, verdict)
+    if args.html:
+        write_html(result, args.html, verdict)
+    ranges = ()
+    if golden is not None and not verdict.passed:
+        from ..compare.fp16_range import golden_inputs_past_fp16
+        ranges = golden_inputs_past_fp16(
+            golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
+    text = (summary_text(result, verdict, csv_path=csv_path) if verdict.passed
+            else failure_text(result, verdict, csv_path=csv_path, report_how="pass --csv OUT",
+                              range_inputs=ranges))
+    print(text)
+    return EXIT_OK if verdict.passed else EXIT_FAILED
+
+
+# --------------------------------------------------------------------------- progress
+class ProgressLine:
+    """A single updating stderr line (``\\r``), drawn at most every ``interval`` seconds and
+    only after ``delay`` seconds, so short comparisons print nothing."""
+
+    def __init__(self, stream, *, delay: float = 1.0, interval: float = 0.2):
+        self.stream = stream
+        self.delay, self.interval = delay, interval
+        self.start = time.monotonic()
+        self.last = float("-inf")
+        self.drawn = False
+
+    def __call__(self, p) -> None:
+        now = time.monotonic() - self.start
+        final = p.done == p.total
+        if now < self.delay or (now - self.last < self.interval and not final):
+            return
+        self.last = now
+        gb = 1e9
+        name = p.op_name if len(p.op_name) <= 40 else p.op_name[:37] + "..."
+        line = (f"comparing {p.done}/{p.total} tensors ({p.bytes_done / gb:.2f} of "
+                f"{p.bytes_total / gb:.2f} GB, {now:.1f} s) {name}")
+        self.stream.write("\r" + line.ljust(100)[:100])
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        if self.drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# --------------------------------------------------------------------------- compare
+def _configure_compare(p: argparse.ArgumentParser) -> None:
+    p.add_argument("actual", help="actual dump: Ascend dump tree, leaf dir, file or npy dir")
+    p.add_argument("golden", help="golden dump (npy dir of ONNX outputs, or any dump)")
+    _threshold_options(p)
+    p.add_argument("--om-json", metavar="F", help="atc --mode=1 JSON of the actual model "
+                   "(fused-op original names, op order)")
+    p.add_argument("--model-name", help="model name to pick in a dump tree with several")
+    p.add_argument("--mapping", metavar="F", help="JSON object {actual op: golden op}")
+    p.add_argument("--inputs", action="store_true", help="also compare op inputs")
+    p.add_argument("--no-kl", action="store_true", help="skip the KL divergence (faster)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="tensor pairs compared in parallel threads (default 1)")
+    p.add_argument("--progress", action="store_true",
+                   help="always draw the progress line (default: only on a terminal)")
+
+
+def _read_mapping(path: str) -> Dict[str, str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read mapping: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ConfigError(path, f"mapping is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                             for k, v in data.items()):
+        raise ConfigError(path, "mapping must be a JSON object of op name strings")
+    return data
+
+
+def _run_compare(args: argparse.Namespace) -> int:
+    from ..compare.engine import compare_dumps
+    from ..dump.loader import load_dump
+
+    mapping = _read_mapping(args.mapping) if args.mapping else None
+    actual = load_dump(args.actual, om_json=args.om_json, model_name=args.model_name)
+    golden = load_dump(args.golden)
+    progress = None
+    if args.progress or sys.stderr.isatty():
+        progress = ProgressLine(sys.stderr, delay=0.0 if args.progress else 1.0)
+    try:
+        result = compare_dumps(actual, golden, mapping=mapping, progress=progress,
+                               compare_inputs=args.inputs, kl=not args.no_kl,
+                               workers=max(1, args.workers))
+    finally:
+        if progress is not None:
+            progress.close()
+    return _judge_and_report(result, args, golden)
+
+
+register(Command("compare", "compare an actual dump with a golden dump", _configure_compare,
+                 _run_compare))
+
+
+# --------------------------------------------------------------------------- judge
+def _configure_judge(p: argparse.ArgumentParser) -> None:
+    p.add_argument("result", help="a JSON result written by `compare --json`")
+    _threshold_options(p)
+
+
+def _run_judge(args: argparse.Namespace) -> int:
+    from ..compare.result import CompareResult
+
+    return _judge_and_report(CompareResult.load(args.result), args)
+
+
+register(Command("judge", "judge a saved JSON result again under other thresholds (no dumps read)",
+                 _configure_judge, _run_judge))
+
+
+# --------------------------------------------------------------------------- main
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors: status 2, one line, no traceback
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+#: modules that register further subcommands (imported when the parser is built)
+COMMAND_MODULES = ("diagnose",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    import importlib
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(f"{__package__}.{module}")
+    parser = _Parser(prog=PROG, description="Accuracy comparison of Ascend NPU dumps against "
+                     "golden dumps (msaccucmp-compatible metrics and CSV).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+    for cmd in _COMMANDS.values():
+        p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
+        cmd.configure(p)
+        p.set_defaults(_run=cmd.run)
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    """Run the console script; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    try:
+        return int(args._run(args))
+    except AscendAccuracyError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as exc:
+        where = exc.filename if exc.filename else ""
+        print(f"{PROG}: error: {where}{': ' if where else ''}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""``ascend-accuracy diagnose MODEL``: the debugging flow from the shell (see ``triage``)."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Dict, List
+
+import numpy as np
+
+from .app import EXIT_FAILED, EXIT_OK, Command, register
+from ..errors import ConfigError
+
+
+def _configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="the ONNX model")
+    p.add_argument("--inputs", action="append", default=[], metavar="NAME=FILE.npy | FILE.npz",
+                   help="model inputs (repeatable); default: seeded random inputs")
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
+    p.add_argument("--input-shape", metavar="'in1:1,3,224,224;in2:1,10'",
+                   help="input shapes, ATC syntax (needed for dynamic dimensions)")
+    p.add_argument("--threshold", type=float, default=0.95, help="cosine threshold (default 0.95)")
+    p.add_argument("--metric", default="cosine", help="metric judged (default cosine)")
+    p.add_argument("--budget", type=int, default=32,
+                   help="most new conversions to spend (cached ones are free; default 32)")
+    p.add_argument("--out", metavar="DIR", help="write the fix files and reports here")
+    p.add_argument("--cache-dir", default=".ascend-accuracy", help="conversion/golden cache")
+    p.add_argument("--backend", choices=["emulator", "ascend"], default="emulator")
+    p.add_argument("--device", type=int, default=0, help="Ascend device id (backend ascend)")
+    p.add_argument("--soc-version", help="ATC --soc_version (backend ascend)")
+    p.add_argument("--fault", action="append", default=[], metavar="KIND:TARGET[:EFFECT[:AMOUNT]]",
+                   help="emulator only, for demonstrations: inject a fault (kind op|rule|buffer|input)")
+
+
+def _read_inputs(items: List[str]) -> Dict[str, np.ndarray]:
+    inputs: Dict[str, np.ndarray] = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        if not sep:
+            path = item
+            if not path.endswith(".npz"):
+                raise ConfigError("--inputs", f"{item!r}: give NAME=FILE.npy or a FILE.npz")
+            try:
+                with np.load(path, allow_pickle=False) as data:
+                    inputs.update({k: np.array(data[k]) for k in data.files})
+            except (OSError, ValueError) as exc:
+                raise ConfigError(path, f"cannot read inputs: {exc}") from exc
+            continue
+        try:
+            inputs[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(path, f"cannot read input {name!r}: {exc}") from exc
+    return inputs
+
+
+def _faults(specs: List[str]):
+    from ..backends.emulator.faults import Fault
+
+    out = []
+    for spec in specs:
+        parts = spec.split(":")
+        if len(parts) < 2:
+            raise ConfigError("--fault", f"{spec!r}: expected KIND:TARGET[:EFFECT[:AMOUNT]]")
+        kind, target = parts[0], parts[1]
+        effect = parts[2] if len(parts) > 2 else ("scale" if kind == "input" else "noise")
+        amount = float(parts[3]) if len(parts) > 3 else (0.5 if kind == "input" else 1.0)
+        out.append(Fault(kind, target, effect, amount))
+    return out
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..core.cache import Cache
+    from ..triage.flow import diagnose
+    from ..triage.report import text
+
+    if not os.path.isfile(args.model):
+        raise ConfigError(args.model, "no such model file")
+    cache = Cache(Path(args.cache_dir))
+    if args.backend == "ascend":
+        if args.fault:
+            raise ConfigError("--fault", "faults exist only in the emulator backend")
+        from ..backends.ascend import AscendBackend
+        backend = AscendBackend(cache, device_id=args.device, soc_version=args.soc_version)
+    else:
+        from ..backends.emulator import EmulatorBackend
+        backend = EmulatorBackend(cache, faults=_faults(args.fault))
+    inputs = _read_inputs(args.inputs) or None
+
+    def progress(message: str) -> None:
+        print(f"[diagnose] {message}", file=sys.stderr, flush=True)
+
+    try:
+        d = diagnose(args.model, inputs, backend, args.threshold, budget=args.budget, cache=cache,
+                     input_shape=args.input_shape, metric=args.metric, seed=args.seed,
+                     out_dir=args.out, progress=progress)
+    finally:
+        close = getattr(backend, "close", None)
+        if close:
+            close()
+    sys.stdout.write(text(d))
+    return EXIT_OK if d.fixed else EXIT_FAILED
+
+
+register(Command("diagnose", "walk the precision-debugging flow for a model and name the fix",
+                 _configure, _run))

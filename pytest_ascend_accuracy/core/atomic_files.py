@@ -1,0 +1,82 @@
+"""Writing a file or directory so that no reader ever sees half of it, and cleaning up after
+writers that were killed (SIGKILL, power loss) before they could rename their work into place.
+
+Temp names carry the writer's process id (``.{name}.{pid}-{token}.tmp``); a later writer removes
+the ones whose process no longer runs, and leaves live writers' files alone.
+"""
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+from typing import List
+
+from ..errors import AscendAccuracyError
+
+
+class BaselineWriteError(AscendAccuracyError, OSError):
+    """A baseline (or its stored inputs) could not be written: names the file and the problem.
+    Nothing half-written is left behind."""
+
+    def __init__(self, path, problem: str):
+        self.path = os.fspath(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id exists on this machine."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return pid > 0
+    return True
+
+
+def dead_writer_leftovers(directory: Path, prefix: str, suffix: str = "") -> List[Path]:
+    """Hidden ``{prefix}{pid}-{token}{suffix}`` entries in ``directory`` whose writing process
+    no longer runs (it was killed mid-write); live writers' entries are left alone."""
+    out = []
+    try:
+        entries = list(directory.iterdir())
+    except OSError:
+        return out
+    for p in entries:
+        name = p.name
+        if not name.startswith(prefix) or not name.endswith(suffix):
+            continue
+        pid = name[len(prefix):len(name) - len(suffix)].split("-", 1)[0]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            out.append(p)
+    return out
+
+
+def atomic_write_text(path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a hidden temp file in the same directory, fsynced and
+    renamed into place: readers see the old file or the new one, never a part. Temp files of
+    writers that were killed before renaming are removed."""
+    path = Path(path)
+    tmp = path.parent / f".{path.name[:180]}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for stale in dead_writer_leftovers(path.parent, f".{path.name[:180]}.", ".tmp"):
+            stale.unlink()
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        if isinstance(exc, OSError) and not isinstance(exc, AscendAccuracyError):
+            raise BaselineWriteError(path, f"cannot write baseline: {exc.strerror or exc}") from exc
+        raise
+    return path
+
+
+__all__ = ["BaselineWriteError", "atomic_write_text", "dead_writer_leftovers", "pid_alive"]

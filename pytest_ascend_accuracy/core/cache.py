@@ -1,0 +1,159 @@
+"""Content-addressed, process-safe store for converted models and golden dumps.
+
+An entry is a directory ``ROOT/<namespace>/<key[:2]>/<key>`` built by a callback into a private
+temporary directory and renamed into place only when the callback succeeded, with a manifest of
+its files' sizes and sha256. One ``filelock`` per key makes exactly one process (xdist worker)
+build while the others wait and then reuse it. A killed build leaves only a ``.tmp-*`` directory
+that the next builder of that key removes; an entry whose files no longer match its manifest is
+reported as corrupt and rebuilt. Nothing is ever half-written in place.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Optional, Set
+
+from ..errors import CacheError
+
+MANIFEST = ".manifest.json"
+_LOCKS = ".locks"
+
+
+def make_key(**parts) -> str:
+    """sha256 over a canonical JSON rendering of the parts (model hash, mode, versions...)."""
+    blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(chunk), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class CacheStats:
+    hits: int = 0
+    misses: int = 0
+    rebuilt: int = 0
+
+    def as_dict(self) -> Dict[str, int]:
+        return {"hits": self.hits, "misses": self.misses, "rebuilt": self.rebuilt}
+
+
+@dataclass
+class Cache:
+    root: Path
+    lock_timeout: float = 3600.0
+    stats: CacheStats = field(default_factory=CacheStats)
+    _verified: Set[Path] = field(default_factory=set, repr=False)
+
+    def __post_init__(self):
+        self.root = Path(self.root)
+
+    def entry_path(self, namespace: str, key: str) -> Path:
+        _check_component(namespace, "namespace")
+        _check_component(key, "key")
+        return self.root / namespace / key[:2] / key
+
+    def lookup(self, namespace: str, key: str) -> Optional[Path]:
+        """The entry if it exists and is intact, else None (never builds)."""
+        path = self.entry_path(namespace, key)
+        return path if self._intact(path) else None
+
+    def get_or_build(self, namespace: str, key: str, build: Callable[[Path], None]) -> Path:
+        """Return the entry for ``key``, building it with ``build(tmpdir)`` if needed."""
+        final = self.entry_path(namespace, key)
+        if self._intact(final):
+            self.stats.hits += 1
+            return final
+        try:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            lock_dir = self.root / _LOCKS
+            lock_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheError(f"cache directory {self.root}: cannot create entries ({exc.strerror or exc})") from exc
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(str(lock_dir / f"{namespace}-{key}.lock"))
+        try:
+            with lock.acquire(timeout=self.lock_timeout):
+                if self._intact(final):  # another process built it while we waited
+                    self.stats.hits += 1
+                    return final
+                if final.exists():  # corrupt or unfinished by an old layout: rebuild
+                    self.stats.rebuilt += 1
+                    shutil.rmtree(final, ignore_errors=True)
+                self._remove_stale_tmp(final)
+                tmp = final.parent / f".tmp-{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+                tmp.mkdir()
+                try:
+                    build(tmp)
+                    _write_manifest(tmp)
+                    os.rename(tmp, final)
+                except BaseException:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    raise
+                self._verified.add(final)
+                self.stats.misses += 1
+                return final
+        except Timeout as exc:
+            raise CacheError(f"cache entry {final}: lock {lock.lock_file} still held after "
+                             f"{self.lock_timeout:.0f}s") from exc
+        except OSError as exc:
+            if isinstance(exc, CacheError):
+                raise
+            raise CacheError(f"cache entry {final}: {exc.strerror or exc}") from exc
+
+    # -- integrity ---------------------------------------------------------------------------
+    def _intact(self, path: Path) -> bool:
+        manifest = path / MANIFEST
+        try:
+            with open(manifest, encoding="utf-8") as f:
+                files = json.load(f)["files"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        full = path not in self._verified  # hash once per process, sizes every time
+        try:
+            for rel, (size, digest) in files.items():
+                p = path / rel
+                if p.stat().st_size != size:
+                    return False
+                if full and file_sha256(p) != digest:
+                    return False
+        except (OSError, ValueError, TypeError):
+            return False
+        self._verified.add(path)
+        return True
+
+    def _remove_stale_tmp(self, final: Path) -> None:
+        # we hold the key's lock, so any .tmp dir of this key belongs to a dead builder
+        for stale in final.parent.glob(f".tmp-{final.name}-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _write_manifest(directory: Path) -> None:
+    files = {}
+    for p in sorted(directory.rglob("*")):
+        if p.is_file() and p.name != MANIFEST:
+            files[p.relative_to(directory).as_posix()] = [p.stat().st_size, file_sha256(p)]
+    data = json.dumps({"files": files, "created": time.time()}, indent=1)
+    tmp = directory / (MANIFEST + ".part")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, directory / MANIFEST)
+
+
+def _check_component(value: str, what: str) -> None:
+    if not value or "/" in value or "\\" in value or value in (".", "..") or value.startswith("."):
+        raise CacheError(f"invalid cache {what} {value!r}")

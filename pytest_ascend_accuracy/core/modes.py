@@ -1,0 +1,230 @@
+"""Conversion modes: immutable values that say how a model is converted.
+
+A ``Mode`` mirrors the ATC options that matter for accuracy (reference §5) and renders them as
+ATC arguments plus the config files they point to. Presets: ``default`` (ATC default,
+``force_fp16``), ``high_precision`` (``allow_fp32_to_fp16``), ``buffer_off``, ``fusion_off``;
+``keep_dtype(ops)`` keeps named ops (or ``OpType::X`` entries) in their original dtype. Modes
+combine with ``|``: ``FUSION_OFF | keep_dtype(["Mul_3"])``.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
+
+from ..errors import ConfigError
+
+#: ``--precision_mode`` values documented for ATC (reference §5).
+PRECISION_MODES = (
+    "force_fp16",
+    "allow_fp32_to_fp16",
+    "must_keep_origin_dtype",
+    "force_fp32",
+    "cube_fp16in_fp32out",
+    "allow_mix_precision",
+    "allow_mix_precision_fp16",
+    "allow_mix_precision_bf16",
+    "allow_fp32_to_bf16",
+)
+#: precision modes under which ATC keeps fp32 for vector ops (high precision family).
+HIGH_PRECISION_MODES = frozenset(
+    {"allow_fp32_to_fp16", "must_keep_origin_dtype", "force_fp32", "cube_fp16in_fp32out"}
+)
+#: modes in which ATC ignores ``--keep_dtype`` (reference §5).
+KEEP_DTYPE_IGNORED = frozenset({"must_keep_origin_dtype"})
+BUFFER_OPTIMIZE = ("l2_optimize", "l1_optimize", "off_optimize")
+DEFAULT_PRECISION = "force_fp16"
+DEFAULT_BUFFER = "l2_optimize"
+
+KEEP_DTYPE_FILE = "keep_dtype.cfg"
+FUSION_SWITCH_FILE = "fusion_switch.cfg"
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way of converting a model. Immutable and hashable; ``key()`` is stable across runs."""
+
+    precision_mode: str = DEFAULT_PRECISION
+    keep_dtype: Tuple[str, ...] = ()
+    buffer_optimize: str = DEFAULT_BUFFER
+    fusion: bool = True
+    #: individual fusion rules switched off while fusion stays on (GraphFusion/UBFusion names).
+    fusion_rules_off: Tuple[str, ...] = ()
+    #: extra ATC arguments as (option, value) pairs, e.g. (("op_select_implmode", "high_precision"),)
+    extra: Tuple[Tuple[str, str], ...] = ()
+    label: Optional[str] = field(default=None, compare=False)
+
+    def __post_init__(self):
+        if self.precision_mode not in PRECISION_MODES:
+            raise ConfigError("mode", f"unknown precision_mode {self.precision_mode!r}; "
+                              f"known: {', '.join(PRECISION_MODES)}")
+        if self.buffer_optimize not in BUFFER_OPTIMIZE:
+            raise ConfigError("mode", f"unknown buffer_optimize {self.buffer_optimize!r}; "
+                              f"known: {', '.join(BUFFER_OPTIMIZE)}")
+        object.__setattr__(self, "keep_dtype", _clean_names(self.keep_dtype, "keep_dtype"))
+        object.__setattr__(self, "fusion_rules_off",
+                           _clean_names(self.fusion_rules_off, "fusion_rules_off"))
+        object.__setattr__(self, "extra", tuple(sorted((str(k).lstrip("-"), str(v))
+                                                       for k, v in self.extra)))
+
+    # -- identity -------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """Readable id, used for test ids (``default``, ``high_precision``, ``fusion_off+keep_dtype``)."""
+        if self.label:
+            return self.label
+        parts = []
+        if self.precision_mode == "allow_fp32_to_fp16":
+            parts.append("high_precision")
+        elif self.precision_mode != DEFAULT_PRECISION:
+            parts.append(self.precision_mode)
+        if self.buffer_optimize == "off_optimize":
+            parts.append("buffer_off")
+        elif self.buffer_optimize != DEFAULT_BUFFER:
+            parts.append(self.buffer_optimize)
+        if not self.fusion:
+            parts.append("fusion_off")
+        if self.fusion_rules_off:
+            parts.append("rules_off(" + ",".join(self.fusion_rules_off) + ")")
+        if self.keep_dtype:
+            parts.append("keep_dtype(" + ",".join(self.keep_dtype) + ")")
+        if self.extra:
+            parts.append("+".join(f"{k}={v}" for k, v in self.extra))
+        return "+".join(parts) or "default"
+
+    def key(self) -> Dict[str, object]:
+        """Canonical, JSON-serialisable description used in cache keys (label excluded)."""
+        return {
+            "precision_mode": self.precision_mode,
+            "keep_dtype": list(self.keep_dtype),
+            "buffer_optimize": self.buffer_optimize,
+            "fusion": self.fusion,
+            "fusion_rules_off": list(self.fusion_rules_off),
+            "extra": [list(p) for p in self.extra],
+        }
+
+    @property
+    def is_high_precision(self) -> bool:
+        return self.precision_mode in HIGH_PRECISION_MODES
+
+    def __str__(self) -> str:
+        return self.name
+
+    # -- combination ------------------------------------------------------------------------
+    def __or__(self, other: "Mode") -> "Mode":
+        """Combine two modes: non-default settings of either win; keep_dtype lists are merged."""
+        if not isinstance(other, Mode):
+            return NotImplemented
+        prec = other.precision_mode if other.precision_mode != DEFAULT_PRECISION else self.precision_mode
+        buf = other.buffer_optimize if other.buffer_optimize != DEFAULT_BUFFER else self.buffer_optimize
+        return Mode(
+            precision_mode=prec,
+            keep_dtype=self.keep_dtype + other.keep_dtype,
+            buffer_optimize=buf,
+            fusion=self.fusion and other.fusion,
+            fusion_rules_off=self.fusion_rules_off + other.fusion_rules_off,
+            extra=tuple(dict(self.extra + other.extra).items()),
+        )
+
+    def with_keep_dtype(self, ops: Iterable[str]) -> "Mode":
+        return replace(self, keep_dtype=tuple(ops), label=None)
+
+    def keeps_fp32(self, op_name: str, op_type: str) -> bool:
+        """Whether ATC would keep this op in its original dtype under this mode's keep_dtype."""
+        if self.precision_mode in KEEP_DTYPE_IGNORED:
+            return True
+        return op_name in self.keep_dtype or f"OpType::{op_type}" in self.keep_dtype
+
+    # -- rendering for ATC ------------------------------------------------------------------
+    def config_files(self) -> Dict[str, str]:
+        """Config files this mode needs, as {file name: text}. Empty for plain modes."""
+        files: Dict[str, str] = {}
+        if self.keep_dtype:
+            files[KEEP_DTYPE_FILE] = "".join(op + "\n" for op in self.keep_dtype)
+        if not self.fusion or self.fusion_rules_off:
+            files[FUSION_SWITCH_FILE] = fusion_switch_json(self.fusion, self.fusion_rules_off)
+        return files
+
+    def atc_options(self, config_dir: Optional[str] = None) -> List[Tuple[str, str]]:
+        """ATC options as (name, value) pairs, names without dashes, config files under config_dir."""
+        import os
+
+        def at(name):
+            return os.path.join(config_dir, name) if config_dir else name
+
+        opts: List[Tuple[str, str]] = [("precision_mode", self.precision_mode)]
+        if self.keep_dtype:
+            opts.append(("keep_dtype", at(KEEP_DTYPE_FILE)))
+        if self.buffer_optimize != DEFAULT_BUFFER:
+            opts.append(("buffer_optimize", self.buffer_optimize))
+        if not self.fusion or self.fusion_rules_off:
+            opts.append(("fusion_switch_file", at(FUSION_SWITCH_FILE)))
+        opts.extend(self.extra)
+        return opts
+
+
+def fusion_switch_json(fusion: bool, rules_off: Iterable[str] = ()) -> str:
+    """The fusion switch file: ``ALL: off`` for both GraphFusion and UBFusion when fusion is off,
+    otherwise individual rules switched off (reference §5)."""
+    graph: Dict[str, str] = {}
+    ub: Dict[str, str] = {}
+    if not fusion:
+        graph["ALL"] = "off"
+        ub["ALL"] = "off"
+    for rule in rules_off:
+        # "UBFusion:Name" / "GraphFusion:Name" select the section; bare names go to GraphFusion.
+        section, _, rule_name = rule.rpartition(":")
+        (ub if section == "UBFusion" else graph)[rule_name] = "off"
+    switch = {}
+    if graph:
+        switch["GraphFusion"] = graph
+    if ub:
+        switch["UBFusion"] = ub
+    return json.dumps({"Switch": switch}, indent=2, sort_keys=False) + "\n"
+
+
+def _clean_names(values, what) -> Tuple[str, ...]:
+    if isinstance(values, str):
+        values = [values]
+    out = []
+    for v in values:
+        if not isinstance(v, str) or not v.strip() or "\n" in v:
+            raise ConfigError("mode", f"{what} entries must be non-empty single-line strings, got {v!r}")
+        if v not in out:
+            out.append(v)
+    return tuple(out)
+
+
+DEFAULT = Mode(label="default")
+HIGH_PRECISION = Mode(precision_mode="allow_fp32_to_fp16", label="high_precision")
+BUFFER_OFF = Mode(buffer_optimize="off_optimize", label="buffer_off")
+FUSION_OFF = Mode(fusion=False, label="fusion_off")
+PRESETS: Mapping[str, Mode] = {
+    "default": DEFAULT,
+    "high_precision": HIGH_PRECISION,
+    "buffer_off": BUFFER_OFF,
+    "fusion_off": FUSION_OFF,
+}
+
+
+def keep_dtype(ops: Iterable[str], base: Mode = DEFAULT) -> Mode:
+    """A mode that keeps these ops (names or ``OpType::X``) in their original dtype."""
+    return replace(base, keep_dtype=tuple(ops), label=None)
+
+
+def resolve_mode(mode: Union[None, str, Mode], where: Optional[str] = None) -> Mode:
+    """Turn a preset name or Mode into a Mode; None means ``default``."""
+    if mode is None:
+        return DEFAULT
+    if isinstance(mode, Mode):
+        return mode
+    if isinstance(mode, str):
+        if mode in PRESETS:
+            return PRESETS[mode]
+        if "+" in mode:  # combination of preset names, e.g. "buffer_off+fusion_off"
+            result = DEFAULT
+            for part in mode.split("+"):
+                result = result | resolve_mode(part, where)
+            return replace(result, label=mode)
+        raise ConfigError(where, f"unknown mode {mode!r}; known: {', '.join(PRESETS)}")
+    raise ConfigError(where, f"a mode is a preset name or a Mode object, got {type(mode).__name__}")

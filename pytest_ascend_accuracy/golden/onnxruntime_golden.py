@@ -1,0 +1,138 @@
+"""Golden dumps: the model run by onnxruntime in float32, every node's inputs and outputs saved.
+
+The model is prepared first (``graph.prepare.prepare_model``: node names normalised, input shapes
+applied, taken ``If`` branches inlined), every node output is marked as a graph output, and
+onnxruntime runs it with graph optimisations OFF so that every node survives under its own
+name. Each node's outputs and inputs are written as they come, in node order, in the ONNX
+golden naming of msit (``{name}.{j}.{ts}.npy``, ``input_{name}.{i}.{ts}.npy``, reference §7);
+a tensor is dropped from memory after its last consumer is written, so there is never more
+than the one copy onnxruntime returned. Tensor indices count present tensors only: an omitted
+optional input or output (empty name) is skipped, as the emulator numbers them too.
+
+The dump lives in the cache under ``golden/<key>``, key = model bytes hash + input bytes hash
++ onnxruntime version + input_shape, and is built once per key (process-safe, see cache.py).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Dict, List, Mapping
+
+import numpy as np
+
+from ..core.cache import Cache, make_key
+from ..dump.model import DumpSet
+from ..errors import BackendError
+from ..graph.onnx_graph import (inputs_digest, mark_all_outputs, model_digest, model_label,
+                                ort_session, ort_version, parse_input_shape)
+from ..graph.prepare import prepare_model
+
+#: bump when the layout or content of golden entries changes
+GOLDEN_FORMAT = 1
+DUMP_DIR = "npy"
+INFO_FILE = "golden.json"
+
+
+def golden_key(model, inputs: Mapping[str, np.ndarray], input_shape=None) -> str:
+    shapes = parse_input_shape(input_shape)
+    return make_key(kind="golden", format=GOLDEN_FORMAT, model=model_digest(model),
+                    inputs=inputs_digest(inputs), onnxruntime=ort_version(),
+                    input_shape={k: list(v) for k, v in (shapes or {}).items()})
+
+
+def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_shape=None) -> DumpSet:
+    """The golden DumpSet of ``model`` on ``inputs`` (built once, then read from the cache)."""
+    from ..dump.loader import load_dump
+
+    arrays = {k: np.asarray(v) for k, v in inputs.items()}
+    key = golden_key(model, arrays, input_shape)
+
+    def build(tmp: Path) -> None:
+        write_golden(model, arrays, tmp, input_shape=input_shape)
+
+    entry = cache.get_or_build("golden", key, build)
+    dump = load_dump(entry / DUMP_DIR)
+    try:
+        info = json.loads((entry / INFO_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        info = {}
+    dump.model_name = dump.model_name or info.get("model_name")
+    dump.meta.update({"backend": "golden", "onnxruntime": info.get("onnxruntime"),
+                      "graph": info.get("graph", {}), "not_dumped": info.get("not_dumped", []),
+                      "output_nodes": info.get("output_nodes", []),
+                      "cache_entry": str(entry)})
+    return dump
+
+
+def write_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, input_shape=None) -> Dict[str, object]:
+    """Run the golden model and write ``directory/npy`` plus ``directory/golden.json``."""
+    import onnx
+
+    from ..dump.npy_dir import NpyDumpWriter
+
+    prepared = prepare_model(model, input_shape=input_shape, inputs=inputs)
+    proto = prepared.model
+    graph = proto.graph
+    names = [o for n in graph.node for o in n.output if o]
+    model_outputs = {o.name for o in graph.output}
+    # nodes producing the model's own outputs: the CSV's IsOutputNode column
+    output_nodes = [n.name for n in graph.node if model_outputs & set(n.output)]
+    mark_all_outputs(proto)
+    try:
+        sess = ort_session(proto.SerializeToString())
+        values_list = sess.run(names, dict(inputs))
+    except Exception as exc:
+        raise BackendError(f"onnxruntime could not run the golden model "
+                           f"{model_label(model)!r}: {exc}") from exc
+    del sess
+    values: Dict[str, object] = dict(zip(names, values_list))
+    del values_list
+    inits = {t.name: t for t in graph.initializer}
+    last_use = _last_use(graph)
+    not_dumped: List[str] = []
+    base_ts = int(time.time() * 1e6)
+    out_dir = Path(directory) / DUMP_DIR
+    with NpyDumpWriter(out_dir) as writer:
+        for index, node in enumerate(graph.node):
+            outs = []
+            for name in (o for o in node.output if o):
+                value = values.get(name)
+                if not isinstance(value, np.ndarray):  # sequences/optionals: not tensors
+                    not_dumped.append(f"{node.name}:{name}")
+                    continue
+                outs.append(value)
+            ins = []
+            for name in (i for i in node.input if i):
+                if name in values:
+                    v = values[name]
+                    if isinstance(v, np.ndarray):
+                        ins.append(v)
+                elif name in inputs:
+                    ins.append(np.asarray(inputs[name]))
+                elif name in inits:
+                    ins.append(onnx.numpy_helper.to_array(inits[name]))
+            writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
+            for name in list(node.input) + list(node.output):
+                if name in values and last_use.get(name, -1) <= index:
+                    del values[name]
+    info = {
+        "model_name": model_label(model),
+        "onnxruntime": ort_version(),
+        "graph": prepared.report.as_dict(),
+        "not_dumped": not_dumped,
+        "nodes": len(graph.node),
+        "output_nodes": output_nodes,
+    }
+    (Path(directory) / INFO_FILE).write_text(json.dumps(info, indent=1), encoding="utf-8")
+    return info
+
+
+def _last_use(graph) -> Dict[str, int]:
+    """Index of the last node that reads (or writes) each tensor."""
+    last: Dict[str, int] = {}
+    for index, node in enumerate(graph.node):
+        for name in list(node.input) + list(node.output):
+            if name:
+                last[name] = index
+    return last

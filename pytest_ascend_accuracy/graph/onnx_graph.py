@@ -1,0 +1,325 @@
+"""ONNX model basics shared by the golden run and the emulator: loading, digests, inputs,
+shapes, marking outputs, onnxruntime sessions. ``prepare.prepare_model`` builds on these.
+
+Real exports are messy (design notes): nodes without names or with duplicate names, dynamic
+input dimensions, ``If`` nodes whose taken branch depends on shapes, ``Loop``/``Scan`` bodies.
+``prepare_model`` turns a model into one that both sides can run and dump the same way:
+
+1. node names normalised (``onnx_names``: ``{op_type}_{index}``, duplicates made unique);
+2. input shapes set from ``input_shape`` (``{name: shape}`` or ATC's ``"a:1,3;b:2"``); a dynamic
+   dimension that is still unresolved raises ``ConfigError`` naming the input and dimension;
+3. ``If`` nodes whose condition is computable (from the given inputs, or from constants and
+   static shapes alone) are replaced by the nodes of the taken branch (``onnx_inline``);
+   ``Loop``/``Scan`` (and ``If`` that could not be inlined) stay as single operators and are
+   listed in the report: their internal tensors are not dumped, nothing is guessed.
+
+``mark_all_outputs`` then makes every node output a graph output (name only; onnxruntime
+accepts outputs without type information). ``make_inputs`` gives deterministic seeded inputs.
+onnx and onnxruntime are imported inside functions so importing this module stays cheap.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import ConfigError
+
+InputShape = Optional[Mapping[str, Sequence[int]]]
+
+
+# -- loading -------------------------------------------------------------------------------
+def load_model(model) -> "onnx.ModelProto":  # noqa: F821
+    """A private copy of ``model`` (a path, serialized bytes or a ModelProto)."""
+    import onnx
+
+    if isinstance(model, onnx.ModelProto):
+        copy = onnx.ModelProto()
+        copy.CopyFrom(model)
+        return copy
+    if isinstance(model, (bytes, bytearray)):
+        try:
+            return onnx.load_from_string(bytes(model))
+        except Exception as exc:  # DecodeError and friends
+            raise ConfigError("model", f"not a valid ONNX model ({exc})") from exc
+    path = os.fspath(model)
+    if not os.path.isfile(path):
+        raise ConfigError(path, "ONNX model file not found")
+    try:
+        return onnx.load(path)
+    except Exception as exc:
+        raise ConfigError(path, f"cannot read ONNX model ({type(exc).__name__}: {exc})") from exc
+
+
+def model_digest(model) -> str:
+    """sha256 of the model's bytes: the file's bytes for a path, the serialization otherwise."""
+    import onnx
+
+    h = hashlib.sha256()
+    if isinstance(model, onnx.ModelProto):
+        h.update(model.SerializeToString())
+    elif isinstance(model, (bytes, bytearray)):
+        h.update(bytes(model))
+    else:
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise ConfigError(path, "ONNX model file not found")
+        try:
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+        except OSError as exc:
+            raise ConfigError(path, f"cannot read ONNX model ({exc.strerror or exc})") from exc
+    return h.hexdigest()
+
+
+def model_label(model, default: str = "model") -> str:
+    """A short name for a model: the file stem for a path, the graph name otherwise."""
+    import onnx
+
+    if isinstance(model, onnx.ModelProto):
+        return model.graph.name or default
+    if isinstance(model, (bytes, bytearray)):
+        return default
+    stem = os.path.splitext(os.path.basename(os.fspath(model)))[0]
+    return stem or default
+
+
+# -- inputs and shapes ---------------------------------------------------------------------
+def graph_inputs(model) -> List[object]:
+    """The real inputs (old exports also list initializers as inputs; those are skipped)."""
+    inits = {t.name for t in model.graph.initializer}
+    return [i for i in model.graph.input if i.name not in inits]
+
+
+def declared_shape(value_info) -> Tuple[Optional[int], ...]:
+    """Declared dims of an input: an int, or None for a dynamic (named or unknown) dim."""
+    t = value_info.type.tensor_type
+    if not t.HasField("shape"):
+        return ()
+    return tuple(d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else None
+                 for d in t.shape.dim)
+
+
+def input_dtype(value_info) -> np.dtype:
+    from onnx import helper
+
+    elem = value_info.type.tensor_type.elem_type
+    try:
+        return np.dtype(helper.tensor_dtype_to_np_dtype(elem))
+    except Exception as exc:
+        raise ConfigError(f"input {value_info.name!r}", f"unsupported element type {elem}") from exc
+
+
+def parse_input_shape(input_shape, where: str = "input_shape") -> Optional[Dict[str, Tuple[int, ...]]]:
+    """``{name: shape}`` or ATC syntax ``"in1:1,3,224,224;in2:1,10"`` -> {name: tuple of ints}."""
+    if input_shape is None:
+        return None
+    if isinstance(input_shape, str):
+        out: Dict[str, Tuple[int, ...]] = {}
+        for part in filter(None, (p.strip() for p in input_shape.split(";"))):
+            name, sep, dims = part.rpartition(":")
+            if not sep or not name:
+                raise ConfigError(where, f"expected 'name:d1,d2,...', got {part!r}")
+            out[name] = _dims(name, dims.split(",") if dims else [], where)
+        return out
+    if not isinstance(input_shape, Mapping):
+        raise ConfigError(where, f"expected a mapping {{input name: shape}} or an ATC string, "
+                                 f"got {type(input_shape).__name__}")
+    return {str(k): _dims(k, v, where) for k, v in input_shape.items()}
+
+
+def _dims(name, dims, where) -> Tuple[int, ...]:
+    try:
+        values = tuple(int(d) for d in dims)
+    except (TypeError, ValueError):
+        raise ConfigError(where, f"shape of input {name!r} must be a sequence of ints, got {dims!r}") from None
+    if any(d <= 0 for d in values):
+        raise ConfigError(where, f"shape of input {name!r} must be positive ints, got {list(values)}")
+    return values
+
+
+def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True,
+                         where: str = "input_shape") -> Dict[str, Tuple[Optional[int], ...]]:
+    """Apply ``input_shape`` to the model's inputs in place and return every input's shape.
+
+    A named input that does not exist, a rank that differs, or a value that contradicts a
+    fixed dimension raises ``ConfigError``; so does a dynamic dimension left unresolved when
+    ``require_static`` (naming the input, the dimension and how to fix it)."""
+    shapes = parse_input_shape(input_shape, where) or {}
+    inputs = {i.name: i for i in graph_inputs(model)}
+    unknown = sorted(set(shapes) - set(inputs))
+    if unknown:
+        raise ConfigError(where, f"no model input named {unknown[0]!r}; inputs: {', '.join(inputs) or '(none)'}")
+    resolved: Dict[str, Tuple[Optional[int], ...]] = {}
+    for name, vi in inputs.items():
+        declared = declared_shape(vi)
+        if name in shapes:
+            given = shapes[name]
+            if declared and len(declared) != len(given):
+                raise ConfigError(where, f"input {name!r} has rank {len(declared)} "
+                                         f"({_show(declared)}), input_shape gives {list(given)}")
+            for k, (d, g) in enumerate(zip(declared, given)):
+                if d is not None and d != g:
+                    raise ConfigError(where, f"input {name!r} dimension {k} is fixed to {d} "
+                                             f"in the model, input_shape gives {g}")
+            _set_dims(vi, given)
+            resolved[name] = given
+        else:
+            resolved[name] = declared
+            if require_static and (any(d is None for d in declared) or not _has_shape(vi)):
+                k = next((k for k, d in enumerate(declared) if d is None), None)
+                dim = vi.type.tensor_type.shape.dim[k] if k is not None else None
+                label = f" ({dim.dim_param!r})" if dim is not None and dim.dim_param else ""
+                what = f"dimension {k}{label} is dynamic" if k is not None else "has no declared shape"
+                raise ConfigError(where, f"input {name!r} {what} ({_show(declared)}); pass "
+                                         f"input_shape={{{name!r}: (...)}} with every dimension")
+    return resolved
+
+
+def _has_shape(vi) -> bool:
+    return vi.type.tensor_type.HasField("shape")
+
+
+def _set_dims(vi, dims) -> None:
+    shape = vi.type.tensor_type.shape
+    del shape.dim[:]
+    for d in dims:
+        shape.dim.add().dim_value = int(d)
+
+
+def _show(shape) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def check_inputs(model, inputs: Mapping[str, np.ndarray], where: str = "inputs") -> Dict[str, np.ndarray]:
+    """Validate ``inputs`` against the model's inputs: every input given, no unknown names,
+    dtype and fixed dims as declared. Returns them as numpy arrays."""
+    specs = {i.name: i for i in graph_inputs(model)}
+    if not isinstance(inputs, Mapping):
+        raise ConfigError(where, f"expected a mapping {{input name: array}}, got {type(inputs).__name__}")
+    extra = sorted(set(inputs) - set(specs))
+    if extra:
+        raise ConfigError(where, f"no model input named {extra[0]!r}; inputs: {', '.join(specs)}")
+    out: Dict[str, np.ndarray] = {}
+    for name, vi in specs.items():
+        if name not in inputs:
+            raise ConfigError(where, f"model input {name!r} not given; inputs: {', '.join(specs)}")
+        arr = np.asarray(inputs[name])
+        want = input_dtype(vi)
+        if arr.dtype != want:
+            raise ConfigError(where, f"input {name!r} has dtype {arr.dtype}, the model wants {want}")
+        declared = declared_shape(vi)
+        if _has_shape(vi) and (len(declared) != arr.ndim or any(
+                d is not None and d != a for d, a in zip(declared, arr.shape))):
+            raise ConfigError(where, f"input {name!r} has shape {list(arr.shape)}, the model "
+                                     f"declares {_show(declared)}")
+        out[name] = arr
+    return out
+
+
+def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarray]:
+    """Deterministic inputs for every model input: floats uniform in [0, 1) (like msit's
+    ``np.random.random``), integers in [0, 10), bools fair coins. Input ``k`` (in graph order)
+    draws from ``numpy.random.default_rng([seed, k])``. Dynamic dims need ``input_shape``."""
+    proto = load_model(model)
+    shapes = resolve_input_shapes(proto, input_shape)
+    out: Dict[str, np.ndarray] = {}
+    for k, vi in enumerate(graph_inputs(proto)):
+        shape = tuple(int(d) for d in shapes[vi.name])
+        dtype = input_dtype(vi)
+        rng = np.random.default_rng([int(seed), k])
+        if dtype.kind == "f":
+            arr = rng.random(shape, dtype=np.float64).astype(dtype)
+        elif dtype.kind in "iu":
+            arr = rng.integers(0, 10, size=shape).astype(dtype)
+        elif dtype.kind == "b":
+            arr = rng.random(shape) < 0.5
+        else:
+            raise ConfigError(f"input {vi.name!r}", f"cannot make random inputs of dtype {dtype}")
+        out[vi.name] = arr
+    return out
+
+
+def inputs_digest(inputs: Mapping[str, np.ndarray]) -> str:
+    """sha256 over input names, dtypes, shapes and bytes (sorted by name)."""
+    h = hashlib.sha256()
+    for name in sorted(inputs):
+        arr = np.ascontiguousarray(inputs[name])
+        h.update(f"{name}|{arr.dtype.str}|{arr.shape}|".encode())
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+def node_output_names(model) -> List[str]:
+    """Every non-empty node output of the main graph, in node order."""
+    return [o for n in model.graph.node for o in n.output if o]
+
+
+def mark_all_outputs(model) -> List[str]:
+    """Make every node output a graph output (name only), in place; returns all output names."""
+    import onnx
+
+    existing = {o.name for o in model.graph.output}
+    names = node_output_names(model)
+    for name in names:
+        if name not in existing:
+            model.graph.output.append(onnx.ValueInfoProto(name=name))
+            existing.add(name)
+    return [o.name for o in model.graph.output]
+
+
+def ort_session(model_bytes: bytes, *, optimize: bool = False, threads: int = 0):
+    """An onnxruntime CPU session; optimisations off by default so node names survive."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if optimize
+                                   else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+    so.log_severity_level = 3
+    if threads:
+        so.intra_op_num_threads = threads
+    return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
+
+
+def ort_version() -> str:
+    import onnxruntime as ort
+
+    return ort.__version__
+
+
+def tensor_info(model) -> Dict[str, Tuple[int, Optional[Tuple[Optional[int], ...]]]]:
+    """``{tensor name: (ONNX element type, shape)}`` for every tensor shape inference can type.
+
+    ``shape`` is None when unknown, and a dim is None when dynamic. Inference is best effort:
+    a model it cannot handle yields only what the graph declares."""
+    import onnx
+
+    try:
+        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
+    except Exception:
+        inferred = model
+    g = inferred.graph
+    info: Dict[str, Tuple[int, Optional[Tuple[Optional[int], ...]]]] = {}
+    for vi in list(g.input) + list(g.value_info) + list(g.output):
+        tt = vi.type.tensor_type if vi.type.HasField("tensor_type") else None
+        if tt is None or not tt.elem_type:
+            continue
+        shape = declared_shape(vi) if tt.HasField("shape") else None
+        if vi.name not in info or info[vi.name][1] is None:
+            info[vi.name] = (tt.elem_type, shape)
+    for t in g.initializer:
+        info[t.name] = (t.data_type, tuple(int(d) for d in t.dims))
+    for n in g.node:
+        if n.op_type == "Constant":
+            for a in n.attribute:
+                if a.name == "value" and a.type == onnx.AttributeProto.TENSOR:
+                    info[n.output[0]] = (a.t.data_type, tuple(int(d) for d in a.t.dims))
+    return info
+
+
+def as_model_bytes(model) -> bytes:
+    return model.SerializeToString()
+

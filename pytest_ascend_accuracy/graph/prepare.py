@@ -1,0 +1,80 @@
+"""``prepare_model``: the one preparation both the golden run and the emulator apply.
+
+Node names normalised (``names``), input shapes set and checked (``onnx_graph``), computable
+``If`` nodes inlined (``inline``); what was done and what could not be done is a ``GraphReport``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Mapping, Optional, Tuple
+
+import numpy as np
+
+from ..errors import ConfigError
+from .inline import inline_ifs
+from .names import normalize_node_names
+from .onnx_graph import check_inputs, graph_inputs, load_model, parse_input_shape, resolve_input_shapes
+
+
+@dataclass(frozen=True)
+class GraphReport:
+    """What preparation did and what it could not do, for reports and ``DumpSet.meta``."""
+
+    unnamed_nodes: int = 0
+    renamed_duplicates: int = 0
+    inlined_ifs: Tuple[Tuple[str, str], ...] = ()  # (If node name, "then"/"else")
+    #: operators that keep a subgraph (Loop, Scan, If not inlined): internal tensors not dumped
+    subgraph_ops: Tuple[Tuple[str, str], ...] = ()  # (node name, op type)
+    input_shapes: Tuple[Tuple[str, Tuple[int, ...]], ...] = ()
+
+    def as_dict(self) -> Dict[str, object]:
+        return {
+            "unnamed_nodes": self.unnamed_nodes,
+            "renamed_duplicates": self.renamed_duplicates,
+            "inlined_ifs": [list(x) for x in self.inlined_ifs],
+            "subgraph_ops": [list(x) for x in self.subgraph_ops],
+            "subgraph_note": ("internal tensors of these operators' subgraphs are not dumped"
+                              if self.subgraph_ops else ""),
+            "input_shapes": {k: list(v) for k, v in self.input_shapes},
+        }
+
+
+@dataclass
+class PreparedModel:
+    """A prepared copy of the model (safe to modify further) and what was done to it."""
+
+    model: object  # onnx.ModelProto
+    report: GraphReport = field(default_factory=GraphReport)
+
+
+def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.ndarray]] = None,
+                  require_static: bool = True) -> PreparedModel:
+    """Names, shapes and taken ``If`` branches, as described in the module docstring.
+
+    With ``inputs`` the shapes come from them (and must agree with ``input_shape``) and ``If``
+    conditions may depend on input values; without, only conditions computable from constants
+    and static shapes are inlined."""
+    proto = load_model(model)
+    counts = normalize_node_names(proto.graph)
+    shape_arg = parse_input_shape(input_shape)
+    if inputs is not None:
+        given = {k: tuple(np.asarray(v).shape) for k, v in inputs.items()}
+        for name, shape in (shape_arg or {}).items():
+            if name in given and tuple(given[name]) != tuple(shape):
+                raise ConfigError("input_shape", f"input {name!r}: input_shape says {list(shape)}, "
+                                                 f"the given array has {list(given[name])}")
+        merged = dict(given)
+        merged.update(shape_arg or {})
+        names = {i.name for i in graph_inputs(proto)}
+        shape_arg = {k: v for k, v in merged.items() if k in names} or None
+        check_inputs(proto, inputs)
+    shapes = resolve_input_shapes(proto, shape_arg, require_static=require_static)
+    inlined = inline_ifs(proto, inputs)
+    subgraph_ops = tuple((n.name, n.op_type) for n in proto.graph.node
+                         if any(a.type in (5, 10) for a in n.attribute))  # GRAPH / GRAPHS
+    report = GraphReport(
+        unnamed_nodes=counts["unnamed"], renamed_duplicates=counts["renamed_duplicates"],
+        inlined_ifs=tuple(inlined), subgraph_ops=subgraph_ops,
+        input_shapes=tuple((k, tuple(int(d) if d is not None else -1 for d in v))
+                           for k, v in shapes.items()))
+    return PreparedModel(proto, report)

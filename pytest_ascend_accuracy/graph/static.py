@@ -1,0 +1,85 @@
+"""Which tensors of an ONNX graph do not depend on input values, and their values.
+
+A tensor is *static* when it is an initializer, a ``Constant`` output, the ``Shape``/``Size``
+of a tensor whose shape is fully known, or the output of a deterministic node whose inputs are
+all static. ATC folds such subgraphs at conversion time (they never run on the device and are
+never dumped); ``If`` conditions that are static can be decided without inputs. ``evaluate``
+computes any set of tensors with onnxruntime in one run.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Mapping, Optional, Set
+
+import numpy as np
+
+from ..errors import ConversionError
+
+#: ops whose output changes from run to run: never static
+NONDETERMINISTIC = frozenset({"RandomNormal", "RandomNormalLike", "RandomUniform",
+                              "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"})
+#: ops whose output depends only on the input's shape
+SHAPE_OPS = frozenset({"Shape", "Size"})
+
+
+def static_tensors(model, info: Mapping[str, tuple]) -> Set[str]:
+    """Names of the static tensors of the main graph (see module docstring).
+
+    ``info`` is ``onnx_graph.tensor_info(model)`` (types and inferred shapes)."""
+    static: Set[str] = {t.name for t in model.graph.initializer}
+    static.add("")  # an omitted optional input does not make a node dynamic
+    for node in model.graph.node:
+        if node.op_type in NONDETERMINISTIC or node.domain not in ("", "ai.onnx"):
+            continue
+        if any(a.type in (5, 10) for a in node.attribute):  # subgraphs: not folded
+            continue
+        if node.op_type == "Constant":
+            static.update(node.output)
+        elif node.op_type in SHAPE_OPS:
+            shape = info.get(node.input[0], (0, None))[1]
+            if node.input[0] in static or (shape is not None and all(d is not None for d in shape)):
+                static.update(node.output)
+        elif all(i in static for i in node.input):
+            static.update(o for o in node.output if o)
+    static.discard("")
+    return static
+
+
+def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
+    """Values of ``names`` computed by onnxruntime on ``inputs`` (default: zero inputs of the
+    model's static input shapes, enough for tensors that are static)."""
+    import onnx
+
+    from .onnx_graph import declared_shape, graph_inputs, input_dtype, ort_session
+
+    wanted = [n for n in dict.fromkeys(names) if n]
+    if not wanted:
+        return {}
+    inits = {t.name: t for t in model.graph.initializer}
+    out: Dict[str, np.ndarray] = {}
+    for n in wanted:
+        if n in inits:
+            out[n] = onnx.numpy_helper.to_array(inits[n])
+    rest = [n for n in wanted if n not in out]
+    if not rest:
+        return out
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    del probe.graph.output[:]
+    for n in rest:
+        probe.graph.output.append(onnx.ValueInfoProto(name=n))
+    if inputs is None:
+        inputs = {}
+        for vi in graph_inputs(probe):
+            shape = declared_shape(vi)
+            if any(d is None for d in shape):
+                raise ConversionError(f"cannot evaluate {rest[0]!r}: input {vi.name!r} has a "
+                                      f"dynamic shape; pass input_shape")
+            inputs[vi.name] = np.zeros(shape, dtype=input_dtype(vi))
+    try:
+        sess = ort_session(probe.SerializeToString())
+        values = sess.run(rest, dict(inputs))
+    except Exception as exc:
+        raise ConversionError(f"onnxruntime could not evaluate {len(rest)} tensor(s) "
+                              f"(first {rest[0]!r}): {exc}") from exc
+    out.update(zip(rest, values))
+    return out

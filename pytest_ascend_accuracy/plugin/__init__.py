@@ -1,0 +1,197 @@
+"""pytest glue: options, the ``accuracy`` marker, fixtures, YAML suites, reports.
+
+Kept thin: every hook hands over to a module that works without pytest (``session``,
+``marker_spec``, ``accuracy_check``, ``terminal_report``, ``golden_files``). Nothing heavy
+(numpy, onnx, onnxruntime) is imported until a test needs it, so ``pytest --help`` stays fast.
+
+Top layer (with ``cli``): the only package that imports pytest; it may import every library layer.
+"""
+from __future__ import annotations
+
+import pytest
+
+from ..errors import ConfigError
+from .fixtures import (  # noqa: F401  (fixtures are registered by being names of this plugin)
+    CONTEXT_KEY,
+    MODE_FIXTURE,
+    _ascend_accuracy_context,
+    _ascend_accuracy_mode,
+    accuracy_inputs,
+    ascend_device,
+    ascend_model,
+    atc_convert,
+    check_accuracy,
+    golden_dump,
+)
+from .session import STATE_ATTR, get_state
+
+MARKER_LINE = ("accuracy(threshold=0.95, metric='cosine', per_op=None, ignore=(), modes=None, "
+               "max_drop=None): "
+               "accuracy test against a golden dump; modes=[...] parametrizes over conversion modes")
+
+
+def pytest_addoption(parser):
+    """Register the ``ascend-accuracy`` option group and ini settings."""
+    group = parser.getgroup("ascend-accuracy", "accuracy tests on Ascend NPUs (pytest-ascend-accuracy)")
+    group.addoption("--ascend-device", dest="ascend_device", default=None, metavar="N[,M,...]",
+                    help="run on these Ascend devices; with xdist worker gwK takes device K mod "
+                         "count. Without it the CPU emulator is the backend.")
+    group.addoption("--accuracy-backend", dest="accuracy_backend", default="auto",
+                    choices=("auto", "ascend", "emulator"),
+                    help="backend: ascend, emulator, or auto (ascend when --ascend-device is "
+                         "given). Default: auto.")
+    group.addoption("--accuracy-threshold", dest="accuracy_threshold", default=None, type=float,
+                    metavar="COS", help="default cosine threshold of @accuracy tests (ini "
+                                        "ascend_accuracy_threshold; default 0.95).")
+    group.addoption("--accuracy-cache-dir", dest="accuracy_cache_dir", default=None, metavar="PATH",
+                    help="conversion and golden cache shared by all workers (ini "
+                         "ascend_accuracy_cache_dir; default .ascend-accuracy/ under rootdir).")
+    group.addoption("--accuracy-regen", dest="accuracy_regen", action="store_true", default=False,
+                    help="rewrite the stored golden files of failing tests (they still fail).")
+    group.addoption("--accuracy-regen-all", dest="accuracy_regen_all", action="store_true",
+                    default=False, help="rewrite every stored golden file used (tests pass).")
+    group.addoption("--accuracy-report", dest="accuracy_report", default=None, metavar="DIR",
+                    help="write per-test reports (CSV, JSON, HTML with a per-op chart) to DIR.")
+    group.addoption("--accuracy-diagnose", dest="accuracy_diagnose", action="store_true",
+                    default=False, help="walk the precision-debugging flow for each failing "
+                    "accuracy test and append its verdict (costs conversions).")
+    group.addoption("--accuracy-diagnose-budget", dest="accuracy_diagnose_budget", type=int,
+                    default=16, metavar="N", help="most new conversions one diagnosis may spend "
+                    "(default 16; cached ones are free).")
+    group.addoption("--soc-version", dest="soc_version", default=None, metavar="SOC",
+                    help="--soc_version passed to ATC, e.g. Ascend310P3 (ini ascend_soc_version).")
+    parser.addini("ascend_accuracy_threshold", "default cosine threshold of @accuracy tests",
+                  default="0.95")
+    parser.addini("ascend_accuracy_cache_dir", "conversion and golden cache directory",
+                  default=".ascend-accuracy")
+    parser.addini("ascend_soc_version", "--soc_version passed to ATC", default="")
+    parser.addini("ascend_accuracy_max_drop", "baseline-check every accuracy test: fail when an "
+                  "op's cosine drops more than this below its baseline (empty: only tests with "
+                  "@accuracy(max_drop=...))", default="")
+    parser.addini("ascend_accuracy_baseline_dir", "where per-operator baselines are kept",
+                  default="accuracy-baselines")
+    parser.addini("ascend_device_lock", "serialise device use among xdist workers sharing a "
+                                        "device (true/false)", type="bool", default=False)
+
+
+def pytest_configure(config):
+    """Register the marker, validate the options and put the session state on ``config``."""
+    config.addinivalue_line("markers", MARKER_LINE)
+    from .session import AccuracyState, settings_from_config
+    from ..backends.devices import check_devices_visible
+    from .xdist_support import XdistHooks, get_num_workers, get_worker_id
+
+    try:
+        settings = settings_from_config(config)
+        if settings.backend == "ascend":
+            check_devices_visible(settings.device_ids)
+            if not (config.option.help or config.option.version):
+                _require_ascend_runtime(settings)
+        state = AccuracyState(settings, worker_id=get_worker_id(config),
+                              num_workers=get_num_workers(config))
+        state.device  # noqa: B018  (this worker's device, chosen before any runtime starts)
+    except ConfigError as exc:
+        raise pytest.UsageError(f"pytest-ascend-accuracy: {exc}") from None
+    setattr(config, STATE_ATTR, state)
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
+
+
+def _require_ascend_runtime(settings) -> None:
+    from ..backends import ascend_runtime_status
+
+    ok, reason = ascend_runtime_status()
+    if not ok:
+        devices = ",".join(map(str, settings.device_ids))
+        raise ConfigError("--ascend-device", f"the ascend backend (devices {devices}) needs the "
+                          f"Ascend runtime, which this machine lacks: {reason}. Drop "
+                          f"--ascend-device to use the CPU emulator.")
+
+
+def pytest_report_header(config):
+    """Say which backend runs the accuracy tests (the emulator unless --ascend-device)."""
+    state = getattr(config, STATE_ATTR, None)
+    if state is None:
+        return None
+    return f"ascend-accuracy: {state.backend_label()}; cache {state.settings.cache_dir}"
+
+
+def pytest_generate_tests(metafunc):
+    """Validate ``@accuracy`` arguments and parametrize over its ``modes``."""
+    mark = metafunc.definition.get_closest_marker("accuracy")
+    if mark is None:
+        return
+    from .marker_spec import spec_from_marker
+
+    state = get_state(metafunc.config)
+    try:
+        spec = spec_from_marker(mark, default_threshold=state.settings.threshold,
+                                where=metafunc.definition.nodeid)
+    except ConfigError as exc:
+        raise pytest.Collector.CollectError(f"invalid @accuracy marker: {exc}") from None
+    if spec.modes:
+        if MODE_FIXTURE not in metafunc.fixturenames:
+            metafunc.fixturenames.append(MODE_FIXTURE)
+        metafunc.parametrize(MODE_FIXTURE, list(spec.modes), ids=[m.name for m in spec.modes],
+                             indirect=True)
+
+
+def pytest_collect_file(file_path, parent):
+    """Collect ``accuracy*.yaml`` / ``accuracy*.yml`` files as accuracy test suites."""
+    if file_path.suffix in (".yaml", ".yml") and file_path.name.startswith("accuracy"):
+        from .yaml_suite import AccuracyYamlFile
+
+        return AccuracyYamlFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Rewrite stored goldens of failed tests under --accuracy-regen; show failures as a block."""
+    outcome = yield
+    report = outcome.get_result()
+    if call.when != "call" or not report.failed:
+        return
+    ctx = item.stash.get(CONTEXT_KEY, None)
+    if ctx is not None and ctx.stored_goldens:
+        from .accuracy_check import regen_after_failure
+
+        notes = regen_after_failure(get_state(item.config), ctx.stored_goldens, ctx.nodeid)
+        if notes:
+            report.sections.append(("ascend-accuracy golden files", "\n".join(notes)))
+    if call.excinfo is not None and type(call.excinfo.value).__name__ == "AccuracyFailure":
+        from .accuracy_check import failure_longrepr
+
+        longrepr = failure_longrepr(item, call.excinfo)
+        if longrepr is not None:
+            report.longrepr = longrepr
+
+
+def pytest_sessionfinish(session):
+    """Close the backend; on an xdist worker, hand results and cache counters to the controller."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    state = getattr(session.config, STATE_ATTR, None)
+    if state is not None:
+        state.close()
+    if workeroutput is not None and state is not None:
+        from .xdist_support import WORKEROUTPUT_KEY
+
+        workeroutput[WORKEROUTPUT_KEY] = state.to_workeroutput()
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Print the ``ascend-accuracy`` section (controller only)."""
+    state = getattr(config, STATE_ATTR, None)
+    if state is None or hasattr(config, "workerinput"):
+        return
+    stats = state.cache_stats()
+    if not (state.records or state.golden_writes or any(stats.values())):
+        return
+    from .terminal_report import summary_lines
+
+    terminalreporter.section("ascend-accuracy")
+    report_dir = state.settings.report_dir
+    for line in summary_lines(state.records, backend=state.backend_label(), cache_stats=stats,
+                              golden_writes=state.golden_writes,
+                              report_dir=str(report_dir) if report_dir and state.records else None):
+        terminalreporter.write_line(line)

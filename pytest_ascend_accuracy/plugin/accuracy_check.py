@@ -1,0 +1,289 @@
+"""What one accuracy test does, shared by the fixtures and the YAML suite items.
+
+Convert (cached), run with dumps, get the golden (cached, or a stored golden file under the
+regen policy), compare and judge under an ``AccuracySpec``, record the outcome for the summary,
+JUnit properties and the per-test report files. Heavy modules are imported inside functions.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence, Tuple
+
+from ..errors import ConfigError
+from .marker_spec import AccuracySpec
+from .session import AccuracyState, CheckRecord
+
+_dump_counter = itertools.count()
+
+
+def resolve_model(model, bases: Sequence[Path], where: str = "model"):
+    """A path (relative ones tried against each of ``bases`` in turn, then the working
+    directory) or an in-memory model (``onnx.ModelProto``/bytes) passed through."""
+    if not isinstance(model, (str, os.PathLike)):
+        return model
+    p = Path(model).expanduser()
+    if p.is_absolute():
+        candidates = [p]
+    else:
+        candidates = [Path(b) / p for b in bases] + [Path.cwd() / p]
+    for c in candidates:
+        if c.is_file():
+            return c
+    tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
+    raise ConfigError(where, f"ONNX model {os.fspath(model)!r} not found (looked for {tried})")
+
+
+def model_name(model) -> str:
+    from ..graph.onnx_graph import model_label
+
+    return model_label(model)
+
+
+@dataclass
+class AscendModel:
+    """A model converted for one mode: ``.converted``, ``.mode`` and ``.run(inputs)``.
+
+    ``run`` executes the converted model on this worker's device (the emulator on a CPU) and
+    returns its dump as a DumpSet; each run dumps into a fresh directory."""
+
+    converted: object  # ConvertedModel
+    mode: object  # Mode
+    model: object
+    input_shape: object = None
+    state: AccuracyState = field(default=None, repr=False)
+    dump_root: Optional[Callable[[], Path]] = field(default=None, repr=False)
+    #: called with (this model, inputs) on every run; the fixtures remember the last run so
+    #: that ``--accuracy-diagnose`` can replay it
+    on_run: Optional[Callable[["AscendModel", object], None]] = field(default=None, repr=False)
+
+    def run(self, inputs, dump: bool = True):
+        """Run once on ``inputs`` ({input name: array}); with ``dump`` every operator's dump."""
+        __tracebackhide__ = True
+        dump_dir = None
+        if dump and self.dump_root is not None:
+            dump_dir = self.dump_root() / f"dump-{next(_dump_counter)}"
+        if self.on_run is not None:
+            self.on_run(self, inputs)
+        with self.state.device_lock():
+            return self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
+
+    @property
+    def name(self) -> str:
+        return self.converted.model_name
+
+    def __repr__(self) -> str:
+        return f"AscendModel({self.converted.model_name!r}, mode={self.mode.name!r})"
+
+
+def load_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shape=None,
+               atc_options=None, dump_root=None, where="ascend_model", on_run=None) -> AscendModel:
+    """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running."""
+    from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
+
+    mode = resolve_mode(mode, where)
+    if keep_dtype:
+        if isinstance(keep_dtype, str):
+            keep_dtype = [keep_dtype]
+        mode = mode | keep_dtype_mode(list(keep_dtype))
+    converted = state.backend.convert(model, mode, input_shape=input_shape,
+                                      atc_options=atc_options or None)
+    return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run)
+
+
+def fresh_golden(state: AccuracyState, model, inputs, input_shape=None):
+    """The golden dump from onnxruntime fp32 (content-addressed in the shared cache)."""
+    from ..golden.onnxruntime_golden import golden_dump
+
+    return golden_dump(model, inputs, cache=state.cache, input_shape=input_shape)
+
+
+# -- judging and recording --------------------------------------------------------------------
+@dataclass(frozen=True)
+class CheckOutcome:
+    """A finished check: the compare result, its verdict and the record kept for the summary."""
+
+    result: object  # CompareResult
+    verdict: object  # Verdict
+    record: CheckRecord
+    failure: Optional[BaseException] = None
+
+
+def report_slug(nodeid: str) -> str:
+    """A file-system-safe directory name for a test id."""
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "--")).strip("._")
+    return slug[:150] or "test"
+
+
+def coverage_fraction(result) -> Optional[float]:
+    cov = result.coverage
+    if not cov.golden_total:
+        return None
+    return cov.matched / cov.golden_total
+
+
+def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid: str,
+              model: str, mode: str, record_property: Optional[Callable] = None,
+              hint: Optional[str] = None) -> CheckOutcome:
+    """Compare, judge, record, write reports; re-raise ``AccuracyFailure`` when it failed."""
+    __tracebackhide__ = True
+    from ..report.assertion import AccuracyFailure, assert_accuracy
+
+    report_dir = _report_dir(state, nodeid)
+    csv_path = report_dir / "compare.csv" if report_dir else None
+    if report_dir:
+        report_dir.mkdir(parents=True, exist_ok=True)
+    failure = None
+    try:
+        result = assert_accuracy(actual, golden, spec.threshold, spec.per_op_dict or None,
+                                 ignore=spec.ignore, metric=spec.metric, csv_path=csv_path,
+                                 hint=hint)
+    except AccuracyFailure as exc:
+        failure = exc
+        result = exc.result
+    verdict = result.judge(spec.threshold, spec.per_op_dict or None, spec.ignore, spec.metric)
+    first = verdict.first
+    record = CheckRecord(
+        nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed), metric=spec.metric,
+        threshold=spec.threshold,
+        first_op=first.row.label if first else None,
+        first_value=_finite_or_none(first.value) if first else None,
+        coverage=coverage_fraction(result),
+        report=str(report_dir) if report_dir else None,
+    )
+    state.record(record)
+    if record_property is not None:
+        _record_properties(record_property, record, first)
+    if report_dir:
+        write_reports(result, verdict, report_dir, title=f"{nodeid} [{model}, {mode}]")
+    if failure is not None:
+        raise failure
+    return CheckOutcome(result, verdict, record)
+
+
+def _finite_or_none(value) -> Optional[float]:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value
+
+
+def _record_properties(record_property: Callable, record: CheckRecord, first) -> None:
+    record_property("accuracy_model", record.model)
+    record_property("accuracy_mode", record.mode)
+    record_property("accuracy_passed", "true" if record.passed else "false")
+    if record.coverage is not None:
+        record_property("accuracy_coverage", f"{record.coverage:.4f}")
+    if first is not None:
+        record_property("accuracy_first_failing_op", record.first_op)
+        value = first.value
+        record_property(f"accuracy_first_failing_{record.metric}",
+                        "nan" if value is None or math.isnan(value) else f"{value:.6f}")
+
+
+def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
+    """``DIR/<test slug>``; the second check of the same test goes to ``<slug>-2``."""
+    root = state.settings.report_dir
+    if root is None:
+        return None
+    slug = report_slug(nodeid)
+    n = state.report_slugs.get(slug, 0)
+    state.report_slugs[slug] = n + 1
+    return root / (slug if n == 0 else f"{slug}-{n + 1}")
+
+
+def write_reports(result, verdict, directory: Path, *, title: str) -> List[Path]:
+    """CSV (written by ``assert_accuracy``), JSON and HTML for one check into ``directory``."""
+    from ..report.html_report import write_html
+    from ..report.json_report import write_json
+
+    return [Path(write_json(result, directory / "compare.json", verdict)),
+            Path(write_html(result, directory / "report.html", verdict, title=title))]
+
+
+def diagnose_failure(state: AccuracyState, model, inputs, input_shape, spec: AccuracySpec, *,
+                     nodeid: str) -> str:
+    """Run the debugging flow (``triage.diagnose``) for a failed check; returns the lines to
+    append to the failure. Fix files go to the test's report directory (or the cache)."""
+    from ..triage.flow import diagnose
+
+    root = state.settings.report_dir or (state.settings.cache_dir / "diagnoses")
+    out_dir = Path(root) / report_slug(nodeid) / "diagnosis"
+    with state.device_lock():
+        d = diagnose(model, inputs, state.backend, spec.threshold, budget=state.settings.diagnose_budget,
+                     cache=state.cache, input_shape=input_shape, metric=spec.metric,
+                     per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir)
+    shown = _shown(out_dir, state.settings.rootdir)
+    lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
+             f"{'s' if d.conversions != 1 else ''}): {d.verdict}"]
+    if d.fix_mode is not None and d.restored_by != "default":
+        lines.append(f"  fix files written to {shown}/ ({', '.join(sorted(n for n in d.fix_files if not n.startswith('diagnosis')))})")
+    lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
+    return "\n".join(lines)
+
+
+def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", inputs,
+                           spec: AccuracySpec, *, nodeid: str):
+    """The per-operator baseline check of a passing accuracy check (``max_drop`` set): returns
+    the ``BaselineOutcome``; the baseline lives under the baseline dir as <model>/<mode>.yaml."""
+    from ..baseline import BaselineInputs, baseline_path, check_baseline, environment_for
+
+    if handle is None:
+        raise ConfigError(nodeid, "a baseline check (max_drop=...) needs the dump of an "
+                                  "ascend_model(...).run(inputs) in this test")
+    if not isinstance(inputs, BaselineInputs):
+        raise ConfigError(nodeid, "a baseline check (max_drop=...) needs inputs a rerun can "
+                                  "reproduce: take them from the accuracy_inputs fixture "
+                                  "(seeded, or inputs=... stored next to the baseline); random "
+                                  "unseeded inputs are refused")
+    regen = "all" if state.settings.regen_all else ("failing" if state.settings.regen else "none")
+    path = baseline_path(state.settings.baseline_dir, handle.name, handle.mode)
+    return check_baseline(result, path, header=environment_for(handle.converted), inputs=inputs,
+                          max_drop=spec.max_drop, regen=regen, info={"model": handle.name})
+
+
+# -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------
+def regen_after_failure(state: AccuracyState, stored: Sequence[Tuple[Path, Callable]],
+                        nodeid: str) -> List[str]:
+    """Rewrite the stored goldens a failed test used, when ``--accuracy-regen`` asks for it."""
+    from ..golden.stored import GoldenPolicy
+
+    policy = GoldenPolicy(state.settings.regen, state.settings.regen_all)
+    notes = []
+    for path, compute in stored:
+        status = policy.after_failure(path, compute)
+        if status:
+            shown = _shown(path, state.settings.rootdir)
+            state.record_golden_write(shown, status, nodeid)
+            notes.append(f"rewrote golden file {shown} (--accuracy-regen); the test still "
+                         f"fails this time, run it again to compare against the new file")
+    return notes
+
+
+def failure_longrepr(item, excinfo) -> Optional[str]:
+    """An ``AccuracyFailure`` shown as its report block plus the test line that raised it
+    (relative to the invocation directory, as pytest shows paths), for ``--tb`` auto/long/short;
+    other styles keep pytest's own rendering."""
+    if item.config.getoption("tbstyle", "auto") not in ("auto", "long", "short"):
+        return None
+    location = ""
+    item_path = Path(str(item.path))
+    for entry in reversed(list(excinfo.traceback)):
+        if Path(str(entry.path)) == item_path:
+            rel = os.path.relpath(item_path, item.config.invocation_params.dir)
+            location = f"{rel}:{entry.lineno + 1}: AccuracyFailure"
+            break
+    text = str(excinfo.value).rstrip("\n")
+    return f"{text}\n\n{location}" if location else text
+
+
+def _shown(path, rootdir) -> str:
+    try:
+        return str(Path(path).relative_to(Path(rootdir)))
+    except ValueError:
+        return str(path)

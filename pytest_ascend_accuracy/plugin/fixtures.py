@@ -1,0 +1,249 @@
+"""The plugin's fixtures: thin wrappers over ``accuracy_check`` bound to the session state,
+the test's ``@accuracy`` marker and its parametrized conversion mode.
+
+Only pytest is imported at module level; numpy, onnx and the backends load on first use.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, List, Optional, Tuple
+
+import pytest
+
+from .session import get_state
+
+#: internal fixture that ``@accuracy(modes=[...])`` parametrizes (see plugin.pytest_generate_tests)
+MODE_FIXTURE = "_ascend_accuracy_mode"
+
+
+@dataclass
+class TestContext:
+    """Per-test facts shared by the fixtures and the plugin's report hook."""
+
+    __test__ = False  # not a test class, despite the name
+
+    nodeid: str
+    spec: object  # AccuracySpec
+    mode: object = None  # the parametrized Mode, or None
+    bases: Tuple[Path, ...] = ()
+    #: stored golden files this test used, with how to recompute each (for --accuracy-regen)
+    stored_goldens: List[Tuple[Path, Callable[[], object]]] = field(default_factory=list)
+    last_model: Optional[str] = None
+    last_mode: Optional[str] = None
+    #: (model, inputs, input_shape) of the last ascend_model run, replayed by --accuracy-diagnose
+    last_run: Optional[Tuple[object, object, object]] = None
+    #: the AscendModel of that run (its converted model heads a baseline)
+    last_handle: object = None
+
+    def resolve(self, model, where):
+        from .accuracy_check import resolve_model
+
+        return resolve_model(model, self.bases, where)
+
+
+CONTEXT_KEY = pytest.StashKey[TestContext]()
+
+
+def _bases(request) -> Tuple[Path, ...]:
+    rootdir = Path(request.config.rootpath)
+    test_dir = Path(request.path).parent
+    return tuple(dict.fromkeys([rootdir, test_dir]))
+
+
+@pytest.fixture
+def _ascend_accuracy_mode(request):
+    """The conversion mode of this test instance (parametrized by ``@accuracy(modes=[...])``)."""
+    return getattr(request, "param", None)
+
+
+@pytest.fixture
+def _ascend_accuracy_context(request, _ascend_accuracy_mode) -> TestContext:
+    """Per-test context: the validated marker spec, the mode and the stored goldens used."""
+    from .marker_spec import spec_from_marker
+
+    state = get_state(request.config)
+    spec = spec_from_marker(request.node.get_closest_marker("accuracy"),
+                            default_threshold=state.settings.threshold,
+                            where=request.node.nodeid,
+                            default_max_drop=state.settings.max_drop)
+    ctx = TestContext(request.node.nodeid, spec, _ascend_accuracy_mode, _bases(request))
+    request.node.stash[CONTEXT_KEY] = ctx
+    return ctx
+
+
+@pytest.fixture(scope="session")
+def ascend_device(pytestconfig) -> Optional[int]:
+    """The Ascend device id this test process uses, as listed in ``--ascend-device`` (with
+    xdist, worker gwK takes device K mod len(list)); None when the CPU emulator is the backend."""
+    device = get_state(pytestconfig).device
+    return None if device is None else device.physical
+
+
+@pytest.fixture(scope="session")
+def atc_convert(pytestconfig):
+    """Factory ``atc_convert(model, mode="default", *, input_shape=None, **atc_options)`` ->
+    ``ConvertedModel``: the model converted by ATC (or the emulator) under a mode preset name or
+    ``Mode``; cached by content in the shared cache, so each conversion happens once."""
+    from .accuracy_check import resolve_model
+    from ..core.modes import resolve_mode
+
+    state = get_state(pytestconfig)
+    bases = (Path(pytestconfig.rootpath),)
+
+    def convert(model, mode="default", *, input_shape=None, **atc_options):
+        __tracebackhide__ = True
+        model = resolve_model(model, bases, "atc_convert")
+        return state.backend.convert(model, resolve_mode(mode, "atc_convert"),
+                                     input_shape=input_shape, atc_options=atc_options or None)
+
+    return convert
+
+
+@pytest.fixture
+def ascend_model(request, _ascend_accuracy_context):
+    """Factory ``ascend_model(model, mode=None, *, keep_dtype=None, input_shape=None,
+    **atc_options)``: converts the model (cached) and returns an object with ``.run(inputs,
+    dump=True)`` -> DumpSet, ``.converted`` and ``.mode``. ``mode=None`` is the test's mode from
+    ``@accuracy(modes=[...])`` (or ``"default"``); ``keep_dtype`` keeps those ops in fp32."""
+    from .accuracy_check import load_model
+
+    ctx = _ascend_accuracy_context
+    state = get_state(request.config)
+
+    def dump_root() -> Path:
+        return request.getfixturevalue("tmp_path")
+
+    def remember(handle, inputs) -> None:
+        ctx.last_run = (handle.model, inputs, handle.input_shape)
+        ctx.last_handle = handle
+
+    def make(model, mode=None, *, keep_dtype=None, input_shape=None, **atc_options):
+        __tracebackhide__ = True
+        model = ctx.resolve(model, "ascend_model")
+        handle = load_model(state, model, mode if mode is not None else ctx.mode or "default",
+                            keep_dtype=keep_dtype, input_shape=input_shape,
+                            atc_options=atc_options, dump_root=dump_root,
+                            where=f"{ctx.nodeid}: ascend_model", on_run=remember)
+        ctx.last_model, ctx.last_mode = handle.name, handle.mode.name
+        return handle
+
+    return make
+
+
+@pytest.fixture
+def golden_dump(request, _ascend_accuracy_context):
+    """Factory ``golden_dump(model, inputs, *, input_shape=None, path=None)`` -> DumpSet: every
+    operator of the model run by onnxruntime in fp32 (cached). With ``path=`` the golden is a
+    file in your repository: written and the test failed when missing, used as is otherwise,
+    rewritten only with ``--accuracy-regen`` (failing tests) or ``--accuracy-regen-all``."""
+    from ..golden import stored as golden_files
+    from .accuracy_check import _shown, fresh_golden
+
+    ctx = _ascend_accuracy_context
+    state = get_state(request.config)
+    policy = golden_files.GoldenPolicy(state.settings.regen, state.settings.regen_all)
+
+    def make(model, inputs, *, input_shape=None, path=None):
+        __tracebackhide__ = True
+        model = ctx.resolve(model, "golden_dump")
+        if path is None:
+            return fresh_golden(state, model, inputs, input_shape)
+        target = golden_files.resolve_golden_path(path, request.config.rootpath)
+
+        def compute():
+            return fresh_golden(state, model, inputs, input_shape)
+
+        dump, status = policy.obtain(target, compute)
+        shown = _shown(target, request.config.rootpath)
+        if status != golden_files.USED:
+            state.record_golden_write(shown, status, ctx.nodeid)
+        if status == golden_files.USED:  # only a golden read as is may be regenerated later
+            ctx.stored_goldens.append((target, compute))
+        if status == golden_files.WRITTEN_MISSING and not state.settings.regen_all:
+            from .accuracy_check import model_name
+
+            pytest.fail(golden_files.missing_message(shown, model_name(model)), pytrace=False)
+        return dump
+
+    return make
+
+
+@pytest.fixture
+def check_accuracy(request, _ascend_accuracy_context, record_property):
+    """Callable ``check_accuracy(actual, golden, *, per_op=None, ignore=None)`` (DumpSets or dump
+    paths) bound to the
+    test's ``@accuracy`` threshold/metric/per_op/ignore (call-site ``per_op`` entries win,
+    ``ignore`` entries add). Raises ``AccuracyFailure`` with the failure report; records the
+    result for the terminal summary, ``--accuracy-report`` and JUnit XML properties."""
+    from .accuracy_check import _shown, run_check
+
+    ctx = _ascend_accuracy_context
+    state = get_state(request.config)
+
+    def check(actual, golden, *, per_op=None, ignore=None):
+        __tracebackhide__ = True
+        from ..report.assertion import AccuracyFailure, as_dump
+
+        actual, golden = as_dump(actual), as_dump(golden)  # DumpSets or paths to dumps
+        spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
+        model = actual.model_name or golden.model_name or ctx.last_model or "model"
+        mode = actual.meta.get("mode") or ctx.last_mode or (ctx.mode.name if ctx.mode else "default")
+        try:
+            outcome = run_check(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
+                                mode=str(mode), record_property=record_property)
+        except AccuracyFailure as exc:
+            if state.settings.diagnose:
+                exc.args = (f"{exc.args[0].rstrip()}\n{_diagnosis_note(state, ctx, spec)}",)
+            raise
+        if spec.max_drop is not None:
+            from .accuracy_check import check_against_baseline
+
+            inputs = ctx.last_run[1] if ctx.last_run else None
+            base = check_against_baseline(state, outcome.result, ctx.last_handle, inputs, spec,
+                                          nodeid=ctx.nodeid)
+            if base.written is not None:
+                state.record_golden_write(_shown(base.written, request.config.rootpath),
+                                          f"baseline {base.status}", ctx.nodeid)
+            if not base.passed:
+                first = base.regressions[0].line() if base.regressions else str(base.path)
+                state.mark_failed(ctx.nodeid, f"baseline {base.status}: {first}")
+                pytest.fail(base.message, pytrace=False)
+        return outcome
+
+    return check
+
+
+@pytest.fixture
+def accuracy_inputs(request, _ascend_accuracy_context):
+    """Factory ``accuracy_inputs(model, *, seed=0, input_shape=None, inputs=None)``: inputs a
+    rerun reproduces, {input name: array}. Seeded (``make_inputs``) by default, or your
+    ``inputs=`` arrays, which a baseline check (``@accuracy(max_drop=...)``) stores next to
+    its baseline file. Baseline checks refuse inputs that do not come from here."""
+    from ..baseline import inputs_for_baseline
+
+    ctx = _ascend_accuracy_context
+
+    def make(model, *, seed=0, input_shape=None, inputs=None):
+        __tracebackhide__ = True
+        model = ctx.resolve(model, "accuracy_inputs")
+        return inputs_for_baseline(model, None, seed=None if inputs is not None else seed,
+                                   input_shape=input_shape, inputs=inputs)
+
+    return make
+
+
+def _diagnosis_note(state, ctx: TestContext, spec) -> str:
+    """The --accuracy-diagnose verdict for a failed check, or why there is none."""
+    from .accuracy_check import diagnose_failure
+    from ..errors import AscendAccuracyError
+
+    if ctx.last_run is None:
+        return ("diagnosis (--accuracy-diagnose): not run: this test compared dumps it did not "
+                "produce with ascend_model(...).run(inputs)")
+    model, inputs, input_shape = ctx.last_run
+    try:
+        return diagnose_failure(state, model, inputs, input_shape, spec, nodeid=ctx.nodeid)
+    except AscendAccuracyError as exc:
+        return f"diagnosis (--accuracy-diagnose): could not run: {exc}"
+

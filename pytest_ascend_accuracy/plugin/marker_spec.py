@@ -1,0 +1,197 @@
+"""What an ``@accuracy(...)`` marker (or a YAML suite entry) asks for, parsed and validated.
+
+``AccuracySpec`` is the single value the fixtures and YAML items use: threshold, metric,
+per-operator thresholds, ignored operators and conversion modes. ``spec_from_marker`` turns a
+pytest ``Mark`` into one; every bad argument raises ``ConfigError`` naming the test and the
+argument, which the plugin turns into a collection error. Works without pytest (YAML, CLI).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Optional, Tuple
+
+from ..errors import ConfigError
+from ..core.modes import Mode, resolve_mode
+
+DEFAULT_THRESHOLD = 0.95
+DEFAULT_METRIC = "cosine"
+MARKER_ARGS = ("threshold", "metric", "per_op", "ignore", "modes", "max_drop")
+
+
+@dataclass(frozen=True)
+class AccuracySpec:
+    """Validated accuracy settings of one test. ``modes`` is empty when the test is not
+    parametrized over modes; ``per_op`` is a sorted tuple of (op name, threshold)."""
+
+    threshold: float = DEFAULT_THRESHOLD
+    metric: str = DEFAULT_METRIC
+    per_op: Tuple[Tuple[str, float], ...] = ()
+    ignore: Tuple[str, ...] = ()
+    modes: Tuple[Mode, ...] = ()
+    #: per-operator baseline check: fail when an op's cosine drops more than this below its
+    #: baseline (None: no baseline check unless the ini ``ascend_accuracy_max_drop`` sets one)
+    max_drop: Optional[float] = None
+    #: True when the threshold came from the marker itself (not the command line/ini default).
+    explicit_threshold: bool = field(default=False, compare=False)
+
+    @property
+    def per_op_dict(self):
+        return dict(self.per_op)
+
+    def merged(self, per_op: Optional[Mapping[str, float]] = None,
+               ignore: Optional[Iterable[str]] = None, where: Optional[str] = None) -> "AccuracySpec":
+        """This spec with call-site overrides: ``per_op`` entries win over the marker's,
+        ``ignore`` entries are added to the marker's."""
+        new_per_op = dict(self.per_op)
+        if per_op:
+            new_per_op.update(dict(validate_per_op(per_op, where, self.metric)))
+        new_ignore = list(self.ignore)
+        for name in validate_ignore(ignore or (), where):
+            if name not in new_ignore:
+                new_ignore.append(name)
+        return AccuracySpec(self.threshold, self.metric, tuple(sorted(new_per_op.items())),
+                            tuple(new_ignore), self.modes, self.max_drop, self.explicit_threshold)
+
+
+def known_metrics() -> Tuple[str, ...]:
+    """Metric names a threshold may apply to, as the compare engine names them: ``cosine``
+    passes when the value is >= the threshold, the error metrics when it is <=."""
+    from ..compare.metrics import JUDGEABLE
+
+    return tuple(JUDGEABLE)
+
+
+def validate_threshold(value: Any, where: Optional[str], what: str = "threshold",
+                       metric: str = DEFAULT_METRIC) -> float:
+    """A cosine threshold lies within [0, 1]; an error-metric threshold is a finite number
+    >= 0 (``max_abs <= 2.5`` is meaningful). Bools and NaN are refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ConfigError(where, f"{what} must be a number, got {value!r}")
+    value = float(value)
+    if metric == "cosine":
+        if math.isnan(value) or not 0.0 <= value <= 1.0:
+            raise ConfigError(where, f"{what} must be within [0, 1], got {value!r}")
+    elif not math.isfinite(value) or value < 0.0:
+        raise ConfigError(where, f"{what} for {metric} must be a finite number >= 0, got {value!r}")
+    return value
+
+
+def validate_metric(value: Any, where: Optional[str]) -> str:
+    known = known_metrics()
+    if value not in known:
+        raise ConfigError(where, f"unknown metric {value!r}; known: {', '.join(known)}")
+    return value
+
+
+def validate_per_op(value: Any, where: Optional[str],
+                    metric: str = DEFAULT_METRIC) -> Tuple[Tuple[str, float], ...]:
+    """``{op name: threshold}``; names are ONNX/dump op names (compared sanitised)."""
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ConfigError(where, f"per_op must be a mapping of op name to threshold, got "
+                                 f"{type(value).__name__}")
+    out = {}
+    for name, thr in value.items():
+        if not isinstance(name, str) or not name:
+            raise ConfigError(where, f"per_op keys must be op names, got {name!r}")
+        out[name] = validate_threshold(thr, where, f"per_op[{name!r}]", metric)
+    return tuple(sorted(out.items()))
+
+
+def validate_ignore(value: Any, where: Optional[str]) -> Tuple[str, ...]:
+    """A list of op names (a single string is one name)."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        raise ConfigError(where, f"ignore must be a list of op names, got {type(value).__name__}")
+    out = []
+    for name in value:
+        if not isinstance(name, str) or not name:
+            raise ConfigError(where, f"ignore entries must be op names, got {name!r}")
+        if name not in out:
+            out.append(name)
+    return tuple(out)
+
+
+def validate_modes(value: Any, where: Optional[str]) -> Tuple[Mode, ...]:
+    """Preset names (``"high_precision"``, ``"buffer_off+fusion_off"``) or ``Mode`` objects;
+    ids must be unique because they become test ids."""
+    if value is None:
+        return ()
+    if isinstance(value, (str, Mode)):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not value:
+        raise ConfigError(where, f"modes must be a non-empty list of mode names or Mode objects, "
+                                 f"got {value!r}")
+    out = []
+    for item in value:
+        try:
+            out.append(resolve_mode(item, where))
+        except ConfigError as exc:
+            raise ConfigError(where, exc.problem) from None
+    names = [m.name for m in out]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(where, f"modes repeats {', '.join(dupes)}")
+    return tuple(out)
+
+
+def make_spec(*, threshold: Any = None, metric: Any = DEFAULT_METRIC, per_op: Any = None,
+              ignore: Any = (), modes: Any = None, default_threshold: float = DEFAULT_THRESHOLD,
+              where: Optional[str] = None, max_drop: Any = None,
+              default_max_drop: Optional[float] = None) -> AccuracySpec:
+    """Validate every argument and build the spec; ``threshold=None`` takes the default."""
+    explicit = threshold is not None
+    metric = validate_metric(metric, where)
+    if not explicit and metric != DEFAULT_METRIC:
+        raise ConfigError(where, f"metric={metric!r} needs an explicit threshold (the default "
+                                 f"threshold {default_threshold} is a cosine threshold)")
+    thr = validate_threshold(threshold if explicit else default_threshold, where, metric=metric)
+    return AccuracySpec(
+        threshold=thr,
+        metric=metric,
+        per_op=validate_per_op(per_op, where, metric),
+        ignore=validate_ignore(ignore, where),
+        modes=validate_modes(modes, where),
+        max_drop=validate_max_drop(max_drop if max_drop is not None else default_max_drop, where),
+        explicit_threshold=explicit,
+    )
+
+
+def validate_max_drop(value: Any, where: Optional[str]) -> Optional[float]:
+    """``max_drop``: None (no baseline check) or a cosine drop in [0, 1]."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise ConfigError(where, f"max_drop must be a number within [0, 1], got {value!r}")
+    return float(value)
+
+
+def spec_from_marker(mark, *, default_threshold: float = DEFAULT_THRESHOLD,
+                     where: Optional[str] = None,
+                     default_max_drop: Optional[float] = None) -> AccuracySpec:
+    """Parse ``@accuracy(...)``; ``mark`` may be None (no marker: all defaults).
+
+    Accepts the threshold as the only positional argument: ``@accuracy(0.99)``."""
+    if mark is None:
+        return make_spec(default_threshold=default_threshold, where=where,
+                         default_max_drop=default_max_drop)
+    args, kwargs = tuple(mark.args), dict(mark.kwargs)
+    if len(args) > 1:
+        raise ConfigError(where, f"@accuracy takes at most one positional argument (the "
+                                 f"threshold), got {len(args)}")
+    if args:
+        if "threshold" in kwargs:
+            raise ConfigError(where, "@accuracy got the threshold twice (positional and keyword)")
+        kwargs["threshold"] = args[0]
+    unknown = sorted(set(kwargs) - set(MARKER_ARGS))
+    if unknown:
+        raise ConfigError(where, f"@accuracy got unknown argument(s) {', '.join(unknown)}; "
+                                 f"known: {', '.join(MARKER_ARGS)}")
+    return make_spec(default_threshold=default_threshold, where=where,
+                     default_max_drop=default_max_drop, **kwargs)

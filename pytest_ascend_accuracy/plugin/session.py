@@ -1,0 +1,271 @@
+"""The plugin's per-session state: settings, the shared cache, the backend, and what happened.
+
+One ``AccuracyState`` lives on ``config`` (``config._ascend_accuracy``). It builds the cache and
+backend lazily (so ``pytest --help`` and collection stay cheap), records one ``CheckRecord`` per
+accuracy check and every golden file written, and moves those plus the cache counters from xdist
+workers to the controller (``to_workeroutput`` / ``merge_worker``). No pytest import here.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+from ..errors import ConfigError
+
+DEFAULT_CACHE_DIR = ".ascend-accuracy"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The plugin's options, resolved and validated once at start-up."""
+
+    backend: str = "emulator"  # "emulator" or "ascend" (auto already resolved)
+    device_ids: Tuple[int, ...] = ()
+    threshold: float = 0.95
+    cache_dir: Path = Path(DEFAULT_CACHE_DIR)
+    regen: bool = False
+    regen_all: bool = False
+    report_dir: Optional[Path] = None
+    soc_version: Optional[str] = None
+    device_lock: bool = False
+    rootdir: Path = Path(".")
+    diagnose: bool = False
+    diagnose_budget: int = 16
+    max_drop: Optional[float] = None  # ini default for every test; None: marker only
+    baseline_dir: Path = Path("accuracy-baselines")
+
+
+@dataclass(frozen=True)
+class CheckRecord:
+    """The outcome of one accuracy check, as the summary and reports need it."""
+
+    nodeid: str
+    model: str
+    mode: str
+    passed: bool
+    metric: str = "cosine"
+    threshold: float = 0.95
+    first_op: Optional[str] = None
+    first_value: Optional[float] = None
+    coverage: Optional[float] = None
+    report: Optional[str] = None
+    #: why a check that passed its threshold still failed (its per-operator baseline)
+    note: Optional[str] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(data: Dict[str, Any]) -> "CheckRecord":
+        return CheckRecord(**data)
+
+
+@dataclass(frozen=True)
+class GoldenWrite:
+    """A stored golden file written this session, and why (missing, regen, regen-all)."""
+
+    path: str
+    reason: str
+    nodeid: str = ""
+
+
+def settings_from_config(config) -> Settings:
+    """Read and validate the ``ascend-accuracy`` options and ini values of a pytest config."""
+    from ..backends import resolve_backend_kind
+    from .marker_spec import validate_threshold
+    from ..backends.devices import parse_device_list
+
+    device_text = config.getoption("ascend_device")
+    device_ids = parse_device_list(device_text) if device_text else ()
+    kind = resolve_backend_kind(config.getoption("accuracy_backend"), device_ids)
+    if kind == "ascend" and not device_ids:
+        device_ids = (0,)
+    threshold = config.getoption("accuracy_threshold")
+    where = "--accuracy-threshold"
+    if threshold is None:
+        threshold, where = config.getini("ascend_accuracy_threshold"), "ascend_accuracy_threshold"
+    try:
+        threshold = float(threshold)
+    except (TypeError, ValueError):
+        raise ConfigError(where, f"must be a number within [0, 1], got {threshold!r}") from None
+    threshold = validate_threshold(threshold, where)
+    rootdir = Path(config.rootpath)
+    cache_dir = config.getoption("accuracy_cache_dir") or config.getini("ascend_accuracy_cache_dir")
+    cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR).expanduser()
+    if not cache_dir.is_absolute():
+        cache_dir = rootdir / cache_dir
+    report_dir = config.getoption("accuracy_report")
+    if report_dir:
+        report_dir = Path(report_dir).expanduser()
+        report_dir = report_dir if report_dir.is_absolute() else Path.cwd() / report_dir
+    soc = config.getoption("soc_version") or config.getini("ascend_soc_version") or None
+    return Settings(
+        backend=kind, device_ids=device_ids, threshold=threshold, cache_dir=cache_dir,
+        regen=bool(config.getoption("accuracy_regen")),
+        regen_all=bool(config.getoption("accuracy_regen_all")),
+        report_dir=report_dir or None, soc_version=soc,
+        device_lock=bool(config.getini("ascend_device_lock")), rootdir=rootdir,
+        max_drop=_max_drop(config.getini("ascend_accuracy_max_drop")),
+        baseline_dir=_under(rootdir, config.getini("ascend_accuracy_baseline_dir")
+                            or "accuracy-baselines"),
+        diagnose=bool(config.getoption("accuracy_diagnose")),
+        diagnose_budget=_positive(config.getoption("accuracy_diagnose_budget"),
+                                  "--accuracy-diagnose-budget"),
+    )
+
+
+def _max_drop(text) -> Optional[float]:
+    from .marker_spec import validate_max_drop
+
+    if text is None or str(text).strip() == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ConfigError("ascend_accuracy_max_drop", f"must be a number within [0, 1], got "
+                                                      f"{text!r}") from None
+    return validate_max_drop(value, "ascend_accuracy_max_drop")
+
+
+def _under(root: Path, path) -> Path:
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else root / p
+
+
+def _positive(value, where: str) -> int:
+    if value is None or int(value) < 1:
+        raise ConfigError(where, f"must be at least 1, got {value!r}")
+    return int(value)
+
+
+@dataclass
+class AccuracyState:
+    """Session state: one object on ``config``. Cache and backend are built on first use."""
+
+    settings: Settings
+    worker_id: Optional[str] = None
+    num_workers: Optional[int] = None
+    records: List[CheckRecord] = field(default_factory=list)
+    golden_writes: List[GoldenWrite] = field(default_factory=list)
+    worker_cache_stats: Dict[str, int] = field(default_factory=dict)
+    workers_merged: int = 0
+    report_slugs: Dict[str, int] = field(default_factory=dict)
+    _cache: Any = None
+    _backend: Any = None
+
+    # -- lazily built collaborators ------------------------------------------------------------
+    @property
+    def cache(self):
+        if self._cache is None:
+            from ..core.cache import Cache
+
+            self._cache = Cache(self.settings.cache_dir)
+        return self._cache
+
+    @property
+    def backend(self):
+        if self._backend is None:
+            from ..backends import make_backend
+
+            s = self.settings
+            self._backend = make_backend(s.backend, self.cache, device_ids=s.device_ids,
+                                         worker_id=self.worker_id, soc_version=s.soc_version,
+                                         num_workers=self.num_workers)
+        return self._backend
+
+    @property
+    def device(self):
+        """This worker's ``DeviceAssignment``, or None on the emulator."""
+        if self.settings.backend != "ascend":
+            return None
+        from ..backends.devices import assign_device
+
+        return assign_device(self.settings.device_ids, self.worker_id,
+                             num_workers=self.num_workers)
+
+    def close(self) -> None:
+        """Release the backend (the Ascend backend closes its device); safe to call twice."""
+        backend, self._backend = self._backend, None
+        close = getattr(backend, "close", None)
+        if close is not None:
+            close()
+
+    def device_lock(self):
+        """A context manager that serialises device use among workers sharing a device
+        (only with ini ``ascend_device_lock = true`` on the ascend backend; else a no-op)."""
+        import contextlib
+
+        device = self.device
+        if device is None or not self.settings.device_lock:
+            return contextlib.nullcontext()
+        from ..backends.devices import DeviceLock
+
+        return DeviceLock(self.settings.cache_dir, device.physical)
+
+    def backend_label(self) -> str:
+        """Which backend runs the tests, for the header and the summary."""
+        s = self.settings
+        if s.backend != "ascend":
+            return ("emulator backend (CPU stand-in for ATC + NPU numerics, no Ascend device; "
+                    "--ascend-device=N runs on an NPU)")
+        ids = ",".join(map(str, s.device_ids))
+        text = f"ascend backend on device{'s' if len(s.device_ids) > 1 else ''} {ids}"
+        if len(s.device_ids) > 1:
+            text += " (xdist worker gwK takes device K mod count)"
+        if s.soc_version:
+            text += f", soc {s.soc_version}"
+        return text
+
+    # -- recording -----------------------------------------------------------------------------
+    def record(self, record: CheckRecord) -> None:
+        self.records.append(record)
+
+    def mark_failed(self, nodeid: str, note: str) -> None:
+        """The last check of ``nodeid`` failed after all (e.g. against its baseline)."""
+        from dataclasses import replace
+
+        for k in range(len(self.records) - 1, -1, -1):
+            if self.records[k].nodeid == nodeid:
+                self.records[k] = replace(self.records[k], passed=False, note=note)
+                return
+
+    def record_golden_write(self, path, reason: str, nodeid: str = "") -> None:
+        self.golden_writes.append(GoldenWrite(str(path), reason, nodeid))
+
+    def cache_stats(self) -> Dict[str, int]:
+        """This process's cache counters plus every merged worker's."""
+        totals = {"hits": 0, "misses": 0, "rebuilt": 0}
+        if self._cache is not None:
+            for k, v in self._cache.stats.as_dict().items():
+                totals[k] = totals.get(k, 0) + v
+        for k, v in self.worker_cache_stats.items():
+            totals[k] = totals.get(k, 0) + v
+        return totals
+
+    # -- xdist transport (plain JSON-able data only) -----------------------------------------
+    def to_workeroutput(self) -> Dict[str, Any]:
+        return {
+            "records": [r.to_dict() for r in self.records],
+            "golden_writes": [asdict(g) for g in self.golden_writes],
+            "cache": self.cache_stats(),
+        }
+
+    def merge_worker(self, data: Dict[str, Any]) -> None:
+        self.records.extend(CheckRecord.from_dict(r) for r in data.get("records", ()))
+        self.golden_writes.extend(GoldenWrite(**g) for g in data.get("golden_writes", ()))
+        for k, v in data.get("cache", {}).items():
+            self.worker_cache_stats[k] = self.worker_cache_stats.get(k, 0) + int(v)
+        self.workers_merged += 1
+
+
+STATE_ATTR = "_ascend_accuracy"
+
+
+def get_state(config) -> AccuracyState:
+    """The session's ``AccuracyState`` (set up by the plugin's ``pytest_configure``)."""
+    state = getattr(config, STATE_ATTR, None)
+    if state is None:
+        raise ConfigError("pytest-ascend-accuracy", "the plugin is not active in this session "
+                                                    "(was it disabled with -p no:ascend_accuracy?)")
+    return state

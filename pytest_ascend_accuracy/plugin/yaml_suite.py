@@ -1,0 +1,362 @@
+"""YAML accuracy suites: files named ``accuracy*.yaml`` collected as tests.
+
+```yaml
+defaults:                      # optional; every key may also be set per model
+  threshold: 0.95              # a number, or {mode name: number}
+  metric: cosine
+  inputs: {seed: 0}            # seeded generator (optional shapes: {input: [dims]}) or npy files
+  modes: [default]
+models:
+  - name: mlp                  # optional, default: the model file's stem
+    model: models/mlp.onnx     # relative to this file
+    inputs: {x: data/x.npy}    # {input name: .npy file}
+    input_shape: {x: [1, 16]}
+    modes: [default, high_precision, {keep_dtype: [Add_1]}, {base: fusion_off, keep_dtype: [Mul_0]}]
+    per_op: {Relu_2: 0.9}      # merged over the defaults' per_op
+    ignore: [Softmax_5]        # added to the defaults' ignore
+    golden: golden/mlp         # optional stored golden directory (regen flags apply)
+```
+
+Each model x mode is one test item ``file.yaml::name[mode]``. The file is read with
+``yaml.safe_load`` and validated completely at collection; every problem is a ``ConfigError``
+naming the file and the key (``accuracy.yaml: models[1].threshold: ...``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+import pytest
+
+from ..errors import AscendAccuracyError, ConfigError
+from .marker_spec import (AccuracySpec, make_spec, validate_metric, validate_modes,
+                          validate_per_op, validate_threshold)
+from ..core.modes import Mode, resolve_mode
+
+TOP_KEYS = ("defaults", "models")
+SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape")
+MODEL_KEYS = ("name", "model", "golden") + SETTING_KEYS
+MODE_KEYS = ("base", "name", "precision_mode", "keep_dtype", "buffer_optimize", "fusion",
+             "fusion_rules_off")
+
+
+@dataclass(frozen=True)
+class InputsSpec:
+    """Seeded random inputs (``seed``) or ``.npy`` files per input name (``files``)."""
+
+    seed: Optional[int] = None
+    files: Tuple[Tuple[str, Path], ...] = ()
+
+    def load(self, model, input_shape=None):
+        import numpy as np
+
+        if self.files:
+            return {name: np.load(path, allow_pickle=False) for name, path in self.files}
+        from ..graph.onnx_graph import make_inputs
+
+        return make_inputs(model, seed=self.seed or 0, input_shape=input_shape)
+
+
+@dataclass(frozen=True)
+class SuiteCase:
+    """One test: a model under one mode with its settings."""
+
+    name: str
+    model: Path
+    mode: Mode
+    spec: AccuracySpec
+    inputs: InputsSpec
+    input_shape: Optional[Dict[str, Tuple[int, ...]]] = None
+    golden: Optional[Path] = None
+
+    @property
+    def test_name(self) -> str:
+        return f"{self.name}[{self.mode.name}]"
+
+
+def load_suite(path, *, default_threshold: float = 0.95) -> List[SuiteCase]:
+    """Read and validate a suite file; returns its cases in file order."""
+    import yaml
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(str(path), f"not valid YAML: {exc}") from None
+    return parse_suite(data, path, default_threshold=default_threshold)
+
+
+def parse_suite(data: Any, path: Path, *, default_threshold: float = 0.95) -> List[SuiteCase]:
+    """Validate the loaded YAML document of ``path`` and build its cases."""
+    where = str(path)
+    if not isinstance(data, Mapping):
+        raise ConfigError(where, "a suite is a mapping with a 'models' list at the top level")
+    _no_unknown(data, TOP_KEYS, where, "")
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, Mapping):
+        raise ConfigError(f"{where}: defaults", "must be a mapping")
+    _no_unknown(defaults, SETTING_KEYS, where, "defaults.")
+    models = data.get("models")
+    if not isinstance(models, list) or not models:
+        raise ConfigError(f"{where}: models", "must be a non-empty list of model entries")
+    base_dir = path.parent
+    cases: List[SuiteCase] = []
+    seen = set()
+    for i, entry in enumerate(models):
+        at = f"{where}: models[{i}]"
+        if not isinstance(entry, Mapping):
+            raise ConfigError(at, "each model entry is a mapping with at least 'model'")
+        _no_unknown(entry, MODEL_KEYS, where, f"models[{i}].")
+        for case in _cases(entry, defaults, base_dir, where, i, default_threshold):
+            if case.test_name in seen:
+                raise ConfigError(f"{at}.name", f"test {case.test_name} is defined twice")
+            seen.add(case.test_name)
+            cases.append(case)
+    return cases
+
+
+def _no_unknown(mapping: Mapping, known, where: str, prefix: str) -> None:
+    for key in mapping:
+        if key not in known:
+            raise ConfigError(f"{where}: {prefix}{key}", f"unknown key; known: {', '.join(known)}")
+
+
+def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_threshold: float):
+    at, dat = f"{where}: models[{index}]", f"{where}: defaults"
+    model_rel = entry.get("model")
+    if not isinstance(model_rel, str) or not model_rel:
+        raise ConfigError(f"{at}.model", "required: the ONNX file, relative to the suite file")
+    model = _existing(base_dir, model_rel, f"{at}.model")
+    name = entry.get("name", model.stem)
+    if not isinstance(name, str) or not name or any(c in name for c in "[]/:"):
+        raise ConfigError(f"{at}.name", f"must be a plain name (no [ ] / :), got {name!r}")
+
+    def setting(key, default=None):
+        return entry[key] if key in entry else defaults.get(key, default)
+
+    modes = _modes(setting("modes", ["default"]), f"{at}.modes")
+    inputs, gen_shapes = _inputs(setting("inputs", {"seed": 0}), base_dir, f"{at}.inputs")
+    input_shape = _shape_map(setting("input_shape"), f"{at}.input_shape") or gen_shapes
+    base_ignore = _list(defaults.get("ignore"), f"{dat}.ignore")
+    ignore = base_ignore + [n for n in _list(entry.get("ignore"), f"{at}.ignore")
+                            if n not in base_ignore]
+    golden = entry.get("golden")
+    if golden is not None and (not isinstance(golden, str) or not golden):
+        raise ConfigError(f"{at}.golden", "must be a path (a directory, relative to the suite file)")
+    metric_at = f"{at}.metric" if "metric" in entry else f"{dat}.metric"
+    metric = validate_metric(setting("metric", "cosine"), metric_at)
+    per_op = dict(validate_per_op(defaults.get("per_op"),
+                                  f"{dat}.per_op", metric))
+    per_op.update(validate_per_op(entry.get("per_op"), f"{at}.per_op", metric))
+    thresholds = _thresholds(defaults.get("threshold"), None, metric, f"{dat}.threshold")
+    own = _thresholds(entry.get("threshold"), modes, metric, f"{at}.threshold")
+    thresholds = own if "*" in own else {**thresholds, **own}  # a plain number wins outright
+    for mode in modes:
+        spec = make_spec(threshold=thresholds.get(mode.name, thresholds.get("*")), metric=metric,
+                         per_op=per_op,
+                         ignore=ignore, default_threshold=default_threshold,
+                         where=f"{at}.threshold")
+        yield SuiteCase(name, model, mode, spec, inputs, input_shape,
+                        base_dir / golden if golden else None)
+
+
+def _existing(base_dir: Path, rel: str, at: str) -> Path:
+    p = Path(rel).expanduser()
+    p = p if p.is_absolute() else base_dir / p
+    if not p.is_file():
+        raise ConfigError(at, f"file not found: {p}")
+    return p
+
+
+def _list(value, at: str) -> List[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ConfigError(at, f"must be a list of op names, got {value!r}")
+    return list(value)
+
+
+def _modes(value, at: str) -> Tuple[Mode, ...]:
+    if isinstance(value, (str, Mapping)):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise ConfigError(at, f"must be a non-empty list of modes, got {value!r}")
+    modes = []
+    for k, item in enumerate(value):
+        if isinstance(item, Mapping):
+            modes.append(_mode_mapping(item, f"{at}[{k}]"))
+        elif isinstance(item, str):
+            try:
+                modes.append(resolve_mode(item, f"{at}[{k}]"))
+            except ConfigError as exc:
+                raise ConfigError(f"{at}[{k}]", exc.problem) from None
+        else:
+            raise ConfigError(f"{at}[{k}]", f"a mode is a preset name or a mapping, got {item!r}")
+    return validate_modes(modes, at)
+
+
+def _mode_mapping(item: Mapping, at: str) -> Mode:
+    for key in item:
+        if key not in MODE_KEYS:
+            raise ConfigError(f"{at}.{key}", f"unknown mode key; known: {', '.join(MODE_KEYS)}")
+    try:
+        base = resolve_mode(item.get("base", "default"), f"{at}.base")
+        fields = {k: item[k] for k in MODE_KEYS[2:] if k in item}
+        for k in ("keep_dtype", "fusion_rules_off"):
+            if k in fields:
+                fields[k] = tuple(_list(fields[k], f"{at}.{k}"))
+        if "fusion" in fields and not isinstance(fields["fusion"], bool):
+            raise ConfigError(f"{at}.fusion", f"must be true or false, got {fields['fusion']!r}")
+        mode = replace(base, label=None, **fields)
+        if "keep_dtype" in fields:
+            mode = replace(mode, keep_dtype=base.keep_dtype + fields["keep_dtype"])
+        if item.get("name") is not None:
+            mode = replace(mode, label=str(item["name"]))
+        return mode
+    except ConfigError as exc:
+        if exc.where and exc.where.startswith(at):
+            raise
+        raise ConfigError(at, exc.problem) from None
+    except TypeError as exc:
+        raise ConfigError(at, str(exc)) from None
+
+
+def _inputs(value, base_dir: Path, at: str) -> Tuple[InputsSpec, Optional[Dict[str, Tuple[int, ...]]]]:
+    if not isinstance(value, Mapping) or not value:
+        raise ConfigError(at, "must be {seed: N} (optionally with shapes) or {input name: file.npy}")
+    if "seed" in value:
+        for key in value:
+            if key not in ("seed", "shapes"):
+                raise ConfigError(f"{at}.{key}", "a generator spec takes only 'seed' and 'shapes'")
+        seed = value["seed"]
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise ConfigError(f"{at}.seed", f"must be a non-negative integer, got {seed!r}")
+        return InputsSpec(seed=seed), _shape_map(value.get("shapes"), f"{at}.shapes")
+    files = []
+    for name, rel in value.items():
+        if not isinstance(rel, str) or not rel.endswith(".npy"):
+            raise ConfigError(f"{at}.{name}", f"must be a .npy file, got {rel!r}")
+        files.append((str(name), _existing(base_dir, rel, f"{at}.{name}")))
+    return InputsSpec(files=tuple(files)), None
+
+
+def _shape_map(value, at: str) -> Optional[Dict[str, Tuple[int, ...]]]:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ConfigError(at, f"must map input names to shapes, got {value!r}")
+    out = {}
+    for name, dims in value.items():
+        if (not isinstance(dims, list) or not all(isinstance(d, int) and not isinstance(d, bool)
+                                                  and d > 0 for d in dims)):
+            raise ConfigError(f"{at}.{name}", f"must be a list of positive integers, got {dims!r}")
+        out[str(name)] = tuple(dims)
+    return out
+
+
+def _thresholds(value, modes, metric: str, at: str) -> Dict[str, float]:
+    """{mode name: threshold} from one number (key ``*``: every mode) or a mapping per mode
+    name; ``modes`` None (the defaults) accepts any mode name."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        names = None if modes is None else [m.name for m in modes]
+        for key in value:
+            if names is not None and key not in names:
+                raise ConfigError(f"{at}.{key}", f"not one of this model's modes ({', '.join(names)})")
+        return {str(k): validate_threshold(v, f"{at}.{k}", metric=metric) for k, v in value.items()}
+    return {"*": validate_threshold(value, at, metric=metric)}
+
+
+# -- pytest collection ----------------------------------------------------------------------
+class AccuracyYamlFile(pytest.File):
+    """A YAML suite file; collects one item per model x mode."""
+
+    def collect(self):
+        from .session import get_state
+
+        state = get_state(self.config)
+        for case in load_suite(self.path, default_threshold=state.settings.threshold):
+            yield AccuracyYamlItem.from_parent(self, name=case.test_name, case=case)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ConfigError):
+            return f"invalid accuracy suite: {excinfo.value}"
+        return super().repr_failure(excinfo, style)
+
+
+class AccuracyYamlItem(pytest.Item):
+    """One model under one mode from a YAML suite."""
+
+    def __init__(self, *, case: SuiteCase, **kwargs):
+        super().__init__(**kwargs)
+        self.case = case
+        self.add_marker(pytest.mark.accuracy)
+
+    def runtest(self):
+        from . import accuracy_check as ac
+        from ..golden import stored as golden_files
+        from .session import get_state
+
+        state = get_state(self.config)
+        case = self.case
+        inputs = case.inputs.load(case.model, case.input_shape)
+        handle = ac.load_model(state, case.model, case.mode, input_shape=case.input_shape,
+                               dump_root=self._dump_root, where=self.nodeid)
+        actual = handle.run(inputs)
+        golden, status = self._golden(state, inputs)
+        if status == golden_files.USED:  # --accuracy-regen rewrites it if this test fails
+            from .fixtures import CONTEXT_KEY, TestContext
+
+            ctx = TestContext(self.nodeid, case.spec, case.mode)
+            ctx.stored_goldens.append((case.golden, self._compute))
+            self.stash[CONTEXT_KEY] = ctx
+        ac.run_check(state, actual, golden, case.spec, nodeid=self.nodeid, model=handle.name,
+                     mode=case.mode.name,
+                     record_property=lambda k, v: self.user_properties.append((k, v)))
+
+    def _compute(self):
+        from . import accuracy_check as ac
+        from .session import get_state
+
+        case = self.case
+        inputs = case.inputs.load(case.model, case.input_shape)
+        return ac.fresh_golden(get_state(self.config), case.model, inputs, case.input_shape)
+
+    def _golden(self, state, inputs):
+        """(golden dump, stored-golden status or None when no stored golden is used)."""
+        from . import accuracy_check as ac
+        from ..golden import stored as golden_files
+
+        case = self.case
+        if case.golden is None:
+            return ac.fresh_golden(state, case.model, inputs, case.input_shape), None
+        policy = golden_files.GoldenPolicy(state.settings.regen, state.settings.regen_all)
+        dump, status = policy.obtain(case.golden, self._compute)
+        shown = ac._shown(case.golden, self.config.rootpath)
+        if status != golden_files.USED:
+            state.record_golden_write(shown, status, self.nodeid)
+        if status == golden_files.WRITTEN_MISSING and not state.settings.regen_all:
+            pytest.fail(golden_files.missing_message(shown, ac.model_name(case.model)), pytrace=False)
+        return dump, status
+
+    def _dump_root(self) -> Path:
+        import tempfile
+
+        factory = getattr(self.config, "_tmp_path_factory", None)
+        if factory is not None:
+            return factory.mktemp(f"{self.case.name}-dump", numbered=True)
+        return Path(tempfile.mkdtemp(prefix="ascend-accuracy-"))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, (AssertionError, AscendAccuracyError)):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, self.name

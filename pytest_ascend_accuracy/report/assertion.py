@@ -1,0 +1,67 @@
+"""``assert_accuracy``: compare two dumps and fail with the fixed, readable failure block.
+
+Works without pytest (it raises an ``AssertionError`` subclass); inside pytest the frames of
+this module are hidden from tracebacks.
+"""
+from __future__ import annotations
+
+import os
+from typing import Mapping, Optional, Union
+
+from ..compare.engine import compare_dumps
+from ..compare.fp16_range import golden_inputs_past_fp16
+from ..compare.result import CompareResult, Verdict
+from ..compare.thresholds import ThresholdLike
+from ..dump.model import DumpSet
+
+DumpLike = Union[DumpSet, str, "os.PathLike[str]"]
+
+
+class AccuracyFailure(AssertionError):
+    """Raised when a comparison fails its verdict; ``.result`` and ``.verdict`` hold the data
+    (so a caller can re-judge, write reports, or triage)."""
+
+    def __init__(self, message: str, result: CompareResult, verdict: Verdict,
+                 csv_path: Optional[str] = None):
+        super().__init__(message)
+        self.result = result
+        self.verdict = verdict
+        self.csv_path = csv_path
+
+
+def as_dump(value: DumpLike, *, om_json=None) -> DumpSet:
+    """A DumpSet as is, or the dump at a path (``dump.loader.load_dump``)."""
+    if isinstance(value, DumpSet):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        from ..dump.loader import load_dump
+        return load_dump(value, om_json=om_json)
+    raise TypeError(f"expected a DumpSet or a path to a dump, got {type(value).__name__}")
+
+
+def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike = 0.95,
+                    per_op: Optional[Mapping[str, ThresholdLike]] = None, *, ignore=(),
+                    metric: str = "cosine", csv_path=None, hint: Optional[str] = None,
+                    mapping: Optional[Mapping[str, str]] = None) -> CompareResult:
+    """Compare ``actual`` against ``golden`` and raise ``AccuracyFailure`` if any tensor fails.
+
+    ``threshold`` applies to ``metric`` (cosine: at least; error metrics such as ``rel_l2``:
+    at most); ``per_op`` maps op names or globs to their own thresholds; ``ignore`` lists op
+    names or globs not judged. With ``csv_path`` the msaccucmp-compatible CSV is written
+    (pass or fail) and the failure message points to it. ``hint`` replaces the suggested next
+    step. Returns the ``CompareResult`` when everything passes.
+    """
+    __tracebackhide__ = True
+    from .csv_report import write_csv
+    from .failure_text import failure_text
+
+    golden = as_dump(golden)
+    result = compare_dumps(as_dump(actual), golden, mapping=mapping)
+    verdict = result.judge(threshold, per_op, ignore, metric)
+    written = write_csv(result, csv_path, verdict) if csv_path else None
+    if not verdict.passed:
+        ranges = () if hint is not None else golden_inputs_past_fp16(
+            golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
+        raise AccuracyFailure(failure_text(result, verdict, csv_path=written, hint=hint,
+                                           range_inputs=ranges), result, verdict, written)
+    return result

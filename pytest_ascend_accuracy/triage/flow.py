@@ -1,0 +1,400 @@
+"""The precision-debugging flow as one function: ``diagnose(model, ...) -> Diagnosis``.
+
+Engineers walk these steps by hand, one conversion at a time; here each step is one cached
+conversion, a budget caps the conversions, and a rerun resumes from the cache:
+
+1. default conversion, every operator dumped and compared with the golden fp32 run; stop if it
+   passes;
+2. data and configuration (no conversion): the model's input tensors as the device saw them
+   (the inputs of the ops that consume a graph input, or an ``Aipp`` op's output) against the
+   golden inputs — a pre-processing or AIPP mismatch makes every later step pointless;
+3. high precision; if that passes, the operators whose cosine drops between the two runs seed a
+   search for a minimal ``keep_dtype`` set that restores accuracy under the default mode
+   (``triage_search``: seeds first, then op types, then names inside the types that matter);
+4. buffer optimisation off; the operators that change between the two runs are named;
+5. fusion off; when that restores accuracy, a search over the individual fusion rules names
+   the rule(s) to switch off;
+6. the final per-operator comparison with the golden network names the operators that differ.
+
+The result names the step that restored accuracy, the fix as ready-to-use files (see
+``triage_report.write_fix_files``) and the conversions spent.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..compare.engine import compare_dumps
+from ..compare.result import CompareResult, Verdict
+from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
+from .inputs import input_check
+from .result import Diagnosis, OpLine, StepResult, fmt as _fmt
+from .search import BudgetExhausted, CountingPredicate, minimal_subset
+
+STEPS = ("default", "data", "high_precision", "keep_dtype", "buffer_off", "fusion_off",
+         "fusion_rules", "golden")
+FP16_MAX = 65504.0
+#: rows shown per step table in the text/HTML renderings
+TABLE_ROWS = 8
+
+
+@dataclass
+class _Evaluation:
+    mode: Mode
+    converted: object
+    dump: object
+    result: CompareResult
+    verdict: Verdict
+    new_conversion: bool
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict.passed
+
+
+class _Runner:
+    """Converts, runs and judges one mode at a time, memoised and charged to the budget."""
+
+    def __init__(self, backend, model, inputs, golden, *, judge: Callable[[CompareResult], Verdict],
+                 budget: int, input_shape, dump_root: Path, progress: Callable[[str], None]):
+        self.backend, self.model, self.inputs, self.golden = backend, model, inputs, golden
+        self.judge, self.budget, self.input_shape = judge, budget, input_shape
+        self.dump_root, self.progress = dump_root, progress
+        self.conversions = 0
+        self.cache_hits = 0
+        self.memo: Dict[Mode, _Evaluation] = {}
+
+    def evaluate(self, mode: Mode) -> _Evaluation:
+        key = replace(mode, label=None)
+        if key in self.memo:
+            return self.memo[key]
+        cache = getattr(self.backend, "cache", None)
+        before = cache.stats.misses if cache is not None else None
+        # once the budget is spent no further mode is tried (a cached one included: whether it
+        # is cached is only known by converting); a rerun gets the spent ones free from the cache
+        if self.conversions >= self.budget:
+            raise BudgetExhausted(f"conversion budget of {self.budget} spent")
+        self.progress(f"converting and running mode {mode.name}")
+        converted = self.backend.convert(self.model, mode, input_shape=self.input_shape)
+        new = cache is None or cache.stats.misses > before
+        if new:
+            self.conversions += 1
+        else:
+            self.cache_hits += 1
+        dump = self.backend.run(converted, self.inputs, dump=True,
+                                dump_dir=self.dump_root / f"run{len(self.memo)}")
+        result = compare_dumps(dump, self.golden, kl=False)
+        ev = _Evaluation(mode, converted, dump, result, self.judge(result), new)
+        self.memo[key] = ev
+        return ev
+
+
+def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=None,
+             threshold: float = 0.95, *, budget: int = 32, cache=None, input_shape=None,
+             golden=None, metric: str = "cosine", per_op=None, ignore=(), seed: int = 0,
+             out_dir=None, progress: Optional[Callable[[str], None]] = None) -> Diagnosis:
+    """Walk the debugging flow for ``model`` and return what restores accuracy.
+
+    ``backend`` defaults to the CPU emulator over ``cache`` (default ``.ascend-accuracy/``);
+    ``inputs`` default to seeded ``make_inputs(model, seed=seed)``; ``golden`` defaults to the
+    cached onnxruntime fp32 dump. ``budget`` caps new conversions (cache hits are free, so a
+    rerun resumes where the last one stopped). With ``out_dir`` the fix files and reports are
+    written there (``triage_report.write_all``).
+    """
+    from ..core.cache import Cache
+    from ..golden.onnxruntime_golden import golden_dump
+    from ..graph.onnx_graph import make_inputs, model_label
+
+    if budget < 1:
+        raise ValueError("budget must allow at least one conversion")
+    if cache is None:
+        cache = getattr(backend, "cache", None) or Cache(Path(".ascend-accuracy"))
+    if backend is None:
+        from ..backends.emulator import EmulatorBackend
+        backend = EmulatorBackend(cache)
+    if inputs is None:
+        inputs = make_inputs(model, seed=seed, input_shape=input_shape)
+    if golden is None:
+        golden = golden_dump(model, inputs, cache=cache, input_shape=input_shape)
+
+    def judge(result: CompareResult) -> Verdict:
+        return result.judge(threshold, per_op, ignore, metric)
+
+    dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-triage-"))
+    runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,
+                     input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None))
+    flow = _Flow(runner, threshold, metric)
+    try:
+        outcome = flow.walk()
+    finally:
+        shutil.rmtree(dump_root, ignore_errors=True)
+    diagnosis = Diagnosis(
+        model=model_label(model), backend=backend.describe(), threshold=float(threshold),
+        metric=metric, steps=tuple(flow.steps), conversions=runner.conversions,
+        cache_hits=runner.cache_hits, budget=budget, final=flow.final, **outcome)
+    if out_dir is not None:
+        from .report import write_all
+        diagnosis = replace(diagnosis, fix_files=write_all(diagnosis, out_dir))
+    return diagnosis
+
+
+class _Flow:
+    """The step sequence; ``walk`` returns the Diagnosis fields that depend on the outcome."""
+
+    def __init__(self, runner: _Runner, threshold: float, metric: str):
+        self.run, self.threshold, self.metric = runner, threshold, metric
+        self.steps: List[StepResult] = []
+        self.final: Optional[CompareResult] = None
+
+    def walk(self) -> dict:
+        spent = self.run.conversions
+        try:
+            default = self.run.evaluate(DEFAULT)
+            self.final = default.result
+            self._add("default", default, spent)
+            if default.passed:
+                return self._outcome("default", "the default conversion already meets the threshold")
+            data = input_check(default.converted, default.dump, self.run.inputs)
+            self.steps.append(data)
+            if data.passed is False:
+                return self._outcome(None, f"the device saw different inputs than the golden run: "
+                                           f"{data.summary}; fix the pre-processing / AIPP "
+                                           f"configuration before debugging operators")
+            restored = self._precision(default) or self._buffer(default) or self._fusion(default)
+            if restored:
+                return restored
+        except BudgetExhausted as exc:
+            return self._outcome(None, f"stopped: {exc} after {len(self.steps)} step(s); rerun with a "
+                                       "larger --budget to continue from the cache", exhausted=True)
+        return self._golden_step()
+
+    # -- steps --------------------------------------------------------------------------------
+    def _mode_step(self, step: str, mode: Mode, default: _Evaluation):
+        """Convert, run and judge ``mode``; record the step with the ops that differ from the
+        default run. Returns (evaluation, differing ops)."""
+        spent = self.run.conversions
+        ev = self.run.evaluate(mode)
+        differing = self._differing(default, ev)
+        self._add(step, ev, spent, differing=differing)
+        return ev, differing
+
+    def _precision(self, default: _Evaluation) -> Optional[dict]:
+        hp, drops = self._mode_step("high_precision", HIGH_PRECISION, default)
+        if not hp.passed:
+            return None
+        spent = self.run.conversions
+        keep, note = self._keep_dtype_search(default, drops)
+        if keep:
+            mode = DEFAULT | Mode(keep_dtype=tuple(keep))
+            ev = self.run.evaluate(mode)  # memoised: the search measured it
+            self.final = ev.result
+            value = _worst_value(ev.verdict, ev.result, self.metric)
+            self.steps.append(StepResult(
+                "keep_dtype", mode.name, True,
+                f"keeping {len(keep)} op(s) in float32 restores {self.metric} "
+                f"{_fmt(value)} under the default mode ({note})",
+                conversions=self.run.conversions - spent, differing=tuple(keep)))
+            first = _first_label(default.verdict)
+            return self._outcome(
+                "keep_dtype",
+                f"default fails at op {first}; high precision passes; keep_dtype "
+                f"{{{', '.join(keep)}}} restores {self.metric} {_fmt(value)} under fp16",
+                fix_mode=mode, keep=tuple(keep))
+        self.steps.append(StepResult("keep_dtype", "", None, f"no smaller keep_dtype set found ({note})",
+                                     conversions=self.run.conversions - spent))
+        self.final = hp.result
+        return self._outcome("high_precision",
+                             f"default fails at op {_first_label(default.verdict)}; high precision "
+                             "passes; convert with --precision_mode=allow_fp32_to_fp16",
+                             fix_mode=HIGH_PRECISION)
+
+    def _keep_dtype_search(self, default: _Evaluation, drops: Sequence[str]) -> Tuple[List[str], str]:
+        """Seeds (fp16-range ops, then ops whose cosine drops first) are tried together first;
+        then op types, then names inside the types that matter."""
+        names, types = _framework_ops(default)
+        ranged = [n for n in dict.fromkeys(_range_ops(default, self.run.golden)) if n in types]
+        seeds = list(dict.fromkeys(ranged + [n for n in drops if n in types]))
+        rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
+        ordered = sorted(names, key=rank.__getitem__)
+        pred = CountingPredicate(lambda s: self.run.evaluate(
+            DEFAULT | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__)))).passed)
+        pred.know([], default.passed)
+        pred.know(names, True)  # assumed: keeping every op is what high precision does
+        # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
+        # the likeliest fix (often one conversion); then every seed together
+        first = [n for n in drops[:1] if n in types]
+        for trial in (list(dict.fromkeys(ranged + first)), seeds):
+            if trial and pred(trial):
+                keep = minimal_subset(trial, pred)
+                return keep, (f"seeded with {len(trial)} op(s) out of fp16 range or dropping first, "
+                              f"{pred.calls} conversion(s) in the search")
+        groups: Dict[str, List[str]] = {}
+        for n in ordered:
+            groups.setdefault(types.get(n, ""), []).append(n)
+        type_pred = CountingPredicate(lambda chosen: pred(frozenset(
+            n for t in chosen for n in groups[t])))
+        type_pred.know([], default.passed)
+        needed_types = minimal_subset(list(groups), type_pred)
+        pool = [n for t in needed_types for n in groups[t]]
+        keep = minimal_subset(pool, pred)
+        return keep, (f"types {', '.join(needed_types) or '-'} narrowed to names, "
+                      f"{pred.calls} conversion(s) in the search")
+
+    def _buffer(self, default: _Evaluation) -> Optional[dict]:
+        ev, differing = self._mode_step("buffer_off", BUFFER_OFF, default)
+        if not ev.passed:
+            return None
+        self.final = ev.result
+        return self._outcome(
+            "buffer_off",
+            f"default fails at op {_first_label(default.verdict)}; buffer optimisation off restores "
+            f"accuracy; ops that change: {_names(differing)}; convert with "
+            "--buffer_optimize=off_optimize", fix_mode=BUFFER_OFF)
+
+    def _fusion(self, default: _Evaluation) -> Optional[dict]:
+        ev, differing = self._mode_step("fusion_off", FUSION_OFF, default)
+        if not ev.passed:
+            return None
+        spent = self.run.conversions
+        rules = _applied_rules(self.run.backend, default.converted)
+        found: List[str] = []
+        if rules:
+            pred = CountingPredicate(lambda s: self.run.evaluate(
+                Mode(fusion_rules_off=tuple(r for r in rules if r in s))).passed)
+            pred.know([], default.passed)
+            if pred(rules):
+                found = minimal_subset(rules, pred)
+        if found:
+            mode = Mode(fusion_rules_off=tuple(found))
+            self.final = self.run.evaluate(mode).result
+            self.steps.append(StepResult(
+                "fusion_rules", mode.name, True,
+                f"switching off {_names(found)} restores accuracy with the other fusion rules on",
+                conversions=self.run.conversions - spent, differing=tuple(found)))
+            return self._outcome(
+                "fusion_rules",
+                f"default fails at op {_first_label(default.verdict)}; fusion off restores accuracy; "
+                f"the fusion rule(s) to switch off: {_names(found)} (fused ops: {_names(differing)})",
+                fix_mode=mode, rules=tuple(found))
+        self.steps.append(StepResult("fusion_rules", "", None,
+                                     "no single set of named rules restores accuracy; switch all "
+                                     "fusion off" if rules else "the backend names no fusion rules",
+                                     conversions=self.run.conversions - spent))
+        self.final = ev.result
+        return self._outcome(
+            "fusion_off",
+            f"default fails at op {_first_label(default.verdict)}; fusion off restores accuracy "
+            f"(fused ops that differ: {_names(differing)})", fix_mode=FUSION_OFF)
+
+    def _golden_step(self) -> dict:
+        default = self.run.memo[replace(DEFAULT, label=None)]
+        failing = _failing_names(default.verdict)
+        self.final = default.result
+        self.steps.append(StepResult(
+            "golden", DEFAULT.name, False,
+            f"{len(failing)} op(s) differ from the golden network in every mode tried",
+            first_failure=_first_label(default.verdict), failing=tuple(failing),
+            table=_table(default.verdict)))
+        return self._outcome(
+            None, f"no conversion mode restores accuracy: the model differs from the golden "
+                  f"network from op {_first_label(default.verdict)} on ({len(failing)} op(s): "
+                  f"{_names(failing)}); check the operator implementations against the reference")
+
+    # -- helpers ------------------------------------------------------------------------------
+    def _add(self, step: str, ev: _Evaluation, spent_before: int, *, differing=()) -> None:
+        v = ev.verdict
+        first = v.first
+        summary = ("passes" if ev.passed else
+                   f"fails at op {_first_label(v)} ({self.metric} {_fmt(first.value)} vs "
+                   f"{_fmt(first.threshold.value)})")
+        self.steps.append(StepResult(
+            step, ev.mode.name, ev.passed, summary,
+            first_failure=None if ev.passed else first.row.label,
+            first_value=None if ev.passed else first.value,
+            failing=tuple(_failing_names(v)), differing=tuple(differing),
+            conversions=self.run.conversions - spent_before, table=_table(v)))
+
+    def _differing(self, base: _Evaluation, other: _Evaluation) -> List[str]:
+        """Ops whose output differs between two device runs (first drop first)."""
+        result = compare_dumps(base.dump, other.dump, kl=False)
+        verdict = result.judge(self.threshold, metric=self.metric)
+        return _failing_names(verdict)
+
+    def _outcome(self, restored_by, verdict, *, fix_mode=None, keep=(), rules=(), exhausted=False):
+        return dict(restored_by=restored_by, verdict=verdict, fix_mode=fix_mode, keep_dtype=keep,
+                    fusion_rules_off=rules, budget_exhausted=exhausted)
+
+
+# -- small helpers -------------------------------------------------------------------------------
+def _framework_ops(ev: _Evaluation) -> Tuple[List[str], Dict[str, str]]:
+    """Framework op names covered by the dump, in execution order, with their op types."""
+    names: List[str] = []
+    types: Dict[str, str] = {}
+    for op in ev.dump:
+        for n in op.covers:
+            if n and n not in types:
+                names.append(n)
+                types[n] = op.op_type if not op.is_fused else op.op_type + "(fused)"
+    return names, types
+
+
+def _range_ops(ev: _Evaluation, golden) -> List[str]:
+    """Ops whose golden values (outputs, or operands such as a BatchNorm variance) leave the
+    float16 range, or whose output turned non-finite."""
+    from ..compare.fp16_range import golden_inputs_past_fp16
+
+    failing = [f.row.golden_name for f in ev.verdict.failures if f.row.golden_name]
+    out: List[str] = [f.op for f in golden_inputs_past_fp16(golden, failing)]
+    for row in ev.result.rows:
+        m = row.metrics
+        if m is None or not row.slot.startswith("output"):
+            continue
+        if m.max_abs_golden > FP16_MAX or (m.mismatch and m.nonfinite_actual > m.nonfinite_golden):
+            out.extend(row.original_names or (row.op_name,))
+    return out
+
+
+def _applied_rules(backend, converted) -> List[str]:
+    probe = getattr(backend, "fusion_rules", None)
+    return list(probe(converted)) if probe else []
+
+
+def _failing_names(verdict: Verdict) -> List[str]:
+    names: List[str] = []
+    for f in verdict.failures:
+        if f.row.op_name not in names:
+            names.append(f.row.op_name)
+    return names
+
+
+def _first_label(verdict: Verdict) -> str:
+    first = verdict.first
+    return first.row.label if first is not None else "-"
+
+
+def _worst_value(verdict: Verdict, result: CompareResult, metric: str) -> float:
+    values = [r.metrics.value(metric) for r in result.compared_rows if r.metrics is not None]
+    values = [v for v in values if v == v]
+    if not values:
+        return float("nan")
+    return min(values) if metric == "cosine" else max(values)
+
+
+def _table(verdict: Verdict) -> Tuple[OpLine, ...]:
+    rows = []
+    for f in verdict.worst(TABLE_ROWS):
+        m = f.row.metrics
+        rows.append(OpLine(f.row.label, f.row.op_type, *(float("nan"),) * 3, f.reason) if m is None
+                    else OpLine(f.row.label, f.row.op_type, m.cosine, m.rel_l2, m.max_abs,
+                                "" if f.reason.startswith(f"{f.threshold.metric} ") else f.reason))
+    return tuple(rows)
+
+
+def _names(names: Sequence[str], limit: int = 6) -> str:
+    shown = ", ".join(names[:limit])
+    return (shown + f", ... ({len(names)} in all)") if len(names) > limit else (shown or "-")

@@ -1,0 +1,90 @@
+"""Step 5 of the debugging flow: did the device see the inputs the golden run saw?
+
+The model's inputs as the device saw them (an ``Aipp`` op's output, else the inputs of the ops
+that read a graph input, tied through the om json's input references) are compared with the
+golden inputs. They may differ by float16 rounding only; anything more is a pre-processing or
+AIPP configuration mismatch, described as ``golden * a + b`` when a linear fit explains it.
+No conversion is needed, so triage runs it right after the default conversion fails.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from .result import OpLine, StepResult, fmt as _fmt
+
+#: an input seen by the device may differ from the golden one by float16 rounding only
+INPUT_REL_L2_TOLERANCE = 1e-2
+
+
+def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
+    """Compare the inputs the device saw with the golden inputs (no conversion needed)."""
+    from ..compare.metrics import compute_metrics
+
+    pairs = _input_tensors(converted, dump, inputs)
+    if not pairs:
+        return StepResult("data", "", None, "no dumped tensor could be tied to a model input")
+    lines, bad = [], []
+    for label, tensor, name in pairs:
+        seen = np.asarray(tensor.load(), dtype=np.float64).reshape(-1)
+        want = np.asarray(inputs[name], dtype=np.float64).reshape(-1)
+        if seen.size != want.size:
+            bad.append(f"{name} reaches {label} with {seen.size} values, golden has {want.size}")
+            continue
+        m = compute_metrics(seen, want, kl=False)
+        ok = not m.mismatch and (m.rel_l2 <= INPUT_REL_L2_TOLERANCE or m.all_zero)
+        note = "" if ok else _linear_fit_note(seen, want)
+        lines.append(OpLine(label, name, m.cosine, m.rel_l2, m.max_abs, note))
+        if not ok:
+            bad.append(f"input {name!r} as seen by {label}: rel-L2 {_fmt(m.rel_l2)}{note and ', ' + note}")
+    if bad:
+        return StepResult("data", "", False, "; ".join(bad), failing=tuple(l.op for l in lines if l.note),
+                          table=tuple(lines))
+    return StepResult("data", "", True,
+                      f"{len(lines)} input tensor(s) match the golden inputs "
+                      f"(rel-L2 <= {INPUT_REL_L2_TOLERANCE:g})", table=tuple(lines))
+
+
+def _input_tensors(converted, dump, inputs: Mapping[str, np.ndarray]):
+    """(label, TensorRef, input name) for each dumped tensor that carries a model input: an
+    ``Aipp`` op's output, else the inputs of ops that read a graph input (om json refs)."""
+    om_path = getattr(converted, "om_json", None)
+    if not om_path:
+        return []
+    from ..dump.om_json import read_om_json
+
+    graph = read_om_json(om_path)
+    out = []
+    for op in graph.ops:
+        rec = dump.get(op.name)
+        if rec is None:
+            continue
+        for i, ref in enumerate(op.inputs):
+            src = ref.rpartition(":")[0]
+            if src in inputs:
+                if op.type == "Aipp" and rec.outputs:
+                    out.append((f"{op.name}:output:0", rec.outputs[0], src))
+                elif i < len(rec.inputs):
+                    out.append((f"{op.name}:input:{i}", rec.inputs[i], src))
+    seen, unique = set(), []
+    for label, tensor, name in out:  # one check per input is enough: its first consumer
+        if name not in seen:
+            seen.add(name)
+            unique.append((label, tensor, name))
+    return unique
+
+
+def _linear_fit_note(seen: np.ndarray, want: np.ndarray) -> str:
+    """Describe the device input as ``golden * a + b`` when that fits (a mean/scale mistake)."""
+    finite = np.isfinite(seen) & np.isfinite(want)
+    x, y = want[finite], seen[finite]
+    if x.size < 2 or np.ptp(x) == 0:
+        return ""
+    a, b = np.polyfit(x, y, 1)
+    resid = y - (a * x + b)
+    scale = max(float(np.sqrt(np.mean(y ** 2))), 1e-12)
+    if np.sqrt(np.mean(resid ** 2)) <= 1e-2 * scale:
+        shift = "" if abs(b) <= 1e-3 * scale else f" {'+' if b >= 0 else '-'} {abs(b):.4g}"
+        return f"looks like golden * {a:.4g}{shift} (check mean/scale)"
+    return "not a linear transform of the golden input (check channel order, layout, resize)"

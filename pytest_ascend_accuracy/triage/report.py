@@ -1,0 +1,141 @@
+"""Render a ``Diagnosis``: text, JSON, an HTML page, and the fix as ready-to-use files.
+
+``write_all(diagnosis, out_dir)`` writes, atomically:
+- ``keep_dtype.cfg`` / ``fusion_switch.cfg`` (whatever the fix mode needs, from
+  ``Mode.config_files``) and ``atc_args.txt`` (the ATC options of the fix, one per line);
+- ``diagnosis.txt``, ``diagnosis.json`` and ``diagnosis.html`` (steps, tables, and the per-op
+  chart of the final comparison).
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from dataclasses import replace
+from typing import Dict, List, Optional
+
+from ..report.csv_report import atomic_write_text
+
+ATC_ARGS_FILE = "atc_args.txt"
+
+
+def _num(v: Optional[float]) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "NaN"
+    return f"{v:.6f}"
+
+
+def fix_atc_args(diagnosis, config_dir: str = ".") -> List[str]:
+    """The ATC options of the fix as ``--k=v`` strings (config files under ``config_dir``)."""
+    if diagnosis.fix_mode is None:
+        return []
+    return [f"--{k}={v}" for k, v in diagnosis.fix_mode.atc_options(config_dir)]
+
+
+def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
+    """The diagnosis as lines a person reads top-down: verdict, fix, then each step."""
+    d = diagnosis
+    head = "RESTORED" if d.fixed and d.restored_by != "default" else (
+        "PASSES" if d.restored_by == "default" else "NOT RESTORED")
+    lines = [f"ascend-accuracy diagnosis of {d.model}: {head}",
+             f"  {d.verdict}",
+             f"  backend: {d.backend}; threshold: {d.metric} {d.threshold:g}; "
+             f"conversions: {d.conversions} new, {d.cache_hits} from the cache (budget {d.budget})"]
+    if d.budget_exhausted:
+        lines.append("  the budget ran out: rerun with a larger --budget to continue from the cache")
+    if d.fix_mode is not None and d.restored_by != "default":
+        lines.append(f"  fix: mode {d.fix_mode.name}; ATC: {' '.join(fix_atc_args(d))}")
+    for name, path in sorted((files or d.fix_files or {}).items()):
+        lines.append(f"  wrote {name}: {path}")
+    lines.append("")
+    lines.append("steps:")
+    for k, s in enumerate(d.steps, 1):
+        state = {True: "PASSED", False: "FAILED", None: "-"}[s.passed]
+        mode = f" [{s.mode}]" if s.mode else ""
+        cost = f" ({s.conversions} conversion{'s' if s.conversions != 1 else ''})" if s.conversions else ""
+        lines.append(f"  {k}. {s.step}{mode}: {state} | {s.summary}{cost}")
+        if s.differing and s.step in ("high_precision", "buffer_off", "fusion_off"):
+            lines.append(f"     ops that differ from the default run: {', '.join(s.differing[:8])}"
+                         + (" ..." if len(s.differing) > 8 else ""))
+        if s.table and s.passed is False:
+            width = max(len(r.op) for r in s.table)
+            for r in s.table:
+                lines.append(f"     {r.op:<{width}}  {r.op_type:<14} cos {_num(r.cosine)}  "
+                             f"rel-L2 {_num(r.rel_l2)}  max-abs {_num(r.max_abs)}  {r.note}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def to_dict(diagnosis) -> dict:
+    d = diagnosis
+    return {
+        "model": d.model, "backend": d.backend, "threshold": d.threshold, "metric": d.metric,
+        "restored_by": d.restored_by, "verdict": d.verdict,
+        "fix": None if d.fix_mode is None else {
+            "mode": d.fix_mode.name, "mode_key": d.fix_mode.key(), "atc_args": fix_atc_args(d),
+            "keep_dtype": list(d.keep_dtype), "fusion_rules_off": list(d.fusion_rules_off)},
+        "conversions": d.conversions, "cache_hits": d.cache_hits, "budget": d.budget,
+        "budget_exhausted": d.budget_exhausted, "files": dict(d.fix_files),
+        "steps": [{
+            "step": s.step, "mode": s.mode, "passed": s.passed, "summary": s.summary,
+            "first_failure": s.first_failure, "first_value": _json_float(s.first_value),
+            "failing": list(s.failing), "differing": list(s.differing),
+            "conversions": s.conversions,
+            "table": [{"op": r.op, "op_type": r.op_type, "cosine": _json_float(r.cosine),
+                       "rel_l2": _json_float(r.rel_l2), "max_abs": _json_float(r.max_abs),
+                       "note": r.note} for r in s.table]} for s in d.steps],
+    }
+
+
+def _json_float(v):
+    if v is None or (isinstance(v, float) and not math.isfinite(v)):
+        return None if v is None or math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+def html_page(diagnosis) -> str:
+    """A self-contained page: verdict, fix, a step table, and the final per-op chart."""
+    from ..report.html_report import _STYLE, chart_svg
+
+    d = diagnosis
+    e = html.escape
+    rows = "".join(
+        f"<tr><td>{k}</td><td>{e(s.step)}</td><td>{e(s.mode)}</td>"
+        f"<td class=\"{'pass' if s.passed else 'fail' if s.passed is False else ''}\">"
+        f"{ {True: 'passed', False: 'failed', None: '-'}[s.passed]}</td>"
+        f"<td>{s.conversions}</td><td>{e(s.summary)}</td></tr>"
+        for k, s in enumerate(d.steps, 1))
+    fix = ""
+    if d.fix_mode is not None and d.restored_by != "default":
+        fix = f"<p>fix: <code>{e(' '.join(fix_atc_args(d)))}</code></p>"
+    chart = ""
+    if d.final is not None:
+        chart = "<h2>final comparison</h2>" + chart_svg(
+            d.final, d.final.judge(d.threshold, metric=d.metric))
+    cls = "pass" if d.fixed else "fail"
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>diagnosis of {e(d.model)}</title><style>{_STYLE}</style></head><body>\n"
+            f"<h1 class=\"{cls}\">{e(d.verdict)}</h1>\n"
+            f"<p class=\"meta\">{e(d.backend)}; {d.conversions} new conversions, "
+            f"{d.cache_hits} cached (budget {d.budget})</p>\n{fix}\n"
+            "<table><tr><th>#</th><th>step</th><th>mode</th><th>result</th><th>conversions</th>"
+            f"<th>what it showed</th></tr>{rows}</table>\n{chart}\n</body></html>\n")
+
+
+def write_all(diagnosis, out_dir) -> Dict[str, str]:
+    """Write the fix files and the three renderings into ``out_dir``; returns {name: path}."""
+    out = os.fspath(out_dir)
+    os.makedirs(out, exist_ok=True)
+    files: Dict[str, str] = {}
+    if diagnosis.fix_mode is not None and diagnosis.restored_by != "default":
+        for name, content in diagnosis.fix_mode.config_files().items():
+            files[name] = atomic_write_text(os.path.join(out, name), content)
+        args = fix_atc_args(diagnosis, out)
+        files[ATC_ARGS_FILE] = atomic_write_text(os.path.join(out, ATC_ARGS_FILE), "\n".join(args) + "\n")
+    for name in ("diagnosis.txt", "diagnosis.json", "diagnosis.html"):
+        files[name] = os.path.join(out, name)
+    with_files = replace(diagnosis, fix_files=files)
+    atomic_write_text(files["diagnosis.txt"], text(with_files))
+    atomic_write_text(files["diagnosis.json"], json.dumps(to_dict(with_files), indent=2) + "\n")
+    atomic_write_text(files["diagnosis.html"], html_page(with_files))
+    return files

@@ -1,0 +1,74 @@
+"""The values triage returns: one ``StepResult`` per step and the ``Diagnosis`` as a whole."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Tuple
+
+from ..compare.result import CompareResult
+from ..core.modes import Mode
+
+
+@dataclass(frozen=True)
+class OpLine:
+    """One operator line of a step table."""
+
+    op: str
+    op_type: str
+    cosine: float
+    rel_l2: float
+    max_abs: float
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step measured. ``passed`` is None where the step judges nothing."""
+
+    step: str
+    mode: str
+    passed: Optional[bool]
+    summary: str
+    first_failure: Optional[str] = None
+    first_value: Optional[float] = None
+    failing: Tuple[str, ...] = ()  # ops below the threshold against golden
+    differing: Tuple[str, ...] = ()  # ops that differ from the default run (device vs device)
+    conversions: int = 0  # new conversions this step cost (cache hits are free)
+    table: Tuple[OpLine, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """The outcome of ``diagnose``; render with ``triage_report``."""
+
+    model: str
+    backend: str
+    threshold: float
+    metric: str
+    restored_by: Optional[str]  # a step name; "default" when nothing needed fixing
+    verdict: str
+    steps: Tuple[StepResult, ...]
+    fix_mode: Optional[Mode] = None
+    keep_dtype: Tuple[str, ...] = ()
+    fusion_rules_off: Tuple[str, ...] = ()
+    conversions: int = 0
+    cache_hits: int = 0
+    budget: int = 0
+    budget_exhausted: bool = False
+    fix_files: Mapping[str, str] = field(default_factory=dict)
+    final: Optional[CompareResult] = field(default=None, compare=False, repr=False)
+
+    @property
+    def fixed(self) -> bool:
+        return self.restored_by is not None
+
+    def step(self, name: str) -> Optional[StepResult]:
+        for s in self.steps:
+            if s.step == name:
+                return s
+        return None
+
+
+def fmt(value: Optional[float]) -> str:
+    if value is None or value != value:
+        return "NaN"
+    return f"{value:.6f}"
