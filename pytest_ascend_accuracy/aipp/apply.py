@@ -1,0 +1,191 @@
+"""Apply a static AIPP block to raw images, as the device's AIPP unit does.
+
+Semantics, order and storage, from CANN's documentation and operator code:
+
+- Order (ATC guide, "Configuration File Template", atlasatc_16_0025.html: "Restricted by hardware
+  processing logic, AIPP functions will be processed in the following sequence: channel swap
+  (rbuv_swap_switch) -> cropping -> CSC -> mean subtraction/normalization -> padding").
+- Input layouts (AIPP overview, atlasmcg_05_c30_0007): YUV420SP_U8 is NV12 (a Y plane of H rows,
+  then H/2 rows of interleaved U, V; ``rbuv_swap_switch`` true reads NV21); chroma is brought to
+  YUV444 by repeating each U, V sample over its 2x2 block; RGB888_U8 is R, G, B bytes
+  (``rbuv_swap_switch`` true reads B, G, R); XRGB8888_U8 is X, R, G, B bytes
+  (``ax_swap_switch`` true reads R, G, B, X: "RGBA->ARGB" in aclAippInfo's description), the X
+  byte is dropped; YUV400_U8 is one Y plane (one output channel).
+- CSC (CSC Configuration, atlasatc_16_0021.html): YUV input: ``out = (M x (in - input_bias)) >>
+  8``; RGB input: ``out = ((M x in) >> 8) + output_bias``; integer matrix and biases, result
+  saturated to 0..255. Matrix rows produce output channels 0, 1, 2 in order (the same table
+  gives YUV->RGB and YUV->BGR by swapping rows).
+- Normalisation (Normalization Configuration, atlasatc_16_0022.html):
+  ``pixel_out_chx(i) = [pixel_in_chx(i) - mean_chn_i - min_chn_i] * var_reci_chn_i``, with
+  the device's storage: ``mean_chn`` an int16 register, ``min_chn`` and ``var_reci_chn``
+  float16 (aclAippInfo; ascend-opp ``aipp_comm.py`` loads the DTC mean as int16 and min/var
+  as 16-bit float bits); the output is float16 ("uint8->fp16" data type conversion).
+- Padding comes last and writes ``padding_value`` into the border.
+
+The result is float16 NCHW (one channel for YUV400_U8, else three).
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import numpy as np
+
+from ..errors import ConfigError
+from .config import AippOp
+from .keys import matrix_keys
+
+
+def apply_aipp(op: AippOp, raw: np.ndarray, *, name: str = "input") -> np.ndarray:
+    """Apply ``op`` to a batch of raw images (NHWC uint8; NV12 rows for YUV420SP_U8): float16
+    NCHW. A single image (without the batch dimension) is accepted too."""
+    raw = np.asarray(raw)
+    if raw.dtype != np.uint8:
+        raise ConfigError(op.where("input_format"),
+                          f"input_format: {name!r} must be raw uint8 bytes for AIPP, got {raw.dtype}")
+    if _is_single_image(op, raw):
+        raw = raw[None]
+    return np.stack([apply_aipp_image(op, img, name=name) for img in raw])
+
+
+def _is_single_image(op: AippOp, raw: np.ndarray) -> bool:
+    if op.input_format in ("RGB888_U8", "XRGB8888_U8"):
+        return raw.ndim == 3
+    return raw.ndim == 2 or (raw.ndim == 3 and raw.shape[-1] == 1)  # YUV planes: rows x W [x 1]
+
+
+def apply_aipp_image(op: AippOp, image: np.ndarray, *, name: str = "input") -> np.ndarray:
+    """Apply ``op`` to one raw image: float16 CHW."""
+    pixels = pixels_before_normalisation(op, image, name=name)
+    return pad(op, normalise(op, pixels))
+
+
+def pixels_before_normalisation(op: AippOp, image: np.ndarray, *, name: str = "input") -> np.ndarray:
+    """Swap, crop and CSC: the 0..255 integer pixels (int32 HWC) the normaliser receives."""
+    px = decode(op, image, name=name)
+    px = crop(op, px)
+    return csc(op, px)
+
+
+def decode(op: AippOp, image: np.ndarray, *, name: str = "input") -> np.ndarray:
+    """Raw bytes -> int32 HWC channels after the R/B (U/V) and A/X swaps; checks the size."""
+    fmt = op.input_format
+    img = np.asarray(image)
+    if fmt in ("YUV420SP_U8", "YUV400_U8") and img.ndim == 3 and img.shape[-1] == 1:
+        img = img[..., 0]
+    if fmt == "RGB888_U8":
+        _expect(op, img.ndim == 3 and img.shape[-1] == 3, name, img, "H x W x 3 bytes (R, G, B)")
+        px = img.astype(np.int32)
+    elif fmt == "XRGB8888_U8":
+        _expect(op, img.ndim == 3 and img.shape[-1] == 4, name, img, "H x W x 4 bytes (X, R, G, B)")
+        px = img[..., 0:3] if op.get("ax_swap_switch") else img[..., 1:4]
+        px = px.astype(np.int32)
+    elif fmt == "YUV420SP_U8":
+        _expect(op, img.ndim == 2 and img.shape[0] % 3 == 0
+                and (img.shape[0] * 2 // 3) % 2 == 0 and img.shape[1] % 2 == 0, name, img, "NV12 rows: (H * 3/2) x W with H, W even")
+        h = img.shape[0] * 2 // 3
+        y = img[:h].astype(np.int32)
+        uv = img[h:].reshape(h // 2, img.shape[1] // 2, 2).astype(np.int32)
+        uv = uv.repeat(2, axis=0).repeat(2, axis=1)
+        px = np.stack([y, uv[..., 0], uv[..., 1]], axis=-1)
+    elif fmt == "YUV400_U8":
+        _expect(op, img.ndim == 2, name, img, "H x W bytes (one Y plane)")
+        px = img.astype(np.int32)[..., None]
+    else:  # parse_aipp_config rejects other formats already
+        raise op.error("input_format", f"{fmt} is not supported")
+    if op.get("rbuv_swap_switch") and px.shape[-1] == 3:  # R<->B, or U<->V for YUV
+        px = px[..., [0, 2, 1]] if fmt == "YUV420SP_U8" else px[..., ::-1]
+    _check_src_size(op, px.shape[0], px.shape[1], name)
+    return np.ascontiguousarray(px)
+
+
+def _expect(op: AippOp, ok: bool, name: str, img: np.ndarray, what: str) -> None:
+    if not ok:
+        raise ConfigError(op.where("input_format"),
+                          f"input_format: {op.input_format} expects {what} per image; "
+                          f"{name!r} has an image of shape {tuple(img.shape)}")
+
+
+def _check_src_size(op: AippOp, h: int, w: int, name: str) -> None:
+    for key, got in (("src_image_size_h", h), ("src_image_size_w", w)):
+        want = op.get(key)
+        if want and want != got:
+            raise op.error(key, f"{want}, but the images of {name!r} are {w} wide and {h} high")
+
+
+def crop(op: AippOp, px: np.ndarray, out_hw: Optional[Tuple[int, int]] = None) -> np.ndarray:
+    """The crop window (``load_start_pos_*``, ``crop_size_*``); a size of 0 means 'to the edge'."""
+    if not op.get("crop"):
+        return px
+    h, w = px.shape[:2]
+    y0, x0 = op.get("load_start_pos_h"), op.get("load_start_pos_w")
+    ch = op.get("crop_size_h") or (out_hw[0] if out_hw else h - y0)
+    cw = op.get("crop_size_w") or (out_hw[1] if out_hw else w - x0)
+    if y0 + ch > h or x0 + cw > w or ch <= 0 or cw <= 0:
+        raise op.error("crop_size_w" if x0 + cw > w else "crop_size_h",
+                       f"crop window {cw}x{ch} at ({x0}, {y0}) does not fit a {w}x{h} image")
+    return px[y0:y0 + ch, x0:x0 + cw]
+
+
+def csc_matrix(op: AippOp) -> np.ndarray:
+    """The 3x3 integer CSC matrix of ``op`` (rows = output channels)."""
+    return np.array([op.get(k) for k in matrix_keys()], dtype=np.int64).reshape(3, 3)
+
+
+def csc(op: AippOp, px: np.ndarray) -> np.ndarray:
+    """Colour-space conversion with the file's integer matrix and biases, saturated to 0..255."""
+    if not op.get("csc_switch"):
+        return px
+    if px.shape[-1] != 3:
+        raise op.error("csc_switch", f"{op.input_format} has one channel; colour-space conversion "
+                                     f"needs three")
+    m = csc_matrix(op)
+    flat = px.reshape(-1, 3).astype(np.int64)
+    if op.input_format in ("YUV420SP_U8", "YUV400_U8"):
+        bias = np.array([op.get(f"input_bias_{i}") for i in range(3)], dtype=np.int64)
+        out = ((flat - bias) @ m.T) >> 8
+    else:
+        bias = np.array([op.get(f"output_bias_{i}") for i in range(3)], dtype=np.int64)
+        out = ((flat @ m.T) >> 8) + bias
+    return np.clip(out, 0, 255).astype(np.int32).reshape(px.shape)
+
+
+def device_params(op: AippOp, channels: int):
+    """(mean int, min float16, var_reci float16) per channel, as the device stores them."""
+    mean = np.array([int(op.get(f"mean_chn_{c}")) for c in range(channels)], dtype=np.int32)
+    mins = np.array([op.get(f"min_chn_{c}") for c in range(channels)], dtype=np.float16)
+    var = np.array([op.get(f"var_reci_chn_{c}") for c in range(channels)], dtype=np.float16)
+    return mean, mins, var
+
+
+def normalise(op: AippOp, px: np.ndarray) -> np.ndarray:
+    """``(pixel - mean_chn - min_chn) * var_reci_chn`` in float16 steps: HWC int -> CHW float16."""
+    c = px.shape[-1]
+    mean, mins, var = device_params(op, c)
+    chw = np.moveaxis(px, -1, 0).astype(np.int32)
+    centred = (chw - mean[:, None, None]).astype(np.float16)  # small integers: exact in float16
+    shifted = (centred.astype(np.float32) - mins.astype(np.float32)[:, None, None]).astype(np.float16)
+    with np.errstate(over="ignore"):
+        out = (shifted.astype(np.float32) * var.astype(np.float32)[:, None, None]).astype(np.float16)
+    return out
+
+
+def pad(op: AippOp, chw: np.ndarray) -> np.ndarray:
+    """Border padding with ``padding_value`` (after normalisation, as the order says)."""
+    if not op.get("padding"):
+        return chw
+    t, b = op.get("top_padding_size"), op.get("bottom_padding_size")
+    left, r = op.get("left_padding_size"), op.get("right_padding_size")
+    value = np.float16(op.get("padding_value"))
+    return np.pad(chw, ((0, 0), (t, b), (left, r)), constant_values=value)
+
+
+def output_hw(op: AippOp, src_hw: Tuple[int, int]) -> Tuple[int, int]:
+    """Height and width of the AIPP output for a source image of ``src_hw``."""
+    h, w = src_hw
+    if op.get("crop"):
+        h = op.get("crop_size_h") or h - op.get("load_start_pos_h")
+        w = op.get("crop_size_w") or w - op.get("load_start_pos_w")
+    if op.get("padding"):
+        h += op.get("top_padding_size") + op.get("bottom_padding_size")
+        w += op.get("left_padding_size") + op.get("right_padding_size")
+    return h, w

@@ -1,0 +1,136 @@
+"""Step 5 of the flow as a library call: the AIPP file against the reference pre-processing.
+
+``check_preprocessing(config, images, reference)`` applies the file's static AIPP block to each
+raw image (:mod:`.apply`), compares it with ``reference(image)`` scale-sensitively
+(:mod:`.agreement`) and, when they disagree, searches the likely mistakes (:mod:`.mistakes`) for
+the fields whose correction makes every image agree. The result renders the failure text and can
+write the corrected AIPP file; the pytest fixture raises with that text.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, List, Optional, Union
+
+import numpy as np
+
+from ..errors import ConfigError
+from .agreement import Agreement, compare_preprocessed
+from .apply import _is_single_image, apply_aipp_image
+from .config import AippConfig, AippOp, read_aipp_config
+from .mistakes import FieldFix, find_correction
+
+
+@dataclass
+class PreprocessingCheck:
+    """The verdict of one check: per-image agreement, and the correction when they disagree."""
+
+    config: AippConfig
+    op: AippOp
+    agreements: List[Agreement]
+    fixes: List[FieldFix] = field(default_factory=list)
+    fixed_agreements: List[Agreement] = field(default_factory=list)
+    verified: bool = False
+
+    @property
+    def passed(self) -> bool:
+        return all(a.ok for a in self.agreements)
+
+    def corrected_text(self) -> Optional[str]:
+        """The AIPP file with the fixes applied (None when there is nothing to fix)."""
+        if not self.fixes:
+            return None
+        return self.config.corrected_text({self.op.rank: {f.key: f.new for f in self.fixes}})
+
+    def write_corrected(self, path) -> Optional[str]:
+        """Write the corrected AIPP file to ``path`` atomically; returns the path (None if no fix)."""
+        text = self.corrected_text()
+        if text is None:
+            return None
+        from ..core.atomic_files import atomic_write_text
+
+        path = os.fspath(path)
+        atomic_write_text(path, text)
+        return path
+
+    def report(self, corrected_path: Optional[str] = None) -> str:
+        n, bad = len(self.agreements), [i for i, a in enumerate(self.agreements) if not a.ok]
+        head = (f"pre-processing check {'passed' if self.passed else 'FAILED'}: AIPP file "
+                f"{self.op.where()} (aipp_op for input {self.op.rank}, {self.op.input_format}) vs the "
+                f"reference pre-processing: {n - len(bad)} of {n} image(s) agree")
+        lines = [head]
+        for i, a in enumerate(self.agreements[:8]):
+            lines.append(f"  image {i:<3} {'ok    ' if a.ok else 'DIFFER'} {a.describe()}")
+        if len(self.agreements) > 8:
+            lines.append(f"  ... {len(self.agreements) - 8} more")
+        if self.passed:
+            return "\n".join(lines)
+        if self.fixes:
+            worst = max((a.worst_excess for a in self.fixed_agreements), default=float("nan"))
+            state = (f"with them all {n} image(s) agree (worst {worst:.3g}x the tolerance)" if self.verified
+                     else f"closest correction found; images still differ (worst {worst:.3g}x the tolerance)")
+            lines.append(f"AIPP fields to correct ({state}):")
+            width = max(len(str(f)) for f in self.fixes)
+            for f in self.fixes:
+                lines.append(f"  {str(f):<{width}}  # {f.why}")
+        else:
+            lines.append("no correction of the likely mistakes (channel swap, CSC matrix, crop, "
+                         "mean/min/var_reci) makes them agree: compare the reference pre-processing "
+                         "with the file by hand")
+        if corrected_path:
+            lines.append(f"corrected AIPP file: {corrected_path}")
+        lines.append("the operators after AIPP are not to blame until this passes")
+        return "\n".join(lines)
+
+
+def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], images,
+                        reference: Callable[[np.ndarray], np.ndarray], *, rank: int = 0,
+                        search: bool = True) -> PreprocessingCheck:
+    """Compare the AIPP output of each raw image with ``reference(image)`` (float CHW, or NCHW
+    with N = 1); on mismatch search the fields to correct (``search=False`` skips that)."""
+    cfg = config if isinstance(config, AippConfig) else read_aipp_config(config)
+    op = cfg.for_input(rank)
+    if op is None:
+        raise ConfigError(cfg.path, f"no aipp_op block for input {rank} (related_input_rank); blocks "
+                                    f"cover inputs {sorted(o.rank for o in cfg.ops)}")
+    imgs = _image_list(op, images)
+    refs = [_reference_tensor(reference, img, i) for i, img in enumerate(imgs)]
+    agreements = [compare_preprocessed(apply_aipp_image(op, img), ref,
+                                       [op.get(f"var_reci_chn_{c}") for c in range(ref.shape[0])],
+                                       bool(op.get("csc_switch")))
+                  for img, ref in zip(imgs, refs)]
+    result = PreprocessingCheck(cfg, op, agreements)
+    if not result.passed and search:
+        corr = find_correction(op, imgs, refs)
+        result.fixes, result.fixed_agreements, result.verified = corr.fixes, corr.agreements, corr.verified
+    return result
+
+
+def _image_list(op: AippOp, images) -> List[np.ndarray]:
+    if isinstance(images, np.ndarray):
+        imgs = [images] if _is_single_image(op, images) else list(images)
+    else:
+        imgs = [np.asarray(i) for i in _iterate(images)]
+    if not imgs:
+        raise ConfigError(op.where(), "check_preprocessing needs at least one image")
+    for i, img in enumerate(imgs):
+        if img.dtype != np.uint8:
+            raise ConfigError(op.where("input_format"), f"input_format: image {i} must be raw uint8 "
+                                                        f"bytes, got {img.dtype}")
+    return imgs
+
+
+def _iterate(images) -> Iterable:
+    if isinstance(images, dict):
+        raise ConfigError(None, "check_preprocessing: pass the images as a list or an array, not a dict")
+    return images
+
+
+def _reference_tensor(reference, image: np.ndarray, i: int) -> np.ndarray:
+    ref = np.asarray(reference(image), dtype=np.float32)
+    if ref.ndim == 4 and ref.shape[0] == 1:
+        ref = ref[0]
+    if ref.ndim != 3:
+        raise ConfigError(None, f"reference(image {i}) must return a CHW (or 1xCxHxW) tensor, "
+                                f"got shape {tuple(ref.shape)}")
+    return ref

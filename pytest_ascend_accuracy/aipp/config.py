@@ -1,0 +1,324 @@
+"""Read an ATC ``--insert_op_conf`` AIPP file with its real syntax, and write a corrected copy.
+
+The file is protobuf text format for CANN's ``InsertNewOps`` message (``insert_op.proto``):
+one or more ``aipp_op { key: value ... }`` blocks, ``#`` comments, one block per model input
+chosen by ``related_input_rank`` (ATC guide, "Static AIPP" and "Configuration File Template":
+hiascend.com ... devaids/atc/atctool_0020.html, atlasatc_16_0025.html). Key names, kinds and
+defaults are in :mod:`.keys`.
+
+Everything the emulator cannot apply faithfully is a :class:`ConfigError` naming the file, the
+line and the key: unknown keys (with the closest real names), values of the wrong kind, a key
+given twice in one block (ATC: "can not be configed repeatedly"), dynamic AIPP, input formats
+other than YUV420SP_U8 / RGB888_U8 / XRGB8888_U8 / YUV400_U8, resize, rotation and single-line
+mode, crop windows outside the source image, odd crop offsets/sizes for YUV420SP_U8.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from ..errors import ConfigError
+from .keys import DEFAULTS, ENUMS, KEY_KINDS, SUPPORTED_FORMATS
+
+_TOKEN = re.compile(r'\s*(?:(#[^\n]*)|([{}:])|("(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\')|([A-Za-z0-9_.+\-]+)|(\S))')
+_FP16_MAX = 65504.0
+
+
+@dataclass
+class _Tok:
+    text: str
+    kind: str  # "punct", "word", "str"
+    line: int
+    start: int
+    end: int
+
+
+@dataclass
+class AippOp:
+    """One ``aipp_op`` block: its values (typed), where each key sits, where the block ends."""
+
+    path: str
+    values: Dict[str, object]
+    lines: Dict[str, int]
+    spans: Dict[str, Tuple[int, int]]
+    start_line: int
+    close_offset: int
+
+    def get(self, key: str):
+        """The value of ``key`` (the template's default when the file leaves it out)."""
+        if key in self.values:
+            return self.values[key]
+        return DEFAULTS.get(key)
+
+    @property
+    def rank(self) -> int:
+        return int(self.get("related_input_rank"))
+
+    @property
+    def input_format(self) -> str:
+        return str(self.values["input_format"])
+
+    def with_values(self, changes: Mapping[str, object]) -> "AippOp":
+        """A copy with some values replaced (what-if configurations for the mistake search)."""
+        values = dict(self.values)
+        values.update(changes)
+        return AippOp(self.path, values, self.lines, self.spans, self.start_line, self.close_offset)
+
+    def where(self, key: Optional[str] = None) -> str:
+        line = self.lines.get(key, self.start_line) if key else self.start_line
+        return f"{self.path}:{line}"
+
+    def error(self, key: Optional[str], problem: str) -> ConfigError:
+        return ConfigError(self.where(key), f"{key}: {problem}" if key else problem)
+
+
+@dataclass
+class AippConfig:
+    """A parsed AIPP file: its text (for corrected copies) and its ``aipp_op`` blocks."""
+
+    path: str
+    text: str
+    ops: List[AippOp] = field(default_factory=list)
+
+    def for_input(self, rank: int) -> Optional[AippOp]:
+        """The block applied to model input number ``rank`` (``related_input_rank``)."""
+        for op in self.ops:
+            if op.rank == rank:
+                return op
+        return None
+
+    def corrected_text(self, changes: Mapping[int, Mapping[str, object]]) -> str:
+        """The file's text with ``changes`` ({rank: {key: value}}) applied in place: a key in
+        the file gets its value replaced on its own line, comments and layout kept; a missing
+        key is added at the end of its block."""
+        edits: List[Tuple[int, int, str]] = []
+        for rank, fields in changes.items():
+            op = self.for_input(rank)
+            if op is None:
+                raise ConfigError(self.path, f"no aipp_op block with related_input_rank {rank}")
+            added = []
+            indent = _indent_of(self.text, op)
+            for key, value in fields.items():
+                if key not in KEY_KINDS:
+                    raise ConfigError(self.path, f"cannot set unknown key {key!r}")
+                text = format_value(value)
+                if key in op.spans:
+                    s, e = op.spans[key]
+                    edits.append((s, e, text))
+                else:
+                    added.append(f"{indent}{key}: {text}\n")
+            if added:
+                before = self.text[:op.close_offset]
+                lead = "" if before.rstrip(" \t").endswith("\n") or not before.strip() else "\n"
+                edits.append((op.close_offset, op.close_offset, lead + "".join(added)))
+        out = self.text
+        for s, e, text in sorted(edits, key=lambda t: t[0], reverse=True):
+            out = out[:s] + text + out[e:]
+        return out
+
+
+def _indent_of(text: str, op: AippOp) -> str:
+    """The indentation of the block's first key line when that line holds only keys."""
+    if op.spans:
+        first = min(s for s, _ in op.spans.values())
+        line_start = text.rfind("\n", 0, first) + 1
+        line = text[line_start:first]
+        stripped = line.lstrip(" \t")
+        if not any(ch in line for ch in "{}"):
+            return line[:len(line) - len(stripped)] or "    "
+    return "    "
+
+
+def format_value(value) -> str:
+    """A value as the file writes it (``true``/``false``, integers, short floats)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.8g}"
+    return str(value)
+
+
+def read_aipp_config(path) -> AippConfig:
+    """Parse the AIPP file at ``path``; a missing or unreadable file is a ConfigError."""
+    path = os.fspath(path)
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ConfigError(path, f"cannot read the AIPP file: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(path, "the AIPP file is not UTF-8 text") from None
+    return parse_aipp_config(text, path)
+
+
+def parse_aipp_config(text: str, path: str = "<aipp>") -> AippConfig:
+    """Parse AIPP file text (see the module docstring for what is an error)."""
+    toks = _tokens(text, path)
+    cfg = AippConfig(path=path, text=text)
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.kind != "word" or t.text != "aipp_op":
+            hint = _closest(t.text, ["aipp_op"]) if t.kind == "word" else ""
+            raise ConfigError(f"{path}:{t.line}", f"expected an 'aipp_op {{ ... }}' block, found "
+                              f"{t.text!r}{hint}")
+        i += 1
+        if i < len(toks) and toks[i].text == ":":
+            i += 1
+        if i >= len(toks) or toks[i].text != "{":
+            raise ConfigError(f"{path}:{t.line}", "aipp_op: expected '{' after aipp_op")
+        op, i = _block(toks, i + 1, path, t.line)
+        cfg.ops.append(op)
+    if not cfg.ops:
+        raise ConfigError(path, "no aipp_op block in the file")
+    ranks: Dict[int, AippOp] = {}
+    for op in cfg.ops:
+        _validate(op)
+        if op.rank in ranks:
+            raise op.error("related_input_rank", f"input {op.rank} already has an aipp_op block "
+                                                 f"(line {ranks[op.rank].start_line})")
+        ranks[op.rank] = op
+    return cfg
+
+
+def _tokens(text: str, path: str) -> List[_Tok]:
+    out: List[_Tok] = []
+    pos, line, last = 0, 1, 0
+    while True:
+        m = _TOKEN.match(text, pos)
+        if m is None or m.lastindex is None:  # only whitespace is left
+            break
+        start, end = m.start(m.lastindex), m.end(m.lastindex)
+        line += text.count("\n", last, start)
+        last = start
+        if m.group(2):
+            out.append(_Tok(m.group(2), "punct", line, start, end))
+        elif m.group(3):
+            out.append(_Tok(m.group(3)[1:-1], "str", line, start, end))
+        elif m.group(4):
+            out.append(_Tok(m.group(4), "word", line, start, end))
+        elif m.group(5):
+            raise ConfigError(f"{path}:{line}", f"unexpected character {m.group(5)!r}")
+        pos = end
+    return out
+
+
+def _block(toks: List[_Tok], i: int, path: str, start_line: int):
+    values: Dict[str, object] = {}
+    lines: Dict[str, int] = {}
+    spans: Dict[str, Tuple[int, int]] = {}
+    while True:
+        if i >= len(toks):
+            raise ConfigError(f"{path}:{start_line}", "aipp_op: block is not closed with '}'")
+        t = toks[i]
+        if t.text == "}" and t.kind == "punct":
+            return AippOp(path, values, lines, spans, start_line, t.start), i + 1
+        where = f"{path}:{t.line}"
+        if t.kind != "word":
+            raise ConfigError(where, f"expected a key, found {t.text!r}")
+        key = t.text
+        if key not in KEY_KINDS:
+            raise ConfigError(where, f"{key}: unknown AIPP key{_closest(key, KEY_KINDS)}")
+        if i + 1 < len(toks) and toks[i + 1].text == "{":
+            raise ConfigError(where, f"{key}: expected 'key: value', found a nested block")
+        if i + 2 >= len(toks) or toks[i + 1].text != ":":
+            raise ConfigError(where, f"{key}: expected ':' and a value after the key")
+        v = toks[i + 2]
+        if v.kind == "punct":
+            raise ConfigError(where, f"{key}: missing value")
+        if key in values:
+            raise ConfigError(where, f"{key}: given twice in one aipp_op block "
+                                     f"(first on line {lines[key]})")
+        values[key] = _convert(key, v, path)
+        lines[key] = v.line
+        spans[key] = (v.start - (1 if v.kind == "str" else 0), v.end + (1 if v.kind == "str" else 0))
+        i += 3
+
+
+def _convert(key: str, tok: _Tok, path: str):
+    kind = KEY_KINDS[key]
+    s = tok.text
+    where = f"{path}:{tok.line}"
+    if kind == "bool":
+        low = s.lower()
+        if low in ("true", "t", "1"):
+            return True
+        if low in ("false", "f", "0"):
+            return False
+        raise ConfigError(where, f"{key}: expected true or false, found {s!r}")
+    if kind == "int":
+        try:
+            return int(s, 0) if not re.fullmatch(r"[+-]?0\d+", s) else int(s, 10)
+        except ValueError:
+            raise ConfigError(where, f"{key}: expected an integer, found {s!r}") from None
+    if kind == "float":
+        try:
+            value = float(s)
+        except ValueError:
+            raise ConfigError(where, f"{key}: expected a number, found {s!r}") from None
+        if value != value or abs(value) == float("inf"):
+            raise ConfigError(where, f"{key}: expected a finite number, found {s!r}")
+        return value
+    if kind.startswith("enum:"):
+        choices = ENUMS[kind[5:]]
+        if s not in choices:
+            raise ConfigError(where, f"{key}: {s!r} is not one of {', '.join(choices)}"
+                                     f"{_closest(s, choices)}")
+        return s
+    return s
+
+
+def _validate(op: AippOp) -> None:
+    if "aipp_mode" not in op.values:
+        raise op.error("aipp_mode", "missing: every aipp_op block sets aipp_mode (static)")
+    if op.values["aipp_mode"] == "dynamic":
+        raise op.error("aipp_mode", "dynamic AIPP is not supported: its parameters come at run "
+                                    "time (aclmdlSetInputAIPP), so neither the emulator nor "
+                                    "check_preprocessing can apply them; use aipp_mode: static")
+    if "input_format" not in op.values:
+        raise op.error("input_format", "missing: static AIPP requires input_format")
+    fmt = op.values["input_format"]
+    if fmt not in SUPPORTED_FORMATS:
+        raise op.error("input_format", f"{fmt} is not supported by the emulator; supported: "
+                                       f"{', '.join(SUPPORTED_FORMATS)}")
+    for key in ("resize", "single_line_mode", "support_rotation"):
+        if op.get(key):
+            raise op.error(key, "not supported (reserved in CANN's static AIPP or not emulated); "
+                                "set it to false")
+    for key, kind in KEY_KINDS.items():
+        value = op.values.get(key)
+        if value is None:
+            continue
+        if kind == "int" and key.endswith(("_size_w", "_size_h", "_pos_w", "_pos_h", "_padding_size",
+                                           "related_input_rank")) and value < 0:
+            raise op.error(key, f"must be >= 0, found {value}")
+        if key.startswith(("min_chn", "var_reci_chn", "padding_value")) and abs(value) > _FP16_MAX:
+            raise op.error(key, f"{value:g} is outside float16's range (the device stores it as "
+                                f"float16, max {_FP16_MAX:g})")
+        if key.startswith("mean_chn") and not -32768 <= value <= 32767:
+            raise op.error(key, f"{value} does not fit the device's int16 mean register")
+    if op.get("crop"):
+        _validate_crop(op)
+
+
+def _validate_crop(op: AippOp) -> None:
+    yuv420 = op.input_format == "YUV420SP_U8"
+    for key in ("load_start_pos_w", "load_start_pos_h", "crop_size_w", "crop_size_h"):
+        if yuv420 and op.get(key) % 2:
+            raise op.error(key, f"{op.get(key)} is odd; YUV420SP_U8 crops need even offsets and sizes")
+    for axis in ("w", "h"):
+        src, pos, size = (op.get(f"src_image_size_{axis}"), op.get(f"load_start_pos_{axis}"),
+                          op.get(f"crop_size_{axis}"))
+        if src and size and pos + size > src:
+            raise op.error(f"crop_size_{axis}", f"load_start_pos_{axis} {pos} + crop_size_{axis} "
+                                                f"{size} exceeds src_image_size_{axis} {src}")
+
+
+def _closest(name: str, names) -> str:
+    close = difflib.get_close_matches(name, list(names), n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(close)}?)" if close else ""

@@ -1,0 +1,74 @@
+"""One sentence per corrected AIPP field: which classic mistake the old value looks like."""
+from __future__ import annotations
+
+from typing import Dict
+
+from .config import AippOp
+from .keys import YUV2RGB_STANDARDS, matrix_keys
+
+
+def _close(a: float, b: float, rel: float = 0.01) -> bool:
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
+
+
+def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why: str) -> str:
+    """Why ``key`` should become ``new`` (``changes`` is the whole correction)."""
+    old = op.get(key)
+    if key == "rbuv_swap_switch":
+        if op.input_format == "YUV420SP_U8":
+            return "the images' chroma order is " + ("NV21 (V, U)" if new else "NV12 (U, V)")
+        return "the reference's channel order is the other one (RGB vs BGR)"
+    if key == "ax_swap_switch":
+        return "the images carry the X byte " + ("last (RGBX)" if new else "first (XRGB)")
+    if key in matrix_keys() or key.startswith("input_bias_") or key == "csc_switch":
+        return _csc_why(changes)
+    if key.startswith("var_reci_chn_"):
+        return _var_why(op, key, float(old), float(new))
+    if key.startswith(("mean_chn_", "min_chn_")):
+        return _offset_why(op, key, old, new)
+    if key.startswith("load_start_pos_"):
+        return "the reference's window starts at x={}, y={}".format(
+            changes.get("load_start_pos_w", op.get("load_start_pos_w")),
+            changes.get("load_start_pos_h", op.get("load_start_pos_h")))
+    if key.startswith("crop"):
+        return size_why or "the reference is cropped"
+    return "the reference pre-processing needs it"
+
+
+def _csc_why(changes: Dict[str, object]) -> str:
+    rows = tuple(tuple(changes.get(k) for k in matrix_keys()[i * 3:i * 3 + 3]) for i in range(3))
+    for name, (std_rows, _) in YUV2RGB_STANDARDS.items():
+        if rows == std_rows:
+            return f"the images are {name} YUV, output R, G, B"
+        if rows == std_rows[::-1]:
+            return f"the images are {name} YUV, output B, G, R"
+    return "the reference's colour conversion differs"
+
+
+def _var_why(op: AippOp, key: str, old: float, new: float) -> str:
+    c = int(key[-1])
+    if new and _close(old * new, 1.0):
+        return f"{old:g} is the std; var_reci_chn is its reciprocal 1/std"
+    if new and _close(old, new * new):
+        return f"{old:g} is 1/std^2 (the 'reciprocal of the variance' read literally); the multiplier is 1/std"
+    if new and _close(old, new * 255) or _close(old * 255, new):
+        return "a /255 scaling is missing or applied twice"
+    for other in range(4):
+        if other != c and _close(float(op.get(f"var_reci_chn_{other}")), new, 1e-3):
+            return f"the value belongs to channel {other} of the file: channel order mix-up"
+    return f"the reference scales channel {c} by {new:g}"
+
+
+def _offset_why(op: AippOp, key: str, old, new) -> str:
+    c = int(key[-1])
+    kind = key[:-2]
+    total_new = float(new) + (float(op.get(f"min_chn_{c}")) if kind == "mean_chn" else
+                              float(op.get(f"mean_chn_{c}")))
+    if not old:
+        return f"the reference subtracts {total_new:g} from channel {c}; {key} is 0 in the file (mean zeroed?)"
+    for other in range(4):
+        if other != c and _close(float(op.get(f"{kind}_{other}")), float(new), 0.005):
+            return f"the value belongs to channel {other} of the file: channel order mix-up (RGB vs BGR means)"
+    if _close(float(old) * 255, float(new), 0.02):
+        return "the mean was written on the 0..1 scale; AIPP subtracts it from 0..255 pixels"
+    return f"the reference subtracts {total_new:g} from channel {c}"

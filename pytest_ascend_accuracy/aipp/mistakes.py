@@ -1,0 +1,287 @@
+"""Which AIPP fields, corrected how, make the AIPP output agree with the reference?
+
+The search covers the classic mistakes of an ``insert_op_conf`` file written by hand:
+
+- discrete choices, tried exhaustively: ``rbuv_swap_switch`` (R/B or U/V order),
+  ``ax_swap_switch`` (XRGB vs RGBX), and for YUV input the colour-space conversion matrix and
+  biases: the file's own, and each standard one (BT.601/BT.709, full/narrow range) with rows in
+  R, G, B or B, G, R order (:data:`.keys.YUV2RGB_STANDARDS`);
+- the crop window: its size from the reference's shape, its offset located by correlating the
+  reference with every window of the (swap- and CSC-converted) image;
+- the normalisation, solved rather than guessed: for each channel the reference is a linear
+  function of the pixels the normaliser receives, ``ref = a * pixel + b``, fitted by least
+  squares over all images; then ``var_reci_chn = a`` and ``mean_chn + min_chn = -b / a``.
+  This finds std-instead-of-reciprocal, ``1/std**2``, zeroed means and channel-order mix-ups
+  alike, and each gets a sentence saying which mistake it looks like.
+
+The discrete hypothesis whose fit leaves the least unexplained variance wins (ties go to the
+one changing fewest fields); its corrections are verified by applying the corrected block to
+every image and judging it with :func:`.agreement.compare_preprocessed`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from .agreement import compare_preprocessed
+from .apply import apply_aipp_image, csc, csc_matrix, decode, pixels_before_normalisation
+from .config import AippOp, format_value
+from .keys import YUV2RGB_STANDARDS, matrix_keys
+
+_MAX_OFFSETS = 1500
+
+
+@dataclass(frozen=True)
+class FieldFix:
+    """One field to change: ``key: old -> new`` and why."""
+
+    key: str
+    old: object
+    new: object
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.key}: {format_value(self.old)} -> {format_value(self.new)}"
+
+
+@dataclass
+class Correction:
+    """The best correction found: the fixes, the corrected block, whether it verifies."""
+
+    fixes: List[FieldFix]
+    op: AippOp
+    agreements: list
+    verified: bool
+
+
+def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> Correction:
+    """Search the likely mistakes (module docstring) for a correction that makes them agree."""
+    channels = refs[0].shape[0]
+    src_hw = decode(op, images[0]).shape[:2]
+    size_changes, size_why = _crop_size_changes(op, src_hw, refs[0].shape[1:])
+    if size_changes is None:
+        return Correction([], op, [], False)
+    attempts = [size_changes] if size_changes or not op.get("crop") else [{}]
+    best: Optional[Correction] = None
+    for crop_changes in attempts + [None]:
+        if crop_changes is None:  # second pass: locate the crop window
+            if not (op.get("crop") or size_changes):
+                break
+            base = op.with_values(size_changes)
+            y, x = _locate_crop(base, images[0], refs[0])
+            crop_changes = dict(size_changes, load_start_pos_h=y, load_start_pos_w=x)
+        candidate = _best_for_crop(op, crop_changes, images, refs, channels, size_why)
+        if best is None or candidate.verified or _worst(candidate) < _worst(best):
+            best = candidate
+        if candidate.verified:
+            break
+    return best
+
+
+def _worst(c: Correction) -> float:
+    return max((a.worst_excess for a in c.agreements), default=float("inf"))
+
+
+def _best_for_crop(op: AippOp, crop_changes: Dict[str, object], images, refs, channels: int,
+                   size_why: str) -> Correction:
+    scored = []
+    for changes in _discrete_hypotheses(op):
+        trial = op.with_values({**crop_changes, **changes})
+        fit = _fit_normalisation(trial, images, refs, channels)
+        if fit is None:
+            continue
+        n_changed = sum(1 for k, v in {**crop_changes, **changes}.items() if op.get(k) != v)
+        scored.append((fit[0], n_changed, changes, fit[1]))
+    if not scored:
+        return Correction([], op, [], False)
+    best_score = min(s[0] for s in scored)
+    near = [s for s in scored if s[0] <= best_score * 1.05 + 1e-12]
+    _, _, changes, params = min(near, key=lambda s: (s[1], s[0]))
+    norm = _normalisation_changes(op, params)
+    all_changes = {**crop_changes, **changes, **norm}
+    agreements = _agree_all(op.with_values(all_changes), images, refs)
+    if all(a.ok for a in agreements):  # drop fitted changes the verdict does not need
+        for group in _groups(norm):
+            trial = {k: v for k, v in all_changes.items() if k not in group}
+            trial_agreements = _agree_all(op.with_values(trial), images, refs)
+            if all(a.ok for a in trial_agreements):
+                all_changes, agreements = trial, trial_agreements
+    fixes = _describe(op, all_changes, size_why)
+    return Correction(fixes, op.with_values(all_changes), agreements, all(a.ok for a in agreements))
+
+
+def _groups(norm: Dict[str, object]) -> List[Tuple[str, ...]]:
+    """Fitted changes in removable groups: per channel its offset (mean + min) and its scale."""
+    groups = []
+    for c in range(4):
+        offset = tuple(k for k in (f"mean_chn_{c}", f"min_chn_{c}") if k in norm)
+        if offset:
+            groups.append(offset)
+        if f"var_reci_chn_{c}" in norm:
+            groups.append((f"var_reci_chn_{c}",))
+    return groups
+
+
+def _agree_all(op: AippOp, images, refs) -> list:
+    return [_agree(op, img, ref) for img, ref in zip(images, refs)]
+
+
+def _agree(op: AippOp, image, ref):
+    out = apply_aipp_image(op, image)
+    return compare_preprocessed(out, ref, [op.get(f"var_reci_chn_{c}") for c in range(ref.shape[0])],
+                                bool(op.get("csc_switch")))
+
+
+def _discrete_hypotheses(op: AippOp) -> List[Dict[str, object]]:
+    swap = [{}]
+    if op.input_format != "YUV400_U8":
+        swap.append({"rbuv_swap_switch": not op.get("rbuv_swap_switch")})
+    ax = [{}]
+    if op.input_format == "XRGB8888_U8":
+        ax.append({"ax_swap_switch": not op.get("ax_swap_switch")})
+    matrices = [{}]
+    if op.input_format == "YUV420SP_U8":
+        own = csc_matrix(op).tolist()
+        for name, (rows, bias) in YUV2RGB_STANDARDS.items():
+            for order in (rows, rows[::-1]):
+                m = {k: v for k, v in zip(matrix_keys(), [x for row in order for x in row])}
+                m.update({f"input_bias_{i}": bias[i] for i in range(3)})
+                if not op.get("csc_switch"):
+                    m["csc_switch"] = True
+                elif [list(r) for r in order] == own and all(op.get(f"input_bias_{i}") == bias[i]
+                                                              for i in range(3)):
+                    continue
+                matrices.append(m)
+    return [{**a, **b, **c} for a, b, c in product(swap, ax, matrices)]
+
+
+def _fit_normalisation(op: AippOp, images, refs, channels: int):
+    """(unexplained variance fraction, [(a, b) per channel]) for ``ref = a * pixel + b``."""
+    px, rs = [], []
+    for img, ref in zip(images, refs):
+        p = pixels_before_normalisation(op, img)
+        interior = _interior(op, ref)
+        if p.shape[-1] != channels or p.shape[:2] != interior.shape[1:]:
+            return None
+        px.append(p.reshape(-1, channels).astype(np.float64))
+        rs.append(np.moveaxis(interior, 0, -1).reshape(-1, channels).astype(np.float64))
+    p, r = np.concatenate(px), np.concatenate(rs)
+    params, ss_res, ss_tot = [], 0.0, 0.0
+    for c in range(channels):
+        pc, rc = p[:, c], r[:, c]
+        pvar = float(np.var(pc))
+        if pvar > 1e-12:
+            a = float(np.mean((pc - pc.mean()) * (rc - rc.mean())) / pvar)
+        else:  # a flat channel cannot show its scale: keep the file's
+            a = float(np.float16(op.get(f"var_reci_chn_{c}")))
+        b = float(np.mean(rc - a * pc))
+        ss_res += float(np.sum((rc - a * pc - b) ** 2))
+        ss_tot += float(np.sum((rc - rc.mean()) ** 2)) + 1e-12
+        params.append((a, b))
+    return ss_res / ss_tot, params
+
+
+def _interior(op: AippOp, ref: np.ndarray) -> np.ndarray:
+    if not op.get("padding"):
+        return ref
+    t, b = op.get("top_padding_size"), op.get("bottom_padding_size")
+    left, r = op.get("left_padding_size"), op.get("right_padding_size")
+    return ref[:, t:ref.shape[1] - b, left:ref.shape[2] - r]
+
+
+def _normalisation_changes(op: AippOp, params) -> Dict[str, object]:
+    out: Dict[str, object] = {}
+    for c, (a, b) in enumerate(params):
+        old_var = float(op.get(f"var_reci_chn_{c}"))
+        new_var = float(f"{a:.5g}")
+        if np.float16(new_var) != np.float16(old_var) and abs(new_var - old_var) > 1e-3 * abs(new_var):
+            out[f"var_reci_chn_{c}"] = new_var
+        if a == 0:
+            continue
+        total = -b / a
+        old_mean, old_min = int(op.get(f"mean_chn_{c}")), float(op.get(f"min_chn_{c}"))
+        if abs(total - (old_mean + old_min)) <= 0.07:
+            continue
+        if old_mean == 0 and abs(old_min) >= 1:  # the file keeps the whole offset in min_chn
+            out[f"min_chn_{c}"] = round(total, 3)
+            continue
+        mean = int(round(total)) if abs(total - round(total)) < 0.02 else int(np.floor(total))
+        rest = round(total - mean, 3)
+        if mean != old_mean:
+            out[f"mean_chn_{c}"] = mean
+        if abs(rest - old_min) > 0.01:
+            out[f"min_chn_{c}"] = rest
+    return out
+
+
+def _crop_size_changes(op: AippOp, src_hw, ref_hw) -> Tuple[Optional[Dict[str, object]], str]:
+    """Crop changes forced by the reference's spatial size ({} when the size already fits;
+    None when no crop can produce it)."""
+    pads_h = pads_w = 0
+    if op.get("padding"):
+        pads_h = op.get("top_padding_size") + op.get("bottom_padding_size")
+        pads_w = op.get("left_padding_size") + op.get("right_padding_size")
+    want_h, want_w = ref_hw[0] - pads_h, ref_hw[1] - pads_w
+    h, w = src_hw
+    if op.get("crop"):
+        cur_h = op.get("crop_size_h") or h - op.get("load_start_pos_h")
+        cur_w = op.get("crop_size_w") or w - op.get("load_start_pos_w")
+    else:
+        cur_h, cur_w = h, w
+    if (cur_h, cur_w) == (want_h, want_w):
+        return {}, ""
+    if want_h > h or want_w > w or want_h <= 0 or want_w <= 0:
+        return None, ""
+    changes: Dict[str, object] = {"crop_size_h": want_h, "crop_size_w": want_w}
+    if not op.get("crop"):
+        changes["crop"] = True
+    return changes, f"the reference is {want_w}x{want_h} before padding"
+
+
+def _locate_crop(op: AippOp, image, ref) -> Tuple[int, int]:
+    """The crop offset whose window best correlates with the reference (any channel order)."""
+    full = csc(op, decode(op, image)).astype(np.float64)
+    interior = _interior(op, ref)
+    h, w = interior.shape[1:]
+    r = np.moveaxis(interior, 0, -1).reshape(-1, interior.shape[0]).astype(np.float64)
+    rc = r - r.mean(0)
+    rn = np.sum(rc * rc, axis=0) + 1e-12
+    step = 2 if op.input_format == "YUV420SP_U8" else 1
+    ys = range(0, full.shape[0] - h + 1, step)
+    xs = range(0, full.shape[1] - w + 1, step)
+    stride = step
+    while len(ys) * len(xs) > _MAX_OFFSETS:
+        stride *= 2
+        ys, xs = range(0, full.shape[0] - h + 1, stride), range(0, full.shape[1] - w + 1, stride)
+
+    def score(y, x):
+        win = full[y:y + h, x:x + w].reshape(-1, full.shape[-1])
+        wc = win - win.mean(0)
+        cov = wc.T @ rc
+        r2 = cov ** 2 / ((np.sum(wc * wc, axis=0) + 1e-12)[:, None] * rn[None, :])
+        return float(np.sum(np.max(r2, axis=0)))
+
+    best = max(((score(y, x), y, x) for y in ys for x in xs))
+    if stride > step:  # refine around the coarse optimum
+        _, by, bx = best
+        near = [(score(y, x), y, x)
+                for y in range(max(0, by - stride), min(full.shape[0] - h, by + stride) + 1, step)
+                for x in range(max(0, bx - stride), min(full.shape[1] - w, bx + stride) + 1, step)]
+        best = max(near + [best])
+    return best[1], best[2]
+
+
+def _describe(op: AippOp, changes: Dict[str, object], size_why: str) -> List[FieldFix]:
+    from .hints import why_changed
+
+    fixes = []
+    for key, new in changes.items():
+        old = op.get(key)
+        if old == new:
+            continue
+        fixes.append(FieldFix(key, old, new, why_changed(op, key, new, changes, size_why)))
+    return fixes
+
