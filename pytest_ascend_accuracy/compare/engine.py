@@ -15,6 +15,7 @@ from typing import Callable, Iterator, Mapping, Optional
 
 import numpy as np
 
+from ..dump.dtypes import value_dtype
 from ..dump.model import DumpSet, TensorRef
 from ..errors import DumpFormatError
 from .kernel import DEFAULT_CHUNK
@@ -47,7 +48,7 @@ def _nbytes(t: Optional[TensorRef]) -> int:
     item = _ITEMSIZE.get(t.dtype)
     if item is None:
         try:
-            item = np.dtype("float32" if t.dtype == "bfloat16" else t.dtype).itemsize
+            item = value_dtype(t.dtype).itemsize
         except TypeError:
             item = 1
         _ITEMSIZE[t.dtype] = item

@@ -13,9 +13,10 @@ from typing import Iterable, List
 
 import numpy as np
 
+from ..dump.dtypes import value_dtype
 from ..dump.model import DumpSet
 
-FP16_MAX = 65504.0
+from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
             continue
         seen += 1
         for t in op.inputs:
-            if not np.dtype("float32" if t.dtype == "bfloat16" else t.dtype).kind == "f":
+            if not value_dtype(t.dtype).kind == "f":
                 continue
             try:
                 values = np.asarray(t.load())

@@ -9,8 +9,11 @@ The legacy "1.0" format (the whole file is one DumpData with ``data`` filled) is
 tried when the file does not parse as 2.0, and its tensors are sliced out of a memory map.
 
 Parsing reads 8 + header_len bytes and nothing else; each ``TensorRef.load()`` memory-maps its
-slice (``map_tensor``), converts bf16 to float32 and device layouts back to logical ones.
-Every problem raises ``DumpFormatError(path, problem)``.
+slice (``map_tensor``), converts bf16 and 8-bit floats to float32 and device layouts back to
+logical ones. Every value read from the header is range-checked before numpy sees it (shapes
+within numpy's 64 dims and 2**63 bytes, tensors within the file, at most ``MAX_TENSORS``
+tensors, see ``proto``). Every problem raises ``DumpFormatError(path, problem)``; a tensor of
+a dtype that cannot be decoded raises it only when loaded, so the compare reports that tensor.
 """
 from __future__ import annotations
 
@@ -159,35 +162,51 @@ def _parse_legacy(path: str, size: int) -> ParsedDump:
 
 
 def _slice(path: str, kind: str, index: int, t, offset: int, size: int) -> TensorSlice:
-    where = f"{kind} {index}"
-    try:
-        storage = dt.storage_dtype(t.data_type)
-    except dt.UnsupportedDtype as exc:
-        raise DumpFormatError(path, f"{where}: {exc}") from None
     shape = tuple(int(d) for d in t.shape.dim) if t.shape is not None else ()
     orig = tuple(int(d) for d in t.original_shape.dim) if t.original_shape is not None else None
-    declared_scalar = t.shape is not None and orig == ()
-    if not shape and not declared_scalar:
-        # msaccucmp: no shape but data -> 1-D view of all the bytes
-        shape = (size // storage.itemsize,)
-    count = 1
-    for d in shape:
-        count *= d
-    need = count * storage.itemsize
-    if need > size:
-        raise DumpFormatError(
-            path, f"{where}: buffer size {size} bytes does not match shape {list(shape)} x "
-                  f"{dt.dtype_name(t.data_type)} ({need} bytes needed)")
     origin = None
     op = getattr(t, "original_op", None)
     if op is not None and op.name:
         origin = (op.name, int(op.output_index))
-    fmt = dt.format_name(t.format)
+    return make_slice(path, kind, index, t.data_type, t.format, shape, orig, offset, size,
+                      origin, declared_scalar=t.shape is not None and orig == ())
+
+
+def make_slice(path: str, kind: str, index: int, dtype_enum: int, format_enum: int,
+               shape: Tuple[int, ...], orig: Optional[Tuple[int, ...]], offset: int, size: int,
+               origin: Optional[Tuple[str, int]] = None, *, declared_scalar: bool = False
+               ) -> TensorSlice:
+    """Check one tensor's header values before numpy sees them (shape within numpy's limits,
+    values within the tensor's bytes, a device layout that converts back) and say where it
+    lies. A dtype that cannot be decoded is not an error here: its tensor fails on ``load()``
+    with the reason, so the rest of the file still compares (also used by ``nano``)."""
+    where = f"{kind} {index}"
+    decodable = dt.is_decodable(dtype_enum)
+    itemsize = dt.storage_dtype(dtype_enum).itemsize if decodable else 1
+    if not shape and not declared_scalar:
+        # msaccucmp: no shape but data -> 1-D view of all the bytes
+        shape = (size // itemsize,)
+    for label, dims in (("shape", shape), ("original shape", orig)):
+        problem = dt.shape_problem(dims, itemsize) if dims is not None else ""
+        if problem:
+            raise DumpFormatError(path, f"{where}: {label}: {problem}")
+    count = 1
+    for d in shape:
+        count *= d
+    need = count * itemsize
+    if decodable and need > size:
+        raise DumpFormatError(
+            path, f"{where}: buffer size {size} bytes does not match shape {list(shape)} x "
+                  f"{dt.dtype_name(dtype_enum)} ({need} bytes needed)")
+    fmt = dt.format_name(format_enum)
     try:
-        df.logical_shape(fmt, shape, orig)
+        logical = df.logical_shape(fmt, shape, orig)
     except df.DeviceFormatError as exc:
         raise DumpFormatError(path, f"{where}: {exc}") from None
-    return TensorSlice(kind, index, t.data_type, fmt, shape, orig, offset, size, origin)
+    problem = dt.shape_problem(logical, itemsize)
+    if problem:
+        raise DumpFormatError(path, f"{where}: logical shape: {problem}")
+    return TensorSlice(kind, index, dtype_enum, fmt, shape, orig, offset, size, origin)
 
 
 def map_tensor(path: str, offset: int, dtype: np.dtype, count: int) -> np.ndarray:
@@ -199,6 +218,10 @@ def map_tensor(path: str, offset: int, dtype: np.dtype, count: int) -> np.ndarra
 
 def _make_loader(path: str, s: TensorSlice):
     def load() -> np.ndarray:
+        if not dt.is_decodable(s.dtype_enum):
+            raise DumpFormatError(path, f"{s.kind} {s.index}: dtype "
+                                        f"{dt.dtype_name(s.dtype_enum)} cannot be decoded "
+                                        "(msaccucmp does not decode it either)")
         try:
             raw = map_tensor(path, s.offset, dt.storage_dtype(s.dtype_enum), s.count)
         except (OSError, ValueError) as exc:
@@ -212,7 +235,8 @@ def _span(path: str, s: TensorSlice) -> Optional[FileSpan]:
     """Where the slice's values lie when the stored bytes are the logical tensor (no device
     layout to convert back, not bf16), so the compare engine may read them straight into its
     own buffer (see ``file_span``); None otherwise."""
-    if s.format in df.CONVERTIBLE or s.dtype_enum == dt.BF16:
+    if (s.format in df.CONVERTIBLE or s.dtype_enum == dt.BF16 or s.dtype_enum in dt.BYTE_FLOATS
+            or not dt.is_decodable(s.dtype_enum)):
         return None
     return FileSpan(path, s.offset, dt.storage_dtype(s.dtype_enum), s.count)
 

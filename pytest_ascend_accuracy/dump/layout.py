@@ -128,17 +128,24 @@ def read_mapping(directory) -> Dict[str, str]:
     if not path.is_file():
         return {}
     mapping: Dict[str, str] = {}
+    reader = None
     try:
         with open(path, newline="", encoding="utf-8") as f:
-            for lineno, row in enumerate(csv.reader(f), 1):
+            reader = csv.reader(f, strict=True)
+            for row in reader:
                 if not row or not "".join(row).strip():
                     continue
                 if len(row) < 2:
-                    raise DumpFormatError(path, f"line {lineno}: expected 'stored_name,real_name'"
-                                                f", got {row!r}")
+                    raise DumpFormatError(path, f"line {reader.line_num}: expected "
+                                                f"'stored_name,real_name', got {row!r}")
                 mapping[row[0].strip()] = ",".join(row[1:]).strip()
     except UnicodeDecodeError as exc:
         raise DumpFormatError(path, f"not UTF-8 text ({exc.reason})") from None
+    except csv.Error as exc:  # field over 131,072 chars, NUL byte, unterminated quote...
+        line = reader.line_num if reader is not None else 0
+        raise DumpFormatError(path, f"line {line}: not a valid CSV row ({exc})") from None
+    except OSError as exc:
+        raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
     return mapping
 
 

@@ -11,6 +11,8 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .dtypes import value_dtype
+
 Loader = Callable[[], np.ndarray]
 
 
@@ -133,7 +135,7 @@ class DumpSet:
         total = 0
         for op in self.ops:
             for t in op.inputs + op.outputs:
-                total += t.size * np.dtype("float32" if t.dtype == "bfloat16" else t.dtype).itemsize
+                total += t.size * value_dtype(t.dtype).itemsize
         return total
 
     @staticmethod

@@ -26,6 +26,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import DumpFormatError
+from .dtypes import shape_problem
 from .file_span import FileSpan, SpanLoader
 from .layout import MAPPING_FILE, MAX_NAME_BYTES, _Clock, append_mapping, parse_file_name, \
     read_mapping, sanitize
@@ -96,6 +97,7 @@ def read_npy_layout(path) -> NpyLayout:
     fmt = np.lib.format
     try:
         with open(path, "rb") as f:
+            file_size = os.fstat(f.fileno()).st_size
             layout = _fast_layout(f.read(_HEAD_BYTES))
             if layout is None:
                 f.seek(0)
@@ -108,14 +110,22 @@ def read_npy_layout(path) -> NpyLayout:
     except _NPY_ERRORS as exc:
         raise DumpFormatError(path, f"not a valid .npy file ({type(exc).__name__}: {exc})") from None
     shape, dtype = layout.shape, layout.dtype
-    if any(isinstance(d, bool) for d in shape):
+    if not isinstance(shape, tuple) or any(isinstance(d, bool) for d in shape):
         raise DumpFormatError(path, f"not a valid .npy file (shape is not valid: {shape!r})")
     if dtype.hasobject:
         raise DumpFormatError(path, "holds Python objects (a pickled object array); refused, "
                                     ".npy files are only read with allow_pickle=False")
     if dtype.kind not in _NUMERIC_KINDS:
         raise DumpFormatError(path, f"dtype {dtype} is not numeric or bool")
-    return dataclasses.replace(layout, shape=tuple(int(d) for d in shape))
+    problem = shape_problem(shape, dtype.itemsize)
+    if problem:
+        raise DumpFormatError(path, f"not a valid .npy file (shape: {problem})")
+    layout = dataclasses.replace(layout, shape=tuple(int(d) for d in shape))
+    need = layout.offset + layout.count * dtype.itemsize
+    if need > file_size:
+        raise DumpFormatError(path, f"truncated .npy file: header and shape {list(layout.shape)} x "
+                                    f"{dtype} need {need} bytes, file has {file_size}")
+    return layout
 
 
 def read_npy_header(path) -> Tuple[Tuple[int, ...], np.dtype]:

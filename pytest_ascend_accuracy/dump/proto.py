@@ -7,6 +7,11 @@ packed and unpacked repeated scalars, and never copies a ``bytes`` field: it bec
 :class:`Span` (offset, length) into the decoded buffer, so a legacy whole-protobuf dump can be
 memory-mapped and its tensors sliced lazily. Malformed input raises :class:`ProtoDecodeError`;
 callers turn it into ``DumpFormatError(path, ...)``.
+
+Repeated fields are bounded while decoding (``Message.LIMITS``): a header is attacker-sized, and
+a 2 MB header of empty ``input`` entries used to decode into a million tensors (48 s, 1.2 GB)
+before any check ran. A shape holds at most 64 dims (numpy's limit), a dump at most
+``MAX_TENSORS`` inputs, outputs, buffers and workspaces together; past that, decoding stops.
 """
 from __future__ import annotations
 
@@ -16,6 +21,11 @@ from typing import Any, ClassVar, Dict, NamedTuple, Optional, Tuple, Union
 _VARINT, _FIXED64, _LEN, _SGROUP, _EGROUP, _FIXED32 = 0, 1, 2, 3, 4, 5
 #: nesting limit of skipped groups (protobuf's own parsers stop at 100 levels too)
 MAX_GROUP_DEPTH = 100
+#: most tensors (inputs + outputs + buffers + workspaces) one dump file may declare; real
+#: operators have a few, a ConcatD at most a few thousand
+MAX_TENSORS = 10_000
+#: most dims one Shape may hold (numpy's NPY_MAXDIMS)
+MAX_DIMS = 64
 
 
 class ProtoDecodeError(ValueError):
@@ -127,6 +137,10 @@ class Message:
     """Base of the schema dataclasses: ``FIELDS`` maps field number -> (attr, kind, repeated)."""
 
     FIELDS: ClassVar[Dict[int, Tuple[str, Any, bool]]] = {}
+    #: repeated scalar attr -> most values accepted (decoding stops with an error past it)
+    LIMITS: ClassVar[Dict[str, int]] = {}
+    #: most entries of all repeated message fields together (None: unbounded)
+    MAX_ENTRIES: ClassVar[Optional[int]] = None
 
     @classmethod
     def decode(cls, buf, start: int = 0, end: Optional[int] = None):
@@ -135,6 +149,7 @@ class Message:
             end = len(buf)
         values: Dict[str, Any] = {}
         pos = start
+        entries = 0
         while pos < end:
             tag_pos = pos
             tag, pos = read_varint(buf, pos, end)
@@ -153,6 +168,12 @@ class Message:
                 length, pos = read_varint(buf, pos, end)
                 if pos + length > end:
                     raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
+                if repeated and cls.MAX_ENTRIES is not None:
+                    entries += 1
+                    if entries > cls.MAX_ENTRIES:
+                        raise ProtoDecodeError(
+                            f"{cls.__name__} has more than {cls.MAX_ENTRIES:,} tensor entries "
+                            f"(inputs, outputs, buffers and workspaces together)", tag_pos)
                 value = kind.decode(buf, pos, pos + length)
                 pos += length
             elif kind in ("string", "bytes"):
@@ -181,9 +202,12 @@ class Message:
                     if stop > end:
                         raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
                     lst = values.setdefault(attr, [])
+                    limit = cls.LIMITS.get(attr)
                     while pos < stop:
                         raw, pos = read_varint(buf, pos, stop)
                         lst.append(_int_value(kind, raw))
+                        if limit is not None and len(lst) > limit:
+                            raise _too_many(cls, attr, limit, pos)
                     continue
                 else:
                     raise ProtoDecodeError(
@@ -225,6 +249,10 @@ class Message:
         return bytes(out)
 
 
+def _too_many(cls, attr: str, limit: int, pos: int) -> ProtoDecodeError:
+    return ProtoDecodeError(f"{cls.__name__}.{attr} has more than {limit:,} entries", pos)
+
+
 def _int_value(kind: str, raw: int) -> int:
     if kind == "int32" or kind == "enum":
         raw &= 0xFFFFFFFF
@@ -237,6 +265,7 @@ def _int_value(kind: str, raw: int) -> int:
 class Shape(Message):
     dim: Tuple[int, ...] = ()
     FIELDS: ClassVar = {1: ("dim", "uint", True)}
+    LIMITS: ClassVar = {"dim": MAX_DIMS}
 
 
 @dataclass(frozen=True)
@@ -311,6 +340,7 @@ class DumpData(Message):
                         3: ("output", OpOutput, True), 4: ("input", OpInput, True),
                         5: ("buffer", OpBuffer, True), 6: ("op_name", "string", False),
                         7: ("space", Workspace, True)}
+    MAX_ENTRIES: ClassVar = MAX_TENSORS
 
 
 def _check_schema() -> None:

@@ -14,7 +14,7 @@ from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor, write_dump_file
 from pytest_ascend_accuracy.dump.layout import run_dir
 from pytest_ascend_accuracy.dump.loader import load_dump
 from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
-from pytest_ascend_accuracy.dump.proto import DumpData, OpOutput, Shape
+from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, Shape
 from pytest_ascend_accuracy.errors import DumpFormatError
 
 pytestmark = pytest.mark.reliability
@@ -109,7 +109,7 @@ CORPUS = [
      "file has 3 bytes after the last tensor"),
     ("unknown dtype enum", _bin(lambda t: _header_only(
         DumpData(version="2.0", output=(OpOutput(data_type=99, format=2, shape=Shape((2,)), size=8),)),
-        b"\0" * 8)), "leaf", "output 0: unknown dtype enum 99"),
+        b"\0" * 8)), "leaf", "output 0: dtype unknown(99) cannot be decoded"),
     ("dtype without numpy equivalent", _bin(lambda t: _header_only(
         DumpData(version="2.0", output=(OpOutput(data_type=13, format=2, shape=Shape((2,)), size=8),)),
         b"\0" * 8)), "leaf", "DT_STRING"),
@@ -120,10 +120,21 @@ CORPUS = [
         DumpData(version="2.0", output=(OpOutput(data_type=2, format=3, shape=Shape((1, 1, 2, 2, 16)),
                                                  original_shape=Shape((1, 40, 2, 2)), size=256),)),
         b"\0" * 256)), "leaf", "output 0: NC1HWC0 shape [1, 1, 2, 2, 16] does not fit original shape"),
+    ("65 dims", _bin(lambda t: _header_only(
+        DumpData(version="2.0", output=(OpOutput(data_type=1, format=2, shape=Shape((1,) * 65),
+                                                 size=4),)), b"\0" * 4)),
+     "leaf", "Shape.dim has more than 64 entries"),
+    ("0 dim next to a dim past 2**63", _bin(lambda t: _header_only(
+        DumpData(version="2.0", output=(OpOutput(data_type=1, format=2,
+                                                 shape=Shape((0, 1 << 63)), size=0),)))),
+     "leaf", "output 0: shape: dim 9223372036854775808 is past numpy's limit"),
+    ("10,001 tensors in one header", _bin(lambda t: _header_only(
+        DumpData(version="2.0", input=(OpInput(data_type=1, shape=Shape((0,))),) * 10_001))),
+     "leaf", "more than 10,000 tensor entries"),
     ("nested groups 1000 deep", _bin(lambda t: struct.pack("<Q", 1000) + b"\xa3\x01" * 500),
      "leaf", "groups nested deeper than 100"),
     ("npy truncated data", _npy(lambda p: p.write_bytes(p.read_bytes()[:-4])), "npy",
-     "mmap length is greater than file size"),
+     "truncated .npy file: header and shape [2, 3] x float32 need 152 bytes, file has 148"),
     ("npy bad magic", _npy(lambda p: p.write_bytes(b"NOTNUMPY" + p.read_bytes()[8:])), "npy",
      "not a valid .npy file"),
     ("npy object array", _npy(lambda p: p.write_bytes(p.read_bytes().replace(b"'<f4'", b"'|O' "))),
@@ -144,6 +155,10 @@ CORPUS = [
      "malformed op entry"),
     ("mapping.csv one column", _mapping(b"17000000000000001\n"), "mapping",
      "line 1: expected 'stored_name,real_name'"),
+    ("mapping.csv field over 131,072 chars", _mapping(b'17000000000000001,"' + b"a" * 140_000 + b'"\n'),
+     "mapping", "line 1: not a valid CSV row (field larger than field limit (131072))"),
+    ("mapping.csv unterminated quote", _mapping(b'17000000000000001,"abc\n'), "mapping",
+     "not a valid CSV row (unexpected end of data)"),
     ("mapping.csv not UTF-8", _mapping(b"17000000000000001,\xff\xfe\n"), "mapping", "not UTF-8 text"),
     ("no dump files", _tree(lambda root, data: (root / "x").mkdir(parents=True)), "root",
      "empty dump directory"),
@@ -170,4 +185,4 @@ def test_malformed_corpus(tmp_path, name, build, kind, problem):
 
 def test_corpus_size():
     """docs/reliability.md quotes this count."""
-    assert len(CORPUS) == 27 and len({c[0] for c in CORPUS}) == 27
+    assert len(CORPUS) == 32 and len({c[0] for c in CORPUS}) == 32
