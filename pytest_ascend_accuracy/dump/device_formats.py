@@ -156,6 +156,34 @@ def to_logical(device: np.ndarray, fmt: str, original_shape: Optional[Sequence[i
 
 
 # --------------------------------------------------------------------------- logical -> device
+def device_shape(fmt: str, shape: Sequence[int], dtype, *, c0: Optional[int] = None) -> Shape:
+    """The stored (device) shape ``to_device`` gives a ``dtype`` array of logical ``shape``,
+    computed from shapes alone: what an om json's ``shape`` says next to ``origin_shape``."""
+    dims = tuple(int(d) for d in shape)
+    if fmt not in CONVERTIBLE:
+        if fmt in UNCONVERTED_DEVICE_FORMATS:
+            raise DeviceFormatError(f"writing format {fmt} is not supported")
+        return dims
+    c0 = c0 or default_c0(dtype)
+    if fmt == "NC1HWC0":
+        if len(dims) in (1, 2):
+            dims = (1,) + dims + (1, 1) if len(dims) == 1 else dims + (1, 1)
+        if len(dims) != 4:
+            raise DeviceFormatError(f"NC1HWC0 needs an NCHW (or 1-D/2-D) shape, got {list(dims)}")
+        n, c, h, w = dims
+        return (n, _ceil(c, c0), h, w, c0)
+    if fmt == "FRACTAL_NZ":
+        if not dims:
+            raise DeviceFormatError("FRACTAL_NZ needs at least a 1-D shape")
+        if len(dims) == 1:
+            dims = (1,) + dims
+        return dims[:-2] + (_ceil(dims[-1], c0), _ceil(dims[-2], 16), 16, c0)
+    if len(dims) != 4:
+        raise DeviceFormatError(f"FRACTAL_Z needs an NCHW weight shape, got {list(dims)}")
+    n, c, h, w = dims
+    return (_ceil(c, c0) * h * w, _ceil(n, 16), 16, c0)
+
+
 def _pad_to(array: np.ndarray, axis: int, size: int) -> np.ndarray:
     extra = size - array.shape[axis]
     if extra == 0:

@@ -11,7 +11,9 @@ reader that reads real NPU dumps.
 This is an honest model of the numerics, not of performance or of every ATC pass: see the
 module docs of ``rounding`` (precision per mode), ``fusion`` (fusion rules) and ``faults``.
 ``buffer_optimize`` is accepted and changes nothing numerically (only buffer faults react to
-it). Extra ATC options are recorded and otherwise ignored.
+it). Extra ATC options are recorded and otherwise ignored. ``device_formats`` (default on)
+dumps conv-like and matmul tensors in NC1HWC0 / FRACTAL_Z / FRACTAL_NZ, as a device does
+(``layouts``), and the om json describes them as ATC does.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
 
 #: bump when the rewrite changes what a converted entry holds
-EMULATOR_FORMAT = 1
+EMULATOR_FORMAT = 2
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 
@@ -47,8 +49,9 @@ class EmulatorBackend:
     name = "emulator"
 
     def __init__(self, cache: Cache, *, faults: Sequence[Fault] = (), overflow: str = "inf",
-                 threads: int = 0):
+                 threads: int = 0, device_formats: bool = True):
         self.cache = cache
+        self.device_formats = bool(device_formats)
         self.faults = check_faults(faults)
         self.overflow = check_overflow(overflow)
         self.threads = threads
@@ -67,7 +70,8 @@ class EmulatorBackend:
         key = make_key(kind="emulator", format=EMULATOR_FORMAT, model=model_digest(model),
                        mode=mode.key(), input_shape={k: list(v) for k, v in (shapes or {}).items()},
                        faults=[f.key() for f in self.faults], overflow=self.overflow,
-                       atc_options=options, onnxruntime=ort_version())
+                       atc_options=options, onnxruntime=ort_version(),
+                       device_formats=self.device_formats)
         label = _safe_name(model_label(model))
 
         def build(tmp: Path) -> None:
@@ -76,7 +80,8 @@ class EmulatorBackend:
 
             try:
                 proto, plan = emulate_graph(model, mode, input_shape=shapes, faults=self.faults,
-                                            overflow=self.overflow)
+                                            overflow=self.overflow,
+                                            device_formats=self.device_formats)
             except AscendAccuracyError:
                 raise
             except Exception as exc:  # onnx/onnxruntime errors on a model they cannot handle
@@ -154,6 +159,8 @@ class EmulatorBackend:
                                 output_origins=[s.origin for s in op.outputs],
                                 input_dtypes=[_stored(s) for s in op.inputs],
                                 output_dtypes=[_stored(s) for s in op.outputs],
+                                input_formats=[_layout(s, a) for s, a in zip(op.inputs, ins)],
+                                output_formats=[_layout(s, a) for s, a in zip(op.outputs, outs)],
                                 task_id=k, timestamp_us=base_ts + k)
                 del ins, outs
                 for s in op.inputs + op.outputs:
@@ -236,6 +243,13 @@ def _tensor(slot, values, feeds, inits) -> np.ndarray:
     if slot.dtype and slot.dtype != "bfloat16" and arr.dtype != np.dtype(slot.dtype):
         arr = arr.astype(slot.dtype)
     return arr
+
+
+def _layout(slot, array) -> str:
+    """The device format to dump ``array`` in: the planned one when the array fits it."""
+    from .layouts import fits
+
+    return slot.format if slot.format and fits(slot.format, array) else "ND"
 
 
 def _stored(slot) -> Optional[str]:

@@ -20,20 +20,29 @@ PLAN_FILE = "plan.json"
 @dataclass(frozen=True)
 class Slot:
     """One dumped tensor: ``fetch`` from ``source`` (run | input | init), dumped as ``dtype``
-    (empty: as fetched). ``origin`` = (original op name, output index) for outputs."""
+    (empty: as fetched). ``origin`` = (original op name, output index) for outputs.
+    ``format``: the device layout it is dumped in (``layouts``; empty = ND); ``shape`` and
+    ``type``: its logical shape and dtype name as known at conversion (None/empty: unknown),
+    for the om json's ``origin_shape`` / ``shape`` / ``dtype``."""
 
     fetch: str
     source: str = "run"
     dtype: str = ""
     origin: Optional[Tuple[str, int]] = None
+    format: str = ""
+    shape: Optional[Tuple[int, ...]] = None
+    type: str = ""
 
     def to_json(self) -> list:
-        return [self.fetch, self.source, self.dtype, list(self.origin) if self.origin else None]
+        return [self.fetch, self.source, self.dtype, list(self.origin) if self.origin else None,
+                self.format, list(self.shape) if self.shape is not None else None, self.type]
 
     @staticmethod
     def from_json(data) -> "Slot":
-        fetch, source, dtype, origin = data
-        return Slot(fetch, source, dtype, tuple(origin) if origin else None)
+        fetch, source, dtype, origin = data[:4]
+        fmt, shape, typ = (list(data[4:7]) + ["", None, ""])[:3]
+        return Slot(fetch, source, dtype, tuple(origin) if origin else None, fmt or "",
+                    tuple(int(d) for d in shape) if shape is not None else None, typ or "")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from ...graph.prepare import prepare_model
 from ...graph.static import evaluate, static_tensors
 from .faults import Fault, fault_nodes, insert_aipp_nodes
 from .fusion import build_units
+from .layouts import FILTER_OF
 from .plan import Plan, PlannedOp, Slot
 from .rounding import (FP16_MAX, VALUE_PRESERVING, round_array, rounding_nodes, rounds_inputs,
                        rounds_outputs, unit_precision)
@@ -88,10 +89,11 @@ def _subgraph_inputs(g) -> Set[str]:
 class _Emitter:
     """Builds the rewritten node list and the plan, one unit at a time."""
 
-    def __init__(self, model, info, consts, overflow: str):
+    def __init__(self, model, info, consts, overflow: str, device_formats: bool = True):
         self.info = info
         self.consts = consts
         self.overflow = overflow
+        self.device_formats = device_formats
         self.inputs = {i.name for i in model.graph.input} - set(consts)
         self.nodes: List[object] = []
         self.inits: List[object] = []
@@ -178,6 +180,27 @@ class _Emitter:
                 self.rounded[key] = (dst, self.exact_slot(dst, kind))
         return self.rounded[key]
 
+    def placed(self, slot: Slot, tensor: str, unit) -> Slot:
+        """``slot`` with its dump layout (``layouts``), logical shape and dtype name."""
+        import dataclasses
+
+        from .layouts import tensor_format
+
+        if tensor in self.consts:
+            shape, dtype = tuple(self.consts[tensor].shape), self.consts[tensor].dtype.name
+        else:
+            elem, dims = self.info.get(tensor, (0, None))
+            ok = dims is not None and all(isinstance(d, int) and d >= 0 for d in dims)
+            shape = tuple(dims) if ok else None
+            dtype = _np_name(elem)
+        dtype = slot.dtype or dtype
+        fmt = ""
+        if self.device_formats:
+            is_filter = any(n.op_type in FILTER_OF and len(n.input) > 1 and n.input[1] == tensor
+                            for n in unit.nodes)
+            fmt = tensor_format(unit.anchor_type, shape=shape, dtype=dtype, is_filter=is_filter)
+        return dataclasses.replace(slot, format="" if fmt == "ND" else fmt, shape=shape, type=dtype)
+
     # -- one unit ------------------------------------------------------------------------------
     def emit(self, unit, precision: str, faults: Sequence[Fault], producers: Dict[str, str]) -> PlannedOp:
         import onnx
@@ -192,7 +215,7 @@ class _Emitter:
                 mapping[t], slot = self.round_input(t, in_kind)
             else:
                 slot = self.plain_slot(t)
-            in_slots.append(slot)
+            in_slots.append(self.placed(slot, t, unit))
             refs.append(producers.get(t, f"{t}:0"))
         nodes = []
         for n in unit.nodes:
@@ -239,9 +262,10 @@ class _Emitter:
                     self.half[o] = half
             if floaty and out_kind:
                 slot = self.exact_slot(o, out_kind)
-                out_slots.append(Slot(slot.fetch, slot.source, slot.dtype, origin))
+                slot = Slot(slot.fetch, slot.source, slot.dtype, origin)
             else:
-                out_slots.append(self.plain_slot(o, origin))
+                slot = self.plain_slot(o, origin)
+            out_slots.append(self.placed(slot, o, unit))
             producers[o] = f"{unit.name}:{len(out_slots) - 1}"
         self.nodes.extend(nodes)
         return PlannedOp(name=unit.name, op_type=unit.op_type, original_names=unit.members,
@@ -251,8 +275,9 @@ class _Emitter:
 
 
 def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault] = (),
-                  overflow: str = "inf"):
-    """Return ``(converted ModelProto, Plan)`` for ``model`` under ``mode`` (see module doc)."""
+                  overflow: str = "inf", device_formats: bool = True):
+    """Return ``(converted ModelProto, Plan)`` for ``model`` under ``mode`` (see module doc).
+    ``device_formats``: plan conv-like/matmul tensors in NPU layouts (``layouts``)."""
     import onnx
     from onnx import numpy_helper
 
@@ -276,7 +301,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     for u in units:  # concatenated fused names must not clash with other node names
         if u.fused and u.name not in u.members and u.name in names_used:
             u.name = unique_name(u.name, names_used)
-    emitter = _Emitter(proto, info, consts, overflow)
+    emitter = _Emitter(proto, info, consts, overflow, device_formats)
     emitter.inits.extend(new_inits)
     buffer_on = mode.buffer_optimize != "off_optimize"
     producers: Dict[str, str] = {}
@@ -316,9 +341,22 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         "untyped_tensors": sorted(o for u in units for o in u.output_origins if o not in info)[:50],
         "precisions": _count(op.precision for op in ops),
         "buffer_optimize": mode.buffer_optimize,
+        "device_formats": device_formats,
         "overflow": overflow,
     }
     return proto, plan
+
+
+def _np_name(elem: int) -> str:
+    """numpy dtype name of an ONNX element type ('' when unknown or not numpy's)."""
+    if not elem:
+        return ""
+    from onnx.helper import tensor_dtype_to_np_dtype
+
+    try:
+        return tensor_dtype_to_np_dtype(elem).name
+    except (KeyError, TypeError, ValueError):
+        return ""
 
 
 def _all_rules():
