@@ -43,5 +43,21 @@ class ConversionError(BackendError):
         super().__init__(message)
 
 
+class DumpWriteError(BackendError, OSError):
+    """A dump could not be written (full disk, quota, I/O error). Names the file and the reason
+    and, for a full disk, the bytes needed and free; an ``OSError`` keeping the write's errno."""
+
+    def __init__(self, path: PathLike, problem: str, *, errno: Optional[int] = None,
+                 needed: Optional[int] = None, free: Optional[int] = None):
+        OSError.__init__(self, errno, problem)
+        self.path = os.fspath(path)
+        self.problem = problem
+        self.needed = needed
+        self.free = free
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.problem}"
+
+
 class CacheError(AscendAccuracyError, OSError):
     """The conversion/golden cache could not be read or written."""

@@ -12,7 +12,9 @@ names from ``sanitize``d parts, and readers look names up only for files they li
 from __future__ import annotations
 
 import csv
+import errno
 import re
+import shutil
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -21,7 +23,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-from ..errors import DumpFormatError
+from ..errors import DumpFormatError, DumpWriteError
 
 MAPPING_FILE = "mapping.csv"
 MAX_NAME_BYTES = 255
@@ -214,9 +216,14 @@ class AscendDumpWriter:
         if len(name.encode("utf-8")) > MAX_NAME_BYTES:
             self._long += 1
             stored = f"{ts}{self._long}"
-        path = write_dump_file(self.directory / stored, op_name, ins, outs, dump_time=ts)
-        if stored != name:
-            append_mapping(self.directory, stored, name)
+        try:
+            path = write_dump_file(self.directory / stored, op_name, ins, outs, dump_time=ts)
+            if stored != name:
+                append_mapping(self.directory, stored, name)
+        except OSError as exc:
+            if isinstance(exc, DumpWriteError) or exc.errno is None:
+                raise
+            raise write_error(self.directory / stored, exc, tensor_bytes(ins + outs)) from exc
         self.written.append(path)
         return path
 
@@ -228,6 +235,37 @@ class AscendDumpWriter:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def tensor_bytes(tensors) -> int:
+    """Bytes the values of ``DumpTensor``s take in a dump file (device layout, stored dtype)."""
+    from . import device_formats as df
+    from . import dtypes as dt
+
+    total = 0
+    for t in tensors:
+        arr = np.asarray(t.array)
+        n = 1
+        for d in df.device_shape(t.format, arr.shape, arr.dtype):
+            n *= int(d)
+        total += n * dt.storage_dtype(dt.enum_for(t.dtype or arr.dtype)).itemsize + int(t.padding)
+    return total
+
+
+def write_error(path, exc: OSError, needed: int) -> DumpWriteError:
+    """``exc`` from writing dump file ``path`` as a ``DumpWriteError`` naming the path and, for
+    a full disk or quota, the bytes the file needs and the bytes free there."""
+    reason = exc.strerror or str(exc)
+    if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+        return DumpWriteError(path, f"cannot write dump file: {reason}", errno=exc.errno)
+    try:
+        free = shutil.disk_usage(Path(path).parent).free
+    except OSError:
+        free = None
+    where = f"{free} bytes free" if free is not None else "free space unknown"
+    return DumpWriteError(path, f"cannot write dump file: {reason}: it needs {needed} bytes of "
+                                f"tensor data (plus its header), {where} in {Path(path).parent}",
+                          errno=exc.errno, needed=needed, free=free)
 
 
 def _origin(value):

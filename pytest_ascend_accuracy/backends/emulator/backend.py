@@ -28,7 +28,7 @@ import numpy as np
 
 from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet, OpRecord, TensorRef
-from ...errors import AscendAccuracyError, BackendError, ConversionError
+from ...errors import AscendAccuracyError, BackendError, ConversionError, DumpWriteError
 from ...core.modes import Mode, resolve_mode
 from ...graph.onnx_graph import check_inputs, load_model, model_digest, model_label, ort_session, ort_version
 from ...graph.onnx_graph import parse_input_shape
@@ -155,13 +155,19 @@ class EmulatorBackend:
             for k, op in enumerate(plan.ops):
                 ins = [_tensor(s, values, feeds, inits) for s in op.inputs]
                 outs = [_tensor(s, values, feeds, inits) for s in op.outputs]
-                writer.write_op(op.op_type, op.name, ins, outs,
-                                output_origins=[s.origin for s in op.outputs],
-                                input_dtypes=[_stored(s) for s in op.inputs],
-                                output_dtypes=[_stored(s) for s in op.outputs],
-                                input_formats=[_layout(s, a) for s, a in zip(op.inputs, ins)],
-                                output_formats=[_layout(s, a) for s, a in zip(op.outputs, outs)],
-                                task_id=k, timestamp_us=base_ts + k)
+                try:
+                    writer.write_op(op.op_type, op.name, ins, outs,
+                                    output_origins=[s.origin for s in op.outputs],
+                                    input_dtypes=[_stored(s) for s in op.inputs],
+                                    output_dtypes=[_stored(s) for s in op.outputs],
+                                    input_formats=[_layout(s, a) for s, a in zip(op.inputs, ins)],
+                                    output_formats=[_layout(s, a) for s, a in zip(op.outputs, outs)],
+                                    task_id=k, timestamp_us=base_ts + k)
+                except DumpWriteError as exc:
+                    from .dump_space import dump_write_failed
+
+                    raise dump_write_failed(exc, converted.model_name, leaf, plan.ops[k:],
+                                            written=writer.written) from exc
                 del ins, outs
                 for s in op.inputs + op.outputs:
                     if s.source == "run" and last_use.get(s.fetch, -1) <= k and s.fetch not in keep:
