@@ -58,6 +58,22 @@ class Backend(Protocol):
         Without ``dump`` the DumpSet holds only the model outputs (as ops named after them)."""
         ...
 
+    def outputs(self, converted: ConvertedModel, inputs: Inputs) -> Dict[str, np.ndarray]:
+        """Run once without dumping; the model's plain outputs keyed by the ONNX output names
+        (optional: ``model_outputs`` falls back to ``run(dump=False)``)."""
+        ...
+
     def describe(self) -> str:
         """One line for the terminal header, e.g. 'emulator (CPU, onnxruntime 1.18)'."""
         ...
+
+
+def model_outputs(backend, converted: ConvertedModel, inputs: Inputs) -> Dict[str, np.ndarray]:
+    """``om.outputs(inputs)``: the plain outputs of one run, no dump, keyed by the ONNX output
+    names; ``backend.outputs`` when the backend has it, else the ops of ``run(dump=False)``
+    (one per model output, named after it)."""
+    direct = getattr(backend, "outputs", None)
+    if direct is not None:
+        return dict(direct(converted, inputs))
+    ds = backend.run(converted, inputs, dump=False)
+    return {op.name: op.outputs[0].load() for op in ds.ops}

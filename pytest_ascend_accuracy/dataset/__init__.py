@@ -1,4 +1,17 @@
-"""Dataset-level accuracy: Top-k and tolerance checks of dataset figures against a reference.
+"""Dataset-level accuracy: a dataset metric (Top-1/Top-5, agreement, mAP, a callable) on the
+device against the reference network, traced to the first operator below the threshold.
+
+Modules: ``samples`` (sample sources and labels), ``reference`` (onnxruntime fp32 outputs,
+cached per sample), ``scoring`` and ``detection`` (the metrics), ``culprit`` (one flipped
+sample dumped on both sides and compared), ``result`` (figures, failure), ``check`` (the loop),
+``device`` (a converted model bound to its backend), ``metrics`` (Top-k and
+``assert_metric_close`` for figures computed by hand).
 
 May import every layer up to ``triage``; never ``plugin`` or ``cli``.
 """
+from .check import check_dataset, run_dataset_check
+from .device import DeviceModel, load_device_model
+from .result import Culprit, DatasetFailure, DatasetResult
+
+__all__ = ["check_dataset", "run_dataset_check", "DeviceModel", "load_device_model", "Culprit",
+           "DatasetFailure", "DatasetResult"]

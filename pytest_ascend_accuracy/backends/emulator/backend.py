@@ -124,27 +124,39 @@ class EmulatorBackend:
         return rules
 
     # -- run -------------------------------------------------------------------------------
+    def outputs(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        """``om.outputs``: one run without dumps, the plain outputs keyed by ONNX output name."""
+        state = self._state(converted)
+        feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
+        names = list(state.plan.model_outputs)
+        try:
+            values = state.session.run(names, feeds)
+        except Exception as exc:
+            raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
+        return dict(zip(names, values))
+
     def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
             dump_dir=None) -> DumpSet:
         from ...dump.layout import AscendDumpWriter
         from ...dump.loader import load_dump
 
+        if not dump:
+            values = self.outputs(converted, inputs)
+            return DumpSet([OpRecord(name=n, op_type="NetOutput", order=k,
+                                     outputs=(TensorRef.from_array(v),))
+                            for k, (n, v) in enumerate(values.items())],
+                           kind="memory", model_name=converted.model_name,
+                           meta={"backend": "emulator", "mode": converted.mode.name})
         state = self._state(converted)
         plan, sess = state.plan, state.session
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
-        fetch = plan.fetch if dump else list(plan.model_outputs)
+        fetch = plan.fetch
         try:
             values_list = sess.run(fetch, feeds)
         except Exception as exc:
             raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
         values = dict(zip(fetch, values_list))
         del values_list
-        if not dump:
-            return DumpSet([OpRecord(name=n, op_type="NetOutput", order=k,
-                                     outputs=(TensorRef.from_array(values[n]),))
-                            for k, n in enumerate(plan.model_outputs)],
-                           kind="memory", model_name=converted.model_name,
-                           meta={"backend": "emulator", "mode": converted.mode.name})
         inits = state.inits
         last_use = _last_use(plan)
         keep = set(plan.model_outputs)

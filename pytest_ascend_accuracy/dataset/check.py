@@ -1,0 +1,166 @@
+"""``check_dataset``: a dataset metric on the device against the reference, traced to an operator.
+
+Every sample runs through the reference (onnxruntime fp32 on the original model, outputs
+cached per sample, see ``reference``) and through the model under test (``om.outputs``, device
+outputs read as float32), one sample at a time. The metric is computed on both sides; the check
+passes iff ``reference - device <= max_drop``. On failure the first sample whose top-1 flipped
+is dumped on both sides and compared (``culprit``), and ``DatasetFailure`` names the metric,
+both values, the drop, the flipped sample ids and the first operator below the threshold.
+
+``om`` is anything with ``outputs(inputs) -> {output name: array}``, ``run(inputs, dump=True)
+-> DumpSet``, ``model`` (the original ONNX model), ``input_shape`` and ``name`` / ``mode``:
+the plugin's ``ascend_model(...)`` result, or ``device.DeviceModel`` without pytest.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Callable, Optional
+
+from ..errors import ConfigError
+from .culprit import trace_sample
+from .detection import MeanAP
+from .reference import ReferenceModel, as_float32
+from .result import DatasetFailure, DatasetResult
+from .samples import Labels, SampleSource
+from .scoring import (Agreement, CallableMetric, RowFlips, TopK, check_metric, metric_name,
+                      pick_output)
+
+#: progress(done, total or None) is called at most this often (seconds) plus once at the end
+PROGRESS_EVERY = 0.5
+
+
+def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: float = 0.01,
+                      output: Optional[str] = None, postprocess: Optional[Callable] = None,
+                      cache=None, threshold=0.95, per_op=None, ignore=(), op_metric="cosine",
+                      progress: Optional[Callable[[int, Optional[int]], None]] = None,
+                      trace: bool = True):
+    """Run the check and return ``(DatasetResult, CompareResult | None, Verdict | None)``; the
+    last two are the traced sample's comparison when the check failed and a sample flipped."""
+    check_metric(metric)
+    max_drop = _check_max_drop(max_drop)
+    source = SampleSource(samples)
+    lbls = Labels(labels)
+    reference = ReferenceModel(om.model, cache=cache)
+    out_name = _output_for(metric, reference.output_names, output)
+    flips = RowFlips(out_name) if out_name is not None else None
+    scorer = _scorer(metric, out_name, lbls, flips, postprocess)
+    total = source.count()
+    first_flipped = None
+    done = 0
+    ids = []
+    clock = _Throttle(progress, total)
+    try:
+        for sample in source:
+            where = f"sample {sample.id!r}"
+            ref = reference.outputs(sample.inputs, where)
+            dev = as_float32(om.outputs(sample.inputs))
+            _check_names(ref, dev, where)
+            flipped = flips.add(sample, ref, dev) if flips is not None else False
+            flipped = scorer.add(sample, ref, dev) or flipped
+            if flipped and first_flipped is None:
+                first_flipped = sample
+            done += 1
+            ids.append(sample.id)
+            clock.tick(done)
+    finally:
+        reference.close()
+    clock.end(done)
+    if not done:
+        raise ConfigError("samples", f"{source.describe()}: no samples")
+    lbls.check_all_used(ids)
+    ref_value, dev_value = scorer.values()
+    result = DatasetResult(
+        metric=metric_name(metric), reference=ref_value, device=dev_value, max_drop=max_drop,
+        samples=done, rows=flips.rows if flips is not None else done,
+        flipped=tuple(flips.flipped if flips is not None else getattr(scorer, "flipped", ())),
+        nonfinite=tuple(flips.nonfinite if flips is not None else getattr(scorer, "nonfinite", ())),
+        nonfinite_reference=tuple(flips.nonfinite_reference) if flips is not None else (),
+        model=str(getattr(om, "name", reference.label)), mode=_mode_name(om), output=out_name,
+        reference_cached=reference.hits, reference_runs=reference.runs)
+    compared = verdict = None
+    if not result.passed and trace and first_flipped is not None:
+        result.culprit, compared, verdict = trace_sample(
+            om, first_flipped, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,
+            metric=op_metric)
+    return result, compared, verdict
+
+
+def check_dataset(om, samples, *, metric="top1", labels=None, max_drop: float = 0.01,
+                  **options) -> DatasetResult:
+    """``run_dataset_check`` that raises ``DatasetFailure`` when the metric drops too far."""
+    __tracebackhide__ = True
+    result, compared, verdict = run_dataset_check(om, samples, metric=metric, labels=labels,
+                                                  max_drop=max_drop, **options)
+    if not result.passed:
+        raise DatasetFailure(result, compared, verdict)
+    return result
+
+
+def _output_for(metric, names, output):
+    if metric in ("top1", "top5", "agreement"):
+        return pick_output(names, output)
+    # map and callables read what they like; flips are tracked on a named (or the only) output
+    if output is not None or len(names) == 1:
+        return pick_output(names, output) if metric != "map" else None
+    return None
+
+
+def _scorer(metric, out_name, labels, flips, postprocess):
+    if callable(metric):
+        return _Quiet(CallableMetric(metric, labels))
+    if metric == "map":
+        return MeanAP(postprocess, labels)
+    if metric == "agreement":
+        return _Quiet(Agreement(flips))
+    return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels))
+
+
+class _Quiet:
+    """A scorer whose ``add`` says nothing about flips (RowFlips tracks them)."""
+
+    def __init__(self, scorer):
+        self.scorer = scorer
+
+    def add(self, sample, ref, dev) -> bool:
+        self.scorer.add(sample, ref, dev)
+        return False
+
+    def values(self):
+        return self.scorer.values()
+
+
+def _check_names(ref, dev, where: str) -> None:
+    missing = [n for n in ref if n not in dev]
+    if missing:
+        raise ConfigError(where, f"the device returned no output {missing[0]!r}; device outputs: "
+                                 f"{', '.join(dev) or 'none'}; reference outputs: {', '.join(ref)}")
+
+
+def _check_max_drop(value) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value) \
+            or value < 0:
+        raise ConfigError("max_drop", f"expected a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _mode_name(om) -> str:
+    mode = getattr(om, "mode", None)
+    return str(getattr(mode, "name", mode or "default"))
+
+
+class _Throttle:
+    def __init__(self, progress, total):
+        import time
+
+        self.progress, self.total, self._now = progress, total, time.monotonic
+        self.next = self._now() + PROGRESS_EVERY
+
+    def tick(self, done: int) -> None:
+        if self.progress is not None and self._now() >= self.next:
+            self.progress(done, self.total)
+            self.next = self._now() + PROGRESS_EVERY
+
+    def end(self, done: int) -> None:
+        if self.progress is not None:
+            self.progress(done, self.total)

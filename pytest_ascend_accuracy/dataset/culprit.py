@@ -1,0 +1,59 @@
+"""Why a dataset figure dropped: one flipped sample dumped on both sides and compared.
+
+The first flipped sample (in sample order) runs once more with every operator dumped on the
+device (``om.run(inputs, dump=True)``) and through the golden (onnxruntime fp32, every node
+output, cached like any golden); ``compare_dumps`` and the per-operator policy name the first
+operator below the threshold, exactly as an ``@accuracy`` check of that sample would.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+from ..compare.engine import compare_dumps
+from ..errors import AscendAccuracyError
+from .result import Culprit
+from .samples import Sample
+
+
+def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None, ignore=(),
+                 metric: str = "cosine") -> Tuple[Culprit, object, object]:
+    """(Culprit, CompareResult or None, Verdict or None) for ``sample``."""
+    from ..golden.onnxruntime_golden import golden_dump
+
+    try:
+        golden = golden_dump(om.model, sample.inputs, cache=cache, input_shape=om.input_shape) \
+            if cache is not None else _uncached_golden(om, sample)
+        actual = om.run(sample.inputs, dump=True)
+        result = compare_dumps(actual, golden)
+        verdict = result.judge(threshold, per_op, ignore, metric)
+    except AscendAccuracyError as exc:
+        return Culprit(sample.id, note=f"could not dump and compare it: {exc}"), None, None
+    first = verdict.first
+    if first is None:
+        note = (f"every operator meets the threshold ({verdict.policy.default.describe()}); "
+                f"the flip comes from accumulated small errors")
+        return Culprit(sample.id, note=note), result, verdict
+    row = first.row
+    return (Culprit(sample.id, op=row.label, op_type=row.op_type, reason=first.reason,
+                    value=_finite(first.value), order=row.order), result, verdict)
+
+
+def _uncached_golden(om, sample: Sample):
+    import tempfile
+    from pathlib import Path
+
+    from ..dump.loader import load_dump
+    from ..golden.onnxruntime_golden import DUMP_DIR, run_golden
+
+    tmp = Path(tempfile.mkdtemp(prefix="ascend-accuracy-dataset-golden-"))
+    run_golden(om.model, sample.inputs, tmp, input_shape=om.input_shape)
+    return load_dump(tmp / DUMP_DIR)
+
+
+def _finite(value) -> Optional[float]:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None

@@ -1,0 +1,56 @@
+"""``DeviceModel``: a converted model bound to its backend, for dataset checks without pytest.
+
+It offers what ``check_dataset`` needs from ``om`` (``outputs``, ``run``, ``model``,
+``input_shape``, ``name``, ``mode``); inside pytest the ``ascend_model`` fixture's result
+offers the same.
+"""
+from __future__ import annotations
+
+import itertools
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Optional
+
+import numpy as np
+
+from ..backends.base import model_outputs
+
+_runs = itertools.count()
+
+
+@dataclass
+class DeviceModel:
+    backend: object
+    converted: object  # ConvertedModel
+    model: object  # the original ONNX model (path, bytes or ModelProto)
+    input_shape: object = None
+    dump_root: Optional[Path] = field(default=None, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.converted.model_name
+
+    @property
+    def mode(self):
+        return self.converted.mode
+
+    def outputs(self, inputs) -> Dict[str, np.ndarray]:
+        """The model's plain outputs keyed by the ONNX output names (no dump)."""
+        return model_outputs(self.backend, self.converted, inputs)
+
+    def run(self, inputs, dump: bool = True):
+        if self.dump_root is None:
+            self.dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-dataset-"))
+        dump_dir = self.dump_root / f"dump-{next(_runs)}" if dump else None
+        return self.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
+
+
+def load_device_model(backend, model, mode="default", *, input_shape=None,
+                      dump_root=None) -> DeviceModel:
+    """Convert ``model`` under ``mode`` with ``backend`` (cached) and bind them."""
+    from ..core.modes import resolve_mode
+
+    converted = backend.convert(model, resolve_mode(mode, "mode"), input_shape=input_shape)
+    return DeviceModel(backend, converted, model, input_shape,
+                       Path(dump_root) if dump_root is not None else None)

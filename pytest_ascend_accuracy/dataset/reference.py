@@ -1,0 +1,178 @@
+"""The reference side of a dataset check: ONNX Runtime fp32 on the original model, cached.
+
+Reference outputs are content-keyed on the model (its bytes, onnxruntime's version) and on each
+sample (names, dtypes, shapes and bytes of its inputs), like golden dumps, so a rerun only runs
+the device side. A cache entry per sample would cost more than running a small model (a lock,
+a manifest, an fsync each), so new outputs are written in shards of up to ``SHARD`` samples:
+each shard is one ordinary entry of the shared ``Cache`` (locked, built in a temporary
+directory, renamed into place, manifest-checked) under a namespace of its own per model, and
+holds ``out<i>.npy`` (output ``i`` of every sample, concatenated) and ``keys.json`` (sample
+key -> output names, shapes and offsets). Opening the store reads
+the shards' key lists only; a shard's arrays are read when one of its samples is asked for,
+one shard at a time, so memory stays bounded whatever the number of samples.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+
+from ..core.cache import Cache, make_key
+from ..errors import BackendError
+from ..graph.onnx_graph import (check_inputs, graph_inputs, inputs_digest, load_model,
+                                model_digest, model_label, ort_version)
+
+#: bump when what a shard holds changes
+REFERENCE_FORMAT = 1
+#: new samples written per shard
+SHARD = 256
+KEYS_FILE = "keys.json"
+
+
+def as_float32(outputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    """Outputs as float32 whatever dtype they came in (fp16 from a device, int64 ids...)."""
+    return {name: np.asarray(value).astype(np.float32, copy=False) for name, value in outputs.items()}
+
+
+class ReferenceModel:
+    """``outputs(inputs, where)`` of the original model under onnxruntime fp32 (cached)."""
+
+    def __init__(self, model, *, cache: Optional[Cache] = None):
+        import onnx
+
+        proto = load_model(model)
+        self.label = model_label(model)
+        self._spec = onnx.ModelProto()  # the inputs only: what check_inputs reads per sample
+        self._spec.graph.input.extend(graph_inputs(proto))
+        self.output_names = [o.name for o in proto.graph.output]
+        try:
+            self._session = _session(proto.SerializeToString())
+        except Exception as exc:
+            raise BackendError(f"onnxruntime could not load the reference model {self.label!r}: "
+                               f"{exc}") from exc
+        self.hits = 0
+        self.runs = 0
+        self._checked = set()
+        self._store = None
+        if cache is not None:
+            model_key = make_key(kind="dataset-reference", format=REFERENCE_FORMAT,
+                                 model=model_digest(model), onnxruntime=ort_version())
+            self._store = _ShardStore(cache, f"dataset-reference-{model_key[:32]}")
+
+    def outputs(self, inputs: Mapping[str, np.ndarray], where: str = "sample") -> Dict[str, np.ndarray]:
+        signature = tuple((k, np.asarray(v).dtype.str, np.shape(v)) for k, v in inputs.items())
+        if signature in self._checked:  # same names, dtypes and shapes as an earlier sample
+            feeds = {k: np.asarray(v) for k, v in inputs.items()}
+        else:
+            feeds = check_inputs(self._spec, inputs, where=where)
+            self._checked.add(signature)
+        key = inputs_digest(feeds) if self._store is not None else None
+        if key is not None:
+            cached = self._store.get(key)
+            if cached is not None:
+                self.hits += 1
+                return cached
+        try:
+            values = self._session.run(self.output_names, feeds)
+        except Exception as exc:
+            raise BackendError(f"onnxruntime could not run the reference model {self.label!r} on "
+                               f"{where}: {exc}") from exc
+        self.runs += 1
+        out = as_float32(dict(zip(self.output_names, values)))
+        if key is not None:
+            self._store.put(key, out)
+        return out
+
+    def close(self) -> None:
+        """Write the pending shard (call once the dataset has been run)."""
+        if self._store is not None:
+            self._store.flush()
+
+
+def _session(model_bytes: bytes):
+    """onnxruntime fp32 with basic optimisations; its threads do not spin between runs, since
+    the device side runs right after each reference run and needs the cores."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    so.log_severity_level = 3
+    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
+
+
+class _ShardStore:
+    """Shards of reference outputs in one cache namespace (see the module docstring)."""
+
+    def __init__(self, cache: Cache, namespace: str):
+        self.cache = cache
+        self.namespace = namespace
+        #: sample key -> (shard entry, [output names, shapes, offsets into outN.npy])
+        self._index: Dict[str, Tuple[Path, list]] = {}
+        self._loaded: Tuple[Optional[Path], List[np.ndarray]] = (None, [])
+        self._pending: Dict[str, Dict[str, np.ndarray]] = {}
+        root = cache.root / namespace
+        if root.is_dir():
+            for entry in sorted(root.glob("*/*")):
+                if entry.name.startswith(".") or cache.lookup(namespace, entry.name) is None:
+                    continue
+                try:
+                    keys = json.loads((entry / KEYS_FILE).read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    continue  # the manifest matched, so this is not ours: ignore it
+                for key, layout in keys.items():
+                    self._index[key] = (entry, layout)
+
+    def get(self, key: str) -> Optional[Dict[str, np.ndarray]]:
+        if key in self._pending:
+            return self._pending[key]
+        found = self._index.get(key)
+        if found is None:
+            return None
+        entry, (names, shapes, offsets) = found
+        if self._loaded[0] != entry:
+            try:
+                self._loaded = (entry, [np.load(entry / f"out{i}.npy", allow_pickle=False)
+                                        for i in range(len(names))])
+            except (OSError, ValueError, EOFError):
+                self._index = {k: v for k, v in self._index.items() if v[0] != entry}
+                return None  # removed or damaged since: run the reference again
+        flat = self._loaded[1]
+        out = {}
+        for i, name in enumerate(names):
+            size = int(np.prod(shapes[i]))
+            out[name] = flat[i][offsets[i]:offsets[i] + size].reshape(shapes[i])
+        return out
+
+    def put(self, key: str, outputs: Dict[str, np.ndarray]) -> None:
+        self._pending[key] = outputs
+        if len(self._pending) >= SHARD:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pending outputs as one shard: per output position, all samples' values
+        concatenated in ``outN.npy``; ``keys.json`` has each sample's names, shapes, offsets."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, {}
+        width = max(len(v) for v in pending.values())
+        offsets = [0] * width
+        keys = {}
+        for key, outs in pending.items():
+            shapes = [list(a.shape) for a in outs.values()]
+            keys[key] = [list(outs), shapes, list(offsets[:len(outs)])]
+            for i, a in enumerate(outs.values()):
+                offsets[i] += int(a.size)
+        shard_key = make_key(kind="dataset-reference-shard", samples=sorted(keys))
+
+        def build(tmp: Path) -> None:
+            for i in range(width):
+                parts = [np.ravel(list(o.values())[i]) for o in pending.values() if len(o) > i]
+                np.save(tmp / f"out{i}.npy", np.concatenate(parts).astype(np.float32, copy=False))
+            (tmp / KEYS_FILE).write_text(json.dumps(keys, sort_keys=True), encoding="utf-8")
+
+        entry = self.cache.get_or_build(self.namespace, shard_key, build)
+        for k, v in keys.items():
+            self._index[k] = (entry, v)

@@ -1,0 +1,137 @@
+"""The outcome of a dataset check, the operator traced for a flipped sample, and the failure.
+
+``DatasetResult.passed`` iff ``reference - device <= max_drop`` (both figures finite). A failure
+is ``DatasetFailure``, an ``AccuracyFailure`` (so pytest shows it as the plugin's failure
+block) whose message names the metric, both values, the drop against ``max_drop``, the samples
+whose top-1 flipped and, for the first of them, the first operator below the per-operator
+threshold; ``.result`` / ``.verdict`` hold that sample's comparison (None when not traced).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Tuple
+
+from ..report.assertion import AccuracyFailure
+
+#: sample ids listed in a message before "... and N more"
+LISTED = 20
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """The first operator below the threshold when one flipped sample is dumped on both sides;
+    ``op`` is None when no operator fails (``note`` says what was found instead)."""
+
+    sample: str
+    op: Optional[str] = None
+    op_type: str = ""
+    reason: str = ""
+    value: Optional[float] = None
+    order: Optional[int] = None
+    note: str = ""
+
+    def line(self) -> str:
+        if self.op is None:
+            return f"first flipped sample {self.sample}: {self.note}"
+        kind = f" ({self.op_type})" if self.op_type else ""
+        return (f"first flipped sample {self.sample}: first operator below the threshold: "
+                f"{self.op}{kind} #{self.order}, {self.reason}")
+
+
+@dataclass
+class DatasetResult:
+    """Figures of one dataset check; ``flipped`` lists the rows whose top-1 the device changed
+    (sample ids; ``id[r]`` for row ``r`` of a batched sample)."""
+
+    metric: str
+    reference: float
+    device: float
+    max_drop: float
+    samples: int
+    rows: int
+    flipped: Tuple[str, ...] = ()
+    nonfinite: Tuple[str, ...] = ()
+    nonfinite_reference: Tuple[str, ...] = ()
+    model: str = "model"
+    mode: str = "default"
+    output: Optional[str] = None
+    reference_cached: int = 0
+    reference_runs: int = 0
+    culprit: Optional[Culprit] = None
+    extra: Dict[str, object] = field(default_factory=dict)
+
+    @property
+    def drop(self) -> float:
+        return self.reference - self.device
+
+    @property
+    def passed(self) -> bool:
+        if not (math.isfinite(self.reference) and math.isfinite(self.device)):
+            return False
+        return self.drop <= self.max_drop + 1e-12
+
+    def figures(self) -> str:
+        """'top1 0.9000 on the device vs 1.0000 reference (drop 0.1000 > max_drop 0.0100)'."""
+        sign = "<=" if self.passed else ">"
+        return (f"{self.metric} {_f(self.device)} on the device vs {_f(self.reference)} reference "
+                f"(drop {_f(self.drop)} {sign} max_drop {_f(self.max_drop)})")
+
+    def summary_line(self) -> str:
+        flips = f", {len(self.flipped)} flipped" if self.flipped else ""
+        return (f"{self.model} [{self.mode}] {self.figures()}, {self.samples} samples{flips}"
+                + ("" if self.passed else " FAILED"))
+
+    def message(self) -> str:
+        verdict = "PASSED" if self.passed else "FAILED"
+        rows = f" ({self.rows} rows)" if self.rows != self.samples else ""
+        lines = [f"dataset accuracy {verdict}: {self.figures()}",
+                 f"model {self.model}, mode {self.mode}, {self.samples} samples{rows}"
+                 + (f", output {self.output!r}" if self.output else "")
+                 + f"; reference: {self.reference_runs} run, {self.reference_cached} from the cache"]
+        total = self.rows or self.samples
+        if self.flipped:
+            lines.append(f"flipped top-1 ({len(self.flipped)} of {total}): {_ids(self.flipped)}")
+        elif self.output is not None or self.metric == "map":
+            lines.append("flipped top-1: none")
+        if self.nonfinite:
+            lines.append(f"NaN/Inf in the device outputs (counted as wrong) ({len(self.nonfinite)}):"
+                         f" {_ids(self.nonfinite)}")
+        if self.nonfinite_reference:
+            lines.append(f"NaN/Inf in the reference outputs ({len(self.nonfinite_reference)}): "
+                         f"{_ids(self.nonfinite_reference)}")
+        if self.culprit is not None:
+            lines.append(self.culprit.line())
+        elif not self.passed and not self.flipped:
+            lines.append("no sample's top-1 flipped, so no operator was traced")
+        return "\n".join(lines)
+
+    def properties(self) -> Dict[str, str]:
+        """Flat string figures for JUnit properties and reports."""
+        props = {"dataset_metric": self.metric, "dataset_reference": f"{self.reference:.6f}",
+                 "dataset_device": f"{self.device:.6f}", "dataset_drop": f"{self.drop:.6f}",
+                 "dataset_max_drop": f"{self.max_drop:.6f}", "dataset_samples": str(self.samples),
+                 "dataset_flipped": str(len(self.flipped)),
+                 "dataset_passed": "true" if self.passed else "false"}
+        if self.culprit is not None and self.culprit.op:
+            props["dataset_first_failing_op"] = self.culprit.op
+        return props
+
+
+class DatasetFailure(AccuracyFailure):
+    """A dataset check failed: ``.dataset`` is the ``DatasetResult``; ``.result``/``.verdict``
+    the comparison of the first flipped sample's dumps (None when it was not traced)."""
+
+    def __init__(self, dataset: DatasetResult, compare_result=None, verdict=None):
+        super().__init__(dataset.message(), compare_result, verdict)
+        self.dataset = dataset
+
+
+def _ids(ids) -> str:
+    ids = list(ids)
+    shown = ", ".join(ids[:LISTED])
+    return shown + (f" ... and {len(ids) - LISTED} more" if len(ids) > LISTED else "")
+
+
+def _f(value: float) -> str:
+    return f"{value:.4f}" if math.isfinite(value) else str(value)

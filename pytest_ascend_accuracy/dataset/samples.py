@@ -1,0 +1,191 @@
+"""Dataset samples and their labels, streamed one sample at a time.
+
+``samples`` is either a sequence (or any iterable) of input dicts ``{input name: array}`` whose
+ids are their indexes (``"0"``, ``"1"``, ...), or a directory of ``.npz`` files, one sample per
+file, arrays keyed by input name, whose ids are the file stems in sorted order. Files are
+opened one at a time, so memory does not grow with the number of samples.
+
+``labels`` is a sequence in sample order or a ``{sample id: label}`` mapping (the natural form
+for an ``.npz`` directory; integer keys are read as their string). A sample holding a batch of
+``B > 1`` rows takes a sequence of ``B`` labels, one per row.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional
+
+import numpy as np
+
+from ..errors import ConfigError, DumpFormatError
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sample: its id, its position in sample order and its inputs."""
+
+    id: str
+    index: int
+    inputs: Dict[str, np.ndarray]
+
+
+class SampleSource:
+    """Samples from a sequence of input dicts or a directory of ``.npz`` files (see module doc)."""
+
+    def __init__(self, samples, where: str = "samples"):
+        self.where = where
+        self.directory: Optional[Path] = None
+        self._files: List[Path] = []
+        self._items: Optional[Iterable] = None
+        if isinstance(samples, (str, os.PathLike)):
+            self.directory = Path(samples)
+            if not self.directory.is_dir():
+                raise ConfigError(where, f"sample directory {os.fspath(samples)!r} not found")
+            self._files = sorted(p for p in self.directory.iterdir()
+                                 if p.suffix == ".npz" and p.is_file())
+            if not self._files:
+                raise ConfigError(where, f"no .npz files in {self.directory} (one sample per "
+                                         f"file, arrays keyed by input name)")
+        elif isinstance(samples, Mapping):
+            raise ConfigError(where, "expected a sequence of input dicts or a directory of .npz "
+                                     "files, got one dict (wrap a single sample in a list)")
+        else:
+            try:
+                iter(samples)
+            except TypeError:
+                raise ConfigError(where, f"expected a sequence of input dicts or a directory of "
+                                         f".npz files, got {type(samples).__name__}") from None
+            self._items = samples
+
+    def __len__(self) -> int:
+        if self.directory is not None:
+            return len(self._files)
+        return len(self._items)  # TypeError for generators, as len() does
+
+    def count(self) -> Optional[int]:
+        """The number of samples when it is known before streaming them, else None."""
+        try:
+            return len(self)
+        except TypeError:
+            return None
+
+    def ids(self) -> Optional[List[str]]:
+        """The sample ids when known up front (a directory, or a sized sequence)."""
+        if self.directory is not None:
+            return [p.stem for p in self._files]
+        n = self.count()
+        return None if n is None else [str(i) for i in range(n)]
+
+    def __iter__(self) -> Iterator[Sample]:
+        if self.directory is not None:
+            for index, path in enumerate(self._files):
+                yield Sample(path.stem, index, _read_npz(path))
+            return
+        for index, item in enumerate(self._items):
+            if not isinstance(item, Mapping):
+                raise ConfigError(f"{self.where}[{index}]", f"expected a dict {{input name: "
+                                                             f"array}}, got {type(item).__name__}")
+            yield Sample(str(index), index, {str(k): np.asarray(v) for k, v in item.items()})
+
+    def describe(self) -> str:
+        if self.directory is not None:
+            return f"{self.directory} ({len(self._files)} .npz files)"
+        n = self.count()
+        return f"{n} samples" if n is not None else "samples"
+
+
+def _read_npz(path: Path) -> Dict[str, np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+    except (OSError, ValueError, EOFError) as exc:
+        raise DumpFormatError(path, f"not a readable .npz sample ({type(exc).__name__}: {exc})") from exc
+    if not arrays:
+        raise DumpFormatError(path, "the .npz sample holds no arrays")
+    return arrays
+
+
+class Labels:
+    """Labels looked up by sample id and position; reports the labels no sample used."""
+
+    def __init__(self, labels, where: str = "labels"):
+        self.where = where
+        self._seq = None
+        self._map: Optional[Dict[str, object]] = None
+        self._used = set()
+        if labels is None:
+            return
+        if isinstance(labels, Mapping):
+            self._map = {str(k): v for k, v in labels.items()}
+        elif isinstance(labels, (str, bytes, os.PathLike)):
+            raise ConfigError(where, "expected a sequence in sample order or a {sample id: label} "
+                                     f"mapping, got {type(labels).__name__}")
+        else:
+            try:
+                len(labels)
+            except TypeError:
+                raise ConfigError(where, "expected a sequence in sample order or a {sample id: "
+                                         f"label}} mapping, got {type(labels).__name__}") from None
+            self._seq = labels
+
+    @property
+    def given(self) -> bool:
+        return self._seq is not None or self._map is not None
+
+    def for_sample(self, sample: Sample, rows: int) -> List[object]:
+        """The label of each of the sample's ``rows`` rows."""
+        if self._map is not None:
+            if sample.id not in self._map:
+                raise ConfigError(self.where, f"no label for sample {sample.id!r}"
+                                              f"{_closest(sample.id, self._map)}")
+            value = self._map[sample.id]
+            self._used.add(sample.id)
+        else:
+            if sample.index >= len(self._seq):
+                raise ConfigError(self.where, f"{len(self._seq)} labels for more samples "
+                                              f"(no label for sample {sample.id!r})")
+            value = self._seq[sample.index]
+            self._used.add(sample.index)
+        return _per_row(value, rows, f"{self.where} of sample {sample.id!r}")
+
+    def raw(self, sample: Sample):
+        """The label as given (detection labels are lists of boxes, not per-row values)."""
+        if self._map is not None:
+            if sample.id not in self._map:
+                raise ConfigError(self.where, f"no label for sample {sample.id!r}"
+                                              f"{_closest(sample.id, self._map)}")
+            self._used.add(sample.id)
+            return self._map[sample.id]
+        if sample.index >= len(self._seq):
+            raise ConfigError(self.where, f"{len(self._seq)} labels for more samples (no label "
+                                          f"for sample {sample.id!r})")
+        self._used.add(sample.index)
+        return self._seq[sample.index]
+
+    def check_all_used(self, ids: List[str]) -> None:
+        """Labels naming samples that do not exist are a mistake (a typo, a stale file)."""
+        if self._map is not None:
+            unused = [k for k in self._map if k not in self._used]
+            if unused:
+                raise ConfigError(self.where, f"label for sample {unused[0]!r} but no such sample"
+                                              f"{_closest(unused[0], ids)}")
+        elif self._seq is not None and len(self._seq) > len(self._used):
+            raise ConfigError(self.where, f"{len(self._seq)} labels for {len(self._used)} samples")
+
+
+def _per_row(value, rows: int, where: str) -> List[object]:
+    if rows == 1:
+        if np.ndim(value) == 1 and len(value) == 1:
+            return [value[0]]
+        return [value]
+    if np.ndim(value) != 1 or len(value) != rows:
+        raise ConfigError(where, f"the sample holds a batch of {rows} rows: give {rows} labels, "
+                                 f"one per row")
+    return list(value)
+
+
+def _closest(name: str, names) -> str:
+    close = difflib.get_close_matches(name, [str(n) for n in names], n=3, cutoff=0.5)
+    return f"; closest sample ids: {', '.join(close)}" if close else ""

@@ -1,0 +1,187 @@
+"""Dataset metrics computed while the samples stream past: Top-k, agreement, a user callable.
+
+Every scorer sees each sample once, as ``add(sample, reference_outputs, device_outputs)``,
+and gives ``(reference value, device value)`` at the end. Built-in classification metrics read
+one output (``output=``, or the model's only output) as logits, one row per batch entry; a row
+holding NaN or Inf counts as wrong. ``RowFlips`` records, for every row, whether the device's
+top-1 differs from the reference's (the flipped sample ids a failure names).
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..errors import ConfigError
+from .samples import Labels, Sample
+
+BUILTIN = ("top1", "top5", "agreement", "map")
+
+
+def pick_output(names: Sequence[str], output: Optional[str], where: str = "output") -> str:
+    """The output the built-in metrics read: ``output`` or the model's only output."""
+    names = list(names)
+    if output is not None:
+        if output not in names:
+            close = difflib.get_close_matches(output, names, n=3, cutoff=0.3)
+            raise ConfigError(where, f"no model output named {output!r}; outputs: {', '.join(names)}"
+                                     + (f" (closest: {', '.join(close)})" if close else ""))
+        return output
+    if len(names) != 1:
+        raise ConfigError(where, f"the model has {len(names)} outputs ({', '.join(names)}): say "
+                                 f"which one the metric reads with output=...")
+    return names[0]
+
+
+def rows_of(value: np.ndarray) -> np.ndarray:
+    """Per-row scores: a batch of B rows -> (B, classes); a single vector -> (1, classes)."""
+    arr = np.asarray(value)
+    if arr.ndim <= 1:
+        return arr.reshape(1, -1)
+    return arr.reshape(arr.shape[0], -1)
+
+
+def row_ids(sample: Sample, rows: int) -> List[str]:
+    return [sample.id] if rows == 1 else [f"{sample.id}[{r}]" for r in range(rows)]
+
+
+def _topk(row: np.ndarray, k: int) -> np.ndarray:
+    # stable descending order: equal scores rank by class index (as topk_accuracy does)
+    return np.argsort(-row, kind="stable")[:k]
+
+
+class RowFlips:
+    """Which rows' top-1 the device changed, and which rows hold NaN/Inf, in sample order."""
+
+    def __init__(self, output: str):
+        self.output = output
+        self.flipped: List[str] = []
+        self.flipped_samples: List[str] = []
+        self.nonfinite: List[str] = []
+        self.nonfinite_reference: List[str] = []
+        self.rows = 0
+
+    def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> bool:
+        """Record one sample; True when one of its rows flipped."""
+        r, d = rows_of(ref[self.output]), rows_of(dev[self.output])
+        ids = row_ids(sample, r.shape[0])
+        if r.shape != d.shape:
+            raise ConfigError(f"sample {sample.id!r}", f"output {self.output!r} has shape "
+                                                       f"{d.shape} on the device, {r.shape} in the reference")
+        self.rows += len(ids)
+        flipped = False
+        ref_ok = np.isfinite(r).all(axis=1)
+        dev_ok = np.isfinite(d).all(axis=1)
+        ref_top = r.argmax(axis=1)
+        dev_top = d.argmax(axis=1)
+        for k, row_id in enumerate(ids):
+            if not ref_ok[k]:
+                self.nonfinite_reference.append(row_id)
+            if not dev_ok[k]:
+                self.nonfinite.append(row_id)
+            if not dev_ok[k] or ref_top[k] != dev_top[k]:
+                self.flipped.append(row_id)
+                flipped = True
+        if flipped:
+            self.flipped_samples.append(sample.id)
+        return flipped
+
+
+class TopK:
+    """Share of rows whose label is among the k largest logits (NaN/Inf rows are wrong)."""
+
+    def __init__(self, k: int, output: str, labels: Labels):
+        if not labels.given:
+            raise ConfigError("labels", f"metric top{k} needs labels (a sequence in sample order "
+                                        f"or a {{sample id: label}} mapping); 'agreement' needs none")
+        self.k, self.output, self.labels = k, output, labels
+        self.correct = [0, 0]  # reference, device
+        self.rows = 0
+
+    def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> None:
+        r, d = rows_of(ref[self.output]), rows_of(dev[self.output])
+        if self.k > r.shape[1]:
+            raise ConfigError("metric", f"top{self.k} needs at least {self.k} classes; output "
+                                        f"{self.output!r} has {r.shape[1]}")
+        labels = self.labels.for_sample(sample, r.shape[0])
+        for k, label in enumerate(labels):
+            try:
+                label = int(label)
+            except (TypeError, ValueError):
+                raise ConfigError("labels", f"label of sample {sample.id!r} is {label!r}, not a "
+                                            f"class index") from None
+            for side, rows in enumerate((r, d)):
+                row = rows[k]
+                if np.isfinite(row).all() and label in _topk(row, self.k):
+                    self.correct[side] += 1
+        self.rows += r.shape[0]
+
+    def values(self) -> Tuple[float, float]:
+        if not self.rows:
+            raise ConfigError("samples", "no samples")
+        return self.correct[0] / self.rows, self.correct[1] / self.rows
+
+
+class Agreement:
+    """Share of rows whose device top-1 equals the reference's (the reference scores 1.0)."""
+
+    def __init__(self, flips: RowFlips):
+        self.flips = flips
+
+    def add(self, sample, ref, dev) -> None:  # RowFlips already saw the sample
+        pass
+
+    def values(self) -> Tuple[float, float]:
+        if not self.flips.rows:
+            raise ConfigError("samples", "no samples")
+        return 1.0, 1.0 - len(self.flips.flipped) / self.flips.rows
+
+
+class CallableMetric:
+    """``metric(list_of_output_dicts, labels) -> float`` (higher is better), on each side.
+
+    A callable sees the whole dataset at once, so the outputs are kept in memory: the one
+    metric kind whose memory grows with the number of samples."""
+
+    def __init__(self, fn: Callable, labels: Labels):
+        self.fn = fn
+        self.name = getattr(fn, "__name__", type(fn).__name__)
+        self.labels = labels
+        self.ref: List[Dict[str, np.ndarray]] = []
+        self.dev: List[Dict[str, np.ndarray]] = []
+        self.label_list: List[object] = []
+
+    def add(self, sample: Sample, ref, dev) -> None:
+        self.ref.append(ref)
+        self.dev.append(dev)
+        if self.labels.given:
+            self.label_list.append(self.labels.raw(sample))
+
+    def values(self) -> Tuple[float, float]:
+        labels = self.label_list if self.labels.given else None
+        out = []
+        for side, outputs in (("reference", self.ref), ("device", self.dev)):
+            value = self.fn(outputs, labels)
+            try:
+                out.append(float(value))
+            except (TypeError, ValueError):
+                raise ConfigError("metric", f"metric {self.name!r} returned {value!r} for the "
+                                            f"{side} outputs, not a number") from None
+        return out[0], out[1]
+
+
+def metric_name(metric) -> str:
+    if callable(metric):
+        return getattr(metric, "__name__", type(metric).__name__)
+    return str(metric)
+
+
+def check_metric(metric) -> None:
+    if callable(metric):
+        return
+    if metric not in BUILTIN:
+        close = difflib.get_close_matches(str(metric), BUILTIN, n=2, cutoff=0.3)
+        raise ConfigError("metric", f"unknown metric {metric!r}; built-in metrics: "
+                                    f"{', '.join(BUILTIN)} (or a callable)"
+                                    + (f"; closest: {', '.join(close)}" if close else ""))
