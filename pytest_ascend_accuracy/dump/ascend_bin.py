@@ -7,6 +7,7 @@ Format "2.0" (reference §2)::
 
 The legacy "1.0" format (the whole file is one DumpData with ``data`` filled) is read too: it is
 tried when the file does not parse as 2.0, and its tensors are sliced out of a memory map.
+A header starting with the magic 0x5A5A5A5A is a nano TLV dump, read by ``nano.py``.
 
 Parsing reads 8 + header_len bytes and nothing else; each ``TensorRef.load()`` memory-maps its
 slice (``map_tensor``), converts bf16 and 8-bit floats to float32 and device layouts back to
@@ -64,7 +65,7 @@ class ParsedDump:
 
     path: str
     header: DumpData
-    version: int  # 2 (binary) or 1 (legacy whole-protobuf)
+    version: int  # 2 (binary), 1 (legacy whole-protobuf) or 0 (nano TLV, see nano.py)
     inputs: Tuple[TensorSlice, ...]
     outputs: Tuple[TensorSlice, ...]
     file_size: int
@@ -102,6 +103,9 @@ def parse_dump_file(path) -> ParsedDump:
             raw = f.read(header_len)
     except OSError as exc:
         raise DumpFormatError(path, f"cannot read dump file: {exc.strerror or exc}") from exc
+    if raw[:4] == b"\x5a\x5a\x5a\x5a":  # the TLV format of Nano devices (nano.py)
+        from .nano import parse_nano
+        return parse_nano(path, raw, size)
     try:
         header = DumpData.decode(raw)
     except ProtoDecodeError as exc:

@@ -74,8 +74,14 @@ class UnsupportedDtype(ValueError):
     """A dtype enum (or numpy dtype) this package cannot turn into numpy values."""
 
 
+#: enums from here on stand for ge::DataType numbers a nano dump used that have no name here
+GE_UNKNOWN_BASE = 1 << 20
+
+
 def dtype_name(enum: int) -> str:
     """``DT_FLOAT16`` for 2; ``unknown(99)`` for numbers outside the enum."""
+    if enum >= GE_UNKNOWN_BASE:
+        return f"unknown(ge::DataType {enum - GE_UNKNOWN_BASE})"
     return DTYPE_NAMES.get(enum, f"unknown({enum})")
 
 
