@@ -271,7 +271,7 @@ def render(baseline: Baseline) -> str:
 
 def write_baseline(path, baseline: Baseline) -> Path:
     """Render and write ``baseline`` to ``path`` atomically."""
-    return atomic_write_text(path, render(baseline))
+    return atomic_write_text(path, render(baseline), what="baseline", error=BaselineWriteError)
 
 
 # --------------------------------------------------------------------------- parsing

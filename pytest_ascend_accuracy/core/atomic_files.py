@@ -14,14 +14,18 @@ from typing import List
 from ..errors import AscendAccuracyError
 
 
-class BaselineWriteError(AscendAccuracyError, OSError):
-    """A baseline (or its stored inputs) could not be written: names the file and the problem.
-    Nothing half-written is left behind."""
+class FileWriteError(AscendAccuracyError, OSError):
+    """A file could not be written: names the file and the problem. Nothing half-written is
+    left behind."""
 
     def __init__(self, path, problem: str):
         self.path = os.fspath(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
+
+
+class BaselineWriteError(FileWriteError):
+    """A baseline (or its stored inputs) could not be written."""
 
 
 def pid_alive(pid: int) -> bool:
@@ -53,10 +57,13 @@ def dead_writer_leftovers(directory: Path, prefix: str, suffix: str = "") -> Lis
     return out
 
 
-def atomic_write_text(path, text: str) -> Path:
+def atomic_write_text(path, text: str, *, what: str = "file",
+                      error: type = FileWriteError) -> Path:
     """Write ``text`` to ``path`` through a hidden temp file in the same directory, fsynced and
     renamed into place: readers see the old file or the new one, never a part. Temp files of
-    writers that were killed before renaming are removed."""
+    writers that were killed before renaming are removed. An ``OSError`` becomes ``error``
+    ("cannot write {what}: ..."), naming the path. The one atomic text writer of the package:
+    reports (CSV, JSON, HTML), baselines, triage's fix files."""
     path = Path(path)
     tmp = path.parent / f".{path.name[:180]}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
     try:
@@ -74,9 +81,9 @@ def atomic_write_text(path, text: str) -> Path:
         except OSError:
             pass
         if isinstance(exc, OSError) and not isinstance(exc, AscendAccuracyError):
-            raise BaselineWriteError(path, f"cannot write baseline: {exc.strerror or exc}") from exc
+            raise error(path, f"cannot write {what}: {exc.strerror or exc}") from exc
         raise
     return path
 
 
-__all__ = ["BaselineWriteError", "atomic_write_text", "dead_writer_leftovers", "pid_alive"]
+__all__ = ["BaselineWriteError", "FileWriteError", "atomic_write_text", "dead_writer_leftovers", "pid_alive"]

@@ -49,7 +49,7 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     key = golden_key(model, arrays, input_shape)
 
     def build(tmp: Path) -> None:
-        write_golden(model, arrays, tmp, input_shape=input_shape)
+        run_golden(model, arrays, tmp, input_shape=input_shape)
 
     entry = cache.get_or_build("golden", key, build)
     dump = load_dump(entry / DUMP_DIR)
@@ -65,7 +65,7 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     return dump
 
 
-def write_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, input_shape=None) -> Dict[str, object]:
+def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, input_shape=None) -> Dict[str, object]:
     """Run the golden model and write ``directory/npy`` plus ``directory/golden.json``."""
     import onnx
 

@@ -42,7 +42,7 @@ def resolve_golden_path(path, base_dir) -> Path:
     return p if p.is_absolute() else Path(base_dir) / p
 
 
-def write_golden(path, dump) -> Path:
+def store_golden(path, dump) -> Path:
     """Write ``dump`` (a DumpSet) as an npy golden directory at ``path``, atomically."""
     from ..dump.npy_dir import NpyDumpWriter
 
@@ -106,10 +106,10 @@ class GoldenPolicy:
         path = Path(path)
         recover_interrupted(path)
         if not path.exists():
-            write_golden(path, compute())
+            store_golden(path, compute())
             return read_golden(path), WRITTEN_MISSING
         if self.regen_all:
-            write_golden(path, compute())
+            store_golden(path, compute())
             return read_golden(path), REWRITTEN_ALL
         return read_golden(path), USED
 
@@ -117,7 +117,7 @@ class GoldenPolicy:
         """Called when a test that used ``path`` failed: rewrite it under ``--accuracy-regen``."""
         if not self.regen or self.regen_all:
             return None
-        write_golden(path, compute())
+        store_golden(path, compute())
         return REWRITTEN_FAILED
 
 

@@ -80,7 +80,7 @@ class AscendModel:
         return f"AscendModel({self.converted.model_name!r}, mode={self.mode.name!r})"
 
 
-def load_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shape=None,
+def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shape=None,
                atc_options=None, dump_root=None, where="ascend_model", on_run=None) -> AscendModel:
     """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running."""
     from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode

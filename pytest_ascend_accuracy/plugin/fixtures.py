@@ -106,7 +106,7 @@ def ascend_model(request, _ascend_accuracy_context):
     **atc_options)``: converts the model (cached) and returns an object with ``.run(inputs,
     dump=True)`` -> DumpSet, ``.converted`` and ``.mode``. ``mode=None`` is the test's mode from
     ``@accuracy(modes=[...])`` (or ``"default"``); ``keep_dtype`` keeps those ops in fp32."""
-    from .accuracy_check import load_model
+    from .accuracy_check import convert_model
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -121,7 +121,7 @@ def ascend_model(request, _ascend_accuracy_context):
     def make(model, mode=None, *, keep_dtype=None, input_shape=None, **atc_options):
         __tracebackhide__ = True
         model = ctx.resolve(model, "ascend_model")
-        handle = load_model(state, model, mode if mode is not None else ctx.mode or "default",
+        handle = convert_model(state, model, mode if mode is not None else ctx.mode or "default",
                             keep_dtype=keep_dtype, input_shape=input_shape,
                             atc_options=atc_options, dump_root=dump_root,
                             where=f"{ctx.nodeid}: ascend_model", on_run=remember)

@@ -306,7 +306,7 @@ class AccuracyYamlItem(pytest.Item):
         state = get_state(self.config)
         case = self.case
         inputs = case.inputs.load(case.model, case.input_shape)
-        handle = ac.load_model(state, case.model, case.mode, input_shape=case.input_shape,
+        handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
                                dump_root=self._dump_root, where=self.nodeid)
         actual = handle.run(inputs)
         golden, status = self._golden(state, inputs)

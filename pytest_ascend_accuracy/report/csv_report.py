@@ -98,22 +98,6 @@ def csv_text(result: CompareResult, verdict: Optional[Verdict] = None) -> str:
     return buf.getvalue()
 
 
-def atomic_write_text(path, text: str) -> str:
-    """Write ``text`` to ``path`` through a temporary file and a rename; returns the path."""
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return path
-
-
 def write_csv(result: CompareResult, path, verdict: Optional[Verdict] = None) -> str:
     """Write the msaccucmp-compatible CSV (atomically); returns the path."""
-    return atomic_write_text(path, csv_text(result, verdict))
+    return os.fspath(atomic_write_text(path, csv_text(result, verdict), what="CSV report"))

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import html
 import math
+import os
 from typing import List, Optional, Sequence, Tuple
 
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
-from .csv_report import atomic_write_text
+from ..core.atomic_files import atomic_write_text
 from .failure_text import default_hint
 
 _W, _PANEL_H, _PAD_L, _PAD_R, _PAD_T, _GAP = 960, 170, 64, 16, 18, 34
@@ -209,4 +210,4 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
 def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "Accuracy report",
                hint: Optional[str] = None) -> str:
     """Write the self-contained HTML page atomically; returns the path."""
-    return atomic_write_text(path, html_text(result, verdict, title=title, hint=hint))
+    return os.fspath(atomic_write_text(path, html_text(result, verdict, title=title, hint=hint), what="HTML report"))

@@ -3,11 +3,12 @@ verdict it was judged with. Strict JSON: NaN is written as null, infinities as "
 from __future__ import annotations
 
 import json
+import os
 from typing import Dict, Optional
 
 from ..compare.metrics import encode_float
 from ..compare.result import CompareResult, Verdict
-from .csv_report import atomic_write_text
+from ..core.atomic_files import atomic_write_text
 
 
 def verdict_dict(verdict: Verdict) -> Dict[str, object]:
@@ -33,4 +34,4 @@ def json_text(result: CompareResult, verdict: Optional[Verdict] = None) -> str:
 
 def write_json(result: CompareResult, path, verdict: Optional[Verdict] = None) -> str:
     """Write the result (and verdict) as JSON atomically; ``CompareResult.load`` reads it back."""
-    return atomic_write_text(path, json_text(result, verdict))
+    return os.fspath(atomic_write_text(path, json_text(result, verdict), what="JSON report"))

@@ -1,11 +1,16 @@
-"""FAKE ``acl`` (pyACL) module for tests: the functions the Ascend backend's pyACL driver uses,
-backed by the shared ``fake_runtime.FakeNpu`` state. Not CANN's acl; marked ``__fake__``.
+"""FAKE ``acl`` (pyACL) module for tests, backed by the shared ``fake_npu.FakeNpu`` state. Not
+CANN's acl; marked ``__fake__``.
 
-Documented behaviours it keeps: ``acl.init`` once per process (a second call returns
-ACL_ERROR_REPEAT_INITIALIZE); ``acl.mdl.init_dump`` fails when ``acl.init`` got a dump config and
-must come after ``acl.init``; ``set_dump`` applies to models loaded after it, until
-``finalize_dump``; ``rt.set_device`` of a missing device fails with an ACL error code. Host and
-"device" memory are both real host memory (ctypes buffers), so ``memcpy`` really copies.
+It offers the pyACL functions the Ascend backend's driver uses and those of Ascend's own Python
+samples (``sampleResnetQuickStart``: ``acl.rt.get_run_mode``, ``create_stream``,
+``acl.mdl.get_cur_output_dims``, ``acl.get_data_buffer_size``, ``acl.util.ptr_to_numpy`` ...),
+so such a script runs against it unchanged. Documented behaviours it keeps: ``acl.init`` once
+per process (a second call returns ACL_ERROR_REPEAT_INITIALIZE); ``acl.mdl.init_dump`` fails
+when ``acl.init`` got a dump config and must come after ``acl.init``; ``set_dump`` applies to
+models loaded after it, until ``finalize_dump``; ``rt.set_device`` of a missing device fails
+with an ACL error code; ``execute_async`` work is done when its stream is synchronised; dump
+files land when the device is synchronised (see ``fake_npu``). Host and "device" memory are
+both real host memory (ctypes buffers), so ``memcpy`` really copies.
 """
 from __future__ import annotations
 
@@ -15,23 +20,20 @@ from pathlib import Path
 
 import numpy as np
 
-from .fake_runtime import (ACL_ERROR_INVALID_DEVICE, ACL_ERROR_INVALID_MODEL, ACL_ERROR_INVALID_PARAM,
-                           ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_UNINITIALIZE, ACL_SUCCESS, NP_TO_ACL,
-                           FakeNpu)
+from .fake_npu import (ACL_ERROR_INVALID_DEVICE, ACL_ERROR_INVALID_MODEL, ACL_ERROR_INVALID_PARAM,
+                       ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_UNINITIALIZE, ACL_HOST, ACL_SUCCESS,
+                       NP_TO_ACL, FakeNpu)
 
 
 def make_acl_module(state: FakeNpu) -> types.ModuleType:
-    """A FAKE ``acl`` module with the pyACL functions the Ascend backend uses."""
+    """A FAKE ``acl`` module (``acl``, ``acl.rt``, ``acl.util``, ``acl.mdl``)."""
     from ..backends.ascend.acl_json import read_acl_json
 
     acl = types.ModuleType("acl", "FAKE pyACL for pytest-ascend-accuracy tests (not CANN's acl)")
     acl.__fake__ = True
 
-    def log(name):
-        state.calls.append(name)
-
     def init(config_path=None):
-        log("init")
+        state.calls.append("init")
         if state.acl_initialised:
             return ACL_ERROR_REPEAT_INITIALIZE
         if config_path:
@@ -40,19 +42,34 @@ def make_acl_module(state: FakeNpu) -> types.ModuleType:
         return ACL_SUCCESS
 
     def finalize():
-        log("finalize")
+        state.calls.append("finalize")
         state.acl_initialised = False
         return ACL_SUCCESS
 
-    def get_soc_name():
-        return state.soc_name
+    def buffer(h):
+        value = state.handles.get(h)
+        return value if isinstance(value, tuple) and value[0] == "buffer" else None
 
-    # rt
-    def get_device_count():
-        return state.device_count, ACL_SUCCESS
+    acl.init, acl.finalize = init, finalize
+    acl.get_soc_name = lambda: state.soc_name
+    acl.rt = _make_rt(state)
+    acl.util = types.SimpleNamespace(
+        bytes_to_ptr=lambda data: ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value,
+        numpy_to_ptr=lambda arr: arr.ctypes.data,
+        ptr_to_bytes=lambda ptr, size: ctypes.string_at(ptr, size),
+        ptr_to_numpy=_ptr_to_numpy)
+    acl.create_data_buffer = lambda ptr, size: state.handle(("buffer", ptr, size))
+    acl.destroy_data_buffer = lambda h: state.release(h) if buffer(h) else ACL_ERROR_INVALID_PARAM
+    acl.get_data_buffer_addr = lambda h: buffer(h)[1] if buffer(h) else 0
+    acl.get_data_buffer_size = lambda h: buffer(h)[2] if buffer(h) else 0  # deprecated name
+    acl.get_data_buffer_size_v2 = acl.get_data_buffer_size
+    acl.mdl = _make_mdl(state, read_acl_json)
+    return acl
 
+
+def _make_rt(state: FakeNpu) -> types.SimpleNamespace:
     def set_device(device_id):
-        log(f"rt.set_device({device_id})")
+        state.calls.append(f"rt.set_device({device_id})")
         if not state.acl_initialised:
             return ACL_ERROR_UNINITIALIZE
         if not 0 <= device_id < state.device_count:
@@ -62,27 +79,47 @@ def make_acl_module(state: FakeNpu) -> types.ModuleType:
         return ACL_SUCCESS
 
     def reset_device(device_id):
-        log(f"rt.reset_device({device_id})")
+        state.calls.append(f"rt.reset_device({device_id})")
         state.open_devices.discard(device_id)
         return ACL_SUCCESS
 
     def create_context(device_id):
-        log(f"rt.create_context({device_id})")
+        state.calls.append(f"rt.create_context({device_id})")
         return state.handle(("context", device_id)), ACL_SUCCESS
 
     def destroy_context(ctx):
-        log("rt.destroy_context")
-        return ACL_SUCCESS if state.handles.pop(ctx, None) else ACL_ERROR_INVALID_PARAM
+        state.calls.append("rt.destroy_context")
+        return state.release(ctx)
 
     def set_context(ctx):
         value = state.handles.get(ctx)
-        if not value:
+        if not value or value[0] != "context":
             return ACL_ERROR_INVALID_PARAM
         state.current_device = value[1]
         return ACL_SUCCESS
 
-    def malloc(size, policy=0):
-        return state.malloc(size), ACL_SUCCESS
+    def create_stream():
+        state.calls.append("rt.create_stream")
+        stream = state.handle(("stream", state.current_device))
+        state.streams[stream] = []
+        return stream, ACL_SUCCESS
+
+    def destroy_stream(stream):
+        state.calls.append("rt.destroy_stream")
+        state.streams.pop(stream, None)
+        return state.release(stream)
+
+    def synchronize_stream(stream):
+        state.calls.append("rt.synchronize_stream")
+        if stream not in state.streams:
+            return ACL_ERROR_INVALID_PARAM
+        state.synchronize(stream)
+        return ACL_SUCCESS
+
+    def synchronize_device():
+        state.calls.append("rt.synchronize_device")
+        state.synchronize()
+        return ACL_SUCCESS
 
     def memcpy(dst, dst_max, src, count, kind):
         if count > dst_max:
@@ -90,21 +127,17 @@ def make_acl_module(state: FakeNpu) -> types.ModuleType:
         ctypes.memmove(dst, src, count)
         return ACL_SUCCESS
 
-    acl.init, acl.finalize, acl.get_soc_name = init, finalize, get_soc_name
-    acl.rt = types.SimpleNamespace(
-        get_device_count=get_device_count, set_device=set_device, reset_device=reset_device,
+    return types.SimpleNamespace(
+        get_device_count=lambda: (state.device_count, ACL_SUCCESS),
+        get_run_mode=lambda: (ACL_HOST, ACL_SUCCESS),
+        get_device=lambda: (state.current_device or 0, ACL_SUCCESS),
+        set_device=set_device, reset_device=reset_device,
         create_context=create_context, destroy_context=destroy_context, set_context=set_context,
-        malloc=malloc, free=state.free, malloc_host=malloc, free_host=state.free, memcpy=memcpy)
-    acl.util = types.SimpleNamespace(
-        bytes_to_ptr=lambda data: ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value,
-        numpy_to_ptr=lambda arr: arr.ctypes.data,
-        ptr_to_bytes=lambda ptr, size: ctypes.string_at(ptr, size))
-    acl.create_data_buffer = lambda ptr, size: state.handle(("buffer", ptr, size))
-    acl.destroy_data_buffer = lambda h: ACL_SUCCESS if state.handles.pop(h, None) else ACL_ERROR_INVALID_PARAM
-    acl.get_data_buffer_addr = lambda h: state.handles[h][1]
-    acl.get_data_buffer_size_v2 = lambda h: state.handles[h][2]
-    acl.mdl = _make_mdl(state, read_acl_json)
-    return acl
+        create_stream=create_stream, destroy_stream=destroy_stream,
+        synchronize_stream=synchronize_stream, synchronize_device=synchronize_device,
+        malloc=lambda size, policy=0: (state.malloc(size), ACL_SUCCESS), free=state.free,
+        malloc_host=lambda size: (state.malloc(size), ACL_SUCCESS), free_host=state.free,
+        memcpy=memcpy)
 
 
 def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
@@ -134,6 +167,10 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
 
     def finalize_dump():
         state.calls.append("mdl.finalize_dump")
+        for model in state.models.values():
+            if model.under_set_dump:
+                state.drop_in_flight(model, "acl.mdl.finalize_dump")
+                model.under_set_dump = False
         state.dump_active, state.dump_config = False, None
         return ACL_SUCCESS
 
@@ -150,7 +187,15 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
 
     def unload(model_id):
         state.calls.append("mdl.unload")
-        return ACL_SUCCESS if state.models.pop(model_id, None) else ACL_ERROR_INVALID_PARAM
+        model = state.models.pop(model_id, None)
+        if model is None:
+            return ACL_ERROR_INVALID_PARAM
+        if model.under_set_dump:
+            state.protocol_errors.append(
+                f"acl.mdl.unload({model_id}) before acl.mdl.finalize_dump: the documented order is "
+                "execute -> finalize_dump -> unload")
+        state.drop_in_flight(model, f"acl.mdl.unload({model_id})")
+        return ACL_SUCCESS
 
     def desc_model(desc):
         return state.models[state.handles[desc][1]]
@@ -167,12 +212,15 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
     def nbytes(spec):
         return int(np.prod(spec[1], dtype=np.int64)) * spec[2].itemsize
 
+    def index_by_name(specs, name):
+        names = [s[0] for s in specs]
+        return (names.index(name), ACL_SUCCESS) if name in names else (0, ACL_ERROR_INVALID_PARAM)
+
     def add_dataset_buffer(ds, buf):
         state.handles[ds].append(buf)
         return ds, ACL_SUCCESS
 
-    def execute(model_id, in_ds, out_ds):
-        state.calls.append("mdl.execute")
+    def run(model_id, in_ds, out_ds):
         model = state.models.get(model_id)
         if model is None:
             return ACL_ERROR_INVALID_PARAM
@@ -193,23 +241,51 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
             ctypes.memmove(ptr, data, len(data))
         return ACL_SUCCESS
 
+    def execute(model_id, in_ds, out_ds):
+        state.calls.append("mdl.execute")
+        return run(model_id, in_ds, out_ds)
+
+    def execute_async(model_id, in_ds, out_ds, stream):
+        state.calls.append("mdl.execute_async")
+        if stream not in state.streams or model_id not in state.models:
+            return ACL_ERROR_INVALID_PARAM
+        state.streams[stream].append(lambda: run(model_id, in_ds, out_ds))
+        return ACL_SUCCESS
+
     return types.SimpleNamespace(
         init_dump=init_dump, set_dump=set_dump, finalize_dump=finalize_dump,
         load_from_file=load_from_file, unload=unload,
         create_desc=lambda: state.handle(("desc", None)), get_desc=get_desc,
-        destroy_desc=lambda d: ACL_SUCCESS if state.handles.pop(d, None) else ACL_ERROR_INVALID_PARAM,
+        destroy_desc=state.release,
         get_num_inputs=lambda d: len(desc_model(d).input_specs),
         get_num_outputs=lambda d: len(desc_model(d).output_specs),
         get_input_name_by_index=lambda d, i: desc_model(d).input_specs[i][0],
         get_output_name_by_index=lambda d, i: desc_model(d).output_specs[i][0],
+        get_input_index_by_name=lambda d, name: index_by_name(desc_model(d).input_specs, name),
+        get_output_index_by_name=lambda d, name: index_by_name(desc_model(d).output_specs, name),
         get_input_size_by_index=lambda d, i: nbytes(desc_model(d).input_specs[i]),
         get_output_size_by_index=lambda d, i: nbytes(desc_model(d).output_specs[i]),
         get_input_dims=lambda d, i: dims(desc_model(d).input_specs[i]),
         get_output_dims=lambda d, i: dims(desc_model(d).output_specs[i]),
+        get_cur_output_dims=lambda d, i: dims(desc_model(d).output_specs[i]),  # static shapes
         get_input_data_type=lambda d, i: NP_TO_ACL[desc_model(d).input_specs[i][2]],
         get_output_data_type=lambda d, i: NP_TO_ACL[desc_model(d).output_specs[i][2]],
         create_dataset=lambda: state.handle([]), add_dataset_buffer=add_dataset_buffer,
-        destroy_dataset=lambda ds: ACL_SUCCESS if state.handles.pop(ds, None) is not None else ACL_ERROR_INVALID_PARAM,
+        destroy_dataset=state.release,
         get_dataset_num_buffers=lambda ds: len(state.handles[ds]),
         get_dataset_buffer=lambda ds, i: state.handles[ds][i],
-        execute=execute)
+        execute=execute, execute_async=execute_async)
+
+
+def _ptr_to_numpy(ptr, shape, npy_type):
+    """``acl.util.ptr_to_numpy(ptr, shape, npy_type)``: a numpy view of ``ptr`` memory; the
+    type is a numpy type number (NPY_FLOAT32 = 11 in Ascend's samples)."""
+    dtype = _NUMPY_TYPES[int(npy_type)]
+    count = int(np.prod(shape, dtype=np.int64))
+    raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(ptr)
+    return np.frombuffer(raw, dtype=dtype, count=count).reshape(tuple(shape))
+
+
+_NUMPY_TYPES = {np.dtype(t).num: np.dtype(t) for t in (
+    np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+    np.longlong, np.ulonglong, np.float16, np.float32, np.float64)}

@@ -1,10 +1,12 @@
 """FAKE ``ais_bench`` / ``ais_bench.infer`` / ``ais_bench.infer.interface`` modules for tests,
-backed by the shared ``fake_runtime.FakeNpu`` state. Not the real ais_bench; marked ``__fake__``.
+backed by the shared ``fake_npu.FakeNpu`` state. Not the real ais_bench; marked ``__fake__``.
 
 ``InferSession(device_id, model_path, acl_json_path=None, debug=False, loop=1)`` with
 ``get_inputs``, ``get_outputs``, ``infer(feeds, mode="static")``, ``free_resource`` and
 ``finalize``, as documented. Like aclruntime, only the first session of the process reads its
 acl.json (aclruntime passes it to ``aclInit`` once); later sessions' acl.json are ignored.
+``infer`` returns after the device is synchronised (aclruntime synchronises its stream), so the
+dump files of that run are on disk when it returns.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import types
 
 import numpy as np
 
-from .fake_runtime import ACL_ERROR_INVALID_DEVICE, FakeNpu
+from .fake_npu import ACL_ERROR_INVALID_DEVICE, FakeNpu
 
 
 def make_ais_bench_modules(state: FakeNpu):
@@ -51,13 +53,18 @@ def make_ais_bench_modules(state: FakeNpu):
             if len(feeds) != len(specs):
                 raise RuntimeError(f"fake aclruntime: {len(feeds)} inputs given, model has {len(specs)}")
             try:
-                return state.execute(self.model_id, {s[0]: np.asarray(f) for s, f in zip(specs, feeds)})
+                outputs = state.execute(self.model_id, {s[0]: np.asarray(f) for s, f in zip(specs, feeds)})
             except ValueError as exc:
                 raise RuntimeError(f"fake aclruntime: {exc}") from exc
+            state.current_device = self.device_id
+            state.synchronize()
+            return outputs
 
         def free_resource(self):
             if not self._freed:
-                state.models.pop(self.model_id, None)
+                model = state.models.pop(self.model_id, None)
+                if model is not None:
+                    state.drop_in_flight(model, "InferSession.free_resource")
                 self._freed = True
 
         def finalize(self):

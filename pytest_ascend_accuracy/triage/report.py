@@ -15,7 +15,7 @@ import os
 from dataclasses import replace
 from typing import Dict, List, Optional
 
-from ..report.csv_report import atomic_write_text
+from ..core.atomic_files import atomic_write_text
 
 ATC_ARGS_FILE = "atc_args.txt"
 
@@ -129,9 +129,10 @@ def write_all(diagnosis, out_dir) -> Dict[str, str]:
     files: Dict[str, str] = {}
     if diagnosis.fix_mode is not None and diagnosis.restored_by != "default":
         for name, content in diagnosis.fix_mode.config_files().items():
-            files[name] = atomic_write_text(os.path.join(out, name), content)
+            files[name] = os.fspath(atomic_write_text(os.path.join(out, name), content))
         args = fix_atc_args(diagnosis, out)
-        files[ATC_ARGS_FILE] = atomic_write_text(os.path.join(out, ATC_ARGS_FILE), "\n".join(args) + "\n")
+        files[ATC_ARGS_FILE] = os.fspath(atomic_write_text(os.path.join(out, ATC_ARGS_FILE),
+                                                           "\n".join(args) + "\n"))
     for name in ("diagnosis.txt", "diagnosis.json", "diagnosis.html"):
         files[name] = os.path.join(out, name)
     with_files = replace(diagnosis, fix_files=files)

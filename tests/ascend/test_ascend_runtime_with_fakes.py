@@ -28,11 +28,11 @@ def test_acl_run_with_dump_follows_the_documented_call_order(monkeypatch, tiny_o
         first = rt.run(tiny_om, x_input(), model_name="tiny", dump_path=tmp_path / "d1")
         second = rt.run(tiny_om, x_input(), model_name="tiny", dump_path=tmp_path / "d2")
         assert rt.describe() == "acl on device 0"
-    assert npu.calls == [
-        "init", "rt.set_device(0)", "rt.create_context(0)",
-        "mdl.init_dump", "mdl.set_dump", "mdl.load_from_file", "mdl.execute", "mdl.unload", "mdl.finalize_dump",
-        "mdl.init_dump", "mdl.set_dump", "mdl.load_from_file", "mdl.execute", "mdl.unload", "mdl.finalize_dump",
-        "rt.destroy_context", "rt.reset_device(0)", "finalize"]
+    run = ["mdl.init_dump", "mdl.set_dump", "mdl.load_from_file", "mdl.execute", "rt.synchronize_device",
+           "mdl.finalize_dump", "mdl.unload"]  # pyACL finalize_dump page: finalize_dump, then unload
+    assert npu.calls == ["init", "rt.set_device(0)", "rt.create_context(0)", *run, *run,
+                         "rt.destroy_context", "rt.reset_device(0)", "finalize"]
+    assert npu.protocol_errors == []
     assert json.loads(first.acl_json.read_text()) == {"dump": {
         "dump_list": [{"model_name": "tiny"}], "dump_path": str((tmp_path / "d1").resolve()),
         "dump_mode": "all", "dump_op_switch": "off"}}
@@ -42,6 +42,30 @@ def test_acl_run_with_dump_follows_the_documented_call_order(monkeypatch, tiny_o
     names = sorted(read_dump_file(p).name for p in leaf.path.iterdir())
     assert names == ["add1", "conv1", "sig1"]  # conv1+relu1 fused by the fake ATC
     assert first.outputs[0].shape == (1, 4, 4, 4) and first.outputs[0].dtype == np.float32
+
+
+def test_the_fake_loses_dumps_of_an_undocumented_order(monkeypatch, tiny_om, tmp_path):
+    """Without a device synchronise the dump is still in flight at finalize_dump, and an unload
+    before finalize_dump breaks the documented order: the fake says so (so the driver's order
+    above is checked, not assumed)."""
+    npu = fake_runtime.install(monkeypatch, flavor="acl")
+    monkeypatch.setattr(sys.modules["acl"].rt, "synchronize_device", lambda: 0)  # a driver that skips it
+    with AscendRuntime(0) as rt, pytest.raises(BackendError, match="no dump of model 'tiny'"):
+        rt.run(tiny_om, x_input(), model_name="tiny", dump_path=tmp_path / "d1")
+    assert npu.protocol_errors == ["acl.mdl.finalize_dump while dump data of model 1 was still in flight: "
+                                   "1 run(s) lost (synchronise the stream/device first)"]
+    acl = sys.modules["acl"]
+    (tmp_path / "d2").mkdir()
+    (tmp_path / "acl.json").write_text(json.dumps({"dump": {"dump_list": [{"model_name": "tiny"}],
+                                                            "dump_path": str(tmp_path / "d2")}}))
+    acl.init()
+    acl.rt.set_device(0)
+    assert acl.mdl.init_dump() == 0 and acl.mdl.set_dump(str(tmp_path / "acl.json")) == 0
+    model_id, _ = acl.mdl.load_from_file(str(tiny_om))
+    acl.mdl.unload(model_id)
+    acl.mdl.finalize_dump()
+    assert npu.protocol_errors[-1] == (f"acl.mdl.unload({model_id}) before acl.mdl.finalize_dump: the "
+                                       "documented order is execute -> finalize_dump -> unload")
 
 
 def test_output_only_dump_mode_and_no_dump_run(monkeypatch, tiny_om, tmp_path):

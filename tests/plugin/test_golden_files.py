@@ -28,7 +28,7 @@ def values(d):
 
 
 def test_write_then_read_roundtrip(tmp_path):
-    path = gf.write_golden(tmp_path / "golden" / "mlp", dump())
+    path = gf.store_golden(tmp_path / "golden" / "mlp", dump())
     back = gf.read_golden(path)
     assert values(back) == {"fc1_MatMul": [[0, 1, 2], [3, 4, 5]], "relu1": [1, 1, 1, 1]}
     names = sorted(p.name for p in path.iterdir())
@@ -44,7 +44,7 @@ def test_missing_is_written(tmp_path):
 
 
 def test_present_is_used_as_is_even_when_the_model_changed(tmp_path):
-    gf.write_golden(tmp_path / "g", dump(1.0))
+    gf.store_golden(tmp_path / "g", dump(1.0))
     compute = Computer(2.0)
     got, status = gf.GoldenPolicy().obtain(tmp_path / "g", compute)
     assert status == gf.USED and compute.calls == 0
@@ -58,7 +58,7 @@ def test_present_is_used_as_is_even_when_the_model_changed(tmp_path):
 
 
 def test_no_flag_never_rewrites_after_failure(tmp_path):
-    gf.write_golden(tmp_path / "g", dump(1.0))
+    gf.store_golden(tmp_path / "g", dump(1.0))
     compute = Computer(2.0)
     assert gf.GoldenPolicy().after_failure(tmp_path / "g", compute) is None
     assert gf.GoldenPolicy(regen_all=True).after_failure(tmp_path / "g", compute) is None
@@ -66,13 +66,13 @@ def test_no_flag_never_rewrites_after_failure(tmp_path):
 
 
 def test_regen_all_rewrites_before_use(tmp_path):
-    gf.write_golden(tmp_path / "g", dump(1.0))
+    gf.store_golden(tmp_path / "g", dump(1.0))
     got, status = gf.GoldenPolicy(regen_all=True).obtain(tmp_path / "g", Computer(3.0))
     assert status == gf.REWRITTEN_ALL and values(got)["relu1"] == [3, 3, 3, 3]
 
 
 def test_failed_write_keeps_the_old_golden(tmp_path):
-    gf.write_golden(tmp_path / "g", dump(1.0))
+    gf.store_golden(tmp_path / "g", dump(1.0))
 
     def unreadable():
         raise OSError("disk gone")
@@ -80,13 +80,13 @@ def test_failed_write_keeps_the_old_golden(tmp_path):
     bad = DumpSet.from_arrays({"a": [np.ones(2, np.float32)]})
     object.__setattr__(bad.ops[0].outputs[0], "loader", unreadable)
     with pytest.raises(OSError):
-        gf.write_golden(tmp_path / "g", bad)
+        gf.store_golden(tmp_path / "g", bad)
     assert values(gf.read_golden(tmp_path / "g"))["relu1"] == [1, 1, 1, 1]
     assert [p.name for p in tmp_path.iterdir()] == ["g"]
 
 
 def test_interrupted_replace_is_recovered(tmp_path):
-    path = gf.write_golden(tmp_path / "g", dump(1.0))
+    path = gf.store_golden(tmp_path / "g", dump(1.0))
     os.rename(path, tmp_path / ".g.old-123-abc")  # died between the two renames
     got, status = gf.GoldenPolicy().obtain(path, Computer(5.0))
     assert status == gf.USED and values(got)["relu1"] == [1, 1, 1, 1]
@@ -95,7 +95,7 @@ def test_interrupted_replace_is_recovered(tmp_path):
 def test_a_file_in_the_way_is_an_error(tmp_path):
     (tmp_path / "g").write_text("x")
     with pytest.raises(ConfigError, match="a stored golden is a directory"):
-        gf.write_golden(tmp_path / "g", dump())
+        gf.store_golden(tmp_path / "g", dump())
 
 
 def test_resolve_golden_path(tmp_path):
@@ -109,13 +109,13 @@ def test_a_killed_writers_temp_dir_is_swept_by_the_next_write(tmp_path):
     import numpy as np
 
     from pytest_ascend_accuracy.dump.model import DumpSet
-    from pytest_ascend_accuracy.golden.stored import write_golden
+    from pytest_ascend_accuracy.golden.stored import store_golden
 
     dead = tmp_path / ".golden.tmp-999999-deadbeef"  # no process 999999: its writer was killed
     dead.mkdir()
     (dead / "half.npy").write_bytes(b"\x93NUMPY")
     live = tmp_path / f".golden.tmp-{__import__('os').getpid()}-cafe0000"  # a live writer's
     live.mkdir()
-    write_golden(tmp_path / "golden", DumpSet.from_arrays({"op": [np.ones(2, np.float32)]}))
+    store_golden(tmp_path / "golden", DumpSet.from_arrays({"op": [np.ones(2, np.float32)]}))
     assert not dead.exists() and live.exists()
     assert [p.name.split(".")[:2] for p in (tmp_path / "golden").iterdir()] == [["op", "0"]]

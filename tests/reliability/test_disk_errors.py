@@ -193,9 +193,9 @@ def test_dump_writer_on_a_full_disk_leaves_only_whole_files(tiny_disk):
 
 def test_stored_golden_on_a_full_disk_keeps_the_old_one(tiny_disk):
     path = tiny_disk / "goldens" / "mlp"
-    golden_files.write_golden(path, DumpSet.from_arrays({"a": [np.ones(3)]}))
+    golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.ones(3)]}))
     with pytest.raises(OSError) as info:
-        golden_files.write_golden(path, DumpSet.from_arrays({"a": [np.zeros(1 << 18)]}))
+        golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.zeros(1 << 18)]}))
     assert info.value.errno == errno.ENOSPC
     np.testing.assert_array_equal(golden_files.read_golden(path)["a"].output().load(), 1.0)
     assert sorted(p.name for p in path.parent.iterdir()) == ["mlp"]

@@ -121,14 +121,14 @@ else:
             signal_and_hang(flag)
         real(src, dst)
     golden_files.os.rename = rename
-golden_files.write_golden(path, DumpSet.from_arrays({"a": [np.full(3, 9.0)], "b": [np.full(2, 9.0)]}))
+golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.full(3, 9.0)], "b": [np.full(2, 9.0)]}))
 """
 
 
 @pytest.mark.parametrize("when", ["mid-write", "between-renames"])
 def test_stored_golden_killed_while_being_replaced(tmp_path, when):
     path = tmp_path / "goldens" / "mlp"
-    golden_files.write_golden(path, DumpSet.from_arrays({"a": [np.ones(3)], "b": [np.ones(2)]}))
+    golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.ones(3)], "b": [np.ones(2)]}))
     _kill(GOLDEN_WRITE_KILLED, path, when, flag=tmp_path / "flag")
     if when == "between-renames":
         assert not path.exists()

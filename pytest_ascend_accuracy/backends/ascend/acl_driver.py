@@ -1,22 +1,28 @@
 """Running an .om through pyACL (``import acl``), with per-run dump configuration.
 
-The sequence is the one the ACL documentation gives for dumping different models in one
-process (``aclmdlInitDump`` / ``aclmdlSetDump`` pages)::
+The sequence is the one the pyACL documentation gives for dumping different models in one
+process (``acl.mdl.init_dump`` / ``acl.mdl.finalize_dump`` pages, "execute two models with
+different dump configurations")::
 
     acl.init -> acl.rt.set_device -> acl.rt.create_context            (open, once per session)
       acl.mdl.init_dump -> acl.mdl.set_dump(acl.json) -> load -> execute
-      -> acl.mdl.finalize_dump -> unload                               (each dumping run)
+      -> acl.rt.synchronize_device -> acl.mdl.finalize_dump -> unload  (each dumping run)
     acl.rt.destroy_context -> acl.rt.reset_device -> acl.finalize      (close)
+
+``finalize_dump`` comes before ``unload`` (documented order), and the device is synchronised
+after ``execute`` so every task of the run, the dump tasks included, has finished before the
+dump is finalised and its files are read. Output shapes come from ``get_cur_output_dims`` (the
+dims of the last execution; ``get_output_dims`` gives the static ones).
 
 pyACL functions used (documented pyACL API): ``acl.init``, ``acl.finalize``, ``acl.get_soc_name``,
 ``acl.rt.{get_device_count,set_device,reset_device,create_context,destroy_context,set_context,
-malloc,free,malloc_host,free_host,memcpy}``, ``acl.util.{bytes_to_ptr|numpy_to_ptr,
-ptr_to_bytes}``, ``acl.{create_data_buffer,destroy_data_buffer}``, ``acl.mdl.{init_dump,
-set_dump,finalize_dump,load_from_file,unload,create_desc,get_desc,destroy_desc,get_num_inputs,
-get_num_outputs,get_input_name_by_index,get_input_size_by_index,get_output_size_by_index,
-get_output_dims,get_output_data_type,create_dataset,add_dataset_buffer,destroy_dataset,execute}``.
-Functions returning ``(value, ret)`` are unpacked; a non-zero ``ret`` becomes a BackendError that
-names the call, the code and the device.
+synchronize_device,malloc,free,malloc_host,free_host,memcpy}``, ``acl.util.{bytes_to_ptr|
+numpy_to_ptr,ptr_to_bytes}``, ``acl.{create_data_buffer,destroy_data_buffer}``, ``acl.mdl.{
+init_dump,set_dump,finalize_dump,load_from_file,unload,create_desc,get_desc,destroy_desc,
+get_num_inputs,get_num_outputs,get_input_name_by_index,get_input_size_by_index,
+get_output_size_by_index,get_cur_output_dims,get_output_data_type,create_dataset,
+add_dataset_buffer,destroy_dataset,execute}``. Functions returning ``(value, ret)`` are
+unpacked; a non-zero ``ret`` becomes a BackendError that names the call, the code and the device.
 """
 from __future__ import annotations
 
@@ -103,20 +109,27 @@ class AclDriver:
         self.open()
         acl = self._acl
         self._check(acl.rt.set_context(self._context), "acl.rt.set_context")
-        dumping = acl_json is not None
-        if dumping:
-            self._check(acl.mdl.init_dump(), "acl.mdl.init_dump")
+        dump = _DumpSession(acl) if acl_json is not None else None
         try:
-            if dumping:
+            if dump is not None:
+                self._check(acl.mdl.init_dump(), "acl.mdl.init_dump")
+                dump.open = True
                 self._check(acl.mdl.set_dump(str(acl_json)), f"acl.mdl.set_dump({acl_json})")
             model_id = self._value(acl.mdl.load_from_file(str(om_path)), f"acl.mdl.load_from_file({om_path})")
             try:
-                return self._execute(model_id, inputs, input_names)
-            finally:
+                outputs = self._execute(model_id, inputs, input_names)
+            except BaseException:
+                if dump is not None:
+                    dump.finalize()
                 acl.mdl.unload(model_id)
+                raise
+            finalized = dump.finalize() if dump is not None else ACL_SUCCESS  # before unload
+            acl.mdl.unload(model_id)
+            self._check(finalized, "acl.mdl.finalize_dump")
+            return outputs
         finally:
-            if dumping:
-                acl.mdl.finalize_dump()
+            if dump is not None:
+                dump.finalize()
 
     def _execute(self, model_id, inputs, input_names) -> List[np.ndarray]:
         acl = self._acl
@@ -152,6 +165,7 @@ class AclDriver:
                 sizes.append((self._device_buffer(size, resources), size))
                 self._add(out_ds, sizes[-1][0], size, resources)
             self._check(acl.mdl.execute(model_id, in_ds, out_ds), "acl.mdl.execute")
+            self._check(acl.rt.synchronize_device(), "acl.rt.synchronize_device")
             return [self._read_output(desc, i, dev, size) for i, (dev, size) in enumerate(sizes)]
         finally:
             for kind, handle in reversed(resources):
@@ -172,7 +186,7 @@ class AclDriver:
             raw = acl.util.ptr_to_bytes(host, size)
         finally:
             acl.rt.free_host(host)
-        dims = self._value(acl.mdl.get_output_dims(desc, index), "acl.mdl.get_output_dims")
+        dims = self._value(acl.mdl.get_cur_output_dims(desc, index), "acl.mdl.get_cur_output_dims")
         code = acl.mdl.get_output_data_type(desc, index)
         if code not in ACL_DTYPES:
             raise BackendError(f"output {index} has ACL data type {code}, which this runtime cannot read")
@@ -207,3 +221,17 @@ class AclDriver:
     def _check(self, ret, what) -> None:
         if ret != ACL_SUCCESS:
             raise BackendError(f"{what} failed with ACL error {ret} on Ascend device {self.device_id}")
+
+
+class _DumpSession:
+    """``init_dump`` .. ``finalize_dump`` of one run; ``finalize`` runs at most once."""
+
+    def __init__(self, acl):
+        self.acl = acl
+        self.open = False
+
+    def finalize(self) -> int:
+        if not self.open:
+            return ACL_SUCCESS
+        self.open = False
+        return self.acl.mdl.finalize_dump()

@@ -33,7 +33,7 @@ import numpy as np
 from ...errors import ConfigError
 from ...core.modes import Mode
 
-FP16_MAX = 65504.0
+from ...core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 OVERFLOW_POLICIES = ("inf", "saturate")
 PRECISIONS = ("fp16", "fp16in", "bf16", "fp32")
 
