@@ -33,7 +33,7 @@ def use_fake_ascend(monkeypatch, directory: "str | os.PathLike[str]", *, flavor:
     toolkit = install_fake_toolkit(directory / "fake-cann", version=toolkit_version)
     monkeypatch.setenv("PATH", f"{toolkit.home / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
     for var in ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH", "FAKE_ATC_FAIL", "FAKE_ATC_HANG",
-                "FAKE_ATC_REJECT", "ASCEND_ACCURACY_RUNTIME"):
+                "FAKE_ATC_REJECT", "FAKE_ATC_SERVER", "ASCEND_ACCURACY_RUNTIME"):
         monkeypatch.delenv(var, raising=False)
     calls = directory / "fake-atc-calls.jsonl"
     monkeypatch.setenv("FAKE_ATC_CALLS", str(calls))

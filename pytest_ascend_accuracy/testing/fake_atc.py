@@ -1,28 +1,37 @@
 """A FAKE ``atc`` for tests: validates arguments like ATC and writes a fake artefact.
 
 Run it as ``python -m pytest_ascend_accuracy.testing.fake_atc --model=... ...`` or through the
-shim that ``install_fake_toolkit(dir)`` writes (``<dir>/bin/atc`` plus a version file, so
-toolkit discovery works exactly as on a real installation). It is named a fake everywhere and
-produces no Ascend offline model: see ``fake_om`` for what it writes.
+shim that ``install_fake_toolkit(dir)`` writes (``<dir>/bin/atc`` plus the install record
+``<arch>-linux/ascend_toolkit_install.info``, so toolkit discovery works exactly as on a real
+installation). The shim is a client of a persistent interpreter (``fake_atc_server``) that has
+onnx imported already, so a call costs a fork, not a Python start. It is named a fake
+everywhere and produces no Ascend offline model: see ``fake_om`` for what it writes.
 
 What it checks, following the documented option set (GE ``main.cc`` flag definitions, reference
 §5): every ``--name=value``/``--name value`` option must be a known ATC option; enumerated
 options must have a documented value (``--framework``, ``--mode``, ``--precision_mode``,
 ``--precision_mode_v2``, ``--buffer_optimize``, ``--log``, ``--op_select_implmode``,
 ``--input_format``); ``--precision_mode`` and ``--precision_mode_v2`` cannot be combined;
-``--model``/``--output``/``--soc_version`` are required for ``--mode=0``; the model must be an
-ONNX file; ``--input_shape`` must name model inputs and leave no dynamic dim; keep_dtype, fusion
-switch and AIPP files must exist and parse. Failures print what ATC prints (``ATC run failed,
-...`` then an ``E10001``-style line) and exit 255; success prints ``ATC run success, welcome to
-the next use.``. ``--mode=1 --om=X.om --json=Y.json`` writes the om json through
-``dump.om_json.write_om_json``. Every run appends to a plog file under
-``$ASCEND_PROCESS_LOG_PATH/debug/plog/``.
+``--precision_mode`` must be one of the values the faked CANN version accepts
+(``backends.ascend.precision_modes``: a 6.0 toolkit refuses ``cube_fp16in_fp32out``, the
+``*_fp16``/``*_bf16`` spellings); ``--model``/``--output``/``--soc_version`` are required for
+``--mode=0``; the model must be an ONNX file; ``--input_shape`` must name model inputs and
+leave no dynamic dim; keep_dtype, fusion switch and AIPP files must exist and parse.
+
+Failures print what real ATC prints (the layout of the real ATC console logs that msit keeps as
+test data: start line, ``ATC run failed, ...``, then ``E10001: Value [..] for parameter [--x]
+is invalid. Reason: ...``, an indented ``Solution:`` line where GE's error registry has one and
+``TraceBack (most recent call last):``) and exit 255; success prints ``ATC run success, welcome
+to the next use.``. ``--mode=1 --om=X.om --json=Y.json`` writes the om json through
+``dump.om_json.write_om_json``, with ``attr_model_out_nodes_name`` in om output order. Every
+run appends to a plog file under ``$ASCEND_PROCESS_LOG_PATH/debug/plog/``.
 
 Environment knobs for tests:
   FAKE_ATC_FAIL=<code>     fail with that error code (E19010, EZ3003, E19999, ...) after validation
   FAKE_ATC_HANG=<seconds>  sleep that long after the start line (timeout tests)
   FAKE_ATC_REJECT=<names>  comma list of ``option`` or ``option=value`` this "old toolkit" rejects
-  FAKE_ATC_CALLS=<file>    append one JSON line per invocation: {"argv": [...], "cwd": ...}
+  FAKE_ATC_CALLS=<file>    append one JSON line per invocation: {"argv": [...], "cwd": ..., "pid": ...}
+  FAKE_ATC_SERVER=0        run each call in a fresh interpreter instead of the persistent one
 """
 from __future__ import annotations
 
@@ -54,12 +63,10 @@ display_model_info deterministic external_weight virtual_type core_type aicore_n
 atomic_clean_policy shape_generalized_build_mode mdl_bank_path op_bank_path save_original_model
 check_report oo_level cal_conf target auto_tune_mode help h
 """.split())
+#: enumerated options and their values (``--precision_mode``: per version, ``_allowed_values``).
 ENUMS: Dict[str, Tuple[str, ...]] = {
     "framework": ("0", "1", "3", "5"),
     "mode": ("0", "1", "3", "5", "6", "30"),
-    "precision_mode": ("force_fp16", "force_fp32", "cube_fp16in_fp32out", "allow_mix_precision",
-                       "allow_fp32_to_fp16", "must_keep_origin_dtype", "allow_mix_precision_fp16",
-                       "allow_mix_precision_bf16", "allow_fp32_to_bf16"),
     "precision_mode_v2": ("fp16", "origin", "cube_fp16in_fp32out", "mixed_float16", "mixed_bfloat16",
                           "cube_hif8", "mixed_hif8"),
     "buffer_optimize": ("l2_optimize", "l1_optimize", "off_optimize"),
@@ -67,6 +74,15 @@ ENUMS: Dict[str, Tuple[str, ...]] = {
     "op_select_implmode": ("high_precision", "high_performance", "high_precision_for_all",
                            "high_performance_for_all"),
     "input_format": ("NCHW", "ND", "NCDHW"),
+}
+#: GE error registry "Solution" texts for the codes the fake prints (E10001: "Try again with a
+#: valid argument."; the parser/kernel codes: the text in msit's real ATC logs).
+SOLUTIONS = {
+    "E10001": "Try again with a valid argument.",
+    "E19010": "Check the version of the installation package and reinstall the package. For "
+              "details, see the operator specifications.",
+    "EZ3003": "Check the version of the installation package and reinstall the package. For "
+              "details, see the operator specifications.",
 }
 CANNED_ERRORS = {
     "E19010": "No parser is registered for Op [{op}, optype [ai.onnx::17::{type}]].",
@@ -101,16 +117,30 @@ class FakeToolkit:
 
 def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = "8.0.RC2",
                          python: Optional[str] = None) -> FakeToolkit:
-    """Write a fake toolkit into ``directory``: ``bin/atc`` (a shell shim that runs this module
-    with the current interpreter) and ``<arch>-linux/ascend_toolkit_install.info``. Put
-    ``<directory>/bin`` on PATH or ``ASCEND_TOOLKIT_HOME=<directory>`` to use it."""
+    """Write a fake toolkit into ``directory``: ``bin/atc`` (a shell shim running the
+    ``fake_atc_server`` client with the current interpreter) and
+    ``<arch>-linux/ascend_toolkit_install.info``. Put ``<directory>/bin`` on PATH or
+    ``ASCEND_TOOLKIT_HOME=<directory>`` to use it. The persistent interpreter behind the shim
+    lives as long as this process (and at most ``fake_atc_server.IDLE_SECONDS`` idle)."""
+    import hashlib
+    import shlex
+    import tempfile
+
+    from . import fake_atc_server
+
     home = Path(directory)
     (home / "bin").mkdir(parents=True, exist_ok=True)
     atc = home / "bin" / "atc"
     interpreter = python or sys.executable
-    atc.write_text("#!/bin/sh\n# FAKE atc for pytest-ascend-accuracy tests, not the CANN ATC\n"
-                   f"FAKE_ATC_VERSION='{version}'\nexport FAKE_ATC_VERSION\nexec '{interpreter}' "
-                   "-m pytest_ascend_accuracy.testing.fake_atc \"$@\"\n")
+    tag = hashlib.sha256(f"{home.resolve()}:{os.getpid()}".encode()).hexdigest()[:16]
+    socket_path = os.path.join(tempfile.gettempdir(), f"fake-atc-{tag}.sock")
+    settings = {"FAKE_ATC_VERSION": version, "FAKE_ATC_SOCKET": socket_path,
+                "FAKE_ATC_OWNER": str(os.getpid()), "FAKE_ATC_PYTHON": interpreter}
+    lines = ["#!/bin/sh", "# FAKE atc for pytest-ascend-accuracy tests, not the CANN ATC"]
+    lines += [f"{k}={shlex.quote(v)}" for k, v in settings.items()]
+    lines += [f"export {' '.join(settings)}",
+              f"exec {shlex.quote(interpreter)} -S {shlex.quote(fake_atc_server.__file__)} \"$@\"", ""]
+    atc.write_text("\n".join(lines))
     atc.chmod(0o755)
     arch = platform.machine() or "x86_64"
     info = home / f"{arch}-linux" / "ascend_toolkit_install.info"
@@ -143,8 +173,10 @@ def parse_args(argv: Sequence[str]) -> Dict[str, str]:
             raise invalid(name, value, "The value is not supported by this ATC")
         if name in opts:
             raise invalid(name, value, "The parameter is given more than once")
-        if name in ENUMS and value not in ENUMS[name]:
-            raise invalid(name, value, f"The value must be one of {', '.join(ENUMS[name])}")
+        allowed = _allowed_values(name)
+        if allowed is not None and value not in allowed:
+            raise invalid(name, value, "The current value is not within the valid range. Valid "
+                                       f"values are: {', '.join(allowed)}.")
         opts[name] = value
         i += 1
     if "precision_mode" in opts and "precision_mode_v2" in opts:
@@ -248,8 +280,18 @@ def om_to_json(opts: Dict[str, str]) -> None:
                         output_origins=op.output_origins,
                         inputs=tuple(producer[i] for i in op.inputs if i in producer)))
     attrs = {"atc_cmdline": fake.meta.get("atc_cmdline", ""), "soc_version": fake.meta.get("soc_version", ""),
-             "atc_version": fake.meta.get("atc_version", "")}
+             "atc_version": fake.meta.get("atc_version", ""),
+             "attr_model_out_nodes_name": [f"{op}:{j}:{name}" for op, j, name in fake.output_nodes()]}
     write_om_json(opts["json"], fake.model_name, ops, attrs)
+
+
+def preload() -> None:
+    """Import what a conversion needs (for the persistent interpreter, before it forks)."""
+    import onnx  # noqa: F401
+    import onnx.checker  # noqa: F401
+
+    from ..dump import om_json  # noqa: F401
+    from . import fake_om  # noqa: F401
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -274,9 +316,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise invalid("mode", mode, "the fake atc supports --mode=0 and --mode=1 only")
     except AtcFailure as failure:
         _plog("ERROR", f"{failure.code}: {failure.message}")
-        print("...", flush=True)
         print(FAILED_LINE)
-        print(f"{failure.code}: {failure.message}", flush=True)
+        print(f"{failure.code}: {failure.message}")
+        if failure.code in SOLUTIONS:
+            print(f"        Solution: {SOLUTIONS[failure.code]}")
+        print("        TraceBack (most recent call last):", flush=True)
         return EXIT_FAILED
     for note in notes:
         print(note)
@@ -318,6 +362,15 @@ def _read_lines(path: str, option: str) -> List[str]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
+def _allowed_values(option: str) -> Optional[Tuple[str, ...]]:
+    """The values this (faked) ATC version accepts for an enumerated option, else None."""
+    if option == "precision_mode":
+        from ..backends.ascend.precision_modes import accepted_precision_modes
+
+        return accepted_precision_modes(os.environ.get("FAKE_ATC_VERSION"))
+    return ENUMS.get(option)
+
+
 def _rejected() -> set:
     return {r.strip() for r in os.environ.get("FAKE_ATC_REJECT", "").split(",") if r.strip()}
 
@@ -326,7 +379,7 @@ def _record_call(argv: Sequence[str]) -> None:
     path = os.environ.get("FAKE_ATC_CALLS")
     if path:
         with open(path, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"argv": list(argv), "cwd": os.getcwd()}) + "\n")
+            f.write(json.dumps({"argv": list(argv), "cwd": os.getcwd(), "pid": os.getpid()}) + "\n")
 
 
 def _plog(level: str, text: str) -> None:

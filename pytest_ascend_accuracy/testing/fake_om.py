@@ -76,6 +76,26 @@ class FakeOm:
     def plan(self) -> List[PlannedOp]:
         return plan_ops(self.model, fusion_enabled(self.meta.get("fusion_switch")))
 
+    def output_nodes(self) -> List[Tuple[str, int, str]]:
+        """The om's outputs in om order, as (producing op, its output index, ONNX output name):
+        what ATC writes into the om json's ``attr_model_out_nodes_name`` (``op:index:name``).
+        Like real ATC (msit's model.json: om output 1 is the framework's ``output2``), the om
+        orders outputs by where their producer runs, not by ONNX ``graph.output``."""
+        where: Dict[str, Tuple[int, int, str]] = {}
+        for k, op in enumerate(self.plan()):
+            for j, out in enumerate(op.outputs):
+                where[out] = (k, j, op.name)
+        graph_inputs = set(graph_input_names(self.model))
+        nodes = []
+        for position, out in enumerate(o.name for o in self.model.graph.output):
+            k, j, op = where.get(out, (-1, 0, out if out in graph_inputs else "?"))
+            nodes.append(((k, j, position), (op, j, out)))
+        return [node for _, node in sorted(nodes)]
+
+    def output_order(self) -> List[str]:
+        """ONNX output names in om output order."""
+        return [name for _, _, name in self.output_nodes()]
+
     def storage_dtype(self, op: PlannedOp) -> str:
         """float16 or float32: how this op's float tensors are stored in its dump."""
         kept = set(self.keep_dtype)

@@ -55,7 +55,7 @@ def fake_atc_on_path(monkeypatch, fake_toolkit, tmp_path):
     """The fake atc on PATH, toolkit variables cleared, every call recorded in a JSON-lines file."""
     monkeypatch.setenv("PATH", f"{fake_toolkit.home / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}")
     for var in ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH", "FAKE_ATC_FAIL", "FAKE_ATC_HANG",
-                "FAKE_ATC_REJECT"):
+                "FAKE_ATC_REJECT", "FAKE_ATC_SERVER"):
         monkeypatch.delenv(var, raising=False)
     calls = tmp_path / "atc-calls.jsonl"
     monkeypatch.setenv("FAKE_ATC_CALLS", str(calls))

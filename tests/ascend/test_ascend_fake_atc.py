@@ -1,6 +1,8 @@
 """The FAKE atc itself: it must reject what ATC rejects (documented option set and values) and
 accept what the backend sends, so argv contract tests against it mean something."""
 import json
+import os
+import re
 import zipfile
 
 import pytest
@@ -15,6 +17,15 @@ def run(capsys, *argv):
     return code, capsys.readouterr().out
 
 
+def failure(out):
+    """(error line, the lines after it) of a failed run; checks the real ATC console layout:
+    start line, failed line, ``Exxxxx: ...``, indented Solution/TraceBack lines."""
+    lines = out.splitlines()
+    assert lines[0] == fake_atc.START_LINE and lines[1] == fake_atc.FAILED_LINE, lines
+    assert re.match(r"E[0-9A-Z]{5}: \S", lines[2]) and lines[-1] == "        TraceBack (most recent call last):"
+    return lines[2], lines[3:]
+
+
 def base(model, *extra):
     return [f"--model={model}", "--framework=5", "--output=tiny", "--soc_version=Ascend310P3", *extra]
 
@@ -22,7 +33,7 @@ def base(model, *extra):
 @pytest.fixture(autouse=True)
 def in_tmp(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    for var in ("FAKE_ATC_FAIL", "FAKE_ATC_HANG", "FAKE_ATC_REJECT", "FAKE_ATC_CALLS"):
+    for var in ("FAKE_ATC_FAIL", "FAKE_ATC_HANG", "FAKE_ATC_REJECT", "FAKE_ATC_CALLS", "FAKE_ATC_VERSION"):
         monkeypatch.delenv(var, raising=False)
 
 
@@ -38,11 +49,11 @@ def test_success_prints_atc_lines_and_writes_a_marked_fake_om(capsys, tiny_model
 
 
 @pytest.mark.parametrize("arg, reason", [
-    ("--precision_mode=fp16", "The value must be one of force_fp16"),
-    ("--precision_mode_v2=force_fp16", "The value must be one of fp16, origin"),
-    ("--buffer_optimize=off", "The value must be one of l2_optimize"),
-    ("--log=verbose", "The value must be one of debug"),
-    ("--input_format=NHWC", "The value must be one of NCHW, ND, NCDHW"),
+    ("--precision_mode=fp16", "Valid values are: force_fp16, force_fp32, allow_fp32_to_fp16"),
+    ("--precision_mode_v2=force_fp16", "Valid values are: fp16, origin"),
+    ("--buffer_optimize=off", "Valid values are: l2_optimize"),
+    ("--log=verbose", "Valid values are: debug"),
+    ("--input_format=NHWC", "Valid values are: NCHW, ND, NCDHW."),
     ("--no_such_option=1", "The parameter is not supported by this ATC"),
     ("--keep_dtype=missing.cfg", "The file does not exist"),
     ("--input_shape=y:1,3,4,4", "not model inputs"),
@@ -51,8 +62,52 @@ def test_success_prints_atc_lines_and_writes_a_marked_fake_om(capsys, tiny_model
 def test_documented_option_set_and_values(capsys, tiny_model, arg, reason):
     code, out = run(capsys, *base(tiny_model, arg))
     assert code == 255
-    lines = out.splitlines()
-    assert lines[-2] == fake_atc.FAILED_LINE and lines[-1].startswith("E10001: Value [") and reason in lines[-1]
+    line, rest = failure(out)
+    assert line.startswith("E10001: Value [") and reason in line
+    assert rest[0] == "        Solution: Try again with a valid argument."
+
+
+@pytest.mark.parametrize("version, accepted, refused", [
+    ("6.0.1", ["force_fp16", "force_fp32", "allow_fp32_to_fp16", "must_keep_origin_dtype",
+               "allow_mix_precision"],
+     ["cube_fp16in_fp32out", "allow_mix_precision_fp16", "allow_mix_precision_bf16", "allow_fp32_to_bf16"]),
+    ("6.3.RC2", ["allow_mix_precision_fp16", "allow_mix_precision_bf16"],
+     ["cube_fp16in_fp32out", "allow_fp32_to_bf16"]),
+    ("7.0.0", ["cube_fp16in_fp32out"], ["allow_fp32_to_bf16"]),
+    ("8.0.RC2", ["allow_fp32_to_bf16", "cube_fp16in_fp32out", "force_fp16"], []),
+])
+def test_precision_mode_values_follow_the_toolkit_version(capsys, tiny_model, monkeypatch, version,
+                                                          accepted, refused):
+    monkeypatch.setenv("FAKE_ATC_VERSION", version)
+    for value in accepted:
+        assert run(capsys, *base(tiny_model, f"--precision_mode={value}"))[0] == 0, value
+    for value in refused:
+        code, out = run(capsys, *base(tiny_model, f"--precision_mode={value}"))
+        line, _ = failure(out)
+        assert code == 255 and line.startswith(
+            f"E10001: Value [{value}] for parameter [--precision_mode] is invalid. Reason: The current "
+            "value is not within the valid range. Valid values are: force_fp16, force_fp32, "), line
+    if version == "6.0.1":  # exactly the five values CANN 6.0.1's ATC page documents
+        line, _ = failure(run(capsys, *base(tiny_model, "--precision_mode=x"))[1])
+        assert line.endswith("Valid values are: force_fp16, force_fp32, allow_fp32_to_fp16, "
+                             "must_keep_origin_dtype, allow_mix_precision.")
+
+
+REAL_ATC_LOGS = "/work/shared/realdata/msit/msit/test/UT/resource/analyze/dataset/atc_err"
+
+
+@pytest.mark.skipif(not os.path.isdir(REAL_ATC_LOGS), reason="real ATC logs (../shared/realdata) absent")
+def test_failure_layout_matches_real_atc_console_logs(capsys, tiny_model):
+    """The real logs msit keeps (E19010, EZ3003, ...) and the fake's E10001 share one layout."""
+    for name in sorted(os.listdir(REAL_ATC_LOGS)):
+        with open(os.path.join(REAL_ATC_LOGS, name), encoding="utf-8") as f:
+            real = f.read()
+        if "Solution:" in real:
+            failure(real.split("        TraceBack (most recent call last):")[0]
+                    + "        TraceBack (most recent call last):")
+            assert real.splitlines()[3].startswith("        Solution: ")
+    _, rest = failure(run(capsys, *base(tiny_model, "--log=verbose"))[1])
+    assert rest[0].startswith("        Solution: ")
 
 
 def test_both_precision_options_and_missing_required(capsys, tiny_model):
@@ -61,7 +116,7 @@ def test_both_precision_options_and_missing_required(capsys, tiny_model):
     code, out = run(capsys, f"--model={tiny_model}", "--framework=5", "--output=tiny")
     assert code == 255 and "E10054: The requied parameter [--soc_version] for ATC is empty." in out
     code, out = run(capsys, f"--model={tiny_model}", "--output=tiny", "--soc_version=Ascend310P3")
-    assert code == 255 and out.splitlines()[-1].startswith("E10007: [--framework] is required.")
+    assert code == 255 and failure(out)[0].startswith("E10007: [--framework] is required.")
 
 
 def test_bad_model_and_bad_fusion_switch(capsys, tmp_path, tiny_model):
@@ -115,4 +170,4 @@ def test_fusion_switch_formats_and_plan(tiny_model):
 def test_fail_knob(capsys, tiny_model, monkeypatch):
     monkeypatch.setenv("FAKE_ATC_FAIL", "E19999")
     code, out = run(capsys, *base(tiny_model))
-    assert code == 255 and out.splitlines()[-1] == "E19999: Inner Error!"
+    assert code == 255 and failure(out) == ("E19999: Inner Error!", ["        TraceBack (most recent call last):"])
