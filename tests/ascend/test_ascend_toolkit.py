@@ -38,9 +38,23 @@ def test_path_wins_and_version_comes_from_the_install_info(tmp_path):
 @pytest.mark.parametrize("sub", ["bin", "compiler/bin", "atc/bin"])
 def test_home_variables_and_layouts(tmp_path, var, sub):
     root = tmp_path / "cann"
-    atc = make_tree(root, atc_sub=sub, compiler_version="6.3.0")
+    atc = make_tree(root, atc_sub=sub, info="version=6.3.RC2\n")
     tk = find_toolkit(env={"PATH": "", var: str(root)})
-    assert tk.atc == atc and tk.home == root and tk.version == "6.3.0"
+    assert tk.atc == atc and tk.home == root and tk.version == "6.3.RC2"
+
+
+def test_version_is_the_install_record_not_a_component_version_file(tmp_path):
+    """compiler/version.info holds a component number (7.x inside CANN 8.0): never the CANN
+    version; without the documented install record the version is unknown, and said so."""
+    root = tmp_path / "latest"
+    atc = make_tree(root, compiler_version="7.3.0.1.231")
+    tk = find_toolkit(env={"PATH": "", "ASCEND_TOOLKIT_HOME": str(root)})
+    assert tk.version is None and "no <arch>-linux/ascend_toolkit_install.info" in tk.describe()
+    info = root / f"{platform.machine()}-linux" / "ascend_toolkit_install.info"
+    info.parent.mkdir()
+    info.write_text('package_name=Ascend-cann-toolkit\ninnerversion=V100R001C18\nversion="8.0.RC2"\n')
+    tk = find_toolkit(env={"PATH": str(atc.parent)})
+    assert (tk.version, tk.version_file, tk.home) == ("8.0.RC2", info, root.resolve())
 
 
 def test_explicit_atc_beats_everything_and_must_be_executable(tmp_path):

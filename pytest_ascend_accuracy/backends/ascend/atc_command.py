@@ -17,7 +17,8 @@ combined. The policy ``"auto"`` therefore passes ``--precision_mode_v2`` only wh
 version is known and >= 7.0 **and** the mode's value has a v2 equivalent; ``allow_fp32_to_fp16``
 (our ``high_precision`` preset) and ``allow_fp32_to_bf16`` have none and always stay on
 ``--precision_mode``. An unknown toolkit version falls back to ``--precision_mode``, which every
-release understands.
+release understands. A ``--precision_mode`` value is checked against the values the toolkit's
+ATC accepts (``precision_modes``: CANN 6.0 accepts five of the nine) before ATC runs.
 """
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...errors import ConfigError
 from ...core.modes import Mode
+from .precision_modes import precision_mode_for
 from .toolkit import parse_version
 
 #: ``--precision_mode`` value -> ``--precision_mode_v2`` value (HD atlasatcparam_16_0068/0069).
@@ -181,7 +183,7 @@ def precision_argument(mode: Mode, toolkit_version: Optional[str], policy: str =
         raise ConfigError("atc_options", "--precision_mode and --precision_mode_v2 cannot be combined "
                                          "(ATC rejects it); give one of them")
     if v1 is not None:
-        return "precision_mode", v1
+        return "precision_mode", precision_mode_for(v1, toolkit_version, explicit=True)
     if v2 is not None:
         return "precision_mode_v2", v2
     v2_value = PRECISION_MODE_V2.get(mode.precision_mode)
@@ -192,7 +194,7 @@ def precision_argument(mode: Mode, toolkit_version: Optional[str], policy: str =
         return "precision_mode_v2", v2_value
     if policy == "auto" and v2_value is not None and supports_precision_mode_v2(toolkit_version):
         return "precision_mode_v2", v2_value
-    return "precision_mode", mode.precision_mode
+    return "precision_mode", precision_mode_for(mode.precision_mode, toolkit_version)
 
 
 def supports_precision_mode_v2(toolkit_version: Optional[str]) -> bool:

@@ -8,17 +8,19 @@ Search order for ``atc`` (first hit wins):
    in ``bin/``, ``compiler/bin/`` and the older ``atc/bin/`` of each.
 
 The installation root is the first of ``$ASCEND_TOOLKIT_HOME``, ``$ASCEND_HOME_PATH`` that
-exists, else the first ancestor of the ``atc`` executable that holds a version file. The toolkit
-version is read from the installation's version files, in this order (the first that names a
-version wins):
+exists, else the first ancestor of the ``atc`` executable that holds the install record. The
+toolkit version is the ``version=`` line of ``<root>/<arch>-linux/ascend_toolkit_install.info``:
+the file the CANN installation guides name as the record of "the package version, CPU
+architecture and install path" and tell users to ``cat`` to check the version (hiascend.com
+``instg_000125`` for 5.0.4, ``instg_0044``/``instg_0064`` for 8.0: ``<install>/ascend-toolkit/
+latest/<arch>-linux/ascend_toolkit_install.info``; 8.5 keeps the same relative path under
+``<install>/cann``). ``compiler/version.info`` and the other components' ``version.info`` files
+are not read: they carry component numbers (e.g. ``Version=7.3.0.1.231`` inside a CANN 8.0
+toolkit), not the CANN release that decides which ATC options exist. Without the install record
+the version is unknown, and the backend then uses only options every release accepts.
 
-* ``<root>/<arch>-linux/ascend_toolkit_install.info`` (``version=8.0.RC2``), the file the CANN
-  install guides tell users to ``cat``;
-* ``<root>/compiler/version.info`` (``Version=7.0.0``);
-* ``<root>/toolkit/version.info`` and ``<root>/version.info`` (same ``Version=`` syntax).
-
-Nothing here runs ``atc``; the version only decides which ATC options are used
-(``atc_command.precision_argument``) and is part of the conversion cache key.
+Nothing here runs ``atc``; the version decides which ATC options are used
+(``atc_command.precision_argument``, ``precision_modes``) and is part of the conversion cache key.
 """
 from __future__ import annotations
 
@@ -36,13 +38,9 @@ from ...errors import ConversionError
 HOME_VARIABLES = ("ASCEND_TOOLKIT_HOME", "ASCEND_HOME_PATH")
 #: where ``atc`` lives below a toolkit root, newest layout first.
 ATC_SUBDIRS = ("bin", "compiler/bin", "atc/bin")
-#: version files below a toolkit root and the key that holds the version.
-_VERSION_FILES = (
-    ("{arch}-linux/ascend_toolkit_install.info", "version"),
-    ("compiler/version.info", "Version"),
-    ("toolkit/version.info", "Version"),
-    ("version.info", "Version"),
-)
+#: the install record below a toolkit root (documented), and the key holding the version.
+INSTALL_RECORD = "{arch}-linux/ascend_toolkit_install.info"
+VERSION_KEY = "version"
 
 
 @dataclass(frozen=True)
@@ -60,7 +58,8 @@ class Toolkit:
 
     def describe(self) -> str:
         where = f" at {self.home}" if self.home else ""
-        return f"CANN toolkit {self.version or '(version unknown)'}{where}, atc {self.atc}"
+        version = self.version or "(version unknown: no <arch>-linux/ascend_toolkit_install.info)"
+        return f"CANN toolkit {version}{where}, atc {self.atc}"
 
 
 def find_atc(explicit: "str | os.PathLike[str] | None" = None,
@@ -120,19 +119,20 @@ def toolkit_home(atc: Optional[Path] = None, env: Optional[Mapping[str, str]] = 
 
 
 def read_toolkit_version(home: "str | os.PathLike[str]") -> Tuple[Optional[str], Optional[Path]]:
-    """(version string, file it came from), or (None, None) when no version file names one."""
-    found = _version_file(Path(home))
-    if found is None:
+    """(version string, install record it came from), or (None, None) when the toolkit has no
+    ``<arch>-linux/ascend_toolkit_install.info`` naming a version."""
+    path = _version_file(Path(home))
+    if path is None:
         return None, None
-    path, key = found
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None, None
     for line in text.splitlines():
         name, sep, value = line.partition("=")
-        if sep and name.strip() == key and value.strip():
-            return value.strip(), path
+        value = value.strip().strip("'\"")
+        if sep and name.strip().lower() == VERSION_KEY and value:
+            return value, path
     return None, None
 
 
@@ -149,16 +149,14 @@ def parse_version(text: str) -> Tuple[int, ...]:
     return tuple(parts)
 
 
-def _version_file(root: Path) -> Optional[Tuple[Path, str]]:
-    arch = platform.machine() or "x86_64"
-    for pattern, key in _VERSION_FILES:
-        path = root / pattern.format(arch=arch)
-        if path.is_file():
-            return path, key
+def _version_file(root: Path) -> Optional[Path]:
+    path = root / INSTALL_RECORD.format(arch=platform.machine() or "x86_64")
+    if path.is_file():
+        return path
     # an install for another architecture (cross toolkit) still names its version
-    for path in sorted(root.glob("*-linux/ascend_toolkit_install.info")):
+    for path in sorted(root.glob(INSTALL_RECORD.format(arch="*"))):
         if path.is_file():
-            return path, "version"
+            return path
     return None
 
 
