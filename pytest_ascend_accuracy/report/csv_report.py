@@ -21,6 +21,7 @@ from typing import Iterable, List, Optional
 
 from ..compare.metrics import METRIC_COLUMNS, format_value
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
+from ..core.atomic_files import atomic_write_text
 
 HEADER = (["Index", "OpType", "NPUDump", "DataType", "Address", "GroundTruth", "DataType",
            "TensorIndex", "Shape"] + list(METRIC_COLUMNS.values())
