@@ -121,3 +121,29 @@ def test_bad_soc_or_output_prefix():
 def test_om_to_json_command():
     assert om_to_json_command("/opt/atc", "tiny.om", "tiny.json") == (
         "/opt/atc", "--mode=1", "--om=tiny.om", "--json=tiny.json")
+
+
+@pytest.mark.parametrize("version, mode_value, passed", [
+    ("6.0.1", "allow_fp32_to_fp16", "allow_fp32_to_fp16"),
+    ("6.0.1", "cube_fp16in_fp32out", "force_fp32"),          # documented same effect, older spelling
+    ("6.0.1", "allow_mix_precision_fp16", "allow_mix_precision"),
+    ("6.3.RC2", "allow_mix_precision_bf16", "allow_mix_precision_bf16"),
+    ("6.3.RC2", "cube_fp16in_fp32out", "force_fp32"),
+    (None, "allow_fp32_to_bf16", "allow_fp32_to_bf16"),        # unknown version: ATC decides
+])
+def test_precision_mode_value_fits_the_toolkit_version(version, mode_value, passed):
+    cmd = build(Mode(precision_mode=mode_value), toolkit_version=version)
+    assert cmd.option("precision_mode") == passed and cmd.option("precision_mode_v2") is None
+
+
+def test_precision_mode_the_toolkit_lacks_is_refused_before_atc_runs():
+    with pytest.raises(ConfigError) as info:
+        build(Mode(precision_mode="allow_mix_precision_bf16"), toolkit_version="6.0.1")
+    assert str(info.value) == (
+        "precision_mode: 'allow_mix_precision_bf16' needs CANN 6.2 or later; the installed toolkit is CANN "
+        "6.0.1, whose ATC accepts force_fp16, force_fp32, allow_fp32_to_fp16, must_keep_origin_dtype, "
+        "allow_mix_precision")
+    with pytest.raises(ConfigError, match=r"the same effect on this toolkit: 'force_fp32'"):
+        build(toolkit_version="6.3.RC2", atc_options={"precision_mode": "cube_fp16in_fp32out"})
+    with pytest.raises(ConfigError, match=r"'force_fp61' is not a precision mode ATC knows.*closest: force_fp16"):
+        build(toolkit_version="8.0.RC2", atc_options={"precision_mode": "force_fp61"})

@@ -200,6 +200,32 @@ def test_mode_option_the_installed_fake_atc_does_not_know(backend, monkeypatch, 
     assert old.convert(tiny_model, FUSION_OFF).info["precision_option"] == "precision_mode"
 
 
+def test_cann_6_toolkit_gets_only_the_precision_modes_it_documents(cache, fake_atc_on_path, monkeypatch, tiny_model,
+                                                                   tmp_path, atc_calls):
+    """A CANN 6.0.1 toolkit (install record ``version=6.0.1``): a mode value it lacks is refused
+    before ATC runs, a same-effect one is spelled the old way; with the version unknown the value
+    goes to ATC, and the fake 6.0.1 ATC refuses it the way real ATC does."""
+    import platform
+
+    from pytest_ascend_accuracy.testing.fake_atc import install_fake_toolkit
+
+    old = install_fake_toolkit(tmp_path / "cann-6.0.1", version="6.0.1")
+    monkeypatch.setenv("PATH", f"{old.home / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    be = AscendBackend(cache, soc_version="Ascend310P3", progress=None)
+    with pytest.raises(ConfigError, match=r"'allow_mix_precision_bf16' needs CANN 6\.2 or later; the installed "
+                                          r"toolkit is CANN 6\.0\.1 \(read from .*ascend_toolkit_install\.info\)"):
+        be.convert(tiny_model, Mode(precision_mode="allow_mix_precision_bf16"))
+    assert atc_calls(fake_atc_on_path) == []
+    converted = be.convert(tiny_model, Mode(precision_mode="cube_fp16in_fp32out"))
+    assert "--precision_mode=force_fp32" in converted.info["atc_command"]
+    (old.home / f"{platform.machine()}-linux" / "ascend_toolkit_install.info").unlink()
+    unknown = AscendBackend(cache, soc_version="Ascend310P3", progress=None)
+    with pytest.raises(ConversionError) as info:
+        unknown.convert(tiny_model, Mode(precision_mode="allow_mix_precision_bf16"))
+    assert info.value.code == "E10001" and "rejected --precision_mode=allow_mix_precision_bf16" in str(info.value)
+    assert "E10001: Value [allow_mix_precision_bf16] for parameter [--precision_mode] is invalid." in str(info.value)
+
+
 def test_dump_directory_with_files_from_several_runs(backend, tiny_model, x, tmp_path, cache):
     converted = backend.convert(tiny_model)
     backend.run(converted, {"x": x}, dump_dir=tmp_path / "dumps")

@@ -109,7 +109,8 @@ def build_atc_command(atc: "str | os.PathLike[str]", model: "str | os.PathLike[s
                       input_format: Optional[str] = None,
                       atc_options: Optional[Mapping[str, object]] = None,
                       toolkit_version: Optional[str] = None,
-                      precision_policy: str = "auto") -> AtcCommand:
+                      precision_policy: str = "auto",
+                      toolkit_version_file: "str | os.PathLike[str] | None" = None) -> AtcCommand:
     """The ATC argv for converting ``model`` under ``mode`` (see the module docstring)."""
     if not soc_version or not re.fullmatch(r"[A-Za-z0-9_]+", soc_version):
         raise ConfigError("soc_version", f"expected a name such as Ascend310P3, got {soc_version!r}")
@@ -131,7 +132,8 @@ def build_atc_command(atc: "str | os.PathLike[str]", model: "str | os.PathLike[s
     if fmt:
         opts["input_format"] = fmt
 
-    name, value = precision_argument(mode, toolkit_version, precision_policy, user)
+    name, value = precision_argument(mode, toolkit_version, precision_policy, user,
+                                     version_file=toolkit_version_file)
     opts[name] = value
 
     for opt_name, opt_value in mode.atc_options():
@@ -171,7 +173,8 @@ def om_to_json_command(atc: "str | os.PathLike[str]", om: str, json_name: str) -
 
 
 def precision_argument(mode: Mode, toolkit_version: Optional[str], policy: str = "auto",
-                       user: Optional[Dict[str, str]] = None) -> Tuple[str, str]:
+                       user: Optional[Dict[str, str]] = None, *,
+                       version_file: "str | os.PathLike[str] | None" = None) -> Tuple[str, str]:
     """(option name, value) for the precision mode; a user ``precision_mode[_v2]`` option wins
     (and is removed from ``user``). Never returns both options."""
     if policy not in PRECISION_POLICIES:
@@ -183,7 +186,7 @@ def precision_argument(mode: Mode, toolkit_version: Optional[str], policy: str =
         raise ConfigError("atc_options", "--precision_mode and --precision_mode_v2 cannot be combined "
                                          "(ATC rejects it); give one of them")
     if v1 is not None:
-        return "precision_mode", precision_mode_for(v1, toolkit_version, explicit=True)
+        return "precision_mode", precision_mode_for(v1, toolkit_version, explicit=True, version_file=version_file)
     if v2 is not None:
         return "precision_mode_v2", v2
     v2_value = PRECISION_MODE_V2.get(mode.precision_mode)
@@ -194,7 +197,7 @@ def precision_argument(mode: Mode, toolkit_version: Optional[str], policy: str =
         return "precision_mode_v2", v2_value
     if policy == "auto" and v2_value is not None and supports_precision_mode_v2(toolkit_version):
         return "precision_mode_v2", v2_value
-    return "precision_mode", precision_mode_for(mode.precision_mode, toolkit_version)
+    return "precision_mode", precision_mode_for(mode.precision_mode, toolkit_version, version_file=version_file)
 
 
 def supports_precision_mode_v2(toolkit_version: Optional[str]) -> bool:

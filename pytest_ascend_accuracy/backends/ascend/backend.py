@@ -132,7 +132,7 @@ class AscendBackend:
             toolkit.atc, model, mode, output_prefix=model_name, soc_version=soc,
             input_shape=shapes if input_shape else None, input_format=input_format,
             atc_options=atc_options, toolkit_version=toolkit.version,
-            precision_policy=self.precision_policy)
+            precision_policy=self.precision_policy, toolkit_version_file=toolkit.version_file)
         model_sha = file_sha256(model)
         key = make_key(backend=self.name, format=ENTRY_FORMAT, model_sha256=model_sha, mode=mode.key(),
                        atc=command.key_parts(), toolkit_version=toolkit.version, soc_version=soc)

@@ -31,6 +31,7 @@ unknown toolkit version nothing is refused here (ATC itself still checks).
 from __future__ import annotations
 
 import difflib
+import os
 from typing import Dict, Optional, Tuple
 
 from ...errors import ConfigError
@@ -60,7 +61,7 @@ def accepted_precision_modes(toolkit_version: Optional[str]) -> Tuple[str, ...]:
 
 
 def precision_mode_for(value: str, toolkit_version: Optional[str], *, explicit: bool = False,
-                       version_file: Optional[str] = None) -> str:
+                       version_file: "str | os.PathLike[str] | None" = None) -> str:
     """``value`` as this toolkit's ATC accepts it: unchanged, its documented same-effect older
     spelling (mode-derived values only), or a ConfigError naming the version and what it accepts."""
     accepted = accepted_precision_modes(toolkit_version)
@@ -69,7 +70,7 @@ def precision_mode_for(value: str, toolkit_version: Optional[str], *, explicit: 
     older = SAME_EFFECT.get(value)
     if older in accepted and not explicit:
         return older
-    where = f" (read from {version_file})" if version_file else ""
+    where = f" (read from {os.fspath(version_file)})" if version_file else ""
     known = value in PRECISION_MODE_SINCE
     reason = (f"needs CANN {'.'.join(map(str, PRECISION_MODE_SINCE[value]))} or later" if known
               else "is not a precision mode ATC knows")
