@@ -9,8 +9,15 @@ Rules, first that applies wins, per actual output tensor:
    the output of the LAST original op it covers that has a golden dump, in golden order.
 4. ``name``: the golden op whose sanitised name equals the actual op's sanitised name.
 
-An op whose original names are all empty, or that the dump's ``meta['npu_only_ops']`` lists
-(the om json says so), is NPU-only (an inserted TransData/Cast) and has no golden counterpart. Names are compared after ``dump.layout.sanitize`` on both sides, because
+NPU-only ops (original names all empty, or listed in the dump's ``meta['npu_only_ops']``: the
+om json says so) have no golden op of their own. One that ``load_dump`` paired with its
+producer through the om json's input edges (``meta['paired_via_producer']``, see
+``dump.om_pairing``) is compared with the producer's golden tensor (``how="producer"``, as
+msaccucmp does for Cast/TransData); any other is reported NPU-only, never a failure. So is a
+TransData/Cast whose origin (from a dump header, without an om json) points at a golden tensor
+of another size: real ATC gives such ops their consumer's name. Ops in
+``meta['om_inner_ops']`` (intermediate parts of one framework op split in several) have no
+golden tensor either. Names are compared after ``dump.layout.sanitize`` on both sides, because
 golden ``.npy`` names and Ascend dump file names are sanitised. Matching reads no tensor data.
 """
 from __future__ import annotations
@@ -32,7 +39,7 @@ class TensorPair:
     actual: TensorRef
     golden_op: Optional[OpRecord]
     golden: Optional[TensorRef]
-    how: str  # mapping | origin | fused | name
+    how: str  # mapping | origin | producer | fused | name
     reason: str = ""
 
 
@@ -45,22 +52,35 @@ class MatchPlan:
 
 
 class _GoldenIndex:
-    """Golden ops by sanitised name, with their position in golden order."""
+    """Golden ops by name, with their position in golden order. A name is looked up exactly
+    first, then by its sanitised form (golden dirs msit wrote hold sanitised names); golden
+    ops whose names sanitise alike (``a.b``, ``a_b``: our writer keeps them apart, see
+    ``dump.golden_names``) stay distinct, the one whose name is the sanitised form answering
+    the loose lookup."""
 
     def __init__(self, golden: DumpSet):
         self.ops: Dict[str, Tuple[int, OpRecord]] = {}
+        self._loose: Dict[str, str] = {}
         for pos, op in enumerate(golden.ops):
-            self.ops[sanitize(op.name)] = (pos, op)  # duplicates: the later dump wins
+            self.ops[op.name] = (pos, op)  # duplicates: the later dump wins
+            key = sanitize(op.name)
+            if key == op.name or self._loose.get(key) != key:
+                self._loose[key] = op.name
+
+    def _name(self, name: str) -> Optional[str]:
+        if not name:
+            return None
+        return name if name in self.ops else self._loose.get(sanitize(name))
 
     def get(self, name: str) -> Optional[OpRecord]:
-        hit = self.ops.get(sanitize(name)) if name else None
+        hit = self.ops.get(self._name(name))
         return hit[1] if hit else None
 
     def position(self, name: str) -> int:
-        return self.ops[sanitize(name)][0]
+        return self.ops[self._name(name)][0]
 
     def last_of(self, names) -> Optional[OpRecord]:
-        present = [n for n in names if n and sanitize(n) in self.ops]
+        present = [n for n in names if self._name(n) is not None]
         if not present:
             return None
         return self.get(max(present, key=self.position))
@@ -84,6 +104,26 @@ def _is_npu_only(op: OpRecord, listed=frozenset()) -> bool:
     """No framework origin: original names all empty, or listed in the dump's
     ``meta['npu_only_ops']`` (what ``load_dump`` records from the om json)."""
     return op.name in listed or (bool(op.original_names) and all(not n for n in op.original_names))
+
+
+#: op types msaccucmp walks back to their producer (``ConstManager.SPECIAL_OPS_TYPE``)
+SPECIAL_OPS_TYPE = ("Cast", "TransData")
+
+
+def _origin_pair(op: OpRecord, t: TensorRef, index: _GoldenIndex, how: str,
+                 guard: bool) -> Optional[TensorPair]:
+    """The pair ``t.origin`` names; None when that golden op is absent or, with ``guard``,
+    when its tensor holds another number of values (the origin cannot be the same tensor)."""
+    origin_op = index.get(t.origin[0]) if t.origin else None
+    if origin_op is None:
+        return None
+    g = _output(origin_op, t.origin[1])
+    if g is None:
+        return TensorPair(op, t, origin_op, None, how,
+                          f"golden op {origin_op.name!r} has no output {t.origin[1]}")
+    if guard and g.size != t.size:
+        return None
+    return TensorPair(op, t, origin_op, g, how)
 
 
 def _check_mapping(mapping: Mapping[str, str], actual: DumpSet, index: _GoldenIndex) -> Dict[str, str]:
@@ -111,28 +151,38 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     compared: Dict[str, None] = {}  # golden op names, insertion-ordered set
     covered: Dict[str, None] = {}
     unmatched_actual: List[OpRecord] = []
-    npu_only: List[str] = []
+    npu_only_names: List[str] = []
     listed = frozenset(actual.meta.get("npu_only_ops", ()) or ())
+    via_producer = actual.meta.get("paired_via_producer") or {}
+    inner = frozenset(actual.meta.get("om_inner_ops", ()) or ())
+    header_origins = "om_json" not in actual.meta
     for op in actual.ops:
         key = sanitize(op.name)
+        npu_only = False
         if key in user:
             target, how = index.get(user[key]), "mapping"
+        elif op.name in inner:
+            target, how = None, "inner"
         elif _is_npu_only(op, listed):
-            target, how = None, ""
+            target, how, npu_only = None, "producer" if op.name in via_producer else "", True
         elif op.is_fused:
             target, how = index.last_of(op.original_names), "fused"
             if target is None and index.get(op.name) is not None:
                 target, how = index.get(op.name), "name"
         else:
             target, how = index.get(op.name), "name"
-        op_pairs = []
+        special = npu_only or (header_origins and op.op_type in SPECIAL_OPS_TYPE)
+        op_pairs, guarded = [], False
         for t in op.outputs:
-            origin_op = index.get(t.origin[0]) if t.origin and how != "mapping" else None
-            if origin_op is not None:
-                g = _output(origin_op, t.origin[1])
-                reason = "" if g is not None else (
-                    f"golden op {origin_op.name!r} has no output {t.origin[1]}")
-                op_pairs.append(TensorPair(op, t, origin_op, g, "origin", reason))
+            pair = None
+            if t.origin and how not in ("mapping", "inner"):
+                pair = _origin_pair(op, t, index, "producer" if how == "producer" else "origin",
+                                    guard=special)
+                if pair is None and special and index.get(t.origin[0]) is not None:
+                    guarded = True  # the origin names a tensor of another size: not this one
+                    continue
+            if pair is not None:
+                op_pairs.append(pair)
             elif target is not None:
                 g = _output(target, t.index)
                 reason = "" if g is not None else f"golden op {target.name!r} has no output {t.index}"
@@ -144,8 +194,8 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                     op_pairs.append(TensorPair(op, t, target, g, how))
         if not op_pairs:
             unmatched_actual.append(op)
-            if _is_npu_only(op, listed):
-                npu_only.append(op.name)
+            if npu_only or guarded:
+                npu_only_names.append(op.name)
             continue
         pairs.extend(op_pairs)
         for p in op_pairs:
@@ -166,5 +216,5 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     coverage = Coverage(golden_total=len(index.ops), compared=tuple(compared), fused=tuple(fused),
                         folded=tuple(folded), unmatched_golden=tuple(unmatched_golden),
                         unmatched_actual=tuple(op.name for op in unmatched_actual),
-                        npu_only=tuple(npu_only))
-    return MatchPlan(tuple(pairs), coverage, tuple(unmatched_actual), tuple(npu_only))
+                        npu_only=tuple(npu_only_names))
+    return MatchPlan(tuple(pairs), coverage, tuple(unmatched_actual), tuple(npu_only_names))

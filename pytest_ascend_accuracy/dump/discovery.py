@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..errors import DumpFormatError
 from .layout import MAPPING_FILE, DumpFileName, parse_file_name, read_mapping, sanitize
@@ -108,11 +108,18 @@ def describe_leaf(path: Path) -> LeafInfo:
     return LeafInfo(path)
 
 
-def choose_leaf(root, model_name: Optional[str] = None) -> LeafInfo:
+def choose_leaf(root, model_name: Optional[str] = None, *,
+                sub_models: Sequence[str] = ()) -> LeafInfo:
     """The leaf directory to load for ``root``; raises ``DumpFormatError`` naming the choices
-    when it is ambiguous and when nothing (or nothing for ``model_name``) is there."""
+    when it is ambiguous and when nothing (or nothing for ``model_name``) is there. Leaves of
+    the ``sub_models`` (an om json's sub-graphs, dumped as models of their own) are not
+    candidates: ``sub_model_leaves`` finds them next to the chosen one."""
     root = Path(root)
     leaves = [describe_leaf(p) for p in find_leaf_dirs(root)]
+    if sub_models:
+        subs = set(sub_models) | {sanitize(s) for s in sub_models}
+        main = [leaf for leaf in leaves if not (_model_of(leaf, root) & subs)]
+        leaves = main or leaves
     if not leaves:
         if _has_stats_csv(root):
             raise DumpFormatError(root, "holds only statistics CSV files (acl.json dump_data: "
@@ -138,6 +145,31 @@ def choose_leaf(root, model_name: Optional[str] = None) -> LeafInfo:
     newest = max(leaves, key=lambda leaf: (leaf.timestamp, leaf.model_id, leaf.step))
     older = tuple(str(leaf.path) for leaf in leaves if leaf is not newest)
     return dataclasses.replace(newest, older=older)
+
+
+def sub_model_leaves(main: LeafInfo, root, names: Sequence[str]) -> Dict[str, LeafInfo]:
+    """{sub-model name: its leaf} for the ``names`` that have a dump: searched under the main
+    leaf's device directory when it has the standard layout (``{ts}/{device}/{model}/...``),
+    else under ``root``; a run in the main leaf's timestamp directory is preferred, then the
+    newest. Names without a dump are left out (an If branch that did not run has none)."""
+    base = Path(os.path.abspath(main.path)).parents[2] if main.standard else Path(root)
+    found: Dict[str, LeafInfo] = {}
+    leaves = [describe_leaf(p) for p in find_leaf_dirs(base)]
+    for name in names:
+        wanted = {name, sanitize(name)}
+        mine = [leaf for leaf in leaves
+                if not _same(leaf.path, main.path) and _model_of(leaf, base) & wanted]
+        if not mine:
+            continue
+        same_run = [leaf for leaf in mine if leaf.standard and leaf.timestamp == main.timestamp]
+        pick = same_run or mine
+        found[name] = max(pick, key=lambda leaf: (leaf.timestamp or "", leaf.model_id or 0,
+                                                   leaf.step or 0, str(leaf.path)))
+    return found
+
+
+def _same(a: Path, b: Path) -> bool:
+    return os.path.abspath(a) == os.path.abspath(b)
 
 
 def _has_stats_csv(root: Path) -> bool:

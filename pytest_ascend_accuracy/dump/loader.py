@@ -8,22 +8,25 @@
 Op names are the header's ``op_name`` (the real name) when present, else the file name's op part
 with FFTS+ partition prefixes stripped. An op dumped several times (same name, several
 timestamps) keeps its last dump, as msaccucmp does; ``meta['repeated']`` counts them.
-With an om json, ops are ordered by om ``id`` and get their fused ``original_names`` and output
-origins from it; without, the dump's ``OriginalOp`` fields and timestamp order are used.
+With an om json, ops are ordered as the om json runs them and get their fused
+``original_names`` and output origins from it (``om_pairing`` decides which origins to believe);
+the dumps of its sub-graph models (``{ts}/{device}/{sub-graph name}/...``) are merged in, so no
+op is dropped. Without an om json, the dump's ``OriginalOp`` fields and timestamp order are used.
 """
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..errors import DumpFormatError
 from .ascend_bin import read_dump_file
-from .discovery import choose_leaf, describe_leaf, scan_dump_files
+from .discovery import choose_leaf, describe_leaf, scan_dump_files, sub_model_leaves
 from .layout import parse_file_name, read_mapping
-from .model import DumpSet, OpRecord
+from .model import DumpSet, OpRecord, TensorRef
 from .npy_dir import has_npy_dump, read_npy_dir
-from .om_json import OmGraph, read_om_json
+from .om_json import OmGraph, OmOp, read_om_json
+from .om_pairing import OutputPairing, pair_outputs
 
 
 def load_dump(path, *, om_json=None, model_name: Optional[str] = None) -> DumpSet:
@@ -32,21 +35,44 @@ def load_dump(path, *, om_json=None, model_name: Optional[str] = None) -> DumpSe
     p = Path(path)
     if not p.exists():
         raise DumpFormatError(p, "no such file or directory")
+    graph = None
+    if om_json is not None:
+        graph = om_json if isinstance(om_json, OmGraph) else read_om_json(om_json)
     if p.is_file():
         dump = _read_single_file(p)
     elif has_npy_dump(p):
         dump = read_npy_dir(p)
     else:
-        leaf = choose_leaf(p, model_name)
+        subs = graph.sub_graphs if graph is not None else ()
+        leaf = choose_leaf(p, model_name, sub_models=subs)
         dump = read_ascend_dir(leaf.path, model_name=model_name or leaf.model_name)
         if leaf.path != p:
             dump.meta["searched_from"] = str(p)
         if leaf.older:
             dump.meta["older_runs_ignored"] = list(leaf.older)
-    if om_json is not None:
-        dump = apply_om_json(dump, om_json if isinstance(om_json, OmGraph) else read_om_json(om_json),
-                             source=None if isinstance(om_json, OmGraph) else str(om_json))
+        if subs:
+            dump = _merge_sub_models(dump, leaf, p, subs)
+    if graph is not None:
+        dump = apply_om_json(dump, graph, source=None if isinstance(om_json, OmGraph)
+                             else str(om_json))
     return dump
+
+
+def _merge_sub_models(dump: DumpSet, leaf, root: Path, names) -> DumpSet:
+    """Add the ops ATC's sub-graph models (If/Case branches, loop bodies) dumped under their
+    own model directories, as msit does by listing every sub-graph in acl.json's dump_list."""
+    found = sub_model_leaves(leaf, root, names)
+    ops = list(dump.ops)
+    for name, sub_leaf in found.items():
+        sub = read_ascend_dir(sub_leaf.path, model_name=name)
+        ops.extend(sub.ops)
+    meta = dict(dump.meta)
+    if found:
+        meta["sub_models"] = {name: str(sub_leaf.path) for name, sub_leaf in found.items()}
+    missing = [n for n in names if n not in found]
+    if missing:
+        meta["sub_models_not_dumped"] = missing
+    return DumpSet(ops, kind=dump.kind, root=dump.root, model_name=dump.model_name, meta=meta)
 
 
 def _read_single_file(p: Path) -> DumpSet:
@@ -98,26 +124,35 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None) -> DumpSet:
 
 
 def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None) -> DumpSet:
-    """Order ops by om ``id`` and attach fused original names and output origins from the om json.
-    Ops the om json does not list keep their relative order after the listed ones."""
+    """Order ops as the om json runs them and attach fused original names and output origins.
+
+    Origins follow ``om_pairing``: an origin the om json gives but the graph contradicts (an
+    NPU-inserted TransData naming its consumer) is replaced by the producer's, so the header's
+    copy of it is dropped too. Ops the om json does not list keep their relative order after
+    the listed ones. ``meta`` records ``npu_only_ops``, ``paired_via_producer`` {op: producer}
+    and ``om_inner_ops`` (intermediate ops of one framework op split in several), which
+    ``compare.matching`` reads."""
+    position = {op.name: k for k, op in enumerate(graph.ops)}
     by_name = graph.by_name
+    pairing = pair_outputs(graph)
     listed, unlisted = [], []
+    via: Dict[str, str] = {}
+    inner: List[str] = []
     for op in dump.ops:
         om = by_name.get(op.name)
         if om is None:
             unlisted.append(op)
             continue
-        outputs = tuple(
-            dataclasses.replace(t, origin=om.output_origins[t.index])
-            if t.origin is None and t.index < len(om.output_origins)
-            and om.output_origins[t.index] is not None else t
-            for t in op.outputs)
-        names = om.original_names or op.original_names
-        if om.npu_only:
-            names = ()
-        listed.append((om.id, dataclasses.replace(op, original_names=tuple(names),
-                                                  outputs=outputs,
-                                                  op_type=op.op_type or om.type)))
+        outputs = tuple(_with_origin(t, om, pairing[om.name]) for t in op.outputs)
+        for t in op.outputs:
+            pair = pairing[om.name][t.index] if t.index < len(pairing[om.name]) else None
+            if pair is not None and pair.how == "producer":
+                via[op.name] = pair.via[-1]
+            if pair is not None and pair.how == "inner" and op.name not in inner:
+                inner.append(op.name)
+        names = () if om.npu_only else (om.original_names or op.original_names)
+        listed.append((position[om.name], dataclasses.replace(
+            op, original_names=tuple(names), outputs=outputs, op_type=op.op_type or om.type)))
     listed.sort(key=lambda pair: pair[0])
     ops = [op for _, op in listed] + unlisted
     ops = [dataclasses.replace(op, order=i) for i, op in enumerate(ops)]
@@ -126,6 +161,10 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
     npu_only = [o.name for o in graph.ops if o.npu_only]
     if npu_only:
         meta["npu_only_ops"] = npu_only
+    if via:
+        meta["paired_via_producer"] = via
+    if inner:
+        meta["om_inner_ops"] = inner
     if unlisted:
         meta["ops_not_in_om_json"] = [op.name for op in unlisted]
     for key in ("soc_version", "atc_cmdline"):
@@ -133,3 +172,15 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
             meta.setdefault(key, graph.attrs[key])
     return DumpSet(ops, kind=dump.kind, root=dump.root,
                    model_name=dump.model_name or graph.name or None, meta=meta)
+
+
+def _with_origin(t: TensorRef, om: OmOp, pairs: Tuple[OutputPairing, ...]) -> TensorRef:
+    """``t`` with the origin the om json pairs it with: the trusted or producer's origin; none
+    (the matching rules decide by name) where the om json describes the output but its origin
+    is not to be believed; the dump header's where the om json says nothing about it."""
+    described = t.index < max(len(om.output_origins), len(om.output_descs))
+    if not (described or om.npu_only) or t.index >= len(pairs):
+        return t
+    pair = pairs[t.index]
+    origin = pair.origin if pair.how in ("origin", "producer") else None
+    return t if t.origin == origin else dataclasses.replace(t, origin=origin)

@@ -102,3 +102,52 @@ def test_inputs_are_compared_only_on_request():
     assert len(match_ops(actual, golden).pairs) == 1
     plan = match_ops(actual, golden, compare_inputs=True)
     assert [p.actual.slot for p in plan.pairs] == ["output:0", "input:0"]
+
+
+def test_npu_only_op_paired_through_its_producer_by_the_om_json():
+    golden = _golden("Pad_49", "Conv_52")
+    t = TensorRef.from_array
+    actual = DumpSet([
+        OpRecord("Pad_49", outputs=(_t(),)),
+        # origin already resolved to the producer by load_dump (dump.om_pairing)
+        OpRecord("trans_TransData_4", "TransData", outputs=(_t(origin=("Pad_49", 0)),)),
+        # the same, but the producer's tensor has another size: NPU-only, not a failure
+        OpRecord("trans_TransData_5", "TransData",
+                 outputs=(t(np.zeros(9, np.float32), origin=("Conv_52", 0)),)),
+        OpRecord("trans_Cast_6", "Cast", outputs=(_t(),)),
+    ], meta={"om_json": "m.json", "npu_only_ops": ["trans_TransData_4", "trans_TransData_5",
+                                                   "trans_Cast_6"],
+             "paired_via_producer": {"trans_TransData_4": "Pad_49",
+                                     "trans_TransData_5": "Conv_52"}})
+    plan = match_ops(actual, golden)
+    assert _pairs(plan) == [("Pad_49", "output:0", "Pad_49", "output:0", "name"),
+                            ("trans_TransData_4", "output:0", "Pad_49", "output:0", "producer")]
+    assert plan.coverage.npu_only == ("trans_TransData_5", "trans_Cast_6")
+
+
+def test_inner_parts_of_a_split_op_have_no_golden():
+    golden = _golden("RandomNormalLike_327")
+    names = ("RandomNormalLike_327",)
+    actual = DumpSet([OpRecord("normal_170", outputs=(_t(),), original_names=names),
+                      OpRecord("mul_171", outputs=(_t(origin=("mul_171", 0)),),
+                               original_names=names),
+                      OpRecord("add_172", outputs=(_t(),), original_names=names)],
+                     meta={"om_json": "m.json", "om_inner_ops": ["normal_170", "mul_171"]})
+    plan = match_ops(actual, golden)
+    assert _pairs(plan) == [("add_172", "output:0", "RandomNormalLike_327", "output:0", "fused")]
+    assert plan.coverage.unmatched_actual == ("normal_170", "mul_171")
+    assert plan.coverage.npu_only == ()
+
+
+def test_header_origin_of_a_transdata_naming_a_tensor_of_another_size_is_not_believed():
+    """Without an om json only the dump header's origin is known; real ATC gives an inserted
+    TransData its consumer's name (trans_TransData_4 -> Conv_52)."""
+    golden = DumpSet([OpRecord("Conv_52", outputs=(TensorRef.from_array(np.zeros(12)),))])
+    actual = DumpSet([OpRecord("trans_TransData_4", "TransData", original_names=("Conv_52",),
+                               outputs=(_t(origin=("Conv_52", 0)),)),
+                      OpRecord("Conv_52_Conv2D", "Conv2D", original_names=("Conv_52",),
+                               outputs=(TensorRef.from_array(np.zeros(12),
+                                                             origin=("Conv_52", 0)),))])
+    plan = match_ops(actual, golden)
+    assert [p.actual_op.name for p in plan.pairs] == ["Conv_52_Conv2D"]
+    assert plan.coverage.npu_only == ("trans_TransData_4",)

@@ -3,7 +3,8 @@ import json
 
 import pytest
 
-from pytest_ascend_accuracy.dump.om_json import OmOp, read_om_json, write_om_json
+from pytest_ascend_accuracy.dump.om_json import (ModelOutput, OmGraph, OmOp, OmTensorDesc,
+                                                model_outputs, read_om_json, write_om_json)
 from pytest_ascend_accuracy.errors import DumpFormatError
 
 REAL_SHAPED = {
@@ -70,7 +71,8 @@ def test_written_json_has_the_atc_shape(tmp_path):
     (op,) = graph["op"]
     assert graph["name"] == "tiny"
     assert op["attr"] == [{"key": "_datadump_original_op_names",
-                           "value": {"list": {"val_type": 1, "s": ["conv", "relu"]}}}]
+                           "value": {"list": {"val_type": "VT_LIST_STRING",
+                                              "s": ["conv", "relu"]}}}]
     assert op["output_desc"] == [{"attr": [
         {"key": "_datadump_origin_name", "value": {"s": "relu"}},
         {"key": "_datadump_origin_output_index", "value": {"i": 0}}]}]
@@ -91,3 +93,114 @@ def test_bad_om_json_names_file_and_problem(tmp_path, content, problem):
     with pytest.raises(DumpFormatError) as info:
         read_om_json(path)
     assert str(info.value).startswith(f"{path}: {problem}")
+
+
+# ----------------------------------------------------------------------- what real ATC writes
+# Built in code with the structure of the real ATC 5.1 / 6.0 files listed in
+# docs/ascend_backend.md (never copied): enum-name val_type, null attr values, the Data op
+# without "id", control inputs "x:-1", "" inputs, device output descs, out-node names.
+def _desc(dtype, layout, shape, origin_shape, origin=None, fmt="NCHW"):
+    attr = [{"key": "origin_shape_range", "value": None},
+            {"key": "origin_format", "value": {"s": fmt}},
+            {"key": "origin_shape", "value": {"list": {"i": origin_shape,
+                                                       "val_type": "VT_LIST_INT"}}}]
+    if origin:
+        attr += [{"key": "_datadump_origin_name", "value": {"s": origin[0]}},
+                 {"key": "_datadump_origin_output_index", "value": {"i": origin[1]}},
+                 {"key": "_datadump_origin_format", "value": {"s": fmt}}]
+    return {"dtype": dtype, "layout": layout, "shape": {"dim": shape}, "attr": attr}
+
+
+EMPTY_NAMES = {"key": "_datadump_original_op_names",
+               "value": {"list": {"val_type": "VT_LIST_STRING"}}}
+ATC6_SHAPED = {
+    "name": "tdnn",
+    "attr": [{"key": "attr_model_out_nodes_name", "value": {"list": {
+        "s": ["Cast_9:0:output0", "Gather_7_gatherv2_3:0:output2", "Reshape_8:0:output1"],
+        "val_type": "VT_LIST_STRING"}}},
+        {"key": "tasks", "value": None},
+        {"key": "needCheckCpu", "value": {"list": {"val_type": "VT_LIST_STRING"}}}],
+    "graph": [{"name": "tdnn_NPU_0", "op": [
+        {"name": "feats", "type": "Data", "input": [""],
+         "output_desc": [_desc("DT_FLOAT", "NCHW", [1, 6, 20], [1, 6, 20])]},
+        {"name": "atomic_addr_clean", "type": "AtomicAddrClean", "id": 1},
+        {"name": "Pad_49", "type": "PadV3", "id": 2,
+         "input": ["feats:0", "dynamic_const_1:0", "atomic_addr_clean:-1"],
+         "output_desc": [_desc("DT_FLOAT16", "NCHW", [1, 6, 24], [1, 6, 24])]},
+        {"name": "trans_TransData_4", "type": "TransData", "id": 3, "attr": [EMPTY_NAMES],
+         "input": ["Pad_49:0"],
+         "output_desc": [_desc("DT_FLOAT16", "NC1HWC0", [1, 1, 1, 24, 16], [1, 6, 1, 24],
+                               origin=("Conv_52", 0))]},
+        {"name": "If_3", "type": "If", "id": 4, "input": ["trans_TransData_4:0"],
+         "subgraph_name": ["then_3", "else_3"]},
+        {"name": "Node_Output", "type": "NetOutput", "id": 5, "attr": [EMPTY_NAMES],
+         "input": ["If_3:0"]},
+    ]}, {"name": "then_3", "op": [{"name": "t_relu", "type": "Relu", "id": 1},
+                                  {"name": "t_in", "type": "Data"}]},
+        {"name": "else_3", "op": [{"name": "e_neg", "type": "Neg", "id": 1}]}],
+}
+
+
+def test_reads_what_real_atc_writes(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(ATC6_SHAPED))
+    g = read_om_json(path)
+    # execution order: main graph by id (Data without "id" is 0), each sub-graph after its If
+    assert [op.name for op in g.ops] == ["feats", "atomic_addr_clean", "Pad_49",
+                                         "trans_TransData_4", "If_3", "t_in", "t_relu",
+                                         "e_neg", "Node_Output"]
+    assert g.graphs == ("tdnn_NPU_0", "then_3", "else_3")
+    assert g.sub_graphs == ("then_3", "else_3")
+    assert g.by_name["If_3"].subgraphs == ("then_3", "else_3")
+    assert g.by_name["t_relu"].graph == "then_3"
+    pad = g.by_name["Pad_49"]
+    assert pad.data_inputs == (("feats", 0), ("dynamic_const_1", 0))
+    assert g.by_name["feats"].data_inputs == ()
+    trans = g.by_name["trans_TransData_4"]
+    assert trans.npu_only and trans.output_origins == (("Conv_52", 0),)
+    (desc,) = trans.output_descs
+    assert (desc.dtype, desc.layout, desc.shape, desc.origin_shape, desc.origin_format) == (
+        "DT_FLOAT16", "NC1HWC0", (1, 1, 1, 24, 16), (1, 6, 1, 24), "NCHW")
+    assert g.attrs["tasks"] is None and g.attrs["needCheckCpu"] == ()
+
+
+def test_model_outputs_follow_attr_model_out_nodes_name(tmp_path):
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(ATC6_SHAPED))
+    outs = read_om_json(path).model_outputs
+    # om output 1 is the framework's "output2" (as in the real ATC 5.1 NMS file)
+    assert [o.name for o in outs] == ["output0", "output2", "output1"]
+    assert outs[1] == ModelOutput("Gather_7_gatherv2_3", 0, "output2")
+    older = OmGraph("m", (), {"attr_model_out_nodes_name": ("a:1", "plain")})
+    assert model_outputs(older) == (ModelOutput("a", 1, "a:1"), ModelOutput("plain", 0, "plain"))
+    assert model_outputs(OmGraph("m", ())) == ()
+
+
+def test_writer_emits_device_descs_and_npu_only_ops_like_atc(tmp_path):
+    desc = OmTensorDesc("DT_FLOAT16", "NC1HWC0", (1, 1, 1, 24, 16), (1, 6, 1, 24), "NCHW")
+    ops = [OmOp("Pad_49", "PadV3", 2, inputs=("feats:0",),
+                output_descs=(OmTensorDesc("DT_FLOAT16", "NCHW", (1, 6, 24), (1, 6, 24), "NCHW"),)),
+           OmOp("trans_TransData_4", "TransData", 3, output_origins=(("Conv_52", 0),),
+                inputs=("Pad_49:0",), npu_only=True, output_descs=(desc,)),
+           OmOp("If_3", "If", 4, subgraphs=("then_3",)),
+           OmOp("t_relu", "Relu", 0, graph="then_3")]
+    write_om_json(tmp_path / "m.json", "tdnn", ops,
+                  {"attr_model_out_nodes_name": ["Relu_1:0:output"]})
+    doc = json.loads((tmp_path / "m.json").read_text())
+    main, sub = doc["graph"]
+    trans = main["op"][1]
+    assert trans["attr"] == [EMPTY_NAMES]
+    (out,) = trans["output_desc"]
+    assert (out["dtype"], out["layout"], out["shape"]) == ("DT_FLOAT16", "NC1HWC0",
+                                                           {"dim": [1, 1, 1, 24, 16]})
+    attrs = {a["key"]: a["value"] for a in out["attr"]}
+    assert attrs["origin_shape"] == {"list": {"i": [1, 6, 1, 24], "val_type": "VT_LIST_INT"}}
+    assert attrs["origin_format"] == attrs["_datadump_origin_format"] == {"s": "NCHW"}
+    assert attrs["_datadump_origin_name"] == {"s": "Conv_52"}
+    assert main["op"][2]["subgraph_name"] == ["then_3"] and sub["name"] == "then_3"
+    assert doc["attr"][0]["value"]["list"]["val_type"] == "VT_LIST_STRING"
+    g = read_om_json(tmp_path / "m.json")
+    assert [op.name for op in g.ops] == ["Pad_49", "trans_TransData_4", "If_3", "t_relu"]
+    assert g.by_name["trans_TransData_4"].output_descs == (desc,)
+    assert g.by_name["t_relu"].output_descs == () and g.sub_graphs == ("then_3",)
+    assert g.model_outputs == (ModelOutput("Relu_1", 0, "output"),)
