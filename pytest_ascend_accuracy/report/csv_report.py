@@ -1,15 +1,23 @@
 """CSV report in msaccucmp's column names and order (reference §6.3), ONNX-golden flavour.
 
-Against an ``.npy`` golden directory msaccucmp drops the golden ``Address`` column, so the header
-is ``Index,OpType,NPUDump,DataType,Address,GroundTruth,DataType,TensorIndex,Shape,`` the ten
-metric columns, ``CompareFailReason``, then msit's ``IsNpuOps,IsOutputNode,IsPrecisionError``.
-Numbers are written ``'{:.6f}'``, missing values ``NaN``. ``DataType`` appears twice (actual,
-then golden), as in the original; ``csv.DictReader`` keeps the golden one.
+Columns, as msit leaves them (sources: msaccucmp ``cmp_utils/constant/const_manager.py``
+``VECTOR_COMPARE_HEADER`` and ``vector_cmp/fusion_manager/compare_result.py``
+``get_result_title``, which puts ``OverFlow`` right after ``Shape`` when ``-overflow_detection``
+is on, as msit's ``-advisor`` run turns it on; msit ``msquickcmp/cmp_process.py`` appends
+``IsNpuOps,IsOutputNode,IsPrecisionError``): ``Index,OpType,NPUDump,DataType,Address,
+GroundTruth,DataType,TensorIndex,Shape,OverFlow,`` the ten metric columns,
+``CompareFailReason,IsNpuOps,IsOutputNode,IsPrecisionError``. Against an ``.npy`` golden
+directory msaccucmp drops the golden ``Address`` column. Numbers are written ``'{:.6f}'``,
+missing values ``NaN``. ``DataType`` appears twice (actual, then golden), as in the original;
+``csv.DictReader`` keeps the golden one.
 
-Conventions: ``Index`` is the op's execution order (om-json id order when known); ``Address``
+Conventions: ``Index`` is the op's execution order (om-json order when known); ``Address``
 is ``NaN`` (no device addresses are known); ``GroundTruth`` lists the original ONNX op names
-(``*`` for NPU-only ops); ``IsPrecisionError`` is the verdict of the threshold the comparison
-was judged with when one is given, else msit's fixed rule. The file is written atomically.
+(``*`` for NPU-only ops, also those compared with their producer's tensor, as msaccucmp writes
+them); ``OverFlow`` is msaccucmp's rule on the actual tensor (fp16 and max|v| >= 65504 or an
+infinity: ``YES``; fp16: ``NO``; other dtypes or no values: ``NaN``); ``IsPrecisionError`` is the
+verdict of the threshold the comparison was judged with when one is given, else msit's fixed
+rule. The file is written atomically.
 """
 from __future__ import annotations
 
@@ -22,9 +30,10 @@ from typing import Iterable, List, Optional
 from ..compare.metrics import METRIC_COLUMNS, format_value
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
 from ..core.atomic_files import atomic_write_text
+from ..core.fp16 import FP16_MAX  # msaccucmp ConstManager.OVERFLOW_MAX_VALUE
 
 HEADER = (["Index", "OpType", "NPUDump", "DataType", "Address", "GroundTruth", "DataType",
-           "TensorIndex", "Shape"] + list(METRIC_COLUMNS.values())
+           "TensorIndex", "Shape", "OverFlow"] + list(METRIC_COLUMNS.values())
           + ["CompareFailReason", "IsNpuOps", "IsOutputNode", "IsPrecisionError"])
 #: op types msit never marks as a precision error
 _MSIT_EXEMPT_TYPES = {"Data", "TransData", "PartitionCall"}
@@ -44,6 +53,19 @@ def msit_precision_error(row: TensorCompare) -> bool:
             or m.mean_rel > 1.0)
 
 
+def overflow(row: TensorCompare) -> str:
+    """msaccucmp's ``OverFlow`` value for the actual tensor of ``row`` (see module doc)."""
+    m = row.metrics
+    if m is None or row.dtype != "float16":
+        return "NaN"
+    big = m.max_abs_actual >= FP16_MAX if not math.isnan(m.max_abs_actual) else False
+    return "YES" if big or m.posinf_actual or m.neginf_actual else "NO"
+
+
+def _is_npu_op(row: TensorCompare) -> bool:
+    return "npu_only" in row.flags or row.match == "producer"
+
+
 def _output_nodes(result: CompareResult) -> set:
     names = set()
     for side in ("actual", "golden"):
@@ -61,7 +83,7 @@ def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterab
     outputs = _output_nodes(result)
     for row in result.rows:
         m = row.metrics
-        npu_only = "npu_only" in row.flags
+        npu_only = _is_npu_op(row)
         if npu_only:
             truth = "*"
         else:
@@ -85,7 +107,7 @@ def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterab
         is_output = bool(outputs & set(row.names))
         yield ([str(row.order), row.op_type or "NaN", row.op_name, row.dtype or "NaN", "NaN",
                 truth, row.golden_dtype or "NaN", row.tensor_index,
-                _shape(row.shape) if (row.shape or m is not None) else "NaN"]
+                _shape(row.shape) if (row.shape or m is not None) else "NaN", overflow(row)]
                + values + ["; ".join(reasons), "YES" if npu_only else "NO",
                            "YES" if is_output else "NO", "YES" if error else "NO"])
 

@@ -16,7 +16,7 @@ from pytest_ascend_accuracy.report.html_report import chart_svg, html_text, writ
 from pytest_ascend_accuracy.report.json_report import write_json
 
 MSACCUCMP_HEADER = (
-    "Index,OpType,NPUDump,DataType,Address,GroundTruth,DataType,TensorIndex,Shape,"
+    "Index,OpType,NPUDump,DataType,Address,GroundTruth,DataType,TensorIndex,Shape,OverFlow,"
     "CosineSimilarity,MaxAbsoluteError,AccumulatedRelativeError,RelativeEuclideanDistance,"
     "KullbackLeiblerDivergence,StandardDeviation,MeanAbsoluteError,RootMeanSquareError,"
     "MaxRelativeError,MeanRelativeError,CompareFailReason,IsNpuOps,IsOutputNode,IsPrecisionError")
@@ -55,8 +55,8 @@ def test_csv_header_is_msaccucmps_and_rows_follow_graph_order():
     assert conv["StandardDeviation"] == "(2.500;1.118),(2.750;1.479)"
     assert rows[0][-3:] == ["NO", "NO", "YES"]
     trans = rows[1]
-    assert trans[5] == "*" and trans[9:19] == ["NaN"] * 10
-    assert trans[19] == "NPU-only op (no framework op to compare with)"
+    assert trans[5] == "*" and trans[9:20] == ["NaN"] * 11
+    assert trans[20] == "NPU-only op (no framework op to compare with)"
     assert trans[-3:] == ["YES", "NO", "NO"]
     assert rows[2][-1] == "YES"
     assert rows[3][-3:] == ["NO", "YES", "NO"]  # output node from the golden meta
