@@ -1,0 +1,84 @@
+"""AIPP through the plugin: ascend_model(aipp=...), check_preprocessing, the first-op hint."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.aipp.samples import imagenet_aipp, imagenet_reference, random_rgb
+from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+from pytest_ascend_accuracy.core.cache import Cache
+from pytest_ascend_accuracy.errors import ConfigError
+
+TESTS = '''
+import numpy as np
+from pytest_ascend_accuracy.aipp.samples import imagenet_reference, random_rgb
+
+RAW = random_rgb(2, 16, 16, seed=3)
+
+def golden_inputs(raw):
+    return {"x": np.stack([imagenet_reference(i) for i in raw])}
+
+def test_right_file(ascend_model, golden_dump, check_accuracy, check_preprocessing):
+    om = ascend_model("models/net.onnx", aipp="good.cfg")
+    check_preprocessing(om, RAW, reference=imagenet_reference)
+    dump = om.run({"x": RAW[:1]})
+    assert dump.ops[0].op_type == "Aipp" and dump.ops[0].name == "aipp_x"
+    check_accuracy(dump, golden_dump("models/net.onnx", golden_inputs(RAW[:1])))
+    assert set(om.outputs({"x": RAW[:1]})) == {"y"}
+
+def test_swapped_file_preprocessing(ascend_model, check_preprocessing):
+    om = ascend_model("models/net.onnx", aipp="swapped.cfg")
+    check_preprocessing(om, RAW, reference=imagenet_reference)
+
+def test_swapped_file_accuracy(ascend_model, golden_dump, check_accuracy):
+    om = ascend_model("models/net.onnx", aipp="swapped.cfg")
+    check_accuracy(om.run({"x": RAW[:1]}), golden_dump("models/net.onnx", golden_inputs(RAW[:1])))
+
+def test_bad_file(ascend_model):
+    ascend_model("models/net.onnx", aipp="bad.cfg")
+'''
+
+
+def test_aipp_model_tests_on_the_emulator(aipp_project):
+    good = imagenet_aipp(src_hw=(16, 16))
+    aipp_project.makefile(".cfg", good=good,
+                          swapped=good.replace("input_format: RGB888_U8",
+                                               "input_format: RGB888_U8\n    rbuv_swap_switch: true"),
+                          bad=good.replace("mean_chn_0", "mean_chan_0"))
+    aipp_project.makepyfile(test_aipp=TESTS)
+    result = aipp_project.runpytest("-q", "--accuracy-report=rep")
+    result.assert_outcomes(passed=1, failed=3)
+    out = result.stdout.str()
+    assert "rbuv_swap_switch: true -> false" in out
+    assert "next step: the first operator after AIPP (conv1relu1) already fails" in out
+    assert "check_preprocessing(om, images, reference=fn)" in out
+    result.stdout.fnmatch_lines(["*bad.cfg:6: mean_chan_0: unknown AIPP key (did you mean mean_chn_0*"])
+    corrected = list(Path(aipp_project.path, "rep").rglob("swapped.corrected.cfg"))
+    assert len(corrected) == 1 and "rbuv_swap_switch: false" in corrected[0].read_text()
+
+
+def test_emulator_cache_key_follows_the_file_content(tmp_path):
+    import onnx
+
+    from pytest_ascend_accuracy.testing.models import conv_bn_relu
+
+    model = tmp_path / "net.onnx"
+    onnx.save(conv_bn_relu(), str(model))
+    cfg = tmp_path / "aipp.cfg"
+    cfg.write_text(imagenet_aipp())
+    backend = EmulatorBackend(Cache(tmp_path / "cache"))
+    first = backend.convert(model, "default", atc_options={"insert_op_conf": str(cfg)})
+    copy = tmp_path / "elsewhere.cfg"
+    copy.write_text(imagenet_aipp())
+    assert backend.convert(model, "default", atc_options={"insert_op_conf": str(copy)}).key == first.key
+    cfg.write_text(imagenet_aipp().replace("mean_chn_0: 123", "mean_chn_0: 124"))
+    changed = backend.convert(model, "default", atc_options={"insert_op_conf": str(cfg)})
+    assert changed.key != first.key
+    plain = backend.convert(model, "default")
+    assert plain.key not in (first.key, changed.key)
+    raw = random_rgb(1, 16, 16)
+    with pytest.raises(ConfigError, match="must be raw uint8"):
+        backend.run(first, {"x": raw.astype(np.float32)}, dump=False)
+    out = backend.outputs(first, {"x": raw})["y"]
+    want = backend.outputs(plain, {"x": imagenet_reference(raw[0])[None]})["y"]
+    np.testing.assert_allclose(out, want, atol=2e-2)
