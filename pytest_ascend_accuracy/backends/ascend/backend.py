@@ -11,6 +11,10 @@ convert(model, mode)
     when anything fails: bad names and shapes are refused before ATC runs, and a failed ATC run
     leaves only a copy of its log in a temporary directory named in the error.
 
+outputs(converted, inputs)
+    One run without dumps: ``{ONNX output name: array}``, om outputs named by the om json's
+    ``attr_model_out_nodes_name`` (``output_names``). ``run(dump=False)`` returns the same.
+
 run(converted, inputs, dump=True)
     Runs once on the device (opened once per backend, closed by ``close()``), with an acl.json
     dump configuration pointing at a new directory, finds this run's dump leaf and returns it as
@@ -36,6 +40,7 @@ from ...core.modes import Mode, resolve_mode
 from ..base import ConvertedModel
 from .atc_command import AtcCommand, build_atc_command, om_to_json_command
 from .atc_runner import run_atc, stderr_progress
+from .output_names import om_output_names
 from .runtime import AscendRuntime
 from .toolkit import Toolkit, find_toolkit
 
@@ -67,6 +72,7 @@ class AscendBackend:
         self._runtime = AscendRuntime(device_id, runtime=runtime)
         self._runs_root: Optional[Path] = None
         self._run_count = 0
+        self._output_names: Dict[str, List[str]] = {}
 
     # -- environment -------------------------------------------------------------------------------
     @property
@@ -197,25 +203,28 @@ class AscendBackend:
                               info=info)
 
     # -- run ---------------------------------------------------------------------------------------
+    def outputs(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
+        """``om.outputs``: one run without dumps, ``{ONNX output name: array}``. Om output ``i``
+        is named by the om json's ``attr_model_out_nodes_name`` (``output_names``), not by ONNX
+        ``graph.output`` order, which ATC does not keep."""
+        arrays, expected = self._inputs(converted, inputs)
+        result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
+                                   input_names=expected)
+        names = self._output_names.get(converted.key)
+        if names is None or len(names) != len(result.outputs):
+            names = om_output_names(converted.om_json, converted.info.get("output_names") or (),
+                                    len(result.outputs), converted.source_model)
+            self._output_names[converted.key] = names
+        return dict(zip(names, result.outputs))
+
     def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
             dump_dir: "str | os.PathLike[str] | None" = None) -> DumpSet:
-        if converted.backend != self.name:
-            raise BackendError(f"{converted.path} was converted by the {converted.backend} backend, "
-                               f"not by ascend")
-        expected = list(converted.info.get("input_names") or ())
-        missing = [n for n in expected if n not in inputs]
-        if missing:
-            raise ConfigError("inputs", f"missing model input(s) {missing}; the model takes {expected}")
-        arrays = {n: np.asarray(inputs[n]) for n in expected}
         if not dump:
-            result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
-                                       input_names=expected)
-            names = list(converted.info.get("output_names") or ())
-            outputs = {(names[i] if i < len(names) else f"output_{i}"): [a]
-                       for i, a in enumerate(result.outputs)}
-            ds = DumpSet.from_arrays(outputs, kind="ascend-outputs")
+            ds = DumpSet.from_arrays({n: [a] for n, a in self.outputs(converted, inputs).items()},
+                                     kind="ascend-outputs")
             ds.meta.update(self._meta(converted))
             return ds
+        arrays, expected = self._inputs(converted, inputs)
         dump_path = Path(dump_dir) if dump_dir is not None else self._new_run_dir(converted.model_name)
         result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
                                    dump_path=dump_path, dump_mode=self.dump_mode, input_names=expected,
@@ -226,6 +235,16 @@ class AscendBackend:
         ds.meta.update(self._meta(converted))
         ds.meta.update(dump_dir=os.fspath(result.dump.path), acl_json=os.fspath(result.acl_json))
         return ds
+
+    def _inputs(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray]):
+        if converted.backend != self.name:
+            raise BackendError(f"{converted.path} was converted by the {converted.backend} backend, "
+                               f"not by ascend")
+        expected = list(converted.info.get("input_names") or ())
+        missing = [n for n in expected if n not in inputs]
+        if missing:
+            raise ConfigError("inputs", f"missing model input(s) {missing}; the model takes {expected}")
+        return {n: np.asarray(inputs[n]) for n in expected}, expected
 
     def _meta(self, converted: ConvertedModel) -> Dict[str, object]:
         return {"backend": self.name, "device_id": self.device_id, "runtime": self._runtime.driver.name,
