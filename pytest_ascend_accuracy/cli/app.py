@@ -208,7 +208,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: modules that register further subcommands (imported when the parser is built)
-COMMAND_MODULES = ("diagnose",)
+COMMAND_MODULES = ("diagnose", "dataset")
 
 
 def build_parser() -> argparse.ArgumentParser:

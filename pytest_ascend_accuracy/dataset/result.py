@@ -118,6 +118,16 @@ class DatasetResult:
         return props
 
 
+def to_record(result: DatasetResult, nodeid: str, report: Optional[str] = None) -> Dict[str, object]:
+    """The plain, JSON-able figures the session summary keeps (and xdist workers send)."""
+    culprit = result.culprit
+    return {"nodeid": nodeid, "model": result.model, "mode": result.mode, "metric": result.metric,
+            "reference": result.reference, "device": result.device, "max_drop": result.max_drop,
+            "samples": result.samples, "flipped": len(result.flipped), "passed": result.passed,
+            "first_op": culprit.op if culprit is not None else None,
+            "first_sample": culprit.sample if culprit is not None else None, "report": report}
+
+
 class DatasetFailure(AccuracyFailure):
     """A dataset check failed: ``.dataset`` is the ``DatasetResult``; ``.result``/``.verdict``
     the comparison of the first flipped sample's dumps (None when it was not traced)."""

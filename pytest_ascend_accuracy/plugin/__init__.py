@@ -21,6 +21,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being names o
     ascend_model,
     atc_convert,
     check_accuracy,
+    check_dataset,
     golden_dump,
 )
 from .session import STATE_ATTR, get_state
@@ -159,7 +160,8 @@ def pytest_runtest_makereport(item, call):
         notes = regen_after_failure(get_state(item.config), ctx.stored_goldens, ctx.nodeid)
         if notes:
             report.sections.append(("ascend-accuracy golden files", "\n".join(notes)))
-    if call.excinfo is not None and type(call.excinfo.value).__name__ == "AccuracyFailure":
+    if call.excinfo is not None and type(call.excinfo.value).__name__ in ("AccuracyFailure",
+                                                                     "DatasetFailure"):
         from .accuracy_check import failure_longrepr
 
         longrepr = failure_longrepr(item, call.excinfo)
@@ -185,7 +187,7 @@ def pytest_terminal_summary(terminalreporter, config):
     if state is None or hasattr(config, "workerinput"):
         return
     stats = state.cache_stats()
-    if not (state.records or state.golden_writes or any(stats.values())):
+    if not (state.records or state.dataset_records or state.golden_writes or any(stats.values())):
         return
     from .terminal_report import summary_lines
 
@@ -193,5 +195,7 @@ def pytest_terminal_summary(terminalreporter, config):
     report_dir = state.settings.report_dir
     for line in summary_lines(state.records, backend=state.backend_label(), cache_stats=stats,
                               golden_writes=state.golden_writes,
-                              report_dir=str(report_dir) if report_dir and state.records else None):
+                              dataset_records=state.dataset_records,
+                              report_dir=str(report_dir) if report_dir and (state.records or state.dataset_records)
+                              else None):
         terminalreporter.write_line(line)

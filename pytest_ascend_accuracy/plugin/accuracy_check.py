@@ -72,6 +72,14 @@ class AscendModel:
         with self.state.device_lock():
             return self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
 
+    def outputs(self, inputs):
+        """The model's plain outputs, ``{ONNX output name: array}``, from one run without a dump."""
+        __tracebackhide__ = True
+        from ..backends.base import model_outputs
+
+        with self.state.device_lock():
+            return model_outputs(self.state.backend, self.converted, inputs)
+
     @property
     def name(self) -> str:
         return self.converted.model_name

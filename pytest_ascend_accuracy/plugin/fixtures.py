@@ -215,6 +215,34 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
 
 
 @pytest.fixture
+def check_dataset(request, _ascend_accuracy_context, record_property):
+    """Callable ``check_dataset(om, samples, *, metric="top1", labels=None, max_drop=0.01,
+    output=None, postprocess=None)``: the metric (top1, top5, agreement, map, or a callable
+    ``metric(list_of_output_dicts, labels) -> float``) of ``om`` (an ``ascend_model`` result)
+    against onnxruntime fp32 on every sample (a list of input dicts, or a directory of
+    ``.npz`` files); fails when ``reference - device > max_drop``, naming the flipped samples
+    and the first operator below the ``@accuracy`` threshold on the first of them. Returns
+    the result (``.reference``, ``.device``, ``.flipped``)."""
+    from .dataset_check import run_dataset
+
+    ctx = _ascend_accuracy_context
+    state = get_state(request.config)
+
+    def check(om, samples, *, metric="top1", labels=None, max_drop=0.01, output=None,
+              postprocess=None):
+        __tracebackhide__ = True
+        if isinstance(samples, (str, Path)) and not Path(samples).is_absolute():
+            samples = next((Path(b) / samples for b in ctx.bases if (Path(b) / samples).is_dir()),
+                           samples)
+        return run_dataset(state, om, samples, nodeid=ctx.nodeid, spec=ctx.spec,
+                           config=request.config, metric=metric, labels=labels,
+                           max_drop=max_drop, output=output, postprocess=postprocess,
+                           record_property=record_property)
+
+    return check
+
+
+@pytest.fixture
 def accuracy_inputs(request, _ascend_accuracy_context):
     """Factory ``accuracy_inputs(model, *, seed=0, input_shape=None, inputs=None)``: inputs a
     rerun reproduces, {input name: array}. Seeded (``make_inputs``) by default, or your

@@ -148,6 +148,8 @@ class AccuracyState:
     num_workers: Optional[int] = None
     records: List[CheckRecord] = field(default_factory=list)
     golden_writes: List[GoldenWrite] = field(default_factory=list)
+    #: dataset checks as plain dicts (``dataset.result.to_record``)
+    dataset_records: List[Dict[str, Any]] = field(default_factory=list)
     worker_cache_stats: Dict[str, int] = field(default_factory=dict)
     workers_merged: int = 0
     report_slugs: Dict[str, int] = field(default_factory=dict)
@@ -248,12 +250,14 @@ class AccuracyState:
         return {
             "records": [r.to_dict() for r in self.records],
             "golden_writes": [asdict(g) for g in self.golden_writes],
+            "dataset_records": list(self.dataset_records),
             "cache": self.cache_stats(),
         }
 
     def merge_worker(self, data: Dict[str, Any]) -> None:
         self.records.extend(CheckRecord.from_dict(r) for r in data.get("records", ()))
         self.golden_writes.extend(GoldenWrite(**g) for g in data.get("golden_writes", ()))
+        self.dataset_records.extend(data.get("dataset_records", ()))
         for k, v in data.get("cache", {}).items():
             self.worker_cache_stats[k] = self.worker_cache_stats.get(k, 0) + int(v)
         self.workers_merged += 1

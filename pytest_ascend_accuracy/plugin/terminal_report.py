@@ -73,9 +73,31 @@ def grid_lines(records: Sequence[CheckRecord]) -> List[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows]
 
 
+def dataset_lines(records: Sequence[Mapping]) -> List[str]:
+    """``2 dataset checks: ...``, one line of figures per check and a line per failure."""
+    records = sorted(records, key=lambda r: r["nodeid"])
+    passed = sum(bool(r["passed"]) for r in records)
+    lines = [f"{plural(len(records), 'dataset check')}: {passed} passed, "
+             f"{len(records) - passed} failed"]
+    for r in records:
+        sign = "<=" if r["passed"] else ">"
+        lines.append(f"  {r['model']} [{r['mode']}] {r['metric']} {r['device']:.4f} device vs "
+                     f"{r['reference']:.4f} reference (drop {r['reference'] - r['device']:.4f} "
+                     f"{sign} {r['max_drop']:g}), {plural(r['samples'], 'sample')}, "
+                     f"{r['flipped']} flipped")
+    for r in records:
+        if not r["passed"]:
+            traced = (f"; first failing op {r['first_op']} (sample {r['first_sample']})"
+                      if r.get("first_op") else "")
+            lines.append(f"FAILED {r['nodeid']} [{r['model']}, {r['mode']}]: {r['metric']} drop "
+                         f"{r['reference'] - r['device']:.4f} > max_drop {r['max_drop']:g}{traced}")
+    return lines
+
+
 def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   cache_stats: Mapping[str, int], golden_writes: Iterable[GoldenWrite] = (),
-                  report_dir: Optional[str] = None) -> List[str]:
+                  report_dir: Optional[str] = None,
+                  dataset_records: Sequence[Mapping] = ()) -> List[str]:
     """Every line of the section, in order. Records are ordered by test id, so the section is
     the same whichever xdist worker ran which test."""
     records = sorted(records, key=lambda r: r.nodeid)
@@ -89,8 +111,10 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                      f"({plural(n_models, 'model')} x {plural(n_modes, 'mode')})")
         lines.extend("  " + line for line in grid_lines(records))
         lines.extend(failure_line(r) for r in records if not r.passed)
-    else:
+    elif not dataset_records:
         lines.append("no accuracy checks ran")
+    if dataset_records:
+        lines.extend(dataset_lines(dataset_records))
     hits, misses = cache_stats.get("hits", 0), cache_stats.get("misses", 0)
     cache_line = f"cache: {plural(hits, 'hit')}, {plural(misses, 'miss')}"
     if cache_stats.get("rebuilt"):

@@ -15,6 +15,8 @@ models:
     per_op: {Relu_2: 0.9}      # merged over the defaults' per_op
     ignore: [Softmax_5]        # added to the defaults' ignore
     golden: golden/mlp         # optional stored golden directory (regen flags apply)
+    dataset: {samples: data/val, labels: data/val.json, metric: top1, max_drop: 0.01}
+                               # optional: one more item per mode, mlp-dataset[mode]
 ```
 
 Each model x mode is one test item ``file.yaml::name[mode]``. The file is read with
@@ -36,7 +38,7 @@ from ..core.modes import Mode, resolve_mode
 
 TOP_KEYS = ("defaults", "models")
 SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape")
-MODEL_KEYS = ("name", "model", "golden") + SETTING_KEYS
+MODEL_KEYS = ("name", "model", "golden", "dataset") + SETTING_KEYS
 MODE_KEYS = ("base", "name", "precision_mode", "keep_dtype", "buffer_optimize", "fusion",
              "fusion_rules_off")
 
@@ -69,10 +71,12 @@ class SuiteCase:
     inputs: InputsSpec
     input_shape: Optional[Dict[str, Tuple[int, ...]]] = None
     golden: Optional[Path] = None
+    #: ``dataset:`` of the entry (``dataset_check.yaml_dataset``): a dataset check item
+    dataset: Optional[Dict[str, Any]] = None
 
     @property
     def test_name(self) -> str:
-        return f"{self.name}[{self.mode.name}]"
+        return f"{self.name}{'-dataset' if self.dataset else ''}[{self.mode.name}]"
 
 
 def load_suite(path, *, default_threshold: float = 0.95) -> List[SuiteCase]:
@@ -161,6 +165,11 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
                          where=f"{at}.threshold")
         yield SuiteCase(name, model, mode, spec, inputs, input_shape,
                         base_dir / golden if golden else None)
+        if "dataset" in entry:  # a second item per mode: the dataset check
+            from .dataset_check import yaml_dataset
+
+            yield SuiteCase(name, model, mode, spec, inputs, input_shape, None,
+                            yaml_dataset(entry["dataset"], base_dir, f"{at}.dataset"))
 
 
 def _existing(base_dir: Path, rel: str, at: str) -> Path:
@@ -305,6 +314,8 @@ class AccuracyYamlItem(pytest.Item):
 
         state = get_state(self.config)
         case = self.case
+        if case.dataset is not None:
+            return self._run_dataset(state)
         inputs = case.inputs.load(case.model, case.input_shape)
         handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
                                dump_root=self._dump_root, where=self.nodeid)
@@ -319,6 +330,17 @@ class AccuracyYamlItem(pytest.Item):
         ac.run_check(state, actual, golden, case.spec, nodeid=self.nodeid, model=handle.name,
                      mode=case.mode.name,
                      record_property=lambda k, v: self.user_properties.append((k, v)))
+
+    def _run_dataset(self, state):
+        from . import accuracy_check as ac
+        from .dataset_check import run_dataset
+
+        case = self.case
+        handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
+                                  dump_root=self._dump_root, where=self.nodeid)
+        run_dataset(state, handle, nodeid=self.nodeid, spec=case.spec, config=self.config,
+                    record_property=lambda k, v: self.user_properties.append((k, v)),
+                    **case.dataset)
 
     def _compute(self):
         from . import accuracy_check as ac

@@ -211,3 +211,25 @@ def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "A
                hint: Optional[str] = None) -> str:
     """Write the self-contained HTML page atomically; returns the path."""
     return os.fspath(atomic_write_text(path, html_text(result, verdict, title=title, hint=hint), what="HTML report"))
+
+def dataset_html_text(heading: str, passed: bool, figures: Sequence[Tuple[str, str]], *,
+                      title: str = "Dataset accuracy", result: Optional[CompareResult] = None,
+                      verdict: Optional[Verdict] = None) -> str:
+    """A dataset check's page: its verdict line, a table of figures and, when a flipped sample
+    was traced, that sample's per-operator chart and table."""
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in figures)
+    body = [f'<h1 class="{"pass" if passed else "fail"}">{_e(heading)}</h1>',
+            f"<table><tbody>{rows}</tbody></table>"]
+    if result is not None and verdict is not None:
+        body += ["<h2>first flipped sample, every operator compared</h2>", chart_svg(result, verdict),
+                 _table(result, verdict)]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_dataset_html(path, heading: str, passed: bool, figures: Sequence[Tuple[str, str]],
+                       **kwargs) -> str:
+    """Write ``dataset_html_text`` atomically; returns the path."""
+    return os.fspath(atomic_write_text(path, dataset_html_text(heading, passed, figures, **kwargs),
+                                       what="HTML report"))

@@ -1,0 +1,158 @@
+"""A dataset check inside pytest, shared by the ``check_dataset`` fixture and YAML items.
+
+Runs ``dataset.run_dataset_check`` with the session's cache and the test's ``@accuracy``
+policy (which judges the traced sample's operators), shows a progress line through the
+terminal reporter (not under ``-q``, not on xdist workers), records the figures for the
+session summary, JUnit properties and, with ``--accuracy-report=DIR``, ``dataset.html``.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+from .session import AccuracyState
+
+#: seconds between progress lines; checks that finish sooner print none
+PROGRESS_SECONDS = 5.0
+
+
+def progress_reporter(config, label: str) -> Optional[Callable[[int, Optional[int]], None]]:
+    """``progress(done, total)`` writing ``dataset LABEL: 400/1000 samples`` lines, or None."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or config.get_verbosity() < 0 or hasattr(config, "workerinput"):
+        return None
+    capture = config.pluginmanager.get_plugin("capturemanager")
+    start = time.monotonic()
+    state = {"next": start + PROGRESS_SECONDS, "shown": False}
+
+    def progress(done: int, total: Optional[int]) -> None:
+        now = time.monotonic()
+        final = total is not None and done >= total
+        if now < state["next"] and not (final and state["shown"]):
+            return
+        state["next"] = now + PROGRESS_SECONDS
+        state["shown"] = True
+        of = f"/{total}" if total else ""
+        quiet = capture.global_and_fixture_disabled() if capture else contextlib.nullcontext()
+        with quiet:
+            reporter.write_line(f"dataset {label}: {done}{of} samples ({now - start:.1f} s)")
+
+    return progress
+
+
+def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config, metric="top1",
+                labels=None, max_drop=0.01, output=None, postprocess=None,
+                record_property: Optional[Callable[[str, str], None]] = None):
+    """Run, record and report one dataset check; raises ``DatasetFailure`` when it fails."""
+    __tracebackhide__ = True
+    from ..dataset import run_dataset_check
+    from ..dataset.result import DatasetFailure, to_record
+
+    label = f"{getattr(om, 'name', 'model')} [{getattr(getattr(om, 'mode', None), 'name', 'default')}]"
+    result, compared, verdict = run_dataset_check(
+        om, samples, metric=metric, labels=labels, max_drop=max_drop, output=output,
+        postprocess=postprocess, cache=state.cache, threshold=spec.threshold,
+        per_op=spec.per_op_dict or None, ignore=spec.ignore, op_metric=spec.metric,
+        progress=progress_reporter(config, label))
+    report = _write_report(state, nodeid, result, compared, verdict)
+    state.dataset_records.append(to_record(result, nodeid, report))
+    if record_property is not None:
+        for key, value in result.properties().items():
+            record_property(key, value)
+    if not result.passed:
+        raise DatasetFailure(result, compared, verdict)
+    return result
+
+
+def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) -> Optional[str]:
+    root = state.settings.report_dir
+    if root is None:
+        return None
+    from ..report.html_report import write_dataset_html
+    from .accuracy_check import report_slug
+
+    directory = Path(root) / report_slug(nodeid)
+    directory.mkdir(parents=True, exist_ok=True)
+    figures = [("model", result.model), ("mode", result.mode), ("metric", result.metric),
+               ("reference", f"{result.reference:.6f}"), ("device", f"{result.device:.6f}"),
+               ("drop", f"{result.drop:.6f} (max_drop {result.max_drop:g})"),
+               ("samples", str(result.samples)),
+               ("flipped", ", ".join(result.flipped) or "none")]
+    if result.culprit is not None:
+        figures.append(("traced", result.culprit.line()))
+    path = write_dataset_html(directory / "dataset.html", result.message().splitlines()[0],
+                              result.passed, figures, title=f"{nodeid} [dataset]",
+                              result=compared, verdict=verdict)
+    return str(path)
+
+
+#: keys of a YAML suite entry's ``dataset:`` mapping
+YAML_KEYS = ("samples", "labels", "metric", "max_drop", "output")
+YAML_METRICS = ("top1", "top5", "agreement")
+
+
+def yaml_dataset(value, base_dir: Path, at: str) -> dict:
+    """Validate ``dataset: {samples: dir, labels: file, metric: top1, max_drop: 0.01,
+    output: name}`` (paths relative to the suite file) into ``run_dataset`` keywords."""
+    import difflib
+    import math
+
+    from ..errors import ConfigError
+
+    if not isinstance(value, dict):
+        raise ConfigError(at, "must be a mapping with at least 'samples' (a directory of .npz)")
+    for key in value:
+        if key not in YAML_KEYS:
+            close = difflib.get_close_matches(str(key), YAML_KEYS, n=1)
+            raise ConfigError(f"{at}.{key}", f"unknown key; known: {', '.join(YAML_KEYS)}"
+                                             + (f" (did you mean {close[0]!r}?)" if close else ""))
+    samples = value.get("samples")
+    if not isinstance(samples, str) or not (base_dir / samples).is_dir():
+        raise ConfigError(f"{at}.samples", f"required: a directory of .npz samples relative to "
+                                           f"the suite file, got {samples!r}")
+    out = {"samples": base_dir / samples}
+    metric = value.get("metric", "top1")
+    if metric not in YAML_METRICS:
+        raise ConfigError(f"{at}.metric", f"must be one of {', '.join(YAML_METRICS)} (map and "
+                                          f"callables need Python: the check_dataset fixture), "
+                                          f"got {metric!r}")
+    out["metric"] = metric
+    max_drop = value.get("max_drop", 0.01)
+    if isinstance(max_drop, bool) or not isinstance(max_drop, (int, float)) \
+            or not math.isfinite(max_drop) or max_drop < 0:
+        raise ConfigError(f"{at}.max_drop", f"must be a number >= 0, got {max_drop!r}")
+    out["max_drop"] = float(max_drop)
+    if "output" in value:
+        if not isinstance(value["output"], str):
+            raise ConfigError(f"{at}.output", f"must be an output name, got {value['output']!r}")
+        out["output"] = value["output"]
+    if "labels" in value:
+        out["labels"] = _yaml_labels(value["labels"], base_dir, f"{at}.labels")
+    elif metric != "agreement":
+        raise ConfigError(f"{at}.labels", f"metric {metric} needs labels: a .json file "
+                                          f"({{sample id: label}} or a list) or a .npy file")
+    return out
+
+
+def _yaml_labels(value, base_dir: Path, at: str):
+    import json
+
+    import numpy as np
+
+    from ..errors import ConfigError
+
+    if not isinstance(value, str) or not (base_dir / value).is_file():
+        raise ConfigError(at, f"must be a .json or .npy file relative to the suite file, got "
+                              f"{value!r}")
+    path = base_dir / value
+    try:
+        if path.suffix == ".npy":
+            return np.load(path, allow_pickle=False).tolist()
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(at, f"cannot read {path}: {exc}") from exc
+    if not isinstance(data, (dict, list)):
+        raise ConfigError(at, f"{path}: labels are {{sample id: label}} or a list")
+    return data

@@ -1,0 +1,123 @@
+"""check_dataset, the YAML ``dataset:`` item and the summary/JUnit/HTML figures through pytester."""
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+
+import hypothesis  # noqa: F401  (its pytest plugin imports it lazily in every inner run)
+import numpy as np
+import onnx  # noqa: F401  (C extensions cannot be imported twice in one process, and
+import onnxruntime  # noqa: F401  pytester's inline runs drop what they imported first)
+import pytest
+
+import pytest_ascend_accuracy
+
+from .conftest import spiky_model, spiky_samples
+
+# pytester's inline runs drop modules first imported inside them: import ours once, up front
+for _info in pkgutil.walk_packages(pytest_ascend_accuracy.__path__, "pytest_ascend_accuracy."):
+    if _info.name.split(".")[1] in ("dataset", "plugin", "report", "golden", "backends", "core"):
+        try:
+            importlib.import_module(_info.name)
+        except Exception:
+            pass
+
+TEST_FILE = '''
+from pytest_ascend_accuracy import accuracy
+
+LABELS = {labels!r}
+
+
+@accuracy(threshold=0.95, modes=["default", "high_precision"])
+def test_spiky(ascend_model, check_dataset):
+    result = check_dataset(ascend_model("models/spiky.onnx"), "samples", labels=LABELS)
+    assert result.reference == result.device
+'''
+
+
+@pytest.fixture
+def project(pytester):
+    import onnx
+
+    (pytester.path / "models").mkdir()
+    onnx.save(spiky_model(), str(pytester.path / "models" / "spiky.onnx"))
+    samples, labels = spiky_samples()
+    (pytester.path / "samples").mkdir()
+    for i, s in enumerate(samples):
+        np.savez(pytester.path / "samples" / f"{i:03d}.npz", **s)
+    by_id = {f"{i:03d}": lab for i, lab in enumerate(labels)}
+    (pytester.path / "labels.json").write_text(json.dumps(by_id))
+    pytester.makepyfile(test_ds=TEST_FILE.format(labels=by_id))
+    return pytester
+
+
+def test_fixture_fails_fp16_passes_high_precision_with_summary_and_junit(project, monkeypatch):
+    monkeypatch.setattr("pytest_ascend_accuracy.plugin.dataset_check.PROGRESS_SECONDS", 0.0)
+    result = project.runpytest("-p", "no:cacheprovider", "--junitxml=junit.xml",
+                               "-o", "junit_family=legacy",
+                               "--accuracy-report=rep")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "dataset spiky [[]default[]]: 20/20 samples (*s)",
+        "dataset accuracy FAILED: top1 0.4000 on the device vs 0.5000 reference (drop 0.1000 > "
+        "max_drop 0.0100)",
+        "flipped top-1 (2 of 20): 003, 011",
+        "first flipped sample 003: first operator below the threshold: amplify2 (Mul) *",
+        "test_ds.py:8: *",
+        "*ascend-accuracy*",
+        "2 dataset checks: 1 passed, 1 failed",
+        "  spiky [[]default[]] top1 0.4000 device vs 0.5000 reference (drop 0.1000 > 0.01), 20 "
+        "samples, 2 flipped",
+        "  spiky [[]high_precision[]] top1 0.5000 device vs 0.5000 reference (drop 0.0000 <= 0.01), "
+        "20 samples, 0 flipped",
+        "FAILED test_ds.py::test_spiky[[]default[]] [[]spiky, default[]]: top1 drop 0.1000 > "
+        "max_drop 0.01; first failing op amplify2 (sample 003)",
+    ])
+    junit = (project.path / "junit.xml").read_text()
+    assert 'name="dataset_reference" value="0.500000"' in junit
+    assert 'name="dataset_device" value="0.400000"' in junit
+    assert 'name="dataset_first_failing_op" value="amplify2"' in junit
+    pages = sorted(p.parent.name for p in (project.path / "rep").rglob("dataset.html"))
+    assert pages == ["test_ds.py--test_spiky_default", "test_ds.py--test_spiky_high_precision"]
+    html = (project.path / "rep" / pages[0] / "dataset.html").read_text()
+    assert "amplify2" in html and "<svg" in html
+
+
+def test_quiet_runs_print_no_progress(project, monkeypatch):
+    monkeypatch.setattr("pytest_ascend_accuracy.plugin.dataset_check.PROGRESS_SECONDS", 0.0)
+    result = project.runpytest("-p", "no:cacheprovider", "-q", "-k", "high_precision")
+    result.assert_outcomes(passed=1)
+    assert "samples (" not in result.stdout.str()
+
+
+def test_yaml_dataset_item(project):
+    project.makefile(".yaml", accuracy_suite='''
+models:
+  - model: models/spiky.onnx
+    modes: [default, high_precision]
+    dataset: {samples: samples, labels: labels.json, metric: top1, max_drop: 0.01}
+''')
+    result = project.runpytest("-p", "no:cacheprovider", "accuracy_suite.yaml", "-v")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines([
+        "*accuracy_suite.yaml::spiky-dataset[[]default[]] FAILED*",
+        "*accuracy_suite.yaml::spiky-dataset[[]high_precision[]] PASSED*",
+        "*flipped top-1 (2 of 20): 003, 011",
+    ])
+
+
+@pytest.mark.parametrize("dataset, match", [
+    ("{samples: nowhere}", ".samples: required: a directory"),
+    ("{samples: samples, metric: top3, labels: labels.json}", ".metric: must be one of"),
+    ("{samples: samples, labesl: labels.json}", "did you mean 'labels'"),
+    ("{samples: samples}", ".labels: metric top1 needs labels"),
+])
+def test_yaml_dataset_errors_name_the_key(project, dataset, match):
+    project.makefile(".yaml", accuracy_bad=f'''
+models:
+  - model: models/spiky.onnx
+    dataset: {dataset}
+''')
+    result = project.runpytest("-p", "no:cacheprovider", "accuracy_bad.yaml")
+    result.stdout.fnmatch_lines([f"*accuracy_bad.yaml: models[[]0[]].dataset*{match}*"])
