@@ -126,8 +126,7 @@ def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = 
     import shlex
     import tempfile
 
-    from . import fake_atc_server
-
+    server = Path(__file__).with_name("fake_atc_server.py")  # run as a script: no import cycle
     home = Path(directory)
     (home / "bin").mkdir(parents=True, exist_ok=True)
     atc = home / "bin" / "atc"
@@ -139,7 +138,7 @@ def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = 
     lines = ["#!/bin/sh", "# FAKE atc for pytest-ascend-accuracy tests, not the CANN ATC"]
     lines += [f"{k}={shlex.quote(v)}" for k, v in settings.items()]
     lines += [f"export {' '.join(settings)}",
-              f"exec {shlex.quote(interpreter)} -S {shlex.quote(fake_atc_server.__file__)} \"$@\"", ""]
+              f"exec {shlex.quote(interpreter)} -S {shlex.quote(str(server))} \"$@\"", ""]
     atc.write_text("\n".join(lines))
     atc.chmod(0o755)
     arch = platform.machine() or "x86_64"
