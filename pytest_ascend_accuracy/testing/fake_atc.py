@@ -121,7 +121,8 @@ def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = 
     ``fake_atc_server`` client with the current interpreter) and
     ``<arch>-linux/ascend_toolkit_install.info``. Put ``<directory>/bin`` on PATH or
     ``ASCEND_TOOLKIT_HOME=<directory>`` to use it. The persistent interpreter behind the shim
-    lives as long as this process (and at most ``fake_atc_server.IDLE_SECONDS`` idle)."""
+    (one per installing process, shared by its toolkits) lives as long as this process, and at
+    most ``fake_atc_server.IDLE_SECONDS`` idle."""
     import hashlib
     import shlex
     import tempfile
@@ -131,7 +132,9 @@ def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = 
     (home / "bin").mkdir(parents=True, exist_ok=True)
     atc = home / "bin" / "atc"
     interpreter = python or sys.executable
-    tag = hashlib.sha256(f"{home.resolve()}:{os.getpid()}".encode()).hexdigest()[:16]
+    # one persistent interpreter per installing process: what differs between toolkits (the
+    # version, the knobs) travels with each call's environment
+    tag = hashlib.sha256(f"{os.getpid()}:{interpreter}:{server}".encode()).hexdigest()[:16]
     socket_path = os.path.join(tempfile.gettempdir(), f"fake-atc-{tag}.sock")
     settings = {"FAKE_ATC_VERSION": version, "FAKE_ATC_SOCKET": socket_path,
                 "FAKE_ATC_OWNER": str(os.getpid()), "FAKE_ATC_PYTHON": interpreter}
