@@ -10,14 +10,8 @@ after a wrong pre-processing fails for that reason alone.
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
-import os
-import sys
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
-
-import numpy as np
+from typing import Tuple
 
 from ..errors import ConfigError
 
@@ -47,6 +41,8 @@ def run(args: argparse.Namespace) -> Tuple[bool, str]:
     """Run the check; returns (passed, text to print)."""
     from ..aipp import check_preprocessing
 
+    from ..aipp.user_files import load_images, load_reference
+
     images = load_images(args.images)
     reference = load_reference(args.reference)
     result = check_preprocessing(args.aipp, images, reference, rank=args.aipp_input)
@@ -56,56 +52,3 @@ def run(args: argparse.Namespace) -> Tuple[bool, str]:
         out_dir.mkdir(parents=True, exist_ok=True)
         written = result.write_corrected(out_dir / f"{Path(args.aipp).stem}.corrected.cfg")
     return result.passed, f"step 5 (pre-processing / AIPP): {result.report(corrected_path=written)}\n"
-
-
-def load_images(directory: str) -> List[np.ndarray]:
-    d = Path(directory)
-    if not d.is_dir():
-        raise ConfigError(directory, "--images: not a directory")
-    files = sorted(d.glob("*.npy"))
-    if not files:
-        raise ConfigError(directory, "--images: no .npy image files in the directory")
-    out = []
-    for f in files:
-        try:
-            out.append(np.load(f, allow_pickle=False))
-        except (OSError, ValueError) as exc:
-            raise ConfigError(str(f), f"not a readable .npy array ({exc})") from None
-    return out
-
-
-def load_reference(spec: str) -> Callable[[np.ndarray], np.ndarray]:
-    module_name, sep, fn_name = spec.rpartition(":")
-    if not sep or not module_name or not fn_name:
-        raise ConfigError("--reference", f"expected MODULE:FN, got {spec!r}")
-    module = _import(module_name)
-    fn = getattr(module, fn_name, None)
-    if not callable(fn):
-        import difflib
-
-        names = [n for n in dir(module) if callable(getattr(module, n, None)) and not n.startswith("_")]
-        close = difflib.get_close_matches(fn_name, names, n=3)
-        hint = f" (did you mean {', '.join(close)}?)" if close else ""
-        raise ConfigError("--reference", f"{module_name} has no function {fn_name!r}{hint}")
-    return fn
-
-
-def _import(name: str):
-    if name.endswith(".py") or os.sep in name:
-        path = Path(name)
-        if not path.is_file():
-            raise ConfigError("--reference", f"no such file {name!r}")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules.setdefault(path.stem, module)
-        spec.loader.exec_module(module)
-        return module
-    sys.path.insert(0, os.getcwd())
-    try:
-        return importlib.import_module(name)
-    except ImportError as exc:
-        raise ConfigError("--reference", f"cannot import {name!r}: {exc}") from None
-    finally:
-        if sys.path and sys.path[0] == os.getcwd():
-            sys.path.pop(0)
-

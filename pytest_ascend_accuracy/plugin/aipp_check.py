@@ -66,3 +66,63 @@ def with_next_step(message: str, hint: str) -> str:
             lines[k] = f"next step: {hint}"
             return "\n".join(lines)
     return f"{message.rstrip()}\nnext step: {hint}"
+
+
+# -- YAML suites: ``aipp:`` and ``reference:`` per model ----------------------------------------
+def yaml_aipp(entry, base_dir: Path, at: str):
+    """``(aipp path, (reference spec, base dir))`` of a YAML model entry, validated at collection
+    (the AIPP file parsed, the reference importable); ``(None, None)`` without ``aipp:``."""
+    aipp, reference = entry.get("aipp"), entry.get("reference")
+    if aipp is None and reference is None:
+        return None, None
+    if not isinstance(aipp, str) or not aipp:
+        raise ConfigError(f"{at}.aipp", "required with reference: the AIPP file (ATC insert_op_conf), "
+                                        "relative to the suite file")
+    if not isinstance(reference, str) or ":" not in reference:
+        raise ConfigError(f"{at}.reference", "required with aipp: MODULE:FN, the reference network's "
+                                             "pre-processing of one raw image (module next to the suite "
+                                             "file, or path/to/file.py)")
+    if entry.get("golden") is not None:
+        raise ConfigError(f"{at}.golden", "a stored golden is not supported with aipp: yet (the golden "
+                                          "is computed from reference(raw inputs))")
+    from ..aipp import read_aipp_config
+    from ..aipp.user_files import load_reference
+
+    path = Path(aipp).expanduser()
+    path = path if path.is_absolute() else Path(base_dir) / path
+    if not path.is_file():
+        raise ConfigError(f"{at}.aipp", f"file not found: {path}")
+    read_aipp_config(path)
+    load_reference(reference, base_dir, f"{at}.reference")
+    return path, (reference, str(base_dir))
+
+
+def yaml_golden_inputs(case, inputs, where: str):
+    """Step 5, then the golden run's inputs: each AIPP input's raw images through the reference
+    pre-processing (the other inputs as they are). A wrong AIPP file fails here, naming fields."""
+    import numpy as np
+
+    from ..aipp import check_preprocessing as run_preprocessing_check, read_aipp_config
+    from ..aipp.user_files import load_reference
+    from ..graph.onnx_graph import load_model
+    from ..report.assertion import AccuracyFailure
+
+    config = read_aipp_config(case.aipp)
+    reference = load_reference(case.reference[0], case.reference[1], where)
+    proto = load_model(case.model)
+    inits = {t.name for t in proto.graph.initializer}
+    names = [i.name for i in proto.graph.input if i.name not in inits]
+    out = dict(inputs)
+    for op in config.ops:
+        name = names[op.rank] if op.rank < len(names) else None
+        if name is None or name not in inputs:
+            raise ConfigError(where, f"inputs: no raw images for AIPP input {op.rank} "
+                                     f"({name or 'not in the model'})")
+        raw = np.asarray(inputs[name])
+        result = run_preprocessing_check(config, raw, reference, rank=op.rank)
+        if not result.passed:
+            raise AccuracyFailure(result.report(), None, None)
+        images = [raw] if raw.ndim == 3 and op.input_format in ("RGB888_U8", "XRGB8888_U8") else list(raw)
+        refs = [np.asarray(reference(img), dtype=np.float32) for img in images]
+        out[name] = np.stack([r[0] if r.ndim == 4 else r for r in refs])
+    return out

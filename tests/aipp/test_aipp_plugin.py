@@ -82,3 +82,38 @@ def test_emulator_cache_key_follows_the_file_content(tmp_path):
     out = backend.outputs(first, {"x": raw})["y"]
     want = backend.outputs(plain, {"x": imagenet_reference(raw[0])[None]})["y"]
     np.testing.assert_allclose(out, want, atol=2e-2)
+
+
+SUITE = """
+models:
+  - name: cam
+    model: models/net.onnx
+    aipp: {cfg}
+    reference: prep:preprocess
+    inputs: {{x: frames.npy}}
+    modes: [default]
+"""
+
+
+@pytest.mark.parametrize("cfg, outcome", [("good.cfg", "passed"), ("swapped.cfg", "failed")])
+def test_yaml_suite_model_with_aipp(aipp_project, cfg, outcome):
+    good = imagenet_aipp(src_hw=(16, 16))
+    aipp_project.makefile(".cfg", good=good, swapped=good.replace(
+        "input_format: RGB888_U8", "input_format: RGB888_U8\n    rbuv_swap_switch: true"))
+    aipp_project.makepyfile(prep="from pytest_ascend_accuracy.aipp.samples import imagenet_reference\n\n"
+                                 "def preprocess(image):\n    return imagenet_reference(image)\n")
+    np.save(aipp_project.path / "frames.npy", random_rgb(1, 16, 16, seed=4))
+    (aipp_project.path / "accuracy_cam.yaml").write_text(SUITE.format(cfg=cfg))
+    result = aipp_project.runpytest("-q", "accuracy_cam.yaml")
+    result.assert_outcomes(**{outcome: 1})
+    if outcome == "failed":
+        assert "rbuv_swap_switch: true -> false" in result.stdout.str()
+
+
+def test_yaml_aipp_needs_reference(aipp_project):
+    aipp_project.makefile(".cfg", good=imagenet_aipp())
+    np.save(aipp_project.path / "frames.npy", random_rgb(1, 16, 16, seed=4))
+    (aipp_project.path / "accuracy_cam.yaml").write_text(
+        SUITE.format(cfg="good.cfg").replace("    reference: prep:preprocess\n", ""))
+    result = aipp_project.runpytest("-q", "accuracy_cam.yaml")
+    result.stdout.fnmatch_lines(["*models[[]0[]].reference*required with aipp*"])

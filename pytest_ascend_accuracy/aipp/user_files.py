@@ -1,0 +1,71 @@
+"""User-supplied pieces of a pre-processing check: raw images from a directory and the
+reference pre-processing function named ``MODULE:FN`` (CLI ``--reference``, YAML ``reference:``)."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from typing import Callable, List
+
+import numpy as np
+
+from ..errors import ConfigError
+
+
+def load_images(directory: str) -> List[np.ndarray]:
+    d = Path(directory)
+    if not d.is_dir():
+        raise ConfigError(directory, "--images: not a directory")
+    files = sorted(d.glob("*.npy"))
+    if not files:
+        raise ConfigError(directory, "--images: no .npy image files in the directory")
+    out = []
+    for f in files:
+        try:
+            out.append(np.load(f, allow_pickle=False))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(str(f), f"not a readable .npy array ({exc})") from None
+    return out
+
+
+def load_reference(spec: str, base_dir=None, where: str = "--reference") -> Callable[[np.ndarray], np.ndarray]:
+    """``MODULE:FN`` (an importable module, or a ``path/to/file.py`` relative to ``base_dir``)."""
+    module_name, sep, fn_name = str(spec).rpartition(":")
+    if not sep or not module_name or not fn_name:
+        raise ConfigError(where, f"expected MODULE:FN, got {spec!r}")
+    module = _import(module_name, base_dir, where)
+    fn = getattr(module, fn_name, None)
+    if not callable(fn):
+        import difflib
+
+        names = [n for n in dir(module) if callable(getattr(module, n, None)) and not n.startswith("_")]
+        close = difflib.get_close_matches(fn_name, names, n=3)
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise ConfigError(where, f"{module_name} has no function {fn_name!r}{hint}")
+    return fn
+
+
+def _import(name: str, base_dir, where: str):
+    if name.endswith(".py") or os.sep in name:
+        path = Path(name)
+        if base_dir is not None and not path.is_absolute():
+            path = Path(base_dir) / path
+        if not path.is_file():
+            raise ConfigError(where, f"no such file {str(path)!r}")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules.setdefault(path.stem, module)
+        spec.loader.exec_module(module)
+        return module
+    root = os.fspath(base_dir) if base_dir is not None else os.getcwd()
+    sys.path.insert(0, root)
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise ConfigError(where, f"cannot import {name!r}: {exc}") from None
+    finally:
+        if sys.path and sys.path[0] == root:
+            sys.path.pop(0)
+
