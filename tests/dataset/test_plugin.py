@@ -107,17 +107,23 @@ models:
     ])
 
 
-@pytest.mark.parametrize("dataset, match", [
+BAD_DATASETS = [
     ("{samples: nowhere}", ".samples: required: a directory"),
     ("{samples: samples, metric: top3, labels: labels.json}", ".metric: must be one of"),
     ("{samples: samples, labesl: labels.json}", "did you mean 'labels'"),
     ("{samples: samples}", ".labels: metric top1 needs labels"),
-])
-def test_yaml_dataset_errors_name_the_key(project, dataset, match):
-    project.makefile(".yaml", accuracy_bad=f'''
+]
+
+
+def test_yaml_dataset_errors_name_the_key(project):
+    for k, (dataset, _) in enumerate(BAD_DATASETS):
+        project.makefile(".yaml", **{f"accuracy_bad{k}": f'''
 models:
   - model: models/spiky.onnx
     dataset: {dataset}
-''')
-    result = project.runpytest("-p", "no:cacheprovider", "accuracy_bad.yaml")
-    result.stdout.fnmatch_lines([f"*accuracy_bad.yaml: models[[]0[]].dataset*{match}*"])
+'''})
+    result = project.runpytest("-p", "no:cacheprovider", *(f"accuracy_bad{k}.yaml"
+                                                          for k in range(len(BAD_DATASETS))))
+    result.assert_outcomes(errors=len(BAD_DATASETS))
+    for k, (_, match) in enumerate(BAD_DATASETS):
+        result.stdout.fnmatch_lines([f"*accuracy_bad{k}.yaml: models[[]0[]].dataset*{match}*"])
