@@ -113,3 +113,25 @@ def test_device_formats_off_is_another_conversion(cache):
     assert on.key != off.key
     assert on.info["emulator"]["device_formats"] is True
     assert off.info["emulator"]["device_formats"] is False
+
+
+def test_om_json_describes_outputs_as_atc_does(cache):
+    import json
+
+    from pytest_ascend_accuracy.dump.om_json import OmTensorDesc, read_om_json
+
+    model = models.conv_bn_relu()
+    om = EmulatorBackend(cache).convert(model, DEFAULT).om_json
+    descs = {op.name: op.output_descs[0] for op in read_om_json(om).ops}
+    assert descs["conv1relu1"] == OmTensorDesc("DT_FLOAT16", "NC1HWC0", (1, 1, 16, 16, 16), (1, 8, 16, 16), "NCHW")
+    assert descs["fc"] == OmTensorDesc("DT_FLOAT16", "FRACTAL_NZ", (1, 1, 16, 16), (1, 4), "ND")
+    assert descs["flatten"] == OmTensorDesc("DT_FLOAT16", "ND", (1, 8), (1, 8), "ND")
+    raw = json.loads(om.read_text())["graph"][0]["op"][0]["output_desc"][0]
+    attrs = {a["key"]: a["value"] for a in raw["attr"]}
+    assert attrs["_datadump_origin_format"] == {"s": "NCHW"}  # what msaccucmp converts to
+    assert attrs["_datadump_origin_name"] == {"s": "relu1"}
+    # without device formats the om json says so: device layout = framework layout
+    om_nd = EmulatorBackend(cache, device_formats=False).convert(model, DEFAULT).om_json
+    nd = {op.name: op.output_descs[0] for op in read_om_json(om_nd).ops}
+    assert nd["conv1relu1"] == OmTensorDesc("DT_FLOAT16", "NCHW", (1, 8, 16, 16), (1, 8, 16, 16), "NCHW")
+    assert nd["fc"].layout == "ND" and nd["fc"].shape == (1, 4)

@@ -76,6 +76,7 @@ class EmulatorBackend:
 
         def build(tmp: Path) -> None:
             from ...dump.om_json import OmOp, write_om_json
+            from .layouts import om_desc
             from .rewrite import emulate_graph
 
             try:
@@ -91,7 +92,8 @@ class EmulatorBackend:
             plan.save(tmp / PLAN_FILE)
             _save_model(proto, tmp / MODEL_FILE)
             ops = [OmOp(name=op.name, type=op.op_type, id=k, original_names=op.original_names,
-                        output_origins=tuple(s.origin for s in op.outputs), inputs=op.input_refs)
+                        output_origins=tuple(s.origin for s in op.outputs), inputs=op.input_refs,
+                        output_descs=tuple(om_desc(s, op.onnx_types) for s in op.outputs))
                    for k, op in enumerate(plan.ops)]
             cmdline = " ".join(["atc(emulator)", "--framework=5", f"--model={label}.onnx"] +
                                [f"--{k}={v}" for k, v in mode.atc_options()] +

@@ -15,11 +15,12 @@ the read path converts device layouts back on every run, exactly as it must for 
 * everything else, and any tensor whose rank does not fit (3-D conv1d activations, fp32
   matmul operands) is dumped ``ND`` with its framework shape, as before.
 
-Sources: CANN ``aclFormat`` (application development API reference, "aclFormat"):
-NC1HWC0 is the 5-D activation format with C0 = the cube unit size (16) and C padded to C1*C0,
-FRACTAL_Z "the format of convolution weights", FRACTAL_NZ an internal fractal format. Ascend C
-``LoadData`` (Load2D) documents the cube fractals: 16 x 16 for half/bfloat16, 16 x 32 for int8
-and 16 x 8 for float32 -- so float32 matmul operands are not written in our C0 = 16 NZ layout.
+Sources: CANN ``aclFormat`` (hiascend.com, canncommercial 8.0.0, appdevgapi
+aclpythondevg_01_0924): NC1HWC0 is the 5-D activation format with C0 = the cube unit size (16)
+and C padded to C1*C0, FRACTAL_Z "the format of the convolution weight", FRACTAL_NZ a format
+"for internal use". Ascend C ``LoadData`` (CANN 8.0 ascendcopapi atlasascendc_api_07_0238)
+gives the cube fractals: 16 x 16 for half/bfloat16, 16 x 32 for int8 and 16 x 8 for float32 --
+so float32 matmul operands are not written in our C0 = 16 NZ layout.
 The real ``atc --mode=1`` JSON in msit's test resources (ATC 6.0.RC1, tdnn on Ascend310)
 shows the same per-op choice: Conv2D input and output ``NC1HWC0`` (e.g. ``[1, 2, 1, 1804, 16]``
 for origin ``[1, 23, 1, 1804]``), its filter ``FRACTAL_Z``, its bias ``ND``; BatchMatMulV2
@@ -57,10 +58,29 @@ def tensor_format(anchor_type: str, *, shape: Optional[Sequence[int]], dtype: st
     return "ND"
 
 
-def origin_format(anchor_type: str, shape: Optional[Sequence[int]]) -> str:
-    """The framework format the om json names next to a tensor (``origin_format``): ONNX
-    conv-like 4-D tensors are NCHW, everything else ND (as ATC's ONNX parser sets them)."""
-    return "NCHW" if anchor_type in CONV_LIKE and shape is not None and len(shape) == 4 else "ND"
+def om_desc(slot, onnx_types: Sequence[str] = ()):
+    """The om json output desc ATC writes for a dumped tensor (``OmTensorDesc``): device
+    ``dtype``/``layout``/``shape`` and the framework's ``origin_shape``/``origin_format``;
+    ``onnx_types`` are the ONNX types of the op's members (conv-like 4-D tensors are NCHW)."""
+    from ...dump import device_formats as df
+    from ...dump import dtypes as dt
+    from ...dump.om_json import OmTensorDesc
+
+    dtype = slot.dtype or slot.type
+    shape = slot.shape
+    conv = any(t in CONV_LIKE for t in onnx_types) and shape is not None and len(shape) == 4
+    origin = "NCHW" if conv or slot.format in ("NC1HWC0", "FRACTAL_Z") else "ND"
+    layout = slot.format or origin
+    try:
+        name = dt.dtype_name(dt.enum_for(dtype)) if dtype else ""
+    except (TypeError, ValueError, KeyError):
+        name = ""
+    device = None
+    if shape is not None:
+        layout_dtype = "float16" if dtype in ("", "bfloat16") else dtype
+        device = df.device_shape(slot.format or "ND", shape, layout_dtype)
+    return OmTensorDesc(dtype=name, layout=layout, shape=device, origin_shape=shape,
+                        origin_format=origin)
 
 
 def fits(fmt: str, array: np.ndarray) -> bool:
@@ -73,4 +93,4 @@ def fits(fmt: str, array: np.ndarray) -> bool:
     return True
 
 
-__all__ = ["tensor_format", "origin_format", "fits", "CONV_LIKE", "MATMUL_LIKE"]
+__all__ = ["tensor_format", "om_desc", "fits", "CONV_LIKE", "MATMUL_LIKE"]
