@@ -26,8 +26,12 @@ def convert_args(model, *extra):
 
 
 def pids(calls):
-    with open(calls) as f:
-        return [json.loads(line)["pid"] for line in f]
+    """Pids of the recorded calls (complete lines only: a call may be writing its line)."""
+    try:
+        with open(calls) as f:
+            return [json.loads(line)["pid"] for line in f if line.endswith("\n")]
+    except FileNotFoundError:
+        return []
 
 
 def test_server_and_fresh_process_give_the_same_result(fake_toolkit, fake_atc_on_path, tiny_model, tmp_path):
@@ -56,8 +60,9 @@ def test_a_killed_client_ends_its_call(fake_toolkit, fake_atc_on_path, tiny_mode
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True)
     deadline = time.monotonic() + 30
-    while not os.path.exists(fake_atc_on_path) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    while time.monotonic() < deadline and not (
+            pids(fake_atc_on_path) and "please wait" in (tmp_path / "atc.log").read_text()):
+        time.sleep(0.02)  # the call has started and printed its first line: it now hangs
     child = pids(fake_atc_on_path)[0]
     assert child != proc.pid  # the call runs in the server's child, not in the client
     os.killpg(proc.pid, signal.SIGTERM)  # what run_atc does on a timeout
