@@ -88,7 +88,8 @@ def _phase(directory: Path, cache_dir: Path, phase: str, samples: int) -> dict:
     if phase == "bare":
         import onnxruntime as ort
 
-        sess = ort.InferenceSession(str(directory / "model.onnx"), providers=["CPUExecutionProvider"])
+        sess = ort.InferenceSession(str(directory / "model.onnx"),
+                                    providers=["CPUExecutionProvider"])
         om.outputs(dict(np.load(files[0])))  # load the emulated model, as the check does first
         c0 = time.process_time()
         t0 = time.perf_counter()
@@ -115,7 +116,8 @@ def _phase(directory: Path, cache_dir: Path, phase: str, samples: int) -> dict:
     t0 = time.perf_counter()
     result, _, _ = run_dataset_check(om, folder, labels=labels, cache=cache, trace=False)
     seconds = time.perf_counter() - t0
-    return {"seconds": seconds, "cpu": time.process_time() - c0, "peak_rss": peak_rss_bytes(), "reference": result.reference,
+    return {"seconds": seconds, "cpu": time.process_time() - c0, "peak_rss": peak_rss_bytes(),
+            "reference": result.reference,
             "device": result.device, "runs": result.reference_runs,
             "cached": result.reference_cached, "flipped": len(result.flipped)}
 
@@ -154,7 +156,8 @@ def main(argv=None) -> int:
             warm.append(_child(common + ["--phase", "warm", "--samples", str(args.samples)]))
         n = args.samples
         b = bare[0]
-        print(f"{n} samples ({'x'.join(map(str, SHAPE))} float32, conv_bn_relu, emulator default mode)")
+        shape = "x".join(map(str, SHAPE))
+        print(f"{n} samples ({shape} float32, conv_bn_relu, emulator default mode)")
         print(f"bare loops: reference {b['reference']:.3f} s + emulated {b['device']:.3f} s "
               f"(first pair; {1e6 * b['seconds'] / n:.0f} us/sample)")
         c0 = cold[0]

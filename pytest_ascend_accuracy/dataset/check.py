@@ -38,6 +38,9 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     """Run the check and return ``(DatasetResult, CompareResult | None, Verdict | None)``; the
     last two are the traced sample's comparison when the check failed and a sample flipped."""
     check_metric(metric)
+    if not callable(getattr(om, "outputs", None)) or not hasattr(om, "model"):
+        raise ConfigError("om", f"expected a converted model (the result of ascend_model(...), or "
+                                f"dataset.load_device_model(...)), got {type(om).__name__}")
     max_drop = _check_max_drop(max_drop)
     source = SampleSource(samples)
     lbls = Labels(labels)
@@ -48,7 +51,6 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     total = source.count()
     first_flipped = None
     done = 0
-    ids = []
     clock = _Throttle(progress, total)
     try:
         for sample in source:
@@ -61,7 +63,6 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
             if flipped and first_flipped is None:
                 first_flipped = sample
             done += 1
-            ids.append(sample.id)
             clock.tick(done)
     finally:
         reference.close()
@@ -69,7 +70,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if not done:
         raise ConfigError("samples", f"{source.describe()}: no samples")
     if metric != "agreement":  # agreement reads no labels: given ones are left alone
-        lbls.check_all_used(ids)
+        lbls.check_all_used(source.ids() or [])
     ref_value, dev_value = scorer.values()
     result = DatasetResult(
         metric=metric_name(metric), reference=ref_value, device=dev_value, max_drop=max_drop,

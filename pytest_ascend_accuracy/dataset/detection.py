@@ -52,13 +52,15 @@ def _detections(postprocess: Callable, outputs, sample: Sample, side: str) -> Li
     for d in dets:
         try:
             box = [float(v) for v in d["bbox"]]
-            out.append({"bbox": box, "score": float(d["score"]), "category_id": int(d["category_id"])})
+            out.append({"bbox": box, "score": float(d["score"]),
+                        "category_id": int(d["category_id"])})
         except (KeyError, TypeError, ValueError):
             raise ConfigError("postprocess", f"sample {sample.id!r}: a detection must be a dict "
                                              f"with bbox [x, y, w, h], score and category_id, got "
                                              f"{d!r}") from None
         if len(box) != 4:
-            raise ConfigError("postprocess", f"sample {sample.id!r}: bbox {box} is not [x, y, w, h]")
+            raise ConfigError("postprocess",
+                              f"sample {sample.id!r}: bbox {box} is not [x, y, w, h]")
     return out
 
 
@@ -84,8 +86,8 @@ class MeanAP:
 
     def __init__(self, postprocess: Optional[Callable], labels: Labels):
         if postprocess is None:
-            raise ConfigError("postprocess", 'metric "map" needs postprocess(outputs) -> '
-                                             '[{"bbox": [x, y, w, h], "score": s, "category_id": c}]')
+            raise ConfigError("postprocess", 'metric "map" needs postprocess(outputs) -> [{"bbox": '
+                                             '[x, y, w, h], "score": s, "category_id": c}]')
         if not labels.given:
             raise ConfigError("labels", 'metric "map" needs COCO-style labels per sample: '
                                         '[{"bbox": [x, y, w, h], "category_id": c}, ...]')
@@ -105,7 +107,8 @@ class MeanAP:
             try:
                 bbox = [float(v) for v in box["bbox"]]
                 ann = {"id": len(self.truth) + 1, "image_id": image, "bbox": bbox,
-                       "category_id": int(box["category_id"]), "iscrowd": int(box.get("iscrowd", 0)),
+                       "category_id": int(box["category_id"]),
+                       "iscrowd": int(box.get("iscrowd", 0)),
                        "area": float(box.get("area", bbox[2] * bbox[3]))}
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):
                 raise ConfigError("labels", f"label of sample {sample.id!r}: expected "

@@ -33,7 +33,8 @@ KEYS_FILE = "keys.json"
 
 def as_float32(outputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
     """Outputs as float32 whatever dtype they came in (fp16 from a device, int64 ids...)."""
-    return {name: np.asarray(value).astype(np.float32, copy=False) for name, value in outputs.items()}
+    return {name: np.asarray(value).astype(np.float32, copy=False)
+            for name, value in outputs.items()}
 
 
 class ReferenceModel:
@@ -61,7 +62,8 @@ class ReferenceModel:
                                  model=model_digest(model), onnxruntime=ort_version())
             self._store = _ShardStore(cache, f"dataset-reference-{model_key[:32]}")
 
-    def outputs(self, inputs: Mapping[str, np.ndarray], where: str = "sample") -> Dict[str, np.ndarray]:
+    def outputs(self, inputs: Mapping[str, np.ndarray],
+                where: str = "sample") -> Dict[str, np.ndarray]:
         signature = tuple((k, np.asarray(v).dtype.str, np.shape(v)) for k, v in inputs.items())
         if signature in self._checked:  # same names, dtypes and shapes as an earlier sample
             feeds = {k: np.asarray(v) for k, v in inputs.items()}

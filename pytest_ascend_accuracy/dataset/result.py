@@ -88,15 +88,17 @@ class DatasetResult:
         lines = [f"dataset accuracy {verdict}: {self.figures()}",
                  f"model {self.model}, mode {self.mode}, {self.samples} samples{rows}"
                  + (f", output {self.output!r}" if self.output else "")
-                 + f"; reference: {self.reference_runs} run, {self.reference_cached} from the cache"]
+                 + f"; reference: {self.reference_runs} run, "
+                   f"{self.reference_cached} from the cache"]
         total = self.rows or self.samples
+        what = "top detection changed" if self.metric == "map" else "flipped top-1"
         if self.flipped:
-            lines.append(f"flipped top-1 ({len(self.flipped)} of {total}): {_ids(self.flipped)}")
+            lines.append(f"{what} ({len(self.flipped)} of {total}): {_ids(self.flipped)}")
         elif self.output is not None or self.metric == "map":
-            lines.append("flipped top-1: none")
+            lines.append(f"{what}: none")
         if self.nonfinite:
-            lines.append(f"NaN/Inf in the device outputs (counted as wrong) ({len(self.nonfinite)}):"
-                         f" {_ids(self.nonfinite)}")
+            lines.append(f"NaN/Inf in the device outputs (counted as wrong) "
+                         f"({len(self.nonfinite)}): {_ids(self.nonfinite)}")
         if self.nonfinite_reference:
             lines.append(f"NaN/Inf in the reference outputs ({len(self.nonfinite_reference)}): "
                          f"{_ids(self.nonfinite_reference)}")
@@ -118,7 +120,8 @@ class DatasetResult:
         return props
 
 
-def to_record(result: DatasetResult, nodeid: str, report: Optional[str] = None) -> Dict[str, object]:
+def to_record(result: DatasetResult, nodeid: str,
+              report: Optional[str] = None) -> Dict[str, object]:
     """The plain, JSON-able figures the session summary keeps (and xdist workers send)."""
     culprit = result.culprit
     return {"nodeid": nodeid, "model": result.model, "mode": result.mode, "metric": result.metric,

@@ -85,8 +85,8 @@ class SampleSource:
             return
         for index, item in enumerate(self._items):
             if not isinstance(item, Mapping):
-                raise ConfigError(f"{self.where}[{index}]", f"expected a dict {{input name: "
-                                                             f"array}}, got {type(item).__name__}")
+                raise ConfigError(f"{self.where}[{index}]", "expected a dict {input name: "
+                                  f"array}}, got {type(item).__name__}")
             yield Sample(str(index), index, {str(k): np.asarray(v) for k, v in item.items()})
 
     def describe(self) -> str:
@@ -101,7 +101,8 @@ def _read_npz(path: Path) -> Dict[str, np.ndarray]:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
     except (OSError, ValueError, EOFError) as exc:
-        raise DumpFormatError(path, f"not a readable .npz sample ({type(exc).__name__}: {exc})") from exc
+        raise DumpFormatError(path, f"not a readable .npz sample "
+                                    f"({type(exc).__name__}: {exc})") from exc
     if not arrays:
         raise DumpFormatError(path, "the .npz sample holds no arrays")
     return arrays
@@ -169,8 +170,9 @@ class Labels:
         if self._map is not None:
             unused = [k for k in self._map if k not in self._used]
             if unused:
+                known = ids or [str(u) for u in self._used]
                 raise ConfigError(self.where, f"label for sample {unused[0]!r} but no such sample"
-                                              f"{_closest(unused[0], ids)}")
+                                              f"{_closest(unused[0], known)}")
         elif self._seq is not None and len(self._seq) > len(self._used):
             raise ConfigError(self.where, f"{len(self._seq)} labels for {len(self._used)} samples")
 

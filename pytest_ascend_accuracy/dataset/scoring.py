@@ -25,7 +25,8 @@ def pick_output(names: Sequence[str], output: Optional[str], where: str = "outpu
     if output is not None:
         if output not in names:
             close = difflib.get_close_matches(output, names, n=3, cutoff=0.3)
-            raise ConfigError(where, f"no model output named {output!r}; outputs: {', '.join(names)}"
+            raise ConfigError(where, f"no model output named {output!r}; outputs: "
+                                     f"{', '.join(names)}"
                                      + (f" (closest: {', '.join(close)})" if close else ""))
         return output
     if len(names) != 1:
@@ -67,8 +68,9 @@ class RowFlips:
         r, d = rows_of(ref[self.output]), rows_of(dev[self.output])
         ids = row_ids(sample, r.shape[0])
         if r.shape != d.shape:
-            raise ConfigError(f"sample {sample.id!r}", f"output {self.output!r} has shape "
-                                                       f"{d.shape} on the device, {r.shape} in the reference")
+            raise ConfigError(f"sample {sample.id!r}",
+                              f"output {self.output!r} has shape {d.shape} on the device, "
+                              f"{r.shape} in the reference")
         self.rows += len(ids)
         flipped = False
         ref_ok = np.isfinite(r).all(axis=1)
@@ -93,8 +95,9 @@ class TopK:
 
     def __init__(self, k: int, output: str, labels: Labels):
         if not labels.given:
-            raise ConfigError("labels", f"metric top{k} needs labels (a sequence in sample order "
-                                        f"or a {{sample id: label}} mapping); 'agreement' needs none")
+            raise ConfigError("labels", f"metric top{k} needs labels (a sequence in sample "
+                                        "order or a {sample id: label} mapping); 'agreement' "
+                                        "needs none")
         self.k, self.output, self.labels = k, output, labels
         self.correct = [0, 0]  # reference, device
         self.rows = 0

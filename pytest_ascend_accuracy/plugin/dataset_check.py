@@ -50,7 +50,8 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
     from ..dataset import run_dataset_check
     from ..dataset.result import DatasetFailure, to_record
 
-    label = f"{getattr(om, 'name', 'model')} [{getattr(getattr(om, 'mode', None), 'name', 'default')}]"
+    mode = getattr(getattr(om, "mode", None), "name", "default")
+    label = f"{getattr(om, 'name', 'model')} [{mode}]"
     result, compared, verdict = run_dataset_check(
         om, samples, metric=metric, labels=labels, max_drop=max_drop, output=output,
         postprocess=postprocess, cache=state.cache, threshold=spec.threshold,

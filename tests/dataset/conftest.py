@@ -28,7 +28,8 @@ def spiky_model(dynamic_batch: bool = False, name: str = "spiky"):
              helper.make_node("Mul", ["a1", "k256"], ["a2"], name="amplify2"),
              helper.make_node("Mul", ["a2", "k_inv"], ["scaled"], name="rescale"),
              helper.make_node("Add", ["scaled", "bias"], ["logits"], name="add_bias")]
-    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", 1, [batch, CLASSES])],
+    graph = helper.make_graph(nodes, name,
+                              [helper.make_tensor_value_info("x", 1, [batch, CLASSES])],
                               [helper.make_tensor_value_info("logits", 1, [batch, CLASSES])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8

@@ -171,3 +171,24 @@ def test_bad_samples(device, spiky, tmp_path):
         check_dataset(om, tmp_path / "bad", metric="agreement")
     with pytest.raises(ConfigError, match=r"input 'x' has dtype float64"):
         check_dataset(om, [{"x": np.zeros((1, 8))}], metric="agreement")
+
+
+def test_a_damaged_reference_shard_is_rebuilt_not_trusted(device, spiky, cache):
+    samples, labels = spiky_samples()
+    om = device(spiky, "high_precision")
+    check_dataset(om, samples, labels=labels, cache=cache)
+    shards = list(cache.root.glob("dataset-reference-*/*/*/out0.npy"))
+    assert len(shards) == 1
+    data = bytearray(shards[0].read_bytes())
+    data[-4:] = b"\x00\x00\xc0\x7f"  # the last value becomes NaN: the manifest no longer matches
+    shards[0].write_bytes(bytes(data))
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    result = check_dataset(om, samples, labels=labels, cache=Cache(cache.root))
+    assert (result.reference_runs, result.reference_cached) == (len(samples), 0)
+    assert result.passed and result.reference == 0.5
+
+
+def test_om_must_be_a_converted_model(spiky):
+    with pytest.raises(ConfigError, match=r"om: expected a converted model .* got PosixPath"):
+        check_dataset(spiky, [], metric="agreement")

@@ -28,7 +28,8 @@ def tiny_detector(tmp_path):
     nodes = [helper.make_node("Mul", ["x", "k256"], ["a1"], name="amplify1"),
              helper.make_node("Mul", ["a1", "k256"], ["a2"], name="amplify2"),
              helper.make_node("Mul", ["a2", "k_inv"], ["det"], name="rescale")]
-    graph = helper.make_graph(nodes, "tiny_detector", [helper.make_tensor_value_info("x", 1, [1, 6])],
+    graph = helper.make_graph(nodes, "tiny_detector",
+                              [helper.make_tensor_value_info("x", 1, [1, 6])],
                               [helper.make_tensor_value_info("det", 1, [1, 6])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8

@@ -7,7 +7,7 @@ import pkgutil
 
 import hypothesis  # noqa: F401  (its pytest plugin imports it lazily in every inner run)
 import numpy as np
-import onnx  # noqa: F401  (C extensions cannot be imported twice in one process, and
+import onnx  # (C extensions cannot be imported twice in one process, and
 import onnxruntime  # noqa: F401  pytester's inline runs drop what they imported first)
 import pytest
 
@@ -38,8 +38,6 @@ def test_spiky(ascend_model, check_dataset):
 
 @pytest.fixture
 def project(pytester):
-    import onnx
-
     (pytester.path / "models").mkdir()
     onnx.save(spiky_model(), str(pytester.path / "models" / "spiky.onnx"))
     samples, labels = spiky_samples()
@@ -69,8 +67,8 @@ def test_fixture_fails_fp16_passes_high_precision_with_summary_and_junit(project
         "2 dataset checks: 1 passed, 1 failed",
         "  spiky [[]default[]] top1 0.4000 device vs 0.5000 reference (drop 0.1000 > 0.01), 20 "
         "samples, 2 flipped",
-        "  spiky [[]high_precision[]] top1 0.5000 device vs 0.5000 reference (drop 0.0000 <= 0.01), "
-        "20 samples, 0 flipped",
+        "  spiky [[]high_precision[]] top1 0.5000 device vs 0.5000 reference (drop 0.0000 <= "
+        "0.01), 20 samples, 0 flipped",
         "FAILED test_ds.py::test_spiky[[]default[]] [[]spiky, default[]]: top1 drop 0.1000 > "
         "max_drop 0.01; first failing op amplify2 (sample 003)",
     ])
@@ -122,8 +120,8 @@ models:
   - model: models/spiky.onnx
     dataset: {dataset}
 '''})
-    result = project.runpytest("-p", "no:cacheprovider", *(f"accuracy_bad{k}.yaml"
-                                                          for k in range(len(BAD_DATASETS))))
+    files = [f"accuracy_bad{k}.yaml" for k in range(len(BAD_DATASETS))]
+    result = project.runpytest("-p", "no:cacheprovider", *files)
     result.assert_outcomes(errors=len(BAD_DATASETS))
     for k, (_, match) in enumerate(BAD_DATASETS):
         result.stdout.fnmatch_lines([f"*accuracy_bad{k}.yaml: models[[]0[]].dataset*{match}*"])
