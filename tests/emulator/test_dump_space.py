@@ -105,7 +105,7 @@ def test_emulator_run_on_a_full_disk(cache, tmp_path, monkeypatch):
     assert isinstance(err, BackendError) and err.errno == errno.ENOSPC
     text = str(err)
     assert str(root) in err.path and "No space left on device" in text
-    assert "stopped at operator 'gap'" in text and "100 bytes free" not in text  # free *after* the failure
+    assert "stopped at operator 'gap'" in text  # the third op: two files fitted
     assert f"needs about {err.needed} bytes" in text and "0 bytes free" in text
     # the estimate covers the tensor data of the whole dump: between its data and its file bytes
     data = sum(_stored_bytes(t) for op in whole.ops for t in op.inputs + op.outputs)
