@@ -20,7 +20,8 @@ models:
 ```
 
 Each model x mode is one test item ``file.yaml::name[mode]``. The file is read with
-``yaml.safe_load`` and validated completely at collection; every problem is a ``ConfigError``
+``yaml.SafeLoader`` under ``core.safe_yaml``'s bounds (an alias bomb fails fast) and
+validated completely at collection; every problem is a ``ConfigError``
 naming the file and the key (``accuracy.yaml: models[1].threshold: ...``).
 """
 from __future__ import annotations
@@ -83,9 +84,11 @@ def load_suite(path, *, default_threshold: float = 0.95) -> List[SuiteCase]:
     """Read and validate a suite file; returns its cases in file order."""
     import yaml
 
+    from ..core.safe_yaml import load_yaml
+
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:  # bounded: an alias bomb is refused before validation walks the document
+        data = load_yaml(path.read_text(encoding="utf-8"), str(path))
     except OSError as exc:
         raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .fake_atc import FakeToolkit, install_fake_toolkit
+from .fake_toolkit import FakeToolkit, install_fake_toolkit
 from .fake_runtime import FakeNpu, install
 
 

@@ -1,7 +1,7 @@
 """A FAKE ``atc`` for tests: validates arguments like ATC and writes a fake artefact.
 
 Run it as ``python -m pytest_ascend_accuracy.testing.fake_atc --model=... ...`` or through the
-shim that ``install_fake_toolkit(dir)`` writes (``<dir>/bin/atc`` plus the install record
+shim that ``fake_toolkit.install_fake_toolkit(dir)`` writes (``<dir>/bin/atc`` plus the install record
 ``<arch>-linux/ascend_toolkit_install.info``, so toolkit discovery works exactly as on a real
 installation). The shim is a client of a persistent interpreter (``fake_atc_server``) that has
 onnx imported already, so a call costs a fork, not a Python start. It is named a fake
@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
+
+from .fake_toolkit import FakeToolkit, install_fake_toolkit  # noqa: F401 (the toolkit tree)
 
 START_LINE = "ATC start working now, please wait for a moment."
 SUCCESS_LINE = "ATC run success, welcome to the next use."
@@ -104,54 +104,6 @@ class AtcFailure(Exception):
 
 def invalid(option: str, value: str, reason: str) -> AtcFailure:
     return AtcFailure("E10001", f"Value [{value}] for parameter [--{option}] is invalid. Reason: {reason}")
-
-
-@dataclass
-class FakeToolkit:
-    """A fake CANN toolkit tree: ``home/bin/atc`` (shim) and the version file."""
-
-    home: Path
-    atc: Path
-    version: str
-
-
-def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = "8.0.RC2",
-                         python: Optional[str] = None) -> FakeToolkit:
-    """Write a fake toolkit into ``directory``: ``bin/atc`` (a shell shim running the
-    ``fake_atc_server`` client with the current interpreter) and
-    ``<arch>-linux/ascend_toolkit_install.info``. Put ``<directory>/bin`` on PATH or
-    ``ASCEND_TOOLKIT_HOME=<directory>`` to use it. The persistent interpreter behind the shim
-    (one per installing process, shared by its toolkits) lives as long as this process, and at
-    most ``fake_atc_server.IDLE_SECONDS`` idle."""
-    import hashlib
-    import shlex
-    import tempfile
-
-    server = Path(__file__).with_name("fake_atc_server.py")  # run as a script: no import cycle
-    home = Path(directory)
-    (home / "bin").mkdir(parents=True, exist_ok=True)
-    atc = home / "bin" / "atc"
-    interpreter = python or sys.executable
-    # one persistent interpreter per installing process: what differs between toolkits (the
-    # version, the knobs) travels with each call's environment
-    tag = hashlib.sha256(f"{os.getpid()}:{interpreter}:{server}".encode()).hexdigest()[:16]
-    socket_path = os.path.join(tempfile.gettempdir(), f"fake-atc-{tag}.sock")
-    settings = {"FAKE_ATC_VERSION": version, "FAKE_ATC_SOCKET": socket_path,
-                "FAKE_ATC_OWNER": str(os.getpid()), "FAKE_ATC_PYTHON": interpreter}
-    lines = ["#!/bin/sh", "# FAKE atc for pytest-ascend-accuracy tests, not the CANN ATC"]
-    lines += [f"{k}={shlex.quote(v)}" for k, v in settings.items()]
-    lines += [f"export {' '.join(settings)}",
-              f"exec {shlex.quote(interpreter)} -S {shlex.quote(str(server))} \"$@\"", ""]
-    atc.write_text("\n".join(lines))
-    atc.chmod(0o755)
-    if not os.path.exists(socket_path) and os.environ.get("FAKE_ATC_SERVER", "1") != "0":
-        _start_server_early(interpreter, socket_path)
-    arch = platform.machine() or "x86_64"
-    info = home / f"{arch}-linux" / "ascend_toolkit_install.info"
-    info.parent.mkdir(parents=True, exist_ok=True)
-    info.write_text(f"package_name=Ascend-cann-toolkit-FAKE\nversion={version}\narch={arch}\n"
-                    f"os=linux\npath={home}\n")
-    return FakeToolkit(home=home, atc=atc, version=version)
 
 
 # -- command line -------------------------------------------------------------------------------
@@ -364,20 +316,6 @@ def _read_lines(path: str, option: str) -> List[str]:
     except OSError:
         raise invalid(option, path, "The file does not exist or cannot be read") from None
     return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def _start_server_early(interpreter: str, socket_path: str) -> None:
-    """Start the persistent interpreter now, in the background, so its imports overlap with the
-    caller's work; the first ``atc`` call would start it otherwise (``fake_atc_server``)."""
-    import subprocess
-
-    try:
-        subprocess.Popen([interpreter, "-m", "pytest_ascend_accuracy.testing.fake_atc_server",
-                          "--fake-atc-serve", socket_path, str(os.getpid())],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True)
-    except OSError:
-        pass  # the first call starts it, or runs the fake ATC directly
 
 
 def _allowed_values(option: str) -> Optional[Tuple[str, ...]]:

@@ -45,7 +45,7 @@ def tiny_model(tmp_path):
 @pytest.fixture(scope="session")
 def fake_toolkit(tmp_path_factory):
     """A FAKE CANN toolkit tree (bin/atc shim + version file), version 8.0.RC2."""
-    from pytest_ascend_accuracy.testing.fake_atc import install_fake_toolkit
+    from pytest_ascend_accuracy.testing.fake_toolkit import install_fake_toolkit
 
     return install_fake_toolkit(tmp_path_factory.mktemp("fake-cann") / "latest", version="8.0.RC2")
 

@@ -207,7 +207,7 @@ def test_cann_6_toolkit_gets_only_the_precision_modes_it_documents(cache, fake_a
     goes to ATC, and the fake 6.0.1 ATC refuses it the way real ATC does."""
     import platform
 
-    from pytest_ascend_accuracy.testing.fake_atc import install_fake_toolkit
+    from pytest_ascend_accuracy.testing.fake_toolkit import install_fake_toolkit
 
     old = install_fake_toolkit(tmp_path / "cann-6.0.1", version="6.0.1")
     monkeypatch.setenv("PATH", f"{old.home / 'bin'}{os.pathsep}{os.environ['PATH']}")

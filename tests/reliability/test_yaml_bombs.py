@@ -1,0 +1,68 @@
+"""D6: hostile YAML (alias bombs, recursive aliases, runaway nesting) in a stored baseline or a
+YAML suite fails fast with a ConfigError naming the file, before anything walks the document.
+Before the bound, a nine-level bomb of 600 bytes hung validation and reached 2.27 GB."""
+import pytest
+
+from pytest_ascend_accuracy.baseline.file import read_baseline, render, write_baseline
+from pytest_ascend_accuracy.core.safe_yaml import check_yaml_bounds, load_yaml
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.plugin.yaml_suite import load_suite
+from test_baseline_file import _baseline
+
+pytestmark = pytest.mark.reliability
+
+
+def bomb(levels=6, width=9, indent=""):
+    """``levels`` anchors, each a list of ``width`` aliases of the one before: width**levels
+    leaves once expanded (531,441 with the defaults), a few hundred bytes of text."""
+    lines = [f'{indent}l0: &l0 [{", ".join(["lol"] * width)}]']
+    for i in range(1, levels + 1):
+        lines.append(f"{indent}l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * width)}]")
+    return "\n".join(lines) + "\n"
+
+
+def test_alias_bomb_in_a_stored_baseline(tmp_path):
+    path = write_baseline(tmp_path / "mlp" / "default.yaml", _baseline())
+    text = path.read_text()
+    path.write_text(text.replace("environment:", "info:\n" + bomb(indent="  ") + "environment:", 1))
+    with pytest.raises(ConfigError) as err:
+        read_baseline(path)
+    assert err.value.where == str(path) and "alias bomb" in err.value.problem
+
+
+def test_alias_bomb_in_a_yaml_suite(tmp_path):
+    path = tmp_path / "accuracy_bomb.yaml"
+    path.write_text(bomb() + "models:\n  - model: m.onnx\n    per_op: {x: *l6}\n")
+    with pytest.raises(ConfigError) as err:
+        load_suite(path)
+    assert err.value.where == str(path) and "alias bomb" in err.value.problem
+
+
+def test_too_many_aliases_even_when_small(tmp_path):
+    text = "a: &a [1]\nb: [" + ", ".join(["*a"] * 1001) + "]\n"
+    with pytest.raises(ConfigError, match="more than 1000 aliases"):
+        load_yaml(text, "f.yaml")
+
+
+def test_recursive_alias_is_refused():
+    with pytest.raises(ConfigError, match="recursive"):
+        load_yaml("a: &a [1, *a]\n", "f.yaml")
+
+
+def test_runaway_nesting_is_refused():
+    with pytest.raises(ConfigError, match="nested"):
+        load_yaml("[" * 1200 + "]" * 1200, "f.yaml")
+    with pytest.raises(ConfigError, match="deeper than 200"):
+        load_yaml("[" * 300 + "]" * 300, "f.yaml")
+
+
+def test_a_few_anchors_and_big_alias_free_files_are_fine():
+    text = "d: &d {threshold: 0.9}\nm:\n" + "".join(f"  - {{<<: *d, n: {i}}}\n" for i in range(50))
+    assert load_yaml(text, "f.yaml")["m"][49] == {"threshold": 0.9, "n": 49}
+    big = [{"op": f"op{i}", "cosine": 1.0} for i in range(60_000)]  # 180,001 nodes, no alias
+    assert check_yaml_bounds({"ops": big}, "f.yaml") == 180_002
+
+
+def test_a_real_baseline_reads_back_unchanged(tmp_path):
+    path = write_baseline(tmp_path / "b.yaml", _baseline())
+    assert render(read_baseline(path)) == path.read_text()
