@@ -57,9 +57,10 @@ class AscendModel:
     input_shape: object = None
     state: AccuracyState = field(default=None, repr=False)
     dump_root: Optional[Callable[[], Path]] = field(default=None, repr=False)
-    #: called with (this model, inputs) on every run; the fixtures remember the last run so
-    #: that ``--accuracy-diagnose`` can replay it
-    on_run: Optional[Callable[["AscendModel", object], None]] = field(default=None, repr=False)
+    #: called with (this model, inputs, the DumpSet returned) after every run: the fixtures keep
+    #: which model made which dump, for the baseline check and ``--accuracy-diagnose``
+    on_run: Optional[Callable[["AscendModel", object, object], None]] = field(default=None,
+                                                                              repr=False)
 
     def run(self, inputs, dump: bool = True):
         """Run once on ``inputs`` ({input name: array}); with ``dump`` every operator's dump."""
@@ -67,10 +68,11 @@ class AscendModel:
         dump_dir = None
         if dump and self.dump_root is not None:
             dump_dir = self.dump_root() / f"dump-{next(_dump_counter)}"
-        if self.on_run is not None:
-            self.on_run(self, inputs)
         with self.state.device_lock():
-            return self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
+            result = self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
+        if self.on_run is not None:
+            self.on_run(self, inputs, result)
+        return result
 
     def outputs(self, inputs):
         """The model's plain outputs, ``{ONNX output name: array}``, from one run without a dump."""
@@ -238,8 +240,11 @@ def diagnose_failure(state: AccuracyState, model, inputs, input_shape, spec: Acc
 def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", inputs,
                            spec: AccuracySpec, *, nodeid: str):
     """The per-operator baseline check of a passing accuracy check (``max_drop`` set): returns
-    the ``BaselineOutcome``; the baseline lives under the baseline dir as <model>/<mode>.yaml."""
-    from ..baseline import BaselineInputs, baseline_path, check_baseline, environment_for
+    the ``BaselineOutcome``. The baseline lives under the baseline dir as <model key>/<mode>.yaml,
+    the key being the model file's path relative to the rootdir (``baseline.env.locate_baseline``;
+    a baseline still at its old stem-keyed place is used there, with a ``MovedFileWarning``)."""
+    from ..baseline import BaselineInputs, check_baseline, environment_for
+    from ..baseline.env import locate_baseline, model_info
 
     if handle is None:
         raise ConfigError(nodeid, "a baseline check (max_drop=...) needs the dump of an "
@@ -249,19 +254,27 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
                                   "reproduce: take them from the accuracy_inputs fixture "
                                   "(seeded, or inputs=... stored next to the baseline); random "
                                   "unseeded inputs are refused")
-    regen = "all" if state.settings.regen_all else ("failing" if state.settings.regen else "none")
-    path = baseline_path(state.settings.baseline_dir, handle.name, handle.mode)
-    return check_baseline(result, path, header=environment_for(handle.converted), inputs=inputs,
-                          max_drop=spec.max_drop, regen=regen, info={"model": handle.name})
+    rootdir = state.settings.rootdir
+    located = locate_baseline(state.settings.baseline_dir, handle.model, handle.mode, rootdir)
+    if located.belongs is not None:
+        import warnings
+
+        from ..core.locations import Located, MovedFileWarning
+
+        folder = Located(located.path.parent, belongs=located.belongs.parent)  # modes + inputs
+        warnings.warn(MovedFileWarning(folder.message(
+            "the accuracy baselines folder", rootdir, why="baselines are now keyed by the model "
+                                                          "file's path relative to the rootdir")))
+    return check_baseline(result, located.path, header=environment_for(handle.converted),
+                          inputs=inputs, max_drop=spec.max_drop, regen=state.settings.regen,
+                          info=model_info(handle.model, rootdir))
 
 
 # -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------
 def regen_after_failure(state: AccuracyState, stored: Sequence[Tuple[Path, Callable]],
                         nodeid: str) -> List[str]:
     """Rewrite the stored goldens a failed test used, when ``--accuracy-regen`` asks for it."""
-    from ..golden.stored import GoldenPolicy
-
-    policy = GoldenPolicy(state.settings.regen, state.settings.regen_all)
+    policy = state.golden_policy(nodeid)
     notes = []
     for path, compute in stored:
         status = policy.after_failure(path, compute)

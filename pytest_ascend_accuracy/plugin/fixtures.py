@@ -17,6 +17,26 @@ from .session import get_state
 MODE_FIXTURE = "_ascend_accuracy_mode"
 
 
+@dataclass(frozen=True)
+class ModelRun:
+    """One ``ascend_model(...).run(inputs)`` of a test: the ``AscendModel`` that ran, on what,
+    and (weakly, the context outlives the test) the DumpSet it returned."""
+
+    handle: object  # AscendModel
+    inputs: object
+    dump: Callable[[], object]  # weakref to the DumpSet
+
+    @staticmethod
+    def of(handle, inputs, dump) -> "ModelRun":
+        import weakref
+
+        try:
+            ref = weakref.ref(dump)
+        except TypeError:
+            ref = (lambda d: lambda: d)(dump)
+        return ModelRun(handle, inputs, ref)
+
+
 @dataclass
 class TestContext:
     """Per-test facts shared by the fixtures and the plugin's report hook."""
@@ -29,17 +49,26 @@ class TestContext:
     bases: Tuple[Path, ...] = ()
     #: stored golden files this test used, with how to recompute each (for --accuracy-regen)
     stored_goldens: List[Tuple[Path, Callable[[], object]]] = field(default_factory=list)
-    last_model: Optional[str] = None
-    last_mode: Optional[str] = None
-    #: (model, inputs, input_shape) of the last ascend_model run, replayed by --accuracy-diagnose
-    last_run: Optional[Tuple[object, object, object]] = None
-    #: the AscendModel of that run (its converted model heads a baseline)
-    last_handle: object = None
+    #: every ascend_model run of this test, in order: which model made which dump
+    runs: List[ModelRun] = field(default_factory=list)
 
     def resolve(self, model, where):
         from .accuracy_check import resolve_model
 
         return resolve_model(model, self.bases, where)
+
+    def run_of(self, actual) -> Optional[ModelRun]:
+        """The run that produced the dump ``actual`` (the baseline check and the diagnosis
+        belong to its model, never to whichever model happened to run last). A dump not
+        returned by a run (read from a path) is attributed only when every run of the test
+        used the same converted model; otherwise None."""
+        for run in reversed(self.runs):
+            if run.dump() is actual:
+                return run
+        if self.runs and all(r.handle.converted is self.runs[0].handle.converted
+                             for r in self.runs):
+            return self.runs[-1]
+        return None
 
 
 CONTEXT_KEY = pytest.StashKey[TestContext]()
@@ -114,9 +143,8 @@ def ascend_model(request, _ascend_accuracy_context):
     def dump_root() -> Path:
         return request.getfixturevalue("tmp_path")
 
-    def remember(handle, inputs) -> None:
-        ctx.last_run = (handle.model, inputs, handle.input_shape)
-        ctx.last_handle = handle
+    def remember(handle, inputs, dump) -> None:
+        ctx.runs.append(ModelRun.of(handle, inputs, dump))
 
     def make(model, mode=None, *, keep_dtype=None, input_shape=None, **atc_options):
         __tracebackhide__ = True
@@ -125,7 +153,6 @@ def ascend_model(request, _ascend_accuracy_context):
                             keep_dtype=keep_dtype, input_shape=input_shape,
                             atc_options=atc_options, dump_root=dump_root,
                             where=f"{ctx.nodeid}: ascend_model", on_run=remember)
-        ctx.last_model, ctx.last_mode = handle.name, handle.mode.name
         return handle
 
     return make
@@ -142,14 +169,14 @@ def golden_dump(request, _ascend_accuracy_context):
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
-    policy = golden_files.GoldenPolicy(state.settings.regen, state.settings.regen_all)
+    policy = state.golden_policy(ctx.nodeid)
 
     def make(model, inputs, *, input_shape=None, path=None):
         __tracebackhide__ = True
         model = ctx.resolve(model, "golden_dump")
         if path is None:
             return fresh_golden(state, model, inputs, input_shape)
-        target = golden_files.resolve_golden_path(path, request.config.rootpath)
+        target = _stored_golden_path(path, request)
 
         def compute():
             return fresh_golden(state, model, inputs, input_shape)
@@ -160,7 +187,7 @@ def golden_dump(request, _ascend_accuracy_context):
             state.record_golden_write(shown, status, ctx.nodeid)
         if status == golden_files.USED:  # only a golden read as is may be regenerated later
             ctx.stored_goldens.append((target, compute))
-        if status == golden_files.WRITTEN_MISSING and not state.settings.regen_all:
+        if status == golden_files.WRITTEN_MISSING and not state.settings.regen.before_use:
             from .accuracy_check import model_name
 
             pytest.fail(golden_files.missing_message(shown, model_name(model)), pytrace=False)
@@ -187,20 +214,23 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
 
         actual, golden = as_dump(actual), as_dump(golden)  # DumpSets or paths to dumps
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
-        model = actual.model_name or golden.model_name or ctx.last_model or "model"
-        mode = actual.meta.get("mode") or ctx.last_mode or (ctx.mode.name if ctx.mode else "default")
+        run = ctx.run_of(actual)
+        handle = run.handle if run is not None else None
+        model = actual.model_name or golden.model_name or (handle.name if handle else "model")
+        mode = actual.meta.get("mode") or (handle.mode.name if handle else None) or (
+            ctx.mode.name if ctx.mode else "default")
         try:
             outcome = run_check(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
                                 mode=str(mode), record_property=record_property)
         except AccuracyFailure as exc:
             if state.settings.diagnose:
-                exc.args = (f"{exc.args[0].rstrip()}\n{_diagnosis_note(state, ctx, spec)}",)
+                exc.args = (f"{exc.args[0].rstrip()}\n{_diagnosis_note(state, run, spec, ctx.nodeid)}",)
             raise
         if spec.max_drop is not None:
             from .accuracy_check import check_against_baseline
 
-            inputs = ctx.last_run[1] if ctx.last_run else None
-            base = check_against_baseline(state, outcome.result, ctx.last_handle, inputs, spec,
+            inputs = run.inputs if run is not None else None
+            base = check_against_baseline(state, outcome.result, handle, inputs, spec,
                                           nodeid=ctx.nodeid)
             if base.written is not None:
                 state.record_golden_write(_shown(base.written, request.config.rootpath),
@@ -261,17 +291,30 @@ def accuracy_inputs(request, _ascend_accuracy_context):
     return make
 
 
-def _diagnosis_note(state, ctx: TestContext, spec) -> str:
+def _diagnosis_note(state, run: Optional[ModelRun], spec, nodeid: str) -> str:
     """The --accuracy-diagnose verdict for a failed check, or why there is none."""
     from .accuracy_check import diagnose_failure
     from ..errors import AscendAccuracyError
 
-    if ctx.last_run is None:
+    if run is None:
         return ("diagnosis (--accuracy-diagnose): not run: this test compared dumps it did not "
                 "produce with ascend_model(...).run(inputs)")
-    model, inputs, input_shape = ctx.last_run
+    model, inputs, input_shape = run.handle.model, run.inputs, run.handle.input_shape
     try:
-        return diagnose_failure(state, model, inputs, input_shape, spec, nodeid=ctx.nodeid)
+        return diagnose_failure(state, model, inputs, input_shape, spec, nodeid=nodeid)
     except AscendAccuracyError as exc:
         return f"diagnosis (--accuracy-diagnose): could not run: {exc}"
 
+
+def _stored_golden_path(path, request) -> Path:
+    """``golden_dump(path=...)`` relative to the test file's directory; a golden found only at
+    the old rootdir-relative place is used there, with a ``MovedFileWarning``."""
+    import warnings
+
+    from ..core.locations import MovedFileWarning, resolve_near_test
+
+    located = resolve_near_test(path, Path(request.path).parent,
+                                legacy_dir=request.config.rootpath, what="golden_dump(path=...)")
+    if located.belongs is not None:
+        warnings.warn(MovedFileWarning(located.message("golden file", request.config.rootpath)))
+    return located.path

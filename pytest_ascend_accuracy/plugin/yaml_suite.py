@@ -361,12 +361,12 @@ class AccuracyYamlItem(pytest.Item):
         case = self.case
         if case.golden is None:
             return ac.fresh_golden(state, case.model, inputs, case.input_shape), None
-        policy = golden_files.GoldenPolicy(state.settings.regen, state.settings.regen_all)
+        policy = state.golden_policy(self.nodeid)
         dump, status = policy.obtain(case.golden, self._compute)
         shown = ac._shown(case.golden, self.config.rootpath)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, self.nodeid)
-        if status == golden_files.WRITTEN_MISSING and not state.settings.regen_all:
+        if status == golden_files.WRITTEN_MISSING and not state.settings.regen.before_use:
             pytest.fail(golden_files.missing_message(shown, ac.model_name(case.model)), pytrace=False)
         return dump, status
 

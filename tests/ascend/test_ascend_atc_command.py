@@ -147,3 +147,13 @@ def test_precision_mode_the_toolkit_lacks_is_refused_before_atc_runs():
         build(toolkit_version="6.3.RC2", atc_options={"precision_mode": "cube_fp16in_fp32out"})
     with pytest.raises(ConfigError, match=r"'force_fp61' is not a precision mode ATC knows.*closest: force_fp16"):
         build(toolkit_version="8.0.RC2", atc_options={"precision_mode": "force_fp61"})
+
+
+def test_accepted_values_per_release():
+    from pytest_ascend_accuracy.backends.ascend.precision_modes import accepted_precision_modes
+
+    assert len(accepted_precision_modes("6.0.RC1")) == 5
+    assert "allow_mix_precision_fp16" in accepted_precision_modes("6.2.RC1")
+    assert "cube_fp16in_fp32out" not in accepted_precision_modes("6.3.RC2")
+    assert len(accepted_precision_modes("7.0.0")) == 8 and len(accepted_precision_modes("8.0.RC2")) == 9
+    assert len(accepted_precision_modes(None)) == len(accepted_precision_modes("not-a-version")) == 9

@@ -1,6 +1,7 @@
-"""The real Ascend backend: ATC conversion (``atc_command``, ``atc_runner``, ``toolkit``), the
-ACL/ais_bench runtime with dumps (``runtime``, ``acl_driver``, ``ais_bench_driver``,
-``acl_json``, ``dump_dirs``) and ``AscendBackend`` tying them to the cache (``backend``).
+"""The real Ascend backend: ATC conversion (``atc_command``, ``precision_modes``, ``atc_runner``,
+``toolkit``), the ACL/ais_bench runtime with dumps (``runtime``, ``acl_driver``,
+``ais_bench_driver``, ``acl_json``, ``dump_dirs``), naming om outputs (``output_names``) and
+``AscendBackend`` tying them to the cache (``backend``).
 
 Built from the documented interfaces and tested against fakes (``pytest_ascend_accuracy.testing``);
 see docs/ascend_backend.md for what has been verified where. Names are imported lazily.
