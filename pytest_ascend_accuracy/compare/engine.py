@@ -16,13 +16,14 @@ from typing import Callable, Iterator, Mapping, Optional
 import numpy as np
 
 from ..dump.dtypes import value_dtype
+from ..dump.layout import sanitize
 from ..dump.model import DumpSet, TensorRef
 from ..errors import DumpFormatError
 from .kernel import DEFAULT_CHUNK
 from .matching import TensorPair, match_ops
 from .metrics import compute_metrics
 from .reading import TensorReader
-from .result import CompareResult, TensorCompare
+from .result import NOT_COMPARED_FLAG, CompareResult, TensorCompare
 
 
 @dataclass(frozen=True)
@@ -175,15 +176,19 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
         if progress is not None:
             progress(CompareProgress(i + 1, total, p.actual_op.name, bytes_done, bytes_total))
     npu_only = set(plan.npu_only_ops)
+    seen = {sanitize(n) for n in plan.coverage.compared + plan.coverage.fused}
     for op in plan.unmatched_ops:
         only = op.name in npu_only
+        # no framework op it stands for is compared anywhere: a fault in it would hide (D3)
+        hidden = not only and not any(n and sanitize(n) in seen for n in op.covers)
         rows.append(TensorCompare(
             order=op.order, op_name=op.name, op_type=op.op_type,
             original_names=tuple(n for n in op.original_names if n),
             slot=op.outputs[0].slot if op.outputs else "output:0",
             dtype=op.outputs[0].dtype if op.outputs else "",
             shape=tuple(op.outputs[0].shape) if op.outputs else (),
-            flags=("no_golden", "npu_only") if only else ("no_golden",),
+            flags=("no_golden", "npu_only") if only else (
+                ("no_golden", NOT_COMPARED_FLAG) if hidden else ("no_golden",)),
             reason=("NPU-only op (no framework op to compare with)" if only else
                     "no golden op matches its name, original names or output origin"),
             source=op.source))

@@ -153,6 +153,14 @@ class Failure:
         return (1, v if self.threshold.higher_is_better else -v)
 
 
+#: reason prefix of a failure for an actual op none of whose framework ops has a golden
+#: tensor compared anywhere, so that a fault in it would go unseen (issue 13 D3); the compare
+#: engine flags such rows ``not_compared`` (NPU-only ops and inner parts of a framework op
+#: compared elsewhere are not flagged)
+NOT_COMPARED = "not compared"
+NOT_COMPARED_FLAG = "not_compared"
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The judgement of a CompareResult under one policy. Truthy when it passed."""
@@ -208,18 +216,28 @@ class Verdict:
                     + (f" ({self.ignored} ignored)" if self.ignored else ""))
         if self.problem:
             return f"accuracy FAILED: {self.problem}"
-        first = self.failures[0].row
-        return (f"accuracy FAILED: {len(self.failures)} of {self.judged} tensor{_s(self.judged)} "
-                f"fail {thr}; first failure in graph order: {first.label} (#{first.order})")
+        hidden = [f.row.op_name for f in self.failures if f.reason.startswith(NOT_COMPARED)]
+        judged = [f for f in self.failures if not f.reason.startswith(NOT_COMPARED)]
+        n_judged = self.judged - len(hidden)
+        note = (f"{len(hidden)} op{_s(len(hidden))} not compared ({_listed(hidden)}: no golden "
+                "tensor, a fault there would go unseen; name them in ignore= to accept that)")
+        if not judged:
+            return f"accuracy FAILED: {note}"
+        first = judged[0].row
+        return (f"accuracy FAILED: {len(judged)} of {n_judged} tensor{_s(n_judged)} "
+                f"fail {thr}; first failure in graph order: {first.label} (#{first.order})"
+                + (f"; {note}" if hidden else ""))
 
 
 def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure]]:
     """``("ignored" | "unmatched" | "skipped" | "passed" | "failed", failure-or-None)``."""
     if policy.is_ignored(row.names):
         return "ignored", None
-    if "no_golden" in row.flags:
+    if "no_golden" in row.flags and NOT_COMPARED_FLAG not in row.flags:
         return "unmatched", None
     thr = policy.threshold_for(row.names)
+    if NOT_COMPARED_FLAG in row.flags:  # no golden anywhere for its framework ops: a fault hides
+        return "failed", Failure(row, thr, math.nan, f"{NOT_COMPARED}: {row.reason}", None)
     m = row.metrics
     if m is None:
         return "failed", Failure(row, thr, math.nan, row.reason or "not compared", None)
@@ -235,6 +253,11 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
         return "failed", Failure(row, thr, value, f"{thr.metric} is NaN ({why})", None)
     return "failed", Failure(row, thr, value, f"{thr.metric} {_fmt(value)} fails {thr.describe()}",
                              thr.loosest_passing(value))
+
+
+def _listed(names, limit: int = 5) -> str:
+    shown = ", ".join(repr(n) if not n.isprintable() or not n else n for n in names[:limit])
+    return shown + (f", +{len(names) - limit} more" if len(names) > limit else "")
 
 
 def _nonfinite_reason(m: TensorMetrics) -> str:
@@ -274,6 +297,11 @@ class CompareResult:
             problem = (f"no tensor was compared: none of the {len(self.rows)} actual op"
                        f"{_s(len(self.rows))} matches one of the {self.coverage.golden_total} "
                        "golden ops")
+            # the problem says it all: no op-by-op "not compared" failures on top
+            hidden = [f for f in failures if f.reason.startswith(NOT_COMPARED)]
+            failures = [f for f in failures if not f.reason.startswith(NOT_COMPARED)]
+            counts["failed"] -= len(hidden)
+            counts["unmatched"] += len(hidden)
         return Verdict(passed=not failures and not problem, policy=policy,
                        failures=tuple(failures), judged=counts["passed"] + counts["failed"],
                        ignored=counts["ignored"], skipped=counts["skipped"],

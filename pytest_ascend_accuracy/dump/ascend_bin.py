@@ -32,6 +32,7 @@ from . import device_formats as df
 from . import dtypes as dt
 from .file_span import FileSpan, SpanLoader
 from .model import OpRecord, TensorRef
+from .nano import parse_nano
 from .proto import DumpData, OpInput, OpOutput, OriginalOp, ProtoDecodeError, Shape, Span
 
 VERSION = "2.0"
@@ -104,8 +105,7 @@ def parse_dump_file(path) -> ParsedDump:
     except OSError as exc:
         raise DumpFormatError(path, f"cannot read dump file: {exc.strerror or exc}") from exc
     if raw[:4] == b"\x5a\x5a\x5a\x5a":  # the TLV format of Nano devices (nano.py)
-        from .nano import parse_nano
-        return parse_nano(path, raw, size)
+        return _parse_nano(path, raw, size)
     try:
         header = DumpData.decode(raw)
     except ProtoDecodeError as exc:
@@ -134,6 +134,17 @@ def parse_dump_file(path) -> ParsedDump:
             offset += int(t.size)
         slices[kind] = tuple(out)
     return ParsedDump(path, header, 2, slices["input"], slices["output"], size)
+
+
+def _parse_nano(path: str, raw: bytes, size: int) -> ParsedDump:
+    version, tensors = parse_nano(path, raw, size)
+    slices = {"input": [], "output": []}
+    for t in tensors:
+        slices[t.kind].append(make_slice(path, t.kind, t.index, t.dtype_enum, t.format_enum,
+                                         t.shape, t.original_shape, t.offset, t.size, t.origin,
+                                         declared_scalar=t.declared_scalar))
+    return ParsedDump(path, DumpData(version=f"nano {version}"), 0, tuple(slices["input"]),
+                      tuple(slices["output"]), size)
 
 
 def _legacy_or_raise(path: str, size: int, v2_error: str) -> ParsedDump:

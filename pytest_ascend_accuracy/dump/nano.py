@@ -29,11 +29,11 @@ anything is built; any problem is ``DumpFormatError(path, ...)`` naming the file
 from __future__ import annotations
 
 import struct
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from ..errors import DumpFormatError
 from . import dtypes as dt
-from .proto import MAX_TENSORS, DumpData
+from .proto import MAX_TENSORS
 
 MAGIC = 0x5A5A5A5A
 INPUT_TAG, OUTPUT_TAG = 4, 5
@@ -138,10 +138,24 @@ def _section(r: _Reader, tag: int, fixed: struct.Struct, kind: str) -> List[tupl
     return items
 
 
-def parse_nano(path: str, raw: bytes, file_size: int):
-    """A ``ParsedDump`` from a nano file's TLV header ``raw`` (the bytes after the u64 length)."""
-    from .ascend_bin import ParsedDump, make_slice
+class NanoTensor(NamedTuple):
+    """One tensor of a nano file, in the terms ``ascend_bin.make_slice`` checks and slices."""
 
+    kind: str
+    index: int
+    dtype_enum: int  # dump proto numbering
+    format_enum: int
+    shape: Tuple[int, ...]
+    original_shape: Optional[Tuple[int, ...]]
+    offset: int
+    size: int
+    origin: Optional[Tuple[str, int]]
+    declared_scalar: bool
+
+
+def parse_nano(path: str, raw: bytes, file_size: int) -> Tuple[int, List[NanoTensor]]:
+    """(version, tensors) from a nano file's TLV header ``raw`` (the bytes after the u64
+    length); ``ascend_bin`` turns them into a ``ParsedDump``."""
     r = _Reader(path, raw)
     magic, version = r.take(struct.Struct("<II"), len(raw), "magic and version")
     if magic != MAGIC:
@@ -156,9 +170,8 @@ def parse_nano(path: str, raw: bytes, file_size: int):
         raise DumpFormatError(path, f"{what}: nano header and tensor sizes need {expected} "
                                     f"bytes, file has {file_size}")
     offset = 8 + len(raw)
-    slices = {}
+    tensors: List[NanoTensor] = []
     for kind, items in (("input", inputs), ("output", outputs)):
-        out = []
         for i, (fields, tlv) in enumerate(items):
             where = f"{kind} {i}"
             ge_type, fmt, size = fields[0], fields[1] & 0xFF, fields[-2]
@@ -171,12 +184,10 @@ def parse_nano(path: str, raw: bytes, file_size: int):
                 except UnicodeDecodeError:
                     raise r.fail(f"{where}: origin name is not UTF-8") from None
                 origin = (name, fields[3]) if name else None
-            out.append(make_slice(path, kind, i, proto_dtype(ge_type), fmt, shape, orig, offset,
-                                  size, origin, declared_scalar=SHAPE_TAG in tlv))
+            tensors.append(NanoTensor(kind, i, proto_dtype(ge_type), fmt, shape, orig, offset,
+                                      size, origin, SHAPE_TAG in tlv))
             offset += size
-        slices[kind] = tuple(out)
-    header = DumpData(version=f"nano {version}")
-    return ParsedDump(path, header, 0, slices["input"], slices["output"], file_size)
+    return version, tensors
 
 
 # --------------------------------------------------------------------------- writing (tests)

@@ -2,7 +2,8 @@
 NPU naming (§8).
 
 * Golden: output ``j`` of node ``N`` -> ``{N'}.{j}.{ts}.npy``; input ``i`` -> ``input_{N'}.{i}.{ts}.npy``,
-  ``N' = sanitize(N)``, ``ts`` a 16-digit microsecond timestamp; a file name over 255 bytes is
+  ``N'`` = ``sanitize(N)`` as msit writes it, or an escaped form where that would be ambiguous
+  (``golden_names``), ``ts`` a 16-digit microsecond timestamp; a file name over 255 bytes is
   stored as ``{ts}{k}.npy`` with a ``new,old`` row in ``mapping.csv``. Graph order = timestamp order.
 * Converted: ``{op_type}.{op_name}.{task}.{stream}.{ts}.{output|input}.{idx}.npy`` (arrays still
   in the dump's device shape).
@@ -28,8 +29,9 @@ import numpy as np
 from ..errors import DumpFormatError
 from .dtypes import shape_problem
 from .file_span import FileSpan, SpanLoader
+from .golden_names import INPUT_PREFIX, StemAllocator, op_of_stem, read_names
 from .layout import MAPPING_FILE, MAX_NAME_BYTES, _Clock, append_mapping, parse_file_name, \
-    read_mapping, sanitize
+    read_mapping
 from .model import DumpSet, OpRecord, TensorRef
 
 GOLDEN_PATTERN = re.compile(r"^(.+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
@@ -194,13 +196,12 @@ def list_npy_files(directory) -> Tuple[str, List[NpyFile], List[Tuple[str, str]]
             skipped.append((path.name, "not a golden or converted dump .npy name"))
     if converted and not golden:
         return "converted", converted, skipped
-    out_ops = {op for _, op, _, _ in golden if not op.startswith("input_")}
+    out_stems = {stem for _, stem, _, _ in golden if not stem.startswith(INPUT_PREFIX)}
+    names = read_names(directory) if golden else {}
     files = []
-    for path, op, idx, ts in golden:
-        if op.startswith("input_") and op[len("input_"):] in out_ops:
-            files.append(NpyFile(path, op[len("input_"):], "input", idx, ts))
-        else:
-            files.append(NpyFile(path, op, "output", idx, ts))
+    for path, stem, idx, ts in golden:
+        op, kind = op_of_stem(stem, out_stems, names)
+        files.append(NpyFile(path, op, kind, idx, ts))
     skipped += [(f.path.name, "converted NPU name among golden files") for f in converted]
     return "golden", files, skipped
 
@@ -270,15 +271,17 @@ def write_npy(f, array) -> None:
 class NpyDumpWriter:
     """Writes an npy dump directory in ONNX golden naming, op by op (graph order = write order).
 
-    Op names are sanitised for file names; two different op names that sanitise to the same
-    string, or one op written twice, raise ``DumpFormatError`` instead of silently mixing files.
+    Op names become file-name stems injectively (``golden_names``: msit's sanitised form where
+    it is unambiguous, escaped otherwise), so every op reads back under its own name; one op
+    written twice raises ``DumpFormatError`` instead of silently mixing files.
     """
 
     def __init__(self, directory):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self._clock = _Clock()
-        self._names: Dict[str, str] = {}
+        self._names: Dict[str, str] = {}  # op name -> file-name stem
+        self._stems = StemAllocator(self.directory)
         self._long = 0
         self.written: List[Path] = []
 
@@ -286,13 +289,9 @@ class NpyDumpWriter:
                  outputs: Sequence[np.ndarray] = (), *, timestamp_us: Optional[int] = None
                  ) -> List[Path]:
         """Write the op's outputs (and inputs, if given); returns the written paths."""
-        key = sanitize(op_name)
-        if key in self._names:
-            other = self._names[key]
-            problem = (f"op {op_name!r} written twice" if other == op_name else
-                       f"op names {other!r} and {op_name!r} both sanitise to {key!r}")
-            raise DumpFormatError(self.directory, problem)
-        self._names[key] = op_name
+        if op_name in self._names:
+            raise DumpFormatError(self.directory, f"op {op_name!r} written twice")
+        key = self._names[op_name] = self._stems.stem(op_name)
         ts = self._clock.next(timestamp_us)
         paths = []
         for j, arr in enumerate(outputs):

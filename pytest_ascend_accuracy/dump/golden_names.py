@@ -1,0 +1,131 @@
+"""Op names <-> file-name stems of golden ``.npy`` dumps, injective (issue 13 D3).
+
+msit's golden naming (reference §7) writes node ``N`` as ``sanitize(N)`` (``.``, ``/``, ``\\`` and
+space -> ``_``) and the node's inputs as ``input_{sanitize(N)}``. That is not injective: ``a.b``
+and ``a_b`` share a stem, an op named ``input_x`` reads back as the inputs of op ``x``, and a name
+with a newline matches no golden file pattern. Each such op lost its golden, and a fault in it
+went unseen. The writer here keeps msit's form wherever it is unambiguous (so msaccucmp still
+finds those goldens) and escapes the rest:
+
+* plain: ``sanitize(N)`` when ``N`` is non-empty, consists of ``[A-Za-z0-9_-./\\ ]``, its stem does
+  not start with ``input_`` and no earlier op of the directory took that stem;
+* escaped: ``%`` + ``N``'s UTF-8 bytes with every byte outside ``[A-Za-z0-9_-]`` written ``%XX``
+  (``input_x`` -> ``%input_x``, ``a\\nb`` -> ``%a%0Ab``); decoded back exactly;
+* when a later op collides with an earlier plain stem whose real name differs from it (``a.b``
+  then ``a_b``), the later one is escaped and the earlier one's real name is recorded in
+  ``op_names.csv`` (rows ``stem,real name``), so reading gives both their real names.
+
+Readers decode escaped stems, apply ``op_names.csv`` and keep every other stem as it is (a
+directory msit wrote reads as before).
+"""
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+from typing import Dict, Optional, Set
+
+from ..errors import DumpFormatError
+from .layout import sanitize
+
+NAMES_FILE = "op_names.csv"
+INPUT_PREFIX = "input_"
+_MSIT_SAFE = re.compile(r"[A-Za-z0-9_\-./\\ ]+")
+_KEEP = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_ESCAPED = re.compile(r"%(?:[A-Za-z0-9_-]|%[0-9A-F]{2})*")
+
+
+def escape(name: str) -> str:
+    """``%`` + the name's UTF-8 bytes, those outside ``[A-Za-z0-9_-]`` as ``%XX``."""
+    return "%" + "".join(chr(b) if b in _KEEP else f"%{b:02X}"
+                         for b in str(name).encode("utf-8", "surrogatepass"))
+
+
+def unescape(stem: str) -> Optional[str]:
+    """The name an escaped stem stands for; None when ``stem`` is not one."""
+    if not _ESCAPED.fullmatch(stem):
+        return None
+    body = stem[1:]
+    out = bytearray()
+    i = 0
+    while i < len(body):
+        if body[i] == "%":
+            out.append(int(body[i + 1:i + 3], 16))
+            i += 3
+        else:
+            out.append(ord(body[i]))
+            i += 1
+    try:
+        return out.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return None
+
+
+class StemAllocator:
+    """Gives each op of one golden directory its stem (see module doc); ``recorded`` receives
+    the (stem, real name) rows ``op_names.csv`` needs."""
+
+    def __init__(self, directory):
+        self.directory = Path(directory)
+        self._owner: Dict[str, str] = {}  # plain stem -> real name that took it
+        self._recorded: Set[str] = set()
+
+    def stem(self, name: str) -> str:
+        plain = sanitize(name)
+        if (name and _MSIT_SAFE.fullmatch(name) and not plain.startswith(INPUT_PREFIX)
+                and plain not in self._owner):
+            self._owner[plain] = name
+            return plain
+        owner = self._owner.get(plain)
+        if owner is not None and owner != plain and plain not in self._recorded:
+            self._record(plain, owner)
+        return escape(name)
+
+    def _record(self, stem: str, real: str) -> None:
+        self._recorded.add(stem)
+        with open(self.directory / NAMES_FILE, "a", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerow([stem, real])
+
+
+def read_names(directory) -> Dict[str, str]:
+    """``op_names.csv`` of ``directory`` as {stem: real name}; {} when absent."""
+    path = Path(directory) / NAMES_FILE
+    if not path.is_file():
+        return {}
+    names: Dict[str, str] = {}
+    reader = None
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f, strict=True)
+            for row in reader:
+                if len(row) != 2:
+                    raise DumpFormatError(path, f"line {reader.line_num}: expected "
+                                                f"'stem,real name', got {len(row)} fields")
+                names[row[0]] = row[1]
+    except UnicodeDecodeError as exc:
+        raise DumpFormatError(path, f"not UTF-8 text ({exc.reason})") from None
+    except csv.Error as exc:
+        line = reader.line_num if reader is not None else 0
+        raise DumpFormatError(path, f"line {line}: not a valid CSV row ({exc})") from None
+    except OSError as exc:
+        raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+    return names
+
+
+def op_of_stem(stem: str, output_stems, names: Dict[str, str]):
+    """(op name, "output" | "input") for a golden file stem. ``output_stems``: the stems that
+    have output files (msit's rule: ``input_X`` is X's input when X has outputs)."""
+    real = unescape(stem) if stem.startswith("%") else None
+    if real is not None:
+        return real, "output"
+    if stem.startswith(INPUT_PREFIX):
+        rest = stem[len(INPUT_PREFIX):]
+        real = unescape(rest) if rest.startswith("%") else None
+        if real is not None:
+            return real, "input"
+        if rest in output_stems:
+            return names.get(rest, rest), "input"
+    return names.get(stem, stem), "output"
+
+
+__all__ = ["NAMES_FILE", "escape", "unescape", "StemAllocator", "read_names", "op_of_stem"]
