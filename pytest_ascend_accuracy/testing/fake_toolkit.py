@@ -54,7 +54,8 @@ def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = 
               f"exec {shlex.quote(interpreter)} -S {shlex.quote(str(server))} \"$@\"", ""]
     atc.write_text("\n".join(lines))
     atc.chmod(0o755)
-    if not os.path.exists(socket_path) and os.environ.get("FAKE_ATC_SERVER", "1") != "0":
+    starting_or_up = os.path.exists(socket_path) or os.path.exists(socket_path + ".lock")
+    if not starting_or_up and os.environ.get("FAKE_ATC_SERVER", "1") != "0":
         _start_server_early(interpreter, socket_path)
     arch = platform.machine() or "x86_64"
     info = home / f"{arch}-linux" / "ascend_toolkit_install.info"
