@@ -154,10 +154,23 @@ def test_input_changes_are_rebaseline_required(path):
 
 
 def test_info_is_shown_not_judged(path):
-    check(make_result(), path, info={"model_sha256": "aaaa"})
-    assert check(make_result(), path, info={"model_sha256": "bbbb"}).passed
-    out = check(make_result(noise={"relu1": 0.2}), path, info={"model_sha256": "bbbb"})
-    assert "note: changed since the baseline (not judged): model_sha256 'aaaa' -> 'bbbb'" in out.message
+    check(make_result(), path, info={"model": "models/mlp", "owner": "a"})
+    assert check(make_result(), path, info={"model": "models/mlp", "owner": "b"}).passed
+    out = check(make_result(noise={"relu1": 0.2}), path, info={"model": "models/mlp", "owner": "b"})
+    assert "note: changed since the baseline (not judged): owner 'a' -> 'b'" in out.message
+
+
+def test_a_changed_model_is_named_as_such(path):
+    """D7: the model's sha256 is recorded; when it differs, the regression message says the model
+    file changed (the likely cause) right under its headline, not as a stray info note."""
+    check(make_result(), path, info={"model": "m", "model_sha256": "a" * 64})
+    same = check(make_result(), path, info={"model": "m", "model_sha256": "b" * 64})
+    assert same.passed and "note: the model file changed since this baseline" in same.message
+    out = check(make_result(noise={"relu1": 0.2}), path, info={"model": "m", "model_sha256": "b" * 64})
+    lines = out.message.splitlines()
+    assert lines[1].startswith("note: the model file changed since this baseline was recorded "
+                               "(sha256 aaaaaaaaaaaa... -> bbbbbbbbbbbb...)")
+    assert "model_sha256" not in out.message
 
 
 def test_unreadable_baseline_raises_unless_regen_failing(path):

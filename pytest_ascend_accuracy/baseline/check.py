@@ -16,8 +16,9 @@
 Both sides are rounded the same way before judging (see ``baseline_file``), so a baseline just
 written always passes against the run that wrote it, and a drop of exactly ``max_drop`` passes.
 
-Rewriting: ``regen="none"`` never rewrites an existing baseline; ``"failing"`` rewrites it only
-when the check fails (the outcome still fails); ``"all"`` rewrites it always and passes.
+Rewriting follows one ``core.regen.Regen`` (the plain strings work too): ``Regen.NONE`` never
+rewrites an existing baseline; ``Regen.FAILING`` rewrites it only when the check fails (the
+outcome still fails); ``Regen.ALL`` rewrites it always and passes.
 """
 from __future__ import annotations
 
@@ -28,12 +29,13 @@ from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 from .env import normalise_environment
+from ..core.regen import Regen
 from .file import (Baseline, InputSpec, OpBaseline,
                             ops_from_result, read_baseline, round_cosine, round_error,
                             write_baseline)
 from ..errors import ConfigError
 
-REGEN_CHOICES = ("none", "failing", "all")
+REGEN_CHOICES = tuple(r.value for r in Regen)  # ("none", "failing", "all")
 #: outcome statuses
 PASSED, REGRESSED, REBASELINE, MISSING, UNREADABLE, REWRITTEN = (
     "passed", "regressed", "rebaseline required", "missing", "unreadable", "rewritten")
@@ -179,7 +181,7 @@ class BaselineOutcome:
 
 def check_baseline(result, path, *, header: Mapping[str, object], inputs,
                    max_drop: float = 0.002, max_rel_l2_rise: Optional[float] = None,
-                   regen: str = "none", info: Optional[Mapping[str, object]] = None
+                   regen=Regen.NONE, info: Optional[Mapping[str, object]] = None
                    ) -> BaselineOutcome:
     """Judge ``result`` (a ``CompareResult``) against the baseline at ``path``; see the module
     docstring. ``header``: the environment (``backend``, ``toolkit_version``, ``soc_version``,
@@ -188,8 +190,7 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     ``info``: shown in the file and in messages, never judged (model name, model sha256)."""
     path = Path(path)
     where = f"baseline {os.fspath(path)}"
-    if regen not in REGEN_CHOICES:
-        raise ConfigError(where, f"regen must be one of {', '.join(REGEN_CHOICES)}, got {regen!r}")
+    regen = Regen.parse(regen, where)
     max_drop = _limit(max_drop, "max_drop", where)
     if max_rel_l2_rise is not None:
         max_rel_l2_rise = _limit(max_rel_l2_rise, "max_rel_l2_rise", where)
@@ -199,7 +200,7 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     current = ops_from_result(result)
     fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d)
 
-    if regen == "all":
+    if regen.before_use:
         _write(path, fresh)
         return BaselineOutcome(REWRITTEN, True, path, (
             f"accuracy baseline {path} rewritten (--accuracy-regen-all): "
@@ -213,7 +214,7 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     try:
         old = read_baseline(path)
     except ConfigError as exc:
-        if regen != "failing":
+        if not regen.after_failure:
             raise
         _write(path, fresh)
         return BaselineOutcome(UNREADABLE, False, path, (
@@ -245,6 +246,7 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     lines = [f"accuracy baseline REGRESSED: {len(ops)} of "
              f"{_count(len(old.ops), 'baselined operator line')} got worse than {path} allows "
              f"({rules}, more NaN/Inf, no longer compared or missing)"]
+    lines += _model_changed(old, info_d)
     lines += ["  " + c.line() for c in j.regressions[:MAX_LINES]]
     if len(j.regressions) > MAX_LINES:
         lines.append(f"  (+{len(j.regressions) - MAX_LINES} more)")
@@ -257,7 +259,7 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
 
 def _finish(status, path, lines, fresh, regen, *, hint, **fields) -> BaselineOutcome:
     written = None
-    if regen == "failing":
+    if regen.after_failure:
         _write(path, fresh)
         written = path
         lines.append("Baseline rewritten with this run's values (--accuracy-regen); the test "
@@ -277,11 +279,22 @@ def _notes(old: Baseline, info, j: Judgement, max_drop: float) -> List[str]:
         notes.append(f"note: {_count(len(j.improved), 'operator line')} improved by more than "
                      f"{max_drop:g} (record them with --accuracy-regen-all): "
                      + ", ".join(j.improved[:5]))
-    changed = [k for k in sorted(info) if old.info.get(k) != info.get(k)]
+    notes += _model_changed(old, info) if not j.regressions else []
+    changed = [k for k in sorted(info) if old.info.get(k) != info.get(k) and k != "model_sha256"]
     if changed:
         notes.append("note: changed since the baseline (not judged): " + "; ".join(
             f"{k} {_show(old.info.get(k))} -> {_show(info.get(k))}" for k in changed))
     return notes
+
+
+def _model_changed(old: Baseline, info) -> List[str]:
+    """The line naming an edited model (its recorded sha256 differs), or none."""
+    a, b = old.info.get("model_sha256"), info.get("model_sha256")
+    if not a or not b or a == b:
+        return []
+    return [f"note: the model file changed since this baseline was recorded (sha256 {str(a)[:12]}"
+            f"... -> {str(b)[:12]}...): differences may be the model's own; if the change is "
+            "intended, record a new baseline with --accuracy-regen"]
 
 
 def _write(path: Path, baseline: Baseline) -> None:

@@ -5,15 +5,23 @@ arguments and the conversion mode. ``environment_for(converted)`` builds it from
 ``ConvertedModel`` of either backend, without machine paths (the model path, the output prefix
 and the log level are left out of the ATC arguments; an absolute path anywhere in a header is
 refused), so one baseline file is shared by every machine that runs the test.
+
+Where a baseline lives: ``<baseline dir>/<model key>/<mode>.yaml``. The model key is the model
+file's path relative to the rootdir, without its suffix (``team_a/model``), so
+``team_a/model.onnx`` and ``team_b/model.onnx`` never share a baseline; the file's sha256 is
+recorded with it, so a changed model is reported as such. Baselines written before keyed by the
+file's stem alone (``<baseline dir>/model/<mode>.yaml``); ``locate_baseline`` still finds one
+there (see ``core.locations``) until it is moved.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 from pathlib import Path
-from typing import Dict, List, Mapping, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence
 
 from .file import ENVIRONMENT_KEYS
+from ..core.locations import Located
 from ..errors import ConfigError
 
 #: ATC arguments that never change numbers and hold machine-specific values
@@ -127,5 +135,68 @@ def baseline_path(root, model_name: str, mode="default") -> Path:
     return Path(root) / _safe(model_name) / f"{_safe(label)}{BASELINE_SUFFIX}"
 
 
+def key_path(root, key: str, mode="default") -> Path:
+    """``root/<key>/<mode>.yaml`` for a ``model_key`` of a model file: each ``/``-separated part
+    of the key is made file-name safe on its own (``..`` and empty parts are dropped)."""
+    parts = [p for p in key.split("/") if p not in ("", ".", "..")] or ["model"]
+    leaf = baseline_path(root, parts[-1], mode)
+    return Path(root).joinpath(*(_safe(p) for p in parts[:-1])) / leaf.relative_to(root)
+
+
+def model_key(model, rootdir) -> str:
+    """The name a baseline knows its model by: the file's path relative to ``rootdir`` without
+    its suffix (``team_a/model``); a file outside the rootdir ``_outside/<stem>-<hash of its
+    absolute path>``; an in-memory model its graph name (``model_label``)."""
+    from ..graph.onnx_graph import model_label
+
+    if not isinstance(model, (str, os.PathLike)):
+        return model_label(model)
+    p = Path(os.path.abspath(os.fspath(model)))
+    try:
+        rel = p.relative_to(Path(os.path.abspath(os.fspath(rootdir))))
+    except ValueError:
+        digest = hashlib.sha256(os.fspath(p).encode("utf-8", "surrogateescape")).hexdigest()[:10]
+        return f"_outside/{p.stem}-{digest}"
+    return rel.with_suffix("").as_posix() if rel.suffix else rel.as_posix()
+
+
+def model_sha256(model) -> Optional[str]:
+    """sha256 of the model file's bytes (or of an in-memory model's serialisation)."""
+    if isinstance(model, (str, os.PathLike)):
+        from ..core.cache import file_sha256
+
+        return file_sha256(model)
+    if isinstance(model, (bytes, bytearray)):
+        return hashlib.sha256(bytes(model)).hexdigest()
+    serialize = getattr(model, "SerializeToString", None)
+    return hashlib.sha256(serialize()).hexdigest() if serialize is not None else None
+
+
+def model_info(model, rootdir) -> Dict[str, object]:
+    """The ``info`` a baseline records about its model: ``model`` (its key) and
+    ``model_sha256``; shown and compared, so an edited model is named as the likely cause."""
+    info: Dict[str, object] = {"model": model_key(model, rootdir)}
+    digest = model_sha256(model)
+    if digest is not None:
+        info["model_sha256"] = digest
+    return info
+
+
+def locate_baseline(root, model, mode, rootdir) -> Located:
+    """The baseline of ``model`` x ``mode`` under ``root``: ``root/<model_key>/<mode>.yaml``, or
+    the old stem-keyed ``root/<stem>/<mode>.yaml`` when only that one exists (``belongs`` then
+    says where it should be moved)."""
+    from ..graph.onnx_graph import model_label
+
+    if not isinstance(model, (str, os.PathLike)):  # in memory: named by its graph, as before
+        return Located(baseline_path(root, model_key(model, rootdir), mode))
+    path = key_path(root, model_key(model, rootdir), mode)
+    old = baseline_path(root, model_label(model), mode)
+    if old != path and not path.exists() and old.exists():
+        return Located(old, belongs=path)
+    return Located(path)
+
+
 __all__ = ["normalise_environment", "environment_for", "atc_args_of", "mode_items",
-           "baseline_path", "looks_like_absolute_path"]
+           "baseline_path", "key_path", "looks_like_absolute_path", "model_key", "model_sha256", "model_info",
+           "locate_baseline"]

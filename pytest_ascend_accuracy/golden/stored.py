@@ -3,27 +3,44 @@ may be rewritten.
 
 A stored golden is a directory of ``.npy`` files in the ONNX golden naming (the same layout
 ``msaccucmp`` reads), written through ``dump.npy_dir.NpyDumpWriter`` and read back with
-``dump.loader.load_dump``. The policy (``GoldenPolicy``) is the only code that writes one:
+``dump.loader.load_dump``. The policy (``GoldenPolicy``, built from a ``core.regen.Regen``) is
+the only code that writes one:
 
-* missing            -> written; the caller fails the test naming the file it wrote
-                        (with ``--accuracy-regen-all`` the test goes on instead);
-* present            -> used as is;
-* ``--accuracy-regen``     -> rewritten only after the test failed (the test still fails);
-* ``--accuracy-regen-all`` -> rewritten before use (the tests then pass against the new files).
+* missing                                -> written; the caller fails the test naming the file
+                                            (with ``--accuracy-regen-all`` the test goes on);
+* present                                -> used as is;
+* ``Regen.FAILING`` (``--accuracy-regen``)   -> rewritten only after the test failed (it still fails);
+* ``Regen.ALL`` (``--accuracy-regen-all``)   -> rewritten before use (tests pass against the new files).
 
-Writes go to a hidden sibling directory that is renamed into place, so an interrupted write
-never leaves a half-written golden; the replaced copy is kept as ``.<name>.old-*`` until the
-new one is in place and restored if the process died in between.
+**One writer at a time.** Every look at a golden path (recover, decide, write, list) happens
+under one ``filelock`` per path (``golden_lock``), the way ``core.cache`` locks a key, so xdist
+workers of ``-n 8 --accuracy-regen-all`` that share a golden take turns. A rewrite that
+produces the same bytes leaves the directory untouched, so a worker reading it is never
+disturbed by the seven that regenerate it after it.
+
+**Replace protocol.** The new golden is written to ``.<name>.tmp-<pid>-<ns>-<id>``; when every
+file is written and fsynced the directory is renamed to ``.<name>.new-...``: that rename is the
+completeness marker, the last thing written. Then the old golden moves to ``.<name>.old-...``,
+the new one into place, and the old one is removed. **Recovery** (``recover_interrupted``, run
+under the lock before every use) is deterministic: a complete ``.new-*`` left by a killed writer
+wins (the newest, by the time in its name), else the golden in place stays, else (a directory
+left by an older version of this package) the newest ``.old-*`` comes back; every other
+leftover is removed, and what was done is returned so the caller can report it. An incomplete
+``.tmp-*`` is never read.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import tempfile
+import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
+from ..core.regen import Regen
 from ..errors import ConfigError
 
 #: outcomes of ``GoldenPolicy.obtain``
@@ -31,59 +48,247 @@ USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (
 REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
 GOLDEN_TS0 = 1_000_000_000_000_000
+#: how long a writer waits for another process's write of the same golden
+LOCK_TIMEOUT_S = 600.0
+_TMP, _NEW, _OLD = "tmp", "new", "old"
 
 
 def resolve_golden_path(path, base_dir) -> Path:
-    """Absolute path of a stored golden: relative paths are relative to ``base_dir``
-    (the pytest rootdir, or the YAML suite's directory)."""
+    """Absolute path of a stored golden: relative paths are relative to ``base_dir`` (the
+    directory of the test file or YAML suite that names it; see ``core.locations`` for the
+    old rootdir-relative location)."""
     if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
         raise ConfigError("golden_dump(path=...)", f"expected a file system path, got {path!r}")
     p = Path(path).expanduser()
     return p if p.is_absolute() else Path(base_dir) / p
 
 
-def store_golden(path, dump) -> Path:
-    """Write ``dump`` (a DumpSet) as an npy golden directory at ``path``, atomically."""
+# --------------------------------------------------------------------------- locking
+def default_lock_dir() -> Path:
+    """Per-user lock directory in the system temp dir: every process on this machine that
+    writes a given golden path agrees on its lock, whatever its cache directory."""
+    uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
+    return Path(tempfile.gettempdir()) / f"pytest-ascend-accuracy-{uid}-locks"
+
+
+def golden_lock(path, lock_dir=None):
+    """The ``filelock.FileLock`` of one golden path (keyed by its absolute, resolved path)."""
+    from filelock import FileLock
+
+    directory = Path(lock_dir) if lock_dir is not None else default_lock_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(str(path), f"cannot create the golden lock directory {directory}: "
+                                     f"{exc.strerror or exc}") from None
+    key = hashlib.sha256(os.fspath(Path(path).resolve()).encode("utf-8", "surrogateescape"))
+    return FileLock(str(directory / f"golden-{key.hexdigest()[:32]}.lock"))
+
+
+class _Locked:
+    """``with _Locked(path, lock_dir):`` holds the golden's lock, or fails naming both files."""
+
+    def __init__(self, path, lock_dir=None, timeout: float = LOCK_TIMEOUT_S):
+        self.path, self.timeout = Path(path), timeout
+        self.lock = golden_lock(path, lock_dir)
+
+    def __enter__(self):
+        from filelock import Timeout
+
+        try:
+            self.lock.acquire(timeout=self.timeout)
+        except Timeout:
+            raise ConfigError(str(self.path), f"another process has held the golden's lock "
+                                              f"{self.lock.lock_file} for {self.timeout:.0f}s") from None
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.lock.release()
+
+
+# --------------------------------------------------------------------------- recovery
+@dataclass
+class Recovery:
+    """What ``recover_interrupted`` found and did: ``installed`` names the leftover put in place
+    (a complete new golden, or an old one when the golden itself was gone), ``removed`` every
+    leftover deleted."""
+
+    path: Path
+    installed: Optional[str] = None
+    removed: List[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.installed or self.removed)
+
+    def note(self) -> str:
+        """One line for the session summary (empty when nothing was left over)."""
+        parts = []
+        if self.installed:
+            kind = ("the complete new golden of an interrupted rewrite" if f".{_NEW}-" in self.installed
+                    else "the previous golden (the golden itself was missing)")
+            parts.append(f"recovered {kind} from {self.installed}")
+        if self.removed:
+            parts.append(f"removed {len(self.removed)} leftover"
+                         f"{'s' if len(self.removed) != 1 else ''} of interrupted writes "
+                         f"({', '.join(sorted(self.removed))})")
+        return "; ".join(parts)
+
+
+def _leftovers(path: Path, kind: str) -> List[Path]:
+    """``.<name>.<kind>-<pid>-...`` entries next to ``path`` left by writers that are gone. The
+    caller holds the lock, so a writer of this package using it is never among them; an entry
+    of another live process (one that locks elsewhere) is left alone all the same."""
+    from ..core.atomic_files import pid_alive
+
+    prefix = f".{path.name}.{kind}-"
+    try:
+        entries = [p for p in path.parent.iterdir() if p.name.startswith(prefix)]
+    except OSError:
+        return []
+    out = []
+    for p in entries:
+        pid = p.name[len(prefix):].split("-", 1)[0]
+        if pid.isdigit() and int(pid) != os.getpid() and pid_alive(int(pid)):
+            continue
+        out.append(p)
+    return out
+
+
+def _written_ns(leftover: Path) -> Tuple[int, str]:
+    """Sort key: the nanosecond time in ``.<name>.<kind>-<pid>-<ns>-<id>`` (0 for old names)."""
+    parts = leftover.name.rsplit(".", 1)[-1].split("-")
+    ns = int(parts[2]) if len(parts) >= 4 and parts[2].isdigit() else 0
+    return ns, leftover.name
+
+
+def recover_interrupted(path, *, lock_dir=None) -> Recovery:
+    """Repair what killed writers left next to the golden at ``path`` (see the module doc);
+    takes the golden's lock."""
+    with _Locked(path, lock_dir):
+        return _recover(Path(path))
+
+
+def _recover(path: Path) -> Recovery:
+    out = Recovery(path)
+    news = sorted(_leftovers(path, _NEW), key=_written_ns)
+    olds = sorted(_leftovers(path, _OLD), key=_written_ns)
+    if news:
+        winner = news.pop()
+        if os.path.lexists(path):
+            aside = path.parent / f".{path.name}.{_OLD}-{_token()}"
+            os.rename(path, aside)
+            olds.append(aside)
+        os.rename(winner, path)
+        out.installed = winner.name
+    elif not os.path.lexists(path) and olds:
+        winner = olds.pop()
+        os.rename(winner, path)
+        out.installed = winner.name
+    for stale in news + olds + _leftovers(path, _TMP):
+        out.removed.append(stale.name)
+        _remove(stale)
+    if out:
+        _fsync_dir(path.parent)
+    return out
+
+
+# --------------------------------------------------------------------------- writing
+def store_golden(path, dump, *, lock_dir=None) -> Path:
+    """Write ``dump`` (a DumpSet) as an npy golden directory at ``path``, atomically and under
+    the golden's lock (recovering first what a killed writer left)."""
+    path = Path(path)
+    with _Locked(path, lock_dir):
+        _recover(path)
+        _store(path, dump)
+    return path
+
+
+def _store(path: Path, dump) -> bool:
+    """Replace the golden (caller holds the lock). False when the bytes were already there."""
     from ..dump.npy_dir import NpyDumpWriter
 
-    path = Path(path)
     if path.exists() and not path.is_dir():
         raise ConfigError(str(path), "a stored golden is a directory, but a file is in the way")
     path.parent.mkdir(parents=True, exist_ok=True)
-    from ..core.atomic_files import dead_writer_leftovers
-
-    for stale in dead_writer_leftovers(path.parent, f".{path.name}.tmp-"):
-        shutil.rmtree(stale, ignore_errors=True)  # a writer killed mid-write left it behind
-    token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp = path.parent / f".{path.name}.tmp-{token}"
+    tmp = path.parent / f".{path.name}.{_TMP}-{_token()}"
     try:
         with NpyDumpWriter(tmp) as writer:
             for i, op in enumerate(dump.ops):
                 writer.write_op(op.name, [t.load() for t in op.inputs],
                                 [t.load() for t in op.outputs], timestamp_us=GOLDEN_TS0 + i)
-        if path.exists():
-            old = path.parent / f".{path.name}.old-{token}"
-            os.rename(path, old)
-            os.rename(tmp, path)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, path)
+        if path.is_dir() and _same_files(tmp, path):
+            _remove(tmp)
+            return False
+        _fsync_tree(tmp)
+        new = path.parent / f".{path.name}.{_NEW}-{tmp.name.rsplit(f'.{_TMP}-', 1)[1]}"
+        os.rename(tmp, new)  # the completeness marker: from here on this golden wins recovery
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove(tmp)
         raise
-    return path
-
-
-def recover_interrupted(path) -> bool:
-    """If a replace was interrupted between its two renames, put the old golden back."""
-    path = Path(path)
-    if path.exists():
-        return False
-    olds = sorted(path.parent.glob(f".{path.name}.old-*"), key=lambda p: p.stat().st_mtime)
-    if not olds:
-        return False
-    os.rename(olds[-1], path)
+    _fsync_dir(path.parent)
+    old = None
+    if os.path.lexists(path):
+        old = path.parent / f".{path.name}.{_OLD}-{new.name.rsplit(f'.{_NEW}-', 1)[1]}"
+        os.rename(path, old)
+    os.rename(new, path)
+    _fsync_dir(path.parent)
+    if old is not None:
+        _remove(old)
     return True
+
+
+def _token() -> str:
+    return f"{os.getpid()}-{time.time_ns()}-{uuid.uuid4().hex[:8]}"
+
+
+def _same_files(a: Path, b: Path) -> bool:
+    """Whether directories ``a`` and ``b`` hold the same file names with the same bytes."""
+    names_a = sorted(p.name for p in a.iterdir())
+    if names_a != sorted(p.name for p in b.iterdir()):
+        return False
+    for name in names_a:
+        fa, fb = a / name, b / name
+        if not fa.is_file() or not fb.is_file() or fa.stat().st_size != fb.stat().st_size:
+            return False
+        with open(fa, "rb") as x, open(fb, "rb") as y:
+            while True:
+                block = x.read(1 << 20)
+                if block != y.read(1 << 20):
+                    return False
+                if not block:
+                    break
+    return True
+
+
+def _fsync_tree(directory: Path) -> None:
+    for p in directory.iterdir():
+        if p.is_file():
+            with open(p, "rb") as f:
+                os.fsync(f.fileno())
+    _fsync_dir(directory)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _remove(p: Path) -> None:
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p, ignore_errors=True)
+    else:
+        try:
+            p.unlink()
+        except OSError:
+            pass
 
 
 def read_golden(path):
@@ -93,32 +298,45 @@ def read_golden(path):
     return load_dump(Path(path))
 
 
+# --------------------------------------------------------------------------- policy
 @dataclass(frozen=True)
 class GoldenPolicy:
-    """When stored goldens are written: built from ``--accuracy-regen``/``--accuracy-regen-all``."""
+    """When stored goldens are written, under one ``Regen`` (``--accuracy-regen`` /
+    ``--accuracy-regen-all``). ``on_recovery(path, note)`` hears about leftovers of killed
+    writers that were repaired; ``lock_dir`` overrides where the per-path locks live."""
 
-    regen: bool = False
-    regen_all: bool = False
+    regen: Regen = Regen.NONE
+    lock_dir: Optional[Path] = None
+    on_recovery: Optional[Callable[[Path, str], None]] = field(default=None, compare=False)
 
     def obtain(self, path, compute: Callable[[], object]) -> Tuple[object, str]:
         """The golden to compare against and what happened (``USED``, ``WRITTEN_MISSING``,
         ``REWRITTEN_ALL``). ``compute()`` makes a fresh golden DumpSet from the model."""
         path = Path(path)
-        recover_interrupted(path)
-        if not path.exists():
-            store_golden(path, compute())
-            return read_golden(path), WRITTEN_MISSING
-        if self.regen_all:
-            store_golden(path, compute())
-            return read_golden(path), REWRITTEN_ALL
-        return read_golden(path), USED
+        with _Locked(path, self.lock_dir):
+            self._recover(path)
+            if not path.exists():
+                _store(path, compute())
+                return read_golden(path), WRITTEN_MISSING
+            if self.regen.before_use:
+                _store(path, compute())
+                return read_golden(path), REWRITTEN_ALL
+            return read_golden(path), USED
 
     def after_failure(self, path, compute: Callable[[], object]) -> Optional[str]:
-        """Called when a test that used ``path`` failed: rewrite it under ``--accuracy-regen``."""
-        if not self.regen or self.regen_all:
+        """Called when a test that used ``path`` failed: rewrite it under ``Regen.FAILING``."""
+        if not self.regen.after_failure:
             return None
-        store_golden(path, compute())
+        path = Path(path)
+        with _Locked(path, self.lock_dir):
+            self._recover(path)
+            _store(path, compute())
         return REWRITTEN_FAILED
+
+    def _recover(self, path: Path) -> None:
+        done = _recover(path)
+        if done and self.on_recovery is not None:
+            self.on_recovery(path, done.note())
 
 
 def missing_message(path, model) -> str:

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..core.regen import Regen
 from ..errors import ConfigError
 
 DEFAULT_CACHE_DIR = ".ascend-accuracy"
@@ -24,8 +25,7 @@ class Settings:
     device_ids: Tuple[int, ...] = ()
     threshold: float = 0.95
     cache_dir: Path = Path(DEFAULT_CACHE_DIR)
-    regen: bool = False
-    regen_all: bool = False
+    regen: Regen = Regen.NONE  # --accuracy-regen / --accuracy-regen-all, one value
     report_dir: Optional[Path] = None
     soc_version: Optional[str] = None
     device_lock: bool = False
@@ -102,8 +102,8 @@ def settings_from_config(config) -> Settings:
     soc = config.getoption("soc_version") or config.getini("ascend_soc_version") or None
     return Settings(
         backend=kind, device_ids=device_ids, threshold=threshold, cache_dir=cache_dir,
-        regen=bool(config.getoption("accuracy_regen")),
-        regen_all=bool(config.getoption("accuracy_regen_all")),
+        regen=Regen.from_flags(bool(config.getoption("accuracy_regen")),
+                               bool(config.getoption("accuracy_regen_all"))),
         report_dir=report_dir or None, soc_version=soc,
         device_lock=bool(config.getini("ascend_device_lock")), rootdir=rootdir,
         max_drop=_max_drop(config.getini("ascend_accuracy_max_drop")),
@@ -234,6 +234,17 @@ class AccuracyState:
 
     def record_golden_write(self, path, reason: str, nodeid: str = "") -> None:
         self.golden_writes.append(GoldenWrite(str(path), reason, nodeid))
+
+    def golden_policy(self, nodeid: str = ""):
+        """The stored-golden policy of this session; repairs of killed writers' leftovers are
+        recorded as golden writes of ``nodeid`` (shown in the summary)."""
+        from ..core.locations import shown
+        from ..golden.stored import GoldenPolicy
+
+        def recovered(path, note: str) -> None:
+            self.record_golden_write(shown(path, self.settings.rootdir), note, nodeid)
+
+        return GoldenPolicy(self.settings.regen, on_recovery=recovered)
 
     def cache_stats(self) -> Dict[str, int]:
         """This process's cache counters plus every merged worker's."""

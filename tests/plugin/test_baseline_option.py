@@ -14,7 +14,7 @@ def test_overflow_kept(ascend_model, golden_dump, check_accuracy, accuracy_input
     actual = ascend_model("models/overflow.onnx").run(inputs)
     check_accuracy(actual, golden_dump("models/overflow.onnx", inputs))
 """
-BASELINE = "accuracy-baselines/overflow/default.yaml"
+BASELINE = "accuracy-baselines/models/overflow/default.yaml"  # keyed by the model's path
 
 
 def _raise_cosine(path, op, by):
@@ -82,7 +82,7 @@ def test_ini_max_drop_turns_baselines_on_and_bad_values_are_errors(pytester, mod
                            golden_dump("models/passing_mlp.onnx", inputs))
     """)
     pytester.runpytest("-q").assert_outcomes(failed=1)
-    assert (pytester.path / "bl" / "passing_mlp" / "default.yaml").is_file()
+    assert (pytester.path / "bl" / "models" / "passing_mlp" / "default.yaml").is_file()
     pytester.runpytest("-q").assert_outcomes(passed=1)
     pytester.makeini("[pytest]\nascend_accuracy_max_drop = lots\n")
     bad = pytester.runpytest("-q")
@@ -101,3 +101,76 @@ def test_bad_max_drop_in_the_marker_is_a_collection_error(pytester):
     result = pytester.runpytest("-q")
     result.stdout.fnmatch_lines(["*max_drop must be a number within [[]0, 1[]], got -1*"])
     assert result.ret != 0
+
+
+# -- D7: one baseline per model file, wherever its name repeats ------------------------------------
+TEAM_TEST = """
+from pytest_ascend_accuracy import accuracy
+
+@accuracy(threshold=0.5, max_drop=0.002)
+def test_{team}(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("{team}/model.onnx", seed=0)
+    actual = ascend_model("{team}/model.onnx").run(inputs)
+    {other}
+    check_accuracy(actual, golden_dump("{team}/model.onnx", inputs))
+"""
+
+
+def test_same_file_name_in_two_folders_gets_two_baselines(pytester):
+    """team_a/model.onnx and team_b/model.onnx used to share accuracy-baselines/model/ and flip
+    each other's verdicts. test_team_a also runs team_b's model after its own (the check must
+    record team_a's model, not the one that ran last)."""
+    import onnx
+    import yaml
+
+    from pytest_ascend_accuracy.testing import models
+
+    for team, build in (("team_a", models.passing_mlp), ("team_b", models.conv_bn_relu)):
+        pytester.mkdir(team)
+        onnx.save(build(), str(pytester.path / team / "model.onnx"))
+    other = ('ascend_model("team_b/model.onnx").run(accuracy_inputs("team_b/model.onnx", '
+             'seed=0))  # runs last')
+    (pytester.path / "team_a" / "test_a.py").write_text(TEAM_TEST.format(team="team_a", other=other))
+    (pytester.path / "team_b" / "test_b.py").write_text(TEAM_TEST.format(team="team_b", other=""))
+    pytester.runpytest("-q").assert_outcomes(failed=2)  # both baselines missing: written
+    for team in ("team_a", "team_b"):
+        info = yaml.safe_load((pytester.path / "accuracy-baselines" / team / "model" /
+                               "default.yaml").read_text())["info"]
+        assert info["model"] == f"{team}/model" and len(info["model_sha256"]) == 64
+    assert not (pytester.path / "accuracy-baselines" / "model").exists()
+    pytester.runpytest("-q").assert_outcomes(passed=2)
+
+
+OLD_PLACES_TEST = """
+from pytest_ascend_accuracy import accuracy
+
+@accuracy(threshold=0.5, max_drop=0.002)
+def test_mlp(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/passing_mlp.onnx", seed=0)
+    golden = golden_dump("models/passing_mlp.onnx", inputs, path="goldens/mlp")
+    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs), golden)
+"""
+
+
+def test_goldens_near_the_test_file_and_old_places_still_read(pytester, models_dir):
+    """A stored golden's relative path is relative to the test file's folder; a baseline sits
+    under the model's rootdir-relative path. Files at the old places (rootdir-relative golden,
+    stem-keyed baseline) are still used, with a MovedFileWarning naming the git mv."""
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "test_mlp.py").write_text(OLD_PLACES_TEST)
+    pytester.runpytest("-q", "--accuracy-regen-all").assert_outcomes(passed=1)
+    golden = pytester.path / "tests" / "goldens" / "mlp"
+    baseline = pytester.path / "accuracy-baselines" / "models" / "passing_mlp"
+    assert golden.is_dir() and (baseline / "default.yaml").is_file()
+    (pytester.path / "goldens").mkdir()
+    golden.rename(pytester.path / "goldens" / "mlp")  # where 0.1 kept them
+    baseline.rename(pytester.path / "accuracy-baselines" / "passing_mlp")
+    old = pytester.runpytest("-q", "-W", "always")
+    old.assert_outcomes(passed=1)
+    old.stdout.fnmatch_lines([
+        "*MovedFileWarning: golden file goldens/mlp was found at its old location only; it "
+        "belongs at tests/goldens/mlp*git mv goldens/mlp tests/goldens/mlp",
+        "*MovedFileWarning: the accuracy baselines folder accuracy-baselines/passing_mlp was "
+        "found at its old location only*git mv accuracy-baselines/passing_mlp "
+        "accuracy-baselines/models/passing_mlp"], consecutive=False)
+    assert not golden.exists() and not baseline.exists()  # nothing written at the new places

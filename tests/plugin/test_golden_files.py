@@ -4,6 +4,7 @@ import os
 import numpy as np
 import pytest
 
+from pytest_ascend_accuracy.core.regen import Regen
 from pytest_ascend_accuracy.golden import stored as gf
 from pytest_ascend_accuracy.dump.model import DumpSet
 from pytest_ascend_accuracy.errors import ConfigError
@@ -50,10 +51,10 @@ def test_present_is_used_as_is_even_when_the_model_changed(tmp_path):
     assert status == gf.USED and compute.calls == 0
     assert values(got)["relu1"] == [1, 1, 1, 1]
     # --accuracy-regen does not rewrite before the test ran ...
-    got, status = gf.GoldenPolicy(regen=True).obtain(tmp_path / "g", compute)
+    got, status = gf.GoldenPolicy(Regen.FAILING).obtain(tmp_path / "g", compute)
     assert status == gf.USED and compute.calls == 0
     # ... only after it failed
-    assert gf.GoldenPolicy(regen=True).after_failure(tmp_path / "g", compute) == gf.REWRITTEN_FAILED
+    assert gf.GoldenPolicy(Regen.FAILING).after_failure(tmp_path / "g", compute) == gf.REWRITTEN_FAILED
     assert values(gf.read_golden(tmp_path / "g"))["relu1"] == [2, 2, 2, 2]
 
 
@@ -61,13 +62,13 @@ def test_no_flag_never_rewrites_after_failure(tmp_path):
     gf.store_golden(tmp_path / "g", dump(1.0))
     compute = Computer(2.0)
     assert gf.GoldenPolicy().after_failure(tmp_path / "g", compute) is None
-    assert gf.GoldenPolicy(regen_all=True).after_failure(tmp_path / "g", compute) is None
+    assert gf.GoldenPolicy(Regen.ALL).after_failure(tmp_path / "g", compute) is None
     assert compute.calls == 0
 
 
 def test_regen_all_rewrites_before_use(tmp_path):
     gf.store_golden(tmp_path / "g", dump(1.0))
-    got, status = gf.GoldenPolicy(regen_all=True).obtain(tmp_path / "g", Computer(3.0))
+    got, status = gf.GoldenPolicy(Regen.ALL).obtain(tmp_path / "g", Computer(3.0))
     assert status == gf.REWRITTEN_ALL and values(got)["relu1"] == [3, 3, 3, 3]
 
 
@@ -87,7 +88,7 @@ def test_failed_write_keeps_the_old_golden(tmp_path):
 
 def test_interrupted_replace_is_recovered(tmp_path):
     path = gf.store_golden(tmp_path / "g", dump(1.0))
-    os.rename(path, tmp_path / ".g.old-123-abc")  # died between the two renames
+    os.rename(path, tmp_path / ".g.old-999999-abc")  # an older writer died between renames
     got, status = gf.GoldenPolicy().obtain(path, Computer(5.0))
     assert status == gf.USED and values(got)["relu1"] == [1, 1, 1, 1]
 
@@ -114,7 +115,7 @@ def test_a_killed_writers_temp_dir_is_swept_by_the_next_write(tmp_path):
     dead = tmp_path / ".golden.tmp-999999-deadbeef"  # no process 999999: its writer was killed
     dead.mkdir()
     (dead / "half.npy").write_bytes(b"\x93NUMPY")
-    live = tmp_path / f".golden.tmp-{__import__('os').getpid()}-cafe0000"  # a live writer's
+    live = tmp_path / f".golden.tmp-{os.getppid()}-cafe0000"  # another live process's
     live.mkdir()
     store_golden(tmp_path / "golden", DumpSet.from_arrays({"op": [np.ones(2, np.float32)]}))
     assert not dead.exists() and live.exists()

@@ -48,8 +48,8 @@ def settings_of(pytester, *args):
 
 def test_defaults(pytester):
     s = settings_of(pytester)
-    assert (s.backend, s.device_ids, s.threshold, s.regen, s.regen_all, s.report_dir,
-            s.soc_version, s.device_lock) == ("emulator", (), 0.95, False, False, None, None, False)
+    assert (s.backend, s.device_ids, s.threshold, s.regen, s.report_dir,
+            s.soc_version, s.device_lock) == ("emulator", (), 0.95, "none", None, None, False)
     assert s.cache_dir == pytester.path / ".ascend-accuracy"
 
 
@@ -57,8 +57,8 @@ def test_options_are_read(pytester, tmp_path):
     s = settings_of(pytester, "--accuracy-threshold=0.8", f"--accuracy-cache-dir={tmp_path}/c",
                     "--accuracy-regen", "--accuracy-report=rep", "--soc-version=Ascend310P3",
                     "--accuracy-regen-all")
-    assert (s.threshold, s.cache_dir, s.regen, s.regen_all, s.soc_version) == (
-        0.8, tmp_path / "c", True, True, "Ascend310P3")
+    assert (s.threshold, s.cache_dir, s.regen, s.soc_version) == (
+        0.8, tmp_path / "c", "all", "Ascend310P3")
     assert s.report_dir == pytester.path / "rep"
 
 

@@ -1,0 +1,134 @@
+"""D4 and D5: stored goldens under concurrent regeneration and under kills.
+
+D4: xdist workers of ``-n 8 --accuracy-regen-all`` that share one stored golden all rewrote it at
+once, without a lock (about 1 run in 10 failed with FileNotFoundError / ENOTEMPTY). Here four
+real processes do the same, many times over. D5: a replace killed at any point is recovered
+deterministically (the complete new golden, else the old one) and the leftovers are reported.
+The full probes (``-n 8`` x10, kill x20) are ``benchmarks/probe_golden_races.py``."""
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.core.regen import Regen
+from pytest_ascend_accuracy.dump.model import DumpSet
+from pytest_ascend_accuracy.golden import stored as golden_files
+
+from .procs import HANG, finish, start, wait_for
+
+pytestmark = pytest.mark.reliability
+
+REGEN_ALL_WORKER = """
+import sys, time
+from pathlib import Path
+import numpy as np
+from pytest_ascend_accuracy.core.regen import Regen
+from pytest_ascend_accuracy.dump.model import DumpSet
+from pytest_ascend_accuracy.golden.stored import GoldenPolicy
+path, go, rounds, value = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+def compute():
+    return DumpSet.from_arrays({f"op{i}": [np.full(64, value, np.float32)] for i in range(12)})
+while not go.exists():
+    time.sleep(0.005)
+for _ in range(rounds):
+    dump, status = GoldenPolicy(Regen.ALL).obtain(path, compute)
+    got = {op.name: float(op.outputs[0].load()[0]) for op in dump}
+    assert got == {f"op{i}": value for i in range(12)}, got
+print("ok")
+"""
+
+
+def _run_workers(tmp_path, path, values, rounds):
+    go = tmp_path / "go"
+    workers = [start(REGEN_ALL_WORKER, path, go, rounds, v) for v in values]
+    go.write_text("")
+    outs = [finish(w) for w in workers]
+    for w, out in zip(workers, outs):
+        assert w.returncode == 0 and out.strip().endswith("ok"), out
+
+
+def test_four_processes_regenerating_one_golden(tmp_path):
+    """The -n 8 --accuracy-regen-all scenario in small: every worker regenerates the same golden
+    (stale at the start) 8 times; none fails, each reads a whole golden, nothing is left over."""
+    path = tmp_path / "goldens" / "mlp"
+    golden_files.store_golden(path, DumpSet.from_arrays({"stale": [np.zeros(3, np.float32)]}))
+    _run_workers(tmp_path, path, [7.0] * 4, rounds=8)  # old code: 5 of 5 runs failed
+    assert sorted(op.name for op in golden_files.read_golden(path)) == sorted(f"op{i}" for i in range(12))
+    assert [p.name for p in path.parent.iterdir()] == ["mlp"]
+
+
+def test_identical_regeneration_leaves_the_directory_untouched(tmp_path):
+    path = tmp_path / "g"
+    d = DumpSet.from_arrays({"a": [np.ones(3, np.float32)]})
+    golden_files.store_golden(path, d)
+    inode = path.stat().st_ino
+    _, status = golden_files.GoldenPolicy(Regen.ALL).obtain(path, lambda: d)
+    assert status == golden_files.REWRITTEN_ALL and path.stat().st_ino == inode
+
+
+# -- D5: kills at every step of a replace ----------------------------------------------------------
+KILLED_AT = HANG + """
+import numpy as np
+from pytest_ascend_accuracy.golden import stored as golden_files
+from pytest_ascend_accuracy.dump import npy_dir
+from pytest_ascend_accuracy.dump.model import DumpSet
+path, step, flag = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+if step == 0:                                     # while the new files are being written
+    real_save = npy_dir.NpyDumpWriter._save
+    def save(self, name, array, ts):
+        if name.startswith("b."):
+            signal_and_hang(flag)
+        return real_save(self, name, array, ts)
+    npy_dir.NpyDumpWriter._save = save
+else:                                             # before rename 1 (tmp -> new), 2 (golden -> old),
+    real = os.rename                              # 3 (new -> golden); 4: while old is removed
+    calls = []
+    def rename(src, dst):
+        calls.append(dst)
+        if len(calls) == step:
+            signal_and_hang(flag)
+        real(src, dst)
+    golden_files.os.rename = rename
+    real_remove = golden_files._remove
+    def remove(p):
+        if step == 4 and ".old-" in p.name:
+            signal_and_hang(flag)
+        real_remove(p)
+    golden_files._remove = remove
+golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.full(3, 9.0)], "b": [np.full(2, 9.0)]}))
+"""
+
+
+@pytest.mark.parametrize("step, wins", [(1, 1.0), (2, 9.0), (4, 9.0)])  # 0, 3: test_kill_writes
+def test_replace_killed_at_each_step(tmp_path, step, wins):
+    """Before the new golden is complete (steps 0, 1) the old one is used; once it is complete
+    (steps 2-4) the new one (the old code restored the stale old one at step 3); never a mix, never a stale copy brought back. Leftovers are removed
+    and reported through ``on_recovery``."""
+    path = tmp_path / "goldens" / "mlp"
+    golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.ones(3)], "b": [np.ones(2)]}))
+    flag = tmp_path / "flag"
+    worker = start(KILLED_AT, path, step, flag)
+    wait_for(flag, worker)
+    os.kill(worker.pid, signal.SIGKILL)
+    finish(worker)
+    notes = []
+    policy = golden_files.GoldenPolicy(on_recovery=lambda p, note: notes.append(note))
+    dump, status = policy.obtain(path, lambda: pytest.fail("a golden is there: nothing to compute"))
+    assert status == golden_files.USED
+    assert {op.name: op.outputs[0].load().tolist() for op in dump} == {"a": [wins] * 3, "b": [wins] * 2}
+    assert [p.name for p in path.parent.iterdir()] == ["mlp"]
+    assert len(notes) == 1 and ("recovered the complete new golden" in notes[0]) == (step in (2, 3))
+    assert "removed" in notes[0] or step in (2, 3)
+
+
+def test_an_old_copy_is_not_restored_over_a_golden_in_place(tmp_path):
+    """What the old code did wrong: a ``.old-*`` of a dead writer next to an intact golden is
+    removed and reported, never brought back."""
+    path = tmp_path / "g"
+    golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.full(2, 5.0)]}))
+    stale = tmp_path / ".g.old-999999-1-dead"
+    golden_files.store_golden(stale, DumpSet.from_arrays({"a": [np.zeros(2)]}))
+    done = golden_files.recover_interrupted(path)
+    assert done.installed is None and done.removed == [stale.name]
+    assert golden_files.read_golden(path)["a"].output().load().tolist() == [5.0, 5.0]
