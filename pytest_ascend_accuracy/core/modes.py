@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from ..errors import ConfigError
+from .ascend_optypes import OPTYPE_PREFIX, ascend_type, to_ascend_entry
 
 #: ``--precision_mode`` values documented for ATC (reference §5).
 PRECISION_MODES = (
@@ -61,7 +62,12 @@ class Mode:
         if self.buffer_optimize not in BUFFER_OPTIMIZE:
             raise ConfigError("mode", f"unknown buffer_optimize {self.buffer_optimize!r}; "
                               f"known: {', '.join(BUFFER_OPTIMIZE)}")
-        object.__setattr__(self, "keep_dtype", _clean_names(self.keep_dtype, "keep_dtype"))
+        # OpType:: entries in ATC's spelling (ONNX types mapped to Ascend IR types, see
+        # core.ascend_optypes): the keep_dtype file holds what ATC matches
+        object.__setattr__(self, "keep_dtype", _clean_names(
+            [to_ascend_entry(e) if isinstance(e, str) else e
+             for e in ([self.keep_dtype] if isinstance(self.keep_dtype, str) else self.keep_dtype)],
+            "keep_dtype"))
         object.__setattr__(self, "fusion_rules_off",
                            _clean_names(self.fusion_rules_off, "fusion_rules_off"))
         object.__setattr__(self, "extra", tuple(sorted((str(k).lstrip("-"), str(v))
@@ -133,7 +139,57 @@ class Mode:
         """Whether ATC would keep this op in its original dtype under this mode's keep_dtype."""
         if self.precision_mode in KEEP_DTYPE_IGNORED:
             return True
-        return op_name in self.keep_dtype or f"OpType::{op_type}" in self.keep_dtype
+        return (op_name in self.keep_dtype
+                or f"{OPTYPE_PREFIX}{ascend_type(op_type)}" in self.keep_dtype)
+
+    # -- rendering for people (hints) -------------------------------------------------------
+    def python_expr(self) -> str:
+        """This mode as code to paste into ``modes=[...]`` (names from ``pytest_ascend_accuracy``):
+        ``FUSION_OFF | keep_dtype(['p2o.BatchNormalization.1'])``."""
+        parts = []
+        base = replace(self, keep_dtype=(), label=None)
+        for preset, const in ((HIGH_PRECISION, "HIGH_PRECISION"), (BUFFER_OFF, "BUFFER_OFF"),
+                              (FUSION_OFF, "FUSION_OFF")):
+            if getattr(base, _PRESET_FIELD[const]) == getattr(preset, _PRESET_FIELD[const]):
+                parts.append(const)
+        rebuilt = DEFAULT
+        for const in parts:
+            rebuilt = rebuilt | _CONSTS[const]
+        if replace(rebuilt, label=None) != base:  # settings no preset spells: the full Mode
+            fields = [f"{k}={v!r}" for k, v in (
+                ("precision_mode", self.precision_mode), ("buffer_optimize", self.buffer_optimize),
+                ("fusion", self.fusion), ("fusion_rules_off", list(self.fusion_rules_off)),
+                ("extra", [tuple(p) for p in self.extra])) if v != getattr(DEFAULT, k)
+                and not (k in ("fusion_rules_off", "extra") and not v)]
+            parts = [f"Mode({', '.join(fields)})"]
+        if self.keep_dtype:
+            parts.append(f"keep_dtype({list(self.keep_dtype)!r})")
+        return " | ".join(parts) or "DEFAULT"
+
+    def python_imports(self) -> List[str]:
+        """The names ``python_expr`` uses, to import from ``pytest_ascend_accuracy``."""
+        import re
+
+        used = set(re.findall(r"\b[A-Za-z_]+\b(?=\(| \||$)", self.python_expr()))
+        return [n for n in ("DEFAULT", "HIGH_PRECISION", "BUFFER_OFF", "FUSION_OFF", "Mode",
+                            "keep_dtype") if n in used]
+
+    def yaml_form(self) -> str:
+        """This mode as one entry of a YAML suite's ``modes:`` list (flow style)."""
+        base = replace(self, keep_dtype=(), label=None)
+        base_name = next((n for n, m in PRESETS.items() if replace(m, label=None) == base), None)
+        if base_name is not None and not self.keep_dtype:
+            return base_name
+        if base_name is None:
+            items = [f"{k}: {_yaml_value(v)}" for k, v in (
+                ("precision_mode", self.precision_mode), ("buffer_optimize", self.buffer_optimize),
+                ("fusion", self.fusion), ("fusion_rules_off", list(self.fusion_rules_off)))
+                if v != getattr(DEFAULT, k) and v != []]
+        else:
+            items = [] if base_name == "default" else [f"base: {base_name}"]
+        if self.keep_dtype:
+            items.append(f"keep_dtype: {_yaml_value(list(self.keep_dtype))}")
+        return "{" + ", ".join(items) + "}"
 
     # -- rendering for ATC ------------------------------------------------------------------
     def config_files(self) -> Dict[str, str]:
@@ -183,6 +239,15 @@ def fusion_switch_json(fusion: bool, rules_off: Iterable[str] = ()) -> str:
     return json.dumps({"Switch": switch}, indent=2, sort_keys=False) + "\n"
 
 
+def _yaml_value(v) -> str:
+    """A YAML flow-style value; strings JSON-quoted (valid YAML, safe for dots and colons)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_yaml_value(x) for x in v) + "]"
+    return json.dumps(v)
+
+
 def _clean_names(values, what) -> Tuple[str, ...]:
     if isinstance(values, str):
         values = [values]
@@ -199,6 +264,9 @@ DEFAULT = Mode(label="default")
 HIGH_PRECISION = Mode(precision_mode="allow_fp32_to_fp16", label="high_precision")
 BUFFER_OFF = Mode(buffer_optimize="off_optimize", label="buffer_off")
 FUSION_OFF = Mode(fusion=False, label="fusion_off")
+_CONSTS = {"HIGH_PRECISION": HIGH_PRECISION, "BUFFER_OFF": BUFFER_OFF, "FUSION_OFF": FUSION_OFF}
+_PRESET_FIELD = {"HIGH_PRECISION": "precision_mode", "BUFFER_OFF": "buffer_optimize",
+                 "FUSION_OFF": "fusion"}
 PRESETS: Mapping[str, Mode] = {
     "default": DEFAULT,
     "high_precision": HIGH_PRECISION,
@@ -226,5 +294,52 @@ def resolve_mode(mode: Union[None, str, Mode], where: Optional[str] = None) -> M
             for part in mode.split("+"):
                 result = result | resolve_mode(part, where)
             return replace(result, label=mode)
-        raise ConfigError(where, f"unknown mode {mode!r}; known: {', '.join(PRESETS)}")
+        import difflib
+
+        near = difflib.get_close_matches(mode, list(PRESETS), n=2, cutoff=0.6)
+        raise ConfigError(where, f"unknown mode {mode!r}"
+                          + (f"; closest: {', '.join(near)}" if near else "")
+                          + f"; known: {', '.join(PRESETS)}")
     raise ConfigError(where, f"a mode is a preset name or a Mode object, got {type(mode).__name__}")
+
+
+#: keys of a mode written as a mapping (YAML suites, ``ascend-accuracy diagnose --mode``)
+MODE_KEYS = ("base", "name", "precision_mode", "keep_dtype", "buffer_optimize", "fusion",
+             "fusion_rules_off")
+
+
+def mode_from_spec(value, where: Optional[str] = None) -> Mode:
+    """A mode as YAML writes it: a preset name (``fusion_off``, ``buffer_off+fusion_off``) or a
+    mapping ``{base: fusion_off, keep_dtype: [...], ...}`` (keys ``MODE_KEYS``)."""
+    if isinstance(value, str) or isinstance(value, Mode) or value is None:
+        return resolve_mode(value, where)
+    if not isinstance(value, Mapping):
+        raise ConfigError(where, f"a mode is a preset name or a mapping, got {value!r}")
+    at = where or "mode"
+    for key in value:
+        if key not in MODE_KEYS:
+            raise ConfigError(f"{at}.{key}", f"unknown mode key; known: {', '.join(MODE_KEYS)}")
+    try:
+        base = resolve_mode(value.get("base", "default"), f"{at}.base")
+        fields = {k: value[k] for k in MODE_KEYS[2:] if k in value}
+        for k in ("keep_dtype", "fusion_rules_off"):
+            if k in fields:
+                items = fields[k]
+                items = [items] if isinstance(items, str) else items
+                if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
+                    raise ConfigError(f"{at}.{k}", f"must be a list of op names, got {fields[k]!r}")
+                fields[k] = tuple(items)
+        if "fusion" in fields and not isinstance(fields["fusion"], bool):
+            raise ConfigError(f"{at}.fusion", f"must be true or false, got {fields['fusion']!r}")
+        mode = replace(base, label=None, **fields)
+        if "keep_dtype" in fields:
+            mode = replace(mode, keep_dtype=base.keep_dtype + fields["keep_dtype"])
+        if value.get("name") is not None:
+            mode = replace(mode, label=str(value["name"]))
+        return mode
+    except ConfigError as exc:
+        if exc.where and exc.where.startswith(at):
+            raise
+        raise ConfigError(at, exc.problem) from None
+    except TypeError as exc:
+        raise ConfigError(at, str(exc)) from None

@@ -70,7 +70,8 @@ def test_full_combination_in_documented_order():
         "--keep_dtype=keep_dtype.cfg", "--buffer_optimize=off_optimize",
         "--fusion_switch_file=fusion_switch.cfg", "--out_nodes=sig1:0", "--log=error",
         "--op_select_implmode=high_precision")
-    assert cmd.config_files == {"keep_dtype.cfg": "conv1\nOpType::Softmax\n",
+    # OpType:: entries reach ATC in Ascend IR spelling (core.ascend_optypes): Softmax -> SoftmaxV2
+    assert cmd.config_files == {"keep_dtype.cfg": "conv1\nOpType::SoftmaxV2\n",
                                 "fusion_switch.cfg": mode.config_files()["fusion_switch.cfg"]}
 
 
