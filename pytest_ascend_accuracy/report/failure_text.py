@@ -55,7 +55,7 @@ def _nonfinite(row: TensorCompare) -> str:
     return text
 
 
-def _short_reason(f: Failure) -> str:
+def short_reason(f: Failure) -> str:
     """``cosine < 0.95`` for a plain threshold failure, else the failure's own reason."""
     thr = f.threshold
     m = f.row.metrics
@@ -137,7 +137,7 @@ def _row_cells(f: Failure) -> List[str]:
     m = f.row.metrics
     return [str(f.row.order), printable(f.row.label, _NAME_WIDTH), printable(f.row.op_type) or "-",
             _num(m.cosine) if m else "NaN", _num(m.rel_l2) if m else "NaN",
-            _num(m.max_abs) if m else "NaN", printable(_short_reason(f), 60)]
+            _num(m.max_abs) if m else "NaN", printable(short_reason(f), 60)]
 
 
 def _worst_block(verdict: Verdict, limit: int) -> List[str]:
@@ -206,10 +206,11 @@ def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
 
 
 def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
-                 hint: Optional[str] = None, worst: int = WORST_ROWS,
+                 hint=None, worst: int = WORST_ROWS,
                  report_how: str = DEFAULT_REPORT_HOW, range_inputs: Sequence = ()) -> str:
     """The fixed failure block for a failed verdict. ``report_how`` says how to get the CSV
-    when ``csv_path`` is None."""
+    when ``csv_path`` is None. ``hint``: a text, a ``report.hints.Hint`` (printed with the
+    modes to paste), or None for ``default_hint``."""
     if verdict.passed:
         return summary_text(result, verdict, csv_path=csv_path)
     lines = [verdict.describe(), ""]
@@ -219,8 +220,11 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         if block:
             lines += [""] + block
         lines.append("")
-    lines += [f"coverage: {result.coverage.describe()}", report_line(csv_path, report_how),
-              f"next step: {hint if hint is not None else default_hint(verdict, range_inputs)}"]
+    lines += [f"coverage: {result.coverage.describe()}", report_line(csv_path, report_how)]
+    if hint is not None and not isinstance(hint, str):
+        lines += hint.lines()
+    else:
+        lines.append(f"next step: {hint if hint is not None else default_hint(verdict, range_inputs)}")
     return "\n".join(lines)
 
 

@@ -193,14 +193,18 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
 
 
 def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy report",
-              hint: Optional[str] = None) -> str:
+              hint=None) -> str:
+    """The page; ``hint`` is the terminal's (a text or a ``report.hints.Hint``)."""
     cls = "pass" if verdict.passed else "fail"
     summary = [f'<h1 class="{cls}">{_e(verdict.describe())}</h1>',
                f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}<br>'
                f'golden: {_e(result.golden_root or "(in memory)")}<br>'
                f'coverage: {_e(result.coverage.describe())}</p>']
-    if not verdict.passed:
-        summary.append(f"<p>next step: {_e(hint if hint is not None else default_hint(verdict))}</p>")
+    if not verdict.passed:  # the terminal's hint, word for word
+        if hint is not None and not isinstance(hint, str):
+            summary.append(f'<pre class="hint">{_e(hint.text())}</pre>')
+        else:
+            summary.append(f"<p>next step: {_e(hint if hint is not None else default_hint(verdict))}</p>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
             + "\n".join(summary) + "\n" + chart_svg(result, verdict) + "\n"
@@ -208,9 +212,10 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
 
 
 def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "Accuracy report",
-               hint: Optional[str] = None) -> str:
+               hint=None) -> str:
     """Write the self-contained HTML page atomically; returns the path."""
     return os.fspath(atomic_write_text(path, html_text(result, verdict, title=title, hint=hint), what="HTML report"))
+
 
 def dataset_html_text(heading: str, passed: bool, figures: Sequence[Tuple[str, str]], *,
                       title: str = "Dataset accuracy", result: Optional[CompareResult] = None,

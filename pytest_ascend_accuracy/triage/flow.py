@@ -97,14 +97,16 @@ class _Runner:
 def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=None,
              threshold: float = 0.95, *, budget: int = 32, cache=None, input_shape=None,
              golden=None, metric: str = "cosine", per_op=None, ignore=(), seed: int = 0,
-             out_dir=None, progress: Optional[Callable[[str], None]] = None) -> Diagnosis:
+             out_dir=None, progress: Optional[Callable[[str], None]] = None,
+             mode: Optional[Mode] = None) -> Diagnosis:
     """Walk the debugging flow for ``model`` and return what restores accuracy.
 
     ``backend`` defaults to the CPU emulator over ``cache`` (default ``.ascend-accuracy/``);
     ``inputs`` default to seeded ``make_inputs(model, seed=seed)``; ``golden`` defaults to the
     cached onnxruntime fp32 dump. ``budget`` caps new conversions (cache hits are free, so a
     rerun resumes where the last one stopped). With ``out_dir`` the fix files and reports are
-    written there (``triage_report.write_all``).
+    written there (``triage_report.write_all``). ``mode`` is the mode the failing test ran
+    (default ``DEFAULT``): every step varies that mode, so the fix is that mode plus a change.
     """
     from ..core.cache import Cache
     from ..golden.onnxruntime_golden import golden_dump
@@ -128,7 +130,7 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-triage-"))
     runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,
                      input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None))
-    flow = _Flow(runner, threshold, metric)
+    flow = _Flow(runner, threshold, metric, DEFAULT if mode is None else mode)
     try:
         outcome = flow.walk()
     finally:
@@ -146,15 +148,15 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
 class _Flow:
     """The step sequence; ``walk`` returns the Diagnosis fields that depend on the outcome."""
 
-    def __init__(self, runner: _Runner, threshold: float, metric: str):
-        self.run, self.threshold, self.metric = runner, threshold, metric
+    def __init__(self, runner: _Runner, threshold: float, metric: str, base: Mode = DEFAULT):
+        self.run, self.threshold, self.metric, self.base = runner, threshold, metric, base
         self.steps: List[StepResult] = []
         self.final: Optional[CompareResult] = None
 
     def walk(self) -> dict:
         spent = self.run.conversions
         try:
-            default = self.run.evaluate(DEFAULT)
+            default = self.run.evaluate(self.base)
             self.final = default.result
             self._add("default", default, spent)
             if default.passed:
@@ -184,34 +186,34 @@ class _Flow:
         return ev, differing
 
     def _precision(self, default: _Evaluation) -> Optional[dict]:
-        hp, drops = self._mode_step("high_precision", HIGH_PRECISION, default)
+        hp, drops = self._mode_step("high_precision", self.base | HIGH_PRECISION, default)
         if not hp.passed:
             return None
         spent = self.run.conversions
         keep, note = self._keep_dtype_search(default, drops)
         if keep:
-            mode = DEFAULT | Mode(keep_dtype=tuple(keep))
+            mode = self.base | Mode(keep_dtype=tuple(keep))
             ev = self.run.evaluate(mode)  # memoised: the search measured it
             self.final = ev.result
             value = _worst_value(ev.verdict, ev.result, self.metric)
             self.steps.append(StepResult(
                 "keep_dtype", mode.name, True,
                 f"keeping {len(keep)} op(s) in float32 restores {self.metric} "
-                f"{_fmt(value)} under the default mode ({note})",
+                f"{_fmt(value)} under mode {self.base.name} ({note})",
                 conversions=self.run.conversions - spent, differing=tuple(keep)))
             first = _first_label(default.verdict)
             return self._outcome(
                 "keep_dtype",
-                f"default fails at op {first}; high precision passes; keep_dtype "
+                f"{self.base.name} fails at op {first}; high precision passes; keep_dtype "
                 f"{{{', '.join(keep)}}} restores {self.metric} {_fmt(value)} under fp16",
                 fix_mode=mode, keep=tuple(keep))
         self.steps.append(StepResult("keep_dtype", "", None, f"no smaller keep_dtype set found ({note})",
                                      conversions=self.run.conversions - spent))
         self.final = hp.result
         return self._outcome("high_precision",
-                             f"default fails at op {_first_label(default.verdict)}; high precision "
-                             "passes; convert with --precision_mode=allow_fp32_to_fp16",
-                             fix_mode=HIGH_PRECISION)
+                             f"{self.base.name} fails at op {_first_label(default.verdict)}; high "
+                             "precision passes; convert with --precision_mode=allow_fp32_to_fp16",
+                             fix_mode=self.base | HIGH_PRECISION)
 
     def _keep_dtype_search(self, default: _Evaluation, drops: Sequence[str]) -> Tuple[List[str], str]:
         """Seeds (fp16-range ops, then ops whose cosine drops first) are tried together first;
@@ -222,7 +224,7 @@ class _Flow:
         rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
         ordered = sorted(names, key=rank.__getitem__)
         pred = CountingPredicate(lambda s: self.run.evaluate(
-            DEFAULT | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__)))).passed)
+            self.base | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__)))).passed)
         pred.know([], default.passed)
         pred.know(names, True)  # assumed: keeping every op is what high precision does
         # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
@@ -246,18 +248,18 @@ class _Flow:
                       f"{pred.calls} conversion(s) in the search")
 
     def _buffer(self, default: _Evaluation) -> Optional[dict]:
-        ev, differing = self._mode_step("buffer_off", BUFFER_OFF, default)
+        ev, differing = self._mode_step("buffer_off", self.base | BUFFER_OFF, default)
         if not ev.passed:
             return None
         self.final = ev.result
         return self._outcome(
             "buffer_off",
-            f"default fails at op {_first_label(default.verdict)}; buffer optimisation off restores "
-            f"accuracy; ops that change: {_names(differing)}; convert with "
-            "--buffer_optimize=off_optimize", fix_mode=BUFFER_OFF)
+            f"{self.base.name} fails at op {_first_label(default.verdict)}; buffer optimisation off "
+            f"restores accuracy; ops that change: {_names(differing)}; convert with "
+            "--buffer_optimize=off_optimize", fix_mode=self.base | BUFFER_OFF)
 
     def _fusion(self, default: _Evaluation) -> Optional[dict]:
-        ev, differing = self._mode_step("fusion_off", FUSION_OFF, default)
+        ev, differing = self._mode_step("fusion_off", self.base | FUSION_OFF, default)
         if not ev.passed:
             return None
         spent = self.run.conversions
@@ -265,12 +267,12 @@ class _Flow:
         found: List[str] = []
         if rules:
             pred = CountingPredicate(lambda s: self.run.evaluate(
-                Mode(fusion_rules_off=tuple(r for r in rules if r in s))).passed)
+                self.base | Mode(fusion_rules_off=tuple(r for r in rules if r in s))).passed)
             pred.know([], default.passed)
             if pred(rules):
                 found = minimal_subset(rules, pred)
         if found:
-            mode = Mode(fusion_rules_off=tuple(found))
+            mode = self.base | Mode(fusion_rules_off=tuple(found))
             self.final = self.run.evaluate(mode).result
             self.steps.append(StepResult(
                 "fusion_rules", mode.name, True,
@@ -278,8 +280,8 @@ class _Flow:
                 conversions=self.run.conversions - spent, differing=tuple(found)))
             return self._outcome(
                 "fusion_rules",
-                f"default fails at op {_first_label(default.verdict)}; fusion off restores accuracy; "
-                f"the fusion rule(s) to switch off: {_names(found)} (fused ops: {_names(differing)})",
+                f"{self.base.name} fails at op {_first_label(default.verdict)}; fusion off restores "
+                f"accuracy; the fusion rule(s) to switch off: {_names(found)} (fused ops: {_names(differing)})",
                 fix_mode=mode, rules=tuple(found))
         self.steps.append(StepResult("fusion_rules", "", None,
                                      "no single set of named rules restores accuracy; switch all "
@@ -288,15 +290,15 @@ class _Flow:
         self.final = ev.result
         return self._outcome(
             "fusion_off",
-            f"default fails at op {_first_label(default.verdict)}; fusion off restores accuracy "
-            f"(fused ops that differ: {_names(differing)})", fix_mode=FUSION_OFF)
+            f"{self.base.name} fails at op {_first_label(default.verdict)}; fusion off restores "
+            f"accuracy (fused ops that differ: {_names(differing)})", fix_mode=self.base | FUSION_OFF)
 
     def _golden_step(self) -> dict:
-        default = self.run.memo[replace(DEFAULT, label=None)]
+        default = self.run.memo[replace(self.base, label=None)]
         failing = _failing_names(default.verdict)
         self.final = default.result
         self.steps.append(StepResult(
-            "golden", DEFAULT.name, False,
+            "golden", self.base.name, False,
             f"{len(failing)} op(s) differ from the golden network in every mode tried",
             first_failure=_first_label(default.verdict), failing=tuple(failing),
             table=_table(default.verdict)))

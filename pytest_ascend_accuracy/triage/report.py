@@ -46,6 +46,8 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         lines.append("  the budget ran out: rerun with a larger --budget to continue from the cache")
     if d.fix_mode is not None and d.restored_by != "default":
         lines.append(f"  fix: mode {d.fix_mode.name}; ATC: {' '.join(fix_atc_args(d))}")
+        lines.append(f"  in a test: modes=[{d.fix_mode.python_expr()}]; in a YAML suite: "
+                     f"modes: [{d.fix_mode.yaml_form()}]")
     for name, path in sorted((files or d.fix_files or {}).items()):
         lines.append(f"  wrote {name}: {path}")
     lines.append("")
@@ -73,6 +75,7 @@ def to_dict(diagnosis) -> dict:
         "restored_by": d.restored_by, "verdict": d.verdict,
         "fix": None if d.fix_mode is None else {
             "mode": d.fix_mode.name, "mode_key": d.fix_mode.key(), "atc_args": fix_atc_args(d),
+            "python": d.fix_mode.python_expr(), "yaml": d.fix_mode.yaml_form(),
             "keep_dtype": list(d.keep_dtype), "fusion_rules_off": list(d.fusion_rules_off)},
         "conversions": d.conversions, "cache_hits": d.cache_hits, "budget": d.budget,
         "budget_exhausted": d.budget_exhausted, "files": dict(d.fix_files),

@@ -1,0 +1,147 @@
+"""The operators of a model by the names the model and ATC use: the one source of truth for
+every op name the plugin accepts or prints.
+
+``model_ops(model)`` lists the node names (unnamed nodes named as ``graph.names`` does) and
+their ONNX types. It validates what a user names -- keep_dtype entries (names or
+``OpType::X``), per-op thresholds, ignored ops -- raising ``ConfigError`` with the entry, the
+model and the closest real names; and it gives sanitized names (``p2o_BatchNormalization_1``,
+what dump *file names* hold) back their real spelling (``p2o.BatchNormalization.1``).
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from ..core.ascend_optypes import OPTYPE_PREFIX, ascend_type
+from ..dump.layout import sanitize
+from ..errors import ConfigError
+
+_CACHE: Dict[str, "ModelOps"] = {}
+
+
+@dataclass(frozen=True)
+class ModelOps:
+    """Node names in graph order with their ONNX types, of the model called ``label``."""
+
+    label: str
+    names: Tuple[str, ...]
+    types: Tuple[str, ...]
+
+    @property
+    def type_of(self) -> Dict[str, str]:
+        return dict(zip(self.names, self.types))
+
+    def real_name(self, name: str) -> str:
+        """``name`` as the model spells it: a sanitized name maps back when exactly one node
+        sanitizes to it; anything else is returned unchanged."""
+        if name in self._name_set:
+            return name
+        hits = self._by_sanitized.get(sanitize(name), ())
+        return hits[0] if len(hits) == 1 else name
+
+    def closest(self, name: str, pool: Optional[Sequence[str]] = None, n: int = 3) -> List[str]:
+        """The real names closest to ``name``: its unsanitized spelling first, then difflib."""
+        pool = list(self.names if pool is None else pool)
+        out = [r for r in self._by_sanitized.get(sanitize(name), ()) if r in pool]
+        for cand in difflib.get_close_matches(name, pool, n=n, cutoff=0.5):
+            if cand not in out:
+                out.append(cand)
+        return out[:n]
+
+    def check_names(self, entries: Iterable[str], what: str, where: Optional[str]) -> None:
+        """Every entry names a node of the model, or is a glob (``fc2/*``) matching one; the
+        sanitized spelling of a name matches nothing and is refused with the real name."""
+        from fnmatch import fnmatchcase
+
+        for entry in entries:
+            if entry in self._name_set:
+                continue
+            if any(c in entry for c in "*?[") and any(fnmatchcase(n, entry) for n in self.names):
+                continue
+            raise ConfigError(where, self._unknown(entry, what))
+
+    def check_keep_dtype(self, entries: Iterable[str], where: Optional[str]) -> None:
+        """Op names must be node names; ``OpType::X`` must be the Ascend type (or the ONNX
+        type) of some node, else ATC would keep nothing."""
+        ascend = list(dict.fromkeys(ascend_type(t) for t in self.types))
+        onnx = list(dict.fromkeys(self.types))
+        for entry in entries:
+            if entry.startswith(OPTYPE_PREFIX):
+                typ = entry[len(OPTYPE_PREFIX):]
+                if typ in ascend or typ in onnx:
+                    continue
+                near = difflib.get_close_matches(typ, ascend + onnx, n=3, cutoff=0.4)
+                near_entries = list(dict.fromkeys(OPTYPE_PREFIX + ascend_type(t) for t in near))
+                raise ConfigError(where, f"keep_dtype entry {entry!r}: no op of type {typ!r} in "
+                                         f"model {self.label!r}" + _closest_text(near_entries)
+                                  + f" (its Ascend op types: {', '.join(ascend[:12])}"
+                                  + (", ..." if len(ascend) > 12 else "") + ")")
+            elif entry not in self._name_set:
+                raise ConfigError(where, self._unknown(entry, "keep_dtype entry"))
+
+    def _unknown(self, entry: str, what: str) -> str:
+        near = self.closest(entry)
+        text = f"{what} {entry!r} is not an op of model {self.label!r}"
+        if sanitize(entry) == entry and near and sanitize(near[0]) == entry and near[0] != entry:
+            text += " (that is the name as dump file names write it)"
+        return text + _closest_text(near)
+
+    def __post_init__(self):
+        by: Dict[str, List[str]] = {}
+        for n in self.names:
+            by.setdefault(sanitize(n), []).append(n)
+        object.__setattr__(self, "_name_set", frozenset(self.names))
+        object.__setattr__(self, "_by_sanitized", {k: tuple(v) for k, v in by.items()})
+
+
+def _closest_text(near: Sequence[str]) -> str:
+    if not near:
+        return ""
+    return "; closest: " + ", ".join(repr(n) for n in near)
+
+
+def model_ops(model) -> ModelOps:
+    """The model's ops (a path, bytes or an ``onnx.ModelProto``), cached by content digest."""
+    from .names import normalize_node_names
+    from .onnx_graph import load_model, model_digest, model_label
+
+    digest = model_digest(model)
+    hit = _CACHE.get(digest)
+    if hit is not None:
+        return hit
+    proto = load_model(model)
+    graph = type(proto.graph)()
+    graph.node.extend(proto.graph.node)
+    normalize_node_names(graph)
+    ops = ModelOps(model_label(model), tuple(n.name for n in graph.node),
+                   tuple(n.op_type for n in graph.node))
+    if len(_CACHE) > 64:
+        _CACHE.clear()
+    _CACHE[digest] = ops
+    return ops
+
+
+def check_mode(mode, model, where: Optional[str]) -> None:
+    """Validate a mode's keep_dtype entries against the model before it is converted."""
+    if mode.keep_dtype:
+        model_ops(model).check_keep_dtype(mode.keep_dtype, where)
+
+
+def with_real_names(dump, ops: ModelOps):
+    """A copy of ``dump`` (a DumpSet, e.g. a golden read back from sanitized file names) whose
+    op names are the model's own spelling."""
+    from ..dump.model import DumpSet
+
+    changed = False
+    new_ops = []
+    for op in dump.ops:
+        real = ops.real_name(op.name)
+        if real != op.name:
+            changed = True
+            op = replace(op, name=real)
+        new_ops.append(op)
+    if not changed:
+        return dump
+    return DumpSet(new_ops, kind=dump.kind, root=dump.root, model_name=dump.model_name,
+                   meta=dump.meta)
