@@ -1,7 +1,8 @@
 """Fuzzing the dump readers: on any bytes, the only error is ``DumpFormatError``.
 
 Valid files of every shape the writers make (v2 binary with device formats, bf16, padding,
-origins; legacy v1; scalars and empty tensors; npy golden dirs) are mutated by hypothesis
+origins; legacy v1; scalars and empty tensors; fp8/hifloat8 and undecodable float4 tensors;
+nano TLV files; npy golden dirs) are mutated by hypothesis
 (truncation, bit flips, header-length changes, inserted/deleted/overwritten ranges) or replaced
 by random bytes and by random but well-formed headers. Whatever parses must then load every
 tensor with exactly the shape it declared, or fail with ``DumpFormatError`` naming the file.
@@ -18,7 +19,8 @@ from hypothesis import strategies as st
 
 from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor, read_dump_file, write_dump_file
 from pytest_ascend_accuracy.dump.loader import load_dump
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+from pytest_ascend_accuracy.dump.nano import encode_nano
+from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir
 from pytest_ascend_accuracy.dump.om_json import read_om_json
 from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, OriginalOp, Shape
 from pytest_ascend_accuracy.errors import DumpFormatError
@@ -43,8 +45,17 @@ def _seed_files(tmp):
                         [DumpTensor(f32)], version=1),
         write_dump_file(tmp / "tiny", "Scalar_4", [DumpTensor(np.array(1.5, np.float16))],
                         [DumpTensor(np.zeros((0, 3), np.int64)), DumpTensor(np.ones(3, bool))]),
+        write_dump_file(tmp / "low", "Quant_5", [DumpTensor(np.arange(8, dtype=np.uint8),
+                                                            dtype="float8_e5m2")],
+                        [DumpTensor(np.arange(6, dtype=np.uint8), dtype="hifloat8"),
+                         DumpTensor(np.zeros(4, np.uint8), dtype="float4_e2m1")]),
     ]
-    return [p.read_bytes() for p in files]
+    a, b = np.ones((1, 6), np.float16), np.zeros((1, 2), np.float16)
+    nano = encode_nano([dict(ge_dtype=1, format=1, shape=(1, 6), data=a.tobytes()),
+                        dict(ge_dtype=1, format=1, shape=(1, 2), data=b.tobytes())],
+                       [dict(ge_dtype=1, format=1, shape=(1, 8), origin=("concat", 0),
+                             data=np.concatenate([a, b], 1).tobytes())])
+    return [p.read_bytes() for p in files] + [nano]
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +116,7 @@ def _apply(data: bytes, mutation) -> bytes:
 
 
 @FUZZ
-@given(which=st.integers(0, 3), mutations=st.lists(_mutation, min_size=1, max_size=3))
+@given(which=st.integers(0, 5), mutations=st.lists(_mutation, min_size=1, max_size=3))
 def test_mutated_dump_files(tmp_path, seeds, which, mutations):
     data = seeds[which]
     for m in mutations:
@@ -125,7 +136,10 @@ def test_random_bytes(tmp_path, data, header_len):
     _check_file(p)
 
 
-_dims = st.lists(st.sampled_from([0, 1, 2, 3, 4, 5, 16, 17, 32, 2**40]), max_size=6)
+_dims = (st.lists(st.sampled_from([0, 1, 2, 3, 4, 5, 16, 17, 32, 2**40, 2**62, 2**63, 2**64 - 1]),
+                  max_size=6)
+         | st.tuples(st.integers(64, 66), st.sampled_from([0, 1])).map(
+             lambda nd: [nd[1]] * nd[0]))  # around numpy's 64-dim limit
 _shape = st.none() | _dims.map(lambda d: Shape(tuple(d)))
 
 
@@ -191,6 +205,28 @@ def test_mutated_npy_golden_dirs(tmp_path, npy_seed, which, mutations, header_ed
         assert exc.path and str(d) in exc.path
 
 
+_op_name = st.text(st.sampled_from(list("ab_x.-/\\ \n\r,\"%:\0ü")), max_size=6) | st.sampled_from(
+    ["input_x", "x", "input_", "input_input_x", "a.b", "a_b", ""])
+
+
+@settings(FUZZ, max_examples=100)
+@given(names=st.lists(_op_name, min_size=1, max_size=8, unique=True))
+def test_golden_names_of_any_text_read_back_as_themselves(tmp_path, names):
+    """Issue 13 D3: golden naming is injective, so every op keeps its own golden tensors."""
+    from pytest_ascend_accuracy.dump.layout import sanitize
+
+    d = tmp_path / f"g{uuid4().hex[:8]}"
+    with NpyDumpWriter(d) as w:
+        for i, n in enumerate(names):
+            w.write_op(n, [np.full(1, -i - 1.0)], [np.full(2, float(i))], timestamp_us=1 + i)
+    dump = read_npy_dir(d)
+    assert len(dump) == len(names)
+    for i, n in enumerate(names):
+        op = dump.get(n) or dump.get(sanitize(n))  # msit's form stays where unambiguous
+        assert op.outputs[0].load().tolist() == [float(i)] * 2
+        assert op.inputs[0].load().tolist() == [-i - 1.0]
+
+
 # --------------------------------------------------------------------------- om json, mapping.csv
 _KEYS = ["name", "type", "id", "input", "attr", "output_desc", "key", "value", "s", "i", "list",
          "val_type", "_datadump_original_op_names", "_datadump_origin_name",
@@ -229,8 +265,13 @@ def test_om_json_of_any_shape(tmp_path, doc):
         assert isinstance(op.name, str) and all(isinstance(n, str) for n in op.original_names)
 
 
+_long_field = st.integers(131_000, 131_200).map(
+    lambda n: b'1700000000000000001,"' + b"a" * n + b'"\n')
+
+
 @FUZZ
-@given(mapping=st.binary(max_size=200), stored=st.sampled_from(["1700000000000000001", "12"]))
+@given(mapping=st.binary(max_size=200) | _long_field,
+       stored=st.sampled_from(["1700000000000000001", "12"]))
 def test_mapping_csv_of_any_bytes(tmp_path, seeds, mapping, stored):
     d = tmp_path / "leaf"
     d.mkdir(exist_ok=True)
