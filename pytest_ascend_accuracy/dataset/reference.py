@@ -7,9 +7,11 @@ a manifest, an fsync each), so new outputs are written in shards of up to ``SHAR
 each shard is one ordinary entry of the shared ``Cache`` (locked, built in a temporary
 directory, renamed into place, manifest-checked) under a namespace of its own per model, and
 holds ``out<i>.npy`` (output ``i`` of every sample, concatenated) and ``keys.json`` (sample
-key -> output names, shapes and offsets). Opening the store reads
-the shards' key lists only; a shard's arrays are read when one of its samples is asked for,
-one shard at a time, so memory stays bounded whatever the number of samples.
+key -> output names, shapes and offsets). Opening the store reads the shards' key lists only;
+a shard is checked against its manifest and its arrays read when one of its samples is asked
+for, one shard at a time, so memory stays bounded whatever the number of samples (the index
+of sample keys, about 100 bytes a sample, is the one thing that grows). A damaged shard is
+dropped and its samples run again.
 """
 from __future__ import annotations
 
@@ -117,15 +119,15 @@ class _ShardStore:
         self._pending: Dict[str, Dict[str, np.ndarray]] = {}
         root = cache.root / namespace
         if root.is_dir():
-            for entry in sorted(root.glob("*/*")):
-                if entry.name.startswith(".") or cache.lookup(namespace, entry.name) is None:
+            for entry in sorted(root.glob("*/*")):  # key lists only: shards are checked on use
+                if entry.name.startswith("."):
                     continue
                 try:
                     keys = json.loads((entry / KEYS_FILE).read_text(encoding="utf-8"))
-                except (OSError, ValueError):
-                    continue  # the manifest matched, so this is not ours: ignore it
-                for key, layout in keys.items():
-                    self._index[key] = (entry, layout)
+                    for key, (names, shapes, offsets) in keys.items():
+                        self._index[key] = (entry, [names, shapes, offsets])
+                except (OSError, ValueError, TypeError, AttributeError):
+                    continue  # unfinished or damaged: its samples run again
 
     def get(self, key: str) -> Optional[Dict[str, np.ndarray]]:
         if key in self._pending:
@@ -136,6 +138,8 @@ class _ShardStore:
         entry, (names, shapes, offsets) = found
         if self._loaded[0] != entry:
             try:
+                if self.cache.lookup(self.namespace, entry.name) is None:  # manifest mismatch
+                    raise ValueError(f"{entry}: damaged")
                 self._loaded = (entry, [np.load(entry / f"out{i}.npy", allow_pickle=False)
                                         for i in range(len(names))])
             except (OSError, ValueError, EOFError):

@@ -114,6 +114,9 @@ class TopK:
             except (TypeError, ValueError):
                 raise ConfigError("labels", f"label of sample {sample.id!r} is {label!r}, not a "
                                             f"class index") from None
+            if not 0 <= label < r.shape[1]:
+                raise ConfigError("labels", f"label of sample {sample.id!r} is {label}, outside "
+                                            f"the {r.shape[1]} classes of output {self.output!r}")
             for side, rows in enumerate((r, d)):
                 row = rows[k]
                 if np.isfinite(row).all() and label in _topk(row, self.k):

@@ -137,6 +137,7 @@ def test_progress_is_reported(device, spiky):
     ({"labels": {"0": 1, "nope": 2}}, r"no label for sample '1'"),
     ({"labels": [1] * 30}, r"30 labels for 20 samples"),
     ({"labels": None}, r"metric top1 needs labels"),
+    ({"labels": [8] * 20}, r"label of sample '0' is 8, outside the 8 classes of output 'logits'"),
 ])
 def test_bad_arguments_are_config_errors(device, spiky, kwargs, match):
     samples, labels = spiky_samples()
