@@ -13,11 +13,13 @@ NPU-only ops (original names all empty, or listed in the dump's ``meta['npu_only
 om json says so) have no golden op of their own. One that ``load_dump`` paired with its
 producer through the om json's input edges (``meta['paired_via_producer']``, see
 ``dump.om_pairing``) is compared with the producer's golden tensor (``how="producer"``, as
-msaccucmp does for Cast/TransData); any other is reported NPU-only, never a failure. So is a
-TransData/Cast whose origin (from a dump header, without an om json) points at a golden tensor
-of another size: real ATC gives such ops their consumer's name. Ops in
+msaccucmp does for Cast/TransData); any other is reported NPU-only, never a failure. Without an
+om json, a TransData/Cast whose header origin points at a golden tensor of another size is not
+paired with it (real ATC gives such ops their consumer's name), and one left without a pair is
+reported NPU-only. Ops in
 ``meta['om_inner_ops']`` (intermediate parts of one framework op split in several) have no
-golden tensor either. Names are compared after ``dump.layout.sanitize`` on both sides, because
+golden tensor either; ops in ``meta['om_inserted_ops']`` (unmarked ops ATC inserted next to
+another, e.g. ``X_Input0_TransposeBefore``) the golden graph lacks are reported NPU-only. Names are compared after ``dump.layout.sanitize`` on both sides, because
 golden ``.npy`` names and Ascend dump file names are sanitised. Matching reads no tensor data.
 """
 from __future__ import annotations
@@ -155,6 +157,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     listed = frozenset(actual.meta.get("npu_only_ops", ()) or ())
     via_producer = actual.meta.get("paired_via_producer") or {}
     inner = frozenset(actual.meta.get("om_inner_ops", ()) or ())
+    inserted = frozenset(actual.meta.get("om_inserted_ops", ()) or ())
     header_origins = "om_json" not in actual.meta
     for op in actual.ops:
         key = sanitize(op.name)
@@ -194,7 +197,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                     op_pairs.append(TensorPair(op, t, target, g, how))
         if not op_pairs:
             unmatched_actual.append(op)
-            if npu_only or guarded:
+            if npu_only or guarded or op.name in inserted or (header_origins and special):
                 npu_only_names.append(op.name)
             continue
         pairs.extend(op_pairs)

@@ -26,7 +26,7 @@ from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
 from .npy_dir import has_npy_dump, read_npy_dir
 from .om_json import OmGraph, OmOp, read_om_json
-from .om_pairing import OutputPairing, pair_outputs
+from .om_pairing import OutputPairing, inserted_ops, pair_outputs
 
 
 def load_dump(path, *, om_json=None, model_name: Optional[str] = None) -> DumpSet:
@@ -129,9 +129,10 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
     Origins follow ``om_pairing``: an origin the om json gives but the graph contradicts (an
     NPU-inserted TransData naming its consumer) is replaced by the producer's, so the header's
     copy of it is dropped too. Ops the om json does not list keep their relative order after
-    the listed ones. ``meta`` records ``npu_only_ops``, ``paired_via_producer`` {op: producer}
-    and ``om_inner_ops`` (intermediate ops of one framework op split in several), which
-    ``compare.matching`` reads."""
+    the listed ones. ``meta`` records ``npu_only_ops``, ``paired_via_producer`` {op: producer},
+    ``om_inner_ops`` (intermediate ops of one framework op split in several) and
+    ``om_inserted_ops`` (unmarked ops ATC inserted next to another), which ``compare.matching``
+    reads."""
     position = {op.name: k for k, op in enumerate(graph.ops)}
     by_name = graph.by_name
     pairing = pair_outputs(graph)
@@ -165,6 +166,10 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
         meta["paired_via_producer"] = via
     if inner:
         meta["om_inner_ops"] = inner
+    dumped = {op.name for _, op in listed}
+    inserted = [name for name in inserted_ops(graph) if name in dumped]
+    if inserted:
+        meta["om_inserted_ops"] = inserted
     if unlisted:
         meta["ops_not_in_om_json"] = [op.name for op in unlisted]
     for key in ("soc_version", "atc_cmdline"):

@@ -22,9 +22,10 @@ Per output of an op that is not NPU-only, first rule that applies (msaccucmp's
 5. ``fused``: several original names and no usable origin: left to ``compare.matching`` (the
    last original op that has a golden tensor).
 
-An NPU-only op gets ``producer`` with the origin its producer's output resolves to (rules above),
-or ``npu_only`` (no origin) when the walk ends nowhere (no data input, a producer the json does
-not list, a cycle) or at an op whose origin is undetermined.
+An NPU-only op gets ``producer`` with the origin its producer's output resolves to (rules
+above), or ``npu_only`` (no origin) when the walk ends nowhere (no data input, a producer the
+json does not list, a cycle) or at an op whose origin is undetermined. Ops ATC inserted next to
+another op without marking them (``inserted_ops``) are NPU-only when the golden lacks them.
 """
 from __future__ import annotations
 
@@ -61,11 +62,18 @@ def pair_outputs(graph: OmGraph) -> Dict[str, Tuple[OutputPairing, ...]]:
     return out
 
 
+#: op types that hold data but never run (and are never dumped): a Const that carries a
+#: framework op's name (``PartitionedCall_Gather_1221_const_data_2`` next to the GatherV2 in the
+#: real ATC 5.1 file) does not split that op
+NOT_RUN_TYPES = frozenset({"Const", "Constant", "Data", "NetOutput", "Variable"})
+
+
 def _last_of_groups(graph: OmGraph) -> Dict[Tuple[str, ...], str]:
-    """{original-names list shared by several ops: name of the last of them in execution order}."""
+    """{original-names list shared by several running ops: the last of them in execution
+    order}."""
     members: Dict[Tuple[str, ...], List[str]] = {}
     for op in graph.ops:
-        if op.original_names:
+        if op.original_names and op.type not in NOT_RUN_TYPES:
             members.setdefault(op.original_names, []).append(op.name)
     return {names: ops[-1] for names, ops in members.items() if len(ops) > 1}
 
@@ -125,4 +133,24 @@ def untrusted_origins(graph: OmGraph) -> Dict[str, Origin]:
     return out
 
 
-__all__ = ["OutputPairing", "pair_outputs", "untrusted_origins"]
+def inserted_ops(graph: OmGraph) -> Tuple[str, ...]:
+    """Ops ATC inserted around another op without marking them: no original-names attr, and
+    named ``{neighbour}_{suffix}`` after an op they feed or are fed by
+    (``BatchMultiClassNMS_1203_Input0_TransposeBefore`` -> ``BatchMultiClassNMS_1203`` in the
+    real ATC 5.1 file). They stand for themselves, so one the golden graph also has is compared;
+    one it lacks is NPU-only (a fault in it shows in its neighbour), not an unseen op."""
+    consumers: Dict[str, List[str]] = {}
+    for op in graph.ops:
+        for src, _ in op.data_inputs:
+            consumers.setdefault(src, []).append(op.name)
+    out = []
+    for op in graph.ops:
+        if op.original_names or op.npu_only or op.type in NOT_RUN_TYPES:
+            continue
+        neighbours = [src for src, _ in op.data_inputs] + consumers.get(op.name, [])
+        if any(n != op.name and op.name.startswith(n + "_") for n in neighbours):
+            out.append(op.name)
+    return tuple(out)
+
+
+__all__ = ["OutputPairing", "pair_outputs", "untrusted_origins", "inserted_ops"]

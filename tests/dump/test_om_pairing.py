@@ -5,7 +5,8 @@ TransData/Cast with empty original names whose origin attr names their consumer 
 a one-to-many split (RandomNormalLike -> 3 ops, a Cast in the middle naming itself), fused ops.
 """
 from pytest_ascend_accuracy.dump.om_json import OmGraph, OmOp
-from pytest_ascend_accuracy.dump.om_pairing import OutputPairing, pair_outputs, untrusted_origins
+from pytest_ascend_accuracy.dump.om_pairing import (OutputPairing, inserted_ops, pair_outputs,
+                                                    untrusted_origins)
 
 
 def _graph():
@@ -36,6 +37,9 @@ def _graph():
         OmOp("loop_a", "TransData", 16, inputs=("loop_b:0",), npu_only=True),
         OmOp("loop_b", "TransData", 17, inputs=("loop_a:0",), npu_only=True),
         OmOp("Mul_ownorigin", "Mul", 18, output_origins=(("Elsewhere_1", 0),)),
+        OmOp("Gather_1221_const_data_2", "Const", 19, ("Gather_1221",)),
+        OmOp("Gather_1221_gatherv2_3", "GatherV2", 20, ("Gather_1221",),
+             inputs=("x:0", "Gather_1221_const_data_2:0")),
     ]
     return OmGraph("tdnn", tuple(ops))
 
@@ -73,6 +77,8 @@ def test_rules_for_ops_with_a_framework_origin():
     assert p["rnl_normal"][0].how == "inner"
     assert p["trans_Cast_65rnl_mul"][0].how == "inner"
     assert p["rnl_add"][0] == OutputPairing(("RandomNormalLike_327", 0), "renamed")
+    # a Const carrying the framework op's name does not split it (real ATC 5.1 file)
+    assert p["Gather_1221_gatherv2_3"][0] == OutputPairing(("Gather_1221", 0), "renamed")
     # an origin the op does not cover is not believed
     assert p["Mul_ownorigin"][0] == OutputPairing(("Mul_ownorigin", 0), "self")
 
@@ -84,3 +90,18 @@ def test_untrusted_origins_are_listed_for_reports():
     assert bad["Mul_ownorigin:output:0"] == ("Elsewhere_1", 0)
     assert "trans_TransData_8:output:0" not in bad  # names what the producer resolves to
     assert "Div_Add:output:0" not in bad
+
+
+def test_unmarked_ops_atc_inserted_next_to_another_are_recognised():
+    """As in the real ATC 5.1 file: transposes around an NMS op, without original names."""
+    g = OmGraph("m", (
+        OmOp("boxes", "Data", 0),
+        OmOp("NMS_1203_Input0_TransposeBefore", "Transpose", 1, inputs=("boxes:0", "perm:0")),
+        OmOp("NMS_1203", "BatchMultiClassNonMaxSuppression", 2,
+             inputs=("NMS_1203_Input0_TransposeBefore:0", "")),
+        OmOp("NMS_1203_Output0TransposeAfter", "TransposeD", 3, inputs=("NMS_1203:0",)),
+        OmOp("NMS_1203_helper", "Relu", 4, inputs=("boxes:0",)),  # not next to NMS_1203
+        OmOp("Relu_5", "Relu", 5, inputs=("NMS_1203_Output0TransposeAfter:0",)),
+    ))
+    assert inserted_ops(g) == ("NMS_1203_Input0_TransposeBefore",
+                               "NMS_1203_Output0TransposeAfter")
