@@ -151,6 +151,7 @@ def serve(path, owner_pid):
             last = time.monotonic()
             if os.fork() == 0:
                 server.close()
+                lock.close()  # the lock is the server's: a long call must not hold it
                 signal.signal(signal.SIGCHLD, signal.SIG_DFL)
                 _child(conn, fake_atc.main)
             conn.close()
