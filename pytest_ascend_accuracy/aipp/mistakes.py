@@ -32,6 +32,7 @@ from .config import AippOp, format_value
 from .keys import YUV2RGB_STANDARDS, matrix_keys
 
 _MAX_OFFSETS = 1500
+_SAMPLE = 4096  # reference positions correlated per crop offset
 
 
 @dataclass(frozen=True)
@@ -246,7 +247,11 @@ def _locate_crop(op: AippOp, image, ref) -> Tuple[int, int]:
     full = csc(op, decode(op, image)).astype(np.float64)
     interior = _interior(op, ref)
     h, w = interior.shape[1:]
-    r = np.moveaxis(interior, 0, -1).reshape(-1, interior.shape[0]).astype(np.float64)
+    # a fixed sample of the window's positions keeps each offset cheap on large images
+    n = h * w
+    pick = np.sort(np.random.default_rng(0).choice(n, _SAMPLE, replace=False)) if n > _SAMPLE else np.arange(n)
+    py, px = pick // w, pick % w
+    r = np.moveaxis(interior, 0, -1)[py, px].astype(np.float64)
     rc = r - r.mean(0)
     rn = np.sum(rc * rc, axis=0) + 1e-12
     step = 2 if op.input_format == "YUV420SP_U8" else 1
@@ -258,7 +263,7 @@ def _locate_crop(op: AippOp, image, ref) -> Tuple[int, int]:
         ys, xs = range(0, full.shape[0] - h + 1, stride), range(0, full.shape[1] - w + 1, stride)
 
     def score(y, x):
-        win = full[y:y + h, x:x + w].reshape(-1, full.shape[-1])
+        win = full[y + py, x + px]
         wc = win - win.mean(0)
         cov = wc.T @ rc
         r2 = cov ** 2 / ((np.sum(wc * wc, axis=0) + 1e-12)[:, None] * rn[None, :])

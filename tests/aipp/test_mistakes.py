@@ -1,8 +1,7 @@
 """check_preprocessing: passes a matching file; names each classic mistake with its corrected value."""
-import numpy as np
 import pytest
 
-from pytest_ascend_accuracy.aipp import check_preprocessing, parse_aipp_config, read_aipp_config
+from pytest_ascend_accuracy.aipp import check_preprocessing, parse_aipp_config
 from pytest_ascend_accuracy.aipp.samples import (
     IMAGENET_STD, imagenet_aipp, imagenet_reference, nv12_reference, random_nv12, random_rgb)
 
