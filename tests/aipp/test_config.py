@@ -99,3 +99,16 @@ def test_bad_files_name_file_line_and_problem(text, where, words):
 def test_missing_file_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="cannot read the AIPP file"):
         read_aipp_config(tmp_path / "nope.cfg")
+
+
+def test_syntax_seen_in_deployed_files():
+    """What hand-written files on GitHub do: no space before '{', no space around ':', a comment
+    after a value, integers for float keys, 32-digit decimals, dynamic-only keys left in a
+    static block, an indented closing brace."""
+    text = (" aipp_op{\n    aipp_mode:static\n    max_src_image_size : 1228800\n"
+            "    support_rotation : false\n    input_format : YUV420SP_U8 # RGB888_U8\n"
+            "    cpadding_value: 0.0\n    csc_switch : true\n    min_chn_0 : 0\n"
+            "    var_reci_chn_0 : 0.0039215686274509803921568627451\n }\n\n")
+    op = parse_aipp_config(text, "yolo.cfg").ops[0]
+    assert op.input_format == "YUV420SP_U8" and op.get("min_chn_0") == 0
+    assert op.get("var_reci_chn_0") == pytest.approx(1 / 255)
