@@ -86,6 +86,8 @@ class TensorMetrics:
     golden_zero: bool = False
     max_abs_actual: float = NAN  # max |x| over finite positions
     max_abs_golden: float = NAN
+    #: ‖actual‖ / ‖golden‖ over the finite positions (the scale guard judges it; cosine cannot)
+    norm_ratio: float = NAN
     not_applicable: Tuple[str, ...] = ()
     notes: Tuple[str, ...] = field(default=())
 
@@ -118,7 +120,7 @@ class TensorMetrics:
         d = dict(d)
         d["not_applicable"] = tuple(d.get("not_applicable", ()))
         d["notes"] = tuple(d.get("notes", ()))
-        for k in JUDGEABLE + ("max_abs_actual", "max_abs_golden"):
+        for k in JUDGEABLE + ("max_abs_actual", "max_abs_golden", "norm_ratio"):
             d[k] = decode_float(d.get(k))
         return TensorMetrics(**d)
 
@@ -248,6 +250,7 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
         std=_std_text(acc), all_zero=all_zero, actual_zero=actual_zero,
         golden_zero=golden_zero,
         max_abs_actual=max(-acc.xmin, acc.xmax), max_abs_golden=max(-acc.ymin, acc.ymax),
+        norm_ratio=nx / ny if ny > EPS else (NAN if nx <= EPS else math.inf),
         not_applicable=not_applicable, notes=tuple(notes), **counts)
 
 

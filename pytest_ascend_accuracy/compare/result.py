@@ -247,12 +247,20 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
         return "skipped", None
     value = m.value(thr.metric)
     if thr.passed(value):
+        # passes, but not in scale (ops given their own threshold by per_op are the user's call)
+        if thr is policy.default and policy.off_scale(m.norm_ratio) and not m.golden_zero:
+            return "failed", Failure(row, thr, value, _scale_reason(m, policy.scale_tolerance), None)
         return "passed", None
     if math.isnan(value):
         why = "; ".join(m.notes) or "value undefined"
         return "failed", Failure(row, thr, value, f"{thr.metric} is NaN ({why})", None)
     return "failed", Failure(row, thr, value, f"{thr.metric} {_fmt(value)} fails {thr.describe()}",
                              thr.loosest_passing(value))
+
+
+def _scale_reason(m: TensorMetrics, tolerance: float) -> str:
+    return (f"scale: L2 norm {m.norm_ratio:.4g}x the golden's, outside {1 / tolerance:.3g}-"
+            f"{tolerance:g}x (cosine {_fmt(m.cosine)} is blind to scale; scale_tolerance= tunes this)")
 
 
 def _listed(names, limit: int = 5) -> str:
@@ -281,10 +289,12 @@ class CompareResult:
     meta: Mapping[str, object] = field(default_factory=dict, compare=False)
 
     def judge(self, threshold: ThresholdLike = 0.95, per_op: Optional[Mapping[str, ThresholdLike]] = None,
-              ignore=(), metric: str = "cosine") -> Verdict:
-        """Judge the saved metric values under a policy; reads no tensor."""
+              ignore=(), metric: str = "cosine", scale_tolerance: Optional[float] = None) -> Verdict:
+        """Judge the saved metric values under a policy; reads no tensor. ``scale_tolerance``
+        (off by default here; ``check_accuracy`` turns it on) fails tensors whose L2 norm is
+        not within 1/t..t times the golden's."""
         policy = threshold if isinstance(threshold, Policy) else Policy.build(
-            threshold, per_op, ignore, metric)
+            threshold, per_op, ignore, metric, scale_tolerance)
         failures = []
         counts = {"ignored": 0, "unmatched": 0, "skipped": 0, "passed": 0, "failed": 0}
         for row in self.rows:

@@ -107,10 +107,15 @@ class Policy:
     default: Threshold
     per_op: Tuple[Tuple[str, Threshold], ...] = ()
     ignore: Tuple[str, ...] = ()
+    #: scale guard: a tensor whose L2 norm is not within 1/t..t times the golden's fails even
+    #: when its cosine passes (cosine is blind to scale); None: off
+    scale_tolerance: Optional[float] = None
 
     @staticmethod
     def build(threshold: ThresholdLike = 0.95, per_op: Optional[Mapping[str, ThresholdLike]] = None,
-              ignore: Iterable[str] = (), metric: str = "cosine") -> "Policy":
+              ignore: Iterable[str] = (), metric: str = "cosine",
+              scale_tolerance: Optional[float] = None) -> "Policy":
+        scale_tolerance = check_scale_tolerance(scale_tolerance)
         default = as_threshold(threshold, metric)
         if per_op is not None and not isinstance(per_op, Mapping):
             raise ConfigError("per_op", f"expected a mapping of op name -> threshold, got "
@@ -118,7 +123,14 @@ class Policy:
         if isinstance(ignore, str):
             ignore = (ignore,)
         items = tuple((str(k), as_threshold(v, default.metric)) for k, v in (per_op or {}).items())
-        return Policy(default, items, tuple(str(i) for i in ignore))
+        return Policy(default, items, tuple(str(i) for i in ignore), scale_tolerance)
+
+    def off_scale(self, norm_ratio: float) -> bool:
+        """True when the guard is on and ``norm_ratio`` (‖actual‖/‖golden‖) leaves 1/t..t."""
+        t = self.scale_tolerance
+        if not t or norm_ratio is None or math.isnan(norm_ratio):
+            return False
+        return not (1.0 / t <= norm_ratio <= t)
 
     def _match(self, pattern: str, names: Tuple[str, ...]) -> bool:
         return any(fnmatchcase(n, pattern) for n in names if n)
@@ -139,4 +151,15 @@ class Policy:
     def to_dict(self):
         return {"default": self.default.to_dict(),
                 "per_op": [[k, t.to_dict()] for k, t in self.per_op],
-                "ignore": list(self.ignore)}
+                "ignore": list(self.ignore), "scale_tolerance": self.scale_tolerance}
+
+
+def check_scale_tolerance(value) -> Optional[float]:
+    """``scale_tolerance``: None/0/False (off) or a factor > 1 (the norm ratio's bound)."""
+    if value is None or value is False or value == 0:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 1:
+        raise ConfigError("scale_tolerance", f"expected a factor > 1 (e.g. 2: the L2 norm within "
+                                             f"0.5-2x the golden's) or None to turn the guard off, "
+                                             f"got {value!r}")
+    return float(value)

@@ -42,7 +42,8 @@ def as_dump(value: DumpLike, *, om_json=None) -> DumpSet:
 def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike = 0.95,
                     per_op: Optional[Mapping[str, ThresholdLike]] = None, *, ignore=(),
                     metric: str = "cosine", csv_path=None, hint: Optional[str] = None,
-                    mapping: Optional[Mapping[str, str]] = None) -> CompareResult:
+                    mapping: Optional[Mapping[str, str]] = None,
+                    scale_tolerance: Optional[float] = None) -> CompareResult:
     """Compare ``actual`` against ``golden`` and raise ``AccuracyFailure`` if any tensor fails.
 
     ``threshold`` applies to ``metric`` (cosine: at least; error metrics such as ``rel_l2``:
@@ -57,7 +58,7 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike
 
     golden = as_dump(golden)
     result = compare_dumps(as_dump(actual), golden, mapping=mapping)
-    verdict = result.judge(threshold, per_op, ignore, metric)
+    verdict = result.judge(threshold, per_op, ignore, metric, scale_tolerance)
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:
         ranges = () if hint is not None else golden_inputs_past_fp16(

@@ -7,8 +7,9 @@ BASELINE_TEST = """
 from pytest_ascend_accuracy import accuracy
 
 # a loose threshold keeps the fp16-broken model passing, so its cosines (0.4, 0.09) are what
-# the baseline guards: a drop stays invisible to the threshold but not to the baseline
-@accuracy(threshold=0.05, max_drop=0.002)
+# the baseline guards: a drop stays invisible to the threshold but not to the baseline (the
+# scale guard, which would catch norm's 0.4x norm, is off for the same reason)
+@accuracy(threshold=0.05, max_drop=0.002, scale_tolerance=None)
 def test_overflow_kept(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
     inputs = accuracy_inputs("models/overflow.onnx", seed=0)
     actual = ascend_model("models/overflow.onnx").run(inputs)

@@ -47,7 +47,7 @@ def test_positional_threshold():
     ({"per_op": {"relu1": 2}}, "per_op['relu1'] must be within [0, 1], got 2.0"),
     ({"ignore": [3]}, "ignore entries must be op names, got 3"),
     ({"tolerance": 0.1}, "@accuracy got unknown argument(s) tolerance; known: threshold, metric, "
-                         "per_op, ignore, modes, max_drop"),
+                         "per_op, ignore, modes, max_drop, scale_tolerance"),
     ({"metric": "max_abs"}, "metric='max_abs' needs an explicit threshold (the default threshold "
                             "0.95 is a cosine threshold)"),
     ({"metric": "max_abs", "threshold": -1}, "threshold for max_abs must be a finite number >= 0, "

@@ -32,6 +32,7 @@ from ...errors import AscendAccuracyError, BackendError, ConversionError, DumpWr
 from ...core.modes import Mode, resolve_mode
 from ...graph.onnx_graph import check_inputs, load_model, model_digest, model_label, ort_session, ort_version
 from ...graph.onnx_graph import parse_input_shape
+from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel
 from .faults import Fault, check_faults
 from .plan import PLAN_FILE, Plan
@@ -67,10 +68,11 @@ class EmulatorBackend:
         mode = resolve_mode(mode, "emulator.convert")
         shapes = parse_input_shape(input_shape)
         options = {str(k).lstrip("-"): str(v) for k, v in (atc_options or {}).items()}
+        aipp = conversion_aipp(options)  # --insert_op_conf: keyed by content, applied at run
         key = make_key(kind="emulator", format=EMULATOR_FORMAT, model=model_digest(model),
                        mode=mode.key(), input_shape={k: list(v) for k, v in (shapes or {}).items()},
                        faults=[f.key() for f in self.faults], overflow=self.overflow,
-                       atc_options=options, onnxruntime=ort_version(),
+                       atc_options=key_options(options, aipp), onnxruntime=ort_version(),
                        device_formats=self.device_formats)
         label = _safe_name(model_label(model))
 
@@ -91,7 +93,11 @@ class EmulatorBackend:
             plan.info.update({"mode": mode.name, "atc_options": options})
             plan.save(tmp / PLAN_FILE)
             _save_model(proto, tmp / MODEL_FILE)
-            ops = [OmOp(name=op.name, type=op.op_type, id=k, original_names=op.original_names,
+            pre = []
+            if aipp is not None:
+                (tmp / AIPP_FILE).write_text(aipp[0], encoding="utf-8")
+                pre = aipp_om_ops(aipp[0], plan.model_inputs, options["insert_op_conf"])
+            ops = pre + [OmOp(name=op.name, type=op.op_type, id=k + len(pre), original_names=op.original_names,
                         output_origins=tuple(s.origin for s in op.outputs), inputs=op.input_refs,
                         output_descs=tuple(om_desc(s, op.onnx_types) for s in op.outputs))
                    for k, op in enumerate(plan.ops)]
@@ -129,6 +135,7 @@ class EmulatorBackend:
     def outputs(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
         """``om.outputs``: one run without dumps, the plain outputs keyed by ONNX output name."""
         state = self._state(converted)
+        inputs, _ = preprocess(state.aipp, inputs)
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         names = list(state.plan.model_outputs)
         try:
@@ -151,6 +158,7 @@ class EmulatorBackend:
                            meta={"backend": "emulator", "mode": converted.mode.name})
         state = self._state(converted)
         plan, sess = state.plan, state.session
+        inputs, aipp_ops = preprocess(state.aipp, inputs)
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         fetch = plan.fetch
         try:
@@ -166,6 +174,9 @@ class EmulatorBackend:
         leaf = _fresh_leaf(root, converted.model_name)
         base_ts = int(time.time() * 1e6)
         with AscendDumpWriter(leaf) as writer:
+            for k, (name, raw, out) in enumerate(aipp_ops):  # the Aipp ops run first
+                writer.write_op("Aipp", name, [raw], [out], task_id=len(plan.ops) + k,
+                                timestamp_us=base_ts - len(aipp_ops) + k)
             for k, op in enumerate(plan.ops):
                 ins = [_tensor(s, values, feeds, inits) for s in op.inputs]
                 outs = [_tensor(s, values, feeds, inits) for s in op.outputs]
@@ -213,6 +224,7 @@ class _RunState:
     session: object
     input_model: object
     inits: Dict[str, np.ndarray]
+    aipp: Optional[AippInputs] = None  # the --insert_op_conf blocks, by input name
 
     @staticmethod
     def load(converted: ConvertedModel, threads: int) -> "_RunState":
@@ -230,7 +242,8 @@ class _RunState:
         inits = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer if t.name in wanted}
         spec = onnx.ModelProto()
         spec.graph.input.extend(i for i in proto.graph.input if i.name in set(plan.model_inputs))
-        return _RunState(plan, sess, spec, inits)
+        aipp = AippInputs.load(Path(converted.path).parent, plan.model_inputs)
+        return _RunState(plan, sess, spec, inits, aipp)
 
 
 def _fresh_leaf(root: Path, model_name: str) -> Path:
