@@ -20,6 +20,11 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
     p.add_argument("--input-shape", metavar="'in1:1,3,224,224;in2:1,10'",
                    help="input shapes, ATC syntax (needed for dynamic dimensions)")
+    p.add_argument("--mode", default="default",
+                   help="the mode the failing test converted with, spelled as in a YAML suite: "
+                        "a preset (default, high_precision, buffer_off, fusion_off, "
+                        "'buffer_off+fusion_off') or a mapping such as "
+                        "'{base: fusion_off, keep_dtype: [\"p2o.Conv.0\"]}'; every step varies it")
     p.add_argument("--threshold", type=float, default=0.95, help="cosine threshold (default 0.95)")
     p.add_argument("--metric", default="cosine", help="metric judged (default cosine)")
     p.add_argument("--budget", type=int, default=32,
@@ -54,6 +59,22 @@ def _read_inputs(items: List[str]) -> Dict[str, np.ndarray]:
     return inputs
 
 
+def _mode(text: str, model):
+    """``--mode``: a preset name or a YAML flow mapping, checked against the model's ops."""
+    import yaml
+
+    from ..core.modes import mode_from_spec
+    from ..graph.op_catalogue import check_mode
+
+    try:
+        value = yaml.safe_load(text) if text.lstrip().startswith("{") else text
+    except yaml.YAMLError as exc:
+        raise ConfigError("--mode", f"not a preset name or a YAML mapping: {exc}") from None
+    mode = mode_from_spec(value, "--mode")
+    check_mode(mode, model, "--mode")
+    return mode
+
+
 def _faults(specs: List[str]):
     from ..backends.emulator.faults import Fault
 
@@ -76,6 +97,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if not os.path.isfile(args.model):
         raise ConfigError(args.model, "no such model file")
+    mode = _mode(args.mode, args.model)
     cache = Cache(Path(args.cache_dir))
     if args.backend == "ascend":
         if args.fault:
@@ -93,7 +115,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         d = diagnose(args.model, inputs, backend, args.threshold, budget=args.budget, cache=cache,
                      input_shape=args.input_shape, metric=args.metric, seed=args.seed,
-                     out_dir=args.out, progress=progress)
+                     out_dir=args.out, progress=progress, mode=mode)
     finally:
         close = getattr(backend, "close", None)
         if close:

@@ -167,6 +167,12 @@ def pytest_runtest_makereport(item, call):
         longrepr = failure_longrepr(item, call.excinfo)
         if longrepr is not None:
             report.longrepr = longrepr
+    elif call.excinfo is not None:  # a setup mistake: one paragraph, not a traceback
+        from .setup_checks import setup_longrepr
+
+        longrepr = setup_longrepr(item, call.excinfo)
+        if longrepr is not None:
+            report.longrepr = longrepr
 
 
 def pytest_sessionfinish(session):

@@ -16,6 +16,7 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
 from .marker_spec import AccuracySpec
+from .setup_checks import check_atc_options, check_mode_names
 from .session import AccuracyState, CheckRecord
 
 _dump_counter = itertools.count()
@@ -95,21 +96,34 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
     """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running."""
     from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
 
+    check_atc_options(atc_options, where)
+
     mode = resolve_mode(mode, where)
     if keep_dtype:
         if isinstance(keep_dtype, str):
             keep_dtype = [keep_dtype]
         mode = mode | keep_dtype_mode(list(keep_dtype))
+    check_mode_names(mode, model, where)
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
     return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run)
 
 
 def fresh_golden(state: AccuracyState, model, inputs, input_shape=None):
-    """The golden dump from onnxruntime fp32 (content-addressed in the shared cache)."""
+    """The golden dump from onnxruntime fp32 (content-addressed in the shared cache), its op
+    names spelled as the model spells them (golden file names hold sanitized names)."""
     from ..golden.onnxruntime_golden import golden_dump
 
-    return golden_dump(model, inputs, cache=state.cache, input_shape=input_shape)
+    return real_names(golden_dump(model, inputs, cache=state.cache, input_shape=input_shape),
+                      model)
+
+
+def real_names(dump, model):
+    """``dump`` with the model's own op names (``p2o.BatchNormalization.1``, not the
+    ``p2o_BatchNormalization_1`` of dump file names)."""
+    from ..graph.op_catalogue import model_ops, with_real_names
+
+    return with_real_names(dump, model_ops(model))
 
 
 # -- judging and recording --------------------------------------------------------------------
@@ -138,25 +152,36 @@ def coverage_fraction(result) -> Optional[float]:
 
 def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid: str,
               model: str, mode: str, record_property: Optional[Callable] = None,
-              hint: Optional[str] = None) -> CheckOutcome:
-    """Compare, judge, record, write reports; re-raise ``AccuracyFailure`` when it failed."""
+              hint: Optional[str] = None, hint_mode=None) -> CheckOutcome:
+    """Compare, judge, record, write reports; re-raise ``AccuracyFailure`` when it failed.
+    ``hint_mode`` (the ``Mode`` the test converted with) makes the hint paste-able into the
+    test's ``modes=[...]``; every rendering (terminal, HTML, JUnit) gets the same hint."""
     __tracebackhide__ = True
-    from ..report.assertion import AccuracyFailure, assert_accuracy
+    from ..report.assertion import AccuracyFailure, as_dump, assert_accuracy
+    from ..report.failure_text import failure_text, short_reason
+    from ..report.hints import hint_for
+    from .setup_checks import check_op_names
 
+    actual, golden = as_dump(actual), as_dump(golden)
+    check_op_names(spec, (golden, actual), nodeid)
     report_dir = _report_dir(state, nodeid)
     csv_path = report_dir / "compare.csv" if report_dir else None
     if report_dir:
         report_dir.mkdir(parents=True, exist_ok=True)
     failure = None
-    try:
+    try:  # the hint is built below, from the verdict and the test's mode
         result = assert_accuracy(actual, golden, spec.threshold, spec.per_op_dict or None,
                                  ignore=spec.ignore, metric=spec.metric, csv_path=csv_path,
-                                 hint=hint)
+                                 hint=hint if hint is not None else "")
     except AccuracyFailure as exc:
         failure = exc
         result = exc.result
     verdict = result.judge(spec.threshold, spec.per_op_dict or None, spec.ignore, spec.metric)
     first = verdict.first
+    shown_hint = None
+    if failure is not None:
+        shown_hint = hint if hint is not None else hint_for(verdict, golden, hint_mode)
+        failure.args = (failure_text(result, verdict, csv_path=failure.csv_path, hint=shown_hint),)
     record = CheckRecord(
         nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed), metric=spec.metric,
         threshold=spec.threshold,
@@ -164,12 +189,20 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         first_value=_finite_or_none(first.value) if first else None,
         coverage=coverage_fraction(result),
         report=str(report_dir) if report_dir else None,
+        # a failure that is not "value < threshold" (NaN/Inf on one side, not comparable)
+        # is summarised by its own reason
+        note=(f"first failing op {first.row.label} ({short_reason(first)})"
+              if first is not None and first.would_pass is None else None),
     )
     state.record(record)
     if record_property is not None:
         _record_properties(record_property, record, first)
+        if shown_hint is not None:
+            record_property("accuracy_hint", shown_hint if isinstance(shown_hint, str)
+                            else shown_hint.one_line())
     if report_dir:
-        write_reports(result, verdict, report_dir, title=f"{nodeid} [{model}, {mode}]")
+        write_reports(result, verdict, report_dir, title=f"{nodeid} [{model}, {mode}]",
+                      hint=shown_hint)
     if failure is not None:
         raise failure
     return CheckOutcome(result, verdict, record)
@@ -207,34 +240,14 @@ def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
     return root / (slug if n == 0 else f"{slug}-{n + 1}")
 
 
-def write_reports(result, verdict, directory: Path, *, title: str) -> List[Path]:
-    """CSV (written by ``assert_accuracy``), JSON and HTML for one check into ``directory``."""
+def write_reports(result, verdict, directory: Path, *, title: str, hint=None) -> List[Path]:
+    """CSV (written by ``assert_accuracy``), JSON and HTML (with the terminal's hint) for one
+    check into ``directory``."""
     from ..report.html_report import write_html
     from ..report.json_report import write_json
 
     return [Path(write_json(result, directory / "compare.json", verdict)),
-            Path(write_html(result, directory / "report.html", verdict, title=title))]
-
-
-def diagnose_failure(state: AccuracyState, model, inputs, input_shape, spec: AccuracySpec, *,
-                     nodeid: str) -> str:
-    """Run the debugging flow (``triage.diagnose``) for a failed check; returns the lines to
-    append to the failure. Fix files go to the test's report directory (or the cache)."""
-    from ..triage.flow import diagnose
-
-    root = state.settings.report_dir or (state.settings.cache_dir / "diagnoses")
-    out_dir = Path(root) / report_slug(nodeid) / "diagnosis"
-    with state.device_lock():
-        d = diagnose(model, inputs, state.backend, spec.threshold, budget=state.settings.diagnose_budget,
-                     cache=state.cache, input_shape=input_shape, metric=spec.metric,
-                     per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir)
-    shown = _shown(out_dir, state.settings.rootdir)
-    lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
-             f"{'s' if d.conversions != 1 else ''}): {d.verdict}"]
-    if d.fix_mode is not None and d.restored_by != "default":
-        lines.append(f"  fix files written to {shown}/ ({', '.join(sorted(n for n in d.fix_files if not n.startswith('diagnosis')))})")
-    lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
-    return "\n".join(lines)
+            Path(write_html(result, directory / "report.html", verdict, title=title, hint=hint))]
 
 
 def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", inputs,

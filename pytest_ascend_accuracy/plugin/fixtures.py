@@ -165,7 +165,7 @@ def golden_dump(request, _ascend_accuracy_context):
     file in your repository: written and the test failed when missing, used as is otherwise,
     rewritten only with ``--accuracy-regen`` (failing tests) or ``--accuracy-regen-all``."""
     from ..golden import stored as golden_files
-    from .accuracy_check import _shown, fresh_golden
+    from .accuracy_check import _shown, fresh_golden, real_names
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -182,6 +182,7 @@ def golden_dump(request, _ascend_accuracy_context):
             return fresh_golden(state, model, inputs, input_shape)
 
         dump, status = policy.obtain(target, compute)
+        dump = real_names(dump, model)  # file names hold sanitized op names
         shown = _shown(target, request.config.rootpath)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, ctx.nodeid)
@@ -203,14 +204,14 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
     test's ``@accuracy`` threshold/metric/per_op/ignore (call-site ``per_op`` entries win,
     ``ignore`` entries add). Raises ``AccuracyFailure`` with the failure report; records the
     result for the terminal summary, ``--accuracy-report`` and JUnit XML properties."""
-    from .accuracy_check import _shown, run_check
+    from .check_flow import checked
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
 
     def check(actual, golden, *, per_op=None, ignore=None):
         __tracebackhide__ = True
-        from ..report.assertion import AccuracyFailure, as_dump
+        from ..report.assertion import as_dump
 
         actual, golden = as_dump(actual), as_dump(golden)  # DumpSets or paths to dumps
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
@@ -219,27 +220,12 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
         model = actual.model_name or golden.model_name or (handle.name if handle else "model")
         mode = actual.meta.get("mode") or (handle.mode.name if handle else None) or (
             ctx.mode.name if ctx.mode else "default")
-        try:
-            outcome = run_check(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
-                                mode=str(mode), record_property=record_property)
-        except AccuracyFailure as exc:
-            if state.settings.diagnose:
-                exc.args = (f"{exc.args[0].rstrip()}\n{_diagnosis_note(state, run, spec, ctx.nodeid)}",)
-            raise
-        if spec.max_drop is not None:
-            from .accuracy_check import check_against_baseline
 
-            inputs = run.inputs if run is not None else None
-            base = check_against_baseline(state, outcome.result, handle, inputs, spec,
-                                          nodeid=ctx.nodeid)
-            if base.written is not None:
-                state.record_golden_write(_shown(base.written, request.config.rootpath),
-                                          f"baseline {base.status}", ctx.nodeid)
-            if not base.passed:
-                first = base.regressions[0].line() if base.regressions else str(base.path)
-                state.mark_failed(ctx.nodeid, f"baseline {base.status}: {first}")
-                pytest.fail(base.message, pytrace=False)
-        return outcome
+        inputs = run.inputs if run is not None else None
+        outcome = checked(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
+                          mode=str(mode), handle=handle, inputs=inputs,
+                          record_property=record_property, rootpath=request.config.rootpath)
+        return outcome  # the --accuracy-diagnose note and the baseline check: check_flow
 
     return check
 
@@ -289,21 +275,6 @@ def accuracy_inputs(request, _ascend_accuracy_context):
                                    input_shape=input_shape, inputs=inputs)
 
     return make
-
-
-def _diagnosis_note(state, run: Optional[ModelRun], spec, nodeid: str) -> str:
-    """The --accuracy-diagnose verdict for a failed check, or why there is none."""
-    from .accuracy_check import diagnose_failure
-    from ..errors import AscendAccuracyError
-
-    if run is None:
-        return ("diagnosis (--accuracy-diagnose): not run: this test compared dumps it did not "
-                "produce with ascend_model(...).run(inputs)")
-    model, inputs, input_shape = run.handle.model, run.inputs, run.handle.input_shape
-    try:
-        return diagnose_failure(state, model, inputs, input_shape, spec, nodeid=nodeid)
-    except AscendAccuracyError as exc:
-        return f"diagnosis (--accuracy-diagnose): could not run: {exc}"
 
 
 def _stored_golden_path(path, request) -> Path:

@@ -87,7 +87,8 @@ def validate_metric(value: Any, where: Optional[str]) -> str:
 
 def validate_per_op(value: Any, where: Optional[str],
                     metric: str = DEFAULT_METRIC) -> Tuple[Tuple[str, float], ...]:
-    """``{op name: threshold}``; names are ONNX/dump op names (compared sanitised)."""
+    """``{op name: threshold}``; names are the model's op names (or globs), checked against the
+    compared dumps when the check runs (``setup_checks.check_op_names``)."""
     if value is None:
         return ()
     if not isinstance(value, Mapping):

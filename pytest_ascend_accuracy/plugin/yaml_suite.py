@@ -38,7 +38,8 @@ from .marker_spec import (AccuracySpec, make_spec, validate_metric, validate_mod
 from ..core.modes import Mode, resolve_mode
 
 TOP_KEYS = ("defaults", "models")
-SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape")
+SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape",
+                "max_drop")
 MODEL_KEYS = ("name", "model", "golden", "dataset") + SETTING_KEYS
 MODE_KEYS = ("base", "name", "precision_mode", "keep_dtype", "buffer_optimize", "fusion",
              "fusion_rules_off")
@@ -165,7 +166,7 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         spec = make_spec(threshold=thresholds.get(mode.name, thresholds.get("*")), metric=metric,
                          per_op=per_op,
                          ignore=ignore, default_threshold=default_threshold,
-                         where=f"{at}.threshold")
+                         where=f"{at}.threshold", max_drop=setting("max_drop"))
         yield SuiteCase(name, model, mode, spec, inputs, input_shape,
                         base_dir / golden if golden else None)
         if "dataset" in entry:  # a second item per mode: the dataset check
@@ -213,29 +214,9 @@ def _modes(value, at: str) -> Tuple[Mode, ...]:
 
 
 def _mode_mapping(item: Mapping, at: str) -> Mode:
-    for key in item:
-        if key not in MODE_KEYS:
-            raise ConfigError(f"{at}.{key}", f"unknown mode key; known: {', '.join(MODE_KEYS)}")
-    try:
-        base = resolve_mode(item.get("base", "default"), f"{at}.base")
-        fields = {k: item[k] for k in MODE_KEYS[2:] if k in item}
-        for k in ("keep_dtype", "fusion_rules_off"):
-            if k in fields:
-                fields[k] = tuple(_list(fields[k], f"{at}.{k}"))
-        if "fusion" in fields and not isinstance(fields["fusion"], bool):
-            raise ConfigError(f"{at}.fusion", f"must be true or false, got {fields['fusion']!r}")
-        mode = replace(base, label=None, **fields)
-        if "keep_dtype" in fields:
-            mode = replace(mode, keep_dtype=base.keep_dtype + fields["keep_dtype"])
-        if item.get("name") is not None:
-            mode = replace(mode, label=str(item["name"]))
-        return mode
-    except ConfigError as exc:
-        if exc.where and exc.where.startswith(at):
-            raise
-        raise ConfigError(at, exc.problem) from None
-    except TypeError as exc:
-        raise ConfigError(at, str(exc)) from None
+    from ..core.modes import mode_from_spec  # one parser: YAML suites and `diagnose --mode`
+
+    return mode_from_spec(item, at)
 
 
 def _inputs(value, base_dir: Path, at: str) -> Tuple[InputsSpec, Optional[Dict[str, Tuple[int, ...]]]]:
@@ -319,7 +300,9 @@ class AccuracyYamlItem(pytest.Item):
         case = self.case
         if case.dataset is not None:
             return self._run_dataset(state)
-        inputs = case.inputs.load(case.model, case.input_shape)
+        from .check_flow import checked, suite_spec_and_inputs
+
+        spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
         handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
                                dump_root=self._dump_root, where=self.nodeid)
         actual = handle.run(inputs)
@@ -330,9 +313,10 @@ class AccuracyYamlItem(pytest.Item):
             ctx = TestContext(self.nodeid, case.spec, case.mode)
             ctx.stored_goldens.append((case.golden, self._compute))
             self.stash[CONTEXT_KEY] = ctx
-        ac.run_check(state, actual, golden, case.spec, nodeid=self.nodeid, model=handle.name,
-                     mode=case.mode.name,
-                     record_property=lambda k, v: self.user_properties.append((k, v)))
+        # one code path with check_accuracy: hint in this mode, --accuracy-diagnose, baselines
+        checked(state, actual, golden, spec, nodeid=self.nodeid, model=handle.name,
+                mode=case.mode.name, handle=handle, inputs=inputs, rootpath=self.config.rootpath,
+                record_property=lambda k, v: self.user_properties.append((k, v)))
 
     def _run_dataset(self, state):
         from . import accuracy_check as ac
@@ -363,6 +347,7 @@ class AccuracyYamlItem(pytest.Item):
             return ac.fresh_golden(state, case.model, inputs, case.input_shape), None
         policy = state.golden_policy(self.nodeid)
         dump, status = policy.obtain(case.golden, self._compute)
+        dump = ac.real_names(dump, case.model)  # file names hold sanitized op names
         shown = ac._shown(case.golden, self.config.rootpath)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, self.nodeid)

@@ -63,7 +63,8 @@ models:
     ("models: []", ": models", "must be a non-empty list of model entries"),
     ("model: x", ": model", "unknown key; known: defaults, models"),
     ("defaults: {thresh: 1}\nmodels: [{model: models/mlp.onnx}]", ": defaults.thresh",
-     "unknown key; known: threshold, metric, per_op, ignore, modes, inputs, input_shape"),
+     "unknown key; known: threshold, metric, per_op, ignore, modes, inputs, input_shape, "
+     "max_drop"),
     ("models: [{model: models/none.onnx}]", ": models[0].model", "file not found: {d}/models/none.onnx"),
     ("models: [{name: m}]", ": models[0].model", "required: the ONNX file, relative to the suite file"),
     ("models: [{model: models/mlp.onnx, threshold: 2}]", ": models[0].threshold",

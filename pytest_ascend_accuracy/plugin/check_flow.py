@@ -1,0 +1,113 @@
+"""One accuracy check with its follow-ups, the single code path of Python tests
+(``check_accuracy``) and YAML suite items:
+
+1. compare and judge (``accuracy_check.run_check``), the hint in the test's own mode;
+2. on failure, with ``--accuracy-diagnose``: the debugging flow on the test's own mode and
+   inputs (``triage.diagnose(mode=...)``), its verdict appended to the failure;
+3. on success, with ``max_drop``: the per-operator baseline check.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+import pytest
+
+from .accuracy_check import _shown, check_against_baseline, report_slug, run_check
+from .session import AccuracyState
+
+
+def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: str, mode: str,
+            handle=None, inputs=None, record_property: Optional[Callable] = None,
+            rootpath=None, amend: Optional[Callable] = None):
+    """Run the check and its follow-ups; ``handle`` is the ``AscendModel`` that produced
+    ``actual`` from ``inputs`` (None when the test compares dumps it did not produce);
+    ``amend(exc)`` may add lines to a failure before the diagnosis is appended."""
+    __tracebackhide__ = True
+    from ..report.assertion import AccuracyFailure
+
+    try:
+        outcome = run_check(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
+                            record_property=record_property,
+                            hint_mode=handle.mode if handle is not None else None)
+    except AccuracyFailure as exc:
+        if amend is not None:
+            amend(exc)
+        if state.settings.diagnose:
+            exc.args = (f"{exc.args[0].rstrip()}\n{diagnosis_note(state, handle, inputs, spec, nodeid)}",)
+        raise
+    if spec.max_drop is not None:
+        base = check_against_baseline(state, outcome.result, handle, inputs, spec, nodeid=nodeid)
+        if base.written is not None:
+            state.record_golden_write(_shown(base.written, rootpath or state.settings.rootdir),
+                                      f"baseline {base.status}", nodeid)
+        if not base.passed:
+            first = base.regressions[0].line() if base.regressions else str(base.path)
+            state.mark_failed(nodeid, f"baseline {base.status}: {first}")
+            pytest.fail(base.message, pytrace=False)
+    return outcome
+
+
+def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str) -> str:
+    """The --accuracy-diagnose verdict for a failed check, or why there is none."""
+    from ..errors import AscendAccuracyError
+
+    if handle is None or inputs is None:
+        return ("diagnosis (--accuracy-diagnose): not run: this test compared dumps it did not "
+                "produce with ascend_model(...).run(inputs)")
+    if getattr(handle, "aipp", None) is not None:  # raw inputs: the flow starts at step 5
+        return ("diagnosis (--accuracy-diagnose): step 5 first: this model pre-processes raw inputs "
+                "with an AIPP file; check it with check_preprocessing(om, images, reference=fn) "
+                "or ascend-accuracy diagnose --aipp F --images DIR --reference MODULE:FN")
+    try:
+        return diagnose_failure(state, handle, inputs, spec, nodeid=nodeid)
+    except AscendAccuracyError as exc:
+        return f"diagnosis (--accuracy-diagnose): could not run: {exc}"
+
+
+def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str) -> str:
+    """Run the debugging flow from the failing test's own mode (``handle.mode``) on its own
+    inputs; the lines to append to the failure. Fix files go to the test's report directory
+    (or the cache)."""
+    from ..triage.flow import diagnose
+
+    root = state.settings.report_dir or (state.settings.cache_dir / "diagnoses")
+    out_dir = Path(root) / report_slug(nodeid) / "diagnosis"
+    arrays = getattr(inputs, "arrays", inputs)  # BaselineInputs hold their arrays
+    with state.device_lock():
+        d = diagnose(handle.model, arrays, state.backend, spec.threshold,
+                     budget=state.settings.diagnose_budget, cache=state.cache,
+                     input_shape=handle.input_shape, metric=spec.metric,
+                     per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir,
+                     mode=handle.mode)
+    shown = _shown(out_dir, state.settings.rootdir)
+    lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
+             f"{'s' if d.conversions != 1 else ''}, from mode {handle.mode.name}): {d.verdict}"]
+    if d.fix_mode is not None and d.restored_by != "default":
+        files = ", ".join(sorted(n for n in d.fix_files if not n.startswith("diagnosis")))
+        lines.append(f"  fix: modes=[{d.fix_mode.python_expr()}]  (YAML: modes: "
+                     f"[{d.fix_mode.yaml_form()}])")
+        lines.append(f"  fix files written to {shown}/ ({files})")
+    lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
+    return "\n".join(lines)
+
+
+def suite_spec_and_inputs(state: AccuracyState, case):
+    """A YAML case's spec (the ini ``max_drop`` default applied, as for Python tests) and its
+    inputs; for a baseline check they are ``BaselineInputs`` a rerun reproduces (the seed, or
+    the ``.npy`` files stored next to the baseline)."""
+    from dataclasses import replace
+
+    spec = case.spec
+    if spec.max_drop is None and state.settings.max_drop is not None:
+        spec = replace(spec, max_drop=state.settings.max_drop)
+    arrays = case.inputs.load(case.model, case.input_shape)
+    if spec.max_drop is None:
+        return spec, arrays
+    from ..baseline import inputs_for_baseline
+
+    if case.inputs.files:
+        return spec, inputs_for_baseline(case.model, None, inputs=arrays,
+                                         input_shape=case.input_shape)
+    return spec, inputs_for_baseline(case.model, None, seed=case.inputs.seed or 0,
+                                     input_shape=case.input_shape)

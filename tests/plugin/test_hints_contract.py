@@ -1,0 +1,150 @@
+"""A hint is a tested contract: each kind the plugin prints is applied verbatim (parsed out of
+the failure text, pasted into a new test file or YAML suite) and the verdict changes as promised.
+
+Kinds (``report.hints``): ``keep_dtype`` (float16 range: keep ops in float32, or high
+precision), ``modes`` (no overflow: compare fusion off / buffer reuse off), ``problem``.
+"""
+import html
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from pytest_ascend_accuracy.testing import models as tiny_models
+
+#: a real-world-looking node name: dots, a slash and a colon (sanitized: enc_blk_0:norm)
+NAME = "enc/blk.0:norm"
+
+FAILING = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95, modes=["fusion_off"])
+def test_block(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/block.onnx")
+    actual = ascend_model("models/block.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/block.onnx", inputs))
+'''
+
+PASTED = '''
+from pytest_ascend_accuracy import accuracy, {imports}
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95, modes=[{expr}])
+def test_block(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/block.onnx")
+    actual = ascend_model("models/block.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/block.onnx", inputs))
+'''
+
+SUITE = '''
+models:
+  - name: block
+    model: models/block.onnx
+    threshold: 0.95
+    modes: [{yaml}]
+'''
+
+
+@pytest.fixture
+def block_model(pytester):
+    import onnx
+
+    model = tiny_models.overflow()
+    for node in model.graph.node:
+        if node.name == "norm":
+            node.name = NAME
+    directory = pytester.mkdir("models")
+    onnx.save(model, str(directory / "block.onnx"))
+    return directory / "block.onnx"
+
+
+def parse_hint(text: str):
+    """(python mode expressions, YAML mode entries, import names) printed after ``next step:``."""
+    block = text[text.index("next step:"):]
+    exprs = re.findall(r"^\s+(?:or )?modes=\[(.+)\]$", block, re.M)
+    yamls = re.findall(r"^\s+YAML: modes: \[(.+)\]$", block, re.M)
+    imports = re.search(r"\(from pytest_ascend_accuracy import (.+)\)", block).group(1)
+    return exprs, yamls, imports
+
+
+def test_keep_dtype_hint_pasted_verbatim_passes_in_python_and_yaml(pytester, block_model):
+    pytester.makepyfile(test_failing=FAILING)
+    run = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep",
+                             "--junitxml=junit.xml", "-o", "junit_family=xunit1")
+    run.assert_outcomes(failed=1)
+    text = run.stdout.str()
+    exprs, yamls, imports = parse_hint(text)
+    # the failing test's own mode, and the model's own names (never the sanitized spelling)
+    assert exprs == [f"FUSION_OFF | keep_dtype(['{NAME}'])", "HIGH_PRECISION | FUSION_OFF"]
+    assert yamls[0] == f'{{base: fusion_off, keep_dtype: ["{NAME}"]}}'
+    assert "enc_blk_0" not in text
+    # HTML and JUnit say the same
+    page = next((pytester.path / "rep").rglob("report.html")).read_text(encoding="utf-8")
+    assert html.escape(f"modes=[{exprs[0]}]") in page and html.escape(f"YAML: modes: [{yamls[0]}]") in page
+    props = {p.get("name"): p.get("value")
+             for p in ET.parse(str(pytester.path / "junit.xml")).iter("property")}
+    assert f"modes=[{exprs[0]}]" in props["accuracy_hint"]
+    assert f"modes=[{exprs[1]}]" in props["accuracy_hint"]
+    # every suggestion pasted verbatim turns the failure into a pass
+    files = []
+    for k, expr in enumerate(exprs):
+        pytester.makepyfile(**{f"test_pasted_{k}": PASTED.format(imports=imports, expr=expr)})
+        files.append(f"test_pasted_{k}.py")
+    for k, entry in enumerate(yamls):
+        (pytester.path / f"accuracy_pasted_{k}.yaml").write_text(SUITE.format(yaml=entry))
+        files.append(f"accuracy_pasted_{k}.yaml")
+    fixed = pytester.runpytest("-p", "no:cacheprovider", *files)
+    fixed.assert_outcomes(passed=4)
+
+
+def test_modes_hint_names_the_cause_when_applied(tmp_path):
+    """No overflow: the hint suggests the test's mode with fusion off and with buffer reuse off;
+    evaluated verbatim, the one that removes the cause passes and the other still fails."""
+    import pytest_ascend_accuracy as paa
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.backends.emulator.faults import Fault
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.report.failure_text import failure_text
+    from pytest_ascend_accuracy.report.hints import MODES, hint_for
+
+    model = tiny_models.conv_bn_relu()
+    cache = Cache(tmp_path / "cache")
+    backend = EmulatorBackend(cache, faults=[Fault.on_rule("ConvBatchnormFusionPass")])
+    inputs = make_inputs(model)
+    golden = golden_dump(model, inputs, cache=cache)
+
+    def verdict(mode):
+        dump = backend.run(backend.convert(model, mode), inputs, dump=True,
+                           dump_dir=tmp_path / f"run-{len(list(tmp_path.iterdir()))}")
+        result = compare_dumps(dump, golden)
+        return result, result.judge(0.95)
+
+    result, failed = verdict(paa.DEFAULT)
+    assert not failed.passed
+    hint = hint_for(failed, golden, paa.DEFAULT)
+    assert hint.kind == MODES
+    exprs, yamls, _ = parse_hint(failure_text(result, failed, hint=hint))
+    assert exprs == ["FUSION_OFF", "BUFFER_OFF"] and yamls == ["fusion_off", "buffer_off"]
+    names = {n: getattr(paa, n) for n in paa.__all__ if not n.startswith("_")}
+    passed = {e: verdict(eval(e, names))[1].passed for e in exprs}  # noqa: S307
+    assert passed == {"FUSION_OFF": True, "BUFFER_OFF": False}
+
+
+def test_problem_hint_when_nothing_matches():
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.core.modes import FUSION_OFF
+    from pytest_ascend_accuracy.dump.model import DumpSet
+    from pytest_ascend_accuracy.report.hints import PROBLEM, next_step
+
+    import numpy as np
+
+    result = compare_dumps(DumpSet.from_arrays({"npu_a": [np.ones(3, np.float16)]}),
+                           DumpSet.from_arrays({"b": [np.ones(3, np.float32)]}))
+    hint = next_step(result.judge(0.95), mode=FUSION_OFF)
+    assert hint.kind == PROBLEM and "mapping=" in hint.text() and not hint.modes

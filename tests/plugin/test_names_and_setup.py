@@ -1,0 +1,158 @@
+"""Names a user gives either do what they say or are refused with the closest real names;
+setup mistakes read as one short paragraph (issue 12)."""
+import pytest
+
+from pytest_ascend_accuracy.core.modes import FUSION_OFF, Mode, keep_dtype
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.testing import models as tiny_models
+
+NAME = "enc/blk.0:norm"
+
+TEST = '''
+import numpy as np
+from pytest_ascend_accuracy import accuracy, keep_dtype
+from pytest_ascend_accuracy.dump.model import DumpSet
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/block.onnx"
+
+
+@accuracy(modes=[keep_dtype(["enc_blk_0:norm"])])
+def test_sanitized_keep_dtype(ascend_model):
+    ascend_model(M)
+
+
+def test_optype_in_onnx_spelling_is_applied_in_ascend_spelling(ascend_model):
+    handle = ascend_model(M, keep_dtype=["OpType::BatchNormalization"])
+    assert handle.mode.config_files()["keep_dtype.cfg"] == "OpType::BNInference\\n"
+
+
+def test_unknown_optype(ascend_model):
+    ascend_model(M, keep_dtype=["OpType::BatchNorm"])
+
+
+@accuracy(per_op={"enc/blk.0:nrom": 0.5})
+def test_unknown_per_op(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M, "high_precision").run(inputs), golden_dump(M, inputs))
+
+
+@accuracy(per_op={"enc_blk_0:norm": 0.1})
+def test_sanitized_per_op(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M, "high_precision").run(inputs), golden_dump(M, inputs))
+
+
+@accuracy(per_op={"enc/blk.0:norm": 0.1}, ignore=["fc2/*"])
+def test_real_per_op_and_glob_ignore_work(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M, "high_precision").run(inputs), golden_dump(M, inputs))
+
+
+def test_insert_op_conf(ascend_model):
+    ascend_model(M, insert_op_conf="a.cfg")
+
+
+def test_unknown_atc_option(ascend_model):
+    ascend_model(M, op_select_implmode="high_precision")
+
+
+def test_neutral_atc_option(ascend_model):
+    ascend_model(M, log="info")
+
+
+def test_missing_model(ascend_model):
+    ascend_model("models/nope.onnx")
+
+
+def test_unknown_mode(ascend_model):
+    ascend_model(M, "fusion-off")
+
+
+def test_wrong_input_name(ascend_model):
+    ascend_model(M).run({"image": np.zeros((1, 16), np.float32)})
+
+
+def test_inf_on_one_side(check_accuracy):
+    actual = DumpSet.from_arrays({"a": [np.array([1, 2, np.inf, 4], np.float16)]})
+    golden = DumpSet.from_arrays({"a": [np.array([1, 2, 3, 4], np.float32)]})
+    check_accuracy(actual, golden)
+'''
+
+
+@pytest.fixture
+def block_model(pytester):
+    import onnx
+
+    model = tiny_models.overflow()
+    for node in model.graph.node:
+        if node.name == "norm":
+            node.name = NAME
+    directory = pytester.mkdir("models")
+    onnx.save(model, str(directory / "block.onnx"))
+    return directory / "block.onnx"
+
+
+def test_names_are_checked_and_setup_mistakes_are_one_paragraph(pytester, block_model):
+    pytester.makepyfile(test_names=TEST)
+    run = pytester.runpytest("-p", "no:cacheprovider", "-rf")
+    run.assert_outcomes(passed=3, failed=10)
+    out = run.stdout.str()
+    run.stdout.fnmatch_lines([
+        "ascend-accuracy configuration error: *keep_dtype entry 'enc_blk_0:norm' is not an op of "
+        "model 'block' (that is the name as dump file names write it); closest: 'enc/blk.0:norm'*",
+        "ascend-accuracy configuration error: *keep_dtype entry 'OpType::BatchNorm': no op of "
+        "type 'BatchNorm' in model 'block'; closest: 'OpType::BNInference'*",
+        "ascend-accuracy configuration error: *per_op entry 'enc/blk.0:nrom' is not an op of "
+        "model 'block'; closest: 'enc/blk.0:norm'*",
+        "ascend-accuracy configuration error: *per_op entry 'enc_blk_0:norm' is not an op of "
+        "model 'block' (that is the name as dump file names write it); closest: 'enc/blk.0:norm'*",
+        "ascend-accuracy configuration error: *insert_op_conf=... is not taken as an ATC option: "
+        "pass the AIPP file as aipp=*",
+        "ascend-accuracy configuration error: *ATC option op_select_implmode=... is not emulated*",
+        "ascend-accuracy configuration error: *ONNX model 'models/nope.onnx' not found*",
+        "ascend-accuracy configuration error: *unknown mode 'fusion-off'; closest: fusion_off*",
+        "ascend-accuracy configuration error: *no model input named 'image'; inputs: x*",
+    ])
+    # one paragraph: no traceback through the plugin's frames
+    assert "accuracy_check.py" not in out and "op_catalogue.py" not in out
+    # Inf on one side is said in the summary, not "cosine 0.99... < 0.95"
+    run.stdout.fnmatch_lines(["FAILED test_names.py::test_inf_on_one_side *: first failing op a "
+                              "(NaN/Inf on one side at 1 position)"])
+
+
+def test_mode_renders_optype_entries_in_ascend_spelling_and_pasteable_forms():
+    mode = FUSION_OFF | keep_dtype(["p2o.Conv.0", "OpType::Conv", "OpType::MatMulV2"])
+    assert mode.keep_dtype == ("p2o.Conv.0", "OpType::Conv2D", "OpType::MatMulV2")
+    assert mode.keeps_fp32("x", "Conv") and mode.keeps_fp32("y", "MatMul")
+    assert mode.python_expr() == ("FUSION_OFF | keep_dtype(['p2o.Conv.0', 'OpType::Conv2D', "
+                                  "'OpType::MatMulV2'])")
+    assert mode.python_imports() == ["FUSION_OFF", "keep_dtype"]
+    assert mode.yaml_form() == ('{base: fusion_off, keep_dtype: ["p2o.Conv.0", '
+                                '"OpType::Conv2D", "OpType::MatMulV2"]}')
+    assert Mode(precision_mode="force_fp32").python_expr() == "Mode(precision_mode='force_fp32')"
+
+
+def test_yaml_and_mode_mapping_share_one_parser():
+    import yaml
+
+    from pytest_ascend_accuracy.core.modes import mode_from_spec
+
+    mode = FUSION_OFF | keep_dtype(["a.b"])
+    assert mode_from_spec(yaml.safe_load(mode.yaml_form())) == mode
+    with pytest.raises(ConfigError, match="unknown mode key; known: base"):
+        mode_from_spec({"bsae": "fusion_off"}, "--mode")
+
+
+def test_cli_diagnose_mode_refuses_unknown_names(tmp_path, capsys):
+    import onnx
+
+    from pytest_ascend_accuracy.cli import main
+
+    model = tiny_models.overflow()
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    code = main(["diagnose", str(path), "--mode", "{base: fusion_off, keep_dtype: [nrom]}",
+                 "--cache-dir", str(tmp_path / "c")])
+    assert code == 2
+    assert "keep_dtype entry 'nrom' is not an op of model 'm'; closest: 'norm'" in capsys.readouterr().err
