@@ -11,7 +11,8 @@ callers turn it into ``DumpFormatError(path, ...)``.
 Repeated fields are bounded while decoding (``Message.LIMITS``): a header is attacker-sized, and
 a 2 MB header of empty ``input`` entries used to decode into a million tensors (48 s, 1.2 GB)
 before any check ran. A shape holds at most 64 dims (numpy's limit), a dump at most
-``MAX_TENSORS`` inputs, outputs, buffers and workspaces together; past that, decoding stops.
+``MAX_TENSORS`` inputs, outputs, buffers and workspaces together, a message or skipped group
+at most ``MAX_UNKNOWN_FIELDS`` unknown fields; past that, decoding stops.
 """
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ MAX_GROUP_DEPTH = 100
 MAX_TENSORS = 10_000
 #: most dims one Shape may hold (numpy's NPY_MAXDIMS)
 MAX_DIMS = 64
+#: most unknown fields one message (or one skipped group) may hold; newer CANN releases add a
+#: few per message, a hostile header millions (each one costs a decode step)
+MAX_UNKNOWN_FIELDS = 10_000
 
 
 class ProtoDecodeError(ValueError):
@@ -110,7 +114,12 @@ def _skip_group(buf, pos: int, end: int, number: int) -> int:
     stack: nested start-group tags in a corrupt header must not exhaust Python's recursion
     limit (a 1 kB header of them used to raise RecursionError instead of a decode error)."""
     open_groups = [number]
+    skipped = 0
     while open_groups:
+        skipped += 1
+        if skipped > MAX_UNKNOWN_FIELDS:
+            raise ProtoDecodeError(f"group {number} holds more than {MAX_UNKNOWN_FIELDS:,} "
+                                   "fields", pos)
         if pos >= end:
             raise ProtoDecodeError(f"unterminated group (field {open_groups[-1]})", pos)
         tag, pos = read_varint(buf, pos, end)
@@ -149,7 +158,7 @@ class Message:
             end = len(buf)
         values: Dict[str, Any] = {}
         pos = start
-        entries = 0
+        entries = unknown = 0
         while pos < end:
             tag_pos = pos
             tag, pos = read_varint(buf, pos, end)
@@ -158,6 +167,10 @@ class Message:
                 raise ProtoDecodeError("field number 0 is invalid", tag_pos)
             spec = cls.FIELDS.get(number)
             if spec is None:
+                unknown += 1
+                if unknown > MAX_UNKNOWN_FIELDS:
+                    raise ProtoDecodeError(f"{cls.__name__} has more than "
+                                           f"{MAX_UNKNOWN_FIELDS:,} unknown fields", tag_pos)
                 pos = _skip(buf, pos, end, wire, number)
                 continue
             attr, kind, repeated = spec

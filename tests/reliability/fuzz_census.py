@@ -26,6 +26,8 @@ from pytest_ascend_accuracy.errors import DumpFormatError
 #: (keyword in the problem, outcome class), first match wins
 _CLASSES = [
     ("cannot be decoded", "tensor of an undecodable dtype (refused on load)"),
+    ("no numpy equivalent", "whole file refused for one tensor's dtype"),
+    ("unknown dtype enum", "whole file refused for one tensor's dtype"),
     ("more than", "bounded count exceeded (tensors, dims)"),
     ("numpy", "shape numpy cannot hold"),
     ("nano dump header", "malformed nano TLV header"),

@@ -63,6 +63,19 @@ def test_d8_a_header_of_a_million_tensors_fails_at_once(tmp_path):
     assert time.process_time() - started < 10
 
 
+@pytest.mark.parametrize("body,problem", [
+    ((b"\xa0\x01\x01") * 1_000_000, "DumpData has more than 10,000 unknown fields"),
+    (b"\xa3\x01" + b"\xa8\x01\x01" * 1_000_000 + b"\xa4\x01", "group 20 holds more than 10,000"),
+])
+def test_d8_floods_of_unknown_fields_are_bounded_too(tmp_path, body, problem):
+    """Same class: a million unknown fields (or one group of them) in a 3 MB header used to be
+    skipped one by one, by the v2 decoder and again by the legacy fallback."""
+    p = tmp_path / NAME
+    p.write_bytes(struct.pack("<Q", len(body)) + body)
+    with pytest.raises(DumpFormatError, match=problem):
+        read_dump_file(p)
+
+
 def test_d2_an_overlong_mapping_field_is_a_format_error_naming_file_and_line(tmp_path):
     leaf = run_dir(tmp_path / "dump", model_name="net")
     leaf.mkdir(parents=True)
