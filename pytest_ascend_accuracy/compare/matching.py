@@ -16,11 +16,11 @@ producer through the om json's input edges (``meta['paired_via_producer']``, see
 msaccucmp does for Cast/TransData); any other is reported NPU-only, never a failure. Without an
 om json, a TransData/Cast whose header origin points at a golden tensor of another size is not
 paired with it (real ATC gives such ops their consumer's name), and one left without a pair is
-reported NPU-only. Ops in
-``meta['om_inner_ops']`` (intermediate parts of one framework op split in several) have no
-golden tensor either; ops in ``meta['om_inserted_ops']`` (unmarked ops ATC inserted next to
-another, e.g. ``X_Input0_TransposeBefore``) the golden graph lacks are reported NPU-only. Names are compared after ``dump.layout.sanitize`` on both sides, because
-golden ``.npy`` names and Ascend dump file names are sanitised. Matching reads no tensor data.
+reported NPU-only. Ops in ``meta['om_inner_ops']`` (intermediate parts of one framework op
+split in several) have no golden tensor either; ops in ``meta['om_inserted_ops']`` (unmarked ops ATC inserted next to
+another, e.g. ``X_Input0_TransposeBefore``) the golden graph lacks are reported NPU-only. Names
+are compared after ``dump.layout.sanitize`` on both sides, because golden ``.npy`` names and
+Ascend dump file names are sanitised. Matching reads no tensor data.
 """
 from __future__ import annotations
 
@@ -178,7 +178,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
         op_pairs, guarded = [], False
         for t in op.outputs:
             pair = None
-            if t.origin and how not in ("mapping", "inner"):
+            if t.origin and how != "mapping":  # an inner op's trusted origins still count
                 pair = _origin_pair(op, t, index, "producer" if how == "producer" else "origin",
                                     guard=special)
                 if pair is None and special and index.get(t.origin[0]) is not None:
