@@ -34,9 +34,12 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
                       output: Optional[str] = None, postprocess: Optional[Callable] = None,
                       cache=None, threshold=0.95, per_op=None, ignore=(), op_metric="cosine",
                       progress: Optional[Callable[[int, Optional[int]], None]] = None,
-                      trace: bool = True):
+                      trace: bool = True, reference_inputs: Optional[Callable] = None):
     """Run the check and return ``(DatasetResult, CompareResult | None, Verdict | None)``; the
-    last two are the traced sample's comparison when the check failed and a sample flipped."""
+    last two are the traced sample's comparison when the check failed and a sample flipped.
+    ``reference_inputs(sample inputs) -> inputs`` feeds the reference run when the device model
+    takes other inputs (an AIPP model takes raw images; the reference network, its own
+    pre-processing of them)."""
     check_metric(metric)
     if not callable(getattr(om, "outputs", None)) or not hasattr(om, "model"):
         raise ConfigError("om", f"expected a converted model (the result of ascend_model(...), or "
@@ -55,7 +58,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     try:
         for sample in source:
             where = f"sample {sample.id!r}"
-            ref = reference.outputs(sample.inputs, where)
+            ref = reference.outputs(reference_feed(reference_inputs, sample.inputs, where), where)
             dev = as_float32(om.outputs(sample.inputs))
             _check_names(ref, dev, where)
             flipped = flips.add(sample, ref, dev) if flips is not None else False
@@ -84,7 +87,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if not result.passed and trace and first_flipped is not None:
         result.culprit, compared, verdict = trace_sample(
             om, first_flipped, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,
-            metric=op_metric)
+            metric=op_metric, reference_inputs=reference_inputs)
     return result, compared, verdict
 
 
@@ -97,6 +100,17 @@ def check_dataset(om, samples, *, metric="top1", labels=None, max_drop: float = 
     if not result.passed:
         raise DatasetFailure(result, compared, verdict)
     return result
+
+
+def reference_feed(reference_inputs: Optional[Callable], inputs, where: str):
+    """The reference network's inputs for one sample: ``reference_inputs(inputs)`` or as is."""
+    if reference_inputs is None:
+        return inputs
+    out = reference_inputs(inputs)
+    if not isinstance(out, dict):
+        raise ConfigError(f"reference_inputs ({where})", f"must return a dict of input name -> "
+                                                         f"array, got {type(out).__name__}")
+    return out
 
 
 def _output_for(metric, names, output):

@@ -17,13 +17,19 @@ from .samples import Sample
 
 
 def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None, ignore=(),
-                 metric: str = "cosine") -> Tuple[Culprit, object, object]:
-    """(Culprit, CompareResult or None, Verdict or None) for ``sample``."""
+                 metric: str = "cosine", reference_inputs=None) -> Tuple[Culprit, object, object]:
+    """(Culprit, CompareResult or None, Verdict or None) for ``sample``; the golden runs on
+    ``reference_inputs(sample.inputs)`` when given (raw inputs of an AIPP model)."""
+    import dataclasses
+
     from ..golden.onnxruntime_golden import golden_dump
 
     try:
-        golden = golden_dump(om.model, sample.inputs, cache=cache, input_shape=om.input_shape) \
-            if cache is not None else _uncached_golden(om, sample)
+        ref_sample = sample
+        if reference_inputs is not None:
+            ref_sample = dataclasses.replace(sample, inputs=reference_inputs(sample.inputs))
+        golden = golden_dump(om.model, ref_sample.inputs, cache=cache, input_shape=om.input_shape) \
+            if cache is not None else _uncached_golden(om, ref_sample)
         actual = om.run(sample.inputs, dump=True)
         result = compare_dumps(actual, golden)
         verdict = result.judge(threshold, per_op, ignore, metric)

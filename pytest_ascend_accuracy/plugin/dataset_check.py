@@ -44,7 +44,7 @@ def progress_reporter(config, label: str) -> Optional[Callable[[int, Optional[in
 
 def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config, metric="top1",
                 labels=None, max_drop=0.01, output=None, postprocess=None,
-                record_property: Optional[Callable[[str, str], None]] = None):
+                record_property: Optional[Callable[[str, str], None]] = None, reference_inputs=None):
     """Run, record and report one dataset check; raises ``DatasetFailure`` when it fails."""
     __tracebackhide__ = True
     from ..dataset import run_dataset_check
@@ -56,7 +56,7 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
         om, samples, metric=metric, labels=labels, max_drop=max_drop, output=output,
         postprocess=postprocess, cache=state.cache, threshold=spec.threshold,
         per_op=spec.per_op_dict or None, ignore=spec.ignore, op_metric=spec.metric,
-        progress=progress_reporter(config, label))
+        progress=progress_reporter(config, label), reference_inputs=reference_inputs)
     report = _write_report(state, nodeid, result, compared, verdict)
     state.dataset_records.append(to_record(result, nodeid, report))
     if record_property is not None:

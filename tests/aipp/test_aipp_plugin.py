@@ -127,3 +127,31 @@ def test_accuracy_diagnose_on_an_aipp_model_points_to_step_5(aipp_project):
     result = aipp_project.runpytest("-q", "--accuracy-diagnose", "-k", "swapped_file_accuracy")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["diagnosis (--accuracy-diagnose): step 5 first: *check_preprocessing*"])
+
+
+DATASET_TESTS = '''
+import numpy as np
+from pytest_ascend_accuracy.aipp.samples import imagenet_reference, random_rgb
+
+SAMPLES = [{"x": frame[None]} for frame in random_rgb(4, 16, 16, seed=6)]
+
+def to_reference(inputs):
+    return {"x": np.stack([imagenet_reference(f) for f in inputs["x"]])}
+
+def test_dataset_on_raw_frames(ascend_model, check_dataset):
+    om = ascend_model("models/net.onnx", aipp="{cfg}")
+    result = check_dataset(om, SAMPLES, metric="agreement", max_drop=0.0, reference_inputs=to_reference)
+    assert result.samples == 4
+'''
+
+
+@pytest.mark.parametrize("cfg, outcome", [("good.cfg", "passed"), ("zeroed.cfg", "failed")])
+def test_check_dataset_reference_inputs_for_an_aipp_model(aipp_project, cfg, outcome):
+    good = imagenet_aipp(src_hw=(16, 16))
+    zeroed = good
+    for c, m in enumerate((123, 116, 103)):  # means zeroed: every sample's top-1 flips
+        zeroed = zeroed.replace(f"mean_chn_{c}: {m}", f"mean_chn_{c}: 0")
+    aipp_project.makefile(".cfg", good=good, zeroed=zeroed)
+    aipp_project.makepyfile(test_ds=DATASET_TESTS.replace("{cfg}", cfg))
+    result = aipp_project.runpytest("-q")
+    result.assert_outcomes(**{outcome: 1})
