@@ -75,9 +75,18 @@ def _their_rows(out_dir):
     return {r[head.index("TensorIndex")]: dict(zip(head, r)) for r in rows[1:]}
 
 
-@pytest.mark.parametrize("faults,first", [((), None), ((Fault.on_op("conv2"),), "conv2relu2")])
-def test_msaccucmp_compares_our_device_format_dumps_as_we_do(faults, first, msaccucmp, cache, tmp_path):
-    model = models.conv_bn_relu()
+CASES = {  # model, faults, first failing op, outputs compared
+    "conv passes": (models.conv_bn_relu, (), None, 5),  # 2 fused convs, pooling, flatten, Gemm
+    "conv fault": (models.conv_bn_relu, (Fault.on_op("conv2"),), "conv2relu2", 5),
+    "matmul fault (3-D/4-D NZ)": (models.transformer_block, (Fault.on_op("/attn/MatMul_1", amount=3.0),),
+                     "/attn/MatMul_1", 20),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_msaccucmp_compares_our_device_format_dumps_as_we_do(case, msaccucmp, cache, tmp_path):
+    build, faults, first, n_outputs = CASES[case]
+    model = build()
     converted, dump = _emulate(cache, tmp_path, model, faults)
     golden = golden_dump(model, make_inputs(model), cache=cache)
     out = tmp_path / "msaccucmp"
@@ -95,11 +104,11 @@ def test_msaccucmp_compares_our_device_format_dumps_as_we_do(faults, first, msac
         their = theirs[row.tensor_index]
         assert their["CompareFailReason"] == "", (row.tensor_index, their["CompareFailReason"])
         their_shape = [int(d) for d in their["Shape"].strip("[]").split(",")]
-        assert [d for d in their_shape if d != 1] == [d for d in row.shape if d != 1]  # it drops 1s
+        assert math.prod(their_shape) == math.prod(row.shape)  # it drops 1s, flattens some
         for ours_key, column in COLUMNS.items():
             ours, value = getattr(row.metrics, ours_key), float(their[column])
             assert math.isclose(ours, value, rel_tol=2e-6, abs_tol=1.5e-6), (row.tensor_index, column)
         # same verdict per tensor at the threshold
         assert (float(their["CosineSimilarity"]) < 0.95) == (row.metrics.cosine < 0.95)
         compared += 1
-    assert compared == 5  # every op's output: 2 fused convs, pooling, flatten, Gemm
+    assert compared == n_outputs  # every op's output
