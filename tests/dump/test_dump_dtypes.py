@@ -105,7 +105,8 @@ def test_byte_floats_agree_with_msaccucmp_except_its_documented_slips():
     """msaccucmp's scalar decoders: same values on every code but E4M3FN's NaN (it returns
     +-480), E5M2's -inf (it returns +inf) and HiF8 codes with 0/1 exponent bits and -inf."""
     conv = pytest.importorskip("msprobe.msaccucmp.conversion.dtype_conversion")
-    slips = {35: {0x7F, 0xFF}, 34: {0xFC}, 33: set(range(0x08, 0x20)) | set(range(0x88, 0xA0)) | {0xEF}}
+    slips = {35: {0x7F, 0xFF}, 34: {0xFC},
+             33: set(range(0x08, 0x20)) | set(range(0x88, 0xA0)) | {0xEF}}
     for enum, fn in ((35, conv.float8e4m3fn_to_float32), (34, conv.float8e5m2_to_float32),
                      (33, conv.hifloat8_to_float32)):
         ours = dt.decode_values(CODES, enum)

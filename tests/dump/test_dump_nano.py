@@ -76,7 +76,8 @@ def test_real_nano_file_agrees_with_msaccucmps_parser():
 
 def test_ge_numbering_is_mapped_onto_the_dump_proto_numbering():
     # ge::DataType FLOAT=0 FLOAT16=1 INT8=2 INT32=3 UINT8=4 ... BF16=27 -> proto 1, 2, 3, 7, 4, 27
-    assert [proto_dtype(g) for g in (0, 1, 2, 3, 4, 9, 11, 12, 27)] == [1, 2, 3, 7, 4, 8, 12, 11, 27]
+    assert [proto_dtype(g) for g in (0, 1, 2, 3, 4, 9, 11, 12, 27)] == [
+        1, 2, 3, 7, 4, 8, 12, 11, 27]
 
 
 def test_unknown_ge_dtype_fails_that_tensor_only(tmp_path):
@@ -106,7 +107,8 @@ def _patch(data: bytes, at: int, fmt: str, value) -> bytes:
     (lambda d: _patch(d, 24, "<I", 1 << 31), "2,147,483,648 inputs declared, the section holds "
                                              "at most 4"),
     (lambda d: _patch(d, 20, "<I", 1 << 20), "input section of 1048576 bytes runs past the header"),
-    (lambda d: _patch(d, 28 + 36, "<I", 1 << 30), "input 0: TLV list of 1073741824 bytes runs past"),
+    (lambda d: _patch(d, 28 + 36, "<I", 1 << 30),
+     "input 0: TLV list of 1073741824 bytes runs past"),
     (lambda d: _patch(d, 28 + 44, "<I", 65 * 8), "TLV entry 0 of 520 bytes runs past its list"),
     (lambda d: _patch(d, 28 + 44, "<I", 12), "input 0: TLV entry runs past its section"),
     (lambda d: _patch(d, 28 + 48, "<Q", 1 << 63), "input 0: shape: dim 9223372036854775808 is "

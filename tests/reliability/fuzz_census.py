@@ -69,7 +69,9 @@ def _load_all(path) -> str:
             refused += 1
             continue
         assert arr.shape == tuple(t.shape) and arr.size == t.size, (path, t.slot)
-    return "parsed, undecodable tensors reported per tensor" if refused else "parsed, every tensor loaded"
+    if refused:
+        return "parsed, undecodable tensors reported per tensor"
+    return "parsed, every tensor loaded"
 
 
 # --------------------------------------------------------------------------- inputs
@@ -155,7 +157,8 @@ def _mapping_csv(rng: random.Random) -> bytes:
     if kind == "bytes":
         return bytes(rng.randrange(256) for _ in range(rng.randint(0, 200)))
     if kind == "long":
-        return b'17000000000000001,"' + b"a" * rng.choice([131_071, 131_072, 131_073, 300_000]) + b'"\n'
+        length = rng.choice([131_071, 131_072, 131_073, 300_000])
+        return b'17000000000000001,"' + b"a" * length + b'"\n'
     return b'17000000000000001,"' + bytes(rng.randrange(32, 127) for _ in range(20))
 
 
@@ -219,8 +222,8 @@ def census(n: int = 300, seed: int = 1313) -> Dict[str, Counter]:
         kinds: List[Tuple[str, Callable[[int], str]]] = [
             ("mutated valid files (v2 + device formats, bf16, v1, fp8/hifloat8/float4, nano)",
              lambda k: _run_file(tmp, _mutate(rng, seeds[k % len(seeds)]))),
-            ("random bytes", lambda k: _run_file(tmp, bytes(rng.randrange(256) for _ in
-                                                          range(rng.randint(0, 600))))),
+            ("random bytes", lambda k: _run_file(
+                tmp, bytes(rng.randrange(256) for _ in range(rng.randint(0, 600))))),
             ("well-formed headers, hostile fields (dims past 2**63, 65+ dims, 10,001 tensors)",
              lambda k: _run_file(tmp, _random_header(rng))),
             ("mapping.csv (random bytes, fields around the 131,072 limit, open quotes)",

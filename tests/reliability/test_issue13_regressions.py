@@ -93,7 +93,7 @@ def test_d2_an_overlong_mapping_field_is_a_format_error_naming_file_and_line(tmp
 def _leaves_model(bad: str):
     """x, ``bad`` and y each read the input and feed a model output of their own, so a fault
     in ``bad`` shows in ``bad``'s tensor only."""
-    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("onnx")
     from onnx import TensorProto, helper
     nodes = [helper.make_node("Relu", ["in"], ["o1"], name="x"),
              helper.make_node("Sigmoid", ["in"], ["o2"], name=bad),
