@@ -1,7 +1,7 @@
 """Accuracy metrics of one tensor pair, streamed in chunks with float64 accumulation.
 
 ``x`` is the actual (NPU / emulator) tensor, ``y`` the golden one. Formulas and edge cases follow
-msaccucmp (CANN ``algorithm_manager/builtin_algorithm/alg_*.py``, reference §6.2):
+msaccucmp (CANN ``algorithm_manager/builtin_algorithm/alg_*.py``, docs/formats.md §6.2):
 
 * cosine = Σxy / (‖x‖‖y‖), at most 1; 1 for a one-element ("scalar") tensor;
 * max_abs = max|x−y|, mean_abs = mean|x−y|, rmse = √mean((x−y)²);

@@ -1,7 +1,7 @@
 """ONNX operator types -> the Ascend IR op types ATC gives them: the one table of this project.
 
 ATC's ``--keep_dtype`` file takes original-model op names or ``OpType::<Ascend IR type>``
-entries (reference §5, [H: HD atlasatcparam_16_0074]); an ``OpType::`` entry spelled with the
+entries (docs/formats.md §5, [H: HD atlasatcparam_16_0074]); an ``OpType::`` entry spelled with the
 ONNX type matches nothing on a device. ``keep_dtype(["OpType::BatchNormalization"])`` is
 therefore rewritten to ``OpType::BNInference`` when the mode is built, the keep_dtype file holds
 the Ascend type, and the emulator reads the same file (it types its ops with this table), so a

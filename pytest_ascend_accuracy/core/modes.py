@@ -1,6 +1,6 @@
 """Conversion modes: immutable values that say how a model is converted.
 
-A ``Mode`` mirrors the ATC options that matter for accuracy (reference §5) and renders them as
+A ``Mode`` mirrors the ATC options that matter for accuracy (docs/formats.md §5) and renders them as
 ATC arguments plus the config files they point to. Presets: ``default`` (ATC default,
 ``force_fp16``), ``high_precision`` (``allow_fp32_to_fp16``), ``buffer_off``, ``fusion_off``;
 ``keep_dtype(ops)`` keeps named ops (or ``OpType::X`` entries) in their original dtype. Modes
@@ -15,7 +15,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 from ..errors import ConfigError
 from .ascend_optypes import OPTYPE_PREFIX, ascend_type, to_ascend_entry
 
-#: ``--precision_mode`` values documented for ATC (reference §5).
+#: ``--precision_mode`` values documented for ATC (docs/formats.md §5).
 PRECISION_MODES = (
     "force_fp16",
     "allow_fp32_to_fp16",
@@ -31,7 +31,7 @@ PRECISION_MODES = (
 HIGH_PRECISION_MODES = frozenset(
     {"allow_fp32_to_fp16", "must_keep_origin_dtype", "force_fp32", "cube_fp16in_fp32out"}
 )
-#: modes in which ATC ignores ``--keep_dtype`` (reference §5).
+#: modes in which ATC ignores ``--keep_dtype`` (docs/formats.md §5).
 KEEP_DTYPE_IGNORED = frozenset({"must_keep_origin_dtype"})
 BUFFER_OPTIMIZE = ("l2_optimize", "l1_optimize", "off_optimize")
 DEFAULT_PRECISION = "force_fp16"
@@ -221,7 +221,7 @@ class Mode:
 
 def fusion_switch_json(fusion: bool, rules_off: Iterable[str] = ()) -> str:
     """The fusion switch file: ``ALL: off`` for both GraphFusion and UBFusion when fusion is off,
-    otherwise individual rules switched off (reference §5)."""
+    otherwise individual rules switched off (docs/formats.md §5)."""
     graph: Dict[str, str] = {}
     ub: Dict[str, str] = {}
     if not fusion:

@@ -1,6 +1,6 @@
 """One Ascend binary dump file: parse (header only, tensors mapped lazily) and write.
 
-Format "2.0" (reference §2)::
+Format "2.0" (docs/formats.md §2)::
 
     u64 LE header_len | DumpData protobuf (data fields empty) | input bytes... | output bytes...
     | buffer bytes... | space bytes...      with file_size == 8 + header_len + sum(all sizes)

@@ -1,4 +1,4 @@
-"""Ascend device tensor layouts <-> logical layouts (reference §2.4). Pure numpy.
+"""Ascend device tensor layouts <-> logical layouts (docs/formats.md §2.4). Pure numpy.
 
 A dump stores a tensor in the layout the NPU used (``shape`` = device shape) and, where GE
 knows it, the framework's ``original_shape``. The reader turns device layouts back into the

@@ -1,4 +1,4 @@
-"""Dump dtype and format enums (reference §2.2, §2.3) <-> numpy.
+"""Dump dtype and format enums (docs/formats.md §2.2, §2.3) <-> numpy.
 
 The numbering is the dump protobuf's ``OutputDataType`` (FLOAT=1, FLOAT16=2, ...), **not**
 ``ge::DataType`` (nano dumps, see ``nano.py``, map theirs onto it). The numpy map follows
@@ -55,7 +55,7 @@ _FROM_NUMPY: Dict[str, int] = {
     "float8_e4m3fn": FLOAT8_E4M3FN,
 }
 
-#: OutputFormat enum value -> name (reference §2.3).
+#: OutputFormat enum value -> name (docs/formats.md §2.3).
 FORMAT_NAMES: Dict[int, str] = dict(enumerate((
     "NCHW", "NHWC", "ND", "NC1HWC0", "FRACTAL_Z", "NC1C0HWPAD", "NHWC1C0", "FSR_NCHW",
     "FRACTAL_DECONV", "C1HWNC0", "FRACTAL_DECONV_TRANSPOSE", "FRACTAL_DECONV_SP_STRIDE_TRANS",

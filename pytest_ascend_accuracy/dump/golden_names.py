@@ -1,6 +1,6 @@
 """Op names <-> file-name stems of golden ``.npy`` dumps, injective (issue 13 D3).
 
-msit's golden naming (reference §7) writes node ``N`` as ``sanitize(N)`` (``.``, ``/``, ``\\`` and
+msit's golden naming (docs/formats.md §7) writes node ``N`` as ``sanitize(N)`` (``.``, ``/``, ``\\`` and
 space -> ``_``) and the node's inputs as ``input_{sanitize(N)}``. That is not injective: ``a.b``
 and ``a_b`` share a stem, an op named ``input_x`` reads back as the inputs of op ``x``, and a name
 with a newline matches no golden file pattern. Each such op lost its golden, and a fault in it

@@ -1,4 +1,4 @@
-"""Ascend dump directory layout and file names (reference §1), and the streaming dump writer.
+"""Ascend dump directory layout and file names (docs/formats.md §1), and the streaming dump writer.
 
 Directory: ``{dump_path}/{YYYYMMDDHHMMSS}/{device_id}/{model_name}/{model_id}/{step}/``.
 File name: ``{op_type}.{op_name}.{task_id}.{stream_id}.{timestamp}`` (FFTS+ adds
@@ -27,7 +27,7 @@ from ..errors import DumpFormatError, DumpWriteError
 
 MAPPING_FILE = "mapping.csv"
 MAX_NAME_BYTES = 255
-#: msaccucmp's pattern for NPU dump file names (group 1 = op name), reference §1.
+#: msaccucmp's pattern for NPU dump file names (group 1 = op name), docs/formats.md §1.
 MSACCUCMP_PATTERN = re.compile(
     r"^[A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)\.[0-9]+(\.[0-9]+)?\.[0-9]{1,255}"
     r"(\.[0-9]+\.[0-9]+\.[0-9]+)?(\.[0-9]+)?")

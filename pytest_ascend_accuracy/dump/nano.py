@@ -1,4 +1,4 @@
-"""Nano dump files: the TLV dump format of Ascend Nano devices (reference §2; msaccucmp
+"""Nano dump files: the TLV dump format of Ascend Nano devices (docs/formats.md §2; msaccucmp
 ``dump_parse/nano_dump_data.py`` and ``cmp_utils/tlv_parse.py``).
 
 Layout (all integers little-endian)::

@@ -1,5 +1,5 @@
-"""Directories of ``.npy`` files: ONNX golden naming (reference §7) and msaccucmp's converted
-NPU naming (§8).
+"""Directories of ``.npy`` files: ONNX golden naming (docs/formats.md §7) and msaccucmp's converted
+NPU naming (docs/formats.md §8).
 
 * Golden: output ``j`` of node ``N`` -> ``{N'}.{j}.{ts}.npy``; input ``i`` -> ``input_{N'}.{i}.{ts}.npy``,
   ``N'`` = ``sanitize(N)`` as msit writes it, or an escaped form where that would be ambiguous

@@ -1,4 +1,4 @@
-"""The ``atc --mode=1`` JSON of an offline model (reference §4): ops, fused names, sub-graphs.
+"""The ``atc --mode=1`` JSON of an offline model (docs/formats.md §4): ops, fused names, sub-graphs.
 
 Shape (what ATC writes and msaccucmp's fusion-rule parser reads; checked against real ATC 5.1
 and 6.0 files, see docs/ascend_backend.md)::

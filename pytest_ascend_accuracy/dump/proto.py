@@ -1,4 +1,4 @@
-"""A small proto3 wire-format codec for the Ascend ``DumpData`` header (reference §2.1).
+"""A small proto3 wire-format codec for the Ascend ``DumpData`` header (docs/formats.md §2.1).
 
 No dependency on the ``protobuf`` package: the schema is seven messages of scalars, strings,
 bytes and nested messages, so a table-driven codec of ~250 lines covers it. Decoding skips

@@ -4,7 +4,7 @@ The model is prepared first (``graph.prepare.prepare_model``: node names normali
 applied, taken ``If`` branches inlined), every node output is marked as a graph output, and
 onnxruntime runs it with graph optimisations OFF so that every node survives under its own
 name. Each node's outputs and inputs are written as they come, in node order, in the ONNX
-golden naming of msit (``{name}.{j}.{ts}.npy``, ``input_{name}.{i}.{ts}.npy``, reference §7);
+golden naming of msit (``{name}.{j}.{ts}.npy``, ``input_{name}.{i}.{ts}.npy``, docs/formats.md §7);
 a tensor is dropped from memory after its last consumer is written, so there is never more
 than the one copy onnxruntime returned. Tensor indices count present tensors only: an omitted
 optional input or output (empty name) is skipped, as the emulator numbers them too.

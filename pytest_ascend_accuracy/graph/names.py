@@ -2,7 +2,7 @@
 
 Golden dumps, emulator dumps and keep_dtype entries all refer to operators by node name, so
 every node needs one unique, stable name. Unnamed nodes get ``{op_type}_{node_index}`` exactly
-as msit's golden dumper names them (reference §7): ``index`` is the node's position in the main
+as msit's golden dumper names them (docs/formats.md §7): ``index`` is the node's position in the main
 graph of the model as loaded. Duplicate names are then made unique deterministically: the first
 node (in graph order) keeps the name, each later one gets the smallest ``{name}_{k}`` (k = 1,
 2, ...) that no node of the graph uses. Nothing here depends on inputs, so the golden run and

@@ -1,4 +1,4 @@
-"""CSV report in msaccucmp's column names and order (reference §6.3), ONNX-golden flavour.
+"""CSV report in msaccucmp's column names and order (docs/formats.md §6.3), ONNX-golden flavour.
 
 Columns, as msit leaves them (sources: msaccucmp ``cmp_utils/constant/const_manager.py``
 ``VECTOR_COMPARE_HEADER`` and ``vector_cmp/fusion_manager/compare_result.py``

@@ -7,7 +7,7 @@ installation). The shim is a client of a persistent interpreter (``fake_atc_serv
 onnx imported already, so a call costs a fork, not a Python start. It is named a fake
 everywhere and produces no Ascend offline model: see ``fake_om`` for what it writes.
 
-What it checks, following the documented option set (GE ``main.cc`` flag definitions, reference
+What it checks, following the documented option set (GE ``main.cc`` flag definitions, docs/formats.md
 §5): every ``--name=value``/``--name value`` option must be a known ATC option; enumerated
 options must have a documented value (``--framework``, ``--mode``, ``--precision_mode``,
 ``--precision_mode_v2``, ``--buffer_optimize``, ``--log``, ``--op_select_implmode``,

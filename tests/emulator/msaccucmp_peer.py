@@ -2,7 +2,7 @@
 
 msaccucmp reads a binary dump's header through ``ParseDumpProtoToJson`` in CANN's
 ``libascend_dump_parser.so`` (``dump_parse/big_dump_data.py``), which is not on PyPI. The
-stand-in here decodes the header with ``google.protobuf`` from the schema of reference §2.1
+stand-in here decodes the header with ``google.protobuf`` from the schema of docs/formats.md §2.1
 (a decoder independent of ours) into the same field names; everything after the header --
 reading tensor bytes at their offsets, NC1HWC0/FRACTAL_Z/FRACTAL_NZ -> NCHW/ND conversion,
 cropping to ``original_shape``, matching with the om json, the metrics -- is msaccucmp's own
@@ -26,7 +26,7 @@ def _dump_data_class():
     O, R = F.LABEL_OPTIONAL, F.LABEL_REPEATED
     I32, U32, U64, STR, BYT, MSG = (F.TYPE_INT32, F.TYPE_UINT32, F.TYPE_UINT64, F.TYPE_STRING,
                                     F.TYPE_BYTES, F.TYPE_MESSAGE)
-    schema = {  # reference §2.1 (toolkit.dumpdata); enums read as int32
+    schema = {  # docs/formats.md §2.1 (toolkit.dumpdata); enums read as int32
         "Shape": [("dim", 1, U64, R, None)],
         "OriginalOp": [("name", 1, STR, O, None), ("output_index", 2, U32, O, None),
                        ("data_type", 3, I32, O, None), ("format", 4, I32, O, None)],

@@ -1,4 +1,4 @@
-"""The ``acl.json`` dump configuration (reference §3), written exactly as msit writes it.
+"""The ``acl.json`` dump configuration (docs/formats.md §3), written exactly as msit writes it.
 
 msit (``components/debug/compare/msquickcmp/npu/npu_dump_data.py``) writes::
 

@@ -10,7 +10,7 @@ Argument order: ``--model --framework=5 --output --soc_version [--input_shape] [
 --precision_mode|--precision_mode_v2 [--keep_dtype] [--buffer_optimize] [--fusion_switch_file]
 [--insert_op_conf] [--out_nodes] --log`` then any other user option, all as ``--name=value``.
 
-Precision option (reference §5). ``--precision_mode`` is accepted by every CANN release,
+Precision option (docs/formats.md §5). ``--precision_mode`` is accepted by every CANN release,
 including the 8.x/9.0 documentation; ``--precision_mode_v2`` is the documented recommendation
 from CANN 7.0 on (first seen in the 7.0.0.alpha003 community docs) and the two may never be
 combined. The policy ``"auto"`` therefore passes ``--precision_mode_v2`` only when the toolkit
@@ -168,7 +168,7 @@ def build_atc_command(atc: "str | os.PathLike[str]", model: "str | os.PathLike[s
 
 
 def om_to_json_command(atc: "str | os.PathLike[str]", om: str, json_name: str) -> Tuple[str, ...]:
-    """``atc --mode=1 --om=X.om --json=X.json`` (reference §4), paths relative to the entry dir."""
+    """``atc --mode=1 --om=X.om --json=X.json`` (docs/formats.md §4), paths relative to the entry dir."""
     return (os.fspath(atc), "--mode=1", f"--om={om}", f"--json={json_name}")
 
 

@@ -1,6 +1,6 @@
 """Running ATC as a subprocess: timeout, progress lines, readable failures.
 
-ATC conversions take minutes, print little and fail with error-manager codes (reference §5,
+ATC conversions take minutes, print little and fail with error-manager codes (docs/formats.md §5,
 ``GE main.cc CheckRet``): the first line is ``ATC start working now, please wait for a moment.``,
 success ends with ``ATC run success, welcome to the next use.``, failure prints
 ``ATC run failed, Please check the detail log, ...`` followed by lines such as

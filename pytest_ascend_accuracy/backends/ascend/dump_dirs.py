@@ -1,4 +1,4 @@
-"""Finding the dump directory of one run in the real ACL layout (reference §1).
+"""Finding the dump directory of one run in the real ACL layout (docs/formats.md §1).
 
 ACL writes model dumps to ``{dump_path}/{YYYYMMDDHHMMSS}/{device_id}/{model_name}/{model_id}/{step}/``.
 The runtime gives every run its own ``dump_path``, so after the run exactly one leaf (step)
