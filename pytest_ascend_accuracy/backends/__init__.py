@@ -7,26 +7,47 @@ Layer above ``golden``: may import ``golden``, ``report``, ``compare``, ``graph`
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
+import difflib
+from enum import Enum
+from typing import Optional, Sequence, Tuple, Union
 
 from ..errors import ConfigError
 
-BACKEND_KINDS = ("auto", "ascend", "emulator")
+
+class BackendKind(str, Enum):
+    """Which backend runs the tests. A ``str`` enum: the option spellings (``--accuracy-backend``,
+    CLI ``--backend``) are its values, so settings, reports and JSON keep the same text."""
+
+    AUTO = "auto"
+    ASCEND = "ascend"
+    EMULATOR = "emulator"
+
+    def __str__(self) -> str:
+        return self.value
 
 
-def resolve_backend_kind(requested: str, device_ids: Sequence[int]) -> str:
+BACKEND_KINDS = tuple(k.value for k in BackendKind)
+
+
+def resolve_backend_kind(requested: Union[str, BackendKind],
+                         device_ids: Sequence[int]) -> BackendKind:
     """``auto`` -> ``ascend`` when devices were given, else ``emulator``.
 
     ``emulator`` together with ``--ascend-device`` is contradictory and refused."""
-    if requested not in BACKEND_KINDS:
+    try:
+        kind = BackendKind(requested)
+    except ValueError:
+        close = difflib.get_close_matches(str(requested), BACKEND_KINDS, n=1)
         raise ConfigError("--accuracy-backend", f"unknown backend {requested!r}; known: "
-                                                f"{', '.join(BACKEND_KINDS)}")
-    if requested == "auto":
-        return "ascend" if device_ids else "emulator"
-    if requested == "emulator" and device_ids:
+                                                f"{', '.join(BACKEND_KINDS)}"
+                                                + (f" (did you mean {close[0]!r}?)" if close else "")
+                          ) from None
+    if kind is BackendKind.AUTO:
+        return BackendKind.ASCEND if device_ids else BackendKind.EMULATOR
+    if kind is BackendKind.EMULATOR and device_ids:
         raise ConfigError("--accuracy-backend", "emulator was chosen but --ascend-device was "
                                                 "given too; drop one of them")
-    return requested
+    return kind
 
 
 def ascend_runtime_status() -> Tuple[bool, str]:
@@ -40,18 +61,22 @@ def ascend_runtime_status() -> Tuple[bool, str]:
     return bool(result), "" if result else "no Ascend runtime (CANN/ACL) found"
 
 
-def make_backend(kind: str, cache, *, device_ids: Sequence[int] = (),
+def make_backend(kind: Union[str, BackendKind], cache, *, device_ids: Sequence[int] = (),
                  worker_id: Optional[str] = None, soc_version: Optional[str] = None,
                  num_workers: Optional[int] = None, environ=None, **options):
     """Build the backend of ``kind`` (``emulator`` or ``ascend``, as resolved) over ``cache``.
 
     For ``ascend`` this worker's device is ``device_ids[K mod len]`` (see ``devices``);
     extra ``options`` go to the backend's constructor (e.g. ``overflow=`` for the emulator)."""
-    if kind == "emulator":
+    try:
+        kind = BackendKind(kind)
+    except ValueError:
+        raise ConfigError("--accuracy-backend", f"cannot build a backend of kind {kind!r}") from None
+    if kind is BackendKind.EMULATOR:
         from .emulator.backend import EmulatorBackend
 
         return EmulatorBackend(cache, **options)
-    if kind == "ascend":
+    if kind is BackendKind.ASCEND:
         from .devices import assign_device
         from .ascend.backend import AscendBackend
 
