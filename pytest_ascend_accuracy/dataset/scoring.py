@@ -47,11 +47,6 @@ def row_ids(sample: Sample, rows: int) -> List[str]:
     return [sample.id] if rows == 1 else [f"{sample.id}[{r}]" for r in range(rows)]
 
 
-def _topk(row: np.ndarray, k: int) -> np.ndarray:
-    # stable descending order: equal scores rank by class index (as topk_accuracy does)
-    return np.argsort(-row, kind="stable")[:k]
-
-
 class RowFlips:
     """Which rows' top-1 the device changed, and which rows hold NaN/Inf, in sample order."""
 
@@ -107,8 +102,8 @@ class TopK:
         if self.k > r.shape[1]:
             raise ConfigError("metric", f"top{self.k} needs at least {self.k} classes; output "
                                         f"{self.output!r} has {r.shape[1]}")
-        labels = self.labels.for_sample(sample, r.shape[0])
-        for k, label in enumerate(labels):
+        truth = []
+        for label in self.labels.for_sample(sample, r.shape[0]):
             try:
                 label = int(label)
             except (TypeError, ValueError):
@@ -117,10 +112,16 @@ class TopK:
             if not 0 <= label < r.shape[1]:
                 raise ConfigError("labels", f"label of sample {sample.id!r} is {label}, outside "
                                             f"the {r.shape[1]} classes of output {self.output!r}")
-            for side, rows in enumerate((r, d)):
-                row = rows[k]
-                if np.isfinite(row).all() and label in _topk(row, self.k):
-                    self.correct[side] += 1
+            truth.append(label)
+        truth = np.asarray(truth)
+        for side, rows in enumerate((r, d)):
+            finite = np.isfinite(rows).all(axis=1)
+            if self.k == 1:  # argmax takes the first of equal maxima, as the stable sort does
+                hit = rows.argmax(axis=1) == truth
+            else:
+                top = np.argsort(-rows, axis=1, kind="stable")[:, :self.k]
+                hit = (top == truth[:, None]).any(axis=1)
+            self.correct[side] += int(np.count_nonzero(hit & finite))
         self.rows += r.shape[0]
 
     def values(self) -> Tuple[float, float]:
