@@ -6,12 +6,14 @@ runs raw frames through the converted model and compares every operator with the
 the reference-pre-processed frames. A wrong AIPP file fails the first test with the fields to
 correct (e.g. ``var_reci_chn_0: 58.395 -> 0.017125``) and a corrected file.
 """
+from pathlib import Path
+
 import numpy as np
 
 from pytest_ascend_accuracy import accuracy
 from preprocessing import camera_frames, preprocess
 
-AIPP = "aipp/camera_rgb.cfg"
+AIPP = Path(__file__).parents[1] / "aipp" / "camera_rgb.cfg"
 
 
 def test_aipp_matches_reference_preprocessing(model_file, ascend_model, check_preprocessing):
