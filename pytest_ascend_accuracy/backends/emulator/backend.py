@@ -176,7 +176,9 @@ class EmulatorBackend:
         with AscendDumpWriter(leaf) as writer:
             for k, (name, raw, out) in enumerate(aipp_ops):  # the Aipp ops run first
                 writer.write_op("Aipp", name, [raw], [out], task_id=len(plan.ops) + k,
-                                timestamp_us=base_ts - len(aipp_ops) + k)
+                                timestamp_us=base_ts - len(aipp_ops) + k,  # AIPP writes 5HD:
+                                output_formats=["NC1HWC0" if self.device_formats
+                                                and np.ndim(out) == 4 else "ND"])
             for k, op in enumerate(plan.ops):
                 ins = [_tensor(s, values, feeds, inits) for s in op.inputs]
                 outs = [_tensor(s, values, feeds, inits) for s in op.outputs]
