@@ -177,7 +177,7 @@ class Mode:
     def yaml_form(self) -> str:
         """This mode as one entry of a YAML suite's ``modes:`` list (flow style)."""
         base = replace(self, keep_dtype=(), label=None)
-        base_name = next((n for n, m in PRESETS.items() if replace(m, label=None) == base), None)
+        base_name = _preset_combination(base)
         if base_name is not None and not self.keep_dtype:
             return base_name
         if base_name is None:
@@ -237,6 +237,19 @@ def fusion_switch_json(fusion: bool, rules_off: Iterable[str] = ()) -> str:
     if ub:
         switch["UBFusion"] = ub
     return json.dumps({"Switch": switch}, indent=2, sort_keys=False) + "\n"
+
+
+def _preset_combination(mode: Mode) -> Optional[str]:
+    """``high_precision+fusion_off`` when ``mode`` is exactly that combination of presets."""
+    names = [n for n, const in (("high_precision", "HIGH_PRECISION"), ("buffer_off", "BUFFER_OFF"),
+                                ("fusion_off", "FUSION_OFF"))
+             if getattr(mode, _PRESET_FIELD[const]) == getattr(_CONSTS[const], _PRESET_FIELD[const])]
+    rebuilt = DEFAULT
+    for n in names:
+        rebuilt = rebuilt | PRESETS[n]
+    if replace(rebuilt, label=None) != replace(mode, label=None):
+        return None
+    return "+".join(names) or "default"
 
 
 def _yaml_value(v) -> str:
