@@ -310,7 +310,7 @@ def failure_longrepr(item, excinfo) -> Optional[str]:
     for entry in reversed(list(excinfo.traceback)):
         if Path(str(entry.path)) == item_path:
             rel = os.path.relpath(item_path, item.config.invocation_params.dir)
-            location = f"{rel}:{entry.lineno + 1}: AccuracyFailure"
+            location = f"{rel}:{entry.lineno + 1}: {type(excinfo.value).__name__}"
             break
     text = str(excinfo.value).rstrip("\n")
     return f"{text}\n\n{location}" if location else text

@@ -62,7 +62,7 @@ def test_fixture_fails_fp16_passes_high_precision_with_summary_and_junit(project
         "max_drop 0.0100)",
         "flipped top-1 (2 of 20): 003, 011",
         "first flipped sample 003: first operator below the threshold: amplify2 (Mul) *",
-        "test_ds.py:8: *",
+        "test_ds.py:8: DatasetFailure",
         "*ascend-accuracy*",
         "2 dataset checks: 1 passed, 1 failed",
         "  spiky [[]default[]] top1 0.4000 device vs 0.5000 reference (drop 0.1000 > 0.01), 20 "
