@@ -48,8 +48,9 @@ USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (
 REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
 GOLDEN_TS0 = 1_000_000_000_000_000
-#: how long a writer waits for another process's write of the same golden
-LOCK_TIMEOUT_S = 600.0
+#: how long a writer waits for another process's write of the same golden (as the cache does:
+#: the holder may be computing a large model's golden)
+LOCK_TIMEOUT_S = 3600.0
 _TMP, _NEW, _OLD = "tmp", "new", "old"
 
 

@@ -132,3 +132,14 @@ def test_an_old_copy_is_not_restored_over_a_golden_in_place(tmp_path):
     done = golden_files.recover_interrupted(path)
     assert done.installed is None and done.removed == [stale.name]
     assert golden_files.read_golden(path)["a"].output().load().tolist() == [5.0, 5.0]
+
+
+def test_a_lock_held_too_long_is_an_error_naming_the_golden_and_the_lock(tmp_path):
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    path = tmp_path / "g"
+    with golden_files.golden_lock(path):  # another writer holds it
+        with pytest.raises(ConfigError) as err:
+            with golden_files._Locked(path, timeout=0.05):
+                pass
+    assert err.value.where == str(path) and ".lock" in err.value.problem
