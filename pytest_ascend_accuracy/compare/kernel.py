@@ -188,7 +188,10 @@ class PairAccumulator:
         if self._fused:
             # Σu = Σ(x - xmin) up to the clamp (<= eps32*range per value at the minimum), so
             # the sums of x and y come from the KL sums instead of two more passes
-            su, sv = self._kl_fast(a, g, m)
+            sums = self._kl_fast(a, g, m)
+            if sums is None:
+                return False
+            su, sv = sums
             sx = su + m * self.xmin if self.xmax > self.xmin else m * self.xmin
             sy = sv + m * self.ymin if self.ymax > self.ymin else m * self.ymin
         else:
@@ -288,10 +291,13 @@ class PairAccumulator:
         if abs(self._k - 1.0) < 1e-2:
             self._k = 1.0  # close enough: the result is exact for any k (see above)
         self._k32 = np.float32(self._k)
+        if not (self._k32 > 0 and np.isfinite(self._k32)):  # k under/overflows float32:
+            self._k32 = np.float32(1.0)  # any k gives the exact result, so fall back to 1
         self._k = float(self._k32)  # the k the chunk terms use, exactly
 
     def _kl_fast(self, a, g, m):
-        """Add one chunk's KL terms; returns the chunk's Σu and Σv."""
+        """Add one chunk's KL terms; returns the chunk's Σu and Σv, or None (nothing added)
+        when float32 cannot hold them."""
         ws = self._ws
         u, v, w = ws.d[:m], ws.t[:m], ws.w[:m]
         shift_clamp(a, self.xmin, self.xmax, u, ws.cx[:m])
@@ -308,6 +314,8 @@ class PairAccumulator:
         e = float(np.dot(u, w))
         np.subtract(v, u, out=v)
         s_diff = blocked_sum(v, ws.ones)  # Σ(kv - u): small terms
+        if not (math.isfinite(e) and math.isfinite(s_diff)):
+            return None  # e.g. a subnormal range: the float32 clamp is 0, so 0/0; use float64
         sv = (s_diff + su) / self._k  # Σv without a pass of its own
         self.kl_su += su
         self.kl_sv += sv
