@@ -5,19 +5,23 @@ a fixed threshold of 0.95 still passes. A baseline records every operator's metr
 the fp32 golden once (per model x mode) and later runs fail when one drops by more than
 ``max_drop``. Library use, without pytest::
 
-    from pytest_ascend_accuracy.baseline import (baseline_path, check_baseline,
-                                                 environment_for, inputs_for_baseline)
+    from pytest_ascend_accuracy.baseline import (check_baseline, environment_for,
+                                                 inputs_for_baseline, key_path, model_info,
+                                                 model_key)
+    from pytest_ascend_accuracy.core.regen import Regen
 
-    path = baseline_path("tests/baselines", "mlp", mode)
+    path = key_path("tests/baselines", model_key(model, rootdir), mode)  # .../models/mlp/<mode>.yaml
     inputs = inputs_for_baseline(model, path, seed=0)        # unseeded inputs are refused
     converted = backend.convert(model, mode)
     result = compare_dumps(backend.run(converted, inputs), golden_dump(model, inputs, cache=c))
     outcome = check_baseline(result, path, header=environment_for(converted), inputs=inputs,
-                             max_drop=0.002, regen="none")  # "failing" / "all" rewrite
+                             max_drop=0.002, regen=Regen.NONE,  # FAILING / ALL rewrite
+                             info=model_info(model, rootdir))  # names an edited model
     assert outcome.passed, outcome.message
 
 The pieces: ``baseline_file`` (the YAML format), ``baseline_inputs`` (seeded or stored inputs),
-``baseline_env`` (environment header, file locations), ``baseline_check`` (judging, rewriting).
+``baseline_env`` (environment header; file locations keyed by the model's path relative to the
+rootdir), ``baseline_check`` (judging, rewriting under one ``core.regen.Regen``).
 
 Layer above ``backends``: may import ``backends`` and everything below it.
 """
@@ -26,7 +30,8 @@ from __future__ import annotations
 from .check import (MISSING, PASSED, REBASELINE, REGEN_CHOICES, REGRESSED, REWRITTEN,
                              UNREADABLE, BaselineOutcome, OpChange, check_baseline, judge_ops,
                              setup_changes)
-from .env import atc_args_of, baseline_path, environment_for, mode_items
+from .env import (atc_args_of, baseline_path, environment_for, key_path, locate_baseline,
+                  mode_items, model_info, model_key)
 from .file import (ENVIRONMENT_KEYS, Baseline, BaselineWriteError, InputSpec,
                             OpBaseline, TensorSpec, ops_from_result, read_baseline, render,
                             write_baseline)
@@ -35,6 +40,7 @@ from .inputs import BaselineInputs, input_spec, inputs_dir, inputs_for_baseline
 __all__ = ["check_baseline", "BaselineOutcome", "OpChange", "judge_ops", "setup_changes",
            "REGEN_CHOICES", "PASSED", "REGRESSED", "REBASELINE", "MISSING", "UNREADABLE",
            "REWRITTEN", "baseline_path", "environment_for", "atc_args_of", "mode_items",
+           "key_path", "locate_baseline", "model_info", "model_key",
            "ENVIRONMENT_KEYS", "Baseline", "BaselineWriteError", "InputSpec", "OpBaseline",
            "TensorSpec", "ops_from_result", "read_baseline", "render", "write_baseline",
            "BaselineInputs", "input_spec", "inputs_dir", "inputs_for_baseline"]
