@@ -115,6 +115,7 @@ def atc_convert(pytestconfig):
     ``ConvertedModel``: the model converted by ATC (or the emulator) under a mode preset name or
     ``Mode``; cached by content in the shared cache, so each conversion happens once."""
     from .accuracy_check import resolve_model
+    from .setup_checks import check_mode_names
     from ..core.modes import resolve_mode
 
     state = get_state(pytestconfig)
@@ -123,8 +124,10 @@ def atc_convert(pytestconfig):
     def convert(model, mode="default", *, input_shape=None, **atc_options):
         __tracebackhide__ = True
         model = resolve_model(model, bases, "atc_convert")
-        return state.backend.convert(model, resolve_mode(mode, "atc_convert"),
-                                     input_shape=input_shape, atc_options=atc_options or None)
+        mode = resolve_mode(mode, "atc_convert")
+        check_mode_names(mode, model, "atc_convert")  # keep_dtype names must exist in the model
+        return state.backend.convert(model, mode, input_shape=input_shape,
+                                     atc_options=atc_options or None)
 
     return convert
 

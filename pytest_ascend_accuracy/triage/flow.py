@@ -121,8 +121,11 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
         backend = EmulatorBackend(cache)
     if inputs is None:
         inputs = make_inputs(model, seed=seed, input_shape=input_shape)
-    if golden is None:
-        golden = golden_dump(model, inputs, cache=cache, input_shape=input_shape)
+    if golden is None:  # under the model's own op names (file names hold sanitized ones)
+        from ..graph.op_catalogue import model_ops, with_real_names
+
+        golden = with_real_names(golden_dump(model, inputs, cache=cache, input_shape=input_shape),
+                                 model_ops(model))
 
     def judge(result: CompareResult) -> Verdict:
         return result.judge(threshold, per_op, ignore, metric)
