@@ -66,7 +66,7 @@ def test_d8_a_header_of_a_million_tensors_fails_at_once(tmp_path):
 @pytest.mark.parametrize("body,problem", [
     ((b"\xa0\x01\x01") * 1_000_000, "DumpData has more than 10,000 unknown fields"),
     (b"\xa3\x01" + b"\xa8\x01\x01" * 1_000_000 + b"\xa4\x01", "group 20 holds more than 10,000"),
-])
+], ids=["unknown fields", "one group of them"])
 def test_d8_floods_of_unknown_fields_are_bounded_too(tmp_path, body, problem):
     """Same class: a million unknown fields (or one group of them) in a 3 MB header used to be
     skipped one by one, by the v2 decoder and again by the legacy fallback."""
