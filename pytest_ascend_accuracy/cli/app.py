@@ -79,20 +79,27 @@ def _judge_and_report(result, args, golden=None) -> int:
     from ..report.html_report import write_html
     from ..report.json_report import write_json
 
-    verdict = result.judge(args.threshold, _per_op(args.per_op), tuple(args.ignore), args.metric)
+    from ..graph.op_catalogue import check_setting_names
+    from ..report.failure_text import default_hint
+
+    per_op = _per_op(args.per_op)
+    check_setting_names(per_op, args.ignore, (n for r in result.rows for n in (
+        r.op_name, r.golden_name) + tuple(r.original_names)), "the dumps", "--per-op/--ignore")
+    verdict = result.judge(args.threshold, per_op, tuple(args.ignore), args.metric)
     csv_path = write_csv(result, args.csv, verdict) if args.csv else None
-    if args.json:
-        write_json(result, args.json, verdict)
-    if args.html:
-        write_html(result, args.html, verdict)
     ranges = ()
     if golden is not None and not verdict.passed:
         from ..compare.fp16_range import golden_inputs_past_fp16
         ranges = golden_inputs_past_fp16(
             golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
+    hint = None if verdict.passed else default_hint(verdict, ranges)  # terminal = HTML
+    if args.json:
+        write_json(result, args.json, verdict)
+    if args.html:
+        write_html(result, args.html, verdict, hint=hint)
     text = (summary_text(result, verdict, csv_path=csv_path) if verdict.passed
             else failure_text(result, verdict, csv_path=csv_path, report_how="pass --csv OUT",
-                              range_inputs=ranges))
+                              hint=hint))
     print(text)
     return EXIT_OK if verdict.passed else EXIT_FAILED
 

@@ -145,3 +145,15 @@ def with_real_names(dump, ops: ModelOps):
         return dump
     return DumpSet(new_ops, kind=dump.kind, root=dump.root, model_name=dump.model_name,
                    meta=dump.meta)
+
+
+def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Iterable[str],
+                        label: str, where: Optional[str]) -> None:
+    """Per-op threshold and ignore entries must name some of ``names`` (the ops of the compared
+    dumps: real names, or globs matching one), else they would silently judge nothing."""
+    per_op, ignore = list(per_op), list(ignore)
+    if not per_op and not ignore:
+        return
+    ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), ())
+    ops.check_names(per_op, "per_op entry", where)
+    ops.check_names(ignore, "ignore entry", where)

@@ -70,19 +70,11 @@ def check_mode_names(mode, model, where: str) -> None:
 def check_op_names(spec, dumps: Iterable, where: str) -> None:
     """Per-op thresholds and ignored ops must name ops of the compared dumps (their real names,
     or globs matching some), else they would silently judge nothing."""
-    if not spec.per_op and not spec.ignore:
-        return
-    from ..graph.op_catalogue import ModelOps
+    from ..graph.op_catalogue import check_setting_names
 
-    names = []
-    for dump in dumps:
-        for op in dump.ops:
-            names.append(op.name)
-            names.extend(n for n in op.original_names if n)
+    names = [n for dump in dumps for op in dump.ops for n in (op.name,) + tuple(op.original_names)]
     label = next((d.model_name for d in dumps if getattr(d, "model_name", None)), None) or "model"
-    ops = ModelOps(str(label), tuple(dict.fromkeys(names)), ())
-    ops.check_names([n for n, _ in spec.per_op], "per_op entry", where)
-    ops.check_names(spec.ignore, "ignore entry", where)
+    check_setting_names([n for n, _ in spec.per_op], spec.ignore, names, label, where)
 
 
 def setup_longrepr(item, excinfo) -> Optional[str]:

@@ -156,3 +156,23 @@ def test_cli_diagnose_mode_refuses_unknown_names(tmp_path, capsys):
                  "--cache-dir", str(tmp_path / "c")])
     assert code == 2
     assert "keep_dtype entry 'nrom' is not an op of model 'm'; closest: 'norm'" in capsys.readouterr().err
+
+
+def test_cli_compare_refuses_unknown_per_op_names_and_html_hint_matches(tmp_path, capsys):
+    import numpy as np
+
+    from pytest_ascend_accuracy.cli import main
+    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+
+    for side, value in (("golden", 7e4), ("actual", np.inf)):
+        with NpyDumpWriter(tmp_path / side) as w:
+            w.write_op("enc/blk.0:norm", [], [np.array([1, 2, value, 4], np.float32)])
+    args = ["compare", str(tmp_path / "actual"), str(tmp_path / "golden")]
+    assert main(args + ["--ignore", "enc/blk.0:nrom"]) == 2
+    assert "ignore entry 'enc/blk.0:nrom' is not an op of model 'the dumps'; closest: " \
+           "'enc/blk.0:norm'" in capsys.readouterr().err
+    assert main(args + ["--html", str(tmp_path / "r.html")]) == 1
+    hint = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("next step:"))
+    import html
+
+    assert html.escape(hint) in (tmp_path / "r.html").read_text(encoding="utf-8")
