@@ -9,7 +9,8 @@ NPU naming (docs/formats.md §8).
   in the dump's device shape).
 
 A file ``input_X.{i}.{ts}.npy`` is read as input ``i`` of op ``X`` when ``X`` has output files,
-and as an output of an op named ``input_X`` otherwise (the naming itself cannot tell).
+and as an output of an op named ``input_X`` otherwise (msit's naming itself cannot tell; our
+writer escapes such names, ``golden_names``, so its directories are never ambiguous).
 Every file is opened with ``allow_pickle=False``; object arrays are refused with an error naming
 the file. Only ``.npy`` headers are read when the directory is loaded; values are memory-mapped
 on ``TensorRef.load()``.
