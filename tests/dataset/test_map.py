@@ -88,3 +88,14 @@ def test_map_needs_postprocess_and_labels(device, tmp_path):
         check_dataset(om, samples, metric="map", postprocess=postprocess)
     with pytest.raises(ConfigError, match="a detection must be a dict"):
         check_dataset(om, samples, metric="map", labels=labels, postprocess=lambda o: [[1, 2]])
+
+
+def test_without_the_extra_map_says_how_to_install_it(monkeypatch):
+    import sys
+
+    from pytest_ascend_accuracy.dataset.detection import coco_classes
+
+    for name in ("pycocotools", "pycocotools.coco", "pycocotools.cocoeval", "faster_coco_eval"):
+        monkeypatch.setitem(sys.modules, name, None)  # import raises ImportError
+    with pytest.raises(ConfigError, match=r'pip install "pytest-ascend-accuracy\[map\]"'):
+        coco_classes()
