@@ -43,3 +43,17 @@ def test_dataset_command_bad_input_exits_2(spiky, tmp_path, capsys):
     assert main(["dataset", str(spiky), str(tmp_path / "nope")] + cache) == 2
     assert main(["dataset", str(spiky), str(folder), "--metric", "nomodule:fn"] + cache) == 2
     assert "cannot load 'nomodule:fn'" in capsys.readouterr().err
+
+
+def test_dataset_command_takes_a_metric_function(spiky, tmp_path, monkeypatch, capsys):
+    folder = _samples(tmp_path)
+    (tmp_path / "my_metrics.py").write_text(
+        "import numpy as np\n"
+        "def finite_share(outputs, labels):\n"
+        "    return float(np.mean([np.isfinite(o['logits']).all() for o in outputs]))\n")
+    monkeypatch.chdir(tmp_path)
+    args = ["dataset", str(spiky), str(folder), "--metric", "my_metrics:finite_share",
+            "--cache-dir", str(tmp_path / "cache")]
+    assert main(args) == 1
+    assert "finite_share 0.9000 on the device vs 1.0000 reference" in capsys.readouterr().out
+    assert main(args + ["--mode", "high_precision"]) == 0
