@@ -162,9 +162,10 @@ def normalise(op: AippOp, px: np.ndarray) -> np.ndarray:
     c = px.shape[-1]
     mean, mins, var = device_params(op, c)
     chw = np.moveaxis(px, -1, 0).astype(np.int32)
-    centred = (chw - mean[:, None, None]).astype(np.float16)  # small integers: exact in float16
-    shifted = (centred.astype(np.float32) - mins.astype(np.float32)[:, None, None]).astype(np.float16)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # out of float16's range is inf, as on the device
+        centred = (chw - mean[:, None, None]).astype(np.float16)  # small integers: exact
+        shifted = (centred.astype(np.float32)
+                   - mins.astype(np.float32)[:, None, None]).astype(np.float16)
         out = (shifted.astype(np.float32) * var.astype(np.float32)[:, None, None]).astype(np.float16)
     return out
 

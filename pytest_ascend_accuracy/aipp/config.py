@@ -23,7 +23,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from ..errors import ConfigError
 from .keys import DEFAULTS, ENUMS, KEY_KINDS, SUPPORTED_FORMATS
 
-_TOKEN = re.compile(r'\s*(?:(#[^\n]*)|([{}:])|("(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\')|([A-Za-z0-9_.+\-]+)|(\S))')
+_TOKEN = re.compile(r'\s*(?:(#[^\n]*)|([{}:;,])|("(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\')|([A-Za-z0-9_.+\-]+)|(\S))')
 _FP16_MAX = 65504.0
 
 
@@ -173,6 +173,7 @@ def parse_aipp_config(text: str, path: str = "<aipp>") -> AippConfig:
         if i >= len(toks) or toks[i].text != "{":
             raise ConfigError(f"{path}:{t.line}", "aipp_op: expected '{' after aipp_op")
         op, i = _block(toks, i + 1, path, t.line)
+        i = _skip_separator(toks, i)
         cfg.ops.append(op)
     if not cfg.ops:
         raise ConfigError(path, "no aipp_op block in the file")
@@ -238,6 +239,15 @@ def _block(toks: List[_Tok], i: int, path: str, start_line: int):
         lines[key] = v.line
         spans[key] = (v.start - (1 if v.kind == "str" else 0), v.end + (1 if v.kind == "str" else 0))
         i += 3
+        i = _skip_separator(toks, i)
+
+
+def _skip_separator(toks: List[_Tok], i: int) -> int:
+    """Protobuf text format lets a field end with ``;`` or ``,`` (TextFormat's parser consumes
+    either after a field), so ``aipp_mode: static;`` is a valid line for ATC."""
+    if i < len(toks) and toks[i].kind == "punct" and toks[i].text in (";", ","):
+        return i + 1
+    return i
 
 
 def _convert(key: str, tok: _Tok, path: str):

@@ -25,7 +25,7 @@ def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why:
     if key.startswith("var_reci_chn_"):
         return _var_why(op, key, float(old), float(new))
     if key.startswith(("mean_chn_", "min_chn_")):
-        return _offset_why(op, key, old, new)
+        return _offset_why(op, key, old, new, changes)
     if key.startswith("load_start_pos_"):
         return "the reference's window starts at x={}, y={}".format(
             changes.get("load_start_pos_w", op.get("load_start_pos_w")),
@@ -59,13 +59,17 @@ def _var_why(op: AippOp, key: str, old: float, new: float) -> str:
     return f"the reference scales channel {c} by {new:g}"
 
 
-def _offset_why(op: AippOp, key: str, old, new) -> str:
+def _offset_why(op: AippOp, key: str, old, new, changes: Dict[str, object]) -> str:
     c = int(key[-1])
     kind = key[:-2]
-    total_new = float(new) + (float(op.get(f"min_chn_{c}")) if kind == "mean_chn" else
-                              float(op.get(f"mean_chn_{c}")))
-    if not old:
-        return f"the reference subtracts {total_new:g} from channel {c}; {key} is 0 in the file (mean zeroed?)"
+    mean_k, min_k = f"mean_chn_{c}", f"min_chn_{c}"
+    # the channel's whole offset after the correction (both of its fields may change)
+    total_new = (float(changes.get(mean_k, op.get(mean_k)))
+                 + float(changes.get(min_k, op.get(min_k))))
+    total_old = float(op.get(mean_k)) + float(op.get(min_k))
+    if not total_old:
+        return (f"the reference subtracts {total_new:g} from channel {c}; the file subtracts "
+                f"nothing there (mean zeroed?)")
     for other in range(4):
         if other != c and _close(float(op.get(f"{kind}_{other}")), float(new), 0.005):
             return f"the value belongs to channel {other} of the file: channel order mix-up (RGB vs BGR means)"

@@ -33,6 +33,9 @@ from .keys import YUV2RGB_STANDARDS, matrix_keys
 
 _MAX_OFFSETS = 1500
 _SAMPLE = 4096  # reference positions correlated per crop offset
+#: a fitted offset beyond the device's int16 mean register (a hypothesis that explains nothing,
+#: e.g. a wrong crop window fitted with a near-zero scale) is never offered as a correction
+_MEAN_LIMIT = 32767.0
 
 
 @dataclass(frozen=True)
@@ -110,8 +113,44 @@ def _best_for_crop(op: AippOp, crop_changes: Dict[str, object], images, refs, ch
             trial_agreements = _agree_all(op.with_values(trial), images, refs)
             if all(a.ok for a in trial_agreements):
                 all_changes, agreements = trial, trial_agreements
+        all_changes, agreements = _snap_offsets(op, all_changes, agreements, images, refs, channels)
     fixes = _describe(op, all_changes, size_why)
     return Correction(fixes, op.with_values(all_changes), agreements, all(a.ok for a in agreements))
+
+
+def _offset(op: AippOp, changes: Dict[str, object], c: int) -> float:
+    """``mean_chn_c + min_chn_c`` after ``changes``."""
+    return (int(changes.get(f"mean_chn_{c}", op.get(f"mean_chn_{c}")))
+            + float(changes.get(f"min_chn_{c}", op.get(f"min_chn_{c}"))))
+
+
+def _snap_offsets(op: AippOp, changes: Dict[str, object], agreements, images, refs, channels: int):
+    """Fitted offsets replaced by the value the user most likely meant, when that verifies too:
+    another channel's offset of the file (an order mix-up), else the fitted offset rounded to a
+    whole pixel level. With colour-space conversion the ``>> 8`` truncation biases the fit by
+    about half a level (a reference subtracting 104 fits as 103.74), which would turn a plain
+    channel swap into ``mean_chn_0: 123 -> 103`` plus ``min_chn_0: 0 -> 0.742``."""
+    near = 1.0 if op.get("csc_switch") else 0.07
+    for c in range(channels):
+        mean_k, min_k = f"mean_chn_{c}", f"min_chn_{c}"
+        if mean_k not in changes and min_k not in changes:
+            continue
+        fitted = _offset(op, changes, c)
+        candidates = [(int(op.get(f"mean_chn_{o}")), float(op.get(f"min_chn_{o}")))
+                      for o in range(channels) if o != c]
+        candidates.append((int(round(fitted)), 0.0))
+        for mean, low in candidates:
+            if abs(mean + low - fitted) > near:
+                continue
+            trial = {k: v for k, v in changes.items() if k not in (mean_k, min_k)}
+            for key, value in ((mean_k, mean), (min_k, low)):
+                if op.get(key) != value:
+                    trial[key] = value
+            trial_agreements = _agree_all(op.with_values(trial), images, refs)
+            if all(a.ok for a in trial_agreements):
+                changes, agreements = trial, trial_agreements
+                break
+    return changes, agreements
 
 
 def _groups(norm: Dict[str, object]) -> List[Tuple[str, ...]]:
@@ -203,6 +242,8 @@ def _normalisation_changes(op: AippOp, params) -> Dict[str, object]:
         if a == 0:
             continue
         total = -b / a
+        if not abs(total) < _MEAN_LIMIT:  # no file can hold it (int16 mean register): not a fix
+            continue
         old_mean, old_min = int(op.get(f"mean_chn_{c}")), float(op.get(f"min_chn_{c}"))
         if abs(total - (old_mean + old_min)) <= 0.07:
             continue

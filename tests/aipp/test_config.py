@@ -88,7 +88,8 @@ def test_unknown_key_names_line_and_closest_real_keys():
     ("aipp_op { aipp_mode: static input_format: RGB888_U8 }\naipp_op { aipp_mode: static "
      "input_format: RGB888_U8 related_input_rank: 0 }\n", "bad.cfg:2", "already has"),
     ("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n mean_chn_0 104\n}\n", "bad.cfg:4", "':'"),
-    ("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8 ;\n}\n", "bad.cfg:3", "unexpected character"),
+    ("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8 =\n}\n", "bad.cfg:3", "unexpected character"),
+    ("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8 ;;\n}\n", "bad.cfg:3", "expected a key, found ';'"),
 ])
 def test_bad_files_name_file_line_and_problem(text, where, words):
     msg = _error(text)
