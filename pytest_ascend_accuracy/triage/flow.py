@@ -32,6 +32,7 @@ import numpy as np
 from ..compare.engine import compare_dumps
 from ..compare.result import CompareResult, Verdict
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
+from ..graph.op_catalogue import model_ops, with_real_names
 from .inputs import input_check
 from .result import Diagnosis, OpLine, StepResult, fmt as _fmt
 from .search import BudgetExhausted, CountingPredicate, minimal_subset
@@ -105,9 +106,8 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     ``inputs`` default to seeded ``make_inputs(model, seed=seed)``; ``golden`` defaults to the
     cached onnxruntime fp32 dump. ``budget`` caps new conversions (cache hits are free, so a
     rerun resumes where the last one stopped). With ``out_dir`` the fix files and reports are
-    written there (``triage_report.write_all``). ``mode`` is the mode the failing test ran
-    (default ``DEFAULT``): every step varies that mode, so the fix is that mode plus a change.
-    """
+    written there (``triage_report.write_all``). Every step varies ``mode`` (the failing
+    test's; default ``DEFAULT``), so the fix is that mode plus a change."""
     from ..core.cache import Cache
     from ..golden.onnxruntime_golden import golden_dump
     from ..graph.onnx_graph import make_inputs, model_label
@@ -122,8 +122,6 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     if inputs is None:
         inputs = make_inputs(model, seed=seed, input_shape=input_shape)
     if golden is None:  # under the model's own op names (file names hold sanitized ones)
-        from ..graph.op_catalogue import model_ops, with_real_names
-
         golden = with_real_names(golden_dump(model, inputs, cache=cache, input_shape=input_shape),
                                  model_ops(model))
 
@@ -370,11 +368,7 @@ def _applied_rules(backend, converted) -> List[str]:
 
 
 def _failing_names(verdict: Verdict) -> List[str]:
-    names: List[str] = []
-    for f in verdict.failures:
-        if f.row.op_name not in names:
-            names.append(f.row.op_name)
-    return names
+    return list(dict.fromkeys(f.row.op_name for f in verdict.failures))
 
 
 def _first_label(verdict: Verdict) -> str:
@@ -383,11 +377,9 @@ def _first_label(verdict: Verdict) -> str:
 
 
 def _worst_value(verdict: Verdict, result: CompareResult, metric: str) -> float:
-    values = [r.metrics.value(metric) for r in result.compared_rows if r.metrics is not None]
-    values = [v for v in values if v == v]
-    if not values:
-        return float("nan")
-    return min(values) if metric == "cosine" else max(values)
+    values = [v for v in (r.metrics.value(metric) for r in result.compared_rows
+                          if r.metrics is not None) if v == v]
+    return float("nan") if not values else min(values) if metric == "cosine" else max(values)
 
 
 def _table(verdict: Verdict) -> Tuple[OpLine, ...]:
