@@ -15,8 +15,11 @@ producer through the om json's input edges (``meta['paired_via_producer']``, see
 ``dump.om_pairing``) is compared with the producer's golden tensor (``how="producer"``, as
 msaccucmp does for Cast/TransData); any other is reported NPU-only, never a failure. Without an
 om json, a TransData/Cast whose header origin points at a golden tensor of another size is not
-paired with it (real ATC gives such ops their consumer's name), and one left without a pair is
-reported NPU-only. Ops in ``meta['om_inner_ops']`` (intermediate parts of one framework op
+paired with it (real ATC gives such ops their consumer's name), nor is one whose header origin
+a later op of the dump claims too (in the real ATC 6.0 tdnn file ``trans_TransData_40`` before
+``Conv_232`` and the TransData after it both say ``Conv_232``, and the Pad output the first holds
+has the conv output's size): the later claim is the producer's output; one left without a pair
+is reported NPU-only. Ops in ``meta['om_inner_ops']`` (intermediate parts of one framework op
 split in several) have no golden tensor either; ops in ``meta['om_inserted_ops']`` (unmarked ops ATC inserted next to
 another, e.g. ``X_Input0_TransposeBefore``) the golden graph lacks are reported NPU-only. Names
 are compared after ``dump.layout.sanitize`` on both sides, because golden ``.npy`` names and
@@ -128,6 +131,20 @@ def _origin_pair(op: OpRecord, t: TensorRef, index: _GoldenIndex, how: str,
     return TensorPair(op, t, origin_op, g, how)
 
 
+def _claim(origin) -> Tuple[str, int]:
+    return sanitize(origin[0]), int(origin[1])
+
+
+def _last_claims(actual: DumpSet) -> Dict[Tuple[str, int], int]:
+    """Header origin (sanitised name, index) -> position of the last actual op claiming it."""
+    last: Dict[Tuple[str, int], int] = {}
+    for pos, op in enumerate(actual.ops):
+        for t in op.outputs:
+            if t.origin and t.origin[0]:
+                last[_claim(t.origin)] = pos
+    return last
+
+
 def _check_mapping(mapping: Mapping[str, str], actual: DumpSet, index: _GoldenIndex) -> Dict[str, str]:
     if not isinstance(mapping, Mapping):
         raise ConfigError("mapping", f"expected a mapping of actual op name -> golden op name, "
@@ -159,7 +176,8 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     inner = frozenset(actual.meta.get("om_inner_ops", ()) or ())
     inserted = frozenset(actual.meta.get("om_inserted_ops", ()) or ())
     header_origins = "om_json" not in actual.meta
-    for op in actual.ops:
+    last_claim = _last_claims(actual) if header_origins else {}
+    for pos, op in enumerate(actual.ops):
         key = sanitize(op.name)
         npu_only = False
         if key in user:
@@ -178,6 +196,10 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
         op_pairs, guarded = [], False
         for t in op.outputs:
             pair = None
+            if (t.origin and special and header_origins and how != "mapping"
+                    and last_claim.get(_claim(t.origin), pos) > pos):
+                guarded = True  # a later op holds that tensor: this one is an input's copy
+                continue
             if t.origin and how != "mapping":  # an inner op's trusted origins still count
                 pair = _origin_pair(op, t, index, "producer" if how == "producer" else "origin",
                                     guard=special)
