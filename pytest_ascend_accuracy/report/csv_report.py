@@ -76,7 +76,8 @@ def _output_nodes(result: CompareResult) -> set:
 
 
 def _shape(shape) -> str:
-    return "[" + ", ".join(str(int(d)) for d in shape) + "]"
+    """msaccucmp's spelling: ``'[%s]' % ",".join(dims)``, no spaces (``compare_result.py``)."""
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
 
 
 def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterable[List[str]]:

@@ -48,7 +48,7 @@ def test_csv_header_is_msaccucmps_and_rows_follow_graph_order():
     assert [row[2] for row in rows] == ["conv1", "TransData_1", "add<script>", "out"]
     conv = dict(zip(HEADER, rows[0]))
     assert rows[0][:9] == ["0", "Conv2D", "conv1", "float16", "NaN", "/m/Conv,/m/Relu", "float32",
-                           "conv1:output:0", "[2, 2]"]
+                           "conv1:output:0", "[2,2]"]  # msaccucmp writes no spaces
     assert conv["CosineSimilarity"] == "0.993999"
     assert conv["MaxAbsoluteError"] == "1.000000"
     assert conv["RelativeEuclideanDistance"] == "0.160128"
