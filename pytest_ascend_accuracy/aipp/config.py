@@ -290,6 +290,11 @@ def _validate(op: AippOp) -> None:
         raise op.error("aipp_mode", "dynamic AIPP is not supported: its parameters come at run "
                                     "time (aclmdlSetInputAIPP), so neither the emulator nor "
                                     "check_preprocessing can apply them; use aipp_mode: static")
+    if "related_input_name" in op.values:  # it would win over related_input_rank on the device
+        raise op.error("related_input_name", "applies to Caffe models only (ATC guide, AIPP "
+                                             "configuration: it takes precedence over "
+                                             "related_input_rank there); for an ONNX model name "
+                                             "the input by position: related_input_rank: N")
     if "input_format" not in op.values:
         raise op.error("input_format", "missing: static AIPP requires input_format")
     fmt = op.values["input_format"]

@@ -6,6 +6,8 @@
 - A wrong crop window made the search fit absurd offsets whose float16 cast overflowed:
   a RuntimeWarning, an error under ``filterwarnings = error``.
 - Protobuf text format ends a field with an optional ``;`` or ``,``; ATC accepts such files.
+- ``related_input_name`` (Caffe models only, and ahead of ``related_input_rank`` on the device)
+  was accepted and ignored: the block went to input 0 whatever input it named.
 """
 import warnings
 
@@ -114,3 +116,15 @@ def test_fields_may_end_with_semicolon_or_comma_as_in_protobuf_text_format():
                             "\tmean_chn_0: 104,\n};\n", "aipp.cfg")
     assert cfg.ops[0].values == {"aipp_mode": "static", "input_format": "RGB888_U8", "mean_chn_0": 104}
     assert "\tmean_chn_0: 5,\n" in cfg.corrected_text({0: {"mean_chn_0": 5}})
+
+
+def test_related_input_name_is_refused_naming_the_line():
+    import pytest
+
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    text = ('aipp_op {\n aipp_mode: static\n related_input_name: "im_info"\n'
+            ' input_format: RGB888_U8\n}\n')
+    with pytest.raises(ConfigError, match=r"aipp.cfg:3: related_input_name: applies to Caffe "
+                                          r"models only.*related_input_rank: N"):
+        parse_aipp_config(text, "aipp.cfg")
