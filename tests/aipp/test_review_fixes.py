@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from pytest_ascend_accuracy.aipp import check_preprocessing, parse_aipp_config
-from pytest_ascend_accuracy.aipp.samples import imagenet_aipp, imagenet_reference, random_nv12, random_rgb
+from pytest_ascend_accuracy.aipp.samples import (imagenet_aipp, imagenet_reference, random_nv12,
+                                                  random_rgb)
 
 H, W = 16, 24
 NV12 = random_nv12(2, H, W, seed=5)
@@ -69,14 +70,16 @@ def test_cann_bgr_sample_passes():
 
 
 def test_means_in_rgb_order_after_csc_are_named_as_the_swap():
-    text = BGR_FILE.replace("mean_chn_0: 104", "mean_chn_0: 123").replace("mean_chn_2: 123", "mean_chn_2: 104")
+    text = BGR_FILE.replace("mean_chn_0: 104", "mean_chn_0: 123").replace(
+        "mean_chn_2: 123", "mean_chn_2: 104")
     result = _check(text, NV12, bgr_reference)
     assert result.verified
     assert {f.key: (f.old, f.new) for f in result.fixes} == {"mean_chn_0": (123, 104),
                                                              "mean_chn_2": (104, 123)}
     report = result.report()
     assert "channel order mix-up" in report and "zeroed" not in report
-    fixed = text.replace("mean_chn_0: 123", "mean_chn_0: 104").replace("mean_chn_2: 104", "mean_chn_2: 123")
+    fixed = text.replace("mean_chn_0: 123", "mean_chn_0: 104").replace(
+        "mean_chn_2: 104", "mean_chn_2: 123")
     assert _check(fixed, NV12, bgr_reference).passed  # the advice, pasted
 
 
@@ -85,16 +88,19 @@ def test_zeroed_means_after_csc_get_whole_levels_and_the_full_offset_in_the_reas
     for c, m in enumerate((104, 117, 123)):
         text = text.replace(f"mean_chn_{c}: {m}", f"mean_chn_{c}: 0")
     result = _check(text, NV12, bgr_reference)
-    assert {f.key: f.new for f in result.fixes} == {"mean_chn_0": 104, "mean_chn_1": 117, "mean_chn_2": 123}
+    assert {f.key: f.new for f in result.fixes} == {"mean_chn_0": 104, "mean_chn_1": 117,
+                                                    "mean_chn_2": 123}
     assert "subtracts 104 from channel 0; the file subtracts nothing there" in result.report()
 
 
 def test_zeroed_mean_and_min_reasons_agree_on_the_offset():
-    text = imagenet_aipp().replace("mean_chn_0: 123", "mean_chn_0: 0").replace("min_chn_0: 0.675", "min_chn_0: 0.0")
+    text = imagenet_aipp().replace("mean_chn_0: 123", "mean_chn_0: 0").replace(
+        "min_chn_0: 0.675", "min_chn_0: 0.0")
     rgb = random_rgb(2, 12, 16, seed=3)
     fixes = {f.key: f for f in _check(text, rgb, imagenet_reference).fixes}
     assert fixes["mean_chn_0"].new == 123 and fixes["min_chn_0"].new == 0.675
-    assert "subtracts 123.675" in fixes["mean_chn_0"].why and "subtracts 123.675" in fixes["min_chn_0"].why
+    assert "subtracts 123.675" in fixes["mean_chn_0"].why
+    assert "subtracts 123.675" in fixes["min_chn_0"].why
 
 
 def test_an_offset_no_file_can_hold_is_never_offered_nor_warns():
@@ -114,7 +120,8 @@ def test_an_offset_no_file_can_hold_is_never_offered_nor_warns():
 def test_fields_may_end_with_semicolon_or_comma_as_in_protobuf_text_format():
     cfg = parse_aipp_config("aipp_op {\n\taipp_mode : static;\n\tinput_format : RGB888_U8;\n"
                             "\tmean_chn_0: 104,\n};\n", "aipp.cfg")
-    assert cfg.ops[0].values == {"aipp_mode": "static", "input_format": "RGB888_U8", "mean_chn_0": 104}
+    assert cfg.ops[0].values == {"aipp_mode": "static", "input_format": "RGB888_U8",
+                                 "mean_chn_0": 104}
     assert "\tmean_chn_0: 5,\n" in cfg.corrected_text({0: {"mean_chn_0": 5}})
 
 
