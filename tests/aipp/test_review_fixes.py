@@ -15,7 +15,7 @@ import numpy as np
 
 from pytest_ascend_accuracy.aipp import check_preprocessing, parse_aipp_config
 from pytest_ascend_accuracy.aipp.samples import (imagenet_aipp, imagenet_reference, random_nv12,
-                                                  random_rgb)
+                                                 random_rgb)
 
 H, W = 16, 24
 NV12 = random_nv12(2, H, W, seed=5)
