@@ -1,9 +1,10 @@
 """Golden dumps: the model run by onnxruntime in float32, every node's inputs and outputs saved.
 
 The model is prepared first (``graph.prepare.prepare_model``: node names normalised, input shapes
-applied, taken ``If`` branches inlined), every node output is marked as a graph output, and
-onnxruntime runs it with graph optimisations OFF so that every node survives under its own
-name. Each node's outputs and inputs are written as they come, in node order, in the ONNX
+applied, taken ``If`` branches inlined), and onnxruntime runs it in segments
+(``graph.stream``: every node output fetched, never all at once) with graph optimisations OFF so
+that every node survives under its own name. Each node's outputs and inputs are written as
+they come, in node order, in the ONNX
 golden naming of msit (``{name}.{j}.{ts}.npy``, ``input_{name}.{i}.{ts}.npy``, docs/formats.md §7);
 a tensor is dropped from memory after its last consumer is written, so there is never more
 than the one copy onnxruntime returned. Tensor indices count present tensors only: an omitted
@@ -24,8 +25,7 @@ import numpy as np
 from ..core.cache import Cache, make_key
 from ..dump.model import DumpSet
 from ..errors import BackendError
-from ..graph.onnx_graph import (inputs_digest, mark_all_outputs, model_digest, model_label,
-                                ort_session, ort_version, parse_input_shape)
+from ..graph.onnx_graph import inputs_digest, model_digest, model_label, ort_version, parse_input_shape
 from ..graph.prepare import prepare_model
 
 #: bump when the layout or content of golden entries changes (2: injective op-name stems,
@@ -71,6 +71,7 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     import onnx
 
     from ..dump.npy_dir import NpyDumpWriter
+    from ..graph.stream import SegmentedModel
 
     prepared = prepare_model(model, input_shape=input_shape, inputs=inputs)
     proto = prepared.model
@@ -79,23 +80,26 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     model_outputs = {o.name for o in graph.output}
     # nodes producing the model's own outputs: the CSV's IsOutputNode column
     output_nodes = [n.name for n in graph.node if model_outputs & set(n.output)]
-    mark_all_outputs(proto)
-    try:
-        sess = ort_session(proto.SerializeToString())
-        values_list = sess.run(names, dict(inputs))
-    except Exception as exc:
-        raise BackendError(f"onnxruntime could not run the golden model "
-                           f"{model_label(model)!r}: {exc}") from exc
-    del sess
-    values: Dict[str, object] = dict(zip(names, values_list))
-    del values_list
     inits = {t.name: t for t in graph.initializer}
     last_use = _last_use(graph)
     not_dumped: List[str] = []
     base_ts = int(time.time() * 1e6)
     out_dir = Path(directory) / DUMP_DIR
+
+    def failed(exc: Exception) -> BackendError:
+        return BackendError(f"onnxruntime could not run the golden model {model_label(model)!r}: {exc}")
+
+    try:
+        run = SegmentedModel(proto, names).run(dict(inputs))
+    except Exception as exc:
+        raise failed(exc) from exc
+    values = run.values
     with NpyDumpWriter(out_dir) as writer:
         for index, node in enumerate(graph.node):
+            try:
+                run.ensure(o for o in node.output if o)
+            except Exception as exc:
+                raise failed(exc) from exc
             outs = []
             for name in (o for o in node.output if o):
                 value = values.get(name)
@@ -114,6 +118,7 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
                 elif name in inits:
                     ins.append(onnx.numpy_helper.to_array(inits[name]))
             writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
+            del ins, outs
             for name in list(node.input) + list(node.output):
                 if name in values and last_use.get(name, -1) <= index:
                     del values[name]

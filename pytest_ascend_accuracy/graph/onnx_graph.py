@@ -67,12 +67,44 @@ def model_digest(model) -> str:
         if not os.path.isfile(path):
             raise ConfigError(path, "ONNX model file not found")
         try:
-            with open(path, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
+            for part in [path] + external_data_files(path):
+                with open(part, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        h.update(block)
         except OSError as exc:
             raise ConfigError(path, f"cannot read ONNX model ({exc.strerror or exc})") from exc
     return h.hexdigest()
+
+
+#: a model file above this size keeps its weights inside: not parsed for external data
+_EXTERNAL_SCAN_LIMIT = 256 << 20
+
+
+def external_data_files(path) -> List[str]:
+    """The ONNX external data files a model file refers to (its weights kept beside it), in
+    first-use order; [] for a model that holds its weights (or a file too big to be a graph
+    with external weights). A missing data file raises ``ConfigError`` naming it."""
+    import onnx
+
+    path = os.fspath(path)
+    if os.path.getsize(path) > _EXTERNAL_SCAN_LIMIT:
+        return []
+    try:
+        proto = onnx.load(path, load_external_data=False)
+    except Exception:
+        return []  # load_model reports an unreadable model
+    base = os.path.dirname(os.path.abspath(path))
+    files: List[str] = []
+    for t in proto.graph.initializer:
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            location = next((e.value for e in t.external_data if e.key == "location"), "")
+            full = os.path.join(base, location)
+            if full not in files:
+                if not os.path.isfile(full):
+                    raise ConfigError(path, f"external data file {location!r} of initializer "
+                                            f"{t.name!r} not found next to the model")
+                files.append(full)
+    return files
 
 
 def model_label(model, default: str = "model") -> str:
@@ -271,16 +303,42 @@ def mark_all_outputs(model) -> List[str]:
     return [o.name for o in model.graph.output]
 
 
-def ort_session(model_bytes: bytes, *, optimize: bool = False, threads: int = 0):
-    """An onnxruntime CPU session; optimisations off by default so node names survive."""
+#: process-wide onnxruntime thread settings (``set_ort_threads``): 0 = onnxruntime's default
+_ORT_THREADS = {"intra": 0, "spinning": True}
+
+
+def set_ort_threads(intra: int = 0, *, spinning: bool = True) -> None:
+    """Threads per onnxruntime session in this process. Under pytest-xdist the plugin gives
+    each worker its share of the cores with spinning off: N workers each starting one thread
+    per core (and spinning while they wait) oversubscribe the machine."""
+    _ORT_THREADS["intra"] = max(0, int(intra))
+    _ORT_THREADS["spinning"] = bool(spinning)
+
+
+def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = True):
+    """onnxruntime ``SessionOptions``: optimisations off by default so node names survive."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
     so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if optimize
                                    else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
     so.log_severity_level = 3
+    threads = threads or _ORT_THREADS["intra"]
     if threads:
         so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+    if not _ORT_THREADS["spinning"]:
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        so.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    so.enable_cpu_mem_arena = bool(arena)  # off: a segment's buffers go back when it ends
+    return so
+
+
+def ort_session(model_bytes: bytes, *, optimize: bool = False, threads: int = 0, arena: bool = True):
+    """An onnxruntime CPU session (see ``session_options``)."""
+    import onnxruntime as ort
+
+    so = session_options(optimize=optimize, threads=threads, arena=arena)
     return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
@@ -30,7 +30,7 @@ from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet, OpRecord, TensorRef
 from ...errors import AscendAccuracyError, BackendError, ConversionError, DumpWriteError
 from ...core.modes import Mode, resolve_mode
-from ...graph.onnx_graph import check_inputs, load_model, model_digest, model_label, ort_session, ort_version
+from ...graph.onnx_graph import check_inputs, load_model, model_digest, model_label, ort_version
 from ...graph.onnx_graph import parse_input_shape
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel
@@ -139,10 +139,11 @@ class EmulatorBackend:
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         names = list(state.plan.model_outputs)
         try:
-            values = state.session.run(names, feeds)
+            streamed = state.segmented(names).run(feeds)
+            streamed.ensure(names)
         except Exception as exc:
             raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
-        return dict(zip(names, values))
+        return {n: streamed.values[n] for n in names}
 
     def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
             dump_dir=None) -> DumpSet:
@@ -157,16 +158,14 @@ class EmulatorBackend:
                            kind="memory", model_name=converted.model_name,
                            meta={"backend": "emulator", "mode": converted.mode.name})
         state = self._state(converted)
-        plan, sess = state.plan, state.session
+        plan = state.plan
         inputs, aipp_ops = preprocess(state.aipp, inputs)
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
-        fetch = plan.fetch
-        try:
-            values_list = sess.run(fetch, feeds)
+        try:  # in segments (graph.stream): tensors come as the ops need them, never all at once
+            streamed = state.segmented(plan.fetch).run(feeds)
         except Exception as exc:
             raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
-        values = dict(zip(fetch, values_list))
-        del values_list
+        values = streamed.values
         inits = state.inits
         last_use = _last_use(plan)
         keep = set(plan.model_outputs)
@@ -180,6 +179,10 @@ class EmulatorBackend:
                                 output_formats=["NC1HWC0" if self.device_formats
                                                 and np.ndim(out) == 4 else "ND"])
             for k, op in enumerate(plan.ops):
+                try:
+                    streamed.ensure(s.fetch for s in op.inputs + op.outputs if s.source == "run")
+                except Exception as exc:
+                    raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
                 ins = [_tensor(s, values, feeds, inits) for s in op.inputs]
                 outs = [_tensor(s, values, feeds, inits) for s in op.outputs]
                 try:
@@ -219,14 +222,25 @@ class EmulatorBackend:
 
 @dataclass
 class _RunState:
-    """A converted model loaded for running: plan, onnxruntime session, the model's input
-    declarations and the initializers that dumps show as operator inputs."""
+    """A converted model loaded for running: plan, the model (run in segments, sessions built
+    on first use and kept per fetched set), the model's input declarations and the
+    initializers that dumps show as operator inputs."""
 
     plan: Plan
-    session: object
+    model: object
     input_model: object
     inits: Dict[str, np.ndarray]
     aipp: Optional[AippInputs] = None  # the --insert_op_conf blocks, by input name
+    threads: int = 0
+    _segmented: Dict[tuple, object] = field(default_factory=dict)
+
+    def segmented(self, wanted):
+        from ...graph.stream import SegmentedModel
+
+        key = tuple(wanted)
+        if key not in self._segmented:
+            self._segmented[key] = SegmentedModel(self.model, key, threads=self.threads)
+        return self._segmented[key]
 
     @staticmethod
     def load(converted: ConvertedModel, threads: int) -> "_RunState":
@@ -235,17 +249,12 @@ class _RunState:
 
         plan = Plan.load(Path(converted.path).parent / PLAN_FILE)
         proto = load_model(converted.path)
-        try:
-            sess = ort_session(proto.SerializeToString(), threads=threads)
-        except Exception as exc:
-            raise BackendError(f"onnxruntime could not load the emulated model "
-                               f"{converted.path}: {exc}") from exc
         wanted = {s.fetch for op in plan.ops for s in op.inputs if s.source == "init"}
         inits = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer if t.name in wanted}
         spec = onnx.ModelProto()
         spec.graph.input.extend(i for i in proto.graph.input if i.name in set(plan.model_inputs))
         aipp = AippInputs.load(Path(converted.path).parent, plan.model_inputs)
-        return _RunState(plan, sess, spec, inits, aipp)
+        return _RunState(plan, proto, spec, inits, aipp, threads)
 
 
 def _fresh_leaf(root: Path, model_name: str) -> Path:
@@ -300,7 +309,19 @@ def _last_use(plan: Plan) -> Dict[str, int]:
     return last
 
 
+#: a converted model bigger than this keeps its weights in ``model.onnx.data`` (ONNX external
+#: data: protobuf cannot serialise 2 GB)
+EXTERNAL_DATA_BYTES = 1 << 30
+
+
 def _save_model(proto, path: Path) -> None:
+    weights = sum(len(t.raw_data) for t in proto.graph.initializer)
+    if weights > EXTERNAL_DATA_BYTES:
+        import onnx
+
+        onnx.save_model(proto, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                        location=path.name + ".data", size_threshold=1024)
+        return
     data = proto.SerializeToString()
     path.write_bytes(data)
 

@@ -1,0 +1,130 @@
+"""Golden and emulated runs in segments (graph.stream): the same values as one run, a bounded
+number of tensors held at once, dumps that do not depend on where the model is cut, and models
+whose weights live in ONNX external data."""
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from onnx import TensorProto, helper  # noqa: E402
+
+from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend  # noqa: E402
+from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
+from pytest_ascend_accuracy.core.modes import DEFAULT, Mode  # noqa: E402
+from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
+from pytest_ascend_accuracy.graph import stream  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import (make_inputs, mark_all_outputs, model_digest,  # noqa: E402
+                                                     ort_session)
+from pytest_ascend_accuracy.testing import models  # noqa: E402
+
+
+def _one_run(model, feeds):
+    ref = onnx.ModelProto()
+    ref.CopyFrom(model)
+    names = [o for n in ref.graph.node for o in n.output if o]
+    mark_all_outputs(ref)
+    return dict(zip(names, ort_session(ref.SerializeToString()).run(names, feeds)))
+
+
+def _chain(n=24, width=64 * 1024):
+    """x -> (Add 1, Relu) * n/2: every tensor is width float32s, each read by the next node only."""
+    nodes, inits = [], [helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])]
+    prev = "x"
+    for k in range(n):
+        out = f"t{k}"
+        nodes.append(helper.make_node("Add" if k % 2 == 0 else "Relu",
+                                      [prev, "one"] if k % 2 == 0 else [prev], [out], name=f"n{k}"))
+        prev = out
+    graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, width])],
+                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, width])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_segments_give_the_values_of_one_run():
+    model = models.transformer_block()
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3000)
+    assert len(segmented.segments) > 10  # cut nearly everywhere
+    run = segmented.run(x)
+    run.run_all()
+    expected = _one_run(model, x)
+    assert sorted(run.values) == sorted(expected)
+    for name, value in expected.items():
+        np.testing.assert_array_equal(run.values[name], value, err_msg=name)
+
+
+def test_a_run_holds_a_bounded_window_of_tensors():
+    model = _chain()
+    x = make_inputs(model)
+    one = 64 * 1024 * 4
+    names = [n.output[0] for n in model.graph.node]
+    run = stream.SegmentedModel(model, names, segment_bytes=2 * one).run(x)
+    for name in names:  # a consumer that writes each tensor and lets it go
+        run.ensure([name])
+        run.values.pop(name)
+    assert run.done and len(run.model.segments) == len(names) // 2
+    assert run.peak_bytes <= 3 * one < len(names) * one
+    whole = stream.SegmentedModel(model, names, segment_bytes=1 << 40).run(x)
+    whole.run_all()
+    assert whole.peak_bytes == len(names) * one  # the old way: everything at once
+
+
+def _tensors(dump):
+    return {op.name: [t.load() for t in op.inputs + op.outputs] for op in dump.ops}
+
+
+@pytest.mark.parametrize("mode", [DEFAULT, Mode(precision_mode="allow_fp32_to_bf16", fusion=False)],
+                         ids=["default", "bf16"])
+def test_dumps_do_not_depend_on_the_cuts(tmp_path, monkeypatch, mode):
+    model = models.transformer_block()
+    x = make_inputs(model)
+    dumps = []
+    for budget, sub in ((stream.SEGMENT_BYTES, "whole"), (6000, "cut")):  # cut: ~8 segments
+        monkeypatch.setattr(stream, "SEGMENT_BYTES", budget)
+        cache = Cache(tmp_path / sub / "cache")
+        backend = EmulatorBackend(cache)
+        converted = backend.convert(model, mode)
+        segments = len(stream.SegmentedModel(model, [o for n in model.graph.node for o in n.output]).segments)
+        assert segments == 1 if sub == "whole" else segments > 4
+        dumps.append((_tensors(golden_dump(model, x, cache=cache)),
+                      _tensors(backend.run(converted, x, dump_dir=tmp_path / sub / "dump")),
+                      backend.outputs(converted, x)))
+    for (g1, e1, o1), (g2, e2, o2) in [dumps]:
+        for a, b in ((g1, g2), (e1, e2)):
+            assert list(a) == list(b)
+            for name in a:
+                for u, v in zip(a[name], b[name]):
+                    np.testing.assert_array_equal(u, v, err_msg=name)
+        assert list(o1) == list(o2)
+        for name in o1:
+            np.testing.assert_array_equal(o1[name], o2[name])
+
+
+def test_a_model_with_external_data(tmp_path):
+    model = models.transformer_block()
+    x = make_inputs(model)
+    path = tmp_path / "ext" / "block.onnx"
+    path.parent.mkdir()
+    saved = onnx.ModelProto()
+    saved.CopyFrom(model)  # save_model moves the weights out of the proto it is given
+    onnx.save_model(saved, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location="block.onnx.data", size_threshold=0)
+    assert (path.parent / "block.onnx.data").stat().st_size > path.stat().st_size
+    cache = Cache(tmp_path / "cache")
+    from_file = golden_dump(path, x, cache=cache)
+    in_memory = golden_dump(model, x, cache=Cache(tmp_path / "cache2"))
+    assert [op.name for op in from_file.ops] == [op.name for op in in_memory.ops]
+    for a, b in zip(from_file.ops, in_memory.ops):
+        np.testing.assert_array_equal(a.output(0).load(), b.output(0).load())
+    backend = EmulatorBackend(cache)
+    dump = backend.run(backend.convert(path, DEFAULT), x, dump_dir=tmp_path / "dump")
+    assert len(dump) > 10
+    # the weights are part of the model's identity: new weights, new cache key
+    before = model_digest(path)
+    data = path.parent / "block.onnx.data"
+    raw = bytearray(data.read_bytes())
+    raw[-1] ^= 1
+    data.write_bytes(bytes(raw))
+    assert model_digest(path) != before
