@@ -12,6 +12,11 @@ time linear in its distinct objects, before anyone walks it, and refuses it with
 * an alias refers to an enclosing node (a recursive document), or
 * it nests deeper than ``max_depth`` (the YAML composer itself recurses).
 
+The bounds are checked on the composed node graph, before any Python object is constructed:
+merge keys (``<<: [*a, *a, ...]``) are expanded by PyYAML's constructor itself (each merge
+copies the merged mappings' entries), so nine levels of nine merges hung ``yaml.load`` (past
+60 s and 750 MB) before a check of the loaded document could run.
+
 A document without aliases is never limited by its size. The files this package writes
 (baselines) contain no aliases at all; suites may use a few anchors for shared settings.
 """
@@ -34,26 +39,36 @@ def load_yaml(text: str, where: str, *, loader=None, max_aliases: int = MAX_ALIA
     for the caller to word; bounds and runaway nesting raise ``ConfigError(where, ...)``."""
     import yaml
 
+    reader = (loader or yaml.SafeLoader)(text)
     try:
-        data = yaml.load(text, Loader=loader or yaml.SafeLoader)
+        node = reader.get_single_node()  # the node graph: aliases are shared nodes, linear
+        if node is None:
+            return None
+        check_yaml_bounds(node, where, max_aliases=max_aliases, max_alias_nodes=max_alias_nodes,
+                          max_depth=max_depth, children=_node_children)
+        return reader.construct_document(node)
     except RecursionError:
         raise ConfigError(where, f"YAML nested too deeply (more than the parser's recursion "
                                  f"limit; at most {max_depth} levels are read)") from None
-    check_yaml_bounds(data, where, max_aliases=max_aliases, max_alias_nodes=max_alias_nodes,
-                      max_depth=max_depth)
-    return data
+    finally:
+        reader.dispose()
 
 
 def check_yaml_bounds(data, where: str, *, max_aliases: int = MAX_ALIASES,
-                      max_alias_nodes: int = MAX_ALIAS_NODES, max_depth: int = MAX_DEPTH) -> int:
+                      max_alias_nodes: int = MAX_ALIAS_NODES, max_depth: int = MAX_DEPTH,
+                      children=None) -> int:
     """Measure a loaded document (iteratively, each distinct list/mapping once) and raise
-    ``ConfigError`` when it breaks a bound; returns its expanded node count."""
-    if not isinstance(data, (dict, list)):
+    ``ConfigError`` when it breaks a bound; returns its expanded node count. ``children(obj)``
+    gives a container's children or None for a leaf (default: lists and dict values; a
+    composed ``yaml.Node`` graph with ``_node_children``)."""
+    children = children or _children
+    top = children(data)
+    if top is None:
         return 1
     sizes = {}  # id -> expanded size of a finished container
     active = set()  # ids of the containers on the current path
     aliases = distinct = 0
-    stack = [[data, iter(_children(data)), 1]]
+    stack = [[data, iter(top), 1]]
     active.add(id(data))
     while stack:
         frame = stack[-1]
@@ -66,7 +81,8 @@ def check_yaml_bounds(data, where: str, *, max_aliases: int = MAX_ALIASES,
             if stack:
                 stack[-1][2] += frame[2]
             continue
-        if not isinstance(child, (dict, list)):
+        kids = children(child)
+        if kids is None:
             frame[2] += 1
             distinct += 1
             continue
@@ -89,7 +105,7 @@ def check_yaml_bounds(data, where: str, *, max_aliases: int = MAX_ALIASES,
         if len(stack) >= max_depth:
             raise ConfigError(where, f"YAML nested deeper than {max_depth} levels; refused")
         active.add(key)
-        stack.append([child, iter(_children(child)), 1])
+        stack.append([child, iter(kids), 1])
     return sizes[id(data)]
 
 
@@ -98,7 +114,16 @@ def _expanded_so_far(stack) -> int:
 
 
 def _children(obj):
-    return obj.values() if isinstance(obj, dict) else obj
+    if isinstance(obj, dict):
+        return obj.values()
+    return obj if isinstance(obj, list) else None
+
+
+def _node_children(node):
+    """Children of a composed YAML node (keys and values of a mapping), None for a scalar."""
+    if node.id == "mapping":
+        return [part for pair in node.value for part in pair]
+    return node.value if node.id == "sequence" else None
 
 
 def fast_safe_loader(yaml) -> Optional[type]:

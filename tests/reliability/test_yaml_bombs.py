@@ -66,3 +66,33 @@ def test_a_few_anchors_and_big_alias_free_files_are_fine():
 def test_a_real_baseline_reads_back_unchanged(tmp_path):
     path = write_baseline(tmp_path / "b.yaml", _baseline())
     assert render(read_baseline(path)) == path.read_text()
+
+
+def merge_bomb(levels=5, width=9):
+    """Merge keys instead of lists: PyYAML's constructor copies every merged mapping's entries,
+    width**levels * width of them, while the constructed document stays nine keys small."""
+    lines = ["m0: &m0 {" + ", ".join(f"k{i}: {i}" for i in range(width)) + "}"]
+    for i in range(1, levels + 1):
+        lines.append(f"m{i}: &m{i} {{<<: [{', '.join([f'*m{i - 1}'] * width)}]}}")
+    return "\n".join(lines) + "\n"
+
+
+def test_merge_key_bomb_is_refused_before_construction(tmp_path):
+    """Nine levels hung yaml.load itself (past 60 s, 750 MB) before the bound on the loaded
+    document could run; five levels finished and passed the check as a nine-key mapping."""
+    with pytest.raises(ConfigError, match="alias bomb"):
+        load_yaml(merge_bomb(), "f.yaml")
+    path = tmp_path / "accuracy_merge.yaml"
+    path.write_text(merge_bomb(levels=9) + "models:\n  - model: m.onnx\n    per_op: *m9\n")
+    with pytest.raises(ConfigError) as err:
+        load_suite(path)
+    assert err.value.where == str(path) and "alias bomb" in err.value.problem
+
+
+def test_merge_key_bomb_in_a_stored_baseline(tmp_path):
+    path = write_baseline(tmp_path / "mlp" / "default.yaml", _baseline())
+    bombed = "info:\n" + "".join("  " + line + "\n" for line in merge_bomb(levels=9).splitlines())
+    path.write_text(path.read_text().replace("environment:", bombed + "environment:", 1))
+    with pytest.raises(ConfigError) as err:
+        read_baseline(path)
+    assert err.value.where == str(path) and "alias bomb" in err.value.problem
