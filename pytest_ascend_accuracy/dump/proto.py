@@ -12,7 +12,10 @@ Repeated fields are bounded while decoding (``Message.LIMITS``): a header is att
 a 2 MB header of empty ``input`` entries used to decode into a million tensors (48 s, 1.2 GB)
 before any check ran. A shape holds at most 64 dims (numpy's limit), a dump at most
 ``MAX_TENSORS`` inputs, outputs, buffers and workspaces together, a message or skipped group
-at most ``MAX_UNKNOWN_FIELDS`` unknown fields; past that, decoding stops.
+at most ``MAX_UNKNOWN_FIELDS`` unknown fields, and a whole header at most ``MAX_FIELDS`` field
+values of any kind at any depth (a singular field repeated, proto3's "last one wins", or an
+unpacked repeated scalar costs a decode step too: a 2 MB header of a million repeated
+``data_type`` fields, or of a million unpacked dims, took a second); past that, decoding stops.
 """
 from __future__ import annotations
 
@@ -30,6 +33,9 @@ MAX_DIMS = 64
 #: most unknown fields one message (or one skipped group) may hold; newer CANN releases add a
 #: few per message, a hostile header millions (each one costs a decode step)
 MAX_UNKNOWN_FIELDS = 10_000
+#: most field values (packed values counted one by one) one decoded header may hold at any depth;
+#: a real tensor entry holds about ten, so MAX_TENSORS of them stay far below it
+MAX_FIELDS = 400_000
 
 
 class ProtoDecodeError(ValueError):
@@ -152,15 +158,21 @@ class Message:
     MAX_ENTRIES: ClassVar[Optional[int]] = None
 
     @classmethod
-    def decode(cls, buf, start: int = 0, end: Optional[int] = None):
-        """Decode ``buf[start:end]`` (bytes, bytearray, memoryview or mmap)."""
+    def decode(cls, buf, start: int = 0, end: Optional[int] = None, budget=None):
+        """Decode ``buf[start:end]`` (bytes, bytearray, memoryview or mmap). ``budget``: a
+        one-item list of the field values left to the whole decode (nested messages share it)."""
         if end is None:
             end = len(buf)
+        if budget is None:
+            budget = [MAX_FIELDS]
         values: Dict[str, Any] = {}
         pos = start
         entries = unknown = 0
         while pos < end:
             tag_pos = pos
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise _too_many_fields(tag_pos)
             tag, pos = read_varint(buf, pos, end)
             number, wire = tag >> 3, tag & 7
             if number == 0:
@@ -187,7 +199,7 @@ class Message:
                         raise ProtoDecodeError(
                             f"{cls.__name__} has more than {cls.MAX_ENTRIES:,} tensor entries "
                             f"(inputs, outputs, buffers and workspaces together)", tag_pos)
-                value = kind.decode(buf, pos, pos + length)
+                value = kind.decode(buf, pos, pos + length, budget)
                 pos += length
             elif kind in ("string", "bytes"):
                 if wire != _LEN:
@@ -221,12 +233,19 @@ class Message:
                         lst.append(_int_value(kind, raw))
                         if limit is not None and len(lst) > limit:
                             raise _too_many(cls, attr, limit, pos)
+                        budget[0] -= 1
+                        if budget[0] < 0:
+                            raise _too_many_fields(pos)
                     continue
                 else:
                     raise ProtoDecodeError(
                         f"{cls.__name__}.{attr}: wire type {wire}, expected a varint", tag_pos)
             if repeated:
-                values.setdefault(attr, []).append(value)
+                lst = values.setdefault(attr, [])
+                lst.append(value)
+                limit = cls.LIMITS.get(attr)
+                if limit is not None and len(lst) > limit:  # unpacked: one tag per value
+                    raise _too_many(cls, attr, limit, pos)
             else:
                 values[attr] = value  # proto3: last one wins
         for attr, val in list(values.items()):
@@ -264,6 +283,10 @@ class Message:
 
 def _too_many(cls, attr: str, limit: int, pos: int) -> ProtoDecodeError:
     return ProtoDecodeError(f"{cls.__name__}.{attr} has more than {limit:,} entries", pos)
+
+
+def _too_many_fields(pos: int) -> ProtoDecodeError:
+    return ProtoDecodeError(f"header holds more than {MAX_FIELDS:,} fields", pos)
 
 
 def _int_value(kind: str, raw: int) -> int:

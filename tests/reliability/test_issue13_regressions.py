@@ -76,6 +76,29 @@ def test_d8_floods_of_unknown_fields_are_bounded_too(tmp_path, body, problem):
         read_dump_file(p)
 
 
+def _one_output_with(extra: bytes, dims=(4,)) -> bytes:
+    from pytest_ascend_accuracy.dump.proto import encode_varint
+    body = OpOutput(data_type=1, format=2, shape=Shape(dims), size=16).encode() + extra
+    return DumpData(version="2.0").encode() + b"\x1a" + encode_varint(len(body)) + body
+
+
+@pytest.mark.parametrize("extra,problem", [
+    (b"\x08\x01" * 1_000_000, "header holds more than 400,000 fields"),
+    ((b"\x1a\x03\x0a\x01\x04") * 400_000, "header holds more than 400,000 fields"),
+    (b"\x1a" + bytes([0x80, 0x89, 0x7a]) + b"\x08\x01" * 1_000_000,
+     "Shape.dim has more than 64 entries"),
+], ids=["singular field repeated", "shape message repeated", "unpacked dims"])
+def test_d8_known_fields_repeated_a_million_times_are_bounded_too(tmp_path, extra, problem):
+    """Same class, found reviewing: fields the schema knows escaped both bounds. A singular field
+    may repeat (proto3: last one wins) and a repeated scalar may come unpacked (one tag per
+    value, where the 64-dim limit was not checked): a 2 MB header of either took a second."""
+    p = tmp_path / NAME
+    raw = _one_output_with(extra)
+    p.write_bytes(struct.pack("<Q", len(raw)) + raw + b"\0" * 16)
+    with pytest.raises(DumpFormatError, match=problem):
+        read_dump_file(p)
+
+
 def test_d2_an_overlong_mapping_field_is_a_format_error_naming_file_and_line(tmp_path):
     leaf = run_dir(tmp_path / "dump", model_name="net")
     leaf.mkdir(parents=True)
