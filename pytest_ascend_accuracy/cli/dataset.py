@@ -84,6 +84,7 @@ def _read_labels(path: str):
 def _run(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
     from ..dataset import load_device_model, run_dataset_check
+    from ..dataset.check import check_arguments
 
     if not os.path.isfile(args.model):
         raise ConfigError(args.model, "no such model file")
@@ -92,6 +93,7 @@ def _run(args: argparse.Namespace) -> int:
         metric = _load_callable(metric, "--metric")
     postprocess = _load_callable(args.postprocess, "--postprocess") if args.postprocess else None
     labels = _read_labels(args.labels) if args.labels else None
+    check_arguments(args.samples, metric, args.max_drop, args.threshold)  # before converting
     cache = Cache(Path(args.cache_dir))
     if args.backend == "ascend":
         from ..backends.ascend import AscendBackend

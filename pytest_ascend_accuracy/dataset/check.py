@@ -40,12 +40,11 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     ``reference_inputs(sample inputs) -> inputs`` feeds the reference run when the device model
     takes other inputs (an AIPP model takes raw images; the reference network, its own
     pre-processing of them)."""
-    check_metric(metric)
     if not callable(getattr(om, "outputs", None)) or not hasattr(om, "model"):
         raise ConfigError("om", f"expected a converted model (the result of ascend_model(...), or "
                                 f"dataset.load_device_model(...)), got {type(om).__name__}")
-    max_drop = _check_max_drop(max_drop)
-    source = SampleSource(samples)
+    source, max_drop = check_arguments(samples, metric, max_drop, threshold, per_op, ignore,
+                                       op_metric)
     lbls = Labels(labels)
     reference = ReferenceModel(om.model, cache=cache)
     out_name = _output_for(metric, reference.output_names, output)
@@ -100,6 +99,19 @@ def check_dataset(om, samples, *, metric="top1", labels=None, max_drop: float = 
     if not result.passed:
         raise DatasetFailure(result, compared, verdict)
     return result
+
+
+def check_arguments(samples, metric="top1", max_drop=0.01, threshold=0.95, per_op=None,
+                    ignore=(), op_metric="cosine"):
+    """``(SampleSource, max_drop)`` once every argument checked before any sample runs (the CLI
+    calls it before converting the model): an impossible threshold would otherwise surface only
+    when a failing check traces its first flipped sample."""
+    from ..compare.thresholds import Policy
+
+    check_metric(metric)
+    max_drop = _check_max_drop(max_drop)
+    Policy.build(threshold, per_op, ignore, op_metric)
+    return SampleSource(samples), max_drop
 
 
 def reference_feed(reference_inputs: Optional[Callable], inputs, where: str):

@@ -104,11 +104,7 @@ class TopK:
                                         f"{self.output!r} has {r.shape[1]}")
         truth = []
         for label in self.labels.for_sample(sample, r.shape[0]):
-            try:
-                label = int(label)
-            except (TypeError, ValueError):
-                raise ConfigError("labels", f"label of sample {sample.id!r} is {label!r}, not a "
-                                            f"class index") from None
+            label = _class_index(label, sample)
             if not 0 <= label < r.shape[1]:
                 raise ConfigError("labels", f"label of sample {sample.id!r} is {label}, outside "
                                             f"the {r.shape[1]} classes of output {self.output!r}")
@@ -176,6 +172,18 @@ class CallableMetric:
                 raise ConfigError("metric", f"metric {self.name!r} returned {value!r} for the "
                                             f"{side} outputs, not a number") from None
         return out[0], out[1]
+
+
+def _class_index(label, sample: Sample) -> int:
+    """An integer label (3, 3.0, numpy integers, "3"); 3.7 is a mistake, not class 3."""
+    try:
+        index = int(label)
+        if isinstance(label, (float, np.floating)) and index != label:
+            raise ValueError(label)
+    except (TypeError, ValueError, OverflowError):
+        raise ConfigError("labels", f"label of sample {sample.id!r} is {label!r}, not a class "
+                                    f"index") from None
+    return index
 
 
 def metric_name(metric) -> str:

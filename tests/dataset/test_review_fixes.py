@@ -1,0 +1,66 @@
+"""Found reviewing issue 14 as a user: arguments that only failed (or silently did nothing)
+after every sample ran, and labels truncated to a class index."""
+from __future__ import annotations
+
+import pytest
+
+from pytest_ascend_accuracy.cli import main
+from pytest_ascend_accuracy.dataset import check_dataset
+from pytest_ascend_accuracy.errors import ConfigError
+
+from .conftest import spiky_samples
+
+
+def test_an_impossible_threshold_fails_before_any_sample_runs(device, spiky):
+    """It used to surface only when a failing check traced its first flipped sample, as a note
+    ('could not dump and compare it: ...') under a failure that still counted as accuracy."""
+    samples, labels = spiky_samples()
+    ran = []
+    om = device(spiky)
+    outputs = om.outputs
+    om.outputs = lambda inputs: ran.append(1) or outputs(inputs)
+    with pytest.raises(ConfigError, match=r"threshold must lie in \[-1, 1\], got 2"):
+        check_dataset(om, samples, labels=labels, threshold=2.0)
+    assert ran == []
+
+
+def test_a_per_op_entry_naming_no_op_is_an_error_naming_the_closest(device, spiky):
+    """A typo in @accuracy(per_op=...) judged nothing on the traced sample, silently."""
+    samples, labels = spiky_samples()
+    with pytest.raises(ConfigError, match=r"amplify3.*amplify2"):
+        check_dataset(device(spiky), samples, labels=labels, per_op={"amplify3": 0.5})
+
+
+@pytest.mark.parametrize("label", [3.7, "three"])
+def test_a_label_that_is_no_class_index_is_refused(device, spiky, label):
+    """3.7 was read as class 3."""
+    samples, labels = spiky_samples(3, spiked=())
+    with pytest.raises(ConfigError, match=r"label of sample '1' is .*, not a class index"):
+        check_dataset(device(spiky, "high_precision"), samples, labels=[labels[0], label, 0])
+
+
+def test_integral_labels_of_any_type_are_class_indexes(device, spiky):
+    import numpy as np
+
+    samples, labels = spiky_samples(3, spiked=())
+    given = [float(labels[0]), np.int64(labels[1]), str(labels[2])]
+    assert check_dataset(device(spiky, "high_precision"), samples, labels=given).device == 1.0
+
+
+def test_cli_checks_its_arguments_before_converting_the_model(tmp_path, capsys):
+    """A bad --metric, --threshold or SAMPLES was reported only after the model converted (a
+    dynamic model first asked for --input-shape, hiding the real mistake)."""
+    import onnx
+
+    from .conftest import spiky_model
+
+    model = tmp_path / "dyn.onnx"
+    onnx.save(spiky_model(dynamic_batch=True), str(model))
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    for args, message in (([str(tmp_path), "--metric", "top2"], "unknown metric 'top2'"),
+                          ([str(tmp_path / "nope"), "--metric", "agreement"], "nope' not found"),
+                          ([str(tmp_path), "--metric", "agreement", "--threshold", "2"],
+                           "threshold must lie in [-1, 1]")):
+        assert main(["dataset", str(model)] + args + cache) == 2
+        err = capsys.readouterr().err
+        assert message in err and "input_shape" not in err and "Traceback" not in err
