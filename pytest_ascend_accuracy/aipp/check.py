@@ -75,8 +75,8 @@ class PreprocessingCheck:
                 lines.append(f"  {str(f):<{width}}  # {f.why}")
         else:
             lines.append("no correction of the likely mistakes (channel swap, CSC matrix, crop, "
-                         "mean/min/var_reci) makes them agree: compare the reference pre-processing "
-                         "with the file by hand")
+                         "padding, mean/min/var_reci) makes them agree: compare the reference "
+                         "pre-processing with the file by hand")
         if corrected_path:
             lines.append(f"corrected AIPP file: {corrected_path}")
         lines.append("the operators after AIPP are not to blame until this passes")

@@ -30,6 +30,12 @@ def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why:
         return "the reference's window starts at x={}, y={}".format(
             changes.get("load_start_pos_w", op.get("load_start_pos_w")),
             changes.get("load_start_pos_h", op.get("load_start_pos_h")))
+    if key.endswith("_padding_size"):
+        sides = ("top", "bottom", "left", "right")
+        sizes = [changes.get(f"{side}_padding_size", op.get(f"{side}_padding_size"))
+                 for side in sides]
+        return "the reference's border is " + ", ".join(f"{n} {side}"
+                                                        for n, side in zip(sizes, sides))
     if key.startswith("crop"):
         return size_why or "the reference is cropped"
     return "the reference pre-processing needs it"

@@ -8,6 +8,8 @@ The search covers the classic mistakes of an ``insert_op_conf`` file written by 
   R, G, B or B, G, R order (:data:`.keys.YUV2RGB_STANDARDS`);
 - the crop window: its size from the reference's shape, its offset located by correlating the
   reference with every window of the (swap- and CSC-converted) image;
+- the padding split: the sizes read off the references' constant borders, when they keep the
+  file's totals;
 - the normalisation, solved rather than guessed: for each channel the reference is a linear
   function of the pixels the normaliser receives, ``ref = a * pixel + b``, fitted by least
   squares over all images; then ``var_reci_chn = a`` and ``mean_chn + min_chn = -b / a``.
@@ -16,7 +18,9 @@ The search covers the classic mistakes of an ``insert_op_conf`` file written by 
 
 The discrete hypothesis whose fit leaves the least unexplained variance wins (ties go to the
 one changing fewest fields); its corrections are verified by applying the corrected block to
-every image and judging it with :func:`.agreement.compare_preprocessed`.
+every image and judging it with :func:`.agreement.compare_preprocessed`. A correction that does
+not verify is offered as the closest one only when it brings every image within ``_CLOSE``
+tolerances; otherwise the mistake lies outside the search and no fields are named.
 """
 from __future__ import annotations
 
@@ -36,6 +40,9 @@ _SAMPLE = 4096  # reference positions correlated per crop offset
 #: a fitted offset beyond the device's int16 mean register (a hypothesis that explains nothing,
 #: e.g. a wrong crop window fitted with a near-zero scale) is never offered as a correction
 _MEAN_LIMIT = 32767.0
+#: an unverified correction is still shown as "closest" only when it leaves every image within
+#: this many tolerances; beyond it the fitted fields are noise (the mistake is outside the search)
+_CLOSE = 10.0
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,9 @@ def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.
     if size_changes is None:
         return Correction([], op, [], False)
     attempts = [size_changes] if size_changes or not op.get("crop") else [{}]
+    pad_changes = _padding_changes(op, refs)
+    if pad_changes:
+        attempts.append({**attempts[0], **pad_changes})
     best: Optional[Correction] = None
     for crop_changes in attempts + [None]:
         if crop_changes is None:  # second pass: locate the crop window
@@ -82,6 +92,8 @@ def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.
             best = candidate
         if candidate.verified:
             break
+    if best is not None and not best.verified and _worst(best) > _CLOSE:
+        return Correction([], op, best.agreements, False)  # nothing near: no fields to offer
     return best
 
 
@@ -257,6 +269,36 @@ def _normalisation_changes(op: AippOp, params) -> Dict[str, object]:
         if abs(rest - old_min) > 0.01:
             out[f"min_chn_{c}"] = rest
     return out
+
+
+def _padding_changes(op: AippOp, refs) -> Dict[str, object]:
+    """Padding sizes read off the references' constant borders, when they keep the file's
+    totals (the output size) but split them differently; {} otherwise."""
+    if not op.get("padding"):
+        return {}
+    sides = ("top_padding_size", "bottom_padding_size", "left_padding_size", "right_padding_size")
+    found = [min(_constant_run(r, axis, reverse) for r in refs)
+             for axis, reverse in ((1, False), (1, True), (2, False), (2, True))]
+    old = [int(op.get(k)) for k in sides]
+    if found[0] + found[1] != old[0] + old[1] or found[2] + found[3] != old[2] + old[3]:
+        return {}
+    return {k: v for k, v, o in zip(sides, found, old) if v != o}
+
+
+def _constant_run(ref: np.ndarray, axis: int, reverse: bool) -> int:
+    """How many leading (trailing with ``reverse``) rows (axis 1) or columns (axis 2) of a CHW
+    tensor hold one value, the same in every channel."""
+    lines = np.moveaxis(ref, axis, 0)
+    if reverse:
+        lines = lines[::-1]
+    n = 0
+    for line in lines:
+        if line.size == 0 or float(np.max(line)) != float(np.min(line)):
+            break
+        if n and float(line.flat[0]) != float(lines[0].flat[0]):
+            break
+        n += 1
+    return n
 
 
 def _crop_size_changes(op: AippOp, src_hw, ref_hw) -> Tuple[Optional[Dict[str, object]], str]:

@@ -6,6 +6,8 @@
 - A wrong crop window made the search fit absurd offsets whose float16 cast overflowed:
   a RuntimeWarning, an error under ``filterwarnings = error``.
 - Protobuf text format ends a field with an optional ``;`` or ``,``; ATC accepts such files.
+- A wrong padding split (left 2 / right 6 for 4 / 4) was outside the search, which then
+  listed nine fitted fields of nonsense as the "closest correction".
 - ``related_input_name`` (Caffe models only, and ahead of ``related_input_rank`` on the device)
   was accepted and ignored: the block went to input 0 whatever input it named.
 """
@@ -135,3 +137,31 @@ def test_related_input_name_is_refused_naming_the_line():
     with pytest.raises(ConfigError, match=r"aipp.cfg:3: related_input_name: applies to Caffe "
                                           r"models only.*related_input_rank: N"):
         parse_aipp_config(text, "aipp.cfg")
+
+
+PAD_FILE = imagenet_aipp(extra="""    padding: true
+    top_padding_size: 2
+    bottom_padding_size: 2
+    left_padding_size: 2
+    right_padding_size: 6""")
+
+
+def padded_reference(image):
+    return np.pad(imagenet_reference(image), ((0, 0), (2, 2), (4, 4))).astype(np.float32)
+
+
+def test_padding_split_wrong_is_named_from_the_reference_border():
+    result = _check(PAD_FILE, random_rgb(2, 12, 16, seed=6), padded_reference)
+    assert result.verified
+    assert {f.key: (f.old, f.new) for f in result.fixes} == {"left_padding_size": (2, 4),
+                                                             "right_padding_size": (6, 4)}
+    assert "border is 2 top, 2 bottom, 4 left, 4 right" in result.report()
+
+
+def test_a_mistake_outside_the_search_names_no_fitted_fields():
+    fixed = PAD_FILE.replace("left_padding_size: 2", "left_padding_size: 4").replace(
+        "right_padding_size: 6", "right_padding_size: 4")
+    flipped = lambda im: -padded_reference(im)[:, ::-1]  # noqa: E731
+    result = _check(fixed, random_rgb(2, 12, 16, seed=6), flipped)
+    assert not result.passed and not result.fixes
+    assert "no correction of the likely mistakes" in result.report()
