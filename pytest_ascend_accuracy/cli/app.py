@@ -215,7 +215,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: modules that register further subcommands (imported when the parser is built)
-COMMAND_MODULES = ("diagnose", "dataset")
+COMMAND_MODULES = ("diagnose", "dataset", "cache")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -6,6 +6,14 @@ its files' sizes and sha256. One ``filelock`` per key makes exactly one process 
 build while the others wait and then reuse it. A killed build leaves only a ``.tmp-*`` directory
 that the next builder of that key removes; an entry whose files no longer match its manifest is
 reported as corrupt and rebuilt. Nothing is ever half-written in place.
+
+**Size bound.** ``Cache(root, max_bytes=N)`` (ini ``ascend_accuracy_cache_size``) evicts the
+least-recently-used entries after each build until the cache fits (``prune``). An entry's last
+use is its directory's mtime, touched on every hit. A process that uses an entry holds a lease
+(``.locks/<namespace>-<key>.use-<pid>``, written before the entry is looked at, dropped by
+``release``); eviction takes the entry's key lock without waiting, moves the entry aside, and
+puts it back when a live process holds a lease, so an entry another process holds (building,
+or reading its files) is never evicted. See ``core.cache_size`` for listing and pruning.
 """
 from __future__ import annotations
 
@@ -17,11 +25,11 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Optional, Set
+from typing import Callable, ContextManager, Dict, Optional, Set
 
 from ..errors import CacheError
+from .cache_size import LEASE, MANIFEST, prune
 
-MANIFEST = ".manifest.json"
 _LOCKS = ".locks"
 
 
@@ -54,7 +62,12 @@ class Cache:
     root: Path
     lock_timeout: float = 3600.0
     stats: CacheStats = field(default_factory=CacheStats)
+    #: the size bound in bytes (None: unbounded); enforced after every build
+    max_bytes: Optional[int] = None
+    #: ``on_build(namespace, key)`` -> a context manager around each build (progress lines)
+    on_build: Optional[Callable[[str, str], ContextManager]] = field(default=None, repr=False)
     _verified: Set[Path] = field(default_factory=set, repr=False)
+    _leases: Set[Path] = field(default_factory=set, repr=False)
 
     def __post_init__(self):
         self.root = Path(self.root)
@@ -67,23 +80,30 @@ class Cache:
     def lookup(self, namespace: str, key: str) -> Optional[Path]:
         """The entry if it exists and is intact, else None (never builds)."""
         path = self.entry_path(namespace, key)
-        return path if self._intact(path) else None
+        self._lease(namespace, key)
+        if self._intact(path):
+            _touch(path)
+            return path
+        return None
 
     def get_or_build(self, namespace: str, key: str, build: Callable[[Path], None]) -> Path:
         """Return the entry for ``key``, building it with ``build(tmpdir)`` if needed."""
         final = self.entry_path(namespace, key)
+        self._lease(namespace, key)  # before looking: a concurrent prune then keeps it
         if self._intact(final):
             self.stats.hits += 1
+            _touch(final)
             return final
         try:
             final.parent.mkdir(parents=True, exist_ok=True)
             lock_dir = self.root / _LOCKS
             lock_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise CacheError(f"cache directory {self.root}: cannot create entries ({exc.strerror or exc})") from exc
+            raise CacheError(f"cache directory {self.root}: cannot create entries "
+                             f"({exc.strerror or exc})") from exc
         from filelock import FileLock, Timeout
 
-        lock = FileLock(str(lock_dir / f"{namespace}-{key}.lock"))
+        lock = FileLock(str(self.lock_path(namespace, key)))
         try:
             with lock.acquire(timeout=self.lock_timeout):
                 if self._intact(final):  # another process built it while we waited
@@ -96,7 +116,11 @@ class Cache:
                 tmp = final.parent / f".tmp-{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
                 tmp.mkdir()
                 try:
-                    build(tmp)
+                    if self.on_build is not None:
+                        with self.on_build(namespace, key):
+                            build(tmp)
+                    else:
+                        build(tmp)
                     _write_manifest(tmp)
                     os.rename(tmp, final)
                 except BaseException:
@@ -104,7 +128,6 @@ class Cache:
                     raise
                 self._verified.add(final)
                 self.stats.misses += 1
-                return final
         except Timeout as exc:
             raise CacheError(f"cache entry {final}: lock {lock.lock_file} still held after "
                              f"{self.lock_timeout:.0f}s") from exc
@@ -112,6 +135,34 @@ class Cache:
             if isinstance(exc, CacheError):
                 raise
             raise CacheError(f"cache entry {final}: {exc.strerror or exc}") from exc
+        if self.max_bytes is not None:
+            prune(self, self.max_bytes)
+        return final
+
+    # -- leases: entries this process uses are never evicted by another ----------------------
+    def lock_path(self, namespace: str, key: str) -> Path:
+        """The key's lock file (builders and eviction take it)."""
+        return self.root / _LOCKS / f"{namespace}-{key}.lock"
+
+    def _lease(self, namespace: str, key: str) -> None:
+        lease = self.root / _LOCKS / f"{namespace}-{key}{LEASE}{os.getpid()}"
+        if lease in self._leases:
+            return
+        try:
+            lease.parent.mkdir(parents=True, exist_ok=True)
+            lease.touch()
+        except OSError:
+            return  # a read-only cache: nothing can evict from it either
+        self._leases.add(lease)
+
+    def release(self) -> None:
+        """Drop this process's leases (the session is over): its entries may now be evicted."""
+        for lease in self._leases:
+            try:
+                lease.unlink()
+            except OSError:
+                pass
+        self._leases.clear()
 
     # -- integrity ---------------------------------------------------------------------------
     def _intact(self, path: Path) -> bool:
@@ -138,6 +189,14 @@ class Cache:
         # we hold the key's lock, so any .tmp dir of this key belongs to a dead builder
         for stale in final.parent.glob(f".tmp-{final.name}-*"):
             shutil.rmtree(stale, ignore_errors=True)
+
+
+def _touch(path: Path) -> None:
+    """Mark the entry as just used (its directory's mtime orders least-recently-used eviction)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
 
 
 def _write_manifest(directory: Path) -> None:

@@ -3,7 +3,10 @@ may be rewritten.
 
 A stored golden is a directory of ``.npy`` files in the ONNX golden naming (the same layout
 ``msaccucmp`` reads), written through ``dump.npy_dir.NpyDumpWriter`` and read back with
-``dump.loader.load_dump``. The policy (``GoldenPolicy``, built from a ``core.regen.Regen``) is
+``dump.loader.load_dump``. It holds each op's OUTPUTS only, which is what is compared (every
+op's inputs, weights included, would multiply its size); ``store_inputs=True``
+(``--accuracy-store-inputs``) keeps the inputs too. The policy (``GoldenPolicy``, built from
+a ``core.regen.Regen``) is
 the only code that writes one:
 
 * missing                                -> written; the caller fails the test naming the file
@@ -194,17 +197,18 @@ def _recover(path: Path) -> Recovery:
 
 
 # --------------------------------------------------------------------------- writing
-def store_golden(path, dump, *, lock_dir=None) -> Path:
+def store_golden(path, dump, *, lock_dir=None, store_inputs: bool = False) -> Path:
     """Write ``dump`` (a DumpSet) as an npy golden directory at ``path``, atomically and under
-    the golden's lock (recovering first what a killed writer left)."""
+    the golden's lock (recovering first what a killed writer left); op outputs only unless
+    ``store_inputs``."""
     path = Path(path)
     with _Locked(path, lock_dir):
         _recover(path)
-        _store(path, dump)
+        _store(path, dump, store_inputs)
     return path
 
 
-def _store(path: Path, dump) -> bool:
+def _store(path: Path, dump, store_inputs: bool = False) -> bool:
     """Replace the golden (caller holds the lock). False when the bytes were already there."""
     from ..dump.npy_dir import NpyDumpWriter
 
@@ -215,7 +219,7 @@ def _store(path: Path, dump) -> bool:
     try:
         with NpyDumpWriter(tmp) as writer:
             for i, op in enumerate(dump.ops):
-                writer.write_op(op.name, [t.load() for t in op.inputs],
+                writer.write_op(op.name, [t.load() for t in op.inputs] if store_inputs else [],
                                 [t.load() for t in op.outputs], timestamp_us=GOLDEN_TS0 + i)
         if path.is_dir() and _same_files(tmp, path):
             _remove(tmp)
@@ -304,10 +308,12 @@ def read_golden(path):
 class GoldenPolicy:
     """When stored goldens are written, under one ``Regen`` (``--accuracy-regen`` /
     ``--accuracy-regen-all``). ``on_recovery(path, note)`` hears about leftovers of killed
-    writers that were repaired; ``lock_dir`` overrides where the per-path locks live."""
+    writers that were repaired; ``lock_dir`` overrides where the per-path locks live;
+    ``store_inputs`` (``--accuracy-store-inputs``) keeps op inputs in the files written."""
 
     regen: Regen = Regen.NONE
     lock_dir: Optional[Path] = None
+    store_inputs: bool = False
     on_recovery: Optional[Callable[[Path, str], None]] = field(default=None, compare=False)
 
     def obtain(self, path, compute: Callable[[], object]) -> Tuple[object, str]:
@@ -317,10 +323,10 @@ class GoldenPolicy:
         with _Locked(path, self.lock_dir):
             self._recover(path)
             if not path.exists():
-                _store(path, compute())
+                _store(path, compute(), self.store_inputs)
                 return read_golden(path), WRITTEN_MISSING
             if self.regen.before_use:
-                _store(path, compute())
+                _store(path, compute(), self.store_inputs)
                 return read_golden(path), REWRITTEN_ALL
             return read_golden(path), USED
 
@@ -331,7 +337,7 @@ class GoldenPolicy:
         path = Path(path)
         with _Locked(path, self.lock_dir):
             self._recover(path)
-            _store(path, compute())
+            _store(path, compute(), self.store_inputs)
         return REWRITTEN_FAILED
 
     def _recover(self, path: Path) -> None:

@@ -59,6 +59,12 @@ def pytest_addoption(parser):
     group.addoption("--accuracy-diagnose-budget", dest="accuracy_diagnose_budget", type=int,
                     default=16, metavar="N", help="most new conversions one diagnosis may spend "
                     "(default 16; cached ones are free).")
+    group.addoption("--accuracy-store-inputs", dest="accuracy_store_inputs", action="store_true",
+                    default=False, help="stored golden files (golden_dump(path=...)) keep every "
+                    "op's inputs as well as its outputs (default: outputs only, what is compared).")
+    group.addoption("--accuracy-progress", dest="accuracy_progress", action="store_true",
+                    default=False, help="show progress lines for long conversions and compares "
+                    "(shown anyway on an interactive terminal unless -q).")
     group.addoption("--soc-version", dest="soc_version", default=None, metavar="SOC",
                     help="--soc_version passed to ATC, e.g. Ascend310P3 (ini ascend_soc_version).")
     parser.addini("ascend_accuracy_threshold", "default cosine threshold of @accuracy tests",
@@ -66,6 +72,8 @@ def pytest_addoption(parser):
     parser.addini("ascend_accuracy_cache_dir", "conversion and golden cache directory",
                   default=".ascend-accuracy")
     parser.addini("ascend_soc_version", "--soc_version passed to ATC", default="")
+    parser.addini("ascend_accuracy_cache_size", "size bound of the cache, e.g. 2GB (least "
+                  "recently used entries evicted; empty: unbounded)", default="")
     parser.addini("ascend_accuracy_max_drop", "baseline-check every accuracy test: fail when an "
                   "op's cosine drops more than this below its baseline (empty: only tests with "
                   "@accuracy(max_drop=...))", default="")
@@ -94,6 +102,11 @@ def pytest_configure(config):
     except ConfigError as exc:
         raise pytest.UsageError(f"pytest-ascend-accuracy: {exc}") from None
     setattr(config, STATE_ATTR, state)
+    from .progress import TerminalProgress
+
+    state.progress = TerminalProgress.for_config(config, state.settings.progress)
+    if state.progress is not None:  # its pytest_runtest_logreport puts result letters back
+        config.pluginmanager.register(state.progress, "ascend_accuracy_progress")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
 
@@ -148,9 +161,14 @@ def pytest_collect_file(file_path, parent):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """Rewrite stored goldens of failed tests under --accuracy-regen; show failures as a block."""
+    """Rewrite stored goldens of failed tests under --accuracy-regen; show failures as a block;
+    remove the dumps of passed tests."""
     outcome = yield
     report = outcome.get_result()
+    if call.when == "call" and report.passed:  # a passing check leaves no dumps behind
+        from .dump_cleanup import remove_passed
+
+        remove_passed(item, report)
     if call.when != "call" or not report.failed:
         return
     ctx = item.stash.get(CONTEXT_KEY, None)

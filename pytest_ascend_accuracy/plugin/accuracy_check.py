@@ -172,7 +172,8 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     try:  # the hint is built below, from the verdict and the test's mode
         result = assert_accuracy(actual, golden, spec.threshold, spec.per_op_dict or None,
                                  ignore=spec.ignore, metric=spec.metric, csv_path=csv_path,
-                                 hint=hint if hint is not None else "")
+                                 hint=hint if hint is not None else "",
+                                 progress=state.progress.compare() if state.progress else None)
     except AccuracyFailure as exc:
         failure = exc
         result = exc.result
@@ -200,9 +201,12 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         if shown_hint is not None:
             record_property("accuracy_hint", shown_hint if isinstance(shown_hint, str)
                             else shown_hint.one_line())
-    if report_dir:
+    if report_dir:  # a failure's tensors are copied next to it: its links outlive the dumps
+        from ..report.tensor_copies import copy_failing_tensors
+
+        links = copy_failing_tensors(actual, golden, verdict, report_dir) if failure else None
         write_reports(result, verdict, report_dir, title=f"{nodeid} [{model}, {mode}]",
-                      hint=shown_hint)
+                      hint=shown_hint, links=links)
     if failure is not None:
         raise failure
     return CheckOutcome(result, verdict, record)
@@ -240,14 +244,17 @@ def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
     return root / (slug if n == 0 else f"{slug}-{n + 1}")
 
 
-def write_reports(result, verdict, directory: Path, *, title: str, hint=None) -> List[Path]:
-    """CSV (written by ``assert_accuracy``), JSON and HTML (with the terminal's hint) for one
-    check into ``directory``."""
+def write_reports(result, verdict, directory: Path, *, title: str, hint=None,
+                  links=None) -> List[Path]:
+    """CSV (written by ``assert_accuracy``), JSON and HTML (with the terminal's hint, links to
+    the CSV, the JSON and the copied failing tensors ``links``) for one check into ``directory``."""
     from ..report.html_report import write_html
     from ..report.json_report import write_json
 
-    return [Path(write_json(result, directory / "compare.json", verdict)),
-            Path(write_html(result, directory / "report.html", verdict, title=title, hint=hint))]
+    written = [Path(write_json(result, directory / "compare.json", verdict))]
+    files = [n for n in ("compare.csv", "compare.json") if (directory / n).is_file()]
+    return written + [Path(write_html(result, directory / "report.html", verdict, title=title,
+                                      hint=hint, links=links, files=files))]
 
 
 def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", inputs,

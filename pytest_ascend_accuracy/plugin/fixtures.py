@@ -143,8 +143,10 @@ def ascend_model(request, _ascend_accuracy_context):
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
 
-    def dump_root() -> Path:
-        return request.getfixturevalue("tmp_path")
+    def dump_root() -> Path:  # removed when the test passes (plugin.dump_cleanup)
+        from .dump_cleanup import register
+
+        return register(request.node, request.getfixturevalue("tmp_path") / "ascend-dumps")
 
     def remember(handle, inputs, dump) -> None:
         ctx.runs.append(ModelRun.of(handle, inputs, dump))

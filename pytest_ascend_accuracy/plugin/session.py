@@ -34,6 +34,9 @@ class Settings:
     diagnose_budget: int = 16
     max_drop: Optional[float] = None  # ini default for every test; None: marker only
     baseline_dir: Path = Path("accuracy-baselines")
+    cache_size: Optional[int] = None  # bytes (ini ascend_accuracy_cache_size); None: unbounded
+    store_inputs: bool = False  # --accuracy-store-inputs: stored goldens keep op inputs too
+    progress: bool = False  # --accuracy-progress: progress lines for long conversions/compares
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,16 @@ def settings_from_config(config) -> Settings:
         diagnose=bool(config.getoption("accuracy_diagnose")),
         diagnose_budget=_positive(config.getoption("accuracy_diagnose_budget"),
                                   "--accuracy-diagnose-budget"),
+        cache_size=_cache_size(config.getini("ascend_accuracy_cache_size")),
+        store_inputs=bool(config.getoption("accuracy_store_inputs", False)),
+        progress=bool(config.getoption("accuracy_progress", False)),
     )
+
+
+def _cache_size(text) -> Optional[int]:
+    from ..core.cache_size import parse_size
+
+    return parse_size(text, "ascend_accuracy_cache_size")
 
 
 def _max_drop(text) -> Optional[float]:
@@ -153,6 +165,8 @@ class AccuracyState:
     worker_cache_stats: Dict[str, int] = field(default_factory=dict)
     workers_merged: int = 0
     report_slugs: Dict[str, int] = field(default_factory=dict)
+    #: the progress reporter (``plugin.progress.TerminalProgress``), None when not shown
+    progress: Any = None
     _cache: Any = None
     _backend: Any = None
 
@@ -162,7 +176,8 @@ class AccuracyState:
         if self._cache is None:
             from ..core.cache import Cache
 
-            self._cache = Cache(self.settings.cache_dir)
+            self._cache = Cache(self.settings.cache_dir, max_bytes=self.settings.cache_size,
+                                on_build=self.progress.building if self.progress else None)
         return self._cache
 
     @property
@@ -192,6 +207,8 @@ class AccuracyState:
         close = getattr(backend, "close", None)
         if close is not None:
             close()
+        if self._cache is not None:  # this session's entries may be evicted from now on
+            self._cache.release()
 
     def device_lock(self):
         """A context manager that serialises device use among workers sharing a device
@@ -244,7 +261,8 @@ class AccuracyState:
         def recovered(path, note: str) -> None:
             self.record_golden_write(shown(path, self.settings.rootdir), note, nodeid)
 
-        return GoldenPolicy(self.settings.regen, on_recovery=recovered)
+        return GoldenPolicy(self.settings.regen, on_recovery=recovered,
+                            store_inputs=self.settings.store_inputs)
 
     def cache_stats(self) -> Dict[str, int]:
         """This process's cache counters plus every merged worker's."""

@@ -358,10 +358,12 @@ class AccuracyYamlItem(pytest.Item):
     def _dump_root(self) -> Path:
         import tempfile
 
+        from .dump_cleanup import register  # removed when the item passes
+
         factory = getattr(self.config, "_tmp_path_factory", None)
         if factory is not None:
-            return factory.mktemp(f"{self.case.name}-dump", numbered=True)
-        return Path(tempfile.mkdtemp(prefix="ascend-accuracy-"))
+            return register(self, factory.mktemp(f"{self.case.name}-dump", numbered=True))
+        return register(self, Path(tempfile.mkdtemp(prefix="ascend-accuracy-")))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (AssertionError, AscendAccuracyError)):

@@ -43,21 +43,22 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike
                     per_op: Optional[Mapping[str, ThresholdLike]] = None, *, ignore=(),
                     metric: str = "cosine", csv_path=None, hint: Optional[str] = None,
                     mapping: Optional[Mapping[str, str]] = None,
-                    scale_tolerance: Optional[float] = None) -> CompareResult:
+                    scale_tolerance: Optional[float] = None, progress=None) -> CompareResult:
     """Compare ``actual`` against ``golden`` and raise ``AccuracyFailure`` if any tensor fails.
 
     ``threshold`` applies to ``metric`` (cosine: at least; error metrics such as ``rel_l2``:
     at most); ``per_op`` maps op names or globs to their own thresholds; ``ignore`` lists op
     names or globs not judged. With ``csv_path`` the msaccucmp-compatible CSV is written
     (pass or fail) and the failure message points to it. ``hint`` replaces the suggested next
-    step. Returns the ``CompareResult`` when everything passes.
+    step. ``progress`` is ``compare_dumps``'s callback. Returns the ``CompareResult`` when
+    everything passes.
     """
     __tracebackhide__ = True
     from .csv_report import write_csv
     from .failure_text import failure_text
 
     golden = as_dump(golden)
-    result = compare_dumps(as_dump(actual), golden, mapping=mapping)
+    result = compare_dumps(as_dump(actual), golden, mapping=mapping, progress=progress)
     verdict = result.judge(threshold, per_op, ignore, metric, scale_tolerance)
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:

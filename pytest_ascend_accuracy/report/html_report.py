@@ -1,15 +1,19 @@
-"""Self-contained HTML report: summary, an inline SVG chart of cosine and rel-L2 per operator in
+"""Self-contained HTML report: summary, the first failure (at the top, so the page opens on
+it), an index of the failing ops, an inline SVG chart of cosine and rel-L2 per operator in
 graph order (threshold line, first failure marked), and the full table.
 
-No JavaScript, no external resources: the page opens offline and from CI artifacts. Every
-name and text from a dump is HTML-escaped; point tooltips are SVG ``<title>`` elements.
+No JavaScript, no external resources: the page opens offline and from CI artifacts. It fits a
+1,400 px window (long names wrap, the chart scales down). Links point only at files next to
+the page (the CSV/JSON written with it, the failing ops' tensors copied by
+``report.tensor_copies``), never into dump directories that get deleted. Every name and text
+from a dump is HTML-escaped; point tooltips are SVG ``<title>`` elements.
 """
 from __future__ import annotations
 
 import html
 import math
 import os
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
 from ..core.atomic_files import atomic_write_text
@@ -18,14 +22,27 @@ from .failure_text import default_hint
 _W, _PANEL_H, _PAD_L, _PAD_R, _PAD_T, _GAP = 960, 170, 64, 16, 18, 34
 _REL_FLOOR = 1e-7
 _STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;overflow-wrap:break-word}
 h1{font-size:20px;margin:0 0 8px} .pass{color:#17692e} .fail{color:#b3261e}
-table{border-collapse:collapse;font-size:12px;margin-top:12px}
+h2{font-size:16px;margin:16px 0 6px}
+table{border-collapse:collapse;font-size:12px;margin-top:12px;width:100%}
 th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
+td{white-space:nowrap} td.w{white-space:normal;overflow-wrap:anywhere}
 td.n{text-align:right;font-family:ui-monospace,monospace} tr.failed td{background:#fdecea}
-tr.unmatched td,tr.ignored td{color:#777} .meta{color:#555;font-size:13px}
-svg text{font:11px sans-serif;fill:#444}
+tr.unmatched td,tr.ignored td{color:#777} .meta{color:#555;font-size:13px;overflow-wrap:anywhere}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}
+svg{max-width:100%;height:auto} svg text{font:11px sans-serif;fill:#444}
+#first-failure{border:1px solid #b3261e;border-radius:4px;padding:6px 12px;background:#fff8f7}
+#first-failure h2{margin-top:4px}
+nav.failures ol{max-height:15em;overflow-y:auto;margin:0;padding-left:4em}
+nav.failures li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+td:target{outline:2px solid #b3261e;background:#f9c9c3}
 """
+#: table columns of names (wrapped anywhere, so the table fits the window); others never wrap
+_WRAPPED = (1, 2, 3, 4)
+#: failing ops listed in the index (the table has them all)
+INDEX_LIMIT = 200
+Links = Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]]
 
 
 def _e(text) -> str:
@@ -52,7 +69,7 @@ def _panel(values, y0: float, scale, label: str, ticks: Sequence[Tuple[float, st
            xs: List[float], names: List[str], failed: List[bool],
            threshold: Optional[float], colour: str) -> List[str]:
     """One chart panel: axis, ticks, polyline (gaps at NaN), failure dots, threshold line."""
-    out = [f'<text x="4" y="{y0 + 12:.0f}">{_e(label)}</text>',
+    out = [f'<text x="4" y="{y0 - 4:.0f}">{_e(label)}</text>',
            f'<line x1="{_PAD_L}" y1="{y0 + _PANEL_H:.1f}" x2="{_W - _PAD_R}" '
            f'y2="{y0 + _PANEL_H:.1f}" stroke="#bbb"/>']
     for value, text in ticks:
@@ -156,13 +173,68 @@ def chart_svg(result: CompareResult, verdict: Verdict) -> str:
                     if (r.op_name, r.slot) == (first.op_name, first.slot)), None)
         if idx is not None:
             x = xs[idx]
+            label = first.label
+            if len(label) > 48:
+                label = label[:22] + "…" + label[-25:]
+            # the label stays inside the chart: right of the line, or left of it near the edge
+            tx, anchor = (x + 4, "start") if x < _W * 0.55 else (x - 4, "end")
             parts.append(f'<line x1="{x:.1f}" y1="{_PAD_T - 6}" x2="{x:.1f}" '
                          f'y2="{y2 + _PANEL_H:.1f}" stroke="#b3261e" stroke-width="1" '
-                         f'stroke-dasharray="2,3"/><text x="{x + 4:.1f}" y="{_PAD_T - 6 + 10}" '
-                         f'fill="#b3261e">first failure: {_e(first.label)}</text>')
+                         f'stroke-dasharray="2,3"/><text x="{tx:.1f}" y="{_PAD_T - 6 + 10}" '
+                         f'text-anchor="{anchor}" fill="#b3261e">first failure: {_e(label)}'
+                         f'<title>{_e(first.label)}</title></text>')
     parts.append(f'<text x="{_PAD_L}" y="{h - 6}">operators in graph order '
                  f'({n} compared tensors)</text></svg>')
     return "\n".join(parts)
+
+
+def _row_ids(result: CompareResult) -> Dict[Tuple[str, str], str]:
+    """(op name, slot) -> the table row's anchor."""
+    return {(r.op_name, r.slot): f"r{i}" for i, r in enumerate(result.rows)}
+
+
+def _tensor_links(links: Optional[Links], row) -> str:
+    pair = (links or {}).get((row.op_name, row.slot))
+    if not pair:
+        return ""
+    out = [f'<a href="{_e(href)}">{side}.npy</a>' for side, href in zip(("actual", "golden"), pair)
+           if href]
+    return " ".join(out)
+
+
+def _first_failure(result: CompareResult, verdict: Verdict, links: Optional[Links]) -> str:
+    """The first failure in graph order, at the top of the page: what the user reads first."""
+    first = verdict.first
+    if first is None:
+        return ""
+    r = first.row
+    anchor = _row_ids(result).get((r.op_name, r.slot), "")
+    facts = [f"type {r.op_type}" if r.op_type else "", f"{r.dtype} {'x'.join(map(str, r.shape))}",
+             f"golden {r.golden_name} {r.golden_slot}".strip() if r.golden_name else "no golden",
+             ("original ops: " + ", ".join(r.original_names)) if r.original_names else ""]
+    tensors = _tensor_links(links, r)
+    return (f'<section id="first-failure"><h2>first failure: <a href="#{anchor}">#{r.order} '
+            f'{_e(r.label)}</a></h2><p>{_e(first.reason)}<br>'
+            f'<span class="meta">{_e("; ".join(f for f in facts if f))}</span>'
+            + (f"<br>tensors: {tensors}" if tensors else "") + "</p></section>")
+
+
+def _failure_index(result: CompareResult, verdict: Verdict, links: Optional[Links]) -> str:
+    """Every failing op in graph order (up to ``INDEX_LIMIT``), each linking to its table row."""
+    if not verdict.failures:
+        return ""
+    ids = _row_ids(result)
+    items = []
+    for f in verdict.failures[:INDEX_LIMIT]:
+        r = f.row
+        tensors = _tensor_links(links, r)
+        items.append(f"<li>{_e(f.reason)}" + (f" ({tensors})" if tensors else "")
+                     + f': <a href="#{ids.get((r.op_name, r.slot), "")}">#{r.order} '
+                       f'{_e(r.label)}</a></li>')
+    more = len(verdict.failures) - INDEX_LIMIT
+    tail = f"<p>... and {more} more failing tensors in the table below.</p>" if more > 0 else ""
+    return (f'<nav class="failures" id="failing-ops"><h2>failing ops ({len(verdict.failures)})'
+            f'</h2><ol>{"".join(items)}</ol>{tail}</nav>')
 
 
 def _table(result: CompareResult, verdict: Verdict) -> str:
@@ -170,7 +242,7 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
             "max_abs", "max_rel", "NaN/Inf (actual; golden)", "status", "reason / notes"]
     out = ["<table><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head)
            + "</tr></thead><tbody>"]
-    for r in result.rows:
+    for i, r in enumerate(result.rows):
         status, failure = judge_row(r, verdict.policy)
         m = r.metrics
         nf = (f"{m.nan_actual}/{m.posinf_actual}/{m.neginf_actual}; "
@@ -185,21 +257,29 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
                  r.dtype + (f" / {r.golden_dtype}" if r.golden_dtype else ""),
                  "x".join(str(d) for d in r.shape)]
         nums = [_num(m.cosine), _num(m.rel_l2), _num(m.max_abs), _num(m.max_rel)] if m else [""] * 4
-        out.append(f'<tr class="{status}">' + "".join(f"<td>{_e(c)}</td>" for c in cells)
+        out.append(f'<tr class="{status}">' + f'<td id="r{i}">{_e(cells[0])}</td>'
+                   + "".join(f'<td class="w">{_e(c)}</td>' if k in _WRAPPED else f"<td>{_e(c)}</td>"
+                             for k, c in enumerate(cells[1:], 1))
                    + "".join(f'<td class="n">{_e(c)}</td>' for c in nums)
-                   + f"<td>{_e(nf)}</td><td>{_e(status)}</td><td>{_e('; '.join(why))}</td></tr>")
+                   + f"<td>{_e(nf)}</td><td>{_e(status)}</td>"
+                   + f'<td class="w">{_e("; ".join(why))}</td></tr>')
     out.append("</tbody></table>")
     return "\n".join(out)
 
 
 def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy report",
-              hint=None) -> str:
-    """The page; ``hint`` is the terminal's (a text or a ``report.hints.Hint``)."""
+              hint=None, links: Optional[Links] = None, files: Sequence[str] = ()) -> str:
+    """The page; ``hint`` is the terminal's (a text or a ``report.hints.Hint``); ``links``
+    the failing tensors copied next to the page (``report.tensor_copies``); ``files`` other
+    files next to it to link (the CSV, the JSON)."""
     cls = "pass" if verdict.passed else "fail"
     summary = [f'<h1 class="{cls}">{_e(verdict.describe())}</h1>',
+               _first_failure(result, verdict, links),
                f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}<br>'
                f'golden: {_e(result.golden_root or "(in memory)")}<br>'
-               f'coverage: {_e(result.coverage.describe())}</p>']
+               f'coverage: {_e(result.coverage.describe())}'
+               + ("<br>files: " + " ".join(f'<a href="{_e(f)}">{_e(f)}</a>' for f in files)
+                  if files else "") + "</p>"]
     if not verdict.passed:  # the terminal's hint, word for word
         if hint is not None and not isinstance(hint, str):
             summary.append(f'<pre class="hint">{_e(hint.text())}</pre>')
@@ -207,14 +287,16 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
             summary.append(f"<p>next step: {_e(hint if hint is not None else default_hint(verdict))}</p>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
-            + "\n".join(summary) + "\n" + chart_svg(result, verdict) + "\n"
+            + "\n".join(summary) + "\n" + _failure_index(result, verdict, links) + "\n"
+            + chart_svg(result, verdict) + "\n"
             + _table(result, verdict) + "\n</body></html>\n")
 
 
 def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "Accuracy report",
-               hint=None) -> str:
+               hint=None, links: Optional[Links] = None, files: Sequence[str] = ()) -> str:
     """Write the self-contained HTML page atomically; returns the path."""
-    return os.fspath(atomic_write_text(path, html_text(result, verdict, title=title, hint=hint), what="HTML report"))
+    text = html_text(result, verdict, title=title, hint=hint, links=links, files=files)
+    return os.fspath(atomic_write_text(path, text, what="HTML report"))
 
 
 def dataset_html_text(heading: str, passed: bool, figures: Sequence[Tuple[str, str]], *,

@@ -177,7 +177,8 @@ def test_accuracy_report_dir(pytester, models_dir):
     result.stdout.fnmatch_lines(["full report: */reports/test_acc.py--test_overflow_default/compare.csv",
                                  "reports: */reports"])
     failed = pytester.path / "reports" / "test_acc.py--test_overflow_default"
-    assert sorted(p.name for p in failed.iterdir()) == ["compare.csv", "compare.json", "report.html"]
+    assert sorted(p.name for p in failed.iterdir()) == ["compare.csv", "compare.json", "report.html",
+                                                        "tensors"]  # the failing ops' tensors
     header = (failed / "compare.csv").read_text().splitlines()[0]
     assert header.startswith("Index,OpType,NPUDump,DataType,Address,GroundTruth,DataType,TensorIndex")
     data = json.loads((failed / "compare.json").read_text())

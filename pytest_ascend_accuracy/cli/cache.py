@@ -1,0 +1,77 @@
+"""``ascend-accuracy cache``: what the conversion/golden cache holds, and pruning it.
+
+Without options it lists the cache by namespace (entries, size) and the total; ``--entries``
+lists every entry, least recently used first. ``--max-size 2GB`` evicts least-recently-used
+entries until the cache fits, ``--clear`` evicts everything; entries that a running pytest
+session (or another process) holds are kept and said so. Exit status 0, 2 on bad input.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from ..errors import ConfigError
+from .app import EXIT_OK, Command, register
+
+
+def _configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cache-dir", default=".ascend-accuracy",
+                   help="the cache directory (default .ascend-accuracy, the plugin's default "
+                        "under the rootdir)")
+    p.add_argument("--entries", action="store_true",
+                   help="list every entry (least recently used first)")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--max-size", metavar="SIZE",
+                       help="evict least-recently-used entries until the cache holds at most "
+                            "SIZE (e.g. 2GB, 500MB)")
+    group.add_argument("--clear", action="store_true",
+                       help="evict every entry no running process holds")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..core.cache import Cache
+    from ..core.cache_size import entries, format_size, parse_size, prune
+
+    root = Path(args.cache_dir).expanduser()
+    if not root.exists():
+        print(f"cache {root}: empty (the directory does not exist)")
+        return EXIT_OK
+    if not root.is_dir():
+        raise ConfigError("--cache-dir", f"{root} is not a directory")
+    cache = Cache(root)
+    if args.clear or args.max_size is not None:
+        limit = 0 if args.clear else parse_size(args.max_size, "--max-size")
+        if limit is None:
+            raise ConfigError("--max-size", f"expected a size such as 2GB, got {args.max_size!r}")
+        done = prune(cache, limit)
+        n = len(done.removed)
+        print(f"cache {root}: removed {n} entr{'y' if n == 1 else 'ies'} "
+              f"({format_size(done.freed)}); {format_size(done.total_after)} left")
+        for e in done.kept_held:
+            who = ", ".join(map(str, e.holders)) or "a builder"
+            print(f"  kept {e.namespace}/{e.key[:12]} ({format_size(e.size)}): in use by "
+                  f"process {who}")
+        return EXIT_OK
+    listed = entries(cache)
+    by_ns = defaultdict(lambda: [0, 0])
+    for e in listed:
+        by_ns[e.namespace][0] += 1
+        by_ns[e.namespace][1] += e.size
+    total = sum(e.size for e in listed)
+    print(f"cache {root}: {len(listed)} entries, {format_size(total)}")
+    for ns in sorted(by_ns):
+        count, size = by_ns[ns]
+        print(f"  {ns:<12} {count:>5} entries  {format_size(size):>10}")
+    if args.entries:
+        for e in listed:
+            used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.last_used))
+            held = f"  held by {', '.join(map(str, e.holders))}" if e.holders else ""
+            print(f"  {e.namespace}/{e.key[:16]}  {format_size(e.size):>10}  "
+                  f"last used {used}{held}")
+    return EXIT_OK
+
+
+register(Command("cache", "show what the conversion/golden cache holds; prune it "
+                          "(--max-size SIZE, --clear)", _configure, _run))

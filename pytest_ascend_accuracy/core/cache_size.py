@@ -1,0 +1,210 @@
+"""The cache's size: what it holds (``entries``), its bound (``parse_size`` of ini
+``ascend_accuracy_cache_size``) and least-recently-used eviction (``prune``).
+
+Eviction follows the cache's own locking (``core.cache``): an entry is only removed while its
+key lock is held (taken without waiting: an entry being built is skipped), it is first moved
+aside in one rename, and put back when a live process holds a lease on it. So a process that
+looked an entry up keeps its files however small the bound, and nothing is half-removed in place.
+``core.cache`` imports this module (never the other way round).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, List, Optional
+
+from ..errors import ConfigError
+
+#: an entry's manifest of its files (sizes, sha256), written last by ``core.cache``
+MANIFEST = ".manifest.json"
+#: ``.locks/<namespace>-<key>.use-<pid>``: process <pid> uses the entry
+LEASE = ".use-"
+#: ``Cache`` (``core.cache``) is only passed in: this module sits below it
+Cache = Any
+
+_UNITS = {"": 1, "B": 1, "K": 1 << 10, "KB": 1 << 10, "KIB": 1 << 10, "M": 1 << 20, "MB": 1 << 20,
+          "MIB": 1 << 20, "G": 1 << 30, "GB": 1 << 30, "GIB": 1 << 30, "T": 1 << 40, "TB": 1 << 40,
+          "TIB": 1 << 40}
+
+
+def parse_size(text, where: str = "ascend_accuracy_cache_size") -> Optional[int]:
+    """``"2GB"``, ``"500 MB"``, ``"1.5G"``, ``"1048576"`` -> bytes (binary units: 1 GB = 2**30);
+    empty or ``"none"`` -> None (unbounded)."""
+    if text is None:
+        return None
+    s = str(text).strip()
+    if s.lower() in ("", "none", "unbounded"):
+        return None
+    m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)", s)
+    unit = m.group(2).upper() if m else None
+    if m is None or unit not in _UNITS:
+        raise ConfigError(where, f"expected a size such as 2GB, 500MB or 1048576 (bytes), "
+                                 f"got {s!r}")
+    return int(float(m.group(1)) * _UNITS[unit])
+
+
+def format_size(n: int) -> str:
+    """``1536`` -> ``'1.5 KB'`` (binary units, as ``parse_size`` reads them)."""
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024.0
+    return f"{n:.1f} GB"  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cache entry: where, how big, when last used, and which live processes hold it."""
+
+    namespace: str
+    key: str
+    path: Path
+    size: int
+    last_used: float
+    holders: tuple = ()
+
+
+def _entry_size(path: Path) -> int:
+    try:
+        with open(path / MANIFEST, encoding="utf-8") as f:
+            files = json.load(f)["files"]
+        return sum(int(size) for size, _ in files.values()) + (path / MANIFEST).stat().st_size
+    except (OSError, ValueError, KeyError, TypeError):
+        total = 0
+        for p in path.rglob("*"):
+            try:
+                total += p.stat().st_size if p.is_file() else 0
+            except OSError:
+                pass
+        return total
+
+
+def holders(cache: Cache, namespace: str, key: str, *, drop_dead: bool = False) -> List[int]:
+    """Pids of live processes holding a lease on the entry (this one included)."""
+    from .atomic_files import pid_alive
+
+    out = []
+    for lease in (cache.root / ".locks").glob(f"{namespace}-{key}{LEASE}*"):
+        pid = lease.name.rsplit(LEASE, 1)[1]
+        if pid.isdigit() and pid_alive(int(pid)):
+            out.append(int(pid))
+        elif drop_dead:
+            try:
+                lease.unlink()
+            except OSError:
+                pass
+    return sorted(out)
+
+
+def entries(cache: Cache) -> List[Entry]:
+    """Every finished entry, least recently used first."""
+    out = []
+    root = cache.root
+    if not root.is_dir():
+        return out
+    for ns_dir in _subdirs(root):
+        for shard in _subdirs(ns_dir):
+            for path in _subdirs(shard):
+                try:
+                    used = path.stat().st_mtime
+                except OSError:
+                    continue
+                out.append(Entry(ns_dir.name, path.name, path, _entry_size(path), used,
+                                 tuple(holders(cache, ns_dir.name, path.name))))
+    out.sort(key=lambda e: (e.last_used, e.namespace, e.key))
+    return out
+
+
+def _subdirs(directory: Path) -> List[Path]:
+    """Visible subdirectories (``.locks``, ``.tmp-*`` and ``.evict-*`` are not entries)."""
+    return sorted(p for p in directory.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
+@dataclass
+class PruneResult:
+    """What ``prune`` removed, what it kept and why."""
+
+    removed: List[Entry] = field(default_factory=list)
+    kept_held: List[Entry] = field(default_factory=list)
+    total_before: int = 0
+    total_after: int = 0
+
+    @property
+    def freed(self) -> int:
+        return sum(e.size for e in self.removed)
+
+
+def prune(cache: Cache, max_bytes: int) -> PruneResult:
+    """Evict least-recently-used entries until the cache holds at most ``max_bytes`` (0 clears
+    it); entries another process builds or holds (a lease of a live process) stay."""
+    from filelock import FileLock, Timeout
+
+    listed = entries(cache)
+    result = PruneResult(total_before=sum(e.size for e in listed))
+    total = result.total_before
+    for entry in listed:
+        if total <= max_bytes:
+            break
+        lock = FileLock(str(cache.lock_path(entry.namespace, entry.key)))
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:  # being built (or evicted) by another process right now
+            result.kept_held.append(entry)
+            continue
+        except OSError:
+            continue
+        try:
+            if _evict(cache, entry):
+                result.removed.append(entry)
+                total -= entry.size
+            else:
+                result.kept_held.append(entry)
+        finally:
+            lock.release()
+    result.total_after = total
+    _drop_stale_leases(cache)
+    return result
+
+
+def _evict(cache: Cache, entry: Entry) -> bool:
+    """Move the entry aside, then remove it unless a live process holds it (then it goes back).
+    A process leases before it looks, so one that looks after the move sees no entry and
+    rebuilds under the key lock, which this holds until the entry is gone or back."""
+    aside = entry.path.parent / f".evict-{entry.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        os.rename(entry.path, aside)
+    except OSError:
+        return False
+    if holders(cache, entry.namespace, entry.key, drop_dead=True):
+        try:
+            os.rename(aside, entry.path)
+        except OSError:  # pragma: no cover - the key lock keeps the place free
+            shutil.rmtree(aside, ignore_errors=True)
+            return True
+        return False
+    shutil.rmtree(aside, ignore_errors=True)
+    return True
+
+
+def _drop_stale_leases(cache: Cache) -> None:
+    """Leases of processes that are gone (killed sessions never released theirs), and entries
+    a killed pruner had moved aside."""
+    from .atomic_files import pid_alive
+
+    for aside in cache.root.glob("*/*/.evict-*"):
+        pid = aside.name.split("-")[-2]
+        if not (pid.isdigit() and pid_alive(int(pid))):
+            shutil.rmtree(aside, ignore_errors=True)
+
+    for lease in (cache.root / ".locks").glob(f"*{LEASE}*"):
+        pid = lease.name.rsplit(LEASE, 1)[1]
+        if not (pid.isdigit() and pid_alive(int(pid))):
+            try:
+                lease.unlink()
+            except OSError:
+                pass

@@ -1,0 +1,81 @@
+"""The failing ops' tensors, copied next to a report so its links outlive the dumps.
+
+A failing test's dumps stay in pytest's temp dir, which pytest rotates away after three runs;
+a report that linked there would point at nothing. ``copy_failing_tensors`` writes, for the
+first ``limit`` failing tensors in graph order, the actual and the golden tensor as ``.npy``
+files (their logical values, as compared) under ``<report dir>/tensors/`` and returns the
+relative links the HTML report shows. Each file is written under a temp name and renamed.
+"""
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+#: failing tensors copied per report (graph order; the first is what the user looks at first)
+DEFAULT_LIMIT = 10
+#: (op name, slot) -> (actual link, golden link); a link is None when that side is missing
+Links = Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]]
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._")[:120] or "tensor"
+
+
+def _tensor(dump, op_name: str, slot: str):
+    if dump is None or not op_name:
+        return None
+    op = dump.get(op_name)
+    if op is None:
+        return None
+    kind, _, index = slot.partition(":")
+    tensors = op.inputs if kind == "input" else op.outputs
+    try:
+        return tensors[int(index or 0)]
+    except (ValueError, IndexError):
+        return None
+
+
+def _save(ref, path: Path) -> Optional[str]:
+    import numpy as np
+
+    try:
+        values = np.asarray(ref.load())
+    except Exception:  # an unreadable tensor: the compare already reported its file
+        return None
+    tmp = path.parent / f".{path.name}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
+    try:
+        with open(tmp, "wb") as f:
+            np.save(f, values)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        return None
+    return path.name
+
+
+def copy_failing_tensors(actual, golden, verdict, directory, *,
+                         limit: int = DEFAULT_LIMIT) -> Links:
+    """Copy the first ``limit`` failing tensors of ``verdict`` (actual and golden side) into
+    ``directory/tensors``; the links relative to ``directory``."""
+    links: Links = {}
+    rows = [f.row for f in verdict.failures][:limit]
+    if not rows:
+        return links
+    out = Path(directory) / "tensors"
+    out.mkdir(parents=True, exist_ok=True)
+    for row in rows:
+        stem = f"{row.order:04d}-{_safe(row.op_name)}-{_safe(row.slot)}"
+        pair = []
+        for side, dump, name, slot in (("actual", actual, row.op_name, row.slot),
+                                       ("golden", golden, row.golden_name, row.golden_slot)):
+            ref = _tensor(dump, name, slot)
+            saved = _save(ref, out / f"{stem}.{side}.npy") if ref is not None else None
+            pair.append(f"tensors/{saved}" if saved else None)
+        links[(row.op_name, row.slot)] = (pair[0], pair[1])
+    return links

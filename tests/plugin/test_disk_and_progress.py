@@ -1,0 +1,114 @@
+"""Issue 17 (disk, progress): a passing check leaves no dumps, a failing one keeps them and its
+report's links resolve; stored goldens hold outputs only unless --accuracy-store-inputs;
+progress lines through the terminal reporter, silent unless a terminal or asked."""
+import re
+from pathlib import Path
+
+from conftest import ACCURACY_TESTS
+
+STORED = """
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+@accuracy(threshold=0.99)
+def test_stored(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/passing_mlp.onnx")
+    golden = golden_dump("models/passing_mlp.onnx", inputs, path="golden/mlp")
+    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs), golden)
+"""
+
+
+def _files(directory: Path):
+    return [p for p in directory.rglob("*") if p.is_file()]
+
+
+def _test_tmp(basetemp: Path, name: str) -> Path:
+    """pytest's tmp_path of test ``name`` (``test_overflow_default_0``...)."""
+    found = [p for p in basetemp.iterdir() if p.name.startswith(name) and not p.is_symlink()]
+    assert len(found) == 1, sorted(p.name for p in basetemp.iterdir())
+    return found[0]
+
+
+def hrefs_resolve(page: Path):
+    """Every href of a written HTML page: (href, resolves?) for local files and anchors."""
+    text = page.read_text(encoding="utf-8")
+    ids = set(re.findall(r'\bid="([^"]+)"', text))
+    out = []
+    for href in re.findall(r'\bhref="([^"]*)"', text):
+        ok = href[1:] in ids if href.startswith("#") else (page.parent / href).is_file()
+        out.append((href, ok))
+    return out
+
+
+def test_passing_dumps_removed_failing_dumps_kept_and_report_links_resolve(pytester, models_dir):
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    basetemp = pytester.path / "bt"
+    result = pytester.runpytest(f"--basetemp={basetemp}", "--accuracy-report=reports")
+    result.assert_outcomes(passed=3, failed=1)  # overflow fails in the default mode only
+    assert _files(_test_tmp(basetemp, "test_mlp")) == []
+    assert _files(_test_tmp(basetemp, "test_overflow_high_precision")) == []
+    kept = _files(_test_tmp(basetemp, "test_overflow_default"))
+    assert kept and all("ascend-dumps" in p.parts for p in kept)
+    pages = sorted((pytester.path / "reports").rglob("report.html"))
+    assert len(pages) == 4
+    for page in pages:
+        links = hrefs_resolve(page)
+        assert links and all(ok for _, ok in links), (page, links)
+    failing = next(p for p in pages if "overflow-default" in p.parent.name.replace("_", "-")
+                   or "default" in p.parent.name)
+    links = [h for h, _ in hrefs_resolve(failing)]
+    assert any(h.startswith("tensors/") and h.endswith(".actual.npy") for h in links)
+    assert any(h.startswith("tensors/") and h.endswith(".golden.npy") for h in links)
+    import numpy as np
+
+    for h in links:
+        if h.endswith(".npy"):
+            assert np.load(failing.parent / h).size > 0
+
+
+def test_stored_golden_holds_outputs_only_unless_asked(pytester, models_dir):
+    pytester.makepyfile(test_stored=STORED)
+    golden = pytester.path / "golden" / "mlp"
+    pytester.runpytest().assert_outcomes(failed=1)  # missing: written
+    names = sorted(p.name for p in golden.iterdir())
+    assert names and not [n for n in names if n.startswith("input_")]
+    pytester.runpytest().assert_outcomes(passed=1)
+    pytester.runpytest("--accuracy-regen-all", "--accuracy-store-inputs").assert_outcomes(passed=1)
+    with_inputs = sorted(p.name for p in golden.iterdir())
+    assert [n for n in with_inputs if n.startswith("input_")]
+    assert set(names) < set(with_inputs)
+    pytester.runpytest().assert_outcomes(passed=1)  # a golden with inputs still reads back
+
+
+def test_progress_lines_only_when_asked_outside_a_terminal(pytester, models_dir):
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    quiet = pytester.runpytest("-k", "mlp", "-p", "no:cacheprovider")
+    quiet.assert_outcomes(passed=1)
+    assert "ascend-accuracy: conv" not in quiet.stdout.str()  # not a terminal: CI logs stay clean
+    assert "ascend-accuracy: comp" not in quiet.stdout.str()
+    shown = pytester.runpytest("-k", "mlp", "--accuracy-progress",
+                               "--accuracy-cache-dir=fresh-cache")
+    shown.assert_outcomes(passed=1)
+    out = shown.stdout.str()
+    assert re.search(r"ascend-accuracy: converting \(emulator\) done in [\d.]+ s", out), out
+    assert re.search(r"ascend-accuracy: golden run \(onnxruntime fp32\) done in", out), out
+    assert re.search(r"ascend-accuracy: comparing (\d+)/\1 tensors", out), out
+    assert re.search(r"^test_acc.py \.", out, re.M), out  # the result keeps its own line
+    cached = pytester.runpytest("-k", "mlp", "--accuracy-progress",
+                                "--accuracy-cache-dir=fresh-cache")
+    assert "converting (emulator)" not in cached.stdout.str()  # a cache hit is not work
+
+
+def test_cache_size_ini_bounds_the_cache(pytester, models_dir):
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    pytester.makeini("[pytest]\nascend_accuracy_cache_size = 1KB\n")
+    pytester.runpytest("-k", "mlp").assert_outcomes(passed=1)
+    pytester.runpytest("-k", "overflow and high").assert_outcomes(passed=1)
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.core.cache_size import entries
+
+    left = entries(Cache(pytester.path / ".ascend-accuracy"))
+    # the second session evicted the first session's entries (it holds only its own)
+    assert left and not any(e.holders for e in left)
+    bad = pytester.runpytest("-k", "mlp", "-o", "ascend_accuracy_cache_size=lots")
+    assert "ascend_accuracy_cache_size: expected a size such as 2GB" in bad.stderr.str()

@@ -1,0 +1,115 @@
+"""The cache's size bound: LRU eviction under the key locks, leases of live processes, and the
+``ascend-accuracy cache`` command."""
+import os
+
+import pytest
+
+from pytest_ascend_accuracy.cli import app as cli
+from pytest_ascend_accuracy.core.cache import Cache
+from pytest_ascend_accuracy.core.cache_size import entries, format_size, parse_size, prune
+from pytest_ascend_accuracy.errors import ConfigError
+
+
+def _build(size):
+    def build(tmp):
+        (tmp / "data.bin").write_bytes(b"x" * size)
+    return build
+
+
+def _fill(root, sizes, *, release=True):
+    """Entries k0, k1, ... built in that order, used at times 1000, 2000, ... (k0 oldest)."""
+    cache = Cache(root)
+    paths = []
+    for i, size in enumerate(sizes):
+        p = cache.get_or_build("om", f"k{i}", _build(size))
+        os.utime(p, (1000.0 * (i + 1), 1000.0 * (i + 1)))
+        paths.append(p)
+    if release:
+        cache.release()
+    return cache, paths
+
+
+@pytest.mark.parametrize("text, expected", [("2GB", 2 << 30), ("500 MB", 500 << 20),
+                                            ("1.5G", 3 << 29), ("1048576", 1 << 20),
+                                            ("", None), ("none", None), ("0", 0)])
+def test_parse_size(text, expected):
+    assert parse_size(text) == expected
+
+
+def test_parse_size_names_the_setting():
+    with pytest.raises(ConfigError, match="ascend_accuracy_cache_size.*2 parsecs"):
+        parse_size("2 parsecs")
+    assert format_size(1536) == "1.5 KB" and format_size(10) == "10 B"
+
+
+def test_least_recently_used_entries_go_first(tmp_path):
+    cache, paths = _fill(tmp_path, [4000, 4000, 4000])
+    assert cache.lookup("om", "k0") == paths[0]  # k0 used now: k1 is the oldest
+    cache.release()
+    done = prune(cache, 9000)
+    assert [e.key for e in done.removed] == ["k1"]
+    assert paths[0].is_dir() and not paths[1].exists() and paths[2].is_dir()
+    assert done.total_after <= 9000 < done.total_before
+
+
+def test_bounded_cache_evicts_after_a_build_but_keeps_what_this_process_uses(tmp_path):
+    _fill(tmp_path, [4000, 4000])
+    bounded = Cache(tmp_path, max_bytes=9000)
+    new = bounded.get_or_build("om", "k2", _build(4000))
+    assert new.is_dir()  # just built and leased by this process: never the one evicted
+    assert [e.key for e in entries(bounded)] == ["k1", "k2"]
+
+
+def test_an_entry_another_process_holds_is_not_evicted(tmp_path):
+    cache, paths = _fill(tmp_path, [4000, 4000])
+    lease = tmp_path / ".locks" / f"om-k0.use-{os.getppid()}"  # a live process (our parent)
+    lease.touch()
+    done = prune(cache, 0)
+    assert [e.key for e in done.removed] == ["k1"] and [e.key for e in done.kept_held] == ["k0"]
+    assert paths[0].is_dir() and (paths[0] / "data.bin").stat().st_size == 4000
+    lease.unlink()
+    assert [e.key for e in prune(cache, 0).removed] == ["k0"]
+
+
+def test_an_entry_being_built_is_not_evicted(tmp_path):
+    from filelock import FileLock
+
+    cache, paths = _fill(tmp_path, [4000])
+    with FileLock(str(cache.lock_path("om", "k0"))):  # another builder holds the key
+        done = prune(cache, 0)
+    assert done.removed == [] and paths[0].is_dir()
+
+
+def test_leases_of_dead_processes_do_not_pin_entries(tmp_path):
+    cache, paths = _fill(tmp_path, [100])
+    dead = tmp_path / ".locks" / "om-k0.use-999999999"
+    dead.touch()
+    assert [e.key for e in prune(cache, 0).removed] == ["k0"] and not dead.exists()
+
+
+def test_evicted_entry_is_rebuilt_on_next_use(tmp_path):
+    cache, paths = _fill(tmp_path, [100])
+    prune(cache, 0)
+    calls = []
+    again = Cache(tmp_path).get_or_build("om", "k0",
+                                         lambda tmp: (calls.append(1), _build(100)(tmp)))
+    assert calls == [1] and (again / "data.bin").stat().st_size == 100
+
+
+def test_cache_command_lists_and_prunes(tmp_path, capsys):
+    _fill(tmp_path, [3000, 3000, 3000])
+    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--entries"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"cache {tmp_path}: 3 entries, ")
+    assert "om" in out and "om/k0" in out and "last used" in out
+    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--max-size", "7000"]) == 0
+    out = capsys.readouterr().out
+    assert "removed 1 entry" in out and len(entries(Cache(tmp_path))) == 2
+    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--clear"]) == 0
+    assert "removed 2 entries" in capsys.readouterr().out and entries(Cache(tmp_path)) == []
+
+
+def test_cache_command_bad_size_is_a_clear_error(tmp_path, capsys):
+    _fill(tmp_path, [10])
+    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--max-size", "lots"]) == 2
+    assert "--max-size: expected a size such as 2GB" in capsys.readouterr().err
