@@ -113,3 +113,45 @@ def test_cache_command_bad_size_is_a_clear_error(tmp_path, capsys):
     _fill(tmp_path, [10])
     assert cli.main(["cache", "--cache-dir", str(tmp_path), "--max-size", "lots"]) == 2
     assert "--max-size: expected a size such as 2GB" in capsys.readouterr().err
+
+
+def test_folders_that_are_not_entries_are_neither_listed_nor_pruned(tmp_path):
+    cache, paths = _fill(tmp_path, [100])
+    diagnosis = tmp_path / "diagnoses" / "test_x.py--test_a" / "diagnosis"
+    diagnosis.mkdir(parents=True)
+    (diagnosis / "diagnosis.txt").write_text("verdict")
+    assert [e.key for e in entries(cache)] == ["k0"]
+    prune(cache, 0)
+    assert (diagnosis / "diagnosis.txt").is_file() and not paths[0].exists()
+
+
+HOLDER = """
+import sys
+from pytest_ascend_accuracy.core.cache import Cache
+cache = Cache(sys.argv[1])
+entry = cache.get_or_build("om", "held", lambda tmp: (tmp / "data.bin").write_bytes(b"y" * 500))
+print("ready", flush=True)
+sys.stdin.readline()  # the other process prunes meanwhile
+print((entry / "data.bin").read_bytes() == b"y" * 500, flush=True)
+cache.release()
+"""
+
+
+def test_another_process_using_an_entry_keeps_it_through_a_prune(tmp_path):
+    import subprocess
+    import sys
+
+    _fill(tmp_path, [100])
+    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        done = prune(Cache(tmp_path), 0)
+        assert [e.key for e in done.removed] == ["k0"]
+        assert [(e.key, e.holders) for e in done.kept_held] == [("held", (proc.pid,))]
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().strip() == "True"
+    finally:
+        proc.communicate(timeout=60)
+    assert [e.key for e in prune(Cache(tmp_path), 0).removed] == ["held"]  # released: evictable

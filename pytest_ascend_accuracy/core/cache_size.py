@@ -16,7 +16,7 @@ import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional
 
 from ..errors import ConfigError
 
@@ -101,21 +101,43 @@ def holders(cache: Cache, namespace: str, key: str, *, drop_dead: bool = False) 
     return sorted(out)
 
 
+def _live_leases(cache: Cache) -> Dict[str, List[int]]:
+    """``<namespace>-<key>`` -> pids of the live processes leasing it."""
+    from .atomic_files import pid_alive
+
+    out: Dict[str, List[int]] = {}
+    try:
+        names = [p.name for p in (cache.root / ".locks").iterdir()]
+    except OSError:
+        return out
+    alive: Dict[int, bool] = {}
+    for name in names:
+        stem, sep, pid = name.rpartition(LEASE)
+        if sep and pid.isdigit():
+            if int(pid) not in alive:
+                alive[int(pid)] = pid_alive(int(pid))
+            if alive[int(pid)]:
+                out.setdefault(stem, []).append(int(pid))
+    return out
+
+
 def entries(cache: Cache) -> List[Entry]:
     """Every finished entry, least recently used first."""
     out = []
     root = cache.root
     if not root.is_dir():
         return out
+    leased = _live_leases(cache)  # one listing of .locks, not one per entry
     for ns_dir in _subdirs(root):
-        for shard in _subdirs(ns_dir):
-            for path in _subdirs(shard):
+        # ``<namespace>/<key[:2]>/<key>``: other folders under the root (diagnoses) are no entries
+        for shard in (d for d in _subdirs(ns_dir) if len(d.name) == 2):
+            for path in (d for d in _subdirs(shard) if d.name.startswith(shard.name)):
                 try:
                     used = path.stat().st_mtime
                 except OSError:
                     continue
                 out.append(Entry(ns_dir.name, path.name, path, _entry_size(path), used,
-                                 tuple(holders(cache, ns_dir.name, path.name))))
+                                 tuple(sorted(leased.get(f"{ns_dir.name}-{path.name}", ())))))
     out.sort(key=lambda e: (e.last_used, e.namespace, e.key))
     return out
 

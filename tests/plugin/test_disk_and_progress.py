@@ -112,3 +112,12 @@ def test_cache_size_ini_bounds_the_cache(pytester, models_dir):
     assert left and not any(e.holders for e in left)
     bad = pytester.runpytest("-k", "mlp", "-o", "ascend_accuracy_cache_size=lots")
     assert "ascend_accuracy_cache_size: expected a size such as 2GB" in bad.stderr.str()
+
+
+def test_yaml_items_remove_their_dumps_when_they_pass(pytester, models_dir):
+    pytester.makefile(".yaml", accuracy_models="models:\n  - model: models/passing_mlp.onnx\n"
+                                               "  - model: models/overflow.onnx\n")
+    basetemp = pytester.path / "bt"
+    pytester.runpytest(f"--basetemp={basetemp}").assert_outcomes(passed=1, failed=1)
+    left = [p for p in _files(basetemp)]
+    assert left and all("overflow" in str(p.relative_to(basetemp)) for p in left), left

@@ -1,0 +1,73 @@
+"""plugin.progress against a stand-in terminal reporter: on a terminal one line updated in
+place, the result letter put back on its file's line; nothing under -q or on xdist workers."""
+from types import SimpleNamespace
+
+from pytest_ascend_accuracy.compare.engine import CompareProgress
+from pytest_ascend_accuracy.plugin.progress import TerminalProgress
+
+
+class Reporter:
+    def __init__(self, tty):
+        self.calls, self.tty, self.currentfspath = [], tty, "test_a.py"
+        self._tw = SimpleNamespace(flush=lambda: None)
+
+    def isatty(self):
+        return self.tty
+
+    def ensure_newline(self):
+        if self.currentfspath:
+            self.calls.append(("newline",))
+            self.currentfspath = None
+
+    def write(self, text):
+        self.calls.append(("write", text))
+
+    def rewrite(self, text, erase=False):
+        self.calls.append(("rewrite", text))
+
+    def write_fspath_result(self, nodeid, res):
+        self.calls.append(("prefix", nodeid))
+        self.currentfspath = nodeid
+
+
+def config(tr, verbose=0, worker=False):
+    plugins = {"terminalreporter": tr, "capturemanager": None}
+    cfg = SimpleNamespace(pluginmanager=SimpleNamespace(getplugin=plugins.get),
+                          getoption=lambda name, default=None: verbose)
+    if worker:
+        cfg.workerinput = {}
+    return cfg
+
+
+def test_on_a_terminal_one_line_is_updated_and_the_prefix_comes_back():
+    tr = Reporter(tty=True)
+    progress = TerminalProgress.for_config(config(tr), forced=False)
+    progress.delay = 0.0
+    with progress.building("emulator", "k"):
+        pass
+    line = progress.compare()
+    line(CompareProgress(1, 2, "conv1", 10, 20))
+    line(CompareProgress(2, 2, "relu1", 20, 20))
+    kinds = [c[0] for c in tr.calls]
+    assert kinds == ["newline", "write", "rewrite", "write", "write", "rewrite"]
+    assert tr.calls[1] == ("write", "ascend-accuracy: converting (emulator) ...")
+    assert tr.calls[2][1].startswith("ascend-accuracy: converting (emulator) done in ")
+    assert tr.calls[3] == ("write", "\n")  # the compare starts below the finished build line
+    assert "2/2 tensors" in tr.calls[5][1]
+    progress.pytest_runtest_logreport(SimpleNamespace(nodeid="test_a.py::test_x"))
+    assert tr.calls[-1] == ("prefix", "test_a.py::test_x")  # the result letter's line
+
+
+def test_silent_under_q_on_workers_and_in_logs_unless_asked():
+    assert TerminalProgress.for_config(config(Reporter(True), verbose=-1), forced=False) is None
+    assert TerminalProgress.for_config(config(Reporter(True), worker=True), forced=True) is None
+    tr = Reporter(tty=False)
+    log = TerminalProgress.for_config(config(tr), forced=False)
+    with log.building("golden", "k"):
+        pass
+    assert tr.calls == [] and not log.active
+    forced = TerminalProgress.for_config(config(tr), forced=True)
+    with forced.building("golden", "k"):
+        pass
+    assert [c[0] for c in tr.calls] == ["newline", "write", "write"]
+    assert tr.calls[2][1].startswith("\nascend-accuracy: golden run (onnxruntime fp32) done in ")
