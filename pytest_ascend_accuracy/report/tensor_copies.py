@@ -4,7 +4,9 @@ A failing test's dumps stay in pytest's temp dir, which pytest rotates away afte
 a report that linked there would point at nothing. ``copy_failing_tensors`` writes, for the
 first ``limit`` failing tensors in graph order, the actual and the golden tensor as ``.npy``
 files (their logical values, as compared) under ``<report dir>/tensors/`` and returns the
-relative links the HTML report shows. Each file is written under a temp name and renamed.
+relative links the HTML report shows. The first failure is always copied; the others only
+while the copies stay within ``max_bytes`` (a report is not a second dump). Each file is
+written under a temp name and renamed.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from typing import Dict, Optional, Tuple
 
 #: failing tensors copied per report (graph order; the first is what the user looks at first)
 DEFAULT_LIMIT = 10
+#: bytes of copies per report beyond the first failure's
+DEFAULT_MAX_BYTES = 64 << 20
 #: (op name, slot) -> (actual link, golden link); a link is None when that side is missing
 Links = Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]]
 
@@ -59,22 +63,37 @@ def _save(ref, path: Path) -> Optional[str]:
     return path.name
 
 
-def copy_failing_tensors(actual, golden, verdict, directory, *,
-                         limit: int = DEFAULT_LIMIT) -> Links:
+def _nbytes(ref) -> int:
+    try:
+        import numpy as np
+
+        return int(ref.size) * np.dtype(ref.dtype).itemsize
+    except TypeError:  # a dtype numpy does not name (bfloat16...): loaded as float32
+        return int(ref.size) * 4
+
+
+def copy_failing_tensors(actual, golden, verdict, directory, *, limit: int = DEFAULT_LIMIT,
+                         max_bytes: int = DEFAULT_MAX_BYTES) -> Links:
     """Copy the first ``limit`` failing tensors of ``verdict`` (actual and golden side) into
-    ``directory/tensors``; the links relative to ``directory``."""
+    ``directory/tensors`` (past the first, within ``max_bytes``); the links relative to
+    ``directory``."""
     links: Links = {}
+    spent = 0
     rows = [f.row for f in verdict.failures][:limit]
     if not rows:
         return links
     out = Path(directory) / "tensors"
     out.mkdir(parents=True, exist_ok=True)
-    for row in rows:
+    for k, row in enumerate(rows):
         stem = f"{row.order:04d}-{_safe(row.op_name)}-{_safe(row.slot)}"
+        refs = [_tensor(actual, row.op_name, row.slot),
+                _tensor(golden, row.golden_name, row.golden_slot)]
+        size = sum(_nbytes(r) for r in refs if r is not None)
+        if k and spent + size > max_bytes:
+            break
+        spent += size
         pair = []
-        for side, dump, name, slot in (("actual", actual, row.op_name, row.slot),
-                                       ("golden", golden, row.golden_name, row.golden_slot)):
-            ref = _tensor(dump, name, slot)
+        for side, ref in zip(("actual", "golden"), refs):
             saved = _save(ref, out / f"{stem}.{side}.npy") if ref is not None else None
             pair.append(f"tensors/{saved}" if saved else None)
         links[(row.op_name, row.slot)] = (pair[0], pair[1])
