@@ -166,6 +166,8 @@ def test_a_changed_model_is_named_as_such(path):
     check(make_result(), path, info={"model": "m", "model_sha256": "a" * 64})
     same = check(make_result(), path, info={"model": "m", "model_sha256": "b" * 64})
     assert same.passed and "note: the model file changed since this baseline" in same.message
+    # on a pass only --accuracy-regen-all rewrites the baseline; the plugin warns with this line
+    assert same.model_changed.endswith("record a new baseline with --accuracy-regen-all")
     out = check(make_result(noise={"relu1": 0.2}), path, info={"model": "m", "model_sha256": "b" * 64})
     lines = out.message.splitlines()
     assert lines[1].startswith("note: the model file changed since this baseline was recorded "

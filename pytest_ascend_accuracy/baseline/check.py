@@ -174,9 +174,16 @@ class BaselineOutcome:
     changes: Tuple[Tuple[str, object, object], ...] = ()  # environment / inputs changes
     new_ops: Tuple[str, ...] = ()
     improved: Tuple[str, ...] = ()
+    #: on a pass: the note that the model file changed since the baseline was recorded, else ""
+    model_changed: str = ""
 
     def __bool__(self) -> bool:
         return self.passed
+
+
+class ModelChangedWarning(UserWarning):
+    """A baseline check passed, but the model file's sha256 differs from the recorded one: the
+    pass may hide the model's own change (the plugin warns instead of passing silently)."""
 
 
 def check_baseline(result, path, *, header: Mapping[str, object], inputs,
@@ -238,7 +245,8 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
         text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "
                 f"max_drop={max_drop:g} of {path}")
         return BaselineOutcome(PASSED, True, path, "\n".join([text] + notes),
-                               new_ops=j.new_ops, improved=j.improved)
+                               new_ops=j.new_ops, improved=j.improved,
+                               model_changed="".join(_model_changed(old, info_d, passed=True)))
     ops = sorted({c.label for c in j.regressions}, key=[c.label for c in j.regressions].index)
     rules = f"cosine drop > {max_drop:g}"
     if max_rel_l2_rise is not None:
@@ -279,7 +287,7 @@ def _notes(old: Baseline, info, j: Judgement, max_drop: float) -> List[str]:
         notes.append(f"note: {_count(len(j.improved), 'operator line')} improved by more than "
                      f"{max_drop:g} (record them with --accuracy-regen-all): "
                      + ", ".join(j.improved[:5]))
-    notes += _model_changed(old, info) if not j.regressions else []
+    notes += _model_changed(old, info, passed=True) if not j.regressions else []
     changed = [k for k in sorted(info) if old.info.get(k) != info.get(k) and k != "model_sha256"]
     if changed:
         notes.append("note: changed since the baseline (not judged): " + "; ".join(
@@ -287,14 +295,15 @@ def _notes(old: Baseline, info, j: Judgement, max_drop: float) -> List[str]:
     return notes
 
 
-def _model_changed(old: Baseline, info) -> List[str]:
-    """The line naming an edited model (its recorded sha256 differs), or none."""
+def _model_changed(old: Baseline, info, passed: bool = False) -> List[str]:
+    """The line naming an edited model (its recorded sha256 differs), or none. A passing
+    baseline is rewritten by --accuracy-regen-all only (--accuracy-regen rewrites failing ones)."""
     a, b = old.info.get("model_sha256"), info.get("model_sha256")
     if not a or not b or a == b:
         return []
     return [f"note: the model file changed since this baseline was recorded (sha256 {str(a)[:12]}"
             f"... -> {str(b)[:12]}...): differences may be the model's own; if the change is "
-            "intended, record a new baseline with --accuracy-regen"]
+            f"intended, record a new baseline with --accuracy-regen{'-all' if passed else ''}"]
 
 
 def _write(path: Path, baseline: Baseline) -> None:
@@ -341,6 +350,7 @@ def _show(value) -> str:
     return repr(value)
 
 
-__all__ = ["check_baseline", "BaselineOutcome", "OpChange", "Judgement", "judge_ops",
+__all__ = ["check_baseline", "BaselineOutcome", "ModelChangedWarning", "OpChange", "Judgement",
+           "judge_ops",
            "setup_changes", "REGEN_CHOICES", "PASSED", "REGRESSED", "REBASELINE", "MISSING",
            "UNREADABLE", "REWRITTEN", "round_cosine", "round_error"]

@@ -45,6 +45,12 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             first = base.regressions[0].line() if base.regressions else str(base.path)
             state.mark_failed(nodeid, f"baseline {base.status}: {first}")
             pytest.fail(base.message, pytrace=False)
+        if base.model_changed:  # a pass on an edited model is said, not silent (issue 13 D7)
+            import warnings
+
+            from ..baseline import ModelChangedWarning
+            shown = _shown(base.path, rootpath or state.settings.rootdir)
+            warnings.warn(ModelChangedWarning(f"{shown}: {base.model_changed[len('note: '):]}"))
     return outcome
 
 

@@ -140,6 +140,18 @@ def test_same_file_name_in_two_folders_gets_two_baselines(pytester):
         assert info["model"] == f"{team}/model" and len(info["model_sha256"]) == 64
     assert not (pytester.path / "accuracy-baselines" / "model").exists()
     pytester.runpytest("-q").assert_outcomes(passed=2)
+    # team_b's model edited (a bias nudged): still within max_drop, so the test passes, but the
+    # recorded sha256 no longer matches and the pass says so (it was silent: the note was dropped)
+    model = onnx.load(str(pytester.path / "team_b" / "model.onnx"))
+    model.graph.initializer[-1].float_data[:] = []
+    model.graph.initializer[-1].raw_data = bytes(len(model.graph.initializer[-1].raw_data))
+    onnx.save(model, str(pytester.path / "team_b" / "model.onnx"))
+    edited = pytester.runpytest("-q", "-W", "always")
+    edited.assert_outcomes(passed=2)
+    edited.stdout.fnmatch_lines(["*ModelChangedWarning: accuracy-baselines/team_b/model/"
+                                 "default.yaml: the model file changed since this baseline was "
+                                 "recorded (sha256 *)*--accuracy-regen-all"])
+    assert "team_a/model/default.yaml: the model" not in edited.stdout.str()
 
 
 OLD_PLACES_TEST = """
