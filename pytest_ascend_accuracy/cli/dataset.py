@@ -109,6 +109,7 @@ def _run(args: argparse.Namespace) -> int:
         if interactive or done == total:
             print(f"[dataset] {done}{of} samples", end=end, file=sys.stderr, flush=True)
 
+    om = None
     try:
         om = load_device_model(backend, args.model, args.mode, input_shape=args.input_shape)
         result, _, _ = run_dataset_check(om, args.samples, metric=metric, labels=labels,
@@ -116,6 +117,8 @@ def _run(args: argparse.Namespace) -> int:
                                          postprocess=postprocess, cache=cache,
                                          threshold=args.threshold, progress=progress)
     finally:
+        if om is not None:
+            om.close()  # the traced sample's dump directory
         close = getattr(backend, "close", None)
         if close:
             close()

@@ -8,6 +8,8 @@ operator below the threshold, exactly as an ``@accuracy`` check of that sample w
 from __future__ import annotations
 
 import math
+import tempfile
+from pathlib import Path
 from typing import Optional, Tuple
 
 from ..compare.engine import compare_dumps
@@ -25,16 +27,18 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
 
     from ..golden.onnxruntime_golden import golden_dump
 
-    try:
-        ref_sample = sample
-        if reference_inputs is not None:
-            ref_sample = dataclasses.replace(sample, inputs=reference_inputs(sample.inputs))
-        golden = golden_dump(om.model, ref_sample.inputs, cache=cache, input_shape=om.input_shape) \
-            if cache is not None else _uncached_golden(om, ref_sample)
-        actual = om.run(sample.inputs, dump=True)
-        result = compare_dumps(actual, golden)
-    except AscendAccuracyError as exc:
-        return Culprit(sample.id, note=f"could not dump and compare it: {exc}"), None, None
+    with tempfile.TemporaryDirectory(prefix="ascend-accuracy-dataset-golden-") as tmp:
+        try:
+            ref_sample = sample
+            if reference_inputs is not None:
+                ref_sample = dataclasses.replace(sample, inputs=reference_inputs(sample.inputs))
+            golden = golden_dump(om.model, ref_sample.inputs, cache=cache,
+                                 input_shape=om.input_shape) \
+                if cache is not None else _uncached_golden(om, ref_sample, Path(tmp))
+            actual = om.run(sample.inputs, dump=True)
+            result = compare_dumps(actual, golden)  # reads every tensor: tmp may go after it
+        except AscendAccuracyError as exc:
+            return Culprit(sample.id, note=f"could not dump and compare it: {exc}"), None, None
     # a per_op/ignore entry naming no op would judge nothing: the user's mistake, raised as such
     check_setting_names(list(per_op or ()), ignore, (n for r in result.rows for n in (
         r.op_name, r.golden_name) + tuple(r.original_names)), getattr(om, "name", "model"),
@@ -50,14 +54,10 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
                     value=_finite(first.value), order=row.order), result, verdict)
 
 
-def _uncached_golden(om, sample: Sample):
-    import tempfile
-    from pathlib import Path
-
+def _uncached_golden(om, sample: Sample, tmp: Path):
     from ..dump.loader import load_dump
     from ..golden.onnxruntime_golden import DUMP_DIR, run_golden
 
-    tmp = Path(tempfile.mkdtemp(prefix="ascend-accuracy-dataset-golden-"))
     run_golden(om.model, sample.inputs, tmp, input_shape=om.input_shape)
     return load_dump(tmp / DUMP_DIR)
 

@@ -7,7 +7,9 @@ offers the same.
 from __future__ import annotations
 
 import itertools
+import shutil
 import tempfile
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Optional
@@ -26,6 +28,7 @@ class DeviceModel:
     model: object  # the original ONNX model (path, bytes or ModelProto)
     input_shape: object = None
     dump_root: Optional[Path] = field(default=None, repr=False)
+    _cleanup: object = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -40,10 +43,17 @@ class DeviceModel:
         return model_outputs(self.backend, self.converted, inputs)
 
     def run(self, inputs, dump: bool = True):
-        if self.dump_root is None:
+        if self.dump_root is None:  # ours, not the caller's: removed by close() or at exit
             self.dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-dataset-"))
+            self._cleanup = weakref.finalize(self, shutil.rmtree, str(self.dump_root), True)
         dump_dir = self.dump_root / f"dump-{next(_runs)}" if dump else None
         return self.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
+
+
+    def close(self) -> None:
+        """Remove the temporary dump directory ``run`` made (a ``dump_root`` given is kept)."""
+        if self._cleanup is not None:
+            self._cleanup()
 
 
 def load_device_model(backend, model, mode="default", *, input_shape=None,

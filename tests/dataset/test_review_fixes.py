@@ -64,3 +64,34 @@ def test_cli_checks_its_arguments_before_converting_the_model(tmp_path, capsys):
         assert main(["dataset", str(model)] + args + cache) == 2
         err = capsys.readouterr().err
         assert message in err and "input_shape" not in err and "Traceback" not in err
+
+
+def test_no_temporary_dumps_are_left_behind(spiky, tmp_path, monkeypatch, capsys):
+    """Each failing `ascend-accuracy dataset` left its traced sample's dump directory in /tmp,
+    and each library check without a cache its golden too (hundreds after a few test runs)."""
+    import tempfile
+
+    import numpy as np
+
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.dataset import DatasetFailure, load_device_model
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    samples, labels = spiky_samples()
+    folder = tmp_path / "samples"
+    folder.mkdir()
+    for i, s in enumerate(samples):
+        np.savez(folder / f"{i:03d}.npz", **s)
+    assert main(["dataset", str(spiky), str(folder), "--metric", "agreement",
+                 "--cache-dir", str(tmp_path / "cache")]) == 1
+    assert "first operator below the threshold: amplify2" in capsys.readouterr().out
+    assert sorted(p.name for p in scratch.iterdir()) == []
+    om = load_device_model(EmulatorBackend(Cache(tmp_path / "cache")), spiky)
+    with pytest.raises(DatasetFailure, match="amplify2"):
+        check_dataset(om, samples, labels=labels)  # no cache: the golden goes to a temp dir
+    assert [p.name for p in scratch.iterdir()] == [om.dump_root.name]  # the om's own, until:
+    om.close()
+    assert list(scratch.iterdir()) == []
