@@ -9,12 +9,13 @@ from typing import Dict, List
 
 import numpy as np
 
+from . import aipp_step
 from .app import EXIT_FAILED, EXIT_OK, Command, register
 from ..errors import ConfigError
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("model", help="the ONNX model")
+    p.add_argument("model", nargs="?", help="the ONNX model (optional with --aipp: step 5 only)")
     p.add_argument("--inputs", action="append", default=[], metavar="NAME=FILE.npy | FILE.npz",
                    help="model inputs (repeatable); default: seeded random inputs")
     p.add_argument("--seed", type=int, default=0, help="seed of the generated inputs (default 0)")
@@ -36,6 +37,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--soc-version", help="ATC --soc_version (backend ascend)")
     p.add_argument("--fault", action="append", default=[], metavar="KIND:TARGET[:EFFECT[:AMOUNT]]",
                    help="emulator only, for demonstrations: inject a fault (kind op|rule|buffer|input)")
+    aipp_step.add_arguments(p)
 
 
 def _read_inputs(items: List[str]) -> Dict[str, np.ndarray]:
@@ -95,6 +97,13 @@ def _run(args: argparse.Namespace) -> int:
     from ..triage.flow import diagnose
     from ..triage.report import text
 
+    if aipp_step.wanted(args):  # step 5 first: a wrong AIPP file makes every later step moot
+        passed, report = aipp_step.run(args)
+        sys.stdout.write(report)
+        if not passed or not args.model:
+            return EXIT_OK if passed else EXIT_FAILED
+    if not args.model:
+        raise ConfigError("diagnose", "give the ONNX model (or --aipp, --images and --reference)")
     if not os.path.isfile(args.model):
         raise ConfigError(args.model, "no such model file")
     mode = _mode(args.mode, args.model)

@@ -22,6 +22,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being names o
     atc_convert,
     check_accuracy,
     check_dataset,
+    check_preprocessing,
     golden_dump,
 )
 from .session import STATE_ATTR, get_state
@@ -148,6 +149,13 @@ def pytest_generate_tests(metafunc):
             metafunc.fixturenames.append(MODE_FIXTURE)
         metafunc.parametrize(MODE_FIXTURE, list(spec.modes), ids=[m.name for m in spec.modes],
                              indirect=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under xdist: YAML checks alternate by model, so workers start on different models."""
+    from .xdist_support import interleave_models
+
+    interleave_models(config, items)
 
 
 def pytest_collect_file(file_path, parent):

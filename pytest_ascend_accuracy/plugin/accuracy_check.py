@@ -62,6 +62,8 @@ class AscendModel:
     #: which model made which dump, for the baseline check and ``--accuracy-diagnose``
     on_run: Optional[Callable[["AscendModel", object, object], None]] = field(default=None,
                                                                               repr=False)
+    #: the parsed ``aipp=`` file (``aipp.AippConfig``): run() then takes raw uint8 images
+    aipp: object = None
 
     def run(self, inputs, dump: bool = True):
         """Run once on ``inputs`` ({input name: array}); with ``dump`` every operator's dump."""
@@ -92,11 +94,22 @@ class AscendModel:
 
 
 def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shape=None,
-               atc_options=None, dump_root=None, where="ascend_model", on_run=None) -> AscendModel:
-    """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running."""
+               atc_options=None, dump_root=None, where="ascend_model", on_run=None,
+               aipp=None) -> AscendModel:
+    """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running;
+    ``aipp`` (a resolved path) goes to ATC as ``--insert_op_conf``."""
     from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
 
     check_atc_options(atc_options, where)
+    aipp_config = None
+    if aipp is not None:
+        from ..aipp import read_aipp_config
+
+        atc_options = dict(atc_options or {})
+        if any(str(k).lstrip("-") == "insert_op_conf" for k in atc_options):
+            raise ConfigError(where, "give the AIPP file once: aipp=... or insert_op_conf=..., not both")
+        aipp_config = read_aipp_config(aipp)
+        atc_options["insert_op_conf"] = os.fspath(aipp)
 
     mode = resolve_mode(mode, where)
     if keep_dtype:
@@ -106,7 +119,18 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
     check_mode_names(mode, model, where)
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
-    return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run)
+    return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run, aipp_config)
+
+
+def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:
+    """A user file (``aipp=``): absolute, or relative to each of ``bases``, then the cwd."""
+    p = Path(path).expanduser()
+    candidates = [p] if p.is_absolute() else [Path(b) / p for b in bases] + [Path.cwd() / p]
+    for c in candidates:
+        if c.is_file():
+            return c
+    tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
+    raise ConfigError(where, f"{what} {os.fspath(path)!r} not found (looked for {tried})")
 
 
 def fresh_golden(state: AccuracyState, model, inputs, input_shape=None):
@@ -173,11 +197,13 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         result = assert_accuracy(actual, golden, spec.threshold, spec.per_op_dict or None,
                                  ignore=spec.ignore, metric=spec.metric, csv_path=csv_path,
                                  hint=hint if hint is not None else "",
+                                 scale_tolerance=spec.scale_tolerance,
                                  progress=state.progress.compare() if state.progress else None)
     except AccuracyFailure as exc:
         failure = exc
         result = exc.result
-    verdict = result.judge(spec.threshold, spec.per_op_dict or None, spec.ignore, spec.metric)
+    verdict = result.judge(spec.threshold, spec.per_op_dict or None, spec.ignore, spec.metric,
+                           spec.scale_tolerance)
     first = verdict.first
     shown_hint = None
     if failure is not None:

@@ -137,8 +137,10 @@ def ascend_model(request, _ascend_accuracy_context):
     """Factory ``ascend_model(model, mode=None, *, keep_dtype=None, input_shape=None,
     **atc_options)``: converts the model (cached) and returns an object with ``.run(inputs,
     dump=True)`` -> DumpSet, ``.converted`` and ``.mode``. ``mode=None`` is the test's mode from
-    ``@accuracy(modes=[...])`` (or ``"default"``); ``keep_dtype`` keeps those ops in fp32."""
-    from .accuracy_check import convert_model
+    ``@accuracy(modes=[...])`` (or ``"default"``); ``keep_dtype`` keeps those ops in fp32.
+    ``aipp="aipp.cfg"`` converts with that AIPP file (ATC ``--insert_op_conf``): ``run`` then
+    takes raw uint8 images (NHWC) under the model's input name."""
+    from .accuracy_check import convert_model, resolve_file
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -151,13 +153,15 @@ def ascend_model(request, _ascend_accuracy_context):
     def remember(handle, inputs, dump) -> None:
         ctx.runs.append(ModelRun.of(handle, inputs, dump))
 
-    def make(model, mode=None, *, keep_dtype=None, input_shape=None, **atc_options):
+    def make(model, mode=None, *, keep_dtype=None, input_shape=None, aipp=None, **atc_options):
         __tracebackhide__ = True
         model = ctx.resolve(model, "ascend_model")
+        if aipp is not None:
+            aipp = resolve_file(aipp, ctx.bases, f"{ctx.nodeid}: ascend_model", "AIPP file")
         handle = convert_model(state, model, mode if mode is not None else ctx.mode or "default",
                             keep_dtype=keep_dtype, input_shape=input_shape,
                             atc_options=atc_options, dump_root=dump_root,
-                            where=f"{ctx.nodeid}: ascend_model", on_run=remember)
+                            where=f"{ctx.nodeid}: ascend_model", on_run=remember, aipp=aipp)
         return handle
 
     return make
@@ -226,13 +230,34 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
         mode = actual.meta.get("mode") or (handle.mode.name if handle else None) or (
             ctx.mode.name if ctx.mode else "default")
 
+        def amend(exc) -> None:
+            from .aipp_check import first_op_aipp_hint, with_next_step
+
+            aipp_hint = first_op_aipp_hint(actual, exc)
+            if aipp_hint:
+                exc.args = (with_next_step(exc.args[0], aipp_hint),)
+
         inputs = run.inputs if run is not None else None
         outcome = checked(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
                           mode=str(mode), handle=handle, inputs=inputs,
-                          record_property=record_property, rootpath=request.config.rootpath)
+                          record_property=record_property, rootpath=request.config.rootpath,
+                          amend=amend)
         return outcome  # the --accuracy-diagnose note and the baseline check: check_flow
 
     return check
+
+
+@pytest.fixture
+def check_preprocessing(request, _ascend_accuracy_context):
+    """Callable ``check_preprocessing(om, images, *, reference, rank=0)``: step 5 of the flow.
+    Applies the AIPP file of ``om`` (``ascend_model(..., aipp=...)``, or an AIPP file path) to
+    each raw uint8 image and compares it with ``reference(image)`` (the float CHW/NCHW tensor
+    the reference network's own pre-processing gives) scale-sensitively; on mismatch raises
+    ``AccuracyFailure`` naming the AIPP fields to correct with their values, and writes the
+    corrected file (report dir with ``--accuracy-report``, else the test's tmp_path)."""
+    from .aipp_check import preprocessing_checker
+
+    return preprocessing_checker(request, _ascend_accuracy_context)
 
 
 @pytest.fixture
@@ -243,14 +268,16 @@ def check_dataset(request, _ascend_accuracy_context, record_property):
     against onnxruntime fp32 on every sample (a list of input dicts, or a directory of
     ``.npz`` files); fails when ``reference - device > max_drop``, naming the flipped samples
     and the first operator below the ``@accuracy`` threshold on the first of them. Returns
-    the result (``.reference``, ``.device``, ``.flipped``)."""
+    the result (``.reference``, ``.device``, ``.flipped``). ``reference_inputs=fn`` (sample
+    inputs -> reference-network inputs) feeds the reference run, e.g. the reference
+    pre-processing of an AIPP model's raw images."""
     from .dataset_check import run_dataset
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
 
     def check(om, samples, *, metric="top1", labels=None, max_drop=0.01, output=None,
-              postprocess=None):
+              postprocess=None, reference_inputs=None):
         __tracebackhide__ = True
         if isinstance(samples, (str, Path)) and not Path(samples).is_absolute():
             samples = next((Path(b) / samples for b in ctx.bases if (Path(b) / samples).is_dir()),
@@ -258,7 +285,7 @@ def check_dataset(request, _ascend_accuracy_context, record_property):
         return run_dataset(state, om, samples, nodeid=ctx.nodeid, spec=ctx.spec,
                            config=request.config, metric=metric, labels=labels,
                            max_drop=max_drop, output=output, postprocess=postprocess,
-                           record_property=record_property)
+                           record_property=record_property, reference_inputs=reference_inputs)
 
     return check
 

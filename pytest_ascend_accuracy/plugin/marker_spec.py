@@ -17,7 +17,9 @@ from ..core.modes import Mode, resolve_mode
 
 DEFAULT_THRESHOLD = 0.95
 DEFAULT_METRIC = "cosine"
-MARKER_ARGS = ("threshold", "metric", "per_op", "ignore", "modes", "max_drop")
+MARKER_ARGS = ("threshold", "metric", "per_op", "ignore", "modes", "max_drop", "scale_tolerance")
+#: check_accuracy's scale guard: each tensor's L2 norm within 1/2..2x the golden's
+DEFAULT_SCALE_TOLERANCE = 2.0
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class AccuracySpec:
     max_drop: Optional[float] = None
     #: True when the threshold came from the marker itself (not the command line/ini default).
     explicit_threshold: bool = field(default=False, compare=False)
+    #: the scale guard's factor (``@accuracy(scale_tolerance=...)``; None: off)
+    scale_tolerance: Optional[float] = DEFAULT_SCALE_TOLERANCE
 
     @property
     def per_op_dict(self):
@@ -51,8 +55,9 @@ class AccuracySpec:
         for name in validate_ignore(ignore or (), where):
             if name not in new_ignore:
                 new_ignore.append(name)
-        return AccuracySpec(self.threshold, self.metric, tuple(sorted(new_per_op.items())),
-                            tuple(new_ignore), self.modes, self.max_drop, self.explicit_threshold)
+        from dataclasses import replace
+
+        return replace(self, per_op=tuple(sorted(new_per_op.items())), ignore=tuple(new_ignore))
 
 
 def known_metrics() -> Tuple[str, ...]:
@@ -145,7 +150,8 @@ def validate_modes(value: Any, where: Optional[str]) -> Tuple[Mode, ...]:
 def make_spec(*, threshold: Any = None, metric: Any = DEFAULT_METRIC, per_op: Any = None,
               ignore: Any = (), modes: Any = None, default_threshold: float = DEFAULT_THRESHOLD,
               where: Optional[str] = None, max_drop: Any = None,
-              default_max_drop: Optional[float] = None) -> AccuracySpec:
+              default_max_drop: Optional[float] = None,
+              scale_tolerance: Any = DEFAULT_SCALE_TOLERANCE) -> AccuracySpec:
     """Validate every argument and build the spec; ``threshold=None`` takes the default."""
     explicit = threshold is not None
     metric = validate_metric(metric, where)
@@ -161,7 +167,17 @@ def make_spec(*, threshold: Any = None, metric: Any = DEFAULT_METRIC, per_op: An
         modes=validate_modes(modes, where),
         max_drop=validate_max_drop(max_drop if max_drop is not None else default_max_drop, where),
         explicit_threshold=explicit,
+        scale_tolerance=_scale_tolerance(scale_tolerance, where),
     )
+
+
+def _scale_tolerance(value: Any, where: Optional[str]) -> Optional[float]:
+    from ..compare.thresholds import check_scale_tolerance
+
+    try:
+        return check_scale_tolerance(value)
+    except ConfigError as exc:
+        raise ConfigError(where, f"scale_tolerance: {exc.problem}") from None
 
 
 def validate_max_drop(value: Any, where: Optional[str]) -> Optional[float]:

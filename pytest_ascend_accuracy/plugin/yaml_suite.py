@@ -17,6 +17,8 @@ models:
     golden: golden/mlp         # optional stored golden directory (regen flags apply)
     dataset: {samples: data/val, labels: data/val.json, metric: top1, max_drop: 0.01}
                                # optional: one more item per mode, mlp-dataset[mode]
+    aipp: aipp/camera.cfg      # optional: convert with this AIPP file; inputs are then raw images
+    reference: prep:preprocess # with aipp: MODULE:FN, the reference pre-processing of one image
 ```
 
 Each model x mode is one test item ``file.yaml::name[mode]``. The file is read with
@@ -40,7 +42,7 @@ from ..core.modes import Mode, resolve_mode
 TOP_KEYS = ("defaults", "models")
 SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape",
                 "max_drop")
-MODEL_KEYS = ("name", "model", "golden", "dataset") + SETTING_KEYS
+MODEL_KEYS = ("name", "model", "golden", "dataset", "aipp", "reference") + SETTING_KEYS
 MODE_KEYS = ("base", "name", "precision_mode", "keep_dtype", "buffer_optimize", "fusion",
              "fusion_rules_off")
 
@@ -75,6 +77,9 @@ class SuiteCase:
     golden: Optional[Path] = None
     #: ``dataset:`` of the entry (``dataset_check.yaml_dataset``): a dataset check item
     dataset: Optional[Dict[str, Any]] = None
+    #: ``aipp:`` (the AIPP file: inputs are raw images) and ``reference:`` (MODULE:FN, base dir)
+    aipp: Optional[Path] = None
+    reference: Optional[Tuple[str, str]] = None
 
     @property
     def test_name(self) -> str:
@@ -162,13 +167,16 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     thresholds = _thresholds(defaults.get("threshold"), None, metric, f"{dat}.threshold")
     own = _thresholds(entry.get("threshold"), modes, metric, f"{at}.threshold")
     thresholds = own if "*" in own else {**thresholds, **own}  # a plain number wins outright
+    from .aipp_check import yaml_aipp
+
+    aipp, reference = yaml_aipp(entry, base_dir, at)
     for mode in modes:
         spec = make_spec(threshold=thresholds.get(mode.name, thresholds.get("*")), metric=metric,
                          per_op=per_op,
                          ignore=ignore, default_threshold=default_threshold,
                          where=f"{at}.threshold", max_drop=setting("max_drop"))
         yield SuiteCase(name, model, mode, spec, inputs, input_shape,
-                        base_dir / golden if golden else None)
+                        base_dir / golden if golden else None, aipp=aipp, reference=reference)
         if "dataset" in entry:  # a second item per mode: the dataset check
             from .dataset_check import yaml_dataset
 
@@ -304,9 +312,14 @@ class AccuracyYamlItem(pytest.Item):
 
         spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
         handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
-                               dump_root=self._dump_root, where=self.nodeid)
+                               dump_root=self._dump_root, where=self.nodeid, aipp=case.aipp)
+        golden_inputs = inputs
+        if case.aipp is not None:  # step 5 first; the golden runs on reference(raw inputs)
+            from .aipp_check import yaml_golden_inputs
+
+            golden_inputs = yaml_golden_inputs(case, inputs, f"{self.nodeid}: reference")
         actual = handle.run(inputs)
-        golden, status = self._golden(state, inputs)
+        golden, status = self._golden(state, golden_inputs)
         if status == golden_files.USED:  # --accuracy-regen rewrites it if this test fails
             from .fixtures import CONTEXT_KEY, TestContext
 
