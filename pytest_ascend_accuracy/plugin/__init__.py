@@ -151,13 +151,6 @@ def pytest_generate_tests(metafunc):
                              indirect=True)
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under xdist: YAML checks alternate by model, so workers start on different models."""
-    from .xdist_support import interleave_models
-
-    interleave_models(config, items)
-
-
 def pytest_collect_file(file_path, parent):
     """Collect ``accuracy*.yaml`` / ``accuracy*.yml`` files as accuracy test suites."""
     if file_path.suffix in (".yaml", ".yml") and file_path.name.startswith("accuracy"):
