@@ -108,8 +108,8 @@ def model_ops(model) -> ModelOps:
 
     digest = model_digest(model)
     hit = _CACHE.get(digest)
-    if hit is not None:
-        return hit
+    if hit is not None:  # same ops; the label is this model's own (a copy may have another name)
+        return replace(hit, label=model_label(model))
     proto = load_model(model)
     graph = type(proto.graph)()
     graph.node.extend(proto.graph.node)
