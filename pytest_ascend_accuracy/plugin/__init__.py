@@ -89,7 +89,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", MARKER_LINE)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_visible
-    from .xdist_support import XdistHooks, get_num_workers, get_worker_id
+    from .xdist_support import XdistHooks, get_num_workers, get_worker_id, share_cores
 
     try:
         settings = settings_from_config(config)
@@ -100,6 +100,7 @@ def pytest_configure(config):
         state = AccuracyState(settings, worker_id=get_worker_id(config),
                               num_workers=get_num_workers(config))
         state.device  # noqa: B018  (this worker's device, chosen before any runtime starts)
+        share_cores(config)  # onnxruntime threads: each xdist worker its share of the cores
     except ConfigError as exc:
         raise pytest.UsageError(f"pytest-ascend-accuracy: {exc}") from None
     setattr(config, STATE_ATTR, state)
@@ -149,6 +150,13 @@ def pytest_generate_tests(metafunc):
             metafunc.fixturenames.append(MODE_FIXTURE)
         metafunc.parametrize(MODE_FIXTURE, list(spec.modes), ids=[m.name for m in spec.modes],
                              indirect=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under xdist: YAML checks alternate by model, so workers start on different models."""
+    from .xdist_support import interleave_models
+
+    interleave_models(config, items)
 
 
 def pytest_collect_file(file_path, parent):

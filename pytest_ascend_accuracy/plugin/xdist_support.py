@@ -30,6 +30,42 @@ def is_worker(config) -> bool:
     return hasattr(config, "workerinput")
 
 
+#: environment override of onnxruntime's intra-op threads per session (0: onnxruntime's default)
+ORT_THREADS_ENV = "ASCEND_ACCURACY_ORT_THREADS"
+
+
+def share_cores(config) -> None:
+    """Give this process's onnxruntime sessions their share of the cores.
+
+    Each xdist worker gets ``cores // workers`` intra-op threads (at least 1) with spinning off:
+    by default every session starts one thread per core and spins while waiting, so N workers
+    run N x cores busy threads on the cores and CPU time rises with -n (measured in
+    benchmarks/bench_check.py). ``ASCEND_ACCURACY_ORT_THREADS=N`` sets the count everywhere
+    (0 keeps onnxruntime's default)."""
+    import os
+
+    from ..graph.onnx_graph import set_ort_threads
+
+    override = os.environ.get(ORT_THREADS_ENV, "").strip()
+    if override:
+        try:
+            threads = int(override)
+        except ValueError:
+            from ..errors import ConfigError
+
+            raise ConfigError(ORT_THREADS_ENV, f"expected a number of threads, got {override!r}") from None
+        set_ort_threads(threads, spinning=threads == 0)
+        return
+    workers = get_num_workers(config)
+    if not workers or workers < 2:
+        return
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    set_ort_threads(max(1, cores // workers), spinning=False)
+
+
 class XdistHooks:
     """Hooks that exist only when pytest-xdist is loaded (registered by the plugin then)."""
 
@@ -41,3 +77,36 @@ class XdistHooks:
         data = getattr(node, "workeroutput", {}).get(WORKEROUTPUT_KEY)
         if data:
             self.state.merge_worker(data)
+
+
+def interleave_models(config, items) -> None:
+    """On an xdist worker, order the checks of a YAML suite round-robin by model, in place.
+
+    xdist hands the first tests out one by one to alternating workers, and all workers collect
+    in the same order. Suites list a model's modes together, so both workers would start on the
+    same model and one would wait for the other's golden run (built once, under the cache's
+    lock). Alternating models gives each worker its own model to start with. Each model's
+    checks keep their order; other tests keep their places."""
+    if not is_worker(config):
+        return
+    slots = [k for k, item in enumerate(items) if _model_of(item) is not None]
+    if len(slots) < 2:
+        return
+    queues = {}
+    for k in slots:
+        queues.setdefault(_model_of(items[k]), []).append(items[k])
+    if len(queues) < 2:
+        return
+    ordered = []
+    while any(queues.values()):
+        for queue in queues.values():
+            if queue:
+                ordered.append(queue.pop(0))
+    for k, item in zip(slots, ordered):
+        items[k] = item
+
+
+def _model_of(item):
+    case = getattr(item, "case", None)
+    model = getattr(case, "model", None)
+    return str(model) if model is not None else None

@@ -1,0 +1,281 @@
+"""What a model check costs against a bare ONNX Runtime run, measured side by side (issue 17).
+
+    python benchmarks/bench_check.py                    # PP-OCRv4 det 736x736 and cls, then -n 2
+    python benchmarks/bench_check.py --det-size 320 --xdist-det-size 160 --skip-xdist
+
+Needs the ``ocr`` extra (``rapidocr-onnxruntime``: the models ship inside it; it is not imported,
+its files are found by path). Every figure comes from a fresh process, so peak RSS (VmHWM, see
+``rss.py``) is that step's alone, and every ratio is between steps of the same run (the same
+machine load on both sides). Per model:
+
+* ``bare``    -- onnxruntime (optimisations off, every node output marked as a graph output)
+                 run once, each intermediate written with ``np.save``: the time baseline;
+* ``plain``   -- a plain onnxruntime inference of the model (defaults): the memory baseline;
+* ``cold``    -- a model check on an empty cache: golden + conversion + emulated run + dumps +
+                 compare + verdict; ``warm`` -- the same check again (golden, conversion cached).
+
+Goals printed with each ratio: check <= 3 x bare, warm <= 0.5 x cold, peak RSS <= max(300 MB +
+3 x the largest tensor, 1.25 x plain). Then 8 checks (det and cls x 4 modes, a YAML suite) run
+by pytest serially and with ``-n 2``: wall time, CPU time of the whole run, and the same -n 2 run
+with onnxruntime's default threading (``ASCEND_ACCURACY_ORT_THREADS=0``) to show where the CPU
+time goes when two workers each start one spinning thread per core.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+MODELS = {"det": ("ch_PP-OCRv4_det_infer.onnx", "x:1,3,{size},{size}"),
+          "cls": ("ch_ppocr_mobile_v2.0_cls_infer.onnx", "x:1,3,48,192")}
+MODES = ["default", "fusion_off", "high_precision", "buffer_off"]
+
+
+def ocr_model(short: str) -> Path:
+    spec = importlib.util.find_spec("rapidocr_onnxruntime")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("bench_check needs the 'ocr' extra: pip install rapidocr-onnxruntime")
+    path = Path(list(spec.submodule_search_locations)[0]) / "models" / MODELS[short][0]
+    if not path.is_file():
+        sys.exit(f"{path} not found in rapidocr-onnxruntime")
+    return path
+
+
+def _shape(text: str):
+    name, dims = text.split(":")
+    return name, tuple(int(d) for d in dims.split(","))
+
+
+def _inputs(model: str, shape: str):
+    import numpy as np
+
+    name, dims = _shape(shape)
+    return {name: np.random.default_rng([0, 0]).random(dims, dtype=np.float64).astype(np.float32)}
+
+
+# -- children: one step each, in its own process ---------------------------------------------
+def child_bare(model: str, shape: str, work: Path) -> dict:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+
+    feeds = _inputs(model, shape)
+    t0 = time.perf_counter()
+    proto = onnx.load(model)
+    names = [o for n in proto.graph.node for o in n.output if o]
+    have = {o.name for o in proto.graph.output}
+    proto.graph.output.extend(onnx.ValueInfoProto(name=n) for n in names if n not in have)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(proto.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    values = sess.run(names, feeds)
+    out = work / "bare"
+    out.mkdir(parents=True, exist_ok=True)
+    largest = 0
+    for k, v in enumerate(values):
+        if isinstance(v, np.ndarray):
+            np.save(out / f"{k}.npy", v)
+            largest = max(largest, v.nbytes)
+    return {"wall_s": time.perf_counter() - t0, "largest_tensor": largest, "tensors": len(values)}
+
+
+def child_plain(model: str, shape: str, work: Path) -> dict:
+    import onnxruntime as ort
+
+    feeds = _inputs(model, shape)
+    t0 = time.perf_counter()
+    sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    sess.run(None, feeds)
+    return {"wall_s": time.perf_counter() - t0}
+
+
+def child_check(model: str, shape: str, work: Path) -> dict:
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.core.modes import resolve_mode
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+
+    feeds = _inputs(model, shape)
+    phases = {}
+    t0 = t = time.perf_counter()
+    cache = Cache(work / "cache")
+    golden = golden_dump(model, feeds, cache=cache, input_shape=shape)
+    phases["golden"], t = time.perf_counter() - t, time.perf_counter()
+    backend = EmulatorBackend(cache)
+    converted = backend.convert(model, resolve_mode("default"), input_shape=shape)
+    phases["convert"], t = time.perf_counter() - t, time.perf_counter()
+    dump_dir = Path(tempfile.mkdtemp(prefix="dump-", dir=work))
+    actual = backend.run(converted, feeds, dump_dir=dump_dir)
+    phases["run+dump"], t = time.perf_counter() - t, time.perf_counter()
+    verdict = compare_dumps(actual, golden).judge(threshold=0.95)
+    phases["compare"] = time.perf_counter() - t
+    wall = time.perf_counter() - t0
+    shutil.rmtree(dump_dir, ignore_errors=True)
+    return {"wall_s": wall, "phases": phases, "passed": bool(verdict.passed), "ops": len(actual)}
+
+
+CHILDREN = {"bare": child_bare, "plain": child_plain, "check": child_check}
+
+
+def run_child(kind: str, model: Path, shape: str, work: Path) -> dict:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--model", str(model),
+           "--shape", shape, "--workdir", str(work)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"{kind} step failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_model(short: str, model: Path, shape: str, root: Path) -> dict:
+    work = root / short
+    work.mkdir(parents=True, exist_ok=True)
+    bare = run_child("bare", model, shape, work)
+    shutil.rmtree(work / "bare", ignore_errors=True)
+    plain = run_child("plain", model, shape, work)
+    cold = run_child("check", model, shape, work)
+    warm = run_child("check", model, shape, work)
+    return {"model": short, "shape": shape, "bare": bare, "plain": plain, "cold": cold, "warm": warm}
+
+
+def _mb(b) -> str:
+    return f"{b / 1e6:.0f} MB"
+
+
+def print_model(r: dict) -> bool:
+    bare, plain, cold, warm = r["bare"], r["plain"], r["cold"], r["warm"]
+    largest = bare["largest_tensor"]
+    budget = max(300e6 + 3 * largest, 1.25 * plain["peak_rss"])
+    print(f"\n== {r['model']} ({r['shape']}): {bare['tensors']} tensors, largest {_mb(largest)}")
+    print(f"   bare onnxruntime + np.save of every tensor  {bare['wall_s']:6.2f} s   peak RSS {_mb(bare['peak_rss'])}")
+    print(f"   plain onnxruntime inference                 {plain['wall_s']:6.2f} s   peak RSS {_mb(plain['peak_rss'])}")
+    for label, c in (("cold", cold), ("warm", warm)):
+        parts = ", ".join(f"{k} {v:.2f}" for k, v in c["phases"].items())
+        print(f"   check {label:4s} ({'passed' if c['passed'] else 'FAILED'}, {c['ops']} ops)      "
+              f"{c['wall_s']:6.2f} s   peak RSS {_mb(c['peak_rss'])}   [{parts}]")
+    goals = [("time: cold check / bare", cold["wall_s"] / bare["wall_s"], 3.0, "<="),
+             ("time: warm check / cold check", warm["wall_s"] / cold["wall_s"], 0.5, "<="),
+             ("memory: cold check peak RSS / budget", cold["peak_rss"] / budget, 1.0, "<="),
+             ("memory: warm check peak RSS / budget", warm["peak_rss"] / budget, 1.0, "<=")]
+    print(f"   memory budget max(300 MB + 3 x {_mb(largest)}, 1.25 x {_mb(plain['peak_rss'])}) = {_mb(budget)}")
+    ok = True
+    for name, value, goal, _ in goals:
+        met = value <= goal
+        ok &= met
+        print(f"   {name:40s} {value:5.2f}  (goal <= {goal})  {'met' if met else 'NOT MET'}")
+    return ok
+
+
+# -- -n 2 against serial ---------------------------------------------------------------------
+SUITE = """defaults:
+  threshold: 0.0
+  inputs: {{seed: 0}}
+  modes: [{modes}]
+models:
+  - name: det
+    model: {det}
+    input_shape: {{x: [1, 3, {size}, {size}]}}
+  - name: cls
+    model: {cls}
+    input_shape: {{x: [1, 3, 48, 192]}}
+"""
+
+
+def pytest_run(project: Path, extra, env_extra) -> dict:
+    shutil.rmtree(project / "cache", ignore_errors=True)
+    env = dict(os.environ, **env_extra)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--accuracy-cache-dir", str(project / "cache"), *extra],
+                          cwd=project, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    last = (proc.stdout.strip().splitlines() or ["?"])[-1]
+    if proc.returncode not in (0, 1):
+        sys.exit(f"pytest {' '.join(extra)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
+    return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "summary": last}
+
+
+def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
+    project = root / "xdist"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "accuracy_bench.yaml").write_text(SUITE.format(
+        modes=", ".join(MODES), det=ocr_model("det"), cls=ocr_model("cls"), size=det_size))
+    (project / "pytest.ini").write_text("[pytest]\n")
+    imp = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest_ascend_accuracy.plugin, "
+                          "onnx, onnxruntime"], capture_output=True, text=True)
+    import_us = sum(int(line.split("|")[1]) for line in imp.stderr.splitlines()
+                    if line.startswith("import time:") and line.split("|")[2].strip()
+                    in ("pytest_ascend_accuracy.plugin", "onnx", "onnxruntime"))
+    runs = {"serial": ([], {}), "-n 2": (["-n", "2"], {}),
+            "-n 2, onnxruntime default threads": (["-n", "2"], {"ASCEND_ACCURACY_ORT_THREADS": "0"})}
+    best = {}
+    for _ in range(repeat):  # interleaved: each kind sees the same load
+        for label, (extra, env) in runs.items():
+            r = pytest_run(project, extra, env)
+            if label not in best or r["wall_s"] < best[label]["wall_s"]:
+                best[label] = r
+    print(f"\n== 8 checks (det {det_size}x{det_size} and cls x {', '.join(MODES)}), pytest, cold cache, "
+          f"best of {repeat}")
+    for label, r in best.items():
+        print(f"   {label:36s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   {r['summary']}")
+    serial, par, dflt = best["serial"], best["-n 2"], best["-n 2, onnxruntime default threads"]
+    print(f"   where the CPU goes under -n 2: +{par['cpu_s'] - serial['cpu_s']:.2f} s CPU over serial with "
+          f"threads shared out, +{dflt['cpu_s'] - serial['cpu_s']:.2f} s with onnxruntime's default "
+          f"(one spinning thread per core in each worker); imports per worker "
+          f"{import_us / 1e6:.2f} s (pytest_ascend_accuracy.plugin + onnx + onnxruntime)")
+    speedup = serial["wall_s"] / par["wall_s"]
+    met = speedup >= 1.3
+    print(f"   {'-n 2 speed-up over serial':40s} {speedup:5.2f}  (goal >= 1.3)  {'met' if met else 'NOT MET'}")
+    return met
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--det-size", type=int, default=736)
+    ap.add_argument("--xdist-det-size", type=int, default=320, help="det size in the 8-check suite")
+    ap.add_argument("--repeat", type=int, default=1, help="pytest runs per kind (best is kept)")
+    ap.add_argument("--skip-xdist", action="store_true")
+    ap.add_argument("--which", default="det,cls")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--model", help=argparse.SUPPRESS)
+    ap.add_argument("--shape", help=argparse.SUPPRESS)
+    ap.add_argument("--workdir", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        sys.path.insert(0, str(HERE))
+        from rss import peak_rss_bytes
+
+        t0 = time.process_time()
+        result = CHILDREN[args.child](args.model, args.shape, Path(args.workdir))
+        result["peak_rss"] = peak_rss_bytes()
+        result["cpu_s"] = time.process_time() - t0
+        print(json.dumps(result))
+        return 0
+    root = Path(tempfile.mkdtemp(prefix="bench-check-"))
+    ok = True
+    try:
+        for short in [w for w in args.which.split(",") if w]:
+            shape = MODELS[short][1].format(size=args.det_size)
+            ok &= print_model(bench_model(short, ocr_model(short), shape, root))
+        if not args.skip_xdist:
+            ok &= bench_xdist(root, args.xdist_det_size, args.repeat)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"\nall goals met: {ok}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,71 @@
+"""Under pytest-xdist: each worker's onnxruntime threads are its share of the cores, and YAML
+checks alternate by model so workers start on different models."""
+import os
+from types import SimpleNamespace
+
+import pytest
+
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.graph import onnx_graph
+from pytest_ascend_accuracy.plugin.xdist_support import interleave_models, share_cores
+
+
+@pytest.fixture(autouse=True)
+def _restore_threads(monkeypatch):
+    monkeypatch.delenv("ASCEND_ACCURACY_ORT_THREADS", raising=False)
+    saved = dict(onnx_graph._ORT_THREADS)
+    yield
+    onnx_graph._ORT_THREADS.update(saved)
+
+
+def _config(workers=None):
+    if workers is None:
+        return SimpleNamespace()
+    return SimpleNamespace(workerinput={"workerid": "gw0", "workercount": workers})
+
+
+def test_workers_share_the_cores_without_spinning(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    share_cores(_config(2))
+    assert onnx_graph._ORT_THREADS == {"intra": 4, "spinning": False}
+    share_cores(_config(16))
+    assert onnx_graph._ORT_THREADS == {"intra": 1, "spinning": False}
+
+
+def test_a_serial_run_keeps_what_was_set():
+    onnx_graph.set_ort_threads(0, spinning=True)
+    share_cores(_config())
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
+    share_cores(_config(1))
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
+
+
+def test_environment_override(monkeypatch):
+    monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "0")
+    share_cores(_config(2))
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
+    monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "many")
+    with pytest.raises(ConfigError, match="ASCEND_ACCURACY_ORT_THREADS"):
+        share_cores(_config(2))
+
+
+def test_session_options_follow_the_setting():
+    pytest.importorskip("onnxruntime")
+    onnx_graph.set_ort_threads(3, spinning=False)
+    so = onnx_graph.session_options()
+    assert so.intra_op_num_threads == 3
+    assert so.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+def _item(name, model=None):
+    return SimpleNamespace(name=name, case=SimpleNamespace(model=model) if model else None)
+
+
+def test_yaml_checks_alternate_by_model_on_workers():
+    items = [_item("py"), _item("det-a", "det"), _item("det-b", "det"), _item("det-c", "det"),
+             _item("cls-a", "cls"), _item("cls-b", "cls")]
+    serial = list(items)
+    interleave_models(_config(), serial)
+    assert serial == items  # not under xdist: untouched
+    interleave_models(_config(2), items)
+    assert [i.name for i in items] == ["py", "det-a", "cls-a", "det-b", "cls-b", "det-c"]
