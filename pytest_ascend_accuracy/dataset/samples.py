@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import difflib
 import os
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional
@@ -96,11 +98,16 @@ class SampleSource:
         return f"{n} samples" if n is not None else "samples"
 
 
+#: what a damaged .npz raises from numpy, zipfile (truncated archive, bad CRC, unsupported
+#: compression) and zlib (corrupt deflate data)
+_NPZ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError)
+
+
 def _read_npz(path: Path) -> Dict[str, np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
-    except (OSError, ValueError, EOFError) as exc:
+    except _NPZ_ERRORS as exc:
         raise DumpFormatError(path, f"not a readable .npz sample "
                                     f"({type(exc).__name__}: {exc})") from exc
     if not arrays:

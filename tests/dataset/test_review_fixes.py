@@ -95,3 +95,30 @@ def test_no_temporary_dumps_are_left_behind(spiky, tmp_path, monkeypatch, capsys
     assert [p.name for p in scratch.iterdir()] == [om.dump_root.name]  # the om's own, until:
     om.close()
     assert list(scratch.iterdir()) == []
+
+
+def test_a_truncated_or_corrupt_npz_sample_is_a_format_error_naming_it(device, spiky, tmp_path):
+    """A truncated .npz (zipfile.BadZipFile) or one with corrupt deflate data (zlib.error)
+    escaped as a traceback: only OSError/ValueError/EOFError were turned into ours."""
+    import zipfile
+
+    import numpy as np
+
+    from pytest_ascend_accuracy.errors import DumpFormatError
+
+    samples, _ = spiky_samples(1, spiked=())
+    good = tmp_path / "good.npz"
+    np.savez_compressed(good, x=np.random.default_rng(0).random((1, 8), dtype=np.float32) * 99)
+    raw = good.read_bytes()
+    info = zipfile.ZipFile(good).infolist()[0]
+    start = info.header_offset + 30 + len(info.filename)
+    corrupt = bytearray(raw)
+    for k in range(start + 5, start + info.compress_size - 2):
+        corrupt[k] ^= 0x5A
+    om = device(spiky, "high_precision")
+    for name, data in (("truncated", raw[:len(raw) // 2]), ("corrupt", bytes(corrupt))):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / f"{name}.npz").write_bytes(data)
+        with pytest.raises(DumpFormatError, match=rf"{name}\.npz: not a readable .npz sample"):
+            check_dataset(om, folder, metric="agreement")
