@@ -42,6 +42,31 @@ def register(command: Command) -> Command:
 
 
 # --------------------------------------------------------------------------- shared options
+def backend_options(p: argparse.ArgumentParser) -> None:
+    """``--backend``, ``--device``, ``--soc-version``: the subcommands that convert and run."""
+    from ..backends import BackendKind
+
+    p.add_argument("--backend", choices=[BackendKind.EMULATOR.value, BackendKind.ASCEND.value],
+                   default=BackendKind.EMULATOR.value)
+    p.add_argument("--device", type=int, default=0, help="Ascend device id (backend ascend)")
+    p.add_argument("--soc-version", help="ATC --soc_version (backend ascend)")
+
+
+def make_cli_backend(args: argparse.Namespace, cache, **emulator_options):
+    """The backend ``backend_options`` chose, built as the plugin builds it (``make_backend``:
+    the device id is translated through ``ASCEND_RT_VISIBLE_DEVICES`` the same way)."""
+    from ..backends import BackendKind, make_backend
+
+    kind = BackendKind(args.backend)
+    if kind is BackendKind.ASCEND:
+        if any(emulator_options.values()):
+            raise ConfigError("--backend", "these options exist only in the emulator backend: "
+                                           + ", ".join(k for k, v in emulator_options.items() if v))
+        return make_backend(kind, cache, device_ids=(args.device,),
+                            soc_version=args.soc_version or None)
+    return make_backend(kind, cache, **emulator_options)
+
+
 def _threshold_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=0.95,
                    help="threshold for --metric (default 0.95 for cosine)")

@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ConfigError
-from .app import EXIT_FAILED, EXIT_OK, Command, register
+from .app import (EXIT_FAILED, EXIT_OK, Command, backend_options, make_cli_backend,
+                  register)
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -42,9 +43,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
                    help="input shapes, ATC syntax (needed for dynamic dimensions)")
     p.add_argument("--json", metavar="OUT", help="write the figures as JSON")
     p.add_argument("--cache-dir", default=".ascend-accuracy", help="conversion/reference cache")
-    p.add_argument("--backend", choices=["emulator", "ascend"], default="emulator")
-    p.add_argument("--device", type=int, default=0, help="Ascend device id (backend ascend)")
-    p.add_argument("--soc-version", help="ATC --soc_version (backend ascend)")
+    backend_options(p)
 
 
 def _load_callable(spec: str, option: str):
@@ -95,12 +94,7 @@ def _run(args: argparse.Namespace) -> int:
     labels = _read_labels(args.labels) if args.labels else None
     check_arguments(args.samples, metric, args.max_drop, args.threshold)  # before converting
     cache = Cache(Path(args.cache_dir))
-    if args.backend == "ascend":
-        from ..backends.ascend import AscendBackend
-        backend = AscendBackend(cache, device_id=args.device, soc_version=args.soc_version)
-    else:
-        from ..backends.emulator import EmulatorBackend
-        backend = EmulatorBackend(cache)
+    backend = make_cli_backend(args, cache)
     interactive = sys.stderr.isatty()
 
     def progress(done, total):

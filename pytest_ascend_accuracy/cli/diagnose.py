@@ -10,7 +10,9 @@ from typing import Dict, List
 import numpy as np
 
 from . import aipp_step
-from .app import EXIT_FAILED, EXIT_OK, Command, register
+from .app import (EXIT_FAILED, EXIT_OK, Command, backend_options, make_cli_backend,
+                  register)
+from ..backends import BackendKind
 from ..errors import ConfigError
 
 
@@ -32,9 +34,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
                    help="most new conversions to spend (cached ones are free; default 32)")
     p.add_argument("--out", metavar="DIR", help="write the fix files and reports here")
     p.add_argument("--cache-dir", default=".ascend-accuracy", help="conversion/golden cache")
-    p.add_argument("--backend", choices=["emulator", "ascend"], default="emulator")
-    p.add_argument("--device", type=int, default=0, help="Ascend device id (backend ascend)")
-    p.add_argument("--soc-version", help="ATC --soc_version (backend ascend)")
+    backend_options(p)
     p.add_argument("--fault", action="append", default=[], metavar="KIND:TARGET[:EFFECT[:AMOUNT]]",
                    help="emulator only, for demonstrations: inject a fault (kind op|rule|buffer|input)")
     aipp_step.add_arguments(p)
@@ -108,14 +108,9 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError(args.model, "no such model file")
     mode = _mode(args.mode, args.model)
     cache = Cache(Path(args.cache_dir))
-    if args.backend == "ascend":
-        if args.fault:
-            raise ConfigError("--fault", "faults exist only in the emulator backend")
-        from ..backends.ascend import AscendBackend
-        backend = AscendBackend(cache, device_id=args.device, soc_version=args.soc_version)
-    else:
-        from ..backends.emulator import EmulatorBackend
-        backend = EmulatorBackend(cache, faults=_faults(args.fault))
+    if args.fault and args.backend != BackendKind.EMULATOR:
+        raise ConfigError("--fault", "faults exist only in the emulator backend")
+    backend = make_cli_backend(args, cache, faults=_faults(args.fault))
     inputs = _read_inputs(args.inputs) or None
 
     def progress(message: str) -> None:

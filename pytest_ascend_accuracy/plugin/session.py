@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..backends import BackendKind
 from ..core.regen import Regen
 from ..errors import ConfigError
 
@@ -21,7 +22,7 @@ DEFAULT_CACHE_DIR = ".ascend-accuracy"
 class Settings:
     """The plugin's options, resolved and validated once at start-up."""
 
-    backend: str = "emulator"  # "emulator" or "ascend" (auto already resolved)
+    backend: BackendKind = BackendKind.EMULATOR  # auto already resolved
     device_ids: Tuple[int, ...] = ()
     threshold: float = 0.95
     cache_dir: Path = Path(DEFAULT_CACHE_DIR)
@@ -82,7 +83,7 @@ def settings_from_config(config) -> Settings:
     device_text = config.getoption("ascend_device")
     device_ids = parse_device_list(device_text) if device_text else ()
     kind = resolve_backend_kind(config.getoption("accuracy_backend"), device_ids)
-    if kind == "ascend" and not device_ids:
+    if kind is BackendKind.ASCEND and not device_ids:
         device_ids = (0,)
     threshold = config.getoption("accuracy_threshold")
     where = "--accuracy-threshold"
@@ -194,7 +195,7 @@ class AccuracyState:
     @property
     def device(self):
         """This worker's ``DeviceAssignment``, or None on the emulator."""
-        if self.settings.backend != "ascend":
+        if self.settings.backend is not BackendKind.ASCEND:
             return None
         from ..backends.devices import assign_device
 
