@@ -17,6 +17,11 @@ merge keys (``<<: [*a, *a, ...]``) are expanded by PyYAML's constructor itself (
 copies the merged mappings' entries), so nine levels of nine merges hung ``yaml.load`` (past
 60 s and 750 MB) before a check of the loaded document could run.
 
+libyaml's composer (``CSafeLoader``, used for baselines) recurses in C without a limit: 100,000
+levels of ``[`` (or of ``- `` on one line) crashed the whole process with a segmentation fault.
+A text whose nesting *could* pass ``C_SAFE_DEPTH`` (a cheap upper bound from the text) is
+composed by the pure-Python loader instead, whose recursion stops with a clear error.
+
 A document without aliases is never limited by its size. The files this package writes
 (baselines) contain no aliases at all; suites may use a few anchors for shared settings.
 """
@@ -29,6 +34,8 @@ from ..errors import ConfigError
 MAX_ALIASES = 1000
 MAX_ALIAS_NODES = 100_000
 MAX_DEPTH = 200
+#: documents that may nest deeper than this are never handed to libyaml's recursive composer
+C_SAFE_DEPTH = 2000
 _END = object()
 
 
@@ -39,7 +46,10 @@ def load_yaml(text: str, where: str, *, loader=None, max_aliases: int = MAX_ALIA
     for the caller to word; bounds and runaway nesting raise ``ConfigError(where, ...)``."""
     import yaml
 
-    reader = (loader or yaml.SafeLoader)(text)
+    cls = loader or yaml.SafeLoader
+    if cls is not yaml.SafeLoader and nesting_bound(text) > C_SAFE_DEPTH:
+        cls = yaml.SafeLoader  # a C composer would overflow the C stack (a crash, no error)
+    reader = cls(text)
     try:
         node = reader.get_single_node()  # the node graph: aliases are shared nodes, linear
         if node is None:
@@ -109,6 +119,22 @@ def check_yaml_bounds(data, where: str, *, max_aliases: int = MAX_ALIASES,
     return sizes[id(data)]
 
 
+def nesting_bound(text: str) -> int:
+    """An upper bound of a YAML text's nesting depth: the deepest run of open flow brackets
+    (counted everywhere, quotes and comments included), plus the widest indentation, plus the
+    most ``-``, ``?`` and ``:`` on one line (compact nesting such as ``- - - x``)."""
+    import numpy as np
+
+    raw = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    step = ((raw == ord("[")) | (raw == ord("{"))).astype(np.int64) \
+        - ((raw == ord("]")) | (raw == ord("}")))
+    flow = int(np.cumsum(step).max(initial=0))
+    lines = text.splitlines() or [""]
+    indent = max(len(line) - len(line.lstrip(" ")) for line in lines)
+    compact = max(line.count("-") + line.count("?") + line.count(":") for line in lines)
+    return flow + indent + compact
+
+
 def _expanded_so_far(stack) -> int:
     return sum(frame[2] for frame in stack)
 
@@ -140,5 +166,5 @@ def fast_safe_loader(yaml) -> Optional[type]:
     return yaml.SafeLoader
 
 
-__all__ = ["load_yaml", "check_yaml_bounds", "fast_safe_loader", "MAX_ALIASES",
-           "MAX_ALIAS_NODES", "MAX_DEPTH"]
+__all__ = ["load_yaml", "check_yaml_bounds", "fast_safe_loader", "nesting_bound", "MAX_ALIASES",
+           "MAX_ALIAS_NODES", "MAX_DEPTH", "C_SAFE_DEPTH"]

@@ -96,3 +96,25 @@ def test_merge_key_bomb_in_a_stored_baseline(tmp_path):
     with pytest.raises(ConfigError) as err:
         read_baseline(path)
     assert err.value.where == str(path) and "alias bomb" in err.value.problem
+
+
+@pytest.mark.parametrize("nesting", ["a: " + "[" * 100_000 + "]" * 100_000 + "\n",
+                                     "a:\n  " + "- " * 100_000 + "x\n"], ids=["flow", "compact"])
+def test_deep_nesting_never_reaches_libyaml_composer(tmp_path, nesting):
+    """Baselines are read with libyaml's CSafeLoader, whose composer recurses in C: 100,000
+    levels (400 KB) crashed the process with SIGSEGV instead of raising. Run in a child so the
+    old code's crash fails this test instead of ending the whole run."""
+    import subprocess
+    import sys
+
+    path = write_baseline(tmp_path / "mlp" / "default.yaml", _baseline())
+    path.write_text(path.read_text().replace("environment:", nesting + "environment:", 1))
+    code = ("import sys\n"
+            "from pytest_ascend_accuracy.baseline.file import read_baseline\n"
+            "from pytest_ascend_accuracy.errors import ConfigError\n"
+            "try:\n    read_baseline(sys.argv[1])\n"
+            "except ConfigError as exc:\n    print(exc.where, '|', exc.problem)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr[-500:])
+    assert done.stdout.startswith(f"{path} | ") and "nested" in done.stdout
