@@ -73,7 +73,7 @@ def _read_labels(path: str):
             raise ConfigError(path, f"cannot read labels: {exc}") from exc
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting
         raise ConfigError(path, f"cannot read labels as JSON: {exc}") from exc
     if not isinstance(data, (dict, list)):
         raise ConfigError(path, "labels JSON must be {sample id: label} or a list")

@@ -357,7 +357,7 @@ class CompareResult:
     def from_json(text: str, *, where: Optional[str] = None) -> "CompareResult":
         try:
             data = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nesting past the limit
             raise DumpFormatError(where, f"not valid JSON: {exc}") from None
         return CompareResult.from_dict(data, where=where)
 

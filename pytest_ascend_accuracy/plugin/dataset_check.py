@@ -152,7 +152,7 @@ def _yaml_labels(value, base_dir: Path, at: str):
         if path.suffix == ".npy":
             return np.load(path, allow_pickle=False).tolist()
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting
         raise ConfigError(at, f"cannot read {path}: {exc}") from exc
     if not isinstance(data, (dict, list)):
         raise ConfigError(at, f"{path}: labels are {{sample id: label}} or a list")

@@ -122,3 +122,18 @@ def test_a_truncated_or_corrupt_npz_sample_is_a_format_error_naming_it(device, s
         (folder / f"{name}.npz").write_bytes(data)
         with pytest.raises(DumpFormatError, match=rf"{name}\.npz: not a readable .npz sample"):
             check_dataset(om, folder, metric="agreement")
+
+
+def test_labels_json_nested_past_the_recursion_limit_is_a_config_error(spiky, tmp_path, capsys):
+    """json's RecursionError is no ValueError: it escaped as a traceback (CLI and YAML)."""
+    from pytest_ascend_accuracy.plugin.dataset_check import yaml_dataset
+
+    deep = tmp_path / "labels.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    (tmp_path / "samples").mkdir()
+    assert main(["dataset", str(spiky), str(tmp_path / "samples"), "--labels", str(deep)]) == 2
+    assert "labels.json: cannot read labels as JSON: maximum recursion depth" in \
+        capsys.readouterr().err
+    with pytest.raises(ConfigError, match=r"models\[0\].dataset.labels: cannot read .*recursion"):
+        yaml_dataset({"samples": "samples", "labels": "labels.json"}, tmp_path,
+                     "models[0].dataset")

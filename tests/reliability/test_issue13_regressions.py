@@ -112,6 +112,17 @@ def test_d2_an_overlong_mapping_field_is_a_format_error_naming_file_and_line(tmp
                                          "limit (131072))")
 
 
+def test_d2_a_saved_result_nested_past_the_recursion_limit_is_a_format_error(tmp_path):
+    """Same class, found reviewing: json's RecursionError is no ValueError, so `ascend-accuracy
+    judge` on a deeply nested JSON file printed a traceback."""
+    from pytest_ascend_accuracy.compare.result import CompareResult
+
+    p = tmp_path / "result.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(DumpFormatError, match="not valid JSON: maximum recursion depth"):
+        CompareResult.load(p)
+
+
 # ------------------------------------------------------------------ D3: ops that lost their golden
 def _leaves_model(bad: str):
     """x, ``bad`` and y each read the input and feed a model output of their own, so a fault
