@@ -74,8 +74,12 @@ def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) 
     from ..report.html_report import write_dataset_html
     from .accuracy_check import report_slug
 
-    directory = Path(root) / report_slug(nodeid)
+    slug = report_slug(nodeid)
+    directory = Path(root) / slug
     directory.mkdir(parents=True, exist_ok=True)
+    n = state.report_slugs.get(f"{slug}/dataset", 0)  # a second check of the test: dataset-2
+    state.report_slugs[f"{slug}/dataset"] = n + 1
+    name = "dataset.html" if n == 0 else f"dataset-{n + 1}.html"
     figures = [("model", result.model), ("mode", result.mode), ("metric", result.metric),
                ("reference", f"{result.reference:.6f}"), ("device", f"{result.device:.6f}"),
                ("drop", f"{result.drop:.6f} (max_drop {result.max_drop:g})"),
@@ -83,7 +87,7 @@ def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) 
                ("flipped", ", ".join(result.flipped) or "none")]
     if result.culprit is not None:
         figures.append(("traced", result.culprit.line()))
-    path = write_dataset_html(directory / "dataset.html", result.message().splitlines()[0],
+    path = write_dataset_html(directory / name, result.message().splitlines()[0],
                               result.passed, figures, title=f"{nodeid} [dataset]",
                               result=compared, verdict=verdict)
     return str(path)

@@ -82,6 +82,25 @@ def test_fixture_fails_fp16_passes_high_precision_with_summary_and_junit(project
     assert "amplify2" in html and "<svg" in html
 
 
+def test_two_dataset_checks_in_one_test_get_two_pages(project):
+    """The second check of a test wrote its dataset.html over the first's (found reviewing)."""
+    project.makepyfile(test_two="""
+from pytest_ascend_accuracy import accuracy
+
+@accuracy(modes=["high_precision"])
+def test_both(ascend_model, check_dataset):
+    om = ascend_model("models/spiky.onnx")
+    check_dataset(om, "samples", metric="agreement")
+    check_dataset(om, "samples", metric="agreement", max_drop=0.5)
+""")
+    project.runpytest("-p", "no:cacheprovider", "test_two.py",
+                      "--accuracy-report=rep2").assert_outcomes(passed=1)
+    pages = sorted(p.name for p in (project.path / "rep2").rglob("dataset*.html"))
+    assert pages == ["dataset-2.html", "dataset.html"]
+    assert "max_drop 0.5" in (project.path / "rep2" / "test_two.py--test_both_high_precision"
+                              / "dataset-2.html").read_text()
+
+
 def test_quiet_runs_print_no_progress(project, monkeypatch):
     monkeypatch.setattr("pytest_ascend_accuracy.plugin.dataset_check.PROGRESS_SECONDS", 0.0)
     result = project.runpytest("-p", "no:cacheprovider", "-q", "-k", "high_precision")
