@@ -137,3 +137,28 @@ def test_labels_json_nested_past_the_recursion_limit_is_a_config_error(spiky, tm
     with pytest.raises(ConfigError, match=r"models\[0\].dataset.labels: cannot read .*recursion"):
         yaml_dataset({"samples": "samples", "labels": "labels.json"}, tmp_path,
                      "models[0].dataset")
+
+
+@pytest.mark.parametrize("shape, problem", [
+    ((1 << 40,), r"array 'x' declares shape \[1099511627776\] of float32 \(4,398,046,511,104 "
+                 r"bytes\) but its member holds 64"),
+    ((2, 8), r"array 'x' declares shape \[2, 8\] of float32 \(64 bytes\) but its member holds 32"),
+])
+def test_an_npz_array_larger_than_its_member_is_refused_before_numpy_allocates_it(
+        device, spiky, tmp_path, shape, problem):
+    """D1 class on issue 14's samples: a lying header made numpy allocate 4 TiB (MemoryError,
+    a traceback) or read past its member."""
+    import struct
+    import zipfile
+
+    from pytest_ascend_accuracy.errors import DumpFormatError
+
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': %r, }" % (shape,)
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    member = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode()
+    folder = tmp_path / "samples"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "a.npz", "w") as archive:
+        archive.writestr("x.npy", member + b"\0" * (64 if shape[0] > 2 else 32))
+    with pytest.raises(DumpFormatError, match=problem):
+        check_dataset(device(spiky, "high_precision"), folder, metric="agreement")
