@@ -67,6 +67,9 @@ def _read_labels(path: str):
     if not p.is_file():
         raise ConfigError(path, "labels file not found")
     if p.suffix == ".npy":
+        from ..dump.npy_dir import read_npy_layout
+
+        read_npy_layout(p)  # the header against the file, before numpy allocates the shape
         try:
             return np.load(p, allow_pickle=False)
         except (OSError, ValueError) as exc:

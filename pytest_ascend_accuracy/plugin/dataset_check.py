@@ -154,6 +154,9 @@ def _yaml_labels(value, base_dir: Path, at: str):
     path = base_dir / value
     try:
         if path.suffix == ".npy":
+            from ..dump.npy_dir import read_npy_layout
+
+            read_npy_layout(path)  # the header against the file, before numpy allocates it
             return np.load(path, allow_pickle=False).tolist()
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting

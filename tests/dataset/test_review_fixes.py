@@ -162,3 +162,24 @@ def test_an_npz_array_larger_than_its_member_is_refused_before_numpy_allocates_i
         archive.writestr("x.npy", member + b"\0" * (64 if shape[0] > 2 else 32))
     with pytest.raises(DumpFormatError, match=problem):
         check_dataset(device(spiky, "high_precision"), folder, metric="agreement")
+
+
+def test_a_labels_npy_larger_than_its_file_is_refused_before_numpy_allocates_it(
+        spiky, tmp_path, capsys):
+    """The CLI's --labels FILE.npy (and a YAML item's labels:) went straight to np.load: a
+    header declaring 2**40 labels raised MemoryError (8 TiB), a traceback."""
+    import struct
+
+    from pytest_ascend_accuracy.plugin.dataset_check import yaml_dataset
+
+    header = "{'descr': '<i8', 'fortran_order': False, 'shape': (1099511627776,), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    labels = tmp_path / "labels.npy"
+    labels.write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode()
+                       + b"\0" * 64)
+    (tmp_path / "samples").mkdir()
+    assert main(["dataset", str(spiky), str(tmp_path / "samples"), "--labels", str(labels)]) == 2
+    assert "labels.npy: truncated .npy file: header and shape [1099511627776]" in \
+        capsys.readouterr().err
+    with pytest.raises(ConfigError, match=r"models\[0\]\.dataset\.labels: .*truncated .npy"):
+        yaml_dataset({"samples": "samples", "labels": "labels.npy"}, tmp_path, "models[0].dataset")
