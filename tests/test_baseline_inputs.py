@@ -101,6 +101,25 @@ def test_missing_stored_array_names_the_file(path):
     assert info.value.where.endswith("00-x.npy")
 
 
+def test_stored_array_larger_than_its_file_is_refused_before_numpy_allocates_it(path):
+    """Found reviewing issue 13 (D1 class): a stored input whose header declares 2**40 floats
+    made np.load allocate 4 TiB (MemoryError, a traceback) instead of naming the file."""
+    import struct
+
+    from pytest_ascend_accuracy.errors import DumpFormatError
+
+    model = models.passing_mlp()
+    check_baseline(make_result(), path, header=HEADER,
+                   inputs=inputs_for_baseline(model, path, inputs={"x": np.ones((1, 16), np.float32)}))
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }"
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    (inputs_dir(path) / "00-x.npy").write_bytes(
+        b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + b"\0" * 64)
+    with pytest.raises(DumpFormatError, match=r"00-x\.npy: truncated .npy file: header and shape "
+                                              r"\[1099511627776\]"):
+        inputs_for_baseline(model, path)
+
+
 def test_regen_replaces_stored_arrays_whole(path):
     model = models.passing_mlp()
     a = inputs_for_baseline(model, path, inputs={"x": np.zeros((1, 16), np.float32)})
