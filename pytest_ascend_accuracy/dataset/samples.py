@@ -44,7 +44,9 @@ class SampleSource:
         if isinstance(samples, (str, os.PathLike)):
             self.directory = Path(samples)
             if not self.directory.is_dir():
-                raise ConfigError(where, f"sample directory {os.fspath(samples)!r} not found")
+                what = "is a file, not a directory of .npz samples" if self.directory.exists() \
+                    else "not found"
+                raise ConfigError(where, f"sample directory {os.fspath(samples)!r} {what}")
             self._files = sorted(p for p in self.directory.iterdir()
                                  if p.suffix == ".npz" and p.is_file())
             if not self._files:

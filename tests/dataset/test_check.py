@@ -162,6 +162,9 @@ def test_bad_samples(device, spiky, tmp_path):
     om = device(spiky, "high_precision")
     with pytest.raises(ConfigError, match="not found"):
         check_dataset(om, tmp_path / "missing", metric="agreement")
+    (tmp_path / "one.npz").write_bytes(b"")
+    with pytest.raises(ConfigError, match="one.npz' is a file, not a directory of .npz samples"):
+        check_dataset(om, tmp_path / "one.npz", metric="agreement")
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match="no .npz files"):
         check_dataset(om, tmp_path / "empty", metric="agreement")
