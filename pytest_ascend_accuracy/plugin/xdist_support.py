@@ -82,28 +82,37 @@ class XdistHooks:
 def interleave_models(config, items) -> None:
     """On an xdist worker, order the checks of a YAML suite round-robin by model, in place.
 
-    xdist hands the first tests out one by one to alternating workers, and all workers collect
-    in the same order. Suites list a model's modes together, so both workers would start on the
-    same model and one would wait for the other's golden run (built once, under the cache's
-    lock). Alternating models gives each worker its own model to start with. Each model's
-    checks keep their order; other tests keep their places."""
+    xdist's load scheduling sends each worker, in turn, the next ``chunk`` tests of the common
+    collection order (``_chunk``). Suites list a model's modes together, so every worker would
+    start on the same model and all but one would wait for its golden run (built once, under
+    the cache's lock). Taking the models in turn, ``chunk`` checks at a time, gives each worker
+    its own model to start with. Each model's checks keep their order; other tests keep their
+    places."""
     if not is_worker(config):
         return
     slots = [k for k, item in enumerate(items) if _model_of(item) is not None]
-    if len(slots) < 2:
-        return
     queues = {}
     for k in slots:
         queues.setdefault(_model_of(items[k]), []).append(items[k])
     if len(queues) < 2:
         return
+    chunk = _chunk(config, len(items))
     ordered = []
     while any(queues.values()):
         for queue in queues.values():
-            if queue:
-                ordered.append(queue.pop(0))
+            ordered.extend(queue[:chunk])
+            del queue[:chunk]
     for k, item in zip(slots, ordered):
         items[k] = item
+
+
+def _chunk(config, count: int) -> int:
+    """How many tests xdist's load scheduling first sends each worker (xdist 3.x rule)."""
+    workers = get_num_workers(config) or 1
+    if count < 2 * workers:
+        return 1
+    limit = getattr(config.option, "maxschedchunk", None) or count
+    return max(min(count // workers // 4, limit), 2)
 
 
 def _model_of(item):

@@ -21,7 +21,8 @@ def _restore_threads(monkeypatch):
 def _config(workers=None):
     if workers is None:
         return SimpleNamespace()
-    return SimpleNamespace(workerinput={"workerid": "gw0", "workercount": workers})
+    return SimpleNamespace(workerinput={"workerid": "gw0", "workercount": workers},
+                           option=SimpleNamespace(maxschedchunk=None))
 
 
 def test_workers_share_the_cores_without_spinning(monkeypatch):
@@ -67,5 +68,8 @@ def test_yaml_checks_alternate_by_model_on_workers():
     serial = list(items)
     interleave_models(_config(), serial)
     assert serial == items  # not under xdist: untouched
-    interleave_models(_config(2), items)
-    assert [i.name for i in items] == ["py", "det-a", "cls-a", "det-b", "cls-b", "det-c"]
+    few = list(items)  # fewer than 2 tests a worker: xdist deals them out one by one
+    interleave_models(_config(4), few)
+    assert [i.name for i in few] == ["py", "det-a", "cls-a", "det-b", "cls-b", "det-c"]
+    interleave_models(_config(2), items)  # else in chunks of 2 (xdist: max(n // workers // 4, 2))
+    assert [i.name for i in items] == ["py", "det-a", "det-b", "cls-a", "cls-b", "det-c"]
