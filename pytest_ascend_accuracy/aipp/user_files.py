@@ -11,6 +11,7 @@ from typing import Callable, List
 
 import numpy as np
 
+from ..dump.user_arrays import read_npy
 from ..errors import ConfigError
 
 
@@ -23,10 +24,7 @@ def load_images(directory: str) -> List[np.ndarray]:
         raise ConfigError(directory, "--images: no .npy image files in the directory")
     out = []
     for f in files:
-        try:
-            out.append(np.load(f, allow_pickle=False))
-        except (OSError, ValueError) as exc:
-            raise ConfigError(str(f), f"not a readable .npy array ({exc})") from None
+        out.append(read_npy(f, "a readable .npy image"))
     return out
 
 

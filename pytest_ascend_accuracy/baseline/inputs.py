@@ -25,7 +25,8 @@ import numpy as np
 
 from .file import InputSpec, TensorSpec, read_baseline
 from ..core.atomic_files import BaselineWriteError, dead_writer_leftovers
-from ..dump.npy_dir import read_npy_layout, write_npy
+from ..dump.npy_dir import write_npy
+from ..dump.user_arrays import read_npy
 from ..errors import AscendAccuracyError, ConfigError
 
 INPUTS_SUFFIX = ".inputs"
@@ -204,11 +205,7 @@ def load_stored_inputs(baseline_path, spec: InputSpec) -> Dict[str, np.ndarray]:
         p = directory / _file_name(k, t.name)
         if not p.is_file():
             raise ConfigError(os.fspath(p), f"stored input {t.name!r} of the baseline is missing")
-        read_npy_layout(p)  # the header against the file size, before numpy allocates the shape
-        try:
-            out[t.name] = np.load(p, allow_pickle=False)
-        except (OSError, ValueError, EOFError) as exc:
-            raise ConfigError(os.fspath(p), f"stored input {t.name!r} cannot be read: {exc}") from None
+        out[t.name] = read_npy(p, f"a readable stored input {t.name!r}")
     return out
 
 

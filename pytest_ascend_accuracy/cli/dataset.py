@@ -16,8 +16,6 @@ import os
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from ..errors import ConfigError
 from .app import (EXIT_FAILED, EXIT_OK, Command, backend_options, make_cli_backend,
                   register)
@@ -67,13 +65,9 @@ def _read_labels(path: str):
     if not p.is_file():
         raise ConfigError(path, "labels file not found")
     if p.suffix == ".npy":
-        from ..dump.npy_dir import read_npy_layout
+        from ..dump.user_arrays import read_npy
 
-        read_npy_layout(p)  # the header against the file, before numpy allocates the shape
-        try:
-            return np.load(p, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise ConfigError(path, f"cannot read labels: {exc}") from exc
+        return read_npy(p, "a readable labels array")
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting

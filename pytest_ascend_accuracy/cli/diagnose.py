@@ -13,6 +13,7 @@ from . import aipp_step
 from .app import (EXIT_FAILED, EXIT_OK, Command, backend_options, make_cli_backend,
                   register)
 from ..backends import BackendKind
+from ..dump.user_arrays import read_npy, read_npz
 from ..errors import ConfigError
 
 
@@ -48,16 +49,9 @@ def _read_inputs(items: List[str]) -> Dict[str, np.ndarray]:
             path = item
             if not path.endswith(".npz"):
                 raise ConfigError("--inputs", f"{item!r}: give NAME=FILE.npy or a FILE.npz")
-            try:
-                with np.load(path, allow_pickle=False) as data:
-                    inputs.update({k: np.array(data[k]) for k in data.files})
-            except (OSError, ValueError) as exc:
-                raise ConfigError(path, f"cannot read inputs: {exc}") from exc
+            inputs.update(read_npz(path, "a readable .npz of inputs"))
             continue
-        try:
-            inputs[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as exc:
-            raise ConfigError(path, f"cannot read input {name!r}: {exc}") from exc
+        inputs[name] = read_npy(path, f"a readable input {name!r}")
     return inputs
 
 

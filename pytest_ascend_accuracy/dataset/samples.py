@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import difflib
 import os
-import zipfile
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional
 
 import numpy as np
 
-from ..errors import ConfigError, DumpFormatError
+from ..dump.user_arrays import read_npz
+from ..errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ class SampleSource:
     def __iter__(self) -> Iterator[Sample]:
         if self.directory is not None:
             for index, path in enumerate(self._files):
-                yield Sample(path.stem, index, _read_npz(path))
+                yield Sample(path.stem, index, read_npz(path, what="a readable .npz sample"))
             return
         for index, item in enumerate(self._items):
             if not isinstance(item, Mapping):
@@ -98,57 +97,6 @@ class SampleSource:
             return f"{self.directory} ({len(self._files)} .npz files)"
         n = self.count()
         return f"{n} samples" if n is not None else "samples"
-
-
-#: what a damaged .npz raises from numpy, zipfile (truncated archive, bad CRC, unsupported
-#: compression) and zlib (corrupt deflate data)
-_NPZ_ERRORS = (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError)
-
-
-def _read_npz(path: Path) -> Dict[str, np.ndarray]:
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            for member in data.zip.infolist():
-                _check_member(path, data.zip, member)
-            arrays = {name: data[name] for name in data.files}
-    except DumpFormatError:
-        raise
-    except _NPZ_ERRORS as exc:
-        raise DumpFormatError(path, f"not a readable .npz sample "
-                                    f"({type(exc).__name__}: {exc})") from exc
-    if not arrays:
-        raise DumpFormatError(path, "the .npz sample holds no arrays")
-    return arrays
-
-
-def _check_member(path: Path, archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> None:
-    """An array's declared shape must fit in the bytes its archive member holds, checked
-    before numpy allocates it: a 100-byte member declaring 2**40 floats raised MemoryError."""
-    from numpy.lib import format as npy_format
-
-    from ..dump.dtypes import shape_problem
-
-    if not member.filename.endswith(".npy"):
-        return
-    with archive.open(member) as fh:
-        version = npy_format.read_magic(fh)
-        if version == (1, 0):
-            shape, _, dtype = npy_format.read_array_header_1_0(fh)
-        elif version == (2, 0):
-            shape, _, dtype = npy_format.read_array_header_2_0(fh)
-        else:  # numpy reads what it knows; its own errors are caught by the caller
-            return
-        room = member.file_size - fh.tell()
-    name = member.filename[:-4]
-    problem = shape_problem(shape, dtype.itemsize)
-    if problem:
-        raise DumpFormatError(path, f"array {name!r}: {problem}")
-    need = dtype.itemsize
-    for d in shape:
-        need *= int(d)
-    if need > room:
-        raise DumpFormatError(path, f"array {name!r} declares shape {list(shape)} of {dtype} "
-                                    f"({need:,} bytes) but its member holds {max(room, 0):,}")
 
 
 class Labels:

@@ -144,8 +144,6 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
 def _yaml_labels(value, base_dir: Path, at: str):
     import json
 
-    import numpy as np
-
     from ..errors import ConfigError
 
     if not isinstance(value, str) or not (base_dir / value).is_file():
@@ -154,10 +152,9 @@ def _yaml_labels(value, base_dir: Path, at: str):
     path = base_dir / value
     try:
         if path.suffix == ".npy":
-            from ..dump.npy_dir import read_npy_layout
+            from ..dump.user_arrays import read_npy
 
-            read_npy_layout(path)  # the header against the file, before numpy allocates it
-            return np.load(path, allow_pickle=False).tolist()
+            return read_npy(path, "a readable labels array").tolist()
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting
         raise ConfigError(at, f"cannot read {path}: {exc}") from exc

@@ -28,7 +28,7 @@ naming the file and the key (``accuracy.yaml: models[1].threshold: ...``).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -55,10 +55,10 @@ class InputsSpec:
     files: Tuple[Tuple[str, Path], ...] = ()
 
     def load(self, model, input_shape=None):
-        import numpy as np
-
         if self.files:
-            return {name: np.load(path, allow_pickle=False) for name, path in self.files}
+            from ..dump.user_arrays import read_npy
+
+            return {name: read_npy(path, f"a readable input {name!r}") for name, path in self.files}
         from ..graph.onnx_graph import make_inputs
 
         return make_inputs(model, seed=self.seed or 0, input_shape=input_shape)
