@@ -268,8 +268,18 @@ def _listed(names, limit: int = 5) -> str:
     return shown + (f", +{len(names) - limit} more" if len(names) > limit else "")
 
 
+def nonfinite_kind(m: TensorMetrics) -> str:
+    """What made a tensor's non-finite positions fail: a NaN fails wherever it is (both sides
+    included), an Inf when the other side does not hold the same infinity there."""
+    if m.nan_golden and m.nan_actual:
+        return "NaN on both sides"
+    if m.nan_golden:
+        return "NaN in the golden"
+    return "NaN/Inf on one side only"
+
+
 def _nonfinite_reason(m: TensorMetrics) -> str:
-    return (f"NaN/Inf on one side only at {m.mismatch} position{_s(m.mismatch)} (actual "
+    return (f"{nonfinite_kind(m)} at {m.mismatch} position{_s(m.mismatch)} (actual "
             f"{m.nan_actual} NaN, {m.posinf_actual} +Inf, {m.neginf_actual} -Inf; golden "
             f"{m.nan_golden} NaN, {m.posinf_golden} +Inf, {m.neginf_golden} -Inf)")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import List, Optional, Sequence
 
-from ..compare.result import CompareResult, Failure, TensorCompare, Verdict
+from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
 
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 WORST_ROWS = 5
@@ -61,7 +61,8 @@ def short_reason(f: Failure) -> str:
     m = f.row.metrics
     if f.would_pass is None:
         if m is not None and m.mismatch:
-            return f"NaN/Inf on one side at {m.mismatch} position{'' if m.mismatch == 1 else 's'}"
+            kind = nonfinite_kind(m).replace(" only", "")
+            return f"{kind} at {m.mismatch} position{'' if m.mismatch == 1 else 's'}"
         return f.reason
     return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {thr.value:g}"
 

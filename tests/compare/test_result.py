@@ -201,3 +201,16 @@ def test_nothing_compared_is_a_failure_not_a_vacuous_pass():
                            DumpSet.from_arrays({"onnx_a": [np.ones(2, np.float32)]}),
                            mapping={"npu_a": "onnx_a"})
     assert mapped.judge(0.99).passed
+
+
+def test_a_nan_on_both_sides_is_not_called_one_sided():
+    from pytest_ascend_accuracy.compare.result import nonfinite_kind
+    from pytest_ascend_accuracy.compare.metrics import compute_metrics
+
+    x = np.array([1.0, np.nan, 3.0], np.float32)
+    both = compute_metrics(x, x.copy())
+    assert both.mismatch and nonfinite_kind(both) == "NaN on both sides"
+    golden_only = compute_metrics(np.array([1.0, 2.0, 3.0], np.float32), x)
+    assert nonfinite_kind(golden_only) == "NaN in the golden"
+    actual_only = compute_metrics(x, np.array([1.0, 2.0, 3.0], np.float32))
+    assert nonfinite_kind(actual_only) == "NaN/Inf on one side only"
