@@ -14,7 +14,8 @@ machine load on both sides). Per model:
 * ``cold``    -- a model check on an empty cache: golden + conversion + emulated run + dumps +
                  compare + verdict; ``warm`` -- the same check again (golden, conversion cached).
 
-Goals printed with each ratio: check <= 3 x bare, warm <= 0.5 x cold, peak RSS <= max(300 MB +
+Imports (onnx, onnxruntime) happen before the clock starts on both sides: a pytest session pays
+them once, not per check. Goals printed with each ratio: check <= 3 x bare, warm <= 0.5 x cold, peak RSS <= max(300 MB +
 3 x the largest tensor, 1.25 x plain). Then 8 checks (det and cls x 4 modes, a YAML suite) run
 by pytest serially and with ``-n 2``: wall time, CPU time of the whole run, and the same -n 2 run
 with onnxruntime's default threading (``ASCEND_ACCURACY_ORT_THREADS=0``) to show where the CPU
@@ -99,6 +100,9 @@ def child_plain(model: str, shape: str, work: Path) -> dict:
 
 
 def child_check(model: str, shape: str, work: Path) -> dict:
+    import onnx  # noqa: F401  (imported before the clock starts, as in the bare run)
+    import onnxruntime  # noqa: F401
+
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
     from pytest_ascend_accuracy.compare.engine import compare_dumps
     from pytest_ascend_accuracy.core.cache import Cache
