@@ -5,16 +5,18 @@ Marking every node output as a graph output and fetching them in one ``session.r
 every intermediate tensor of the model at the same time (1.5 GB for PP-OCRv4 det at 736x736,
 where a plain inference needs 0.2 GB). ``SegmentedModel`` cuts the node list (which ONNX keeps
 in topological order) into consecutive segments whose fetched outputs stay under a byte budget
-(sizes from shape inference) and whose initializers stay under a weight budget, so a model
-whose weights exceed protobuf's 2 GB limit (ONNX external data) runs too. Each segment is its
+(sizes from shape inference) and whose initializers stay under a weight budget, so no segment
+reaches protobuf's 2 GB limit even when the model's weights do (ONNX external data). Each segment is its
 own onnxruntime session: its inputs are the model inputs and the earlier tensors it reads, its
 outputs the wanted tensors it produces plus those later segments read. ``StreamedRun`` runs the
 segments as the caller asks for tensors (``ensure``): what a run holds is the segment being run,
 the tensors that cross into later segments, and what the caller has not yet released.
 
 Every node runs once, in the same order, on the same kernels (optimisations off), so the values
-are exactly those of a single run. A cut never separates a sequence or optional value (they
-cannot be fed back as inputs) from its readers.
+are exactly those of a single run. A cut never separates from its readers a value onnxruntime
+cannot hand over as a numpy array (sequences, optionals, bfloat16/float8/int4 tensors, tensors
+of unknown type). After each segment freed heap memory goes back to the system (``_trim_heap``)
+and the next segment starts in a background thread while the caller writes this one's tensors.
 """
 from __future__ import annotations
 
