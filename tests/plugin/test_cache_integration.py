@@ -28,14 +28,16 @@ def save_model(pytester):
     onnx.save(passing_mlp(), str(pytester.path / "mlp.onnx"))
 
 
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
 @pytest.mark.reliability
 def test_four_workers_convert_once(pytester, monkeypatch):
     save_model(pytester)
     barrier = pytester.mkdir("barrier")
     monkeypatch.setenv("BARRIER_DIR", str(barrier))
     pytester.makepyfile(test_concurrent=CONCURRENT_TEST)
-    # --dist each: every one of the 4 workers runs the test, released together by the barrier
-    result = pytester.runpytest_subprocess("-n", "4", "--dist", "each", "-p", "no:cacheprovider")
+    # --dist each: every one of the 4 workers (4 processes) runs the test, released together by
+    # the barrier; the controller runs in this process (it converts nothing)
+    result = pytester.runpytest("-n", "4", "--dist", "each", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)
     assert sorted(p.name for p in barrier.iterdir()) == ["gw0", "gw1", "gw2", "gw3"]
     result.stdout.fnmatch_lines(["cache: 3 hits, 1 miss"])
@@ -78,8 +80,11 @@ def test_killed_conversion_is_repaired_by_the_next_run(pytester, monkeypatch):
     leftovers = [p.name for p in cache.glob("emulator/*/*")]
     assert len(leftovers) == 1 and leftovers[0].startswith(".tmp-")  # nothing published
 
+    # the next runs are undisturbed: without the killing conftest they can run in this process
+    # (its patch of Cache.get_or_build would otherwise outlive an in-process run)
     monkeypatch.delenv("KILL_CONVERSION")
-    repaired = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    (pytester.path / "conftest.py").unlink()
+    repaired = pytester.runpytest("-p", "no:cacheprovider")
     repaired.assert_outcomes(passed=1)
     repaired.stdout.fnmatch_lines(["cache: 0 hits, 1 miss"])
     entries = [p for p in cache.glob("emulator/*/*")]
@@ -89,7 +94,7 @@ def test_killed_conversion_is_repaired_by_the_next_run(pytester, monkeypatch):
     data = bytearray(model_file.read_bytes())
     data[-1] ^= 0xFF  # same size, different bytes: only the manifest hash can tell
     model_file.write_bytes(bytes(data))
-    rebuilt = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    rebuilt = pytester.runpytest("-p", "no:cacheprovider")
     rebuilt.assert_outcomes(passed=1)
     rebuilt.stdout.fnmatch_lines(["cache: 0 hits, 1 miss, 1 corrupt entry rebuilt"])
     assert os.path.getsize(model_file) == len(data)

@@ -43,6 +43,11 @@ def test_header_says_emulator(pytester):
 def settings_of(pytester, *args):
     pytester.makepyfile("def test_ok(): pass")
     config = pytester.parseconfigure(*args)
+    try:  # no 5 full gc.collect() passes when this config is torn down: pytester's own in-process
+        from _pytest.unraisableexception import gc_collect_iterations_key  # runs skip them too
+        config.stash[gc_collect_iterations_key] = 0
+    except ImportError:  # a pytest without it collects nothing there
+        pass
     return get_state(config).settings
 
 

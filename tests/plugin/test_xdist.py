@@ -48,6 +48,7 @@ def test_device(ascend_device, worker_id):
 """
 
 
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
 def test_workers_take_device_k_mod_count(pytester, monkeypatch, tmp_path):
     from pytest_ascend_accuracy.testing.fake_atc import install_fake_toolkit
 
@@ -58,8 +59,9 @@ def test_workers_take_device_k_mod_count(pytester, monkeypatch, tmp_path):
     monkeypatch.setenv("RECORD_DIR", str(pytester.mkdir("record")))
     pytester.makeconftest(FAKE_CONFTEST)
     pytester.makepyfile(test_dev=DEVICE_TEST)
-    result = pytester.runpytest_subprocess("--ascend-device=0,1", "-n", "4", "--dist", "each",
-                                           "-p", "no:cacheprovider")
+    # the controller runs in this process (its fake modules go with the inner run's sys.modules)
+    result = pytester.runpytest("--ascend-device=0,1", "-n", "4", "--dist", "each",
+                                "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4)
     result.stdout.fnmatch_lines(["ascend-accuracy: ascend backend on devices 0,1 (xdist worker gwK "
                                  "takes device K mod count); cache *"])
