@@ -96,8 +96,10 @@ class SegmentedModel:
     are built on first use and reused by later runs with the same input signature."""
 
     def __init__(self, model, wanted: Iterable[str], *, segment_bytes: Optional[int] = None,
-                 weight_bytes: Optional[int] = None, threads: int = 0):
+                 weight_bytes: Optional[int] = None, threads: int = 0, keep_sessions: bool = True):
         from .onnx_graph import tensor_info
+
+        self.keep_sessions = keep_sessions  # False: a segment's session (and weights) go after it ran
 
         segment_bytes = SEGMENT_BYTES if segment_bytes is None else segment_bytes
         weight_bytes = WEIGHT_BYTES if weight_bytes is None else weight_bytes
@@ -346,6 +348,8 @@ class StreamedRun:
         for name in [n for n in self._carry if m.last_segment_read.get(n, -1) <= s]:
             del self._carry[name]
         self._next = s + 1
+        if not m.keep_sessions:
+            seg.session = None
         _trim_heap()
         if self.prefetch:
             self._start(s + 1)
