@@ -10,10 +10,13 @@
   every module again, about 0.5 s of CPU each. The children share one bytecode cache for this run
   instead, in a temporary folder outside the source tree (``PYTHONPYCACHEPREFIX``), removed at
   the end. Nothing changes where the variable is not set.
+* Under ``-n 2`` a pytester run does not inherit this worker's xdist environment variables.
 """
 import os
 import shutil
 import tempfile
+
+import pytest
 
 from pytest_ascend_accuracy.graph.onnx_graph import set_ort_threads
 
@@ -26,10 +29,14 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCAC
     del os.environ["PYTHONDONTWRITEBYTECODE"]
 
 
-def pytest_configure(config):
-    # inside an xdist worker (``-n 2``) every in-process pytester run sees PYTEST_XDIST_WORKER
-    # and pytest-benchmark, when installed, warns that it disables itself: noise, not a finding
-    config.addinivalue_line("filterwarnings", "ignore:Benchmarks are automatically disabled")
+@pytest.fixture(autouse=True)
+def _inner_runs_are_not_xdist_workers(request, monkeypatch):
+    """Under ``-n 2`` this process is an xdist worker and its environment says so; a pytester run
+    inherits it and would take itself for a worker too (pytest-benchmark, when installed, then
+    warns that it disables itself). Inner runs see the same environment as in a serial run."""
+    if "pytester" in request.fixturenames:
+        for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+            monkeypatch.delenv(name, raising=False)
 
 
 def pytest_unconfigure(config):
