@@ -86,7 +86,8 @@ def child_bare(model: str, shape: str, work: Path) -> dict:
         if isinstance(v, np.ndarray):
             np.save(out / f"{k}.npy", v)
             largest = max(largest, v.nbytes)
-    return {"wall_s": time.perf_counter() - t0, "largest_tensor": largest, "tensors": len(values)}
+    return {"wall_s": time.perf_counter() - t0, "largest_tensor": largest, "tensors": len(values),
+            "written": _tree(out)}
 
 
 def child_plain(model: str, shape: str, work: Path) -> dict:
@@ -124,8 +125,15 @@ def child_check(model: str, shape: str, work: Path) -> dict:
     verdict = compare_dumps(actual, golden).judge(threshold=0.95)
     phases["compare"] = time.perf_counter() - t
     wall = time.perf_counter() - t0
+    written = {"golden": _tree(Path(golden.root)), "device dump": _tree(dump_dir)}
     shutil.rmtree(dump_dir, ignore_errors=True)
-    return {"wall_s": wall, "phases": phases, "passed": bool(verdict.passed), "ops": len(actual)}
+    return {"wall_s": wall, "phases": phases, "passed": bool(verdict.passed), "ops": len(actual),
+            "written": written}
+
+
+def _tree(path: Path) -> list:
+    files = [p for p in Path(path).rglob("*") if p.is_file()]
+    return [len(files), sum(p.stat().st_size for p in files)]
 
 
 CHILDREN = {"bare": child_bare, "plain": child_plain, "check": child_check}
@@ -170,6 +178,9 @@ def print_model(r: dict) -> bool:
              ("time: warm check / cold check", warm["wall_s"] / cold["wall_s"], 0.5, "<="),
              ("memory: cold check peak RSS / budget", cold["peak_rss"] / budget, 1.0, "<="),
              ("memory: warm check peak RSS / budget", warm["peak_rss"] / budget, 1.0, "<=")]
+    gw, dw = cold["written"]["golden"], cold["written"]["device dump"]
+    print(f"   written: bare {_mb(bare['written'][1])} in {bare['written'][0]} files; cold check: golden "
+          f"{_mb(gw[1])} in {gw[0]} files (op inputs included), device dump {_mb(dw[1])} in {dw[0]} files")
     print(f"   memory budget max(300 MB + 3 x {_mb(largest)}, 1.25 x {_mb(plain['peak_rss'])}) = {_mb(budget)}")
     ok = True
     for name, value, goal, _ in goals:
