@@ -1,7 +1,7 @@
 """What a model check costs against a bare ONNX Runtime run, measured side by side (issue 17).
 
     python benchmarks/bench_check.py                    # PP-OCRv4 det 736x736 and cls, then -n 2
-    python benchmarks/bench_check.py --det-size 320 --xdist-det-size 160 --skip-xdist
+    python benchmarks/bench_check.py --det-size 320 --xdist-det-size 320 --repeat 2
 
 Needs the ``ocr`` extra (``rapidocr-onnxruntime``: the models ship inside it; it is not imported,
 its files are found by path). Every figure comes from a fresh process, so peak RSS (VmHWM, see
@@ -246,8 +246,8 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     for label, r in best.items():
         print(f"   {label:36s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   {r['summary']}")
     serial, par, dflt = best["serial"], best["-n 2"], best["-n 2, onnxruntime default threads"]
-    print(f"   where the CPU goes under -n 2: +{par['cpu_s'] - serial['cpu_s']:.2f} s CPU over serial with "
-          f"threads shared out, +{dflt['cpu_s'] - serial['cpu_s']:.2f} s with onnxruntime's default "
+    print(f"   where the CPU goes under -n 2: {par['cpu_s'] - serial['cpu_s']:+.2f} s CPU against serial with "
+          f"threads shared out, {dflt['cpu_s'] - serial['cpu_s']:+.2f} s with onnxruntime's default "
           f"(one spinning thread per core in each worker); imports per worker "
           f"{import_us / 1e6:.2f} s (pytest_ascend_accuracy.plugin + onnx + onnxruntime)")
     speedup = serial["wall_s"] / par["wall_s"]
@@ -259,7 +259,7 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--det-size", type=int, default=736)
-    ap.add_argument("--xdist-det-size", type=int, default=320, help="det size in the 8-check suite")
+    ap.add_argument("--xdist-det-size", type=int, default=736, help="det size in the 8-check suite")
     ap.add_argument("--repeat", type=int, default=1, help="pytest runs per kind (best is kept)")
     ap.add_argument("--skip-xdist", action="store_true")
     ap.add_argument("--which", default="det,cls")
