@@ -417,4 +417,3 @@ def _without_big_weights(model):
 
 def as_model_bytes(model) -> bytes:
     return model.SerializeToString()
-
