@@ -174,6 +174,12 @@ def coverage_fraction(result) -> Optional[float]:
     return cov.matched / cov.golden_total
 
 
+#: how a pytest test makes a device dump comparable (check_accuracy has no om_json=/mapping=)
+PROBLEM_ADVICE = ("read the device dump with load_dump(DIR, om_json=\"model.json\") (the om "
+                  "json of atc --mode=1; from pytest_ascend_accuracy import load_dump) so fused "
+                  "ops find their original names, and pass that to check_accuracy")
+
+
 def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid: str,
               model: str, mode: str, record_property: Optional[Callable] = None,
               hint: Optional[str] = None, hint_mode=None) -> CheckOutcome:
@@ -207,7 +213,9 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     first = verdict.first
     shown_hint = None
     if failure is not None:
-        shown_hint = hint if hint is not None else hint_for(verdict, golden, hint_mode)
+        shown_hint = hint if hint is not None else hint_for(
+            verdict, golden, hint_mode, actual=actual, result=result,
+            problem_advice=PROBLEM_ADVICE)
         failure.args = (failure_text(result, verdict, csv_path=failure.csv_path, hint=shown_hint),)
     record = CheckRecord(
         nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed), metric=spec.metric,

@@ -115,7 +115,7 @@ def atc_convert(pytestconfig):
     ``ConvertedModel``: the model converted by ATC (or the emulator) under a mode preset name or
     ``Mode``; cached by content in the shared cache, so each conversion happens once."""
     from .accuracy_check import resolve_model
-    from .setup_checks import check_mode_names
+    from .setup_checks import check_atc_options, check_mode_names
     from ..core.modes import resolve_mode
 
     state = get_state(pytestconfig)
@@ -123,6 +123,7 @@ def atc_convert(pytestconfig):
 
     def convert(model, mode="default", *, input_shape=None, **atc_options):
         __tracebackhide__ = True
+        check_atc_options(atc_options, "atc_convert")  # emulated, neutral or refused
         model = resolve_model(model, bases, "atc_convert")
         mode = resolve_mode(mode, "atc_convert")
         check_mode_names(mode, model, "atc_convert")  # keep_dtype names must exist in the model
@@ -230,18 +231,10 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
         mode = actual.meta.get("mode") or (handle.mode.name if handle else None) or (
             ctx.mode.name if ctx.mode else "default")
 
-        def amend(exc) -> None:
-            from .aipp_check import first_op_aipp_hint, with_next_step
-
-            aipp_hint = first_op_aipp_hint(actual, exc)
-            if aipp_hint:
-                exc.args = (with_next_step(exc.args[0], aipp_hint),)
-
         inputs = run.inputs if run is not None else None
         outcome = checked(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
                           mode=str(mode), handle=handle, inputs=inputs,
-                          record_property=record_property, rootpath=request.config.rootpath,
-                          amend=amend)
+                          record_property=record_property, rootpath=request.config.rootpath)
         return outcome  # the --accuracy-diagnose note and the baseline check: check_flow
 
     return check

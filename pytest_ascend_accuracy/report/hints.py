@@ -9,16 +9,27 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
 - ``modes`` (no overflow seen): the test's mode with fusion off, and with buffer reuse off, to
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
   the cause.
-- ``problem`` (nothing matched): how to make the dumps comparable.
+- ``problem`` (nothing matched): how to make the dumps comparable (with ``problem_advice``,
+  the caller's own spelling of the options that do it: ``load_dump(DIR, om_json=...)`` in a
+  pytest test, ``--om-json`` / ``--mapping`` on the command line).
+- ``ignore`` (every failure is an op with no golden tensor, "not compared"): the ``ignore=``
+  marker argument and YAML ``ignore:`` entry that accept them; applied, the test passes.
+- ``aipp`` (a model with an AIPP op fails at its first compared operator): check the
+  pre-processing (step 5) before blaming that operator.
 
 Names are the model's own (never the sanitized spelling of dump file names).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
-KEEP_DTYPE, MODES, PROBLEM = "keep_dtype", "modes", "problem"
+KEEP_DTYPE, MODES, PROBLEM, AIPP, IGNORE = "keep_dtype", "modes", "problem", "aipp", "ignore"
+
+#: how to make two dumps comparable, as the library API and the CLI spell it
+PROBLEM_ADVICE = ("pass the om json (om_json= / --om-json) so fused ops find their original "
+                  "names, or map op names with mapping= / --mapping")
 
 
 @dataclass(frozen=True)
@@ -54,16 +65,27 @@ class Hint:
             f"modes=[{m.python_expr()}]" for m in self.modes)
 
 
-def next_step(verdict, range_inputs: Sequence = (), mode=None) -> Hint:
-    """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``)."""
+def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
+              problem_advice: str = PROBLEM_ADVICE) -> Hint:
+    """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
+    ``problem_advice``: how the caller's user makes two dumps comparable."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_text import fp16_range_rows, printable
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
         return Hint(PROBLEM, "check that both dumps come from the same model and run",
-                    advice="pass the om json (om_json= / --om-json) so fused ops find their "
-                           "original names, or map op names with mapping= / --mapping")
+                    advice=problem_advice)
+    from ..compare.result import NOT_COMPARED
+
+    hidden = list(dict.fromkeys(f.row.op_name for f in verdict.failures
+                                if f.reason.startswith(NOT_COMPARED)))
+    if hidden and len(hidden) == len(verdict.failures):
+        listed = ", ".join(json.dumps(n) for n in hidden)
+        return Hint(IGNORE, f"{len(hidden)} op{'s' if len(hidden) != 1 else ''} not compared "
+                            "(no golden tensor: a fault there would go unseen)",
+                    advice=f"to accept that, ignore them: @accuracy(ignore={hidden!r}) "
+                           f"(YAML: ignore: [{listed}])")
     rows = fp16_range_rows(verdict)
     names: List[str] = []
     if range_inputs and not rows:
@@ -93,10 +115,36 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None) -> Hint:
                                        "buffer reuse causes the first failure")
 
 
-def hint_for(verdict, golden, mode=None) -> Hint:
-    """``next_step`` with the golden operands of the failing ops checked for float16 range."""
+def aipp_first_op(actual, verdict, result) -> Optional[Hint]:
+    """When a model with an ``Aipp`` op fails at its first compared operator: check the
+    pre-processing (step 5) before blaming that operator; else None."""
+    if not any(op.op_type == "Aipp" for op in getattr(actual, "ops", ())):
+        return None
+    first = verdict.first
+    orders = [r.order for r in result.compared_rows]
+    if first is None or not orders or first.row.order != min(orders):
+        return None
+    from .failure_text import printable
+
+    return Hint(AIPP, f"the first operator after AIPP ({printable(first.row.label)}) already "
+                      f"fails: check the pre-processing before blaming it",
+                advice="check_preprocessing(om, images, reference=fn) compares the AIPP file "
+                       "with the reference network's pre-processing and names the fields to "
+                       "correct (ascend-accuracy diagnose --aipp F --images DIR --reference "
+                       "MODULE:FN from the shell)")
+
+
+def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
+             problem_advice: str = PROBLEM_ADVICE) -> Hint:
+    """The one hint of a failed check (every rendering shows it): the AIPP pointer when
+    ``actual`` has an AIPP op that fails first, else ``next_step`` with the golden operands of
+    the failing ops checked for float16 range."""
     from ..compare.fp16_range import golden_inputs_past_fp16
 
+    if actual is not None and result is not None:
+        aipp = aipp_first_op(actual, verdict, result)
+        if aipp is not None:
+            return aipp
     ranges = golden_inputs_past_fp16(
         golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
-    return next_step(verdict, ranges, mode)
+    return next_step(verdict, ranges, mode, problem_advice=problem_advice)
