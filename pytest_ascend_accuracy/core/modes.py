@@ -331,7 +331,12 @@ def mode_from_spec(value, where: Optional[str] = None) -> Mode:
     at = where or "mode"
     for key in value:
         if key not in MODE_KEYS:
-            raise ConfigError(f"{at}.{key}", f"unknown mode key; known: {', '.join(MODE_KEYS)}")
+            import difflib
+
+            near = difflib.get_close_matches(str(key), MODE_KEYS, n=2, cutoff=0.6)
+            raise ConfigError(f"{at}.{key}", "unknown mode key"
+                              + (f"; closest: {', '.join(near)}" if near else "")
+                              + f"; known: {', '.join(MODE_KEYS)}")
     try:
         base = resolve_mode(value.get("base", "default"), f"{at}.base")
         fields = {k: value[k] for k in MODE_KEYS[2:] if k in value}

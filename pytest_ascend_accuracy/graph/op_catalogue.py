@@ -13,7 +13,7 @@ import difflib
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..core.ascend_optypes import OPTYPE_PREFIX, ascend_type
+from ..core.ascend_optypes import ASCEND_TYPES, OPTYPE_PREFIX, ascend_type
 from ..dump.layout import sanitize
 from ..errors import ConfigError
 
@@ -73,8 +73,12 @@ class ModelOps:
                     continue
                 near = difflib.get_close_matches(typ, ascend + onnx, n=3, cutoff=0.4)
                 near_entries = list(dict.fromkeys(OPTYPE_PREFIX + ascend_type(t) for t in near))
-                raise ConfigError(where, f"keep_dtype entry {entry!r}: no op of type {typ!r} in "
-                                         f"model {self.label!r}" + _closest_text(near_entries)
+                onnx_names = [o for o, a in ASCEND_TYPES.items() if a == typ]  # as written
+                spelled = (f" (ATC's type for ONNX {' / '.join(onnx_names)})" if onnx_names
+                           else "")
+                raise ConfigError(where, f"keep_dtype entry {entry!r}{spelled}: no op of type "
+                                         f"{typ!r} in model {self.label!r}"
+                                  + _closest_text(near_entries)
                                   + f" (its Ascend op types: {', '.join(ascend[:12])}"
                                   + (", ..." if len(ascend) > 12 else "") + ")")
             elif entry not in self._name_set:

@@ -134,7 +134,12 @@ def parse_suite(data: Any, path: Path, *, default_threshold: float = 0.95) -> Li
 def _no_unknown(mapping: Mapping, known, where: str, prefix: str) -> None:
     for key in mapping:
         if key not in known:
-            raise ConfigError(f"{where}: {prefix}{key}", f"unknown key; known: {', '.join(known)}")
+            import difflib
+
+            near = difflib.get_close_matches(str(key), list(known), n=2, cutoff=0.6)
+            raise ConfigError(f"{where}: {prefix}{key}", "unknown key"
+                              + (f"; closest: {', '.join(near)}" if near else "")
+                              + f"; known: {', '.join(known)}")
 
 
 def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_threshold: float):

@@ -112,8 +112,12 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     from ..golden.onnxruntime_golden import golden_dump
     from ..graph.onnx_graph import make_inputs, model_label
 
-    if budget < 1:
-        raise ValueError("budget must allow at least one conversion")
+    from ..compare.thresholds import Threshold
+    from ..errors import ConfigError
+
+    if budget < 1:  # the CLI's --budget: a usage error, never a traceback
+        raise ConfigError("budget", f"must allow at least one conversion, got {budget}")
+    Threshold(threshold, metric)  # an unknown metric or a bad threshold before any conversion
     if cache is None:
         cache = getattr(backend, "cache", None) or Cache(Path(".ascend-accuracy"))
     if backend is None:
@@ -161,7 +165,9 @@ class _Flow:
             self.final = default.result
             self._add("default", default, spent)
             if default.passed:
-                return self._outcome("default", "the default conversion already meets the threshold")
+                return self._outcome("default", f"mode {self.base.name} already meets the "
+                                                f"threshold" if self.base.name != "default" else
+                                     "the default conversion already meets the threshold")
             data = input_check(default.converted, default.dump, self.run.inputs)
             self.steps.append(data)
             if data.passed is False:

@@ -140,7 +140,7 @@ def test_yaml_and_mode_mapping_share_one_parser():
 
     mode = FUSION_OFF | keep_dtype(["a.b"])
     assert mode_from_spec(yaml.safe_load(mode.yaml_form())) == mode
-    with pytest.raises(ConfigError, match="unknown mode key; known: base"):
+    with pytest.raises(ConfigError, match="unknown mode key; closest: base; known: base"):
         mode_from_spec({"bsae": "fusion_off"}, "--mode")
 
 

@@ -61,10 +61,10 @@ models:
 @pytest.mark.parametrize("body, where, problem", [
     ("- a", "", "a suite is a mapping with a 'models' list at the top level"),
     ("models: []", ": models", "must be a non-empty list of model entries"),
-    ("model: x", ": model", "unknown key; known: defaults, models"),
+    ("model: x", ": model", "unknown key; closest: models; known: defaults, models"),
     ("defaults: {thresh: 1}\nmodels: [{model: models/mlp.onnx}]", ": defaults.thresh",
-     "unknown key; known: threshold, metric, per_op, ignore, modes, inputs, input_shape, "
-     "max_drop"),
+     "unknown key; closest: threshold; known: threshold, metric, per_op, ignore, modes, inputs, "
+     "input_shape, max_drop"),
     ("models: [{model: models/none.onnx}]", ": models[0].model", "file not found: {d}/models/none.onnx"),
     ("models: [{name: m}]", ": models[0].model", "required: the ONNX file, relative to the suite file"),
     ("models: [{model: models/mlp.onnx, threshold: 2}]", ": models[0].threshold",
