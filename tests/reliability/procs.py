@@ -2,6 +2,7 @@
 interpreter (like an xdist worker), started from a small script, synchronised through files.
 Every wait is bounded so a broken case fails instead of hanging the suite."""
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -17,7 +18,21 @@ def start(script: str, *args, cwd=None, env=None) -> subprocess.Popen:
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
     return subprocess.Popen([sys.executable, "-c", textwrap.dedent(script), *map(str, args)],
                             cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
+                            text=True, preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    """A child of a shell without job control (a ``cmd &`` job, some CI runners) inherits SIGINT
+    as ignored, and Python then never raises KeyboardInterrupt: give the worker the default, as
+    an interactive Ctrl-C would find it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """Kill a worker that is still running (a failed test must not leave it behind)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate(timeout=WAIT_S)
 
 
 def wait_for(path: Path, proc: subprocess.Popen = None) -> None:

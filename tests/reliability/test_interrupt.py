@@ -7,7 +7,7 @@ import pytest
 
 from pytest_ascend_accuracy.core.cache import Cache
 
-from .procs import finish, lock_is_free, start, wait_for
+from .procs import finish, lock_is_free, start, stop, wait_for
 
 pytestmark = pytest.mark.reliability
 KEY = "ee" + "3" * 62
@@ -89,6 +89,13 @@ def test_sigint_while_waiting_for_another_process_build(tmp_path):
     the one building finishes its entry, and nothing is left locked."""
     holder_flag, release = tmp_path / "holding", tmp_path / "release"
     holder = start(HOLDER, tmp_path / "cache", KEY, holder_flag, release)
+    try:
+        _interrupt_the_waiter(tmp_path, holder, holder_flag, release)
+    finally:
+        stop(holder)
+
+
+def _interrupt_the_waiter(tmp_path, holder, holder_flag, release):
     wait_for(holder_flag, holder)
     started = tmp_path / "waiter-started"
     waiter = _pytest(tmp_path, tmp_path / "never", started)
