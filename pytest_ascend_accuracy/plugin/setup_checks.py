@@ -97,6 +97,10 @@ def setup_longrepr(item, excinfo) -> Optional[str]:
     kind = "configuration error" if isinstance(exc, ConfigError) else type(exc).__name__
     text = f"ascend-accuracy {kind}: {exc}"
     item_path = Path(str(item.path))
+    if (isinstance(exc, ConfigError) and exc.where == "input_shape"
+            and item_path.suffix in (".yaml", ".yml")):  # the advice above is spelled in Python
+        text += (f"\n(in {item_path.name} that is the model entry's key "
+                 f"input_shape: {{NAME: [d0, d1, ...]}})")
     for entry in reversed(list(excinfo.traceback)):
         if Path(str(entry.path)) == item_path:
             import os

@@ -166,3 +166,18 @@ def test_optype_refusal_says_which_onnx_type_was_written(tmp_path):
 
     with pytest.raises(ConfigError, match=r"'OpType::SoftmaxV2' \(ATC's type for ONNX Softmax\)"):
         check_mode(keep_dtype(["OpType::Softmax"]), tiny_models.passing_mlp(), "keep_dtype")
+
+
+def test_yaml_setup_mistake_about_input_shape_gives_the_yaml_spelling(pytester, models_dir):
+    """The dynamic-dims advice is spelled for Python (input_shape={'x': (...)}); a YAML item also
+    names the key of its own file."""
+    import onnx
+
+    onnx.save(tiny_models.unnamed_model(), str(models_dir / "unnamed_model.onnx"))
+    pytester.path.joinpath("accuracy_dyn.yaml").write_text(
+        "models:\n  - name: dyn\n    model: models/unnamed_model.onnx\n")
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=1)
+    run.stdout.fnmatch_lines(["ascend-accuracy configuration error: input_shape: *dynamic*",
+                              "(in accuracy_dyn.yaml that is the model entry's key "
+                              "input_shape: {NAME: [[]d0, d1, ...[]]})"])
