@@ -92,7 +92,8 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str)
     if d.fix_mode is not None and d.restored_by != "default":
         files = ", ".join(sorted(n for n in d.fix_files if not n.startswith("diagnosis")))
         lines.append(f"  fix: modes=[{d.fix_mode.python_expr()}]  (YAML: modes: "
-                     f"[{d.fix_mode.yaml_form()}])")
+                     f"[{d.fix_mode.yaml_form()}]; from pytest_ascend_accuracy import "
+                     f"{', '.join(d.fix_mode.python_imports())})")
         lines.append(f"  fix files written to {shown}/ ({files})")
     lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
     return "\n".join(lines)

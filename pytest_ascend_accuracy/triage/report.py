@@ -46,7 +46,8 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         lines.append("  the budget ran out: rerun with a larger --budget to continue from the cache")
     if d.fix_mode is not None and d.restored_by != "default":
         lines.append(f"  fix: mode {d.fix_mode.name}; ATC: {' '.join(fix_atc_args(d))}")
-        lines.append(f"  in a test: modes=[{d.fix_mode.python_expr()}]; in a YAML suite: "
+        lines.append(f"  in a test: modes=[{d.fix_mode.python_expr()}] (from pytest_ascend_accuracy "
+                     f"import {', '.join(d.fix_mode.python_imports())}); in a YAML suite: "
                      f"modes: [{d.fix_mode.yaml_form()}]")
     for name, path in sorted((files or d.fix_files or {}).items()):
         lines.append(f"  wrote {name}: {path}")

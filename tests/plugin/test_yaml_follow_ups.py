@@ -39,7 +39,8 @@ def test_yaml_items_get_mode_hints_diagnosis_and_baselines(pytester, suite):
         "diagnosis (--accuracy-diagnose, * new conversion*, from mode fusion_off): fusion_off "
         "fails at op norm; high precision passes; keep_dtype {norm} restores *",
         "  fix: modes=[FUSION_OFF | keep_dtype(['norm'])]  (YAML: modes: "
-        '[{base: fusion_off, keep_dtype: ["norm"]}])',
+        '[{base: fusion_off, keep_dtype: ["norm"]}]; from pytest_ascend_accuracy import '
+        "FUSION_OFF, keep_dtype)",
     ])
     # max_drop in YAML: the baseline is written on the first run (which fails, as with
     # @accuracy(max_drop=...)) and judged on the next
