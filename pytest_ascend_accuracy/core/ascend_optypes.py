@@ -10,7 +10,9 @@ file that works here works there.
 Source: the ONNX parser plugins of CANN's built-in operator package
 (``ops/built-in/framework/onnx_plugin/*_plugin.cc``: ``REGISTER_CUSTOM_OP("<Ascend type>")
 .FrameworkType(ONNX).OriginOpType("ai.onnx::<opset>::<ONNX type>")``, e.g. ``gemm_plugin.cc``
-registers ``MatMulV2`` for ``Gemm``) and CANN's "支持ONNX算子清单" (supported ONNX operator list,
+registers ``MatMulV2`` for ``Gemm``; ``similar_opp_plugins.cc`` registers the one-to-one
+types of opsets 8-15, e.g. ``Where`` -> ``SelectV2``, ``Not`` -> ``LogicalNot``, ``Div`` ->
+``RealDiv``) and CANN's "支持ONNX算子清单" (supported ONNX operator list,
 https://www.hiascend.com/document/detail/zh/canncommercial/80RC22/apiref/operatorlist/operatorlist_0004.html).
 The types here are those of the graph ATC builds (the names ``OpType::`` entries and dump file
 names show): parser types rewritten by graph passes appear with their final name
@@ -42,7 +44,15 @@ ASCEND_TYPES: Dict[str, str] = {
     "Clip": "ClipByValue",
     "MaxPool": "MaxPoolV3",
     "AveragePool": "AvgPoolV2",
-    "Where": "Select",
+    "Where": "SelectV2",
+    "Not": "LogicalNot",
+    "And": "LogicalAnd",
+    "Or": "LogicalOr",
+    "LessOrEqual": "LessEqual",
+    "GreaterOrEqual": "GreaterEqual",
+    "IsNaN": "IsNan",
+    "ScatterND": "TensorScatterUpdate",
+    "Det": "MatrixDeterminant",
     "Pad": "PadV3",
     "Expand": "ExpandD",
     "Tile": "TileD",

@@ -181,3 +181,16 @@ def test_yaml_setup_mistake_about_input_shape_gives_the_yaml_spelling(pytester, 
     run.stdout.fnmatch_lines(["ascend-accuracy configuration error: input_shape: *dynamic*",
                               "(in accuracy_dyn.yaml that is the model entry's key "
                               "input_shape: {NAME: [[]d0, d1, ...[]]})"])
+
+
+def test_optype_table_follows_the_cann_parser_registrations():
+    """CANN's ONNX parser (ops/built-in/framework/onnx_plugin/similar_opp_plugins.cc) registers
+    Where as SelectV2 and the logical/comparison ops under their Ascend names; an OpType:: entry
+    spelled with the ONNX name (or the old 'Select') matched nothing on a device."""
+    from pytest_ascend_accuracy.core.ascend_optypes import ascend_type, to_ascend_entry
+
+    assert [ascend_type(t) for t in ("Where", "Not", "And", "Or", "LessOrEqual", "GreaterOrEqual",
+                                     "IsNaN", "ScatterND")] == [
+        "SelectV2", "LogicalNot", "LogicalAnd", "LogicalOr", "LessEqual", "GreaterEqual",
+        "IsNan", "TensorScatterUpdate"]
+    assert to_ascend_entry("OpType::Where") == "OpType::SelectV2"
