@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Dict, Optional, Set
 
 from ..errors import DumpFormatError
-from .layout import sanitize
+from .layout import csv_rows, sanitize
 
 NAMES_FILE = "op_names.csv"
 INPUT_PREFIX = "input_"
@@ -93,22 +93,11 @@ def read_names(directory) -> Dict[str, str]:
     if not path.is_file():
         return {}
     names: Dict[str, str] = {}
-    reader = None
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.reader(f, strict=True)
-            for row in reader:
-                if len(row) != 2:
-                    raise DumpFormatError(path, f"line {reader.line_num}: expected "
-                                                f"'stem,real name', got {len(row)} fields")
-                names[row[0]] = row[1]
-    except UnicodeDecodeError as exc:
-        raise DumpFormatError(path, f"not UTF-8 text ({exc.reason})") from None
-    except csv.Error as exc:
-        line = reader.line_num if reader is not None else 0
-        raise DumpFormatError(path, f"line {line}: not a valid CSV row ({exc})") from None
-    except OSError as exc:
-        raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+    for line, row in csv_rows(path):
+        if len(row) != 2:
+            raise DumpFormatError(path, f"line {line}: expected 'stem,real name', "
+                                        f"got {len(row)} fields")
+        names[row[0]] = row[1]
     return names
 
 

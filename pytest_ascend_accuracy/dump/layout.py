@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -124,30 +124,38 @@ def parse_file_name(name: str) -> Optional[DumpFileName]:
 
 
 # --------------------------------------------------------------------------- mapping.csv
+def csv_rows(path) -> Iterator[Tuple[int, List[str]]]:
+    """``(line number, row)`` of a name-table CSV (``mapping.csv``, ``op_names.csv``); every
+    parser error (not UTF-8, a field over 131,072 chars, a NUL byte, an unterminated quote, an
+    unreadable file) is a ``DumpFormatError`` naming the file and the line."""
+    reader = None
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            reader = csv.reader(f, strict=True)
+            for row in reader:
+                yield reader.line_num, row
+    except UnicodeDecodeError as exc:
+        raise DumpFormatError(path, f"not UTF-8 text ({exc.reason})") from None
+    except csv.Error as exc:
+        line = reader.line_num if reader is not None else 0
+        raise DumpFormatError(path, f"line {line}: not a valid CSV row ({exc})") from None
+    except OSError as exc:
+        raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+
+
 def read_mapping(directory) -> Dict[str, str]:
     """``mapping.csv`` of ``directory`` as {stored name: real name}; {} when absent."""
     path = Path(directory) / MAPPING_FILE
     if not path.is_file():
         return {}
     mapping: Dict[str, str] = {}
-    reader = None
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            reader = csv.reader(f, strict=True)
-            for row in reader:
-                if not row or not "".join(row).strip():
-                    continue
-                if len(row) < 2:
-                    raise DumpFormatError(path, f"line {reader.line_num}: expected "
-                                                f"'stored_name,real_name', got {row!r}")
-                mapping[row[0].strip()] = ",".join(row[1:]).strip()
-    except UnicodeDecodeError as exc:
-        raise DumpFormatError(path, f"not UTF-8 text ({exc.reason})") from None
-    except csv.Error as exc:  # field over 131,072 chars, NUL byte, unterminated quote...
-        line = reader.line_num if reader is not None else 0
-        raise DumpFormatError(path, f"line {line}: not a valid CSV row ({exc})") from None
-    except OSError as exc:
-        raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+    for line, row in csv_rows(path):
+        if not row or not "".join(row).strip():
+            continue
+        if len(row) < 2:
+            raise DumpFormatError(path, f"line {line}: expected 'stored_name,real_name', "
+                                        f"got {row!r}")
+        mapping[row[0].strip()] = ",".join(row[1:]).strip()
     return mapping
 
 
