@@ -40,34 +40,6 @@ def preprocessing_checker(request, ctx):
     return check
 
 
-def first_op_aipp_hint(actual, failure) -> "str | None":
-    """When a model with an ``Aipp`` op fails at its first compared operator, the failure text's
-    next step: check the pre-processing (step 5) before blaming that operator."""
-    if not any(op.op_type == "Aipp" for op in getattr(actual, "ops", ())):
-        return None
-    verdict, result = getattr(failure, "verdict", None), getattr(failure, "result", None)
-    first = getattr(verdict, "first", None)
-    if first is None or result is None:
-        return None
-    orders = [r.order for r in result.compared_rows]
-    if not orders or first.row.order != min(orders):
-        return None
-    return (f"the first operator after AIPP ({first.row.label}) already fails: check the "
-            f"pre-processing before blaming it: check_preprocessing(om, images, reference=fn) "
-            f"compares the AIPP file with the reference network's pre-processing and names the "
-            f"fields to correct")
-
-
-def with_next_step(message: str, hint: str) -> str:
-    """``message`` with its ``next step:`` line replaced by ``hint``."""
-    lines = message.split("\n")
-    for k, line in enumerate(lines):
-        if line.startswith("next step: "):
-            lines[k] = f"next step: {hint}"
-            return "\n".join(lines)
-    return f"{message.rstrip()}\nnext step: {hint}"
-
-
 # -- YAML suites: ``aipp:`` and ``reference:`` per model ----------------------------------------
 def yaml_aipp(entry, base_dir: Path, at: str):
     """``(aipp path, (reference spec, base dir))`` of a YAML model entry, validated at collection
