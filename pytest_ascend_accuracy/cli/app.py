@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -135,22 +134,18 @@ class ProgressLine:
     only after ``delay`` seconds, so short comparisons print nothing."""
 
     def __init__(self, stream, *, delay: float = 1.0, interval: float = 0.2):
+        from ..compare.progress_line import ProgressThrottle
+
         self.stream = stream
-        self.delay, self.interval = delay, interval
-        self.start = time.monotonic()
-        self.last = float("-inf")
+        self.throttle = ProgressThrottle(delay, interval)
         self.drawn = False
 
     def __call__(self, p) -> None:
-        now = time.monotonic() - self.start
-        final = p.done == p.total
-        if now < self.delay or (now - self.last < self.interval and not final):
+        from ..compare.progress_line import compare_progress_text
+
+        if not self.throttle.ready(p.done == p.total):
             return
-        self.last = now
-        gb = 1e9
-        name = p.op_name if len(p.op_name) <= 40 else p.op_name[:37] + "..."
-        line = (f"comparing {p.done}/{p.total} tensors ({p.bytes_done / gb:.2f} of "
-                f"{p.bytes_total / gb:.2f} GB, {now:.1f} s) {name}")
+        line = compare_progress_text(p, self.throttle.elapsed)
         self.stream.write("\r" + line.ljust(100)[:100])
         self.stream.flush()
         self.drawn = True

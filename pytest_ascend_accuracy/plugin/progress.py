@@ -125,22 +125,18 @@ class CompareLine:
     """One compare's line: drawn after the reporter's delay, throttled, the last one always."""
 
     def __init__(self, owner: TerminalProgress, label: str):
+        from ..compare.progress_line import ProgressThrottle
+
         self.owner, self.label = owner, label
-        self.start = time.monotonic()
-        self.last = float("-inf")
+        self.throttle = ProgressThrottle(owner.delay, owner.interval)
         self.drawn = False
 
     def __call__(self, p) -> None:
-        now = time.monotonic() - self.start
-        final = p.done == p.total
-        if now < self.owner.delay or (now - self.last < self.owner.interval and not final):
+        from ..compare.progress_line import compare_progress_text
+
+        if not self.throttle.ready(p.done == p.total):
             return
-        self.last = now
-        gb = 1e9
-        name = p.op_name if len(p.op_name) <= 40 else p.op_name[:37] + "..."
-        text = (f"comparing {p.done}/{p.total} tensors ({p.bytes_done / gb:.2f} of "
-                f"{p.bytes_total / gb:.2f} GB, {now:.1f} s) {name}")
-        self.owner._draw(text, first=not self.drawn)
+        self.owner._draw(compare_progress_text(p, self.throttle.elapsed), first=not self.drawn)
         self.drawn = True
 
     def close(self) -> None:
