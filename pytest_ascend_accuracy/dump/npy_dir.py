@@ -8,6 +8,11 @@ NPU naming (docs/formats.md §8).
 * Converted: ``{op_type}.{op_name}.{task}.{stream}.{ts}.{output|input}.{idx}.npy`` (arrays still
   in the dump's device shape).
 
+An input that is another op's output in the same directory may be stored once, as that op's
+output file, with a row ``input_name,producer_file`` in ``input_refs.csv`` (``input_name`` the
+golden name the input file would have had, ``producer_file`` the stored file it reads); the reader
+lists such a row as if the input file were there, so the DumpSet is the same either way.
+
 A file ``input_X.{i}.{ts}.npy`` is read as input ``i`` of op ``X`` when ``X`` has output files,
 and as an output of an op named ``input_X`` otherwise (msit's naming itself cannot tell; our
 writer escapes such names, ``golden_names``, so its directories are never ambiguous).
@@ -17,13 +22,14 @@ on ``TensorRef.load()``.
 """
 from __future__ import annotations
 
+import csv
 import dataclasses
 import os
 import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -31,12 +37,13 @@ from ..errors import DumpFormatError
 from .dtypes import shape_problem
 from .file_span import FileSpan, SpanLoader
 from .golden_names import INPUT_PREFIX, StemAllocator, op_of_stem, read_names
-from .layout import MAPPING_FILE, MAX_NAME_BYTES, _Clock, append_mapping, parse_file_name, \
-    read_mapping
+from .layout import MAPPING_FILE, MAX_NAME_BYTES, _Clock, append_mapping, csv_rows, \
+    parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
 
 GOLDEN_PATTERN = re.compile(r"^(.+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
 CONVERTED_PATTERN = re.compile(r"^(.+)\.(output|input)\.([0-9]+)\.npy$")
+INPUT_REFS_FILE = "input_refs.csv"
 _NUMERIC_KINDS = "biufc"
 #: what numpy's .npy header parser raises on corrupt headers: a truncated header of a version
 #: 1.0/2.0 file goes through ``tokenize`` (TokenError), a dict with bytes keys fails sorting
@@ -175,6 +182,29 @@ def _resolve(directory: Path) -> List[Tuple[Path, str]]:
     for name in names:
         real = mapping.get(name) or mapping.get(name[:-4]) or name
         out.append((directory / name, real))
+    return out + read_input_refs(directory)
+
+
+def read_input_refs(directory) -> List[Tuple[Path, str]]:
+    """``input_refs.csv`` of ``directory`` as (producer file path, input file name) pairs; [] when
+    absent. A row naming a producer file that is not in the directory is a ``DumpFormatError``."""
+    directory = Path(directory)
+    path = directory / INPUT_REFS_FILE
+    if not path.is_file():
+        return []
+    out = []
+    for line, row in csv_rows(path):
+        if not row or not "".join(row).strip():
+            continue
+        if len(row) != 2 or not GOLDEN_PATTERN.match(row[0]) or not row[0].startswith(INPUT_PREFIX):
+            raise DumpFormatError(path, f"line {line}: expected 'input_<op>.<i>.<ts>.npy,"
+                                        f"<producer file>', got {row!r}")
+        producer = row[1]
+        if os.sep in producer or "/" in producer or producer.startswith(".") \
+                or not (directory / producer).is_file():
+            raise DumpFormatError(path, f"line {line}: input {row[0]!r} refers to "
+                                        f"{producer!r}, which is not a file of this directory")
+        out.append((directory / producer, row[0]))
     return out
 
 
@@ -286,10 +316,12 @@ class NpyDumpWriter:
         self._long = 0
         self.written: List[Path] = []
 
-    def write_op(self, op_name: str, inputs: Sequence[np.ndarray] = (),
+    def write_op(self, op_name: str, inputs: Sequence[Union[np.ndarray, Path]] = (),
                  outputs: Sequence[np.ndarray] = (), *, timestamp_us: Optional[int] = None
                  ) -> List[Path]:
-        """Write the op's outputs (and inputs, if given); returns the written paths."""
+        """Write the op's outputs (and inputs, if given); returns the written paths (outputs
+        first, in order). An input given as a ``Path`` (a file this writer wrote, e.g. another
+        op's output) is not written again: a row in ``input_refs.csv`` points at that file."""
         if op_name in self._names:
             raise DumpFormatError(self.directory, f"op {op_name!r} written twice")
         key = self._names[op_name] = self._stems.stem(op_name)
@@ -298,7 +330,11 @@ class NpyDumpWriter:
         for j, arr in enumerate(outputs):
             paths.append(self._save(f"{key}.{j}.{ts}.npy", arr, ts))
         for i, arr in enumerate(inputs):
-            paths.append(self._save(f"input_{key}.{i}.{ts}.npy", arr, ts))
+            name = f"input_{key}.{i}.{ts}.npy"
+            if isinstance(arr, Path):
+                self._refer(name, arr)
+            else:
+                paths.append(self._save(name, arr, ts))
         self.written += paths
         return paths
 
@@ -323,6 +359,13 @@ class NpyDumpWriter:
             append_mapping(self.directory, stored, name)
         return path
 
+    def _refer(self, name: str, target: Path) -> None:
+        if target.parent != self.directory or not target.is_file():
+            raise DumpFormatError(self.directory / name, f"input refers to {str(target)!r}, "
+                                                         f"which is not a file of this directory")
+        with open(self.directory / INPUT_REFS_FILE, "a", newline="", encoding="utf-8") as f:
+            csv.writer(f).writerow([name, target.name])
+
     def close(self) -> None:
         """Nothing is buffered (``mapping.csv`` rows are written as names occur)."""
 
@@ -335,4 +378,5 @@ class NpyDumpWriter:
 
 __all__ = ["NpyDumpWriter", "read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header",
            "read_npy_layout", "NpyLayout",
-           "load_npy", "write_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE"]
+           "load_npy", "write_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE",
+           "INPUT_REFS_FILE", "read_input_refs"]

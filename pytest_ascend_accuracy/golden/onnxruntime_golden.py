@@ -1,4 +1,5 @@
-"""Golden dumps: the model run by onnxruntime in float32, every node's inputs and outputs saved.
+"""Golden dumps: the model run by onnxruntime in float32, every node's inputs and outputs saved
+(each tensor written once).
 
 The model is prepared first (``graph.prepare.prepare_model``: node names normalised, input shapes
 applied, taken ``If`` branches inlined), and onnxruntime runs it in segments
@@ -6,6 +7,9 @@ applied, taken ``If`` branches inlined), and onnxruntime runs it in segments
 that every node survives under its own name. Each node's outputs and inputs are written as
 they come, in node order, in the ONNX
 golden naming of msit (``{name}.{j}.{ts}.npy``, ``input_{name}.{i}.{ts}.npy``, docs/formats.md §7);
+an input that is another node's output is not written again but recorded in ``input_refs.csv``
+(``dump.npy_dir``), so each activation is stored once and the loaded DumpSet is unchanged; graph
+inputs and initializers/constants are written as input files;
 a tensor is dropped from memory after its last consumer is written, so there is never more
 than the one copy onnxruntime returned. Tensor indices count present tensors only: an omitted
 optional input or output (empty name) is skipped, as the emulator numbers them too.
@@ -29,8 +33,9 @@ from ..graph.onnx_graph import inputs_digest, model_digest, model_label, ort_ver
 from ..graph.prepare import prepare_model
 
 #: bump when the layout or content of golden entries changes (2: injective op-name stems,
-#: dump/golden_names.py; entries of format 1 lost ops named input_<op> or with a newline)
-GOLDEN_FORMAT = 2
+#: dump/golden_names.py; entries of format 1 lost ops named input_<op> or with a newline;
+#: 3: an input that is another node's output is an input_refs.csv row, not a second file)
+GOLDEN_FORMAT = 3
 DUMP_DIR = "npy"
 INFO_FILE = "golden.json"
 
@@ -94,22 +99,26 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     except Exception as exc:
         raise failed(exc) from exc
     values = run.values
+    written: Dict[str, Path] = {}  # tensor name -> the output file that holds it
     with NpyDumpWriter(out_dir) as writer:
         for index, node in enumerate(graph.node):
             try:
                 run.ensure(o for o in node.output if o)
             except Exception as exc:
                 raise failed(exc) from exc
-            outs = []
+            outs, out_names = [], []
             for name in (o for o in node.output if o):
                 value = values.get(name)
                 if not isinstance(value, np.ndarray):  # sequences/optionals: not tensors
                     not_dumped.append(f"{node.name}:{name}")
                     continue
                 outs.append(value)
-            ins = []
+                out_names.append(name)
+            ins: List[object] = []
             for name in (i for i in node.input if i):
-                if name in values:
+                if name in written:  # another node's output: referenced, not written again
+                    ins.append(written[name])
+                elif name in values:
                     v = values[name]
                     if isinstance(v, np.ndarray):
                         ins.append(v)
@@ -117,7 +126,8 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
                     ins.append(np.asarray(inputs[name]))
                 elif name in inits:
                     ins.append(onnx.numpy_helper.to_array(inits[name]))
-            writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
+            paths = writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
+            written.update(zip(out_names, paths))  # outputs come first in the written paths
             del ins, outs
             for name in list(node.input) + list(node.output):
                 if name in values and last_use.get(name, -1) <= index:

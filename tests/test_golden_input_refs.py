@@ -1,0 +1,84 @@
+"""The golden writes each activation once: an input that is another node's output is a row of
+``input_refs.csv`` pointing at the producer's output file, and reads back with the same value."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
+from pytest_ascend_accuracy.dump.npy_dir import (  # noqa: E402
+    INPUT_REFS_FILE, NpyDumpWriter, read_npy_dir)
+from pytest_ascend_accuracy.errors import DumpFormatError  # noqa: E402
+from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs  # noqa: E402
+from pytest_ascend_accuracy.testing import models  # noqa: E402
+
+
+def test_golden_dir_holds_each_activation_once_and_inputs_read_the_producers_file(tmp_path):
+    model = models.transformer_block()
+    dump = golden_dump(model, make_inputs(model), cache=Cache(tmp_path / "cache"))
+    graph = model.graph
+    produced = {o for n in graph.node for o in n.output if o}
+    not_produced = sum(1 for n in graph.node for i in n.input if i and i not in produced)
+    files = [p for p in Path(dump.root).iterdir() if p.suffix == ".npy"]
+    # one file per node output, plus one per graph-input/weight slot; no activation twice
+    assert len(files) == len(produced) + not_produced
+    assert sum(1 for p in files if p.name.startswith("input_")) == not_produced
+    producer = {o: op for n, op in zip(graph.node, dump.ops) for o in n.output if o}
+    checked = 0
+    for node, op in zip(graph.node, dump.ops):
+        assert len(op.inputs) == len([i for i in node.input if i])
+        for name, ref in zip((i for i in node.input if i), op.inputs):
+            if name in producer:
+                out = producer[name].output(0)
+                assert ref.source == out.source  # the producer's file, not a copy
+                np.testing.assert_array_equal(ref.load(), out.load())
+                checked += 1
+    assert checked == len((Path(dump.root) / INPUT_REFS_FILE).read_text().splitlines()) > 10
+
+
+def test_writer_refers_to_a_written_output_and_reader_gives_the_same_dumpset(tmp_path):
+    a, b = np.arange(6, dtype=np.float32).reshape(2, 3), np.ones(3, np.float32)
+    with NpyDumpWriter(tmp_path / "refs") as w:
+        pa = w.write_op("first", [a], [a * 2], timestamp_us=1)[0]  # outputs come first
+        w.write_op("second", [pa, b], [a * 2 + b], timestamp_us=2)
+    with NpyDumpWriter(tmp_path / "full") as w:
+        w.write_op("first", [a], [a * 2], timestamp_us=1)
+        w.write_op("second", [a * 2, b], [a * 2 + b], timestamp_us=2)
+    refs, full = read_npy_dir(tmp_path / "refs"), read_npy_dir(tmp_path / "full")
+    assert len(list((tmp_path / "refs").glob("*.npy"))) == 4  # a*2 stored once
+    assert refs.names == full.names == ["first", "second"]
+    for x, y in zip(refs.ops, full.ops):
+        assert [(t.kind, t.index, t.shape) for t in x.inputs + x.outputs] == \
+               [(t.kind, t.index, t.shape) for t in y.inputs + y.outputs]
+        for t, u in zip(x.inputs + x.outputs, y.inputs + y.outputs):
+            np.testing.assert_array_equal(t.load(), u.load())
+
+
+def test_writer_refuses_a_reference_to_a_file_of_another_directory(tmp_path):
+    other = tmp_path / "x.npy"
+    np.save(other, np.zeros(2, np.float32))
+    with NpyDumpWriter(tmp_path / "d") as w, \
+            pytest.raises(DumpFormatError, match="not a file of this directory"):
+        w.write_op("op", [other], [np.zeros(2, np.float32)])
+
+
+@pytest.mark.parametrize("row, problem", [
+    ("input_second.0.2.npy,missing.0.1.npy",
+     "line 1: input 'input_second.0.2.npy' refers to 'missing.0.1.npy'"),
+    ("input_second.0.2.npy,../first.0.1.npy", "which is not a file of this directory"),
+    ("second.0.2.npy,first.0.1.npy",
+     "line 1: expected 'input_<op>.<i>.<ts>.npy,<producer file>'"),
+    ("input_second.0.2.npy", "line 1: expected"),
+])
+def test_bad_input_refs_rows_are_errors_naming_the_file_and_line(tmp_path, row, problem):
+    with NpyDumpWriter(tmp_path) as w:
+        w.write_op("first", [], [np.zeros(2, np.float32)], timestamp_us=1)
+        w.write_op("second", [], [np.zeros(2, np.float32)], timestamp_us=2)
+    (tmp_path / INPUT_REFS_FILE).write_text(row + "\n", encoding="utf-8")
+    with pytest.raises(DumpFormatError, match=INPUT_REFS_FILE) as info:
+        read_npy_dir(tmp_path)
+    assert problem in str(info.value)
