@@ -82,3 +82,18 @@ def test_bad_input_refs_rows_are_errors_naming_the_file_and_line(tmp_path, row, 
     with pytest.raises(DumpFormatError, match=INPUT_REFS_FILE) as info:
         read_npy_dir(tmp_path)
     assert problem in str(info.value)
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(12, dtype=np.float32).reshape(3, 4), np.array(3.5, np.float16),
+    np.zeros((0, 3), np.int64), np.array([True, False]), np.arange(4, dtype=">f4"),
+    np.asfortranarray(np.arange(6.0).reshape(2, 3)), np.arange(10.0)[::2],
+    np.arange((16 << 20) + 5, dtype=np.uint8),  # more than one 16 MiB slice
+], ids=["f32", "f16-scalar", "empty", "bool", "big-endian", "fortran", "strided", "two-slices"])
+def test_write_npy_writes_the_bytes_np_save_writes(tmp_path, array):
+    from pytest_ascend_accuracy.dump.npy_dir import write_npy
+
+    with open(tmp_path / "ours.npy", "wb") as f:
+        write_npy(f, array)
+    np.save(tmp_path / "numpy.npy", array, allow_pickle=False)
+    assert (tmp_path / "ours.npy").read_bytes() == (tmp_path / "numpy.npy").read_bytes()

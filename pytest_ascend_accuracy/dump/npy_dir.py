@@ -294,9 +294,27 @@ class _FileWrites:
         return self._f.write(data)
 
 
+_WRITE_CHUNK = 16 << 20
+
+
 def write_npy(f, array) -> None:
-    """``np.save(f, array, allow_pickle=False)`` whose write errors carry their errno."""
-    np.lib.format.write_array(_FileWrites(f), np.asanyarray(array), allow_pickle=False)
+    """``np.save(f, array, allow_pickle=False)`` whose write errors carry their errno.
+
+    A C-contiguous array (every tensor a run returns) is written from its own memory in 16 MiB
+    slices, without the copy per chunk that ``write_array``'s buffered path makes."""
+    fmt = np.lib.format
+    arr = np.asanyarray(array)
+    if not arr.flags.c_contiguous or arr.dtype.hasobject or type(arr) is not np.ndarray:
+        fmt.write_array(_FileWrites(f), arr, allow_pickle=False)
+        return
+    header = fmt.header_data_from_array_1_0(arr)
+    try:
+        fmt.write_array_header_1_0(f, header)
+    except ValueError:  # a header over 64 KiB (a very long shape) needs format 2.0
+        fmt.write_array_header_2_0(f, header)
+    data = memoryview(arr.reshape(-1).view(np.uint8))
+    for start in range(0, len(data), _WRITE_CHUNK):
+        f.write(data[start:start + _WRITE_CHUNK])
 
 
 class NpyDumpWriter:
