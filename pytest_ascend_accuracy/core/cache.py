@@ -14,6 +14,14 @@ use is its directory's mtime, touched on every hit. A process that uses an entry
 ``release``); eviction takes the entry's key lock without waiting, moves the entry aside, and
 puts it back when a live process holds a lease, so an entry another process holds (building,
 or reading its files) is never evicted. See ``core.cache_size`` for listing and pruning.
+
+**Verifying without re-reading.** A process hashes an entry's files against the manifest the
+first time it uses the entry. When the session ends (``release``) it writes a stamp
+(``.verified.json``) of each file's size, mtime, ctime and inode, but only for files whose
+ctime is more than ``STAMP_MARGIN_NS`` older than the stamp itself. A later process whose files
+still stat the same trusts the hashes without reading 1 GB again. This is git's "racily clean"
+rule: any write after the stamp gives the file a ctime later than the recorded one, even on
+file systems with coarse timestamps, so a changed file is hashed (and found corrupt) as before.
 """
 from __future__ import annotations
 
@@ -28,9 +36,13 @@ from pathlib import Path
 from typing import Callable, ContextManager, Dict, Optional, Set
 
 from ..errors import CacheError
+from .atomic_files import dead_writer_leftovers
 from .cache_size import LEASE, MANIFEST, prune
 
 _LOCKS = ".locks"
+STAMP = ".verified.json"
+#: a file's ctime must be this much older than the stamp for the stamp to vouch for it
+STAMP_MARGIN_NS = 2_000_000_000
 
 
 def make_key(**parts) -> str:
@@ -163,6 +175,8 @@ class Cache:
             except OSError:
                 pass
         self._leases.clear()
+        for path in sorted(self._verified):
+            _write_stamp(path)
 
     # -- integrity ---------------------------------------------------------------------------
     def _intact(self, path: Path) -> bool:
@@ -172,7 +186,8 @@ class Cache:
                 files = json.load(f)["files"]
         except (OSError, ValueError, KeyError, TypeError):
             return False
-        full = path not in self._verified  # hash once per process, sizes every time
+        # hash once per process (or never, while a stamp vouches for the files), sizes every time
+        full = path not in self._verified and not _stamp_vouches(path, files)
         try:
             for rel, (size, digest) in files.items():
                 p = path / rel
@@ -197,6 +212,51 @@ def _touch(path: Path) -> None:
         os.utime(path)
     except OSError:
         pass
+
+
+def _stat_key(p: Path):
+    st = p.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _stamp_vouches(path: Path, files: Dict) -> bool:
+    """Whether ``path``'s stamp covers exactly the manifest's files, each unchanged since."""
+    try:
+        with open(path / STAMP, encoding="utf-8") as f:
+            stamp = json.load(f)
+        recorded = stamp["files"]
+        if set(recorded) != set(files):
+            return False
+        return all(_stat_key(path / rel) == recorded[rel] for rel in files)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _write_stamp(path: Path) -> None:
+    """Record the stat of an entry this process verified, when every file is old enough that a
+    later write could not keep its ctime (best effort: a read-only cache just hashes again)."""
+    try:
+        with open(path / MANIFEST, encoding="utf-8") as f:
+            files = json.load(f)["files"]
+        now = time.time_ns()
+        recorded = {}
+        for rel in files:
+            key = _stat_key(path / rel)
+            if key[2] > now - STAMP_MARGIN_NS:
+                return  # too recent to vouch for: the next process hashes and stamps it
+            recorded[rel] = key
+        for stale in dead_writer_leftovers(path, f"{STAMP}.", ".part"):  # killed stampers
+            stale.unlink()
+        tmp = path / f"{STAMP}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump({"files": recorded, "stamped_ns": now}, f)
+            os.replace(tmp, path / STAMP)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+    except (OSError, ValueError, KeyError, TypeError):
+        return
 
 
 def _write_manifest(directory: Path) -> None:
