@@ -125,6 +125,7 @@ def child_check(model: str, shape: str, work: Path) -> dict:
     verdict = compare_dumps(actual, golden).judge(threshold=0.95)
     phases["compare"] = time.perf_counter() - t
     wall = time.perf_counter() - t0
+    cache.release()  # what the plugin does when the session ends (leases dropped, stamps written)
     written = {"golden": _tree(Path(golden.root)), "device dump": _tree(dump_dir)}
     shutil.rmtree(dump_dir, ignore_errors=True)
     return {"wall_s": wall, "phases": phases, "passed": bool(verdict.passed), "ops": len(actual),
@@ -180,7 +181,7 @@ def print_model(r: dict) -> bool:
              ("memory: warm check peak RSS / budget", warm["peak_rss"] / budget, 1.0, "<=")]
     gw, dw = cold["written"]["golden"], cold["written"]["device dump"]
     print(f"   written: bare {_mb(bare['written'][1])} in {bare['written'][0]} files; cold check: golden "
-          f"{_mb(gw[1])} in {gw[0]} files (op inputs included), device dump {_mb(dw[1])} in {dw[0]} files")
+          f"{_mb(gw[1])} in {gw[0]} files (outputs, plus graph inputs and weights as op inputs), device dump {_mb(dw[1])} in {dw[0]} files")
     print(f"   memory budget max(300 MB + 3 x {_mb(largest)}, 1.25 x {_mb(plain['peak_rss'])}) = {_mb(budget)}")
     ok = True
     for name, value, goal, _ in goals:
