@@ -75,19 +75,27 @@ def _load_all(path) -> str:
 
 
 # --------------------------------------------------------------------------- inputs
-def _seeds(tmp: Path) -> List[bytes]:
+def seed_dumps(tmp: Path) -> List[bytes]:
+    """Valid dump files to mutate, one per reader path: v2 with device formats and padding,
+    fractal layouts and bf16, legacy v1, scalars and empty tensors, fp8/hifloat8/float4, nano.
+    Shared by this census and the hypothesis fuzz tests (``test_dump_fuzz.py``)."""
     f32 = np.arange(12, dtype=np.float32).reshape(3, 4)
     files = [
         write_dump_file(tmp / "v2", "Conv_1", [DumpTensor(np.ones((1, 3, 4, 4), np.float16),
                                                           "NC1HWC0")],
                         [DumpTensor(f32, origin=("conv", 0), padding=4)]),
         write_dump_file(tmp / "nz", "MatMul_2", [DumpTensor(np.ones((20, 20), np.float16),
-                                                            "FRACTAL_NZ")],
+                                                            "FRACTAL_NZ"),
+                                                 DumpTensor(np.ones((2, 3, 3, 3), np.float16),
+                                                            "FRACTAL_Z")],
                         [DumpTensor(np.ones((5,), np.float32), dtype="bfloat16")]),
         write_dump_file(tmp / "v1", "Legacy_3", [DumpTensor(np.ones((4,), np.int32))],
                         [DumpTensor(f32)], version=1),
-        write_dump_file(tmp / "low", "Quant_4", [DumpTensor(np.arange(8, dtype=np.uint8),
-                                                            dtype="float8_e4m3fn")],
+        write_dump_file(tmp / "tiny", "Scalar_4", [DumpTensor(np.array(1.5, np.float16))],
+                        [DumpTensor(np.zeros((0, 3), np.int64)), DumpTensor(np.ones(3, bool))]),
+        write_dump_file(tmp / "low", "Quant_5",
+                        [DumpTensor(np.arange(8, dtype=np.uint8), dtype="float8_e5m2"),
+                         DumpTensor(np.arange(8, dtype=np.uint8), dtype="float8_e4m3fn")],
                         [DumpTensor(np.arange(8, dtype=np.uint8), dtype="hifloat8"),
                          DumpTensor(np.zeros(4, np.uint8), dtype="float4_e2m1")]),
     ]
@@ -218,9 +226,10 @@ def census(n: int = 300, seed: int = 1313) -> Dict[str, Counter]:
     out: Dict[str, Counter] = {}
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        seeds = _seeds(tmp)
+        seeds = seed_dumps(tmp)
         kinds: List[Tuple[str, Callable[[int], str]]] = [
-            ("mutated valid files (v2 + device formats, bf16, v1, fp8/hifloat8/float4, nano)",
+            ("mutated valid files (v2 + device formats, bf16, v1, scalars, fp8/hifloat8/"
+             "float4, nano)",
              lambda k: _run_file(tmp, _mutate(rng, seeds[k % len(seeds)]))),
             ("random bytes", lambda k: _run_file(
                 tmp, bytes(rng.randrange(256) for _ in range(rng.randint(0, 600))))),

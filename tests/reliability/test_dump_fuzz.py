@@ -17,13 +17,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor, read_dump_file, write_dump_file
+from pytest_ascend_accuracy.dump.ascend_bin import read_dump_file
 from pytest_ascend_accuracy.dump.loader import load_dump
-from pytest_ascend_accuracy.dump.nano import encode_nano
 from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir
 from pytest_ascend_accuracy.dump.om_json import read_om_json
 from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, OriginalOp, Shape
 from pytest_ascend_accuracy.errors import DumpFormatError
+
+from .fuzz_census import seed_dumps
 
 pytestmark = pytest.mark.reliability
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True,
@@ -31,36 +32,9 @@ FUZZ = settings(max_examples=300, deadline=None, derandomize=True,
                                        HealthCheck.too_slow])
 
 
-def _seed_files(tmp):
-    f32 = np.arange(12, dtype=np.float32).reshape(3, 4)
-    files = [
-        write_dump_file(tmp / "v2", "Conv_1",
-                        [DumpTensor(np.ones((1, 3, 4, 4), np.float16), "NC1HWC0")],
-                        [DumpTensor(f32, origin=("conv", 0), padding=4)]),
-        write_dump_file(tmp / "nz", "MatMul_2",
-                        [DumpTensor(np.ones((20, 20), np.float16), "FRACTAL_NZ"),
-                         DumpTensor(np.ones((2, 3, 3, 3), np.float16), "FRACTAL_Z")],
-                        [DumpTensor(np.ones((5,), np.float32), dtype="bfloat16")]),
-        write_dump_file(tmp / "v1", "Legacy_3", [DumpTensor(np.ones((4,), np.int32))],
-                        [DumpTensor(f32)], version=1),
-        write_dump_file(tmp / "tiny", "Scalar_4", [DumpTensor(np.array(1.5, np.float16))],
-                        [DumpTensor(np.zeros((0, 3), np.int64)), DumpTensor(np.ones(3, bool))]),
-        write_dump_file(tmp / "low", "Quant_5", [DumpTensor(np.arange(8, dtype=np.uint8),
-                                                            dtype="float8_e5m2")],
-                        [DumpTensor(np.arange(6, dtype=np.uint8), dtype="hifloat8"),
-                         DumpTensor(np.zeros(4, np.uint8), dtype="float4_e2m1")]),
-    ]
-    a, b = np.ones((1, 6), np.float16), np.zeros((1, 2), np.float16)
-    nano = encode_nano([dict(ge_dtype=1, format=1, shape=(1, 6), data=a.tobytes()),
-                        dict(ge_dtype=1, format=1, shape=(1, 2), data=b.tobytes())],
-                       [dict(ge_dtype=1, format=1, shape=(1, 8), origin=("concat", 0),
-                             data=np.concatenate([a, b], 1).tobytes())])
-    return [p.read_bytes() for p in files] + [nano]
-
-
 @pytest.fixture(scope="module")
 def seeds(tmp_path_factory):
-    return _seed_files(tmp_path_factory.mktemp("seeds"))
+    return seed_dumps(tmp_path_factory.mktemp("seeds"))
 
 
 def _check_file(path):
