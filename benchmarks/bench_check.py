@@ -141,12 +141,11 @@ CHILDREN = {"bare": child_bare, "plain": child_plain, "check": child_check}
 
 
 def run_child(kind: str, model: Path, shape: str, work: Path) -> dict:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind, "--model", str(model),
-           "--shape", shape, "--workdir", str(work)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.exit(f"{kind} step failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    sys.path.insert(0, str(HERE))
+    from rss import run_phase
+
+    return run_phase(str(Path(__file__).resolve()),
+                     ["--child", kind, "--model", model, "--shape", shape, "--workdir", work])
 
 
 def bench_model(short: str, model: Path, shape: str, root: Path) -> dict:

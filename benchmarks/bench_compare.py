@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +31,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rss import peak_rss_bytes  # noqa: E402
+from rss import peak_rss_bytes, run_phase  # noqa: E402
 
 MB = 1 << 20
 
@@ -112,11 +111,7 @@ def _phase_compare(actual_dir: str, golden_dir: str, kl: bool, chunk_size: int,
 
 
 def _run_child(args: list) -> dict:
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__)] + args,
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"benchmark phase {args[:2]} failed:\n{proc.stderr}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_phase(os.path.abspath(__file__), args)
 
 
 def main(argv=None) -> int:

@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rss import peak_rss_bytes  # noqa: E402
+from rss import peak_rss_bytes, run_phase  # noqa: E402
 
 MB = 1 << 20
 SHAPE = (1, 3, 16, 16)
@@ -123,11 +122,7 @@ def _phase(directory: Path, cache_dir: Path, phase: str, samples: int) -> dict:
 
 
 def _child(args: list) -> dict:
-    proc = subprocess.run([sys.executable, os.path.abspath(__file__)] + args,
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"child {args} failed:\n{proc.stderr}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_phase(os.path.abspath(__file__), args)
 
 
 def main(argv=None) -> int:

@@ -1,5 +1,7 @@
-"""Peak resident set size, shared by the benchmark scripts (run them as scripts: this folder
-is then on ``sys.path``)."""
+"""What the benchmark scripts share: peak resident set size, and running one phase of a script
+in a fresh process (run the scripts as scripts: this folder is then on ``sys.path``)."""
+import json
+import subprocess
 import sys
 
 
@@ -16,3 +18,14 @@ def peak_rss_bytes() -> int:
 
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return peak if sys.platform == "darwin" else peak * 1024
+
+
+def run_phase(script: str, args: list) -> dict:
+    """Run ``script args`` in a fresh interpreter (its own peak RSS, cold imports) and return
+    the JSON object its last stdout line holds; a failed phase ends the benchmark with its
+    stderr."""
+    proc = subprocess.run([sys.executable, script] + [str(a) for a in args],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark phase {args[:2]} failed:\n{proc.stderr[-3000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
