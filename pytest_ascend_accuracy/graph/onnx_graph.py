@@ -315,8 +315,12 @@ def set_ort_threads(intra: int = 0, *, spinning: bool = True) -> None:
     _ORT_THREADS["spinning"] = bool(spinning)
 
 
-def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = True):
-    """onnxruntime ``SessionOptions``: optimisations off by default so node names survive."""
+def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = True,
+                    spinning: Optional[bool] = None):
+    """onnxruntime ``SessionOptions``: optimisations off by default so node names survive.
+
+    ``spinning=False`` stops idle intra-op threads from spin-waiting (None: the process-wide
+    setting of ``set_ort_threads``)."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
@@ -327,18 +331,19 @@ def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = T
     if threads:
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
-    if not _ORT_THREADS["spinning"]:
+    if not (_ORT_THREADS["spinning"] if spinning is None else spinning):
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         so.add_session_config_entry("session.inter_op.allow_spinning", "0")
     so.enable_cpu_mem_arena = bool(arena)  # off: a segment's buffers go back when it ends
     return so
 
 
-def ort_session(model_bytes: bytes, *, optimize: bool = False, threads: int = 0, arena: bool = True):
+def ort_session(model_bytes: bytes, *, optimize: bool = False, threads: int = 0, arena: bool = True,
+                spinning: Optional[bool] = None):
     """An onnxruntime CPU session (see ``session_options``)."""
     import onnxruntime as ort
 
-    so = session_options(optimize=optimize, threads=threads, arena=arena)
+    so = session_options(optimize=optimize, threads=threads, arena=arena, spinning=spinning)
     return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
 
 

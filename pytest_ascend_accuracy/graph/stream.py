@@ -16,7 +16,8 @@ Every node runs once, in the same order, on the same kernels (optimisations off)
 are exactly those of a single run. A cut never separates from its readers a value onnxruntime
 cannot hand over as a numpy array (sequences, optionals, bfloat16/float8/int4 tensors, tensors
 of unknown type). After each segment freed heap memory goes back to the system (``_trim_heap``)
-and the next segment starts in a background thread while the caller writes this one's tensors.
+and the next segment starts in a background thread while the caller writes this one's tensors;
+the segments' sessions never spin-wait, so their idle threads leave the cores to that writer.
 """
 from __future__ import annotations
 
@@ -230,7 +231,10 @@ def _build_session(model, seg: _Segment, s: int, feeds, threads: int):
     g.output.extend(onnx.ValueInfoProto(name=n) for n in seg.outputs)
     data = sub.SerializeToString()
     del sub
-    return ort_session(data, threads=threads, arena=False)
+    # no spin-waiting: while a segment runs, the caller writes the previous one's tensors on the
+    # same cores, and idle onnxruntime threads spinning between kernels take that CPU (a det
+    # 736x736 emulated run: 2.1 s spinning, 1.1 s not; benchmarks/bench_check.py)
+    return ort_session(data, threads=threads, arena=False, spinning=False)
 
 
 class StreamedRun:
