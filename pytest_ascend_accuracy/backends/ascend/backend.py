@@ -37,7 +37,7 @@ from ...core.cache import Cache, file_sha256, make_key
 from ...dump.model import DumpSet
 from ...errors import BackendError, ConfigError, ConversionError
 from ...core.modes import Mode, resolve_mode
-from ..base import ConvertedModel
+from ..base import ConvertedModel, check_dump_mode
 from .atc_command import AtcCommand, build_atc_command, om_to_json_command
 from .atc_runner import run_atc, stderr_progress
 from .output_names import om_output_names
@@ -63,7 +63,7 @@ class AscendBackend:
         self.device_id = device_id
         self.timeout = float(timeout)
         self.precision_policy = precision_policy
-        self.dump_mode = dump_mode
+        self.dump_mode = check_dump_mode(dump_mode, "AscendBackend dump_mode")
         self.progress = progress
         self._explicit_soc = soc_version
         self._explicit_atc = atc
@@ -218,7 +218,8 @@ class AscendBackend:
         return dict(zip(names, result.outputs))
 
     def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
-            dump_dir: "str | os.PathLike[str] | None" = None) -> DumpSet:
+            dump_dir: "str | os.PathLike[str] | None" = None, dump_mode: Optional[str] = None) -> DumpSet:
+        mode = self.dump_mode if dump_mode is None else check_dump_mode(dump_mode, "run dump_mode")
         if not dump:
             ds = DumpSet.from_arrays({n: [a] for n, a in self.outputs(converted, inputs).items()},
                                      kind="ascend-outputs")
@@ -227,13 +228,14 @@ class AscendBackend:
         arrays, expected = self._inputs(converted, inputs)
         dump_path = Path(dump_dir) if dump_dir is not None else self._new_run_dir(converted.model_name)
         result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
-                                   dump_path=dump_path, dump_mode=self.dump_mode, input_names=expected,
+                                   dump_path=dump_path, dump_mode=mode, input_names=expected,
                                    dump_model_names=converted.info.get("subgraph_names") or ())
         from ...dump.loader import load_dump
 
         ds = load_dump(result.dump.path, om_json=converted.om_json, model_name=converted.model_name)
         ds.meta.update(self._meta(converted))
-        ds.meta.update(dump_dir=os.fspath(result.dump.path), acl_json=os.fspath(result.acl_json))
+        ds.meta.update(dump_dir=os.fspath(result.dump.path), acl_json=os.fspath(result.acl_json),
+                       dump_mode=mode)
         return ds
 
     def _inputs(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray]):

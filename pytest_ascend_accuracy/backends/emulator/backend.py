@@ -13,7 +13,9 @@ module docs of ``rounding`` (precision per mode), ``fusion`` (fusion rules) and 
 ``buffer_optimize`` is accepted and changes nothing numerically (only buffer faults react to
 it). Extra ATC options are recorded and otherwise ignored. ``device_formats`` (default on)
 dumps conv-like and matmul tensors in NC1HWC0 / FRACTAL_Z / FRACTAL_NZ, as a device does
-(``layouts``), and the om json describes them as ATC does.
+(``layouts``), and the om json describes them as ATC does. ``dump_mode`` is acl.json's: ``all``
+(the default here) dumps every operator's inputs and outputs, ``output`` (ACL's own default)
+only the outputs and ``input`` only the inputs; ``run(dump_mode=...)`` overrides it per run.
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from ...core.modes import Mode, resolve_mode
 from ...graph.onnx_graph import check_inputs, load_model, model_digest, model_label, ort_version
 from ...graph.onnx_graph import parse_input_shape
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
-from ..base import ConvertedModel
+from ..base import ConvertedModel, check_dump_mode
 from .faults import Fault, check_faults
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
@@ -50,8 +52,9 @@ class EmulatorBackend:
     name = "emulator"
 
     def __init__(self, cache: Cache, *, faults: Sequence[Fault] = (), overflow: str = "inf",
-                 threads: int = 0, device_formats: bool = True):
+                 threads: int = 0, device_formats: bool = True, dump_mode: str = "all"):
         self.cache = cache
+        self.dump_mode = check_dump_mode(dump_mode, "EmulatorBackend dump_mode")
         self.device_formats = bool(device_formats)
         self.faults = check_faults(faults)
         self.overflow = check_overflow(overflow)
@@ -146,10 +149,12 @@ class EmulatorBackend:
         return {n: streamed.values[n] for n in names}
 
     def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
-            dump_dir=None) -> DumpSet:
+            dump_dir=None, dump_mode: Optional[str] = None) -> DumpSet:
         from ...dump.layout import AscendDumpWriter
         from ...dump.loader import load_dump
 
+        mode = self.dump_mode if dump_mode is None else check_dump_mode(dump_mode, "run dump_mode")
+        with_inputs, with_outputs = mode in ("input", "all"), mode in ("output", "all")
         if not dump:
             values = self.outputs(converted, inputs)
             return DumpSet([OpRecord(name=n, op_type="NetOutput", order=k,
@@ -174,7 +179,8 @@ class EmulatorBackend:
         base_ts = int(time.time() * 1e6)
         with AscendDumpWriter(leaf) as writer:
             for k, (name, raw, out) in enumerate(aipp_ops):  # the Aipp ops run first
-                writer.write_op("Aipp", name, [raw], [out], task_id=len(plan.ops) + k,
+                writer.write_op("Aipp", name, [raw] if with_inputs else [],
+                                [out] if with_outputs else [], task_id=len(plan.ops) + k,
                                 timestamp_us=base_ts - len(aipp_ops) + k,  # AIPP writes 5HD:
                                 output_formats=["NC1HWC0" if self.device_formats
                                                 and np.ndim(out) == 4 else "ND"])
@@ -183,21 +189,23 @@ class EmulatorBackend:
                     streamed.ensure(s.fetch for s in op.inputs + op.outputs if s.source == "run")
                 except Exception as exc:
                     raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
-                ins = [_tensor(s, values, feeds, inits) for s in op.inputs]
-                outs = [_tensor(s, values, feeds, inits) for s in op.outputs]
+                in_slots = op.inputs if with_inputs else ()
+                out_slots = op.outputs if with_outputs else ()
+                ins = [_tensor(s, values, feeds, inits) for s in in_slots]
+                outs = [_tensor(s, values, feeds, inits) for s in out_slots]
                 try:
                     writer.write_op(op.op_type, op.name, ins, outs,
-                                    output_origins=[s.origin for s in op.outputs],
-                                    input_dtypes=[_stored(s) for s in op.inputs],
-                                    output_dtypes=[_stored(s) for s in op.outputs],
-                                    input_formats=[_layout(s, a) for s, a in zip(op.inputs, ins)],
-                                    output_formats=[_layout(s, a) for s, a in zip(op.outputs, outs)],
+                                    output_origins=[s.origin for s in out_slots],
+                                    input_dtypes=[_stored(s) for s in in_slots],
+                                    output_dtypes=[_stored(s) for s in out_slots],
+                                    input_formats=[_layout(s, a) for s, a in zip(in_slots, ins)],
+                                    output_formats=[_layout(s, a) for s, a in zip(out_slots, outs)],
                                     task_id=k, timestamp_us=base_ts + k)
                 except DumpWriteError as exc:
                     from .dump_space import dump_write_failed
 
                     raise dump_write_failed(exc, converted.model_name, leaf, plan.ops[k:],
-                                            written=writer.written) from exc
+                                            written=writer.written, dump_mode=mode) from exc
                 del ins, outs
                 for s in op.inputs + op.outputs:
                     if s.source == "run" and last_use.get(s.fetch, -1) <= k and s.fetch not in keep:
@@ -205,7 +213,7 @@ class EmulatorBackend:
         result = load_dump(leaf, om_json=converted.om_json, model_name=converted.model_name)
         info = converted.info.get("emulator", {})
         result.meta.update({"backend": "emulator", "mode": converted.mode.name,
-                            "overflow": self.overflow, "dump_dir": str(root),
+                            "overflow": self.overflow, "dump_dir": str(root), "dump_mode": mode,
                             "faults_active": info.get("faults_active", {}),
                             # nodes computed at conversion (constants, static shapes): never run
                             "folded_ops": list(info.get("folded", []))})

@@ -37,11 +37,14 @@ def slot_bytes(slot) -> Optional[int]:
     return n * itemsize
 
 
-def planned_bytes(ops: Iterable) -> "tuple[int, int]":
-    """(bytes of the tensors of ``ops`` with a known size, count of tensors of unknown size)."""
+def planned_bytes(ops: Iterable, dump_mode: str = "all") -> "tuple[int, int]":
+    """(bytes of the tensors of ``ops`` with a known size, count of tensors of unknown size);
+    ``dump_mode`` ``output``/``input`` counts only the outputs/inputs, as they are dumped."""
     total, unknown = 0, 0
     for op in ops:
-        for slot in tuple(op.inputs) + tuple(op.outputs):
+        slots = ((tuple(op.inputs) if dump_mode in ("input", "all") else ())
+                 + (tuple(op.outputs) if dump_mode in ("output", "all") else ()))
+        for slot in slots:
             n = slot_bytes(slot)
             if n is None:
                 unknown += 1
@@ -51,7 +54,7 @@ def planned_bytes(ops: Iterable) -> "tuple[int, int]":
 
 
 def dump_write_failed(exc: DumpWriteError, model_name: str, leaf: Path, remaining: Sequence,
-                      *, written: Sequence[Path] = ()) -> DumpWriteError:
+                      *, written: Sequence[Path] = (), dump_mode: str = "all") -> DumpWriteError:
     """``exc`` (raised writing the first op of ``remaining``) as the emulator reports it: the
     file, the reason, the bytes this run's whole dump needs and the bytes free; the partial
     step directory ``leaf`` is removed."""
@@ -61,7 +64,7 @@ def dump_write_failed(exc: DumpWriteError, model_name: str, leaf: Path, remainin
             done += os.path.getsize(p)
         except OSError:
             pass
-    todo, unknown = planned_bytes(remaining)
+    todo, unknown = planned_bytes(remaining, dump_mode)
     needed = done + todo
     _remove_partial(leaf)
     op = remaining[0].name if remaining else "?"
