@@ -1,0 +1,188 @@
+"""Peak memory of a model check on a model whose weights live in ONNX external data (issue 17).
+
+    python benchmarks/bench_big_model.py              # 2.25 GB of weights (over protobuf's 2 GB)
+    python benchmarks/bench_big_model.py --gb 0.5     # the same model, scaled down: same goal
+
+A synthetic model built with ``onnx.helper``: a chain of ``MatMul`` (a ``--width`` x ``--width``
+float32 weight each) and ``Add`` (a bias), small activations ([1, width]); its weights are
+written straight to ``big.onnx.data`` (never all in memory) and referenced as external data.
+Every phase runs in a fresh process (``rss.run_phase``), so its peak RSS (VmHWM) is its own:
+
+* ``plain``    -- a plain onnxruntime inference from the file (defaults): the memory baseline;
+* ``golden``   -- ``golden_dump`` on an empty cache (prepare, run in segments, write the dump);
+* ``convert``  -- ``EmulatorBackend.convert`` on an empty cache (the emulator's "ATC");
+* ``run+dump`` -- the emulated run of the converted model, writing the device dump;
+* ``compare``  -- both dumps read back and compared (golden from the cache).
+
+Each phase's peak RSS is printed against the issue's budget, max(300 MB + 3 x the largest
+tensor, 1.25 x plain), with "met" or "NOT MET"; the largest tensor is the biggest weight.
+Needs about 4 x the weights in free disk (model, golden, converted model, dump).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PHASES = ["plain", "golden", "convert", "run+dump", "compare"]
+
+
+def build_model(folder: Path, gb: float, width: int) -> dict:
+    """Write ``folder/big.onnx`` + ``big.onnx.data``; returns its facts (weights streamed)."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+
+    weight = width * width * 4
+    n = max(1, int(round(gb * (1 << 30) / weight)))
+    data = folder / "big.onnx.data"
+    nodes, inits = [], []
+    offset = 0
+    prev = "x"
+
+    def external(name, dims, nbytes):
+        t = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=dims)
+        t.data_location = TensorProto.EXTERNAL
+        for k, v in (("location", data.name), ("offset", str(offset)), ("length", str(nbytes))):
+            t.external_data.add(key=k, value=v)
+        return t
+
+    with open(data, "wb") as fh:
+        for k in range(n):
+            rng = np.random.default_rng([7, k])
+            w = (rng.standard_normal((width, width), dtype=np.float32) / np.float32(np.sqrt(width)))
+            b = rng.standard_normal(width, dtype=np.float32) * np.float32(0.1)
+            for name, arr in ((f"w{k}", w), (f"b{k}", b)):
+                fh.write(arr.tobytes())
+                inits.append(external(name, list(arr.shape), arr.nbytes))
+                offset += arr.nbytes
+            del w
+            nodes.append(helper.make_node("MatMul", [prev, f"w{k}"], [f"m{k}"], name=f"matmul{k}"))
+            nodes.append(helper.make_node("Add", [f"m{k}", f"b{k}"], [f"a{k}"], name=f"add{k}"))
+            prev = f"a{k}"
+    graph = helper.make_graph(nodes, "big", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, width])],
+                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, width])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save_model(model, str(folder / "big.onnx"))  # weights already external: small file
+    return {"path": str(folder / "big.onnx"), "weights": offset, "largest_tensor": weight,
+            "nodes": len(nodes), "width": width}
+
+
+def _feeds(width: int):
+    import numpy as np
+
+    return {"x": np.random.default_rng([0, 0]).random((1, width), dtype=np.float64).astype(np.float32)}
+
+
+# -- children: one phase each, in its own process -------------------------------------------------
+def child(phase: str, model: str, width: int, work: Path) -> dict:
+    import onnx  # noqa: F401  (imports before the clock, as a pytest session pays them once)
+    import onnxruntime as ort
+
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.core.modes import resolve_mode
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+
+    feeds = _feeds(width)
+    cache = Cache(work / "cache")
+    out = {}
+    t0 = time.perf_counter()
+    if phase == "plain":
+        sess = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        sess.run(None, feeds)
+    elif phase == "golden":
+        golden_dump(model, feeds, cache=cache)
+    elif phase == "convert":
+        EmulatorBackend(cache).convert(model, resolve_mode("default"))
+    elif phase == "run+dump":
+        backend = EmulatorBackend(cache)
+        converted = backend.convert(model, resolve_mode("default"))  # a cache hit
+        dump = backend.run(converted, feeds, dump_dir=work / "dump")
+        out["dump"] = [dump.root, str(converted.om_json)]
+        out["ops"] = len(dump)
+    elif phase == "compare":
+        from pytest_ascend_accuracy.compare.engine import compare_dumps
+        from pytest_ascend_accuracy.dump.loader import load_dump
+
+        root, om_json = json.loads((work / "dump.json").read_text())
+        actual = load_dump(root, om_json=om_json, model_name="big")
+        golden = golden_dump(model, feeds, cache=cache)  # a cache hit
+        result = compare_dumps(actual, golden)
+        out["pairs"] = len(result.rows) if hasattr(result, "rows") else None
+    out["wall_s"] = time.perf_counter() - t0
+    cache.release()
+    return out
+
+
+def run_child(phase: str, model: str, width: int, work: Path) -> dict:
+    sys.path.insert(0, str(HERE))
+    from rss import run_phase
+
+    return run_phase(str(Path(__file__).resolve()),
+                     ["--child", phase, "--model", model, "--width", width, "--workdir", work])
+
+
+def _mb(b) -> str:
+    return f"{b / 1e6:,.0f} MB"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gb", type=float, default=2.25, help="weights in GiB (default 2.25: over 2 GB)")
+    ap.add_argument("--width", type=int, default=4096, help="weights are width x width float32")
+    ap.add_argument("--phases", default=",".join(PHASES))
+    ap.add_argument("--workdir", help="keep the model and cache here (default: a temp dir, removed)")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--model", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        sys.path.insert(0, str(HERE))
+        from rss import peak_rss_bytes
+
+        t0 = time.process_time()
+        result = child(args.child, args.model, args.width, Path(args.workdir))
+        result["peak_rss"] = peak_rss_bytes()
+        result["cpu_s"] = time.process_time() - t0
+        print(json.dumps(result))
+        return 0
+    root = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-big-"))
+    root.mkdir(parents=True, exist_ok=True)
+    ok = True
+    try:
+        t = time.perf_counter()
+        facts = build_model(root, args.gb, args.width)
+        print(f"model: {facts['nodes']} nodes, {_mb(facts['weights'])} of float32 weights in external data "
+              f"(built in {time.perf_counter() - t:.1f} s), largest tensor {_mb(facts['largest_tensor'])}")
+        results = {}
+        for phase in [p for p in args.phases.split(",") if p]:
+            r = run_child(phase, facts["path"], args.width, root)
+            if "dump" in r:
+                (root / "dump.json").write_text(json.dumps(r["dump"]))
+            results[phase] = r
+        plain = results.get("plain", {}).get("peak_rss", 0)
+        largest = facts["largest_tensor"]
+        budget = max(300e6 + 3 * largest, 1.25 * plain)
+        print(f"memory budget = max(300 MB + 3 x largest tensor {_mb(largest)}, 1.25 x plain {_mb(plain)})"
+              f" = {_mb(budget)}")
+        for phase, r in results.items():
+            ratio = r["peak_rss"] / budget
+            met = phase == "plain" or ratio <= 1.0
+            ok &= met
+            print(f"   {phase:9s} {r['wall_s']:7.1f} s  peak RSS {_mb(r['peak_rss']):>9s}  "
+                  f"/ budget {ratio:5.2f}  {'' if phase == 'plain' else 'met' if met else 'NOT MET'}")
+    finally:
+        if not args.workdir:
+            shutil.rmtree(root, ignore_errors=True)
+    print(f"\nall memory goals met: {ok}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
