@@ -210,8 +210,9 @@ def to_device(array: np.ndarray, fmt: str, *, c0: Optional[int] = None) -> np.nd
             raise DeviceFormatError(f"NC1HWC0 needs an NCHW (or 1-D/2-D) array, got {a.shape}")
         n, c, h, w = a.shape
         c1 = _ceil(c, c0)
-        a = _pad_to(a, 1, c1 * c0)
-        return np.ascontiguousarray(a.reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2))
+        out = _alloc((n, c1, h, w, c0), a.dtype, padded=c1 * c0 != c)
+        _put_channels(out.transpose(0, 1, 4, 2, 3), a, c0)  # a view (N, C1, C0, H, W)
+        return out
     if fmt == "FRACTAL_NZ":
         if a.ndim == 0:
             raise DeviceFormatError("FRACTAL_NZ needs at least a 1-D array")
@@ -230,6 +231,23 @@ def to_device(array: np.ndarray, fmt: str, *, c0: Optional[int] = None) -> np.nd
     n, c, h, w = a.shape
     ni = 16
     n1, c1 = _ceil(n, ni), _ceil(c, c0)
-    a = _pad_to(_pad_to(a, 0, n1 * ni), 1, c1 * c0)
-    dev = a.reshape(n1 * ni, c1, c0, h, w).transpose(1, 3, 4, 0, 2)
-    return np.ascontiguousarray(dev).reshape(c1 * h * w, n1, ni, c0)
+    out = _alloc((c1, h, w, n1 * ni, c0), a.dtype, padded=c1 * c0 != c or n1 * ni != n)
+    _put_channels(out.transpose(3, 0, 4, 1, 2)[:n], a, c0)  # a view (N, C1, C0, H, W)
+    return out.reshape(c1 * h * w, n1, ni, c0)
+
+
+def _alloc(shape, dtype, *, padded: bool) -> np.ndarray:
+    """The device array to fill: zeroed only when the layout has padding to keep zero."""
+    return np.zeros(shape, dtype) if padded else np.empty(shape, dtype)
+
+
+def _put_channels(view: np.ndarray, a: np.ndarray, c0: int) -> None:
+    """Copy NCHW ``a`` into ``view``, a (N, C1, C0, H, W) view of a device array, in one strided
+    copy per part (the whole C0 groups, then the last partial one): no padded temporary and no
+    second pass, where pad + transpose + ascontiguousarray made both."""
+    n, c, h, w = a.shape
+    full = c // c0
+    if full:
+        view[:, :full] = a[:, :full * c0].reshape(n, full, c0, h, w)
+    if full * c0 < c:
+        view[:, full, :c - full * c0] = a[:, full * c0:]

@@ -86,3 +86,47 @@ def test_unconvertible_device_format_is_kept_as_stored():
     assert df.to_logical(a, "NC1HWC0_C04", (1, 3, 2, 2)) is a
     with pytest.raises(df.DeviceFormatError, match="writing format NC1HWC0_C04 is not supported"):
         df.to_device(a, "NC1HWC0_C04")
+
+
+# -- the writer's one-copy layout (issue 17) against the pad + transpose it replaced -----------
+def _reference_to_device(a, fmt, c0):
+    """The writer's NC1HWC0 / FRACTAL_Z layout as it was computed before issue 17: np.pad to
+    whole C0 groups (and 16 filters), then transpose and ascontiguousarray. Kept as the
+    reference the faster ``to_device`` must match byte for byte."""
+    def pad_to(x, axis, size):
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (0, size - x.shape[axis])
+        return np.pad(x, pad)
+
+    if fmt == "NC1HWC0":
+        if a.ndim == 2:
+            a = a.reshape(a.shape[0], a.shape[1], 1, 1)
+        elif a.ndim == 1:
+            a = a.reshape(1, a.shape[0], 1, 1)
+        n, c, h, w = a.shape
+        c1 = -(-c // c0)
+        a = pad_to(a, 1, c1 * c0)
+        return np.ascontiguousarray(a.reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2))
+    n, c, h, w = a.shape
+    n1, c1 = -(-n // 16), -(-c // c0)
+    a = pad_to(pad_to(a, 0, n1 * 16), 1, c1 * c0)
+    dev = a.reshape(n1 * 16, c1, c0, h, w).transpose(1, 3, 4, 0, 2)
+    return np.ascontiguousarray(dev).reshape(c1 * h * w, n1, 16, c0)
+
+
+@pytest.mark.parametrize("fmt", ["NC1HWC0", "FRACTAL_Z"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int8", "uint8", "int32"])
+@pytest.mark.parametrize("shape", [(1, 16, 3, 5), (2, 40, 4, 3), (1, 8, 2, 2), (17, 33, 1, 3),
+                                   (3, 1, 2, 2), (1, 64, 7, 7), (2, 0, 3, 3), (0, 5, 2, 2),
+                                   (1, 3, 0, 4), (5,), (2, 20)])
+def test_one_copy_layout_is_byte_identical_to_pad_and_transpose(fmt, dtype, shape):
+    if fmt == "FRACTAL_Z" and len(shape) != 4:
+        pytest.skip("FRACTAL_Z takes 4-D weights only")
+    a = (np.arange(int(np.prod(shape))) % 251 - 120).astype(dtype).reshape(shape)
+    c0 = df.default_c0(a.dtype)
+    want = _reference_to_device(a, fmt, c0)
+    for src in (a, np.asfortranarray(a)):  # contiguous or not, the same bytes
+        got = df.to_device(src, fmt)
+        assert got.dtype == want.dtype and got.shape == want.shape and got.flags.c_contiguous
+        assert got.tobytes() == want.tobytes()
+        assert got.shape == df.device_shape(fmt, shape, a.dtype)
