@@ -74,3 +74,80 @@ def test_read_only_root_is_a_clear_error(tmp_path):
             Cache(ro).get_or_build("om", "k4", _writer()[0])
     finally:
         ro.chmod(0o700)
+
+
+# -- manifest digests: xxh3_128, old sha256 manifests, digests vouched by the build ----------
+def _manifest(entry):
+    import json
+
+    from pytest_ascend_accuracy.core.cache import MANIFEST
+    return json.loads((entry / MANIFEST).read_text())
+
+
+def _rewrite_manifest(entry, data):
+    import json
+
+    from pytest_ascend_accuracy.core.cache import MANIFEST
+    (entry / MANIFEST).write_text(json.dumps(data))
+
+
+def test_new_manifests_record_xxh3_128(tmp_path):
+    from pytest_ascend_accuracy.core.cache import file_digest
+
+    pytest.importorskip("xxhash")
+    entry = Cache(tmp_path).get_or_build("om", "k" * 64, _writer()[0])
+    data = _manifest(entry)
+    assert data["hash"] == "xxh3_128"
+    assert data["files"] == {"model.om": [8, file_digest(entry / "model.om", "xxh3_128")]}
+
+
+def test_an_old_sha256_manifest_still_verifies_and_a_corrupt_one_is_rebuilt(tmp_path):
+    from pytest_ascend_accuracy.core.cache import file_sha256
+
+    build, calls = _writer()
+    entry = Cache(tmp_path).get_or_build("om", "k" * 64, build)
+    # the manifest an older version wrote: sha256, no "hash" field
+    _rewrite_manifest(entry, {"files": {"model.om": [8, file_sha256(entry / "model.om")]}, "created": 0})
+    cache = Cache(tmp_path)
+    assert cache.get_or_build("om", "k" * 64, build) == entry and len(calls) == 1
+    assert cache.stats.hits == 1
+    (entry / "model.om").write_bytes(b"om-bytez")  # same size, other bytes
+    later = Cache(tmp_path)
+    assert later.lookup("om", "k" * 64) is None
+    later.get_or_build("om", "k" * 64, build)
+    assert len(calls) == 2 and later.stats.rebuilt == 1
+    assert "hash" in _manifest(entry)  # rebuilt with the current algorithm
+
+
+def test_a_manifest_of_an_unknown_hash_is_not_trusted(tmp_path):
+    build, calls = _writer()
+    entry = Cache(tmp_path).get_or_build("om", "k" * 64, build)
+    data = _manifest(entry)
+    data["hash"] = "md4"
+    _rewrite_manifest(entry, data)
+    assert Cache(tmp_path).lookup("om", "k" * 64) is None
+
+
+def test_vouched_digests_are_used_and_unvouched_files_hashed(tmp_path, monkeypatch):
+    from pytest_ascend_accuracy.core import cache as cache_mod
+    from pytest_ascend_accuracy.core.cache import HASH, Vouched, file_digest, new_hasher
+
+    hashed = []
+    real = cache_mod.file_digest
+    monkeypatch.setattr(cache_mod, "file_digest", lambda p, *a: hashed.append(p.name) or real(p, *a))
+
+    def build(tmp):
+        (tmp / "sub").mkdir()
+        for name in ("sub/a.bin", "b.bin", "c.bin"):
+            (tmp / name).write_bytes(name.encode() * 100)
+        h = new_hasher()
+        h.update(b"sub/a.bin" * 100)
+        # b.bin vouched with a wrong size (the build's claim is checked): hashed; c.bin not vouched
+        return Vouched(HASH, {"sub/a.bin": (900, h.hexdigest()), "b.bin": (1, "0" * 32)})
+    entry = Cache(tmp_path).get_or_build("om", "k" * 64, build)
+    assert sorted(hashed) == ["b.bin", "c.bin"]
+    files = _manifest(entry)["files"]
+    assert sorted(files) == ["b.bin", "c.bin", "sub/a.bin"]
+    for rel, (size, digest) in files.items():
+        assert (entry / rel).stat().st_size == size and file_digest(entry / rel, HASH) == digest
+    assert Cache(tmp_path).lookup("om", "k" * 64) == entry  # a fresh process verifies it

@@ -29,7 +29,7 @@ import re
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -119,6 +119,12 @@ def read_npy_layout(path) -> NpyLayout:
                 layout = NpyLayout(shape, dtype, bool(fortran), f.tell())
     except _NPY_ERRORS as exc:
         raise DumpFormatError(path, f"not a valid .npy file ({type(exc).__name__}: {exc})") from None
+    return checked_layout(path, layout, file_size)
+
+
+def checked_layout(path, layout: NpyLayout, file_size: int) -> NpyLayout:
+    """``layout`` (a header of the file at ``path``, ``file_size`` bytes) if this package reads
+    such a tensor, else the ``DumpFormatError`` ``read_npy_layout`` raises for it."""
     shape, dtype = layout.shape, layout.dtype
     if not isinstance(shape, tuple) or any(isinstance(d, bool) for d in shape):
         raise DumpFormatError(path, f"not a valid .npy file (shape is not valid: {shape!r})")
@@ -152,8 +158,7 @@ def load_npy(path) -> np.ndarray:
         raise DumpFormatError(path, f"cannot load .npy: {exc}") from None
 
 
-def _ref(path: Path, kind: str, index: int) -> TensorRef:
-    layout = read_npy_layout(path)
+def _ref(path: Path, kind: str, index: int, layout: NpyLayout) -> TensorRef:
     p = str(path)
     # C-order values are the tensor as stored: the compare engine may read them straight into
     # its own buffer (file_span); ``load()`` memory-maps as always
@@ -211,7 +216,13 @@ def read_input_refs(directory) -> List[Tuple[Path, str]]:
 def list_npy_files(directory) -> Tuple[str, List[NpyFile], List[Tuple[str, str]]]:
     """(naming kind ``golden``/``converted``, files, skipped (name, reason))."""
     directory = Path(directory)
-    resolved = _resolve(directory)
+    return classify_npy_files(_resolve(directory), lambda: read_names(directory))
+
+
+def classify_npy_files(resolved: List[Tuple[Path, str]], names: Callable[[], Dict[str, str]]
+                       ) -> Tuple[str, List[NpyFile], List[Tuple[str, str]]]:
+    """``list_npy_files`` of a listing already resolved to (path, real file name) pairs;
+    ``names()`` gives ``op_names.csv`` (only asked for golden naming)."""
     converted, golden, skipped = [], [], []
     for path, real in resolved:
         m = CONVERTED_PATTERN.match(real)
@@ -228,7 +239,7 @@ def list_npy_files(directory) -> Tuple[str, List[NpyFile], List[Tuple[str, str]]
     if converted and not golden:
         return "converted", converted, skipped
     out_stems = {stem for _, stem, _, _ in golden if not stem.startswith(INPUT_PREFIX)}
-    names = read_names(directory) if golden else {}
+    names = names() if golden else {}
     files = []
     for path, stem, idx, ts in golden:
         op, kind = op_of_stem(stem, out_stems, names)
@@ -250,6 +261,13 @@ def read_npy_dir(directory) -> DumpSet:
     several files (repeated dumps), the latest timestamp wins and ``meta['repeated']`` says so."""
     directory = Path(directory)
     kind, files, skipped = list_npy_files(directory)
+    return dumpset_of_files(directory, kind, files, skipped, read_npy_layout)
+
+
+def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
+                     skipped: List[Tuple[str, str]], layout_of: Callable[[Path], NpyLayout]
+                     ) -> DumpSet:
+    """``read_npy_dir`` of listed files whose headers ``layout_of(path)`` gives."""
     if not files:
         raise DumpFormatError(directory, "empty dump directory: no .npy dump files in it")
     slots: Dict[str, Dict[Tuple[str, int], NpyFile]] = {}
@@ -268,8 +286,10 @@ def read_npy_dir(directory) -> DumpSet:
     key = (lambda n: (last_ts[n], n)) if repeated else (lambda n: (first_ts[n], n))
     for order, name in enumerate(sorted(slots, key=key)):
         s = slots[name]
-        ins = tuple(_ref(s[k].path, "input", k[1]) for k in sorted(s) if k[0] == "input")
-        outs = tuple(_ref(s[k].path, "output", k[1]) for k in sorted(s) if k[0] == "output")
+        ins = tuple(_ref(s[k].path, "input", k[1], layout_of(s[k].path))
+                    for k in sorted(s) if k[0] == "input")
+        outs = tuple(_ref(s[k].path, "output", k[1], layout_of(s[k].path))
+                     for k in sorted(s) if k[0] == "output")
         ops.append(OpRecord(name=name, op_type=types[name], inputs=ins, outputs=outs, order=order,
                             timestamp=first_ts[name], source=str(directory)))
     meta = {"naming": kind}
@@ -297,24 +317,45 @@ class _FileWrites:
 _WRITE_CHUNK = 16 << 20
 
 
-def write_npy(f, array) -> None:
-    """``np.save(f, array, allow_pickle=False)`` whose write errors carry their errno.
+def write_npy(f, array) -> int:
+    """``np.save(f, array, allow_pickle=False)`` whose write errors carry their errno; returns
+    the header's length in bytes (where the values start).
 
     A C-contiguous array (every tensor a run returns) is written from its own memory in 16 MiB
     slices, without the copy per chunk that ``write_array``'s buffered path makes."""
     fmt = np.lib.format
     arr = np.asanyarray(array)
     if not arr.flags.c_contiguous or arr.dtype.hasobject or type(arr) is not np.ndarray:
-        fmt.write_array(_FileWrites(f), arr, allow_pickle=False)
-        return
+        counted = _Tally(f)
+        fmt.write_array(_FileWrites(counted), arr, allow_pickle=False)
+        return counted.n - arr.nbytes
     header = fmt.header_data_from_array_1_0(arr)
+    counted = _Tally(f)
     try:
-        fmt.write_array_header_1_0(f, header)
+        fmt.write_array_header_1_0(counted, header)
     except ValueError:  # a header over 64 KiB (a very long shape) needs format 2.0
-        fmt.write_array_header_2_0(f, header)
+        fmt.write_array_header_2_0(counted, header)
+    offset = counted.n
     data = memoryview(arr.reshape(-1).view(np.uint8))
     for start in range(0, len(data), _WRITE_CHUNK):
         f.write(data[start:start + _WRITE_CHUNK])
+    return offset
+
+
+class _Tally:
+    """Forwards ``write`` to ``f``, counting the bytes and feeding them to ``hasher`` if any."""
+
+    __slots__ = ("_f", "n", "hasher")
+
+    def __init__(self, f, hasher=None):
+        self._f, self.n, self.hasher = f, 0, hasher
+
+    def write(self, data):
+        out = self._f.write(data)
+        self.n += memoryview(data).nbytes
+        if self.hasher is not None:
+            self.hasher.update(data)
+        return out
 
 
 class NpyDumpWriter:
@@ -323,16 +364,33 @@ class NpyDumpWriter:
     Op names become file-name stems injectively (``golden_names``: msit's sanitised form where
     it is unambiguous, escaped otherwise), so every op reads back under its own name; one op
     written twice raises ``DumpFormatError`` instead of silently mixing files.
+
+    In a directory others can see, each file appears whole (written to a hidden temp file and
+    renamed) and ``input_refs.csv`` gets each row as it occurs. ``private=True`` is for a
+    directory no one reads until the writer is done and the directory is renamed into place as
+    a whole (a cache build's temp dir): files are written in place, and ``input_refs.csv`` is
+    written once by ``close()`` (not after a failed write: the directory is dropped then). A
+    file whose write fails is removed in both modes. ``hasher`` (``core.cache.new_hasher``)
+    hashes each file's bytes as they are written: ``digests`` then holds {file name: (size,
+    digest)}. ``index()`` describes what was written for ``npy_index``.
     """
 
-    def __init__(self, directory):
+    def __init__(self, directory, *, private: bool = False, hasher: Optional[Callable] = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self.private = private
+        self._hasher = hasher
         self._clock = _Clock()
         self._names: Dict[str, str] = {}  # op name -> file-name stem
         self._stems = StemAllocator(self.directory)
         self._long = 0
         self.written: List[Path] = []
+        self.digests: Dict[str, Tuple[int, str]] = {}
+        #: stored file name -> [golden name, shape, descr, fortran order, values offset, size]
+        self._files: Dict[str, list] = {}
+        self._refs: List[Tuple[str, str]] = []  # (input file name, producer's stored name)
+        self._pending_refs: List[Tuple[str, str]] = []
+        self._indexable = True
 
     def write_op(self, op_name: str, inputs: Sequence[Union[np.ndarray, Path]] = (),
                  outputs: Sequence[np.ndarray] = (), *, timestamp_us: Optional[int] = None
@@ -365,33 +423,65 @@ class NpyDumpWriter:
             self._long += 1
             stored = f"{ts}{self._long}.npy"
         path = self.directory / stored
-        tmp = self.directory / f".{stored[:200]}.{os.getpid()}.tmp"
+        target = path if self.private else self.directory / f".{stored[:200]}.{os.getpid()}.tmp"
+        hasher = self._hasher() if self._hasher is not None else None
         try:
-            with open(tmp, "wb") as f:
-                write_npy(f, arr)
-            os.replace(tmp, path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
+            with open(target, "wb") as f:
+                counted = _Tally(f, hasher)
+                offset = write_npy(counted, arr)
+            if not self.private:
+                os.replace(target, path)
+        except BaseException:
+            try:
+                target.unlink()
+            except OSError:
+                pass
+            raise
         if stored != name:
             append_mapping(self.directory, stored, name)
+        if hasher is not None:
+            self.digests[stored] = (counted.n, hasher.hexdigest())
+        header = np.lib.format.header_data_from_array_1_0(arr)  # what the file's header says
+        if not isinstance(header["descr"], str):
+            self._indexable = False  # structured dtypes: listed by reading the directory
+        self._files[stored] = [name, list(header["shape"]), header["descr"],
+                               bool(header["fortran_order"]), offset, counted.n]
         return path
 
     def _refer(self, name: str, target: Path) -> None:
-        if target.parent != self.directory or not target.is_file():
+        if target.parent != self.directory or not (
+                target.name in self._files or target.is_file()):
             raise DumpFormatError(self.directory / name, f"input refers to {str(target)!r}, "
                                                          f"which is not a file of this directory")
+        self._refs.append((name, target.name))
+        if self.private:
+            self._pending_refs.append((name, target.name))
+            return
         with open(self.directory / INPUT_REFS_FILE, "a", newline="", encoding="utf-8") as f:
             csv.writer(f).writerow([name, target.name])
 
+    def index(self) -> Optional[dict]:
+        """What this writer wrote into a directory it started empty, for ``npy_index`` (None
+        when something it wrote can only be described by reading the directory)."""
+        if not self._indexable:
+            return None
+        return {"files": self._files, "refs": self._refs, "names": read_names(self.directory)}
+
     def close(self) -> None:
-        """Nothing is buffered (``mapping.csv`` rows are written as names occur)."""
+        """Writes a private directory's ``input_refs.csv`` (the only thing buffered)."""
+        rows, self._pending_refs = self._pending_refs, []
+        if not rows:
+            return
+        with open(self.directory / INPUT_REFS_FILE, "a", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerows([list(r) for r in rows])
 
     def __enter__(self) -> "NpyDumpWriter":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        if exc_type is None:
+            self.close()
 
 
 __all__ = ["NpyDumpWriter", "read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header",

@@ -22,11 +22,11 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Dict, List, Mapping
+from typing import Dict, List, Mapping, Optional
 
 import numpy as np
 
-from ..core.cache import Cache, make_key
+from ..core.cache import Cache, Vouched, make_key, new_hasher
 from ..dump.model import DumpSet
 from ..errors import BackendError
 from ..graph.onnx_graph import inputs_digest, model_digest, model_label, ort_version, parse_input_shape
@@ -34,10 +34,13 @@ from ..graph.prepare import prepare_model
 
 #: bump when the layout or content of golden entries changes (2: injective op-name stems,
 #: dump/golden_names.py; entries of format 1 lost ops named input_<op> or with a newline;
-#: 3: an input that is another node's output is an input_refs.csv row, not a second file)
-GOLDEN_FORMAT = 3
+#: 3: an input that is another node's output is an input_refs.csv row, not a second file;
+#: 4: INDEX_FILE, read instead of listing the directory and parsing every header)
+GOLDEN_FORMAT = 4
 DUMP_DIR = "npy"
 INFO_FILE = "golden.json"
+#: ``dump.npy_index`` of ``DUMP_DIR``: covered by the entry's manifest like every file
+INDEX_FILE = "npy_index.json"
 
 
 def golden_key(model, inputs: Mapping[str, np.ndarray], input_shape=None) -> str:
@@ -49,16 +52,16 @@ def golden_key(model, inputs: Mapping[str, np.ndarray], input_shape=None) -> str
 
 def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_shape=None) -> DumpSet:
     """The golden DumpSet of ``model`` on ``inputs`` (built once, then read from the cache)."""
-    from ..dump.loader import load_dump
-
     arrays = {k: np.asarray(v) for k, v in inputs.items()}
     key = golden_key(model, arrays, input_shape)
+    vouched = Vouched()
 
-    def build(tmp: Path) -> None:
-        run_golden(model, arrays, tmp, input_shape=input_shape)
+    def build(tmp: Path) -> Vouched:
+        run_golden(model, arrays, tmp, input_shape=input_shape, vouched=vouched)
+        return vouched
 
     entry = cache.get_or_build("golden", key, build)
-    dump = load_dump(entry / DUMP_DIR)
+    dump = read_entry_dump(entry)
     try:
         info = json.loads((entry / INFO_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -71,8 +74,23 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     return dump
 
 
-def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, input_shape=None) -> Dict[str, object]:
-    """Run the golden model and write ``directory/npy`` plus ``directory/golden.json``."""
+def read_entry_dump(entry: Path) -> DumpSet:
+    """The DumpSet of a golden entry's ``npy`` directory: from its index (the same DumpSet as
+    ``load_dump`` of the directory, without listing it or reading 1,000 headers), or by
+    loading the directory when the build wrote none."""
+    from ..dump.loader import load_dump
+    from ..dump.npy_index import read_indexed_dir
+
+    if (entry / INDEX_FILE).is_file():
+        return read_indexed_dir(entry / DUMP_DIR, entry / INDEX_FILE)
+    return load_dump(entry / DUMP_DIR)
+
+
+def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, input_shape=None,
+               vouched: Optional[Vouched] = None) -> Dict[str, object]:
+    """Run the golden model and write ``directory/npy``, its index and ``directory/golden.json``
+    into ``directory``, private to this call (a cache build's temp dir: files are written in place).
+    ``vouched`` receives the digests of the ``.npy`` files, hashed as they were written."""
     import onnx
 
     from ..dump.npy_dir import NpyDumpWriter
@@ -100,7 +118,8 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
         raise failed(exc) from exc
     values = run.values
     written: Dict[str, Path] = {}  # tensor name -> the output file that holds it
-    with NpyDumpWriter(out_dir) as writer:
+    hasher = (lambda: new_hasher(vouched.hash)) if vouched is not None else None
+    with NpyDumpWriter(out_dir, private=True, hasher=hasher) as writer:
         for index, node in enumerate(graph.node):
             try:
                 run.ensure(o for o in node.output if o)
@@ -132,6 +151,13 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
             for name in list(node.input) + list(node.output):
                 if name in values and last_use.get(name, -1) <= index:
                     del values[name]
+    index = writer.index()
+    if index is not None:
+        from ..dump.npy_index import write_index
+
+        write_index(Path(directory) / INDEX_FILE, index)
+    if vouched is not None:
+        vouched.files.update({f"{DUMP_DIR}/{name}": d for name, d in writer.digests.items()})
     info = {
         "model_name": model_label(model),
         "onnxruntime": ort_version(),

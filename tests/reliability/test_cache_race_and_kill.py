@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from pytest_ascend_accuracy.core.cache import MANIFEST, Cache, file_sha256
+from pytest_ascend_accuracy.core.cache import HASH, MANIFEST, Cache, file_digest
 
 from .procs import HANG, finish, lock_is_free, start, wait_for
 
@@ -91,8 +91,9 @@ def test_killed_builder_leaves_nothing_in_place_and_the_next_run_repairs(tmp_pat
     entry = cache.get_or_build("om", KEY, lambda tmp: (built.append(1), (tmp / "model.om").write_bytes(b"good")))
     assert built == [1] and (entry / "model.om").read_bytes() == b"good"
     assert not stale[0].exists()  # repaired: the stale directory is gone
-    files = json.loads((entry / MANIFEST).read_text())["files"]
-    assert files == {"model.om": [4, file_sha256(entry / "model.om")]}
+    manifest = json.loads((entry / MANIFEST).read_text())
+    assert manifest["hash"] == HASH
+    assert manifest["files"] == {"model.om": [4, file_digest(entry / "model.om", HASH)]}
 
 
 GOLDEN_KILLED = HANG + """

@@ -1,0 +1,73 @@
+"""An index of an npy dump directory, so that reading it back lists no directory and parses no
+``.npy`` header.
+
+``NpyDumpWriter.index()`` describes what one writer wrote into a directory it started empty:
+every stored file with its golden name and header (shape, dtype, memory order, where the values
+start, its size), the ``input_refs.csv`` rows and the ``op_names.csv`` rows. ``write_index``
+saves that as JSON; ``read_indexed_dir`` turns it into the DumpSet ``read_npy_dir`` gives for the
+directory, through the same listing and DumpSet code (``classify_npy_files``,
+``dumpset_of_files``, and each header through ``checked_layout``): only where the facts come
+from differs. Nothing checks the index against the files: whoever keeps one must keep it with
+them (the golden cache's manifest covers the index like every other file of its entry, so a
+changed index is a corrupt entry and is rebuilt).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict, List, Tuple
+
+import numpy as np
+
+from ..errors import DumpFormatError
+from .model import DumpSet
+from .npy_dir import NpyLayout, checked_layout, classify_npy_files, dumpset_of_files
+
+#: bump when the index's JSON changes
+INDEX_VERSION = 1
+
+
+def write_index(path, index: dict) -> None:
+    """Save ``NpyDumpWriter.index()`` as JSON at ``path`` (a private directory's file: written
+    in place)."""
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"version": INDEX_VERSION, **index}, f, separators=(",", ":"))
+
+
+def read_indexed_dir(directory, index_path) -> DumpSet:
+    """The DumpSet of the npy ``directory`` that the index at ``index_path`` describes."""
+    directory = Path(directory)
+    try:
+        with open(index_path, encoding="utf-8") as f:
+            data = json.load(f)
+        if data.get("version") != INDEX_VERSION:
+            raise ValueError(f"index version {data.get('version')!r}, expected {INDEX_VERSION}")
+        files: Dict[str, list] = data["files"]
+        refs: List[Tuple[str, str]] = [(str(a), str(b)) for a, b in data["refs"]]
+        names: Dict[str, str] = {str(k): str(v) for k, v in data["names"].items()}
+        layouts: Dict[str, Tuple[NpyLayout, int]] = {}
+        resolved = []
+        for stored in sorted(files):  # the order read_npy_dir lists them in
+            real, shape, descr, fortran, offset, size = files[stored]
+            layout = NpyLayout(tuple(int(d) for d in shape), np.dtype(descr), bool(fortran),
+                               int(offset))
+            layouts[str(directory / stored)] = (layout, int(size))
+            if stored.endswith(".npy") and not stored.startswith("."):
+                resolved.append((directory / stored, real))
+        for name, producer in refs:
+            if producer not in files:
+                raise ValueError(f"input {name!r} refers to {producer!r}, not an indexed file")
+            resolved.append((directory / producer, name))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise DumpFormatError(index_path, f"not a valid npy dump index "
+                                          f"({type(exc).__name__}: {exc})") from None
+
+    def layout_of(path: Path) -> NpyLayout:
+        layout, size = layouts[str(path)]
+        return checked_layout(path, layout, size)
+
+    kind, listed, skipped = classify_npy_files(resolved, lambda: names)
+    return dumpset_of_files(directory, kind, listed, skipped, layout_of)
+
+
+__all__ = ["INDEX_VERSION", "read_indexed_dir", "write_index"]
