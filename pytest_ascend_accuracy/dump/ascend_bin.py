@@ -303,6 +303,14 @@ def _encode(t: DumpTensor, cls, index: int):
     return cls(**fields), device
 
 
+def _raw_bytes(arr: np.ndarray):
+    """The bytes of ``arr`` in C order, without a copy when it is C-contiguous already (the
+    device layouts of ``to_device`` are)."""
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)
+    return memoryview(arr.reshape(-1).view(np.uint8))
+
+
 def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
                     outputs: Sequence[DumpTensor] = (), *, dump_time: int = 0,
                     version: int = 2) -> Path:
@@ -328,11 +336,10 @@ def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
                 header = DumpData(version=VERSION, dump_time=dump_time, op_name=op_name,
                                   input=tuple(m for m, _ in ins), output=tuple(m for m, _ in outs))
                 raw = header.encode()
-                f.write(struct.pack("<Q", len(raw)))
-                f.write(raw)
+                f.write(struct.pack("<Q", len(raw)) + raw)  # one write for length and header
                 for arr, pad in zip(arrays, pads):
                     if arr.size:
-                        f.write(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
+                        f.write(_raw_bytes(arr))
                     if pad:
                         f.write(b"\0" * pad)
         os.replace(tmp, path)

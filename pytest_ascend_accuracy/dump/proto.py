@@ -76,8 +76,15 @@ def read_varint(buf, pos: int, end: int) -> Tuple[int, int]:
             raise ProtoDecodeError("varint longer than 10 bytes", start)
 
 
+#: the one-byte varints (0..127), encoded once: most header values (tags, dtypes, formats,
+#: small dims) are one of them
+_SMALL = tuple(bytes((v,)) for v in range(128))
+
+
 def encode_varint(value: int) -> bytes:
     """Encode a non-negative integer (negative int32/64 use their 64-bit two's complement)."""
+    if 0 <= value < 128:
+        return _SMALL[value]
     if value < 0:
         value += 1 << 64
     out = bytearray()
@@ -173,7 +180,11 @@ class Message:
             budget[0] -= 1
             if budget[0] < 0:
                 raise _too_many_fields(tag_pos)
-            tag, pos = read_varint(buf, pos, end)
+            tag = buf[pos]
+            if tag < 0x80:  # one-byte tag (field numbers up to 15): the common case
+                pos += 1
+            else:
+                tag, pos = read_varint(buf, pos, end)
             number, wire = tag >> 3, tag & 7
             if number == 0:
                 raise ProtoDecodeError("field number 0 is invalid", tag_pos)
@@ -219,7 +230,11 @@ class Message:
                 pos += length
             else:  # integer kinds
                 if wire == _VARINT:
-                    raw, pos = read_varint(buf, pos, end)
+                    if pos < end and buf[pos] < 0x80:
+                        raw = buf[pos]
+                        pos += 1
+                    else:
+                        raw, pos = read_varint(buf, pos, end)
                     value = _int_value(kind, raw)
                 elif wire == _LEN and repeated:  # packed repeated scalars
                     length, pos = read_varint(buf, pos, end)
@@ -256,7 +271,10 @@ class Message:
     def encode(self) -> bytes:
         """Serialise to proto3 wire format (defaults omitted, repeated scalars packed)."""
         out = bytearray()
-        for number, (attr, kind, repeated) in sorted(self.FIELDS.items()):
+        order = _ORDER.get(type(self))
+        if order is None:
+            order = _ORDER[type(self)] = tuple(sorted(self.FIELDS.items()))
+        for number, (attr, kind, repeated) in order:
             value = getattr(self, attr)
             items = value if repeated else (value,)
             if repeated and not isinstance(kind, type) and kind not in ("string", "bytes"):
@@ -279,6 +297,9 @@ class Message:
                 elif item:
                     out += _key(number, _VARINT) + encode_varint(int(item))
         return bytes(out)
+
+
+_ORDER: Dict[type, tuple] = {}  # message class -> its FIELDS sorted by number (encode order)
 
 
 def _too_many(cls, attr: str, limit: int, pos: int) -> ProtoDecodeError:

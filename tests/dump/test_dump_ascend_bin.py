@@ -312,3 +312,48 @@ def test_binary_round_trip_property(inputs, outputs, name, version):
                 assert ref.format == t.format
                 assert got.dtype == t.array.dtype
                 assert got.tobytes() == t.array.tobytes()
+
+
+# -- the bytes the writer produces are pinned (issue 17 made it faster, not different) --------
+def _pinned_case():
+    from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor
+
+    r = np.arange(2 * 20 * 3 * 5, dtype=np.float32).reshape(2, 20, 3, 5) / 7 - 30
+    w = (np.arange(17 * 20 * 3 * 3) % 97 - 48).astype(np.float16).reshape(17, 20, 3, 3)
+    m = (np.arange(3 * 17 * 33) % 13).astype(np.float16).reshape(3, 17, 33)
+    ins = [DumpTensor(r.astype(np.float16), "NC1HWC0"), DumpTensor(w, "FRACTAL_Z"),
+           DumpTensor(np.arange(20, dtype=np.float32), "ND", padding=24),
+           DumpTensor(r[:, :3].astype(np.float32), "ND", dtype="bfloat16"),
+           DumpTensor(np.arange(70, dtype=np.int8).reshape(1, 70, 1, 1), "NC1HWC0"),
+           DumpTensor(np.float32(2.5)), DumpTensor(np.zeros((0, 4), np.float32))]
+    outs = [DumpTensor(m, "FRACTAL_NZ", origin=("matmul_1", 0)),
+            DumpTensor(np.arange(300, dtype=np.int64) * 1000003, origin=("big_op" * 30, 2)),
+            DumpTensor(r.transpose(0, 2, 3, 1), "ND", origin=("t", 1))]  # not C-contiguous
+    return ins, outs
+
+
+#: sha256 and size of the files the writer produced before issue 17 (commit d901603) for
+#: ``_pinned_case``: padded NC1HWC0 (fp16, int8 with C0 = 32), FRACTAL_Z with padded filters,
+#: FRACTAL_NZ, bf16, padding bytes, a scalar, an empty tensor, a non-contiguous array
+PINNED = {2: ("8479f4c2235caf3f26a51b928ba33dce6263240cf2be0a702e0894981e791325", 35231),
+          1: ("f4c52a9178922bb1b889b13b180066033e08e3f90b5134b9e509e0ef8942af3a", 35254)}
+
+
+@pytest.mark.parametrize("version", [2, 1])
+def test_written_bytes_are_those_of_the_writer_before_issue_17(tmp_path, version):
+    import hashlib
+
+    from pytest_ascend_accuracy.dump.ascend_bin import read_dump_file, write_dump_file
+
+    ins, outs = _pinned_case()
+    path = write_dump_file(tmp_path / "f", "Conv2D/op.name with spaces", ins, outs,
+                           dump_time=1700000000123456, version=version)
+    data = path.read_bytes()
+    assert (hashlib.sha256(data).hexdigest(), len(data)) == PINNED[version]
+    op = read_dump_file(path)  # and the real reader gives back the logical tensors
+    for t, ref in zip(op.inputs + op.outputs, ins + outs):
+        want = np.asarray(ref.array)
+        if ref.dtype == "bfloat16":
+            np.testing.assert_allclose(t.load(), want, rtol=1e-2)
+        else:
+            np.testing.assert_array_equal(t.load(), want)
