@@ -269,7 +269,8 @@ def write_om_json(path, model_name: str, ops: Iterable[OmOp],
            "attr": _attr_list(attrs or {})}
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(doc, indent=1, ensure_ascii=False), encoding="utf-8")
+    # compact: json's C encoder (indent= takes the pure-Python one: 16 ms -> 2 ms for 140 ops)
+    tmp.write_text(json.dumps(doc, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)
 
 

@@ -94,7 +94,8 @@ class Plan:
     def save(self, path: Path) -> None:
         data = {"ops": [op.to_json() for op in self.ops], "model_inputs": self.model_inputs,
                 "model_outputs": self.model_outputs, "info": self.info}
-        Path(path).write_text(json.dumps(data, indent=1), encoding="utf-8")
+        # compact: json's C encoder (indent= takes the pure-Python one, 3-8x slower)
+        Path(path).write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
 
     @staticmethod
     def load(path: Path) -> "Plan":
