@@ -136,7 +136,8 @@ def checked_layout(path, layout: NpyLayout, file_size: int) -> NpyLayout:
     problem = shape_problem(shape, dtype.itemsize)
     if problem:
         raise DumpFormatError(path, f"not a valid .npy file (shape: {problem})")
-    layout = dataclasses.replace(layout, shape=tuple(int(d) for d in shape))
+    if any(type(d) is not int for d in shape):
+        layout = dataclasses.replace(layout, shape=tuple(int(d) for d in shape))
     need = layout.offset + layout.count * dtype.itemsize
     if need > file_size:
         raise DumpFormatError(path, f"truncated .npy file: header and shape {list(layout.shape)} x "
@@ -158,13 +159,19 @@ def load_npy(path) -> np.ndarray:
         raise DumpFormatError(path, f"cannot load .npy: {exc}") from None
 
 
+_DTYPE_NAMES: Dict[np.dtype, str] = {}
+
+
 def _ref(path: Path, kind: str, index: int, layout: NpyLayout) -> TensorRef:
     p = str(path)
+    name = _DTYPE_NAMES.get(layout.dtype)
+    if name is None:
+        name = _DTYPE_NAMES[layout.dtype] = layout.dtype.name
     # C-order values are the tensor as stored: the compare engine may read them straight into
     # its own buffer (file_span); ``load()`` memory-maps as always
     plain = not layout.fortran_order or len(layout.shape) <= 1
     span = FileSpan(p, layout.offset, layout.dtype, layout.count) if plain else None
-    return TensorRef(kind=kind, index=index, dtype=layout.dtype.name, shape=layout.shape,
+    return TensorRef(kind=kind, index=index, dtype=name, shape=layout.shape,
                      loader=SpanLoader(lambda: load_npy(p), span), source=p)
 
 
@@ -441,11 +448,12 @@ class NpyDumpWriter:
             append_mapping(self.directory, stored, name)
         if hasher is not None:
             self.digests[stored] = (counted.n, hasher.hexdigest())
-        header = np.lib.format.header_data_from_array_1_0(arr)  # what the file's header says
-        if not isinstance(header["descr"], str):
+        # what write_npy's header says (numpy's header_data_from_array_1_0)
+        descr = np.lib.format.dtype_to_descr(arr.dtype)
+        if not isinstance(descr, str):
             self._indexable = False  # structured dtypes: listed by reading the directory
-        self._files[stored] = [name, list(header["shape"]), header["descr"],
-                               bool(header["fortran_order"]), offset, counted.n]
+        fortran = not arr.flags.c_contiguous and arr.flags.f_contiguous
+        self._files[stored] = [name, list(arr.shape), descr, fortran, offset, counted.n]
         return path
 
     def _refer(self, name: str, target: Path) -> None:

@@ -30,8 +30,9 @@ INDEX_VERSION = 1
 def write_index(path, index: dict) -> None:
     """Save ``NpyDumpWriter.index()`` as JSON at ``path`` (a private directory's file: written
     in place)."""
+    text = json.dumps({"version": INDEX_VERSION, **index}, separators=(",", ":"))  # C encoder
     with open(path, "w", encoding="utf-8") as f:
-        json.dump({"version": INDEX_VERSION, **index}, f, separators=(",", ":"))
+        f.write(text)
 
 
 def read_indexed_dir(directory, index_path) -> DumpSet:
@@ -45,25 +46,30 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
         files: Dict[str, list] = data["files"]
         refs: List[Tuple[str, str]] = [(str(a), str(b)) for a, b in data["refs"]]
         names: Dict[str, str] = {str(k): str(v) for k, v in data["names"].items()}
-        layouts: Dict[str, Tuple[NpyLayout, int]] = {}
+        layouts: Dict[str, Tuple[NpyLayout, int]] = {}  # by stored name (hashing a Path is slow)
+        paths: Dict[str, Path] = {}
+        dtypes: Dict[str, np.dtype] = {}
         resolved = []
         for stored in sorted(files):  # the order read_npy_dir lists them in
             real, shape, descr, fortran, offset, size = files[stored]
-            layout = NpyLayout(tuple(int(d) for d in shape), np.dtype(descr), bool(fortran),
-                               int(offset))
-            layouts[str(directory / stored)] = (layout, int(size))
+            dtype = dtypes.get(descr)
+            if dtype is None:
+                dtype = dtypes[descr] = np.dtype(descr)
+            path = paths[stored] = directory / stored
+            layouts[stored] = (NpyLayout(tuple(int(d) for d in shape), dtype, bool(fortran),
+                                       int(offset)), int(size))
             if stored.endswith(".npy") and not stored.startswith("."):
-                resolved.append((directory / stored, real))
+                resolved.append((path, real))
         for name, producer in refs:
-            if producer not in files:
+            if producer not in paths:
                 raise ValueError(f"input {name!r} refers to {producer!r}, not an indexed file")
-            resolved.append((directory / producer, name))
+            resolved.append((paths[producer], name))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise DumpFormatError(index_path, f"not a valid npy dump index "
                                           f"({type(exc).__name__}: {exc})") from None
 
     def layout_of(path: Path) -> NpyLayout:
-        layout, size = layouts[str(path)]
+        layout, size = layouts[path.name]
         return checked_layout(path, layout, size)
 
     kind, listed, skipped = classify_npy_files(resolved, lambda: names)
