@@ -217,7 +217,7 @@ def _store(path: Path, dump, store_inputs: bool = False) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{_TMP}-{_token()}"
     try:
-        with NpyDumpWriter(tmp) as writer:
+        with NpyDumpWriter(tmp, private=True) as writer:  # tmp is ours until renamed whole
             for i, op in enumerate(dump.ops):
                 writer.write_op(op.name, [t.load() for t in op.inputs] if store_inputs else [],
                                 [t.load() for t in op.outputs], timestamp_us=GOLDEN_TS0 + i)
