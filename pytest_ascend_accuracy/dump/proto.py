@@ -172,6 +172,9 @@ class Message:
             end = len(buf)
         if budget is None:
             budget = [MAX_FIELDS]
+        table = _TABLES.get(cls)
+        if table is None:
+            table = _TABLES[cls] = _table(cls)
         values: Dict[str, Any] = {}
         pos = start
         entries = unknown = 0
@@ -186,41 +189,38 @@ class Message:
             else:
                 tag, pos = read_varint(buf, pos, end)
             number, wire = tag >> 3, tag & 7
-            if number == 0:
-                raise ProtoDecodeError("field number 0 is invalid", tag_pos)
-            spec = cls.FIELDS.get(number)
+            spec = table.get(number)
             if spec is None:
+                if number == 0:
+                    raise ProtoDecodeError("field number 0 is invalid", tag_pos)
                 unknown += 1
                 if unknown > MAX_UNKNOWN_FIELDS:
                     raise ProtoDecodeError(f"{cls.__name__} has more than "
                                            f"{MAX_UNKNOWN_FIELDS:,} unknown fields", tag_pos)
                 pos = _skip(buf, pos, end, wire, number)
                 continue
-            attr, kind, repeated = spec
-            if isinstance(kind, type):
+            attr, code, repeated, sub, limit = spec
+            if code <= _C_BYTES:  # message, string or bytes: length-delimited
                 if wire != _LEN:
+                    expected = "a message" if code == _C_MESSAGE else "length-delimited"
                     raise ProtoDecodeError(
-                        f"{cls.__name__}.{attr}: wire type {wire}, expected a message", tag_pos)
-                length, pos = read_varint(buf, pos, end)
+                        f"{cls.__name__}.{attr}: wire type {wire}, expected {expected}", tag_pos)
+                if pos < end and buf[pos] < 0x80:
+                    length = buf[pos]
+                    pos += 1
+                else:
+                    length, pos = read_varint(buf, pos, end)
                 if pos + length > end:
                     raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
-                if repeated and cls.MAX_ENTRIES is not None:
-                    entries += 1
-                    if entries > cls.MAX_ENTRIES:
-                        raise ProtoDecodeError(
-                            f"{cls.__name__} has more than {cls.MAX_ENTRIES:,} tensor entries "
-                            f"(inputs, outputs, buffers and workspaces together)", tag_pos)
-                value = kind.decode(buf, pos, pos + length, budget)
-                pos += length
-            elif kind in ("string", "bytes"):
-                if wire != _LEN:
-                    raise ProtoDecodeError(
-                        f"{cls.__name__}.{attr}: wire type {wire}, expected length-delimited",
-                        tag_pos)
-                length, pos = read_varint(buf, pos, end)
-                if pos + length > end:
-                    raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
-                if kind == "bytes":
+                if code == _C_MESSAGE:
+                    if repeated and cls.MAX_ENTRIES is not None:
+                        entries += 1
+                        if entries > cls.MAX_ENTRIES:
+                            raise ProtoDecodeError(
+                                f"{cls.__name__} has more than {cls.MAX_ENTRIES:,} tensor entries "
+                                f"(inputs, outputs, buffers and workspaces together)", tag_pos)
+                    value = sub.decode(buf, pos, pos + length, budget)
+                elif code == _C_BYTES:
                     value = Span(pos, length)
                 else:
                     try:
@@ -228,43 +228,40 @@ class Message:
                     except UnicodeDecodeError:
                         raise ProtoDecodeError(f"{cls.__name__}.{attr} is not UTF-8", pos) from None
                 pos += length
-            else:  # integer kinds
-                if wire == _VARINT:
-                    if pos < end and buf[pos] < 0x80:
-                        raw = buf[pos]
-                        pos += 1
-                    else:
-                        raw, pos = read_varint(buf, pos, end)
-                    value = _int_value(kind, raw)
-                elif wire == _LEN and repeated:  # packed repeated scalars
-                    length, pos = read_varint(buf, pos, end)
-                    stop = pos + length
-                    if stop > end:
-                        raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
-                    lst = values.setdefault(attr, [])
-                    limit = cls.LIMITS.get(attr)
-                    while pos < stop:
-                        raw, pos = read_varint(buf, pos, stop)
-                        lst.append(_int_value(kind, raw))
-                        if limit is not None and len(lst) > limit:
-                            raise _too_many(cls, attr, limit, pos)
-                        budget[0] -= 1
-                        if budget[0] < 0:
-                            raise _too_many_fields(pos)
-                    continue
+            elif wire == _VARINT:  # integer kinds
+                if pos < end and buf[pos] < 0x80:
+                    value = buf[pos]
+                    pos += 1
                 else:
-                    raise ProtoDecodeError(
-                        f"{cls.__name__}.{attr}: wire type {wire}, expected a varint", tag_pos)
+                    raw, pos = read_varint(buf, pos, end)
+                    value = _int_value(sub, raw)
+            elif wire == _LEN and repeated:  # packed repeated scalars
+                length, pos = read_varint(buf, pos, end)
+                stop = pos + length
+                if stop > end:
+                    raise ProtoDecodeError(f"{cls.__name__}.{attr} runs past the end", pos)
+                lst = values.setdefault(attr, [])
+                while pos < stop:
+                    raw, pos = read_varint(buf, pos, stop)
+                    lst.append(_int_value(sub, raw))
+                    if limit is not None and len(lst) > limit:
+                        raise _too_many(cls, attr, limit, pos)
+                    budget[0] -= 1
+                    if budget[0] < 0:
+                        raise _too_many_fields(pos)
+                continue
+            else:
+                raise ProtoDecodeError(
+                    f"{cls.__name__}.{attr}: wire type {wire}, expected a varint", tag_pos)
             if repeated:
                 lst = values.setdefault(attr, [])
                 lst.append(value)
-                limit = cls.LIMITS.get(attr)
                 if limit is not None and len(lst) > limit:  # unpacked: one tag per value
                     raise _too_many(cls, attr, limit, pos)
             else:
                 values[attr] = value  # proto3: last one wins
-        for attr, val in list(values.items()):
-            if isinstance(val, list):
+        for attr, val in values.items():
+            if type(val) is list:
                 values[attr] = tuple(val)
         return cls(**values)
 
@@ -300,6 +297,22 @@ class Message:
 
 
 _ORDER: Dict[type, tuple] = {}  # message class -> its FIELDS sorted by number (encode order)
+#: decode dispatch: message class -> {field number: (attr, code, repeated, message class or
+#: integer kind, limit)}, built from FIELDS/LIMITS on first use
+_TABLES: Dict[type, Dict[int, tuple]] = {}
+_C_MESSAGE, _C_STRING, _C_BYTES, _C_INT = 0, 1, 2, 3
+
+
+def _table(cls) -> Dict[int, tuple]:
+    table = {}
+    for number, (attr, kind, repeated) in cls.FIELDS.items():
+        if isinstance(kind, type):
+            code, sub = _C_MESSAGE, kind
+        else:
+            code = {"string": _C_STRING, "bytes": _C_BYTES}.get(kind, _C_INT)
+            sub = kind
+        table[number] = (attr, code, repeated, sub, cls.LIMITS.get(attr))
+    return table
 
 
 def _too_many(cls, attr: str, limit: int, pos: int) -> ProtoDecodeError:
