@@ -63,6 +63,10 @@ def pytest_addoption(parser):
     group.addoption("--accuracy-store-inputs", dest="accuracy_store_inputs", action="store_true",
                     default=False, help="stored golden files (golden_dump(path=...)) keep every "
                     "op's inputs as well as its outputs (default: outputs only, what is compared).")
+    group.addoption("--accuracy-dump-mode", dest="accuracy_dump_mode", default=None,
+                    choices=("output", "input", "all"),
+                    help="what each run dumps of every operator (acl.json dump_mode): output "
+                    "(default: what is compared), input, or all (ini ascend_accuracy_dump_mode).")
     group.addoption("--accuracy-progress", dest="accuracy_progress", action="store_true",
                     default=False, help="show progress lines for long conversions and compares "
                     "(shown anyway on an interactive terminal unless -q).")
@@ -75,6 +79,8 @@ def pytest_addoption(parser):
     parser.addini("ascend_soc_version", "--soc_version passed to ATC", default="")
     parser.addini("ascend_accuracy_cache_size", "size bound of the cache, e.g. 2GB (least "
                   "recently used entries evicted; empty: unbounded)", default="")
+    parser.addini("ascend_accuracy_dump_mode", "what each run dumps of every operator: output "
+                  "(default), input or all", default="output")
     parser.addini("ascend_accuracy_max_drop", "baseline-check every accuracy test: fail when an "
                   "op's cosine drops more than this below its baseline (empty: only tests with "
                   "@accuracy(max_drop=...))", default="")

@@ -38,6 +38,9 @@ class Settings:
     cache_size: Optional[int] = None  # bytes (ini ascend_accuracy_cache_size); None: unbounded
     store_inputs: bool = False  # --accuracy-store-inputs: stored goldens keep op inputs too
     progress: bool = False  # --accuracy-progress: progress lines for long conversions/compares
+    #: --accuracy-dump-mode / ini ascend_accuracy_dump_mode: what each run dumps of every op
+    #: (acl.json dump_mode); "output" is what a check compares
+    dump_mode: str = "output"
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,26 @@ def settings_from_config(config) -> Settings:
         cache_size=_cache_size(config.getini("ascend_accuracy_cache_size")),
         store_inputs=bool(config.getoption("accuracy_store_inputs", False)),
         progress=bool(config.getoption("accuracy_progress", False)),
+        dump_mode=_dump_mode(config.getoption("accuracy_dump_mode", None),
+                             config.getini("ascend_accuracy_dump_mode")),
     )
+
+
+def _dump_mode(option, ini) -> str:
+    """The run's dump mode: the option, else the ini value (checked, closest names on a typo)."""
+    from ..backends.ascend.acl_json import DUMP_MODES
+
+    if option:
+        return option
+    value = str(ini or "output").strip()
+    if value not in DUMP_MODES:
+        import difflib
+
+        close = difflib.get_close_matches(value, DUMP_MODES, n=1)
+        raise ConfigError("ascend_accuracy_dump_mode", f"unknown dump mode {value!r}"
+                          + (f" (did you mean {close[0]!r}?)" if close else "")
+                          + f"; expected one of {', '.join(DUMP_MODES)}")
+    return value
 
 
 def _cache_size(text) -> Optional[int]:
@@ -189,7 +211,7 @@ class AccuracyState:
             s = self.settings
             self._backend = make_backend(s.backend, self.cache, device_ids=s.device_ids,
                                          worker_id=self.worker_id, soc_version=s.soc_version,
-                                         num_workers=self.num_workers)
+                                         num_workers=self.num_workers, dump_mode=s.dump_mode)
         return self._backend
 
     @property

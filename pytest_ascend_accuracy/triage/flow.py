@@ -87,8 +87,9 @@ class _Runner:
             self.conversions += 1
         else:
             self.cache_hits += 1
+        # every op's inputs too: the input check (step 5) reads what the device was fed
         dump = self.backend.run(converted, self.inputs, dump=True,
-                                dump_dir=self.dump_root / f"run{len(self.memo)}")
+                                dump_dir=self.dump_root / f"run{len(self.memo)}", dump_mode="all")
         result = compare_dumps(dump, self.golden, kl=False)
         ev = _Evaluation(mode, converted, dump, result, self.judge(result), new)
         self.memo[key] = ev

@@ -121,3 +121,48 @@ def test_yaml_items_remove_their_dumps_when_they_pass(pytester, models_dir):
     pytester.runpytest(f"--basetemp={basetemp}").assert_outcomes(passed=1, failed=1)
     left = [p for p in _files(basetemp)]
     assert left and all("overflow" in str(p.relative_to(basetemp)) for p in left), left
+
+
+DUMP_MODE = """
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+@accuracy(threshold=0.99)
+def test_dumped(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/passing_mlp.onnx")
+    dump = ascend_model("models/passing_mlp.onnx").run(inputs)
+    print("DUMPED inputs=%d outputs=%d" % (sum(len(op.inputs) for op in dump.ops),
+                                           sum(len(op.outputs) for op in dump.ops)))
+    check_accuracy(dump, golden_dump("models/passing_mlp.onnx", inputs))
+"""
+
+
+def _dumped(result):
+    found = re.search(r"DUMPED inputs=(\d+) outputs=(\d+)", result.stdout.str())
+    assert found, result.stdout.str()
+    return int(found.group(1)), int(found.group(2))
+
+
+def test_runs_dump_outputs_only_unless_asked(pytester, models_dir):
+    """A check compares op outputs, so a run dumps those (ACL's default dump_mode); inputs on
+    request (--accuracy-dump-mode / ini), and the check passes either way."""
+    pytester.makepyfile(test_dump_mode=DUMP_MODE)
+    default = pytester.runpytest("-s")
+    default.assert_outcomes(passed=1)
+    ins, outs = _dumped(default)
+    assert ins == 0 and outs > 0
+    every = pytester.runpytest("-s", "--accuracy-dump-mode=all")
+    every.assert_outcomes(passed=1)
+    assert _dumped(every)[0] > 0 and _dumped(every)[1] == outs
+    pytester.makeini("[pytest]\nascend_accuracy_dump_mode = input\n")
+    only_inputs = pytester.runpytest("-s")
+    assert _dumped(only_inputs) == (_dumped(every)[0], 0)
+
+
+def test_a_dump_mode_typo_names_the_closest(pytester, models_dir):
+    pytester.makepyfile(test_dump_mode=DUMP_MODE)
+    pytester.makeini("[pytest]\nascend_accuracy_dump_mode = outputs\n")
+    result = pytester.runpytest()
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*ascend_accuracy_dump_mode*unknown dump mode 'outputs'*"
+                                 "did you mean 'output'*"])
