@@ -26,9 +26,11 @@ from .names import unique_name
 MAX_ROUNDS = 16
 
 
-def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None) -> List[Tuple[str, str]]:
+def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None, *,
+               folder: Optional[str] = None) -> List[Tuple[str, str]]:
     """Inline every ``If`` of the main graph whose condition is computable; returns
-    ``[(if node name, "then"|"else"), ...]`` in the order they were inlined."""
+    ``[(if node name, "then"|"else"), ...]`` in the order they were inlined (``folder``: where
+    the model's external-data weights are, ``graph.external``)."""
     from ..errors import ConversionError
     from .onnx_graph import tensor_info
     from .static import evaluate, static_tensors
@@ -45,7 +47,7 @@ def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None) -> List
         if not conds:
             break
         try:
-            values = evaluate(model, conds, inputs)
+            values = evaluate(model, conds, inputs, folder=folder)
         except ConversionError:
             break  # conditions not computable here (e.g. dynamic shapes without inputs)
         changed = False

@@ -316,11 +316,11 @@ def set_ort_threads(intra: int = 0, *, spinning: bool = True) -> None:
 
 
 def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = True,
-                    spinning: Optional[bool] = None):
+                    spinning: Optional[bool] = None, config: Optional[Mapping[str, str]] = None):
     """onnxruntime ``SessionOptions``: optimisations off by default so node names survive.
 
     ``spinning=False`` stops idle intra-op threads from spin-waiting (None: the process-wide
-    setting of ``set_ort_threads``)."""
+    setting of ``set_ort_threads``); ``config``: more session config entries."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
@@ -335,15 +335,18 @@ def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = T
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         so.add_session_config_entry("session.inter_op.allow_spinning", "0")
     so.enable_cpu_mem_arena = bool(arena)  # off: a segment's buffers go back when it ends
+    for key, value in (config or {}).items():
+        so.add_session_config_entry(key, value)
     return so
 
 
 def ort_session(model_bytes: bytes, *, optimize: bool = False, threads: int = 0, arena: bool = True,
-                spinning: Optional[bool] = None):
+                spinning: Optional[bool] = None, config: Optional[Mapping[str, str]] = None):
     """An onnxruntime CPU session (see ``session_options``)."""
     import onnxruntime as ort
 
-    so = session_options(optimize=optimize, threads=threads, arena=arena, spinning=spinning)
+    so = session_options(optimize=optimize, threads=threads, arena=arena, spinning=spinning,
+                         config=config)
     return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
 
 

@@ -11,6 +11,7 @@ from typing import Dict, Mapping, Optional, Tuple
 import numpy as np
 
 from ..errors import ConfigError
+from .external import load_model_refs
 from .inline import inline_ifs
 from .names import normalize_node_names
 from .onnx_graph import check_inputs, graph_inputs, load_model, parse_input_shape, resolve_input_shapes
@@ -45,16 +46,23 @@ class PreparedModel:
 
     model: object  # onnx.ModelProto
     report: GraphReport = field(default_factory=GraphReport)
+    #: the folder the model's external-data weights are read from, when they were left there
+    #: (``prepare_model(..., weights_by_reference=True)``; ``external.initializer_array``)
+    folder: Optional[str] = None
 
 
 def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.ndarray]] = None,
-                  require_static: bool = True) -> PreparedModel:
+                  require_static: bool = True, weights_by_reference: bool = False) -> PreparedModel:
     """Names, shapes and taken ``If`` branches, as described in the module docstring.
 
     With ``inputs`` the shapes come from them (and must agree with ``input_shape``) and ``If``
     conditions may depend on input values; without, only conditions computable from constants
-    and static shapes are inlined."""
-    proto = load_model(model)
+    and static shapes are inlined. ``weights_by_reference``: a model file's big external-data
+    weights stay in their file (``external.load_model_refs``; ``PreparedModel.folder``)."""
+    if weights_by_reference:
+        proto, folder = load_model_refs(model)
+    else:
+        proto, folder = load_model(model), None
     counts = normalize_node_names(proto.graph)
     shape_arg = parse_input_shape(input_shape)
     if inputs is not None:
@@ -69,7 +77,7 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
         shape_arg = {k: v for k, v in merged.items() if k in names} or None
         check_inputs(proto, inputs)
     shapes = resolve_input_shapes(proto, shape_arg, require_static=require_static)
-    inlined = inline_ifs(proto, inputs)
+    inlined = inline_ifs(proto, inputs, folder=folder)
     subgraph_ops = tuple((n.name, n.op_type) for n in proto.graph.node
                          if any(a.type in (5, 10) for a in n.attribute))  # GRAPH / GRAPHS
     report = GraphReport(
@@ -77,4 +85,4 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
         inlined_ifs=tuple(inlined), subgraph_ops=subgraph_ops,
         input_shapes=tuple((k, tuple(int(d) if d is not None else -1 for d in v))
                            for k, v in shapes.items()))
-    return PreparedModel(proto, report)
+    return PreparedModel(proto, report, folder)

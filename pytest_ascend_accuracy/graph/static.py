@@ -44,11 +44,14 @@ def static_tensors(model, info: Mapping[str, tuple]) -> Set[str]:
     return static
 
 
-def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarray]] = None) -> Dict[str, np.ndarray]:
+def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarray]] = None, *,
+             folder: Optional[str] = None) -> Dict[str, np.ndarray]:
     """Values of ``names`` computed by onnxruntime on ``inputs`` (default: zero inputs of the
-    model's static input shapes, enough for tensors that are static)."""
+    model's static input shapes, enough for tensors that are static); ``folder``: where the
+    model's external-data weights are (``graph.external``)."""
     import onnx
 
+    from .external import EXTERNAL_FOLDER_KEY, initializer_array
     from .onnx_graph import declared_shape, graph_inputs, input_dtype, ort_session
 
     wanted = [n for n in dict.fromkeys(names) if n]
@@ -58,7 +61,7 @@ def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarr
     out: Dict[str, np.ndarray] = {}
     for n in wanted:
         if n in inits:
-            out[n] = onnx.numpy_helper.to_array(inits[n])
+            out[n] = initializer_array(inits[n], folder)
     rest = [n for n in wanted if n not in out]
     if not rest:
         return out
@@ -76,7 +79,7 @@ def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarr
                                       f"dynamic shape; pass input_shape")
             inputs[vi.name] = np.zeros(shape, dtype=input_dtype(vi))
     try:
-        sess = ort_session(probe.SerializeToString())
+        sess = ort_session(probe.SerializeToString(), config={EXTERNAL_FOLDER_KEY: folder} if folder else None)
         values = sess.run(rest, dict(inputs))
     except Exception as exc:
         raise ConversionError(f"onnxruntime could not evaluate {len(rest)} tensor(s) "

@@ -18,6 +18,11 @@ cannot hand over as a numpy array (sequences, optionals, bfloat16/float8/int4 te
 of unknown type). After each segment freed heap memory goes back to the system (``_trim_heap``)
 and the next segment starts in a background thread while the caller writes this one's tensors;
 the segments' sessions never spin-wait, so their idle threads leave the cores to that writer.
+
+A model loaded with its big weights left in external data (``external.load_model_refs``, with
+their ``folder``) stays small: a segment's model refers to its weights and onnxruntime reads them
+when the segment's session is built, so the weights are never copied through protobuf. When the
+weights outgrow one segment's budget, sessions (and their weights) go as soon as they ran.
 """
 from __future__ import annotations
 
@@ -97,18 +102,21 @@ class SegmentedModel:
     are built on first use and reused by later runs with the same input signature."""
 
     def __init__(self, model, wanted: Iterable[str], *, segment_bytes: Optional[int] = None,
-                 weight_bytes: Optional[int] = None, threads: int = 0, keep_sessions: bool = True):
+                 weight_bytes: Optional[int] = None, threads: int = 0,
+                 keep_sessions: Optional[bool] = None, folder: Optional[str] = None):
         from .onnx_graph import tensor_info
-
-        self.keep_sessions = keep_sessions  # False: a segment's session (and weights) go after it ran
 
         segment_bytes = SEGMENT_BYTES if segment_bytes is None else segment_bytes
         weight_bytes = WEIGHT_BYTES if weight_bytes is None else weight_bytes
         self.model = model
+        self.folder = folder  # where external-data weights are read from (None: none)
         self.threads = threads
         graph = model.graph
         self.wanted = list(dict.fromkeys(wanted))
         self.inits = {t.name: t for t in graph.initializer}
+        if keep_sessions is None:  # weights over one segment's budget: held one segment at a time
+            keep_sessions = sum(_init_bytes(t) for t in graph.initializer) <= weight_bytes
+        self.keep_sessions = keep_sessions  # False: a segment's session (and weights) go after it ran
         self.producer: Dict[str, int] = {}
         reads = [node_reads(n) for n in graph.node]
         last_read: Dict[str, int] = {}
@@ -187,7 +195,7 @@ class SegmentedModel:
         signature = tuple((n, np.asarray(feeds[n]).dtype.str, np.shape(feeds[n])) for n in seg.inputs)
         if seg.session is None or seg.signature != signature:
             seg.session = None
-            seg.session = _build_session(self.model, seg, s, feeds, self.threads)
+            seg.session = _build_session(self.model, seg, s, feeds, self.threads, self.folder)
             seg.signature = signature
         return seg.session
 
@@ -202,10 +210,11 @@ def _init_bytes(tensor) -> int:
     return int(np.prod(list(tensor.dims), dtype=np.int64)) * itemsize
 
 
-def _build_session(model, seg: _Segment, s: int, feeds, threads: int):
+def _build_session(model, seg: _Segment, s: int, feeds, threads: int, folder: Optional[str] = None):
     import onnx
     from onnx import helper
 
+    from .external import EXTERNAL_FOLDER_KEY, is_external
     from .onnx_graph import ort_session
 
     graph = model.graph
@@ -225,7 +234,10 @@ def _build_session(model, seg: _Segment, s: int, feeds, threads: int):
     g.node.extend(graph.node[k] for k in seg.nodes)
     g.input.extend(inputs)
     inits = {t.name: t for t in graph.initializer}
-    g.initializer.extend(inits[n] for n in seg.inits)
+    g.initializer.extend(inits[n] for n in seg.inits)  # external data: references, not weights
+    config = {}
+    if folder and any(is_external(inits[n]) for n in seg.inits):
+        config[EXTERNAL_FOLDER_KEY] = folder
     sparse = {t.values.name: t for t in graph.sparse_initializer}
     g.sparse_initializer.extend(sparse[n] for n in seg.inputs if n in sparse)
     g.output.extend(onnx.ValueInfoProto(name=n) for n in seg.outputs)
@@ -234,7 +246,7 @@ def _build_session(model, seg: _Segment, s: int, feeds, threads: int):
     # no spin-waiting: while a segment runs, the caller writes the previous one's tensors on the
     # same cores, and idle onnxruntime threads spinning between kernels take that CPU (a det
     # 736x736 emulated run: 2.1 s spinning, 1.1 s not; benchmarks/bench_check.py)
-    return ort_session(data, threads=threads, arena=False, spinning=False)
+    return ort_session(data, threads=threads, arena=False, spinning=False, config=config)
 
 
 class StreamedRun:
@@ -275,10 +287,10 @@ class StreamedRun:
     def _source(self, name: str):
         if name in self.feeds:
             return self.feeds[name]
-        from onnx import numpy_helper
+        from .external import initializer_array
 
         if name in self.model.inits:
-            return numpy_helper.to_array(self.model.inits[name])
+            return initializer_array(self.model.inits[name], self.model.folder)
         raise KeyError(f"no node, input or initializer produces {name!r}")
 
     def run_all(self) -> None:
