@@ -29,6 +29,7 @@ import numpy as np
 from ..core.cache import Cache, Vouched, make_key, new_hasher
 from ..dump.model import DumpSet
 from ..errors import BackendError
+from ..graph.external import initializer_array
 from ..graph.onnx_graph import inputs_digest, model_digest, model_label, ort_version, parse_input_shape
 from ..graph.prepare import prepare_model
 
@@ -91,12 +92,10 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     """Run the golden model and write ``directory/npy``, its index and ``directory/golden.json``
     into ``directory``, private to this call (a cache build's temp dir: files are written in place).
     ``vouched`` receives the digests of the ``.npy`` files, hashed as they were written."""
-    import onnx
-
     from ..dump.npy_dir import NpyDumpWriter
     from ..graph.stream import SegmentedModel
 
-    prepared = prepare_model(model, input_shape=input_shape, inputs=inputs)
+    prepared = prepare_model(model, input_shape=input_shape, inputs=inputs, weights_by_reference=True)
     proto = prepared.model
     graph = proto.graph
     names = [o for n in graph.node for o in n.output if o]
@@ -113,7 +112,8 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
         return BackendError(f"onnxruntime could not run the golden model {model_label(model)!r}: {exc}")
 
     try:
-        run = SegmentedModel(proto, names, keep_sessions=False).run(dict(inputs))  # runs once
+        run = SegmentedModel(proto, names, keep_sessions=False,  # runs once
+                             folder=prepared.folder).run(dict(inputs))
     except Exception as exc:
         raise failed(exc) from exc
     values = run.values
@@ -144,7 +144,7 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
                 elif name in inputs:
                     ins.append(np.asarray(inputs[name]))
                 elif name in inits:
-                    ins.append(onnx.numpy_helper.to_array(inits[name]))
+                    ins.append(initializer_array(inits[name], prepared.folder))
             paths = writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
             written.update(zip(out_names, paths))  # outputs come first in the written paths
             del ins, outs

@@ -32,7 +32,7 @@ from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet, OpRecord, TensorRef
 from ...errors import AscendAccuracyError, BackendError, ConversionError, DumpWriteError
 from ...core.modes import Mode, resolve_mode
-from ...graph.onnx_graph import check_inputs, load_model, model_digest, model_label, ort_version
+from ...graph.onnx_graph import check_inputs, model_digest, model_label, ort_version
 from ...graph.onnx_graph import parse_input_shape
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel, check_dump_mode
@@ -81,13 +81,15 @@ class EmulatorBackend:
 
         def build(tmp: Path) -> None:
             from ...dump.om_json import OmOp, write_om_json
+            from ...graph.external import WeightSink
             from .layouts import om_desc
             from .rewrite import emulate_graph
 
-            try:
+            try:  # external-data weights go straight to model.onnx.data
                 proto, plan = emulate_graph(model, mode, input_shape=shapes, faults=self.faults,
                                             overflow=self.overflow,
-                                            device_formats=self.device_formats)
+                                            device_formats=self.device_formats,
+                                            sink=WeightSink(tmp, MODEL_FILE + ".data"))
             except AscendAccuracyError:
                 raise
             except Exception as exc:  # onnx/onnxruntime errors on a model they cannot handle
@@ -237,9 +239,10 @@ class _RunState:
     plan: Plan
     model: object
     input_model: object
-    inits: Dict[str, np.ndarray]
+    inits: Mapping[str, np.ndarray]
     aipp: Optional[AippInputs] = None  # the --insert_op_conf blocks, by input name
     threads: int = 0
+    folder: Optional[str] = None  # external-data weights are read from here (graph.external)
     _segmented: Dict[tuple, object] = field(default_factory=dict)
 
     def segmented(self, wanted):
@@ -247,22 +250,24 @@ class _RunState:
 
         key = tuple(wanted)
         if key not in self._segmented:
-            self._segmented[key] = SegmentedModel(self.model, key, threads=self.threads)
+            self._segmented[key] = SegmentedModel(self.model, key, threads=self.threads,
+                                                  folder=self.folder)
         return self._segmented[key]
 
     @staticmethod
     def load(converted: ConvertedModel, threads: int) -> "_RunState":
         import onnx
-        from onnx import numpy_helper
+
+        from ...graph.external import WeightValues, load_model_refs
 
         plan = Plan.load(Path(converted.path).parent / PLAN_FILE)
-        proto = load_model(converted.path)
+        proto, folder = load_model_refs(converted.path)  # big external weights stay in their file
         wanted = {s.fetch for op in plan.ops for s in op.inputs if s.source == "init"}
-        inits = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer if t.name in wanted}
+        inits = WeightValues(proto, folder, wanted)  # external ones read when dumped, one at a time
         spec = onnx.ModelProto()
         spec.graph.input.extend(i for i in proto.graph.input if i.name in set(plan.model_inputs))
         aipp = AippInputs.load(Path(converted.path).parent, plan.model_inputs)
-        return _RunState(plan, proto, spec, inits, aipp, threads)
+        return _RunState(plan, proto, spec, inits, aipp, threads, folder)
 
 
 def _fresh_leaf(root: Path, model_name: str) -> Path:

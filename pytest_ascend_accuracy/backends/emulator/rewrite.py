@@ -34,8 +34,9 @@ FLOAT = 1  # onnx.TensorProto.FLOAT
 FLOAT16 = 10
 
 
-def fold_constants(model) -> List[str]:
-    """Replace static subgraphs by initializers, in place; returns the folded node names."""
+def fold_constants(model, folder: Optional[str] = None) -> List[str]:
+    """Replace static subgraphs by initializers, in place; returns the folded node names
+    (``folder``: where external-data weights are, ``graph.external``)."""
     from onnx import numpy_helper
 
     graph = model.graph
@@ -55,7 +56,7 @@ def fold_constants(model) -> List[str]:
         for t in n.input:
             if t in static and t not in inits:
                 needed.append(t)
-    values = evaluate(model, needed)
+    values = evaluate(model, needed, folder=folder)
     names = [n.name for n in folded]
     keep = [n for n in graph.node if id(n) not in folded_ids]
     del graph.node[:]
@@ -89,7 +90,8 @@ def _subgraph_inputs(g) -> Set[str]:
 class _Emitter:
     """Builds the rewritten node list and the plan, one unit at a time."""
 
-    def __init__(self, model, info, consts, overflow: str, device_formats: bool = True):
+    def __init__(self, model, info, consts, overflow: str, device_formats: bool = True, sink=None):
+        self.sink = sink  # big new initializers go to the converted model's data file as made
         self.info = info
         self.consts = consts
         self.overflow = overflow
@@ -128,7 +130,14 @@ class _Emitter:
         from onnx import numpy_helper
 
         name = self.fresh(name)
-        self.inits.append(numpy_helper.from_array(np.asarray(value), name))
+        if self.sink is not None:
+            tensor = self.sink.add(name, value)
+            self.inits.append(tensor)
+            if tensor.data_location == 1:  # written out: read back (mapped) when needed
+                self.consts.refer(tensor, self.sink.folder)
+                return name
+        else:
+            self.inits.append(numpy_helper.from_array(np.asarray(value), name))
         self.consts[name] = np.asarray(value)
         return name
 
@@ -275,20 +284,25 @@ class _Emitter:
 
 
 def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault] = (),
-                  overflow: str = "inf", device_formats: bool = True):
+                  overflow: str = "inf", device_formats: bool = True, sink=None):
     """Return ``(converted ModelProto, Plan)`` for ``model`` under ``mode`` (see module doc).
-    ``device_formats``: plan conv-like/matmul tensors in NPU layouts (``layouts``)."""
+    ``device_formats``: plan conv-like/matmul tensors in NPU layouts (``layouts``).
+    ``sink`` (a ``graph.external.WeightSink``): a model file whose weights are external data is
+    converted without loading them: they are read (mapped) as needed, and the converted model's
+    big weights are written to the sink as they are made; the returned model refers to it."""
     import onnx
     from onnx import numpy_helper
 
+    from ...graph.external import WeightValues
     from ...graph.names import unique_name
 
-    prepared = prepare_model(model, input_shape=input_shape)
+    prepared = prepare_model(model, input_shape=input_shape, weights_by_reference=sink is not None)
     proto = prepared.model
+    sink = sink if prepared.folder else None
     aipp = set(insert_aipp_nodes(proto.graph, faults))
-    folded = fold_constants(proto)
+    folded = fold_constants(proto, prepared.folder)
     info = tensor_info(proto)
-    consts = {t.name: numpy_helper.to_array(t) for t in proto.graph.initializer}
+    consts = WeightValues(proto, prepared.folder)
     ranks = {k: len(v[1]) for k, v in info.items() if v[1] is not None}
     units, new_inits = build_units(proto.graph, consts, fusion=mode.fusion,
                                    rules_off=mode.fusion_rules_off, ranks=ranks)
@@ -301,7 +315,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     for u in units:  # concatenated fused names must not clash with other node names
         if u.fused and u.name not in u.members and u.name in names_used:
             u.name = unique_name(u.name, names_used)
-    emitter = _Emitter(proto, info, consts, overflow, device_formats)
+    emitter = _Emitter(proto, info, consts, overflow, device_formats, sink)
     emitter.inits.extend(new_inits)
     buffer_on = mode.buffer_optimize != "off_optimize"
     producers: Dict[str, str] = {}
@@ -319,6 +333,8 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     graph.node.extend(emitter.nodes)
     graph.initializer.extend(emitter.inits)
     remove_unused_initializers(proto)
+    if sink is not None:
+        sink.finish(proto, prepared.folder)
     model_outputs = [o.name for o in graph.output]
     plan = Plan(ops=ops, model_inputs=[i.name for i in graph.input if i.name not in consts],
                 model_outputs=model_outputs, info={})

@@ -1,0 +1,167 @@
+"""Models whose weights live in ONNX external data (graph.external): the weights stay in their
+file through the golden run, the conversion and the emulated run (segments refer to them and
+onnxruntime reads them itself; a converted model's weights are written to its data file as they
+are made), with the same values as a model held in memory, and clear errors for a bad data file."""
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from pytest_ascend_accuracy.backends.emulator.backend import MODEL_FILE, EmulatorBackend  # noqa: E402
+from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
+from pytest_ascend_accuracy.core.modes import DEFAULT, FUSION_OFF, HIGH_PRECISION  # noqa: E402
+from pytest_ascend_accuracy.errors import AscendAccuracyError, ConfigError  # noqa: E402
+from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
+from pytest_ascend_accuracy.graph import external, onnx_graph, stream  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs  # noqa: E402
+from pytest_ascend_accuracy.testing import models  # noqa: E402
+
+#: external tensors above this stay in their file in these tests (the weight matrices and
+#: biases of transformer_block; its shape constants and scalars are loaded)
+SMALL = 100
+
+
+@pytest.fixture
+def by_reference(monkeypatch):
+    monkeypatch.setattr(external, "LOAD_BELOW", SMALL)
+
+
+def _save_external(model, path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    saved = onnx.ModelProto()
+    saved.CopyFrom(model)  # save_model moves the weights out of the proto it is given
+    onnx.save_model(saved, str(path), save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=path.name + ".data", size_threshold=0)
+    return path
+
+
+def _weight_bytes(model):
+    return sum(len(t.raw_data) for t in model.graph.initializer if len(t.raw_data) > SMALL)
+
+
+def _same_dumps(a, b):
+    assert [op.name for op in a.ops] == [op.name for op in b.ops]
+    for x, y in zip(a.ops, b.ops):
+        assert len(x.inputs) == len(y.inputs) and len(x.outputs) == len(y.outputs), x.name
+        for s, t in zip(x.inputs + x.outputs, y.inputs + y.outputs):
+            np.testing.assert_array_equal(s.load(), t.load(), err_msg=f"{x.name} {s.kind} {s.index}")
+            assert s.load().dtype == t.load().dtype
+
+
+@pytest.fixture
+def sessions(monkeypatch):
+    """The model bytes and config of every onnxruntime session built for a segment."""
+    built = []
+    real = onnx_graph.ort_session
+
+    def spy(data, **kw):
+        built.append((len(data), dict(kw.get("config") or {})))
+        return real(data, **kw)
+
+    monkeypatch.setattr(onnx_graph, "ort_session", spy)
+    return built
+
+
+def test_the_golden_run_leaves_the_weights_in_their_file(tmp_path, by_reference, sessions):
+    model = models.transformer_block()
+    x = make_inputs(model)
+    path = _save_external(model, tmp_path / "m" / "block.onnx")
+    from_file = golden_dump(path, x, cache=Cache(tmp_path / "c1"))
+    assert sessions and all(c.get(external.EXTERNAL_FOLDER_KEY) == str(path.parent)
+                            for n, c in sessions if c)
+    # the segments refer to the weights: their models together are smaller than the weights
+    assert sum(n for n, _ in sessions) < _weight_bytes(model)
+    in_memory = golden_dump(model, x, cache=Cache(tmp_path / "c2"))
+    _same_dumps(from_file, in_memory)  # weights dumped as op inputs included
+
+
+@pytest.mark.parametrize("mode", [DEFAULT, HIGH_PRECISION, FUSION_OFF], ids=str)
+def test_conversion_and_run_leave_the_weights_in_their_files(tmp_path, by_reference, mode):
+    model = models.transformer_block()
+    x = make_inputs(model)
+    path = _save_external(model, tmp_path / "m" / "block.onnx")
+    backend = EmulatorBackend(Cache(tmp_path / "c1"))
+    converted = backend.convert(path, mode)
+    data = converted.path.parent / (MODEL_FILE + ".data")
+    assert data.stat().st_size >= _weight_bytes(model) // 2  # rounded weights may be fp16-exact floats
+    assert converted.path.stat().st_size < _weight_bytes(model)
+    state = backend._state(converted)
+    assert state.folder == str(converted.path.parent) and len(state.inits) > 0
+    dump = backend.run(converted, x, dump_dir=tmp_path / "d1")
+    other = EmulatorBackend(Cache(tmp_path / "c2"))
+    expected = other.run(other.convert(model, mode), x, dump_dir=tmp_path / "d2")
+    _same_dumps(dump, expected)
+    # the converted model in the cache runs again the same (a new backend: loaded from disk)
+    again = EmulatorBackend(Cache(tmp_path / "c1"))
+    _same_dumps(again.run(again.convert(path, mode), x, dump_dir=tmp_path / "d3"), expected)
+
+
+def test_sessions_go_after_running_when_the_weights_outgrow_a_segment():
+    model = models.transformer_block()
+    names = [o for n in model.graph.node for o in n.output if o]
+    assert stream.SegmentedModel(model, names).keep_sessions
+    small = stream.SegmentedModel(model, names, weight_bytes=4096)
+    assert not small.keep_sessions and len(small.segments) > 3
+    run = small.run(make_inputs(model))
+    run.run_all()
+    assert all(seg.session is None for seg in small.segments)
+
+
+def test_a_data_file_that_ends_early_is_named(tmp_path, by_reference):
+    model = models.transformer_block()
+    path = _save_external(model, tmp_path / "m" / "block.onnx")
+    data = path.parent / "block.onnx.data"
+    data.write_bytes(data.read_bytes()[:-100])
+    with pytest.raises(ConfigError) as err:
+        golden_dump(path, make_inputs(model), cache=Cache(tmp_path / "c"))
+    assert "block.onnx.data" in str(err.value) and "ends early" in str(err.value)
+    with pytest.raises(AscendAccuracyError, match="block.onnx.data"):
+        EmulatorBackend(Cache(tmp_path / "c")).convert(path, DEFAULT)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.uint8, np.bool_, "bfloat16"])
+def test_an_external_initializer_reads_as_onnx_loads_it(tmp_path, dtype):
+    rng = np.random.default_rng(3)
+    if dtype == "bfloat16":
+        bits = (rng.standard_normal(15).astype(np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        tensor = helper.make_tensor("w", TensorProto.BFLOAT16, [3, 5], bits.tobytes(), raw=True)
+    else:
+        tensor = numpy_helper.from_array((rng.standard_normal((3, 5)) * 10).astype(dtype), "w")
+    graph = helper.make_graph([helper.make_node("Identity", ["w"], ["y"])], "g", [],
+                              [helper.make_tensor_value_info("y", tensor.data_type, None)], [tensor])
+    path = tmp_path / "m.onnx"
+    _save_external(helper.make_model(graph), path)
+    loaded = onnx.load(str(path)).graph.initializer[0]
+    ref = onnx.load(str(path), load_external_data=False).graph.initializer[0]
+    assert external.is_external(ref)
+    expected = numpy_helper.to_array(loaded)
+    for got in (external.initializer_array(ref, str(tmp_path)), external.mapped_array(ref, str(tmp_path))):
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_array_equal(np.asarray(got), expected)
+
+
+def test_a_weight_sink_writes_big_weights_and_moves_the_source_ones(tmp_path, monkeypatch):
+    monkeypatch.setattr(external, "LOAD_BELOW", 16)
+    src = tmp_path / "src"
+    w = np.arange(40, dtype=np.float32).reshape(5, 8)
+    graph = helper.make_graph([helper.make_node("Add", ["w", "x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [5, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, 8])],
+                              [numpy_helper.from_array(w, "w")])
+    path = _save_external(helper.make_model(graph), src / "m.onnx")
+    proto, folder = external.load_model_refs(path)
+    assert folder == str(src) and external.is_external(proto.graph.initializer[0])
+    out = tmp_path / "out"
+    out.mkdir()
+    sink = external.WeightSink(out, "conv.onnx.data")
+    made = sink.add("v", w * 2)
+    assert external.is_external(made)
+    assert not external.is_external(sink.add("tiny", np.ones(2, np.float32)))
+    proto.graph.initializer.append(made)
+    sink.finish(proto, folder)
+    for t, value in zip(proto.graph.initializer, (w, w * 2)):
+        assert dict((e.key, e.value) for e in t.external_data)["location"] == "conv.onnx.data"
+        np.testing.assert_array_equal(external.initializer_array(t, str(out)), value)
