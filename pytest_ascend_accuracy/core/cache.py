@@ -6,8 +6,8 @@ its files' sizes and digests (``"hash": "xxh3_128"``, from the ``xxhash`` packag
 than sha256 on a 1 GB golden; a manifest without ``"hash"`` is sha256, as written before, and
 still verifies). A callback that hashed the bytes as it wrote them returns them as ``Vouched``
 digests, and the manifest takes them instead of reading the files back (sizes are still
-stat'ed, and any file the callback did not vouch for is hashed). One ``filelock`` per key makes exactly one process (xdist worker)
-build while the others wait and then reuse it. A killed build leaves only a ``.tmp-*`` directory
+stat'ed, and any file the callback did not vouch for is hashed). One ``filelock`` per key makes
+exactly one process (xdist worker) build while the others wait and then reuse it. A killed build leaves only a ``.tmp-*`` directory
 that the next builder of that key removes; an entry whose files no longer match its manifest is
 reported as corrupt and rebuilt. Nothing is ever half-written in place.
 
@@ -55,23 +55,14 @@ def make_key(**parts) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _xxh3_128():
-    global _XXH3
-    if _XXH3 is False:
-        try:
-            import xxhash
-            _XXH3 = xxhash.xxh3_128
-        except ImportError:  # pragma: no cover - a dependency; sha256 keeps a broken install working
-            _XXH3 = None
-    return _XXH3
-
-
-_XXH3 = False  # not looked up yet
-
+try:
+    from xxhash import xxh3_128 as _XXH3
+except ImportError:  # pragma: no cover - a dependency; sha256 keeps a broken install working
+    _XXH3 = None
 
 #: the digest new manifests record: xxh3_128 (not cryptographic: it detects changed and
 #: truncated files, which is all a manifest is for), sha256 where xxhash is not installed
-HASH = "xxh3_128" if _xxh3_128() is not None else "sha256"
+HASH = "xxh3_128" if _XXH3 is not None else "sha256"
 #: the algorithm of a manifest that names none (every manifest written before "hash" existed)
 LEGACY_HASH = "sha256"
 
@@ -80,10 +71,8 @@ def new_hasher(name: str = HASH):
     """A fresh hash object (``update``/``hexdigest``) of the named manifest algorithm."""
     if name == "sha256":
         return hashlib.sha256()
-    if name == "xxh3_128":
-        make = _xxh3_128()
-        if make is not None:
-            return make()
+    if name == "xxh3_128" and _XXH3 is not None:
+        return _XXH3()
     raise ValueError(f"unknown manifest hash {name!r}")
 
 

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..errors import DumpFormatError
 from .model import DumpSet
-from .npy_dir import NpyLayout, checked_layout, classify_npy_files, dumpset_of_files
+from .npy_dir import classify_npy_files, dumpset_of_files
+from .npy_header import NpyLayout, checked_layout
 
 #: bump when the index's JSON changes
 INDEX_VERSION = 1
