@@ -204,6 +204,6 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
             source=op.source))
     rows.sort(key=lambda r: r.order)  # stable: keeps output/input order within an op
     meta = {"actual": dict(actual.meta), "golden": dict(golden.meta),
-            "actual_kind": actual.kind, "golden_kind": golden.kind}
+            "actual_kind": actual.kind, "golden_kind": golden.kind, "kl": bool(kl)}
     return CompareResult(rows=tuple(rows), coverage=plan.coverage, actual_root=actual.root,
                          golden_root=golden.root, meta=meta)

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from ..errors import DumpFormatError
+from ..errors import ConfigError, DumpFormatError
 from .metrics import TensorMetrics, encode_float
 from .thresholds import Policy, Threshold, ThresholdLike
 
@@ -305,6 +305,10 @@ class CompareResult:
         not within 1/t..t times the golden's."""
         policy = threshold if isinstance(threshold, Policy) else Policy.build(
             threshold, per_op, ignore, metric, scale_tolerance)
+        if "kl" in policy.metrics and self.meta.get("kl") is False:
+            raise ConfigError("metric", "the KL divergence was not computed in this comparison "
+                              "(compare_dumps(kl=True), or assert_accuracy/check_accuracy with a "
+                              "kl threshold or a report); judging by 'kl' would skip every tensor")
         failures = []
         counts = {"ignored": 0, "unmatched": 0, "skipped": 0, "passed": 0, "failed": 0}
         for row in self.rows:

@@ -139,6 +139,11 @@ class Policy:
         return any(p in names for p in self.ignore) or any(self._match(p, names)
                                                             for p in self.ignore)
 
+    @property
+    def metrics(self) -> frozenset:
+        """Every metric this policy judges by (its default and per-op thresholds)."""
+        return frozenset([self.default.metric] + [thr.metric for _, thr in self.per_op])
+
     def threshold_for(self, names: Tuple[str, ...]) -> Threshold:
         for key, thr in self.per_op:
             if key in names:

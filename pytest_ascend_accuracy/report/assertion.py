@@ -11,7 +11,7 @@ from typing import Mapping, Optional, Union
 from ..compare.engine import compare_dumps
 from ..compare.fp16_range import golden_inputs_past_fp16
 from ..compare.result import CompareResult, Verdict
-from ..compare.thresholds import ThresholdLike
+from ..compare.thresholds import Policy, ThresholdLike
 from ..dump.model import DumpSet
 
 DumpLike = Union[DumpSet, str, "os.PathLike[str]"]
@@ -43,23 +43,29 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike
                     per_op: Optional[Mapping[str, ThresholdLike]] = None, *, ignore=(),
                     metric: str = "cosine", csv_path=None, hint: Optional[str] = None,
                     mapping: Optional[Mapping[str, str]] = None,
-                    scale_tolerance: Optional[float] = None, progress=None) -> CompareResult:
+                    scale_tolerance: Optional[float] = None, progress=None,
+                    kl: Optional[bool] = None) -> CompareResult:
     """Compare ``actual`` against ``golden`` and raise ``AccuracyFailure`` if any tensor fails.
 
     ``threshold`` applies to ``metric`` (cosine: at least; error metrics such as ``rel_l2``:
     at most); ``per_op`` maps op names or globs to their own thresholds; ``ignore`` lists op
     names or globs not judged. With ``csv_path`` the msaccucmp-compatible CSV is written
     (pass or fail) and the failure message points to it. ``hint`` replaces the suggested next
-    step. ``progress`` is ``compare_dumps``'s callback. Returns the ``CompareResult`` when
-    everything passes.
+    step. ``progress`` is ``compare_dumps``'s callback. ``kl``: compute the KL divergence (a
+    third of the compare's work); by default only when a threshold judges by it or the CSV is
+    written (the result then refuses to be re-judged by ``kl``). Returns the ``CompareResult``
+    when everything passes.
     """
     __tracebackhide__ = True
     from .csv_report import write_csv
     from .failure_text import failure_text
 
     golden = as_dump(golden)
-    result = compare_dumps(as_dump(actual), golden, mapping=mapping, progress=progress)
-    verdict = result.judge(threshold, per_op, ignore, metric, scale_tolerance)
+    policy = Policy.build(threshold, per_op, ignore, metric, scale_tolerance)
+    if kl is None:
+        kl = bool(csv_path) or "kl" in policy.metrics
+    result = compare_dumps(as_dump(actual), golden, mapping=mapping, progress=progress, kl=kl)
+    verdict = result.judge(policy)
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:
         ranges = () if hint is not None else golden_inputs_past_fp16(

@@ -166,3 +166,33 @@ def test_a_dump_mode_typo_names_the_closest(pytester, models_dir):
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*ascend_accuracy_dump_mode*unknown dump mode 'outputs'*"
                                  "did you mean 'output'*"])
+
+
+KL_TESTS = """
+import math
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+@accuracy(threshold=1e-3, metric="kl")
+def test_by_kl(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/passing_mlp.onnx")
+    outcome = check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs),
+                             golden_dump("models/passing_mlp.onnx", inputs))
+    rows = [r for r in outcome.result.rows if r.metrics is not None]
+    assert rows and all(math.isfinite(r.metrics.kl) for r in rows)
+
+@accuracy(threshold=1e-30, metric="kl")
+def test_by_kl_strict(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/overflow.onnx")
+    check_accuracy(ascend_model("models/overflow.onnx").run(inputs),
+                   golden_dump("models/overflow.onnx", inputs))
+"""
+
+
+def test_a_kl_threshold_gets_kl_computed(pytester, models_dir):
+    """A check skips the KL divergence unless judged by it or reported: a kl threshold must
+    still judge every tensor (not skip them as 'not applicable')."""
+    pytester.makepyfile(test_kl=KL_TESTS)
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*accuracy FAILED: 5 of 5 tensors fail kl <= 1e-30*"])

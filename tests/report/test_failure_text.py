@@ -90,6 +90,32 @@ def test_assert_accuracy_uses_per_op_thresholds_and_other_metrics():
         assert_accuracy(actual, golden, 0.2, metric="rel_l2", ignore=["Mul_3"])
 
 
+def test_assert_accuracy_computes_kl_only_when_judged_or_written(tmp_path):
+    """KL is a third of the compare's work: computed when a threshold judges by it or the CSV
+    is written; a result without it refuses to be judged by it instead of skipping every row."""
+    import math
+
+    from pytest_ascend_accuracy.compare.thresholds import Threshold
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    actual, golden = _dumps()
+    plain = assert_accuracy(actual, golden, 0.4, ignore=["Mul*"])
+    assert plain.meta["kl"] is False
+    assert all(math.isnan(r.metrics.kl) for r in plain.rows if r.metrics is not None)
+    with pytest.raises(ConfigError, match="KL divergence was not computed"):
+        plain.judge(0.5, metric="kl")
+    with pytest.raises(ConfigError, match="KL divergence was not computed"):
+        plain.judge(0.4, per_op={"Add_2": Threshold(0.5, "kl")}, ignore=["Mul*"])
+    by_kl = assert_accuracy(actual, golden, 10.0, metric="kl", ignore=["Mul*"])
+    assert by_kl.meta["kl"] is True
+    assert by_kl.judge(10.0, metric="kl", ignore=["Mul*"]).passed
+    rows = [r for r in by_kl.rows if r.metrics is not None and not r.metrics.mismatch]
+    assert rows and all(math.isfinite(r.metrics.kl) for r in rows)
+    written = assert_accuracy(actual, golden, 0.4, ignore=["Mul*"], csv_path=tmp_path / "c.csv")
+    assert written.meta["kl"] is True
+    assert written.judge(10.0, metric="kl", ignore=["Mul*"]).passed
+
+
 def test_assert_accuracy_hides_its_frame_from_pytest_tracebacks():
     actual, golden = _dumps()
     try:
