@@ -313,16 +313,19 @@ def _raw_bytes(arr: np.ndarray):
 
 def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
                     outputs: Sequence[DumpTensor] = (), *, dump_time: int = 0,
-                    version: int = 2) -> Path:
-    """Write one dump file (atomically: a hidden temp file renamed into place)."""
+                    version: int = 2, atomic: bool = True) -> Path:
+    """Write one dump file: atomically (a hidden temp file renamed into place), or with
+    ``atomic=False`` straight under its name, created exclusively (for a directory no one else
+    reads or writes while it is filled: a run's own fresh step directory). Either way a write
+    that fails removes what it wrote."""
     path = Path(path)
     ins = [_encode(t, OpInput, i) for i, t in enumerate(inputs)]
     outs = [_encode(t, OpOutput, i) for i, t in enumerate(outputs)]
     pads = [int(t.padding) for t in inputs] + [int(t.padding) for t in outputs]
     arrays = [d for _, d in ins] + [d for _, d in outs]
-    tmp = path.with_name(f".{path.name[:200]}.{os.getpid()}.tmp")
+    tmp = path.with_name(f".{path.name[:200]}.{os.getpid()}.tmp") if atomic else path
     try:
-        with open(tmp, "wb") as f:
+        with open(tmp, "wb" if atomic else "xb") as f:
             if version == 1:
                 def filled(msg, arr, pad):
                     return type(msg)(**{**msg.__dict__, "data": arr.tobytes() + b"\0" * pad})
@@ -342,9 +345,10 @@ def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
                         f.write(_raw_bytes(arr))
                     if pad:
                         f.write(b"\0" * pad)
-        os.replace(tmp, path)
-    except BaseException:
-        if tmp.exists():
-            tmp.unlink()
+        if atomic:
+            os.replace(tmp, path)
+    except BaseException as exc:
+        if not (isinstance(exc, FileExistsError) and not atomic) and tmp.exists():
+            tmp.unlink()  # (never a file that was there before an exclusive create)
         raise
     return path

@@ -194,11 +194,17 @@ class AscendDumpWriter:
     it back). ``output_origins`` gives per output the (original op name, output index) it stands
     for, stored in ``OpOutput.original_op``. ``input_dtypes``/``output_dtypes`` store a tensor
     as another dump type (``"bfloat16"``). Task ids and timestamps increase op by op.
+
+    Files are written atomically (a temp file renamed into place). ``private=True`` says the
+    directory is this writer's alone until it is done (a run's fresh step directory, made by an
+    exclusive mkdir): files are then created in place, one directory operation per file instead
+    of two; a failed write still removes its partial file.
     """
 
-    def __init__(self, directory):
+    def __init__(self, directory, *, private: bool = False):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
+        self.private = bool(private)
         self._clock = _Clock()
         self._task = 0
         self._long = 0
@@ -225,7 +231,8 @@ class AscendDumpWriter:
             self._long += 1
             stored = f"{ts}{self._long}"
         try:
-            path = write_dump_file(self.directory / stored, op_name, ins, outs, dump_time=ts)
+            path = write_dump_file(self.directory / stored, op_name, ins, outs, dump_time=ts,
+                                   atomic=not self.private)
             if stored != name:
                 append_mapping(self.directory, stored, name)
         except OSError as exc:

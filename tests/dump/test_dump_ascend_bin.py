@@ -339,15 +339,17 @@ PINNED = {2: ("8479f4c2235caf3f26a51b928ba33dce6263240cf2be0a702e0894981e791325"
           1: ("f4c52a9178922bb1b889b13b180066033e08e3f90b5134b9e509e0ef8942af3a", 35254)}
 
 
+@pytest.mark.parametrize("atomic", [True, False])
 @pytest.mark.parametrize("version", [2, 1])
-def test_written_bytes_are_those_of_the_writer_before_issue_17(tmp_path, version):
+def test_written_bytes_are_those_of_the_writer_before_issue_17(tmp_path, version, atomic):
     import hashlib
 
     from pytest_ascend_accuracy.dump.ascend_bin import read_dump_file, write_dump_file
 
     ins, outs = _pinned_case()
     path = write_dump_file(tmp_path / "f", "Conv2D/op.name with spaces", ins, outs,
-                           dump_time=1700000000123456, version=version)
+                           dump_time=1700000000123456, version=version, atomic=atomic)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
     data = path.read_bytes()
     assert (hashlib.sha256(data).hexdigest(), len(data)) == PINNED[version]
     op = read_dump_file(path)  # and the real reader gives back the logical tensors

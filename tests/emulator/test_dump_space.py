@@ -50,7 +50,7 @@ class FullDisk:
 
         def fake_open(path, mode="r", *a, **k):
             f = real_open(path, mode, *a, **k)
-            return _File(f) if "w" in mode else f
+            return _File(f) if "w" in mode or "x" in mode else f
 
         monkeypatch.setattr(ascend_bin, "open", fake_open, raising=False)
         monkeypatch.setattr(layout_mod.shutil, "disk_usage", lambda p: Usage(1 << 30, 1 << 30, self.left))
@@ -118,3 +118,48 @@ def _stored_bytes(t):
     for d in t.device_shape:
         n *= d
     return n * np.dtype(t.dtype if t.dtype != "bfloat16" else "float16").itemsize
+
+
+def test_private_writer_creates_files_in_place_and_a_failed_write_leaves_none(tmp_path, monkeypatch):
+    """``AscendDumpWriter(private=True)`` (a run's own fresh step directory): no temp file and
+    rename per file, the same bytes, and on a full disk the partial file is removed too."""
+    leaf = tmp_path / "leaf"
+    shared, private = AscendDumpWriter(tmp_path / "shared"), AscendDumpWriter(leaf, private=True)
+    renames = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (renames.append(b), real_replace(a, b))[1])
+    arrays = [np.arange(40, dtype=np.float16).reshape(1, 40, 1, 1)], [np.ones(7, np.float32)]
+    a = shared.write_op("Conv2D", "c", *arrays, input_formats=["NC1HWC0"], timestamp_us=5)
+    b = private.write_op("Conv2D", "c", *arrays, input_formats=["NC1HWC0"], timestamp_us=5)
+    assert renames == [a] and a.name == b.name and a.read_bytes() == b.read_bytes()
+    FullDisk(monkeypatch, budget=200)
+    with pytest.raises(DumpWriteError) as info:
+        private.write_op("Add", "big", [], [np.ones(1000, np.float32)])
+    assert info.value.errno == errno.ENOSPC
+    assert sorted(p.name for p in leaf.iterdir()) == [b.name]  # no partial file, no temp file
+
+
+def test_private_writer_never_replaces_a_file(tmp_path):
+    writer = AscendDumpWriter(tmp_path, private=True)
+    path = writer.write_op("Add", "a", [], [np.ones(3, np.float32)], timestamp_us=7)
+    before = path.read_bytes()
+    again = AscendDumpWriter(tmp_path, private=True)  # a second writer in the same directory
+    with pytest.raises(DumpWriteError, match="File exists"):
+        again.write_op("Add", "a", [], [np.zeros(5, np.float32)], timestamp_us=7, task_id=1)
+    assert path.read_bytes() == before
+
+
+def test_emulator_writes_its_fresh_leaf_without_renames(cache, tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    model = models.conv_bn_relu()
+    backend = EmulatorBackend(cache)
+    converted = backend.convert(model)
+    renames = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (renames.append(b), real_replace(a, b))[1])
+    ds = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "d")
+    assert len(ds) == 5 and renames == []

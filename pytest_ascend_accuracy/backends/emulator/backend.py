@@ -179,7 +179,7 @@ class EmulatorBackend:
         root = Path(dump_dir) if dump_dir is not None else Path(tempfile.mkdtemp(prefix="ascend-accuracy-emulator-"))
         leaf = _fresh_leaf(root, converted.model_name)
         base_ts = int(time.time() * 1e6)
-        with AscendDumpWriter(leaf) as writer:
+        with AscendDumpWriter(leaf, private=True) as writer:  # made by mkdir for this run alone
             for k, (name, raw, out) in enumerate(aipp_ops):  # the Aipp ops run first
                 writer.write_op("Aipp", name, [raw] if with_inputs else [],
                                 [out] if with_outputs else [], task_id=len(plan.ops) + k,
