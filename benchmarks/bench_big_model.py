@@ -12,7 +12,9 @@ Every phase runs in a fresh process (``rss.run_phase``), so its peak RSS (VmHWM)
 * ``golden``   -- ``golden_dump`` on an empty cache (prepare, run in segments, write the dump);
 * ``convert``  -- ``EmulatorBackend.convert`` on an empty cache (the emulator's "ATC");
 * ``run+dump`` -- the emulated run of the converted model, writing the device dump;
-* ``compare``  -- both dumps read back and compared (golden from the cache).
+* ``compare``  -- both dumps read back and compared (golden from the cache);
+* ``check``    -- a whole check in one process on a fresh cache, as the plugin runs it: seeded
+                  inputs (``make_inputs``), golden, conversion, emulated run + dump, compare.
 
 Each phase's peak RSS is printed against the issue's budget, max(300 MB + 3 x the largest
 tensor, 1.25 x plain), with "met" or "NOT MET"; the largest tensor is the biggest weight.
@@ -29,7 +31,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PHASES = ["plain", "golden", "convert", "run+dump", "compare"]
+PHASES = ["plain", "golden", "convert", "run+dump", "compare", "check"]
 
 
 def build_model(folder: Path, gb: float, width: int) -> dict:
@@ -115,7 +117,18 @@ def child(phase: str, model: str, width: int, work: Path) -> dict:
         actual = load_dump(root, om_json=om_json, model_name="big")
         golden = golden_dump(model, feeds, cache=cache)  # a cache hit
         result = compare_dumps(actual, golden)
-        out["pairs"] = len(result.rows) if hasattr(result, "rows") else None
+        out["pairs"] = len(result.rows)
+    elif phase == "check":
+        from pytest_ascend_accuracy.compare.engine import compare_dumps
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+        cache = Cache(work / "cache-check")
+        feeds = make_inputs(model, seed=0)
+        golden = golden_dump(model, feeds, cache=cache)
+        backend = EmulatorBackend(cache)
+        actual = backend.run(backend.convert(model, resolve_mode("default")), feeds,
+                             dump_dir=work / "dump-check")
+        out["passed"] = bool(compare_dumps(actual, golden).judge(threshold=0.95).passed)
     out["wall_s"] = time.perf_counter() - t0
     cache.release()
     return out

@@ -61,10 +61,7 @@ def load_model_refs(model) -> Tuple[object, Optional[str]]:
         raise ConfigError(path, "ONNX model file not found")
     if not external_data_files(path):  # a missing data file is a ConfigError naming it
         return load_model(path), None
-    try:
-        proto = onnx.load(path, load_external_data=False)
-    except Exception as exc:
-        raise ConfigError(path, f"cannot read ONNX model ({type(exc).__name__}: {exc})") from exc
+    proto = load_model(path, weights=False)
     base = os.path.dirname(os.path.abspath(path))
     kept = set()
     for t in proto.graph.initializer:

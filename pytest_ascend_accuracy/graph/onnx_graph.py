@@ -31,8 +31,9 @@ InputShape = Optional[Mapping[str, Sequence[int]]]
 
 
 # -- loading -------------------------------------------------------------------------------
-def load_model(model) -> "onnx.ModelProto":  # noqa: F821
-    """A private copy of ``model`` (a path, serialized bytes or a ModelProto)."""
+def load_model(model, *, weights: bool = True) -> "onnx.ModelProto":  # noqa: F821
+    """A private copy of ``model`` (a path, serialized bytes or a ModelProto). ``weights=False``:
+    a file's external-data weights are not read (references stay; for the graph alone)."""
     import onnx
 
     if isinstance(model, onnx.ModelProto):
@@ -48,7 +49,7 @@ def load_model(model) -> "onnx.ModelProto":  # noqa: F821
     if not os.path.isfile(path):
         raise ConfigError(path, "ONNX model file not found")
     try:
-        return onnx.load(path)
+        return onnx.load(path, load_external_data=weights)
     except Exception as exc:
         raise ConfigError(path, f"cannot read ONNX model ({type(exc).__name__}: {exc})") from exc
 
@@ -256,7 +257,7 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
     """Deterministic inputs for every model input: floats uniform in [0, 1) (like msit's
     ``np.random.random``), integers in [0, 10), bools fair coins. Input ``k`` (in graph order)
     draws from ``numpy.random.default_rng([seed, k])``. Dynamic dims need ``input_shape``."""
-    proto = load_model(model)
+    proto = load_model(model, weights=False)  # only the inputs matter
     shapes = resolve_input_shapes(proto, input_shape)
     out: Dict[str, np.ndarray] = {}
     for k, vi in enumerate(graph_inputs(proto)):

@@ -114,7 +114,7 @@ def model_ops(model) -> ModelOps:
     hit = _CACHE.get(digest)
     if hit is not None:  # same ops; the label is this model's own (a copy may have another name)
         return replace(hit, label=model_label(model))
-    proto = load_model(model)
+    proto = load_model(model, weights=False)  # the nodes alone
     graph = type(proto.graph)()
     graph.node.extend(proto.graph.node)
     normalize_node_names(graph)
