@@ -45,16 +45,13 @@ def unescape(stem: str) -> Optional[str]:
     """The name an escaped stem stands for; None when ``stem`` is not one."""
     if not _ESCAPED.fullmatch(stem):
         return None
-    body = stem[1:]
-    out = bytearray()
-    i = 0
-    while i < len(body):
-        if body[i] == "%":
-            out.append(int(body[i + 1:i + 3], 16))
-            i += 3
-        else:
-            out.append(ord(body[i]))
-            i += 1
+    # the pattern admits only [A-Za-z0-9_-] and %XX: after each "%" come two hex digits, then
+    # kept (ASCII) characters up to the next "%"
+    first, *rest = stem[1:].split("%")
+    out = bytearray(first.encode("ascii"))
+    for part in rest:
+        out.append(int(part[:2], 16))
+        out += part[2:].encode("ascii")
     try:
         return out.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
