@@ -140,3 +140,63 @@ def test_graph_outputs_keep_their_names_with_rounded_values():
 def test_keep_dtype_names_that_match_nothing_are_reported():
     _, plan = emulate_graph(models.overflow(), keep_dtype(["norm", "nrom", "OpType::Exp"]))
     assert plan.info["unknown_keep_dtype"] == ["nrom"]
+
+
+def _reshape_by_shape_model():
+    """x -> conv (a 1 MB weight) -> y; a static chain computes y's flattened shape (Shape of a
+    computed tensor of known shape -> Gather -> Mul by a constant -> Concat) for a Reshape;
+    a second static chain is a constant expression of an initializer (Transpose -> Add)."""
+    r = np.random.default_rng(3)
+    w = r.standard_normal((64, 3, 3, 3)).astype(np.float32)
+    k = r.standard_normal((3, 3)).astype(np.float32)
+    nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1]),
+             helper.make_node("Shape", ["y"], ["y_shape"], name="shape"),
+             helper.make_node("Gather", ["y_shape", "i1"], ["c"], name="take_c", axis=0),
+             helper.make_node("Mul", ["c", "hw"], ["chw"], name="times_hw"),
+             helper.make_node("Concat", ["one", "chw"], ["flat"], name="flat_shape", axis=0),
+             helper.make_node("Reshape", ["y", "flat"], ["z"], name="flatten"),
+             helper.make_node("Transpose", ["k"], ["kt"], name="kt", perm=[1, 0]),
+             helper.make_node("Add", ["kt", "kt"], ["k2"], name="k2"),
+             helper.make_node("ReduceSum", ["z"], ["s"], name="sum", keepdims=1),
+             helper.make_node("MatMul", ["s", "k2_row"], ["out"], name="mm")]
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(k, "k"),
+             numpy_helper.from_array(np.array([1], np.int64), "i1"),
+             numpy_helper.from_array(np.array([64], np.int64), "hw"),
+             numpy_helper.from_array(np.array([1], np.int64), "one"),
+             numpy_helper.from_array(np.ones((1, 3), np.float32), "k2_row")]
+    nodes.append(helper.make_node("Add", ["out", "k2"], ["final"], name="use_k2"))
+    g = helper.make_graph(nodes, "m", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info("final", TensorProto.FLOAT, None)], initializer=inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_folding_evaluates_the_static_subgraph_alone_with_the_same_values(monkeypatch):
+    """Issue 17: static tensors are computed by onnxruntime on the nodes they depend on (a
+    Shape of a computed tensor is fed zeros of that shape), not on the whole model with its
+    weights; the folded model is byte-identical to the one the whole-model evaluation gives."""
+    from pytest_ascend_accuracy.backends.emulator import rewrite
+    from pytest_ascend_accuracy.graph import static
+    from pytest_ascend_accuracy.graph.prepare import prepare_model
+
+    seen = []
+    real = static.evaluate
+
+    def spy(model, names, inputs=None, **kw):
+        seen.append(([n.op_type for n in model.graph.node], sorted(inputs or {}),
+                     sorted(t.name for t in model.graph.initializer)))
+        return real(model, names, inputs, **kw)
+
+    monkeypatch.setattr(rewrite, "evaluate", spy)
+    pruned = prepare_model(_reshape_by_shape_model()).model
+    folded = rewrite.fold_constants(pruned)
+    assert folded == ["shape", "take_c", "times_hw", "flat_shape", "kt", "k2"]
+    assert seen == [(["Shape", "Gather", "Mul", "Concat", "Transpose", "Add"], ["y"],
+                     ["hw", "i1", "k", "one"])]  # no conv, no conv weight
+    whole = prepare_model(_reshape_by_shape_model()).model
+    monkeypatch.setattr(rewrite, "_evaluate_static",
+                        lambda model, needed, st, info, folder: real(model, needed, folder=folder))
+    assert rewrite.fold_constants(whole) == folded
+    assert whole.SerializeToString() == pruned.SerializeToString()
+    x = {"x": np.ones((1, 3, 8, 8), np.float32)}
+    plan, out = emulate(_reshape_by_shape_model(), HIGH_PRECISION, x)
+    assert plan.info["folded"] == folded and "flatten" in out

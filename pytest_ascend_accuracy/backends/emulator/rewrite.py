@@ -40,7 +40,8 @@ def fold_constants(model, folder: Optional[str] = None) -> List[str]:
     from onnx import numpy_helper
 
     graph = model.graph
-    static = static_tensors(model, tensor_info(model))
+    info = tensor_info(model)
+    static = static_tensors(model, info)
     outputs = {o.name for o in graph.output}
     inits = {t.name for t in graph.initializer}
     folded = [n for n in graph.node
@@ -56,7 +57,7 @@ def fold_constants(model, folder: Optional[str] = None) -> List[str]:
         for t in n.input:
             if t in static and t not in inits:
                 needed.append(t)
-    values = evaluate(model, needed, folder=folder)
+    values = _evaluate_static(model, needed, static, info, folder)
     names = [n.name for n in folded]
     keep = [n for n in graph.node if id(n) not in folded_ids]
     del graph.node[:]
@@ -65,6 +66,64 @@ def fold_constants(model, folder: Optional[str] = None) -> List[str]:
         graph.initializer.append(numpy_helper.from_array(np.asarray(value), name))
     remove_unused_initializers(model)
     return names
+
+
+def _evaluate_static(model, needed: List[str], static: Set[str], info,
+                     folder: Optional[str]) -> Dict[str, np.ndarray]:
+    """``evaluate(model, needed)`` on the static subgraph alone: only the nodes the ``needed``
+    tensors depend on, and for a ``Shape``/``Size`` of a computed tensor of known shape that
+    tensor as a zero-filled input. The values are the same (static tensors do not depend on
+    input values) and onnxruntime never loads the model's other weights (PP-OCR det 736:
+    0.75 s -> 0.05 s). Falls back to the whole model when the subgraph cannot be built."""
+    try:
+        probe, feeds = _static_subgraph(model, needed, static, info)
+    except (KeyError, TypeError, ValueError):
+        return evaluate(model, needed, folder=folder)
+    return evaluate(probe, needed, feeds, folder=folder)
+
+
+def _static_subgraph(model, needed: List[str], static: Set[str], info):
+    """(model of the nodes ``needed`` depends on, zero feeds for its inputs)."""
+    from onnx import ValueInfoProto, helper
+
+    from ...graph.static import SHAPE_OPS
+
+    graph = model.graph
+    producer = {o: k for k, n in enumerate(graph.node) for o in n.output if o}
+    inits = {t.name: t for t in graph.initializer}
+    keep: Set[int] = set()
+    seen: Set[str] = set()
+    used_inits, feeds = [], {}
+    stack = [t for t in needed if t]
+    while stack:
+        name = stack.pop()
+        if not name or name in seen:
+            continue
+        seen.add(name)
+        if name in inits:
+            used_inits.append(inits[name])
+            continue
+        k = producer[name]  # a static tensor is an initializer or computed (else: fall back)
+        if k in keep:
+            continue
+        keep.add(k)
+        node = graph.node[k]
+        if node.op_type in SHAPE_OPS and node.input[0] not in static:
+            x = node.input[0]  # its shape is known (static_tensors checked): feed zeros
+            elem, shape = info[x]
+            if shape is None or any(d is None for d in shape):
+                raise ValueError(x)
+            feeds[x] = np.zeros(shape, helper.tensor_dtype_to_np_dtype(elem))
+            seen.add(x)
+            continue
+        stack.extend(node.input)
+    sub = helper.make_graph(
+        [graph.node[k] for k in sorted(keep)], "static",
+        [helper.make_tensor_value_info(x, info[x][0], a.shape) for x, a in feeds.items()],
+        [ValueInfoProto(name=t) for t in dict.fromkeys(needed)], used_inits)
+    probe = helper.make_model(sub, opset_imports=list(model.opset_import),
+                              ir_version=model.ir_version)
+    return probe, feeds
 
 
 def remove_unused_initializers(model) -> None:
