@@ -2,6 +2,7 @@
 
     python benchmarks/bench_big_model.py              # 2.25 GB of weights (over protobuf's 2 GB)
     python benchmarks/bench_big_model.py --gb 0.5     # the same model, scaled down: same goal
+    python benchmarks/bench_big_model.py --gb 1.5 --inline   # weights inside the .onnx (< 2 GB)
 
 A synthetic model built with ``onnx.helper``: a chain of ``MatMul`` (a ``--width`` x ``--width``
 float32 weight each) and ``Add`` (a bias), small activations ([1, width]); its weights are
@@ -34,8 +35,9 @@ HERE = Path(__file__).resolve().parent
 PHASES = ["plain", "golden", "convert", "run+dump", "compare", "check"]
 
 
-def build_model(folder: Path, gb: float, width: int) -> dict:
-    """Write ``folder/big.onnx`` + ``big.onnx.data``; returns its facts (weights streamed)."""
+def build_model(folder: Path, gb: float, width: int, inline: bool = False) -> dict:
+    """Write ``folder/big.onnx`` + ``big.onnx.data``; returns its facts (weights streamed).
+    ``inline``: then move the weights into ``big.onnx`` (protobuf: under 2 GB)."""
     import numpy as np
     import onnx
     from onnx import TensorProto, helper
@@ -72,6 +74,11 @@ def build_model(folder: Path, gb: float, width: int) -> dict:
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save_model(model, str(folder / "big.onnx"))  # weights already external: small file
+    if inline:
+        full = onnx.load(str(folder / "big.onnx"))
+        data.unlink()
+        onnx.save_model(full, str(folder / "big.onnx"))
+        del full
     return {"path": str(folder / "big.onnx"), "weights": offset, "largest_tensor": weight,
             "nodes": len(nodes), "width": width}
 
@@ -150,6 +157,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gb", type=float, default=2.25, help="weights in GiB (default 2.25: over 2 GB)")
     ap.add_argument("--width", type=int, default=4096, help="weights are width x width float32")
+    ap.add_argument("--inline", action="store_true", help="weights inside the .onnx file (--gb < 2)")
     ap.add_argument("--phases", default=",".join(PHASES))
     ap.add_argument("--workdir", help="keep the model and cache here (default: a temp dir, removed)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -170,8 +178,9 @@ def main(argv=None) -> int:
     ok = True
     try:
         t = time.perf_counter()
-        facts = build_model(root, args.gb, args.width)
-        print(f"model: {facts['nodes']} nodes, {_mb(facts['weights'])} of float32 weights in external data "
+        facts = build_model(root, args.gb, args.width, args.inline)
+        where = "inside the model file" if args.inline else "in external data"
+        print(f"model: {facts['nodes']} nodes, {_mb(facts['weights'])} of float32 weights {where} "
               f"(built in {time.perf_counter() - t:.1f} s), largest tensor {_mb(facts['largest_tensor'])}")
         results = {}
         for phase in [p for p in args.phases.split(",") if p]:

@@ -59,9 +59,10 @@ def load_model_refs(model) -> Tuple[object, Optional[str]]:
     path = os.fspath(model)
     if not os.path.isfile(path):
         raise ConfigError(path, "ONNX model file not found")
-    if not external_data_files(path):  # a missing data file is a ConfigError naming it
-        return load_model(path), None
-    proto = load_model(path, weights=False)
+    external_data_files(path)  # a missing data file is a ConfigError naming it
+    proto = load_model(path, weights=False)  # a big file's own weights: references into it
+    if not any(is_external(t) for t in _get_all_tensors(proto)):
+        return proto, None
     base = os.path.dirname(os.path.abspath(path))
     kept = set()
     for t in proto.graph.initializer:

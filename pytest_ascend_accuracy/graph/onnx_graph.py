@@ -33,7 +33,8 @@ InputShape = Optional[Mapping[str, Sequence[int]]]
 # -- loading -------------------------------------------------------------------------------
 def load_model(model, *, weights: bool = True) -> "onnx.ModelProto":  # noqa: F821
     """A private copy of ``model`` (a path, serialized bytes or a ModelProto). ``weights=False``:
-    a file's external-data weights are not read (references stay; for the graph alone)."""
+    a file's external-data weights are not read (references stay), and a big file's own big
+    weights become references into it (``wire``): the graph without its weights."""
     import onnx
 
     if isinstance(model, onnx.ModelProto):
@@ -48,10 +49,23 @@ def load_model(model, *, weights: bool = True) -> "onnx.ModelProto":  # noqa: F8
     path = os.fspath(model)
     if not os.path.isfile(path):
         raise ConfigError(path, "ONNX model file not found")
+    if not weights and os.path.getsize(path) > _wire().SCAN_ABOVE:
+        try:
+            light = _wire().model_with_weight_refs(path)
+        except Exception:  # not what it should be: onnx.load says what is wrong
+            light = None
+        if light is not None:
+            return light
     try:
         return onnx.load(path, load_external_data=weights)
     except Exception as exc:
         raise ConfigError(path, f"cannot read ONNX model ({type(exc).__name__}: {exc})") from exc
+
+
+def _wire():
+    from . import wire
+
+    return wire
 
 
 def model_digest(model) -> str:

@@ -174,3 +174,58 @@ def test_seeded_inputs_do_not_read_the_weights(tmp_path):
     path = _save_external(model, tmp_path / "m" / "block.onnx")
     (path.parent / "block.onnx.data").unlink()
     np.testing.assert_array_equal(make_inputs(path)["x"], make_inputs(model)["x"])
+
+
+@pytest.fixture
+def inline_by_reference(monkeypatch, by_reference):
+    """Every model file is scanned; weights over SMALL bytes become references into it."""
+    from pytest_ascend_accuracy.graph import wire
+
+    monkeypatch.setattr(wire, "SCAN_ABOVE", 0)
+    monkeypatch.setattr(wire, "REF_ABOVE", SMALL)
+
+
+def test_a_big_model_file_is_read_without_its_weights(tmp_path, inline_by_reference):
+    from pytest_ascend_accuracy.graph.wire import model_with_weight_refs
+
+    model = models.transformer_block()
+    model.metadata_props.add(key="k", value="v")
+    path = tmp_path / "block.onnx"
+    onnx.save_model(model, str(path))
+    light = model_with_weight_refs(path)
+    assert light.graph.node == model.graph.node and light.graph.input == model.graph.input
+    assert light.graph.output == model.graph.output and light.opset_import == model.opset_import
+    assert light.ir_version == model.ir_version and light.metadata_props == model.metadata_props
+    assert [t.name for t in light.graph.initializer] == [t.name for t in model.graph.initializer]
+    refs = [t for t in light.graph.initializer if external.is_external(t)]
+    assert len(refs) > 10 and light.ByteSize() < model.ByteSize() // 4
+    for t, original in zip(light.graph.initializer, model.graph.initializer):
+        np.testing.assert_array_equal(external.initializer_array(t, str(tmp_path)),
+                                      numpy_helper.to_array(original))
+    small = [t for t in light.graph.initializer if not external.is_external(t)]
+    assert small and all(len(t.raw_data) <= SMALL for t in small)
+
+
+def test_a_check_of_a_big_model_file_leaves_its_weights_in_it(tmp_path, inline_by_reference, sessions):
+    model = models.transformer_block()
+    x = make_inputs(model)
+    path = tmp_path / "m" / "block.onnx"
+    path.parent.mkdir()
+    onnx.save_model(model, str(path))
+    golden = golden_dump(path, x, cache=Cache(tmp_path / "c1"))
+    assert sum(n for n, _ in sessions) < _weight_bytes(model)
+    assert any(c.get(external.EXTERNAL_FOLDER_KEY) == str(path.parent) for _, c in sessions)
+    _same_dumps(golden, golden_dump(model, x, cache=Cache(tmp_path / "c2")))
+    backend = EmulatorBackend(Cache(tmp_path / "c1"))
+    converted = backend.convert(path, DEFAULT)
+    assert (converted.path.parent / (MODEL_FILE + ".data")).is_file()
+    other = EmulatorBackend(Cache(tmp_path / "c2"))
+    _same_dumps(backend.run(converted, x, dump_dir=tmp_path / "d1"),
+                other.run(other.convert(model, DEFAULT), x, dump_dir=tmp_path / "d2"))
+
+
+def test_a_broken_big_model_file_is_named(tmp_path, inline_by_reference):
+    path = tmp_path / "broken.onnx"
+    path.write_bytes(b"\x3a\xff\xff\xff\x0f not a model")  # graph field longer than the file
+    with pytest.raises(ConfigError, match="broken.onnx.*cannot read ONNX model"):
+        golden_dump(path, {}, cache=Cache(tmp_path / "c"))
