@@ -136,7 +136,14 @@ def child_check(model: str, shape: str, work: Path) -> dict:
     phases["cleanup"] = time.perf_counter() - t
     wall = sum(phases.values())
     cache.release()  # what the plugin does when the session ends (leases dropped, stamps written)
+    from pytest_ascend_accuracy.compare.parallel import LAST_RUN
+
+    # the compare's forked worker processes: each child's private memory counts on top of
+    # this process's peak (their pages shared with it do not)
+    children = LAST_RUN.get("processes", 1) - 1
     return {"wall_s": wall, "phases": phases, "passed": passed, "ops": len(actual),
+            "compare_processes": children + 1,
+            "children_private": children * LAST_RUN.get("child_private_bytes", 0),
             "written": written}
 
 
@@ -180,12 +187,15 @@ def print_model(r: dict) -> bool:
     print(f"   plain onnxruntime inference                 {plain['wall_s']:6.2f} s   peak RSS {_mb(plain['peak_rss'])}")
     for label, c in (("cold", cold), ("warm", warm)):
         parts = ", ".join(f"{k} {v:.2f}" for k, v in c["phases"].items())
+        c["memory"] = c["peak_rss"] + c["children_private"]
+        kids = (f" + {_mb(c['children_private'])} private in {c['compare_processes'] - 1} compare "
+                f"worker{'s' if c['compare_processes'] > 2 else ''}" if c["compare_processes"] > 1 else "")
         print(f"   check {label:4s} ({'passed' if c['passed'] else 'FAILED'}, {c['ops']} ops)      "
-              f"{c['wall_s']:6.2f} s   peak RSS {_mb(c['peak_rss'])}   [{parts}]")
+              f"{c['wall_s']:6.2f} s   peak RSS {_mb(c['peak_rss'])}{kids}   [{parts}]")
     goals = [("time: cold check / bare", cold["wall_s"] / bare["wall_s"], 3.0, "<="),
              ("time: warm check / cold check", warm["wall_s"] / cold["wall_s"], 0.5, "<="),
-             ("memory: cold check peak RSS / budget", cold["peak_rss"] / budget, 1.0, "<="),
-             ("memory: warm check peak RSS / budget", warm["peak_rss"] / budget, 1.0, "<=")]
+             ("memory: cold check peak (+workers) / budget", cold["memory"] / budget, 1.0, "<="),
+             ("memory: warm check peak (+workers) / budget", warm["memory"] / budget, 1.0, "<=")]
     gw, dw = cold["written"]["golden"], cold["written"]["device dump"]
     print(f"   written: bare {_mb(bare['written'][1])} in {bare['written'][0]} files; cold check: golden "
           f"{_mb(gw[1])} in {gw[0]} files (outputs, plus graph inputs and weights as op inputs), device dump {_mb(dw[1])} in {dw[0]} files")

@@ -167,8 +167,9 @@ def _configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mapping", metavar="F", help="JSON object {actual op: golden op}")
     p.add_argument("--inputs", action="store_true", help="also compare op inputs")
     p.add_argument("--no-kl", action="store_true", help="skip the KL divergence (faster)")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="tensor pairs compared in parallel threads (default 1)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes comparing tensor pairs (default: every core for a compare "
+                        "of 64 MB or more, on Linux)")
     p.add_argument("--progress", action="store_true",
                    help="always draw the progress line (default: only on a terminal)")
 
@@ -200,7 +201,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     try:
         result = compare_dumps(actual, golden, mapping=mapping, progress=progress,
                                compare_inputs=args.inputs, kl=not args.no_kl,
-                               workers=max(1, args.workers))
+                               workers=None if args.workers is None else max(1, args.workers))
     finally:
         if progress is not None:
             progress.close()

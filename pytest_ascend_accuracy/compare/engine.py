@@ -8,10 +8,8 @@ aborting the whole comparison.
 """
 from __future__ import annotations
 
-import itertools
-from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Iterator, Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 import numpy as np
 
@@ -22,6 +20,7 @@ from ..errors import DumpFormatError
 from .kernel import DEFAULT_CHUNK
 from .matching import TensorPair, match_ops
 from .metrics import compute_metrics
+from .parallel import measure_in_processes, processes_for
 from .reading import TensorReader
 from .result import NOT_COMPARED_FLAG, CompareResult, TensorCompare
 
@@ -136,31 +135,9 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
     return TensorCompare(**base, metrics=metrics, flags=tuple(flags), reason=reason)
 
 
-def _compared_rows(pairs, workers: int, **kw) -> Iterator[TensorCompare]:
-    """Rows of ``pairs`` in order; with ``workers`` > 1, computed by a thread pool (numpy and
-    BLAS release the GIL) with at most ``workers + 1`` pairs in flight, so memory stays bounded."""
-    if workers <= 1 or len(pairs) < 2:
-        for p in pairs:
-            yield compare_pair(p, **kw)
-        return
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="compare") as pool:
-        pending = deque()
-        it = iter(pairs)
-        for p in itertools.islice(it, workers + 1):
-            pending.append(pool.submit(compare_pair, p, **kw))
-        while pending:
-            row = pending.popleft().result()
-            nxt = next(it, None)
-            if nxt is not None:
-                pending.append(pool.submit(compare_pair, nxt, **kw))
-            yield row
-
-
 def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str, str]] = None,
                   progress: Optional[ProgressCallback] = None, compare_inputs: bool = False,
-                  kl: bool = True, chunk_size: int = DEFAULT_CHUNK, workers: int = 1
+                  kl: bool = True, chunk_size: int = DEFAULT_CHUNK, workers: Optional[int] = None
                   ) -> CompareResult:
     """Compare every matched tensor of ``actual`` against ``golden``.
 
@@ -168,20 +145,32 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
     ``progress``: called with a ``CompareProgress`` after each tensor pair, in order.
     ``compare_inputs``: also compare op inputs (ops matched by name or mapping).
     ``kl=False`` skips the KL divergence.
-    ``workers``: tensor pairs measured in parallel threads (results are identical; memory
-    grows to ``workers + 1`` pairs).
+    ``workers``: processes measuring tensor pairs (``compare.parallel``: forked, Linux only;
+    rows and progress order are identical to one process). None: this process's core share
+    (``core.cpu_share``) for a compare of at least ``parallel.MIN_BYTES``, else one.
     """
     plan = match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
     total = len(plan.pairs)
     bytes_total = sum(_nbytes(p.actual) + _nbytes(p.golden) for p in plan.pairs)
-    rows, bytes_done = [], 0
-    reader = TensorReader()  # one read buffer per side and thread, reused for every pair
-    for i, (p, row) in enumerate(zip(plan.pairs, _compared_rows(
-            plan.pairs, workers, chunk_size=chunk_size, kl=kl, reader=reader))):
+    rows, done = [], [0]
+    reader = TensorReader()  # one read buffer per side (and process), reused for every pair
+    pairs = plan.pairs
+
+    def measure(i: int) -> TensorCompare:
+        return compare_pair(pairs[i], chunk_size=chunk_size, kl=kl, reader=reader)
+
+    def on_row(i: int, row: TensorCompare) -> None:
         rows.append(row)
-        bytes_done += _nbytes(p.actual) + _nbytes(p.golden)
+        done[0] += _nbytes(pairs[i].actual) + _nbytes(pairs[i].golden)
         if progress is not None:
-            progress(CompareProgress(i + 1, total, p.actual_op.name, bytes_done, bytes_total))
+            progress(CompareProgress(i + 1, total, pairs[i].actual_op.name, done[0], bytes_total))
+
+    processes = processes_for(bytes_total, workers)
+    if processes > 1 and total > 1:
+        measure_in_processes(total, measure, processes, on_row)
+    else:
+        for i in range(total):
+            on_row(i, measure(i))
     npu_only = set(plan.npu_only_ops)
     seen = {sanitize(n) for n in plan.coverage.compared + plan.coverage.fused}
     for op in plan.unmatched_ops:

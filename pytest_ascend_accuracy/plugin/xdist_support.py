@@ -35,7 +35,7 @@ ORT_THREADS_ENV = "ASCEND_ACCURACY_ORT_THREADS"
 
 
 def share_cores(config) -> None:
-    """Give this process's onnxruntime sessions their share of the cores.
+    """Give this process's onnxruntime sessions and compares their share of the cores.
 
     Each xdist worker gets ``cores // workers`` intra-op threads (at least 1) with spinning off:
     by default every session starts one thread per core and spins while waiting, so N workers
@@ -44,8 +44,13 @@ def share_cores(config) -> None:
     (0 keeps onnxruntime's default)."""
     import os
 
+    from ..core.cpu_share import machine_cores, set_core_share
     from ..graph.onnx_graph import set_ort_threads
 
+    workers = get_num_workers(config)
+    share = max(1, machine_cores() // workers) if workers and workers >= 2 else None
+    if share is not None:
+        set_core_share(share)  # the compare's worker processes too (compare.parallel)
     override = os.environ.get(ORT_THREADS_ENV, "").strip()
     if override:
         try:
@@ -56,14 +61,8 @@ def share_cores(config) -> None:
             raise ConfigError(ORT_THREADS_ENV, f"expected a number of threads, got {override!r}") from None
         set_ort_threads(threads, spinning=threads == 0)
         return
-    workers = get_num_workers(config)
-    if not workers or workers < 2:
-        return
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    set_ort_threads(max(1, cores // workers), spinning=False)
+    if share is not None:
+        set_ort_threads(share, spinning=False)
 
 
 class XdistHooks:

@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from pytest_ascend_accuracy.core import cpu_share
 from pytest_ascend_accuracy.errors import ConfigError
 from pytest_ascend_accuracy.graph import onnx_graph
 from pytest_ascend_accuracy.plugin.xdist_support import interleave_models, share_cores
@@ -14,6 +15,7 @@ from pytest_ascend_accuracy.plugin.xdist_support import interleave_models, share
 def _restore_threads(monkeypatch):
     monkeypatch.delenv("ASCEND_ACCURACY_ORT_THREADS", raising=False)
     saved = dict(onnx_graph._ORT_THREADS)
+    monkeypatch.setattr(cpu_share, "_SHARE", [None])
     yield
     onnx_graph._ORT_THREADS.update(saved)
 
@@ -29,8 +31,10 @@ def test_workers_share_the_cores_without_spinning(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     share_cores(_config(2))
     assert onnx_graph._ORT_THREADS == {"intra": 4, "spinning": False}
+    assert cpu_share.core_share() == 4  # the compare's worker processes too
     share_cores(_config(16))
     assert onnx_graph._ORT_THREADS == {"intra": 1, "spinning": False}
+    assert cpu_share.core_share() == 1
 
 
 def test_a_serial_run_keeps_what_was_set():
@@ -39,12 +43,15 @@ def test_a_serial_run_keeps_what_was_set():
     assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
     share_cores(_config(1))
     assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
+    assert cpu_share.core_share() == cpu_share.machine_cores()
 
 
 def test_environment_override(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "0")
     share_cores(_config(2))
     assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
+    assert cpu_share.core_share() == 4  # the override is onnxruntime's alone
     monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "many")
     with pytest.raises(ConfigError, match="ASCEND_ACCURACY_ORT_THREADS"):
         share_cores(_config(2))

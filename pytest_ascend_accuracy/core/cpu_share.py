@@ -1,0 +1,33 @@
+"""How many cores this process may keep busy: all it is allowed to run on, or its share.
+
+Under pytest-xdist each worker gets ``cores // workers`` (``plugin.xdist_support.share_cores``
+sets it), so N workers that each parallelise their own work do not oversubscribe the machine.
+Used by onnxruntime's thread count and by the compare's worker processes.
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+_SHARE: list = [None]
+
+
+def machine_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def set_core_share(cores: Optional[int]) -> None:
+    """This process's share of the cores (None: all of ``machine_cores``)."""
+    _SHARE[0] = None if cores is None else max(1, int(cores))
+
+
+def core_share() -> int:
+    """The cores this process may keep busy."""
+    return _SHARE[0] if _SHARE[0] is not None else machine_cores()
+
+
+__all__ = ["core_share", "machine_cores", "set_core_share"]
