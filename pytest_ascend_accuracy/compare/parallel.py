@@ -87,6 +87,11 @@ def measure_in_processes(count: int, measure: Callable[[int], object], processes
 
     ctx = multiprocessing.get_context("fork")
     counter = ctx.Value("q", 0)
+    for stream in (sys.stdout, sys.stderr):  # a child flushes on exit: never text twice
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
     children = []
     try:
         for _ in range(max(0, min(processes, count) - 1)):
