@@ -47,23 +47,29 @@ def _entry(tensor):
 
 def load_model_refs(model) -> Tuple[object, Optional[str]]:
     """``(ModelProto, folder)``: a model file with external data loaded with its big main-graph
-    initializers left as references to files in ``folder``; anything else is ``load_model``'s
-    private copy with folder None."""
+    initializers left as references to files in ``folder`` (a big file's own big weights too:
+    references into the file itself, ``wire``); anything else is ``load_model``'s private copy
+    with folder None."""
     import onnx
     from onnx.external_data_helper import _get_all_tensors, load_external_data_for_tensor
 
-    from .onnx_graph import external_data_files, load_model
+    from .onnx_graph import load_model
 
     if isinstance(model, (onnx.ModelProto, bytes, bytearray)):
         return load_model(model), None
     path = os.fspath(model)
     if not os.path.isfile(path):
         raise ConfigError(path, "ONNX model file not found")
-    external_data_files(path)  # a missing data file is a ConfigError naming it
     proto = load_model(path, weights=False)  # a big file's own weights: references into it
-    if not any(is_external(t) for t in _get_all_tensors(proto)):
+    refs = [t for t in _get_all_tensors(proto) if is_external(t)]
+    if not refs:
         return proto, None
     base = os.path.dirname(os.path.abspath(path))
+    for t in refs:
+        location = _entry(t)[0]
+        if not os.path.isfile(os.path.join(base, location)):
+            raise ConfigError(path, f"external data file {location!r} of initializer {t.name!r} "
+                                    f"not found next to the model")
     kept = set()
     for t in proto.graph.initializer:
         if is_external(t) and _nbytes(t) > LOAD_BELOW:

@@ -114,9 +114,6 @@ class SegmentedModel:
         graph = model.graph
         self.wanted = list(dict.fromkeys(wanted))
         self.inits = {t.name: t for t in graph.initializer}
-        if keep_sessions is None:  # weights over one segment's budget: held one segment at a time
-            keep_sessions = sum(_init_bytes(t) for t in graph.initializer) <= weight_bytes
-        self.keep_sessions = keep_sessions  # False: a segment's session (and weights) go after it ran
         self.producer: Dict[str, int] = {}
         reads = [node_reads(n) for n in graph.node]
         last_read: Dict[str, int] = {}
@@ -135,7 +132,7 @@ class SegmentedModel:
                       if o and not _feedable(info, o, n.op_type)}
         self.segments: List[_Segment] = []
         current: List[int] = []
-        seg_bytes = seg_weights = 0
+        seg_bytes = seg_weights = held_weights = 0  # held: what all segments' sessions hold
         seg_inits: Set[str] = set()
         open_non_tensor: Set[str] = set()  # produced, not yet fully read
         for k, node in enumerate(graph.node):
@@ -152,10 +149,14 @@ class SegmentedModel:
             current.append(k)
             seg_bytes += out_bytes
             seg_weights += w
+            held_weights += w
             seg_inits |= new_inits
             open_non_tensor |= {o for o in node.output if o in non_tensor}
         if current:
             self.segments.append(_Segment(current))
+        if keep_sessions is None:  # weights over one segment's budget: held one segment at a time
+            keep_sessions = held_weights <= weight_bytes
+        self.keep_sessions = keep_sessions  # False: a segment's session (and weights) go after it ran
         self.segment_of: Dict[str, int] = {}
         for s, seg in enumerate(self.segments):
             for k in seg.nodes:

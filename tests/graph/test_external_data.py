@@ -122,6 +122,16 @@ def test_a_data_file_that_ends_early_is_named(tmp_path, by_reference):
         EmulatorBackend(Cache(tmp_path / "c")).convert(path, DEFAULT)
 
 
+def test_a_missing_data_file_is_named(tmp_path, by_reference):
+    model = models.transformer_block()
+    path = _save_external(model, tmp_path / "m" / "block.onnx")
+    (path.parent / "block.onnx.data").unlink()
+    with pytest.raises(ConfigError, match="'block.onnx.data'.* not found next to the model"):
+        external.load_model_refs(path)
+    with pytest.raises(ConfigError, match="'block.onnx.data'.* not found next to the model"):
+        golden_dump(path, make_inputs(model), cache=Cache(tmp_path / "c"))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int64, np.uint8, np.bool_, "bfloat16"])
 def test_an_external_initializer_reads_as_onnx_loads_it(tmp_path, dtype):
     rng = np.random.default_rng(3)
