@@ -129,19 +129,11 @@ def settings_from_config(config) -> Settings:
 
 def _dump_mode(option, ini) -> str:
     """The run's dump mode: the option, else the ini value (checked, closest names on a typo)."""
-    from ..backends.ascend.acl_json import DUMP_MODES
+    from ..backends.base import check_dump_mode
 
     if option:
         return option
-    value = str(ini or "output").strip()
-    if value not in DUMP_MODES:
-        import difflib
-
-        close = difflib.get_close_matches(value, DUMP_MODES, n=1)
-        raise ConfigError("ascend_accuracy_dump_mode", f"unknown dump mode {value!r}"
-                          + (f" (did you mean {close[0]!r}?)" if close else "")
-                          + f"; expected one of {', '.join(DUMP_MODES)}")
-    return value
+    return check_dump_mode(str(ini or "output").strip(), "ascend_accuracy_dump_mode")
 
 
 def _cache_size(text) -> Optional[int]:

@@ -165,7 +165,7 @@ def test_a_dump_mode_typo_names_the_closest(pytester, models_dir):
     result = pytester.runpytest()
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*ascend_accuracy_dump_mode*unknown dump mode 'outputs'*"
-                                 "did you mean 'output'*"])
+                                 "closest: 'output'*"])
 
 
 KL_TESTS = """
