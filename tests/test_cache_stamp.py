@@ -22,8 +22,13 @@ def hashed(monkeypatch):
     return calls
 
 
-def test_a_stamped_entry_is_trusted_without_hashing(tmp_path, monkeypatch, hashed):
+@pytest.fixture
+def no_margin(monkeypatch):
     monkeypatch.setattr(cache_mod, "STAMP_MARGIN_NS", 0)  # the files count as old enough now
+    monkeypatch.setattr(cache_mod, "FINE_MARGIN_NS", 0)
+
+
+def test_a_stamped_entry_is_trusted_without_hashing(tmp_path, no_margin, hashed):
     first = Cache(tmp_path)
     entry = first.get_or_build("golden", "k" * 64, _build)
     first.release()  # end of the session: the stamp is written
@@ -34,8 +39,7 @@ def test_a_stamped_entry_is_trusted_without_hashing(tmp_path, monkeypatch, hashe
     assert hashed == []  # no file read again
 
 
-def test_a_file_written_after_the_stamp_is_hashed_and_found_corrupt(tmp_path, monkeypatch, hashed):
-    monkeypatch.setattr(cache_mod, "STAMP_MARGIN_NS", 0)
+def test_a_file_written_after_the_stamp_is_hashed_and_found_corrupt(tmp_path, no_margin, hashed):
     first = Cache(tmp_path)
     entry = first.get_or_build("golden", "k" * 64, _build)
     first.release()
@@ -46,6 +50,31 @@ def test_a_file_written_after_the_stamp_is_hashed_and_found_corrupt(tmp_path, mo
     hashed.clear()
     assert Cache(tmp_path).lookup("golden", "k" * 64) is None  # corrupt: not trusted
     assert hashed  # the stamp no longer matched, so the files were hashed
+
+
+def test_fine_timestamps_need_a_tenth_of_a_second_coarse_ones_two(tmp_path, monkeypatch):
+    """A rerun right after a build (a tenth of a second later on ext4, xfs, tmpfs...) trusts
+    the stamp; on a file system with whole-second timestamps the margin stays two seconds."""
+    first = Cache(tmp_path)
+    entry = first.get_or_build("golden", "k" * 64, _build)
+    ctime = (entry / "model.om").stat().st_ctime_ns
+    if not ctime % 1_000_000_000:
+        pytest.skip("this file system keeps whole-second timestamps")
+    time.sleep(cache_mod.FINE_MARGIN_NS / 1e9 + 0.05)
+    real_fstat = cache_mod.os.fstat
+
+    def whole_seconds(fd):  # the stamp's clock as a FAT-like file system reports it
+        st = real_fstat(fd)
+        return type("St", (), {"st_ctime_ns": st.st_ctime_ns // 10**9 * 10**9})()
+
+    monkeypatch.setattr(cache_mod.os, "fstat", whole_seconds)
+    first.release()
+    assert not (entry / STAMP).exists()  # 0.15 s is not enough there
+    monkeypatch.setattr(cache_mod.os, "fstat", real_fstat)
+    second = Cache(tmp_path)
+    assert second.lookup("golden", "k" * 64) == entry
+    second.release()
+    assert (entry / STAMP).is_file()
 
 
 def test_files_younger_than_the_margin_get_no_stamp(tmp_path):

@@ -22,8 +22,10 @@ or reading its files) is never evicted. See ``core.cache_size`` for listing and 
 **Verifying without re-reading.** A process hashes an entry's files against the manifest the
 first time it uses the entry. When the session ends (``release``) it writes a stamp
 (``.verified.json``) of each file's size, mtime, ctime and inode, but only for files whose
-ctime is more than ``STAMP_MARGIN_NS`` older than the stamp itself. A later process whose files
-still stat the same trusts the hashes without reading 1 GB again. This is git's "racily clean"
+ctime is more than a margin older than the stamp itself, on the file system's own clock
+(``FINE_MARGIN_NS``, 0.1 s, where it keeps sub-second timestamps; else ``STAMP_MARGIN_NS``,
+2 s). A later process whose files still stat the same trusts the hashes without reading 1 GB
+again. This is git's "racily clean"
 rule: any write after the stamp gives the file a ctime later than the recorded one, even on
 file systems with coarse timestamps, so a changed file is hashed (and found corrupt) as before.
 """
@@ -45,8 +47,11 @@ from .cache_size import LEASE, MANIFEST, prune
 
 _LOCKS = ".locks"
 STAMP = ".verified.json"
-#: a file's ctime must be this much older than the stamp for the stamp to vouch for it
+#: a file's ctime must be this much older than the stamp for the stamp to vouch for it, on a
+#: file system with whole-second timestamps (FAT keeps two seconds) ...
 STAMP_MARGIN_NS = 2_000_000_000
+#: ... and on one with sub-second timestamps (set from the kernel's coarse clock: a few ms)
+FINE_MARGIN_NS = 100_000_000
 
 
 def make_key(**parts) -> str:
@@ -291,22 +296,29 @@ def _stamp_vouches(path: Path, files: Dict) -> bool:
 
 def _write_stamp(path: Path) -> None:
     """Record the stat of an entry this process verified, when every file is old enough that a
-    later write could not keep its ctime (best effort: a read-only cache just hashes again)."""
+    later write could not keep its ctime (best effort: a read-only cache just hashes again).
+
+    "Old enough" is measured on the file system's own clock: the stamp's temporary file is
+    created first and its ctime is "now" (no skew with a network file system's server). A file
+    system that keeps sub-second timestamps needs ``FINE_MARGIN_NS`` (its ticks are the
+    kernel's coarse clock, milliseconds); one that keeps whole seconds (FAT: two) needs
+    ``STAMP_MARGIN_NS``."""
     try:
         with open(path / MANIFEST, encoding="utf-8") as f:
             files = json.load(f)["files"]
-        now = time.time_ns()
-        recorded = {}
-        for rel in files:
-            key = _stat_key(path / rel)
-            if key[2] > now - STAMP_MARGIN_NS:
-                return  # too recent to vouch for: the next process hashes and stamps it
-            recorded[rel] = key
         for stale in dead_writer_leftovers(path, f"{STAMP}.", ".part"):  # killed stampers
             stale.unlink()
         tmp = path / f"{STAMP}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part"
         try:
             with open(tmp, "w", encoding="utf-8") as f:
+                now = os.fstat(f.fileno()).st_ctime_ns  # the file system's clock
+                margin = FINE_MARGIN_NS if now % 1_000_000_000 else STAMP_MARGIN_NS
+                recorded = {}
+                for rel in files:
+                    key = _stat_key(path / rel)
+                    if key[2] > now - margin:
+                        return  # too recent to vouch for: the next process hashes and stamps it
+                    recorded[rel] = key
                 json.dump({"files": recorded, "stamped_ns": now}, f)
             os.replace(tmp, path / STAMP)
         finally:
