@@ -11,6 +11,9 @@
   instead, in a temporary folder outside the source tree (``PYTHONPYCACHEPREFIX``), removed at
   the end. Nothing changes where the variable is not set.
 * Under ``-n 2`` a pytester run does not inherit this worker's xdist environment variables.
+* Temporary files the code under test keeps on purpose (the log directory of a failed ATC run,
+  named in its message) go to a directory of pytest's own base temp (``tempfile.tempdir`` and
+  ``TMPDIR`` for child processes), which pytest prunes, not to the machine's /tmp.
 """
 import os
 import shutil
@@ -27,6 +30,20 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCAC
     _OWNED_PREFIX = tempfile.mkdtemp(prefix="ascend-accuracy-suite-pyc-")
     os.environ["PYTHONPYCACHEPREFIX"] = _OWNED_PREFIX
     del os.environ["PYTHONDONTWRITEBYTECODE"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temp_files_stay_in_pytests_base_temp(tmp_path_factory):
+    where = str(tmp_path_factory.mktemp("tmpdir"))
+    saved = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir = where
+    os.environ["TMPDIR"] = where
+    yield
+    tempfile.tempdir = saved[0]
+    if saved[1] is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = saved[1]
 
 
 @pytest.fixture(autouse=True)

@@ -31,8 +31,10 @@ def no_margin(monkeypatch):
 def test_a_stamped_entry_is_trusted_without_hashing(tmp_path, no_margin, hashed):
     first = Cache(tmp_path)
     entry = first.get_or_build("golden", "k" * 64, _build)
+    used = entry.stat().st_mtime_ns  # the entry's last use, which orders eviction
     first.release()  # end of the session: the stamp is written
     assert (entry / STAMP).is_file()
+    assert entry.stat().st_mtime_ns == used  # writing the stamp is not a use
     hashed.clear()
     later = Cache(tmp_path)
     assert later.lookup("golden", "k" * 64) == entry

@@ -73,7 +73,13 @@ class Backend(Protocol):
         """Run once on ``inputs``; with ``dump`` return every operator's dump as a DumpSet.
         Without ``dump`` the DumpSet holds only the model outputs (as ops named after them).
         ``dump_mode`` (one of ``DUMP_MODES``) overrides the backend's own setting for this run
-        (None: the backend's); an unknown one is a ``ConfigError``."""
+        (None: the backend's); an unknown one is a ``ConfigError``. Without ``dump_dir`` the
+        dump goes to a temporary directory the backend owns and deletes on ``close()`` (or
+        when it is collected, or at exit)."""
+        ...
+
+    def close(self) -> None:
+        """Release the device and delete the dump directories the backend made itself."""
         ...
 
     def outputs(self, converted: ConvertedModel, inputs: Inputs) -> Dict[str, np.ndarray]:

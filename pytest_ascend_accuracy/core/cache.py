@@ -306,6 +306,7 @@ def _write_stamp(path: Path) -> None:
     try:
         with open(path / MANIFEST, encoding="utf-8") as f:
             files = json.load(f)["files"]
+        used = path.stat()  # the directory's mtime orders eviction: a stamp is not a use
         for stale in dead_writer_leftovers(path, f"{STAMP}.", ".part"):  # killed stampers
             stale.unlink()
         tmp = path / f"{STAMP}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part"
@@ -324,6 +325,7 @@ def _write_stamp(path: Path) -> None:
         finally:
             if tmp.exists():
                 tmp.unlink()
+            os.utime(path, ns=(used.st_atime_ns, used.st_mtime_ns))
     except (OSError, ValueError, KeyError, TypeError):
         return
 

@@ -60,6 +60,25 @@ class EmulatorBackend:
         self.overflow = check_overflow(overflow)
         self.threads = threads
         self._states: Dict[str, _RunState] = {}
+        self._runs_root: Optional[Path] = None  # dumps of runs given no dump_dir
+        self._runs_cleanup = None
+
+    def close(self) -> None:
+        """Delete the dump directories of runs that were given no ``dump_dir`` (as the Ascend
+        backend does); also done when the backend is collected or the interpreter exits."""
+        cleanup, self._runs_cleanup, self._runs_root = self._runs_cleanup, None, None
+        if cleanup is not None:
+            cleanup()
+
+    def _own_dump_dir(self) -> Path:
+        """A fresh directory for one run's dump, inside this backend's own temporary root."""
+        if self._runs_root is None:
+            import shutil
+            import weakref
+
+            self._runs_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-emulator-"))
+            self._runs_cleanup = weakref.finalize(self, shutil.rmtree, str(self._runs_root), True)
+        return Path(tempfile.mkdtemp(prefix="run-", dir=self._runs_root))
 
     def describe(self) -> str:
         extra = f", {len(self.faults)} fault(s) injected" if self.faults else ""
@@ -176,7 +195,7 @@ class EmulatorBackend:
         inits = state.inits
         last_use = _last_use(plan)
         keep = set(plan.model_outputs)
-        root = Path(dump_dir) if dump_dir is not None else Path(tempfile.mkdtemp(prefix="ascend-accuracy-emulator-"))
+        root = Path(dump_dir) if dump_dir is not None else self._own_dump_dir()
         leaf = _fresh_leaf(root, converted.model_name)
         base_ts = int(time.time() * 1e6)
         with AscendDumpWriter(leaf, private=True) as writer:  # made by mkdir for this run alone
