@@ -6,7 +6,10 @@
 Needs the ``ocr`` extra (``rapidocr-onnxruntime``: the models ship inside it; it is not imported,
 its files are found by path). Every figure comes from a fresh process, so peak RSS (VmHWM, see
 ``rss.py``) is that step's alone, and every ratio is between steps of the same run (the same
-machine load on both sides). Per model:
+machine load on both sides): ``--rounds`` rounds (default 3) of the four steps below, dirty
+pages written back before each step (off the clock), the median round's figures kept. A big
+compare forks worker processes (``compare.parallel``): their private memory is added to the
+check's peak RSS. Per model:
 
 * ``bare``    -- onnxruntime (optimisations off, every node output marked as a graph output)
                  run once, each intermediate written with ``np.save``: the time baseline;
@@ -16,8 +19,8 @@ machine load on both sides). Per model:
                  report: no KL, as the plugin) + removing the passing dump; ``warm`` --
                  the same check again (golden, conversion cached).
 
-Imports (onnx, onnxruntime) happen before the clock starts on both sides: a pytest session pays
-them once, not per check. Goals printed with each ratio: check <= 3 x bare, warm <= 0.5 x cold, peak RSS <= max(300 MB +
+Imports (onnx, onnxruntime, and on the check's side this package's library modules) happen
+before the clock starts: a pytest session pays them once, not per check. Goals printed with each ratio: check <= 3 x bare, warm <= 0.5 x cold, peak RSS <= max(300 MB +
 3 x the largest tensor, 1.25 x plain). Then 8 checks (det and cls x 4 modes, a YAML suite) run
 by pytest serially and with ``-n 2``: wall time, CPU time of the whole run, and the same -n 2 run
 with onnxruntime's default threading (``ASCEND_ACCURACY_ORT_THREADS=0``) to show where the CPU
@@ -102,9 +105,26 @@ def child_plain(model: str, shape: str, work: Path) -> dict:
     return {"wall_s": time.perf_counter() - t0}
 
 
+def _import_library() -> None:
+    """Import the package's library layers (and filelock) before the clock, as onnx and
+    onnxruntime are on both sides: a pytest session imports them once, not per check."""
+    import importlib
+    import pkgutil
+
+    import filelock  # noqa: F401
+    import pytest_ascend_accuracy
+
+    top = ("plugin", "cli", "testing")
+    for info in pkgutil.walk_packages(pytest_ascend_accuracy.__path__, "pytest_ascend_accuracy."):
+        if info.name.split(".")[1] not in top:
+            importlib.import_module(info.name)
+
+
 def child_check(model: str, shape: str, work: Path) -> dict:
     import onnx  # noqa: F401  (imported before the clock starts, as in the bare run)
     import onnxruntime  # noqa: F401
+
+    _import_library()
 
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
     from pytest_ascend_accuracy.core.cache import Cache
@@ -163,15 +183,37 @@ def run_child(kind: str, model: Path, shape: str, work: Path) -> dict:
                      ["--child", kind, "--model", model, "--shape", shape, "--workdir", work])
 
 
-def bench_model(short: str, model: Path, shape: str, root: Path) -> dict:
-    work = root / short
-    work.mkdir(parents=True, exist_ok=True)
-    bare = run_child("bare", model, shape, work)
-    shutil.rmtree(work / "bare", ignore_errors=True)
-    plain = run_child("plain", model, shape, work)
-    cold = run_child("check", model, shape, work)
-    warm = run_child("check", model, shape, work)
-    return {"model": short, "shape": shape, "bare": bare, "plain": plain, "cold": cold, "warm": warm}
+def _settle() -> None:
+    """Write back dirty pages before a step (off the clock): the previous step's writes would
+    otherwise be flushed on the next step's clock, whichever side that is."""
+    if hasattr(os, "sync"):
+        os.sync()
+
+
+def _median(runs: list) -> dict:
+    """The run of median wall time (its phases kept), with the largest peak RSS of all runs."""
+    pick = dict(sorted(runs, key=lambda r: r["wall_s"])[len(runs) // 2])
+    pick["walls"] = [r["wall_s"] for r in runs]
+    for key in ("peak_rss", "children_private"):
+        if key in pick:
+            pick[key] = max(r[key] for r in runs)
+    return pick
+
+
+def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3) -> dict:
+    """``rounds`` rounds of bare, plain, cold check, warm check (each in a fresh process, on a
+    fresh cache each round); every figure is the median round's, peaks the largest."""
+    kinds = {"bare": [], "plain": [], "cold": [], "warm": []}
+    for k in range(rounds):
+        work = root / f"{short}-{k}"
+        work.mkdir(parents=True, exist_ok=True)
+        for kind, child in (("bare", "bare"), ("plain", "plain"), ("cold", "check"), ("warm", "check")):
+            _settle()
+            kinds[kind].append(run_child(child, model, shape, work))
+            shutil.rmtree(work / "bare", ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+    return {"model": short, "shape": shape, "rounds": rounds,
+            **{kind: _median(runs) for kind, runs in kinds.items()}}
 
 
 def _mb(b) -> str:
@@ -182,7 +224,10 @@ def print_model(r: dict) -> bool:
     bare, plain, cold, warm = r["bare"], r["plain"], r["cold"], r["warm"]
     largest = bare["largest_tensor"]
     budget = max(300e6 + 3 * largest, 1.25 * plain["peak_rss"])
-    print(f"\n== {r['model']} ({r['shape']}): {bare['tensors']} tensors, largest {_mb(largest)}")
+    print(f"\n== {r['model']} ({r['shape']}): {bare['tensors']} tensors, largest {_mb(largest)}; "
+          f"median of {r['rounds']} rounds (walls: " + "; ".join(
+              f"{k} " + " ".join(f"{w:.2f}" for w in r[k]["walls"]) for k in ("bare", "cold", "warm"))
+          + ")")
     print(f"   bare onnxruntime + np.save of every tensor  {bare['wall_s']:6.2f} s   peak RSS {_mb(bare['peak_rss'])}")
     print(f"   plain onnxruntime inference                 {plain['wall_s']:6.2f} s   peak RSS {_mb(plain['peak_rss'])}")
     for label, c in (("cold", cold), ("warm", warm)):
@@ -217,6 +262,9 @@ models:
   - name: det
     model: {det}
     input_shape: {{x: [1, 3, {size}, {size}]}}
+    # on random inputs the probability map's values are float16 subnormals, flushed to zero
+    # under fusion_off: cosine NaN, which fails any threshold (a real finding, not a cost)
+    ignore: [p2o.Sigmoid.0]
   - name: cls
     model: {cls}
     input_shape: {{x: [1, 3, 48, 192]}}
@@ -290,6 +338,8 @@ def main(argv=None) -> int:
     ap.add_argument("--det-size", type=int, default=736)
     ap.add_argument("--xdist-det-size", type=int, default=736, help="det size in the 8-check suite")
     ap.add_argument("--repeat", type=int, default=1, help="pytest runs per kind (best is kept)")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of bare/plain/cold/warm per model "
+                                                           "(median kept)")
     ap.add_argument("--skip-xdist", action="store_true")
     ap.add_argument("--which", default="det,cls")
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -312,7 +362,7 @@ def main(argv=None) -> int:
     try:
         for short in [w for w in args.which.split(",") if w]:
             shape = MODELS[short][1].format(size=args.det_size)
-            ok &= print_model(bench_model(short, ocr_model(short), shape, root))
+            ok &= print_model(bench_model(short, ocr_model(short), shape, root, args.rounds))
         if not args.skip_xdist:
             ok &= bench_xdist(root, args.xdist_det_size, args.repeat)
     finally:
