@@ -114,14 +114,16 @@ def _reference_to_device(a, fmt, c0):
     return np.ascontiguousarray(dev).reshape(c1 * h * w, n1, 16, c0)
 
 
-@pytest.mark.parametrize("fmt", ["NC1HWC0", "FRACTAL_Z"])
+_SHAPES_4D = [(1, 16, 3, 5), (2, 40, 4, 3), (1, 8, 2, 2), (17, 33, 1, 3), (3, 1, 2, 2),
+              (1, 64, 7, 7), (2, 0, 3, 3), (0, 5, 2, 2), (1, 3, 0, 4)]
+#: FRACTAL_Z takes 4-D weights only; NC1HWC0 also takes 1-D and 2-D tensors (as N C 1 1)
+_CASES = ([("NC1HWC0", s) for s in _SHAPES_4D + [(5,), (2, 20)]]
+          + [("FRACTAL_Z", s) for s in _SHAPES_4D])
+
+
 @pytest.mark.parametrize("dtype", ["float16", "float32", "int8", "uint8", "int32"])
-@pytest.mark.parametrize("shape", [(1, 16, 3, 5), (2, 40, 4, 3), (1, 8, 2, 2), (17, 33, 1, 3),
-                                   (3, 1, 2, 2), (1, 64, 7, 7), (2, 0, 3, 3), (0, 5, 2, 2),
-                                   (1, 3, 0, 4), (5,), (2, 20)])
+@pytest.mark.parametrize("fmt, shape", _CASES)
 def test_one_copy_layout_is_byte_identical_to_pad_and_transpose(fmt, dtype, shape):
-    if fmt == "FRACTAL_Z" and len(shape) != 4:
-        pytest.skip("FRACTAL_Z takes 4-D weights only")
     a = (np.arange(int(np.prod(shape))) % 251 - 120).astype(dtype).reshape(shape)
     c0 = df.default_c0(a.dtype)
     want = _reference_to_device(a, fmt, c0)
