@@ -151,3 +151,21 @@ def test_vouched_digests_are_used_and_unvouched_files_hashed(tmp_path, monkeypat
     for rel, (size, digest) in files.items():
         assert (entry / rel).stat().st_size == size and file_digest(entry / rel, HASH) == digest
     assert Cache(tmp_path).lookup("om", "k" * 64) == entry  # a fresh process verifies it
+
+
+def test_wait_false_gives_none_while_another_process_builds(tmp_path):
+    """A worker that would wait for another's build can do other work first (YAML checks
+    convert and run meanwhile); once the lock is free it builds as usual."""
+    from filelock import FileLock
+
+    cache = Cache(tmp_path)
+    built = []
+    held = FileLock(str(cache.lock_path("golden", "k" * 64)))  # another process's lock
+    with held.acquire(timeout=1):
+        assert cache.get_or_build("golden", "k" * 64, built.append, wait=False) is None
+    assert built == []
+    entry = cache.get_or_build("golden", "k" * 64, lambda tmp: (tmp / "f").write_text("x"),
+                               wait=False)
+    assert entry is not None and (entry / "f").read_text() == "x"
+    assert cache.get_or_build("golden", "k" * 64, built.append, wait=False) == entry  # cached
+    assert built == []

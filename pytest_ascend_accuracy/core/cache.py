@@ -155,10 +155,11 @@ class Cache:
             return path
         return None
 
-    def get_or_build(self, namespace: str, key: str, build: Callable[[Path], Optional[Vouched]]
-                     ) -> Path:
+    def get_or_build(self, namespace: str, key: str, build: Callable[[Path], Optional[Vouched]],
+                     *, wait: bool = True) -> Optional[Path]:
         """Return the entry for ``key``, building it with ``build(tmpdir)`` if needed (which may
-        return the ``Vouched`` digests of what it wrote)."""
+        return the ``Vouched`` digests of what it wrote). ``wait=False``: None instead of
+        waiting while another process holds the key's lock (is building it)."""
         final = self.entry_path(namespace, key)
         self._lease(namespace, key)  # before looking: a concurrent prune then keeps it
         if self._intact(final):
@@ -175,6 +176,12 @@ class Cache:
         from filelock import FileLock, Timeout
 
         lock = FileLock(str(self.lock_path(namespace, key)))
+        if not wait:
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:
+                return None  # another process is building it
+            lock.release()  # free now: build (or find) it below, under the lock as always
         try:
             with lock.acquire(timeout=self.lock_timeout):
                 if self._intact(final):  # another process built it while we waited

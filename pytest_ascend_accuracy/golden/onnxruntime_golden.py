@@ -51,8 +51,10 @@ def golden_key(model, inputs: Mapping[str, np.ndarray], input_shape=None) -> str
                     input_shape={k: list(v) for k, v in (shapes or {}).items()})
 
 
-def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_shape=None) -> DumpSet:
-    """The golden DumpSet of ``model`` on ``inputs`` (built once, then read from the cache)."""
+def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_shape=None,
+                wait: bool = True) -> Optional[DumpSet]:
+    """The golden DumpSet of ``model`` on ``inputs`` (built once, then read from the cache).
+    ``wait=False``: None while another process is building it (instead of waiting)."""
     arrays = {k: np.asarray(v) for k, v in inputs.items()}
     key = golden_key(model, arrays, input_shape)
     vouched = Vouched()
@@ -61,7 +63,9 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
         run_golden(model, arrays, tmp, input_shape=input_shape, vouched=vouched)
         return vouched
 
-    entry = cache.get_or_build("golden", key, build)
+    entry = cache.get_or_build("golden", key, build, wait=wait)
+    if entry is None:
+        return None
     dump = read_entry_dump(entry)
     try:
         info = json.loads((entry / INFO_FILE).read_text(encoding="utf-8"))

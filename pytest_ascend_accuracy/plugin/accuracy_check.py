@@ -133,13 +133,14 @@ def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:
     raise ConfigError(where, f"{what} {os.fspath(path)!r} not found (looked for {tried})")
 
 
-def fresh_golden(state: AccuracyState, model, inputs, input_shape=None):
+def fresh_golden(state: AccuracyState, model, inputs, input_shape=None, *, wait: bool = True):
     """The golden dump from onnxruntime fp32 (content-addressed in the shared cache), its op
-    names spelled as the model spells them (golden file names hold sanitized names)."""
+    names spelled as the model spells them (golden file names hold sanitized names).
+    ``wait=False``: None while another worker is building it."""
     from ..golden.onnxruntime_golden import golden_dump
 
-    return real_names(golden_dump(model, inputs, cache=state.cache, input_shape=input_shape),
-                      model)
+    dump = golden_dump(model, inputs, cache=state.cache, input_shape=input_shape, wait=wait)
+    return None if dump is None else real_names(dump, model)
 
 
 def real_names(dump, model):

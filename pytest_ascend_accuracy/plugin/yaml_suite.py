@@ -316,6 +316,12 @@ class AccuracyYamlItem(pytest.Item):
         from .check_flow import checked, suite_spec_and_inputs
 
         spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
+        # the golden first, unless another xdist worker is building it: then this one
+        # converts and runs meanwhile instead of waiting for it (the checks of one model's
+        # modes would otherwise queue behind the first one's golden)
+        early = None
+        if case.golden is None and case.aipp is None:
+            early = ac.fresh_golden(state, case.model, inputs, case.input_shape, wait=False)
         handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
                                dump_root=self._dump_root, where=self.nodeid, aipp=case.aipp)
         golden_inputs = inputs
@@ -324,7 +330,7 @@ class AccuracyYamlItem(pytest.Item):
 
             golden_inputs = yaml_golden_inputs(case, inputs, f"{self.nodeid}: reference")
         actual = handle.run(inputs)
-        golden, status = self._golden(state, golden_inputs)
+        golden, status = (early, None) if early is not None else self._golden(state, golden_inputs)
         if status == golden_files.USED:  # --accuracy-regen rewrites it if this test fails
             from .fixtures import CONTEXT_KEY, TestContext
 
