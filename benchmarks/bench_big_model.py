@@ -165,14 +165,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.child:
         sys.path.insert(0, str(HERE))
-        from rss import peak_rss_bytes
+        from rss import report_phase
 
-        t0 = time.process_time()
-        result = child(args.child, args.model, args.width, Path(args.workdir))
-        result["peak_rss"] = peak_rss_bytes()
-        result["cpu_s"] = time.process_time() - t0
-        print(json.dumps(result))
-        return 0
+        return report_phase(lambda: child(args.child, args.model, args.width, Path(args.workdir)))
     root = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-big-"))
     root.mkdir(parents=True, exist_ok=True)
     ok = True

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import resource
 import shutil
@@ -349,14 +348,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.child:
         sys.path.insert(0, str(HERE))
-        from rss import peak_rss_bytes
+        from rss import report_phase
 
-        t0 = time.process_time()
-        result = CHILDREN[args.child](args.model, args.shape, Path(args.workdir))
-        result["peak_rss"] = peak_rss_bytes()
-        result["cpu_s"] = time.process_time() - t0
-        print(json.dumps(result))
-        return 0
+        return report_phase(lambda: CHILDREN[args.child](args.model, args.shape, Path(args.workdir)))
     root = Path(tempfile.mkdtemp(prefix="bench-check-"))
     ok = True
     try:

@@ -3,6 +3,7 @@ in a fresh process (run the scripts as scripts: this folder is then on ``sys.pat
 import json
 import subprocess
 import sys
+import time
 
 
 def peak_rss_bytes() -> int:
@@ -29,3 +30,14 @@ def run_phase(script: str, args: list) -> dict:
     if proc.returncode != 0:
         raise SystemExit(f"benchmark phase {args[:2]} failed:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def report_phase(phase) -> int:
+    """In a phase's process: run ``phase()`` (a dict of figures), add its peak RSS and CPU
+    seconds, and print it as the JSON line ``run_phase`` reads."""
+    t0 = time.process_time()
+    result = phase()
+    result["peak_rss"] = peak_rss_bytes()
+    result["cpu_s"] = time.process_time() - t0
+    print(json.dumps(result))
+    return 0

@@ -65,12 +65,18 @@ def _private_bytes() -> int:
     return total
 
 
+def _take(counter) -> int:
+    """The next pair index (shared by every process of one compare)."""
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+    return index
+
+
 def _child(measure, count: int, counter, conn) -> None:
     try:
         while True:
-            with counter.get_lock():
-                index = counter.value
-                counter.value += 1
+            index = _take(counter)
             if index >= count:
                 break
             conn.send((index, measure(index)))
@@ -144,9 +150,7 @@ def _gather(count, measure, counter, children, on_row) -> None:
             next_out += 1
 
     while True:
-        with counter.get_lock():
-            index = counter.value
-            counter.value += 1
+        index = _take(counter)
         if index >= count:
             break
         rows[index] = measure(index)
