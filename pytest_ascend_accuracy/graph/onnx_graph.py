@@ -319,7 +319,7 @@ def mark_all_outputs(model) -> List[str]:
 
 
 #: process-wide onnxruntime thread settings (``set_ort_threads``): 0 = onnxruntime's default
-_ORT_THREADS = {"intra": 0, "spinning": True, "set": False}
+_ORT_THREADS = {"intra": 0, "spinning": True}
 
 
 def set_ort_threads(intra: int = 0, *, spinning: bool = True) -> None:
@@ -328,19 +328,6 @@ def set_ort_threads(intra: int = 0, *, spinning: bool = True) -> None:
     per core (and spinning while they wait) oversubscribe the machine."""
     _ORT_THREADS["intra"] = max(0, int(intra))
     _ORT_THREADS["spinning"] = bool(spinning)
-    _ORT_THREADS["set"] = True
-
-
-def threads_beside_a_writer() -> int:
-    """Intra-op threads for sessions that compute while their caller writes tensors on another
-    core (``graph.stream``): what ``set_ort_threads`` set, else this process's share of the
-    cores less the writer's one, at least 1 (on 2 cores one thread: a det 736 emulated run
-    0.85 s against 1.0 s with onnxruntime's default two)."""
-    if _ORT_THREADS["set"]:
-        return _ORT_THREADS["intra"]
-    from ..core.cpu_share import core_share
-
-    return max(1, core_share() - 1)
 
 
 def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = True,

@@ -103,17 +103,14 @@ class SegmentedModel:
 
     def __init__(self, model, wanted: Iterable[str], *, segment_bytes: Optional[int] = None,
                  weight_bytes: Optional[int] = None, threads: int = 0,
-                 keep_sessions: Optional[bool] = None, folder: Optional[str] = None,
-                 beside_a_writer: bool = True):
-        from .onnx_graph import tensor_info, threads_beside_a_writer
+                 keep_sessions: Optional[bool] = None, folder: Optional[str] = None):
+        from .onnx_graph import tensor_info
 
         segment_bytes = SEGMENT_BYTES if segment_bytes is None else segment_bytes
         weight_bytes = WEIGHT_BYTES if weight_bytes is None else weight_bytes
         self.model = model
         self.folder = folder  # where external-data weights are read from (None: none)
-        # ``beside_a_writer``: the caller writes each segment's tensors while the next one runs,
-        # so the sessions leave it a core (``threads_beside_a_writer``); else onnxruntime's own
-        self.threads = threads or (threads_beside_a_writer() if beside_a_writer else 0)
+        self.threads = threads
         graph = model.graph
         self.wanted = list(dict.fromkeys(wanted))
         self.inits = {t.name: t for t in graph.initializer}

@@ -160,20 +160,3 @@ def test_segment_sessions_never_spin_wait():
     for sess in sessions:
         entries = sess.get_session_options().get_session_config_entry
         assert entries("session.intra_op.allow_spinning") == "0"
-
-
-def test_segments_leave_the_writer_a_core(monkeypatch):
-    """The caller writes tensors while a segment computes: unless threads were set for the
-    process, segment sessions take this process's core share less one (at least one)."""
-    from pytest_ascend_accuracy.core import cpu_share
-    from pytest_ascend_accuracy.graph import onnx_graph
-
-    monkeypatch.setattr(onnx_graph, "_ORT_THREADS", {"intra": 0, "spinning": True, "set": False})
-    monkeypatch.setattr(cpu_share, "_SHARE", [4])
-    model = _chain(n=4, width=16)
-    assert stream.SegmentedModel(model, ["t3"]).threads == 3
-    assert stream.SegmentedModel(model, ["t3"], beside_a_writer=False).threads == 0  # its own
-    cpu_share.set_core_share(1)
-    assert stream.SegmentedModel(model, ["t3"]).threads == 1
-    onnx_graph.set_ort_threads(2, spinning=False)  # set for the process (xdist share, env)
-    assert stream.SegmentedModel(model, ["t3"]).threads == 2

@@ -20,10 +20,6 @@ def _restore_threads(monkeypatch):
     onnx_graph._ORT_THREADS.update(saved)
 
 
-def _threads():
-    return {k: onnx_graph._ORT_THREADS[k] for k in ("intra", "spinning")}
-
-
 def _config(workers=None):
     if workers is None:
         return SimpleNamespace()
@@ -34,19 +30,19 @@ def _config(workers=None):
 def test_workers_share_the_cores_without_spinning(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     share_cores(_config(2))
-    assert _threads() == {"intra": 4, "spinning": False}
+    assert onnx_graph._ORT_THREADS == {"intra": 4, "spinning": False}
     assert cpu_share.core_share() == 4  # the compare's worker processes too
     share_cores(_config(16))
-    assert _threads() == {"intra": 1, "spinning": False}
+    assert onnx_graph._ORT_THREADS == {"intra": 1, "spinning": False}
     assert cpu_share.core_share() == 1
 
 
 def test_a_serial_run_keeps_what_was_set():
     onnx_graph.set_ort_threads(0, spinning=True)
     share_cores(_config())
-    assert _threads() == {"intra": 0, "spinning": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
     share_cores(_config(1))
-    assert _threads() == {"intra": 0, "spinning": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
     assert cpu_share.core_share() == cpu_share.machine_cores()
 
 
@@ -54,7 +50,7 @@ def test_environment_override(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "0")
     share_cores(_config(2))
-    assert _threads() == {"intra": 0, "spinning": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
     assert cpu_share.core_share() == 4  # the override is onnxruntime's alone
     monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "many")
     with pytest.raises(ConfigError, match="ASCEND_ACCURACY_ORT_THREADS"):

@@ -163,7 +163,7 @@ class EmulatorBackend:
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         names = list(state.plan.model_outputs)
         try:
-            streamed = state.segmented(names, dumping=False).run(feeds)
+            streamed = state.segmented(names).run(feeds)
             streamed.ensure(names)
         except Exception as exc:
             raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
@@ -264,15 +264,13 @@ class _RunState:
     folder: Optional[str] = None  # external-data weights are read from here (graph.external)
     _segmented: Dict[tuple, object] = field(default_factory=dict)
 
-    def segmented(self, wanted, *, dumping: bool = True):
-        """The model cut for fetching ``wanted``; ``dumping``: this thread writes the tensors
-        while onnxruntime computes (its sessions then leave it a core)."""
+    def segmented(self, wanted):
         from ...graph.stream import SegmentedModel
 
-        key = (tuple(wanted), dumping)
+        key = tuple(wanted)
         if key not in self._segmented:
-            self._segmented[key] = SegmentedModel(self.model, key[0], threads=self.threads,
-                                                  folder=self.folder, beside_a_writer=dumping)
+            self._segmented[key] = SegmentedModel(self.model, key, threads=self.threads,
+                                                  folder=self.folder)
         return self._segmented[key]
 
     @staticmethod
