@@ -62,3 +62,21 @@ def models_dir(pytester):
     for name in ("passing_mlp", "overflow"):
         onnx.save(getattr(tiny_models, name)(), str(directory / f"{name}.onnx"))
     return directory
+
+
+#: the overflow model's ``norm`` op renamed as exported models name ops (dots, slashes, colons)
+NAME = "enc/blk.0:norm"
+
+
+@pytest.fixture
+def block_model(pytester):
+    """``models/block.onnx``: the overflow model with its ``norm`` op named ``NAME``."""
+    import onnx
+
+    model = tiny_models.overflow()
+    for node in model.graph.node:
+        if node.name == "norm":
+            node.name = NAME
+    directory = pytester.mkdir("models")
+    onnx.save(model, str(directory / "block.onnx"))
+    return directory / "block.onnx"

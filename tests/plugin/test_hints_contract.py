@@ -8,12 +8,8 @@ import html
 import re
 import xml.etree.ElementTree as ET
 
-import pytest
-
+from conftest import NAME  # the block_model fixture's op name: dots, a slash and a colon
 from pytest_ascend_accuracy.testing import models as tiny_models
-
-#: a real-world-looking node name: dots, a slash and a colon (sanitized: enc_blk_0:norm)
-NAME = "enc/blk.0:norm"
 
 FAILING = '''
 from pytest_ascend_accuracy import accuracy
@@ -46,19 +42,6 @@ models:
     threshold: 0.95
     modes: [{yaml}]
 '''
-
-
-@pytest.fixture
-def block_model(pytester):
-    import onnx
-
-    model = tiny_models.overflow()
-    for node in model.graph.node:
-        if node.name == "norm":
-            node.name = NAME
-    directory = pytester.mkdir("models")
-    onnx.save(model, str(directory / "block.onnx"))
-    return directory / "block.onnx"
 
 
 def parse_hint(text: str):

@@ -6,8 +6,6 @@ from pytest_ascend_accuracy.core.modes import FUSION_OFF, Mode, keep_dtype
 from pytest_ascend_accuracy.errors import ConfigError
 from pytest_ascend_accuracy.testing import models as tiny_models
 
-NAME = "enc/blk.0:norm"
-
 TEST = '''
 import numpy as np
 from pytest_ascend_accuracy import accuracy, keep_dtype
@@ -78,19 +76,6 @@ def test_inf_on_one_side(check_accuracy):
     golden = DumpSet.from_arrays({"a": [np.array([1, 2, 3, 4], np.float32)]})
     check_accuracy(actual, golden)
 '''
-
-
-@pytest.fixture
-def block_model(pytester):
-    import onnx
-
-    model = tiny_models.overflow()
-    for node in model.graph.node:
-        if node.name == "norm":
-            node.name = NAME
-    directory = pytester.mkdir("models")
-    onnx.save(model, str(directory / "block.onnx"))
-    return directory / "block.onnx"
 
 
 def test_names_are_checked_and_setup_mistakes_are_one_paragraph(pytester, block_model):
