@@ -71,8 +71,6 @@ NAME = "enc/blk.0:norm"
 @pytest.fixture
 def block_model(pytester):
     """``models/block.onnx``: the overflow model with its ``norm`` op named ``NAME``."""
-    import onnx
-
     model = tiny_models.overflow()
     for node in model.graph.node:
         if node.name == "norm":
@@ -80,3 +78,16 @@ def block_model(pytester):
     directory = pytester.mkdir("models")
     onnx.save(model, str(directory / "block.onnx"))
     return directory / "block.onnx"
+
+
+#: one test whose golden is stored in the project (golden/mlp)
+STORED_GOLDEN_TEST = """
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+@accuracy(threshold=0.99)
+def test_stored(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/passing_mlp.onnx")
+    golden = golden_dump("models/passing_mlp.onnx", inputs, path="golden/mlp")
+    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs), golden)
+"""

@@ -5,16 +5,7 @@ import hashlib
 import onnx
 from onnx import numpy_helper
 
-TEST = """
-from pytest_ascend_accuracy import accuracy
-from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
-
-@accuracy(threshold=0.99)
-def test_stored(ascend_model, golden_dump, check_accuracy):
-    inputs = make_inputs("models/passing_mlp.onnx")
-    golden = golden_dump("models/passing_mlp.onnx", inputs, path="golden/mlp")
-    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs), golden)
-"""
+from conftest import STORED_GOLDEN_TEST as TEST
 
 
 def digest(directory):
