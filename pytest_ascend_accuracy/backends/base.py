@@ -6,7 +6,6 @@ operator as a ``DumpSet`` read back from files in the real Ascend dump layout.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Tuple
@@ -20,26 +19,11 @@ except ImportError:  # pragma: no cover
 
 from ..dump.model import DumpSet
 from ..core.modes import Mode
-from ..errors import ConfigError
+from .dump_modes import DUMP_MODES, check_dump_mode  # noqa: F401  (re-exported)
 
 Inputs = Mapping[str, np.ndarray]
 #: input shapes as {input name: shape}; ATC syntax is "in1:1,3,224,224;in2:1,10"
 InputShape = Optional[Mapping[str, Tuple[int, ...]]]
-
-#: what a dump holds per operator, as acl.json's ``dump_mode`` says it (docs/formats.md §3):
-#: ``output`` (ACL's default) the output tensors only, ``input`` the inputs only, ``all`` both
-DUMP_MODES = ("output", "input", "all")
-
-
-def check_dump_mode(value, where: str = "dump_mode") -> str:
-    """``value`` when it is one of ``DUMP_MODES``, else a ``ConfigError`` naming the closest."""
-    if isinstance(value, str) and value in DUMP_MODES:
-        return value
-    near = difflib.get_close_matches(str(value).strip().lower(), DUMP_MODES, n=2, cutoff=0.3)
-    hint = f"; closest: {', '.join(repr(n) for n in near)}" if near else ""
-    raise ConfigError(where, f"unknown dump mode {value!r}: expected one of "
-                             f"{', '.join(DUMP_MODES)}{hint}")
-
 
 @dataclass(frozen=True)
 class ConvertedModel:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from ..backends.dump_modes import DUMP_MODES
 from ..errors import ConfigError
 from .fixtures import (  # noqa: F401  (fixtures are registered by being names of this plugin)
     CONTEXT_KEY,
@@ -64,7 +65,7 @@ def pytest_addoption(parser):
                     default=False, help="stored golden files (golden_dump(path=...)) keep every "
                     "op's inputs as well as its outputs (default: outputs only, what is compared).")
     group.addoption("--accuracy-dump-mode", dest="accuracy_dump_mode", default=None,
-                    choices=("output", "input", "all"),
+                    choices=DUMP_MODES,
                     help="what each run dumps of every operator (acl.json dump_mode): output "
                     "(default: what is compared), input, or all (ini ascend_accuracy_dump_mode).")
     group.addoption("--accuracy-progress", dest="accuracy_progress", action="store_true",

@@ -129,7 +129,7 @@ def settings_from_config(config) -> Settings:
 
 def _dump_mode(option, ini) -> str:
     """The run's dump mode: the option, else the ini value (checked, closest names on a typo)."""
-    from ..backends.base import check_dump_mode
+    from ..backends.dump_modes import check_dump_mode
 
     if option:
         return option

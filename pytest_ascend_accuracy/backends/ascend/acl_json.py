@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Dict, Iterable, Mapping, Optional, Sequence
 
 from ...errors import ConfigError
+from ..dump_modes import check_dump_mode
 
-DUMP_MODES = ("output", "input", "all")
 DUMP_DATA = ("tensor", "stats")
 DUMP_LEVELS = ("op", "kernel", "all")
 
@@ -29,8 +29,7 @@ def dump_config(dump_path: "str | os.PathLike[str]", model_names: Sequence[str],
                 dump_mode: str = "all", layers: Optional[Mapping[str, Iterable[str]]] = None,
                 dump_data: Optional[str] = None, dump_level: Optional[str] = None) -> Dict[str, object]:
     """The acl.json content as a dict. ``layers`` maps a model name to the op names to dump."""
-    if dump_mode not in DUMP_MODES:
-        raise ConfigError("acl.json dump_mode", f"expected one of {', '.join(DUMP_MODES)}, got {dump_mode!r}")
+    check_dump_mode(dump_mode, "acl.json dump_mode")
     if dump_data is not None and dump_data not in DUMP_DATA:
         raise ConfigError("acl.json dump_data", f"expected one of {', '.join(DUMP_DATA)}, got {dump_data!r}")
     if dump_level is not None and dump_level not in DUMP_LEVELS:

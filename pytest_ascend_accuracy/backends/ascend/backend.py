@@ -37,7 +37,8 @@ from ...core.cache import Cache, file_sha256, make_key
 from ...dump.model import DumpSet
 from ...errors import BackendError, ConfigError, ConversionError
 from ...core.modes import Mode, resolve_mode
-from ..base import ConvertedModel, check_dump_mode
+from ..base import ConvertedModel
+from ..dump_modes import check_dump_mode
 from .atc_command import AtcCommand, build_atc_command, om_to_json_command
 from .atc_runner import run_atc, stderr_progress
 from .output_names import om_output_names

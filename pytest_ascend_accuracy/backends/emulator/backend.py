@@ -35,7 +35,8 @@ from ...core.modes import Mode, resolve_mode
 from ...graph.onnx_graph import check_inputs, model_digest, model_label, ort_version
 from ...graph.onnx_graph import parse_input_shape
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
-from ..base import ConvertedModel, check_dump_mode
+from ..base import ConvertedModel
+from ..dump_modes import check_dump_mode, dumps_inputs, dumps_outputs
 from .faults import Fault, check_faults
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
@@ -175,7 +176,7 @@ class EmulatorBackend:
         from ...dump.loader import load_dump
 
         mode = self.dump_mode if dump_mode is None else check_dump_mode(dump_mode, "run dump_mode")
-        with_inputs, with_outputs = mode in ("input", "all"), mode in ("output", "all")
+        with_inputs, with_outputs = dumps_inputs(mode), dumps_outputs(mode)
         if not dump:
             values = self.outputs(converted, inputs)
             return DumpSet([OpRecord(name=n, op_type="NetOutput", order=k,

@@ -16,6 +16,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from ...errors import DumpWriteError
+from ..dump_modes import dumps_inputs, dumps_outputs
 
 
 def slot_bytes(slot) -> Optional[int]:
@@ -42,8 +43,8 @@ def planned_bytes(ops: Iterable, dump_mode: str = "all") -> "tuple[int, int]":
     ``dump_mode`` ``output``/``input`` counts only the outputs/inputs, as they are dumped."""
     total, unknown = 0, 0
     for op in ops:
-        slots = ((tuple(op.inputs) if dump_mode in ("input", "all") else ())
-                 + (tuple(op.outputs) if dump_mode in ("output", "all") else ()))
+        slots = ((tuple(op.inputs) if dumps_inputs(dump_mode) else ())
+                 + (tuple(op.outputs) if dumps_outputs(dump_mode) else ()))
         for slot in slots:
             n = slot_bytes(slot)
             if n is None:
