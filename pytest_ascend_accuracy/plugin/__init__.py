@@ -209,6 +209,17 @@ def pytest_runtest_makereport(item, call):
             report.longrepr = longrepr
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_keyboard_interrupt(excinfo):
+    """Before pytest formats a Ctrl-C, give traceback entries without a line number one
+    (CPython can raise KeyboardInterrupt there; pytest's formatting would crash, exit 1)."""
+    from .interrupt_traceback import repair_exception
+
+    head = repair_exception(excinfo.value)
+    if head is not None:
+        excinfo.traceback = type(excinfo.traceback)(head)
+
+
 def pytest_sessionfinish(session):
     """Close the backend; on an xdist worker, hand results and cache counters to the controller."""
     workeroutput = getattr(session.config, "workeroutput", None)
