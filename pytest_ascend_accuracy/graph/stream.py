@@ -191,12 +191,25 @@ class SegmentedModel:
         return StreamedRun(self, feeds)
 
     # -- sessions ----------------------------------------------------------------------------
+    def _run_segment(self, s: int, feeds: Mapping[str, object]):
+        """Segment ``s``'s outputs. Kept sessions allocate from the process's shared arena
+        (``onnx_graph.shared_arena``); the last segment that has outputs gives its unused
+        memory back when it ends. Sessions dropped after each segment (a golden run, big
+        weights) use no arena: their weights would stay in it."""
+        from .onnx_graph import shared_arena, shrink_arena_options
+
+        seg = self.segments[s]
+        shrink = (self.keep_sessions and shared_arena()
+                  and not any(later.outputs for later in self.segments[s + 1:]))
+        return self._session(s, feeds).run(seg.outputs, feeds, shrink_arena_options() if shrink else None)
+
     def _session(self, s: int, feeds: Mapping[str, object]):
         seg = self.segments[s]
         signature = tuple((n, np.asarray(feeds[n]).dtype.str, np.shape(feeds[n])) for n in seg.inputs)
         if seg.session is None or seg.signature != signature:
             seg.session = None
-            seg.session = _build_session(self.model, seg, s, feeds, self.threads, self.folder)
+            seg.session = _build_session(self.model, seg, s, feeds, self.threads, self.folder,
+                                         shared_arena=self.keep_sessions)
             seg.signature = signature
         return seg.session
 
@@ -211,12 +224,13 @@ def _init_bytes(tensor) -> int:
     return int(np.prod(list(tensor.dims), dtype=np.int64)) * itemsize
 
 
-def _build_session(model, seg: _Segment, s: int, feeds, threads: int, folder: Optional[str] = None):
+def _build_session(model, seg: _Segment, s: int, feeds, threads: int, folder: Optional[str] = None,
+                   shared_arena: bool = False):
     import onnx
     from onnx import helper
 
     from .external import EXTERNAL_FOLDER_KEY, is_external
-    from .onnx_graph import ort_session
+    from .onnx_graph import SHARED_ARENA, ort_session
 
     graph = model.graph
     inputs = []
@@ -247,7 +261,8 @@ def _build_session(model, seg: _Segment, s: int, feeds, threads: int, folder: Op
     # no spin-waiting: while a segment runs, the caller writes the previous one's tensors on the
     # same cores, and idle onnxruntime threads spinning between kernels take that CPU (a det
     # 736x736 emulated run: 2.1 s spinning, 1.1 s not; benchmarks/bench_check.py)
-    return ort_session(data, threads=threads, arena=False, spinning=False, config=config)
+    return ort_session(data, threads=threads, arena=SHARED_ARENA if shared_arena else False,
+                       spinning=False, config=config)
 
 
 class StreamedRun:
@@ -301,7 +316,7 @@ class StreamedRun:
     def _compute(self, s: int):
         seg = self.model.segments[s]
         feeds = {n: (self._carry[n] if n in self._carry else self.feeds[n]) for n in seg.inputs}
-        return self.model._session(s, feeds).run(seg.outputs, feeds)
+        return self.model._run_segment(s, feeds)
 
     def _start(self, s: int) -> None:
         """Start segment ``s`` in the background (feeds taken now, from this thread)."""
@@ -316,7 +331,7 @@ class StreamedRun:
             self._pool = ThreadPoolExecutor(1, thread_name_prefix="ascend-accuracy-stream")
         seg = m.segments[s]
         feeds = {n: (self._carry[n] if n in self._carry else self.feeds[n]) for n in seg.inputs}
-        self._pending = (s, self._pool.submit(lambda: m._session(s, feeds).run(seg.outputs, feeds)))
+        self._pending = (s, self._pool.submit(m._run_segment, s, feeds))
 
     def close(self) -> None:
         """Wait for a segment still in flight and stop the background thread."""
