@@ -21,6 +21,18 @@ def peak_rss_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024
 
 
+def reset_peak_rss() -> bool:
+    """Restart this process's peak RSS (VmHWM) from its current RSS (Linux >= 4.0: ``5`` to
+    /proc/self/clear_refs), so a later reading is the peak of what ran since. False where the
+    system cannot; the peak then covers the whole process."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
 def run_phase(script: str, args: list) -> dict:
     """Run ``script args`` in a fresh interpreter (its own peak RSS, cold imports) and return
     the JSON object its last stdout line holds; a failed phase ends the benchmark with its
