@@ -157,6 +157,8 @@ class SegmentedModel:
         if keep_sessions is None:  # weights over one segment's budget: held one segment at a time
             keep_sessions = held_weights <= weight_bytes
         self.keep_sessions = keep_sessions  # False: a segment's session (and weights) go after it ran
+        # weights over one segment's budget stay out of the shared arena, which would keep them
+        self.use_arena = held_weights <= weight_bytes
         self.segment_of: Dict[str, int] = {}
         for s, seg in enumerate(self.segments):
             for k in seg.nodes:
@@ -192,14 +194,14 @@ class SegmentedModel:
 
     # -- sessions ----------------------------------------------------------------------------
     def _run_segment(self, s: int, feeds: Mapping[str, object]):
-        """Segment ``s``'s outputs. Kept sessions allocate from the process's shared arena
+        """Segment ``s``'s outputs. Sessions allocate from the process's shared arena
         (``onnx_graph.shared_arena``); the last segment that has outputs gives its unused
-        memory back when it ends. Sessions dropped after each segment (a golden run, big
-        weights) use no arena: their weights would stay in it."""
+        memory back when it ends. Models whose weights exceed one segment's budget use no
+        arena: it would keep those weights after their session went."""
         from .onnx_graph import shared_arena, shrink_arena_options
 
         seg = self.segments[s]
-        shrink = (self.keep_sessions and shared_arena()
+        shrink = (self.use_arena and shared_arena()
                   and not any(later.outputs for later in self.segments[s + 1:]))
         return self._session(s, feeds).run(seg.outputs, feeds, shrink_arena_options() if shrink else None)
 
@@ -209,7 +211,7 @@ class SegmentedModel:
         if seg.session is None or seg.signature != signature:
             seg.session = None
             seg.session = _build_session(self.model, seg, s, feeds, self.threads, self.folder,
-                                         shared_arena=self.keep_sessions)
+                                         shared_arena=self.use_arena)
             seg.signature = signature
         return seg.session
 

@@ -162,30 +162,36 @@ def test_segment_sessions_never_spin_wait():
         assert entries("session.intra_op.allow_spinning") == "0"
 
 
-@pytest.mark.parametrize("keep_sessions", [True, False])
-def test_kept_segment_sessions_share_one_arena_and_give_it_back(keep_sessions, monkeypatch):
-    """Kept sessions allocate from the process's shared arena (one segment reuses the pages the
-    last one freed: no page faults per tensor), and the last segment's run gives the arena's
-    unused memory back. Sessions dropped after each segment (a golden run, big weights) use
-    no arena: shrinking an arena they do not have is an error in onnxruntime."""
+@pytest.mark.parametrize("keep_sessions, weight_bytes, arena", [(True, None, True), (False, None, True),
+                                                                (True, 1, False)])
+def test_segment_sessions_share_one_arena_and_give_it_back(keep_sessions, weight_bytes, arena, monkeypatch):
+    """Segment sessions allocate from the process's shared arena (one segment reuses the pages
+    the last one freed: no page faults per tensor), and the last segment's run gives the
+    arena's unused memory back. A model whose weights exceed one segment's budget uses no
+    arena (it would keep the weights); shrinking an arena a session does not have is an error
+    in onnxruntime."""
     from pytest_ascend_accuracy.graph import onnx_graph
 
     model = _chain(n=8, width=1024)
     x = make_inputs(model)
     names = [o for n in model.graph.node for o in n.output if o]
-    segmented = stream.SegmentedModel(model, names, segment_bytes=3 * 4096, keep_sessions=keep_sessions)
-    assert len(segmented.segments) >= 3
-    shrinks = []
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3 * 4096, keep_sessions=keep_sessions,
+                                      weight_bytes=weight_bytes)
+    assert len(segmented.segments) >= 3 and segmented.use_arena is arena
+    shrinks, sessions = [], []
     real = onnx_graph.shrink_arena_options
     monkeypatch.setattr(onnx_graph, "shrink_arena_options", lambda: shrinks.append(1) or real())
-    for _ in range(2):  # the second run reuses the sessions (and the arena) the first one built
+    real_build = stream._build_session
+    monkeypatch.setattr(stream, "_build_session", lambda *a, **k: sessions.append(real_build(*a, **k))
+                        or sessions[-1])
+    for _ in range(2):  # kept sessions: the second run reuses them (and the arena)
         run = segmented.run(x)
         run.run_all()
         expected = _one_run(model, x)
         for name, value in expected.items():
             np.testing.assert_array_equal(run.values[name], value, err_msg=name)
-    assert shrinks == ([1, 1] if keep_sessions and onnx_graph.shared_arena() else [])
-    for seg in segmented.segments:
-        if seg.session is not None:
-            entries = seg.session.get_session_options().get_session_config_entry
-            assert entries("session.use_env_allocators") == "1"
+    assert onnx_graph.shared_arena()  # this onnxruntime has one
+    assert shrinks == ([1, 1] if arena else [])
+    assert sessions and {s.get_session_options().get_session_config_entry("session.use_env_allocators")
+                         if arena else s.get_session_options().enable_cpu_mem_arena
+                         for s in sessions} == ({"1"} if arena else {False})
