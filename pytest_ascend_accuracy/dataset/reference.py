@@ -23,8 +23,9 @@ import numpy as np
 
 from ..core.cache import Cache, make_key
 from ..errors import BackendError
-from ..graph.onnx_graph import (check_inputs, graph_inputs, inputs_digest, load_model,
-                                model_digest, model_label, ort_version)
+from ..graph.external import EXTERNAL_FOLDER_KEY, load_model_refs
+from ..graph.onnx_graph import (check_inputs, graph_inputs, inputs_digest, model_digest,
+                                model_label, ort_version)
 
 #: bump when what a shard holds changes
 REFERENCE_FORMAT = 1
@@ -45,13 +46,15 @@ class ReferenceModel:
     def __init__(self, model, *, cache: Optional[Cache] = None):
         import onnx
 
-        proto = load_model(model)
+        # a model with external data: its weights stay in their files and onnxruntime reads
+        # them (a > 2 GB model cannot be serialized whole; nothing copies the weights)
+        proto, folder = load_model_refs(model)
         self.label = model_label(model)
         self._spec = onnx.ModelProto()  # the inputs only: what check_inputs reads per sample
         self._spec.graph.input.extend(graph_inputs(proto))
         self.output_names = [o.name for o in proto.graph.output]
         try:
-            self._session = _session(proto.SerializeToString())
+            self._session = _session(proto.SerializeToString(), folder)
         except Exception as exc:
             raise BackendError(f"onnxruntime could not load the reference model {self.label!r}: "
                                f"{exc}") from exc
@@ -95,12 +98,15 @@ class ReferenceModel:
             self._store.flush()
 
 
-def _session(model_bytes: bytes):
+def _session(model_bytes: bytes, folder: Optional[str] = None):
     """onnxruntime fp32 with basic optimisations; its threads do not spin between runs, since
-    the device side runs right after each reference run and needs the cores."""
+    the device side runs right after each reference run and needs the cores. ``folder``: where
+    the model's external-data weights are read from."""
     import onnxruntime as ort
 
     so = ort.SessionOptions()
+    if folder:
+        so.add_session_config_entry(EXTERNAL_FOLDER_KEY, folder)
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
     so.log_severity_level = 3
     so.add_session_config_entry("session.intra_op.allow_spinning", "0")

@@ -81,7 +81,7 @@ def yaml_golden_inputs(case, inputs, where: str):
 
     config = read_aipp_config(case.aipp)
     reference = load_reference(case.reference[0], case.reference[1], where)
-    proto = load_model(case.model)
+    proto = load_model(case.model, weights=False)  # the input names: no weight is read
     inits = {t.name for t in proto.graph.initializer}
     names = [i.name for i in proto.graph.input if i.name not in inits]
     out = dict(inputs)

@@ -155,3 +155,27 @@ def test_check_dataset_reference_inputs_for_an_aipp_model(aipp_project, cfg, out
     aipp_project.makepyfile(test_ds=DATASET_TESTS.replace("{cfg}", cfg))
     result = aipp_project.runpytest("-q")
     result.assert_outcomes(**{outcome: 1})
+
+
+def test_yaml_suite_with_aipp_leaves_external_weights_in_their_file(aipp_project, monkeypatch):
+    """A YAML AIPP check of a model with external data passes without any step loading all its
+    weights at once (the input names come from the graph alone; the golden, conversion and run
+    read each weight where it is)."""
+    import onnx
+    import onnx.external_data_helper as helper
+
+    model = onnx.load(str(aipp_project.path / "models" / "net.onnx"))
+    onnx.save_model(model, str(aipp_project.path / "models" / "net.onnx"), save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="net.onnx.data", size_threshold=0)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("all external weights loaded at once")
+    monkeypatch.setattr(helper, "load_external_data_for_model", refuse)
+    monkeypatch.setattr(onnx, "load_external_data_for_model", refuse)
+    aipp_project.makefile(".cfg", good=imagenet_aipp(src_hw=(16, 16)))
+    aipp_project.makepyfile(prep="from pytest_ascend_accuracy.aipp.samples import imagenet_reference\n\n"
+                                 "def preprocess(image):\n    return imagenet_reference(image)\n")
+    np.save(aipp_project.path / "frames.npy", random_rgb(1, 16, 16, seed=4))
+    (aipp_project.path / "accuracy_cam.yaml").write_text(SUITE.format(cfg="good.cfg"))
+    result = aipp_project.runpytest("-q", "accuracy_cam.yaml")
+    result.assert_outcomes(passed=1)

@@ -239,3 +239,33 @@ def test_a_broken_big_model_file_is_named(tmp_path, inline_by_reference):
     path.write_bytes(b"\x3a\xff\xff\xff\x0f not a model")  # graph field longer than the file
     with pytest.raises(ConfigError, match="broken.onnx.*cannot read ONNX model"):
         golden_dump(path, {}, cache=Cache(tmp_path / "c"))
+
+
+@pytest.mark.parametrize("inline", [False, True])
+def test_the_dataset_reference_leaves_the_weights_in_their_file(tmp_path, by_reference, inline,
+                                                                monkeypatch, request):
+    """A dataset check's reference run reads a model with external data (or a big file's own
+    weights) where they are: the session's model bytes hold no weight (a > 2 GB model cannot be
+    serialized whole), and the outputs are those of the model held in memory."""
+    from pytest_ascend_accuracy.dataset import reference
+
+    if inline:
+        request.getfixturevalue("inline_by_reference")
+    built = []
+    real = reference._session
+    monkeypatch.setattr(reference, "_session", lambda data, folder=None: built.append((len(data), folder))
+                        or real(data, folder))
+    model = models.transformer_block()
+    x = make_inputs(model)
+    path = tmp_path / "m" / "block.onnx"
+    if inline:
+        path.parent.mkdir()
+        onnx.save_model(model, str(path))
+    else:
+        _save_external(model, path)
+    got = reference.ReferenceModel(path).outputs(x)
+    assert built[0][0] < _weight_bytes(model) and built[0][1] == str(path.parent)
+    expected = reference.ReferenceModel(model).outputs(x)
+    assert built[1][1] is None and sorted(got) == sorted(expected)
+    for name in expected:
+        np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
