@@ -195,3 +195,28 @@ def test_segment_sessions_share_one_arena_and_give_it_back(keep_sessions, weight
     assert sessions and {s.get_session_options().get_session_config_entry("session.use_env_allocators")
                          if arena else s.get_session_options().enable_cpu_mem_arena
                          for s in sessions} == ({"1"} if arena else {False})
+
+
+def test_without_a_shared_arena_segments_run_with_none(monkeypatch):
+    """An onnxruntime that cannot register the shared arena (its errors are plain Exceptions):
+    segment sessions use no arena, and no run asks to shrink one (which would be an error)."""
+    import onnxruntime as ort
+    from onnxruntime.capi.onnxruntime_pybind11_state import Fail
+
+    from pytest_ascend_accuracy.graph import onnx_graph
+
+    def refuse(*args, **kwargs):
+        raise Fail("no shared allocators here")
+    monkeypatch.setattr(onnx_graph, "_SHARED_ARENA", [])
+    monkeypatch.setattr(ort, "create_and_register_allocator", refuse)
+    model = _chain(n=8, width=1024)
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3 * 4096)
+    run = segmented.run(x)
+    run.run_all()
+    assert onnx_graph.shared_arena() is False
+    for name, value in _one_run(model, x).items():
+        np.testing.assert_array_equal(run.values[name], value, err_msg=name)
+    assert all(not seg.session.get_session_options().enable_cpu_mem_arena
+               for seg in segmented.segments if seg.session is not None)
