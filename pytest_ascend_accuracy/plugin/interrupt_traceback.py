@@ -19,9 +19,10 @@ from typing import Optional
 
 def line_before(code: CodeType, lasti: int) -> int:
     """The line of the last instruction at or before offset ``lasti`` that has one; the
-    function's first line when none does."""
+    function's first line when none does (or before Python 3.10, which has no ``co_lines``
+    and never a line-less entry)."""
     line = None
-    for start, _end, lineno in code.co_lines():
+    for start, _end, lineno in getattr(code, "co_lines", lambda: ())():
         if start > lasti:
             break
         if lineno is not None:
