@@ -54,6 +54,27 @@ def test_a_file_written_after_the_stamp_is_hashed_and_found_corrupt(tmp_path, no
     assert hashed  # the stamp no longer matched, so the files were hashed
 
 
+@pytest.mark.parametrize("how", ["built", "verified"])
+def test_a_file_changed_after_this_process_verified_it_gets_no_stamp(tmp_path, no_margin, hashed, how):
+    """A file changed between this process's verification (or build) and the end of its session
+    is not vouched for by the stamp written then: the next process hashes it and finds it
+    corrupt, though the change is old enough by the time the stamp is written."""
+    first = Cache(tmp_path)
+    entry = first.get_or_build("golden", "k" * 64, _build)
+    if how == "verified":
+        first = Cache(tmp_path)  # a later session that verifies the entry by hashing it
+        assert first.lookup("golden", "k" * 64) == entry
+    time.sleep(0.05)  # past any coarse timestamp tick
+    data = bytearray((entry / "model.om").read_bytes())
+    data[-1] ^= 0xFF  # same size, other bytes
+    (entry / "model.om").write_bytes(bytes(data))
+    first.release()  # the session ends: its stamp must not cover the changed file
+    assert not (entry / STAMP).exists()
+    hashed.clear()
+    assert Cache(tmp_path).lookup("golden", "k" * 64) is None  # corrupt: not trusted
+    assert hashed
+
+
 def test_fine_timestamps_need_a_tenth_of_a_second_coarse_ones_two(tmp_path, monkeypatch):
     """A rerun right after a build (a tenth of a second later on ext4, xfs, tmpfs...) trusts
     the stamp; on a file system with whole-second timestamps the margin stays two seconds."""

@@ -21,8 +21,9 @@ or reading its files) is never evicted. See ``core.cache_size`` for listing and 
 
 **Verifying without re-reading.** A process hashes an entry's files against the manifest the
 first time it uses the entry. When the session ends (``release``) it writes a stamp
-(``.verified.json``) of each file's size, mtime, ctime and inode, but only for files whose
-ctime is more than a margin older than the stamp itself, on the file system's own clock
+(``.verified.json``) of each file's size, mtime, ctime and inode, but only for files that
+still stat as they did when it verified (or built) them, and whose ctime is more than a
+margin older than the stamp itself, on the file system's own clock
 (``FINE_MARGIN_NS``, 0.1 s, where it keeps sub-second timestamps; else ``STAMP_MARGIN_NS``,
 2 s). A later process whose files still stat the same trusts the hashes without reading 1 GB
 again. This is git's "racily clean"
@@ -135,7 +136,9 @@ class Cache:
     max_bytes: Optional[int] = None
     #: ``on_build(namespace, key)`` -> a context manager around each build (progress lines)
     on_build: Optional[Callable[[str, str], ContextManager]] = field(default=None, repr=False)
-    _verified: Set[Path] = field(default_factory=set, repr=False)
+    #: entries this process verified (or built), with each file's stat when it was verified:
+    #: a stamp vouches only for files still as they were then
+    _verified: Dict[Path, Dict[str, list]] = field(default_factory=dict, repr=False)
     _leases: Set[Path] = field(default_factory=set, repr=False)
 
     def __post_init__(self):
@@ -204,7 +207,7 @@ class Cache:
                 except BaseException:
                     shutil.rmtree(tmp, ignore_errors=True)
                     raise
-                self._verified.add(final)
+                self._verified[final] = _manifest_stats(final)
                 self.stats.misses += 1
         except Timeout as exc:
             raise CacheError(f"cache entry {final}: lock {lock.lock_file} still held after "
@@ -242,7 +245,7 @@ class Cache:
                 pass
         self._leases.clear()
         for path in sorted(self._verified):
-            _write_stamp(path)
+            _write_stamp(path, self._verified[path])
 
     # -- integrity ---------------------------------------------------------------------------
     def _intact(self, path: Path) -> bool:
@@ -257,16 +260,18 @@ class Cache:
             return False
         # hash once per process (or never, while a stamp vouches for the files), sizes every time
         full = path not in self._verified and not _stamp_vouches(path, files)
+        stats = {}
         try:
             for rel, (size, digest) in files.items():
                 p = path / rel
-                if p.stat().st_size != size:
+                stats[rel] = _stat_key(p)  # before hashing: a later change shows in the stat
+                if stats[rel][0] != size:
                     return False
                 if full and file_digest(p, algo) != digest:
                     return False
         except (OSError, ValueError, TypeError):
             return False
-        self._verified.add(path)
+        self._verified.setdefault(path, stats)
         return True
 
     def _remove_stale_tmp(self, final: Path) -> None:
@@ -301,9 +306,19 @@ def _stamp_vouches(path: Path, files: Dict) -> bool:
         return False
 
 
-def _write_stamp(path: Path) -> None:
-    """Record the stat of an entry this process verified, when every file is old enough that a
-    later write could not keep its ctime (best effort: a read-only cache just hashes again).
+def _manifest_stats(path: Path) -> Dict[str, list]:
+    """The stat of every file in ``path``'s manifest now (an entry just built); {} if unreadable."""
+    try:
+        with open(path / MANIFEST, encoding="utf-8") as f:
+            return {rel: _stat_key(path / rel) for rel in json.load(f)["files"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def _write_stamp(path: Path, verified: Mapping[str, list]) -> None:
+    """Record the stat of an entry this process verified, when every file is as it was when
+    verified (``verified``: its stat then) and old enough that a later write could not keep its
+    ctime (best effort: a read-only cache just hashes again).
 
     "Old enough" is measured on the file system's own clock: the stamp's temporary file is
     created first and its ctime is "now" (no skew with a network file system's server). A file
@@ -324,6 +339,8 @@ def _write_stamp(path: Path) -> None:
                 recorded = {}
                 for rel in files:
                     key = _stat_key(path / rel)
+                    if key != verified.get(rel):
+                        return  # changed since this process verified it: not vouched for
                     if key[2] > now - margin:
                         return  # too recent to vouch for: the next process hashes and stamps it
                     recorded[rel] = key
