@@ -368,7 +368,7 @@ def shared_arena() -> bool:
     the kernel faulted in and zeroed (300,000 page faults, about half a second of system
     time, per det 736x736 emulated run). Shared, the next segment reuses the pages the last
     one freed. Regions are as large as requested (``arena_extend_strategy`` 1), so
-    ``shrink_shared_arena`` can give back all of them once a streamed run is done."""
+    a run with ``shrink_arena_options`` gives back all of them once a streamed run is done."""
     if not _SHARED_ARENA:
         import onnxruntime as ort
 
