@@ -149,7 +149,9 @@ def child_check(model: str, shape: str, work: Path) -> dict:
     # counts on top of this process's peak during the compare, not its peak during the run
     from rss import peak_rss_bytes, reset_peak_rss
 
-    peak_before_compare = peak_rss_bytes() if reset_peak_rss() else None
+    peak_before_compare = peak_rss_bytes()  # read first: the reset below restarts it
+    if not reset_peak_rss():
+        peak_before_compare = None
     t = time.perf_counter()
     try:  # what the plugin's check_accuracy calls: cosine >= 0.95, no report (so no KL)
         assert_accuracy(actual, golden, 0.95)
