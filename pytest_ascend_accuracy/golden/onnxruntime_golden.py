@@ -123,38 +123,42 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     values = run.values
     written: Dict[str, Path] = {}  # tensor name -> the output file that holds it
     hasher = (lambda: new_hasher(vouched.hash)) if vouched is not None else None
-    with NpyDumpWriter(out_dir, private=True, hasher=hasher) as writer:
-        for index, node in enumerate(graph.node):
-            try:
-                run.ensure(o for o in node.output if o)
-            except Exception as exc:
-                raise failed(exc) from exc
-            outs, out_names = [], []
-            for name in (o for o in node.output if o):
-                value = values.get(name)
-                if not isinstance(value, np.ndarray):  # sequences/optionals: not tensors
-                    not_dumped.append(f"{node.name}:{name}")
-                    continue
-                outs.append(value)
-                out_names.append(name)
-            ins: List[object] = []
-            for name in (i for i in node.input if i):
-                if name in written:  # another node's output: referenced, not written again
-                    ins.append(written[name])
-                elif name in values:
-                    v = values[name]
-                    if isinstance(v, np.ndarray):
-                        ins.append(v)
-                elif name in inputs:
-                    ins.append(np.asarray(inputs[name]))
-                elif name in inits:
-                    ins.append(initializer_array(inits[name], prepared.folder))
-            paths = writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
-            written.update(zip(out_names, paths))  # outputs come first in the written paths
-            del ins, outs
-            for name in list(node.input) + list(node.output):
-                if name in values and last_use.get(name, -1) <= index:
-                    del values[name]
+    try:
+        with NpyDumpWriter(out_dir, private=True, hasher=hasher) as writer:
+            for index, node in enumerate(graph.node):
+                try:
+                    run.ensure(o for o in node.output if o)
+                except Exception as exc:
+                    raise failed(exc) from exc
+                outs, out_names = [], []
+                for name in (o for o in node.output if o):
+                    value = values.get(name)
+                    if not isinstance(value, np.ndarray):  # sequences/optionals: not tensors
+                        not_dumped.append(f"{node.name}:{name}")
+                        continue
+                    outs.append(value)
+                    out_names.append(name)
+                ins: List[object] = []
+                for name in (i for i in node.input if i):
+                    if name in written:  # another node's output: referenced, not written again
+                        ins.append(written[name])
+                    elif name in values:
+                        v = values[name]
+                        if isinstance(v, np.ndarray):
+                            ins.append(v)
+                    elif name in inputs:
+                        ins.append(np.asarray(inputs[name]))
+                    elif name in inits:
+                        ins.append(initializer_array(inits[name], prepared.folder))
+                paths = writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
+                written.update(zip(out_names, paths))  # outputs come first in the written paths
+                del ins, outs
+                for name in list(node.input) + list(node.output):
+                    if name in values and last_use.get(name, -1) <= index:
+                        del values[name]
+    finally:  # the tensors are written (or abandoned): their arena memory goes back
+        values.clear()
+        run.close()
     index = writer.index()
     if index is not None:
         from ..dump.npy_index import write_index

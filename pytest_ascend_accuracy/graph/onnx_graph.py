@@ -355,48 +355,13 @@ def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = T
     return so
 
 
-SHARED_ARENA = "shared"
-_SHARED_ARENA: list = []
-
-
-def shared_arena() -> bool:
-    """Register (once per process) one CPU arena that sessions built with ``arena="shared"``
-    allocate from; False where this onnxruntime cannot (those sessions then use no arena).
-
-    Segment sessions (``graph.stream``) run one after another: with an arena each, every
-    segment's arena kept its peak; with none, every tensor was a fresh ``mmap`` whose pages
-    the kernel faulted in and zeroed (300,000 page faults, about half a second of system
-    time, per det 736x736 emulated run). Shared, the next segment reuses the pages the last
-    one freed. Regions are as large as requested (``arena_extend_strategy`` 1), so
-    a run with ``shrink_arena_options`` gives back all of them once a streamed run is done."""
-    if not _SHARED_ARENA:
-        import onnxruntime as ort
-
-        try:
-            info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0,
-                                     ort.OrtMemType.DEFAULT)
-            ort.create_and_register_allocator(info, ort.OrtArenaCfg({"arena_extend_strategy": 1}))
-            _SHARED_ARENA.append(True)
-        except Exception:  # an onnxruntime without it (its errors are plain Exceptions)
-            _SHARED_ARENA.append(False)
-    return _SHARED_ARENA[0]
-
-
-def shrink_arena_options():
-    """``RunOptions`` that give the arena's unused regions back to the system when the run
-    ends (for the last run of a streamed model)."""
-    import onnxruntime as ort
-
-    options = ort.RunOptions()
-    options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
-    return options
-
-
 def ort_session(model_bytes: bytes, *, optimize: bool = False, threads: int = 0, arena=True,
                 spinning: Optional[bool] = None, config: Optional[Mapping[str, str]] = None):
     """An onnxruntime CPU session (see ``session_options``). ``arena``: True (the session's
-    own), False (none) or ``SHARED_ARENA`` (the process's shared one, see ``shared_arena``)."""
+    own), False (none) or ``ort_arena.SHARED_ARENA`` (the process's shared one)."""
     import onnxruntime as ort
+
+    from .ort_arena import SHARED_ARENA, shared_arena
 
     if arena == SHARED_ARENA:
         arena = shared_arena()

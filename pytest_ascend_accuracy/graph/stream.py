@@ -157,7 +157,8 @@ class SegmentedModel:
         if keep_sessions is None:  # weights over one segment's budget: held one segment at a time
             keep_sessions = held_weights <= weight_bytes
         self.keep_sessions = keep_sessions  # False: a segment's session (and weights) go after it ran
-        # weights over one segment's budget stay out of the shared arena, which would keep them
+        # weights over one segment's budget stay out of the shared arena (one segment's weights
+        # are allocated and freed at once: nothing there for the arena to reuse)
         self.use_arena = held_weights <= weight_bytes
         self.segment_of: Dict[str, int] = {}
         for s, seg in enumerate(self.segments):
@@ -195,15 +196,10 @@ class SegmentedModel:
     # -- sessions ----------------------------------------------------------------------------
     def _run_segment(self, s: int, feeds: Mapping[str, object]):
         """Segment ``s``'s outputs. Sessions allocate from the process's shared arena
-        (``onnx_graph.shared_arena``); the last segment that has outputs gives its unused
-        memory back when it ends. Models whose weights exceed one segment's budget use no
-        arena: it would keep those weights after their session went."""
-        from .onnx_graph import shared_arena, shrink_arena_options
-
-        seg = self.segments[s]
-        shrink = (self.use_arena and shared_arena()
-                  and not any(later.outputs for later in self.segments[s + 1:]))
-        return self._session(s, feeds).run(seg.outputs, feeds, shrink_arena_options() if shrink else None)
+        (``graph.ort_arena``), whose unused memory a run gives back when it is closed
+        (``StreamedRun.close``). Models whose weights exceed one segment's budget use no
+        arena."""
+        return self._session(s, feeds).run(self.segments[s].outputs, feeds)
 
     def _session(self, s: int, feeds: Mapping[str, object]):
         seg = self.segments[s]
@@ -232,7 +228,8 @@ def _build_session(model, seg: _Segment, s: int, feeds, threads: int, folder: Op
     from onnx import helper
 
     from .external import EXTERNAL_FOLDER_KEY, is_external
-    from .onnx_graph import SHARED_ARENA, ort_session
+    from .onnx_graph import ort_session
+    from .ort_arena import SHARED_ARENA
 
     graph = model.graph
     inputs = []
@@ -336,7 +333,9 @@ class StreamedRun:
         self._pending = (s, self._pool.submit(m._run_segment, s, feeds))
 
     def close(self) -> None:
-        """Wait for a segment still in flight and stop the background thread."""
+        """Wait for a segment still in flight, stop the background thread and give the shared
+        arena's unused memory back. The outputs still held (``values``) keep theirs: a caller
+        done with them clears ``values`` and closes again."""
         if self._pending is not None:
             self._pending[1].cancel()
             try:
@@ -347,6 +346,11 @@ class StreamedRun:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+        if self.model.use_arena:
+            from .ort_arena import release_shared_arena
+
+            release_shared_arena()
+        _trim_heap()  # the arena frees into glibc's heap once glibc's mmap threshold has risen
 
     def __del__(self):
         try:

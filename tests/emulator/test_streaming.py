@@ -1,6 +1,8 @@
 """Golden and emulated runs in segments (graph.stream): the same values as one run, a bounded
 number of tensors held at once, dumps that do not depend on where the model is cut, and models
 whose weights live in ONNX external data."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -164,13 +166,11 @@ def test_segment_sessions_never_spin_wait():
 
 @pytest.mark.parametrize("keep_sessions, weight_bytes, arena", [(True, None, True), (False, None, True),
                                                                 (True, 1, False)])
-def test_segment_sessions_share_one_arena_and_give_it_back(keep_sessions, weight_bytes, arena, monkeypatch):
+def test_segment_sessions_share_one_arena(keep_sessions, weight_bytes, arena, monkeypatch):
     """Segment sessions allocate from the process's shared arena (one segment reuses the pages
-    the last one freed: no page faults per tensor), and the last segment's run gives the
-    arena's unused memory back. A model whose weights exceed one segment's budget uses no
-    arena (it would keep the weights); shrinking an arena a session does not have is an error
-    in onnxruntime."""
-    from pytest_ascend_accuracy.graph import onnx_graph
+    the last one freed: no page faults per tensor), and closing a run gives its unused memory
+    back. A model whose weights exceed one segment's budget uses no arena."""
+    from pytest_ascend_accuracy.graph import ort_arena
 
     model = _chain(n=8, width=1024)
     x = make_inputs(model)
@@ -178,23 +178,54 @@ def test_segment_sessions_share_one_arena_and_give_it_back(keep_sessions, weight
     segmented = stream.SegmentedModel(model, names, segment_bytes=3 * 4096, keep_sessions=keep_sessions,
                                       weight_bytes=weight_bytes)
     assert len(segmented.segments) >= 3 and segmented.use_arena is arena
-    shrinks, sessions = [], []
-    real = onnx_graph.shrink_arena_options
-    monkeypatch.setattr(onnx_graph, "shrink_arena_options", lambda: shrinks.append(1) or real())
+    releases, sessions = [], []
+    real = ort_arena.release_shared_arena
+    monkeypatch.setattr(ort_arena, "release_shared_arena", lambda: releases.append(1) or real())
     real_build = stream._build_session
     monkeypatch.setattr(stream, "_build_session", lambda *a, **k: sessions.append(real_build(*a, **k))
                         or sessions[-1])
     for _ in range(2):  # kept sessions: the second run reuses them (and the arena)
         run = segmented.run(x)
-        run.run_all()
+        run.run_all()  # the last segment consumed: the run closes itself
         expected = _one_run(model, x)
         for name, value in expected.items():
             np.testing.assert_array_equal(run.values[name], value, err_msg=name)
-    assert onnx_graph.shared_arena()  # this onnxruntime has one
-    assert shrinks == ([1, 1] if arena else [])
+    assert ort_arena.shared_arena()  # this onnxruntime has one
+    assert (len(releases) >= 2) if arena else releases == []  # each run closed (and collected)
     assert sessions and {s.get_session_options().get_session_config_entry("session.use_env_allocators")
                          if arena else s.get_session_options().enable_cpu_mem_arena
                          for s in sessions} == ({"1"} if arena else {False})
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+def test_a_closed_run_gives_its_arena_memory_back():
+    """A run's outputs are arrays over arena memory (onnxruntime does not copy them): once the
+    caller drops them and closes the run, the memory goes back to the system, not only to the
+    arena (8 tensors of 16 MB: RSS within 40 MB of where it started, not 128 MB above)."""
+    from pytest_ascend_accuracy.graph import ort_arena
+
+    model = _chain(n=8, width=4 << 20)
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=40 << 20)
+    assert segmented.use_arena and ort_arena.shared_arena() and len(segmented.segments) >= 3
+    run = segmented.run(x)  # sessions built and the arena warmed up, then dropped
+    run.run_all()
+    run.values.clear()
+    run.close()
+    before = _rss()
+    run = segmented.run(x)
+    run.run_all()
+    held = _rss()
+    assert held - before > 100 << 20  # all 8 outputs held: the measure can see them
+    run.values.clear()
+    run.close()
+    assert _rss() - before < 40 << 20
 
 
 def test_without_a_shared_arena_segments_run_with_none(monkeypatch):
@@ -203,11 +234,11 @@ def test_without_a_shared_arena_segments_run_with_none(monkeypatch):
     import onnxruntime as ort
     from onnxruntime.capi.onnxruntime_pybind11_state import Fail
 
-    from pytest_ascend_accuracy.graph import onnx_graph
+    from pytest_ascend_accuracy.graph import ort_arena
 
     def refuse(*args, **kwargs):
         raise Fail("no shared allocators here")
-    monkeypatch.setattr(onnx_graph, "_SHARED_ARENA", [])
+    monkeypatch.setattr(ort_arena, "_REGISTERED", [])
     monkeypatch.setattr(ort, "create_and_register_allocator", refuse)
     model = _chain(n=8, width=1024)
     x = make_inputs(model)
@@ -215,7 +246,7 @@ def test_without_a_shared_arena_segments_run_with_none(monkeypatch):
     segmented = stream.SegmentedModel(model, names, segment_bytes=3 * 4096)
     run = segmented.run(x)
     run.run_all()
-    assert onnx_graph.shared_arena() is False
+    assert ort_arena.shared_arena() is False
     for name, value in _one_run(model, x).items():
         np.testing.assert_array_equal(run.values[name], value, err_msg=name)
     assert all(not seg.session.get_session_options().enable_cpu_mem_arena

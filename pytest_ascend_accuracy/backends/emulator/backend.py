@@ -168,7 +168,11 @@ class EmulatorBackend:
             streamed.ensure(names)
         except Exception as exc:
             raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
-        return {n: streamed.values[n] for n in names}
+        # copies: the run's arrays live in the shared arena, given back once they are dropped
+        out = {n: np.array(streamed.values[n]) for n in names}
+        streamed.values.clear()
+        streamed.close()
+        return out
 
     def run(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], *, dump: bool = True,
             dump_dir=None, dump_mode: Optional[str] = None) -> DumpSet:
@@ -199,39 +203,48 @@ class EmulatorBackend:
         root = Path(dump_dir) if dump_dir is not None else self._own_dump_dir()
         leaf = _fresh_leaf(root, converted.model_name)
         base_ts = int(time.time() * 1e6)
-        with AscendDumpWriter(leaf, private=True) as writer:  # made by mkdir for this run alone
-            for k, (name, raw, out) in enumerate(aipp_ops):  # the Aipp ops run first
-                writer.write_op("Aipp", name, [raw] if with_inputs else [],
-                                [out] if with_outputs else [], task_id=len(plan.ops) + k,
-                                timestamp_us=base_ts - len(aipp_ops) + k,  # AIPP writes 5HD:
-                                output_formats=["NC1HWC0" if self.device_formats
-                                                and np.ndim(out) == 4 else "ND"])
-            for k, op in enumerate(plan.ops):
-                try:
-                    streamed.ensure(s.fetch for s in op.inputs + op.outputs if s.source == "run")
-                except Exception as exc:
-                    raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
-                in_slots = op.inputs if with_inputs else ()
-                out_slots = op.outputs if with_outputs else ()
-                ins = [_tensor(s, values, feeds, inits) for s in in_slots]
-                outs = [_tensor(s, values, feeds, inits) for s in out_slots]
-                try:
-                    writer.write_op(op.op_type, op.name, ins, outs,
-                                    output_origins=[s.origin for s in out_slots],
-                                    input_dtypes=[_stored(s) for s in in_slots],
-                                    output_dtypes=[_stored(s) for s in out_slots],
-                                    input_formats=[_layout(s, a) for s, a in zip(in_slots, ins)],
-                                    output_formats=[_layout(s, a) for s, a in zip(out_slots, outs)],
-                                    task_id=k, timestamp_us=base_ts + k)
-                except DumpWriteError as exc:
-                    from .dump_space import dump_write_failed
+        try:
+            with AscendDumpWriter(leaf, private=True) as writer:  # made by mkdir for this run alone
+                for k, (name, raw, out) in enumerate(aipp_ops):  # the Aipp ops run first
+                    writer.write_op("Aipp", name, [raw] if with_inputs else [],
+                                    [out] if with_outputs else [], task_id=len(plan.ops) + k,
+                                    timestamp_us=base_ts - len(aipp_ops) + k,  # AIPP writes 5HD:
+                                    output_formats=["NC1HWC0" if self.device_formats
+                                                    and np.ndim(out) == 4 else "ND"])
+                for k, op in enumerate(plan.ops):
+                    try:
+                        streamed.ensure(s.fetch for s in op.inputs + op.outputs
+                                        if s.source == "run")
+                    except Exception as exc:
+                        raise BackendError(f"emulator run of {converted.model_name!r} failed: "
+                                           f"{exc}") from exc
+                    in_slots = op.inputs if with_inputs else ()
+                    out_slots = op.outputs if with_outputs else ()
+                    ins = [_tensor(s, values, feeds, inits) for s in in_slots]
+                    outs = [_tensor(s, values, feeds, inits) for s in out_slots]
+                    try:
+                        writer.write_op(op.op_type, op.name, ins, outs,
+                                        output_origins=[s.origin for s in out_slots],
+                                        input_dtypes=[_stored(s) for s in in_slots],
+                                        output_dtypes=[_stored(s) for s in out_slots],
+                                        input_formats=[_layout(s, a)
+                                                       for s, a in zip(in_slots, ins)],
+                                        output_formats=[_layout(s, a)
+                                                        for s, a in zip(out_slots, outs)],
+                                        task_id=k, timestamp_us=base_ts + k)
+                    except DumpWriteError as exc:
+                        from .dump_space import dump_write_failed
 
-                    raise dump_write_failed(exc, converted.model_name, leaf, plan.ops[k:],
-                                            written=writer.written, dump_mode=mode) from exc
-                del ins, outs
-                for s in op.inputs + op.outputs:
-                    if s.source == "run" and last_use.get(s.fetch, -1) <= k and s.fetch not in keep:
-                        values.pop(s.fetch, None)
+                        raise dump_write_failed(exc, converted.model_name, leaf, plan.ops[k:],
+                                                written=writer.written, dump_mode=mode) from exc
+                    del ins, outs
+                    for s in op.inputs + op.outputs:
+                        if (s.source == "run" and last_use.get(s.fetch, -1) <= k
+                                and s.fetch not in keep):
+                            values.pop(s.fetch, None)
+        finally:  # the run's tensors are written (or abandoned): their arena memory goes back
+            values.clear()
+            streamed.close()
         result = load_dump(leaf, om_json=converted.om_json, model_name=converted.model_name)
         info = converted.info.get("emulator", {})
         result.meta.update({"backend": "emulator", "mode": converted.mode.name,

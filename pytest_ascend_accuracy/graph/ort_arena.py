@@ -1,0 +1,67 @@
+"""One onnxruntime CPU arena shared by the segment sessions of a process (``graph.stream``).
+
+Segment sessions run one after another: with an arena each, every segment's arena kept its
+peak; with none, every tensor was a fresh ``mmap`` whose pages the kernel faulted in and zeroed
+(300,000 page faults, about half a second of system time, per det 736x736 emulated run; 50,000
+shared). Shared (``session.use_env_allocators``), the next segment reuses the pages the last
+one freed.
+
+A run's outputs are numpy arrays over arena memory (onnxruntime does not copy them), so the
+arena holds them until they are dropped; ``release_shared_arena`` then gives the unused regions
+(as large as requested: ``arena_extend_strategy`` 1) back. onnxruntime shrinks an arena only at
+the end of a run that asks for it, so a one-element Identity session on the shared arena runs
+with ``memory.enable_memory_arena_shrinkage``.
+"""
+from __future__ import annotations
+
+#: ``ort_session(arena=SHARED_ARENA)``: the session allocates from the shared arena
+SHARED_ARENA = "shared"
+
+_REGISTERED: list = []  # [True] once registered, [False] where this onnxruntime cannot
+_RELEASER: list = []  # [(session, run options)]
+
+
+def shared_arena() -> bool:
+    """Register (once per process) the shared CPU arena; False where this onnxruntime cannot
+    (sessions asking for it then use no arena)."""
+    if not _REGISTERED:
+        import onnxruntime as ort
+
+        try:
+            info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0,
+                                     ort.OrtMemType.DEFAULT)
+            ort.create_and_register_allocator(info, ort.OrtArenaCfg({"arena_extend_strategy": 1}))
+            _REGISTERED.append(True)
+        except Exception:  # an onnxruntime without it (its errors are plain Exceptions)
+            _REGISTERED.append(False)
+    return _REGISTERED[0]
+
+
+def release_shared_arena() -> None:
+    """Give the shared arena's unused regions back (a no-op when there is none)."""
+    if not (_REGISTERED and _REGISTERED[0]):
+        return
+    import numpy as np
+    import onnxruntime as ort
+
+    if not _RELEASER:
+        from onnx import TensorProto, helper
+
+        graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "release",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        model.ir_version = 8
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = so.inter_op_num_threads = 1
+        so.log_severity_level = 3
+        so.add_session_config_entry("session.use_env_allocators", "1")
+        options = ort.RunOptions()
+        options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        _RELEASER.append((ort.InferenceSession(model.SerializeToString(), so,
+                                               providers=["CPUExecutionProvider"]), options))
+    session, options = _RELEASER[0]
+    session.run(None, {"x": np.zeros(1, np.float32)}, options)
+
+
+__all__ = ["SHARED_ARENA", "release_shared_arena", "shared_arena"]
