@@ -54,10 +54,7 @@ class TensorSlice:
 
     @property
     def count(self) -> int:
-        n = 1
-        for d in self.device_shape:
-            n *= d
-        return n
+        return dt.element_count(self.device_shape)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
+from .dtypes import element_count
+
 CONVERTIBLE = ("NC1HWC0", "FRACTAL_NZ", "FRACTAL_Z")
 #: Device layouts this module recognises but cannot convert; tensors stay in device layout.
 UNCONVERTED_DEVICE_FORMATS = ("NC1HWC0_C04", "FRACTAL_Z_C04", "NDC1HWC0", "FRACTAL_Z_3D",
@@ -36,13 +38,6 @@ class DeviceFormatError(ValueError):
 
 def _ceil(a: int, b: int) -> int:
     return -(-a // b)
-
-
-def _prod(shape: Sequence[int]) -> int:
-    n = 1
-    for d in shape:
-        n *= int(d)
-    return n
 
 
 def default_c0(dtype) -> int:
@@ -84,7 +79,7 @@ def _nc1hwc0_plan(dev: Shape, orig: Optional[Shape]):
             return orig, orig[3], "NHWC"
     else:  # lower-rank tensors padded to NCHW by GE: (N, C) -> (N, C, 1, 1), (C,) -> (1, C, 1, 1)
         for c in ((orig[1],) if len(orig) >= 2 else ()) + (orig[0],):
-            if c <= cfull and n * c * h * w == _prod(orig):
+            if c <= cfull and n * c * h * w == element_count(orig):
                 return orig, c, "reshape"
     raise DeviceFormatError(
         f"NC1HWC0 shape {list(dev)} does not fit original shape {list(orig)}")
@@ -99,7 +94,7 @@ def _nz_plan(dev: Shape, orig: Optional[Shape]):
         return batch + (no * ni, c1 * c0), None
     rows, cols = (orig[-2], orig[-1]) if len(orig) >= 2 else (1, orig[0])
     lead = orig[:-2] if len(orig) >= 2 else ()
-    if rows > no * ni or cols > c1 * c0 or _prod(lead) != _prod(batch):
+    if rows > no * ni or cols > c1 * c0 or element_count(lead) != element_count(batch):
         raise DeviceFormatError(
             f"FRACTAL_NZ shape {list(dev)} does not fit original shape {list(orig)}")
     return orig, (rows, cols)
@@ -138,7 +133,7 @@ def to_logical(device: np.ndarray, fmt: str, original_shape: Optional[Sequence[i
     if fmt == "FRACTAL_NZ":
         shape, crop = _nz_plan(dev, orig)
         c1, no, ni, c0 = dev[-4:]
-        b = _prod(dev[:-4])
+        b = element_count(dev[:-4])
         nd = device.reshape(b, c1, no, ni, c0).transpose(0, 2, 3, 1, 4).reshape(b, no * ni, c1 * c0)
         if crop is not None:
             nd = nd[:, :crop[0], :crop[1]]
@@ -222,8 +217,8 @@ def to_device(array: np.ndarray, fmt: str, *, c0: Optional[int] = None) -> np.nd
         n, c = a.shape[-2:]
         ni = 16
         no, c1 = _ceil(n, ni), _ceil(c, c0)
-        a = _pad_to(_pad_to(a.reshape((_prod(batch), n, c)), 1, no * ni), 2, c1 * c0)
-        dev = a.reshape(_prod(batch), no, ni, c1, c0).transpose(0, 3, 1, 2, 4)
+        a = _pad_to(_pad_to(a.reshape((element_count(batch), n, c)), 1, no * ni), 2, c1 * c0)
+        dev = a.reshape(element_count(batch), no, ni, c1, c0).transpose(0, 3, 1, 2, 4)
         return np.ascontiguousarray(dev).reshape(batch + (c1, no, ni, c0))
     # FRACTAL_Z
     if a.ndim != 4:

@@ -276,6 +276,14 @@ MAX_DIMS = 64
 _MAX_BYTES = (1 << 63) - 1  # numpy sizes are signed 64-bit (intp)
 
 
+def element_count(shape) -> int:
+    """How many values an array of ``shape`` holds (Python ints: no overflow, 1 for a scalar)."""
+    n = 1
+    for d in shape:
+        n *= int(d)
+    return n
+
+
 def shape_problem(shape, itemsize: int = 1) -> str:
     """Why numpy could not hold an array of ``shape`` (values read from a file, checked before
     numpy sees them), or "" when it can: more than 64 dims, a negative or non-integer dim, a

@@ -17,7 +17,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from ..errors import DumpFormatError
-from .dtypes import shape_problem
+from .dtypes import element_count, shape_problem
 
 _NUMERIC_KINDS = "biufc"
 #: what numpy's .npy header parser raises on corrupt headers: a truncated header of a version
@@ -38,10 +38,7 @@ class NpyLayout:
 
     @property
     def count(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+        return element_count(self.shape)
 
 
 #: the header numpy writes, byte for byte (``{'descr': '<f4', 'fortran_order': False,
