@@ -276,6 +276,7 @@ class StreamedRun:
         self.model = model
         self.prefetch = prefetch
         self._pending = None  # (segment index, Future of its outputs)
+        self._closed = False
         self._pool = None
         self.feeds = dict(feeds)
         self.values: Dict[str, object] = {}
@@ -332,10 +333,8 @@ class StreamedRun:
         feeds = {n: (self._carry[n] if n in self._carry else self.feeds[n]) for n in seg.inputs}
         self._pending = (s, self._pool.submit(m._run_segment, s, feeds))
 
-    def close(self) -> None:
-        """Wait for a segment still in flight, stop the background thread and give the shared
-        arena's unused memory back. The outputs still held (``values``) keep theirs: a caller
-        done with them clears ``values`` and closes again."""
+    def _stop(self) -> None:
+        """Wait for a segment still in flight and stop the background thread."""
         if self._pending is not None:
             self._pending[1].cancel()
             try:
@@ -346,6 +345,15 @@ class StreamedRun:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+    def close(self) -> None:
+        """The caller is done with the run's tensors (it dropped ``values``): stop, and give the
+        memory they had in the shared arena back to the system. Once; a run that is collected
+        closes itself."""
+        self._stop()
+        if self._closed:
+            return
+        self._closed = True
         if self.model.use_arena:
             from .ort_arena import release_shared_arena
 
@@ -371,7 +379,7 @@ class StreamedRun:
             try:
                 produced = future.result()
             except BaseException:
-                self.close()
+                self._stop()
                 raise
         else:
             produced = self._compute(s)
@@ -392,7 +400,7 @@ class StreamedRun:
         if self.prefetch:
             self._start(s + 1)
         if self.done:
-            self.close()
+            self._stop()
 
 
 _LIBC = []
