@@ -40,7 +40,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ContextManager, Dict, Mapping, Optional, Set, Tuple
+from typing import Callable, ContextManager, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..errors import CacheError
 from .atomic_files import dead_writer_leftovers
@@ -202,12 +202,13 @@ class Cache:
                             vouched = build(tmp)
                     else:
                         vouched = build(tmp)
-                    _write_manifest(tmp, vouched if isinstance(vouched, Vouched) else None)
+                    written = _write_manifest(tmp, vouched if isinstance(vouched, Vouched)
+                                              else None)
                     os.rename(tmp, final)
                 except BaseException:
                     shutil.rmtree(tmp, ignore_errors=True)
                     raise
-                self._verified[final] = _manifest_stats(final)
+                self._verified[final] = _stats_of(final, written)
                 self.stats.misses += 1
         except Timeout as exc:
             raise CacheError(f"cache entry {final}: lock {lock.lock_file} still held after "
@@ -306,12 +307,11 @@ def _stamp_vouches(path: Path, files: Dict) -> bool:
         return False
 
 
-def _manifest_stats(path: Path) -> Dict[str, list]:
-    """The stat of every file in ``path``'s manifest now (an entry just built); {} if unreadable."""
+def _stats_of(path: Path, rels) -> Dict[str, list]:
+    """The stat of each of ``path``'s files ``rels`` now (an entry just built); {} if one is gone."""
     try:
-        with open(path / MANIFEST, encoding="utf-8") as f:
-            return {rel: _stat_key(path / rel) for rel in json.load(f)["files"]}
-    except (OSError, ValueError, KeyError, TypeError):
+        return {rel: _stat_key(path / rel) for rel in rels}
+    except OSError:
         return {}
 
 
@@ -354,7 +354,8 @@ def _write_stamp(path: Path, verified: Mapping[str, list]) -> None:
         return
 
 
-def _write_manifest(directory: Path, vouched: Optional[Vouched] = None) -> None:
+def _write_manifest(directory: Path, vouched: Optional[Vouched] = None) -> List[str]:
+    """Write the manifest of ``directory``'s files; returns their relative paths."""
     given: Mapping[str, Tuple[int, str]] = {}
     if vouched is not None and vouched.hash == HASH:
         given = vouched.files
@@ -375,6 +376,7 @@ def _write_manifest(directory: Path, vouched: Optional[Vouched] = None) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, directory / MANIFEST)
+    return list(files)
 
 
 def _walk_files(directory: Path):
