@@ -25,7 +25,7 @@ from ..core.cache import Cache, make_key
 from ..errors import BackendError
 from ..graph.external import EXTERNAL_FOLDER_KEY, load_model_refs
 from ..graph.onnx_graph import (check_inputs, graph_inputs, inputs_digest, model_digest,
-                                model_label, ort_version)
+                                model_label, ort_session, ort_version)
 
 #: bump when what a shard holds changes
 REFERENCE_FORMAT = 1
@@ -102,15 +102,8 @@ def _session(model_bytes: bytes, folder: Optional[str] = None):
     """onnxruntime fp32 with basic optimisations; its threads do not spin between runs, since
     the device side runs right after each reference run and needs the cores. ``folder``: where
     the model's external-data weights are read from."""
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    if folder:
-        so.add_session_config_entry(EXTERNAL_FOLDER_KEY, folder)
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-    so.log_severity_level = 3
-    so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
+    return ort_session(model_bytes, optimize=True, spinning=False,
+                       config={EXTERNAL_FOLDER_KEY: folder} if folder else None)
 
 
 class _ShardStore:
