@@ -55,11 +55,10 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
 
 
 def _uncached_golden(om, sample: Sample, tmp: Path):
-    from ..dump.loader import load_dump
-    from ..golden.onnxruntime_golden import DUMP_DIR, run_golden
+    from ..golden.onnxruntime_golden import read_entry_dump, run_golden
 
     run_golden(om.model, sample.inputs, tmp, input_shape=om.input_shape)
-    return load_dump(tmp / DUMP_DIR)
+    return read_entry_dump(tmp)  # laid out as a cache entry: tensors packed, an index
 
 
 def _finite(value) -> Optional[float]:

@@ -56,8 +56,30 @@ def load_npy(path) -> np.ndarray:
 _DTYPE_NAMES: Dict[np.dtype, str] = {}
 
 
-def _ref(path: Path, kind: str, index: int, layout: NpyLayout) -> TensorRef:
-    p = str(path)
+def map_packed(path: str, layout: NpyLayout) -> np.ndarray:
+    """Memory-map, read-only, the tensor whose values ``layout`` places in the pack file at
+    ``path`` (``NpyDumpWriter(pack=...)``)."""
+    if layout.count == 0:  # nothing to map (mmap refuses a zero length)
+        empty = np.empty(layout.shape, layout.dtype)
+        empty.flags.writeable = False
+        return empty
+    try:
+        return np.memmap(path, dtype=layout.dtype, mode="r", offset=layout.offset,
+                         shape=layout.shape, order="F" if layout.fortran_order else "C")
+    except (OSError, ValueError) as exc:
+        raise DumpFormatError(path, f"cannot map the tensor at byte {layout.offset}: {exc}") from None
+
+
+def _ref(path: Path, kind: str, index: int, layout: NpyLayout, pack: Optional[Path] = None
+         ) -> TensorRef:
+    """``pack``: the file that holds the values when ``path`` names a tensor of a pack."""
+    if pack is None:
+        p = source = str(path)
+        load = lambda: load_npy(p)  # noqa: E731
+    else:
+        p = str(pack)
+        source = f"{p}#{path.name}"
+        load = lambda: map_packed(p, layout)  # noqa: E731
     name = _DTYPE_NAMES.get(layout.dtype)
     if name is None:
         name = _DTYPE_NAMES[layout.dtype] = layout.dtype.name
@@ -66,7 +88,7 @@ def _ref(path: Path, kind: str, index: int, layout: NpyLayout) -> TensorRef:
     plain = not layout.fortran_order or len(layout.shape) <= 1
     span = FileSpan(p, layout.offset, layout.dtype, layout.count) if plain else None
     return TensorRef(kind=kind, index=index, dtype=name, shape=layout.shape,
-                     loader=SpanLoader(lambda: load_npy(p), span), source=p)
+                     loader=SpanLoader(load, span), source=source)
 
 
 # --------------------------------------------------------------------------- listing
@@ -166,9 +188,10 @@ def read_npy_dir(directory) -> DumpSet:
 
 
 def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
-                     skipped: List[Tuple[str, str]], layout_of: Callable[[Path], NpyLayout]
-                     ) -> DumpSet:
-    """``read_npy_dir`` of listed files whose headers ``layout_of(path)`` gives."""
+                     skipped: List[Tuple[str, str]], layout_of: Callable[[Path], NpyLayout],
+                     pack: Optional[Path] = None) -> DumpSet:
+    """``read_npy_dir`` of listed files whose headers ``layout_of(path)`` gives; ``pack``: the
+    one file that holds every listed tensor (the listed paths then only name them)."""
     if not files:
         raise DumpFormatError(directory, "empty dump directory: no .npy dump files in it")
     slots: Dict[str, Dict[Tuple[str, int], NpyFile]] = {}
@@ -187,9 +210,9 @@ def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
     key = (lambda n: (last_ts[n], n)) if repeated else (lambda n: (first_ts[n], n))
     for order, name in enumerate(sorted(slots, key=key)):
         s = slots[name]
-        ins = tuple(_ref(s[k].path, "input", k[1], layout_of(s[k].path))
+        ins = tuple(_ref(s[k].path, "input", k[1], layout_of(s[k].path), pack)
                     for k in sorted(s) if k[0] == "input")
-        outs = tuple(_ref(s[k].path, "output", k[1], layout_of(s[k].path))
+        outs = tuple(_ref(s[k].path, "output", k[1], layout_of(s[k].path), pack)
                      for k in sorted(s) if k[0] == "output")
         ops.append(OpRecord(name=name, op_type=types[name], inputs=ins, outputs=outs, order=order,
                             timestamp=first_ts[name], source=str(directory)))
@@ -274,9 +297,21 @@ class NpyDumpWriter:
     file whose write fails is removed in both modes. ``hasher`` (``core.cache.new_hasher``)
     hashes each file's bytes as they are written: ``digests`` then holds {file name: (size,
     digest)}. ``index()`` describes what was written for ``npy_index``.
+
+    ``pack="name"`` (private directories only) appends every tensor, as the ``.npy`` record it
+    would have been, to the one file ``name`` instead of a file each: creating a file costs
+    about as much as writing 100 KB, and a golden holds hundreds of tensors, half of them
+    small constants. Such a directory is read through its index only (``npy_index``), which
+    says where each tensor's values lie in the pack; ``digests`` then holds the pack's.
     """
 
-    def __init__(self, directory, *, private: bool = False, hasher: Optional[Callable] = None):
+    def __init__(self, directory, *, private: bool = False, hasher: Optional[Callable] = None,
+                 pack: Optional[str] = None):
+        if pack is not None and (not private or not pack or "/" in pack or os.sep in pack
+                                 or pack.startswith(".") or pack.endswith(".npy")):
+            raise ValueError(f"pack {pack!r}: a plain file name (not .npy), in a private directory")
+        self.pack = pack
+        self._pack_out: Optional[_Tally] = None
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.private = private
@@ -319,6 +354,8 @@ class NpyDumpWriter:
         arr = np.asarray(array)
         if arr.dtype.hasobject:
             raise DumpFormatError(self.directory / name, "object arrays cannot be dumped")
+        if self.pack is not None:
+            return self._append(name, arr)
         stored = name
         if len(name.encode("utf-8")) > MAX_NAME_BYTES:
             self._long += 1
@@ -350,6 +387,23 @@ class NpyDumpWriter:
         self._files[stored] = [name, list(arr.shape), descr, fortran, offset, counted.n]
         return path
 
+    def _append(self, name: str, arr: np.ndarray) -> Path:
+        """Pack mode: the tensor's ``.npy`` record appended to the pack; returns the path that
+        names it (no such file exists)."""
+        descr = np.lib.format.dtype_to_descr(arr.dtype)
+        if not isinstance(descr, str):
+            raise DumpFormatError(self.directory / name, f"dtype {arr.dtype} cannot be packed "
+                                                         f"(a structured dtype)")
+        if self._pack_out is None:
+            self._pack_out = _Tally(open(self.directory / self.pack, "wb"),
+                                    self._hasher() if self._hasher is not None else None)
+        out = self._pack_out
+        start = out.n
+        offset = start + write_npy(out, arr)
+        fortran = not arr.flags.c_contiguous and arr.flags.f_contiguous
+        self._files[name] = [name, list(arr.shape), descr, fortran, offset, out.n - start]
+        return self.directory / name
+
     def _refer(self, name: str, target: Path) -> None:
         if target.parent != self.directory or not (
                 target.name in self._files or target.is_file()):
@@ -367,11 +421,18 @@ class NpyDumpWriter:
         when something it wrote can only be described by reading the directory)."""
         if not self._indexable:
             return None
-        return {"files": self._files, "refs": self._refs, "names": read_names(self.directory)}
+        index = {"files": self._files, "refs": self._refs, "names": read_names(self.directory)}
+        if self.pack is not None:
+            index["pack"] = self.pack
+        return index
 
     def close(self) -> None:
-        """Writes a private directory's ``input_refs.csv`` (the only thing buffered)."""
+        """Writes a private directory's ``input_refs.csv`` (the only thing buffered) and
+        closes the pack, if any."""
+        self._close_pack(complete=True)
         rows, self._pending_refs = self._pending_refs, []
+        if self.pack is not None:  # the index holds them: a row naming no file would be wrong
+            return
         if not rows:
             return
         with open(self.directory / INPUT_REFS_FILE, "a", newline="", encoding="utf-8") as f:
@@ -381,12 +442,22 @@ class NpyDumpWriter:
     def __enter__(self) -> "NpyDumpWriter":
         return self
 
+    def _close_pack(self, complete: bool) -> None:
+        out, self._pack_out = self._pack_out, None
+        if out is None:
+            return
+        out._f.close()
+        if complete and out.hasher is not None:
+            self.digests[self.pack] = (out.n, out.hasher.hexdigest())
+
     def __exit__(self, exc_type, *exc) -> None:
         if exc_type is None:
             self.close()
+        else:  # the private directory is dropped: only the file handle needs closing
+            self._close_pack(complete=False)
 
 
 __all__ = ["NpyDumpWriter", "read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header",
            "read_npy_layout", "NpyLayout",
-           "load_npy", "write_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE",
+           "load_npy", "map_packed", "write_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE",
            "INPUT_REFS_FILE", "read_input_refs"]

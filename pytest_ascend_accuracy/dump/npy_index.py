@@ -3,7 +3,9 @@
 
 ``NpyDumpWriter.index()`` describes what one writer wrote into a directory it started empty:
 every stored file with its golden name and header (shape, dtype, memory order, where the values
-start, its size), the ``input_refs.csv`` rows and the ``op_names.csv`` rows. ``write_index``
+start, its size), the ``input_refs.csv`` rows and the ``op_names.csv`` rows -- and, for a
+writer that packed every tensor into one file (``NpyDumpWriter(pack=...)``), that file's name:
+the listed names then only name the tensors, and the offsets are the pack's. ``write_index``
 saves that as JSON; ``read_indexed_dir`` turns it into the DumpSet ``read_npy_dir`` gives for the
 directory, through the same listing and DumpSet code (``classify_npy_files``,
 ``dumpset_of_files``, and each header through ``checked_layout``): only where the facts come
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -47,6 +49,8 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
         files: Dict[str, list] = data["files"]
         refs: List[Tuple[str, str]] = [(str(a), str(b)) for a, b in data["refs"]]
         names: Dict[str, str] = {str(k): str(v) for k, v in data["names"].items()}
+        pack = _pack_of(directory, data.get("pack"))
+        pack_size = pack.stat().st_size if pack is not None else 0
         layouts: Dict[str, Tuple[NpyLayout, int]] = {}  # by stored name (hashing a Path is slow)
         paths: Dict[str, Path] = {}
         dtypes: Dict[str, np.dtype] = {}
@@ -71,10 +75,20 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
 
     def layout_of(path: Path) -> NpyLayout:
         layout, size = layouts[path.name]
+        if pack is not None:  # the values must lie within the pack
+            return checked_layout(pack, layout, pack_size)
         return checked_layout(path, layout, size)
 
     kind, listed, skipped = classify_npy_files(resolved, lambda: names)
-    return dumpset_of_files(directory, kind, listed, skipped, layout_of)
+    return dumpset_of_files(directory, kind, listed, skipped, layout_of, pack)
+
+
+def _pack_of(directory: Path, name) -> Optional[Path]:
+    if name is None:
+        return None
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
+        raise ValueError(f"pack {name!r} is not a file name")
+    return directory / name
 
 
 __all__ = ["INDEX_VERSION", "read_indexed_dir", "write_index"]

@@ -2,7 +2,7 @@
 
 Its own ``convert`` (NC1HWC0 / FRACTAL_Z -> NCHW, FRACTAL_NZ -> ND, cropped to the header's
 ``original_shape``) must give exactly the tensors our reader gives, and its ``compare`` (dumps +
-the emulator's om json as fusion rule + the golden npy directory) must agree with our metrics
+the emulator's om json as fusion rule + the golden as a stored npy directory) must agree with our metrics
 and verdict. See ``msaccucmp_peer`` for how it runs without CANN's header-parsing library.
 """
 import csv
@@ -17,6 +17,7 @@ from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend  # 
 from pytest_ascend_accuracy.backends.emulator.faults import Fault  # noqa: E402
 from pytest_ascend_accuracy.compare.engine import compare_dumps  # noqa: E402
 from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
+from pytest_ascend_accuracy.golden.stored import store_golden  # noqa: E402
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
@@ -89,9 +90,12 @@ def test_msaccucmp_compares_our_device_format_dumps_as_we_do(case, msaccucmp, ca
     model = build()
     converted, dump = _emulate(cache, tmp_path, model, faults)
     golden = golden_dump(model, make_inputs(model), cache=cache)
+    # the cache packs a golden's tensors into one file; what a user hands msaccucmp is a
+    # stored golden, a directory of msit-named .npy files
+    golden_dir = store_golden(tmp_path / "golden", golden)
     out = tmp_path / "msaccucmp"
     out.mkdir()
-    assert msaccucmp("compare", "-m", dump.root, "-g", golden.root, "-f", converted.om_json,
+    assert msaccucmp("compare", "-m", dump.root, "-g", golden_dir, "-f", converted.om_json,
                      "-out", out) == 0
     theirs = _their_rows(out)
     result = compare_dumps(dump, golden)

@@ -1,0 +1,94 @@
+"""``NpyDumpWriter(pack=...)``: every tensor appended to one file as the ``.npy`` record it would
+have been, read back through the index into the DumpSet a directory of those files gives."""
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.core.cache import new_hasher
+from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir
+from pytest_ascend_accuracy.dump.npy_index import read_indexed_dir, write_index
+from pytest_ascend_accuracy.errors import DumpFormatError
+
+TENSORS = {
+    "scalar": np.array(3.5, np.float32),
+    "empty": np.zeros((0, 4), np.float16),
+    "fortran": np.asfortranarray(np.arange(12, dtype=np.float32).reshape(3, 4)),
+    "ints": np.arange(7, dtype=np.int64),
+    "flags": np.array([True, False, True]),
+    "big": np.random.default_rng(0).standard_normal((64, 300)).astype(np.float32),
+}
+
+
+def _write(directory, **kwargs):
+    with NpyDumpWriter(directory, private=True, **kwargs) as w:
+        first = w.write_op("first", [], [TENSORS["scalar"], TENSORS["empty"]], timestamp_us=1)
+        w.write_op("second", [first[0], TENSORS["fortran"]], [TENSORS["ints"]], timestamp_us=2)
+        w.write_op("third", [TENSORS["flags"]], [TENSORS["big"]], timestamp_us=3)
+    write_index(directory.parent / f"{directory.name}.index.json", w.index())
+    return w
+
+
+def test_a_pack_reads_back_as_the_directory_of_files(tmp_path):
+    packed = _write(tmp_path / "packed", pack="tensors.pack", hasher=new_hasher)
+    _write(tmp_path / "files")
+    assert sorted(p.name for p in (tmp_path / "packed").iterdir()) == ["tensors.pack"]
+    ours = read_indexed_dir(tmp_path / "packed", tmp_path / "packed.index.json")
+    theirs = read_npy_dir(tmp_path / "files")
+    assert ours.names == theirs.names == ["first", "second", "third"]
+    for a, b in zip(ours.ops, theirs.ops):
+        assert [(t.kind, t.index, t.dtype, t.shape) for t in a.inputs + a.outputs] == \
+               [(t.kind, t.index, t.dtype, t.shape) for t in b.inputs + b.outputs]
+        for t, u in zip(a.inputs + a.outputs, b.inputs + b.outputs):
+            got = t.load()
+            np.testing.assert_array_equal(got, u.load())
+            assert not got.flags.writeable
+    pack = tmp_path / "packed" / "tensors.pack"
+    size, digest = packed.digests["tensors.pack"]
+    assert size == pack.stat().st_size
+    h = new_hasher()
+    h.update(pack.read_bytes())
+    assert digest == h.hexdigest()
+
+
+def test_the_compare_reads_packed_values_through_their_span(tmp_path):
+    from pytest_ascend_accuracy.compare.reading import TensorReader
+
+    _write(tmp_path / "packed", pack="tensors.pack")
+    dump = read_indexed_dir(tmp_path / "packed", tmp_path / "packed.index.json")
+    big = dump.get("third").output(0)
+    values = TensorReader().load(big, 0)
+    np.testing.assert_array_equal(values.reshape(big.shape), TENSORS["big"])
+
+
+@pytest.mark.parametrize("kwargs", [dict(private=False, pack="p"), dict(private=True, pack="a/b"),
+                                    dict(private=True, pack=".hidden"),
+                                    dict(private=True, pack="x.npy")])
+def test_a_pack_is_a_plain_file_name_in_a_private_directory(tmp_path, kwargs):
+    with pytest.raises(ValueError, match="pack"):
+        NpyDumpWriter(tmp_path / "d", **kwargs)
+
+
+def test_a_structured_dtype_is_refused_naming_the_tensor(tmp_path):
+    with NpyDumpWriter(tmp_path / "d", private=True, pack="t.pack") as w:
+        with pytest.raises(DumpFormatError, match="cannot be packed") as info:
+            w.write_op("rec", [], [np.zeros(2, dtype=[("a", "f4"), ("b", "i4")])])
+    assert "rec.0." in str(info.value)
+
+
+def test_a_failed_write_closes_the_pack_and_leaves_no_digest(tmp_path):
+    class Boom(Exception):
+        pass
+
+    w = NpyDumpWriter(tmp_path / "d", private=True, pack="t.pack", hasher=new_hasher)
+    with pytest.raises(Boom):
+        with w:
+            w.write_op("a", [], [np.ones(3, np.float32)])
+            raise Boom
+    assert w._pack_out is None and "t.pack" not in w.digests
+
+
+def test_an_index_naming_a_pack_outside_its_directory_is_refused(tmp_path):
+    _write(tmp_path / "packed", pack="tensors.pack")
+    index = tmp_path / "packed.index.json"
+    index.write_text(index.read_text().replace('"pack":"tensors.pack"', '"pack":"../x"'))
+    with pytest.raises(DumpFormatError, match="not a valid npy dump index"):
+        read_indexed_dir(tmp_path / "packed", index)
