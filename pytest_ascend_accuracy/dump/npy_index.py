@@ -73,11 +73,16 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
         raise DumpFormatError(index_path, f"not a valid npy dump index "
                                           f"({type(exc).__name__}: {exc})") from None
 
+    checked: Dict[str, NpyLayout] = {}  # a stored tensor that inputs refer to is checked once
+
     def layout_of(path: Path) -> NpyLayout:
-        layout, size = layouts[path.name]
-        if pack is not None:  # the values must lie within the pack
-            return checked_layout(pack, layout, pack_size)
-        return checked_layout(path, layout, size)
+        name = path.name
+        if name not in checked:
+            layout, size = layouts[name]
+            # a pack's tensors must lie within the pack
+            checked[name] = (checked_layout(pack, layout, pack_size) if pack is not None
+                             else checked_layout(path, layout, size))
+        return checked[name]
 
     kind, listed, skipped = classify_npy_files(resolved, lambda: names)
     return dumpset_of_files(directory, kind, listed, skipped, layout_of, pack)

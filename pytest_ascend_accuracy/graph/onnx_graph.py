@@ -409,6 +409,22 @@ def tensor_info(model) -> Dict[str, Tuple[int, Optional[Tuple[Optional[int], ...
     return info
 
 
+def tensor_info_to_json(info) -> dict:
+    """``tensor_info``'s result as JSON-able data (``tensor_info_from_json`` reads it back)."""
+    return {name: [elem, None if shape is None else list(shape)] for name, (elem, shape) in info.items()}
+
+
+def tensor_info_from_json(data) -> Dict[str, Tuple[int, Optional[Tuple[Optional[int], ...]]]]:
+    """The ``tensor_info`` that ``tensor_info_to_json`` saved; ``ValueError`` when ``data`` is not
+    such a mapping."""
+    try:
+        return {str(name): (int(elem), None if shape is None else
+                            tuple(None if d is None else int(d) for d in shape))
+                for name, (elem, shape) in data.items()}
+    except (AttributeError, TypeError, ValueError) as exc:
+        raise ValueError(f"not a saved tensor_info: {exc}") from None
+
+
 #: initializers above this size are declared, not copied, for shape inference
 _BIG_WEIGHT = 1 << 20
 #: models whose weights add up to more than this are inferred on the light copy

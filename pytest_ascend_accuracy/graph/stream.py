@@ -26,6 +26,7 @@ weights outgrow one segment's budget, sessions (and their weights) go as soon as
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -82,17 +83,26 @@ def _feedable(info, name: str, op_type: str) -> bool:
     return entry is not None and entry[0] in _FEEDABLE_TYPES
 
 
-def _nbytes(info, name) -> Optional[int]:
-    from onnx import helper
+_ITEMSIZE: Dict[int, Optional[int]] = {}  # ONNX element type -> bytes per value (None: unknown)
 
+
+def _itemsize(elem_type: int) -> Optional[int]:
+    if elem_type not in _ITEMSIZE:  # onnx's lookup and np.dtype() cost microseconds a call
+        from onnx import helper
+
+        try:
+            _ITEMSIZE[elem_type] = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type)).itemsize
+        except Exception:
+            _ITEMSIZE[elem_type] = None
+    return _ITEMSIZE[elem_type]
+
+
+def _nbytes(info, name) -> Optional[int]:
     entry = info.get(name)
     if entry is None or entry[1] is None or any(d is None for d in entry[1]):
         return None
-    try:
-        itemsize = np.dtype(helper.tensor_dtype_to_np_dtype(entry[0])).itemsize
-    except Exception:
-        return None
-    return int(np.prod(entry[1], dtype=np.int64)) * itemsize
+    itemsize = _itemsize(entry[0])
+    return None if itemsize is None else math.prod(entry[1]) * itemsize
 
 
 class SegmentedModel:
@@ -103,7 +113,10 @@ class SegmentedModel:
 
     def __init__(self, model, wanted: Iterable[str], *, segment_bytes: Optional[int] = None,
                  weight_bytes: Optional[int] = None, threads: int = 0,
-                 keep_sessions: Optional[bool] = None, folder: Optional[str] = None):
+                 keep_sessions: Optional[bool] = None, folder: Optional[str] = None,
+                 info: Optional[Mapping[str, tuple]] = None):
+        """``info``: ``onnx_graph.tensor_info(model)`` when the caller has it already (shape
+        inference is most of the time this takes)."""
         from .onnx_graph import tensor_info
 
         segment_bytes = SEGMENT_BYTES if segment_bytes is None else segment_bytes
@@ -123,8 +136,10 @@ class SegmentedModel:
             for name in node.output:
                 if name:
                     self.producer[name] = k
-        info = tensor_info(model)
-        known = [b for b in (_nbytes(info, n) for n in self.producer) if b is not None]
+        if info is None:
+            info = tensor_info(model)
+        sizes = {n: _nbytes(info, n) for n in self.producer}
+        known = [b for b in sizes.values() if b is not None]
         guess = int(np.mean(known)) if known else 1 << 20
         wanted_set = set(self.wanted)
         # a cut never separates these from their readers: onnxruntime cannot hand them over
@@ -136,7 +151,7 @@ class SegmentedModel:
         seg_inits: Set[str] = set()
         open_non_tensor: Set[str] = set()  # produced, not yet fully read
         for k, node in enumerate(graph.node):
-            out_bytes = sum((_nbytes(info, o) or guess) for o in node.output if o)
+            out_bytes = sum((sizes[o] or guess) for o in node.output if o)
             new_inits = {r for r in reads[k] if r in self.inits and r not in seg_inits}
             w = sum(_init_bytes(self.inits[r]) for r in new_inits)
             open_non_tensor = {n for n in open_non_tensor if last_read.get(n, -1) >= k}
@@ -213,13 +228,7 @@ class SegmentedModel:
 
 
 def _init_bytes(tensor) -> int:
-    from onnx import helper
-
-    try:
-        itemsize = np.dtype(helper.tensor_dtype_to_np_dtype(tensor.data_type)).itemsize
-    except Exception:
-        itemsize = 4
-    return int(np.prod(list(tensor.dims), dtype=np.int64)) * itemsize
+    return math.prod(tensor.dims) * (_itemsize(tensor.data_type) or 4)
 
 
 def _build_session(model, seg: _Segment, s: int, feeds, threads: int, folder: Optional[str] = None,

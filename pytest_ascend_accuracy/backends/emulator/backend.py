@@ -33,7 +33,7 @@ from ...dump.model import DumpSet, OpRecord, TensorRef
 from ...errors import AscendAccuracyError, BackendError, ConversionError, DumpWriteError
 from ...core.modes import Mode, resolve_mode
 from ...graph.onnx_graph import check_inputs, model_digest, model_label, ort_version
-from ...graph.onnx_graph import parse_input_shape
+from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from_json, tensor_info_to_json
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel
 from ..dump_modes import check_dump_mode, dumps_inputs, dumps_outputs
@@ -41,10 +41,14 @@ from .faults import Fault, check_faults
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
 
-#: bump when the rewrite changes what a converted entry holds
-EMULATOR_FORMAT = 2
+#: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE)
+EMULATOR_FORMAT = 3
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
+#: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
+#: segments by these sizes without running shape inference again (most of the set-up time of
+#: a cached model's run)
+TENSOR_INFO_FILE = "tensor_info.json"
 
 
 class EmulatorBackend:
@@ -117,6 +121,9 @@ class EmulatorBackend:
                                       f"{type(exc).__name__}: {exc}") from exc
             plan.info.update({"mode": mode.name, "atc_options": options})
             plan.save(tmp / PLAN_FILE)
+            info = tensor_info_to_json(tensor_info(proto))
+            (tmp / TENSOR_INFO_FILE).write_text(json.dumps(info, separators=(",", ":")),
+                                               encoding="utf-8")
             _save_model(proto, tmp / MODEL_FILE)
             pre = []
             if aipp is not None:
@@ -276,6 +283,7 @@ class _RunState:
     aipp: Optional[AippInputs] = None  # the --insert_op_conf blocks, by input name
     threads: int = 0
     folder: Optional[str] = None  # external-data weights are read from here (graph.external)
+    info: Optional[Mapping[str, tuple]] = None  # the model's tensor_info (TENSOR_INFO_FILE)
     _segmented: Dict[tuple, object] = field(default_factory=dict)
 
     def segmented(self, wanted):
@@ -284,7 +292,7 @@ class _RunState:
         key = tuple(wanted)
         if key not in self._segmented:
             self._segmented[key] = SegmentedModel(self.model, key, threads=self.threads,
-                                                  folder=self.folder)
+                                                  folder=self.folder, info=self.info)
         return self._segmented[key]
 
     @staticmethod
@@ -300,7 +308,22 @@ class _RunState:
         spec = onnx.ModelProto()
         spec.graph.input.extend(i for i in proto.graph.input if i.name in set(plan.model_inputs))
         aipp = AippInputs.load(Path(converted.path).parent, plan.model_inputs)
-        return _RunState(plan, proto, spec, inits, aipp, threads, folder)
+        return _RunState(plan, proto, spec, inits, aipp, threads, folder,
+                         _saved_tensor_info(Path(converted.path).parent / TENSOR_INFO_FILE))
+
+
+def _saved_tensor_info(path: Path) -> Optional[Dict[str, tuple]]:
+    """The entry's saved ``tensor_info``; None (inferred again by the run) when the file is not
+    there, e.g. a converted model handed in from elsewhere."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        return tensor_info_from_json(json.loads(text))
+    except ValueError as exc:
+        raise BackendError(f"{path}: not a tensor_info file of the emulator ({exc}); delete "
+                           f"the cache entry {path.parent} to rebuild it") from None
 
 
 def _fresh_leaf(root: Path, model_name: str) -> Path:
