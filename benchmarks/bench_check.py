@@ -281,7 +281,8 @@ def print_model(r: dict) -> bool:
              ("memory: warm check peak (+workers) / budget", warm["memory"] / budget, 1.0, "<=")]
     gw, dw = cold["written"]["golden"], cold["written"]["device dump"]
     print(f"   written: bare {_mb(bare['written'][1])} in {bare['written'][0]} files; cold check: golden "
-          f"{_mb(gw[1])} in {gw[0]} files (outputs, plus graph inputs and weights as op inputs), device dump {_mb(dw[1])} in {dw[0]} files")
+          f"{_mb(gw[1])} in {gw[0]} file(s) (op outputs, plus graph inputs and initializers as op "
+          f"inputs, in one pack), device dump {_mb(dw[1])} in {dw[0]} files")
     print(f"   memory budget max(300 MB + 3 x {_mb(largest)}, 1.25 x {_mb(plain['peak_rss'])}) = {_mb(budget)}")
     ok = True
     for name, value, goal, _ in goals:
