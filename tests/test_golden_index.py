@@ -71,6 +71,8 @@ def test_the_packed_entry_is_the_dumpset_of_a_directory_of_npy_files(tmp_path, m
     assert len(list((plain / DUMP_DIR).glob("*.npy"))) > 1
     packed = read_entry_dump(entry)
     assert _layout(packed) == _layout(listed) == _layout(dump) and len(dump)
+    # the directory the reports show as the golden reads the same, through its index
+    assert _layout(load_dump(entry / DUMP_DIR)) == _layout(dump) and dump.root == str(entry / DUMP_DIR)
     for a, b in zip(listed.ops, packed.ops):
         for t, u in zip(a.inputs + a.outputs, b.inputs + b.outputs):
             np.testing.assert_array_equal(t.load(), u.load())
@@ -100,8 +102,13 @@ def test_every_pack_record_is_the_npy_file_it_stands_for(tmp_path):
         for t in slots:
             np.testing.assert_array_equal(values, t.load())
     ends.sort()
-    assert ends[0][0] == 0 and ends[-1][1] == len(data)  # records back to back, nothing else
-    assert all(a[1] == b[0] for a, b in zip(ends, ends[1:]))
+    # records in order, each at a multiple of 64 bytes (zeros between): values 64-byte aligned
+    assert ends[0][0] == 0 and ends[-1][1] == len(data)
+    for (_, end), (start, _) in zip(ends, ends[1:]):
+        assert start % 64 == 0 and 0 <= start - end < 64 and not any(data[end:start])
+    for op in dump.ops:
+        for t in op.outputs:
+            assert t.load().flags.aligned and t.loader.span.offset % 64 == 0
 
 
 def test_a_pack_shorter_than_its_index_says_is_refused_naming_the_pack(tmp_path):

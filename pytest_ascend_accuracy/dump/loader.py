@@ -25,6 +25,7 @@ from .discovery import choose_leaf, describe_leaf, scan_dump_files, sub_model_le
 from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
 from .npy_dir import has_npy_dump, read_npy_dir
+from .npy_index import packed_dir_index, read_indexed_dir
 from .om_json import OmGraph, OmOp, read_om_json
 from .om_pairing import OutputPairing, inserted_ops, pair_outputs
 
@@ -42,6 +43,8 @@ def load_dump(path, *, om_json=None, model_name: Optional[str] = None) -> DumpSe
         dump = _read_single_file(p)
     elif has_npy_dump(p):
         dump = read_npy_dir(p)
+    elif packed_dir_index(p) is not None:  # a cached golden's npy directory (the reports show it)
+        dump = read_indexed_dir(p, packed_dir_index(p))
     else:
         subs = graph.sub_graphs if graph is not None else ()
         leaf = choose_leaf(p, model_name, sub_models=subs)

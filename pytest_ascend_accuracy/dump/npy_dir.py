@@ -56,9 +56,9 @@ def load_npy(path) -> np.ndarray:
 _DTYPE_NAMES: Dict[np.dtype, str] = {}
 
 
-def map_packed(path: str, layout: NpyLayout) -> np.ndarray:
-    """Memory-map, read-only, the tensor whose values ``layout`` places in the pack file at
-    ``path`` (``NpyDumpWriter(pack=...)``)."""
+def map_packed(path: str, layout: NpyLayout, name: str = "") -> np.ndarray:
+    """Memory-map, read-only, the tensor ``name`` whose values ``layout`` places in the pack
+    file at ``path`` (``NpyDumpWriter(pack=...)``)."""
     if layout.count == 0:  # nothing to map (mmap refuses a zero length)
         empty = np.empty(layout.shape, layout.dtype)
         empty.flags.writeable = False
@@ -67,7 +67,8 @@ def map_packed(path: str, layout: NpyLayout) -> np.ndarray:
         return np.memmap(path, dtype=layout.dtype, mode="r", offset=layout.offset,
                          shape=layout.shape, order="F" if layout.fortran_order else "C")
     except (OSError, ValueError) as exc:
-        raise DumpFormatError(path, f"cannot map the tensor at byte {layout.offset}: {exc}") from None
+        raise DumpFormatError(f"{path}#{name}" if name else path,
+                              f"cannot map the tensor's values at byte {layout.offset}: {exc}") from None
 
 
 def _ref(path: Path, kind: str, index: int, layout: NpyLayout, pack: Optional[Path] = None
@@ -79,7 +80,7 @@ def _ref(path: Path, kind: str, index: int, layout: NpyLayout, pack: Optional[Pa
     else:
         p = str(pack)
         source = f"{p}#{path.name}"
-        load = lambda: map_packed(p, layout)  # noqa: E731
+        load = lambda: map_packed(p, layout, path.name)  # noqa: E731
     name = _DTYPE_NAMES.get(layout.dtype)
     if name is None:
         name = _DTYPE_NAMES[layout.dtype] = layout.dtype.name
@@ -239,6 +240,8 @@ class _FileWrites:
 
 
 _WRITE_CHUNK = 16 << 20
+#: a pack record starts at a multiple of this (numpy's .npy header pads to the same: values align)
+PACK_ALIGN = 64
 
 
 def write_npy(f, array) -> int:
@@ -301,8 +304,11 @@ class NpyDumpWriter:
     ``pack="name"`` (private directories only) appends every tensor, as the ``.npy`` record it
     would have been, to the one file ``name`` instead of a file each: creating a file costs
     about as much as writing 100 KB, and a golden holds hundreds of tensors, half of them
-    small constants. Such a directory is read through its index only (``npy_index``), which
-    says where each tensor's values lie in the pack; ``digests`` then holds the pack's.
+    small constants. Each record starts at a multiple of ``PACK_ALIGN`` bytes (zeros between),
+    so the values, after numpy's padded header, are aligned as ``np.load`` would give them.
+    Such a directory is read through its index only (``npy_index``), which says where each
+    tensor's values lie in the pack; ``digests`` then holds the pack's. After a failed append
+    or ``close()`` the pack takes nothing more, and after a failed append ``index()`` is None.
     """
 
     def __init__(self, directory, *, private: bool = False, hasher: Optional[Callable] = None,
@@ -311,11 +317,14 @@ class NpyDumpWriter:
                                  or pack.startswith(".") or pack.endswith(".npy")):
             raise ValueError(f"pack {pack!r}: a plain file name (not .npy), in a private directory")
         self.pack = pack
-        self._pack_out: Optional[_Tally] = None
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.private = private
         self._hasher = hasher
+        self._pack_out: Optional[_Tally] = None  # the open pack (created even if nothing comes)
+        if pack is not None:
+            self._pack_out = _Tally(open(self.directory / pack, "wb"),
+                                    hasher() if hasher is not None else None)
         self._clock = _Clock()
         self._names: Dict[str, str] = {}  # op name -> file-name stem
         self._stems = StemAllocator(self.directory)
@@ -394,12 +403,18 @@ class NpyDumpWriter:
         if not isinstance(descr, str):
             raise DumpFormatError(self.directory / name, f"dtype {arr.dtype} cannot be packed "
                                                          f"(a structured dtype)")
-        if self._pack_out is None:
-            self._pack_out = _Tally(open(self.directory / self.pack, "wb"),
-                                    self._hasher() if self._hasher is not None else None)
         out = self._pack_out
-        start = out.n
-        offset = start + write_npy(out, arr)
+        if out is None:
+            raise DumpFormatError(self.directory / self.pack, f"cannot append {name!r}: the pack "
+                                  "is closed, or an earlier write to it failed")
+        try:
+            out.write(bytes(-out.n % PACK_ALIGN))
+            start = out.n
+            offset = start + write_npy(out, arr)
+        except BaseException:  # the pack's end is unknown now: nothing more, and no index
+            self._indexable = False
+            self._close_pack(complete=False)
+            raise
         fortran = not arr.flags.c_contiguous and arr.flags.f_contiguous
         self._files[name] = [name, list(arr.shape), descr, fortran, offset, out.n - start]
         return self.directory / name
@@ -459,5 +474,5 @@ class NpyDumpWriter:
 
 __all__ = ["NpyDumpWriter", "read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header",
            "read_npy_layout", "NpyLayout",
-           "load_npy", "map_packed", "write_npy", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE",
+           "load_npy", "map_packed", "write_npy", "PACK_ALIGN", "GOLDEN_PATTERN", "CONVERTED_PATTERN", "MAPPING_FILE",
            "INPUT_REFS_FILE", "read_input_refs"]

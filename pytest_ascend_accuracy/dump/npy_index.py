@@ -28,6 +28,8 @@ from .npy_header import NpyLayout, checked_layout
 
 #: bump when the index's JSON changes
 INDEX_VERSION = 1
+#: where a cache entry keeps the index of its npy directory: next to it, under this name
+INDEX_NAME = "npy_index.json"
 
 
 def write_index(path, index: dict) -> None:
@@ -50,7 +52,7 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
         refs: List[Tuple[str, str]] = [(str(a), str(b)) for a, b in data["refs"]]
         names: Dict[str, str] = {str(k): str(v) for k, v in data["names"].items()}
         pack = _pack_of(directory, data.get("pack"))
-        pack_size = pack.stat().st_size if pack is not None else 0
+        pack_size = pack.stat().st_size if pack is not None and files else 0
         layouts: Dict[str, Tuple[NpyLayout, int]] = {}  # by stored name (hashing a Path is slow)
         paths: Dict[str, Path] = {}
         dtypes: Dict[str, np.dtype] = {}
@@ -79,13 +81,29 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
         name = path.name
         if name not in checked:
             layout, size = layouts[name]
-            # a pack's tensors must lie within the pack
-            checked[name] = (checked_layout(pack, layout, pack_size) if pack is not None
-                             else checked_layout(path, layout, size))
+            # a pack's tensors must lie within the pack (errors name the pack and the tensor)
+            checked[name] = (checked_layout(f"{pack}#{name}", layout, pack_size)
+                             if pack is not None else checked_layout(path, layout, size))
         return checked[name]
 
     kind, listed, skipped = classify_npy_files(resolved, lambda: names)
     return dumpset_of_files(directory, kind, listed, skipped, layout_of, pack)
+
+
+def packed_dir_index(directory) -> Optional[Path]:
+    """The index (``INDEX_NAME`` next to ``directory``) when ``directory`` is the npy directory
+    of a packed entry (it holds the pack that index names and no ``.npy`` file), else None: such
+    a directory is readable only through its index."""
+    directory = Path(directory)
+    index = directory.parent / INDEX_NAME
+    try:
+        if not index.is_file() or any(directory.glob("*.npy")):
+            return None
+        with open(index, encoding="utf-8") as f:
+            pack = json.load(f).get("pack")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return index if isinstance(pack, str) and (directory / pack).is_file() else None
 
 
 def _pack_of(directory: Path, name) -> Optional[Path]:
@@ -96,4 +114,4 @@ def _pack_of(directory: Path, name) -> Optional[Path]:
     return directory / name
 
 
-__all__ = ["INDEX_VERSION", "read_indexed_dir", "write_index"]
+__all__ = ["INDEX_NAME", "INDEX_VERSION", "packed_dir_index", "read_indexed_dir", "write_index"]

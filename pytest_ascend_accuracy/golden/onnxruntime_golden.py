@@ -30,6 +30,7 @@ import numpy as np
 
 from ..core.cache import Cache, Vouched, make_key, new_hasher
 from ..dump.model import DumpSet
+from ..dump.npy_index import INDEX_NAME
 from ..errors import BackendError
 from ..graph.external import initializer_array
 from ..graph.onnx_graph import inputs_digest, model_digest, model_label, ort_version, parse_input_shape
@@ -47,7 +48,7 @@ DUMP_DIR = "npy"
 PACK_FILE = "tensors.pack"
 INFO_FILE = "golden.json"
 #: ``dump.npy_index`` of ``DUMP_DIR``: covered by the entry's manifest like every file
-INDEX_FILE = "npy_index.json"
+INDEX_FILE = INDEX_NAME
 
 
 def golden_key(model, inputs: Mapping[str, np.ndarray], input_shape=None) -> str:

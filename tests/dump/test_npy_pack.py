@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.core.cache import new_hasher
+from pytest_ascend_accuracy.dump.file_span import span_of
 from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir
 from pytest_ascend_accuracy.dump.npy_index import read_indexed_dir, write_index
 from pytest_ascend_accuracy.errors import DumpFormatError
@@ -38,9 +39,10 @@ def test_a_pack_reads_back_as_the_directory_of_files(tmp_path):
         assert [(t.kind, t.index, t.dtype, t.shape) for t in a.inputs + a.outputs] == \
                [(t.kind, t.index, t.dtype, t.shape) for t in b.inputs + b.outputs]
         for t, u in zip(a.inputs + a.outputs, b.inputs + b.outputs):
-            got = t.load()
-            np.testing.assert_array_equal(got, u.load())
-            assert not got.flags.writeable
+            got, want = t.load(), u.load()
+            np.testing.assert_array_equal(got, want)
+            assert not got.flags.writeable and got.flags.aligned
+            assert (got.dtype, got.flags.f_contiguous) == (want.dtype, want.flags.f_contiguous)
     pack = tmp_path / "packed" / "tensors.pack"
     size, digest = packed.digests["tensors.pack"]
     assert size == pack.stat().st_size
@@ -49,14 +51,24 @@ def test_a_pack_reads_back_as_the_directory_of_files(tmp_path):
     assert digest == h.hexdigest()
 
 
-def test_the_compare_reads_packed_values_through_their_span(tmp_path):
-    from pytest_ascend_accuracy.compare.reading import TensorReader
-
+def test_every_span_reads_the_logical_values_from_the_pack(tmp_path):
+    """The compare reads a span straight into its buffer (``TensorReader``): each span must
+    name the pack and hold exactly the tensor's values in C order."""
     _write(tmp_path / "packed", pack="tensors.pack")
     dump = read_indexed_dir(tmp_path / "packed", tmp_path / "packed.index.json")
-    big = dump.get("third").output(0)
-    values = TensorReader().load(big, 0)
-    np.testing.assert_array_equal(values.reshape(big.shape), TENSORS["big"])
+    spans = 0
+    for op in dump.ops:
+        for t in op.inputs + op.outputs:
+            span = span_of(t.loader)
+            if span is None:  # a Fortran-order tensor of more than one dimension
+                assert t.load().flags.f_contiguous and len(t.shape) > 1
+                continue
+            assert span.path == str(tmp_path / "packed" / "tensors.pack")
+            assert span.offset % 64 == 0
+            values = span.read_into(np.empty(max(span.nbytes, 1), np.uint8))
+            np.testing.assert_array_equal(values.reshape(t.shape), t.load())
+            spans += 1
+    assert spans == 6
 
 
 @pytest.mark.parametrize("kwargs", [dict(private=False, pack="p"), dict(private=True, pack="a/b"),
@@ -84,6 +96,48 @@ def test_a_failed_write_closes_the_pack_and_leaves_no_digest(tmp_path):
             w.write_op("a", [], [np.ones(3, np.float32)])
             raise Boom
     assert w._pack_out is None and "t.pack" not in w.digests
+
+
+def test_after_a_failed_append_the_pack_takes_nothing_and_has_no_index(tmp_path, monkeypatch):
+    """A write that fails part way leaves the pack's end unknown: a later tensor would be
+    indexed at the wrong offset, so the writer refuses it and gives no index."""
+    from pytest_ascend_accuracy.dump import npy_dir
+
+    w = NpyDumpWriter(tmp_path / "d", private=True, pack="t.pack", hasher=new_hasher)
+    w.write_op("a", [], [np.ones(3, np.float32)])
+    real = npy_dir.write_npy
+
+    def half(f, arr):
+        f.write(b"\x93NUMPY")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(npy_dir, "write_npy", half)
+    with pytest.raises(OSError, match="No space"):
+        w.write_op("b", [], [np.ones(3, np.float32)])
+    monkeypatch.setattr(npy_dir, "write_npy", real)
+    with pytest.raises(DumpFormatError, match="an earlier write to it failed") as info:
+        w.write_op("c", [], [np.ones(3, np.float32)])
+    assert "t.pack" in str(info.value)
+    assert w.index() is None
+    w.close()
+    assert "t.pack" not in w.digests
+
+
+def test_a_closed_pack_takes_nothing(tmp_path):
+    with NpyDumpWriter(tmp_path / "d", private=True, pack="t.pack") as w:
+        w.write_op("a", [], [np.ones(3, np.float32)])
+    with pytest.raises(DumpFormatError, match="closed"):
+        w.write_op("b", [], [np.ones(3, np.float32)])
+    assert (tmp_path / "d" / "t.pack").stat().st_size < 200  # not truncated, not appended
+
+
+def test_a_pack_of_no_tensors_is_an_empty_dump_not_a_missing_file(tmp_path):
+    with NpyDumpWriter(tmp_path / "d", private=True, pack="t.pack") as w:
+        pass
+    write_index(tmp_path / "i.json", w.index())
+    assert (tmp_path / "d" / "t.pack").is_file()
+    with pytest.raises(DumpFormatError, match="empty dump directory"):
+        read_indexed_dir(tmp_path / "d", tmp_path / "i.json")
 
 
 def test_an_index_naming_a_pack_outside_its_directory_is_refused(tmp_path):

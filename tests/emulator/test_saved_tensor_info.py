@@ -72,3 +72,7 @@ def test_a_garbled_info_file_is_an_error_naming_it(tmp_path):
         backend_mod._saved_tensor_info(path)
     assert str(path) in str(info.value)
     assert backend_mod._saved_tensor_info(tmp_path / "absent.json") is None
+    path.write_bytes(b"\xff\xfe{")
+    with pytest.raises(BackendError, match="cannot read") as info:
+        backend_mod._saved_tensor_info(path)
+    assert str(path) in str(info.value)

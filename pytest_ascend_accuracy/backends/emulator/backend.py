@@ -319,6 +319,9 @@ def _saved_tensor_info(path: Path) -> Optional[Dict[str, tuple]]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BackendError(f"{path}: cannot read the emulator's tensor_info file "
+                           f"({type(exc).__name__}: {exc})") from None
     try:
         return tensor_info_from_json(json.loads(text))
     except ValueError as exc:
