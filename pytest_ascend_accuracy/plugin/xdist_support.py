@@ -44,14 +44,16 @@ def share_cores(config) -> None:
     (0 keeps onnxruntime's default)."""
     import os
 
+    workers = get_num_workers(config)
+    override = os.environ.get(ORT_THREADS_ENV, "").strip()
+    if not override and not (workers and workers >= 2):
+        return  # serial, or the xdist controller: nothing to share (and numpy stays unimported)
     from ..core.cpu_share import machine_cores, set_core_share
     from ..graph.onnx_graph import set_ort_threads
 
-    workers = get_num_workers(config)
     share = max(1, machine_cores() // workers) if workers and workers >= 2 else None
     if share is not None:
         set_core_share(share)  # the compare's worker processes too (compare.parallel)
-    override = os.environ.get(ORT_THREADS_ENV, "").strip()
     if override:
         try:
             threads = int(override)
