@@ -3,6 +3,15 @@
     python benchmarks/bench_check.py                    # PP-OCRv4 det 736x736 and cls, then -n 2
     python benchmarks/bench_check.py --det-size 320 --xdist-det-size 320 --repeat 2
 
+Each step first touches and frees about as much memory as it will use (``PREHEAT``, off the
+clock; ``--no-preheat`` skips it), and rounds alternate which side goes first. On this
+development VM a big write into the page cache a few seconds after memory was freed runs 7-9x
+slower than right after (512 MB: 0.12 s against 0.85-1.17 s, and 0.13 s again after touching
+and freeing 700 MB first): virtio-balloon free page reporting, active here, hands freed pages
+back to the host, which faults them in again on their next use. Which step that penalty hits
+depended on the order of the steps and the seconds between them (bare det 0.78 s or 2.38 s in
+one run), not on what the step does; a machine without it (bare metal) never pays it.
+
 Needs the ``ocr`` extra (``rapidocr-onnxruntime``: the models ship inside it; it is not imported,
 its files are found by path). Every figure comes from a fresh process, so peak RSS (VmHWM, see
 ``rss.py``) is that step's alone, and every ratio is between steps of the same run (the same
@@ -72,12 +81,28 @@ def _inputs(model: str, shape: str):
 
 
 # -- children: one step each, in its own process ---------------------------------------------
+#: bytes a step touches and frees before its clock starts (see the module docstring): above
+#: what it allocates and writes (det 736: bare holds ~1 GB of tensors and writes 0.9 GB)
+PREHEAT = {"det": lambda size: int(2.2e9 * (size / 736) ** 2), "cls": lambda size: 64 << 20}
+_preheat_bytes = 0  # set in the child from --preheat-mb
+
+
 def _steady() -> None:
-    """The garbage collection a process makes once after its imports, off the clock (see the
-    module docstring)."""
+    """Off the clock, before a step (see the module docstring): the garbage collection a
+    process makes once after its imports; then ``_preheat_bytes`` touched and freed, so the
+    step's allocations and page-cache writes land on pages the host backs, and the peak RSS
+    count restarted (no pre-heating where it cannot be: the peak would include it)."""
     import gc
 
     gc.collect()
+    from rss import reset_peak_rss
+
+    if _preheat_bytes and reset_peak_rss():
+        import numpy as np
+
+        block = np.ones(_preheat_bytes // 8, np.float64)
+        del block
+        reset_peak_rss()
 
 
 def child_bare(model: str, shape: str, work: Path) -> dict:
@@ -198,12 +223,13 @@ def _tree(path: Path) -> list:
 CHILDREN = {"bare": child_bare, "plain": child_plain, "check": child_check}
 
 
-def run_child(kind: str, model: Path, shape: str, work: Path) -> dict:
+def run_child(kind: str, model: Path, shape: str, work: Path, preheat: int = 0) -> dict:
     sys.path.insert(0, str(HERE))
     from rss import run_phase
 
     return run_phase(str(Path(__file__).resolve()),
-                     ["--child", kind, "--model", model, "--shape", shape, "--workdir", work])
+                     ["--child", kind, "--model", model, "--shape", shape, "--workdir", work,
+                      "--preheat-mb", preheat >> 20])
 
 
 def _settle() -> None:
@@ -224,16 +250,21 @@ def _median(runs: list) -> dict:
     return pick
 
 
-def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3) -> dict:
+def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3,
+                preheat: int = 0) -> dict:
     """``rounds`` rounds of bare, plain, cold check, warm check (each in a fresh process, on a
-    fresh cache each round); every figure is the median round's, peaks the largest."""
+    fresh cache each round, ``preheat`` bytes touched and freed first); every figure is the
+    median round's, peaks the largest."""
     kinds = {"bare": [], "plain": [], "cold": [], "warm": []}
+    steps = (("bare", "bare"), ("plain", "plain"), ("cold", "check"), ("warm", "check"))
     for k in range(rounds):
         work = root / f"{short}-{k}"
         work.mkdir(parents=True, exist_ok=True)
-        for kind, child in (("bare", "bare"), ("plain", "plain"), ("cold", "check"), ("warm", "check")):
+        # the baselines first in even rounds, the checks first in odd ones: what one step
+        # leaves behind (page cache, freed pages, deleted inodes) never favours one side
+        for kind, child in (steps if k % 2 == 0 else steps[2:] + steps[:2]):
             _settle()
-            kinds[kind].append(run_child(child, model, shape, work))
+            kinds[kind].append(run_child(child, model, shape, work, preheat))
             shutil.rmtree(work / "bare", ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
     for run in kinds["cold"] + kinds["warm"]:
@@ -398,23 +429,29 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="rounds of bare/plain/cold/warm per model "
                                                            "(median kept)")
     ap.add_argument("--skip-xdist", action="store_true")
+    ap.add_argument("--no-preheat", action="store_true",
+                    help="run each step without touching and freeing memory first (see docstring)")
     ap.add_argument("--which", default="det,cls")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--shape", help=argparse.SUPPRESS)
+    ap.add_argument("--preheat-mb", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--workdir", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         sys.path.insert(0, str(HERE))
         from rss import report_phase
 
+        global _preheat_bytes
+        _preheat_bytes = args.preheat_mb << 20
         return report_phase(lambda: CHILDREN[args.child](args.model, args.shape, Path(args.workdir)))
     root = Path(tempfile.mkdtemp(prefix="bench-check-"))
     ok = True
     try:
         for short in [w for w in args.which.split(",") if w]:
             shape = MODELS[short][1].format(size=args.det_size)
-            ok &= print_model(bench_model(short, ocr_model(short), shape, root, args.rounds))
+            preheat = PREHEAT[short](args.det_size) if not args.no_preheat else 0
+            ok &= print_model(bench_model(short, ocr_model(short), shape, root, args.rounds, preheat))
         if not args.skip_xdist:
             ok &= bench_xdist(root, args.xdist_det_size, args.repeat)
     finally:
