@@ -43,8 +43,8 @@ def load_dump(path, *, om_json=None, model_name: Optional[str] = None) -> DumpSe
         dump = _read_single_file(p)
     elif has_npy_dump(p):
         dump = read_npy_dir(p)
-    elif packed_dir_index(p) is not None:  # a cached golden's npy directory (the reports show it)
-        dump = read_indexed_dir(p, packed_dir_index(p))
+    elif (index := packed_dir_index(p)) is not None:  # a cached golden's npy directory
+        dump = read_indexed_dir(p, index)  # (the reports show it as the golden)
     else:
         subs = graph.sub_graphs if graph is not None else ()
         leaf = choose_leaf(p, model_name, sub_models=subs)
