@@ -373,9 +373,12 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     (project / "pytest.ini").write_text("[pytest]\n")
     imp = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest_ascend_accuracy.plugin, "
                           "onnx, onnxruntime"], capture_output=True, text=True)
-    import_us = sum(int(line.split("|")[1]) for line in imp.stderr.splitlines()
-                    if line.startswith("import time:") and line.split("|")[2].strip()
-                    in ("pytest_ascend_accuracy.plugin", "onnx", "onnxruntime"))
+    cumulative = {line.split("|")[2].strip(): int(line.split("|")[1]) for line in imp.stderr.splitlines()
+                  if line.startswith("import time:") and line.split("|")[1].strip().isdigit()}
+    import_us = sum(cumulative.get(m, 0) for m in ("pytest_ascend_accuracy.plugin", "onnx", "onnxruntime"))
+    ml_dtypes_us = cumulative.get("ml_dtypes", 0)  # inside onnx's figure: 0.7.0 alone took ~0.5 s
+    ml_dtypes_version = subprocess.run([sys.executable, "-c", "import ml_dtypes; print(ml_dtypes.__version__)"],
+                                       capture_output=True, text=True).stdout.strip() or "?"
     runs = {"serial": ([], {}), "-n 2": (["-n", "2"], {}),
             "-n 2, onnxruntime default threads": (["-n", "2"], {"ASCEND_ACCURACY_ORT_THREADS": "0"}),
             "serial, no other plugins": (OWN_PLUGINS_ONLY, {}),
@@ -394,7 +397,8 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     print(f"   where the CPU goes under -n 2: {par['cpu_s'] - serial['cpu_s']:+.2f} s CPU against serial with "
           f"threads shared out, {dflt['cpu_s'] - serial['cpu_s']:+.2f} s with onnxruntime's default "
           f"(one spinning thread per core in each worker); imports per worker "
-          f"{import_us / 1e6:.2f} s (pytest_ascend_accuracy.plugin + onnx + onnxruntime)")
+          f"{import_us / 1e6:.2f} s (pytest_ascend_accuracy.plugin + onnx + onnxruntime; of it ml_dtypes "
+          f"{ml_dtypes_version}, which onnx imports, {ml_dtypes_us / 1e6:.2f} s)")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"   cores busy (CPU / wall): serial {serial['cpu_s'] / serial['wall_s']:.2f}, -n 2 "
           f"{par['cpu_s'] / par['wall_s']:.2f}, of {cores}: serial already runs onnxruntime on "
