@@ -34,7 +34,8 @@ before the clock starts, followed by a full garbage collection: a pytest session
 not per check (the first full collection after those imports takes ~20 ms here, and would
 otherwise land in whichever step allocates first). Goals printed with each ratio: check <= 3 x bare, warm <= 0.5 x cold, peak RSS <= max(300 MB +
 3 x the largest tensor, 1.25 x plain). Then 8 checks (det and cls x 4 modes, a YAML suite) run
-by pytest serially and with ``-n 2``: wall time, CPU time of the whole run, the same two runs
+by pytest serially and with ``-n 2``: wall time, CPU time of the whole run, the cores busy on
+the machine over the run (``/proc/stat`` every 0.1 s: start-up, checks, exit), the same two runs
 without the environment's other pytest plugins (start-up cost per process), and the same -n 2 run
 with onnxruntime's default threading (``ASCEND_ACCURACY_ORT_THREADS=0``) to show where the CPU
 time goes when two workers each start one spinning thread per core.
@@ -350,11 +351,13 @@ def pytest_run(project: Path, extra, env_extra) -> dict:
     shutil.rmtree(basetemp, ignore_errors=True)
     env = dict(os.environ, **env_extra)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sampler = CoreSampler()
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "--accuracy-cache-dir", str(project / "cache"),
-                           f"--basetemp={basetemp}", *extra],
-                          cwd=project, capture_output=True, text=True, env=env)
+    with sampler:
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                               "--accuracy-cache-dir", str(project / "cache"),
+                               f"--basetemp={basetemp}", *extra],
+                              cwd=project, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     last = (proc.stdout.strip().splitlines() or ["?"])[-1]
@@ -362,7 +365,60 @@ def pytest_run(project: Path, extra, env_extra) -> dict:
         sys.exit(f"pytest {' '.join(extra)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
     left = _tree(basetemp) if basetemp.exists() else [0, 0]
     return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            "summary": last, "left": left, "cache": _tree(project / "cache")}
+            "summary": last, "left": left, "cache": _tree(project / "cache"), "busy": sampler.samples}
+
+
+class CoreSampler:
+    """Cores busy on the whole machine, from /proc/stat every 0.1 s while a run lasts (Linux; no
+    samples elsewhere): shows when a run leaves cores idle (start-up, exit) and when it does not."""
+
+    STEP = 0.1
+
+    def __init__(self):
+        import threading
+
+        self.samples = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def _read():
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+        return sum(fields), fields[3] + fields[4]  # idle + iowait
+
+    def _run(self):
+        try:
+            total, idle = self._read()
+        except OSError:
+            return
+        while not self._stop.wait(self.STEP):
+            t, i = self._read()
+            if t > total:
+                self.samples.append(_cores() * (1 - (i - idle) / (t - total)))
+            total, idle = t, i
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+
+def _busy_profile(samples, edge: float = 0.6) -> str:
+    """Mean cores busy over the first and last ``edge`` seconds of a run and in between."""
+    k = max(1, int(round(edge / CoreSampler.STEP)))
+    if len(samples) < 2 * k + 1:
+        return "too short to sample"
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    return (f"first {edge:.1f} s {mean(samples[:k]):.2f}, between {mean(samples[k:-k]):.2f}, "
+            f"last {edge:.1f} s {mean(samples[-k:]):.2f}")
 
 
 def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
@@ -399,10 +455,13 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
           f"(one spinning thread per core in each worker); imports per worker "
           f"{import_us / 1e6:.2f} s (pytest_ascend_accuracy.plugin + onnx + onnxruntime; of it ml_dtypes "
           f"{ml_dtypes_version}, which onnx imports, {ml_dtypes_us / 1e6:.2f} s)")
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = _cores()
     print(f"   cores busy (CPU / wall): serial {serial['cpu_s'] / serial['wall_s']:.2f}, -n 2 "
           f"{par['cpu_s'] / par['wall_s']:.2f}, of {cores}: serial already runs onnxruntime on "
           f"{cores} threads and forks the compare, so -n 2 gains only what serial leaves idle")
+    print(f"   cores busy, the whole machine sampled every {CoreSampler.STEP} s: serial "
+          f"{_busy_profile(serial['busy'])}; -n 2 {_busy_profile(par['busy'])} (start-up and exit "
+          f"are at the edges)")
     print(f"   bounds on the speed-up: -n 2's own CPU time spread perfectly over {cores} cores "
           f"-> {serial['wall_s'] / (par['cpu_s'] / cores):.2f}; serial's CPU time with no "
           f"per-process cost at all -> {cores * serial['wall_s'] / serial['cpu_s']:.2f}")
