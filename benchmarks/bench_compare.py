@@ -45,7 +45,7 @@ def tensor_sizes(total_bytes: float, tensors: int):
 
 def generate(directory: str, size_gb: float, tensors: int, seed: int = 0) -> dict:
     from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
-    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 
     rng = np.random.default_rng(seed)
     actual_dir = os.path.join(directory, "npu")

@@ -56,7 +56,7 @@ def bench(short: str, size: int, rounds: int) -> None:
     from pytest_ascend_accuracy.core import cache as cache_mod
     from pytest_ascend_accuracy.core.cache import MANIFEST, Cache, Vouched, file_digest, new_hasher
     from pytest_ascend_accuracy.dump.loader import load_dump
-    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
     from pytest_ascend_accuracy.dump.npy_index import read_indexed_dir, write_index
     from pytest_ascend_accuracy.golden.onnxruntime_golden import PACK_FILE, golden_dump
 

@@ -67,7 +67,7 @@ def element_counts(size_bytes: float, ops: int, seed: int = 0):
 def generate(directory: str, size_bytes: float, ops: int) -> dict:
     """Write the dump pair; returns where it is and what it holds."""
     from pytest_ascend_accuracy.dump.layout import AscendDumpWriter, run_dir
-    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 
     counts = element_counts(size_bytes, ops)
     leaf = run_dir(os.path.join(directory, "npu"), model_name="scale")

@@ -11,7 +11,7 @@ import pytest
 from pytest_ascend_accuracy.cli import app as cli
 from pytest_ascend_accuracy.compare.engine import CompareProgress
 from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
 from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
-from pytest_ascend_accuracy.dump.npy_dir import (  # noqa: E402
-    INPUT_REFS_FILE, NpyDumpWriter, read_npy_dir)
+from pytest_ascend_accuracy.dump.npy_dir import INPUT_REFS_FILE, read_npy_dir  # noqa: E402
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter  # noqa: E402
 from pytest_ascend_accuracy.errors import DumpFormatError  # noqa: E402
 from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs  # noqa: E402
@@ -94,7 +94,7 @@ def test_bad_input_refs_rows_are_errors_naming_the_file_and_line(tmp_path, row, 
     np.arange((16 << 20) + 5, dtype=np.uint8),  # more than one 16 MiB slice
 ], ids=["f32", "f16-scalar", "empty", "bool", "big-endian", "fortran", "strided", "two-slices"])
 def test_write_npy_writes_the_bytes_np_save_writes(tmp_path, array):
-    from pytest_ascend_accuracy.dump.npy_dir import write_npy
+    from pytest_ascend_accuracy.dump.npy_writer import write_npy
 
     with open(tmp_path / "ours.npy", "wb") as f:
         write_npy(f, array)

@@ -25,7 +25,7 @@ import numpy as np
 
 from .file import InputSpec, TensorSpec, read_baseline
 from ..core.atomic_files import BaselineWriteError, dead_writer_leftovers
-from ..dump.npy_dir import write_npy
+from ..dump.npy_writer import write_npy
 from ..dump.user_arrays import read_npy
 from ..errors import AscendAccuracyError, ConfigError
 

@@ -16,6 +16,7 @@ changed index is a corrupt entry and is rebuilt).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -106,12 +107,25 @@ def packed_dir_index(directory) -> Optional[Path]:
     return index if isinstance(pack, str) and (directory / pack).is_file() else None
 
 
+def pack_name_problem(name) -> Optional[str]:
+    """Why ``name`` cannot name a pack (None if it can): it must be a plain file name in the
+    directory itself, not hidden and not a ``.npy`` file (a directory holding ``.npy`` files is
+    read by listing them). The writer and the index reader both hold to this."""
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or os.sep in name:
+        return "not a plain file name"
+    if name.startswith(".") or name.endswith(".npy"):
+        return "a hidden or .npy file name"
+    return None
+
+
 def _pack_of(directory: Path, name) -> Optional[Path]:
     if name is None:
         return None
-    if not isinstance(name, str) or not name or "/" in name or "\\" in name or name.startswith("."):
-        raise ValueError(f"pack {name!r} is not a file name")
+    problem = pack_name_problem(name)
+    if problem is not None:
+        raise ValueError(f"pack {name!r}: {problem}")
     return directory / name
 
 
-__all__ = ["INDEX_NAME", "INDEX_VERSION", "packed_dir_index", "read_indexed_dir", "write_index"]
+__all__ = ["INDEX_NAME", "INDEX_VERSION", "pack_name_problem", "packed_dir_index",
+           "read_indexed_dir", "write_index"]

@@ -108,7 +108,7 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     """Run the golden model and write ``directory/npy``, its index and ``directory/golden.json``
     into ``directory``, private to this call (a cache build's temp dir: files are written in place).
     ``vouched`` receives the digests of the ``.npy`` files, hashed as they were written."""
-    from ..dump.npy_dir import NpyDumpWriter
+    from ..dump.npy_writer import NpyDumpWriter
     from ..graph.stream import SegmentedModel
 
     prepared = prepare_model(model, input_shape=input_shape, inputs=inputs, weights_by_reference=True)

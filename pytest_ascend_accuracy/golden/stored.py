@@ -2,7 +2,7 @@
 may be rewritten.
 
 A stored golden is a directory of ``.npy`` files in the ONNX golden naming (the same layout
-``msaccucmp`` reads), written through ``dump.npy_dir.NpyDumpWriter`` and read back with
+``msaccucmp`` reads), written through ``dump.npy_writer.NpyDumpWriter`` and read back with
 ``dump.loader.load_dump``. It holds each op's OUTPUTS only, which is what is compared (every
 op's inputs, weights included, would multiply its size); ``store_inputs=True``
 (``--accuracy-store-inputs``) keeps the inputs too. The policy (``GoldenPolicy``, built from
@@ -210,7 +210,7 @@ def store_golden(path, dump, *, lock_dir=None, store_inputs: bool = False) -> Pa
 
 def _store(path: Path, dump, store_inputs: bool = False) -> bool:
     """Replace the golden (caller holds the lock). False when the bytes were already there."""
-    from ..dump.npy_dir import NpyDumpWriter
+    from ..dump.npy_writer import NpyDumpWriter
 
     if path.exists() and not path.is_dir():
         raise ConfigError(str(path), "a stored golden is a directory, but a file is in the way")

@@ -9,7 +9,7 @@ from pytest_ascend_accuracy.compare.engine import CompareProgress, compare_dumps
 from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
 from pytest_ascend_accuracy.dump.loader import load_dump
 from pytest_ascend_accuracy.dump.model import DumpSet, OpRecord, TensorRef
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.dump.om_json import OmOp, write_om_json
 from pytest_ascend_accuracy.errors import DumpFormatError
 

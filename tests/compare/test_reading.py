@@ -8,7 +8,7 @@ from pytest_ascend_accuracy.dump.file_span import FileSpan, SpanLoader
 from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
 from pytest_ascend_accuracy.dump.loader import load_dump
 from pytest_ascend_accuracy.dump.model import TensorRef
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 
 
 def _pair(tmp_path):

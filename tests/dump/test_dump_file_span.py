@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor, read_dump_file, write_dump_file
 from pytest_ascend_accuracy.dump.file_span import FileSpan, SpanLoader, span_of
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir, read_npy_layout
+from pytest_ascend_accuracy.dump.npy_dir import read_npy_dir, read_npy_layout
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.dump.npy_header import _fast_layout
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from pytest_ascend_accuracy.dump import npy_dir
 from pytest_ascend_accuracy.dump.loader import load_dump
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir
+from pytest_ascend_accuracy.dump.npy_dir import read_npy_dir
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.errors import DumpFormatError
 
 

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.core.cache import HASH, file_digest, new_hasher
-from pytest_ascend_accuracy.dump import npy_dir
-from pytest_ascend_accuracy.dump.npy_dir import INPUT_REFS_FILE, NpyDumpWriter, read_npy_dir
+from pytest_ascend_accuracy.dump import npy_writer
+from pytest_ascend_accuracy.dump.npy_dir import INPUT_REFS_FILE, read_npy_dir
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.dump.npy_index import read_indexed_dir, write_index
 from pytest_ascend_accuracy.errors import DumpFormatError
 
@@ -96,7 +97,7 @@ def test_private_writer_buffers_refs_until_close_and_drops_a_failed_file(tmp_pat
     def full(f, arr):
         f.write(b"\x93NUMPY")
         raise OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(npy_dir, "write_npy", full)
+    monkeypatch.setattr(npy_writer, "write_npy", full)
     d = tmp_path / "full"
     with pytest.raises(OSError) as info, NpyDumpWriter(d, private=True) as w2:
         w2.write_op("r", [], [a])

@@ -5,7 +5,8 @@ import pytest
 
 from pytest_ascend_accuracy.core.cache import new_hasher
 from pytest_ascend_accuracy.dump.file_span import span_of
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir
+from pytest_ascend_accuracy.dump.npy_dir import read_npy_dir
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.dump.npy_index import read_indexed_dir, write_index
 from pytest_ascend_accuracy.errors import DumpFormatError
 
@@ -101,20 +102,20 @@ def test_a_failed_write_closes_the_pack_and_leaves_no_digest(tmp_path):
 def test_after_a_failed_append_the_pack_takes_nothing_and_has_no_index(tmp_path, monkeypatch):
     """A write that fails part way leaves the pack's end unknown: a later tensor would be
     indexed at the wrong offset, so the writer refuses it and gives no index."""
-    from pytest_ascend_accuracy.dump import npy_dir
+    from pytest_ascend_accuracy.dump import npy_writer
 
     w = NpyDumpWriter(tmp_path / "d", private=True, pack="t.pack", hasher=new_hasher)
     w.write_op("a", [], [np.ones(3, np.float32)])
-    real = npy_dir.write_npy
+    real = npy_writer.write_npy
 
     def half(f, arr):
         f.write(b"\x93NUMPY")
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(npy_dir, "write_npy", half)
+    monkeypatch.setattr(npy_writer, "write_npy", half)
     with pytest.raises(OSError, match="No space"):
         w.write_op("b", [], [np.ones(3, np.float32)])
-    monkeypatch.setattr(npy_dir, "write_npy", real)
+    monkeypatch.setattr(npy_writer, "write_npy", real)
     with pytest.raises(DumpFormatError, match="an earlier write to it failed") as info:
         w.write_op("c", [], [np.ones(3, np.float32)])
     assert "t.pack" in str(info.value)
@@ -146,3 +147,19 @@ def test_an_index_naming_a_pack_outside_its_directory_is_refused(tmp_path):
     index.write_text(index.read_text().replace('"pack":"tensors.pack"', '"pack":"../x"'))
     with pytest.raises(DumpFormatError, match="not a valid npy dump index"):
         read_indexed_dir(tmp_path / "packed", index)
+
+
+@pytest.mark.parametrize("pack", ["../outside.pack", "sub/t.pack", ".hidden", "x.npy", "", 7])
+def test_an_index_naming_a_pack_the_writer_refuses_is_refused_on_read(tmp_path, pack):
+    """The reader holds to the writer's rule (``pack_name_problem``): an index cannot make it
+    read a file outside the directory, a hidden one, or a .npy file as the pack."""
+    import json
+
+    _write(tmp_path / "packed", pack="tensors.pack")
+    index = tmp_path / "packed.index.json"
+    data = json.loads(index.read_text())
+    data["pack"] = pack
+    index.write_text(json.dumps(data))
+    with pytest.raises(DumpFormatError, match="pack") as info:
+        read_indexed_dir(tmp_path / "packed", index)
+    assert "packed.index.json" in str(info.value)

@@ -147,7 +147,7 @@ def test_cli_compare_refuses_unknown_per_op_names_and_html_hint_matches(tmp_path
     import numpy as np
 
     from pytest_ascend_accuracy.cli import main
-    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 
     for side, value in (("golden", 7e4), ("actual", np.inf)):
         with NpyDumpWriter(tmp_path / side) as w:

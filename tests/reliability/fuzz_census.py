@@ -19,7 +19,8 @@ import numpy as np
 from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor, read_dump_file, write_dump_file
 from pytest_ascend_accuracy.dump.layout import read_mapping
 from pytest_ascend_accuracy.dump.nano import encode_nano
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir
+from pytest_ascend_accuracy.dump.npy_dir import read_npy_dir
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, OriginalOp, Shape
 from pytest_ascend_accuracy.errors import DumpFormatError
 

@@ -99,18 +99,18 @@ def test_killed_builder_leaves_nothing_in_place_and_the_next_run_repairs(tmp_pat
 GOLDEN_KILLED = HANG + """
 import numpy as np
 from pytest_ascend_accuracy.core.cache import Cache
-from pytest_ascend_accuracy.dump import npy_dir
+from pytest_ascend_accuracy.dump import npy_writer
 from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
 from pytest_ascend_accuracy.testing import models
 root, flag = sys.argv[1:3]
-real_save = npy_dir.NpyDumpWriter._save
+real_save = npy_writer.NpyDumpWriter._save
 count = []
 def save(self, name, array, ts):
     count.append(name)
     if len(count) == 3:                  # a golden with two tensors written
         signal_and_hang(flag)
     return real_save(self, name, array, ts)
-npy_dir.NpyDumpWriter._save = save
+npy_writer.NpyDumpWriter._save = save
 model = models.passing_mlp()
 golden_dump(model, {"x": np.ones((1, 16), np.float32)}, cache=Cache(Path(root)))
 """

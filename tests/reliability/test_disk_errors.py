@@ -144,11 +144,11 @@ def test_manifest_write_hits_enospc(tmp_path, monkeypatch):
 
 
 def test_golden_build_in_the_cache_hits_enospc(tmp_path, monkeypatch):
-    from pytest_ascend_accuracy.dump import npy_dir
+    from pytest_ascend_accuracy.dump import npy_writer
     from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
     from pytest_ascend_accuracy.testing import models
 
-    real_save = npy_dir.write_npy
+    real_save = npy_writer.write_npy
     saved = []
 
     def save(f, arr):
@@ -156,13 +156,13 @@ def test_golden_build_in_the_cache_hits_enospc(tmp_path, monkeypatch):
         if len(saved) == 3:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         return real_save(f, arr)
-    monkeypatch.setattr(npy_dir, "write_npy", save)
+    monkeypatch.setattr(npy_writer, "write_npy", save)
     cache = Cache(tmp_path / "cache")
     inputs = {"x": np.ones((1, 16), np.float32)}
     with pytest.raises(CacheError, match="No space left on device"):
         golden_dump(models.passing_mlp(), inputs, cache=cache)
     assert [p for p in (tmp_path / "cache" / "golden").rglob("*") if p.is_file()] == []
-    monkeypatch.setattr(npy_dir, "write_npy", real_save)
+    monkeypatch.setattr(npy_writer, "write_npy", real_save)
     assert len(golden_dump(models.passing_mlp(), inputs, cache=cache)) == len(models.passing_mlp().graph.node)
 
 
@@ -218,7 +218,7 @@ def test_npy_writer_reports_enospc_on_a_full_disk(tiny_disk):
     """Found by this suite: ``np.save`` to a real file on a full disk raised
     ``OSError('262144 requested and 130544 written')`` without errno (ndarray.tofile), so the
     cache said neither "No space left on device" nor anything a user could act on."""
-    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 
     with pytest.raises(OSError) as info:
         NpyDumpWriter(tiny_disk / "g").write_op("big", [], [np.zeros(1 << 18)])

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from pytest_ascend_accuracy.dump.ascend_bin import read_dump_file
 from pytest_ascend_accuracy.dump.loader import load_dump
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter, read_npy_dir
+from pytest_ascend_accuracy.dump.npy_dir import read_npy_dir
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.dump.om_json import read_om_json
 from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, OriginalOp, Shape
 from pytest_ascend_accuracy.errors import DumpFormatError

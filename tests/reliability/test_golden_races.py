@@ -71,16 +71,16 @@ def test_identical_regeneration_leaves_the_directory_untouched(tmp_path):
 KILLED_AT = HANG + """
 import numpy as np
 from pytest_ascend_accuracy.golden import stored as golden_files
-from pytest_ascend_accuracy.dump import npy_dir
+from pytest_ascend_accuracy.dump import npy_writer
 from pytest_ascend_accuracy.dump.model import DumpSet
 path, step, flag = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 if step == 0:                                     # while the new files are being written
-    real_save = npy_dir.NpyDumpWriter._save
+    real_save = npy_writer.NpyDumpWriter._save
     def save(self, name, array, ts):
         if name.startswith("b."):
             signal_and_hang(flag)
         return real_save(self, name, array, ts)
-    npy_dir.NpyDumpWriter._save = save
+    npy_writer.NpyDumpWriter._save = save
 else:                                             # before rename 1 (tmp -> new), 2 (golden -> old),
     real = os.rename                              # 3 (new -> golden); 4: while old is removed
     calls = []

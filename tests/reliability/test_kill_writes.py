@@ -102,16 +102,16 @@ def test_stored_inputs_killed_between_renames_are_restored(tmp_path):
 GOLDEN_WRITE_KILLED = HANG + """
 import numpy as np
 from pytest_ascend_accuracy.golden import stored as golden_files
-from pytest_ascend_accuracy.dump import npy_dir
+from pytest_ascend_accuracy.dump import npy_writer
 from pytest_ascend_accuracy.dump.model import DumpSet
 path, when, flag = sys.argv[1:4]
 if when == "mid-write":
-    real_save = npy_dir.NpyDumpWriter._save
+    real_save = npy_writer.NpyDumpWriter._save
     def save(self, name, array, ts):
         if name.startswith("b."):
             signal_and_hang(flag)
         return real_save(self, name, array, ts)
-    npy_dir.NpyDumpWriter._save = save
+    npy_writer.NpyDumpWriter._save = save
 else:
     real = os.rename
     calls = []

@@ -13,7 +13,7 @@ import pytest
 from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor, write_dump_file
 from pytest_ascend_accuracy.dump.layout import run_dir
 from pytest_ascend_accuracy.dump.loader import load_dump
-from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.dump.proto import DumpData, OpInput, OpOutput, Shape
 from pytest_ascend_accuracy.errors import DumpFormatError
 

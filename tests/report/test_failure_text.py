@@ -131,7 +131,7 @@ def test_assert_accuracy_hides_its_frame_from_pytest_tracebacks():
 
 
 def test_assert_accuracy_loads_paths(tmp_path):
-    from pytest_ascend_accuracy.dump.npy_dir import NpyDumpWriter
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
     with NpyDumpWriter(tmp_path / "g") as w:
         w.write_op("a/b", [], [f32([1, 2, 3])])
     with NpyDumpWriter(tmp_path / "x") as w:
