@@ -1,6 +1,5 @@
 """--ascend-device against the FAKE Ascend toolchain (fake atc + fake pyACL from
 ``pytest_ascend_accuracy.testing``): the whole Ascend path as a user runs it, without an NPU."""
-import json
 
 import pytest
 
