@@ -20,17 +20,24 @@ from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 
 def test_golden_dir_holds_each_activation_once_and_inputs_read_the_producers_file(tmp_path):
+    from onnx import numpy_helper
+
     model = models.transformer_block()
-    dump = golden_dump(model, make_inputs(model), cache=Cache(tmp_path / "cache"))
+    feeds = make_inputs(model)
+    dump = golden_dump(model, feeds, cache=Cache(tmp_path / "cache"))
     graph = model.graph
     produced = {o for n in graph.node for o in n.output if o}
-    not_produced = sum(1 for n in graph.node for i in n.input if i and i not in produced)
+    slots = [i for n in graph.node for i in n.input if i and i not in produced]
+    not_produced = set(slots)
+    assert len(slots) > len(not_produced)  # the model reads a weight twice: this test means it
     index = json.loads((Path(dump.meta["cache_entry"]) / "npy_index.json").read_text())
     files = list(index["files"])  # the pack's records, by the names their files would have
-    # one record per node output, plus one per graph-input/weight slot; no activation twice
-    assert len(files) == len(produced) + not_produced
-    assert sum(1 for name in files if name.startswith("input_")) == not_produced
+    # one record per node output, plus one per graph input or weight however many nodes read it
+    assert len(files) == len(produced) + len(not_produced)
+    assert sum(1 for name in files if name.startswith("input_")) == len(not_produced)
     producer = {o: op for n, op in zip(graph.node, dump.ops) for o in n.output if o}
+    weights = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    first_read = {}  # weight or graph input -> the file its first reader stored
     checked = 0
     for node, op in zip(graph.node, dump.ops):
         assert len(op.inputs) == len([i for i in node.input if i])
@@ -40,6 +47,13 @@ def test_golden_dir_holds_each_activation_once_and_inputs_read_the_producers_fil
                 assert ref.source == out.source  # the producer's file, not a copy
                 np.testing.assert_array_equal(ref.load(), out.load())
                 checked += 1
+                continue
+            expected = weights[name] if name in weights else feeds[name]
+            np.testing.assert_array_equal(ref.load(), expected)
+            if name in first_read:
+                assert ref.source == first_read[name]  # the first reader's record, not a copy
+                checked += 1
+            first_read.setdefault(name, ref.source)
     assert checked == len(index["refs"]) > 10
 
 

@@ -10,8 +10,8 @@ golden naming of msit (``{name}.{j}.{ts}.npy``, ``input_{name}.{i}.{ts}.npy``, d
 each as the ``.npy`` record such a file would hold, appended to one pack file that the
 directory's index describes (``PACK_FILE``; ``store_golden`` writes real files from it);
 an input that is another node's output is not written again but recorded in ``input_refs.csv``
-(``dump.npy_dir``), so each activation is stored once and the loaded DumpSet is unchanged; graph
-inputs and initializers/constants are written as input files;
+(``dump.npy_dir``), so each activation is stored once and the loaded DumpSet is unchanged; a graph
+input or initializer is written as its first reader's input file, and later readers refer to it;
 a tensor is dropped from memory after its last consumer is written, so there is never more
 than the one copy onnxruntime returned. Tensor indices count present tensors only: an omitted
 optional input or output (empty name) is skipped, as the emulator numbers them too.
@@ -151,19 +151,30 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
                     outs.append(value)
                     out_names.append(name)
                 ins: List[object] = []
+                stored_ins: List[str] = []  # names of the inputs written here, in order
                 for name in (i for i in node.input if i):
-                    if name in written:  # another node's output: referenced, not written again
+                    # another node's output, or a weight or graph input an earlier node read:
+                    # referenced, not written again
+                    if name in written:
                         ins.append(written[name])
-                    elif name in values:
+                        continue
+                    if name in values:
                         v = values[name]
-                        if isinstance(v, np.ndarray):
-                            ins.append(v)
+                        if not isinstance(v, np.ndarray):
+                            continue
                     elif name in inputs:
-                        ins.append(np.asarray(inputs[name]))
+                        v = np.asarray(inputs[name])
                     elif name in inits:
-                        ins.append(initializer_array(inits[name], prepared.folder))
+                        v = initializer_array(inits[name], prepared.folder)
+                    else:
+                        continue
+                    ins.append(v)
+                    stored_ins.append(name)
                 paths = writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
-                written.update(zip(out_names, paths))  # outputs come first in the written paths
+                # outputs come first in the written paths, then the inputs written (not referred)
+                written.update(zip(out_names, paths))
+                for name, path in zip(stored_ins, paths[len(outs):]):
+                    written.setdefault(name, path)
                 del ins, outs
                 for name in list(node.input) + list(node.output):
                     if name in values and last_use.get(name, -1) <= index:
