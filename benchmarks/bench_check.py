@@ -370,7 +370,10 @@ def pytest_run(project: Path, extra, env_extra) -> dict:
 
 class CoreSampler:
     """Cores busy on the whole machine, from /proc/stat every 0.1 s while a run lasts (Linux; no
-    samples elsewhere): shows when a run leaves cores idle (start-up, exit) and when it does not."""
+    samples elsewhere): shows when a run leaves cores idle (start-up, exit) and when it does not.
+    Busy is user + nice + system + irq + softirq time over all of it with idle, iowait and steal
+    (a VM's time the host gave to others); guest time is already inside user. Anything else
+    running on the machine counts as busy too: measure on an otherwise idle machine."""
 
     STEP = 0.1
 
@@ -383,20 +386,24 @@ class CoreSampler:
 
     @staticmethod
     def _read():
+        """(CPUs, busy ticks, all ticks) of the machine's aggregate ``cpu`` line."""
         with open("/proc/stat") as f:
-            fields = [int(v) for v in f.readline().split()[1:]]
-        return sum(fields), fields[3] + fields[4]  # idle + iowait
+            lines = f.read().splitlines()
+        user, nice, system, idle, iowait, irq, softirq, steal = (int(v) for v in lines[0].split()[1:9])
+        cpus = sum(1 for line in lines[1:] if line.startswith("cpu") and line[3:4].isdigit())
+        busy = user + nice + system + irq + softirq
+        return cpus, busy, busy + idle + iowait + steal
 
     def _run(self):
         try:
-            total, idle = self._read()
-        except OSError:
+            _, busy, total = self._read()
+            while not self._stop.wait(self.STEP):
+                cpus, b, t = self._read()
+                if t > total:
+                    self.samples.append(cpus * (b - busy) / (t - total))
+                busy, total = b, t
+        except (OSError, ValueError, IndexError):  # no /proc/stat (not Linux), or another layout
             return
-        while not self._stop.wait(self.STEP):
-            t, i = self._read()
-            if t > total:
-                self.samples.append(_cores() * (1 - (i - idle) / (t - total)))
-            total, idle = t, i
 
     def __enter__(self):
         self._thread.start()

@@ -145,7 +145,8 @@ def test_an_index_naming_a_pack_outside_its_directory_is_refused(tmp_path):
     _write(tmp_path / "packed", pack="tensors.pack")
     index = tmp_path / "packed.index.json"
     index.write_text(index.read_text().replace('"pack":"tensors.pack"', '"pack":"../x"'))
-    with pytest.raises(DumpFormatError, match="not a valid npy dump index"):
+    (tmp_path / "x").write_bytes((tmp_path / "packed" / "tensors.pack").read_bytes())  # readable
+    with pytest.raises(DumpFormatError, match="not a valid npy dump index.*not a plain file name"):
         read_indexed_dir(tmp_path / "packed", index)
 
 
@@ -156,10 +157,14 @@ def test_an_index_naming_a_pack_the_writer_refuses_is_refused_on_read(tmp_path, 
     import json
 
     _write(tmp_path / "packed", pack="tensors.pack")
+    if isinstance(pack, str) and pack:  # the named file is there, holding the real pack's bytes:
+        named = tmp_path / "packed" / pack  # only the rule can refuse it
+        named.parent.mkdir(parents=True, exist_ok=True)
+        named.write_bytes((tmp_path / "packed" / "tensors.pack").read_bytes())
     index = tmp_path / "packed.index.json"
     data = json.loads(index.read_text())
     data["pack"] = pack
     index.write_text(json.dumps(data))
-    with pytest.raises(DumpFormatError, match="pack") as info:
+    with pytest.raises(DumpFormatError, match="not a plain file name|hidden or .npy") as info:
         read_indexed_dir(tmp_path / "packed", index)
     assert "packed.index.json" in str(info.value)
