@@ -13,7 +13,7 @@ pytest.importorskip("onnxruntime")
 
 from pytest_ascend_accuracy.core import cache as cache_mod  # noqa: E402
 from pytest_ascend_accuracy.core.cache import HASH, MANIFEST, Cache  # noqa: E402
-from pytest_ascend_accuracy.dump import npy_dir  # noqa: E402
+from pytest_ascend_accuracy.dump import npy_writer  # noqa: E402
 from pytest_ascend_accuracy.dump.loader import load_dump  # noqa: E402
 from pytest_ascend_accuracy.errors import DumpFormatError  # noqa: E402
 from pytest_ascend_accuracy.golden import onnxruntime_golden  # noqa: E402
@@ -203,7 +203,7 @@ def test_golden_build_writes_each_npy_file_once_in_place(tmp_path, monkeypatch):
 
     renamed = []
     real = os.replace
-    monkeypatch.setattr(npy_dir.os, "replace", lambda a, b: renamed.append(b) or real(a, b))
+    monkeypatch.setattr(npy_writer.os, "replace", lambda a, b: renamed.append(b) or real(a, b))
     model = models.transformer_block()
     golden_dump(model, make_inputs(model), cache=Cache(tmp_path / "cache"))
     assert [p for p in renamed if p.suffix in (".npy", ".csv")] == []
