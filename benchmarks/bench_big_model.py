@@ -7,7 +7,9 @@
 A synthetic model built with ``onnx.helper``: a chain of ``MatMul`` (a ``--width`` x ``--width``
 float32 weight each) and ``Add`` (a bias), small activations ([1, width]); its weights are
 written straight to ``big.onnx.data`` (never all in memory) and referenced as external data.
-Every phase runs in a fresh process (``rss.run_phase``), so its peak RSS (VmHWM) is its own:
+First, in this process, ``digest``: ``model_digest`` (the model part of every cache key) against
+sha256 over the same files, as a time ratio. Every other phase runs in a fresh process
+(``rss.run_phase``), so its peak RSS (VmHWM) is its own:
 
 * ``plain``    -- a plain onnxruntime inference from the file (defaults): the memory baseline;
 * ``golden``   -- ``golden_dump`` on an empty cache (prepare, run in segments, write the dump);
@@ -32,7 +34,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-PHASES = ["plain", "golden", "convert", "run+dump", "compare", "check"]
+PHASES = ["digest", "plain", "golden", "convert", "run+dump", "compare", "check"]
 
 
 def build_model(folder: Path, gb: float, width: int, inline: bool = False) -> dict:
@@ -149,6 +151,35 @@ def run_child(phase: str, model: str, width: int, work: Path) -> dict:
                      ["--child", phase, "--model", model, "--width", width, "--workdir", work])
 
 
+def bench_digest(path) -> None:
+    """``model_digest`` (every cache key's model part: a check computes it for the golden and
+    for the conversion) against sha256 over the same files, what it was before: best of two,
+    alternating, page cache warm for both."""
+    import hashlib
+    import os
+
+    from pytest_ascend_accuracy.graph.onnx_graph import external_data_files, model_digest
+
+    def sha256_digest():
+        h = hashlib.sha256()
+        for part in [os.fspath(path)] + external_data_files(path):
+            with open(part, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+        return h.hexdigest()
+
+    best = {"ours": float("inf"), "sha256": float("inf")}
+    for _ in range(2):
+        for label, digest in (("ours", lambda: model_digest(path)), ("sha256", sha256_digest)):
+            t = time.perf_counter()
+            digest()
+            best[label] = min(best[label], time.perf_counter() - t)
+    ours = model_digest(path).split(":")[0]
+    print(f"   model digest ({ours}) {best['ours']:.2f} s against sha256 {best['sha256']:.2f} s over "
+          f"the same files: {best['ours'] / best['sha256']:.2f}; a check digests its model twice "
+          f"(golden and conversion keys)")
+
+
 def _mb(b) -> str:
     return f"{b / 1e6:,.0f} MB"
 
@@ -177,8 +208,10 @@ def main(argv=None) -> int:
         where = "inside the model file" if args.inline else "in external data"
         print(f"model: {facts['nodes']} nodes, {_mb(facts['weights'])} of float32 weights {where} "
               f"(built in {time.perf_counter() - t:.1f} s), largest tensor {_mb(facts['largest_tensor'])}")
+        if "digest" in args.phases.split(","):
+            bench_digest(facts["path"])
         results = {}
-        for phase in [p for p in args.phases.split(",") if p]:
+        for phase in [p for p in args.phases.split(",") if p and p != "digest"]:
             r = run_child(phase, facts["path"], args.width, root)
             if "dump" in r:
                 (root / "dump.json").write_text(json.dumps(r["dump"]))
