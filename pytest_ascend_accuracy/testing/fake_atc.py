@@ -160,9 +160,20 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
     try:
         raw = model_path.read_bytes()
         model = onnx.load_model_from_string(raw)
-        onnx.checker.check_model(model)
     except OSError:
         raise invalid("model", opts["model"], "The file does not exist or cannot be read") from None
+    except Exception as exc:  # onnx raises several types for a bad file
+        raise invalid("model", opts["model"], f"The file is not a valid ONNX model ({exc})") from None
+    try:
+        if any(t.data_location == onnx.TensorProto.EXTERNAL for t in model.graph.initializer):
+            # like ATC: external data is read from beside the model, and the .om holds the weights
+            from onnx.external_data_helper import load_external_data_for_model
+
+            load_external_data_for_model(model, str(model_path.parent))
+            raw = model.SerializeToString()
+        onnx.checker.check_model(model)
+    except OSError as exc:
+        raise invalid("model", opts["model"], f"Its external data cannot be read ({exc})") from None
     except Exception as exc:  # onnx raises several types for a bad file
         raise invalid("model", opts["model"], f"The file is not a valid ONNX model ({exc})") from None
     try:

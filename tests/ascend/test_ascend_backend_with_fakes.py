@@ -296,3 +296,31 @@ def test_fake_ascend_dump_compares_with_the_golden_dump(monkeypatch, tmp_path, t
     assert rows["conv1"].golden_name == "relu1" and rows["conv1"].metrics.cosine > 0.9999
     assert result.judge(threshold=0.999).passed
     assert "--soc_version=Ascend310B1" in json.loads(fakes.atc_calls.read_text().splitlines()[0])["argv"]
+
+
+def test_weights_changed_only_in_external_data_are_another_model(backend, tmp_path, atc_calls,
+                                                                  fake_atc_on_path, cache):
+    """ATC reads the .onnx and its external data: new weights in model.onnx.data alone must not
+    reuse the .om converted from the old ones (the key once hashed the .onnx file only)."""
+    import onnx
+
+    from tests.ascend.conftest import build_model
+
+    source = build_model(tmp_path / "src.onnx")
+    path = tmp_path / "ext" / "tiny.onnx"
+    path.parent.mkdir()
+    onnx.save_model(onnx.load(str(source)), str(path), save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="tiny.onnx.data", size_threshold=0)
+    data = path.parent / "tiny.onnx.data"
+    first = backend.convert(path, DEFAULT)
+    assert backend.convert(path, DEFAULT).key == first.key  # unchanged: a cache hit
+    onnx_bytes = path.read_bytes()
+    raw = bytearray(data.read_bytes())
+    raw[3] ^= 0x01  # the first float32 weight, a little different
+    data.write_bytes(bytes(raw))
+    assert path.read_bytes() == onnx_bytes  # the .onnx file itself is the same
+    second = backend.convert(path, DEFAULT)
+    assert second.key != first.key and second.path != first.path
+    conversions = [c for c in atc_calls(fake_atc_on_path) if "--framework=5" in c["argv"]]
+    assert len(conversions) == 2  # converted again (each also runs atc --mode=1 for its json)
+    assert cache.stats.hits == 1 and cache.stats.misses == 2

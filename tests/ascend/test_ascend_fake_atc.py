@@ -171,3 +171,27 @@ def test_fail_knob(capsys, tiny_model, monkeypatch):
     monkeypatch.setenv("FAKE_ATC_FAIL", "E19999")
     code, out = run(capsys, *base(tiny_model))
     assert code == 255 and failure(out) == ("E19999: Inner Error!", ["        TraceBack (most recent call last):"])
+
+
+def test_a_model_with_external_data_is_converted_with_its_weights_inside(capsys, tiny_model, tmp_path):
+    """ATC converts an ONNX model whose weights lie in external data beside it (how models over
+    2 GB are kept), and the .om holds the weights; a missing data file is refused naming it."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    source = onnx.load(str(tiny_model))
+    folder = tmp_path / "ext"
+    folder.mkdir()  # (saving as external data rewrites the proto it saves: a copy of its own)
+    onnx.save_model(onnx.load(str(tiny_model)), str(folder / "tiny.onnx"), save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="tiny.onnx.data", size_threshold=0)
+    code, out = run(capsys, *base(folder / "tiny.onnx"))
+    assert code == 0, out
+    fake = read_fake_om(tmp_path / "tiny.om")
+    assert not any(t.data_location == onnx.TensorProto.EXTERNAL for t in fake.model.graph.initializer)
+    for t, s in zip(fake.model.graph.initializer, source.graph.initializer):
+        np.testing.assert_array_equal(numpy_helper.to_array(t), numpy_helper.to_array(s))
+    (folder / "tiny.onnx.data").unlink()
+    code, out = run(capsys, *base(folder / "tiny.onnx"))
+    line, _ = failure(out)
+    assert code == 255 and line.startswith("E10001") and "tiny.onnx.data" in line

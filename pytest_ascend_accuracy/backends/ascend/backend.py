@@ -33,8 +33,9 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...core.cache import Cache, file_sha256, make_key
+from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet
+from ...graph.onnx_graph import model_digest
 from ...errors import BackendError, ConfigError, ConversionError
 from ...core.modes import Mode, resolve_mode
 from ..base import ConvertedModel
@@ -46,7 +47,9 @@ from .runtime import AscendRuntime
 from .toolkit import Toolkit, find_toolkit
 
 NAMESPACE = "ascend-om"
-ENTRY_FORMAT = 1
+#: 2: keyed by ``model_digest`` (the .onnx file and its external data files; 1 hashed the
+#: .onnx alone), recorded in the entry's info as ``model_digest``
+ENTRY_FORMAT = 2
 RECORD = "atc_command.json"
 _NAME_OK = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -140,8 +143,10 @@ class AscendBackend:
             input_shape=shapes if input_shape else None, input_format=input_format,
             atc_options=atc_options, toolkit_version=toolkit.version,
             precision_policy=self.precision_policy, toolkit_version_file=toolkit.version_file)
-        model_sha = file_sha256(model)
-        key = make_key(backend=self.name, format=ENTRY_FORMAT, model_sha256=model_sha, mode=mode.key(),
+        # the .onnx file and its external data files (ATC reads both): a model whose weights
+        # changed in model.onnx.data alone is another model, never the cached .om of the old one
+        model_sha = model_digest(model)
+        key = make_key(backend=self.name, format=ENTRY_FORMAT, model=model_sha, mode=mode.key(),
                        atc=command.key_parts(), toolkit_version=toolkit.version, soc_version=soc)
 
         def build(tmp: Path) -> None:
@@ -172,7 +177,7 @@ class AscendBackend:
             shutil.rmtree(scratch, ignore_errors=True)
         record = {
             "format": ENTRY_FORMAT,
-            "model": os.fspath(model.resolve()), "model_sha256": model_sha, "model_name": command.output_prefix,
+            "model": os.fspath(model.resolve()), "model_digest": model_sha, "model_name": command.output_prefix,
             "mode": mode.key(), "mode_name": mode.name,
             "atc_command": list(command.argv), "om_json_command": list(json_argv),
             "cwd": "the cache entry directory (paths in the commands are relative to it)",
