@@ -101,30 +101,27 @@ def model_digest(model) -> str:
     return f"{name}:{h.hexdigest()}"
 
 
-#: a model file above this size keeps its weights inside: not parsed for external data
-_EXTERNAL_SCAN_LIMIT = 256 << 20
-
-
 def external_data_files(path) -> List[str]:
     """The ONNX external data files a model file refers to (its weights kept beside it), in
-    first-use order; [] for a model that holds its weights (or a file too big to be a graph
-    with external weights). A missing data file raises ``ConfigError`` naming it."""
+    first-use order; [] for a model that holds its weights. A big file is read without its own
+    weights (``load_model(weights=False)``), so even a model over 2 GB that also keeps some
+    weights outside lists them. A missing data file raises ``ConfigError`` naming it."""
     import onnx
+    from onnx.external_data_helper import _get_all_tensors
 
     path = os.fspath(path)
-    if os.path.getsize(path) > _EXTERNAL_SCAN_LIMIT:
-        return []
     try:
-        proto = onnx.load(path, load_external_data=False)
-    except Exception:
-        return []  # load_model reports an unreadable model
+        proto = load_model(path, weights=False)
+    except ConfigError:
+        return []  # load_model reports an unreadable model where it is loaded
     base = os.path.dirname(os.path.abspath(path))
+    own = os.path.normpath(os.path.abspath(path))  # a big file's own weights refer to itself
     files: List[str] = []
-    for t in proto.graph.initializer:
+    for t in _get_all_tensors(proto):
         if t.data_location == onnx.TensorProto.EXTERNAL:
             location = next((e.value for e in t.external_data if e.key == "location"), "")
-            full = os.path.join(base, location)
-            if full not in files:
+            full = os.path.normpath(os.path.join(base, location))
+            if full != own and full not in files:
                 if not os.path.isfile(full):
                     raise ConfigError(path, f"external data file {location!r} of initializer "
                                             f"{t.name!r} not found next to the model")

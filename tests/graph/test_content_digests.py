@@ -33,3 +33,43 @@ def test_an_inputs_digest_changes_with_any_value_dtype_shape_or_name_only():
     for variant in ({"x": changed, "y": y}, {"x": x.astype(np.float64), "y": y},
                     {"x": x.reshape(4, 3), "y": y}, {"z": x, "y": y}, {"x": x}):
         assert inputs_digest(variant) != base
+
+
+def test_a_big_model_file_that_also_keeps_weights_outside_is_digested_with_them(tmp_path,
+                                                                                monkeypatch):
+    """A .onnx big enough to be read without its own weights (``wire``: here made "big" by
+    lowering its thresholds) that keeps another weight in external data: the data file is part
+    of the model's identity (it was skipped for files over 256 MiB: stale cache entries)."""
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.external_data_helper import set_external_data
+
+    from pytest_ascend_accuracy.graph import wire
+    from pytest_ascend_accuracy.graph.onnx_graph import external_data_files, load_model
+
+    big = numpy_helper.from_array(np.arange(4096, dtype=np.float32).reshape(64, 64), "big")
+    small = numpy_helper.from_array(np.ones((64, 64), np.float32), "small")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "big"], ["h"]),
+         helper.make_node("Add", ["h", "small"], ["y"])],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64, 64])], initializer=[big, small])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    data = tmp_path / "m.onnx.data"
+    data.write_bytes(numpy_helper.to_array(small).tobytes())
+    set_external_data(model.graph.initializer[1], location="m.onnx.data", offset=0,
+                      length=data.stat().st_size)
+    model.graph.initializer[1].ClearField("raw_data")
+    model.graph.initializer[1].data_location = TensorProto.EXTERNAL
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    monkeypatch.setattr(wire, "SCAN_ABOVE", 1024)
+    monkeypatch.setattr(wire, "REF_ABOVE", 1024)
+    light = load_model(path, weights=False)  # the big-file path: its own weight refers to itself
+    assert [e.value for e in light.graph.initializer[0].external_data if e.key == "location"] \
+        == ["m.onnx"]
+    assert external_data_files(path) == [str(data)]
+    before = model_digest(path)
+    raw = bytearray(data.read_bytes())
+    raw[0] ^= 1
+    data.write_bytes(bytes(raw))
+    assert model_digest(path) != before
