@@ -87,6 +87,25 @@ def test_user_aipp_file_is_copied_and_hashed_into_the_key(tmp_path):
     assert all("/m/tiny.onnx" not in a for a in key1["args"])
 
 
+def test_a_file_option_of_mode_extra_is_copied_and_hashed_into_the_key(tmp_path):
+    """``Mode(extra=...)`` file options (op_precision_mode, modify_mixlist...) were passed as
+    bare paths: the key held the path only, so an edited file reused the old .om (and a
+    relative path broke, ATC running in the build directory)."""
+    ini = tmp_path / "opp.ini"
+    ini.write_text("Conv2D=high_precision\n")
+    mode = Mode(extra=(("op_precision_mode", str(ini)),))
+    cmd = build(mode)
+    assert cmd.option("op_precision_mode") == "user_op_precision_mode.ini"
+    assert cmd.copied_files == {"user_op_precision_mode.ini": str(ini.resolve())}
+    key1 = cmd.key_parts()
+    ini.write_text("Conv2D=high_performance\n")
+    assert build(mode).key_parts() != key1
+    with pytest.raises(ConfigError, match="option --modify_mixlist.*does not exist"):
+        build(Mode(extra=(("modify_mixlist", str(tmp_path / "none.json")),)))
+    plain = build(Mode(extra=(("op_select_implmode", "high_precision"),)))
+    assert plain.option("op_select_implmode") == "high_precision" and plain.copied_files == {}
+
+
 @pytest.mark.parametrize("options, message", [
     ({"model": "x.onnx"}, "set by the backend"),
     ({"soc_version": "Ascend910"}, "set by the backend"),

@@ -103,6 +103,16 @@ class AtcCommand:
         return " ".join(shlex.quote(a) for a in self.argv)
 
 
+def _copied_file(opt_name: str, src, copied: Dict[str, str], where: str) -> str:
+    """Record the user's file ``src`` for option ``opt_name`` in ``copied`` (copied into the
+    build directory, its content part of the key); returns the local name ATC is given."""
+    if not Path(src).is_file():
+        raise ConfigError(where, f"file {src} does not exist")
+    local = f"user_{opt_name}{Path(src).suffix or '.cfg'}"
+    copied[local] = os.fspath(Path(src).resolve())
+    return local
+
+
 def build_atc_command(atc: "str | os.PathLike[str]", model: "str | os.PathLike[str]", mode: Mode, *,
                       output_prefix: str, soc_version: str,
                       input_shape: Optional[Mapping[str, Sequence[int]]] = None,
@@ -142,15 +152,17 @@ def build_atc_command(atc: "str | os.PathLike[str]", model: "str | os.PathLike[s
         if opt_name in user:
             raise ConfigError("atc_options", f"--{opt_name} is set by the mode {mode.name!r}; "
                                              f"change the mode instead of passing it again")
+        if opt_name in FILE_OPTIONS and opt_value not in config_files:
+            # a file of the user's own (Mode(extra=...)): copied and hashed like atc_options',
+            # so an edited file is another conversion, never the cached .om of the old one
+            opts[opt_name] = _copied_file(opt_name, opt_value, copied,
+                                          f"mode {mode.name!r} option --{opt_name}")
+            continue
         opts[opt_name] = opt_value
     for opt_name in FILE_OPTIONS:
         if opt_name in user:
-            src = user.pop(opt_name)
-            if not Path(src).is_file():
-                raise ConfigError(f"atc option --{opt_name}", f"file {src} does not exist")
-            local = f"user_{opt_name}{Path(src).suffix or '.cfg'}"
-            copied[local] = os.fspath(Path(src).resolve())
-            opts[opt_name] = local
+            opts[opt_name] = _copied_file(opt_name, user.pop(opt_name), copied,
+                                          f"atc option --{opt_name}")
     opts.setdefault("log", user.pop("log", DEFAULT_LOG_LEVEL))
     if "out_nodes" in user:
         opts["out_nodes"] = user.pop("out_nodes")
