@@ -53,7 +53,7 @@ def load_model_refs(model) -> Tuple[object, Optional[str]]:
     import onnx
     from onnx.external_data_helper import _get_all_tensors, load_external_data_for_tensor
 
-    from .onnx_graph import load_model
+    from .onnx_graph import data_files, load_model
 
     if isinstance(model, (onnx.ModelProto, bytes, bytearray)):
         return load_model(model), None
@@ -65,11 +65,7 @@ def load_model_refs(model) -> Tuple[object, Optional[str]]:
     if not refs:
         return proto, None
     base = os.path.dirname(os.path.abspath(path))
-    for t in refs:
-        location = _entry(t)[0]
-        if not os.path.isfile(os.path.join(base, location)):
-            raise ConfigError(path, f"external data file {location!r} of initializer {t.name!r} "
-                                    f"not found next to the model")
+    data_files(proto, path)  # each one there, or an error naming it
     kept = set()
     for t in proto.graph.initializer:
         if is_external(t) and _nbytes(t) > LOAD_BELOW:

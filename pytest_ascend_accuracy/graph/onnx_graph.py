@@ -102,30 +102,38 @@ def model_digest(model) -> str:
 
 
 def external_data_files(path) -> List[str]:
-    """The ONNX external data files a model file refers to (its weights kept beside it), in
-    first-use order; [] for a model that holds its weights. A big file is read without its own
-    weights (``load_model(weights=False)``), so even a model over 2 GB that also keeps some
-    weights outside lists them. A missing data file raises ``ConfigError`` naming it."""
-    import onnx
-    from onnx.external_data_helper import _get_all_tensors
-
-    path = os.fspath(path)
+    """The ONNX external data files the model file ``path`` refers to (its weights kept beside
+    it), in first-use order; [] for a model that holds its weights. A big file is read without
+    its own weights (``load_model(weights=False)``), so even a model over 2 GB that also keeps
+    some weights outside lists them. A missing data file raises ``ConfigError`` naming it."""
     try:
         proto = load_model(path, weights=False)
     except ConfigError:
         return []  # load_model reports an unreadable model where it is loaded
+    return data_files(proto, path)
+
+
+def data_files(proto, path) -> List[str]:
+    """The external data files that ``proto``, loaded from the model file ``path``, refers to,
+    in first-use order, ``path`` itself left out (a big file's own weights, read without them,
+    refer to it); a missing one is a ``ConfigError`` naming it."""
+    import onnx
+    from onnx.external_data_helper import _get_all_tensors
+
+    path = os.fspath(path)
     base = os.path.dirname(os.path.abspath(path))
-    own = os.path.normpath(os.path.abspath(path))  # a big file's own weights refer to itself
+    own = os.path.normpath(os.path.abspath(path))
     files: List[str] = []
     for t in _get_all_tensors(proto):
         if t.data_location == onnx.TensorProto.EXTERNAL:
             location = next((e.value for e in t.external_data if e.key == "location"), "")
             full = os.path.normpath(os.path.join(base, location))
-            if full != own and full not in files:
-                if not os.path.isfile(full):
-                    raise ConfigError(path, f"external data file {location!r} of initializer "
-                                            f"{t.name!r} not found next to the model")
-                files.append(full)
+            if full == own or full in files:
+                continue
+            if not os.path.isfile(full):
+                raise ConfigError(path, f"external data file {location!r} of initializer "
+                                        f"{t.name!r} not found next to the model")
+            files.append(full)
     return files
 
 
