@@ -414,10 +414,6 @@ class CoreSampler:
         self._thread.join()
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-
-
 def _busy_profile(samples, edge: float = 0.6) -> str:
     """Mean cores busy over the first and last ``edge`` seconds of a run and in between."""
     k = max(1, int(round(edge / CoreSampler.STEP)))
@@ -435,13 +431,13 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
         modes=", ".join(MODES), det=ocr_model("det"), cls=ocr_model("cls"), size=det_size))
     (project / "pytest.ini").write_text("[pytest]\n")
     imp = subprocess.run([sys.executable, "-X", "importtime", "-c", "import pytest_ascend_accuracy.plugin, "
-                          "onnx, onnxruntime"], capture_output=True, text=True)
+                          "onnx, onnxruntime, ml_dtypes; print(ml_dtypes.__version__)"],
+                         capture_output=True, text=True)
     cumulative = {line.split("|")[2].strip(): int(line.split("|")[1]) for line in imp.stderr.splitlines()
                   if line.startswith("import time:") and line.split("|")[1].strip().isdigit()}
     import_us = sum(cumulative.get(m, 0) for m in ("pytest_ascend_accuracy.plugin", "onnx", "onnxruntime"))
     ml_dtypes_us = cumulative.get("ml_dtypes", 0)  # inside onnx's figure: 0.7.0 alone took ~0.5 s
-    ml_dtypes_version = subprocess.run([sys.executable, "-c", "import ml_dtypes; print(ml_dtypes.__version__)"],
-                                       capture_output=True, text=True).stdout.strip() or "?"
+    ml_dtypes_version = imp.stdout.strip() or "?"
     runs = {"serial": ([], {}), "-n 2": (["-n", "2"], {}),
             "-n 2, onnxruntime default threads": (["-n", "2"], {"ASCEND_ACCURACY_ORT_THREADS": "0"}),
             "serial, no other plugins": (OWN_PLUGINS_ONLY, {}),
@@ -462,7 +458,7 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
           f"(one spinning thread per core in each worker); imports per worker "
           f"{import_us / 1e6:.2f} s (pytest_ascend_accuracy.plugin + onnx + onnxruntime; of it ml_dtypes "
           f"{ml_dtypes_version}, which onnx imports, {ml_dtypes_us / 1e6:.2f} s)")
-    cores = _cores()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"   cores busy (CPU / wall): serial {serial['cpu_s'] / serial['wall_s']:.2f}, -n 2 "
           f"{par['cpu_s'] / par['wall_s']:.2f}, of {cores}: serial already runs onnxruntime on "
           f"{cores} threads and forks the compare, so -n 2 gains only what serial leaves idle")

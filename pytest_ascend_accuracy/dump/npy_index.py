@@ -16,7 +16,6 @@ changed index is a corrupt entry and is rebuilt).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -111,7 +110,7 @@ def pack_name_problem(name) -> Optional[str]:
     """Why ``name`` cannot name a pack (None if it can): it must be a plain file name in the
     directory itself, not hidden and not a ``.npy`` file (a directory holding ``.npy`` files is
     read by listing them). The writer and the index reader both hold to this."""
-    if not isinstance(name, str) or not name or "/" in name or "\\" in name or os.sep in name:
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name:  # either os.sep
         return "not a plain file name"
     if name.startswith(".") or name.endswith(".npy"):
         return "a hidden or .npy file name"
