@@ -145,17 +145,17 @@ class AscendBackend:
             precision_policy=self.precision_policy, toolkit_version_file=toolkit.version_file)
         # the .onnx file and its external data files (ATC reads both): a model whose weights
         # changed in model.onnx.data alone is another model, never the cached .om of the old one
-        model_sha = model_digest(model)
-        key = make_key(backend=self.name, format=ENTRY_FORMAT, model=model_sha, mode=mode.key(),
+        digest = model_digest(model)
+        key = make_key(backend=self.name, format=ENTRY_FORMAT, model=digest, mode=mode.key(),
                        atc=command.key_parts(), toolkit_version=toolkit.version, soc_version=soc)
 
         def build(tmp: Path) -> None:
-            self._build_entry(tmp, command, model, mode, model_sha, toolkit, soc, info)
+            self._build_entry(tmp, command, model, mode, digest, toolkit, soc, info)
 
         entry = self.cache.get_or_build(NAMESPACE, key, build)
         return self._converted(entry, key, model, mode)
 
-    def _build_entry(self, tmp: Path, command: AtcCommand, model: Path, mode: Mode, model_sha: str,
+    def _build_entry(self, tmp: Path, command: AtcCommand, model: Path, mode: Mode, digest: str,
                      toolkit: Toolkit, soc: str, info: Dict[str, List]) -> None:
         for name, text in command.config_files.items():
             (tmp / name).write_text(text, encoding="utf-8")
@@ -177,7 +177,7 @@ class AscendBackend:
             shutil.rmtree(scratch, ignore_errors=True)
         record = {
             "format": ENTRY_FORMAT,
-            "model": os.fspath(model.resolve()), "model_digest": model_sha, "model_name": command.output_prefix,
+            "model": os.fspath(model.resolve()), "model_digest": digest, "model_name": command.output_prefix,
             "mode": mode.key(), "mode_name": mode.name,
             "atc_command": list(command.argv), "om_json_command": list(json_argv),
             "cwd": "the cache entry directory (paths in the commands are relative to it)",
