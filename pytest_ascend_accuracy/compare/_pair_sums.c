@@ -1,0 +1,301 @@
+/* The sums behind the metrics of one tensor pair, in one pass over both sides (compare.pair_sums).
+ *
+ * x (actual) and y (golden) are contiguous float16 or float32 vectors of n values. One call
+ * returns, over all n positions: Σx², Σy², Σxy and Σ(x-y)² (exact products summed in double),
+ * Σ|x-y|, max |x-y|, Σr and max r with r = |x-y| / |y| where |y| > eps (float64 eps, as
+ * msaccucmp) and 0 elsewhere, both sides' min and max, Σx, Σy and both sides' Σ(v - mean)².
+ *
+ * |x-y|, r, Σ|x-y|, Σr, Σx and Σy are float32 values summed in 16 float32 lanes for blocks of
+ * 256 values, each block's lane sums then added in double: as the numpy kernel (compare.kernel),
+ * whose float32 |x-y| and r it reproduces bit for bit, so max |x-y| and max r are identical.
+ * Σx², Σy², Σxy and Σ(x-y)² are summed in double throughout (the cosine needs them to ~1e-14,
+ * not the numpy kernel's ~1e-7). Σ(v - mean)² comes from Σv² - (Σv)²/n when that keeps at least
+ * a tenth of Σv² (a relative error of ~1e-6 at most), otherwise from a second pass.
+ *
+ * A NaN or an infinity on either side, or a float32 sum that overflows, returns None: the
+ * caller then runs the numpy kernel, which counts and masks them. A float32 NaN or Inf makes a
+ * double sum of squares NaN or Inf; float16 is widened with the integer trick of
+ * compare.fp16.widen_f16, whose Inf/NaN patterns come out finite but >= 65536 in magnitude,
+ * which the min/max show. The order of every addition is fixed by the code
+ * (16 lanes, then lane order), and contraction into fused multiply-adds is off, so every
+ * instruction set target_clones picks gives the same bits. The GIL is released meanwhile.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define W 16      /* float lanes */
+#define BLOCK 16  /* vectors summed in float32 before their sums go into doubles */
+#define F32_EPS_OF_F64 2.220446049250313e-16f  /* float64 eps, exact in float32 */
+#define NONFINITE_LIMIT 65536.0f  /* a widened float16 Inf/NaN pattern is at least this */
+
+typedef float vf __attribute__((vector_size(W * 4)));
+typedef int32_t vi __attribute__((vector_size(W * 4)));
+typedef int16_t vs __attribute__((vector_size(W * 2)));
+typedef double vd __attribute__((vector_size(W * 4)));  /* W/2 doubles */
+
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#define TARGETS __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+#else
+#define TARGETS
+#endif
+
+static inline vf sel(vi mask, vf a, vf b) {
+    vi ia, ib, r;
+    memcpy(&ia, &a, sizeof ia);
+    memcpy(&ib, &b, sizeof ib);
+    r = (mask & ia) | (~mask & ib);
+    vf f;
+    memcpy(&f, &r, sizeof f);
+    return f;
+}
+static inline vf vmax(vf a, vf b) { return sel(a > b, a, b); }
+static inline vf vmin(vf a, vf b) { return sel(a < b, a, b); }
+
+static inline vf load_f16(const uint16_t *p) {
+    vs h;
+    memcpy(&h, p, sizeof h);
+    vi b = __builtin_convertvector(h, vi);  /* sign-extends */
+    b = (b << 13) & (int32_t)0x8FFFFFFF;
+    vf f;
+    memcpy(&f, &b, sizeof f);
+    return f * 5.192296858534828e+33f;  /* 2**112: fp16 exponent bias 15 -> fp32 bias 127 */
+}
+static inline vf load_f32(const float *p) {
+    vf f;
+    memcpy(&f, p, sizeof f);
+    return f;
+}
+static inline float one_f16(const uint16_t *p) {
+    int32_t b = (int32_t)(int16_t)*p;
+    b = (b << 13) & (int32_t)0x8FFFFFFF;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f * 5.192296858534828e+33f;
+}
+static inline float one_f32(const float *p) { return *p; }
+
+static inline double hsum(vf v) {
+    double s = 0;
+    for (int k = 0; k < W; k++) s += v[k];
+    return s;
+}
+static inline vd lo(vf v) {
+    return __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7), vd);
+}
+static inline vd hi(vf v) {
+    return __builtin_convertvector(__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15), vd);
+}
+
+enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, SY, M2X, M2Y, NOUT };
+
+/* One pass; the second-pass M2 is done by the caller (m2_pass). */
+#define PASS(NAME, TX, LOADX, ONEX, TY, LOADY, ONEY)                                             \
+    TARGETS static void NAME(const TX *restrict x, const TY *restrict y, Py_ssize_t n,        \
+                             double *restrict out) {                                         \
+        double s[8] = {0};                                                                   \
+        vd dxx = {0}, dyy = {0}, dxy = {0}, ddd = {0};                                       \
+        vf mabs, mrel, xmin, xmax, ymin, ymax, eps, inf;                                     \
+        for (int k = 0; k < W; k++) {                                                        \
+            mabs[k] = mrel[k] = 0.0f;                                                        \
+            xmin[k] = ymin[k] = inf[k] = INFINITY;                                           \
+            xmax[k] = ymax[k] = -INFINITY;                                                   \
+            eps[k] = F32_EPS_OF_F64;                                                         \
+        }                                                                                    \
+        Py_ssize_t i = 0, whole = n - n % W;                                                 \
+        while (i < whole) {                                                                  \
+            vf sabs = {0}, srel = {0}, sx = {0}, sy = {0};                                   \
+            Py_ssize_t end = i + (Py_ssize_t)W * BLOCK;                                      \
+            if (end > whole) end = whole;                                                    \
+            for (; i < end; i += W) {                                                        \
+                vf a = LOADX(x + i), g = LOADY(y + i);                                       \
+                vf d = a - g;                                                                \
+                vf ad = vmax(d, -d), ag = vmax(g, -g);                                       \
+                vf r = ad / sel(ag > eps, ag, inf);                                          \
+                vd al = lo(a), ah = hi(a), gl = lo(g), gh = hi(g);                           \
+                vd dl = al - gl, dh = ah - gh;                                               \
+                dxx += al * al;                                                              \
+                dxx += ah * ah;                                                              \
+                dyy += gl * gl;                                                              \
+                dyy += gh * gh;                                                              \
+                dxy += al * gl;                                                              \
+                dxy += ah * gh;                                                              \
+                ddd += dl * dl;                                                              \
+                ddd += dh * dh;                                                              \
+                sabs += ad;                                                                  \
+                srel += r;                                                                   \
+                sx += a;                                                                     \
+                sy += g;                                                                     \
+                mabs = vmax(mabs, ad);                                                       \
+                mrel = vmax(mrel, r);                                                        \
+                xmin = vmin(xmin, a);                                                        \
+                xmax = vmax(xmax, a);                                                        \
+                ymin = vmin(ymin, g);                                                        \
+                ymax = vmax(ymax, g);                                                        \
+            }                                                                                \
+            s[SABS] += hsum(sabs);                                                           \
+            s[SREL] += hsum(srel);                                                           \
+            s[0] += hsum(sx);                                                                \
+            s[1] += hsum(sy);                                                                \
+        }                                                                                    \
+        double txx = 0, tyy = 0, txy = 0, tdd = 0;                                           \
+        for (int k = 0; k < W / 2; k++) {                                                    \
+            txx += dxx[k];                                                                   \
+            tyy += dyy[k];                                                                   \
+            txy += dxy[k];                                                                   \
+            tdd += ddd[k];                                                                   \
+        }                                                                                    \
+        float m[6] = {0.0f, 0.0f, INFINITY, -INFINITY, INFINITY, -INFINITY};                 \
+        for (int k = 0; k < W; k++) {                                                        \
+            m[0] = mabs[k] > m[0] ? mabs[k] : m[0];                                          \
+            m[1] = mrel[k] > m[1] ? mrel[k] : m[1];                                          \
+            m[2] = xmin[k] < m[2] ? xmin[k] : m[2];                                          \
+            m[3] = xmax[k] > m[3] ? xmax[k] : m[3];                                          \
+            m[4] = ymin[k] < m[4] ? ymin[k] : m[4];                                          \
+            m[5] = ymax[k] > m[5] ? ymax[k] : m[5];                                          \
+        }                                                                                    \
+        for (; i < n; i++) { /* the last n % W values, one at a time, in the same arithmetic */ \
+            float a = ONEX(x + i), g = ONEY(y + i);                                          \
+            float d = a - g, ad = fabsf(d), ag = fabsf(g);                                   \
+            float r = ad / (ag > F32_EPS_OF_F64 ? ag : INFINITY);                            \
+            double da = a, dg = g, dd = da - dg;                                             \
+            txx += da * da;                                                                  \
+            tyy += dg * dg;                                                                  \
+            txy += da * dg;                                                                  \
+            tdd += dd * dd;                                                                  \
+            s[SABS] += ad;                                                                   \
+            s[SREL] += r;                                                                    \
+            s[0] += a;                                                                       \
+            s[1] += g;                                                                       \
+            m[0] = ad > m[0] ? ad : m[0];                                                    \
+            m[1] = r > m[1] ? r : m[1];                                                      \
+            m[2] = a < m[2] ? a : m[2];                                                      \
+            m[3] = a > m[3] ? a : m[3];                                                      \
+            m[4] = g < m[4] ? g : m[4];                                                      \
+            m[5] = g > m[5] ? g : m[5];                                                      \
+        }                                                                                    \
+        out[SXX] = txx;                                                                      \
+        out[SYY] = tyy;                                                                      \
+        out[SXY] = txy;                                                                      \
+        out[SDD] = tdd;                                                                      \
+        out[SABS] = s[SABS];                                                                 \
+        out[MABS] = m[0];                                                                    \
+        out[SREL] = s[SREL];                                                                 \
+        out[MREL] = m[1];                                                                    \
+        out[XMIN] = m[2];                                                                    \
+        out[XMAX] = m[3];                                                                    \
+        out[YMIN] = m[4];                                                                    \
+        out[YMAX] = m[5];                                                                    \
+        out[SX] = s[0];                                                                      \
+        out[SY] = s[1];                                                                      \
+    }
+
+PASS(pass_hh, uint16_t, load_f16, one_f16, uint16_t, load_f16, one_f16)
+PASS(pass_hf, uint16_t, load_f16, one_f16, float, load_f32, one_f32)
+PASS(pass_fh, float, load_f32, one_f32, uint16_t, load_f16, one_f16)
+PASS(pass_ff, float, load_f32, one_f32, float, load_f32, one_f32)
+
+/* Σ(v - mean)² in double, for a side whose mean is large against its spread. */
+static double m2_pass(const void *v, int half, Py_ssize_t n, double mean) {
+    double s = 0;
+    if (half) {
+        const uint16_t *p = (const uint16_t *)v;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double d = (double)one_f16(p + i) - mean;
+            s += d * d;
+        }
+    } else {
+        const float *p = (const float *)v;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            double d = (double)p[i] - mean;
+            s += d * d;
+        }
+    }
+    return s;
+}
+
+static double m2_of(const void *v, int half, Py_ssize_t n, double svv, double sv) {
+    double naive = svv - sv * sv / (double)n;
+    if (naive >= 0.1 * svv) return naive;
+    return m2_pass(v, half, n, sv / (double)n);
+}
+
+static int all_finite(const double *out, int x_half, int y_half) {
+    for (int k = 0; k < M2X; k++)
+        if (!isfinite(out[k])) return 0;
+    if (x_half && (out[XMAX] >= NONFINITE_LIMIT || out[XMIN] <= -NONFINITE_LIMIT)) return 0;
+    if (y_half && (out[YMAX] >= NONFINITE_LIMIT || out[YMIN] <= -NONFINITE_LIMIT)) return 0;
+    return 1;
+}
+
+PyDoc_STRVAR(sums_doc,
+"sums(x, x_half, y, y_half, n) -> tuple or None\n\n"
+"The pair sums of n float16 (``*_half`` true) or float32 values in the contiguous buffers x\n"
+"and y: (sxx, syy, sxy, sdd, sum_abs, max_abs, sum_rel, max_rel, xmin, xmax, ymin, ymax, sx,\n"
+"sy, m2x, m2y); None when a side holds NaN or Inf or a float32 sum overflows.");
+
+static PyObject *sums(PyObject *self, PyObject *args) {
+    PyObject *xo, *yo;
+    int xh, yh;
+    Py_ssize_t n;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OpOpn", &xo, &xh, &yo, &yh, &n)) return NULL;
+    if (n <= 0) {
+        PyErr_SetString(PyExc_ValueError, "n must be positive");
+        return NULL;
+    }
+    Py_buffer xv, yv;
+    if (PyObject_GetBuffer(xo, &xv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
+    if (PyObject_GetBuffer(yo, &yv, PyBUF_C_CONTIGUOUS) < 0) {
+        PyBuffer_Release(&xv);
+        return NULL;
+    }
+    if (xv.len != n * (xh ? 2 : 4) || yv.len != n * (yh ? 2 : 4)) {
+        PyBuffer_Release(&xv);
+        PyBuffer_Release(&yv);
+        PyErr_SetString(PyExc_ValueError, "buffer sizes do not match n values of their types");
+        return NULL;
+    }
+    double out[NOUT];
+    int finite;
+    Py_BEGIN_ALLOW_THREADS
+    if (xh && yh) pass_hh(xv.buf, yv.buf, n, out);
+    else if (xh) pass_hf(xv.buf, yv.buf, n, out);
+    else if (yh) pass_fh(xv.buf, yv.buf, n, out);
+    else pass_ff(xv.buf, yv.buf, n, out);
+    finite = all_finite(out, xh, yh);
+    if (finite) {
+        out[M2X] = m2_of(xv.buf, xh, n, out[SXX], out[SX]);
+        out[M2Y] = m2_of(yv.buf, yh, n, out[SYY], out[SY]);
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&xv);
+    PyBuffer_Release(&yv);
+    if (!finite) Py_RETURN_NONE;
+    PyObject *t = PyTuple_New(NOUT);
+    if (t == NULL) return NULL;
+    for (int k = 0; k < NOUT; k++) {
+        PyObject *f = PyFloat_FromDouble(out[k]);
+        if (f == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, k, f);
+    }
+    return t;
+}
+
+static PyMethodDef methods[] = {
+    {"sums", sums, METH_VARARGS, sums_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_pair_sums",
+    "One-pass sums of a float16/float32 tensor pair for compare.pair_sums (C, optional).", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__pair_sums(void) { return PyModule_Create(&module); }

@@ -1,0 +1,161 @@
+"""The compiled one-pass sums (compare/_pair_sums.c via compare.pair_sums) against the numpy
+kernel and a float64 rendering of the formulas: same maxima bit for bit, sums at least as close
+to float64, and every case the pass does not cover handed back to the numpy kernel."""
+import math
+import shutil
+import sysconfig
+
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.compare import pair_sums
+from pytest_ascend_accuracy.compare.kernel import PairAccumulator
+from pytest_ascend_accuracy.compare.metrics import compute_metrics
+
+needs_extension = pytest.mark.skipif(pair_sums.extension() is None,
+                                     reason="the _pair_sums extension is not built here")
+
+
+def _numpy_kernel(monkeypatch, x, y, **kw):
+    with monkeypatch.context() as m:
+        m.setenv(pair_sums.NUMPY_KERNEL_ENV, "1")
+        return compute_metrics(x, y, **kw)
+
+
+def _pair(kind, n, seed, dx, dy):
+    rng = np.random.default_rng(seed)
+    y = rng.standard_normal(n)
+    if kind == "relu":
+        y = np.maximum(y, 0)
+    elif kind == "offset":  # mean 1e4 against a spread of ~1: the second M2 pass
+        y = 1e4 + y
+    elif kind == "tiny":  # goldens at and under float64 eps: relative terms 0 there
+        y = y * 1e-16
+    elif kind == "subnormal":  # float16 subnormals on both sides
+        y = y * 1e-6
+    x = y + (1e-2 if kind != "tiny" else 1e-18) * rng.standard_normal(n)
+    return x.astype(dx), y.astype(dy)
+
+
+def _reference(x, y):
+    """The metrics in float64; |x-y| and the relative terms as both kernels define them (float32
+    values, 0 where |y| <= float64 eps), summed in float64."""
+    a, g = np.asarray(x, np.float32), np.asarray(y, np.float32)
+    ad = np.abs(a - g)
+    r = np.where(np.abs(g) > np.finfo(float).eps, ad / np.where(g == 0, 1, np.abs(g)), 0)
+    x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+    d = x - y
+    sxx, syy = np.dot(x, x), np.dot(y, y)
+    std = []
+    for v in (x, y):
+        std += [0.0 if abs(v.mean()) < 0.001 else v.mean(), 0.0 if v.std() < 0.001 else v.std()]
+    return {"cosine": float(np.dot(x, y) / math.sqrt(sxx * syy)) if sxx and syy else math.nan,
+            "rmse": float(math.sqrt(np.dot(d, d) / d.size)),
+            "rel_l2": float(math.sqrt(np.dot(d, d) / syy)) if syy else math.inf,
+            "norm_ratio": float(math.sqrt(sxx / syy)) if syy else math.inf,
+            "mean_abs": float(ad.astype(np.float64).mean()),
+            "acc_rel": float(r.astype(np.float64).sum()),
+            "mean_rel": float(r.astype(np.float64).mean()),
+            "std": "(%.3f;%.3f),(%.3f;%.3f)" % tuple(std)}
+
+
+def _close(value, ref, rel):
+    if math.isnan(ref) or math.isinf(ref):
+        return value == ref or (math.isnan(value) and math.isnan(ref))
+    return abs(value - ref) <= rel * abs(ref) + 1e-300
+
+
+@needs_extension
+@pytest.mark.parametrize("dx, dy", [(np.float16, np.float32), (np.float32, np.float32),
+                                    (np.float16, np.float16), (np.float32, np.float16)])
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 255, 256, 257, 4099, 100_003])
+@pytest.mark.parametrize("kind", ["normal", "relu", "offset", "tiny", "subnormal"])
+def test_same_metrics_as_the_numpy_kernel(monkeypatch, kind, n, dx, dy):
+    x, y = _pair(kind, n, n + len(kind), dx, dy)
+    acc = PairAccumulator(kl=False)
+    assert pair_sums.accumulate(acc, x, y)  # the compiled pass took it
+    fast = compute_metrics(x, y, kl=False)
+    slow = _numpy_kernel(monkeypatch, x, y, kl=False)
+    # the float32 |x-y| and relative terms are the numpy kernel's: maxima and extremes identical
+    for name in ("max_abs", "max_rel", "max_abs_actual", "max_abs_golden", "size", "finite",
+                 "all_zero", "actual_zero", "golden_zero", "not_applicable", "notes"):
+        assert getattr(fast, name) == getattr(slow, name), name
+    ref = _reference(x, y)
+    # mean and spread from double sums: float64's text (the numpy kernel's float32 sums are
+    # off in the third decimal of a mean of 1e4), or the numpy kernel's at a rounding edge
+    assert fast.std in (ref["std"], slow.std)
+    for name in ("mean_abs", "acc_rel", "mean_rel"):  # float32 terms, summed from blocks
+        assert _close(getattr(fast, name), ref[name], 1e-6), (name, getattr(fast, name), ref[name])
+    # products summed in double: float64's values, at least as close as the numpy kernel's
+    for name in ("cosine", "rmse", "rel_l2", "norm_ratio"):
+        value = getattr(fast, name)
+        ours_err = value - ref[name]
+        if kind == "tiny" or n == 1:
+            assert _close(value, getattr(slow, name), 1e-6), (name, value, getattr(slow, name))
+            continue
+        # ~1e-14 (sequential double sums), where the numpy kernel is ~1e-7 off on float16 data
+        assert abs(ours_err) <= max(abs(getattr(slow, name) - ref[name]), 1e-13 * abs(ref[name])), (
+            name, value, ref[name], getattr(slow, name))
+
+
+@needs_extension
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("side", ["actual", "golden"])
+@pytest.mark.parametrize("dx, dy", [(np.float16, np.float32), (np.float32, np.float32)])
+def test_nan_and_inf_are_left_to_the_numpy_kernel(monkeypatch, bad, side, dx, dy):
+    x, y = _pair("normal", 1000, 3, dx, dy)
+    (x if side == "actual" else y)[517] = bad
+    ext = pair_sums.extension()
+    assert ext.sums(x, x.dtype == np.float16, y, y.dtype == np.float16, x.size) is None
+    assert not pair_sums.accumulate(PairAccumulator(kl=False), x, y)
+    assert compute_metrics(x, y, kl=False) == _numpy_kernel(monkeypatch, x, y, kl=False)
+
+
+@needs_extension
+def test_a_float32_sum_that_overflows_is_left_to_the_numpy_kernel(monkeypatch):
+    y = np.full(64, 3e38, np.float32)
+    x = -y  # |x - y| overflows float32
+    assert not pair_sums.accumulate(PairAccumulator(kl=False), x, y)
+    m = compute_metrics(x, y, kl=False)
+    assert m == _numpy_kernel(monkeypatch, x, y, kl=False)
+    assert m.max_abs == pytest.approx(6e38)
+
+
+@needs_extension
+def test_what_the_pass_does_not_cover_takes_the_numpy_kernel():
+    x, y = _pair("normal", 300, 1, np.float16, np.float32)
+    assert not pair_sums.accumulate(PairAccumulator(kl=True), x, y)  # KL wanted
+    assert not pair_sums.accumulate(PairAccumulator(kl=False), x.astype(np.float64), y)
+    assert not pair_sums.accumulate(PairAccumulator(kl=False), x[::2], y[::2])  # strided
+    assert not pair_sums.accumulate(PairAccumulator(kl=False), y.astype(">f4"), y)  # byte order
+    assert not pair_sums.accumulate(PairAccumulator(kl=False), x[:0], y[:0])
+
+
+@needs_extension
+def test_buffers_must_hold_the_values_they_are_said_to():
+    ext = pair_sums.extension()
+    x = np.zeros(10, np.float16)
+    y = np.zeros(10, np.float32)
+    with pytest.raises(ValueError, match="buffer sizes"):
+        ext.sums(x, True, y, True, 10)  # y is float32, not float16
+    with pytest.raises(ValueError, match="positive"):
+        ext.sums(x, True, y, False, 0)
+
+
+def test_the_environment_variable_turns_the_pass_off(monkeypatch):
+    monkeypatch.setenv(pair_sums.NUMPY_KERNEL_ENV, "1")
+    assert pair_sums.extension() is None
+    assert pair_sums.kernel_name() == "numpy"
+    x, y = _pair("normal", 300, 1, np.float16, np.float32)
+    assert not pair_sums.accumulate(PairAccumulator(kl=False), x, y)
+
+
+@pytest.mark.skipif(not (shutil.which(sysconfig.get_config_var("CC") or "cc")
+                         or shutil.which("cc") or shutil.which("gcc")),
+                    reason="no C compiler here: the install leaves the extension out")
+def test_the_install_builds_the_extension_where_a_c_compiler_is_there():
+    # setup.py marks it optional: a broken build would otherwise pass unseen, the compare
+    # quietly 2-3x slower
+    assert pair_sums.extension() is not None, (
+        "pytest_ascend_accuracy.compare._pair_sums is not importable although a C compiler is "
+        "installed: reinstall (pip install -e .) and read the build output")
