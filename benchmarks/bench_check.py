@@ -27,7 +27,9 @@ and a check's memory is the larger of that and its peak before the compare. Per 
 * ``cold``    -- a model check on an empty cache: golden + conversion + emulated run + dumps
                  (op outputs, the plugin's default dump mode) + compare + verdict (cosine, no
                  report: no KL, as the plugin) + removing the passing dump; ``warm`` --
-                 the same check again (golden, conversion cached).
+                 the same check again (golden, conversion cached); ``warm, numpy kernel`` --
+                 the warm check with the compiled compare pass turned off
+                 (``ASCEND_ACCURACY_NUMPY_KERNEL=1``, compare/pair_sums.py), what it saves.
 
 Imports (onnx, onnxruntime, and on the check's side this package's library modules) happen
 before the clock starts, followed by a full garbage collection: a pytest session pays both once,
@@ -208,7 +210,10 @@ def child_check(model: str, shape: str, work: Path) -> dict:
     # the compare's forked worker processes: each child's private memory counts on top of
     # this process's peak (their pages shared with it do not)
     children = LAST_RUN.get("processes", 1) - 1
+    from pytest_ascend_accuracy.compare.pair_sums import kernel_name
+
     return {"wall_s": wall, "phases": phases, "passed": passed, "ops": len(actual),
+            "kernel": kernel_name(),
             "peak_rss_before_compare": peak_before_compare,
             "compare_processes": children + 1,
             "children_private": children * LAST_RUN.get("child_private_bytes", 0),
@@ -223,13 +228,14 @@ def _tree(path: Path) -> list:
 CHILDREN = {"bare": child_bare, "plain": child_plain, "check": child_check}
 
 
-def run_child(kind: str, model: Path, shape: str, work: Path, preheat: int = 0) -> dict:
+def run_child(kind: str, model: Path, shape: str, work: Path, preheat: int = 0,
+              numpy_kernel: bool = False) -> dict:
     sys.path.insert(0, str(HERE))
     from rss import run_phase
 
     return run_phase(str(Path(__file__).resolve()),
                      ["--child", kind, "--model", model, "--shape", shape, "--workdir", work,
-                      "--preheat-mb", preheat >> 20])
+                      "--preheat-mb", preheat >> 20] + (["--numpy-kernel"] if numpy_kernel else []))
 
 
 def _settle() -> None:
@@ -255,8 +261,9 @@ def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3
     """``rounds`` rounds of bare, plain, cold check, warm check (each in a fresh process, on a
     fresh cache each round, ``preheat`` bytes touched and freed first); every figure is the
     median round's, peaks the largest."""
-    kinds = {"bare": [], "plain": [], "cold": [], "warm": []}
-    steps = (("bare", "bare"), ("plain", "plain"), ("cold", "check"), ("warm", "check"))
+    kinds = {"bare": [], "plain": [], "cold": [], "warm": [], "warm, numpy kernel": []}
+    steps = (("bare", "bare"), ("plain", "plain"), ("cold", "check"), ("warm", "check"),
+             ("warm, numpy kernel", "check"))
     for k in range(rounds):
         work = root / f"{short}-{k}"
         work.mkdir(parents=True, exist_ok=True)
@@ -264,10 +271,11 @@ def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3
         # leaves behind (page cache, freed pages, deleted inodes) never favours one side
         for kind, child in (steps if k % 2 == 0 else steps[2:] + steps[:2]):
             _settle()
-            kinds[kind].append(run_child(child, model, shape, work, preheat))
+            kinds[kind].append(run_child(child, model, shape, work, preheat,
+                                         numpy_kernel=kind.endswith("numpy kernel")))
             shutil.rmtree(work / "bare", ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
-    for run in kinds["cold"] + kinds["warm"]:
+    for run in kinds["cold"] + kinds["warm"] + kinds["warm, numpy kernel"]:
         _check_memory(run)
     return {"model": short, "shape": shape, "rounds": rounds,
             **{kind: _median(runs) for kind, runs in kinds.items()}}
@@ -299,13 +307,18 @@ def print_model(r: dict) -> bool:
           + ")")
     print(f"   bare onnxruntime + np.save of every tensor  {bare['wall_s']:6.2f} s   peak RSS {_mb(bare['peak_rss'])}")
     print(f"   plain onnxruntime inference                 {plain['wall_s']:6.2f} s   peak RSS {_mb(plain['peak_rss'])}")
-    for label, c in (("cold", cold), ("warm", warm)):
+    numpy_warm = r["warm, numpy kernel"]
+    for label, c in (("cold", cold), ("warm", warm), ("warm, numpy kernel", numpy_warm)):
         parts = ", ".join(f"{k} {v:.2f}" for k, v in c["phases"].items())
         kids = (f" (compare: {_mb(c['compare_peak_rss'])} + {_mb(c['children_private'])} private in "
                 f"{c['compare_processes'] - 1} worker{'s' if c['compare_processes'] > 2 else ''})"
                 if c["compare_processes"] > 1 else "")
         print(f"   check {label:4s} ({'passed' if c['passed'] else 'FAILED'}, {c['ops']} ops)      "
               f"{c['wall_s']:6.2f} s   peak RSS {_mb(c['peak_rss'])}{kids}   [{parts}]")
+    print(f"   compare kernel: {warm['kernel']} (the last row: {numpy_warm['kernel']}); warm compare "
+          f"phase {warm['phases']['compare']:.2f} s against {numpy_warm['phases']['compare']:.2f} s, "
+          f"{warm['phases']['compare'] / numpy_warm['phases']['compare']:.2f}; warm check "
+          f"{warm['wall_s'] / numpy_warm['wall_s']:.2f}")
     goals = [("time: cold check / bare", cold["wall_s"] / bare["wall_s"], 3.0, "<="),
              ("time: warm check / cold check", warm["wall_s"] / cold["wall_s"], 0.5, "<="),
              ("memory: cold check peak (+workers) / budget", cold["memory"] / budget, 1.0, "<="),
@@ -502,8 +515,11 @@ def main(argv=None) -> int:
     ap.add_argument("--shape", help=argparse.SUPPRESS)
     ap.add_argument("--preheat-mb", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--workdir", help=argparse.SUPPRESS)
+    ap.add_argument("--numpy-kernel", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
+        if args.numpy_kernel:  # the compare without the compiled pass (compare/pair_sums.py)
+            os.environ["ASCEND_ACCURACY_NUMPY_KERNEL"] = "1"
         sys.path.insert(0, str(HERE))
         from rss import report_phase
 
