@@ -324,3 +324,32 @@ def test_weights_changed_only_in_external_data_are_another_model(backend, tmp_pa
     conversions = [c for c in atc_calls(fake_atc_on_path) if "--framework=5" in c["argv"]]
     assert len(conversions) == 2  # converted again (each also runs atc --mode=1 for its json)
     assert cache.stats.hits == 1 and cache.stats.misses == 2
+
+
+def test_toolkits_of_unknown_version_never_share_a_converted_model(cache, fake_atc_on_path,
+                                                                   monkeypatch, tiny_model,
+                                                                   tmp_path, atc_calls):
+    """Two FAKE toolkits without an install record (version unknown), at two paths: each converts
+    the model itself. Keyed by the version alone (None for both), the second reused the first
+    one's .om, built by another ATC; a toolkit whose atc changed in place converts again too."""
+    import platform
+
+    from pytest_ascend_accuracy.testing.fake_toolkit import install_fake_toolkit
+
+    record = f"{platform.machine()}-linux/ascend_toolkit_install.info"
+    entries = []
+    for name in ("cann-a", "cann-b"):
+        kit = install_fake_toolkit(tmp_path / name, version="8.0.RC2")
+        (kit.home / record).unlink()  # no install record: version unknown
+        monkeypatch.setenv("PATH", f"{kit.home / 'bin'}{os.pathsep}{os.environ['PATH']}")
+        be = AscendBackend(cache, soc_version="Ascend310P3", progress=None)
+        assert be.toolkit.version is None
+        entries.append(be.convert(tiny_model).info["entry"])
+    assert entries[0] != entries[1]
+    assert len(atc_calls(fake_atc_on_path)) == 4  # two ATC runs (om + json) per toolkit
+    be = AscendBackend(cache, soc_version="Ascend310P3", progress=None)
+    assert be.convert(tiny_model).info["entry"] == entries[1]  # same atc: a cache hit
+    atc = be.toolkit.atc
+    atc.write_text(atc.read_text() + "\n")  # reinstalled in place (another size, another mtime)
+    be = AscendBackend(cache, soc_version="Ascend310P3", progress=None)
+    assert be.convert(tiny_model).info["entry"] not in entries

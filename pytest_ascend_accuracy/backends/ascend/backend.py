@@ -4,8 +4,8 @@ convert(model, mode)
     Reads the ONNX inputs (names, static shapes), builds the ATC argv (``atc_command``), and
     builds a cache entry in a private directory that the cache renames into place only when ATC
     succeeded. The cache key covers the sha256 of the model bytes, ``mode.key()``, the ATC
-    arguments (minus paths) and the content of copied config files, the toolkit version and the
-    soc version. An entry holds ``{name}.om``, ``{name}.json`` (``atc --mode=1``, the fused-op
+    arguments (minus paths) and the content of copied config files, the toolkit version (with
+    none recorded, the ``atc`` executable's path, size and mtime) and the soc version. An entry holds ``{name}.om``, ``{name}.json`` (``atc --mode=1``, the fused-op
     mapping), the config files, ``atc.log``, ``plog/`` and ``atc_command.json`` (the exact argv of
     both ATC calls; paths in them are relative to the entry). Nothing is written to the cache
     when anything fails: bad names and shapes are refused before ATC runs, and a failed ATC run
@@ -146,8 +146,9 @@ class AscendBackend:
         # the .onnx file and its external data files (ATC reads both): a model whose weights
         # changed in model.onnx.data alone is another model, never the cached .om of the old one
         digest = model_digest(model)
+        # the toolkit's version, or with none recorded the atc executable itself (Toolkit.identity)
         key = make_key(backend=self.name, format=ENTRY_FORMAT, model=digest, mode=mode.key(),
-                       atc=command.key_parts(), toolkit_version=toolkit.version, soc_version=soc)
+                       atc=command.key_parts(), toolkit_version=toolkit.identity(), soc_version=soc)
 
         def build(tmp: Path) -> None:
             self._build_entry(tmp, command, model, mode, digest, toolkit, soc, info)

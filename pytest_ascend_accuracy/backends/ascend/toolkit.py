@@ -56,6 +56,20 @@ class Toolkit:
     def version_tuple(self) -> Optional[Tuple[int, ...]]:
         return parse_version(self.version) if self.version else None
 
+    def identity(self) -> str:
+        """What tells this toolkit from another in a cache key: its version when the install
+        record names one; else the ``atc`` executable it runs (real path, size, modification
+        time), so two installs of unknown version -- or one reinstalled -- never share a
+        converted model."""
+        if self.version:
+            return self.version
+        try:
+            real = os.path.realpath(self.atc)
+            st = os.stat(real)
+        except OSError as exc:
+            raise ConversionError(f"ATC {self.atc} cannot be read ({exc.strerror or exc})") from None
+        return f"unknown version; atc {real} ({st.st_size} bytes, mtime_ns {st.st_mtime_ns})"
+
     def describe(self) -> str:
         where = f" at {self.home}" if self.home else ""
         version = self.version or "(version unknown: no <arch>-linux/ascend_toolkit_install.info)"
