@@ -26,6 +26,18 @@ def test_builds_once_then_hits(tmp_path):
     assert cache.stats.as_dict() == {"hits": 1, "misses": 1, "rebuilt": 0}
 
 
+def test_keys_hold_the_package_version(monkeypatch):
+    """Another release never reads this one's entries, even where a change to what an entry
+    holds forgot to bump that kind's format number."""
+    import pytest_ascend_accuracy
+
+    parts = dict(kind="golden", format=5, model="xxh3_128:abc")
+    key = make_key(**parts)
+    assert make_key(**parts) == key
+    monkeypatch.setattr(pytest_ascend_accuracy, "__version__", "0.2.0")
+    assert make_key(**parts) != key
+
+
 def test_failed_build_leaves_nothing(tmp_path):
     cache = Cache(tmp_path)
 

@@ -56,7 +56,12 @@ FINE_MARGIN_NS = 100_000_000
 
 
 def make_key(**parts) -> str:
-    """sha256 over a canonical JSON rendering of the parts (model hash, mode, versions...)."""
+    """sha256 over a canonical JSON rendering of the parts (model hash, mode, versions...) and
+    this package's version: an entry built by one release is never taken for another's, even
+    where a change forgot to bump its entry format number."""
+    from .. import __version__
+
+    parts = dict(parts, package=__version__)
     blob = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
