@@ -10,7 +10,8 @@
  * whose float32 |x-y| and r it reproduces bit for bit, so max |x-y| and max r are identical.
  * Σx², Σy², Σxy and Σ(x-y)² are summed in double throughout (the cosine needs them to ~1e-14,
  * not the numpy kernel's ~1e-7). Σ(v - mean)² comes from Σv² - (Σv)²/n when that keeps at least
- * a tenth of Σv² (a relative error of ~1e-6 at most), otherwise from a second pass.
+ * a tenth of Σv² (relative error ~2e-5 at worst, from Σv's float32 lanes, ~1e-7 typically: as
+ * the numpy kernel's chunk_m2), otherwise from a second pass.
  *
  * A NaN or an infinity on either side, or a float32 sum that overflows, returns None: the
  * caller then runs the numpy kernel, which counts and masks them. A float32 NaN or Inf makes a
@@ -22,9 +23,19 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+/* isfinite must mean it, and float32 arithmetic must round to float32 (the tail's |x-y| and r
+ * are the numpy kernel's bits): refuse to build otherwise, and the install falls back on numpy */
+#if defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__)
+#error "_pair_sums needs IEEE NaN/Inf semantics: build without -ffast-math/-ffinite-math-only"
+#endif
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "_pair_sums needs float arithmetic in float (FLT_EVAL_METHOD 0, e.g. SSE2, not x87)"
+#endif
 
 #define W 16      /* float lanes */
 #define BLOCK 16  /* vectors summed in float32 before their sums go into doubles */
@@ -33,10 +44,13 @@
 
 typedef float vf __attribute__((vector_size(W * 4)));
 typedef int32_t vi __attribute__((vector_size(W * 4)));
+typedef uint32_t vu __attribute__((vector_size(W * 4)));
 typedef int16_t vs __attribute__((vector_size(W * 2)));
 typedef double vd __attribute__((vector_size(W * 4)));  /* W/2 doubles */
 
-#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+/* one copy per instruction set, picked at load time: needs GCC on x86-64 with glibc (ifunc) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__) && \
+    defined(__GLIBC__)
 #define TARGETS __attribute__((target_clones("avx512f", "arch=haswell", "default")))
 #else
 #define TARGETS
@@ -54,14 +68,18 @@ static inline vf sel(vi mask, vf a, vf b) {
 static inline vf vmax(vf a, vf b) { return sel(a > b, a, b); }
 static inline vf vmin(vf a, vf b) { return sel(a < b, a, b); }
 
+/* float16 bits -> float32 (compare.fp16.widen_f16): the sign-extended pattern shifted into
+ * place (unsigned: no shift of a negative value), its stray bits 28..30 cleared, then scaled by
+ * 2**112 (fp16 exponent bias 15 -> fp32 bias 127; normalises subnormals) */
 static inline vf load_f16(const uint16_t *p) {
     vs h;
     memcpy(&h, p, sizeof h);
-    vi b = __builtin_convertvector(h, vi);  /* sign-extends */
-    b = (b << 13) & (int32_t)0x8FFFFFFF;
+    vu b;
+    for (int k = 0; k < W; k++) b[k] = (uint32_t)(int32_t)h[k];
+    b = (b << 13) & 0x8FFFFFFFu;
     vf f;
     memcpy(&f, &b, sizeof f);
-    return f * 5.192296858534828e+33f;  /* 2**112: fp16 exponent bias 15 -> fp32 bias 127 */
+    return f * 5.192296858534828e+33f;
 }
 static inline vf load_f32(const float *p) {
     vf f;
@@ -69,24 +87,34 @@ static inline vf load_f32(const float *p) {
     return f;
 }
 static inline float one_f16(const uint16_t *p) {
-    int32_t b = (int32_t)(int16_t)*p;
-    b = (b << 13) & (int32_t)0x8FFFFFFF;
+    int16_t h;
+    memcpy(&h, p, sizeof h);
+    uint32_t b = ((uint32_t)(int32_t)h << 13) & 0x8FFFFFFFu;
     float f;
     memcpy(&f, &b, sizeof f);
     return f * 5.192296858534828e+33f;
 }
-static inline float one_f32(const float *p) { return *p; }
+static inline float one_f32(const float *p) {
+    float f;
+    memcpy(&f, p, sizeof f);  /* the buffer need not be aligned */
+    return f;
+}
 
 static inline double hsum(vf v) {
     double s = 0;
     for (int k = 0; k < W; k++) s += v[k];
     return s;
 }
+/* the low and high halves widened to double (loops: __builtin_shufflevector needs GCC 12) */
 static inline vd lo(vf v) {
-    return __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7), vd);
+    vd r;
+    for (int k = 0; k < W / 2; k++) r[k] = v[k];
+    return r;
 }
 static inline vd hi(vf v) {
-    return __builtin_convertvector(__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15), vd);
+    vd r;
+    for (int k = 0; k < W / 2; k++) r[k] = v[k + W / 2];
+    return r;
 }
 
 enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, SY, M2X, M2Y, NOUT };
@@ -209,7 +237,7 @@ static double m2_pass(const void *v, int half, Py_ssize_t n, double mean) {
     } else {
         const float *p = (const float *)v;
         for (Py_ssize_t i = 0; i < n; i++) {
-            double d = (double)p[i] - mean;
+            double d = (double)one_f32(p + i) - mean;
             s += d * d;
         }
     }
@@ -252,7 +280,8 @@ static PyObject *sums(PyObject *self, PyObject *args) {
         PyBuffer_Release(&xv);
         return NULL;
     }
-    if (xv.len != n * (xh ? 2 : 4) || yv.len != n * (yh ? 2 : 4)) {
+    Py_ssize_t xs = xh ? 2 : 4, ys = yh ? 2 : 4;  /* compared by division: n * size can overflow */
+    if (xv.len % xs || yv.len % ys || xv.len / xs != n || yv.len / ys != n) {
         PyBuffer_Release(&xv);
         PyBuffer_Release(&yv);
         PyErr_SetString(PyExc_ValueError, "buffer sizes do not match n values of their types");

@@ -4,8 +4,10 @@
 The numpy kernel (``kernel``) makes ~30 array passes a chunk, ~2.7 ns a value on the
 development machine; the extension makes one pass at ~1 ns with every sum of products in
 double (its cosine agrees with float64 to ~1e-14, the numpy kernel's to ~1e-7) and |x-y| and
-the relative-error terms in float32 exactly as the numpy kernel computes them, so max_abs and
-max_rel are the same bits. ``_pair_sums.c`` says what is summed how.
+the relative-error terms in float32 exactly as the numpy kernel's float32 path computes them,
+so max_abs and max_rel are the same bits (where values past ~1.8e19 overflow the numpy
+kernel's float32 squares, its float64 fallback computes |x/y - 1| instead and differs in the
+last digits). ``_pair_sums.c`` says what is summed how.
 
 The extension is built by ``pip install`` where a C compiler is there (``setup.py``: an
 optional extension, so an install without a compiler succeeds) and is used only for the case

@@ -2,11 +2,13 @@
 kernel and a float64 rendering of the formulas: same maxima bit for bit, sums at least as close
 to float64, and every case the pass does not cover handed back to the numpy kernel."""
 import math
+import os
 import shutil
 import sysconfig
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from pytest_ascend_accuracy.compare import pair_sums
 from pytest_ascend_accuracy.compare.kernel import PairAccumulator
@@ -99,12 +101,15 @@ def test_same_metrics_as_the_numpy_kernel(monkeypatch, kind, n, dx, dy):
 
 
 @needs_extension
-@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("bad", ["nan", "-nan", "inf", "-inf"])
 @pytest.mark.parametrize("side", ["actual", "golden"])
-@pytest.mark.parametrize("dx, dy", [(np.float16, np.float32), (np.float32, np.float32)])
-def test_nan_and_inf_are_left_to_the_numpy_kernel(monkeypatch, bad, side, dx, dy):
+@pytest.mark.parametrize("where", [517, 999])  # in the 16-value vectors, in the tail (1000 % 16)
+@pytest.mark.parametrize("dx, dy", [(np.float16, np.float32), (np.float32, np.float32),
+                                    (np.float32, np.float16), (np.float16, np.float16)])
+def test_nan_and_inf_are_left_to_the_numpy_kernel(monkeypatch, bad, side, where, dx, dy):
     x, y = _pair("normal", 1000, 3, dx, dy)
-    (x if side == "actual" else y)[517] = bad
+    value = -np.float64("nan") if bad == "-nan" else np.float64(bad)
+    (x if side == "actual" else y)[where] = value
     ext = pair_sums.extension()
     assert ext.sums(x, x.dtype == np.float16, y, y.dtype == np.float16, x.size) is None
     assert not pair_sums.accumulate(PairAccumulator(kl=False), x, y)
@@ -112,13 +117,76 @@ def test_nan_and_inf_are_left_to_the_numpy_kernel(monkeypatch, bad, side, dx, dy
 
 
 @needs_extension
-def test_a_float32_sum_that_overflows_is_left_to_the_numpy_kernel(monkeypatch):
-    y = np.full(64, 3e38, np.float32)
-    x = -y  # |x - y| overflows float32
+def test_every_float16_inf_and_nan_pattern_is_refused():
+    patterns = np.arange(0x7C00, 0x8000, dtype=np.uint16)  # +inf, then every NaN payload
+    patterns = np.concatenate([patterns, patterns | 0x8000]).view(np.float16)
+    ext = pair_sums.extension()
+    ones = np.ones(40, np.float32)
+    for k in range(patterns.size):
+        x = np.zeros(40, np.float16)
+        x[k % 40] = patterns[k]  # in the vectors (k % 40 < 32) or the tail
+        pattern = hex(patterns[k:k + 1].view(np.uint16)[0])
+        assert ext.sums(x, True, ones, False, 40) is None, pattern
+        assert ext.sums(ones, False, x, True, 40) is None, pattern
+
+
+@needs_extension
+@pytest.mark.parametrize("n, value", [(64, 3e38), (5, 3e38), (4096, 3e37)])
+def test_a_float32_sum_that_overflows_is_left_to_the_numpy_kernel(monkeypatch, n, value):
+    """|x - y| overflowing float32 (3e38 - -3e38), in the vectors and in the tail; and (3e37)
+    no single value overflowing but a lane's sum of 16 of them."""
+    y = np.full(n, value, np.float32)
+    x = -y
+    if value < 1e38:
+        x = np.zeros(n, np.float32)
     assert not pair_sums.accumulate(PairAccumulator(kl=False), x, y)
     m = compute_metrics(x, y, kl=False)
     assert m == _numpy_kernel(monkeypatch, x, y, kl=False)
-    assert m.max_abs == pytest.approx(6e38)
+    assert m.max_abs == pytest.approx(abs(float(x[0]) - float(y[0])))
+
+
+@needs_extension
+def test_unaligned_buffers_give_the_same_sums():
+    x, y = _pair("normal", 1001, 5, np.float16, np.float32)
+    raw = bytearray(y.nbytes + 1)
+    shifted = np.frombuffer(raw, np.float32, count=y.size, offset=1)
+    shifted[:] = y
+    assert not shifted.flags.aligned and shifted.flags.c_contiguous
+    ext = pair_sums.extension()
+    assert ext.sums(x, True, shifted, False, x.size) == ext.sums(x, True, y, False, x.size)
+
+
+@settings(max_examples=80, deadline=None)
+@given(n=st.integers(1, 600), dx=st.sampled_from([np.float16, np.float32]),
+       dy=st.sampled_from([np.float16, np.float32]), seed=st.integers(0, 2 ** 32 - 1),
+       scale=st.sampled_from([1e-6, 1.0, 1e3]), offset=st.sampled_from([0.0, 5.0, 3e3]))
+def test_random_pairs_agree_with_the_numpy_kernel(n, dx, dy, seed, scale, offset):
+    """What the plugin's checks compute (no KL), both kernels, on random finite pairs."""
+    if pair_sums.extension() is None:
+        pytest.skip("the _pair_sums extension is not built here")
+    rng = np.random.default_rng(seed)
+    y = (offset + scale * rng.standard_normal(n)).astype(dy)
+    x = (y.astype(np.float64) * (1 + 1e-3 * rng.standard_normal(n))).astype(dx)
+    if not (np.isfinite(x.astype(np.float64)).all() and np.isfinite(y.astype(np.float64)).all()):
+        return
+    fast = compute_metrics(x, y, kl=False)
+    os.environ[pair_sums.NUMPY_KERNEL_ENV] = "1"
+    try:
+        slow = compute_metrics(x, y, kl=False)
+    finally:
+        del os.environ[pair_sums.NUMPY_KERNEL_ENV]
+    for name in ("max_abs", "max_rel", "size", "finite", "all_zero", "actual_zero",
+                 "golden_zero", "not_applicable"):
+        assert getattr(fast, name) == getattr(slow, name), name
+    ref = _reference(x, y)
+    for name in ("cosine", "rmse", "rel_l2", "norm_ratio", "mean_abs", "acc_rel", "mean_rel"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        if math.isnan(b) or math.isinf(b):
+            assert a == b or (math.isnan(a) and math.isnan(b)), name
+            continue
+        # within 2e-6 of the numpy kernel, or closer to float64 than it is
+        assert abs(a - b) <= 2e-6 * abs(b) + 1e-12 or abs(a - ref[name]) <= abs(b - ref[name]), (
+            name, a, b, ref[name])
 
 
 @needs_extension
