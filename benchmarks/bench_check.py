@@ -262,14 +262,16 @@ def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3
     fresh cache each round, ``preheat`` bytes touched and freed first); every figure is the
     median round's, peaks the largest."""
     kinds = {"bare": [], "plain": [], "cold": [], "warm": [], "warm, numpy kernel": []}
-    steps = (("bare", "bare"), ("plain", "plain"), ("cold", "check"), ("warm", "check"),
-             ("warm, numpy kernel", "check"))
+    baselines = [("bare", "bare"), ("plain", "plain")]
+    warm = [("warm", "check"), ("warm, numpy kernel", "check")]
     for k in range(rounds):
         work = root / f"{short}-{k}"
         work.mkdir(parents=True, exist_ok=True)
-        # the baselines first in even rounds, the checks first in odd ones: what one step
-        # leaves behind (page cache, freed pages, deleted inodes) never favours one side
-        for kind, child in (steps if k % 2 == 0 else steps[2:] + steps[:2]):
+        # the baselines first in even rounds, the checks first in odd ones, and the two warm
+        # checks in turn: what one step leaves behind (page cache, freed pages, deleted
+        # inodes) never favours one side
+        checks = [("cold", "check")] + (warm if k % 2 == 0 else warm[::-1])
+        for kind, child in (baselines + checks if k % 2 == 0 else checks + baselines):
             _settle()
             kinds[kind].append(run_child(child, model, shape, work, preheat,
                                          numpy_kernel=kind.endswith("numpy kernel")))
