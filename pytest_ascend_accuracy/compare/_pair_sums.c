@@ -1,4 +1,5 @@
-/* The sums behind the metrics of one tensor pair, in one pass over both sides (compare.pair_sums).
+/* The sums behind the metrics of one tensor pair, in one pass over both sides, and the KL terms
+ * in a second (compare.pair_sums).
  *
  * x (actual) and y (golden) are contiguous float16 or float32 vectors of n values. One call
  * returns, over all n positions: Σx², Σy², Σxy and Σ(x-y)² (exact products summed in double),
@@ -56,7 +57,11 @@ typedef double vd __attribute__((vector_size(W * 4)));  /* W/2 doubles */
 #define TARGETS
 #endif
 
-static inline vf sel(vi mask, vf a, vf b) {
+/* every helper taking or returning a vector is inlined into its caller: called out of line from
+ * a target_clones copy, a 64-byte vector would pass by another ABI than the callee expects */
+#define VINLINE static inline __attribute__((always_inline))
+
+VINLINE vf sel(vi mask, vf a, vf b) {
     vi ia, ib, r;
     memcpy(&ia, &a, sizeof ia);
     memcpy(&ib, &b, sizeof ib);
@@ -65,13 +70,13 @@ static inline vf sel(vi mask, vf a, vf b) {
     memcpy(&f, &r, sizeof f);
     return f;
 }
-static inline vf vmax(vf a, vf b) { return sel(a > b, a, b); }
-static inline vf vmin(vf a, vf b) { return sel(a < b, a, b); }
+VINLINE vf vmax(vf a, vf b) { return sel(a > b, a, b); }
+VINLINE vf vmin(vf a, vf b) { return sel(a < b, a, b); }
 
 /* float16 bits -> float32 (compare.fp16.widen_f16): the sign-extended pattern shifted into
  * place (unsigned: no shift of a negative value), its stray bits 28..30 cleared, then scaled by
  * 2**112 (fp16 exponent bias 15 -> fp32 bias 127; normalises subnormals) */
-static inline vf load_f16(const uint16_t *p) {
+VINLINE vf load_f16(const uint16_t *p) {
     vs h;
     memcpy(&h, p, sizeof h);
     vu b;
@@ -81,7 +86,7 @@ static inline vf load_f16(const uint16_t *p) {
     memcpy(&f, &b, sizeof f);
     return f * 5.192296858534828e+33f;
 }
-static inline vf load_f32(const float *p) {
+VINLINE vf load_f32(const float *p) {
     vf f;
     memcpy(&f, p, sizeof f);
     return f;
@@ -100,18 +105,18 @@ static inline float one_f32(const float *p) {
     return f;
 }
 
-static inline double hsum(vf v) {
+VINLINE double hsum(vf v) {
     double s = 0;
     for (int k = 0; k < W; k++) s += v[k];
     return s;
 }
 /* the low and high halves widened to double (loops: __builtin_shufflevector needs GCC 12) */
-static inline vd lo(vf v) {
+VINLINE vd lo(vf v) {
     vd r;
     for (int k = 0; k < W / 2; k++) r[k] = v[k];
     return r;
 }
-static inline vd hi(vf v) {
+VINLINE vd hi(vf v) {
     vd r;
     for (int k = 0; k < W / 2; k++) r[k] = v[k + W / 2];
     return r;
@@ -258,18 +263,147 @@ static int all_finite(const double *out, int x_half, int y_half) {
     return 1;
 }
 
+/* -- KL (msaccucmp's, as compare.kernel computes it) -------------------------------------------
+ * u = max(x - xmin, cx), v = max(y - ymin, cy) (x itself where the range is 0), with the clamps
+ * cx = float32(eps32 * range) (1 for a range of 0); for a guess k of Σu/Σv (here from pass
+ * one's Σx and Σy), e = u ln(u/(kv)) - u + kv >= 0 per value, and then in Python
+ * KL = Σe/Σu + ln r + 1 - r with r = k Σv/Σu (compare.kernel explains the form). u, v, kv and
+ * e are float32 as in the numpy kernel, the log a vector float32 log (Cephes' logf, ~1 ulp),
+ * the sums float32 lanes per block added in double. A zero clamp (a subnormal range) or a
+ * ratio u/(kv) that overflows or underflows float32 returns None: the numpy kernel's float64
+ * fallback takes those. */
+VINLINE vf vsplat(float a) {
+    vf r;
+    for (int k = 0; k < W; k++) r[k] = a;
+    return r;
+}
+
+VINLINE vf vlogf(vf x) { /* x > 0 and finite (normal or subnormal) */
+    vi sub = x < vsplat(1.17549435e-38f);
+    x = sel(sub, x * vsplat(8388608.0f), x); /* subnormals scaled by 2**23 */
+    vu bits;
+    memcpy(&bits, &x, sizeof bits);
+    vi e = (vi)((bits >> 23) & 0xFFu) - 126;  /* the exponent, for a mantissa in [0.5, 1) */
+    bits = (bits & 0x807FFFFFu) | 0x3F000000u;
+    vf m, ef;
+    memcpy(&m, &bits, sizeof m);
+    for (int k = 0; k < W; k++) ef[k] = (float)e[k];
+    ef = ef - sel(sub, vsplat(23.0f), vsplat(0.0f));
+    vi small = m < vsplat(0.707106781186547524f);
+    ef = sel(small, ef - vsplat(1.0f), ef);
+    m = sel(small, m + m - vsplat(1.0f), m - vsplat(1.0f));
+    vf z = m * m;
+    vf y = vsplat(7.0376836292E-2f);
+    y = y * m + vsplat(-1.1514610310E-1f);
+    y = y * m + vsplat(1.1676998740E-1f);
+    y = y * m + vsplat(-1.2420140846E-1f);
+    y = y * m + vsplat(1.4249322787E-1f);
+    y = y * m + vsplat(-1.6668057665E-1f);
+    y = y * m + vsplat(2.0000714765E-1f);
+    y = y * m + vsplat(-2.4999993993E-1f);
+    y = y * m + vsplat(3.3333331174E-1f);
+    y = y * m * z;
+    y = y + vsplat(-2.12194440e-4f) * ef;
+    y = y - vsplat(0.5f) * z;
+    return m + y + vsplat(0.693359375f) * ef;
+}
+
+static inline float shift_clamp1(float v, float lo, int ranged, float clamp) {
+    float u = ranged ? v - lo : v;
+    return u > clamp ? u : clamp;
+}
+
+enum { KSU, KSV, KE, KK, NKL };
+
+#define KL_PASS(NAME, TX, LOADX, ONEX, TY, LOADY, ONEY)                                          \
+    TARGETS static int NAME(const TX *restrict x, const TY *restrict y, Py_ssize_t n,         \
+                            const double *st, double *restrict out) {                        \
+        double rx = st[XMAX] - st[XMIN], ry = st[YMAX] - st[YMIN];                           \
+        float cx = (float)(1.1920928955078125e-07 * (rx != 0 ? rx : 1.0));                   \
+        float cy = (float)(1.1920928955078125e-07 * (ry != 0 ? ry : 1.0));                   \
+        if (!(cx > 0.0f) || !(cy > 0.0f)) return 0;                                          \
+        float xlo = (float)st[XMIN], ylo = (float)st[YMIN];                                   \
+        int xr = rx != 0, yr = ry != 0;                                                      \
+        /* k: Σu/Σv from pass one's sums (exact for a constant side, whose u all equal        \
+         * max(x, cx); otherwise at least n cx), snapped as the numpy kernel snaps its guess */ \
+        double su0 = xr ? fmax(st[SX] - (double)n * st[XMIN], (double)n * cx)                \
+                        : (double)n * fmax(st[XMIN], cx);                                    \
+        double sv0 = yr ? fmax(st[SY] - (double)n * st[YMIN], (double)n * cy)                \
+                        : (double)n * fmax(st[YMIN], cy);                                    \
+        double kd = su0 > 0 && sv0 > 0 ? su0 / sv0 : 1.0;                                    \
+        if (!(kd > 0) || !isfinite(kd) || fabs(kd - 1.0) < 1e-2) kd = 1.0;                  \
+        float k32 = (float)kd;                                                               \
+        if (!(k32 > 0.0f) || !isfinite(k32)) k32 = 1.0f;                                     \
+        vf vcx = vsplat(cx), vcy = vsplat(cy), vxlo = vsplat(xr ? xlo : 0.0f);               \
+        vf vylo = vsplat(yr ? ylo : 0.0f), vk = vsplat(k32);                                 \
+        vf wmin = vsplat(INFINITY), wmax = vsplat(0.0f);                                     \
+        double su = 0, sv = 0, se = 0;                                                       \
+        Py_ssize_t i = 0, whole = n - n % W;                                                 \
+        while (i < whole) {                                                                  \
+            vf bu = {0}, bv = {0}, be = {0};                                                 \
+            Py_ssize_t end = i + (Py_ssize_t)W * BLOCK;                                      \
+            if (end > whole) end = whole;                                                    \
+            for (; i < end; i += W) {                                                        \
+                vf u = LOADX(x + i) - vxlo, v = LOADY(y + i) - vylo;                         \
+                u = vmax(u, vcx);                                                            \
+                v = vmax(v, vcy);                                                            \
+                vf kv = v * vk, w = u / kv;                                                  \
+                wmin = vmin(wmin, w);                                                        \
+                wmax = vmax(wmax, w);                                                        \
+                w = vmax(w, vsplat(1e-30f)); /* keeps the log defined; such w is refused */  \
+                w = vmin(w, vsplat(3e38f));                                                  \
+                bu += u;                                                                     \
+                bv += v;                                                                     \
+                be += u * vlogf(w) + (kv - u);                                               \
+            }                                                                                \
+            su += hsum(bu);                                                                  \
+            sv += hsum(bv);                                                                  \
+            se += hsum(be);                                                                  \
+        }                                                                                    \
+        float wlo = INFINITY, whi = 0.0f;                                                    \
+        for (int k = 0; k < W; k++) {                                                        \
+            wlo = wmin[k] < wlo ? wmin[k] : wlo;                                             \
+            whi = wmax[k] > whi ? wmax[k] : whi;                                             \
+        }                                                                                    \
+        for (; i < n; i++) {                                                                 \
+            float u = shift_clamp1(ONEX(x + i), xlo, xr, cx);                                \
+            float v = shift_clamp1(ONEY(y + i), ylo, yr, cy);                                \
+            float kv = v * k32, w = u / kv;                                                  \
+            wlo = w < wlo ? w : wlo;                                                         \
+            whi = w > whi ? w : whi;                                                         \
+            vf wv = vsplat(w > 1e-30f ? (w < 3e38f ? w : 3e38f) : 1e-30f);                   \
+            su += u;                                                                         \
+            sv += v;                                                                         \
+            se += u * vlogf(wv)[0] + (kv - u);                                               \
+        }                                                                                    \
+        /* a ratio that under- or overflowed float32 is the numpy kernel's float64 fallback */ \
+        if (!(wlo >= 1e-30f) || !(whi <= 3e38f)) return 0;                                   \
+        out[KSU] = su;                                                                       \
+        out[KSV] = sv;                                                                       \
+        out[KE] = se;                                                                        \
+        out[KK] = k32;                                                                       \
+        return isfinite(su) && isfinite(sv) && isfinite(se);                                 \
+    }
+
+KL_PASS(kl_hh, uint16_t, load_f16, one_f16, uint16_t, load_f16, one_f16)
+KL_PASS(kl_hf, uint16_t, load_f16, one_f16, float, load_f32, one_f32)
+KL_PASS(kl_fh, float, load_f32, one_f32, uint16_t, load_f16, one_f16)
+KL_PASS(kl_ff, float, load_f32, one_f32, float, load_f32, one_f32)
+
 PyDoc_STRVAR(sums_doc,
-"sums(x, x_half, y, y_half, n) -> tuple or None\n\n"
+"sums(x, x_half, y, y_half, n, kl=False) -> tuple or None\n\n"
 "The pair sums of n float16 (``*_half`` true) or float32 values in the contiguous buffers x\n"
 "and y: (sxx, syy, sxy, sdd, sum_abs, max_abs, sum_rel, max_rel, xmin, xmax, ymin, ymax, sx,\n"
-"sy, m2x, m2y); None when a side holds NaN or Inf or a float32 sum overflows.");
+"sy, m2x, m2y), with kl also (kl_su, kl_sv, kl_e, k) from a second pass; None when a side\n"
+"holds NaN or Inf, a float32 sum overflows, or (kl) a clamp or ratio leaves float32.");
 
 static PyObject *sums(PyObject *self, PyObject *args) {
     PyObject *xo, *yo;
     int xh, yh;
     Py_ssize_t n;
+    int kl = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OpOpn", &xo, &xh, &yo, &yh, &n)) return NULL;
+    if (!PyArg_ParseTuple(args, "OpOpn|p", &xo, &xh, &yo, &yh, &n, &kl)) return NULL;
     if (n <= 0) {
         PyErr_SetString(PyExc_ValueError, "n must be positive");
         return NULL;
@@ -287,7 +421,7 @@ static PyObject *sums(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "buffer sizes do not match n values of their types");
         return NULL;
     }
-    double out[NOUT];
+    double out[NOUT + NKL];
     int finite;
     Py_BEGIN_ALLOW_THREADS
     if (xh && yh) pass_hh(xv.buf, yv.buf, n, out);
@@ -299,13 +433,21 @@ static PyObject *sums(PyObject *self, PyObject *args) {
         out[M2X] = m2_of(xv.buf, xh, n, out[SXX], out[SX]);
         out[M2Y] = m2_of(yv.buf, yh, n, out[SYY], out[SY]);
     }
+    if (finite && kl) {
+        double *k_out = out + NOUT;
+        if (xh && yh) finite = kl_hh(xv.buf, yv.buf, n, out, k_out);
+        else if (xh) finite = kl_hf(xv.buf, yv.buf, n, out, k_out);
+        else if (yh) finite = kl_fh(xv.buf, yv.buf, n, out, k_out);
+        else finite = kl_ff(xv.buf, yv.buf, n, out, k_out);
+    }
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&xv);
     PyBuffer_Release(&yv);
     if (!finite) Py_RETURN_NONE;
-    PyObject *t = PyTuple_New(NOUT);
+    int count = kl ? NOUT + NKL : NOUT;
+    PyObject *t = PyTuple_New(count);
     if (t == NULL) return NULL;
-    for (int k = 0; k < NOUT; k++) {
+    for (int k = 0; k < count; k++) {
         PyObject *f = PyFloat_FromDouble(out[k]);
         if (f == NULL) {
             Py_DECREF(t);

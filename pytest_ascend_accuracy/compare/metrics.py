@@ -149,9 +149,9 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
 
     Works chunk by chunk over the two arrays, so memory maps are read once per pass and only
     ``chunk_size``-element buffers are allocated. ``kl=False`` skips the second pass that the
-    KL divergence needs (its value is then NaN and listed in ``not_applicable``); a finite
-    float16/float32 pair without KL then takes one compiled pass instead, where the optional
-    extension is built (``pair_sums``).
+    KL divergence needs (its value is then NaN and listed in ``not_applicable``). A finite
+    float16/float32 pair takes compiled passes instead (one, and one more for KL) where the
+    optional extension is built (``pair_sums``).
     """
     x, y = _flat(actual), _flat(golden)
     if x.size != y.size:
@@ -164,8 +164,8 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
     n = x.size
     want_kl = kl and not is_bool
     acc = PairAccumulator(chunk_size, kl=want_kl)
-    if not is_bool and accumulate(acc, x, y):  # one compiled pass (pair_sums), when it applies
-        return _finish(acc, n, is_bool=False, with_kl=False, kl_requested=kl)
+    if not is_bool and accumulate(acc, x, y):  # compiled passes (pair_sums), when they apply
+        return _finish(acc, n, is_bool=False, with_kl=want_kl, kl_requested=kl)
     with np.errstate(all="ignore"):  # overflow/NaN are detected and handled explicitly
         acc.prepare(x, y)
         for s in range(0, n, chunk_size):

@@ -159,9 +159,10 @@ def test_unaligned_buffers_give_the_same_sums():
 @settings(max_examples=80, deadline=None)
 @given(n=st.integers(1, 600), dx=st.sampled_from([np.float16, np.float32]),
        dy=st.sampled_from([np.float16, np.float32]), seed=st.integers(0, 2 ** 32 - 1),
-       scale=st.sampled_from([1e-6, 1.0, 1e3]), offset=st.sampled_from([0.0, 5.0, 3e3]))
-def test_random_pairs_agree_with_the_numpy_kernel(n, dx, dy, seed, scale, offset):
-    """What the plugin's checks compute (no KL), both kernels, on random finite pairs."""
+       scale=st.sampled_from([1e-6, 1.0, 1e3]), offset=st.sampled_from([0.0, 5.0, 3e3]),
+       kl=st.booleans())
+def test_random_pairs_agree_with_the_numpy_kernel(n, dx, dy, seed, scale, offset, kl):
+    """What a check computes (no KL) and a report adds (KL), both kernels, random finite pairs."""
     if pair_sums.extension() is None:
         pytest.skip("the _pair_sums extension is not built here")
     rng = np.random.default_rng(seed)
@@ -169,12 +170,16 @@ def test_random_pairs_agree_with_the_numpy_kernel(n, dx, dy, seed, scale, offset
     x = (y.astype(np.float64) * (1 + 1e-3 * rng.standard_normal(n))).astype(dx)
     if not (np.isfinite(x.astype(np.float64)).all() and np.isfinite(y.astype(np.float64)).all()):
         return
-    fast = compute_metrics(x, y, kl=False)
+    fast = compute_metrics(x, y, kl=kl)
     os.environ[pair_sums.NUMPY_KERNEL_ENV] = "1"
     try:
-        slow = compute_metrics(x, y, kl=False)
+        slow = compute_metrics(x, y, kl=kl)
     finally:
         del os.environ[pair_sums.NUMPY_KERNEL_ENV]
+    if kl:
+        ref_kl = _kl_reference(x, y)
+        assert _kl_close(fast.kl, ref_kl) or abs(fast.kl - ref_kl) <= abs(slow.kl - ref_kl), (
+            fast.kl, slow.kl, ref_kl)
     for name in ("max_abs", "max_rel", "size", "finite", "all_zero", "actual_zero",
                  "golden_zero", "not_applicable"):
         assert getattr(fast, name) == getattr(slow, name), name
@@ -192,11 +197,70 @@ def test_random_pairs_agree_with_the_numpy_kernel(n, dx, dy, seed, scale, offset
 @needs_extension
 def test_what_the_pass_does_not_cover_takes_the_numpy_kernel():
     x, y = _pair("normal", 300, 1, np.float16, np.float32)
-    assert not pair_sums.accumulate(PairAccumulator(kl=True), x, y)  # KL wanted
     assert not pair_sums.accumulate(PairAccumulator(kl=False), x.astype(np.float64), y)
     assert not pair_sums.accumulate(PairAccumulator(kl=False), x[::2], y[::2])  # strided
     assert not pair_sums.accumulate(PairAccumulator(kl=False), y.astype(">f4"), y)  # byte order
     assert not pair_sums.accumulate(PairAccumulator(kl=False), x[:0], y[:0])
+
+
+def _kl_reference(x, y) -> float:
+    """msaccucmp's KL in float64: min-max normalise, clamp at float32 eps, make pdfs."""
+    def pdf(v):
+        v = np.asarray(v, np.float64)
+        r = v.max() - v.min()
+        p = np.maximum((v - v.min()) / r if r else v, np.finfo(np.float32).eps)
+        return p / p.sum()
+    p, q = pdf(x), pdf(y)
+    value = float(np.sum(p * np.log(p / q)))
+    return 0.0 if abs(value) < np.finfo(float).eps else value
+
+
+def _kl_close(ours, ref):  # test_kernel_accuracy's tolerance: msaccucmp prints 6 decimals
+    return abs(ours - ref) <= 1.5e-6 + 2e-6 * abs(ref)
+
+
+@needs_extension
+@pytest.mark.parametrize("dx, dy", [(np.float16, np.float32), (np.float32, np.float32),
+                                    (np.float16, np.float16), (np.float32, np.float16)])
+@pytest.mark.parametrize("n", [1, 7, 16, 257, 70_001])
+@pytest.mark.parametrize("kind", ["normal", "relu", "offset", "subnormal", "zero_actual",
+                                  "constant_golden"])
+def test_kl_from_the_second_compiled_pass(monkeypatch, kind, n, dx, dy):
+    """KL in the compiled passes: within msaccucmp's printed precision of float64 wherever the
+    numpy kernel is, constant and all-zero sides included (a rough guess of Σu/Σv there made
+    the cancelling terms lose everything)."""
+    if kind == "zero_actual":
+        x, y = np.zeros(n, dx), _pair("normal", n, n, dx, dy)[1]
+    elif kind == "constant_golden":
+        y = np.full(n, 2.5, dy)
+        x = (2.5 + 2.5e-3 * np.random.default_rng(n).standard_normal(n)).astype(dx)
+    else:
+        x, y = _pair(kind, n, n + len(kind), dx, dy)
+    acc = PairAccumulator(kl=True)
+    assert pair_sums.accumulate(acc, x, y)
+    fast = compute_metrics(x, y, kl=True)
+    slow = _numpy_kernel(monkeypatch, x, y, kl=True)
+    ref = _kl_reference(x, y)
+    assert "kl" not in fast.not_applicable
+    assert _kl_close(fast.kl, ref) or abs(fast.kl - ref) <= abs(slow.kl - ref), (
+        fast.kl, slow.kl, ref)
+    assert fast.max_abs == slow.max_abs and fast.max_rel == slow.max_rel
+
+
+@needs_extension
+@pytest.mark.parametrize("case", ["subnormal_range", "ratio_overflow"])
+def test_kl_out_of_float32_goes_to_the_numpy_kernel(monkeypatch, case):
+    """A range so small that its float32 clamp is 0, or a ratio u/(kv) past float32: the
+    compiled KL pass hands the pair to the numpy kernel (whose float64 fallback takes them)."""
+    if case == "subnormal_range":
+        y = np.linspace(0, 1e-39, 300).astype(np.float32)
+        x = y * np.float32(1.01)
+    else:  # Σu/Σv ~4e39 leaves float32, so k falls back to 1 and u/v reaches 4e39 too
+        x = np.linspace(0, 1e33, 300).astype(np.float32)
+        y = np.full(300, 1e-17, np.float32)  # under float64 eps: no relative-error term
+    assert not pair_sums.accumulate(PairAccumulator(kl=True), x, y)
+    assert pair_sums.accumulate(PairAccumulator(kl=False), x, y)  # the sums alone are fine
+    assert compute_metrics(x, y, kl=True) == _numpy_kernel(monkeypatch, x, y, kl=True)
 
 
 @needs_extension
