@@ -324,12 +324,14 @@ enum { KSU, KSV, KE, KK, NKL };
         if (!(cx > 0.0f) || !(cy > 0.0f)) return 0;                                          \
         float xlo = (float)st[XMIN], ylo = (float)st[YMIN];                                   \
         int xr = rx != 0, yr = ry != 0;                                                      \
-        /* k: Σu/Σv from pass one's sums (exact for a constant side, whose u all equal        \
-         * max(x, cx); otherwise at least n cx), snapped as the numpy kernel snaps its guess */ \
-        double su0 = xr ? fmax(st[SX] - (double)n * st[XMIN], (double)n * cx)                \
-                        : (double)n * fmax(st[XMIN], cx);                                    \
-        double sv0 = yr ? fmax(st[SY] - (double)n * st[YMIN], (double)n * cy)                \
-                        : (double)n * fmax(st[YMIN], cy);                                    \
+        /* k: Σu/Σv of the first 65,536 values, as the numpy kernel takes it from its first     \
+         * chunk (pass one's Σy - n ymin loses a spread under a float32 ulp of Σy: a golden     \
+         * constant but for 1-ulp noise gave a k 1e2-1e7 too large, and KL 0.15 off) */        \
+        double su0 = 0, sv0 = 0;                                                             \
+        for (Py_ssize_t j = 0; j < n && j < 65536; j++) {                                    \
+            su0 += shift_clamp1(ONEX(x + j), xlo, xr, cx);                                   \
+            sv0 += shift_clamp1(ONEY(y + j), ylo, yr, cy);                                   \
+        }                                                                                    \
         double kd = su0 > 0 && sv0 > 0 ? su0 / sv0 : 1.0;                                    \
         if (!(kd > 0) || !isfinite(kd) || fabs(kd - 1.0) < 1e-2) kd = 1.0;                  \
         float k32 = (float)kd;                                                               \
@@ -469,4 +471,13 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__pair_sums(void) { return PyModule_Create(&module); }
+/* ABI: what sums() takes and returns; compare.pair_sums uses a build only when it says 2 (an
+ * editable install not rebuilt after an update keeps the old .so, which took 5 arguments) */
+PyMODINIT_FUNC PyInit__pair_sums(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && PyModule_AddIntConstant(m, "ABI", 2) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -358,4 +358,6 @@ class PairAccumulator:
             return float("nan")
         r = self._k * self.kl_sv / self.kl_su
         value = self.kl_e / self.kl_su + math.log(r) + 1.0 - r
-        return 0.0 if abs(value) < EPS else value
+        # KL >= 0: a rounding residue just below zero (-9e-16 for two constant sides) is 0,
+        # never a "-0.000000" in a report; anything more negative stays visible
+        return 0.0 if abs(value) < EPS or -1e-9 < value < 0 else value

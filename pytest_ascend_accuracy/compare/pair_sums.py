@@ -27,8 +27,10 @@ import numpy as np
 
 from .kernel import PairAccumulator
 
-#: set to "1": never use the compiled pass
+#: set to "1": never use the compiled passes
 NUMPY_KERNEL_ENV = "ASCEND_ACCURACY_NUMPY_KERNEL"
+#: the ``_pair_sums.ABI`` this module calls (``sums(x, x_half, y, y_half, n, kl)``)
+ABI = 2
 _HALF, _SINGLE = np.dtype(np.float16), np.dtype(np.float32)
 _MODULE: list = []  # [module or None], once looked up
 
@@ -42,6 +44,8 @@ def extension():
             from . import _pair_sums
         except ImportError:
             _pair_sums = None
+        if getattr(_pair_sums, "ABI", 1) != ABI:  # built from an older _pair_sums.c (the
+            _pair_sums = None  # first had no ABI constant and took 5 arguments)
         _MODULE.append(_pair_sums)
     return _MODULE[0]
 
@@ -79,7 +83,7 @@ def accumulate(acc: PairAccumulator, x: np.ndarray, y: np.ndarray) -> bool:
 
 def kernel_name() -> str:
     """Which kernel computes finite float16/float32 metrics here (for benchmarks and reports)."""
-    return "compiled one-pass (_pair_sums)" if extension() is not None else "numpy"
+    return "compiled (_pair_sums)" if extension() is not None else "numpy"
 
 
 __all__ = ["NUMPY_KERNEL_ENV", "accumulate", "extension", "kernel_name"]
