@@ -324,11 +324,24 @@ enum { KSU, KSV, KE, KK, NKL };
         if (!(cx > 0.0f) || !(cy > 0.0f)) return 0;                                          \
         float xlo = (float)st[XMIN], ylo = (float)st[YMIN];                                   \
         int xr = rx != 0, yr = ry != 0;                                                      \
-        /* k: Σu/Σv of the first 65,536 values, as the numpy kernel takes it from its first     \
+        /* k: Σu/Σv of the first ~65,536 values, as the numpy kernel takes it from its first    \
          * chunk (pass one's Σy - n ymin loses a spread under a float32 ulp of Σy: a golden     \
          * constant but for 1-ulp noise gave a k 1e2-1e7 too large, and KL 0.15 off) */        \
+        vf vcx = vsplat(cx), vcy = vsplat(cy), vxlo = vsplat(xr ? xlo : 0.0f);               \
+        vf vylo = vsplat(yr ? ylo : 0.0f);                                                   \
         double su0 = 0, sv0 = 0;                                                             \
-        for (Py_ssize_t j = 0; j < n && j < 65536; j++) {                                    \
+        Py_ssize_t whole = n - n % W, first = whole < 65536 ? whole : 65536;                 \
+        for (Py_ssize_t j = 0; j < first;) { /* vectors, float32 lanes per block */          \
+            vf bu = {0}, bv = {0};                                                           \
+            for (Py_ssize_t end = j + (Py_ssize_t)W * BLOCK < first ? j + W * BLOCK : first; \
+                 j < end; j += W) {                                                          \
+                bu += vmax(LOADX(x + j) - vxlo, vcx);                                        \
+                bv += vmax(LOADY(y + j) - vylo, vcy);                                        \
+            }                                                                                \
+            su0 += hsum(bu);                                                                 \
+            sv0 += hsum(bv);                                                                 \
+        }                                                                                    \
+        for (Py_ssize_t j = whole; j < n && whole < 65536; j++) { /* and a short tail */    \
             su0 += shift_clamp1(ONEX(x + j), xlo, xr, cx);                                   \
             sv0 += shift_clamp1(ONEY(y + j), ylo, yr, cy);                                   \
         }                                                                                    \
@@ -336,11 +349,10 @@ enum { KSU, KSV, KE, KK, NKL };
         if (!(kd > 0) || !isfinite(kd) || fabs(kd - 1.0) < 1e-2) kd = 1.0;                  \
         float k32 = (float)kd;                                                               \
         if (!(k32 > 0.0f) || !isfinite(k32)) k32 = 1.0f;                                     \
-        vf vcx = vsplat(cx), vcy = vsplat(cy), vxlo = vsplat(xr ? xlo : 0.0f);               \
-        vf vylo = vsplat(yr ? ylo : 0.0f), vk = vsplat(k32);                                 \
+        vf vk = vsplat(k32);                                                                 \
         vf wmin = vsplat(INFINITY), wmax = vsplat(0.0f);                                     \
         double su = 0, sv = 0, se = 0;                                                       \
-        Py_ssize_t i = 0, whole = n - n % W;                                                 \
+        Py_ssize_t i = 0;                                                                    \
         while (i < whole) {                                                                  \
             vf bu = {0}, bv = {0}, be = {0};                                                 \
             Py_ssize_t end = i + (Py_ssize_t)W * BLOCK;                                      \
