@@ -8,8 +8,8 @@ kernel's to ~1e-7) and |x-y| and the relative-error terms in float32 exactly as 
 kernel's float32 path computes them, so max_abs and max_rel are the same bits (where values
 past ~1.8e19 overflow the numpy kernel's float32 squares, its float64 fallback computes
 |x/y - 1| instead and differs in the last digits). KL follows the numpy kernel's form (float32
-terms, a guess k of Σu/Σv, the exact correction in ``PairAccumulator.kl``) with k taken from
-the first pass's sums. ``_pair_sums.c`` says what is summed how.
+terms, a guess k of Σu/Σv, the exact correction in ``PairAccumulator.kl``), k taken as
+there from the first 65,536 values. ``_pair_sums.c`` says what is summed how.
 
 The extension is built by ``pip install`` where a C compiler is there (``setup.py``: an
 optional extension, so an install without a compiler succeeds) and is used only for the cases
