@@ -105,6 +105,12 @@ static inline float one_f32(const float *p) {
     return f;
 }
 
+VINLINE vf vsplat(float a) {
+    vf r;
+    for (int k = 0; k < W; k++) r[k] = a;
+    return r;
+}
+
 VINLINE double hsum(vf v) {
     double s = 0;
     for (int k = 0; k < W; k++) s += v[k];
@@ -128,15 +134,10 @@ enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, S
 #define PASS(NAME, TX, LOADX, ONEX, TY, LOADY, ONEY)                                             \
     TARGETS static void NAME(const TX *restrict x, const TY *restrict y, Py_ssize_t n,        \
                              double *restrict out) {                                         \
-        double s[8] = {0};                                                                   \
+        double tabs = 0, trel = 0, tx = 0, ty = 0; /* the float32 lanes' block sums */      \
         vd dxx = {0}, dyy = {0}, dxy = {0}, ddd = {0};                                       \
-        vf mabs, mrel, xmin, xmax, ymin, ymax, eps, inf;                                     \
-        for (int k = 0; k < W; k++) {                                                        \
-            mabs[k] = mrel[k] = 0.0f;                                                        \
-            xmin[k] = ymin[k] = inf[k] = INFINITY;                                           \
-            xmax[k] = ymax[k] = -INFINITY;                                                   \
-            eps[k] = F32_EPS_OF_F64;                                                         \
-        }                                                                                    \
+        vf mabs = vsplat(0.0f), mrel = mabs, inf = vsplat(INFINITY), eps = vsplat(F32_EPS_OF_F64); \
+        vf xmin = inf, ymin = inf, xmax = -inf, ymax = -inf;                                 \
         Py_ssize_t i = 0, whole = n - n % W;                                                 \
         while (i < whole) {                                                                  \
             vf sabs = {0}, srel = {0}, sx = {0}, sy = {0};                                   \
@@ -168,10 +169,10 @@ enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, S
                 ymin = vmin(ymin, g);                                                        \
                 ymax = vmax(ymax, g);                                                        \
             }                                                                                \
-            s[SABS] += hsum(sabs);                                                           \
-            s[SREL] += hsum(srel);                                                           \
-            s[0] += hsum(sx);                                                                \
-            s[1] += hsum(sy);                                                                \
+            tabs += hsum(sabs);                                                              \
+            trel += hsum(srel);                                                              \
+            tx += hsum(sx);                                                                  \
+            ty += hsum(sy);                                                                  \
         }                                                                                    \
         double txx = 0, tyy = 0, txy = 0, tdd = 0;                                           \
         for (int k = 0; k < W / 2; k++) {                                                    \
@@ -198,10 +199,10 @@ enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, S
             tyy += dg * dg;                                                                  \
             txy += da * dg;                                                                  \
             tdd += dd * dd;                                                                  \
-            s[SABS] += ad;                                                                   \
-            s[SREL] += r;                                                                    \
-            s[0] += a;                                                                       \
-            s[1] += g;                                                                       \
+            tabs += ad;                                                                      \
+            trel += r;                                                                       \
+            tx += a;                                                                         \
+            ty += g;                                                                         \
             m[0] = ad > m[0] ? ad : m[0];                                                    \
             m[1] = r > m[1] ? r : m[1];                                                      \
             m[2] = a < m[2] ? a : m[2];                                                      \
@@ -213,16 +214,16 @@ enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, S
         out[SYY] = tyy;                                                                      \
         out[SXY] = txy;                                                                      \
         out[SDD] = tdd;                                                                      \
-        out[SABS] = s[SABS];                                                                 \
+        out[SABS] = tabs;                                                                    \
         out[MABS] = m[0];                                                                    \
-        out[SREL] = s[SREL];                                                                 \
+        out[SREL] = trel;                                                                    \
         out[MREL] = m[1];                                                                    \
         out[XMIN] = m[2];                                                                    \
         out[XMAX] = m[3];                                                                    \
         out[YMIN] = m[4];                                                                    \
         out[YMAX] = m[5];                                                                    \
-        out[SX] = s[0];                                                                      \
-        out[SY] = s[1];                                                                      \
+        out[SX] = tx;                                                                        \
+        out[SY] = ty;                                                                        \
     }
 
 PASS(pass_hh, uint16_t, load_f16, one_f16, uint16_t, load_f16, one_f16)
@@ -273,12 +274,6 @@ static int all_finite(const double *out, int x_half, int y_half) {
  * the sums float32 lanes per block added in double. A zero clamp (a subnormal range) or a
  * ratio u/(kv) that overflows or underflows float32 returns None: the numpy kernel's float64
  * fallback takes those. */
-VINLINE vf vsplat(float a) {
-    vf r;
-    for (int k = 0; k < W; k++) r[k] = a;
-    return r;
-}
-
 VINLINE vf vlogf(vf x) { /* x > 0 and finite (normal or subnormal) */
     vi sub = x < vsplat(1.17549435e-38f);
     x = sel(sub, x * vsplat(8388608.0f), x); /* subnormals scaled by 2**23 */

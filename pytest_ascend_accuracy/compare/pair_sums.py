@@ -21,6 +21,7 @@ turns the extension off (to compare the two, or to rule it out).
 """
 from __future__ import annotations
 
+import importlib
 import os
 
 import numpy as np
@@ -40,8 +41,8 @@ def extension():
     if os.environ.get(NUMPY_KERNEL_ENV, "") == "1":
         return None
     if not _MODULE:
-        try:
-            from . import _pair_sums
+        try:  # by name: ``from . import`` reads to import analysers as importing this package
+            _pair_sums = importlib.import_module(f"{__package__}._pair_sums")
         except ImportError:
             _pair_sums = None
         if getattr(_pair_sums, "ABI", 1) != ABI:  # built from an older _pair_sums.c (the
