@@ -163,3 +163,33 @@ def test_emulator_writes_its_fresh_leaf_without_renames(cache, tmp_path, monkeyp
     monkeypatch.setattr(os, "replace", lambda a, b: (renames.append(b), real_replace(a, b))[1])
     ds = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "d")
     assert len(ds) == 5 and renames == []
+
+
+def test_an_emulator_run_spreads_the_directory_it_makes_and_not_the_users(cache, tmp_path):
+    pytest.importorskip("onnxruntime")
+    from pytest_ascend_accuracy.core.dir_placement import (spread_subdirectories,
+                                                           spreads_subdirectories)
+
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    if not spread_subdirectories(probe):
+        pytest.skip(f"{tmp_path}: this file system has no FS_TOPDIR_FL")
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    model = models.conv_bn_relu()
+    backend = EmulatorBackend(cache)
+    converted = backend.convert(model)
+    users = tmp_path / "dumps"
+    users.mkdir()
+    first = backend.run(converted, make_inputs(model), dump_dir=users)
+    second = backend.run(converted, make_inputs(model), dump_dir=users)
+    leaves = {os.path.dirname(first.ops[0].source),
+              os.path.dirname(second.ops[0].source)}
+    assert len(leaves) == 2  # each run its own step directory
+    for leaf in leaves:
+        made = os.path.dirname(leaf)  # {dump}/{time}/{device}/{model}/{model id}: the run made it
+        assert spreads_subdirectories(made), made
+        assert not spreads_subdirectories(leaf)  # the files' own directory: as mkdir made it
+    assert not spreads_subdirectories(users)  # the user's directory is left as it was

@@ -331,16 +331,22 @@ def _saved_tensor_info(path: Path) -> Optional[Dict[str, tuple]]:
 
 def _fresh_leaf(root: Path, model_name: str) -> Path:
     """The run's step directory: a later run into the same dump path in the same second takes
-    the next step number (as a device does for repeated inferences), never mixing files."""
+    the next step number (as a device does for repeated inferences), never mixing files. The
+    step's parent, when this run makes it, spreads its subdirectories (``core.dir_placement``):
+    the step's dump files are then created in a block group where no earlier run just deleted
+    its own, which costs each file up to ~0.8 ms on ext4 without a journal."""
     from datetime import datetime
 
+    from ...core.dir_placement import spread_subdirectories
     from ...dump.layout import run_dir
 
     when = datetime.now()
     step = 0
     while True:  # mkdir is atomic: two processes sharing a dump path never get the same leaf
         leaf = run_dir(root, model_name=model_name, step=step, when=when)
-        leaf.parent.mkdir(parents=True, exist_ok=True)
+        if not leaf.parent.is_dir():  # made here: a directory of this run's layout, not the user's
+            leaf.parent.mkdir(parents=True, exist_ok=True)
+            spread_subdirectories(leaf.parent)
         try:
             leaf.mkdir()
             return leaf
