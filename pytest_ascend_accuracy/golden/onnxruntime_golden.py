@@ -109,6 +109,7 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     into ``directory``, private to this call (a cache build's temp dir: files are written in place).
     ``vouched`` receives the digests of the ``.npy`` files, hashed as they were written."""
     from ..dump.npy_writer import NpyDumpWriter
+    from ..graph.onnx_graph import ort_threads_beside_writer
     from ..graph.stream import SegmentedModel
 
     prepared = prepare_model(model, input_shape=input_shape, inputs=inputs, weights_by_reference=True)
@@ -129,7 +130,8 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
 
     try:
         run = SegmentedModel(proto, names, keep_sessions=False,  # runs once
-                             folder=prepared.folder).run(dict(inputs))
+                             folder=prepared.folder,
+                             threads=ort_threads_beside_writer()).run(dict(inputs))
     except Exception as exc:
         raise failed(exc) from exc
     values = run.values

@@ -30,19 +30,19 @@ def _config(workers=None):
 def test_workers_share_the_cores_without_spinning(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     share_cores(_config(2))
-    assert onnx_graph._ORT_THREADS == {"intra": 4, "spinning": False}
+    assert onnx_graph._ORT_THREADS == {"intra": 4, "spinning": False, "chosen": True}
     assert cpu_share.core_share() == 4  # the compare's worker processes too
     share_cores(_config(16))
-    assert onnx_graph._ORT_THREADS == {"intra": 1, "spinning": False}
+    assert onnx_graph._ORT_THREADS == {"intra": 1, "spinning": False, "chosen": True}
     assert cpu_share.core_share() == 1
 
 
 def test_a_serial_run_keeps_what_was_set():
     onnx_graph.set_ort_threads(0, spinning=True)
     share_cores(_config())
-    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True, "chosen": True}
     share_cores(_config(1))
-    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True, "chosen": True}
     assert cpu_share.core_share() == cpu_share.machine_cores()
 
 
@@ -50,11 +50,58 @@ def test_environment_override(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "0")
     share_cores(_config(2))
-    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True, "chosen": True}
     assert cpu_share.core_share() == 4  # the override is onnxruntime's alone
     monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "many")
     with pytest.raises(ConfigError, match="ASCEND_ACCURACY_ORT_THREADS"):
         share_cores(_config(2))
+
+
+def test_a_run_that_writes_as_it_goes_leaves_the_writer_a_core(monkeypatch):
+    """Golden and emulated runs write each segment's tensors while onnxruntime computes the
+    next: onnxruntime gets the process's share of the cores less one, unless threads were set."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    onnx_graph._ORT_THREADS.update(intra=0, spinning=True, chosen=False)
+    assert onnx_graph.ort_threads_beside_writer() == 7
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert onnx_graph.ort_threads_beside_writer() == 1  # never none
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    share_cores(_config(2))  # an xdist worker: its share, as every session of the worker
+    assert onnx_graph.ort_threads_beside_writer() == 4
+    monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "0")
+    share_cores(_config(2))  # onnxruntime's default asked for: kept
+    assert onnx_graph.ort_threads_beside_writer() == 0
+
+
+def test_the_emulated_and_golden_runs_use_it(monkeypatch, tmp_path):
+    pytest.importorskip("onnxruntime")
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph import stream
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    onnx_graph._ORT_THREADS.update(intra=0, spinning=True, chosen=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(3)), raising=False)
+    threads = []
+    real = stream.SegmentedModel.__init__
+
+    def spy(self, model, wanted, **options):
+        threads.append(options.get("threads", 0))
+        real(self, model, wanted, **options)
+
+    monkeypatch.setattr(stream.SegmentedModel, "__init__", spy)
+    model = models.conv_bn_relu()
+    cache = Cache(tmp_path / "cache")
+    golden_dump(model, make_inputs(model), cache=cache)
+    backend = EmulatorBackend(cache)
+    converted = backend.convert(model)
+    backend.run(converted, make_inputs(model), dump_dir=tmp_path / "d")
+    backend.outputs(converted, make_inputs(model))  # no writer: onnxruntime's own default
+    assert threads == [2, 2, 0]
+    state = EmulatorBackend(cache, threads=3)._state(converted)
+    assert state.segmented(["x"], writing=True).threads == 3  # the backend's own setting wins
 
 
 def test_session_options_follow_the_setting():

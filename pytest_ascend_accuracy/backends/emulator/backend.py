@@ -200,7 +200,7 @@ class EmulatorBackend:
         inputs, aipp_ops = preprocess(state.aipp, inputs)
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         try:  # in segments (graph.stream): tensors come as the ops need them, never all at once
-            streamed = state.segmented(plan.fetch).run(feeds)
+            streamed = state.segmented(plan.fetch, writing=True).run(feeds)
         except Exception as exc:
             raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
         values = streamed.values
@@ -286,12 +286,16 @@ class _RunState:
     info: Optional[Mapping[str, tuple]] = None  # the model's tensor_info (TENSOR_INFO_FILE)
     _segmented: Dict[tuple, object] = field(default_factory=dict)
 
-    def segmented(self, wanted):
+    def segmented(self, wanted, *, writing: bool = False):
+        """The model run in segments fetching ``wanted``; ``writing``: this thread writes the
+        tensors out while onnxruntime computes (``ort_threads_beside_writer``)."""
+        from ...graph.onnx_graph import ort_threads_beside_writer
         from ...graph.stream import SegmentedModel
 
-        key = tuple(wanted)
+        key = (tuple(wanted), writing)
         if key not in self._segmented:
-            self._segmented[key] = SegmentedModel(self.model, key, threads=self.threads,
+            threads = self.threads or (ort_threads_beside_writer() if writing else 0)
+            self._segmented[key] = SegmentedModel(self.model, key[0], threads=threads,
                                                   folder=self.folder, info=self.info)
         return self._segmented[key]
 
