@@ -116,7 +116,9 @@ def pytest_configure(config):
     state.progress = TerminalProgress.for_config(config, state.settings.progress)
     if state.progress is not None:  # its pytest_runtest_logreport puts result letters back
         config.pluginmanager.register(state.progress, "ascend_accuracy_progress")
-    if config.pluginmanager.hasplugin("xdist"):
+    # registered as "xdist" when autoloaded or named by its entry point, as "xdist.plugin"
+    # when named by module (-p xdist.plugin, e.g. with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1)
+    if any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin")):
         config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
 
 

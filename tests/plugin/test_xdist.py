@@ -33,6 +33,22 @@ def test_same_results_with_and_without_xdist(pytester, models_dir, args):
         result.stdout.fnmatch_lines(["accuracy FAILED: *"])  # the failure block crosses over too
 
 
+@pytest.mark.parametrize("plugins", [("-p", "pytest_ascend_accuracy.plugin", "-p", "xdist.plugin"),
+                                     ("-p", "ascend_accuracy", "-p", "xdist")],
+                         ids=["modules", "entry-points"])
+def test_workers_results_merge_with_plugin_autoloading_off(pytester, models_dir, monkeypatch,
+                                                            plugins):
+    """PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 with the plugins named by -p, as module or entry point:
+    xdist is then registered under the name given, and the workers' results still reach the
+    controller's summary."""
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    result = pytester.runpytest(*plugins, "-n", "2")
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.re_match_lines(SUMMARY)
+    result.stdout.fnmatch_lines(["created: 2/2 workers", "accuracy FAILED: *"])
+
+
 FAKE_CONFTEST = """
 from pytest_ascend_accuracy.testing.fake_runtime import install
 
