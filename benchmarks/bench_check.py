@@ -131,10 +131,13 @@ def child_bare(model: str, shape: str, work: Path) -> dict:
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     sess = ort.InferenceSession(proto.SerializeToString(), so, providers=["CPUExecutionProvider"])
     values = sess.run(names, feeds)
-    out = work / "bare"
-    out.mkdir(parents=True, exist_ok=True)
-    _spread(work)  # as the check's dump directories are (core.dir_placement): neither side pays
-    # for files the other deleted
+    # placed as a check's dump is (core.dir_placement): a spread parent, and under it a
+    # directory of a name of its own (a run's per-second directory) that holds the files
+    parent = work / "bare"
+    parent.mkdir(parents=True, exist_ok=True)
+    _spread(parent)
+    out = parent / str(time.time_ns())
+    out.mkdir()
     largest = 0
     for k, v in enumerate(values):
         if isinstance(v, np.ndarray):
@@ -199,7 +202,7 @@ def child_check(model: str, shape: str, work: Path) -> dict:
     backend = EmulatorBackend(cache, dump_mode="output")  # the plugin's default dump mode
     converted = backend.convert(model, resolve_mode("default"), input_shape=shape)
     phases["convert"], t = time.perf_counter() - t, time.perf_counter()
-    dump_dir = Path(tempfile.mkdtemp(prefix="dump-", dir=work))
+    dump_dir = work / f"dump-{time.time_ns()}"  # made by the run, as the plugin's dump-N are
     actual = backend.run(converted, feeds, dump_dir=dump_dir)
     phases["run+dump"] = time.perf_counter() - t
     # the compare's worker processes exist only during the compare: their private memory
@@ -301,33 +304,34 @@ def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3
 
 
 def _create_cost(root: Path, count: int = 200) -> tuple:
-    """Seconds to create one empty file in a fresh directory under ``root``, right after the
-    rounds deleted theirs (median of ``count``): in a plain directory, and in one whose parent
-    spreads its subdirectories (``core.dir_placement``, as a run's dump directory). ext4 mounted
-    without a journal keeps a deleted inode from reuse for 60-360 s (``recently_deleted`` in
-    fs/ext4/ialloc.c: the inode table block clean or dirty), and each create walks the inode
-    bitmap past those: a create then costs in proportion to what was deleted in the minutes
-    before where the directory is, ~20 us on a fresh block group."""
+    """Seconds to create one empty file right after the rounds deleted theirs (medians of
+    ``count``, the two kinds taking turns): in a plain new directory, and laid out as a run's
+    dump (``core.dir_placement``: a spread directory, under it one of a name of its own that
+    holds the files). ext4 mounted without a journal keeps a deleted inode from reuse for 60-360
+    s (``recently_deleted`` in fs/ext4/ialloc.c) and each create walks the inode bitmap past
+    those: a create costs in proportion to what was deleted in the minutes before where the
+    directory lands, ~20 us in a group without. One shot, not a steady state (the module doc
+    of ``core.dir_placement`` has 30 checks in a row)."""
     from pytest_ascend_accuracy.core.dir_placement import spread_subdirectories
 
-    out = []
+    folders, times = {}, {False: [], True: []}
     for spread in (False, True):
         parent = Path(tempfile.mkdtemp(prefix="create-", dir=root))
         if spread:
             spread_subdirectories(parent)
-        folder = parent / "files"
-        folder.mkdir()
-        times = []
-        try:
-            for k in range(count):
+        folders[spread] = (parent, parent / str(time.time_ns()))
+        folders[spread][1].mkdir()
+    try:
+        for k in range(count):
+            for spread in ((False, True) if k % 2 == 0 else (True, False)):
                 t = time.perf_counter()
-                with open(folder / f"f{k}", "xb"):
+                with open(folders[spread][1] / f"f{k}", "xb"):
                     pass
-                times.append(time.perf_counter() - t)
-        finally:
+                times[spread].append(time.perf_counter() - t)
+    finally:
+        for parent, _ in folders.values():
             shutil.rmtree(parent, ignore_errors=True)
-        out.append(sorted(times)[len(times) // 2])
-    return tuple(out)
+    return tuple(sorted(times[s])[count // 2] for s in (False, True))
 
 
 def _check_memory(c: dict) -> None:
@@ -378,10 +382,10 @@ def print_model(r: dict) -> bool:
           f"inputs, in one pack), device dump {_mb(dw[1])} in {dw[0]} files")
     files = dw[0]
     plain_s, spread_s = r["create_s"]
-    print(f"   creating a file here, in a fresh directory right after the rounds (median of 200): "
-          f"{plain_s * 1e3:.2f} ms, {spread_s * 1e3:.2f} ms where its parent spreads its "
-          f"subdirectories as a run's does; the run's {files} dump files: {files * plain_s:.2f} s "
-          f"against {files * spread_s:.2f} s (see _create_cost)")
+    print(f"   creating a file here right after the rounds (median of 200): {plain_s * 1e3:.2f} ms "
+          f"in a plain new directory, {spread_s * 1e3:.2f} ms laid out as a run's dump; the run's "
+          f"{files} dump files: {files * plain_s:.2f} s against {files * spread_s:.2f} s "
+          f"(see _create_cost)")
     print(f"   memory budget max(300 MB + 3 x {_mb(largest)}, 1.25 x {_mb(plain['peak_rss'])}) = {_mb(budget)}")
     ok = True
     for name, value, goal, _ in goals:
@@ -434,9 +438,9 @@ def user_environment():
     entry points named with ``-p`` (xdist's workers inherit both)."""
     wanted = {d.replace("_", "-").lower() for d in USER_PLUGINS}
     args = []
-    for module, dist in plugin_entry_points().values():
+    for name, (_, dist) in plugin_entry_points().items():
         if dist.replace("_", "-").lower() in wanted:
-            args += ["-p", module]
+            args += ["-p", name]  # the entry point's name: registered as autoloading would
     return args, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
@@ -593,8 +597,9 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
           f"{ml_dtypes_version}, which onnx imports, {ml_dtypes_us / 1e6:.2f} s)")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"   cores busy (CPU / wall): serial {serial['cpu_s'] / serial['wall_s']:.2f}, -n 2 "
-          f"{par['cpu_s'] / par['wall_s']:.2f}, of {cores}: serial already runs onnxruntime on "
-          f"{cores} threads and forks the compare, so -n 2 gains only what serial leaves idle")
+          f"{par['cpu_s'] / par['wall_s']:.2f}, of {cores}: serial already runs onnxruntime beside "
+          f"the thread writing its tensors and forks the compare, so -n 2 gains only what serial "
+          f"leaves idle")
     print(f"   cores busy, the whole machine sampled every {CoreSampler.STEP} s: serial "
           f"{_busy_profile(serial['busy'])}; -n 2 {_busy_profile(par['busy'])} (start-up and exit "
           f"are at the edges)")

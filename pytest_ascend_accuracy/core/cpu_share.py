@@ -20,6 +20,24 @@ def machine_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def physical_cores() -> int:
+    """The physical cores among the CPUs this process may run on (SMT siblings counted once,
+    from Linux's sysfs topology; a CPU whose topology cannot be read counts as a core)."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return machine_cores()
+    cores = set()
+    for cpu in cpus:
+        topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+        try:
+            with open(topology + "physical_package_id") as f, open(topology + "core_id") as g:
+                cores.add((f.read().strip(), g.read().strip()))
+        except OSError:
+            cores.add(("cpu", str(cpu)))
+    return max(1, len(cores))
+
+
 def set_core_share(cores: Optional[int]) -> None:
     """This process's share of the cores (None: all of ``machine_cores``)."""
     _SHARE[0] = None if cores is None else max(1, int(cores))
@@ -30,4 +48,4 @@ def core_share() -> int:
     return _SHARE[0] if _SHARE[0] is not None else machine_cores()
 
 
-__all__ = ["core_share", "machine_cores", "set_core_share"]
+__all__ = ["core_share", "machine_cores", "physical_cores", "set_core_share"]

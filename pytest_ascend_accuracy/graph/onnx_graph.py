@@ -334,32 +334,35 @@ def mark_all_outputs(model) -> List[str]:
 
 
 #: process-wide onnxruntime thread settings (``set_ort_threads``): 0 = onnxruntime's default;
-#: ``chosen``: whether they were set (``ort_threads_beside_writer`` then keeps to them)
+#: ``chosen``: set on purpose (``ASCEND_ACCURACY_ORT_THREADS``): ``ort_threads_beside_writer``
+#: then keeps to it
 _ORT_THREADS = {"intra": 0, "spinning": True, "chosen": False}
 
 
-def set_ort_threads(intra: int = 0, *, spinning: bool = True) -> None:
+def set_ort_threads(intra: int = 0, *, spinning: bool = True, chosen: bool = False) -> None:
     """Threads per onnxruntime session in this process. Under pytest-xdist the plugin gives
     each worker its share of the cores with spinning off: N workers each starting one thread
-    per core (and spinning while they wait) oversubscribe the machine."""
+    per core (and spinning while they wait) oversubscribe the machine. ``chosen``: the count
+    was asked for (an environment setting), so runs that write as they go keep it too."""
     _ORT_THREADS["intra"] = max(0, int(intra))
     _ORT_THREADS["spinning"] = bool(spinning)
-    _ORT_THREADS["chosen"] = True
+    _ORT_THREADS["chosen"] = bool(chosen)
 
 
 def ort_threads_beside_writer() -> int:
     """Intra-op threads for a run whose tensors this process writes out while onnxruntime
     computes the next segment (the golden and emulated runs, ``graph.stream``): this process's
-    share of the cores less the one the writing thread needs, at least 1. With the default of
-    one thread per core, three busy threads took turns on two cores: the det 736x736 emulated
-    run and its compare measured 0.68-0.75 s and 1.02-1.12 s of CPU with one thread, 0.72-0.79 s
-    and 1.14-1.20 s with two. ``set_ort_threads`` (xdist workers, ``ASCEND_ACCURACY_ORT_THREADS``)
-    decides instead when it was called (0 there keeps onnxruntime's default)."""
+    share of the cores (an xdist worker's share), at most its physical cores, less the one the
+    writing thread needs, and at least 1. With the default of one thread per core, three busy
+    threads took turns on two cores: the det 736x736 emulated run and its compare measured
+    0.68-0.75 s and 1.02-1.12 s of CPU with one thread, 0.72-0.79 s and 1.14-1.20 s with two.
+    A count set on purpose (``set_ort_threads(chosen=True)``) is kept (0: onnxruntime's
+    default)."""
     if _ORT_THREADS["chosen"]:
         return _ORT_THREADS["intra"]
-    from ..core.cpu_share import core_share
+    from ..core.cpu_share import core_share, physical_cores
 
-    return max(1, core_share() - 1)
+    return max(1, min(core_share(), physical_cores()) - 1)
 
 
 def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = True,

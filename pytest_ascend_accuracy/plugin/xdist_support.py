@@ -61,7 +61,7 @@ def share_cores(config) -> None:
             from ..errors import ConfigError
 
             raise ConfigError(ORT_THREADS_ENV, f"expected a number of threads, got {override!r}") from None
-        set_ort_threads(threads, spinning=threads == 0)
+        set_ort_threads(threads, spinning=threads == 0, chosen=True)
         return
     if share is not None:
         set_ort_threads(share, spinning=False)

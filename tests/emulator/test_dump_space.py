@@ -8,6 +8,7 @@ reports what is left of the budget.
 import collections
 import errno
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -165,7 +166,11 @@ def test_emulator_writes_its_fresh_leaf_without_renames(cache, tmp_path, monkeyp
     assert len(ds) == 5 and renames == []
 
 
-def test_an_emulator_run_spreads_the_directory_it_makes_and_not_the_users(cache, tmp_path):
+def test_a_run_spreads_the_highest_directory_it_makes_never_the_users(cache, tmp_path):
+    """The plugin's dump-N directory does not exist before the run: the run makes it and it
+    spreads its subdirectories, the per-second directories whose names differ from run to run
+    (core.dir_placement). Into a directory that exists (the user's), the run spreads the
+    highest one it makes there, and leaves the user's as it was."""
     pytest.importorskip("onnxruntime")
     from pytest_ascend_accuracy.core.dir_placement import (spread_subdirectories,
                                                            spreads_subdirectories)
@@ -181,15 +186,19 @@ def test_an_emulator_run_spreads_the_directory_it_makes_and_not_the_users(cache,
     model = models.conv_bn_relu()
     backend = EmulatorBackend(cache)
     converted = backend.convert(model)
-    users = tmp_path / "dumps"
+
+    def layout(ds):  # [dump dir, {time}, {device}, {model}, {model id}, {step}]
+        leaf = Path(ds.ops[0].source).parent
+        return [str(p) for p in [*reversed(leaf.parents[:5]), leaf]]
+
+    made = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "dump-0")
+    dirs = layout(made)
+    assert dirs[0] == str(tmp_path / "dump-0")
+    assert [spreads_subdirectories(d) for d in dirs] == [True, False, False, False, False, False]
+
+    users = tmp_path / "users"
     users.mkdir()
-    first = backend.run(converted, make_inputs(model), dump_dir=users)
-    second = backend.run(converted, make_inputs(model), dump_dir=users)
-    leaves = {os.path.dirname(first.ops[0].source),
-              os.path.dirname(second.ops[0].source)}
-    assert len(leaves) == 2  # each run its own step directory
-    for leaf in leaves:
-        made = os.path.dirname(leaf)  # {dump}/{time}/{device}/{model}/{model id}: the run made it
-        assert spreads_subdirectories(made), made
-        assert not spreads_subdirectories(leaf)  # the files' own directory: as mkdir made it
-    assert not spreads_subdirectories(users)  # the user's directory is left as it was
+    into = backend.run(converted, make_inputs(model), dump_dir=users)
+    dirs = layout(into)
+    assert dirs[0] == str(users)
+    assert [spreads_subdirectories(d) for d in dirs] == [False, True, False, False, False, False]

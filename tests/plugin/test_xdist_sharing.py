@@ -30,19 +30,19 @@ def _config(workers=None):
 def test_workers_share_the_cores_without_spinning(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     share_cores(_config(2))
-    assert onnx_graph._ORT_THREADS == {"intra": 4, "spinning": False, "chosen": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 4, "spinning": False, "chosen": False}
     assert cpu_share.core_share() == 4  # the compare's worker processes too
     share_cores(_config(16))
-    assert onnx_graph._ORT_THREADS == {"intra": 1, "spinning": False, "chosen": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 1, "spinning": False, "chosen": False}
     assert cpu_share.core_share() == 1
 
 
 def test_a_serial_run_keeps_what_was_set():
     onnx_graph.set_ort_threads(0, spinning=True)
     share_cores(_config())
-    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True, "chosen": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True, "chosen": False}
     share_cores(_config(1))
-    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True, "chosen": True}
+    assert onnx_graph._ORT_THREADS == {"intra": 0, "spinning": True, "chosen": False}
     assert cpu_share.core_share() == cpu_share.machine_cores()
 
 
@@ -59,18 +59,33 @@ def test_environment_override(monkeypatch):
 
 def test_a_run_that_writes_as_it_goes_leaves_the_writer_a_core(monkeypatch):
     """Golden and emulated runs write each segment's tensors while onnxruntime computes the
-    next: onnxruntime gets the process's share of the cores less one, unless threads were set."""
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
+    next: onnxruntime gets the process's share of the cores (at most its physical cores) less
+    one, unless a count was asked for."""
+    cpus = [set(range(8))]
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: cpus[0], raising=False)
+    monkeypatch.setattr(cpu_share, "physical_cores", lambda: len(cpus[0]))
     onnx_graph._ORT_THREADS.update(intra=0, spinning=True, chosen=False)
     assert onnx_graph.ort_threads_beside_writer() == 7
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    monkeypatch.setattr(cpu_share, "physical_cores", lambda: 4)  # SMT: 8 CPUs on 4 cores
+    assert onnx_graph.ort_threads_beside_writer() == 3
+    monkeypatch.setattr(cpu_share, "physical_cores", lambda: len(cpus[0]))
+    cpus[0] = {0}
     assert onnx_graph.ort_threads_beside_writer() == 1  # never none
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
-    share_cores(_config(2))  # an xdist worker: its share, as every session of the worker
-    assert onnx_graph.ort_threads_beside_writer() == 4
+    cpus[0] = set(range(8))
+    share_cores(_config(2))  # an xdist worker: its share of 4, one of them for its writer
+    assert onnx_graph.ort_threads_beside_writer() == 3
+    share_cores(_config(8))
+    assert onnx_graph.ort_threads_beside_writer() == 1
     monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "0")
     share_cores(_config(2))  # onnxruntime's default asked for: kept
     assert onnx_graph.ort_threads_beside_writer() == 0
+    monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "5")
+    share_cores(_config(2))
+    assert onnx_graph.ort_threads_beside_writer() == 5
+
+
+def test_the_physical_cores_are_no_more_than_the_cpus():
+    assert 1 <= cpu_share.physical_cores() <= cpu_share.machine_cores()
 
 
 def test_the_emulated_and_golden_runs_use_it(monkeypatch, tmp_path):
@@ -84,6 +99,7 @@ def test_the_emulated_and_golden_runs_use_it(monkeypatch, tmp_path):
 
     onnx_graph._ORT_THREADS.update(intra=0, spinning=True, chosen=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(3)), raising=False)
+    monkeypatch.setattr(cpu_share, "physical_cores", lambda: 3)
     threads = []
     real = stream.SegmentedModel.__init__
 

@@ -64,12 +64,13 @@ def dump_config(dump_path: "str | os.PathLike[str]", model_names: Sequence[str],
 def write_acl_json(path: "str | os.PathLike[str]", dump_path: "str | os.PathLike[str]",
                    model_names: Sequence[str], **options) -> Path:
     """Write acl.json at ``path`` (creating ``dump_path``, which ACL requires to exist). A
-    ``dump_path`` made here spreads its subdirectories (``core.dir_placement``): the run's dump
-    files are then created where no earlier run just deleted its own."""
+    ``dump_path`` this call creates spreads its subdirectories (``core.dir_placement``): ACL's
+    per-second directories, and the dump files under them, then land apart from earlier runs'
+    deleted ones. One that exists already is left as it is."""
     from ...core.dir_placement import spread_subdirectories
 
     config = dump_config(Path(dump_path).resolve(), model_names, **options)
-    if not Path(dump_path).is_dir():  # the run's own directory, not one the user made
+    if not Path(dump_path).is_dir():  # made by this call
         Path(dump_path).mkdir(parents=True, exist_ok=True)
         spread_subdirectories(dump_path)
     path = Path(path)

@@ -336,9 +336,9 @@ def _saved_tensor_info(path: Path) -> Optional[Dict[str, tuple]]:
 def _fresh_leaf(root: Path, model_name: str) -> Path:
     """The run's step directory: a later run into the same dump path in the same second takes
     the next step number (as a device does for repeated inferences), never mixing files. The
-    step's parent, when this run makes it, spreads its subdirectories (``core.dir_placement``):
-    the step's dump files are then created in a block group where no earlier run just deleted
-    its own, which costs each file up to ~0.8 ms on ext4 without a journal."""
+    highest directory of ``root`` and its layout below it that this run makes spreads its
+    subdirectories (``core.dir_placement``): the dump directory itself when the run makes it
+    (the plugin's ``dump-N``), whose per-second directories then land apart from earlier runs'."""
     from datetime import datetime
 
     from ...core.dir_placement import spread_subdirectories
@@ -348,14 +348,28 @@ def _fresh_leaf(root: Path, model_name: str) -> Path:
     step = 0
     while True:  # mkdir is atomic: two processes sharing a dump path never get the same leaf
         leaf = run_dir(root, model_name=model_name, step=step, when=when)
-        if not leaf.parent.is_dir():  # made here: a directory of this run's layout, not the user's
-            leaf.parent.mkdir(parents=True, exist_ok=True)
-            spread_subdirectories(leaf.parent)
+        top = _highest_missing(Path(root), leaf.parent)
+        leaf.parent.mkdir(parents=True, exist_ok=True)
+        if top is not None:  # made by this run (only ever spread, never another's directory)
+            spread_subdirectories(top)
         try:
             leaf.mkdir()
             return leaf
         except FileExistsError:
             step += 1
+
+
+def _highest_missing(root: Path, folder: Path) -> Optional[Path]:
+    """The highest of ``root`` and its descendants on the way to ``folder`` that does not exist
+    yet (None when ``folder`` exists)."""
+    top = None
+    for path in [folder, *folder.parents]:
+        if path.is_dir():
+            break
+        top = path
+        if path == root:
+            break
+    return top
 
 
 def _tensor(slot, values, feeds, inits) -> np.ndarray:
