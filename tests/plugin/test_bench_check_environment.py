@@ -1,0 +1,41 @@
+"""benchmarks/bench_check.py measures -n 2 as a user's project runs it: pytest with this plugin
+and pytest-xdist only. The plugins must be named by entry point, as autoloading registers them
+(``-p xdist.plugin`` registered xdist under another name, and the workers' results were then not
+merged: test_xdist.py::test_workers_results_merge_with_plugin_autoloading_off)."""
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks", "bench_check.py")
+
+
+def _bench():
+    if not os.path.exists(BENCH):
+        pytest.skip("benchmarks/ not present")
+    spec = importlib.util.spec_from_file_location("bench_check", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+def test_the_user_environment_names_this_plugin_and_xdist_by_entry_point():
+    pytest.importorskip("xdist")
+    args, env = _bench().user_environment()
+    assert env == {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    named = args[1::2]
+    assert args[0::2] == ["-p"] * len(named)
+    assert "ascend_accuracy" in named and "xdist" in named
+    assert not any(n.startswith(("hypothesis", "benchmark")) for n in named)
+
+
+def test_that_environment_loads_both_plugins(tmp_path):
+    """Both plugins' own options are accepted there (either missing: a usage error, rc 4)."""
+    pytest.importorskip("xdist")
+    args, env = _bench().user_environment()
+    out = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider",
+                          *args, "-n", "2", "--accuracy-cache-dir", str(tmp_path / "cache")],
+                         cwd=tmp_path, capture_output=True, text=True, env=dict(os.environ, **env))
+    assert out.returncode == 5, out.stdout + out.stderr  # 5: accepted, and nothing to collect
