@@ -133,11 +133,10 @@ def child_bare(model: str, shape: str, work: Path) -> dict:
     values = sess.run(names, feeds)
     # placed as a check's dump is (core.dir_placement): a spread parent, and under it a
     # directory of a name of its own (a run's per-second directory) that holds the files
-    parent = work / "bare"
-    parent.mkdir(parents=True, exist_ok=True)
-    _spread(parent)
-    out = parent / str(time.time_ns())
-    out.mkdir()
+    from pytest_ascend_accuracy.core.dir_placement import make_spread_dirs
+
+    out = work / "bare" / str(time.time_ns())
+    make_spread_dirs(out, top=work / "bare")
     largest = 0
     for k, v in enumerate(values):
         if isinstance(v, np.ndarray):
@@ -145,13 +144,6 @@ def child_bare(model: str, shape: str, work: Path) -> dict:
             largest = max(largest, v.nbytes)
     return {"wall_s": time.perf_counter() - t0, "largest_tensor": largest, "tensors": len(values),
             "written": _tree(out)}
-
-
-def _spread(folder: Path) -> None:
-    """``FS_TOPDIR_FL`` on ``folder`` (no-op where unsupported), as ``core.dir_placement``."""
-    from pytest_ascend_accuracy.core.dir_placement import spread_subdirectories
-
-    spread_subdirectories(folder)
 
 
 def child_plain(model: str, shape: str, work: Path) -> dict:
@@ -432,14 +424,17 @@ def plugin_entry_points():
             for ep in entry_points(group="pytest11")}
 
 
+def _is_user_plugin(dist: str) -> bool:
+    return dist.replace("_", "-").lower() in {d.lower() for d in USER_PLUGINS}
+
+
 def user_environment():
     """(pytest args, environment) that load only ``USER_PLUGINS``' plugins, as a project whose
     environment holds pytest, pytest-xdist and this plugin runs: autoloading off, each of their
     entry points named with ``-p`` (xdist's workers inherit both)."""
-    wanted = {d.replace("_", "-").lower() for d in USER_PLUGINS}
     args = []
     for name, (_, dist) in plugin_entry_points().items():
-        if dist.replace("_", "-").lower() in wanted:
+        if _is_user_plugin(dist):
             args += ["-p", name]  # the entry point's name: registered as autoloading would
     return args, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
@@ -449,9 +444,8 @@ def other_plugins_cost(project: Path, user, user_env) -> str:
     process: ``pytest --collect-only`` of the suite with every plugin against with the user's
     only, median of 3 each (hypothesis's plugin, for one, imports the whole hypothesis package
     in its terminal summary, in every pytest process, whether or not a test used it)."""
-    wanted = {d.replace("_", "-").lower() for d in USER_PLUGINS}
-    others = sorted(f"{name} ({dist} {_version(dist)})" for name, (_, dist) in plugin_entry_points().items()
-                    if dist.replace("_", "-").lower() not in wanted)
+    others = sorted(f"{name} ({dist} {_version(dist)})"
+                    for name, (_, dist) in plugin_entry_points().items() if not _is_user_plugin(dist))
     if not others:
         return "no other plugins"
 

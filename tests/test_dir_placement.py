@@ -59,3 +59,21 @@ def test_a_missing_directory_or_a_file_is_no_error(tmp_path):
     (tmp_path / "file").write_text("x")
     assert spread_subdirectories(tmp_path / "missing") is False
     assert spread_subdirectories(tmp_path / "file") is False
+
+
+def test_make_spread_dirs_flags_the_highest_directory_it_makes_up_to_top(flagged_fs):
+    from pytest_ascend_accuracy.core.dir_placement import make_spread_dirs
+
+    top = flagged_fs / "dump"
+    make_spread_dirs(top / "a" / "b", top=top)
+    assert [spreads_subdirectories(p) for p in (top, top / "a", top / "a" / "b")] == [
+        True, False, False]
+    make_spread_dirs(top / "c" / "d", top=top)  # top exists now: the highest made is c
+    assert spreads_subdirectories(top / "c") and not spreads_subdirectories(top / "c" / "d")
+    above = flagged_fs / "above"
+    make_spread_dirs(above / "top" / "x", top=above / "top")  # never above top
+    assert not spreads_subdirectories(above) and spreads_subdirectories(above / "top")
+    existing = flagged_fs / "existing"
+    existing.mkdir()
+    make_spread_dirs(existing, top=existing)
+    assert not spreads_subdirectories(existing)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import struct
+from pathlib import Path
 
 #: ``FS_IOC_GETFLAGS`` / ``FS_IOC_SETFLAGS`` (linux/fs.h, ``_IOR``/``_IOW('f', 1|2, long)`` in the
 #: generic 64-bit ioctl ABI: x86-64, aarch64; the kernel reads and writes an int, as chattr's
@@ -40,6 +41,23 @@ def spread_subdirectories(folder) -> bool:
     """Set ``FS_TOPDIR_FL`` on ``folder`` (see the module docstring); True when the flag is set
     now, False where the platform or file system has no such flag or refused to set it."""
     return _with_flags(folder, set_topdir=True)
+
+
+def make_spread_dirs(folder, *, top) -> None:
+    """Make ``folder`` and its missing parents; the highest directory this call makes at or
+    below ``top`` spreads its subdirectories. A directory that existed before is never flagged
+    (it is not this run's to change)."""
+    folder, top = Path(folder), Path(top)
+    highest = None
+    for path in [folder, *folder.parents]:
+        if path.is_dir():
+            break
+        highest = path
+        if path == top:
+            break
+    folder.mkdir(parents=True, exist_ok=True)
+    if highest is not None:
+        spread_subdirectories(highest)
 
 
 def spreads_subdirectories(folder) -> bool:
@@ -68,4 +86,4 @@ def _with_flags(folder, *, set_topdir: bool) -> bool:
         os.close(fd)
 
 
-__all__ = ["spread_subdirectories", "spreads_subdirectories", "FS_TOPDIR_FL"]
+__all__ = ["make_spread_dirs", "spread_subdirectories", "spreads_subdirectories", "FS_TOPDIR_FL"]

@@ -67,12 +67,10 @@ def write_acl_json(path: "str | os.PathLike[str]", dump_path: "str | os.PathLike
     ``dump_path`` this call creates spreads its subdirectories (``core.dir_placement``): ACL's
     per-second directories, and the dump files under them, then land apart from earlier runs'
     deleted ones. One that exists already is left as it is."""
-    from ...core.dir_placement import spread_subdirectories
+    from ...core.dir_placement import make_spread_dirs
 
     config = dump_config(Path(dump_path).resolve(), model_names, **options)
-    if not Path(dump_path).is_dir():  # made by this call
-        Path(dump_path).mkdir(parents=True, exist_ok=True)
-        spread_subdirectories(dump_path)
+    make_spread_dirs(dump_path, top=dump_path)
     path = Path(path)
     path.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
     return path

@@ -341,35 +341,19 @@ def _fresh_leaf(root: Path, model_name: str) -> Path:
     (the plugin's ``dump-N``), whose per-second directories then land apart from earlier runs'."""
     from datetime import datetime
 
-    from ...core.dir_placement import spread_subdirectories
+    from ...core.dir_placement import make_spread_dirs
     from ...dump.layout import run_dir
 
     when = datetime.now()
     step = 0
     while True:  # mkdir is atomic: two processes sharing a dump path never get the same leaf
         leaf = run_dir(root, model_name=model_name, step=step, when=when)
-        top = _highest_missing(Path(root), leaf.parent)
-        leaf.parent.mkdir(parents=True, exist_ok=True)
-        if top is not None:  # made by this run (only ever spread, never another's directory)
-            spread_subdirectories(top)
+        make_spread_dirs(leaf.parent, top=root)
         try:
             leaf.mkdir()
             return leaf
         except FileExistsError:
             step += 1
-
-
-def _highest_missing(root: Path, folder: Path) -> Optional[Path]:
-    """The highest of ``root`` and its descendants on the way to ``folder`` that does not exist
-    yet (None when ``folder`` exists)."""
-    top = None
-    for path in [folder, *folder.parents]:
-        if path.is_dir():
-            break
-        top = path
-        if path == root:
-            break
-    return top
 
 
 def _tensor(slot, values, feeds, inits) -> np.ndarray:
