@@ -47,7 +47,7 @@ to each process, the controller and every worker, is printed and named).
 
 After a model's rounds it times creating files in a fresh directory next to the steps' (see
 ``_create_cost``): on an ext4 file system mounted without a journal (this VM's), a deleted inode
-is not reused for 60-360 s and every file created scans past those, so each dump file a run
+is not reused for 60-360 s and every file created scans past those, so each file either side
 creates costs what the rounds before it deleted.
 """
 from __future__ import annotations
@@ -131,12 +131,8 @@ def child_bare(model: str, shape: str, work: Path) -> dict:
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     sess = ort.InferenceSession(proto.SerializeToString(), so, providers=["CPUExecutionProvider"])
     values = sess.run(names, feeds)
-    # placed as a check's dump is (core.dir_placement): a spread parent, and under it a
-    # directory of a name of its own (a run's per-second directory) that holds the files
-    from pytest_ascend_accuracy.core.dir_placement import make_spread_dirs
-
-    out = work / "bare" / str(time.time_ns())
-    make_spread_dirs(out, top=work / "bare")
+    out = work / "bare"
+    out.mkdir(parents=True, exist_ok=True)
     largest = 0
     for k, v in enumerate(values):
         if isinstance(v, np.ndarray):
@@ -295,35 +291,23 @@ def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3
             **{kind: _median(runs) for kind, runs in kinds.items()}}
 
 
-def _create_cost(root: Path, count: int = 200) -> tuple:
-    """Seconds to create one empty file right after the rounds deleted theirs (medians of
-    ``count``, the two kinds taking turns): in a plain new directory, and laid out as a run's
-    dump (``core.dir_placement``: a spread directory, under it one of a name of its own that
-    holds the files). ext4 mounted without a journal keeps a deleted inode from reuse for 60-360
-    s (``recently_deleted`` in fs/ext4/ialloc.c) and each create walks the inode bitmap past
-    those: a create costs in proportion to what was deleted in the minutes before where the
-    directory lands, ~20 us in a group without. One shot, not a steady state (the module doc
-    of ``core.dir_placement`` has 30 checks in a row)."""
-    from pytest_ascend_accuracy.core.dir_placement import spread_subdirectories
-
-    folders, times = {}, {False: [], True: []}
-    for spread in (False, True):
-        parent = Path(tempfile.mkdtemp(prefix="create-", dir=root))
-        if spread:
-            spread_subdirectories(parent)
-        folders[spread] = (parent, parent / str(time.time_ns()))
-        folders[spread][1].mkdir()
+def _create_cost(root: Path, count: int = 200) -> float:
+    """Seconds to create one empty file in a new directory right after the rounds deleted
+    theirs (median of ``count``). ext4 mounted without a journal (this VM's) keeps a deleted
+    inode from reuse for 60-360 s (``recently_deleted`` in fs/ext4/ialloc.c) and each create walks
+    the inode bitmap past those, so both sides' files (the bare run's .npy files, a run's dump
+    files) cost what the rounds before them deleted: ~20 us on a file system without that."""
+    folder = Path(tempfile.mkdtemp(prefix="create-", dir=root))
+    times = []
     try:
         for k in range(count):
-            for spread in ((False, True) if k % 2 == 0 else (True, False)):
-                t = time.perf_counter()
-                with open(folders[spread][1] / f"f{k}", "xb"):
-                    pass
-                times[spread].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            with open(folder / f"f{k}", "xb"):
+                pass
+            times.append(time.perf_counter() - t)
     finally:
-        for parent, _ in folders.values():
-            shutil.rmtree(parent, ignore_errors=True)
-    return tuple(sorted(times[s])[count // 2] for s in (False, True))
+        shutil.rmtree(folder, ignore_errors=True)
+    return sorted(times)[count // 2]
 
 
 def _check_memory(c: dict) -> None:
@@ -373,11 +357,10 @@ def print_model(r: dict) -> bool:
           f"{_mb(gw[1])} in {gw[0]} file(s) (op outputs, plus graph inputs and initializers as op "
           f"inputs, in one pack), device dump {_mb(dw[1])} in {dw[0]} files")
     files = dw[0]
-    plain_s, spread_s = r["create_s"]
-    print(f"   creating a file here right after the rounds (median of 200): {plain_s * 1e3:.2f} ms "
-          f"in a plain new directory, {spread_s * 1e3:.2f} ms laid out as a run's dump; the run's "
-          f"{files} dump files: {files * plain_s:.2f} s against {files * spread_s:.2f} s "
-          f"(see _create_cost)")
+    create = r["create_s"]
+    print(f"   creating a file here right after the rounds (median of 200): {create * 1e3:.2f} ms; "
+          f"bare's {bare['tensors']} files ~{bare['tensors'] * create:.2f} s of its time, the run's "
+          f"{files} dump files ~{files * create:.2f} s of each run+dump (see _create_cost)")
     print(f"   memory budget max(300 MB + 3 x {_mb(largest)}, 1.25 x {_mb(plain['peak_rss'])}) = {_mb(budget)}")
     ok = True
     for name, value, goal, _ in goals:

@@ -43,22 +43,3 @@ def test_read_rejects_bad_files(tmp_path):
     bad.write_text('{"dump": {"dump_path": "/x"}}')
     with pytest.raises(DumpFormatError, match="dump_list"):
         read_acl_json(bad)
-
-
-def test_a_dump_path_made_here_spreads_its_subdirectories_and_a_users_is_left_alone(tmp_path):
-    """ACL creates ``{time}/...`` under dump_path: with FS_TOPDIR_FL on a dump_path this run made,
-    its files land apart from earlier runs' deleted ones (core.dir_placement)."""
-    from pytest_ascend_accuracy.core.dir_placement import (spread_subdirectories,
-                                                           spreads_subdirectories)
-
-    probe = tmp_path / "probe"
-    probe.mkdir()
-    if not spread_subdirectories(probe):
-        pytest.skip(f"{tmp_path}: this file system has no FS_TOPDIR_FL")
-    write_acl_json(tmp_path / "acl.json", tmp_path / "run" / "dump", ["net"])
-    assert spreads_subdirectories(tmp_path / "run" / "dump")
-    assert not spreads_subdirectories(tmp_path / "run")
-    users = tmp_path / "users"
-    users.mkdir()
-    write_acl_json(tmp_path / "acl2.json", users, ["net"])
-    assert not spreads_subdirectories(users)

@@ -8,7 +8,6 @@ reports what is left of the budget.
 import collections
 import errno
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -164,41 +163,3 @@ def test_emulator_writes_its_fresh_leaf_without_renames(cache, tmp_path, monkeyp
     monkeypatch.setattr(os, "replace", lambda a, b: (renames.append(b), real_replace(a, b))[1])
     ds = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "d")
     assert len(ds) == 5 and renames == []
-
-
-def test_a_run_spreads_the_highest_directory_it_makes_never_the_users(cache, tmp_path):
-    """The plugin's dump-N directory does not exist before the run: the run makes it and it
-    spreads its subdirectories, the per-second directories whose names differ from run to run
-    (core.dir_placement). Into a directory that exists (the user's), the run spreads the
-    highest one it makes there, and leaves the user's as it was."""
-    pytest.importorskip("onnxruntime")
-    from pytest_ascend_accuracy.core.dir_placement import (spread_subdirectories,
-                                                           spreads_subdirectories)
-
-    probe = tmp_path / "probe"
-    probe.mkdir()
-    if not spread_subdirectories(probe):
-        pytest.skip(f"{tmp_path}: this file system has no FS_TOPDIR_FL")
-    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
-    from pytest_ascend_accuracy.testing import models
-
-    model = models.conv_bn_relu()
-    backend = EmulatorBackend(cache)
-    converted = backend.convert(model)
-
-    def layout(ds):  # [dump dir, {time}, {device}, {model}, {model id}, {step}]
-        leaf = Path(ds.ops[0].source).parent
-        return [str(p) for p in [*reversed(leaf.parents[:5]), leaf]]
-
-    made = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "dump-0")
-    dirs = layout(made)
-    assert dirs[0] == str(tmp_path / "dump-0")
-    assert [spreads_subdirectories(d) for d in dirs] == [True, False, False, False, False, False]
-
-    users = tmp_path / "users"
-    users.mkdir()
-    into = backend.run(converted, make_inputs(model), dump_dir=users)
-    dirs = layout(into)
-    assert dirs[0] == str(users)
-    assert [spreads_subdirectories(d) for d in dirs] == [False, True, False, False, False, False]

@@ -63,14 +63,9 @@ def dump_config(dump_path: "str | os.PathLike[str]", model_names: Sequence[str],
 
 def write_acl_json(path: "str | os.PathLike[str]", dump_path: "str | os.PathLike[str]",
                    model_names: Sequence[str], **options) -> Path:
-    """Write acl.json at ``path`` (creating ``dump_path``, which ACL requires to exist). A
-    ``dump_path`` this call creates spreads its subdirectories (``core.dir_placement``): ACL's
-    per-second directories, and the dump files under them, then land apart from earlier runs'
-    deleted ones. One that exists already is left as it is."""
-    from ...core.dir_placement import make_spread_dirs
-
+    """Write acl.json at ``path`` (creating ``dump_path``, which ACL requires to exist)."""
     config = dump_config(Path(dump_path).resolve(), model_names, **options)
-    make_spread_dirs(dump_path, top=dump_path)
+    Path(dump_path).mkdir(parents=True, exist_ok=True)
     path = Path(path)
     path.write_text(json.dumps(config, indent=4) + "\n", encoding="utf-8")
     return path

@@ -335,20 +335,16 @@ def _saved_tensor_info(path: Path) -> Optional[Dict[str, tuple]]:
 
 def _fresh_leaf(root: Path, model_name: str) -> Path:
     """The run's step directory: a later run into the same dump path in the same second takes
-    the next step number (as a device does for repeated inferences), never mixing files. The
-    highest directory of ``root`` and its layout below it that this run makes spreads its
-    subdirectories (``core.dir_placement``): the dump directory itself when the run makes it
-    (the plugin's ``dump-N``), whose per-second directories then land apart from earlier runs'."""
+    the next step number (as a device does for repeated inferences), never mixing files."""
     from datetime import datetime
 
-    from ...core.dir_placement import make_spread_dirs
     from ...dump.layout import run_dir
 
     when = datetime.now()
     step = 0
     while True:  # mkdir is atomic: two processes sharing a dump path never get the same leaf
         leaf = run_dir(root, model_name=model_name, step=step, when=when)
-        make_spread_dirs(leaf.parent, top=root)
+        leaf.parent.mkdir(parents=True, exist_ok=True)
         try:
             leaf.mkdir()
             return leaf
