@@ -38,7 +38,8 @@ otherwise land in whichever step allocates first). Goals printed with each ratio
 3 x the largest tensor, 1.25 x plain). Then 8 checks (det and cls x 4 modes, a YAML suite) run
 by pytest serially and with ``-n 2`` as a user's project runs them: pytest with this plugin and
 pytest-xdist only (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` and ``-p`` for the two packages' entry
-points, whatever else is installed here); wall time, CPU time of the whole run, the cores busy on
+points, whatever else is installed here), reading compiled bytecode even where
+``PYTHONDONTWRITEBYTECODE`` is set (``bytecode_environment``); wall time, CPU time of the whole run, the cores busy on
 the machine over the run (``/proc/stat`` every 0.1 s: start-up, checks, exit), the same -n 2 run
 with onnxruntime's default threading (``ASCEND_ACCURACY_ORT_THREADS=0``) to show where the CPU
 time goes when two workers each start one spinning thread per core, and the same two runs with
@@ -288,6 +289,7 @@ def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3
     for run in kinds["cold"] + kinds["warm"] + kinds["warm, numpy kernel"]:
         _check_memory(run)
     return {"model": short, "shape": shape, "rounds": rounds, "create_s": _create_cost(root),
+            "file_system": file_system(root),
             **{kind: _median(runs) for kind, runs in kinds.items()}}
 
 
@@ -308,6 +310,33 @@ def _create_cost(root: Path, count: int = 200) -> float:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return sorted(times)[count // 2]
+
+
+def file_system(path: Path) -> str:
+    """The file system ``path`` lies on, as ``<source> (<type>)`` from /proc/self/mountinfo, with
+    ``, no journal`` for an ext4 that has none (no /proc/fs/jbd2 entry for its device): the kind
+    whose creates cost what was deleted in the last minutes (``_create_cost``). ``?`` where
+    this cannot be told (not Linux). ``TMPDIR`` picks where the benchmark works."""
+    try:
+        st = os.stat(path)
+        dev = f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+        with open("/proc/self/mountinfo", encoding="utf-8") as f:
+            mounts = [line.split() for line in f]
+    except (OSError, ValueError):
+        return "?"
+    for fields in mounts:
+        if len(fields) > 2 and fields[2] == dev and "-" in fields:
+            tail = fields[fields.index("-") + 1:]
+            if len(tail) < 2:
+                continue
+            fstype, source = tail[0], tail[1]
+            text = f"{source} ({fstype}"
+            if fstype == "ext4" and os.path.isdir("/proc/fs/jbd2"):
+                name = os.path.basename(source)
+                if not any(e.rsplit("-", 1)[0] == name for e in os.listdir("/proc/fs/jbd2")):
+                    text += ", no journal"
+            return text + ")"
+    return "?"
 
 
 def _check_memory(c: dict) -> None:
@@ -358,7 +387,8 @@ def print_model(r: dict) -> bool:
           f"inputs, in one pack), device dump {_mb(dw[1])} in {dw[0]} files")
     files = dw[0]
     create = r["create_s"]
-    print(f"   creating a file here right after the rounds (median of 200): {create * 1e3:.2f} ms; "
+    print(f"   creating a file here ({r['file_system']}) right after the rounds (median of 200): "
+          f"{create * 1e3:.2f} ms; "
           f"bare's {bare['tensors']} files ~{bare['tensors'] * create:.2f} s of its time, the run's "
           f"{files} dump files ~{files * create:.2f} s of each run+dump (see _create_cost)")
     print(f"   memory budget max(300 MB + 3 x {_mb(largest)}, 1.25 x {_mb(plain['peak_rss'])}) = {_mb(budget)}")
@@ -422,7 +452,32 @@ def user_environment():
     return args, {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
-def other_plugins_cost(project: Path, user, user_env) -> str:
+def bytecode_environment(root: Path) -> dict:
+    """Environment entries (None: removed) under which every pytest process of the suite runs
+    reads compiled bytecode, as on a user's machine. Where ``PYTHONDONTWRITEBYTECODE`` is set
+    (this container sets it) each process -- serial's one, -n 2's controller and both workers --
+    would compile this package from source again, 0.1-0.2 s of CPU each: three times under -n 2,
+    once serial. The runs share a bytecode cache in the benchmark's temp dir instead
+    (``PYTHONPYCACHEPREFIX``, filled by ``compileall`` before the timed runs). Empty where
+    bytecode is written anyway."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return {}
+    env = {"PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": str(root / "pycache")}
+    import pytest_ascend_accuracy
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q",
+                    str(Path(pytest_ascend_accuracy.__file__).parent)],
+                   env=_environ(env), capture_output=True, check=True)
+    return env
+
+
+def _environ(extra) -> dict:
+    """``os.environ`` with ``extra`` applied (a None value removes the variable)."""
+    env = dict(os.environ, **extra)
+    return {k: v for k, v in env.items() if v is not None}
+
+
+def other_plugins_cost(project: Path, user, user_env, byte_env) -> str:
     """The pytest plugins installed here beyond ``USER_PLUGINS``, and what they add to one pytest
     process: ``pytest --collect-only`` of the suite with every plugin against with the user's
     only, median of 3 each (hypothesis's plugin, for one, imports the whole hypothesis package
@@ -438,11 +493,11 @@ def other_plugins_cost(project: Path, user, user_env) -> str:
             t = time.perf_counter()
             subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                             "--collect-only", *extra], cwd=project, capture_output=True,
-                           env=dict(os.environ, **env_extra))
+                           env=_environ(env_extra))
             walls.append(time.perf_counter() - t)
         return sorted(walls)[1]
 
-    every, own = collect([], {}), collect(user, user_env)
+    every, own = collect([], byte_env), collect(user, user_env)
     return (f"{', '.join(others)}: one pytest process collecting this suite takes {every:.2f} s with "
             f"them, {own:.2f} s without")
 
@@ -460,7 +515,7 @@ def pytest_run(project: Path, extra, env_extra) -> dict:
     shutil.rmtree(project / "cache", ignore_errors=True)
     basetemp = project / "basetemp"
     shutil.rmtree(basetemp, ignore_errors=True)
-    env = dict(os.environ, **env_extra)
+    env = _environ(env_extra)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     sampler = CoreSampler()
     t0 = time.perf_counter()
@@ -550,11 +605,13 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     ml_dtypes_us = cumulative.get("ml_dtypes", 0)  # inside onnx's figure: 0.7.0 alone took ~0.5 s
     ml_dtypes_version = imp.stdout.strip() or "?"
     user, user_env = user_environment()
+    byte_env = bytecode_environment(root)
+    user_env = dict(user_env, **byte_env)
     runs = {"serial": (user, user_env), "-n 2": (user + ["-n", "2"], user_env),
             "-n 2, onnxruntime default threads": (user + ["-n", "2"],
                                                   dict(user_env, ASCEND_ACCURACY_ORT_THREADS="0")),
-            "serial, every plugin here": ([], {}),
-            "-n 2, every plugin here": (["-n", "2"], {})}
+            "serial, every plugin here": ([], byte_env),
+            "-n 2, every plugin here": (["-n", "2"], byte_env)}
     best, walls = {}, {label: [] for label in runs}
     for _ in range(repeat):  # interleaved: each kind sees the same load
         for label, (extra, env) in runs.items():
@@ -564,7 +621,10 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
                 best[label] = r
     print(f"\n== 8 checks (det {det_size}x{det_size} and cls x {', '.join(MODES)}), pytest, cold cache, "
           f"best of {repeat}; pytest loads this plugin and pytest-xdist only ({' '.join(user)}, "
-          f"autoloading off), except in the rows 'every plugin here'")
+          f"autoloading off), except in the rows 'every plugin here'" +
+          ("; PYTHONDONTWRITEBYTECODE is set here: the runs read this package's bytecode from a "
+           "cache compiled before them (PYTHONPYCACHEPREFIX), as a user's pytest does, instead of "
+           "compiling it again in every process" if byte_env else ""))
     for label, r in best.items():
         print(f"   {label:36s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   {r['summary']}")
     serial, par, dflt = best["serial"], best["-n 2"], best["-n 2, onnxruntime default threads"]
@@ -585,7 +645,7 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
           f"-> {serial['wall_s'] / (par['cpu_s'] / cores):.2f}; serial's CPU time with no "
           f"per-process cost at all -> {cores * serial['wall_s'] / serial['cpu_s']:.2f}")
     every = best["serial, every plugin here"]["wall_s"] / best["-n 2, every plugin here"]["wall_s"]
-    others = other_plugins_cost(project, user, user_env)
+    others = other_plugins_cost(project, user, user_env, byte_env)
     print(f"   with every pytest plugin installed here loaded as well ({others}): -n 2 / "
           f"serial {every:.2f}; serial pays such a per-process cost once, -n 2 in its controller "
           f"after the workers' own, twice on its wall clock")

@@ -39,3 +39,25 @@ def test_that_environment_loads_both_plugins(tmp_path):
                           *args, "-n", "2", "--accuracy-cache-dir", str(tmp_path / "cache")],
                          cwd=tmp_path, capture_output=True, text=True, env=dict(os.environ, **env))
     assert out.returncode == 5, out.stdout + out.stderr  # 5: accepted, and nothing to collect
+
+
+def test_the_runs_read_bytecode_even_where_writing_it_is_off(tmp_path, monkeypatch):
+    """Where PYTHONDONTWRITEBYTECODE is set, every pytest process of a run would compile the
+    package again (-n 2: three processes, serial: one); the runs share a compiled cache."""
+    bench = _bench()
+    monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    assert bench.bytecode_environment(tmp_path) == {}
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    env = bench.bytecode_environment(tmp_path)
+    assert env == {"PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": str(tmp_path / "pycache")}
+    assert list((tmp_path / "pycache").rglob("*.pyc"))  # compiled before the timed runs
+    applied = bench._environ(env)
+    assert "PYTHONDONTWRITEBYTECODE" not in applied
+    assert applied["PYTHONPYCACHEPREFIX"] == str(tmp_path / "pycache")
+
+
+def test_the_file_system_of_the_work_dir_is_named(tmp_path):
+    bench = _bench()
+    text = bench.file_system(tmp_path)
+    assert text == "?" or text.endswith(")")
+    assert bench.file_system(tmp_path / "missing") == "?"
