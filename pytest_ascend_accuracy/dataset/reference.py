@@ -24,8 +24,8 @@ import numpy as np
 from ..core.cache import Cache, make_key
 from ..errors import BackendError
 from ..graph.external import EXTERNAL_FOLDER_KEY, load_model_refs
-from ..graph.onnx_graph import (check_inputs, graph_inputs, inputs_digest, model_digest,
-                                model_label, ort_session, ort_version)
+from ..graph.content_digests import inputs_digest, model_digest
+from ..graph.onnx_graph import check_inputs, graph_inputs, model_label, ort_session, ort_version
 
 #: bump when what a shard holds changes
 REFERENCE_FORMAT = 1

@@ -33,7 +33,8 @@ from ..dump.model import DumpSet
 from ..dump.npy_index import INDEX_NAME
 from ..errors import BackendError
 from ..graph.external import initializer_array
-from ..graph.onnx_graph import inputs_digest, model_digest, model_label, ort_version, parse_input_shape
+from ..graph.content_digests import inputs_digest, model_digest
+from ..graph.onnx_graph import model_label, ort_version, parse_input_shape
 from ..graph.prepare import prepare_model
 
 #: bump when the layout or content of golden entries changes (2: injective op-name stems,

@@ -67,40 +67,6 @@ def _wire():
     return wire
 
 
-def _content_hasher():
-    """The hash of cache keys' content digests: the cache's manifest algorithm (xxh3_128, ~9x
-    sha256 here: 9.6 against 1.1 GB/s, and a check digests its model at least twice, golden
-    and conversion). Not cryptographic: it tells a user's changed model or inputs from the ones
-    a cache entry was built from, which is all a key needs."""
-    from ..core.cache import HASH, new_hasher
-
-    return HASH, new_hasher(HASH)
-
-
-def model_digest(model) -> str:
-    """``"<algorithm>:<hex>"`` of the model's bytes: the file's bytes and its external data
-    files' for a path, the serialization otherwise."""
-    import onnx
-
-    name, h = _content_hasher()
-    if isinstance(model, onnx.ModelProto):
-        h.update(model.SerializeToString())
-    elif isinstance(model, (bytes, bytearray)):
-        h.update(bytes(model))
-    else:
-        path = os.fspath(model)
-        if not os.path.isfile(path):
-            raise ConfigError(path, "ONNX model file not found")
-        try:
-            for part in [path] + external_data_files(path):
-                with open(part, "rb") as f:
-                    for block in iter(lambda: f.read(1 << 20), b""):
-                        h.update(block)
-        except OSError as exc:
-            raise ConfigError(path, f"cannot read ONNX model ({exc.strerror or exc})") from exc
-    return f"{name}:{h.hexdigest()}"
-
-
 def external_data_files(path) -> List[str]:
     """The ONNX external data files the model file ``path`` refers to (its weights kept beside
     it), in first-use order; [] for a model that holds its weights. A big file is read without
@@ -303,16 +269,6 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
             raise ConfigError(f"input {vi.name!r}", f"cannot make random inputs of dtype {dtype}")
         out[vi.name] = arr
     return out
-
-
-def inputs_digest(inputs: Mapping[str, np.ndarray]) -> str:
-    """``"<algorithm>:<hex>"`` over input names, dtypes, shapes and bytes (sorted by name)."""
-    algorithm, h = _content_hasher()
-    for name in sorted(inputs):
-        arr = np.ascontiguousarray(inputs[name])
-        h.update(f"{name}|{arr.dtype.str}|{arr.shape}|".encode())
-        h.update(arr.tobytes())
-    return f"{algorithm}:{h.hexdigest()}"
 
 
 def node_output_names(model) -> List[str]:

@@ -108,7 +108,8 @@ def _closest_text(near: Sequence[str]) -> str:
 def model_ops(model) -> ModelOps:
     """The model's ops (a path, bytes or an ``onnx.ModelProto``), cached by content digest."""
     from .names import normalize_node_names
-    from .onnx_graph import load_model, model_digest, model_label
+    from .content_digests import model_digest
+    from .onnx_graph import load_model, model_label
 
     digest = model_digest(model)
     hit = _CACHE.get(digest)

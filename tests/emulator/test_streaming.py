@@ -17,8 +17,8 @@ from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
 from pytest_ascend_accuracy.core.modes import DEFAULT, Mode  # noqa: E402
 from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
 from pytest_ascend_accuracy.graph import stream  # noqa: E402
-from pytest_ascend_accuracy.graph.onnx_graph import (make_inputs, mark_all_outputs, model_digest,  # noqa: E402
-                                                     ort_session)
+from pytest_ascend_accuracy.graph.content_digests import model_digest  # noqa: E402
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs, mark_all_outputs, ort_session  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 

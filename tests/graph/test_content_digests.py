@@ -6,7 +6,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 
 from pytest_ascend_accuracy.core.cache import HASH  # noqa: E402
-from pytest_ascend_accuracy.graph.onnx_graph import inputs_digest, model_digest  # noqa: E402
+from pytest_ascend_accuracy.graph.content_digests import inputs_digest, model_digest  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 
@@ -73,3 +73,51 @@ def test_a_big_model_file_that_also_keeps_weights_outside_is_digested_with_them(
     raw[0] ^= 1
     data.write_bytes(bytes(raw))
     assert model_digest(path) != before
+
+
+def _settled(path, seconds_ago=60):
+    """Backdate the file's times, as a model written a while ago has them."""
+    import os
+    import time
+
+    old = time.time() - seconds_ago
+    os.utime(path, (old, old))
+
+
+def test_a_settled_models_digest_is_remembered_until_its_file_changes(tmp_path, monkeypatch):
+    from pytest_ascend_accuracy.graph import onnx_graph
+
+    path = tmp_path / "m.onnx"
+    onnx.save(models.passing_mlp(), str(path))
+    _settled(path)
+    listed = []
+    real = onnx_graph.external_data_files
+    monkeypatch.setattr(onnx_graph, "external_data_files", lambda p: listed.append(p) or real(p))
+    first = model_digest(path)
+    assert model_digest(path) == first and len(listed) == 1  # the second: remembered
+    from pytest_ascend_accuracy.graph.content_digests import forget_digests
+
+    forget_digests()
+    assert model_digest(path) == first and len(listed) == 2  # hashed again
+    # same size, other bytes, times set back to the old ones: the change time still moved
+    raw = bytearray(path.read_bytes())
+    raw[-1] ^= 1
+    stat = path.stat()
+    path.write_bytes(bytes(raw))
+    import os
+
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert model_digest(path) != first and len(listed) == 3
+
+
+def test_a_just_written_models_digest_is_hashed_again(tmp_path, monkeypatch):
+    """A file modified within a clock tick of being hashed could change again unseen: it is
+    remembered only once it is SETTLED_S old."""
+    from pytest_ascend_accuracy.graph import onnx_graph
+
+    path = tmp_path / "m.onnx"
+    onnx.save(models.passing_mlp(), str(path))
+    listed = []
+    real = onnx_graph.external_data_files
+    monkeypatch.setattr(onnx_graph, "external_data_files", lambda p: listed.append(p) or real(p))
+    assert model_digest(path) == model_digest(path) and len(listed) == 2

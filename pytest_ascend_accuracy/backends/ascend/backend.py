@@ -35,7 +35,7 @@ import numpy as np
 
 from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet
-from ...graph.onnx_graph import model_digest
+from ...graph.content_digests import model_digest
 from ...errors import BackendError, ConfigError, ConversionError
 from ...core.modes import Mode, resolve_mode
 from ..base import ConvertedModel

@@ -32,7 +32,8 @@ from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet, OpRecord, TensorRef
 from ...errors import AscendAccuracyError, BackendError, ConversionError, DumpWriteError
 from ...core.modes import Mode, resolve_mode
-from ...graph.onnx_graph import check_inputs, model_digest, model_label, ort_version
+from ...graph.content_digests import model_digest
+from ...graph.onnx_graph import check_inputs, model_label, ort_version
 from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from_json, tensor_info_to_json
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel
