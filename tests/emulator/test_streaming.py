@@ -260,3 +260,56 @@ def test_without_a_shared_arena_segments_run_with_none(monkeypatch):
         np.testing.assert_array_equal(run.values[name], value, err_msg=name)
     assert all(not seg.session.get_session_options().enable_cpu_mem_arena
                for seg in segmented.segments if seg.session is not None)
+
+
+class _Running:
+    """A background segment that is still computing (``done()`` False)."""
+
+    def done(self):
+        return False
+
+
+def test_a_waiting_caller_builds_the_next_segments_session_with_the_signature_it_gets():
+    """While the background thread computes, the caller builds the next session from the
+    tensor info; the run then uses it (no second build) and gives one run's values."""
+    model = models.transformer_block()
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3000)
+    run = segmented.run(x)
+    for s in range(1, len(segmented.segments)):  # before any ran: every one can be built
+        run._build_ahead(_Running(), s)
+    built = [seg.session for seg in segmented.segments]
+    assert sum(b is not None for b in built) >= len(built) - 1  # all but maybe an empty first
+    run.run_all()
+    for seg, session in zip(segmented.segments[1:], built[1:]):
+        assert seg.session is session  # the signature matched: nothing built twice
+    for name, value in _one_run(model, x).items():
+        np.testing.assert_array_equal(run.values[name], value, err_msg=name)
+    run.values.clear()
+    run.close()
+
+
+def test_nothing_is_built_ahead_when_the_segment_is_done_unknown_or_heavy(monkeypatch):
+    model = _chain(n=8, width=1024)
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+
+    class _Done:
+        def done(self):
+            return True
+
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3 * 4096)
+    run = segmented.run(x)
+    run._build_ahead(_Done(), 1)  # the background thread is already done: it builds its own
+    assert segmented.segments[1].session is None
+    segmented.info = {}  # shapes unknown: no signature to build for
+    run._build_ahead(_Running(), 1)
+    assert segmented.segments[1].session is None
+    heavy = stream.SegmentedModel(model, names, segment_bytes=3 * 4096, weight_bytes=1)
+    assert not heavy.use_arena  # weights over one segment's budget: never two sessions' weights
+    heavy_run = heavy.run(x)
+    heavy_run._build_ahead(_Running(), 1)
+    assert heavy.segments[1].session is None
+    run.close()
+    heavy_run.close()
