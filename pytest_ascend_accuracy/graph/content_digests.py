@@ -1,12 +1,14 @@
 """Cache keys' content digests: a model's (its file and external data files) and inputs'.
 
 ``model_digest`` of a file remembers, for this process, the digest it computed with the
-files' identity and times (device, inode, size, modification and change times in ns): a check
-digests its model twice, golden and conversion, and PP-OCRv4 det takes 8.6 ms each (listing its
-external data files parses the model). A file changed since, or one modified less than
-``SETTLED_S`` seconds before it was hashed, is hashed again: a file system's clock advances in
-ticks, so a file rewritten within one tick of being hashed, at the same size, would keep its
-times (git's "racily clean" files, handled the same way).
+files' identity and times (device, inode, size, modification and change times in ns, read
+through an open file so that NFS revalidates them): a check digests its model twice, golden and
+conversion, and PP-OCRv4 det takes 8.6 ms each (listing its external data files parses the
+model). It is remembered under the absolute path, and only when nothing changed while it was
+hashed and every file was last modified or changed (mtime or ctime: ctime cannot be set back)
+``SETTLED_S`` seconds or more before: a file system's clock advances in ticks, so a file
+rewritten within one tick of being stamped, at the same size, would keep its times (git's
+"racily clean" files, handled the same way). A file changed since is hashed again.
 """
 from __future__ import annotations
 
@@ -23,8 +25,19 @@ from ..errors import ConfigError
 SETTLED_S = 2.0
 
 _Stamp = Tuple[int, int, int, int, int]
-_KNOWN: Dict[str, Tuple[List[str], List[_Stamp], str]] = {}  # path -> (files, stamps, digest)
+#: absolute path -> (its files, their stamps, digest); one entry per model file a process checks
+_KNOWN: Dict[str, Tuple[List[str], List[_Stamp], str]] = {}
 _LOCK = threading.Lock()
+_now = time.time_ns  # the clock the settled rule reads (tests move it)
+
+
+def _new_lock() -> None:  # a child forked while another thread held the lock gets a free one
+    global _LOCK
+    _LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock)
 
 
 def _content_hasher():
@@ -38,7 +51,8 @@ def _content_hasher():
 
 
 def _stamp(path: str) -> _Stamp:
-    st = os.stat(path)
+    with open(path, "rb") as f:  # an open revalidates an NFS client's cached attributes
+        st = os.fstat(f.fileno())
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
@@ -53,24 +67,26 @@ def model_digest(model) -> str:
     elif isinstance(model, (bytes, bytearray)):
         h.update(bytes(model))
     else:
-        path = os.fspath(model)
+        path = os.path.abspath(os.fspath(model))  # its data files are named absolute too
         if not os.path.isfile(path):
-            raise ConfigError(path, "ONNX model file not found")
+            raise ConfigError(os.fspath(model), "ONNX model file not found")
         known = _remembered(path)
         if known is not None:
             return known
         from .onnx_graph import external_data_files
 
-        parts = [path] + external_data_files(path)
         try:
-            stamps = [_stamp(p) for p in parts]
+            started = _now()
+            first = _stamp(path)  # before its data files are listed from it
+            parts = [path] + external_data_files(path)
+            stamps = [first] + [_stamp(p) for p in parts[1:]]
             for part in parts:
                 with open(part, "rb") as f:
                     for block in iter(lambda: f.read(1 << 20), b""):
                         h.update(block)
             digest = f"{name}:{h.hexdigest()}"
-            if [_stamp(p) for p in parts] == stamps and \
-                    time.time_ns() - max(s[3] for s in stamps) > SETTLED_S * 1e9:
+            settled = started - max(max(s[3], s[4]) for s in stamps) >= SETTLED_S * 1e9
+            if settled and [_stamp(p) for p in parts] == stamps:
                 with _LOCK:
                     _KNOWN[path] = (parts, stamps, digest)
         except OSError as exc:

@@ -75,49 +75,121 @@ def test_a_big_model_file_that_also_keeps_weights_outside_is_digested_with_them(
     assert model_digest(path) != before
 
 
-def _settled(path, seconds_ago=60):
-    """Backdate the file's times, as a model written a while ago has them."""
-    import os
-    import time
+@pytest.fixture
+def later(monkeypatch):
+    """The clock the settled rule reads, a minute ahead: files written now look settled (their
+    ctime cannot be set back). Remembered digests are forgotten before and after."""
+    from pytest_ascend_accuracy.graph import content_digests
 
-    old = time.time() - seconds_ago
-    os.utime(path, (old, old))
+    real = content_digests._now
+    monkeypatch.setattr(content_digests, "_now", lambda: real() + 60 * 10 ** 9)
+    content_digests.forget_digests()
+    yield
+    content_digests.forget_digests()
 
 
-def test_a_settled_models_digest_is_remembered_until_its_file_changes(tmp_path, monkeypatch):
+def _counting(monkeypatch):
     from pytest_ascend_accuracy.graph import onnx_graph
 
-    path = tmp_path / "m.onnx"
-    onnx.save(models.passing_mlp(), str(path))
-    _settled(path)
     listed = []
     real = onnx_graph.external_data_files
     monkeypatch.setattr(onnx_graph, "external_data_files", lambda p: listed.append(p) or real(p))
-    first = model_digest(path)
-    assert model_digest(path) == first and len(listed) == 1  # the second: remembered
+    return listed
+
+
+def _with_data(folder, weights):
+    """``folder/m.onnx`` whose initializer ``w`` lies in ``folder/w.data``."""
+    from onnx import TensorProto, helper
+    from onnx.external_data_helper import set_external_data
+
+    folder.mkdir(parents=True, exist_ok=True)
+    w = helper.make_tensor("w", TensorProto.FLOAT, [4], np.zeros(4, np.float32).tobytes(), raw=True)
+    graph = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    (folder / "w.data").write_bytes(np.asarray(weights, np.float32).tobytes())
+    init = model.graph.initializer[0]
+    set_external_data(init, location="w.data", offset=0, length=16)
+    init.ClearField("raw_data")
+    init.data_location = TensorProto.EXTERNAL
+    (folder / "m.onnx").write_bytes(model.SerializeToString())
+    return folder / "m.onnx"
+
+
+def test_a_settled_models_digest_is_remembered_until_its_file_changes(tmp_path, monkeypatch,
+                                                                      later):
+    import os
+    import time
+
     from pytest_ascend_accuracy.graph.content_digests import forget_digests
 
+    path = tmp_path / "m.onnx"
+    onnx.save(models.passing_mlp(), str(path))
+    listed = _counting(monkeypatch)
+    first = model_digest(path)
+    assert model_digest(path) == first and len(listed) == 1  # the second: remembered
     forget_digests()
     assert model_digest(path) == first and len(listed) == 2  # hashed again
-    # same size, other bytes, times set back to the old ones: the change time still moved
+    # same size, other bytes, the old modification time set back: the change time moved
+    time.sleep(0.05)  # past a coarse clock tick
     raw = bytearray(path.read_bytes())
     raw[-1] ^= 1
     stat = path.stat()
     path.write_bytes(bytes(raw))
-    import os
-
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     assert model_digest(path) != first and len(listed) == 3
 
 
 def test_a_just_written_models_digest_is_hashed_again(tmp_path, monkeypatch):
-    """A file modified within a clock tick of being hashed could change again unseen: it is
-    remembered only once it is SETTLED_S old."""
-    from pytest_ascend_accuracy.graph import onnx_graph
+    """A file modified within a clock tick of being stamped could change again unseen: it is
+    remembered only once it (mtime and ctime) is SETTLED_S old."""
+    path = tmp_path / "m.onnx"
+    onnx.save(models.passing_mlp(), str(path))
+    listed = _counting(monkeypatch)
+    assert model_digest(path) == model_digest(path) and len(listed) == 2
+
+
+def test_a_remembered_digest_follows_its_data_files(tmp_path, monkeypatch, later):
+    import time
+
+    path = _with_data(tmp_path / "a", [1, 2, 3, 4])
+    listed = _counting(monkeypatch)
+    first = model_digest(path)
+    assert model_digest(path) == first and len(listed) == 1
+    time.sleep(0.05)
+    (tmp_path / "a" / "w.data").write_bytes(np.asarray([1, 2, 3, 5], np.float32).tobytes())
+    assert model_digest(path) != first  # same size, other weights
+    (tmp_path / "a" / "w.data").unlink()
+    with pytest.raises(Exception):
+        model_digest(path)  # gone: an error, never the remembered digest
+
+
+def test_a_relative_path_is_remembered_by_where_it_points(tmp_path, monkeypatch, later):
+    """One model file (a hard link) in two folders with other weights beside it: the same
+    relative name from each folder is a different model."""
+    import os
+
+    a = _with_data(tmp_path / "a", [1, 2, 3, 4])
+    (tmp_path / "b").mkdir()
+    os.link(a, tmp_path / "b" / "m.onnx")
+    (tmp_path / "b" / "w.data").write_bytes(np.asarray([9, 9, 9, 9], np.float32).tobytes())
+    monkeypatch.chdir(tmp_path / "a")
+    from_a = model_digest("m.onnx")
+    monkeypatch.chdir(tmp_path / "b")
+    assert model_digest("m.onnx") != from_a
+
+
+def test_a_model_replaced_by_rename_is_hashed_again(tmp_path, monkeypatch, later):
+    import os
 
     path = tmp_path / "m.onnx"
     onnx.save(models.passing_mlp(), str(path))
-    listed = []
-    real = onnx_graph.external_data_files
-    monkeypatch.setattr(onnx_graph, "external_data_files", lambda p: listed.append(p) or real(p))
-    assert model_digest(path) == model_digest(path) and len(listed) == 2
+    first = model_digest(path)
+    other = bytearray(path.read_bytes())
+    other[-1] ^= 1
+    (tmp_path / "new.onnx").write_bytes(bytes(other))
+    stat = path.stat()
+    os.utime(tmp_path / "new.onnx", ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    os.replace(tmp_path / "new.onnx", path)  # same size and mtime, another inode
+    assert model_digest(path) != first
