@@ -388,11 +388,10 @@ class StreamedRun:
         if s >= len(m.segments) or future.done() or not m.use_arena \
                 or m.segments[s].session is not None:
             return
-        signature = m.predicted_signature(s, self.feeds)
-        if signature is None:
-            return
         try:
-            m._build(s, signature)
+            signature = m.predicted_signature(s, self.feeds)
+            if signature is not None:
+                m._build(s, signature)
         except Exception:
             m.segments[s].session = None
 
@@ -438,8 +437,8 @@ class StreamedRun:
             return
         if self._pending is not None and self._pending[0] == s:
             future = self._pending[1]
+            self._build_ahead(future, s + 1)  # (still pending: an interrupt stops it there)
             self._pending = None
-            self._build_ahead(future, s + 1)
             try:
                 produced = future.result()
             except BaseException:

@@ -313,3 +313,70 @@ def test_nothing_is_built_ahead_when_the_segment_is_done_unknown_or_heavy(monkey
     assert heavy.segments[1].session is None
     run.close()
     heavy_run.close()
+
+
+def _slow_segments(monkeypatch, delay=0.03):
+    """Segments that compute slowly, so the caller always finds one still running; returns
+    the threads that built sessions."""
+    import threading
+    import time
+
+    real_run = stream.SegmentedModel._run_segment
+
+    def slow(self, s, feeds):
+        time.sleep(delay)
+        return real_run(self, s, feeds)
+
+    monkeypatch.setattr(stream.SegmentedModel, "_run_segment", slow)
+    builders = []
+    real_build = stream._build_session
+
+    def build(*a, **k):
+        builders.append(threading.current_thread() is threading.main_thread())
+        return real_build(*a, **k)
+
+    monkeypatch.setattr(stream, "_build_session", build)
+    return builders
+
+
+@pytest.mark.parametrize("keep_sessions", [True, False])
+def test_a_run_builds_sessions_ahead_while_it_waits(keep_sessions, monkeypatch):
+    model = models.transformer_block()
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3000, keep_sessions=keep_sessions)
+    builders = _slow_segments(monkeypatch)
+    run = segmented.run(x)
+    run.run_all()
+    for name, value in _one_run(model, x).items():
+        np.testing.assert_array_equal(run.values[name], value, err_msg=name)
+    with_outputs = sum(1 for seg in segmented.segments if seg.outputs)
+    assert len(builders) == with_outputs  # each built once, by one side or the other
+    assert sum(builders) >= with_outputs - 2  # all but the first two: by the waiting caller
+    if not keep_sessions:  # run once: every session goes after its segment ran
+        assert all(seg.session is None for seg in segmented.segments)
+    run.values.clear()
+    run.close()
+
+
+def test_a_wrong_prediction_is_never_used(monkeypatch):
+    """Tensor info that disagrees with what a segment really gets: the session built ahead
+    for it does not fit the real signature and is built again; the values stay right."""
+    model = models.transformer_block()
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3000)
+    crossing = [n for seg in segmented.segments[1:] for n in seg.inputs if n in segmented.segment_of]
+    assert crossing
+    for name in crossing:  # a shape no tensor here has
+        elem, shape = segmented.info[name]
+        segmented.info[name] = (elem, tuple(shape) + (1,))
+    builders = _slow_segments(monkeypatch)
+    run = segmented.run(x)
+    run.run_all()
+    for name, value in _one_run(model, x).items():
+        np.testing.assert_array_equal(run.values[name], value, err_msg=name)
+    with_outputs = sum(1 for seg in segmented.segments if seg.outputs)
+    assert len(builders) > with_outputs  # the mispredicted ones twice
+    run.values.clear()
+    run.close()
