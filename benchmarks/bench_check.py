@@ -332,7 +332,9 @@ def file_system(path: Path) -> str:
             fstype, source = tail[0], tail[1]
             text = f"{source} ({fstype}"
             if fstype == "ext4" and os.path.isdir("/proc/fs/jbd2"):
-                name = os.path.basename(source)
+                # the kernel's name of the device (dm-0 for /dev/mapper/..., loop0, vda), as
+                # /proc/fs/jbd2 names a journal's device ("dm-0-8")
+                name = os.path.basename(os.path.realpath(f"/sys/dev/block/{dev}"))
                 if not any(e.rsplit("-", 1)[0] == name for e in os.listdir("/proc/fs/jbd2")):
                     text += ", no journal"
             return text + ")"
@@ -458,17 +460,19 @@ def bytecode_environment(root: Path) -> dict:
     (this container sets it) each process -- serial's one, -n 2's controller and both workers --
     would compile this package from source again, 0.1-0.2 s of CPU each: three times under -n 2,
     once serial. The runs share a bytecode cache in the benchmark's temp dir instead
-    (``PYTHONPYCACHEPREFIX``, filled by ``compileall`` before the timed runs). Empty where
-    bytecode is written anyway."""
+    (``PYTHONPYCACHEPREFIX``). Such a prefix stands for every ``__pycache__``, the standard
+    library's and site-packages' too, so ``warm_bytecode`` fills it with an untimed run before
+    the timed ones. Empty where bytecode is written anyway."""
     if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return {}
-    env = {"PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": str(root / "pycache")}
-    import pytest_ascend_accuracy
+    return {"PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": str(root / "pycache")}
 
-    subprocess.run([sys.executable, "-m", "compileall", "-q",
-                    str(Path(pytest_ascend_accuracy.__file__).parent)],
-                   env=_environ(env), capture_output=True, check=True)
-    return env
+
+def warm_bytecode(project: Path, byte_env: dict) -> None:
+    """Fill ``bytecode_environment``'s cache, off the clock: one ``-n 2`` run of the suite with
+    every plugin installed here (what any timed run imports, controller and workers alike)."""
+    if byte_env:
+        pytest_run(project, ["-n", "2"], byte_env)
 
 
 def _environ(extra) -> dict:
@@ -606,6 +610,7 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     ml_dtypes_version = imp.stdout.strip() or "?"
     user, user_env = user_environment()
     byte_env = bytecode_environment(root)
+    warm_bytecode(project, byte_env)
     user_env = dict(user_env, **byte_env)
     runs = {"serial": (user, user_env), "-n 2": (user + ["-n", "2"], user_env),
             "-n 2, onnxruntime default threads": (user + ["-n", "2"],
@@ -622,9 +627,9 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     print(f"\n== 8 checks (det {det_size}x{det_size} and cls x {', '.join(MODES)}), pytest, cold cache, "
           f"best of {repeat}; pytest loads this plugin and pytest-xdist only ({' '.join(user)}, "
           f"autoloading off), except in the rows 'every plugin here'" +
-          ("; PYTHONDONTWRITEBYTECODE is set here: the runs read this package's bytecode from a "
-           "cache compiled before them (PYTHONPYCACHEPREFIX), as a user's pytest does, instead of "
-           "compiling it again in every process" if byte_env else ""))
+          ("; PYTHONDONTWRITEBYTECODE is set here: the runs read compiled bytecode from a cache "
+           "(PYTHONPYCACHEPREFIX) an untimed run filled first, as a user's pytest reads its "
+           "__pycache__, instead of compiling this package again in every process" if byte_env else ""))
     for label, r in best.items():
         print(f"   {label:36s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   {r['summary']}")
     serial, par, dflt = best["serial"], best["-n 2"], best["-n 2, onnxruntime default threads"]

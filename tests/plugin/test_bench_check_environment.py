@@ -50,14 +50,21 @@ def test_the_runs_read_bytecode_even_where_writing_it_is_off(tmp_path, monkeypat
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     env = bench.bytecode_environment(tmp_path)
     assert env == {"PYTHONDONTWRITEBYTECODE": None, "PYTHONPYCACHEPREFIX": str(tmp_path / "pycache")}
-    assert list((tmp_path / "pycache").rglob("*.pyc"))  # compiled before the timed runs
     applied = bench._environ(env)
     assert "PYTHONDONTWRITEBYTECODE" not in applied
     assert applied["PYTHONPYCACHEPREFIX"] == str(tmp_path / "pycache")
+    # a process under it writes its bytecode there, and the next one reads it: nothing new
+    code = [sys.executable, "-c", "import pytest_ascend_accuracy.plugin, numpy"]
+    subprocess.run(code, env=applied, check=True)
+    first = sorted((tmp_path / "pycache").rglob("*.pyc"))
+    assert any("pytest_ascend_accuracy" in str(f) for f in first)
+    subprocess.run(code, env=applied, check=True)
+    assert sorted((tmp_path / "pycache").rglob("*.pyc")) == first
 
 
 def test_the_file_system_of_the_work_dir_is_named(tmp_path):
     bench = _bench()
     text = bench.file_system(tmp_path)
-    assert text == "?" or text.endswith(")")
+    if sys.platform.startswith("linux") and os.path.exists("/proc/self/mountinfo"):
+        assert text != "?" and text.endswith(")")
     assert bench.file_system(tmp_path / "missing") == "?"
