@@ -21,7 +21,8 @@ import numpy as np
 
 from ..errors import ConfigError
 
-#: a file modified less than this many seconds before it was hashed is not remembered
+#: a file modified or changed (mtime, ctime) less than this many seconds before it was stamped
+#: is not remembered
 SETTLED_S = 2.0
 
 _Stamp = Tuple[int, int, int, int, int]
