@@ -20,13 +20,23 @@ def machine_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_PHYSICAL: dict = {}  # CPUs this process may run on -> their physical cores (read once)
+
+
 def physical_cores() -> int:
     """The physical cores among the CPUs this process may run on (SMT siblings counted once,
-    from Linux's sysfs topology; a CPU whose topology cannot be read counts as a core)."""
+    from Linux's sysfs topology; a CPU whose topology cannot be read counts as a core). Asked
+    for by every golden and emulated run: read once per set of CPUs."""
     try:
-        cpus = sorted(os.sched_getaffinity(0))
+        cpus = tuple(sorted(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return machine_cores()
+    if cpus not in _PHYSICAL:
+        _PHYSICAL[cpus] = _count_cores(cpus)
+    return _PHYSICAL[cpus]
+
+
+def _count_cores(cpus) -> int:
     cores = set()
     for cpu in cpus:
         topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"

@@ -88,6 +88,16 @@ def test_the_physical_cores_are_no_more_than_the_cpus():
     assert 1 <= cpu_share.physical_cores() <= cpu_share.machine_cores()
 
 
+def test_the_topology_is_read_once_per_set_of_cpus(monkeypatch):
+    counted = []
+    monkeypatch.setattr(cpu_share, "_PHYSICAL", {})
+    monkeypatch.setattr(cpu_share, "_count_cores", lambda cpus: counted.append(cpus) or len(cpus))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert cpu_share.physical_cores() == cpu_share.physical_cores() == 2 and len(counted) == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0}, raising=False)  # pinned anew
+    assert cpu_share.physical_cores() == 1 and len(counted) == 2
+
+
 def test_the_emulated_and_golden_runs_use_it(monkeypatch, tmp_path):
     pytest.importorskip("onnxruntime")
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
