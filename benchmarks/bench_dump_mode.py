@@ -23,7 +23,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_check import MODELS, _inputs, _tree, ocr_model  # noqa: E402
+from ocr_models import MODELS, files_and_bytes, ocr_model, random_inputs  # noqa: E402
 
 MODES = ("all", "output")
 
@@ -38,7 +38,7 @@ def bench(short: str, size: int, rounds: int) -> dict:
 
     model = str(ocr_model(short))
     shape = MODELS[short][1].format(size=size)
-    feeds = _inputs(model, shape)
+    feeds = random_inputs(model, shape)
     work = Path(tempfile.mkdtemp(prefix="bench-dump-mode-"))
     try:
         backend = EmulatorBackend(Cache(work / "cache"))
@@ -52,7 +52,7 @@ def bench(short: str, size: int, rounds: int) -> dict:
                 t = time.perf_counter()
                 backend.run(converted, feeds, dump_dir=dump_dir, dump_mode=mode)
                 times[mode].append(time.perf_counter() - t)
-                written[mode] = _tree(dump_dir)
+                written[mode] = files_and_bytes(dump_dir)
                 shutil.rmtree(dump_dir, ignore_errors=True)
         backend.cache.release()
     finally:

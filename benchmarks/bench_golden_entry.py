@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_check import MODELS, _inputs, ocr_model  # noqa: E402
+from ocr_models import MODELS, ocr_model, random_inputs  # noqa: E402
 
 
 def _alternate(rounds: int, a, b, before=None):
@@ -63,7 +63,7 @@ def bench(short: str, size: int, rounds: int) -> None:
     model = str(ocr_model(short))
     shape = MODELS[short][1].format(size=size)
     with tempfile.TemporaryDirectory(prefix="bench-golden-entry-") as tmp:
-        dump = golden_dump(model, _inputs(model, shape), cache=Cache(Path(tmp)), input_shape=shape)
+        dump = golden_dump(model, random_inputs(model, shape), cache=Cache(Path(tmp)), input_shape=shape)
         entry = Path(dump.meta["cache_entry"])
         files = [p for p in sorted(entry.rglob("*")) if p.is_file() and p.name != MANIFEST]
         total = sum(p.stat().st_size for p in files)
