@@ -8,17 +8,17 @@ in topological order) into consecutive segments whose fetched outputs stay under
 (sizes from shape inference) and whose initializers stay under a weight budget, so no segment
 reaches protobuf's 2 GB limit even when the model's weights do (ONNX external data). Each segment is its
 own onnxruntime session: its inputs are the model inputs and the earlier tensors it reads, its
-outputs the wanted tensors it produces plus those later segments read. ``StreamedRun`` runs the
-segments as the caller asks for tensors (``ensure``): what a run holds is the segment being run,
-the tensors that cross into later segments, and what the caller has not yet released.
+outputs the wanted tensors it produces plus those later segments read. A run of it
+(``streamed_run.StreamedRun``) computes the segments as the caller asks for tensors: what it
+holds is the segments computed and not yet written, the tensors that cross into later segments,
+and what the caller has not yet released.
 
 Every node runs once, in the same order, on the same kernels (optimisations off), so the values
 are exactly those of a single run. A cut never separates from its readers a value onnxruntime
 cannot hand over as a numpy array (sequences, optionals, bfloat16/float8/int4 tensors, tensors
-of unknown type). After each segment freed heap memory goes back to the system (``_trim_heap``)
-and the next segment starts in a background thread while the caller writes this one's tensors;
-the segments' sessions never spin-wait, so their idle threads leave the cores to that writer,
-and a caller that waits for a segment builds the next one's session meanwhile.
+of unknown type). The segments' sessions never spin-wait, so their idle threads leave the cores
+to the thread writing the tensors out. A session can be built by the run's background thread or
+ahead of time by a caller waiting for it (each segment's ``lock`` keeps that to one build).
 
 A model loaded with its big weights left in external data (``external.load_model_refs``, with
 their ``folder``) stays small: a segment's model refers to its weights and onnxruntime reads them
@@ -28,6 +28,7 @@ weights outgrow one segment's budget, sessions (and their weights) go as soon as
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -50,6 +51,7 @@ class _Segment:
     inits: List[str] = field(default_factory=list)
     session: object = None
     signature: Tuple = ()
+    lock: threading.Lock = field(default_factory=threading.Lock)  # held while a session builds
 
 
 def node_reads(node) -> List[str]:
@@ -212,8 +214,12 @@ class SegmentedModel:
                     if o and (o in wanted_set or self.last_segment_read.get(o, -1) > s)]
             seg.outputs = list(dict.fromkeys(outs))
 
-    def run(self, feeds: Mapping[str, np.ndarray]) -> "StreamedRun":
-        return StreamedRun(self, feeds)
+    def run(self, feeds: Mapping[str, np.ndarray], *, ahead: int = 1):
+        """A ``streamed_run.StreamedRun`` on ``feeds``, computing up to ``ahead`` segments
+        beyond the one the caller takes."""
+        from .streamed_run import StreamedRun
+
+        return StreamedRun(self, feeds, ahead=ahead)
 
     # -- sessions ----------------------------------------------------------------------------
     def _run_segment(self, s: int, feeds: Mapping[str, object]):
@@ -229,13 +235,25 @@ class SegmentedModel:
             if not isinstance(feeds[name], np.ndarray):
                 raise TypeError(f"tensor {name!r} crossing into segment {s} is not a tensor")
         signature = tuple((n, feeds[n].dtype.str, feeds[n].shape) for n in seg.inputs)
-        if seg.session is None or seg.signature != signature:
-            seg.session = None
-            self._build(s, signature)
-        return seg.session
+        with seg.lock:  # (a caller building it ahead finishes first)
+            if seg.session is None or seg.signature != signature:
+                seg.session = None
+                self._build(s, signature)
+            return seg.session
 
-    def _build(self, s: int, signature) -> None:
+    def _build(self, s: int, signature, wait: bool = True) -> None:
+        """Build segment ``s``'s session for ``signature``; ``wait=False``: only if no other
+        thread is building it and it has none yet (a build ahead)."""
         seg = self.segments[s]
+        if not wait:
+            if not seg.lock.acquire(blocking=False):
+                return
+            try:
+                if seg.session is None:
+                    self._build(s, signature)
+            finally:
+                seg.lock.release()
+            return
         seg.session = _build_session(self.model, seg, s, signature, self.threads, self.folder,
                                      shared_arena=self.use_arena)
         seg.signature = signature
@@ -304,195 +322,6 @@ def _build_session(model, seg: _Segment, s: int, signature, threads: int,
                        spinning=False, config=config)
 
 
-class StreamedRun:
-    """One run of a ``SegmentedModel``: ``ensure(names)`` runs segments until every name is
-    produced; produced wanted tensors land in ``values``, which the caller pops when done.
-
-    While the caller writes one segment's tensors the next segment already runs in a background
-    thread (onnxruntime releases the GIL), so computing and writing overlap; at most one
-    segment is in flight."""
-
-    def __init__(self, model: SegmentedModel, feeds: Mapping[str, np.ndarray], *, prefetch: bool = True):
-        self.model = model
-        self.prefetch = prefetch
-        self._pending = None  # (segment index, Future of its outputs)
-        self._closed = False
-        self._pool = None
-        self.feeds = dict(feeds)
-        self.values: Dict[str, object] = {}
-        self._carry: Dict[str, object] = {}
-        self._next = 0
-        self._wanted = set(model.wanted)
-        #: most tensor bytes this run held at once (carried + not yet released by the caller)
-        self.peak_bytes = 0
-
-    @property
-    def done(self) -> bool:
-        return self._next >= len(self.model.segments)
-
-    def ensure(self, names: Iterable[str]) -> None:
-        """Run segments until each of ``names`` (a node output) has been produced."""
-        names = list(names)
-        need = max((self.model.segment_of.get(n, -1) for n in names), default=-1)
-        while self._next <= need:
-            self._run_next()
-        for name in names:  # a model output that is a model input or an initializer
-            if name not in self.model.segment_of and name not in self.values:
-                self.values[name] = self._source(name)
-
-    def _source(self, name: str):
-        if name in self.feeds:
-            return self.feeds[name]
-        from .external import initializer_array
-
-        if name in self.model.inits:
-            return initializer_array(self.model.inits[name], self.model.folder)
-        raise KeyError(f"no node, input or initializer produces {name!r}")
-
-    def run_all(self) -> None:
-        while not self.done:
-            self._run_next()
-
-    def _compute(self, s: int):
-        seg = self.model.segments[s]
-        feeds = {n: (self._carry[n] if n in self._carry else self.feeds[n]) for n in seg.inputs}
-        return self.model._run_segment(s, feeds)
-
-    def _start(self, s: int) -> None:
-        """Start segment ``s`` in the background (feeds taken now, from this thread)."""
-        from concurrent.futures import ThreadPoolExecutor
-
-        m = self.model
-        while s < len(m.segments) and not m.segments[s].outputs:
-            s += 1
-        if s >= len(m.segments):
-            return
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(1, thread_name_prefix="ascend-accuracy-stream")
-        seg = m.segments[s]
-        feeds = {n: (self._carry[n] if n in self._carry else self.feeds[n]) for n in seg.inputs}
-        self._pending = (s, self._pool.submit(m._run_segment, s, feeds))
-
-    def _build_ahead(self, future, s: int) -> None:
-        """While the background thread computes a segment, build the session of segment ``s``
-        (the next one with outputs) here, if it has none: the background thread then only
-        computes. Its input signature comes from the tensor info (``predicted_signature``);
-        when that cannot tell, or the build fails, the background thread builds it when it
-        needs it, as before (and reports the failure there). Only for models whose weights fit
-        one segment's budget: a second session's weights are then never a second copy of much.
-        (PP-OCRv4 det 736, 42 segments, a warm check's run+dump: median 0.545 s against 0.617 s
-        over 10 alternating runs; about half the sessions are built here.)"""
-        m = self.model
-        while s < len(m.segments) and not m.segments[s].outputs:
-            s += 1
-        if s >= len(m.segments) or future.done() or not m.use_arena \
-                or m.segments[s].session is not None:
-            return
-        try:
-            signature = m.predicted_signature(s, self.feeds)
-            if signature is not None:
-                m._build(s, signature)
-        except Exception:
-            m.segments[s].session = None
-
-    def _stop(self) -> None:
-        """Wait for a segment still in flight and stop the background thread."""
-        if self._pending is not None:
-            self._pending[1].cancel()
-            try:
-                self._pending[1].result()
-            except Exception:
-                pass
-            self._pending = None
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-
-    def close(self) -> None:
-        """The caller is done with the run's tensors (it dropped ``values``): stop, and give the
-        memory they had in the shared arena back to the system. Once; a run that is collected
-        closes itself."""
-        self._stop()
-        if self._closed:
-            return
-        self._closed = True
-        if self.model.use_arena:
-            from .ort_arena import release_shared_arena
-
-            release_shared_arena()
-        _trim_heap()  # the arena frees into glibc's heap once glibc's mmap threshold has risen
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def _run_next(self) -> None:
-        m = self.model
-        s = self._next
-        seg = m.segments[s]
-        if not seg.outputs:  # nothing in it is wanted or read later
-            self._next = s + 1
-            return
-        if self._pending is not None and self._pending[0] == s:
-            future = self._pending[1]
-            self._build_ahead(future, s + 1)  # (still pending: an interrupt stops it there)
-            self._pending = None
-            try:
-                produced = future.result()
-            except BaseException:
-                self._stop()
-                raise
-        else:
-            produced = self._compute(s)
-        for name, value in zip(seg.outputs, produced):
-            if m.last_segment_read.get(name, -1) > s:
-                self._carry[name] = value
-            if name in self._wanted:
-                self.values[name] = value
-        del produced
-        held = {id(v): getattr(v, "nbytes", 0) for v in list(self._carry.values()) + list(self.values.values())}
-        self.peak_bytes = max(self.peak_bytes, sum(held.values()))
-        for name in [n for n in self._carry if m.last_segment_read.get(n, -1) <= s]:
-            del self._carry[name]
-        self._next = s + 1
-        if not m.keep_sessions:
-            seg.session = None
-        _trim_heap()
-        if self.prefetch:
-            self._start(s + 1)
-        if self.done:
-            self._stop()
-
-
-_LIBC = []
-
-
-def _trim_heap() -> None:
-    """Give freed heap memory back to the system (glibc ``malloc_trim``), after each segment.
-
-    glibc raises its mmap threshold each time a large block is freed (up to 32 MB), so after
-    the first tensors are released the next ones come from the heap, whose freed middle is kept:
-    without this the process keeps the peak of every segment (600 MB instead of 260 MB for
-    PP-OCRv4 det at 736x736). Trimming costs a few milliseconds; elsewhere than glibc it is a
-    no-op."""
-    if not _LIBC:
-        import sys
-
-        trim = None
-        if sys.platform.startswith("linux"):
-            try:
-                import ctypes
-
-                trim = ctypes.CDLL("libc.so.6").malloc_trim
-            except (OSError, AttributeError):
-                trim = None
-        _LIBC.append(trim)
-    if _LIBC[0] is not None:
-        _LIBC[0](0)
-
-
-def stream_all(model, feeds: Mapping[str, np.ndarray], wanted: Sequence[str], **options) -> StreamedRun:
+def stream_all(model, feeds: Mapping[str, np.ndarray], wanted: Sequence[str], **options):
     """A started ``StreamedRun`` of ``model`` fetching ``wanted`` (convenience for one run)."""
     return SegmentedModel(model, wanted, **options).run(feeds)

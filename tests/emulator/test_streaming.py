@@ -58,20 +58,73 @@ def test_segments_give_the_values_of_one_run():
         np.testing.assert_array_equal(run.values[name], value, err_msg=name)
 
 
-def test_a_run_holds_a_bounded_window_of_tensors():
+@pytest.mark.parametrize("ahead, bound", [(1, 3), (2, 5)])
+def test_a_run_holds_a_bounded_window_of_tensors(ahead, bound):
+    """With ``ahead`` segments computed beyond the one being written: the caller's segment,
+    those computed ahead and what crosses into them, never the whole model."""
+    import time
+
     model = _chain()
     x = make_inputs(model)
     one = 64 * 1024 * 4
     names = [n.output[0] for n in model.graph.node]
-    run = stream.SegmentedModel(model, names, segment_bytes=2 * one).run(x)
-    for name in names:  # a consumer that writes each tensor and lets it go
+    run = stream.SegmentedModel(model, names, segment_bytes=2 * one).run(x, ahead=ahead)
+    for name in names:  # a consumer that writes each tensor (slowly) and lets it go
         run.ensure([name])
+        time.sleep(0.002)  # the runner fills what it may meanwhile
         run.values.pop(name)
     assert run.done and len(run.model.segments) == len(names) // 2
-    assert run.peak_bytes <= 3 * one < len(names) * one
+    assert 2 * ahead * one <= run.peak_bytes <= bound * one < len(names) * one
+    run.close()
     whole = stream.SegmentedModel(model, names, segment_bytes=1 << 40).run(x)
     whole.run_all()
     assert whole.peak_bytes == len(names) * one  # the old way: everything at once
+    whole.close()
+
+
+def test_a_failing_segment_raises_where_the_caller_reaches_it(monkeypatch):
+    """The runner's exception comes out of the ``ensure`` that needs that segment (the ones
+    before it are handed over first), and the runner thread is gone afterwards."""
+    model = _chain(n=12, width=1024)
+    x = make_inputs(model)
+    names = [n.output[0] for n in model.graph.node]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=2 * 4096)
+    real_run = stream.SegmentedModel._run_segment
+
+    def failing(self, s, feeds):
+        if s == 3:
+            raise RuntimeError("segment 3 broke")
+        return real_run(self, s, feeds)
+
+    monkeypatch.setattr(stream.SegmentedModel, "_run_segment", failing)
+    run = segmented.run(x, ahead=2)
+    runner = run._runner
+    for name in names:
+        if segmented.segment_of[name] == 3:
+            with pytest.raises(RuntimeError, match="segment 3 broke"):
+                run.ensure([name])
+            break
+        run.ensure([name])
+        assert name in run.values
+    assert run._runner is None and not runner.thread.is_alive()
+    run.close()
+
+
+@pytest.mark.parametrize("how", ["closed", "dropped"])
+def test_a_run_left_halfway_stops_its_runner(how):
+    model = _chain(n=12, width=1024)
+    x = make_inputs(model)
+    names = [n.output[0] for n in model.graph.node]
+    run = stream.SegmentedModel(model, names, segment_bytes=2 * 4096).run(x, ahead=2)
+    run.ensure(names[:3])
+    thread = run._runner.thread
+    if how == "closed":
+        run.close()
+    else:  # nothing refers to the run from its thread: collecting it closes it
+        del run
+        gc.collect()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
 
 
 def _tensors(dump):
@@ -264,13 +317,6 @@ def test_without_a_shared_arena_segments_run_with_none(monkeypatch):
                for seg in segmented.segments if seg.session is not None)
 
 
-class _Running:
-    """A background segment that is still computing (``done()`` False)."""
-
-    def done(self):
-        return False
-
-
 def test_a_waiting_caller_builds_the_next_segments_session_with_the_signature_it_gets():
     """While the background thread computes, the caller builds the next session from the
     tensor info; the run then uses it (no second build) and gives one run's values."""
@@ -280,7 +326,7 @@ def test_a_waiting_caller_builds_the_next_segments_session_with_the_signature_it
     segmented = stream.SegmentedModel(model, names, segment_bytes=3000)
     run = segmented.run(x)
     for s in range(1, len(segmented.segments)):  # before any ran: every one can be built
-        run._build_ahead(_Running(), s)
+        run._build_ahead(s - 1)  # the runner computes s - 1
     built = [seg.session for seg in segmented.segments]
     assert sum(b is not None for b in built) >= len(built) - 1  # all but maybe an empty first
     run.run_all()
@@ -297,21 +343,17 @@ def test_nothing_is_built_ahead_when_the_segment_is_done_unknown_or_heavy(monkey
     x = make_inputs(model)
     names = [o for n in model.graph.node for o in n.output if o]
 
-    class _Done:
-        def done(self):
-            return True
-
     segmented = stream.SegmentedModel(model, names, segment_bytes=3 * 4096)
     run = segmented.run(x)
-    run._build_ahead(_Done(), 1)  # the background thread is already done: it builds its own
+    run._build_ahead(None)  # the runner computes nothing: it builds its own
     assert segmented.segments[1].session is None
     segmented.info = {}  # shapes unknown: no signature to build for
-    run._build_ahead(_Running(), 1)
+    run._build_ahead(0)
     assert segmented.segments[1].session is None
     heavy = stream.SegmentedModel(model, names, segment_bytes=3 * 4096, weight_bytes=1)
     assert not heavy.use_arena  # weights over one segment's budget: never two sessions' weights
     heavy_run = heavy.run(x)
-    heavy_run._build_ahead(_Running(), 1)
+    heavy_run._build_ahead(0)
     assert heavy.segments[1].session is None
     run.close()
     heavy_run.close()

@@ -50,6 +50,9 @@ OM_JSON_FILE = "model.json"
 #: segments by these sizes without running shape inference again (most of the set-up time of
 #: a cached model's run)
 TENSOR_INFO_FILE = "tensor_info.json"
+#: segments a run computes beyond the one being written (``graph.streamed_run``): a second one
+#: keeps onnxruntime busy while a slow segment is written, for one more segment's tensors held
+RUN_AHEAD = 2
 
 
 class EmulatorBackend:
@@ -201,7 +204,7 @@ class EmulatorBackend:
         inputs, aipp_ops = preprocess(state.aipp, inputs)
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         try:  # in segments (graph.stream): tensors come as the ops need them, never all at once
-            streamed = state.segmented(plan.fetch, writing=True).run(feeds)
+            streamed = state.segmented(plan.fetch, writing=True).run(feeds, ahead=RUN_AHEAD)
         except Exception as exc:
             raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
         values = streamed.values
