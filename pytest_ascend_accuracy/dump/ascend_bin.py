@@ -33,7 +33,8 @@ from . import dtypes as dt
 from .file_span import FileSpan, SpanLoader
 from .model import OpRecord, TensorRef
 from .nano import parse_nano
-from .proto import DumpData, OpInput, OpOutput, OriginalOp, ProtoDecodeError, Shape, Span
+from .proto import (MAX_DIMS, DumpData, OpInput, OpOutput, OriginalOp, ProtoDecodeError,
+                    Shape, Span)
 
 VERSION = "2.0"
 
@@ -122,9 +123,14 @@ def parse_dump_file(path) -> ParsedDump:
         if expected < size:
             raise DumpFormatError(path, f"file has {size - expected} bytes after the last tensor "
                                         f"(header and tensor sizes account for {expected})")
+    return _parsed_v2(path, header, header_len, size)
+
+
+def _parsed_v2(path: str, header: DumpData, header_len: int, size: int) -> ParsedDump:
+    """A checked "2.0" header as the ``ParsedDump`` of its file (the tensors follow it)."""
     offset = 8 + header_len
     slices = {}
-    for kind, items in sections[:2]:
+    for kind, items in (("input", header.input), ("output", header.output)):
         out = []
         for i, t in enumerate(items):
             out.append(_slice(path, kind, i, t, offset, int(t.size)))
@@ -272,7 +278,13 @@ def read_dump_file(path, *, name: Optional[str] = None, op_type: str = "", times
                    order: int = 0) -> OpRecord:
     """One dump file as an ``OpRecord``. The name is the header's ``op_name`` when present,
     else ``name`` (taken from the file name by the caller)."""
-    parsed = parse_dump_file(path)
+    return op_record(parse_dump_file(path), name=name, op_type=op_type, timestamp=timestamp,
+                     order=order)
+
+
+def op_record(parsed: ParsedDump, *, name: Optional[str] = None, op_type: str = "",
+              timestamp: int = 0, order: int = 0) -> OpRecord:
+    """``read_dump_file`` of the file whose header ``parsed`` holds."""
     p = parsed.path
     op_name = parsed.header.op_name or name or Path(p).name
     outputs = tuple(tensor_ref(p, s) for s in parsed.outputs)
@@ -315,7 +327,28 @@ def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
     ``atomic=False`` straight under its name, created exclusively (for a directory no one else
     reads or writes while it is filled: a run's own fresh step directory). Either way a write
     that fails removes what it wrote."""
+    return _write(path, op_name, inputs, outputs, dump_time, version, atomic, False)[0]
+
+
+def write_parsed_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
+                           outputs: Sequence[DumpTensor] = (), *, dump_time: int = 0,
+                           atomic: bool = True) -> ParsedDump:
+    """``write_dump_file`` in format "2.0", returning what ``parse_dump_file`` gives for the
+    file written (the header it encoded decodes to itself), so a writer's reader needs not
+    read the headers back (``loader.load_dump(..., written=...)``). None for a file whose
+    header the parser would refuse: reading it back reports why."""
+    return _write(path, op_name, inputs, outputs, dump_time, 2, atomic, True)[1]
+
+
+#: most tensors a written file's header is handed back for (``write_parsed_dump_file``)
+_KNOWN_TENSORS = 1000
+
+
+def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[DumpTensor],
+           dump_time: int, version: int, atomic: bool, want_parsed: bool
+           ) -> Tuple[Path, Optional[ParsedDump]]:
     path = Path(path)
+    header, raw = None, b""
     ins = [_encode(t, OpInput, i) for i, t in enumerate(inputs)]
     outs = [_encode(t, OpOutput, i) for i, t in enumerate(outputs)]
     pads = [int(t.padding) for t in inputs] + [int(t.padding) for t in outputs]
@@ -348,4 +381,15 @@ def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
         if not (isinstance(exc, FileExistsError) and not atomic) and tmp.exists():
             tmp.unlink()  # (never a file that was there before an exclusive create)
         raise
-    return path
+    parsed = None
+    # within the decoder's limits by far (``proto``: tensors, dims, fields), so the header read
+    # back would be this one; anything bigger is left to the parser
+    if (want_parsed and version == 2 and len(ins) + len(outs) <= _KNOWN_TENSORS
+            and all(len(m.shape.dim) <= MAX_DIMS and len(m.original_shape.dim) <= MAX_DIMS
+                    for m, _ in ins + outs)):
+        size = 8 + len(raw) + sum(int(m.size) for m, _ in ins + outs)
+        try:
+            parsed = _parsed_v2(os.fspath(path), header, len(raw), size)
+        except DumpFormatError:
+            parsed = None
+    return path, parsed

@@ -209,6 +209,8 @@ class AscendDumpWriter:
         self._task = 0
         self._long = 0
         self.written: List[Path] = []
+        #: the headers written, by stored file name (``loader.load_dump(..., written=...)``)
+        self.parsed: Dict[str, object] = {}
 
     def write_op(self, op_type: str, op_name: str, inputs: Sequence[np.ndarray] = (),
                  outputs: Sequence[np.ndarray] = (), *, output_origins=None, input_formats=None,
@@ -216,7 +218,7 @@ class AscendDumpWriter:
                  timestamp_us: Optional[int] = None, input_dtypes=None, output_dtypes=None
                  ) -> Path:
         """Write one operator's dump file; returns its path."""
-        from .ascend_bin import DumpTensor, write_dump_file
+        from .ascend_bin import DumpTensor, write_parsed_dump_file
 
         ts = self._clock.next(timestamp_us)
         self._task = int(task_id) if task_id is not None else self._task + 1
@@ -231,8 +233,11 @@ class AscendDumpWriter:
             self._long += 1
             stored = f"{ts}{self._long}"
         try:
-            path = write_dump_file(self.directory / stored, op_name, ins, outs, dump_time=ts,
-                                   atomic=not self.private)
+            parsed = write_parsed_dump_file(self.directory / stored, op_name, ins, outs,
+                                            dump_time=ts, atomic=not self.private)
+            path = self.directory / stored
+            if parsed is not None:
+                self.parsed[stored] = parsed
             if stored != name:
                 append_mapping(self.directory, stored, name)
         except OSError as exc:

@@ -16,11 +16,12 @@ op is dropped. Without an om json, the dump's ``OriginalOp`` fields and timestam
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import DumpFormatError
-from .ascend_bin import read_dump_file
+from .ascend_bin import ParsedDump, op_record, read_dump_file
 from .discovery import choose_leaf, describe_leaf, scan_dump_files, sub_model_leaves
 from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
@@ -30,9 +31,12 @@ from .om_json import OmGraph, OmOp, read_om_json
 from .om_pairing import OutputPairing, inserted_ops, pair_outputs
 
 
-def load_dump(path, *, om_json=None, model_name: Optional[str] = None) -> DumpSet:
+def load_dump(path, *, om_json=None, model_name: Optional[str] = None,
+              written: Optional[Mapping[str, ParsedDump]] = None) -> DumpSet:
     """Load the dump at ``path`` (see module doc). Raises ``DumpFormatError`` naming the file and
-    the problem for anything it cannot read."""
+    the problem for anything it cannot read. ``written``: what the writer of an Ascend dump
+    directory wrote there (``AscendDumpWriter.parsed``: the headers by file name), read from
+    there instead of the files; files it does not hold are read as always."""
     p = Path(path)
     if not p.exists():
         raise DumpFormatError(p, "no such file or directory")
@@ -48,7 +52,8 @@ def load_dump(path, *, om_json=None, model_name: Optional[str] = None) -> DumpSe
     else:
         subs = graph.sub_graphs if graph is not None else ()
         leaf = choose_leaf(p, model_name, sub_models=subs)
-        dump = read_ascend_dir(leaf.path, model_name=model_name or leaf.model_name)
+        dump = read_ascend_dir(leaf.path, model_name=model_name or leaf.model_name,
+                               written=written)
         if leaf.path != p:
             dump.meta["searched_from"] = str(p)
         if leaf.older:
@@ -91,8 +96,10 @@ def _read_single_file(p: Path) -> DumpSet:
     return DumpSet([op], kind="ascend", root=str(p))
 
 
-def read_ascend_dir(directory, *, model_name: Optional[str] = None) -> DumpSet:
-    """Every dump file of one leaf directory, in timestamp order, repeated dumps collapsed."""
+def read_ascend_dir(directory, *, model_name: Optional[str] = None,
+                    written: Optional[Mapping[str, ParsedDump]] = None) -> DumpSet:
+    """Every dump file of one leaf directory, in timestamp order, repeated dumps collapsed.
+    ``written``: headers known from their writer, by file name (see ``load_dump``)."""
     directory = Path(directory)
     entries, skipped = scan_dump_files(directory)
     if not entries:
@@ -101,6 +108,11 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None) -> DumpSet:
     records: List[OpRecord] = []
     for e in entries:
         f = e.fields
+        known = written.get(e.path.name) if written else None
+        if known is not None and known.path == os.fspath(e.path):
+            records.append(op_record(known, name=f.base_op_name, op_type=f.op_type,
+                                     timestamp=f.timestamp))
+            continue
         records.append(read_dump_file(e.path, name=f.base_op_name, op_type=f.op_type,
                                       timestamp=f.timestamp))
     task_of = {str(e.path): (e.fields.timestamp, e.fields.task_id) for e in entries}

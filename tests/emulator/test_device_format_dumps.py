@@ -135,3 +135,30 @@ def test_om_json_describes_outputs_as_atc_does(cache):
     nd = {op.name: op.output_descs[0] for op in read_om_json(om_nd).ops}
     assert nd["conv1relu1"] == OmTensorDesc("DT_FLOAT16", "NCHW", (1, 8, 16, 16), (1, 8, 16, 16), "NCHW")
     assert nd["fc"].layout == "ND" and nd["fc"].shape == (1, 4)
+
+
+@pytest.mark.parametrize("dump_mode", ["output", "all"])
+def test_a_run_hands_over_the_headers_it_wrote(cache, tmp_path, monkeypatch, dump_mode):
+    """The run's DumpSet comes from the headers its writer encoded, not read back from its
+    files (``load_dump(..., written=...)``), and says all that reading the directory says."""
+    from pytest_ascend_accuracy.dump import ascend_bin
+    from pytest_ascend_accuracy.dump.loader import load_dump
+
+    model = models.conv_bn_relu()
+    backend = EmulatorBackend(cache, dump_mode=dump_mode)
+    converted = backend.convert(model, DEFAULT)
+    parses = []
+    real_parse = ascend_bin.parse_dump_file
+    monkeypatch.setattr(ascend_bin, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
+    dump = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "d")
+    assert parses == [] and len(dump.ops) > 3
+    from_files = load_dump(dump.root, om_json=converted.om_json, model_name=converted.model_name)
+    assert len(parses) == len(dump.ops)
+
+    def facts(d):
+        return [(op.name, op.op_type, op.order, op.original_names, op.source,
+                 [(t.kind, t.index, t.dtype, t.shape, t.format, t.origin, t.source,
+                   t.load().tobytes()) for t in op.inputs + op.outputs]) for op in d.ops]
+    assert facts(dump) == facts(from_files)
+    for key, value in from_files.meta.items():
+        assert dump.meta[key] == value, key

@@ -80,7 +80,7 @@ def test_other_write_errors_name_the_file_too(tmp_path, monkeypatch):
 
     def failing(*a, **k):
         raise OSError(errno.EIO, os.strerror(errno.EIO))
-    monkeypatch.setattr(ascend_bin, "write_dump_file", failing)
+    monkeypatch.setattr(ascend_bin, "write_parsed_dump_file", failing)
     with pytest.raises(DumpWriteError, match="cannot write dump file: Input/output error") as info:
         writer.write_op("Add", "a", [], [np.ones(3, np.float32)])
     assert info.value.errno == errno.EIO and str(tmp_path / "leaf") in str(info.value)

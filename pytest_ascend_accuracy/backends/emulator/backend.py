@@ -256,7 +256,9 @@ class EmulatorBackend:
         finally:  # the run's tensors are written (or abandoned): their arena memory goes back
             values.clear()
             streamed.close()
-        result = load_dump(leaf, om_json=converted.om_json, model_name=converted.model_name)
+        result = load_dump(leaf, om_json=state.om_graph(converted), model_name=converted.model_name,
+                           written=writer.parsed)  # its headers, not read back from the files
+        result.meta["om_json"] = str(converted.om_json)  # (as load_dump records the file)
         info = converted.info.get("emulator", {})
         result.meta.update({"backend": "emulator", "mode": converted.mode.name,
                             "overflow": self.overflow, "dump_dir": str(root), "dump_mode": mode,
@@ -289,6 +291,15 @@ class _RunState:
     folder: Optional[str] = None  # external-data weights are read from here (graph.external)
     info: Optional[Mapping[str, tuple]] = None  # the model's tensor_info (TENSOR_INFO_FILE)
     _segmented: Dict[tuple, object] = field(default_factory=dict)
+    _om_graph: object = None
+
+    def om_graph(self, converted: ConvertedModel):
+        """The converted model's om json, read once (a cache entry's files do not change)."""
+        if self._om_graph is None:
+            from ...dump.om_json import read_om_json
+
+            self._om_graph = read_om_json(converted.om_json)
+        return self._om_graph
 
     def segmented(self, wanted, *, writing: bool = False):
         """The model run in segments fetching ``wanted``; ``writing``: this thread writes the

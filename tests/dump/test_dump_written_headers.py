@@ -1,0 +1,101 @@
+"""A dump writer hands its reader the headers it wrote (``write_parsed_dump_file``,
+``AscendDumpWriter.parsed``, ``load_dump(..., written=...)``): what the reader gets must be what
+parsing the files gives, and anything the writer does not vouch for is read from the file."""
+import os
+
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.dump import ascend_bin
+from pytest_ascend_accuracy.dump.ascend_bin import (DumpTensor, parse_dump_file,
+                                                    write_parsed_dump_file)
+from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+from pytest_ascend_accuracy.dump.loader import load_dump
+
+CASES = {
+    "nd float32 with origin": ([], [DumpTensor(np.arange(6, dtype=np.float32).reshape(2, 3),
+                                               origin=("conv.1", 0))]),
+    "5HD float16 input and output": ([DumpTensor(np.ones((1, 3, 4, 5), np.float16), "NC1HWC0")],
+                                     [DumpTensor(np.full((1, 20, 2, 2), 2, np.float16), "NC1HWC0")]),
+    "fractal_z filter": ([DumpTensor(np.ones((8, 3, 3, 3), np.float16), "FRACTAL_Z")], []),
+    "bf16 storage, padding, int64": ([DumpTensor(np.linspace(-1, 1, 7, dtype=np.float32),
+                                                 dtype="bfloat16", padding=16)],
+                                     [DumpTensor(np.arange(3, dtype=np.int64)),
+                                      DumpTensor(np.float32(4.5))]),
+    "empty tensor": ([], [DumpTensor(np.zeros((0, 4), np.float32))]),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_header_handed_back_is_the_one_parsed_from_the_file(tmp_path, case):
+    ins, outs = CASES[case]
+    path = tmp_path / "Add.op_a.1.0.100"
+    parsed = write_parsed_dump_file(path, "scope/op_a", ins, outs, dump_time=100)
+    assert parsed == parse_dump_file(path)
+
+
+def test_more_tensors_than_the_writer_vouches_for_are_left_to_the_parser(tmp_path, monkeypatch):
+    monkeypatch.setattr(ascend_bin, "_KNOWN_TENSORS", 2)
+    outs = [DumpTensor(np.ones(2, np.float32)) for _ in range(3)]
+    assert write_parsed_dump_file(tmp_path / "Add.a.1.0.1", "a", [], outs) is None
+    assert len(parse_dump_file(tmp_path / "Add.a.1.0.1").outputs) == 3
+
+
+def _facts(dump):
+    """Everything a DumpSet says, its tensors' values included (loaders are closures)."""
+    out = []
+    for op in dump.ops:
+        tensors = [(t.kind, t.index, t.dtype, t.shape, t.format, t.device_shape, t.origin,
+                    t.source, t.load().tobytes()) for t in op.inputs + op.outputs]
+        out.append((op.name, op.op_type, op.order, op.timestamp, op.original_names, op.source,
+                    tensors))
+    return out, dump.kind, dump.root, dump.model_name, dump.meta
+
+
+def _write_leaf(leaf, long_name=False):
+    writer = AscendDumpWriter(leaf, private=True)
+    for k, (ins, outs) in enumerate(CASES.values()):
+        name = ("n" * 300 if long_name and k == 1 else f"scope/op_{k}")  # > 255 bytes: mapping.csv
+        writer.write_op("Conv2D", name, [t.array for t in ins], [t.array for t in outs],
+                        input_formats=[t.format for t in ins],
+                        output_formats=[t.format for t in outs],
+                        input_dtypes=[t.dtype for t in ins], output_dtypes=[t.dtype for t in outs],
+                        output_origins=[t.origin for t in outs], task_id=k, timestamp_us=1000 + k)
+    return writer
+
+
+@pytest.mark.parametrize("long_name", [False, True], ids=["plain", "mapping.csv"])
+def test_a_directory_read_with_its_writers_headers_reads_as_from_the_files(tmp_path, monkeypatch,
+                                                                            long_name):
+    leaf = tmp_path / "leaf"
+    writer = _write_leaf(leaf, long_name)
+    assert len(writer.parsed) == len(CASES)
+    from_files = load_dump(leaf)
+    parses = []
+    real_parse = ascend_bin.parse_dump_file
+    monkeypatch.setattr(ascend_bin, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
+    from_writer = load_dump(leaf, written=writer.parsed)
+    assert parses == []  # no header read back
+    assert _facts(from_writer) == _facts(from_files)
+
+
+def test_files_the_writer_did_not_vouch_for_are_read(tmp_path, monkeypatch):
+    """A header for another path of the same name (the same directory spelled relatively),
+    and a file written by someone else meanwhile, are read from the files."""
+    leaf = tmp_path / "leaf"
+    writer = _write_leaf(leaf)
+    other = AscendDumpWriter(leaf, private=True)
+    other.write_op("Relu", "late", [], [np.ones(4, np.float32)], task_id=99, timestamp_us=2000)
+    expected = _facts(load_dump(leaf))
+    parses = []
+    real_parse = ascend_bin.parse_dump_file
+    monkeypatch.setattr(ascend_bin, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
+    assert _facts(load_dump(leaf, written=writer.parsed)) == expected
+    assert [os.path.basename(p) for p in map(os.fspath, parses)] == list(other.parsed)
+    monkeypatch.chdir(tmp_path)
+    relative = AscendDumpWriter("leaf2", private=True)
+    relative.write_op("Relu", "r", [], [np.ones(2, np.float32)], task_id=1, timestamp_us=5)
+    parses.clear()
+    moved = {name: p for name, p in relative.parsed.items()}  # headers naming "leaf2/..."
+    load_dump(tmp_path / "leaf2", written=moved)
+    assert len(parses) == 1  # its path differs from the one listed: read from the file
