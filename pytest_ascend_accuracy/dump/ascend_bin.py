@@ -18,6 +18,7 @@ a dtype that cannot be decoded raises it only when loaded, so the compare report
 """
 from __future__ import annotations
 
+import dataclasses
 import mmap
 import os
 import struct
@@ -68,6 +69,29 @@ class ParsedDump:
     inputs: Tuple[TensorSlice, ...]
     outputs: Tuple[TensorSlice, ...]
     file_size: int
+
+
+@dataclass(frozen=True)
+class WrittenDump:
+    """A dump file's header as its writer encoded it (``parsed``, what ``parse_dump_file``
+    gives for it) and the file's (inode, size, mtime_ns) right after it was written: a reader
+    believes the header only while the file still has that stamp."""
+
+    parsed: ParsedDump
+    stamp: Tuple[int, int, int]
+
+    @staticmethod
+    def stamp_of(st) -> Tuple[int, int, int]:
+        return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def describes(self, path) -> bool:
+        """Whether ``path`` is the file written, unchanged since."""
+        if self.parsed.path != os.fspath(path):
+            return False
+        try:
+            return self.stamp_of(os.stat(path)) == self.stamp
+        except OSError:
+            return False
 
 
 @dataclass(frozen=True)
@@ -344,6 +368,20 @@ def write_parsed_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = ()
 _KNOWN_TENSORS = 1000
 
 
+def _varints_hold(value) -> bool:
+    """Whether every integer in a header (nested messages and shapes included) is one an
+    unsigned varint gives back unchanged: a negative one is read back as 2**64 minus it."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return 0 <= value < 1 << 64
+    if isinstance(value, (tuple, list)):
+        return all(_varints_hold(v) for v in value)
+    if dataclasses.is_dataclass(value):
+        return all(_varints_hold(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return True
+
+
 def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[DumpTensor],
            dump_time: int, version: int, atomic: bool, want_parsed: bool
            ) -> Tuple[Path, Optional[ParsedDump]]:
@@ -382,11 +420,12 @@ def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[D
             tmp.unlink()  # (never a file that was there before an exclusive create)
         raise
     parsed = None
-    # within the decoder's limits by far (``proto``: tensors, dims, fields), so the header read
-    # back would be this one; anything bigger is left to the parser
+    # within the decoder's limits by far (``proto``: tensors, dims, fields) and every integer a
+    # varint holds as it is, so the header read back would be this one; the rest is left to
+    # the parser
     if (want_parsed and version == 2 and len(ins) + len(outs) <= _KNOWN_TENSORS
             and all(len(m.shape.dim) <= MAX_DIMS and len(m.original_shape.dim) <= MAX_DIMS
-                    for m, _ in ins + outs)):
+                    for m, _ in ins + outs) and _varints_hold(header)):
         size = 8 + len(raw) + sum(int(m.size) for m, _ in ins + outs)
         try:
             parsed = _parsed_v2(os.fspath(path), header, len(raw), size)

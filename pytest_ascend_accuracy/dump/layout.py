@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import errno
+import os
 import re
 import shutil
 import time
@@ -209,7 +210,8 @@ class AscendDumpWriter:
         self._task = 0
         self._long = 0
         self.written: List[Path] = []
-        #: the headers written, by stored file name (``loader.load_dump(..., written=...)``)
+        #: the headers written (``ascend_bin.WrittenDump``), by stored file name
+        #: (``loader.load_dump(..., written=...)``)
         self.parsed: Dict[str, object] = {}
 
     def write_op(self, op_type: str, op_name: str, inputs: Sequence[np.ndarray] = (),
@@ -218,7 +220,7 @@ class AscendDumpWriter:
                  timestamp_us: Optional[int] = None, input_dtypes=None, output_dtypes=None
                  ) -> Path:
         """Write one operator's dump file; returns its path."""
-        from .ascend_bin import DumpTensor, write_parsed_dump_file
+        from .ascend_bin import DumpTensor, WrittenDump, write_parsed_dump_file
 
         ts = self._clock.next(timestamp_us)
         self._task = int(task_id) if task_id is not None else self._task + 1
@@ -236,8 +238,9 @@ class AscendDumpWriter:
             parsed = write_parsed_dump_file(self.directory / stored, op_name, ins, outs,
                                             dump_time=ts, atomic=not self.private)
             path = self.directory / stored
+            self.parsed.pop(stored, None)  # (a name written again: never its earlier header)
             if parsed is not None:
-                self.parsed[stored] = parsed
+                self.parsed[stored] = WrittenDump(parsed, WrittenDump.stamp_of(os.stat(path)))
             if stored != name:
                 append_mapping(self.directory, stored, name)
         except OSError as exc:

@@ -16,12 +16,11 @@ op is dropped. Without an om json, the dump's ``OriginalOp`` fields and timestam
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import DumpFormatError
-from .ascend_bin import ParsedDump, op_record, read_dump_file
+from .ascend_bin import WrittenDump, op_record, read_dump_file
 from .discovery import choose_leaf, describe_leaf, scan_dump_files, sub_model_leaves
 from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
@@ -32,11 +31,12 @@ from .om_pairing import OutputPairing, inserted_ops, pair_outputs
 
 
 def load_dump(path, *, om_json=None, model_name: Optional[str] = None,
-              written: Optional[Mapping[str, ParsedDump]] = None) -> DumpSet:
+              written: Optional[Mapping[str, WrittenDump]] = None) -> DumpSet:
     """Load the dump at ``path`` (see module doc). Raises ``DumpFormatError`` naming the file and
     the problem for anything it cannot read. ``written``: what the writer of an Ascend dump
-    directory wrote there (``AscendDumpWriter.parsed``: the headers by file name), read from
-    there instead of the files; files it does not hold are read as always."""
+    directory wrote there (``AscendDumpWriter.parsed``: ``WrittenDump`` headers by file name),
+    used instead of reading a file's header while that file is the one written, unchanged
+    (path, inode, size, mtime); every other file is read as always."""
     p = Path(path)
     if not p.exists():
         raise DumpFormatError(p, "no such file or directory")
@@ -97,7 +97,7 @@ def _read_single_file(p: Path) -> DumpSet:
 
 
 def read_ascend_dir(directory, *, model_name: Optional[str] = None,
-                    written: Optional[Mapping[str, ParsedDump]] = None) -> DumpSet:
+                    written: Optional[Mapping[str, WrittenDump]] = None) -> DumpSet:
     """Every dump file of one leaf directory, in timestamp order, repeated dumps collapsed.
     ``written``: headers known from their writer, by file name (see ``load_dump``)."""
     directory = Path(directory)
@@ -109,8 +109,8 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None,
     for e in entries:
         f = e.fields
         known = written.get(e.path.name) if written else None
-        if known is not None and known.path == os.fspath(e.path):
-            records.append(op_record(known, name=f.base_op_name, op_type=f.op_type,
+        if known is not None and known.describes(e.path):
+            records.append(op_record(known.parsed, name=f.base_op_name, op_type=f.op_type,
                                      timestamp=f.timestamp))
             continue
         records.append(read_dump_file(e.path, name=f.base_op_name, op_type=f.op_type,

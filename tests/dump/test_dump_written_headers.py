@@ -99,3 +99,30 @@ def test_files_the_writer_did_not_vouch_for_are_read(tmp_path, monkeypatch):
     moved = {name: p for name, p in relative.parsed.items()}  # headers naming "leaf2/..."
     load_dump(tmp_path / "leaf2", written=moved)
     assert len(parses) == 1  # its path differs from the one listed: read from the file
+
+
+def test_a_header_a_varint_cannot_hold_is_left_to_the_parser(tmp_path):
+    """A negative origin index or dump time is read back as 2**64 minus it: such a header is
+    not handed back, so what the reader gets is still what the file says."""
+    outs = [DumpTensor(np.ones(2, np.float32), origin=("x", -1))]
+    assert write_parsed_dump_file(tmp_path / "Add.a.1.0.1", "a", [], outs) is None
+    assert write_parsed_dump_file(tmp_path / "Add.b.1.0.1", "b", [], [], dump_time=-1) is None
+    assert parse_dump_file(tmp_path / "Add.a.1.0.1").outputs[0].origin == ("x", 2 ** 64 - 1)
+
+
+def test_a_file_changed_after_its_write_is_read_again(tmp_path, monkeypatch):
+    """Written again under its name (unvouched the second time), or replaced by someone else:
+    the file's header is read, never the one first written."""
+    leaf = tmp_path / "leaf"
+    writer = AscendDumpWriter(leaf)  # not private: files are replaced atomically
+    first = writer.write_op("Add", "a", [], [np.ones(3, np.float32)], task_id=1, timestamp_us=7)
+    monkeypatch.setattr(ascend_bin, "_KNOWN_TENSORS", 1)
+    writer.write_op("Add", "a", [], [np.ones(5, np.float32)] * 2, task_id=1, timestamp_us=7)
+    assert first.name not in writer.parsed  # the earlier header is forgotten
+    monkeypatch.undo()
+    assert [t.shape for t in load_dump(leaf, written=writer.parsed).ops[0].outputs] == [(5,), (5,)]
+    writer.write_op("Add", "a", [], [np.ones(3, np.float32)], task_id=1, timestamp_us=7)
+    kept = dict(writer.parsed)
+    AscendDumpWriter(leaf).write_op("Add", "a", [], [np.ones(4, np.float32)], task_id=1,
+                                    timestamp_us=7)  # someone else replaces the file
+    assert load_dump(leaf, written=kept).ops[0].outputs[0].shape == (4,)
