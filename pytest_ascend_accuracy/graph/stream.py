@@ -241,15 +241,16 @@ class SegmentedModel:
                 self._build(s, signature)
             return seg.session
 
-    def _build(self, s: int, signature, wait: bool = True) -> None:
+    def _build(self, s: int, signature, wait: bool = True, unless=None) -> None:
         """Build segment ``s``'s session for ``signature``; ``wait=False``: only if no other
-        thread is building it and it has none yet (a build ahead)."""
+        thread is building it, it has none yet and ``unless()`` (asked under its lock) is not
+        true (a build ahead)."""
         seg = self.segments[s]
         if not wait:
             if not seg.lock.acquire(blocking=False):
                 return
             try:
-                if seg.session is None:
+                if seg.session is None and not (unless is not None and unless()):
                     self._build(s, signature)
             finally:
                 seg.lock.release()

@@ -35,6 +35,7 @@ class _Runner:
         self.upcoming: Optional[int] = None  # the segment computing, or to compute next
         self.stopping = False
         self.finished = False
+        self.ran: set = set()  # segments computed in this run (added under the segment's lock)
         self.thread = threading.Thread(target=self._loop, name="ascend-accuracy-stream",
                                        daemon=True)
         self.thread.start()
@@ -51,9 +52,9 @@ class _Runner:
                         self.cond.wait()
                     if self.stopping:
                         return
-                feeds = {n: (self.carry[n] if n in self.carry else self.feeds[n])
-                         for n in seg.inputs}
                 try:
+                    feeds = {n: (self.carry[n] if n in self.carry else self.feeds[n])
+                             for n in seg.inputs}
                     produced = m._run_segment(s, feeds)
                 except BaseException as exc:  # handed to the caller when it reaches ``s``
                     with self.cond:
@@ -61,8 +62,10 @@ class _Runner:
                         self.cond.notify_all()
                     return
                 del feeds
-                if not m.keep_sessions:
-                    seg.session = None
+                with seg.lock:  # a build ahead never builds for a segment that ran (``ran``)
+                    self.ran.add(s)
+                    if not m.keep_sessions:
+                        seg.session = None
                 with self.cond:
                     for name, value in zip(seg.outputs, produced):
                         if m.last_segment_read.get(name, -1) > s:
@@ -80,12 +83,12 @@ class _Runner:
     def take(self, s: int, before=None) -> list:
         """Segment ``s``'s outputs once computed (its exception if it failed). ``before``
         (called without the lock, unless the run failed or ended) is given the segment the
-        runner computes now or next."""
+        runner computes now or next: while the caller waits for ``s``, or else once ``s`` is
+        taken (so a runner waiting for room is not held up by it)."""
         with self.cond:
-            going = self.failed is None and not self.finished
-            upcoming = self.upcoming
-        if going and before is not None:
-            before(upcoming if upcoming is not None and upcoming >= s else s)
+            waiting = s not in self.ready
+        if waiting:
+            self._before(s, before)
         with self.cond:
             while s not in self.ready:
                 if self.failed is not None and self.failed[0] <= s:
@@ -95,7 +98,16 @@ class _Runner:
                 self.cond.wait()
             produced = self.ready.pop(s)
             self.cond.notify_all()
-            return produced
+        if not waiting:
+            self._before(s, before)
+        return produced
+
+    def _before(self, s: int, before) -> None:
+        with self.cond:
+            going = self.failed is None and not self.finished and not self.stopping
+            upcoming = self.upcoming
+        if going and before is not None:
+            before(upcoming if upcoming is not None and upcoming >= s else s)
 
     def held(self) -> List[object]:
         with self.cond:
@@ -130,6 +142,7 @@ class StreamedRun:
         self._next = 0
         self._closed = False
         self._wanted = set(model.wanted)
+        self._failed: Optional[BaseException] = None
         self._runner = _Runner(model, self.feeds, ahead) if prefetch else None
         #: most tensor bytes this run held at once (carried, computed ahead, and not yet
         #: released by the caller)
@@ -181,12 +194,13 @@ class StreamedRun:
             s += 1
         if s >= len(m.segments) or m.segments[s].session is not None:
             return
+        ran = self._runner.ran if self._runner is not None else set()
         try:
             signature = m.predicted_signature(s, self.feeds)
             if signature is not None:
-                m._build(s, signature, wait=False)
-        except Exception:
-            m.segments[s].session = None
+                m._build(s, signature, wait=False, unless=lambda: s in ran)
+        except Exception:  # (nothing was assigned: the runner builds it, and reports why)
+            pass
 
     def _stop(self) -> None:
         """Stop the runner (a segment it is computing finishes first)."""
@@ -222,10 +236,14 @@ class StreamedRun:
         if not seg.outputs:  # nothing in it is wanted or read later
             self._next = s + 1
             return
+        if self._failed is not None:
+            raise RuntimeError("this run already failed (see the error it raised then); "
+                               "start a new run") from self._failed
         if self._runner is not None:
             try:
                 produced = self._runner.take(s, before=self._build_ahead)
-            except BaseException:
+            except BaseException as exc:
+                self._failed = exc
                 self._stop()
                 raise
             held = self._runner.held()

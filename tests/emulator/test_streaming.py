@@ -58,10 +58,12 @@ def test_segments_give_the_values_of_one_run():
         np.testing.assert_array_equal(run.values[name], value, err_msg=name)
 
 
-@pytest.mark.parametrize("ahead, bound", [(1, 3), (2, 5)])
-def test_a_run_holds_a_bounded_window_of_tensors(ahead, bound):
-    """With ``ahead`` segments computed beyond the one being written: the caller's segment,
-    those computed ahead and what crosses into them, never the whole model."""
+@pytest.mark.parametrize("ahead", [1, 2])
+def test_a_run_holds_a_bounded_window_of_tensors(ahead):
+    """With ``ahead`` segments computed beyond the one being written: the caller's segment and
+    those computed ahead (two tensors each here; what crosses into the next is one of them),
+    never the whole model. ``peak_bytes`` counts them at each hand-over."""
+    bound = (ahead + 1) * 2
     import time
 
     model = _chain()
@@ -423,3 +425,43 @@ def test_a_wrong_prediction_is_never_used(monkeypatch):
     builders = _slow_segments(monkeypatch)
     with_outputs = _run_and_check(segmented, model, x)
     assert len(builders) > with_outputs  # the mispredicted ones twice
+
+
+def test_sessions_run_once_are_never_built_ahead_again(monkeypatch):
+    """keep_sessions=False, two ahead, a slow prediction: a build ahead that comes after its
+    segment ran (and dropped its session) builds nothing, so no session outlives the run."""
+    import time
+
+    model = models.transformer_block()
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3000, keep_sessions=False)
+    real_predict = stream.SegmentedModel.predicted_signature
+
+    def slow_predict(self, s, feeds):
+        time.sleep(0.02)
+        return real_predict(self, s, feeds)
+
+    monkeypatch.setattr(stream.SegmentedModel, "predicted_signature", slow_predict)
+    run = segmented.run(x, ahead=2)
+    run.run_all()
+    for name, value in _one_run(model, x).items():
+        np.testing.assert_array_equal(run.values[name], value, err_msg=name)
+    run.values.clear()
+    run.close()
+    assert [s for s, seg in enumerate(segmented.segments) if seg.session is not None] == []
+
+
+def test_a_runner_error_is_the_callers_and_a_failed_run_is_not_run_on():
+    """A segment fed a name nobody gives (here: a model input left out) fails in the runner:
+    the caller gets that error, and a later ensure says the run failed instead of computing
+    on with what the runner held."""
+    model = _chain(n=12, width=1024)
+    names = [n.output[0] for n in model.graph.node]
+    run = stream.SegmentedModel(model, names, segment_bytes=2 * 4096).run({})  # no "x"
+    with pytest.raises(KeyError, match="'x'"):
+        run.ensure(names[:1])
+    with pytest.raises(RuntimeError, match="already failed") as info:
+        run.ensure(names[-1:])
+    assert isinstance(info.value.__cause__, KeyError)
+    run.close()
