@@ -12,7 +12,9 @@ Never a hang, never a lost row: a child that dies, or that sends nothing for ``S
 seconds once the parent has no pair left to take, is killed, and the parent measures every pair
 it had taken but not returned. Forking is used only on Linux (``available``); Python >= 3.12
 warns about forking a process that runs threads (onnxruntime's idle pools): the child only
-reads files and runs numpy, so that warning is silenced for the fork itself.
+reads files and runs numpy, so that warning is silenced for the fork itself. The
+multiprocessing modules it uses are loaded when the plugin starts
+(``core.multiprocessing_preload``): importing them again later can crash CPython 3.11.
 """
 from __future__ import annotations
 

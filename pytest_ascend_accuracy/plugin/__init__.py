@@ -111,6 +111,9 @@ def pytest_configure(config):
     except ConfigError as exc:
         raise pytest.UsageError(f"pytest-ascend-accuracy: {exc}") from None
     setattr(config, STATE_ATTR, state)
+    from ..core.multiprocessing_preload import preload_multiprocessing
+
+    preload_multiprocessing()  # (never imported again by a pytester in-process run)
     from .progress import TerminalProgress
 
     state.progress = TerminalProgress.for_config(config, state.settings.progress)
