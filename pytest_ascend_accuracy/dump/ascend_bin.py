@@ -356,11 +356,12 @@ def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
 
 def write_parsed_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
                            outputs: Sequence[DumpTensor] = (), *, dump_time: int = 0,
-                           atomic: bool = True) -> ParsedDump:
-    """``write_dump_file`` in format "2.0", returning what ``parse_dump_file`` gives for the
-    file written (the header it encoded decodes to itself), so a writer's reader needs not
-    read the headers back (``loader.load_dump(..., written=...)``). None for a file whose
-    header the parser would refuse: reading it back reports why."""
+                           atomic: bool = True) -> Optional["WrittenDump"]:
+    """``write_dump_file`` in format "2.0", returning the ``WrittenDump`` of the file written:
+    what ``parse_dump_file`` gives for it (the header it encoded decodes to itself) and the
+    file's stamp, so a writer's reader needs not read the headers back
+    (``loader.load_dump(..., written=...)``). None for a file whose header the parser would
+    refuse: reading it back reports why."""
     return _write(path, op_name, inputs, outputs, dump_time, 2, atomic, True)[1]
 
 
@@ -384,9 +385,9 @@ def _varints_hold(value) -> bool:
 
 def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[DumpTensor],
            dump_time: int, version: int, atomic: bool, want_parsed: bool
-           ) -> Tuple[Path, Optional[ParsedDump]]:
+           ) -> Tuple[Path, Optional[WrittenDump]]:
     path = Path(path)
-    header, raw = None, b""
+    header, raw, st = None, b"", None  # (header and raw: format 2.0's)
     ins = [_encode(t, OpInput, i) for i, t in enumerate(inputs)]
     outs = [_encode(t, OpOutput, i) for i, t in enumerate(outputs)]
     pads = [int(t.padding) for t in inputs] + [int(t.padding) for t in outputs]
@@ -419,16 +420,19 @@ def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[D
         if not (isinstance(exc, FileExistsError) and not atomic) and tmp.exists():
             tmp.unlink()  # (never a file that was there before an exclusive create)
         raise
+    if want_parsed and version == 2:
+        st = os.stat(path)  # (closed: its last write is in the stamp)
     parsed = None
     # within the decoder's limits by far (``proto``: tensors, dims, fields) and every integer a
     # varint holds as it is, so the header read back would be this one; the rest is left to
     # the parser
-    if (want_parsed and version == 2 and len(ins) + len(outs) <= _KNOWN_TENSORS
+    if (st is not None and len(ins) + len(outs) <= _KNOWN_TENSORS
             and all(len(m.shape.dim) <= MAX_DIMS and len(m.original_shape.dim) <= MAX_DIMS
                     for m, _ in ins + outs) and _varints_hold(header)):
         size = 8 + len(raw) + sum(int(m.size) for m, _ in ins + outs)
         try:
-            parsed = _parsed_v2(os.fspath(path), header, len(raw), size)
+            parsed = WrittenDump(_parsed_v2(os.fspath(path), header, len(raw), size),
+                                 WrittenDump.stamp_of(st))
         except DumpFormatError:
             parsed = None
     return path, parsed

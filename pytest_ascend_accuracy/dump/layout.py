@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import errno
-import os
 import re
 import shutil
 import time
@@ -220,7 +219,7 @@ class AscendDumpWriter:
                  timestamp_us: Optional[int] = None, input_dtypes=None, output_dtypes=None
                  ) -> Path:
         """Write one operator's dump file; returns its path."""
-        from .ascend_bin import DumpTensor, WrittenDump, write_parsed_dump_file
+        from .ascend_bin import DumpTensor, write_parsed_dump_file
 
         ts = self._clock.next(timestamp_us)
         self._task = int(task_id) if task_id is not None else self._task + 1
@@ -235,12 +234,12 @@ class AscendDumpWriter:
             self._long += 1
             stored = f"{ts}{self._long}"
         try:
-            parsed = write_parsed_dump_file(self.directory / stored, op_name, ins, outs,
-                                            dump_time=ts, atomic=not self.private)
+            written = write_parsed_dump_file(self.directory / stored, op_name, ins, outs,
+                                             dump_time=ts, atomic=not self.private)
             path = self.directory / stored
             self.parsed.pop(stored, None)  # (a name written again: never its earlier header)
-            if parsed is not None:
-                self.parsed[stored] = WrittenDump(parsed, WrittenDump.stamp_of(os.stat(path)))
+            if written is not None:
+                self.parsed[stored] = written
             if stored != name:
                 append_mapping(self.directory, stored, name)
         except OSError as exc:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import DumpFormatError
-from .ascend_bin import WrittenDump, op_record, read_dump_file
+from .ascend_bin import WrittenDump, op_record, parse_dump_file, read_dump_file
 from .discovery import choose_leaf, describe_leaf, scan_dump_files, sub_model_leaves
 from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
@@ -109,12 +109,10 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None,
     for e in entries:
         f = e.fields
         known = written.get(e.path.name) if written else None
-        if known is not None and known.describes(e.path):
-            records.append(op_record(known.parsed, name=f.base_op_name, op_type=f.op_type,
-                                     timestamp=f.timestamp))
-            continue
-        records.append(read_dump_file(e.path, name=f.base_op_name, op_type=f.op_type,
-                                      timestamp=f.timestamp))
+        parsed = known.parsed if known is not None and known.describes(e.path) \
+            else parse_dump_file(e.path)
+        records.append(op_record(parsed, name=f.base_op_name, op_type=f.op_type,
+                                 timestamp=f.timestamp))
     task_of = {str(e.path): (e.fields.timestamp, e.fields.task_id) for e in entries}
     records.sort(key=lambda r: task_of[r.source])
     latest: Dict[str, OpRecord] = {}

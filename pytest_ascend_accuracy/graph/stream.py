@@ -17,8 +17,9 @@ Every node runs once, in the same order, on the same kernels (optimisations off)
 are exactly those of a single run. A cut never separates from its readers a value onnxruntime
 cannot hand over as a numpy array (sequences, optionals, bfloat16/float8/int4 tensors, tensors
 of unknown type). The segments' sessions never spin-wait, so their idle threads leave the cores
-to the thread writing the tensors out. A session can be built by the run's background thread or
-ahead of time by a caller waiting for it (each segment's ``lock`` keeps that to one build).
+to the thread writing the tensors out. A session is built by the run's background thread, or
+ahead of time by the caller taking segments (``build_ahead``; each segment's ``lock`` keeps that
+to one build).
 
 A model loaded with its big weights left in external data (``external.load_model_refs``, with
 their ``folder``) stays small: a segment's model refers to its weights and onnxruntime reads them
@@ -241,23 +242,24 @@ class SegmentedModel:
                 self._build(s, signature)
             return seg.session
 
-    def _build(self, s: int, signature, wait: bool = True, unless=None) -> None:
-        """Build segment ``s``'s session for ``signature``; ``wait=False``: only if no other
-        thread is building it, it has none yet and ``unless()`` (asked under its lock) is not
-        true (a build ahead)."""
+    def _build(self, s: int, signature) -> None:
+        """Build segment ``s``'s session for ``signature`` (the caller holds its ``lock``)."""
         seg = self.segments[s]
-        if not wait:
-            if not seg.lock.acquire(blocking=False):
-                return
-            try:
-                if seg.session is None and not (unless is not None and unless()):
-                    self._build(s, signature)
-            finally:
-                seg.lock.release()
-            return
         seg.session = _build_session(self.model, seg, s, signature, self.threads, self.folder,
                                      shared_arena=self.use_arena)
         seg.signature = signature
+
+    def build_ahead(self, s: int, signature, unless=lambda: False) -> None:
+        """Build segment ``s``'s session ahead of its run, only if no other thread is building
+        it, it has none yet and ``unless()`` (asked under its lock) is not true."""
+        seg = self.segments[s]
+        if not seg.lock.acquire(blocking=False):
+            return
+        try:
+            if seg.session is None and not unless():
+                self._build(s, signature)
+        finally:
+            seg.lock.release()
 
     def predicted_signature(self, s: int, feeds: Mapping[str, np.ndarray]) -> Optional[Tuple]:
         """Segment ``s``'s input signature in a run on ``feeds`` (the model inputs), from the

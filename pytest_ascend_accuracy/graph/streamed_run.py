@@ -128,22 +128,18 @@ class StreamedRun:
     """One run of a ``SegmentedModel``: ``ensure(names)`` runs segments until every name is
     produced; produced wanted tensors land in ``values``, which the caller pops when done.
 
-    ``prefetch``: segments are computed in a background thread, up to ``ahead`` of them
-    beyond the one the caller takes (see the module docstring); without it the caller's
-    thread computes each segment when it needs it."""
+    Segments are computed in a background thread, up to ``ahead`` of them beyond the one the
+    caller takes (see the module docstring)."""
 
-    def __init__(self, model, feeds: Mapping[str, np.ndarray], *, prefetch: bool = True,
-                 ahead: int = 1):
+    def __init__(self, model, feeds: Mapping[str, np.ndarray], *, ahead: int = 1):
         self.model = model
-        self.prefetch = prefetch
         self.feeds = dict(feeds)
         self.values: Dict[str, object] = {}
-        self._carry: Dict[str, object] = {}  # without prefetch: the tensors later segments read
         self._next = 0
         self._closed = False
         self._wanted = set(model.wanted)
         self._failed: Optional[BaseException] = None
-        self._runner = _Runner(model, self.feeds, ahead) if prefetch else None
+        self._runner: Optional[_Runner] = _Runner(model, self.feeds, ahead)
         #: most tensor bytes this run held at once (carried, computed ahead, and not yet
         #: released by the caller)
         self.peak_bytes = 0
@@ -178,27 +174,27 @@ class StreamedRun:
     def _build_ahead(self, computing: Optional[int]) -> None:
         """Each time the caller takes a segment, while the runner computes segment ``computing``
         (or is about to), build the session of the next segment with outputs here, if it has
-        none: the runner then only computes (with two segments ahead, the runner was rarely
-        waited for, and built 28-31 of det's 42 sessions itself, 52-68 ms on its clock). Its input
-        signature comes from the tensor info (``predicted_signature``); when that cannot tell,
-        or the build fails, the runner builds it when it needs it, as before (and reports the
-        failure there). Only for models whose weights fit one segment's budget: a second
-        session's weights are then never a second copy of much. (PP-OCRv4 det 736, 42
-        segments, a warm check's run+dump: median 0.545 s against 0.617 s over 10 alternating
-        runs; about half the sessions are built here.)"""
+        none: the runner then only computes (with two segments ahead and builds only while
+        waited for, the runner built 28-31 of det's 42 sessions itself, 52-68 ms on its
+        clock). Its input signature comes from the tensor info (``predicted_signature``); when
+        that cannot tell, or the build fails, the runner builds it when it needs it (and
+        reports the failure there). Only for models whose weights fit one segment's budget: a
+        second session's weights are then never a second copy of much. (PP-OCRv4 det 736, 42
+        segments, a warm check's run+dump, building only while waiting, before the runner
+        thread: median 0.545 s against 0.617 s without, over 10 alternating runs.)"""
         m = self.model
-        if computing is None or not m.use_arena:
+        if computing is None or not m.use_arena or self._runner is None:
             return
         s = computing + 1
         while s < len(m.segments) and not m.segments[s].outputs:
             s += 1
         if s >= len(m.segments) or m.segments[s].session is not None:
             return
-        ran = self._runner.ran if self._runner is not None else set()
+        ran = self._runner.ran
         try:
             signature = m.predicted_signature(s, self.feeds)
             if signature is not None:
-                m._build(s, signature, wait=False, unless=lambda: s in ran)
+                m.build_ahead(s, signature, unless=lambda: s in ran)
         except Exception:  # (nothing was assigned: the runner builds it, and reports why)
             pass
 
@@ -213,7 +209,6 @@ class StreamedRun:
         memory they had in the shared arena back to the system. Once; a run that is collected
         closes itself."""
         self._stop()
-        self._carry.clear()
         if self._closed:
             return
         self._closed = True
@@ -239,25 +234,15 @@ class StreamedRun:
         if self._failed is not None:
             raise RuntimeError("this run already failed (see the error it raised then); "
                                "start a new run") from self._failed
-        if self._runner is not None:
-            try:
-                produced = self._runner.take(s, before=self._build_ahead)
-            except BaseException as exc:
-                self._failed = exc
-                self._stop()
-                raise
-            held = self._runner.held()
-        else:
-            feeds = {n: (self._carry[n] if n in self._carry else self.feeds[n])
-                     for n in seg.inputs}
-            produced = m._run_segment(s, feeds)
-            del feeds
-            for name, value in zip(seg.outputs, produced):
-                if m.last_segment_read.get(name, -1) > s:
-                    self._carry[name] = value
-            if not m.keep_sessions:
-                seg.session = None
-            held = list(self._carry.values())
+        if self._runner is None:
+            raise RuntimeError("this run was closed")
+        try:
+            produced = self._runner.take(s, before=self._build_ahead)
+        except BaseException as exc:
+            self._failed = exc
+            self._stop()
+            raise
+        held = self._runner.held()
         for name, value in zip(seg.outputs, produced):
             if name in self._wanted:
                 self.values[name] = value
@@ -265,8 +250,6 @@ class StreamedRun:
         sizes = {id(v): getattr(v, "nbytes", 0) for v in held + list(self.values.values())}
         del held
         self.peak_bytes = max(self.peak_bytes, sum(sizes.values()))
-        for name in [n for n in self._carry if m.last_segment_read.get(n, -1) <= s]:
-            del self._carry[name]
         self._next = s + 1
         trim_heap()
         if self.done:

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from pytest_ascend_accuracy.dump import ascend_bin
+from pytest_ascend_accuracy.dump import ascend_bin, loader
 from pytest_ascend_accuracy.dump.ascend_bin import (DumpTensor, parse_dump_file,
                                                     write_parsed_dump_file)
 from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
@@ -30,8 +30,10 @@ CASES = {
 def test_the_header_handed_back_is_the_one_parsed_from_the_file(tmp_path, case):
     ins, outs = CASES[case]
     path = tmp_path / "Add.op_a.1.0.100"
-    parsed = write_parsed_dump_file(path, "scope/op_a", ins, outs, dump_time=100)
-    assert parsed == parse_dump_file(path)
+    written = write_parsed_dump_file(path, "scope/op_a", ins, outs, dump_time=100)
+    assert written.parsed == parse_dump_file(path)
+    st = path.stat()
+    assert written.stamp == (st.st_ino, st.st_size, st.st_mtime_ns) and written.describes(path)
 
 
 def test_more_tensors_than_the_writer_vouches_for_are_left_to_the_parser(tmp_path, monkeypatch):
@@ -73,7 +75,7 @@ def test_a_directory_read_with_its_writers_headers_reads_as_from_the_files(tmp_p
     from_files = load_dump(leaf)
     parses = []
     real_parse = ascend_bin.parse_dump_file
-    monkeypatch.setattr(ascend_bin, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
+    monkeypatch.setattr(loader, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
     from_writer = load_dump(leaf, written=writer.parsed)
     assert parses == []  # no header read back
     assert _facts(from_writer) == _facts(from_files)
@@ -89,7 +91,7 @@ def test_files_the_writer_did_not_vouch_for_are_read(tmp_path, monkeypatch):
     expected = _facts(load_dump(leaf))
     parses = []
     real_parse = ascend_bin.parse_dump_file
-    monkeypatch.setattr(ascend_bin, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
+    monkeypatch.setattr(loader, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
     assert _facts(load_dump(leaf, written=writer.parsed)) == expected
     assert [os.path.basename(p) for p in map(os.fspath, parses)] == list(other.parsed)
     monkeypatch.chdir(tmp_path)

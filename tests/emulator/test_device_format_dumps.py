@@ -141,7 +141,7 @@ def test_om_json_describes_outputs_as_atc_does(cache):
 def test_a_run_hands_over_the_headers_it_wrote(cache, tmp_path, monkeypatch, dump_mode):
     """The run's DumpSet comes from the headers its writer encoded, not read back from its
     files (``load_dump(..., written=...)``), and says all that reading the directory says."""
-    from pytest_ascend_accuracy.dump import ascend_bin
+    from pytest_ascend_accuracy.dump import ascend_bin, loader
     from pytest_ascend_accuracy.dump.loader import load_dump
 
     model = models.conv_bn_relu()
@@ -149,7 +149,7 @@ def test_a_run_hands_over_the_headers_it_wrote(cache, tmp_path, monkeypatch, dum
     converted = backend.convert(model, DEFAULT)
     parses = []
     real_parse = ascend_bin.parse_dump_file
-    monkeypatch.setattr(ascend_bin, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
+    monkeypatch.setattr(loader, "parse_dump_file", lambda p: parses.append(p) or real_parse(p))
     dump = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "d")
     assert parses == [] and len(dump.ops) > 3
     from_files = load_dump(dump.root, om_json=converted.om_json, model_name=converted.model_name)
