@@ -267,10 +267,14 @@ def _rss() -> int:
 def test_a_closed_run_gives_its_arena_memory_back():
     """A run's outputs are arrays over arena memory (onnxruntime does not copy them): once the
     caller drops them and closes the run, the memory goes back to the system, not only to the
-    arena (8 tensors of 16 MB held: at least 96 MB of them given back; without the release,
-    none). One onnxruntime thread: with its default pool, what the pool's threads keep of their
-    own (48 MB in a thread's malloc arena in about half the runs of this file, untouched by a
-    second release or trim; never with one thread) is not the shared arena's to give back."""
+    arena (8 tensors of 16 MB held, 115-131 MB of growth: without the release, none of it goes).
+    What may stay is glibc's, not the arena's: the runner thread's malloc arena keeps its top
+    chunk below glibc's trim threshold (twice the largest freed mmapped block, 32 MB here; no
+    ``malloc_trim`` shrinks another thread's top), so 0-32 MB of the growth stays (32 MB in
+    one CI run of 2026-12-04: given back 83 of 115). One onnxruntime thread: with its default
+    pool, what the pool's threads keep of their own (48 MB in a thread's malloc arena in about
+    half the runs of this file, untouched by a second release or trim; never with one thread)
+    is not the shared arena's to give back either."""
     from pytest_ascend_accuracy.graph import ort_arena
 
     model = _chain(n=8, width=4 << 20)
@@ -291,7 +295,7 @@ def test_a_closed_run_gives_its_arena_memory_back():
     run.values.clear()
     run.close()
     after = _rss()
-    assert held - after > 96 << 20, (before >> 20, held >> 20, after >> 20)  # MB
+    assert after - before <= 40 << 20, (before >> 20, held >> 20, after >> 20)  # MB
 
 
 def test_without_a_shared_arena_segments_run_with_none(monkeypatch):
