@@ -291,7 +291,7 @@ def test_a_closed_run_gives_its_arena_memory_back():
     run = segmented.run(x)
     run.run_all()
     held = _rss()
-    assert held - before > 100 << 20  # all 8 outputs held: the measure can see them
+    assert held - before > 80 << 20  # the 8 outputs held (less what a reused thread arena had)
     run.values.clear()
     run.close()
     after = _rss()
