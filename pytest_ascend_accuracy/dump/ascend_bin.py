@@ -18,13 +18,12 @@ a dtype that cannot be decoded raises it only when loaded, so the compare report
 """
 from __future__ import annotations
 
-import dataclasses
 import mmap
 import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -369,17 +368,39 @@ def write_parsed_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = ()
 _KNOWN_TENSORS = 1000
 
 
-def _varints_hold(value) -> bool:
-    """Whether every integer in a header (nested messages and shapes included) is one an
-    unsigned varint gives back unchanged: a negative one is read back as 2**64 minus it."""
-    if isinstance(value, bool):
-        return True
-    if isinstance(value, int):
-        return 0 <= value < 1 << 64
-    if isinstance(value, (tuple, list)):
-        return all(_varints_hold(v) for v in value)
-    if dataclasses.is_dataclass(value):
-        return all(_varints_hold(getattr(value, f.name)) for f in dataclasses.fields(value))
+#: the integers a varint field of each kind gives back unchanged (``proto._int_value``): a
+#: uint is read as 64 bits (a negative one comes back as 2**64 minus it), an int32 or enum as
+#: its low 32 bits sign-extended
+_VARINT_RANGES = {"uint": (0, 1 << 64), "int32": (-(1 << 31), 1 << 31), "enum": (-(1 << 31), 1 << 31)}
+_VARINT_FIELDS: Dict[type, tuple] = {}  # message class -> ((attr, range, repeated)...,), messages
+
+
+def _varints_hold(message) -> bool:
+    """Whether every integer field of a header message (nested messages and shapes included)
+    is one its varint gives back unchanged (``_VARINT_RANGES``), walking the encoded fields of
+    each message class (``FIELDS``) only."""
+    spec = _VARINT_FIELDS.get(type(message))
+    if spec is None:
+        ints, messages = [], []
+        for attr, kind, repeated in type(message).FIELDS.values():
+            if isinstance(kind, type):
+                messages.append((attr, repeated))
+            elif kind in _VARINT_RANGES:
+                ints.append((attr, _VARINT_RANGES[kind], repeated))
+        spec = _VARINT_FIELDS[type(message)] = (tuple(ints), tuple(messages))
+    ints, messages = spec
+    for attr, (low, high), repeated in ints:
+        value = getattr(message, attr)
+        if repeated:
+            if value and not (low <= min(value) and max(value) < high):
+                return False
+        elif value is not None and not low <= value < high:
+            return False
+    for attr, repeated in messages:
+        value = getattr(message, attr)
+        for item in (value if repeated else (value,)):
+            if item is not None and not _varints_hold(item):
+                return False
     return True
 
 
