@@ -269,3 +269,25 @@ def test_the_dataset_reference_leaves_the_weights_in_their_file(tmp_path, by_ref
     assert built[1][1] is None and sorted(got) == sorted(expected)
     for name in expected:
         np.testing.assert_array_equal(got[name], expected[name], err_msg=name)
+
+
+def test_weight_values_convert_an_embedded_weight_when_first_asked(monkeypatch):
+    """Embedded weights are converted on first access, once (a run that dumps no op inputs
+    converts none), and the mapping behaves as before: membership, order, set and delete."""
+    tensors = [numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3) * k, f"w{k}")
+               for k in range(3)]
+    proto = helper.make_model(helper.make_graph([], "g", [], [], initializer=tensors))
+    converted = []
+    real = external.initializer_array
+    monkeypatch.setattr(external, "initializer_array",
+                        lambda t, *a: converted.append(t.name) or real(t, *a))
+    values = external.WeightValues(proto, names={"w0", "w1"})
+    assert converted == [] and "w1" in values and "w2" not in values and len(values) == 2
+    np.testing.assert_array_equal(values["w1"], numpy_helper.to_array(tensors[1]))
+    np.testing.assert_array_equal(values["w1"], numpy_helper.to_array(tensors[1]))
+    assert converted == ["w1"]  # once
+    values["w0"] = np.zeros(1, np.float32)  # set over a pending one: never converted
+    del values["w1"]
+    assert list(values) == ["w0"] and converted == ["w1"]
+    with pytest.raises(KeyError):
+        values["w1"]
