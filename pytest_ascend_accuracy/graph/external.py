@@ -192,8 +192,10 @@ class WeightValues(MutableMapping):
         if name in self._refs:
             tensor, folder = self._refs[name]
             return mapped_array(tensor, folder)
-        if name in self._pending:
-            self._held[name] = initializer_array(self._pending.pop(name))
+        tensor = self._pending.get(name)
+        if tensor is not None:  # converted, then held, then no longer pending: a conversion
+            self._held[name] = initializer_array(tensor)  # that fails leaves it pending
+            self._pending.pop(name, None)
         return self._held[name]
 
     def __setitem__(self, name, value) -> None:

@@ -71,7 +71,10 @@ def constant_values(model, names: Iterable[str]) -> Dict[str, np.ndarray]:
         if (attr.name != "value" or attr.type != AttributeProto.TENSOR
                 or t.data_type not in _NUMPY_NATIVE or t.data_location == TensorProto.EXTERNAL):
             continue
-        out[node.output[0]] = np.array(numpy_helper.to_array(t))  # its own, writable copy
+        try:
+            out[node.output[0]] = np.array(numpy_helper.to_array(t))  # its own, writable copy
+        except ValueError:  # data that does not fill its dims: onnxruntime says so, naming it
+            continue
     return out
 
 
@@ -79,7 +82,9 @@ def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarr
              folder: Optional[str] = None) -> Dict[str, np.ndarray]:
     """Values of ``names`` computed by onnxruntime on ``inputs`` (default: zero inputs of the
     model's static input shapes, enough for tensors that are static); ``folder``: where the
-    model's external-data weights are (``graph.external``)."""
+    model's external-data weights are (``graph.external``). Initializers and the tensors of
+    ``Constant`` nodes (``constant_values``) are taken as they are. Keyed initializers first,
+    then the others, each in the order asked for."""
     import onnx
 
     from .external import EXTERNAL_FOLDER_KEY, initializer_array
@@ -93,12 +98,12 @@ def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarr
     for n in wanted:
         if n in inits:
             out[n] = initializer_array(inits[n], folder)
-    rest = [n for n in wanted if n not in out]
-    if rest:
-        out.update(constant_values(model, rest))
-        rest = [n for n in rest if n not in out]
+    computed = [n for n in wanted if n not in out]
+    order = list(out) + computed  # initializers first, as before (folding adds them so)
+    out.update(constant_values(model, computed))
+    rest = [n for n in computed if n not in out]
     if not rest:
-        return out
+        return {n: out[n] for n in order}
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     del probe.graph.output[:]
@@ -119,4 +124,4 @@ def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarr
         raise ConversionError(f"onnxruntime could not evaluate {len(rest)} tensor(s) "
                               f"(first {rest[0]!r}): {exc}") from exc
     out.update(zip(rest, values))
-    return out
+    return {n: out[n] for n in order}

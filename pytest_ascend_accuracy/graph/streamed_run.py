@@ -175,14 +175,15 @@ class StreamedRun:
         """Each time the caller takes a segment, while the runner computes segment ``computing``
         (or is about to), build here the sessions of the next ``ahead`` segments with outputs
         that have none (the runner may reach them all before the next take): the runner then
-        only computes (with two segments ahead and builds only while waited for, the runner
-        built 28-31 of det's 42 sessions itself, 52-68 ms on its clock; building one ahead,
-        8-12 ms of sessions; two ahead, 4 ms: the first). Its input signature comes from the tensor info (``predicted_signature``); when
-        that cannot tell, or the build fails, the runner builds it when it needs it (and
-        reports the failure there). Only for models whose weights fit one segment's budget: a
-        second session's weights are then never a second copy of much. (PP-OCRv4 det 736, 42
-        segments, a warm check's run+dump, building only while waiting, before the runner
-        thread: median 0.545 s against 0.617 s without, over 10 alternating runs.)"""
+        only computes. With two segments ahead and builds only while waited for, the runner
+        built 28-31 of det's 42 sessions itself (52-68 ms on its clock); building one ahead,
+        8-12 ms of sessions; ``ahead`` of them, 4 ms (the first). Each input signature comes
+        from the tensor info (``predicted_signature``); when that cannot tell, or the build
+        fails, the runner builds it when it needs it (and reports the failure there). Only for
+        models whose weights fit one segment's budget: the ``ahead`` + 1 sessions alive at once
+        never hold a second copy of much. (PP-OCRv4 det 736, 42 segments, a warm check's
+        run+dump, building only while waiting, before the runner thread: median 0.545 s against
+        0.617 s without, over 10 alternating runs.)"""
         m = self.model
         if computing is None or not m.use_arena or self._runner is None:
             return

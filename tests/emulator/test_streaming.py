@@ -359,7 +359,10 @@ def test_a_take_builds_as_far_ahead_as_the_runner_may_compute(ahead):
     run._build_ahead(2)
     assert [s for s, seg in enumerate(segmented.segments)
             if s > 2 and seg.session is not None] == list(range(3, 3 + ahead))
-    run._build_ahead(len(segmented.segments) - 2)  # past the last one: nothing more
+    last = len(segmented.segments) - 1
+    run._build_ahead(last - 1)  # past the last one: only the last (the runner never gets to
+    assert [s for s, seg in enumerate(segmented.segments)  # these before a take)
+            if s > 2 and seg.session is not None] == list(range(3, 3 + ahead)) + [last]
     run.run_all()
     for name, value in _one_run(model, x).items():
         np.testing.assert_array_equal(run.values[name], value, err_msg=name)

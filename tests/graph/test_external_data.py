@@ -291,3 +291,17 @@ def test_weight_values_convert_an_embedded_weight_when_first_asked(monkeypatch):
     assert list(values) == ["w0"] and converted == ["w1"]
     with pytest.raises(KeyError):
         values["w1"]
+
+
+def test_a_weight_that_cannot_be_converted_fails_at_each_access(monkeypatch):
+    """A conversion that fails leaves the weight where it was: asked again, it fails again
+    with the same error (not a KeyError), and it is still there."""
+    proto = helper.make_model(helper.make_graph([], "g", [], [], initializer=[
+        numpy_helper.from_array(np.ones(2, np.float32), "w")]))
+    monkeypatch.setattr(external, "initializer_array",
+                        lambda t, *a: (_ for _ in ()).throw(ValueError(f"cannot read {t.name}")))
+    values = external.WeightValues(proto)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="cannot read w"):
+            values["w"]
+    assert "w" in values and list(values) == ["w"]

@@ -87,8 +87,10 @@ def test_a_name_that_no_constant_produces_is_not_taken():
     assert static.evaluate(model, ["n"])["n"].tolist() == [-1, -1]
 
 
+@pytest.mark.parametrize("bias_first", [False, True], ids=["weight-first", "bias-first"])
 @pytest.mark.parametrize("with_cast", [False, True], ids=["constants-read-directly", "a-cast-of-one"])
-def test_folding_constant_weights_builds_no_session_and_folds_the_same(monkeypatch, with_cast):
+def test_folding_constant_weights_builds_no_session_and_folds_the_same(monkeypatch, with_cast,
+                                                                       bias_first):
     """PP-OCR keeps its weights in Constant nodes read by the ops: folding them builds no
     onnxruntime session now (a Cast of a constant is still computed by one), and the folded
     model is byte-identical to the one onnxruntime's values gave."""
@@ -103,6 +105,8 @@ def test_folding_constant_weights_builds_no_session_and_folds_the_same(monkeypat
                                   value=numpy_helper.from_array(w, "w")),
                  helper.make_node("Constant", [], ["b"], name="b_const",
                                   value=numpy_helper.from_array(b, "b"))]
+        if bias_first:  # the graph's order differs from the order the values are asked in
+            nodes.reverse()
         if with_cast:
             nodes.append(helper.make_node("Cast", ["b"], ["b32"], name="b_cast", to=TensorProto.FLOAT))
         nodes.append(helper.make_node("Conv", ["x", "w", "b32" if with_cast else "b"], ["y"],
@@ -112,7 +116,8 @@ def test_folding_constant_weights_builds_no_session_and_folds_the_same(monkeypat
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
         return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
-    folded = ["w_const", "b_const"] + (["b_cast"] if with_cast else [])
+    folded = (["b_const", "w_const"] if bias_first else ["w_const", "b_const"]) + (
+        ["b_cast"] if with_cast else [])
     sessions = []
     real_session = onnx_graph.ort_session
     monkeypatch.setattr(onnx_graph, "ort_session",
@@ -160,3 +165,15 @@ def test_the_real_pp_ocr_cls_model_converts_to_the_same_files(tmp_path, monkeypa
     assert taken and "model.onnx" in fast
     monkeypatch.setattr(static, "constant_values", lambda model, names: {})
     assert files(tmp_path / "slow") == fast
+
+
+def test_a_constant_whose_data_does_not_fill_its_dims_is_named_by_onnxruntime_as_before():
+    """Not taken as it is: onnxruntime refuses it, and the error names the tensor."""
+    from pytest_ascend_accuracy.errors import ConversionError
+
+    bad = numpy_helper.from_array(np.zeros(3, np.float32), "w")
+    bad.dims[:] = [4]  # 12 bytes of data for 4 floats
+    model = _model([helper.make_node("Constant", [], ["w"], value=bad)], [("w", TensorProto.FLOAT)])
+    assert static.constant_values(model, ["w"]) == {}
+    with pytest.raises(ConversionError, match="'w'"):
+        static.evaluate(model, ["w"])
