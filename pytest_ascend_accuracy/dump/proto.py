@@ -82,9 +82,13 @@ _SMALL = tuple(bytes((v,)) for v in range(128))
 
 
 def encode_varint(value: int) -> bytes:
-    """Encode a non-negative integer (negative int32/64 use their 64-bit two's complement)."""
+    """Encode a non-negative integer (negative int32/64 use their 64-bit two's complement).
+    ``ValueError`` outside [-2**63, 2**64): no 10-byte varint holds it (a value below -2**64
+    used to loop forever, one of 2**64 or more made a varint every reader refuses)."""
     if 0 <= value < 128:
         return _SMALL[value]
+    if not -(1 << 63) <= value < 1 << 64:
+        raise ValueError(f"{value} does not fit a protobuf varint (64 bits)")
     if value < 0:
         value += 1 << 64
     out = bytearray()
