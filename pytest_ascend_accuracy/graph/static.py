@@ -83,8 +83,8 @@ def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarr
     """Values of ``names`` computed by onnxruntime on ``inputs`` (default: zero inputs of the
     model's static input shapes, enough for tensors that are static); ``folder``: where the
     model's external-data weights are (``graph.external``). Initializers and the tensors of
-    ``Constant`` nodes (``constant_values``) are taken as they are. Keyed initializers first,
-    then the others, each in the order asked for."""
+    ``Constant`` nodes (``constant_values``) are taken as they are. The result lists the
+    initializers first, then the others, each in the order asked for."""
     import onnx
 
     from .external import EXTERNAL_FOLDER_KEY, initializer_array
@@ -100,7 +100,8 @@ def evaluate(model, names: Iterable[str], inputs: Optional[Mapping[str, np.ndarr
             out[n] = initializer_array(inits[n], folder)
     computed = [n for n in wanted if n not in out]
     order = list(out) + computed  # initializers first, as before (folding adds them so)
-    out.update(constant_values(model, computed))
+    if computed:
+        out.update(constant_values(model, computed))
     rest = [n for n in computed if n not in out]
     if not rest:
         return {n: out[n] for n in order}
