@@ -53,6 +53,7 @@ class _Segment:
     session: object = None
     signature: Tuple = ()
     lock: threading.Lock = field(default_factory=threading.Lock)  # held while a session builds
+    nbytes: int = 0  # what its nodes' outputs add up to (guessed where a shape is unknown)
 
 
 def node_reads(node) -> List[str]:
@@ -167,7 +168,7 @@ class SegmentedModel:
             open_non_tensor = {n for n in open_non_tensor if last_read.get(n, -1) >= k}
             if current and not open_non_tensor and (seg_bytes + out_bytes > segment_bytes
                                                     or seg_weights + w > weight_bytes):
-                self.segments.append(_Segment(current))
+                self.segments.append(_Segment(current, nbytes=seg_bytes))
                 current, seg_bytes, seg_weights, seg_inits = [], 0, 0, set()
                 new_inits = {r for r in reads[k] if r in self.inits}
                 w = sum(_init_bytes(self.inits[r]) for r in new_inits)
@@ -178,13 +179,15 @@ class SegmentedModel:
             seg_inits |= new_inits
             open_non_tensor |= {o for o in node.output if o in non_tensor}
         if current:
-            self.segments.append(_Segment(current))
+            self.segments.append(_Segment(current, nbytes=seg_bytes))
         if keep_sessions is None:  # weights over one segment's budget: held one segment at a time
             keep_sessions = held_weights <= weight_bytes
         self.keep_sessions = keep_sessions  # False: a segment's session (and weights) go after it ran
         # weights over one segment's budget stay out of the shared arena (one segment's weights
         # are allocated and freed at once: nothing there for the arena to reuse)
         self.use_arena = held_weights <= weight_bytes
+        #: a run first reserves one segment's bytes of the shared arena (``ort_arena``)
+        self.reserve = True
         self.segment_of: Dict[str, int] = {}
         for s, seg in enumerate(self.segments):
             for k in seg.nodes:

@@ -139,6 +139,10 @@ class StreamedRun:
         self._closed = False
         self._wanted = set(model.wanted)
         self._failed: Optional[BaseException] = None
+        if model.use_arena and model.reserve and len(model.segments) > 1:
+            from .ort_arena import reserve_shared_arena
+
+            reserve_shared_arena(max(seg.nbytes for seg in model.segments))
         self._runner: Optional[_Runner] = _Runner(model, self.feeds, ahead)
         #: most tensor bytes this run held at once (carried, computed ahead, and not yet
         #: released by the caller)
