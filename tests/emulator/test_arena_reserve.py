@@ -40,7 +40,10 @@ def _rss() -> int:
 def _segmented(n=8, width=1 << 20, segment_bytes=12 << 20):
     model = _chain(n, width)
     names = [o for node in model.graph.node for o in node.output]
-    return model, stream.SegmentedModel(model, names, segment_bytes=segment_bytes, threads=1)
+    segmented = stream.SegmentedModel(model, names, segment_bytes=segment_bytes, threads=1)
+    assert segmented.reserve is False  # only where its owner asks (the emulator's runs)
+    segmented.reserve = True
+    return model, segmented
 
 
 def test_a_run_of_several_segments_reserves_its_largest_segment_once(monkeypatch):
@@ -117,3 +120,24 @@ def test_a_run_after_a_reservation_gives_one_run_s_values(monkeypatch):
         np.testing.assert_array_equal(run.values[f"t{k}"], expected)
     run.values.clear()
     run.close()
+
+
+def test_the_emulator_s_runs_reserve_and_goldens_do_not(tmp_path, monkeypatch):
+    """The golden run is a cold check's memory peak: it reserves nothing; the emulated run of
+    a model of several segments reserves its largest segment."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.core.modes import DEFAULT
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+
+    asked = []
+    monkeypatch.setattr(ort_arena, "reserve_shared_arena", asked.append)
+    monkeypatch.setattr(stream, "SEGMENT_BYTES", 12 << 20)
+    model = _chain(8, 1 << 20)
+    x = make_inputs(model)
+    cache = Cache(tmp_path / "cache")
+    golden_dump(model, x, cache=cache)
+    assert asked == []
+    backend = EmulatorBackend(cache)
+    backend.run(backend.convert(model, DEFAULT), x, dump_dir=tmp_path / "dump")
+    assert len(asked) == 1 and asked[0] >= 8 << 20
