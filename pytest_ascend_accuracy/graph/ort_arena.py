@@ -39,6 +39,20 @@ def shared_arena() -> bool:
     return _REGISTERED[0]
 
 
+def _one_node_session(graph):
+    """A one-thread onnxruntime session of ``graph`` (opset 13) on the shared arena."""
+    import onnxruntime as ort
+    from onnx import helper
+
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    so.add_session_config_entry("session.use_env_allocators", "1")
+    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+
+
 def release_shared_arena() -> None:
     """Give the shared arena's unused regions back (a no-op when there is none)."""
     if not (_REGISTERED and _REGISTERED[0]):
@@ -52,16 +66,9 @@ def release_shared_arena() -> None:
         graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "release",
                                   [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-        model.ir_version = 8
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = so.inter_op_num_threads = 1
-        so.log_severity_level = 3
-        so.add_session_config_entry("session.use_env_allocators", "1")
         options = ort.RunOptions()
         options.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
-        _RELEASER.append((ort.InferenceSession(model.SerializeToString(), so,
-                                               providers=["CPUExecutionProvider"]), options))
+        _RELEASER.append((_one_node_session(graph), options))
     session, options = _RELEASER[0]
     # input and output bound to memory of this call's own: the shrink at the end of the run
     # frees every region with nothing left in it, and a returned output would sit in one
@@ -88,21 +95,13 @@ def reserve_shared_arena(nbytes: int) -> None:
     import numpy as np
 
     if not _RESERVER:
-        import onnxruntime as ort
         from onnx import TensorProto, helper
 
         zero = helper.make_tensor("zero", TensorProto.FLOAT, [1], [0.0])
         graph = helper.make_graph([helper.make_node("ConstantOfShape", ["n"], ["y"], value=zero)],
                                   "reserve", [helper.make_tensor_value_info("n", TensorProto.INT64, [1])],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-        model.ir_version = 8
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = so.inter_op_num_threads = 1
-        so.log_severity_level = 3
-        so.add_session_config_entry("session.use_env_allocators", "1")
-        _RESERVER.append(ort.InferenceSession(model.SerializeToString(), so,
-                                              providers=["CPUExecutionProvider"]))
+        _RESERVER.append(_one_node_session(graph))
     y = _RESERVER[0].run(["y"], {"n": np.array([nbytes // 4], np.int64)})[0]
     del y  # its chunk is free in the arena now, and its pages are there
 
