@@ -124,9 +124,12 @@ class SegmentedModel:
     def __init__(self, model, wanted: Iterable[str], *, segment_bytes: Optional[int] = None,
                  weight_bytes: Optional[int] = None, threads: int = 0,
                  keep_sessions: Optional[bool] = None, folder: Optional[str] = None,
-                 info: Optional[Mapping[str, tuple]] = None):
+                 info: Optional[Mapping[str, tuple]] = None, reserve: bool = False):
         """``info``: ``onnx_graph.tensor_info(model)`` when the caller has it already (shape
-        inference is most of the time this takes)."""
+        inference is most of the time this takes). ``reserve``: a run first reserves its
+        largest segment's bytes of the shared arena (``ort_arena.reserve_shared_arena``); the
+        emulator's runs do, goldens do not (a golden run is the cold check's memory peak: 333
+        MB against 320 MB when it did)."""
         from .onnx_graph import tensor_info
 
         segment_bytes = SEGMENT_BYTES if segment_bytes is None else segment_bytes
@@ -186,10 +189,7 @@ class SegmentedModel:
         # weights over one segment's budget stay out of the shared arena (one segment's weights
         # are allocated and freed at once: nothing there for the arena to reuse)
         self.use_arena = held_weights <= weight_bytes
-        #: a run first reserves its largest segment's bytes of the shared arena
-        #: (``ort_arena.reserve_shared_arena``); the emulator's runs do, goldens do not (a
-        #: golden run is the cold check's memory peak: 333 MB against 320 MB when it did)
-        self.reserve = False
+        self.reserve = reserve
         self.segment_of: Dict[str, int] = {}
         for s, seg in enumerate(self.segments):
             for k in seg.nodes:

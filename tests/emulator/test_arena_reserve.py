@@ -40,10 +40,9 @@ def _rss() -> int:
 def _segmented(n=8, width=1 << 20, segment_bytes=12 << 20):
     model = _chain(n, width)
     names = [o for node in model.graph.node for o in node.output]
-    segmented = stream.SegmentedModel(model, names, segment_bytes=segment_bytes, threads=1)
-    assert segmented.reserve is False  # only where its owner asks (the emulator's runs)
-    segmented.reserve = True
-    return model, segmented
+    assert stream.SegmentedModel(model, names).reserve is False  # only where asked (the emulator)
+    return model, stream.SegmentedModel(model, names, segment_bytes=segment_bytes, threads=1,
+                                        reserve=True)
 
 
 def test_a_run_of_several_segments_reserves_its_largest_segment_once(monkeypatch):

@@ -310,9 +310,8 @@ class _RunState:
         key = (tuple(wanted), writing)
         if key not in self._segmented:
             threads = self.threads or (ort_threads_beside_writer() if writing else 0)
-            self._segmented[key] = segmented = SegmentedModel(
-                self.model, key[0], threads=threads, folder=self.folder, info=self.info)
-            segmented.reserve = True  # (ort_arena.reserve_shared_arena)
+            self._segmented[key] = SegmentedModel(self.model, key[0], threads=threads,
+                                                  folder=self.folder, info=self.info, reserve=True)
         return self._segmented[key]
 
     @staticmethod
