@@ -10,6 +10,10 @@
   every module again, about 0.5 s of CPU each. The children share one bytecode cache for this run
   instead, in a temporary folder outside the source tree (``PYTHONPYCACHEPREFIX``), removed at
   the end. Nothing changes where the variable is not set.
+* A ``pytester`` run in this process writes no bytecode: pytest caches a rewritten test module
+  keyed by its source's mtime in whole seconds and its size, so a test that writes the same test
+  file twice within a second, at the same size, ran the first version again (CI failed so once;
+  tests/test_suite_harness.py).
 * Under ``-n 2`` a pytester run does not inherit this worker's xdist environment variables.
 * Temporary files the code under test keeps on purpose (the log directory of a failed ATC run,
   named in its message) go to a directory of pytest's own base temp (``tempfile.tempdir`` and
@@ -17,6 +21,7 @@
 """
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -54,6 +59,14 @@ def _inner_runs_are_not_xdist_workers(request, monkeypatch):
     if "pytester" in request.fixturenames:
         for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
             monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _inner_runs_write_no_bytecode(request, monkeypatch):
+    """A pytester run in this process rewrites its test files afresh each time: a cached
+    ``.pyc`` of an earlier same-size version written in the same second would run instead."""
+    if "pytester" in request.fixturenames:
+        monkeypatch.setattr(sys, "dont_write_bytecode", True)
 
 
 def pytest_unconfigure(config):
