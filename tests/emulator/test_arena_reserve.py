@@ -140,3 +140,39 @@ def test_the_emulator_s_runs_reserve_and_goldens_do_not(tmp_path, monkeypatch):
     backend = EmulatorBackend(cache)
     backend.run(backend.convert(model, DEFAULT), x, dump_dir=tmp_path / "dump")
     assert len(asked) == 1 and asked[0] >= 8 << 20
+
+
+def test_a_process_s_first_run_reserves_before_any_session_registered_the_arena(tmp_path):
+    """A warm check's run is often the process's first onnxruntime work (its golden and
+    conversion come from the cache): its sessions are built after the reservation, which then
+    found no registered arena and reserved nothing. It registers the arena itself now."""
+    import subprocess
+    import textwrap
+
+    script = textwrap.dedent(f"""
+        from onnx import TensorProto, helper
+        from pytest_ascend_accuracy.graph import ort_arena, stream
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+        nodes, prev = [], "x"
+        for k in range(8):
+            nodes.append(helper.make_node("Add" if k % 2 == 0 else "Relu",
+                                          [prev, "one"] if k % 2 == 0 else [prev], [f"t{{k}}"]))
+            prev = f"t{{k}}"
+        graph = helper.make_graph(
+            nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1 << 20])],
+            [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, 1 << 20])],
+            [helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        names = [o for node in model.graph.node for o in node.output]
+        segmented = stream.SegmentedModel(model, names, segment_bytes=12 << 20, threads=1,
+                                          reserve=True)
+        assert ort_arena._REGISTERED == [] and ort_arena._RESERVER == []
+        run = segmented.run(make_inputs(model), ahead=2)
+        run.run_all()
+        run.close()
+        print("registered", ort_arena._REGISTERED, "reserved", len(ort_arena._RESERVER))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "registered [True] reserved 1" in done.stdout
