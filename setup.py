@@ -1,7 +1,7 @@
-"""Builds the one optional C extension, compare/_pair_sums.c (see compare/pair_sums.py); the
-project's metadata is in pyproject.toml. ``optional=True``: where no C compiler can build it
-(or the compiler is not GCC/Clang-like), the install succeeds without it and the compare uses
-its numpy kernel."""
+"""Builds the two optional C extensions, compare/_pair_sums.c (see compare/pair_sums.py) and
+dump/_channel_blocks.c (see dump/channel_blocks.py); the project's metadata is in
+pyproject.toml. ``optional=True``: where no C compiler can build one (or the compiler is not
+GCC/Clang-like), the install succeeds without it and numpy does that work instead."""
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension(
@@ -10,5 +10,10 @@ setup(ext_modules=[Extension(
     # IEEE NaN/Inf semantics (the C file refuses -ffast-math); contraction off: every instruction
     # set (target_clones) then gives the same bits
     extra_compile_args=["-O3", "-fno-fast-math", "-ffp-contract=off", "-Wno-psabi"],
+    optional=True,
+), Extension(
+    "pytest_ascend_accuracy.dump._channel_blocks",
+    sources=["pytest_ascend_accuracy/dump/_channel_blocks.c"],
+    extra_compile_args=["-O3"],
     optional=True,
 )])

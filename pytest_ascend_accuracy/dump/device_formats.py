@@ -20,6 +20,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
+from .channel_blocks import from_blocks, put_channels, to_blocks
 from .dtypes import element_count
 
 CONVERTIBLE = ("NC1HWC0", "FRACTAL_NZ", "FRACTAL_Z")
@@ -125,11 +126,11 @@ def to_logical(device: np.ndarray, fmt: str, original_shape: Optional[Sequence[i
     orig = None if original_shape is None else tuple(int(d) for d in original_shape)
     if fmt == "NC1HWC0":
         shape, keep, how = _nc1hwc0_plan(dev, orig)
-        n, c1, h, w, c0 = dev
-        nchw = device.transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)[:, :keep]
         if how == "NHWC":
+            n, c1, h, w, c0 = dev
+            nchw = device.transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)[:, :keep]
             return np.ascontiguousarray(nchw.transpose(0, 2, 3, 1))
-        return np.ascontiguousarray(nchw).reshape(shape)
+        return from_blocks(device, keep).reshape(shape)
     if fmt == "FRACTAL_NZ":
         shape, crop = _nz_plan(dev, orig)
         c1, no, ni, c0 = dev[-4:]
@@ -206,7 +207,7 @@ def to_device(array: np.ndarray, fmt: str, *, c0: Optional[int] = None) -> np.nd
         n, c, h, w = a.shape
         c1 = _ceil(c, c0)
         out = _alloc((n, c1, h, w, c0), a.dtype, padded=c1 * c0 != c)
-        _put_channels(out.transpose(0, 1, 4, 2, 3), a, c0)  # a view (N, C1, C0, H, W)
+        to_blocks(a, out, c0)
         return out
     if fmt == "FRACTAL_NZ":
         if a.ndim == 0:
@@ -227,22 +228,10 @@ def to_device(array: np.ndarray, fmt: str, *, c0: Optional[int] = None) -> np.nd
     ni = 16
     n1, c1 = _ceil(n, ni), _ceil(c, c0)
     out = _alloc((c1, h, w, n1 * ni, c0), a.dtype, padded=c1 * c0 != c or n1 * ni != n)
-    _put_channels(out.transpose(3, 0, 4, 1, 2)[:n], a, c0)  # a view (N, C1, C0, H, W)
+    put_channels(out.transpose(3, 0, 4, 1, 2)[:n], a, c0)  # a view (N, C1, C0, H, W)
     return out.reshape(c1 * h * w, n1, ni, c0)
 
 
 def _alloc(shape, dtype, *, padded: bool) -> np.ndarray:
     """The device array to fill: zeroed only when the layout has padding to keep zero."""
     return np.zeros(shape, dtype) if padded else np.empty(shape, dtype)
-
-
-def _put_channels(view: np.ndarray, a: np.ndarray, c0: int) -> None:
-    """Copy NCHW ``a`` into ``view``, a (N, C1, C0, H, W) view of a device array, in one strided
-    copy per part (the whole C0 groups, then the last partial one): no padded temporary and no
-    second pass, where pad + transpose + ascontiguousarray made both."""
-    n, c, h, w = a.shape
-    full = c // c0
-    if full:
-        view[:, :full] = a[:, :full * c0].reshape(n, full, c0, h, w)
-    if full * c0 < c:
-        view[:, full, :c - full * c0] = a[:, full * c0:]

@@ -1,0 +1,135 @@
+"""The compiled NC1HWC0 transpose (dump/_channel_blocks.c via dump.channel_blocks) against the
+numpy path it replaces: the same bytes both ways for every item size, shape edge (channels
+not a multiple of C0 or of the 8x8 tile, positions not a multiple of 8, empty dims) and bit
+pattern (NaN payloads, big-endian), and every case it does not take handed to numpy."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from pytest_ascend_accuracy.dump import channel_blocks, device_formats as df
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _every_size_compiled():
+    """Small tensors take numpy (``MIN_VALUES``): here every tensor takes the compiled loops."""
+    saved, channel_blocks.MIN_VALUES = channel_blocks.MIN_VALUES, 0
+    yield
+    channel_blocks.MIN_VALUES = saved
+
+
+needs_extension = pytest.mark.skipif(channel_blocks.extension() is None,
+                                     reason="the _channel_blocks extension is not built here")
+
+
+def _both(monkeypatch, a, shape):
+    """(device, back) through the compiled loops, then through numpy."""
+    compiled = df.to_device(a, "NC1HWC0")
+    back = df.to_logical(compiled, "NC1HWC0", shape)
+    with monkeypatch.context() as m:
+        m.setenv(channel_blocks.NUMPY_LAYOUT_ENV, "1")
+        assert channel_blocks.extension() is None
+        numpy_dev = df.to_device(a, "NC1HWC0")
+        numpy_back = df.to_logical(numpy_dev, "NC1HWC0", shape)
+    return compiled, back, numpy_dev, numpy_back
+
+
+def _same(x, y):
+    assert x.shape == y.shape and x.dtype == y.dtype
+    assert x.tobytes() == y.tobytes()
+
+
+DTYPES = [np.float16, np.float32, np.int8, np.uint8, np.float64, np.int64, np.dtype(">f2"),
+          np.dtype(">f4")]
+
+
+@needs_extension
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).str)
+@pytest.mark.parametrize("shape", [(1, 16, 8, 8), (2, 24, 5, 7), (1, 3, 7, 9), (1, 17, 1, 1),
+                                   (3, 33, 4, 5), (1, 1, 1, 1), (1, 0, 3, 3), (1, 16, 0, 3),
+                                   (2, 40, 9, 10), (1, 64, 3, 8), (1, 8, 2, 4)])
+def test_compiled_and_numpy_write_and_read_the_same_bytes(monkeypatch, dtype, shape):
+    a = (np.random.default_rng(len(shape) + sum(shape)).standard_normal(shape) * 100).astype(dtype)
+    compiled, back, numpy_dev, numpy_back = _both(monkeypatch, a, shape)
+    _same(compiled, numpy_dev)
+    _same(back, numpy_back)
+    _same(back, a)  # and the round trip gives the tensor back
+    c, c0 = shape[1], df.default_c0(a.dtype)
+    if c % c0:  # the padding channels are zero
+        assert not compiled[:, -1, ..., c % c0:].any()
+
+
+@needs_extension
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 3), c=st.integers(1, 70), h=st.integers(1, 12), w=st.integers(1, 12),
+       size=st.sampled_from([1, 2, 4, 8]), seed=st.integers(0, 2 ** 32 - 1))
+def test_random_shapes_and_bit_patterns_round_trip_as_numpy_does(n, c, h, w, size, seed):
+    """Raw bit patterns (NaNs with payloads, infinities, subnormals among them) moved as they
+    are: compared as bytes."""
+    raw = np.random.default_rng(seed).integers(0, 256, n * c * h * w * size, dtype=np.uint8)
+    kind = {1: np.int8, 2: np.float16, 4: np.float32, 8: np.float64}[size]
+    a = raw.view(kind).reshape(n, c, h, w)
+    dev = df.to_device(a, "NC1HWC0")
+    c0 = df.default_c0(a.dtype)
+    view = np.zeros_like(dev)
+    channel_blocks.put_channels(view.transpose(0, 1, 4, 2, 3), a, c0)
+    assert dev.tobytes() == view.tobytes()
+    assert df.to_logical(dev, "NC1HWC0", a.shape).tobytes() == a.tobytes()
+
+
+def test_what_the_compiled_loops_do_not_take_goes_through_numpy(monkeypatch):
+    calls = []
+    module = channel_blocks.extension()
+    if module is not None:
+        class Counting:
+            ABI = module.ABI
+
+            def to_blocks(self, *args):
+                calls.append("to")
+                return module.to_blocks(*args)
+
+            def from_blocks(self, *args):
+                calls.append("from")
+                return module.from_blocks(*args)
+
+        monkeypatch.setattr(channel_blocks, "_MODULE", [Counting()])
+    monkeypatch.setattr(channel_blocks, "MIN_VALUES", 1000)
+    small = np.ones((1, 3, 4, 4), np.float16)  # 48 values, 256 in the device layout
+    _same(df.to_logical(df.to_device(small, "NC1HWC0"), "NC1HWC0", small.shape), small)
+    assert calls == []
+    a = np.arange(2 * 20 * 8 * 8, dtype=np.float32).reshape(2, 20, 8, 8)
+    dev = df.to_device(a, "NC1HWC0")
+    strided = np.asfortranarray(a)  # not C-contiguous: numpy writes it
+    _same(df.to_device(strided, "NC1HWC0"), dev)
+    wide = np.zeros(dev.shape[:-1] + (dev.shape[-1] * 2,), dev.dtype)
+    wide[..., ::2] = dev  # a device array that is a non-contiguous view: numpy reads it
+    _same(df.to_logical(wide[..., ::2], "NC1HWC0", a.shape), a)
+    if module is not None:
+        assert calls == ["to"]
+    complex_values = a.astype(np.complex64)  # item size 8, moved as bytes like any other
+    _same(df.to_logical(df.to_device(complex_values, "NC1HWC0"), "NC1HWC0", a.shape),
+          complex_values)
+    if module is not None:
+        assert calls == ["to", "to", "from"]
+
+
+@needs_extension
+def test_buffers_that_do_not_fit_the_shapes_are_refused():
+    ext = channel_blocks.extension()
+    a = np.zeros((1, 20, 3, 3), np.float16)
+    out = np.zeros((1, 2, 3, 3, 16), np.float16)
+    ext.to_blocks(a, out, 1, 20, 9, 16, 2)
+    with pytest.raises(ValueError, match="do not match"):
+        ext.to_blocks(a, out[:, :1].copy(), 1, 20, 9, 16, 2)
+    with pytest.raises(ValueError, match="do not match"):
+        ext.from_blocks(out, a, 1, 21, 9, 16, 2)
+    with pytest.raises(ValueError, match="item size"):
+        ext.to_blocks(a, out, 1, 20, 9, 16, 3)
+    with pytest.raises(ValueError, match="too large"):
+        ext.to_blocks(a, out, 1 << 40, 1 << 40, 9, 16, 2)
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        ext.to_blocks(a, np.zeros((1, 2, 3, 3, 32), np.float16)[..., ::2], 1, 20, 9, 16, 2)
+    read_only = a.copy()
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        ext.from_blocks(out, read_only, 1, 20, 9, 16, 2)
+    ext.from_blocks(out, a, 1, 20, 9, 16, 2)  # the same call into a writable buffer

@@ -1,0 +1,22 @@
+"""The optional C extensions (``setup.py``) are built wherever a C compiler is there: they are
+optional so that an install without one succeeds, which would also let a broken build pass
+unseen, each extension's work then done by numpy several times slower."""
+import shutil
+import sysconfig
+
+import pytest
+
+from pytest_ascend_accuracy.compare import pair_sums
+from pytest_ascend_accuracy.dump import channel_blocks
+
+HAS_COMPILER = bool(shutil.which(sysconfig.get_config_var("CC") or "cc") or shutil.which("cc")
+                    or shutil.which("gcc"))
+
+
+@pytest.mark.skipif(not HAS_COMPILER, reason="no C compiler here: the install leaves them out")
+@pytest.mark.parametrize("module, name", [(pair_sums, "compare._pair_sums"),
+                                          (channel_blocks, "dump._channel_blocks")])
+def test_the_install_builds_the_extension_where_a_c_compiler_is_there(module, name):
+    assert module.extension() is not None, (
+        f"pytest_ascend_accuracy.{name} is not importable although a C compiler is installed: "
+        "reinstall (pip install -e .) and read the build output")
