@@ -138,16 +138,23 @@ def child_check(model: str, shape: str, work: Path) -> dict:
     import onnx  # noqa: F401  (imported before the clock starts, as in the bare run)
     import onnxruntime  # noqa: F401
 
-    _import_library()
+    _import_library()  # every library module: the imports in _check cost nothing on the clock
 
+    from pytest_ascend_accuracy.core.frozen_heap import frozen_heap
+
+    feeds = random_inputs(model, shape)
+    _steady()
+    with frozen_heap():  # as the plugin runs a test's body (pytest_runtest_call)
+        return _check(model, shape, work, feeds)
+
+
+def _check(model: str, shape: str, work: Path, feeds) -> dict:
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
     from pytest_ascend_accuracy.core.cache import Cache
     from pytest_ascend_accuracy.core.modes import resolve_mode
     from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
     from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accuracy
 
-    feeds = random_inputs(model, shape)
-    _steady()
     phases = {}
     t = time.perf_counter()
     cache = Cache(work / "cache")

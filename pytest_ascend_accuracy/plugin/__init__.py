@@ -181,6 +181,20 @@ def pytest_collect_file(file_path, parent):
 
 
 @pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """An accuracy test's body runs in ``core.frozen_heap``: garbage collections during the
+    check walk the check's own objects, not the whole session's."""
+    if getattr(item, "ascend_accuracy_check", False) or \
+            "_ascend_accuracy_context" in getattr(item, "fixturenames", ()):
+        from ..core.frozen_heap import frozen_heap
+
+        with frozen_heap():
+            yield
+    else:
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Rewrite stored goldens of failed tests under --accuracy-regen; show failures as a block;
     remove the dumps of passed tests."""

@@ -299,6 +299,9 @@ class AccuracyYamlFile(pytest.File):
 class AccuracyYamlItem(pytest.Item):
     """One model under one mode from a YAML suite."""
 
+    #: runs as an accuracy check (``pytest_runtest_call``: in ``core.frozen_heap``)
+    ascend_accuracy_check = True
+
     def __init__(self, *, case: SuiteCase, **kwargs):
         super().__init__(**kwargs)
         self.case = case
