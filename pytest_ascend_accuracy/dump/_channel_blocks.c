@@ -13,38 +13,44 @@
  * edge one value at a time. Both directions are one routine, transpose(): to_blocks has rows =
  * channels (stride HW) and columns = positions, from_blocks the reverse. The GIL is released
  * meanwhile.
+ *
+ * C1 is given, not derived: a device array may hold more blocks than ceil(C / C0) (a dump whose
+ * original shape keeps fewer channels than its padded blocks hold). Buffers may start at any
+ * address (tensors mapped from a dump file start where its header ends): every access goes
+ * through memcpy or an unaligned SSE2 load/store on byte offsets, never a misaligned typed
+ * pointer. The two buffers must not overlap.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <stdint.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-/* d[j * d_row + i] = s[i * s_row + j] for i < rows, j < cols, one value at a time */
-#define SCALAR(T)                                                                       \
-    static void scalar_##T(const T *s, Py_ssize_t s_row, T *d, Py_ssize_t d_row,        \
-                           Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t j0, Py_ssize_t j1) { \
-        for (Py_ssize_t j = j0; j < j1; j++)                                            \
-            for (Py_ssize_t i = i0; i < i1; i++) d[j * d_row + i] = s[i * s_row + j];   \
+/* d[j * d_row + i] = s[i * s_row + j] for i in [i0, i1), j in [j0, j1), one value of SIZE
+ * bytes at a time (strides in values; memcpy of a constant size compiles to one move) */
+#define SCALAR(SIZE)                                                                         \
+    static void scalar_##SIZE(const char *s, Py_ssize_t s_row, char *d, Py_ssize_t d_row,    \
+                              Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t j0, Py_ssize_t j1) {  \
+        for (Py_ssize_t j = j0; j < j1; j++)                                                 \
+            for (Py_ssize_t i = i0; i < i1; i++)                                             \
+                memcpy(d + (j * d_row + i) * SIZE, s + (i * s_row + j) * SIZE, SIZE);        \
     }
-SCALAR(uint8_t)
-SCALAR(uint16_t)
-SCALAR(uint32_t)
-SCALAR(uint64_t)
+SCALAR(1)
+SCALAR(2)
+SCALAR(4)
+SCALAR(8)
 
 #if defined(__SSE2__)
-/* one 8x8 tile of 2-byte values: rows i0..i0+7, columns j0..j0+7 */
-static inline void tile16(const uint16_t *s, Py_ssize_t s_row, uint16_t *d, Py_ssize_t d_row) {
-    __m128i r0 = _mm_loadu_si128((const __m128i *)(s + 0 * s_row));
-    __m128i r1 = _mm_loadu_si128((const __m128i *)(s + 1 * s_row));
-    __m128i r2 = _mm_loadu_si128((const __m128i *)(s + 2 * s_row));
-    __m128i r3 = _mm_loadu_si128((const __m128i *)(s + 3 * s_row));
-    __m128i r4 = _mm_loadu_si128((const __m128i *)(s + 4 * s_row));
-    __m128i r5 = _mm_loadu_si128((const __m128i *)(s + 5 * s_row));
-    __m128i r6 = _mm_loadu_si128((const __m128i *)(s + 6 * s_row));
-    __m128i r7 = _mm_loadu_si128((const __m128i *)(s + 7 * s_row));
+#define LOAD(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define STORE(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
+
+/* one 8x8 tile of 2-byte values; s_row and d_row in bytes */
+static inline void tile2(const char *s, Py_ssize_t s_row, char *d, Py_ssize_t d_row) {
+    __m128i r0 = LOAD(s + 0 * s_row), r1 = LOAD(s + 1 * s_row);
+    __m128i r2 = LOAD(s + 2 * s_row), r3 = LOAD(s + 3 * s_row);
+    __m128i r4 = LOAD(s + 4 * s_row), r5 = LOAD(s + 5 * s_row);
+    __m128i r6 = LOAD(s + 6 * s_row), r7 = LOAD(s + 7 * s_row);
     __m128i t0 = _mm_unpacklo_epi16(r0, r1), t1 = _mm_unpackhi_epi16(r0, r1);
     __m128i t2 = _mm_unpacklo_epi16(r2, r3), t3 = _mm_unpackhi_epi16(r2, r3);
     __m128i t4 = _mm_unpacklo_epi16(r4, r5), t5 = _mm_unpackhi_epi16(r4, r5);
@@ -53,87 +59,91 @@ static inline void tile16(const uint16_t *s, Py_ssize_t s_row, uint16_t *d, Py_s
     __m128i u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3);
     __m128i u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6);
     __m128i u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7);
-    _mm_storeu_si128((__m128i *)(d + 0 * d_row), _mm_unpacklo_epi64(u0, u4));
-    _mm_storeu_si128((__m128i *)(d + 1 * d_row), _mm_unpackhi_epi64(u0, u4));
-    _mm_storeu_si128((__m128i *)(d + 2 * d_row), _mm_unpacklo_epi64(u1, u5));
-    _mm_storeu_si128((__m128i *)(d + 3 * d_row), _mm_unpackhi_epi64(u1, u5));
-    _mm_storeu_si128((__m128i *)(d + 4 * d_row), _mm_unpacklo_epi64(u2, u6));
-    _mm_storeu_si128((__m128i *)(d + 5 * d_row), _mm_unpackhi_epi64(u2, u6));
-    _mm_storeu_si128((__m128i *)(d + 6 * d_row), _mm_unpacklo_epi64(u3, u7));
-    _mm_storeu_si128((__m128i *)(d + 7 * d_row), _mm_unpackhi_epi64(u3, u7));
+    STORE(d + 0 * d_row, _mm_unpacklo_epi64(u0, u4));
+    STORE(d + 1 * d_row, _mm_unpackhi_epi64(u0, u4));
+    STORE(d + 2 * d_row, _mm_unpacklo_epi64(u1, u5));
+    STORE(d + 3 * d_row, _mm_unpackhi_epi64(u1, u5));
+    STORE(d + 4 * d_row, _mm_unpacklo_epi64(u2, u6));
+    STORE(d + 5 * d_row, _mm_unpackhi_epi64(u2, u6));
+    STORE(d + 6 * d_row, _mm_unpacklo_epi64(u3, u7));
+    STORE(d + 7 * d_row, _mm_unpackhi_epi64(u3, u7));
 }
 
 /* one 4x4 tile of 4-byte values (integer shuffles: bits move, nothing is read as a float) */
-static inline void tile32(const uint32_t *s, Py_ssize_t s_row, uint32_t *d, Py_ssize_t d_row) {
-    __m128i r0 = _mm_loadu_si128((const __m128i *)(s + 0 * s_row));
-    __m128i r1 = _mm_loadu_si128((const __m128i *)(s + 1 * s_row));
-    __m128i r2 = _mm_loadu_si128((const __m128i *)(s + 2 * s_row));
-    __m128i r3 = _mm_loadu_si128((const __m128i *)(s + 3 * s_row));
+static inline void tile4(const char *s, Py_ssize_t s_row, char *d, Py_ssize_t d_row) {
+    __m128i r0 = LOAD(s + 0 * s_row), r1 = LOAD(s + 1 * s_row);
+    __m128i r2 = LOAD(s + 2 * s_row), r3 = LOAD(s + 3 * s_row);
     __m128i t0 = _mm_unpacklo_epi32(r0, r1), t1 = _mm_unpackhi_epi32(r0, r1);
     __m128i t2 = _mm_unpacklo_epi32(r2, r3), t3 = _mm_unpackhi_epi32(r2, r3);
-    _mm_storeu_si128((__m128i *)(d + 0 * d_row), _mm_unpacklo_epi64(t0, t2));
-    _mm_storeu_si128((__m128i *)(d + 1 * d_row), _mm_unpackhi_epi64(t0, t2));
-    _mm_storeu_si128((__m128i *)(d + 2 * d_row), _mm_unpacklo_epi64(t1, t3));
-    _mm_storeu_si128((__m128i *)(d + 3 * d_row), _mm_unpackhi_epi64(t1, t3));
+    STORE(d + 0 * d_row, _mm_unpacklo_epi64(t0, t2));
+    STORE(d + 1 * d_row, _mm_unpackhi_epi64(t0, t2));
+    STORE(d + 2 * d_row, _mm_unpacklo_epi64(t1, t3));
+    STORE(d + 3 * d_row, _mm_unpackhi_epi64(t1, t3));
 }
 
 /* whole K x K tiles through TILE, in the order that keeps both sides' streams short, then the
- * right and bottom edges one value at a time */
-#define TILED(T, K, TILE)                                                                    \
-    static void tiled_##T(const T *s, Py_ssize_t s_row, T *d, Py_ssize_t d_row,              \
-                          Py_ssize_t rows, Py_ssize_t cols) {                                \
+ * right and bottom edges one value at a time (strides in values) */
+#define TILED(SIZE, K)                                                                       \
+    static void tiled_##SIZE(const char *s, Py_ssize_t s_row, char *d, Py_ssize_t d_row,     \
+                             Py_ssize_t rows, Py_ssize_t cols) {                             \
         Py_ssize_t fr = rows - rows % K, fc = cols - cols % K;                               \
         if (rows <= cols) {                                                                  \
             for (Py_ssize_t j = 0; j < fc; j += K)                                           \
                 for (Py_ssize_t i = 0; i < fr; i += K)                                       \
-                    TILE(s + i * s_row + j, s_row, d + j * d_row + i, d_row);                \
+                    tile##SIZE(s + (i * s_row + j) * SIZE, s_row * SIZE,                     \
+                               d + (j * d_row + i) * SIZE, d_row * SIZE);                    \
         } else {                                                                             \
             for (Py_ssize_t i = 0; i < fr; i += K)                                           \
                 for (Py_ssize_t j = 0; j < fc; j += K)                                       \
-                    TILE(s + i * s_row + j, s_row, d + j * d_row + i, d_row);                \
+                    tile##SIZE(s + (i * s_row + j) * SIZE, s_row * SIZE,                     \
+                               d + (j * d_row + i) * SIZE, d_row * SIZE);                    \
         }                                                                                    \
-        scalar_##T(s, s_row, d, d_row, 0, fr, fc, cols);                                     \
-        scalar_##T(s, s_row, d, d_row, fr, rows, 0, cols);                                   \
+        scalar_##SIZE(s, s_row, d, d_row, 0, fr, fc, cols);                                  \
+        scalar_##SIZE(s, s_row, d, d_row, fr, rows, 0, cols);                                \
     }
-TILED(uint16_t, 8, tile16)
-TILED(uint32_t, 4, tile32)
+TILED(2, 8)
+TILED(4, 4)
 #endif
 
 static void transpose(const char *s, Py_ssize_t s_row, char *d, Py_ssize_t d_row,
                       Py_ssize_t rows, Py_ssize_t cols, int size) {
     switch (size) {
     case 1:
-        scalar_uint8_t((const uint8_t *)s, s_row, (uint8_t *)d, d_row, 0, rows, 0, cols);
+        scalar_1(s, s_row, d, d_row, 0, rows, 0, cols);
         break;
     case 2:
 #if defined(__SSE2__)
-        tiled_uint16_t((const uint16_t *)s, s_row, (uint16_t *)d, d_row, rows, cols);
+        tiled_2(s, s_row, d, d_row, rows, cols);
 #else
-        scalar_uint16_t((const uint16_t *)s, s_row, (uint16_t *)d, d_row, 0, rows, 0, cols);
+        scalar_2(s, s_row, d, d_row, 0, rows, 0, cols);
 #endif
         break;
     case 4:
 #if defined(__SSE2__)
-        tiled_uint32_t((const uint32_t *)s, s_row, (uint32_t *)d, d_row, rows, cols);
+        tiled_4(s, s_row, d, d_row, rows, cols);
 #else
-        scalar_uint32_t((const uint32_t *)s, s_row, (uint32_t *)d, d_row, 0, rows, 0, cols);
+        scalar_4(s, s_row, d, d_row, 0, rows, 0, cols);
 #endif
         break;
     default:
-        scalar_uint64_t((const uint64_t *)s, s_row, (uint64_t *)d, d_row, 0, rows, 0, cols);
+        scalar_8(s, s_row, d, d_row, 0, rows, 0, cols);
     }
 }
 
 /* both directions: (n, c, hw) <-> (n, c1, hw, c0); ``blocks`` is the device side */
 static PyObject *move(PyObject *args, int to_device) {
     PyObject *so, *doo;
-    Py_ssize_t n, c, hw, c0, size;
-    if (!PyArg_ParseTuple(args, "OOnnnnn", &so, &doo, &n, &c, &hw, &c0, &size)) return NULL;
+    Py_ssize_t n, c, c1, hw, c0, size;
+    if (!PyArg_ParseTuple(args, "OOnnnnnn", &so, &doo, &n, &c, &c1, &hw, &c0, &size)) return NULL;
     if (n < 0 || c < 0 || hw < 0 || c0 <= 0 || !(size == 1 || size == 2 || size == 4 || size == 8)) {
         PyErr_SetString(PyExc_ValueError, "n, c, hw >= 0, c0 > 0 and an item size of 1, 2, 4 or 8");
         return NULL;
     }
-    Py_ssize_t c1 = c / c0 + (c % c0 != 0), logical, device, t1, t2;
+    if (c1 < 0 || c1 < c / c0 + (c % c0 != 0)) {
+        PyErr_SetString(PyExc_ValueError, "c1 blocks of c0 channels cannot hold c channels");
+        return NULL;
+    }
+    Py_ssize_t logical, device, t1, t2;
     if (__builtin_mul_overflow(n, c, &t1) || __builtin_mul_overflow(t1, hw, &logical) ||
         __builtin_mul_overflow(n, c1, &t1) || __builtin_mul_overflow(t1, hw, &t2) ||
         __builtin_mul_overflow(t2, c0, &device) || __builtin_mul_overflow(device, size, &t1)) {
@@ -155,7 +165,7 @@ static PyObject *move(PyObject *args, int to_device) {
     }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
-        for (Py_ssize_t b = 0; b < c1; b++) {
+        for (Py_ssize_t b = 0; b * c0 < c; b++) {  /* blocks past the c channels: untouched */
             Py_ssize_t count = c - b * c0 < c0 ? c - b * c0 : c0;
             char *logical_at = (char *)(to_device ? sv.buf : dv.buf) + (i * c + b * c0) * hw * size;
             char *block_at = (char *)(to_device ? dv.buf : sv.buf) + (i * c1 + b) * hw * c0 * size;
@@ -172,14 +182,14 @@ static PyObject *move(PyObject *args, int to_device) {
 }
 
 PyDoc_STRVAR(to_blocks_doc,
-"to_blocks(logical, device, n, c, hw, c0, itemsize)\n\n"
-"Copy the contiguous (n, c, hw) values of ``logical`` into the contiguous (n, ceil(c/c0), hw, c0)\n"
-"buffer ``device``, item by item (``itemsize`` bytes each); the padding channels of the last\n"
-"block are not written.");
+"to_blocks(logical, device, n, c, c1, hw, c0, itemsize)\n\n"
+"Copy the contiguous (n, c, hw) values of ``logical`` into the contiguous (n, c1, hw, c0) buffer\n"
+"``device`` (c1 >= ceil(c/c0)), item by item (``itemsize`` bytes each); padding channels and\n"
+"blocks past the c channels are not written.");
 
 PyDoc_STRVAR(from_blocks_doc,
-"from_blocks(device, logical, n, c, hw, c0, itemsize)\n\n"
-"Copy the first c channels of the contiguous (n, ceil(c/c0), hw, c0) buffer ``device`` into the\n"
+"from_blocks(device, logical, n, c, c1, hw, c0, itemsize)\n\n"
+"Copy the first c channels of the contiguous (n, c1, hw, c0) buffer ``device`` into the\n"
 "contiguous (n, c, hw) buffer ``logical``.");
 
 static PyObject *to_blocks(PyObject *self, PyObject *args) {
@@ -204,10 +214,11 @@ static struct PyModuleDef module = {
     methods, NULL, NULL, NULL, NULL,
 };
 
-/* ABI: what the functions take; dump.channel_blocks uses a build only when it says 1 */
+/* ABI: what the functions take; dump.channel_blocks uses a build only when it says 2 (the
+ * first took no c1) */
 PyMODINIT_FUNC PyInit__channel_blocks(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m != NULL && PyModule_AddIntConstant(m, "ABI", 1) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "ABI", 2) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -9,9 +9,10 @@ the 4-D outputs of PP-OCRv4 det 736 (``benchmarks/bench_channel_blocks.py``, one
 to_device 0.093 s against 0.018 s, to_logical 0.083 s against 0.018 s. Both give the same bytes:
 values are moved, never converted (tests compare them for every item size).
 
-The extension is used for contiguous arrays of item size 1, 2, 4 or 8 and at least
-``MIN_VALUES`` values; anything else takes the numpy path (below that size numpy's few calls
-cost less than the extension's setup: 2.6 against 3.3 us for a (1, 6, 1, 1) read back). ``ASCEND_ACCURACY_NUMPY_LAYOUT=1`` turns the extension off.
+The extension is used for contiguous arrays of item size 1, 2, 4 or 8, at least ``MIN_VALUES``
+values and more than one position (H x W): anything else takes the numpy path. Below that size
+numpy's few calls cost less than the extension's setup (2.6 against 3.3 us for a (1, 6, 1, 1)
+read back), and with one position numpy reads a device array back as a view of it, no copy. ``ASCEND_ACCURACY_NUMPY_LAYOUT=1`` turns the extension off.
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ import numpy as np
 
 #: set to "1": never use the compiled loops
 NUMPY_LAYOUT_ENV = "ASCEND_ACCURACY_NUMPY_LAYOUT"
-#: the ``_channel_blocks.ABI`` this module calls
-ABI = 1
+#: the ``_channel_blocks.ABI`` this module calls (1 took no c1)
+ABI = 2
 _MODULE: list = []  # [module or None], once looked up
 #: tensors smaller than this (values) take the numpy path
 MIN_VALUES = 4096
@@ -45,7 +46,8 @@ def extension():
 
 
 def _compiled(*arrays: np.ndarray):
-    if arrays[0].size < MIN_VALUES:
+    first = arrays[0]
+    if first.size < MIN_VALUES or first.shape[2] * first.shape[3] == 1:
         return None
     module = extension()
     if module is None:
@@ -62,7 +64,7 @@ def to_blocks(a: np.ndarray, out: np.ndarray, c0: int) -> None:
     n, c, h, w = a.shape
     module = _compiled(a, out)
     if module is not None and out.dtype == a.dtype:
-        module.to_blocks(a, out, n, c, h * w, c0, a.dtype.itemsize)
+        module.to_blocks(a, out, n, c, out.shape[1], h * w, c0, a.dtype.itemsize)
     else:
         put_channels(out.transpose(0, 1, 4, 2, 3), a, c0)  # a view (N, C1, C0, H, W)
 
@@ -86,7 +88,7 @@ def from_blocks(device: np.ndarray, c: int) -> np.ndarray:
     module = _compiled(device)
     if module is not None:
         out = np.empty((n, c, h, w), device.dtype)
-        module.from_blocks(device, out, n, c, h * w, c0, device.dtype.itemsize)
+        module.from_blocks(device, out, n, c, c1, h * w, c0, device.dtype.itemsize)
         return out
     nchw = device.transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)[:, :c]
     return np.ascontiguousarray(nchw)

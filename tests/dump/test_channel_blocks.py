@@ -113,23 +113,72 @@ def test_what_the_compiled_loops_do_not_take_goes_through_numpy(monkeypatch):
 
 
 @needs_extension
+@pytest.mark.parametrize("device_shape, original", [
+    ((1, 2, 64, 64, 16), (1, 3, 64, 64)),  # a whole padding block past the kept channels
+    ((2, 3, 30, 30, 16), (2, 5, 30, 30)),
+    ((1, 1, 64, 64, 16), (1, 0, 64, 64)),
+    ((1, 300, 1, 1, 16), (1, 4000)),  # one position: numpy, a view as before
+])
+def test_device_arrays_with_more_blocks_than_their_channels_need_read_back(
+        monkeypatch, device_shape, original):
+    """A dump's original shape may keep fewer channels than its blocks hold (the reader
+    accepts any count up to C1 x C0): the compiled loops are given C1, not ceil(C / C0)."""
+    dev = np.random.default_rng(1).standard_normal(device_shape).astype(np.float16)
+    compiled = df.to_logical(dev, "NC1HWC0", original)
+    with monkeypatch.context() as m:
+        m.setenv(channel_blocks.NUMPY_LAYOUT_ENV, "1")
+        _same(compiled, df.to_logical(dev, "NC1HWC0", original))
+
+
+def test_one_position_reads_back_as_a_view_of_the_device_array():
+    dev = np.arange(300 * 16, dtype=np.float16).reshape(1, 300, 1, 1, 16)
+    dev.flags.writeable = False  # as a memory-mapped dump is
+    back = df.to_logical(dev, "NC1HWC0", (1, 4000))
+    assert np.shares_memory(back, dev) and not back.flags.writeable
+
+
+@needs_extension
+@pytest.mark.parametrize("size", [2, 4])
+def test_buffers_at_odd_addresses_are_moved_as_aligned_ones(size):
+    """Tensors mapped from a dump file start where its header ends, at any byte."""
+    kind = {2: np.float16, 4: np.float32}[size]
+    a = np.random.default_rng(2).standard_normal((2, 37, 9, 11)).astype(kind)
+    raw = np.zeros(a.nbytes + 1, np.uint8)
+    odd = raw[1:].view(kind).reshape(a.shape)
+    odd[...] = a
+    assert not odd.flags.aligned
+    ext = channel_blocks.extension()
+    dev = np.zeros((2, 3, 9, 11, 16), kind)
+    ext.to_blocks(odd, dev, 2, 37, 3, 99, 16, size)
+    _same(dev, df.to_device(a, "NC1HWC0"))
+    raw2 = np.zeros(dev.nbytes + 1, np.uint8)
+    odd_dev = raw2[1:].view(kind).reshape(dev.shape)
+    odd_dev[...] = dev
+    back = np.empty_like(a)
+    ext.from_blocks(odd_dev, back, 2, 37, 3, 99, 16, size)
+    _same(back, a)
+
+
+@needs_extension
 def test_buffers_that_do_not_fit_the_shapes_are_refused():
     ext = channel_blocks.extension()
     a = np.zeros((1, 20, 3, 3), np.float16)
     out = np.zeros((1, 2, 3, 3, 16), np.float16)
-    ext.to_blocks(a, out, 1, 20, 9, 16, 2)
+    ext.to_blocks(a, out, 1, 20, 2, 9, 16, 2)
     with pytest.raises(ValueError, match="do not match"):
-        ext.to_blocks(a, out[:, :1].copy(), 1, 20, 9, 16, 2)
+        ext.to_blocks(a, out[:, :1].copy(), 1, 20, 2, 9, 16, 2)
+    with pytest.raises(ValueError, match="cannot hold"):
+        ext.to_blocks(a, out[:, :1].copy(), 1, 20, 1, 9, 16, 2)
     with pytest.raises(ValueError, match="do not match"):
-        ext.from_blocks(out, a, 1, 21, 9, 16, 2)
+        ext.from_blocks(out, a, 1, 21, 2, 9, 16, 2)
     with pytest.raises(ValueError, match="item size"):
-        ext.to_blocks(a, out, 1, 20, 9, 16, 3)
+        ext.to_blocks(a, out, 1, 20, 2, 9, 16, 3)
     with pytest.raises(ValueError, match="too large"):
-        ext.to_blocks(a, out, 1 << 40, 1 << 40, 9, 16, 2)
+        ext.to_blocks(a, out, 1 << 40, 1 << 40, 1 << 40, 9, 16, 2)
     with pytest.raises(ValueError, match="not C-contiguous"):
-        ext.to_blocks(a, np.zeros((1, 2, 3, 3, 32), np.float16)[..., ::2], 1, 20, 9, 16, 2)
+        ext.to_blocks(a, np.zeros((1, 2, 3, 3, 32), np.float16)[..., ::2], 1, 20, 2, 9, 16, 2)
     read_only = a.copy()
     read_only.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
-        ext.from_blocks(out, read_only, 1, 20, 9, 16, 2)
-    ext.from_blocks(out, a, 1, 20, 9, 16, 2)  # the same call into a writable buffer
+        ext.from_blocks(out, read_only, 1, 20, 2, 9, 16, 2)
+    ext.from_blocks(out, a, 1, 20, 2, 9, 16, 2)  # the same call into a writable buffer
