@@ -144,7 +144,7 @@ def child_check(model: str, shape: str, work: Path) -> dict:
 
     feeds = random_inputs(model, shape)
     _steady()
-    with frozen_heap():  # as the plugin runs a test's body (pytest_runtest_call)
+    with frozen_heap():  # as the plugin runs a session's test loop (pytest_runtestloop)
         return _check(model, shape, work, feeds)
 
 

@@ -1,17 +1,24 @@
-"""Garbage collection during a check looks only at what the check made.
+"""Garbage collection during accuracy checks looks only at what the checks made.
 
 CPython's full collection walks every tracked object of the process. After the imports a check
 needs (onnx, onnxruntime, numpy, this package) that is ~52,000 objects, ~9-12 ms a walk on the
-development VM; a check makes enough lasting objects (a conversion's plan, a golden's 1,100+
-tensor records) to set one off, which then took 22-31 ms of a cold PP-OCR cls check of 0.26 s.
-Inside ``frozen_heap()`` the objects that existed before it are set aside (``gc.freeze``): a
-collection in it walks the check's own objects (1.9 ms for the same one). They return to the
-collector when it ends (``gc.unfreeze``), so garbage among them is collected as before, only
-later: nothing stays uncollectable once the block has ended.
+development VM, more in a pytest session with its collected items; a check makes enough lasting
+objects (a conversion's plan, a golden's 1,100+ tensor records) to set one off, which took
+22-31 ms of a cold PP-OCR cls check of 0.26 s. Inside ``frozen_heap()`` the objects that existed
+when it began -- after one full collection, so no garbage among them -- are set aside
+(``gc.freeze``): a collection in it walks only what was made since (1.9 ms for the same one).
+They return to the collector when it ends (``gc.unfreeze``).
 
-Nesting is counted (only the outermost block freezes and unfreezes), and a process that froze
-objects itself (``gc.get_freeze_count()`` above zero) or runs with the collector disabled is
-left exactly as it is.
+Use it once around a long stretch (the plugin: a pytest session's test loop), not around each
+check: a block's end hands its garbage to the oldest generation without counting it towards the
+next full collection, so a block begun right after would freeze that garbage again, and cycles
+made by one check would outlive every later one.
+
+Nesting is counted (only the outermost block collects, freezes and unfreezes), and a process
+that froze objects itself (``gc.get_freeze_count()`` above zero) or runs with the collector
+disabled is left exactly as it is. While the block lasts, ``gc.get_objects()`` and
+``gc.get_referrers()`` do not see the frozen objects, and a ``gc.freeze()`` made inside it is
+undone with the block's own.
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ def frozen_heap() -> Iterator[None]:
         if _STATE["depth"] == 1:
             _STATE["froze"] = gc.isenabled() and gc.get_freeze_count() == 0
             if _STATE["froze"]:
+                gc.collect()  # what is garbage now is freed, not set aside
                 gc.freeze()
     try:
         yield

@@ -181,17 +181,22 @@ def pytest_collect_file(file_path, parent):
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    """An accuracy test's body runs in ``core.frozen_heap``: garbage collections during the
-    check walk the check's own objects, not the whole session's."""
-    if getattr(item, "ascend_accuracy_check", False) or \
-            "_ascend_accuracy_context" in getattr(item, "fixturenames", ()):
+def pytest_runtestloop(session):
+    """A session that runs accuracy tests runs its test loop in ``core.frozen_heap``: garbage
+    collections during the checks walk what the tests made, not every object of the imports
+    and the collection."""
+    if any(_is_accuracy_test(item) for item in session.items):
         from ..core.frozen_heap import frozen_heap
 
         with frozen_heap():
             yield
     else:
         yield
+
+
+def _is_accuracy_test(item) -> bool:
+    return getattr(item, "ascend_accuracy_check", False) or \
+        "_ascend_accuracy_context" in getattr(item, "fixturenames", ())
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -299,7 +299,7 @@ class AccuracyYamlFile(pytest.File):
 class AccuracyYamlItem(pytest.Item):
     """One model under one mode from a YAML suite."""
 
-    #: runs as an accuracy check (``pytest_runtest_call``: in ``core.frozen_heap``)
+    #: an accuracy check (a session running one runs its test loop in ``core.frozen_heap``)
     ascend_accuracy_check = True
 
     def __init__(self, *, case: SuiteCase, **kwargs):

@@ -1,21 +1,40 @@
-"""An accuracy test's body -- a test using the plugin's check fixtures, or a YAML suite's
-item -- runs in ``core.frozen_heap``; any other test runs as pytest runs it."""
+"""A session that runs accuracy tests (tests using the plugin's check fixtures, YAML suite
+items) runs its test loop in ``core.frozen_heap``; a session without any runs as pytest runs it;
+garbage one accuracy test leaves is collected during the session."""
 CONFTEST = '''
 import gc
 
-def pytest_runtest_call(item):  # runs inside the plugin's hook wrapper
+def pytest_runtest_call(item):
     print(f"\\nFROZEN {item.name} {gc.get_freeze_count() > 0}")
 '''
 
 TESTS = '''
-def test_plain():
-    pass
+import gc
+import weakref
+
+LEFT = []
+
+
+class Node:
+    def __init__(self):
+        self.me = self
+        self.payload = bytearray(1 << 20)
 
 
 def test_check(check_accuracy):
-    pass
+    node = Node()
+    LEFT.append(weakref.ref(node))  # a cycle, garbage once this test ends
+
+
+def test_later():
+    gc.collect()
+    assert LEFT and LEFT[0]() is None
 '''
 
+PLAIN = '''
+def test_plain():
+    pass
+'''
 
 SUITE = """
 models:
@@ -23,11 +42,19 @@ models:
 """
 
 
-def test_accuracy_tests_run_with_the_heap_frozen_and_others_do_not(pytester, models_dir):
+def test_a_session_with_accuracy_tests_runs_them_with_the_heap_frozen(pytester, models_dir):
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_kinds=TESTS)
     pytester.makefile(".yaml", accuracy_models=SUITE)
     result = pytester.runpytest("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines_random(["*FROZEN test_plain False*", "*FROZEN test_check True*",
+    result.stdout.fnmatch_lines_random(["*FROZEN test_check True*", "*FROZEN test_later True*",
                                         "*FROZEN passing_mlp?default? True*"])
+
+
+def test_a_session_without_accuracy_tests_is_left_as_it_is(pytester):
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_plain=PLAIN)
+    result = pytester.runpytest("-s", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*FROZEN test_plain False*"])
