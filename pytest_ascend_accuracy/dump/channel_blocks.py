@@ -12,7 +12,8 @@ values are moved, never converted (tests compare them for every item size).
 The extension is used for contiguous arrays of item size 1, 2, 4 or 8, at least ``MIN_VALUES``
 values and more than one position (H x W): anything else takes the numpy path. Below that size
 numpy's few calls cost less than the extension's setup (2.6 against 3.3 us for a (1, 6, 1, 1)
-read back), and with one position numpy reads a device array back as a view of it, no copy. ``ASCEND_ACCURACY_NUMPY_LAYOUT=1`` turns the extension off.
+read back), and with one position numpy reads a device array back as a view of it, no copy.
+``ASCEND_ACCURACY_NUMPY_LAYOUT=1`` turns the extension off.
 """
 from __future__ import annotations
 
