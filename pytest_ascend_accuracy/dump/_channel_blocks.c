@@ -28,13 +28,21 @@
 #endif
 
 /* d[j * d_row + i] = s[i * s_row + j] for i in [i0, i1), j in [j0, j1), one value of SIZE
- * bytes at a time (strides in values; memcpy of a constant size compiles to one move) */
+ * bytes at a time (strides in values; memcpy of a constant size compiles to one move). The
+ * short side (a block's C0 channels) is the inner loop: each pass then reads or writes C0
+ * nearby streams, never the whole block once per channel. */
 #define SCALAR(SIZE)                                                                         \
     static void scalar_##SIZE(const char *s, Py_ssize_t s_row, char *d, Py_ssize_t d_row,    \
                               Py_ssize_t i0, Py_ssize_t i1, Py_ssize_t j0, Py_ssize_t j1) {  \
-        for (Py_ssize_t j = j0; j < j1; j++)                                                 \
+        if (i1 - i0 <= j1 - j0) {                                                            \
+            for (Py_ssize_t j = j0; j < j1; j++)                                             \
+                for (Py_ssize_t i = i0; i < i1; i++)                                         \
+                    memcpy(d + (j * d_row + i) * SIZE, s + (i * s_row + j) * SIZE, SIZE);    \
+        } else {                                                                             \
             for (Py_ssize_t i = i0; i < i1; i++)                                             \
-                memcpy(d + (j * d_row + i) * SIZE, s + (i * s_row + j) * SIZE, SIZE);        \
+                for (Py_ssize_t j = j0; j < j1; j++)                                         \
+                    memcpy(d + (j * d_row + i) * SIZE, s + (i * s_row + j) * SIZE, SIZE);    \
+        }                                                                                    \
     }
 SCALAR(1)
 SCALAR(2)
