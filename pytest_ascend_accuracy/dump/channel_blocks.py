@@ -95,4 +95,5 @@ def from_blocks(device: np.ndarray, c: int) -> np.ndarray:
     return np.ascontiguousarray(nchw)
 
 
-__all__ = ["MIN_VALUES", "NUMPY_LAYOUT_ENV", "extension", "from_blocks", "put_channels", "to_blocks"]
+__all__ = ["MIN_VALUES", "NUMPY_LAYOUT_ENV", "extension", "from_blocks", "put_channels",
+           "to_blocks"]

@@ -84,14 +84,14 @@ _RESERVER: list = []  # [session]
 
 def reserve_shared_arena(nbytes: int) -> None:
     """Grow the shared arena by one region of ``nbytes``, its pages touched, then free in it
-    (a no-op where this onnxruntime has none, or for less than ``MIN_RESERVE``). A streamed run's tensors
-    then come out of that one region, split as they need, instead of each size that finds no
-    free chunk adding a region of its own (``arena_extend_strategy`` 1) whose pages the
-    computing thread faults in: an emulated PP-OCRv4 det 736 run faulted 35,000 pages in its
-    runner thread, 10,000-21,000 with 32-64 MB reserved first. The region goes back with the
-    others at ``release_shared_arena``. It registers the shared arena when no session has
-    yet: a process's first run (a warm check's, its golden read from the cache) builds its
-    sessions only after this, and reserved nothing before."""
+    (a no-op where this onnxruntime has none, or for less than ``MIN_RESERVE``). A streamed
+    run's tensors then come out of that one region, split as they need, instead of each size
+    that finds no free chunk adding a region of its own (``arena_extend_strategy`` 1) whose
+    pages the computing thread faults in: an emulated PP-OCRv4 det 736 run faulted 35,000
+    pages in its runner thread, 10,000-21,000 with 32-64 MB reserved first. The region goes
+    back with the others at ``release_shared_arena``. It registers the shared arena when no
+    session has yet: a process's first run (a warm check's, its golden read from the cache)
+    builds its sessions only after this, and reserved nothing before."""
     if nbytes < MIN_RESERVE or not shared_arena():
         return
     import numpy as np
@@ -100,9 +100,10 @@ def reserve_shared_arena(nbytes: int) -> None:
         from onnx import TensorProto, helper
 
         zero = helper.make_tensor("zero", TensorProto.FLOAT, [1], [0.0])
-        graph = helper.make_graph([helper.make_node("ConstantOfShape", ["n"], ["y"], value=zero)],
-                                  "reserve", [helper.make_tensor_value_info("n", TensorProto.INT64, [1])],
-                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        graph = helper.make_graph(
+            [helper.make_node("ConstantOfShape", ["n"], ["y"], value=zero)], "reserve",
+            [helper.make_tensor_value_info("n", TensorProto.INT64, [1])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
         _RESERVER.append(_one_node_session(graph))
     y = _RESERVER[0].run(["y"], {"n": np.array([nbytes // 4], np.int64)})[0]
     del y  # its chunk is free in the arena now, and its pages are there

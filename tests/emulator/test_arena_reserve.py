@@ -149,20 +149,14 @@ def test_a_process_s_first_run_reserves_before_any_session_registered_the_arena(
     import subprocess
     import textwrap
 
-    script = textwrap.dedent(f"""
-        from onnx import TensorProto, helper
+    import onnx
+
+    onnx.save(_chain(8, 1 << 20), str(tmp_path / "chain.onnx"))  # the model _segmented cuts
+    script = textwrap.dedent("""
+        import onnx
         from pytest_ascend_accuracy.graph import ort_arena, stream
         from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
-        nodes, prev = [], "x"
-        for k in range(8):
-            nodes.append(helper.make_node("Add" if k % 2 == 0 else "Relu",
-                                          [prev, "one"] if k % 2 == 0 else [prev], [f"t{{k}}"]))
-            prev = f"t{{k}}"
-        graph = helper.make_graph(
-            nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1 << 20])],
-            [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, 1 << 20])],
-            [helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model = onnx.load("chain.onnx")
         names = [o for node in model.graph.node for o in node.output]
         segmented = stream.SegmentedModel(model, names, segment_bytes=12 << 20, threads=1,
                                           reserve=True)
