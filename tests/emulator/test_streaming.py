@@ -17,6 +17,7 @@ from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
 from pytest_ascend_accuracy.core.modes import DEFAULT, Mode  # noqa: E402
 from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
 from pytest_ascend_accuracy.graph import stream  # noqa: E402
+from pytest_ascend_accuracy.graph import streamed_run  # noqa: E402
 from pytest_ascend_accuracy.graph.content_digests import model_digest  # noqa: E402
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs, mark_all_outputs, ort_session  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
@@ -345,11 +346,12 @@ def test_a_waiting_caller_builds_the_next_segments_session_with_the_signature_it
 
 
 @pytest.mark.parametrize("ahead", [1, 2])
-def test_a_take_builds_as_far_ahead_as_the_runner_may_compute(ahead):
+def test_a_take_builds_as_far_ahead_as_the_runner_may_compute(ahead, monkeypatch):
     """While the runner computes segment c, a take builds the sessions of the ``ahead``
     segments after it (the runner may reach them all before the next take): with one built
     ahead and two computed ahead, the runner built every other one itself (det 736: 8-12 ms of
-    its clock, 4 ms since)."""
+    its clock, 4 ms since). (The runner's own builds while it waits for room are off here.)"""
+    monkeypatch.setattr(streamed_run._Runner, "_idle_build", lambda self, s: None)
     model = _chain(n=12, width=1024)
     x = make_inputs(model)
     names = [o for n in model.graph.node for o in n.output if o]
@@ -371,6 +373,7 @@ def test_a_take_builds_as_far_ahead_as_the_runner_may_compute(ahead):
 
 
 def test_nothing_is_built_ahead_when_the_segment_is_done_unknown_or_heavy(monkeypatch):
+    monkeypatch.setattr(streamed_run._Runner, "_idle_build", lambda self, s: None)
     model = _chain(n=8, width=1024)
     x = make_inputs(model)
     names = [o for n in model.graph.node for o in n.output if o]
@@ -438,6 +441,41 @@ def test_a_run_builds_sessions_ahead_while_it_waits(keep_sessions, monkeypatch):
     assert sum(builders) >= with_outputs - 2  # all but the first two: by the waiting caller
     if not keep_sessions:  # run once: every session goes after its segment ran
         assert all(seg.session is None for seg in segmented.segments)
+
+
+@pytest.mark.parametrize("ahead", [1, 2])
+def test_a_runner_waiting_for_a_slow_writer_builds_the_sessions(ahead, monkeypatch):
+    """The caller writes slowly (an emulated run's dump writer is the slower side): the runner,
+    waiting for room, builds the sessions it will need, so the caller builds none after its
+    first wait (it used to build one after every take, on its own clock)."""
+    import threading
+    import time
+
+    model = models.transformer_block()
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3000)
+    builders = []
+    real_build = stream._build_session
+
+    def build(*a, **k):
+        builders.append(threading.current_thread() is threading.main_thread())
+        return real_build(*a, **k)
+
+    monkeypatch.setattr(stream, "_build_session", build)
+    run = segmented.run(x, ahead=ahead)
+    for seg in segmented.segments:
+        run.ensure(seg.outputs)
+        time.sleep(0.02)  # the writer
+    expected = _one_run(model, x)
+    for name in names:
+        np.testing.assert_array_equal(run.values[name], expected[name], err_msg=name)
+    run.values.clear()
+    run.close()
+    with_outputs = sum(1 for seg in segmented.segments if seg.outputs)
+    assert with_outputs > 4
+    assert len(builders) == with_outputs  # each built once
+    assert sum(builders) <= ahead  # the caller: only in its first wait, for the first segment
 
 
 def test_a_wrong_prediction_is_never_used(monkeypatch):
