@@ -355,13 +355,18 @@ def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
 
 def write_parsed_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
                            outputs: Sequence[DumpTensor] = (), *, dump_time: int = 0,
-                           atomic: bool = True) -> Optional["WrittenDump"]:
+                           atomic: bool = True, fd: Optional[int] = None
+                           ) -> Optional["WrittenDump"]:
     """``write_dump_file`` in format "2.0", returning the ``WrittenDump`` of the file written:
     what ``parse_dump_file`` gives for it (the header it encoded decodes to itself) and the
     file's stamp, so a writer's reader needs not read the headers back
     (``loader.load_dump(..., written=...)``). None for a file whose header the parser would
-    refuse: reading it back reports why."""
-    return _write(path, op_name, inputs, outputs, dump_time, 2, atomic, True)[1]
+    refuse: reading it back reports why. ``fd`` (with ``atomic=False``): the file ``path``,
+    already created exclusively for this write and opened for writing (``created_ahead``);
+    it is closed here, and the file removed if the write fails."""
+    if fd is not None and atomic:
+        raise ValueError("a file created ahead (fd=...) is written in place: atomic=False")
+    return _write(path, op_name, inputs, outputs, dump_time, 2, atomic, True, fd)[1]
 
 
 #: most tensors a written file's header is handed back for (``write_parsed_dump_file``)
@@ -405,17 +410,23 @@ def _varints_hold(message) -> bool:
 
 
 def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[DumpTensor],
-           dump_time: int, version: int, atomic: bool, want_parsed: bool
+           dump_time: int, version: int, atomic: bool, want_parsed: bool, fd: Optional[int] = None
            ) -> Tuple[Path, Optional[WrittenDump]]:
     path = Path(path)
     header, raw, st = None, b"", None  # (header and raw: format 2.0's)
-    ins = [_encode(t, OpInput, i) for i, t in enumerate(inputs)]
-    outs = [_encode(t, OpOutput, i) for i, t in enumerate(outputs)]
-    pads = [int(t.padding) for t in inputs] + [int(t.padding) for t in outputs]
-    arrays = [d for _, d in ins] + [d for _, d in outs]
     tmp = path.with_name(f".{path.name[:200]}.{os.getpid()}.tmp") if atomic else path
     try:
-        with open(tmp, "wb" if atomic else "xb") as f:
+        ins = [_encode(t, OpInput, i) for i, t in enumerate(inputs)]
+        outs = [_encode(t, OpOutput, i) for i, t in enumerate(outputs)]
+        pads = [int(t.padding) for t in inputs] + [int(t.padding) for t in outputs]
+        arrays = [d for _, d in ins] + [d for _, d in outs]
+    except BaseException:
+        if fd is not None:  # the file created for this write stays empty: it goes
+            os.close(fd)
+            tmp.unlink()
+        raise
+    try:
+        with open(tmp, "wb" if atomic else "xb") if fd is None else open(fd, "wb") as f:
             if version == 1:
                 def filled(msg, arr, pad):
                     return type(msg)(**{**msg.__dict__, "data": arr.tobytes() + b"\0" * pad})

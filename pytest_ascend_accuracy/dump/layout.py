@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -212,6 +212,21 @@ class AscendDumpWriter:
         #: the headers written (``ascend_bin.WrittenDump``), by stored file name
         #: (``loader.load_dump(..., written=...)``)
         self.parsed: Dict[str, object] = {}
+        self._ahead = None  # ``created_ahead.CreatedAhead`` (``create_ahead``)
+
+    def create_ahead(self, ops: Iterable[Tuple[str, str, int, int, int]]) -> None:
+        """The ops this writer will write, as (op type, op name, task id, stream id, timestamp
+        in us), in order: a private writer's files are created ahead of their writes in a
+        thread (``created_ahead``; a name too long for one file name is left to ``write_op``).
+        ``close`` removes those never written."""
+        from .created_ahead import CreatedAhead
+
+        if not self.private or self._ahead is not None:
+            return
+        names = (build_file_name(op_type, op_name, task, stream, ts)
+                 for op_type, op_name, task, stream, ts in ops)
+        self._ahead = CreatedAhead(self.directory,
+                                   [n for n in names if len(n.encode("utf-8")) <= MAX_NAME_BYTES])
 
     def write_op(self, op_type: str, op_name: str, inputs: Sequence[np.ndarray] = (),
                  outputs: Sequence[np.ndarray] = (), *, output_origins=None, input_formats=None,
@@ -233,9 +248,10 @@ class AscendDumpWriter:
         if len(name.encode("utf-8")) > MAX_NAME_BYTES:
             self._long += 1
             stored = f"{ts}{self._long}"
+        fd = self._ahead.take(stored) if self._ahead is not None and stored == name else None
         try:
             written = write_parsed_dump_file(self.directory / stored, op_name, ins, outs,
-                                             dump_time=ts, atomic=not self.private)
+                                             dump_time=ts, atomic=not self.private, fd=fd)
             path = self.directory / stored
             self.parsed.pop(stored, None)  # (a name written again: never its earlier header)
             if written is not None:
@@ -250,7 +266,11 @@ class AscendDumpWriter:
         return path
 
     def close(self) -> None:
-        """Nothing is buffered (mapping.csv rows are written as names occur); kept for symmetry."""
+        """Stop creating files ahead and remove those never written (nothing is buffered:
+        mapping.csv rows are written as names occur)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.close()
 
     def __enter__(self) -> "AscendDumpWriter":
         return self

@@ -216,6 +216,11 @@ class EmulatorBackend:
         base_ts = int(time.time() * 1e6)
         try:
             with AscendDumpWriter(leaf, private=True) as writer:  # made by mkdir for this run alone
+                # every file's name is known now: a thread creates them ahead of the writes
+                writer.create_ahead(
+                    [("Aipp", name, len(plan.ops) + k, 0, base_ts - len(aipp_ops) + k)
+                     for k, (name, _, _) in enumerate(aipp_ops)]
+                    + [(op.op_type, op.name, k, 0, base_ts + k) for k, op in enumerate(plan.ops)])
                 for k, (name, raw, out) in enumerate(aipp_ops):  # the Aipp ops run first
                     writer.write_op("Aipp", name, [raw] if with_inputs else [],
                                     [out] if with_outputs else [], task_id=len(plan.ops) + k,
