@@ -323,10 +323,17 @@ def op_record(parsed: ParsedDump, *, name: Optional[str] = None, op_type: str = 
 
 # --------------------------------------------------------------------------- writing
 def _encode(t: DumpTensor, cls, index: int):
+    """The header message of ``t`` and its stored values: an array, or for an NC1HWC0 tensor
+    the compiled loops take, a ``channel_blocks.DeviceBlocks`` written in chunks."""
+    from .channel_blocks import DeviceBlocks
+
     arr = np.asarray(t.array)
     enum = dt.enum_for(t.dtype or arr.dtype)
     storage = dt.to_storage(arr, enum)
-    device = df.to_device(storage, t.format, c0=df.default_c0(arr.dtype))
+    c0 = df.default_c0(arr.dtype)
+    device = DeviceBlocks.of(storage, c0) if t.format == "NC1HWC0" else None
+    if device is None:
+        device = df.to_device(storage, t.format, c0=c0)
     size = device.nbytes + int(t.padding)
     fields = dict(data_type=enum, format=dt.format_id(t.format), shape=Shape(tuple(device.shape)),
                   size=size, original_shape=Shape(tuple(arr.shape)))
@@ -442,8 +449,12 @@ def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[D
                 raw = header.encode()
                 f.write(struct.pack("<Q", len(raw)) + raw)  # one write for length and header
                 for arr, pad in zip(arrays, pads):
-                    if arr.size:
+                    if not arr.size:
+                        pass
+                    elif isinstance(arr, np.ndarray):
                         f.write(_raw_bytes(arr))
+                    else:
+                        arr.write_to(f)  # (``DeviceBlocks``)
                     if pad:
                         f.write(b"\0" * pad)
         if atomic:

@@ -182,3 +182,52 @@ def test_buffers_that_do_not_fit_the_shapes_are_refused():
     with pytest.raises(ValueError, match="read-only"):
         ext.from_blocks(out, read_only, 1, 20, 2, 9, 16, 2)
     ext.from_blocks(out, a, 1, 20, 2, 9, 16, 2)  # the same call into a writable buffer
+
+
+@needs_extension
+@pytest.mark.parametrize("chunk", [1, 3 * 64, 1 << 20])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int8", ">f2"])
+@pytest.mark.parametrize("shape", [(1, 16, 4, 5), (2, 37, 3, 3), (3, 5, 8, 2), (1, 70, 1, 9)])
+def test_device_blocks_write_the_bytes_to_device_makes(monkeypatch, shape, dtype, chunk):
+    """Written a few channel blocks at a time through one reused buffer (``chunk`` bytes: one
+    block at a time, several, all), left dirty by the tensor before: the bytes of the whole
+    device array, padding channels zero."""
+    import io
+
+    monkeypatch.setattr(channel_blocks, "CHUNK_BYTES", chunk)
+    rng = np.random.default_rng(list(shape))
+    dirty = rng.integers(1, 255, size=(2, 64, 8, 8), dtype=np.uint8).view(np.int8)
+    channel_blocks.DeviceBlocks(dirty, 32).write_to(io.BytesIO())  # the buffer: nonzero bytes
+    a = rng.integers(0, 256, size=shape + (np.dtype(dtype).itemsize,), dtype=np.uint8)
+    a = a.view(dtype).reshape(shape)
+    c0 = df.default_c0(a.dtype)
+    blocks = channel_blocks.DeviceBlocks.of(a, c0)
+    assert blocks is not None
+    f = io.BytesIO()
+    blocks.write_to(f)
+    whole = df.to_device(a, "NC1HWC0", c0=c0)
+    assert blocks.shape == whole.shape and blocks.nbytes == whole.nbytes == len(f.getvalue())
+    assert f.getvalue() == whole.tobytes() == blocks.tobytes()
+
+
+def test_device_blocks_only_where_the_compiled_loops_take_the_tensor(monkeypatch):
+    a = np.ones((1, 16, 4, 4), np.float16)
+    assert channel_blocks.DeviceBlocks.of(a[:, :, :, ::2], 16) is None  # strided
+    assert channel_blocks.DeviceBlocks.of(a.reshape(1, 256), 16) is None  # not 4-D
+    assert channel_blocks.DeviceBlocks.of(np.ones((1, 16, 1, 1), np.float16), 16) is None
+    monkeypatch.setenv(channel_blocks.NUMPY_LAYOUT_ENV, "1")
+    assert channel_blocks.DeviceBlocks.of(a, 16) is None  # extension off
+
+
+@needs_extension
+def test_a_dump_file_written_in_blocks_reads_back_as_written(tmp_path):
+    from pytest_ascend_accuracy.dump import ascend_bin
+    from pytest_ascend_accuracy.dump.ascend_bin import DumpTensor
+
+    a = np.random.default_rng(3).standard_normal((2, 21, 17, 19)).astype(np.float16)
+    path = tmp_path / "Conv2D.c.1.0.1700000000000000"
+    ascend_bin.write_dump_file(path, "c", outputs=[DumpTensor(a, "NC1HWC0")], atomic=False)
+    record = ascend_bin.read_dump_file(path)
+    out = record.outputs[0]
+    assert out.format == "NC1HWC0" and out.device_shape == (2, 2, 17, 19, 16)
+    np.testing.assert_array_equal(out.load(), a)

@@ -26,6 +26,7 @@ def test_files_are_created_in_order_at_most_ahead_and_the_untaken_removed(tmp_pa
     _wait_created(ahead, 3)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f0", "f1", "f2"]  # no more than 3
     for k in range(5):
+        _wait_created(ahead, k + 1)  # (a name asked for before it was created is the caller's)
         fd = ahead.take(f"f{k}")
         assert fd is not None
         with open(fd, "wb") as f:
@@ -36,29 +37,31 @@ def test_files_are_created_in_order_at_most_ahead_and_the_untaken_removed(tmp_pa
     assert [os.path.getsize(tmp_path / f"f{k}") for k in range(5)] == [0, 1, 2, 3, 4]
 
 
-def test_a_name_asked_for_before_it_was_created_is_left_to_the_caller(tmp_path):
+def test_a_name_asked_for_before_it_was_created_is_left_to_the_caller(tmp_path, monkeypatch):
     names = [f"f{k}" for k in range(40)]
     gate = threading.Event()
-    real_open = os.open
 
-    def slow_open(path, *a, **k):
-        gate.wait(10)
-        return real_open(path, *a, **k)
+    class SlowOs:  # this module's view of os: creates wait for the gate
+        def __getattr__(self, name):
+            return getattr(os, name)
 
-    created_ahead.os.open = slow_open  # (restored below: os is the real module)
-    try:
-        ahead = CreatedAhead(tmp_path, names)
-        assert ahead.take("f39") is None  # not reached yet: the caller's
-        with open(tmp_path / "f39", "xb") as f:  # the thread never creates it: no EEXIST here
-            f.write(b"mine")
-        gate.set()
-        for k in range(39):
-            fd = ahead.take(f"f{k}")  # one being created is waited for
-            assert fd is not None
-            os.close(fd)
-        ahead.close()
-    finally:
-        created_ahead.os.open = real_open
+        @staticmethod
+        def open(path, *a, **k):
+            gate.wait(10)
+            return os.open(path, *a, **k)
+
+    monkeypatch.setattr(created_ahead, "os", SlowOs())
+    ahead = CreatedAhead(tmp_path, names)
+    assert ahead.take("f39") is None  # not reached yet: the caller's
+    with open(tmp_path / "f39", "xb") as f:  # the thread never creates it: no EEXIST here
+        f.write(b"mine")
+    gate.set()
+    for k in range(39):
+        _wait_created(ahead, k + 1)
+        fd = ahead.take(f"f{k}")  # (one being created is waited for)
+        assert fd is not None
+        os.close(fd)
+    ahead.close()
     assert (tmp_path / "f39").read_bytes() == b"mine" and len(list(tmp_path.iterdir())) == 40
 
 
