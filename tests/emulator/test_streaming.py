@@ -397,7 +397,6 @@ def test_nothing_is_built_ahead_when_the_segment_is_done_unknown_or_heavy(monkey
 def _slow_segments(monkeypatch, delay=0.03):
     """Segments that compute slowly, so the caller always finds one still running; returns
     the threads that built sessions."""
-    import threading
     import time
 
     real_run = stream.SegmentedModel._run_segment
@@ -407,6 +406,13 @@ def _slow_segments(monkeypatch, delay=0.03):
         return real_run(self, s, feeds)
 
     monkeypatch.setattr(stream.SegmentedModel, "_run_segment", slow)
+    return _record_builders(monkeypatch)
+
+
+def _record_builders(monkeypatch) -> list:
+    """Session builds recorded as they happen: True for one the caller (main thread) made."""
+    import threading
+
     builders = []
     real_build = stream._build_session
 
@@ -448,21 +454,13 @@ def test_a_runner_waiting_for_a_slow_writer_builds_the_sessions(ahead, monkeypat
     """The caller writes slowly (an emulated run's dump writer is the slower side): the runner,
     waiting for room, builds the sessions it will need, so the caller builds none after its
     first wait (it used to build one after every take, on its own clock)."""
-    import threading
     import time
 
     model = models.transformer_block()
     x = make_inputs(model)
     names = [o for n in model.graph.node for o in n.output if o]
     segmented = stream.SegmentedModel(model, names, segment_bytes=3000)
-    builders = []
-    real_build = stream._build_session
-
-    def build(*a, **k):
-        builders.append(threading.current_thread() is threading.main_thread())
-        return real_build(*a, **k)
-
-    monkeypatch.setattr(stream, "_build_session", build)
+    builders = _record_builders(monkeypatch)
     run = segmented.run(x, ahead=ahead)
     for seg in segmented.segments:
         run.ensure(seg.outputs)
