@@ -371,8 +371,6 @@ def write_parsed_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = ()
     refuse: reading it back reports why. ``fd`` (with ``atomic=False``): the file ``path``,
     already created exclusively for this write and opened for writing (``created_ahead``);
     it is closed here, and the file removed if the write fails."""
-    if fd is not None and atomic:
-        raise ValueError("a file created ahead (fd=...) is written in place: atomic=False")
     return _write(path, op_name, inputs, outputs, dump_time, 2, atomic, True, fd)[1]
 
 
@@ -423,6 +421,8 @@ def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[D
     header, raw, st = None, b"", None  # (header and raw: format 2.0's)
     tmp = path.with_name(f".{path.name[:200]}.{os.getpid()}.tmp") if atomic else path
     try:
+        if fd is not None and atomic:
+            raise ValueError("a file created ahead (fd=...) is written in place: atomic=False")
         ins = [_encode(t, OpInput, i) for i, t in enumerate(inputs)]
         outs = [_encode(t, OpOutput, i) for i, t in enumerate(outputs)]
         pads = [int(t.padding) for t in inputs] + [int(t.padding) for t in outputs]
@@ -430,7 +430,7 @@ def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[D
     except BaseException:
         if fd is not None:  # the file created for this write stays empty: it goes
             os.close(fd)
-            tmp.unlink()
+            path.unlink(missing_ok=True)
         raise
     try:
         with open(tmp, "wb" if atomic else "xb") if fd is None else open(fd, "wb") as f:
@@ -460,8 +460,8 @@ def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[D
         if atomic:
             os.replace(tmp, path)
     except BaseException as exc:
-        if not (isinstance(exc, FileExistsError) and not atomic) and tmp.exists():
-            tmp.unlink()  # (never a file that was there before an exclusive create)
+        if not (isinstance(exc, FileExistsError) and not atomic and fd is None):
+            tmp.unlink(missing_ok=True)  # (never a file that was there before an exclusive create)
         raise
     if want_parsed and version == 2:
         st = os.stat(path)  # (closed: its last write is in the stamp)

@@ -117,6 +117,8 @@ class DeviceBlocks:
         n, c1, h, w, _ = self.shape
         c, hw, size = a.shape[1], h * w, a.dtype.itemsize
         block = hw * c0 * size
+        if not block or not n:
+            return
         per = max(1, CHUNK_BYTES // block)
         buffer = _buffer(min(per, c1) * block)
         for i in range(n):
@@ -136,7 +138,11 @@ class DeviceBlocks:
 
 
 def _buffer(nbytes: int) -> np.ndarray:
-    """This thread's reused write buffer, at least ``nbytes`` long (uint8)."""
+    """A write buffer of at least ``nbytes`` (uint8): this thread's reused one, or, for a
+    channel block bigger than twice ``CHUNK_BYTES`` (a block is written whole), one for this
+    tensor alone, so that no thread keeps more than that between dumps."""
+    if nbytes > 2 * CHUNK_BYTES:
+        return np.empty(nbytes, np.uint8)
     buffer = getattr(_BUFFERS, "buffer", None)
     if buffer is None or buffer.nbytes < nbytes:
         buffer = _BUFFERS.buffer = np.empty(nbytes, np.uint8)

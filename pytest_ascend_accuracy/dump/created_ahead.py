@@ -15,7 +15,8 @@ A name the writer asks for before the thread reached it is left to the writer (t
 skips it), one the thread is creating at that moment is waited for: a file is never created
 twice. ``close`` stops the thread and removes every file it created that was not taken: a run
 that fails or stops leaves only the files it wrote. An error creating a file stops the thread
-there; the writer then creates the rest itself and reports any error as it always did.
+there (any error: the thread only saves time); the writer then creates the rest itself and
+reports any error as it always did.
 """
 from __future__ import annotations
 
@@ -58,25 +59,29 @@ class CreatedAhead:
                 if name in self._skip:
                     continue
                 self._creating = name
+            fd = None
             try:
                 fd = os.open(os.path.join(self._dir, name), _FLAGS, 0o666)
-            except OSError:
-                fd = None  # the writer creates this one and the rest, and reports the error
-            with self._cond:
-                self._creating = None
-                if fd is not None:
-                    self._fds[name] = fd
-                    self.created += 1
-                self._cond.notify_all()
-                if fd is None:
-                    return
+            except Exception:  # (OSError, or anything else: this thread only saves time)
+                pass  # the writer creates this one and the rest, and reports the error
+            finally:  # (whatever stops this thread, a take never waits for it)
+                with self._cond:
+                    self._creating = None
+                    if fd is not None:
+                        self._fds[name] = fd
+                        self.created += 1
+                    else:
+                        self._stopping = True
+                    self._cond.notify_all()
+            if fd is None:
+                return
 
     def take(self, name: str) -> Optional[int]:
         """The descriptor of ``name``, created by the thread (opened for writing, empty), or
         None: the caller creates it (the thread will not)."""
         with self._cond:
-            while self._creating == name:
-                self._cond.wait()
+            while self._creating == name and self._thread.is_alive():
+                self._cond.wait(0.1)
             fd = self._fds.pop(name, None)
             if fd is None:
                 self._skip.add(name)

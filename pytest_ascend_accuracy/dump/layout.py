@@ -248,8 +248,10 @@ class AscendDumpWriter:
         if len(name.encode("utf-8")) > MAX_NAME_BYTES:
             self._long += 1
             stored = f"{ts}{self._long}"
-        fd = self._ahead.take(stored) if self._ahead is not None and stored == name else None
+        fd = None
         try:
+            if self._ahead is not None and stored == name:
+                fd = self._ahead.take(stored)  # (``_write`` owns it from its first line)
             written = write_parsed_dump_file(self.directory / stored, op_name, ins, outs,
                                              dump_time=ts, atomic=not self.private, fd=fd)
             path = self.directory / stored
@@ -268,9 +270,15 @@ class AscendDumpWriter:
     def close(self) -> None:
         """Stop creating files ahead and remove those never written (nothing is buffered:
         mapping.csv rows are written as names occur)."""
-        ahead, self._ahead = self._ahead, None
-        if ahead is not None:
-            ahead.close()
+        if self._ahead is not None:
+            self._ahead.close()
+            self._ahead = None
+
+    def __del__(self):  # a writer dropped unclosed: its files created ahead go too
+        try:
+            self.close()
+        except Exception:
+            pass
 
     def __enter__(self) -> "AscendDumpWriter":
         return self

@@ -167,6 +167,9 @@ class _Runner:
             return list(self.carry.values()) + [v for out in self.ready.values() for v in out]
 
     def stop(self) -> None:
+        """Stop computing (a segment or an idle session build in progress finishes first:
+        at most one build, 1-10 ms); a model that runs once (``keep_sessions=False``) drops
+        the sessions built for segments that never ran."""
         with self.cond:
             self.stopping = True
             self.cond.notify_all()
@@ -175,6 +178,11 @@ class _Runner:
         with self.cond:
             self.ready.clear()
             self.carry.clear()
+        if not self.model.keep_sessions:
+            for s, seg in enumerate(self.model.segments):
+                with seg.lock:
+                    if s not in self.ran:
+                        seg.session = None
 
 
 class StreamedRun:

@@ -231,3 +231,31 @@ def test_a_dump_file_written_in_blocks_reads_back_as_written(tmp_path):
     out = record.outputs[0]
     assert out.format == "NC1HWC0" and out.device_shape == (2, 2, 17, 19, 16)
     np.testing.assert_array_equal(out.load(), a)
+
+
+@needs_extension
+def test_device_blocks_keep_no_buffer_bigger_than_twice_a_chunk(monkeypatch):
+    """A channel block bigger than twice ``CHUNK_BYTES`` is written whole from a buffer of its
+    own; the thread keeps only buffers up to that size between tensors."""
+    import io
+    import threading
+
+    monkeypatch.setattr(channel_blocks, "CHUNK_BYTES", 1024)
+    monkeypatch.setattr(channel_blocks, "_BUFFERS", threading.local())
+    a = np.arange(2 * 20 * 10 * 10, dtype=np.float32).reshape(2, 20, 10, 10)  # 6,400-byte blocks
+    f = io.BytesIO()
+    channel_blocks.DeviceBlocks(a, 16).write_to(f)
+    assert f.getvalue() == df.to_device(a, "NC1HWC0").tobytes()
+    assert getattr(channel_blocks._BUFFERS, "buffer", None) is None
+    small = a[:, :, :2, :2].copy()  # 256-byte blocks: the thread's buffer
+    channel_blocks.DeviceBlocks(small, 16).write_to(io.BytesIO())
+    assert channel_blocks._BUFFERS.buffer.nbytes <= 2 * 1024
+
+
+def test_device_blocks_of_no_values_write_nothing():
+    import io
+
+    for shape in [(0, 3, 4, 5), (1, 3, 0, 5)]:
+        f = io.BytesIO()
+        channel_blocks.DeviceBlocks(np.zeros(shape, np.float16), 16).write_to(f)
+        assert f.getvalue() == b""

@@ -476,6 +476,23 @@ def test_a_runner_waiting_for_a_slow_writer_builds_the_sessions(ahead, monkeypat
     assert sum(builders) <= ahead  # the caller: only in its first wait, for the first segment
 
 
+def test_a_run_once_model_stopped_halfway_keeps_no_session(monkeypatch):
+    """keep_sessions=False: a run closed after its first segment leaves no session alive, none
+    of those the runner built while it waited for room either."""
+    import time
+
+    model = models.transformer_block()
+    x = make_inputs(model)
+    names = [o for n in model.graph.node for o in n.output if o]
+    segmented = stream.SegmentedModel(model, names, segment_bytes=3000, keep_sessions=False)
+    run = segmented.run(x, ahead=2)
+    run.ensure(segmented.segments[0].outputs)
+    time.sleep(0.2)  # the runner: two segments ahead, then sessions built while it waits
+    run.values.clear()
+    run.close()
+    assert all(seg.session is None for seg in segmented.segments)
+
+
 def test_a_wrong_prediction_is_never_used(monkeypatch):
     """Tensor info that disagrees with what a segment really gets: the session built ahead
     for it does not fit the real signature and is built again; the values stay right."""

@@ -251,6 +251,7 @@ class EmulatorBackend:
                     except DumpWriteError as exc:
                         from .dump_space import dump_write_failed
 
+                        writer.close()  # no file is created ahead while the partial dump goes
                         raise dump_write_failed(exc, converted.model_name, leaf, plan.ops[k:],
                                                 written=writer.written, dump_mode=mode) from exc
                     del ins, outs
