@@ -25,8 +25,8 @@ import numpy as np
 
 #: set to "1": never use the compiled loops
 NUMPY_LAYOUT_ENV = "ASCEND_ACCURACY_NUMPY_LAYOUT"
-#: the ``_channel_blocks.ABI`` this module calls (1 took no c1)
-ABI = 2
+#: the ``_channel_blocks.ABI`` this module calls (1 took no c1, 2 had no block_positions)
+ABI = 3
 _MODULE: list = []  # [module or None], once looked up
 #: tensors smaller than this (values) take the numpy path
 MIN_VALUES = 4096
@@ -119,7 +119,10 @@ class DeviceBlocks:
         block = hw * c0 * size
         if not block or not n:
             return
-        per = max(1, CHUNK_BYTES // block)
+        if block > CHUNK_BYTES:  # a block at a time is too much: positions of one block
+            self._write_positions(f, module)
+            return
+        per = CHUNK_BYTES // block
         buffer = _buffer(min(per, c1) * block)
         for i in range(n):
             for b in range(0, c1, per):
@@ -131,6 +134,26 @@ class DeviceBlocks:
                 module.to_blocks(a[i:i + 1, lo:hi], out, 1, hi - lo, k, hw, c0, size)
                 f.write(out)
 
+    def _write_positions(self, f, module) -> None:
+        """``write_to`` for blocks bigger than ``CHUNK_BYTES`` (e.g. 368 x 368 positions of 16
+        float16 channels, 4.3 MB): each block in runs of positions, one chunk each."""
+        a, c0 = self.a, self.c0
+        n, c1, h, w, _ = self.shape
+        c, hw, size = a.shape[1], h * w, a.dtype.itemsize
+        step = max(1, CHUNK_BYTES // (c0 * size))  # positions a chunk holds
+        buffer = _buffer(min(step, hw) * c0 * size)
+        for i in range(n):
+            for b in range(c1):
+                lo, hi = b * c0, min(c, (b + 1) * c0)
+                channels = a[i, lo:hi]
+                for p0 in range(0, hw, step):
+                    p1 = min(hw, p0 + step)
+                    out = buffer[:(p1 - p0) * c0 * size]
+                    if hi - lo < c0:  # padding channels: zero
+                        out[:] = 0
+                    module.block_positions(channels, out, hi - lo, hw, c0, p0, p1, size)
+                    f.write(out)
+
     def tobytes(self) -> bytes:
         out = np.zeros(self.shape, self.dtype)
         to_blocks(self.a, out, self.c0)
@@ -138,11 +161,8 @@ class DeviceBlocks:
 
 
 def _buffer(nbytes: int) -> np.ndarray:
-    """A write buffer of at least ``nbytes`` (uint8): this thread's reused one, or, for a
-    channel block bigger than twice ``CHUNK_BYTES`` (a block is written whole), one for this
-    tensor alone, so that no thread keeps more than that between dumps."""
-    if nbytes > 2 * CHUNK_BYTES:
-        return np.empty(nbytes, np.uint8)
+    """This thread's reused write buffer, at least ``nbytes`` long (uint8; ``write_to`` never
+    asks for more than ``CHUNK_BYTES``)."""
     buffer = getattr(_BUFFERS, "buffer", None)
     if buffer is None or buffer.nbytes < nbytes:
         buffer = _BUFFERS.buffer = np.empty(nbytes, np.uint8)

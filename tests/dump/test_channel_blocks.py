@@ -234,22 +234,34 @@ def test_a_dump_file_written_in_blocks_reads_back_as_written(tmp_path):
 
 
 @needs_extension
-def test_device_blocks_keep_no_buffer_bigger_than_twice_a_chunk(monkeypatch):
-    """A channel block bigger than twice ``CHUNK_BYTES`` is written whole from a buffer of its
-    own; the thread keeps only buffers up to that size between tensors."""
+@pytest.mark.parametrize("chunk", [256, 1024])
+def test_device_blocks_bigger_than_a_chunk_go_in_runs_of_positions(monkeypatch, chunk):
+    """A channel block bigger than ``CHUNK_BYTES`` (det 736: 368 x 368 positions, 4.3 MB, and
+    one of 17 MB) is written in runs of its positions (``block_positions``): the same bytes,
+    padding zero, and no thread keeps a buffer bigger than a chunk."""
     import io
     import threading
 
-    monkeypatch.setattr(channel_blocks, "CHUNK_BYTES", 1024)
+    monkeypatch.setattr(channel_blocks, "CHUNK_BYTES", chunk)
     monkeypatch.setattr(channel_blocks, "_BUFFERS", threading.local())
-    a = np.arange(2 * 20 * 10 * 10, dtype=np.float32).reshape(2, 20, 10, 10)  # 6,400-byte blocks
-    f = io.BytesIO()
-    channel_blocks.DeviceBlocks(a, 16).write_to(f)
-    assert f.getvalue() == df.to_device(a, "NC1HWC0").tobytes()
-    assert getattr(channel_blocks._BUFFERS, "buffer", None) is None
-    small = a[:, :, :2, :2].copy()  # 256-byte blocks: the thread's buffer
-    channel_blocks.DeviceBlocks(small, 16).write_to(io.BytesIO())
-    assert channel_blocks._BUFFERS.buffer.nbytes <= 2 * 1024
+    for shape in [(2, 20, 10, 10), (1, 1, 7, 9), (1, 16, 3, 11)]:  # 6,400 / 2,016 / 1,056 bytes
+        a = np.random.default_rng(list(shape)).standard_normal(shape).astype(np.float32)
+        f = io.BytesIO()
+        channel_blocks.DeviceBlocks(a, 16).write_to(f)
+        assert f.getvalue() == df.to_device(a, "NC1HWC0").tobytes(), shape
+        assert channel_blocks._BUFFERS.buffer.nbytes <= chunk
+
+
+@needs_extension
+def test_block_positions_refuses_what_does_not_fit():
+    module = channel_blocks.extension()
+    logical = np.zeros((3, 10), np.float16)
+    out = np.zeros((4, 16), np.float16)
+    module.block_positions(logical, out, 3, 10, 16, 2, 6, 2)
+    for args in [(4, 10, 16, 2, 6, 2), (3, 10, 16, 6, 2, 2), (3, 10, 16, 8, 12, 2),
+                 (17, 10, 16, 0, 4, 2), (3, 10, 16, 2, 6, 3)]:
+        with pytest.raises(ValueError):
+            module.block_positions(logical, out, *args)
 
 
 def test_device_blocks_of_no_values_write_nothing():
