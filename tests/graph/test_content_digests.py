@@ -89,12 +89,19 @@ def later(monkeypatch):
 
 
 def _counting(monkeypatch):
-    from pytest_ascend_accuracy.graph import onnx_graph
+    """The model files hashed from here on (each time a digest is not remembered)."""
+    from pytest_ascend_accuracy.graph import content_digests
 
-    listed = []
-    real = onnx_graph.external_data_files
-    monkeypatch.setattr(onnx_graph, "external_data_files", lambda p: listed.append(p) or real(p))
-    return listed
+    hashed = []
+    real = content_digests._hash_file
+
+    def counting(path, h, look_for=b""):
+        if look_for:  # the model file itself (its data files are hashed without looking)
+            hashed.append(path)
+        return real(path, h, look_for)
+
+    monkeypatch.setattr(content_digests, "_hash_file", counting)
+    return hashed
 
 
 def _with_data(folder, weights):
@@ -193,3 +200,49 @@ def test_a_model_replaced_by_rename_is_hashed_again(tmp_path, monkeypatch, later
     os.utime(tmp_path / "new.onnx", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     os.replace(tmp_path / "new.onnx", path)  # same size and mtime, another inode
     assert model_digest(path) != first
+
+
+def test_a_model_file_without_the_bytes_location_is_not_parsed_for_data_files(tmp_path,
+                                                                                 monkeypatch):
+    """Every external data entry has the key "location": a file without those bytes has no
+    data files, and its digest needs no parse of the model (8 ms for PP-OCRv4 det)."""
+    from pytest_ascend_accuracy.graph import content_digests, onnx_graph
+
+    path = tmp_path / "m.onnx"
+    onnx.save(models.passing_mlp(), str(path))
+    assert b"location" not in path.read_bytes()
+    expected = model_digest(path.read_bytes())
+
+    def never(*a, **k):
+        raise AssertionError("parsed")
+
+    monkeypatch.setattr(onnx_graph, "external_data_files", never)
+    content_digests.forget_digests()
+    assert model_digest(path) == expected
+    named = models.passing_mlp()  # "location" in a node name: parsed, and no data file found
+    named.graph.node[0].name = "location_of_the_first"
+    onnx.save(named, str(path))
+    monkeypatch.undo()
+    calls = []
+    real = onnx_graph.external_data_files
+    monkeypatch.setattr(onnx_graph, "external_data_files",
+                        lambda p: calls.append(p) or real(p))
+    content_digests.forget_digests()
+    assert model_digest(path) == model_digest(path.read_bytes()) and calls == [str(path)]
+
+
+def test_the_bytes_location_are_found_across_read_blocks(tmp_path):
+    from pytest_ascend_accuracy.graph.content_digests import _hash_file
+
+    class Nothing:
+        def update(self, block):
+            pass
+
+    for at in [0, (1 << 20) - 4, (1 << 20) - 8, (1 << 20) - 9, 1 << 20, (2 << 20) - 3]:
+        data = bytearray(b"x" * ((2 << 20) + 100))
+        data[at:at + 8] = b"location"
+        path = tmp_path / f"f{at}"
+        path.write_bytes(bytes(data))
+        assert _hash_file(str(path), Nothing(), b"location"), at
+    (tmp_path / "none").write_bytes(b"locatio" + b"x" * (1 << 20) + b"ocation")
+    assert not _hash_file(str(tmp_path / "none"), Nothing(), b"location")
