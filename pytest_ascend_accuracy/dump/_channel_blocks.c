@@ -138,6 +138,24 @@ static void transpose(const char *s, Py_ssize_t s_row, char *d, Py_ssize_t d_row
     }
 }
 
+/* the contiguous source ``so`` (s_len bytes) and writable destination ``doo`` (d_len bytes);
+ * -1 with an exception set, and neither held, when either is not that */
+static int buffers(PyObject *so, PyObject *doo, Py_ssize_t s_len, Py_ssize_t d_len,
+                   Py_buffer *sv, Py_buffer *dv) {
+    if (PyObject_GetBuffer(so, sv, PyBUF_C_CONTIGUOUS) < 0) return -1;
+    if (PyObject_GetBuffer(doo, dv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(sv);
+        return -1;
+    }
+    if (sv->len != s_len || dv->len != d_len) {
+        PyBuffer_Release(sv);
+        PyBuffer_Release(dv);
+        PyErr_SetString(PyExc_ValueError, "buffer sizes do not match the shapes");
+        return -1;
+    }
+    return 0;
+}
+
 /* both directions: (n, c, hw) <-> (n, c1, hw, c0); ``blocks`` is the device side */
 static PyObject *move(PyObject *args, int to_device) {
     PyObject *so, *doo;
@@ -159,18 +177,8 @@ static PyObject *move(PyObject *args, int to_device) {
         return NULL;
     }
     Py_buffer sv, dv;
-    if (PyObject_GetBuffer(so, &sv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (PyObject_GetBuffer(doo, &dv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&sv);
-        return NULL;
-    }
     Py_ssize_t want_s = to_device ? logical : device, want_d = to_device ? device : logical;
-    if (sv.len != want_s * size || dv.len != want_d * size) {
-        PyBuffer_Release(&sv);
-        PyBuffer_Release(&dv);
-        PyErr_SetString(PyExc_ValueError, "buffer sizes do not match the shapes");
-        return NULL;
-    }
+    if (buffers(so, doo, want_s * size, want_d * size, &sv, &dv) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
         for (Py_ssize_t b = 0; b * c0 < c; b++) {  /* blocks past the c channels: untouched */
@@ -236,17 +244,7 @@ static PyObject *block_positions(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_buffer sv, dv;
-    if (PyObject_GetBuffer(so, &sv, PyBUF_C_CONTIGUOUS) < 0) return NULL;
-    if (PyObject_GetBuffer(doo, &dv, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&sv);
-        return NULL;
-    }
-    if (sv.len != logical || dv.len != device) {
-        PyBuffer_Release(&sv);
-        PyBuffer_Release(&dv);
-        PyErr_SetString(PyExc_ValueError, "buffer sizes do not match the shapes");
-        return NULL;
-    }
+    if (buffers(so, doo, logical, device, &sv, &dv) < 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     /* rows: the channels (stride hw), from position p0; columns: the p1 - p0 positions */
     transpose((const char *)sv.buf + p0 * size, hw, (char *)dv.buf, c0, count, p1 - p0, (int)size);
