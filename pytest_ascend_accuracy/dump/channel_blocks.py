@@ -111,47 +111,40 @@ class DeviceBlocks:
         return DeviceBlocks(a, c0) if a.ndim == 4 and _compiled(a) is not None else None
 
     def write_to(self, f) -> None:
-        """Write the layout's bytes to the binary file ``f``, zero padding included."""
+        """Write the layout's bytes to the binary file ``f``, zero padding included: whole
+        channel blocks, as many as fit ``CHUNK_BYTES``, or, for a block bigger than that (e.g.
+        368 x 368 positions of 16 float16 channels, 4.3 MB), runs of one block's positions."""
         a, c0 = self.a, self.c0
-        module = _compiled(a)
         n, c1, h, w, _ = self.shape
         c, hw, size = a.shape[1], h * w, a.dtype.itemsize
         block = hw * c0 * size
         if not block or not n:
             return
-        if block > CHUNK_BYTES:  # a block at a time is too much: positions of one block
-            self._write_positions(f, module)
+        module = _compiled(a)
+        if block <= CHUNK_BYTES:
+            per = CHUNK_BYTES // block
+            buffer = _buffer(min(per, c1) * block)
+            for i in range(n):
+                for b in range(0, c1, per):
+                    k = min(per, c1 - b)
+                    lo, hi = b * c0, min(c, (b + k) * c0)
+                    out = buffer[:k * block]
+                    if hi - lo < k * c0:  # the last block's padding channels: zero
+                        out[(k - 1) * block:] = 0
+                    module.to_blocks(a[i:i + 1, lo:hi], out, 1, hi - lo, k, hw, c0, size)
+                    f.write(out)
             return
-        per = CHUNK_BYTES // block
-        buffer = _buffer(min(per, c1) * block)
-        for i in range(n):
-            for b in range(0, c1, per):
-                k = min(per, c1 - b)
-                lo, hi = b * c0, min(c, (b + k) * c0)
-                out = buffer[:k * block]
-                if hi - lo < k * c0:  # the last block's padding channels: zero
-                    out[(k - 1) * block:] = 0
-                module.to_blocks(a[i:i + 1, lo:hi], out, 1, hi - lo, k, hw, c0, size)
-                f.write(out)
-
-    def _write_positions(self, f, module) -> None:
-        """``write_to`` for blocks bigger than ``CHUNK_BYTES`` (e.g. 368 x 368 positions of 16
-        float16 channels, 4.3 MB): each block in runs of positions, one chunk each."""
-        a, c0 = self.a, self.c0
-        n, c1, h, w, _ = self.shape
-        c, hw, size = a.shape[1], h * w, a.dtype.itemsize
         step = max(1, CHUNK_BYTES // (c0 * size))  # positions a chunk holds
         buffer = _buffer(min(step, hw) * c0 * size)
         for i in range(n):
             for b in range(c1):
                 lo, hi = b * c0, min(c, (b + 1) * c0)
-                channels = a[i, lo:hi]
                 for p0 in range(0, hw, step):
                     p1 = min(hw, p0 + step)
                     out = buffer[:(p1 - p0) * c0 * size]
                     if hi - lo < c0:  # padding channels: zero
                         out[:] = 0
-                    module.block_positions(channels, out, hi - lo, hw, c0, p0, p1, size)
+                    module.block_positions(a[i, lo:hi], out, hi - lo, hw, c0, p0, p1, size)
                     f.write(out)
 
     def tobytes(self) -> bytes:

@@ -248,10 +248,8 @@ class AscendDumpWriter:
         if len(name.encode("utf-8")) > MAX_NAME_BYTES:
             self._long += 1
             stored = f"{ts}{self._long}"
-        fd = None
-        try:
-            if self._ahead is not None and stored == name:
-                fd = self._ahead.take(stored)  # (``_write`` owns it from its first line)
+        try:  # (``_write`` owns the descriptor taken from its first line)
+            fd = self._ahead.take(stored) if self._ahead is not None and stored == name else None
             written = write_parsed_dump_file(self.directory / stored, op_name, ins, outs,
                                              dump_time=ts, atomic=not self.private, fd=fd)
             path = self.directory / stored

@@ -5,8 +5,8 @@ files' identity and times (device, inode, size, modification and change times in
 through an open file so that NFS revalidates them): a check digests its model twice, golden and
 conversion, and PP-OCRv4 det took 8.6 ms each (listing its external data files parsed the
 model; a model file without the bytes ``location``, the key of every external data entry, is
-not parsed now). It is remembered under the absolute path, and only when nothing changed while it was
-hashed and every file was last modified or changed (mtime or ctime: ctime cannot be set back)
+not parsed now). It is remembered under the absolute path, and only when nothing changed while
+it was hashed and every file was last modified or changed (mtime or ctime: ctime cannot be set back)
 ``SETTLED_S`` seconds or more before: a file system's clock advances in ticks, so a file
 rewritten within one tick of being stamped, at the same size, would keep its times (git's
 "racily clean" files, handled the same way). A file changed since is hashed again.

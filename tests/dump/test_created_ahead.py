@@ -94,7 +94,8 @@ def test_a_private_writer_writes_through_the_files_created_ahead(tmp_path):
     assert sorted(p.name for p in leaf.iterdir()) == sorted(
         build_file_name(t, n, k, s, ts) for t, n, k, s, ts in ops[:4])
     dump = load_dump(leaf)
-    assert [float(op.outputs[0].load()[0]) for op in sorted(dump.ops, key=lambda o: o.name)] == [0, 1, 2, 3]
+    ops_read = sorted(dump.ops, key=lambda o: o.name)
+    assert [float(op.outputs[0].load()[0]) for op in ops_read] == [0, 1, 2, 3]
 
 
 def test_an_emulated_run_creates_each_file_ahead_once_and_a_failed_one_leaves_none_empty(
