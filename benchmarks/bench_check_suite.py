@@ -4,7 +4,10 @@ the per-model figures): pytest with this plugin and pytest-xdist only
 (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` and ``-p`` for the two packages' entry points, whatever else
 is installed here), reading compiled bytecode even where ``PYTHONDONTWRITEBYTECODE`` is set
 (``bytecode_environment``); wall time, CPU time of the whole run, the cores busy on the machine
-over the run (``/proc/stat`` every 0.1 s: start-up, checks, exit), the same -n 2 run with
+over the run (``/proc/stat`` every 0.1 s: start-up, checks, exit), the share of the CPU time
+spent in the kernel, a session that runs no check (what pytest and xdist cost around the
+checks), the same -n 2 run with ``--dist load`` (xdist's own default; without ``--dist`` the
+plugin picks ``worksteal``: ``plugin.xdist_support.steal_by_default``), the same -n 2 run with
 onnxruntime's default threading (``ASCEND_ACCURACY_ORT_THREADS=0``) to show where the CPU time
 goes when two workers each start one spinning thread per core, and the same two runs with every
 pytest plugin this environment holds (this repository's test dependencies: what they add to
@@ -149,6 +152,7 @@ def pytest_run(project: Path, extra, env_extra) -> dict:
         sys.exit(f"pytest {' '.join(extra)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
     left = files_and_bytes(basetemp) if basetemp.exists() else [0, 0]
     return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "sys_s": after.ru_stime - before.ru_stime,
             "summary": last, "left": left, "cache": files_and_bytes(project / "cache"), "busy": sampler.samples}
 
 
@@ -198,6 +202,26 @@ class CoreSampler:
         self._thread.join()
 
 
+def no_check_walls(project: Path, user, user_env, runs: int = 3) -> dict:
+    """Wall time of a session that runs no check (``-k`` matching none: pytest starts, workers
+    start and collect, everything exits), serial and ``-n 2``, median of ``runs`` each, taken
+    in turn: what each pays around its checks however many there are. xdist's controller
+    starts its workers only once it has started itself, and waits for them to exit."""
+    import statistics
+
+    walls = {"serial": [], "-n 2": []}
+    for _ in range(runs):
+        for label, extra in (("serial", []), ("-n 2", ["-n", "2"])):
+            t = time.perf_counter()
+            proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                   "-k", "no_check_has_this_name", *user, *extra], cwd=project,
+                                  capture_output=True, text=True, env=_environ(user_env))
+            walls[label].append(time.perf_counter() - t)
+            if proc.returncode not in (0, 5):  # 5: no test ran
+                sys.exit(f"pytest -k (none) {' '.join(extra)} failed:\n{proc.stdout[-2000:]}")
+    return {label: statistics.median(w) for label, w in walls.items()}
+
+
 def _busy_profile(samples, edge: float = 0.6) -> str:
     """Mean cores busy over the first and last ``edge`` seconds of a run and in between."""
     k = max(1, int(round(edge / CoreSampler.STEP)))
@@ -227,6 +251,7 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     warm_bytecode(project, byte_env)
     user_env = dict(user_env, **byte_env)
     runs = {"serial": (user, user_env), "-n 2": (user + ["-n", "2"], user_env),
+            "-n 2 --dist load (xdist's own default)": (user + ["-n", "2", "--dist", "load"], user_env),
             "-n 2, onnxruntime default threads": (user + ["-n", "2"],
                                                   dict(user_env, ASCEND_ACCURACY_ORT_THREADS="0")),
             "serial, every plugin here": ([], byte_env),
@@ -245,7 +270,7 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
            "(PYTHONPYCACHEPREFIX) an untimed run filled first, as a user's pytest reads its "
            "__pycache__, instead of compiling this package again in every process" if byte_env else ""))
     for label, r in best.items():
-        print(f"   {label:36s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   {r['summary']}")
+        print(f"   {label:40s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   {r['summary']}")
     serial, par, dflt = best["serial"], best["-n 2"], best["-n 2, onnxruntime default threads"]
     print(f"   where the CPU goes under -n 2: {par['cpu_s'] - serial['cpu_s']:+.2f} s CPU against serial with "
           f"threads shared out, {dflt['cpu_s'] - serial['cpu_s']:+.2f} s with onnxruntime's default "
@@ -260,6 +285,17 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     print(f"   cores busy, the whole machine sampled every {CoreSampler.STEP} s: serial "
           f"{_busy_profile(serial['busy'])}; -n 2 {_busy_profile(par['busy'])} (start-up and exit "
           f"are at the edges)")
+    kernel = ", ".join(f"{label} {best[label]['sys_s']:.2f} s of {best[label]['cpu_s']:.2f} s"
+                       for label in ("serial", "-n 2"))
+    print(f"   of the CPU time, in the kernel (writing dumps and goldens into the page cache, "
+          f"creating and removing files, faulting in memory): {kernel}; the kernel's own "
+          f"threads writing that data back to disk run beside them and are in neither figure")
+    empty = no_check_walls(project, user, user_env)
+    checks_only = (serial["wall_s"] - empty["serial"]) / (par["wall_s"] - empty["-n 2"])
+    print(f"   a session that runs no check (-k matching none, median of 3): serial "
+          f"{empty['serial']:.2f} s, -n 2 {empty['-n 2']:.2f} s (the controller starts, then its "
+          f"workers start and collect; all exit); the walls less these: -n 2 / serial "
+          f"{checks_only:.2f}")
     print(f"   bounds on the speed-up: -n 2's own CPU time spread perfectly over {cores} cores "
           f"-> {serial['wall_s'] / (par['cpu_s'] / cores):.2f}; serial's CPU time with no "
           f"per-process cost at all -> {cores * serial['wall_s'] / serial['cpu_s']:.2f}")
@@ -268,6 +304,11 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     print(f"   with every pytest plugin installed here loaded as well ({others}): -n 2 / "
           f"serial {every:.2f}; serial pays such a per-process cost once, -n 2 in its controller "
           f"after the workers' own, twice on its wall clock")
+    load = best["-n 2 --dist load (xdist's own default)"]
+    print(f"   scheduling: -n 2 without --dist runs xdist's worksteal (the plugin's choice: an idle "
+          f"worker takes checks a busy one has not started); with --dist load, each worker keeps "
+          f"the checks it was sent: -n 2 / serial {serial['wall_s'] / load['wall_s']:.2f} "
+          f"against {serial['wall_s'] / par['wall_s']:.2f}")
     speedup = serial["wall_s"] / par["wall_s"]
     met = speedup >= 1.3
     paired = sorted(a / b for a, b in zip(walls["serial"], walls["-n 2"]))  # same repeat: same load

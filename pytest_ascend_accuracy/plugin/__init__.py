@@ -96,7 +96,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", MARKER_LINE)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_visible
-    from .xdist_support import XdistHooks, get_num_workers, get_worker_id, share_cores
+    from .xdist_support import (XdistHooks, get_num_workers, get_worker_id, share_cores,
+                                steal_by_default)
 
     try:
         settings = settings_from_config(config)
@@ -123,6 +124,7 @@ def pytest_configure(config):
     # when named by module (-p xdist.plugin, e.g. with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1)
     if any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin")):
         config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
+        state.stealing = steal_by_default(config)  # before xdist starts its workers
 
 
 def _require_ascend_runtime(settings) -> None:
@@ -141,7 +143,11 @@ def pytest_report_header(config):
     state = getattr(config, STATE_ATTR, None)
     if state is None:
         return None
-    return f"ascend-accuracy: {state.backend_label()}; cache {state.settings.cache_dir}"
+    line = f"ascend-accuracy: {state.backend_label()}; cache {state.settings.cache_dir}"
+    if state.stealing:
+        line += ("; xdist: --dist worksteal, an idle worker takes checks a busy one has not "
+                 "started (-n without --dist; --dist load for xdist's default)")
+    return line
 
 
 def pytest_generate_tests(metafunc):

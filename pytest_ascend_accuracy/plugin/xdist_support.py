@@ -67,6 +67,34 @@ def share_cores(config) -> None:
         set_ort_threads(share, spinning=False)
 
 
+#: xdist's scheduling that lets an idle worker take checks not yet started from a busy one
+WORKSTEAL = "worksteal"
+
+
+def steal_by_default(config) -> bool:
+    """On the controller of ``-n N`` without ``--dist``: schedule with xdist's ``worksteal``
+    instead of ``load`` (returns whether it did). Checks take from a few hundred milliseconds
+    (a small model's mode) to seconds (a large model's golden, or its high-precision run);
+    under ``load`` each worker is sent its next checks ahead of time and keeps them, so one
+    worker ran the last large check while the other had nothing left (8 PP-OCRv4 checks,
+    ``-n 2``: the last 0.3-0.4 s with one core idle). Under ``worksteal`` an idle worker takes
+    half of a busy one's checks that have not started. A ``--dist`` given on the command line,
+    in ``PYTEST_ADDOPTS`` or in ``addopts`` is kept as it is, and so is an xdist without
+    ``worksteal`` (before 3.2)."""
+    option = config.option
+    if is_worker(config) or not getattr(option, "numprocesses", None) or option.dist != "load":
+        return False
+    given = getattr(getattr(config, "known_args_namespace", None), "dist", None)
+    if given != "no":  # xdist turns "no" into "load" for -n; "load" here was asked for
+        return False
+    try:
+        from xdist.scheduler import WorkStealingScheduling  # noqa: F401
+    except ImportError:
+        return False
+    option.dist = WORKSTEAL
+    return True
+
+
 class XdistHooks:
     """Hooks that exist only when pytest-xdist is loaded (registered by the plugin then)."""
 
@@ -88,7 +116,10 @@ def interleave_models(config, items) -> None:
     start on the same model and all but one would wait for its golden run (built once, under
     the cache's lock). Taking the models in turn, ``chunk`` checks at a time, gives each worker
     its own model to start with. Each model's checks keep their order; other tests keep their
-    places."""
+    places. Under ``worksteal`` (``steal_by_default``) xdist first splits the collection into
+    one run of consecutive tests per worker, which may all start on one model: a worker whose
+    golden another is building converts and runs meanwhile (``fresh_golden(wait=False)``), and
+    the order measured the same as one that starts each run on another model."""
     if not is_worker(config):
         return
     slots = [k for k, item in enumerate(items) if _model_of(item) is not None]

@@ -83,3 +83,32 @@ def test_workers_take_device_k_mod_count(pytester, monkeypatch, tmp_path):
                                  "takes device K mod count); cache *"])
     got = {p.name: p.read_text() for p in (pytester.path / "record").iterdir()}
     assert got == {"gw0": "0", "gw1": "1", "gw2": "0", "gw3": "1"}
+
+
+TWO_TESTS = """
+def test_a():
+    pass
+
+def test_b():
+    pass
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+@pytest.mark.parametrize("args, addopts, scheduling", [
+    (("-n", "2"), None, "WorkStealingScheduling"),
+    (("-n", "2", "--dist", "load"), None, "LoadScheduling"),
+    (("-n", "2"), "--dist load", "LoadScheduling"),
+], ids=["no-dist", "dist-load", "addopts-dist-load"])
+def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypatch, args,
+                                                              addopts, scheduling):
+    pytest.importorskip("xdist.scheduler").WorkStealingScheduling  # noqa: B018
+    if addopts:
+        monkeypatch.setenv("PYTEST_ADDOPTS", addopts)
+    pytester.makepyfile(test_two=TWO_TESTS)
+    result = pytester.runpytest(*args, "-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines([f"scheduling tests via {scheduling}"])
+    header = [line for line in result.outlines if line.startswith("ascend-accuracy: ")]
+    assert len(header) == 1
+    assert ("xdist: --dist worksteal" in header[0]) == (scheduling == "WorkStealingScheduling")

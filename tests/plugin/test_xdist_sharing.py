@@ -8,7 +8,7 @@ import pytest
 from pytest_ascend_accuracy.core import cpu_share
 from pytest_ascend_accuracy.errors import ConfigError
 from pytest_ascend_accuracy.graph import onnx_graph
-from pytest_ascend_accuracy.plugin.xdist_support import interleave_models, share_cores
+from pytest_ascend_accuracy.plugin.xdist_support import interleave_models, share_cores, steal_by_default
 
 
 @pytest.fixture(autouse=True)
@@ -153,3 +153,35 @@ def test_yaml_checks_alternate_by_model_on_workers():
     assert [i.name for i in few] == ["py", "det-a", "cls-a", "det-b", "cls-b", "det-c"]
     interleave_models(_config(2), items)  # else in chunks of 2 (xdist: max(n // workers // 4, 2))
     assert [i.name for i in items] == ["py", "det-a", "det-b", "cls-a", "cls-b", "det-c"]
+
+
+def _controller(numprocesses=2, dist="load", given="no"):
+    return SimpleNamespace(option=SimpleNamespace(numprocesses=numprocesses, dist=dist),
+                           known_args_namespace=SimpleNamespace(dist=given))
+
+
+def test_n_without_dist_schedules_by_work_stealing():
+    pytest.importorskip("xdist.scheduler").WorkStealingScheduling  # noqa: B018
+    config = _controller()
+    assert steal_by_default(config) and config.option.dist == "worksteal"
+
+
+@pytest.mark.parametrize("config", [
+    _controller(given="load"),  # --dist load asked for (command line, PYTEST_ADDOPTS, addopts)
+    _controller(dist="loadscope", given="loadscope"),
+    _controller(numprocesses=0, dist="no"),  # -n 0: no workers
+    SimpleNamespace(option=SimpleNamespace(numprocesses=2, dist="load"),  # a worker
+                    known_args_namespace=SimpleNamespace(dist="no"), workerinput={}),
+], ids=["dist-load-given", "loadscope", "n0", "worker"])
+def test_a_given_dist_and_the_workers_are_left_alone(config):
+    before = config.option.dist
+    assert not steal_by_default(config)
+    assert config.option.dist == before
+
+
+def test_an_xdist_without_work_stealing_keeps_load(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "xdist.scheduler", SimpleNamespace())  # no WorkStealing...
+    config = _controller()
+    assert not steal_by_default(config) and config.option.dist == "load"
