@@ -99,11 +99,14 @@ def test_b():
     (("-n", "2"), None, "WorkStealingScheduling"),
     (("-n", "2", "--dist", "load"), None, "LoadScheduling"),
     (("-n", "2"), "--dist load", "LoadScheduling"),
-], ids=["no-dist", "dist-load", "addopts-dist-load"])
+    (("-n", "2"), "ini", "LoadScheduling"),
+], ids=["no-dist", "dist-load", "env-addopts-dist-load", "ini-addopts-dist-load"])
 def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypatch, args,
                                                               addopts, scheduling):
     pytest.importorskip("xdist.scheduler").WorkStealingScheduling  # noqa: B018
-    if addopts:
+    if addopts == "ini":
+        pytester.makeini("[pytest]\naddopts = --dist load\n")
+    elif addopts:
         monkeypatch.setenv("PYTEST_ADDOPTS", addopts)
     pytester.makepyfile(test_two=TWO_TESTS)
     result = pytester.runpytest(*args, "-v", "-p", "no:cacheprovider")
