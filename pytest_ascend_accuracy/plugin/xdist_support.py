@@ -79,14 +79,16 @@ def steal_by_default(config) -> bool:
     worker ran the last large check while the other had nothing left (8 PP-OCRv4 checks,
     ``-n 2``: the last 0.3-0.4 s with one core idle). Under ``worksteal`` an idle worker takes
     half of a busy one's checks that have not started. A ``--dist`` given on the command line,
-    in ``PYTEST_ADDOPTS`` or in ``addopts`` is kept as it is, and so is an xdist without
-    ``worksteal`` (before 3.2)."""
+    in ``PYTEST_ADDOPTS`` or in ``addopts`` is kept as it is (``-d`` and ``--maxschedchunk``,
+    which ask for ``load``, too), and so is an xdist without ``worksteal`` (before 3.2)."""
     option = config.option
     if is_worker(config) or not getattr(option, "numprocesses", None) or option.dist != "load":
         return False
     given = getattr(getattr(config, "known_args_namespace", None), "dist", None)
     if given != "no":  # xdist turns "no" into "load" for -n; "load" here was asked for
         return False
+    if getattr(option, "distload", False) or getattr(option, "maxschedchunk", None):
+        return False  # -d (xdist's short "--dist load"), or load's own tuning asked for
     try:
         from xdist.scheduler import WorkStealingScheduling  # noqa: F401
     except ImportError:

@@ -155,8 +155,8 @@ def test_yaml_checks_alternate_by_model_on_workers():
     assert [i.name for i in items] == ["py", "det-a", "det-b", "cls-a", "cls-b", "det-c"]
 
 
-def _controller(numprocesses=2, dist="load", given="no"):
-    return SimpleNamespace(option=SimpleNamespace(numprocesses=numprocesses, dist=dist),
+def _controller(numprocesses=2, dist="load", given="no", **option):
+    return SimpleNamespace(option=SimpleNamespace(numprocesses=numprocesses, dist=dist, **option),
                            known_args_namespace=SimpleNamespace(dist=given))
 
 
@@ -170,9 +170,11 @@ def test_n_without_dist_schedules_by_work_stealing():
     _controller(given="load"),  # --dist load asked for (command line, PYTEST_ADDOPTS, addopts)
     _controller(dist="loadscope", given="loadscope"),
     _controller(numprocesses=0, dist="no"),  # -n 0: no workers
+    _controller(distload=True),  # -d: xdist's short --dist load
+    _controller(maxschedchunk=1),  # load's own tuning
     SimpleNamespace(option=SimpleNamespace(numprocesses=2, dist="load"),  # a worker
                     known_args_namespace=SimpleNamespace(dist="no"), workerinput={}),
-], ids=["dist-load-given", "loadscope", "n0", "worker"])
+], ids=["dist-load-given", "loadscope", "n0", "d", "maxschedchunk", "worker"])
 def test_a_given_dist_and_the_workers_are_left_alone(config):
     before = config.option.dist
     assert not steal_by_default(config)
