@@ -89,6 +89,23 @@ def pytest_addoption(parser):
                   default="accuracy-baselines")
     parser.addini("ascend_device_lock", "serialise device use among xdist workers sharing a "
                                         "device (true/false)", type="bool", default=False)
+    parser.addini("ascend_accuracy_worksteal", "-n without --dist schedules with xdist's "
+                  "worksteal (true/false)", type="bool", default=True)
+
+
+#: whether ``pytest_cmdline_main`` chose xdist's ``worksteal`` (for the report header)
+STEALING_KEY = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_cmdline_main(config):
+    """``-n N`` without ``--dist``: xdist's ``worksteal`` (``xdist_support.steal_by_default``),
+    decided before xdist turns an unset ``--dist`` into ``load``."""
+    if any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin")):
+        from .xdist_support import steal_by_default
+
+        config.stash[STEALING_KEY] = steal_by_default(config)
+    yield
 
 
 def pytest_configure(config):
@@ -96,8 +113,7 @@ def pytest_configure(config):
     config.addinivalue_line("markers", MARKER_LINE)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_visible
-    from .xdist_support import (XdistHooks, get_num_workers, get_worker_id, share_cores,
-                                steal_by_default)
+    from .xdist_support import XdistHooks, get_num_workers, get_worker_id, share_cores
 
     try:
         settings = settings_from_config(config)
@@ -124,7 +140,15 @@ def pytest_configure(config):
     # when named by module (-p xdist.plugin, e.g. with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1)
     if any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin")):
         config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
-        state.stealing = steal_by_default(config)  # before xdist starts its workers
+
+
+def _stealing(config) -> bool:
+    """Whether this session's xdist runs ``worksteal`` because the plugin chose it (a conftest
+    may have set another ``dist`` since; ``--collect-only`` starts no workers)."""
+    from .xdist_support import WORKSTEAL
+
+    return (config.stash.get(STEALING_KEY, False) and config.option.dist == WORKSTEAL
+            and not config.option.collectonly)
 
 
 def _require_ascend_runtime(settings) -> None:
@@ -144,9 +168,9 @@ def pytest_report_header(config):
     if state is None:
         return None
     line = f"ascend-accuracy: {state.backend_label()}; cache {state.settings.cache_dir}"
-    if state.stealing:
-        line += ("; xdist: --dist worksteal, an idle worker takes checks a busy one has not "
-                 "started (-n without --dist; --dist load for xdist's default)")
+    if _stealing(config):
+        line += ("; xdist: worksteal, chosen by this plugin for -n without --dist (--dist load "
+                 "or ini ascend_accuracy_worksteal = false keep xdist's default)")
     return line
 
 
@@ -191,7 +215,8 @@ def pytest_runtestloop(session):
     """A session that runs accuracy tests runs its test loop in ``core.frozen_heap``: garbage
     collections during the checks walk what the tests made, not every object of the imports
     and the collection."""
-    if any(_is_accuracy_test(item) for item in session.items):
+    # (the xdist controller collects nothing: pytest 7 then has no ``session.items`` at all)
+    if any(_is_accuracy_test(item) for item in getattr(session, "items", ())):
         from ..core.frozen_heap import frozen_heap
 
         with frozen_heap():

@@ -182,8 +182,6 @@ class AccuracyState:
     report_slugs: Dict[str, int] = field(default_factory=dict)
     #: the progress reporter (``plugin.progress.TerminalProgress``), None when not shown
     progress: Any = None
-    #: the plugin chose xdist's ``worksteal`` (``-n`` without ``--dist``: ``steal_by_default``)
-    stealing: bool = False
     _cache: Any = None
     _backend: Any = None
 

@@ -71,30 +71,53 @@ def share_cores(config) -> None:
 WORKSTEAL = "worksteal"
 
 
+#: ini switch of ``steal_by_default`` (default true)
+WORKSTEAL_INI = "ascend_accuracy_worksteal"
+
+#: the first pytest-xdist whose ``worksteal`` does not hang at the end of a run (3.2.1, #884)
+WORKSTEAL_SINCE = (3, 2, 1)
+
+
 def steal_by_default(config) -> bool:
-    """On the controller of ``-n N`` without ``--dist``: schedule with xdist's ``worksteal``
-    instead of ``load`` (returns whether it did). Checks take from a few hundred milliseconds
-    (a small model's mode) to seconds (a large model's golden, or its high-precision run);
-    under ``load`` each worker is sent its next checks ahead of time and keeps them, so one
-    worker ran the last large check while the other had nothing left (8 PP-OCRv4 checks,
-    ``-n 2``: the last 0.3-0.4 s with one core idle). Under ``worksteal`` an idle worker takes
-    half of a busy one's checks that have not started. A ``--dist`` given on the command line,
-    in ``PYTEST_ADDOPTS`` or in ``addopts`` is kept as it is (``-d`` and ``--maxschedchunk``,
-    which ask for ``load``, too), and so is an xdist without ``worksteal`` (before 3.2)."""
+    """Before xdist reads its options (the plugin's ``pytest_cmdline_main`` wrapper): for
+    ``-n N`` without ``--dist``, schedule with xdist's ``worksteal`` instead of ``load``
+    (returns whether it did). Checks take from a few hundred milliseconds (a small model's
+    mode) to seconds (a large model's golden, or its high-precision run); under ``load`` each
+    worker is sent its next checks ahead of time and keeps them, so one worker ran the last
+    large check while the other had nothing left (8 PP-OCRv4 checks, ``-n 2``: the last
+    0.3-0.4 s with one core idle). Under ``worksteal`` an idle worker takes half of a busy
+    one's checks that have not started. It applies to the whole session, accuracy checks or not.
+
+    ``option.dist`` is still ``"no"`` here unless a ``--dist`` was given, however it was given
+    (command line, ``PYTEST_ADDOPTS``, ``addopts``, arguments a plugin or conftest added):
+    xdist turns ``"no"`` into ``"load"`` only after this. Kept as they are: any ``--dist``
+    (``--dist no`` with ``-n`` cannot be told from none: xdist runs it as ``load``), ``-d``,
+    ``--maxschedchunk`` (``load``'s own tuning), ``--looponfail``, ini
+    ``ascend_accuracy_worksteal = false``, an xdist worker, and an xdist without a
+    ``worksteal`` that ends its runs (before 3.2.1)."""
     option = config.option
-    if is_worker(config) or not getattr(option, "numprocesses", None) or option.dist != "load":
+    if is_worker(config) or not getattr(option, "numprocesses", None):
         return False
-    given = getattr(getattr(config, "known_args_namespace", None), "dist", None)
-    if given != "no":  # xdist turns "no" into "load" for -n; "load" here was asked for
+    if getattr(option, "dist", None) != "no" or getattr(option, "distload", False):
         return False
-    if getattr(option, "distload", False) or getattr(option, "maxschedchunk", None):
-        return False  # -d (xdist's short "--dist load"), or load's own tuning asked for
-    try:
-        from xdist.scheduler import WorkStealingScheduling  # noqa: F401
-    except ImportError:
+    if getattr(option, "maxschedchunk", None) or getattr(option, "looponfail", False):
+        return False
+    if not config.getini(WORKSTEAL_INI) or _xdist_version() < WORKSTEAL_SINCE:
         return False
     option.dist = WORKSTEAL
     return True
+
+
+def _xdist_version() -> tuple:
+    """pytest-xdist's version as numbers ((0,) when unknown)."""
+    import re
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        text = version("pytest-xdist")
+    except PackageNotFoundError:
+        return (0,)
+    return tuple(int(n) for n in re.findall(r"\d+", text.split("+")[0])[:3]) or (0,)
 
 
 class XdistHooks:

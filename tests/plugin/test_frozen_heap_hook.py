@@ -58,3 +58,15 @@ def test_a_session_without_accuracy_tests_is_left_as_it_is(pytester):
     result = pytester.runpytest("-s", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["*FROZEN test_plain False*"])
+
+
+def test_a_session_that_collected_nothing_has_no_items_to_look_at():
+    """An xdist controller collects nothing: pytest 7 then gives its session no ``items`` at
+    all (later pytest an empty list); the loop runs as pytest runs it."""
+    from types import SimpleNamespace
+
+    from pytest_ascend_accuracy import plugin
+
+    loop = plugin.pytest_runtestloop(SimpleNamespace())  # (a hookwrapper: a generator)
+    next(loop)  # no AttributeError
+    assert next(loop, "done") == "done"

@@ -94,24 +94,42 @@ def test_b():
 """
 
 
+ADDS_DIST_LOAD = """
+def pytest_load_initial_conftests(early_config, parser, args):
+    args[:] = ["--dist", "load"] + args  # (the pytest docs' way of adding options)
+"""
+
+
 @pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
-@pytest.mark.parametrize("args, addopts, scheduling", [
+@pytest.mark.parametrize("args, how, scheduling", [
     (("-n", "2"), None, "WorkStealingScheduling"),
     (("-n", "2", "--dist", "load"), None, "LoadScheduling"),
-    (("-n", "2"), "--dist load", "LoadScheduling"),
-    (("-n", "2"), "ini", "LoadScheduling"),
-], ids=["no-dist", "dist-load", "env-addopts-dist-load", "ini-addopts-dist-load"])
-def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypatch, args,
-                                                              addopts, scheduling):
+    (("-n", "2"), "env", "LoadScheduling"),
+    (("-n", "2"), "addopts", "LoadScheduling"),
+    (("-n", "2", "-p", "adds_dist_load"), "plugin", "LoadScheduling"),
+    (("-n", "2"), "ini-off", "LoadScheduling"),
+], ids=["no-dist", "dist-load", "env-addopts", "ini-addopts", "plugin-adds-it", "ini-off"])
+def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypatch, args, how,
+                                                              scheduling):
+    """``-n 2`` alone runs xdist's worksteal; a --dist load given any way keeps load: on the
+    command line, in PYTEST_ADDOPTS, in the ini's addopts, added by a plugin at start-up; and
+    ini ``ascend_accuracy_worksteal = false`` keeps it too."""
     pytest.importorskip("xdist.scheduler").WorkStealingScheduling  # noqa: B018
-    if addopts == "ini":
+    if how == "env":
+        monkeypatch.setenv("PYTEST_ADDOPTS", "--dist load")
+    elif how == "addopts":
         pytester.makeini("[pytest]\naddopts = --dist load\n")
-    elif addopts:
-        monkeypatch.setenv("PYTEST_ADDOPTS", addopts)
+    elif how == "plugin":
+        pytester.makepyfile(adds_dist_load=ADDS_DIST_LOAD)  # (found from the cwd in a process
+        # of its own, the workers' too; in this process pytester's workers do not find it)
+    elif how == "ini-off":
+        pytester.makeini("[pytest]\nascend_accuracy_worksteal = false\n")
     pytester.makepyfile(test_two=TWO_TESTS)
-    result = pytester.runpytest(*args, "-v", "-p", "no:cacheprovider")
+    run = pytester.runpytest_subprocess if how == "plugin" else pytester.runpytest
+    result = run(*args, "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([f"scheduling tests via {scheduling}"])
     header = [line for line in result.outlines if line.startswith("ascend-accuracy: ")]
     assert len(header) == 1
-    assert ("xdist: --dist worksteal" in header[0]) == (scheduling == "WorkStealingScheduling")
+    assert ("xdist: worksteal, chosen by this plugin" in header[0]) == \
+        (scheduling == "WorkStealingScheduling")

@@ -155,35 +155,47 @@ def test_yaml_checks_alternate_by_model_on_workers():
     assert [i.name for i in items] == ["py", "det-a", "det-b", "cls-a", "cls-b", "det-c"]
 
 
-def _controller(numprocesses=2, dist="load", given="no", **option):
-    return SimpleNamespace(option=SimpleNamespace(numprocesses=numprocesses, dist=dist, **option),
-                           known_args_namespace=SimpleNamespace(dist=given))
+def _controller(numprocesses=2, dist="no", ini=True, **option):
+    """A controller's config as ``pytest_cmdline_main`` sees it, before xdist turns an unset
+    ``--dist`` ("no") into "load"."""
+    options = {"numprocesses": numprocesses, "dist": dist, "distload": False,
+               "maxschedchunk": None, "looponfail": False, **option}
+    return SimpleNamespace(option=SimpleNamespace(**options), getini=lambda name: ini)
 
 
 def test_n_without_dist_schedules_by_work_stealing():
-    pytest.importorskip("xdist.scheduler").WorkStealingScheduling  # noqa: B018
     config = _controller()
+    assert steal_by_default(config) and config.option.dist == "worksteal"
+    config = _controller(numprocesses="auto")  # resolved by xdist afterwards
     assert steal_by_default(config) and config.option.dist == "worksteal"
 
 
 @pytest.mark.parametrize("config", [
-    _controller(given="load"),  # --dist load asked for (command line, PYTEST_ADDOPTS, addopts)
-    _controller(dist="loadscope", given="loadscope"),
-    _controller(numprocesses=0, dist="no"),  # -n 0: no workers
+    _controller(dist="load"),  # --dist load, however given
+    _controller(dist="loadscope"),
+    _controller(numprocesses=0),  # -n 0: no workers
+    _controller(numprocesses=None),  # no -n
     _controller(distload=True),  # -d: xdist's short --dist load
     _controller(maxschedchunk=1),  # load's own tuning
-    SimpleNamespace(option=SimpleNamespace(numprocesses=2, dist="load"),  # a worker
-                    known_args_namespace=SimpleNamespace(dist="no"), workerinput={}),
-], ids=["dist-load-given", "loadscope", "n0", "d", "maxschedchunk", "worker"])
+    _controller(looponfail=True),
+    _controller(ini=False),  # ascend_accuracy_worksteal = false
+    SimpleNamespace(option=_controller().option, getini=lambda name: True, workerinput={}),
+], ids=["dist-load", "loadscope", "n0", "no-n", "d", "maxschedchunk", "looponfail", "ini-false",
+        "worker"])
 def test_a_given_dist_and_the_workers_are_left_alone(config):
     before = config.option.dist
     assert not steal_by_default(config)
     assert config.option.dist == before
 
 
-def test_an_xdist_without_work_stealing_keeps_load(monkeypatch):
-    import sys
+@pytest.mark.parametrize("version", ["3.2.0", "3.1.0", "2.5.0"])
+def test_an_xdist_whose_work_stealing_can_hang_keeps_load(monkeypatch, version):
+    """pytest-xdist 3.2.0's worksteal could hang at the end of a run (fixed in 3.2.1, #884);
+    before 3.2 there is none."""
+    from importlib import metadata
 
-    monkeypatch.setitem(sys.modules, "xdist.scheduler", SimpleNamespace())  # no WorkStealing...
+    monkeypatch.setattr(metadata, "version", lambda dist: version)
     config = _controller()
-    assert not steal_by_default(config) and config.option.dist == "load"
+    assert not steal_by_default(config) and config.option.dist == "no"
+    monkeypatch.setattr(metadata, "version", lambda dist: "3.2.1")
+    assert steal_by_default(config) and config.option.dist == "worksteal"
