@@ -21,8 +21,8 @@ PROGRESS_SECONDS = 5.0
 def progress_reporter(config, label: str) -> Optional[Callable[[int, Optional[int]], None]]:
     """``progress(done, total)`` writing ``dataset LABEL: 400/1000 samples`` lines, or None."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is None or config.get_verbosity() < 0 or hasattr(config, "workerinput"):
-        return None
+    if reporter is None or hasattr(config, "workerinput") or config.getoption("verbose", 0) < 0:
+        return None  # (-q; ``Config.get_verbosity`` is pytest 8's, this package supports 7.0)
     capture = config.pluginmanager.get_plugin("capturemanager")
     start = time.monotonic()
     state = {"next": start + PROGRESS_SECONDS, "shown": False}

@@ -53,7 +53,8 @@ class TerminalProgress:
     def tty(self) -> bool:
         if self._tty is None:
             tr = self._reporter()
-            self._tty = bool(tr is not None and tr.isatty())
+            isatty = getattr(tr, "isatty", False)  # a method from pytest 8.4.1, a bool before
+            self._tty = bool(isatty() if callable(isatty) else isatty)
         return self._tty
 
     @property

@@ -71,3 +71,30 @@ def test_silent_under_q_on_workers_and_in_logs_unless_asked():
         pass
     assert [c[0] for c in tr.calls] == ["newline", "write", "write"]
     assert tr.calls[2][1].startswith("\nascend-accuracy: golden run (onnxruntime fp32) done in ")
+
+
+class OldReporter(Reporter):
+    """pytest before 8.4.1: ``TerminalReporter.isatty`` is a bool attribute, not a method."""
+
+    def __init__(self, tty):
+        super().__init__(tty)
+        self.isatty = tty
+
+
+def test_a_reporter_whose_isatty_is_a_bool_as_before_pytest_8_4_1():
+    for tty in (True, False):
+        progress = TerminalProgress.for_config(config(OldReporter(tty)), forced=False)
+        assert progress.tty is tty and progress.active is tty
+
+
+def test_the_dataset_progress_needs_nothing_newer_than_pytest_7():
+    """``Config.get_verbosity`` is pytest 8's; the dataset progress asks ``getoption``."""
+    from pytest_ascend_accuracy.plugin.dataset_check import progress_reporter
+
+    def cfg(verbose):
+        plugins = {"terminalreporter": Reporter(True), "capturemanager": None}
+        return SimpleNamespace(pluginmanager=SimpleNamespace(get_plugin=plugins.get),
+                               getoption=lambda name, default=None: verbose)  # no get_verbosity
+
+    assert progress_reporter(cfg(0), "x") is not None
+    assert progress_reporter(cfg(-1), "x") is None  # -q
