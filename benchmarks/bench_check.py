@@ -26,7 +26,9 @@ and a check's memory is the larger of that and its peak before the compare. Per 
 * ``plain``   -- a plain onnxruntime inference of the model (defaults): the memory baseline;
 * ``cold``    -- a model check on an empty cache: golden + conversion + emulated run + dumps
                  (op outputs, the plugin's default dump mode) + compare + verdict (cosine, no
-                 report: no KL, as the plugin) + removing the passing dump; ``warm`` --
+                 report: no KL, as the plugin) + removing the passing dump (as the plugin does:
+                 renamed on the clock, its files removed by a thread off it, the time printed);
+                 ``warm`` --
                  the same check again (golden, conversion cached); ``warm, numpy kernel`` --
                  the warm check with the compiled compare pass turned off
                  (``ASCEND_ACCURACY_NUMPY_KERNEL=1``, compare/pair_sums.py), what it saves.
@@ -181,9 +183,14 @@ def _check(model: str, shape: str, work: Path, feeds) -> dict:
         passed = False
     phases["compare"] = time.perf_counter() - t
     written = {"golden": files_and_bytes(Path(golden.root)), "device dump": files_and_bytes(dump_dir)}  # off the clock
-    t = time.perf_counter()
-    shutil.rmtree(dump_dir, ignore_errors=True)  # a passing test's dumps go (the plugin's cleanup)
+    from pytest_ascend_accuracy.core.background_removal import BackgroundRemoval
+
+    removal = BackgroundRemoval()  # the plugin's cleanup of a passing test's dumps: the test
+    t = time.perf_counter()  # waits for the rename, a thread removes the files meanwhile
+    removal.remove(dump_dir)
     phases["cleanup"] = time.perf_counter() - t
+    removal.wait()  # off the clock: in a session the next test runs meanwhile
+    removed_s = time.perf_counter() - t
     wall = sum(phases.values())
     cache.release()  # what the plugin does when the session ends (leases dropped, stamps written)
     from pytest_ascend_accuracy.compare.parallel import LAST_RUN
@@ -198,7 +205,7 @@ def _check(model: str, shape: str, work: Path, feeds) -> dict:
             "peak_rss_before_compare": peak_before_compare,
             "compare_processes": children + 1,
             "children_private": children * LAST_RUN.get("child_private_bytes", 0),
-            "written": written}
+            "written": written, "removed_s": removed_s}
 
 
 CHILDREN = {"bare": child_bare, "plain": child_plain, "check": child_check}
@@ -348,7 +355,11 @@ def print_model(r: dict) -> bool:
     gw, dw = cold["written"]["golden"], cold["written"]["device dump"]
     print(f"   written: bare {mb(bare['written'][1])} in {bare['written'][0]} files; cold check: golden "
           f"{mb(gw[1])} in {gw[0]} file(s) (op outputs, plus graph inputs and initializers as op "
-          f"inputs, in one pack), device dump {mb(dw[1])} in {dw[0]} files")
+          f"inputs, in one pack), device dump {mb(dw[1])} in {dw[0]} files; the passing dump "
+          f"removed (the plugin's cleanup) in {cold['removed_s']:.3f} s / {warm['removed_s']:.3f} s "
+          f"(cold / warm), of which the test waits {cold['phases']['cleanup']:.3f} / "
+          f"{warm['phases']['cleanup']:.3f} s (the rename) and a thread removes the files while "
+          f"the next test runs")
     files = dw[0]
     create = r["create_s"]
     print(f"   creating a file here ({r['file_system']}) right after the rounds (median of 200): "

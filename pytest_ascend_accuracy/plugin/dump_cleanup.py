@@ -3,13 +3,12 @@
 ``ascend_model(...).run`` and YAML items dump into directories registered on the test item
 (``register``); when the call phase passed, ``remove_passed`` deletes them, so a passing check
 leaves nothing outside the cache (pytest keeps the temp dirs of the last three sessions, which
-held every dump of every test). A failing test's dumps stay for inspection in pytest's temp
-dir; its report (``--accuracy-report``) holds copies of the failing tensors
+held every dump of every test); the files go in a thread, and the session's end waits for it.
+A failing test's dumps stay for inspection in pytest's temp dir; its report (``--accuracy-report``) holds copies of the failing tensors
 (``report.tensor_copies``), so the report's links do not depend on them.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import List
 
@@ -27,9 +26,14 @@ def register(item, directory: Path) -> Path:
 
 
 def remove_passed(item, report) -> None:
-    """After the call phase: delete the item's dump directories when it passed."""
+    """After the call phase: delete the item's dump directories when it passed (gone from
+    their place at once, their files in a thread while the next test runs: the session's
+    ``core.background_removal``, waited for when the session ends)."""
     if report.when != "call" or not report.passed:
         return
+    from .session import get_state
+
+    removal = get_state(item.config).removal
     for directory in item.stash.get(DUMPS_KEY, ()):
-        shutil.rmtree(directory, ignore_errors=True)
+        removal.remove(directory)
     item.stash[DUMPS_KEY] = []

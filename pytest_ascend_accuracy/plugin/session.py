@@ -184,6 +184,7 @@ class AccuracyState:
     progress: Any = None
     _cache: Any = None
     _backend: Any = None
+    _removal: Any = None
 
     # -- lazily built collaborators ------------------------------------------------------------
     @property
@@ -194,6 +195,15 @@ class AccuracyState:
             self._cache = Cache(self.settings.cache_dir, max_bytes=self.settings.cache_size,
                                 on_build=self.progress.building if self.progress else None)
         return self._cache
+
+    @property
+    def removal(self):
+        """Removes passing tests' dumps in threads (``core.background_removal``)."""
+        if self._removal is None:
+            from ..core.background_removal import BackgroundRemoval
+
+            self._removal = BackgroundRemoval()
+        return self._removal
 
     @property
     def backend(self):
@@ -217,7 +227,10 @@ class AccuracyState:
                              num_workers=self.num_workers)
 
     def close(self) -> None:
-        """Release the backend (the Ascend backend closes its device); safe to call twice."""
+        """Release the backend (the Ascend backend closes its device) once the passing tests'
+        dumps are removed; safe to call twice."""
+        if self._removal is not None:
+            self._removal.wait()
         backend, self._backend = self._backend, None
         close = getattr(backend, "close", None)
         if close is not None:
