@@ -356,7 +356,8 @@ def print_model(r: dict) -> bool:
     print(f"   written: bare {mb(bare['written'][1])} in {bare['written'][0]} files; cold check: golden "
           f"{mb(gw[1])} in {gw[0]} file(s) (op outputs, plus graph inputs and initializers as op "
           f"inputs, in one pack), device dump {mb(dw[1])} in {dw[0]} files; the passing dump "
-          f"removed (the plugin's cleanup) in {cold['removed_s']:.3f} s / {warm['removed_s']:.3f} s "
+          f"removed (the plugin's cleanup) in {cold['removed_s']:.3f} s / "
+          f"{warm['removed_s']:.3f} s "
           f"(cold / warm), of which the test waits {cold['phases']['cleanup']:.3f} / "
           f"{warm['phases']['cleanup']:.3f} s (the rename) and a thread removes the files while "
           f"the next test runs")

@@ -251,7 +251,8 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
     warm_bytecode(project, byte_env)
     user_env = dict(user_env, **byte_env)
     runs = {"serial": (user, user_env), "-n 2": (user + ["-n", "2"], user_env),
-            "-n 2 --dist load (xdist's own default)": (user + ["-n", "2", "--dist", "load"], user_env),
+            "-n 2 --dist load (xdist's own default)": (user + ["-n", "2", "--dist", "load"],
+                                                       user_env),
             "-n 2, onnxruntime default threads": (user + ["-n", "2"],
                                                   dict(user_env, ASCEND_ACCURACY_ORT_THREADS="0")),
             "serial, every plugin here": ([], byte_env),
@@ -270,7 +271,8 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
            "(PYTHONPYCACHEPREFIX) an untimed run filled first, as a user's pytest reads its "
            "__pycache__, instead of compiling this package again in every process" if byte_env else ""))
     for label, r in best.items():
-        print(f"   {label:40s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   {r['summary']}")
+        print(f"   {label:40s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   "
+              f"{r['summary']}")
     serial, par, dflt = best["serial"], best["-n 2"], best["-n 2, onnxruntime default threads"]
     print(f"   where the CPU goes under -n 2: {par['cpu_s'] - serial['cpu_s']:+.2f} s CPU against serial with "
           f"threads shared out, {dflt['cpu_s'] - serial['cpu_s']:+.2f} s with onnxruntime's default "
@@ -305,9 +307,9 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
           f"serial {every:.2f}; serial pays such a per-process cost once, -n 2 in its controller "
           f"after the workers' own, twice on its wall clock")
     load = best["-n 2 --dist load (xdist's own default)"]
-    print(f"   scheduling: -n 2 without --dist runs xdist's worksteal (the plugin's choice: an idle "
-          f"worker takes checks a busy one has not started); with --dist load, each worker keeps "
-          f"the checks it was sent: -n 2 / serial {serial['wall_s'] / load['wall_s']:.2f} "
+    print(f"   scheduling: -n 2 without --dist runs xdist's worksteal (the plugin's choice: an "
+          f"idle worker takes checks a busy one has not started); with --dist load, each worker "
+          f"keeps the checks it was sent: -n 2 / serial {serial['wall_s'] / load['wall_s']:.2f} "
           f"against {serial['wall_s'] / par['wall_s']:.2f}")
     speedup = serial["wall_s"] / par["wall_s"]
     met = speedup >= 1.3

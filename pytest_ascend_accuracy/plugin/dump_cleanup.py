@@ -4,8 +4,9 @@
 (``register``); when the call phase passed, ``remove_passed`` deletes them, so a passing check
 leaves nothing outside the cache (pytest keeps the temp dirs of the last three sessions, which
 held every dump of every test); the files go in a thread, and the session's end waits for it.
-A failing test's dumps stay for inspection in pytest's temp dir; its report (``--accuracy-report``) holds copies of the failing tensors
-(``report.tensor_copies``), so the report's links do not depend on them.
+A failing test's dumps stay for inspection in pytest's temp dir; its report
+(``--accuracy-report``) holds copies of the failing tensors (``report.tensor_copies``), so the
+report's links do not depend on them.
 """
 from __future__ import annotations
 

@@ -70,7 +70,6 @@ def share_cores(config) -> None:
 #: xdist's scheduling that lets an idle worker take checks not yet started from a busy one
 WORKSTEAL = "worksteal"
 
-
 #: ini switch of ``steal_by_default`` (default true)
 WORKSTEAL_INI = "ascend_accuracy_worksteal"
 

@@ -8,7 +8,8 @@ import pytest
 from pytest_ascend_accuracy.core import cpu_share
 from pytest_ascend_accuracy.errors import ConfigError
 from pytest_ascend_accuracy.graph import onnx_graph
-from pytest_ascend_accuracy.plugin.xdist_support import interleave_models, share_cores, steal_by_default
+from pytest_ascend_accuracy.plugin.xdist_support import (interleave_models, share_cores,
+                                                          steal_by_default)
 
 
 @pytest.fixture(autouse=True)
