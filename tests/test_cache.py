@@ -172,7 +172,9 @@ def test_wait_false_gives_none_while_another_process_builds(tmp_path):
 
     cache = Cache(tmp_path)
     built = []
-    held = FileLock(str(cache.lock_path("golden", "k" * 64)))  # another process's lock
+    lock = cache.lock_path("golden", "k" * 64)
+    lock.parent.mkdir(parents=True)  # (filelock before 3.10 does not make the folder)
+    held = FileLock(str(lock))  # another process's lock
     with held.acquire(timeout=1):
         assert cache.get_or_build("golden", "k" * 64, built.append, wait=False) is None
     assert built == []

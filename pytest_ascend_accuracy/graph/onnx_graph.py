@@ -327,8 +327,9 @@ def session_options(*, optimize: bool = False, threads: int = 0, arena: bool = T
 
     ``spinning=False`` stops idle intra-op threads from spin-waiting (None: the process-wide
     setting of ``set_ort_threads``); ``config``: more session config entries."""
-    import onnxruntime as ort
+    from .onnxruntime_version import require_onnxruntime
 
+    ort = require_onnxruntime()
     so = ort.SessionOptions()
     so.graph_optimization_level = (ort.GraphOptimizationLevel.ORT_ENABLE_BASIC if optimize
                                    else ort.GraphOptimizationLevel.ORT_DISABLE_ALL)

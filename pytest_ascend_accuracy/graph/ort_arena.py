@@ -27,8 +27,9 @@ def shared_arena() -> bool:
     """Register (once per process) the shared CPU arena; False where this onnxruntime cannot
     (sessions asking for it then use no arena)."""
     if not _REGISTERED:
-        import onnxruntime as ort
+        from .onnxruntime_version import require_onnxruntime
 
+        ort = require_onnxruntime()
         try:
             info = ort.OrtMemoryInfo("Cpu", ort.OrtAllocatorType.ORT_ARENA_ALLOCATOR, 0,
                                      ort.OrtMemType.DEFAULT)
