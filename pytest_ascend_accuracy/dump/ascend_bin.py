@@ -449,11 +449,9 @@ def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[D
                 raw = header.encode()
                 f.write(struct.pack("<Q", len(raw)) + raw)  # one write for length and header
                 for arr, pad in zip(arrays, pads):
-                    if not arr.size:
-                        pass
-                    elif isinstance(arr, np.ndarray):
+                    if arr.size and isinstance(arr, np.ndarray):
                         f.write(_raw_bytes(arr))
-                    else:
+                    elif arr.size:
                         arr.write_to(f)  # (``DeviceBlocks``)
                     if pad:
                         f.write(b"\0" * pad)

@@ -10,8 +10,6 @@ what every session of this package asks for (``onnx_graph.session_options``, the
 """
 from __future__ import annotations
 
-import re
-
 #: the oldest onnxruntime whose runs this package's golden and emulator can trust
 #: (``require_onnxruntime``)
 MIN_ONNXRUNTIME = (1, 21)
@@ -24,7 +22,9 @@ def require_onnxruntime():
     import onnxruntime as ort
 
     if not _ORT_CHECKED:
-        numbers = tuple(int(n) for n in re.findall(r"\d+", ort.__version__)[:2])
+        from ..core.versions import version_numbers
+
+        numbers = version_numbers(ort.__version__)
         if numbers and numbers < MIN_ONNXRUNTIME:
             from ..errors import ConfigError
 

@@ -108,15 +108,15 @@ def steal_by_default(config) -> bool:
 
 
 def _xdist_version() -> tuple:
-    """pytest-xdist's version as numbers ((0,) when unknown)."""
-    import re
+    """pytest-xdist's version as numbers (() when unknown)."""
     from importlib.metadata import PackageNotFoundError, version
 
+    from ..core.versions import version_numbers
+
     try:
-        text = version("pytest-xdist")
+        return version_numbers(version("pytest-xdist"))
     except PackageNotFoundError:
-        return (0,)
-    return tuple(int(n) for n in re.findall(r"\d+", text.split("+")[0])[:3]) or (0,)
+        return ()
 
 
 class XdistHooks:

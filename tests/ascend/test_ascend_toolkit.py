@@ -95,3 +95,14 @@ def test_fake_toolkit_is_found_on_path(fake_toolkit, fake_atc_on_path):
     tk = find_toolkit()
     assert tk.atc == fake_toolkit.atc and tk.version == "8.0.RC2"
     assert os.access(tk.atc, os.X_OK)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("1.21.0rc1", (1, 21)), ("3.2.1.dev5+g1234", (3, 2, 1)), ("3.8.0", (3, 8, 0)),
+    ("1.20.1", (1, 20, 1)), ("RC2", ()), ("", ()),
+])
+def test_version_numbers_is_the_one_rule_for_every_version(text, expected):
+    """core.versions: CANN toolkits, onnxruntime and pytest-xdist are compared by it."""
+    from pytest_ascend_accuracy.core.versions import version_numbers
+
+    assert version_numbers(text) == expected

@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Tuple
 
+from ...core.versions import version_numbers
 from ...errors import ConversionError
 
 #: environment variables that name the toolkit root, in search order.
@@ -153,14 +153,10 @@ def read_toolkit_version(home: "str | os.PathLike[str]") -> Tuple[Optional[str],
 def parse_version(text: str) -> Tuple[int, ...]:
     """Leading numeric parts of a CANN version: ``8.0.RC2`` -> (8, 0), ``7.0.0.alpha003`` ->
     (7, 0, 0), ``6.3.RC2.alpha001`` -> (6, 3). Raises ValueError when it has none."""
-    parts = []
-    for piece in str(text).strip().split("."):
-        if not re.fullmatch(r"\d+", piece):
-            break
-        parts.append(int(piece))
+    parts = version_numbers(text)
     if not parts:
         raise ValueError(f"not a CANN version: {text!r}")
-    return tuple(parts)
+    return parts
 
 
 def _version_file(root: Path) -> Optional[Path]:
