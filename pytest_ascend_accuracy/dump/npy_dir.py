@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -69,31 +68,33 @@ def map_packed(path: str, layout: NpyLayout, name: str = "") -> np.ndarray:
                               f"cannot map the tensor's values at byte {layout.offset}: {exc}") from None
 
 
-def _ref(path: Path, kind: str, index: int, layout: NpyLayout, pack: Optional[Path] = None
-         ) -> TensorRef:
-    """``pack``: the file that holds the values when ``path`` names a tensor of a pack."""
+def _ref(directory: str, name: str, kind: str, index: int, layout: NpyLayout,
+         pack: Optional[str] = None) -> TensorRef:
+    """The tensor stored as ``name`` in ``directory``; ``pack``: the file that holds the values
+    when ``name`` names a tensor of a pack."""
     if pack is None:
-        p = source = str(path)
+        p = source = str(Path(directory) / name)
         load = lambda: load_npy(p)  # noqa: E731
     else:
-        p = str(pack)
-        source = f"{p}#{path.name}"
-        load = lambda: map_packed(p, layout, path.name)  # noqa: E731
-    name = _DTYPE_NAMES.get(layout.dtype)
-    if name is None:
-        name = _DTYPE_NAMES[layout.dtype] = layout.dtype.name
+        p = pack
+        source = f"{p}#{name}"
+        load = lambda: map_packed(p, layout, name)  # noqa: E731
+    dtype_name = _DTYPE_NAMES.get(layout.dtype)
+    if dtype_name is None:
+        dtype_name = _DTYPE_NAMES[layout.dtype] = layout.dtype.name
     # C-order values are the tensor as stored: the compare engine may read them straight into
     # its own buffer (file_span); ``load()`` memory-maps as always
     plain = not layout.fortran_order or len(layout.shape) <= 1
     span = FileSpan(p, layout.offset, layout.dtype, layout.count) if plain else None
-    return TensorRef(kind=kind, index=index, dtype=name, shape=layout.shape,
+    return TensorRef(kind=kind, index=index, dtype=dtype_name, shape=layout.shape,
                      loader=SpanLoader(load, span), source=source)
 
 
 # --------------------------------------------------------------------------- listing
-@dataclass(frozen=True)
-class NpyFile:
-    path: Path
+class NpyFile(NamedTuple):
+    """One listed tensor file of a directory (a tuple: a golden has thousands)."""
+
+    name: str  # the stored file's name in the directory (an input ref: its producer's file)
     op: str  # sanitised op name (golden) or op_name part (converted)
     kind: str
     index: int
@@ -101,20 +102,21 @@ class NpyFile:
     op_type: str = ""
 
 
-def _resolve(directory: Path) -> List[Tuple[Path, str]]:
+def _resolve(directory: Path) -> List[Tuple[str, str]]:
     names = sorted(e.name for e in os.scandir(directory) if e.is_file() and e.name.endswith(".npy")
                    and not e.name.startswith("."))
     mapping = read_mapping(directory) if any(n[:-4].isdigit() for n in names) else {}
     out = []
     for name in names:
         real = mapping.get(name) or mapping.get(name[:-4]) or name
-        out.append((directory / name, real))
+        out.append((name, real))
     return out + read_input_refs(directory)
 
 
-def read_input_refs(directory) -> List[Tuple[Path, str]]:
-    """``input_refs.csv`` of ``directory`` as (producer file path, input file name) pairs; [] when
-    absent. A row naming a producer file that is not in the directory is a ``DumpFormatError``."""
+def read_input_refs(directory) -> List[Tuple[str, str]]:
+    """``input_refs.csv`` of ``directory`` as (producer file name, input file name) pairs; []
+    when absent. A row naming a producer file that is not in the directory is a
+    ``DumpFormatError``."""
     directory = Path(directory)
     path = directory / INPUT_REFS_FILE
     if not path.is_file():
@@ -131,7 +133,7 @@ def read_input_refs(directory) -> List[Tuple[Path, str]]:
                 or not (directory / producer).is_file():
             raise DumpFormatError(path, f"line {line}: input {row[0]!r} refers to "
                                         f"{producer!r}, which is not a file of this directory")
-        out.append((directory / producer, row[0]))
+        out.append((producer, row[0]))
     return out
 
 
@@ -141,32 +143,32 @@ def list_npy_files(directory) -> Tuple[str, List[NpyFile], List[Tuple[str, str]]
     return classify_npy_files(_resolve(directory), lambda: read_names(directory))
 
 
-def classify_npy_files(resolved: List[Tuple[Path, str]], names: Callable[[], Dict[str, str]]
+def classify_npy_files(resolved: List[Tuple[str, str]], names: Callable[[], Dict[str, str]]
                        ) -> Tuple[str, List[NpyFile], List[Tuple[str, str]]]:
-    """``list_npy_files`` of a listing already resolved to (path, real file name) pairs;
-    ``names()`` gives ``op_names.csv`` (only asked for golden naming)."""
+    """``list_npy_files`` of a listing already resolved to (stored file name, real file name)
+    pairs; ``names()`` gives ``op_names.csv`` (only asked for golden naming)."""
     converted, golden, skipped = [], [], []
-    for path, real in resolved:
+    for stored, real in resolved:
         m = CONVERTED_PATTERN.match(real)
         fields = parse_file_name(m.group(1)) if m else None
         if fields is not None:
-            converted.append(NpyFile(path, fields.base_op_name, m.group(2),
+            converted.append(NpyFile(stored, fields.base_op_name, m.group(2),
                                      int(m.group(3)), fields.timestamp, fields.op_type))
             continue
         g = GOLDEN_PATTERN.match(real)
         if g:
-            golden.append((path, g.group(1), int(g.group(2)), int(g.group(3))))
+            golden.append((stored, g.group(1), int(g.group(2)), int(g.group(3))))
         else:
-            skipped.append((path.name, "not a golden or converted dump .npy name"))
+            skipped.append((stored, "not a golden or converted dump .npy name"))
     if converted and not golden:
         return "converted", converted, skipped
     out_stems = {stem for _, stem, _, _ in golden if not stem.startswith(INPUT_PREFIX)}
     names = names() if golden else {}
     files = []
-    for path, stem, idx, ts in golden:
+    for stored, stem, idx, ts in golden:
         op, kind = op_of_stem(stem, out_stems, names)
-        files.append(NpyFile(path, op, kind, idx, ts))
-    skipped += [(f.path.name, "converted NPU name among golden files") for f in converted]
+        files.append(NpyFile(stored, op, kind, idx, ts))
+    skipped += [(f.name, "converted NPU name among golden files") for f in converted]
     return "golden", files, skipped
 
 
@@ -183,21 +185,23 @@ def read_npy_dir(directory) -> DumpSet:
     several files (repeated dumps), the latest timestamp wins and ``meta['repeated']`` says so."""
     directory = Path(directory)
     kind, files, skipped = list_npy_files(directory)
-    return dumpset_of_files(directory, kind, files, skipped, read_npy_layout)
+    return dumpset_of_files(directory, kind, files, skipped,
+                            lambda name: read_npy_layout(directory / name))
 
 
 def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
-                     skipped: List[Tuple[str, str]], layout_of: Callable[[Path], NpyLayout],
+                     skipped: List[Tuple[str, str]], layout_of: Callable[[str], NpyLayout],
                      pack: Optional[Path] = None) -> DumpSet:
-    """``read_npy_dir`` of listed files whose headers ``layout_of(path)`` gives; ``pack``: the
-    one file that holds every listed tensor (the listed paths then only name them)."""
+    """``read_npy_dir`` of the files listed in ``directory``, whose headers ``layout_of(stored
+    file name)`` gives; ``pack``: the one file that holds every listed tensor (the listed names
+    then only name them)."""
     if not files:
         raise DumpFormatError(directory, "empty dump directory: no .npy dump files in it")
     slots: Dict[str, Dict[Tuple[str, int], NpyFile]] = {}
     first_ts: Dict[str, int] = {}
     types: Dict[str, str] = {}
     repeated: Dict[str, int] = {}
-    for f in sorted(files, key=lambda f: (f.timestamp, f.path.name)):
+    for f in sorted(files, key=lambda f: (f.timestamp, f.name)):
         op = slots.setdefault(f.op, {})
         if (f.kind, f.index) in op:
             repeated[f.op] = repeated.get(f.op, 1) + 1
@@ -207,14 +211,16 @@ def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
     ops = []
     last_ts = {name: max(f.timestamp for f in s.values()) for name, s in slots.items()}
     key = (lambda n: (last_ts[n], n)) if repeated else (lambda n: (first_ts[n], n))
+    where = str(directory)
+    packed = None if pack is None else str(pack)
     for order, name in enumerate(sorted(slots, key=key)):
         s = slots[name]
-        ins = tuple(_ref(s[k].path, "input", k[1], layout_of(s[k].path), pack)
+        ins = tuple(_ref(where, s[k].name, "input", k[1], layout_of(s[k].name), packed)
                     for k in sorted(s) if k[0] == "input")
-        outs = tuple(_ref(s[k].path, "output", k[1], layout_of(s[k].path), pack)
+        outs = tuple(_ref(where, s[k].name, "output", k[1], layout_of(s[k].name), packed)
                      for k in sorted(s) if k[0] == "output")
         ops.append(OpRecord(name=name, op_type=types[name], inputs=ins, outputs=outs, order=order,
-                            timestamp=first_ts[name], source=str(directory)))
+                            timestamp=first_ts[name], source=where))
     meta = {"naming": kind}
     if repeated:
         meta["repeated"] = repeated

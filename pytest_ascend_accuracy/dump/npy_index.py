@@ -53,8 +53,7 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
         names: Dict[str, str] = {str(k): str(v) for k, v in data["names"].items()}
         pack = _pack_of(directory, data.get("pack"))
         pack_size = pack.stat().st_size if pack is not None and files else 0
-        layouts: Dict[str, Tuple[NpyLayout, int]] = {}  # by stored name (hashing a Path is slow)
-        paths: Dict[str, Path] = {}
+        layouts: Dict[str, Tuple[NpyLayout, int]] = {}  # by stored name
         dtypes: Dict[str, np.dtype] = {}
         resolved = []
         for stored in sorted(files):  # the order read_npy_dir lists them in
@@ -62,28 +61,26 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
             dtype = dtypes.get(descr)
             if dtype is None:
                 dtype = dtypes[descr] = np.dtype(descr)
-            path = paths[stored] = directory / stored
             layouts[stored] = (NpyLayout(tuple(int(d) for d in shape), dtype, bool(fortran),
                                        int(offset)), int(size))
             if stored.endswith(".npy") and not stored.startswith("."):
-                resolved.append((path, real))
+                resolved.append((stored, real))
         for name, producer in refs:
-            if producer not in paths:
+            if producer not in layouts:
                 raise ValueError(f"input {name!r} refers to {producer!r}, not an indexed file")
-            resolved.append((paths[producer], name))
+            resolved.append((producer, name))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise DumpFormatError(index_path, f"not a valid npy dump index "
                                           f"({type(exc).__name__}: {exc})") from None
 
     checked: Dict[str, NpyLayout] = {}  # a stored tensor that inputs refer to is checked once
 
-    def layout_of(path: Path) -> NpyLayout:
-        name = path.name
+    def layout_of(name: str) -> NpyLayout:
         if name not in checked:
             layout, size = layouts[name]
             # a pack's tensors must lie within the pack (errors name the pack and the tensor)
             checked[name] = (checked_layout(f"{pack}#{name}", layout, pack_size)
-                             if pack is not None else checked_layout(path, layout, size))
+                             if pack is not None else checked_layout(directory / name, layout, size))
         return checked[name]
 
     kind, listed, skipped = classify_npy_files(resolved, lambda: names)
