@@ -108,6 +108,15 @@ def pytest_cmdline_main(config):
     yield
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config, parser, args):
+    """In an xdist worker, before the project's conftest files can import numpy: OpenBLAS's
+    threads get the worker's share of the cores (``xdist_support.share_blas_threads``)."""
+    from .xdist_support import share_blas_threads
+
+    share_blas_threads()
+
+
 def pytest_configure(config):
     """Register the marker, validate the options and put the session state on ``config``."""
     config.addinivalue_line("markers", MARKER_LINE)
