@@ -57,6 +57,8 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
         dtypes: Dict[str, np.dtype] = {}
         resolved = []
         for stored in sorted(files):  # the order read_npy_dir lists them in
+            if "/" in stored or "\\" in stored or stored in (".", ".."):  # as listing finds
+                raise ValueError(f"file {stored!r} is not a file name of the directory itself")
             real, shape, descr, fortran, offset, size = files[stored]
             dtype = dtypes.get(descr)
             if dtype is None:

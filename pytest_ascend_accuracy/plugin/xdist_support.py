@@ -83,8 +83,13 @@ def share_blas_threads(environ: MutableMapping[str, str] = os.environ,
     sleep: ``import numpy`` followed by a 1 s sleep took 0.185 s of CPU here, 0.086 s with
     ``OPENBLAS_NUM_THREADS=1``. In a worker that spin runs on the cores the other workers are
     checking on. xdist sets ``PYTEST_XDIST_WORKER``/``_COUNT`` before the worker's pytest
-    starts; a thread count the user set (any of ``BLAS_THREADS_ENV``) is kept, and once numpy
-    is imported OpenBLAS has its threads, so nothing is set then."""
+    starts. A thread count set before that (any of ``BLAS_THREADS_ENV``: in the shell, an ini
+    ``env``, or the rootdir's ``conftest.py``, which the controller runs before it starts its
+    workers) is kept; once numpy is imported OpenBLAS has its threads, so nothing is set then.
+    What is set is the worker's environment: processes its tests start inherit it, and since
+    OpenBLAS reads ``OPENBLAS_NUM_THREADS`` first, a ``GOTO_``/``OMP_NUM_THREADS`` that a test
+    module or a lower conftest sets in the worker afterwards does not change OpenBLAS's count
+    (setting ``OPENBLAS_NUM_THREADS`` there does)."""
     if not environ.get("PYTEST_XDIST_WORKER") or "numpy" in modules:
         return None
     if any(environ.get(name, "").strip() for name in BLAS_THREADS_ENV):

@@ -74,6 +74,18 @@ def test_a_bad_index_is_an_error_naming_it(tmp_path):
         read_indexed_dir(tmp_path / "d", tmp_path / "r.json")
 
 
+@pytest.mark.parametrize("stored", ["sub/a.0.1.npy", "../x.0.1.npy", "sub\\a.0.1.npy", ".."])
+def test_an_index_naming_a_file_outside_its_directory_is_refused(tmp_path, stored):
+    """Listing a directory finds only its own files; its index may name nothing else (a name
+    with a folder in it would be read from beside or below the directory)."""
+    w = _write_tricky(tmp_path / "d", private=True)
+    index = w.index()
+    index["files"][stored] = next(iter(index["files"].values()))
+    write_index(tmp_path / "i.json", index)
+    with pytest.raises(DumpFormatError, match=r"i\.json.*not a file name of the directory"):
+        read_indexed_dir(tmp_path / "d", tmp_path / "i.json")
+
+
 def test_the_index_applies_the_readers_checks(tmp_path):
     """A header the reader refuses is refused from the index too (same error)."""
     w = _write_tricky(tmp_path / "d", private=True)

@@ -71,6 +71,29 @@ def test_a_thread_count_the_user_set_is_kept(project, monkeypatch, name):
         assert recorded == {n: "3" if n == name else None for n in BLAS_THREADS_ENV}
 
 
+def test_a_count_the_rootdir_conftest_sets_is_kept(project):
+    """The controller runs the rootdir's conftest before it starts its workers, which inherit
+    what it set."""
+    project.makeconftest('import os\nos.environ["OMP_NUM_THREADS"] = "3"\n' + CONFTEST)
+    result = project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    for worker, recorded in _seen(project):
+        assert worker.startswith("gw")
+        assert recorded == {n: "3" if n == "OMP_NUM_THREADS" else None for n in BLAS_THREADS_ENV}
+
+
+@pytest.mark.parametrize("plugins", [("-p", "ascend_accuracy", "-p", "xdist"),
+                                     ("-p", "pytest_ascend_accuracy.plugin", "-p", "xdist.plugin")],
+                         ids=["entry-points", "modules"])
+def test_the_share_is_set_with_plugin_autoloading_off(project, monkeypatch, plugins):
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    result = project.runpytest_subprocess(*plugins, "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    share = str(max(1, machine_cores() // 2))
+    for worker, recorded in _seen(project):
+        assert worker.startswith("gw") and recorded["OPENBLAS_NUM_THREADS"] == share, recorded
+
+
 def test_a_serial_run_is_left_as_it_is(project):
     result = project.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
