@@ -420,7 +420,7 @@ def main(argv=None) -> int:
         if not args.skip_xdist:
             from bench_check_suite import bench_xdist
 
-            ok &= bench_xdist(root, args.xdist_det_size, args.repeat)
+            ok &= bench_xdist(root, args.xdist_det_size, args.repeat, preheat=not args.no_preheat)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"\nall goals met: {ok}")

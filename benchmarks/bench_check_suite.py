@@ -11,7 +11,10 @@ plugin picks ``worksteal``: ``plugin.xdist_support.steal_by_default``), the same
 onnxruntime's default threading (``ASCEND_ACCURACY_ORT_THREADS=0``) to show where the CPU time
 goes when two workers each start one spinning thread per core, and the same two runs with every
 pytest plugin this environment holds (this repository's test dependencies: what they add to
-each process, the controller and every worker, is printed and named).
+each process, the controller and every worker, is printed and named). Before each timed run
+about as much memory as the run uses is touched and freed, off the clock (``preheat``, as
+``bench_check``'s steps; ``--no-preheat`` skips it): on this VM two det checks started side by
+side on memory the host had taken back took 2.6-3.4 s each, 1.6 s after pre-heating.
 """
 from __future__ import annotations
 
@@ -132,11 +135,32 @@ def _version(dist: str) -> str:
         return "?"
 
 
-def pytest_run(project: Path, extra, env_extra) -> dict:
+def suite_preheat_bytes(det_size: int) -> int:
+    """What each timed run touches and frees first (``preheat``): about what a run of the suite
+    allocates and writes at once (det 736: a 925 MB golden, 379 MB dumps per det check, two
+    workers' processes)."""
+    return max(256 << 20, int(3.0e9 * (det_size / 736) ** 2))
+
+
+def preheat(nbytes: int) -> None:
+    """Touch and free ``nbytes`` of memory, off the clock, right before a run (as
+    ``bench_check``'s steps do, whose module docstring says why: free page reporting hands freed
+    pages back to this VM's host, which faults them in again on their next use). Through numpy,
+    whose big arrays ask for huge pages, as the runs' own do: touching the same amount in 4 KB
+    pages left two concurrent det checks as slow as with no pre-heating (2.6-3.1 s each against
+    1.6 s)."""
+    if nbytes:
+        import numpy as np
+
+        np.ones(nbytes // 8, np.float64).fill(0)
+
+
+def pytest_run(project: Path, extra, env_extra, preheat_bytes: int = 0) -> dict:
     shutil.rmtree(project / "cache", ignore_errors=True)
     basetemp = project / "basetemp"
     shutil.rmtree(basetemp, ignore_errors=True)
     env = _environ(env_extra)
+    preheat(preheat_bytes)  # last before the clock: reported pages go back within seconds
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     sampler = CoreSampler()
     t0 = time.perf_counter()
@@ -232,7 +256,7 @@ def _busy_profile(samples, edge: float = 0.6) -> str:
             f"last {edge:.1f} s {mean(samples[-k:]):.2f}")
 
 
-def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
+def bench_xdist(root: Path, det_size: int, repeat: int, preheat: bool = True) -> bool:
     project = root / "xdist"
     project.mkdir(parents=True, exist_ok=True)
     (project / "accuracy_bench.yaml").write_text(SUITE.format(
@@ -258,9 +282,10 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
             "serial, every plugin here": ([], byte_env),
             "-n 2, every plugin here": (["-n", "2"], byte_env)}
     best, walls = {}, {label: [] for label in runs}
+    heat = suite_preheat_bytes(det_size) if preheat else 0
     for _ in range(repeat):  # interleaved: each kind sees the same load
         for label, (extra, env) in runs.items():
-            r = pytest_run(project, extra, env)
+            r = pytest_run(project, extra, env, heat)
             walls[label].append(r["wall_s"])
             if label not in best or r["wall_s"] < best[label]["wall_s"]:
                 best[label] = r
@@ -269,7 +294,10 @@ def bench_xdist(root: Path, det_size: int, repeat: int) -> bool:
           f"autoloading off), except in the rows 'every plugin here'" +
           ("; PYTHONDONTWRITEBYTECODE is set here: the runs read compiled bytecode from a cache "
            "(PYTHONPYCACHEPREFIX) an untimed run filled first, as a user's pytest reads its "
-           "__pycache__, instead of compiling this package again in every process" if byte_env else ""))
+           "__pycache__, instead of compiling this package again in every process" if byte_env else "")
+          + (f"; before each run {mb(heat)} touched and freed, off the clock (pre-heating, as "
+             f"bench_check's steps; --no-preheat skips it)" if heat else
+             "; no pre-heating (--no-preheat)"))
     for label, r in best.items():
         print(f"   {label:40s} wall {r['wall_s']:6.2f} s   CPU {r['cpu_s']:6.2f} s   "
               f"{r['summary']}")
