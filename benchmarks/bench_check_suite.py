@@ -281,6 +281,9 @@ def bench_xdist(root: Path, det_size: int, repeat: int, preheat: bool = True) ->
                                                   dict(user_env, ASCEND_ACCURACY_ORT_THREADS="0")),
             "serial, every plugin here": ([], byte_env),
             "-n 2, every plugin here": (["-n", "2"], byte_env)}
+    from bench_check import _create_cost, file_system
+
+    create_before = _create_cost(project)  # what earlier deletions left (see _create_cost)
     best, walls = {}, {label: [] for label in runs}
     heat = suite_preheat_bytes(det_size) if preheat else 0
     for _ in range(repeat):  # interleaved: each kind sees the same load
@@ -320,6 +323,11 @@ def bench_xdist(root: Path, det_size: int, repeat: int, preheat: bool = True) ->
     print(f"   of the CPU time, in the kernel (writing dumps and goldens into the page cache, "
           f"creating and removing files, faulting in memory): {kernel}; the kernel's own "
           f"threads writing that data back to disk run beside them and are in neither figure")
+    create_after = _create_cost(project)
+    print(f"   creating a file in the suite's project folder ({file_system(project)}), median of "
+          f"200: {create_before * 1e3:.2f} ms before the runs, {create_after * 1e3:.2f} ms after "
+          f"(see bench_check._create_cost: on ext4 without a journal each create scans past the "
+          f"inodes deleted in the last minutes, the model rounds' and the runs' own dumps)")
     empty = no_check_walls(project, user, user_env)
     checks_only = (serial["wall_s"] - empty["serial"]) / (par["wall_s"] - empty["-n 2"])
     print(f"   a session that runs no check (-k matching none, median of 3): serial "
