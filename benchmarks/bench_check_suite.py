@@ -297,7 +297,8 @@ def bench_xdist(root: Path, det_size: int, repeat: int, preheat: bool = True) ->
           f"autoloading off), except in the rows 'every plugin here'" +
           ("; PYTHONDONTWRITEBYTECODE is set here: the runs read compiled bytecode from a cache "
            "(PYTHONPYCACHEPREFIX) an untimed run filled first, as a user's pytest reads its "
-           "__pycache__, instead of compiling this package again in every process" if byte_env else "")
+           "__pycache__, instead of compiling this package again in every process"
+           if byte_env else "")
           + (f"; before each run {mb(heat)} touched and freed, off the clock (pre-heating, as "
              f"bench_check's steps; --no-preheat skips it)" if heat else
              "; no pre-heating (--no-preheat)"))

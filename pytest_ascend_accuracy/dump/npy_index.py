@@ -81,8 +81,8 @@ def read_indexed_dir(directory, index_path) -> DumpSet:
         if name not in checked:
             layout, size = layouts[name]
             # a pack's tensors must lie within the pack (errors name the pack and the tensor)
-            checked[name] = (checked_layout(f"{pack}#{name}", layout, pack_size)
-                             if pack is not None else checked_layout(directory / name, layout, size))
+            checked[name] = (checked_layout(f"{pack}#{name}", layout, pack_size) if pack is not None
+                             else checked_layout(directory / name, layout, size))
         return checked[name]
 
     kind, listed, skipped = classify_npy_files(resolved, lambda: names)
