@@ -77,10 +77,19 @@ def _steady() -> None:
     from rss import reset_peak_rss
 
     if _preheat_bytes and reset_peak_rss():
+        preheat(_preheat_bytes)
+        reset_peak_rss()
+
+
+def preheat(nbytes: int) -> None:
+    """Touch and free ``nbytes`` of memory, off the clock (see the module docstring), through
+    numpy, whose big arrays ask for huge pages as the steps' own do: touching the same amount
+    in 4 KB pages left two concurrent det checks as slow as with no pre-heating (2.6-3.1 s each
+    against 1.6 s, ``bench_check_suite``)."""
+    if nbytes:
         import numpy as np
 
-        np.ones(_preheat_bytes // 8, np.float64).fill(0)  # every page touched, then freed
-        reset_peak_rss()
+        np.ones(nbytes // 8, np.float64).fill(0)  # every page touched, then freed
 
 
 def child_bare(model: str, shape: str, work: Path) -> dict:

@@ -12,9 +12,10 @@ onnxruntime's default threading (``ASCEND_ACCURACY_ORT_THREADS=0``) to show wher
 goes when two workers each start one spinning thread per core, and the same two runs with every
 pytest plugin this environment holds (this repository's test dependencies: what they add to
 each process, the controller and every worker, is printed and named). Before each timed run
-about as much memory as the run uses is touched and freed, off the clock (``preheat``, as
-``bench_check``'s steps; ``--no-preheat`` skips it): on this VM two det checks started side by
-side on memory the host had taken back took 2.6-3.4 s each, 1.6 s after pre-heating.
+about as much memory as the run uses is touched and freed, off the clock
+(``bench_check.preheat``, as ``bench_check``'s steps; ``--no-preheat`` skips it): on this VM
+two det checks started side by side on memory the host had taken back took 2.6-3.4 s each,
+1.6 s after pre-heating.
 """
 from __future__ import annotations
 
@@ -136,23 +137,10 @@ def _version(dist: str) -> str:
 
 
 def suite_preheat_bytes(det_size: int) -> int:
-    """What each timed run touches and frees first (``preheat``): about what a run of the suite
-    allocates and writes at once (det 736: a 925 MB golden, 379 MB dumps per det check, two
-    workers' processes)."""
+    """What each timed run touches and frees first (``bench_check.preheat``): about what a run
+    of the suite allocates and writes at once (det 736: a 925 MB golden, 379 MB dumps per det
+    check, two workers' processes)."""
     return max(256 << 20, int(3.0e9 * (det_size / 736) ** 2))
-
-
-def preheat(nbytes: int) -> None:
-    """Touch and free ``nbytes`` of memory, off the clock, right before a run (as
-    ``bench_check``'s steps do, whose module docstring says why: free page reporting hands freed
-    pages back to this VM's host, which faults them in again on their next use). Through numpy,
-    whose big arrays ask for huge pages, as the runs' own do: touching the same amount in 4 KB
-    pages left two concurrent det checks as slow as with no pre-heating (2.6-3.1 s each against
-    1.6 s)."""
-    if nbytes:
-        import numpy as np
-
-        np.ones(nbytes // 8, np.float64).fill(0)
 
 
 def pytest_run(project: Path, extra, env_extra, preheat_bytes: int = 0) -> dict:
@@ -160,6 +148,8 @@ def pytest_run(project: Path, extra, env_extra, preheat_bytes: int = 0) -> dict:
     basetemp = project / "basetemp"
     shutil.rmtree(basetemp, ignore_errors=True)
     env = _environ(env_extra)
+    from bench_check import preheat
+
     preheat(preheat_bytes)  # last before the clock: reported pages go back within seconds
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     sampler = CoreSampler()

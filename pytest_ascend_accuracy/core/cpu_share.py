@@ -48,6 +48,11 @@ def _count_cores(cpus) -> int:
     return max(1, len(cores))
 
 
+def worker_share(workers: int) -> int:
+    """The cores each of ``workers`` processes sharing this machine may keep busy (at least 1)."""
+    return max(1, machine_cores() // max(1, int(workers)))
+
+
 def set_core_share(cores: Optional[int]) -> None:
     """This process's share of the cores (None: all of ``machine_cores``)."""
     _SHARE[0] = None if cores is None else max(1, int(cores))
@@ -58,4 +63,4 @@ def core_share() -> int:
     return _SHARE[0] if _SHARE[0] is not None else machine_cores()
 
 
-__all__ = ["core_share", "machine_cores", "physical_cores", "set_core_share"]
+__all__ = ["core_share", "machine_cores", "physical_cores", "set_core_share", "worker_share"]

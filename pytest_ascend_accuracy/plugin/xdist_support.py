@@ -50,10 +50,10 @@ def share_cores(config) -> None:
     override = os.environ.get(ORT_THREADS_ENV, "").strip()
     if not override and not (workers and workers >= 2):
         return  # serial, or the xdist controller: nothing to share (and numpy stays unimported)
-    from ..core.cpu_share import machine_cores, set_core_share
+    from ..core.cpu_share import set_core_share, worker_share
     from ..graph.onnx_graph import set_ort_threads
 
-    share = max(1, machine_cores() // workers) if workers and workers >= 2 else None
+    share = worker_share(workers) if workers and workers >= 2 else None
     if share is not None:
         set_core_share(share)  # the compare's worker processes too (compare.parallel)
     if override:
@@ -100,9 +100,9 @@ def share_blas_threads(environ: MutableMapping[str, str] = os.environ,
         return None
     if workers < 2:
         return None
-    from ..core.cpu_share import machine_cores
+    from ..core.cpu_share import worker_share
 
-    share = max(1, machine_cores() // workers)
+    share = worker_share(workers)
     environ["OPENBLAS_NUM_THREADS"] = str(share)
     return share
 
