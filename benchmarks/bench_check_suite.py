@@ -4,7 +4,9 @@ the per-model figures): pytest with this plugin and pytest-xdist only
 (``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` and ``-p`` for the two packages' entry points, whatever else
 is installed here), reading compiled bytecode even where ``PYTHONDONTWRITEBYTECODE`` is set
 (``bytecode_environment``); wall time, CPU time of the whole run, the cores busy on the machine
-over the run (``/proc/stat`` every 0.1 s: start-up, checks, exit), the share of the CPU time
+over the run (``/proc/stat`` every 0.1 s: start-up, checks, exit), each model's checks serially
+and side by side (their call phases, from pytest's ``--durations=0``) and how much of each run's
+wall time its processes spent inside checks, the share of the CPU time
 spent in the kernel, a session that runs no check (what pytest and xdist cost around the
 checks), the same -n 2 run with ``--dist load`` (xdist's own default; without ``--dist`` the
 plugin picks ``worksteal``: ``plugin.xdist_support.steal_by_default``), the same -n 2 run with
@@ -157,7 +159,8 @@ def pytest_run(project: Path, extra, env_extra, preheat_bytes: int = 0) -> dict:
     with sampler:
         proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                "--accuracy-cache-dir", str(project / "cache"),
-                               f"--basetemp={basetemp}", *extra],
+                               f"--basetemp={basetemp}", "--durations=0", "--durations-min=0",
+                               *extra],
                               cwd=project, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -167,7 +170,43 @@ def pytest_run(project: Path, extra, env_extra, preheat_bytes: int = 0) -> dict:
     left = files_and_bytes(basetemp) if basetemp.exists() else [0, 0]
     return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
             "sys_s": after.ru_stime - before.ru_stime,
-            "summary": last, "left": left, "cache": files_and_bytes(project / "cache"), "busy": sampler.samples}
+            "summary": last, "left": left, "cache": files_and_bytes(project / "cache"),
+            "busy": sampler.samples, "calls": check_calls(proc.stdout)}
+
+
+def check_calls(stdout: str) -> dict:
+    """``{test id: seconds}`` of each check's call phase, from pytest's ``--durations=0``
+    lines (``0.84s call     accuracy_bench.yaml::det[default]``)."""
+    import re
+
+    calls = {}
+    for line in stdout.splitlines():
+        m = re.match(r"\s*(\d+(?:\.\d+)?)s call\s+(\S+)", line)
+        if m:
+            calls[m.group(2)] = float(m.group(1))
+    return calls
+
+
+def _model_of_test(test_id: str) -> str:
+    """``det`` of ``accuracy_bench.yaml::det[default]``."""
+    return test_id.rpartition("::")[2].partition("[")[0]
+
+
+def calls_side_by_side(serial: dict, par: dict) -> str:
+    """Each model's checks (call phase) in the serial run and in the -n 2 run (``pytest_run``
+    results), and how much of each run's wall time went inside checks: where -n 2 loses is
+    whether its checks run slower side by side or its workers sit outside them."""
+    parts, models = [], {}
+    for test_id in serial["calls"]:
+        models.setdefault(_model_of_test(test_id), []).append(test_id)
+    for model, ids in sorted(models.items()):
+        s = sum(serial["calls"][t] for t in ids)
+        n = sum(par["calls"].get(t, float("nan")) for t in ids)
+        parts.append(f"{model} {len(ids)} checks {s:.2f} s -> {n:.2f} s ({n / s:.2f} x)")
+    busy = sum(par["calls"].values())
+    return (f"{'; '.join(parts)}; the -n 2 workers were inside checks {busy:.2f} s of "
+            f"2 x {par['wall_s']:.2f} s wall ({busy / (2 * par['wall_s']):.0%}), serial "
+            f"{sum(serial['calls'].values()):.2f} s of {serial['wall_s']:.2f} s")
 
 
 class CoreSampler:
@@ -306,6 +345,8 @@ def bench_xdist(root: Path, det_size: int, repeat: int, preheat: bool = True) ->
           f"{par['cpu_s'] / par['wall_s']:.2f}, of {cores}: serial already runs onnxruntime beside "
           f"the thread writing its tensors and forks the compare, so -n 2 gains only what serial "
           f"leaves idle")
+    print(f"   the checks themselves (pytest --durations, call phase; each model's golden is "
+          f"built in its first check): {calls_side_by_side(serial, par)}")
     print(f"   cores busy, the whole machine sampled every {CoreSampler.STEP} s: serial "
           f"{_busy_profile(serial['busy'])}; -n 2 {_busy_profile(par['busy'])} (start-up and exit "
           f"are at the edges)")

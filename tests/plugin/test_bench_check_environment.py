@@ -71,3 +71,30 @@ def test_the_file_system_of_the_work_dir_is_named(tmp_path):
     if sys.platform.startswith("linux") and os.path.exists("/proc/self/mountinfo"):
         assert text != "?" and text.endswith(")")
     assert bench.file_system(tmp_path / "missing") == "?"
+
+
+@pytest.mark.parametrize("extra", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_each_check_s_call_time_is_read_from_pytest_s_durations(tmp_path, extra):
+    """The suite benchmark compares each check's call phase serially and under -n 2: read from
+    a real pytest's ``--durations=0`` lines, as the benchmark runs it (setup and teardown lines
+    are not calls)."""
+    if extra:
+        pytest.importorskip("xdist")
+    (tmp_path / "test_two.py").write_text(
+        "import time, pytest\n"
+        "@pytest.fixture\ndef slow():\n    time.sleep(0.05)\n    yield\n"
+        "@pytest.mark.parametrize('mode', ['a', 'b'])\n"
+        "def test_check(mode, slow):\n    time.sleep(0.03 if mode == 'a' else 0.06)\n")
+    bench = _bench()
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--durations=0", "--durations-min=0", *extra], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = bench.check_calls(done.stdout)
+    assert sorted(calls) == ["test_two.py::test_check[a]", "test_two.py::test_check[b]"]
+    assert 0.03 <= calls["test_two.py::test_check[a]"] < 0.05  # the fixture's 0.05 s: setup
+    assert calls["test_two.py::test_check[b]"] >= 0.06
+    run = {"calls": calls, "wall_s": 1.0}
+    slower = {"calls": {k: 2 * v for k, v in calls.items()}, "wall_s": 0.5}
+    line = bench.calls_side_by_side(run, slower)
+    assert line.startswith("test_check 2 checks ") and "(2.00 x)" in line
