@@ -82,9 +82,9 @@ def test_each_check_s_call_time_is_read_from_pytest_s_durations(tmp_path, extra)
         pytest.importorskip("xdist")
     (tmp_path / "test_two.py").write_text(
         "import time, pytest\n"
-        "@pytest.fixture\ndef slow():\n    time.sleep(0.05)\n    yield\n"
+        "@pytest.fixture\ndef slow():\n    time.sleep(0.3)\n    yield\n"
         "@pytest.mark.parametrize('mode', ['a', 'b'])\n"
-        "def test_check(mode, slow):\n    time.sleep(0.03 if mode == 'a' else 0.06)\n")
+        "def test_check(mode, slow):\n    time.sleep(0.01 if mode == 'a' else 0.06)\n")
     bench = _bench()
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "--durations=0", "--durations-min=0", *extra], cwd=tmp_path,
@@ -92,7 +92,7 @@ def test_each_check_s_call_time_is_read_from_pytest_s_durations(tmp_path, extra)
     assert done.returncode == 0, done.stdout + done.stderr
     calls = bench.check_calls(done.stdout)
     assert sorted(calls) == ["test_two.py::test_check[a]", "test_two.py::test_check[b]"]
-    assert 0.03 <= calls["test_two.py::test_check[a]"] < 0.05  # the fixture's 0.05 s: setup
+    assert 0.01 <= calls["test_two.py::test_check[a]"] < 0.3  # the fixture's 0.3 s: setup
     assert calls["test_two.py::test_check[b]"] >= 0.06
     run = {"calls": calls, "wall_s": 1.0}
     slower = {"calls": {k: 2 * v for k, v in calls.items()}, "wall_s": 0.5}
