@@ -166,7 +166,7 @@ def pytest_run(project: Path, extra, env_extra, preheat_bytes: int = 0) -> dict:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     last = (proc.stdout.strip().splitlines() or ["?"])[-1]
     if proc.returncode != 0:  # threshold 0: every check passes unless something is broken
-        sys.exit(f"pytest {' '.join(extra)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
+        sys.exit(f"pytest {' '.join(extra)} failed:\n{proc.stdout[-5000:]}\n{proc.stderr[-2000:]}")
     left = files_and_bytes(basetemp) if basetemp.exists() else [0, 0]
     return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
             "sys_s": after.ru_stime - before.ru_stime,
@@ -202,9 +202,10 @@ def calls_side_by_side(serial: dict, par: dict) -> str:
     for model, ids in sorted(models.items()):
         s = sum(serial["calls"][t] for t in ids)
         n = sum(par["calls"].get(t, float("nan")) for t in ids)
-        parts.append(f"{model} {len(ids)} checks {s:.2f} s -> {n:.2f} s ({n / s:.2f} x)")
+        ratio = f"{n / s:.2f} x" if s > 0 else "serial 0 s"
+        parts.append(f"{model} {len(ids)} checks {s:.2f} s -> {n:.2f} s ({ratio})")
     busy = sum(par["calls"].values())
-    return (f"{'; '.join(parts)}; the -n 2 workers were inside checks {busy:.2f} s of "
+    return (f"{'; '.join(parts) or 'no call phases read'}; the -n 2 workers were inside checks {busy:.2f} s of "
             f"2 x {par['wall_s']:.2f} s wall ({busy / (2 * par['wall_s']):.0%}), serial "
             f"{sum(serial['calls'].values()):.2f} s of {serial['wall_s']:.2f} s")
 
