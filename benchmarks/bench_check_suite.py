@@ -205,7 +205,8 @@ def calls_side_by_side(serial: dict, par: dict) -> str:
         ratio = f"{n / s:.2f} x" if s > 0 else "serial 0 s"
         parts.append(f"{model} {len(ids)} checks {s:.2f} s -> {n:.2f} s ({ratio})")
     busy = sum(par["calls"].values())
-    return (f"{'; '.join(parts) or 'no call phases read'}; the -n 2 workers were inside checks {busy:.2f} s of "
+    return (f"{'; '.join(parts) or 'no call phases read'}; the -n 2 workers were inside "
+            f"checks {busy:.2f} s of "
             f"2 x {par['wall_s']:.2f} s wall ({busy / (2 * par['wall_s']):.0%}), serial "
             f"{sum(serial['calls'].values()):.2f} s of {serial['wall_s']:.2f} s")
 
