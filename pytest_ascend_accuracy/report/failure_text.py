@@ -8,7 +8,7 @@ aligned table capped at a few rows; coverage; where the full report is; what to 
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
 
@@ -167,6 +167,36 @@ def fp16_range_rows(verdict: Verdict) -> List[TensorCompare]:
     return out
 
 
+def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[List[str], str]:
+    """The ops a ``keep_dtype`` fix names, in the failures' (graph) order, and why: failing ops
+    whose golden operands pass 65504 (``range_inputs``, ``compare.fp16_range.RangeFinding``)
+    and failing ops whose values leave the float16 range (``fp16_range_rows``, by their original
+    names where fused). Both kinds: an op whose input overflows usually fails first, with the
+    ops after it failing on their own values, and keeping only one kind leaves the other
+    failing. ``([], "")`` when neither."""
+    rows = fp16_range_rows(verdict)
+    row_ids = {id(r) for r in rows}
+    range_ops = {f.op for f in range_inputs}
+    names: List[str] = []
+    for f in verdict.failures:
+        if id(f.row) in row_ids:
+            picked = f.row.original_names or (f.row.op_name,)
+        elif f.row.golden_name in range_ops:
+            picked = (f.row.golden_name,)
+        else:
+            continue
+        names.extend(n for n in picked if n not in names)
+    names.extend(n for n in dict.fromkeys(f.op for f in range_inputs) if n not in names)
+    reasons = []
+    if range_inputs:
+        found = "; ".join(printable(f.describe()) for f in range_inputs[:3])
+        reasons.append(f"golden operands leave the float16 range ({found})")
+    if rows:
+        reasons.append("values leave the float16 range (NaN/Inf in the actual output or |golden| "
+                       "> 65504)")
+    return names, ", and ".join(reasons)
+
+
 def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops."""
@@ -174,24 +204,12 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
         return ("check that both dumps come from the same model and run; pass the om json "
                 "(om_json= / --om-json) so fused ops find their original names, or map op names "
                 "with mapping= / --mapping")
-    rows = fp16_range_rows(verdict)
-    if range_inputs and not rows:
-        names = list(dict.fromkeys(f.op for f in range_inputs))
-        shown = ", ".join(repr(printable(n)) for n in names[:5])
-        found = "; ".join(printable(f.describe()) for f in range_inputs[:3])
-        return (f"golden operands leave the float16 range ({found}): convert with "
-                f"mode=\"high_precision\", or keep these ops in float32 with keep_dtype=[{shown}]")
-    if rows:
-        names: List[str] = []
-        for r in rows:
-            for n in (r.original_names or (r.op_name,)):
-                if n not in names:
-                    names.append(n)
+    names, reason = keep_dtype_names(verdict, range_inputs)
+    if names:
         shown = ", ".join(repr(printable(n)) for n in names[:5])
         more = ", ..." if len(names) > 5 else ""
-        return ("values leave the float16 range (NaN/Inf in the actual output or |golden| > "
-                "65504): convert with mode=\"high_precision\", or keep these ops in float32 with "
-                f"keep_dtype=[{shown}{more}]")
+        return (f"{reason}: convert with mode=\"high_precision\", or keep these ops in float32 "
+                f"with keep_dtype=[{shown}{more}]")
     return ("no float16 overflow seen: compare with mode=\"fusion_off\" and mode=\"buffer_off\" "
             "to see whether a fusion pass or buffer reuse causes the first failure")
 

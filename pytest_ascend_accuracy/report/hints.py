@@ -70,7 +70,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
     ``problem_advice``: how the caller's user makes two dumps comparable."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
-    from .failure_text import fp16_range_rows, printable
+    from .failure_text import keep_dtype_names
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
@@ -86,19 +86,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                             "(no golden tensor: a fault there would go unseen)",
                     advice=f"to accept that, ignore them: @accuracy(ignore={hidden!r}) "
                            f"(YAML: ignore: [{listed}])")
-    rows = fp16_range_rows(verdict)
-    names: List[str] = []
-    if range_inputs and not rows:
-        names = list(dict.fromkeys(f.op for f in range_inputs))
-        found = "; ".join(printable(f.describe()) for f in range_inputs[:3])
-        reason = f"golden operands leave the float16 range ({found})"
-    elif rows:
-        for r in rows:
-            for n in (r.original_names or (r.op_name,)):
-                if n not in names:
-                    names.append(n)
-        reason = ("values leave the float16 range (NaN/Inf in the actual output or |golden| > "
-                  "65504)")
+    names, reason = keep_dtype_names(verdict, range_inputs)
     if names:
         suggested = [mode | keep_dtype(names)]
         if not mode.is_high_precision:

@@ -133,3 +133,45 @@ def test_problem_hint_when_nothing_matches():
                            DumpSet.from_arrays({"b": [np.ones(3, np.float32)]}))
     hint = next_step(result.judge(0.95), mode=FUSION_OFF)
     assert hint.kind == PROBLEM and "mapping=" in hint.text() and not hint.modes
+
+
+BIG = '''
+from pytest_ascend_accuracy import accuracy, {imports}
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95{modes})
+def test_big(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/big.onnx")
+    actual = ascend_model("models/big.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/big.onnx", inputs))
+'''
+
+
+def test_keep_dtype_hint_names_the_op_whose_operand_overflows_as_well(pytester):
+    """The overflow model followed by a Mul by 1e5: ``norm`` (an operand of 1e9) fails first and
+    the ops after it leave the float16 range themselves. The printed keep_dtype names all of
+    them; pasted verbatim it passes (before, it named only the later ops and still failed at
+    ``norm``)."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    model = tiny_models.overflow()
+    out = model.graph.output[0].name
+    model.graph.node[-1].output[0] = "pre_big"
+    model.graph.initializer.append(numpy_helper.from_array(np.full(1, 1e5, np.float32), "big"))
+    model.graph.node.append(helper.make_node("Mul", ["pre_big", "big"], [out], name="big/Mul"))
+    onnx.checker.check_model(model)
+    onnx.save(model, str(pytester.mkdir("models") / "big.onnx"))
+    pytester.makepyfile(test_failing=BIG.format(imports="HIGH_PRECISION", modes=""))
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=1)
+    text = run.stdout.str()
+    assert "first failure in graph order: norm" in text
+    exprs, yamls, imports = parse_hint(text)
+    assert exprs[0] == "keep_dtype(['norm', 'fc2/MatMul', 'fc2/Add', 'big/Mul'])"
+    pytester.makepyfile(test_failing=BIG.format(imports=imports, modes=f", modes=[{exprs[0]}]"))
+    (pytester.path / "accuracy_pasted.yaml").write_text(
+        SUITE.replace("block", "big").format(yaml=yamls[0]))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
