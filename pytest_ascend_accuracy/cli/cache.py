@@ -32,7 +32,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
-    from ..core.cache_size import entries, format_size, parse_size, prune
+    from ..core.cache_size import MANIFEST, entries, format_size, parse_size, prune
 
     root = Path(args.cache_dir).expanduser()
     if not root.exists():
@@ -40,6 +40,14 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_OK
     if not root.is_dir():
         raise ConfigError("--cache-dir", f"{root} is not a directory")
+    if not any(root.iterdir()):
+        print(f"cache {root}: empty")
+        return EXIT_OK
+    if not (root / ".locks").is_dir() and not any(root.glob(f"*/??/*/{MANIFEST}")):
+        # (a cache's first lookup makes .locks; every finished entry has its manifest)
+        raise ConfigError("--cache-dir", f"{root} is not an ascend-accuracy cache (no .locks "
+                                         f"folder, no entry with a {MANIFEST}): nothing in it "
+                                         f"is listed or removed")
     cache = Cache(root)
     if args.clear or args.max_size is not None:
         limit = 0 if args.clear else parse_size(args.max_size, "--max-size")

@@ -15,9 +15,10 @@ reported as corrupt and rebuilt. Nothing is ever half-written in place.
 least-recently-used entries after each build until the cache fits (``prune``). An entry's last
 use is its directory's mtime, touched on every hit. A process that uses an entry holds a lease
 (``.locks/<namespace>-<key>.use-<pid>``, written before the entry is looked at, dropped by
-``release``); eviction takes the entry's key lock without waiting, moves the entry aside, and
-puts it back when a live process holds a lease, so an entry another process holds (building,
-or reading its files) is never evicted. See ``core.cache_size`` for listing and pruning.
+``release``); eviction takes the entry's key lock without waiting and leaves an entry a live
+process holds a lease on in place (any other is moved aside, and put back if leased
+meanwhile), so an entry another process holds (building, or reading its files) is never
+evicted, nor taken away for a moment. See ``core.cache_size`` for listing and pruning.
 
 **Verifying without re-reading.** A process hashes an entry's files against the manifest the
 first time it uses the entry. When the session ends (``release``) it writes a stamp

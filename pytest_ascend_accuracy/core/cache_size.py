@@ -2,9 +2,12 @@
 ``ascend_accuracy_cache_size``) and least-recently-used eviction (``prune``).
 
 Eviction follows the cache's own locking (``core.cache``): an entry is only removed while its
-key lock is held (taken without waiting: an entry being built is skipped), it is first moved
-aside in one rename, and put back when a live process holds a lease on it. So a process that
-looked an entry up keeps its files however small the bound, and nothing is half-removed in place.
+key lock is held (taken without waiting: an entry being built is skipped), an entry a live
+process holds a lease on is left in place, and any other is first moved aside in one rename
+(put back if a process leased it meanwhile). So a process that looked an entry up keeps its
+files however small the bound, and nothing is half-removed in place. Only folders holding an
+entry's manifest are entries: nothing else under the root, or in a directory that is no
+cache, is ever removed.
 ``core.cache`` imports this module (never the other way round).
 """
 from __future__ import annotations
@@ -129,9 +132,11 @@ def entries(cache: Cache) -> List[Entry]:
         return out
     leased = _live_leases(cache)  # one listing of .locks, not one per entry
     for ns_dir in _subdirs(root):
-        # ``<namespace>/<key[:2]>/<key>``: other folders under the root (diagnoses) are no entries
+        # ``<namespace>/<key[:2]>/<key>`` holding the manifest every finished entry has: other
+        # folders under the root (diagnoses), or a directory that is no cache, are no entries
         for shard in (d for d in _subdirs(ns_dir) if len(d.name) == 2):
-            for path in (d for d in _subdirs(shard) if d.name.startswith(shard.name)):
+            for path in (d for d in _subdirs(shard) if d.name.startswith(shard.name)
+                         and (d / MANIFEST).is_file()):
                 try:
                     used = path.stat().st_mtime
                 except OSError:
@@ -194,15 +199,20 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
 
 
 def _evict(cache: Cache, entry: Entry) -> bool:
-    """Move the entry aside, then remove it unless a live process holds it (then it goes back).
-    A process leases before it looks, so one that looks after the move sees no entry and
-    rebuilds under the key lock, which this holds until the entry is gone or back."""
+    """Remove the entry unless a live process holds it: held, it is not touched; else it is
+    moved aside, and put back if a process leased it meanwhile, or removed. A process leases
+    before it looks, so one that looks after the move sees no entry and rebuilds under the
+    key lock, which this holds until the entry is gone or back. (Moving a held entry aside
+    first, as before, took its files from the process reading them for a moment: a reviewer's
+    second session on the same cache failed its reads while a bounded session pruned.)"""
+    if holders(cache, entry.namespace, entry.key, drop_dead=True):
+        return False
     aside = entry.path.parent / f".evict-{entry.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     try:
         os.rename(entry.path, aside)
     except OSError:
         return False
-    if holders(cache, entry.namespace, entry.key, drop_dead=True):
+    if holders(cache, entry.namespace, entry.key):
         try:
             os.rename(aside, entry.path)
         except OSError:  # pragma: no cover - the key lock keeps the place free
