@@ -45,3 +45,18 @@ def test_bad_mode_values_are_config_errors(bad):
 def test_unknown_preset_names_the_place():
     with pytest.raises(ConfigError, match="test_x: unknown mode 'fastest'"):
         resolve_mode("fastest", where="test_x")
+
+
+@pytest.mark.parametrize("entry, closest", [("UbFusion:ConvBatchnormFusionPass",
+                                             "'UBFusion:ConvBatchnormFusionPass'"),
+                                            ("graphfusion:X", "'GraphFusion:X'"),
+                                            ("GraphFusion:", "'GraphFusion:Rule'")])
+def test_a_misspelled_fusion_section_is_refused(entry, closest):
+    """The fusion switch file has two sections; an entry naming another went into GraphFusion
+    under a name no rule has, switching nothing off."""
+    from pytest_ascend_accuracy.core.modes import Mode
+
+    with pytest.raises(ConfigError, match=f"{entry!r}.*GraphFusion and UBFusion.*closest: "
+                                          f"{closest}"):
+        Mode(fusion_rules_off=(entry,))
+    assert Mode(fusion_rules_off=("UBFusion:X", "GraphFusion:Y", "Z")).fusion_rules_off

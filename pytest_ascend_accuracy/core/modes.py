@@ -70,6 +70,8 @@ class Mode:
             "keep_dtype"))
         object.__setattr__(self, "fusion_rules_off",
                            _clean_names(self.fusion_rules_off, "fusion_rules_off"))
+        for rule in self.fusion_rules_off:
+            _check_rule_section(rule)
         object.__setattr__(self, "extra", tuple(sorted((str(k).lstrip("-"), str(v))
                                                        for k, v in self.extra)))
 
@@ -259,6 +261,27 @@ def _yaml_value(v) -> str:
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_yaml_value(x) for x in v) + "]"
     return json.dumps(v)
+
+
+#: the sections of a fusion switch file (docs/formats.md §5): ``Section:Rule`` picks one
+FUSION_SECTIONS = ("GraphFusion", "UBFusion")
+
+
+def _check_rule_section(rule: str) -> None:
+    """A ``Section:Rule`` entry of ``fusion_rules_off`` names a section of the fusion switch
+    file (a misspelled one would switch off nothing)."""
+    import difflib
+
+    section, sep, name = rule.rpartition(":")
+    if not sep:
+        return
+    if section not in FUSION_SECTIONS or not name.strip():
+        near = difflib.get_close_matches(section, FUSION_SECTIONS, n=1, cutoff=0.0)
+        fixed = f"{near[0]}:{name}" if near and name.strip() else f"{FUSION_SECTIONS[0]}:Rule"
+        raise ConfigError("mode", f"fusion_rules_off entry {rule!r}: a fusion switch file's "
+                                  f"sections are {' and '.join(FUSION_SECTIONS)} (case matters), "
+                                  f"so this would switch off nothing; closest: {fixed!r}, or "
+                                  f"the rule name alone")
 
 
 def _clean_names(values, what) -> Tuple[str, ...]:

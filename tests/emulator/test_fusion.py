@@ -105,3 +105,26 @@ def test_fused_conv_bn_keeps_a_huge_variance_out_of_fp16_as_atc_does():
 def test_unknown_rule_names_are_reported():
     _, plan = emulate_graph(models.passing_mlp(), Mode(fusion_rules_off=("NoSuchFusionPass",)))
     assert plan.info["unknown_fusion_rules"] == ["NoSuchFusionPass"]
+
+
+def test_a_rule_the_emulator_does_not_imitate_is_refused_with_the_closest(tmp_path):
+    """A misspelled rule switched nothing off and the check passed as if it had (a reviewer's
+    Mode, YAML and diagnose --mode all did): converting names the closest rules instead."""
+    import pytest
+
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    backend = EmulatorBackend(Cache(tmp_path))
+    model = models.conv_bn_relu()
+    with pytest.raises(ConfigError, match=r"'ConvBatchnormFusionPas': the emulator imitates no "
+                                          r"fusion rule of that name.*closest: "
+                                          r"'ConvBatchnormFusionPass'"):
+        backend.convert(model, Mode(fusion_rules_off=("ConvBatchnormFusionPas",)))
+    with pytest.raises(ConfigError, match=r"ConvBatchnormFusionPass is a GraphFusion rule, not "
+                                          r"UBFusion.*closest: 'GraphFusion:ConvBatchnormFusionPass'"):
+        backend.convert(model, Mode(fusion_rules_off=("UBFusion:ConvBatchnormFusionPass",)))
+    for rules in (("ConvBatchnormFusionPass",), ("GraphFusion:ConvBatchnormFusionPass",),
+                  ("UBFusion:TbeCommonRules0FusionPass",)):
+        backend.convert(model, Mode(fusion_rules_off=rules))

@@ -97,6 +97,10 @@ class EmulatorBackend:
     def convert(self, model, mode: Mode = None, *, input_shape=None,
                 atc_options: Optional[Mapping[str, str]] = None) -> ConvertedModel:
         mode = resolve_mode(mode, "emulator.convert")
+        if mode.fusion_rules_off:
+            from .fusion import check_rules_off
+
+            check_rules_off(mode.fusion_rules_off)
         shapes = parse_input_shape(input_shape)
         options = {str(k).lstrip("-"): str(v) for k, v in (atc_options or {}).items()}
         aipp = conversion_aipp(options)  # --insert_op_conf: keyed by content, applied at run

@@ -38,6 +38,32 @@ UB_RULES = ("TbeCommonRules0FusionPass", "ATbeMatmulElemwiseFusionPass")
 RULES = GRAPH_RULES + UB_RULES
 RULE_SECTION = {**{r: "GraphFusion" for r in GRAPH_RULES}, **{r: "UBFusion" for r in UB_RULES}}
 
+
+def check_rules_off(rules_off: Sequence[str]) -> None:
+    """Every ``fusion_rules_off`` entry names a rule the emulator imitates (``Section:`` naming
+    its own section, when given): any other would switch nothing off here, silently. A
+    ``ConfigError`` names the entry, the closest rules and every rule by section."""
+    import difflib
+
+    from ...errors import ConfigError
+
+    for entry in rules_off:
+        section, sep, name = entry.rpartition(":")
+        if name in RULE_SECTION and (not sep or section == RULE_SECTION[name]):
+            continue
+        if name in RULE_SECTION:
+            why = f"{name} is a {RULE_SECTION[name]} rule, not {section}"
+            near = [f"{RULE_SECTION[name]}:{name}", name]
+        else:
+            why = "the emulator imitates no fusion rule of that name"
+            near = difflib.get_close_matches(name, RULES, n=3, cutoff=0.5)
+        listed = "; ".join(f"{sec}: {', '.join(r for r in RULES if RULE_SECTION[r] == sec)}"
+                           for sec in ("GraphFusion", "UBFusion"))
+        raise ConfigError("mode", f"fusion_rules_off entry {entry!r}: {why}, so switching it "
+                                  f"off would change nothing"
+                          + (f"; closest: {', '.join(repr(n) for n in near)}" if near else "")
+                          + f" (the emulator's rules: {listed})")
+
 ELEMWISE_UNARY = frozenset({"Relu", "LeakyRelu", "Sigmoid", "Tanh", "Clip", "HardSigmoid",
                             "HardSwish", "Elu", "Selu", "Softplus", "PRelu"})
 ELEMWISE_BINARY = frozenset({"Add", "Sub", "Mul"})
