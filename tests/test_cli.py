@@ -153,3 +153,16 @@ def test_console_script_runs_as_a_module(dumps):
     proc = subprocess.run([sys.executable, "-m", "pytest_ascend_accuracy.cli", "compare",
                            str(actual), str(golden)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and proc.stdout.startswith("accuracy FAILED")
+
+
+def test_diagnose_fault_targets_may_hold_colons():
+    """``--fault op:backbone/bn:1`` gave "unknown fault effect '1'": EFFECT and AMOUNT are
+    only taken from the right when they are an effect and a number."""
+    from pytest_ascend_accuracy.cli.diagnose import _faults
+
+    got = [(f.kind, f.target, f.effect, f.amount) for f in _faults(
+        ["op:backbone/bn:1", "op:backbone/bn:1:scale", "op:backbone/bn:1:scale:2", "op:a:nan",
+         "input:x", "rule:R:offset:0.5"])]
+    assert got == [("op", "backbone/bn:1", "noise", 1.0), ("op", "backbone/bn:1", "scale", 1.0),
+                   ("op", "backbone/bn:1", "scale", 2.0), ("op", "a", "nan", 1.0),
+                   ("input", "x", "scale", 0.5), ("rule", "R", "offset", 0.5)]

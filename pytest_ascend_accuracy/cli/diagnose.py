@@ -74,16 +74,31 @@ def _mode(text: str, model):
 def _faults(specs: List[str]):
     from ..backends.emulator.faults import Fault
 
+    from ..backends.emulator.faults import EFFECTS
+
     out = []
     for spec in specs:
-        parts = spec.split(":")
-        if len(parts) < 2:
+        kind, sep, rest = spec.partition(":")
+        if not sep or not rest:
             raise ConfigError("--fault", f"{spec!r}: expected KIND:TARGET[:EFFECT[:AMOUNT]]")
-        kind, target = parts[0], parts[1]
-        effect = parts[2] if len(parts) > 2 else ("scale" if kind == "input" else "noise")
-        amount = float(parts[3]) if len(parts) > 3 else (0.5 if kind == "input" else 1.0)
-        out.append(Fault(kind, target, effect, amount))
+        # the target may hold colons (an op named backbone/bn:1): EFFECT and AMOUNT are
+        # taken from the right only when they are an effect and a number
+        parts = rest.split(":")
+        amount = 0.5 if kind == "input" else 1.0
+        if len(parts) > 2 and parts[-2] in EFFECTS and _number(parts[-1]) is not None:
+            amount, parts = _number(parts[-1]), parts[:-1]
+        effect = "scale" if kind == "input" else "noise"
+        if len(parts) > 1 and parts[-1] in EFFECTS:
+            effect, parts = parts[-1], parts[:-1]
+        out.append(Fault(kind, ":".join(parts), effect, amount))
     return out
+
+
+def _number(text: str):
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _run(args: argparse.Namespace) -> int:

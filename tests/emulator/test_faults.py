@@ -86,3 +86,32 @@ def test_bad_faults_are_config_errors():
         Fault("disk", "x")
     with pytest.raises(ConfigError, match="needs a target"):
         Fault.on_op("")
+
+
+@pytest.mark.parametrize("fault, message", [
+    (Fault.on_op("bn11"), r"op fault on 'bn11'.*target 'bn11' is not an op of model.*"
+                          r"closest: 'bn1'"),
+    (Fault.on_buffer("relu"), r"target 'relu' is not an op of model"),
+    (Fault.on_rule("ConvBatchnormFusionPas"), r"the emulator imitates no fusion rule of that "
+                                              r"name; closest: 'ConvBatchnormFusionPass'"),
+    (Fault.on_input("y"), r"has no graph input of that name \(its graph inputs: x\)"),
+])
+def test_a_fault_that_names_nothing_in_the_model_is_refused(tmp_path, fault, message):
+    """A fault whose target the model lacks was never active, and the run passed as if it had
+    been injected (a reviewer's diagnose --fault op:head/fcc said '1 fault(s) injected' and
+    PASSES)."""
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    with pytest.raises(ConfigError, match=message):
+        EmulatorBackend(Cache(tmp_path), faults=[fault]).convert(models.conv_bn_relu())
+
+
+def test_faults_on_nodes_fused_names_rules_and_inputs_are_accepted(tmp_path):
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    faults = [Fault.on_op("bn1"), Fault.on_op("conv1relu1"), Fault.on_buffer("relu2"),
+              Fault.on_rule("ConvBatchnormFusionPass"), Fault.on_input("x")]
+    converted = EmulatorBackend(Cache(tmp_path), faults=faults).convert(models.conv_bn_relu())
+    assert converted.info["emulator"]["faults_active"]

@@ -38,7 +38,7 @@ from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel
 from ..dump_modes import check_dump_mode, dumps_inputs, dumps_outputs
-from .faults import Fault, check_faults
+from .faults import Fault, check_fault_targets, check_faults
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
 
@@ -101,6 +101,7 @@ class EmulatorBackend:
             from .fusion import check_rules_off
 
             check_rules_off(mode.fusion_rules_off)
+        check_fault_targets(self.faults, model)
         shapes = parse_input_shape(input_shape)
         options = {str(k).lstrip("-"): str(v) for k, v in (atc_options or {}).items()}
         aipp = conversion_aipp(options)  # --insert_op_conf: keyed by content, applied at run

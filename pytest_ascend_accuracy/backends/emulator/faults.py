@@ -124,6 +124,64 @@ def check_faults(faults: Sequence[Fault]) -> Tuple[Fault, ...]:
     return tuple(out)
 
 
+def check_fault_targets(faults: Sequence[Fault], model) -> None:
+    """Every fault names what ``model`` has: a node (``op``, ``buffer``; or a fused operator's
+    name, its members' names run together), a fusion rule the emulator imitates (``rule``), a
+    graph input (``input``). A fault naming nothing would never be active, and the run would
+    pass as if it had been injected: a ``ConfigError`` names the closest instead. (A fault on
+    something a mode removes, such as a rule under fusion off, is inactive there and fine.)"""
+    if not faults:
+        return
+    import difflib
+
+    from ...graph.op_catalogue import model_ops
+    from .fusion import RULES
+
+    ops = model_ops(model)
+    names = set(ops.names)
+    inputs: Optional[List[str]] = None
+    for f in faults:
+        if f.kind == "rule":
+            pool = list(RULES)
+            if f.target in RULES:
+                continue
+        elif f.kind == "input":
+            if inputs is None:
+                inputs = _graph_inputs(model)
+            pool = inputs
+            if f.target in inputs:
+                continue
+        else:
+            if f.target in names or _joined_names(f.target, names):
+                continue
+            raise ConfigError("fault", f"{f.describe()}: " + ops._unknown(f.target, "target"))
+        near = difflib.get_close_matches(f.target, pool, n=3, cutoff=0.5)
+        why, known = (("the emulator imitates no fusion rule of that name", "the emulator's rules")
+                      if f.kind == "rule" else
+                      (f"model {ops.label!r} has no graph input of that name", "its graph inputs"))
+        raise ConfigError("fault", f"{f.describe()}: {why}"
+                          + (f"; closest: {', '.join(repr(n) for n in near)}" if near else "")
+                          + f" ({known}: {', '.join(pool[:12])}"
+                          + (", ..." if len(pool) > 12 else "") + ")")
+
+
+def _joined_names(target: str, names) -> bool:
+    """Whether ``target`` is node names run together (a UBFusion operator's name)."""
+    ends = {0}
+    for end in range(1, len(target) + 1):
+        if any(start in ends and target[start:end] in names for start in range(end)):
+            ends.add(end)
+    return len(target) in ends and not (target in names)
+
+
+def _graph_inputs(model) -> List[str]:
+    from ...graph.onnx_graph import load_model
+
+    graph = load_model(model, weights=False).graph
+    inits = {i.name for i in graph.initializer}
+    return [i.name for i in graph.input if i.name not in inits]
+
+
 def fault_nodes(fault: Fault, src: str, dst: str, *, prefix: str, shape: Optional[Tuple[int, ...]]):
     """ONNX nodes computing ``dst`` = fault(``src``) and the initializers they need.
 
