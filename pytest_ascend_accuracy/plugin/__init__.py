@@ -104,7 +104,10 @@ def pytest_cmdline_main(config):
     if any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin")):
         from .xdist_support import steal_by_default
 
-        config.stash[STEALING_KEY] = steal_by_default(config)
+        try:
+            config.stash[STEALING_KEY] = steal_by_default(config)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"pytest-ascend-accuracy: {exc}") from None
     yield
 
 

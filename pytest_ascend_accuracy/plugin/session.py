@@ -112,7 +112,7 @@ def settings_from_config(config) -> Settings:
         regen=Regen.from_flags(bool(config.getoption("accuracy_regen")),
                                bool(config.getoption("accuracy_regen_all"))),
         report_dir=report_dir or None, soc_version=soc,
-        device_lock=bool(config.getini("ascend_device_lock")), rootdir=rootdir,
+        device_lock=ini_bool(config, "ascend_device_lock"), rootdir=rootdir,
         max_drop=_max_drop(config.getini("ascend_accuracy_max_drop")),
         baseline_dir=_under(rootdir, config.getini("ascend_accuracy_baseline_dir")
                             or "accuracy-baselines"),
@@ -140,6 +140,24 @@ def _cache_size(text) -> Optional[int]:
     from ..core.cache_size import parse_size
 
     return parse_size(text, "ascend_accuracy_cache_size")
+
+
+#: what pytest reads as true or false in a bool ini value (its ``_strtobool``)
+TRUTH_VALUES = ("true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0")
+
+
+def ini_bool(config, name: str) -> bool:
+    """A ``type="bool"`` ini value; a value pytest cannot read (``ture``) is a ``ConfigError``
+    naming the key and the closest spelling, not pytest's INTERNALERROR."""
+    try:
+        return bool(config.getini(name))
+    except ValueError:
+        import difflib
+
+        raw = str(config.inicfg.get(name, "")).strip()
+        near = difflib.get_close_matches(raw.lower(), TRUTH_VALUES, n=1, cutoff=0.0)
+        raise ConfigError(name, f"must be true or false (or yes/no, on/off, 1/0), got {raw!r}"
+                                + (f"; closest: {near[0]!r}" if near else "")) from None
 
 
 def _max_drop(text) -> Optional[float]:

@@ -141,7 +141,9 @@ def steal_by_default(config) -> bool:
         return False
     if getattr(option, "maxschedchunk", None) or getattr(option, "looponfail", False):
         return False
-    if not config.getini(WORKSTEAL_INI) or _xdist_version() < WORKSTEAL_SINCE:
+    from .session import ini_bool
+
+    if not ini_bool(config, WORKSTEAL_INI) or _xdist_version() < WORKSTEAL_SINCE:
         return False
     option.dist = WORKSTEAL
     return True

@@ -128,3 +128,23 @@ def test_plugin_can_be_disabled(pytester):
     result = pytester.runpytest("-p", "no:ascend_accuracy")
     assert result.ret == 0
     result.stdout.no_fnmatch_line("ascend-accuracy:*")
+
+
+def test_a_bool_ini_value_pytest_cannot_read_is_a_usage_error_naming_it(pytester):
+    """``ascend_device_lock = ture`` was pytest's INTERNALERROR (ValueError: invalid truth
+    value): now one usage line naming the key and the closest spelling, as other ini values."""
+    pytester.makepyfile(test_a="def test_a():\n    pass\n")
+    for key, value, closest in (("ascend_device_lock", "ture", "true"),
+                                ("ascend_accuracy_worksteal", "nope", "no")):
+        pytester.makeini(f"[pytest]\n{key} = {value}\n")
+        extra = ["-n", "2"] if key == "ascend_accuracy_worksteal" else []
+        if extra:
+            pytest.importorskip("xdist")
+        run = pytester.runpytest_subprocess("-p", "no:cacheprovider", *extra)
+        assert run.ret == pytest.ExitCode.USAGE_ERROR
+        run.stderr.fnmatch_lines([f"ERROR: pytest-ascend-accuracy: {key}: must be true or false "
+                                  f"(or yes/no, on/off, 1/0), got '{value}'; closest: "
+                                  f"'{closest}'"])
+        assert "INTERNALERROR" not in run.stdout.str() + run.stderr.str()
+    pytester.makeini("[pytest]\nascend_device_lock = yes\n")
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
