@@ -200,3 +200,16 @@ def test_a_directory_that_is_no_cache_is_neither_listed_nor_pruned(tmp_path, cap
     empty.mkdir()
     assert cli.main(["cache", "--cache-dir", str(empty), "--clear"]) == 0
     assert "empty" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("text, closest", [("2 gigabytes", "2GB"), ("2,5GB", "2.5GB"),
+                                           ("2PB", "2048TB"), ("1e9", "1000000000"),
+                                           ("1_000_000", "1000000"), ("2 GBs", "2GB"),
+                                           ("0.5", "1"), ("0.5B", "1"), ("1.5", "2")])
+def test_a_size_that_cannot_be_read_names_the_closest_that_can(text, closest):
+    """``0.5`` was read as 0 (every build then cleared the cache); other refusals said only
+    'expected a size such as 2GB'."""
+    with pytest.raises(ConfigError, match=f"closest: '{closest}'"):
+        parse_size(text)
+    assert parse_size(closest) is not None
+    assert parse_size("0.9KB") == 921 and parse_size("1.5G") == 3 << 29

@@ -43,12 +43,58 @@ def parse_size(text, where: str = "ascend_accuracy_cache_size") -> Optional[int]
     s = str(text).strip()
     if s.lower() in ("", "none", "unbounded"):
         return None
+    size = _read_size(s)
+    if size is None:
+        near = _closest_size(s)
+        raise ConfigError(where, f"expected a size such as 2GB, 500MB or 1048576 (bytes), "
+                                 f"got {s!r}" + (f"; closest: {near!r}" if near else ""))
+    if size != int(size) and (int(size) == 0 or re.fullmatch(r"[\d.]+\s*[bB]?", s)):
+        # 0.5 read as 0 cleared the cache on every build: a byte count is whole
+        raise ConfigError(where, f"{s!r} is {size:g} bytes: a size in bytes must be a whole "
+                                 f"number; closest: {str(max(1, round(size)))!r}")
+    return int(size)
+
+
+def _read_size(s: str) -> Optional[float]:
     m = re.fullmatch(r"(\d+(?:\.\d*)?|\.\d+)\s*([A-Za-z]*)", s)
     unit = m.group(2).upper() if m else None
     if m is None or unit not in _UNITS:
-        raise ConfigError(where, f"expected a size such as 2GB, 500MB or 1048576 (bytes), "
-                                 f"got {s!r}")
-    return int(float(m.group(1)) * _UNITS[unit])
+        return None
+    return float(m.group(1)) * _UNITS[unit]
+
+
+_UNIT_WORDS = {"BYTE": "B", "BYTES": "B", "KILOBYTE": "KB", "KILOBYTES": "KB", "KBS": "KB",
+               "MEGABYTE": "MB", "MEGABYTES": "MB", "MBS": "MB", "GIGABYTE": "GB",
+               "GIGABYTES": "GB", "GBS": "GB", "TERABYTE": "TB", "TERABYTES": "TB", "TBS": "TB"}
+
+
+def _closest_size(s: str) -> Optional[str]:
+    """The valid spelling closest to a size ``parse_size`` refuses (``2 gigabytes`` -> ``2GB``,
+    ``2,5GB`` -> ``2.5GB``, ``2PB`` -> ``2048TB``, ``1e9`` / ``1_000_000`` -> bytes), or None."""
+    t = s.replace("_", "").replace(",", ".").replace(" ", "")
+    m = re.fullmatch(r"([0-9.eE+]+?)([A-Za-z]*)", t)
+    if m is None:
+        return None
+    number, unit = m.group(1), m.group(2).upper()
+    unit = _UNIT_WORDS.get(unit, unit)
+    if unit in ("P", "PB", "PIB"):
+        number, unit = f"{_float(number) * 1024:g}" if _float(number) is not None else number, "TB"
+    if unit and unit not in _UNITS:
+        return None
+    value = _float(number)
+    if value is None or value < 0:
+        return None
+    if not unit and value != int(value):
+        return None
+    text = f"{int(value)}" if not unit else f"{value:g}{unit}"
+    return text if text != s and _read_size(text) is not None else None
+
+
+def _float(text: str) -> Optional[float]:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def format_size(n: int) -> str:
