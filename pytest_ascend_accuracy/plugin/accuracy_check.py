@@ -163,9 +163,19 @@ class CheckOutcome:
 
 
 def report_slug(nodeid: str) -> str:
-    """A file-system-safe directory name for a test id."""
+    """A file-system-safe directory name for a test id: ``test_a.py--test_f_default`` for
+    ``test_a.py::test_f[default]``. Where that loses more than a path's slashes and the
+    brackets of a parameter id (other characters made ``_``, or cut at 150), a short digest of
+    the whole id follows, so two tests never share one directory, whichever xdist worker runs
+    each (``test_f[a+b]`` and ``test_f[a b]`` both wrote ``test_f_a_b``, and one report was
+    lost)."""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "--")).strip("._")
-    return slug[:150] or "test"
+    if len(slug) > 150 or re.search(r"[^A-Za-z0-9_.\-/:\[\]]", nodeid):
+        import hashlib
+
+        digest = hashlib.sha1(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        slug = f"{slug[:141]}-{digest}"
+    return slug or "test"
 
 
 def coverage_fraction(result) -> Optional[float]:

@@ -1,6 +1,7 @@
 """Each fixture as a user meets it (pytester, in-process, emulator backend)."""
 import json
 import xml.etree.ElementTree as ET
+import re
 
 import pytest
 
@@ -186,3 +187,48 @@ def test_accuracy_report_dir(pytester, models_dir):
     html = (failed / "report.html").read_text()
     assert "<svg" in html and "<script" not in html and "http" not in html.replace("http://www.w3.org", "")
     assert len([p for p in (pytester.path / "reports").iterdir()]) == 4
+
+
+SLUG_TESTS = '''
+import pytest
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@pytest.mark.parametrize("name", ["overflow", "passing_mlp"], ids=["a+b", "a b"])
+@accuracy(threshold=0.9999999)
+def test_models(name, ascend_model, golden_dump, check_accuracy):
+    model = f"models/{name}.onnx"
+    inputs = make_inputs(model)
+    check_accuracy(ascend_model(model).run(inputs), golden_dump(model, inputs))
+'''
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+def test_two_tests_whose_ids_differ_only_in_other_characters_get_two_report_dirs(
+        pytester, models_dir, workers):
+    """``test_models[a+b]`` and ``test_models[a b]`` both wrote ``..._a_b``: under ``-n 2``,
+    where each worker kept its own count, one report overwrote the other (review helper)."""
+    if workers:
+        pytest.importorskip("xdist")
+    pytester.makepyfile(test_slug=SLUG_TESTS)
+    pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep", *workers
+                       ).assert_outcomes(failed=2)
+    dirs = sorted((pytester.path / "rep").iterdir())
+    assert len(dirs) == 2 and all(d.name.startswith("test_slug.py--test_models_a_b-") for d in dirs)
+    titles = sorted(re.search(r"<title>([^<]*)", (d / "report.html").read_text()).group(1)
+                    for d in dirs)
+    assert [t.split(" [")[0] for t in titles] == ["test_slug.py::test_models[a b]",
+                                                  "test_slug.py::test_models[a+b]"]
+
+
+def test_report_slugs_stay_readable_and_never_collide():
+    from pytest_ascend_accuracy.plugin.accuracy_check import report_slug
+
+    assert report_slug("tests/test_acc.py::test_overflow[default]") == \
+        "tests_test_acc.py--test_overflow_default"
+    ids = ["t.py::f[a+b]", "t.py::f[a b]", "t.py::f[a_b]", f"t.py::f[{'x' * 200}1]",
+           f"t.py::f[{'x' * 200}2]"]
+    slugs = [report_slug(i) for i in ids]
+    assert len(set(slugs)) == len(ids) and all(len(s) <= 150 for s in slugs)
