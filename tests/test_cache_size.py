@@ -213,3 +213,23 @@ def test_a_size_that_cannot_be_read_names_the_closest_that_can(text, closest):
         parse_size(text)
     assert parse_size(closest) is not None
     assert parse_size("0.9KB") == 921 and parse_size("1.5G") == 3 << 29
+
+
+def test_a_killed_builds_leftovers_go_at_the_next_prune_and_a_running_build_stays(tmp_path):
+    """A build killed with SIGKILL left ``.tmp-<key>-*`` (30 MiB in a reviewer's run) that only
+    a rebuild of that very key removed, uncounted and untouched by ``cache --clear``."""
+    from filelock import FileLock
+
+    cache, _ = _fill(tmp_path, [100])
+    dead, live = "ab" + "1" * 62, "cd" + "2" * 62
+    leftovers = {}
+    for key in (dead, live):
+        leftovers[key] = tmp_path / "golden" / key[:2] / f".tmp-{key}-4242-0a1b2c3d"
+        leftovers[key].mkdir(parents=True)
+        (leftovers[key] / "big.bin").write_bytes(b"x" * 1000)
+    building = FileLock(str(cache.lock_path("golden", live)))
+    with building:  # a build running now holds its key's lock
+        prune(Cache(tmp_path), 1 << 30)
+    assert not leftovers[dead].exists() and leftovers[live].is_dir()
+    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--clear"]) == 0
+    assert not leftovers[live].exists()

@@ -241,7 +241,29 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
             lock.release()
     result.total_after = total
     _drop_stale_leases(cache)
+    _drop_dead_builds(cache)
     return result
+
+
+def _drop_dead_builds(cache: Cache) -> None:
+    """``.tmp-<key>-*`` directories of builds that no process runs any more (a build killed
+    with SIGKILL, or by the out-of-memory killer, leaves one; only a later build of the same
+    key removed it, and a changed model never builds that key again). A builder holds its key's
+    lock while it writes there, so the lock taken without waiting proves the build dead,
+    whatever process ids say (another container sharing the cache has its own)."""
+    from filelock import FileLock, Timeout
+
+    for tmp in cache.root.glob("*/??/.tmp-*"):
+        key = tmp.name[len(".tmp-"):].split("-", 1)[0]
+        lock = FileLock(str(cache.lock_path(tmp.parent.parent.name, key)))
+        try:
+            lock.acquire(timeout=0)
+        except (Timeout, OSError):
+            continue
+        try:
+            shutil.rmtree(tmp, ignore_errors=True)
+        finally:
+            lock.release()
 
 
 def _evict(cache: Cache, entry: Entry) -> bool:
