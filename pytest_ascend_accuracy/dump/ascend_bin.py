@@ -18,6 +18,7 @@ a dtype that cannot be decoded raises it only when loaded, so the compare report
 """
 from __future__ import annotations
 
+import dataclasses
 import mmap
 import os
 import struct
@@ -52,6 +53,9 @@ class TensorSlice:
     offset: int
     size: int
     origin: Optional[Tuple[str, int]] = None
+    #: the framework's format of the tensor (``NHWC``/``NCHW``; "" when unknown): it decides an
+    #: NC1HWC0 shape that fits both (``device_formats.nc1hwc0_ambiguous``)
+    original_format: str = ""
 
     @property
     def count(self) -> int:
@@ -206,17 +210,20 @@ def _slice(path: str, kind: str, index: int, t, offset: int, size: int) -> Tenso
     shape = tuple(int(d) for d in t.shape.dim) if t.shape is not None else ()
     orig = tuple(int(d) for d in t.original_shape.dim) if t.original_shape is not None else None
     origin = None
+    original_format = ""
     op = getattr(t, "original_op", None)
     if op is not None and op.name:
         origin = (op.name, int(op.output_index))
+        original_format = dt.format_name(int(op.format or 0))
     return make_slice(path, kind, index, t.data_type, t.format, shape, orig, offset, size,
-                      origin, declared_scalar=t.shape is not None and orig == ())
+                      origin, declared_scalar=t.shape is not None and orig == (),
+                      original_format=original_format)
 
 
 def make_slice(path: str, kind: str, index: int, dtype_enum: int, format_enum: int,
                shape: Tuple[int, ...], orig: Optional[Tuple[int, ...]], offset: int, size: int,
-               origin: Optional[Tuple[str, int]] = None, *, declared_scalar: bool = False
-               ) -> TensorSlice:
+               origin: Optional[Tuple[str, int]] = None, *, declared_scalar: bool = False,
+               original_format: str = "") -> TensorSlice:
     """Check one tensor's header values before numpy sees them (shape within numpy's limits,
     values within the tensor's bytes, a device layout that converts back) and say where it
     lies. A dtype that cannot be decoded is not an error here: its tensor fails on ``load()``
@@ -241,13 +248,14 @@ def make_slice(path: str, kind: str, index: int, dtype_enum: int, format_enum: i
                   f"{dt.dtype_name(dtype_enum)} ({need} bytes needed)")
     fmt = dt.format_name(format_enum)
     try:
-        logical = df.logical_shape(fmt, shape, orig)
+        logical = df.logical_shape(fmt, shape, orig, original_format)
     except df.DeviceFormatError as exc:
         raise DumpFormatError(path, f"{where}: {exc}") from None
     problem = dt.shape_problem(logical, itemsize)
     if problem:
         raise DumpFormatError(path, f"{where}: logical shape: {problem}")
-    return TensorSlice(kind, index, dtype_enum, fmt, shape, orig, offset, size, origin)
+    return TensorSlice(kind, index, dtype_enum, fmt, shape, orig, offset, size, origin,
+                       original_format)
 
 
 def map_tensor(path: str, offset: int, dtype: np.dtype, count: int) -> np.ndarray:
@@ -268,7 +276,7 @@ def _make_loader(path: str, s: TensorSlice):
         except (OSError, ValueError) as exc:
             raise DumpFormatError(path, f"cannot read {s.kind} {s.index}: {exc}") from exc
         values = dt.decode_values(raw, s.dtype_enum).reshape(s.device_shape)
-        return df.to_logical(values, s.format, s.original_shape)
+        return df.to_logical(values, s.format, s.original_shape, s.original_format)
     return load
 
 
@@ -287,7 +295,7 @@ _DTYPE_NAMES: dict = {}  # dtype enum -> logical dtype name (numpy's dtype.name 
 
 def tensor_ref(path: str, s: TensorSlice) -> TensorRef:
     """A lazily loaded ``TensorRef`` for one slice."""
-    shape = df.logical_shape(s.format, s.device_shape, s.original_shape)
+    shape = df.logical_shape(s.format, s.device_shape, s.original_shape, s.original_format)
     name = _DTYPE_NAMES.get(s.dtype_enum)
     if name is None:
         name = _DTYPE_NAMES[s.dtype_enum] = dt.logical_dtype_name(s.dtype_enum)
@@ -295,6 +303,22 @@ def tensor_ref(path: str, s: TensorSlice) -> TensorRef:
                      shape=shape, loader=SpanLoader(_make_loader(path, s), _span(path, s)),
                      format=s.format,
                      device_shape=s.device_shape, origin=s.origin, source=path)
+
+
+def tensor_ref_in_format(ref: TensorRef, original_format: str) -> TensorRef:
+    """``ref`` (a tensor of a dump file) read as ``original_format`` says where its NC1HWC0
+    shape fits both NCHW and NHWC (``device_formats.nc1hwc0_ambiguous``); ``ref`` itself
+    otherwise. Its file's header is parsed again: the case is rare (H == W == C)."""
+    if (ref.format != "NC1HWC0" or original_format not in ("NCHW", "NHWC")
+            or not df.nc1hwc0_ambiguous(ref.device_shape or (), ref.shape)):
+        return ref
+    parsed = parse_dump_file(ref.source)
+    slices = parsed.outputs if ref.kind == "output" else parsed.inputs
+    if ref.index >= len(slices) or slices[ref.index].original_format == original_format:
+        return ref
+    fresh = tensor_ref(ref.source, dataclasses.replace(slices[ref.index],
+                                                       original_format=original_format))
+    return dataclasses.replace(fresh, origin=ref.origin)
 
 
 def read_dump_file(path, *, name: Optional[str] = None, op_type: str = "", timestamp: int = 0,

@@ -52,12 +52,13 @@ def is_convertible(fmt: str) -> bool:
 
 # --------------------------------------------------------------------------- shapes only
 def logical_shape(fmt: str, device_shape: Sequence[int],
-                  original_shape: Optional[Sequence[int]] = None) -> Shape:
+                  original_shape: Optional[Sequence[int]] = None, original_format: str = ""
+                  ) -> Shape:
     """The shape ``to_logical`` returns, computed from shapes alone (no tensor bytes)."""
     dev = tuple(int(d) for d in device_shape)
     orig = None if original_shape is None else tuple(int(d) for d in original_shape)
     if fmt == "NC1HWC0":
-        return _nc1hwc0_plan(dev, orig)[0]
+        return _nc1hwc0_plan(dev, orig, original_format)[0]
     if fmt == "FRACTAL_NZ":
         return _nz_plan(dev, orig)[0]
     if fmt == "FRACTAL_Z":
@@ -65,8 +66,21 @@ def logical_shape(fmt: str, device_shape: Sequence[int],
     return dev
 
 
-def _nc1hwc0_plan(dev: Shape, orig: Optional[Shape]):
-    """(logical shape, channels kept, 'NCHW'|'NHWC'|'reshape')."""
+def nc1hwc0_ambiguous(device_shape: Sequence[int], original_shape: Sequence[int]) -> bool:
+    """Whether an NC1HWC0 tensor of this original shape fits both an NCHW and an NHWC reading
+    (H == W == C, and the like): then only its original format tells them apart."""
+    dev, orig = tuple(device_shape), tuple(original_shape or ())
+    if len(dev) != 5 or len(orig) != 4:
+        return False
+    n, c1, h, w, c0 = dev
+    return (orig[0] == n and orig[2:] == (h, w) and orig[1] <= c1 * c0
+            and orig[:3] == (n, h, w) and orig[3] <= c1 * c0)
+
+
+def _nc1hwc0_plan(dev: Shape, orig: Optional[Shape], original_format: str = ""):
+    """(logical shape, channels kept, 'NCHW'|'NHWC'|'reshape'). An original shape that fits
+    both readings is read as ``original_format`` says (the om json's ``origin_format``, as
+    msaccucmp takes it, or the dump header's original op format), else as NCHW (ONNX's)."""
     if len(dev) != 5:
         raise DeviceFormatError(f"NC1HWC0 tensor needs a 5-D shape, got {list(dev)}")
     n, c1, h, w, c0 = dev
@@ -74,9 +88,12 @@ def _nc1hwc0_plan(dev: Shape, orig: Optional[Shape]):
     if not orig:
         return (n, cfull, h, w), cfull, "NCHW"
     if len(orig) == 4:
+        nhwc = orig[:3] == (n, h, w) and orig[3] <= cfull
+        if original_format == "NHWC" and nhwc:
+            return orig, orig[3], "NHWC"
         if orig[0] == n and orig[2:] == (h, w) and orig[1] <= cfull:
             return orig, orig[1], "NCHW"
-        if orig[:3] == (n, h, w) and orig[3] <= cfull:
+        if nhwc:
             return orig, orig[3], "NHWC"
     else:  # lower-rank tensors padded to NCHW by GE: (N, C) -> (N, C, 1, 1), (C,) -> (1, C, 1, 1)
         for c in ((orig[1],) if len(orig) >= 2 else ()) + (orig[0],):
@@ -119,13 +136,14 @@ def _fz_plan(dev: Shape, orig: Optional[Shape]):
 
 
 # --------------------------------------------------------------------------- device -> logical
-def to_logical(device: np.ndarray, fmt: str, original_shape: Optional[Sequence[int]] = None
-               ) -> np.ndarray:
-    """Convert an array in device layout (already shaped as the stored ``shape``)."""
+def to_logical(device: np.ndarray, fmt: str, original_shape: Optional[Sequence[int]] = None,
+               original_format: str = "") -> np.ndarray:
+    """Convert an array in device layout (already shaped as the stored ``shape``);
+    ``original_format`` decides an NC1HWC0 shape that fits NCHW and NHWC (``_nc1hwc0_plan``)."""
     dev = tuple(device.shape)
     orig = None if original_shape is None else tuple(int(d) for d in original_shape)
     if fmt == "NC1HWC0":
-        shape, keep, how = _nc1hwc0_plan(dev, orig)
+        shape, keep, how = _nc1hwc0_plan(dev, orig, original_format)
         if how == "NHWC":
             n, c1, h, w, c0 = dev
             nchw = device.transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)[:, :keep]

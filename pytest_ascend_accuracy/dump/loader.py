@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import DumpFormatError
-from .ascend_bin import WrittenDump, op_record, parse_dump_file, read_dump_file
+from .ascend_bin import (WrittenDump, op_record, parse_dump_file, read_dump_file,
+                         tensor_ref_in_format)
 from .discovery import choose_leaf, describe_leaf, scan_dump_files, sub_model_leaves
 from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
@@ -157,7 +158,8 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
         if om is None:
             unlisted.append(op)
             continue
-        outputs = tuple(_with_origin(t, om, pairing[om.name]) for t in op.outputs)
+        outputs = tuple(_with_origin(_in_om_format(t, om), om, pairing[om.name])
+                        for t in op.outputs)
         for t in op.outputs:
             pair = pairing[om.name][t.index] if t.index < len(pairing[om.name]) else None
             if pair is not None and pair.how == "producer":
@@ -190,6 +192,17 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
             meta.setdefault(key, graph.attrs[key])
     return DumpSet(ops, kind=dump.kind, root=dump.root,
                    model_name=dump.model_name or graph.name or None, meta=meta)
+
+
+def _in_om_format(t: TensorRef, om: OmOp) -> TensorRef:
+    """An NC1HWC0 output whose original shape fits NCHW and NHWC, read in the framework
+    format the om json gives it (``origin_format``: msaccucmp takes the format from there);
+    a TF model's NHWC 16x16x16 activation was read as NCHW, every value against the wrong
+    golden one."""
+    desc = om.output_descs[t.index] if t.index < len(om.output_descs) else None
+    if desc is None or not desc.origin_format:
+        return t
+    return tensor_ref_in_format(t, desc.origin_format)
 
 
 def _with_origin(t: TensorRef, om: OmOp, pairs: Tuple[OutputPairing, ...]) -> TensorRef:

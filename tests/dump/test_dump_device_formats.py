@@ -132,3 +132,18 @@ def test_one_copy_layout_is_byte_identical_to_pad_and_transpose(fmt, dtype, shap
         assert got.dtype == want.dtype and got.shape == want.shape and got.flags.c_contiguous
         assert got.tobytes() == want.tobytes()
         assert got.shape == df.device_shape(fmt, shape, a.dtype)
+
+
+@pytest.mark.parametrize("hwc", [8, 16])
+def test_an_nhwc_shape_with_h_w_and_c_equal_is_read_as_its_original_format_says(hwc):
+    """(1, C, C, C) fits NCHW and NHWC: read as NCHW, an NHWC tensor (a TF model's) was
+    compared value by value against the wrong golden elements (review helper)."""
+    x = np.random.default_rng(hwc).standard_normal((1, hwc, hwc, hwc)).astype(np.float16)
+    dev = df.to_device(x.transpose(0, 3, 1, 2), "NC1HWC0")  # what the device stores
+    assert df.nc1hwc0_ambiguous(dev.shape, x.shape)
+    assert np.array_equal(df.to_logical(dev, "NC1HWC0", x.shape, "NHWC"), x)
+    assert np.array_equal(df.to_logical(dev, "NC1HWC0", x.shape),  # unknown: NCHW, as ONNX
+                          x.transpose(0, 3, 1, 2).reshape(x.shape))
+    assert np.array_equal(df.to_logical(dev, "NC1HWC0", x.shape, "NCHW"),
+                          df.to_logical(dev, "NC1HWC0", x.shape))
+    assert not df.nc1hwc0_ambiguous(dev.shape, (1, hwc, hwc, 3))

@@ -136,3 +136,44 @@ def test_loading_a_dump_set_reads_headers_only(tmp_path, monkeypatch):
     assert dump.nbytes == 3 * 4 * n
     dump["big1"].output().load()
     assert len(calls) == 1
+
+
+def _nhwc_dump(tmp_path, x, header_format=None):
+    """One dump file holding NHWC ``x`` (H == W == C) as NC1HWC0; the header names the original
+    op, with ``header_format`` as its format when given (proto3 omits 0)."""
+    import struct
+
+    from pytest_ascend_accuracy.dump import device_formats as df
+    from pytest_ascend_accuracy.dump.proto import DumpData, OpOutput, OriginalOp, Shape
+
+    dev = df.to_device(x.transpose(0, 3, 1, 2), "NC1HWC0")
+    origin = OriginalOp(name="conv1/BiasAdd", output_index=0, data_type=1,
+                        format=header_format or 0)
+    out = OpOutput(data_type=1, format=3, shape=Shape(dev.shape), size=dev.nbytes,
+                   original_shape=Shape(x.shape), original_op=origin)
+    raw = DumpData(version="2.0", op_name="conv1", output=(out,)).encode()
+    leaf = tmp_path / "20261205000000" / "0" / "net" / "1" / "0"
+    leaf.mkdir(parents=True)
+    (leaf / "Conv2D.conv1.3.0.1733350000000001").write_bytes(
+        struct.pack("<Q", len(raw)) + raw + dev.tobytes())
+    return leaf
+
+
+def test_an_ambiguous_nc1hwc0_output_follows_the_om_json_or_the_headers_format(tmp_path):
+    """An NHWC (1, 8, 8, 8) output: the om json's origin_format (msaccucmp's source) or the
+    dump header's original op format reads it as NHWC; neither said, it is read as NCHW."""
+    from pytest_ascend_accuracy.dump.om_json import OmTensorDesc
+
+    x = np.random.default_rng(1).standard_normal((1, 8, 8, 8)).astype(np.float32)
+    leaf = _nhwc_dump(tmp_path / "plain", x)
+    assert not np.array_equal(load_dump(leaf).get("conv1").outputs[0].load(), x)
+    leaf = _nhwc_dump(tmp_path / "header", x, header_format=1)  # FORMAT_NHWC
+    assert np.array_equal(load_dump(leaf).get("conv1").outputs[0].load(), x)
+    leaf = _nhwc_dump(tmp_path / "om", x)
+    om = tmp_path / "net.json"
+    write_om_json(om, "net", [OmOp("conv1", "Conv2D", 3, ("conv1/BiasAdd",),
+                                   (("conv1/BiasAdd", 0),),
+                                   output_descs=(OmTensorDesc("DT_FLOAT", "NC1HWC0", (1, 1, 8, 8, 16),
+                                                              (1, 8, 8, 8), "NHWC"),))])
+    ref = load_dump(leaf, om_json=om).get("conv1").outputs[0]
+    assert np.array_equal(ref.load(), x) and ref.origin == ("conv1/BiasAdd", 0)
