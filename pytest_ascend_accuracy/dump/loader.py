@@ -149,12 +149,18 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
     reads."""
     position = {op.name: k for k, op in enumerate(graph.ops)}
     by_name = graph.by_name
+    by_file_name = _by_file_name(graph, {op.name for op in dump.ops})
     pairing = pair_outputs(graph)
     listed, unlisted = [], []
     via: Dict[str, str] = {}
     inner: List[str] = []
     for op in dump.ops:
         om = by_name.get(op.name)
+        if om is None and op.name in by_file_name:
+            # a nano dump's op is named by its file name only, where "/" and "." are "_"
+            # (msaccucmp finds the file from the om name the same way): the om json's name
+            om = by_file_name[op.name]
+            op = dataclasses.replace(op, name=om.name)
         if om is None:
             unlisted.append(op)
             continue
@@ -192,6 +198,21 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
             meta.setdefault(key, graph.attrs[key])
     return DumpSet(ops, kind=dump.kind, root=dump.root,
                    model_name=dump.model_name or graph.name or None, meta=meta)
+
+
+def _by_file_name(graph: OmGraph, dumped) -> Dict[str, OmOp]:
+    """Om ops by the name a dump file gives them (``layout.sanitize``), where that differs from
+    their own, only one om op has it, and no dumped op already has the om op's real name."""
+    from .layout import sanitize
+
+    found: Dict[str, List[OmOp]] = {}
+    for om in graph.ops:
+        spelled = sanitize(om.name)
+        if spelled != om.name:
+            found.setdefault(spelled, []).append(om)
+    real = graph.by_name
+    return {k: v[0] for k, v in found.items()
+            if len(v) == 1 and k not in real and v[0].name not in dumped}
 
 
 def _in_om_format(t: TensorRef, om: OmOp) -> TensorRef:

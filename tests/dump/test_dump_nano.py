@@ -152,3 +152,31 @@ def test_mutated_nano_files_fail_only_with_dump_format_error(tmp_path, data):
             assert t.load().size == t.size
     except DumpFormatError as exc:
         assert exc.path == str(p)
+
+
+def test_nano_ops_named_by_their_file_name_join_the_om_json(tmp_path):
+    """A nano header holds no op name: it comes from the file name, where '/' and '.' are '_'
+    (msaccucmp finds the file from the om name the same way). ``model_conv1_Conv2D`` missed
+    the om json's ``model/conv1/Conv2D``: it kept the file's spelling, lost its fused names, went
+    last, and was listed as not in the om json (review helper)."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.dump.loader import load_dump
+    from pytest_ascend_accuracy.dump.nano import encode_nano
+    from pytest_ascend_accuracy.dump.om_json import OmOp, write_om_json
+
+    leaf = tmp_path / "20240101000000" / "0" / "m" / "1" / "0"
+    leaf.mkdir(parents=True)
+    a = np.arange(6, dtype=np.float16)
+    (leaf / "Relu.later.0.0.999").write_bytes(
+        encode_nano([], [dict(ge_dtype=1, format=2, shape=[2, 3], data=a.tobytes())]))
+    (leaf / "Conv2D.model_conv1_Conv2D.1.0.1000").write_bytes(encode_nano([], [dict(
+        ge_dtype=1, format=2, shape=[2, 3], data=a.tobytes(), origin=("model/relu1/Relu", 0))]))
+    write_om_json(tmp_path / "m.json", "m", [
+        OmOp("model/conv1/Conv2D", "Conv2D", 1, ("model/conv1/Conv2D", "model/relu1/Relu"),
+             (("model/relu1/Relu", 0),)),
+        OmOp("later", "Relu", 2, ("later",))])
+    ds = load_dump(tmp_path, om_json=tmp_path / "m.json")
+    assert [op.name for op in ds.ops] == ["model/conv1/Conv2D", "later"]
+    assert ds.ops[0].original_names == ("model/conv1/Conv2D", "model/relu1/Relu")
+    assert "ops_not_in_om_json" not in ds.meta
