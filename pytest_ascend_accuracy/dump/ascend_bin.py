@@ -268,9 +268,12 @@ def map_tensor(path: str, offset: int, dtype: np.dtype, count: int) -> np.ndarra
 def _make_loader(path: str, s: TensorSlice):
     def load() -> np.ndarray:
         if not dt.is_decodable(s.dtype_enum):
+            why = ("msaccucmp does not decode it either" if s.dtype_enum != dt.UINT1 else
+                   "bit-packed, 8 values a byte; msaccucmp unpacks every bit of the bytes, "
+                   "whatever the shape")
             raise DumpFormatError(path, f"{s.kind} {s.index}: dtype "
                                         f"{dt.dtype_name(s.dtype_enum)} cannot be decoded "
-                                        "(msaccucmp does not decode it either)")
+                                        f"({why})")
         try:
             raw = map_tensor(path, s.offset, dt.storage_dtype(s.dtype_enum), s.count)
         except (OSError, ValueError) as exc:

@@ -30,6 +30,8 @@ DTYPE_NAMES: Dict[int, str] = dict(enumerate((
 
 _BY_DT_NAME: Dict[str, int] = {name: num for num, name in DTYPE_NAMES.items()}
 BF16 = 27
+#: ``DT_UINT1``: bit-packed; the one type msaccucmp decodes that this reader does not
+UINT1 = 29
 HIFLOAT8, FLOAT8_E5M2, FLOAT8_E4M3FN = 33, 34, 35
 #: byte-coded float types decoded to float32 through a table, with the names ml_dtypes uses
 BYTE_FLOATS: Dict[int, str] = {HIFLOAT8: "hifloat8", FLOAT8_E5M2: "float8_e5m2",

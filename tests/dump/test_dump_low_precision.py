@@ -68,3 +68,15 @@ def test_raw_bytes_writer_refuses_values_that_are_not_bytes(tmp_path):
     with pytest.raises(UnsupportedDtype, match="DT_INT4 values must be given as raw bytes"):
         write_dump_file(tmp_path / "f", "op", outputs=[DumpTensor(np.zeros(2, np.float32),
                                                                   dtype="int4")])
+
+
+def test_uint1_is_said_to_be_bit_packed_not_refused_by_msaccucmp_too(tmp_path):
+    """msaccucmp decodes DT_UINT1 (const_manager UNPACK_DTYPE: numpy.unpackbits of the bytes):
+    the message claimed it did not (review helper)."""
+    leaf = tmp_path / "leaf"
+    with AscendDumpWriter(leaf) as w:
+        w.write_op("Mask", "m", outputs=[np.zeros(2, np.uint8)], output_dtypes=["uint1"])
+    with pytest.raises(Exception) as info:
+        load_dump(leaf).get("m").outputs[0].load()
+    assert "DT_UINT1 cannot be decoded (bit-packed, 8 values a byte; msaccucmp unpacks every " \
+           "bit of the bytes, whatever the shape)" in str(info.value)
