@@ -135,3 +135,44 @@ def test_cli_diagnose_writes_files_and_exits_by_outcome(tmp_path, capsys):
     assert code in (0, 1)
     assert main(["diagnose", str(tmp_path / "missing.onnx")]) == 2
     assert "missing.onnx: no such model file" in capsys.readouterr().err
+
+
+def _overflow_then_big_mul():
+    """The overflow model followed by a Mul by 1e5 (a cube op fused with it under fusion)."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    model = models.overflow()
+    out = model.graph.output[0].name
+    model.graph.node[-1].output[0] = "pre_big"
+    model.graph.initializer.append(numpy_helper.from_array(np.full(1, 1e5, np.float32), "big"))
+    model.graph.node.append(helper.make_node("Mul", ["pre_big", "big"], [out], name="big/Mul"))
+    return model
+
+
+def test_keep_dtype_is_searched_when_high_precision_fails_on_a_float16_range_op(cache, tmp_path):
+    """High precision still feeds the fused MatMul+Mul float16 (its 1e5 constant overflows), so
+    the flow skipped keep_dtype and concluded that the operators differ 'in every mode tried'
+    (a reviewer's diagnose); keeping ops in float32 restores it, and the fix applied passes."""
+    d = run(_overflow_then_big_mul(), cache, out_dir=tmp_path / "fix")
+    assert d.step("high_precision").passed is False
+    assert d.step("keep_dtype_all").passed is True
+    assert d.restored_by == "keep_dtype" and set(d.keep_dtype) >= {"norm"}
+    assert "high precision does not pass (cube ops still take float16 inputs)" in d.verdict
+    backend = EmulatorBackend(cache)
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+    model = _overflow_then_big_mul()
+    inputs = make_inputs(model)
+    dump = backend.run(backend.convert(model, d.fix_mode), inputs, dump=True,
+                       dump_dir=tmp_path / "applied")
+    assert compare_dumps(dump, golden_dump(model, inputs, cache=cache)).judge(0.95).passed
+
+
+def test_the_last_step_names_the_modes_tried_instead_of_claiming_every_op_fails_in_each(cache):
+    d = run(models.conv_bn_relu(), cache, faults=[Fault.on_op("conv2")])
+    golden = d.step("golden")
+    assert "in every mode tried" not in golden.summary
+    assert "no mode tried passes (high_precision, buffer_off, fusion_off)" in golden.summary

@@ -195,8 +195,21 @@ class _Flow:
 
     def _precision(self, default: _Evaluation) -> Optional[dict]:
         hp, drops = self._mode_step("high_precision", self.base | HIGH_PRECISION, default)
+        hp_says = "high precision passes"
         if not hp.passed:
-            return None
+            # high precision still feeds cube ops (Conv, MatMul and what fuses into them)
+            # float16; keep_dtype keeps an op wholly in float32. Where values leave the float16
+            # range, keeping every op may pass where high precision does not: then search it
+            if not _range_ops(default, self.run.golden):
+                return None
+            names, _ = _framework_ops(default)
+            every = replace(self.base | Mode(keep_dtype=tuple(names)),
+                            label=f"keep_dtype(all {len(names)} ops)")
+            kept, _ = self._mode_step("keep_dtype_all", every, default)
+            if not kept.passed:
+                return None
+            hp_says = ("high precision does not pass (cube ops still take float16 inputs); "
+                       "keeping every op in float32 does")
         spent = self.run.conversions
         keep, note = self._keep_dtype_search(default, drops)
         if keep:
@@ -212,11 +225,13 @@ class _Flow:
             first = _first_label(default.verdict)
             return self._outcome(
                 "keep_dtype",
-                f"{self.base.name} fails at op {first}; high precision passes; keep_dtype "
+                f"{self.base.name} fails at op {first}; {hp_says}; keep_dtype "
                 f"{{{', '.join(keep)}}} restores {self.metric} {_fmt(value)} under fp16",
                 fix_mode=mode, keep=tuple(keep))
         self.steps.append(StepResult("keep_dtype", "", None, f"no smaller keep_dtype set found ({note})",
                                      conversions=self.run.conversions - spent))
+        if not hp.passed:
+            return None
         self.final = hp.result
         return self._outcome("high_precision",
                              f"{self.base.name} fails at op {_first_label(default.verdict)}; high "
@@ -305,15 +320,19 @@ class _Flow:
         default = self.run.memo[replace(self.base, label=None)]
         failing = _failing_names(default.verdict)
         self.final = default.result
+        tried = [st.mode for st in self.steps if st.mode and st.step != "default"]
         self.steps.append(StepResult(
             "golden", self.base.name, False,
-            f"{len(failing)} op(s) differ from the golden network in every mode tried",
+            f"{len(failing)} op(s) differ from the golden network under {self.base.name}, and "
+            f"no mode tried passes ({', '.join(tried) or 'none'})",
             first_failure=_first_label(default.verdict), failing=tuple(failing),
             table=_table(default.verdict)))
         return self._outcome(
-            None, f"no conversion mode restores accuracy: the model differs from the golden "
-                  f"network from op {_first_label(default.verdict)} on ({len(failing)} op(s): "
-                  f"{_names(failing)}); check the operator implementations against the reference")
+            None, f"no conversion mode restores accuracy: under {self.base.name} the model "
+                  f"differs from the golden network from op {_first_label(default.verdict)} on "
+                  f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes (each "
+                  f"step above says where it fails); check the operator implementations against "
+                  f"the reference")
 
     # -- helpers ------------------------------------------------------------------------------
     def _add(self, step: str, ev: _Evaluation, spent_before: int, *, differing=()) -> None:
