@@ -60,6 +60,13 @@ ASCEND_TYPES: Dict[str, str] = {
 
 OPTYPE_PREFIX = "OpType::"
 
+#: Ascend types of the ops the Cube unit runs (and of operators fused onto them): under
+#: ``allow_fp32_to_fp16`` (high precision) they still take float16 inputs, so high precision
+#: does not keep their values within the float16 range; keep_dtype does
+CUBE_TYPES = frozenset({"Conv2D", "Conv2DTranspose", "Conv3D", "DepthwiseConv2D",
+                        "Conv2DBackpropInput", "MatMul", "MatMulV2", "BatchMatMul",
+                        "BatchMatMulV2", "FullyConnection"})
+
 
 def ascend_type(onnx_type: str) -> str:
     """The Ascend IR type ATC gives an ONNX op of this type."""

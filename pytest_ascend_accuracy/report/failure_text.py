@@ -197,6 +197,20 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
     return names, ", and ".join(reasons)
 
 
+def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
+    """Whether converting in high precision can keep ``names`` (a keep_dtype fix's ops) within
+    float16: not when one of them runs on the Cube unit (``CUBE_TYPES``), whose inputs stay
+    float16 under high precision (a MatMul fused with a Mul by 1e5 still overflowed)."""
+    from ..core.ascend_optypes import CUBE_TYPES
+
+    wanted = set(names)
+    for f in verdict.failures:
+        r = f.row
+        if r.op_type in CUBE_TYPES and wanted & {r.op_name, r.golden_name, *r.original_names}:
+            return False
+    return True
+
+
 def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops."""
@@ -208,6 +222,9 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
     if names:
         shown = ", ".join(repr(printable(n)) for n in names[:5])
         more = ", ..." if len(names) > 5 else ""
+        if not high_precision_may_fix(verdict, names):
+            return (f"{reason}: keep these ops in float32 with keep_dtype=[{shown}{more}] (high "
+                    f"precision still feeds Cube ops float16)")
         return (f"{reason}: convert with mode=\"high_precision\", or keep these ops in float32 "
                 f"with keep_dtype=[{shown}{more}]")
     return ("no float16 overflow seen: compare with mode=\"fusion_off\" and mode=\"buffer_off\" "

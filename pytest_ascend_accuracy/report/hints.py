@@ -5,7 +5,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
 - ``keep_dtype`` (values or golden operands leave the float16 range): the ops to keep in float32,
   printed as the mode to paste into ``modes=[...]`` (``FUSION_OFF | keep_dtype([...])`` when the
   test ran ``fusion_off``) and as the YAML ``modes:`` entry; with the test's mode plus
-  high precision as the alternative. Applied, the failing ops pass.
+  high precision as the alternative, except where one of the ops runs on the Cube unit
+  (``failure_text.high_precision_may_fix``: high precision still feeds it float16). Applied,
+  the failing ops pass.
 - ``modes`` (no overflow seen): the test's mode with fusion off, and with buffer reuse off, to
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
   the cause.
@@ -70,7 +72,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
     ``problem_advice``: how the caller's user makes two dumps comparable."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
-    from .failure_text import keep_dtype_names
+    from .failure_text import high_precision_may_fix, keep_dtype_names
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
@@ -89,7 +91,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     names, reason = keep_dtype_names(verdict, range_inputs)
     if names:
         suggested = [mode | keep_dtype(names)]
-        if not mode.is_high_precision:
+        if not mode.is_high_precision and high_precision_may_fix(verdict, names):
             suggested.append(mode | HIGH_PRECISION)
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (

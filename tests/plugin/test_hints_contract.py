@@ -170,7 +170,12 @@ def test_keep_dtype_hint_names_the_op_whose_operand_overflows_as_well(pytester):
     text = run.stdout.str()
     assert "first failure in graph order: norm" in text
     exprs, yamls, imports = parse_hint(text)
-    assert exprs[0] == "keep_dtype(['norm', 'fc2/MatMul', 'fc2/Add', 'big/Mul'])"
+    # no high-precision alternative: the fused MatMul+Mul still takes float16 inputs there
+    assert exprs == ["keep_dtype(['norm', 'fc2/MatMul', 'fc2/Add', 'big/Mul'])"]
+    pytester.makepyfile(test_hp=BIG.format(imports="HIGH_PRECISION",
+                                           modes=", modes=[HIGH_PRECISION]"))
+    pytester.runpytest("-p", "no:cacheprovider", "test_hp.py").assert_outcomes(failed=1)
+    (pytester.path / "test_hp.py").unlink()
     pytester.makepyfile(test_failing=BIG.format(imports=imports, modes=f", modes=[{exprs[0]}]"))
     (pytester.path / "accuracy_pasted.yaml").write_text(
         SUITE.replace("block", "big").format(yaml=yamls[0]))
