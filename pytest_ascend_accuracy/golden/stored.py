@@ -208,12 +208,19 @@ def store_golden(path, dump, *, lock_dir=None, store_inputs: bool = False) -> Pa
     return path
 
 
+def _no_file_in_the_way(path: Path) -> None:
+    """A stored golden is a directory: a file at its place is said so (read as a golden, it
+    was reported as a truncated dump file), and never overwritten."""
+    if path.exists() and not path.is_dir():
+        raise ConfigError(str(path), "a stored golden is a directory, but a file is in the way: "
+                                     "move or remove it, and the golden is written there again")
+
+
 def _store(path: Path, dump, store_inputs: bool = False) -> bool:
     """Replace the golden (caller holds the lock). False when the bytes were already there."""
     from ..dump.npy_writer import NpyDumpWriter
 
-    if path.exists() and not path.is_dir():
-        raise ConfigError(str(path), "a stored golden is a directory, but a file is in the way")
+    _no_file_in_the_way(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{_TMP}-{_token()}"
     try:
@@ -322,6 +329,7 @@ class GoldenPolicy:
         path = Path(path)
         with _Locked(path, self.lock_dir):
             self._recover(path)
+            _no_file_in_the_way(path)
             if not path.exists():
                 _store(path, compute(), self.store_inputs)
                 return read_golden(path), WRITTEN_MISSING

@@ -143,3 +143,20 @@ def test_a_lock_held_too_long_is_an_error_naming_the_golden_and_the_lock(tmp_pat
             with golden_files._Locked(path, timeout=0.05):
                 pass
     assert err.value.where == str(path) and ".lock" in err.value.problem
+
+
+@pytest.mark.parametrize("regen", [Regen.NONE, Regen.ALL])
+def test_a_file_where_a_stored_golden_goes_is_said_so_and_kept(tmp_path, regen):
+    """Without a regen flag, a file at a stored golden's place was read as a golden and
+    reported as a truncated dump file (review helper); with one it was already refused."""
+    from pytest_ascend_accuracy.errors import ConfigError
+    from pytest_ascend_accuracy.golden.stored import GoldenPolicy
+
+    path = tmp_path / "golden" / "mlp"
+    path.parent.mkdir()
+    path.write_text("x\n")
+    golden = DumpSet.from_arrays({"a": [np.ones(2, np.float32)]})
+    with pytest.raises(ConfigError, match="a stored golden is a directory, but a file is in the "
+                                          "way: move or remove it"):
+        GoldenPolicy(regen=regen).obtain(path, lambda: golden)
+    assert path.read_text() == "x\n"
