@@ -63,7 +63,8 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
         proto, folder = load_model_refs(model)
     else:
         proto, folder = load_model(model), None
-    counts = normalize_node_names(proto.graph)
+    counts = normalize_node_names(proto.graph)  # by file position, as msit names them
+    sort_nodes(proto.graph)
     shape_arg = parse_input_shape(input_shape)
     if inputs is not None:
         given = {k: tuple(np.asarray(v).shape) for k, v in inputs.items()}
@@ -86,3 +87,41 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
         input_shapes=tuple((k, tuple(int(d) if d is not None else -1 for d in v))
                            for k, v in shapes.items()))
     return PreparedModel(proto, report, folder)
+
+
+def sort_nodes(graph) -> bool:
+    """Put ``graph``'s nodes in an order that runs (each after the producers of its inputs,
+    those a subgraph reads from this scope included), keeping the file's order wherever it
+    already does; True when it moved any. ONNX requires that order and onnxruntime sorts
+    itself, but the dumps, and so "the first failure in graph order", follow the node list:
+    a model with its nodes listed in reverse named an op after the one that went wrong."""
+    nodes = list(graph.node)
+    produced = {o: k for k, n in enumerate(nodes) for o in n.output if o}
+    needs = [sorted({produced[i] for i in _read_names(n) if i in produced and produced[i] != k})
+             for k, n in enumerate(nodes)]
+    if all(d < k for k, deps in enumerate(needs) for d in deps):
+        return False
+    done, order = set(), []
+    waiting = list(range(len(nodes)))
+    while waiting:
+        ready = [k for k in waiting if all(d in done for d in needs[k])]
+        if not ready:  # a cycle: leave the rest as listed (onnxruntime refuses it anyway)
+            order.extend(waiting)
+            break
+        first = ready[0]  # the earliest listed node that can run: the file's order kept
+        order.append(first)
+        done.add(first)
+        waiting.remove(first)
+    del graph.node[:]
+    graph.node.extend(nodes[k] for k in order)
+    return True
+
+
+def _read_names(node):
+    """The tensor names ``node`` reads: its inputs, and what its subgraphs read."""
+    names = [i for i in node.input if i]
+    for attr in node.attribute:
+        for sub in ([attr.g] if attr.type == 5 else list(attr.graphs) if attr.type == 10 else []):
+            for inner in sub.node:
+                names.extend(_read_names(inner))
+    return names
