@@ -60,3 +60,18 @@ def test_a_misspelled_fusion_section_is_refused(entry, closest):
                                           f"{closest}"):
         Mode(fusion_rules_off=(entry,))
     assert Mode(fusion_rules_off=("UBFusion:X", "GraphFusion:Y", "Z")).fusion_rules_off
+
+
+
+def test_the_yaml_form_keeps_extra_atc_options_and_reads_back_to_the_same_mode():
+    """A hint's YAML of Mode(fusion=False, extra=...) dropped the extra options, so pasted it
+    converted with other ATC arguments than the Python form (review helper)."""
+    import yaml
+
+    from pytest_ascend_accuracy.core.modes import Mode, keep_dtype, mode_from_spec
+
+    for mode in (Mode(fusion=False, extra=(("log", "error"),)) | keep_dtype(["a.b"]),
+                 Mode(extra=(("op_select_implmode", "high_precision"),))):
+        text = mode.yaml_form()
+        assert "extra: {" in text
+        assert mode_from_spec(yaml.safe_load(text)) == mode

@@ -187,6 +187,9 @@ class Mode:
                 ("precision_mode", self.precision_mode), ("buffer_optimize", self.buffer_optimize),
                 ("fusion", self.fusion), ("fusion_rules_off", list(self.fusion_rules_off)))
                 if v != getattr(DEFAULT, k) and v != []]
+            if self.extra:  # (its ATC options: the YAML form without them converted otherwise)
+                items.append("extra: {" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}"
+                                                    for k, v in self.extra) + "}")
         else:
             items = [] if base_name == "default" else [f"base: {base_name}"]
         if self.keep_dtype:
@@ -341,7 +344,7 @@ def resolve_mode(mode: Union[None, str, Mode], where: Optional[str] = None) -> M
 
 #: keys of a mode written as a mapping (YAML suites, ``ascend-accuracy diagnose --mode``)
 MODE_KEYS = ("base", "name", "precision_mode", "keep_dtype", "buffer_optimize", "fusion",
-             "fusion_rules_off")
+             "fusion_rules_off", "extra")
 
 
 def mode_from_spec(value, where: Optional[str] = None) -> Mode:
@@ -372,6 +375,15 @@ def mode_from_spec(value, where: Optional[str] = None) -> Mode:
                 fields[k] = tuple(items)
         if "fusion" in fields and not isinstance(fields["fusion"], bool):
             raise ConfigError(f"{at}.fusion", f"must be true or false, got {fields['fusion']!r}")
+        if "extra" in fields:  # extra ATC options, {option: value}, as Mode(extra=...) takes
+            extra = fields["extra"]
+            if not isinstance(extra, Mapping) or not all(
+                    isinstance(k, str) and k and isinstance(v, (str, int, float))
+                    and not isinstance(v, bool) for k, v in extra.items()):
+                raise ConfigError(f"{at}.extra", f"must map ATC options to values, e.g. "
+                                                 f"{{op_select_implmode: high_precision}}, got "
+                                                 f"{extra!r}")
+            fields["extra"] = tuple((k, str(v)) for k, v in extra.items())
         mode = replace(base, label=None, **fields)
         if "keep_dtype" in fields:
             mode = replace(mode, keep_dtype=base.keep_dtype + fields["keep_dtype"])
