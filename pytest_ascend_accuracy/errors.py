@@ -61,3 +61,12 @@ class DumpWriteError(BackendError, OSError):
 
 class CacheError(AscendAccuracyError, OSError):
     """The conversion/golden cache could not be read or written."""
+
+
+def closest_text(name, known, *, n: int = 1, cutoff: float = 0.6) -> str:
+    """``"; closest: 'cosine'"``: the known names nearest a misspelled ``name`` (difflib), for an
+    error that already lists them all; ``""`` when none is near."""
+    import difflib
+
+    near = difflib.get_close_matches(str(name), [str(k) for k in known], n=n, cutoff=cutoff)
+    return ("; closest: " + ", ".join(repr(k) for k in near)) if near else ""

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Iterable, Mapping, Optional, Tuple, Union
 
-from ..errors import ConfigError
+from ..errors import ConfigError, closest_text
 from .metrics import HIGHER_IS_BETTER, JUDGEABLE
 
 _DECIMALS = 6
@@ -28,7 +28,8 @@ class Threshold:
 
     def __post_init__(self):
         if self.metric not in JUDGEABLE:
-            raise ConfigError("threshold", f"unknown metric {self.metric!r}; "
+            raise ConfigError("threshold", f"unknown metric {self.metric!r}"
+                              f"{closest_text(self.metric, JUDGEABLE)}; "
                               f"known: {', '.join(JUDGEABLE)}")
         try:
             value = float(self.value)

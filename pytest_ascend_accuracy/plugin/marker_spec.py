@@ -12,7 +12,7 @@ import numbers
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Optional, Tuple
 
-from ..errors import ConfigError
+from ..errors import ConfigError, closest_text
 from ..core.modes import Mode, resolve_mode
 
 DEFAULT_THRESHOLD = 0.95
@@ -86,7 +86,8 @@ def validate_threshold(value: Any, where: Optional[str], what: str = "threshold"
 def validate_metric(value: Any, where: Optional[str]) -> str:
     known = known_metrics()
     if value not in known:
-        raise ConfigError(where, f"unknown metric {value!r}; known: {', '.join(known)}")
+        raise ConfigError(where, f"unknown metric {value!r}{closest_text(value, known)}; "
+                                 f"known: {', '.join(known)}")
     return value
 
 
@@ -208,7 +209,8 @@ def spec_from_marker(mark, *, default_threshold: float = DEFAULT_THRESHOLD,
         kwargs["threshold"] = args[0]
     unknown = sorted(set(kwargs) - set(MARKER_ARGS))
     if unknown:
-        raise ConfigError(where, f"@accuracy got unknown argument(s) {', '.join(unknown)}; "
+        near = "".join(closest_text(u, MARKER_ARGS) for u in unknown)
+        raise ConfigError(where, f"@accuracy got unknown argument(s) {', '.join(unknown)}{near}; "
                                  f"known: {', '.join(MARKER_ARGS)}")
     return make_spec(default_threshold=default_threshold, where=where,
                      default_max_drop=default_max_drop, **kwargs)

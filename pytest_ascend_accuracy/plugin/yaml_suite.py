@@ -34,7 +34,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import pytest
 
-from ..errors import AscendAccuracyError, ConfigError
+from ..errors import AscendAccuracyError, ConfigError, closest_text
 from .marker_spec import (AccuracySpec, make_spec, validate_metric, validate_modes,
                           validate_per_op, validate_threshold)
 from ..core.modes import Mode, resolve_mode
@@ -274,7 +274,8 @@ def _thresholds(value, modes, metric: str, at: str) -> Dict[str, float]:
         names = None if modes is None else [m.name for m in modes]
         for key in value:
             if names is not None and key not in names:
-                raise ConfigError(f"{at}.{key}", f"not one of this model's modes ({', '.join(names)})")
+                raise ConfigError(f"{at}.{key}", f"not one of this model's modes "
+                                                 f"({', '.join(names)}){closest_text(key, names)}")
         return {str(k): validate_threshold(v, f"{at}.{k}", metric=metric) for k, v in value.items()}
     return {"*": validate_threshold(value, at, metric=metric)}
 

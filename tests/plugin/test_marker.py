@@ -88,7 +88,9 @@ def test_class_and_module_markers(pytester):
     ("accuracy(modes=['default', 'fast'])",
      "unknown mode 'fast'; known: default, high_precision, buffer_off, fusion_off"),
     ("accuracy(metric='l2')", "unknown metric 'l2'; known: cosine, *"),
-    ("accuracy(treshold=0.9)", "@accuracy got unknown argument(s) treshold; known: *"),
+    ("accuracy(treshold=0.9)", "@accuracy got unknown argument(s) treshold; closest: "
+                               "'threshold'; known: *"),
+    ("accuracy(0.9, metric='cosin')", "unknown metric 'cosin'; closest: 'cosine'; known: *"),
 ])
 def test_bad_arguments_are_collection_errors_naming_the_test(pytester, marker, problem):
     pytester.makepyfile(test_bad=f"""

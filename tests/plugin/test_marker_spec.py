@@ -37,8 +37,8 @@ def test_positional_threshold():
     ({"threshold": math.nan}, "threshold must be within [0, 1], got nan"),
     ({"threshold": "high"}, "threshold must be a number, got 'high'"),
     ({"threshold": True}, "threshold must be a number, got True"),
-    ({"metric": "cosin"}, "unknown metric 'cosin'; known: cosine, rel_l2, max_abs, mean_abs, "
-                          "rmse, max_rel, mean_rel, acc_rel, kl"),
+    ({"metric": "cosin"}, "unknown metric 'cosin'; closest: 'cosine'; known: cosine, rel_l2, "
+                          "max_abs, mean_abs, rmse, max_rel, mean_rel, acc_rel, kl"),
     ({"modes": ["default", "turbo"]}, "unknown mode 'turbo'; known: default, high_precision, "
                                       "buffer_off, fusion_off"),
     ({"modes": []}, "modes must be a non-empty list of mode names or Mode objects, got []"),
@@ -46,8 +46,9 @@ def test_positional_threshold():
     ({"per_op": ["relu1"]}, "per_op must be a mapping of op name to threshold, got list"),
     ({"per_op": {"relu1": 2}}, "per_op['relu1'] must be within [0, 1], got 2.0"),
     ({"ignore": [3]}, "ignore entries must be op names, got 3"),
-    ({"tolerance": 0.1}, "@accuracy got unknown argument(s) tolerance; known: threshold, metric, "
-                         "per_op, ignore, modes, max_drop, scale_tolerance"),
+    ({"tolerance": 0.1}, "@accuracy got unknown argument(s) tolerance; closest: "
+                         "'scale_tolerance'; known: threshold, metric, per_op, ignore, modes, "
+                         "max_drop, scale_tolerance"),
     ({"metric": "max_abs"}, "metric='max_abs' needs an explicit threshold (the default threshold "
                             "0.95 is a cosine threshold)"),
     ({"metric": "max_abs", "threshold": -1}, "threshold for max_abs must be a finite number >= 0, "

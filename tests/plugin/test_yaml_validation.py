@@ -72,7 +72,10 @@ models:
     ("models: [{model: models/mlp.onnx, threshold: {fusion_off: 0.9}}]",
      ": models[0].threshold.fusion_off", "not one of this model's modes (default)"),
     ("models: [{model: models/mlp.onnx, metric: cos}]", ": models[0].metric",
-     "unknown metric 'cos'; known: cosine, rel_l2, max_abs, mean_abs, rmse, max_rel, mean_rel, acc_rel, kl"),
+     "unknown metric 'cos'; closest: 'cosine'; known: cosine, rel_l2, max_abs, mean_abs, rmse, "
+     "max_rel, mean_rel, acc_rel, kl"),
+    ("models: [{model: models/mlp.onnx, threshold: {defualt: 0.9}}]",
+     ": models[0].threshold.defualt", "not one of this model's modes (default); closest: 'default'"),
     ("models: [{model: models/mlp.onnx, modes: [turbo]}]", ": models[0].modes[0]",
      "unknown mode 'turbo'; known: default, high_precision, buffer_off, fusion_off"),
     ("models: [{model: models/mlp.onnx, modes: [{keep: [a]}]}]", ": models[0].modes[0].keep",
