@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError
-from .keys import DEFAULTS, ENUMS, KEY_KINDS, SUPPORTED_FORMATS
+from .keys import DEFAULTS, ENUMS, KEY_KINDS, REGISTER_RANGES, RGB2YUV_DEFAULTS, SUPPORTED_FORMATS
 
 _TOKEN = re.compile(r'\s*(?:(#[^\n]*)|([{}:;,])|("(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\')|([A-Za-z0-9_.+\-]+)|(\S))')
 _FP16_MAX = 65504.0
@@ -48,9 +48,12 @@ class AippOp:
     close_offset: int
 
     def get(self, key: str):
-        """The value of ``key`` (the template's default when the file leaves it out)."""
+        """The value of ``key`` (the template's default when the file leaves it out; for the
+        CSC matrix, the one GE fills in for this input format)."""
         if key in self.values:
             return self.values[key]
+        if key in RGB2YUV_DEFAULTS and self.values.get("input_format") != "YUV420SP_U8":
+            return RGB2YUV_DEFAULTS[key]
         return DEFAULTS.get(key)
 
     @property
@@ -295,6 +298,10 @@ def _validate(op: AippOp) -> None:
                                              "configuration: it takes precedence over "
                                              "related_input_rank there); for an ONNX model name "
                                              "the input by position: related_input_rank: N")
+    if "input_edge_idx" in op.values:  # AIPP for some consumers of the input only
+        raise op.error("input_edge_idx", "not emulated: on the device AIPP then feeds only the "
+                                         "input's consumers listed, and the emulator applies it "
+                                         "to the whole input; leave it out to convert as checked")
     if "input_format" not in op.values:
         raise op.error("input_format", "missing: static AIPP requires input_format")
     fmt = op.values["input_format"]
@@ -317,6 +324,11 @@ def _validate(op: AippOp) -> None:
                                 f"float16, max {_FP16_MAX:g})")
         if key.startswith("mean_chn") and not -32768 <= value <= 32767:
             raise op.error(key, f"{value} does not fit the device's int16 mean register")
+        if key in REGISTER_RANGES and not REGISTER_RANGES[key][0] <= value <= REGISTER_RANGES[key][1]:
+            low, high = REGISTER_RANGES[key]
+            kept = value & 0xff if high == 255 else ((value & 0xffff) ^ 0x8000) - 0x8000
+            raise op.error(key, f"{value} does not fit the device's register ({low}..{high}): "
+                                f"the device would use {kept}, not {value}")
     if op.get("crop"):
         _validate_crop(op)
 

@@ -70,7 +70,9 @@ ENUMS: Dict[str, Tuple[str, ...]] = {
 SUPPORTED_FORMATS = ("YUV420SP_U8", "RGB888_U8", "XRGB8888_U8", "YUV400_U8")
 YUV_FORMATS = ("YUV420SP_U8", "YUV400_U8")
 
-#: template / operator defaults (aipp_comm.py DEFAULT_*: the YUV -> BGR BT.601 narrow matrix)
+#: template / operator defaults. The CSC matrix left out of the file depends on the input
+#: format (GE ``AippOp::SetCscDefaultValue``): YUV420SP_U8 gets the YUV -> BGR BT.601 narrow
+#: matrix below, every other format the RGB -> YUV one (``RGB2YUV_DEFAULTS``)
 DEFAULTS: Dict[str, object] = {
     "aipp_mode": None, "related_input_rank": 0, "input_format": None,
     "src_image_size_w": 0, "src_image_size_h": 0,
@@ -84,6 +86,18 @@ DEFAULTS: Dict[str, object] = {
     "matrix_r2c0": 298, "matrix_r2c1": 0, "matrix_r2c2": 409,
     "output_bias_0": 16, "output_bias_1": 128, "output_bias_2": 128,
     "input_bias_0": 16, "input_bias_1": 128, "input_bias_2": 128,
+}
+#: the CSC matrix GE fills in for an input format other than YUV420SP_U8 (``*_RGB2YUV``)
+RGB2YUV_DEFAULTS: Dict[str, int] = {
+    "matrix_r0c0": 66, "matrix_r0c1": 129, "matrix_r0c2": 25,
+    "matrix_r1c0": -38, "matrix_r1c1": -74, "matrix_r1c2": 112,
+    "matrix_r2c0": 112, "matrix_r2c1": -94, "matrix_r2c2": -18,
+}
+#: the device registers CSC values go into (ascend-opp ``aipp_comm.set_spr2_spr9``: biases
+#: ``& 0xff``, matrix entries ``& 0xffff``): a value outside them is not what the device uses
+REGISTER_RANGES: Dict[str, Tuple[int, int]] = {
+    **{f"{kind}_bias_{i}": (0, 255) for kind in ("input", "output") for i in range(3)},
+    **{f"matrix_r{r}c{c}": (-32768, 32767) for r in range(3) for c in range(3)},
 }
 for _i in range(4):
     DEFAULTS[f"mean_chn_{_i}"] = 0

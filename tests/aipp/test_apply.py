@@ -81,3 +81,19 @@ def test_wrong_image_size_names_the_key():
         apply_aipp(op, np.zeros((1, 4, 8, 4), np.uint8))
     with pytest.raises(ConfigError, match="raw uint8"):
         apply_aipp(op, np.zeros((1, 4, 8, 3), np.float32))
+
+
+def test_csc_without_a_matrix_uses_the_default_ge_fills_in_for_the_input_format():
+    """GE AippOp::SetCscDefaultValue: YUV420SP_U8 gets the YUV -> BGR matrix, every other
+    format RGB -> YUV (66, 129, 25 / -38, -74, 112 / 112, -94, -18, output bias 16, 128, 128).
+    An RGB888 file with csc_switch and no matrix got the YUV one: 255, 255, 255 for the pixel
+    (200, 100, 50) where the device gives 122, 91, 175 (review helper)."""
+    from pytest_ascend_accuracy.aipp.apply import apply_aipp_image
+
+    op = parse_aipp_config("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n"
+                           " csc_switch: true\n}\n").ops[0]
+    out = apply_aipp_image(op, np.array([[[200, 100, 50]]], dtype=np.uint8))
+    assert out[:, 0, 0].tolist() == [122, 91, 175]
+    yuv = parse_aipp_config("aipp_op {\n aipp_mode: static\n input_format: YUV420SP_U8\n"
+                            " csc_switch: true\n}\n").ops[0]
+    assert [yuv.get(f"matrix_r0c{c}") for c in range(3)] == [298, 516, 0]

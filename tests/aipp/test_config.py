@@ -113,3 +113,25 @@ def test_syntax_seen_in_deployed_files():
     op = parse_aipp_config(text, "yolo.cfg").ops[0]
     assert op.input_format == "YUV420SP_U8" and op.get("min_chn_0") == 0
     assert op.get("var_reci_chn_0") == pytest.approx(1 / 255)
+
+
+@pytest.mark.parametrize("line, kept", [("input_bias_0: 300", 44), ("input_bias_1: -128", 128),
+                                        ("output_bias_0: 999", 231),
+                                        ("matrix_r0c0: 100000", -31072)])
+def test_csc_values_the_device_registers_cannot_hold_are_refused(line, kept):
+    """Biases go into 8-bit registers and matrix entries into 16-bit ones (ascend-opp
+    aipp_comm.set_spr2_spr9: & 0xff, & 0xffff); the emulator computed with the full value,
+    which the device never sees (review helper)."""
+    key = line.split(":")[0]
+    with pytest.raises(ConfigError, match=f"{key}: .* does not fit the device's register .*"
+                                          f"the device would use {kept},"):
+        parse_aipp_config(f"aipp_op {{\n aipp_mode: static\n input_format: YUV420SP_U8\n"
+                          f" csc_switch: true\n {line}\n}}\n", "t.cfg")
+
+
+def test_input_edge_idx_is_refused_as_not_emulated():
+    """On the device AIPP then feeds only the listed consumers of the input; the emulator
+    applied it to all of them, silently."""
+    with pytest.raises(ConfigError, match="input_edge_idx: not emulated"):
+        parse_aipp_config("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n"
+                          " input_edge_idx: 1\n}\n", "t.cfg")
