@@ -58,6 +58,16 @@ def _import(name: str, base_dir, where: str):
         spec.loader.exec_module(module)
         return module
     root = os.fspath(base_dir) if base_dir is not None else os.getcwd()
+    local = Path(root, *name.split(".")).with_suffix(".py")
+    loaded = sys.modules.get(name)
+    if (local.is_file() and loaded is not None
+            and os.path.realpath(getattr(loaded, "__file__", "") or "") != os.path.realpath(local)):
+        # another folder's module of that name was imported first (two suites, each with its
+        # own prep.py): this folder's file, not the other's function
+        spec = importlib.util.spec_from_file_location(f"{name}@{local}", local)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
     sys.path.insert(0, root)
     try:
         return importlib.import_module(name)

@@ -165,3 +165,24 @@ def test_a_mistake_outside_the_search_names_no_fitted_fields():
     result = _check(fixed, random_rgb(2, 12, 16, seed=6), flipped)
     assert not result.passed and not result.fixes
     assert "no correction of the likely mistakes" in result.report()
+
+
+def test_two_folders_with_a_reference_module_of_one_name_each_get_their_own(tmp_path):
+    """``reference: prep:preprocess`` in two suites, each folder with its own prep.py: the
+    second got the first folder's module from sys.modules, and its function (found as a
+    flaky -n 2 failure of this suite's own tests)."""
+    import sys
+
+    from pytest_ascend_accuracy.aipp.user_files import load_reference
+
+    for name, value in (("a", 1.0), ("b", 2.0)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "prep_same_name.py").write_text(
+            f"def preprocess(image):\n    return image * 0 + {value}\n")
+    try:
+        first = load_reference("prep_same_name:preprocess", tmp_path / "a")
+        second = load_reference("prep_same_name:preprocess", tmp_path / "b")
+        assert first(np.zeros(1))[0] == 1.0 and second(np.zeros(1))[0] == 2.0
+        assert load_reference("prep_same_name:preprocess", tmp_path / "a")(np.zeros(1))[0] == 1.0
+    finally:
+        sys.modules.pop("prep_same_name", None)
