@@ -162,7 +162,8 @@ def test_diagnose_fault_targets_may_hold_colons():
 
     got = [(f.kind, f.target, f.effect, f.amount) for f in _faults(
         ["op:backbone/bn:1", "op:backbone/bn:1:scale", "op:backbone/bn:1:scale:2", "op:a:nan",
-         "input:x", "rule:R:offset:0.5"])]
+         "input:x", "rule:R:offset:0.5", "rule:GraphFusion:R"])]
     assert got == [("op", "backbone/bn:1", "noise", 1.0), ("op", "backbone/bn:1", "scale", 1.0),
                    ("op", "backbone/bn:1", "scale", 2.0), ("op", "a", "nan", 1.0),
-                   ("input", "x", "scale", 0.5), ("rule", "R", "offset", 0.5)]
+                   ("input", "x", "scale", 0.5), ("rule", "R", "offset", 0.5),
+                   ("rule", "R", "noise", 1.0)]  # a rule as diagnose prints it: its section

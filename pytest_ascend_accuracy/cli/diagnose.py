@@ -90,7 +90,10 @@ def _faults(specs: List[str]):
         effect = "scale" if kind == "input" else "noise"
         if len(parts) > 1 and parts[-1] in EFFECTS:
             effect, parts = parts[-1], parts[:-1]
-        out.append(Fault(kind, ":".join(parts), effect, amount))
+        target = ":".join(parts)
+        if kind == "rule":  # GraphFusion:Rule, as diagnose prints rules: the rule's name
+            target = target.rpartition(":")[2]
+        out.append(Fault(kind, target, effect, amount))
     return out
 
 

@@ -151,10 +151,14 @@ def ini_bool(config, name: str) -> bool:
     naming the key and the closest spelling, not pytest's INTERNALERROR."""
     try:
         return bool(config.getini(name))
-    except ValueError:
+    except (ValueError, TypeError) as exc:  # (TypeError: pytest 9's native TOML, a non-bool)
         import difflib
+        import re
 
-        raw = str(config.inicfg.get(name, "")).strip()
+        # the value as pytest read it, from its own message ("invalid truth value 'ture'"):
+        # -o overrides and pytest 9's ConfigValue wrappers are not in config.inicfg alike
+        quoted = re.findall(r"'([^']*)'", str(exc))
+        raw = quoted[-1] if quoted else str(exc)
         near = difflib.get_close_matches(raw.lower(), TRUTH_VALUES, n=1, cutoff=0.0)
         raise ConfigError(name, f"must be true or false (or yes/no, on/off, 1/0), got {raw!r}"
                                 + (f"; closest: {near[0]!r}" if near else "")) from None

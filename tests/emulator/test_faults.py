@@ -115,3 +115,16 @@ def test_faults_on_nodes_fused_names_rules_and_inputs_are_accepted(tmp_path):
               Fault.on_rule("ConvBatchnormFusionPass"), Fault.on_input("x")]
     converted = EmulatorBackend(Cache(tmp_path), faults=faults).convert(models.conv_bn_relu())
     assert converted.info["emulator"]["faults_active"]
+
+
+
+def test_a_fault_on_a_node_of_an_if_branch_the_emulator_inlines_is_accepted(tmp_path):
+    """Branch nodes are not top-level ops, but the emulator runs the inlined branch and a fault
+    there was active before targets were checked (review of the check)."""
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    model = models.if_model()
+    converted = EmulatorBackend(Cache(tmp_path), faults=[Fault.on_op("pick/then/Mul_0")]
+                                ).convert(model, input_shape={"x": [1, 4]})
+    assert converted.info["emulator"]["faults_active"]

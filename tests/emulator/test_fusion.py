@@ -125,6 +125,11 @@ def test_a_rule_the_emulator_does_not_imitate_is_refused_with_the_closest(tmp_pa
     with pytest.raises(ConfigError, match=r"ConvBatchnormFusionPass is a GraphFusion rule, not "
                                           r"UBFusion.*closest: 'GraphFusion:ConvBatchnormFusionPass'"):
         backend.convert(model, Mode(fusion_rules_off=("UBFusion:ConvBatchnormFusionPass",)))
+    # a bare UBFusion rule name would go into the switch file's GraphFusion section, where ATC
+    # does not switch it off: the emulator would, and the two would disagree
+    with pytest.raises(ConfigError, match=r"TbeCommonRules0FusionPass is a UBFusion rule: a bare "
+                                          r"name .*closest: 'UBFusion:TbeCommonRules0FusionPass'"):
+        backend.convert(model, Mode(fusion_rules_off=("TbeCommonRules0FusionPass",)))
     for rules in (("ConvBatchnormFusionPass",), ("GraphFusion:ConvBatchnormFusionPass",),
                   ("UBFusion:TbeCommonRules0FusionPass",)):
         backend.convert(model, Mode(fusion_rules_off=rules))

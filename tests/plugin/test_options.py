@@ -146,5 +146,18 @@ def test_a_bool_ini_value_pytest_cannot_read_is_a_usage_error_naming_it(pytester
                                   f"(or yes/no, on/off, 1/0), got '{value}'; closest: "
                                   f"'{closest}'"])
         assert "INTERNALERROR" not in run.stdout.str() + run.stderr.str()
+    # given with -o (not in config.inicfg on pytest < 9), and as native TOML (a TypeError on
+    # pytest 9): the same line
+    pytester.makeini("[pytest]\n")
+    run = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-o", "ascend_device_lock=ture")
+    run.stderr.fnmatch_lines(["*ascend_device_lock: must be true or false*got 'ture'; closest: "
+                              "'true'"])
+    if int(pytest.__version__.split(".")[0]) >= 9:
+        (pytester.path / "tox.ini").unlink()
+        pytester.makepyprojecttoml('[tool.pytest]\nascend_device_lock = "ture"\n')
+        run = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+        run.stderr.fnmatch_lines(["*ascend_device_lock: must be true or false*got 'ture'; "
+                                  "closest: 'true'"])
+        (pytester.path / "pyproject.toml").unlink()
     pytester.makeini("[pytest]\nascend_device_lock = yes\n")
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -152,7 +152,7 @@ def check_fault_targets(faults: Sequence[Fault], model) -> None:
             if f.target in inputs:
                 continue
         else:
-            if f.target in names or _joined_names(f.target, names):
+            if f.target in names or _joined_names(f.target, names) or _in_a_branch(f.target, model):
                 continue
             raise ConfigError("fault", f"{f.describe()}: " + ops._unknown(f.target, "target"))
         near = difflib.get_close_matches(f.target, pool, n=3, cutoff=0.5)
@@ -172,6 +172,25 @@ def _joined_names(target: str, names) -> bool:
         if any(start in ends and target[start:end] in names for start in range(end)):
             ends.add(end)
     return len(target) in ends and not (target in names)
+
+
+def _in_a_branch(target: str, model) -> bool:
+    """Whether ``target`` names a node of an ``If`` branch, which ``graph.inline`` may bring
+    into the graph the emulator runs: by its own name, or unnamed as ``{if}/{then|else}/...``."""
+    from ...graph.onnx_graph import load_model
+
+    graph = load_model(model, weights=False).graph
+    ifs = [n.name for n in graph.node if n.op_type == "If"]
+    if any(target.startswith((f"{name}/then/", f"{name}/else/")) for name in ifs):
+        return True
+    stack = [a.g for n in graph.node for a in n.attribute if a.type == 5]
+    while stack:
+        sub = stack.pop()
+        for node in sub.node:
+            if node.name == target:
+                return True
+            stack.extend(a.g for a in node.attribute if a.type == 5)
+    return False
 
 
 def _graph_inputs(model) -> List[str]:

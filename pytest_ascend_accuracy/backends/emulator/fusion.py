@@ -49,11 +49,19 @@ def check_rules_off(rules_off: Sequence[str]) -> None:
 
     for entry in rules_off:
         section, sep, name = entry.rpartition(":")
-        if name in RULE_SECTION and (not sep or section == RULE_SECTION[name]):
+        if name in RULE_SECTION and (section == RULE_SECTION[name]
+                                     or (not sep and RULE_SECTION[name] == "GraphFusion")):
             continue
-        if name in RULE_SECTION:
+        if name in RULE_SECTION and not sep:
+            # a bare name goes into the switch file's GraphFusion section (core.modes), where
+            # ATC would not switch a UBFusion rule off: the emulator would, and disagree
+            why = (f"{name} is a UBFusion rule: a bare name goes into the fusion switch file's "
+                   f"GraphFusion section, where ATC would not switch it off")
+            near = [f"UBFusion:{name}"]
+        elif name in RULE_SECTION:
             why = f"{name} is a {RULE_SECTION[name]} rule, not {section}"
-            near = [f"{RULE_SECTION[name]}:{name}", name]
+            near = [f"{RULE_SECTION[name]}:{name}"] + ([name] if RULE_SECTION[name] ==
+                                                       "GraphFusion" else [])
         else:
             why = "the emulator imitates no fusion rule of that name"
             near = difflib.get_close_matches(name, RULES, n=3, cutoff=0.5)
