@@ -163,14 +163,18 @@ class CheckOutcome:
 
 
 def report_slug(nodeid: str) -> str:
-    """A file-system-safe directory name for a test id: ``test_a.py--test_f_default`` for
-    ``test_a.py::test_f[default]``. Where that loses more than a path's slashes and the
-    brackets of a parameter id (other characters made ``_``, or cut at 150), a short digest of
-    the whole id follows, so two tests never share one directory, whichever xdist worker runs
-    each (``test_f[a+b]`` and ``test_f[a b]`` both wrote ``test_f_a_b``, and one report was
-    lost)."""
+    """A file-system-safe directory name for a test id: ``tests_test_a.py--test_f`` for
+    ``tests/test_a.py::test_f``. Where that spelling loses more than the file path's slashes
+    (a parameter id's brackets, any other character made ``_``, or a cut at 150), a short
+    digest of the whole id follows (``test_a.py--test_f_default-1a2b3c4d``), so two tests never
+    share one directory, whichever xdist worker runs each: ``test_f[a+b]`` and ``test_f[a b]``,
+    or ``test_f[a]`` and ``test_f_a``, each wrote one directory, and one report was lost.
+    (Left: ``tests/a_b.py`` and ``tests/a/b.py`` both spell ``tests_a_b.py``; within one
+    process the count of ``_report_dir`` still separates them.)"""
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "--")).strip("._")
-    if len(slug) > 150 or re.search(r"[^A-Za-z0-9_.\-/:\[\]]", nodeid):
+    path, _, name = nodeid.partition("::")
+    if (len(slug) > 150 or re.search(r"[^A-Za-z0-9_./-]", path)
+            or re.search(r"[^A-Za-z0-9_.-]", name.replace("::", ""))):
         import hashlib
 
         digest = hashlib.sha1(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:8]

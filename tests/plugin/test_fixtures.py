@@ -175,9 +175,9 @@ def test_junit_properties(pytester, models_dir):
 def test_accuracy_report_dir(pytester, models_dir):
     pytester.makepyfile(test_acc=ACCURACY_TESTS)
     result = pytester.runpytest("--accuracy-report=reports")
-    result.stdout.fnmatch_lines(["full report: */reports/test_acc.py--test_overflow_default/compare.csv",
-                                 "reports: */reports"])
-    failed = pytester.path / "reports" / "test_acc.py--test_overflow_default"
+    result.stdout.fnmatch_lines(["full report: */reports/test_acc.py--test_overflow_default-*/"
+                                 "compare.csv", "reports: */reports"])
+    failed = next((pytester.path / "reports").glob("test_acc.py--test_overflow_default-*"))
     assert sorted(p.name for p in failed.iterdir()) == ["compare.csv", "compare.json", "report.html",
                                                         "tensors"]  # the failing ops' tensors
     header = (failed / "compare.csv").read_text().splitlines()[0]
@@ -226,9 +226,11 @@ def test_two_tests_whose_ids_differ_only_in_other_characters_get_two_report_dirs
 def test_report_slugs_stay_readable_and_never_collide():
     from pytest_ascend_accuracy.plugin.accuracy_check import report_slug
 
-    assert report_slug("tests/test_acc.py::test_overflow[default]") == \
-        "tests_test_acc.py--test_overflow_default"
+    assert report_slug("tests/test_acc.py::T::test_overflow") == "tests_test_acc.py--T--test_overflow"
+    assert report_slug("tests/test_acc.py::test_overflow[default]").startswith(
+        "tests_test_acc.py--test_overflow_default-")
     ids = ["t.py::f[a+b]", "t.py::f[a b]", "t.py::f[a_b]", f"t.py::f[{'x' * 200}1]",
-           f"t.py::f[{'x' * 200}2]"]
+           f"t.py::f[{'x' * 200}2]", "t.py::f[a]", "t.py::f_a", "t.py::f[m/a.onnx]",
+           "t.py::f[m_a.onnx]", "t.py::f[x:y]", "t.py::f[x/y]"]
     slugs = [report_slug(i) for i in ids]
     assert len(set(slugs)) == len(ids) and all(len(s) <= 150 for s in slugs)
