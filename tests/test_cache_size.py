@@ -173,7 +173,8 @@ def test_a_held_entry_is_never_moved_aside(tmp_path, monkeypatch):
         (tmp_path / ".locks" / f"om-k0{cache_size.LEASE}{holder.pid}").touch()
         moved = []
         real = os.rename
-        monkeypatch.setattr(cache_size.os, "rename", lambda a, b: (moved.append(str(a)), real(a, b)))
+        monkeypatch.setattr(cache_size.os, "rename",
+                            lambda a, b: (moved.append(str(a)), real(a, b)))
         done = prune(Cache(tmp_path), 0)
         assert [e.key for e in done.removed] == ["k1"]
         assert [(e.key, e.holders) for e in done.kept_held] == [("k0", (holder.pid,))]

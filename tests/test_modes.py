@@ -62,7 +62,6 @@ def test_a_misspelled_fusion_section_is_refused(entry, closest):
     assert Mode(fusion_rules_off=("UBFusion:X", "GraphFusion:Y", "Z")).fusion_rules_off
 
 
-
 def test_the_yaml_form_keeps_extra_atc_options_and_reads_back_to_the_same_mode():
     """A hint's YAML of Mode(fusion=False, extra=...) dropped the extra options, so pasted it
     converted with other ATC arguments than the Python form (review helper)."""

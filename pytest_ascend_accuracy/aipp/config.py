@@ -324,8 +324,8 @@ def _validate(op: AippOp) -> None:
                                 f"float16, max {_FP16_MAX:g})")
         if key.startswith("mean_chn") and not -32768 <= value <= 32767:
             raise op.error(key, f"{value} does not fit the device's int16 mean register")
-        if key in REGISTER_RANGES and not REGISTER_RANGES[key][0] <= value <= REGISTER_RANGES[key][1]:
-            low, high = REGISTER_RANGES[key]
+        low, high = REGISTER_RANGES.get(key, (value, value))
+        if not low <= value <= high:
             kept = value & 0xff if high == 255 else ((value & 0xffff) ^ 0x8000) - 0x8000
             raise op.error(key, f"{value} does not fit the device's register ({low}..{high}): "
                                 f"the device would use {kept}, not {value}")

@@ -7,9 +7,10 @@ than sha256 on a 1 GB golden; a manifest without ``"hash"`` is sha256, as writte
 still verifies). A callback that hashed the bytes as it wrote them returns them as ``Vouched``
 digests, and the manifest takes them instead of reading the files back (sizes are still
 stat'ed, and any file the callback did not vouch for is hashed). One ``filelock`` per key makes
-exactly one process (xdist worker) build while the others wait and then reuse it. A killed build leaves only a ``.tmp-*`` directory
-that the next builder of that key removes, or the next prune (``core.cache_size``: a bounded
-cache's build, ``ascend-accuracy cache --max-size`` / ``--clear``) once its key lock is free; an entry whose files no longer match its manifest is
+exactly one process (xdist worker) build while the others wait and then reuse it. A killed
+build leaves only a ``.tmp-*`` directory that the next builder of that key removes, or the next
+prune (``core.cache_size``: a bounded cache's build, ``ascend-accuracy cache --max-size`` /
+``--clear``) once its key lock is free; an entry whose files no longer match its manifest is
 reported as corrupt and rebuilt. Nothing is ever half-written in place.
 
 **Size bound.** ``Cache(root, max_bytes=N)`` (ini ``ascend_accuracy_cache_size``) evicts the

@@ -18,7 +18,6 @@ a dtype that cannot be decoded raises it only when loaded, so the compare report
 """
 from __future__ import annotations
 
-import dataclasses
 import mmap
 import os
 import struct
@@ -306,22 +305,6 @@ def tensor_ref(path: str, s: TensorSlice) -> TensorRef:
                      shape=shape, loader=SpanLoader(_make_loader(path, s), _span(path, s)),
                      format=s.format,
                      device_shape=s.device_shape, origin=s.origin, source=path)
-
-
-def tensor_ref_in_format(ref: TensorRef, original_format: str) -> TensorRef:
-    """``ref`` (a tensor of a dump file) read as ``original_format`` says where its NC1HWC0
-    shape fits both NCHW and NHWC (``device_formats.nc1hwc0_ambiguous``); ``ref`` itself
-    otherwise. Its file's header is parsed again: the case is rare (H == W == C)."""
-    if (ref.format != "NC1HWC0" or original_format not in ("NCHW", "NHWC")
-            or not df.nc1hwc0_ambiguous(ref.device_shape or (), ref.shape)):
-        return ref
-    parsed = parse_dump_file(ref.source)
-    slices = parsed.outputs if ref.kind == "output" else parsed.inputs
-    if ref.index >= len(slices) or slices[ref.index].original_format == original_format:
-        return ref
-    fresh = tensor_ref(ref.source, dataclasses.replace(slices[ref.index],
-                                                       original_format=original_format))
-    return dataclasses.replace(fresh, origin=ref.origin)
 
 
 def read_dump_file(path, *, name: Optional[str] = None, op_type: str = "", timestamp: int = 0,

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import DumpFormatError
-from .ascend_bin import (WrittenDump, op_record, parse_dump_file, read_dump_file,
-                         tensor_ref_in_format)
+from .ascend_bin import WrittenDump, op_record, parse_dump_file, read_dump_file, tensor_ref
+from .device_formats import nc1hwc0_ambiguous
 from .discovery import choose_leaf, describe_leaf, scan_dump_files, sub_model_leaves
 from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
@@ -223,7 +223,23 @@ def _in_om_format(t: TensorRef, om: OmOp) -> TensorRef:
     desc = om.output_descs[t.index] if t.index < len(om.output_descs) else None
     if desc is None or not desc.origin_format:
         return t
-    return tensor_ref_in_format(t, desc.origin_format)
+    return _tensor_ref_in_format(t, desc.origin_format)
+
+
+def _tensor_ref_in_format(ref: TensorRef, original_format: str) -> TensorRef:
+    """``ref`` (a tensor of a dump file) read as ``original_format`` says where its NC1HWC0
+    shape fits both NCHW and NHWC (``device_formats.nc1hwc0_ambiguous``); ``ref`` itself
+    otherwise. Its file's header is parsed again: the case is rare (H == W == C)."""
+    if (ref.format != "NC1HWC0" or original_format not in ("NCHW", "NHWC")
+            or not nc1hwc0_ambiguous(ref.device_shape or (), ref.shape)):
+        return ref
+    parsed = parse_dump_file(ref.source)
+    slices = parsed.outputs if ref.kind == "output" else parsed.inputs
+    if ref.index >= len(slices) or slices[ref.index].original_format == original_format:
+        return ref
+    fresh = tensor_ref(ref.source, dataclasses.replace(slices[ref.index],
+                                                       original_format=original_format))
+    return dataclasses.replace(fresh, origin=ref.origin)
 
 
 def _with_origin(t: TensorRef, om: OmOp, pairs: Tuple[OutputPairing, ...]) -> TensorRef:

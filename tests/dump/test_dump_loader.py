@@ -173,7 +173,8 @@ def test_an_ambiguous_nc1hwc0_output_follows_the_om_json_or_the_headers_format(t
     om = tmp_path / "net.json"
     write_om_json(om, "net", [OmOp("conv1", "Conv2D", 3, ("conv1/BiasAdd",),
                                    (("conv1/BiasAdd", 0),),
-                                   output_descs=(OmTensorDesc("DT_FLOAT", "NC1HWC0", (1, 1, 8, 8, 16),
-                                                              (1, 8, 8, 8), "NHWC"),))])
+                                   output_descs=(OmTensorDesc("DT_FLOAT", "NC1HWC0",
+                                                              (1, 1, 8, 8, 16), (1, 8, 8, 8),
+                                                              "NHWC"),))])
     ref = load_dump(leaf, om_json=om).get("conv1").outputs[0]
     assert np.array_equal(ref.load(), x) and ref.origin == ("conv1/BiasAdd", 0)

@@ -117,7 +117,6 @@ def test_faults_on_nodes_fused_names_rules_and_inputs_are_accepted(tmp_path):
     assert converted.info["emulator"]["faults_active"]
 
 
-
 def test_a_fault_on_a_node_of_an_if_branch_the_emulator_inlines_is_accepted(tmp_path):
     """Branch nodes are not top-level ops, but the emulator runs the inlined branch and a fault
     there was active before targets were checked (review of the check)."""

@@ -123,7 +123,8 @@ def test_a_rule_the_emulator_does_not_imitate_is_refused_with_the_closest(tmp_pa
                                           r"'ConvBatchnormFusionPass'"):
         backend.convert(model, Mode(fusion_rules_off=("ConvBatchnormFusionPas",)))
     with pytest.raises(ConfigError, match=r"ConvBatchnormFusionPass is a GraphFusion rule, not "
-                                          r"UBFusion.*closest: 'GraphFusion:ConvBatchnormFusionPass'"):
+                                          r"UBFusion.*closest: "
+                                          r"'GraphFusion:ConvBatchnormFusionPass'"):
         backend.convert(model, Mode(fusion_rules_off=("UBFusion:ConvBatchnormFusionPass",)))
     # a bare UBFusion rule name would go into the switch file's GraphFusion section, where ATC
     # does not switch it off: the emulator would, and the two would disagree

@@ -226,7 +226,8 @@ def test_two_tests_whose_ids_differ_only_in_other_characters_get_two_report_dirs
 def test_report_slugs_stay_readable_and_never_collide():
     from pytest_ascend_accuracy.plugin.accuracy_check import report_slug
 
-    assert report_slug("tests/test_acc.py::T::test_overflow") == "tests_test_acc.py--T--test_overflow"
+    assert report_slug("tests/test_acc.py::T::test_overflow") == \
+        "tests_test_acc.py--T--test_overflow"
     assert report_slug("tests/test_acc.py::test_overflow[default]").startswith(
         "tests_test_acc.py--test_overflow_default-")
     ids = ["t.py::f[a+b]", "t.py::f[a b]", "t.py::f[a_b]", f"t.py::f[{'x' * 200}1]",

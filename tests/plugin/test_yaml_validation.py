@@ -75,11 +75,13 @@ models:
      "unknown metric 'cos'; closest: 'cosine'; known: cosine, rel_l2, max_abs, mean_abs, rmse, "
      "max_rel, mean_rel, acc_rel, kl"),
     ("models: [{model: models/mlp.onnx, threshold: {defualt: 0.9}}]",
-     ": models[0].threshold.defualt", "not one of this model's modes (default); closest: 'default'"),
+     ": models[0].threshold.defualt",
+     "not one of this model's modes (default); closest: 'default'"),
     ("models: [{model: models/mlp.onnx, modes: [turbo]}]", ": models[0].modes[0]",
      "unknown mode 'turbo'; known: default, high_precision, buffer_off, fusion_off"),
     ("models: [{model: models/mlp.onnx, modes: [{keep: [a]}]}]", ": models[0].modes[0].keep",
-     "unknown mode key; known: base, name, precision_mode, keep_dtype, buffer_optimize, fusion, fusion_rules_off, extra"),
+     "unknown mode key; known: base, name, precision_mode, keep_dtype, buffer_optimize, fusion, "
+     "fusion_rules_off, extra"),
     ("models: [{model: models/mlp.onnx, modes: [{extra: [log]}]}]", ": models[0].modes[0].extra",
      "must map ATC options to values, e.g. {{op_select_implmode: high_precision}}, got ['log']"),
     ("models: [{model: models/mlp.onnx, modes: [{precision_mode: fp8}]}]", ": models[0].modes[0]",
