@@ -74,3 +74,15 @@ def test_the_yaml_form_keeps_extra_atc_options_and_reads_back_to_the_same_mode()
         text = mode.yaml_form()
         assert "extra: {" in text
         assert mode_from_spec(yaml.safe_load(text)) == mode
+
+
+@pytest.mark.parametrize("option", ["precision_mode", "precision_mode_v2", "keep_dtype",
+                                    "buffer_optimize", "fusion_switch_file"])
+def test_extra_atc_options_never_set_what_the_mode_sets(option):
+    """Mode(extra=(("precision_mode", "force_fp32"),)) was named and cached as that mode while
+    the command line dropped it (or carried both precision options, which ATC refuses)."""
+    from pytest_ascend_accuracy.core.modes import Mode
+
+    with pytest.raises(ConfigError, match=f"extra ATC option '{option}' is what the mode itself "
+                                          f"sets: use Mode"):
+        Mode(extra=((option, "x"),))

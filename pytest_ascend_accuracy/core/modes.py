@@ -74,6 +74,12 @@ class Mode:
             _check_rule_section(rule)
         object.__setattr__(self, "extra", tuple(sorted((str(k).lstrip("-"), str(v))
                                                        for k, v in self.extra)))
+        for key, _ in self.extra:
+            if key in MODE_FIELD_OPTIONS:
+                # the command line would carry the mode's own value too (two precision options
+                # ATC refuses together), or drop this one: either way not what the mode says
+                raise ConfigError("mode", f"extra ATC option {key!r} is what the mode itself "
+                                          f"sets: use {MODE_FIELD_OPTIONS[key]}")
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -265,6 +271,16 @@ def _yaml_value(v) -> str:
         return "[" + ", ".join(_yaml_value(x) for x in v) + "]"
     return json.dumps(v)
 
+
+#: ATC options a mode's own fields set: never among its ``extra`` options
+MODE_FIELD_OPTIONS = {
+    "precision_mode": "Mode(precision_mode=...) (the backend writes --precision_mode or "
+                      "--precision_mode_v2 as the toolkit takes it)",
+    "precision_mode_v2": "Mode(precision_mode=...) (the backend writes --precision_mode or "
+                         "--precision_mode_v2 as the toolkit takes it)",
+    "keep_dtype": "Mode(keep_dtype=...)", "buffer_optimize": "Mode(buffer_optimize=...)",
+    "fusion_switch_file": "Mode(fusion=False) or Mode(fusion_rules_off=...)",
+}
 
 #: the sections of a fusion switch file (docs/formats.md §5): ``Section:Rule`` picks one
 FUSION_SECTIONS = ("GraphFusion", "UBFusion")
