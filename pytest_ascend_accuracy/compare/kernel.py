@@ -324,12 +324,18 @@ class PairAccumulator:
 
     def _kl_exact(self, x: np.ndarray, y: np.ndarray) -> None:
         """KL terms of finite float64 values."""
-        self._k_final = True  # k is used from here on: it must not change any more
         u, v = np.empty_like(x), np.empty_like(y)
         shift_clamp(x, self.xmin, self.xmax, u, np.full_like(x, self._clamp_x))
         shift_clamp(y, self.ymin, self.ymax, v, np.full_like(y, self._clamp_y))
-        self.kl_su += float(u.sum())
-        self.kl_sv += float(v.sum())
+        su, sv = float(u.sum()), float(v.sum())
+        if not self._k_final:
+            # the fused pass's first chunk came here (float32 squares overflowed): its Σu/Σv is
+            # the guess, as in _kl_fast; k = 1 left Σe/Su and 1 - r cancelling to exactly 0
+            # for a golden masked with -3e38 (KL 2.13 by msaccucmp)
+            self._set_k(su / sv if su > 0 and sv > 0 else 1.0)
+        self._k_final = True  # k is used from here on: it must not change any more
+        self.kl_su += su
+        self.kl_sv += sv
         w = self._k * v
         self.kl_e += float(np.sum(u * np.log(u / w) - u + w))
 

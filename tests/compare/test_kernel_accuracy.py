@@ -103,3 +103,20 @@ def test_cosine_of_scaled_or_opposite_sides_stays_exact(scale):
     y = np.random.default_rng(12).standard_normal(50_000).astype(np.float32)
     x = (y * np.float32(scale)).astype(np.float32)
     assert compute_metrics(x, y).cosine == pytest.approx(_cosine_reference(x, y), abs=2e-7)
+
+
+@pytest.mark.parametrize("numpy_kernel", [False, True])
+@pytest.mark.parametrize("mask", [-3e38, -1e19])
+def test_kl_of_a_golden_with_huge_masked_values(monkeypatch, numpy_kernel, mask):
+    """A float32 golden whose masked positions hold -3e38 (the compiled pass refuses it) or
+    -1e19 (float32 squares overflow in the numpy kernel): the first chunk took the float64 path
+    with the KL guess left at 1, and the correction cancelled to exactly 0.0 (msaccucmp: 2.13
+    and 0.098 on the reviewer's tensors), so any metric="kl" threshold passed."""
+    if numpy_kernel:
+        monkeypatch.setenv("ASCEND_ACCURACY_NUMPY_KERNEL", "1")
+    rng = np.random.default_rng(5)
+    y = rng.standard_normal(4096).astype(np.float32)
+    y[::7] = mask
+    x = rng.standard_normal(4096).astype(np.float32)
+    m = compute_metrics(x, y)
+    assert m.kl > 0.01 and close(m.kl, kl_reference(x, y)), (m.kl, kl_reference(x, y))
