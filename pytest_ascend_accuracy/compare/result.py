@@ -180,12 +180,18 @@ class Verdict:
 
     @property
     def first(self) -> Optional[Failure]:
-        return self.failures[0] if self.failures else None
+        """The first failure in graph order among the compared tensors (the one the verdict
+        line names), else the first of those not compared; None when passed. (The report's
+        first-failure block named a not-compared op while the verdict line above it named the
+        first compared one.)"""
+        judged = [f for f in self.failures if not f.reason.startswith(NOT_COMPARED)]
+        return judged[0] if judged else (self.failures[0] if self.failures else None)
 
     @property
     def first_failure(self) -> Optional[TensorCompare]:
-        """The first failing row in graph order (None when passed)."""
-        return self.failures[0].row if self.failures else None
+        """The row of ``first`` (None when passed)."""
+        first = self.first
+        return first.row if first is not None else None
 
     def worst(self, n: int = 5) -> List[Failure]:
         """The ``n`` worst failures, worst first (ties keep graph order)."""

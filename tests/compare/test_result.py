@@ -214,3 +214,23 @@ def test_a_nan_on_both_sides_is_not_called_one_sided():
     assert nonfinite_kind(golden_only) == "NaN in the golden"
     actual_only = compute_metrics(x, np.array([1.0, 2.0, 3.0], np.float32))
     assert nonfinite_kind(actual_only) == "NaN/Inf on one side only"
+
+
+def test_the_first_failure_is_the_first_compared_one_the_verdict_line_names():
+    """A not-compared op before the first compared failure: the verdict line named the compared
+    one, the first-failure block (Verdict.first) the not-compared one (review helper)."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.dump.model import DumpSet
+
+    golden = DumpSet.from_arrays({"Conv_2": [np.ones(100, np.float32)]})
+    actual = DumpSet.from_arrays({"Mul_1": [np.ones(100, np.float32)],
+                                  "Conv_2": [-np.ones(100, np.float32)]})
+    verdict = compare_dumps(actual, golden).judge(0.99)
+    assert "first failure in graph order: Conv_2" in verdict.describe()
+    assert verdict.first.row.op_name == verdict.first_failure.op_name == "Conv_2"
+    good = DumpSet.from_arrays({"Mul_1": [np.ones(100, np.float32)],
+                                "Conv_2": [np.ones(100, np.float32)]})
+    only_hidden = compare_dumps(good, golden).judge(0.99)
+    assert only_hidden.first.row.op_name == "Mul_1"  # nothing compared failed: the hidden one
