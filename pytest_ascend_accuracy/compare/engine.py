@@ -101,14 +101,23 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
     if p.golden is None:
         return TensorCompare(**base, flags=tuple(flags), reason=p.reason or "no golden tensor")
     a_shape, g_shape = tuple(p.actual.shape), tuple(p.golden.shape)
+    crop = None
     if a_shape != g_shape:
-        if p.actual.size != p.golden.size:
+        if p.actual.size == p.golden.size:
+            flags.append("shape_mismatch_same_size")
+        elif len(a_shape) == len(g_shape) and all(x >= y for x, y in zip(a_shape, g_shape)):
+            # a padded actual (every dim at least the golden's): cut to the golden's shape, as
+            # msaccucmp does (TensorConversion.slice_data, docs/formats.md §6.1)
+            crop = tuple(slice(0, d) for d in g_shape)
+            flags.append("cropped")
+        else:
             return TensorCompare(**base, flags=tuple(flags + ["shape_mismatch"]), reason=(
                 f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)}: "
                 f"{p.actual.size} vs {p.golden.size} elements, cannot compare"))
-        flags.append("shape_mismatch_same_size")
     try:
         a = _load(p.actual, "actual", reader)
+        if crop is not None:
+            a = np.ascontiguousarray(np.asarray(a).reshape(a_shape)[crop])
         g = _load(p.golden, "golden", reader)
         metrics = compute_metrics(a, g, chunk_size=chunk_size, kl=kl)
     except DumpFormatError as exc:
@@ -132,6 +141,9 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
     if "shape_mismatch_same_size" in flags:
         reason = (f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)} (same size, "
                   "compared flattened)")
+    elif crop is not None:
+        reason = (f"shape {_shape_text(a_shape)} cut to the golden's {_shape_text(g_shape)} "
+                  "(as msaccucmp does)")
     return TensorCompare(**base, metrics=metrics, flags=tuple(flags), reason=reason)
 
 
