@@ -2,10 +2,12 @@
 
 ATC's ``--keep_dtype`` file takes original-model op names or ``OpType::<Ascend IR type>``
 entries (docs/formats.md §5, [H: HD atlasatcparam_16_0074]); an ``OpType::`` entry spelled with the
-ONNX type matches nothing on a device. ``keep_dtype(["OpType::BatchNormalization"])`` is
-therefore rewritten to ``OpType::BNInference`` when the mode is built, the keep_dtype file holds
-the Ascend type, and the emulator reads the same file (it types its ops with this table), so a
-file that works here works there.
+ONNX type matches nothing on a device. The type it matches is the parser's (``PARSER_TYPES``
+below: ATC applies keep_dtype to the graph as parsed), so ``keep_dtype(["OpType::
+BatchNormalization"])`` is rewritten to ``OpType::BatchNorm`` when the mode is built, the
+keep_dtype file holds that, and the emulator keeps an op in float32 by the same rule, so a file
+that works here works there. ``ASCEND_TYPES`` (the types of the finished graph, as dump file
+names show them) types the emulator's ops and dumps.
 
 Source: the ONNX parser plugins of CANN's built-in operator package
 (``ops/built-in/framework/onnx_plugin/*_plugin.cc``: ``REGISTER_CUSTOM_OP("<Ascend type>")
@@ -60,6 +62,28 @@ ASCEND_TYPES: Dict[str, str] = {
 
 OPTYPE_PREFIX = "OpType::"
 
+#: ONNX op type -> the type ATC's ONNX parser gives it: what ``--keep_dtype`` ``OpType::``
+#: entries match. ATC sets keep_dtype on the graph right after parsing (``main_impl.cc``:
+#: ``ParseGraph``, then ``SetAttrOptions`` -> ``KeepDtypeFunc``, which compares each node's
+#: type), after the parser has expanded one-to-many plugins (``ExpandOneToManyGraph``:
+#: ``PartitionedCall`` -> its inner op) and before any graph pass renames a type; so
+#: ``BatchNorm`` (not ``BNInference``, the pass's later name), ``BatchMatMulV2`` (not
+#: ``MatMulV2``), ``Transpose`` (not ``TransposeD``). Source: the ONNX plugins of CANN's
+#: op packages (``REGISTER_CUSTOM_OP("<type>")...OriginOpType("ai.onnx::<opset>::<ONNX>")``,
+#: the newest registrations found, checked 2026-12-05; older CANN used D-ops such as
+#: ``TransposeD``, ``ReduceSumD``, ``StridedSliceD`` here). Types not listed keep their name.
+PARSER_TYPES: Dict[str, str] = {
+    "Conv": "Conv2D", "ConvTranspose": "Conv2DTranspose", "MatMul": "BatchMatMulV2",
+    "Gemm": "MatMulV2", "BatchNormalization": "BatchNorm", "Softmax": "SoftmaxV2",
+    "LogSoftmax": "LogSoftmaxV2", "Div": "RealDiv", "Concat": "ConcatD", "Split": "SplitV",
+    "Slice": "StridedSliceV2", "Gather": "GatherV2", "Clip": "ClipByValue",
+    "MaxPool": "MaxPoolV3", "AveragePool": "AvgPoolV2", "Where": "SelectV2", "Not": "LogicalNot",
+    "And": "LogicalAnd", "Or": "LogicalOr", "LessOrEqual": "LessEqual",
+    "GreaterOrEqual": "GreaterEqual", "IsNaN": "IsNan", "ScatterND": "ScatterNdUpdate",
+    "Det": "MatrixDeterminant", "Pad": "PadV3", "Flatten": "FlattenV2", "ReduceL2": "LpNormV2",
+    "LayerNormalization": "LayerNorm",
+}
+
 #: Ascend types of the ops the Cube unit runs (and of operators fused onto them): under
 #: ``allow_fp32_to_fp16`` (high precision) they still take float16 inputs, so high precision
 #: does not keep their values within the float16 range; keep_dtype does
@@ -73,14 +97,26 @@ def ascend_type(onnx_type: str) -> str:
     return ASCEND_TYPES.get(onnx_type, onnx_type)
 
 
+def parser_type(onnx_type: str) -> str:
+    """The type ATC's ONNX parser gives an op of this ONNX type (``PARSER_TYPES``)."""
+    return PARSER_TYPES.get(onnx_type, onnx_type)
+
+
 def to_ascend_entry(entry: str) -> str:
-    """A keep_dtype entry as ATC reads it: ``OpType::<ONNX type>`` becomes ``OpType::<Ascend
-    type>``; op names and entries already in Ascend spelling are unchanged."""
+    """A keep_dtype entry as ATC reads it: ``OpType::<ONNX type>`` becomes ``OpType::<parser
+    type>`` (``OpType::BatchNormalization`` -> ``OpType::BatchNorm``); op names and entries
+    already in ATC's spelling are unchanged."""
     if not entry.startswith(OPTYPE_PREFIX):
         return entry
-    return OPTYPE_PREFIX + ascend_type(entry[len(OPTYPE_PREFIX):])
+    return OPTYPE_PREFIX + parser_type(entry[len(OPTYPE_PREFIX):])
 
 
 def ascend_types_of(onnx_types: Iterable[str]) -> List[str]:
     """The Ascend types of these ONNX types, in first-seen order, without repeats."""
     return list(dict.fromkeys(ascend_type(t) for t in onnx_types))
+
+
+def parser_types_of(onnx_types: Iterable[str]) -> List[str]:
+    """The parser types of these ONNX types (what ``OpType::`` entries name), in first-seen
+    order, without repeats."""
+    return list(dict.fromkeys(parser_type(t) for t in onnx_types))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from ..errors import ConfigError
-from .ascend_optypes import OPTYPE_PREFIX, ascend_type, to_ascend_entry
+from .ascend_optypes import OPTYPE_PREFIX, parser_type, to_ascend_entry
 
 #: ``--precision_mode`` values documented for ATC (docs/formats.md §5).
 PRECISION_MODES = (
@@ -144,11 +144,12 @@ class Mode:
         return replace(self, keep_dtype=tuple(ops), label=None)
 
     def keeps_fp32(self, op_name: str, op_type: str) -> bool:
-        """Whether ATC would keep this op in its original dtype under this mode's keep_dtype."""
+        """Whether ATC would keep this op (ONNX type ``op_type``) in its original dtype under
+        this mode's keep_dtype: by name, or by the type its parser gives it."""
         if self.precision_mode in KEEP_DTYPE_IGNORED:
             return True
         return (op_name in self.keep_dtype
-                or f"{OPTYPE_PREFIX}{ascend_type(op_type)}" in self.keep_dtype)
+                or f"{OPTYPE_PREFIX}{parser_type(op_type)}" in self.keep_dtype)
 
     # -- rendering for people (hints) -------------------------------------------------------
     def python_expr(self) -> str:

@@ -13,7 +13,7 @@ import difflib
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..core.ascend_optypes import ASCEND_TYPES, OPTYPE_PREFIX, ascend_type
+from ..core.ascend_optypes import ASCEND_TYPES, OPTYPE_PREFIX, PARSER_TYPES, parser_type
 from ..dump.layout import sanitize
 from ..errors import ConfigError
 
@@ -62,9 +62,9 @@ class ModelOps:
             raise ConfigError(where, self._unknown(entry, what))
 
     def check_keep_dtype(self, entries: Iterable[str], where: Optional[str]) -> None:
-        """Op names must be node names; ``OpType::X`` must be the Ascend type (or the ONNX
-        type) of some node, else ATC would keep nothing."""
-        ascend = list(dict.fromkeys(ascend_type(t) for t in self.types))
+        """Op names must be node names; ``OpType::X`` must be the type ATC's parser gives some
+        node (``core.ascend_optypes.PARSER_TYPES``), else ATC would keep nothing."""
+        ascend = list(dict.fromkeys(parser_type(t) for t in self.types))
         onnx = list(dict.fromkeys(self.types))
         for entry in entries:
             if entry.startswith(OPTYPE_PREFIX):
@@ -72,14 +72,21 @@ class ModelOps:
                 if typ in ascend or typ in onnx:
                     continue
                 near = difflib.get_close_matches(typ, ascend + onnx, n=3, cutoff=0.4)
-                near_entries = list(dict.fromkeys(OPTYPE_PREFIX + ascend_type(t) for t in near))
-                onnx_names = [o for o, a in ASCEND_TYPES.items() if a == typ]  # as written
+                # the finished graph's name of a type here (OpType::BNInference for a BatchNorm):
+                # ATC matches keep_dtype before the passes rename it, so the parser's name
+                finished = [o for o in onnx if ASCEND_TYPES.get(o) == typ and parser_type(o) != typ]
+                near_entries = list(dict.fromkeys(
+                    [OPTYPE_PREFIX + parser_type(o) for o in finished]
+                    + [OPTYPE_PREFIX + parser_type(t) for t in near]))
+                onnx_names = [o for o, a in PARSER_TYPES.items() if a == typ]  # as written
                 spelled = (f" (ATC's type for ONNX {' / '.join(onnx_names)})" if onnx_names
-                           else "")
+                           else f" (the name the finished graph gives ONNX {finished[0]}; "
+                                f"ATC matches keep_dtype on the graph as parsed, before that)"
+                           if finished else "")
                 raise ConfigError(where, f"keep_dtype entry {entry!r}{spelled}: no op of type "
                                          f"{typ!r} in model {self.label!r}"
                                   + _closest_text(near_entries)
-                                  + f" (its Ascend op types: {', '.join(ascend[:12])}"
+                                  + f" (its op types as ATC parses them: {', '.join(ascend[:12])}"
                                   + (", ..." if len(ascend) > 12 else "") + ")")
             elif entry not in self._name_set:
                 raise ConfigError(where, self._unknown(entry, "keep_dtype entry"))

@@ -22,11 +22,11 @@ def test_sanitized_keep_dtype(ascend_model):
 
 def test_optype_in_onnx_spelling_is_applied_in_ascend_spelling(ascend_model):
     handle = ascend_model(M, keep_dtype=["OpType::BatchNormalization"])
-    assert handle.mode.config_files()["keep_dtype.cfg"] == "OpType::BNInference\\n"
+    assert handle.mode.config_files()["keep_dtype.cfg"] == "OpType::BatchNorm\\n"
 
 
 def test_unknown_optype(ascend_model):
-    ascend_model(M, keep_dtype=["OpType::BatchNorm"])
+    ascend_model(M, keep_dtype=["OpType::BNInference"])
 
 
 @accuracy(per_op={"enc/blk.0:nrom": 0.5})
@@ -86,8 +86,10 @@ def test_names_are_checked_and_setup_mistakes_are_one_paragraph(pytester, block_
     run.stdout.fnmatch_lines([
         "ascend-accuracy configuration error: *keep_dtype entry 'enc_blk_0:norm' is not an op of "
         "model 'block' (that is the name as dump file names write it); closest: 'enc/blk.0:norm'*",
-        "ascend-accuracy configuration error: *keep_dtype entry 'OpType::BatchNorm': no op of "
-        "type 'BatchNorm' in model 'block'; closest: 'OpType::BNInference'*",
+        "ascend-accuracy configuration error: *keep_dtype entry 'OpType::BNInference' (the name "
+        "the finished graph gives ONNX BatchNormalization; ATC matches keep_dtype on the graph as "
+        "parsed, before that): no op of type 'BNInference' in model 'block'; closest: "
+        "'OpType::BatchNorm'*",
         "ascend-accuracy configuration error: *per_op entry 'enc/blk.0:nrom' is not an op of "
         "model 'block'; closest: 'enc/blk.0:norm'*",
         "ascend-accuracy configuration error: *per_op entry 'enc_blk_0:norm' is not an op of "
@@ -107,14 +109,16 @@ def test_names_are_checked_and_setup_mistakes_are_one_paragraph(pytester, block_
 
 
 def test_mode_renders_optype_entries_in_ascend_spelling_and_pasteable_forms():
-    mode = FUSION_OFF | keep_dtype(["p2o.Conv.0", "OpType::Conv", "OpType::MatMulV2"])
-    assert mode.keep_dtype == ("p2o.Conv.0", "OpType::Conv2D", "OpType::MatMulV2")
+    # the types ATC's ONNX parser gives (keep_dtype is matched on the graph as parsed)
+    mode = FUSION_OFF | keep_dtype(["p2o.Conv.0", "OpType::Conv", "OpType::MatMul"])
+    assert mode.keep_dtype == ("p2o.Conv.0", "OpType::Conv2D", "OpType::BatchMatMulV2")
     assert mode.keeps_fp32("x", "Conv") and mode.keeps_fp32("y", "MatMul")
+    assert not mode.keeps_fp32("z", "Gemm")  # MatMulV2 as parsed
     assert mode.python_expr() == ("FUSION_OFF | keep_dtype(['p2o.Conv.0', 'OpType::Conv2D', "
-                                  "'OpType::MatMulV2'])")
+                                  "'OpType::BatchMatMulV2'])")
     assert mode.python_imports() == ["FUSION_OFF", "keep_dtype"]
     assert mode.yaml_form() == ('{base: fusion_off, keep_dtype: ["p2o.Conv.0", '
-                                '"OpType::Conv2D", "OpType::MatMulV2"]}')
+                                '"OpType::Conv2D", "OpType::BatchMatMulV2"]}')
     assert Mode(precision_mode="force_fp32").python_expr() == "Mode(precision_mode='force_fp32')"
 
 

@@ -382,7 +382,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     active: Dict[str, List[str]] = {}
     for u in units:
         precision = unit_precision(mode, anchor_type=u.anchor_type, member_names=u.members,
-                                   member_types=u.member_types, ascend_type=u.op_type)
+                                   member_types=u.member_types)
         unit_faults = [f for f in faults if f.applies_to(u, buffer_on=buffer_on)]
         for f in unit_faults:
             active.setdefault(f.describe(), []).append(u.name)

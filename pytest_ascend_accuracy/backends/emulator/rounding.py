@@ -61,7 +61,7 @@ def check_overflow(overflow: str) -> str:
 
 
 def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
-                   member_types: Iterable[str], ascend_type: str = "") -> str:
+                   member_types: Iterable[str]) -> str:
     """Precision of one executed unit (a single op or a fused group) under ``mode``."""
     names = list(member_names)
     types = list(member_types)
@@ -69,7 +69,7 @@ def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
     if pm == "must_keep_origin_dtype":
         return "fp32"
     for name, typ in zip(names, types):
-        if mode.keeps_fp32(name, typ) or (ascend_type and mode.keeps_fp32(name, ascend_type)):
+        if mode.keeps_fp32(name, typ):  # (by the parser's type, as ATC: never a fused op's)
             return "fp32"
     cube = anchor_type in CUBE_OPS
     if pm == "force_fp16":
