@@ -183,10 +183,23 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
     notes = []
     keep = []
     if "keep_dtype" in opts:
+        from ..core.ascend_optypes import parser_type
+
         keep = _read_lines(opts["keep_dtype"], "keep_dtype")
         names = {n.name for n in model.graph.node}
+        parsed = {parser_type(n.op_type) for n in model.graph.node}  # what ATC matches types on
         for entry in keep:
-            if not entry.startswith("OpType::") and entry not in names:
+            if entry.startswith("OpType::"):
+                typ = entry[len("OpType::"):]
+                if not typ[:1].isupper():  # GE attr_options.cc: E10003, the conversion stops
+                    raise AtcFailure("E10003", f"Value [{opts['keep_dtype']}] for parameter "
+                                               f"[keep_dtype] is invalid. Reason: The operator "
+                                               f"type [{typ}] in the config file is invalid. It "
+                                               f"must be in PascalCase.")
+                if typ not in parsed:
+                    notes.append(f"[WARNING] keep_dtype op type [{typ}] matches no node of the "
+                                 f"model")
+            elif entry not in names:
                 notes.append(f"[WARNING] keep_dtype entry [{entry}] matches no node of the model")
     switch = None
     if "fusion_switch_file" in opts:

@@ -195,3 +195,16 @@ def test_a_model_with_external_data_is_converted_with_its_weights_inside(capsys,
     code, out = run(capsys, *base(folder / "tiny.onnx"))
     line, _ = failure(out)
     assert code == 255 and line.startswith("E10001") and "tiny.onnx.data" in line
+
+
+def test_keep_dtype_op_types_as_real_atc_reads_them(capsys, tiny_model, tmp_path):
+    """GE attr_options.cc: an OpType:: entry not in PascalCase stops the conversion (E10003);
+    one that matches no node as parsed is a warning (the fake accepted both silently). Types
+    are matched as the ONNX parser gives them (core.ascend_optypes.PARSER_TYPES)."""
+    (tmp_path / "lower.cfg").write_text("OpType::relu\n")
+    code, out = run(capsys, *base(tiny_model, "--keep_dtype=lower.cfg"))
+    line, _ = failure(out)
+    assert code == 255 and line.startswith("E10003") and "must be in PascalCase" in line
+    (tmp_path / "finished.cfg").write_text("OpType::BNInference\n")
+    code, out = run(capsys, *base(tiny_model, "--keep_dtype=finished.cfg"))
+    assert code == 0 and "[WARNING] keep_dtype op type [BNInference] matches no node" in out
