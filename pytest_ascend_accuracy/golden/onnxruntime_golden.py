@@ -41,8 +41,9 @@ from ..graph.prepare import prepare_model
 #: dump/golden_names.py; entries of format 1 lost ops named input_<op> or with a newline;
 #: 3: an input that is another node's output is an input_refs.csv row, not a second file;
 #: 4: INDEX_FILE, read instead of listing the directory and parsing every header;
-#: 5: every tensor in one PACK_FILE, found through INDEX_FILE)
-GOLDEN_FORMAT = 5
+#: 5: every tensor in one PACK_FILE, found through INDEX_FILE; 6: ops in an order that runs
+#: for a model listed out of order, graph.prepare.sort_nodes)
+GOLDEN_FORMAT = 6
 DUMP_DIR = "npy"
 #: the one file of ``DUMP_DIR`` that holds every tensor's ``.npy`` record (``NpyDumpWriter(pack=)``):
 #: a golden of 600 tensors is one file created, not 600 (each costs ~0.3 ms on ext4)

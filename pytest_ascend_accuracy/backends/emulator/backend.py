@@ -42,8 +42,10 @@ from .faults import Fault, check_fault_targets, check_faults
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
 
-#: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE)
-EMULATOR_FORMAT = 3
+#: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE; 4: ops
+#: in an order that runs for a model listed out of order, and keep_dtype OpType:: entries
+#: matched by the parser's type, as ATC does: an entry of format 3 may keep other ops fp32)
+EMULATOR_FORMAT = 4
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
