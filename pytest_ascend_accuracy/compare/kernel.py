@@ -303,7 +303,8 @@ class PairAccumulator:
         shift_clamp(a, self.xmin, self.xmax, u, ws.cx[:m])
         shift_clamp(g, self.ymin, self.ymax, v, ws.cy[:m])
         su = blocked_sum(u, ws.ones)
-        if not self._k_final:  # first chunk: k = its Σu/Σv, kept for the whole tensor
+        first = not self._k_final
+        if first:  # first chunk: k = its Σu/Σv, kept for the whole tensor
             sv = blocked_sum(v, ws.ones)
             self._set_k(su / sv if su > 0 and sv > 0 else 1.0)
             self._k_final = True
@@ -315,7 +316,12 @@ class PairAccumulator:
         np.subtract(v, u, out=v)
         s_diff = blocked_sum(v, ws.ones)  # Σ(kv - u): small terms
         if not (math.isfinite(e) and math.isfinite(s_diff)):
-            return None  # e.g. a subnormal range: the float32 clamp is 0, so 0/0; use float64
+            # e.g. a subnormal range (the float32 clamp is 0, so 0/0), or Σv past float32 (a
+            # golden minimum of -3e38 anywhere in the tensor): use float64, which takes the
+            # guess k from this chunk when it was the first (k from an infinite Σv is no guess)
+            if first:
+                self._k_final = False
+            return None
         sv = (s_diff + su) / self._k  # Σv without a pass of its own
         self.kl_su += su
         self.kl_sv += sv

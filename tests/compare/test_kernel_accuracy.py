@@ -120,3 +120,19 @@ def test_kl_of_a_golden_with_huge_masked_values(monkeypatch, numpy_kernel, mask)
     x = rng.standard_normal(4096).astype(np.float32)
     m = compute_metrics(x, y)
     assert m.kl > 0.01 and close(m.kl, kl_reference(x, y)), (m.kl, kl_reference(x, y))
+
+
+@pytest.mark.parametrize("numpy_kernel", [False, True])
+def test_kl_when_only_a_later_chunk_holds_the_huge_masked_values(monkeypatch, numpy_kernel):
+    """The golden's minimum (-3e38, in the last chunk only) makes every chunk's Σv overflow
+    float32: the first chunk's guess k came out of an infinite Σv and stayed when the chunk
+    fell back to float64 (KL 0.0 against 0.74; review of the first fix)."""
+    if numpy_kernel:
+        monkeypatch.setenv("ASCEND_ACCURACY_NUMPY_KERNEL", "1")
+    rng = np.random.default_rng(6)
+    n = 3 * 65536
+    y = rng.standard_normal(n).astype(np.float32)
+    y[-65536::7] = -3e38
+    x = rng.standard_normal(n).astype(np.float32)
+    m = compute_metrics(x, y, chunk_size=65536)
+    assert m.kl > 0.01 and close(m.kl, kl_reference(x, y)), (m.kl, kl_reference(x, y))
