@@ -98,8 +98,11 @@ class FakeOm:
 
     def storage_dtype(self, op: PlannedOp) -> str:
         """float16 or float32: how this op's float tensors are stored in its dump."""
+        from ..core.ascend_optypes import parser_type
+
         kept = set(self.keep_dtype)
-        if op.name in kept or any(m in kept for m in op.members) or f"OpType::{op.type}" in kept:
+        if (op.name in kept or any(m in kept for m in op.members)
+                or f"OpType::{parser_type(op.type)}" in kept):  # as ATC: the parser's type
             return "float32"
         if self.precision in _FP16_MODES:
             return "float16"

@@ -208,3 +208,17 @@ def test_keep_dtype_op_types_as_real_atc_reads_them(capsys, tiny_model, tmp_path
     (tmp_path / "finished.cfg").write_text("OpType::BNInference\n")
     code, out = run(capsys, *base(tiny_model, "--keep_dtype=finished.cfg"))
     assert code == 0 and "[WARNING] keep_dtype op type [BNInference] matches no node" in out
+
+
+def test_the_fake_om_keeps_an_op_in_float32_by_its_parser_type(capsys, tiny_model, tmp_path):
+    """The fake om stored keep_dtype OpType:: entries by ONNX type (OpType::Conv kept the
+    Conv, OpType::Conv2D nothing): the reverse of what ATC and the fake ATC's check match."""
+    from pytest_ascend_accuracy.core.modes import keep_dtype
+
+    entry = keep_dtype(["OpType::Conv"]).keep_dtype  # ("OpType::Conv2D",)
+    (tmp_path / "k.cfg").write_text("\n".join(entry) + "\n")
+    code, out = run(capsys, *base(tiny_model, "--precision_mode=force_fp16", "--keep_dtype=k.cfg"))
+    assert code == 0 and "WARNING" not in out
+    om = read_fake_om("tiny.om")
+    stored = {op.type: om.storage_dtype(op) for op in om.plan()}
+    assert stored["Conv"] == "float32" and "float16" in stored.values()

@@ -127,3 +127,31 @@ def test_a_fault_on_a_node_of_an_if_branch_the_emulator_inlines_is_accepted(tmp_
     converted = EmulatorBackend(Cache(tmp_path), faults=[Fault.on_op("pick/then/Mul_0")]
                                 ).convert(model, input_shape={"x": [1, 4]})
     assert converted.info["emulator"]["faults_active"]
+
+
+def test_a_fault_on_a_loop_body_node_is_refused_as_never_injected(tmp_path):
+    """graph.inline brings up If branches only: a fault on a Loop body's node was accepted and
+    then never active (the run passed as if it had been injected)."""
+    from onnx import TensorProto, helper
+
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "acc_in"], ["acc_out"], name="body_add"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="body_cond")],
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+                 helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2])])
+    trip = helper.make_tensor("trip", TensorProto.INT64, [], [2])
+    cond = helper.make_tensor("cond", TensorProto.BOOL, [], [True])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["trip", "cond", "x"], ["y"], name="loop", body=body)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])], initializer=[trip, cond])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    with pytest.raises(ConfigError, match="target 'body_add' is not an op of model"):
+        EmulatorBackend(Cache(tmp_path), faults=[Fault.on_op("body_add")]).convert(model)

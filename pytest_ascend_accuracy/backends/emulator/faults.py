@@ -180,16 +180,19 @@ def _in_a_branch(target: str, model) -> bool:
     from ...graph.onnx_graph import load_model
 
     graph = load_model(model, weights=False).graph
-    ifs = [n.name for n in graph.node if n.op_type == "If"]
-    if any(target.startswith((f"{name}/then/", f"{name}/else/")) for name in ifs):
+    ifs = [n for n in graph.node if n.op_type == "If"]
+    if any(target.startswith((f"{n.name}/then/", f"{n.name}/else/")) for n in ifs):
         return True
-    stack = [a.g for n in graph.node for a in n.attribute if a.type == 5]
+    # the branches of If nodes only: graph.inline never brings up a Loop's or a Scan's body,
+    # so a fault there would never be active
+    stack = [a.g for n in ifs for a in n.attribute if a.type == 5]
     while stack:
         sub = stack.pop()
         for node in sub.node:
             if node.name == target:
                 return True
-            stack.extend(a.g for a in node.attribute if a.type == 5)
+            if node.op_type == "If":
+                stack.extend(a.g for a in node.attribute if a.type == 5)
     return False
 
 
