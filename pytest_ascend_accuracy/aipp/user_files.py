@@ -63,11 +63,8 @@ def _import(name: str, base_dir, where: str):
     if (local.is_file() and loaded is not None
             and os.path.realpath(getattr(loaded, "__file__", "") or "") != os.path.realpath(local)):
         # another folder's module of that name was imported first (two suites, each with its
-        # own prep.py): this folder's file, not the other's function
-        spec = importlib.util.spec_from_file_location(f"{name}@{local}", local)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
+        # own prep.py): this folder's file, not the other's function, and its own siblings
+        return _load_beside(name, local, root)
     sys.path.insert(0, root)
     try:
         return importlib.import_module(name)
@@ -76,4 +73,30 @@ def _import(name: str, base_dir, where: str):
     finally:
         if sys.path and sys.path[0] == root:
             sys.path.pop(0)
+
+
+def _load_beside(name: str, local: Path, root: str):
+    """Run ``local`` as a fresh module whose own imports find ``root``'s modules first: the
+    modules of ``root`` another folder already put in ``sys.modules`` (its ``helper.py``) are
+    set aside meanwhile, and put back after (what the other folder's code imported stays
+    what it uses)."""
+    real_root = os.path.realpath(root)
+    set_aside = {}
+    for entry in os.listdir(root):
+        stem = entry[:-3] if entry.endswith(".py") else entry
+        module = sys.modules.get(stem)
+        where = os.path.realpath(getattr(module, "__file__", "") or "") if module else ""
+        if module is not None and os.path.dirname(where) != real_root and \
+                os.path.dirname(os.path.dirname(where)) != real_root:
+            set_aside[stem] = sys.modules.pop(stem)
+    sys.path.insert(0, root)
+    try:
+        spec = importlib.util.spec_from_file_location(f"{name}@{local}", local)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        if sys.path and sys.path[0] == root:
+            sys.path.pop(0)
+        sys.modules.update(set_aside)
 

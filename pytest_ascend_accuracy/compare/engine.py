@@ -105,9 +105,11 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
     if a_shape != g_shape:
         if p.actual.size == p.golden.size:
             flags.append("shape_mismatch_same_size")
-        elif len(a_shape) == len(g_shape) and all(x >= y for x, y in zip(a_shape, g_shape)):
+        elif (len(a_shape) == len(g_shape) and all(x >= y for x, y in zip(a_shape, g_shape))
+              and (len(a_shape) < 2 or a_shape[0] == g_shape[0])):
             # a padded actual (every dim at least the golden's): cut to the golden's shape, as
-            # msaccucmp does (TensorConversion.slice_data, docs/formats.md §6.1)
+            # msaccucmp does (TensorConversion.slice_data, docs/formats.md §6.1). Not a batch:
+            # devices pad channels and last dims, and a bigger batch is a wrong --input_shape
             crop = tuple(slice(0, d) for d in g_shape)
             flags.append("cropped")
         else:

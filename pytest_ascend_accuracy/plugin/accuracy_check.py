@@ -171,9 +171,10 @@ def report_slug(nodeid: str) -> str:
     or ``test_f[a]`` and ``test_f_a``, each wrote one directory, and one report was lost.
     (Left: ``tests/a_b.py`` and ``tests/a/b.py`` both spell ``tests_a_b.py``; within one
     process the count of ``_report_dir`` still separates them.)"""
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "--")).strip("._")
+    spelled = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "--"))
+    slug = spelled.strip("._")
     path, _, name = nodeid.partition("::")
-    if (len(slug) > 150 or re.search(r"[^A-Za-z0-9_./-]", path)
+    if (len(slug) > 150 or slug != spelled or re.search(r"[^A-Za-z0-9_./-]", path)
             or re.search(r"[^A-Za-z0-9_.-]", name.replace("::", ""))):
         import hashlib
 

@@ -157,8 +157,13 @@ def ini_bool(config, name: str) -> bool:
 
         # the value as pytest read it, from its own message ("invalid truth value 'ture'"):
         # -o overrides and pytest 9's ConfigValue wrappers are not in config.inicfg alike
-        quoted = re.findall(r"'([^']*)'", str(exc))
-        raw = quoted[-1] if quoted else str(exc)
+        text = str(exc)
+        typed = re.search(r"expects a bool, got (\w+): (.*)$", text)  # pytest 9, native TOML
+        if typed:  # a native TOML value takes a TOML boolean only, unquoted
+            raise ConfigError(name, f"must be a TOML boolean, true or false (unquoted), got "
+                                    f"{typed.group(2)} ({typed.group(1)})") from None
+        quoted = re.findall(r"'([^']*)'", text)
+        raw = quoted[-1] if quoted else text
         near = difflib.get_close_matches(raw.lower(), TRUTH_VALUES, n=1, cutoff=0.0)
         raise ConfigError(name, f"must be true or false (or yes/no, on/off, 1/0), got {raw!r}"
                                 + (f"; closest: {near[0]!r}" if near else "")) from None

@@ -186,3 +186,24 @@ def test_two_folders_with_a_reference_module_of_one_name_each_get_their_own(tmp_
         assert load_reference("prep_same_name:preprocess", tmp_path / "a")(np.zeros(1))[0] == 1.0
     finally:
         sys.modules.pop("prep_same_name", None)
+
+
+def test_each_folders_reference_module_imports_its_own_siblings(tmp_path):
+    """The second folder's prep.py ran on its own, but its ``import helper_same_name`` found
+    the first folder's helper in sys.modules (review of the first fix)."""
+    import sys
+
+    from pytest_ascend_accuracy.aipp.user_files import load_reference
+
+    for name in ("s1", "s2"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "helper_same_name.py").write_text(f"WHO = {name!r}\n")
+        (tmp_path / name / "prep_same_name2.py").write_text(
+            "import helper_same_name\n\ndef preprocess(image):\n    return helper_same_name.WHO\n")
+    try:
+        got = [load_reference("prep_same_name2:preprocess", tmp_path / n)(None)
+               for n in ("s1", "s2", "s1")]
+        assert got == ["s1", "s2", "s1"]
+    finally:
+        for mod in ("prep_same_name2", "helper_same_name"):
+            sys.modules.pop(mod, None)

@@ -40,7 +40,8 @@ def test_a_padded_actual_is_cut_to_the_golden_shape_as_msaccucmp_does():
     assert r.judge(0.99).passed
 
 
-@pytest.mark.parametrize("shape", [(1, 2, 4, 4), (16, 4, 4), (1, 16, 4, 3)])
+@pytest.mark.parametrize("shape", [(1, 2, 4, 4), (16, 4, 4), (1, 16, 4, 3),
+                                   (4, 3, 4, 4)])  # a bigger batch: a wrong input shape
 def test_a_size_that_cannot_be_cut_to_the_golden_is_reported_and_fails(shape):
     r = compare_dumps(DumpSet.from_arrays({"a": [np.ones(shape, np.float16)]}),
                       DumpSet.from_arrays({"a": [np.ones((1, 3, 4, 4), np.float32)]}))

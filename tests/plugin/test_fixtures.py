@@ -232,6 +232,6 @@ def test_report_slugs_stay_readable_and_never_collide():
         "tests_test_acc.py--test_overflow_default-")
     ids = ["t.py::f[a+b]", "t.py::f[a b]", "t.py::f[a_b]", f"t.py::f[{'x' * 200}1]",
            f"t.py::f[{'x' * 200}2]", "t.py::f[a]", "t.py::f_a", "t.py::f[m/a.onnx]",
-           "t.py::f[m_a.onnx]", "t.py::f[x:y]", "t.py::f[x/y]"]
+           "t.py::f[m_a.onnx]", "t.py::f[x:y]", "t.py::f[x/y]", "t.py::test_f", "t.py::test_f_"]
     slugs = [report_slug(i) for i in ids]
     assert len(set(slugs)) == len(ids) and all(len(s) <= 150 for s in slugs)

@@ -156,8 +156,8 @@ def test_a_bool_ini_value_pytest_cannot_read_is_a_usage_error_naming_it(pytester
         (pytester.path / "tox.ini").unlink()
         pytester.makepyprojecttoml('[tool.pytest]\nascend_device_lock = "ture"\n')
         run = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-        run.stderr.fnmatch_lines(["*ascend_device_lock: must be true or false*got 'ture'; "
-                                  "closest: 'true'"])
+        run.stderr.fnmatch_lines(["*ascend_device_lock: must be a TOML boolean, true or false "
+                                  "(unquoted), got 'ture' (str)"])
         (pytester.path / "pyproject.toml").unlink()
     pytester.makeini("[pytest]\nascend_device_lock = yes\n")
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
