@@ -149,9 +149,13 @@ TRUTH_VALUES = ("true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "
 def ini_bool(config, name: str) -> bool:
     """A ``type="bool"`` ini value; a value pytest cannot read (``ture``) is a ``ConfigError``
     naming the key and the closest spelling, not pytest's INTERNALERROR."""
+    import pytest
+
     try:
         return bool(config.getini(name))
-    except (ValueError, TypeError) as exc:  # (TypeError: pytest 9's native TOML, a non-bool)
+    except (ValueError, TypeError, pytest.UsageError) as exc:
+        # (TypeError: pytest 9's native TOML, a non-bool; from pytest 9.2 both come as a
+        # UsageError that does not name the key)
         import difflib
         import re
 
