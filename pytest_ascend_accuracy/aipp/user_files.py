@@ -99,4 +99,3 @@ def _load_beside(name: str, local: Path, root: str):
         if sys.path and sys.path[0] == root:
             sys.path.pop(0)
         sys.modules.update(set_aside)
-
