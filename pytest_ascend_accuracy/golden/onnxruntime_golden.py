@@ -42,7 +42,8 @@ from ..graph.prepare import prepare_model
 #: 3: an input that is another node's output is an input_refs.csv row, not a second file;
 #: 4: INDEX_FILE, read instead of listing the directory and parsing every header;
 #: 5: every tensor in one PACK_FILE, found through INDEX_FILE; 6: ops in an order that runs
-#: for a model listed out of order, graph.prepare.sort_nodes)
+#: for a model listed out of order, graph.prepare.sort_nodes, and unnamed nodes named as ATC
+#: names them, graph.names)
 GOLDEN_FORMAT = 6
 DUMP_DIR = "npy"
 #: the one file of ``DUMP_DIR`` that holds every tensor's ``.npy`` record (``NpyDumpWriter(pack=)``):

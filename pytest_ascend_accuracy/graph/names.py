@@ -1,9 +1,14 @@
 """Node naming for real-world ONNX exports: unnamed nodes and duplicate names.
 
 Golden dumps, emulator dumps and keep_dtype entries all refer to operators by node name, so
-every node needs one unique, stable name. Unnamed nodes get ``{op_type}_{node_index}`` exactly
-as msit's golden dumper names them (docs/formats.md §7): ``index`` is the node's position in the main
-graph of the model as loaded. Duplicate names are then made unique deterministically: the first
+every node needs one unique, stable name. Unnamed nodes get ``{op_type}_{k}`` as ATC's ONNX
+parser names them, ``k`` counting the unnamed nodes of the main graph only, from 0
+(``OnnxModelParser::AdaptAndFindAllOnnxGraph``: ``op_type() + "_" + to_string(index++)`` for a
+node without a name), so the names match the op names of a device's dumps and om json. msit's
+golden dumper numbers by node position instead (``Abs_1`` for the second node whoever named
+the first): the two agree only where no named node comes before an unnamed one, and where
+they differ a device op paired with another node's golden tensor (docs/formats.md §7).
+Duplicate names are then made unique deterministically: the first
 node (in graph order) keeps the name, each later one gets the smallest ``{name}_{k}`` (k = 1,
 2, ...) that no node of the graph uses. Nothing here depends on inputs, so the golden run and
 every emulator conversion of the same model name every node the same way.
@@ -17,9 +22,9 @@ def normalize_node_names(graph) -> Dict[str, int]:
     """Name unnamed nodes and make names unique, in place. Returns counts for reports:
     ``{"unnamed": n, "renamed_duplicates": m}``."""
     unnamed = 0
-    for index, node in enumerate(graph.node):
+    for node in graph.node:
         if not node.name:
-            node.name = f"{node.op_type}_{index}"
+            node.name = f"{node.op_type}_{unnamed}"
             unnamed += 1
     renamed = uniquify_names(list(graph.node))
     return {"unnamed": unnamed, "renamed_duplicates": renamed}

@@ -139,8 +139,8 @@ def test_dynamic_model_needs_input_shape_and_checks_inputs(cache, tmp_path):
         backend.convert(models.unnamed_model(), DEFAULT)
     conv = backend.convert(models.unnamed_model(), DEFAULT, input_shape={"x": (2, 4)})
     dump = backend.run(conv, {"x": np.ones((2, 4), np.float32)}, dump_dir=tmp_path)
-    assert dump.names == ["MatMul_0Relu_2", "dup_1"]  # MatMul + bias + Relu fused
-    assert dump["MatMul_0Relu_2"].original_names == ("MatMul_0", "dup", "Relu_2")
+    assert dump.names == ["MatMul_0Relu_1", "dup_1"]  # MatMul + bias + Relu fused
+    assert dump["MatMul_0Relu_1"].original_names == ("MatMul_0", "dup", "Relu_1")
     with pytest.raises(ConfigError, match=r"input 'x' has shape \[3, 4\], the model declares \[2, 4\]"):
         backend.run(conv, {"x": np.ones((3, 4), np.float32)}, dump_dir=tmp_path)
 

@@ -23,22 +23,29 @@ def _graph(nodes, inputs=(("x", [2, 4]),), inits=()):
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
 
-def test_unnamed_nodes_get_msit_names_and_duplicates_become_unique():
+def test_unnamed_nodes_get_atc_names_and_duplicates_become_unique():
+    """ATC's ONNX parser counts the unnamed nodes only (AdaptAndFindAllOnnxGraph: op_type +
+    "_" + index++), so the Relu after two nodes, one named, is Relu_1; msit's position count
+    (Relu_2) paired a device's Relu_1 with another node's golden tensor (review helper)."""
     model = models.unnamed_model()
     counts = normalize_node_names(model.graph)
-    assert [n.name for n in model.graph.node] == ["MatMul_0", "dup", "Relu_2", "dup_1"]
+    assert [n.name for n in model.graph.node] == ["MatMul_0", "dup", "Relu_1", "dup_1"]
     assert counts == {"unnamed": 2, "renamed_duplicates": 1}
+    mixed = _graph([helper.make_node("Neg", ["x"], ["a"], name="first"),
+                    helper.make_node("Abs", ["a"], ["b"]), helper.make_node("Abs", ["b"], ["c"])])
+    normalize_node_names(mixed.graph)
+    assert [n.name for n in mixed.graph.node] == ["first", "Abs_0", "Abs_1"]
 
 
 def test_uniquified_names_avoid_every_existing_name():
-    nodes = [helper.make_node("Relu", ["x"], ["a"], name="Relu_1"),
-             helper.make_node("Relu", ["a"], ["b"]),                 # -> Relu_1, taken
-             helper.make_node("Relu", ["b"], ["c"], name="Relu_1_1"),
-             helper.make_node("Relu", ["c"], ["d"], name="Relu_1")]
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name="Relu_0"),
+             helper.make_node("Relu", ["a"], ["b"]),                 # -> Relu_0, taken
+             helper.make_node("Relu", ["b"], ["c"], name="Relu_0_1"),
+             helper.make_node("Relu", ["c"], ["d"], name="Relu_0")]
     model = _graph(nodes)
     normalize_node_names(model.graph)
     names = [n.name for n in model.graph.node]
-    assert names == ["Relu_1", "Relu_1_2", "Relu_1_1", "Relu_1_3"]
+    assert names == ["Relu_0", "Relu_0_2", "Relu_0_1", "Relu_0_3"]
     assert len(set(names)) == 4
 
 

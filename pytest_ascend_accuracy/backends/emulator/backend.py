@@ -43,8 +43,8 @@ from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
 
 #: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE; 4: ops
-#: in an order that runs for a model listed out of order, and keep_dtype OpType:: entries
-#: matched by the parser's type, as ATC does: an entry of format 3 may keep other ops fp32)
+#: in an order that runs for a model listed out of order, unnamed nodes named as ATC names
+#: them, and keep_dtype OpType:: entries matched by the parser's type, as ATC does)
 EMULATOR_FORMAT = 4
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
