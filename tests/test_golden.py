@@ -149,3 +149,39 @@ def test_output_nodes_feed_the_csv_is_output_node_column(cache):
     flags = {row[2]: row[-2] for row in csv_rows(compare_dumps(actual, golden))}
     assert flags["fc2/MatMul"] == "YES"  # fused MatMul+Add covering the output node
     assert {v for k, v in flags.items() if k != "fc2/MatMul"} == {"NO"}
+
+
+def test_omitted_optional_slots_keep_every_tensor_at_its_slot_index(tmp_path):
+    """LSTM outputs ["", "Y_h", "Y_c"]: Y_h is output 1 for ATC (ConstructInputOutputContext)
+    and msit (enumerate(node.output)); the golden numbered only the tensors present, so a
+    device's Y_h (origin index 1) was compared with Y_c. Resize(x, "", scales): scales is
+    input 2. The emulator's origins count the omitted slots too (review helper)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.core.modes import Mode
+
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((1, 20, 4)).astype(np.float32) * 0.3, "W")
+    r = numpy_helper.from_array(rng.standard_normal((1, 20, 5)).astype(np.float32) * 0.3, "R")
+    graph = helper.make_graph(
+        [helper.make_node("LSTM", ["x", "W", "R"], ["", "Y_h", "Y_c"], name="lstm",
+                          hidden_size=5),
+         helper.make_node("Add", ["Y_h", "Y_c"], ["z"], name="add")],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 1, 4])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [1, 1, 5])], [w, r])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    cache = Cache(tmp_path / "cache")
+    x = {"x": rng.standard_normal((3, 1, 4)).astype(np.float32)}
+    golden = golden_dump(model, x, cache=cache)
+    assert [t.index for t in golden.get("lstm").outputs] == [1, 2]
+    backend = EmulatorBackend(cache)
+    dump = backend.run(backend.convert(model, Mode(precision_mode="must_keep_origin_dtype")), x,
+                       dump=True, dump_dir=tmp_path / "d")
+    assert [t.origin for t in dump.get("lstm").outputs] == [("lstm", 1), ("lstm", 2)]
+    result = compare_dumps(dump, golden)
+    assert result.judge(0.999).passed  # Y_h against Y_h, Y_c against Y_c

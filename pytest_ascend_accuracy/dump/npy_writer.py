@@ -137,16 +137,22 @@ class NpyDumpWriter:
                  ) -> List[Path]:
         """Write the op's outputs (and inputs, if given); returns the written paths (outputs
         first, in order). An input given as a ``Path`` (a file this writer wrote, e.g. another
-        op's output) is not written again: a row in ``input_refs.csv`` points at that file."""
+        op's output) is not written again: a row in ``input_refs.csv`` points at that file. A
+        ``None`` holds the place of a slot with no tensor (an omitted optional input or output:
+        ``LSTM`` outputs ``["", "Y_h", "Y_c"]``), so every tensor keeps its slot's index, as
+        ATC and msit number them."""
         if op_name in self._names:
             raise DumpFormatError(self.directory, f"op {op_name!r} written twice")
         key = self._names[op_name] = self._stems.stem(op_name)
         ts = self._clock.next(timestamp_us)
         paths = []
         for j, arr in enumerate(outputs):
-            paths.append(self._save(f"{key}.{j}.{ts}.npy", arr, ts))
+            if arr is not None:
+                paths.append(self._save(f"{key}.{j}.{ts}.npy", arr, ts))
         for i, arr in enumerate(inputs):
             name = f"input_{key}.{i}.{ts}.npy"
+            if arr is None:
+                continue
             if isinstance(arr, Path):
                 self._refer(name, arr)
             else:

@@ -147,38 +147,42 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
                     run.ensure(o for o in node.output if o)
                 except Exception as exc:
                     raise failed(exc) from exc
-                outs, out_names = [], []
-                for name in (o for o in node.output if o):
-                    value = values.get(name)
-                    if not isinstance(value, np.ndarray):  # sequences/optionals: not tensors
+                # one entry per slot, None where there is no tensor (an omitted optional input
+                # or output, ""): each tensor keeps its slot's index, as ATC's dumps and msit
+                # number them (LSTM's Y_h is output 1 whether Y is there or not)
+                outs: List[object] = []
+                out_names = []
+                for name in node.output:
+                    value = values.get(name) if name else None
+                    if name and not isinstance(value, np.ndarray):  # sequences/optionals
                         not_dumped.append(f"{node.name}:{name}")
-                        continue
+                        value = None
                     outs.append(value)
-                    out_names.append(name)
+                    if value is not None:
+                        out_names.append(name)
                 ins: List[object] = []
                 stored_ins: List[str] = []  # names of the inputs written here, in order
-                for name in (i for i in node.input if i):
+                for name in node.input:
+                    v = None
                     # another node's output, or a weight or graph input an earlier node read:
                     # referenced, not written again
-                    if name in written:
-                        ins.append(written[name])
-                        continue
-                    if name in values:
-                        v = values[name]
-                        if not isinstance(v, np.ndarray):
-                            continue
+                    if not name:
+                        pass
+                    elif name in written:
+                        v = written[name]
+                    elif name in values:
+                        v = values[name] if isinstance(values[name], np.ndarray) else None
                     elif name in inputs:
                         v = np.asarray(inputs[name])
                     elif name in inits:
                         v = initializer_array(inits[name], prepared.folder)
-                    else:
-                        continue
                     ins.append(v)
-                    stored_ins.append(name)
+                    if v is not None and not isinstance(v, Path):
+                        stored_ins.append(name)
                 paths = writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
                 # outputs come first in the written paths, then the inputs written (not referred)
                 written.update(zip(out_names, paths))
-                for name, path in zip(stored_ins, paths[len(outs):]):
+                for name, path in zip(stored_ins, paths[len(out_names):]):
                     written.setdefault(name, path)
                 del ins, outs
                 for name in list(node.input) + list(node.output):

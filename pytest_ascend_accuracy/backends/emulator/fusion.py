@@ -314,7 +314,8 @@ def build_units(graph, consts: Mapping[str, np.ndarray], *, fusion: bool,
 def _unit(g: _Graph, members, nodes, name, anchor, op_type, rules) -> Unit:
     last = g.nodes[members[-1]]
     # output indices count present outputs only, as the golden dump numbers them
-    origins = {o: (last.name, k) for k, o in enumerate(o for o in last.output if o)}
+    # (the slot's index, omitted "" outputs counted, as ATC numbers a node's outputs)
+    origins = {o: (last.name, k) for k, o in enumerate(last.output) if o}
     return Unit(nodes=list(nodes), members=tuple(g.nodes[m].name for m in members),
                 member_types=tuple(g.nodes[m].op_type for m in members), name=name,
                 anchor_type=anchor, op_type=op_type, rules=tuple(rules), position=members[-1],
