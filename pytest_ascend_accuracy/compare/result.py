@@ -230,6 +230,9 @@ class Verdict:
         if not judged:
             return f"accuracy FAILED: {note}"
         first = judged[0].row
+        if self.policy.per_op:  # not all judged by the default: say so (their lines show which)
+            n = len(self.policy.per_op)
+            thr = f"{thr} or their per-op threshold ({n} op{_s(n)})"
         return (f"accuracy FAILED: {len(judged)} of {n_judged} tensor{_s(n_judged)} "
                 f"fail {thr}; first failure in graph order: {first.label} (#{first.order})"
                 + (f"; {note}" if hidden else ""))

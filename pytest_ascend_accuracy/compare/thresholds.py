@@ -59,7 +59,7 @@ class Threshold:
         return value >= self.value if self.higher_is_better else value <= self.value
 
     def describe(self) -> str:
-        return f"{self.metric} {self.op} {self.value:g}"
+        return f"{self.metric} {self.op} {self.value:.10g}"  # (0.9999999, not 1)
 
     def loosest_passing(self, value: float) -> Optional[float]:
         """The threshold that would just pass ``value`` (rounded to 6 decimals towards
@@ -169,3 +169,14 @@ def check_scale_tolerance(value) -> Optional[float]:
                                              f"0.5-2x the golden's) or None to turn the guard off, "
                                              f"got {value!r}")
     return float(value)
+
+
+def beside(value: float, threshold: float) -> str:
+    """``value`` with enough decimals (6 to 12) to show on which side of ``threshold`` it lies:
+    ``0.99999990`` against 0.9999999 where 6 decimals printed ``1.000000 < 0.9999999``."""
+    for digits in range(6, 13):
+        text = f"{value:.{digits}f}"
+        if float(text) != threshold and (float(text) < threshold) == (value < threshold):
+            return text
+    return repr(value)
+

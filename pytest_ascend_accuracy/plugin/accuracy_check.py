@@ -235,7 +235,8 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         failure.args = (failure_text(result, verdict, csv_path=failure.csv_path, hint=shown_hint),)
     record = CheckRecord(
         nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed), metric=spec.metric,
-        threshold=spec.threshold,
+        # the first failure's own threshold (a per_op one, when it set it), else the default
+        threshold=first.threshold.value if first is not None else spec.threshold,
         first_op=first.row.label if first else None,
         first_value=_finite_or_none(first.value) if first else None,
         coverage=coverage_fraction(result),

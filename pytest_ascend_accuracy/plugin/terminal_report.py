@@ -40,7 +40,9 @@ def failure_line(rec: CheckRecord) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         detail = f"{op} undefined: NaN/Inf or not compared"
     else:
-        detail = f"{op} {_fmt(value)} {rel} {rec.threshold:g}"
+        from ..compare.thresholds import beside
+
+        detail = f"{op} {beside(value, rec.threshold)} {rel} {rec.threshold:.10g}"
     return f"FAILED {rec.nodeid}{where}: first failing op {rec.first_op} ({detail})"
 
 

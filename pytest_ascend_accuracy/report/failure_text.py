@@ -64,15 +64,17 @@ def short_reason(f: Failure) -> str:
             kind = nonfinite_kind(m).replace(" only", "")
             return f"{kind} at {m.mismatch} position{'' if m.mismatch == 1 else 's'}"
         return f.reason
-    return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {thr.value:g}"
+    return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {thr.value:.10g}"
 
 
 def _metric_line(f: Failure) -> str:
+    from ..compare.thresholds import beside
+
     thr = f.threshold
     if f.would_pass is None:
-        return f"{_num(f.value)} (threshold {thr.value:g}; no threshold passes it)"
+        return f"{_num(f.value)} (threshold {thr.value:.10g}; no threshold passes it)"
     sign = "<" if thr.higher_is_better else ">"
-    return (f"{_num(f.value)} {sign} {thr.value:g} (threshold that would pass: "
+    return (f"{beside(f.value, thr.value)} {sign} {thr.value:.10g} (threshold that would pass: "
             f"{_num(f.would_pass)})")
 
 

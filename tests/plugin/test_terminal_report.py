@@ -49,3 +49,38 @@ def test_error_metric_failure_line():
     lines = summary_lines([rec("t.py::t", "m", "default", False, metric="max_abs", threshold=0.5,
                                first_op="x", first_value=1.25)], backend="b", cache_stats={})
     assert "FAILED t.py::t [m, default]: first failing op x (max_abs 1.250000 > 0.5)" in lines
+
+
+PER_OP = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.3, per_op={"norm": 0.5})
+def test_strict_norm(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/overflow.onnx")
+    actual = ascend_model("models/overflow.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/overflow.onnx", inputs))
+
+
+@accuracy(per_op={"relu1": 0.9999999})
+def test_tight(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/passing_mlp.onnx")
+    actual = ascend_model("models/passing_mlp.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/passing_mlp.onnx", inputs))
+'''
+
+
+def test_the_summary_names_the_threshold_the_first_failure_failed(pytester, models_dir):
+    """The summary line printed the marker's threshold (cosine 0.396693 < 0.3) where a per_op
+    one failed the op (< 0.5), and thresholds printed with :g read 'cosine 1.000000 < 1'
+    (review helper)."""
+    pytester.makepyfile(test_po=PER_OP)
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=2)
+    run.stdout.fnmatch_lines(["accuracy FAILED: * fail cosine >= 0.3 or their per-op threshold "
+                              "(1 op); *"])
+    run.stdout.fnmatch_lines(["*test_strict_norm [[]overflow, default[]]: first failing op norm "
+                              "(cosine 0.396693 < 0.5)"])
+    tight = [line for line in run.outlines if "test_tight [" in line and "first failing op" in line]
+    assert tight and "< 0.9999999)" in tight[0] and "1.000000 <" not in tight[0], tight
