@@ -163,18 +163,17 @@ class CheckOutcome:
 
 
 def report_slug(nodeid: str) -> str:
-    """A file-system-safe directory name for a test id: ``tests_test_a.py--test_f`` for
-    ``tests/test_a.py::test_f``. Where that spelling loses more than the file path's slashes
-    (a parameter id's brackets, any other character made ``_``, or a cut at 150), a short
-    digest of the whole id follows (``test_a.py--test_f_default-1a2b3c4d``), so two tests never
-    share one directory, whichever xdist worker runs each: ``test_f[a+b]`` and ``test_f[a b]``,
-    or ``test_f[a]`` and ``test_f_a``, each wrote one directory, and one report was lost.
-    (Left: ``tests/a_b.py`` and ``tests/a/b.py`` both spell ``tests_a_b.py``; within one
-    process the count of ``_report_dir`` still separates them.)"""
+    """A file-system-safe directory name for a test id: ``test_a.py--test_f`` for
+    ``test_a.py::test_f``. Where that spelling loses anything (a folder's slash, a parameter
+    id's brackets, any other character made ``_``, or a cut at 150), a short digest of the
+    whole id follows (``tests_test_a.py--test_f_default-1a2b3c4d``), so two tests never share
+    one directory, whichever xdist worker runs each: ``test_f[a+b]`` and ``test_f[a b]``,
+    ``test_f[a]`` and ``test_f_a``, ``tests/a_b.py`` and ``tests/a/b.py`` each wrote one
+    directory, and one report was lost."""
     spelled = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "--"))
     slug = spelled.strip("._")
     path, _, name = nodeid.partition("::")
-    if (len(slug) > 150 or slug != spelled or re.search(r"[^A-Za-z0-9_./-]", path)
+    if (len(slug) > 150 or slug != spelled or re.search(r"[^A-Za-z0-9_.-]", path)
             or re.search(r"[^A-Za-z0-9_.-]", name.replace("::", ""))):
         import hashlib
 

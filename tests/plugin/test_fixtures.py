@@ -226,12 +226,14 @@ def test_two_tests_whose_ids_differ_only_in_other_characters_get_two_report_dirs
 def test_report_slugs_stay_readable_and_never_collide():
     from pytest_ascend_accuracy.plugin.accuracy_check import report_slug
 
-    assert report_slug("tests/test_acc.py::T::test_overflow") == \
-        "tests_test_acc.py--T--test_overflow"
+    assert report_slug("test_acc.py::T::test_overflow") == "test_acc.py--T--test_overflow"
+    assert report_slug("tests/test_acc.py::T::test_overflow").startswith(
+        "tests_test_acc.py--T--test_overflow-")
     assert report_slug("tests/test_acc.py::test_overflow[default]").startswith(
         "tests_test_acc.py--test_overflow_default-")
     ids = ["t.py::f[a+b]", "t.py::f[a b]", "t.py::f[a_b]", f"t.py::f[{'x' * 200}1]",
            f"t.py::f[{'x' * 200}2]", "t.py::f[a]", "t.py::f_a", "t.py::f[m/a.onnx]",
-           "t.py::f[m_a.onnx]", "t.py::f[x:y]", "t.py::f[x/y]", "t.py::test_f", "t.py::test_f_"]
+           "t.py::f[m_a.onnx]", "t.py::f[x:y]", "t.py::f[x/y]", "t.py::test_f", "t.py::test_f_",
+           "tests/a_b.py::test_x", "tests/a/b.py::test_x"]
     slugs = [report_slug(i) for i in ids]
     assert len(set(slugs)) == len(ids) and all(len(s) <= 150 for s in slugs)
