@@ -1,8 +1,9 @@
 """Progress lines for long conversions, golden runs and compares, through pytest's terminal
 reporter (never raw prints).
 
-Shown on an interactive terminal unless ``-q``; silent in CI logs (not a terminal) and on xdist
-workers unless ``--accuracy-progress`` asks for them. Only real work is shown: a conversion or
+Shown on an interactive terminal unless ``-q``; silent in CI logs (not a terminal) unless
+``--accuracy-progress`` asks for them. Never under xdist (``-n``): a worker's terminal output
+goes nowhere, whatever is asked (the README says so). Only real work is shown: a conversion or
 golden run is announced when the cache builds it (a hit costs nothing and says nothing), and a
 compare only once it has run for ``delay`` seconds (0 with ``--accuracy-progress``). On a
 terminal one line is updated in place; elsewhere a line is written at most every
