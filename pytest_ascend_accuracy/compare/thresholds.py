@@ -179,4 +179,3 @@ def beside(value: float, threshold: float) -> str:
         if float(text) != threshold and (float(text) < threshold) == (value < threshold):
             return text
     return repr(value)
-
