@@ -243,3 +243,29 @@ def test_reading_survives_a_second_import_of_yaml(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "4"
+
+
+def test_a_baseline_belongs_to_one_model_file_only(tmp_path):
+    """A root model.onnx (key model) and sub/model.onnx: the second fell back to the old
+    stem-keyed model/default.yaml, which is the first one's, was judged against it, and
+    --accuracy-regen overwrote it; 'team a/model' and 'team_a/model' shared one file
+    (review helper)."""
+    from pytest_ascend_accuracy.baseline.env import key_path, locate_baseline
+
+    (tmp_path / "sub").mkdir()
+    for f in ("model.onnx", "sub/model.onnx"):
+        (tmp_path / f).write_bytes(b"x")
+    root = tmp_path / "accuracy-baselines"
+    mine = root / "model" / "default.yaml"
+    mine.parent.mkdir(parents=True)
+    mine.write_text('format: "pytest-ascend-accuracy/baseline"\ninfo:\n  mode: "default"\n'
+                    '  model: "model"\n')
+    assert locate_baseline(root, tmp_path / "model.onnx", "default", tmp_path).path == mine
+    other = locate_baseline(root, tmp_path / "sub" / "model.onnx", "default", tmp_path)
+    assert other.path == root / "sub" / "model" / "default.yaml" and other.belongs is None
+    # an old file that records no model, or this one, is still found where it was
+    mine.write_text('format: "pytest-ascend-accuracy/baseline"\n')
+    moved = locate_baseline(root, tmp_path / "sub" / "model.onnx", "default", tmp_path)
+    assert moved.path == mine and moved.belongs == root / "sub" / "model" / "default.yaml"
+    assert key_path(root, "team a/model") != key_path(root, "team_a/model")
+    assert key_path(root, "team_a/model") == root / "team_a" / "model" / "default.yaml"

@@ -135,12 +135,24 @@ def baseline_path(root, model_name: str, mode="default") -> Path:
     return Path(root) / _safe(model_name) / f"{_safe(label)}{BASELINE_SUFFIX}"
 
 
-def key_path(root, key: str, mode="default") -> Path:
+def key_path(root, key: str, mode="default", *, exact: bool = True) -> Path:
     """``root/<key>/<mode>.yaml`` for a ``model_key`` of a model file: each ``/``-separated part
-    of the key is made file-name safe on its own (``..`` and empty parts are dropped)."""
+    of the key is made file-name safe on its own (``..`` and empty parts are dropped). A part
+    that making it safe changed (``team a``) also gets a digest of itself, so two keys never
+    share a file (``team a/model`` and ``team_a/model`` did); ``exact=False``: the spelling
+    without the digests, where such baselines were written before."""
     parts = [p for p in key.split("/") if p not in ("", ".", "..")] or ["model"]
-    leaf = baseline_path(root, parts[-1], mode)
-    return Path(root).joinpath(*(_safe(p) for p in parts[:-1])) / leaf.relative_to(root)
+    leaf = baseline_path(root, _exact(parts[-1]) if exact else parts[-1], mode)
+    folders = (_safe(_exact(p) if exact else p) for p in parts[:-1])
+    return Path(root).joinpath(*folders) / leaf.relative_to(root)
+
+
+def _exact(part: str) -> str:
+    """``part`` with a digest of itself when ``_safe`` would change it (so no two parts that
+    differ only in characters ``_safe`` replaces share a name)."""
+    if _safe(part) == part:
+        return part
+    return f"{part}-{hashlib.sha256(part.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def model_key(model, rootdir) -> str:
@@ -190,11 +202,40 @@ def locate_baseline(root, model, mode, rootdir) -> Located:
 
     if not isinstance(model, (str, os.PathLike)):  # in memory: named by its graph, as before
         return Located(baseline_path(root, model_key(model, rootdir), mode))
-    path = key_path(root, model_key(model, rootdir), mode)
-    old = baseline_path(root, model_label(model), mode)
-    if old != path and not path.exists() and old.exists():
-        return Located(old, belongs=path)
+    key = model_key(model, rootdir)
+    path = key_path(root, key, mode)
+    if path.exists():
+        return Located(path)
+    # where such baselines were written before: without the digests, or keyed by the file's
+    # stem alone; only a file that is this model's (its info.model is this key, or it names
+    # none) -- a root model.onnx's model/default.yaml is no baseline of sub/model.onnx
+    for old in (key_path(root, key, mode, exact=False), baseline_path(root, model_label(model), mode)):
+        if old != path and old.exists() and _recorded_model(old) in (None, key):
+            return Located(old, belongs=path)
     return Located(path)
+
+
+def _recorded_model(path: Path) -> Optional[str]:
+    """The ``info.model`` a baseline file records (None when it records none or cannot be
+    read: reading it properly reports that)."""
+    import re
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None
+    block = re.search(r"^info:\n((?:[ \t]+.*\n?)*)", text, re.M)
+    found = re.search(r"^[ \t]+model:[ \t]*(.*?)[ \t]*$", block.group(1), re.M) if block else None
+    if found is None:
+        return None
+    import yaml
+
+    try:
+        value = yaml.safe_load(found.group(1))
+    except yaml.YAMLError:
+        return None
+    return str(value) if value is not None else None
 
 
 __all__ = ["normalise_environment", "environment_for", "atc_args_of", "mode_items",
