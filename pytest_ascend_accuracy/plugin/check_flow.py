@@ -37,7 +37,15 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             exc.args = (f"{exc.args[0].rstrip()}\n{diagnosis_note(state, handle, inputs, spec, nodeid)}",)
         raise
     if spec.max_drop is not None:
-        base = check_against_baseline(state, outcome.result, handle, inputs, spec, nodeid=nodeid)
+        from ..errors import AscendAccuracyError
+
+        try:
+            base = check_against_baseline(state, outcome.result, handle, inputs, spec,
+                                          nodeid=nodeid)
+        except AscendAccuracyError as exc:  # an unreadable baseline: the test fails, say so
+            state.mark_failed(nodeid, f"baseline unreadable: {exc} (--accuracy-regen rewrites "
+                                      f"it)")
+            raise
         if base.written is not None:
             state.record_golden_write(_shown(base.written, rootpath or state.settings.rootdir),
                                       f"baseline {base.status}", nodeid)

@@ -187,3 +187,16 @@ def test_goldens_near_the_test_file_and_old_places_still_read(pytester, models_d
         "found at its old location only*git mv accuracy-baselines/passing_mlp "
         "accuracy-baselines/models/passing_mlp"], consecutive=False)
     assert not golden.exists() and not baseline.exists()  # nothing written at the new places
+
+
+def test_an_unreadable_baseline_fails_in_the_summary_too(pytester, models_dir):
+    """The test failed on an emptied baseline while the session summary counted its check as
+    passed (review helper)."""
+    pytester.makepyfile(test_bl=BASELINE_TEST)
+    pytester.runpytest("-q").assert_outcomes(failed=1)  # written
+    (pytester.path / BASELINE).write_text("")
+    run = pytester.runpytest("-q")
+    run.assert_outcomes(failed=1)
+    run.stdout.fnmatch_lines(["1 accuracy check: 0 passed, 1 failed*",
+                              "*baseline unreadable: *not an accuracy baseline*(--accuracy-regen "
+                              "rewrites it)"])
