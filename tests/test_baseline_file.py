@@ -90,11 +90,13 @@ def test_uncompared_row_is_a_compared_false_line(tmp_path):
 
 _names = st.text(min_size=1, max_size=30)
 _floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
+#: a cosine is at most 1 in size (or NaN): the reader refuses anything else
+_cosines = st.one_of(st.floats(-1.0, 1.0), st.just(float("nan")))
 
 
 @settings(max_examples=150, deadline=None)
 @given(ops=st.lists(st.tuples(_names, st.sampled_from(["output:0", "output:1", "input:0"]),
-                              _floats, _floats, _floats, st.integers(0, 10**9),
+                              _cosines, _floats, _floats, st.integers(0, 10**9),
                               st.integers(0, 10**9)), max_size=8, unique_by=lambda t: (t[0], t[1])),
        env_value=st.one_of(st.text(max_size=20).filter(lambda s: not bf_abs(s)), st.integers(),
                            st.booleans(), st.none(), st.floats(allow_nan=False)))
@@ -269,3 +271,25 @@ def test_a_baseline_belongs_to_one_model_file_only(tmp_path):
     assert moved.path == mine and moved.belongs == root / "sub" / "model" / "default.yaml"
     assert key_path(root, "team a/model") != key_path(root, "team_a/model")
     assert key_path(root, "team_a/model") == root / "team_a" / "model" / "default.yaml"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (("cosine:", "cosin:"), r"ops line 1: unknown key 'cosin'; closest: 'cosine'"),
+    (("slot:", "slott:"), r"ops line 1: unknown key 'slott'; closest: 'slot'"),
+    (("stored:", "stord:"), r"inputs: unknown key 'stord'; closest: 'stored'"),
+    (("ops:", "opss: []\nops:"), r"baseline: unknown key 'opss'; closest: 'ops'"),
+    (("cosine: 0.", "cosine: 1."), r"ops line \d+: cosine must be within \[-1, 1\]"),
+])
+def test_a_misspelled_or_impossible_baseline_entry_is_an_error_naming_the_closest(
+        tmp_path, edit, message):
+    """Misspelled keys in a hand-edited baseline were ignored (slott, stord, opss) or refused
+    as 'cosine must be a number'; a cosine of 1.5 was accepted (review helper)."""
+    from pytest_ascend_accuracy.baseline.file import read_baseline
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    path = write_baseline(tmp_path / "b.yaml", _baseline())
+    text = path.read_text()
+    assert edit[0] in text
+    path.write_text(text.replace(edit[0], edit[1], 1))
+    with pytest.raises(ConfigError, match=message):
+        read_baseline(path)

@@ -295,10 +295,28 @@ def read_baseline(path) -> Baseline:
     return baseline_from_data(data, where)
 
 
+#: the keys a baseline file's parts hold (``render``): any other is a typo, refused (a
+#: misspelled ``cosine``/``slot``/``stored`` was ignored, or refused as "must be a number")
+_TOP_KEYS = ("format", "version", "environment", "info", "inputs", "ops")
+_OP_KEYS = ("op", "slot", "compared", "cosine", "rel_l2", "max_abs", "nan", "inf")
+_INPUT_KEYS = ("seed", "input_shape", "stored", "tensors")
+_TENSOR_KEYS = ("name", "dtype", "shape", "sha256")
+
+
+def _known_keys(mapping: dict, known, what: str, where: str) -> None:
+    from ..errors import closest_text
+
+    for key in mapping:
+        if key not in known:
+            raise ConfigError(where, f"{what}: unknown key {key!r}{closest_text(key, known)}; "
+                                     f"known: {', '.join(known)}")
+
+
 def baseline_from_data(data, where: str) -> Baseline:
     """Validate a loaded YAML document and build the ``Baseline``."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ConfigError(where, f"not an accuracy baseline (expected 'format: {FORMAT}')")
+    _known_keys(data, _TOP_KEYS, "baseline", where)
     if data.get("version") != VERSION:
         raise ConfigError(where, f"baseline version {data.get('version')!r} is not supported "
                                  f"(this pytest-ascend-accuracy reads version {VERSION})")
@@ -342,6 +360,7 @@ def _number(item: dict, key: str, where: str, line: int, kind=float):
 def _op_from(item, line: int, where: str) -> OpBaseline:
     if not isinstance(item, dict):
         raise ConfigError(where, f"ops line {line + 1}: expected a mapping, got {item!r}")
+    _known_keys(item, _OP_KEYS, f"ops line {line + 1}", where)
     op, slot = item.get("op"), item.get("slot", "output:0")
     if not isinstance(op, str) or not op or not isinstance(slot, str):
         raise ConfigError(where, f"ops line {line + 1}: needs 'op' and 'slot' strings")
@@ -350,7 +369,11 @@ def _op_from(item, line: int, where: str) -> OpBaseline:
         return OpBaseline(op=op, slot=slot, compared=False)
     if compared is not True:
         raise ConfigError(where, f"ops line {line + 1}: compared must be true or false")
-    return OpBaseline(op=op, slot=slot, cosine=_number(item, "cosine", where, line),
+    cosine = _number(item, "cosine", where, line)
+    if not (-1.0 <= cosine <= 1.0 or math.isnan(cosine)):
+        raise ConfigError(where, f"ops line {line + 1}: cosine must be within [-1, 1], got "
+                                 f"{cosine!r}")
+    return OpBaseline(op=op, slot=slot, cosine=cosine,
                       rel_l2=_number(item, "rel_l2", where, line),
                       max_abs=_number(item, "max_abs", where, line),
                       nan=_number(item, "nan", where, line, int),
@@ -360,6 +383,7 @@ def _op_from(item, line: int, where: str) -> OpBaseline:
 def _inputs_from(data, where: str) -> InputSpec:
     if not isinstance(data, dict):
         raise ConfigError(where, "'inputs' must be a mapping (seed, input_shape, stored, tensors)")
+    _known_keys(data, _INPUT_KEYS, "inputs", where)
     seed, stored = data.get("seed"), data.get("stored", False)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ConfigError(where, f"inputs.seed must be an integer or null, got {seed!r}")
@@ -373,6 +397,8 @@ def _inputs_from(data, where: str) -> InputSpec:
         shape = tuple((str(k), tuple(v)) for k, v in shape.items())
     tensors = []
     for i, t in enumerate(data.get("tensors") or []):
+        if isinstance(t, dict):
+            _known_keys(t, _TENSOR_KEYS, f"inputs.tensors[{i}]", where)
         if not (isinstance(t, dict) and isinstance(t.get("name"), str)
                 and isinstance(t.get("dtype"), str) and isinstance(t.get("sha256"), str)
                 and isinstance(t.get("shape"), list)
