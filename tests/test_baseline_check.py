@@ -61,7 +61,8 @@ def test_drop_within_threshold_but_beyond_max_drop_fails_listing_old_and_new(pat
     drop = 1.0 - new
     assert out.message.splitlines() == [
         f"accuracy baseline REGRESSED: 1 of 4 baselined operator lines got worse than {path} "
-        "allows (cosine drop > 0.002, more NaN/Inf, no longer compared or missing)",
+        "allows (cosine drop > 0.002, more NaN/Inf, no longer compared, missing, or absent "
+        "from the file)",
         f"  relu1: cosine 1.000000 -> {new:.6f} (drop {drop:.6f} > 0.002)",
         "To accept these values: rerun with --accuracy-regen (rewrites failing baselines) or "
         "--accuracy-regen-all."]
@@ -236,3 +237,21 @@ def test_judge_inf_rise_and_slots():
     cur = [OpBaseline("a", "output:1", 0.9, 0.1, 0.1, 0, 2)]
     assert [c.line() for c in judge_ops(base, cur, max_drop=0.1).regressions] == [
         "a:output:1: Inf count 0 -> 2"]
+
+
+def test_a_baseline_cut_short_for_the_model_it_recorded_fails(path):
+    """An emptied or cut ops list (the model unchanged) checked nothing and passed silently:
+    the tensors the file lost are regressions naming why (review helper)."""
+    from dataclasses import replace
+
+    from pytest_ascend_accuracy.baseline.check import judge_ops
+
+    ops = (OpBaseline("a", "output:0", 0.99, 1e-3, 1e-3, 0, 0),
+           OpBaseline("b", "output:0", 0.98, 1e-3, 1e-3, 0, 0))
+    cut = judge_ops(ops[:1], ops, max_drop=0.01, new_fail=True)
+    assert [c.line() for c in cut.regressions] == [
+        "b: compared in this run, absent from the baseline file (the model is the one it "
+        "recorded: the file was edited or cut)"]
+    grown = judge_ops(ops[:1], ops, max_drop=0.01)  # another model: a note, as before
+    assert grown.regressions == () and grown.new_ops == ("b",)
+    assert replace(ops[0]).key == ops[0].key

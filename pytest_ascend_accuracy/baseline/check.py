@@ -49,7 +49,7 @@ class OpChange:
     """One way one operator differs from its baseline line."""
 
     label: str  # op name (with ``:slot`` unless output:0)
-    metric: str  # cosine | rel_l2 | nan | inf | compared | missing
+    metric: str  # cosine | rel_l2 | nan | inf | compared | missing | absent
     old: object
     new: object
     limit: Optional[float] = None
@@ -57,6 +57,9 @@ class OpChange:
     def line(self) -> str:
         if self.metric == "missing":
             return f"{self.label}: in the baseline, missing from this run"
+        if self.metric == "absent":
+            return (f"{self.label}: compared in this run, absent from the baseline file (the "
+                    f"model is the one it recorded: the file was edited or cut)")
         if self.metric == "compared":
             return f"{self.label}: compared -> not compared"
         if self.metric in ("nan", "inf"):
@@ -87,8 +90,11 @@ class Judgement:
 
 
 def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
-              max_drop: float, max_rel_l2_rise: Optional[float] = None) -> Judgement:
-    """Judge rounded ``current`` lines against ``baseline`` lines (pure; no files)."""
+              max_drop: float, max_rel_l2_rise: Optional[float] = None,
+              new_fail: bool = False) -> Judgement:
+    """Judge rounded ``current`` lines against ``baseline`` lines (pure; no files).
+    ``new_fail``: a current line the baseline lacks is a regression, not a note (the model is
+    the one the baseline recorded, so the file itself lost it: edited or cut)."""
     base = {op.key: op for op in baseline}
     seen = set()
     regressions: List[OpChange] = []
@@ -96,7 +102,10 @@ def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
     for cur in current:
         old = base.get(cur.key)
         if old is None:
-            new_ops.append(cur.label)
+            if new_fail:
+                regressions.append(OpChange(cur.label, "absent", "absent", "present"))
+            else:
+                new_ops.append(cur.label)
             continue
         seen.add(cur.key)
         regressions += _op_changes(old, cur, max_drop, max_rel_l2_rise)
@@ -239,7 +248,12 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
                        hint="To record a new baseline: rerun with --accuracy-regen "
                             "(or --accuracy-regen-all).")
 
-    j = judge_ops(old.ops, current, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise)
+    same_model = bool(old.info.get("model_sha256")) and \
+        old.info.get("model_sha256") == info_d.get("model_sha256")
+    # the model the baseline recorded: a tensor it does not list was edited or cut out of the
+    # file (an emptied ops list checked nothing, silently)
+    j = judge_ops(old.ops, current, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
+                  new_fail=same_model)
     notes = _notes(old, info_d, j, max_drop)
     if not j.regressions:
         text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "
@@ -251,9 +265,11 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     rules = f"cosine drop > {max_drop:g}"
     if max_rel_l2_rise is not None:
         rules += f", rel_l2 rise > {max_rel_l2_rise:g}"
-    lines = [f"accuracy baseline REGRESSED: {len(ops)} of "
-             f"{_count(len(old.ops), 'baselined operator line')} got worse than {path} allows "
-             f"({rules}, more NaN/Inf, no longer compared or missing)"]
+    of = (f"{len(ops)} of {_count(len(old.ops), 'baselined operator line')}"
+          if len(ops) <= len(old.ops) else _count(len(ops), "operator line"))
+    lines = [f"accuracy baseline REGRESSED: {of} got worse than {path} allows "
+             f"({rules}, more NaN/Inf, no longer compared, missing, or absent from the "
+             f"file)"]
     lines += _model_changed(old, info_d)
     lines += ["  " + c.line() for c in j.regressions[:MAX_LINES]]
     if len(j.regressions) > MAX_LINES:
