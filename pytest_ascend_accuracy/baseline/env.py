@@ -209,7 +209,8 @@ def locate_baseline(root, model, mode, rootdir) -> Located:
     # where such baselines were written before: without the digests, or keyed by the file's
     # stem alone; only a file that is this model's (its info.model is this key, or it names
     # none) -- a root model.onnx's model/default.yaml is no baseline of sub/model.onnx
-    for old in (key_path(root, key, mode, exact=False), baseline_path(root, model_label(model), mode)):
+    for old in (key_path(root, key, mode, exact=False),
+                baseline_path(root, model_label(model), mode)):
         if old != path and old.exists() and _recorded_model(old) in (None, key):
             return Located(old, belongs=path)
     return Located(path)
