@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 from .env import normalise_environment
+from ..core.path_lock import PathLocked
 from ..core.regen import Regen
 from .file import (Baseline, InputSpec, OpBaseline,
                             ops_from_result, read_baseline, round_cosine, round_error,
@@ -215,7 +216,16 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     info_d = normalise_environment(info or {}, f"{where} info", required=())
     current = ops_from_result(result)
     fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d)
+    # one process at a time reads, judges and rewrites a baseline (and its stored inputs):
+    # xdist workers whose tests share one recorded it twice at once, half of each
+    with PathLocked(path, "baseline"):
+        return _judge(path, fresh, regen, max_drop, max_rel_l2_rise)
 
+
+def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
+           max_rel_l2_rise: Optional[float]) -> BaselineOutcome:
+    """``check_baseline`` under the baseline's lock."""
+    env, spec, current, info_d = fresh.environment, fresh.inputs, fresh.ops, fresh.info
     if regen.before_use:
         _write(path, fresh)
         return BaselineOutcome(REWRITTEN, True, path, (

@@ -25,6 +25,7 @@ import numpy as np
 
 from .file import InputSpec, TensorSpec, read_baseline
 from ..core.atomic_files import BaselineWriteError, dead_writer_leftovers
+from ..core.path_lock import PathLocked
 from ..dump.npy_writer import write_npy
 from ..dump.user_arrays import read_npy
 from ..errors import AscendAccuracyError, ConfigError
@@ -124,10 +125,12 @@ def inputs_for_baseline(model, path, *, seed: Optional[int] = None, input_shape=
         raise ConfigError(os.fspath(path), "no baseline yet and no seed given: random unseeded "
                                            "inputs are refused. Pass seed=0 (or inputs=... to "
                                            "store your own arrays next to the baseline)")
-    stored = read_baseline(path).inputs
+    with PathLocked(path, "baseline"):  # the file and its arrays as one writer left them
+        stored = read_baseline(path).inputs
+        if stored.stored:
+            recover_stored_inputs(path)
+            arrays = load_stored_inputs(path, stored)
     if stored.stored:
-        recover_stored_inputs(path)
-        arrays = load_stored_inputs(path, stored)
         spec = input_spec(arrays, stored=True, input_shape=input_shape)
         return BaselineInputs(dict(spec.arrays), spec, "stored-arrays")
     shape = input_shape if input_shape is not None else (
@@ -152,7 +155,9 @@ def _file_name(k: int, name: str) -> str:
 def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
     """Write the spec's arrays as ``.npy`` files (spec order) into the inputs directory, built in
     a hidden sibling and renamed into place; an older directory is replaced only once the new
-    one is complete."""
+    one is complete. The caller holds the baseline's lock (``check_baseline`` does): two
+    writers renaming at once failed each other's writes and left one's file with the other's
+    arrays."""
     if not spec.stored or spec.arrays is None:
         raise ConfigError("baseline inputs", "only a spec made from live arrays (stored=True) can "
                                              "be written")

@@ -33,16 +33,15 @@ leftover is removed, and what was done is returned so the caller can report it. 
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
 
+from ..core.path_lock import LOCK_TIMEOUT_S, PathLocked, path_lock
 from ..core.regen import Regen
 from ..errors import ConfigError
 
@@ -51,9 +50,6 @@ USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (
 REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
 GOLDEN_TS0 = 1_000_000_000_000_000
-#: how long a writer waits for another process's write of the same golden (as the cache does:
-#: the holder may be computing a large model's golden)
-LOCK_TIMEOUT_S = 3600.0
 _TMP, _NEW, _OLD = "tmp", "new", "old"
 
 
@@ -68,46 +64,14 @@ def resolve_golden_path(path, base_dir) -> Path:
 
 
 # --------------------------------------------------------------------------- locking
-def default_lock_dir() -> Path:
-    """Per-user lock directory in the system temp dir: every process on this machine that
-    writes a given golden path agrees on its lock, whatever its cache directory."""
-    uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
-    return Path(tempfile.gettempdir()) / f"pytest-ascend-accuracy-{uid}-locks"
-
-
 def golden_lock(path, lock_dir=None):
-    """The ``filelock.FileLock`` of one golden path (keyed by its absolute, resolved path)."""
-    from filelock import FileLock
-
-    directory = Path(lock_dir) if lock_dir is not None else default_lock_dir()
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(str(path), f"cannot create the golden lock directory {directory}: "
-                                     f"{exc.strerror or exc}") from None
-    key = hashlib.sha256(os.fspath(Path(path).resolve()).encode("utf-8", "surrogateescape"))
-    return FileLock(str(directory / f"golden-{key.hexdigest()[:32]}.lock"))
+    """The ``filelock.FileLock`` of one golden path (``core.path_lock``)."""
+    return path_lock(path, "golden", lock_dir)
 
 
-class _Locked:
+def _Locked(path, lock_dir=None, timeout: float = LOCK_TIMEOUT_S) -> PathLocked:
     """``with _Locked(path, lock_dir):`` holds the golden's lock, or fails naming both files."""
-
-    def __init__(self, path, lock_dir=None, timeout: float = LOCK_TIMEOUT_S):
-        self.path, self.timeout = Path(path), timeout
-        self.lock = golden_lock(path, lock_dir)
-
-    def __enter__(self):
-        from filelock import Timeout
-
-        try:
-            self.lock.acquire(timeout=self.timeout)
-        except Timeout:
-            raise ConfigError(str(self.path), f"another process has held the golden's lock "
-                                              f"{self.lock.lock_file} for {self.timeout:.0f}s") from None
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.lock.release()
+    return PathLocked(path, "golden", lock_dir, timeout)
 
 
 # --------------------------------------------------------------------------- recovery
