@@ -307,13 +307,14 @@ def pytest_terminal_summary(terminalreporter, config):
     stats = state.cache_stats()
     if not (state.records or state.dataset_records or state.golden_writes or any(stats.values())):
         return
-    from .terminal_report import summary_lines
+    from .terminal_report import outcomes_by_test, summary_lines
 
     terminalreporter.section("ascend-accuracy")
     report_dir = state.settings.report_dir
     for line in summary_lines(state.records, backend=state.backend_label(), cache_stats=stats,
                               golden_writes=state.golden_writes,
                               dataset_records=state.dataset_records,
+                              outcomes=outcomes_by_test(terminalreporter.stats),
                               report_dir=str(report_dir) if report_dir and (state.records or state.dataset_records)
                               else None):
         terminalreporter.write_line(line)

@@ -3,6 +3,11 @@
 Counts use correct plurals; the models x modes grid shows each (model, mode) pair's outcome;
 every failing test gets one line naming its first failing operator; cache counters and golden
 files written close the section.
+
+A check's verdict is shown beside its test's outcome: a failed check in a test pytest reports as
+xfailed is ``xfail`` (line ``XFAIL ...``), and in a test that caught the ``AccuracyFailure`` and
+passed, ``caught`` (line ``CAUGHT ...``). Only a failed check whose test failed (or whose outcome
+is unknown) is ``FAILED``, so the section never contradicts pytest's own summary.
 """
 from __future__ import annotations
 
@@ -27,15 +32,48 @@ def _fmt(value: Optional[float]) -> str:
     return f"{value:.6f}"
 
 
-def failure_line(rec: CheckRecord) -> str:
-    """``FAILED node: first failing op X (cosine 0.41 < 0.95)``."""
+#: a check's status in the summary: passed, or failed in a test that failed, xfailed, or passed
+PASSED, FAILED, XFAIL, CAUGHT = "passed", "FAILED", "xfail", "caught"
+_LINE_PREFIX = {FAILED: "FAILED", XFAIL: "XFAIL", CAUGHT: "CAUGHT"}
+
+
+def outcomes_by_test(stats: Mapping[str, Sequence]) -> Dict[str, str]:
+    """``{test id: passed | failed | xfailed | xpassed}`` from a terminal reporter's ``stats``
+    (reports by category; under xdist the controller's has every worker's). A test with an
+    error in setup or teardown counts as failed."""
+    out: Dict[str, str] = {}
+    for category in ("passed", "xpassed", "xfailed", "failed", "error"):  # the last one wins
+        for report in stats.get(category, ()):
+            nodeid = getattr(report, "nodeid", None)
+            if nodeid:
+                out[nodeid] = "failed" if category == "error" else category
+    return out
+
+
+def check_status(rec: CheckRecord, outcomes: Mapping[str, str]) -> str:
+    """``PASSED``, or for a failed check what its test made of it: ``XFAIL`` (the test is
+    xfailed), ``CAUGHT`` (the test passed: it expected the failure) or ``FAILED``."""
+    if rec.passed:
+        return PASSED
+    outcome = outcomes.get(rec.nodeid)
+    if outcome == "xfailed":
+        return XFAIL
+    if outcome in ("passed", "xpassed"):
+        return CAUGHT
+    return FAILED
+
+
+def failure_line(rec: CheckRecord, status: str = FAILED) -> str:
+    """``FAILED node: first failing op X (cosine 0.41 < 0.95)`` (``XFAIL``/``CAUGHT ... (the
+    test passed)`` for a failed check its test expected, see ``check_status``)."""
     op = "cosine" if rec.metric == "cosine" else rec.metric
     rel = "<" if rec.metric == "cosine" else ">"
-    where = f" [{rec.model}, {rec.mode}]"
+    where = f" [{rec.model}, {rec.mode}]" + (" (the test passed)" if status == CAUGHT else "")
+    prefix = _LINE_PREFIX[status]
     if rec.note:
-        return f"FAILED {rec.nodeid}{where}: {rec.note}"
+        return f"{prefix} {rec.nodeid}{where}: {rec.note}"
     if rec.first_op is None:
-        return f"FAILED {rec.nodeid}{where}"
+        return f"{prefix} {rec.nodeid}{where}"
     value = rec.first_value
     if value is None or (isinstance(value, float) and math.isnan(value)):
         detail = f"{op} undefined: NaN/Inf or not compared"
@@ -43,30 +81,29 @@ def failure_line(rec: CheckRecord) -> str:
         from ..compare.thresholds import beside
 
         detail = f"{op} {beside(value, rec.threshold)} {rel} {rec.threshold:.10g}"
-    return f"FAILED {rec.nodeid}{where}: first failing op {rec.first_op} ({detail})"
+    return f"{prefix} {rec.nodeid}{where}: first failing op {rec.first_op} ({detail})"
 
 
-def grid_lines(records: Sequence[CheckRecord]) -> List[str]:
-    """One row per model, one column per mode: ``passed``, ``FAILED``, ``1/2 passed`` or ``-``."""
+def grid_lines(records: Sequence[CheckRecord], outcomes: Mapping[str, str] = {}) -> List[str]:
+    """One row per model, one column per mode: ``passed``, ``FAILED``, ``xfail``, ``caught``
+    (``check_status``), ``1/2 passed`` or ``-``."""
     models: List[str] = []
     modes: List[str] = []
-    cells: Dict[Tuple[str, str], List[bool]] = {}
+    cells: Dict[Tuple[str, str], List[str]] = {}
     for r in records:
         if r.model not in models:
             models.append(r.model)
         if r.mode not in modes:
             modes.append(r.mode)
-        cells.setdefault((r.model, r.mode), []).append(r.passed)
+        cells.setdefault((r.model, r.mode), []).append(check_status(r, outcomes))
 
     def cell(model, mode):
-        outcomes = cells.get((model, mode))
-        if not outcomes:
+        statuses = cells.get((model, mode))
+        if not statuses:
             return "-"
-        if all(outcomes):
-            return "passed"
-        if not any(outcomes):
-            return "FAILED"
-        return f"{sum(outcomes)}/{len(outcomes)} passed"
+        if len(set(statuses)) == 1:
+            return statuses[0]
+        return f"{statuses.count(PASSED)}/{len(statuses)} passed"
 
     modes = sorted(modes, key=lambda m: m != "default")  # default first, the rest as met
     header = ["model"] + modes
@@ -96,23 +133,36 @@ def dataset_lines(records: Sequence[Mapping]) -> List[str]:
     return lines
 
 
+def _expected(statuses: Sequence[str]) -> str:
+    """``, of them 1 in an xfailed test and 2 caught by passing tests`` (empty: none)."""
+    xfail, caught = statuses.count(XFAIL), statuses.count(CAUGHT)
+    parts = [f"{xfail} in {'an xfailed test' if xfail == 1 else 'xfailed tests'}"] if xfail else []
+    if caught:
+        parts.append(f"{caught} caught by {'a passing test' if caught == 1 else 'passing tests'}")
+    return f", of them {' and '.join(parts)}" if parts else ""
+
+
 def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   cache_stats: Mapping[str, int], golden_writes: Iterable[GoldenWrite] = (),
                   report_dir: Optional[str] = None,
-                  dataset_records: Sequence[Mapping] = ()) -> List[str]:
+                  dataset_records: Sequence[Mapping] = (),
+                  outcomes: Mapping[str, str] = {}) -> List[str]:
     """Every line of the section, in order. Records are ordered by test id, so the section is
-    the same whichever xdist worker ran which test."""
+    the same whichever xdist worker ran which test. ``outcomes``: each test's outcome
+    (``outcomes_by_test``), which says what a failed check was to its test."""
     records = sorted(records, key=lambda r: r.nodeid)
     lines = [f"backend: {backend}"]
     if records:
-        passed = sum(r.passed for r in records)
+        statuses = [check_status(r, outcomes) for r in records]
+        passed = statuses.count(PASSED)
         failed = len(records) - passed
         n_models = len({r.model for r in records})
         n_modes = len({r.mode for r in records})
-        lines.append(f"{plural(len(records), 'accuracy check')}: {passed} passed, {failed} failed "
+        lines.append(f"{plural(len(records), 'accuracy check')}: {passed} passed, {failed} failed"
+                     f"{_expected(statuses)} "
                      f"({plural(n_models, 'model')} x {plural(n_modes, 'mode')})")
-        lines.extend("  " + line for line in grid_lines(records))
-        lines.extend(failure_line(r) for r in records if not r.passed)
+        lines.extend("  " + line for line in grid_lines(records, outcomes))
+        lines.extend(failure_line(r, st) for r, st in zip(records, statuses) if st != PASSED)
     elif not dataset_records:
         lines.append("no accuracy checks ran")
     if dataset_records:

@@ -1,4 +1,6 @@
 """The ascend-accuracy summary lines: plurals, grid, failure lines, cache counters."""
+import pytest
+
 from pytest_ascend_accuracy.plugin.session import CheckRecord, GoldenWrite
 from pytest_ascend_accuracy.plugin.terminal_report import plural, summary_lines
 
@@ -84,3 +86,86 @@ def test_the_summary_names_the_threshold_the_first_failure_failed(pytester, mode
                               "(cosine 0.396693 < 0.5)"])
     tight = [line for line in run.outlines if "test_tight [" in line and "first failing op" in line]
     assert tight and "< 0.9999999)" in tight[0] and "1.000000 <" not in tight[0], tight
+
+
+def test_a_failed_check_is_shown_beside_its_tests_outcome():
+    from pytest_ascend_accuracy.plugin.terminal_report import check_status
+
+    records = [rec("t.py::test_x", "m", "default", False, first_op="a", first_value=0.1),
+               rec("t.py::test_c", "m", "default", False, first_op="a", first_value=0.1),
+               rec("t.py::test_f", "m", "default", False, first_op="a", first_value=0.1),
+               rec("t.py::test_p", "m", "high_precision", True)]
+    outcomes = {"t.py::test_x": "xfailed", "t.py::test_c": "passed", "t.py::test_f": "failed",
+                "t.py::test_p": "passed"}
+    assert [check_status(r, outcomes) for r in records] == ["xfail", "caught", "FAILED", "passed"]
+    assert check_status(records[0], {}) == "FAILED"  # outcome unknown: as before
+    lines = summary_lines(records, backend="b", cache_stats={}, outcomes=outcomes)
+    assert lines[1] == ("4 accuracy checks: 1 passed, 3 failed, of them 1 in an xfailed test and "
+                        "1 caught by a passing test (1 model x 2 modes)")
+    assert lines[2:4] == ["  model  default     high_precision", "  m      0/3 passed  passed"]
+    assert lines[4:7] == [
+        "CAUGHT t.py::test_c [m, default] (the test passed): first failing op a (cosine 0.100000 < 0.95)",
+        "FAILED t.py::test_f [m, default]: first failing op a (cosine 0.100000 < 0.95)",
+        "XFAIL t.py::test_x [m, default]: first failing op a (cosine 0.100000 < 0.95)"]
+
+
+def test_each_tests_outcome_comes_from_the_reporters_stats():
+    from types import SimpleNamespace as R
+
+    from pytest_ascend_accuracy.plugin.terminal_report import outcomes_by_test
+
+    stats = {"passed": [R(nodeid="a"), R(nodeid="e")], "xfailed": [R(nodeid="x")],
+             "xpassed": [R(nodeid="xp")], "error": [R(nodeid="e")], "": [R(nodeid="a")],
+             "warnings": [R(message="w")]}
+    assert outcomes_by_test(stats) == {"a": "passed", "e": "failed", "x": "xfailed", "xp": "xpassed"}
+
+
+EXPECTED_FAILURES = '''
+import pytest
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+from pytest_ascend_accuracy.report.assertion import AccuracyFailure
+
+
+def check(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/overflow.onnx")
+    check_accuracy(ascend_model("models/overflow.onnx").run(inputs),
+                   golden_dump("models/overflow.onnx", inputs))
+
+
+@accuracy(threshold=0.95)
+def test_caught(ascend_model, golden_dump, check_accuracy):
+    with pytest.raises(AccuracyFailure):
+        check(ascend_model, golden_dump, check_accuracy)
+
+
+@pytest.mark.xfail(reason="known fp16 overflow", strict=True)
+@accuracy(threshold=0.95)
+def test_known(ascend_model, golden_dump, check_accuracy):
+    check(ascend_model, golden_dump, check_accuracy)
+
+
+@accuracy(threshold=0.95)
+def test_broken(ascend_model, golden_dump, check_accuracy):
+    check(ascend_model, golden_dump, check_accuracy)
+'''
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_the_summary_agrees_with_pytest_on_tests_that_expect_a_failure(pytester, models_dir,
+                                                                       workers):
+    """A test that caught its check's AccuracyFailure passed for pytest while the section said
+    'FAILED ...', and so did an xfailed one: a CI grep for FAILED failed the build."""
+    pytester.makepyfile(test_expected=EXPECTED_FAILURES)
+    run = pytester.runpytest_subprocess("-p", "no:cacheprovider", *workers)
+    run.assert_outcomes(passed=1, xfailed=1, failed=1)
+    run.stdout.fnmatch_lines([
+        "3 accuracy checks: 0 passed, 3 failed, of them 1 in an xfailed test and 1 caught by a "
+        "passing test (1 model x 1 mode)",
+        "  overflow  0/3 passed",
+        "FAILED test_expected.py::test_broken [[]overflow, default[]]: first failing op norm *",
+        "CAUGHT test_expected.py::test_caught [[]overflow, default[]] (the test passed): first "
+        "failing op norm *",
+        "XFAIL test_expected.py::test_known [[]overflow, default[]]: first failing op norm *"])
+    assert [line for line in run.outlines if line.startswith("FAILED ")] == [
+        line for line in run.outlines if line.startswith("FAILED test_expected.py::test_broken")]
