@@ -8,6 +8,7 @@ found only there is still read, with a ``MovedFileWarning`` that says where to m
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -28,14 +29,19 @@ class Located:
     path: Path
     belongs: Optional[Path] = None
 
-    def message(self, what: str, rootdir=None, *,
+    def message(self, what: str, base=None, *,
                 why: str = "relative paths now resolve against the test file's directory") -> str:
-        """The warning text for a file read from its old location (empty when it was not)."""
+        """The warning text for a file read from its old location (empty when it was not), its
+        paths and the command that moves it as ``shown`` from ``base`` (where pytest ran). The
+        command makes the new parent folder first (``git mv`` into a missing folder fails) and
+        uses ``mv``, which works whether or not git tracks the file yet."""
         if self.belongs is None:
             return ""
-        old, new = shown(self.path, rootdir), shown(self.belongs, rootdir)
+        old, new = shown(self.path, base), shown(self.belongs, base)
+        parent = shown(self.belongs.parent, base)
+        move = f"mkdir -p {shlex.quote(parent)} && mv {shlex.quote(old)} {shlex.quote(new)}"
         return (f"{what} {old} was found at its old location only; it belongs at {new} ({why}). "
-                f"It is read and rewritten where it is until you move it: git mv {old} {new}")
+                f"It is read and rewritten where it is until you move it: {move}")
 
 
 def resolve_near_test(path, test_dir, *, legacy_dir=None, what: str = "path") -> Located:
@@ -54,14 +60,24 @@ def resolve_near_test(path, test_dir, *, legacy_dir=None, what: str = "path") ->
     return Located(here)
 
 
-def shown(path, rootdir=None) -> str:
-    """``path`` relative to ``rootdir`` when it is under it, else as is."""
-    if rootdir is not None:
-        try:
-            return Path(path).relative_to(Path(rootdir)).as_posix()
-        except ValueError:
-            pass
-    return os.fspath(path)
+#: a path further up from where pytest ran than this many ``..`` is shown absolute
+_MAX_UP = 2
+
+
+def shown(path, base=None) -> str:
+    """``path`` as a user can paste it in the directory ``base`` (pytest's invocation
+    directory): relative to it (``accuracy-baselines/m/default.yaml``, ``../goldens/mlp``),
+    or absolute when that would climb more than two levels or cannot be spelled (another
+    drive). Without ``base``, as given."""
+    if base is None:
+        return os.fspath(path)
+    try:
+        rel = os.path.relpath(os.path.abspath(os.fspath(path)), os.path.abspath(os.fspath(base)))
+    except ValueError:
+        return os.path.abspath(os.fspath(path))
+    if Path(rel).parts[:_MAX_UP + 1].count(os.pardir) > _MAX_UP:
+        return os.path.abspath(os.fspath(path))
+    return Path(rel).as_posix()
 
 
 __all__ = ["Located", "MovedFileWarning", "resolve_near_test", "shown"]

@@ -203,7 +203,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     test's ``modes=[...]``; every rendering (terminal, HTML, JUnit) gets the same hint."""
     __tracebackhide__ = True
     from ..report.assertion import AccuracyFailure, as_dump, assert_accuracy
-    from ..report.failure_text import failure_text, short_reason
+    from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
     from ..report.hints import hint_for
     from .setup_checks import check_op_names
 
@@ -231,7 +231,8 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         shown_hint = hint if hint is not None else hint_for(
             verdict, golden, hint_mode, actual=actual, result=result,
             problem_advice=PROBLEM_ADVICE)
-        failure.args = (failure_text(result, verdict, csv_path=failure.csv_path, hint=shown_hint),)
+        failure.args = (failure_text(result, verdict, csv_path=failure.csv_path, hint=shown_hint,
+                                        report_how=PLUGIN_REPORT_HOW),)
     record = CheckRecord(
         nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed), metric=spec.metric,
         # the first failure's own threshold (a per_op one, when it set it), else the default
@@ -333,8 +334,8 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
 
         folder = Located(located.path.parent, belongs=located.belongs.parent)  # modes + inputs
         warnings.warn(MovedFileWarning(folder.message(
-            "the accuracy baselines folder", rootdir, why="baselines are now keyed by the model "
-                                                          "file's path relative to the rootdir")))
+            "the accuracy baselines folder", state.settings.invocation_dir,
+            why="baselines are now keyed by the model file's path relative to the rootdir")))
     return check_baseline(result, located.path, header=environment_for(handle.converted),
                           inputs=inputs, max_drop=spec.max_drop, regen=state.settings.regen,
                           info=model_info(handle.model, rootdir))
@@ -349,7 +350,7 @@ def regen_after_failure(state: AccuracyState, stored: Sequence[Tuple[Path, Calla
     for path, compute in stored:
         status = policy.after_failure(path, compute)
         if status:
-            shown = _shown(path, state.settings.rootdir)
+            shown = state.settings.show(path)
             state.record_golden_write(shown, status, nodeid)
             notes.append(f"rewrote golden file {shown} (--accuracy-regen); the test still "
                          f"fails this time, run it again to compare against the new file")
@@ -373,8 +374,3 @@ def failure_longrepr(item, excinfo) -> Optional[str]:
     return f"{text}\n\n{location}" if location else text
 
 
-def _shown(path, rootdir) -> str:
-    try:
-        return str(Path(path).relative_to(Path(rootdir)))
-    except ValueError:
-        return str(path)

@@ -13,13 +13,13 @@ from typing import Callable, Optional
 
 import pytest
 
-from .accuracy_check import _shown, check_against_baseline, report_slug, run_check
+from .accuracy_check import check_against_baseline, report_slug, run_check
 from .session import AccuracyState
 
 
 def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: str, mode: str,
             handle=None, inputs=None, record_property: Optional[Callable] = None,
-            rootpath=None, amend: Optional[Callable] = None):
+            amend: Optional[Callable] = None):
     """Run the check and its follow-ups; ``handle`` is the ``AscendModel`` that produced
     ``actual`` from ``inputs`` (None when the test compares dumps it did not produce);
     ``amend(exc)`` may add lines to a failure before the diagnosis is appended."""
@@ -47,7 +47,7 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
                                       f"it)")
             raise
         if base.written is not None:
-            state.record_golden_write(_shown(base.written, rootpath or state.settings.rootdir),
+            state.record_golden_write(state.settings.show(base.written),
                                       f"baseline {base.status}", nodeid)
         if not base.passed:
             first = base.regressions[0].line() if base.regressions else str(base.path)
@@ -57,7 +57,7 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             import warnings
 
             from ..baseline import ModelChangedWarning
-            shown = _shown(base.path, rootpath or state.settings.rootdir)
+            shown = state.settings.show(base.path)
             warnings.warn(ModelChangedWarning(f"{shown}: {base.model_changed[len('note: '):]}"))
     return outcome
 
@@ -94,7 +94,7 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str)
                      input_shape=handle.input_shape, metric=spec.metric,
                      per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir,
                      mode=handle.mode)
-    shown = _shown(out_dir, state.settings.rootdir)
+    shown = state.settings.show(out_dir)
     lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
              f"{'s' if d.conversions != 1 else ''}, from mode {handle.mode.name}): {d.verdict}"]
     if d.fix_mode is not None and d.restored_by != "default":

@@ -175,7 +175,7 @@ def golden_dump(request, _ascend_accuracy_context):
     file in your repository: written and the test failed when missing, used as is otherwise,
     rewritten only with ``--accuracy-regen`` (failing tests) or ``--accuracy-regen-all``."""
     from ..golden import stored as golden_files
-    from .accuracy_check import _shown, fresh_golden, real_names
+    from .accuracy_check import fresh_golden, real_names
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -193,7 +193,7 @@ def golden_dump(request, _ascend_accuracy_context):
 
         dump, status = policy.obtain(target, compute)
         dump = real_names(dump, model)  # file names hold sanitized op names
-        shown = _shown(target, request.config.rootpath)
+        shown = state.settings.show(target)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, ctx.nodeid)
         if status == golden_files.USED:  # only a golden read as is may be regenerated later
@@ -234,7 +234,7 @@ def check_accuracy(request, _ascend_accuracy_context, record_property):
         inputs = run.inputs if run is not None else None
         outcome = checked(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
                           mode=str(mode), handle=handle, inputs=inputs,
-                          record_property=record_property, rootpath=request.config.rootpath)
+                          record_property=record_property)
         return outcome  # the --accuracy-diagnose note and the baseline check: check_flow
 
     return check
@@ -312,5 +312,5 @@ def _stored_golden_path(path, request) -> Path:
     located = resolve_near_test(path, Path(request.path).parent,
                                 legacy_dir=request.config.rootpath, what="golden_dump(path=...)")
     if located.belongs is not None:
-        warnings.warn(MovedFileWarning(located.message("golden file", request.config.rootpath)))
+        warnings.warn(MovedFileWarning(located.message("golden file", request.config.invocation_params.dir)))
     return located.path

@@ -31,6 +31,8 @@ class Settings:
     soc_version: Optional[str] = None
     device_lock: bool = False
     rootdir: Path = Path(".")
+    #: where pytest ran: paths the plugin prints are relative to it, so they paste as shown
+    invocation_dir: Path = Path(".")
     diagnose: bool = False
     diagnose_budget: int = 16
     max_drop: Optional[float] = None  # ini default for every test; None: marker only
@@ -41,6 +43,12 @@ class Settings:
     #: --accuracy-dump-mode / ini ascend_accuracy_dump_mode: what each run dumps of every op
     #: (acl.json dump_mode); "output" is what a check compares
     dump_mode: str = "output"
+
+    def show(self, path) -> str:
+        """``path`` as printed: relative to where pytest ran (``core.locations.shown``)."""
+        from ..core.locations import shown
+
+        return shown(path, self.invocation_dir)
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,7 @@ def settings_from_config(config) -> Settings:
                                bool(config.getoption("accuracy_regen_all"))),
         report_dir=report_dir or None, soc_version=soc,
         device_lock=ini_bool(config, "ascend_device_lock"), rootdir=rootdir,
+        invocation_dir=Path(config.invocation_params.dir),
         max_drop=_max_drop(config.getini("ascend_accuracy_max_drop")),
         baseline_dir=_under(rootdir, config.getini("ascend_accuracy_baseline_dir")
                             or "accuracy-baselines"),
@@ -314,11 +323,10 @@ class AccuracyState:
     def golden_policy(self, nodeid: str = ""):
         """The stored-golden policy of this session; repairs of killed writers' leftovers are
         recorded as golden writes of ``nodeid`` (shown in the summary)."""
-        from ..core.locations import shown
         from ..golden.stored import GoldenPolicy
 
         def recovered(path, note: str) -> None:
-            self.record_golden_write(shown(path, self.settings.rootdir), note, nodeid)
+            self.record_golden_write(self.settings.show(path), note, nodeid)
 
         return GoldenPolicy(self.settings.regen, on_recovery=recovered,
                             store_inputs=self.settings.store_inputs)

@@ -343,7 +343,7 @@ class AccuracyYamlItem(pytest.Item):
             self.stash[CONTEXT_KEY] = ctx
         # one code path with check_accuracy: hint in this mode, --accuracy-diagnose, baselines
         checked(state, actual, golden, spec, nodeid=self.nodeid, model=handle.name,
-                mode=case.mode.name, handle=handle, inputs=inputs, rootpath=self.config.rootpath,
+                mode=case.mode.name, handle=handle, inputs=inputs,
                 record_property=lambda k, v: self.user_properties.append((k, v)))
 
     def _run_dataset(self, state):
@@ -376,7 +376,7 @@ class AccuracyYamlItem(pytest.Item):
         policy = state.golden_policy(self.nodeid)
         dump, status = policy.obtain(case.golden, self._compute)
         dump = ac.real_names(dump, case.model)  # file names hold sanitized op names
-        shown = ac._shown(case.golden, self.config.rootpath)
+        shown = state.settings.show(case.golden)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, self.nodeid)
         if status == golden_files.WRITTEN_MISSING and not state.settings.regen.before_use:

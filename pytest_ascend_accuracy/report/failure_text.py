@@ -233,8 +233,10 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
             "to see whether a fusion pass or buffer reuse causes the first failure")
 
 
-#: how to ask for the CSV, per caller (assert_accuracy / pytest option / CLI flag)
-DEFAULT_REPORT_HOW = "pass csv_path=... or --accuracy-report=DIR"
+#: how to ask for the CSV, per caller: assert_accuracy's argument here; the plugin's option
+#: (``PLUGIN_REPORT_HOW``: ``check_accuracy`` has no csv_path) and the CLI's flag name their own
+DEFAULT_REPORT_HOW = "pass csv_path=..."
+PLUGIN_REPORT_HOW = "rerun with --accuracy-report=DIR"
 
 
 def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:

@@ -192,7 +192,7 @@ def test_nothing_compared_is_a_failure_not_a_vacuous_pass():
         "golden ops\n\n"
         "coverage: 2 golden ops: 0 compared, 0 inside fused ops, 2 unmatched (onnx_a, onnx_b); "
         "1 actual op unmatched (npu_a)\n"
-        "full report: not written (pass csv_path=... or --accuracy-report=DIR)\n"
+        "full report: not written (pass csv_path=...)\n"
         "next step: check that both dumps come from the same model and run; pass the om json "
         "(om_json= / --om-json) so fused ops find their original names, or map op names with "
         "mapping= / --mapping")

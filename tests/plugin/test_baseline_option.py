@@ -2,6 +2,8 @@
 missing -> written and failing, then passing, a drop beyond max_drop failing with old -> new,
 --accuracy-regen rewriting it, unseeded inputs refused."""
 import re
+import subprocess
+import sys
 
 BASELINE_TEST = """
 from pytest_ascend_accuracy import accuracy
@@ -182,11 +184,40 @@ def test_goldens_near_the_test_file_and_old_places_still_read(pytester, models_d
     old.assert_outcomes(passed=1)
     old.stdout.fnmatch_lines([
         "*MovedFileWarning: golden file goldens/mlp was found at its old location only; it "
-        "belongs at tests/goldens/mlp*git mv goldens/mlp tests/goldens/mlp",
+        "belongs at tests/goldens/mlp*: mkdir -p tests/goldens && mv goldens/mlp tests/goldens/mlp",
         "*MovedFileWarning: the accuracy baselines folder accuracy-baselines/passing_mlp was "
-        "found at its old location only*git mv accuracy-baselines/passing_mlp "
-        "accuracy-baselines/models/passing_mlp"], consecutive=False)
+        "found at its old location only*: mkdir -p accuracy-baselines/models && mv "
+        "accuracy-baselines/passing_mlp accuracy-baselines/models/passing_mlp"], consecutive=False)
     assert not golden.exists() and not baseline.exists()  # nothing written at the new places
+    # the commands, pasted as printed (``git mv`` into the missing tests/goldens failed)
+    moves = [line.split("until you move it: ", 1)[1] for line in old.outlines
+             if "MovedFileWarning" in line and "until you move it: " in line]
+    assert len(moves) == 2, old.outlines
+    for command in moves:
+        subprocess.run(command, shell=True, cwd=pytester.path, check=True)
+    moved = pytester.runpytest("-q", "-W", "error::pytest_ascend_accuracy.core.locations.MovedFileWarning")
+    moved.assert_outcomes(passed=1)
+    assert golden.is_dir() and (baseline / "default.yaml").is_file()
+
+
+def test_moved_file_commands_are_relative_to_where_pytest_ran(pytester, models_dir):
+    """Run from a sub-folder, the warning's paths and command paste there (they were relative to
+    the rootdir, so ``mv`` found nothing)."""
+    pytester.makeini("[pytest]\n")  # the rootdir, found from tests/ too
+    pytester.mkdir("tests")
+    (pytester.path / "tests" / "test_mlp.py").write_text(OLD_PLACES_TEST)
+    pytester.runpytest("-q", "--accuracy-regen-all").assert_outcomes(passed=1)
+    golden = pytester.path / "tests" / "goldens" / "mlp"
+    (pytester.path / "goldens").mkdir()
+    golden.rename(pytester.path / "goldens" / "mlp")
+    tests = pytester.path / "tests"
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W",
+                          "always"], cwd=tests, capture_output=True, text=True)
+    lines = [line for line in run.stdout.splitlines() if "golden file ../goldens/mlp" in line]
+    assert lines and lines[0].endswith("until you move it: mkdir -p goldens && mv ../goldens/mlp "
+                                       "goldens/mlp"), run.stdout
+    subprocess.run(lines[0].split("until you move it: ", 1)[1], shell=True, cwd=tests, check=True)
+    assert golden.is_dir()
 
 
 def test_an_unreadable_baseline_fails_in_the_summary_too(pytester, models_dir):

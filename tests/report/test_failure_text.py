@@ -170,7 +170,7 @@ def test_table_is_capped_and_names_are_escaped():
     assert "next worst operators (3 of 8):" in text
     assert "  ... and 5 more (see the full report)" in text
     assert "\nname" not in text  # the newline inside the op name is escaped
-    assert "full report: not written (pass csv_path=... or --accuracy-report=DIR)" in text
+    assert "full report: not written (pass csv_path=...)" in text
 
 
 def test_summary_text_lists_the_tensors_closest_to_the_threshold():

@@ -1,0 +1,33 @@
+"""Paths as the plugin prints them: pasteable where pytest ran (``core.locations.shown``)."""
+import os
+import shlex
+import subprocess
+
+from pytest_ascend_accuracy.core.locations import Located, shown
+
+
+def test_paths_are_shown_relative_to_where_pytest_ran(tmp_path):
+    root = tmp_path / "project"
+    assert shown(root / "accuracy-baselines" / "m" / "default.yaml", root) == \
+        "accuracy-baselines/m/default.yaml"
+    assert shown(root / "goldens" / "mlp", root / "tests") == "../goldens/mlp"
+    assert shown(root / "a", root / "x" / "y") == "../../a"
+    far = root / "a"
+    assert shown(far, root / "x" / "y" / "z") == os.path.abspath(far)  # three levels up: absolute
+    assert shown(root / "a", None) == os.fspath(root / "a")
+
+
+def test_the_move_command_works_pasted_into_a_shell(tmp_path):
+    """``git mv old new`` failed when new's folder did not exist yet (and on untracked files)."""
+    root = tmp_path / "my project"  # a space: the command quotes its paths
+    old = root / "goldens" / "mlp"
+    old.mkdir(parents=True)
+    (old / "a.npy").write_text("x")
+    message = Located(old, belongs=root / "tests" / "goldens" / "mlp").message("golden file", root)
+    command = message.split("until you move it: ", 1)[1]
+    assert command == ("mkdir -p tests/goldens && mv goldens/mlp tests/goldens/mlp")
+    subprocess.run(command, shell=True, cwd=root, check=True)
+    assert (root / "tests" / "goldens" / "mlp" / "a.npy").is_file() and not old.exists()
+    spaced = Located(root / "old dir", belongs=root / "new dir" / "x").message("golden file", root)
+    assert spaced.endswith(f"mkdir -p {shlex.quote('new dir')} && mv {shlex.quote('old dir')} "
+                           f"{shlex.quote('new dir/x')}")
