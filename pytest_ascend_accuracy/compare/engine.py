@@ -207,6 +207,8 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
             source=op.source))
     rows.sort(key=lambda r: r.order)  # stable: keeps output/input order within an op
     meta = {"actual": dict(actual.meta), "golden": dict(golden.meta),
-            "actual_kind": actual.kind, "golden_kind": golden.kind, "kl": bool(kl)}
+            "actual_kind": actual.kind, "golden_kind": golden.kind, "kl": bool(kl),
+            # none (a dump of op inputs only) is said as such when nothing was compared
+            "actual_outputs": sum(len(op.outputs) for op in actual)}
     return CompareResult(rows=tuple(rows), coverage=plan.coverage, actual_root=actual.root,
                          golden_root=golden.root, meta=meta)

@@ -159,6 +159,13 @@ class Failure:
 #: compared elsewhere are not flagged)
 NOT_COMPARED = "not compared"
 NOT_COMPARED_FLAG = "not_compared"
+#: the start of a verdict's problem when the actual dump holds no operator output at all (a run
+#: dumped in acl.json dump_mode ``input``): nothing a check compares was dumped
+NO_OUTPUTS = "no tensor was compared: the actual dump holds no operator outputs"
+#: what fixes ``NO_OUTPUTS``, in each caller's spelling
+NO_OUTPUTS_ADVICE = ("dump the operators' outputs: dump mode output or all (pytest "
+                     "--accuracy-dump-mode=all or ini ascend_accuracy_dump_mode; run(..., "
+                     "dump_mode=\"all\"); acl.json \"dump_mode\": \"all\")")
 
 
 @dataclass(frozen=True)
@@ -330,6 +337,9 @@ class CompareResult:
             problem = (f"no tensor was compared: none of the {len(self.rows)} actual op"
                        f"{_s(len(self.rows))} matches one of the {self.coverage.golden_total} "
                        "golden ops")
+            if self.rows and self.meta.get("actual_outputs") == 0:
+                problem = (f"{NO_OUTPUTS} ({len(self.rows)} op{_s(len(self.rows))} with their "
+                           "inputs only, as a run in dump mode input writes them)")
             # the problem says it all: no op-by-op "not compared" failures on top
             hidden = [f for f in failures if f.reason.startswith(NOT_COMPARED)]
             failures = [f for f in failures if not f.reason.startswith(NOT_COMPARED)]

@@ -242,9 +242,9 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         coverage=coverage_fraction(result),
         report=str(report_dir) if report_dir else None,
         # a failure that is not "value < threshold" (NaN/Inf on one side, not comparable)
-        # is summarised by its own reason
+        # is summarised by its own reason, and one where nothing was compared by its problem
         note=(f"first failing op {first.row.label} ({short_reason(first)})"
-              if first is not None and first.would_pass is None else None),
+              if first is not None and first.would_pass is None else (verdict.problem or None)),
     )
     state.record(record)
     if record_property is not None:

@@ -217,6 +217,10 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops."""
     if verdict.problem:
+        from ..compare.result import NO_OUTPUTS, NO_OUTPUTS_ADVICE
+
+        if verdict.problem.startswith(NO_OUTPUTS):
+            return NO_OUTPUTS_ADVICE
         return ("check that both dumps come from the same model and run; pass the om json "
                 "(om_json= / --om-json) so fused ops find their original names, or map op names "
                 "with mapping= / --mapping")

@@ -76,6 +76,10 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
+        from ..compare.result import NO_OUTPUTS, NO_OUTPUTS_ADVICE
+
+        if verdict.problem.startswith(NO_OUTPUTS):
+            return Hint(PROBLEM, "the run dumped no operator outputs", advice=NO_OUTPUTS_ADVICE)
         return Hint(PROBLEM, "check that both dumps come from the same model and run",
                     advice=problem_advice)
     from ..compare.result import NOT_COMPARED

@@ -146,6 +146,18 @@ def test_runs_dump_outputs_only_unless_asked(pytester, models_dir):
     pytester.makeini("[pytest]\nascend_accuracy_dump_mode = input\n")
     only_inputs = pytester.runpytest("-s")
     assert _dumped(only_inputs) == (_dumped(every)[0], 0)
+    # nothing a check compares was dumped: said so, with the option that fixes it (it blamed
+    # the model and the om json), and the option pasted passes
+    only_inputs.assert_outcomes(failed=1)
+    only_inputs.stdout.fnmatch_lines([
+        "accuracy FAILED: no tensor was compared: the actual dump holds no operator outputs (3 ops "
+        "with their inputs only, as a run in dump mode input writes them)",
+        "next step: the run dumped no operator outputs: dump the operators' outputs: dump mode "
+        "output or all (pytest --accuracy-dump-mode=all or *",
+        "FAILED test_dump_mode.py::test_dumped [[]passing_mlp, default[]]: no tensor was compared: "
+        "the actual dump holds no operator outputs *"])
+    assert "same model" not in only_inputs.stdout.str()
+    pytester.runpytest("-s", "--accuracy-dump-mode=all").assert_outcomes(passed=1)
 
 
 def test_a_dump_mode_typo_names_the_closest(pytester, models_dir):
