@@ -19,11 +19,11 @@ def model_file():
 
 
 @pytest.fixture
-def sample_inputs():
+def sample_inputs(accuracy_inputs):
     """``sample_inputs(model, seed=0)`` -> {input name: array}, seeded like a YAML suite's
-    ``inputs: {seed: 0}`` (uniform [0, 1) floats, the way msit makes random inputs)."""
-    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
-
+    ``inputs: {seed: 0}`` (uniform [0, 1) floats, the way msit makes random inputs). Taken from
+    the plugin's ``accuracy_inputs``, which records the seed: with per-operator baselines on
+    (ini ``ascend_accuracy_max_drop``), a rerun remakes the same inputs."""
     def make(model, seed: int = 0):
-        return make_inputs(model, seed=seed)
+        return accuracy_inputs(model, seed=seed)
     return make

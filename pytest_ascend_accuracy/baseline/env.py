@@ -84,16 +84,16 @@ def mode_items(mode) -> List[str]:
 def atc_args_of(argv: Sequence[str]) -> List[str]:
     """ATC argv without the executable, ``--model``, ``--output`` and ``--log`` (machine paths and
     settings that do not change numbers); an absolute file path keeps only its file name."""
-    out = []
-    for arg in list(argv)[1:]:
-        if arg.startswith(_NOT_NUMERIC):
-            continue
-        if arg.startswith("--") and "=" in arg:
-            name, value = arg.split("=", 1)
-            if looks_like_absolute_path(value):
-                arg = f"{name}={os.path.basename(value)}"
-        out.append(arg)
-    return out
+    return [_without_machine_path(arg) for arg in list(argv)[1:] if not arg.startswith(_NOT_NUMERIC)]
+
+
+def _without_machine_path(arg: str) -> str:
+    """``--name=/abs/dir/file.cfg`` -> ``--name=file.cfg``; other arguments as they are."""
+    if arg.startswith("--") and "=" in arg:
+        name, value = arg.split("=", 1)
+        if looks_like_absolute_path(value):
+            return f"{name}={os.path.basename(value)}"
+    return arg
 
 
 def environment_for(converted, **extra) -> Dict[str, object]:
@@ -109,7 +109,9 @@ def environment_for(converted, **extra) -> Dict[str, object]:
         env.update(toolkit_version=f"emulator-{EMULATOR_FORMAT}/onnxruntime-{ort_version()}",
                    soc_version="emulator",
                    atc_args=[f"--{k}={v}" for k, v in converted.mode.atc_options()]
-                   + [f"--{k}={v}" for k, v in sorted(user.items())],
+                   # an AIPP file (insert_op_conf=) is an absolute path: its name only, as
+                   # on the ascend backend
+                   + [_without_machine_path(f"--{k}={v}") for k, v in sorted(user.items())],
                    overflow=info.get("overflow"), faults=list(info.get("faults") or []))
     else:
         env.update(toolkit_version=info.get("toolkit_version"),
@@ -126,6 +128,17 @@ def _safe(name: str) -> str:
         digest = hashlib.sha256(str(name).encode("utf-8")).hexdigest()[:10]
         text = f"{text[:80]}-{digest}"
     return text
+
+
+def baseline_label(mode, atc_options: Optional[Mapping[str, object]] = None) -> str:
+    """What names a conversion's baseline file: the mode's name, then each extra ATC option of
+    the user's as ``+name=value`` (a file by its name): a model converted with an AIPP file
+    (``insert_op_conf``) and without one are two conversions, and shared one baseline, each
+    run finding the other's "rebaseline required"."""
+    label = str(getattr(mode, "name", mode))
+    for name, value in sorted((str(k).lstrip("-"), v) for k, v in (atc_options or {}).items()):
+        label += "+" + _without_machine_path(f"--{name}={value}")[2:]
+    return label
 
 
 def baseline_path(root, model_name: str, mode="default") -> Path:

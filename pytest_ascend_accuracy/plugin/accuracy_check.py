@@ -12,7 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
 from .marker_spec import AccuracySpec
@@ -64,15 +64,20 @@ class AscendModel:
                                                                               repr=False)
     #: the parsed ``aipp=`` file (``aipp.AippConfig``): run() then takes raw uint8 images
     aipp: object = None
+    #: the user's extra ATC options of this conversion (the AIPP file as ``insert_op_conf``)
+    atc_options: Mapping[str, object] = field(default_factory=dict, repr=False)
 
-    def run(self, inputs, dump: bool = True):
-        """Run once on ``inputs`` ({input name: array}); with ``dump`` every operator's dump."""
+    def run(self, inputs, dump: bool = True, dump_mode: Optional[str] = None):
+        """Run once on ``inputs`` ({input name: array}); with ``dump`` every operator's dump,
+        of what ``dump_mode`` says (``output``, ``input`` or ``all``; default: the session's
+        ``--accuracy-dump-mode``)."""
         __tracebackhide__ = True
         dump_dir = None
         if dump and self.dump_root is not None:
             dump_dir = self.dump_root() / f"dump-{next(_dump_counter)}"
         with self.state.device_lock():
-            result = self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
+            result = self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir,
+                                            dump_mode=dump_mode)
         if self.on_run is not None:
             self.on_run(self, inputs, result)
         return result
@@ -119,7 +124,8 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
     check_mode_names(mode, model, where)
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
-    return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run, aipp_config)
+    return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run, aipp_config,
+                       dict(atc_options or {}))
 
 
 def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:
@@ -308,25 +314,39 @@ def write_reports(result, verdict, directory: Path, *, title: str, hint=None,
                                       hint=hint, links=links, files=files))]
 
 
+def require_baseline_inputs(handle: "AscendModel", inputs, nodeid: str) -> None:
+    """A ``ConfigError`` unless a baseline check of this test can rerun on the same data: the
+    dump must come from an ``ascend_model(...).run(inputs)`` of the test, and ``inputs`` from
+    ``accuracy_inputs``, which records how to remake them."""
+    from ..baseline import BaselineInputs
+
+    if handle is None:
+        raise ConfigError(nodeid, "a baseline check (max_drop=...) needs the dump of an "
+                                  "ascend_model(...).run(inputs) in this test")
+    if not isinstance(inputs, BaselineInputs):
+        raise ConfigError(nodeid, "a baseline check (max_drop=... or ini ascend_accuracy_max_drop) "
+                                  "records how to remake the inputs it ran on, so a rerun "
+                                  "compares the same data; these did not come from the "
+                                  "accuracy_inputs fixture, and how they were made cannot be "
+                                  "told. Pass run() accuracy_inputs(model, seed=0), or "
+                                  "accuracy_inputs(model, inputs=your_arrays) to store your "
+                                  "arrays next to the baseline")
+
+
 def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", inputs,
                            spec: AccuracySpec, *, nodeid: str):
     """The per-operator baseline check of a passing accuracy check (``max_drop`` set): returns
     the ``BaselineOutcome``. The baseline lives under the baseline dir as <model key>/<mode>.yaml,
     the key being the model file's path relative to the rootdir (``baseline.env.locate_baseline``;
     a baseline still at its old stem-keyed place is used there, with a ``MovedFileWarning``)."""
-    from ..baseline import BaselineInputs, check_baseline, environment_for
-    from ..baseline.env import locate_baseline, model_info
+    from ..baseline import check_baseline, environment_for
+    from ..baseline.env import baseline_label, locate_baseline, model_info
 
-    if handle is None:
-        raise ConfigError(nodeid, "a baseline check (max_drop=...) needs the dump of an "
-                                  "ascend_model(...).run(inputs) in this test")
-    if not isinstance(inputs, BaselineInputs):
-        raise ConfigError(nodeid, "a baseline check (max_drop=...) needs inputs a rerun can "
-                                  "reproduce: take them from the accuracy_inputs fixture "
-                                  "(seeded, or inputs=... stored next to the baseline); random "
-                                  "unseeded inputs are refused")
+    require_baseline_inputs(handle, inputs, nodeid)
     rootdir = state.settings.rootdir
-    located = locate_baseline(state.settings.baseline_dir, handle.model, handle.mode, rootdir)
+    # one baseline per conversion: the same model and mode with an AIPP file is another one
+    label = baseline_label(handle.mode, handle.atc_options)
+    located = locate_baseline(state.settings.baseline_dir, handle.model, label, rootdir)
     if located.belongs is not None:
         import warnings
 

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 import pytest
 
-from .accuracy_check import check_against_baseline, report_slug, run_check
+from .accuracy_check import check_against_baseline, report_slug, require_baseline_inputs, run_check
 from .session import AccuracyState
 
 
@@ -40,6 +40,11 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
         from ..errors import AscendAccuracyError
 
         try:
+            require_baseline_inputs(handle, inputs, nodeid)
+        except AscendAccuracyError as exc:  # no baseline can be judged: the test fails, say so
+            state.mark_failed(nodeid, f"baseline check not possible: {exc.problem}")
+            raise
+        try:
             base = check_against_baseline(state, outcome.result, handle, inputs, spec,
                                           nodeid=nodeid)
         except AscendAccuracyError as exc:  # an unreadable baseline: the test fails, say so
@@ -50,7 +55,7 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             state.record_golden_write(state.settings.show(base.written),
                                       f"baseline {base.status}", nodeid)
         if not base.passed:
-            first = base.regressions[0].line() if base.regressions else str(base.path)
+            first = base.regressions[0].line() if base.regressions else state.settings.show(base.path)
             state.mark_failed(nodeid, f"baseline {base.status}: {first}")
             pytest.fail(base.message, pytrace=False)
         if base.model_changed:  # a pass on an edited model is said, not silent (issue 13 D7)

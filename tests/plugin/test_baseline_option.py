@@ -4,6 +4,7 @@ missing -> written and failing, then passing, a drop beyond max_drop failing wit
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 BASELINE_TEST = """
 from pytest_ascend_accuracy import accuracy
@@ -70,8 +71,14 @@ def test_inputs_not_from_accuracy_inputs_are_refused(pytester, models_dir):
     """)
     result = pytester.runpytest("-q")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*needs inputs a rerun can reproduce: take them from the "
-                                 "accuracy_inputs fixture*random unseeded inputs are refused*"])
+    result.stdout.fnmatch_lines([
+        "*records how to remake the inputs it ran on*these did not come from the accuracy_inputs "
+        "fixture*Pass run() accuracy_inputs(model, seed=0), or accuracy_inputs(model, "
+        "inputs=your_arrays)*",
+        # the summary says why, without an --accuracy-regen that cannot help
+        "FAILED test_inputs_not_from_accuracy_inputs_are_refused.py::test_random [[]passing_mlp, "
+        "default[]]: baseline check not possible: *"])
+    assert "--accuracy-regen rewrites" not in result.stdout.str()
     assert not (pytester.path / "accuracy-baselines").exists()
 
 
@@ -231,3 +238,30 @@ def test_an_unreadable_baseline_fails_in_the_summary_too(pytester, models_dir):
     run.stdout.fnmatch_lines(["1 accuracy check: 0 passed, 1 failed*",
                               "*baseline unreadable: *not an accuracy baseline*(--accuracy-regen "
                               "rewrites it)"])
+
+
+def test_the_example_project_runs_with_baselines_on(pytester):
+    """ini ascend_accuracy_max_drop on the example project (README): 8 of its checks refused
+    its seeded inputs as "random unseeded", and its AIPP test shared the plain conversion's
+    baseline (and its AIPP file's absolute path was refused in the header). Now the first run
+    writes one baseline per conversion and the second passes all but the intended failure."""
+    import shutil
+
+    example = Path(__file__).resolve().parents[2] / "example_project"
+    for name in ("conftest.py", "pytest.ini", "models", "tests", "aipp"):
+        source = example / name
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, pytester.path / name)
+    shutil.rmtree(pytester.path / ".ascend-accuracy", ignore_errors=True)
+    ini = pytester.path / "pytest.ini"
+    ini.write_text(ini.read_text() + "ascend_accuracy_max_drop = 0.002\n")
+    first = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    first.assert_outcomes(failed=10, passed=6)  # 9 baselines written, + the intended failure
+    second = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    second.assert_outcomes(failed=1, passed=15)
+    second.stdout.fnmatch_lines(["FAILED tests/test_models.py::test_overflow_model[[]default[]] *"])
+    baselines = pytester.path / "accuracy-baselines" / "models" / "conv_bn_relu"
+    assert sorted(p.name for p in baselines.iterdir()) == [
+        "buffer_off.yaml", "default+insert_op_conf=camera_rgb.cfg.inputs",
+        "default+insert_op_conf=camera_rgb.cfg.yaml", "default.yaml", "fusion_off.yaml"]
+    assert "--insert_op_conf=camera_rgb.cfg" in (
+        baselines / "default+insert_op_conf=camera_rgb.cfg.yaml").read_text()

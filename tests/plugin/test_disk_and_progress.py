@@ -158,6 +158,12 @@ def test_runs_dump_outputs_only_unless_asked(pytester, models_dir):
         "the actual dump holds no operator outputs *"])
     assert "same model" not in only_inputs.stdout.str()
     pytester.runpytest("-s", "--accuracy-dump-mode=all").assert_outcomes(passed=1)
+    # the hint's other spelling, pasted into the test: run(..., dump_mode="all")
+    pytester.makepyfile(test_dump_mode=DUMP_MODE.replace(".run(inputs)",
+                                                         '.run(inputs, dump_mode="all")'))
+    per_run = pytester.runpytest("-s")
+    per_run.assert_outcomes(passed=1)
+    assert _dumped(per_run) == _dumped(every)
 
 
 def test_a_dump_mode_typo_names_the_closest(pytester, models_dir):
