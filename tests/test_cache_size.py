@@ -234,3 +234,21 @@ def test_a_killed_builds_leftovers_go_at_the_next_prune_and_a_running_build_stay
     assert not leftovers[dead].exists() and leftovers[live].is_dir()
     assert cli.main(["cache", "--cache-dir", str(tmp_path), "--clear"]) == 0
     assert not leftovers[live].exists()
+
+
+def test_a_bounded_cache_is_pruned_to_its_bound_when_the_session_ends(tmp_path):
+    """The prunes after each build keep what the session uses; nothing pruned after it, so a
+    session left its cache over the bound (4 entries, 200 KB under a 50 KB bound), and one of
+    cache hits only never pruned at all (review helper)."""
+    _fill(tmp_path, [4000, 4000, 4000])
+    session = Cache(tmp_path, max_bytes=5000)
+    for key in ("k0", "k1", "k2"):  # hits only: nothing built, nothing pruned
+        assert session.lookup("om", key) is not None
+    assert sum(e.size for e in entries(session)) > 5000
+    session.release()
+    assert sum(e.size for e in entries(session)) <= 5000
+    assert [e.key for e in entries(session)] == ["k2"]  # the most recently used stays
+    unbounded = Cache(tmp_path)
+    assert unbounded.lookup("om", "k2") is not None
+    unbounded.release()
+    assert [e.key for e in entries(unbounded)] == ["k2"]

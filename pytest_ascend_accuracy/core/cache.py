@@ -14,7 +14,8 @@ prune (``core.cache_size``: a bounded cache's build, ``ascend-accuracy cache --m
 reported as corrupt and rebuilt. Nothing is ever half-written in place.
 
 **Size bound.** ``Cache(root, max_bytes=N)`` (ini ``ascend_accuracy_cache_size``) evicts the
-least-recently-used entries after each build until the cache fits (``prune``). An entry's last
+least-recently-used entries after each build, and when the session ends (``release``), until
+the cache fits (``prune``). An entry's last
 use is its directory's mtime, touched on every hit. A process that uses an entry holds a lease
 (``.locks/<namespace>-<key>.use-<pid>``, written before the entry is looked at, dropped by
 ``release``); eviction takes the entry's key lock without waiting and leaves an entry a live
@@ -246,15 +247,23 @@ class Cache:
         self._leases.add(lease)
 
     def release(self) -> None:
-        """Drop this process's leases (the session is over): its entries may now be evicted."""
+        """Drop this process's leases (the session is over): its entries may now be evicted,
+        and a bounded cache is pruned to its bound now (the builds' prunes had to keep them;
+        a session of cache hits only built nothing, so nothing had pruned)."""
         for lease in self._leases:
             try:
                 lease.unlink()
             except OSError:
                 pass
+        had_leases = bool(self._leases)
         self._leases.clear()
         for path in sorted(self._verified):
             _write_stamp(path, self._verified[path])
+        if had_leases and self.max_bytes is not None:
+            try:
+                prune(self, self.max_bytes)
+            except OSError:  # a read-only or vanished cache: nothing to bound
+                pass
 
     # -- integrity ---------------------------------------------------------------------------
     def _intact(self, path: Path) -> bool:
