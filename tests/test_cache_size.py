@@ -252,3 +252,41 @@ def test_a_bounded_cache_is_pruned_to_its_bound_when_the_session_ends(tmp_path):
     assert unbounded.lookup("om", "k2") is not None
     unbounded.release()
     assert [e.key for e in entries(unbounded)] == ["k2"]
+
+
+@pytest.mark.parametrize("ini_name, text", [
+    ("pytest.ini", "[pytest]\nascend_accuracy_cache_dir = .cache-aa\nascend_accuracy_cache_size = 5KB\n"),
+    ("tox.ini", "[pytest]\nascend_accuracy_cache_dir = .cache-aa\nascend_accuracy_cache_size = 5KB\n"),
+    ("setup.cfg", "[tool:pytest]\nascend_accuracy_cache_dir = .cache-aa\nascend_accuracy_cache_size = 5KB\n"),
+    ("pyproject.toml", '[tool.pytest.ini_options]\nascend_accuracy_cache_dir = ".cache-aa"\n'
+                       'ascend_accuracy_cache_size = "5KB"\n')])
+def test_cache_command_finds_the_cache_pytest_uses(tmp_path, capsys, monkeypatch, ini_name, text):
+    """Without --cache-dir it looked at ./.ascend-accuracy only: from a sub-folder, or with an
+    ini ascend_accuracy_cache_dir, it said "empty (the directory does not exist)" of a full
+    cache, and --clear removed nothing with status 0 (review helper). It now finds the ini
+    file and rootdir as pytest does, from PATH (default: here)."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / ini_name).write_text(text)
+    _fill(project / ".cache-aa", [3000, 3000])
+    monkeypatch.chdir(project / "tests")
+    assert cli.main(["cache"]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith(f"cache {project / '.cache-aa'}: 2 entries, ") and first.endswith(
+        f" KB, bound 5.0 KB (ascend_accuracy_cache_dir in {project / ini_name})"), out
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["cache", "project/tests", "--clear"]) == 0
+    assert capsys.readouterr().out.startswith("cache project/.cache-aa: removed 2 entries")
+
+
+def test_cache_command_default_is_under_the_rootdir(tmp_path, capsys, monkeypatch):
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "sub").mkdir()
+    _fill(tmp_path / ".ascend-accuracy", [100])
+    monkeypatch.chdir(tmp_path / "sub")
+    assert cli.main(["cache"]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith(f"cache {tmp_path / '.ascend-accuracy'}: 1 entry, ") and first.endswith(
+        f" (the default under the rootdir {tmp_path}, ini file {tmp_path / 'pytest.ini'})"), out

@@ -12,14 +12,18 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from ..core.locations import DEFAULT_CACHE_DIR
 from ..errors import ConfigError
 from .app import EXIT_OK, Command, register
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--cache-dir", default=".ascend-accuracy",
-                   help="the cache directory (default .ascend-accuracy, the plugin's default "
-                        "under the rootdir)")
+    p.add_argument("path", nargs="?", default=".",
+                   help="where you run pytest (default: here): the cache is the one `pytest "
+                        "PATH` uses, its ini file's ascend_accuracy_cache_dir, else "
+                        ".ascend-accuracy under its rootdir")
+    p.add_argument("--cache-dir", default=None,
+                   help="the cache directory itself (instead of finding it from PATH)")
     p.add_argument("--entries", action="store_true",
                    help="list every entry (least recently used first)")
     group = p.add_mutually_exclusive_group()
@@ -34,9 +38,9 @@ def _run(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
     from ..core.cache_size import MANIFEST, entries, format_size, parse_size, prune
 
-    root = Path(args.cache_dir).expanduser()
+    root, found, bound = _cache_of(args)
     if not root.exists():
-        print(f"cache {root}: empty (the directory does not exist)")
+        print(f"cache {root}: empty (the directory does not exist){found}")
         return EXIT_OK
     if not root.is_dir():
         raise ConfigError("--cache-dir", f"{root} is not a directory")
@@ -55,7 +59,7 @@ def _run(args: argparse.Namespace) -> int:
             raise ConfigError("--max-size", f"expected a size such as 2GB, got {args.max_size!r}")
         done = prune(cache, limit)
         n = len(done.removed)
-        print(f"cache {root}: removed {n} entr{'y' if n == 1 else 'ies'} "
+        print(f"cache {root}: removed {_entries(n)} "
               f"({format_size(done.freed)}); {format_size(done.total_after)} left")
         for e in done.kept_held:
             who = ", ".join(map(str, e.holders)) or "a builder"
@@ -68,10 +72,10 @@ def _run(args: argparse.Namespace) -> int:
         by_ns[e.namespace][0] += 1
         by_ns[e.namespace][1] += e.size
     total = sum(e.size for e in listed)
-    print(f"cache {root}: {len(listed)} entries, {format_size(total)}")
+    print(f"cache {root}: {_entries(len(listed))}, {format_size(total)}{bound}{found}")
     for ns in sorted(by_ns):
         count, size = by_ns[ns]
-        print(f"  {ns:<12} {count:>5} entries  {format_size(size):>10}")
+        print(f"  {ns:<12} {_entries(count):>13}  {format_size(size):>10}")
     if args.entries:
         for e in listed:
             used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.last_used))
@@ -79,6 +83,42 @@ def _run(args: argparse.Namespace) -> int:
             print(f"  {e.namespace}/{e.key[:16]}  {format_size(e.size):>10}  "
                   f"last used {used}{held}")
     return EXIT_OK
+
+
+def _cache_of(args: argparse.Namespace):
+    """(the cache directory, where it was found, its bound) for ``args``: ``--cache-dir`` as
+    given, else the one ``pytest PATH`` uses (``cli.pytest_ini``)."""
+    from ..core.cache_size import format_size, parse_size
+    from .pytest_ini import find_pytest_ini
+
+    if args.cache_dir is not None:
+        return Path(args.cache_dir).expanduser(), "", ""
+    ini = find_pytest_ini(args.path)
+    setting = ini.values.get("ascend_accuracy_cache_dir", "").strip()
+    root = Path(setting or DEFAULT_CACHE_DIR).expanduser()
+    root = root if root.is_absolute() else ini.rootdir / root
+    shown = _relative(root)
+    where = (f" (ascend_accuracy_cache_dir in {_relative(ini.inifile)})" if setting else
+             f" (the default under the rootdir {_relative(ini.rootdir)}"
+             + (f", ini file {_relative(ini.inifile)})" if ini.inifile else ", no ini file)"))
+    size = ini.values.get("ascend_accuracy_cache_size", "").strip()
+    bound = ""
+    if size:
+        limit = parse_size(size, f"ascend_accuracy_cache_size in {ini.inifile}")
+        bound = "" if limit is None else f", bound {format_size(limit)}"
+    return Path(shown), where, bound
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the current directory when under it, else absolute."""
+    import os
+
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith(os.pardir) else str(path)
 
 
 register(Command("cache", "show what the conversion/golden cache holds; prune it "

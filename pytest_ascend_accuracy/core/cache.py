@@ -141,7 +141,7 @@ class Cache:
     root: Path
     lock_timeout: float = 3600.0
     stats: CacheStats = field(default_factory=CacheStats)
-    #: the size bound in bytes (None: unbounded); enforced after every build
+    #: the size bound in bytes (None: unbounded); enforced after every build and at release
     max_bytes: Optional[int] = None
     #: ``on_build(namespace, key)`` -> a context manager around each build (progress lines)
     on_build: Optional[Callable[[str, str], ContextManager]] = field(default=None, repr=False)

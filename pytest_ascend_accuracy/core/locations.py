@@ -16,6 +16,10 @@ from typing import Optional
 from ..errors import ConfigError
 
 
+#: the cache directory under pytest's rootdir unless ini ascend_accuracy_cache_dir says otherwise
+DEFAULT_CACHE_DIR = ".ascend-accuracy"
+
+
 class MovedFileWarning(UserWarning):
     """A golden or baseline file was read from its old location; the message says where it
     belongs now and the command that moves it."""
@@ -80,4 +84,4 @@ def shown(path, base=None) -> str:
     return Path(rel).as_posix()
 
 
-__all__ = ["Located", "MovedFileWarning", "resolve_near_test", "shown"]
+__all__ = ["DEFAULT_CACHE_DIR", "Located", "MovedFileWarning", "resolve_near_test", "shown"]

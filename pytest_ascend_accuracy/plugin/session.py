@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..backends import BackendKind
+from ..core.locations import DEFAULT_CACHE_DIR
 from ..core.regen import Regen
 from ..errors import ConfigError
 
-DEFAULT_CACHE_DIR = ".ascend-accuracy"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,89 @@
+"""The pytest ini file and rootdir a ``pytest PATH`` run would use, found without importing
+pytest (the CLI must not need it), so ``ascend-accuracy cache PATH`` looks at the cache that
+run uses.
+
+pytest's own rule (``_pytest.config.findpaths.locate_config``), followed here: from the
+argument's directory upwards, the first of ``pytest.ini``, ``.pytest.ini``, ``pyproject.toml``
+(with a ``[tool.pytest.ini_options]`` or ``[tool.pytest]`` table), ``tox.ini`` (with a
+``[pytest]`` section) or ``setup.cfg`` (with ``[tool:pytest]``) is the ini file, and its
+directory the rootdir; failing that, the first ``pyproject.toml`` without such a table (pytest
+8.1 and later). Without any, the rootdir is the argument's directory (pytest then looks for a
+``setup.py`` upwards; that only moves the rootdir of projects without any of these files, and
+is not followed here).
+"""
+from __future__ import annotations
+
+import configparser
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Optional
+
+from ..errors import ConfigError
+
+
+@dataclass(frozen=True)
+class PytestIni:
+    """The rootdir, the ini file (None: there is none) and its ``ascend_accuracy_*`` values."""
+
+    rootdir: Path
+    inifile: Optional[Path] = None
+    values: Dict[str, str] = field(default_factory=dict)
+
+
+def find_pytest_ini(start) -> PytestIni:
+    """The ini file and rootdir for ``pytest start`` (``start``: a file or directory)."""
+    here = Path(start).expanduser().resolve()
+    if here.is_file():
+        here = here.parent
+    first_pyproject = None
+    for directory in (here, *here.parents):
+        for name in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
+            candidate = directory / name
+            if candidate.is_file():
+                values = _read(candidate)
+                if values is not None:
+                    return PytestIni(directory, candidate, values)
+                if name == "pyproject.toml" and first_pyproject is None:
+                    first_pyproject = candidate
+    if first_pyproject is not None:  # pytest >= 8.1: the first pyproject.toml, table or not
+        return PytestIni(first_pyproject.parent, first_pyproject, {})
+    return PytestIni(here)
+
+
+def _read(path: Path) -> Optional[Dict[str, str]]:
+    """The file's pytest settings (``ascend_accuracy_*`` keys only), or None when the file
+    holds no pytest section (then it is not pytest's ini file)."""
+    if path.name == "pyproject.toml":
+        return _read_toml(path)
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot be read as an ini file: {exc}") from None
+    section = {"setup.cfg": "tool:pytest", "tox.ini": "pytest"}.get(path.name, "pytest")
+    if not parser.has_section(section):
+        # pytest.ini is pytest's even without a [pytest] section (pytest says so)
+        return {} if path.name in ("pytest.ini", ".pytest.ini") else None
+    return {k: v for k, v in parser.items(section) if k.startswith("ascend_accuracy_")}
+
+
+def _read_toml(path: Path) -> Optional[Dict[str, str]]:
+    try:
+        import tomllib  # Python 3.11+
+    except ImportError:  # pragma: no cover - 3.10: pytest itself depends on tomli there
+        try:
+            import tomli as tomllib
+        except ImportError:
+            return None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot be read as TOML: {exc}") from None
+    pytest_table = data.get("tool", {}).get("pytest")
+    if not isinstance(pytest_table, dict):
+        return None
+    table = pytest_table.get("ini_options", pytest_table)
+    return {k: str(v) for k, v in table.items() if k.startswith("ascend_accuracy_")}
+
+
+__all__ = ["PytestIni", "find_pytest_ini"]
