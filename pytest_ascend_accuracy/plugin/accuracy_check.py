@@ -213,6 +213,8 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     from ..report.hints import hint_for
     from .setup_checks import check_op_names
 
+    for dump in (actual, golden):
+        state.check_not_removed(getattr(dump, "root", dump), nodeid)
     actual, golden = as_dump(actual), as_dump(golden)
     check_op_names(spec, (golden, actual), nodeid)
     report_dir = _report_dir(state, nodeid)

@@ -34,7 +34,7 @@ def remove_passed(item, report) -> None:
         return
     from .session import get_state
 
-    removal = get_state(item.config).removal
+    state = get_state(item.config)
     for directory in item.stash.get(DUMPS_KEY, ()):
-        removal.remove(directory)
+        state.remove_dumps(directory, item.nodeid)
     item.stash[DUMPS_KEY] = []

@@ -7,6 +7,7 @@ workers to the controller (``to_workeroutput`` / ``merge_worker``). No pytest im
 """
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
@@ -220,6 +221,8 @@ class AccuracyState:
     worker_cache_stats: Dict[str, int] = field(default_factory=dict)
     workers_merged: int = 0
     report_slugs: Dict[str, int] = field(default_factory=dict)
+    #: dump directories of passing tests, removed when they ended -> the test that made them
+    removed_dumps: Dict[Path, str] = field(default_factory=dict)
     #: the progress reporter (``plugin.progress.TerminalProgress``), None when not shown
     progress: Any = None
     _cache: Any = None
@@ -303,6 +306,27 @@ class AccuracyState:
         if s.soc_version:
             text += f", soc {s.soc_version}"
         return text
+
+    def remove_dumps(self, directory: Path, nodeid: str) -> None:
+        """Remove a passing test's dump directory (``removal``), remembering whose it was."""
+        self.removed_dumps[Path(directory)] = nodeid
+        self.removal.remove(directory)
+
+    def check_not_removed(self, dump, nodeid: str) -> None:
+        """A ``ConfigError`` when ``dump`` (a dump's root directory) was removed with the dumps
+        of a test that passed: compared, its missing files read as every tensor failing, and the
+        hint blamed fusion or buffer reuse."""
+        if not isinstance(dump, (str, os.PathLike)) or not self.removed_dumps:
+            return
+        path = Path(dump)
+        for directory, owner in self.removed_dumps.items():
+            if path == directory or directory in path.parents:
+                raise ConfigError(nodeid, f"the dump {self.settings.show(path)} was made in "
+                                          f"{owner}, which passed, and its files were removed "
+                                          f"when that test ended (a passing test leaves no "
+                                          f"dumps). Run the model in the test that checks it "
+                                          f"(ascend_model(...).run(inputs)), or check it in "
+                                          f"{owner} itself")
 
     # -- recording -----------------------------------------------------------------------------
     def record(self, record: CheckRecord) -> None:

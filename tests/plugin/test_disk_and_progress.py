@@ -112,6 +112,37 @@ def test_yaml_items_remove_their_dumps_when_they_pass(pytester, models_dir):
     assert left and all("overflow" in str(p.relative_to(basetemp)) for p in left), left
 
 
+SHARED_DUMP = """
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+SHARED = {}
+
+@accuracy(threshold=0.95)
+def test_1_run(ascend_model):
+    SHARED["x"] = make_inputs("models/passing_mlp.onnx")
+    SHARED["actual"] = ascend_model("models/passing_mlp.onnx").run(SHARED["x"])
+
+@accuracy(threshold=0.95)
+def test_2_check(golden_dump, check_accuracy):
+    check_accuracy(SHARED["actual"], golden_dump("models/passing_mlp.onnx", SHARED["x"]))
+"""
+
+
+def test_a_dump_removed_with_its_passing_test_is_said_so_not_judged(pytester, models_dir):
+    """A dump kept in a module global from a test that passed had its files removed when that
+    test ended; checked later, every tensor "failed" (cannot read) and the hint blamed fusion
+    or buffer reuse (review helper). Now an error names the test that made it."""
+    pytester.makepyfile(test_shared=SHARED_DUMP)
+    result = pytester.runpytest("-q")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*the dump */ascend-dumps/dump-* was made in test_shared.py::test_1_run, which passed, "
+        "and its files were removed when that test ended*Run the model in the test that checks "
+        "it (ascend_model(...).run(inputs)), or check it in test_shared.py::test_1_run itself"])
+    assert "fusion" not in result.stdout.str() and "accuracy FAILED" not in result.stdout.str()
+
+
 DUMP_MODE = """
 from pytest_ascend_accuracy import accuracy
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
