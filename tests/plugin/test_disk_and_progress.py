@@ -91,14 +91,18 @@ def test_progress_lines_only_when_asked_outside_a_terminal(pytester, models_dir)
 def test_cache_size_ini_bounds_the_cache(pytester, models_dir):
     pytester.makepyfile(test_acc=ACCURACY_TESTS)
     pytester.makeini("[pytest]\nascend_accuracy_cache_size = 1KB\n")
-    pytester.runpytest("-k", "mlp").assert_outcomes(passed=1)
-    pytester.runpytest("-k", "overflow and high").assert_outcomes(passed=1)
     from pytest_ascend_accuracy.core.cache import Cache
     from pytest_ascend_accuracy.core.cache_size import entries
 
-    left = entries(Cache(pytester.path / ".ascend-accuracy"))
-    # the second session evicted the first session's entries (it holds only its own)
-    assert left and not any(e.holders for e in left)
+    cache = Cache(pytester.path / ".ascend-accuracy")
+    pytester.runpytest("-k", "mlp").assert_outcomes(passed=1)
+    # the session kept what it used while it ran, and pruned to the bound when it ended
+    assert sum(e.size for e in entries(cache)) <= 1024
+    pytester.makeini("[pytest]\nascend_accuracy_cache_size = 10MB\n")
+    pytester.runpytest("-k", "mlp").assert_outcomes(passed=1)
+    pytester.runpytest("-k", "overflow and high").assert_outcomes(passed=1)
+    left = entries(cache)
+    assert {e.namespace for e in left} == {"emulator", "golden"} and not any(e.holders for e in left)
     bad = pytester.runpytest("-k", "mlp", "-o", "ascend_accuracy_cache_size=lots")
     assert "ascend_accuracy_cache_size: expected a size such as 2GB" in bad.stderr.str()
 
