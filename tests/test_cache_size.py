@@ -216,7 +216,8 @@ def test_a_size_that_cannot_be_read_names_the_closest_that_can(text, closest):
     assert parse_size("0.9KB") == 921 and parse_size("1.5G") == 3 << 29
 
 
-def test_a_killed_builds_leftovers_go_at_the_next_prune_and_a_running_build_stays(tmp_path):
+def test_a_killed_builds_leftovers_go_at_the_next_prune_and_a_running_build_stays(tmp_path,
+                                                                                   capsys):
     """A build killed with SIGKILL left ``.tmp-<key>-*`` (30 MiB in a reviewer's run) that only
     a rebuild of that very key removed, uncounted and untouched by ``cache --clear``."""
     from filelock import FileLock
@@ -230,9 +231,18 @@ def test_a_killed_builds_leftovers_go_at_the_next_prune_and_a_running_build_stay
         (leftovers[key] / "big.bin").write_bytes(b"x" * 1000)
     building = FileLock(str(cache.lock_path("golden", live)))
     with building:  # a build running now holds its key's lock
-        prune(Cache(tmp_path), 1 << 30)
+        # listed apart from the entries (the listing showed 1 entry of 121 KB beside 927 MB of
+        # a killed build, review helper), and counted when removed (it said "removed 0 entries")
+        assert cli.main(["cache", "--cache-dir", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        assert "  and 1 unfinished build (1000 B, not counted above) running now" in out
+        assert ("  and 1 unfinished build (1000 B, not counted above) of killed processes, "
+                "removed by the next prune") in out
+        done = prune(Cache(tmp_path), 1 << 30)
+    assert (done.dead_builds, done.dead_bytes) == (1, 1000)
     assert not leftovers[dead].exists() and leftovers[live].is_dir()
     assert cli.main(["cache", "--cache-dir", str(tmp_path), "--clear"]) == 0
+    assert "and 1 unfinished build of killed processes (1000 B)" in capsys.readouterr().out
     assert not leftovers[live].exists()
 
 

@@ -36,7 +36,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
-    from ..core.cache_size import MANIFEST, entries, format_size, parse_size, prune
+    from ..core.cache_size import (MANIFEST, entries, format_size, parse_size, prune,
+                                   unfinished_builds)
 
     root, found, bound = _cache_of(args)
     if not root.exists():
@@ -59,8 +60,10 @@ def _run(args: argparse.Namespace) -> int:
             raise ConfigError("--max-size", f"expected a size such as 2GB, got {args.max_size!r}")
         done = prune(cache, limit)
         n = len(done.removed)
+        dead = (f" and {done.dead_builds} unfinished build{'s' if done.dead_builds != 1 else ''} "
+                f"of killed processes ({format_size(done.dead_bytes)})" if done.dead_builds else "")
         print(f"cache {root}: removed {_entries(n)} "
-              f"({format_size(done.freed)}); {format_size(done.total_after)} left")
+              f"({format_size(done.freed)}){dead}; {format_size(done.total_after)} left")
         for e in done.kept_held:
             who = ", ".join(map(str, e.holders)) or "a builder"
             print(f"  kept {e.namespace}/{e.key[:12]} ({format_size(e.size)}): in use by "
@@ -76,6 +79,13 @@ def _run(args: argparse.Namespace) -> int:
     for ns in sorted(by_ns):
         count, size = by_ns[ns]
         print(f"  {ns:<12} {_entries(count):>13}  {format_size(size):>10}")
+    builds = unfinished_builds(cache)
+    for state, these in (("running now", [b for b in builds if not b.dead]),
+                         ("of killed processes, removed by the next prune (--max-size or "
+                          "--clear, or a bounded session)", [b for b in builds if b.dead])):
+        if these:
+            print(f"  and {len(these)} unfinished build{'s' if len(these) != 1 else ''} "
+                  f"({format_size(sum(b.size for b in these))}, not counted above) {state}")
     if args.entries:
         for e in listed:
             used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.last_used))

@@ -124,13 +124,17 @@ def _entry_size(path: Path) -> int:
             files = json.load(f)["files"]
         return sum(int(size) for size, _ in files.values()) + (path / MANIFEST).stat().st_size
     except (OSError, ValueError, KeyError, TypeError):
-        total = 0
-        for p in path.rglob("*"):
-            try:
-                total += p.stat().st_size if p.is_file() else 0
-            except OSError:
-                pass
-        return total
+        return _tree_size(path)
+
+
+def _tree_size(path: Path) -> int:
+    total = 0
+    for p in path.rglob("*"):
+        try:
+            total += p.stat().st_size if p.is_file() else 0
+        except OSError:
+            pass
+    return total
 
 
 def holders(cache: Cache, namespace: str, key: str, *, drop_dead: bool = False) -> List[int]:
@@ -206,6 +210,9 @@ class PruneResult:
     kept_held: List[Entry] = field(default_factory=list)
     total_before: int = 0
     total_after: int = 0
+    #: unfinished builds of killed processes removed (``unfinished_builds``): count, bytes
+    dead_builds: int = 0
+    dead_bytes: int = 0
 
     @property
     def freed(self) -> int:
@@ -241,29 +248,65 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
             lock.release()
     result.total_after = total
     _drop_stale_leases(cache)
-    _drop_dead_builds(cache)
+    for build in unfinished_builds(cache):
+        if build.dead and _drop_dead_build(cache, build.path):
+            result.dead_builds += 1
+            result.dead_bytes += build.size
     return result
 
 
-def _drop_dead_builds(cache: Cache) -> None:
-    """``.tmp-<key>-*`` directories of builds that no process runs any more (a build killed
-    with SIGKILL, or by the out-of-memory killer, leaves one; only a later build of the same
-    key removed it, and a changed model never builds that key again). A builder holds its key's
-    lock while it writes there, so the lock taken without waiting proves the build dead,
-    whatever process ids say (another container sharing the cache has its own)."""
+@dataclass(frozen=True)
+class UnfinishedBuild:
+    """A ``.tmp-<key>-*`` directory: a build running now, or (``dead``) one whose process was
+    killed (SIGKILL, the out-of-memory killer). A dead one is not an entry and counts against
+    no bound; ``prune`` removes it (only a later build of the same key did before, and a
+    changed model never builds that key again)."""
+
+    path: Path
+    size: int
+    dead: bool
+
+
+def unfinished_builds(cache: Cache) -> List[UnfinishedBuild]:
+    """Every unfinished build in the cache. A builder holds its key's lock while it writes,
+    so the lock taken without waiting proves the build dead, whatever process ids say
+    (another container sharing the cache has its own)."""
     from filelock import FileLock, Timeout
 
-    for tmp in cache.root.glob("*/??/.tmp-*"):
-        key = tmp.name[len(".tmp-"):].split("-", 1)[0]
-        lock = FileLock(str(cache.lock_path(tmp.parent.parent.name, key)))
+    out = []
+    for tmp in sorted(cache.root.glob("*/??/.tmp-*")):
+        lock = FileLock(str(_build_lock(cache, tmp)))
         try:
             lock.acquire(timeout=0)
         except (Timeout, OSError):
+            out.append(UnfinishedBuild(tmp, _tree_size(tmp), dead=False))
             continue
         try:
-            shutil.rmtree(tmp, ignore_errors=True)
+            out.append(UnfinishedBuild(tmp, _tree_size(tmp), dead=True))
         finally:
             lock.release()
+    return out
+
+
+def _build_lock(cache: Cache, tmp: Path) -> Path:
+    key = tmp.name[len(".tmp-"):].split("-", 1)[0]
+    return cache.lock_path(tmp.parent.parent.name, key)
+
+
+def _drop_dead_build(cache: Cache, tmp: Path) -> bool:
+    """Remove a dead build's directory under its key's lock (not if a new build took it)."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(_build_lock(cache, tmp)))
+    try:
+        lock.acquire(timeout=0)
+    except (Timeout, OSError):
+        return False
+    try:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return not tmp.exists()
+    finally:
+        lock.release()
 
 
 def _evict(cache: Cache, entry: Entry) -> bool:
