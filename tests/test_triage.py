@@ -113,7 +113,8 @@ def test_text_rendering_names_step_fix_and_cost(cache):
     d = run(models.overflow(), cache)
     out = text(d)
     assert out.splitlines()[0] == "ascend-accuracy diagnosis of overflow: RESTORED"
-    assert "  fix: mode keep_dtype(norm); ATC: --precision_mode=force_fp16 --keep_dtype=./keep_dtype.cfg" in out
+    assert ("  fix: mode keep_dtype(norm); ATC: --precision_mode=force_fp16 --keep_dtype=./keep_dtype.cfg"
+            " (its config files are written by --out DIR)") in out
     assert "  1. default [default]: FAILED | fails at op norm (cosine" in out
     assert "  3. high_precision [high_precision]: PASSED | passes (1 conversion)" in out
 
@@ -128,6 +129,9 @@ def test_cli_diagnose_writes_files_and_exits_by_outcome(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert code == 0
     assert "RESTORED" in printed and f"wrote keep_dtype.cfg: {out / 'keep_dtype.cfg'}" in printed
+    # the fix line names the file where it was written (it said ./keep_dtype.cfg, review helper)
+    assert f"ATC: --precision_mode=force_fp16 --keep_dtype={out / 'keep_dtype.cfg'}\n" in printed
+    assert (out / "keep_dtype.cfg").is_file()
     report = json.loads((out / "diagnosis.json").read_text())
     assert report["restored_by"] == "keep_dtype" and report["fix"]["keep_dtype"] == ["norm"]
     assert "<svg" in (out / "diagnosis.html").read_text()

@@ -12,6 +12,7 @@ import html
 import json
 import math
 import os
+from pathlib import Path
 from dataclasses import replace
 from typing import Dict, List, Optional
 
@@ -44,12 +45,18 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
              f"conversions: {d.conversions} new, {d.cache_hits} from the cache (budget {d.budget})"]
     if d.budget_exhausted:
         lines.append("  the budget ran out: rerun with a larger --budget to continue from the cache")
+    written = files or d.fix_files or {}
     if d.fix_mode is not None and d.restored_by != "default":
-        lines.append(f"  fix: mode {d.fix_mode.name}; ATC: {' '.join(fix_atc_args(d))}")
+        # the config files as written (they were named ./keep_dtype.cfg wherever --out put them)
+        configs = [Path(path).parent for name, path in written.items() if name.endswith(".cfg")]
+        args = fix_atc_args(d, str(configs[0]) if configs else ".")
+        unwritten = (" (its config files are written by --out DIR)"
+                     if not configs and any(a.endswith(".cfg") for a in args) else "")
+        lines.append(f"  fix: mode {d.fix_mode.name}; ATC: {' '.join(args)}{unwritten}")
         lines.append(f"  in a test: modes=[{d.fix_mode.python_expr()}] (from pytest_ascend_accuracy "
                      f"import {', '.join(d.fix_mode.python_imports())}); in a YAML suite: "
                      f"modes: [{d.fix_mode.yaml_form()}]")
-    for name, path in sorted((files or d.fix_files or {}).items()):
+    for name, path in sorted(written.items()):
         lines.append(f"  wrote {name}: {path}")
     lines.append("")
     lines.append("steps:")
