@@ -132,7 +132,7 @@ def pytest_configure(config):
         if settings.backend == "ascend":
             check_devices_visible(settings.device_ids)
             if not (config.option.help or config.option.version):
-                _require_ascend_runtime(settings)
+                _require_ascend_runtime(settings, bool(config.getoption("ascend_device")))
         state = AccuracyState(settings, worker_id=get_worker_id(config),
                               num_workers=get_num_workers(config))
         state.device  # noqa: B018  (this worker's device, chosen before any runtime starts)
@@ -163,15 +163,20 @@ def _stealing(config) -> bool:
             and not config.option.collectonly)
 
 
-def _require_ascend_runtime(settings) -> None:
+def _require_ascend_runtime(settings, device_given: bool) -> None:
+    """A usage error naming what is missing, and the option that chose the ascend backend:
+    ``--ascend-device``, or ``--accuracy-backend=ascend`` alone (device 0)."""
     from ..backends import ascend_runtime_status
 
     ok, reason = ascend_runtime_status()
     if not ok:
         devices = ",".join(map(str, settings.device_ids))
-        raise ConfigError("--ascend-device", f"the ascend backend (devices {devices}) needs the "
-                          f"Ascend runtime, which this machine lacks: {reason}. Drop "
-                          f"--ascend-device to use the CPU emulator.")
+        which, drop = (("--ascend-device", "Drop --ascend-device") if device_given else
+                       ("--accuracy-backend", "Drop --accuracy-backend=ascend (or pass "
+                                              "--accuracy-backend=emulator)"))
+        raise ConfigError(which, f"the ascend backend (device{'s' if len(settings.device_ids) > 1 else ''} "
+                                 f"{devices}) needs the Ascend runtime, which this machine lacks: "
+                                 f"{reason.rstrip('.')}. {drop} to use the CPU emulator.")
 
 
 def pytest_report_header(config):

@@ -83,10 +83,15 @@ def test_ini_settings(pytester):
 
 @pytest.mark.parametrize("args, message", [
     (["--ascend-device=0"], "ERROR: pytest-ascend-accuracy: --ascend-device: the ascend backend "
-                            "(devices 0) needs the Ascend runtime, which this machine lacks: *"
-                            "Drop --ascend-device to use the CPU emulator."),
-    (["--accuracy-backend=ascend"], "ERROR: pytest-ascend-accuracy: --ascend-device: the ascend "
-                                    "backend (devices 0) needs the Ascend runtime, *"),
+                            "(device 0) needs the Ascend runtime, which this machine lacks: *"
+                            "[!.]. Drop --ascend-device to use the CPU emulator."),
+    (["--ascend-device=0,1"], "ERROR: pytest-ascend-accuracy: --ascend-device: the ascend backend "
+                              "(devices 0,1) needs *"),
+    # no --ascend-device given: the option that chose the backend is named (review helper)
+    (["--accuracy-backend=ascend"], "ERROR: pytest-ascend-accuracy: --accuracy-backend: the ascend "
+                                    "backend (device 0) needs the Ascend runtime, *Drop "
+                                    "--accuracy-backend=ascend (or pass --accuracy-backend=emulator) "
+                                    "to use the CPU emulator."),
     (["--ascend-device=x"], "ERROR: pytest-ascend-accuracy: --ascend-device: device ids are "
                             "non-negative integers separated by commas, got 'x'"),
     (["--ascend-device=0", "--accuracy-backend=emulator"],
