@@ -89,6 +89,10 @@ def _run(args: argparse.Namespace) -> int:
         metric = _load_callable(metric, "--metric")
     postprocess = _load_callable(args.postprocess, "--postprocess") if args.postprocess else None
     labels = _read_labels(args.labels) if args.labels else None
+    if labels is None and metric in ("top1", "top5", "map"):  # before converting anything
+        raise ConfigError("--labels", f"metric {metric} needs labels: --labels FILE.json "
+                                      "({sample id: label} or a list in sample order) or "
+                                      "FILE.npy; --metric agreement needs none")
     check_arguments(args.samples, metric, args.max_drop, args.threshold)  # before converting
     cache = Cache(Path(args.cache_dir))
     backend = make_cli_backend(args, cache)

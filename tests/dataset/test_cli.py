@@ -43,6 +43,10 @@ def test_dataset_command_bad_input_exits_2(spiky, tmp_path, capsys):
     assert main(["dataset", str(spiky), str(tmp_path / "nope")] + cache) == 2
     assert main(["dataset", str(spiky), str(folder), "--metric", "nomodule:fn"] + cache) == 2
     assert "cannot load 'nomodule:fn'" in capsys.readouterr().err
+    # top1 without --labels names the option (the error named a 'labels' argument, review helper)
+    assert main(["dataset", str(spiky), str(folder), "--metric", "top1"] + cache) == 2
+    assert "--labels: metric top1 needs labels: --labels FILE.json" in capsys.readouterr().err
+    assert not (tmp_path / "cache").exists()  # refused before converting anything
 
 
 def test_dataset_command_takes_a_metric_function(spiky, tmp_path, monkeypatch, capsys):
