@@ -86,3 +86,17 @@ def test_extra_atc_options_never_set_what_the_mode_sets(option):
     with pytest.raises(ConfigError, match=f"extra ATC option '{option}' is what the mode itself "
                                           f"sets: use Mode"):
         Mode(extra=((option, "x"),))
+
+
+def test_a_string_combined_with_a_bar_names_the_plus_spelling():
+    """README said presets combine with + or |; "high_precision|buffer_off" was an unknown mode
+    with high_precision as the closest (review helper). The error now gives the working
+    spelling, which resolves."""
+    from pytest_ascend_accuracy.core.modes import resolve_mode
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        resolve_mode("high_precision|buffer_off", "modes")
+    assert "presets combine with + ('high_precision+buffer_off')" in str(err.value)
+    assert "HIGH_PRECISION | BUFFER_OFF" in str(err.value)
+    assert resolve_mode("high_precision+buffer_off").name == "high_precision+buffer_off"

@@ -350,6 +350,11 @@ def resolve_mode(mode: Union[None, str, Mode], where: Optional[str] = None) -> M
             for part in mode.split("+"):
                 result = result | resolve_mode(part, where)
             return replace(result, label=mode)
+        if "|" in mode:  # Python's spelling between Mode objects, written into a string
+            joined = "+".join(part.strip() for part in mode.split("|"))
+            raise ConfigError(where, f"unknown mode {mode!r}: in a string, presets combine with "
+                                     f"+ ({joined!r}); | combines Mode objects "
+                                     f"({' | '.join(p.strip().upper() for p in mode.split('|'))})")
         import difflib
 
         near = difflib.get_close_matches(mode, list(PRESETS), n=2, cutoff=0.6)
