@@ -19,7 +19,12 @@ DUMPS_KEY = pytest.StashKey[List[Path]]()
 
 
 def register(item, directory: Path) -> Path:
-    """Remember ``directory`` as holding dumps of ``item``; returns it."""
+    """Remember ``directory`` as holding dumps of ``item``; returns it. A directory of that name
+    removed with an earlier test's dumps (pytest's numbered temp dirs take a freed number
+    again) holds this item's dumps from now on."""
+    from .session import get_state
+
+    get_state(item.config).removed_dumps.pop(Path(directory), None)
     dirs = item.stash.setdefault(DUMPS_KEY, [])
     if directory not in dirs:
         dirs.append(directory)
