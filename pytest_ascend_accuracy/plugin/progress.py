@@ -4,7 +4,7 @@ reporter (never raw prints).
 Shown on an interactive terminal unless ``-q``; silent in CI logs (not a terminal) unless
 ``--accuracy-progress`` asks for them. Never under xdist (``-n``): a worker's terminal output
 goes nowhere, whatever is asked (the README says so). Only real work is shown: a conversion or
-golden run is announced when the cache builds it (a hit costs nothing and says nothing), and a
+golden run when the cache builds it (a hit costs nothing and says nothing), and a build or a
 compare only once it has run for ``delay`` seconds (0 with ``--accuracy-progress``). On a
 terminal one line is updated in place; elsewhere a line is written at most every
 ``log_interval`` seconds. Output capture is suspended while a line is written, the way pytest's
@@ -13,6 +13,7 @@ live logging does, and pytest's next result starts on a fresh line.
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from typing import Optional
 
@@ -105,17 +106,37 @@ class TerminalProgress:
     # -- builds (cache misses) ---------------------------------------------------------------
     @contextlib.contextmanager
     def building(self, namespace: str, key: str):
-        """``Cache(on_build=...)``: one line while a conversion or golden run is built."""
+        """``Cache(on_build=...)``: one line while a conversion or golden run is built, once it
+        has run for ``delay`` seconds (0 with ``--accuracy-progress``): every quick build of a
+        small model drew two lines and broke the result letters' line (review helper). The
+        build runs in this thread, so a timer draws the first line; the build itself writes
+        nothing to the terminal meanwhile (a conversion's tool output is piped)."""
         what = _BUILDS.get(namespace, f"building {namespace}")
         start = time.monotonic()
-        self._draw(f"{what} ...", first=True)
+        shown = threading.Event()
+
+        def announce():
+            self._draw(f"{what} ...", first=True)
+            shown.set()
+
+        timer = None
+        if self.delay <= 0:
+            announce()
+        elif self.active:
+            timer = threading.Timer(self.delay, announce)
+            timer.daemon = True
+            timer.start()
         ok = False
         try:
             yield
             ok = True
         finally:
-            took = time.monotonic() - start
-            self._draw(f"{what} {'done' if ok else 'failed'} in {took:.1f} s", first=False)
+            if timer is not None:
+                timer.cancel()
+                timer.join()  # a line it began drawing is whole before the last one
+            if shown.is_set():
+                took = time.monotonic() - start
+                self._draw(f"{what} {'done' if ok else 'failed'} in {took:.1f} s", first=False)
 
     # -- compares ----------------------------------------------------------------------------
     def compare(self, label: str = "") -> "CompareLine":

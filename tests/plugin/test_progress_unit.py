@@ -98,3 +98,21 @@ def test_the_dataset_progress_needs_nothing_newer_than_pytest_7():
 
     assert progress_reporter(cfg(0), "x") is not None
     assert progress_reporter(cfg(-1), "x") is None  # -q
+
+
+def test_a_quick_build_draws_nothing_on_a_terminal_and_a_long_one_its_line():
+    """Every build drew '... done in 0.0 s' on a terminal, breaking the result letters' line
+    (review helper): a build is shown once it has run for the delay, as a compare is."""
+    import time
+
+    tr = Reporter(tty=True)
+    progress = TerminalProgress.for_config(config(tr), forced=False)
+    progress.delay = 0.2
+    with progress.building("emulator", "k"):
+        pass
+    assert tr.calls == []
+    with progress.building("golden", "k"):
+        time.sleep(0.5)
+    assert [c[0] for c in tr.calls] == ["newline", "write", "rewrite"]
+    assert tr.calls[1] == ("write", "ascend-accuracy: golden run (onnxruntime fp32) ...")
+    assert tr.calls[2][1].startswith("ascend-accuracy: golden run (onnxruntime fp32) done in 0.")
