@@ -146,6 +146,11 @@ def pytest_configure(config):
     from .progress import TerminalProgress
 
     state.progress = TerminalProgress.for_config(config, state.settings.progress)
+    if state.settings.progress and getattr(config.option, "numprocesses", None) \
+            and not hasattr(config, "workerinput"):  # asked for, silently absent otherwise
+        config.issue_config_time_warning(pytest.PytestConfigWarning(
+            "--accuracy-progress shows nothing under -n: xdist workers have no terminal to "
+            "write to (run without -n to see progress lines)"), stacklevel=2)
     if state.progress is not None:  # its pytest_runtest_logreport puts result letters back
         config.pluginmanager.register(state.progress, "ascend_accuracy_progress")
     # registered as "xdist" when autoloaded or named by its entry point, as "xdist.plugin"

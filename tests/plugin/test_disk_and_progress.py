@@ -86,6 +86,11 @@ def test_progress_lines_only_when_asked_outside_a_terminal(pytester, models_dir)
     cached = pytester.runpytest("-k", "mlp", "--accuracy-progress",
                                 "--accuracy-cache-dir=fresh-cache")
     assert "converting (emulator)" not in cached.stdout.str()  # a cache hit is not work
+    # under -n nothing can be shown: asked for, it is said so instead of silently absent
+    xdist = pytester.runpytest("-k", "mlp", "--accuracy-progress", "-n", "2", "-q")
+    xdist.assert_outcomes(passed=1)
+    xdist.stdout.fnmatch_lines(["*PytestConfigWarning: --accuracy-progress shows nothing under "
+                                "-n: xdist workers have no terminal*"])
 
 
 def test_cache_size_ini_bounds_the_cache(pytester, models_dir):
