@@ -62,8 +62,9 @@ def pytest_addoption(parser):
                     default=16, metavar="N", help="most new conversions one diagnosis may spend "
                     "(default 16; cached ones are free).")
     group.addoption("--accuracy-store-inputs", dest="accuracy_store_inputs", action="store_true",
-                    default=False, help="stored golden files (golden_dump(path=...)) keep every "
-                    "op's inputs as well as its outputs (default: outputs only, what is compared).")
+                    default=False, help="stored golden files (golden_dump(path=...)) written in "
+                    "this run keep every op's inputs as well as its outputs (default: outputs "
+                    "only, what is compared); with --accuracy-regen-all for existing ones.")
     group.addoption("--accuracy-dump-mode", dest="accuracy_dump_mode", default=None,
                     choices=DUMP_MODES,
                     help="what each run dumps of every operator (acl.json dump_mode): output "

@@ -128,6 +128,21 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
                        dict(atc_options or {}))
 
 
+def warn_inputs_not_stored(state: AccuracyState, golden, shown: str, status: str) -> None:
+    """``--accuracy-store-inputs`` applies when a stored golden is written: say so when it met a
+    golden read as it was, without inputs (it did nothing, silently)."""
+    from ..golden import stored as golden_files
+
+    if state.settings.store_inputs and status == golden_files.USED \
+            and not any(op.inputs for op in golden):
+        import warnings
+
+        warnings.warn(UserWarning(
+            f"--accuracy-store-inputs: the stored golden {shown} holds op outputs only and was "
+            f"used as it is; the option applies when a golden is written: add "
+            f"--accuracy-regen-all to rewrite it with every op's inputs"), stacklevel=2)
+
+
 def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:
     """A user file (``aipp=``): absolute, or relative to each of ``bases``, then the cwd."""
     p = Path(path).expanduser()

@@ -175,7 +175,7 @@ def golden_dump(request, _ascend_accuracy_context):
     file in your repository: written and the test failed when missing, used as is otherwise,
     rewritten only with ``--accuracy-regen`` (failing tests) or ``--accuracy-regen-all``."""
     from ..golden import stored as golden_files
-    from .accuracy_check import fresh_golden, real_names
+    from .accuracy_check import fresh_golden, real_names, warn_inputs_not_stored
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -194,6 +194,7 @@ def golden_dump(request, _ascend_accuracy_context):
         dump, status = policy.obtain(target, compute)
         dump = real_names(dump, model)  # file names hold sanitized op names
         shown = state.settings.show(target)
+        warn_inputs_not_stored(state, dump, shown, status)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, ctx.nodeid)
         if status == golden_files.USED:  # only a golden read as is may be regenerated later

@@ -377,6 +377,7 @@ class AccuracyYamlItem(pytest.Item):
         dump, status = policy.obtain(case.golden, self._compute)
         dump = ac.real_names(dump, case.model)  # file names hold sanitized op names
         shown = state.settings.show(case.golden)
+        ac.warn_inputs_not_stored(state, dump, shown, status)
         if status != golden_files.USED:
             state.record_golden_write(shown, status, self.nodeid)
         if status == golden_files.WRITTEN_MISSING and not state.settings.regen.before_use:

@@ -62,6 +62,15 @@ def test_stored_golden_holds_outputs_only_unless_asked(pytester, models_dir):
     names = sorted(p.name for p in golden.iterdir())
     assert names and not [n for n in names if n.startswith("input_")]
     pytester.runpytest().assert_outcomes(passed=1)
+    # the option alone meets a golden that exists: it did nothing, silently (review helper);
+    # now it says so, and the advice pasted stores the inputs
+    alone = pytester.runpytest("--accuracy-store-inputs")
+    alone.assert_outcomes(passed=1)
+    alone.stdout.fnmatch_lines(["*UserWarning: --accuracy-store-inputs: the stored golden golden/mlp "
+                                "holds op outputs only and was used as it is; the option applies "
+                                "when a golden is written: add --accuracy-regen-all to rewrite it "
+                                "with every op's inputs"])
+    assert sorted(p.name for p in golden.iterdir()) == names
     pytester.runpytest("--accuracy-regen-all", "--accuracy-store-inputs").assert_outcomes(passed=1)
     with_inputs = sorted(p.name for p in golden.iterdir())
     assert [n for n in with_inputs if n.startswith("input_")]
