@@ -259,10 +259,10 @@ def pytest_runtest_makereport(item, call):
     remove the dumps of passed tests."""
     outcome = yield
     report = outcome.get_result()
-    if call.when == "call" and report.passed:  # a passing check leaves no dumps behind
-        from .dump_cleanup import remove_passed
+    if call.when == "call":  # a passing check leaves no dumps behind, a failing one keeps them
+        from .dump_cleanup import settle
 
-        remove_passed(item, report)
+        settle(item, report)
     if call.when != "call" or not report.failed:
         return
     ctx = item.stash.get(CONTEXT_KEY, None)
@@ -298,11 +298,16 @@ def pytest_keyboard_interrupt(excinfo):
         excinfo.traceback = type(excinfo.traceback)(head)
 
 
-def pytest_sessionfinish(session):
-    """Close the backend; on an xdist worker, hand results and cache counters to the controller."""
+def pytest_sessionfinish(session, exitstatus):
+    """Close the backend; on an xdist worker, hand results and cache counters to the controller.
+    An interrupted session first removes the dumps of the test it interrupted."""
     workeroutput = getattr(session.config, "workeroutput", None)
     state = getattr(session.config, STATE_ATTR, None)
     if state is not None:
+        if exitstatus == pytest.ExitCode.INTERRUPTED and state.unsettled_dumps:
+            from .dump_cleanup import remove_unsettled
+
+            remove_unsettled(state)
         state.close()
     if workeroutput is not None and state is not None:
         from .xdist_support import WORKEROUTPUT_KEY

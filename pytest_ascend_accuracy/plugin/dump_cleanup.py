@@ -1,7 +1,8 @@
-"""Dumps of passing tests are removed when the test ends; a failing test keeps its dumps.
+"""Dumps of passing tests are removed when the test ends; a failing test keeps its dumps; an
+interrupted session (Ctrl-C) removes those of the test it interrupted.
 
 ``ascend_model(...).run`` and YAML items dump into directories registered on the test item
-(``register``); when the call phase passed, ``remove_passed`` deletes them, so a passing check
+(``register``); when the call phase passed, ``settle`` deletes them, so a passing check
 leaves nothing outside the cache (pytest keeps the temp dirs of the last three sessions, which
 held every dump of every test); the files go in a thread, and the session's end waits for it.
 A failing test's dumps stay for inspection in pytest's temp dir; its report
@@ -24,22 +25,37 @@ def register(item, directory: Path) -> Path:
     again) holds this item's dumps from now on."""
     from .session import get_state
 
-    get_state(item.config).removed_dumps.pop(Path(directory), None)
+    state = get_state(item.config)
+    state.removed_dumps.pop(Path(directory), None)
+    state.unsettled_dumps[Path(directory)] = item.nodeid
     dirs = item.stash.setdefault(DUMPS_KEY, [])
     if directory not in dirs:
         dirs.append(directory)
     return directory
 
 
-def remove_passed(item, report) -> None:
+def settle(item, report) -> None:
     """After the call phase: delete the item's dump directories when it passed (gone from
     their place at once, their files in a thread while the next test runs: the session's
-    ``core.background_removal``, waited for when the session ends)."""
-    if report.when != "call" or not report.passed:
+    ``core.background_removal``, waited for when the session ends); a failed item keeps them.
+    Either way they are settled: ``remove_unsettled`` leaves them alone."""
+    if report.when != "call":
         return
     from .session import get_state
 
     state = get_state(item.config)
     for directory in item.stash.get(DUMPS_KEY, ()):
-        state.remove_dumps(directory, item.nodeid)
-    item.stash[DUMPS_KEY] = []
+        state.unsettled_dumps.pop(Path(directory), None)
+        if report.passed:
+            state.remove_dumps(directory, item.nodeid)
+    if report.passed:
+        item.stash[DUMPS_KEY] = []
+
+
+def remove_unsettled(state) -> None:
+    """At the end of an interrupted session (Ctrl-C): remove the dumps of tests that never
+    finished. They neither passed nor failed, nobody inspects them, and pytest keeps the temp
+    dirs of three sessions (a det model's interrupted test left 329 MB, 657 MB under -n 2)."""
+    for directory, nodeid in list(state.unsettled_dumps.items()):
+        state.remove_dumps(directory, nodeid)
+    state.unsettled_dumps.clear()

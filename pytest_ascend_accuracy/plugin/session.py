@@ -223,6 +223,8 @@ class AccuracyState:
     report_slugs: Dict[str, int] = field(default_factory=dict)
     #: dump directories of passing tests, removed when they ended -> the test that made them
     removed_dumps: Dict[Path, str] = field(default_factory=dict)
+    #: dump directories of tests whose call phase has not ended (``plugin.dump_cleanup``)
+    unsettled_dumps: Dict[Path, str] = field(default_factory=dict)
     #: the progress reporter (``plugin.progress.TerminalProgress``), None when not shown
     progress: Any = None
     _cache: Any = None

@@ -110,3 +110,46 @@ def _interrupt_the_waiter(tmp_path, holder, holder_flag, release):
     assert lock_is_free(lock)
     entry = Cache(tmp_path / "cache").lookup("om", KEY)
     assert entry is not None and (entry / "model.om").read_bytes() == b"from the holder"
+
+
+INTERRUPTED_CHECK = '''
+import os, time
+from pathlib import Path
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+@accuracy(threshold=0.95)
+def test_a_fails(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("overflow.onnx")
+    check_accuracy(ascend_model("overflow.onnx").run(inputs), golden_dump("overflow.onnx", inputs))
+
+@accuracy(threshold=0.95)
+def test_b_interrupted(ascend_model):
+    ascend_model("passing_mlp.onnx").run(make_inputs("passing_mlp.onnx"))
+    Path(os.environ["FLAG"]).write_text("dumped")
+    time.sleep(600)
+'''
+
+
+def test_ctrl_c_removes_the_interrupted_tests_dumps_and_keeps_the_failed_ones(tmp_path):
+    """An interrupted test neither passed nor failed: its dumps stayed in pytest's temp dir (a
+    det model's 329 MB, review helper), kept three sessions long. Now they go; a failed test's
+    dumps stay for inspection."""
+    import onnx
+
+    from pytest_ascend_accuracy.testing import models
+
+    for name in ("overflow", "passing_mlp"):
+        onnx.save(getattr(models, name)(), str(tmp_path / f"{name}.onnx"))
+    (tmp_path / "test_ctrl_c.py").write_text(INTERRUPTED_CHECK)
+    flag, basetemp = tmp_path / "flag", tmp_path / "bt"
+    proc = start("import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "
+                 f"'--basetemp={basetemp}', 'test_ctrl_c.py']))", cwd=tmp_path,
+                 env=dict(FLAG=str(flag)))
+    wait_for(flag, proc)
+    assert list(basetemp.glob("test_b_interrupted*/ascend-dumps/dump-*"))  # there before
+    proc.send_signal(signal.SIGINT)
+    out = finish(proc)
+    assert proc.returncode == 2 and "KeyboardInterrupt" in out, out
+    assert not [p for p in basetemp.glob("test_b_interrupted*/**/*") if p.is_file()]
+    assert [p for p in basetemp.glob("test_a_fails*/ascend-dumps/**/*") if p.is_file()]
