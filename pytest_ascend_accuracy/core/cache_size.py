@@ -49,9 +49,15 @@ def parse_size(text, where: str = "ascend_accuracy_cache_size") -> Optional[int]
         raise ConfigError(where, f"expected a size such as 2GB, 500MB or 1048576 (bytes), "
                                  f"got {s!r}" + (f"; closest: {near!r}" if near else ""))
     if size != int(size) and (int(size) == 0 or re.fullmatch(r"[\d.]+\s*[bB]?", s)):
-        # 0.5 read as 0 cleared the cache on every build: a byte count is whole
+        # 0.5 read as 0 cleared the cache on every build: a byte count is whole. A bare
+        # fraction lacks its unit: rounding it to bytes ('1') would clear the cache if pasted
+        number = s.rstrip("bB").strip()
+        closest = (f"{number}GB or {number}MB" if number == s else
+                   repr(str(max(1, round(size)))))
         raise ConfigError(where, f"{s!r} is {size:g} bytes: a size in bytes must be a whole "
-                                 f"number; closest: {str(max(1, round(size)))!r}")
+                                 f"number; with a unit: {closest}" if number == s else
+                          f"{s!r} is {size:g} bytes: a size in bytes must be a whole number; "
+                          f"closest: {closest}")
     return int(size)
 
 
