@@ -24,8 +24,9 @@ class ProgressThrottle:
 
 
 def compare_progress_text(p, elapsed: float) -> str:
-    """``comparing 12/40 tensors (0.31 of 1.02 GB, 2.4 s) conv1`` for a ``CompareProgress``."""
-    gb = 1e9
+    """``comparing 12/40 tensors (0.31 of 1.02 GB, 2.4 s) conv1`` for a ``CompareProgress``
+    (binary GB, 2**30 bytes, as the cache's sizes and ``ascend_accuracy_cache_size`` read)."""
+    gb = float(1 << 30)
     name = p.op_name if len(p.op_name) <= 40 else p.op_name[:37] + "..."
     return (f"comparing {p.done}/{p.total} tensors ({p.bytes_done / gb:.2f} of "
             f"{p.bytes_total / gb:.2f} GB, {elapsed:.1f} s) {name}")
