@@ -59,7 +59,7 @@ class Threshold:
         return value >= self.value if self.higher_is_better else value <= self.value
 
     def describe(self) -> str:
-        return f"{self.metric} {self.op} {self.value:.10g}"  # (0.9999999, not 1)
+        return f"{self.metric} {self.op} {threshold_text(self.value)}"  # (0.9999999, not 1)
 
     def loosest_passing(self, value: float) -> Optional[float]:
         """The threshold that would just pass ``value`` (rounded to 6 decimals towards
@@ -169,6 +169,13 @@ def check_scale_tolerance(value) -> Optional[float]:
                                              f"0.5-2x the golden's) or None to turn the guard off, "
                                              f"got {value!r}")
     return float(value)
+
+
+def threshold_text(value: float) -> str:
+    """A threshold as given: ``0.95``, ``0.9999999``, ``0.99999999999`` (``:.10g`` printed that
+    one as ``1``, so a failure read ``0.9999999 < 1``), ``1`` for 1.0."""
+    text = f"{value:.10g}"
+    return text if float(text) == value else repr(float(value))
 
 
 def beside(value: float, threshold: float) -> str:

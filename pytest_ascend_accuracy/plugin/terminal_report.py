@@ -78,9 +78,9 @@ def failure_line(rec: CheckRecord, status: str = FAILED) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         detail = f"{op} undefined: NaN/Inf or not compared"
     else:
-        from ..compare.thresholds import beside
+        from ..compare.thresholds import beside, threshold_text
 
-        detail = f"{op} {beside(value, rec.threshold)} {rel} {rec.threshold:.10g}"
+        detail = f"{op} {beside(value, rec.threshold)} {rel} {threshold_text(rec.threshold)}"
     return f"{prefix} {rec.nodeid}{where}: first failing op {rec.first_op} ({detail})"
 
 

@@ -11,6 +11,7 @@ import math
 from typing import List, Optional, Sequence, Tuple
 
 from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
+from ..compare.thresholds import beside, threshold_text
 
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 WORST_ROWS = 5
@@ -64,18 +65,16 @@ def short_reason(f: Failure) -> str:
             kind = nonfinite_kind(m).replace(" only", "")
             return f"{kind} at {m.mismatch} position{'' if m.mismatch == 1 else 's'}"
         return f.reason
-    return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {thr.value:.10g}"
+    return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {threshold_text(thr.value)}"
 
 
 def _metric_line(f: Failure) -> str:
-    from ..compare.thresholds import beside
-
     thr = f.threshold
     if f.would_pass is None:
-        return f"{_num(f.value)} (threshold {thr.value:.10g}; no threshold passes it)"
+        return f"{_num(f.value)} (threshold {threshold_text(thr.value)}; no threshold passes it)"
     sign = "<" if thr.higher_is_better else ">"
-    return (f"{beside(f.value, thr.value)} {sign} {thr.value:.10g} (threshold that would pass: "
-            f"{_num(f.would_pass)})")
+    return (f"{beside(f.value, thr.value)} {sign} {threshold_text(thr.value)} (threshold that "
+            f"would pass: {_num(f.would_pass)})")
 
 
 def _first_block(f: Failure) -> List[str]:

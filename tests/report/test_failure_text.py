@@ -193,3 +193,15 @@ def test_printable_and_table_helpers():
     assert printable("x" * 10, 6) == "xxx..."
     assert table([["1", "ab"], ["10", "c"]], ["#", "name"]) == [
         "   #  name", "   1  ab", "  10  c"]
+
+
+def test_a_threshold_is_printed_as_given_however_many_nines():
+    """0.99999999999 printed as 1 (':.10g'): 'fail cosine >= 1', '0.9999999 < 1' (review
+    helper)."""
+    from pytest_ascend_accuracy.compare.thresholds import Threshold, beside, threshold_text
+
+    assert [threshold_text(v) for v in (0.95, 0.9999999, 0.99999999999, 1.0, 0.0)] == [
+        "0.95", "0.9999999", "0.99999999999", "1", "0"]
+    assert Threshold(0.99999999999, "cosine").describe() == "cosine >= 0.99999999999"
+    assert f"{beside(0.9999999, 0.99999999999)} < {threshold_text(0.99999999999)}" == \
+        "0.9999999 < 0.99999999999"
