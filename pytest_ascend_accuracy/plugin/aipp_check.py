@@ -76,14 +76,13 @@ def yaml_golden_inputs(case, inputs, where: str):
 
     from ..aipp import check_preprocessing as run_preprocessing_check, read_aipp_config
     from ..aipp.user_files import load_reference
-    from ..graph.onnx_graph import load_model
+    from ..graph.onnx_graph import graph_inputs, load_model
     from ..report.assertion import AccuracyFailure
 
     config = read_aipp_config(case.aipp)
     reference = load_reference(case.reference[0], case.reference[1], where)
-    proto = load_model(case.model, weights=False)  # the input names: no weight is read
-    inits = {t.name for t in proto.graph.initializer}
-    names = [i.name for i in proto.graph.input if i.name not in inits]
+    # the input names: no weight is read
+    names = [i.name for i in graph_inputs(load_model(case.model, weights=False))]
     out = dict(inputs)
     for op in config.ops:
         name = names[op.rank] if op.rank < len(names) else None

@@ -122,11 +122,19 @@ def suite_spec_and_inputs(state: AccuracyState, case):
     if spec.max_drop is None and state.settings.max_drop is not None:
         spec = replace(spec, max_drop=state.settings.max_drop)
     arrays = case.inputs.load(case.model, case.input_shape)
+    if case.aipp is not None and not case.inputs.files:  # an AIPP input takes raw images
+        from ..aipp import read_aipp_config
+        from ..aipp.raw_images import seeded_raw_images
+        from ..graph.onnx_graph import graph_inputs, load_model
+
+        names = [i.name for i in graph_inputs(load_model(case.model, weights=False))]
+        arrays = seeded_raw_images(read_aipp_config(case.aipp), arrays, names,
+                                   case.inputs.seed or 0)
     if spec.max_drop is None:
         return spec, arrays
     from ..baseline import inputs_for_baseline
 
-    if case.inputs.files:
+    if case.inputs.files or case.aipp is not None:  # raw images: stored, not remade
         return spec, inputs_for_baseline(case.model, None, inputs=arrays,
                                          input_shape=case.input_shape)
     return spec, inputs_for_baseline(case.model, None, seed=case.inputs.seed or 0,

@@ -18,6 +18,7 @@ models:
     dataset: {samples: data/val, labels: data/val.json, metric: top1, max_drop: 0.01}
                                # optional: one more item per mode, mlp-dataset[mode]
     aipp: aipp/camera.cfg      # optional: convert with this AIPP file; inputs are then raw images
+                               # (a seed makes random ones of its format and source size)
     reference: prep:preprocess # with aipp: MODULE:FN, the reference pre-processing of one image
 ```
 

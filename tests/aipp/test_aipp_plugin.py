@@ -110,6 +110,39 @@ def test_yaml_suite_model_with_aipp(aipp_project, cfg, outcome):
         assert "rbuv_swap_switch: true -> false" in result.stdout.str()
 
 
+@pytest.mark.parametrize("inputs", ["    inputs: {{seed: 3}}\n", ""], ids=["seed", "none"])
+def test_yaml_aipp_model_with_seeded_inputs_runs_on_raw_images(aipp_project, inputs):
+    """With ``inputs: {seed: N}`` (or none), the seeded float32 tensors went to the AIPP input:
+    'input_format: image 0 must be raw uint8 bytes' (review helper). Seeded raw images of the
+    file's source size and format go there now, with and without a baseline."""
+    good = imagenet_aipp(src_hw=(16, 16))
+    aipp_project.makefile(".cfg", good=good)
+    aipp_project.makepyfile(prep="from pytest_ascend_accuracy.aipp.samples import imagenet_reference\n\n"
+                                 "def preprocess(image):\n    return imagenet_reference(image)\n")
+    suite = SUITE.format(cfg="good.cfg").replace("    inputs: {x: frames.npy}\n", inputs.format())
+    (aipp_project.path / "accuracy_cam.yaml").write_text(suite)
+    aipp_project.runpytest("-q", "accuracy_cam.yaml").assert_outcomes(passed=1)
+    first = aipp_project.runpytest("-q", "accuracy_cam.yaml", "-o", "ascend_accuracy_max_drop=0.002")
+    first.assert_outcomes(failed=1)  # the baseline written, with the images stored beside it
+    again = aipp_project.runpytest("-q", "accuracy_cam.yaml", "-o", "ascend_accuracy_max_drop=0.002")
+    again.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("fmt, shape", [("RGB888_U8", (2, 16, 12, 3)), ("XRGB8888_U8", (2, 16, 12, 4)),
+                                        ("YUV400_U8", (2, 16, 12)), ("YUV420SP_U8", (2, 24, 12))])
+def test_seeded_raw_images_have_the_formats_layout_and_the_source_size(fmt, shape):
+    from pytest_ascend_accuracy.aipp import parse_aipp_config
+    from pytest_ascend_accuracy.aipp.apply import apply_aipp
+    from pytest_ascend_accuracy.aipp.raw_images import seeded_raw_images
+
+    text = (f"aipp_op {{\n aipp_mode: static\n input_format: {fmt}\n src_image_size_w: 0\n"
+            f" src_image_size_h: 0\n}}\n")
+    config = parse_aipp_config(text)
+    made = seeded_raw_images(config, {"x": np.zeros((2, 3, 16, 12), np.float32)}, ["x"], seed=1)
+    assert made["x"].shape == shape and made["x"].dtype == np.uint8
+    assert apply_aipp(config.ops[0], made["x"]).shape[-2:] == (16, 12)  # the model input's H x W
+
+
 def test_yaml_aipp_needs_reference(aipp_project):
     aipp_project.makefile(".cfg", good=imagenet_aipp())
     np.save(aipp_project.path / "frames.npy", random_rgb(1, 16, 16, seed=4))
