@@ -50,9 +50,11 @@ def pytest_addoption(parser):
                     help="conversion and golden cache shared by all workers (ini "
                          "ascend_accuracy_cache_dir; default .ascend-accuracy/ under rootdir).")
     group.addoption("--accuracy-regen", dest="accuracy_regen", action="store_true", default=False,
-                    help="rewrite the stored golden files of failing tests (they still fail).")
+                    help="rewrite the stored golden files and accuracy baselines of failing "
+                    "tests (they still fail).")
     group.addoption("--accuracy-regen-all", dest="accuracy_regen_all", action="store_true",
-                    default=False, help="rewrite every stored golden file used (tests pass).")
+                    default=False, help="rewrite every stored golden file and accuracy baseline "
+                    "used (tests pass).")
     group.addoption("--accuracy-report", dest="accuracy_report", default=None, metavar="DIR",
                     help="write per-test reports (CSV, JSON, HTML with a per-op chart) to DIR.")
     group.addoption("--accuracy-diagnose", dest="accuracy_diagnose", action="store_true",

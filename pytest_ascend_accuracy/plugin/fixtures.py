@@ -135,9 +135,10 @@ def atc_convert(pytestconfig):
 
 @pytest.fixture
 def ascend_model(request, _ascend_accuracy_context):
-    """Factory ``ascend_model(model, mode=None, *, keep_dtype=None, input_shape=None,
+    """Factory ``ascend_model(model, mode=None, *, keep_dtype=None, input_shape=None, aipp=None,
     **atc_options)``: converts the model (cached) and returns an object with ``.run(inputs,
-    dump=True)`` -> DumpSet, ``.converted`` and ``.mode``. ``mode=None`` is the test's mode from
+    dump=True, dump_mode=None)`` -> DumpSet, ``.outputs(inputs)`` -> {ONNX output name: array}
+    (no dump), ``.converted`` and ``.mode``. ``mode=None`` is the test's mode from
     ``@accuracy(modes=[...])`` (or ``"default"``); ``keep_dtype`` keeps those ops in fp32.
     ``aipp="aipp.cfg"`` converts with that AIPP file (ATC ``--insert_op_conf``): ``run`` then
     takes raw uint8 images (NHWC) under the model's input name."""
