@@ -125,6 +125,22 @@ def test_folders_that_are_not_entries_are_neither_listed_nor_pruned(tmp_path):
     assert (diagnosis / "diagnosis.txt").is_file() and not paths[0].exists()
 
 
+def test_the_listing_names_folders_that_are_not_entries(tmp_path, capsys):
+    """--clear printed '0 B left' beside --accuracy-diagnose's files, which it keeps (review
+    helper): the listing says they are there and why they stay; an emptied namespace is not
+    named."""
+    _fill(tmp_path, [100])
+    diagnosis = tmp_path / "diagnoses" / "test_x.py--test_a" / "diagnosis"
+    diagnosis.mkdir(parents=True)
+    (diagnosis / "diagnosis.txt").write_text("verdict")
+    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--clear"]) == 0
+    capsys.readouterr()
+    assert cli.main(["cache", "--cache-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "  and diagnoses/ (7 B): not cache entries, never pruned or cleared" in out, out
+    assert "om/" not in out
+
+
 HOLDER = """
 import sys
 from pytest_ascend_accuracy.core.cache import Cache

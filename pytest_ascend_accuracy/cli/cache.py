@@ -36,8 +36,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
-    from ..core.cache_size import (MANIFEST, entries, format_size, parse_size, prune,
-                                   unfinished_builds)
+    from ..core.cache_size import (MANIFEST, tree_size, entries, format_size, parse_size,
+                                   prune, unfinished_builds)
 
     root, found, bound = _cache_of(args)
     if not root.exists():
@@ -79,6 +79,12 @@ def _run(args: argparse.Namespace) -> int:
     for ns in sorted(by_ns):
         count, size = by_ns[ns]
         print(f"  {ns:<12} {_entries(count):>13}  {format_size(size):>10}")
+    # folders the plugin keeps here that are not entries (--accuracy-diagnose's files)
+    for other in sorted(root.iterdir()):
+        if other.is_dir() and not other.name.startswith(".") and other.name not in by_ns \
+                and not all(c.is_dir() and len(c.name) == 2 for c in other.iterdir()):
+            print(f"  and {other.name}/ ({format_size(tree_size(other))}): not cache entries, "
+                  f"never pruned or cleared")
     builds = unfinished_builds(cache)
     for state, these in (("running now", [b for b in builds if not b.dead]),
                          ("of killed processes, removed by the next prune (--max-size or "

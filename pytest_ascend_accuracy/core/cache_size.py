@@ -130,10 +130,10 @@ def _entry_size(path: Path) -> int:
             files = json.load(f)["files"]
         return sum(int(size) for size, _ in files.values()) + (path / MANIFEST).stat().st_size
     except (OSError, ValueError, KeyError, TypeError):
-        return _tree_size(path)
+        return tree_size(path)
 
 
-def _tree_size(path: Path) -> int:
+def tree_size(path: Path) -> int:
     total = 0
     for p in path.rglob("*"):
         try:
@@ -285,10 +285,10 @@ def unfinished_builds(cache: Cache) -> List[UnfinishedBuild]:
         try:
             lock.acquire(timeout=0)
         except (Timeout, OSError):
-            out.append(UnfinishedBuild(tmp, _tree_size(tmp), dead=False))
+            out.append(UnfinishedBuild(tmp, tree_size(tmp), dead=False))
             continue
         try:
-            out.append(UnfinishedBuild(tmp, _tree_size(tmp), dead=True))
+            out.append(UnfinishedBuild(tmp, tree_size(tmp), dead=True))
         finally:
             lock.release()
     return out
