@@ -12,8 +12,8 @@ def test_help_shows_the_option_group(pytester):
         "  --accuracy-backend={auto,ascend,emulator}",
         "  --accuracy-threshold=COS",
         "  --accuracy-cache-dir=PATH",
-        "  --accuracy-regen      rewrite the stored golden files and accuracy baselines of",
-        "  --accuracy-regen-all  rewrite every stored golden file and accuracy baseline",
+        "  --accuracy-regen      rewrite the stored golden files and accuracy baselines*",
+        "  --accuracy-regen-all  rewrite every stored golden file and accuracy baseline*",
         "  --accuracy-report=DIR",
         "  --soc-version=SOC     --soc_version passed to ATC, e.g. Ascend310P3 (ini",
     ])
