@@ -1,6 +1,21 @@
 """pytest-ascend-accuracy: accuracy regression tests for ONNX models on Ascend NPUs.
 
-Public names are imported lazily so that ``pytest --help`` does not pay for numpy/onnx.
+Public names (imported lazily, so that ``pytest --help`` does not pay for numpy/onnx; ``help()``
+of each shows its signature and docs):
+
+* ``accuracy`` -- the test marker: ``@accuracy(threshold=0.95, metric="cosine", per_op=None,
+  ignore=(), modes=None, max_drop=None, scale_tolerance=2.0)``;
+* ``assert_accuracy(actual, golden, threshold=0.95, ...)``, ``compare_dumps(actual, golden)``
+  -> ``CompareResult`` (``.judge(...)``), ``load_dump(path)`` -> ``DumpSet``,
+  ``AccuracyFailure``;
+* conversion modes: ``Mode``, ``keep_dtype([...])``, ``DEFAULT``, ``HIGH_PRECISION``,
+  ``BUFFER_OFF``, ``FUSION_OFF`` (combine with ``|``);
+* dataset metrics: ``topk_accuracy``, ``assert_metric_close``;
+* errors: ``ConfigError`` (bad input naming where), ``DumpFormatError`` (a file that cannot be
+  read, naming it).
+
+The pytest fixtures (``ascend_model``, ``golden_dump``, ``check_accuracy``, ...) are listed by
+``pytest --fixtures``; the command line by ``ascend-accuracy --help`` (docs/cli.md).
 """
 from __future__ import annotations
 
