@@ -111,7 +111,8 @@ def environment_for(converted, **extra) -> Dict[str, object]:
                    atc_args=[f"--{k}={v}" for k, v in converted.mode.atc_options()]
                    # an AIPP file (insert_op_conf=) is an absolute path: its name only, as
                    # on the ascend backend
-                   + [_without_machine_path(f"--{k}={v}") for k, v in sorted(user.items())],
+                   + [_without_machine_path(f"--{k}={v}") for k, v in sorted(user.items())
+                      if not f"--{k}=".startswith(_NOT_NUMERIC)],
                    overflow=info.get("overflow"), faults=list(info.get("faults") or []))
     else:
         env.update(toolkit_version=info.get("toolkit_version"),
@@ -132,9 +133,10 @@ def _safe(name: str) -> str:
 
 def baseline_label(mode, atc_options: Optional[Mapping[str, object]] = None) -> str:
     """What names a conversion's baseline file: the mode's name, then each extra ATC option of
-    the user's as ``+name=value`` (a file by its name): a model converted with an AIPP file
-    (``insert_op_conf``) and without one are two conversions, and shared one baseline, each
-    run finding the other's "rebaseline required"."""
+    the user's that changes numbers as ``+name=value`` (a file by its name; the caller leaves
+    out the neutral ones): a model converted with an AIPP file (``insert_op_conf``) and without
+    one are two conversions, and shared one baseline, each run finding the other's "rebaseline
+    required"."""
     label = str(getattr(mode, "name", mode))
     for name, value in sorted((str(k).lstrip("-"), v) for k, v in (atc_options or {}).items()):
         label += "+" + _without_machine_path(f"--{name}={value}")[2:]

@@ -227,7 +227,10 @@ class Cache:
                 raise
             raise CacheError(f"cache entry {final}: {exc.strerror or exc}") from exc
         if self.max_bytes is not None:
-            prune(self, self.max_bytes)
+            try:
+                prune(self, self.max_bytes)
+            except OSError:  # the build is done; the next prune (or the session's end) retries
+                pass
         return final
 
     # -- leases: entries this process uses are never evicted by another ----------------------

@@ -134,12 +134,15 @@ def _entry_size(path: Path) -> int:
 
 
 def tree_size(path: Path) -> int:
+    """Bytes of the files under ``path``; a folder that goes while it is walked (another
+    process's build renamed into place) counts as what was read of it, never an error."""
     total = 0
-    for p in path.rglob("*"):
-        try:
-            total += p.stat().st_size if p.is_file() else 0
-        except OSError:
-            pass
+    for folder, _, files in os.walk(path):  # os.walk ignores folders it cannot list
+        for name in files:
+            try:
+                total += os.stat(os.path.join(folder, name), follow_symlinks=False).st_size
+            except OSError:
+                pass
     return total
 
 
@@ -254,7 +257,7 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
             lock.release()
     result.total_after = total
     _drop_stale_leases(cache)
-    for build in unfinished_builds(cache):
+    for build in unfinished_builds(cache, measure_running=False):
         if build.dead and _drop_dead_build(cache, build.path):
             result.dead_builds += 1
             result.dead_bytes += build.size
@@ -273,10 +276,11 @@ class UnfinishedBuild:
     dead: bool
 
 
-def unfinished_builds(cache: Cache) -> List[UnfinishedBuild]:
-    """Every unfinished build in the cache. A builder holds its key's lock while it writes,
-    so the lock taken without waiting proves the build dead, whatever process ids say
-    (another container sharing the cache has its own)."""
+def unfinished_builds(cache: Cache, *, measure_running: bool = True) -> List[UnfinishedBuild]:
+    """Every unfinished build in the cache (a running one's size 0 unless ``measure_running``).
+    A builder holds its key's lock while it writes, so the lock taken without waiting proves
+    the build dead, whatever process ids say (another container sharing the cache has its
+    own)."""
     from filelock import FileLock, Timeout
 
     out = []
@@ -285,7 +289,7 @@ def unfinished_builds(cache: Cache) -> List[UnfinishedBuild]:
         try:
             lock.acquire(timeout=0)
         except (Timeout, OSError):
-            out.append(UnfinishedBuild(tmp, tree_size(tmp), dead=False))
+            out.append(UnfinishedBuild(tmp, tree_size(tmp) if measure_running else 0, dead=False))
             continue
         try:
             out.append(UnfinishedBuild(tmp, tree_size(tmp), dead=True))

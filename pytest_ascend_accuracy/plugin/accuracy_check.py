@@ -362,7 +362,11 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
     require_baseline_inputs(handle, inputs, nodeid)
     rootdir = state.settings.rootdir
     # one baseline per conversion: the same model and mode with an AIPP file is another one
-    label = baseline_label(handle.mode, handle.atc_options)
+    # (options that change no number, such as log=, do not make another conversion)
+    from .setup_checks import NEUTRAL_OPTIONS
+
+    label = baseline_label(handle.mode, {k: v for k, v in handle.atc_options.items()
+                                         if str(k).lstrip("-") not in NEUTRAL_OPTIONS})
     located = locate_baseline(state.settings.baseline_dir, handle.model, label, rootdir)
     if located.belongs is not None:
         import warnings

@@ -321,8 +321,9 @@ class AccuracyState:
         if not isinstance(dump, (str, os.PathLike)) or not self.removed_dumps:
             return
         path = Path(dump)
-        for directory, owner in self.removed_dumps.items():
-            if path == directory or directory in path.parents:
+        for directory in (path, *path.parents):  # not every removed dump: a check each test
+            owner = self.removed_dumps.get(directory)
+            if owner is not None:
                 raise ConfigError(nodeid, f"the dump {self.settings.show(path)} was made in "
                                           f"{owner}, which passed, and its files were removed "
                                           f"when that test ended (a passing test leaves no "

@@ -265,3 +265,33 @@ def test_the_example_project_runs_with_baselines_on(pytester):
         "default+insert_op_conf=camera_rgb.cfg.yaml", "default.yaml", "fusion_off.yaml"]
     assert "--insert_op_conf=camera_rgb.cfg" in (
         baselines / "default+insert_op_conf=camera_rgb.cfg.yaml").read_text()
+
+
+NEUTRAL_OPTION_TEST = """
+from pytest_ascend_accuracy import accuracy
+
+@accuracy(threshold=0.05, max_drop=0.002)
+def test_plain(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/passing_mlp.onnx", seed=0)
+    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs),
+                   golden_dump("models/passing_mlp.onnx", inputs))
+
+@accuracy(threshold=0.05, max_drop=0.002)
+def test_logged(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/passing_mlp.onnx", seed=0)
+    check_accuracy(ascend_model("models/passing_mlp.onnx", log="error").run(inputs),
+                   golden_dump("models/passing_mlp.onnx", inputs))
+"""
+
+
+def test_an_option_that_changes_no_number_shares_the_baseline(pytester, models_dir):
+    """log= (numerically neutral) made a baseline file of its own, default+log=error.yaml,
+    as an AIPP file rightly does (review helper)."""
+    pytester.makepyfile(test_neutral=NEUTRAL_OPTION_TEST)
+    pytester.runpytest("-q", "-k", "plain").assert_outcomes(failed=1)  # written
+    assert sorted(p.name for p in (pytester.path / "accuracy-baselines" / "models"
+                                   / "passing_mlp").iterdir()) == ["default.yaml"]
+    logged = pytester.runpytest("-q", "-k", "logged")
+    assert sorted(p.name for p in (pytester.path / "accuracy-baselines" / "models"
+                                   / "passing_mlp").iterdir()) == ["default.yaml"], logged.outlines
+    logged.assert_outcomes(passed=1)  # and its header leaves log= out, as the ascend backend's
