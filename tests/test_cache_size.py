@@ -221,8 +221,7 @@ def test_a_directory_that_is_no_cache_is_neither_listed_nor_pruned(tmp_path, cap
 
 @pytest.mark.parametrize("text, closest", [("2 gigabytes", "2GB"), ("2,5GB", "2.5GB"),
                                            ("2PB", "2048TB"), ("1e9", "1000000000"),
-                                           ("1_000_000", "1000000"), ("2 GBs", "2GB"),
-                                           ("0.5B", "1")])
+                                           ("1_000_000", "1000000"), ("2 GBs", "2GB")])
 def test_a_size_that_cannot_be_read_names_the_closest_that_can(text, closest):
     """``0.5`` was read as 0 (every build then cleared the cache); other refusals said only
     'expected a size such as 2GB'."""
@@ -232,13 +231,14 @@ def test_a_size_that_cannot_be_read_names_the_closest_that_can(text, closest):
     assert parse_size("0.9KB") == 921 and parse_size("1.5G") == 3 << 29
 
 
-@pytest.mark.parametrize("text", ["0.5", "1.5"])
+@pytest.mark.parametrize("text", ["0.5", "1.5", "0.5B"])
 def test_a_bare_fraction_is_offered_units_not_a_byte_count(text):
     """'0.5' suggested '1' (one byte): pasted as --max-size it clears the cache (review
     helper). A bare fraction lacks its unit; both readings it may have are offered."""
-    with pytest.raises(ConfigError, match=f"with a unit: {text}GB or {text}MB$"):
+    number = text.rstrip("B")
+    with pytest.raises(ConfigError, match=f"with a larger unit: {number}GB or {number}MB$"):
         parse_size(text)
-    assert parse_size(f"{text}GB") and parse_size(f"{text}MB")
+    assert parse_size(f"{number}GB") and parse_size(f"{number}MB")
 
 
 def test_a_killed_builds_leftovers_go_at_the_next_prune_and_a_running_build_stays(tmp_path,
@@ -325,3 +325,23 @@ def test_cache_command_default_is_under_the_rootdir(tmp_path, capsys, monkeypatc
     first = out.splitlines()[0]
     assert first.startswith(f"cache {tmp_path / '.ascend-accuracy'}: 1 entry, ") and first.endswith(
         f" (the default under the rootdir {tmp_path}, ini file {tmp_path / 'pytest.ini'})"), out
+
+
+def test_cache_command_reads_pytest_toml_and_without_ini_uses_the_common_ancestor(
+        tmp_path, capsys, monkeypatch):
+    """pytest 9 reads pytest.toml first; without any ini file the rootdir of `pytest tests`
+    run from here is here, not tests/ (review helper)."""
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "pytest.toml").write_text('[pytest]\nascend_accuracy_cache_dir = "build/acc"\n')
+    _fill(project / "build" / "acc", [100])
+    monkeypatch.chdir(project)
+    assert cli.main(["cache"]) == 0
+    assert capsys.readouterr().out.startswith("cache build/acc: 1 entry, ")
+    (project / "pytest.toml").unlink()
+    bare = tmp_path / "bare"
+    (bare / "tests").mkdir(parents=True)
+    _fill(bare / ".ascend-accuracy", [100])
+    monkeypatch.chdir(bare)
+    assert cli.main(["cache", "tests"]) == 0
+    assert capsys.readouterr().out.startswith("cache .ascend-accuracy: 1 entry, ")

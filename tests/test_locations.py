@@ -31,3 +31,21 @@ def test_the_move_command_works_pasted_into_a_shell(tmp_path):
     spaced = Located(root / "old dir", belongs=root / "new dir" / "x").message("golden file", root)
     assert spaced.endswith(f"mkdir -p {shlex.quote('new dir')} && mv {shlex.quote('old dir')} "
                            f"{shlex.quote('new dir/x')}")
+
+
+def test_the_move_command_fills_a_folder_already_at_the_new_place(tmp_path):
+    """Another mode's baseline already at the new place: 'mv old new' put the old folder inside
+    it (models/m/m/default.yaml) and the next run found no baseline (review helper)."""
+    old, new = tmp_path / "bl" / "m", tmp_path / "bl" / "models" / "m"
+    old.mkdir(parents=True)
+    new.mkdir(parents=True)
+    (old / "default.yaml").write_text("old")
+    (old / "default.inputs").mkdir()
+    (new / "high_precision.yaml").write_text("new")
+    command = Located(old, belongs=new).message("the accuracy baselines folder", tmp_path)
+    command = command.split("until you move it: ", 1)[1]
+    assert command == "mv -n bl/m/* bl/models/m/ && rmdir bl/m"
+    subprocess.run(command, shell=True, cwd=tmp_path, check=True)
+    assert sorted(p.name for p in new.iterdir()) == ["default.inputs", "default.yaml",
+                                                      "high_precision.yaml"]
+    assert not old.exists()

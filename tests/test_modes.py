@@ -100,3 +100,14 @@ def test_a_string_combined_with_a_bar_names_the_plus_spelling():
     assert "presets combine with + ('high_precision+buffer_off')" in str(err.value)
     assert "HIGH_PRECISION | BUFFER_OFF" in str(err.value)
     assert resolve_mode("high_precision+buffer_off").name == "high_precision+buffer_off"
+
+
+def test_a_bar_between_non_presets_is_not_offered_a_plus_spelling():
+    """'keep_dtype(norm)|high_precision' was told to write 'keep_dtype(norm)+high_precision',
+    itself unknown (review helper)."""
+    from pytest_ascend_accuracy.core.modes import resolve_mode
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        resolve_mode("keep_dtype(norm)|high_precision", "modes")
+    assert "+" not in str(err.value).split("known:")[0] and "KEEP_DTYPE" not in str(err.value)

@@ -19,9 +19,9 @@ from .app import EXIT_OK, Command, register
 
 def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default=".",
-                   help="where you run pytest (default: here): the cache is the one `pytest "
-                        "PATH` uses, its ini file's ascend_accuracy_cache_dir, else "
-                        ".ascend-accuracy under its rootdir")
+                   help="what you pass to pytest (default: .): the cache is the one `pytest "
+                        "PATH` run from here uses, its ini file's ascend_accuracy_cache_dir, "
+                        "else .ascend-accuracy under its rootdir")
     p.add_argument("--cache-dir", default=None,
                    help="the cache directory itself (instead of finding it from PATH)")
     p.add_argument("--entries", action="store_true",

@@ -3,17 +3,19 @@ pytest (the CLI must not need it), so ``ascend-accuracy cache PATH`` looks at th
 run uses.
 
 pytest's own rule (``_pytest.config.findpaths.locate_config``), followed here: from the
-argument's directory upwards, the first of ``pytest.ini``, ``.pytest.ini``, ``pyproject.toml``
+argument's directory upwards, the first of ``pytest.toml``, ``.pytest.toml`` (pytest 9, a
+``[pytest]`` table), ``pytest.ini``, ``.pytest.ini``, ``pyproject.toml``
 (with a ``[tool.pytest.ini_options]`` or ``[tool.pytest]`` table), ``tox.ini`` (with a
 ``[pytest]`` section) or ``setup.cfg`` (with ``[tool:pytest]``) is the ini file, and its
 directory the rootdir; failing that, the first ``pyproject.toml`` without such a table (pytest
-8.1 and later). Without any, the rootdir is the argument's directory (pytest then looks for a
-``setup.py`` upwards; that only moves the rootdir of projects without any of these files, and
-is not followed here).
+8.1 and later). Without any, the rootdir is the common ancestor of where pytest runs and its
+argument (pytest then looks for a ``setup.py`` upwards; that only moves the rootdir of
+projects without any of these files, and is not followed here).
 """
 from __future__ import annotations
 
 import configparser
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Optional
@@ -30,14 +32,16 @@ class PytestIni:
     values: Dict[str, str] = field(default_factory=dict)
 
 
-def find_pytest_ini(start) -> PytestIni:
-    """The ini file and rootdir for ``pytest start`` (``start``: a file or directory)."""
+def find_pytest_ini(start, invocation_dir=None) -> PytestIni:
+    """The ini file and rootdir for ``pytest start`` run in ``invocation_dir`` (default: the
+    current directory); ``start`` is a file or directory."""
     here = Path(start).expanduser().resolve()
     if here.is_file():
         here = here.parent
     first_pyproject = None
     for directory in (here, *here.parents):
-        for name in ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"):
+        for name in ("pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini", "pyproject.toml",
+                     "tox.ini", "setup.cfg"):
             candidate = directory / name
             if candidate.is_file():
                 values = _read(candidate)
@@ -47,7 +51,9 @@ def find_pytest_ini(start) -> PytestIni:
                     first_pyproject = candidate
     if first_pyproject is not None:  # pytest >= 8.1: the first pyproject.toml, table or not
         return PytestIni(first_pyproject.parent, first_pyproject, {})
-    return PytestIni(here)
+    # no ini file: the common ancestor of where pytest runs and its argument
+    invocation = Path(invocation_dir or Path.cwd()).resolve()
+    return PytestIni(Path(os.path.commonpath([str(invocation), str(here)])))
 
 
 def _read(path: Path) -> Optional[Dict[str, str]]:
@@ -55,6 +61,8 @@ def _read(path: Path) -> Optional[Dict[str, str]]:
     holds no pytest section (then it is not pytest's ini file)."""
     if path.name == "pyproject.toml":
         return _read_toml(path)
+    if path.name in ("pytest.toml", ".pytest.toml"):  # pytest 9: a [pytest] table, always its own
+        return _read_toml(path, table=("pytest",)) or {}
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read(path, encoding="utf-8")
@@ -67,7 +75,7 @@ def _read(path: Path) -> Optional[Dict[str, str]]:
     return {k: v for k, v in parser.items(section) if k.startswith("ascend_accuracy_")}
 
 
-def _read_toml(path: Path) -> Optional[Dict[str, str]]:
+def _read_toml(path: Path, table=("tool", "pytest")) -> Optional[Dict[str, str]]:
     try:
         import tomllib  # Python 3.11+
     except ImportError:  # pragma: no cover - 3.10: pytest itself depends on tomli there
@@ -79,7 +87,9 @@ def _read_toml(path: Path) -> Optional[Dict[str, str]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), f"cannot be read as TOML: {exc}") from None
-    pytest_table = data.get("tool", {}).get("pytest")
+    pytest_table = data
+    for key in table:
+        pytest_table = pytest_table.get(key) if isinstance(pytest_table, dict) else None
     if not isinstance(pytest_table, dict):
         return None
     table = pytest_table.get("ini_options", pytest_table)

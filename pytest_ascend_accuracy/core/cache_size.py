@@ -52,12 +52,8 @@ def parse_size(text, where: str = "ascend_accuracy_cache_size") -> Optional[int]
         # 0.5 read as 0 cleared the cache on every build: a byte count is whole. A bare
         # fraction lacks its unit: rounding it to bytes ('1') would clear the cache if pasted
         number = s.rstrip("bB").strip()
-        closest = (f"{number}GB or {number}MB" if number == s else
-                   repr(str(max(1, round(size)))))
         raise ConfigError(where, f"{s!r} is {size:g} bytes: a size in bytes must be a whole "
-                                 f"number; with a unit: {closest}" if number == s else
-                          f"{s!r} is {size:g} bytes: a size in bytes must be a whole number; "
-                          f"closest: {closest}")
+                                 f"number; with a larger unit: {number}GB or {number}MB")
     return int(size)
 
 

@@ -43,7 +43,13 @@ class Located:
             return ""
         old, new = shown(self.path, base), shown(self.belongs, base)
         parent = shown(self.belongs.parent, base)
-        move = f"mkdir -p {shlex.quote(parent)} && mv {shlex.quote(old)} {shlex.quote(new)}"
+        if self.path.is_dir() and self.belongs.is_dir():
+            # a folder already at the new place (another mode recorded there): mv would put
+            # the old folder inside it; its files go in instead, none overwritten
+            move = (f"mv -n {shlex.quote(old)}/* {shlex.quote(new)}/ && "
+                    f"rmdir {shlex.quote(old)}")
+        else:
+            move = f"mkdir -p {shlex.quote(parent)} && mv {shlex.quote(old)} {shlex.quote(new)}"
         return (f"{what} {old} was found at its old location only; it belongs at {new} ({why}). "
                 f"It is read and rewritten where it is until you move it: {move}")
 

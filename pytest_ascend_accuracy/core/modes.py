@@ -350,11 +350,12 @@ def resolve_mode(mode: Union[None, str, Mode], where: Optional[str] = None) -> M
             for part in mode.split("+"):
                 result = result | resolve_mode(part, where)
             return replace(result, label=mode)
-        if "|" in mode:  # Python's spelling between Mode objects, written into a string
-            joined = "+".join(part.strip() for part in mode.split("|"))
+        parts = [part.strip() for part in mode.split("|")]
+        if len(parts) > 1 and all(part in PRESETS for part in parts):
+            # Python's spelling between Mode objects, written into a string
             raise ConfigError(where, f"unknown mode {mode!r}: in a string, presets combine with "
-                                     f"+ ({joined!r}); | combines Mode objects "
-                                     f"({' | '.join(p.strip().upper() for p in mode.split('|'))})")
+                                     f"+ ({'+'.join(parts)!r}); | combines Mode objects "
+                                     f"({' | '.join(part.upper() for part in parts)})")
         import difflib
 
         near = difflib.get_close_matches(mode, list(PRESETS), n=2, cutoff=0.6)
