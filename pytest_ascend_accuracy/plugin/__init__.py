@@ -261,7 +261,7 @@ def pytest_runtest_makereport(item, call):
     remove the dumps of passed tests."""
     outcome = yield
     report = outcome.get_result()
-    if call.when == "call":  # a passing check leaves no dumps behind, a failing one keeps them
+    if call.when in ("setup", "call"):  # a passing check leaves no dumps, a failing one keeps them
         from .dump_cleanup import settle
 
         settle(item, report)

@@ -38,17 +38,19 @@ def settle(item, report) -> None:
     """After the call phase: delete the item's dump directories when it passed (gone from
     their place at once, their files in a thread while the next test runs: the session's
     ``core.background_removal``, waited for when the session ends); a failed item keeps them.
-    Either way they are settled: ``remove_unsettled`` leaves them alone."""
-    if report.when != "call":
+    Either way they are settled: ``remove_unsettled`` leaves them alone. A setup that failed
+    or skipped settles them too (kept: a fixture may have run the model before it failed)."""
+    if report.when != "call" and (report.when != "setup" or report.passed):
         return
     from .session import get_state
 
     state = get_state(item.config)
+    passed = report.when == "call" and report.passed
     for directory in item.stash.get(DUMPS_KEY, ()):
         state.unsettled_dumps.pop(Path(directory), None)
-        if report.passed:
+        if passed:
             state.remove_dumps(directory, item.nodeid)
-    if report.passed:
+    if passed:
         item.stash[DUMPS_KEY] = []
 
 

@@ -115,6 +115,7 @@ def _interrupt_the_waiter(tmp_path, holder, holder_flag, release):
 INTERRUPTED_CHECK = '''
 import os, time
 from pathlib import Path
+import pytest
 from pytest_ascend_accuracy import accuracy
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
@@ -122,6 +123,14 @@ from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 def test_a_fails(ascend_model, golden_dump, check_accuracy):
     inputs = make_inputs("overflow.onnx")
     check_accuracy(ascend_model("overflow.onnx").run(inputs), golden_dump("overflow.onnx", inputs))
+
+@pytest.fixture
+def ran_then_broke(ascend_model):
+    ascend_model("passing_mlp.onnx").run(make_inputs("passing_mlp.onnx"))
+    raise RuntimeError("setup broke after a run")
+
+def test_a_setup_error(ran_then_broke):
+    pass
 
 @accuracy(threshold=0.95)
 def test_b_interrupted(ascend_model):
@@ -153,3 +162,5 @@ def test_ctrl_c_removes_the_interrupted_tests_dumps_and_keeps_the_failed_ones(tm
     assert proc.returncode == 2 and "KeyboardInterrupt" in out, out
     assert not [p for p in basetemp.glob("test_b_interrupted*/**/*") if p.is_file()]
     assert [p for p in basetemp.glob("test_a_fails*/ascend-dumps/**/*") if p.is_file()]
+    # a test whose setup errored after a run keeps its dumps too (review helper)
+    assert [p for p in basetemp.glob("test_a_setup_error*/ascend-dumps/**/*") if p.is_file()]
