@@ -98,3 +98,22 @@ def test_each_check_s_call_time_is_read_from_pytest_s_durations(tmp_path, extra)
     slower = {"calls": {k: 2 * v for k, v in calls.items()}, "wall_s": 0.5}
     line = bench.calls_side_by_side(run, slower)
     assert line.startswith("test_check 2 checks ") and "(2.00 x)" in line
+
+
+def test_sessions_without_checks_leave_pytests_own_temp_root_alone(tmp_path):
+    """Without ``--basetemp`` xdist's controller takes a numbered directory under pytest's temp
+    root in every session, and pytest deletes the oldest there: -n 2's "no check" wall included
+    deleting an earlier test-suite run's directory (5.09 s against serial's 0.33 s)."""
+    pytest.importorskip("xdist")
+    bench = _bench()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pytest.ini").write_text("[pytest]\n")
+    (project / "test_none.py").write_text("def test_other():\n    pass\n")
+    temproot = tmp_path / "temproot"
+    temproot.mkdir()
+    user, env = bench.user_environment()
+    walls = bench.no_check_walls(project, user, dict(env, PYTEST_DEBUG_TEMPROOT=str(temproot)),
+                                 runs=1)
+    assert set(walls) == {"serial", "-n 2"}
+    assert list(temproot.iterdir()) == []
