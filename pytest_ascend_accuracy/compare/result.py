@@ -245,6 +245,25 @@ class Verdict:
                 + (f"; {note}" if hidden else ""))
 
 
+#: the start of a verdict's problem when every compared tensor was ignored or skipped: a check
+#: that judges nothing must not pass
+NOTHING_JUDGED = "no tensor was judged"
+
+
+def _nothing_judged(counts: Mapping[str, int], policy: Policy) -> str:
+    """The problem of a comparison whose matched tensors were all ignored (``ignore=``) or
+    skipped (the metric does not apply to them): a verdict over none of them would pass while
+    checking nothing."""
+    parts = []
+    if counts["ignored"]:
+        parts.append(f"{counts['ignored']} ignored by ignore={list(policy.ignore)!r}")
+    if counts["skipped"]:
+        parts.append(f"{counts['skipped']} not measurable by {policy.default.metric}")
+    fix = ("name in ignore= only the ops to accept" if counts["ignored"] else
+           "judge them by a metric that applies (cosine)")
+    return f"{NOTHING_JUDGED}: of the compared tensors, {' and '.join(parts)}; {fix}"
+
+
 def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure]]:
     """``("ignored" | "unmatched" | "skipped" | "passed" | "failed", failure-or-None)``."""
     if policy.is_ignored(row.names):
@@ -345,6 +364,8 @@ class CompareResult:
             failures = [f for f in failures if not f.reason.startswith(NOT_COMPARED)]
             counts["failed"] -= len(hidden)
             counts["unmatched"] += len(hidden)
+        elif not counts["passed"] + counts["failed"]:
+            problem = _nothing_judged(counts, policy)
         return Verdict(passed=not failures and not problem, policy=policy,
                        failures=tuple(failures), judged=counts["passed"] + counts["failed"],
                        ignored=counts["ignored"], skipped=counts["skipped"],

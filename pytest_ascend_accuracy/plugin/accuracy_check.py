@@ -218,7 +218,7 @@ PROBLEM_ADVICE = ("read the device dump with load_dump(DIR, om_json=\"model.json
 
 def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid: str,
               model: str, mode: str, record_property: Optional[Callable] = None,
-              hint: Optional[str] = None, hint_mode=None) -> CheckOutcome:
+              hint: Optional[str] = None, hint_mode=None, source_model=None) -> CheckOutcome:
     """Compare, judge, record, write reports; re-raise ``AccuracyFailure`` when it failed.
     ``hint_mode`` (the ``Mode`` the test converted with) makes the hint paste-able into the
     test's ``modes=[...]``; every rendering (terminal, HTML, JUnit) gets the same hint."""
@@ -253,7 +253,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     if failure is not None:
         shown_hint = hint if hint is not None else hint_for(
             verdict, golden, hint_mode, actual=actual, result=result,
-            problem_advice=PROBLEM_ADVICE)
+            problem_advice=PROBLEM_ADVICE, model=source_model)
         failure.args = (failure_text(result, verdict, csv_path=failure.csv_path, hint=shown_hint,
                                         report_how=PLUGIN_REPORT_HOW),)
     record = CheckRecord(

@@ -17,6 +17,13 @@ from .accuracy_check import check_against_baseline, report_slug, require_baselin
 from .session import AccuracyState
 
 
+def _source_model(handle):
+    """The ONNX model file ``handle`` (an ``AscendModel``) was converted from, or None (the
+    hint finds a failing op's golden operands through it when the golden holds outputs only)."""
+    source = getattr(getattr(handle, "converted", None), "source_model", None)
+    return source if source is not None and Path(source).is_file() else None
+
+
 def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: str, mode: str,
             handle=None, inputs=None, record_property: Optional[Callable] = None,
             amend: Optional[Callable] = None):
@@ -29,7 +36,8 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
     try:
         outcome = run_check(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
                             record_property=record_property,
-                            hint_mode=handle.mode if handle is not None else None)
+                            hint_mode=handle.mode if handle is not None else None,
+                            source_model=_source_model(handle))
     except AccuracyFailure as exc:
         if amend is not None:
             amend(exc)

@@ -216,10 +216,12 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops."""
     if verdict.problem:
-        from ..compare.result import NO_OUTPUTS, NO_OUTPUTS_ADVICE
+        from ..compare.result import NO_OUTPUTS, NO_OUTPUTS_ADVICE, NOTHING_JUDGED
 
         if verdict.problem.startswith(NO_OUTPUTS):
             return NO_OUTPUTS_ADVICE
+        if verdict.problem.startswith(NOTHING_JUDGED):
+            return verdict.problem.rpartition("; ")[2]
         return ("check that both dumps come from the same model and run; pass the om json "
                 "(om_json= / --om-json) so fused ops find their original names, or map op names "
                 "with mapping= / --mapping")
@@ -232,8 +234,21 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
                     f"precision still feeds Cube ops float16)")
         return (f"{reason}: convert with mode=\"high_precision\", or keep these ops in float32 "
                 f"with keep_dtype=[{shown}{more}]")
-    return ("no float16 overflow seen: compare with mode=\"fusion_off\" and mode=\"buffer_off\" "
-            "to see whether a fusion pass or buffer reuse causes the first failure")
+    return (f"{no_overflow_seen(range_inputs)}: compare with mode=\"fusion_off\" and "
+            "mode=\"buffer_off\" to see whether a fusion pass or buffer reuse causes the first "
+            "failure")
+
+
+def no_overflow_seen(range_inputs: Sequence = ()) -> str:
+    """Why a hint found nothing to keep in float32: no float16 overflow seen, or -- when the
+    golden held none of the failing ops' inputs (``compare.fp16_range.RangeFindings.checked``
+    0) -- that their operands were not looked at, which a golden with inputs would allow."""
+    if getattr(range_inputs, "checked", None) == 0:
+        return ("no float16 overflow in the failing values; their golden operands were not "
+                "checked (the golden holds no inputs of the failing ops: a golden stored with "
+                "them, pytest --accuracy-store-inputs --accuracy-regen, shows whether an operand "
+                "leaves the float16 range)")
+    return "no float16 overflow seen"
 
 
 #: how to ask for the CSV, per caller: assert_accuracy's argument here; the plugin's option

@@ -72,14 +72,17 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
     ``problem_advice``: how the caller's user makes two dumps comparable."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
-    from .failure_text import high_precision_may_fix, keep_dtype_names
+    from .failure_text import high_precision_may_fix, keep_dtype_names, no_overflow_seen
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
-        from ..compare.result import NO_OUTPUTS, NO_OUTPUTS_ADVICE
+        from ..compare.result import NO_OUTPUTS, NO_OUTPUTS_ADVICE, NOTHING_JUDGED
 
         if verdict.problem.startswith(NO_OUTPUTS):
             return Hint(PROBLEM, "the run dumped no operator outputs", advice=NO_OUTPUTS_ADVICE)
+        if verdict.problem.startswith(NOTHING_JUDGED):
+            return Hint(PROBLEM, "every compared tensor was ignored or skipped",
+                        advice=verdict.problem.rpartition("; ")[2])
         return Hint(PROBLEM, "check that both dumps come from the same model and run",
                     advice=problem_advice)
     from ..compare.result import NOT_COMPARED
@@ -101,10 +104,11 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                     advice="keep these ops in float32" + (
                         ", or convert in high precision" if len(suggested) > 1 else ""))
     compare = [m for m in (mode | FUSION_OFF, mode | BUFFER_OFF) if m != mode]
+    seen = no_overflow_seen(range_inputs)
     if not compare:
-        return Hint(MODES, "no float16 overflow seen, and fusion and buffer reuse are already off",
+        return Hint(MODES, f"{seen}, and fusion and buffer reuse are already off",
                     advice="run with --accuracy-diagnose to search for the ops to keep in float32")
-    return Hint(MODES, "no float16 overflow seen",
+    return Hint(MODES, seen,
                 tuple(compare), advice="compare with these modes to see whether a fusion pass or "
                                        "buffer reuse causes the first failure")
 
@@ -129,10 +133,11 @@ def aipp_first_op(actual, verdict, result) -> Optional[Hint]:
 
 
 def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
-             problem_advice: str = PROBLEM_ADVICE) -> Hint:
+             problem_advice: str = PROBLEM_ADVICE, model=None) -> Hint:
     """The one hint of a failed check (every rendering shows it): the AIPP pointer when
     ``actual`` has an AIPP op that fails first, else ``next_step`` with the golden operands of
-    the failing ops checked for float16 range."""
+    the failing ops checked for float16 range (found through ``model``, the ONNX model the
+    golden ran, where the golden holds outputs only)."""
     from ..compare.fp16_range import golden_inputs_past_fp16
 
     if actual is not None and result is not None:
@@ -140,5 +145,5 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
         if aipp is not None:
             return aipp
     ranges = golden_inputs_past_fp16(
-        golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
+        golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name), model=model)
     return next_step(verdict, ranges, mode, problem_advice=problem_advice)

@@ -119,10 +119,32 @@ def test_all_zero_actual_fails_with_its_note():
 
 
 def test_not_applicable_metric_is_skipped_not_failed():
-    r = compare_dumps(DumpSet.from_arrays({"b": [np.array([True, False])]}),
-                      DumpSet.from_arrays({"b": [np.array([True, False])]}))
+    r = compare_dumps(DumpSet.from_arrays({"b": [np.array([True, False])],
+                                           "f": [np.ones(4, np.float16)]}),
+                      DumpSet.from_arrays({"b": [np.array([True, False])],
+                                           "f": [np.ones(4, np.float32)]}))
     v = r.judge(0.001, metric="kl")
-    assert v.passed and v.skipped == 1 and v.judged == 0
+    assert v.passed and v.skipped == 1 and v.judged == 1
+
+
+def test_a_verdict_that_judged_nothing_fails_naming_why():
+    """Every compared tensor ignored, or not measurable by the metric: it passed, checking
+    nothing (a user's ignore: ["*"] passed a model failing 139 of 140 tensors)."""
+    r = compare_dumps(DumpSet.from_arrays({"b": [np.array([True, False])],
+                                           "f": [np.full(4, 2, np.float16)]}),
+                      DumpSet.from_arrays({"b": [np.array([True, False])],
+                                           "f": [np.ones(4, np.float32)]}))
+    skipped = r.judge(0.001, metric="kl", ignore=["f"])
+    assert not skipped.passed and skipped.judged == 0
+    assert skipped.describe() == (
+        "accuracy FAILED: no tensor was judged: of the compared tensors, 1 ignored by "
+        "ignore=['f'] and 1 not measurable by kl; name in ignore= only the ops to accept")
+    assert r.judge(0.001, metric="kl", ignore=["b"]).judged == 1  # f is judged
+    bool_only = r.judge(0.001, metric="kl", ignore=["f"]).problem
+    assert bool_only.startswith("no tensor was judged")
+    everything = r.judge(0.0, ignore=["*"])
+    assert not everything.passed and everything.ignored == 2
+    assert everything.problem.endswith("; name in ignore= only the ops to accept")
 
 
 def test_json_round_trip_preserves_rows_and_verdicts(result, tmp_path):

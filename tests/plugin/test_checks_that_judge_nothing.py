@@ -1,0 +1,62 @@
+"""A check must judge something, and its hint must hold for a golden stored without inputs
+(a fresh-eyes user review): ``ignore: ["*"]`` passed a model failing 139 of 140 tensors, and
+the README's overflow example with ``golden_dump(path=...)`` said "no float16 overflow seen"
+and offered modes that did not fix it, where the cached golden named ``keep_dtype(['norm'])``."""
+
+TEST_IGNORE_ALL = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95)
+def test_all_ignored(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/overflow.onnx")
+    check_accuracy(ascend_model("models/overflow.onnx").run(inputs),
+                   golden_dump("models/overflow.onnx", inputs), ignore=[{pattern!r}])
+'''
+
+
+def test_ignoring_every_op_fails_and_says_what_to_narrow(pytester, models_dir):
+    pytester.makepyfile(test_ign=TEST_IGNORE_ALL.format(pattern="*"))
+    pytester.makefile(".yaml", accuracy_ign='''
+models:
+  - name: overflow
+    model: models/overflow.onnx
+    threshold: 0.95
+    ignore: ["*"]
+  - name: mlp
+    model: models/passing_mlp.onnx
+    ignore: ["relu*"]
+''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2, passed=1)  # the mlp keeps ops relu* does not match
+    assert ("accuracy FAILED: no tensor was judged: of the compared tensors, 5 ignored by "
+            "ignore=['*']; name in ignore= only the ops to accept") in result.stdout.str()
+    result.stdout.fnmatch_lines(["*next step: every compared tensor was ignored or skipped: "
+                                 "name in ignore= only the ops to accept"])
+
+
+def test_a_golden_stored_with_outputs_only_gets_the_operand_hint_and_it_works_pasted(
+        pytester, models_dir):
+    test = '''
+from pytest_ascend_accuracy import accuracy, keep_dtype
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95{modes})
+def test_stored(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/overflow.onnx")
+    check_accuracy(ascend_model("models/overflow.onnx").run(inputs),
+                   golden_dump("models/overflow.onnx", inputs, path="goldens/overflow"))
+'''
+    pytester.makepyfile(test_stored=test.format(modes=""))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)  # writes the golden
+    assert not list((pytester.path / "goldens").rglob("*input*"))  # outputs only
+    failed = pytester.runpytest("-p", "no:cacheprovider")
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines([
+        "next step: golden operands leave the float16 range (norm input:4 reaches |1e+09|)*",
+        "  modes=[keep_dtype(['norm'])]"])
+    assert "no float16 overflow seen" not in failed.stdout.str()
+    pytester.makepyfile(test_stored=test.format(modes=", modes=[keep_dtype(['norm'])]"))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)  # pasted: passes
