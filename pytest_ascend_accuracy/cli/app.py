@@ -19,6 +19,8 @@ from ..errors import AscendAccuracyError, ConfigError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PROG = "ascend-accuracy"
+#: the default of --threshold, a cosine threshold (the marker's default, ``plugin.marker_spec``)
+DEFAULT_THRESHOLD, DEFAULT_METRIC = 0.95, "cosine"
 
 
 @dataclass(frozen=True)
@@ -66,10 +68,29 @@ def make_cli_backend(args: argparse.Namespace, cache, **emulator_options):
     return make_backend(kind, cache, **emulator_options)
 
 
+def resolve_threshold(args: argparse.Namespace) -> float:
+    """``--threshold``, or the cosine default when ``--metric`` is cosine; another metric
+    without ``--threshold`` is refused (as the marker and the YAML suite refuse it), before any
+    work. Sets ``args.threshold`` and returns it."""
+    if args.threshold is None:
+        if args.metric != DEFAULT_METRIC:
+            from ..compare.thresholds import Threshold
+
+            try:  # a misspelled metric is named as such (diagnose's --metric has no choices)
+                Threshold(DEFAULT_THRESHOLD, args.metric)
+            except ConfigError as exc:
+                raise ConfigError("--metric", exc.problem) from None
+            raise ConfigError("--metric", f"metric={args.metric!r} needs an explicit threshold "
+                                          f"(the default threshold {DEFAULT_THRESHOLD} is a "
+                                          f"cosine threshold): pass --threshold")
+        args.threshold = DEFAULT_THRESHOLD
+    return args.threshold
+
+
 def _threshold_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--threshold", type=float, default=0.95,
-                   help="threshold for --metric (default 0.95 for cosine)")
-    p.add_argument("--metric", default="cosine",
+    p.add_argument("--threshold", type=float, default=None,
+                   help="threshold for --metric (default 0.95 for cosine; required for the others)")
+    p.add_argument("--metric", default=DEFAULT_METRIC,
                    choices=["cosine", "rel_l2", "max_abs", "mean_abs", "rmse", "max_rel",
                             "mean_rel", "acc_rel", "kl"],
                    help="metric judged (cosine: at least the threshold; others: at most)")
@@ -188,13 +209,35 @@ def _read_mapping(path: str) -> Dict[str, str]:
     return data
 
 
+def _check_mapping_names(mapping: Dict[str, str], path: str, actual, golden) -> None:
+    """Every op the mapping names is in its dump (as ``compare.matching`` looks them up: the
+    name, else its sanitised form), else an error naming the file and the closest real names."""
+    from ..dump.layout import sanitize
+    from ..errors import closest_text
+
+    actual_names = [op.name for op in actual.ops]
+    golden_names = [op.name for op in golden.ops]
+    loose_actual = {sanitize(n) for n in actual_names}
+    loose_golden = set(golden_names) | {sanitize(n) for n in golden_names}
+    for a, g in mapping.items():
+        if sanitize(a) not in loose_actual:
+            raise ConfigError(path, f"mapping: actual op {a!r} is not in the actual dump"
+                                    f"{closest_text(a, actual_names, n=3)}")
+        if g not in loose_golden and sanitize(g) not in loose_golden:
+            raise ConfigError(path, f"mapping: golden op {g!r} (mapped from {a!r}) is not in "
+                                    f"the golden dump{closest_text(g, golden_names, n=3)}")
+
+
 def _run_compare(args: argparse.Namespace) -> int:
     from ..compare.engine import compare_dumps
     from ..dump.loader import load_dump
 
+    resolve_threshold(args)
     mapping = _read_mapping(args.mapping) if args.mapping else None
     actual = load_dump(args.actual, om_json=args.om_json, model_name=args.model_name)
     golden = load_dump(args.golden)
+    if mapping:
+        _check_mapping_names(mapping, args.mapping, actual, golden)
     progress = None
     if args.progress or sys.stderr.isatty():
         progress = ProgressLine(sys.stderr, delay=0.0 if args.progress else 1.0)
@@ -221,6 +264,7 @@ def _configure_judge(p: argparse.ArgumentParser) -> None:
 def _run_judge(args: argparse.Namespace) -> int:
     from ..compare.result import CompareResult
 
+    resolve_threshold(args)
     return _judge_and_report(CompareResult.load(args.result), args)
 
 

@@ -109,6 +109,7 @@ def _cache_of(args: argparse.Namespace):
 
     if args.cache_dir is not None:
         return Path(args.cache_dir).expanduser(), "", ""
+    _check_exists(args.path)
     ini = find_pytest_ini(args.path)
     setting = ini.values.get("ascend_accuracy_cache_dir", "").strip()
     root = Path(setting or DEFAULT_CACHE_DIR).expanduser()
@@ -123,6 +124,26 @@ def _cache_of(args: argparse.Namespace):
         limit = parse_size(size, f"ascend_accuracy_cache_size in {ini.inifile}")
         bound = "" if limit is None else f", bound {format_size(limit)}"
     return Path(shown), where, bound
+
+
+def _check_exists(path: str) -> None:
+    """``PATH`` (its file part: ``tests/test_a.py::test_b``) exists, as ``pytest PATH`` needs;
+    else an error naming it and the closest names in its folder, before anything is listed or
+    removed (a missing path would otherwise find the cache of a folder above it)."""
+    from ..errors import closest_text
+
+    given = Path(path.split("::", 1)[0]).expanduser()
+    if given.exists():
+        return
+    folder = given.parent
+    try:
+        names = [p.name for p in folder.iterdir()] if folder.is_dir() else []
+    except OSError:
+        names = []
+    near = closest_text(given.name, names, n=3)
+    where = "" if folder.is_dir() else f"; {folder} is not a directory either"
+    raise ConfigError(path, f"file or directory not found (the PATH argument is what you would "
+                            f"pass to pytest){near}{where}")
 
 
 def _entries(n: int) -> str:

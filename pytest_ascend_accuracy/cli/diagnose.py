@@ -10,8 +10,8 @@ from typing import Dict, List
 import numpy as np
 
 from . import aipp_step
-from .app import (EXIT_FAILED, EXIT_OK, Command, backend_options, make_cli_backend,
-                  register)
+from .app import (DEFAULT_METRIC, EXIT_FAILED, EXIT_OK, Command, backend_options,
+                  make_cli_backend, register, resolve_threshold)
 from ..backends import BackendKind
 from ..dump.user_arrays import read_npy, read_npz
 from ..errors import ConfigError
@@ -29,8 +29,9 @@ def _configure(p: argparse.ArgumentParser) -> None:
                         "a preset (default, high_precision, buffer_off, fusion_off, "
                         "'buffer_off+fusion_off') or a mapping such as "
                         "'{base: fusion_off, keep_dtype: [\"p2o.Conv.0\"]}'; every step varies it")
-    p.add_argument("--threshold", type=float, default=0.95, help="cosine threshold (default 0.95)")
-    p.add_argument("--metric", default="cosine", help="metric judged (default cosine)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="threshold for --metric (default 0.95 for cosine; required for the others)")
+    p.add_argument("--metric", default=DEFAULT_METRIC, help="metric judged (default cosine)")
     p.add_argument("--budget", type=int, default=32,
                    help="most new conversions to spend (cached ones are free; default 32)")
     p.add_argument("--out", metavar="DIR", help="write the fix files and reports here")
@@ -109,6 +110,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..triage.flow import diagnose
     from ..triage.report import text
 
+    resolve_threshold(args)  # before any conversion
     if aipp_step.wanted(args):  # step 5 first: a wrong AIPP file makes every later step moot
         passed, report = aipp_step.run(args)
         sys.stdout.write(report)
