@@ -191,9 +191,10 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
         only = op.name in npu_only
         # no framework op it stands for is compared anywhere: a fault in it would hide (D3);
         # GE's runtime ops and the conversions it inserts (trans_*) have no framework op
-        hidden = (not only and op.op_type not in RUNTIME_OP_TYPES
-                  and not op.name.startswith("trans_")
-                  and not any(n and sanitize(n) in seen for n in op.covers))
+        lacking = plan.not_compared.get(op.name)  # a fused op whose output's golden is missing
+        hidden = bool(lacking) or (not only and op.op_type not in RUNTIME_OP_TYPES
+                                   and not op.name.startswith("trans_")
+                                   and not any(n and sanitize(n) in seen for n in op.covers))
         rows.append(TensorCompare(
             order=op.order, op_name=op.name, op_type=op.op_type,
             original_names=tuple(n for n in op.original_names if n),
@@ -202,7 +203,7 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
             shape=tuple(op.outputs[0].shape) if op.outputs else (),
             flags=("no_golden", "npu_only") if only else (
                 ("no_golden", NOT_COMPARED_FLAG) if hidden else ("no_golden",)),
-            reason=("NPU-only op (no framework op to compare with)" if only else
+            reason=("NPU-only op (no framework op to compare with)" if only else lacking or
                     "no golden op matches its name, original names or output origin"),
             source=op.source))
     rows.sort(key=lambda r: r.order)  # stable: keeps output/input order within an op

@@ -6,7 +6,12 @@ Rules, first that applies wins, per actual output tensor:
 2. ``origin``: the tensor's ``TensorRef.origin`` (original op name, output index), from the dump
    header or the om json; golden key ``{sanitize(name)}.{index}`` as msaccucmp builds it.
 3. ``fused``: a fused op (its ``original_names`` differ from its own name) is compared with
-   the output of the LAST original op it covers that has a golden dump, in golden order.
+   the output of the LAST original op it covers that has a golden dump, in golden order. This
+   only applies to an output without an origin: a fused op's output whose origin (om json
+   output desc / dump header) names an op the golden lacks is NOT compared with another
+   member (an inner member's output is consumed inside the fusion: another tensor), as
+   msaccucmp compares a fused op only with its output desc's ``origin_name`` and reports it
+   uncompared when that golden file is missing; such an op is in ``MatchPlan.not_compared``.
 4. ``name``: the golden op whose sanitised name equals the actual op's sanitised name.
 
 NPU-only ops (original names all empty, or listed in the dump's ``meta['npu_only_ops']``: the
@@ -27,7 +32,7 @@ Ascend dump file names are sanitised. Matching reads no tensor data.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..dump.layout import sanitize
@@ -54,6 +59,8 @@ class MatchPlan:
     coverage: Coverage
     unmatched_ops: Tuple[OpRecord, ...] = ()  # actual ops with no golden counterpart
     npu_only_ops: Tuple[str, ...] = ()
+    #: unmatched fused ops whose output's origin the golden lacks: {op name: why}
+    not_compared: Mapping[str, str] = field(default_factory=dict)
 
 
 class _GoldenIndex:
@@ -171,6 +178,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     covered: Dict[str, None] = {}
     unmatched_actual: List[OpRecord] = []
     npu_only_names: List[str] = []
+    not_compared: Dict[str, str] = {}
     listed = frozenset(actual.meta.get("npu_only_ops", ()) or ())
     via_producer = actual.meta.get("paired_via_producer") or {}
     inner = frozenset(actual.meta.get("om_inner_ops", ()) or ())
@@ -193,7 +201,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
         else:
             target, how = index.get(op.name), "name"
         special = npu_only or (header_origins and op.op_type in SPECIAL_OPS_TYPE)
-        op_pairs, guarded = [], False
+        op_pairs, guarded, lacking = [], False, []
         for t in op.outputs:
             pair = None
             if (t.origin and special and header_origins and how != "mapping"
@@ -205,6 +213,10 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                                     guard=special)
                 if pair is None and special and index.get(t.origin[0]) is not None:
                     guarded = True  # the origin names a tensor of another size: not this one
+                    continue
+                if (pair is None and op.is_fused and not special and t.origin[0]
+                        and not _fused_twin(index, op)):
+                    lacking.append(t)  # its producer's golden is missing: no member stands in
                     continue
             if pair is not None:
                 op_pairs.append(pair)
@@ -219,16 +231,16 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                     op_pairs.append(TensorPair(op, t, target, g, how))
         if not op_pairs:
             unmatched_actual.append(op)
+            if lacking:
+                not_compared[op.name] = _lacking_reason(op, lacking)
+                _cover(op, index, covered)
             if npu_only or guarded or op.name in inserted or (header_origins and special):
                 npu_only_names.append(op.name)
             continue
         pairs.extend(op_pairs)
         for p in op_pairs:
             compared[p.golden_op.name] = None
-        for n in op.original_names:
-            g = index.get(n)
-            if g is not None:
-                covered[g.name] = None
+        _cover(op, index, covered)
     fused = [n for n in covered if n not in compared]
     seen = set(compared) | set(fused)
     # ops the converter computed at conversion time (constants, static shapes) never run on the
@@ -242,4 +254,25 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                         folded=tuple(folded), unmatched_golden=tuple(unmatched_golden),
                         unmatched_actual=tuple(op.name for op in unmatched_actual),
                         npu_only=tuple(npu_only_names))
-    return MatchPlan(tuple(pairs), coverage, tuple(unmatched_actual), tuple(npu_only_names))
+    return MatchPlan(tuple(pairs), coverage, tuple(unmatched_actual), tuple(npu_only_names),
+                     not_compared)
+
+
+def _cover(op: OpRecord, index: _GoldenIndex, covered: Dict[str, None]) -> None:
+    for n in op.original_names:
+        g = index.get(n)
+        if g is not None:
+            covered[g.name] = None
+
+
+def _lacking_reason(op: OpRecord, lacking: List[TensorRef]) -> str:
+    outs = ", ".join(f"{t.origin[0]} output {t.origin[1]}" for t in lacking)
+    return (f"the golden has no tensor for {outs}, the fused op's output (its other original "
+            "ops' outputs are computed inside the fusion: not the same tensor)")
+
+
+def _fused_twin(index: _GoldenIndex, op: OpRecord) -> bool:
+    """Whether the golden holds a fused op of ``op``'s own name: the golden is another device
+    run (``triage`` compares two modes' dumps), whose op is the same fusion's output."""
+    twin = index.get(op.name)
+    return twin is not None and twin.is_fused
