@@ -4,8 +4,10 @@ every op name the plugin accepts or prints.
 ``model_ops(model)`` lists the node names (unnamed nodes named as ``graph.names`` does) and
 their ONNX types. It validates what a user names -- keep_dtype entries (names or
 ``OpType::X``), per-op thresholds, ignored ops -- raising ``ConfigError`` with the entry, the
-model and the closest real names; and it gives sanitized names (``p2o_BatchNormalization_1``,
-what dump *file names* hold) back their real spelling (``p2o.BatchNormalization.1``).
+model and the closest real names (for a keep_dtype entry that is a fused op's name, its
+members' names: ``split_concatenated_names``); and it gives sanitized names
+(``p2o_BatchNormalization_1``, what dump *file names* hold) back their real spelling
+(``p2o.BatchNormalization.1``).
 """
 from __future__ import annotations
 
@@ -89,6 +91,12 @@ class ModelOps:
                                   + f" (its op types as ATC parses them: {', '.join(ascend[:12])}"
                                   + (", ..." if len(ascend) > 12 else "") + ")")
             elif entry not in self._name_set:
+                members = split_concatenated_names(entry, self.names)
+                if members:  # a fused op as the failure block prints it: ATC wants its members
+                    raise ConfigError(where, f"keep_dtype entry {entry!r} is the name of a fused "
+                                             f"op: keep_dtype takes the original node names "
+                                             f"fused into it: "
+                                             + ", ".join(repr(m) for m in members))
                 raise ConfigError(where, self._unknown(entry, "keep_dtype entry"))
 
     def _unknown(self, entry: str, what: str) -> str:
@@ -104,6 +112,24 @@ class ModelOps:
             by.setdefault(sanitize(n), []).append(n)
         object.__setattr__(self, "_name_set", frozenset(self.names))
         object.__setattr__(self, "_by_sanitized", {k: tuple(v) for k, v in by.items()})
+
+
+def split_concatenated_names(text: str, names: Iterable[str]) -> Optional[List[str]]:
+    """``text`` cut into two or more of ``names`` laid end to end (``'Conv@24Add@15Relu@9'`` ->
+    ``['Conv@24', 'Add@15', 'Relu@9']``: a fused op's name is its members' names joined), using
+    the fewest names (the longest first name among equally short splits); ``None`` when no such
+    split exists."""
+    known = {n for n in names if n}
+    lengths = sorted({len(n) for n in known}, reverse=True)
+    size = len(text)
+    best: List[Optional[List[str]]] = [None] * size + [[]]  # best[i]: fewest names for text[i:]
+    for i in range(size - 1, -1, -1):
+        for length in lengths:
+            rest = best[i + length] if i + length <= size else None
+            if rest is not None and text[i:i + length] in known and (
+                    best[i] is None or len(rest) + 1 < len(best[i])):
+                best[i] = [text[i:i + length]] + rest
+    return best[0] if best[0] is not None and len(best[0]) >= 2 else None
 
 
 def _closest_text(near: Sequence[str]) -> str:
