@@ -167,6 +167,12 @@ NO_OUTPUTS_ADVICE = ("dump the operators' outputs: dump mode output or all (pyte
                      "--accuracy-dump-mode=all or ini ascend_accuracy_dump_mode; run(..., "
                      "dump_mode=\"all\"); acl.json \"dump_mode\": \"all\")")
 
+#: the start of a verdict's problem when the actual side is a run made without a dump
+#: (``run(inputs, dump=False)``: the model's outputs only), and what fixes it
+NOT_DUMPED = "no tensor was compared: the actual run was not dumped"
+NOT_DUMPED_ADVICE = ("run the model with its dump: om.run(inputs) (dump=True is the default; "
+                     "run(inputs, dump=False) returns the model's outputs only)")
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -356,7 +362,10 @@ class CompareResult:
             problem = (f"no tensor was compared: none of the {len(self.rows)} actual op"
                        f"{_s(len(self.rows))} matches one of the {self.coverage.golden_total} "
                        "golden ops")
-            if self.rows and self.meta.get("actual_outputs") == 0:
+            if (self.meta.get("actual") or {}).get("dumped") is False:
+                problem = (f"{NOT_DUMPED} (its {len(self.rows)} model output"
+                           f"{_s(len(self.rows))} only, as run(inputs, dump=False) returns them)")
+            elif self.rows and self.meta.get("actual_outputs") == 0:
                 problem = (f"{NO_OUTPUTS} ({len(self.rows)} op{_s(len(self.rows))} with their "
                            "inputs only, as a run in dump mode input writes them)")
             # the problem says it all: no op-by-op "not compared" failures on top

@@ -261,6 +261,12 @@ def pytest_runtest_makereport(item, call):
     remove the dumps of passed tests."""
     outcome = yield
     report = outcome.get_result()
+    if call.when == "call" and report.passed:
+        from .setup_checks import no_check_longrepr
+
+        longrepr = no_check_longrepr(item, item.stash.get(CONTEXT_KEY, None))
+        if longrepr is not None:  # marked @accuracy, checked nothing: it must not pass
+            report.outcome, report.longrepr = "failed", longrepr
     if call.when in ("setup", "call"):  # a passing check leaves no dumps, a failing one keeps them
         from .dump_cleanup import settle
 

@@ -17,6 +17,7 @@ def preprocessing_checker(request, ctx):
         from ..report.assertion import AccuracyFailure
         from .accuracy_check import report_slug, resolve_file
 
+        ctx.checks += 1
         where = f"{ctx.nodeid}: check_preprocessing"
         config = getattr(om, "aipp", None)
         if config is None and isinstance(om, (str, Path)):

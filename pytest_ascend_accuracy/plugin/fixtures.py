@@ -51,6 +51,9 @@ class TestContext:
     stored_goldens: List[Tuple[Path, Callable[[], object]]] = field(default_factory=list)
     #: every ascend_model run of this test, in order: which model made which dump
     runs: List[ModelRun] = field(default_factory=list)
+    #: checks this test started (check_accuracy, check_dataset, check_preprocessing): a test
+    #: marked @accuracy that started none checked nothing (``no_check_longrepr``)
+    checks: int = 0
 
     def resolve(self, model, where):
         from .accuracy_check import resolve_model
@@ -237,6 +240,7 @@ def check_accuracy(request, _ascend_accuracy_context):
         __tracebackhide__ = True
         from ..report.assertion import as_dump
 
+        ctx.checks += 1
         actual, golden = as_dump(actual), as_dump(golden)  # DumpSets or paths to dumps
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
         run = ctx.run_of(actual)
@@ -286,6 +290,7 @@ def check_dataset(request, _ascend_accuracy_context):
     def check(om, samples, *, metric="top1", labels=None, max_drop=0.01, output=None,
               postprocess=None, reference_inputs=None):
         __tracebackhide__ = True
+        ctx.checks += 1
         if isinstance(samples, (str, Path)) and not Path(samples).is_absolute():
             samples = next((Path(b) / samples for b in ctx.bases if (Path(b) / samples).is_dir()),
                            samples)

@@ -109,3 +109,18 @@ def setup_longrepr(item, excinfo) -> Optional[str]:
             text += f"\n\n{rel}:{entry.lineno + 1}: {type(exc).__name__}"
             break
     return text
+
+
+def no_check_longrepr(item, ctx) -> Optional[str]:
+    """Why a passing test marked ``@accuracy`` fails after all: it ran its model (``om.run``)
+    but started no check (``check_accuracy``, ``check_dataset``, ``check_preprocessing``), so
+    it passed having compared nothing. None for any other test: unmarked, a YAML suite item,
+    one that checked, or one that never called ``run`` (a test that judges
+    ``om.outputs()`` its own way is its own business)."""
+    if ctx is None or ctx.checks or not ctx.runs or item.get_closest_marker("accuracy") is None:
+        return None
+    models = ", ".join(dict.fromkeys(r.handle.converted.model_name for r in ctx.runs))
+    return (f"ascend-accuracy: {ctx.nodeid} is marked @accuracy and ran {models}, "
+            f"but compared nothing: no check_accuracy call (nor check_dataset / "
+            f"check_preprocessing) ran. Pass the dump to check_accuracy(actual, golden), or "
+            f"remove @accuracy from a test that is not an accuracy check.")

@@ -216,10 +216,13 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops."""
     if verdict.problem:
-        from ..compare.result import NO_OUTPUTS, NO_OUTPUTS_ADVICE, NOTHING_JUDGED
+        from ..compare.result import (NO_OUTPUTS, NO_OUTPUTS_ADVICE, NOT_DUMPED,
+                                      NOT_DUMPED_ADVICE, NOTHING_JUDGED)
 
         if verdict.problem.startswith(NO_OUTPUTS):
             return NO_OUTPUTS_ADVICE
+        if verdict.problem.startswith(NOT_DUMPED):
+            return NOT_DUMPED_ADVICE
         if verdict.problem.startswith(NOTHING_JUDGED):
             return verdict.problem.rpartition("; ")[2]
         return ("check that both dumps come from the same model and run; pass the om json "

@@ -60,3 +60,59 @@ def test_stored(ascend_model, golden_dump, check_accuracy):
     assert "no float16 overflow seen" not in failed.stdout.str()
     pytester.makepyfile(test_stored=test.format(modes=", modes=[keep_dtype(['norm'])]"))
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)  # pasted: passes
+
+
+TEST_NO_CHECK = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/overflow.onnx"
+
+
+@accuracy(threshold=0.95)
+def test_runs_only(ascend_model):
+    ascend_model(M).run(make_inputs(M))
+
+
+@accuracy(threshold=0.95)
+def test_outputs_its_own_way(ascend_model):
+    assert ascend_model(M).outputs(make_inputs(M))
+
+
+def test_unmarked(ascend_model):
+    ascend_model(M).run(make_inputs(M))
+
+
+@accuracy(threshold=0.95)
+def test_not_dumped(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M).run(inputs, dump=False), golden_dump(M, inputs))
+'''
+
+
+def test_a_marked_test_that_ran_its_model_and_checked_nothing_fails(pytester, models_dir):
+    """It passed: ``@accuracy`` with ``om.run(inputs)`` and no ``check_accuracy``. And a check of
+    a run made with dump=False said to read the device dump with load_dump(...), which there
+    is none of (user review)."""
+    pytester.makepyfile(test_none=TEST_NO_CHECK)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines([
+        "*ascend-accuracy: test_none.py::test_runs_only is marked @accuracy and ran overflow, "
+        "but compared nothing: no check_accuracy call (nor check_dataset / check_preprocessing) "
+        "ran. Pass the dump to check_accuracy(actual, golden), or remove @accuracy from a test "
+        "that is not an accuracy check.",
+        "*accuracy FAILED: no tensor was compared: the actual run was not dumped (its 1 model "
+        "output only, as run(inputs, dump=False) returns them)*",
+        "next step: the run was not dumped: run the model with its dump: om.run(inputs) "
+        "(dump=True is the default; run(inputs, dump=False) returns the model's outputs only)",
+    ])
+    assert "load_dump" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["PASSED test_none.py::test_outputs_its_own_way*",
+                                 "PASSED test_none.py::test_unmarked*"], consecutive=False)
+    # the advice pasted: run(inputs) instead of run(inputs, dump=False) compares, and fails on
+    # what the model really does (the overflow), no longer on a missing dump
+    pytester.makepyfile(test_none=TEST_NO_CHECK.replace("run(inputs, dump=False)", "run(inputs)"))
+    pasted = pytester.runpytest("-p", "no:cacheprovider", "-k", "not_dumped")
+    pasted.assert_outcomes(failed=1)
+    pasted.stdout.fnmatch_lines(["*first failure in graph order: norm*"])

@@ -137,8 +137,7 @@ from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
 SHARED = {}
 
-@accuracy(threshold=0.95)
-def test_1_run(ascend_model):
+def test_1_run(ascend_model):  # unmarked: a marked test that only runs fails (checked nothing)
     SHARED["x"] = make_inputs("models/passing_mlp.onnx")
     SHARED["actual"] = ascend_model("models/passing_mlp.onnx").run(SHARED["x"])
 

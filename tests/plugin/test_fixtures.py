@@ -36,7 +36,7 @@ def test_atc_convert_and_ascend_model(pytester, models_dir):
             assert c.key != a.key
 
         @accuracy(modes=["default", "fusion_off"])
-        def test_bound_mode(ascend_model, request):
+        def test_bound_mode(ascend_model, golden_dump, check_accuracy, request):
             m = ascend_model("models/passing_mlp.onnx")
             assert m.mode.name == request.node.callspec.id
             assert m.converted.mode == m.mode
@@ -44,6 +44,9 @@ def test_atc_convert_and_ascend_model(pytester, models_dir):
             assert [op.name for op in out] == ["y"] and out.ops[0].outputs[0].shape == (1, 8)
             dumped = m.run(make_inputs("models/passing_mlp.onnx"))
             assert len(dumped) > 1 and dumped.meta["mode"] == m.mode.name
+            # a marked test checks (one that only runs fails: test_checks_that_judge_nothing)
+            check_accuracy(dumped, golden_dump("models/passing_mlp.onnx",
+                                               make_inputs("models/passing_mlp.onnx")))
 
         def test_explicit_mode_and_keep_dtype(ascend_model):
             assert ascend_model("models/passing_mlp.onnx").mode.name == "default"

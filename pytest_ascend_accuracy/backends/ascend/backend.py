@@ -230,7 +230,7 @@ class AscendBackend:
         if not dump:
             ds = DumpSet.from_arrays({n: [a] for n, a in self.outputs(converted, inputs).items()},
                                      kind="ascend-outputs")
-            ds.meta.update(self._meta(converted))
+            ds.meta.update(self._meta(converted), dumped=False)
             return ds
         arrays, expected = self._inputs(converted, inputs)
         dump_path = Path(dump_dir) if dump_dir is not None else self._new_run_dir(converted.model_name)

@@ -205,7 +205,8 @@ class EmulatorBackend:
                                      outputs=(TensorRef.from_array(v),))
                             for k, (n, v) in enumerate(values.items())],
                            kind="memory", model_name=converted.model_name,
-                           meta={"backend": "emulator", "mode": converted.mode.name})
+                           meta={"backend": "emulator", "mode": converted.mode.name,
+                                 "dumped": False})
         state = self._state(converted)
         plan = state.plan
         inputs, aipp_ops = preprocess(state.aipp, inputs)
