@@ -28,8 +28,8 @@ Layer above ``backends``: may import ``backends`` and everything below it.
 from __future__ import annotations
 
 from .check import (MISSING, PASSED, REBASELINE, REGEN_CHOICES, REGRESSED, REWRITTEN,
-                             UNREADABLE, BaselineOutcome, ModelChangedWarning, OpChange,
-                             check_baseline, judge_ops, setup_changes)
+                    UNREADABLE, BaselineGapWarning, BaselineOutcome, ModelChangedWarning,
+                    OpChange, check_baseline, judge_ops, setup_changes)
 from .env import (atc_args_of, baseline_path, environment_for, key_path, locate_baseline,
                   mode_items, model_info, model_key)
 from .file import (ENVIRONMENT_KEYS, Baseline, BaselineWriteError, InputSpec,
@@ -37,8 +37,8 @@ from .file import (ENVIRONMENT_KEYS, Baseline, BaselineWriteError, InputSpec,
                             write_baseline)
 from .inputs import BaselineInputs, input_spec, inputs_dir, inputs_for_baseline
 
-__all__ = ["check_baseline", "BaselineOutcome", "ModelChangedWarning", "OpChange", "judge_ops",
-           "setup_changes",
+__all__ = ["check_baseline", "BaselineGapWarning", "BaselineOutcome", "ModelChangedWarning",
+           "OpChange", "judge_ops", "setup_changes",
            "REGEN_CHOICES", "PASSED", "REGRESSED", "REBASELINE", "MISSING", "UNREADABLE",
            "REWRITTEN", "baseline_path", "environment_for", "atc_args_of", "mode_items",
            "key_path", "locate_baseline", "model_info", "model_key",

@@ -88,6 +88,9 @@ class Judgement:
     new_ops: Tuple[str, ...]  # labels not in the baseline
     improved: Tuple[str, ...]  # labels whose cosine rose by more than max_drop
     judged: int
+    #: labels compared now whose baseline line holds no value to judge against (cosine NaN,
+    #: or not compared when recorded): not judged, and said so (``BaselineGapWarning``)
+    unjudged: Tuple[str, ...] = ()
 
 
 def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
@@ -99,7 +102,7 @@ def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
     base = {op.key: op for op in baseline}
     seen = set()
     regressions: List[OpChange] = []
-    new_ops, improved = [], []
+    new_ops, improved, unjudged = [], [], []
     for cur in current:
         old = base.get(cur.key)
         if old is None:
@@ -112,9 +115,13 @@ def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
         regressions += _op_changes(old, cur, max_drop, max_rel_l2_rise)
         if old.compared and cur.compared and cur.cosine - old.cosine > max_drop + _EPS:
             improved.append(cur.label)
+        if cur.compared and not math.isnan(cur.cosine) and (not old.compared
+                                                             or math.isnan(old.cosine)):
+            unjudged.append(cur.label)
     regressions += [OpChange(op.label, "missing", "present", "missing")
                     for op in baseline if op.key not in seen]
-    return Judgement(tuple(regressions), tuple(new_ops), tuple(improved), len(seen))
+    return Judgement(tuple(regressions), tuple(new_ops), tuple(improved), len(seen),
+                     tuple(unjudged))
 
 
 def _op_changes(old: OpBaseline, cur: OpBaseline, max_drop: float,
@@ -186,9 +193,17 @@ class BaselineOutcome:
     improved: Tuple[str, ...] = ()
     #: on a pass: the note that the model file changed since the baseline was recorded, else ""
     model_changed: str = ""
+    #: operator lines compared now that the baseline holds no value for (``Judgement.unjudged``)
+    unjudged: Tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return self.passed
+
+
+class BaselineGapWarning(UserWarning):
+    """A baseline check passed, but some operators compared now have no value in the baseline
+    to be judged against (cosine NaN, or not compared, when it was recorded): they went
+    unjudged, which is said instead of passing silently."""
 
 
 class ModelChangedWarning(UserWarning):
@@ -198,15 +213,17 @@ class ModelChangedWarning(UserWarning):
 
 def check_baseline(result, path, *, header: Mapping[str, object], inputs,
                    max_drop: float = 0.002, max_rel_l2_rise: Optional[float] = None,
-                   regen=Regen.NONE, info: Optional[Mapping[str, object]] = None
-                   ) -> BaselineOutcome:
+                   regen=Regen.NONE, info: Optional[Mapping[str, object]] = None,
+                   shown: Optional[str] = None) -> BaselineOutcome:
     """Judge ``result`` (a ``CompareResult``) against the baseline at ``path``; see the module
     docstring. ``header``: the environment (``backend``, ``toolkit_version``, ``soc_version``,
     ``atc_args`` and any extra plain keys, see ``baseline.environment_for``). ``inputs``: the
     ``BaselineInputs`` (or its ``InputSpec``) the run used; unseeded inputs are refused.
-    ``info``: shown in the file and in messages, never judged (model name, model sha256)."""
+    ``info``: shown in the file and in messages, never judged (model name, model sha256).
+    ``shown``: how messages spell ``path`` (the plugin: relative to where pytest ran)."""
     path = Path(path)
-    where = f"baseline {os.fspath(path)}"
+    shown = shown if shown is not None else os.fspath(path)
+    where = f"baseline {shown}"
     regen = Regen.parse(regen, where)
     max_drop = _limit(max_drop, "max_drop", where)
     if max_rel_l2_rise is not None:
@@ -219,37 +236,37 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     # one process at a time reads, judges and rewrites a baseline (and its stored inputs):
     # xdist workers whose tests share one recorded it twice at once, half of each
     with PathLocked(path, "baseline"):
-        return _judge(path, fresh, regen, max_drop, max_rel_l2_rise)
+        return _judge(path, fresh, regen, max_drop, max_rel_l2_rise, shown)
 
 
 def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
-           max_rel_l2_rise: Optional[float]) -> BaselineOutcome:
-    """``check_baseline`` under the baseline's lock."""
+           max_rel_l2_rise: Optional[float], shown: str) -> BaselineOutcome:
+    """``check_baseline`` under the baseline's lock; messages name the file as ``shown``."""
     env, spec, current, info_d = fresh.environment, fresh.inputs, fresh.ops, fresh.info
     if regen.before_use:
         _write(path, fresh)
         return BaselineOutcome(REWRITTEN, True, path, (
-            f"accuracy baseline {path} rewritten (--accuracy-regen-all): "
+            f"accuracy baseline {shown} rewritten (--accuracy-regen-all): "
             f"{_count(len(current), 'operator line')}"), written=path)
     if not path.exists():
         _write(path, fresh)
         return BaselineOutcome(MISSING, False, path, (
-            f"accuracy baseline {path} did not exist: wrote it from this run "
+            f"accuracy baseline {shown} did not exist: wrote it from this run "
             f"({_count(len(current), 'operator line')}, backend {env.get('backend')}).\n"
             "Check it in and run the test again to compare against it."), written=path)
     try:
-        old = read_baseline(path)
+        old = read_baseline(path, shown=shown)
     except ConfigError as exc:
         if not regen.after_failure:
             raise
         _write(path, fresh)
         return BaselineOutcome(UNREADABLE, False, path, (
-            f"accuracy baseline {path} could not be read ({exc.problem}); rewritten from this "
+            f"accuracy baseline {shown} could not be read ({exc.problem}); rewritten from this "
             "run (--accuracy-regen). The test still fails."), written=path)
 
     changes = setup_changes(old, env, spec)
     if changes:
-        lines = [f"accuracy baseline REBASELINE REQUIRED: {path} was recorded under another "
+        lines = [f"accuracy baseline REBASELINE REQUIRED: {shown} was recorded under another "
                  f"setup ({_count(len(changes), 'change')})"]
         lines += [f"  {what}: {_show(a)} -> {_show(b)}" for what, a, b in changes]
         lines.append("Operators were not judged one by one: values recorded under another "
@@ -267,17 +284,18 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     notes = _notes(old, info_d, j, max_drop)
     if not j.regressions:
         text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "
-                f"max_drop={max_drop:g} of {path}")
+                f"max_drop={max_drop:g} of {shown}")
         return BaselineOutcome(PASSED, True, path, "\n".join([text] + notes),
                                new_ops=j.new_ops, improved=j.improved,
-                               model_changed="".join(_model_changed(old, info_d, passed=True)))
+                               model_changed="".join(_model_changed(old, info_d, passed=True)),
+                               unjudged=j.unjudged)
     ops = sorted({c.label for c in j.regressions}, key=[c.label for c in j.regressions].index)
     rules = f"cosine drop > {max_drop:g}"
     if max_rel_l2_rise is not None:
         rules += f", rel_l2 rise > {max_rel_l2_rise:g}"
     of = (f"{len(ops)} of {_count(len(old.ops), 'baselined operator line')}"
           if len(ops) <= len(old.ops) else _count(len(ops), "operator line"))
-    lines = [f"accuracy baseline REGRESSED: {of} got worse than {path} allows "
+    lines = [f"accuracy baseline REGRESSED: {of} got worse than {shown} allows "
              f"({rules}, more NaN/Inf, no longer compared, missing, or absent from the "
              f"file)"]
     lines += _model_changed(old, info_d)

@@ -173,11 +173,14 @@ def _exact(part: str) -> str:
 def model_key(model, rootdir) -> str:
     """The name a baseline knows its model by: the file's path relative to ``rootdir`` without
     its suffix (``team_a/model``); a file outside the rootdir ``_outside/<stem>-<hash of its
-    absolute path>``; an in-memory model its graph name (``model_label``)."""
+    absolute path>``; an in-memory model its graph name (``model_label``) and a digest of its
+    bytes, ``main_graph-<sha256[:10]>``: exporters reuse graph names, and two models of one
+    graph name shared a baseline, each judged by the other's numbers."""
     from ..graph.onnx_graph import model_label
 
     if not isinstance(model, (str, os.PathLike)):
-        return model_label(model)
+        digest = model_sha256(model)
+        return f"{model_label(model)}-{digest[:10]}" if digest else model_label(model)
     p = Path(os.path.abspath(os.fspath(model)))
     try:
         rel = p.relative_to(Path(os.path.abspath(os.fspath(rootdir))))
@@ -215,8 +218,14 @@ def locate_baseline(root, model, mode, rootdir) -> Located:
     says where it should be moved)."""
     from ..graph.onnx_graph import model_label
 
-    if not isinstance(model, (str, os.PathLike)):  # in memory: named by its graph, as before
-        return Located(baseline_path(root, model_key(model, rootdir), mode))
+    if not isinstance(model, (str, os.PathLike)):  # in memory: its graph name and digest
+        path = baseline_path(root, model_key(model, rootdir), mode)
+        old = baseline_path(root, model_label(model), mode)  # where they were: graph name only
+        digest = model_sha256(model)
+        if (not path.exists() and old.exists() and digest is not None
+                and _recorded(old, "model_sha256") == digest):
+            return Located(old, belongs=path)  # this very model's: to be moved
+        return Located(path)
     key = model_key(model, rootdir)
     path = key_path(root, key, mode)
     if path.exists():
@@ -226,13 +235,13 @@ def locate_baseline(root, model, mode, rootdir) -> Located:
     # none) -- a root model.onnx's model/default.yaml is no baseline of sub/model.onnx
     for old in (key_path(root, key, mode, exact=False),
                 baseline_path(root, model_label(model), mode)):
-        if old != path and old.exists() and _recorded_model(old) in (None, key):
+        if old != path and old.exists() and _recorded(old, "model") in (None, key):
             return Located(old, belongs=path)
     return Located(path)
 
 
-def _recorded_model(path: Path) -> Optional[str]:
-    """The ``info.model`` a baseline file records (None when it records none or cannot be
+def _recorded(path: Path, field: str) -> Optional[str]:
+    """The ``info.<field>`` a baseline file records (None when it records none or cannot be
     read: reading it properly reports that)."""
     import re
 
@@ -242,7 +251,8 @@ def _recorded_model(path: Path) -> Optional[str]:
     except OSError:
         return None
     block = re.search(r"^info:\n((?:[ \t]+.*\n?)*)", text, re.M)
-    found = re.search(r"^[ \t]+model:[ \t]*(.*?)[ \t]*$", block.group(1), re.M) if block else None
+    found = (re.search(rf"^[ \t]+{re.escape(field)}:[ \t]*(.*?)[ \t]*$", block.group(1), re.M)
+             if block else None)
     if found is None:
         return None
     import yaml

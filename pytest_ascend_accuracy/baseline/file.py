@@ -276,12 +276,13 @@ def write_baseline(path, baseline: Baseline) -> Path:
 
 
 # --------------------------------------------------------------------------- parsing
-def read_baseline(path) -> Baseline:
-    """Read a baseline file; anything malformed raises ``ConfigError(path, problem)``."""
+def read_baseline(path, *, shown: Optional[str] = None) -> Baseline:
+    """Read a baseline file; anything malformed raises ``ConfigError(path, problem)``
+    (``shown``: how errors spell the path, e.g. relative to where pytest ran)."""
     import yaml
 
     path = Path(path)
-    where = os.fspath(path)
+    where = shown if shown is not None else os.fspath(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

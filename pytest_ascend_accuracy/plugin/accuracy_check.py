@@ -374,12 +374,16 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
         from ..core.locations import Located, MovedFileWarning
 
         folder = Located(located.path.parent, belongs=located.belongs.parent)  # modes + inputs
+        in_memory = not isinstance(handle.model, (str, os.PathLike))
         warnings.warn(MovedFileWarning(folder.message(
             "the accuracy baselines folder", state.settings.invocation_dir,
-            why="baselines are now keyed by the model file's path relative to the rootdir")))
+            why=("baselines of in-memory models are now keyed by graph name and digest"
+                 if in_memory else
+                 "baselines are now keyed by the model file's path relative to the rootdir"))))
     return check_baseline(result, located.path, header=environment_for(handle.converted),
                           inputs=inputs, max_drop=spec.max_drop, regen=state.settings.regen,
-                          info=model_info(handle.model, rootdir))
+                          info=model_info(handle.model, rootdir),
+                          shown=state.settings.show(located.path))
 
 
 # -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------

@@ -72,6 +72,17 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             from ..baseline import ModelChangedWarning
             shown = state.settings.show(base.path)
             warnings.warn(ModelChangedWarning(f"{shown}: {base.model_changed[len('note: '):]}"))
+        if base.unjudged:  # ops with no baseline value went unjudged: said, not silent
+            import warnings
+
+            from ..baseline import BaselineGapWarning
+            n = len(base.unjudged)
+            warnings.warn(BaselineGapWarning(
+                f"{state.settings.show(base.path)}: {n} operator line{'s' if n != 1 else ''} "
+                f"compared now hold{'s' if n == 1 else ''} no baseline value to be judged "
+                f"against (cosine NaN, or not compared, when recorded): "
+                f"{', '.join(base.unjudged[:5])}{', ...' if n > 5 else ''}; "
+                f"--accuracy-regen-all records their values"))
     return outcome
 
 
