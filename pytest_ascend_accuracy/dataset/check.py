@@ -46,6 +46,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     source, max_drop = check_arguments(samples, metric, max_drop, threshold, per_op, ignore,
                                        op_metric)
     lbls = Labels(labels)
+    lbls.check_pairing(source)
     reference = ReferenceModel(om.model, cache=cache)
     out_name = _output_for(metric, reference.output_names, output)
     flips = RowFlips(out_name) if out_name is not None else None

@@ -126,6 +126,24 @@ class Labels:
     def given(self) -> bool:
         return self._seq is not None or self._map is not None
 
+    def check_pairing(self, source: "SampleSource") -> None:
+        """Labels given in sample order pair by position; a directory's samples are in file-name
+        order, which for names numbered without zero-padding (``img10`` before ``img2``) is not
+        the order their numbers suggest: refused then, naming a pair, instead of pairing
+        labels with other samples silently (a user's Top-1 read 0.25 for 1.0)."""
+        if self._seq is None or source.directory is None:
+            return
+        ids = source.ids() or []
+        natural = sorted(ids, key=_natural_key)
+        for here, there in zip(ids, natural):
+            if here != there:
+                raise ConfigError(self.where, (
+                    f"labels in sample order pair with the samples of {source.directory} by "
+                    f"position, in file-name order, where {here!r} comes before {there!r} (the "
+                    "numbers in the names are not zero-padded): give the labels as a {sample "
+                    f"id: label}} mapping (JSON {{\"{there}\": ...}}), or zero-pad the file "
+                    "names"))
+
     def for_sample(self, sample: Sample, rows: int) -> List[object]:
         """The label of each of the sample's ``rows`` rows."""
         if self._map is not None:
@@ -182,3 +200,11 @@ def _per_row(value, rows: int, where: str) -> List[object]:
 def _closest(name: str, names) -> str:
     close = difflib.get_close_matches(name, [str(n) for n in names], n=3, cutoff=0.5)
     return f"; closest sample ids: {', '.join(close)}" if close else ""
+
+
+def _natural_key(name: str):
+    """``img2`` before ``img10``: runs of digits compared as numbers."""
+    import re
+
+    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
+            for part in re.split(r"(\d+)", name) if part]
