@@ -246,6 +246,9 @@ class Verdict:
         if self.policy.per_op:  # not all judged by the default: say so (their lines show which)
             n = len(self.policy.per_op)
             thr = f"{thr} or their per-op threshold ({n} op{_s(n)})"
+        if any(f.reason.startswith("scale:") for f in judged):  # cosine alone passed them
+            t = self.policy.scale_tolerance
+            thr = f"{thr} or the scale guard (L2 norm within {1 / t:.3g}-{t:g}x the golden's)"
         return (f"accuracy FAILED: {len(judged)} of {n_judged} tensor{_s(n_judged)} "
                 f"fail {thr}; first failure in graph order: {first.label} (#{first.order})"
                 + (f"; {note}" if hidden else ""))

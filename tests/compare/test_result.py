@@ -256,3 +256,16 @@ def test_the_first_failure_is_the_first_compared_one_the_verdict_line_names():
                                 "Conv_2": [np.ones(100, np.float32)]})
     only_hidden = compare_dumps(good, golden).judge(0.99)
     assert only_hidden.first.row.op_name == "Mul_1"  # nothing compared failed: the hidden one
+
+
+def test_the_headline_names_the_scale_guard_when_it_failed_a_tensor():
+    """Both tensors passed cosine >= 0.05 and failed on scale; the headline said only "fail
+    cosine >= 0.05" (user review)."""
+    y = np.linspace(1, 2, 16, dtype=np.float32)
+    r = compare_dumps(DumpSet.from_arrays({"a": [(y * 3).astype(np.float16)]}),
+                      DumpSet.from_arrays({"a": [y]}))
+    v = r.judge(0.05, scale_tolerance=2.0)
+    assert v.describe().startswith(
+        "accuracy FAILED: 1 of 1 tensor fail cosine >= 0.05 or the scale guard (L2 norm within "
+        "0.5-2x the golden's); first failure in graph order: a")
+    assert "scale guard" not in r.judge(0.99999).describe()  # passes: the verdict line as was
