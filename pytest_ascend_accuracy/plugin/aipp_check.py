@@ -68,33 +68,3 @@ def yaml_aipp(entry, base_dir: Path, at: str):
     read_aipp_config(path)
     load_reference(reference, base_dir, f"{at}.reference")
     return path, (reference, str(base_dir))
-
-
-def yaml_golden_inputs(case, inputs, where: str):
-    """Step 5, then the golden run's inputs: each AIPP input's raw images through the reference
-    pre-processing (the other inputs as they are). A wrong AIPP file fails here, naming fields."""
-    import numpy as np
-
-    from ..aipp import check_preprocessing as run_preprocessing_check, read_aipp_config
-    from ..aipp.user_files import load_reference
-    from ..graph.onnx_graph import graph_inputs, load_model
-    from ..report.assertion import AccuracyFailure
-
-    config = read_aipp_config(case.aipp)
-    reference = load_reference(case.reference[0], case.reference[1], where)
-    # the input names: no weight is read
-    names = [i.name for i in graph_inputs(load_model(case.model, weights=False))]
-    out = dict(inputs)
-    for op in config.ops:
-        name = names[op.rank] if op.rank < len(names) else None
-        if name is None or name not in inputs:
-            raise ConfigError(where, f"inputs: no raw images for AIPP input {op.rank} "
-                                     f"({name or 'not in the model'})")
-        raw = np.asarray(inputs[name])
-        result = run_preprocessing_check(config, raw, reference, rank=op.rank)
-        if not result.passed:
-            raise AccuracyFailure(result.report(), None, None)
-        images = [raw] if raw.ndim == 3 and op.input_format in ("RGB888_U8", "XRGB8888_U8") else list(raw)
-        refs = [np.asarray(reference(img), dtype=np.float32) for img in images]
-        out[name] = np.stack([r[0] if r.ndim == 4 else r for r in refs])
-    return out

@@ -2,7 +2,7 @@
 
 ```yaml
 defaults:                      # optional; every key may also be set per model
-  threshold: 0.95              # a number, or {mode name: number}
+  threshold: 0.95              # a number, or {mode name: number} (names of the suite's modes)
   metric: cosine
   inputs: {seed: 0}            # seeded generator (optional shapes: {input: [dims]}) or npy files
   modes: [default]
@@ -15,8 +15,10 @@ models:
     per_op: {Relu_2: 0.9}      # merged over the defaults' per_op
     ignore: [Softmax_5]        # added to the defaults' ignore
     golden: golden/mlp         # optional stored golden directory (regen flags apply)
+    scale_tolerance: 3         # the scale guard (default 2; null: off): @accuracy(scale_tolerance=)
     dataset: {samples: data/val, labels: data/val.json, metric: top1, max_drop: 0.01}
-                               # optional: one more item per mode, mlp-dataset[mode]
+                               # optional: one more item per mode, mlp-dataset[mode] (with aipp:
+                               # it converts with the AIPP file; reference: feeds the reference)
     aipp: aipp/camera.cfg      # optional: convert with this AIPP file; inputs are then raw images
                                # (a seed makes random ones of its format and source size)
     reference: prep:preprocess # with aipp: MODULE:FN, the reference pre-processing of one image
@@ -36,13 +38,13 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 import pytest
 
 from ..errors import AscendAccuracyError, ConfigError, closest_text
-from .marker_spec import (AccuracySpec, make_spec, validate_metric, validate_modes,
-                          validate_per_op, validate_threshold)
+from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, validate_metric,
+                          validate_modes, validate_per_op, validate_threshold)
 from ..core.modes import Mode, resolve_mode
 
 TOP_KEYS = ("defaults", "models")
 SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape",
-                "max_drop")
+                "max_drop", "scale_tolerance")
 MODEL_KEYS = ("name", "model", "golden", "dataset", "aipp", "reference") + SETTING_KEYS
 MODE_KEYS = ("base", "name", "precision_mode", "keep_dtype", "buffer_optimize", "fusion",
              "fusion_rules_off")
@@ -129,7 +131,20 @@ def parse_suite(data: Any, path: Path, *, default_threshold: float = 0.95) -> Li
                 raise ConfigError(f"{at}.name", f"test {case.test_name} is defined twice")
             seen.add(case.test_name)
             cases.append(case)
+    _defaults_threshold_modes(defaults.get("threshold"), cases, f"{where}: defaults.threshold")
     return cases
+
+
+def _defaults_threshold_modes(value, cases, at: str) -> None:
+    """A key of the defaults' per-mode threshold map must name a mode of some model in the
+    suite: a misspelled one (``defualt``) would otherwise be ignored silently."""
+    if not isinstance(value, Mapping):
+        return
+    names = list(dict.fromkeys(c.mode.name for c in cases))
+    for key in value:
+        if key not in names:
+            raise ConfigError(f"{at}.{key}", f"not a mode of any model in this suite "
+                                             f"({', '.join(names)}){closest_text(key, names)}")
 
 
 def _no_unknown(mapping: Mapping, known, where: str, prefix: str) -> None:
@@ -176,18 +191,33 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     from .aipp_check import yaml_aipp
 
     aipp, reference = yaml_aipp(entry, base_dir, at)
+    tolerance_at = f"{at if 'scale_tolerance' in entry else dat}.scale_tolerance"
+    scale_tolerance = _scale_tolerance(setting("scale_tolerance", DEFAULT_SCALE_TOLERANCE),
+                                       tolerance_at)
     for mode in modes:
         spec = make_spec(threshold=thresholds.get(mode.name, thresholds.get("*")), metric=metric,
                          per_op=per_op,
                          ignore=ignore, default_threshold=default_threshold,
-                         where=f"{at}.threshold", max_drop=setting("max_drop"))
+                         where=f"{at}.threshold", max_drop=setting("max_drop"),
+                         scale_tolerance=scale_tolerance)
         yield SuiteCase(name, model, mode, spec, inputs, input_shape,
                         base_dir / golden if golden else None, aipp=aipp, reference=reference)
-        if "dataset" in entry:  # a second item per mode: the dataset check
+        if "dataset" in entry:  # a second item per mode: the dataset check (AIPP file included)
             from .dataset_check import yaml_dataset
 
             yield SuiteCase(name, model, mode, spec, inputs, input_shape, None,
-                            yaml_dataset(entry["dataset"], base_dir, f"{at}.dataset"))
+                            yaml_dataset(entry["dataset"], base_dir, f"{at}.dataset"),
+                            aipp=aipp, reference=reference)
+
+
+def _scale_tolerance(value, at: str) -> Optional[float]:
+    """``scale_tolerance:`` as the marker's ``scale_tolerance=``: a factor > 1, null: off."""
+    from ..compare.thresholds import check_scale_tolerance
+
+    try:
+        return check_scale_tolerance(value)
+    except ConfigError as exc:
+        raise ConfigError(at, exc.problem.replace("or None to", "or null to")) from None
 
 
 def _existing(base_dir: Path, rel: str, at: str) -> Path:
@@ -331,9 +361,9 @@ class AccuracyYamlItem(pytest.Item):
                                dump_root=self._dump_root, where=self.nodeid, aipp=case.aipp)
         golden_inputs = inputs
         if case.aipp is not None:  # step 5 first; the golden runs on reference(raw inputs)
-            from .aipp_check import yaml_golden_inputs
+            from .yaml_preprocessing import golden_inputs as aipp_golden_inputs
 
-            golden_inputs = yaml_golden_inputs(case, inputs, f"{self.nodeid}: reference")
+            golden_inputs = aipp_golden_inputs(self, case, inputs, f"{self.nodeid}: reference")
         actual = handle.run(inputs)
         golden, status = (early, None) if early is not None else self._golden(state, golden_inputs)
         if status == golden_files.USED:  # --accuracy-regen rewrites it if this test fails
@@ -353,10 +383,15 @@ class AccuracyYamlItem(pytest.Item):
 
         case = self.case
         handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
-                                  dump_root=self._dump_root, where=self.nodeid)
+                                  dump_root=self._dump_root, where=self.nodeid, aipp=case.aipp)
+        reference_inputs = None
+        if case.aipp is not None:  # raw samples: the reference run gets reference(raw images)
+            from .yaml_preprocessing import reference_inputs as aipp_reference_inputs
+
+            reference_inputs = aipp_reference_inputs(case, f"{self.nodeid}: reference")
         run_dataset(state, handle, nodeid=self.nodeid, spec=case.spec, config=self.config,
                     record_property=lambda k, v: self.user_properties.append((k, v)),
-                    **case.dataset)
+                    reference_inputs=reference_inputs, **case.dataset)
 
     def _compute(self):
         from . import accuracy_check as ac

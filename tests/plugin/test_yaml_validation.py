@@ -64,7 +64,7 @@ models:
     ("model: x", ": model", "unknown key; closest: models; known: defaults, models"),
     ("defaults: {thresh: 1}\nmodels: [{model: models/mlp.onnx}]", ": defaults.thresh",
      "unknown key; closest: threshold; known: threshold, metric, per_op, ignore, modes, inputs, "
-     "input_shape, max_drop"),
+     "input_shape, max_drop, scale_tolerance"),
     ("models: [{model: models/none.onnx}]", ": models[0].model", "file not found: {d}/models/none.onnx"),
     ("models: [{name: m}]", ": models[0].model", "required: the ONNX file, relative to the suite file"),
     ("models: [{model: models/mlp.onnx, threshold: 2}]", ": models[0].threshold",
