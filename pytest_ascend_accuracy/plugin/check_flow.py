@@ -117,7 +117,7 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str)
                      budget=state.settings.diagnose_budget, cache=state.cache,
                      input_shape=handle.input_shape, metric=spec.metric,
                      per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir,
-                     mode=handle.mode)
+                     mode=handle.mode, atc_options=getattr(handle, "atc_options", None) or None)
     shown = state.settings.show(out_dir)
     lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
              f"{'s' if d.conversions != 1 else ''}, from mode {handle.mode.name}): {d.verdict}"]

@@ -62,9 +62,11 @@ class _Runner:
     """Converts, runs and judges one mode at a time, memoised and charged to the budget."""
 
     def __init__(self, backend, model, inputs, golden, *, judge: Callable[[CompareResult], Verdict],
-                 budget: int, input_shape, dump_root: Path, progress: Callable[[str], None]):
+                 budget: int, input_shape, dump_root: Path, progress: Callable[[str], None],
+                 atc_options: Optional[Mapping[str, object]] = None):
         self.backend, self.model, self.inputs, self.golden = backend, model, inputs, golden
         self.judge, self.budget, self.input_shape = judge, budget, input_shape
+        self.atc_options = dict(atc_options or {}) or None
         self.dump_root, self.progress = dump_root, progress
         self.conversions = 0
         self.cache_hits = 0
@@ -81,7 +83,8 @@ class _Runner:
         if self.conversions >= self.budget:
             raise BudgetExhausted(f"conversion budget of {self.budget} spent")
         self.progress(f"converting and running mode {mode.name}")
-        converted = self.backend.convert(self.model, mode, input_shape=self.input_shape)
+        converted = self.backend.convert(self.model, mode, input_shape=self.input_shape,
+                                         atc_options=self.atc_options)
         new = cache is None or cache.stats.misses > before
         if new:
             self.conversions += 1
@@ -100,7 +103,8 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
              threshold: float = 0.95, *, budget: int = 32, cache=None, input_shape=None,
              golden=None, metric: str = "cosine", per_op=None, ignore=(), seed: int = 0,
              out_dir=None, progress: Optional[Callable[[str], None]] = None,
-             mode: Optional[Mode] = None) -> Diagnosis:
+             mode: Optional[Mode] = None,
+             atc_options: Optional[Mapping[str, object]] = None) -> Diagnosis:
     """Walk the debugging flow for ``model`` and return what restores accuracy.
 
     ``backend`` defaults to the CPU emulator over ``cache`` (default ``.ascend-accuracy/``);
@@ -108,7 +112,10 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     cached onnxruntime fp32 dump. ``budget`` caps new conversions (cache hits are free, so a
     rerun resumes where the last one stopped). With ``out_dir`` the fix files and reports are
     written there (``triage_report.write_all``). Every step varies ``mode`` (the failing
-    test's; default ``DEFAULT``), so the fix is that mode plus a change."""
+    test's; default ``DEFAULT``), so the fix is that mode plus a change. ``atc_options`` are
+    the test's own ATC options (``ascend_model(m, input_format="ND")``): every conversion gets
+    them, and the fix's ATC options (``atc_args.txt``) hold them with the mode's, spelled as
+    the backend passes them (``triage.atc_args``)."""
     from ..core.cache import Cache
     from ..golden.onnxruntime_golden import golden_dump
     from ..graph.onnx_graph import make_inputs, model_label
@@ -135,7 +142,8 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
 
     dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-triage-"))
     runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,
-                     input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None))
+                     input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None),
+                     atc_options=atc_options)
     flow = _Flow(runner, threshold, metric, DEFAULT if mode is None else mode)
     try:
         outcome = flow.walk()
@@ -145,6 +153,12 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
         model=model_label(model), backend=backend.describe(), threshold=float(threshold),
         metric=metric, steps=tuple(flow.steps), conversions=runner.conversions,
         cache_hits=runner.cache_hits, budget=budget, final=flow.final, **outcome)
+    if diagnosis.fix_mode is not None and diagnosis.restored_by != "default":
+        from .atc_args import fix_atc
+
+        diagnosis = replace(diagnosis, fix_atc=fix_atc(backend, model, diagnosis.fix_mode,
+                                                       input_shape=input_shape,
+                                                       atc_options=runner.atc_options))
     if out_dir is not None:
         from .report import write_all
         diagnosis = replace(diagnosis, fix_files=write_all(diagnosis, out_dir))

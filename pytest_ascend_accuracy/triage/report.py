@@ -2,7 +2,10 @@
 
 ``write_all(diagnosis, out_dir)`` writes, atomically:
 - ``keep_dtype.cfg`` / ``fusion_switch.cfg`` (whatever the fix mode needs, from
-  ``Mode.config_files``) and ``atc_args.txt`` (the ATC options of the fix, one per line);
+  ``Mode.config_files``) and ``atc_args.txt``: every ATC option of the fixed conversion but
+  ``--model``, ``--framework``, ``--output`` and ``--soc_version``, one per line, as the
+  backend passes them to its toolkit (``triage.atc_args``; the test's own options such as
+  ``--input_shape`` included), config files by their path from where diagnose ran;
 - ``diagnosis.txt``, ``diagnosis.json`` and ``diagnosis.html`` (steps, tables, and the per-op
   chart of the final comparison).
 """
@@ -12,7 +15,6 @@ import html
 import json
 import math
 import os
-from pathlib import Path
 from dataclasses import replace
 from typing import Dict, List, Optional
 
@@ -28,10 +30,23 @@ def _num(v: Optional[float]) -> str:
 
 
 def fix_atc_args(diagnosis, config_dir: str = ".") -> List[str]:
-    """The ATC options of the fix as ``--k=v`` strings (config files under ``config_dir``)."""
+    """The ATC options of the fix as ``--k=v`` strings (config files under ``config_dir``):
+    ``diagnosis.fix_atc`` (as the backend passes them), else the fix mode's own spelling."""
     if diagnosis.fix_mode is None:
         return []
+    if diagnosis.fix_atc is not None:
+        return diagnosis.fix_atc.args(config_dir)
     return [f"--{k}={v}" for k, v in diagnosis.fix_mode.atc_options(config_dir)]
+
+
+def _config_dir(written: Dict[str, str]) -> str:
+    """Where the config files were written (they are named ./keep_dtype.cfg until written)."""
+    configs = [os.path.dirname(path) for name, path in written.items() if name.endswith(".cfg")]
+    return (configs[0] or ".") if configs else "."
+
+
+def _spelled_for(diagnosis) -> str:
+    return getattr(diagnosis.fix_atc, "spelled_for", "") or ""
 
 
 def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
@@ -48,11 +63,13 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
     written = files or d.fix_files or {}
     if d.fix_mode is not None and d.restored_by != "default":
         # the config files as written (they were named ./keep_dtype.cfg wherever --out put them)
-        configs = [Path(path).parent for name, path in written.items() if name.endswith(".cfg")]
-        args = fix_atc_args(d, str(configs[0]) if configs else ".")
+        configs = any(name.endswith(".cfg") for name in written)
+        args = fix_atc_args(d, _config_dir(written))
         unwritten = (" (its config files are written by --out DIR)"
                      if not configs and any(a.endswith(".cfg") for a in args) else "")
         lines.append(f"  fix: mode {d.fix_mode.name}; ATC: {' '.join(args)}{unwritten}")
+        if _spelled_for(d):
+            lines.append(f"  (these ATC options are {_spelled_for(d)})")
         lines.append(f"  in a test: modes=[{d.fix_mode.python_expr()}] (from pytest_ascend_accuracy "
                      f"import {', '.join(d.fix_mode.python_imports())}); in a YAML suite: "
                      f"modes: [{d.fix_mode.yaml_form()}]")
@@ -82,7 +99,9 @@ def to_dict(diagnosis) -> dict:
         "model": d.model, "backend": d.backend, "threshold": d.threshold, "metric": d.metric,
         "restored_by": d.restored_by, "verdict": d.verdict,
         "fix": None if d.fix_mode is None else {
-            "mode": d.fix_mode.name, "mode_key": d.fix_mode.key(), "atc_args": fix_atc_args(d),
+            "mode": d.fix_mode.name, "mode_key": d.fix_mode.key(),
+            "atc_args": fix_atc_args(d, _config_dir(d.fix_files or {})),
+            "atc_args_spelled_for": _spelled_for(d) or None,
             "python": d.fix_mode.python_expr(), "yaml": d.fix_mode.yaml_form(),
             "keep_dtype": list(d.keep_dtype), "fusion_rules_off": list(d.fusion_rules_off)},
         "conversions": d.conversions, "cache_hits": d.cache_hits, "budget": d.budget,
@@ -118,7 +137,8 @@ def html_page(diagnosis) -> str:
         for k, s in enumerate(d.steps, 1))
     fix = ""
     if d.fix_mode is not None and d.restored_by != "default":
-        fix = f"<p>fix: <code>{e(' '.join(fix_atc_args(d)))}</code></p>"
+        fix = f"<p>fix: <code>{e(' '.join(fix_atc_args(d, _config_dir(d.fix_files or {}))))}</code>"
+        fix += f" ({e(_spelled_for(d))})</p>" if _spelled_for(d) else "</p>"
     chart = ""
     if d.final is not None:
         chart = "<h2>final comparison</h2>" + chart_svg(

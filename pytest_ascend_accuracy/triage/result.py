@@ -55,6 +55,9 @@ class Diagnosis:
     budget: int = 0
     budget_exhausted: bool = False
     fix_files: Mapping[str, str] = field(default_factory=dict)
+    #: the fix's ATC options as the backend passes them (``triage.atc_args.FixAtc``); None on a
+    #: Diagnosis made by hand: then the fix mode's own spelling
+    fix_atc: Optional[object] = None
     final: Optional[CompareResult] = field(default=None, compare=False, repr=False)
 
     @property

@@ -51,3 +51,24 @@ def test_budget_must_be_positive(pytester):
     result = pytester.runpytest("--accuracy-diagnose-budget=0")
     assert result.ret == 4
     result.stderr.fnmatch_lines(["*--accuracy-diagnose-budget: must be at least 1, got 0*"])
+
+
+def test_the_tests_own_atc_options_enter_the_diagnosis_and_its_atc_args(pytester, models_dir):
+    """atc_args.txt held the fix's options only: a test's own (input_format="ND" here) were
+    neither used by the diagnosis' conversions nor written, so the file pasted as the fixed
+    conversion's ATC options missed them (review)."""
+    pytester.makepyfile(test_own="""
+        from pytest_ascend_accuracy import accuracy
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+        @accuracy(threshold=0.95)
+        def test_nd(ascend_model, golden_dump, check_accuracy):
+            inputs = make_inputs("models/overflow.onnx")
+            check_accuracy(ascend_model("models/overflow.onnx", input_format="ND").run(inputs),
+                           golden_dump("models/overflow.onnx", inputs))
+    """)
+    result = pytester.runpytest("-q", "--accuracy-diagnose", "--accuracy-report=rep")
+    result.assert_outcomes(failed=1)
+    (fix,) = (pytester.path / "rep").glob("test_own.py--test_nd*/diagnosis")
+    args = (fix / "atc_args.txt").read_text().split()
+    assert "--input_format=ND" in args and any(a.startswith("--keep_dtype=") for a in args), args

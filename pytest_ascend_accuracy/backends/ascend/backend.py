@@ -130,19 +130,9 @@ class AscendBackend:
                 atc_options: Optional[Mapping[str, str]] = None) -> ConvertedModel:
         model = Path(model)
         mode = resolve_mode(mode)
-        if not model.is_file():
-            raise ConfigError(os.fspath(model), "model file does not exist")
-        model_name = om_model_name(model)
-        info = read_onnx_io(model)
-        shapes = resolve_input_shapes(model, info["inputs"], input_shape)
+        command, info = self._command(model, mode, input_shape, atc_options)
         toolkit = self.toolkit
         soc = self.soc_version()
-        input_format = "NCHW" if all(len(d) == 4 for d in shapes.values()) else "ND"
-        command = build_atc_command(
-            toolkit.atc, model, mode, output_prefix=model_name, soc_version=soc,
-            input_shape=shapes if input_shape else None, input_format=input_format,
-            atc_options=atc_options, toolkit_version=toolkit.version,
-            precision_policy=self.precision_policy, toolkit_version_file=toolkit.version_file)
         # the .onnx file and its external data files (ATC reads both): a model whose weights
         # changed in model.onnx.data alone is another model, never the cached .om of the old one
         digest = model_digest(model)
@@ -155,6 +145,32 @@ class AscendBackend:
 
         entry = self.cache.get_or_build(NAMESPACE, key, build)
         return self._converted(entry, key, model, mode)
+
+    def atc_command(self, model: "str | os.PathLike[str]", mode: "Mode | str | None" = None, *,
+                    input_shape=None, atc_options: Optional[Mapping[str, str]] = None) -> AtcCommand:
+        """The ATC command ``convert`` runs for ``model`` under ``mode``: the one builder, with
+        this backend's toolkit version, soc version and precision policy (the diagnosis prints
+        its options as the fix). ``input_shape``: ``{name: dims}`` or ATC's ``"x:1,16"``."""
+        return self._command(Path(model), resolve_mode(mode), input_shape, atc_options)[0]
+
+    def _command(self, model: Path, mode: Mode, input_shape, atc_options):
+        """(AtcCommand, ``read_onnx_io`` of the model): what ``convert`` and ``atc_command`` share."""
+        from ...graph.onnx_graph import parse_input_shape
+
+        if not model.is_file():
+            raise ConfigError(os.fspath(model), "model file does not exist")
+        model_name = om_model_name(model)
+        info = read_onnx_io(model)
+        if isinstance(input_shape, str):
+            input_shape = parse_input_shape(input_shape)
+        shapes = resolve_input_shapes(model, info["inputs"], input_shape)
+        toolkit = self.toolkit
+        input_format = "NCHW" if all(len(d) == 4 for d in shapes.values()) else "ND"
+        return build_atc_command(
+            toolkit.atc, model, mode, output_prefix=model_name, soc_version=self.soc_version(),
+            input_shape=shapes if input_shape else None, input_format=input_format,
+            atc_options=atc_options, toolkit_version=toolkit.version,
+            precision_policy=self.precision_policy, toolkit_version_file=toolkit.version_file), info
 
     def _build_entry(self, tmp: Path, command: AtcCommand, model: Path, mode: Mode, digest: str,
                      toolkit: Toolkit, soc: str, info: Dict[str, List]) -> None:
