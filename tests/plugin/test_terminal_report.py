@@ -81,7 +81,7 @@ def test_the_summary_names_the_threshold_the_first_failure_failed(pytester, mode
     run = pytester.runpytest("-p", "no:cacheprovider")
     run.assert_outcomes(failed=2)
     run.stdout.fnmatch_lines(["accuracy FAILED: * fail cosine >= 0.3 or their per-op threshold "
-                              "(1 op); *"])
+                              "(1 op) or the scale guard *; *"])
     run.stdout.fnmatch_lines(["*test_strict_norm [[]overflow, default[]]: first failing op norm "
                               "(cosine 0.396693 < 0.5)"])
     tight = [line for line in run.outlines if "test_tight [" in line and "first failing op" in line]
