@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from .file import ENVIRONMENT_KEYS
+from ..graph.content_digests import model_sha256
 from ..core.locations import Located
 from ..errors import ConfigError
 
@@ -188,18 +189,6 @@ def model_key(model, rootdir) -> str:
         digest = hashlib.sha256(os.fspath(p).encode("utf-8", "surrogateescape")).hexdigest()[:10]
         return f"_outside/{p.stem}-{digest}"
     return rel.with_suffix("").as_posix() if rel.suffix else rel.as_posix()
-
-
-def model_sha256(model) -> Optional[str]:
-    """sha256 of the model file's bytes (or of an in-memory model's serialisation)."""
-    if isinstance(model, (str, os.PathLike)):
-        from ..core.cache import file_sha256
-
-        return file_sha256(model)
-    if isinstance(model, (bytes, bytearray)):
-        return hashlib.sha256(bytes(model)).hexdigest()
-    serialize = getattr(model, "SerializeToString", None)
-    return hashlib.sha256(serialize()).hexdigest() if serialize is not None else None
 
 
 def model_info(model, rootdir) -> Dict[str, object]:

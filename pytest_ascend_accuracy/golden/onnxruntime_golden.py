@@ -64,7 +64,11 @@ def golden_key(model, inputs: Mapping[str, np.ndarray], input_shape=None) -> str
 def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_shape=None,
                 wait: bool = True) -> Optional[DumpSet]:
     """The golden DumpSet of ``model`` on ``inputs`` (built once, then read from the cache).
-    ``wait=False``: None while another process is building it (instead of waiting)."""
+    ``wait=False``: None while another process is building it (instead of waiting).
+    Its ``meta["golden_source"]`` names the model and inputs (``stored_record``): a stored
+    golden written from it records them."""
+    from .stored_record import SOURCE_META, identity_of
+
     arrays = {k: np.asarray(v) for k, v in inputs.items()}
     key = golden_key(model, arrays, input_shape)
     vouched = Vouched()
@@ -85,7 +89,8 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     dump.meta.update({"backend": "golden", "onnxruntime": info.get("onnxruntime"),
                       "graph": info.get("graph", {}), "not_dumped": info.get("not_dumped", []),
                       "output_nodes": info.get("output_nodes", []),
-                      "cache_entry": str(entry)})
+                      "cache_entry": str(entry),
+                      SOURCE_META: identity_of(model, arrays, input_shape, sha256=False).as_meta()})
     return dump
 
 

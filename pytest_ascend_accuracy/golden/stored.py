@@ -5,7 +5,11 @@ A stored golden is a directory of ``.npy`` files in the ONNX golden naming (the 
 ``msaccucmp`` reads), written through ``dump.npy_writer.NpyDumpWriter`` and read back with
 ``dump.loader.load_dump``. It holds each op's OUTPUTS only, which is what is compared (every
 op's inputs, weights included, would multiply its size); ``store_inputs=True``
-(``--accuracy-store-inputs``) keeps the inputs too. The policy (``GoldenPolicy``, built from
+(``--accuracy-store-inputs``) keeps the inputs too, and a rewrite keeps them when the golden it
+replaces had them. ``golden.json`` beside the tensors records the model and inputs it was
+written from (``stored_record``): a golden with a record is checked against this test's model
+and inputs before use, and refused (or, under ``--accuracy-regen``, rewritten) when they
+differ. The policy (``GoldenPolicy``, built from
 a ``core.regen.Regen``) is
 the only code that writes one:
 
@@ -44,10 +48,14 @@ from typing import Callable, List, Optional, Tuple
 from ..core.path_lock import LOCK_TIMEOUT_S, PathLocked, path_lock
 from ..core.regen import Regen
 from ..errors import ConfigError
+from . import stored_record as record
 
 #: outcomes of ``GoldenPolicy.obtain``
 USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (--accuracy-regen-all)"
 REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
+REWRITTEN_MISMATCH = "rewritten (--accuracy-regen: written from another model or other inputs)"
+#: appended to a rewrite's status when the golden kept its op inputs
+KEPT_INPUTS = ", op inputs kept"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
 GOLDEN_TS0 = 1_000_000_000_000_000
 _TMP, _NEW, _OLD = "tmp", "new", "old"
@@ -164,7 +172,7 @@ def _recover(path: Path) -> Recovery:
 def store_golden(path, dump, *, lock_dir=None, store_inputs: bool = False) -> Path:
     """Write ``dump`` (a DumpSet) as an npy golden directory at ``path``, atomically and under
     the golden's lock (recovering first what a killed writer left); op outputs only unless
-    ``store_inputs``."""
+    ``store_inputs``. ``golden.json`` records what it was written from (``stored_record``)."""
     path = Path(path)
     with _Locked(path, lock_dir):
         _recover(path)
@@ -188,10 +196,19 @@ def _store(path: Path, dump, store_inputs: bool = False) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.{_TMP}-{_token()}"
     try:
+        files = {}
         with NpyDumpWriter(tmp, private=True) as writer:  # tmp is ours until renamed whole
             for i, op in enumerate(dump.ops):
-                writer.write_op(op.name, [t.load() for t in op.inputs] if store_inputs else [],
-                                [t.load() for t in op.outputs], timestamp_us=GOLDEN_TS0 + i)
+                ins = [t.load() for t in op.inputs] if store_inputs else []
+                outs = [t.load() for t in op.outputs]
+                paths = writer.write_op(op.name, ins, outs, timestamp_us=GOLDEN_TS0 + i)
+                files.update(record.written_files(paths, outs + ins))  # outputs come first
+        identity = record.GoldenIdentity.from_meta(getattr(dump, "meta", {}))
+        if identity is not None:  # a golden computed from a model (not a DumpSet of arrays)
+            from .onnxruntime_golden import GOLDEN_FORMAT
+
+            record.write_record(tmp, record.build_record(path, identity, files, store_inputs,
+                                                         GOLDEN_FORMAT))
         if path.is_dir() and _same_files(tmp, path):
             _remove(tmp)
             return False
@@ -275,21 +292,35 @@ def read_golden(path):
 
 
 # --------------------------------------------------------------------------- policy
+class StoredGoldenMismatch(ConfigError):
+    """A stored golden that is not the reference of this test's model and inputs (its record
+    names others, or its tensors were re-saved in another dtype): refused before comparing."""
+
+
 @dataclass(frozen=True)
 class GoldenPolicy:
     """When stored goldens are written, under one ``Regen`` (``--accuracy-regen`` /
     ``--accuracy-regen-all``). ``on_recovery(path, note)`` hears about leftovers of killed
     writers that were repaired; ``lock_dir`` overrides where the per-path locks live;
-    ``store_inputs`` (``--accuracy-store-inputs``) keeps op inputs in the files written."""
+    ``store_inputs`` (``--accuracy-store-inputs``) keeps op inputs in the files written (a
+    rewrite keeps them anyway when the golden it replaces had them)."""
 
     regen: Regen = Regen.NONE
     lock_dir: Optional[Path] = None
     store_inputs: bool = False
     on_recovery: Optional[Callable[[Path, str], None]] = field(default=None, compare=False)
+    #: a path as errors name it (``Settings.show``); default: relative to the working directory
+    show: Optional[Callable[[Path], str]] = field(default=None, compare=False)
 
-    def obtain(self, path, compute: Callable[[], object]) -> Tuple[object, str]:
+    def obtain(self, path, compute: Callable[[], object], identity=None) -> Tuple[object, str]:
         """The golden to compare against and what happened (``USED``, ``WRITTEN_MISSING``,
-        ``REWRITTEN_ALL``). ``compute()`` makes a fresh golden DumpSet from the model."""
+        ``REWRITTEN_ALL``). ``compute()`` makes a fresh golden DumpSet from the model.
+
+        A golden read as is that records another model or other inputs than ``identity``
+        (``stored_record.identity_of`` the model, inputs and input shape ``compute`` uses) is
+        refused (``StoredGoldenMismatch``) before anything is compared; under
+        ``--accuracy-regen`` it is rewritten first, and the test fails this once all the same.
+        Its tensors' dtypes are checked against the ones written."""
         path = Path(path)
         with _Locked(path, self.lock_dir):
             self._recover(path)
@@ -298,19 +329,88 @@ class GoldenPolicy:
                 _store(path, compute(), self.store_inputs)
                 return read_golden(path), WRITTEN_MISSING
             if self.regen.before_use:
-                _store(path, compute(), self.store_inputs)
+                _store(path, compute(), self._keeps_inputs(path))
                 return read_golden(path), REWRITTEN_ALL
-            return read_golden(path), USED
+            self._check_identity(path, compute, identity)
+            golden = read_golden(path)
+            self._check_dtypes(path, golden)
+            return golden, USED
 
     def after_failure(self, path, compute: Callable[[], object]) -> Optional[str]:
-        """Called when a test that used ``path`` failed: rewrite it under ``Regen.FAILING``."""
+        """Called when a test that used ``path`` failed: rewrite it under ``Regen.FAILING``,
+        keeping op inputs when the golden had them."""
         if not self.regen.after_failure:
             return None
         path = Path(path)
         with _Locked(path, self.lock_dir):
             self._recover(path)
-            _store(path, compute(), self.store_inputs)
-        return REWRITTEN_FAILED
+            inputs = self._keeps_inputs(path)
+            _store(path, compute(), inputs)
+        return REWRITTEN_FAILED + (KEPT_INPUTS if inputs else "")
+
+    def _keeps_inputs(self, path: Path) -> bool:
+        """A rewrite keeps the kind of golden it replaces: op inputs too when it held them."""
+        return self.store_inputs or record.holds_inputs(path)
+
+    def _shown(self, path) -> str:
+        if self.show is not None:
+            return self.show(path)
+        from ..core.locations import shown
+
+        return shown(path, Path.cwd())
+
+    def _check_identity(self, path: Path, compute: Callable[[], object], identity) -> None:
+        rec = record.read_record(path)
+        if rec is None or "model_sha256" not in rec or identity is None:
+            return  # written by an older version or another tool: used as before
+        model = self._shown(identity.model_file) if identity.model_file else identity.model_label
+        written = rec.get("model")
+        if isinstance(written, str) and written.endswith(".onnx"):  # relative to the golden
+            written = self._shown(os.path.normpath(path / written))
+        differs = record.mismatch(rec, identity, model, written)
+        if not differs:
+            return
+        shown = self._shown(path)
+        head = ("this stored golden was written from another model or other inputs than this "
+                "test's (its golden.json says so), so comparing against it would blame operators "
+                "for that difference:\n  "
+                + "\n  ".join(differs))
+        if self.regen.after_failure:
+            _store(path, compute(), self._keeps_inputs(path))
+            if self.on_recovery is not None:
+                self.on_recovery(path, REWRITTEN_MISMATCH)
+            raise StoredGoldenMismatch(shown, f"{head}\nrewrote it from {model} and this test's inputs "
+                                              f"(--accuracy-regen); the test fails this time, run it "
+                                              f"again to compare against the new golden")
+        raise StoredGoldenMismatch(shown, f"{head}\nFix: run the test again with --accuracy-regen to "
+                                          f"rewrite it from {model} and these inputs (then check it "
+                                          f"in), or give the path of this model's and inputs' golden")
+
+    def _check_dtypes(self, path: Path, golden) -> None:
+        rec = record.read_record(path)
+        shown = self._shown(path)
+        if rec is not None:
+            changed = record.dtype_changes(rec, golden)
+            if changed:
+                listed = ", ".join(f"{n} ({got}, written as {want})" for n, want, got in changed[:5])
+                more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+                raise StoredGoldenMismatch(shown, f"tensor files re-saved in another dtype than the "
+                                                  f"model's, which the golden was written with: "
+                                                  f"{listed}{more}. A golden is the model's fp32 "
+                                                  f"reference: restore the files, or rewrite the "
+                                                  f"golden with --accuracy-regen-all")
+            return
+        low = record.low_precision_files(golden)
+        if low:
+            import warnings
+
+            listed = ", ".join(f"{n} ({d})" for n, d in low[:5])
+            more = f" and {len(low) - 5} more" if len(low) > 5 else ""
+            warnings.warn(UserWarning(
+                f"stored golden {shown}: {listed}{more} hold lower-precision floats; a golden is "
+                f"the fp32 reference, right only where the model's own tensors are of that type. "
+                f"This golden has no {record.RECORD_FILE} record to tell (written by an older "
+                f"version or another tool): --accuracy-regen-all rewrites it with one"), stacklevel=4)
 
     def _recover(self, path: Path) -> None:
         done = _recover(path)

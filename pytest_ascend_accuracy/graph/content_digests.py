@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Dict, List, Mapping, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 
@@ -137,6 +137,22 @@ def forget_digests() -> None:
         _KNOWN.clear()
 
 
+def model_sha256(model) -> Optional[str]:
+    """sha256 of the model file's bytes (what ``sha256sum model.onnx`` prints), or of an
+    in-memory model's serialisation (bytes, or a ``ModelProto``); None for anything else. What
+    baselines and stored goldens record of their model (``model_digest`` is the cache's key)."""
+    import hashlib
+
+    if isinstance(model, (str, os.PathLike)):
+        from ..core.cache import file_sha256
+
+        return file_sha256(model)
+    if isinstance(model, (bytes, bytearray)):
+        return hashlib.sha256(bytes(model)).hexdigest()
+    serialize = getattr(model, "SerializeToString", None)
+    return hashlib.sha256(serialize()).hexdigest() if serialize is not None else None
+
+
 def inputs_digest(inputs: Mapping[str, np.ndarray]) -> str:
     """``"<algorithm>:<hex>"`` over input names, dtypes, shapes and bytes (sorted by name)."""
     algorithm, h = _content_hasher()
@@ -147,4 +163,4 @@ def inputs_digest(inputs: Mapping[str, np.ndarray]) -> str:
     return f"{algorithm}:{h.hexdigest()}"
 
 
-__all__ = ["SETTLED_S", "forget_digests", "inputs_digest", "model_digest"]
+__all__ = ["model_sha256", "SETTLED_S", "forget_digests", "inputs_digest", "model_digest"]

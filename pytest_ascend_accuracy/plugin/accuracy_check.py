@@ -395,9 +395,12 @@ def regen_after_failure(state: AccuracyState, stored: Sequence[Tuple[Path, Calla
     for path, compute in stored:
         status = policy.after_failure(path, compute)
         if status:
+            from ..golden.stored import KEPT_INPUTS
+
             shown = state.settings.show(path)
             state.record_golden_write(shown, status, nodeid)
-            notes.append(f"rewrote golden file {shown} (--accuracy-regen); the test still "
+            kept = " with every op's inputs, as it held them" if status.endswith(KEPT_INPUTS) else ""
+            notes.append(f"rewrote golden file {shown}{kept} (--accuracy-regen); the test still "
                          f"fails this time, run it again to compare against the new file")
     return notes
 

@@ -179,6 +179,7 @@ def golden_dump(request, _ascend_accuracy_context):
     file in your repository: written and the test failed when missing, used as is otherwise,
     rewritten only with ``--accuracy-regen`` (failing tests) or ``--accuracy-regen-all``."""
     from ..golden import stored as golden_files
+    from ..golden.stored_record import identity_of
     from .accuracy_check import fresh_golden, real_names, warn_inputs_not_stored
 
     ctx = _ascend_accuracy_context
@@ -195,7 +196,7 @@ def golden_dump(request, _ascend_accuracy_context):
         def compute():
             return fresh_golden(state, model, inputs, input_shape)
 
-        dump, status = policy.obtain(target, compute)
+        dump, status = policy.obtain(target, compute, identity_of(model, inputs, input_shape))
         dump = real_names(dump, model)  # file names hold sanitized op names
         shown = state.settings.show(target)
         warn_inputs_not_stored(state, dump, shown, status)

@@ -356,7 +356,7 @@ class AccuracyState:
             self.record_golden_write(self.settings.show(path), note, nodeid)
 
         return GoldenPolicy(self.settings.regen, on_recovery=recovered,
-                            store_inputs=self.settings.store_inputs)
+                            store_inputs=self.settings.store_inputs, show=self.settings.show)
 
     def cache_stats(self) -> Dict[str, int]:
         """This process's cache counters plus every merged worker's."""

@@ -409,8 +409,11 @@ class AccuracyYamlItem(pytest.Item):
         case = self.case
         if case.golden is None:
             return ac.fresh_golden(state, case.model, inputs, case.input_shape), None
+        from ..golden.stored_record import identity_of
+
         policy = state.golden_policy(self.nodeid)
-        dump, status = policy.obtain(case.golden, self._compute)
+        dump, status = policy.obtain(case.golden, self._compute,
+                                     identity_of(case.model, inputs, case.input_shape))
         dump = ac.real_names(dump, case.model)  # file names hold sanitized op names
         shown = state.settings.show(case.golden)
         ac.warn_inputs_not_stored(state, dump, shown, status)

@@ -1,5 +1,6 @@
-"""The stored-golden cycle: missing -> fails and writes; passes; model changed -> fails;
---accuracy-regen -> rewrites (still fails); passes; --accuracy-regen-all rewrites (passes)."""
+"""The stored-golden cycle: missing -> fails and writes; passes; model changed -> refused
+(golden.json names another model); --accuracy-regen -> rewrites (still fails); passes;
+--accuracy-regen-all rewrites (passes)."""
 import hashlib
 
 import onnx
@@ -48,18 +49,17 @@ def test_regen_cycle(pytester, models_dir):
     change_model(models_dir / "passing_mlp.onnx")
     changed = pytester.runpytest()
     changed.assert_outcomes(failed=1)
-    changed.stdout.fnmatch_lines(["accuracy FAILED: *"])
+    changed.stdout.fnmatch_lines(["*golden/mlp: this stored golden was written from another model*",
+                                  "  model: written from models/passing_mlp.onnx *"])
     assert digest(golden) == first  # a failure alone never rewrites
 
     regen = pytester.runpytest("--accuracy-regen")
     regen.assert_outcomes(failed=1)  # the test still fails this time
     regen.stdout.fnmatch_lines([
-        "accuracy FAILED: *",
-        "*- ascend-accuracy golden files -*",
-        "rewrote golden file golden/mlp (--accuracy-regen); the test still fails this time, run "
-        "it again to compare against the new file",
+        "*rewrote it from models/passing_mlp.onnx and this test's inputs (--accuracy-regen); the "
+        "test fails this time, run it again to compare against the new golden",
         "1 golden file written:",
-        "  golden/mlp: rewritten (--accuracy-regen, test failed)",
+        "  golden/mlp: rewritten (--accuracy-regen: written from another model or other inputs)",
     ])
     second = digest(golden)
     assert second != first

@@ -1,0 +1,187 @@
+"""What made a stored golden: the ``golden.json`` record written beside its ``.npy`` files.
+
+A stored golden (``golden_dump(path=...)``, ``golden:`` of a YAML suite) is only the reference
+of the model and the inputs it was written from. The record (``RECORD_FILE``, JSON, docs/formats.md
+§7) says which: the model's sha256 and its path relative to the golden directory, the inputs'
+digest (``graph.content_digests.inputs_digest``, as in ``golden_key``), the ``input_shape``, the
+package's ``GOLDEN_FORMAT``, whether op inputs were stored, and each file's dtype. Readers list
+``*.npy`` files only (``dump.npy_dir``, msaccucmp, msit), so the record is never read as a tensor.
+
+When a golden with a record is used, this test's model and inputs are checked against it
+before anything is compared (``mismatch``), and each tensor's dtype against the one written
+(``dtype_changes``). A golden without a record (an older version of this package, another tool)
+is used as before; its float16 tensors are only warned about (``low_precision_files``).
+
+The test's identity (``identity_of`` its model, inputs and input shape) is given by the caller
+(``GoldenPolicy.obtain(..., identity=...)``): a stored golden is checked, and used, without
+running onnxruntime.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Tuple
+
+from ..graph.content_digests import model_sha256
+
+RECORD_FILE = "golden.json"
+#: bump when the record's fields change
+RECORD_VERSION = 1
+#: float dtypes below the float32 of a golden (a golden is onnxruntime's fp32 reference)
+LOW_PRECISION = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
+#: ``DumpSet.meta`` key under which ``golden_dump`` leaves what the golden was computed from
+SOURCE_META = "golden_source"
+
+
+@dataclass(frozen=True)
+class GoldenIdentity:
+    """The model and inputs a golden is (or would be) computed from."""
+
+    model_sha256: Optional[str]  # None: not hashed yet (``identity_of(sha256=False)``)
+    model_file: Optional[str]  # absolute path of a model file, None for an in-memory model
+    model_label: str
+    inputs_digest: str
+    input_shape: Dict[str, List[int]]
+
+    def as_meta(self) -> Dict[str, object]:
+        return {"model_sha256": self.model_sha256, "model_file": self.model_file,
+                "model_label": self.model_label, "inputs_digest": self.inputs_digest,
+                "input_shape": self.input_shape}
+
+    @staticmethod
+    def from_meta(meta: Mapping[str, object]) -> Optional["GoldenIdentity"]:
+        src = meta.get(SOURCE_META) if isinstance(meta, Mapping) else None
+        if not isinstance(src, Mapping):
+            return None
+        try:
+            fields = ("model_sha256", "model_file", "model_label", "inputs_digest", "input_shape")
+            return GoldenIdentity(**{k: src[k] for k in fields})
+        except KeyError:
+            return None
+
+
+def identity_of(model, inputs: Mapping[str, object], input_shape=None, *,
+                sha256: bool = True) -> GoldenIdentity:
+    """The identity of ``model`` on ``inputs``; ``sha256=False`` leaves a model file's sha256
+    (``None``) to ``build_record``, which hashes it only when a golden is written."""
+    from ..graph.content_digests import inputs_digest
+    from ..graph.onnx_graph import model_label, parse_input_shape
+
+    shapes = parse_input_shape(input_shape)
+    is_file = isinstance(model, (str, os.PathLike))
+    return GoldenIdentity(model_sha256(model) if sha256 or not is_file else None,
+                          os.path.abspath(os.fspath(model)) if is_file else None,
+                          model_label(model), inputs_digest(inputs),
+                          {k: [int(d) for d in v] for k, v in (shapes or {}).items()})
+
+
+# --------------------------------------------------------------------------- the record
+def build_record(golden_dir: Path, identity: Optional[GoldenIdentity], files: Mapping[str, str],
+                 inputs_stored: bool, golden_format: int) -> Dict[str, object]:
+    """The record of a golden written at ``golden_dir`` (its final place) with ``files``
+    ({file name: dtype}); ``golden_format``: ``onnxruntime_golden.GOLDEN_FORMAT``."""
+    from .. import __version__
+
+    record: Dict[str, object] = {"record_version": RECORD_VERSION, "golden_format": golden_format,
+                                 "written_by": f"pytest-ascend-accuracy {__version__}"}
+    if identity is not None:
+        model = identity.model_label
+        if identity.model_file is not None:
+            try:  # relative to the golden directory: the same in every checkout
+                model = Path(os.path.relpath(identity.model_file, Path(golden_dir).absolute())).as_posix()
+            except ValueError:
+                model = identity.model_file
+        sha = identity.model_sha256
+        if sha is None and identity.model_file is not None:
+            sha = model_sha256(identity.model_file)
+        record.update({"model": model, "model_sha256": sha,
+                       "inputs_digest": identity.inputs_digest, "input_shape": identity.input_shape})
+    record.update({"inputs_stored": bool(inputs_stored), "tensors": dict(sorted(files.items()))})
+    return record
+
+
+def write_record(directory: Path, record: Mapping[str, object]) -> None:
+    (Path(directory) / RECORD_FILE).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def read_record(golden_dir) -> Optional[Dict[str, object]]:
+    """The golden's record, or None when it has none (older version, another tool). An
+    unreadable record is an error naming it: it is never silently skipped."""
+    from ..errors import DumpFormatError
+
+    p = Path(golden_dir) / RECORD_FILE
+    if not p.is_file():
+        return None
+    try:
+        record = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DumpFormatError(p, f"unreadable stored golden record ({exc}); remove it to use the "
+                                 f"golden unchecked, or rewrite the golden with --accuracy-regen") from None
+    if not isinstance(record, dict):
+        raise DumpFormatError(p, "a stored golden record is a JSON object")
+    return record
+
+
+def mismatch(record: Mapping[str, object], identity: GoldenIdentity, shown_model: str,
+             written_model=None) -> List[str]:
+    """What differs between the record and this test's model and inputs (empty: they match, or
+    the record names no model); ``written_model``: the record's model as shown to the user."""
+    if "model_sha256" not in record:
+        return []
+    out = []
+    sha = identity.model_sha256
+    if sha is None and identity.model_file is not None:
+        sha = model_sha256(identity.model_file)
+    if record.get("model_sha256") != sha:
+        written = written_model or record.get("model")
+        out.append(f"model: written from {written} (sha256 {str(record.get('model_sha256'))[:16]}"
+                   f"...), this test's model is {shown_model} (sha256 {str(sha)[:16]}...)")
+    if record.get("inputs_digest") != identity.inputs_digest:
+        out.append(f"inputs: written from inputs with digest {record.get('inputs_digest')}, this "
+                   f"test's inputs have {identity.inputs_digest} (another seed, inputs file or shape)")
+    if (record.get("input_shape") or {}) != (identity.input_shape or {}):
+        out.append(f"input_shape: written with {record.get('input_shape') or None}, this test "
+                   f"gives {identity.input_shape or None}")
+    return out
+
+
+def written_files(paths, arrays) -> Dict[str, str]:
+    """{file name: dtype} of what a writer wrote (``paths`` and the arrays, in order)."""
+    return {Path(p).name: str(a.dtype) for p, a in zip(paths, arrays)}
+
+
+def dtype_changes(record: Mapping[str, object], dump) -> List[Tuple[str, str, str]]:
+    """(file, dtype written, dtype found) of every tensor whose dtype is not the one the golden
+    was written with (a user re-saved it)."""
+    written = record.get("tensors")
+    if not isinstance(written, Mapping):
+        return []
+    out = {}
+    for name, t in _files(dump):
+        want = written.get(name)
+        if want is not None and want != t.dtype:
+            out[name] = (name, str(want), t.dtype)
+    return [out[k] for k in sorted(out)]
+
+
+def low_precision_files(dump) -> List[Tuple[str, str]]:
+    """(file, dtype) of the float tensors below float32 in a golden."""
+    return sorted({(name, t.dtype) for name, t in _files(dump) if t.dtype in LOW_PRECISION})
+
+
+def _files(dump):
+    for op in dump.ops:
+        for t in list(op.outputs) + list(op.inputs):
+            if t.source:
+                yield Path(t.source).name, t
+
+
+def holds_inputs(golden_dir) -> bool:
+    """Whether a stored golden keeps op inputs (``--accuracy-store-inputs`` wrote it)."""
+    try:
+        return any(e.name.startswith("input_") and e.name.endswith(".npy") or e.name == "input_refs.csv"
+                   for e in os.scandir(golden_dir))
+    except OSError:
+        return False

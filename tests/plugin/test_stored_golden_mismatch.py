@@ -1,0 +1,103 @@
+"""Stored goldens through the plugin: one of other inputs or another model is refused before
+comparing (Python test and YAML suite), --accuracy-regen rewrites it and the next run passes; a
+rewrite keeps the op inputs of a golden written with --accuracy-store-inputs; a tensor re-saved
+as float16 is an error naming the file."""
+import numpy as np
+
+TEST = """
+from pathlib import Path
+from pytest_ascend_accuracy import accuracy
+
+@accuracy(threshold=0.99)
+def test_stored(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    seed = int(Path(__file__).with_name("seed.txt").read_text())
+    model = Path(__file__).with_name("model.txt").read_text().strip()
+    inputs = accuracy_inputs(model, seed=seed)
+    golden = golden_dump(model, inputs, path="golden/mlp")
+    check_accuracy(ascend_model(model).run(inputs), golden)
+"""
+
+
+def project(pytester, seed=0, model="models/passing_mlp.onnx"):
+    pytester.makepyfile(test_stored=TEST)
+    (pytester.path / "seed.txt").write_text(str(seed))
+    (pytester.path / "model.txt").write_text(model)
+
+
+def test_other_inputs_are_refused_and_regen_rewrites(pytester, models_dir):
+    project(pytester, seed=0)
+    pytester.runpytest().assert_outcomes(failed=1)  # written (missing)
+    pytester.runpytest().assert_outcomes(passed=1)
+    (pytester.path / "seed.txt").write_text("1")
+    other = pytester.runpytest()
+    other.assert_outcomes(failed=1)
+    other.stdout.fnmatch_lines([
+        "*golden/mlp: this stored golden was written from another model or other inputs*",
+        "  inputs: written from inputs with digest *, this test's inputs have *",
+        "Fix: run the test again with --accuracy-regen to rewrite it from models/passing_mlp.onnx*",
+    ])
+    other.stdout.no_fnmatch_line("*accuracy FAILED*")  # nothing compared, no operator blamed
+    regen = pytester.runpytest("--accuracy-regen")
+    regen.assert_outcomes(failed=1)
+    regen.stdout.fnmatch_lines(["*rewrote it from models/passing_mlp.onnx and this test's inputs*",
+                                "  golden/mlp: rewritten (--accuracy-regen: written from another "
+                                "model or other inputs)"])
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_another_model_is_refused(pytester, models_dir):
+    project(pytester)
+    pytester.runpytest()
+    (pytester.path / "model.txt").write_text("models/overflow.onnx")
+    other = pytester.runpytest()
+    other.assert_outcomes(failed=1)
+    other.stdout.fnmatch_lines(["  model: written from models/passing_mlp.onnx (sha256 *), this "
+                                "test's model is models/overflow.onnx (sha256 *)"])
+    other.stdout.no_fnmatch_line("*accuracy FAILED*")
+
+
+def test_yaml_suite_golden_of_other_inputs_is_refused(pytester, models_dir):
+    suite = """models:
+  - model: models/passing_mlp.onnx
+    golden: golden/mlp
+    inputs: {{seed: {seed}}}
+"""
+    pytester.makefile(".yaml", accuracy_mlp=suite.format(seed=0))
+    pytester.runpytest().assert_outcomes(failed=1)
+    pytester.runpytest().assert_outcomes(passed=1)
+    pytester.makefile(".yaml", accuracy_mlp=suite.format(seed=5))
+    other = pytester.runpytest()
+    other.assert_outcomes(failed=1)
+    other.stdout.fnmatch_lines(["*golden/mlp: this stored golden was written from another*",
+                                "  inputs: written from inputs with digest *"])
+    pytester.runpytest("--accuracy-regen").assert_outcomes(failed=1)
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_regen_keeps_the_inputs_of_a_golden_stored_with_them(pytester, models_dir):
+    project(pytester)
+    pytester.runpytest("--accuracy-store-inputs").assert_outcomes(failed=1)  # written, with inputs
+    golden = pytester.path / "golden" / "mlp"
+    files = sorted(p.name for p in golden.iterdir())
+    assert any(n.startswith("input_") for n in files)
+    relu = next(golden.glob("relu2.0.*.npy"))
+    np.save(relu, -np.load(relu))  # a wrong golden of the same model and inputs: the test fails
+    regen = pytester.runpytest("--accuracy-regen")
+    regen.assert_outcomes(failed=1)
+    regen.stdout.fnmatch_lines(["accuracy FAILED: *",
+                                "rewrote golden file golden/mlp with every op's inputs, as it held "
+                                "them (--accuracy-regen)*"])
+    assert sorted(p.name for p in golden.iterdir()) == files
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_golden_tensor_resaved_as_float16_is_an_error_naming_it(pytester, models_dir):
+    project(pytester)
+    pytester.runpytest()
+    relu = next((pytester.path / "golden" / "mlp").glob("relu2.0.*.npy"))
+    np.save(relu, np.load(relu).astype(np.float16))
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"*golden/mlp: tensor files re-saved in another dtype*{relu.name} "
+                                 f"(float16, written as float32)*"])
+    result.stdout.no_fnmatch_line("*accuracy FAILED*")
