@@ -175,6 +175,19 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
         names = () if om.npu_only else (om.original_names or op.original_names)
         listed.append((position[om.name], dataclasses.replace(
             op, original_names=tuple(names), outputs=outputs, op_type=op.op_type or om.type)))
+    # another model's om json: pairing by it would blame ops. ATC's own conversion ops
+    # (trans_Cast_0, trans_TransData_4) carry generic names any model's json may share
+    if unlisted and not any(not op.name.startswith("trans_") for _, op in listed):
+        shown = ", ".join(op.name for op in unlisted[:3]) + (", ..." if len(unlisted) > 3 else "")
+        head = (f"none of the dump's {len(unlisted)} ops ({shown}) is" if not listed else
+                f"{len(unlisted)} of the dump's {len(dump.ops)} ops ({shown}) are not")
+        others = ("" if not listed else ", and the others are ATC's conversion ops (trans_*), "
+                                        "whose names any model's json may hold")
+        theirs = f" than the dump's {dump.model_name!r}" if dump.model_name else ""
+        raise DumpFormatError(source or graph.name or "om json", (
+            f"{head} in this om json (model {graph.name!r}, {len(graph.ops)} ops){others}: it "
+            f"is another model's{theirs}; pass the om json of the model that made the dump "
+            "(atc --mode=1 --om MODEL.om --json MODEL.json)"))
     listed.sort(key=lambda pair: pair[0])
     ops = [op for _, op in listed] + unlisted
     ops = [dataclasses.replace(op, order=i) for i, op in enumerate(ops)]

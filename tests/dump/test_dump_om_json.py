@@ -204,3 +204,39 @@ def test_writer_emits_device_descs_and_npu_only_ops_like_atc(tmp_path):
     assert g.by_name["trans_TransData_4"].output_descs == (desc,)
     assert g.by_name["t_relu"].output_descs == () and g.sub_graphs == ("then_3",)
     assert g.model_outputs == (ModelOutput("Relu_1", 0, "output"),)
+
+
+def test_an_om_json_of_another_model_is_an_error_naming_it(tmp_path):
+    """A user passed another model's om json (a real msquickcmp model.json of an NMS tail for
+    a tdnn dump: only ATC's generic trans_Cast_0 in common); pairing by it named a false first
+    failure (trans_TransData_4 'matched' to Conv_52 by the dump header's origin). The om json
+    written here has the real file's shape (REAL_SHAPED)."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+    from pytest_ascend_accuracy.dump.loader import load_dump
+
+    other = json.loads(json.dumps(REAL_SHAPED))
+    other["name"] = "sub_model"
+    other["graph"][0]["op"].append({"name": "trans_Cast_0", "type": "Cast", "id": 3,
+                                    "input": ["data:0"]})
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    x = np.ones((1, 4), np.float16)
+    with AscendDumpWriter(tmp_path / "dump") as w:
+        w.write_op("Cast", "trans_Cast_0", [], [x])
+        w.write_op("Conv2D", "PartitionedCall_Conv_52_Conv2D_12", [], [x])
+        w.write_op("LeakyRelu", "LeakyRelu_174", [], [x])
+    with pytest.raises(DumpFormatError) as err:
+        load_dump(tmp_path / "dump", om_json=tmp_path / "other.json")
+    text = str(err.value)
+    assert text.startswith(f"{tmp_path / 'other.json'}: 2 of the dump's 3 ops "
+                           "(PartitionedCall_Conv_52_Conv2D_12, LeakyRelu_174) are not in this "
+                           "om json (model 'sub_model', 4 ops), and the others are ATC's "
+                           "conversion ops (trans_*)"), text
+    assert "pass the om json of the model that made the dump" in text
+    # a json of the dump's own model, even one listing only some of its ops, is taken
+    own = json.loads(json.dumps(REAL_SHAPED))
+    own["graph"][0]["op"].append({"name": "LeakyRelu_174", "type": "LeakyRelu", "id": 4,
+                                  "input": ["data:0"]})
+    (tmp_path / "own.json").write_text(json.dumps(own))
+    assert len(load_dump(tmp_path / "dump", om_json=tmp_path / "own.json").ops) == 3
