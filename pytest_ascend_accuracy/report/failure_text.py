@@ -228,6 +228,15 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
         return ("check that both dumps come from the same model and run; pass the om json "
                 "(om_json= / --om-json) so fused ops find their original names, or map op names "
                 "with mapping= / --mapping")
+    from ..compare.result import NOT_COMPARED
+
+    hidden = [f.row.op_name for f in verdict.failures if f.reason.startswith(NOT_COMPARED)]
+    if hidden and len(hidden) == len(verdict.failures):  # no value failed: golden tensors lack
+        listed = ", ".join(printable(n) for n in hidden[:3]) + (", ..." if len(hidden) > 3 else "")
+        return (f"the golden holds no tensor for {listed}: check that the golden dump has their "
+                "outputs (a file per op output); where the dump names ATC's fused ops, pass the "
+                "om json (om_json= / --om-json, from atc --mode=1) so they find their original "
+                "names; or accept them unchecked with ignore= / --ignore NAME")
     names, reason = keep_dtype_names(verdict, range_inputs)
     if names:
         shown = ", ".join(repr(printable(n)) for n in names[:5])
@@ -248,9 +257,9 @@ def no_overflow_seen(range_inputs: Sequence = ()) -> str:
     0) -- that their operands were not looked at, which a golden with inputs would allow."""
     if getattr(range_inputs, "checked", None) == 0:
         return ("no float16 overflow in the failing values; their golden operands were not "
-                "checked (the golden holds no inputs of the failing ops: a golden stored with "
-                "them, pytest --accuracy-store-inputs --accuracy-regen, shows whether an operand "
-                "leaves the float16 range)")
+                "checked (the golden holds no inputs of the failing ops: a golden dumped with "
+                "its operators' inputs, e.g. a stored golden written with pytest "
+                "--accuracy-store-inputs, shows whether an operand leaves the float16 range)")
     return "no float16 overflow seen"
 
 

@@ -205,3 +205,25 @@ def test_a_threshold_is_printed_as_given_however_many_nines():
     assert Threshold(0.99999999999, "cosine").describe() == "cosine >= 0.99999999999"
     assert f"{beside(0.9999999, 0.99999999999)} < {threshold_text(0.99999999999)}" == \
         "0.9999999 < 0.99999999999"
+
+
+def test_the_hint_when_only_golden_tensors_are_missing_names_them_not_fusion():
+    """A golden dump without one op's file: the check failed on "not compared" alone and the
+    hint said "no float16 overflow ... compare with mode=fusion_off" (no value was read, and a
+    CLI user has no modes) -- a user review with real om json files."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.dump.model import DumpSet
+    from pytest_ascend_accuracy.report.failure_text import default_hint
+
+    y = np.ones(4, np.float32)
+    actual = DumpSet.from_arrays({"conv_fused": [y.astype(np.float16)], "relu": [y.astype(np.float16)]},
+                                 original_names={"conv_fused": ["conv"], "relu": ["relu"]})
+    golden = DumpSet.from_arrays({"relu": [y]})  # conv's file is missing
+    verdict = compare_dumps(actual, golden).judge(0.95)
+    assert not verdict.passed
+    hint = default_hint(verdict)
+    assert hint.startswith("the golden holds no tensor for conv_fused: check that the golden "
+                           "dump has their outputs"), hint
+    assert "--om-json" in hint and "--ignore NAME" in hint and "fusion_off" not in hint
