@@ -39,6 +39,19 @@ def as_dump(value: DumpLike, *, om_json=None) -> DumpSet:
     raise TypeError(f"expected a DumpSet or a path to a dump, got {type(value).__name__}")
 
 
+def _check_names(policy: Policy, actual: DumpSet, golden: DumpSet) -> None:
+    """``per_op`` and ``ignore`` entries must name ops of the two dumps (real names, original
+    names, or globs matching one), as the plugin and the CLI check them: a misspelled entry
+    (``conv_*`` for ``Conv_*``) judged nothing and a stricter threshold was lost silently."""
+    from ..graph.op_catalogue import check_setting_names
+
+    names = [n for dump in (actual, golden) for op in dump.ops
+             for n in (op.name,) + tuple(op.original_names)]
+    label = actual.model_name or golden.model_name or "the dumps"
+    check_setting_names([name for name, _ in policy.per_op], policy.ignore, names, label,
+                        "assert_accuracy")
+
+
 def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike = 0.95,
                     per_op: Optional[Mapping[str, ThresholdLike]] = None, *, ignore=(),
                     metric: str = "cosine", csv_path=None, hint: Optional[str] = None,
@@ -60,11 +73,12 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike
     from .csv_report import write_csv
     from .failure_text import failure_text
 
-    golden = as_dump(golden)
+    golden, actual = as_dump(golden), as_dump(actual)
     policy = Policy.build(threshold, per_op, ignore, metric, scale_tolerance)
+    _check_names(policy, actual, golden)
     if kl is None:
         kl = bool(csv_path) or "kl" in policy.metrics
-    result = compare_dumps(as_dump(actual), golden, mapping=mapping, progress=progress, kl=kl)
+    result = compare_dumps(actual, golden, mapping=mapping, progress=progress, kl=kl)
     verdict = result.judge(policy)
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:

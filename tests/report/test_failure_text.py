@@ -227,3 +227,24 @@ def test_the_hint_when_only_golden_tensors_are_missing_names_them_not_fusion():
     assert hint.startswith("the golden holds no tensor for conv_fused: check that the golden "
                            "dump has their outputs"), hint
     assert "--om-json" in hint and "--ignore NAME" in hint and "fusion_off" not in hint
+
+
+def test_assert_accuracy_checks_per_op_and_ignore_names_as_the_plugin_and_cli_do():
+    """assert_accuracy(per_op={"conv_*": ...}) for ops named Conv_*: the stricter threshold
+    was lost and the check passed (user review); the plugin and the CLI refused it."""
+    import numpy as np
+    import pytest
+
+    from pytest_ascend_accuracy.dump.model import DumpSet
+    from pytest_ascend_accuracy.errors import ConfigError
+    from pytest_ascend_accuracy.report.assertion import assert_accuracy
+
+    y = np.linspace(1, 2, 16, dtype=np.float32)
+    actual = DumpSet.from_arrays({"Conv_5": [(y + 0.01).astype(np.float16)]})
+    golden = DumpSet.from_arrays({"Conv_5": [y]})
+    for kwargs, entry in (({"per_op": {"conv_*": 0.99999999}}, "per_op entry 'conv_*'"),
+                          ({"ignore": ["Conv_17"]}, "ignore entry 'Conv_17'")):
+        with pytest.raises(ConfigError) as err:
+            assert_accuracy(actual, golden, 0.95, **kwargs)
+        assert entry in str(err.value) and "Conv_5" in str(err.value), str(err.value)
+    assert_accuracy(actual, golden, 0.95, per_op={"Conv_*": 0.99})  # a real glob: judged
