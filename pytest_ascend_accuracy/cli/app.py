@@ -209,25 +209,6 @@ def _read_mapping(path: str) -> Dict[str, str]:
     return data
 
 
-def _check_mapping_names(mapping: Dict[str, str], path: str, actual, golden) -> None:
-    """Every op the mapping names is in its dump (as ``compare.matching`` looks them up: the
-    name, else its sanitised form), else an error naming the file and the closest real names."""
-    from ..dump.layout import sanitize
-    from ..errors import closest_text
-
-    actual_names = [op.name for op in actual.ops]
-    golden_names = [op.name for op in golden.ops]
-    loose_actual = {sanitize(n) for n in actual_names}
-    loose_golden = set(golden_names) | {sanitize(n) for n in golden_names}
-    for a, g in mapping.items():
-        if sanitize(a) not in loose_actual:
-            raise ConfigError(path, f"mapping: actual op {a!r} is not in the actual dump"
-                                    f"{closest_text(a, actual_names, n=3)}")
-        if g not in loose_golden and sanitize(g) not in loose_golden:
-            raise ConfigError(path, f"mapping: golden op {g!r} (mapped from {a!r}) is not in "
-                                    f"the golden dump{closest_text(g, golden_names, n=3)}")
-
-
 def _run_compare(args: argparse.Namespace) -> int:
     from ..compare.engine import compare_dumps
     from ..dump.loader import load_dump
@@ -237,7 +218,9 @@ def _run_compare(args: argparse.Namespace) -> int:
     actual = load_dump(args.actual, om_json=args.om_json, model_name=args.model_name)
     golden = load_dump(args.golden)
     if mapping:
-        _check_mapping_names(mapping, args.mapping, actual, golden)
+        from ..compare.matching import check_mapping
+
+        check_mapping(mapping, actual, golden, where=args.mapping)
     progress = None
     if args.progress or sys.stderr.isatty():
         progress = ProgressLine(sys.stderr, delay=0.0 if args.progress else 1.0)

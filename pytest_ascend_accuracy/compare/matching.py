@@ -152,18 +152,30 @@ def _last_claims(actual: DumpSet) -> Dict[Tuple[str, int], int]:
     return last
 
 
-def _check_mapping(mapping: Mapping[str, str], actual: DumpSet, index: _GoldenIndex) -> Dict[str, str]:
+def check_mapping(mapping: Mapping[str, str], actual: DumpSet, golden: DumpSet, *,
+                  where: str = "mapping", index: Optional["_GoldenIndex"] = None
+                  ) -> Dict[str, str]:
+    """The user's ``{actual op: golden op}`` mapping keyed by sanitised actual names; every op
+    it names must be in its dump (the name, else its sanitised form), else a ``ConfigError`` at
+    ``where`` naming the closest real names."""
+    from ..errors import closest_text
+
     if not isinstance(mapping, Mapping):
-        raise ConfigError("mapping", f"expected a mapping of actual op name -> golden op name, "
+        raise ConfigError(where, f"expected a mapping of actual op name -> golden op name, "
                           f"got {type(mapping).__name__}")
-    actual_names = {sanitize(op.name) for op in actual.ops}
+    index = index if index is not None else _GoldenIndex(golden)
+    prefix = "" if where == "mapping" else "mapping: "
+    actual_names = [op.name for op in actual.ops]
+    loose = {sanitize(n) for n in actual_names}
     out = {}
     for a, g in mapping.items():
-        if sanitize(str(a)) not in actual_names:
-            raise ConfigError("mapping", f"actual op {a!r} is not in the actual dump")
+        if sanitize(str(a)) not in loose:
+            raise ConfigError(where, f"{prefix}actual op {a!r} is not in the actual dump"
+                                     f"{closest_text(str(a), actual_names, n=3)}")
         if index.get(str(g)) is None:
-            raise ConfigError("mapping", f"golden op {g!r} (mapped from {a!r}) is not in the "
-                              "golden dump")
+            raise ConfigError(where, f"{prefix}golden op {g!r} (mapped from {a!r}) is not in "
+                                     f"the golden dump"
+                                     f"{closest_text(str(g), [op.name for op in golden.ops], n=3)}")
         out[sanitize(str(a))] = str(g)
     return out
 
@@ -172,7 +184,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
               compare_inputs: bool = False) -> MatchPlan:
     """Pair every actual output (and, with ``compare_inputs``, input) with a golden tensor."""
     index = _GoldenIndex(golden)
-    user = _check_mapping(mapping, actual, index) if mapping else {}
+    user = check_mapping(mapping, actual, golden, index=index) if mapping else {}
     pairs: List[TensorPair] = []
     compared: Dict[str, None] = {}  # golden op names, insertion-ordered set
     covered: Dict[str, None] = {}

@@ -269,3 +269,16 @@ def test_the_headline_names_the_scale_guard_when_it_failed_a_tensor():
         "accuracy FAILED: 1 of 1 tensor fail cosine >= 0.05 or the scale guard (L2 norm within "
         "0.5-2x the golden's); first failure in graph order: a")
     assert "scale guard" not in r.judge(0.99999).describe()  # passes: the verdict line as was
+
+
+def test_a_misspelled_mapping_name_in_the_library_names_the_closest_ops():
+    """compare_dumps(mapping={"LeakyRelu_999": ...}) said only that the op is not in the dump;
+    the CLI named the closest (user review): both name them now, from one check."""
+    actual = DumpSet.from_arrays({"npu_norm": [np.ones(2, np.float16)]})
+    golden = DumpSet.from_arrays({"onnx_norm": [np.ones(2, np.float32)]})
+    with pytest.raises(ConfigError, match=r"actual op 'npu_nrom' is not in the actual dump; "
+                                          r"closest: 'npu_norm'"):
+        compare_dumps(actual, golden, mapping={"npu_nrom": "onnx_norm"})
+    with pytest.raises(ConfigError, match=r"golden op 'onnx_nrom' \(mapped from 'npu_norm'\) is "
+                                          r"not in the golden dump; closest: 'onnx_norm'"):
+        compare_dumps(actual, golden, mapping={"npu_norm": "onnx_nrom"})
