@@ -63,9 +63,10 @@ class GoldenIdentity:
 
 
 def identity_of(model, inputs: Mapping[str, object], input_shape=None, *,
-                sha256: bool = True) -> GoldenIdentity:
+                sha256: bool = True, digest: Optional[str] = None) -> GoldenIdentity:
     """The identity of ``model`` on ``inputs``; ``sha256=False`` leaves a model file's sha256
-    (``None``) to ``build_record``, which hashes it only when a golden is written."""
+    (``None``) to ``build_record``, which hashes it only when a golden is written; ``digest``:
+    the inputs' ``inputs_digest`` when the caller has it."""
     from ..graph.content_digests import inputs_digest
     from ..graph.onnx_graph import model_label, parse_input_shape
 
@@ -73,7 +74,7 @@ def identity_of(model, inputs: Mapping[str, object], input_shape=None, *,
     is_file = isinstance(model, (str, os.PathLike))
     return GoldenIdentity(model_sha256(model) if sha256 or not is_file else None,
                           os.path.abspath(os.fspath(model)) if is_file else None,
-                          model_label(model), inputs_digest(inputs),
+                          model_label(model), digest or inputs_digest(inputs),
                           {k: [int(d) for d in v] for k, v in (shapes or {}).items()})
 
 
