@@ -180,3 +180,12 @@ def test_the_last_step_names_the_modes_tried_instead_of_claiming_every_op_fails_
     golden = d.step("golden")
     assert "in every mode tried" not in golden.summary
     assert "no mode tried passes (high_precision, buffer_off, fusion_off)" in golden.summary
+
+
+def test_a_default_verdict_that_judged_nothing_is_not_diagnosed_and_does_not_crash(cache):
+    """ignore=["*"] leaves no tensor judged: the flow read the first failure's value (None) and
+    --accuracy-diagnose ended in AttributeError (review of the change that made it a failure)."""
+    d = run(models.overflow(), cache, ignore=["*"])
+    assert d.restored_by is None and d.conversions == 1
+    assert d.verdict.startswith("not diagnosed: no tensor was judged")
+    assert d.steps[0].summary.startswith("fails: no tensor was judged")

@@ -45,6 +45,8 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
         "@accuracy per_op/ignore")
     verdict = result.judge(threshold, per_op, ignore, metric)
     first = verdict.first
+    if first is None and verdict.problem:  # nothing judged or compared: no operator to blame
+        return Culprit(sample.id, note=f"no operator named: {verdict.problem}"), result, verdict
     if first is None:
         note = (f"every operator meets the threshold ({verdict.policy.default.describe()}); "
                 f"the flip comes from accumulated small errors")

@@ -134,15 +134,15 @@ class Labels:
         if self._seq is None or source.directory is None:
             return
         ids = source.ids() or []
-        natural = sorted(ids, key=_natural_key)
-        for here, there in zip(ids, natural):
-            if here != there:
-                raise ConfigError(self.where, (
-                    f"labels in sample order pair with the samples of {source.directory} by "
-                    f"position, in file-name order, where {here!r} comes before {there!r} (the "
-                    "numbers in the names are not zero-padded): give the labels as a {sample "
-                    f"id: label}} mapping (JSON {{\"{there}\": ...}}), or zero-pad the file "
-                    "names"))
+        out_of_order = _numbered_out_of_order(ids)
+        if out_of_order is not None:
+            here, there = out_of_order
+            raise ConfigError(self.where, (
+                f"labels in sample order pair with the samples of {source.directory} by "
+                f"position, in file-name order, where {here!r} comes before {there!r} (the "
+                "numbers in the names are not zero-padded): give the labels as a {sample "
+                f"id: label}} mapping (JSON {{\"{there}\": ...}}), or zero-pad the file "
+                "names"))
 
     def for_sample(self, sample: Sample, rows: int) -> List[object]:
         """The label of each of the sample's ``rows`` rows."""
@@ -202,9 +202,18 @@ def _closest(name: str, names) -> str:
     return f"; closest sample ids: {', '.join(close)}" if close else ""
 
 
-def _natural_key(name: str):
-    """``img2`` before ``img10``: runs of digits compared as numbers."""
+def _numbered_out_of_order(ids: List[str]):
+    """``(a, b)``, the first neighbours of ``ids`` (file-name order) whose numbers run backwards,
+    when every id is one stem numbered without zero-padding (``img10`` before ``img2``); None
+    otherwise -- ids that are not all ``<stem><number><suffix>`` of one stem (words, hashes,
+    UUIDs) have no order but the file names'."""
     import re
 
-    return [(0, int(part), "") if part.isdigit() else (1, 0, part)
-            for part in re.split(r"(\d+)", name) if part]
+    parts = [re.fullmatch(r"(\D*)(\d+)(\D*)", i) for i in ids]
+    if len(ids) < 2 or not all(parts) or len({(m.group(1), m.group(3)) for m in parts}) != 1:
+        return None
+    numbers = [int(m.group(2)) for m in parts]
+    for k in range(len(ids) - 1):
+        if numbers[k] > numbers[k + 1]:
+            return ids[k], ids[k + 1]
+    return None

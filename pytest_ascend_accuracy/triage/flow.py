@@ -183,6 +183,8 @@ class _Flow:
                 return self._outcome("default", f"mode {self.base.name} already meets the "
                                                 f"threshold" if self.base.name != "default" else
                                      "the default conversion already meets the threshold")
+            if default.verdict.problem:  # nothing to judge or compare: no mode can change that
+                return self._outcome(None, f"not diagnosed: {default.verdict.problem}")
             data = input_check(default.converted, default.dump, self.run.inputs)
             self.steps.append(data)
             if data.passed is False:
@@ -352,13 +354,17 @@ class _Flow:
     def _add(self, step: str, ev: _Evaluation, spent_before: int, *, differing=()) -> None:
         v = ev.verdict
         first = v.first
-        summary = ("passes" if ev.passed else
-                   f"fails at op {_first_label(v)} ({self.metric} {_fmt(first.value)} vs "
-                   f"{_fmt(first.threshold.value)})")
+        if ev.passed:
+            summary = "passes"
+        elif first is None:  # failed as a whole (``Verdict.problem``): no op to name
+            summary = f"fails: {v.problem}"
+        else:
+            summary = (f"fails at op {_first_label(v)} ({self.metric} {_fmt(first.value)} vs "
+                       f"{_fmt(first.threshold.value)})")
         self.steps.append(StepResult(
             step, ev.mode.name, ev.passed, summary,
-            first_failure=None if ev.passed else first.row.label,
-            first_value=None if ev.passed else first.value,
+            first_failure=None if first is None else first.row.label,
+            first_value=None if first is None else first.value,
             failing=tuple(_failing_names(v)), differing=tuple(differing),
             conversions=self.run.conversions - spent_before, table=_table(v)))
 

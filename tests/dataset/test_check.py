@@ -196,3 +196,14 @@ def test_a_damaged_reference_shard_is_rebuilt_not_trusted(device, spiky, cache):
 def test_om_must_be_a_converted_model(spiky):
     with pytest.raises(ConfigError, match=r"om: expected a converted model .* got PosixPath"):
         check_dataset(spiky, [], metric="agreement")
+
+
+def test_a_traced_sample_whose_ops_are_all_ignored_names_no_operator_wrongly(device, spiky, cache):
+    """ignore=["*"] leaves the traced sample's comparison judging nothing: it said "every
+    operator meets the threshold; the flip comes from accumulated small errors" (review)."""
+    samples, labels = spiky_samples()
+    with pytest.raises(DatasetFailure) as info:
+        check_dataset(device(spiky), samples, labels=labels, cache=cache, ignore=["*"])
+    culprit = info.value.dataset.culprit
+    assert culprit.op is None and culprit.note.startswith("no operator named: no tensor was judged")
+    assert "accumulated small errors" not in str(info.value)

@@ -21,7 +21,7 @@ def test_labels_in_order_with_unpadded_numbered_files_are_refused(tmp_path):
     with pytest.raises(ConfigError) as err:
         Labels(list(range(12))).check_pairing(source)
     text = str(err.value)
-    assert "'img10' comes before 'img2'" in text, text
+    assert "'img11' comes before 'img2'" in text, text
     assert 'JSON {"img2": ...}' in text and "zero-pad the file names" in text
     Labels({f"img{k}": k for k in range(12)}).check_pairing(source)  # by id: fine
 
@@ -30,3 +30,11 @@ def test_padded_or_unnumbered_files_and_sample_lists_pair_by_position(tmp_path):
     Labels(list(range(12))).check_pairing(_samples(tmp_path / "a", [f"img{k:02d}" for k in range(12)]))
     Labels([0, 1, 2]).check_pairing(_samples(tmp_path / "b", ["cat", "dog", "eel"]))
     Labels([0, 1]).check_pairing(SampleSource([{"x": np.zeros(1)}, {"x": np.zeros(1)}]))
+
+
+def test_names_that_are_not_one_numbered_stem_keep_their_file_name_order(tmp_path):
+    """Hash or UUID sample names hold digit runs but no numbering: they were refused with
+    'zero-pad the file names' (review)."""
+    names = ["3f2a9c1e-7b4d", "3f10b2aa-91c0", "a7c4e2f0-0d1b"]
+    Labels([0, 1, 2]).check_pairing(_samples(tmp_path / "uuid", names))
+    Labels([0, 1, 2]).check_pairing(_samples(tmp_path / "mixed", ["cat1", "dog10", "dog2"]))
