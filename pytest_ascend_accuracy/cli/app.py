@@ -137,7 +137,7 @@ def _judge_and_report(result, args, golden=None) -> int:
         from ..compare.fp16_range import golden_inputs_past_fp16
         ranges = golden_inputs_past_fp16(
             golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
-    hint = None if verdict.passed else default_hint(verdict, ranges)  # terminal = HTML
+    hint = None if verdict.passed else default_hint(verdict, ranges, result)  # terminal = HTML
     if args.json:
         write_json(result, args.json, verdict)
     if args.html:

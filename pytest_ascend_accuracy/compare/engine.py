@@ -92,6 +92,18 @@ def _load(t: TensorRef, side: str, reader: Optional[TensorReader]) -> np.ndarray
     return arr
 
 
+def _insert_output_row(rows: list, row: TensorCompare, index: int) -> None:
+    """Put ``row`` (output ``index`` of its op) after its op's rows of lower outputs."""
+    first = after = None
+    for i, r in enumerate(rows):
+        if r.op_name == row.op_name and r.order == row.order:
+            first = i if first is None else first
+            kind, _, k = r.slot.partition(":")
+            if kind == "output" and k.isdigit() and int(k) < index:
+                after = i + 1
+    rows.insert(after if after is not None else first if first is not None else len(rows), row)
+
+
 def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = True,
                  reader: Optional[TensorReader] = None) -> TensorCompare:
     """Compare one matched pair; problems become the row's ``reason``. ``reader``: a
@@ -207,6 +219,12 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
                     "no golden op matches its name, original names or output origin"),
             source=op.source))
     rows.sort(key=lambda r: r.order)  # stable: keeps output/input order within an op
+    for op, t, why in plan.lacking_outputs:  # outputs of a compared op the golden lacks
+        _insert_output_row(rows, TensorCompare(
+            order=op.order, op_name=op.name, op_type=op.op_type,
+            original_names=tuple(n for n in op.original_names if n), slot=t.slot,
+            dtype=t.dtype, shape=tuple(t.shape), flags=("no_golden", NOT_COMPARED_FLAG),
+            reason=why, source=t.source or op.source), t.index)
     meta = {"actual": dict(actual.meta), "golden": dict(golden.meta),
             "actual_kind": actual.kind, "golden_kind": golden.kind, "kl": bool(kl),
             # none (a dump of op inputs only) is said as such when nothing was compared

@@ -11,7 +11,8 @@ Rules, first that applies wins, per actual output tensor:
    output desc / dump header) names an op the golden lacks is NOT compared with another
    member (an inner member's output is consumed inside the fusion: another tensor), as
    msaccucmp compares a fused op only with its output desc's ``origin_name`` and reports it
-   uncompared when that golden file is missing; such an op is in ``MatchPlan.not_compared``.
+   uncompared when that golden file is missing; such an op is in ``MatchPlan.not_compared``,
+   such an output of an op whose other outputs are compared in ``MatchPlan.lacking_outputs``.
 4. ``name``: the golden op whose sanitised name equals the actual op's sanitised name.
 
 NPU-only ops (original names all empty, or listed in the dump's ``meta['npu_only_ops']``: the
@@ -61,6 +62,8 @@ class MatchPlan:
     npu_only_ops: Tuple[str, ...] = ()
     #: unmatched fused ops whose output's origin the golden lacks: {op name: why}
     not_compared: Mapping[str, str] = field(default_factory=dict)
+    #: outputs of compared fused ops whose own origin the golden lacks: (op, output, why)
+    lacking_outputs: Tuple[Tuple[OpRecord, TensorRef, str], ...] = ()
 
 
 class _GoldenIndex:
@@ -191,6 +194,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     unmatched_actual: List[OpRecord] = []
     npu_only_names: List[str] = []
     not_compared: Dict[str, str] = {}
+    lacking_outputs: List[Tuple[OpRecord, TensorRef, str]] = []
     listed = frozenset(actual.meta.get("npu_only_ops", ()) or ())
     via_producer = actual.meta.get("paired_via_producer") or {}
     inner = frozenset(actual.meta.get("om_inner_ops", ()) or ())
@@ -250,6 +254,8 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                 npu_only_names.append(op.name)
             continue
         pairs.extend(op_pairs)
+        # its other outputs are compared: each lacking one still gets its row, not compared
+        lacking_outputs.extend((op, t, _lacking_reason(op, [t])) for t in lacking)
         for p in op_pairs:
             compared[p.golden_op.name] = None
         _cover(op, index, covered)
@@ -267,7 +273,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                         unmatched_actual=tuple(op.name for op in unmatched_actual),
                         npu_only=tuple(npu_only_names))
     return MatchPlan(tuple(pairs), coverage, tuple(unmatched_actual), tuple(npu_only_names),
-                     not_compared)
+                     not_compared, tuple(lacking_outputs))
 
 
 def _cover(op: OpRecord, index: _GoldenIndex, covered: Dict[str, None]) -> None:

@@ -235,9 +235,11 @@ class Verdict:
                     + (f" ({self.ignored} ignored)" if self.ignored else ""))
         if self.problem:
             return f"accuracy FAILED: {self.problem}"
-        hidden = [f.row.op_name for f in self.failures if f.reason.startswith(NOT_COMPARED)]
+        hidden_rows = [f for f in self.failures if f.reason.startswith(NOT_COMPARED)]
+        # an op with several outputs not compared is named once
+        hidden = list(dict.fromkeys(f.row.op_name for f in hidden_rows))
         judged = [f for f in self.failures if not f.reason.startswith(NOT_COMPARED)]
-        n_judged = self.judged - len(hidden)
+        n_judged = self.judged - len(hidden_rows)
         note = (f"{len(hidden)} op{_s(len(hidden))} not compared ({_listed(hidden)}: no golden "
                 "tensor, a fault there would go unseen; name them in ignore= to accept that)")
         if not judged:
@@ -268,8 +270,10 @@ def _nothing_judged(counts: Mapping[str, int], policy: Policy) -> str:
         parts.append(f"{counts['ignored']} ignored by ignore={list(policy.ignore)!r}")
     if counts["skipped"]:
         parts.append(f"{counts['skipped']} not measurable by {policy.default.metric}")
-    fix = ("name in ignore= only the ops to accept" if counts["ignored"] else
-           "judge them by a metric that applies (cosine)")
+    fix = ("name only the ops to accept in ignore= (--ignore on the command line)"
+           if counts["ignored"] else
+           "judge them by a metric that applies, e.g. metric=\"cosine\" (--metric cosine on the "
+           "command line)")
     return f"{NOTHING_JUDGED}: of the compared tensors, {' and '.join(parts)}; {fix}"
 
 

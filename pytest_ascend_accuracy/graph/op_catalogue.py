@@ -195,3 +195,17 @@ def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Ite
     ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), ())
     ops.check_names(per_op, "per_op entry", where)
     ops.check_names(ignore, "ignore entry", where)
+
+
+def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps: Iterable,
+                             where: Optional[str], default_label: str = "the dumps") -> None:
+    """``check_setting_names`` against the compared dumps: their ops' names and original
+    names; the label is the first dump's model name (``default_label`` when none has one).
+    Reads no op when there is no entry to check."""
+    per_op, ignore = list(per_op), list(ignore)
+    if not per_op and not ignore:
+        return
+    dumps = list(dumps)
+    names = (n for dump in dumps for op in dump.ops for n in (op.name,) + tuple(op.original_names))
+    label = next((d.model_name for d in dumps if getattr(d, "model_name", None)), None)
+    check_setting_names(per_op, ignore, names, label or default_label, where)

@@ -25,6 +25,8 @@ class ModelRun:
     handle: object  # AscendModel
     inputs: object
     dump: Callable[[], object]  # weakref to the DumpSet
+    #: the run dumped its operators (``run(inputs, dump=False)`` gives the outputs only)
+    dumped: bool = True
 
     @staticmethod
     def of(handle, inputs, dump) -> "ModelRun":
@@ -34,7 +36,8 @@ class ModelRun:
             ref = weakref.ref(dump)
         except TypeError:
             ref = (lambda d: lambda: d)(dump)
-        return ModelRun(handle, inputs, ref)
+        dumped = (getattr(dump, "meta", None) or {}).get("dumped", True) is not False
+        return ModelRun(handle, inputs, ref, dumped)
 
 
 @dataclass
@@ -52,7 +55,7 @@ class TestContext:
     #: every ascend_model run of this test, in order: which model made which dump
     runs: List[ModelRun] = field(default_factory=list)
     #: checks this test started (check_accuracy, check_dataset, check_preprocessing): a test
-    #: marked @accuracy that started none checked nothing (``no_check_longrepr``)
+    #: marked @accuracy that started none checked nothing (``warn_if_nothing_checked``)
     checks: int = 0
 
     def resolve(self, model, where):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import difflib
 from typing import Iterable, Mapping, Optional
 
+import pytest
+
 from ..errors import ConfigError
 
 #: ATC options a Mode sets: given as options they would bypass the mode (and its test id)
@@ -74,11 +76,9 @@ def check_mode_names(mode, model, where: str) -> None:
 def check_op_names(spec, dumps: Iterable, where: str) -> None:
     """Per-op thresholds and ignored ops must name ops of the compared dumps (their real names,
     or globs matching some), else they would silently judge nothing."""
-    from ..graph.op_catalogue import check_setting_names
+    from ..graph.op_catalogue import check_dump_setting_names
 
-    names = [n for dump in dumps for op in dump.ops for n in (op.name,) + tuple(op.original_names)]
-    label = next((d.model_name for d in dumps if getattr(d, "model_name", None)), None) or "model"
-    check_setting_names([n for n, _ in spec.per_op], spec.ignore, names, label, where)
+    check_dump_setting_names([n for n, _ in spec.per_op], spec.ignore, dumps, where, "model")
 
 
 def setup_longrepr(item, excinfo) -> Optional[str]:
@@ -111,16 +111,26 @@ def setup_longrepr(item, excinfo) -> Optional[str]:
     return text
 
 
-def no_check_longrepr(item, ctx) -> Optional[str]:
-    """Why a passing test marked ``@accuracy`` fails after all: it ran its model (``om.run``)
-    but started no check (``check_accuracy``, ``check_dataset``, ``check_preprocessing``), so
-    it passed having compared nothing. None for any other test: unmarked, a YAML suite item,
-    one that checked, or one that never called ``run`` (a test that judges
-    ``om.outputs()`` its own way is its own business)."""
-    if ctx is None or ctx.checks or not ctx.runs or item.get_closest_marker("accuracy") is None:
-        return None
-    models = ", ".join(dict.fromkeys(r.handle.converted.model_name for r in ctx.runs))
-    return (f"ascend-accuracy: {ctx.nodeid} is marked @accuracy and ran {models}, "
-            f"but compared nothing: no check_accuracy call (nor check_dataset / "
-            f"check_preprocessing) ran. Pass the dump to check_accuracy(actual, golden), or "
-            f"remove @accuracy from a test that is not an accuracy check.")
+class NothingCheckedWarning(pytest.PytestWarning):
+    """A test marked ``@accuracy`` dumped a run of its model and started no check."""
+
+
+def warn_if_nothing_checked(item, ctx) -> None:
+    """After a passing test marked ``@accuracy`` has torn down (a check may run in a fixture's
+    teardown): when it dumped a run of its model (``om.run(inputs)``) but started no check
+    (``check_accuracy``, ``check_dataset``, ``check_preprocessing``), warn that nothing was
+    compared -- the shape of a test that forgot its ``check_accuracy``. A warning, not a
+    failure: a comparison made outside the plugin (``assert_accuracy``) or a test judging the
+    outputs its own way cannot be told from it, and is not wrong. Nothing for unmarked tests,
+    YAML items, tests that checked, or that dumped no run (``run(inputs, dump=False)``)."""
+    if ctx is None or ctx.checks or item.get_closest_marker("accuracy") is None:
+        return
+    dumped = [r for r in ctx.runs if r.dumped]
+    if not dumped:
+        return
+    models = ", ".join(dict.fromkeys(r.handle.converted.model_name for r in dumped))
+    item.warn(NothingCheckedWarning(
+        f"{ctx.nodeid} is marked @accuracy and dumped a run of {models}, but started no "
+        f"check: pass the dump to check_accuracy(actual, golden) (a comparison made with "
+        f"assert_accuracy is not in the summary, the reports or JUnit), or remove @accuracy "
+        f"from a test that is not an accuracy check"))

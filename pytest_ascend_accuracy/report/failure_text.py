@@ -212,9 +212,11 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
     return True
 
 
-def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
+def default_hint(verdict: Verdict, range_inputs: Sequence = (),
+                 result: Optional[CompareResult] = None) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
-    ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops."""
+    ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops.
+    ``result``: the comparison judged, if at hand (an om json it already had is not asked for)."""
     if verdict.problem:
         from ..compare.result import (NO_OUTPUTS, NO_OUTPUTS_ADVICE, NOT_DUMPED,
                                       NOT_DUMPED_ADVICE, NOTHING_JUDGED)
@@ -232,11 +234,16 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = ()) -> str:
 
     hidden = [f.row.op_name for f in verdict.failures if f.reason.startswith(NOT_COMPARED)]
     if hidden and len(hidden) == len(verdict.failures):  # no value failed: golden tensors lack
+        hidden = list(dict.fromkeys(hidden))  # an op with several outputs not compared: once
         listed = ", ".join(printable(n) for n in hidden[:3]) + (", ..." if len(hidden) > 3 else "")
+        had_om_json = result is not None and bool(
+            (result.meta.get("actual") or {}).get("om_json"))
+        om_json = "" if had_om_json else (
+            "where the dump names ATC's fused ops, pass the om json (om_json= / --om-json, from "
+            "atc --mode=1) so they find their original names; ")
         return (f"the golden holds no tensor for {listed}: check that the golden dump has their "
-                "outputs (a file per op output); where the dump names ATC's fused ops, pass the "
-                "om json (om_json= / --om-json, from atc --mode=1) so they find their original "
-                "names; or accept them unchecked with ignore= / --ignore NAME")
+                f"outputs (a file per op output); {om_json}or accept them unchecked with "
+                "ignore= / --ignore NAME")
     names, reason = keep_dtype_names(verdict, range_inputs)
     if names:
         shown = ", ".join(repr(printable(n)) for n in names[:5])
@@ -258,8 +265,7 @@ def no_overflow_seen(range_inputs: Sequence = ()) -> str:
     if getattr(range_inputs, "checked", None) == 0:
         return ("no float16 overflow in the failing values; their golden operands were not "
                 "checked (the golden holds no inputs of the failing ops: a golden dumped with "
-                "its operators' inputs, e.g. a stored golden written with pytest "
-                "--accuracy-store-inputs, shows whether an operand leaves the float16 range)")
+                "its operators' inputs shows whether one leaves the float16 range)")
     return "no float16 overflow seen"
 
 
@@ -294,7 +300,9 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
     if hint is not None and not isinstance(hint, str):
         lines += hint.lines()
     else:
-        lines.append(f"next step: {hint if hint is not None else default_hint(verdict, range_inputs)}")
+        if hint is None:
+            hint = default_hint(verdict, range_inputs, result)
+        lines.append(f"next step: {hint}")
     return "\n".join(lines)
 
 

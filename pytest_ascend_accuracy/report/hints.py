@@ -90,9 +90,9 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                     advice=problem_advice)
     from ..compare.result import NOT_COMPARED
 
-    hidden = list(dict.fromkeys(f.row.op_name for f in verdict.failures
-                                if f.reason.startswith(NOT_COMPARED)))
-    if hidden and len(hidden) == len(verdict.failures):
+    hidden_rows = [f for f in verdict.failures if f.reason.startswith(NOT_COMPARED)]
+    hidden = list(dict.fromkeys(f.row.op_name for f in hidden_rows))  # one op: several outputs
+    if hidden and len(hidden_rows) == len(verdict.failures):
         listed = ", ".join(json.dumps(n) for n in hidden)
         return Hint(IGNORE, f"{len(hidden)} op{'s' if len(hidden) != 1 else ''} not compared "
                             "(no golden tensor: a fault there would go unseen)",

@@ -284,7 +284,8 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
         if hint is not None and not isinstance(hint, str):
             summary.append(f'<pre class="hint">{_e(hint.text())}</pre>')
         else:
-            summary.append(f"<p>next step: {_e(hint if hint is not None else default_hint(verdict))}</p>")
+            text = hint if hint is not None else default_hint(verdict, result=result)
+            summary.append(f"<p>next step: {_e(text)}</p>")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
             + "\n".join(summary) + "\n" + _failure_index(result, verdict, links) + "\n"

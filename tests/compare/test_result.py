@@ -138,13 +138,15 @@ def test_a_verdict_that_judged_nothing_fails_naming_why():
     assert not skipped.passed and skipped.judged == 0
     assert skipped.describe() == (
         "accuracy FAILED: no tensor was judged: of the compared tensors, 1 ignored by "
-        "ignore=['f'] and 1 not measurable by kl; name in ignore= only the ops to accept")
+        "ignore=['f'] and 1 not measurable by kl; name only the ops to accept in ignore= "
+        "(--ignore on the command line)")
     assert r.judge(0.001, metric="kl", ignore=["b"]).judged == 1  # f is judged
     bool_only = r.judge(0.001, metric="kl", ignore=["f"]).problem
     assert bool_only.startswith("no tensor was judged")
     everything = r.judge(0.0, ignore=["*"])
     assert not everything.passed and everything.ignored == 2
-    assert everything.problem.endswith("; name in ignore= only the ops to accept")
+    assert everything.problem.endswith(
+        "; name only the ops to accept in ignore= (--ignore on the command line)")
 
 
 def test_json_round_trip_preserves_rows_and_verdicts(result, tmp_path):
