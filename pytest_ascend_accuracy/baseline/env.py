@@ -11,7 +11,8 @@ file's path relative to the rootdir, without its suffix (``team_a/model``), so
 ``team_a/model.onnx`` and ``team_b/model.onnx`` never share a baseline; the file's sha256 is
 recorded with it, so a changed model is reported as such. Baselines written before keyed by the
 file's stem alone (``<baseline dir>/model/<mode>.yaml``); ``locate_baseline`` still finds one
-there (see ``core.locations``) until it is moved.
+there (see ``core.locations``) until it is moved. An in-memory model is keyed by its graph
+name and the test that checks it (``model_key``'s ``owner``), its sha256 recorded the same way.
 """
 from __future__ import annotations
 
@@ -171,15 +172,21 @@ def _exact(part: str) -> str:
     return f"{part}-{hashlib.sha256(part.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
-def model_key(model, rootdir) -> str:
+def model_key(model, rootdir, owner: Optional[str] = None) -> str:
     """The name a baseline knows its model by: the file's path relative to ``rootdir`` without
     its suffix (``team_a/model``); a file outside the rootdir ``_outside/<stem>-<hash of its
-    absolute path>``; an in-memory model its graph name (``model_label``) and a digest of its
-    bytes, ``main_graph-<sha256[:10]>``: exporters reuse graph names, and two models of one
-    graph name shared a baseline, each judged by the other's numbers."""
+    absolute path>``. An in-memory model: its graph name (``model_label``) and a digest of the
+    test using it, ``owner`` (the plugin gives its node id without the parametrization,
+    ``tests/test_a.py::test_mem``): ``main_graph-<sha256(owner)[:8]>``, so exporters' reused
+    graph names never make two tests' models share one baseline, and a test's retrained model
+    keeps its baseline (judged, its changed sha256 named). Without ``owner`` (a library caller)
+    the graph name and a digest of the model's bytes, ``main_graph-<sha256[:10]>`` (a changed
+    model then has another key)."""
     from ..graph.onnx_graph import model_label
 
     if not isinstance(model, (str, os.PathLike)):
+        if owner:
+            return f"{model_label(model)}-{owner_digest(owner)}"
         digest = model_sha256(model)
         return f"{model_label(model)}-{digest[:10]}" if digest else model_label(model)
     p = Path(os.path.abspath(os.fspath(model)))
@@ -191,29 +198,47 @@ def model_key(model, rootdir) -> str:
     return rel.with_suffix("").as_posix() if rel.suffix else rel.as_posix()
 
 
-def model_info(model, rootdir) -> Dict[str, object]:
-    """The ``info`` a baseline records about its model: ``model`` (its key) and
-    ``model_sha256``; shown and compared, so an edited model is named as the likely cause."""
-    info: Dict[str, object] = {"model": model_key(model, rootdir)}
+def owner_of(nodeid: str) -> str:
+    """A test's node id without its parametrization (``t.py::test_x[a]`` -> ``t.py::test_x``):
+    what keys the baselines of the in-memory models it checks (``model_key``'s ``owner``)."""
+    path, sep, names = str(nodeid).partition("::")  # an id given by the user may hold "::"
+    return path + sep + names.split("[", 1)[0]
+
+
+def owner_digest(owner: str) -> str:
+    """8 hex digits of sha256 of ``owner`` (a test id), as in an in-memory model's key."""
+    return hashlib.sha256(str(owner).encode("utf-8", "surrogateescape")).hexdigest()[:8]
+
+
+def model_info(model, rootdir, owner: Optional[str] = None) -> Dict[str, object]:
+    """The ``info`` a baseline records about its model: ``model`` (its key, ``owner`` as in
+    ``model_key``) and ``model_sha256``; shown and compared, so an edited model is named as
+    the likely cause."""
+    info: Dict[str, object] = {"model": model_key(model, rootdir, owner)}
     digest = model_sha256(model)
     if digest is not None:
         info["model_sha256"] = digest
     return info
 
 
-def locate_baseline(root, model, mode, rootdir) -> Located:
+def locate_baseline(root, model, mode, rootdir, owner: Optional[str] = None) -> Located:
     """The baseline of ``model`` x ``mode`` under ``root``: ``root/<model_key>/<mode>.yaml``, or
     the old stem-keyed ``root/<stem>/<mode>.yaml`` when only that one exists (``belongs`` then
-    says where it should be moved)."""
+    says where it should be moved). An in-memory model (``owner``: the test using it, as in
+    ``model_key``): a baseline at its earlier places (the graph name alone; the graph name and
+    a digest of its bytes) is used, to be moved, only when it records this model's sha256."""
     from ..graph.onnx_graph import model_label
 
-    if not isinstance(model, (str, os.PathLike)):  # in memory: its graph name and digest
-        path = baseline_path(root, model_key(model, rootdir), mode)
-        old = baseline_path(root, model_label(model), mode)  # where they were: graph name only
+    if not isinstance(model, (str, os.PathLike)):  # in memory: graph name and test (or digest)
+        path = baseline_path(root, model_key(model, rootdir, owner), mode)
         digest = model_sha256(model)
-        if (not path.exists() and old.exists() and digest is not None
-                and _recorded(old, "model_sha256") == digest):
-            return Located(old, belongs=path)  # this very model's: to be moved
+        if path.exists() or digest is None:
+            return Located(path)
+        # where they were: the graph name alone, then the graph name and the model's digest
+        for old in (baseline_path(root, model_label(model), mode),
+                    baseline_path(root, model_key(model, rootdir), mode)):
+            if old != path and old.exists() and _recorded(old, "model_sha256") == digest:
+                return Located(old, belongs=path)  # this very model's: to be moved
         return Located(path)
     key = model_key(model, rootdir)
     path = key_path(root, key, mode)
@@ -254,5 +279,5 @@ def _recorded(path: Path, field: str) -> Optional[str]:
 
 
 __all__ = ["normalise_environment", "environment_for", "atc_args_of", "mode_items",
-           "baseline_path", "key_path", "looks_like_absolute_path", "model_key", "model_sha256", "model_info",
-           "locate_baseline"]
+           "baseline_path", "key_path", "looks_like_absolute_path", "model_key", "model_sha256",
+           "model_info", "locate_baseline", "owner_digest", "owner_of"]

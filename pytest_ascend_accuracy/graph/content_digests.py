@@ -10,6 +10,7 @@ it was hashed and every file was last modified or changed (mtime or ctime: ctime
 ``SETTLED_S`` seconds or more before: a file system's clock advances in ticks, so a file
 rewritten within one tick of being stamped, at the same size, would keep its times (git's
 "racily clean" files, handled the same way). A file changed since is hashed again.
+``model_sha256`` (what baselines and stored goldens record) is remembered the same way, apart.
 """
 from __future__ import annotations
 
@@ -27,8 +28,9 @@ from ..errors import ConfigError
 SETTLED_S = 2.0
 
 _Stamp = Tuple[int, int, int, int, int]
-#: absolute path -> (its files, their stamps, digest); one entry per model file a process checks
-_KNOWN: Dict[str, Tuple[List[str], List[_Stamp], str]] = {}
+#: (absolute path, algorithm) -> (its files, their stamps, digest); one entry per model file
+#: and algorithm (the cache's ``model_digest``, ``model_sha256``) a process checks
+_KNOWN: Dict[Tuple[str, str], Tuple[List[str], List[_Stamp], str]] = {}
 _LOCK = threading.Lock()
 _now = time.time_ns  # the clock the settled rule reads (tests move it)
 
@@ -69,33 +71,39 @@ def model_digest(model) -> str:
     elif isinstance(model, (bytes, bytearray)):
         h.update(bytes(model))
     else:
-        path = os.path.abspath(os.fspath(model))  # its data files are named absolute too
-        if not os.path.isfile(path):
-            raise ConfigError(os.fspath(model), "ONNX model file not found")
-        known = _remembered(path)
-        if known is not None:
-            return known
-        from .onnx_graph import external_data_files
-
-        try:
-            started = _now()
-            first = _stamp(path)  # before its data files are listed from it
-            refers = _hash_file(path, h, _LOCATION)
-            # no "location" in its bytes: no external data entry (each names one), so no data
-            # files, and no parse of the model to list them (8 ms for PP-OCRv4 det)
-            parts = [path] + (external_data_files(path) if refers else [])
-            stamps = [first] + [_stamp(p) for p in parts[1:]]
-            for part in parts[1:]:
-                _hash_file(part, h)
-            digest = f"{name}:{h.hexdigest()}"
-            settled = started - max(max(s[3], s[4]) for s in stamps) >= SETTLED_S * 1e9
-            if settled and [_stamp(p) for p in parts] == stamps:
-                with _LOCK:
-                    _KNOWN[path] = (parts, stamps, digest)
-        except OSError as exc:
-            raise ConfigError(path, f"cannot read ONNX model ({exc.strerror or exc})") from exc
-        return digest
+        return _file_digest(model, name, h)
     return f"{name}:{h.hexdigest()}"
+
+
+def _file_digest(model, name: str, h) -> str:
+    """``"<name>:<hex>"`` of the model file ``model`` and its external data files (first-use
+    order) fed to ``h``, remembered per (absolute path, ``name``) while their stamps hold."""
+    path = os.path.abspath(os.fspath(model))  # its data files are named absolute too
+    if not os.path.isfile(path):
+        raise ConfigError(os.fspath(model), "ONNX model file not found")
+    known = _remembered((path, name))
+    if known is not None:
+        return known
+    from .onnx_graph import external_data_files
+
+    try:
+        started = _now()
+        first = _stamp(path)  # before its data files are listed from it
+        refers = _hash_file(path, h, _LOCATION)
+        # no "location" in its bytes: no external data entry (each names one), so no data
+        # files, and no parse of the model to list them (8 ms for PP-OCRv4 det)
+        parts = [path] + (external_data_files(path) if refers else [])
+        stamps = [first] + [_stamp(p) for p in parts[1:]]
+        for part in parts[1:]:
+            _hash_file(part, h)
+        digest = f"{name}:{h.hexdigest()}"
+        settled = started - max(max(s[3], s[4]) for s in stamps) >= SETTLED_S * 1e9
+        if settled and [_stamp(p) for p in parts] == stamps:
+            with _LOCK:
+                _KNOWN[(path, name)] = (parts, stamps, digest)
+    except OSError as exc:
+        raise ConfigError(path, f"cannot read ONNX model ({exc.strerror or exc})") from exc
+    return digest
 
 
 #: the key every ONNX external data entry has (``StringStringEntryProto``, stored as is)
@@ -114,10 +122,11 @@ def _hash_file(path: str, h, look_for: bytes = b"") -> bool:
     return found
 
 
-def _remembered(path: str):
-    """The digest remembered for ``path`` when none of its files changed since; else None."""
+def _remembered(key: Tuple[str, str]):
+    """The digest remembered for ``key`` (absolute path, algorithm) when none of its files
+    changed since; else None."""
     with _LOCK:
-        known = _KNOWN.get(path)
+        known = _KNOWN.get(key)
     if known is None:
         return None
     parts, stamps, digest = known
@@ -127,7 +136,7 @@ def _remembered(path: str):
     except OSError:
         pass
     with _LOCK:
-        _KNOWN.pop(path, None)
+        _KNOWN.pop(key, None)
     return None
 
 
@@ -138,15 +147,17 @@ def forget_digests() -> None:
 
 
 def model_sha256(model) -> Optional[str]:
-    """sha256 of the model file's bytes (what ``sha256sum model.onnx`` prints), or of an
-    in-memory model's serialisation (bytes, or a ``ModelProto``); None for anything else. What
-    baselines and stored goldens record of their model (``model_digest`` is the cache's key)."""
+    """sha256 of a model file's bytes followed by its ONNX external data files' bytes, in the
+    order the model first uses them (``cat model.onnx model.onnx.data | sha256sum``): a model
+    without external data gives what ``sha256sum model.onnx`` prints (records written before
+    stay valid), and retrained weights kept in ``model.onnx.data`` change it though the
+    ``.onnx`` bytes do not. An in-memory model: sha256 of its serialisation (bytes, or a
+    ``ModelProto``); None for anything else. What baselines and stored goldens record of their
+    model (``model_digest`` is the cache's key); remembered by file stamps as ``model_digest``."""
     import hashlib
 
     if isinstance(model, (str, os.PathLike)):
-        from ..core.cache import file_sha256
-
-        return file_sha256(model)
+        return _file_digest(model, "sha256", hashlib.sha256()).split(":", 1)[1]
     if isinstance(model, (bytes, bytearray)):
         return hashlib.sha256(bytes(model)).hexdigest()
     serialize = getattr(model, "SerializeToString", None)

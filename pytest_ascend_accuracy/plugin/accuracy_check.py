@@ -241,7 +241,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         result = assert_accuracy(actual, golden, spec.threshold, spec.per_op_dict or None,
                                  ignore=spec.ignore, metric=spec.metric, csv_path=csv_path,
                                  hint=hint if hint is not None else "",
-                                 scale_tolerance=spec.scale_tolerance,
+                                 scale_tolerance=spec.scale_tolerance, check_names=False,
                                  progress=state.progress.compare() if state.progress else None)
     except AccuracyFailure as exc:
         failure = exc
@@ -355,9 +355,11 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
     """The per-operator baseline check of a passing accuracy check (``max_drop`` set): returns
     the ``BaselineOutcome``. The baseline lives under the baseline dir as <model key>/<mode>.yaml,
     the key being the model file's path relative to the rootdir (``baseline.env.locate_baseline``;
-    a baseline still at its old stem-keyed place is used there, with a ``MovedFileWarning``)."""
+    a baseline still at its old stem-keyed place is used there, with a ``MovedFileWarning``); an
+    in-memory model's key is its graph name and a digest of this test's id without its
+    parametrization, so a retrained model keeps its baseline and two tests never share one."""
     from ..baseline import check_baseline, environment_for
-    from ..baseline.env import baseline_label, locate_baseline, model_info
+    from ..baseline.env import baseline_label, locate_baseline, model_info, owner_of
 
     require_baseline_inputs(handle, inputs, nodeid)
     rootdir = state.settings.rootdir
@@ -367,7 +369,8 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
 
     label = baseline_label(handle.mode, {k: v for k, v in handle.atc_options.items()
                                          if str(k).lstrip("-") not in NEUTRAL_OPTIONS})
-    located = locate_baseline(state.settings.baseline_dir, handle.model, label, rootdir)
+    owner = owner_of(nodeid)
+    located = locate_baseline(state.settings.baseline_dir, handle.model, label, rootdir, owner)
     if located.belongs is not None:
         import warnings
 
@@ -377,12 +380,12 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
         in_memory = not isinstance(handle.model, (str, os.PathLike))
         warnings.warn(MovedFileWarning(folder.message(
             "the accuracy baselines folder", state.settings.invocation_dir,
-            why=("baselines of in-memory models are now keyed by graph name and digest"
+            why=("baselines of in-memory models are now keyed by graph name and test"
                  if in_memory else
                  "baselines are now keyed by the model file's path relative to the rootdir"))))
     return check_baseline(result, located.path, header=environment_for(handle.converted),
                           inputs=inputs, max_drop=spec.max_drop, regen=state.settings.regen,
-                          info=model_info(handle.model, rootdir),
+                          info=model_info(handle.model, rootdir, owner),
                           shown=state.settings.show(located.path))
 
 

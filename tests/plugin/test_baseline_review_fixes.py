@@ -51,7 +51,7 @@ def test_in_memory_models_of_one_graph_name_keep_their_own_baselines(pytester):
     first.assert_outcomes(failed=2)  # both baselines missing: written
     files = _baselines(pytester)
     assert len(files) == 2 and all(re.fullmatch(
-        r"accuracy-baselines/main_graph-[0-9a-f]{10}/default\.yaml", f) for f in files), files
+        r"accuracy-baselines/main_graph-[0-9a-f]{8}/default\.yaml", f) for f in files), files
     # messages spell the file as pytest's paths are spelled: relative to where it ran
     first.stdout.fnmatch_lines(["accuracy baseline accuracy-baselines/main_graph-*/default.yaml "
                                 "did not exist: wrote it from this run*"])
@@ -74,7 +74,7 @@ def test_a_baseline_at_the_graph_name_place_is_used_only_when_it_is_this_models(
     result.stdout.fnmatch_lines([
         "*MovedFileWarning: the accuracy baselines folder accuracy-baselines/main_graph was "
         "found at its old location only; it belongs at accuracy-baselines/main_graph-* "
-        "(baselines of in-memory models are now keyed by graph name and digest)*"])
+        "(baselines of in-memory models are now keyed by graph name and test)*"])
     result.stdout.fnmatch_lines(["FAILED test_mem.py::test_big*baseline missing*"])
 
 
