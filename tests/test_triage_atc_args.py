@@ -33,7 +33,8 @@ def bigval():
     nodes = [helper.make_node("Mul", ["x", "big"], ["a"], name="scale_up"),
              helper.make_node("MatMul", ["a", "w"], ["c"], name="matmul_big"),
              helper.make_node("Mul", ["c", "small"], ["y"], name="scale_down")]
-    graph = helper.make_graph(nodes, "bigval", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
+    graph = helper.make_graph(nodes, "bigval",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8

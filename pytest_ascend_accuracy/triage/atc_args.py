@@ -50,7 +50,8 @@ def fix_atc(backend, model, mode, *, input_shape=None,
     if builder is not None:
         try:
             command = builder(model, mode, input_shape=input_shape, atc_options=atc_options)
-        except AscendAccuracyError as exc:  # converted before, so not expected: say so, spell as the mode does
+        # converted before, so not expected: say so, spell as the mode does
+        except AscendAccuracyError as exc:
             fallback = _mode_spelling(mode, input_shape, atc_options)
             return FixAtc(fallback.options, fallback.config_files,
                           f"{fallback.spelled_for}; the backend's own command could not be built: {exc}")
