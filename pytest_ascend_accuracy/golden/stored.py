@@ -54,6 +54,7 @@ from . import stored_record as record
 USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (--accuracy-regen-all)"
 REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
 REWRITTEN_MISMATCH = "rewritten (--accuracy-regen: written from another model or other inputs)"
+REWRITTEN_INCOMPLETE = "rewritten (--accuracy-regen: tensor files it lists were missing)"
 #: appended to a rewrite's status when the golden kept its op inputs
 KEPT_INPUTS = ", op inputs kept"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
@@ -333,7 +334,7 @@ class GoldenPolicy:
                 return read_golden(path), REWRITTEN_ALL
             self._check_identity(path, compute, identity)
             golden = read_golden(path)
-            self._check_dtypes(path, golden)
+            self._check_dtypes(path, golden, compute)
             return golden, USED
 
     def after_failure(self, path, compute: Callable[[], object]) -> Optional[str]:
@@ -386,10 +387,23 @@ class GoldenPolicy:
                                           f"rewrite it from {model} and these inputs (then check it "
                                           f"in), or give the path of this model's and inputs' golden")
 
-    def _check_dtypes(self, path: Path, golden) -> None:
+    def _check_dtypes(self, path: Path, golden, compute: Callable[[], object]) -> None:
         rec = record.read_record(path)
         shown = self._shown(path)
         if rec is not None:
+            gone = record.missing_files(rec, path)
+            if gone:
+                listed = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+                head = f"tensor files its {record.RECORD_FILE} lists are missing: {listed}"
+                if self.regen.after_failure:
+                    _store(path, compute(), self._keeps_inputs(path))
+                    if self.on_recovery is not None:
+                        self.on_recovery(path, REWRITTEN_INCOMPLETE)
+                    raise StoredGoldenMismatch(shown, f"{head}; rewrote it (--accuracy-regen): the "
+                                                      f"test fails this time, run it again to "
+                                                      f"compare against the new golden")
+                raise StoredGoldenMismatch(shown, f"{head}. Restore them, or run the test again "
+                                                  f"with --accuracy-regen to rewrite the golden")
             changed = record.dtype_changes(rec, golden)
             if changed:
                 listed = ", ".join(f"{n} ({got}, written as {want})" for n, want, got in changed[:5])

@@ -167,6 +167,16 @@ def dtype_changes(record: Mapping[str, object], dump) -> List[Tuple[str, str, st
     return [out[k] for k in sorted(out)]
 
 
+def missing_files(record: Mapping[str, object], golden_dir: Path) -> List[str]:
+    """The tensor files the record lists that are gone from ``golden_dir`` (a user deleted or
+    lost them): their ops would go "not compared", and the only advice then was to ignore
+    them."""
+    written = record.get("tensors")
+    if not isinstance(written, Mapping):
+        return []
+    return sorted(name for name in written if not (Path(golden_dir) / name).is_file())
+
+
 def low_precision_files(dump) -> List[Tuple[str, str]]:
     """(file, dtype) of the float tensors below float32 in a golden."""
     return sorted({(name, t.dtype) for name, t in _files(dump) if t.dtype in LOW_PRECISION})

@@ -101,3 +101,22 @@ def test_a_golden_tensor_resaved_as_float16_is_an_error_naming_it(pytester, mode
     result.stdout.fnmatch_lines([f"*golden/mlp: tensor files re-saved in another dtype*{relu.name} "
                                  f"(float16, written as float32)*"])
     result.stdout.no_fnmatch_line("*accuracy FAILED*")
+
+
+def test_a_tensor_file_gone_from_a_recorded_golden_is_named_and_regen_restores_it(
+        pytester, models_dir):
+    """A file golden.json lists, deleted: its op went "not compared" and the only advice was
+    to ignore it (a review); now the file is named and --accuracy-regen rewrites the golden."""
+    project(pytester, seed=0)
+    pytester.runpytest().assert_outcomes(failed=1)  # written (missing)
+    gone = sorted((pytester.path / "golden" / "mlp").glob("relu1.*.npy"))[0]
+    gone.unlink()
+    broken = pytester.runpytest()
+    broken.assert_outcomes(failed=1)
+    broken.stdout.fnmatch_lines([f"*golden/mlp: tensor files its golden.json lists are missing: "
+                                 f"{gone.name}. Restore them, or run the test again with "
+                                 f"--accuracy-regen to rewrite the golden*"])
+    broken.stdout.no_fnmatch_line("*ignore=*")
+    pytester.runpytest("--accuracy-regen").assert_outcomes(failed=1)  # rewritten, fails once
+    assert gone.is_file()
+    pytester.runpytest().assert_outcomes(passed=1)
