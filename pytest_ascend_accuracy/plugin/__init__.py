@@ -76,11 +76,17 @@ def pytest_addoption(parser):
                     "(shown anyway on an interactive terminal unless -q).")
     group.addoption("--soc-version", dest="soc_version", default=None, metavar="SOC",
                     help="--soc_version passed to ATC, e.g. Ascend310P3 (ini ascend_soc_version).")
+    group.addoption("--ascend-precision-policy", dest="ascend_precision_policy", default=None,
+                    metavar="POLICY", help="how the ascend backend passes the precision mode to "
+                    "ATC: auto (--precision_mode_v2 from CANN 7.0, else --precision_mode), "
+                    "precision_mode or precision_mode_v2 (ini ascend_precision_policy).")
     parser.addini("ascend_accuracy_threshold", "default cosine threshold of @accuracy tests",
                   default="0.95")
     parser.addini("ascend_accuracy_cache_dir", "conversion and golden cache directory",
                   default=".ascend-accuracy")
     parser.addini("ascend_soc_version", "--soc_version passed to ATC", default="")
+    parser.addini("ascend_precision_policy", "how the ascend backend passes the precision mode "
+                  "to ATC: auto, precision_mode or precision_mode_v2", default="auto")
     parser.addini("ascend_accuracy_cache_size", "size bound of the cache, e.g. 2GB (least "
                   "recently used entries evicted; empty: unbounded)", default="")
     parser.addini("ascend_accuracy_dump_mode", "what each run dumps of every operator: output "

@@ -44,6 +44,9 @@ class Settings:
     #: --accuracy-dump-mode / ini ascend_accuracy_dump_mode: what each run dumps of every op
     #: (acl.json dump_mode); "output" is what a check compares
     dump_mode: str = "output"
+    #: --ascend-precision-policy / ini ascend_precision_policy: how the ascend backend spells
+    #: the precision mode for ATC (auto: --precision_mode_v2 from CANN 7.0)
+    precision_policy: str = "auto"
 
     def show(self, path) -> str:
         """``path`` as printed: relative to where pytest ran (``core.locations.shown``)."""
@@ -134,7 +137,23 @@ def settings_from_config(config) -> Settings:
         progress=bool(config.getoption("accuracy_progress", False)),
         dump_mode=_dump_mode(config.getoption("accuracy_dump_mode", None),
                              config.getini("ascend_accuracy_dump_mode")),
+        precision_policy=_precision_policy(config.getoption("ascend_precision_policy", None),
+                                           config.getini("ascend_precision_policy")),
     )
+
+
+def _precision_policy(option, ini) -> str:
+    """The ascend backend's precision policy: the option, else the ini value (checked, the
+    closest on a typo)."""
+    from ..backends.ascend.atc_command import PRECISION_POLICIES
+    from ..errors import closest_text
+
+    value = (option or ini or "auto").strip()
+    if value not in PRECISION_POLICIES:
+        where = "--ascend-precision-policy" if option else "ini ascend_precision_policy"
+        raise ConfigError(where, f"expected one of {', '.join(PRECISION_POLICIES)}, got "
+                                 f"{value!r}{closest_text(value, PRECISION_POLICIES, n=1)}")
+    return value
 
 
 def _dump_mode(option, ini) -> str:
@@ -258,7 +277,8 @@ class AccuracyState:
             s = self.settings
             self._backend = make_backend(s.backend, self.cache, device_ids=s.device_ids,
                                          worker_id=self.worker_id, soc_version=s.soc_version,
-                                         num_workers=self.num_workers, dump_mode=s.dump_mode)
+                                         num_workers=self.num_workers, dump_mode=s.dump_mode,
+                                         precision_policy=s.precision_policy)
         return self._backend
 
     @property

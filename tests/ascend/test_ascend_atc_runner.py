@@ -63,7 +63,20 @@ def test_option_the_installed_fake_atc_does_not_know(fake_toolkit, fake_atc_on_p
     assert info.value.code == "E10001"
     assert "E10001: Value [fp16] for parameter [--precision_mode_v2] is invalid." in text
     assert "The installed ATC (toolkit 6.3.RC1) rejected --precision_mode_v2=fp16." in text
-    assert "precision_policy='precision_mode'" in text
+    assert ("pass the precision mode as --precision_mode, as toolkits before 7.0 take it: pytest "
+            "--ascend-precision-policy=precision_mode (ini ascend_precision_policy)") in text
+
+
+def test_a_rejected_option_other_than_the_v2_flag_gets_no_precision_policy_advice(
+        fake_toolkit, fake_atc_on_path, tiny_model, tmp_path, monkeypatch):
+    """Every rejected option got "set precision_policy='precision_mode'", which changes nothing
+    for --buffer_optimize or --precision_mode itself (a review)."""
+    monkeypatch.setenv("FAKE_ATC_REJECT", "log")
+    with pytest.raises(ConversionError) as info:
+        run_atc(argv(fake_toolkit.atc, tiny_model), cwd=tmp_path, timeout=60, toolkit_version="8.0.RC2")
+    text = str(info.value)
+    assert "rejected --log=" in text and "precision" not in text.split("command:")[0].split(
+        "rejected")[1], text
 
 
 def test_unstartable_atc(tmp_path):

@@ -47,3 +47,18 @@ def test_visible_devices_map_to_logical_ids(pytester, models_dir, fake_ascend, m
             assert lock.path.name == "device-7.lock"  # ini ascend_device_lock = true
     """)
     pytester.runpytest("--ascend-device=7", "-o", "ascend_device_lock=true").assert_outcomes(passed=1)
+
+
+def test_the_precision_policy_is_a_pytest_option_and_ini_key(pytester, models_dir, fake_ascend):
+    """ATC's 'rejected --precision_mode_v2' advice named AscendBackend(precision_policy=...),
+    which a pytest user could not reach (a review with the fake CANN)."""
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    result = pytester.runpytest("--ascend-device=0", "--soc-version=Ascend310P3", "-k", "mlp",
+                                "--ascend-precision-policy=precision_mode")
+    result.assert_outcomes(passed=1)
+    calls = fake_ascend.atc_calls.read_text()
+    assert "--precision_mode=force_fp16" in calls and "--precision_mode_v2" not in calls, calls
+    typo = pytester.runpytest("--ascend-device=0", "-o", "ascend_precision_policy=precision_mod")
+    assert typo.ret == pytest.ExitCode.USAGE_ERROR
+    typo.stderr.fnmatch_lines(["*ini ascend_precision_policy*expected one of auto, precision_mode, "
+                               "precision_mode_v2, got 'precision_mod'; closest: 'precision_mode'*"])

@@ -180,9 +180,14 @@ def _failure(argv, returncode, output, cwd, what, toolkit_version) -> Conversion
     bad = rejected_option(errors, argv)
     if bad:
         version = toolkit_version or "unknown version"
-        lines.append(f"The installed ATC (toolkit {version}) rejected {bad}. If the conversion mode "
-                     f"asked for it, this toolkit may not know that option or value: choose another "
-                     f"mode, or set precision_policy='precision_mode' for toolkits before 7.0.")
+        text = (f"The installed ATC (toolkit {version}) rejected {bad}. If the conversion mode "
+                f"asked for it, this toolkit may not know that option or value: choose another "
+                f"mode")
+        if bad.startswith("--precision_mode_v2"):  # a toolkit before 7.0 knows only the v1 flag
+            text += (", or pass the precision mode as --precision_mode, as toolkits before 7.0 "
+                     "take it: pytest --ascend-precision-policy=precision_mode (ini "
+                     "ascend_precision_policy), AscendBackend(precision_policy='precision_mode')")
+        lines.append(text + ".")
     lines.append(f"command: {_shell_line(argv)}")
     lines.append(_tails(output, cwd))
     return ConversionError("\n".join(lines), command=argv, log_tail=tail(output), code=code)

@@ -64,10 +64,12 @@ def precision_mode_for(value: str, toolkit_version: Optional[str], *, explicit: 
                        version_file: "str | os.PathLike[str] | None" = None) -> str:
     """``value`` as this toolkit's ATC accepts it: unchanged, its documented same-effect older
     spelling (mode-derived values only), or a ConfigError naming the version and what it accepts."""
+    older = SAME_EFFECT.get(value)
+    if older is not None and not explicit and _release(toolkit_version) is None:
+        return older  # an unknown toolkit: the spelling every release takes, same effect
     accepted = accepted_precision_modes(toolkit_version)
     if value in accepted:
         return value
-    older = SAME_EFFECT.get(value)
     if older in accepted and not explicit:
         return older
     where = f" (read from {os.fspath(version_file)})" if version_file else ""
