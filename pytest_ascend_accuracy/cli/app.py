@@ -21,6 +21,11 @@ EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PROG = "ascend-accuracy"
 #: the default of --threshold, a cosine threshold (the marker's default, ``plugin.marker_spec``)
 DEFAULT_THRESHOLD, DEFAULT_METRIC = 0.95, "cosine"
+#: the default of --scale-tolerance: the plugin's scale guard (``plugin.marker_spec``
+#: ``DEFAULT_SCALE_TOLERANCE``; cli may not import plugin), so both judge dumps alike
+DEFAULT_SCALE_TOLERANCE = 2.0
+#: the --scale-tolerance value that turns the scale guard off
+SCALE_OFF = "none"
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,29 @@ def resolve_threshold(args: argparse.Namespace) -> float:
     return args.threshold
 
 
-def _threshold_options(p: argparse.ArgumentParser) -> None:
+def scale_tolerance_arg(text: Optional[str], default: Optional[float] = DEFAULT_SCALE_TOLERANCE
+                        ) -> Optional[float]:
+    """``--scale-tolerance``: a factor > 1 (checked as the marker's ``scale_tolerance=``) or
+    ``none`` (the guard off); ``default`` when not given (None)."""
+    from ..compare.thresholds import check_scale_tolerance
+
+    if text is None:
+        return default
+    if text.strip().lower() == SCALE_OFF:
+        return None
+    try:
+        value = float(text)
+        if value != 0:  # 0 is off for check_scale_tolerance; here only "none" is
+            return check_scale_tolerance(value)
+    except (ValueError, ConfigError):
+        pass
+    raise ConfigError("--scale-tolerance", f"expected a factor > 1 (e.g. 2: the L2 norm within "
+                                           f"0.5-2x the golden's) or {SCALE_OFF} to turn the "
+                                           f"guard off, got {text!r}")
+
+
+def _threshold_options(p: argparse.ArgumentParser,
+                       scale_default: str = f"{DEFAULT_SCALE_TOLERANCE:g}") -> None:
     p.add_argument("--threshold", type=float, default=None,
                    help="threshold for --metric (default 0.95 for cosine; required for the others)")
     p.add_argument("--metric", default=DEFAULT_METRIC,
@@ -98,6 +125,10 @@ def _threshold_options(p: argparse.ArgumentParser) -> None:
                    help="threshold for one op name or glob (repeatable)")
     p.add_argument("--ignore", action="append", default=[], metavar="NAME",
                    help="op name or glob not judged (repeatable)")
+    p.add_argument("--scale-tolerance", metavar="T", default=None,
+                   help="scale guard, as the plugin's scale_tolerance=: a tensor whose L2 norm is "
+                        "not within 1/T-T times the golden's fails even when its cosine passes "
+                        f"(default {scale_default}; {SCALE_OFF}: off)")
     p.add_argument("--csv", metavar="OUT", help="write the msaccucmp-compatible CSV")
     p.add_argument("--json", metavar="OUT", help="write the result as JSON (re-judgeable)")
     p.add_argument("--html", metavar="OUT", help="write a self-contained HTML report")
@@ -116,9 +147,11 @@ def _per_op(items: Sequence[str]) -> Dict[str, float]:
     return out
 
 
-def _judge_and_report(result, args, golden=None) -> int:
-    """Judge, write the requested reports, print the block. With the ``golden`` DumpSet the
-    hint also looks at the failing ops' golden operands (fp16 range)."""
+def _judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE_TOLERANCE,
+                      recorded_ignore=(), note: str = "") -> int:
+    """Judge, write the requested reports, print the block (and ``note`` after it). With the
+    ``golden`` DumpSet the hint also looks at the failing ops' golden operands (fp16 range).
+    ``recorded_ignore``: ignore entries of a saved policy (not checked against the rows)."""
     from ..report.csv_report import write_csv
     from ..report.failure_text import failure_text, summary_text
     from ..report.html_report import write_html
@@ -130,7 +163,8 @@ def _judge_and_report(result, args, golden=None) -> int:
     per_op = _per_op(args.per_op)
     check_setting_names(per_op, args.ignore, (n for r in result.rows for n in (
         r.op_name, r.golden_name) + tuple(r.original_names)), "the dumps", "--per-op/--ignore")
-    verdict = result.judge(args.threshold, per_op, tuple(args.ignore), args.metric)
+    verdict = result.judge(args.threshold, per_op, tuple(args.ignore) + tuple(recorded_ignore),
+                           args.metric, scale_tolerance)
     csv_path = write_csv(result, args.csv, verdict) if args.csv else None
     ranges = ()
     if golden is not None and not verdict.passed:
@@ -146,6 +180,8 @@ def _judge_and_report(result, args, golden=None) -> int:
             else failure_text(result, verdict, csv_path=csv_path, report_how="pass --csv OUT",
                               hint=hint))
     print(text)
+    if note:
+        print(note)
     return EXIT_OK if verdict.passed else EXIT_FAILED
 
 
@@ -214,6 +250,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     from ..dump.loader import load_dump
 
     resolve_threshold(args)
+    scale_tolerance = scale_tolerance_arg(args.scale_tolerance)  # before any work
     mapping = _read_mapping(args.mapping) if args.mapping else None
     actual = load_dump(args.actual, om_json=args.om_json, model_name=args.model_name)
     golden = load_dump(args.golden)
@@ -231,7 +268,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    return _judge_and_report(result, args, golden)
+    return _judge_and_report(result, args, golden, scale_tolerance=scale_tolerance)
 
 
 register(Command("compare", "compare an actual dump with a golden dump", _configure_compare,
@@ -240,15 +277,67 @@ register(Command("compare", "compare an actual dump with a golden dump", _config
 
 # --------------------------------------------------------------------------- judge
 def _configure_judge(p: argparse.ArgumentParser) -> None:
-    p.add_argument("result", help="a JSON result written by `compare --json`")
-    _threshold_options(p)
+    p.add_argument("result", help="a JSON result written by `compare --json` or by the plugin "
+                   "(compare.json); without --ignore, its recorded ignore list applies")
+    _threshold_options(p, f"the recorded one, else {DEFAULT_SCALE_TOLERANCE:g}")
+
+
+def _load_judged(path: str):
+    """The saved result and the policy its verdict was judged with (None when not recorded)."""
+    from ..compare.result import CompareResult
+    from ..errors import DumpFormatError
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:  # RecursionError: nesting past the limit
+        raise DumpFormatError(path, f"not valid JSON: {exc}") from None
+    result = CompareResult.from_dict(data, where=path)
+    verdict = data.get("verdict")
+    policy = verdict.get("policy") if isinstance(verdict, dict) else None
+    return result, (policy if isinstance(policy, dict) else None)
+
+
+def _recorded_settings(policy, path: str):
+    """``(scale_tolerance, ignore)`` of a recorded policy, each None when not recorded."""
+    from ..compare.thresholds import check_scale_tolerance
+    from ..errors import DumpFormatError
+
+    scale = ignore = None
+    if policy is not None and "scale_tolerance" in policy:
+        try:
+            scale = ("recorded", check_scale_tolerance(policy["scale_tolerance"]))
+        except ConfigError as exc:
+            raise DumpFormatError(path, f"recorded policy: scale_tolerance: {exc.problem}") from None
+    if policy is not None and "ignore" in policy:
+        ignore = policy["ignore"]
+        if not isinstance(ignore, list) or not all(isinstance(i, str) for i in ignore):
+            raise DumpFormatError(path, "recorded policy: ignore is not a list of op names")
+    return scale, ignore
 
 
 def _run_judge(args: argparse.Namespace) -> int:
-    from ..compare.result import CompareResult
-
     resolve_threshold(args)
-    return _judge_and_report(CompareResult.load(args.result), args)
+    scale_tolerance = scale_tolerance_arg(args.scale_tolerance)  # before reading the file
+    result, policy = _load_judged(args.result)
+    recorded_scale, recorded_ignore = _recorded_settings(policy, args.result)
+    taken = []  # what the recorded policy set that the user did not (and not as the default)
+    if args.scale_tolerance is None and recorded_scale is not None:
+        scale_tolerance = recorded_scale[1]
+        if scale_tolerance != DEFAULT_SCALE_TOLERANCE:
+            taken.append("scale guard " + ("off" if scale_tolerance is None else
+                                           f"{1 / scale_tolerance:.3g}-{scale_tolerance:g}x")
+                         + " (--scale-tolerance)")
+    if args.ignore or not recorded_ignore:
+        recorded_ignore = ()
+    else:
+        taken.append(f"ignore {recorded_ignore!r} (--ignore)")
+    note = (f"judged with the policy recorded in {args.result}: {'; '.join(taken)}; pass the "
+            "option to judge otherwise") if taken else ""
+    return _judge_and_report(result, args, scale_tolerance=scale_tolerance,
+                             recorded_ignore=recorded_ignore, note=note)
 
 
 register(Command("judge", "judge a saved JSON result again under other thresholds (no dumps read)",

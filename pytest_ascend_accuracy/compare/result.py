@@ -308,7 +308,8 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
 
 def _scale_reason(m: TensorMetrics, tolerance: float) -> str:
     return (f"scale: L2 norm {m.norm_ratio:.4g}x the golden's, outside {1 / tolerance:.3g}-"
-            f"{tolerance:g}x (cosine {_fmt(m.cosine)} is blind to scale; scale_tolerance= tunes this)")
+            f"{tolerance:g}x (cosine {_fmt(m.cosine)} is blind to scale; scale_tolerance= tunes "
+            "this, --scale-tolerance on the command line)")
 
 
 def _listed(names, limit: int = 5) -> str:

@@ -71,6 +71,10 @@ def short_reason(f: Failure) -> str:
 def _metric_line(f: Failure) -> str:
     thr = f.threshold
     if f.would_pass is None:
+        if thr.passed(f.value):  # the value meets its threshold: something else failed it
+            what = ("fails the scale guard" if f.reason.startswith("scale:")
+                    else "fails for the reason below")
+            return f"{_num(f.value)} (meets {threshold_text(thr.value)}; {what})"
         return f"{_num(f.value)} (threshold {threshold_text(thr.value)}; no threshold passes it)"
     sign = "<" if thr.higher_is_better else ">"
     return (f"{beside(f.value, thr.value)} {sign} {threshold_text(thr.value)} (threshold that "
