@@ -103,3 +103,19 @@ def test_judge_applies_the_recorded_ignore_list_unless_given(dumps, tmp_path, ca
     assert lines[-1] == (f"judged with the policy recorded in {saved}: ignore ['Add*'] "
                          "(--ignore); pass the option to judge otherwise")
     assert cli.main(["judge", saved, "--ignore", "Conv_0"]) == 1  # the user's list replaces it
+
+
+def test_diagnose_judges_under_the_scale_guard_too(tmp_path, capsys):
+    """diagnose judged without it: a model failing the plugin's check on scale alone was
+    'PASSES: the default conversion already meets the threshold'."""
+    import onnx
+
+    from pytest_ascend_accuracy.testing.models import overflow
+
+    model = tmp_path / "ovf.onnx"
+    onnx.save(overflow(), str(model))
+    common = ["diagnose", str(model), "--threshold", "0.05", "--cache-dir", str(tmp_path / "c")]
+    assert cli.main(common) == 0
+    assert "diagnosis of ovf: RESTORED" in capsys.readouterr().out
+    assert cli.main(common + ["--scale-tolerance", "none"]) == 0
+    assert "the default conversion already meets the threshold" in capsys.readouterr().out

@@ -189,3 +189,11 @@ def test_a_default_verdict_that_judged_nothing_is_not_diagnosed_and_does_not_cra
     assert d.restored_by is None and d.conversions == 1
     assert d.verdict.startswith("not diagnosed: no tensor was judged")
     assert d.steps[0].summary.startswith("fails: no tensor was judged")
+
+
+def test_a_check_failed_on_scale_alone_is_diagnosed_under_the_same_scale_guard(cache):
+    """--accuracy-diagnose judged without the scale guard: a check that failed on scale alone
+    (threshold 0.05, cosine 0.397, L2 norm 0.4x) was "already meeting the threshold" there."""
+    guarded = run(models.overflow(), cache, threshold=0.05, scale_tolerance=2.0)
+    assert guarded.restored_by == "keep_dtype" and guarded.keep_dtype == ("norm",)
+    assert run(models.overflow(), cache, threshold=0.05).restored_by == "default"  # no guard

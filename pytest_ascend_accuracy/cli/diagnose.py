@@ -10,8 +10,9 @@ from typing import Dict, List
 import numpy as np
 
 from . import aipp_step
-from .app import (DEFAULT_METRIC, EXIT_FAILED, EXIT_OK, Command, backend_options,
-                  make_cli_backend, register, resolve_threshold)
+from .app import (DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, EXIT_FAILED, EXIT_OK, SCALE_OFF,
+                  Command, backend_options, make_cli_backend, register, resolve_threshold,
+                  scale_tolerance_arg)
 from ..backends import BackendKind
 from ..dump.user_arrays import read_npy, read_npz
 from ..errors import ConfigError
@@ -32,6 +33,10 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=None,
                    help="threshold for --metric (default 0.95 for cosine; required for the others)")
     p.add_argument("--metric", default=DEFAULT_METRIC, help="metric judged (default cosine)")
+    p.add_argument("--scale-tolerance", metavar="T", default=None,
+                   help="scale guard, as the plugin's scale_tolerance=: a tensor whose L2 norm is "
+                        f"not within 1/T..T times the golden's fails (default "
+                        f"{DEFAULT_SCALE_TOLERANCE:g}; {SCALE_OFF}: off)")
     p.add_argument("--budget", type=int, default=32,
                    help="most new conversions to spend (cached ones are free; default 32)")
     p.add_argument("--out", metavar="DIR", help="write the fix files and reports here")
@@ -111,6 +116,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..triage.report import text
 
     resolve_threshold(args)  # before any conversion
+    scale_tolerance = scale_tolerance_arg(args.scale_tolerance)
     if aipp_step.wanted(args):  # step 5 first: a wrong AIPP file makes every later step moot
         passed, report = aipp_step.run(args)
         sys.stdout.write(report)
@@ -133,7 +139,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         d = diagnose(args.model, inputs, backend, args.threshold, budget=args.budget, cache=cache,
                      input_shape=args.input_shape, metric=args.metric, seed=args.seed,
-                     out_dir=args.out, progress=progress, mode=mode)
+                     out_dir=args.out, progress=progress, mode=mode,
+                     scale_tolerance=scale_tolerance)
     finally:
         close = getattr(backend, "close", None)
         if close:

@@ -104,7 +104,8 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
              golden=None, metric: str = "cosine", per_op=None, ignore=(), seed: int = 0,
              out_dir=None, progress: Optional[Callable[[str], None]] = None,
              mode: Optional[Mode] = None,
-             atc_options: Optional[Mapping[str, object]] = None) -> Diagnosis:
+             atc_options: Optional[Mapping[str, object]] = None,
+             scale_tolerance: Optional[float] = None) -> Diagnosis:
     """Walk the debugging flow for ``model`` and return what restores accuracy.
 
     ``backend`` defaults to the CPU emulator over ``cache`` (default ``.ascend-accuracy/``);
@@ -115,7 +116,9 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     test's; default ``DEFAULT``), so the fix is that mode plus a change. ``atc_options`` are
     the test's own ATC options (``ascend_model(m, input_format="ND")``): every conversion gets
     them, and the fix's ATC options (``atc_args.txt``) hold them with the mode's, spelled as
-    the backend passes them (``triage.atc_args``)."""
+    the backend passes them (``triage.atc_args``). ``scale_tolerance``: the scale guard the
+    failing check judged with (``check_accuracy``'s default 2.0; None: off), so a check that
+    failed on scale alone is not called passing here."""
     from ..core.cache import Cache
     from ..golden.onnxruntime_golden import golden_dump
     from ..graph.onnx_graph import make_inputs, model_label
@@ -138,7 +141,7 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
                                  model_ops(model))
 
     def judge(result: CompareResult) -> Verdict:
-        return result.judge(threshold, per_op, ignore, metric)
+        return result.judge(threshold, per_op, ignore, metric, scale_tolerance)
 
     dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-triage-"))
     runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,
