@@ -181,6 +181,30 @@ class CheckOutcome:
     verdict: object  # Verdict
     record: CheckRecord
     failure: Optional[BaseException] = None
+    #: where its report files go (None: no --accuracy-report) and their title; a passing check
+    #: whose baseline is still to be judged writes them (``publish``) once that is known
+    report_dir: Optional[Path] = None
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class BaselineNote:
+    """The baseline check's outcome as the renderings state it: ``status`` (``passed``,
+    ``regressed``, ``missing``, ..., or ``not possible``), ``line`` (its first regression line,
+    else the baseline file or why no check was possible) and the full ``message``."""
+
+    passed: bool
+    status: str
+    line: str
+    message: str = ""
+    file: Optional[str] = None
+
+    def one_line(self) -> str:
+        return f"{self.status}: {self.line}"
+
+    def to_dict(self) -> dict:
+        return {"passed": self.passed, "status": self.status, "line": self.line,
+                "file": self.file, "message": self.message}
 
 
 def report_slug(nodeid: str) -> str:
@@ -218,10 +242,14 @@ PROBLEM_ADVICE = ("read the device dump with load_dump(DIR, om_json=\"model.json
 
 def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid: str,
               model: str, mode: str, record_property: Optional[Callable] = None,
-              hint: Optional[str] = None, hint_mode=None, source_model=None) -> CheckOutcome:
+              hint: Optional[str] = None, hint_mode=None, source_model=None,
+              defer_passed: bool = False) -> CheckOutcome:
     """Compare, judge, record, write reports; re-raise ``AccuracyFailure`` when it failed.
     ``hint_mode`` (the ``Mode`` the test converted with) makes the hint paste-able into the
-    test's ``modes=[...]``; every rendering (terminal, HTML, JUnit) gets the same hint."""
+    test's ``modes=[...]``; every rendering (terminal, HTML, JUnit) gets the same hint.
+    ``defer_passed``: a passing check records no JUnit property and writes no report file:
+    its caller judges a baseline first and calls ``publish`` with that outcome (the reports
+    said PASSED of a test its baseline failed)."""
     __tracebackhide__ = True
     from ..report.assertion import AccuracyFailure, as_dump, assert_accuracy
     from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
@@ -270,20 +298,34 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
               if first is not None and first.would_pass is None else (verdict.problem or None)),
     )
     state.record(record)
-    if record_property is not None:
-        _record_properties(record_property, record, first)
-        if shown_hint is not None:
-            record_property("accuracy_hint", shown_hint if isinstance(shown_hint, str)
-                            else shown_hint.one_line())
-    if report_dir:  # a failure's tensors are copied next to it: its links outlive the dumps
+    outcome = CheckOutcome(result, verdict, record, failure, report_dir,
+                           title=f"{nodeid} [{model}, {mode}]")
+    if failure is None and defer_passed:
+        return outcome
+    links = None
+    if report_dir and failure:  # a failure's tensors are copied next to it: links outlive dumps
         from ..report.tensor_copies import copy_failing_tensors
 
-        links = copy_failing_tensors(actual, golden, verdict, report_dir) if failure else None
-        write_reports(result, verdict, report_dir, title=f"{nodeid} [{model}, {mode}]",
-                      hint=shown_hint, links=links)
+        links = copy_failing_tensors(actual, golden, verdict, report_dir)
+    publish(outcome, record_property, hint=shown_hint, links=links)
     if failure is not None:
         raise failure
-    return CheckOutcome(result, verdict, record)
+    return outcome
+
+
+def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=None,
+            links=None, baseline: Optional[BaselineNote] = None) -> None:
+    """The JUnit properties and report files of a finished check; ``baseline`` (when one was
+    judged, or could not be) is stated in each: a test its baseline failed is not reported
+    passed (``accuracy_passed=false``, ``accuracy_baseline``, the page's headline, the JSON's
+    ``baseline``); the threshold verdict itself stays as judged."""
+    if record_property is not None:
+        _record_properties(record_property, outcome.record, outcome.verdict.first, baseline)
+        if hint is not None:
+            record_property("accuracy_hint", hint if isinstance(hint, str) else hint.one_line())
+    if outcome.report_dir:
+        write_reports(outcome.result, outcome.verdict, outcome.report_dir, title=outcome.title,
+                      hint=hint, links=links, baseline=baseline)
 
 
 def _finite_or_none(value) -> Optional[float]:
@@ -294,17 +336,25 @@ def _finite_or_none(value) -> Optional[float]:
     return None if math.isnan(value) else value
 
 
-def _record_properties(record_property: Callable, record: CheckRecord, first) -> None:
+def _record_properties(record_property: Callable, record: CheckRecord, first,
+                       baseline: Optional[BaselineNote] = None) -> None:
+    from ..report.failure_text import short_reason
+
+    passed = record.passed and (baseline is None or baseline.passed)
     record_property("accuracy_model", record.model)
     record_property("accuracy_mode", record.mode)
-    record_property("accuracy_passed", "true" if record.passed else "false")
+    record_property("accuracy_passed", "true" if passed else "false")
     if record.coverage is not None:
         record_property("accuracy_coverage", f"{record.coverage:.4f}")
+    if baseline is not None:  # e.g. "regressed: norm: cosine 0.900000 -> 0.396693 (drop ...)"
+        record_property("accuracy_baseline", baseline.one_line())
     if first is not None:
         record_property("accuracy_first_failing_op", record.first_op)
-        value = first.value
-        record_property(f"accuracy_first_failing_{record.metric}",
-                        "nan" if value is None or math.isnan(value) else f"{value:.6f}")
+        value = _finite_or_none(first.value)
+        if value is not None:  # an op not compared (or NaN) has no value: its reason says why
+            record_property(f"accuracy_first_failing_{record.metric}", f"{value:.6f}")
+        if first.would_pass is None:  # not "value < threshold": scale guard, NaN/Inf, ...
+            record_property("accuracy_first_failing_reason", short_reason(first))
 
 
 def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
@@ -319,16 +369,18 @@ def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
 
 
 def write_reports(result, verdict, directory: Path, *, title: str, hint=None,
-                  links=None) -> List[Path]:
+                  links=None, baseline: Optional[BaselineNote] = None) -> List[Path]:
     """CSV (written by ``assert_accuracy``), JSON and HTML (with the terminal's hint, links to
-    the CSV, the JSON and the copied failing tensors ``links``) for one check into ``directory``."""
+    the CSV, the JSON and the copied failing tensors ``links``, the baseline outcome) for one
+    check into ``directory``."""
     from ..report.html_report import write_html
     from ..report.json_report import write_json
 
-    written = [Path(write_json(result, directory / "compare.json", verdict))]
+    base = baseline.to_dict() if baseline is not None else None
+    written = [Path(write_json(result, directory / "compare.json", verdict, baseline=base))]
     files = [n for n in ("compare.csv", "compare.json") if (directory / n).is_file()]
     return written + [Path(write_html(result, directory / "report.html", verdict, title=title,
-                                      hint=hint, links=links, files=files))]
+                                      hint=hint, links=links, files=files, baseline=base))]
 
 
 def require_baseline_inputs(handle: "AscendModel", inputs, nodeid: str) -> None:

@@ -4,16 +4,21 @@
 1. compare and judge (``accuracy_check.run_check``), the hint in the test's own mode;
 2. on failure, with ``--accuracy-diagnose``: the debugging flow on the test's own mode and
    inputs (``triage.diagnose(mode=...)``), its verdict appended to the failure;
-3. on success, with ``max_drop``: the per-operator baseline check.
+3. on success, with ``max_drop``: the per-operator baseline check; the JUnit properties and
+   report files of such a check are written after it and state its outcome.
 """
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from pathlib import Path
 from typing import Callable, Optional
 
 import pytest
 
-from .accuracy_check import check_against_baseline, report_slug, require_baseline_inputs, run_check
+from .accuracy_check import (BaselineNote, check_against_baseline, publish, report_slug,
+                             require_baseline_inputs, run_check)
 from .session import AccuracyState
 
 
@@ -37,53 +42,112 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
         outcome = run_check(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
                             record_property=record_property,
                             hint_mode=handle.mode if handle is not None else None,
-                            source_model=_source_model(handle))
+                            source_model=_source_model(handle),
+                            defer_passed=spec.max_drop is not None)
     except AccuracyFailure as exc:
         if amend is not None:
             amend(exc)
         if state.settings.diagnose:
             exc.args = (f"{exc.args[0].rstrip()}\n{diagnosis_note(state, handle, inputs, spec, nodeid)}",)
         raise
-    if spec.max_drop is not None:
-        from ..errors import AscendAccuracyError
+    if spec.max_drop is None:
+        return outcome
+    # the JUnit properties and report files are written once the baseline is judged, and say
+    # how it went (they said PASSED of a test its baseline failed)
+    notes = []
+    try:
+        base = _judge_baseline(state, outcome, handle, inputs, spec, nodeid, notes)
+    except BaseException:
+        if not notes:
+            notes.append(_failed_note(state, nodeid, "not judged",
+                                      "the baseline check stopped with an error"))
+        raise
+    finally:
+        publish(outcome, record_property, baseline=notes[-1] if notes else None)
+    note = notes[-1]
+    if not base.passed:
+        pytest.fail(note.message, pytrace=False)
+    if base.model_changed:  # a pass on an edited model is said, not silent (issue 13 D7)
+        from ..baseline import ModelChangedWarning
 
-        try:
-            require_baseline_inputs(handle, inputs, nodeid)
-        except AscendAccuracyError as exc:  # no baseline can be judged: the test fails, say so
-            state.mark_failed(nodeid, f"baseline check not possible: {exc.problem}")
-            raise
-        try:
-            base = check_against_baseline(state, outcome.result, handle, inputs, spec,
-                                          nodeid=nodeid)
-        except AscendAccuracyError as exc:  # an unreadable baseline: the test fails, say so
-            state.mark_failed(nodeid, f"baseline unreadable: {exc} (--accuracy-regen rewrites "
-                                      f"it)")
-            raise
-        if base.written is not None:
-            state.record_golden_write(state.settings.show(base.written),
-                                      f"baseline {base.status}", nodeid)
-        if not base.passed:
-            first = base.regressions[0].line() if base.regressions else state.settings.show(base.path)
-            state.mark_failed(nodeid, f"baseline {base.status}: {first}")
-            pytest.fail(base.message, pytrace=False)
-        if base.model_changed:  # a pass on an edited model is said, not silent (issue 13 D7)
-            import warnings
+        shown = state.settings.show(base.path)
+        changed = _model_wording(base.model_changed[len('note: '):], handle)
+        warn_at_test(ModelChangedWarning(f"{shown}: {changed}"), nodeid, state.settings.rootdir)
+    if base.unjudged:  # ops with no baseline value went unjudged: said, not silent
+        from ..baseline import BaselineGapWarning
 
-            from ..baseline import ModelChangedWarning
-            shown = state.settings.show(base.path)
-            warnings.warn(ModelChangedWarning(f"{shown}: {base.model_changed[len('note: '):]}"))
-        if base.unjudged:  # ops with no baseline value went unjudged: said, not silent
-            import warnings
-
-            from ..baseline import BaselineGapWarning
-            n = len(base.unjudged)
-            warnings.warn(BaselineGapWarning(
-                f"{state.settings.show(base.path)}: {n} operator line{'s' if n != 1 else ''} "
-                f"compared now hold{'s' if n == 1 else ''} no baseline value to be judged "
-                f"against (cosine NaN, or not compared, when recorded): "
-                f"{', '.join(base.unjudged[:5])}{', ...' if n > 5 else ''}; "
-                f"--accuracy-regen-all records their values"))
+        n = len(base.unjudged)
+        warn_at_test(BaselineGapWarning(
+            f"{state.settings.show(base.path)}: {n} operator line{'s' if n != 1 else ''} "
+            f"compared now hold{'s' if n == 1 else ''} no baseline value to be judged "
+            f"against (cosine NaN, or not compared, when recorded): "
+            f"{', '.join(base.unjudged[:5])}{', ...' if n > 5 else ''}; "
+            f"--accuracy-regen-all records their values"), nodeid, state.settings.rootdir)
     return outcome
+
+
+def _failed_note(state: AccuracyState, nodeid: str, status: str, why: str) -> BaselineNote:
+    state.mark_failed(nodeid, f"baseline {status}: {why}")
+    return BaselineNote(False, status, why, f"accuracy baseline {status}: {why}")
+
+
+def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid: str,
+                    notes: list):
+    """The ``BaselineOutcome`` of a passing check, its ``BaselineNote`` appended to ``notes``;
+    a failed baseline is marked in the summary. A check that cannot be made raises, its note
+    appended first."""
+    from ..errors import AscendAccuracyError
+
+    try:
+        require_baseline_inputs(handle, inputs, nodeid)
+    except AscendAccuracyError as exc:  # no baseline can be judged: the test fails, say so
+        notes.append(_failed_note(state, nodeid, "check not possible", exc.problem))
+        raise
+    try:
+        base = check_against_baseline(state, outcome.result, handle, inputs, spec, nodeid=nodeid)
+    except AscendAccuracyError as exc:  # an unreadable baseline: the test fails, say so
+        notes.append(_failed_note(state, nodeid, "unreadable",
+                                  f"{exc} (--accuracy-regen rewrites it)"))
+        raise
+    if base.written is not None:
+        state.record_golden_write(state.settings.show(base.written), f"baseline {base.status}",
+                                  nodeid)
+    shown = state.settings.show(base.path)
+    first = base.regressions[0].line() if base.regressions else shown
+    if not base.passed:
+        state.mark_failed(nodeid, f"baseline {base.status}: {first}")
+    notes.append(BaselineNote(bool(base.passed), base.status, first,
+                              _model_wording(base.message, handle), shown))
+    return base
+
+
+def _model_wording(text: str, handle) -> str:
+    """``baseline.check`` says "the model file changed" of every model: an in-memory model
+    (``onnx.ModelProto``) has no file, so of it the text says "the model changed"."""
+    model = getattr(handle, "model", None)
+    if model is None or isinstance(model, (str, os.PathLike)):
+        return text
+    return text.replace("the model file changed", "the model changed")
+
+
+def warn_at_test(warning: Warning, nodeid: str, rootdir) -> None:
+    """Issue ``warning`` at the test's own line (the ``check_accuracy`` call in the test's
+    file, found on the stack), not at this module's; a YAML item (no Python frame in its
+    file) gets its file's first line, as the summary lists it under the item's id."""
+    shown = nodeid.split("::")[0]  # relative to the rootdir, as item.warn spells it
+    test_file = os.path.realpath(os.path.join(os.fspath(rootdir), shown))
+    frame = sys._getframe(1)
+    while frame is not None:
+        if os.path.realpath(frame.f_code.co_filename) == test_file:
+            import linecache
+
+            linecache.cache.pop(shown, None)  # another file of that name may be cached
+            warnings.warn_explicit(warning, type(warning), shown, frame.f_lineno,
+                                   module=frame.f_globals.get("__name__"),
+                                   module_globals=frame.f_globals)
+            return
+        frame = frame.f_back
+    warnings.warn_explicit(warning, type(warning), shown, 1)
 
 
 def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str) -> str:
@@ -117,7 +181,8 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str)
                      budget=state.settings.diagnose_budget, cache=state.cache,
                      input_shape=handle.input_shape, metric=spec.metric,
                      per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir,
-                     mode=handle.mode, atc_options=getattr(handle, "atc_options", None) or None)
+                     mode=handle.mode, atc_options=getattr(handle, "atc_options", None) or None,
+                     scale_tolerance=spec.scale_tolerance)
     shown = state.settings.show(out_dir)
     lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
              f"{'s' if d.conversions != 1 else ''}, from mode {handle.mode.name}): {d.verdict}"]

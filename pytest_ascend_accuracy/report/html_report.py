@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import math
 import os
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
 from ..core.atomic_files import atomic_write_text
@@ -37,6 +37,7 @@ svg{max-width:100%;height:auto} svg text{font:11px sans-serif;fill:#444}
 nav.failures ol{max-height:15em;overflow-y:auto;margin:0;padding-left:4em}
 nav.failures li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 td:target{outline:2px solid #b3261e;background:#f9c9c3}
+#baseline.fail{border:1px solid #b3261e;border-radius:4px;padding:6px 12px;background:#fff8f7}
 """
 #: table columns of names (wrapped anywhere, so the table fits the window); others never wrap
 _WRAPPED = (1, 2, 3, 4)
@@ -248,7 +249,7 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
         nf = (f"{m.nan_actual}/{m.posinf_actual}/{m.neginf_actual}; "
               f"{m.nan_golden}/{m.posinf_golden}/{m.neginf_golden}") if m else ""
         why = [failure.reason] if failure else []
-        if r.reason and (not failure or failure.reason != r.reason):
+        if r.reason and (not failure or r.reason not in failure.reason):
             why.append(r.reason)
         if m is not None:
             why += list(m.notes)
@@ -267,14 +268,33 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
     return "\n".join(out)
 
 
+def _baseline_head(verdict: Verdict, baseline: Mapping[str, object]) -> List[str]:
+    """The verdict area of a test with a per-operator baseline: a failed baseline heads the
+    page (the threshold verdict, which passed, follows it); a passed one is a line below."""
+    status, line = baseline.get("status", ""), baseline.get("line", "")
+    if baseline.get("passed"):
+        return [f'<h1 class="{"pass" if verdict.passed else "fail"}">{_e(verdict.describe())}</h1>',
+                f'<p id="baseline" class="pass">baseline {_e(status)}: {_e(line)}</p>']
+    message = str(baseline.get("message") or "")
+    return [f'<h1 class="fail">test FAILED: accuracy baseline {_e(status)}: {_e(line)}</h1>',
+            f'<section id="baseline" class="fail"><h2>baseline {_e(status)}</h2>'
+            + (f"<pre>{_e(message)}</pre>" if message else "") + "</section>",
+            f'<p class="{"pass" if verdict.passed else "fail"}">threshold check: '
+            f'{_e(verdict.describe())}</p>']
+
+
 def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy report",
-              hint=None, links: Optional[Links] = None, files: Sequence[str] = ()) -> str:
+              hint=None, links: Optional[Links] = None, files: Sequence[str] = (),
+              baseline: Optional[Mapping[str, object]] = None) -> str:
     """The page; ``hint`` is the terminal's (a text or a ``report.hints.Hint``); ``links``
     the failing tensors copied next to the page (``report.tensor_copies``); ``files`` other
-    files next to it to link (the CSV, the JSON)."""
+    files next to it to link (the CSV, the JSON); ``baseline`` the per-operator baseline
+    check's outcome (``passed``, ``status``, ``line``, ``message``), stated in the verdict
+    area: a test its baseline failed is not headed PASSED."""
     cls = "pass" if verdict.passed else "fail"
-    summary = [f'<h1 class="{cls}">{_e(verdict.describe())}</h1>',
-               _first_failure(result, verdict, links),
+    summary = _baseline_head(verdict, baseline) if baseline is not None else [
+        f'<h1 class="{cls}">{_e(verdict.describe())}</h1>']
+    summary += [_first_failure(result, verdict, links),
                f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}<br>'
                f'golden: {_e(result.golden_root or "(in memory)")}<br>'
                f'coverage: {_e(result.coverage.describe())}'
@@ -294,9 +314,11 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
 
 
 def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "Accuracy report",
-               hint=None, links: Optional[Links] = None, files: Sequence[str] = ()) -> str:
+               hint=None, links: Optional[Links] = None, files: Sequence[str] = (),
+               baseline: Optional[Mapping[str, object]] = None) -> str:
     """Write the self-contained HTML page atomically; returns the path."""
-    text = html_text(result, verdict, title=title, hint=hint, links=links, files=files)
+    text = html_text(result, verdict, title=title, hint=hint, links=links, files=files,
+                     baseline=baseline)
     return os.fspath(atomic_write_text(path, text, what="HTML report"))
 
 

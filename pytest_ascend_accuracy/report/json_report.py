@@ -1,10 +1,11 @@
 """JSON report: the saved CompareResult (re-judgeable with ``CompareResult.load``) plus the
-verdict it was judged with. Strict JSON: NaN is written as null, infinities as "inf"/"-inf"."""
+verdict it was judged with and, for a test with a per-operator baseline, the baseline check's
+outcome (``"baseline"``: passed, status, line, file, message). Strict JSON: NaN is written as null, infinities as "inf"/"-inf"."""
 from __future__ import annotations
 
 import json
 import os
-from typing import Dict, Optional
+from typing import Dict, Mapping, Optional
 
 from ..compare.metrics import encode_float
 from ..compare.result import CompareResult, Verdict
@@ -25,13 +26,19 @@ def verdict_dict(verdict: Verdict) -> Dict[str, object]:
     }
 
 
-def json_text(result: CompareResult, verdict: Optional[Verdict] = None) -> str:
+def json_text(result: CompareResult, verdict: Optional[Verdict] = None,
+              baseline: Optional[Mapping[str, object]] = None) -> str:
     data = result.to_dict()
     if verdict is not None:
         data["verdict"] = verdict_dict(verdict)
+    if baseline is not None:  # the threshold verdict may pass while the baseline failed
+        data["baseline"] = dict(baseline)
     return json.dumps(data, indent=1, allow_nan=False)
 
 
-def write_json(result: CompareResult, path, verdict: Optional[Verdict] = None) -> str:
-    """Write the result (and verdict) as JSON atomically; ``CompareResult.load`` reads it back."""
-    return os.fspath(atomic_write_text(path, json_text(result, verdict), what="JSON report"))
+def write_json(result: CompareResult, path, verdict: Optional[Verdict] = None,
+               baseline: Optional[Mapping[str, object]] = None) -> str:
+    """Write the result (and verdict, and the baseline check's outcome) as JSON atomically;
+    ``CompareResult.load`` reads it back."""
+    return os.fspath(atomic_write_text(path, json_text(result, verdict, baseline),
+                                       what="JSON report"))

@@ -109,7 +109,7 @@ def test_a_retrained_in_memory_model_keeps_its_baseline_and_is_judged(pytester):
     result = _run(pytester)
     result.assert_outcomes(passed=2)  # judged against its baseline, not "baseline missing"
     result.stdout.fnmatch_lines(["*ModelChangedWarning: accuracy-baselines/main_graph-*/"
-                                 "default.yaml: the model file changed since this baseline was "
+                                 "default.yaml: the model changed since this baseline was "
                                  "recorded*"])
     assert "baseline missing" not in result.stdout.str()
     assert _baselines(pytester) == files
