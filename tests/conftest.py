@@ -72,3 +72,23 @@ def _inner_runs_write_no_bytecode(request, monkeypatch):
 def pytest_unconfigure(config):
     if _OWNED_PREFIX is not None and not hasattr(config, "workerinput"):
         shutil.rmtree(_OWNED_PREFIX, ignore_errors=True)
+
+
+@pytest.fixture
+def dumps(tmp_path):
+    """An npy golden and an Ascend dump of two ops (Conv_0 close, Add/1 negated): the CLI
+    tests' pair (a test module's own ``dumps`` fixture overrides it)."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
+
+    y = np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 3, 4, 4)
+    golden, actual = tmp_path / "golden", tmp_path / "npu"
+    with NpyDumpWriter(golden) as w:
+        w.write_op("Conv_0", [], [y])
+        w.write_op("Add/1", [], [y + 1])
+    with AscendDumpWriter(actual) as w:
+        w.write_op("Conv2D", "Conv_0", [], [y.astype(np.float16)])
+        w.write_op("Add", "Add/1", [], [(-(y + 1)).astype(np.float16)])
+    return actual, golden

@@ -5,26 +5,10 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.cli import app as cli
 from pytest_ascend_accuracy.compare.engine import CompareProgress
-from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
-from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
-
-
-@pytest.fixture
-def dumps(tmp_path):
-    y = np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 3, 4, 4)
-    golden, actual = tmp_path / "golden", tmp_path / "npu"
-    with NpyDumpWriter(golden) as w:
-        w.write_op("Conv_0", [], [y])
-        w.write_op("Add/1", [], [y + 1])
-    with AscendDumpWriter(actual) as w:
-        w.write_op("Conv2D", "Conv_0", [], [y.astype(np.float16)])
-        w.write_op("Add", "Add/1", [], [(-(y + 1)).astype(np.float16)])
-    return actual, golden
 
 
 def test_compare_failure_prints_the_block_and_exits_1(dumps, tmp_path, capsys):

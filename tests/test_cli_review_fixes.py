@@ -8,7 +8,6 @@ import pytest
 from pytest_ascend_accuracy.cli import app as cli
 from pytest_ascend_accuracy.core.cache import Cache
 from pytest_ascend_accuracy.core.cache_size import entries
-from test_cli import dumps  # noqa: F401  (the fixture: the same two dumps)
 
 
 NEEDS_THRESHOLD = ("ascend-accuracy: error: --metric: metric={metric!r} needs an explicit "

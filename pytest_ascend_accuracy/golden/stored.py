@@ -371,21 +371,27 @@ class GoldenPolicy:
         differs = record.mismatch(rec, identity, model, written)
         if not differs:
             return
-        shown = self._shown(path)
         head = ("this stored golden was written from another model or other inputs than this "
                 "test's (its golden.json says so), so comparing against it would blame operators "
                 "for that difference:\n  "
                 + "\n  ".join(differs))
+        self._refuse(path, compute, REWRITTEN_MISMATCH, (
+            f"{head}\nrewrote it from {model} and this test's inputs (--accuracy-regen); the test "
+            f"fails this time, run it again to compare against the new golden"), (
+            f"{head}\nFix: run the test again with --accuracy-regen to rewrite it from {model} and "
+            f"these inputs (then check it in), or give the path of this model's and inputs' golden"))
+
+    def _refuse(self, path: Path, compute: Callable[[], object], note: str, rewritten: str,
+                refused: str) -> None:
+        """Raise ``StoredGoldenMismatch`` for a golden that cannot be used as it is: under
+        ``--accuracy-regen`` rewritten from ``compute()`` first (``note`` for the summary,
+        ``rewritten`` the message), else ``refused``, which names the fix."""
         if self.regen.after_failure:
             _store(path, compute(), self._keeps_inputs(path))
             if self.on_recovery is not None:
-                self.on_recovery(path, REWRITTEN_MISMATCH)
-            raise StoredGoldenMismatch(shown, f"{head}\nrewrote it from {model} and this test's inputs "
-                                              f"(--accuracy-regen); the test fails this time, run it "
-                                              f"again to compare against the new golden")
-        raise StoredGoldenMismatch(shown, f"{head}\nFix: run the test again with --accuracy-regen to "
-                                          f"rewrite it from {model} and these inputs (then check it "
-                                          f"in), or give the path of this model's and inputs' golden")
+                self.on_recovery(path, note)
+            raise StoredGoldenMismatch(self._shown(path), rewritten)
+        raise StoredGoldenMismatch(self._shown(path), refused)
 
     def _check_dtypes(self, path: Path, golden, compute: Callable[[], object]) -> None:
         rec = record.read_record(path)
@@ -395,15 +401,11 @@ class GoldenPolicy:
             if gone:
                 listed = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
                 head = f"tensor files its {record.RECORD_FILE} lists are missing: {listed}"
-                if self.regen.after_failure:
-                    _store(path, compute(), self._keeps_inputs(path))
-                    if self.on_recovery is not None:
-                        self.on_recovery(path, REWRITTEN_INCOMPLETE)
-                    raise StoredGoldenMismatch(shown, f"{head}; rewrote it (--accuracy-regen): the "
-                                                      f"test fails this time, run it again to "
-                                                      f"compare against the new golden")
-                raise StoredGoldenMismatch(shown, f"{head}. Restore them, or run the test again "
-                                                  f"with --accuracy-regen to rewrite the golden")
+                self._refuse(path, compute, REWRITTEN_INCOMPLETE, (
+                    f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
+                    f"again to compare against the new golden"), (
+                    f"{head}. Restore them, or run the test again with --accuracy-regen to "
+                    f"rewrite the golden"))
             changed = record.dtype_changes(rec, golden)
             if changed:
                 listed = ", ".join(f"{n} ({got}, written as {want})" for n, want, got in changed[:5])

@@ -1,6 +1,7 @@
 """JSON report: the saved CompareResult (re-judgeable with ``CompareResult.load``) plus the
 verdict it was judged with and, for a test with a per-operator baseline, the baseline check's
-outcome (``"baseline"``: passed, status, line, file, message). Strict JSON: NaN is written as null, infinities as "inf"/"-inf"."""
+outcome (``"baseline"``: passed, status, line, file, message). Strict JSON: NaN is written as
+null, infinities as "inf"/"-inf"."""
 from __future__ import annotations
 
 import json
