@@ -55,7 +55,7 @@ def test_compare_fails_a_tensor_out_of_scale_as_the_plugin_does(dumps, capsys):
     assert capsys.readouterr().out.startswith("accuracy PASSED: 2 tensors meet cosine >= 0.95")
 
 
-@pytest.mark.parametrize("value", ["0", "1", "0.5", "-2", "nan", "off", "two"])
+@pytest.mark.parametrize("value", ["0", "1", "0.5", "-2", "nan", "inf", "off", "two"])
 def test_scale_tolerance_at_most_1_or_not_a_number_is_refused(dumps, capsys, value):
     actual, golden = map(str, dumps)
     for argv in (["compare", actual, golden], ["judge", golden + "/missing.json"]):
@@ -86,7 +86,7 @@ def test_judge_applies_the_scale_guard_recorded_or_given(dumps, tmp_path, capsys
     assert cli.main(["judge", off]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
         f"judged with the policy recorded in {off}: scale guard off (--scale-tolerance); pass "
-        "the option to judge otherwise")
+        "the option, or --no-recorded-policy, to judge otherwise")
     assert cli.main(["judge", off, "--scale-tolerance", "2"]) == 1
     assert "judged with the policy" not in capsys.readouterr().out
 
@@ -101,8 +101,14 @@ def test_judge_applies_the_recorded_ignore_list_unless_given(dumps, tmp_path, ca
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "accuracy PASSED: 1 tensor meets cosine >= 0.95 (1 ignored)"
     assert lines[-1] == (f"judged with the policy recorded in {saved}: ignore ['Add*'] "
-                         "(--ignore); pass the option to judge otherwise")
+                         "(--ignore); pass the option, or --no-recorded-policy, to judge "
+                         "otherwise")
     assert cli.main(["judge", saved, "--ignore", "Conv_0"]) == 1  # the user's list replaces it
+    capsys.readouterr()
+    # nothing ignored at all: there was no way but editing the file (a review)
+    assert cli.main(["judge", saved, "--no-recorded-policy"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("accuracy FAILED: 1 of 2 tensors fail") and "recorded" not in out
 
 
 def test_diagnose_judges_under_the_scale_guard_too(tmp_path, capsys):

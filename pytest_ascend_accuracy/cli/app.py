@@ -280,6 +280,9 @@ def _configure_judge(p: argparse.ArgumentParser) -> None:
     p.add_argument("result", help="a JSON result written by `compare --json` or by the plugin "
                    "(compare.json); without --ignore, its recorded ignore list applies")
     _threshold_options(p, f"the recorded one, else {DEFAULT_SCALE_TOLERANCE:g}")
+    p.add_argument("--no-recorded-policy", action="store_true",
+                   help="judge by the options given and their defaults only: no recorded ignore "
+                        "list or scale guard")
 
 
 def _load_judged(path: str):
@@ -323,6 +326,8 @@ def _run_judge(args: argparse.Namespace) -> int:
     scale_tolerance = scale_tolerance_arg(args.scale_tolerance)  # before reading the file
     result, policy = _load_judged(args.result)
     recorded_scale, recorded_ignore = _recorded_settings(policy, args.result)
+    if args.no_recorded_policy:
+        recorded_scale, recorded_ignore = None, ()
     taken = []  # what the recorded policy set that the user did not (and not as the default)
     if args.scale_tolerance is None and recorded_scale is not None:
         scale_tolerance = recorded_scale[1]
@@ -335,7 +340,7 @@ def _run_judge(args: argparse.Namespace) -> int:
     else:
         taken.append(f"ignore {recorded_ignore!r} (--ignore)")
     note = (f"judged with the policy recorded in {args.result}: {'; '.join(taken)}; pass the "
-            "option to judge otherwise") if taken else ""
+            "option, or --no-recorded-policy, to judge otherwise") if taken else ""
     return _judge_and_report(result, args, scale_tolerance=scale_tolerance,
                              recorded_ignore=recorded_ignore, note=note)
 

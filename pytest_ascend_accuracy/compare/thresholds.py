@@ -164,7 +164,8 @@ def check_scale_tolerance(value) -> Optional[float]:
     """``scale_tolerance``: None/0/False (off) or a factor > 1 (the norm ratio's bound)."""
     if value is None or value is False or value == 0:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 1:
+    if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+            or value <= 1):  # inf is no bound (and no strict JSON): None turns the guard off
         raise ConfigError("scale_tolerance", f"expected a factor > 1 (e.g. 2: the L2 norm within "
                                              f"0.5-2x the golden's) or None to turn the guard off, "
                                              f"got {value!r}")

@@ -87,8 +87,11 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
 
 
 def _failed_note(state: AccuracyState, nodeid: str, status: str, why: str) -> BaselineNote:
-    state.mark_failed(nodeid, f"baseline {status}: {why}")
-    return BaselineNote(False, status, why, f"accuracy baseline {status}: {why}")
+    """A failed baseline's note: its summary line and JUnit property on one line (a YAML
+    parser's error spans several; the summary cut it, advice included), the full text kept."""
+    line = " ".join(why.split())
+    state.mark_failed(nodeid, f"baseline {status}: {line}")
+    return BaselineNote(False, status, line, f"accuracy baseline {status}: {why}")
 
 
 def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid: str,

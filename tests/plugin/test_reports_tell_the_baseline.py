@@ -181,3 +181,19 @@ def test_baseline_warnings_point_at_the_test_and_an_in_memory_model_has_no_file(
                                          .splitlines(), 1) if ln.strip().startswith("check_acc"))
     lines = [ln for ln in out.splitlines() if "Warning: accuracy-baselines" in ln]
     assert len(lines) == 2 and all(ln.strip().startswith(f"test_mem.py:{call}: ") for ln in lines)
+
+
+def test_an_unreadable_baseline_is_one_line_with_its_advice_in_the_summary_and_junit(
+        pytester, models_dir):
+    """A YAML parser's error spans lines: the summary line was cut before "(--accuracy-regen
+    rewrites it)" and the JUnit property held several lines (a review)."""
+    pytester.makepyfile(test_b=OVERFLOW_BASELINE)
+    _run(pytester)  # writes the baseline (missing)
+    (pytester.path / BASELINE_FILE).write_text("garbage: [unclosed\n")
+    broken = _run(pytester)
+    broken.assert_outcomes(failed=1)
+    broken.stdout.fnmatch_lines([f"FAILED test_b.py::test_base [[]overflow, default[]]: baseline "
+                                 f"unreadable: {BASELINE_FILE}: baseline is not valid YAML: * "
+                                 f"(--accuracy-regen rewrites it)"])
+    value = _props(pytester)["test_base"]["accuracy_baseline"]
+    assert "\n" not in value and value.endswith("(--accuracy-regen rewrites it)"), value
