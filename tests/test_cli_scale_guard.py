@@ -37,7 +37,7 @@ def _saved(dumps, path, **policy):
 
 
 def test_the_default_scale_tolerance_is_the_plugins():
-    from pytest_ascend_accuracy.plugin.marker_spec import DEFAULT_SCALE_TOLERANCE
+    from pytest_ascend_accuracy.plugin.marker_spec import DEFAULT_SCALE_TOLERANCE  # as the marker
 
     assert cli.DEFAULT_SCALE_TOLERANCE == DEFAULT_SCALE_TOLERANCE == 2.0
 

@@ -15,15 +15,13 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
+# --threshold's, --metric's and --scale-tolerance's defaults are the plugin's, so the CLI and
+# the plugin judge the same dumps alike
+from ..core.check_defaults import DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, DEFAULT_THRESHOLD
 from ..errors import AscendAccuracyError, ConfigError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 PROG = "ascend-accuracy"
-#: the default of --threshold, a cosine threshold (the marker's default, ``plugin.marker_spec``)
-DEFAULT_THRESHOLD, DEFAULT_METRIC = 0.95, "cosine"
-#: the default of --scale-tolerance: the plugin's scale guard (``plugin.marker_spec``
-#: ``DEFAULT_SCALE_TOLERANCE``; cli may not import plugin), so both judge dumps alike
-DEFAULT_SCALE_TOLERANCE = 2.0
 #: the --scale-tolerance value that turns the scale guard off
 SCALE_OFF = "none"
 
@@ -78,17 +76,15 @@ def resolve_threshold(args: argparse.Namespace) -> float:
     without ``--threshold`` is refused (as the marker and the YAML suite refuse it), before any
     work. Sets ``args.threshold`` and returns it."""
     if args.threshold is None:
-        if args.metric != DEFAULT_METRIC:
-            from ..compare.thresholds import Threshold
+        from ..compare.thresholds import Threshold
+        from ..core.check_defaults import default_threshold_for
 
-            try:  # a misspelled metric is named as such (diagnose's --metric has no choices)
-                Threshold(DEFAULT_THRESHOLD, args.metric)
-            except ConfigError as exc:
-                raise ConfigError("--metric", exc.problem) from None
-            raise ConfigError("--metric", f"metric={args.metric!r} needs an explicit threshold "
-                                          f"(the default threshold {DEFAULT_THRESHOLD} is a "
-                                          f"cosine threshold): pass --threshold")
-        args.threshold = DEFAULT_THRESHOLD
+        try:  # a misspelled metric is named as such (diagnose's --metric has no choices)
+            Threshold(DEFAULT_THRESHOLD, args.metric)
+        except ConfigError as exc:
+            raise ConfigError("--metric", exc.problem) from None
+        args.threshold = default_threshold_for(args.metric, where="--metric",
+                                               fix=": pass --threshold")
     return args.threshold
 
 

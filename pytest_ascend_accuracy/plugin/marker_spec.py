@@ -15,11 +15,10 @@ from typing import Any, Iterable, Mapping, Optional, Tuple
 from ..errors import ConfigError, closest_text
 from ..core.modes import Mode, resolve_mode
 
-DEFAULT_THRESHOLD = 0.95
-DEFAULT_METRIC = "cosine"
+from ..core.check_defaults import (DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE,  # noqa: F401
+                                   DEFAULT_THRESHOLD, default_threshold_for)
+
 MARKER_ARGS = ("threshold", "metric", "per_op", "ignore", "modes", "max_drop", "scale_tolerance")
-#: check_accuracy's scale guard: each tensor's L2 norm within 1/2..2x the golden's
-DEFAULT_SCALE_TOLERANCE = 2.0
 
 
 @dataclass(frozen=True)
@@ -156,10 +155,9 @@ def make_spec(*, threshold: Any = None, metric: Any = DEFAULT_METRIC, per_op: An
     """Validate every argument and build the spec; ``threshold=None`` takes the default."""
     explicit = threshold is not None
     metric = validate_metric(metric, where)
-    if not explicit and metric != DEFAULT_METRIC:
-        raise ConfigError(where, f"metric={metric!r} needs an explicit threshold (the default "
-                                 f"threshold {default_threshold} is a cosine threshold)")
-    thr = validate_threshold(threshold if explicit else default_threshold, where, metric=metric)
+    if not explicit:
+        threshold = default_threshold_for(metric, default_threshold, where)
+    thr = validate_threshold(threshold, where, metric=metric)
     return AccuracySpec(
         threshold=thr,
         metric=metric,
