@@ -277,6 +277,19 @@ def _nothing_judged(counts: Mapping[str, int], policy: Policy) -> str:
     return f"{NOTHING_JUDGED}: of the compared tensors, {' and '.join(parts)}; {fix}"
 
 
+def problem_advice(problem: str) -> Optional[Tuple[str, str]]:
+    """``(reason, advice)`` for a verdict's ``problem`` of a kind this module names (the run
+    dumped no outputs, was not dumped, or nothing was judged), which every caller spells
+    alike; None for a comparison of mismatched dumps, whose fix each caller spells its own."""
+    if problem.startswith(NO_OUTPUTS):
+        return "the run dumped no operator outputs", NO_OUTPUTS_ADVICE
+    if problem.startswith(NOT_DUMPED):
+        return "the run was not dumped", NOT_DUMPED_ADVICE
+    if problem.startswith(NOTHING_JUDGED):  # its fix ends the problem (``_nothing_judged``)
+        return "every compared tensor was ignored or skipped", problem.rpartition("; ")[2]
+    return None
+
+
 def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure]]:
     """``("ignored" | "unmatched" | "skipped" | "passed" | "failed", failure-or-None)``."""
     if policy.is_ignored(row.names):

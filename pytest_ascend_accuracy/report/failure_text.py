@@ -222,15 +222,11 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops.
     ``result``: the comparison judged, if at hand (an om json it already had is not asked for)."""
     if verdict.problem:
-        from ..compare.result import (NO_OUTPUTS, NO_OUTPUTS_ADVICE, NOT_DUMPED,
-                                      NOT_DUMPED_ADVICE, NOTHING_JUDGED)
+        from ..compare.result import problem_advice
 
-        if verdict.problem.startswith(NO_OUTPUTS):
-            return NO_OUTPUTS_ADVICE
-        if verdict.problem.startswith(NOT_DUMPED):
-            return NOT_DUMPED_ADVICE
-        if verdict.problem.startswith(NOTHING_JUDGED):
-            return verdict.problem.rpartition("; ")[2]
+        known = problem_advice(verdict.problem)
+        if known is not None:
+            return known[1]
         return ("check that both dumps come from the same model and run; pass the om json "
                 "(om_json= / --om-json) so fused ops find their original names, or map op names "
                 "with mapping= / --mapping")

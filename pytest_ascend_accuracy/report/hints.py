@@ -76,16 +76,11 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
-        from ..compare.result import (NO_OUTPUTS, NO_OUTPUTS_ADVICE, NOT_DUMPED,
-                                      NOT_DUMPED_ADVICE, NOTHING_JUDGED)
+        from ..compare.result import problem_advice as advice_for  # (a parameter's name)
 
-        if verdict.problem.startswith(NO_OUTPUTS):
-            return Hint(PROBLEM, "the run dumped no operator outputs", advice=NO_OUTPUTS_ADVICE)
-        if verdict.problem.startswith(NOT_DUMPED):
-            return Hint(PROBLEM, "the run was not dumped", advice=NOT_DUMPED_ADVICE)
-        if verdict.problem.startswith(NOTHING_JUDGED):
-            return Hint(PROBLEM, "every compared tensor was ignored or skipped",
-                        advice=verdict.problem.rpartition("; ")[2])
+        known = advice_for(verdict.problem)
+        if known is not None:
+            return Hint(PROBLEM, known[0], advice=known[1])
         return Hint(PROBLEM, "check that both dumps come from the same model and run",
                     advice=problem_advice)
     from ..compare.result import NOT_COMPARED
