@@ -74,21 +74,33 @@ def pytest_unconfigure(config):
         shutil.rmtree(_OWNED_PREFIX, ignore_errors=True)
 
 
-@pytest.fixture
-def dumps(tmp_path):
-    """An npy golden and an Ascend dump of two ops (Conv_0 close, Add/1 negated): the CLI
-    tests' pair (a test module's own ``dumps`` fixture overrides it)."""
+def write_dump_pair(folder, add_scale: float):
+    """An npy golden and an Ascend dump of two ops under ``folder``: Conv_0 as the golden's
+    (in float16), Add/1 the golden's times ``add_scale``; returns (actual, golden)."""
     import numpy as np
 
     from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
     from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 
     y = np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 3, 4, 4)
-    golden, actual = tmp_path / "golden", tmp_path / "npu"
+    golden, actual = folder / "golden", folder / "npu"
     with NpyDumpWriter(golden) as w:
         w.write_op("Conv_0", [], [y])
         w.write_op("Add/1", [], [y + 1])
     with AscendDumpWriter(actual) as w:
         w.write_op("Conv2D", "Conv_0", [], [y.astype(np.float16)])
-        w.write_op("Add", "Add/1", [], [(-(y + 1)).astype(np.float16)])
+        w.write_op("Add", "Add/1", [], [(add_scale * (y + 1)).astype(np.float16)])
     return actual, golden
+
+
+@pytest.fixture
+def dump_pair(tmp_path):
+    """``write_dump_pair`` under this test's temp dir."""
+    return lambda add_scale: write_dump_pair(tmp_path, add_scale)
+
+
+@pytest.fixture
+def dumps(dump_pair):
+    """The CLI tests' pair: Add/1 negated (cosine -1); a test module's own ``dumps`` fixture
+    overrides it."""
+    return dump_pair(-1.0)

@@ -4,29 +4,18 @@ compare.json, and the failure text named an option the CLI did not have; the blo
 line said "no threshold passes it" of a cosine that met its threshold."""
 import json
 
-import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.cli import app as cli
 from pytest_ascend_accuracy.compare.engine import compare_dumps
-from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
 from pytest_ascend_accuracy.dump.loader import load_dump
-from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
 from pytest_ascend_accuracy.report.json_report import write_json
 
 
 @pytest.fixture
-def dumps(tmp_path):
+def dumps(dump_pair):
     """Conv_0 exact; Add/1 at 0.4x the golden (cosine 1, L2 norm 0.4x: outside 0.5-2x)."""
-    y = np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 3, 4, 4)
-    golden, actual = tmp_path / "golden", tmp_path / "npu"
-    with NpyDumpWriter(golden) as w:
-        w.write_op("Conv_0", [], [y])
-        w.write_op("Add/1", [], [y + 1])
-    with AscendDumpWriter(actual) as w:
-        w.write_op("Conv2D", "Conv_0", [], [y.astype(np.float16)])
-        w.write_op("Add", "Add/1", [], [(0.4 * (y + 1)).astype(np.float16)])
-    return actual, golden
+    return dump_pair(0.4)
 
 
 def _saved(dumps, path, **policy):

@@ -4,6 +4,7 @@ node id without the parametrization): a retrained model keeps its baseline, judg
 missing"), and two tests' models of one graph name (exporters reuse ``main_graph``) never share
 one. Baselines at the earlier places (graph name alone; graph name and the model's digest) are
 used, with the command moving them, when they record this model's sha256."""
+import inspect
 import re
 import shutil
 
@@ -12,12 +13,6 @@ import yaml
 from onnx import TensorProto, helper, numpy_helper
 
 from pytest_ascend_accuracy.graph.content_digests import model_sha256
-
-TEST_MEM = '''
-from pathlib import Path
-import numpy as np
-from onnx import TensorProto, helper, numpy_helper
-from pytest_ascend_accuracy import accuracy
 
 
 def _model(scale):
@@ -31,6 +26,16 @@ def _model(scale):
     model.ir_version = 8
     return model
 
+
+# the test file builds its model with this very function
+TEST_MEM = '''
+from pathlib import Path
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+from pytest_ascend_accuracy import accuracy
+
+
+''' + inspect.getsource(_model) + '''
 
 SCALE = float(Path(__file__).with_name("scale.txt").read_text())
 
@@ -48,18 +53,6 @@ def test_other(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
     inputs = accuracy_inputs(model, seed=0)
     check_accuracy(ascend_model(model).run(inputs), golden_dump(model, inputs))
 '''
-
-
-def _model(scale):
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16])
-    w = numpy_helper.from_array((np.eye(16) * scale).astype(np.float32), "w")
-    nodes = [helper.make_node("Relu", ["x"], ["r"], name="relu"),
-             helper.make_node("MatMul", ["r", "w"], ["y"], name="mm")]
-    model = helper.make_model(helper.make_graph(nodes, "main_graph", [x], [y], [w]),
-                              opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    return model
 
 
 def _baselines(pytester):
