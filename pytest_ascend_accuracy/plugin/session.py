@@ -145,10 +145,12 @@ def settings_from_config(config) -> Settings:
 def _precision_policy(option, ini) -> str:
     """The ascend backend's precision policy: the option, else the ini value (checked, the
     closest on a typo)."""
+    value = (option or ini or "auto").strip()
+    if value == "auto":  # the default: nothing to import at start-up to check it
+        return value
     from ..backends.ascend.atc_command import PRECISION_POLICIES
     from ..errors import closest_text
 
-    value = (option or ini or "auto").strip()
     if value not in PRECISION_POLICIES:
         where = "--ascend-precision-policy" if option else "ini ascend_precision_policy"
         raise ConfigError(where, f"expected one of {', '.join(PRECISION_POLICIES)}, got "
