@@ -136,3 +136,26 @@ def test_judge_and_compare_ignoring_every_op_fail(dumps, tmp_path, capsys):
                 "command line)") in out, out
         assert cli.main([*argv, "--ignore", "Add*"]) == 0  # Conv_0 is judged, and passes
         assert "accuracy PASSED: 1 tensor meets cosine >= 0.95 (1 ignored)" in capsys.readouterr().out
+
+
+def test_the_not_compared_hint_pasted_as_ignore_passes(dumps, tmp_path, capsys):
+    """The hint for an op the golden holds no tensor of ends 'or accept them unchecked with
+    ignore= / --ignore NAME': the op it names, pasted as --ignore, passes the check."""
+    import re
+    import shutil
+
+    actual, golden = dumps
+    shutil.rmtree(actual)
+    from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+    import numpy as np
+
+    y = np.linspace(-1, 1, 48, dtype=np.float32).reshape(1, 3, 4, 4)
+    with AscendDumpWriter(actual) as w:  # the golden's Conv_0, and an op it has no tensor of
+        w.write_op("Conv2D", "Conv_0", [], [y.astype(np.float16)])
+        w.write_op("Mul", "extra_mul", [], [y.astype(np.float16)])
+    assert cli.main(["compare", str(actual), str(golden)]) == 1
+    out = capsys.readouterr().out
+    hint = next(line for line in out.splitlines() if line.startswith("next step:"))
+    assert hint.endswith("or accept them unchecked with ignore= / --ignore NAME"), hint
+    named = re.search(r"the golden holds no tensor for (\S+):", hint).group(1)
+    assert cli.main(["compare", str(actual), str(golden), "--ignore", named]) == 0
