@@ -153,14 +153,13 @@ def _judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCAL
     from ..report.html_report import write_html
     from ..report.json_report import write_json
 
-    from ..graph.op_catalogue import check_setting_names
+    from ..compare.thresholds import Policy
     from ..report.failure_text import default_hint
 
     per_op = _per_op(args.per_op)
-    check_setting_names(per_op, args.ignore, (n for r in result.rows for n in (
-        r.op_name, r.golden_name) + tuple(r.original_names)), "the dumps", "--per-op/--ignore")
-    verdict = result.judge(args.threshold, per_op, tuple(args.ignore) + tuple(recorded_ignore),
-                           args.metric, scale_tolerance)
+    result.check_names(per_op, args.ignore, "--per-op/--ignore")
+    verdict = result.judge(Policy.build(args.threshold, per_op, tuple(args.ignore) + tuple(
+        recorded_ignore), args.metric, scale_tolerance))
     csv_path = write_csv(result, args.csv, verdict) if args.csv else None
     ranges = ()
     if golden is not None and not verdict.passed:

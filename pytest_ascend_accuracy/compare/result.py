@@ -364,9 +364,14 @@ class CompareResult:
               ignore=(), metric: str = "cosine", scale_tolerance: Optional[float] = None) -> Verdict:
         """Judge the saved metric values under a policy; reads no tensor. ``scale_tolerance``
         (off by default here; ``check_accuracy`` turns it on) fails tensors whose L2 norm is
-        not within 1/t..t times the golden's."""
-        policy = threshold if isinstance(threshold, Policy) else Policy.build(
-            threshold, per_op, ignore, metric, scale_tolerance)
+        not within 1/t..t times the golden's. Every ``per_op`` and ``ignore`` entry must name
+        a compared op (a real name, or a glob matching one: ``check_names``), else it would
+        judge nothing; a ``Policy`` given as ``threshold`` is taken as checked."""
+        if isinstance(threshold, Policy):
+            policy = threshold
+        else:
+            policy = Policy.build(threshold, per_op, ignore, metric, scale_tolerance)
+            self.check_names([k for k, _ in policy.per_op], policy.ignore, "judge")
         if "kl" in policy.metrics and self.meta.get("kl") is False:
             raise ConfigError("metric", "the KL divergence was not computed in this comparison "
                               "(compare_dumps(kl=True), or assert_accuracy/check_accuracy with a "
@@ -400,6 +405,14 @@ class CompareResult:
                        failures=tuple(failures), judged=counts["passed"] + counts["failed"],
                        ignored=counts["ignored"], skipped=counts["skipped"],
                        unmatched=counts["unmatched"], problem=problem)
+
+    def check_names(self, per_op, ignore, where: Optional[str],
+                    label: str = "the dumps") -> None:
+        """Raise ``ConfigError`` (with the closest names) for a per-op threshold or ignore
+        entry that names none of the rows' ops (op, golden or original names; globs match)."""
+        from ..graph.op_catalogue import check_setting_names
+
+        check_setting_names(per_op, ignore, (n for r in self.rows for n in r.names), label, where)
 
     @property
     def compared_rows(self) -> Tuple[TensorCompare, ...]:

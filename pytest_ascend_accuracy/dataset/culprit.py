@@ -14,7 +14,7 @@ from typing import Optional, Tuple
 
 from ..compare.engine import compare_dumps
 from ..errors import AscendAccuracyError
-from ..graph.op_catalogue import check_setting_names
+from ..compare.thresholds import Policy
 from .result import Culprit
 from .samples import Sample
 
@@ -40,10 +40,9 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
         except AscendAccuracyError as exc:
             return Culprit(sample.id, note=f"could not dump and compare it: {exc}"), None, None
     # a per_op/ignore entry naming no op would judge nothing: the user's mistake, raised as such
-    check_setting_names(list(per_op or ()), ignore, (n for r in result.rows for n in (
-        r.op_name, r.golden_name) + tuple(r.original_names)), getattr(om, "name", "model"),
-        "@accuracy per_op/ignore")
-    verdict = result.judge(threshold, per_op, ignore, metric)
+    result.check_names(list(per_op or ()), ignore, "@accuracy per_op/ignore",
+                       getattr(om, "name", "model"))
+    verdict = result.judge(Policy.build(threshold, per_op, ignore, metric))
     first = verdict.first
     if first is None and verdict.problem:  # nothing judged or compared: no operator to blame
         return Culprit(sample.id, note=f"no operator named: {verdict.problem}"), result, verdict

@@ -251,6 +251,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     its caller judges a baseline first and calls ``publish`` with that outcome (the reports
     said PASSED of a test its baseline failed)."""
     __tracebackhide__ = True
+    from ..compare.thresholds import Policy
     from ..report.assertion import AccuracyFailure, as_dump, assert_accuracy
     from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
     from ..report.hints import hint_for
@@ -274,8 +275,9 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     except AccuracyFailure as exc:
         failure = exc
         result = exc.result
-    verdict = result.judge(spec.threshold, spec.per_op_dict or None, spec.ignore, spec.metric,
-                           spec.scale_tolerance)
+    # names checked against the dumps above (check_op_names): the policy as it is
+    verdict = result.judge(Policy.build(spec.threshold, spec.per_op_dict or None, spec.ignore,
+                                        spec.metric, spec.scale_tolerance))
     first = verdict.first
     shown_hint = None
     if failure is not None:

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..compare.engine import compare_dumps
 from ..compare.result import CompareResult, Verdict
+from ..compare.thresholds import Policy
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .inputs import input_check
@@ -140,8 +141,11 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
         golden = with_real_names(golden_dump(model, inputs, cache=cache, input_shape=input_shape),
                                  model_ops(model))
 
+    # the test's own names, checked where it was set up; a mode's run may fuse some away
+    policy = Policy.build(threshold, per_op, ignore, metric, scale_tolerance)
+
     def judge(result: CompareResult) -> Verdict:
-        return result.judge(threshold, per_op, ignore, metric, scale_tolerance)
+        return result.judge(policy)
 
     dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-triage-"))
     runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,

@@ -284,3 +284,21 @@ def test_a_misspelled_mapping_name_in_the_library_names_the_closest_ops():
     with pytest.raises(ConfigError, match=r"golden op 'onnx_nrom' \(mapped from 'npu_norm'\) is "
                                           r"not in the golden dump; closest: 'onnx_norm'"):
         compare_dumps(actual, golden, mapping={"npu_norm": "onnx_nrom"})
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    ({"ignore": ["Op1"]}, "judge: ignore entry 'Op1' is not an op of model 'the dumps'; closest: 'op1'"),
+    ({"per_op": {"opp3": 0.0}}, "judge: per_op entry 'opp3' is not an op of model 'the dumps'; "
+                                "closest: 'op3'"),
+    ({"per_op": {"conv*": 0.0}}, "judge: per_op entry 'conv*' is not an op of model 'the dumps'"),
+])
+def test_rejudging_with_a_name_no_row_has_is_an_error_naming_the_closest(result, kwargs, msg):
+    """README's ``result.judge(0.99, per_op={...})``: a misspelled entry judged nothing and the
+    verdict read as if it had been applied (op3 fails 0.99; per_op={'opp3': 0.0} kept it failing
+    without a word)."""
+    with pytest.raises(ConfigError) as exc:
+        result.judge(0.99, **kwargs)
+    assert str(exc.value).startswith(msg)
+    assert result.judge(0.99, per_op={"op3": 0.0}, ignore=["op1"]).passed  # the real names work
+    # a Policy is the caller's, taken as checked (the plugin checks against the dumps first)
+    assert result.judge(Policy.build(0.99, ignore=["Op1"])).ignored == 0
