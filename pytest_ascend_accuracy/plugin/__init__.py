@@ -338,10 +338,14 @@ def pytest_terminal_summary(terminalreporter, config):
     state = getattr(config, STATE_ATTR, None)
     if state is None or hasattr(config, "workerinput"):
         return
+    from .terminal_report import failed_before_check, outcomes_by_test, summary_lines
+
     stats = state.cache_stats()
-    if not (state.records or state.dataset_records or state.golden_writes or any(stats.values())):
+    unchecked = failed_before_check(terminalreporter.stats, [r.nodeid for r in state.records] + [
+        r["nodeid"] for r in state.dataset_records])
+    if not (state.records or state.dataset_records or state.golden_writes or unchecked
+            or any(stats.values())):
         return
-    from .terminal_report import outcomes_by_test, summary_lines
 
     terminalreporter.section("ascend-accuracy")
     report_dir = state.settings.report_dir
@@ -349,6 +353,6 @@ def pytest_terminal_summary(terminalreporter, config):
                               golden_writes=state.golden_writes,
                               dataset_records=state.dataset_records,
                               outcomes=outcomes_by_test(terminalreporter.stats),
-                              report_dir=str(report_dir) if report_dir and (state.records or state.dataset_records)
+                              unchecked=unchecked, report_dir=str(report_dir) if report_dir and (state.records or state.dataset_records)
                               else None):
         terminalreporter.write_line(line)

@@ -50,6 +50,35 @@ def outcomes_by_test(stats: Mapping[str, Sequence]) -> Dict[str, str]:
     return out
 
 
+def failed_before_check(stats: Mapping[str, Sequence], checked: Iterable[str]) -> List[Tuple[str, str]]:
+    """``[(test id, why)]`` of ``@accuracy`` tests (YAML suite items carry the marker too) that
+    failed or errored with no check recorded (``checked``: the ids that have one), from a
+    terminal reporter's ``stats``: a stored golden refused, a misspelled keep_dtype entry, an
+    ATC rejection. Without them the section counted only the checks that ran and could read
+    "1 passed, 0 failed" beside pytest's failure of the same model. ``why`` is the first line
+    of pytest's crash message."""
+    checked = set(checked)
+    out: Dict[str, str] = {}
+    for category in ("failed", "error"):
+        for report in stats.get(category, ()):
+            nodeid = getattr(report, "nodeid", None)
+            if (not nodeid or nodeid in checked or nodeid in out
+                    or "accuracy" not in (getattr(report, "keywords", None) or {})):
+                continue
+            out[nodeid] = _first_line(getattr(report, "longrepr", None)) or \
+                f"failed in {getattr(report, 'when', 'the test')}"
+    return sorted(out.items())
+
+
+def _first_line(longrepr, width: int = 200) -> str:
+    """The first line of a failure: the plugin's own text (a str longrepr), else pytest's crash
+    message; cut to ``width`` characters (the failure's section has it whole)."""
+    text = longrepr if isinstance(longrepr, str) else getattr(
+        getattr(longrepr, "reprcrash", None), "message", "")
+    line = next((ln.strip() for ln in (text or "").splitlines() if ln.strip()), "")
+    return line if len(line) <= width else line[:width - 3].rstrip() + "..."
+
+
 def check_status(rec: CheckRecord, outcomes: Mapping[str, str]) -> str:
     """``PASSED``, or for a failed check what its test made of it: ``XFAIL`` (the test is
     xfailed), ``CAUGHT`` (the test passed: it expected the failure) or ``FAILED``."""
@@ -146,12 +175,16 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   cache_stats: Mapping[str, int], golden_writes: Iterable[GoldenWrite] = (),
                   report_dir: Optional[str] = None,
                   dataset_records: Sequence[Mapping] = (),
-                  outcomes: Mapping[str, str] = {}) -> List[str]:
+                  outcomes: Mapping[str, str] = {},
+                  unchecked: Sequence[Tuple[str, str]] = ()) -> List[str]:
     """Every line of the section, in order. Records are ordered by test id, so the section is
     the same whichever xdist worker ran which test. ``outcomes``: each test's outcome
-    (``outcomes_by_test``), which says what a failed check was to its test."""
+    (``outcomes_by_test``), which says what a failed check was to its test; ``unchecked``:
+    ``failed_before_check``'s tests, counted and listed after the checks' failures."""
     records = sorted(records, key=lambda r: r.nodeid)
     lines = [f"backend: {backend}"]
+    before = (f"{plural(len(unchecked), '@accuracy test')} failed without a check verdict"
+              if unchecked else "")
     if records:
         statuses = [check_status(r, outcomes) for r in records]
         passed = statuses.count(PASSED)
@@ -160,11 +193,15 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
         n_modes = len({r.mode for r in records})
         lines.append(f"{plural(len(records), 'accuracy check')}: {passed} passed, {failed} failed"
                      f"{_expected(statuses)} "
-                     f"({plural(n_models, 'model')} x {plural(n_modes, 'mode')})")
+                     f"({plural(n_models, 'model')} x {plural(n_modes, 'mode')})"
+                     + (f"; {before}" if before else ""))
         lines.extend("  " + line for line in grid_lines(records, outcomes))
         lines.extend(failure_line(r, st) for r, st in zip(records, statuses) if st != PASSED)
+    elif unchecked:
+        lines.append(f"no accuracy check ran: {before}")
     elif not dataset_records:
         lines.append("no accuracy checks ran")
+    lines.extend(f"FAILED {nodeid}: no check verdict: {why}" for nodeid, why in unchecked)
     if dataset_records:
         lines.extend(dataset_lines(dataset_records))
     hits, misses = cache_stats.get("hits", 0), cache_stats.get("misses", 0)

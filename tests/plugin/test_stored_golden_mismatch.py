@@ -37,6 +37,11 @@ def test_other_inputs_are_refused_and_regen_rewrites(pytester, models_dir):
         "Fix: run the test again with --accuracy-regen to rewrite it from models/passing_mlp.onnx*",
     ])
     other.stdout.no_fnmatch_line("*accuracy FAILED*")  # nothing compared, no operator blamed
+    # the ascend-accuracy section names the test, though no check ran (it had said nothing)
+    other.stdout.fnmatch_lines([
+        "no accuracy check ran: 1 @accuracy test failed without a check verdict",
+        "FAILED test_stored.py::test_stored: no check verdict: ascend-accuracy configuration "
+        "error: golden/mlp: this stored golden was written from another model or other inputs*"])
     regen = pytester.runpytest("--accuracy-regen")
     regen.assert_outcomes(failed=1)
     regen.stdout.fnmatch_lines(["*rewrote it from models/passing_mlp.onnx and this test's inputs*",
@@ -66,12 +71,18 @@ def test_yaml_suite_golden_of_other_inputs_is_refused(pytester, models_dir):
     pytester.runpytest().assert_outcomes(failed=1)
     pytester.runpytest().assert_outcomes(passed=1)
     pytester.makefile(".yaml", accuracy_mlp=suite.format(seed=5))
+    pytester.makefile(".yaml", accuracy_ok="models:\n  - model: models/passing_mlp.onnx\n")
     other = pytester.runpytest()
-    other.assert_outcomes(failed=1)
+    other.assert_outcomes(failed=1, passed=1)
     other.stdout.fnmatch_lines(["*golden/mlp: this stored golden was written from another*",
                                 "  inputs: written from inputs with digest *"])
-    pytester.runpytest("--accuracy-regen").assert_outcomes(failed=1)
-    pytester.runpytest().assert_outcomes(passed=1)
+    other.stdout.fnmatch_lines([
+        "1 accuracy check: 1 passed, 0 failed (1 model x 1 mode); 1 @accuracy test failed "
+        "without a check verdict", "*",
+        "FAILED accuracy_mlp.yaml::passing_mlp[[]default[]]: no check verdict: ascend-accuracy configuration "
+        "error: golden/mlp: this stored golden*"])
+    pytester.runpytest("--accuracy-regen").assert_outcomes(failed=1, passed=1)
+    pytester.runpytest().assert_outcomes(passed=2)
 
 
 def test_regen_keeps_the_inputs_of_a_golden_stored_with_them(pytester, models_dir):

@@ -169,3 +169,42 @@ def test_the_summary_agrees_with_pytest_on_tests_that_expect_a_failure(pytester,
         "XFAIL test_expected.py::test_known [[]overflow, default[]]: first failing op norm *"])
     assert [line for line in run.outlines if line.startswith("FAILED ")] == [
         line for line in run.outlines if line.startswith("FAILED test_expected.py::test_broken")]
+
+
+def _report(nodeid, keywords, longrepr, when="call", outcome="failed"):
+    from _pytest.reports import TestReport
+
+    return TestReport(nodeid, ("t.py", 1, nodeid), {k: 1 for k in keywords}, outcome, longrepr, when)
+
+
+def test_accuracy_tests_that_failed_without_a_check_are_counted_and_named():
+    """A stored golden refused before comparing: the section read "1 passed, 0 failed" beside
+    pytest's failure. Reports as xdist's controller gets them (serialized by a worker)."""
+    from _pytest.reports import TestReport
+
+    from pytest_ascend_accuracy.plugin.terminal_report import failed_before_check
+
+    def via_xdist(report):  # what a worker sends and the controller rebuilds
+        return TestReport._from_json(report._to_json())
+
+    refused = _report("t.py::test_refused", ["accuracy", "test_refused"],
+                      "ascend-accuracy configuration error: golden/mlp: this stored golden was "
+                      "written from another model\nFix: run the test again with --accuracy-regen")
+    plain = _report("t.py::test_plain", ["test_plain"], "AssertionError")  # not @accuracy
+    checked = _report("t.py::test_checked", ["accuracy"], "accuracy FAILED: ...")
+    setup = _report("t.py::test_setup", ["accuracy"], "E   " + "x" * 300, when="setup")
+    stats = {"failed": [via_xdist(r) for r in (refused, plain, checked)],
+             "error": [via_xdist(setup)]}
+    unchecked = failed_before_check(stats, ["t.py::test_checked"])
+    assert unchecked == [
+        ("t.py::test_refused", "ascend-accuracy configuration error: golden/mlp: this stored golden "
+                               "was written from another model"),
+        ("t.py::test_setup", "E   " + "x" * 193 + "...")]
+    lines = summary_lines([rec("t.py::test_checked", "mlp", "default", True)], backend="b",
+                          cache_stats={}, unchecked=unchecked)
+    assert lines[1] == ("1 accuracy check: 1 passed, 0 failed (1 model x 1 mode); 2 @accuracy "
+                        "tests failed without a check verdict")
+    assert lines[4] == ("FAILED t.py::test_refused: no check verdict: ascend-accuracy configuration "
+                        "error: golden/mlp: this stored golden was written from another model")
+    alone = summary_lines([], backend="b", cache_stats={}, unchecked=unchecked[:1])
+    assert alone[1] == "no accuracy check ran: 1 @accuracy test failed without a check verdict"
