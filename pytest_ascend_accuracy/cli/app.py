@@ -217,13 +217,43 @@ def _configure_compare(p: argparse.ArgumentParser) -> None:
                    "(fused-op original names, op order)")
     p.add_argument("--model-name", help="model name to pick in a dump tree with several")
     p.add_argument("--mapping", metavar="F", help="JSON object {actual op: golden op}")
-    p.add_argument("--inputs", action="store_true", help="also compare op inputs")
+    p.add_argument("--inputs", action="store_true",
+                   help="also compare op inputs: each with the golden output feeding it (from "
+                        "--om-json), else with the golden's own op inputs (input_*.npy)")
     p.add_argument("--no-kl", action="store_true", help="skip the KL divergence (faster)")
-    p.add_argument("--workers", type=int, default=None, metavar="N",
+    p.add_argument("--workers", type=_positive_int, default=None, metavar="N",
                    help="processes comparing tensor pairs (default: every core for a compare "
                         "of 64 MB or more, on Linux)")
     p.add_argument("--progress", action="store_true",
                    help="always draw the progress line (default: only on a terminal)")
+
+
+def _positive_int(text: str) -> int:
+    """argparse type of a count of 1 or more (``--workers 0`` and ``-3`` were taken as 1)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
+    return value
+
+
+def _inputs_note(result, actual, om_json) -> str:
+    """What ``--inputs`` found nothing to compare for: said, not silently skipped (a golden
+    of op outputs only, the plugin's stored default, gave no input row without a word)."""
+    if any(r.slot.startswith("input") and r.compared for r in result.rows):
+        return ""
+    head = "--inputs: no op input was compared: "
+    if not any(op.inputs for op in actual.ops):
+        return head + ("the actual dump holds no op inputs (dumped in output mode; dump_mode "
+                       "all or input writes them)")
+    if not om_json:
+        return head + ("no golden tensor for them: pass the actual model's om json (--om-json F) "
+                       "to pair each input with the golden output feeding it, as msaccucmp "
+                       "does, or a golden that holds op inputs (input_*.npy)")
+    return head + ("neither the om json's producers nor the golden's op inputs (input_*.npy) "
+                   "give them a golden tensor")
 
 
 def _read_mapping(path: str) -> Dict[str, str]:
@@ -259,11 +289,12 @@ def _run_compare(args: argparse.Namespace) -> int:
     try:
         result = compare_dumps(actual, golden, mapping=mapping, progress=progress,
                                compare_inputs=args.inputs, kl=not args.no_kl,
-                               workers=None if args.workers is None else max(1, args.workers))
+                               workers=args.workers)
     finally:
         if progress is not None:
             progress.close()
-    return _judge_and_report(result, args, golden, scale_tolerance=scale_tolerance)
+    note = _inputs_note(result, actual, args.om_json) if args.inputs else ""
+    return _judge_and_report(result, args, golden, scale_tolerance=scale_tolerance, note=note)
 
 
 register(Command("compare", "compare an actual dump with a golden dump", _configure_compare,

@@ -115,6 +115,24 @@ def _input(op: OpRecord, index: int) -> Optional[TensorRef]:
     return None
 
 
+def _input_pair(op: OpRecord, t: TensorRef, target: Optional[OpRecord], how: str,
+                index: "_GoldenIndex") -> Optional[TensorPair]:
+    """Input ``t`` of ``op`` and its golden: the golden output of the framework tensor that
+    feeds it (``t.origin``: its producer's, through ATC's inserted Cast/TransData, from the om
+    json) as msaccucmp pairs inputs, so a golden of op outputs only serves; else, for an op
+    matched by name or mapping, the golden op's own input of that index (msit's input_*.npy)."""
+    if t.origin is not None and how != "mapping":
+        producer = index.get(t.origin[0])
+        g = _output(producer, t.origin[1]) if producer is not None else None
+        if g is not None:
+            return TensorPair(op, t, producer, g, "producer")
+    if target is not None and how in ("name", "mapping"):
+        g = _input(target, t.index)
+        if g is not None:
+            return TensorPair(op, t, target, g, how)
+    return None
+
+
 def _is_npu_only(op: OpRecord, listed=frozenset()) -> bool:
     """No framework origin: original names all empty, or listed in the dump's
     ``meta['npu_only_ops']`` (what ``load_dump`` records from the om json)."""
@@ -240,11 +258,9 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                 g = _output(target, t.index)
                 reason = "" if g is not None else f"golden op {target.name!r} has no output {t.index}"
                 op_pairs.append(TensorPair(op, t, target, g, how, reason))
-        if compare_inputs and target is not None and how in ("name", "mapping"):
-            for t in op.inputs:
-                g = _input(target, t.index)
-                if g is not None:
-                    op_pairs.append(TensorPair(op, t, target, g, how))
+        if compare_inputs and op_pairs:  # a compared op's inputs (an unmatched op gets none)
+            op_pairs.extend(p for p in (_input_pair(op, t, target, how, index) for t in op.inputs)
+                            if p is not None)
         if not op_pairs:
             unmatched_actual.append(op)
             if lacking:
@@ -257,7 +273,8 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
         # its other outputs are compared: each lacking one still gets its row, not compared
         lacking_outputs.extend((op, t, _lacking_reason(op, [t])) for t in lacking)
         for p in op_pairs:
-            compared[p.golden_op.name] = None
+            if p.actual.kind == "output":  # an input's producer counts by its own outputs
+                compared[p.golden_op.name] = None
         _cover(op, index, covered)
     fused = [n for n in covered if n not in compared]
     seen = set(compared) | set(fused)

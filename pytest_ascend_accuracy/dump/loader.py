@@ -173,8 +173,10 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
             if pair is not None and pair.how == "inner" and op.name not in inner:
                 inner.append(op.name)
         names = () if om.npu_only else (om.original_names or op.original_names)
+        inputs = tuple(_input_origin(t, om, pairing) for t in op.inputs)
         listed.append((position[om.name], dataclasses.replace(
-            op, original_names=tuple(names), outputs=outputs, op_type=op.op_type or om.type)))
+            op, original_names=tuple(names), inputs=inputs, outputs=outputs,
+            op_type=op.op_type or om.type)))
     # another model's om json: pairing by it would blame ops. ATC's own conversion ops
     # (trans_Cast_0, trans_TransData_4) carry generic names any model's json may share
     if unlisted and not any(not op.name.startswith("trans_") for _, op in listed):
@@ -253,6 +255,19 @@ def _tensor_ref_in_format(ref: TensorRef, original_format: str) -> TensorRef:
     fresh = tensor_ref(ref.source, dataclasses.replace(slices[ref.index],
                                                        original_format=original_format))
     return dataclasses.replace(fresh, origin=ref.origin)
+
+
+def _input_origin(t: TensorRef, om: OmOp, pairing) -> TensorRef:
+    """Input ``t`` of ``om`` with the framework tensor that feeds it: its producer's output
+    origin (``pairing``, through ATC's inserted Cast/TransData), as msaccucmp finds an input's
+    golden (``_find_pre_op``); unchanged where the om json names no producer with one."""
+    feeds = om.data_inputs
+    if t.index >= len(feeds):
+        return t
+    src, k = feeds[t.index]
+    pairs = pairing.get(src, ())
+    origin = pairs[k].origin if k < len(pairs) else None
+    return t if origin is None or t.origin == origin else dataclasses.replace(t, origin=origin)
 
 
 def _with_origin(t: TensorRef, om: OmOp, pairs: Tuple[OutputPairing, ...]) -> TensorRef:

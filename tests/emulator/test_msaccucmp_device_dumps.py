@@ -116,3 +116,36 @@ def test_msaccucmp_compares_our_device_format_dumps_as_we_do(case, msaccucmp, ca
         assert (float(their["CosineSimilarity"]) < 0.95) == (row.metrics.cosine < 0.95)
         compared += 1
     assert compared == n_outputs  # every op's output
+
+
+@pytest.mark.parametrize("build", [models.conv_bn_relu, models.transformer_block])
+def test_op_inputs_are_paired_with_their_producers_outputs_as_msaccucmp_does(
+        build, msaccucmp, cache, tmp_path):
+    """``compare_inputs`` against a golden of op outputs only (a stored golden's default): each
+    input is compared with the golden output of the framework tensor feeding it, through the om
+    json (msaccucmp's ``_find_pre_op``). It compared nothing before, without a word (a user
+    trial of ``ascend-accuracy compare --inputs``), where msaccucmp compared them all."""
+    model = build()
+    converted, dump = _emulate(cache, tmp_path, model, (Fault.on_op(
+        "conv2" if build is models.conv_bn_relu else "/attn/MatMul_1", amount=3.0),))
+    golden = golden_dump(model, make_inputs(model), cache=cache)
+    golden_dir = store_golden(tmp_path / "golden", golden)
+    assert not list(golden_dir.glob("input_*"))
+    out = tmp_path / "msaccucmp"
+    out.mkdir()
+    assert msaccucmp("compare", "-m", dump.root, "-g", golden_dir, "-f", converted.om_json,
+                     "-out", out) == 0
+    theirs = {k: v for k, v in _their_rows(out).items()
+              if ":input:" in k and v["CosineSimilarity"] not in ("NaN", "")}
+    from pytest_ascend_accuracy.dump.loader import load_dump
+
+    result = compare_dumps(load_dump(dump.root, om_json=converted.om_json), load_dump(golden_dir),
+                           compare_inputs=True)
+    ours = {r.tensor_index: r for r in result.rows if r.slot.startswith("input") and r.compared}
+    assert sorted(ours) == sorted(theirs) and len(ours) >= 4
+    for key, row in ours.items():
+        assert row.match == "producer"
+        for ours_key, column in COLUMNS.items():
+            assert math.isclose(getattr(row.metrics, ours_key), float(theirs[key][column]),
+                                rel_tol=2e-6, abs_tol=1.5e-6), (key, column)
+    assert any(r.metrics.cosine < 0.95 for r in ours.values())  # the fault reaches a consumer
