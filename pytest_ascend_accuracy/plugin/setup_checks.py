@@ -81,6 +81,30 @@ def check_op_names(spec, dumps: Iterable, where: str) -> None:
     check_dump_setting_names([n for n, _ in spec.per_op], spec.ignore, dumps, where, "model")
 
 
+def check_judged_names(spec, result, where: str) -> None:
+    """After the compare: a per-op threshold or ignore entry that names ops of the dumps
+    (``check_op_names``) but none of the compared rows -- only golden ops the device never ran
+    (folded at conversion: Shape, constants) or no device op matches -- would judge nothing:
+    ``per_op={"p2o.Shape.2": ...}`` passed without a word. An error naming why."""
+    from fnmatch import fnmatchcase
+
+    rows = [n for r in result.rows for n in r.names if n]
+    cov = result.coverage
+    for what, entries in (("per_op entry", [n for n, _ in spec.per_op]), ("ignore entry", spec.ignore)):
+        for entry in entries:
+            if any(n == entry or fnmatchcase(n, entry) for n in rows):
+                continue
+            folded = [n for n in cov.folded if n == entry or fnmatchcase(n, entry)]
+            named = folded or [n for n in cov.unmatched_golden if n == entry or fnmatchcase(n, entry)]
+            why = ("folded at conversion: the converter computed them, the device never runs or "
+                   "dumps them" if folded else "no op of the device run matches them (the "
+                   "coverage line lists the golden ops left unmatched)")
+            shown = ", ".join(named[:3]) + (f", +{len(named) - 3} more" if len(named) > 3 else "")
+            raise ConfigError(where, f"{what} {entry!r} names only ops never compared here"
+                              + (f" ({shown})" if named else "") + f": {why}; it would judge "
+                              "nothing, so remove it")
+
+
 def setup_longrepr(item, excinfo) -> Optional[str]:
     """A setup mistake (any ``AscendAccuracyError`` but an accuracy failure: missing model,
     unknown op name, wrong input, unknown mode...) as one short paragraph plus the test line

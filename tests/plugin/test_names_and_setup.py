@@ -165,3 +165,51 @@ def test_cli_compare_refuses_unknown_per_op_names_and_html_hint_matches(tmp_path
     import html
 
     assert html.escape(hint) in (tmp_path / "r.html").read_text(encoding="utf-8")
+
+
+FOLDED = '''
+import onnx
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.testing import models
+
+SHAPE = {"x": [1, 4]}
+
+
+def _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    onnx.save(models.if_model(), "if_model.onnx")
+    inputs = accuracy_inputs("if_model.onnx", input_shape=SHAPE)
+    check_accuracy(ascend_model("if_model.onnx", input_shape=SHAPE).run(inputs),
+                   golden_dump("if_model.onnx", inputs, input_shape=SHAPE))
+
+
+@accuracy(per_op={"shape": 0.9})
+def test_folded_per_op(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
+
+
+@accuracy(ignore=["is_*"])
+def test_folded_ignore(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
+
+
+@accuracy(per_op={"[sr]*": 0.9})  # shape (folded) and relu (compared): it applies
+def test_a_glob_matching_a_compared_op_too(ascend_model, golden_dump, check_accuracy,
+                                          accuracy_inputs):
+    _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
+'''
+
+
+def test_a_name_of_ops_folded_at_conversion_is_refused_not_silently_unjudged(pytester):
+    """``per_op={"p2o.Shape.2": ...}`` on PP-OCR rec passed without a word: the model has that
+    op, but ATC computes it at conversion and the device never runs it, so no threshold on it
+    is ever judged (a user trial). The JUnit coverage counts only the ops the device ran."""
+    pytester.makepyfile(test_folded=FOLDED)
+    result = pytester.runpytest("--junitxml=j.xml")
+    result.assert_outcomes(failed=2, passed=1)
+    result.stdout.fnmatch_lines([
+        "ascend-accuracy configuration error: test_folded.py::test_folded_per_op: per_op entry "
+        "'shape' names only ops never compared here (shape): folded at conversion: the converter "
+        "computed them, the device never runs or dumps them; it would judge nothing, so remove it",
+        "*ignore entry 'is_*' names only ops never compared here (is_one): folded at conversion*"])
+    junit = (pytester.path / "j.xml").read_text()
+    assert 'name="accuracy_coverage" value="1.0000"' in junit  # 3 of 6 golden ops are folded

@@ -65,8 +65,11 @@ def test_runs_with_summary(suite_project):
         "first failing operator (#2 in graph order):",
     ])
     result.stdout.fnmatch_lines([
-        "4 accuracy checks: 3 passed, 1 failed (2 models x 3 modes)",
+        "4 accuracy checks: 3 passed, 1 failed (2 models x 3 modes); 1 @accuracy test failed "
+        "without a check verdict",
         "FAILED accuracy_models.yaml::overflow[[]default] [[]overflow, default]: first failing op norm *",
+        "FAILED accuracy_models.yaml::mlp[[]default[]]: no check verdict: Failed: golden file "
+        "golden/mlp did not exist: wrote it from passing_mlp (onnxruntime fp32).",
     ])
     assert "accuracy_first_failing_op" in (suite_project.path / "out.xml").read_text()
     again = suite_project.runpytest("-k", "mlp")
