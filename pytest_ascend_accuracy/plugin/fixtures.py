@@ -235,6 +235,7 @@ def check_accuracy(request, _ascend_accuracy_context):
     test's ``@accuracy`` threshold/metric/per_op/ignore (call-site ``per_op`` entries win,
     ``ignore`` entries add). Raises ``AccuracyFailure`` with the failure report; records the
     result for the terminal summary, ``--accuracy-report`` and JUnit XML properties."""
+    from .accuracy_check import model_name
     from .check_flow import checked
 
     ctx = _ascend_accuracy_context
@@ -249,7 +250,10 @@ def check_accuracy(request, _ascend_accuracy_context):
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
         run = ctx.run_of(actual)
         handle = run.handle if run is not None else None
-        model = actual.model_name or golden.model_name or (handle.name if handle else "model")
+        # the model as the test names it (its file stem): a dump's model-name directory holds
+        # the sanitized spelling (ch_ppocr_mobile_v2_0_cls_infer), which names no file
+        model = ((model_name(handle.model) if handle else None) or actual.model_name
+                 or golden.model_name or "model")
         mode = actual.meta.get("mode") or (handle.mode.name if handle else None) or (
             ctx.mode.name if ctx.mode else "default")
 

@@ -152,7 +152,9 @@ def warn_if_nothing_checked(item, ctx) -> None:
     dumped = [r for r in ctx.runs if r.dumped]
     if not dumped:
         return
-    models = ", ".join(dict.fromkeys(r.handle.converted.model_name for r in dumped))
+    from ..graph.onnx_graph import model_label
+
+    models = ", ".join(dict.fromkeys(model_label(r.handle.model) for r in dumped))
     item.warn(NothingCheckedWarning(
         f"{ctx.nodeid} is marked @accuracy and dumped a run of {models}, but started no "
         f"check: pass the dump to check_accuracy(actual, golden) (a comparison made with "

@@ -373,7 +373,9 @@ class AccuracyYamlItem(pytest.Item):
             ctx.stored_goldens.append((case.golden, self._compute))
             self.stash[CONTEXT_KEY] = ctx
         # one code path with check_accuracy: hint in this mode, --accuracy-diagnose, baselines
-        checked(state, actual, golden, spec, nodeid=self.nodeid, model=handle.name,
+        from .accuracy_check import model_name
+
+        checked(state, actual, golden, spec, nodeid=self.nodeid, model=model_name(handle.model),
                 mode=case.mode.name, handle=handle, inputs=inputs,
                 record_property=lambda k, v: self.user_properties.append((k, v)))
 

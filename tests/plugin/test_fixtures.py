@@ -243,3 +243,26 @@ def test_report_slugs_stay_readable_and_never_collide():
            "tests/a_b.py::test_x", "tests/a/b.py::test_x"]
     slugs = [report_slug(i) for i in ids]
     assert len(set(slugs)) == len(ids) and all(len(s) <= 150 for s in slugs)
+
+
+def test_the_summary_names_a_dotted_model_as_its_file_does(pytester, models_dir):
+    """``ch_ppocr_mobile_v2.0_cls_infer.onnx`` showed as ``ch_ppocr_mobile_v2_0_cls_infer`` in
+    the grid, the FAILED line and JUnit (the dump directory's sanitized name), a name no file,
+    baseline or diagnosis used (a user trial)."""
+    import shutil
+
+    shutil.copy(models_dir / "passing_mlp.onnx", models_dir / "mlp_v2.0.onnx")
+    pytester.makepyfile("""
+        from pytest_ascend_accuracy import accuracy
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+        @accuracy(threshold=1.0)
+        def test_dotted(ascend_model, golden_dump, check_accuracy):
+            m = "models/mlp_v2.0.onnx"
+            check_accuracy(ascend_model(m).run(make_inputs(m)), golden_dump(m, make_inputs(m)))
+    """)
+    result = pytester.runpytest("--junitxml=j.xml")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["  mlp_v2.0  FAILED",
+                                 "FAILED test_the_summary_names*.py::test_dotted [[]mlp_v2.0, default]*"])
+    assert 'name="accuracy_model" value="mlp_v2.0"' in (pytester.path / "j.xml").read_text()
