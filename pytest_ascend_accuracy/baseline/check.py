@@ -31,7 +31,7 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 from .env import normalise_environment
 from ..core.path_lock import PathLocked
 from ..core.regen import Regen
-from .file import (Baseline, InputSpec, OpBaseline,
+from .file import (Baseline, BaselineWriteError, InputSpec, OpBaseline,
                             ops_from_result, read_baseline, round_cosine, round_error,
                             write_baseline)
 from ..errors import ConfigError
@@ -244,12 +244,12 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     """``check_baseline`` under the baseline's lock; messages name the file as ``shown``."""
     env, spec, current, info_d = fresh.environment, fresh.inputs, fresh.ops, fresh.info
     if regen.before_use:
-        _write(path, fresh)
+        _write(path, fresh, shown)
         return BaselineOutcome(REWRITTEN, True, path, (
             f"accuracy baseline {shown} rewritten (--accuracy-regen-all): "
             f"{_count(len(current), 'operator line')}"), written=path)
     if not path.exists():
-        _write(path, fresh)
+        _write(path, fresh, shown)
         return BaselineOutcome(MISSING, False, path, (
             f"accuracy baseline {shown} did not exist: wrote it from this run "
             f"({_count(len(current), 'operator line')}, backend {env.get('backend')}).\n"
@@ -259,7 +259,7 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     except ConfigError as exc:
         if not regen.after_failure:
             raise
-        _write(path, fresh)
+        _write(path, fresh, shown)
         return BaselineOutcome(UNREADABLE, False, path, (
             f"accuracy baseline {shown} could not be read ({exc.problem}); rewritten from this "
             "run (--accuracy-regen). The test still fails."), written=path)
@@ -271,7 +271,7 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
         lines += [f"  {what}: {_show(a)} -> {_show(b)}" for what, a, b in changes]
         lines.append("Operators were not judged one by one: values recorded under another "
                      "toolkit, SoC, ATC arguments, backend or inputs are not comparable.")
-        return _finish(REBASELINE, path, lines, fresh, regen, changes=changes,
+        return _finish(REBASELINE, path, shown, lines, fresh, regen, changes=changes,
                        hint="To record a new baseline: rerun with --accuracy-regen "
                             "(or --accuracy-regen-all).")
 
@@ -303,16 +303,16 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     if len(j.regressions) > MAX_LINES:
         lines.append(f"  (+{len(j.regressions) - MAX_LINES} more)")
     lines += notes
-    return _finish(REGRESSED, path, lines, fresh, regen, regressions=j.regressions,
+    return _finish(REGRESSED, path, shown, lines, fresh, regen, regressions=j.regressions,
                    new_ops=j.new_ops, improved=j.improved,
                    hint="To accept these values: rerun with --accuracy-regen (rewrites failing "
                         "baselines) or --accuracy-regen-all.")
 
 
-def _finish(status, path, lines, fresh, regen, *, hint, **fields) -> BaselineOutcome:
+def _finish(status, path, shown, lines, fresh, regen, *, hint, **fields) -> BaselineOutcome:
     written = None
     if regen.after_failure:
-        _write(path, fresh)
+        _write(path, fresh, shown)
         written = path
         lines.append("Baseline rewritten with this run's values (--accuracy-regen); the test "
                      "still fails.")
@@ -350,12 +350,21 @@ def _model_changed(old: Baseline, info, passed: bool = False) -> List[str]:
             f"intended, record a new baseline with --accuracy-regen{'-all' if passed else ''}"]
 
 
-def _write(path: Path, baseline: Baseline) -> None:
-    if baseline.inputs.stored:
-        from .inputs import write_stored_inputs
+def _write(path: Path, baseline: Baseline, shown: str) -> None:
+    """Write the baseline (and its stored inputs); a failed write names the file as ``shown``
+    spells the baseline (the plugin: relative to where pytest ran), not by its absolute path."""
+    try:
+        if baseline.inputs.stored:
+            from .inputs import write_stored_inputs
 
-        write_stored_inputs(path, baseline.inputs)
-    write_baseline(path, baseline)
+            write_stored_inputs(path, baseline.inputs)
+        write_baseline(path, baseline)
+    except BaselineWriteError as exc:
+        if exc.path == os.fspath(path):
+            named = shown
+        else:  # the stored inputs' directory beside it
+            named = os.path.join(os.path.dirname(shown), os.path.basename(exc.path))
+        raise BaselineWriteError(named, exc.problem, exc.errno) from exc.__cause__
 
 
 def _spec(inputs, where: str) -> InputSpec:

@@ -183,7 +183,7 @@ def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
             os.rename(old, final)
         if isinstance(exc, OSError) and not isinstance(exc, AscendAccuracyError):
             raise BaselineWriteError(final, f"cannot write stored inputs: "
-                                            f"{exc.strerror or exc}") from exc
+                                            f"{exc.strerror or exc}", exc.errno) from exc
         raise
     shutil.rmtree(old, ignore_errors=True)
     return final

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from pathlib import Path
-from typing import List
+from typing import List, Optional
 
 from ..errors import AscendAccuracyError
 
@@ -18,14 +18,20 @@ class FileWriteError(AscendAccuracyError, OSError):
     """A file could not be written: names the file and the problem. Nothing half-written is
     left behind."""
 
-    def __init__(self, path, problem: str):
+    def __init__(self, path, problem: str, errno: Optional[int] = None):
         self.path = os.fspath(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
+        self.errno = errno  # the failed write's (ENOSPC, EROFS...), as an OSError carries it
 
 
 class BaselineWriteError(FileWriteError):
     """A baseline (or its stored inputs) could not be written."""
+
+
+class GoldenWriteError(FileWriteError):
+    """A stored golden (``golden_dump(path=...)``) could not be written; the golden in place,
+    if any, is left as it was."""
 
 
 def pid_alive(pid: int) -> bool:
@@ -81,9 +87,9 @@ def atomic_write_text(path, text: str, *, what: str = "file",
         except OSError:
             pass
         if isinstance(exc, OSError) and not isinstance(exc, AscendAccuracyError):
-            raise error(path, f"cannot write {what}: {exc.strerror or exc}") from exc
+            raise error(path, f"cannot write {what}: {exc.strerror or exc}", exc.errno) from exc
         raise
     return path
 
 
-__all__ = ["BaselineWriteError", "FileWriteError", "atomic_write_text", "dead_writer_leftovers", "pid_alive"]
+__all__ = ["BaselineWriteError", "FileWriteError", "GoldenWriteError", "atomic_write_text", "dead_writer_leftovers", "pid_alive"]
