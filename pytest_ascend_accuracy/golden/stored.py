@@ -27,27 +27,39 @@ disturbed by the seven that regenerate it after it.
 
 **Replace protocol.** The new golden is written to ``.<name>.tmp-<pid>-<ns>-<id>``; when every
 file is written and fsynced the directory is renamed to ``.<name>.new-...``: that rename is the
-completeness marker, the last thing written. Then the old golden moves to ``.<name>.old-...``,
-the new one into place, and the old one is removed. **Recovery** (``recover_interrupted``, run
-under the lock before every use) is deterministic: a complete ``.new-*`` left by a killed writer
-wins (the newest, by the time in its name), else the golden in place stays, else (a directory
-left by an older version of this package) the newest ``.old-*`` comes back; every other
-leftover is removed, and what was done is returned so the caller can report it. An incomplete
-``.tmp-*`` is never read.
+completeness marker, the last thing written. Then the old golden moves to ``.<name>.del-...``
+(a name recovery never restores), the new one into place, and the old one is removed: a kill
+while it is being deleted leaves a part of it only under that name. **Recovery**
+(``recover_interrupted``, run under the lock before every use) is deterministic: a complete
+``.new-*`` left by a killed writer wins (the newest, by the time in its name), else the golden
+in place stays, else an ``.old-*`` comes back only when it is known complete: one of the layout
+before write times were in these names (``.<name>.old-<pid>-<id>``, whose writer renamed it
+there whole before installing the new golden), and, when it has a ``golden.json``, holding
+every file that lists. An ``.old-*`` with a write time was left by the previous protocol while
+it deleted it (often half deleted) after a newer golden was in place: it is never restored.
+Every other leftover is removed, and what was done is returned so the caller can report it.
+An incomplete ``.tmp-*`` is never read.
+
+**Errors.** A write that fails (full disk, read-only folder) raises ``GoldenWriteError`` naming
+the golden as the caller shows it, the golden in place left as it was; a golden whose record or
+tensor files cannot be read is refused naming the file, and rewritten under ``--accuracy-regen``
+(``REWRITTEN_UNREADABLE``).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
+from ..core.atomic_files import GoldenWriteError
 from ..core.path_lock import LOCK_TIMEOUT_S, PathLocked, path_lock
 from ..core.regen import Regen
-from ..errors import ConfigError
+from ..errors import AscendAccuracyError, ConfigError, DumpFormatError
 from . import stored_record as record
 
 #: outcomes of ``GoldenPolicy.obtain``
@@ -55,11 +67,12 @@ USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (
 REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
 REWRITTEN_MISMATCH = "rewritten (--accuracy-regen: written from another model or other inputs)"
 REWRITTEN_INCOMPLETE = "rewritten (--accuracy-regen: tensor files it lists were missing)"
+REWRITTEN_UNREADABLE = "rewritten (--accuracy-regen: a file of it could not be read)"
 #: appended to a rewrite's status when the golden kept its op inputs
 KEPT_INPUTS = ", op inputs kept"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
 GOLDEN_TS0 = 1_000_000_000_000_000
-_TMP, _NEW, _OLD = "tmp", "new", "old"
+_TMP, _NEW, _OLD, _DEL = "tmp", "new", "old", "del"
 
 
 def resolve_golden_path(path, base_dir) -> Path:
@@ -87,12 +100,14 @@ def _Locked(path, lock_dir=None, timeout: float = LOCK_TIMEOUT_S) -> PathLocked:
 @dataclass
 class Recovery:
     """What ``recover_interrupted`` found and did: ``installed`` names the leftover put in place
-    (a complete new golden, or an old one when the golden itself was gone), ``removed`` every
-    leftover deleted."""
+    (a complete new golden, or a complete old one when the golden itself was gone), ``removed``
+    every leftover deleted, ``discarded`` ({name: why}) the old copies among them that were not
+    restored although the golden was gone."""
 
     path: Path
     installed: Optional[str] = None
     removed: List[str] = field(default_factory=list)
+    discarded: Dict[str, str] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.installed or self.removed)
@@ -104,10 +119,12 @@ class Recovery:
             kind = ("the complete new golden of an interrupted rewrite" if f".{_NEW}-" in self.installed
                     else "the previous golden (the golden itself was missing)")
             parts.append(f"recovered {kind} from {self.installed}")
-        if self.removed:
-            parts.append(f"removed {len(self.removed)} leftover"
-                         f"{'s' if len(self.removed) != 1 else ''} of interrupted writes "
-                         f"({', '.join(sorted(self.removed))})")
+        others = sorted(n for n in self.removed if n not in self.discarded)
+        if others:
+            parts.append(f"removed {len(others)} leftover{'s' if len(others) != 1 else ''} of "
+                         f"interrupted writes ({', '.join(others)})")
+        for name, why in sorted(self.discarded.items()):
+            parts.append(f"removed {name} without restoring it ({why})")
         return "; ".join(parts)
 
 
@@ -138,6 +155,24 @@ def _written_ns(leftover: Path) -> Tuple[int, str]:
     return ns, leftover.name
 
 
+def _not_restorable(old: Path) -> Optional[str]:
+    """Why the old copy ``old`` may not become the golden again (None: it is known complete).
+    Only the layout without write times renamed a golden to ``.old-*`` whole and left it there
+    alone (killed before the new golden was in place); the layout with them left one alone
+    only while deleting it, after a newer golden was in place. A ``golden.json`` it holds must
+    list no file it lacks."""
+    if _written_ns(old)[0]:
+        return ("an older golden a rewrite had replaced, left while it was being deleted: "
+                "maybe half deleted, and stale either way")
+    try:
+        rec = record.read_record(old)
+    except DumpFormatError:
+        return f"its {record.RECORD_FILE} cannot be read"
+    if rec is not None and record.missing_files(rec, old):
+        return f"incomplete: files its {record.RECORD_FILE} lists are missing"
+    return None
+
+
 def recover_interrupted(path, *, lock_dir=None) -> Recovery:
     """Repair what killed writers left next to the golden at ``path`` (see the module doc);
     takes the golden's lock."""
@@ -149,19 +184,25 @@ def _recover(path: Path) -> Recovery:
     out = Recovery(path)
     news = sorted(_leftovers(path, _NEW), key=_written_ns)
     olds = sorted(_leftovers(path, _OLD), key=_written_ns)
+    doomed = _leftovers(path, _DEL) + _leftovers(path, _TMP)
     if news:
         winner = news.pop()
         if os.path.lexists(path):
-            aside = path.parent / f".{path.name}.{_OLD}-{_token()}"
+            aside = path.parent / f".{path.name}.{_DEL}-{_token()}"
             os.rename(path, aside)
-            olds.append(aside)
+            doomed.append(aside)
         os.rename(winner, path)
         out.installed = winner.name
-    elif not os.path.lexists(path) and olds:
-        winner = olds.pop()
-        os.rename(winner, path)
-        out.installed = winner.name
-    for stale in news + olds + _leftovers(path, _TMP):
+    elif not os.path.lexists(path):
+        for old in reversed(olds):  # the newest known-complete one
+            why = _not_restorable(old)
+            if why is None:
+                olds.remove(old)
+                os.rename(old, path)
+                out.installed = old.name
+                break
+            out.discarded[old.name] = why
+    for stale in news + olds + doomed:
         out.removed.append(stale.name)
         _remove(stale)
     if out:
@@ -173,12 +214,27 @@ def _recover(path: Path) -> Recovery:
 def store_golden(path, dump, *, lock_dir=None, store_inputs: bool = False) -> Path:
     """Write ``dump`` (a DumpSet) as an npy golden directory at ``path``, atomically and under
     the golden's lock (recovering first what a killed writer left); op outputs only unless
-    ``store_inputs``. ``golden.json`` records what it was written from (``stored_record``)."""
+    ``store_inputs``. ``golden.json`` records what it was written from (``stored_record``).
+    A failed write raises ``GoldenWriteError`` naming ``path``."""
     path = Path(path)
-    with _Locked(path, lock_dir):
+    with _Locked(path, lock_dir), _write_errors(path, os.fspath(path)):
         _recover(path)
         _store(path, dump, store_inputs)
     return path
+
+
+@contextlib.contextmanager
+def _write_errors(path: Path, shown: str) -> Iterator[None]:
+    """An ``OSError`` of a golden's write (ENOSPC, EROFS: raised naming a hidden temp path, or
+    nothing) becomes a ``GoldenWriteError`` naming the golden ``path`` as ``shown``."""
+    try:
+        yield
+    except OSError as exc:
+        if isinstance(exc, AscendAccuracyError):
+            raise
+        kept = "; the golden in place is unchanged" if os.path.isdir(path) else ""
+        raise GoldenWriteError(shown, f"cannot write stored golden: {exc.strerror or exc}{kept}",
+                               exc.errno) from exc
 
 
 def _no_file_in_the_way(path: Path) -> None:
@@ -221,8 +277,8 @@ def _store(path: Path, dump, store_inputs: bool = False) -> bool:
         raise
     _fsync_dir(path.parent)
     old = None
-    if os.path.lexists(path):
-        old = path.parent / f".{path.name}.{_OLD}-{new.name.rsplit(f'.{_NEW}-', 1)[1]}"
+    if os.path.lexists(path):  # aside under a name recovery never restores: removed next
+        old = path.parent / f".{path.name}.{_DEL}-{new.name.rsplit(f'.{_NEW}-', 1)[1]}"
         os.rename(path, old)
     os.rename(new, path)
     _fsync_dir(path.parent)
@@ -298,6 +354,11 @@ class StoredGoldenMismatch(ConfigError):
     names others, or its tensors were re-saved in another dtype): refused before comparing."""
 
 
+class StoredGoldenUnreadable(DumpFormatError):
+    """A stored golden whose ``golden.json`` or a tensor file cannot be read: refused before
+    comparing (rewritten first under ``--accuracy-regen``); names the golden, then the file."""
+
+
 @dataclass(frozen=True)
 class GoldenPolicy:
     """When stored goldens are written, under one ``Regen`` (``--accuracy-regen`` /
@@ -323,7 +384,7 @@ class GoldenPolicy:
         ``--accuracy-regen`` it is rewritten first, and the test fails this once all the same.
         Its tensors' dtypes are checked against the ones written."""
         path = Path(path)
-        with _Locked(path, self.lock_dir):
+        with _Locked(path, self.lock_dir), _write_errors(path, self._shown(path)):
             self._recover(path)
             _no_file_in_the_way(path)
             if not path.exists():
@@ -332,10 +393,17 @@ class GoldenPolicy:
             if self.regen.before_use:
                 _store(path, compute(), self._keeps_inputs(path))
                 return read_golden(path), REWRITTEN_ALL
-            self._check_identity(path, compute, identity)
-            golden = read_golden(path)
-            self._check_dtypes(path, golden, compute)
-            return golden, USED
+            try:
+                self._check_identity(path, compute, identity)
+                golden = read_golden(path)
+                self._check_dtypes(path, golden, compute)
+            except StoredGoldenMismatch:
+                raise
+            except DumpFormatError as exc:  # its record or a tensor file cannot be read
+                unreadable = exc
+            else:
+                return golden, USED
+            self._unreadable(path, compute, unreadable)
 
     def after_failure(self, path, compute: Callable[[], object]) -> Optional[str]:
         """Called when a test that used ``path`` failed: rewrite it under ``Regen.FAILING``,
@@ -343,11 +411,33 @@ class GoldenPolicy:
         if not self.regen.after_failure:
             return None
         path = Path(path)
-        with _Locked(path, self.lock_dir):
+        with _Locked(path, self.lock_dir), _write_errors(path, self._shown(path)):
             self._recover(path)
             inputs = self._keeps_inputs(path)
             _store(path, compute(), inputs)
         return REWRITTEN_FAILED + (KEPT_INPUTS if inputs else "")
+
+    def _unreadable(self, path: Path, compute: Callable[[], object], exc: DumpFormatError) -> None:
+        """Refuse a golden one of whose files cannot be read (``exc``), naming that file
+        relative to where pytest ran: under ``--accuracy-regen`` rewritten first, as a test that
+        failed against it would be (it fails before comparing, so nothing else rewrites it)."""
+        bad = self._shown(exc.path) if exc.path else self._shown(path)
+        if self.regen.after_failure:
+            _store(path, compute(), self._keeps_inputs(path))
+            if self.on_recovery is not None:
+                self.on_recovery(path, REWRITTEN_UNREADABLE)
+            raise StoredGoldenUnreadable(bad, (
+                f"{exc.problem}\nrewrote the stored golden {self._shown(path)} from this test's "
+                f"model and inputs (--accuracy-regen); the test fails this time, run it again "
+                f"to compare against the new golden"))
+        other = ""
+        if exc.path and os.path.basename(exc.path) == record.RECORD_FILE:
+            other = (f", or delete {bad} to use the golden's tensors without checking which "
+                     f"model and inputs they come from")
+        raise StoredGoldenUnreadable(bad, (
+            f"{exc.problem}\nFix: run the test again with --accuracy-regen to rewrite the stored "
+            f"golden {self._shown(path)} from this test's model and inputs (then check it "
+            f"in){other}"))
 
     def _keeps_inputs(self, path: Path) -> bool:
         """A rewrite keeps the kind of golden it replaces: op inputs too when it held them."""

@@ -118,8 +118,7 @@ def read_record(golden_dir) -> Optional[Dict[str, object]]:
     try:
         record = json.loads(p.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise DumpFormatError(p, f"unreadable stored golden record ({exc}); remove it to use the "
-                                 f"golden unchecked, or rewrite the golden with --accuracy-regen") from None
+        raise DumpFormatError(p, f"unreadable stored golden record ({exc})") from None
     if not isinstance(record, dict):
         raise DumpFormatError(p, "a stored golden record is a JSON object")
     return record

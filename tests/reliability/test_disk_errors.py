@@ -23,6 +23,8 @@ from pytest_ascend_accuracy.core.cache import Cache
 from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
 from pytest_ascend_accuracy.dump.loader import load_dump
 from pytest_ascend_accuracy.dump.model import DumpSet
+from pytest_ascend_accuracy.core.atomic_files import GoldenWriteError
+from pytest_ascend_accuracy.core.regen import Regen
 from pytest_ascend_accuracy.errors import CacheError
 
 from .procs import lock_is_free
@@ -115,6 +117,42 @@ def test_baseline_in_a_read_only_directory(read_only):
     assert info.value.path == str(mnt / "mlp" / "default.yaml")
 
 
+def test_stored_golden_in_a_read_only_directory(read_only):
+    """It named only the hidden temp directory (``OSError: [Errno 30] ... .mlp.tmp-...``)."""
+    src, mnt = read_only
+    golden_files.store_golden(src / "mlp", DumpSet.from_arrays({"a": [np.ones(3)]}))
+    policy = golden_files.GoldenPolicy(Regen.ALL, show=lambda p: "tests/golden/mlp")
+    with pytest.raises(GoldenWriteError) as info:
+        policy.obtain(mnt / "mlp", lambda: DumpSet.from_arrays({"a": [np.zeros(3)]}))
+    assert str(info.value) == ("tests/golden/mlp: cannot write stored golden: Read-only file "
+                               "system; the golden in place is unchanged")
+    assert info.value.errno == errno.EROFS
+
+
+@pytest.mark.parametrize("stored", [False, True])
+def test_a_baseline_write_error_names_the_file_as_shown(tmp_path, monkeypatch, stored):
+    """It named the absolute path where every other message names it relative to where pytest
+    ran; the stored inputs' directory is named beside it."""
+    from pytest_ascend_accuracy.baseline import inputs as baseline_inputs
+    from pytest_ascend_accuracy.baseline.inputs import input_spec
+    from test_baseline_helpers import make_result
+
+    def refuse(*args):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), "/elsewhere/.tmp")
+
+    if stored:
+        monkeypatch.setattr(baseline_inputs, "write_npy", refuse)
+    else:
+        monkeypatch.setattr(os, "replace", refuse)  # atomic_write_text's rename into place
+    spec = input_spec({"x": np.zeros(3, np.float32)}, stored=True) if stored else SPEC
+    with pytest.raises(BaselineWriteError) as info:
+        check_baseline(make_result(), tmp_path / "mlp" / "default.yaml", header=HEADER,
+                       inputs=spec, shown="accuracy-baselines/mlp/default.yaml")
+    named = "default.inputs" if stored else "default.yaml"
+    assert info.value.path == f"accuracy-baselines/mlp/{named}" and info.value.errno == errno.EROFS
+    assert "Read-only file system" in info.value.problem
+
+
 # --------------------------------------------------------------------------- full disk
 def test_cache_build_on_a_full_disk(tiny_disk):
     cache = Cache(tiny_disk / "cache")
@@ -192,11 +230,14 @@ def test_dump_writer_on_a_full_disk_leaves_only_whole_files(tiny_disk):
 
 
 def test_stored_golden_on_a_full_disk_keeps_the_old_one(tiny_disk):
+    """The error names the golden (it was a bare ``OSError`` naming nothing, review finding)."""
     path = tiny_disk / "goldens" / "mlp"
     golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.ones(3)]}))
-    with pytest.raises(OSError) as info:
+    with pytest.raises(GoldenWriteError) as info:
         golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.zeros(1 << 18)]}))
-    assert info.value.errno == errno.ENOSPC
+    assert info.value.errno == errno.ENOSPC and info.value.path == str(path)
+    assert info.value.problem == ("cannot write stored golden: No space left on device; the "
+                                  "golden in place is unchanged")
     np.testing.assert_array_equal(golden_files.read_golden(path)["a"].output().load(), 1.0)
     assert sorted(p.name for p in path.parent.iterdir()) == ["mlp"]
 

@@ -81,7 +81,7 @@ if step == 0:                                     # while the new files are bein
             signal_and_hang(flag)
         return real_save(self, name, array, ts)
     npy_writer.NpyDumpWriter._save = save
-else:                                             # before rename 1 (tmp -> new), 2 (golden -> old),
+else:                                             # before rename 1 (tmp -> new), 2 (golden -> del),
     real = os.rename                              # 3 (new -> golden); 4: while old is removed
     calls = []
     def rename(src, dst):
@@ -91,8 +91,11 @@ else:                                             # before rename 1 (tmp -> new)
         real(src, dst)
     golden_files.os.rename = rename
     real_remove = golden_files._remove
-    def remove(p):
-        if step == 4 and ".old-" in p.name:
+    def remove(p):                                # the old copy (.old- before the fix)
+        if step >= 4 and (".del-" in p.name or ".old-" in p.name):
+            if step == 5:                         # 5: killed half way through deleting it
+                for f in sorted(p.iterdir())[:1]:
+                    f.unlink()
             signal_and_hang(flag)
         real_remove(p)
     golden_files._remove = remove
@@ -120,6 +123,50 @@ def test_replace_killed_at_each_step(tmp_path, step, wins):
     assert [p.name for p in path.parent.iterdir()] == ["mlp"]
     assert len(notes) == 1 and ("recovered the complete new golden" in notes[0]) == (step in (2, 3))
     assert "removed" in notes[0] or step in (2, 3)
+
+
+def test_an_old_copy_killed_half_deleted_never_becomes_the_golden(tmp_path):
+    """Review finding: a rewrite killed while it deleted the old copy left part of it as
+    ``.mlp.old-*``; once the user deleted the golden, recovery installed that part and the
+    test compared against it. The old copy is deleted under a name recovery never restores."""
+    path = tmp_path / "goldens" / "mlp"
+    golden_files.store_golden(path, DumpSet.from_arrays({"a": [np.ones(3)], "b": [np.ones(2)]}))
+    flag = tmp_path / "flag"
+    worker = start(KILLED_AT, path, 5, flag)
+    wait_for(flag, worker)
+    os.kill(worker.pid, signal.SIGKILL)
+    finish(worker)
+    golden_files._remove(path)  # the user deletes the golden
+    fresh = DumpSet.from_arrays({"a": [np.full(3, 4.0)], "b": [np.full(2, 4.0)]})
+    dump, status = golden_files.GoldenPolicy().obtain(path, lambda: fresh)
+    assert status == golden_files.WRITTEN_MISSING  # the old code: USED, with "b" alone
+    assert {op.name: op.outputs[0].load().tolist() for op in dump} == {"a": [4.0] * 3, "b": [4.0] * 2}
+    assert [p.name for p in path.parent.iterdir()] == ["mlp"]
+
+
+def _record(directory, files):
+    import json
+
+    (directory / "golden.json").write_text(json.dumps({"record_version": 1, "tensors": files}))
+
+
+@pytest.mark.parametrize("name, complete, restored", [
+    (".g.old-999999-dead", True, True),               # layout without write times, whole
+    (".g.old-999999-dead", False, False),             # ... missing a file its golden.json lists
+    (".g.old-999999-1796459358614919748-dead", True, False),  # left while being deleted
+])
+def test_an_old_copy_comes_back_only_when_known_complete(tmp_path, name, complete, restored):
+    path, old = tmp_path / "g", tmp_path / name
+    golden_files.store_golden(old, DumpSet.from_arrays({"a": [np.full(2, 5.0)], "b": [np.ones(2)]}))
+    files = {p.name: "float64" for p in old.glob("*.npy")}
+    if not complete:
+        next(old.glob("b.*")).unlink()
+    _record(old, files)
+    done = golden_files.recover_interrupted(path)
+    assert (done.installed == name) == restored and path.exists() == restored
+    assert [p.name for p in tmp_path.iterdir()] == (["g"] if restored else [])
+    if not restored:
+        assert done.removed == [name] and f"removed {name} without restoring it" in done.note()
 
 
 def test_an_old_copy_is_not_restored_over_a_golden_in_place(tmp_path):

@@ -115,7 +115,7 @@ if when == "mid-write":
 else:
     real = os.rename
     calls = []
-    def rename(src, dst):   # 1: tmp -> .new (complete), 2: golden -> .old, 3: .new -> golden
+    def rename(src, dst):   # 1: tmp -> .new (complete), 2: golden -> .del, 3: .new -> golden
         calls.append(dst)
         if len(calls) == 3:
             signal_and_hang(flag)
