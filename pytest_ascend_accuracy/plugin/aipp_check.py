@@ -16,8 +16,10 @@ def preprocessing_checker(request, ctx):
         from ..aipp import check_preprocessing as run_preprocessing_check
         from ..report.assertion import AccuracyFailure
         from .accuracy_check import report_slug, resolve_file
+        from .setup_checks import check_marks_unchanged
 
         ctx.checks += 1
+        check_marks_unchanged(request, ctx)
         where = f"{ctx.nodeid}: check_preprocessing"
         config = getattr(om, "aipp", None)
         if config is None and isinstance(om, (str, Path)):

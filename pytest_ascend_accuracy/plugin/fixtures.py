@@ -57,6 +57,8 @@ class TestContext:
     #: checks this test started (check_accuracy, check_dataset, check_preprocessing): a test
     #: marked @accuracy that started none checked nothing (``warn_if_nothing_checked``)
     checks: int = 0
+    #: ``accuracy`` marks on the test when the spec was read (``check_marks_unchanged``)
+    marks: int = 0
 
     def resolve(self, model, where):
         from .accuracy_check import resolve_model
@@ -102,9 +104,11 @@ def _ascend_accuracy_context(request, _ascend_accuracy_mode) -> TestContext:
                             default_threshold=state.settings.threshold,
                             where=request.node.nodeid,
                             default_max_drop=state.settings.max_drop)
-    ctx = TestContext(request.node.nodeid, spec, _ascend_accuracy_mode, _bases(request))
+    ctx = TestContext(request.node.nodeid, spec, _ascend_accuracy_mode, _bases(request),
+                      marks=len(list(request.node.iter_markers("accuracy"))))
     request.node.stash[CONTEXT_KEY] = ctx
     return ctx
+
 
 
 @pytest.fixture(scope="session")
@@ -246,6 +250,9 @@ def check_accuracy(request, _ascend_accuracy_context):
         from ..report.assertion import as_dump
 
         ctx.checks += 1
+        from .setup_checks import check_marks_unchanged
+
+        check_marks_unchanged(request, ctx)
         actual, golden = as_dump(actual), as_dump(golden)  # DumpSets or paths to dumps
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
         run = ctx.run_of(actual)
@@ -299,6 +306,9 @@ def check_dataset(request, _ascend_accuracy_context):
               postprocess=None, reference_inputs=None):
         __tracebackhide__ = True
         ctx.checks += 1
+        from .setup_checks import check_marks_unchanged
+
+        check_marks_unchanged(request, ctx)
         if isinstance(samples, (str, Path)) and not Path(samples).is_absolute():
             samples = next((Path(b) / samples for b in ctx.bases if (Path(b) / samples).is_dir()),
                            samples)

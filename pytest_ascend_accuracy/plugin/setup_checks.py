@@ -105,6 +105,17 @@ def check_judged_names(spec, result, where: str) -> None:
                               "nothing, so remove it")
 
 
+def check_marks_unchanged(request, ctx) -> None:
+    """A ``request.applymarker(accuracy(...))`` in the test body comes after the spec was read
+    at setup: its threshold or metric would be ignored without a word (a user trial judged
+    ``metric="rel_l2"`` by cosine 0.95). Refused, saying where the marker goes."""
+    if len(list(request.node.iter_markers("accuracy"))) != ctx.marks:
+        raise ConfigError(ctx.nodeid, "an accuracy marker was applied after the test's setup "
+                          "(request.applymarker in the test body), when its settings had been "
+                          "read: put @accuracy(...) on the test (or pytestmark), or pass per_op=/"
+                          "ignore= to check_accuracy")
+
+
 def setup_longrepr(item, excinfo) -> Optional[str]:
     """A setup mistake (any ``AscendAccuracyError`` but an accuracy failure: missing model,
     unknown op name, wrong input, unknown mode...) as one short paragraph plus the test line

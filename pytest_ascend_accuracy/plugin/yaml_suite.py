@@ -323,8 +323,17 @@ class AccuracyYamlFile(pytest.File):
             yield AccuracyYamlItem.from_parent(self, name=case.test_name, case=case)
 
     def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, ConfigError):
-            return f"invalid accuracy suite: {excinfo.value}"
+        exc = excinfo.value
+        if isinstance(exc, ConfigError):
+            where = exc.where or ""
+            if where == str(self.path) or where.startswith(f"{self.path}:"):
+                # the suite's path as pytest's own lines print it, relative to where it ran
+                from ..core.locations import shown
+
+                rest = where[len(str(self.path)):]
+                return (f"invalid accuracy suite: "
+                        f"{shown(self.path, self.config.invocation_params.dir)}{rest}: {exc.problem}")
+            return f"invalid accuracy suite: {exc}"
         return super().repr_failure(excinfo, style)
 
 

@@ -213,3 +213,22 @@ def test_a_name_of_ops_folded_at_conversion_is_refused_not_silently_unjudged(pyt
         "*ignore entry 'is_*' names only ops never compared here (is_one): folded at conversion*"])
     junit = (pytester.path / "j.xml").read_text()
     assert 'name="accuracy_coverage" value="1.0000"' in junit  # 3 of 6 golden ops are folded
+
+
+def test_a_marker_applied_in_the_test_body_is_refused_not_ignored(pytester, models_dir):
+    """``request.applymarker(accuracy(metric="rel_l2", threshold=0.02))`` in the body came after
+    the settings were read: the check judged cosine >= 0.95 and passed (a user trial)."""
+    pytester.makepyfile("""
+        from pytest_ascend_accuracy import accuracy
+        from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+        def test_late(request, ascend_model, golden_dump, check_accuracy):
+            request.applymarker(accuracy(metric="rel_l2", threshold=0.02))
+            m = "models/passing_mlp.onnx"
+            check_accuracy(ascend_model(m).run(make_inputs(m)), golden_dump(m, make_inputs(m)))
+    """)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["ascend-accuracy configuration error: *::test_late: an accuracy "
+                                 "marker was applied after the test's setup (request.applymarker "
+                                 "in the test body)*: put @accuracy(...) on the test*"])

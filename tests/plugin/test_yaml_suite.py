@@ -78,11 +78,11 @@ def test_runs_with_summary(suite_project):
 
 @pytest.mark.parametrize("body, message", [
     ("models: [{model: models/passing_mlp.onnx, threshold: 7}]",
-     "invalid accuracy suite: */accuracy_bad.yaml: models[[]0].threshold: threshold must be within "
+     "invalid accuracy suite: accuracy_bad.yaml: models[[]0].threshold: threshold must be within "
      "[[]0, 1], got 7.0"),
     ("models: [{model: models/passing_mlp.onnx, modes: [fast]}]",
-     "invalid accuracy suite: */accuracy_bad.yaml: models[[]0].modes[[]0]: unknown mode 'fast'; *"),
-    ("models:\n  - {model: models/passing_mlp.onnx\n", "invalid accuracy suite: */accuracy_bad.yaml: "
+     "invalid accuracy suite: accuracy_bad.yaml: models[[]0].modes[[]0]: unknown mode 'fast'; *"),
+    ("models:\n  - {model: models/passing_mlp.onnx\n", "invalid accuracy suite: accuracy_bad.yaml: "
                                                       "not valid YAML: *"),
 ])
 def test_invalid_suite_is_a_collection_error(pytester, models_dir, body, message):
