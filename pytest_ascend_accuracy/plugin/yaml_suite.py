@@ -330,9 +330,9 @@ class AccuracyYamlFile(pytest.File):
                 # the suite's path as pytest's own lines print it, relative to where it ran
                 from ..core.locations import shown
 
+                path = shown(self.path, self.config.invocation_params.dir)
                 rest = where[len(str(self.path)):]
-                return (f"invalid accuracy suite: "
-                        f"{shown(self.path, self.config.invocation_params.dir)}{rest}: {exc.problem}")
+                return f"invalid accuracy suite: {path}{rest}: {exc.problem}"
             return f"invalid accuracy suite: {exc}"
         return super().repr_failure(excinfo, style)
 
