@@ -7,7 +7,8 @@ opened one at a time, so memory does not grow with the number of samples.
 
 ``labels`` is a sequence in sample order or a ``{sample id: label}`` mapping (the natural form
 for an ``.npz`` directory; integer keys are read as their string). A sample holding a batch of
-``B > 1`` rows takes a sequence of ``B`` labels, one per row.
+``B > 1`` rows takes a sequence of ``B`` labels, one per row. ``read_labels(path)`` reads them
+from a ``.json`` or ``.npy`` file, and errors about them then name that file.
 """
 from __future__ import annotations
 
@@ -99,17 +100,24 @@ class SampleSource:
         return f"{n} samples" if n is not None else "samples"
 
 
+#: top-level keys of a COCO instances file (``instances_val2017.json``)
+COCO_INSTANCES_KEYS = frozenset({"info", "licenses", "images", "annotations", "categories"})
+
+
 class Labels:
-    """Labels looked up by sample id and position; reports the labels no sample used."""
+    """Labels looked up by sample id and position; reports the labels no sample used.
+    ``where`` (the labels file, when read from one) starts every error about them."""
 
     def __init__(self, labels, where: str = "labels"):
         self.where = where
+        self.data = labels
         self._seq = None
         self._map: Optional[Dict[str, object]] = None
         self._used = set()
         if labels is None:
             return
         if isinstance(labels, Mapping):
+            _refuse_coco_instances(labels, where)
             self._map = {str(k): v for k, v in labels.items()}
         elif isinstance(labels, (str, bytes, os.PathLike)):
             raise ConfigError(where, "expected a sequence in sample order or a {sample id: label} "
@@ -121,6 +129,10 @@ class Labels:
                 raise ConfigError(where, "expected a sequence in sample order or a {sample id: "
                                          f"label}} mapping, got {type(labels).__name__}") from None
             self._seq = labels
+
+    def fresh(self) -> "Labels":
+        """The same labels with no sample seen yet (one ``Labels`` may serve several checks)."""
+        return Labels(self.data, self.where)
 
     @property
     def given(self) -> bool:
@@ -184,6 +196,42 @@ class Labels:
                                               f"{_closest(unused[0], known)}")
         elif self._seq is not None and len(self._seq) > len(self._used):
             raise ConfigError(self.where, f"{len(self._seq)} labels for {len(self._used)} samples")
+
+
+def read_labels(path) -> Labels:
+    """Labels from a ``.json`` file (``{sample id: label}`` or a list in sample order) or a
+    ``.npy`` array in sample order; errors about them name the file."""
+    import json
+
+    p = Path(path)
+    where = os.fspath(path)
+    if not p.is_file():
+        raise ConfigError(where, "labels file not found")
+    if p.suffix == ".npy":
+        from ..dump.user_arrays import read_npy
+
+        return Labels(read_npy(p, "a readable labels array"), where)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting
+        raise ConfigError(where, f"cannot read labels as JSON: {exc}") from exc
+    if not isinstance(data, (dict, list)):
+        raise ConfigError(where, "labels JSON must be {sample id: label} or a list")
+    return Labels(data, where)
+
+
+def _refuse_coco_instances(labels: Mapping, where: str) -> None:
+    """A COCO instances file (images/annotations/categories) holds every image's boxes keyed by
+    image id, not one label per sample: read as ``{sample id: label}`` it would name no
+    sample, and the error would say only that ``'images'`` is the closest sample id."""
+    keys = {str(k) for k in labels}
+    if "annotations" in keys and "images" in keys and keys <= COCO_INSTANCES_KEYS:
+        raise ConfigError(where, (
+            "this is a COCO instances file (top-level images/annotations/categories), not "
+            "labels per sample: labels are {sample id: label} or a list in sample order; for "
+            "metric map each label is that sample's ground-truth boxes, {\"<sample id>\": "
+            "[{\"bbox\": [x, y, w, h], \"category_id\": c}, ...]} (the annotations of the "
+            "image the sample was made from)"))
 
 
 def _per_row(value, rows: int, where: str) -> List[object]:
