@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .samples import Labels, Sample
+from .scoring import callable_label, raised
 
 INSTALL_HINT = ('metric "map" needs pycocotools or faster-coco-eval: '
                 'pip install "pytest-ascend-accuracy[map]"')
@@ -46,8 +47,9 @@ def _detections(postprocess: Callable, outputs, sample: Sample, side: str) -> Li
     except ConfigError:
         raise
     except Exception as exc:
-        raise ConfigError("postprocess", f"failed on the {side} outputs of sample {sample.id!r}: "
-                                         f"{type(exc).__name__}: {exc}") from exc
+        name = callable_label(postprocess)
+        raise ConfigError("postprocess", f"{name} failed on the {side} outputs of sample "
+                                         f"{sample.id!r}: {raised(exc)}") from exc
     out = []
     for d in dets:
         try:
@@ -103,7 +105,12 @@ class MeanAP:
     def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> bool:
         image = len(self.images) + 1
         self.images.append({"id": image, "file_name": sample.id})
-        for box in self.labels.raw(sample) or ():
+        boxes = self.labels.raw(sample)
+        if boxes is not None and not isinstance(boxes, (list, tuple)):
+            raise ConfigError(self.labels.where, f"label of sample {sample.id!r}: expected its "
+                                                 f'ground-truth boxes [{{"bbox": [x, y, w, h], '
+                                                 f'"category_id": c}}, ...], got {boxes!r}')
+        for box in boxes or ():
             try:
                 bbox = [float(v) for v in box["bbox"]]
                 ann = {"id": len(self.truth) + 1, "image_id": image, "bbox": bbox,
@@ -111,9 +118,9 @@ class MeanAP:
                        "iscrowd": int(box.get("iscrowd", 0)),
                        "area": float(box.get("area", bbox[2] * bbox[3]))}
             except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-                raise ConfigError("labels", f"label of sample {sample.id!r}: expected "
-                                            f'{{"bbox": [x, y, w, h], "category_id": c}}, got '
-                                            f"{box!r}") from None
+                raise ConfigError(self.labels.where, f"label of sample {sample.id!r}: expected "
+                                                     f'{{"bbox": [x, y, w, h], "category_id": c}}, '
+                                                     f"got {box!r}") from None
             self.truth.append(ann)
         sides = []
         for k, (side, outputs) in enumerate((("reference", ref), ("device", dev))):

@@ -9,6 +9,8 @@ top-1 differs from the reference's (the flipped sample ids a failure names).
 from __future__ import annotations
 
 import difflib
+import inspect
+import math
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -104,10 +106,11 @@ class TopK:
                                         f"{self.output!r} has {r.shape[1]}")
         truth = []
         for label in self.labels.for_sample(sample, r.shape[0]):
-            label = _class_index(label, sample)
+            label = _class_index(label, sample, self.labels.where)
             if not 0 <= label < r.shape[1]:
-                raise ConfigError("labels", f"label of sample {sample.id!r} is {label}, outside "
-                                            f"the {r.shape[1]} classes of output {self.output!r}")
+                raise ConfigError(self.labels.where, f"label of sample {sample.id!r} is {label}, "
+                                                     f"outside the {r.shape[1]} classes of output "
+                                                     f"{self.output!r}")
             truth.append(label)
         truth = np.asarray(truth)
         for side, rows in enumerate((r, d)):
@@ -145,19 +148,25 @@ class CallableMetric:
     """``metric(list_of_output_dicts, labels) -> float`` (higher is better), on each side.
 
     A callable sees the whole dataset at once, so the outputs are kept in memory: the one
-    metric kind whose memory grows with the number of samples."""
+    metric kind whose memory grows with the number of samples. A callable that raises, or
+    returns no number, is a mistake in the metric (``ConfigError`` naming it), not an accuracy
+    failure; so is NaN/Inf, unless only the device's figure is and its outputs held NaN/Inf."""
 
     def __init__(self, fn: Callable, labels: Labels):
         self.fn = fn
         self.name = getattr(fn, "__name__", type(fn).__name__)
+        self.label = callable_label(fn)
         self.labels = labels
         self.ref: List[Dict[str, np.ndarray]] = []
         self.dev: List[Dict[str, np.ndarray]] = []
         self.label_list: List[object] = []
+        self.device_nonfinite = False
 
     def add(self, sample: Sample, ref, dev) -> None:
         self.ref.append(ref)
         self.dev.append(dev)
+        if not self.device_nonfinite:
+            self.device_nonfinite = not all(np.isfinite(v).all() for v in dev.values())
         if self.labels.given:
             self.label_list.append(self.labels.raw(sample))
 
@@ -165,24 +174,76 @@ class CallableMetric:
         labels = self.label_list if self.labels.given else None
         out = []
         for side, outputs in (("reference", self.ref), ("device", self.dev)):
-            value = self.fn(outputs, labels)
             try:
-                out.append(float(value))
-            except (TypeError, ValueError):
-                raise ConfigError("metric", f"metric {self.name!r} returned {value!r} for the "
+                value = self.fn(outputs, labels)
+            except ConfigError:
+                raise
+            except Exception as exc:
+                raise ConfigError("metric", f"metric {self.label} failed on the {side} outputs: "
+                                            f"{raised(exc)}") from exc
+            try:
+                number = float(value)
+            except (TypeError, ValueError, OverflowError):
+                raise ConfigError("metric", f"metric {self.label} returned {value!r} for the "
                                             f"{side} outputs, not a number") from None
+            if not math.isfinite(number) and (side == "reference" or not self.device_nonfinite):
+                held = ("the onnxruntime fp32 reference's" if side == "reference"
+                        else "the device's (which hold no NaN/Inf)")
+                raise ConfigError("metric", f"metric {self.label} returned {number} for {held} "
+                                            f"outputs: a metric must return a finite number")
+            out.append(number)
         return out[0], out[1]
 
 
-def _class_index(label, sample: Sample) -> int:
+def callable_label(fn) -> str:
+    """``module:name`` of a user's function, as ``--metric``/``--postprocess`` spell it."""
+    name = getattr(fn, "__qualname__", None) or type(fn).__qualname__
+    module = getattr(fn, "__module__", None)
+    return f"{module}:{name}" if module else name
+
+
+def raised(exc: BaseException) -> str:
+    """``ValueError: boom (raised at my_metrics.py:12, in bad)``: a user function's exception
+    and the line that raised it (pytest shows a ``ConfigError`` without its traceback)."""
+    import os
+    import traceback
+
+    text = f"{type(exc).__name__}: {exc}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return text
+    where = frames[-1]
+    path = where.filename
+    try:
+        relative = os.path.relpath(path)
+        path = path if relative.startswith("..") else relative
+    except ValueError:  # another drive (Windows)
+        pass
+    return f"{text} (raised at {path}:{where.lineno}, in {where.name})"
+
+
+def check_signature(fn, args: Tuple[str, ...], what: str) -> None:
+    """Refuse, before any sample runs, a callable that cannot take ``args`` positionally."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # builtins without a signature: their call will tell
+        return
+    try:
+        signature.bind(*args)
+    except TypeError as exc:
+        raise ConfigError(what, f"{callable_label(fn)} cannot be called as "
+                                f"{what}({', '.join(args)}): {exc}") from None
+
+
+def _class_index(label, sample: Sample, where: str = "labels") -> int:
     """An integer label (3, 3.0, numpy integers, "3"); 3.7 is a mistake, not class 3."""
     try:
         index = int(label)
         if isinstance(label, (float, np.floating)) and index != label:
             raise ValueError(label)
     except (TypeError, ValueError, OverflowError):
-        raise ConfigError("labels", f"label of sample {sample.id!r} is {label!r}, not a class "
-                                    f"index") from None
+        raise ConfigError(where, f"label of sample {sample.id!r} is {label!r}, not a class "
+                                 f"index") from None
     return index
 
 
@@ -194,6 +255,7 @@ def metric_name(metric) -> str:
 
 def check_metric(metric) -> None:
     if callable(metric):
+        check_signature(metric, ("outputs", "labels"), "metric")
         return
     if metric not in BUILTIN:
         close = difflib.get_close_matches(str(metric), BUILTIN, n=2, cutoff=0.3)
