@@ -4,13 +4,15 @@ SAMPLES is a directory of ``.npz`` files (one sample each, arrays keyed by input
 the file stems). ``--labels`` reads a JSON file (``{sample id: label}`` or a list in sample
 order) or a ``.npy`` array in sample order. ``--metric`` is top1, top5, agreement, map, or
 ``MODULE:FUNCTION`` for a callable ``metric(list_of_output_dicts, labels) -> float``;
-``--postprocess MODULE:FUNCTION`` turns outputs into detections for map. Exit status 0 when
-the drop is within ``--max-drop``, 1 when not, 2 on bad input.
+``--postprocess MODULE:FUNCTION`` turns outputs into detections for map (``MODULE`` importable
+or a ``path/to/file.py``, as ``diagnose --reference`` takes it). An option the metric does not
+read (``--labels`` for agreement, ``--postprocess`` but for map, ``--output`` for map) is
+refused. Exit status 0 when the drop is within ``--max-drop``, 1 when not, 2 on bad input (a
+metric function that raises or returns NaN included).
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import os
 import sys
@@ -25,14 +27,16 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="the ONNX model (the reference runs it in fp32)")
     p.add_argument("samples", help="directory of .npz samples (arrays keyed by input name)")
     p.add_argument("--metric", default="top1",
-                   help="top1 | top5 | agreement | map | MODULE:FUNCTION (default top1)")
+                   help="top1 | top5 | agreement | map | MODULE:FUNCTION (default top1; "
+                        "MODULE importable or a path/to/file.py)")
     p.add_argument("--labels", metavar="FILE.json|FILE.npy",
                    help="labels: JSON {sample id: label} or list, or .npy in sample order")
     p.add_argument("--max-drop", type=float, default=0.01,
                    help="largest allowed reference - device drop (default 0.01)")
     p.add_argument("--output", help="the model output the metric reads (default: the only one)")
     p.add_argument("--postprocess", metavar="MODULE:FUNCTION",
-                   help="outputs -> COCO detections, for --metric map")
+                   help="outputs -> COCO detections, for --metric map (MODULE importable or "
+                        "a path/to/file.py)")
     p.add_argument("--mode", default="default",
                    help="conversion mode: default, high_precision, buffer_off, fusion_off, a+b")
     p.add_argument("--threshold", type=float, default=0.95,
@@ -45,42 +49,34 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 
 def _load_callable(spec: str, option: str):
-    module, sep, name = spec.partition(":")
-    if not sep or not module or not name:
-        raise ConfigError(option, f"expected MODULE:FUNCTION, got {spec!r}")
-    sys.path.insert(0, os.getcwd())
+    """``MODULE:FUNCTION`` by the loader ``diagnose --reference`` uses: an importable module
+    (found from the working directory first) or a ``path/to/file.py``."""
+    import functools
+
+    from ..aipp.user_files import load_reference
+
     try:
-        fn = getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(option, f"cannot load {spec!r}: {exc}") from exc
-    finally:
-        sys.path.pop(0)
-    if not callable(fn):
-        raise ConfigError(option, f"{spec!r} is not callable")
-    return fn
+        fn = load_reference(spec, where=option)
+    except ConfigError as exc:
+        raise ConfigError(option, f"cannot load {spec!r}: {exc.problem}") from exc
+    except Exception as exc:  # the module's own code failed while it was imported
+        raise ConfigError(option, f"cannot load {spec!r}: importing it raised "
+                                  f"{type(exc).__name__}: {exc}") from exc
 
+    @functools.wraps(fn)  # its name and signature (checked before any sample runs)
+    def named(*args):
+        return fn(*args)
 
-def _read_labels(path: str):
-    p = Path(path)
-    if not p.is_file():
-        raise ConfigError(path, "labels file not found")
-    if p.suffix == ".npy":
-        from ..dump.user_arrays import read_npy
-
-        return read_npy(p, "a readable labels array")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting
-        raise ConfigError(path, f"cannot read labels as JSON: {exc}") from exc
-    if not isinstance(data, (dict, list)):
-        raise ConfigError(path, "labels JSON must be {sample id: label} or a list")
-    return data
+    # errors name it as typed (``my.py:fn``), not by the module name the loader gave it
+    named.__module__, _, named.__qualname__ = spec.rpartition(":")
+    return named
 
 
 def _run(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
     from ..dataset import load_device_model, run_dataset_check
-    from ..dataset.check import check_arguments
+    from ..dataset.check import check_arguments, refuse_unread, unread_options
+    from ..dataset.samples import read_labels
 
     if not os.path.isfile(args.model):
         raise ConfigError(args.model, "no such model file")
@@ -88,12 +84,15 @@ def _run(args: argparse.Namespace) -> int:
     if ":" in metric:
         metric = _load_callable(metric, "--metric")
     postprocess = _load_callable(args.postprocess, "--postprocess") if args.postprocess else None
-    labels = _read_labels(args.labels) if args.labels else None
+    given = {"labels": args.labels, "postprocess": args.postprocess, "output": args.output}
+    refuse_unread(metric, [f"--{k}" for k in unread_options(metric, given)])
+    labels = read_labels(args.labels) if args.labels else None
     if labels is None and metric in ("top1", "top5", "map"):  # before converting anything
         raise ConfigError("--labels", f"metric {metric} needs labels: --labels FILE.json "
                                       "({sample id: label} or a list in sample order) or "
                                       "FILE.npy; --metric agreement needs none")
-    check_arguments(args.samples, metric, args.max_drop, args.threshold)  # before converting
+    check_arguments(args.samples, metric, args.max_drop, args.threshold,  # before converting
+                    postprocess=postprocess)
     cache = Cache(Path(args.cache_dir))
     backend = make_cli_backend(args, cache)
     interactive = sys.stderr.isatty()

@@ -6,6 +6,8 @@ outputs read as float32), one sample at a time. The metric is computed on both s
 passes iff ``reference - device <= max_drop``. On failure the first sample whose top-1 flipped
 is dumped on both sides and compared (``culprit``), and ``DatasetFailure`` names the metric,
 both values, the drop, the flipped sample ids and the first operator below the threshold.
+An input the metric does not read (``labels`` for agreement, ``postprocess`` but for map,
+``output`` for map) is refused (``READS``): ignored, it would hide the caller's mistake.
 
 ``om`` is anything with ``outputs(inputs) -> {output name: array}``, ``run(inputs, dump=True)
 -> DumpSet``, ``model`` (the original ONNX model), ``input_shape`` and ``name`` / ``mode``:
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Callable, Optional
+from typing import Callable, Dict, List, Optional
 
 from ..errors import ConfigError
 from .culprit import trace_sample
@@ -23,8 +25,8 @@ from .detection import MeanAP
 from .reference import ReferenceModel, as_float32
 from .result import DatasetFailure, DatasetResult
 from .samples import Labels, SampleSource
-from .scoring import (Agreement, CallableMetric, RowFlips, TopK, check_metric, metric_name,
-                      pick_output)
+from .scoring import (Agreement, CallableMetric, RowFlips, TopK, callable_label, check_metric,
+                      check_signature, metric_name, pick_output)
 
 #: progress(done, total or None) is called at most this often (seconds) plus once at the end
 PROGRESS_EVERY = 0.5
@@ -44,8 +46,10 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         raise ConfigError("om", f"expected a converted model (the result of ascend_model(...), or "
                                 f"dataset.load_device_model(...)), got {type(om).__name__}")
     source, max_drop = check_arguments(samples, metric, max_drop, threshold, per_op, ignore,
-                                       op_metric)
-    lbls = Labels(labels)
+                                       op_metric, postprocess=postprocess)
+    given = {"labels": labels, "postprocess": postprocess, "output": output}
+    refuse_unread(metric, [f"{k}=" for k in unread_options(metric, given)])
+    lbls = labels.fresh() if isinstance(labels, Labels) else Labels(labels)
     lbls.check_pairing(source)
     reference = ReferenceModel(om.model, cache=cache)
     out_name = _output_for(metric, reference.output_names, output)
@@ -72,8 +76,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     clock.end(done)
     if not done:
         raise ConfigError("samples", f"{source.describe()}: no samples")
-    if metric != "agreement":  # agreement reads no labels: given ones are left alone
-        lbls.check_all_used(source.ids() or [])
+    lbls.check_all_used(source.ids() or [])
     ref_value, dev_value = scorer.values()
     result = DatasetResult(
         metric=metric_name(metric), reference=ref_value, device=dev_value, max_drop=max_drop,
@@ -103,16 +106,53 @@ def check_dataset(om, samples, *, metric="top1", labels=None, max_drop: float = 
 
 
 def check_arguments(samples, metric="top1", max_drop=0.01, threshold=0.95, per_op=None,
-                    ignore=(), op_metric="cosine"):
+                    ignore=(), op_metric="cosine", *, postprocess=None):
     """``(SampleSource, max_drop)`` once every argument checked before any sample runs (the CLI
     calls it before converting the model): an impossible threshold would otherwise surface only
     when a failing check traces its first flipped sample."""
     from ..compare.thresholds import Policy
 
     check_metric(metric)
+    if postprocess is not None:
+        if not callable(postprocess):
+            raise ConfigError("postprocess", f"expected a callable postprocess(outputs) -> "
+                                             f"detections, got {type(postprocess).__name__}")
+        check_signature(postprocess, ("outputs",), "postprocess")
     max_drop = _check_max_drop(max_drop)
     Policy.build(threshold, per_op, ignore, op_metric)
     return SampleSource(samples), max_drop
+
+
+#: the optional inputs each metric reads (a callable metric: the "callable" entry)
+READS = {"top1": ("labels", "output"), "top5": ("labels", "output"), "agreement": ("output",),
+         "map": ("labels", "postprocess"), "callable": ("labels", "output")}
+
+#: why a metric has no use for an input, for the error that refuses it
+_WHY = {"postprocess": "postprocess turns outputs into detections, for metric map only",
+        "labels": "agreement compares the device's top-1 with the reference's, no labels",
+        "output": "map reads the detections postprocess makes of all the outputs"}
+
+
+def unread_options(metric, given: Dict[str, object]) -> List[str]:
+    """The names in ``given`` (labels, postprocess, output) holding a value that ``metric``
+    would not read: given and silently ignored, they would let a mistake pass unseen."""
+    # an unknown metric reads everything here: check_metric refuses it, naming the known ones
+    reads = READS.get("callable" if callable(metric) else metric, tuple(given))
+    return [name for name, value in given.items() if value is not None and name not in reads]
+
+
+def refuse_unread(metric, names: List[str]) -> None:
+    """ConfigError naming the options (as the caller spells them: ``labels=``, ``--labels``)
+    that ``metric`` does not read, and why; nothing when ``names`` is empty."""
+    if not names:
+        return
+    why = "; ".join(_WHY[key] for key in ("labels", "postprocess", "output")
+                    if any(n.strip("-=") == key for n in names))
+    them = "it" if len(names) == 1 else "them"
+    name = callable_label(metric) if callable(metric) else metric
+    raise ConfigError("metric", f"metric {name} does not use "
+                                f"{' or '.join(names)}: leave {them} out"
+                                + (f" ({why})" if why else ""))
 
 
 def reference_feed(reference_inputs: Optional[Callable], inputs, where: str):

@@ -133,6 +133,9 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
         if not isinstance(value["output"], str):
             raise ConfigError(f"{at}.output", f"must be an output name, got {value['output']!r}")
         out["output"] = value["output"]
+    if "labels" in value and metric == "agreement":
+        raise ConfigError(f"{at}.labels", "metric agreement does not use labels (it compares the "
+                                          "device's top-1 with the reference's): leave them out")
     if "labels" in value:
         out["labels"] = _yaml_labels(value["labels"], base_dir, f"{at}.labels")
     elif metric != "agreement":
@@ -142,8 +145,10 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
 
 
 def _yaml_labels(value, base_dir: Path, at: str):
+    """The labels file's ``Labels``: errors about a sample's label name the file."""
     import json
 
+    from ..dataset.samples import Labels
     from ..errors import ConfigError
 
     if not isinstance(value, str) or not (base_dir / value).is_file():
@@ -154,10 +159,10 @@ def _yaml_labels(value, base_dir: Path, at: str):
         if path.suffix == ".npy":
             from ..dump.user_arrays import read_npy
 
-            return read_npy(path, "a readable labels array").tolist()
+            return Labels(read_npy(path, "a readable labels array").tolist(), str(path))
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting
         raise ConfigError(at, f"cannot read {path}: {exc}") from exc
     if not isinstance(data, (dict, list)):
         raise ConfigError(at, f"{path}: labels are {{sample id: label}} or a list")
-    return data
+    return Labels(data, str(path))

@@ -32,7 +32,8 @@ def test_dataset_command_fails_default_and_passes_high_precision(spiky, tmp_path
     assert data["flipped"] == ["003", "011"] and data["dataset_first_failing_op"] == "amplify2"
     assert main(["dataset"] + common + ["--mode", "high_precision"]) == 0
     assert "reference: 0 run, 20 from the cache" in capsys.readouterr().out
-    assert main(["dataset"] + common + ["--metric", "agreement", "--max-drop", "0.1"]) == 0
+    no_labels = [a for a in common if a not in ("--labels", str(tmp_path / "labels.json"))]
+    assert main(["dataset"] + no_labels + ["--metric", "agreement", "--max-drop", "0.1"]) == 0
 
 
 def test_dataset_command_bad_input_exits_2(spiky, tmp_path, capsys):

@@ -109,6 +109,40 @@ def test_quiet_runs_print_no_progress(project, monkeypatch):
     assert "samples (" not in result.stdout.str()
 
 
+METRIC_FUNCTIONS = '''
+import math
+from pytest_ascend_accuracy import accuracy
+
+def bad(outputs, labels):
+    raise ValueError("boom")
+
+def nan(outputs, labels):
+    return math.nan
+
+@accuracy(threshold=0.95, modes=["high_precision"])
+def test_bad(ascend_model, check_dataset):
+    check_dataset(ascend_model("models/spiky.onnx"), "samples", metric=bad)
+
+@accuracy(threshold=0.95, modes=["high_precision"])
+def test_nan(ascend_model, check_dataset):
+    check_dataset(ascend_model("models/spiky.onnx"), "samples", metric=nan)
+'''
+
+
+def test_a_metric_function_that_raises_fails_the_test_naming_it_and_its_line(project):
+    """It failed with the metric's traceback, or for NaN as an accuracy failure ("drop nan")."""
+    project.makepyfile(test_metric=METRIC_FUNCTIONS)
+    result = project.runpytest("-p", "no:cacheprovider", "test_metric.py")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*metric: metric test_metric:bad failed on the reference outputs: ValueError: boom "
+        "(raised at test_metric.py:5, in bad)",
+        "*metric: metric test_metric:nan returned nan for the onnxruntime fp32 reference's "
+        "outputs: a metric must return a finite number",
+    ])
+    assert "drop nan" not in result.stdout.str()
+
+
 def test_yaml_dataset_item(project):
     project.makefile(".yaml", accuracy_suite='''
 models:
