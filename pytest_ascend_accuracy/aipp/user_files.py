@@ -24,7 +24,11 @@ def load_images(directory: str) -> List[np.ndarray]:
         raise ConfigError(directory, "--images: no .npy image files in the directory")
     out = []
     for f in files:
-        out.append(read_npy(f, "a readable .npy image"))
+        image = read_npy(f, "a readable .npy image")
+        if image.dtype != np.uint8:  # named here: the AIPP check knows only its position
+            raise ConfigError(str(f), f"--images: not a raw image: AIPP reads uint8 bytes (HWC; "
+                                      f"NV12 rows for YUV420SP_U8), this file holds {image.dtype}")
+        out.append(image)
     return out
 
 

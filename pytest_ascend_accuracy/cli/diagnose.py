@@ -47,17 +47,35 @@ def _configure(p: argparse.ArgumentParser) -> None:
     aipp_step.add_arguments(p)
 
 
-def _read_inputs(items: List[str]) -> Dict[str, np.ndarray]:
+def _read_inputs(items: List[str], model: str, input_shape) -> Dict[str, np.ndarray]:
+    """``--inputs`` read and checked against the model's inputs, an error naming the file
+    that holds a wrong or unknown input (it named only the input)."""
     inputs: Dict[str, np.ndarray] = {}
+    files: Dict[str, str] = {}
     for item in items:
         name, sep, path = item.partition("=")
         if not sep:
             path = item
             if not path.endswith(".npz"):
                 raise ConfigError("--inputs", f"{item!r}: give NAME=FILE.npy or a FILE.npz")
-            inputs.update(read_npz(path, "a readable .npz of inputs"))
+            arrays = read_npz(path, "a readable .npz of inputs")
+            inputs.update(arrays)
+            files.update(dict.fromkeys(arrays, path))
             continue
         inputs[name] = read_npy(path, f"a readable input {name!r}")
+        files[name] = path
+    if inputs:
+        from ..graph.onnx_graph import check_inputs, load_model, resolve_input_shapes
+
+        proto = load_model(model, weights=False)
+        resolve_input_shapes(proto, input_shape, require_static=False, where="--input-shape")
+        try:
+            check_inputs(proto, inputs, where="--inputs")
+        except ConfigError as exc:
+            path = next((f for n, f in files.items() if repr(n) in exc.problem), None)
+            if path is None:
+                raise
+            raise ConfigError(f"--inputs {path}", exc.problem) from None
     return inputs
 
 
@@ -131,7 +149,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.fault and args.backend != BackendKind.EMULATOR:
         raise ConfigError("--fault", "faults exist only in the emulator backend")
     backend = make_cli_backend(args, cache, faults=_faults(args.fault))
-    inputs = _read_inputs(args.inputs) or None
+    inputs = _read_inputs(args.inputs, args.model, args.input_shape) or None
 
     def progress(message: str) -> None:
         print(f"[diagnose] {message}", file=sys.stderr, flush=True)
