@@ -49,18 +49,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Iterator, Optional, Tuple
 
 from ..core.atomic_files import GoldenWriteError
 from ..core.path_lock import LOCK_TIMEOUT_S, PathLocked, path_lock
 from ..core.regen import Regen
 from ..errors import AscendAccuracyError, ConfigError, DumpFormatError
 from . import stored_record as record
+from .stored_recovery import (_DEL, _NEW, _TMP, Recovery, _fsync_dir, _recover,  # noqa: F401
+                              _remove, _token)
 
 #: outcomes of ``GoldenPolicy.obtain``
 USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (--accuracy-regen-all)"
@@ -72,7 +71,6 @@ REWRITTEN_UNREADABLE = "rewritten (--accuracy-regen: a file of it could not be r
 KEPT_INPUTS = ", op inputs kept"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
 GOLDEN_TS0 = 1_000_000_000_000_000
-_TMP, _NEW, _OLD, _DEL = "tmp", "new", "old", "del"
 
 
 def resolve_golden_path(path, base_dir) -> Path:
@@ -97,117 +95,11 @@ def _Locked(path, lock_dir=None, timeout: float = LOCK_TIMEOUT_S) -> PathLocked:
 
 
 # --------------------------------------------------------------------------- recovery
-@dataclass
-class Recovery:
-    """What ``recover_interrupted`` found and did: ``installed`` names the leftover put in place
-    (a complete new golden, or a complete old one when the golden itself was gone), ``removed``
-    every leftover deleted, ``discarded`` ({name: why}) the old copies among them that were not
-    restored although the golden was gone."""
-
-    path: Path
-    installed: Optional[str] = None
-    removed: List[str] = field(default_factory=list)
-    discarded: Dict[str, str] = field(default_factory=dict)
-
-    def __bool__(self) -> bool:
-        return bool(self.installed or self.removed)
-
-    def note(self) -> str:
-        """One line for the session summary (empty when nothing was left over)."""
-        parts = []
-        if self.installed:
-            kind = ("the complete new golden of an interrupted rewrite" if f".{_NEW}-" in self.installed
-                    else "the previous golden (the golden itself was missing)")
-            parts.append(f"recovered {kind} from {self.installed}")
-        others = sorted(n for n in self.removed if n not in self.discarded)
-        if others:
-            parts.append(f"removed {len(others)} leftover{'s' if len(others) != 1 else ''} of "
-                         f"interrupted writes ({', '.join(others)})")
-        for name, why in sorted(self.discarded.items()):
-            parts.append(f"removed {name} without restoring it ({why})")
-        return "; ".join(parts)
-
-
-def _leftovers(path: Path, kind: str) -> List[Path]:
-    """``.<name>.<kind>-<pid>-...`` entries next to ``path`` left by writers that are gone. The
-    caller holds the lock, so a writer of this package using it is never among them; an entry
-    of another live process (one that locks elsewhere) is left alone all the same."""
-    from ..core.atomic_files import pid_alive
-
-    prefix = f".{path.name}.{kind}-"
-    try:
-        entries = [p for p in path.parent.iterdir() if p.name.startswith(prefix)]
-    except OSError:
-        return []
-    out = []
-    for p in entries:
-        pid = p.name[len(prefix):].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and pid_alive(int(pid)):
-            continue
-        out.append(p)
-    return out
-
-
-def _written_ns(leftover: Path) -> Tuple[int, str]:
-    """Sort key: the nanosecond time in ``.<name>.<kind>-<pid>-<ns>-<id>`` (0 for old names)."""
-    parts = leftover.name.rsplit(".", 1)[-1].split("-")
-    ns = int(parts[2]) if len(parts) >= 4 and parts[2].isdigit() else 0
-    return ns, leftover.name
-
-
-def _not_restorable(old: Path) -> Optional[str]:
-    """Why the old copy ``old`` may not become the golden again (None: it is known complete).
-    Only the layout without write times renamed a golden to ``.old-*`` whole and left it there
-    alone (killed before the new golden was in place); the layout with them left one alone
-    only while deleting it, after a newer golden was in place. A ``golden.json`` it holds must
-    list no file it lacks."""
-    if _written_ns(old)[0]:
-        return ("an older golden a rewrite had replaced, left while it was being deleted: "
-                "maybe half deleted, and stale either way")
-    try:
-        rec = record.read_record(old)
-    except DumpFormatError:
-        return f"its {record.RECORD_FILE} cannot be read"
-    if rec is not None and record.missing_files(rec, old):
-        return f"incomplete: files its {record.RECORD_FILE} lists are missing"
-    return None
-
-
 def recover_interrupted(path, *, lock_dir=None) -> Recovery:
     """Repair what killed writers left next to the golden at ``path`` (see the module doc);
     takes the golden's lock."""
     with _Locked(path, lock_dir):
         return _recover(Path(path))
-
-
-def _recover(path: Path) -> Recovery:
-    out = Recovery(path)
-    news = sorted(_leftovers(path, _NEW), key=_written_ns)
-    olds = sorted(_leftovers(path, _OLD), key=_written_ns)
-    doomed = _leftovers(path, _DEL) + _leftovers(path, _TMP)
-    if news:
-        winner = news.pop()
-        if os.path.lexists(path):
-            aside = path.parent / f".{path.name}.{_DEL}-{_token()}"
-            os.rename(path, aside)
-            doomed.append(aside)
-        os.rename(winner, path)
-        out.installed = winner.name
-    elif not os.path.lexists(path):
-        for old in reversed(olds):  # the newest known-complete one
-            why = _not_restorable(old)
-            if why is None:
-                olds.remove(old)
-                os.rename(old, path)
-                out.installed = old.name
-                break
-            out.discarded[old.name] = why
-    for stale in news + olds + doomed:
-        out.removed.append(stale.name)
-        _remove(stale)
-    if out:
-        _fsync_dir(path.parent)
-    return out
 
 
 # --------------------------------------------------------------------------- writing
@@ -287,10 +179,6 @@ def _store(path: Path, dump, store_inputs: bool = False) -> bool:
     return True
 
 
-def _token() -> str:
-    return f"{os.getpid()}-{time.time_ns()}-{uuid.uuid4().hex[:8]}"
-
-
 def _same_files(a: Path, b: Path) -> bool:
     """Whether directories ``a`` and ``b`` hold the same file names with the same bytes."""
     names_a = sorted(p.name for p in a.iterdir())
@@ -316,29 +204,6 @@ def _fsync_tree(directory: Path) -> None:
             with open(p, "rb") as f:
                 os.fsync(f.fileno())
     _fsync_dir(directory)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _remove(p: Path) -> None:
-    if p.is_dir() and not p.is_symlink():
-        shutil.rmtree(p, ignore_errors=True)
-    else:
-        try:
-            p.unlink()
-        except OSError:
-            pass
 
 
 def read_golden(path):
