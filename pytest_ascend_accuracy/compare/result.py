@@ -241,7 +241,7 @@ class Verdict:
         judged = [f for f in self.failures if not f.reason.startswith(NOT_COMPARED)]
         n_judged = self.judged - len(hidden_rows)
         note = (f"{len(hidden)} op{_s(len(hidden))} not compared ({_listed(hidden)}: no golden "
-                "tensor, a fault there would go unseen; name them in ignore= to accept that)")
+                f"tensor, a fault there would go unseen; {IGNORE_NOTE})")
         if not judged:
             return f"accuracy FAILED: {note}"
         first = judged[0].row
@@ -255,6 +255,11 @@ class Verdict:
                 f"fail {thr}; first failure in graph order: {first.label} (#{first.order})"
                 + (f"; {note}" if hidden else ""))
 
+
+#: the verdict line's advice on ops not compared, as the Python API and the plugin spell it;
+#: the ``ascend-accuracy`` command prints ``IGNORE_NOTE_CLI`` instead (``failure_text(cli=True)``)
+IGNORE_NOTE = "name them in ignore= to accept that"
+IGNORE_NOTE_CLI = "name each in --ignore NAME to accept that"
 
 #: the start of a verdict's problem when every compared tensor was ignored or skipped: a check
 #: that judges nothing must not pass

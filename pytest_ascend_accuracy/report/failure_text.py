@@ -216,17 +216,74 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
     return True
 
 
+#: how a command-line user converts and checks a mode: ``ascend-accuracy diagnose`` (compare and
+#: judge have no mode; the model the dump ran is not known to them, hence the placeholder)
+CLI_MODEL = "MODEL.onnx"
+
+
+def _cli_judge_options(verdict: Verdict) -> str:
+    """The verdict's threshold, metric and scale guard as ``ascend-accuracy diagnose`` options
+    (none where they are its defaults), so a pasted command judges as the compare did."""
+    from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE, DEFAULT_THRESHOLD
+
+    thr = verdict.policy.default
+    opts = []
+    if thr.metric != "cosine":
+        opts.append(f"--metric {thr.metric}")
+    if thr.metric != "cosine" or thr.value != DEFAULT_THRESHOLD:
+        opts.append(f"--threshold {threshold_text(thr.value)}")
+    t = verdict.policy.scale_tolerance
+    if t != DEFAULT_SCALE_TOLERANCE:
+        opts.append("--scale-tolerance " + ("none" if t is None else f"{t:g}"))
+    return "".join(" " + o for o in opts)
+
+
+def _cli_diagnose(verdict: Verdict, mode=None) -> str:
+    """``ascend-accuracy diagnose MODEL.onnx [--mode ...] [judge options]``, shell-quoted."""
+    import shlex
+
+    command = f"ascend-accuracy diagnose {CLI_MODEL}"
+    if mode is not None:
+        form = mode.yaml_form()
+        command += f" --mode {shlex.quote(form)}"
+    return command + _cli_judge_options(verdict)
+
+
+def unread(verdict: Verdict) -> bool:
+    """Every failing tensor went unread (shapes that cannot be compared, a file not read): its
+    values say nothing about float16 range or about any mode."""
+    return bool(verdict.failures) and all(f.row.metrics is None for f in verdict.failures)
+
+
+UNREAD_REASON = "the failing tensors were not read"
+
+
+def unread_hint(verdict: Verdict, cli: bool = False) -> Tuple[str, str]:
+    """(reason, advice) of a verdict whose failing tensors were all left unread."""
+    first = verdict.failures[0]
+    return (f"{UNREAD_REASON} ({printable(first.row.label)}: {printable(first.reason)})",
+            "make the dumps comparable first: both from the same model, input shapes and run"
+            + ("" if not cli else
+               "; an om json (--om-json F) or a mapping (--mapping F) pairs renamed ops"))
+
+
 def default_hint(verdict: Verdict, range_inputs: Sequence = (),
-                 result: Optional[CompareResult] = None) -> str:
+                 result: Optional[CompareResult] = None, *, cli: bool = False) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops.
-    ``result``: the comparison judged, if at hand (an om json it already had is not asked for)."""
+    ``result``: the comparison judged, if at hand (an om json it already had is not asked for).
+    ``cli``: spelled for the ``ascend-accuracy`` command (its options, and ``diagnose`` to try
+    a mode), else for the Python API (``assert_accuracy``: ``ignore=``, ``keep_dtype=``)."""
     if verdict.problem:
         from ..compare.result import problem_advice
 
         known = problem_advice(verdict.problem)
         if known is not None:
             return known[1]
+        if cli:
+            return ("check that both dumps come from the same model and run; pass the om json "
+                    "(--om-json F, from atc --mode=1) so fused ops find their original names, "
+                    "or map op names with --mapping F")
         return ("check that both dumps come from the same model and run; pass the om json "
                 "(om_json= / --om-json) so fused ops find their original names, or map op names "
                 "with mapping= / --mapping")
@@ -239,12 +296,31 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         had_om_json = result is not None and bool(
             (result.meta.get("actual") or {}).get("om_json"))
         om_json = "" if had_om_json else (
-            "where the dump names ATC's fused ops, pass the om json (om_json= / --om-json, from "
+            "where the dump names ATC's fused ops, pass the om json ("
+            + ("--om-json F" if cli else "om_json= / --om-json") + ", from "
             "atc --mode=1) so they find their original names; ")
+        if cli:
+            import shlex
+
+            accept = "or accept them unchecked with " + " ".join(
+                f"--ignore {shlex.quote(n)}" for n in hidden)
+        else:
+            accept = "or accept them unchecked with ignore= / --ignore NAME"
         return (f"the golden holds no tensor for {listed}: check that the golden dump has their "
-                f"outputs (a file per op output); {om_json}or accept them unchecked with "
-                "ignore= / --ignore NAME")
+                f"outputs (a file per op output); {om_json}{accept}")
+    if unread(verdict):  # nothing was read: no overflow to speak of, no mode to try
+        return ": ".join(unread_hint(verdict, cli))
     names, reason = keep_dtype_names(verdict, range_inputs)
+    if names and cli:
+        from ..core.modes import HIGH_PRECISION, keep_dtype
+
+        hp = high_precision_may_fix(verdict, names)
+        return (f"{reason}: keep these ops in float32 (ATC --keep_dtype=FILE, one op name a "
+                f"line){' or convert in high precision' if hp else ''}; check it on the ONNX "
+                f"model the dump ran: {_cli_diagnose(verdict, keep_dtype(names))}"
+                + (f" (or --mode {HIGH_PRECISION.yaml_form()})" if hp else
+                   " (high precision still feeds Cube ops float16)")
+                + " passes with exit status 0")
     if names:
         shown = ", ".join(repr(printable(n)) for n in names[:5])
         more = ", ..." if len(names) > 5 else ""
@@ -253,6 +329,11 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                     f"precision still feeds Cube ops float16)")
         return (f"{reason}: convert with mode=\"high_precision\", or keep these ops in float32 "
                 f"with keep_dtype=[{shown}{more}]")
+    if cli:
+        return (f"{no_overflow_seen(range_inputs)}: {_cli_diagnose(verdict)} walks the "
+                "debugging flow on the ONNX model the dump ran (high precision, ops kept in "
+                "float32, buffer reuse off, fusion off) and names the mode that restores "
+                "accuracy, if one does")
     return (f"{no_overflow_seen(range_inputs)}: compare with mode=\"fusion_off\" and "
             "mode=\"buffer_off\" to see whether a fusion pass or buffer reuse causes the first "
             "failure")
@@ -283,13 +364,20 @@ def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
 
 def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
                  hint=None, worst: int = WORST_ROWS,
-                 report_how: str = DEFAULT_REPORT_HOW, range_inputs: Sequence = ()) -> str:
+                 report_how: str = DEFAULT_REPORT_HOW, range_inputs: Sequence = (),
+                 cli: bool = False) -> str:
     """The fixed failure block for a failed verdict. ``report_how`` says how to get the CSV
     when ``csv_path`` is None. ``hint``: a text, a ``report.hints.Hint`` (printed with the
-    modes to paste), or None for ``default_hint``."""
+    modes to paste), or None for ``default_hint``. ``cli``: the ``ascend-accuracy`` command's
+    spelling of every option named (``--ignore NAME``), as ``default_hint(cli=True)``."""
     if verdict.passed:
         return summary_text(result, verdict, csv_path=csv_path)
-    lines = [verdict.describe(), ""]
+    head = verdict.describe()
+    if cli:
+        from ..compare.result import IGNORE_NOTE, IGNORE_NOTE_CLI
+
+        head = head.replace(IGNORE_NOTE, IGNORE_NOTE_CLI)
+    lines = [head, ""]
     if verdict.first is not None:
         lines += _first_block(verdict.first)
         block = _worst_block(verdict, worst)
@@ -301,7 +389,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         lines += hint.lines()
     else:
         if hint is None:
-            hint = default_hint(verdict, range_inputs, result)
+            hint = default_hint(verdict, range_inputs, result, cli=cli)
         lines.append(f"next step: {hint}")
     return "\n".join(lines)
 
@@ -319,9 +407,12 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
     lowest = sorted(judged, key=key)[:rows]
     if lowest:
         lines += ["", f"closest to the threshold ({thr.metric}):"]
+        # the judged metric's own column where it is not one of the three shown
+        extra = [] if thr.metric in ("cosine", "rel_l2", "max_abs") else [thr.metric]
         lines += table([[str(r.order), printable(r.label, _NAME_WIDTH), printable(r.op_type) or "-",
                          _num(r.metrics.cosine), _num(r.metrics.rel_l2), _num(r.metrics.max_abs)]
-                        for r in lowest], ["#", "op", "type", "cosine", "rel_l2", "max_abs"])
+                        + [_num(r.metrics.value(m)) for m in extra]
+                        for r in lowest], ["#", "op", "type", "cosine", "rel_l2", "max_abs"] + extra)
     lines += ["", f"coverage: {result.coverage.describe()}"]
     if csv_path:
         lines.append(report_line(csv_path))

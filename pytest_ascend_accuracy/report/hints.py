@@ -29,6 +29,12 @@ from typing import List, Optional, Sequence
 
 KEEP_DTYPE, MODES, PROBLEM, AIPP, IGNORE = "keep_dtype", "modes", "problem", "aipp", "ignore"
 
+#: what ``--accuracy-diagnose`` does when fusion and buffer reuse are off already (``triage.flow``:
+#: high precision, every op kept in float32, then the search for a small keep_dtype set)
+DIAGNOSE_ADVICE = ("run with --accuracy-diagnose: it tries high precision and keeping every op "
+                   "in float32, and where that passes names a small set of ops to keep in "
+                   "float32 as a mode to paste")
+
 #: how to make two dumps comparable, as the library API and the CLI spell it
 PROBLEM_ADVICE = ("pass the om json (om_json= / --om-json) so fused ops find their original "
                   "names, or map op names with mapping= / --mapping")
@@ -93,6 +99,11 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                             "(no golden tensor: a fault there would go unseen)",
                     advice=f"to accept that, ignore them: @accuracy(ignore={hidden!r}) "
                            f"(YAML: ignore: [{listed}])")
+    from .failure_text import unread, unread_hint
+
+    if unread(verdict):  # no value was read: nothing to say about float16 range or modes
+        reason, advice = unread_hint(verdict)
+        return Hint(PROBLEM, reason, advice=advice)
     names, reason = keep_dtype_names(verdict, range_inputs)
     if names:
         suggested = [mode | keep_dtype(names)]
@@ -105,7 +116,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     seen = no_overflow_seen(range_inputs)
     if not compare:
         return Hint(MODES, f"{seen}, and fusion and buffer reuse are already off",
-                    advice="run with --accuracy-diagnose to search for the ops to keep in float32")
+                    advice=DIAGNOSE_ADVICE)
     return Hint(MODES, seen,
                 tuple(compare), advice="compare with these modes to see whether a fusion pass or "
                                        "buffer reuse causes the first failure")
