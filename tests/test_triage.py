@@ -88,8 +88,8 @@ def test_input_preprocessing_mismatch_stops_at_the_data_step(cache):
 def test_model_failing_in_every_mode_reports_the_operators(cache):
     d = run(models.conv_bn_relu(), cache, faults=[Fault.on_op("conv2")])
     assert d.restored_by is None
-    assert [s.step for s in d.steps] == ["default", "data", "high_precision", "buffer_off",
-                                         "fusion_off", "golden"]
+    assert [s.step for s in d.steps] == ["default", "data", "high_precision", "keep_dtype_all",
+                                         "buffer_off", "fusion_off", "golden"]
     golden = d.step("golden")
     assert golden.first_failure == "conv2relu2" and golden.failing == ("conv2relu2",)
     assert "no conversion mode restores accuracy" in d.verdict
@@ -102,7 +102,11 @@ def test_passing_model_costs_one_conversion(cache):
 
 def test_budget_stops_and_a_rerun_resumes_from_the_cache(cache):
     first = run(models.two_overflows(), cache, budget=3)
-    assert first.budget_exhausted and first.restored_by is None
+    # the seeds passed before the budget ran out: that measured set is the fix, said cut short
+    assert first.budget_exhausted and first.restored_by == "keep_dtype"
+    assert first.keep_dtype == ("norm_a", "norm_b") and first.fix_mode is not None
+    assert ("(the budget ran out before a smaller set was found: rerun with --budget 6 to "
+            "search further)") in first.verdict
     assert first.conversions == 3
     again = run(models.two_overflows(), cache, budget=3)
     assert again.cache_hits == 3 and again.restored_by == "keep_dtype"
@@ -179,7 +183,8 @@ def test_the_last_step_names_the_modes_tried_instead_of_claiming_every_op_fails_
     d = run(models.conv_bn_relu(), cache, faults=[Fault.on_op("conv2")])
     golden = d.step("golden")
     assert "in every mode tried" not in golden.summary
-    assert "no mode tried passes (high_precision, buffer_off, fusion_off)" in golden.summary
+    assert ("no mode tried passes (high_precision, keep_dtype(all 9 ops), buffer_off, "
+            "fusion_off)") in golden.summary
 
 
 def test_a_default_verdict_that_judged_nothing_is_not_diagnosed_and_does_not_crash(cache):

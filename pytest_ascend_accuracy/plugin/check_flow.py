@@ -174,7 +174,7 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str)
     """Run the debugging flow from the failing test's own mode (``handle.mode``) on its own
     inputs; the lines to append to the failure. Fix files go to the test's report directory
     (or the cache)."""
-    from ..triage.flow import diagnose
+    from ..triage.flow import PLUGIN_BUDGET_OPTION, diagnose
 
     root = state.settings.report_dir or (state.settings.cache_dir / "diagnoses")
     out_dir = Path(root) / report_slug(nodeid) / "diagnosis"
@@ -185,7 +185,7 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str)
                      input_shape=handle.input_shape, metric=spec.metric,
                      per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir,
                      mode=handle.mode, atc_options=getattr(handle, "atc_options", None) or None,
-                     scale_tolerance=spec.scale_tolerance)
+                     scale_tolerance=spec.scale_tolerance, budget_option=PLUGIN_BUDGET_OPTION)
     shown = state.settings.show(out_dir)
     lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
              f"{'s' if d.conversions != 1 else ''}, from mode {handle.mode.name}): {d.verdict}"]

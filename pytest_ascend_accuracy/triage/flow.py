@@ -35,7 +35,8 @@ from ..compare.thresholds import Policy
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .inputs import input_check
-from .result import Diagnosis, OpLine, StepResult, fmt as _fmt
+from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,  # noqa: F401
+                     StepResult, fmt as _fmt, rerun_with_budget)
 from .search import BudgetExhausted, CountingPredicate, minimal_subset
 
 STEPS = ("default", "data", "high_precision", "keep_dtype", "buffer_off", "fusion_off",
@@ -106,7 +107,8 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
              out_dir=None, progress: Optional[Callable[[str], None]] = None,
              mode: Optional[Mode] = None,
              atc_options: Optional[Mapping[str, object]] = None,
-             scale_tolerance: Optional[float] = None) -> Diagnosis:
+             scale_tolerance: Optional[float] = None,
+             budget_option: str = CLI_BUDGET_OPTION) -> Diagnosis:
     """Walk the debugging flow for ``model`` and return what restores accuracy.
 
     ``backend`` defaults to the CPU emulator over ``cache`` (default ``.ascend-accuracy/``);
@@ -119,7 +121,9 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     them, and the fix's ATC options (``atc_args.txt``) hold them with the mode's, spelled as
     the backend passes them (``triage.atc_args``). ``scale_tolerance``: the scale guard the
     failing check judged with (``check_accuracy``'s default 2.0; None: off), so a check that
-    failed on scale alone is not called passing here."""
+    failed on scale alone is not called passing here. ``budget_option``: how the caller's user
+    raises the budget, ``{n}`` for the number (the CLI's ``--budget {n}``, the plugin's
+    ``--accuracy-diagnose-budget={n}``), named where the budget runs out."""
     from ..core.cache import Cache
     from ..golden.onnxruntime_golden import golden_dump
     from ..graph.onnx_graph import make_inputs, model_label
@@ -151,7 +155,7 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,
                      input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None),
                      atc_options=atc_options)
-    flow = _Flow(runner, threshold, metric, DEFAULT if mode is None else mode)
+    flow = _Flow(runner, threshold, metric, DEFAULT if mode is None else mode, budget_option)
     try:
         outcome = flow.walk()
     finally:
@@ -159,7 +163,8 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     diagnosis = Diagnosis(
         model=model_label(model), backend=backend.describe(), threshold=float(threshold),
         metric=metric, steps=tuple(flow.steps), conversions=runner.conversions,
-        cache_hits=runner.cache_hits, budget=budget, final=flow.final, **outcome)
+        cache_hits=runner.cache_hits, budget=budget, final=flow.final,
+        budget_option=budget_option, **outcome)
     if diagnosis.fix_mode is not None and diagnosis.restored_by != "default":
         from .atc_args import fix_atc
 
@@ -175,8 +180,10 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
 class _Flow:
     """The step sequence; ``walk`` returns the Diagnosis fields that depend on the outcome."""
 
-    def __init__(self, runner: _Runner, threshold: float, metric: str, base: Mode = DEFAULT):
+    def __init__(self, runner: _Runner, threshold: float, metric: str, base: Mode = DEFAULT,
+                 budget_option: str = CLI_BUDGET_OPTION):
         self.run, self.threshold, self.metric, self.base = runner, threshold, metric, base
+        self.budget_option = budget_option
         self.steps: List[StepResult] = []
         self.final: Optional[CompareResult] = None
 
@@ -202,8 +209,9 @@ class _Flow:
             if restored:
                 return restored
         except BudgetExhausted as exc:
-            return self._outcome(None, f"stopped: {exc} after {len(self.steps)} step(s); rerun with a "
-                                       "larger --budget to continue from the cache", exhausted=True)
+            return self._outcome(None, f"stopped: {exc} after {len(self.steps)} step(s); "
+                                       f"{self._rerun()} to continue from the cache",
+                                 exhausted=True)
         return self._golden_step()
 
     # -- steps --------------------------------------------------------------------------------
@@ -221,10 +229,9 @@ class _Flow:
         hp_says = "high precision passes"
         if not hp.passed:
             # high precision still feeds cube ops (Conv, MatMul and what fuses into them)
-            # float16; keep_dtype keeps an op wholly in float32. Where values leave the float16
-            # range, keeping every op may pass where high precision does not: then search it
-            if not _range_ops(default, self.run.golden):
-                return None
+            # float16; keep_dtype keeps an op wholly in its original dtype. Keeping every op
+            # may pass where high precision does not -- values out of the float16 range, or
+            # plain float16 rounding under a tight threshold: then search a small set
             names, _ = _framework_ops(default)
             every = replace(self.base | Mode(keep_dtype=tuple(names)),
                             label=f"keep_dtype(all {len(names)} ops)")
@@ -234,7 +241,7 @@ class _Flow:
             hp_says = ("high precision does not pass (cube ops still take float16 inputs); "
                        "keeping every op in float32 does")
         spent = self.run.conversions
-        keep, note = self._keep_dtype_search(default, drops)
+        keep, note, cut_short = self._keep_dtype_search(default, drops)
         if keep:
             mode = self.base | Mode(keep_dtype=tuple(keep))
             ev = self.run.evaluate(mode)  # memoised: the search measured it
@@ -249,8 +256,10 @@ class _Flow:
             return self._outcome(
                 "keep_dtype",
                 f"{self.base.name} fails at op {first}; {hp_says}; keep_dtype "
-                f"{{{', '.join(keep)}}} restores {self.metric} {_fmt(value)} under fp16",
-                fix_mode=mode, keep=tuple(keep))
+                f"{{{_names(keep)}}} restores {self.metric} {_fmt(value)} under fp16"
+                + (f" (the budget ran out before a smaller set was found: {self._rerun()} "
+                   f"to search further)" if cut_short else ""),
+                fix_mode=mode, keep=tuple(keep), exhausted=cut_short)
         self.steps.append(StepResult("keep_dtype", "", None, f"no smaller keep_dtype set found ({note})",
                                      conversions=self.run.conversions - spent))
         if not hp.passed:
@@ -261,9 +270,13 @@ class _Flow:
                              "precision passes; convert with --precision_mode=allow_fp32_to_fp16",
                              fix_mode=self.base | HIGH_PRECISION)
 
-    def _keep_dtype_search(self, default: _Evaluation, drops: Sequence[str]) -> Tuple[List[str], str]:
+    def _keep_dtype_search(self, default: _Evaluation,
+                           drops: Sequence[str]) -> Tuple[List[str], str, bool]:
         """Seeds (fp16-range ops, then ops whose cosine drops first) are tried together first;
-        then op types, then names inside the types that matter."""
+        then op types, then names inside the types that matter. Returns (names, note, cut
+        short): where the budget runs out once a passing set is measured (every op, or the
+        ops of the types that matter), that set, which pastes and passes, with cut short
+        True."""
         names, types = _framework_ops(default)
         ranged = [n for n in dict.fromkeys(_range_ops(default, self.run.golden)) if n in types]
         seeds = list(dict.fromkeys(ranged + [n for n in drops if n in types]))
@@ -276,22 +289,39 @@ class _Flow:
         # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
         # the likeliest fix (often one conversion); then every seed together
         first = [n for n in drops[:1] if n in types]
-        for trial in (list(dict.fromkeys(ranged + first)), seeds):
-            if trial and pred(trial):
-                keep = minimal_subset(trial, pred)
-                return keep, (f"seeded with {len(trial)} op(s) out of fp16 range or dropping first, "
-                              f"{pred.calls} conversion(s) in the search")
-        groups: Dict[str, List[str]] = {}
-        for n in ordered:
-            groups.setdefault(types.get(n, ""), []).append(n)
-        type_pred = CountingPredicate(lambda chosen: pred(frozenset(
-            n for t in chosen for n in groups[t])))
-        type_pred.know([], default.passed)
-        needed_types = minimal_subset(list(groups), type_pred)
-        pool = [n for t in needed_types for n in groups[t]]
-        keep = minimal_subset(pool, pred)
-        return keep, (f"types {', '.join(needed_types) or '-'} narrowed to names, "
-                      f"{pred.calls} conversion(s) in the search")
+        def by_rank(chosen):  # the order the search converted them in (the memo's key)
+            return sorted(chosen, key=rank.__getitem__)
+
+        # the smallest set known to pass so far: every op (measured, or what high precision
+        # passing stands for), then the seeds or the types found; a spent budget returns it
+        passing = names
+        try:
+            for trial in (list(dict.fromkeys(ranged + first)), seeds):
+                if trial and pred(trial):
+                    passing = trial
+                    keep = minimal_subset(trial, pred)
+                    return by_rank(keep), (f"seeded with {len(trial)} op(s) out of fp16 range or "
+                                           f"dropping first, {pred.calls} conversion(s) in the "
+                                           f"search"), False
+            groups: Dict[str, List[str]] = {}
+            for n in ordered:
+                groups.setdefault(types.get(n, ""), []).append(n)
+            type_pred = CountingPredicate(lambda chosen: pred(frozenset(
+                n for t in chosen for n in groups[t])))
+            type_pred.know([], default.passed)
+            needed_types = minimal_subset(list(groups), type_pred)
+            passing = [n for t in needed_types for n in groups[t]]
+            keep = minimal_subset(passing, pred)
+        except BudgetExhausted:
+            for order in (by_rank(passing), list(passing)):  # as the search or step converted it
+                ev = self.run.memo.get(replace(self.base | Mode(keep_dtype=tuple(order)),
+                                               label=None))
+                if ev is not None and ev.passed:
+                    return order, (f"the budget ran out in the search, {pred.calls} "
+                                   f"conversion(s) in it"), True
+            raise  # (every op assumed from high precision passing, never converted)
+        return by_rank(keep), (f"types {', '.join(needed_types) or '-'} narrowed to names, "
+                               f"{pred.calls} conversion(s) in the search"), False
 
     def _buffer(self, default: _Evaluation) -> Optional[dict]:
         ev, differing = self._mode_step("buffer_off", self.base | BUFFER_OFF, default)
@@ -358,6 +388,10 @@ class _Flow:
                   f"the reference")
 
     # -- helpers ------------------------------------------------------------------------------
+    def _rerun(self) -> str:
+        """How to rerun with a larger budget, in the caller's own option (``budget_option``)."""
+        return rerun_with_budget(self.budget_option, self.run.budget)
+
     def _add(self, step: str, ev: _Evaluation, spent_before: int, *, differing=()) -> None:
         v = ev.verdict
         first = v.first

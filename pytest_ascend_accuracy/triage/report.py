@@ -59,7 +59,10 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
              f"  backend: {d.backend}; threshold: {d.metric} {d.threshold:g}; "
              f"conversions: {d.conversions} new, {d.cache_hits} from the cache (budget {d.budget})"]
     if d.budget_exhausted:
-        lines.append("  the budget ran out: rerun with a larger --budget to continue from the cache")
+        from .result import rerun_with_budget
+
+        lines.append(f"  the budget ran out: {rerun_with_budget(d.budget_option, d.budget)} to "
+                     f"continue from the cache")
     written = files or d.fix_files or {}
     if d.fix_mode is not None and d.restored_by != "default":
         # the config files as written (they were named ./keep_dtype.cfg wherever --out put them)

@@ -7,6 +7,16 @@ from typing import Mapping, Optional, Tuple
 from ..compare.result import CompareResult
 from ..core.modes import Mode
 
+#: how each front end raises the conversion budget (``diagnose(budget_option=...)``): the
+#: command's option, the plugin's; a rerun with it continues from the cache
+CLI_BUDGET_OPTION = "--budget {n}"
+PLUGIN_BUDGET_OPTION = "--accuracy-diagnose-budget={n}"
+
+
+def rerun_with_budget(budget_option: str, budget: int) -> str:
+    """``rerun with --budget 64``: the option with twice the budget spent, ready to paste."""
+    return f"rerun with {budget_option.format(n=max(2 * budget, budget + 1))}"
+
 
 @dataclass(frozen=True)
 class OpLine:
@@ -59,6 +69,8 @@ class Diagnosis:
     #: Diagnosis made by hand: then the fix mode's own spelling
     fix_atc: Optional[object] = None
     final: Optional[CompareResult] = field(default=None, compare=False, repr=False)
+    #: how the caller's user raises the budget, ``{n}`` for the number (``flow.CLI_BUDGET_OPTION``)
+    budget_option: str = CLI_BUDGET_OPTION
 
     @property
     def fixed(self) -> bool:
