@@ -151,3 +151,22 @@ def test_diagnose_fault_targets_may_hold_colons():
                    ("op", "backbone/bn:1", "scale", 2.0), ("op", "a", "nan", 1.0),
                    ("input", "x", "scale", 0.5), ("rule", "R", "offset", 0.5),
                    ("rule", "R", "noise", 1.0)]  # a rule as diagnose prints it: its section
+
+
+def test_a_closed_output_pipe_ends_quietly(dumps):
+    """``ascend-accuracy compare ... | head`` printed "ascend-accuracy: error: Broken pipe"
+    once the reader had gone (a user trial): now nothing, and the status of a command a shell
+    saw killed by SIGPIPE."""
+    import os
+
+    actual, golden = dumps
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before the first line
+    try:
+        proc = subprocess.run([sys.executable, "-m", "pytest_ascend_accuracy.cli", "compare",
+                               str(actual), str(golden)], stdout=write, stderr=subprocess.PIPE,
+                              text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert proc.returncode == 141
+    assert proc.stderr == ""

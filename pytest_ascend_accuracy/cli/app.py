@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
@@ -21,6 +22,8 @@ from ..core.check_defaults import DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, DEFAU
 from ..errors import AscendAccuracyError, ConfigError
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+#: a command whose output pipe closed (128 + SIGPIPE, what a shell reports when it kills one)
+EXIT_BROKEN_PIPE = 141
 PROG = "ascend-accuracy"
 #: the --scale-tolerance value that turns the scale guard off
 SCALE_OFF = "none"
@@ -52,7 +55,8 @@ def backend_options(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--backend", choices=[BackendKind.EMULATOR.value, BackendKind.ASCEND.value],
                    default=BackendKind.EMULATOR.value)
-    p.add_argument("--device", type=int, default=0, help="Ascend device id (backend ascend)")
+    p.add_argument("--device", type=int, default=None,
+                   help="Ascend device id (backend ascend; default 0)")
     p.add_argument("--soc-version", help="ATC --soc_version (backend ascend)")
 
 
@@ -66,8 +70,14 @@ def make_cli_backend(args: argparse.Namespace, cache, **emulator_options):
         if any(emulator_options.values()):
             raise ConfigError("--backend", "these options exist only in the emulator backend: "
                                            + ", ".join(k for k, v in emulator_options.items() if v))
-        return make_backend(kind, cache, device_ids=(args.device,),
+        return make_backend(kind, cache, device_ids=(0 if args.device is None else args.device,),
                             soc_version=args.soc_version or None)
+    given = [o for o, v in (("--device", args.device), ("--soc-version", args.soc_version))
+             if v is not None]
+    if given:  # they changed nothing on the CPU emulator, without a word
+        raise ConfigError(" ".join(given), "given with the emulator backend, where it changes "
+                                           "nothing: it applies to --backend ascend only (the "
+                                           "emulator runs on this machine's CPU)")
     return make_backend(kind, cache, **emulator_options)
 
 
@@ -166,14 +176,14 @@ def _judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCAL
         from ..compare.fp16_range import golden_inputs_past_fp16
         ranges = golden_inputs_past_fp16(
             golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
-    hint = None if verdict.passed else default_hint(verdict, ranges, result)  # terminal = HTML
+    hint = None if verdict.passed else default_hint(verdict, ranges, result, cli=True)  # = HTML
     if args.json:
         write_json(result, args.json, verdict)
     if args.html:
         write_html(result, args.html, verdict, hint=hint)
     text = (summary_text(result, verdict, csv_path=csv_path) if verdict.passed
             else failure_text(result, verdict, csv_path=csv_path, report_how="pass --csv OUT",
-                              hint=hint))
+                              hint=hint, cli=True))
     print(text)
     if note:
         print(note)
@@ -411,6 +421,12 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
     try:
         return int(args._run(args))
+    except BrokenPipeError:
+        # the reader went away (`| head`): no "error: Broken pipe" line, the status a shell
+        # gives a command SIGPIPE ended (Python's own advice: stdout to devnull, so the exit's
+        # flush cannot raise again)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except AscendAccuracyError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
