@@ -108,9 +108,16 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
         raise
     try:
         base = check_against_baseline(state, outcome.result, handle, inputs, spec, nodeid=nodeid)
-    except AscendAccuracyError as exc:  # an unreadable baseline: the test fails, say so
-        notes.append(_failed_note(state, nodeid, "unreadable",
-                                  f"{exc} (--accuracy-regen rewrites it)"))
+    except AscendAccuracyError as exc:  # an unreadable or unwritable baseline: the test fails
+        from ..core.atomic_files import FileWriteError
+
+        if isinstance(exc, FileWriteError):  # readable, but writing it failed: regen cannot help
+            notes.append(_failed_note(state, nodeid, "not written",
+                                      f"{exc} (make its folder writable or free space, then run "
+                                      "again)"))
+        else:
+            notes.append(_failed_note(state, nodeid, "unreadable",
+                                      f"{exc} (--accuracy-regen rewrites it)"))
         raise
     if base.written is not None:
         state.record_golden_write(state.settings.show(base.written), f"baseline {base.status}",

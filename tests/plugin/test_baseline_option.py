@@ -295,3 +295,32 @@ def test_an_option_that_changes_no_number_shares_the_baseline(pytester, models_d
     assert sorted(p.name for p in (pytester.path / "accuracy-baselines" / "models"
                                    / "passing_mlp").iterdir()) == ["default.yaml"], logged.outlines
     logged.assert_outcomes(passed=1)  # and its header leaves log= out, as the ascend backend's
+
+
+def test_a_baseline_that_cannot_be_written_is_not_called_unreadable(pytester, models_dir):
+    """A read-only baseline folder under --accuracy-regen-all read "baseline unreadable: ...:
+    cannot write baseline: Read-only file system (--accuracy-regen rewrites it)": the file was
+    readable, and regen is what failed (a reliability review)."""
+    pytester.makepyfile(test_bl=BASELINE_TEST)
+    pytester.runpytest("-q").assert_outcomes(failed=1)  # written
+    pytester.makeconftest("""
+        import errno, os
+        import pytest
+
+        @pytest.fixture(autouse=True)
+        def read_only_baselines(monkeypatch):  # undone after the test (pytester runs in-process)
+            real = os.replace
+
+            def refuse(src, dst, *a, **k):
+                if "accuracy-baselines" in str(dst):
+                    raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
+                return real(src, dst, *a, **k)
+
+            monkeypatch.setattr(os, "replace", refuse)
+    """)
+    run = pytester.runpytest("-q", "--accuracy-regen-all")
+    run.assert_outcomes(failed=1)
+    run.stdout.fnmatch_lines(["*baseline not written: *default.yaml: cannot write baseline: "
+                              "Read-only file system (make its folder writable or free space, "
+                              "then run again)"])
+    run.stdout.no_fnmatch_line("*baseline unreadable*")
