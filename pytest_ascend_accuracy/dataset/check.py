@@ -53,7 +53,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     lbls.check_pairing(source)
     reference = ReferenceModel(om.model, cache=cache)
     out_name = _output_for(metric, reference.output_names, output)
-    flips = RowFlips(out_name) if out_name is not None else None
+    flips = (RowFlips(out_name, metric_name(metric), strict=not callable(metric))
+             if out_name is not None else None)
     scorer = _scorer(metric, out_name, lbls, flips, postprocess)
     total = source.count()
     first_flipped = None
@@ -84,6 +85,9 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         flipped=tuple(flips.flipped if flips is not None else getattr(scorer, "flipped", ())),
         nonfinite=tuple(flips.nonfinite if flips is not None else getattr(scorer, "nonfinite", ())),
         nonfinite_reference=tuple(flips.nonfinite_reference) if flips is not None else (),
+        positions=flips.positions if flips is not None else 1,
+        flipped_positions=flips.flipped_positions if flips is not None else 0,
+        untracked=flips.untracked if flips is not None else "",
         model=str(getattr(om, "name", reference.label)), mode=_mode_name(om), output=out_name,
         reference_cached=reference.hits, reference_runs=reference.runs)
     compared = verdict = None

@@ -42,7 +42,10 @@ class Culprit:
 @dataclass
 class DatasetResult:
     """Figures of one dataset check; ``flipped`` lists the rows whose top-1 the device changed
-    (sample ids; ``id[r]`` for row ``r`` of a batched sample)."""
+    (sample ids; ``id[r]`` for row ``r`` of a batched sample). For a sequence output
+    (``positions`` > 1 per row) a row flips when any position's top-1 does;
+    ``flipped_positions`` counts the positions. ``untracked`` says why flips were not tracked
+    (a callable metric on an output of no single class axis)."""
 
     metric: str
     reference: float
@@ -59,6 +62,9 @@ class DatasetResult:
     reference_cached: int = 0
     reference_runs: int = 0
     culprit: Optional[Culprit] = None
+    positions: int = 1
+    flipped_positions: int = 0
+    untracked: str = ""
     extra: Dict[str, object] = field(default_factory=dict)
 
     @property
@@ -92,10 +98,17 @@ class DatasetResult:
                    f"{self.reference_cached} from the cache"]
         total = self.rows or self.samples
         what = "top detection changed" if self.metric == "map" else "flipped top-1"
-        if self.flipped:
-            lines.append(f"{what} ({len(self.flipped)} of {total}): {_ids(self.flipped)}")
+        seq = ""
+        if self.positions > 1:
+            unit = "sample" if self.rows == self.samples else "row"
+            seq = (f"; a {unit} flips when any of its {self.positions} positions does, "
+                   f"{self.flipped_positions} of {total * self.positions} positions flipped")
+        if self.untracked:
+            lines.append(f"{what}: not tracked ({self.untracked})")
+        elif self.flipped:
+            lines.append(f"{what} ({len(self.flipped)} of {total}{seq}): {_ids(self.flipped)}")
         elif self.output is not None or self.metric == "map":
-            lines.append(f"{what}: none")
+            lines.append(f"{what}: none" + (f" ({seq[2:]})" if seq else ""))
         if self.nonfinite:
             lines.append(f"NaN/Inf in the device outputs (counted as wrong) "
                          f"({len(self.nonfinite)}): {_ids(self.nonfinite)}")
@@ -104,6 +117,8 @@ class DatasetResult:
                          f"{_ids(self.nonfinite_reference)}")
         if self.culprit is not None:
             lines.append(self.culprit.line())
+        elif not self.passed and self.untracked:
+            lines.append("top-1 flips were not tracked, so no operator was traced")
         elif not self.passed and not self.flipped:
             lines.append("no sample's top-1 flipped, so no operator was traced")
         return "\n".join(lines)
@@ -115,6 +130,9 @@ class DatasetResult:
                  "dataset_max_drop": f"{self.max_drop:.6f}", "dataset_samples": str(self.samples),
                  "dataset_flipped": str(len(self.flipped)),
                  "dataset_passed": "true" if self.passed else "false"}
+        if self.positions > 1:
+            props["dataset_positions"] = str(self.positions)
+            props["dataset_flipped_positions"] = str(self.flipped_positions)
         if self.culprit is not None and self.culprit.op:
             props["dataset_first_failing_op"] = self.culprit.op
         return props

@@ -2,9 +2,13 @@
 
 Every scorer sees each sample once, as ``add(sample, reference_outputs, device_outputs)``,
 and gives ``(reference value, device value)`` at the end. Built-in classification metrics read
-one output (``output=``, or the model's only output) as logits, one row per batch entry; a row
-holding NaN or Inf counts as wrong. ``RowFlips`` records, for every row, whether the device's
-top-1 differs from the reference's (the flipped sample ids a failure names).
+one output (``output=``, or the model's only output) as class scores, laid out by
+``class_scores``: ``[N, C]`` is one row per batch entry (``[C]``, ``[N, 1, C]`` and
+``[N, C, 1, 1]`` too), ``[N, T, C]`` is a sequence of T positions per row (text recognition),
+class axis last; any other layout (``[N, C, H, W]``) is refused, not flattened into one argmax.
+A row holding NaN or Inf counts as wrong. ``RowFlips`` records, for every row, whether the
+device's top-1 differs from the reference's at any position (the flipped sample ids a failure
+names); top-k with labels reads one label per row, so it refuses a sequence output.
 """
 from __future__ import annotations
 
@@ -37,12 +41,51 @@ def pick_output(names: Sequence[str], output: Optional[str], where: str = "outpu
     return names[0]
 
 
-def rows_of(value: np.ndarray) -> np.ndarray:
-    """Per-row scores: a batch of B rows -> (B, classes); a single vector -> (1, classes)."""
+def score_layout(shape: Tuple[int, ...]) -> Optional[Tuple[int, int, int]]:
+    """``(rows, positions, classes)`` of an output of ``shape`` read as class scores, or None
+    when no single trailing class axis can be told (``[N, C, H, W]``, ``[N, 2, T, C]``).
+
+    Size-1 axes after the batch axis are dropped (``[N, 1, C]``, ``[N, C, 1, 1]`` are ``[N, C]``);
+    a rank-3 output with two axes left, ``[N, T, C]``, is T positions of C classes."""
+    if len(shape) <= 1:
+        return 1, 1, int(np.prod(shape, dtype=np.int64))
+    rest = [int(d) for d in shape[1:] if d != 1]
+    if len(rest) <= 1:
+        return int(shape[0]), 1, rest[0] if rest else 1
+    if len(shape) == 3:
+        return int(shape[0]), rest[0], rest[1]
+    return None
+
+
+def class_scores(value: np.ndarray, output: str, metric: str) -> np.ndarray:
+    """``value`` as ``(rows, positions, classes)`` (see ``score_layout``); ConfigError naming
+    the shape when its class axis cannot be told."""
     arr = np.asarray(value)
-    if arr.ndim <= 1:
-        return arr.reshape(1, -1)
-    return arr.reshape(arr.shape[0], -1)
+    layout = score_layout(arr.shape)
+    if layout is None:
+        raise ConfigError("metric", f"metric {metric} reads output {output!r} as class scores, "
+                                    f"[N, C] (one row per batch entry) or [N, T, C] (T positions "
+                                    f"of C classes, class axis last), but its shape is "
+                                    f"{_shape(arr.shape)}: no single class axis (a segmentation "
+                                    f"map [N, C, H, W]?); score it with a callable "
+                                    f"metric(outputs, labels)")
+    return arr.reshape(layout)
+
+
+def _shape(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def device_like(ref: np.ndarray, dev, output: str, sample: Sample) -> np.ndarray:
+    """The device's ``output`` in the reference's shape (a runtime may flatten it or drop its
+    size-1 axes); ConfigError when the two hold different numbers of values."""
+    dev = np.asarray(dev)
+    if dev.shape == ref.shape:
+        return dev
+    if dev.size != ref.size:
+        raise ConfigError(f"sample {sample.id!r}", f"output {output!r} has shape {dev.shape} on "
+                                                   f"the device, {ref.shape} in the reference")
+    return dev.reshape(ref.shape)
 
 
 def row_ids(sample: Sample, rows: int) -> List[str]:
@@ -50,36 +93,51 @@ def row_ids(sample: Sample, rows: int) -> List[str]:
 
 
 class RowFlips:
-    """Which rows' top-1 the device changed, and which rows hold NaN/Inf, in sample order."""
+    """Which rows' top-1 the device changed, and which rows hold NaN/Inf, in sample order.
 
-    def __init__(self, output: str):
-        self.output = output
+    A row of a sequence output ``[N, T, C]`` flips when the top-1 of any of its T positions
+    does (``positions``; ``flipped_positions`` counts the positions themselves). With
+    ``strict=False`` (a callable metric) an output of no single class axis is not refused:
+    its flips go untracked (``untracked`` says why) and only NaN/Inf rows are recorded."""
+
+    def __init__(self, output: str, metric: str = "agreement", strict: bool = True):
+        self.output, self.metric, self.strict = output, metric, strict
         self.flipped: List[str] = []
         self.flipped_samples: List[str] = []
         self.nonfinite: List[str] = []
         self.nonfinite_reference: List[str] = []
         self.rows = 0
+        self.positions = 1
+        self.flipped_positions = 0
+        self.untracked = ""
 
     def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> bool:
         """Record one sample; True when one of its rows flipped."""
-        r, d = rows_of(ref[self.output]), rows_of(dev[self.output])
+        rv = np.asarray(ref[self.output])
+        dv = device_like(rv, dev[self.output], self.output, sample)
+        if score_layout(rv.shape) is None and not self.strict:
+            self.untracked = (f"output {self.output!r} of shape {_shape(rv.shape)} has no "
+                              f"single class axis")
+            r = rv.reshape(rv.shape[0], 1, -1)
+        else:
+            r = class_scores(rv, self.output, self.metric)
+        d = dv.reshape(r.shape)
         ids = row_ids(sample, r.shape[0])
-        if r.shape != d.shape:
-            raise ConfigError(f"sample {sample.id!r}",
-                              f"output {self.output!r} has shape {d.shape} on the device, "
-                              f"{r.shape} in the reference")
         self.rows += len(ids)
+        self.positions = r.shape[1]
         flipped = False
-        ref_ok = np.isfinite(r).all(axis=1)
-        dev_ok = np.isfinite(d).all(axis=1)
-        ref_top = r.argmax(axis=1)
-        dev_top = d.argmax(axis=1)
+        ref_ok = np.isfinite(r).all(axis=(1, 2))
+        dev_ok = np.isfinite(d).all(axis=(1, 2))
+        changed = r.argmax(axis=2) != d.argmax(axis=2)  # (rows, positions)
         for k, row_id in enumerate(ids):
             if not ref_ok[k]:
                 self.nonfinite_reference.append(row_id)
             if not dev_ok[k]:
                 self.nonfinite.append(row_id)
-            if not dev_ok[k] or ref_top[k] != dev_top[k]:
+            if self.untracked:
+                continue
+            self.flipped_positions += int(changed[k].sum()) if dev_ok[k] else r.shape[1]
+            if not dev_ok[k] or changed[k].any():
                 self.flipped.append(row_id)
                 flipped = True
         if flipped:
@@ -100,7 +158,18 @@ class TopK:
         self.rows = 0
 
     def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> None:
-        r, d = rows_of(ref[self.output]), rows_of(dev[self.output])
+        r = class_scores(ref[self.output], self.output, f"top{self.k}")
+        if r.shape[1] > 1:
+            raise ConfigError("metric", f"metric top{self.k} scores one label per row, but "
+                                        f"output {self.output!r} of shape "
+                                        f"{_shape(np.shape(ref[self.output]))} is a sequence: "
+                                        f"{r.shape[1]} positions of {r.shape[2]} classes per "
+                                        f"row; use metric='agreement' (a row agrees when the top-1 "
+                                        f"of every position does) or a callable "
+                                        f"metric(outputs, labels) that decodes the sequence")
+        r = r[:, 0, :]
+        d = device_like(np.asarray(ref[self.output]), dev[self.output], self.output,
+                        sample).reshape(r.shape)
         if self.k > r.shape[1]:
             raise ConfigError("metric", f"top{self.k} needs at least {self.k} classes; output "
                                         f"{self.output!r} has {r.shape[1]}")

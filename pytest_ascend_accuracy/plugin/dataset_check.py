@@ -85,6 +85,11 @@ def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) 
                ("drop", f"{result.drop:.6f} (max_drop {result.max_drop:g})"),
                ("samples", str(result.samples)),
                ("flipped", ", ".join(result.flipped) or "none")]
+    if result.positions > 1:  # a sequence output: a sample flips when any position does
+        figures.append(("flipped positions", f"{result.flipped_positions} of "
+                                             f"{result.rows * result.positions}"))
+    if result.untracked:
+        figures.append(("flips", f"not tracked ({result.untracked})"))
     if result.culprit is not None:
         figures.append(("traced", result.culprit.line()))
     path = write_dataset_html(directory / name, result.message().splitlines()[0],

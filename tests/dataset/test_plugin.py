@@ -179,3 +179,40 @@ models:
     result.assert_outcomes(errors=len(BAD_DATASETS))
     for k, (_, match) in enumerate(BAD_DATASETS):
         result.stdout.fnmatch_lines([f"*accuracy_bad{k}.yaml: models[[]0[]].dataset*{match}*"])
+
+
+SEQ_TEST = '''
+import numpy as np
+import pytest
+from pytest_ascend_accuracy import accuracy
+
+SAME = [[[1, 5.0001, 1, 1], [1, 1, 2, 1], [1, 1, 1, 5.0003]]]
+FLIPPED = [[[1, 9, 1, 1], [1, 2.0, 2.0005, 1], [1, 1, 1, 5]]]
+
+
+@pytest.mark.parametrize("x", [SAME, FLIPPED], ids=["same", "flipped"])
+@accuracy(threshold=0.95)
+def test_seq_agreement(ascend_model, check_dataset, x):
+    om = ascend_model("models/seq.onnx")
+    check_dataset(om, [{"x": np.array(x, np.float32)}], metric="agreement", max_drop=0.0)
+'''
+
+
+def test_user_trial_sequence_output_agrees_per_position(pytester):
+    """PP-OCR rec style [1, T, C]: the sample whose top-1 stays at every position passes, the
+    one whose position 1 flips (fp16 rounds 2.0005 to 2.0) fails naming it."""
+    from .test_sequence_outputs import mul_model
+
+    (pytester.path / "models").mkdir()
+    onnx.save(mul_model([1, 3, 4]), str(pytester.path / "models" / "seq.onnx"))
+    pytester.makepyfile(test_seq=SEQ_TEST)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep")
+    result.assert_outcomes(passed=1, failed=1)
+    pages = sorted((pytester.path / "rep").rglob("dataset.html"))
+    assert len(pages) == 2 and all("flipped positions" in p.read_text() for p in pages)
+    result.stdout.fnmatch_lines([
+        "dataset accuracy FAILED: agreement 0.0000 on the device vs 1.0000 reference *",
+        "flipped top-1 (1 of 1; a sample flips when any of its 3 positions does, 1 of 3 "
+        "positions flipped): 0",
+        "  seq [[]default[]] agreement 1.0000 device vs 1.0000 reference (drop 0.0000 <= 0), "
+        "1 sample, 0 flipped"])
