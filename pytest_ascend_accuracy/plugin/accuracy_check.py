@@ -289,7 +289,8 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         shown_hint = hint if hint is not None else hint_for(
             verdict, golden, hint_mode, actual=actual, result=result,
             problem_advice=PROBLEM_ADVICE, model=source_model)
-        failure.args = (failure_text(result, verdict, csv_path=failure.csv_path, hint=shown_hint,
+        shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
+        failure.args = (failure_text(result, verdict, csv_path=shown_csv, hint=shown_hint,
                                         report_how=PLUGIN_REPORT_HOW),)
     record = CheckRecord(
         nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed), metric=spec.metric,
