@@ -128,3 +128,42 @@ def test_regen_replaces_stored_arrays_whole(path):
     assert check_baseline(make_result(), path, header=HEADER, inputs=b, regen="all").passed
     np.testing.assert_array_equal(inputs_for_baseline(model, path)["x"], 1.0)
     assert sorted(p.name for p in path.parent.iterdir()) == ["default.inputs", "default.yaml"]
+
+
+@pytest.mark.parametrize("name, complete, restored", [
+    (".default.inputs.old-999999-dead", True, True),    # moved aside whole, writer killed
+    (".default.inputs.old-999999-dead", False, False),  # left half deleted by a writer before .del-*
+    (".default.inputs.del-999999-dead", True, False),   # being deleted: never comes back
+])
+def test_an_old_inputs_copy_comes_back_only_when_known_complete(path, name, complete, restored):
+    """Review finding (as D5 for goldens): a rewrite killed while it deleted the old inputs in
+    place left part of them as ``.old-*``, which recovery put back once the user deleted the
+    inputs directory. Only an ``.old-*`` holding every input the baseline lists, of its sha256,
+    comes back; ``.del-*`` never does; both are removed and reported."""
+    import shutil
+
+    from pytest_ascend_accuracy.baseline.inputs import recover_stored_inputs
+
+    two = {"x": np.full((1, 16), 3, np.float32), "y": np.arange(4, dtype=np.int64)}
+    check_baseline(make_result(), path, header=HEADER,
+                   inputs=inputs_for_baseline(models.passing_mlp(), path, inputs=two))
+    leftover = path.parent / name
+    shutil.copytree(inputs_dir(path), leftover)
+    shutil.rmtree(inputs_dir(path))  # the user deletes the inputs directory
+    if not complete:
+        (leftover / "01-y.npy").unlink()
+    done = recover_stored_inputs(path)
+    assert sorted(p.name for p in path.parent.iterdir()) == (
+        ["default.inputs", "default.yaml"] if restored else ["default.yaml"])
+    assert done.installed == (name if restored else None)
+    if restored:
+        assert done.note() == (f"recovered the previous stored inputs (the directory itself was "
+                               f"missing) from {name}")
+        got = inputs_for_baseline(models.passing_mlp(), path)
+        assert {k: v.tolist() for k, v in got.items()} == {k: v.tolist() for k, v in two.items()}
+    else:
+        assert done.removed == [name]
+        said = (f"removed {name} without restoring it (incomplete: stored input 'y' the baseline "
+                f"lists is missing)" if ".old-" in name
+                else f"removed 1 leftover of interrupted writes ({name})")
+        assert done.note() == said

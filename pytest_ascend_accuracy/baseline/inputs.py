@@ -16,8 +16,9 @@ import hashlib
 import os
 import shutil
 import uuid
+import warnings
 from collections.abc import Mapping as MappingABC
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterator, Mapping, Optional
 
@@ -29,8 +30,10 @@ from ..core.path_lock import PathLocked
 from ..dump.npy_writer import write_npy
 from ..dump.user_arrays import read_npy
 from ..errors import AscendAccuracyError, ConfigError
+from ..golden.stored_recovery import Recovery
 
 INPUTS_SUFFIX = ".inputs"
+_TMP, _OLD, _DEL = "tmp", "old", "del"
 
 
 def array_sha256(array: np.ndarray) -> str:
@@ -128,7 +131,7 @@ def inputs_for_baseline(model, path, *, seed: Optional[int] = None, input_shape=
     with PathLocked(path, "baseline"):  # the file and its arrays as one writer left them
         stored = read_baseline(path).inputs
         if stored.stored:
-            recover_stored_inputs(path)
+            _report(recover_stored_inputs(path), path)
             arrays = load_stored_inputs(path, stored)
     if stored.stored:
         spec = input_spec(arrays, stored=True, input_shape=input_shape)
@@ -155,19 +158,21 @@ def _file_name(k: int, name: str) -> str:
 def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
     """Write the spec's arrays as ``.npy`` files (spec order) into the inputs directory, built in
     a hidden sibling and renamed into place; an older directory is replaced only once the new
-    one is complete. The caller holds the baseline's lock (``check_baseline`` does): two
-    writers renaming at once failed each other's writes and left one's file with the other's
-    arrays."""
+    one is complete, then moved to ``.<name>.del-*`` (a name recovery never restores) and
+    deleted there: a kill mid-delete leaves a part of it only under that name. The caller holds
+    the baseline's lock (``check_baseline`` does): two writers renaming at once failed each
+    other's writes and left one's file with the other's arrays."""
     if not spec.stored or spec.arrays is None:
         raise ConfigError("baseline inputs", "only a spec made from live arrays (stored=True) can "
                                              "be written")
     final = inputs_dir(baseline_path)
     token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
-    tmp = final.parent / f".{final.name}.tmp-{token}"
-    old = final.parent / f".{final.name}.old-{token}"
+    tmp = final.parent / f".{final.name}.{_TMP}-{token}"
+    old = final.parent / f".{final.name}.{_OLD}-{token}"
+    doomed = final.parent / f".{final.name}.{_DEL}-{token}"
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
-        recover_stored_inputs(baseline_path)
+        _report(recover_stored_inputs(baseline_path), baseline_path)
         tmp.mkdir()
         for k, t in enumerate(spec.tensors):
             with open(tmp / _file_name(k, t.name), "wb") as f:
@@ -175,7 +180,7 @@ def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
                 f.flush()
                 os.fsync(f.fileno())
         if final.exists():
-            os.rename(final, old)
+            os.rename(final, old)  # whole: recovery may put it back until the new one is in
         os.rename(tmp, final)
     except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -185,21 +190,82 @@ def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
             raise BaselineWriteError(final, f"cannot write stored inputs: "
                                             f"{exc.strerror or exc}", exc.errno) from exc
         raise
-    shutil.rmtree(old, ignore_errors=True)
+    if old.exists():  # the new inputs are in place: a failure here only leaves a leftover
+        try:
+            os.rename(old, doomed)
+        except OSError:
+            doomed = old  # still whole; recovery restores an .old-* only when it checks so
+        shutil.rmtree(doomed, ignore_errors=True)
     return final
 
 
-def recover_stored_inputs(baseline_path) -> None:
-    """Repair what a writer killed mid-replace left: put the old directory back when it died
-    between its two renames, and remove the hidden directories of dead writers."""
+class InputsRecovery(Recovery):
+    """What ``recover_stored_inputs`` found and did, said as stored goldens say it (the golden
+    side's ``Recovery``): ``installed`` the old directory put back, ``removed`` every leftover
+    deleted, ``discarded`` ({name: why}) the old directories among them not put back although
+    the inputs directory was gone."""
+
+    def note(self) -> str:
+        rest = Recovery.note(replace(self, installed=None))
+        if not self.installed:
+            return rest
+        head = (f"recovered the previous stored inputs (the directory itself was missing) from "
+                f"{self.installed}")
+        return "; ".join(p for p in (head, rest) if p)
+
+
+def recover_stored_inputs(baseline_path) -> InputsRecovery:
+    """Repair what writers killed mid-replace left (the caller holds the baseline's lock): when
+    the inputs directory is gone, put back the newest ``.old-*`` known complete (every input the
+    baseline file lists, with its sha256: one left by a writer before ``.del-*`` existed may be
+    half deleted); remove every other leftover of a dead writer. Says what it did."""
     final = inputs_dir(baseline_path)
-    olds = dead_writer_leftovers(final.parent, f".{final.name}.old-")
+    out = InputsRecovery(final)
+    olds = dead_writer_leftovers(final.parent, f".{final.name}.{_OLD}-")
     if not final.exists() and olds:
-        newest = max(olds, key=lambda p: p.stat().st_mtime)
-        os.rename(newest, final)
-        olds.remove(newest)
-    for stale in olds + dead_writer_leftovers(final.parent, f".{final.name}.tmp-"):
+        for old in sorted(olds, key=lambda p: p.stat().st_mtime, reverse=True):
+            why = _not_restorable(baseline_path, old)
+            if why is None:
+                os.rename(old, final)
+                olds.remove(old)
+                out.installed = old.name
+                break
+            out.discarded[old.name] = why
+    for kind in (_DEL, _TMP):
+        olds += dead_writer_leftovers(final.parent, f".{final.name}.{kind}-")
+    for stale in olds:
+        out.removed.append(stale.name)
         shutil.rmtree(stale, ignore_errors=True)
+    return out
+
+
+def _not_restorable(baseline_path, old: Path) -> Optional[str]:
+    """Why the old inputs directory ``old`` may not come back (None: it holds every input the
+    baseline file lists, each of its recorded sha256)."""
+    try:
+        spec = read_baseline(baseline_path).inputs
+    except AscendAccuracyError:
+        return "its baseline file cannot be read to check it"
+    if not spec.stored:
+        return "the baseline file records no stored inputs"
+    for k, t in enumerate(spec.tensors):
+        p = old / _file_name(k, t.name)
+        try:
+            same = p.is_file() and array_sha256(read_npy(p)) == t.sha256
+        except AscendAccuracyError:
+            same = False
+        if not same:
+            return (f"incomplete: stored input {t.name!r} the baseline lists is "
+                    f"{'changed' if p.is_file() else 'missing'}")
+    return None
+
+
+def _report(done: InputsRecovery, baseline_path) -> None:
+    """Say what a recovery repaired (the golden side lists it in the session summary; a
+    baseline has no summary of its own, so it is a warning naming the baseline)."""
+    if done:
+        warnings.warn(UserWarning(f"stored inputs of baseline {os.fspath(baseline_path)}: "
+                                  f"{done.note()}"), stacklevel=3)
 
 
 def load_stored_inputs(baseline_path, spec: InputSpec) -> Dict[str, np.ndarray]:
@@ -214,5 +280,5 @@ def load_stored_inputs(baseline_path, spec: InputSpec) -> Dict[str, np.ndarray]:
     return out
 
 
-__all__ = ["BaselineInputs", "inputs_for_baseline", "input_spec", "array_sha256", "inputs_dir",
-           "write_stored_inputs", "load_stored_inputs", "recover_stored_inputs"]
+__all__ = ["BaselineInputs", "InputsRecovery", "inputs_for_baseline", "input_spec", "array_sha256",
+           "inputs_dir", "write_stored_inputs", "load_stored_inputs", "recover_stored_inputs"]
