@@ -92,6 +92,9 @@ def test_bad_faults_are_config_errors():
     (Fault.on_op("bn11"), r"op fault on 'bn11'.*target 'bn11' is not an op of model.*"
                           r"closest: 'bn1'"),
     (Fault.on_buffer("relu"), r"target 'relu' is not an op of model"),
+    # --fault op:bn1:scal: the misspelled effect is read as part of the target; named as both
+    (Fault.on_op("bn1:scal"), r"target 'bn1:scal' is not an op of model .*; or a misspelled "
+                              r"effect: op:bn1:scale \(effects: noise, scale, offset, nan\)"),
     (Fault.on_rule("ConvBatchnormFusionPas"), r"the emulator imitates no fusion rule of that "
                                               r"name; closest: 'ConvBatchnormFusionPass'"),
     (Fault.on_input("y"), r"has no graph input of that name \(its graph inputs: x\)"),

@@ -154,7 +154,13 @@ def check_fault_targets(faults: Sequence[Fault], model) -> None:
         else:
             if f.target in names or _joined_names(f.target, names) or _in_a_branch(f.target, model):
                 continue
-            raise ConfigError("fault", f"{f.describe()}: " + ops._unknown(f.target, "target"))
+            text = f"{f.describe()}: " + ops._unknown(f.target, "target")
+            head, _, tail = f.target.rpartition(":")
+            effect = difflib.get_close_matches(tail, EFFECTS, n=1, cutoff=0.6)
+            if head in names and effect:  # op:norm:scal: a misspelled effect read as the target's
+                text += (f"; or a misspelled effect: {f.kind}:{head}:{effect[0]} (effects: "
+                         f"{', '.join(EFFECTS)})")
+            raise ConfigError("fault", text)
         near = difflib.get_close_matches(f.target, pool, n=3, cutoff=0.5)
         why, known = (("the emulator imitates no fusion rule of that name", "the emulator's rules")
                       if f.kind == "rule" else
