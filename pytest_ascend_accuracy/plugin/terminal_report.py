@@ -50,20 +50,24 @@ def outcomes_by_test(stats: Mapping[str, Sequence]) -> Dict[str, str]:
     return out
 
 
+#: attribute set on the failed reports of ``@accuracy`` tests (the plugin's makereport hook)
+MARKED = "ascend_accuracy_marked"
+
+
 def failed_before_check(stats: Mapping[str, Sequence], checked: Iterable[str]) -> List[Tuple[str, str]]:
-    """``[(test id, why)]`` of ``@accuracy`` tests (YAML suite items carry the marker too) that
-    failed or errored with no check recorded (``checked``: the ids that have one), from a
-    terminal reporter's ``stats``: a stored golden refused, a misspelled keep_dtype entry, an
-    ATC rejection. Without them the section counted only the checks that ran and could read
-    "1 passed, 0 failed" beside pytest's failure of the same model. ``why`` is the first line
-    of pytest's crash message."""
+    """``[(test id, why)]`` of ``@accuracy`` tests (YAML suite items carry the marker too: their
+    failed reports have ``MARKED``) that failed or errored with no check recorded (``checked``:
+    the ids that have one), from a terminal reporter's ``stats``: a stored golden refused, a
+    misspelled keep_dtype entry, an ATC rejection. Without them the section counted only the
+    checks that ran and could read "1 passed, 0 failed" beside pytest's failure of the same
+    model. ``why`` is the first line of pytest's crash message."""
     checked = set(checked)
     out: Dict[str, str] = {}
     for category in ("failed", "error"):
         for report in stats.get(category, ()):
             nodeid = getattr(report, "nodeid", None)
             if (not nodeid or nodeid in checked or nodeid in out
-                    or "accuracy" not in (getattr(report, "keywords", None) or {})):
+                    or not getattr(report, MARKED, False)):
                 continue
             out[nodeid] = _first_line(getattr(report, "longrepr", None)) or \
                 f"failed in {getattr(report, 'when', 'the test')}"
@@ -197,6 +201,8 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                      + (f"; {before}" if before else ""))
         lines.extend("  " + line for line in grid_lines(records, outcomes))
         lines.extend(failure_line(r, st) for r, st in zip(records, statuses) if st != PASSED)
+    elif unchecked and dataset_records:  # the dataset checks' own lines follow
+        lines.append(before)
     elif unchecked:
         lines.append(f"no accuracy check ran: {before}")
     elif not dataset_records:

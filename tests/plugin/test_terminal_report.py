@@ -172,9 +172,15 @@ def test_the_summary_agrees_with_pytest_on_tests_that_expect_a_failure(pytester,
 
 
 def _report(nodeid, keywords, longrepr, when="call", outcome="failed"):
+    """A failed report as the plugin's makereport hook leaves it: ``MARKED`` for a test that
+    has the accuracy marker (``keywords`` holds "accuracy")."""
     from _pytest.reports import TestReport
 
-    return TestReport(nodeid, ("t.py", 1, nodeid), {k: 1 for k in keywords}, outcome, longrepr, when)
+    from pytest_ascend_accuracy.plugin.terminal_report import MARKED
+
+    extra = {MARKED: True} if "marker:accuracy" in keywords else {}
+    return TestReport(nodeid, ("t.py", 1, nodeid), {k: 1 for k in keywords}, outcome, longrepr,
+                      when, **extra)
 
 
 def test_accuracy_tests_that_failed_without_a_check_are_counted_and_named():
@@ -187,12 +193,13 @@ def test_accuracy_tests_that_failed_without_a_check_are_counted_and_named():
     def via_xdist(report):  # what a worker sends and the controller rebuilds
         return TestReport._from_json(report._to_json())
 
-    refused = _report("t.py::test_refused", ["accuracy", "test_refused"],
+    refused = _report("t.py::test_refused", ["marker:accuracy", "test_refused"],
                       "ascend-accuracy configuration error: golden/mlp: this stored golden was "
                       "written from another model\nFix: run the test again with --accuracy-regen")
-    plain = _report("t.py::test_plain", ["test_plain"], "AssertionError")  # not @accuracy
-    checked = _report("t.py::test_checked", ["accuracy"], "accuracy FAILED: ...")
-    setup = _report("t.py::test_setup", ["accuracy"], "E   " + "x" * 300, when="setup")
+    # not @accuracy, in a folder named accuracy/ (the report's keywords hold parents' names)
+    plain = _report("accuracy/t.py::test_plain", ["accuracy", "test_plain"], "AssertionError")
+    checked = _report("t.py::test_checked", ["marker:accuracy"], "accuracy FAILED: ...")
+    setup = _report("t.py::test_setup", ["marker:accuracy"], "E   " + "x" * 300, when="setup")
     stats = {"failed": [via_xdist(r) for r in (refused, plain, checked)],
              "error": [via_xdist(setup)]}
     unchecked = failed_before_check(stats, ["t.py::test_checked"])
@@ -208,3 +215,23 @@ def test_accuracy_tests_that_failed_without_a_check_are_counted_and_named():
                         "error: golden/mlp: this stored golden was written from another model")
     alone = summary_lines([], backend="b", cache_stats={}, unchecked=unchecked[:1])
     assert alone[1] == "no accuracy check ran: 1 @accuracy test failed without a check verdict"
+    dataset = {"nodeid": "t.py::test_ds", "passed": True, "model": "m", "mode": "default",
+               "metric": "top1", "device": 1.0, "reference": 1.0, "max_drop": 0.01,
+               "samples": 4, "flipped": 0}
+    beside = summary_lines([], backend="b", cache_stats={}, unchecked=unchecked[:1],
+                           dataset_records=[dataset])
+    assert beside[1:4] == ["1 @accuracy test failed without a check verdict",
+                           "FAILED t.py::test_refused: no check verdict: ascend-accuracy "
+                           "configuration error: golden/mlp: this stored golden was written from "
+                           "another model", "1 dataset check: 1 passed, 0 failed"]
+
+
+def test_an_unmarked_failing_test_in_an_accuracy_folder_is_not_listed(pytester):
+    """The marker was read from the report's keywords, which hold every parent's name: any
+    failing test under accuracy/ was listed as an @accuracy test without a verdict (review)."""
+    pytester.mkdir("accuracy")
+    (pytester.path / "accuracy" / "test_plain.py").write_text("def test_unrelated():\n"
+                                                               "    assert 1 == 2\n")
+    result = pytester.runpytest("accuracy")
+    result.assert_outcomes(failed=1)
+    result.stdout.no_fnmatch_line("*no check verdict*")
