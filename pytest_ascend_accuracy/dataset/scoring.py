@@ -255,11 +255,17 @@ class CallableMetric:
             except (TypeError, ValueError, OverflowError):
                 raise ConfigError("metric", f"metric {self.label} returned {value!r} for the "
                                             f"{side} outputs, not a number") from None
-            if not math.isfinite(number) and (side == "reference" or not self.device_nonfinite):
+            # the reference's figure must be a number; the device's may be infinite (a log of
+            # a probability float16 took to 0: an accuracy failure), NaN only where its outputs
+            # held NaN/Inf
+            if not math.isfinite(number) and (side == "reference" or (
+                    math.isnan(number) and not self.device_nonfinite)):
                 held = ("the onnxruntime fp32 reference's" if side == "reference"
                         else "the device's (which hold no NaN/Inf)")
                 raise ConfigError("metric", f"metric {self.label} returned {number} for {held} "
-                                            f"outputs: a metric must return a finite number")
+                                            f"outputs: a metric must return a finite number"
+                                            + ("" if side == "reference" else " (or an infinite "
+                                               "one for a device figure past any bound)"))
             out.append(number)
         return out[0], out[1]
 

@@ -181,3 +181,20 @@ def test_yaml_refuses_labels_for_agreement_and_its_label_errors_name_the_file(
                           "models[0].dataset")
     with pytest.raises(ConfigError, match=r"labels\.json: no label for sample '2'"):
         check_dataset(device(spiky, "high_precision"), **kwargs)
+
+
+def test_an_infinite_device_figure_from_finite_outputs_is_an_accuracy_failure():
+    """A mean log-probability over a probability float16 took to 0 is -inf on the device: the
+    device's accuracy failure, not a broken metric (it was refused as bad input, review)."""
+    sample = Sample("s0", 0, {})
+    ref = {"p": np.array([[1e-9, 1 - 1e-9]], np.float32)}
+    dev = {"p": np.array([[0.0, 1.0]], np.float32)}
+
+    def mean_log_prob(outputs, labels):
+        with np.errstate(divide="ignore"):
+            return float(np.mean([np.log(o["p"]).min() for o in outputs]))
+
+    metric = CallableMetric(mean_log_prob, Labels(None))
+    metric.add(sample, ref, dev)
+    reference, device = metric.values()
+    assert np.isfinite(reference) and device == -np.inf
