@@ -143,6 +143,10 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
         flags.append("nonfinite_mismatch")
     if metrics.matched_inf:
         flags.append("matched_inf")
+    if metrics.matched_nan:
+        flags.append("matched_nan")
+    if metrics.unequal:
+        flags.append("exact_unequal")
     if metrics.all_zero:
         flags.append("all_zero")
     elif metrics.actual_zero:

@@ -110,6 +110,7 @@ class PairAccumulator:
         self.posinf = [0, 0]
         self.neginf = [0, 0]
         self.matched_inf = 0
+        self.matched_nan = 0
         self.mismatch = 0
         self.kl_su = self.kl_sv = self.kl_e = 0.0
         self._known = False  # min/max known and every value finite (from the pre-pass)
@@ -230,10 +231,13 @@ class PairAccumulator:
         fy = self._count_nonfinite(y, 1)
         both = fx & fy
         if not both.all():
-            same_inf = np.isinf(x) & (x == y)
-            n_same = int(same_inf.sum())
+            # equal where both sides hold the same infinity (an attention mask's Where) or NaN
+            # (its Softmax over a row masked out whole): docs/design.md, only one side fails
+            n_same = int((np.isinf(x) & (x == y)).sum())
+            n_nan = int((np.isnan(x) & np.isnan(y)).sum())
             self.matched_inf += n_same
-            self.mismatch += int((~both).sum()) - n_same
+            self.matched_nan += n_nan
+            self.mismatch += int((~both).sum()) - n_same - n_nan
             x, y = x[both], y[both]
         m = len(x)
         if m == 0:

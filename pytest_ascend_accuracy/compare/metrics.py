@@ -15,14 +15,23 @@ msaccucmp (CANN ``algorithm_manager/builtin_algorithm/alg_*.py``, docs/formats.m
 Deliberate differences from msaccucmp, each visible in the result:
 
 * NaN and ±Inf are not propagated. Positions where both sides hold the same infinity
-  (an attention-mask ``Where``) count as equal; every other non-finite position (a NaN
-  anywhere, an Inf on one side only, or infinities of opposite sign) is a *mismatch* that
-  fails whatever the threshold. All metrics are computed over the positions finite on both
-  sides, and the NaN/+Inf/−Inf counts of each side are kept.
-* A pair that is all zero on both sides gets cosine 1.0 *and* the ``all_zero`` flag with a
+  (an attention-mask ``Where``) or both a NaN (its Softmax over a row masked out whole) count
+  as equal (docs/design.md: only a NaN/Inf on one side fails); every other non-finite
+  position (a NaN or an Inf on one side only, infinities of opposite sign, NaN against Inf)
+  is a *mismatch* that fails whatever the threshold. All metrics are computed over the
+  positions finite on both sides, and the NaN/+Inf/−Inf counts of each side are kept.
+* A side is zero when every value is exactly 0 (msaccucmp compares the norms with float64
+  eps, so a golden of 1e-30 values the device flushed to 0 read "both all zero" and passed).
+  A pair that is all zero on both sides gets cosine 1.0 *and* the ``all_zero`` flag with a
   note, never a silent 1.0. Zero on one side only gives cosine NaN (fails) with a note
   naming the side; rel_l2 is +inf when only the golden side is zero (msaccucmp says 0.0,
   which would pass a wrong tensor silently).
+* A one-element tensor's cosine tells its sign: 1 for the same sign, -1 for opposite signs
+  (msaccucmp prints 1 whatever the values, so a loss or score whose sign flipped passed).
+* Integer (32/64-bit) and bool tensors -- indices, class ids, counts, masks -- are also counted
+  for exact equality (``exact``, ``unequal``): one differing value fails whatever the metric
+  (an ArgMax index that flipped in one row of 64 kept cosine 0.998). 8/16-bit integers
+  (quantised data) are judged by the metrics as floats are.
 * Inputs are compared in float64 semantics (fp16 vs fp32 is not squeezed through float32);
   bool pairs are compared as 0/1 and, as in msaccucmp, relative errors and KL are not
   applicable to them (``not_applicable``).
@@ -30,12 +39,12 @@ Deliberate differences from msaccucmp, each visible in the result:
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from .kernel import DEFAULT_CHUNK, EPS, PairAccumulator
+from .kernel import DEFAULT_CHUNK, PairAccumulator
 from .pair_sums import accumulate
 
 #: metric names, in msaccucmp's CSV order, with their column names
@@ -81,7 +90,10 @@ class TensorMetrics:
     posinf_golden: int = 0
     neginf_golden: int = 0
     matched_inf: int = 0  # same ±inf at the same position on both sides: equal
+    matched_nan: int = 0  # NaN at the same position on both sides: equal
     mismatch: int = 0  # other non-finite positions: always a failure
+    exact: bool = False  # integer/bool values, counted for exact equality
+    unequal: int = 0  # of those, positions whose values differ: a failure
     all_zero: bool = False  # both sides all zero
     actual_zero: bool = False  # the actual side is all zero (finite part)
     golden_zero: bool = False
@@ -156,6 +168,25 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
     x, y = _flat(actual), _flat(golden)
     if x.size != y.size:
         raise ValueError(f"element counts differ: {x.size} vs {y.size}")
+    exact = is_exact(x.dtype) and is_exact(y.dtype)
+    unequal = sum(int(np.count_nonzero(x[s:s + chunk_size] != y[s:s + chunk_size]))
+                  for s in range(0, x.size, chunk_size)) if exact else 0
+    m = _metrics(x, y, chunk_size=chunk_size, kl=kl)
+    if not exact:
+        return m
+    kind = "bool" if x.dtype == np.bool_ else "integer"
+    note = (f"{kind} values compared exactly: {unequal} of {m.size} differ" if unequal else
+            f"{kind} values compared exactly: all equal")
+    return replace(m, exact=True, unequal=unequal, notes=m.notes + (note,))
+
+
+def is_exact(dtype) -> bool:
+    """Values that are indices, ids, counts or masks: bool and 32/64-bit integers."""
+    dtype = np.dtype(dtype)
+    return dtype == np.bool_ or (dtype.kind in "iu" and dtype.itemsize >= 4)
+
+
+def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool) -> TensorMetrics:
     is_bool = x.dtype == np.bool_ and y.dtype == np.bool_
     if x.dtype == np.bool_:
         x = x.view(np.uint8)
@@ -193,13 +224,16 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
         size=size, finite=acc.finite,
         nan_actual=acc.nan[0], posinf_actual=acc.posinf[0], neginf_actual=acc.neginf[0],
         nan_golden=acc.nan[1], posinf_golden=acc.posinf[1], neginf_golden=acc.neginf[1],
-        matched_inf=acc.matched_inf, mismatch=acc.mismatch,
+        matched_inf=acc.matched_inf, matched_nan=acc.matched_nan, mismatch=acc.mismatch,
     )
     if acc.mismatch:
         notes.append(f"{acc.mismatch} NaN/Inf position(s) differ between the sides")
     if acc.matched_inf:
         notes.append(f"{acc.matched_inf} position(s) hold the same infinity on both sides "
                      "(compared as equal)")
+    if acc.matched_nan:
+        notes.append(f"{acc.matched_nan} position(s) hold NaN on both sides, the golden "
+                     "too (compared as equal)")
     not_applicable = ("max_rel", "mean_rel", "acc_rel", "kl") if is_bool else ()
     if is_bool:
         notes.append("bool tensors: compared as 0/1; relative errors and KL do not apply")
@@ -211,7 +245,7 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
                              **counts)
     m = acc.finite
     if m == 0:
-        if acc.mismatch == 0:  # every position is the same infinity on both sides
+        if acc.mismatch == 0:  # every position the same infinity or NaN on both sides
             return TensorMetrics(cosine=1.0, max_abs=0.0, max_rel=0.0, mean_rel=0.0,
                                  acc_rel=0.0, rel_l2=0.0, rmse=0.0, mean_abs=0.0, kl=0.0,
                                  not_applicable=not_applicable, notes=tuple(notes), **counts)
@@ -219,14 +253,15 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
                              notes=tuple(notes) + ("no position is finite on both sides",),
                              **counts)
     nx, ny = math.sqrt(acc.sxx), math.sqrt(acc.syy)
-    # msaccucmp's zero tests: ‖x‖ <= eps and ‖y‖ < eps; otherwise √‖·‖ <= eps
-    all_zero = nx <= EPS and ny < EPS
-    actual_zero = all_zero or math.sqrt(nx) <= EPS
-    golden_zero = all_zero or math.sqrt(ny) <= EPS
+    # zero means every value is 0 (msaccucmp's ‖·‖ <= eps called 1e-30 values zero)
+    actual_zero = max(-acc.xmin, acc.xmax) == 0.0
+    golden_zero = max(-acc.ymin, acc.ymax) == 0.0
+    all_zero = actual_zero and golden_zero
     if size == 1:
-        cosine = 1.0
-        notes.append("one-element tensor: cosine is 1 by definition (as msaccucmp); "
-                     "judge it by an error metric")
+        x1, y1 = acc.xmax, acc.ymax
+        cosine = NAN if (x1 == 0.0) != (y1 == 0.0) else (-1.0 if x1 * y1 < 0 else 1.0)
+        notes.append("one-element tensor: cosine tells only the sign (msaccucmp prints 1); "
+                     "judge its size by an error metric")
     elif all_zero:
         cosine = 1.0
         notes.append("both tensors are all zero")
@@ -236,10 +271,15 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
     elif golden_zero:
         cosine = NAN
         notes.append("the golden tensor is all zero, the actual one is not: cosine undefined")
+    elif nx == 0.0 or ny == 0.0:  # values so small their squares underflow float64
+        cosine = NAN
+        notes.append("values below 1e-154: their squares underflow, cosine undefined")
     else:
         cosine = max(-1.0, min(acc.sxy / (nx * ny), 1.0))
-    if ny <= EPS:
-        rel_l2 = 0.0 if nx <= EPS else math.inf
+    if golden_zero:
+        rel_l2 = 0.0 if actual_zero else math.inf
+    elif ny == 0.0:
+        rel_l2 = NAN
     else:
         rel_l2 = math.sqrt(acc.sdd / acc.syy)
     rel = (NAN, NAN, NAN) if is_bool else (acc.max_rel, acc.sum_rel / m, acc.sum_rel)
@@ -255,7 +295,7 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
         std=_std_text(acc), all_zero=all_zero, actual_zero=actual_zero,
         golden_zero=golden_zero,
         max_abs_actual=max(-acc.xmin, acc.xmax), max_abs_golden=max(-acc.ymin, acc.ymax),
-        norm_ratio=nx / ny if ny > EPS else (NAN if nx <= EPS else math.inf),
+        norm_ratio=nx / ny if ny > 0.0 else (NAN if nx == 0.0 else math.inf),
         not_applicable=not_applicable, notes=tuple(notes), **counts)
 
 

@@ -309,6 +309,10 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
         return "failed", Failure(row, thr, math.nan, row.reason or "not compared", None)
     if m.mismatch:
         return "failed", Failure(row, thr, m.value(thr.metric), _nonfinite_reason(m), None)
+    if m.exact:  # indices, ids, counts, masks: equal or not, whatever the metric
+        if m.unequal:
+            return "failed", Failure(row, thr, m.value(thr.metric), _unequal_reason(row, m), None)
+        return "passed", None
     if thr.metric in m.not_applicable:
         return "skipped", None
     value = m.value(thr.metric)
@@ -336,13 +340,18 @@ def _listed(names, limit: int = 5) -> str:
 
 
 def nonfinite_kind(m: TensorMetrics) -> str:
-    """What made a tensor's non-finite positions fail: a NaN fails wherever it is (both sides
-    included), an Inf when the other side does not hold the same infinity there."""
-    if m.nan_golden and m.nan_actual:
-        return "NaN on both sides"
-    if m.nan_golden:
-        return "NaN in the golden"
+    """What made a tensor's non-finite positions fail: a NaN or an Inf where the other side
+    does not hold the same (NaN against NaN, or the same infinity, compares as equal)."""
+    if m.nan_golden > m.matched_nan and not m.nan_actual > m.matched_nan:
+        return "NaN in the golden only"
     return "NaN/Inf on one side only"
+
+
+def _unequal_reason(row: TensorCompare, m: TensorMetrics) -> str:
+    dtype = row.dtype if row.dtype == row.golden_dtype or not row.golden_dtype else (
+        f"{row.dtype} (golden {row.golden_dtype})")
+    return (f"{m.unequal} of {m.size} value{_s(m.size)} differ ({dtype} values are compared "
+            f"exactly: indices, ids, counts, masks; largest difference {_fmt(m.max_abs)})")
 
 
 def _nonfinite_reason(m: TensorMetrics) -> str:

@@ -88,13 +88,24 @@ def test_same_infinity_on_both_sides_counts_as_equal(dtype):
     assert m.mean_abs == pytest.approx(0.5 / 3)
 
 
-@pytest.mark.parametrize("x_val,y_val", [(np.inf, -np.inf), (np.inf, 1.0), (np.nan, np.nan),
-                                         (1.0, np.inf)])
+@pytest.mark.parametrize("x_val,y_val", [(np.inf, -np.inf), (np.inf, 1.0), (np.nan, 1.0),
+                                         (1.0, np.nan), (np.nan, np.inf), (1.0, np.inf)])
 def test_other_nonfinite_positions_are_mismatches(x_val, y_val):
     x = np.array([1.0, x_val, 3.0], np.float32)
     y = np.array([1.0, y_val, 3.0], np.float32)
     m = compute_metrics(x, y)
-    assert m.mismatch == 1 and m.matched_inf == 0 and m.finite == 2
+    assert m.mismatch == 1 and m.matched_inf == 0 and m.matched_nan == 0 and m.finite == 2
+
+
+def test_nan_at_the_same_position_on_both_sides_compares_as_equal():
+    """docs/design.md: only a NaN/Inf on one side fails. A Softmax over an attention row masked
+    out whole is NaN in the golden and on the device: it failed whatever the mode (user trial)."""
+    x = np.array([1.0, np.nan, 3.0, np.nan], np.float32)
+    m = compute_metrics(x, x.astype(np.float16))
+    assert (m.mismatch, m.matched_nan, m.finite) == (0, 2, 2) and m.cosine == pytest.approx(1.0)
+    assert "2 position(s) hold NaN on both sides, the golden too (compared as equal)" in m.notes
+    every = compute_metrics(np.full(3, np.nan, np.float32), np.full(3, np.nan, np.float32))
+    assert (every.mismatch, every.matched_nan, every.cosine) == (0, 3, 1.0)
 
 
 def test_all_nonfinite_identical_infinities():

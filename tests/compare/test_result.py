@@ -118,13 +118,87 @@ def test_all_zero_actual_fails_with_its_note():
     assert "actual_all_zero" in r.rows[0].flags
 
 
-def test_not_applicable_metric_is_skipped_not_failed():
+def _saved_before_exact(result):
+    """``result`` as a compare.json written before integer/bool tensors were counted for exact
+    equality: its bool rows are "not measurable" by KL, skipped."""
+    d = result.to_dict()
+    for row in d["rows"]:
+        if row["metrics"]:
+            row["metrics"].pop("exact", None)
+            row["metrics"].pop("unequal", None)
+    return CompareResult.from_dict(d)
+
+
+def test_bool_tensors_are_judged_exactly_whatever_the_metric():
+    """A bool mask was "not measurable" by KL, skipped: a flipped comparison passed under
+    metric="kl" (a user trial); and 1 flip in many kept a cosine above the threshold."""
     r = compare_dumps(DumpSet.from_arrays({"b": [np.array([True, False])],
                                            "f": [np.ones(4, np.float16)]}),
                       DumpSet.from_arrays({"b": [np.array([True, False])],
                                            "f": [np.ones(4, np.float32)]}))
     v = r.judge(0.001, metric="kl")
-    assert v.passed and v.skipped == 1 and v.judged == 1
+    assert v.passed and v.skipped == 0 and v.judged == 2
+    mask = np.ones(1000, bool)
+    flipped = mask.copy()
+    flipped[7] = False
+    r = compare_dumps(DumpSet.from_arrays({"b": [flipped]}), DumpSet.from_arrays({"b": [mask]}))
+    assert r.rows[0].metrics.cosine > 0.999
+    for v in (r.judge(0.001, metric="kl"), r.judge(0.99)):
+        assert v.failures[0].reason == ("1 of 1000 values differ (bool values are compared "
+                                        "exactly: indices, ids, counts, masks; largest difference "
+                                        "1.000000)")
+    old = _saved_before_exact(compare_dumps(DumpSet.from_arrays({"b": [mask]}),
+                                            DumpSet.from_arrays({"b": [mask]})))
+    assert old.judge(0.001, metric="kl").skipped == 1  # a saved result is judged as written
+
+
+def test_integer_indices_fail_on_one_differing_value_but_quantised_bytes_keep_the_metrics():
+    """An ArgMax whose index flipped in one row of 64 kept cosine 0.998 and passed (a user
+    trial); int8 data (a quantised model's) is judged by the metric, as floats are."""
+    golden = np.arange(64, dtype=np.int64) % 3
+    actual = golden.copy()
+    actual[7] = 0 if golden[7] else 1
+    r = compare_dumps(DumpSet.from_arrays({"argmax": [actual.astype(np.int32)]}),
+                      DumpSet.from_arrays({"argmax": [golden]}))
+    v = r.judge(0.95)
+    assert r.rows[0].metrics.cosine > 0.95 and not v.passed
+    assert v.failures[0].reason.startswith("1 of 64 values differ (int32 (golden int64) values are "
+                                           "compared exactly")
+    assert "exact_unequal" in r.rows[0].flags
+    same = compare_dumps(DumpSet.from_arrays({"argmax": [golden]}),
+                         DumpSet.from_arrays({"argmax": [golden]}))
+    assert same.judge(0.999999, metric="kl").passed
+    q = np.arange(-64, 64, dtype=np.int8)
+    near = q.copy()
+    near[3] += 1
+    r8 = compare_dumps(DumpSet.from_arrays({"q": [near]}), DumpSet.from_arrays({"q": [q]}))
+    assert not r8.rows[0].metrics.exact and r8.judge(0.99).passed
+
+
+def test_tiny_golden_values_the_device_flushed_to_zero_fail():
+    """A golden of 1e-30 values read as "both tensors are all zero" (msaccucmp's norm <= eps
+    test) and passed, though the device output held zeros (a user trial)."""
+    tiny = np.full(4, 1e-30, np.float32)
+    r = compare_dumps(DumpSet.from_arrays({"t": [np.zeros(4, np.float16)]}),
+                      DumpSet.from_arrays({"t": [tiny]}))
+    v = r.judge(0.99)
+    assert not v.passed and "actual_all_zero" in r.rows[0].flags
+    both_tiny = compare_dumps(DumpSet.from_arrays({"t": [tiny * 1.001]}),
+                              DumpSet.from_arrays({"t": [tiny]}))
+    m = both_tiny.rows[0].metrics
+    assert m.cosine == pytest.approx(1.0) and not m.all_zero and both_tiny.judge(0.99).passed
+
+
+def test_a_one_element_tensor_whose_sign_flipped_fails():
+    """cosine 1 "by definition" (msaccucmp) passed a scalar of +0.2 computed as -0.19995."""
+    r = compare_dumps(DumpSet.from_arrays({"s": [np.array(-0.19995, np.float16)]}),
+                      DumpSet.from_arrays({"s": [np.array(0.2, np.float32)]}))
+    m = r.rows[0].metrics
+    assert m.cosine == -1.0 and "one-element tensor: cosine tells only the sign" in m.notes[0]
+    assert not r.judge(0.99).passed
+    same = compare_dumps(DumpSet.from_arrays({"s": [np.array(0.19995, np.float16)]}),
+                         DumpSet.from_arrays({"s": [np.array(0.2, np.float32)]}))
+    assert same.rows[0].metrics.cosine == 1.0 and same.judge(0.99).passed
 
 
 def test_a_verdict_that_judged_nothing_fails_naming_why():
@@ -134,15 +208,16 @@ def test_a_verdict_that_judged_nothing_fails_naming_why():
                                            "f": [np.full(4, 2, np.float16)]}),
                       DumpSet.from_arrays({"b": [np.array([True, False])],
                                            "f": [np.ones(4, np.float32)]}))
-    skipped = r.judge(0.001, metric="kl", ignore=["f"])
+    skipped = _saved_before_exact(r).judge(0.001, metric="kl", ignore=["f"])
     assert not skipped.passed and skipped.judged == 0
     assert skipped.describe() == (
         "accuracy FAILED: no tensor was judged: of the compared tensors, 1 ignored by "
         "ignore=['f'] and 1 not measurable by kl; name only the ops to accept in ignore= "
         "(--ignore on the command line)")
     assert r.judge(0.001, metric="kl", ignore=["b"]).judged == 1  # f is judged
-    bool_only = r.judge(0.001, metric="kl", ignore=["f"]).problem
+    bool_only = _saved_before_exact(r).judge(0.001, metric="kl", ignore=["f"]).problem
     assert bool_only.startswith("no tensor was judged")
+    assert r.judge(0.001, metric="kl", ignore=["f"]).judged == 1  # b, judged exactly
     everything = r.judge(0.0, ignore=["*"])
     assert not everything.passed and everything.ignored == 2
     assert everything.problem.endswith(
@@ -233,9 +308,11 @@ def test_a_nan_on_both_sides_is_not_called_one_sided():
 
     x = np.array([1.0, np.nan, 3.0], np.float32)
     both = compute_metrics(x, x.copy())
-    assert both.mismatch and nonfinite_kind(both) == "NaN on both sides"
+    assert not both.mismatch and both.matched_nan == 1  # the same position: equal
+    elsewhere = compute_metrics(x, np.array([np.nan, 2.0, 3.0], np.float32))
+    assert elsewhere.mismatch == 2 and nonfinite_kind(elsewhere) == "NaN/Inf on one side only"
     golden_only = compute_metrics(np.array([1.0, 2.0, 3.0], np.float32), x)
-    assert nonfinite_kind(golden_only) == "NaN in the golden"
+    assert nonfinite_kind(golden_only) == "NaN in the golden only"
     actual_only = compute_metrics(x, np.array([1.0, 2.0, 3.0], np.float32))
     assert nonfinite_kind(actual_only) == "NaN/Inf on one side only"
 
