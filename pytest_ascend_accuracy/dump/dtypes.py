@@ -131,6 +131,16 @@ def value_dtype(name: str) -> np.dtype:
     return found if found.type.__module__ == "numpy" else np.dtype("uint8")
 
 
+def npy_values(array: np.ndarray) -> np.ndarray:
+    """``array`` as a ``.npy`` file can hold it: an ml_dtypes array of a float type numpy has
+    no dtype for (bfloat16, float8_e5m2, ...: its ``.npy`` header says ``<V2``, ``<V1`` or
+    ``<f1``, which no reader takes for those numbers) as its float32 values, exactly as a dump
+    of that type loads (``loaded_dtype``); any other array unchanged."""
+    if array.dtype.name in LOADED_AS_FLOAT32:  # (no numpy dtype has these names)
+        return array.astype(np.float32)
+    return array
+
+
 def loaded_dtype(enum: int) -> np.dtype:
     """The numpy dtype ``TensorRef.load()`` returns (bf16, 8-bit floats -> float32)."""
     if enum == BF16 or enum in BYTE_FLOATS:

@@ -14,6 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from ..errors import DumpFormatError
+from .dtypes import npy_values
 from .golden_names import StemAllocator, read_names
 from .layout import MAX_NAME_BYTES, _Clock, append_mapping
 from .npy_dir import INPUT_REFS_FILE
@@ -161,7 +162,7 @@ class NpyDumpWriter:
         return paths
 
     def _save(self, name: str, array, ts: int) -> Path:
-        arr = np.asarray(array)
+        arr = npy_values(np.asarray(array))  # bfloat16, float8: as float32, the values they hold
         if arr.dtype.hasobject:
             raise DumpFormatError(self.directory / name, "object arrays cannot be dumped")
         if self.pack is not None:

@@ -14,7 +14,9 @@ an input that is another node's output is not written again but recorded in ``in
 input or initializer is written as its first reader's input file, and later readers refer to it;
 a tensor is dropped from memory after its last consumer is written, so there is never more
 than the one copy onnxruntime returned. Tensor indices count present tensors only: an omitted
-optional input or output (empty name) is skipped, as the emulator numbers them too.
+optional input or output (empty name) is skipped, as the emulator numbers them too. A bfloat16
+or float8 tensor (which ``graph.stream`` fetches through an exact Cast to float32) is written as
+its float32 values: a ``.npy`` file has no such dtype (``dump.dtypes.npy_values``).
 
 The dump lives in the cache under ``golden/<key>``, key = model bytes hash + input bytes hash
 + onnxruntime version + input_shape, and is built once per key (process-safe, see cache.py).

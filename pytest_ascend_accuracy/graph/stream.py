@@ -16,8 +16,12 @@ and what the caller has not yet released.
 Every node runs once, in the same order, on the same kernels (optimisations off), so the values
 are exactly those of a single run. A cut never separates from its readers a value onnxruntime
 cannot hand over as a numpy array (sequences, optionals, bfloat16/float8/int4 tensors, tensors
-of unknown type). The segments' sessions never spin-wait, so their idle threads leave the cores
-to the thread writing the tensors out. A session is built by the run's background thread, or
+of unknown type). A wanted bfloat16, float8_e4m3fn or float8_e5m2 tensor, which onnxruntime's
+Python API cannot return ("No corresponding Numpy type for Tensor Type"), is fetched through a
+Cast to float32 added to its segment's session (exact: every such value is a float32) and
+handed over as the ml_dtypes array of its own type, so its dtype stays what the model says.
+The segments' sessions never spin-wait, so their idle threads leave the cores to the thread
+writing the tensors out. A session is built by the run's background thread, or
 ahead of time by the caller taking segments (``build_ahead``; each segment's ``lock`` keeps that
 to one build).
 
@@ -54,6 +58,14 @@ class _Segment:
     signature: Tuple = ()
     lock: threading.Lock = field(default_factory=threading.Lock)  # held while a session builds
     nbytes: int = 0  # what its nodes' outputs add up to (guessed where a shape is unknown)
+    #: output name -> (name of its Cast-to-float32 fetch, ml_dtypes name) for the outputs
+    #: onnxruntime cannot return as numpy (``FETCHED_AS_FLOAT32``)
+    cast_fetch: Dict[str, Tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def fetch(self) -> List[str]:
+        """The names the segment's session returns, in ``outputs`` order."""
+        return [self.cast_fetch[o][0] if o in self.cast_fetch else o for o in self.outputs]
 
 
 def node_reads(node) -> List[str]:
@@ -86,6 +98,13 @@ def _feedable(info, name: str, op_type: str) -> bool:
         return False
     entry = info.get(name)
     return entry is not None and entry[0] in _FEEDABLE_TYPES
+
+
+#: ONNX element types onnxruntime cannot return, fetched through an exact Cast to FLOAT and
+#: given back as the ml_dtypes type (the types a dump can store: ``dump.dtypes``)
+FETCHED_AS_FLOAT32 = {16: "bfloat16", 17: "float8_e4m3fn", 19: "float8_e5m2"}
+#: the suffix of the name a Cast-to-float32 fetch of a tensor is given (made unique)
+FETCH_SUFFIX = "::as_float32"
 
 
 _NUMPY: Dict[int, Optional[np.dtype]] = {}  # ONNX element type -> numpy dtype (None: none)
@@ -219,6 +238,12 @@ class SegmentedModel:
             outs = [o for k in seg.nodes for o in graph.node[k].output
                     if o and (o in wanted_set or self.last_segment_read.get(o, -1) > s)]
             seg.outputs = list(dict.fromkeys(outs))
+        used = set(self.producer) | set(info) | {n.name for n in graph.node}
+        for seg in self.segments:
+            for o in seg.outputs:
+                ml_name = FETCHED_AS_FLOAT32.get((info.get(o) or (0,))[0])
+                if ml_name is not None:
+                    seg.cast_fetch[o] = (_unused(f"{o}{FETCH_SUFFIX}", used), ml_name)
 
     def run(self, feeds: Mapping[str, np.ndarray], *, ahead: int = 1):
         """A ``streamed_run.StreamedRun`` on ``feeds``, computing up to ``ahead`` segments
@@ -232,8 +257,14 @@ class SegmentedModel:
         """Segment ``s``'s outputs. Sessions allocate from the process's shared arena
         (``graph.ort_arena``), whose unused memory a run gives back when it is closed
         (``StreamedRun.close``). Models whose weights exceed one segment's budget use no
-        arena."""
-        return self._session(s, feeds).run(self.segments[s].outputs, feeds)
+        arena. A tensor fetched through a Cast to float32 (``_Segment.cast_fetch``) comes back
+        as the ml_dtypes array of its own type (exact)."""
+        seg = self.segments[s]
+        produced = self._session(s, feeds).run(seg.fetch, feeds)
+        if seg.cast_fetch:
+            produced = [_from_float32(v, seg.cast_fetch[o][1]) if o in seg.cast_fetch else v
+                        for o, v in zip(seg.outputs, produced)]
+        return produced
 
     def _session(self, s: int, feeds: Mapping[str, object]):
         seg = self.segments[s]
@@ -287,6 +318,24 @@ class SegmentedModel:
         return tuple(out)
 
 
+def _unused(name: str, used: Set[str]) -> str:
+    """``name``, or ``name_1``, ``name_2``... : the first not in ``used`` (then added to it)."""
+    out, k = name, 0
+    while out in used:
+        k += 1
+        out = f"{name}_{k}"
+    used.add(out)
+    return out
+
+
+def _from_float32(value, ml_name: str):
+    """A float32 array fetched through a Cast as the ml_dtypes type it was cast from (exact:
+    the values came from that type)."""
+    import ml_dtypes
+
+    return np.asarray(value).astype(getattr(ml_dtypes, ml_name))
+
+
 def _init_bytes(tensor) -> int:
     return math.prod(tensor.dims) * (_itemsize(tensor.data_type) or 4)
 
@@ -320,7 +369,9 @@ def _build_session(model, seg: _Segment, s: int, signature, threads: int,
         config[EXTERNAL_FOLDER_KEY] = folder
     sparse = {t.values.name: t for t in graph.sparse_initializer}
     g.sparse_initializer.extend(sparse[n] for n in seg.inputs if n in sparse)
-    g.output.extend(onnx.ValueInfoProto(name=n) for n in seg.outputs)
+    for o, (fetch, _) in seg.cast_fetch.items():  # onnxruntime returns no bfloat16/float8 array
+        g.node.append(helper.make_node("Cast", [o], [fetch], name=fetch, to=1))  # (exact)
+    g.output.extend(onnx.ValueInfoProto(name=n) for n in seg.fetch)
     data = sub.SerializeToString()
     del sub
     # no spin-waiting: while a segment runs, the caller writes the previous one's tensors on the
