@@ -140,7 +140,8 @@ def _threshold_options(p: argparse.ArgumentParser,
     p.add_argument("--html", metavar="OUT", help="write a self-contained HTML report")
 
 
-def _per_op(items: Sequence[str]) -> Dict[str, float]:
+def per_op_arg(items: Sequence[str]) -> Dict[str, float]:
+    """``--per-op NAME=T`` entries as ``{name: threshold}``."""
     out = {}
     for item in items:
         name, sep, value = item.rpartition("=")
@@ -166,7 +167,7 @@ def _judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCAL
     from ..compare.thresholds import Policy
     from ..report.failure_text import default_hint
 
-    per_op = _per_op(args.per_op)
+    per_op = per_op_arg(args.per_op)
     result.check_names(per_op, args.ignore, "--per-op/--ignore")
     verdict = result.judge(Policy.build(args.threshold, per_op, tuple(args.ignore) + tuple(
         recorded_ignore), args.metric, scale_tolerance))

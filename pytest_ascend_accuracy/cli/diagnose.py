@@ -11,8 +11,8 @@ import numpy as np
 
 from . import aipp_step
 from .app import (DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, EXIT_FAILED, EXIT_OK, SCALE_OFF,
-                  Command, backend_options, make_cli_backend, register, resolve_threshold,
-                  scale_tolerance_arg)
+                  Command, backend_options, make_cli_backend, per_op_arg, register,
+                  resolve_threshold, scale_tolerance_arg)
 from ..backends import BackendKind
 from ..dump.user_arrays import read_npy, read_npz
 from ..errors import ConfigError
@@ -33,6 +33,10 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=None,
                    help="threshold for --metric (default 0.95 for cosine; required for the others)")
     p.add_argument("--metric", default=DEFAULT_METRIC, help="metric judged (default cosine)")
+    p.add_argument("--per-op", action="append", default=[], metavar="NAME=T",
+                   help="threshold for one op name or glob (repeatable), as compare's")
+    p.add_argument("--ignore", action="append", default=[], metavar="NAME",
+                   help="op name or glob not judged (repeatable), as compare's")
     p.add_argument("--scale-tolerance", metavar="T", default=None,
                    help="scale guard, as the plugin's scale_tolerance=: a tensor whose L2 norm is "
                         f"not within 1/T..T times the golden's fails (default "
@@ -145,6 +149,13 @@ def _run(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.model):
         raise ConfigError(args.model, "no such model file")
     mode = _mode(args.mode, args.model)
+    per_op = per_op_arg(args.per_op)
+    if per_op or args.ignore:  # names of the model's ops, or globs matching some
+        from ..graph.op_catalogue import model_ops
+
+        ops = model_ops(args.model)
+        ops.check_names(per_op, "per_op entry", "--per-op")
+        ops.check_names(args.ignore, "ignore entry", "--ignore")
     cache = Cache(Path(args.cache_dir))
     if args.fault and args.backend != BackendKind.EMULATOR:
         raise ConfigError("--fault", "faults exist only in the emulator backend")
@@ -158,7 +169,8 @@ def _run(args: argparse.Namespace) -> int:
         d = diagnose(args.model, inputs, backend, args.threshold, budget=args.budget, cache=cache,
                      input_shape=args.input_shape, metric=args.metric, seed=args.seed,
                      out_dir=args.out, progress=progress, mode=mode,
-                     scale_tolerance=scale_tolerance)
+                     scale_tolerance=scale_tolerance, per_op=per_op or None,
+                     ignore=tuple(args.ignore))
     finally:
         close = getattr(backend, "close", None)
         if close:

@@ -235,6 +235,11 @@ def _cli_judge_options(verdict: Verdict) -> str:
     t = verdict.policy.scale_tolerance
     if t != DEFAULT_SCALE_TOLERANCE:
         opts.append("--scale-tolerance " + ("none" if t is None else f"{t:g}"))
+    import shlex  # the compare's own per-op thresholds and ignore list: without them the
+    # pasted diagnose failed first on an op the compare had ignored (code review)
+    opts += [f"--per-op {shlex.quote(f'{name}={threshold_text(thr.value)}')}"
+             for name, thr in verdict.policy.per_op]
+    opts += [f"--ignore {shlex.quote(name)}" for name in verdict.policy.ignore]
     return "".join(" " + o for o in opts)
 
 

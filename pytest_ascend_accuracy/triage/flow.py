@@ -65,8 +65,9 @@ class _Runner:
 
     def __init__(self, backend, model, inputs, golden, *, judge: Callable[[CompareResult], Verdict],
                  budget: int, input_shape, dump_root: Path, progress: Callable[[str], None],
-                 atc_options: Optional[Mapping[str, object]] = None):
+                 atc_options: Optional[Mapping[str, object]] = None, kl: bool = False):
         self.backend, self.model, self.inputs, self.golden = backend, model, inputs, golden
+        self.kl = kl  # computed only when a threshold judges by it (a second pass per tensor)
         self.judge, self.budget, self.input_shape = judge, budget, input_shape
         self.atc_options = dict(atc_options or {}) or None
         self.dump_root, self.progress = dump_root, progress
@@ -95,7 +96,7 @@ class _Runner:
         # every op's inputs too: the input check (step 5) reads what the device was fed
         dump = self.backend.run(converted, self.inputs, dump=True,
                                 dump_dir=self.dump_root / f"run{len(self.memo)}", dump_mode="all")
-        result = compare_dumps(dump, self.golden, kl=False)
+        result = compare_dumps(dump, self.golden, kl=self.kl)
         ev = _Evaluation(mode, converted, dump, result, self.judge(result), new)
         self.memo[key] = ev
         return ev
@@ -154,7 +155,7 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-triage-"))
     runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,
                      input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None),
-                     atc_options=atc_options)
+                     atc_options=atc_options, kl="kl" in policy.metrics)
     flow = _Flow(runner, threshold, metric, DEFAULT if mode is None else mode, budget_option)
     try:
         outcome = flow.walk()
@@ -411,7 +412,7 @@ class _Flow:
 
     def _differing(self, base: _Evaluation, other: _Evaluation) -> List[str]:
         """Ops whose output differs between two device runs (first drop first)."""
-        result = compare_dumps(base.dump, other.dump, kl=False)
+        result = compare_dumps(base.dump, other.dump, kl=self.metric == "kl")
         verdict = result.judge(self.threshold, metric=self.metric)
         return _failing_names(verdict)
 

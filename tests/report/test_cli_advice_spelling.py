@@ -156,3 +156,21 @@ def test_diagnose_out_of_budget_names_budget_and_pasting_it_continues(tmp_path, 
         assert "--accuracy-diagnose-budget" not in out
         extra = rerun.group(1).split()  # pasted as printed
     assert code == 0 and "RESTORED" in out.splitlines()[0]
+
+
+@pytest.mark.parametrize("options", [
+    ["--metric", "kl", "--threshold", "0.01"],  # diagnose judged KL it had not computed: exit 2
+    ["--ignore", "norm_b", "--per-op", "to_flat=0.0"],  # dropped: it failed first on norm_b
+])
+def test_the_compares_own_judging_options_reach_the_pasted_diagnose(tmp_path, capsys, options):
+    """The advice repeats the compare's --metric/--threshold/--per-op/--ignore, and the pasted
+    command judges by them (code review: --metric kl exited 2, --ignore was dropped)."""
+    model, actual, golden = _emulated(tmp_path, "two_overflows")
+    assert cli.main(["compare", actual, golden, *options]) == 1
+    hint = next(line for line in capsys.readouterr().out.splitlines()
+                if line.startswith("next step:"))
+    (argv, _), = _commands(hint)
+    for option in options[::2]:
+        assert option in argv, hint
+    code, out = _run(argv, model, tmp_path, capsys)
+    assert code == 0, out  # what the advice promises: "passes with exit status 0"
