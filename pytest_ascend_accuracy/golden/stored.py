@@ -249,14 +249,15 @@ class GoldenPolicy:
         ``--accuracy-regen`` it is rewritten first, and the test fails this once all the same.
         Its tensors' dtypes are checked against the ones written."""
         path = Path(path)
-        with _Locked(path, self.lock_dir), _write_errors(path, self._shown(path)):
-            self._recover(path)
+        with _Locked(path, self.lock_dir):
+            with _write_errors(path, self._shown(path)):
+                self._recover(path)
             _no_file_in_the_way(path)
             if not path.exists():
-                _store(path, compute(), self.store_inputs)
+                self._write(path, compute, self.store_inputs)
                 return read_golden(path), WRITTEN_MISSING
             if self.regen.before_use:
-                _store(path, compute(), self._keeps_inputs(path))
+                self._write(path, compute, self._keeps_inputs(path))
                 return read_golden(path), REWRITTEN_ALL
             try:
                 self._check_identity(path, compute, identity)
@@ -276,11 +277,19 @@ class GoldenPolicy:
         if not self.regen.after_failure:
             return None
         path = Path(path)
-        with _Locked(path, self.lock_dir), _write_errors(path, self._shown(path)):
-            self._recover(path)
+        with _Locked(path, self.lock_dir):
+            with _write_errors(path, self._shown(path)):
+                self._recover(path)
             inputs = self._keeps_inputs(path)
-            _store(path, compute(), inputs)
+            self._write(path, compute, inputs)
         return REWRITTEN_FAILED + (KEPT_INPUTS if inputs else "")
+
+    def _write(self, path: Path, compute: Callable[[], object], store_inputs: bool) -> None:
+        """Store ``compute()`` at ``path``: an ``OSError`` of the write is a ``GoldenWriteError``
+        naming the golden; one of ``compute`` (a model's file) keeps its own file name."""
+        dump = compute()
+        with _write_errors(path, self._shown(path)):
+            _store(path, dump, store_inputs)
 
     def _unreadable(self, path: Path, compute: Callable[[], object], exc: DumpFormatError) -> None:
         """Refuse a golden one of whose files cannot be read (``exc``), naming that file
@@ -288,7 +297,7 @@ class GoldenPolicy:
         failed against it would be (it fails before comparing, so nothing else rewrites it)."""
         bad = self._shown(exc.path) if exc.path else self._shown(path)
         if self.regen.after_failure:
-            _store(path, compute(), self._keeps_inputs(path))
+            self._write(path, compute, self._keeps_inputs(path))
             if self.on_recovery is not None:
                 self.on_recovery(path, REWRITTEN_UNREADABLE)
             raise StoredGoldenUnreadable(bad, (
@@ -342,7 +351,7 @@ class GoldenPolicy:
         ``--accuracy-regen`` rewritten from ``compute()`` first (``note`` for the summary,
         ``rewritten`` the message), else ``refused``, which names the fix."""
         if self.regen.after_failure:
-            _store(path, compute(), self._keeps_inputs(path))
+            self._write(path, compute, self._keeps_inputs(path))
             if self.on_recovery is not None:
                 self.on_recovery(path, note)
             raise StoredGoldenMismatch(self._shown(path), rewritten)

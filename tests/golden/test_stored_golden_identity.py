@@ -167,3 +167,15 @@ def test_float16_in_a_golden_without_record_is_warned_about(tmp_path, model):
     np.save(relu, np.load(relu).astype(np.float16))
     with pytest.warns(UserWarning, match=rf"{relu.name} \(float16\)"):
         obtain(stored.GoldenPolicy(), golden, compute)
+
+
+def test_an_os_error_of_computing_the_golden_keeps_its_own_file_name(tmp_path):
+    """A model file missing while the golden is computed read "cannot write stored golden: No
+    such file or directory", the file's name lost (code review of 0592dc2): only the write's
+    own errors are GoldenWriteErrors."""
+    def compute():
+        raise FileNotFoundError(2, "No such file or directory", "models/weights.bin")
+
+    with pytest.raises(FileNotFoundError) as info:
+        stored.GoldenPolicy().obtain(tmp_path / "g", compute)
+    assert info.value.filename == "models/weights.bin"
