@@ -1,33 +1,71 @@
-"""Which golden operands of failing operators leave the float16 range.
+"""Which golden values of failing operators leave the float16 range: past 65504, or so small
+that float16 flushes them to zero.
 
 An fp16 overflow does not always show in an operator's *output*: a BatchNormalization whose
 running variance is 1e9 (the real PP-OCRv4 detector has one) turns that operand into inf when
 ATC converts it to float16, and the output merely collapses. Looking at the golden *inputs* of
 the first failing operators (weights included, as golden dumps record them) finds that case;
 only a few small tensors are read, and only after a comparison failed.
+
+Underflow is the other end: a non-zero value below half of float16's smallest subnormal
+(2**-24, about 5.96e-8) rounds to 0 (round-to-nearest-even, as the emulator and ATC's
+force_fp16 round every operator's inputs and outputs). A ``Mul(x, 1e-30)`` then outputs 0, and
+the ``Mul(.., 1e30)`` after it gets 0 (0 * inf: NaN), so both ops must stay float32: a failing
+op's golden operand that underflows names that op *and the op producing it* (found through the
+golden's own files, or ``model``), and a failing op's golden output that underflows names the
+op. Not every tiny value is a finding: values in float16's subnormal range (up to ~6.1e-5) lose
+precision but stay non-zero and are never counted, exact zeros never count, and a tensor counts
+only when the values flushing to zero carry so much of it that the flushed tensor alone would
+fail the default check (cosine with itself < 0.95: a weight with a few 1e-9 entries is no
+finding). An operand that enters its op's output only by addition or selection (``Add(var,
+1e-12)``, ``Concat``) counts only where that output underflows as well: elsewhere flushing it
+moves the output by less than float16 resolves.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable, List, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import numpy as np
 
 from ..dump.dtypes import value_dtype
 from ..dump.model import DumpSet
 
+from ..core.ascend_optypes import ascend_type  # noqa: E402
+from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
+
+OVERFLOW, UNDERFLOW = "overflow", "underflow"
+
+#: ops whose output takes an operand's values only by adding them or selecting them: flushing a
+#: tiny operand moves the output by at most that value (a finding only where the output is tiny);
+#: ONNX types and the Ascend types ATC gives them (the compared rows' types, in Ascend dumps)
+_ONNX_ADDITIVE = (
+    "Add", "Sub", "Sum", "Mean", "Max", "Min", "Concat", "Split", "Slice", "Reshape",
+    "Flatten", "Squeeze", "Unsqueeze", "Transpose", "Identity", "Relu", "Gather", "Expand",
+    "Tile", "Pad", "MaxPool", "GlobalMaxPool", "ReduceMax", "ReduceMin", "Where", "Neg", "Abs",
+    "Clip", "DepthToSpace", "SpaceToDepth",
+)
+_ADDITIVE = frozenset(_ONNX_ADDITIVE) | {ascend_type(t) for t in _ONNX_ADDITIVE} | {"AddN"}
 
 
 @dataclass(frozen=True)
 class RangeFinding:
-    """A golden operand of op ``op`` (slot ``input:k``) whose values reach past 65504."""
+    """A golden tensor of op ``op`` (slot ``input:k``, or ``output:k``) whose values leave the
+    float16 range: ``kind`` ``overflow`` (``max_abs``: its largest |value|, past 65504) or
+    ``underflow`` (``max_abs``: the largest |value| float16 flushes to 0). ``op_type``: the
+    type of ``op`` (an underflow's as ``golden_inputs_past_fp16`` finds it, an overflow's the
+    golden's; "" where unknown)."""
 
     op: str
     slot: str
     max_abs: float
+    kind: str = OVERFLOW
+    op_type: str = ""
 
     def describe(self) -> str:
+        if self.kind == UNDERFLOW:
+            return f"{self.op} {self.slot} underflows to 0 (|{self.max_abs:.4g}|)"
         return f"{self.op} {self.slot} reaches |{self.max_abs:.4g}|"
 
 
@@ -41,57 +79,150 @@ class RangeFindings(list):
 
 
 def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: int = 3,
-                            model=None) -> RangeFindings:
-    """Findings for the golden inputs of the first ``limit`` of ``op_names`` found in ``golden``.
-    An op the golden holds no inputs of (a golden of outputs only) has its operands looked up
-    among the golden outputs of their producers in ``model`` (the ONNX model the golden ran,
-    a path or ModelProto), when given."""
+                            model=None, op_types: Optional[Mapping[str, str]] = None
+                            ) -> RangeFindings:
+    """Findings for the golden inputs (past 65504, or flushed to 0) and outputs (flushed to 0) of
+    the first ``limit`` of ``op_names`` found in ``golden``; an operand flushed to 0 also names
+    the op that produced it (``output:k``), right after. An op the golden holds no inputs of (a
+    golden of outputs only) has its operands looked up among the golden outputs of their
+    producers in ``model`` (the ONNX model the golden ran, a path or ModelProto), when given.
+    An op's type (whether its operands enter its output only additively, and the findings'
+    ``op_type``) is the golden's, else ``model``'s, else ``op_types``' ({golden op name: type},
+    the compared rows' types; ONNX or Ascend spelling); an op of unknown type counts as one
+    that scales its operands."""
     found = RangeFindings()
     seen = 0
     graph = None
+    made_by: Optional[Dict[str, Tuple[str, str]]] = None
+
+    def type_of(name: str, known: str = "") -> str:
+        nonlocal graph
+        if not known and model is not None:
+            graph = _graph_edges(model) if graph is None else graph
+            known = graph[3].get(name, "")
+        return known or (op_types or {}).get(name, "")
+
     for name in op_names:
         op = golden.get(name)
         if op is None:
             continue
         seen += 1
-        operands = [(t.slot, t.load) for t in op.inputs if value_dtype(t.dtype).kind == "f"]
+        operands = [(t.slot, t.load, t.source) for t in op.inputs
+                    if value_dtype(t.dtype).kind == "f"]
         if not op.inputs and model is not None:
             graph = _graph_edges(model) if graph is None else graph
-            operands = _operands_in_graph(golden, op.name, graph)
-        for slot, load in operands:
-            try:
-                values = np.asarray(load())
-            except Exception:  # unreadable operand: the comparison already reported its file
+            operands = [(slot, load, None) for slot, load in _operands_in_graph(golden, op.name,
+                                                                                graph)]
+        op_type = ""
+        out_flushed = [(t.slot, peak) for t in op.outputs if value_dtype(t.dtype).kind == "f"
+                       for peak in [_flushed_peak(_read(t.load))] if peak is not None]
+        for slot, load, source in operands:
+            values = _read(load)
+            if values is None:  # unreadable operand: the comparison already reported its file
                 continue
             found.checked += 1
             finite = values[np.isfinite(values)]
             peak = float(np.max(np.abs(finite))) if finite.size else 0.0
             if peak > FP16_MAX:
-                found.append(RangeFinding(op.name, slot, peak))
+                _add(found, RangeFinding(op.name, slot, peak, OVERFLOW, op.op_type))
+                continue
+            tiny = _flushed_peak(values)
+            if tiny is None:
+                continue
+            op_type = op_type or type_of(op.name, op.op_type)
+            if op_type in _ADDITIVE and not out_flushed:
+                continue
+            _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))
+            if made_by is None:
+                made_by = _producers_by_file(golden)
+            producer = made_by.get(source) if source else None
+            if producer is None and model is not None:
+                graph = _graph_edges(model) if graph is None else graph
+                producer = _producer_in_graph(golden, op.name, slot, graph)
+            if producer is not None and producer[0] != op.name:
+                made = golden.get(producer[0])
+                _add(found, RangeFinding(producer[0], producer[1], tiny, UNDERFLOW,
+                                         type_of(producer[0], made.op_type if made else "")))
+        for slot, tiny in out_flushed:
+            op_type = op_type or type_of(op.name, op.op_type)
+            _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))
         if seen >= limit:
             break
     return found
 
 
+def _read(load) -> Optional[np.ndarray]:
+    try:
+        return np.asarray(load())
+    except Exception:  # unreadable: the comparison already reported its file
+        return None
+
+
+def _add(found: RangeFindings, finding: RangeFinding) -> None:
+    """Append ``finding`` unless that op's slot is found already."""
+    if not any(f.op == finding.op and f.slot == finding.slot for f in found):
+        found.append(finding)
+
+
+def _flushed_peak(values: Optional[np.ndarray]) -> Optional[float]:
+    """The largest |value| of ``values`` that float16 rounds to 0, where the values rounding to
+    0 carry so much of the tensor that it, flushed, has a cosine with itself below the default
+    threshold (0 for a tensor all of whose non-zero values flush); else None. Exact zeros,
+    non-finite values and values float16 keeps as subnormals never count."""
+    if values is None or values.dtype.kind != "f" or values.dtype.itemsize <= 2:
+        return None
+    v = values[np.isfinite(values)].astype(np.float64, copy=False)
+    if not v.size:
+        return None
+    with np.errstate(over="ignore"):
+        lost = (v.astype(np.float16) == 0) & (v != 0)
+    if not lost.any():
+        return None
+    u = np.abs(v) / np.max(np.abs(v))  # scaled: squares of 1e-30 or 1e30 stay representable
+    kept = float(np.sum(u[~lost] ** 2)) / float(np.sum(u ** 2))
+    if np.sqrt(kept) >= DEFAULT_THRESHOLD:
+        return None
+    return float(np.max(np.abs(v[lost])))
+
+
+def _producers_by_file(golden: DumpSet) -> Dict[str, Tuple[str, str]]:
+    """``{file of an output: (op name, output:k)}``: a golden run stores an operand that is
+    another op's output as that output's own file."""
+    return {t.source: (op.name, t.slot) for op in golden.ops for t in op.outputs if t.source}
+
+
+def _producer_in_graph(golden: DumpSet, op_name: str, slot: str,
+                       graph) -> Optional[Tuple[str, str]]:
+    """``(op name, output:k)`` of the op whose output feeds ``op_name``'s ``slot`` in the
+    model, when the golden holds that op."""
+    inputs, producers = graph[0], graph[1]
+    k = int(slot.split(":")[1])
+    tensors = inputs.get(op_name, ())
+    made = producers.get(tensors[k]) if k < len(tensors) else None
+    producer = golden.get(made[0]) if made else None
+    return None if producer is None else (producer.name, f"output:{made[1]}")
+
+
 def _graph_edges(model):
-    """``(inputs, producers, weights)`` of ``model`` with its nodes named as the golden run
-    names them (``graph.prepare``): ``{node name: its input tensor names}``, ``{tensor name:
-    (producer node name, output index)}`` and ``{initializer name: loader}`` of the float
-    initializers; empty where the model cannot be read (the hint then says the operands were
-    not checked)."""
+    """``(inputs, producers, weights, types)`` of ``model`` with its nodes named as the golden
+    run names them (``graph.prepare``): ``{node name: its input tensor names}``, ``{tensor name:
+    (producer node name, output index)}``, ``{initializer name: loader}`` of the float
+    initializers and ``{node name: op type}``; empty where the model cannot be read (the hint
+    then says the operands were not checked)."""
     from ..graph.external import initializer_array
     from ..graph.prepare import prepare_model
 
     try:
         prepared = prepare_model(model, require_static=False, weights_by_reference=True)
     except Exception:  # a model gone or unreadable since the check ran: nothing to look up
-        return {}, {}, {}
+        return {}, {}, {}, {}
     graph, folder = prepared.model.graph, prepared.folder
     inputs = {n.name: list(n.input) for n in graph.node}
     producers = {o: (n.name, k) for n in graph.node for k, o in enumerate(n.output) if o}
     weights = {t.name: (lambda t=t: initializer_array(t, folder)) for t in graph.initializer
                if t.data_type in _FLOAT_TYPES}
-    return inputs, producers, weights
+    types = {n.name: n.op_type for n in graph.node}
+    return inputs, producers, weights, types
 
 
 #: ONNX element types of float tensors (FLOAT, FLOAT16, DOUBLE, BFLOAT16)
@@ -101,7 +232,7 @@ _FLOAT_TYPES = (1, 10, 11, 16)
 def _operands_in_graph(golden: DumpSet, op_name: str, graph) -> List[Tuple[str, Callable]]:
     """``(input:k, loader)`` for each float input of ``op_name`` that is a weight of the model
     or the output of another op the golden holds (the values the golden run fed it)."""
-    inputs, producers, weights = graph
+    inputs, producers, weights = graph[:3]
     out = []
     for k, tensor in enumerate(inputs.get(op_name, ())):
         if tensor in weights:

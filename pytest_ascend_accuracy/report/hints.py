@@ -2,11 +2,14 @@
 
 A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verbatim):
 
-- ``keep_dtype`` (values or golden operands leave the float16 range): the ops to keep in float32,
+- ``keep_dtype`` (values or golden operands leave the float16 range: past 65504, or flushed to 0,
+  ``compare.fp16_range``, which also names the op producing an operand that flushes): the ops to
+  keep in float32,
   printed as the mode to paste into ``modes=[...]`` (``FUSION_OFF | keep_dtype([...])`` when the
   test ran ``fusion_off``) and as the YAML ``modes:`` entry; with the test's mode plus
   high precision as the alternative, except where one of the ops runs on the Cube unit
-  (``failure_text.high_precision_may_fix``: high precision still feeds it float16). Applied,
+  (``failure_text.high_precision_may_fix``, or a Cube op among the range findings: high
+  precision still feeds it float16). Applied,
   the failing ops pass.
 - ``modes`` (no overflow seen): the test's mode with fusion off, and with buffer reuse off, to
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
@@ -107,7 +110,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     names, reason = keep_dtype_names(verdict, range_inputs)
     if names:
         suggested = [mode | keep_dtype(names)]
-        if not mode.is_high_precision and high_precision_may_fix(verdict, names):
+        if (not mode.is_high_precision and high_precision_may_fix(verdict, names)
+                and not _cube_in(range_inputs)):
             suggested.append(mode | HIGH_PRECISION)
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
@@ -120,6 +124,15 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     return Hint(MODES, seen,
                 tuple(compare), advice="compare with these modes to see whether a fusion pass or "
                                        "buffer reuse causes the first failure")
+
+
+def _cube_in(range_inputs: Sequence) -> bool:
+    """Whether a finding's op runs on the Cube unit: high precision still rounds its operands
+    and outputs to float16 (a producer whose output underflows need not be a failing op, which
+    ``high_precision_may_fix`` looks at)."""
+    from ..core.ascend_optypes import CUBE_TYPES, ascend_type
+
+    return any(ascend_type(getattr(f, "op_type", "")) in CUBE_TYPES for f in range_inputs)
 
 
 def aipp_first_op(actual, verdict, result) -> Optional[Hint]:
@@ -153,6 +166,9 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
         aipp = aipp_first_op(actual, verdict, result)
         if aipp is not None:
             return aipp
+    rows = result.rows if result is not None else [f.row for f in verdict.failures]
+    types = {r.golden_name: r.op_type for r in rows if r.golden_name and r.op_type}
     ranges = golden_inputs_past_fp16(
-        golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name), model=model)
+        golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name), model=model,
+        op_types=types)
     return next_step(verdict, ranges, mode, problem_advice=problem_advice)
