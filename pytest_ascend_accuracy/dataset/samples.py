@@ -198,13 +198,14 @@ class Labels:
             raise ConfigError(self.where, f"{len(self._seq)} labels for {len(self._used)} samples")
 
 
-def read_labels(path) -> Labels:
+def read_labels(path, shown: Optional[str] = None) -> Labels:
     """Labels from a ``.json`` file (``{sample id: label}`` or a list in sample order) or a
-    ``.npy`` array in sample order; errors about them name the file."""
+    ``.npy`` array in sample order; errors about them name the file (as ``shown``, default
+    as given)."""
     import json
 
     p = Path(path)
-    where = os.fspath(path)
+    where = shown or os.fspath(path)
     if not p.is_file():
         raise ConfigError(where, "labels file not found")
     if p.suffix == ".npy":

@@ -150,24 +150,18 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
 
 
 def _yaml_labels(value, base_dir: Path, at: str):
-    """The labels file's ``Labels``: errors about a sample's label name the file."""
-    import json
+    """The labels file's ``Labels`` (``dataset.samples.read_labels``): its errors name the
+    file relative to where pytest ran, as every printed path."""
+    import os
 
-    from ..dataset.samples import Labels
-    from ..errors import ConfigError
+    from ..core.locations import shown
+    from ..dataset.samples import read_labels
+    from ..errors import ConfigError, DumpFormatError
 
     if not isinstance(value, str) or not (base_dir / value).is_file():
         raise ConfigError(at, f"must be a .json or .npy file relative to the suite file, got "
                               f"{value!r}")
-    path = base_dir / value
     try:
-        if path.suffix == ".npy":
-            from ..dump.user_arrays import read_npy
-
-            return Labels(read_npy(path, "a readable labels array").tolist(), str(path))
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: runaway nesting
-        raise ConfigError(at, f"cannot read {path}: {exc}") from exc
-    if not isinstance(data, (dict, list)):
-        raise ConfigError(at, f"{path}: labels are {{sample id: label}} or a list")
-    return Labels(data, str(path))
+        return read_labels(base_dir / value, shown(base_dir / value, os.getcwd()))
+    except (ConfigError, DumpFormatError) as exc:  # the suite's key, the file, its problem
+        raise ConfigError(at, str(exc)) from None

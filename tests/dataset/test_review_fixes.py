@@ -134,7 +134,8 @@ def test_labels_json_nested_past_the_recursion_limit_is_a_config_error(spiky, tm
     assert main(["dataset", str(spiky), str(tmp_path / "samples"), "--labels", str(deep)]) == 2
     assert "labels.json: cannot read labels as JSON: maximum recursion depth" in \
         capsys.readouterr().err
-    with pytest.raises(ConfigError, match=r"models\[0\].dataset.labels: cannot read .*recursion"):
+    with pytest.raises(ConfigError, match=r"models\[0\].dataset.labels: \S*labels.json: "
+                                          r"cannot read .*recursion"):
         yaml_dataset({"samples": "samples", "labels": "labels.json"}, tmp_path,
                      "models[0].dataset")
 
