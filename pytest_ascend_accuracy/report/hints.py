@@ -13,7 +13,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   the failing ops pass.
 - ``modes`` (no overflow seen): the test's mode with fusion off, and with buffer reuse off, to
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
-  the cause.
+  the cause. When the first failure is integer values that differ (an ArgMax index, a Cast to
+  int: compared exactly), the test's mode in high precision instead, which says whether
+  float16 rounding moved them.
 - ``problem`` (nothing matched): how to make the dumps comparable (with ``problem_advice``,
   the caller's own spelling of the options that do it: ``load_dump(DIR, om_json=...)`` in a
   pytest test, ``--om-json`` / ``--mapping`` on the command line).
@@ -116,6 +118,16 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
                         ", or convert in high precision" if len(suggested) > 1 else ""))
+    first = verdict.failures[0] if verdict.failures else None
+    metrics = first.row.metrics if first is not None else None
+    if metrics is not None and metrics.exact and metrics.unequal and not mode.is_high_precision:
+        # an index, id or count that changed: float16 rounding of what it ranks or casts (two
+        # scores a float16 makes equal, a value on a rounding edge) moves it; fusion is rarely
+        # the cause, the precision is the first thing to rule out
+        return Hint(MODES, f"integer values differ at {first.row.label} (an index, id or count "
+                           "computed from float16-rounded values)", (mode | HIGH_PRECISION,),
+                    advice="convert in high precision to see whether float16 rounding moves "
+                           "them (--accuracy-diagnose then names the ops to keep in float32)")
     compare = [m for m in (mode | FUSION_OFF, mode | BUFFER_OFF) if m != mode]
     seen = no_overflow_seen(range_inputs)
     if not compare:
