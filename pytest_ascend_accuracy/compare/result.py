@@ -52,8 +52,11 @@ class TensorCompare:
 
     @property
     def names(self) -> Tuple[str, ...]:
-        """Every name a per-op threshold or ignore pattern may refer to."""
-        return (self.op_name, self.golden_name) + tuple(self.original_names)
+        """Every name a per-op threshold or ignore pattern may refer to: the op's (its golden
+        and original ones) and this tensor's as the failure table prints it (``topk:output:1``:
+        one output of a multi-output op)."""
+        return (self.op_name, self.golden_name) + tuple(self.original_names) + (
+            self.tensor_index,)
 
     @property
     def label(self) -> str:

@@ -12,6 +12,7 @@ members' names: ``split_concatenated_names``); and it gives sanitized names
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -51,13 +52,16 @@ class ModelOps:
                 out.append(cand)
         return out[:n]
 
-    def check_names(self, entries: Iterable[str], what: str, where: Optional[str]) -> None:
+    def check_names(self, entries: Iterable[str], what: str, where: Optional[str], *,
+                    tensors: bool = True) -> None:
         """Every entry names a node of the model, or is a glob (``fc2/*``) matching one; the
-        sanitized spelling of a name matches nothing and is refused with the real name."""
+        sanitized spelling of a name matches nothing and is refused with the real name.
+        ``tensors``: ``OP:output:N`` is taken for a node ``OP`` (a model's node names say
+        nothing of its tensors; names that list them, a comparison's, pass False)."""
         from fnmatch import fnmatchcase
 
         for entry in entries:
-            if entry in self._name_set:
+            if entry in self._name_set or (tensors and tensor_op(entry) in self._name_set):
                 continue
             if any(c in entry for c in "*?[") and any(fnmatchcase(n, entry) for n in self.names):
                 continue
@@ -112,6 +116,16 @@ class ModelOps:
             by.setdefault(sanitize(n), []).append(n)
         object.__setattr__(self, "_name_set", frozenset(self.names))
         object.__setattr__(self, "_by_sanitized", {k: tuple(v) for k, v in by.items()})
+
+
+_TENSOR_SUFFIX = re.compile(r":(?:output|input):\d+$")
+
+
+def tensor_op(entry: str) -> Optional[str]:
+    """``topk`` of ``topk:output:1`` (one tensor of an op, as the failure table names it);
+    None for an entry without such a suffix."""
+    m = _TENSOR_SUFFIX.search(entry)
+    return entry[:m.start()] if m else None
 
 
 def split_concatenated_names(text: str, names: Iterable[str]) -> Optional[List[str]]:
@@ -193,8 +207,8 @@ def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Ite
     if not per_op and not ignore:
         return
     ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), ())
-    ops.check_names(per_op, "per_op entry", where)
-    ops.check_names(ignore, "ignore entry", where)
+    ops.check_names(per_op, "per_op entry", where, tensors=False)
+    ops.check_names(ignore, "ignore entry", where, tensors=False)
 
 
 def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps: Iterable,
@@ -206,6 +220,7 @@ def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps
     if not per_op and not ignore:
         return
     dumps = list(dumps)
-    names = (n for dump in dumps for op in dump.ops for n in (op.name,) + tuple(op.original_names))
+    names = (n for dump in dumps for op in dump.ops for n in (op.name,) + tuple(op.original_names)
+             + tuple(f"{op.name}:{t.slot}" for t in op.outputs + op.inputs))
     label = next((d.model_name for d in dumps if getattr(d, "model_name", None)), None)
     check_setting_names(per_op, ignore, names, label or default_label, where)

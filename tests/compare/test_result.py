@@ -379,3 +379,24 @@ def test_rejudging_with_a_name_no_row_has_is_an_error_naming_the_closest(result,
     assert result.judge(0.99, per_op={"op3": 0.0}, ignore=["op1"]).passed  # the real names work
     # a Policy is the caller's, taken as checked (the plugin checks against the dumps first)
     assert result.judge(Policy.build(0.99, ignore=["Op1"])).ignored == 0
+
+
+def test_one_output_of_a_multi_output_op_is_named_as_the_failure_table_prints_it():
+    """The table printed ``topk:output:1`` and per_op refused that name: only ``topk`` worked,
+    which also set the threshold of the values output (a user trial)."""
+    from pytest_ascend_accuracy.graph.op_catalogue import ModelOps
+
+    values = np.linspace(1, 2, 8, dtype=np.float32)
+    golden = DumpSet.from_arrays({"topk": [values, np.arange(8, dtype=np.float32)]})
+    actual = DumpSet.from_arrays({"topk": [values.astype(np.float16),
+                                           np.arange(8, dtype=np.float16)[::-1].copy()]})
+    r = compare_dumps(actual, golden)
+    assert [f.row.label for f in r.judge(0.99).failures] == ["topk:output:1"]
+    assert r.judge(0.99, per_op={"topk:output:1": -1.0}).passed
+    assert r.judge(0.99, ignore=["topk:output:1"]).passed
+    with pytest.raises(ConfigError, match="'topk:output:2' is not an op"):
+        r.judge(0.99, per_op={"topk:output:2": -1.0})
+    ops = ModelOps("m", ("topk", "enc/blk.0:norm"), ("TopK", "LayerNormalization"))
+    ops.check_names(["topk:output:1", "enc/blk.0:norm:output:0"], "per_op entry", "t")
+    with pytest.raises(ConfigError, match="'topp:output:1' is not an op"):
+        ops.check_names(["topp:output:1"], "per_op entry", "t")
