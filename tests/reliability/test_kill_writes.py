@@ -93,7 +93,8 @@ def test_stored_inputs_killed_between_renames_are_restored(tmp_path):
     check_baseline(_result(), path, header=HEADER, inputs=first)
     _kill(INPUTS_KILLED, path, flag=tmp_path / "flag")
     assert not inputs_dir(path).exists()  # the kill hit the window between the renames
-    again = inputs_for_baseline(model, path)  # repairs: the old arrays come back
+    with pytest.warns(UserWarning, match="recovered the previous stored inputs"):  # and says so
+        again = inputs_for_baseline(model, path)  # repairs: the old arrays come back
     np.testing.assert_array_equal(again["x"], 1.0)
     assert check_baseline(_result(), path, header=HEADER, inputs=again).passed
     assert sorted(p.name for p in path.parent.iterdir()) == ["default.inputs", "default.yaml"]
