@@ -113,6 +113,16 @@ def test_budget_stops_and_a_rerun_resumes_from_the_cache(cache):
     assert again.keep_dtype == ("norm_a", "norm_b")
 
 
+def test_a_tight_threshold_is_printed_as_given(cache):
+    """``threshold: cosine 1`` and ``(cosine 1.000000 vs 1.000000)`` for 0.9999999: the report
+    rounded the threshold and the value to equality (a review)."""
+    d = run(models.passing_mlp(), cache, threshold=0.9999999, budget=1)
+    out = text(d)
+    assert "threshold: cosine 0.9999999;" in out
+    step = next(line for line in out.splitlines() if line.startswith("  1. default"))
+    assert "vs 0.9999999)" in step and "1.000000 vs" not in step
+
+
 def test_text_rendering_names_step_fix_and_cost(cache):
     d = run(models.overflow(), cache)
     out = text(d)

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..compare.engine import compare_dumps
 from ..compare.result import CompareResult, Verdict
-from ..compare.thresholds import Policy
+from ..compare.thresholds import Policy, beside, threshold_text
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .inputs import input_check
@@ -401,8 +401,10 @@ class _Flow:
         elif first is None:  # failed as a whole (``Verdict.problem``): no op to name
             summary = f"fails: {v.problem}"
         else:
-            summary = (f"fails at op {_first_label(v)} ({self.metric} {_fmt(first.value)} vs "
-                       f"{_fmt(first.threshold.value)})")
+            value = (_fmt(first.value) if first.value != first.value else
+                     beside(first.value, first.threshold.value))  # NaN: as the table prints it
+            summary = (f"fails at op {_first_label(v)} ({self.metric} {value} vs "
+                       f"{threshold_text(first.threshold.value)})")
         self.steps.append(StepResult(
             step, ev.mode.name, ev.passed, summary,
             first_failure=None if first is None else first.row.label,

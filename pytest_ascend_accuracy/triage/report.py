@@ -18,6 +18,7 @@ import os
 from dataclasses import replace
 from typing import Dict, List, Optional
 
+from ..compare.thresholds import threshold_text
 from ..core.atomic_files import atomic_write_text
 
 ATC_ARGS_FILE = "atc_args.txt"
@@ -56,7 +57,7 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         "PASSES" if d.restored_by == "default" else "NOT RESTORED")
     lines = [f"ascend-accuracy diagnosis of {d.model}: {head}",
              f"  {d.verdict}",
-             f"  backend: {d.backend}; threshold: {d.metric} {d.threshold:g}; "
+             f"  backend: {d.backend}; threshold: {d.metric} {threshold_text(d.threshold)}; "
              f"conversions: {d.conversions} new, {d.cache_hits} from the cache (budget {d.budget})"]
     if d.budget_exhausted:
         from .result import rerun_with_budget
