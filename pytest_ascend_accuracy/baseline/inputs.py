@@ -264,7 +264,9 @@ def _report(done: InputsRecovery, baseline_path) -> None:
     """Say what a recovery repaired (the golden side lists it in the session summary; a
     baseline has no summary of its own, so it is a warning naming the baseline)."""
     if done:
-        warnings.warn(UserWarning(f"stored inputs of baseline {os.fspath(baseline_path)}: "
+        from ..core.locations import shown  # relative to here, as every printed path
+
+        warnings.warn(UserWarning(f"stored inputs of baseline {shown(baseline_path, os.getcwd())}: "
                                   f"{done.note()}"), stacklevel=3)
 
 

@@ -57,8 +57,11 @@ def test_an_old_inputs_copy_killed_half_deleted_never_becomes_the_inputs(tmp_pat
     # the old code put the half-deleted copy back as default.inputs (holding 01-y.npy alone)
     assert sorted(p.name for p in path.parent.iterdir()) == ["default.yaml"]
     notes = [str(w.message) for w in said]
-    assert len(notes) == 1 and notes[0].startswith(f"stored inputs of baseline {path}: removed 1 "
-                                                   f"leftover of interrupted writes (.default.inputs.del-")
+    from pytest_ascend_accuracy.core.locations import shown  # relative to here, as printed
+
+    assert len(notes) == 1 and notes[0].startswith(
+        f"stored inputs of baseline {shown(path, os.getcwd())}: removed 1 leftover of "
+        "interrupted writes (.default.inputs.del-")
     again = inputs_for_baseline(model, path, inputs=one)  # the user stores the arrays again
     assert check_baseline(make_result(), path, header=HEADER, inputs=again, regen="all").passed
     assert sorted(p.name for p in path.parent.iterdir()) == ["default.inputs", "default.yaml"]
