@@ -118,12 +118,12 @@ class ModelOps:
         object.__setattr__(self, "_by_sanitized", {k: tuple(v) for k, v in by.items()})
 
 
-_TENSOR_SUFFIX = re.compile(r":(?:output|input):\d+$")
+_TENSOR_SUFFIX = re.compile(r":output:\d+$")
 
 
 def tensor_op(entry: str) -> Optional[str]:
-    """``topk`` of ``topk:output:1`` (one tensor of an op, as the failure table names it);
-    None for an entry without such a suffix."""
+    """``topk`` of ``topk:output:1`` (one output of an op, as the failure table names it; op
+    inputs are not compared by the plugin); None for an entry without such a suffix."""
     m = _TENSOR_SUFFIX.search(entry)
     return entry[:m.start()] if m else None
 

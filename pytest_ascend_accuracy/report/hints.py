@@ -118,7 +118,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
                         ", or convert in high precision" if len(suggested) > 1 else ""))
-    first = verdict.failures[0] if verdict.failures else None
+    first = verdict.first  # the failure the verdict line names (a not-compared row may lead)
     metrics = first.row.metrics if first is not None else None
     if metrics is not None and metrics.exact and metrics.unequal and not mode.is_high_precision:
         # an index, id or count that changed: float16 rounding of what it ranks or casts (two

@@ -400,6 +400,8 @@ class _Flow:
             summary = "passes"
         elif first is None:  # failed as a whole (``Verdict.problem``): no op to name
             summary = f"fails: {v.problem}"
+        elif first.threshold.passed(first.value):  # failed for another reason: say which
+            summary = f"fails at op {_first_label(v)} ({first.reason})"
         else:
             value = (_fmt(first.value) if first.value != first.value else
                      beside(first.value, first.threshold.value))  # NaN: as the table prints it

@@ -44,3 +44,32 @@ def test_a_flipped_index_fails_and_its_hint_pasted_passes(pytester):
     pasted = mode.strip()[len("modes=["):-1]
     pytester.makepyfile(test_argmax=TEST.replace("MODES", pasted))
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_the_hint_follows_the_failure_the_verdict_line_names():
+    """A not-compared op earlier in graph order led ``verdict.failures``: the hint then spoke of
+    fusion and buffer modes while the verdict line named the flipped index (review)."""
+    import dataclasses
+
+    import numpy as np
+
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.compare.result import NOT_COMPARED, Failure
+    from pytest_ascend_accuracy.dump.model import DumpSet
+    from pytest_ascend_accuracy.report.failure_text import fp16_range_rows
+    from pytest_ascend_accuracy.report.hints import next_step
+
+    golden = np.arange(64, dtype=np.int64) % 3
+    flipped = golden.copy()
+    flipped[7] += 1
+    v = compare_dumps(DumpSet.from_arrays({"argmax": [flipped]}),
+                      DumpSet.from_arrays({"argmax": [golden]})).judge(0.95)
+    hidden = Failure(v.failures[0].row, v.failures[0].threshold, float("nan"),
+                     f"{NOT_COMPARED}: no golden tensor", None)
+    led = dataclasses.replace(v, failures=(hidden,) + v.failures)
+    assert next_step(led).reason.startswith("integer values differ at argmax")
+    # an int32 accumulator past 65504 is no float16 value: no keep_dtype "range" finding
+    acc = np.arange(64, dtype=np.int32) * 5000
+    v32 = compare_dumps(DumpSet.from_arrays({"mmi": [acc[::-1].copy()]}),
+                        DumpSet.from_arrays({"mmi": [acc]})).judge(0.95)
+    assert not v32.passed and fp16_range_rows(v32) == []
