@@ -378,6 +378,10 @@ def _run_judge(args: argparse.Namespace) -> int:
         taken.append(f"ignore {recorded_ignore!r} (--ignore)")
     note = (f"judged with the policy recorded in {args.result}: {'; '.join(taken)}; pass the "
             "option, or --no-recorded-policy, to judge otherwise") if taken else ""
+    if result.older_rules:  # judged as written, which a comparison made now would not be
+        older = (f"{args.result}: {result.older_rules}; compare the dumps again to judge by "
+                 "today's rules")
+        note = f"{note}\n{older}" if note else older
     return _judge_and_report(result, args, scale_tolerance=scale_tolerance,
                              recorded_ignore=recorded_ignore, note=note)
 

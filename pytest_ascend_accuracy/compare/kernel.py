@@ -91,6 +91,11 @@ class Workspace:
         return ws
 
 
+#: a chunk's float32 sum of squares below this holds values under ~1e-16, whose squares lose
+#: digits to float32's subnormals or vanish: that chunk is summed in float64 instead
+TINY_SQUARES = 1e-30
+
+
 class PairAccumulator:
     """Partial sums of one tensor pair: ``prepare`` once, ``update`` per chunk pair, then (if
     ``needs_second_pass``) ``start_kl`` and ``update_kl`` per chunk pair again."""
@@ -167,6 +172,8 @@ class PairAccumulator:
         sxx, syy = float(np.dot(a, a)), float(np.dot(g, g))
         if not (math.isfinite(sxx) and math.isfinite(syy)):
             return False  # a NaN/Inf in a float32 side, or float32 overflow: redo in float64
+        if (sxx < TINY_SQUARES and a.any()) or (syy < TINY_SQUARES and g.any()):
+            return False  # values so small their float32 squares lose digits or vanish (1e-25)
         d, t = ws.d[:m], ws.t[:m]
         np.subtract(a, g, out=d)
         sdd = float(np.dot(d, d))

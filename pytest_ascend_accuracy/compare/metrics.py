@@ -3,7 +3,7 @@
 ``x`` is the actual (NPU / emulator) tensor, ``y`` the golden one. Formulas and edge cases follow
 msaccucmp (CANN ``algorithm_manager/builtin_algorithm/alg_*.py``, docs/formats.md §6.2):
 
-* cosine = Σxy / (‖x‖‖y‖), at most 1; 1 for a one-element ("scalar") tensor;
+* cosine = Σxy / (‖x‖‖y‖), at most 1 (msaccucmp: 1 for a one-element tensor, see below);
 * max_abs = max|x−y|, mean_abs = mean|x−y|, rmse = √mean((x−y)²);
 * relative error term rᵢ = |xᵢ/yᵢ − 1| where |yᵢ| > ε (float64 eps), else 0:
   acc_rel = Σr, max_rel = max r, mean_rel = Σr / n;
@@ -26,12 +26,16 @@ Deliberate differences from msaccucmp, each visible in the result:
   note, never a silent 1.0. Zero on one side only gives cosine NaN (fails) with a note
   naming the side; rel_l2 is +inf when only the golden side is zero (msaccucmp says 0.0,
   which would pass a wrong tensor silently).
-* A one-element tensor's cosine tells its sign: 1 for the same sign, -1 for opposite signs
-  (msaccucmp prints 1 whatever the values, so a loss or score whose sign flipped passed).
-* Integer (32/64-bit) and bool tensors -- indices, class ids, counts, masks -- are also counted
-  for exact equality (``exact``, ``unequal``): one differing value fails whatever the metric
-  (an ArgMax index that flipped in one row of 64 kept cosine 0.998). 8/16-bit integers
-  (quantised data) are judged by the metrics as floats are.
+* A one-element tensor's cosine tells its sign: 1 for the same sign, -1 for opposite signs,
+  NaN for 0 against a value (msaccucmp prints 1 whatever the values, so a loss or score whose
+  sign flipped passed); below ``SIGN_FLOOR`` (float16's smallest normal) it is 1, as noise.
+* Against a bool or 64-bit integer golden (indices, class ids, counts, masks: ``is_exact``)
+  an integer or bool tensor is also counted for exact equality (``exact``, ``unequal``): one
+  differing value fails whatever the metric (an ArgMax index that flipped in one row of 64
+  kept cosine 0.998). 32-bit integers (accumulators) and 8/16-bit ones (quantised data) are
+  judged by the metrics as floats are.
+* Two 8-bit integer tensors (quantised codes) get their cosine around the golden's mean, so a
+  zero point does not hide a wrong op (``_centered_cosine``).
 * Inputs are compared in float64 semantics (fp16 vs fp32 is not squeezed through float32);
   bool pairs are compared as 0/1 and, as in msaccucmp, relative errors and KL are not
   applicable to them (``not_applicable``).
@@ -168,22 +172,26 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
     x, y = _flat(actual), _flat(golden)
     if x.size != y.size:
         raise ValueError(f"element counts differ: {x.size} vs {y.size}")
-    exact = is_exact(x.dtype) and is_exact(y.dtype)
+    exact = is_exact(y.dtype) and (x.dtype == np.bool_ or x.dtype.kind in "iu")
     unequal = sum(int(np.count_nonzero(x[s:s + chunk_size] != y[s:s + chunk_size]))
                   for s in range(0, x.size, chunk_size)) if exact else 0
     m = _metrics(x, y, chunk_size=chunk_size, kl=kl)
     if not exact:
         return m
-    kind = "bool" if x.dtype == np.bool_ else "integer"
+    kind = "bool" if y.dtype == np.bool_ else "integer"
     note = (f"{kind} values compared exactly: {unequal} of {m.size} differ" if unequal else
             f"{kind} values compared exactly: all equal")
     return replace(m, exact=True, unequal=unequal, notes=m.notes + (note,))
 
 
-def is_exact(dtype) -> bool:
-    """Values that are indices, ids, counts or masks: bool and 32/64-bit integers."""
-    dtype = np.dtype(dtype)
-    return dtype == np.bool_ or (dtype.kind in "iu" and dtype.itemsize >= 4)
+def is_exact(golden_dtype) -> bool:
+    """Whether a golden tensor of this dtype holds indices, ids, counts or masks, compared
+    exactly: bool and 64-bit integers (ONNX's ArgMax, TopK, NonZero, Shape give int64; a device
+    may hold them as int32). A 32-bit integer golden is left to the metrics: it is also an
+    accumulator (MatMulInteger, ConvInteger), which a 1-step change of a quantised input moves
+    by a weight's size (a user trial of quantised models), as are 8/16-bit quantised data."""
+    dtype = np.dtype(golden_dtype)
+    return dtype == np.bool_ or (dtype.kind in "iu" and dtype.itemsize == 8)
 
 
 def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool) -> TensorMetrics:
@@ -193,6 +201,7 @@ def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool) -> Tens
     if y.dtype == np.bool_:
         y = y.view(np.uint8)
     n = x.size
+    centered = x.dtype.kind in "iu" and x.dtype.itemsize == 1 and y.dtype == x.dtype
     want_kl = kl and not is_bool
     acc = PairAccumulator(chunk_size, kl=want_kl)
     if not is_bool and accumulate(acc, x, y):  # compiled passes (pair_sums), when they apply
@@ -206,7 +215,8 @@ def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool) -> Tens
             for s in range(0, n, chunk_size):
                 acc.update_kl(x[s:s + chunk_size], y[s:s + chunk_size])
     want_kl = want_kl and acc.finite > 0
-    return _finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl)
+    return _finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl,
+                   centered=centered and not is_bool)
 
 
 def _std_text(acc: PairAccumulator) -> str:
@@ -217,8 +227,29 @@ def _std_text(acc: PairAccumulator) -> str:
     return "(%.3f;%.3f),(%.3f;%.3f)" % tuple(vals)
 
 
+#: below this a one-element tensor's sign is noise: float16's smallest normal (2**-14), where a
+#: mean of normalised values computed in float16 lands either side of 0
+SIGN_FLOOR = 2.0 ** -14
+
+
+def _centered_cosine(acc: PairAccumulator, m: int) -> float:
+    """cos(x - μ, y - μ) with μ the golden's mean over the finite positions, from the sums:
+    quantised codes carry a zero point (uint8's 128) that dominates their plain cosine, so an
+    op whose codes all became 128 read 0.9947 against codes spread ±13 around it."""
+    mu = acc.my.mean
+    sx, sy = acc.mx.mean * m, mu * m
+    cxy = acc.sxy - mu * (sx + sy) + m * mu * mu
+    cxx = acc.sxx - 2 * mu * sx + m * mu * mu
+    cyy = acc.syy - 2 * mu * sy + m * mu * mu
+    if cyy <= 0.0:  # a constant golden: nothing around its mean to compare with
+        return 1.0 if cxx <= 0.0 else NAN
+    if cxx <= 0.0:
+        return NAN
+    return max(-1.0, min(cxy / math.sqrt(cxx * cyy), 1.0))
+
+
 def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
-            kl_requested: bool) -> TensorMetrics:
+            kl_requested: bool, centered: bool = False) -> TensorMetrics:
     notes = []
     counts = dict(
         size=size, finite=acc.finite,
@@ -232,8 +263,7 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
         notes.append(f"{acc.matched_inf} position(s) hold the same infinity on both sides "
                      "(compared as equal)")
     if acc.matched_nan:
-        notes.append(f"{acc.matched_nan} position(s) hold NaN on both sides, the golden "
-                     "too (compared as equal)")
+        notes.append(f"{acc.matched_nan} position(s) hold NaN on both sides (compared as equal)")
     not_applicable = ("max_rel", "mean_rel", "acc_rel", "kl") if is_bool else ()
     if is_bool:
         notes.append("bool tensors: compared as 0/1; relative errors and KL do not apply")
@@ -259,9 +289,14 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
     all_zero = actual_zero and golden_zero
     if size == 1:
         x1, y1 = acc.xmax, acc.ymax
-        cosine = NAN if (x1 == 0.0) != (y1 == 0.0) else (-1.0 if x1 * y1 < 0 else 1.0)
-        notes.append("one-element tensor: cosine tells only the sign (msaccucmp prints 1); "
-                     "judge its size by an error metric")
+        if max(abs(x1), abs(y1)) < SIGN_FLOOR:  # float16 cannot tell such a sign: noise
+            cosine = 1.0
+        elif (x1 == 0.0) != (y1 == 0.0):
+            cosine = NAN
+        else:
+            cosine = -1.0 if (x1 < 0) != (y1 < 0) else 1.0
+        notes.append("one-element tensor: cosine tells only the sign (msaccucmp prints 1), "
+                     f"below {SIGN_FLOOR:.3g} not even that; judge its size by an error metric")
     elif all_zero:
         cosine = 1.0
         notes.append("both tensors are all zero")
@@ -274,6 +309,10 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
     elif nx == 0.0 or ny == 0.0:  # values so small their squares underflow float64
         cosine = NAN
         notes.append("values below 1e-154: their squares underflow, cosine undefined")
+    elif centered:
+        cosine = _centered_cosine(acc, m)
+        notes.append("8-bit integer codes: cosine taken around the golden's mean (a zero point "
+                     "such as uint8's 128 kept any tensor's plain cosine near 1)")
     else:
         cosine = max(-1.0, min(acc.sxy / (nx * ny), 1.0))
     if golden_zero:

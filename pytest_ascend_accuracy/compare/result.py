@@ -14,146 +14,15 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError, DumpFormatError
 from .metrics import TensorMetrics, encode_float
-from .thresholds import Policy, Threshold, ThresholdLike
+from .rows import Coverage, Failure, TensorCompare, _s
+from .thresholds import Policy, ThresholdLike
 
-FORMAT_VERSION = 1
-
-
-@dataclass(frozen=True)
-class TensorCompare:
-    """One actual tensor against its golden tensor (or why it could not be compared)."""
-
-    order: int  # execution position of the actual op (its om-json id when known)
-    op_name: str  # actual (dump) op name
-    op_type: str = ""
-    original_names: Tuple[str, ...] = ()  # framework ops a fused op covers
-    slot: str = "output:0"
-    golden_name: str = ""  # golden op the tensor was compared with ("" if none)
-    golden_slot: str = "output:0"
-    match: str = ""  # how it was matched: name | origin | fused | mapping
-    dtype: str = ""
-    golden_dtype: str = ""
-    shape: Tuple[int, ...] = ()
-    golden_shape: Tuple[int, ...] = ()
-    metrics: Optional[TensorMetrics] = None
-    flags: Tuple[str, ...] = ()
-    reason: str = ""  # why no metrics (or a warning about them)
-    source: Optional[str] = None  # actual dump file
-    golden_source: Optional[str] = None
-
-    @property
-    def compared(self) -> bool:
-        return self.metrics is not None
-
-    @property
-    def tensor_index(self) -> str:
-        """msaccucmp's TensorIndex: ``{op}:output:{i}``."""
-        return f"{self.op_name}:{self.slot}"
-
-    @property
-    def names(self) -> Tuple[str, ...]:
-        """Every name a per-op threshold or ignore pattern may refer to: the op's (its golden
-        and original ones) and this tensor's as the failure table prints it (``topk:output:1``:
-        one output of a multi-output op)."""
-        return (self.op_name, self.golden_name) + tuple(self.original_names) + (
-            self.tensor_index,)
-
-    @property
-    def label(self) -> str:
-        return self.op_name if self.slot == "output:0" else self.tensor_index
-
-    def to_dict(self) -> Dict[str, object]:
-        return {
-            "order": self.order, "op_name": self.op_name, "op_type": self.op_type,
-            "original_names": list(self.original_names), "slot": self.slot,
-            "golden_name": self.golden_name, "golden_slot": self.golden_slot,
-            "match": self.match, "dtype": self.dtype, "golden_dtype": self.golden_dtype,
-            "shape": list(self.shape), "golden_shape": list(self.golden_shape),
-            "metrics": None if self.metrics is None else self.metrics.to_dict(),
-            "flags": list(self.flags), "reason": self.reason,
-            "source": self.source, "golden_source": self.golden_source,
-        }
-
-    @staticmethod
-    def from_dict(d: Mapping[str, object]) -> "TensorCompare":
-        m = d.get("metrics")
-        return TensorCompare(
-            order=int(d["order"]), op_name=str(d["op_name"]), op_type=str(d.get("op_type", "")),
-            original_names=tuple(d.get("original_names", ())), slot=str(d.get("slot", "output:0")),
-            golden_name=str(d.get("golden_name", "")),
-            golden_slot=str(d.get("golden_slot", "output:0")), match=str(d.get("match", "")),
-            dtype=str(d.get("dtype", "")), golden_dtype=str(d.get("golden_dtype", "")),
-            shape=tuple(int(v) for v in d.get("shape", ())),
-            golden_shape=tuple(int(v) for v in d.get("golden_shape", ())),
-            metrics=None if m is None else TensorMetrics.from_dict(m),
-            flags=tuple(d.get("flags", ())), reason=str(d.get("reason", "")),
-            source=d.get("source"), golden_source=d.get("golden_source"))
-
-
-@dataclass(frozen=True)
-class Coverage:
-    """How much of the golden graph the comparison saw."""
-
-    golden_total: int
-    compared: Tuple[str, ...] = ()  # golden ops whose tensors were compared
-    fused: Tuple[str, ...] = ()  # golden ops inside fused actual ops (not compared themselves)
-    folded: Tuple[str, ...] = ()  # golden ops computed at conversion time (never run on device)
-    unmatched_golden: Tuple[str, ...] = ()
-    unmatched_actual: Tuple[str, ...] = ()  # actual ops with no golden counterpart
-    npu_only: Tuple[str, ...] = ()  # subset of unmatched_actual: ops with no framework origin
-
-    @property
-    def matched(self) -> int:
-        return len(self.compared) + len(self.fused)
-
-    def describe(self, limit: int = 5) -> str:
-        def listed(names):
-            shown = ", ".join(names[:limit])
-            more = f", +{len(names) - limit} more" if len(names) > limit else ""
-            return f" ({shown}{more})" if names else ""
-        text = (f"{self.golden_total} golden op{_s(self.golden_total)}: "
-                f"{len(self.compared)} compared, {len(self.fused)} inside fused ops, "
-                + (f"{len(self.folded)} folded at conversion, " if self.folded else "") +
-                f"{len(self.unmatched_golden)} unmatched{listed(self.unmatched_golden)}; "
-                f"{len(self.unmatched_actual)} actual op{_s(len(self.unmatched_actual))} "
-                f"unmatched{listed(self.unmatched_actual)}")
-        return text
-
-    def to_dict(self):
-        return {"golden_total": self.golden_total, "compared": list(self.compared),
-                "fused": list(self.fused), "folded": list(self.folded), "unmatched_golden": list(self.unmatched_golden),
-                "unmatched_actual": list(self.unmatched_actual), "npu_only": list(self.npu_only)}
-
-    @staticmethod
-    def from_dict(d) -> "Coverage":
-        return Coverage(int(d["golden_total"]), **{k: tuple(d.get(k, ())) for k in (
-            "compared", "fused", "folded", "unmatched_golden", "unmatched_actual", "npu_only")})
-
-
-def _s(n: int) -> str:
-    return "" if n == 1 else "s"
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One row that failed a verdict, with the rule that failed it."""
-
-    row: TensorCompare
-    threshold: Threshold
-    value: float  # the judged metric value (NaN when there is none)
-    reason: str
-    would_pass: Optional[float]  # loosest threshold that would pass this row; None: none would
-
-    @property
-    def fixable(self) -> bool:
-        return self.would_pass is not None
-
-    def severity(self) -> Tuple[int, float]:
-        """Sort key, worst first: unfixable failures, then by distance past the threshold."""
-        if not self.fixable:
-            return (0, 0.0)
-        v = self.value
-        return (1, v if self.threshold.higher_is_better else -v)
+#: 2: metrics record ``exact``/``unequal`` (integer and bool values compared exactly) and
+#: ``matched_nan``; a version 1 file is read and judged by the rules it was written under
+FORMAT_VERSION = 2
+#: what a version 1 result was written without (``CompareResult.older_rules``)
+OLDER_RULES = {1: "integer and bool tensors were not compared exactly and NaN at the same "
+                  "position on both sides was a mismatch"}
 
 
 #: reason prefix of a failure for an actual op none of whose framework ops has a golden
@@ -453,16 +322,30 @@ class CompareResult:
     def from_dict(d: Mapping[str, object], *, where: Optional[str] = None) -> "CompareResult":
         if not isinstance(d, Mapping) or d.get("format") != "pytest-ascend-accuracy/compare-result":
             raise DumpFormatError(where, "not a saved compare result (missing format tag)")
-        if d.get("version") != FORMAT_VERSION:
-            raise DumpFormatError(where, f"compare result version {d.get('version')!r} is not "
-                                  f"supported (expected {FORMAT_VERSION})")
+        version = d.get("version")
+        if version != FORMAT_VERSION and version not in OLDER_RULES:
+            raise DumpFormatError(where, f"compare result version {version!r} is not supported "
+                                  f"(expected {FORMAT_VERSION}, or an older "
+                                  f"{', '.join(map(str, OLDER_RULES))})")
+        meta = dict(d.get("meta") or {})
+        if version != FORMAT_VERSION:
+            meta["format_version"] = version
         try:
             return CompareResult(rows=tuple(TensorCompare.from_dict(r) for r in d["rows"]),
                                  coverage=Coverage.from_dict(d["coverage"]),
                                  actual_root=d.get("actual_root"), golden_root=d.get("golden_root"),
-                                 meta=dict(d.get("meta") or {}))
+                                 meta=meta)
         except (KeyError, TypeError, ValueError) as exc:
             raise DumpFormatError(where, f"malformed compare result: {exc!r}") from None
+
+    @property
+    def older_rules(self) -> str:
+        """How this result, read from an older file, was measured unlike a comparison made
+        now ("" for a current one): its rows are judged as they were written."""
+        version = self.meta.get("format_version")
+        if version not in OLDER_RULES:
+            return ""
+        return f"written by an earlier version ({OLDER_RULES[version]})"
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, allow_nan=False)

@@ -146,6 +146,12 @@ class Policy:
         return frozenset([self.default.metric] + [thr.metric for _, thr in self.per_op])
 
     def threshold_for(self, names: Tuple[str, ...]) -> Threshold:
+        """The threshold of a tensor with these ``names`` (a row's: its tensor index last, see
+        ``TensorCompare.names``): a key naming the tensor itself first (``split:output:0``),
+        then one naming its op, then the first glob that matches."""
+        for key, thr in self.per_op:
+            if names and key == names[-1] and ":" in key:
+                return thr
         for key, thr in self.per_op:
             if key in names:
                 return thr

@@ -1,0 +1,147 @@
+"""The rows of a comparison: one tensor against its golden (``TensorCompare``), how much of
+the golden graph was seen (``Coverage``) and a row that failed a verdict (``Failure``); frozen
+values with their JSON forms. ``compare.result`` judges them and holds them together."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Mapping, Optional, Tuple
+
+from .metrics import TensorMetrics
+from .thresholds import Threshold
+
+
+@dataclass(frozen=True)
+class TensorCompare:
+    """One actual tensor against its golden tensor (or why it could not be compared)."""
+
+    order: int  # execution position of the actual op (its om-json id when known)
+    op_name: str  # actual (dump) op name
+    op_type: str = ""
+    original_names: Tuple[str, ...] = ()  # framework ops a fused op covers
+    slot: str = "output:0"
+    golden_name: str = ""  # golden op the tensor was compared with ("" if none)
+    golden_slot: str = "output:0"
+    match: str = ""  # how it was matched: name | origin | fused | mapping
+    dtype: str = ""
+    golden_dtype: str = ""
+    shape: Tuple[int, ...] = ()
+    golden_shape: Tuple[int, ...] = ()
+    metrics: Optional[TensorMetrics] = None
+    flags: Tuple[str, ...] = ()
+    reason: str = ""  # why no metrics (or a warning about them)
+    source: Optional[str] = None  # actual dump file
+    golden_source: Optional[str] = None
+
+    @property
+    def compared(self) -> bool:
+        return self.metrics is not None
+
+    @property
+    def tensor_index(self) -> str:
+        """msaccucmp's TensorIndex: ``{op}:output:{i}``."""
+        return f"{self.op_name}:{self.slot}"
+
+    @property
+    def names(self) -> Tuple[str, ...]:
+        """Every name a per-op threshold or ignore pattern may refer to: the op's (its golden
+        and original ones) and this tensor's as the failure table prints it (``topk:output:1``:
+        one output of a multi-output op)."""
+        return (self.op_name, self.golden_name) + tuple(self.original_names) + (
+            self.tensor_index,)
+
+    @property
+    def label(self) -> str:
+        return self.op_name if self.slot == "output:0" else self.tensor_index
+
+    def to_dict(self) -> Dict[str, object]:
+        return {
+            "order": self.order, "op_name": self.op_name, "op_type": self.op_type,
+            "original_names": list(self.original_names), "slot": self.slot,
+            "golden_name": self.golden_name, "golden_slot": self.golden_slot,
+            "match": self.match, "dtype": self.dtype, "golden_dtype": self.golden_dtype,
+            "shape": list(self.shape), "golden_shape": list(self.golden_shape),
+            "metrics": None if self.metrics is None else self.metrics.to_dict(),
+            "flags": list(self.flags), "reason": self.reason,
+            "source": self.source, "golden_source": self.golden_source,
+        }
+
+    @staticmethod
+    def from_dict(d: Mapping[str, object]) -> "TensorCompare":
+        m = d.get("metrics")
+        return TensorCompare(
+            order=int(d["order"]), op_name=str(d["op_name"]), op_type=str(d.get("op_type", "")),
+            original_names=tuple(d.get("original_names", ())), slot=str(d.get("slot", "output:0")),
+            golden_name=str(d.get("golden_name", "")),
+            golden_slot=str(d.get("golden_slot", "output:0")), match=str(d.get("match", "")),
+            dtype=str(d.get("dtype", "")), golden_dtype=str(d.get("golden_dtype", "")),
+            shape=tuple(int(v) for v in d.get("shape", ())),
+            golden_shape=tuple(int(v) for v in d.get("golden_shape", ())),
+            metrics=None if m is None else TensorMetrics.from_dict(m),
+            flags=tuple(d.get("flags", ())), reason=str(d.get("reason", "")),
+            source=d.get("source"), golden_source=d.get("golden_source"))
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of the golden graph the comparison saw."""
+
+    golden_total: int
+    compared: Tuple[str, ...] = ()  # golden ops whose tensors were compared
+    fused: Tuple[str, ...] = ()  # golden ops inside fused actual ops (not compared themselves)
+    folded: Tuple[str, ...] = ()  # golden ops computed at conversion time (never run on device)
+    unmatched_golden: Tuple[str, ...] = ()
+    unmatched_actual: Tuple[str, ...] = ()  # actual ops with no golden counterpart
+    npu_only: Tuple[str, ...] = ()  # subset of unmatched_actual: ops with no framework origin
+
+    @property
+    def matched(self) -> int:
+        return len(self.compared) + len(self.fused)
+
+    def describe(self, limit: int = 5) -> str:
+        def listed(names):
+            shown = ", ".join(names[:limit])
+            more = f", +{len(names) - limit} more" if len(names) > limit else ""
+            return f" ({shown}{more})" if names else ""
+        text = (f"{self.golden_total} golden op{_s(self.golden_total)}: "
+                f"{len(self.compared)} compared, {len(self.fused)} inside fused ops, "
+                + (f"{len(self.folded)} folded at conversion, " if self.folded else "") +
+                f"{len(self.unmatched_golden)} unmatched{listed(self.unmatched_golden)}; "
+                f"{len(self.unmatched_actual)} actual op{_s(len(self.unmatched_actual))} "
+                f"unmatched{listed(self.unmatched_actual)}")
+        return text
+
+    def to_dict(self):
+        return {"golden_total": self.golden_total, "compared": list(self.compared),
+                "fused": list(self.fused), "folded": list(self.folded), "unmatched_golden": list(self.unmatched_golden),
+                "unmatched_actual": list(self.unmatched_actual), "npu_only": list(self.npu_only)}
+
+    @staticmethod
+    def from_dict(d) -> "Coverage":
+        return Coverage(int(d["golden_total"]), **{k: tuple(d.get(k, ())) for k in (
+            "compared", "fused", "folded", "unmatched_golden", "unmatched_actual", "npu_only")})
+
+
+def _s(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One row that failed a verdict, with the rule that failed it."""
+
+    row: TensorCompare
+    threshold: Threshold
+    value: float  # the judged metric value (NaN when there is none)
+    reason: str
+    would_pass: Optional[float]  # loosest threshold that would pass this row; None: none would
+
+    @property
+    def fixable(self) -> bool:
+        return self.would_pass is not None
+
+    def severity(self) -> Tuple[int, float]:
+        """Sort key, worst first: unfixable failures, then by distance past the threshold."""
+        if not self.fixable:
+            return (0, 0.0)
+        v = self.value
+        return (1, v if self.threshold.higher_is_better else -v)
