@@ -264,6 +264,24 @@ def _is_accuracy_test(item) -> bool:
 #: the item's call phase passed (the teardown phase looks for a test that checked nothing)
 _CALL_PASSED = pytest.StashKey[bool]()
 
+#: JUnit properties the plugin records on a test (``fixtures._junit_property_recorder``)
+OWN_PROPERTIES = ("accuracy_", "dataset_")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """A test run again in this session (pytest-rerunfailures): the summary and JUnit keep its
+    last attempt only (its properties were there twice, true and false, and its failed first
+    check counted beside the passing one)."""
+    state = getattr(item.config, STATE_ATTR, None)
+    if state is None:
+        return
+    from .accuracy_check import report_slug
+
+    if state.start_attempt(item.nodeid, report_slug(item.nodeid)):
+        item.user_properties[:] = [p for p in item.user_properties
+                                   if not str(p[0]).startswith(OWN_PROPERTIES)]
+
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):

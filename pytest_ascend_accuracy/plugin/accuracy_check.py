@@ -373,6 +373,15 @@ def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
     slug = report_slug(nodeid)
     n = state.report_slugs.get(slug, 0)
     state.report_slugs[slug] = n + 1
+    if n == 0:  # this test's first check of the attempt: an earlier run's folders go (a failure's
+        # tensor copies stayed beside the report of a later pass)
+        import shutil
+
+        k, old = 1, root / slug
+        while old.is_dir():
+            shutil.rmtree(old, ignore_errors=True)
+            k += 1
+            old = root / f"{slug}-{k}"
     return root / (slug if n == 0 else f"{slug}-{n + 1}")
 
 

@@ -1,5 +1,5 @@
-"""Dumps of passing tests are removed when the test ends; a failing test keeps its dumps; an
-interrupted session (Ctrl-C) removes those of the test it interrupted.
+"""Dumps of passing (and xfailed) tests are removed when the test ends; a failing test keeps its
+dumps; an interrupted session (Ctrl-C) removes those of the test it interrupted.
 
 ``ascend_model(...).run`` and YAML items dump into directories registered on the test item
 (``register``); when the call phase passed, ``settle`` deletes them, so a passing check
@@ -45,7 +45,8 @@ def settle(item, report) -> None:
     from .session import get_state
 
     state = get_state(item.config)
-    passed = report.when == "call" and report.passed
+    # an xfailed test failed as expected: nobody inspects its dumps on a green run
+    passed = report.when == "call" and (report.passed or hasattr(report, "wasxfail"))
     for directory in item.stash.get(DUMPS_KEY, ()):
         state.unsettled_dumps.pop(Path(directory), None)
         if passed:

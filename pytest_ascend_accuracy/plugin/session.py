@@ -242,6 +242,10 @@ class AccuracyState:
     worker_cache_stats: Dict[str, int] = field(default_factory=dict)
     workers_merged: int = 0
     report_slugs: Dict[str, int] = field(default_factory=dict)
+    #: baselines this session wrote because they were missing: {absolute path: test id}
+    baselines_written: Dict[str, str] = field(default_factory=dict)
+    #: tests that started in this session (``start_attempt``)
+    attempted: set = field(default_factory=set)
     #: dump directories of passing tests, removed when they ended -> the test that made them
     removed_dumps: Dict[Path, str] = field(default_factory=dict)
     #: dump directories of tests whose call phase has not ended (``plugin.dump_cleanup``)
@@ -356,6 +360,20 @@ class AccuracyState:
     # -- recording -----------------------------------------------------------------------------
     def record(self, record: CheckRecord) -> None:
         self.records.append(record)
+
+    def start_attempt(self, nodeid: str, slug: str) -> bool:
+        """A test starts (again: a rerun plugin runs a failed test once more in the same
+        session): drop what an earlier attempt recorded, so the summary counts the last one
+        (a rerun passed counted as "caught" beside its failure), and let its report go to the
+        same folder (``slug``, ``accuracy_check.report_slug``). Whether there was an earlier
+        attempt."""
+        if nodeid not in self.attempted:
+            self.attempted.add(nodeid)
+            return False
+        self.records[:] = [r for r in self.records if r.nodeid != nodeid]
+        self.dataset_records[:] = [r for r in self.dataset_records if r.get("nodeid") != nodeid]
+        self.report_slugs.pop(slug, None)
+        return True
 
     def mark_failed(self, nodeid: str, note: str) -> None:
         """The last check of ``nodeid`` failed after all (e.g. against its baseline)."""

@@ -252,3 +252,43 @@ def test_a_kl_threshold_gets_kl_computed(pytester, models_dir):
     result = pytester.runpytest()
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*accuracy FAILED: 5 of 5 tensors fail kl <= 1e-30*"])
+
+
+XFAILED_AND_FLAKY = """
+from pathlib import Path
+import pytest
+from pytest_ascend_accuracy import HIGH_PRECISION, accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/overflow.onnx"
+
+
+@pytest.mark.xfail(reason="float16 overflow at norm, known")
+@accuracy(threshold=0.95)
+def test_known(ascend_model, golden_dump, check_accuracy):
+    check_accuracy(ascend_model(M).run(make_inputs(M)), golden_dump(M, make_inputs(M)))
+
+
+@accuracy(threshold=0.95)
+def test_fixed_later(ascend_model, golden_dump, check_accuracy):
+    mode = HIGH_PRECISION if Path("fixed").exists() else "default"
+    check_accuracy(ascend_model(M, mode).run(make_inputs(M)), golden_dump(M, make_inputs(M)))
+"""
+
+
+def test_an_xfailed_test_leaves_no_dumps_and_a_report_folder_holds_the_last_run_only(
+        pytester, models_dir):
+    """A green run kept an xfailed test's dumps in pytest's temp dir; a reused --accuracy-report
+    folder kept an earlier failure's tensor copies beside the report of a later pass (a CI
+    trial)."""
+    pytester.makepyfile(test_x=XFAILED_AND_FLAKY)
+    basetemp = pytester.path / "bt"
+    pytester.runpytest(f"--basetemp={basetemp}", "--accuracy-report=reports").assert_outcomes(
+        xfailed=1, failed=1)
+    assert _files(_test_tmp(basetemp, "test_known")) == []
+    folder = next(p for p in (pytester.path / "reports").iterdir() if "fixed_later" in p.name)
+    assert (folder / "tensors").is_dir()  # the failure's tensor copies
+    (pytester.path / "fixed").touch()
+    pytester.runpytest("--accuracy-report=reports", "-k", "fixed_later").assert_outcomes(passed=1)
+    assert not (folder / "tensors").exists()
+    assert "tensors/" not in (folder / "report.html").read_text()

@@ -1,0 +1,71 @@
+"""A test run again in the same session (pytest-rerunfailures' ``--reruns``, as CI runs it):
+the summary and JUnit count its last attempt once, its report folder holds that attempt only,
+and a baseline the first attempt wrote does not let the rerun pass (a CI trial: a fresh clone
+went green on every run, its baselines never checked in)."""
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pytest_rerunfailures")
+
+FLAKY = """
+from pathlib import Path
+from pytest_ascend_accuracy import HIGH_PRECISION, accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/overflow.onnx"
+
+
+@accuracy(threshold=0.95)
+def test_flaky(ascend_model, golden_dump, check_accuracy):
+    marker = Path("attempted")
+    mode = HIGH_PRECISION if marker.exists() else "default"  # fails first, then passes
+    marker.touch()
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M, mode).run(inputs), golden_dump(M, inputs))
+"""
+
+
+def test_a_rerun_that_passes_counts_once_as_passed(pytester, models_dir):
+    pytester.makepyfile(test_flaky=FLAKY)
+    result = pytester.runpytest("--reruns", "1", "--junitxml=j.xml", "--accuracy-report=reports")
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
+    result.stdout.fnmatch_lines(["1 accuracy check: 1 passed, 0 failed (1 model x 1 mode)"])
+    result.stdout.no_fnmatch_line("*CAUGHT*")
+    import xml.etree.ElementTree as ET
+
+    # junitxml writes each attempt as a testcase (pytest-rerunfailures' "rerun" report first):
+    # each holds its own attempt's properties, once (the rerun held both, false and true)
+    cases = ET.parse(pytester.path / "j.xml").getroot().iter("testcase")
+    props = [[(p.get("name"), p.get("value")) for p in case.iter("property")] for case in cases]
+    assert [dict(attempt)["accuracy_passed"] for attempt in props] == ["false", "true"]
+    assert all(len(attempt) == len(dict(attempt)) for attempt in props)
+    folders = sorted(p.name for p in (pytester.path / "reports").iterdir())
+    assert len(folders) == 1 and "pass" in (pytester.path / "reports" / folders[0] /
+                                            "report.html").read_text()
+
+
+BASELINE = """
+from pytest_ascend_accuracy import accuracy
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy(threshold=0.95, max_drop=0.002)
+def test_mlp(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs(M, seed=0)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+"""
+
+
+def test_a_baseline_written_by_the_first_attempt_fails_the_rerun(pytester, models_dir):
+    pytester.makepyfile(test_bl=BASELINE)
+    rerun = pytester.runpytest("--reruns", "1")
+    assert rerun.parseoutcomes() == {"failed": 1, "rerun": 1}
+    rerun.stdout.fnmatch_lines(["*accuracy baseline accuracy-baselines/models/passing_mlp/"
+                                "default.yaml was written by this session (by "
+                                "test_bl.py::test_mlp, from its own run): comparing against it "
+                                "compares the device with itself. Check it in and run the "
+                                "session again.*"])
+    assert Path(pytester.path / "accuracy-baselines/models/passing_mlp/default.yaml").is_file()
+    pytester.runpytest().assert_outcomes(passed=1)  # the next session judges against it
