@@ -54,24 +54,27 @@ def outcomes_by_test(stats: Mapping[str, Sequence]) -> Dict[str, str]:
 MARKED = "ascend_accuracy_marked"
 
 
-def failed_before_check(stats: Mapping[str, Sequence], checked: Iterable[str]) -> List[Tuple[str, str]]:
-    """``[(test id, why)]`` of ``@accuracy`` tests (YAML suite items carry the marker too: their
+def failed_before_check(stats: Mapping[str, Sequence],
+                        checked: Iterable[str]) -> List[Tuple[str, str, str]]:
+    """``[(test id, why, "FAILED" | "ERROR")]`` of ``@accuracy`` tests (YAML suite items carry the marker too: their
     failed reports have ``MARKED``) that failed or errored with no check recorded (``checked``:
     the ids that have one), from a terminal reporter's ``stats``: a stored golden refused, a
     misspelled keep_dtype entry, an ATC rejection. Without them the section counted only the
     checks that ran and could read "1 passed, 0 failed" beside pytest's failure of the same
-    model. ``why`` is the first line of pytest's crash message."""
+    model. ``why`` is the first line of pytest's crash message; the label is pytest's own (an
+    error in setup or teardown is an ``ERROR``)."""
     checked = set(checked)
-    out: Dict[str, str] = {}
+    out: Dict[str, Tuple[str, str]] = {}
     for category in ("failed", "error"):
         for report in stats.get(category, ()):
             nodeid = getattr(report, "nodeid", None)
             if (not nodeid or nodeid in checked or nodeid in out
                     or not getattr(report, MARKED, False)):
                 continue
-            out[nodeid] = _first_line(getattr(report, "longrepr", None)) or \
+            why = _first_line(getattr(report, "longrepr", None)) or \
                 f"failed in {getattr(report, 'when', 'the test')}"
-    return sorted(out.items())
+            out[nodeid] = (why, "FAILED" if getattr(report, "when", "call") == "call" else "ERROR")
+    return sorted((nodeid, why, label) for nodeid, (why, label) in out.items())
 
 
 def _first_line(longrepr, width: int = 200) -> str:
@@ -180,7 +183,7 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   report_dir: Optional[str] = None,
                   dataset_records: Sequence[Mapping] = (),
                   outcomes: Mapping[str, str] = {},
-                  unchecked: Sequence[Tuple[str, str]] = ()) -> List[str]:
+                  unchecked: Sequence[Tuple[str, str, str]] = ()) -> List[str]:
     """Every line of the section, in order. Records are ordered by test id, so the section is
     the same whichever xdist worker ran which test. ``outcomes``: each test's outcome
     (``outcomes_by_test``), which says what a failed check was to its test; ``unchecked``:
@@ -207,7 +210,7 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
         lines.append(f"no accuracy check ran: {before}")
     elif not dataset_records:
         lines.append("no accuracy checks ran")
-    lines.extend(f"FAILED {nodeid}: no check verdict: {why}" for nodeid, why in unchecked)
+    lines.extend(f"{label} {nodeid}: no check verdict: {why}" for nodeid, why, label in unchecked)
     if dataset_records:
         lines.extend(dataset_lines(dataset_records))
     hits, misses = cache_stats.get("hits", 0), cache_stats.get("misses", 0)

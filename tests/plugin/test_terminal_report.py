@@ -205,8 +205,8 @@ def test_accuracy_tests_that_failed_without_a_check_are_counted_and_named():
     unchecked = failed_before_check(stats, ["t.py::test_checked"])
     assert unchecked == [
         ("t.py::test_refused", "ascend-accuracy configuration error: golden/mlp: this stored golden "
-                               "was written from another model"),
-        ("t.py::test_setup", "E   " + "x" * 193 + "...")]
+                               "was written from another model", "FAILED"),
+        ("t.py::test_setup", "E   " + "x" * 193 + "...", "ERROR")]  # pytest's word for it
     lines = summary_lines([rec("t.py::test_checked", "mlp", "default", True)], backend="b",
                           cache_stats={}, unchecked=unchecked)
     assert lines[1] == ("1 accuracy check: 1 passed, 0 failed (1 model x 1 mode); 2 @accuracy "
