@@ -56,13 +56,13 @@ MARKED = "ascend_accuracy_marked"
 
 def failed_before_check(stats: Mapping[str, Sequence],
                         checked: Iterable[str]) -> List[Tuple[str, str, str]]:
-    """``[(test id, why, "FAILED" | "ERROR")]`` of ``@accuracy`` tests (YAML suite items carry the marker too: their
-    failed reports have ``MARKED``) that failed or errored with no check recorded (``checked``:
-    the ids that have one), from a terminal reporter's ``stats``: a stored golden refused, a
-    misspelled keep_dtype entry, an ATC rejection. Without them the section counted only the
-    checks that ran and could read "1 passed, 0 failed" beside pytest's failure of the same
-    model. ``why`` is the first line of pytest's crash message; the label is pytest's own (an
-    error in setup or teardown is an ``ERROR``)."""
+    """``[(test id, why, "FAILED" | "ERROR")]`` of ``@accuracy`` tests (YAML suite items carry
+    the marker too: their failed reports have ``MARKED``) that failed or errored with no check
+    recorded (``checked``: the ids that have one), from a terminal reporter's ``stats``: a
+    stored golden refused, a misspelled keep_dtype entry, an ATC rejection. Without them the
+    section counted only the checks that ran and could read "1 passed, 0 failed" beside
+    pytest's failure of the same model. ``why`` is the first line of pytest's crash message;
+    the label is pytest's own (an error in setup or teardown is an ``ERROR``)."""
     checked = set(checked)
     out: Dict[str, Tuple[str, str]] = {}
     for category in ("failed", "error"):
