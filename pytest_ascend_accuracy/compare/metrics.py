@@ -34,8 +34,9 @@ Deliberate differences from msaccucmp, each visible in the result:
   differing value fails whatever the metric (an ArgMax index that flipped in one row of 64
   kept cosine 0.998). 32-bit integers (accumulators) and 8/16-bit ones (quantised data) are
   judged by the metrics as floats are.
-* Two 8-bit integer tensors (quantised codes) get their cosine around the golden's mean, so a
-  zero point does not hide a wrong op (``_centered_cosine``).
+* Two 8-bit integer tensors of the same dtype (quantised codes) get their cosine around the
+  golden's mean, so a zero point does not hide a wrong op (``_centered_cosine``), when the
+  golden spreads at least one code around it (``_golden_spread``).
 * Inputs are compared in float64 semantics (fp16 vs fp32 is not squeezed through float32);
   bool pairs are compared as 0/1 and, as in msaccucmp, relative errors and KL are not
   applicable to them (``not_applicable``).
@@ -232,6 +233,14 @@ def _std_text(acc: PairAccumulator) -> str:
 SIGN_FLOOR = 2.0 ** -14
 
 
+def _golden_spread(acc: PairAccumulator, m: int) -> float:
+    """The golden's variance around its mean, in codes²: below 1 (a region at its zero point,
+    a few codes 1 away) centring would leave nothing but rounding noise to compare, and the
+    plain cosine is kept (a review: one code of 129 among 128s read cosine NaN)."""
+    mu = acc.my.mean
+    return max(0.0, acc.syy / m - mu * mu)
+
+
 def _centered_cosine(acc: PairAccumulator, m: int) -> float:
     """cos(x - μ, y - μ) with μ the golden's mean over the finite positions, from the sums:
     quantised codes carry a zero point (uint8's 128) that dominates their plain cosine, so an
@@ -309,7 +318,7 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
     elif nx == 0.0 or ny == 0.0:  # values so small their squares underflow float64
         cosine = NAN
         notes.append("values below 1e-154: their squares underflow, cosine undefined")
-    elif centered:
+    elif centered and _golden_spread(acc, m) >= 1.0:
         cosine = _centered_cosine(acc, m)
         notes.append("8-bit integer codes: cosine taken around the golden's mean (a zero point "
                      "such as uint8's 128 kept any tensor's plain cosine near 1)")

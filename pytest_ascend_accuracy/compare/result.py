@@ -21,8 +21,9 @@ from .thresholds import Policy, ThresholdLike
 #: ``matched_nan``; a version 1 file is read and judged by the rules it was written under
 FORMAT_VERSION = 2
 #: what a version 1 result was written without (``CompareResult.older_rules``)
-OLDER_RULES = {1: "integer and bool tensors were not compared exactly and NaN at the same "
-                  "position on both sides was a mismatch"}
+OLDER_RULES = {1: "NaN at the same position on both sides was a mismatch, 8-bit codes were "
+                  "not compared around the golden's mean, and integer tensors were compared "
+                  "exactly by another rule or not at all"}
 
 
 #: reason prefix of a failure for an actual op none of whose framework ops has a golden
@@ -331,7 +332,10 @@ class CompareResult:
         if version != FORMAT_VERSION:
             meta["format_version"] = version
         try:
-            return CompareResult(rows=tuple(TensorCompare.from_dict(r) for r in d["rows"]),
+            rows = tuple(TensorCompare.from_dict(r) for r in d["rows"])
+            if version != FORMAT_VERSION:  # exact comparison where today's rule has it only
+                rows = tuple(_exact_as_today(r) for r in rows)
+            return CompareResult(rows=rows,
                                  coverage=Coverage.from_dict(d["coverage"]),
                                  actual_root=d.get("actual_root"), golden_root=d.get("golden_root"),
                                  meta=meta)
@@ -367,6 +371,24 @@ class CompareResult:
         except OSError as exc:
             raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
         return CompareResult.from_json(text, where=path)
+
+
+def _exact_as_today(row: TensorCompare) -> TensorCompare:
+    """A row read from an older file: compared exactly only where today's rule would (a bool
+    or 64-bit integer golden); an int32 row a file of this session's first rule marked exact
+    is judged by its metrics, as now."""
+    from dataclasses import replace
+
+    from .metrics import is_exact
+
+    m = row.metrics
+    if m is None or not m.exact or not row.golden_dtype:
+        return row
+    try:
+        keep = is_exact(row.golden_dtype)
+    except TypeError:  # a dtype numpy does not know (bfloat16): not an integer
+        keep = False
+    return row if keep else replace(row, metrics=replace(m, exact=False))
 
 
 def _jsonable(value):

@@ -490,6 +490,34 @@ def test_a_result_saved_before_exact_judging_is_judged_as_written_and_says_so(tm
     path.write_text(json.dumps(old))
     assert cli.main(["judge", str(path), "--threshold", "0.9"]) == 0  # judged as written
     out = capsys.readouterr().out
-    assert (f"{path}: written by an earlier version (integer and bool tensors were not compared "
-            "exactly and NaN at the same position on both sides was a mismatch); compare the "
-            "dumps again to judge by today's rules") in out
+    assert (f"{path}: written by an earlier version (NaN at the same position on both sides "
+            "was a mismatch, 8-bit codes were not compared around the golden's mean, and integer "
+            "tensors were compared exactly by another rule or not at all); compare the dumps "
+            "again to judge by today's rules") in out
+    # a version 1 file of this session's first rule (int32 compared exactly): judged as today,
+    # by its metrics (the note and the verdict above it contradicted each other, review)
+    acc = np.arange(100, dtype=np.int32) * 7
+    moved = acc.copy()
+    moved[::10] += 1
+    first_rule = compare_dumps(DumpSet.from_arrays({"mmi": [moved]}),
+                               DumpSet.from_arrays({"mmi": [acc]})).to_dict()
+    first_rule["version"] = 1
+    first_rule["rows"][0]["metrics"].update(exact=True, unequal=10)
+    read = CompareResult.from_dict(first_rule)
+    assert not read.rows[0].metrics.exact and read.judge(0.99).passed
+
+
+def test_8_bit_codes_of_a_golden_without_spread_keep_the_plain_cosine():
+    """Centred on a golden that is 128 everywhere (a quantised region at its zero point), one
+    code of 129 read cosine NaN and failed (review): under one code of spread, the plain one."""
+    golden = np.full(100, 128, np.uint8)
+    device = golden.copy()
+    device[3] = 129
+    r = compare_dumps(DumpSet.from_arrays({"q": [device]}), DumpSet.from_arrays({"q": [golden]}))
+    assert r.rows[0].metrics.cosine > 0.9999 and r.judge(0.99).passed
+    sparse = np.full(4096, 128, np.uint8)
+    sparse[:8] = 129
+    moved = np.full(4096, 128, np.uint8)
+    moved[100:108] = 129
+    r = compare_dumps(DumpSet.from_arrays({"q": [moved]}), DumpSet.from_arrays({"q": [sparse]}))
+    assert r.judge(0.99).passed
