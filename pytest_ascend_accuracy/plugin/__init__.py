@@ -142,8 +142,12 @@ def pytest_configure(config):
             check_devices_visible(settings.device_ids)
             if not (config.option.help or config.option.version):
                 _require_ascend_runtime(settings, bool(config.getoption("ascend_device")))
+        import uuid
+
         state = AccuracyState(settings, worker_id=get_worker_id(config),
-                              num_workers=get_num_workers(config))
+                              num_workers=get_num_workers(config),
+                              session_key=(getattr(config, "workerinput", None) or {}).get(
+                                  SESSION_KEY) or uuid.uuid4().hex)
         state.device  # noqa: B018  (this worker's device, chosen before any runtime starts)
         share_cores(config)  # onnxruntime threads: each xdist worker its share of the cores
     except ConfigError as exc:
@@ -264,6 +268,9 @@ def _is_accuracy_test(item) -> bool:
 #: the item's call phase passed (the teardown phase looks for a test that checked nothing)
 _CALL_PASSED = pytest.StashKey[bool]()
 
+#: workerinput key of the controller's session key (``AccuracyState.session_key``)
+SESSION_KEY = "ascend_accuracy_session"
+
 #: JUnit properties the plugin records on a test (``fixtures._junit_property_recorder``)
 OWN_PROPERTIES = ("accuracy_", "dataset_")
 
@@ -276,11 +283,14 @@ def pytest_runtest_setup(item):
     state = getattr(item.config, STATE_ATTR, None)
     if state is None:
         return
-    from .accuracy_check import report_slug
+    from .report_folders import empty_report_folders, report_slug
 
-    if state.start_attempt(item.nodeid, report_slug(item.nodeid)):
+    slug = report_slug(item.nodeid)
+    if state.start_attempt(item.nodeid, slug):
         item.user_properties[:] = [p for p in item.user_properties
                                    if not str(p[0]).startswith(OWN_PROPERTIES)]
+    if state.settings.report_dir is not None:  # before any of its checks writes there
+        empty_report_folders(state.settings.report_dir, slug)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -351,6 +361,8 @@ def pytest_sessionfinish(session, exitstatus):
 
             remove_unsettled(state)
         state.close()
+        if workeroutput is None:  # the controller (or a serial session): its registry goes
+            state.forget_session_registry()
     if workeroutput is not None and state is not None:
         from .xdist_support import WORKEROUTPUT_KEY
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import math
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple
@@ -17,6 +16,7 @@ from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 from ..errors import ConfigError
 from .marker_spec import AccuracySpec
 from .setup_checks import check_atc_options, check_mode_names
+from .report_folders import report_slug
 from .session import AccuracyState, CheckRecord
 
 _dump_counter = itertools.count()
@@ -207,26 +207,6 @@ class BaselineNote:
                 "file": self.file, "message": self.message}
 
 
-def report_slug(nodeid: str) -> str:
-    """A file-system-safe directory name for a test id: ``test_a.py--test_f`` for
-    ``test_a.py::test_f``. Where that spelling loses anything (a folder's slash, a parameter
-    id's brackets, any other character made ``_``, or a cut at 150), a short digest of the
-    whole id follows (``tests_test_a.py--test_f_default-1a2b3c4d``), so two tests never share
-    one directory, whichever xdist worker runs each: ``test_f[a+b]`` and ``test_f[a b]``,
-    ``test_f[a]`` and ``test_f_a``, ``tests/a_b.py`` and ``tests/a/b.py`` each wrote one
-    directory, and one report was lost."""
-    spelled = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.replace("::", "--"))
-    slug = spelled.strip("._")
-    path, _, name = nodeid.partition("::")
-    if (len(slug) > 150 or slug != spelled or re.search(r"[^A-Za-z0-9_.-]", path)
-            or re.search(r"[^A-Za-z0-9_.-]", name.replace("::", ""))):
-        import hashlib
-
-        digest = hashlib.sha1(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-        slug = f"{slug[:141]}-{digest}"
-    return slug or "test"
-
-
 def coverage_fraction(result) -> Optional[float]:
     """Share of the golden ops the device ran that were compared (directly or inside a fused
     op): ops folded at conversion (constants, shapes: the device never runs them) are out of
@@ -373,15 +353,6 @@ def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
     slug = report_slug(nodeid)
     n = state.report_slugs.get(slug, 0)
     state.report_slugs[slug] = n + 1
-    if n == 0:  # this test's first check of the attempt: an earlier run's folders go (a failure's
-        # tensor copies stayed beside the report of a later pass)
-        import shutil
-
-        k, old = 1, root / slug
-        while old.is_dir():
-            shutil.rmtree(old, ignore_errors=True)
-            k += 1
-            old = root / f"{slug}-{k}"
     return root / (slug if n == 0 else f"{slug}-{n + 1}")
 
 
@@ -492,5 +463,3 @@ def failure_longrepr(item, excinfo) -> Optional[str]:
             break
     text = str(excinfo.value).rstrip("\n")
     return f"{text}\n\n{location}" if location else text
-
-

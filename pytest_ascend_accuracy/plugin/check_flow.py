@@ -119,25 +119,26 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
             notes.append(_failed_note(state, nodeid, "unreadable",
                                       f"{exc} (--accuracy-regen rewrites it)"))
         raise
-    from ..baseline.check import MISSING
+    from ..baseline.check import REWRITTEN
 
     key = os.path.abspath(base.path)
+    writer = state.baseline_written_by(key) if base.passed and base.written is None else None
     if base.written is not None:
         state.record_golden_write(state.settings.show(base.written), f"baseline {base.status}",
                                   nodeid)
-        if base.status == MISSING:
-            state.baselines_written[key] = nodeid
-    elif base.passed and key in state.baselines_written:
-        # a rerun (pytest-rerunfailures) or another test of the same conversion: the baseline
-        # this session wrote from its own run is no reviewed baseline, and passing against it
-        # turned a fresh CI clone green on every run (a CI trial)
+        if base.status != REWRITTEN:  # missing, or unreadable and rewritten (--accuracy-regen)
+            state.note_baseline_written(key, nodeid)
+    elif writer is not None:
+        # a rerun (pytest-rerunfailures) or another test of the same conversion, on any xdist
+        # worker: the baseline this session wrote from its own run is no reviewed baseline,
+        # and passing against it turned a fresh CI clone green on every run (a CI trial)
         from dataclasses import replace
 
         shown = state.settings.show(base.path)
-        base = replace(base, passed=False, status=MISSING, message=(
-            f"accuracy baseline {shown} was written by this session (by "
-            f"{state.baselines_written[key]}, from its own run): comparing against it "
-            "compares the device with itself. Check it in and run the session again."))
+        base = replace(base, passed=False, status=WRITTEN_THIS_SESSION, message=(
+            f"accuracy baseline {shown} was written by this session (by {writer}, from its "
+            "own run): comparing against it compares the device with itself. Check it in and "
+            "run the session again."))
     shown = state.settings.show(base.path)
     first = base.regressions[0].line() if base.regressions else shown
     if not base.passed:
@@ -145,6 +146,10 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
     notes.append(BaselineNote(bool(base.passed), base.status, first,
                               _model_wording(base.message, handle), shown))
     return base
+
+
+#: the status of a check against a baseline this session wrote from its own run
+WRITTEN_THIS_SESSION = "written by this session"
 
 
 def _model_wording(text: str, handle) -> str:

@@ -242,8 +242,11 @@ class AccuracyState:
     worker_cache_stats: Dict[str, int] = field(default_factory=dict)
     workers_merged: int = 0
     report_slugs: Dict[str, int] = field(default_factory=dict)
-    #: baselines this session wrote because they were missing: {absolute path: test id}
+    #: baselines this process wrote from its own run: {absolute path: test id} (every xdist
+    #: worker's are in the session's registry, ``baseline_written_by``)
     baselines_written: Dict[str, str] = field(default_factory=dict)
+    #: this pytest session's id, the xdist controller's on every worker (``session_registry``)
+    session_key: str = ""
     #: tests that started in this session (``start_attempt``)
     attempted: set = field(default_factory=set)
     #: dump directories of passing tests, removed when they ended -> the test that made them
@@ -361,6 +364,49 @@ class AccuracyState:
     def record(self, record: CheckRecord) -> None:
         self.records.append(record)
 
+    # -- baselines written by this session (every worker's) -----------------------------------
+    @property
+    def session_registry(self) -> Path:
+        """``<cache dir>/.sessions/<session key>.baselines``: one line per baseline a process of
+        this session wrote from its own run (a file: xdist workers share no memory)."""
+        return self.settings.cache_dir / ".sessions" / f"{self.session_key}.baselines"
+
+    def note_baseline_written(self, path: str, nodeid: str) -> None:
+        """``path`` (absolute) was written by ``nodeid``'s run: no check of this session may
+        pass against it (``baseline_written_by``)."""
+        self.baselines_written[path] = nodeid
+        try:
+            self.session_registry.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.session_registry, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:  # one short append: whole lines, whichever worker writes
+                os.write(fd, f"{path}\t{nodeid}\n".encode("utf-8", "surrogatepass"))
+            finally:
+                os.close(fd)
+        except OSError:  # a read-only cache: this process still knows its own
+            pass
+
+    def baseline_written_by(self, path: str) -> Optional[str]:
+        """The test whose run wrote ``path`` in this session, on any worker; None if none."""
+        if path in self.baselines_written:
+            return self.baselines_written[path]
+        try:
+            text = self.session_registry.read_text(encoding="utf-8", errors="surrogateescape")
+        except OSError:
+            return None
+        for line in text.splitlines():
+            written, _, nodeid = line.partition("\t")
+            if written == path:
+                return nodeid
+        return None
+
+    def forget_session_registry(self) -> None:
+        """At the session's end (the controller): the registry goes, its folder if empty."""
+        try:
+            self.session_registry.unlink()
+            self.session_registry.parent.rmdir()
+        except OSError:
+            pass
+
     def start_attempt(self, nodeid: str, slug: str) -> bool:
         """A test starts (again: a rerun plugin runs a failed test once more in the same
         session): drop what an earlier attempt recorded, so the summary counts the last one
@@ -372,7 +418,8 @@ class AccuracyState:
             return False
         self.records[:] = [r for r in self.records if r.nodeid != nodeid]
         self.dataset_records[:] = [r for r in self.dataset_records if r.get("nodeid") != nodeid]
-        self.report_slugs.pop(slug, None)
+        for key in [k for k in self.report_slugs if k == slug or k.startswith(f"{slug}/")]:
+            del self.report_slugs[key]  # its accuracy and dataset reports: numbered from 1 again
         return True
 
     def mark_failed(self, nodeid: str, note: str) -> None:

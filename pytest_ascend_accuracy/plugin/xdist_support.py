@@ -167,6 +167,13 @@ class XdistHooks:
     def __init__(self, state):
         self.state = state
 
+    def pytest_configure_node(self, node):
+        """Every worker of the session gets the controller's session key (the baselines this
+        session wrote are registered under it, ``AccuracyState.note_baseline_written``)."""
+        from . import SESSION_KEY
+
+        node.workerinput[SESSION_KEY] = self.state.session_key
+
     def pytest_testnodedown(self, node, error):
         """Merge a finished worker's accuracy results and cache counters into the controller."""
         data = getattr(node, "workeroutput", {}).get(WORKEROUTPUT_KEY)

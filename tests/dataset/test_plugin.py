@@ -216,3 +216,32 @@ def test_user_trial_sequence_output_agrees_per_position(pytester):
         "positions flipped): 0",
         "  seq [[]default[]] agreement 1.0000 device vs 1.0000 reference (drop 0.0000 <= 0), "
         "1 sample, 0 flipped"])
+
+
+def test_a_dataset_page_stays_beside_a_later_accuracy_check_and_a_rerun_replaces_it(project):
+    """The first accuracy report of a test emptied its folder, the dataset.html it had just
+    written included; a rerun left the first attempt's dataset.html beside a dataset-2.html
+    (review)."""
+    project.makepyfile(test_mixed="""
+from pathlib import Path
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/spiky.onnx"
+
+@accuracy(modes=["high_precision"])
+def test_mixed(ascend_model, golden_dump, check_dataset, check_accuracy):
+    om = ascend_model(M)
+    check_dataset(om, "samples", metric="agreement")
+    check_accuracy(om.run(make_inputs(M)), golden_dump(M, make_inputs(M)))
+    first = not Path("attempted").exists()
+    Path("attempted").touch()
+    assert not first, "fails once: pytest-rerunfailures runs it again"
+""")
+    args = ["-p", "no:cacheprovider", "test_mixed.py", "--accuracy-report=rep3"]
+    pytest.importorskip("pytest_rerunfailures")
+    result = project.runpytest(*args, "--reruns", "1")
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
+    (folder,) = (project.path / "rep3").iterdir()
+    assert sorted(p.name for p in folder.iterdir() if p.suffix == ".html") == [
+        "dataset.html", "report.html"]

@@ -69,3 +69,14 @@ def test_a_baseline_written_by_the_first_attempt_fails_the_rerun(pytester, model
                                 "session again.*"])
     assert Path(pytester.path / "accuracy-baselines/models/passing_mlp/default.yaml").is_file()
     pytester.runpytest().assert_outcomes(passed=1)  # the next session judges against it
+
+
+def test_two_tests_of_one_baseline_on_two_workers_both_fail_the_session_that_wrote_it(
+        pytester, models_dir):
+    """Each xdist worker knew only the baselines it wrote: a test on the other worker passed
+    against the one this session had just written (review). The session's registry is shared."""
+    pytester.makepyfile(test_a=BASELINE, test_b=BASELINE.replace("test_mlp", "test_mlp_again"))
+    first = pytester.runpytest("-n", "2", "-p", "no:benchmark")
+    first.assert_outcomes(failed=2)
+    pytester.runpytest("-n", "2", "-p", "no:benchmark").assert_outcomes(passed=2)
+    assert not list((pytester.path / ".ascend-accuracy" / ".sessions").glob("*"))  # cleaned up
