@@ -8,15 +8,17 @@ aborting the whole comparison.
 """
 from __future__ import annotations
 
+import numbers
+import os
 from dataclasses import dataclass
-from typing import Callable, Mapping, Optional
+from typing import Callable, Mapping, Optional, Union
 
 import numpy as np
 
 from ..dump.dtypes import value_dtype
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, TensorRef
-from ..errors import DumpFormatError
+from ..errors import ConfigError, DumpFormatError
 from .kernel import DEFAULT_CHUNK
 from .matching import TensorPair, match_ops
 from .metrics import compute_metrics
@@ -37,6 +39,29 @@ class CompareProgress:
 
 
 ProgressCallback = Callable[[CompareProgress], None]
+
+#: what ``compare_dumps`` and ``assert_accuracy`` take for each side: a DumpSet or its path
+DumpLike = Union[DumpSet, str, "os.PathLike[str]"]
+
+
+def as_dump(value: DumpLike, *, om_json=None) -> DumpSet:
+    """A DumpSet as is, or the dump at a path (``dump.loader.load_dump``)."""
+    if isinstance(value, DumpSet):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        from ..dump.loader import load_dump
+        return load_dump(value, om_json=om_json)
+    raise TypeError(f"expected a DumpSet or a path to a dump, got {type(value).__name__}")
+
+
+def _check_count(name: str, value, *, none_ok: bool = False) -> None:
+    """``value`` is an int of 1 or more (or None when ``none_ok``), else a ConfigError naming it."""
+    if value is None and none_ok:
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        also = " or None" if none_ok else ""
+        raise ConfigError(f"compare_dumps({name}=)",
+                          f"must be an int of 1 or more{also}, got {value!r}")
 
 
 #: op types GE adds to a model that stand for no framework op (memory clearing, stream and
@@ -165,11 +190,13 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
     return TensorCompare(**base, metrics=metrics, flags=tuple(flags), reason=reason)
 
 
-def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str, str]] = None,
+def compare_dumps(actual: DumpLike, golden: DumpLike, *,
+                  mapping: Optional[Mapping[str, str]] = None,
                   progress: Optional[ProgressCallback] = None, compare_inputs: bool = False,
                   kl: bool = True, chunk_size: int = DEFAULT_CHUNK, workers: Optional[int] = None
                   ) -> CompareResult:
-    """Compare every matched tensor of ``actual`` against ``golden``.
+    """Compare every matched tensor of ``actual`` against ``golden`` (DumpSets, or paths to
+    dumps: ``as_dump``).
 
     ``mapping``: {actual op name: golden op name} for ops the matching rules cannot pair.
     ``progress``: called with a ``CompareProgress`` after each tensor pair, in order.
@@ -178,7 +205,11 @@ def compare_dumps(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping
     ``workers``: processes measuring tensor pairs (``compare.parallel``: forked, Linux only;
     rows and progress order are identical to one process). None: this process's core share
     (``core.cpu_share``) for a compare of at least ``parallel.MIN_BYTES``, else one.
+    ``chunk_size`` and ``workers`` below 1 raise ``ConfigError``.
     """
+    _check_count("chunk_size", chunk_size)
+    _check_count("workers", workers, none_ok=True)
+    actual, golden = as_dump(actual), as_dump(golden)
     plan = match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
     total = len(plan.pairs)
     bytes_total = sum(_nbytes(p.actual) + _nbytes(p.golden) for p in plan.pairs)

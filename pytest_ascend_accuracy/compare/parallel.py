@@ -22,6 +22,7 @@ import os
 import sys
 import time
 import warnings
+from numbers import Integral
 from typing import Callable, Dict, Optional
 
 #: a compare smaller than this (actual + golden bytes) stays in one process: forking costs
@@ -42,11 +43,18 @@ def available() -> bool:
 
 def processes_for(bytes_total: int, workers: Optional[int]) -> int:
     """How many processes measure a compare of ``bytes_total`` bytes: ``workers`` when given,
-    else this process's core share for a compare of at least ``MIN_BYTES``, else 1."""
+    else this process's core share for a compare of at least ``MIN_BYTES``, else 1. A
+    ``workers`` below 1 is refused (``ConfigError``), not taken as 1."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, Integral)
+                                or workers < 1):
+        from ..errors import ConfigError
+
+        raise ConfigError("workers", f"must be 1 or more (or None: this process's core share), "
+                                     f"got {workers!r}")
     if not available():
         return 1
     if workers is not None:
-        return max(1, int(workers))
+        return int(workers)
     if bytes_total < MIN_BYTES:
         return 1
     from ..core.cpu_share import core_share

@@ -104,10 +104,14 @@ def recover_interrupted(path, *, lock_dir=None) -> Recovery:
 
 # --------------------------------------------------------------------------- writing
 def store_golden(path, dump, *, lock_dir=None, store_inputs: bool = False) -> Path:
-    """Write ``dump`` (a DumpSet) as an npy golden directory at ``path``, atomically and under
-    the golden's lock (recovering first what a killed writer left); op outputs only unless
-    ``store_inputs``. ``golden.json`` records what it was written from (``stored_record``).
-    A failed write raises ``GoldenWriteError`` naming ``path``."""
+    """Write ``dump`` (a DumpSet, or the path of a dump: ``compare.engine.as_dump``) as an npy
+    golden directory at ``path``, atomically and under the golden's lock (recovering first what
+    a killed writer left); op outputs only unless ``store_inputs``. ``golden.json`` records what
+    it was written from (``stored_record``). A failed write raises ``GoldenWriteError`` naming
+    ``path``."""
+    from ..compare.engine import as_dump
+
+    dump = as_dump(dump)
     path = Path(path)
     with _Locked(path, lock_dir), _write_errors(path, os.fspath(path)):
         _recover(path)
