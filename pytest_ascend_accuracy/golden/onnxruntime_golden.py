@@ -71,7 +71,10 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     """The golden DumpSet of ``model`` on ``inputs`` (built once, then read from the cache).
     ``wait=False``: None while another process is building it (instead of waiting).
     Its ``meta["golden_source"]`` names the model and inputs (``stored_record``): a stored
-    golden written from it records them."""
+    golden written from it records them. Its ops carry the model's own names (``conv 1``, not
+    the ``conv_1`` of its file names: ``graph.op_catalogue.with_real_names``), as the plugin's
+    golden and the CLI print them."""
+    from ..graph.op_catalogue import model_ops, with_real_names
     from .stored_record import SOURCE_META, identity_of
 
     arrays = {k: np.asarray(v) for k, v in inputs.items()}
@@ -86,7 +89,7 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     entry = cache.get_or_build("golden", key, build, wait=wait)
     if entry is None:
         return None
-    dump = read_entry_dump(entry)
+    dump = with_real_names(read_entry_dump(entry), model_ops(model))
     try:
         info = json.loads((entry / INFO_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
