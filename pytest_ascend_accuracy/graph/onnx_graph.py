@@ -175,13 +175,14 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
 
     A named input that does not exist, a rank that differs, or a value that contradicts a
     fixed dimension raises ``ConfigError``; so does a dynamic dimension left unresolved when
-    ``require_static`` (naming the input, the dimension and how to fix it)."""
+    ``require_static`` (naming every input left dynamic, its dimensions and how to fix it)."""
     shapes = parse_input_shape(input_shape, where) or {}
     inputs = {i.name: i for i in graph_inputs(model)}
     unknown = sorted(set(shapes) - set(inputs))
     if unknown:
         raise ConfigError(where, f"no model input named {unknown[0]!r}; inputs: {', '.join(inputs) or '(none)'}")
     resolved: Dict[str, Tuple[Optional[int], ...]] = {}
+    dynamic: Dict[str, str] = {}  # input -> "'ids' dimension 1 ('S') is dynamic ([1, ?])"
     for name, vi in inputs.items():
         declared = declared_shape(vi)
         if name in shapes:
@@ -198,13 +199,25 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
         else:
             resolved[name] = declared
             if require_static and (any(d is None for d in declared) or not _has_shape(vi)):
-                k = next((k for k, d in enumerate(declared) if d is None), None)
-                dim = vi.type.tensor_type.shape.dim[k] if k is not None else None
-                label = f" ({dim.dim_param!r})" if dim is not None and dim.dim_param else ""
-                what = f"dimension {k}{label} is dynamic" if k is not None else "has no declared shape"
-                raise ConfigError(where, f"input {name!r} {what} ({_show(declared)}); pass "
-                                         f"input_shape={{{name!r}: (...)}} with every dimension")
+                dynamic[name] = f"{name!r} {_dynamic_dims(vi, declared)} ({_show(declared)})"
+    if dynamic:  # all of them at once: fixing the first one only led to the next error
+        example = ", ".join(f"{name!r}: (...)" for name in dynamic)
+        what = (f"input {next(iter(dynamic.values()))}" if len(dynamic) == 1 else
+                f"{len(dynamic)} inputs are left dynamic: " + "; ".join(dynamic.values()))
+        raise ConfigError(where, f"{what}; pass input_shape={{{example}}} with every dimension"
+                                 + ("" if len(dynamic) == 1 else " of each"))
     return resolved
+
+
+def _dynamic_dims(vi, declared) -> str:
+    """What is dynamic about an input: "dimension 1 ('S') is dynamic", "dimensions 0 ('B'),
+    1 ('S') are dynamic" or "has no declared shape"."""
+    dims = vi.type.tensor_type.shape.dim
+    ks = [k for k, d in enumerate(declared) if d is None]
+    if not ks:
+        return "has no declared shape"
+    shown = ", ".join(f"{k} ({dims[k].dim_param!r})" if dims[k].dim_param else f"{k}" for k in ks)
+    return f"dimension {shown} is dynamic" if len(ks) == 1 else f"dimensions {shown} are dynamic"
 
 
 def _has_shape(vi) -> bool:

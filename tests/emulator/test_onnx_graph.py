@@ -62,6 +62,38 @@ def test_dynamic_dimension_without_input_shape_names_the_input():
     assert "input_shape" in str(err.value)
 
 
+def _kv_cache_model():
+    """A decoder step: every input but ``pos`` has a dynamic dimension."""
+    def vi(name, shape):
+        return helper.make_tensor_value_info(name, TensorProto.FLOAT, shape)
+
+    graph = helper.make_graph([helper.make_node("Add", ["ids", "pos"], ["y"])], "g",
+                              [vi("ids", [1, "S"]), vi("past_k", [1, 8, "P", 64]),
+                               vi("past_v", [1, 8, "P", 64]), vi("mask", ["B", "S"]),
+                               vi("pos", [1, 1])], [vi("y", None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_every_dynamic_input_is_named_at_once():
+    """Only 'ids' was named; following the advice led to the error about 'past_k', and so on
+    (API review finding 4)."""
+    with pytest.raises(ConfigError) as err:
+        make_inputs(_kv_cache_model())
+    assert str(err.value) == (
+        "input_shape: 4 inputs are left dynamic: 'ids' dimension 1 ('S') is dynamic ([1, ?]); "
+        "'past_k' dimension 2 ('P') is dynamic ([1, 8, ?, 64]); 'past_v' dimension 2 ('P') is "
+        "dynamic ([1, 8, ?, 64]); 'mask' dimensions 0 ('B'), 1 ('S') are dynamic ([?, ?]); pass "
+        "input_shape={'ids': (...), 'past_k': (...), 'past_v': (...), 'mask': (...)} with every "
+        "dimension of each")
+    with pytest.raises(ConfigError) as err:  # the ones given are no longer named
+        make_inputs(_kv_cache_model(), input_shape={"ids": (1, 3), "past_k": (1, 8, 2, 64)})
+    assert "2 inputs are left dynamic: 'past_v' dimension 2 ('P')" in str(err.value)
+    assert "input_shape={'past_v': (...), 'mask': (...)}" in str(err.value)
+    inputs = make_inputs(_kv_cache_model(), input_shape="ids:1,3;past_k:1,8,2,64;"
+                                                         "past_v:1,8,2,64;mask:1,3")
+    assert inputs["mask"].shape == (1, 3) and inputs["pos"].shape == (1, 1)
+
+
 @pytest.mark.parametrize("shape", [{"x": (3, 4)}, {"x": [3, 4]}, "x:3,4"])
 def test_input_shape_resolves_dynamic_dims(shape):
     inputs = make_inputs(models.unnamed_model(), input_shape=shape)
