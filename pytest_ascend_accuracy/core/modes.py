@@ -332,8 +332,9 @@ PRESETS: Mapping[str, Mode] = {
 
 
 def keep_dtype(ops: Iterable[str], base: Mode = DEFAULT) -> Mode:
-    """A mode that keeps these ops (names or ``OpType::X``) in their original dtype."""
-    return replace(base, keep_dtype=tuple(ops), label=None)
+    """A mode that keeps these ops (names or ``OpType::X``) in their original dtype; one name
+    may be given alone (``keep_dtype("square")`` kept the ops 's', 'q', 'u', ... before)."""
+    return replace(base, keep_dtype=(ops,) if isinstance(ops, str) else tuple(ops), label=None)
 
 
 def resolve_mode(mode: Union[None, str, Mode], where: Optional[str] = None) -> Mode:

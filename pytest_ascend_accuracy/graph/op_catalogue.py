@@ -180,6 +180,15 @@ def check_mode(mode, model, where: Optional[str]) -> None:
         model_ops(model).check_keep_dtype(mode.keep_dtype, where)
 
 
+def check_model_settings(model, per_op, ignore, mode, where: Optional[str]) -> None:
+    """A check's per_op and ignore entries and its mode's keep_dtype entries name ops of
+    ``model`` (or op types, globs, ``OP:output:N``), else a ``ConfigError`` with the closest."""
+    ops = model_ops(model)
+    ops.check_names(list(per_op or ()), "per_op entry", where)
+    ops.check_names(list(ignore), "ignore entry", where)
+    check_mode(mode, model, where)
+
+
 def with_real_names(dump, ops: ModelOps):
     """A copy of ``dump`` (a DumpSet, e.g. a golden read back from sanitized file names) whose
     op names are the model's own spelling."""

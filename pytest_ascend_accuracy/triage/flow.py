@@ -103,7 +103,7 @@ class _Runner:
 
 
 def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=None,
-             threshold: float = 0.95, *, budget: int = 32, cache=None, input_shape=None,
+             threshold: Optional[float] = None, *, budget: int = 32, cache=None, input_shape=None,
              golden=None, metric: str = "cosine", per_op=None, ignore=(), seed: int = 0,
              out_dir=None, progress: Optional[Callable[[str], None]] = None,
              mode: Optional[Mode] = None,
@@ -134,7 +134,16 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
 
     if budget < 1:  # the CLI's --budget: a usage error, never a traceback
         raise ConfigError("budget", f"must allow at least one conversion, got {budget}")
+    if threshold is None:  # cosine's 0.95; another metric was judged at it silently
+        from ..core.check_defaults import default_threshold_for
+
+        threshold = default_threshold_for(metric, where="diagnose", fix="; pass threshold=")
     Threshold(threshold, metric)  # an unknown metric or a bad threshold before any conversion
+    from ..core.modes import resolve_mode
+    from ..graph.op_catalogue import check_model_settings
+
+    mode = resolve_mode(mode, "diagnose mode")  # a preset's name too, as convert takes it
+    check_model_settings(model, per_op, ignore, mode, "diagnose")  # typos judged nothing
     if cache is None:
         cache = getattr(backend, "cache", None) or Cache(Path(".ascend-accuracy"))
     if backend is None:
@@ -156,7 +165,7 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,
                      input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None),
                      atc_options=atc_options, kl="kl" in policy.metrics)
-    flow = _Flow(runner, threshold, metric, DEFAULT if mode is None else mode, budget_option)
+    flow = _Flow(runner, threshold, metric, mode, budget_option)
     try:
         outcome = flow.walk()
     finally:
