@@ -12,6 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
+from ..core.check_defaults import default_threshold_for
 from ..errors import ConfigError, DumpFormatError
 from .metrics import TensorMetrics, encode_float
 from .rows import Coverage, Failure, TensorCompare, _s
@@ -247,22 +248,30 @@ class CompareResult:
     golden_root: Optional[str] = None
     meta: Mapping[str, object] = field(default_factory=dict, compare=False)
 
-    def judge(self, threshold: ThresholdLike = 0.95, per_op: Optional[Mapping[str, ThresholdLike]] = None,
-              ignore=(), metric: str = "cosine", scale_tolerance: Optional[float] = None) -> Verdict:
-        """Judge the saved metric values under a policy; reads no tensor. ``scale_tolerance``
-        (off by default here; ``check_accuracy`` turns it on) fails tensors whose L2 norm is
-        not within 1/t..t times the golden's. Every ``per_op`` and ``ignore`` entry must name
-        a compared op (a real name, or a glob matching one: ``check_names``), else it would
-        judge nothing; a ``Policy`` given as ``threshold`` is taken as checked."""
+    def judge(self, threshold: Optional[ThresholdLike] = None,
+              per_op: Optional[Mapping[str, ThresholdLike]] = None, ignore=(),
+              metric: str = "cosine", scale_tolerance: Optional[float] = None) -> Verdict:
+        """Judge the saved metric values under a policy; reads no tensor. ``threshold``: the
+        plugin's 0.95 for cosine; another metric needs one (it was judged at 0.95 silently).
+        ``scale_tolerance`` fails tensors whose L2 norm is not within 1/t..t times the
+        golden's: off unless given here (a re-judging of metric values, ``passing_threshold``
+        included), where ``assert_accuracy``, ``check_accuracy`` and the CLI apply 2. Every
+        ``per_op`` and ``ignore`` entry must name a compared op (a real name, or a glob
+        matching one: ``check_names``),
+        else it would judge nothing; a ``Policy`` given as ``threshold`` is taken as checked."""
         if isinstance(threshold, Policy):
             policy = threshold
         else:
+            if threshold is None:
+                threshold = default_threshold_for(metric, where="judge",
+                                                  fix="; pass threshold=")
             policy = Policy.build(threshold, per_op, ignore, metric, scale_tolerance)
             self.check_names([k for k, _ in policy.per_op], policy.ignore, "judge")
         if "kl" in policy.metrics and self.meta.get("kl") is False:
             raise ConfigError("metric", "the KL divergence was not computed in this comparison "
                               "(compare_dumps(kl=True), or assert_accuracy/check_accuracy with a "
-                              "kl threshold or a report); judging by 'kl' would skip every tensor")
+                              "kl threshold or a report; on the command line, compare without "
+                              "--no-kl); judging by 'kl' would skip every tensor")
         failures = []
         counts = {"ignored": 0, "unmatched": 0, "skipped": 0, "passed": 0, "failed": 0}
         for row in self.rows:

@@ -5,16 +5,13 @@ this module are hidden from tracebacks.
 """
 from __future__ import annotations
 
-import os
-from typing import Mapping, Optional, Union
+from typing import Mapping, Optional
 
-from ..compare.engine import compare_dumps
+from ..compare.engine import DumpLike, as_dump, compare_dumps  # noqa: F401  (as_dump too)
 from ..compare.fp16_range import golden_inputs_past_fp16
 from ..compare.result import CompareResult, Verdict
 from ..compare.thresholds import Policy, ThresholdLike
-from ..dump.model import DumpSet
-
-DumpLike = Union[DumpSet, str, "os.PathLike[str]"]
+from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE, default_threshold_for
 
 
 class AccuracyFailure(AssertionError):
@@ -29,41 +26,36 @@ class AccuracyFailure(AssertionError):
         self.csv_path = csv_path
 
 
-def as_dump(value: DumpLike, *, om_json=None) -> DumpSet:
-    """A DumpSet as is, or the dump at a path (``dump.loader.load_dump``)."""
-    if isinstance(value, DumpSet):
-        return value
-    if isinstance(value, (str, os.PathLike)):
-        from ..dump.loader import load_dump
-        return load_dump(value, om_json=om_json)
-    raise TypeError(f"expected a DumpSet or a path to a dump, got {type(value).__name__}")
-
-
-def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: ThresholdLike = 0.95,
+def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[ThresholdLike] = None,
                     per_op: Optional[Mapping[str, ThresholdLike]] = None, *, ignore=(),
                     metric: str = "cosine", csv_path=None, hint: Optional[str] = None,
                     mapping: Optional[Mapping[str, str]] = None,
-                    scale_tolerance: Optional[float] = None, progress=None,
+                    scale_tolerance: Optional[float] = DEFAULT_SCALE_TOLERANCE, progress=None,
                     kl: Optional[bool] = None, check_names: bool = True) -> CompareResult:
     """Compare ``actual`` against ``golden`` and raise ``AccuracyFailure`` if any tensor fails.
 
-    ``threshold`` applies to ``metric`` (cosine: at least; error metrics such as ``rel_l2``:
-    at most); ``per_op`` maps op names or globs to their own thresholds; ``ignore`` lists op
-    names or globs not judged. With ``csv_path`` the msaccucmp-compatible CSV is written
-    (pass or fail) and the failure message points to it. ``hint`` replaces the suggested next
-    step. ``progress`` is ``compare_dumps``'s callback. ``kl``: compute the KL divergence (a
-    third of the compare's work); by default only when a threshold judges by it or the CSV is
-    written (the result then refuses to be re-judged by ``kl``). ``check_names``: refuse
-    ``per_op`` and ``ignore`` entries naming no op of the two dumps (real names, original names,
-    or globs matching one: a misspelled entry judged nothing and a stricter threshold was lost
-    silently); False where the caller checked them against these dumps already (the plugin).
-    Returns the ``CompareResult`` when everything passes.
+    ``threshold`` applies to ``metric`` (cosine: at least, 0.95 when not given; error metrics
+    such as ``rel_l2``: at most, and they need one); ``scale_tolerance``: the scale guard of
+    ``check_accuracy`` and the CLI, 2 by default (None: off); ``per_op`` maps op names or
+    globs to their own thresholds; ``ignore`` lists op names or globs not judged. With
+    ``csv_path`` the msaccucmp-compatible CSV is written (pass or fail) and the failure
+    message points to it. ``hint`` replaces the suggested next step. ``progress`` is
+    ``compare_dumps``'s callback. ``kl``: compute the KL divergence (a third of the compare's
+    work); by default only when a threshold judges by it or the CSV is written (the result
+    then refuses to be re-judged by ``kl``). ``check_names``: refuse ``per_op`` and ``ignore``
+    entries naming no op of the two dumps (real names, original names, or globs matching one:
+    a misspelled entry judged nothing and a stricter threshold was lost silently); False where
+    the caller checked them against these dumps already (the plugin). Returns the
+    ``CompareResult`` when everything passes.
     """
     __tracebackhide__ = True
     from .csv_report import write_csv
     from .failure_text import failure_text
 
     golden, actual = as_dump(golden), as_dump(actual)
+    if threshold is None:  # it was judged at the cosine's 0.95 whatever the metric
+        threshold = default_threshold_for(metric, where="assert_accuracy",
+                                          fix="; pass threshold=")
     policy = Policy.build(threshold, per_op, ignore, metric, scale_tolerance)
     if check_names:
         from ..graph.op_catalogue import check_dump_setting_names

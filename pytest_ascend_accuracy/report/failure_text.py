@@ -334,11 +334,15 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     if names:
         shown = ", ".join(repr(printable(n)) for n in names[:5])
         more = ", ..." if len(names) > 5 else ""
+        # modes, as the library takes them (no function has a keep_dtype= argument): a
+        # backend's convert(model, mode), diagnose(mode=), ascend_model, modes=[...]
+        kept = f"keep_dtype([{shown}{more}])"
+        where = "(from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype)"
         if not high_precision_may_fix(verdict, names):
-            return (f"{reason}: keep these ops in float32 with keep_dtype=[{shown}{more}] (high "
-                    f"precision still feeds Cube ops float16)")
-        return (f"{reason}: convert with mode=\"high_precision\", or keep these ops in float32 "
-                f"with keep_dtype=[{shown}{more}]")
+            return (f"{reason}: keep these ops in float32, converting in mode {kept} (high "
+                    f"precision still feeds Cube ops float16) {where}")
+        return (f"{reason}: convert in mode HIGH_PRECISION, or keep these ops in float32 in mode "
+                f"{kept} {where}")
     if cli:
         return (f"{no_overflow_seen(range_inputs)}: {_cli_diagnose(verdict)} walks the "
                 "debugging flow on the ONNX model the dump ran (high precision, ops kept in "

@@ -41,8 +41,9 @@ DIAGNOSE_ADVICE = ("run with --accuracy-diagnose: it tries high precision and ke
                    "float32 as a mode to paste")
 
 #: how to make two dumps comparable, as the library API and the CLI spell it
-PROBLEM_ADVICE = ("pass the om json (om_json= / --om-json) so fused ops find their original "
-                  "names, or map op names with mapping= / --mapping")
+PROBLEM_ADVICE = ("read the device dump with load_dump(DIR, om_json=\"model.json\") (--om-json "
+                  "on the command line) so fused ops find their original names, or map op "
+                  "names with mapping= (--mapping)")
 
 
 @dataclass(frozen=True)

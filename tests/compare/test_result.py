@@ -521,3 +521,34 @@ def test_8_bit_codes_of_a_golden_without_spread_keep_the_plain_cosine():
     moved[100:108] = 129
     r = compare_dumps(DumpSet.from_arrays({"q": [moved]}), DumpSet.from_arrays({"q": [sparse]}))
     assert r.judge(0.99).passed
+
+
+def test_the_library_judges_as_the_cli_and_the_plugin_do(tmp_path):
+    """assert_accuracy had the scale guard off where check_accuracy and the CLI have it on, so
+    a tensor 3 times too big passed in a script and failed in CI; a non-cosine metric without
+    a threshold was judged at the cosine's 0.95 (a review of the library API)."""
+    from pytest_ascend_accuracy import assert_accuracy
+    from pytest_ascend_accuracy.report.assertion import AccuracyFailure
+
+    golden = {"softmax": [np.linspace(0.1, 1, 16, dtype=np.float32)]}
+    scaled = {"softmax": [3 * golden["softmax"][0].astype(np.float16)]}
+    with pytest.raises(AccuracyFailure, match="scale"):
+        assert_accuracy(DumpSet.from_arrays(scaled), DumpSet.from_arrays(golden))
+    assert_accuracy(DumpSet.from_arrays(scaled), DumpSet.from_arrays(golden), scale_tolerance=None)
+    r = compare_dumps(DumpSet.from_arrays(scaled), DumpSet.from_arrays(golden))
+    for call in (lambda: r.judge(metric="rel_l2"),
+                 lambda: assert_accuracy(DumpSet.from_arrays(scaled), DumpSet.from_arrays(golden),
+                                         metric="rel_l2")):
+        with pytest.raises(ConfigError, match="metric='rel_l2' needs an explicit threshold"):
+            call()
+    assert compare_dumps(str(_saved(tmp_path, scaled, "a")), str(_saved(tmp_path, golden, "g")))
+
+
+def _saved(tmp_path, arrays, name):
+    """An npy dump directory of ``arrays`` (compare_dumps takes its path, as assert_accuracy)."""
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
+
+    with NpyDumpWriter(tmp_path / name) as w:
+        for op, values in arrays.items():
+            w.write_op(op, [], values)
+    return tmp_path / name

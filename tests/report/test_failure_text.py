@@ -53,7 +53,8 @@ next worst operators (2 of 2):
 coverage: 6 golden ops: 4 compared, 1 inside fused ops, 1 unmatched (Shape_9); 0 actual ops unmatched
 full report: out/report.csv
 next step: values leave the float16 range (NaN/Inf in the actual output or |golden| > 65504): \
-convert with mode="high_precision", or keep these ops in float32 with keep_dtype=['Mul_3']"""
+convert in mode HIGH_PRECISION, or keep these ops in float32 in mode keep_dtype(['Mul_3']) \
+(from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype)"""
 
 
 def test_failure_block_exact_text():
@@ -149,8 +150,9 @@ def test_fp16_overflow_hint_names_original_ops():
     r = compare_dumps(actual, golden)
     assert default_hint(r.judge(0.95)) == (
         "values leave the float16 range (NaN/Inf in the actual output or |golden| > 65504): "
-        "convert with mode=\"high_precision\", or keep these ops in float32 with "
-        "keep_dtype=['BatchNormalization_1', 'Relu_2']")
+        "convert in mode HIGH_PRECISION, or keep these ops in float32 in mode "
+        "keep_dtype(['BatchNormalization_1', 'Relu_2']) (from pytest_ascend_accuracy import "
+        "HIGH_PRECISION, keep_dtype)")
 
 
 def test_no_overflow_hint_suggests_fusion_and_buffer_modes():
