@@ -20,6 +20,7 @@ from pytest_ascend_accuracy.golden import onnxruntime_golden  # noqa: E402
 from pytest_ascend_accuracy.golden.onnxruntime_golden import (  # noqa: E402
     DUMP_DIR, INDEX_FILE, PACK_FILE, golden_dump, golden_key, read_entry_dump)
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs  # noqa: E402
+from pytest_ascend_accuracy.graph.op_catalogue import model_ops, with_real_names  # noqa: E402
 from pytest_ascend_accuracy.testing import models  # noqa: E402
 
 
@@ -47,8 +48,11 @@ MODELS = [models.passing_mlp, models.conv_bn_relu, models.transformer_block, mod
           models.unnamed_model, odd_names_model]
 
 
-def _layout(dump):
-    """Everything of a DumpSet but where its bytes lie and when it was written."""
+def _layout(dump, model=None):
+    """Everything of a DumpSet but where its bytes lie and when it was written; with ``model``,
+    under the model's op names, as ``golden_dump`` gives them (files hold sanitised names)."""
+    if model is not None:
+        dump = with_real_names(dump, model_ops(model))
     return [(op.name, op.op_type, op.order,
              [(t.kind, t.index, t.dtype, t.shape) for t in op.inputs + op.outputs])
             for op in dump.ops]
@@ -70,9 +74,10 @@ def test_the_packed_entry_is_the_dumpset_of_a_directory_of_npy_files(tmp_path, m
     listed = load_dump(plain / DUMP_DIR)
     assert len(list((plain / DUMP_DIR).glob("*.npy"))) > 1
     packed = read_entry_dump(entry)
-    assert _layout(packed) == _layout(listed) == _layout(dump) and len(dump)
+    assert _layout(packed, model) == _layout(listed, model) == _layout(dump) and len(dump)
     # the directory the reports show as the golden reads the same, through its index
-    assert _layout(load_dump(entry / DUMP_DIR)) == _layout(dump) and dump.root == str(entry / DUMP_DIR)
+    assert _layout(load_dump(entry / DUMP_DIR), model) == _layout(dump)
+    assert dump.root == str(entry / DUMP_DIR)
     for a, b in zip(listed.ops, packed.ops):
         for t, u in zip(a.inputs + a.outputs, b.inputs + b.outputs):
             np.testing.assert_array_equal(t.load(), u.load())
@@ -166,7 +171,7 @@ def test_a_changed_index_is_a_corrupt_entry_and_is_rebuilt(tmp_path):
     fresh = Cache(tmp_path / "cache")
     dump = golden_dump(model, x, cache=fresh)
     assert fresh.stats.rebuilt == 1 and len(dump) == len(model.graph.node)
-    assert _layout(read_entry_dump(entry)) == _layout(dump)
+    assert _layout(read_entry_dump(entry), model) == _layout(dump)
 
 
 def test_a_packed_entry_without_its_index_is_an_error_and_the_cache_rebuilds_it(tmp_path):
@@ -180,7 +185,7 @@ def test_a_packed_entry_without_its_index_is_an_error_and_the_cache_rebuilds_it(
         read_entry_dump(entry)
     assert str(entry / INDEX_FILE) in str(err.value)
     fresh = Cache(tmp_path / "cache")
-    assert _layout(golden_dump(model, x, cache=fresh)) == _layout(listed)
+    assert _layout(golden_dump(model, x, cache=fresh)) == _layout(listed, model)
     assert fresh.stats.rebuilt == 1 and (entry / INDEX_FILE).is_file()
 
 
