@@ -132,7 +132,8 @@ def test_regen_replaces_stored_arrays_whole(path):
 
 @pytest.mark.parametrize("name, complete, restored", [
     (".default.inputs.old-999999-dead", True, True),    # moved aside whole, writer killed
-    (".default.inputs.old-999999-dead", False, False),  # left half deleted by a writer before .del-*
+    # left half deleted by a writer before .del-*
+    (".default.inputs.old-999999-dead", False, False),
     (".default.inputs.del-999999-dead", True, False),   # being deleted: never comes back
 ])
 def test_an_old_inputs_copy_comes_back_only_when_known_complete(path, name, complete, restored):

@@ -112,7 +112,8 @@ class Coverage:
 
     def to_dict(self):
         return {"golden_total": self.golden_total, "compared": list(self.compared),
-                "fused": list(self.fused), "folded": list(self.folded), "unmatched_golden": list(self.unmatched_golden),
+                "fused": list(self.fused), "folded": list(self.folded),
+                "unmatched_golden": list(self.unmatched_golden),
                 "unmatched_actual": list(self.unmatched_actual), "npu_only": list(self.npu_only)}
 
     @staticmethod

@@ -92,4 +92,5 @@ def atomic_write_text(path, text: str, *, what: str = "file",
     return path
 
 
-__all__ = ["BaselineWriteError", "FileWriteError", "GoldenWriteError", "atomic_write_text", "dead_writer_leftovers", "pid_alive"]
+__all__ = ["BaselineWriteError", "FileWriteError", "GoldenWriteError", "atomic_write_text",
+           "dead_writer_leftovers", "pid_alive"]

@@ -36,7 +36,8 @@ class Recovery:
         """One line for the session summary (empty when nothing was left over)."""
         parts = []
         if self.installed:
-            kind = ("the complete new golden of an interrupted rewrite" if f".{_NEW}-" in self.installed
+            kind = ("the complete new golden of an interrupted rewrite"
+                    if f".{_NEW}-" in self.installed
                     else "the previous golden (the golden itself was missing)")
             parts.append(f"recovered {kind} from {self.installed}")
         others = sorted(n for n in self.removed if n not in self.discarded)

@@ -389,6 +389,8 @@ def pytest_terminal_summary(terminalreporter, config):
                               golden_writes=state.golden_writes,
                               dataset_records=state.dataset_records,
                               outcomes=outcomes_by_test(terminalreporter.stats),
-                              unchecked=unchecked, report_dir=state.settings.show(report_dir) if report_dir and (state.records or state.dataset_records)
+                              unchecked=unchecked,
+                              report_dir=state.settings.show(report_dir)
+                              if report_dir and (state.records or state.dataset_records)
                               else None):
         terminalreporter.write_line(line)

@@ -426,7 +426,8 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         lines += table([[str(r.order), printable(r.label, _NAME_WIDTH), printable(r.op_type) or "-",
                          _num(r.metrics.cosine), _num(r.metrics.rel_l2), _num(r.metrics.max_abs)]
                         + [_num(r.metrics.value(m)) for m in extra]
-                        for r in lowest], ["#", "op", "type", "cosine", "rel_l2", "max_abs"] + extra)
+                        for r in lowest],
+                       ["#", "op", "type", "cosine", "rel_l2", "max_abs"] + extra)
     lines += ["", f"coverage: {result.coverage.describe()}"]
     if csv_path:
         lines.append(report_line(csv_path))

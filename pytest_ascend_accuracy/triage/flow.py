@@ -299,6 +299,7 @@ class _Flow:
         # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
         # the likeliest fix (often one conversion); then every seed together
         first = [n for n in drops[:1] if n in types]
+
         def by_rank(chosen):  # the order the search converted them in (the memo's key)
             return sorted(chosen, key=rank.__getitem__)
 

@@ -365,7 +365,8 @@ def test_a_misspelled_mapping_name_in_the_library_names_the_closest_ops():
 
 
 @pytest.mark.parametrize("kwargs,msg", [
-    ({"ignore": ["Op1"]}, "judge: ignore entry 'Op1' is not an op of model 'the dumps'; closest: 'op1'"),
+    ({"ignore": ["Op1"]}, "judge: ignore entry 'Op1' is not an op of model 'the dumps'; "
+                          "closest: 'op1'"),
     ({"per_op": {"opp3": 0.0}}, "judge: per_op entry 'opp3' is not an op of model 'the dumps'; "
                                 "closest: 'op3'"),
     ({"per_op": {"conv*": 0.0}}, "judge: per_op entry 'conv*' is not an op of model 'the dumps'"),

@@ -12,7 +12,8 @@ from onnx import TensorProto, helper  # noqa: E402
 
 from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend  # noqa: E402
 from pytest_ascend_accuracy.compare.engine import compare_dumps  # noqa: E402
-from pytest_ascend_accuracy.core.modes import DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode  # noqa: E402
+from pytest_ascend_accuracy.core.modes import (  # noqa: E402
+    DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode)
 from pytest_ascend_accuracy.dump.loader import load_dump  # noqa: E402
 from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump  # noqa: E402
 
@@ -29,7 +30,8 @@ def bf16_model(*, bf16_output=False):
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])]
     if bf16_output:
         outputs.append(helper.make_tensor_value_info("b", TensorProto.BFLOAT16, [3]))
-    graph = helper.make_graph(nodes, "bf16", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+    graph = helper.make_graph(nodes, "bf16",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
                               outputs)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 

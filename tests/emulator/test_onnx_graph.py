@@ -90,7 +90,7 @@ def test_every_dynamic_input_is_named_at_once():
     assert "2 inputs are left dynamic: 'past_v' dimension 2 ('P')" in str(err.value)
     assert "input_shape={'past_v': (...), 'mask': (...)}" in str(err.value)
     inputs = make_inputs(_kv_cache_model(), input_shape="ids:1,3;past_k:1,8,2,64;"
-                                                         "past_v:1,8,2,64;mask:1,3")
+                                                        "past_v:1,8,2,64;mask:1,3")
     assert inputs["mask"].shape == (1, 3) and inputs["pos"].shape == (1, 1)
 
 

@@ -25,7 +25,8 @@ def bf16_model():
     nodes = [helper.make_node("Cast", ["x"], ["b"], name="to_bf16", to=TensorProto.BFLOAT16),
              helper.make_node("Cast", ["b"], ["f"], name="to_f32", to=TensorProto.FLOAT),
              helper.make_node("Relu", ["f"], ["y"], name="relu")]
-    graph = helper.make_graph(nodes, "bf16", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+    graph = helper.make_graph(nodes, "bf16",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 

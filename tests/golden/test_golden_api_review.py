@@ -23,7 +23,8 @@ def _spaced_model():
     """Two nodes whose names hold a space: their dump files say ``conv_1``, ``relu_1``."""
     nodes = [helper.make_node("Relu", ["x"], ["a"], name="conv 1"),
              helper.make_node("Neg", ["a"], ["y"], name="relu 1")]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+    graph = helper.make_graph(nodes, "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 

@@ -37,7 +37,8 @@ def test_a_half_deleted_old_copy_is_removed_not_restored(pytester, stored_projec
 
 @pytest.mark.parametrize("code, words", [(28, "No space left on device"),
                                          (30, "Read-only file system")])
-def test_a_golden_that_cannot_be_written_is_an_error_naming_it(pytester, stored_project, code, words):
+def test_a_golden_that_cannot_be_written_is_an_error_naming_it(pytester, stored_project, code,
+                                                               words):
     """A full disk gave a 59-line traceback ending in ``OSError: [Errno 28]`` that named no
     golden; a read-only folder an ``OSError`` naming only a hidden temp path. The inner
     conftest fails the golden's first file write the way the file system does."""
@@ -91,11 +92,12 @@ def test_accuracy_regen_rewrites_an_unreadable_stored_golden(pytester, stored_pr
     refused.stdout.no_fnmatch_line(f"*{pytester.path}/golden*")  # relative to where pytest ran
     if damage == "record":  # the other way out: the tensors are used unchecked, as before records
         refused.stdout.fnmatch_lines(["*, or delete golden/mlp/golden.json to use the golden's "
-                                      "tensors without checking which model and inputs they come from"])
+                                      "tensors without checking which model and inputs they "
+                                      "come from"])
     regen = pytester.runpytest("--accuracy-regen")
     regen.assert_outcomes(failed=1)
     regen.stdout.fnmatch_lines([
-        "rewrote the stored golden golden/mlp from this test's model and inputs (--accuracy-regen)*",
+        "rewrote the stored golden golden/mlp from this test's model and inputs "
+        "(--accuracy-regen)*",
         "*golden/mlp: rewritten (--accuracy-regen: a file of it could not be read)"])
     pytester.runpytest().assert_outcomes(passed=1)
-

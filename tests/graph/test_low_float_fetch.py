@@ -23,7 +23,8 @@ def cast_chain(low=TensorProto.BFLOAT16, *, low_output=False, low_name="b"):
     outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])]
     if low_output:
         outputs.append(helper.make_tensor_value_info(low_name, low, [4]))
-    graph = helper.make_graph(nodes, "low", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+    graph = helper.make_graph(nodes, "low",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
                               outputs)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)], ir_version=9)
 
@@ -60,7 +61,8 @@ def test_a_bfloat16_model_output_is_fetched_too():
 def test_the_added_fetch_never_takes_a_name_the_model_uses():
     # the model already has a tensor with the fetch's name: the fetch takes another
     model = cast_chain()
-    model.graph.node.append(helper.make_node("Relu", ["y"], ["b::as_float32"], name="b::as_float32"))
+    model.graph.node.append(helper.make_node("Relu", ["y"], ["b::as_float32"],
+                                             name="b::as_float32"))
     values = run_all(model)
     assert values["b"].dtype == ml_dtypes.bfloat16
     np.testing.assert_array_equal(values["b::as_float32"], np.maximum(X.astype(ml_dtypes.bfloat16)

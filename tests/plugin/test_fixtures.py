@@ -265,5 +265,6 @@ def test_the_summary_names_a_dotted_model_as_its_file_does(pytester, models_dir)
     result = pytester.runpytest("--junitxml=j.xml")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["  mlp_v2.0  FAILED",
-                                 "FAILED test_the_summary_names*.py::test_dotted [[]mlp_v2.0, default]*"])
+                                 "FAILED test_the_summary_names*.py::test_dotted "
+                                 "[[]mlp_v2.0, default]*"])
     assert 'name="accuracy_model" value="mlp_v2.0"' in (pytester.path / "j.xml").read_text()

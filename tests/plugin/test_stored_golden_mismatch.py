@@ -79,8 +79,8 @@ def test_yaml_suite_golden_of_other_inputs_is_refused(pytester, models_dir):
     other.stdout.fnmatch_lines([
         "1 accuracy check: 1 passed, 0 failed (1 model x 1 mode); 1 @accuracy test failed "
         "without a check verdict", "*",
-        "FAILED accuracy_mlp.yaml::passing_mlp[[]default[]]: no check verdict: ascend-accuracy configuration "
-        "error: golden/mlp: this stored golden*"])
+        "FAILED accuracy_mlp.yaml::passing_mlp[[]default[]]: no check verdict: "
+        "ascend-accuracy configuration error: golden/mlp: this stored golden*"])
     pytester.runpytest("--accuracy-regen").assert_outcomes(failed=1, passed=1)
     pytester.runpytest().assert_outcomes(passed=2)
 

@@ -204,15 +204,16 @@ def test_accuracy_tests_that_failed_without_a_check_are_counted_and_named():
              "error": [via_xdist(setup)]}
     unchecked = failed_before_check(stats, ["t.py::test_checked"])
     assert unchecked == [
-        ("t.py::test_refused", "ascend-accuracy configuration error: golden/mlp: this stored golden "
-                               "was written from another model", "FAILED"),
+        ("t.py::test_refused", "ascend-accuracy configuration error: golden/mlp: this stored "
+                               "golden was written from another model", "FAILED"),
         ("t.py::test_setup", "E   " + "x" * 193 + "...", "ERROR")]  # pytest's word for it
     lines = summary_lines([rec("t.py::test_checked", "mlp", "default", True)], backend="b",
                           cache_stats={}, unchecked=unchecked)
     assert lines[1] == ("1 accuracy check: 1 passed, 0 failed (1 model x 1 mode); 2 @accuracy "
                         "tests failed without a check verdict")
-    assert lines[4] == ("FAILED t.py::test_refused: no check verdict: ascend-accuracy configuration "
-                        "error: golden/mlp: this stored golden was written from another model")
+    assert lines[4] == ("FAILED t.py::test_refused: no check verdict: ascend-accuracy "
+                        "configuration error: golden/mlp: this stored golden was written from "
+                        "another model")
     alone = summary_lines([], backend="b", cache_stats={}, unchecked=unchecked[:1])
     assert alone[1] == "no accuracy check ran: 1 @accuracy test failed without a check verdict"
     dataset = {"nodeid": "t.py::test_ds", "passed": True, "model": "m", "mode": "default",
@@ -231,7 +232,7 @@ def test_an_unmarked_failing_test_in_an_accuracy_folder_is_not_listed(pytester):
     failing test under accuracy/ was listed as an @accuracy test without a verdict (review)."""
     pytester.mkdir("accuracy")
     (pytester.path / "accuracy" / "test_plain.py").write_text("def test_unrelated():\n"
-                                                               "    assert 1 == 2\n")
+                                                              "    assert 1 == 2\n")
     result = pytester.runpytest("accuracy")
     result.assert_outcomes(failed=1)
     result.stdout.no_fnmatch_line("*no check verdict*")

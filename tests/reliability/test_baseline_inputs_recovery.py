@@ -25,7 +25,8 @@ import numpy as np
 from pytest_ascend_accuracy.baseline import inputs as baseline_inputs
 path, flag = sys.argv[1:3]
 real_rmtree = shutil.rmtree
-def rmtree(p, *args, **kwargs):   # the replaced copy (.old- before the fix): one file gone, then killed
+# the replaced copy (.old- before the fix): one file gone, then killed
+def rmtree(p, *args, **kwargs):
     if ".del-" in os.path.basename(p) or ".old-" in os.path.basename(p):
         sorted(Path(p).iterdir())[0].unlink()
         signal_and_hang(flag)

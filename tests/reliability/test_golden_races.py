@@ -140,7 +140,8 @@ def test_an_old_copy_killed_half_deleted_never_becomes_the_golden(tmp_path):
     fresh = DumpSet.from_arrays({"a": [np.full(3, 4.0)], "b": [np.full(2, 4.0)]})
     dump, status = golden_files.GoldenPolicy().obtain(path, lambda: fresh)
     assert status == golden_files.WRITTEN_MISSING  # the old code: USED, with "b" alone
-    assert {op.name: op.outputs[0].load().tolist() for op in dump} == {"a": [4.0] * 3, "b": [4.0] * 2}
+    assert ({op.name: op.outputs[0].load().tolist() for op in dump}
+            == {"a": [4.0] * 3, "b": [4.0] * 2})
     assert [p.name for p in path.parent.iterdir()] == ["mlp"]
 
 
