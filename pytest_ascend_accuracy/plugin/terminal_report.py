@@ -71,13 +71,13 @@ def failed_before_check(stats: Mapping[str, Sequence],
             if (not nodeid or nodeid in checked or nodeid in out
                     or not getattr(report, MARKED, False)):
                 continue
-            why = _first_line(getattr(report, "longrepr", None)) or \
+            why = first_line(getattr(report, "longrepr", None)) or \
                 f"failed in {getattr(report, 'when', 'the test')}"
             out[nodeid] = (why, "FAILED" if getattr(report, "when", "call") == "call" else "ERROR")
     return sorted((nodeid, why, label) for nodeid, (why, label) in out.items())
 
 
-def _first_line(longrepr, width: int = 200) -> str:
+def first_line(longrepr, width: int = 200) -> str:
     """The first line of a failure: the plugin's own text (a str longrepr), else pytest's crash
     message; cut to ``width`` characters (the failure's section has it whole)."""
     text = longrepr if isinstance(longrepr, str) else getattr(

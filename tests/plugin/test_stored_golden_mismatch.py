@@ -131,3 +131,19 @@ def test_a_tensor_file_gone_from_a_recorded_golden_is_named_and_regen_restores_i
     pytester.runpytest("--accuracy-regen").assert_outcomes(failed=1)  # rewritten, fails once
     assert gone.is_file()
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_a_refused_stored_golden_says_so_in_junit(pytester, models_dir):
+    """A marked test that failed before its check had no accuracy_* JUnit property, though the
+    terminal listed it (a CI trial): a dashboard reading accuracy_passed saw nothing."""
+    import xml.etree.ElementTree as ET
+
+    project(pytester, seed=0)
+    pytester.runpytest()  # written (missing)
+    (pytester.path / "seed.txt").write_text("1")
+    pytester.runpytest("--junitxml=j.xml").assert_outcomes(failed=1)
+    (case,) = ET.parse(pytester.path / "j.xml").getroot().iter("testcase")
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props["accuracy_passed"] == "false"
+    assert props["accuracy_first_failing_reason"].startswith(
+        "no check verdict: ascend-accuracy configuration error: golden/mlp: this stored golden")
