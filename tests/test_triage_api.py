@@ -42,3 +42,12 @@ def test_what_the_cli_refuses_is_refused(cache, kw, message):
 
 def test_keep_dtype_of_one_name_keeps_that_op():
     assert keep_dtype("norm").keep_dtype == ("norm",)
+
+
+def test_a_fused_ops_name_the_plugin_accepted_is_taken(cache):
+    """A marker's per_op naming the device's fused op (conv1relu1) passes the plugin's check
+    against the dumps, and --accuracy-diagnose hands it to diagnose(), which refused it as no
+    op of the model: the failure got 'could not run' instead of a diagnosis (review)."""
+    d = diagnose(models.conv_bn_relu(), backend=EmulatorBackend(cache), cache=cache, budget=1,
+                 per_op={"conv1relu1": 0.5, "conv1bn1relu1:output:0": 0.5})
+    assert d.steps

@@ -65,6 +65,8 @@ class ModelOps:
                 continue
             if any(c in entry for c in "*?[") and any(fnmatchcase(n, entry) for n in self.names):
                 continue
+            if tensors and split_concatenated_names(tensor_op(entry) or entry, self.names):
+                continue  # a fused op's name (conv1relu1): it names ops where a mode fuses them
             raise ConfigError(where, self._unknown(entry, what))
 
     def check_keep_dtype(self, entries: Iterable[str], where: Optional[str]) -> None:
