@@ -119,6 +119,15 @@ def scale_tolerance_arg(text: Optional[str], default: Optional[float] = DEFAULT_
                                            f"guard off, got {text!r}")
 
 
+def op_options(p: argparse.ArgumentParser) -> None:
+    """``--per-op NAME=T`` and ``--ignore NAME`` (read with ``per_op_arg``): compare, judge and
+    diagnose take them alike."""
+    p.add_argument("--per-op", action="append", default=[], metavar="NAME=T",
+                   help="threshold for one op name or glob (repeatable)")
+    p.add_argument("--ignore", action="append", default=[], metavar="NAME",
+                   help="op name or glob not judged (repeatable)")
+
+
 def _threshold_options(p: argparse.ArgumentParser,
                        scale_default: str = f"{DEFAULT_SCALE_TOLERANCE:g}") -> None:
     p.add_argument("--threshold", type=float, default=None,
@@ -127,10 +136,7 @@ def _threshold_options(p: argparse.ArgumentParser,
                    choices=["cosine", "rel_l2", "max_abs", "mean_abs", "rmse", "max_rel",
                             "mean_rel", "acc_rel", "kl"],
                    help="metric judged (cosine: at least the threshold; others: at most)")
-    p.add_argument("--per-op", action="append", default=[], metavar="NAME=T",
-                   help="threshold for one op name or glob (repeatable)")
-    p.add_argument("--ignore", action="append", default=[], metavar="NAME",
-                   help="op name or glob not judged (repeatable)")
+    op_options(p)
     p.add_argument("--scale-tolerance", metavar="T", default=None,
                    help="scale guard, as the plugin's scale_tolerance=: a tensor whose L2 norm is "
                         "not within 1/T-T times the golden's fails even when its cosine passes "

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import aipp_step
 from .app import (DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, EXIT_FAILED, EXIT_OK, SCALE_OFF,
-                  Command, backend_options, make_cli_backend, per_op_arg, register,
+                  Command, backend_options, make_cli_backend, op_options, per_op_arg, register,
                   resolve_threshold, scale_tolerance_arg)
 from ..backends import BackendKind
 from ..dump.user_arrays import read_npy, read_npz
@@ -33,10 +33,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=None,
                    help="threshold for --metric (default 0.95 for cosine; required for the others)")
     p.add_argument("--metric", default=DEFAULT_METRIC, help="metric judged (default cosine)")
-    p.add_argument("--per-op", action="append", default=[], metavar="NAME=T",
-                   help="threshold for one op name or glob (repeatable), as compare's")
-    p.add_argument("--ignore", action="append", default=[], metavar="NAME",
-                   help="op name or glob not judged (repeatable), as compare's")
+    op_options(p)
     p.add_argument("--scale-tolerance", metavar="T", default=None,
                    help="scale guard, as the plugin's scale_tolerance=: a tensor whose L2 norm is "
                         f"not within 1/T..T times the golden's fails (default "

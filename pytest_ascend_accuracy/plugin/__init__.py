@@ -134,7 +134,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", MARKER_LINE)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_visible
-    from .xdist_support import XdistHooks, get_num_workers, get_worker_id, share_cores
+    from .xdist_support import (SESSION_KEY, XdistHooks, get_num_workers, get_worker_id,
+                                share_cores)
 
     try:
         settings = settings_from_config(config)
@@ -267,9 +268,6 @@ def _is_accuracy_test(item) -> bool:
 
 #: the item's call phase passed (the teardown phase looks for a test that checked nothing)
 _CALL_PASSED = pytest.StashKey[bool]()
-
-#: workerinput key of the controller's session key (``AccuracyState.session_key``)
-SESSION_KEY = "ascend_accuracy_session"
 
 #: JUnit properties the plugin records on a test (``fixtures._junit_property_recorder``)
 OWN_PROPERTIES = ("accuracy_", "dataset_")

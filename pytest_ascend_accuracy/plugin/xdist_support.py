@@ -14,6 +14,9 @@ from typing import Mapping, MutableMapping, Optional
 
 WORKEROUTPUT_KEY = "ascend_accuracy"
 
+#: workerinput key of the controller's session key (``AccuracyState.session_key``)
+SESSION_KEY = "ascend_accuracy_session"
+
 
 def get_worker_id(config) -> Optional[str]:
     """This process's xdist worker id, or None on the controller / without xdist."""
@@ -170,8 +173,6 @@ class XdistHooks:
     def pytest_configure_node(self, node):
         """Every worker of the session gets the controller's session key (the baselines this
         session wrote are registered under it, ``AccuracyState.note_baseline_written``)."""
-        from . import SESSION_KEY
-
         node.workerinput[SESSION_KEY] = self.state.session_key
 
     def pytest_testnodedown(self, node, error):
