@@ -171,7 +171,11 @@ def _parse_nano(path: str, raw: bytes, size: int) -> ParsedDump:
     for t in tensors:
         slices[t.kind].append(make_slice(path, t.kind, t.index, t.dtype_enum, t.format_enum,
                                          t.shape, t.original_shape, t.offset, t.size, t.origin,
-                                         declared_scalar=t.declared_scalar))
+                                         declared_scalar=t.declared_scalar,
+                                         # an output's header format before the layout change
+                                         # decides an ambiguous NC1HWC0 shape (formats.md §2.4)
+                                         original_format=(dt.format_name(t.original_format)
+                                                          if t.original_format >= 0 else "")))
     return ParsedDump(path, DumpData(version=f"nano {version}"), 0, tuple(slices["input"]),
                       tuple(slices["output"]), size)
 

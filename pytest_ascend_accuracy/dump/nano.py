@@ -151,6 +151,7 @@ class NanoTensor(NamedTuple):
     size: int
     origin: Optional[Tuple[str, int]]
     declared_scalar: bool
+    original_format: int = -1  # an output's ge::Format before ATC's layout change; -1: inputs
 
 
 def parse_nano(path: str, raw: bytes, file_size: int) -> Tuple[int, List[NanoTensor]]:
@@ -185,7 +186,8 @@ def parse_nano(path: str, raw: bytes, file_size: int) -> Tuple[int, List[NanoTen
                     raise r.fail(f"{where}: origin name is not UTF-8") from None
                 origin = (name, fields[3]) if name else None
             tensors.append(NanoTensor(kind, i, proto_dtype(ge_type), fmt, shape, orig, offset,
-                                      size, origin, SHAPE_TAG in tlv))
+                                      size, origin, SHAPE_TAG in tlv,
+                                      fields[5] & 0xFF if kind == "output" else -1))
             offset += size
     return version, tensors
 
@@ -194,7 +196,7 @@ def parse_nano(path: str, raw: bytes, file_size: int) -> Tuple[int, List[NanoTen
 def encode_nano(inputs, outputs, *, version: int = 0) -> bytes:
     """The bytes of a nano dump file. ``inputs``/``outputs``: dicts with ``ge_dtype``,
     ``format``, ``shape``, ``data`` (bytes), optional ``original_shape``, ``origin`` (name,
-    index) and ``address``. Written the way the device writes it (see module doc)."""
+    index), ``original_format`` (outputs; default ``format``) and ``address``. Written the way the device writes it (see module doc)."""
     def tlv(tag: int, payload: bytes) -> bytes:
         return _TL.pack(tag, len(payload)) + payload
 
@@ -212,7 +214,8 @@ def encode_nano(inputs, outputs, *, version: int = 0) -> bytes:
                     entries += tlv(ORIGIN_NAME_TAG, origin[0].encode("utf-8"))
                 body += _OUTPUT_FIXED.pack(t["ge_dtype"], t.get("format", 2), 3,
                                            origin[1] if origin else 0, t["ge_dtype"],
-                                           t.get("format", 2), t.get("address", 0), 0,
+                                           t.get("original_format", t.get("format", 2)),
+                                           t.get("address", 0), 0,
                                            len(t["data"]), len(entries))
             else:
                 body += _INPUT_FIXED.pack(t["ge_dtype"], t.get("format", 2), 3,

@@ -180,3 +180,27 @@ def test_nano_ops_named_by_their_file_name_join_the_om_json(tmp_path):
     assert [op.name for op in ds.ops] == ["model/conv1/Conv2D", "later"]
     assert ds.ops[0].original_names == ("model/conv1/Conv2D", "model/relu1/Relu")
     assert "ops_not_in_om_json" not in ds.meta
+
+
+def test_nano_output_original_format_decides_an_ambiguous_nc1hwc0_shape(tmp_path):
+    """An NC1HWC0 output of original shape (1, 4, 4, 4) fits both NCHW and NHWC; the nano
+    header's ``original_format`` (msaccucmp ``nano_dump_data.py`` OUTPUT_INFO_CONFIG_TAB) says
+    NHWC (ge::Format 1), so it must be read as NHWC, not as ONNX's NCHW (formats.md §2.4)."""
+    rng = np.random.default_rng(1)
+    nhwc = rng.standard_normal((1, 4, 4, 4)).astype(np.float16)
+    blocks = np.zeros((1, 1, 4, 4, 16), np.float16)  # N, C1, H, W, C0: channels padded to 16
+    blocks[..., :4] = nhwc  # NHWC -> NC1HWC0 is the channel axis moved in place
+    for fmt, expected in ((1, nhwc), (0, nhwc.transpose(0, 3, 1, 2))):
+        data = encode_nano([], [dict(ge_dtype=1, format=3, original_format=fmt,
+                                     shape=blocks.shape, original_shape=(1, 4, 4, 4),
+                                     data=blocks.tobytes(), origin=("conv1", 0))])
+        path = tmp_path / f"fmt{fmt}" / "Conv2D.conv1.1.0.1000"
+        path.parent.mkdir()
+        path.write_bytes(data)
+        out = load_dump(path).ops[0].outputs[0]
+        if fmt == 1:
+            np.testing.assert_array_equal(out.load(), nhwc)
+        else:  # NCHW: the blocks' channels in front of H, W
+            np.testing.assert_array_equal(out.load(), blocks[..., :4].transpose(0, 1, 4, 2, 3)
+                                          .reshape(1, 4, 4, 4))
+        assert expected.shape == out.shape
