@@ -390,7 +390,11 @@ def _read_op(op, where: str, graph: str, path) -> OmOp:
         desc = desc or {}
         d = _attr_dict(desc.get("attr"), f"{where} output_desc[{k}]", path)
         name = d.get(ORIGIN_NAME)
-        origins.append((str(name), int(d.get(ORIGIN_INDEX) or 0)) if name else None)
+        # no index attr: the desc's own position, as msaccucmp's default_index
+        # (fusion_rule_parser._parse_output_desc); present but empty ({}: proto3 JSON leaves
+        # out a zero) is 0
+        index = int(d.get(ORIGIN_INDEX) or 0) if ORIGIN_INDEX in d else k
+        origins.append((str(name), index) if name else None)
         try:
             descs.append(_read_desc(desc, d))
         except _SHAPE_ERRORS as exc:

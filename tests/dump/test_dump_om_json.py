@@ -240,3 +240,21 @@ def test_an_om_json_of_another_model_is_an_error_naming_it(tmp_path):
                                   "input": ["data:0"]})
     (tmp_path / "own.json").write_text(json.dumps(own))
     assert len(load_dump(tmp_path / "dump", om_json=tmp_path / "own.json").ops) == 3
+
+
+def test_an_origin_without_its_index_attr_is_the_descs_own_output(tmp_path):
+    """msaccucmp (``fusion_rule_parser._parse_output_desc``) takes a missing
+    ``_datadump_origin_output_index`` as the desc's position; output 1 of a Split whose json
+    leaves the index out is the golden's output 1, not its output 0. A present but empty value
+    (proto3 JSON leaves a zero out) is 0."""
+    def desc(index_attr):
+        return {"attr": [{"key": "_datadump_origin_name", "value": {"s": "Split_3"}}]
+                + index_attr}
+    graph = {"name": "m", "graph": [{"name": "g", "op": [
+        {"name": "Split_3", "type": "SplitD", "id": 1, "input": ["x:0"],
+         "output_desc": [desc([]), desc([]),
+                         desc([{"key": "_datadump_origin_output_index", "value": {}}])]}]}]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(graph))
+    assert read_om_json(path).by_name["Split_3"].output_origins == (
+        ("Split_3", 0), ("Split_3", 1), ("Split_3", 0))
