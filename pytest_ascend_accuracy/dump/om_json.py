@@ -131,22 +131,35 @@ def model_outputs(graph: OmGraph) -> Tuple[ModelOutput, ...]:
     """Om output ``i`` -> framework output, from ``attr_model_out_nodes_name`` (entries
     ``node:index:name``; older ATC writes ``node:index``, the name is then ``node:index``).
     Empty when the file has no such attr. Om outputs follow this list, not ONNX graph.output
-    order (real ATC 5.1 file: om output 1 is the framework's ``output2``)."""
+    order (real ATC 5.1 file: om output 1 is the framework's ``output2``). GE writes the tensor
+    name as the framework spells it (``SetOutputNameAttr``: node + ":" + index + ":" + name),
+    so the name may hold ``:`` itself (tf2onnx's ``Identity:0``): an entry is split at the
+    first ``:<digits>:`` whose node is an op of this json, else at the first one."""
     raw = graph.attrs.get(OUT_NODES) or ()
     if isinstance(raw, str):
         raw = (raw,)
     out = []
     for entry in raw:
         entry = str(entry)
-        parts = entry.rsplit(":", 2)
-        if len(parts) == 3 and _is_int(parts[1]):
-            out.append(ModelOutput(parts[0], int(parts[1]), parts[2]))
-        elif len(parts) >= 2 and _is_int(parts[-1]):
-            node = entry.rpartition(":")[0]
-            out.append(ModelOutput(node, int(parts[-1]), entry))
+        splits = _node_index_name_splits(entry)
+        if splits:
+            known = [s for s in splits if s[0] in graph.by_name]
+            out.append(ModelOutput(*(known or splits)[0]))
+        elif ":" in entry and _is_int(entry.rpartition(":")[2]):
+            node, _, index = entry.rpartition(":")
+            out.append(ModelOutput(node, int(index), entry))
         else:
             out.append(ModelOutput(entry, 0, entry))
     return tuple(out)
+
+
+def _node_index_name_splits(entry: str) -> List[Tuple[str, int, str]]:
+    """Every reading of ``entry`` as ``node:index:name`` (index an integer, node and name not
+    empty), leftmost first."""
+    parts = entry.split(":")
+    return [(":".join(parts[:k]), int(parts[k]), ":".join(parts[k + 1:]))
+            for k in range(1, len(parts) - 1)
+            if _is_int(parts[k]) and ":".join(parts[:k]) and ":".join(parts[k + 1:])]
 
 
 def _is_int(text: str) -> bool:

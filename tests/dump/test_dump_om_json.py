@@ -258,3 +258,16 @@ def test_an_origin_without_its_index_attr_is_the_descs_own_output(tmp_path):
     path.write_text(json.dumps(graph))
     assert read_om_json(path).by_name["Split_3"].output_origins == (
         ("Split_3", 0), ("Split_3", 1), ("Split_3", 0))
+
+
+def test_out_node_names_holding_a_colon_keep_it(tmp_path):
+    """GE writes ``node:index:tensor_name`` with the framework's tensor name as is, and
+    tf2onnx names outputs like ``Identity:0``: the name is everything after the index. Where
+    two readings are possible, the one whose node is in the json wins."""
+    graph = OmGraph("m", (OmOp("Add_7", "Add", 1), OmOp("x:1:y", "Relu", 2)),
+                    attrs={"attr_model_out_nodes_name": [
+                        "Add_7:0:Identity:0", "Cast_1219:0:output0", "x:1:y:0:out", "n:2"]})
+    assert model_outputs(graph) == (ModelOutput("Add_7", 0, "Identity:0"),
+                                    ModelOutput("Cast_1219", 0, "output0"),
+                                    ModelOutput("x:1:y", 0, "out"),
+                                    ModelOutput("n", 2, "n:2"))
