@@ -31,7 +31,7 @@ import numpy as np
 from ..dump.dtypes import value_dtype
 from ..dump.model import DumpSet
 
-from ..core.ascend_optypes import ascend_type  # noqa: E402
+from ..core.ascend_optypes import finished_types  # noqa: E402
 from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 
@@ -46,7 +46,8 @@ _ONNX_ADDITIVE = (
     "Tile", "Pad", "MaxPool", "GlobalMaxPool", "ReduceMax", "ReduceMin", "Where", "Neg", "Abs",
     "Clip", "DepthToSpace", "SpaceToDepth",
 )
-_ADDITIVE = frozenset(_ONNX_ADDITIVE) | {ascend_type(t) for t in _ONNX_ADDITIVE} | {"AddN"}
+_ADDITIVE = (frozenset(_ONNX_ADDITIVE) | {a for t in _ONNX_ADDITIVE for a in finished_types(t)}
+             | {"AddN"})
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,13 @@ registers ``MatMulV2`` for ``Gemm``; ``similar_opp_plugins.cc`` registers the on
 types of opsets 8-15, e.g. ``Where`` -> ``SelectV2``, ``Not`` -> ``LogicalNot``, ``Div`` ->
 ``RealDiv``) and CANN's "支持ONNX算子清单" (supported ONNX operator list,
 https://www.hiascend.com/document/detail/zh/canncommercial/80RC22/apiref/operatorlist/operatorlist_0004.html).
-The types here are those of the graph ATC builds (the names ``OpType::`` entries and dump file
-names show): parser types rewritten by graph passes appear with their final name
-(``BatchNorm`` -> ``BNInference`` for inference, ``BatchMatMul`` -> ``MatMulV2`` for 2-D
-operands). ONNX types not listed keep their name (``Add``, ``Mul``, ``Relu``, ``Sigmoid``, ...).
+The types here are those of the graph ATC builds (the names dump file names and om json
+``type`` fields show): parser types rewritten by graph passes appear with their final name, as
+the real ATC 6.0 om json (../shared/realdata, ``tdnn``) has them: ``BatchNorm`` ->
+``BNInferenceD``, ``ReduceMin``/``ReduceMax``/``ReduceMean`` -> ``...D``, ONNX ``Transpose``
+stays ``Transpose`` (ATC 5.1 wrote ``TransposeD``), a 3-D ``MatMul`` is ``BatchMatMulV2`` and
+a 2-D one ``MatMulV2``. ``FINISHED_ALIASES`` holds the other finished names real files show
+for a type. ONNX types not listed keep their name (``Add``, ``Mul``, ``Relu``, ...).
 """
 from __future__ import annotations
 
@@ -31,14 +34,14 @@ ASCEND_TYPES: Dict[str, str] = {
     "ConvTranspose": "Conv2DTranspose",
     "MatMul": "MatMulV2",
     "Gemm": "MatMulV2",
-    "BatchNormalization": "BNInference",
+    "BatchNormalization": "BNInferenceD",
     "Softmax": "SoftmaxV2",
     "LogSoftmax": "LogSoftmaxV2",
     "Div": "RealDiv",
     "ReduceMean": "ReduceMeanD",
     "ReduceSum": "ReduceSumD",
     "ReduceMax": "ReduceMaxD",
-    "Transpose": "TransposeD",
+    "ReduceMin": "ReduceMinD",
     "Concat": "ConcatD",
     "Split": "SplitD",
     "Slice": "StridedSliceD",
@@ -58,6 +61,14 @@ ASCEND_TYPES: Dict[str, str] = {
     "Pad": "PadV3",
     "Expand": "ExpandD",
     "Tile": "TileD",
+}
+
+#: ONNX op type -> other finished-graph names real files or other CANN versions give it
+#: (ATC 5.1's ``TransposeD``; ``BNInference``; the 3-D ``MatMul``'s ``BatchMatMulV2``):
+#: names a user may copy from a dump or om json into ``OpType::`` entries
+FINISHED_ALIASES: Dict[str, tuple] = {
+    "BatchNormalization": ("BNInference",), "Transpose": ("TransposeD",),
+    "MatMul": ("BatchMatMulV2",),
 }
 
 OPTYPE_PREFIX = "OpType::"
@@ -109,6 +120,12 @@ def to_ascend_entry(entry: str) -> str:
     if not entry.startswith(OPTYPE_PREFIX):
         return entry
     return OPTYPE_PREFIX + parser_type(entry[len(OPTYPE_PREFIX):])
+
+
+def finished_types(onnx_type: str) -> tuple:
+    """Every finished-graph name of this ONNX type: ``ascend_type`` first, then the aliases."""
+    return tuple(dict.fromkeys((ascend_type(onnx_type),)
+                               + FINISHED_ALIASES.get(onnx_type, ())))
 
 
 def ascend_types_of(onnx_types: Iterable[str]) -> List[str]:

@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..core.ascend_optypes import ASCEND_TYPES, OPTYPE_PREFIX, PARSER_TYPES, parser_type
+from ..core.ascend_optypes import (OPTYPE_PREFIX, PARSER_TYPES, finished_types,
+                                   parser_type)
 from ..dump.layout import sanitize
 from ..errors import ConfigError
 
@@ -82,13 +83,13 @@ class ModelOps:
                 near = difflib.get_close_matches(typ, ascend + onnx, n=3, cutoff=0.4)
                 # the finished graph's name of a type here (OpType::BNInference for a BatchNorm):
                 # ATC matches keep_dtype before the passes rename it, so the parser's name
-                finished = [o for o in onnx if ASCEND_TYPES.get(o) == typ and parser_type(o) != typ]
+                finished = [o for o in onnx if typ in finished_types(o) and parser_type(o) != typ]
                 near_entries = list(dict.fromkeys(
                     [OPTYPE_PREFIX + parser_type(o) for o in finished]
                     + [OPTYPE_PREFIX + parser_type(t) for t in near]))
                 onnx_names = [o for o, a in PARSER_TYPES.items() if a == typ]  # as written
                 spelled = (f" (ATC's type for ONNX {' / '.join(onnx_names)})" if onnx_names
-                           else f" (the name the finished graph gives ONNX {finished[0]}; "
+                           else f" (a finished graph's name for ONNX {finished[0]}; "
                                 f"ATC matches keep_dtype on the graph as parsed, before that)"
                            if finished else "")
                 raise ConfigError(where, f"keep_dtype entry {entry!r}{spelled}: no op of type "

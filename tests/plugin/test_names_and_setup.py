@@ -86,8 +86,8 @@ def test_names_are_checked_and_setup_mistakes_are_one_paragraph(pytester, block_
     run.stdout.fnmatch_lines([
         "ascend-accuracy configuration error: *keep_dtype entry 'enc_blk_0:norm' is not an op of "
         "model 'block' (that is the name as dump file names write it); closest: 'enc/blk.0:norm'*",
-        "ascend-accuracy configuration error: *keep_dtype entry 'OpType::BNInference' (the name "
-        "the finished graph gives ONNX BatchNormalization; ATC matches keep_dtype on the graph as "
+        "ascend-accuracy configuration error: *keep_dtype entry 'OpType::BNInference' (a "
+        "finished graph's name for ONNX BatchNormalization; ATC matches keep_dtype on the graph as "
         "parsed, before that): no op of type 'BNInference' in model 'block'; closest: "
         "'OpType::BatchNorm'*",
         "ascend-accuracy configuration error: *per_op entry 'enc/blk.0:nrom' is not an op of "

@@ -44,8 +44,9 @@ from .rounding import check_overflow
 
 #: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE; 4: ops
 #: in an order that runs for a model listed out of order, unnamed nodes named as ATC names
-#: them, and keep_dtype OpType:: entries matched by the parser's type, as ATC does)
-EMULATOR_FORMAT = 4
+#: them, and keep_dtype OpType:: entries matched by the parser's type, as ATC does; 5: op
+#: types as the real ATC 6.0 om json has them, BNInferenceD, ReduceMinD, Transpose)
+EMULATOR_FORMAT = 5
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
