@@ -24,7 +24,8 @@ MARKER_ARGS = ("threshold", "metric", "per_op", "ignore", "modes", "max_drop", "
 @dataclass(frozen=True)
 class AccuracySpec:
     """Validated accuracy settings of one test. ``modes`` is empty when the test is not
-    parametrized over modes; ``per_op`` is a sorted tuple of (op name, threshold)."""
+    parametrized over modes; ``per_op`` is a tuple of (op name, threshold) in the order given
+    (among globs matching one op the first listed wins, ``compare.thresholds.Policy``)."""
 
     threshold: float = DEFAULT_THRESHOLD
     metric: str = DEFAULT_METRIC
@@ -56,7 +57,7 @@ class AccuracySpec:
                 new_ignore.append(name)
         from dataclasses import replace
 
-        return replace(self, per_op=tuple(sorted(new_per_op.items())), ignore=tuple(new_ignore))
+        return replace(self, per_op=tuple(new_per_op.items()), ignore=tuple(new_ignore))
 
 
 def known_metrics() -> Tuple[str, ...]:
@@ -104,7 +105,7 @@ def validate_per_op(value: Any, where: Optional[str],
         if not isinstance(name, str) or not name:
             raise ConfigError(where, f"per_op keys must be op names, got {name!r}")
         out[name] = validate_threshold(thr, where, f"per_op[{name!r}]", metric)
-    return tuple(sorted(out.items()))
+    return tuple(out.items())  # as listed: the first of two globs matching an op wins
 
 
 def validate_ignore(value: Any, where: Optional[str]) -> Tuple[str, ...]:
