@@ -119,6 +119,10 @@ def settings_from_config(config) -> Settings:
         report_dir = Path(report_dir).expanduser()
         report_dir = report_dir if report_dir.is_absolute() else Path.cwd() / report_dir
     soc = config.getoption("soc_version") or config.getini("ascend_soc_version") or None
+    if config.getoption("soc_version") and kind is not BackendKind.ASCEND:
+        raise ConfigError("--soc-version", "given with the emulator backend, where it changes "
+                                           "nothing: it is ATC's --soc_version on the ascend "
+                                           "backend (--ascend-device=N)")
     return Settings(
         backend=kind, device_ids=device_ids, threshold=threshold, cache_dir=cache_dir,
         regen=Regen.from_flags(bool(config.getoption("accuracy_regen")),
@@ -329,7 +333,9 @@ class AccuracyState:
         s = self.settings
         if s.backend != "ascend":
             return ("emulator backend (CPU stand-in for ATC + NPU numerics, no Ascend device; "
-                    "--ascend-device=N runs on an NPU)")
+                    "--ascend-device=N runs on an NPU)"
+                    + (f"; ini ascend_soc_version {s.soc_version} applies on the ascend backend "
+                       "only" if s.soc_version else ""))
         ids = ",".join(map(str, s.device_ids))
         text = f"ascend backend on device{'s' if len(s.device_ids) > 1 else ''} {ids}"
         if len(s.device_ids) > 1:
