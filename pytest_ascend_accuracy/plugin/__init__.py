@@ -138,6 +138,9 @@ def pytest_configure(config):
                                 share_cores)
 
     try:
+        from .ini_names import check_ini_keys
+
+        check_ini_keys(config)
         settings = settings_from_config(config)
         if settings.backend == "ascend":
             check_devices_visible(settings.device_ids)

@@ -179,3 +179,17 @@ def test_a_bool_ini_value_pytest_cannot_read_is_a_usage_error_naming_it(pytester
         (pytester.path / "pyproject.toml").unlink()
     pytester.makeini("[pytest]\nascend_device_lock = yes\n")
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_misspelled_ini_key_is_a_usage_error_naming_the_closest(pytester):
+    """pytest only warns "Unknown config option" and the setting meant stays at its default
+    (``ascend_accuracy_max_dorp``: no baseline check at all); keys of other plugins are left to
+    pytest."""
+    pytester.makeini("[pytest]\nascend_accuracy_max_dorp = 0.002\nsome_other_key = 1\n")
+    pytester.makepyfile("def test_ok(): pass")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: *tox.ini: unknown ini key "
+                                 "'ascend_accuracy_max_dorp'; closest: 'ascend_accuracy_max_drop'*"])
+    pytester.makeini("[pytest]\nascend_accuracy_max_drop = 0.002\nsome_other_key = 1\n")
+    assert pytester.runpytest().ret == 0
