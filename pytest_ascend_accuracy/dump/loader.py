@@ -23,7 +23,7 @@ from ..errors import DumpFormatError
 from .ascend_bin import WrittenDump, op_record, parse_dump_file, read_dump_file, tensor_ref
 from .device_formats import nc1hwc0_ambiguous
 from .discovery import choose_leaf, describe_leaf, scan_dump_files, sub_model_leaves
-from .layout import parse_file_name, read_mapping
+from .layout import parse_file_name, read_mapping, strip_partition
 from .model import DumpSet, OpRecord, TensorRef
 from .npy_dir import has_npy_dump, read_npy_dir
 from .npy_index import packed_dir_index, read_indexed_dir
@@ -94,7 +94,28 @@ def _read_single_file(p: Path) -> DumpSet:
     op = read_dump_file(p, name=fields.base_op_name if fields else None,
                         op_type=fields.op_type if fields else "",
                         timestamp=fields.timestamp if fields else 0)
+    _refuse_slices([op.name], p)
     return DumpSet([op], kind="ascend", root=str(p))
+
+
+def _refuse_slices(names, where) -> None:
+    """FFTS+ manual-split dumps (``conv1_lxslice0``, ``conv1_lxslice1``): each file holds a
+    part of the op's output, which msaccucmp joins along the cut axis the dump records
+    (``dump_parse/ffts_parser.py``). This package does not join them; compared one by one they
+    would fail a correct device, or be taken for another model's ops: refused, saying so."""
+    sliced: Dict[str, List[str]] = {}
+    for name in names:
+        base = strip_partition(name)
+        if base != strip_partition(name, slices=False):
+            sliced.setdefault(base, []).append(name)
+    if sliced:
+        op, parts = next(iter(sliced.items()))
+        more = f" (and {len(sliced) - 1} more sliced op(s))" if len(sliced) > 1 else ""
+        raise DumpFormatError(where, (
+            f"FFTS+ manual-split slices of op {op!r} ({', '.join(sorted(parts)[:4])}){more}: each "
+            "holds a part of the op's output, joined along the cut axis the dump records; this "
+            "package does not join slices, so it cannot compare this dump. msaccucmp does "
+            "(python3 msaccucmp.py compare -m DUMP_DIR -g GOLDEN_DIR -f MODEL.json)"))
 
 
 def read_ascend_dir(directory, *, model_name: Optional[str] = None,
@@ -114,6 +135,7 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None,
             else parse_dump_file(e.path)
         records.append(op_record(parsed, name=f.base_op_name, op_type=f.op_type,
                                  timestamp=f.timestamp))
+    _refuse_slices([r.name for r in records], directory)
     task_of = {str(e.path): (e.fields.timestamp, e.fields.task_id) for e in entries}
     records.sort(key=lambda r: task_of[r.source])
     latest: Dict[str, OpRecord] = {}

@@ -1,0 +1,38 @@
+"""FFTS+ manual-split dumps (``<op>_lxsliceN`` files, CANN's naming; msaccucmp joins them along
+the cut axis the dump records, ``dump_parse/ffts_parser.py``): this package does not join them,
+and says so as a dump-format error instead of failing a correct device op by op or calling the
+model's own om json another model's (a trial against msaccucmp)."""
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.dump import AscendDumpWriter, write_om_json
+from pytest_ascend_accuracy.dump.loader import load_dump
+from pytest_ascend_accuracy.dump.om_json import OmOp
+from pytest_ascend_accuracy.errors import DumpFormatError
+
+
+def _sliced(tmp_path):
+    a = np.random.default_rng(0).standard_normal((2, 8)).astype(np.float16)
+    leaf = tmp_path / "dump" / "20240101000000" / "0" / "m" / "1" / "0"
+    w = AscendDumpWriter(leaf)
+    w.write_op("Conv2D", "conv1_lxslice0", outputs=[a[:1]], output_origins=[("conv1", 0)])
+    w.write_op("Conv2D", "conv1_lxslice1", outputs=[a[1:]], output_origins=[("conv1", 0)])
+    w.write_op("Relu", "relu1", outputs=[a], output_origins=[("relu1", 0)])
+    w.close()
+    om = tmp_path / "m.json"
+    write_om_json(om, "m", [OmOp("conv1", "Conv2D", 1, ("conv1",), (("conv1", 0),)),
+                            OmOp("relu1", "Relu", 2, ("relu1",), (("relu1", 0),))])
+    return leaf, om
+
+
+@pytest.mark.parametrize("with_om_json", [False, True])
+def test_sliced_dumps_are_refused_naming_the_op_and_msaccucmp(tmp_path, with_om_json):
+    leaf, om = _sliced(tmp_path)
+    with pytest.raises(DumpFormatError) as info:
+        load_dump(tmp_path / "dump", om_json=om if with_om_json else None)
+    text = str(info.value)
+    assert "FFTS+ manual-split slices of op 'conv1' (conv1_lxslice0, conv1_lxslice1)" in text
+    assert "does not join slices" in text and "msaccucmp.py compare" in text
+    assert "another model" not in text
+    with pytest.raises(DumpFormatError, match="slices of op 'conv1'"):  # one file alone too
+        load_dump(next(leaf.glob("Conv2D.conv1_lxslice0.*")))
