@@ -23,9 +23,12 @@ class DumpFormatError(AscendAccuracyError, ValueError):
 class ConfigError(AscendAccuracyError, ValueError):
     """Bad user configuration (marker argument, YAML suite, option): names where and what."""
 
-    def __init__(self, where: Optional[str], problem: str):
+    def __init__(self, where: Optional[str], problem: str, *, cli_text: Optional[str] = None):
         self.where = where
         self.problem = problem
+        #: the whole message as the ``ascend-accuracy`` command line spells the fix (its
+        #: options, not Python keyword arguments), where the two differ
+        self.cli_text = cli_text
         super().__init__(f"{where}: {problem}" if where else problem)
 
 

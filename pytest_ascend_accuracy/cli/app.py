@@ -438,8 +438,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         # flush cannot raise again)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
-    except AscendAccuracyError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    except AscendAccuracyError as exc:  # in the command line's spelling where it has its own
+        print(f"{PROG}: error: {getattr(exc, 'cli_text', None) or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except OSError as exc:
         where = exc.filename if exc.filename else ""

@@ -204,8 +204,14 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
         example = ", ".join(f"{name!r}: (...)" for name in dynamic)
         what = (f"input {next(iter(dynamic.values()))}" if len(dynamic) == 1 else
                 f"{len(dynamic)} inputs are left dynamic: " + "; ".join(dynamic.values()))
+        each = "" if len(dynamic) == 1 else " of each"
+        atc = ";".join(f"{name}:" + ",".join("?" if d is None else str(d)
+                                              for d in resolved[name] or (None,))
+                       for name in dynamic)  # ATC's syntax, the CLI's --input-shape
         raise ConfigError(where, f"{what}; pass input_shape={{{example}}} with every dimension"
-                                 + ("" if len(dynamic) == 1 else " of each"))
+                                 + each,
+                          cli_text=f"--input-shape: {what}; pass --input-shape '{atc}' with "
+                                   f"every ? given{each}")
     return resolved
 
 

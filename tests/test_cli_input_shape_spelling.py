@@ -1,0 +1,36 @@
+"""A model with dynamic dimensions: the CLI says how to fix it with its own --input-shape
+(ATC syntax), not with the Python keyword ``input_shape={...}`` a shell cannot take (a diagnose
+trial); the library keeps the Python spelling."""
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from pytest_ascend_accuracy.cli import app as cli
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.graph.onnx_graph import resolve_input_shapes
+
+pytest.importorskip("onnxruntime")
+
+
+def _dynamic(tmp_path):
+    g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "dyn",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    path = tmp_path / "dyn.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+def test_the_cli_names_its_own_option_and_the_library_its_keyword(tmp_path, capsys):
+    model = _dynamic(tmp_path)
+    code = cli.main(["diagnose", str(model), "--cache-dir", str(tmp_path / "c")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert ("error: --input-shape: input 'x' dimension 0 ('N') is dynamic ([?, 8, 4]); pass "
+            "--input-shape 'x:?,8,4' with every ? given") in err
+    assert "input_shape={" not in err
+    assert cli.main(["diagnose", str(model), "--cache-dir", str(tmp_path / "c"),
+                     "--input-shape", "x:2,8,4"]) == 0  # the spelling, filled in, runs
+    with pytest.raises(ConfigError, match=r"pass input_shape=\{'x': \(\.\.\.\)\} with every "
+                                          "dimension"):
+        resolve_input_shapes(onnx.load(model))
