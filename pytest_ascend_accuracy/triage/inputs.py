@@ -4,6 +4,10 @@ The model's inputs as the device saw them (an ``Aipp`` op's output, else the inp
 that read a graph input, tied through the om json's input references) are compared with the
 golden inputs. They may differ by float16 rounding only; anything more is a pre-processing or
 AIPP configuration mismatch, described as ``golden * a + b`` when a linear fit explains it.
+Float16 rounding includes what float16 cannot hold: a golden value past its range that reaches
+the device as +-inf (or +-65504, saturating), one below its normal range that reaches it as 0 or
+a subnormal. Those positions are named and left to the precision step (``keep_dtype`` of the
+consumer, high precision), never blamed on pre-processing; the figures are of the others.
 No conversion is needed, so triage runs it right after the default conversion fails.
 """
 from __future__ import annotations
@@ -12,10 +16,13 @@ from typing import Mapping
 
 import numpy as np
 
+from ..core.fp16 import FP16_MAX
 from .result import OpLine, StepResult, fmt as _fmt
 
 #: an input seen by the device may differ from the golden one by float16 rounding only
 INPUT_REL_L2_TOLERANCE = 1e-2
+#: float16's smallest normal value; below it float16 holds subnormals, then 0
+FP16_TINY = 2.0 ** -14
 
 
 def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
@@ -25,25 +32,60 @@ def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
     pairs = _input_tensors(converted, dump, inputs)
     if not pairs:
         return StepResult("data", "", None, "no dumped tensor could be tied to a model input")
-    lines, bad = [], []
+    lines, bad, lossy_notes = [], [], []
     for label, tensor, name in pairs:
         seen = np.asarray(tensor.load(), dtype=np.float64).reshape(-1)
         want = np.asarray(inputs[name], dtype=np.float64).reshape(-1)
         if seen.size != want.size:
             bad.append(f"{name} reaches {label} with {seen.size} values, golden has {want.size}")
             continue
-        m = compute_metrics(seen, want, kl=False)
-        ok = not m.mismatch and (m.rel_l2 <= INPUT_REL_L2_TOLERANCE or m.all_zero)
-        note = "" if ok else _linear_fit_note(seen, want)
-        lines.append(OpLine(label, name, m.cosine, m.rel_l2, m.max_abs, note))
+        lossy, lossy_note = _float16_lossy(seen, want)
+        rest = ~lossy
+        # the figures are of the positions judged: those float16 can hold
+        m = compute_metrics(seen[rest], want[rest], kl=False) if rest.any() else None
+        ok = m is None or (not m.mismatch and (m.rel_l2 <= INPUT_REL_L2_TOLERANCE or m.all_zero))
+        note = "" if ok else _linear_fit_note(seen[rest], want[rest])
+        if lossy_note:
+            lossy_notes.append(f"input {name!r}: {lossy_note}")
+        nan = float("nan")
+        lines.append(OpLine(label, name, *((nan,) * 3 if m is None else (m.cosine, m.rel_l2, m.max_abs)),
+                            "; ".join(n for n in (note, lossy_note) if n)))
         if not ok:
-            bad.append(f"input {name!r} as seen by {label}: rel-L2 {_fmt(m.rel_l2)}{note and ', ' + note}")
+            figures = (f"NaN/Inf on one side only at {m.mismatch} position(s)" if m.mismatch
+                       else f"rel-L2 {_fmt(m.rel_l2)}")
+            bad.append(f"input {name!r} as seen by {label}: {figures}{note and ', ' + note}"
+                       + (f" ({lossy_note})" if lossy_note else ""))
     if bad:
-        return StepResult("data", "", False, "; ".join(bad), failing=tuple(l.op for l in lines if l.note),
-                          table=tuple(lines))
+        return StepResult("data", "", False, "; ".join(bad),
+                          failing=tuple(l.op for l in lines if l.note), table=tuple(lines))
     return StepResult("data", "", True,
                       f"{len(lines)} input tensor(s) match the golden inputs "
-                      f"(rel-L2 <= {INPUT_REL_L2_TOLERANCE:g})", table=tuple(lines))
+                      f"(rel-L2 <= {INPUT_REL_L2_TOLERANCE:g})"
+                      + "".join(f"; {n}" for n in lossy_notes), table=tuple(lines))
+
+
+def _float16_lossy(seen: np.ndarray, want: np.ndarray):
+    """(mask, note): the positions where the device holds the golden input as float16 does and
+    float16 cannot hold it -- past its range as +-inf or +-65504 (saturating), below its normal
+    range as 0 or a subnormal -- and a note naming them ("" when there are none)."""
+    with np.errstate(all="ignore"):
+        as16 = want.astype(np.float16).astype(np.float64)
+    big = np.abs(want) > FP16_MAX
+    small = (want != 0) & (np.abs(want) < FP16_TINY)
+    over = big & ((seen == as16) | (seen == np.sign(want) * FP16_MAX))
+    under = small & ((seen == as16) | (seen == 0))
+    parts = []
+    if over.any():
+        held = "+-inf" if np.isinf(seen[over]).any() else "+-65504"
+        parts.append(f"{int(over.sum())} value(s) past float16's range (|golden| up to "
+                     f"{np.abs(want[over]).max():.4g}) reach the device as {held}")
+    if under.any():
+        parts.append(f"{int(under.sum())} value(s) below float16's normal range (|golden| down "
+                     f"to {np.abs(want[under]).min():.3g}) reach it as 0 or subnormals")
+    if not parts:
+        return over, ""
+    return over | under, ("; ".join(parts) + ": float16 rounding of the input, left to the "
+                                            "precision step (keep_dtype, high precision)")
 
 
 def _input_tensors(converted, dump, inputs: Mapping[str, np.ndarray]):
