@@ -77,3 +77,45 @@ def test_a_scale_mistake_beside_float16_overflow_still_fails_the_data_step(cache
     assert "looks like golden * 0.5 (check mean/scale)" in data.summary
     assert "past float16's range" in data.summary  # the positions left out are named
     assert d.restored_by is None and [s.step for s in d.steps] == ["default", "data"]
+
+
+# -- F6: a step summary says why its first op failed, as the plain check does ------------------
+def int_head():
+    """An ArgMax whose two leading logits differ by less than float16 resolves near 1000."""
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((32, 10)).astype(np.float32)
+    w[:, 1] = w[:, 0] + 1e-3 * rng.standard_normal(32).astype(np.float32)
+    b = np.zeros(10, np.float32)
+    b[:2] = 1000.0
+    return _model([helper.make_node("MatMul", ["x", "w"], ["logits"], name="head/fc"),
+                   helper.make_node("Add", ["logits", "bias"], ["lb"], name="head/bias"),
+                   helper.make_node("ArgMax", ["lb"], ["idx"], name="head/argmax", axis=-1,
+                                    keepdims=0)],
+                  [_vi("x", [64, 32])], [_vi("idx", [64], TensorProto.INT64)],
+                  [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "bias")],
+                  "int_head")
+
+
+def test_an_integer_output_failing_exactly_is_summarised_by_its_count(cache):
+    d = run(int_head(), cache, budget=2)
+    default = d.step("default")
+    assert default.first_failure == "head/argmax"
+    assert "cosine NaN" not in default.summary
+    assert " values differ (int64 values are compared exactly" in default.summary
+
+
+def test_a_non_finite_output_is_summarised_by_its_positions(cache):
+    d = run(scaled_tanh(1e9), cache, _raw(1e-9), budget=1)
+    default = d.step("default")
+    assert "cosine NaN vs" not in default.summary
+    assert "NaN/Inf on one side only at 64 positions" in default.summary
+
+
+def test_an_op_not_compared_is_summarised_as_such(cache):
+    from pytest_ascend_accuracy.testing import models
+
+    d = run(models.conv_bn_relu(), cache, faults=[Fault.on_input("x", effect="scale", amount=1.02)],
+            budget=1)
+    default = d.step("default")
+    assert "cosine NaN" not in default.summary
+    assert "(not compared: " in default.summary, default.summary

@@ -410,12 +410,13 @@ class _Flow:
             summary = "passes"
         elif first is None:  # failed as a whole (``Verdict.problem``): no op to name
             summary = f"fails: {v.problem}"
-        elif first.threshold.passed(first.value):  # failed for another reason: say which
+        elif first.value != first.value or not first.reason.startswith(
+                f"{first.threshold.metric} "):  # failed for another reason: say which, as the
+            # plain check does (values compared exactly, not compared, NaN/Inf, scale, NaN metric)
             summary = f"fails at op {_first_label(v)} ({first.reason})"
         else:
-            value = (_fmt(first.value) if first.value != first.value else
-                     beside(first.value, first.threshold.value))  # NaN: as the table prints it
-            summary = (f"fails at op {_first_label(v)} ({self.metric} {value} vs "
+            summary = (f"fails at op {_first_label(v)} ({self.metric} "
+                       f"{beside(first.value, first.threshold.value)} vs "
                        f"{threshold_text(first.threshold.value)})")
         self.steps.append(StepResult(
             step, ev.mode.name, ev.passed, summary,
