@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -37,69 +37,13 @@ from ..graph.op_catalogue import model_ops, with_real_names
 from .inputs import input_check
 from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,  # noqa: F401
                      StepResult, fmt as _fmt, rerun_with_budget)
+from .runner import Evaluation, Runner, applied_rules, framework_ops, range_ops
 from .search import BudgetExhausted, CountingPredicate, minimal_subset
 
 STEPS = ("default", "data", "high_precision", "keep_dtype", "buffer_off", "fusion_off",
          "fusion_rules", "golden")
-from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 #: rows shown per step table in the text/HTML renderings
 TABLE_ROWS = 8
-
-
-@dataclass
-class _Evaluation:
-    mode: Mode
-    converted: object
-    dump: object
-    result: CompareResult
-    verdict: Verdict
-    new_conversion: bool
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict.passed
-
-
-class _Runner:
-    """Converts, runs and judges one mode at a time, memoised and charged to the budget."""
-
-    def __init__(self, backend, model, inputs, golden, *, judge: Callable[[CompareResult], Verdict],
-                 budget: int, input_shape, dump_root: Path, progress: Callable[[str], None],
-                 atc_options: Optional[Mapping[str, object]] = None, kl: bool = False):
-        self.backend, self.model, self.inputs, self.golden = backend, model, inputs, golden
-        self.kl = kl  # computed only when a threshold judges by it (a second pass per tensor)
-        self.judge, self.budget, self.input_shape = judge, budget, input_shape
-        self.atc_options = dict(atc_options or {}) or None
-        self.dump_root, self.progress = dump_root, progress
-        self.conversions = 0
-        self.cache_hits = 0
-        self.memo: Dict[Mode, _Evaluation] = {}
-
-    def evaluate(self, mode: Mode) -> _Evaluation:
-        key = replace(mode, label=None)
-        if key in self.memo:
-            return self.memo[key]
-        cache = getattr(self.backend, "cache", None)
-        before = cache.stats.misses if cache is not None else None
-        # once the budget is spent no further mode is tried (a cached one included: whether it
-        # is cached is only known by converting); a rerun gets the spent ones free from the cache
-        if self.conversions >= self.budget:
-            raise BudgetExhausted(f"conversion budget of {self.budget} spent")
-        self.progress(f"converting and running mode {mode.name}")
-        converted = self.backend.convert(self.model, mode, input_shape=self.input_shape,
-                                         atc_options=self.atc_options)
-        new = cache is None or cache.stats.misses > before
-        if new:
-            self.conversions += 1
-        else:
-            self.cache_hits += 1
-        # every op's inputs too: the input check (step 5) reads what the device was fed
-        dump = self.backend.run(converted, self.inputs, dump=True,
-                                dump_dir=self.dump_root / f"run{len(self.memo)}", dump_mode="all")
-        result = compare_dumps(dump, self.golden, kl=self.kl)
-        ev = _Evaluation(mode, converted, dump, result, self.judge(result), new)
-        self.memo[key] = ev
-        return ev
 
 
 def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=None,
@@ -162,9 +106,9 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
         return result.judge(policy)
 
     dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-triage-"))
-    runner = _Runner(backend, model, inputs, golden, judge=judge, budget=budget,
-                     input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None),
-                     atc_options=atc_options, kl="kl" in policy.metrics)
+    runner = Runner(backend, model, inputs, golden, judge=judge, budget=budget,
+                    input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None),
+                    atc_options=atc_options, kl="kl" in policy.metrics)
     flow = _Flow(runner, threshold, metric, mode, budget_option)
     try:
         outcome = flow.walk()
@@ -190,7 +134,7 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
 class _Flow:
     """The step sequence; ``walk`` returns the Diagnosis fields that depend on the outcome."""
 
-    def __init__(self, runner: _Runner, threshold: float, metric: str, base: Mode = DEFAULT,
+    def __init__(self, runner: Runner, threshold: float, metric: str, base: Mode = DEFAULT,
                  budget_option: str = CLI_BUDGET_OPTION):
         self.run, self.threshold, self.metric, self.base = runner, threshold, metric, base
         self.budget_option = budget_option
@@ -225,7 +169,7 @@ class _Flow:
         return self._golden_step()
 
     # -- steps --------------------------------------------------------------------------------
-    def _mode_step(self, step: str, mode: Mode, default: _Evaluation):
+    def _mode_step(self, step: str, mode: Mode, default: Evaluation):
         """Convert, run and judge ``mode``; record the step with the ops that differ from the
         default run. Returns (evaluation, differing ops)."""
         spent = self.run.conversions
@@ -234,7 +178,7 @@ class _Flow:
         self._add(step, ev, spent, differing=differing)
         return ev, differing
 
-    def _precision(self, default: _Evaluation) -> Optional[dict]:
+    def _precision(self, default: Evaluation) -> Optional[dict]:
         hp, drops = self._mode_step("high_precision", self.base | HIGH_PRECISION, default)
         hp_says = "high precision passes"
         if not hp.passed:
@@ -242,7 +186,7 @@ class _Flow:
             # float16; keep_dtype keeps an op wholly in its original dtype. Keeping every op
             # may pass where high precision does not -- values out of the float16 range, or
             # plain float16 rounding under a tight threshold: then search a small set
-            names, _ = _framework_ops(default)
+            names, _ = framework_ops(default)
             every = replace(self.base | Mode(keep_dtype=tuple(names)),
                             label=f"keep_dtype(all {len(names)} ops)")
             kept, _ = self._mode_step("keep_dtype_all", every, default)
@@ -280,15 +224,15 @@ class _Flow:
                              "precision passes; convert with --precision_mode=allow_fp32_to_fp16",
                              fix_mode=self.base | HIGH_PRECISION)
 
-    def _keep_dtype_search(self, default: _Evaluation,
+    def _keep_dtype_search(self, default: Evaluation,
                            drops: Sequence[str]) -> Tuple[List[str], str, bool]:
         """Seeds (fp16-range ops, then ops whose cosine drops first) are tried together first;
         then op types, then names inside the types that matter. Returns (names, note, cut
         short): where the budget runs out once a passing set is measured (every op, or the
         ops of the types that matter), that set, which pastes and passes, with cut short
         True."""
-        names, types = _framework_ops(default)
-        ranged = [n for n in dict.fromkeys(_range_ops(default, self.run.golden)) if n in types]
+        names, types = framework_ops(default)
+        ranged = [n for n in dict.fromkeys(range_ops(default, self.run.golden)) if n in types]
         seeds = list(dict.fromkeys(ranged + [n for n in drops if n in types]))
         rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
         ordered = sorted(names, key=rank.__getitem__)
@@ -334,7 +278,7 @@ class _Flow:
         return by_rank(keep), (f"types {', '.join(needed_types) or '-'} narrowed to names, "
                                f"{pred.calls} conversion(s) in the search"), False
 
-    def _buffer(self, default: _Evaluation) -> Optional[dict]:
+    def _buffer(self, default: Evaluation) -> Optional[dict]:
         ev, differing = self._mode_step("buffer_off", self.base | BUFFER_OFF, default)
         if not ev.passed:
             return None
@@ -345,12 +289,12 @@ class _Flow:
             f"restores accuracy; ops that change: {_names(differing)}; convert with "
             "--buffer_optimize=off_optimize", fix_mode=self.base | BUFFER_OFF)
 
-    def _fusion(self, default: _Evaluation) -> Optional[dict]:
+    def _fusion(self, default: Evaluation) -> Optional[dict]:
         ev, differing = self._mode_step("fusion_off", self.base | FUSION_OFF, default)
         if not ev.passed:
             return None
         spent = self.run.conversions
-        rules = _applied_rules(self.run.backend, default.converted)
+        rules = applied_rules(self.run.backend, default.converted)
         found: List[str] = []
         if rules:
             pred = CountingPredicate(lambda s: self.run.evaluate(
@@ -403,7 +347,7 @@ class _Flow:
         """How to rerun with a larger budget, in the caller's own option (``budget_option``)."""
         return rerun_with_budget(self.budget_option, self.run.budget)
 
-    def _add(self, step: str, ev: _Evaluation, spent_before: int, *, differing=()) -> None:
+    def _add(self, step: str, ev: Evaluation, spent_before: int, *, differing=()) -> None:
         v = ev.verdict
         first = v.first
         if ev.passed:
@@ -425,7 +369,7 @@ class _Flow:
             failing=tuple(_failing_names(v)), differing=tuple(differing),
             conversions=self.run.conversions - spent_before, table=_table(v)))
 
-    def _differing(self, base: _Evaluation, other: _Evaluation) -> List[str]:
+    def _differing(self, base: Evaluation, other: Evaluation) -> List[str]:
         """Ops whose output differs between two device runs (first drop first)."""
         result = compare_dumps(base.dump, other.dump, kl=self.metric == "kl")
         verdict = result.judge(self.threshold, metric=self.metric)
@@ -437,39 +381,6 @@ class _Flow:
 
 
 # -- small helpers -------------------------------------------------------------------------------
-def _framework_ops(ev: _Evaluation) -> Tuple[List[str], Dict[str, str]]:
-    """Framework op names covered by the dump, in execution order, with their op types."""
-    names: List[str] = []
-    types: Dict[str, str] = {}
-    for op in ev.dump:
-        for n in op.covers:
-            if n and n not in types:
-                names.append(n)
-                types[n] = op.op_type if not op.is_fused else op.op_type + "(fused)"
-    return names, types
-
-
-def _range_ops(ev: _Evaluation, golden) -> List[str]:
-    """Ops whose golden values (outputs, or operands such as a BatchNorm variance) leave the
-    float16 range, or whose output turned non-finite."""
-    from ..compare.fp16_range import golden_inputs_past_fp16
-
-    failing = [f.row.golden_name for f in ev.verdict.failures if f.row.golden_name]
-    out: List[str] = [f.op for f in golden_inputs_past_fp16(golden, failing)]
-    for row in ev.result.rows:
-        m = row.metrics
-        if m is None or not row.slot.startswith("output"):
-            continue
-        if m.max_abs_golden > FP16_MAX or (m.mismatch and m.nonfinite_actual > m.nonfinite_golden):
-            out.extend(row.original_names or (row.op_name,))
-    return out
-
-
-def _applied_rules(backend, converted) -> List[str]:
-    probe = getattr(backend, "fusion_rules", None)
-    return list(probe(converted)) if probe else []
-
-
 def _failing_names(verdict: Verdict) -> List[str]:
     return list(dict.fromkeys(f.row.op_name for f in verdict.failures))
 

@@ -57,7 +57,7 @@ def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
                        + (f" ({lossy_note})" if lossy_note else ""))
     if bad:
         return StepResult("data", "", False, "; ".join(bad),
-                          failing=tuple(l.op for l in lines if l.note), table=tuple(lines))
+                          failing=tuple(line.op for line in lines if line.note), table=tuple(lines))
     return StepResult("data", "", True,
                       f"{len(lines)} input tensor(s) match the golden inputs "
                       f"(rel-L2 <= {INPUT_REL_L2_TOLERANCE:g})"
@@ -85,7 +85,7 @@ def _float16_lossy(seen: np.ndarray, want: np.ndarray):
     if not parts:
         return over, ""
     return over | under, ("; ".join(parts) + ": float16 rounding of the input, left to the "
-                                            "precision step (keep_dtype, high precision)")
+                          "precision step (keep_dtype, high precision)")
 
 
 def _input_tensors(converted, dump, inputs: Mapping[str, np.ndarray]):

@@ -1,0 +1,103 @@
+"""Converting, running and judging one mode at a time for ``diagnose`` (``triage.flow``), and
+what an evaluation holds: the framework ops a run covers, the ops past float16's range, the
+fusion rules a conversion applied."""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable, Dict, List, Mapping, Optional, Tuple
+
+from ..compare.engine import compare_dumps
+from ..compare.result import CompareResult, Verdict
+from ..core.fp16 import FP16_MAX
+from ..core.modes import Mode
+from .search import BudgetExhausted
+
+
+@dataclass
+class Evaluation:
+    mode: Mode
+    converted: object
+    dump: object
+    result: CompareResult
+    verdict: Verdict
+    new_conversion: bool
+
+    @property
+    def passed(self) -> bool:
+        return self.verdict.passed
+
+
+class Runner:
+    """Converts, runs and judges one mode at a time, memoised and charged to the budget."""
+
+    def __init__(self, backend, model, inputs, golden, *, judge: Callable[[CompareResult], Verdict],
+                 budget: int, input_shape, dump_root: Path, progress: Callable[[str], None],
+                 atc_options: Optional[Mapping[str, object]] = None, kl: bool = False):
+        self.backend, self.model, self.inputs, self.golden = backend, model, inputs, golden
+        self.kl = kl  # computed only when a threshold judges by it (a second pass per tensor)
+        self.judge, self.budget, self.input_shape = judge, budget, input_shape
+        self.atc_options = dict(atc_options or {}) or None
+        self.dump_root, self.progress = dump_root, progress
+        self.conversions = 0
+        self.cache_hits = 0
+        self.memo: Dict[Mode, Evaluation] = {}
+
+    def evaluate(self, mode: Mode) -> Evaluation:
+        key = replace(mode, label=None)
+        if key in self.memo:
+            return self.memo[key]
+        cache = getattr(self.backend, "cache", None)
+        before = cache.stats.misses if cache is not None else None
+        # once the budget is spent no further mode is tried (a cached one included: whether it
+        # is cached is only known by converting); a rerun gets the spent ones free from the cache
+        if self.conversions >= self.budget:
+            raise BudgetExhausted(f"conversion budget of {self.budget} spent")
+        self.progress(f"converting and running mode {mode.name}")
+        converted = self.backend.convert(self.model, mode, input_shape=self.input_shape,
+                                         atc_options=self.atc_options)
+        new = cache is None or cache.stats.misses > before
+        if new:
+            self.conversions += 1
+        else:
+            self.cache_hits += 1
+        # every op's inputs too: the input check (step 5) reads what the device was fed
+        dump = self.backend.run(converted, self.inputs, dump=True,
+                                dump_dir=self.dump_root / f"run{len(self.memo)}", dump_mode="all")
+        result = compare_dumps(dump, self.golden, kl=self.kl)
+        ev = Evaluation(mode, converted, dump, result, self.judge(result), new)
+        self.memo[key] = ev
+        return ev
+
+
+def framework_ops(ev: Evaluation) -> Tuple[List[str], Dict[str, str]]:
+    """Framework op names covered by the dump, in execution order, with their op types."""
+    names: List[str] = []
+    types: Dict[str, str] = {}
+    for op in ev.dump:
+        for n in op.covers:
+            if n and n not in types:
+                names.append(n)
+                types[n] = op.op_type if not op.is_fused else op.op_type + "(fused)"
+    return names, types
+
+
+def range_ops(ev: Evaluation, golden) -> List[str]:
+    """Ops whose golden values (outputs, or operands such as a BatchNorm variance) leave the
+    float16 range, or whose output turned non-finite."""
+    from ..compare.fp16_range import golden_inputs_past_fp16
+
+    failing = [f.row.golden_name for f in ev.verdict.failures if f.row.golden_name]
+    out: List[str] = [f.op for f in golden_inputs_past_fp16(golden, failing)]
+    for row in ev.result.rows:
+        m = row.metrics
+        if m is None or not row.slot.startswith("output"):
+            continue
+        if m.max_abs_golden > FP16_MAX or (m.mismatch and m.nonfinite_actual > m.nonfinite_golden):
+            out.extend(row.original_names or (row.op_name,))
+    return out
+
+
+def applied_rules(backend, converted) -> List[str]:
+    probe = getattr(backend, "fusion_rules", None)
+    return list(probe(converted)) if probe else []
