@@ -119,3 +119,26 @@ def test_an_op_not_compared_is_summarised_as_such(cache):
     default = d.step("default")
     assert "cosine NaN" not in default.summary
     assert "(not compared: " in default.summary, default.summary
+
+
+# -- F7: a high-precision base is not tried again, nor called fp16 -----------------------------
+def big_softmax():
+    w = np.random.default_rng(0).standard_normal((16, 16)).astype(np.float32)
+    return _model([helper.make_node("MatMul", ["x", "w"], ["l"], name="attn/MatMul"),
+                   helper.make_node("Mul", ["l", "temp"], ["ls"], name="attn/scale"),
+                   helper.make_node("Softmax", ["ls"], ["p"], name="attn/softmax", axis=-1),
+                   helper.make_node("MatMul", ["p", "x"], ["y"], name="attn/out")],
+                  [_vi("x", [1, 16, 16])], [_vi("y", [1, 16, 16])],
+                  [numpy_helper.from_array(w, "w"),
+                   numpy_helper.from_array(np.float32(30000.0), "temp")], "big_softmax")
+
+
+def test_a_high_precision_base_is_not_converted_again_nor_called_fp16(cache):
+    from pytest_ascend_accuracy.core.modes import HIGH_PRECISION
+
+    d = run(big_softmax(), cache, mode=HIGH_PRECISION)
+    assert d.restored_by == "keep_dtype", d.verdict
+    assert [s.step for s in d.steps] == ["default", "data", "keep_dtype_all", "keep_dtype"]
+    assert "under fp16" not in d.verdict and d.verdict.endswith("under mode high_precision")
+    assert "high precision does not pass" not in d.verdict
+    assert run(big_softmax(), cache, mode=d.fix_mode).restored_by == "default"

@@ -178,54 +178,66 @@ class _Flow:
         self._add(step, ev, spent, differing=differing)
         return ev, differing
 
-    def _precision(self, default: Evaluation) -> Optional[dict]:
-        hp, drops = self._mode_step("high_precision", self.base | HIGH_PRECISION, default)
-        hp_says = "high precision passes"
+    def _precision(self, default: Evaluation, base: Optional[Mode] = None, lead: str = "",
+                   prefix: str = "") -> Optional[dict]:
+        """High precision, else every op kept, then a small ``keep_dtype`` set, all under
+        ``base`` (the flow's own, or buffer/fusion off for ``_uncovered``: then ``default`` is
+        that mode's run, ``lead`` says how it failed and ``prefix`` names its steps)."""
+        base = self.base if base is None else base
+        lead = lead or f"{base.name} fails at op {_first_label(default.verdict)}"
+        if _same(base | HIGH_PRECISION, base):  # the base is high precision: step 1 measured it
+            hp, drops, hp_says = default, [], ""
+        else:
+            hp, drops = self._mode_step(prefix + "high_precision", base | HIGH_PRECISION, default)
+            hp_says = "high precision passes"
         if not hp.passed:
             # high precision still feeds cube ops (Conv, MatMul and what fuses into them)
             # float16; keep_dtype keeps an op wholly in its original dtype. Keeping every op
             # may pass where high precision does not -- values out of the float16 range, or
             # plain float16 rounding under a tight threshold: then search a small set
             names, _ = framework_ops(default)
-            every = replace(self.base | Mode(keep_dtype=tuple(names)),
-                            label=f"keep_dtype(all {len(names)} ops)")
-            kept, _ = self._mode_step("keep_dtype_all", every, default)
+            every = replace(base | Mode(keep_dtype=tuple(names)),
+                            label=f"{prefix}keep_dtype(all {len(names)} ops)")
+            kept, _ = self._mode_step(prefix + "keep_dtype_all", every, default)
             if not kept.passed:
                 return None
             hp_says = ("high precision does not pass (cube ops still take float16 inputs); "
-                       "keeping every op in float32 does")
+                       "keeping every op in float32 does" if hp_says else
+                       "keeping every op in float32 passes")
         spent = self.run.conversions
-        keep, note, cut_short = self._keep_dtype_search(default, drops)
+        keep, note, cut_short = self._keep_dtype_search(default, drops, base)
+        where = "fp16" if _same(base, DEFAULT) else f"mode {base.name}"
         if keep:
-            mode = self.base | Mode(keep_dtype=tuple(keep))
+            mode = base | Mode(keep_dtype=tuple(keep))
             ev = self.run.evaluate(mode)  # memoised: the search measured it
             self.final = ev.result
             value = _worst_value(ev.verdict, ev.result, self.metric)
             self.steps.append(StepResult(
-                "keep_dtype", mode.name, True,
+                prefix + "keep_dtype", mode.name, True,
                 f"keeping {len(keep)} op(s) in float32 restores {self.metric} "
-                f"{_fmt(value)} under mode {self.base.name} ({note})",
+                f"{_fmt(value)} under mode {base.name} ({note})",
                 conversions=self.run.conversions - spent, differing=tuple(keep)))
-            first = _first_label(default.verdict)
             return self._outcome(
-                "keep_dtype",
-                f"{self.base.name} fails at op {first}; {hp_says}; keep_dtype "
-                f"{{{_names(keep)}}} restores {self.metric} {_fmt(value)} under fp16"
+                prefix + "keep_dtype",
+                f"{lead}; {hp_says}; keep_dtype {{{_names(keep)}}} restores {self.metric} "
+                f"{_fmt(value)} under {where}"
                 + (f" (the budget ran out before a smaller set was found: {self._rerun()} "
                    f"to search further)" if cut_short else ""),
                 fix_mode=mode, keep=tuple(keep), exhausted=cut_short)
-        self.steps.append(StepResult("keep_dtype", "", None, f"no smaller keep_dtype set found ({note})",
+        self.steps.append(StepResult(prefix + "keep_dtype", "", None,
+                                     f"no smaller keep_dtype set found ({note})",
                                      conversions=self.run.conversions - spent))
         if not hp.passed:
             return None
         self.final = hp.result
-        return self._outcome("high_precision",
-                             f"{self.base.name} fails at op {_first_label(default.verdict)}; high "
-                             "precision passes; convert with --precision_mode=allow_fp32_to_fp16",
-                             fix_mode=self.base | HIGH_PRECISION)
+        return self._outcome(prefix + "high_precision",
+                             f"{lead}; high precision passes; convert with "
+                             f"--precision_mode=allow_fp32_to_fp16"
+                             + ("" if where == "fp16" else f" ({where} with high precision)"),
+                             fix_mode=base | HIGH_PRECISION)
 
-    def _keep_dtype_search(self, default: Evaluation,
-                           drops: Sequence[str]) -> Tuple[List[str], str, bool]:
+    def _keep_dtype_search(self, default: Evaluation, drops: Sequence[str],
+                           base: Mode) -> Tuple[List[str], str, bool]:
         """Seeds (fp16-range ops, then ops whose cosine drops first) are tried together first;
         then op types, then names inside the types that matter. Returns (names, note, cut
         short): where the budget runs out once a passing set is measured (every op, or the
@@ -237,7 +249,7 @@ class _Flow:
         rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
         ordered = sorted(names, key=rank.__getitem__)
         pred = CountingPredicate(lambda s: self.run.evaluate(
-            self.base | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__)))).passed)
+            base | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__)))).passed)
         pred.know([], default.passed)
         pred.know(names, True)  # assumed: keeping every op is what high precision does
         # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
@@ -269,8 +281,7 @@ class _Flow:
             keep = minimal_subset(passing, pred)
         except BudgetExhausted:
             for order in (by_rank(passing), list(passing)):  # as the search or step converted it
-                ev = self.run.memo.get(replace(self.base | Mode(keep_dtype=tuple(order)),
-                                               label=None))
+                ev = self.run.memo.get(replace(base | Mode(keep_dtype=tuple(order)), label=None))
                 if ev is not None and ev.passed:
                     return order, (f"the budget ran out in the search, {pred.calls} "
                                    f"conversion(s) in it"), True
@@ -354,14 +365,8 @@ class _Flow:
             summary = "passes"
         elif first is None:  # failed as a whole (``Verdict.problem``): no op to name
             summary = f"fails: {v.problem}"
-        elif first.value != first.value or not first.reason.startswith(
-                f"{first.threshold.metric} "):  # failed for another reason: say which, as the
-            # plain check does (values compared exactly, not compared, NaN/Inf, scale, NaN metric)
-            summary = f"fails at op {_first_label(v)} ({first.reason})"
         else:
-            summary = (f"fails at op {_first_label(v)} ({self.metric} "
-                       f"{beside(first.value, first.threshold.value)} vs "
-                       f"{threshold_text(first.threshold.value)})")
+            summary = f"fails at op {_first_label(v)} ({_why(first)})"
         self.steps.append(StepResult(
             step, ev.mode.name, ev.passed, summary,
             first_failure=None if first is None else first.row.label,
@@ -381,6 +386,20 @@ class _Flow:
 
 
 # -- small helpers -------------------------------------------------------------------------------
+def _same(a: Mode, b: Mode) -> bool:
+    return replace(a, label=None) == replace(b, label=None)
+
+
+def _why(first) -> str:
+    """Why a verdict's first failure failed: ``cosine 0.68 vs 0.95``, else its own reason, as
+    the plain check gives it (values compared exactly, not compared, NaN/Inf, scale)."""
+    metric = first.threshold.metric
+    if first.value != first.value or not first.reason.startswith(f"{metric} "):
+        return first.reason
+    return (f"{metric} {beside(first.value, first.threshold.value)} vs "
+            f"{threshold_text(first.threshold.value)}")
+
+
 def _failing_names(verdict: Verdict) -> List[str]:
     return list(dict.fromkeys(f.row.op_name for f in verdict.failures))
 
