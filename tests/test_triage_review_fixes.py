@@ -11,6 +11,7 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from pytest_ascend_accuracy.backends.emulator import EmulatorBackend, Fault  # noqa: E402
 from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
+from pytest_ascend_accuracy.core.modes import Mode  # noqa: E402
 from pytest_ascend_accuracy.triage.flow import diagnose  # noqa: E402
 
 
@@ -119,6 +120,50 @@ def test_an_op_not_compared_is_summarised_as_such(cache):
     default = d.step("default")
     assert "cosine NaN" not in default.summary
     assert "(not compared: " in default.summary, default.summary
+
+
+# -- F2: a precision problem that fusion off uncovers is searched under fusion off -------------
+def conv_bn_past_float16():
+    """Conv + BatchNorm whose variance (1e9) leaves float16's range: harmless while the BN is
+    folded into the Conv, all zero once it runs on its own in float16."""
+    rng = np.random.default_rng(0)
+    c = 8
+    inits = [numpy_helper.from_array(v.astype(np.float32), n) for n, v in (
+        ("wc", rng.standard_normal((c, 3, 3, 3)) * 0.3), ("g", np.full(c, 3e4)),
+        ("b", np.zeros(c)), ("m", np.zeros(c)), ("v", np.full(c, 1e9)))]
+    return _model([helper.make_node("Conv", ["x", "wc"], ["c0"], name="conv", pads=[1, 1, 1, 1]),
+                   helper.make_node("BatchNormalization", ["c0", "g", "b", "m", "v"], ["bn"],
+                                    name="bn"),
+                   helper.make_node("Relu", ["bn"], ["r"], name="relu"),
+                   helper.make_node("GlobalAveragePool", ["r"], ["p"], name="gap"),
+                   helper.make_node("Flatten", ["p"], ["y"], name="flat")],
+                  [_vi("x", [1, 3, 16, 16])], [_vi("y", [1, c])], inits, "conv_bn_past_fp16")
+
+
+def test_fusion_off_uncovering_a_float16_range_op_gets_the_precision_step_under_fusion_off(
+        cache, tmp_path, capsys):
+    import onnx
+
+    from pytest_ascend_accuracy.cli import main
+    from pytest_ascend_accuracy.core.modes import FUSION_OFF
+
+    model = conv_bn_past_float16()
+    fault = [Fault.on_rule("ConvBatchnormFusionPass")]
+    d = run(model, cache, faults=fault)
+    assert d.step("fusion_off").first_failure == "bn"
+    assert d.restored_by == "fusion_off+keep_dtype", d.verdict
+    assert d.fix_mode == FUSION_OFF | Mode(keep_dtype=("bn",))
+    assert "fusion_off fails at op bn instead" in d.verdict
+    assert "check the operator implementations" not in d.verdict
+    assert [s.step for s in d.steps][-2:] == ["fusion_off+high_precision", "fusion_off+keep_dtype"]
+    # the printed fix, pasted verbatim, passes
+    assert run(model, cache, faults=fault, mode=d.fix_mode).restored_by == "default"
+    path = tmp_path / "m.onnx"
+    onnx.save(model, str(path))
+    capsys.readouterr()
+    assert main(["diagnose", str(path), "--cache-dir", str(tmp_path / "c"), "--fault",
+                 "rule:ConvBatchnormFusionPass", "--mode", d.fix_mode.yaml_form()]) == 0
+    assert "PASSES" in capsys.readouterr().out
 
 
 # -- F7: a high-precision base is not tried again, nor called fp16 -----------------------------

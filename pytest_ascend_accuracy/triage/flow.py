@@ -13,7 +13,9 @@ conversion, a budget caps the conversions, and a rerun resumes from the cache:
    (``triage_search``: seeds first, then op types, then names inside the types that matter);
 4. buffer optimisation off; the operators that change between the two runs are named;
 5. fusion off; when that restores accuracy, a search over the individual fusion rules names
-   the rule(s) to switch off;
+   the rule(s) to switch off; when buffer or fusion off fails elsewhere instead, at an op whose
+   values leave the float16 range (a BatchNorm variance past it hides while folded into its
+   Conv), step 3 is repeated under that mode (steps ``fusion_off+high_precision``, ...);
 6. the final per-operator comparison with the golden network names the operators that differ.
 
 The result names the step that restored accuracy, the fix as ready-to-use files (see
@@ -159,7 +161,8 @@ class _Flow:
                 return self._outcome(None, f"the device saw different inputs than the golden run: "
                                            f"{data.summary}; fix the pre-processing / AIPP "
                                            f"configuration before debugging operators")
-            restored = self._precision(default) or self._buffer(default) or self._fusion(default)
+            restored = (self._precision(default) or self._buffer(default)
+                        or self._fusion(default) or self._uncovered(default))
             if restored:
                 return restored
         except BudgetExhausted as exc:
@@ -235,6 +238,28 @@ class _Flow:
                              f"--precision_mode=allow_fp32_to_fp16"
                              + ("" if where == "fp16" else f" ({where} with high precision)"),
                              fix_mode=base | HIGH_PRECISION)
+
+    def _uncovered(self, default: Evaluation) -> Optional[dict]:
+        """Buffer or fusion off that fails elsewhere, or for another reason, at an op whose
+        values leave float16's range, has uncovered a precision problem the default conversion
+        hid (a BatchNorm variance past float16's range is harmless while folded into its Conv):
+        the precision step again, under that mode."""
+        for off in (BUFFER_OFF, FUSION_OFF):
+            mode = self.base | off
+            ev = self.run.memo.get(replace(mode, label=None))
+            if ev is None or ev.passed or _same(mode, self.base) or not _moved(default, ev):
+                continue
+            first = ev.verdict.first
+            if not set(first.row.original_names or (first.row.op_name,)) & set(
+                    range_ops(ev, self.run.golden)):
+                continue  # not a float16 range problem: the operators are blamed as before
+            lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; {mode.name} "
+                    f"fails at op {_first_label(ev.verdict)} instead ({_why(first)}), where "
+                    f"values leave the float16 range")
+            restored = self._precision(ev, mode, lead, prefix=f"{off.name}+")
+            if restored:
+                return restored
+        return None
 
     def _keep_dtype_search(self, default: Evaluation, drops: Sequence[str],
                            base: Mode) -> Tuple[List[str], str, bool]:
@@ -398,6 +423,20 @@ def _why(first) -> str:
         return first.reason
     return (f"{metric} {beside(first.value, first.threshold.value)} vs "
             f"{threshold_text(first.threshold.value)}")
+
+
+def _moved(before: Evaluation, after: Evaluation) -> bool:
+    """Whether the first failure is at another op, or fails for another kind of reason."""
+    a, b = before.verdict.first, after.verdict.first
+    if a is None or b is None:
+        return (a is None) != (b is None)
+    return a.row.label != b.row.label or _kind(a) != _kind(b)
+
+
+def _kind(failure) -> str:
+    m = failure.row.metrics
+    return ("not compared" if m is None else "non-finite" if m.mismatch else
+            "exact" if m.exact else failure.reason.split(" ")[0])
 
 
 def _failing_names(verdict: Verdict) -> List[str]:
