@@ -187,3 +187,18 @@ def test_a_high_precision_base_is_not_converted_again_nor_called_fp16(cache):
     assert "under fp16" not in d.verdict and d.verdict.endswith("under mode high_precision")
     assert "high precision does not pass" not in d.verdict
     assert run(big_softmax(), cache, mode=d.fix_mode).restored_by == "default"
+
+
+def test_a_mode_that_failed_as_a_whole_is_not_searched_again():
+    """fusion off judged nothing (``Verdict.problem``, no first op): no precision step under it."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from pytest_ascend_accuracy.core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF
+    from pytest_ascend_accuracy.triage.flow import _Flow
+
+    whole = SimpleNamespace(passed=False, verdict=SimpleNamespace(first=None))
+    memo = {replace(m, label=None): whole for m in (BUFFER_OFF, FUSION_OFF)}
+    flow = _Flow(SimpleNamespace(memo=memo), 0.95, "cosine", DEFAULT)
+    default = SimpleNamespace(verdict=SimpleNamespace(first=object()))
+    assert flow._uncovered(default) is None and flow.steps == []

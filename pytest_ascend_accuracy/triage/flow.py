@@ -250,7 +250,7 @@ class _Flow:
             if ev is None or ev.passed or _same(mode, self.base) or not _moved(default, ev):
                 continue
             first = ev.verdict.first
-            if not set(first.row.original_names or (first.row.op_name,)) & set(
+            if first is None or not set(first.row.original_names or (first.row.op_name,)) & set(
                     range_ops(ev, self.run.golden)):
                 continue  # not a float16 range problem: the operators are blamed as before
             lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; {mode.name} "
