@@ -108,7 +108,14 @@ class ModelOps:
 
     def _unknown(self, entry: str, what: str) -> str:
         near = self.closest(entry)
-        text = f"{what} {entry!r} is not an op of model {self.label!r}"
+        of = (f"model {self.label!r}" if self.label != "the dumps" else self.label)
+        if any(c in entry for c in "*?[") and not near:  # nothing close: the names, then
+            ops = [n for n in self.names if tensor_op(n) is None]  # ops, not their tensors
+            shown = ", ".join(repr(n) for n in ops[:8])
+            more = ", ..." if len(ops) > 8 else ""
+            whose = "their" if self.label == "the dumps" else "its"
+            return f"{what} {entry!r} (a glob) matches no op of {of}; {whose} ops: {shown}{more}"
+        text = f"{what} {entry!r} is not an op of {of}"
         if sanitize(entry) == entry and near and sanitize(near[0]) == entry and near[0] != entry:
             text += " (that is the name as dump file names write it)"
         return text + _closest_text(near)

@@ -365,11 +365,12 @@ def test_a_misspelled_mapping_name_in_the_library_names_the_closest_ops():
 
 
 @pytest.mark.parametrize("kwargs,msg", [
-    ({"ignore": ["Op1"]}, "judge: ignore entry 'Op1' is not an op of model 'the dumps'; "
+    ({"ignore": ["Op1"]}, "judge: ignore entry 'Op1' is not an op of the dumps; "
                           "closest: 'op1'"),
-    ({"per_op": {"opp3": 0.0}}, "judge: per_op entry 'opp3' is not an op of model 'the dumps'; "
+    ({"per_op": {"opp3": 0.0}}, "judge: per_op entry 'opp3' is not an op of the dumps; "
                                 "closest: 'op3'"),
-    ({"per_op": {"conv*": 0.0}}, "judge: per_op entry 'conv*' is not an op of model 'the dumps'"),
+    ({"per_op": {"conv*": 0.0}}, "judge: per_op entry 'conv*' (a glob) matches no op of the "
+                                 "dumps; their ops: 'op0', 'op1', 'op2'"),
 ])
 def test_rejudging_with_a_name_no_row_has_is_an_error_naming_the_closest(result, kwargs, msg):
     """README's ``result.judge(0.99, per_op={...})``: a misspelled entry judged nothing and the

@@ -174,8 +174,8 @@ def test_one_helper_checks_the_setting_names_of_both_callers(monkeypatch):
     a, g = _dumps()
     with pytest.raises(ConfigError) as exc:
         assert_accuracy(a, g, ignore=["conv_*"])
-    assert str(exc.value) == ("assert_accuracy: ignore entry 'conv_*' is not an op of model "
-                              "'the dumps'; closest: 'conv.0', 'Conv_0'")
+    assert str(exc.value) == ("assert_accuracy: ignore entry 'conv_*' is not an op of the dumps; "
+                              "closest: 'conv.0', 'Conv_0'")
     spec = SimpleNamespace(per_op=(("Conv_9", 0.9),), ignore=())
     with pytest.raises(ConfigError) as exc:
         check_op_names(spec, (g, a), "t.py::test")

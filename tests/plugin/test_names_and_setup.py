@@ -158,7 +158,7 @@ def test_cli_compare_refuses_unknown_per_op_names_and_html_hint_matches(tmp_path
             w.write_op("enc/blk.0:norm", [], [np.array([1, 2, value, 4], np.float32)])
     args = ["compare", str(tmp_path / "actual"), str(tmp_path / "golden")]
     assert main(args + ["--ignore", "enc/blk.0:nrom"]) == 2
-    assert "ignore entry 'enc/blk.0:nrom' is not an op of model 'the dumps'; closest: " \
+    assert "ignore entry 'enc/blk.0:nrom' is not an op of the dumps; closest: " \
            "'enc/blk.0:norm'" in capsys.readouterr().err
     assert main(args + ["--html", str(tmp_path / "r.html")]) == 1
     hint = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("next step:"))
