@@ -74,9 +74,11 @@ class RangeFindings(list):
     """``golden_inputs_past_fp16``'s findings (a list of ``RangeFinding``) and ``checked``, how
     many float operands it looked at: 0 means the golden held none of the failing ops' inputs
     (a golden stored with outputs only, and no model to find them from), so the absence of a
-    finding says nothing."""
+    finding says nothing. ``ignored``: the ops of findings that the verdict ignores, found
+    upstream of its failures (``failing_ops_past_fp16``)."""
 
     checked: int = 0
+    ignored: Tuple[str, ...] = ()
 
 
 def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: int = 3,
@@ -213,6 +215,8 @@ def _graph_edges(model):
     from ..graph.external import initializer_array
     from ..graph.prepare import prepare_model
 
+    if isinstance(model, ModelEdges):
+        return model.edges()
     try:
         prepared = prepare_model(model, require_static=False, weights_by_reference=True)
     except Exception:  # a model gone or unreadable since the check ran: nothing to look up
@@ -224,6 +228,20 @@ def _graph_edges(model):
                if t.data_type in _FLOAT_TYPES}
     types = {n.name: n.op_type for n in graph.node}
     return inputs, producers, weights, types
+
+
+class ModelEdges:
+    """A model (path or ModelProto) whose ``_graph_edges`` are read once, when first asked:
+    pass it as ``model=`` wherever one hint looks at the same model several times."""
+
+    def __init__(self, model):
+        self.model = model
+        self._edges = None
+
+    def edges(self):
+        if self._edges is None:
+            self._edges = _graph_edges(self.model)
+        return self._edges
 
 
 #: ONNX element types of float tensors (FLOAT, FLOAT16, DOUBLE, BFLOAT16)
@@ -245,3 +263,78 @@ def _operands_in_graph(golden: DumpSet, op_name: str, graph) -> List[Tuple[str, 
             if t.index == made[1] and value_dtype(t.dtype).kind == "f":
                 out.append((f"input:{k}", t.load))
     return out
+
+
+def ops_upstream(golden: DumpSet, targets: Iterable[str], *,
+                 model=None) -> Optional[Dict[str, str]]:
+    """``{op name: op type}`` of the golden ops whose outputs reach one of ``targets`` (golden op
+    names; not the targets themselves), in the golden's (graph) order: the edges of ``model``
+    (the ONNX model the golden ran) where given, else the golden's own operand files (a golden
+    whose operands are the files of the outputs feeding them, as the cached onnxruntime golden
+    stores them). None where neither tells the edges (an op earlier in graph order need not
+    feed a target)."""
+    feeds: Optional[Dict[str, List[str]]] = None
+    types: Dict[str, str] = {}
+    if model is not None:
+        inputs, producers, _, types = _graph_edges(model)
+        if inputs:
+            feeds = {name: [producers[t][0] for t in tensors if t in producers]
+                     for name, tensors in inputs.items()}
+    if feeds is None:  # a golden that stores an operand made by an op as that op's output file
+        made_by = _producers_by_file(golden)
+        files = {op.name: [made_by[t.source][0] for t in op.inputs if t.source in made_by]
+                 for op in golden.ops}
+        feeds = files if any(files.values()) else None  # (inputs as files of their own: unknown)
+    if feeds is None:
+        return None
+    wanted = [t for t in targets if t]
+    seen, todo = set(wanted), list(wanted)
+    while todo:
+        for producer in feeds.get(todo.pop(), ()):
+            if producer not in seen:
+                seen.add(producer)
+                todo.append(producer)
+    up = seen - set(wanted)
+    return {op.name: op.op_type or types.get(op.name, "") for op in golden.ops if op.name in up}
+
+
+#: how many ignored ops upstream of the failures have their golden operands looked at
+IGNORED_LIMIT = 8
+
+
+def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
+                          op_types: Optional[Mapping[str, str]] = None) -> RangeFindings:
+    """``golden_inputs_past_fp16`` of ``verdict``'s failing ops, then of the ops upstream of them
+    that its policy ignores (up to ``IGNORED_LIMIT``, among ``rows``, the compared rows):
+    ignored means not judged, not unseen, and an operand leaving the float16 range there moves
+    every failing op after it (``ignore=["norm"]`` hid norm's 1e9 variance, and the hint said
+    "no float16 overflow seen"). Their findings come after the failing ops', their ops in
+    ``.ignored``."""
+    failing = [f.row.golden_name for f in verdict.failures if f.row.golden_name]
+    found = golden_inputs_past_fp16(golden, failing, model=model, op_types=op_types)
+    hidden = _ignored_upstream(golden, verdict, rows, failing, model)
+    if hidden:
+        more = golden_inputs_past_fp16(golden, hidden, limit=IGNORED_LIMIT, model=model,
+                                       op_types=op_types)
+        found.checked += more.checked
+        for finding in more:
+            _add(found, finding)
+        found.ignored = tuple(dict.fromkeys(f.op for f in more if f.op in hidden))
+    return found
+
+
+def _ignored_upstream(golden: DumpSet, verdict, rows, failing: List[str], model) -> List[str]:
+    """Golden names of ``rows`` the verdict's policy ignores that feed a failing op (by the
+    graph's edges, ``ops_upstream``; where those are unknown, those before the last failing
+    row in graph order), in graph order."""
+    policy = verdict.policy
+    ignored = [r for r in rows if policy.is_ignored(r.names)]
+    if not ignored or not failing:
+        return []
+    up = ops_upstream(golden, failing, model=model)
+    if up is None:
+        last = max(f.row.order for f in verdict.failures)
+        ignored = [r for r in ignored if r.order < last]
+    names = [n for r in ignored for n in (r.golden_name, *r.original_names)
+             if n and n in golden and (up is None or n in up)]
+    return list(dict.fromkeys(names))

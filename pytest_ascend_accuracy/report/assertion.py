@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Mapping, Optional
 
 from ..compare.engine import DumpLike, as_dump, compare_dumps  # noqa: F401  (as_dump too)
-from ..compare.fp16_range import golden_inputs_past_fp16
+from ..compare.fp16_range import failing_ops_past_fp16
 from ..compare.result import CompareResult, Verdict
 from ..compare.thresholds import Policy, ThresholdLike
 from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE, default_threshold_for
@@ -67,8 +67,7 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[Thre
     verdict = result.judge(policy)
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:
-        ranges = () if hint is not None else golden_inputs_past_fp16(
-            golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name))
+        ranges = () if hint is not None else failing_ops_past_fp16(golden, verdict, result.rows)
         raise AccuracyFailure(failure_text(result, verdict, csv_path=written, hint=hint,
                                            range_inputs=ranges), result, verdict, written)
     return result

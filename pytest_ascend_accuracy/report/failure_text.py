@@ -200,6 +200,11 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
     reasons = []
     if range_inputs:
         found = "; ".join(printable(f.describe()) for f in range_inputs[:3])
+        hidden = [n for n in getattr(range_inputs, "ignored", ()) if n in names]
+        if hidden:  # ignored for the verdict: the user must read why the hint names them
+            found += (f"; {', '.join(printable(n) for n in hidden[:3])} "
+                      f"{'is' if len(hidden) == 1 else 'are'} ignored but feed"
+                      f"{'s' if len(hidden) == 1 else ''} the failing ops")
         reasons.append(f"golden operands leave the float16 range ({found})")
     if rows:
         reasons.append("values leave the float16 range (NaN/Inf in the actual output or |golden| "

@@ -3,8 +3,8 @@
 A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verbatim):
 
 - ``keep_dtype`` (values or golden operands leave the float16 range: past 65504, or flushed to 0,
-  ``compare.fp16_range``, which also names the op producing an operand that flushes): the ops to
-  keep in float32,
+  ``compare.fp16_range``, which also names the op producing an operand that flushes, and looks
+  at the operands of ignored ops upstream of the failures too): the ops to keep in float32,
   printed as the mode to paste into ``modes=[...]`` (``FUSION_OFF | keep_dtype([...])`` when the
   test ran ``fusion_off``) and as the YAML ``modes:`` entry; with the test's mode plus
   high precision as the alternative, except where one of the ops runs on the Cube unit
@@ -171,9 +171,9 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
              problem_advice: str = PROBLEM_ADVICE, model=None) -> Hint:
     """The one hint of a failed check (every rendering shows it): the AIPP pointer when
     ``actual`` has an AIPP op that fails first, else ``next_step`` with the golden operands of
-    the failing ops checked for float16 range (found through ``model``, the ONNX model the
-    golden ran, where the golden holds outputs only)."""
-    from ..compare.fp16_range import golden_inputs_past_fp16
+    the failing ops, and of the ignored ops upstream of them, checked for float16 range (found
+    through ``model``, the ONNX model the golden ran, where the golden holds outputs only)."""
+    from ..compare.fp16_range import ModelEdges, failing_ops_past_fp16
 
     if actual is not None and result is not None:
         aipp = aipp_first_op(actual, verdict, result)
@@ -181,7 +181,6 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
             return aipp
     rows = result.rows if result is not None else [f.row for f in verdict.failures]
     types = {r.golden_name: r.op_type for r in rows if r.golden_name and r.op_type}
-    ranges = golden_inputs_past_fp16(
-        golden, (f.row.golden_name for f in verdict.failures if f.row.golden_name), model=model,
-        op_types=types)
+    model = ModelEdges(model) if model is not None else None  # its graph read once
+    ranges = failing_ops_past_fp16(golden, verdict, rows, model=model, op_types=types)
     return next_step(verdict, ranges, mode, problem_advice=problem_advice)

@@ -1,0 +1,65 @@
+"""The library side of the trial's hint fixes (the plugin side is
+tests/plugin/test_hint_trial_fixes.py): ``assert_accuracy`` looks at the golden operands of
+ignored ops upstream of its failures (by graph order where the golden tells no edges), and
+``ops_upstream`` follows a graph's edges, never guessing them."""
+import numpy as np
+import onnx
+import pytest
+
+from pytest_ascend_accuracy.dump.loader import load_dump
+from pytest_ascend_accuracy.dump.model import DumpSet
+from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accuracy
+
+pytest.importorskip("onnxruntime")
+
+
+@pytest.fixture(scope="module")
+def overflow(tmp_path_factory):
+    """(model path, emulated default-mode dump, stored golden with its operators' inputs)."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.golden.stored import store_golden
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    tmp = tmp_path_factory.mktemp("overflow")
+    model = models.overflow()
+    path = tmp / "overflow.onnx"
+    onnx.save(model, str(path))
+    cache = Cache(tmp / "cache")
+    backend = EmulatorBackend(cache)
+    dump = backend.run(backend.convert(model), make_inputs(model), dump_dir=tmp / "dump")
+    golden = store_golden(tmp / "golden", golden_dump(model, make_inputs(model), cache=cache),
+                          store_inputs=True)
+    return path, str(dump.root), str(golden)
+
+
+def test_assert_accuracy_names_the_ignored_op_whose_operand_overflows(overflow):
+    _, actual, golden = overflow
+    with pytest.raises(AccuracyFailure) as exc:
+        assert_accuracy(actual, golden, 0.95, ignore=["norm", "to_flat"])
+    hint = str(exc.value).splitlines()[-1]
+    assert "no float16 overflow seen" not in hint
+    assert hint.startswith("next step: golden operands leave the float16 range (norm input:4 "
+                           "reaches |1e+09|; norm is ignored but feeds the failing ops)"), hint
+    assert "keep_dtype(['norm'])" in hint
+
+
+def test_ops_upstream_follows_edges_from_the_model_or_the_golden_files(overflow, tmp_path):
+    from pytest_ascend_accuracy.compare.fp16_range import ops_upstream
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+    path, _, golden = overflow
+    model = onnx.load(str(path))
+    up = ["fc1/MatMul", "fc1/Add", "to_channels", "norm", "to_flat"]
+    cached = golden_dump(model, make_inputs(model), cache=Cache(tmp_path))  # operands: files
+    assert list(ops_upstream(cached, ["fc2/MatMul"])) == up  # of the outputs feeding them
+    assert list(ops_upstream(cached, ["norm"])) == up[:3]
+    # operands stored as files of their own, or outputs only: no edges, none guessed
+    assert ops_upstream(load_dump(golden), ["fc2_MatMul"]) is None
+    outputs_only = DumpSet.from_arrays({op.name: [np.zeros(2, np.float32)] for op in cached})
+    assert ops_upstream(outputs_only, ["fc2/MatMul"]) is None
+    assert list(ops_upstream(outputs_only, ["norm"], model=str(path))) == up[:3]
