@@ -15,7 +15,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
   the cause. When the first failure is integer values that differ (an ArgMax index, a Cast to
   int: compared exactly), the test's mode in high precision instead, which says whether
-  float16 rounding moved them.
+  float16 rounding moved them; where a Cube op computes them (high precision still feeds it
+  float16), the test's mode with the ops computing them kept in float32 (``--accuracy-diagnose``
+  where those are more than ``CHAIN_LIMIT`` or not known).
 - ``problem`` (nothing matched): how to make the dumps comparable (with ``problem_advice``,
   the caller's own spelling of the options that do it: ``load_dump(DIR, om_json=...)`` in a
   pytest test, ``--om-json`` / ``--mapping`` on the command line).
@@ -80,9 +82,10 @@ class Hint:
 
 
 def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
-              problem_advice: str = PROBLEM_ADVICE) -> Hint:
+              problem_advice: str = PROBLEM_ADVICE, upstream=None) -> Hint:
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
-    ``problem_advice``: how the caller's user makes two dumps comparable."""
+    ``problem_advice``: how the caller's user makes two dumps comparable; ``upstream``: an
+    ``Upstream``, what feeds a first failure of integer values (``integer_upstream``)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_text import high_precision_may_fix, keep_dtype_names, no_overflow_seen
 
@@ -121,7 +124,10 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                         ", or convert in high precision" if len(suggested) > 1 else ""))
     first = verdict.first  # the failure the verdict line names (a not-compared row may lead)
     metrics = first.row.metrics if first is not None else None
-    if metrics is not None and metrics.exact and metrics.unequal and not mode.is_high_precision:
+    flipped = metrics is not None and metrics.exact and metrics.unequal
+    if flipped and upstream is not None and upstream.cube:
+        return _cube_fed_integers(first, upstream, mode)
+    if flipped and not mode.is_high_precision:
         # an index, id or count that changed: float16 rounding of what it ranks or casts (two
         # scores a float16 makes equal, a value on a rounding edge) moves it; fusion is rarely
         # the cause, the precision is the first thing to rule out
@@ -137,6 +143,27 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     return Hint(MODES, seen,
                 tuple(compare), advice="compare with these modes to see whether a fusion pass or "
                                        "buffer reuse causes the first failure")
+
+
+def _cube_fed_integers(first, upstream: Upstream, mode) -> Hint:
+    """A flipped integer output a Cube op computes from: high precision still feeds that op
+    float16 (it failed as the default did, which read as "float16 rounding is not the cause"),
+    so the probe keeps the ops computing the output in float32, or, where they are many or not
+    known, ``--accuracy-diagnose`` searches for them."""
+    from ..core.modes import keep_dtype
+
+    cube = ", ".join(repr(n) for n in upstream.cube[:3]) + (
+        ", ..." if len(upstream.cube) > 3 else "")
+    many = len(upstream.cube) > 1
+    reason = (f"integer values differ at {first.row.label} (an index, id or count computed "
+              f"from float16-rounded values); the Cube op{'s' if many else ''} computing them "
+              f"({cube}) take{'' if many else 's'} float16 inputs even in high precision")
+    if not upstream.chain or len(upstream.chain) > CHAIN_LIMIT:
+        return Hint(MODES, reason, advice=DIAGNOSE_ADVICE)
+    return Hint(MODES, reason, (mode | keep_dtype(list(upstream.chain)),),
+                advice="keep the ops computing them in float32 to see whether float16 rounding "
+                       "moves them (passes: it does, and --accuracy-diagnose names a smaller "
+                       "set; still fails: float16 rounding is not the cause)")
 
 
 def _cube_in(range_inputs: Sequence) -> bool:
@@ -183,4 +210,44 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
     types = {r.golden_name: r.op_type for r in rows if r.golden_name and r.op_type}
     model = ModelEdges(model) if model is not None else None  # its graph read once
     ranges = failing_ops_past_fp16(golden, verdict, rows, model=model, op_types=types)
-    return next_step(verdict, ranges, mode, problem_advice=problem_advice)
+    return next_step(verdict, ranges, mode, problem_advice=problem_advice,
+                     upstream=integer_upstream(verdict, golden, rows, model))
+
+
+#: the most ops a hint lists to keep in float32 ahead of a flipped integer; more: diagnose
+CHAIN_LIMIT = 8
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """What feeds a failing integer output: ``cube``, the Cube-unit ops among the ops computing
+    it (high precision still feeds them float16); ``chain``, those ops and the failing op by
+    their model names, in graph order, to keep in float32 (empty where the graph's edges are
+    not known)."""
+
+    cube: tuple = ()
+    chain: tuple = ()
+
+
+def integer_upstream(verdict, golden, rows, model=None) -> Optional[Upstream]:
+    """``Upstream`` of the first failure where it is integer values that differ (compared
+    exactly), else None. The ops feeding it come from the graph's edges
+    (``compare.fp16_range.ops_upstream``); where those are unknown, the rows before it in graph
+    order only say whether a Cube op may feed it."""
+    from ..compare.fp16_range import ops_upstream
+    from ..core.ascend_optypes import CUBE_TYPES, ascend_type
+
+    first = verdict.first
+    m = first.row.metrics if first is not None else None
+    if m is None or not (m.exact and m.unequal):
+        return None
+    own = tuple(first.row.original_names) or tuple(n for n in (first.row.golden_name,) if n)
+    up = ops_upstream(golden, own, model=model) if own else None
+    if up is None:
+        cube = [r.label for r in rows if r.order < first.row.order
+                and ascend_type(r.op_type) in CUBE_TYPES]
+        return Upstream(tuple(dict.fromkeys(cube)))
+    known = {n for r in rows for n in (r.golden_name, *r.original_names) if n}
+    chain = [n for n in up if n in known] + [n for n in own if n not in up]
+    return Upstream(tuple(n for n, t in up.items() if ascend_type(t) in CUBE_TYPES),
+                    tuple(dict.fromkeys(chain)))

@@ -2,7 +2,13 @@
 
 - ``ignore=["norm", "to_flat"]`` hid norm's 1e9 variance: the hint said "no float16 overflow
   seen" and offered fusion and buffer modes; ignored ops upstream of the failure are looked at;
+- a flipped ArgMax after a MatMul got high precision as its probe, which still feeds the MatMul
+  float16 (it failed as the default did): the hint keeps the ops computing it in float32;
 """
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
 from test_hints_contract import parse_hint
 
 TEST = '''
@@ -45,3 +51,34 @@ def test_an_ignored_op_upstream_of_the_failure_is_looked_at_for_float16_range(
     exprs, _, imports = parse_hint(text)
     assert exprs[0] == "keep_dtype(['norm'])"
     _pasted(pytester, exprs, imports, marker, "overflow").assert_outcomes(passed=len(exprs))
+
+
+def _argmax_model(directory):
+    """MatMul by the identity, Add of 1000 + i * 1e-4 (float16 makes the scores equal), ArgMax."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["l"], name="logits"),
+             helper.make_node("Add", ["l", "off"], ["l2"], name="offset"),
+             helper.make_node("ArgMax", ["l2"], ["y"], name="pick", axis=1, keepdims=0)]
+    inits = [numpy_helper.from_array(np.eye(16, dtype=np.float32), "w"),
+             numpy_helper.from_array((1000 + np.arange(16) * 1e-4).astype(np.float32), "off")]
+    graph = helper.make_graph(nodes, "argmax", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [4, 16])], [helper.make_tensor_value_info(
+            "y", TensorProto.INT64, [4])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(directory / "argmax.onnx"))
+
+
+def test_a_flipped_index_a_matmul_computes_gets_a_probe_that_passes_pasted(pytester):
+    _argmax_model(pytester.mkdir("models"))
+    pytester.makepyfile(test_model=_test('threshold=0.95, modes=["default", HIGH_PRECISION]',
+                                         "argmax", "accuracy, HIGH_PRECISION"))
+    failed = pytester.runpytest("-p", "no:cacheprovider")
+    failed.assert_outcomes(failed=2)  # high precision fails as the default does
+    for block in failed.stdout.str().split("next step: ")[1:]:
+        block = "next step: " + block
+        assert block.startswith("next step: integer values differ at pick"), block
+        assert "takes float16 inputs even in high precision" in block.splitlines()[0]
+        exprs, _, imports = parse_hint(block)
+        assert exprs and all("keep_dtype(['logits', 'offset', 'pick'])" in e for e in exprs)
+        assert exprs != ["HIGH_PRECISION"]
+        _pasted(pytester, exprs, imports, "threshold=0.95", "argmax").assert_outcomes(passed=1)
