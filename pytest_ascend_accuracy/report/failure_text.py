@@ -68,7 +68,7 @@ def short_reason(f: Failure) -> str:
     return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {threshold_text(thr.value)}"
 
 
-def _metric_line(f: Failure) -> str:
+def _metric_line(f: Failure, policy=None, cli: bool = False) -> str:
     thr = f.threshold
     if f.would_pass is None:
         if thr.passed(f.value):  # the value meets its threshold: something else failed it
@@ -77,11 +77,42 @@ def _metric_line(f: Failure) -> str:
             return f"{_num(f.value)} (meets {threshold_text(thr.value)}; {what})"
         return f"{_num(f.value)} (threshold {threshold_text(thr.value)}; no threshold passes it)"
     sign = "<" if thr.higher_is_better else ">"
-    return (f"{beside(f.value, thr.value)} {sign} {threshold_text(thr.value)} (threshold that "
-            f"would pass: {_num(f.would_pass)})")
+    shown = f"{beside(f.value, thr.value)} {sign} {threshold_text(thr.value)}"
+    guard = _scale_guard_too(f, policy, cli)
+    if guard:
+        return f"{shown} ({guard})"
+    return f"{shown} (threshold that would pass: {_num(f.would_pass)})"
 
 
-def _first_block(f: Failure) -> List[str]:
+def _scale_guard_too(f: Failure, policy, cli: bool) -> str:
+    """Where lowering the default threshold to ``f.would_pass`` leaves ``f``'s row failing the
+    scale guard (judged only under the default threshold), what passes it: the threshold with
+    a wider ``scale_tolerance``, or None; else "". (The threshold alone, pasted, still failed.)"""
+    m = f.row.metrics
+    if (policy is None or f.threshold is not policy.default or m is None or m.golden_zero
+            or not policy.off_scale(m.norm_ratio)):
+        return ""
+    r = m.norm_ratio
+    t = policy.scale_tolerance
+    need = max(r, 1.0 / r) if 0.0 < r < math.inf else math.inf
+    wider = ""
+    if math.isfinite(need):
+        wide = math.ceil(need * 100) / 100
+        while not 1.0 / wide <= r <= wide:  # rounding up to 2 decimals may fall short
+            wide = round(wide + 0.01, 2)
+        wider = (f"--scale-tolerance {wide:g} (or none)" if cli
+                 else f"scale_tolerance={wide:g} (or None)")
+    elif cli:
+        wider = "--scale-tolerance none"
+    else:
+        wider = "scale_tolerance=None"
+    lowered = (f"--threshold {_num(f.would_pass)}" if cli
+               else f"threshold={_num(f.would_pass)}")
+    return (f"no threshold alone passes it: the scale guard fails it too, L2 norm {r:.4g}x the "
+            f"golden's, outside {1 / t:.3g}-{t:g}x; {lowered} with {wider} would pass it")
+
+
+def _first_block(f: Failure, policy=None, cli: bool = False) -> List[str]:
     row = f.row
     m = row.metrics
     shape = _shape(row.shape)
@@ -99,7 +130,7 @@ def _first_block(f: Failure) -> List[str]:
         ("op type", printable(row.op_type) or "-"),
         ("dtypes", _dtypes(row)),
         ("shape", shape),
-        (f.threshold.metric, _metric_line(f)),
+        (f.threshold.metric, _metric_line(f, policy, cli)),
     ]
     if f.threshold.metric != "cosine" and m is not None:
         fields.append(("cosine", _num(m.cosine)))
@@ -398,7 +429,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         head = head.replace(IGNORE_NOTE, IGNORE_NOTE_CLI)
     lines = [head, ""]
     if verdict.first is not None:
-        lines += _first_block(verdict.first)
+        lines += _first_block(verdict.first, verdict.policy, cli)
         block = _worst_block(verdict, worst)
         if block:
             lines += [""] + block

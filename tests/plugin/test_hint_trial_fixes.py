@@ -4,7 +4,13 @@
   seen" and offered fusion and buffer modes; ignored ops upstream of the failure are looked at;
 - a flipped ArgMax after a MatMul got high precision as its probe, which still feeds the MatMul
   float16 (it failed as the default did): the hint keeps the ops computing it in float32;
+- the "threshold that would pass" of an op the scale guard also fails (the overflow model's
+  norm: cosine 0.396693, L2 norm 0.3998x) still failed pasted: the line now says the guard
+  fails it too and gives the threshold with the scale_tolerance that passes it (and judge
+  with the --scale-tolerance that does);
 """
+import re
+
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
@@ -82,3 +88,46 @@ def test_a_flipped_index_a_matmul_computes_gets_a_probe_that_passes_pasted(pytes
         assert exprs and all("keep_dtype(['logits', 'offset', 'pick'])" in e for e in exprs)
         assert exprs != ["HIGH_PRECISION"]
         _pasted(pytester, exprs, imports, "threshold=0.95", "argmax").assert_outcomes(passed=1)
+
+
+def _judged(pytester, capsys, *options):
+    """The lines ``ascend-accuracy judge`` prints for the plugin's compare.json of the overflow
+    model at 0.95 (the pytest run's hint named norm's 1e9 operand)."""
+    from pytest_ascend_accuracy.cli import app as cli
+
+    saved = next((pytester.path / "rep").rglob("compare.json"), None)
+    if saved is None:
+        pytester.makepyfile(test_model=_test("threshold=0.95"))
+        run = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep")
+        run.assert_outcomes(failed=1)
+        assert "golden operands leave the float16 range (norm input:4" in run.stdout.str()
+        saved = next((pytester.path / "rep").rglob("compare.json"))
+    capsys.readouterr()
+    cli.main(["judge", str(saved), *options])
+    return capsys.readouterr().out.splitlines()
+
+
+def test_a_threshold_the_scale_guard_also_fails_says_so_and_what_passes_it(pytester, models_dir):
+    pytester.makepyfile(test_model=_test("threshold=0.95"))
+    failed = pytester.runpytest("-p", "no:cacheprovider")
+    failed.assert_outcomes(failed=1)
+    line = next(x for x in failed.outlines if x.strip().startswith("cosine "))
+    assert "threshold that would pass" not in line, line
+    assert "the scale guard fails it too" in line, line
+    pasted = re.search(r"(threshold=[0-9.]+) with (scale_tolerance=[0-9.]+) \(or None\)", line)
+    assert pasted, line
+    for marker in (f"{pasted[1]}, {pasted[2]}", f"{pasted[1]}, scale_tolerance=None"):
+        pytester.makepyfile(test_model=_test(marker))
+        again = pytester.runpytest("-p", "no:cacheprovider")
+        # norm (and to_flat, its reshape) pass; fc2/MatMul is below that threshold still
+        again.stdout.fnmatch_lines(["*first failure in graph order: fc2/MatMul (#4)*"])
+        assert "first failure in graph order: norm" not in again.stdout.str()
+
+
+def test_judge_spells_the_scale_guards_way_out_as_its_options(pytester, models_dir, capsys):
+    line = next(x for x in _judged(pytester, capsys) if x.strip().startswith("cosine "))
+    pasted = re.search(r"(--threshold [0-9.]+) with (--scale-tolerance [0-9.]+) \(or none\)",
+                       line)
+    assert pasted, line
+    out = _judged(pytester, capsys, *pasted[1].split(), *pasted[2].split())
+    assert "first failure in graph order: fc2/MatMul (#4)" in out[0]  # norm passes
