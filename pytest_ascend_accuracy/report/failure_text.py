@@ -379,14 +379,21 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                     f"precision still feeds Cube ops float16) {where}")
         return (f"{reason}: convert in mode HIGH_PRECISION, or keep these ops in float32 in mode "
                 f"{kept} {where}")
-    if cli:
-        return (f"{no_overflow_seen(range_inputs)}: {_cli_diagnose(verdict)} walks the "
+    if cli:  # a plain sequence, not golden_inputs_past_fp16's findings: nothing was looked at
+        seen = (no_overflow_seen(range_inputs) if hasattr(range_inputs, "checked")
+                else SAVED_NOT_CHECKED)  # (judge: a saved result holds no golden tensor)
+        return (f"{seen}: {_cli_diagnose(verdict)} walks the "
                 "debugging flow on the ONNX model the dump ran (high precision, ops kept in "
                 "float32, buffer reuse off, fusion off) and names the mode that restores "
                 "accuracy, if one does")
     return (f"{no_overflow_seen(range_inputs)}: compare with mode=\"fusion_off\" and "
             "mode=\"buffer_off\" to see whether a fusion pass or buffer reuse causes the first "
             "failure")
+
+
+#: ``judge``'s reason: it reads a saved result, whose golden operands no one looked at
+SAVED_NOT_CHECKED = ("no float16 overflow in the failing values; their golden operands were not "
+                     "checked (a saved result holds no golden tensors)")
 
 
 def no_overflow_seen(range_inputs: Sequence = ()) -> str:

@@ -8,6 +8,8 @@
   norm: cosine 0.396693, L2 norm 0.3998x) still failed pasted: the line now says the guard
   fails it too and gives the threshold with the scale_tolerance that passes it (and judge
   with the --scale-tolerance that does);
+- ``ascend-accuracy judge`` of the plugin's compare.json said "no float16 overflow seen"
+  where it read no golden tensor at all.
 """
 import re
 
@@ -131,3 +133,12 @@ def test_judge_spells_the_scale_guards_way_out_as_its_options(pytester, models_d
     assert pasted, line
     out = _judged(pytester, capsys, *pasted[1].split(), *pasted[2].split())
     assert "first failure in graph order: fc2/MatMul (#4)" in out[0]  # norm passes
+
+
+def test_judge_of_a_saved_result_says_the_golden_operands_were_not_checked(pytester, models_dir,
+                                                                           capsys):
+    hint = next(x for x in _judged(pytester, capsys) if x.startswith("next step: "))
+    assert "no float16 overflow seen" not in hint
+    assert hint.startswith("next step: no float16 overflow in the failing values; their golden "
+                           "operands were not checked (a saved result holds no golden "
+                           "tensors): ascend-accuracy diagnose MODEL.onnx"), hint
