@@ -87,8 +87,9 @@ class Verdict:
     @property
     def passing_threshold(self) -> Optional[float]:
         """The loosest value of the default threshold under which every failure judged by it
-        would pass; None when a failure no threshold can fix (NaN/Inf, not compared) or one
-        under a per-op threshold exists."""
+        would pass; None when a failure no threshold can fix (NaN/Inf, not compared, or off
+        the scale guard, which would fail it at any threshold) or one under a per-op threshold
+        exists."""
         if self.problem:
             return None
         if not self.failures:
@@ -96,6 +97,9 @@ class Verdict:
         values = []
         for f in self.failures:
             if not f.fixable or f.threshold != self.policy.default:
+                return None
+            m = f.row.metrics
+            if m is not None and self.policy.off_scale(m.norm_ratio) and not m.golden_zero:
                 return None
             values.append(f.would_pass)
         return min(values) if self.policy.default.higher_is_better else max(values)

@@ -108,8 +108,8 @@ def _scale_guard_too(f: Failure, policy, cli: bool) -> str:
         wider = "scale_tolerance=None"
     lowered = (f"--threshold {_num(f.would_pass)}" if cli
                else f"threshold={_num(f.would_pass)}")
-    return (f"no threshold alone passes it: the scale guard fails it too, L2 norm {r:.4g}x the "
-            f"golden's, outside {1 / t:.3g}-{t:g}x; {lowered} with {wider} would pass it")
+    return (f"the scale guard fails it too: L2 norm {r:.4g}x the golden's, outside "
+            f"{1 / t:.3g}-{t:g}x; {lowered} with {wider} would pass it")
 
 
 def _first_block(f: Failure, policy=None, cli: bool = False) -> List[str]:

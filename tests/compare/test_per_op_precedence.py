@@ -26,3 +26,28 @@ def test_the_first_listed_glob_wins_also_through_the_marker():
     assert policy.threshold_for(("relu", "relu", "relu:output:0")).value == 0.5
     merged = spec.merged(per_op={"*": 0.4, "fc": 0.1})
     assert merged.per_op == (("*conv*", 0.9), ("*", 0.4), ("fc", 0.1))
+
+
+def test_no_passing_threshold_where_the_scale_guard_fails_the_op_too():
+    """compare.json's ``passing_threshold`` is a promise: judged at it, the check passes. An op
+    3x too small with cosine 0.4 fails the scale guard at any threshold (a docs trial pasted
+    the figure and still failed)."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.dump.model import DumpSet, OpRecord, TensorRef
+
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal(64).astype(np.float32)
+    a = (0.6 * g + rng.standard_normal(64).astype(np.float32)) / 3
+
+    def dump(v):
+        return DumpSet([OpRecord(name="norm", op_type="BatchNormalization", order=0,
+                                 outputs=(TensorRef.from_array(v),))])
+
+    result = compare_dumps(dump(a), dump(g))
+    guarded = result.judge(0.95, scale_tolerance=2)
+    assert guarded.passing_threshold is None
+    assert not result.judge(guarded.failures[0].would_pass, scale_tolerance=2).passed
+    loose = result.judge(0.95)  # without the guard the figure is a promise kept
+    assert result.judge(loose.passing_threshold).passed
