@@ -257,18 +257,19 @@ def _convert(key: str, tok: _Tok, path: str):
     kind = KEY_KINDS[key]
     s = tok.text
     where = f"{path}:{tok.line}"
-    if kind == "bool":
-        low = s.lower()
-        if low in ("true", "t", "1"):
+    if kind == "bool":  # exactly what protobuf's TextFormat parser takes for a bool
+        if s in ("true", "True", "t", "1"):
             return True
-        if low in ("false", "f", "0"):
+        if s in ("false", "False", "f", "0"):
             return False
-        raise ConfigError(where, f"{key}: expected true or false, found {s!r}")
+        raise ConfigError(where, f"{key}: expected true or false (protobuf text format takes "
+                                 f"true, True, t, 1 or false, False, f, 0), found {s!r}")
     if kind == "int":
         try:
             return int(s, 0) if not re.fullmatch(r"[+-]?0\d+", s) else int(s, 10)
         except ValueError:
-            raise ConfigError(where, f"{key}: expected an integer, found {s!r}") from None
+            raise ConfigError(where, f"{key}: expected an integer, found {s!r}"
+                                     f"{_split_mean_hint(key, s)}") from None
     if kind == "float":
         try:
             value = float(s)
@@ -279,11 +280,31 @@ def _convert(key: str, tok: _Tok, path: str):
         return value
     if kind.startswith("enum:"):
         choices = ENUMS[kind[5:]]
-        if s not in choices:
-            raise ConfigError(where, f"{key}: {s!r} is not one of {', '.join(choices)}"
-                                     f"{_closest(s, choices)}")
-        return s
+        if s in choices:
+            return s
+        if tok.kind == "word" and re.fullmatch(r"\d+", s) and 1 <= int(s) <= len(choices):
+            return choices[int(s) - 1]  # TextFormat takes an enum's number too (proto order)
+        numbered = ", ".join(f"{name} ({n})" for n, name in enumerate(choices, 1))
+        same = [c for c in choices if c.lower() == s.lower()]  # enum names are case-sensitive
+        hint = f" (did you mean {same[0]}?)" if same else _closest(s, choices)
+        raise ConfigError(where, f"{key}: {s!r} is not one of {numbered}{hint}")
     return s
+
+
+def _split_mean_hint(key: str, s: str) -> str:
+    """For a fractional ``mean_chn``: how the device's registers hold that offset."""
+    if not key.startswith("mean_chn_"):
+        return ""
+    try:
+        value = float(s)
+    except ValueError:
+        return ""
+    if value != value or abs(value) == float("inf"):
+        return ""
+    whole = int(value)  # toward zero: the rest keeps the sign of the value
+    return (f" (mean_chn is the device's int16 register; the fraction goes in min_chn, which "
+            f"is subtracted too: put {whole} in {key} and {format_value(round(value - whole, 6))} "
+            f"in min_chn_{key[-1]})")
 
 
 def _validate(op: AippOp) -> None:

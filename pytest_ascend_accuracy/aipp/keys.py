@@ -58,6 +58,9 @@ for _i in range(4):
     KEY_KINDS[f"min_chn_{_i}"] = "float"
     KEY_KINDS[f"var_reci_chn_{_i}"] = "float"
 
+#: enum names in the proto's number order from 1 (``insert_op.proto``: ``AippMode`` static = 1,
+#: dynamic = 2; ``InputFormat`` YUV420SP_U8 = 1 ... RGB24_IR = 20; 0 is ``undefined``), so a
+#: file may give the number, as protobuf's TextFormat parser allows
 ENUMS: Dict[str, Tuple[str, ...]] = {
     "aipp_mode": ("static", "dynamic"),
     "input_format": ("YUV420SP_U8", "XRGB8888_U8", "RGB888_U8", "YUV400_U8", "NC1HWC0DI_FP16",

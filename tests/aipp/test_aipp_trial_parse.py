@@ -1,0 +1,65 @@
+"""Parser items of the AIPP user trial: the file's syntax is protobuf text format, as ATC reads it.
+
+- a bool takes exactly TextFormat's spellings (``true``/``True``/``t``/``1``, ``false``/
+  ``False``/``f``/``0``): ``crop: TRUE`` was accepted though ATC refuses it;
+- an enum may be given by its number in ``insert_op.proto`` (``aipp_mode: 1``,
+  ``input_format: 3``), which TextFormat accepts; a wrong name lists the names with numbers;
+- a fractional ``mean_chn`` says how to split it into ``mean_chn`` and ``min_chn``.
+"""
+import pytest
+
+from pytest_ascend_accuracy.aipp import parse_aipp_config
+from pytest_ascend_accuracy.errors import ConfigError
+
+HEAD = "aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n"
+
+
+@pytest.mark.parametrize("word", ["TRUE", "FALSE", "T", "F", "tRue", "yes"])
+def test_bool_spellings_textformat_refuses_are_refused(word):
+    with pytest.raises(ConfigError) as e:
+        parse_aipp_config(HEAD + f" crop: {word}\n}}\n", "a.cfg")
+    assert str(e.value).startswith("a.cfg:4: crop:")
+    assert "true, True, t, 1" in str(e.value)
+
+
+@pytest.mark.parametrize("word, value", [("true", True), ("True", True), ("t", True), ("1", True),
+                                         ("false", False), ("False", False), ("f", False),
+                                         ("0", False)])
+def test_bool_spellings_textformat_takes(word, value):
+    cfg = parse_aipp_config(HEAD + f" padding: {word}\n}}\n", "a.cfg")
+    assert cfg.ops[0].values["padding"] is value
+
+
+def test_enum_numbers_are_the_proto_numbers():
+    cfg = parse_aipp_config("aipp_op {\n aipp_mode: 1\n input_format: 3\n}\n", "a.cfg")
+    assert cfg.ops[0].values["aipp_mode"] == "static"
+    assert cfg.ops[0].input_format == "RGB888_U8"
+    for number, name in ((1, "YUV420SP_U8"), (2, "XRGB8888_U8"), (4, "YUV400_U8")):
+        text = f"aipp_op {{\n aipp_mode: static\n input_format: {number}\n}}\n"
+        assert parse_aipp_config(text, "a.cfg").ops[0].input_format == name
+    with pytest.raises(ConfigError, match="dynamic AIPP is not supported"):
+        parse_aipp_config("aipp_op {\n aipp_mode: 2\n input_format: 3\n}\n", "a.cfg")
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("aipp_op {\n aipp_mode: 0\n input_format: 3\n}\n", "static (1), dynamic (2)"),
+    ("aipp_op {\n aipp_mode: static\n input_format: 21\n}\n", "RGB888_U8 (3)"),
+    ("aipp_op {\n aipp_mode: static\n input_format: rgb888_u8\n}\n", "did you mean RGB888_U8?"),
+])
+def test_enum_errors_name_the_names_and_numbers(text, shown):
+    with pytest.raises(ConfigError) as e:
+        parse_aipp_config(text, "a.cfg")
+    assert shown in str(e.value)
+
+
+def test_fractional_mean_says_how_to_split_it():
+    with pytest.raises(ConfigError) as e:
+        parse_aipp_config(HEAD + " mean_chn_0: 123.675\n}\n", "a.cfg")
+    assert "a.cfg:4: mean_chn_0: expected an integer, found '123.675'" in str(e.value)
+    assert "put 123 in mean_chn_0 and 0.675 in min_chn_0" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        parse_aipp_config(HEAD + " mean_chn_2: -5.5\n}\n", "a.cfg")
+    assert "put -5 in mean_chn_2 and -0.5 in min_chn_2" in str(e.value)
+    with pytest.raises(ConfigError) as e:  # not a number at all: no split to suggest
+        parse_aipp_config(HEAD + " mean_chn_0: abc\n}\n", "a.cfg")
+    assert "min_chn" not in str(e.value)
