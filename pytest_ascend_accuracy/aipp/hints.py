@@ -51,6 +51,14 @@ def _csc_why(changes: Dict[str, object]) -> str:
     return "the reference's colour conversion differs"
 
 
+def _file_channels(op: AippOp, kind: str, c: int):
+    """The other channels whose ``kind`` (``mean_chn``, ...) the file sets itself: only those of
+    the format's output (one for YUV400_U8, else three) count, and a left-out key's default
+    (mean 0, var_reci 1) is not 'a value of channel N of the file'."""
+    channels = 1 if op.input_format == "YUV400_U8" else 3
+    return [o for o in range(channels) if o != c and f"{kind}_{o}" in op.values]
+
+
 def _var_why(op: AippOp, key: str, old: float, new: float) -> str:
     c = int(key[-1])
     if new and _close(old * new, 1.0):
@@ -59,8 +67,8 @@ def _var_why(op: AippOp, key: str, old: float, new: float) -> str:
         return f"{old:g} is 1/std^2 (the 'reciprocal of the variance' read literally); the multiplier is 1/std"
     if new and _close(old, new * 255) or _close(old * 255, new):
         return "a /255 scaling is missing or applied twice"
-    for other in range(4):
-        if other != c and _close(float(op.get(f"var_reci_chn_{other}")), new, 1e-3):
+    for other in _file_channels(op, "var_reci_chn", c):
+        if _close(float(op.get(f"var_reci_chn_{other}")), new, 1e-3):
             return f"the value belongs to channel {other} of the file: channel order mix-up"
     return f"the reference scales channel {c} by {new:g}"
 
@@ -76,8 +84,11 @@ def _offset_why(op: AippOp, key: str, old, new, changes: Dict[str, object]) -> s
     if not total_old:
         return (f"the reference subtracts {total_new:g} from channel {c}; the file subtracts "
                 f"nothing there (mean zeroed?)")
-    for other in range(4):
-        if other != c and _close(float(op.get(f"{kind}_{other}")), float(new), 0.005):
+    if not total_new:
+        return (f"the reference subtracts no mean from channel {c}; the file subtracts "
+                f"{total_old:g} there")
+    for other in _file_channels(op, kind, c):
+        if _close(float(op.get(f"{kind}_{other}")), float(new), 0.005):
             return f"the value belongs to channel {other} of the file: channel order mix-up (RGB vs BGR means)"
     if _close(float(old) * 255, float(new), 0.02):
         return "the mean was written on the 0..1 scale; AIPP subtracts it from 0..255 pixels"
