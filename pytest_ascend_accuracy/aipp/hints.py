@@ -36,9 +36,20 @@ def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why:
                  for side in sides]
         return "the reference's border is " + ", ".join(f"{n} {side}"
                                                         for n, side in zip(sizes, sides))
+    if key == "padding_value":
+        return _padding_value_why(op, float(old), float(new))
     if key.startswith("crop"):
         return size_why or "the reference is cropped"
     return "the reference pre-processing needs it"
+
+
+def _padding_value_why(op: AippOp, old: float, new: float) -> str:
+    """AIPP pads after normalisation: a pixel-unit value goes through mean, min and var_reci."""
+    c0 = (old - float(op.get("mean_chn_0")) - float(op.get("min_chn_0"))) * float(op.get("var_reci_chn_0"))
+    if old != new and _close(c0, new, 0.005):
+        return (f"AIPP pads after normalisation: {old:g} is the pixel value, the output holds "
+                f"({old:g} - mean_chn - min_chn) * var_reci_chn = {new:g}")
+    return f"the reference's border holds {new:g} (AIPP pads after normalisation, in output units)"
 
 
 def _csc_why(changes: Dict[str, object]) -> str:

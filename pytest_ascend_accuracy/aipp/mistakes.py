@@ -8,8 +8,9 @@ The search covers the classic mistakes of an ``insert_op_conf`` file written by 
   R, G, B or B, G, R order (:data:`.keys.YUV2RGB_STANDARDS`);
 - the crop window: its size from the reference's shape, its offset located by correlating the
   reference with every window of the (swap- and CSC-converted) image;
-- the padding split: the sizes read off the references' constant borders, when they keep the
-  file's totals;
+- the padding split and value: the sizes read off the references' constant borders, when they
+  keep the file's totals, and ``padding_value`` as the border holds it (output units: AIPP pads
+  after normalisation);
 - the normalisation, solved rather than guessed: for each channel the reference is a linear
   function of the pixels the normaliser receives, ``ref = a * pixel + b``, fitted by least
   squares over all images; then ``var_reci_chn = a`` and ``mean_chn + min_chn = -b / a``.
@@ -272,8 +273,10 @@ def _normalisation_changes(op: AippOp, params) -> Dict[str, object]:
 
 
 def _padding_changes(op: AippOp, refs) -> Dict[str, object]:
-    """Padding sizes read off the references' constant borders, when they keep the file's
-    totals (the output size) but split them differently; {} otherwise."""
+    """Padding sizes and value read off the references' constant borders: the sizes when they
+    keep the file's totals (the output size) but split them differently, ``padding_value``
+    when the border holds another value (padding comes after normalisation, so the value is
+    in output units: a letterbox gray of 114 then /255 is 0.447059, not 114); {} otherwise."""
     if not op.get("padding"):
         return {}
     sides = ("top_padding_size", "bottom_padding_size", "left_padding_size", "right_padding_size")
@@ -282,7 +285,27 @@ def _padding_changes(op: AippOp, refs) -> Dict[str, object]:
     old = [int(op.get(k)) for k in sides]
     if found[0] + found[1] != old[0] + old[1] or found[2] + found[3] != old[2] + old[3]:
         return {}
-    return {k: v for k, v, o in zip(sides, found, old) if v != o}
+    changes: Dict[str, object] = {k: v for k, v, o in zip(sides, found, old) if v != o}
+    value = _border_value(refs, found)
+    if value is not None and np.float16(value) != np.float16(op.get("padding_value")):
+        changes["padding_value"] = float(f"{value:.6g}")
+    return changes
+
+
+def _border_value(refs, sizes) -> Optional[float]:
+    """The one value of every reference's border (``sizes``: top, bottom, left, right), None
+    without a border or when the references' borders differ."""
+    top, bottom, left, right = sizes
+    values = set()
+    for ref in refs:
+        h, w = ref.shape[1:]
+        mask = np.zeros((h, w), dtype=bool)
+        mask[:top], mask[h - bottom:], mask[:, :left], mask[:, w - right:] = True, True, True, True
+        border = ref[:, mask]
+        if border.size == 0 or float(np.max(border)) != float(np.min(border)):
+            return None
+        values.add(float(border.flat[0]))
+    return values.pop() if len(values) == 1 else None
 
 
 def _constant_run(ref: np.ndarray, axis: int, reverse: bool) -> int:
