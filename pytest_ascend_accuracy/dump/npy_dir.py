@@ -182,7 +182,9 @@ def has_npy_dump(directory) -> bool:
 
 def read_npy_dir(directory) -> DumpSet:
     """An npy dump directory as a ``DumpSet`` in timestamp (graph) order. When one tensor slot has
-    several files (repeated dumps), the latest timestamp wins and ``meta['repeated']`` says so."""
+    several files (repeated dumps), the latest timestamp wins and ``meta['repeated']`` says so
+    (``meta['repeated_files']``: {op: the stored names of its repeated slots' files, in
+    timestamp order})."""
     directory = Path(directory)
     kind, files, skipped = list_npy_files(directory)
     return dumpset_of_files(directory, kind, files, skipped,
@@ -201,10 +203,14 @@ def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
     first_ts: Dict[str, int] = {}
     types: Dict[str, str] = {}
     repeated: Dict[str, int] = {}
+    repeated_files: Dict[str, Dict[str, None]] = {}  # op -> its repeated slots' files, in order
     for f in sorted(files, key=lambda f: (f.timestamp, f.name)):
         op = slots.setdefault(f.op, {})
         if (f.kind, f.index) in op:
             repeated[f.op] = repeated.get(f.op, 1) + 1
+            seen = repeated_files.setdefault(f.op, {})
+            seen[op[(f.kind, f.index)].name] = None
+            seen[f.name] = None
         op[(f.kind, f.index)] = f
         first_ts.setdefault(f.op, f.timestamp)
         types.setdefault(f.op, f.op_type)
@@ -224,6 +230,9 @@ def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
     meta = {"naming": kind}
     if repeated:
         meta["repeated"] = repeated
+        # a golden of msit's naming writes ops whose names sanitise alike under one name:
+        # ``compare.matching`` names these files when it cannot tell whose each is
+        meta["repeated_files"] = {op: list(names) for op, names in repeated_files.items()}
     if skipped:
         meta["skipped_files"] = skipped
     return DumpSet(ops, kind="npy", root=str(directory), meta=meta)
