@@ -227,13 +227,14 @@ PROBLEM_ADVICE = ("read the device dump with load_dump(DIR, om_json=\"model.json
 def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid: str,
               model: str, mode: str, record_property: Optional[Callable] = None,
               hint: Optional[str] = None, hint_mode=None, source_model=None,
-              defer_passed: bool = False) -> CheckOutcome:
+              defer_passed: bool = False, one_of_several: bool = False) -> CheckOutcome:
     """Compare, judge, record, write reports; re-raise ``AccuracyFailure`` when it failed.
     ``hint_mode`` (the ``Mode`` the test converted with) makes the hint paste-able into the
     test's ``modes=[...]``; every rendering (terminal, HTML, JUnit) gets the same hint.
     ``defer_passed``: a passing check records no JUnit property and writes no report file:
     its caller judges a baseline first and calls ``publish`` with that outcome (the reports
-    said PASSED of a test its baseline failed)."""
+    said PASSED of a test its baseline failed). ``one_of_several``: the test converts other
+    models too, so a hint's modes are given for this model's ``ascend_model`` call alone."""
     __tracebackhide__ = True
     from ..compare.thresholds import Policy
     from ..report.assertion import AccuracyFailure, as_dump, assert_accuracy
@@ -269,6 +270,10 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         shown_hint = hint if hint is not None else hint_for(
             verdict, golden, hint_mode, actual=actual, result=result,
             problem_advice=PROBLEM_ADVICE, model=source_model)
+        if one_of_several and not isinstance(shown_hint, str) and shown_hint.modes:
+            from dataclasses import replace
+
+            shown_hint = replace(shown_hint, model=model)
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
         failure.args = (failure_text(result, verdict, csv_path=shown_csv, hint=shown_hint,
                                         report_how=PLUGIN_REPORT_HOW),)

@@ -31,10 +31,12 @@ def _source_model(handle):
 
 def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: str, mode: str,
             handle=None, inputs=None, record_property: Optional[Callable] = None,
-            amend: Optional[Callable] = None):
+            amend: Optional[Callable] = None, one_of_several: bool = False):
     """Run the check and its follow-ups; ``handle`` is the ``AscendModel`` that produced
     ``actual`` from ``inputs`` (None when the test compares dumps it did not produce);
-    ``amend(exc)`` may add lines to a failure before the diagnosis is appended."""
+    ``amend(exc)`` may add lines to a failure before the diagnosis is appended;
+    ``one_of_several``: the test converts other models too (fixes are given for this model's
+    ``ascend_model`` call, not the marker)."""
     __tracebackhide__ = True
     from ..report.assertion import AccuracyFailure
 
@@ -43,12 +45,15 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
                             record_property=record_property,
                             hint_mode=handle.mode if handle is not None else None,
                             source_model=_source_model(handle),
-                            defer_passed=spec.max_drop is not None)
+                            defer_passed=spec.max_drop is not None,
+                            one_of_several=one_of_several)
     except AccuracyFailure as exc:
         if amend is not None:
             amend(exc)
         if state.settings.diagnose:
-            exc.args = (f"{exc.args[0].rstrip()}\n{diagnosis_note(state, handle, inputs, spec, nodeid)}",)
+            note = diagnosis_note(state, handle, inputs, spec, nodeid,
+                                  model if one_of_several else "")
+            exc.args = (f"{exc.args[0].rstrip()}\n{note}",)
         raise
     if spec.max_drop is None:
         return outcome
@@ -181,8 +186,10 @@ def warn_at_test(warning: Warning, nodeid: str, rootdir) -> None:
     warnings.warn_explicit(warning, type(warning), shown, 1)
 
 
-def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str) -> str:
-    """The --accuracy-diagnose verdict for a failed check, or why there is none."""
+def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str,
+                   one_model: str = "") -> str:
+    """The --accuracy-diagnose verdict for a failed check, or why there is none; ``one_model``:
+    the failing model's name where the test converts others too (``diagnose_failure``)."""
     from ..errors import AscendAccuracyError
 
     if handle is None or inputs is None:
@@ -193,15 +200,17 @@ def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str) -> s
                 "with an AIPP file; check it with check_preprocessing(om, images, reference=fn) "
                 "or ascend-accuracy diagnose --aipp F --images DIR --reference MODULE:FN")
     try:
-        return diagnose_failure(state, handle, inputs, spec, nodeid=nodeid)
+        return diagnose_failure(state, handle, inputs, spec, nodeid=nodeid, one_model=one_model)
     except AscendAccuracyError as exc:
         return f"diagnosis (--accuracy-diagnose): could not run: {exc}"
 
 
-def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str) -> str:
+def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
+                     one_model: str = "") -> str:
     """Run the debugging flow from the failing test's own mode (``handle.mode``) on its own
     inputs; the lines to append to the failure. Fix files go to the test's report directory
-    (or the cache)."""
+    (or the cache). ``one_model``: the fix is given for that model's ``ascend_model`` call."""
+    from ..report.hints import model_argument
     from ..triage.flow import PLUGIN_BUDGET_OPTION, diagnose
 
     root = state.settings.report_dir or (state.settings.cache_dir / "diagnoses")
@@ -219,9 +228,15 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str)
              f"{'s' if d.conversions != 1 else ''}, from mode {handle.mode.name}): {d.verdict}"]
     if d.fix_mode is not None and d.restored_by != "default":
         files = ", ".join(sorted(n for n in d.fix_files if not n.startswith("diagnosis")))
-        lines.append(f"  fix: modes=[{d.fix_mode.python_expr()}]  (YAML: modes: "
-                     f"[{d.fix_mode.yaml_form()}]; from pytest_ascend_accuracy import "
-                     f"{', '.join(d.fix_mode.python_imports())})")
+        imports = ", ".join(d.fix_mode.python_imports())
+        if one_model:  # the marker's modes=[...] would convert the test's other models too
+            lines.append(f"  fix: in the ascend_model call of {one_model} alone: "
+                         f"{model_argument(d.fix_mode)}  (from pytest_ascend_accuracy import "
+                         f"{imports})")
+        else:
+            lines.append(f"  fix: modes=[{d.fix_mode.python_expr()}]  (YAML: modes: "
+                         f"[{d.fix_mode.yaml_form()}]; from pytest_ascend_accuracy import "
+                         f"{imports})")
         lines.append(f"  fix files written to {shown}/ ({files})")
     lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
     return "\n".join(lines)

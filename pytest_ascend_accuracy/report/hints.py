@@ -56,14 +56,28 @@ class Hint:
     reason: str
     modes: tuple = ()  # Mode values, the suggested one first
     advice: str = ""
+    #: the failing model's name where its test converts other models too: the modes are then
+    #: given as the ``mode=`` argument of that model's ``ascend_model`` call, since the
+    #: marker's ``modes=[...]`` converts every model with them (keep_dtype names the other
+    #: models lack are refused)
+    model: str = ""
 
     def lines(self) -> List[str]:
-        """The ``next step:`` block: the reason, then each mode as Python and as YAML."""
+        """The ``next step:`` block: the reason, then each mode as Python and as YAML (or as
+        one model's ``ascend_model`` argument, ``model``)."""
         if not self.modes:
             return [f"next step: {self.reason}{': ' + self.advice if self.advice else ''}"]
-        out = [f"next step: {self.reason}; {self.advice}:"]
+        if self.model:
+            out = [f"next step: {self.reason}; {self.advice}, in the ascend_model call of "
+                   f"{self.model} alone (this test converts other models too, which the "
+                   "marker's modes=[...] would convert the same way):"]
+        else:
+            out = [f"next step: {self.reason}; {self.advice}:"]
         for k, mode in enumerate(self.modes):
             lead = "  " if k == 0 else "  or "
+            if self.model:
+                out.append(f"{lead}{model_argument(mode)}")
+                continue
             out.append(f"{lead}modes=[{mode.python_expr()}]")
             out.append(f"    YAML: modes: [{mode.yaml_form()}]")
         names = list(dict.fromkeys(n for m in self.modes for n in m.python_imports()))
@@ -77,8 +91,16 @@ class Hint:
         """The same advice on one line (JUnit property, terminal summary)."""
         if not self.modes:
             return self.reason + (f": {self.advice}" if self.advice else "")
+        if self.model:
+            return (f"{self.reason}; {self.advice}, in the ascend_model call of {self.model} "
+                    "alone: " + " or ".join(model_argument(m) for m in self.modes))
         return f"{self.reason}; {self.advice}: " + " or ".join(
             f"modes=[{m.python_expr()}]" for m in self.modes)
+
+
+def model_argument(mode) -> str:
+    """``mode`` as the argument of one ``ascend_model(...)`` call: ``mode=keep_dtype([...])``."""
+    return f"mode={mode.python_expr()}"
 
 
 def next_step(verdict, range_inputs: Sequence = (), mode=None, *,

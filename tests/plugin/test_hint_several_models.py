@@ -1,0 +1,36 @@
+"""A test that converts two models: its failing model's fix is given as that model's
+``ascend_model(..., mode=...)`` argument, since the marker's ``modes=[...]`` converts every
+model of the test with it and a keep_dtype name the other model lacks is refused (a diagnose
+trial pasted the marker form and got a configuration error). Pasted, the test passes."""
+import re
+
+from pytest_ascend_accuracy.testing import models as tiny_models
+
+TEST = '''
+from pytest_ascend_accuracy import accuracy, keep_dtype, HIGH_PRECISION
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95)
+def test_two(ascend_model, golden_dump, check_accuracy):
+    for model, extra in (("models/passing_mlp.onnx", {{}}), ("models/overflow.onnx", {{{arg}}})):
+        inputs = make_inputs(model)
+        check_accuracy(ascend_model(model, **extra).run(inputs), golden_dump(model, inputs))
+'''
+
+
+def test_a_fix_for_one_model_of_several_is_that_models_mode_argument(pytester):
+    tiny_models.save_models(pytester.path / "models", ["passing_mlp", "overflow"])
+    pytester.makepyfile(test_two=TEST.format(arg=""))
+    run = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-diagnose")
+    run.assert_outcomes(failed=1)
+    out = run.stdout.str()
+    assert "in the ascend_model call of overflow alone (this test converts other models" in out
+    assert not re.search(r"^  (or )?modes=\[", out, re.M)
+    hinted = re.findall(r"^  (?:or )?mode=(.+)$", out, re.M)
+    fix = re.search(r"^  fix: in the ascend_model call of overflow alone: mode=(.+?)  \(from",
+                    out, re.M).group(1)
+    assert hinted and fix
+    for expr in hinted + [fix]:  # each one, pasted as that call's mode=, passes
+        pytester.makepyfile(test_two=TEST.format(arg=f'"mode": {expr}'))
+        pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
