@@ -10,7 +10,8 @@ Everything the emulator cannot apply faithfully is a :class:`ConfigError` naming
 line and the key: unknown keys (with the closest real names), values of the wrong kind, a key
 given twice in one block (ATC: "can not be configed repeatedly"), dynamic AIPP, input formats
 other than YUV420SP_U8 / RGB888_U8 / XRGB8888_U8 / YUV400_U8, resize, rotation and single-line
-mode, crop windows outside the source image, odd crop offsets/sizes for YUV420SP_U8.
+mode, CSC to gray (one channel) or on YUV400_U8, crop windows outside the source image, odd crop
+offsets/sizes for YUV420SP_U8.
 """
 from __future__ import annotations
 
@@ -333,6 +334,8 @@ def _validate(op: AippOp) -> None:
         if op.get(key):
             raise op.error(key, "not supported (reserved in CANN's static AIPP or not emulated); "
                                 "set it to false")
+    if op.get("csc_switch"):
+        _validate_csc_output(op)
     for key, kind in KEY_KINDS.items():
         value = op.values.get(key)
         if value is None:
@@ -352,6 +355,25 @@ def _validate(op: AippOp) -> None:
                                 f"the device would use {kept}, not {value}")
     if op.get("crop"):
         _validate_crop(op)
+
+
+def _validate_csc_output(op: AippOp) -> None:
+    """CSC that the emulator cannot apply as the device does: on one-channel YUV400_U8 input,
+    or to a gray (one-channel) output, a matrix whose rows 1 and 2 are all zero (the ATC
+    guide's RGB/YUV -> gray tables: 76/150/30 or 256/0/0 in row 0). Which channel the device
+    writes into a C = 1 model input is not documented, so gray output is refused, as resize
+    and rotation are, rather than checked against a guess."""
+    if op.input_format == "YUV400_U8":
+        raise op.error("csc_switch", "YUV400_U8 has one channel (Y); colour-space conversion "
+                                     "needs three: set csc_switch: false")
+    rows = [[op.get(f"matrix_r{r}c{c}") for c in range(3)] for r in (1, 2)]
+    if not any(v for row in rows for v in row):
+        explicit = [k for k in (f"matrix_r{r}c{c}" for r in (1, 2) for c in range(3)) if k in op.values]
+        raise op.error(explicit[0] if explicit else "csc_switch",
+                       "matrix rows 1 and 2 are all zero: a conversion to gray (one channel, a "
+                       "model input with C = 1), which is not supported (not emulated; the "
+                       "device's one-channel AIPP output is not documented clearly): feed "
+                       "YUV400_U8 gray images, or give the model a three-channel input")
 
 
 def _validate_crop(op: AippOp) -> None:
