@@ -6,7 +6,8 @@ NPU naming (docs/formats.md §8).
   (``golden_names``), ``ts`` a 16-digit microsecond timestamp; a file name over 255 bytes is
   stored as ``{ts}{k}.npy`` with a ``new,old`` row in ``mapping.csv``. Graph order = timestamp order.
 * Converted: ``{op_type}.{op_name}.{task}.{stream}.{ts}.{output|input}.{idx}.npy`` (arrays still
-  in the dump's device shape).
+  in the dump's device shape). Files of one op name but of several op types or tasks are
+  several ops (``split_converted``).
 
 An input that is another op's output in the same directory may be stored once, as that op's
 output file, with a row ``input_name,producer_file`` in ``input_refs.csv`` (``input_name`` the
@@ -100,6 +101,7 @@ class NpyFile(NamedTuple):
     index: int
     timestamp: int
     op_type: str = ""
+    task: Tuple[int, int] = (0, 0)  # converted: (task id, stream id) of the dump file
 
 
 def _resolve(directory: Path) -> List[Tuple[str, str]]:
@@ -153,7 +155,8 @@ def classify_npy_files(resolved: List[Tuple[str, str]], names: Callable[[], Dict
         fields = parse_file_name(m.group(1)) if m else None
         if fields is not None:
             converted.append(NpyFile(stored, fields.base_op_name, m.group(2),
-                                     int(m.group(3)), fields.timestamp, fields.op_type))
+                                     int(m.group(3)), fields.timestamp, fields.op_type,
+                                     (fields.task_id, fields.stream_id)))
             continue
         g = GOLDEN_PATTERN.match(real)
         if g:
@@ -199,6 +202,9 @@ def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
     then only name them)."""
     if not files:
         raise DumpFormatError(directory, "empty dump directory: no .npy dump files in it")
+    unpaired: Dict[str, str] = {}
+    if kind == "converted":
+        files, unpaired = split_converted(files)
     slots: Dict[str, Dict[Tuple[str, int], NpyFile]] = {}
     first_ts: Dict[str, int] = {}
     types: Dict[str, str] = {}
@@ -235,9 +241,41 @@ def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
         meta["repeated_files"] = {op: list(names) for op, names in repeated_files.items()}
     if skipped:
         meta["skipped_files"] = skipped
+    if unpaired:
+        meta["unpaired_ops"] = unpaired
     return DumpSet(ops, kind="npy", root=str(directory), meta=meta)
+
+
+def split_converted(files: List[NpyFile]) -> Tuple[List[NpyFile], Dict[str, str]]:
+    """Converted files of one op name but another (op type, task, stream) are other ops: the
+    file names spell ``a/b``, ``a.b`` and ``a_b`` all ``a_b`` (an op dumped twice keeps its type
+    and task). Such ops are named ``{op_type}.{name}.{task}.{stream}`` (their dump file's
+    name without the timestamp), and {that name: why no golden is paired with it} says what
+    ``compare.matching`` reports for them: which of the real names each stands for the files
+    do not say. (Before, they read as one op with the first one's type and the last one's data.)"""
+    keys: Dict[str, Dict[Tuple[str, Tuple[int, int]], None]] = {}
+    for f in files:
+        keys.setdefault(f.op, {})[(f.op_type, f.task)] = None
+    shared = {op: list(k) for op, k in keys.items() if len(k) > 1}
+    if not shared:
+        return files, {}
+    out, why = [], {}
+    for f in files:
+        if f.op not in shared:
+            out.append(f)
+            continue
+        name = f"{f.op_type}.{f.op}.{f.task[0]}.{f.task[1]}"
+        out.append(f._replace(op=name))
+        if name not in why:
+            ops = ", ".join(f"{t} (task {task})" for t, (task, _) in shared[f.op])
+            why[name] = (f"the converted dump's file names spell {len(shared[f.op])} ops "
+                         f"{f.op!r} ({ops}): msaccucmp's file names write '/', '.' and ' ' of "
+                         "an op name as '_', so which real op each is, and which golden it "
+                         "matches, cannot be told; compare the binary dump itself (its headers "
+                         "hold the real names, with --om-json), or pair them with a mapping")
+    return out, why
 
 
 __all__ = ["read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header", "read_npy_layout",
            "NpyLayout", "load_npy", "map_packed", "GOLDEN_PATTERN", "CONVERTED_PATTERN",
-           "MAPPING_FILE", "INPUT_REFS_FILE", "read_input_refs"]
+           "MAPPING_FILE", "INPUT_REFS_FILE", "read_input_refs", "split_converted"]

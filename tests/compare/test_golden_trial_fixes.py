@@ -58,3 +58,25 @@ def test_f1_the_same_op_dumped_twice_still_compares_with_the_latest(tmp_path):
     assert r.judge(0.99).passed
     assert load_dump(golden).meta["repeated_files"] == {
         "a_b": ["a_b.0.1700000000000001.npy", "a_b.0.1700000000000003.npy"]}
+
+
+def test_f2_converted_ops_of_one_file_name_are_reported_not_compared(tmp_path):
+    """Each of the split ops is reported (which golden is its own the names cannot say), and a
+    mapping pairs one the user knows."""
+    ts = 1796468449691168
+    d = tmp_path / "conv"
+    d.mkdir()
+    relu, tanh = np.maximum(X, 0), np.tanh(X)
+    np.save(d / f"Relu.a_b.1.0.{ts}.output.0.npy", relu.astype(np.float16))
+    np.save(d / f"Tanh.a_b.3.0.{ts + 1}.output.0.npy", tanh.astype(np.float16))
+    golden = DumpSet.from_arrays({"a/b": [relu], "a_b": [tanh]})
+    r = compare_dumps(load_dump(d), golden)
+    assert [(row.op_name, row.metrics) for row in r.rows] == [("Relu.a_b.1.0", None),
+                                                              ("Tanh.a_b.3.0", None)]
+    assert all(NOT_COMPARED_FLAG in row.flags and "cannot be told" in row.reason
+               for row in r.rows)
+    assert not r.judge(0.99).passed
+    mapped = compare_dumps(load_dump(d), golden,
+                           mapping={"Relu.a_b.1.0": "a/b", "Tanh.a_b.3.0": "a_b"})
+    assert [row.golden_name for row in mapped.rows] == ["a/b", "a_b"]
+    assert mapped.judge(0.99).passed
