@@ -33,6 +33,7 @@ Ascend dump file names are sanitised. Matching reads no tensor data.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
@@ -214,6 +215,64 @@ def colliding_golden_ops(actual: DumpSet, golden: DumpSet) -> Dict[str, str]:
     return out
 
 
+#: an ONNX node name given by its type and a number (``Relu_1``): how msit and ATC name unnamed nodes
+_NUMBERED = re.compile(r"([A-Za-z][A-Za-z0-9]*)_([0-9]+)")
+
+
+def _names_its_own(golden: DumpSet) -> bool:
+    """Whether this package wrote the golden (its op names are ATC's, ``graph/names.py``): a
+    stored golden (its ``golden.json``), ``golden_dump``'s, or a cache entry's pack read from a
+    report's path (``{pack}#{name}`` sources: only this package's writer packs tensors)."""
+    meta = golden.meta
+    if meta.get("golden_record") or meta.get("backend") == "golden":
+        return True
+    first = next((t for op in golden.ops for t in op.outputs), None)
+    source = (first.source or "") if first is not None else ""
+    return "#" in source and source.endswith(".npy")
+
+
+def renumbered_ops(actual: DumpSet, golden: DumpSet) -> Dict[str, str]:
+    """{actual name: why its golden is not the golden op of that name} for unnamed ONNX nodes
+    numbered otherwise by the golden: msit names node ``k`` of the graph ``{Type}_{k}`` (its
+    position), ATC ``{Type}_{n}``, ``n`` counting unnamed nodes only (docs/formats.md §7), so
+    after a named node they differ: ATC's ``Relu_0``, ``Relu_1`` are msit's ``Relu_1``,
+    ``Relu_2``, and ``Relu_1`` was compared with the other node's tensor. Said only for a golden
+    of msit's naming (not this package's) whose every ``{Type}_{N}`` op sits at position ``N``
+    of the golden's op order, and not all of them at their count (where the two agree)."""
+    if golden.meta.get("naming") != "golden" or _names_its_own(golden):
+        return {}
+    numbered = []
+    for pos, op in enumerate(golden.ops):
+        m = _NUMBERED.fullmatch(op.name)
+        if m:
+            if int(m.group(2)) != pos:
+                return {}  # not msit's position numbering
+            numbered.append((m.group(1), pos))
+    if all(pos == k for k, (_, pos) in enumerate(numbered)):
+        return {}
+    theirs = {f"{t}_{k}": f"{t}_{pos}" for k, (t, pos) in enumerate(numbered)}  # ATC's -> msit's
+    golden_names = {op.name for op in golden.ops}
+    shown = ", ".join(f"{a} -> {b}" for a, b in theirs.items() if a != b)
+    out: Dict[str, str] = {}
+    for names in _framework_names(actual).values():
+        for name in names:
+            if theirs.get(name, name) == name:
+                continue
+            other = (f"the golden's {name!r} is another node" if name in golden_names
+                     else f"the golden has no {name!r}")
+            out[name] = (f"the golden numbers unnamed ONNX nodes by their position in the graph "
+                         f"(msit), the device by counting unnamed nodes only (ATC), so after a "
+                         f"named node the numbers are offset: this {name!r} is the golden's "
+                         f"{theirs[name]!r}, and {other}; give the ONNX nodes names, or use this "
+                         f"package's golden (golden_dump / store_golden: named as ATC names "
+                         f"them), or map them ({_capped(shown)})")
+    return out
+
+
+def _capped(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit].rpartition(", ")[0] + ", ..."
+
+
 def check_mapping(mapping: Mapping[str, str], actual: DumpSet, golden: DumpSet, *,
                   where: str = "mapping", index: Optional["_GoldenIndex"] = None
                   ) -> Dict[str, str]:
@@ -261,7 +320,13 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     header_origins = "om_json" not in actual.meta
     last_claim = _last_claims(actual) if header_origins else {}
     colliding = colliding_golden_ops(actual, golden)
-    unpaired = actual.meta.get("unpaired_ops") or {}
+    unpaired = dict(actual.meta.get("unpaired_ops") or {})
+    renumbered = renumbered_ops(actual, golden)
+    for op in actual.ops:  # an op whose golden the numbering hides: its own, not a node's
+        named = [t.origin[0] for t in op.outputs if t.origin and t.origin[0]] or [op.name]
+        why = next((renumbered[n] for n in named if n in renumbered), None)
+        if why is not None:
+            unpaired.setdefault(op.name, why)
     for pos, op in enumerate(actual.ops):
         key = sanitize(op.name)
         npu_only = False

@@ -41,6 +41,9 @@ from .npy_header import _NPY_ERRORS, NpyLayout, read_npy_header, read_npy_layout
 GOLDEN_PATTERN = re.compile(r"^(.+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
 CONVERTED_PATTERN = re.compile(r"^(.+)\.(output|input)\.([0-9]+)\.npy$")
 INPUT_REFS_FILE = "input_refs.csv"
+#: what this package's stored golden records beside its files (``golden/stored_record.py``): a
+#: directory holding it names unnamed ONNX nodes as ATC does (``compare.matching``)
+GOLDEN_RECORD = "golden.json"
 
 
 def load_npy(path) -> np.ndarray:
@@ -190,8 +193,11 @@ def read_npy_dir(directory) -> DumpSet:
     timestamp order})."""
     directory = Path(directory)
     kind, files, skipped = list_npy_files(directory)
-    return dumpset_of_files(directory, kind, files, skipped,
+    dump = dumpset_of_files(directory, kind, files, skipped,
                             lambda name: read_npy_layout(directory / name))
+    if kind == "golden" and (directory / GOLDEN_RECORD).is_file():
+        dump.meta["golden_record"] = str(directory / GOLDEN_RECORD)  # this package wrote it
+    return dump
 
 
 def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],

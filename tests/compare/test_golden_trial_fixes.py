@@ -80,3 +80,61 @@ def test_f2_converted_ops_of_one_file_name_are_reported_not_compared(tmp_path):
                            mapping={"Relu.a_b.1.0": "a/b", "Tanh.a_b.3.0": "a_b"})
     assert [row.golden_name for row in mapped.rows] == ["a/b", "a_b"]
     assert mapped.judge(0.99).passed
+
+
+def _unnamed_case(tmp_path, record=False):
+    """ONNX nodes n0 (Neg), two unnamed Relu, out: msit's golden calls the Relus Relu_1 and
+    Relu_2 (positions), ATC's device Relu_0 and Relu_1 (count of unnamed nodes)."""
+    r1, r2 = np.maximum(X, 0), np.maximum(-X, 0)
+    golden = _msit_golden(tmp_path / "g", [("n0", 0, -X), ("Relu_1", 0, r1), ("Relu_2", 0, r2),
+                                           ("out", 0, r1 + r2)])
+    if record:
+        (golden / "golden.json").write_text("{}")
+    actual = DumpSet([_op("n0", "Neg", -X, 0), _op("Relu_0", "Relu", r1, 1),
+                      _op("Relu_1", "Relu", r2, 2), _op("out", "Add", r1 + r2, 3)])
+    return actual, golden
+
+
+def test_f3_unnamed_nodes_numbered_by_position_are_reported_with_the_offset(tmp_path):
+    """The device's Relu_1 was compared with msit's Relu_1 (the other node) "matched by origin"
+    and a correct device failed, blaming Relu_1."""
+    actual, golden = _unnamed_case(tmp_path)
+    r = compare_dumps(actual, golden)
+    rows = {row.op_name: row for row in r.rows}
+    assert rows["n0"].metrics is not None and rows["out"].metrics is not None
+    for name, theirs in (("Relu_0", "Relu_1"), ("Relu_1", "Relu_2")):
+        row = rows[name]
+        assert row.metrics is None and NOT_COMPARED_FLAG in row.flags
+        assert f"this {name!r} is the golden's {theirs!r}" in row.reason
+        assert "position in the graph (msit)" in row.reason and "give the ONNX nodes names" in row.reason
+        assert "Relu_0 -> Relu_1, Relu_1 -> Relu_2" in row.reason
+    mapped = compare_dumps(actual, golden, mapping={"Relu_0": "Relu_1", "Relu_1": "Relu_2"})
+    assert mapped.judge(0.99).passed
+
+
+def test_f3_a_golden_this_package_wrote_is_taken_by_its_names(tmp_path):
+    actual, golden = _unnamed_case(tmp_path, record=True)  # golden.json: named as ATC does
+    r = compare_dumps(actual, golden)
+    assert [row.golden_name for row in r.rows] == ["n0", "", "Relu_1", "out"]  # by name
+
+
+def test_f3_a_cache_entrys_pack_is_taken_by_its_names(tmp_path):
+    """A cached golden's npy directory (pasted from a report) is read through its index."""
+    from pytest_ascend_accuracy.dump.npy_index import read_indexed_dir, write_index
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
+
+    actual, msit = _unnamed_case(tmp_path)
+    with NpyDumpWriter(tmp_path / "npy", private=True, pack="tensors.pack") as w:
+        for k, op in enumerate(load_dump(msit).ops):
+            w.write_op(op.name, [], [np.asarray(op.output().load())], timestamp_us=k + 1)
+    write_index(tmp_path / "index.json", w.index())
+    golden = read_indexed_dir(tmp_path / "npy", tmp_path / "index.json")
+    assert [row.golden_name for row in compare_dumps(actual, golden).rows] == [
+        "n0", "", "Relu_1", "out"]
+
+
+def test_f3_numbering_that_agrees_is_compared_as_before(tmp_path):
+    r1 = np.maximum(X, 0)
+    golden = _msit_golden(tmp_path / "g", [("Relu_0", 0, r1), ("n1", 0, -r1)])
+    actual = DumpSet([_op("Relu_0", "Relu", r1, 0), _op("n1", "Neg", -r1, 1)])
+    assert compare_dumps(actual, golden).judge(0.99).passed
