@@ -59,11 +59,22 @@ def apply_aipp_image(op: AippOp, image: np.ndarray, *, name: str = "input") -> n
     return pad(op, normalise(op, pixels))
 
 
-def pixels_before_normalisation(op: AippOp, image: np.ndarray, *, name: str = "input") -> np.ndarray:
-    """Swap, crop and CSC: the 0..255 integer pixels (int32 HWC) the normaliser receives."""
+def pixels_before_normalisation(op: AippOp, image: np.ndarray, *, name: str = "input",
+                                exact: bool = False) -> np.ndarray:
+    """Swap, crop and CSC: the 0..255 integer pixels (int32 HWC) the normaliser receives
+    (``exact``: the CSC in float, without the device's ``>> 8`` truncation)."""
     px = decode(op, image, name=name)
     px = crop(op, px)
-    return csc(op, px)
+    return csc(op, px, exact=exact)
+
+
+def csc_truncation(op: AippOp, image: np.ndarray) -> Optional[np.ndarray]:
+    """What the device's integer CSC adds to an exact conversion with the same matrix, per
+    element (CHW pixel levels, in -1..0 before saturation); None without CSC."""
+    if not op.get("csc_switch"):
+        return None
+    px = crop(op, decode(op, image))
+    return np.moveaxis(csc(op, px) - csc(op, px, exact=True), -1, 0)
 
 
 def decode(op: AippOp, image: np.ndarray, *, name: str = "input") -> np.ndarray:
@@ -131,8 +142,9 @@ def csc_matrix(op: AippOp) -> np.ndarray:
     return np.array([op.get(k) for k in matrix_keys()], dtype=np.int64).reshape(3, 3)
 
 
-def csc(op: AippOp, px: np.ndarray) -> np.ndarray:
-    """Colour-space conversion with the file's integer matrix and biases, saturated to 0..255."""
+def csc(op: AippOp, px: np.ndarray, *, exact: bool = False) -> np.ndarray:
+    """Colour-space conversion with the file's integer matrix and biases, saturated to 0..255
+    (``exact``: float64, ``/ 256`` instead of the ``>> 8`` truncation)."""
     if not op.get("csc_switch"):
         return px
     if px.shape[-1] != 3:
@@ -140,12 +152,13 @@ def csc(op: AippOp, px: np.ndarray) -> np.ndarray:
                                      f"needs three")
     m = csc_matrix(op)
     flat = px.reshape(-1, 3).astype(np.int64)
-    if op.input_format in ("YUV420SP_U8", "YUV400_U8"):
-        bias = np.array([op.get(f"input_bias_{i}") for i in range(3)], dtype=np.int64)
-        out = ((flat - bias) @ m.T) >> 8
-    else:
-        bias = np.array([op.get(f"output_bias_{i}") for i in range(3)], dtype=np.int64)
-        out = ((flat @ m.T) >> 8) + bias
+    yuv = op.input_format in ("YUV420SP_U8", "YUV400_U8")
+    bias = np.array([op.get(f"{'input' if yuv else 'output'}_bias_{i}") for i in range(3)],
+                    dtype=np.int64)
+    if exact:
+        out = ((flat - bias) @ m.T) / 256.0 if yuv else (flat @ m.T) / 256.0 + bias
+        return np.clip(out, 0.0, 255.0).reshape(px.shape)
+    out = ((flat - bias) @ m.T) >> 8 if yuv else ((flat @ m.T) >> 8) + bias
     return np.clip(out, 0, 255).astype(np.int32).reshape(px.shape)
 
 

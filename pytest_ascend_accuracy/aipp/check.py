@@ -15,8 +15,8 @@ from typing import Callable, Iterable, List, Optional, Union
 import numpy as np
 
 from ..errors import ConfigError
-from .agreement import Agreement, compare_preprocessed
-from .apply import _is_single_image, apply_aipp_image
+from .agreement import Agreement, judge_image
+from .apply import _is_single_image
 from .config import AippConfig, AippOp, read_aipp_config
 from .mistakes import FieldFix, find_correction
 
@@ -66,7 +66,7 @@ class PreprocessingCheck:
         if self.passed:
             return "\n".join(lines)
         if self.fixes:
-            worst = max((a.worst_excess for a in self.fixed_agreements), default=float("nan"))
+            worst = max((a.worst for a in self.fixed_agreements), default=float("nan"))
             state = (f"with them all {n} image(s) agree (worst {worst:.3g}x the tolerance)" if self.verified
                      else f"closest correction found; images still differ (worst {worst:.3g}x the tolerance)")
             lines.append(f"AIPP fields to correct ({state}):")
@@ -95,10 +95,7 @@ def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], imag
                                     f"cover inputs {sorted(o.rank for o in cfg.ops)}")
     imgs = _image_list(op, images)
     refs = [_reference_tensor(reference, img, i) for i, img in enumerate(imgs)]
-    agreements = [compare_preprocessed(apply_aipp_image(op, img), ref,
-                                       [op.get(f"var_reci_chn_{c}") for c in range(ref.shape[0])],
-                                       bool(op.get("csc_switch")))
-                  for img, ref in zip(imgs, refs)]
+    agreements = [judge_image(op, img, ref) for img, ref in zip(imgs, refs)]
     result = PreprocessingCheck(cfg, op, agreements)
     if not result.passed and search:
         corr = find_correction(op, imgs, refs)

@@ -19,7 +19,7 @@ The search covers the classic mistakes of an ``insert_op_conf`` file written by 
 
 The discrete hypothesis whose fit leaves the least unexplained variance wins (ties go to the
 one changing fewest fields); its corrections are verified by applying the corrected block to
-every image and judging it with :func:`.agreement.compare_preprocessed`. A correction that does
+every image and judging it with :func:`.agreement.judge_image`. A correction that does
 not verify is offered as the closest one only when it brings every image within ``_CLOSE``
 tolerances; otherwise the mistake lies outside the search and no fields are named.
 """
@@ -31,8 +31,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .agreement import compare_preprocessed
-from .apply import apply_aipp_image, csc, csc_matrix, decode, pixels_before_normalisation
+from .agreement import judge_image
+from .apply import csc, csc_matrix, decode, pixels_before_normalisation
 from .config import AippOp, format_value
 from .keys import YUV2RGB_STANDARDS, matrix_keys
 
@@ -99,7 +99,7 @@ def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.
 
 
 def _worst(c: Correction) -> float:
-    return max((a.worst_excess for a in c.agreements), default=float("inf"))
+    return max((a.worst for a in c.agreements), default=float("inf"))
 
 
 def _best_for_crop(op: AippOp, crop_changes: Dict[str, object], images, refs, channels: int,
@@ -140,9 +140,10 @@ def _offset(op: AippOp, changes: Dict[str, object], c: int) -> float:
 def _snap_offsets(op: AippOp, changes: Dict[str, object], agreements, images, refs, channels: int):
     """Fitted offsets replaced by the value the user most likely meant, when that verifies too:
     another channel's offset of the file (an order mix-up), else the fitted offset rounded to a
-    whole pixel level. With colour-space conversion the ``>> 8`` truncation biases the fit by
-    about half a level (a reference subtracting 104 fits as 103.74), which would turn a plain
-    channel swap into ``mean_chn_0: 123 -> 103`` plus ``min_chn_0: 0 -> 0.742``."""
+    whole pixel level. With colour-space conversion the fit (on the exact CSC, without the
+    ``>> 8`` truncation) still carries the integer matrix's difference from the reference's
+    float formula and its rounding, a fraction of a level, which would turn a plain channel
+    swap into ``mean_chn_0: 123 -> 103`` plus a ``min_chn_0`` of that fraction."""
     near = 1.0 if op.get("csc_switch") else 0.07
     for c in range(channels):
         mean_k, min_k = f"mean_chn_{c}", f"min_chn_{c}"
@@ -183,9 +184,7 @@ def _agree_all(op: AippOp, images, refs) -> list:
 
 
 def _agree(op: AippOp, image, ref):
-    out = apply_aipp_image(op, image)
-    return compare_preprocessed(out, ref, [op.get(f"var_reci_chn_{c}") for c in range(ref.shape[0])],
-                                bool(op.get("csc_switch")))
+    return judge_image(op, image, ref)
 
 
 def _discrete_hypotheses(op: AippOp) -> List[Dict[str, object]]:
@@ -215,7 +214,7 @@ def _fit_normalisation(op: AippOp, images, refs, channels: int):
     """(unexplained variance fraction, [(a, b) per channel]) for ``ref = a * pixel + b``."""
     px, rs = [], []
     for img, ref in zip(images, refs):
-        p = pixels_before_normalisation(op, img)
+        p = pixels_before_normalisation(op, img, exact=True)  # CSC truncation is no offset
         interior = _interior(op, ref)
         if p.shape[-1] != channels or p.shape[:2] != interior.shape[1:]:
             return None
