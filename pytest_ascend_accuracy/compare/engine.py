@@ -190,6 +190,35 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
     return TensorCompare(**base, metrics=metrics, flags=tuple(flags), reason=reason)
 
 
+class _UnmatchedReason:
+    """The reason of an actual op no golden op matches: with, for one a fault would hide in,
+    the closest golden names (for the first ``LIMIT`` such ops: difflib reads every name) and
+    the golden's files its reader skipped (a name it does not parse: msaccucmp warns of them;
+    one may be this op's)."""
+
+    LIMIT = 100
+
+    def __init__(self, golden: DumpSet):
+        self.names = [op.name for op in golden.ops]
+        skipped = golden.meta.get("skipped_files") or ()
+        shown = "; ".join(f"{name} ({why})" for name, why in list(skipped)[:3])
+        more = f"; +{len(skipped) - 3} more" if len(skipped) > 3 else ""
+        self.skipped = (f"; the golden's files not read: {shown}{more}" if skipped else "")
+        self.left = self.LIMIT
+
+    def __call__(self, op, hidden: bool) -> str:
+        text = "no golden op matches its name, original names or output origin"
+        if not hidden:
+            return text
+        if self.left > 0:
+            self.left -= 1
+            from ..errors import closest_text
+
+            text += closest_text(op.name, self.names, n=3).replace("; closest:",
+                                                                   "; closest golden names:")
+        return text + self.skipped
+
+
 def compare_dumps(actual: DumpLike, golden: DumpLike, *,
                   mapping: Optional[Mapping[str, str]] = None,
                   progress: Optional[ProgressCallback] = None, compare_inputs: bool = False,
@@ -234,6 +263,7 @@ def compare_dumps(actual: DumpLike, golden: DumpLike, *,
             on_row(i, measure(i))
     npu_only = set(plan.npu_only_ops)
     seen = {sanitize(n) for n in plan.coverage.compared + plan.coverage.fused}
+    unmatched_why = _UnmatchedReason(golden)
     for op in plan.unmatched_ops:
         only = op.name in npu_only
         # no framework op it stands for is compared anywhere: a fault in it would hide (D3);
@@ -251,7 +281,7 @@ def compare_dumps(actual: DumpLike, golden: DumpLike, *,
             flags=("no_golden", "npu_only") if only else (
                 ("no_golden", NOT_COMPARED_FLAG) if hidden else ("no_golden",)),
             reason=("NPU-only op (no framework op to compare with)" if only else lacking or
-                    "no golden op matches its name, original names or output origin"),
+                    unmatched_why(op, hidden)),
             source=op.source))
     rows.sort(key=lambda r: r.order)  # stable: keeps output/input order within an op
     for op, t, why in plan.lacking_outputs:  # outputs of a compared op the golden lacks

@@ -77,6 +77,7 @@ class _GoldenIndex:
     def __init__(self, golden: DumpSet):
         self.ops: Dict[str, Tuple[int, OpRecord]] = {}
         self._loose: Dict[str, str] = {}
+        self.skipped = tuple(golden.meta.get("skipped_files") or ())
         for pos, op in enumerate(golden.ops):
             self.ops[op.name] = (pos, op)  # duplicates: the later dump wins
             key = sanitize(op.name)
@@ -94,6 +95,14 @@ class _GoldenIndex:
 
     def position(self, name: str) -> int:
         return self.ops[self._name(name)][0]
+
+    def no_output(self, op: OpRecord, index: int) -> str:
+        """Why there is no golden tensor for output ``index`` of golden op ``op``, naming the
+        golden files of its name the reader skipped (``topk.1.npy``, no timestamp)."""
+        stem = sanitize(op.name) + "."
+        mine = [f"{name} ({why})" for name, why in self.skipped if str(name).startswith(stem)]
+        return (f"golden op {op.name!r} has no output {index}"
+                + (f"; its golden file not read: {'; '.join(mine[:3])}" if mine else ""))
 
     def last_of(self, names) -> Optional[OpRecord]:
         present = [n for n in names if self._name(n) is not None]
@@ -153,8 +162,7 @@ def _origin_pair(op: OpRecord, t: TensorRef, index: _GoldenIndex, how: str,
         return None
     g = _output(origin_op, t.origin[1])
     if g is None:
-        return TensorPair(op, t, origin_op, None, how,
-                          f"golden op {origin_op.name!r} has no output {t.origin[1]}")
+        return TensorPair(op, t, origin_op, None, how, index.no_output(origin_op, t.origin[1]))
     if guard and g.size != t.size:
         return None
     return TensorPair(op, t, origin_op, g, how)
@@ -368,7 +376,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
                 op_pairs.append(pair)
             elif target is not None:
                 g = _output(target, t.index)
-                reason = "" if g is not None else f"golden op {target.name!r} has no output {t.index}"
+                reason = "" if g is not None else index.no_output(target, t.index)
                 op_pairs.append(TensorPair(op, t, target, g, how, reason))
         collided = []  # outputs whose golden file may be another op's: (output, why)
         if colliding and how != "mapping":

@@ -165,7 +165,7 @@ def classify_npy_files(resolved: List[Tuple[str, str]], names: Callable[[], Dict
         if g:
             golden.append((stored, g.group(1), int(g.group(2)), int(g.group(3))))
         else:
-            skipped.append((stored, "not a golden or converted dump .npy name"))
+            skipped.append((stored, _unread_why(stored, real)))
     if converted and not golden:
         return "converted", converted, skipped
     out_stems = {stem for _, stem, _, _ in golden if not stem.startswith(INPUT_PREFIX)}
@@ -176,6 +176,21 @@ def classify_npy_files(resolved: List[Tuple[str, str]], names: Callable[[], Dict
         files.append(NpyFile(stored, op, kind, idx, ts))
     skipped += [(f.name, "converted NPU name among golden files") for f in converted]
     return "golden", files, skipped
+
+
+_NO_TIMESTAMP = re.compile(r"^(.+)\.([0-9]+)\.npy$")
+
+
+def _unread_why(stored: str, real: str) -> str:
+    """Why a listed ``.npy`` file is not read as a tensor (msaccucmp skips such files with a
+    warning too: ``dump_parse/dump.py _handle_one_file``)."""
+    if stored[:-4].isdigit() and real == stored:
+        return (f"an all-digit name stands for the name {MAPPING_FILE} gives it, and "
+                f"{MAPPING_FILE} is missing or does not list it")
+    if _NO_TIMESTAMP.match(real):
+        return "no timestamp: golden names are {op}.{output}.{timestamp}.npy"
+    return ("not a golden ({op}.{output}.{timestamp}.npy) or converted "
+            "({dump file}.{output|input}.{i}.npy) name")
 
 
 def has_npy_dump(directory) -> bool:

@@ -138,3 +138,22 @@ def test_f3_numbering_that_agrees_is_compared_as_before(tmp_path):
     golden = _msit_golden(tmp_path / "g", [("Relu_0", 0, r1), ("n1", 0, -r1)])
     actual = DumpSet([_op("Relu_0", "Relu", r1, 0), _op("n1", "Neg", -r1, 1)])
     assert compare_dumps(actual, golden).judge(0.99).passed
+
+
+def test_f4_reasons_name_the_golden_files_not_read_and_the_closest_names(tmp_path):
+    golden = _msit_golden(tmp_path / "g", [("topk", 0, X), ("argmax_1", 0, X)])
+    np.save(golden / "topk.1.npy", X)  # no timestamp
+    np.save(golden / "98765.npy", X)  # a mapping.csv name, no mapping.csv
+    topk = OpRecord("topk", op_type="TopK", outputs=tuple(
+        TensorRef.from_array(X.astype(np.float16), "output", i) for i in (0, 1)))
+    actual = DumpSet([topk, _op("argmax", "ArgMax", X, 1, origin=False)])
+    rows = {row.slot if row.op_name == "topk" else row.op_name: row
+            for row in compare_dumps(actual, golden).rows}
+    assert rows["output:1"].reason == (
+        "golden op 'topk' has no output 1; its golden file not read: topk.1.npy (no "
+        "timestamp: golden names are {op}.{output}.{timestamp}.npy)")
+    why = rows["argmax"].reason
+    assert why.startswith("no golden op matches its name, original names or output origin; "
+                          "closest golden names: 'argmax_1'; the golden's files not read: "
+                          "98765.npy (an all-digit name")
+    assert "topk.1.npy (no timestamp" in why

@@ -31,3 +31,16 @@ def test_f2_one_op_dumped_twice_stays_one_op_with_its_latest_data(tmp_path):
     dump = load_dump(tmp_path)
     assert dump.names == ["a_b"] and dump["a_b"].output().load().tolist() == [1, 1]
     assert dump.meta["repeated"] == {"a_b": 2} and "unpaired_ops" not in dump.meta
+
+
+def test_f4_skipped_golden_files_say_why(tmp_path):
+    """A file without timestamp and an all-digit name without mapping.csv were dropped with
+    "not a golden or converted dump .npy name" alone."""
+    np.save(tmp_path / "relu.0.1700000000000001.npy", np.ones(2))
+    np.save(tmp_path / "topk.1.npy", np.ones(2))
+    np.save(tmp_path / "98765.npy", np.ones(2))
+    np.save(tmp_path / "odd.npy", np.ones(2))
+    why = dict(load_dump(tmp_path).meta["skipped_files"])
+    assert why["topk.1.npy"] == "no timestamp: golden names are {op}.{output}.{timestamp}.npy"
+    assert "mapping.csv is missing or does not list it" in why["98765.npy"]
+    assert why["odd.npy"].startswith("not a golden ({op}.{output}.{timestamp}.npy) or converted")
