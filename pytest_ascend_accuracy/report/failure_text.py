@@ -8,6 +8,7 @@ aligned table capped at a few rows; coverage; where the full report is; what to 
 from __future__ import annotations
 
 import math
+import os
 from typing import List, Optional, Sequence, Tuple
 
 from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
@@ -284,15 +285,31 @@ def _cli_judge_options(verdict: Verdict) -> str:
     return "".join(" " + o for o in opts)
 
 
-def _cli_diagnose(verdict: Verdict, mode=None) -> str:
-    """``ascend-accuracy diagnose MODEL.onnx [--mode ...] [judge options]``, shell-quoted."""
+def _cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = None) -> str:
+    """``ascend-accuracy diagnose MODEL.onnx [--mode ...] [judge options]``, shell-quoted; the
+    mode the dump was converted with (its om json's ``atc_cmdline``, ``result``'s) combined with
+    ``mode``, and the options of that command line a mode cannot carry named after it (without
+    them the pasted command diagnosed the default conversion and said PASSES)."""
     import shlex
 
+    from ..core.atc_cmdline import mode_of_cmdline
+
+    meta = (result.meta.get("actual") or {}) if result is not None else {}
+    cmdline, om_json = meta.get("atc_cmdline") or "", meta.get("om_json") or ""
+    bases = [os.path.dirname(str(om_json))] if om_json else []  # ATC wrote the files there
+    dumped, left = mode_of_cmdline(str(cmdline), bases) if cmdline else (None, [])
+    if dumped is not None:
+        mode = dumped if mode is None else dumped | mode
     command = f"ascend-accuracy diagnose {CLI_MODEL}"
     if mode is not None:
         form = mode.yaml_form()
         command += f" --mode {shlex.quote(form)}"
-    return command + _cli_judge_options(verdict)
+    command += _cli_judge_options(verdict)
+    if left:
+        command += (f" (the dump's conversion also used {' '.join(left)} (its om json's "
+                    "atc_cmdline), which this command does not carry: give its effect with "
+                    "--mode, e.g. fusion_off for a switch file that turns every fusion off)")
+    return command
 
 
 def unread(verdict: Verdict) -> bool:
@@ -363,7 +380,7 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         hp = high_precision_may_fix(verdict, names)
         return (f"{reason}: keep these ops in float32 (ATC --keep_dtype=FILE, one op name a "
                 f"line){' or convert in high precision' if hp else ''}; check it on the ONNX "
-                f"model the dump ran: {_cli_diagnose(verdict, keep_dtype(names))}"
+                f"model the dump ran: {_cli_diagnose(verdict, keep_dtype(names), result)}"
                 + (f" (or --mode {HIGH_PRECISION.yaml_form()})" if hp else
                    " (high precision still feeds Cube ops float16)")
                 + " passes with exit status 0")
@@ -382,7 +399,7 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     if cli:  # a plain sequence, not golden_inputs_past_fp16's findings: nothing was looked at
         seen = (no_overflow_seen(range_inputs) if hasattr(range_inputs, "checked")
                 else SAVED_NOT_CHECKED)  # (judge: a saved result holds no golden tensor)
-        return (f"{seen}: {_cli_diagnose(verdict)} walks the "
+        return (f"{seen}: {_cli_diagnose(verdict, None, result)} walks the "
                 "debugging flow on the ONNX model the dump ran (high precision, ops kept in "
                 "float32, buffer reuse off, fusion off) and names the mode that restores "
                 "accuracy, if one does")

@@ -30,20 +30,11 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...errors import ConfigError
+from ...core.atc_cmdline import PRECISION_MODE_V2
 from ...core.modes import Mode
 from .precision_modes import precision_mode_for
 from .toolkit import parse_version
 
-#: ``--precision_mode`` value -> ``--precision_mode_v2`` value (HD atlasatcparam_16_0068/0069).
-PRECISION_MODE_V2 = {
-    "force_fp16": "fp16",
-    "must_keep_origin_dtype": "origin",
-    "force_fp32": "cube_fp16in_fp32out",
-    "cube_fp16in_fp32out": "cube_fp16in_fp32out",
-    "allow_mix_precision": "mixed_float16",
-    "allow_mix_precision_fp16": "mixed_float16",
-    "allow_mix_precision_bf16": "mixed_bfloat16",
-}
 #: first toolkit release whose ATC documents ``--precision_mode_v2``.
 PRECISION_MODE_V2_SINCE = (7, 0)
 PRECISION_POLICIES = ("auto", "precision_mode", "precision_mode_v2")

@@ -45,7 +45,8 @@ from .rounding import check_overflow
 #: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE; 4: ops
 #: in an order that runs for a model listed out of order, unnamed nodes named as ATC names
 #: them, and keep_dtype OpType:: entries matched by the parser's type, as ATC does; 5: op
-#: types as the real ATC 6.0 om json has them, BNInferenceD, ReduceMinD, Transpose)
+#: types as the real ATC 6.0 om json has them, BNInferenceD, ReduceMinD, Transpose; the mode's
+#: config files its atc_cmdline names, written beside the om json)
 EMULATOR_FORMAT = 5
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
@@ -145,6 +146,8 @@ class EmulatorBackend:
                         output_origins=tuple(s.origin for s in op.outputs), inputs=op.input_refs,
                         output_descs=tuple(om_desc(s, op.onnx_types) for s in op.outputs))
                    for k, op in enumerate(plan.ops)]
+            for name, text in mode.config_files().items():  # the files the command names,
+                (tmp / name).write_text(text, encoding="utf-8")  # beside the om json, as ATC's
             cmdline = " ".join(["atc(emulator)", "--framework=5", f"--model={label}.onnx"] +
                                [f"--{k}={v}" for k, v in mode.atc_options()] +
                                [f"--{k}={v}" for k, v in sorted(options.items())])

@@ -1,0 +1,130 @@
+"""The conversion mode an ATC command line asks for (an om json's ``atc_cmdline`` attr), in
+this package's ``Mode`` terms, and what of it a ``Mode`` cannot carry.
+
+``ascend-accuracy compare`` prints a ``diagnose`` command to paste: it must start from the mode
+the dump was converted with, else it diagnoses the default conversion and may say PASSES of a
+model whose fusion-off conversion fails (a diagnose trial). The precision mode
+(``--precision_mode`` or ``--precision_mode_v2``, ``PRECISION_MODE_V2``) and
+``--buffer_optimize`` map onto a ``Mode``; a ``--fusion_switch_file`` or ``--keep_dtype`` file is
+read where its path is at hand (absolute, or relative to the working directory or to one of
+the ``bases`` given, e.g. the om json's folder), else it is named as not carried.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+from .modes import BUFFER_OPTIMIZE, PRECISION_MODES, Mode
+
+#: ``--precision_mode`` value -> ``--precision_mode_v2`` value (HD atlasatcparam_16_0068/0069).
+PRECISION_MODE_V2 = {
+    "force_fp16": "fp16",
+    "must_keep_origin_dtype": "origin",
+    "force_fp32": "cube_fp16in_fp32out",
+    "cube_fp16in_fp32out": "cube_fp16in_fp32out",
+    "allow_mix_precision": "mixed_float16",
+    "allow_mix_precision_fp16": "mixed_float16",
+    "allow_mix_precision_bf16": "mixed_bfloat16",
+}
+#: ``--precision_mode_v2`` value -> the ``--precision_mode`` value of the same effect
+_FROM_V2 = {"fp16": "force_fp16", "origin": "must_keep_origin_dtype",
+            "cube_fp16in_fp32out": "cube_fp16in_fp32out", "mixed_float16": "allow_mix_precision",
+            "mixed_bfloat16": "allow_mix_precision_bf16"}
+
+
+def atc_options(cmdline: str) -> List[Tuple[str, str]]:
+    """``(name, value)`` of every ``--name=value`` / ``--name value`` option of ``cmdline``."""
+    try:
+        words = shlex.split(cmdline or "")
+    except ValueError:
+        words = (cmdline or "").split()
+    out: List[Tuple[str, str]] = []
+    k = 0
+    while k < len(words):
+        word = words[k]
+        if word.startswith("--"):
+            name, eq, value = word[2:].partition("=")
+            if not eq and k + 1 < len(words) and not words[k + 1].startswith("--"):
+                value, k = words[k + 1], k + 1
+            out.append((name, value))
+        k += 1
+    return out
+
+
+def mode_of_cmdline(cmdline: str, bases: Sequence = ()) -> Tuple[Optional[Mode], List[str]]:
+    """(the ``Mode`` the command line converts with, or None when it asks for the default; the
+    mode options it gives that no ``Mode`` here carries, as ``--name=value``). Relative file
+    paths are looked for in the working directory, then in ``bases``."""
+    fields: dict = {}
+    left: List[str] = []
+    for name, value in atc_options(cmdline):
+        if name == "precision_mode" and value in PRECISION_MODES:
+            fields["precision_mode"] = value
+        elif name == "precision_mode_v2" and value in _FROM_V2:
+            fields["precision_mode"] = _FROM_V2[value]
+        elif name == "buffer_optimize" and value in BUFFER_OPTIMIZE:
+            fields["buffer_optimize"] = value
+        elif name == "keep_dtype":
+            names = _lines(_found(value, bases))
+            if names is None:
+                left.append(f"--{name}={value}")
+            elif names:
+                fields["keep_dtype"] = tuple(names)
+        elif name == "fusion_switch_file":
+            off = _fusion_off(_found(value, bases))
+            if off is None:
+                left.append(f"--{name}={value}")
+            elif off:
+                fields["fusion"] = False
+        elif name in ("precision_mode", "precision_mode_v2", "buffer_optimize"):
+            left.append(f"--{name}={value}")
+    mode = Mode(**fields) if fields else None
+    return (None if mode == Mode() else mode), left
+
+
+def _found(path: str, bases: Sequence) -> str:
+    """``path`` as given when it exists from here, else under the first of ``bases`` that
+    holds it (as given when none does)."""
+    if Path(path).is_absolute() or Path(path).exists():
+        return path
+    for base in bases:
+        if base and (Path(base) / path).exists():
+            return str(Path(base) / path)
+    return path
+
+
+def _lines(path: str) -> Optional[List[str]]:
+    """A keep_dtype file's entries, or None when it cannot be read from here."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _fusion_off(path: str) -> Optional[bool]:
+    """True when a fusion switch file turns every graph and UB fusion off, False when it turns
+    none off; None when it cannot be read from here or switches single rules (not carried)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    switch = doc.get("Switch", doc) if isinstance(doc, dict) else None
+    if not isinstance(switch, dict):
+        return None
+    sections = [switch.get("GraphFusion") or {}, switch.get("UBFusion") or {}]
+    if not all(isinstance(s, dict) for s in sections):
+        return None
+    values = {str(v).lower() for s in sections for v in s.values()}
+    alls = [str(s.get("ALL", "")).lower() for s in sections]
+    if alls == ["off", "off"]:
+        return True
+    if not values or values == {"on"}:
+        return False
+    return None

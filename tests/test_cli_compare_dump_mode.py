@@ -1,0 +1,62 @@
+"""The ``diagnose`` command ``compare`` prints starts from the mode the dump was converted with
+(its om json's ``atc_cmdline``): without it, a fusion-off dump's pointer diagnosed the default
+conversion and said PASSES (a diagnose trial). ``core.atc_cmdline`` reads the command line."""
+import json
+import re
+import shlex
+
+import pytest
+
+from pytest_ascend_accuracy.cli import app as cli
+from pytest_ascend_accuracy.core.atc_cmdline import mode_of_cmdline
+from pytest_ascend_accuracy.core.modes import BUFFER_OFF, FUSION_OFF, HIGH_PRECISION, Mode
+
+pytest.importorskip("onnxruntime")
+
+
+def test_the_mode_of_an_atc_command_line(tmp_path):
+    assert mode_of_cmdline("atc --model=m.onnx --precision_mode=force_fp16") == (None, [])
+    assert mode_of_cmdline("atc --precision_mode allow_fp32_to_fp16") == (HIGH_PRECISION, [])
+    assert mode_of_cmdline("atc --precision_mode_v2=mixed_float16")[0] == Mode(
+        precision_mode="allow_mix_precision")
+    assert mode_of_cmdline("atc --buffer_optimize=off_optimize") == (BUFFER_OFF, [])
+    (tmp_path / "keep.cfg").write_text("conv1\nOpType::BatchNorm\n")
+    (tmp_path / "fusion.cfg").write_text(json.dumps(
+        {"Switch": {"GraphFusion": {"ALL": "off"}, "UBFusion": {"ALL": "off"}}}))
+    mode, left = mode_of_cmdline("atc --keep_dtype=keep.cfg --fusion_switch_file=fusion.cfg",
+                                 [tmp_path])
+    assert mode == Mode(fusion=False, keep_dtype=("conv1", "OpType::BatchNorm")) and left == []
+    (tmp_path / "one_rule.cfg").write_text(json.dumps({"Switch": {"GraphFusion": {
+        "ConvBatchnormFusionPass": "off"}}}))
+    assert mode_of_cmdline("atc --fusion_switch_file=one_rule.cfg --keep_dtype=gone.cfg",
+                           [tmp_path]) == (None, ["--fusion_switch_file=one_rule.cfg",
+                                                  "--keep_dtype=gone.cfg"])
+
+
+def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(tmp_path, capsys):
+    import onnx
+
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.golden.stored import store_golden
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    model = tmp_path / "overflow.onnx"
+    onnx.save(models.overflow(), str(model))
+    cache = Cache(tmp_path / "cache")
+    backend = EmulatorBackend(cache)
+    inputs = make_inputs(model)
+    converted = backend.convert(model, FUSION_OFF)
+    backend.run(converted, inputs, dump_dir=tmp_path / "dump")
+    store_golden(tmp_path / "golden", golden_dump(model, inputs, cache=cache))
+    assert cli.main(["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
+                     "--om-json", str(converted.om_json)]) == 1
+    out = capsys.readouterr().out
+    command = re.search(r"(ascend-accuracy diagnose MODEL\.onnx --mode \S+)", out)
+    assert command and command.group(1).endswith("--mode fusion_off"), out
+    argv = shlex.split(command.group(1).replace("MODEL.onnx", shlex.quote(str(model))))[1:]
+    assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0  # restored
+    diagnosis = capsys.readouterr().out
+    assert "RESTORED" in diagnosis and "fusion_off fails at op norm" in diagnosis, diagnosis
