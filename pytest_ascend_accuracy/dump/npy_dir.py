@@ -6,7 +6,8 @@ NPU naming (docs/formats.md §8).
   (``golden_names``), ``ts`` a 16-digit microsecond timestamp; a file name over 255 bytes is
   stored as ``{ts}{k}.npy`` with a ``new,old`` row in ``mapping.csv``. Graph order = timestamp order.
 * Converted: ``{op_type}.{op_name}.{task}.{stream}.{ts}.{output|input}.{idx}.npy`` (arrays still
-  in the dump's device shape). Files of one op name but of several op types or tasks are
+  in the dump's device shape), or with ``convert -f FORMAT`` ``...{idx}.{AxBxC}.npy`` (converted
+  to that format; the shape suffix is only read past). Files of one op name but of several op types or tasks are
   several ops (``split_converted``).
 
 An input that is another op's output in the same directory may be stored once, as that op's
@@ -40,6 +41,9 @@ from .npy_header import _NPY_ERRORS, NpyLayout, read_npy_header, read_npy_layout
 
 GOLDEN_PATTERN = re.compile(r"^(.+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
 CONVERTED_PATTERN = re.compile(r"^(.+)\.(output|input)\.([0-9]+)\.npy$")
+#: ``msaccucmp convert -f FORMAT``: the array's shape joined by ``x`` before ``.npy`` (empty for
+#: a scalar: ``...output.0..npy``; ``conversion/shape_format_conversion.py _save_to_file``)
+CONVERTED_SHAPE_PATTERN = re.compile(r"^(.+)\.(output|input)\.([0-9]+)\.((?:[0-9]+(?:x[0-9]+)*)?)\.npy$")
 INPUT_REFS_FILE = "input_refs.csv"
 #: what this package's stored golden records beside its files (``golden/stored_record.py``): a
 #: directory holding it names unnamed ONNX nodes as ATC does (``compare.matching``)
@@ -156,6 +160,9 @@ def classify_npy_files(resolved: List[Tuple[str, str]], names: Callable[[], Dict
     for stored, real in resolved:
         m = CONVERTED_PATTERN.match(real)
         fields = parse_file_name(m.group(1)) if m else None
+        if fields is None:  # convert -f: the shape suffix is only part of the name
+            m = CONVERTED_SHAPE_PATTERN.match(real)
+            fields = parse_file_name(m.group(1)) if m else None
         if fields is not None:
             converted.append(NpyFile(stored, fields.base_op_name, m.group(2),
                                      int(m.group(3)), fields.timestamp, fields.op_type,
@@ -299,4 +306,4 @@ def split_converted(files: List[NpyFile]) -> Tuple[List[NpyFile], Dict[str, str]
 
 __all__ = ["read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header", "read_npy_layout",
            "NpyLayout", "load_npy", "map_packed", "GOLDEN_PATTERN", "CONVERTED_PATTERN",
-           "MAPPING_FILE", "INPUT_REFS_FILE", "read_input_refs", "split_converted"]
+           "CONVERTED_SHAPE_PATTERN", "MAPPING_FILE", "INPUT_REFS_FILE", "read_input_refs", "split_converted"]

@@ -44,3 +44,19 @@ def test_f4_skipped_golden_files_say_why(tmp_path):
     assert why["topk.1.npy"] == "no timestamp: golden names are {op}.{output}.{timestamp}.npy"
     assert "mapping.csv is missing or does not list it" in why["98765.npy"]
     assert why["odd.npy"].startswith("not a golden ({op}.{output}.{timestamp}.npy) or converted")
+
+
+def test_f5_convert_f_names_with_a_shape_suffix_are_read(tmp_path):
+    """msaccucmp convert -f ND writes {dump}.{output|input}.{i}.{AxBxC}.npy (a scalar's shape
+    empty: ...output.0..npy): 32 of 37 files were skipped and 1-D ones read as golden names."""
+    base = f"SplitD.split.6.0.{TS}"
+    np.save(tmp_path / f"{base}.input.0.2x4x6.npy", np.ones((2, 4, 6), np.float16))
+    np.save(tmp_path / f"{base}.input.1.2.npy", np.ones(2, np.int64))
+    np.save(tmp_path / f"{base}.output.1.2x4x3.npy", np.ones((2, 4, 3), np.float16))
+    np.save(tmp_path / f"ReduceSumD.rsum.11.0.{TS + 1}.output.0..npy", np.float16(3))
+    dump = load_dump(tmp_path)
+    assert dump.meta["naming"] == "converted" and "skipped_files" not in dump.meta
+    assert [(op.name, op.op_type, [t.slot for t in op.inputs + op.outputs]) for op in dump] == [
+        ("split", "SplitD", ["input:0", "input:1", "output:1"]),
+        ("rsum", "ReduceSumD", ["output:0"])]
+    assert dump["rsum"].output().shape == ()
