@@ -129,6 +129,25 @@ def _insert_output_row(rows: list, row: TensorCompare, index: int) -> None:
     rows.insert(after if after is not None else first if first is not None else len(rows), row)
 
 
+def _device_layout_hint(a_shape, g_shape, dtype: str) -> str:
+    """Where ``a_shape`` is the golden's shape in a device layout (an array of ``msaccucmp
+    convert`` without ``-f``, or an npy dump written as stored), the way to compare it."""
+    from ..dump.device_formats import DeviceFormatError, device_shape
+
+    for fmt, logical in (("NC1HWC0", "NCHW"), ("FRACTAL_NZ", "ND")):
+        for c0 in (16, 32):
+            try:
+                if device_shape(fmt, g_shape, dtype or "float16", c0=c0) != tuple(a_shape):
+                    continue
+            except (DeviceFormatError, TypeError, ValueError):
+                continue
+            return (f"; it is the golden's shape in the device layout {fmt}: convert the dump "
+                    f"to the framework's format (msaccucmp convert -d DUMP -f {logical} -out "
+                    f"DIR) or compare the binary dump with its om json (--om-json MODEL.json), "
+                    f"which this package converts")
+    return ""
+
+
 def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = True,
                  reader: Optional[TensorReader] = None) -> TensorCompare:
     """Compare one matched pair; problems become the row's ``reason``. ``reader``: a
@@ -152,7 +171,8 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
         else:
             return TensorCompare(**base, flags=tuple(flags + ["shape_mismatch"]), reason=(
                 f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)}: "
-                f"{p.actual.size} vs {p.golden.size} elements, cannot compare"))
+                f"{p.actual.size} vs {p.golden.size} elements, cannot compare"
+                + _device_layout_hint(a_shape, g_shape, p.actual.dtype)))
     try:
         a = _load(p.actual, "actual", reader)
         if crop is not None:

@@ -157,3 +157,20 @@ def test_f4_reasons_name_the_golden_files_not_read_and_the_closest_names(tmp_pat
                           "closest golden names: 'argmax_1'; the golden's files not read: "
                           "98765.npy (an all-digit name")
     assert "topk.1.npy (no timestamp" in why
+
+
+@pytest.mark.parametrize("device, golden, fmt", [
+    ((2, 1, 1, 16, 16), (2, 4, 6), "FRACTAL_NZ: convert the dump to the framework's format "
+                                      "(msaccucmp convert -d DUMP -f ND -out DIR)"),
+    ((1, 1, 5, 5, 16), (1, 3, 5, 5), "NC1HWC0: convert the dump to the framework's format "
+                                       "(msaccucmp convert -d DUMP -f NCHW")])
+def test_f5_a_device_layout_array_says_how_to_convert_it(device, golden, fmt):
+    """A plain msaccucmp convert keeps the device layout: "shape (2, 1, 1, 16, 16) vs golden
+    (2, 4, 6) cannot compare" said nothing of why."""
+    r = compare_dumps(DumpSet.from_arrays({"a": [np.zeros(device, np.float16)]}),
+                      DumpSet.from_arrays({"a": [np.ones(golden, np.float32)]}))
+    assert "cannot compare; it is the golden's shape in the device layout " in r.rows[0].reason
+    assert fmt in r.rows[0].reason and "--om-json" in r.rows[0].reason
+    other = compare_dumps(DumpSet.from_arrays({"a": [np.zeros((7, 3), np.float16)]}),
+                          DumpSet.from_arrays({"a": [np.ones((2, 4), np.float32)]}))
+    assert other.rows[0].reason.endswith("cannot compare")
