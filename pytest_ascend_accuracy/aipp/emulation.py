@@ -8,6 +8,13 @@ the cache entry; the om json lists one NPU-only ``Aipp`` op per configured input
 ``aipp_<input>`` and run first; each run applies the file (:mod:`.apply`) to the raw inputs,
 feeds the result to the model and dumps the ``Aipp`` op (raw bytes in, float16 NCHW out), as a
 device dump shows it.
+
+The image after AIPP must be what the model is fed (ATC guide, atlasatc_16_0023: its size is
+the model input's, ``--input_shape``): given the model, :func:`conversion_aipp` refuses a block
+whose output channels, height or width (from ``src_image_size``, the crop and the padding)
+differ from its input's, naming the file, line and key. Errors while running name the file the
+model was converted with, not the cache entry's copy: :func:`conversion_aipp` records, for this
+process, the path each file content came from.
 """
 from __future__ import annotations
 
@@ -22,6 +29,9 @@ from ..errors import ConfigError
 from .apply import apply_aipp
 from .config import AippOp, parse_aipp_config, read_aipp_config
 
+#: sha256 of an AIPP file's text -> the path a conversion in this process read it from
+_SOURCES: Dict[str, str] = {}
+
 #: the AIPP file as stored in a converted model's cache entry
 AIPP_FILE = "aipp.cfg"
 OPTION = "insert_op_conf"
@@ -32,14 +42,87 @@ def aipp_op_name(input_name: str) -> str:
     return f"aipp_{input_name}"
 
 
-def conversion_aipp(options: Mapping[str, str]) -> Optional[Tuple[str, str]]:
+def conversion_aipp(options: Mapping[str, str], model=None,
+                    input_shape: Optional[Mapping[str, Sequence[int]]] = None) -> Optional[Tuple[str, str]]:
     """``(text, sha256)`` of the AIPP file named by the ``insert_op_conf`` ATC option, parsed
-    (a bad file is a ConfigError now, not at run time); None without the option."""
+    (a bad file is a ConfigError now, not at run time); None without the option. With the
+    ``model`` (path or ModelProto; ``input_shape`` overrides its dims, as ATC's does) each
+    block's output size is checked against its input's."""
     path = options.get(OPTION)
     if not path:
         return None
     cfg = read_aipp_config(path)
-    return cfg.text, hashlib.sha256(cfg.text.encode("utf-8")).hexdigest()
+    if model is not None:
+        check_model_inputs(cfg.ops, _declared_inputs(model, input_shape))
+    digest = hashlib.sha256(cfg.text.encode("utf-8")).hexdigest()
+    _SOURCES[digest] = str(path)
+    return cfg.text, digest
+
+
+def _declared_inputs(model, input_shape) -> List[Tuple[str, Tuple[Optional[int], ...]]]:
+    """``[(name, dims)]`` of the model's inputs in order (a dynamic dim is None)."""
+    import onnx
+
+    from ..graph.onnx_graph import declared_shape, graph_inputs, load_model
+
+    proto = model if isinstance(model, onnx.ModelProto) else load_model(model, weights=False)
+    given = dict(input_shape or {})
+    return [(i.name, tuple(given[i.name]) if i.name in given else declared_shape(i))
+            for i in graph_inputs(proto)]
+
+
+def check_model_inputs(ops: Sequence[AippOp], inputs: Sequence[Tuple[str, Sequence]]) -> None:
+    """Each block against the model input at its ``related_input_rank`` (``inputs``: names and
+    dims in order): that input exists, is N x C x H x W, and where the file fixes them, its C,
+    H and W are the AIPP output's."""
+    for op in ops:
+        if op.rank >= len(inputs):
+            names = ", ".join(n for n, _ in inputs)
+            raise op.error("related_input_rank", f"input {op.rank} does not exist: the model has "
+                                                 f"{len(inputs)} input(s) ({names})")
+        name, dims = inputs[op.rank]
+        shown = "x".join("?" if d is None else str(d) for d in dims)
+        if len(dims) != 4:
+            raise op.error("related_input_rank", f"model input {name!r} is {shown or 'a scalar'}; "
+                                                 f"AIPP feeds an N x C x H x W input")
+        channels = 1 if op.input_format == "YUV400_U8" else 3
+        if dims[1] is not None and dims[1] != channels:
+            raise op.error("input_format", f"{op.input_format} gives {channels} channel(s) after "
+                                           f"AIPP, but model input {name!r} is {shown} "
+                                           f"(N x C x H x W: C = {dims[1]})")
+        out = {axis: _output_size(op, axis) for axis in ("h", "w")}
+        for axis, dim in (("h", dims[2]), ("w", dims[3])):
+            size, key, how = out[axis]
+            if size is None or dim is None or size == dim:
+                continue
+            wide = f"{out['w'][0]} wide" if out["w"][0] is not None else "as wide as the images"
+            high = f"{out['h'][0]} high" if out["h"][0] is not None else "as high as the images"
+            raise op.error(key, f"the image after AIPP is {wide} and {high} ({how}), but model input "
+                                f"{name!r} is {shown} (N x C x H x W: {dims[3]} wide, {dims[2]} "
+                                f"high); the image after AIPP must be the size the model is fed "
+                                f"(--input_shape): change the crop/padding or the model input")
+
+
+def _output_size(op: AippOp, axis: str) -> Tuple[Optional[int], str, str]:
+    """``(size, the key that sets it, how)`` of the AIPP output along ``axis`` ('h' or 'w');
+    size None when only the images fix it (no ``src_image_size`` and no crop size)."""
+    src, pos = int(op.get(f"src_image_size_{axis}")), int(op.get(f"load_start_pos_{axis}"))
+    crop = int(op.get(f"crop_size_{axis}"))
+    if op.get("crop") and crop:
+        size, key, how = crop, f"crop_size_{axis}", [f"crop_size_{axis} {crop}"]
+    elif op.get("crop") and src:
+        size, key, how = src - pos, f"load_start_pos_{axis}", [f"src_image_size_{axis} {src} - "
+                                                               f"load_start_pos_{axis} {pos}"]
+    elif not op.get("crop") and src:
+        size, key, how = src, f"src_image_size_{axis}", [f"src_image_size_{axis} {src}, no crop"]
+    else:
+        return None, f"src_image_size_{axis}", ""
+    if op.get("padding"):
+        sides = ("top", "bottom") if axis == "h" else ("left", "right")
+        pads = [int(op.get(f"{side}_padding_size")) for side in sides]
+        size += sum(pads)
+        how += [f"{side}_padding_size {n}" for side, n in zip(sides, pads)]
+    return size, key, " + ".join(how)
 
 
 def key_options(options: Mapping[str, str], aipp: Optional[Tuple[str, str]]) -> Dict[str, str]:
@@ -77,12 +160,16 @@ class AippInputs:
     blocks: Dict[str, AippOp]
 
     @staticmethod
-    def load(entry: Path, model_inputs: Sequence[str]) -> Optional["AippInputs"]:
-        """The stored AIPP file of a cache entry (None when the model has none)."""
+    def load(entry: Path, model_inputs: Sequence[str], source: Optional[str] = None) -> Optional["AippInputs"]:
+        """The stored AIPP file of a cache entry (None when the model has none). Its errors
+        name ``source``, else the file this process converted that content from, else the
+        entry's copy."""
         path = Path(entry) / AIPP_FILE
         if not path.is_file():
             return None
-        return AippInputs(_blocks(path.read_text(encoding="utf-8"), model_inputs, str(path)))
+        text = path.read_text(encoding="utf-8")
+        where = source or _SOURCES.get(hashlib.sha256(text.encode("utf-8")).hexdigest(), str(path))
+        return AippInputs(_blocks(text, model_inputs, where))
 
     def preprocess(self, inputs: Mapping[str, np.ndarray]):
         """``(model inputs, [(op name, raw, aipp output)])``: each configured raw input replaced
