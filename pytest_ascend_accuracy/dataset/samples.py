@@ -161,7 +161,7 @@ class Labels:
         if self._map is not None:
             if sample.id not in self._map:
                 raise ConfigError(self.where, f"no label for sample {sample.id!r}"
-                                              f"{_closest(sample.id, self._map)}")
+                                              f"{_closest(sample.id, self._map, 'label keys')}")
             value = self._map[sample.id]
             self._used.add(sample.id)
         else:
@@ -177,7 +177,7 @@ class Labels:
         if self._map is not None:
             if sample.id not in self._map:
                 raise ConfigError(self.where, f"no label for sample {sample.id!r}"
-                                              f"{_closest(sample.id, self._map)}")
+                                              f"{_closest(sample.id, self._map, 'label keys')}")
             self._used.add(sample.id)
             return self._map[sample.id]
         if sample.index >= len(self._seq):
@@ -246,9 +246,9 @@ def _per_row(value, rows: int, where: str) -> List[object]:
     return list(value)
 
 
-def _closest(name: str, names) -> str:
+def _closest(name: str, names, what: str = "sample ids") -> str:
     close = difflib.get_close_matches(name, [str(n) for n in names], n=3, cutoff=0.5)
-    return f"; closest sample ids: {', '.join(close)}" if close else ""
+    return f"; closest {what}: {', '.join(close)}" if close else ""
 
 
 def _numbered_out_of_order(ids: List[str]):

@@ -207,3 +207,13 @@ def test_a_traced_sample_whose_ops_are_all_ignored_names_no_operator_wrongly(dev
     culprit = info.value.dataset.culprit
     assert culprit.op is None and culprit.note.startswith("no operator named: no tensor was judged")
     assert "accumulated small errors" not in str(info.value)
+
+
+def test_a_sample_without_a_label_names_the_closest_label_keys():
+    """The closest names are the labels file's keys, not sample ids (a docs trial: 'closest
+    sample ids: S00' named a key of the labels, no sample)."""
+    from pytest_ascend_accuracy.dataset.samples import Labels, Sample
+
+    labels = Labels({"S00": 1, "S01": 0}, "labels.json")
+    with pytest.raises(ConfigError, match=r"no label for sample 's00'; closest label keys: S00"):
+        labels.for_sample(Sample("s00", 0, {}), 1)
