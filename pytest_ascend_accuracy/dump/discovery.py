@@ -124,6 +124,11 @@ def choose_leaf(root, model_name: Optional[str] = None, *,
         if _has_stats_csv(root):
             raise DumpFormatError(root, "holds only statistics CSV files (acl.json dump_data: "
                                         "stats); tensor dumps (dump_data: tensor) are needed")
+        jsons = _json_files(root)
+        if jsons:
+            raise DumpFormatError(root, f"no dump files in it or below, but JSON ({', '.join(jsons[:3])}"
+                                        f"{', ...' if len(jsons) > 3 else ''}): "
+                                        + NOT_A_DUMP_JSON)
         raise DumpFormatError(root, "empty dump directory: no dump files found in it or below "
                                     "(expected {timestamp}/{device}/{model}/{model_id}/{step}/"
                                     "{op_type}.{op_name}.{task}.{stream}.{timestamp} files)")
@@ -170,6 +175,36 @@ def sub_model_leaves(main: LeafInfo, root, names: Sequence[str]) -> Dict[str, Le
 
 def _same(a: Path, b: Path) -> bool:
     return os.path.abspath(a) == os.path.abspath(b)
+
+
+#: what a JSON file given as a dump is told (polygraphy's --save-outputs gave "header length ...
+#: runs past the end of the file", a user trial)
+NOT_A_DUMP_JSON = ("a JSON file (e.g. polygraphy --save-outputs) is not a dump; goldens are "
+                   "directories of .npy files (this package's golden, msit's, msaccucmp "
+                   "convert's), actual dumps Ascend dump directories or files; an om json is "
+                   "passed as --om-json")
+
+
+def is_json_file(path) -> bool:
+    """Whether the file at ``path`` is JSON text (``.json``, or a first non-blank byte ``{`` or
+    ``[``, which no dump file's 8-byte header length starts with in practice)."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        return True
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64).lstrip()
+    except OSError:
+        return False
+    return head[:1] in (b"{", b"[") and all(32 <= b < 127 or b in (9, 10, 13) for b in head)
+
+
+def _json_files(root: Path) -> List[str]:
+    try:
+        return sorted(e.name for e in os.scandir(root) if e.is_file()
+                      and not e.name.startswith(".") and e.name.lower().endswith(".json"))
+    except OSError:
+        return []
 
 
 def _has_stats_csv(root: Path) -> bool:

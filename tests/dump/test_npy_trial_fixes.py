@@ -60,3 +60,25 @@ def test_f5_convert_f_names_with_a_shape_suffix_are_read(tmp_path):
         ("split", "SplitD", ["input:0", "input:1", "output:1"]),
         ("rsum", "ReduceSumD", ["output:0"])]
     assert dump["rsum"].output().shape == ()
+
+
+def test_f6_a_directory_of_json_says_json_is_not_a_dump(tmp_path):
+    """A polygraphy --save-outputs JSON passed as the golden got a message about dump files."""
+    import json
+
+    import pytest
+
+    from pytest_ascend_accuracy.dump.discovery import is_json_file
+    from pytest_ascend_accuracy.errors import DumpFormatError
+
+    d = tmp_path / "polydir"
+    d.mkdir()
+    (d / "poly.json").write_text(json.dumps({"lst": [["onnxrt-runner", [{"outputs": {}}]]]}))
+    with pytest.raises(DumpFormatError, match=r"polydir: no dump files in it or below, but JSON "
+                                              r"\(poly.json\): a JSON file \(e.g. polygraphy "
+                                              r"--save-outputs\) is not a dump; goldens are"):
+        load_dump(d)
+    (tmp_path / "outputs").write_text('  {"lst": []}')
+    assert is_json_file(d / "poly.json") and is_json_file(tmp_path / "outputs")
+    np.save(tmp_path / "a.npy", np.ones(2))
+    assert not is_json_file(tmp_path / "a.npy")
