@@ -108,7 +108,9 @@ class EmulatorBackend:
         check_fault_targets(self.faults, model)
         shapes = parse_input_shape(input_shape)
         options = {str(k).lstrip("-"): str(v) for k, v in (atc_options or {}).items()}
-        aipp = conversion_aipp(options)  # --insert_op_conf: keyed by content, applied at run
+        # --insert_op_conf: keyed by content, applied at run; its output size checked against
+        # the model input it feeds (ATC refuses a mismatch), so a cache hit is checked too
+        aipp = conversion_aipp(options, model, shapes)
         key = make_key(kind="emulator", format=EMULATOR_FORMAT, model=model_digest(model),
                        mode=mode.key(), input_shape={k: list(v) for k, v in (shapes or {}).items()},
                        faults=[f.key() for f in self.faults], overflow=self.overflow,
