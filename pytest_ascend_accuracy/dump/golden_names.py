@@ -98,9 +98,23 @@ def read_names(directory) -> Dict[str, str]:
     return names
 
 
+def output_stems(stems) -> Set[str]:
+    """The stems among ``stems`` whose files are an op's outputs (msit's rule, applied down a
+    chain of prefixes): ``input_R`` is op ``R``'s inputs when ``R`` is such a stem, else an op
+    of its own (``input_x`` with no op ``x``; its own inputs are then ``input_input_x``)."""
+    stems = set(stems)
+    out: Set[str] = set()
+    for stem in sorted(stems, key=len):  # a stem's rest is shorter: decided before it
+        rest = stem[len(INPUT_PREFIX):] if stem.startswith(INPUT_PREFIX) else None
+        if rest is None or not (rest in out or (rest.startswith("%") and unescape(rest))):
+            out.add(stem)
+    return out
+
+
 def op_of_stem(stem: str, output_stems, names: Dict[str, str]):
     """(op name, "output" | "input") for a golden file stem. ``output_stems``: the stems that
-    have output files (msit's rule: ``input_X`` is X's input when X has outputs)."""
+    have output files (``output_stems``; msit's rule: ``input_X`` is X's input when X has
+    outputs)."""
     real = unescape(stem) if stem.startswith("%") else None
     if real is not None:
         return real, "output"
@@ -114,4 +128,5 @@ def op_of_stem(stem: str, output_stems, names: Dict[str, str]):
     return names.get(stem, stem), "output"
 
 
-__all__ = ["NAMES_FILE", "escape", "unescape", "StemAllocator", "read_names", "op_of_stem"]
+__all__ = ["NAMES_FILE", "escape", "unescape", "StemAllocator", "read_names", "op_of_stem",
+           "output_stems"]

@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import DumpFormatError
 from .file_span import FileSpan, SpanLoader
-from .golden_names import INPUT_PREFIX, op_of_stem, read_names
+from .golden_names import INPUT_PREFIX, op_of_stem, output_stems, read_names
 from .layout import MAPPING_FILE, csv_rows, parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
 from .npy_header import _NPY_ERRORS, NpyLayout, read_npy_header, read_npy_layout
@@ -175,7 +175,7 @@ def classify_npy_files(resolved: List[Tuple[str, str]], names: Callable[[], Dict
             skipped.append((stored, _unread_why(stored, real)))
     if converted and not golden:
         return "converted", converted, skipped
-    out_stems = {stem for _, stem, _, _ in golden if not stem.startswith(INPUT_PREFIX)}
+    out_stems = output_stems({stem for _, stem, _, _ in golden})
     names = names() if golden else {}
     files = []
     for stored, stem, idx, ts in golden:

@@ -82,3 +82,17 @@ def test_f6_a_directory_of_json_says_json_is_not_a_dump(tmp_path):
     assert is_json_file(d / "poly.json") and is_json_file(tmp_path / "outputs")
     np.save(tmp_path / "a.npy", np.ones(2))
     assert not is_json_file(tmp_path / "a.npy")
+
+
+def test_f7_an_op_named_input_x_without_an_op_x_keeps_its_inputs(tmp_path):
+    """msit writes op input_proj_Relu's outputs as input_proj_Relu.0.{ts}.npy and its inputs as
+    input_input_proj_Relu.0.{ts}.npy; with no op proj_Relu, the second are that op's inputs
+    (they read as the outputs of an op input_input_proj_Relu)."""
+    np.save(tmp_path / "input_input_proj_Relu.0.1700000000000001.npy", np.zeros(2))
+    np.save(tmp_path / "input_proj_Relu.0.1700000000000001.npy", np.ones(2))
+    np.save(tmp_path / "input_head.0.1700000000000002.npy", np.ones(2))
+    np.save(tmp_path / "head.0.1700000000000002.npy", -np.ones(2))
+    dump = load_dump(tmp_path)
+    assert dump.names == ["input_proj_Relu", "head"]
+    assert [t.slot for t in dump["input_proj_Relu"].inputs] == ["input:0"]
+    assert dump["input_proj_Relu"].inputs[0].load().tolist() == [0, 0]
