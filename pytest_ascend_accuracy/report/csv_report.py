@@ -17,7 +17,10 @@ is ``NaN`` (no device addresses are known); ``GroundTruth`` lists the original O
 them); ``OverFlow`` is msaccucmp's rule on the actual tensor (fp16 and max|v| >= 65504 or an
 infinity: ``YES``; fp16: ``NO``; other dtypes or no values: ``NaN``); ``IsPrecisionError`` is the
 verdict of the threshold the comparison was judged with when one is given, else msit's fixed
-rule. The file is written atomically.
+rule. The metric columns msaccucmp leaves ``NaN`` are ``NaN`` here too: all but the cosine for a
+bool tensor (its algorithms refuse bool data), all but the cosine, accumulated relative error
+and relative Euclidean distance for a zero-size one (``_msaccucmp_columns``). The file is written
+atomically.
 """
 from __future__ import annotations
 
@@ -75,6 +78,26 @@ def _output_nodes(result: CompareResult) -> set:
     return names
 
 
+_ALL = {key: None for key in METRIC_COLUMNS}
+#: msaccucmp's algorithms refuse bool data ("Algorithm MaxAbsoluteError does not support Boolean
+#: types"): only the cosine column holds a number
+_BOOL = {"cosine": None}
+#: a zero-size tensor: msaccucmp's reductions fail ("zero-size array to reduction operation"),
+#: leaving the cosine, the accumulated relative error and the relative Euclidean distance
+_EMPTY = {"cosine": None, "acc_rel": None, "rel_l2": None, "std": "(nan;nan),(nan;nan)"}
+
+
+def _msaccucmp_columns(row: TensorCompare) -> dict:
+    """The metric columns msaccucmp fills for ``row``'s tensors ({key: None}: ours; {key:
+    text}: that text); the others are ``NaN``. Our own figures for the rest stay in the JSON
+    result and drive the verdict (bool values are compared exactly, CompareFailReason says)."""
+    if row.metrics is not None and row.metrics.size == 0 and 0 in tuple(row.shape):
+        return _EMPTY
+    if "bool" in (row.dtype, row.golden_dtype):
+        return _BOOL
+    return _ALL
+
+
 def _shape(shape) -> str:
     """msaccucmp's spelling: ``'[%s]' % ",".join(dims)``, no spaces (``compare_result.py``)."""
     return "[" + ",".join(str(int(d)) for d in shape) + "]"
@@ -95,9 +118,12 @@ def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterab
         else:
             error = msit_precision_error(row)
         values = []
+        shown = _msaccucmp_columns(row)
         for key in METRIC_COLUMNS:
-            if m is None:
+            if m is None or key not in shown:
                 values.append("NaN")
+            elif shown[key] is not None:
+                values.append(shown[key])
             elif key == "std":
                 values.append(m.std)
             else:

@@ -174,3 +174,30 @@ def test_f5_a_device_layout_array_says_how_to_convert_it(device, golden, fmt):
     other = compare_dumps(DumpSet.from_arrays({"a": [np.zeros((7, 3), np.float16)]}),
                           DumpSet.from_arrays({"a": [np.ones((2, 4), np.float32)]}))
     assert other.rows[0].reason.endswith("cannot compare")
+
+
+def test_f8_csv_metric_columns_are_nan_where_msaccucmp_leaves_them_so():
+    """msaccucmp's algorithms refuse bool data and zero-size arrays: its CSV holds NaN where
+    ours printed 1.000000 / 0.000000 under the same column names."""
+    import csv
+    import io
+
+    from pytest_ascend_accuracy.report.csv_report import csv_text
+
+    a = np.array([True, False, True, True])
+    r = compare_dumps(DumpSet.from_arrays({"gt": [a], "empty": [np.zeros((2, 0), np.float16)],
+                                           "f": [X.astype(np.float16)]}),
+                      DumpSet.from_arrays({"gt": [~a], "empty": [np.zeros((2, 0), np.float32)],
+                                           "f": [X]}))
+    rows = {row[2]: row for row in csv.reader(io.StringIO(csv_text(r)))}
+    head = list(rows["NPUDump"])
+    col = {name: head.index(name) for name in head[10:20]}
+    gt = {k: rows["gt"][i] for k, i in col.items()}
+    assert gt.pop("CosineSimilarity") != "NaN" and set(gt.values()) == {"NaN"}
+    empty = {k: rows["empty"][i] for k, i in col.items()}
+    assert (empty.pop("CosineSimilarity"), empty.pop("AccumulatedRelativeError"),
+            empty.pop("RelativeEuclideanDistance"), empty.pop("StandardDeviation")) == (
+        "1.000000", "0.000000", "0.000000", "(nan;nan),(nan;nan)")
+    assert set(empty.values()) == {"NaN"}
+    assert "NaN" not in [rows["f"][i] for i in col.values()]
+    assert not r.judge(0.99).passed  # the verdict still judges the bools exactly
