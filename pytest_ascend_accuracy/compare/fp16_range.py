@@ -79,6 +79,8 @@ class RangeFindings(list):
 
     checked: int = 0
     ignored: Tuple[str, ...] = ()
+    #: the verdict ignores ops whose edges to the failures are unknown: not looked at
+    ignored_unlooked: bool = False
 
 
 def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: int = 3,
@@ -313,6 +315,9 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
     failing = [f.row.golden_name for f in verdict.failures if f.row.golden_name]
     found = golden_inputs_past_fp16(golden, failing, model=model, op_types=op_types)
     hidden = _ignored_upstream(golden, verdict, rows, failing, model)
+    if hidden is None:
+        found.ignored_unlooked = True
+        hidden = []
     if hidden:
         more = golden_inputs_past_fp16(golden, hidden, limit=IGNORED_LIMIT, model=model,
                                        op_types=op_types)
@@ -323,18 +328,19 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
     return found
 
 
-def _ignored_upstream(golden: DumpSet, verdict, rows, failing: List[str], model) -> List[str]:
+def _ignored_upstream(golden: DumpSet, verdict, rows, failing: List[str],
+                      model) -> Optional[List[str]]:
     """Golden names of ``rows`` the verdict's policy ignores that feed a failing op (by the
-    graph's edges, ``ops_upstream``; where those are unknown, those before the last failing
-    row in graph order), in graph order."""
+    graph's edges, ``ops_upstream``), in graph order; None where the edges are unknown (and
+    ops are ignored): an op earlier in graph order need not feed the failure, and a hint
+    keeping it would not help (a review: a side branch's fault got ``keep_dtype(['norm'])``)."""
     policy = verdict.policy
     ignored = [r for r in rows if policy.is_ignored(r.names)]
     if not ignored or not failing:
         return []
     up = ops_upstream(golden, failing, model=model)
     if up is None:
-        last = max(f.row.order for f in verdict.failures)
-        ignored = [r for r in ignored if r.order < last]
+        return None
     names = [n for r in ignored for n in (r.golden_name, *r.original_names)
-             if n and n in golden and (up is None or n in up)]
+             if n and n in golden and n in up]
     return list(dict.fromkeys(names))

@@ -417,11 +417,15 @@ def no_overflow_seen(range_inputs: Sequence = ()) -> str:
     """Why a hint found nothing to keep in float32: no float16 overflow seen, or -- when the
     golden held none of the failing ops' inputs (``compare.fp16_range.RangeFindings.checked``
     0) -- that their operands were not looked at, which a golden with inputs would allow."""
+    unlooked = ("; the ignored ops' operands were not looked at (the golden tells no edges "
+                "to the failures: the ONNX model, or a golden of op outputs and inputs as the "
+                "cache holds it, would)" if getattr(range_inputs, "ignored_unlooked", False)
+                else "")
     if getattr(range_inputs, "checked", None) == 0:
         return ("no float16 overflow in the failing values; their golden operands were not "
                 "checked (the golden holds no inputs of the failing ops: a golden dumped with "
-                "its operators' inputs shows whether one leaves the float16 range)")
-    return "no float16 overflow seen"
+                "its operators' inputs shows whether one leaves the float16 range)" + unlooked)
+    return "no float16 overflow seen" + unlooked
 
 
 #: how to ask for the CSV, per caller: assert_accuracy's argument here; the plugin's option
