@@ -100,9 +100,10 @@ class AscendModel:
 
 def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shape=None,
                atc_options=None, dump_root=None, where="ascend_model", on_run=None,
-               aipp=None) -> AscendModel:
+               aipp=None, others=()) -> AscendModel:
     """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running;
-    ``aipp`` (a resolved path) goes to ATC as ``--insert_op_conf``."""
+    ``aipp`` (a resolved path) goes to ATC as ``--insert_op_conf``; ``others``: the models the
+    test converted before (their op names in a marker's keep_dtype are not this model's typos)."""
     from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
 
     check_atc_options(atc_options, where)
@@ -121,7 +122,7 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
         if isinstance(keep_dtype, str):
             keep_dtype = [keep_dtype]
         mode = mode | keep_dtype_mode(list(keep_dtype))
-    check_mode_names(mode, model, where)
+    check_mode_names(mode, model, where, others)
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
     return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run, aipp_config,

@@ -54,6 +54,8 @@ class TestContext:
     stored_goldens: List[Tuple[Path, Callable[[], object]]] = field(default_factory=list)
     #: every ascend_model run of this test, in order: which model made which dump
     runs: List[ModelRun] = field(default_factory=list)
+    #: the models ``ascend_model`` converted for this test, in order (resolved paths)
+    converted: List[object] = field(default_factory=list)
     #: checks this test started (check_accuracy, check_dataset, check_preprocessing): a test
     #: marked @accuracy that started none checked nothing (``warn_if_nothing_checked``)
     checks: int = 0
@@ -173,10 +175,22 @@ def ascend_model(request, _ascend_accuracy_context):
         handle = convert_model(state, model, mode if mode is not None else ctx.mode or "default",
                             keep_dtype=keep_dtype, input_shape=input_shape,
                             atc_options=atc_options, dump_root=dump_root,
-                            where=f"{ctx.nodeid}: ascend_model", on_run=remember, aipp=aipp)
+                            where=f"{ctx.nodeid}: ascend_model", on_run=remember, aipp=aipp,
+                            others=_others(ctx.converted, model))
+        ctx.converted.append(model)
         return handle
 
     return make
+
+
+def _others(converted, model) -> list:
+    """The models of ``converted`` that are not ``model``, once each (paths or ModelProtos,
+    which are not hashable)."""
+    out: list = []
+    for m in converted:
+        if m is not model and m != model and not any(m is o or m == o for o in out):
+            out.append(m)
+    return out
 
 
 @pytest.fixture

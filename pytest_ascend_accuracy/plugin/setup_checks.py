@@ -61,16 +61,18 @@ def check_atc_options(options: Optional[Mapping[str, object]], where: str) -> No
                           + f"; accepted as numerically neutral: {', '.join(NEUTRAL_OPTIONS)}")
 
 
-def check_mode_names(mode, model, where: str) -> None:
-    """keep_dtype entries of ``mode`` must name ops (or op types) of ``model``; the extra ATC
-    options of a ``Mode(extra=...)`` pass ``check_atc_options`` like ``ascend_model``'s."""
+def check_mode_names(mode, model, where: str, others=()) -> None:
+    """keep_dtype entries of ``mode`` must name ops (or op types) of ``model``, or of one of
+    ``others`` (the models its test converted before: ``graph.op_catalogue.check_mode``); the
+    extra ATC options of a ``Mode(extra=...)`` pass ``check_atc_options`` like
+    ``ascend_model``'s."""
     from ..graph.op_catalogue import check_mode
 
     extra = getattr(mode, "extra", ())
     if extra:
         check_atc_options(dict(extra), f"{where}: Mode(extra=...)")
     if getattr(mode, "keep_dtype", ()) and model is not None:
-        check_mode(mode, model, where)
+        check_mode(mode, model, where, others)
 
 
 def check_op_names(spec, dumps: Iterable, where: str) -> None:

@@ -34,3 +34,35 @@ def test_a_fix_for_one_model_of_several_is_that_models_mode_argument(pytester):
     for expr in hinted + [fix]:  # each one, pasted as that call's mode=, passes
         pytester.makepyfile(test_two=TEST.format(arg=f'"mode": {expr}'))
         pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+FIRST = '''
+from pytest_ascend_accuracy import accuracy, keep_dtype, HIGH_PRECISION
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95{modes})
+def test_two(ascend_model, golden_dump, check_accuracy):
+    for model in ("models/overflow.onnx", "models/passing_mlp.onnx"):
+        inputs = make_inputs(model)
+        check_accuracy(ascend_model(model).run(inputs), golden_dump(model, inputs))
+'''
+
+
+def test_the_marker_fix_of_a_model_failing_first_passes_with_the_models_after_it(pytester):
+    """A model that fails before the test converts its others gets the marker form (nothing
+    tells the check of the models to come); pasted, a keep_dtype name of the model converted
+    before is not refused as a typo of the next one (a review)."""
+    tiny_models.save_models(pytester.path / "models", ["passing_mlp", "overflow"])
+    pytester.makepyfile(test_two=FIRST.format(modes=""))
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=1)
+    hinted = re.findall(r"^  (?:or )?modes=\[(.+)\]$", run.stdout.str(), re.M)
+    assert "keep_dtype(['norm'])" in hinted
+    for expr in hinted:
+        pytester.makepyfile(test_two=FIRST.format(modes=f", modes=[{expr}]"))
+        pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    # a name no model of the test has is still a typo, refused with the closest names
+    pytester.makepyfile(test_two=FIRST.format(modes=", modes=[keep_dtype(['nrom'])]"))
+    pytester.runpytest("-p", "no:cacheprovider").stdout.fnmatch_lines(
+        ["*keep_dtype entry 'nrom' is not an op of model 'overflow'; closest: 'norm'*"])
