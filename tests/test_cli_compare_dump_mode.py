@@ -28,9 +28,18 @@ def test_the_mode_of_an_atc_command_line(tmp_path):
     assert mode == Mode(fusion=False, keep_dtype=("conv1", "OpType::BatchNorm")) and left == []
     (tmp_path / "one_rule.cfg").write_text(json.dumps({"Switch": {"GraphFusion": {
         "ConvBatchnormFusionPass": "off"}}}))
-    assert mode_of_cmdline("atc --fusion_switch_file=one_rule.cfg --keep_dtype=gone.cfg",
-                           [tmp_path]) == (None, ["--fusion_switch_file=one_rule.cfg",
-                                                  "--keep_dtype=gone.cfg"])
+    (tmp_path / "ub_rule.cfg").write_text(json.dumps({"Switch": {"UBFusion": {
+        "TbeEltwiseFusionPass": "off"}}}))
+    assert mode_of_cmdline("atc --fusion_switch_file=one_rule.cfg", [tmp_path])[0] == Mode(
+        fusion_rules_off=("ConvBatchnormFusionPass",))
+    assert mode_of_cmdline("atc --fusion_switch_file=ub_rule.cfg", [tmp_path])[0] == Mode(
+        fusion_rules_off=("UBFusion:TbeEltwiseFusionPass",))
+    # what no mode here carries is named, never dropped (a review: op_select_implmode was)
+    assert mode_of_cmdline("atc --model=m.onnx --framework=5 --soc_version=Ascend310P3 "
+                           "--keep_dtype=gone.cfg --op_select_implmode=high_precision "
+                           "--insert_op_conf=aipp.cfg", [tmp_path]) == (
+        None, ["--keep_dtype=gone.cfg", "--op_select_implmode=high_precision",
+               "--insert_op_conf=aipp.cfg"])
 
 
 def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(tmp_path, capsys):
@@ -60,3 +69,30 @@ def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(t
     assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0  # restored
     diagnosis = capsys.readouterr().out
     assert "RESTORED" in diagnosis and "fusion_off fails at op norm" in diagnosis, diagnosis
+
+
+def test_the_high_precision_alternative_keeps_the_dumps_mode_too(tmp_path, capsys):
+    """"(or --mode high_precision)" diagnosed the default conversion of a fusion-off dump (a
+    review): the alternative is the dump's mode in high precision."""
+    import onnx
+
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.golden.stored import store_golden
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    model = tmp_path / "overflow.onnx"
+    onnx.save(models.overflow(), str(model))
+    cache = Cache(tmp_path / "cache")
+    backend = EmulatorBackend(cache)
+    inputs = make_inputs(model)
+    converted = backend.convert(model, FUSION_OFF)
+    backend.run(converted, inputs, dump_dir=tmp_path / "dump")
+    store_golden(tmp_path / "golden", golden_dump(model, inputs, cache=cache), store_inputs=True)
+    assert cli.main(["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
+                     "--om-json", str(converted.om_json)]) == 1
+    out = capsys.readouterr().out
+    assert "--mode '{base: fusion_off, keep_dtype: [\"norm\"]}'" in out, out
+    assert "(or --mode high_precision+fusion_off) passes with exit status 0" in out, out

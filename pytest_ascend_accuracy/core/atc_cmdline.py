@@ -28,6 +28,13 @@ PRECISION_MODE_V2 = {
     "allow_mix_precision_fp16": "mixed_float16",
     "allow_mix_precision_bf16": "mixed_bfloat16",
 }
+#: options of an ATC command line that are not the conversion mode: the model, its inputs
+#: and where the results go (the diagnose command names the model and shapes itself); every
+#: other option is the mode's, or named as not carried
+NOT_MODE_OPTIONS = frozenset({
+    "model", "weight", "framework", "output", "soc_version", "input_shape", "input_format",
+    "dynamic_batch_size", "dynamic_image_size", "dynamic_dims", "out_nodes", "log", "json",
+    "om", "mode", "host_env_os", "host_env_cpu", "core_type", "aicore_num"})
 #: ``--precision_mode_v2`` value -> the ``--precision_mode`` value of the same effect
 _FROM_V2 = {"fp16": "force_fp16", "origin": "must_keep_origin_dtype",
             "cube_fp16in_fp32out": "cube_fp16in_fp32out", "mixed_float16": "allow_mix_precision",
@@ -73,12 +80,14 @@ def mode_of_cmdline(cmdline: str, bases: Sequence = ()) -> Tuple[Optional[Mode],
             elif names:
                 fields["keep_dtype"] = tuple(names)
         elif name == "fusion_switch_file":
-            off = _fusion_off(_found(value, bases))
-            if off is None:
+            switch = _fusion_switch(_found(value, bases))
+            if switch is None:
                 left.append(f"--{name}={value}")
-            elif off:
+            elif switch is False:
                 fields["fusion"] = False
-        elif name in ("precision_mode", "precision_mode_v2", "buffer_optimize"):
+            elif switch:
+                fields["fusion_rules_off"] = switch
+        elif name not in NOT_MODE_OPTIONS:  # precision values unknown here, other options
             left.append(f"--{name}={value}")
     mode = Mode(**fields) if fields else None
     return (None if mode == Mode() else mode), left
@@ -104,9 +113,10 @@ def _lines(path: str) -> Optional[List[str]]:
     return [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def _fusion_off(path: str) -> Optional[bool]:
-    """True when a fusion switch file turns every graph and UB fusion off, False when it turns
-    none off; None when it cannot be read from here or switches single rules (not carried)."""
+def _fusion_switch(path: str):
+    """What a fusion switch file turns off: False for every graph and UB fusion, else the
+    rules it switches off as ``fusion_rules_off`` entries (``UBFusion:Name``; ``()``: none);
+    None when it cannot be read from here or says something else (not carried)."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError, ValueError):
@@ -121,10 +131,13 @@ def _fusion_off(path: str) -> Optional[bool]:
     sections = [switch.get("GraphFusion") or {}, switch.get("UBFusion") or {}]
     if not all(isinstance(s, dict) for s in sections):
         return None
-    values = {str(v).lower() for s in sections for v in s.values()}
     alls = [str(s.get("ALL", "")).lower() for s in sections]
     if alls == ["off", "off"]:
-        return True
-    if not values or values == {"on"}:
         return False
-    return None
+    if any(a == "off" for a in alls) or not all(str(v).lower() in ("on", "off")
+                                                 for s in sections for v in s.values()):
+        return None  # one section all off, or values this reader does not know
+    graph, ub = sections
+    return tuple([k for k, v in graph.items() if k != "ALL" and str(v).lower() == "off"]
+                 + [f"UBFusion:{k}" for k, v in ub.items()
+                    if k != "ALL" and str(v).lower() == "off"])

@@ -8,13 +8,15 @@ aligned table capped at a few rows; coverage; where the full report is; what to 
 from __future__ import annotations
 
 import math
-import os
 from typing import List, Optional, Sequence, Tuple
 
 from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
 from ..compare.thresholds import beside, threshold_text
 
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
+from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
+    CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
+
 WORST_ROWS = 5
 _NAME_WIDTH = 48
 
@@ -258,60 +260,6 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
     return True
 
 
-#: how a command-line user converts and checks a mode: ``ascend-accuracy diagnose`` (compare and
-#: judge have no mode; the model the dump ran is not known to them, hence the placeholder)
-CLI_MODEL = "MODEL.onnx"
-
-
-def _cli_judge_options(verdict: Verdict) -> str:
-    """The verdict's threshold, metric and scale guard as ``ascend-accuracy diagnose`` options
-    (none where they are its defaults), so a pasted command judges as the compare did."""
-    from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE, DEFAULT_THRESHOLD
-
-    thr = verdict.policy.default
-    opts = []
-    if thr.metric != "cosine":
-        opts.append(f"--metric {thr.metric}")
-    if thr.metric != "cosine" or thr.value != DEFAULT_THRESHOLD:
-        opts.append(f"--threshold {threshold_text(thr.value)}")
-    t = verdict.policy.scale_tolerance
-    if t != DEFAULT_SCALE_TOLERANCE:
-        opts.append("--scale-tolerance " + ("none" if t is None else f"{t:g}"))
-    import shlex  # the compare's own per-op thresholds and ignore list: without them the
-    # pasted diagnose failed first on an op the compare had ignored (code review)
-    opts += [f"--per-op {shlex.quote(f'{name}={threshold_text(thr.value)}')}"
-             for name, thr in verdict.policy.per_op]
-    opts += [f"--ignore {shlex.quote(name)}" for name in verdict.policy.ignore]
-    return "".join(" " + o for o in opts)
-
-
-def _cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = None) -> str:
-    """``ascend-accuracy diagnose MODEL.onnx [--mode ...] [judge options]``, shell-quoted; the
-    mode the dump was converted with (its om json's ``atc_cmdline``, ``result``'s) combined with
-    ``mode``, and the options of that command line a mode cannot carry named after it (without
-    them the pasted command diagnosed the default conversion and said PASSES)."""
-    import shlex
-
-    from ..core.atc_cmdline import mode_of_cmdline
-
-    meta = (result.meta.get("actual") or {}) if result is not None else {}
-    cmdline, om_json = meta.get("atc_cmdline") or "", meta.get("om_json") or ""
-    bases = [os.path.dirname(str(om_json))] if om_json else []  # ATC wrote the files there
-    dumped, left = mode_of_cmdline(str(cmdline), bases) if cmdline else (None, [])
-    if dumped is not None:
-        mode = dumped if mode is None else dumped | mode
-    command = f"ascend-accuracy diagnose {CLI_MODEL}"
-    if mode is not None:
-        form = mode.yaml_form()
-        command += f" --mode {shlex.quote(form)}"
-    command += _cli_judge_options(verdict)
-    if left:
-        command += (f" (the dump's conversion also used {' '.join(left)} (its om json's "
-                    "atc_cmdline), which this command does not carry: give its effect with "
-                    "--mode, e.g. fusion_off for a switch file that turns every fusion off)")
-    return command
-
-
 def unread(verdict: Verdict) -> bool:
     """Every failing tensor went unread (shapes that cannot be compared, a file not read): its
     values say nothing about float16 range or about any mode."""
@@ -378,12 +326,13 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         from ..core.modes import HIGH_PRECISION, keep_dtype
 
         hp = high_precision_may_fix(verdict, names)
+        dumped = dumped_mode(result)[0]
         return (f"{reason}: keep these ops in float32 (ATC --keep_dtype=FILE, one op name a "
                 f"line){' or convert in high precision' if hp else ''}; check it on the ONNX "
-                f"model the dump ran: {_cli_diagnose(verdict, keep_dtype(names), result)}"
-                + (f" (or --mode {HIGH_PRECISION.yaml_form()})" if hp else
+                f"model the dump ran: {cli_diagnose(verdict, keep_dtype(names), result)}"
+                + (f" (or{cli_mode(HIGH_PRECISION, dumped)})" if hp else
                    " (high precision still feeds Cube ops float16)")
-                + " passes with exit status 0")
+                + " passes with exit status 0" + not_carried(result))
     if names:
         shown = ", ".join(repr(printable(n)) for n in names[:5])
         more = ", ..." if len(names) > 5 else ""
@@ -399,10 +348,10 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     if cli:  # a plain sequence, not golden_inputs_past_fp16's findings: nothing was looked at
         seen = (no_overflow_seen(range_inputs) if hasattr(range_inputs, "checked")
                 else SAVED_NOT_CHECKED)  # (judge: a saved result holds no golden tensor)
-        return (f"{seen}: {_cli_diagnose(verdict, None, result)} walks the "
+        return (f"{seen}: {cli_diagnose(verdict, None, result)} walks the "
                 "debugging flow on the ONNX model the dump ran (high precision, ops kept in "
                 "float32, buffer reuse off, fusion off) and names the mode that restores "
-                "accuracy, if one does")
+                "accuracy, if one does" + not_carried(result))
     return (f"{no_overflow_seen(range_inputs)}: compare with mode=\"fusion_off\" and "
             "mode=\"buffer_off\" to see whether a fusion pass or buffer reuse causes the first "
             "failure")

@@ -34,5 +34,29 @@ def test_sliced_dumps_are_refused_naming_the_op_and_msaccucmp(tmp_path, with_om_
     assert "FFTS+ manual-split slices of op 'conv1' (conv1_lxslice0, conv1_lxslice1)" in text
     assert "does not join slices" in text and "msaccucmp.py compare" in text
     assert "another model" not in text
-    with pytest.raises(DumpFormatError, match="slices of op 'conv1'"):  # one file alone too
-        load_dump(next(leaf.glob("Conv2D.conv1_lxslice0.*")))
+
+
+def test_one_name_ending_in_lxslice_is_an_ops_own(tmp_path):
+    """A split has two parts at least: an op named ``feat_lxslice1`` alone is an ordinary op
+    (a review: it was refused), and so is one slice file read on its own (msaccucmp takes a
+    single file for the whole op)."""
+    leaf, _ = _sliced(tmp_path)
+    single = tmp_path / "single" / "20240101000000" / "0" / "m" / "1" / "0"
+    w = AscendDumpWriter(single)
+    w.write_op("Relu", "feat_lxslice1", outputs=[np.ones((2, 2), np.float16)])
+    w.close()
+    assert [op.name for op in load_dump(tmp_path / "single").ops] == ["feat_lxslice1"]
+    assert [op.name for op in load_dump(next(leaf.glob("Conv2D.conv1_lxslice0.*"))).ops] == [
+        "conv1_lxslice0"]
+
+
+def test_a_single_json_file_is_not_read_as_a_dump(tmp_path):
+    """A polygraphy --save-outputs JSON given as one file was parsed as a binary dump: "header
+    length 7791825627654392443 runs past the end of the file" (a golden-formats trial)."""
+    import json
+
+    path = tmp_path / "poly.json"
+    path.write_text(json.dumps({"lst": [["onnxrt-runner", [{"outputs": {}}]]]}))
+    with pytest.raises(DumpFormatError, match=r"poly\.json: a JSON file \(e\.g\. polygraphy "
+                                              r"--save-outputs\) is not a dump"):
+        load_dump(path)

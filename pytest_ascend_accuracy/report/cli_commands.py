@@ -1,0 +1,76 @@
+"""The ``ascend-accuracy diagnose`` commands the CLI's advice prints, to paste as they are: the
+verdict's own threshold, metric, scale guard, per-op thresholds and ignore list as options, and
+the mode the dump was converted with (its om json's ``atc_cmdline``) under the mode advised."""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ..compare.result import CompareResult, Verdict
+from ..compare.thresholds import threshold_text
+
+#: how a command-line user converts and checks a mode: ``ascend-accuracy diagnose`` (compare and
+#: judge have no mode; the model the dump ran is not known to them, hence the placeholder)
+CLI_MODEL = "MODEL.onnx"
+
+
+def cli_judge_options(verdict: Verdict) -> str:
+    """The verdict's threshold, metric and scale guard as ``ascend-accuracy diagnose`` options
+    (none where they are its defaults), so a pasted command judges as the compare did."""
+    from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE, DEFAULT_THRESHOLD
+
+    thr = verdict.policy.default
+    opts = []
+    if thr.metric != "cosine":
+        opts.append(f"--metric {thr.metric}")
+    if thr.metric != "cosine" or thr.value != DEFAULT_THRESHOLD:
+        opts.append(f"--threshold {threshold_text(thr.value)}")
+    t = verdict.policy.scale_tolerance
+    if t != DEFAULT_SCALE_TOLERANCE:
+        opts.append("--scale-tolerance " + ("none" if t is None else f"{t:g}"))
+    import shlex  # the compare's own per-op thresholds and ignore list: without them the
+    # pasted diagnose failed first on an op the compare had ignored (code review)
+    opts += [f"--per-op {shlex.quote(f'{name}={threshold_text(thr.value)}')}"
+             for name, thr in verdict.policy.per_op]
+    opts += [f"--ignore {shlex.quote(name)}" for name in verdict.policy.ignore]
+    return "".join(" " + o for o in opts)
+
+
+def cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = None) -> str:
+    """``ascend-accuracy diagnose MODEL.onnx [--mode ...] [judge options]``, shell-quoted, with
+    the mode the dump was converted with (``dumped_mode``) combined with ``mode``."""
+    dumped, _ = dumped_mode(result)
+    return f"ascend-accuracy diagnose {CLI_MODEL}{cli_mode(mode, dumped)}" + cli_judge_options(
+        verdict)
+
+
+def cli_mode(mode, dumped) -> str:
+    """`` --mode X`` of ``mode`` on top of the dump's own mode ``dumped`` (either may be None)."""
+    import shlex
+
+    if dumped is not None:
+        mode = dumped if mode is None else dumped | mode
+    return "" if mode is None else f" --mode {shlex.quote(mode.yaml_form())}"
+
+
+def dumped_mode(result: Optional[CompareResult]):
+    """(the ``Mode`` the dump was converted with, from its om json's ``atc_cmdline`` in
+    ``result``, or None; the options of that command line a mode cannot carry): a diagnose
+    command without them diagnosed the default conversion and said PASSES of a fusion-off
+    dump's failure (a diagnose trial)."""
+    from ..core.atc_cmdline import mode_of_cmdline
+
+    meta = (result.meta.get("actual") or {}) if result is not None else {}
+    cmdline, om_json = meta.get("atc_cmdline") or "", meta.get("om_json") or ""
+    bases = [os.path.dirname(str(om_json))] if om_json else []  # ATC wrote the files there
+    return mode_of_cmdline(str(cmdline), bases) if cmdline else (None, [])
+
+
+def not_carried(result: Optional[CompareResult]) -> str:
+    """The sentence naming the dump's conversion options a diagnose command does not carry."""
+    left = dumped_mode(result)[1]
+    if not left:
+        return ""
+    return (f" (the dump's conversion also used {' '.join(left)}, per its om json's "
+            "atc_cmdline, which the command does not carry: add its effect to --mode, e.g. "
+            "fusion_off for a switch file that turns every fusion off)")
