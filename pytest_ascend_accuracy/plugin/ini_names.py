@@ -1,7 +1,7 @@
-"""The plugin's ini keys as a user's ini file spells them: a misspelled ``ascend_*`` key is a
-usage error naming the closest key, not pytest's "Unknown config option" warning while the
-setting it meant silently stays at its default (a docs trial: ``ascend_accuracy_max_dorp``
-left baseline checking off)."""
+"""The plugin's ini keys as a user's ini file (or ``-o``) spells them: a misspelled ``ascend_*``
+key is a usage error naming the closest key, not pytest's "Unknown config option" warning while
+the setting it meant silently stays at its default (a docs trial: ``ascend_accuracy_max_dorp``
+left baseline checking off). A key far from all of ours is another tool's: pytest warns."""
 from __future__ import annotations
 
 import difflib
@@ -19,17 +19,28 @@ def unknown_ini_keys(given: Iterable[str], known: Iterable[str]) -> List[str]:
     return [k for k in given if k.startswith(PREFIX) and k not in known]
 
 
+#: how close an unknown key must be to one of ours to be taken for its misspelling: a key of
+#: some other tool that happens to start with ``ascend_`` is left to pytest's own warning
+CLOSE = 0.75
+
+
 def check_ini_keys(config) -> None:
-    """Raise ``ConfigError`` for the first ``ascend_*`` ini key nobody registered, naming the
-    closest registered one and the ini file."""
-    inicfg = getattr(config, "inicfg", None) or {}
+    """Raise ``ConfigError`` for the first ``ascend_*`` ini key nobody registered that is a
+    misspelling of one of this plugin's (``CLOSE``), naming it and where the key was given
+    (the ini file, or ``-o``)."""
     known = list(getattr(getattr(config, "_parser", None), "_inidict", {}) or {})
     if not known:  # pytest's private table moved: no check rather than a false refusal
         return
+    overrides = [str(o).partition("=")[0].strip()
+                 for o in (getattr(getattr(config, "option", None), "override_ini", None)
+                           or ())]
+    given = list(getattr(config, "inicfg", None) or {}) + overrides
     ours = [k for k in known if k.startswith(PREFIX)]
-    for key in unknown_ini_keys(list(inicfg), known):
-        near = difflib.get_close_matches(key, ours, n=2, cutoff=0.6)
-        where = f"{config.inipath}" if getattr(config, "inipath", None) else "ini"
-        raise ConfigError(where, f"unknown ini key {key!r}" + (
-            "; closest: " + ", ".join(repr(n) for n in near) if near else
-            f"; this plugin's keys: {', '.join(sorted(ours))}"))
+    for key in unknown_ini_keys(given, known):
+        near = difflib.get_close_matches(key, ours, n=2, cutoff=CLOSE)
+        if not near:
+            continue
+        where = ("-o" if key in overrides else
+                 f"{config.inipath}" if getattr(config, "inipath", None) else "ini")
+        raise ConfigError(where, f"unknown ini key {key!r}; closest: "
+                                 + ", ".join(repr(n) for n in near))

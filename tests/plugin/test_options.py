@@ -193,3 +193,15 @@ def test_a_misspelled_ini_key_is_a_usage_error_naming_the_closest(pytester):
                                  "'ascend_accuracy_max_dorp'; closest: 'ascend_accuracy_max_drop'*"])
     pytester.makeini("[pytest]\nascend_accuracy_max_drop = 0.002\nsome_other_key = 1\n")
     assert pytester.runpytest().ret == 0
+
+
+def test_another_tools_ascend_key_is_left_to_pytest_and_o_is_named(pytester):
+    """Only a near miss of one of the plugin's keys is refused (a review: any unknown
+    ``ascend_*`` key was, another tool's too); one given with ``-o`` is said to come from -o."""
+    pytester.makeini("[pytest]\nascend_toolkit_home = /usr/local/Ascend\n")
+    pytester.makepyfile("def test_ok(): pass")
+    assert pytester.runpytest("-p", "no:cacheprovider").ret == 0
+    result = pytester.runpytest("-p", "no:cacheprovider", "-o", "ascend_accuracy_max_dorp=0.1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: -o: unknown ini key "
+                                 "'ascend_accuracy_max_dorp'; closest: 'ascend_accuracy_max_drop'*"])
