@@ -48,9 +48,12 @@ class AccuracySpec:
                ignore: Optional[Iterable[str]] = None, where: Optional[str] = None) -> "AccuracySpec":
         """This spec with call-site overrides: ``per_op`` entries win over the marker's,
         ``ignore`` entries are added to the marker's."""
-        new_per_op = dict(self.per_op)
-        if per_op:
-            new_per_op.update(dict(validate_per_op(per_op, where, self.metric)))
+        # the call site's entries first: among globs matching one op the first listed wins,
+        # and "call-site entries win" must hold for globs too (a review: the marker's "*" beat
+        # a call site's "head*")
+        new_per_op = dict(validate_per_op(per_op, where, self.metric)) if per_op else {}
+        for name, thr in self.per_op:
+            new_per_op.setdefault(name, thr)
         new_ignore = list(self.ignore)
         for name in validate_ignore(ignore or (), where):
             if name not in new_ignore:

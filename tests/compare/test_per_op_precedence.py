@@ -25,7 +25,11 @@ def test_the_first_listed_glob_wins_also_through_the_marker():
     assert policy.threshold_for(("blk/conv1", "blk/conv1", "blk/conv1:output:0")).value == 0.9
     assert policy.threshold_for(("relu", "relu", "relu:output:0")).value == 0.5
     merged = spec.merged(per_op={"*": 0.4, "fc": 0.1})
-    assert merged.per_op == (("*conv*", 0.9), ("*", 0.4), ("fc", 0.1))
+    assert merged.per_op == (("*", 0.4), ("fc", 0.1), ("*conv*", 0.9))
+    # the call site's globs come first, so they win over the marker's (a review)
+    head = make_spec(threshold=0.95, per_op={"*": 0.5}).merged(per_op={"head*": 0.99})
+    policy = Policy.build(head.threshold, dict(head.per_op))
+    assert policy.threshold_for(("head/fc", "head/fc", "head/fc:output:0")).value == 0.99
 
 
 def test_no_passing_threshold_where_the_scale_guard_fails_the_op_too():
