@@ -279,8 +279,9 @@ def check_accuracy(request, _ascend_accuracy_context):
             ctx.mode.name if ctx.mode else "default")
 
         inputs = run.inputs if run is not None else None
-        # other models this test ran so far: a fix for the marker would convert them too
-        others = handle is not None and any(r.handle.model != handle.model for r in ctx.runs)
+        # other models this test converted so far: a fix for the marker would convert them
+        # too (converted, not run: a test converting det and cls before running either)
+        others = handle is not None and bool(_others(ctx.converted, handle.model))
         outcome = checked(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
                           mode=str(mode), handle=handle, inputs=inputs,
                           record_property=_junit_property_recorder(request.node),

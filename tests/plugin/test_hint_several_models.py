@@ -66,3 +66,30 @@ def test_the_marker_fix_of_a_model_failing_first_passes_with_the_models_after_it
     pytester.makepyfile(test_two=FIRST.format(modes=", modes=[keep_dtype(['nrom'])]"))
     pytester.runpytest("-p", "no:cacheprovider").stdout.fnmatch_lines(
         ["*keep_dtype entry 'nrom' is not an op of model 'overflow'; closest: 'norm'*"])
+
+
+BOTH_FIRST = '''
+from pytest_ascend_accuracy import accuracy, keep_dtype, HIGH_PRECISION
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95)
+def test_two(ascend_model, golden_dump, check_accuracy):
+    bad, good = ascend_model("models/overflow.onnx"{arg}), ascend_model("models/passing_mlp.onnx")
+    for model, om in (("models/overflow.onnx", bad), ("models/passing_mlp.onnx", good)):
+        inputs = make_inputs(model)
+        check_accuracy(om.run(inputs), golden_dump(model, inputs))
+'''
+
+
+def test_models_converted_before_any_run_count_as_several(pytester):
+    """A test converting det and cls before running either got the marker form (a PP-OCR
+    trial): the models converted count, not the ones run."""
+    tiny_models.save_models(pytester.path / "models", ["passing_mlp", "overflow"])
+    pytester.makepyfile(test_two=BOTH_FIRST.format(arg=""))
+    out = pytester.runpytest("-p", "no:cacheprovider").stdout.str()
+    hinted = re.findall(r"^  (?:or )?mode=(.+)$", out, re.M)
+    assert hinted, out
+    for expr in hinted:
+        pytester.makepyfile(test_two=BOTH_FIRST.format(arg=f", mode={expr}"))
+        pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
