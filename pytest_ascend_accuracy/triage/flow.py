@@ -33,7 +33,7 @@ import numpy as np
 
 from ..compare.engine import compare_dumps
 from ..compare.result import CompareResult, Verdict
-from ..compare.thresholds import Policy, beside, threshold_text
+from ..compare.thresholds import Policy
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .inputs import input_check
@@ -41,11 +41,11 @@ from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,
                      StepResult, fmt as _fmt, rerun_with_budget)
 from .runner import Evaluation, Runner, applied_rules, framework_ops, range_ops
 from .search import BudgetExhausted, CountingPredicate, minimal_subset
+from .verdict_view import (TABLE_ROWS, _failing_names, _first_label, _moved,  # noqa: F401
+                           _names, _same, _table, _why, _worst_value)
 
 STEPS = ("default", "data", "high_precision", "keep_dtype", "buffer_off", "fusion_off",
          "fusion_rules", "golden")
-#: rows shown per step table in the text/HTML renderings
-TABLE_ROWS = 8
 
 
 def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=None,
@@ -408,62 +408,3 @@ class _Flow:
     def _outcome(self, restored_by, verdict, *, fix_mode=None, keep=(), rules=(), exhausted=False):
         return dict(restored_by=restored_by, verdict=verdict, fix_mode=fix_mode, keep_dtype=keep,
                     fusion_rules_off=rules, budget_exhausted=exhausted)
-
-
-# -- small helpers -------------------------------------------------------------------------------
-def _same(a: Mode, b: Mode) -> bool:
-    return replace(a, label=None) == replace(b, label=None)
-
-
-def _why(first) -> str:
-    """Why a verdict's first failure failed: ``cosine 0.68 vs 0.95``, else its own reason, as
-    the plain check gives it (values compared exactly, not compared, NaN/Inf, scale)."""
-    metric = first.threshold.metric
-    if first.value != first.value or not first.reason.startswith(f"{metric} "):
-        return first.reason
-    return (f"{metric} {beside(first.value, first.threshold.value)} vs "
-            f"{threshold_text(first.threshold.value)}")
-
-
-def _moved(before: Evaluation, after: Evaluation) -> bool:
-    """Whether the first failure is at another op, or fails for another kind of reason."""
-    a, b = before.verdict.first, after.verdict.first
-    if a is None or b is None:
-        return (a is None) != (b is None)
-    return a.row.label != b.row.label or _kind(a) != _kind(b)
-
-
-def _kind(failure) -> str:
-    m = failure.row.metrics
-    return ("not compared" if m is None else "non-finite" if m.mismatch else
-            "exact" if m.exact else failure.reason.split(" ")[0])
-
-
-def _failing_names(verdict: Verdict) -> List[str]:
-    return list(dict.fromkeys(f.row.op_name for f in verdict.failures))
-
-
-def _first_label(verdict: Verdict) -> str:
-    first = verdict.first
-    return first.row.label if first is not None else "-"
-
-
-def _worst_value(verdict: Verdict, result: CompareResult, metric: str) -> float:
-    values = [v for v in (r.metrics.value(metric) for r in result.compared_rows
-                          if r.metrics is not None) if v == v]
-    return float("nan") if not values else min(values) if metric == "cosine" else max(values)
-
-
-def _table(verdict: Verdict) -> Tuple[OpLine, ...]:
-    rows = []
-    for f in verdict.worst(TABLE_ROWS):
-        m = f.row.metrics
-        rows.append(OpLine(f.row.label, f.row.op_type, *(float("nan"),) * 3, f.reason) if m is None
-                    else OpLine(f.row.label, f.row.op_type, m.cosine, m.rel_l2, m.max_abs,
-                                "" if f.reason.startswith(f"{f.threshold.metric} ") else f.reason))
-    return tuple(rows)
-
-
-def _names(names: Sequence[str], limit: int = 6) -> str:
-    shown = ", ".join(names[:limit])
-    return (shown + f", ... ({len(names)} in all)") if len(names) > limit else (shown or "-")
