@@ -193,17 +193,31 @@ def _worst_block(verdict: Verdict, limit: int) -> List[str]:
     return lines
 
 
-def fp16_range_rows(verdict: Verdict) -> List[TensorCompare]:
-    """Failing rows that point at float16 range: golden values past 65504, or NaN/Inf in the
-    actual tensor where the golden one is finite."""
-    out = []
+def fp16_range_rows(verdict: Verdict, *, nan_counts: Optional[bool] = None
+                    ) -> List[TensorCompare]:
+    """Failing rows that point at float16 range: golden values past 65504, or infinities in
+    the actual tensor where the golden one is finite; and NaN there where ``nan_counts`` (by
+    default: where some row shows the range left as above). A NaN alone is no such evidence: a
+    NaN a faulty op makes runs through every op after it (a PP-OCR trial: a device op's NaN
+    gave a 365-op keep_dtype hint that changed nothing); in a model that leaves the range, a
+    NaN is what overflow makes downstream (inf - inf, 0 * inf)."""
+    strong, nan_rows = [], []
     for f in verdict.failures:
         m = f.row.metrics
         if m is None or not _floating(f.row.golden_dtype):  # an int32 accumulator past 65504
             continue  # is no float16 value (a quantised model's keep_dtype hint looped on it)
-        if m.max_abs_golden > FP16_MAX or (m.mismatch and m.nonfinite_actual > m.nonfinite_golden):
-            out.append(f.row)
-    return out
+        infinite_actual = m.posinf_actual + m.neginf_actual
+        infinite_golden = m.posinf_golden + m.neginf_golden
+        if m.max_abs_golden > FP16_MAX or (m.mismatch and infinite_actual > infinite_golden):
+            strong.append(f.row)
+        elif m.mismatch and m.nonfinite_actual > m.nonfinite_golden:
+            nan_rows.append(f.row)
+    if nan_counts is None:
+        nan_counts = bool(strong)
+    if not nan_counts:
+        return strong
+    keep = {id(r) for r in strong + nan_rows}
+    return [f.row for f in verdict.failures if id(f.row) in keep]
 
 
 def _floating(dtype: str) -> bool:
@@ -218,7 +232,7 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
     names where fused). Both kinds: an op whose input overflows usually fails first, with the
     ops after it failing on their own values, and keeping only one kind leaves the other
     failing. ``([], "")`` when neither."""
-    rows = fp16_range_rows(verdict)
+    rows = fp16_range_rows(verdict, nan_counts=True if range_inputs else None)
     row_ids = {id(r) for r in rows}
     range_ops = {f.op for f in range_inputs}
     names: List[str] = []

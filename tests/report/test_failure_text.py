@@ -52,9 +52,8 @@ next worst operators (2 of 2):
 
 coverage: 6 golden ops: 4 compared, 1 inside fused ops, 1 unmatched (Shape_9); 0 actual ops unmatched
 full report: out/report.csv
-next step: values leave the float16 range (NaN/Inf in the actual output or |golden| > 65504): \
-convert in mode HIGH_PRECISION, or keep these ops in float32 in mode keep_dtype(['Mul_3']) \
-(from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype)"""
+next step: no float16 overflow seen: compare with mode="fusion_off" and mode="buffer_off" to see \
+whether a fusion pass or buffer reuse causes the first failure"""
 
 
 def test_failure_block_exact_text():

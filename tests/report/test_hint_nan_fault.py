@@ -1,0 +1,30 @@
+"""A NaN a faulty device op makes, in a model whose values stay within float16, is no float16
+range finding: the hint named every op after it (365 on PP-OCR rec) to keep in float32, which
+changed nothing (a PP-OCR trial). NaN where the model does leave the range still counts
+(tests/plugin/test_hint_underflow.py, the overflow and softmax hints)."""
+import pytest
+
+from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accuracy
+
+pytest.importorskip("onnxruntime")
+
+
+def test_a_device_ops_nan_gets_no_keep_dtype_hint(tmp_path):
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.backends.emulator.faults import Fault
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    model = models.passing_mlp()
+    cache = Cache(tmp_path / "cache")
+    backend = EmulatorBackend(cache, faults=[Fault("op", "relu1", "nan")])
+    inputs = make_inputs(model)
+    actual = backend.run(backend.convert(model), inputs, dump_dir=tmp_path / "dump")
+    with pytest.raises(AccuracyFailure) as exc:
+        assert_accuracy(actual, golden_dump(model, inputs, cache=cache), 0.95)
+    text = str(exc.value)
+    assert "NaN/Inf on one side" in text  # the failure itself says what happened
+    hint = text[text.index("next step:"):]
+    assert "keep_dtype" not in hint and hint.startswith("next step: no float16 overflow seen")
