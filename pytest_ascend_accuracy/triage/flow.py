@@ -36,10 +36,11 @@ from ..compare.result import CompareResult, Verdict
 from ..compare.thresholds import Policy
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
+from .fusion_rules import rules_off, search_rules, unfused
 from .inputs import input_check
 from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,  # noqa: F401
                      StepResult, fmt as _fmt, rerun_with_budget)
-from .runner import Evaluation, Runner, applied_rules, framework_ops, range_ops
+from .runner import Evaluation, Runner, framework_ops, range_ops
 from .search import BudgetExhausted, CountingPredicate, minimal_subset
 from .verdict_view import (TABLE_ROWS, _failing_names, _first_label, _moved,  # noqa: F401
                            _names, _same, _table, _why, _worst_value)
@@ -330,25 +331,20 @@ class _Flow:
         if not ev.passed:
             return None
         spent = self.run.conversions
-        rules = applied_rules(self.run.backend, default.converted)
-        found: List[str] = []
-        if rules:
-            pred = CountingPredicate(lambda s: self.run.evaluate(
-                self.base | Mode(fusion_rules_off=tuple(r for r in rules if r in s))).passed)
-            pred.know([], default.passed)
-            if pred(rules):
-                found = minimal_subset(rules, pred)
+        rules, found, _ = search_rules(self.run, default, self.base, default.passed)
         if found:
-            mode = self.base | Mode(fusion_rules_off=tuple(found))
-            self.final = self.run.evaluate(mode).result
+            mode = rules_off(self.base, rules, found)
+            rules_ev = self.run.evaluate(mode)  # memoised: the search measured it
+            self.final = rules_ev.result
             self.steps.append(StepResult(
                 "fusion_rules", mode.name, True,
                 f"switching off {_names(found)} restores accuracy with the other fusion rules on",
                 conversions=self.run.conversions - spent, differing=tuple(found)))
             return self._outcome(
                 "fusion_rules",
-                f"{self.base.name} fails at op {_first_label(default.verdict)}; fusion off restores "
-                f"accuracy; the fusion rule(s) to switch off: {_names(found)} (fused ops: {_names(differing)})",
+                f"{self.base.name} fails at op {_first_label(default.verdict)}; fusion off "
+                f"restores accuracy; the fusion rule(s) to switch off: {_names(found)} "
+                f"({self._fused_ops(default, rules_ev, found)})",
                 fix_mode=mode, rules=tuple(found))
         self.steps.append(StepResult("fusion_rules", "", None,
                                      "no single set of named rules restores accuracy; switch all "
@@ -358,7 +354,8 @@ class _Flow:
         return self._outcome(
             "fusion_off",
             f"{self.base.name} fails at op {_first_label(default.verdict)}; fusion off restores "
-            f"accuracy (fused ops that differ: {_names(differing)})", fix_mode=self.base | FUSION_OFF)
+            f"accuracy (ops whose results change with fusion off: {_names(differing)})",
+            fix_mode=self.base | FUSION_OFF)
 
     def _golden_step(self) -> dict:
         default = self.run.memo[replace(self.base, label=None)]
@@ -398,6 +395,17 @@ class _Flow:
             first_value=None if first is None else first.value,
             failing=tuple(_failing_names(v)), differing=tuple(differing),
             conversions=self.run.conversions - spent_before, table=_table(v)))
+
+    def _fused_ops(self, default: Evaluation, rules_ev: Evaluation, rules) -> str:
+        """What switching ``rules`` off changed: the ops the default conversion fused and the
+        one with them off does not (from the om json of both), else the ops whose results
+        change."""
+        them = "it" if len(rules) == 1 else "them"
+        groups = unfused(default.converted, rules_ev.converted)
+        if groups:
+            return f"ops fused under {self.base.name}, not with {them} off: {_names(groups)}"
+        return (f"ops whose results change with {them} off: "
+                f"{_names(self._differing(default, rules_ev))}")
 
     def _differing(self, base: Evaluation, other: Evaluation) -> List[str]:
         """Ops whose output differs between two device runs (first drop first)."""
