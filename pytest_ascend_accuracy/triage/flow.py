@@ -15,7 +15,9 @@ conversion, a budget caps the conversions, and a rerun resumes from the cache:
 5. fusion off; when that restores accuracy, a search over the individual fusion rules names
    the rule(s) to switch off; when buffer or fusion off fails elsewhere instead, at an op whose
    values leave the float16 range (a BatchNorm variance past it hides while folded into its
-   Conv), step 3 is repeated under that mode (steps ``fusion_off+high_precision``, ...);
+   Conv), step 3 is repeated under that mode (steps ``fusion_off+high_precision``, ...), and
+   when that restores accuracy under fusion off, the fusion rules are searched with fusion back
+   on and the set found kept (``fusion_rules+keep_dtype``; ``triage.fusion_rules``);
 6. the final per-operator comparison with the golden network names the operators that differ.
 
 The result names the step that restored accuracy, the fix as ready-to-use files (see
@@ -258,6 +260,8 @@ class _Flow:
                     f"fails at op {_first_label(ev.verdict)} instead ({_why(first)}), where "
                     f"values leave the float16 range")
             restored = self._precision(ev, mode, lead, prefix=f"{off.name}+")
+            if restored and not off.fusion:  # the rules one by one, with the set found kept
+                return self._rules_under(default, restored)
             if restored:
                 return restored
         return None
@@ -356,6 +360,46 @@ class _Flow:
             f"{self.base.name} fails at op {_first_label(default.verdict)}; fusion off restores "
             f"accuracy (ops whose results change with fusion off: {_names(differing)})",
             fix_mode=self.base | FUSION_OFF)
+
+    def _rules_under(self, default: Evaluation, restored: dict) -> dict:
+        """Fusion off passed only with a ``keep_dtype`` set (or high precision): the fusion rules
+        are searched with fusion back on and that set kept; the rules and the set are the fix
+        when they pass, fusion off and the set (``restored``) otherwise."""
+        fix = restored["fix_mode"]
+        on = replace(fix, fusion=self.base.fusion, label=None)
+        keep = restored["keep_dtype"]
+        step = "fusion_rules+" + restored["restored_by"].partition("+")[2]
+        what = f"keep_dtype {{{_names(keep)}}}" if keep else "high precision"
+        spent = self.run.conversions
+        try:
+            # the flow's own mode failed with every op kept (step 3): with this set kept too
+            rules, found, _ = search_rules(self.run, default, on, False)
+        except BudgetExhausted:
+            self.steps.append(StepResult(step, "", None, f"the budget ran out before the fusion "
+                                         f"rules were searched with {what}",
+                                         conversions=self.run.conversions - spent))
+            return dict(restored, budget_exhausted=True, verdict=(
+                f"{restored['verdict']} (the budget ran out before the fusion rules were searched "
+                f"with {what}: {self._rerun()} to name the rules instead of all fusion off)"))
+        if not found:
+            self.steps.append(StepResult(
+                step, "", None, f"no set of named rules restores accuracy with {what}; switch "
+                                f"all fusion off" if rules else "the backend names no fusion rules",
+                conversions=self.run.conversions - spent))
+            return restored
+        mode = rules_off(on, rules, found)
+        ev = self.run.evaluate(mode)  # memoised: the search measured it
+        self.final = ev.result
+        value = _fmt(_worst_value(ev.verdict, ev.result, self.metric))
+        self.steps.append(StepResult(
+            step, mode.name, True, f"switching off {_names(found)} with {what} restores "
+                                   f"{self.metric} {value} with the other fusion rules on",
+            conversions=self.run.conversions - spent, differing=tuple(found)))
+        return self._outcome(
+            step, f"{restored['verdict']}; with fusion back on, switching off only the fusion "
+                  f"rule(s) {_names(found)} ({self._fused_ops(default, ev, found)}) with {what} "
+                  f"restores {self.metric} {value} too",
+            fix_mode=mode, keep=keep, rules=tuple(found), exhausted=restored["budget_exhausted"])
 
     def _golden_step(self) -> dict:
         default = self.run.memo[replace(self.base, label=None)]

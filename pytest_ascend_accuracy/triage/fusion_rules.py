@@ -2,8 +2,11 @@
 must be switched off (``search_rules``), and which ops those rules fused (``unfused``).
 
 Switching every fusion rule off is a blunt fix (every fused op then runs on its own, slower);
-the rules a conversion applied are searched instead, each try one conversion under the flow's
-own mode with those rules off (``fix | Mode(fusion_rules_off=...)``).
+the rules a conversion applied are searched instead, each try one conversion under the fix
+found so far with fusion back on (``fix | Mode(fusion_rules_off=...)``): under the flow's own
+mode when fusion off alone restores accuracy, and with the ``keep_dtype`` set (or high
+precision) when fusion off needed it too (a BatchNorm variance past float16's range that only
+shows once the BatchNorm is no longer folded into its Conv).
 
 What a rule fuses comes from the om json of the two conversions (``ConvertedModel.om_json``,
 the emulator's or ``atc --mode=1``'s): the groups of original ops fused into one device op in
