@@ -96,3 +96,38 @@ def test_the_high_precision_alternative_keeps_the_dumps_mode_too(tmp_path, capsy
     out = capsys.readouterr().out
     assert "--mode '{base: fusion_off, keep_dtype: [\"norm\"]}'" in out, out
     assert "(or --mode high_precision+fusion_off) passes with exit status 0" in out, out
+
+
+def test_compare_with_the_om_json_shows_and_takes_the_models_own_names(tmp_path, capsys):
+    """A stored golden's files spell op names sanitized (fc2_Add); with the om json the compare
+    shows the model's (fc2/Add), as the plugin does, and refuses the sanitized spelling in
+    --per-op, which the printed diagnose command would then pass to a refusal (a PP-OCR
+    trial)."""
+    import onnx
+
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.golden.stored import store_golden
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    proto = models.overflow()
+    for node in proto.graph.node:  # PP-OCR's dotted names: p2o.Conv.0
+        node.name = node.name.replace("/", ".").replace("to_flat", "to.flat")
+    model = tmp_path / "overflow.onnx"
+    onnx.save(proto, str(model))
+    cache = Cache(tmp_path / "cache")
+    backend = EmulatorBackend(cache)
+    converted = backend.convert(model)
+    backend.run(converted, make_inputs(model), dump_dir=tmp_path / "dump")
+    store_golden(tmp_path / "golden", golden_dump(model, make_inputs(model), cache=cache))
+    base = ["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
+            "--om-json", str(converted.om_json)]
+    assert cli.main(base + ["--per-op", "to_flat=0.05"]) == 2  # (an unfused op's golden name)
+    assert ("per_op entry 'to_flat' is not an op of the dumps (that is the name as dump file "
+            "names write it); closest: 'to.flat'") in capsys.readouterr().err
+    assert cli.main(base + ["--per-op", "to.flat=0.05", "--csv", str(tmp_path / "r.csv")]) == 1
+    assert "fc2_" not in capsys.readouterr().out
+    text = (tmp_path / "r.csv").read_text()
+    assert "fc2.Add" in text and "fc2_Add" not in text
