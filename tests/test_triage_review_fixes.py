@@ -145,17 +145,19 @@ def test_fusion_off_uncovering_a_float16_range_op_gets_the_precision_step_under_
     import onnx
 
     from pytest_ascend_accuracy.cli import main
-    from pytest_ascend_accuracy.core.modes import FUSION_OFF
 
     model = conv_bn_past_float16()
     fault = [Fault.on_rule("ConvBatchnormFusionPass")]
     d = run(model, cache, faults=fault)
     assert d.step("fusion_off").first_failure == "bn"
-    assert d.restored_by == "fusion_off+keep_dtype", d.verdict
-    assert d.fix_mode == FUSION_OFF | Mode(keep_dtype=("bn",))
+    # then the rules are searched with the set kept (a PP-OCR trial: all fusion off was the fix)
+    assert d.restored_by == "fusion_rules+keep_dtype", d.verdict
+    assert d.fix_mode == Mode(fusion_rules_off=("GraphFusion:ConvBatchnormFusionPass",),
+                              keep_dtype=("bn",))
     assert "fusion_off fails at op bn instead" in d.verdict
     assert "check the operator implementations" not in d.verdict
-    assert [s.step for s in d.steps][-2:] == ["fusion_off+high_precision", "fusion_off+keep_dtype"]
+    assert [s.step for s in d.steps][-3:] == ["fusion_off+high_precision", "fusion_off+keep_dtype",
+                                              "fusion_rules+keep_dtype"]
     # the printed fix, pasted verbatim, passes
     assert run(model, cache, faults=fault, mode=d.fix_mode).restored_by == "default"
     path = tmp_path / "m.onnx"

@@ -107,10 +107,18 @@ class ModelOps:
                 raise ConfigError(where, self._unknown(entry, "keep_dtype entry"))
 
     def _unknown(self, entry: str, what: str) -> str:
-        near = self.closest(entry)
+        ops = [n for n in self.names if tensor_op(n) is None]  # ops, not their tensors
+        # an op's name is offered for an op's name, a tensor's (topk:output:1) for a tensor's
+        near = self.closest(entry, None if tensor_op(entry) else ops)
         of = (f"model {self.label!r}" if self.label != "the dumps" else self.label)
+        members = split_concatenated_names(entry, ops)
+        if members:  # a fused op's name, in a check whose mode does not fuse it
+            dumps = self.label == "the dumps"
+            return (f"{what} {entry!r} is the name of a fused op, which {of} "
+                    f"{'do' if dumps else 'does'} not have ({'their' if dumps else 'its'} mode "
+                    f"does not fuse it): name a member, e.g. {members[0]!r}, which applies to "
+                    "the fused op in the modes that fuse it and to itself in the others")
         if any(c in entry for c in "*?[") and not near:  # nothing close: the names, then
-            ops = [n for n in self.names if tensor_op(n) is None]  # ops, not their tensors
             shown = ", ".join(repr(n) for n in ops[:8])
             more = ", ..." if len(ops) > 8 else ""
             whose = "their" if self.label == "the dumps" else "its"
