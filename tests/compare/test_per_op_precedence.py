@@ -55,3 +55,22 @@ def test_no_passing_threshold_where_the_scale_guard_fails_the_op_too():
     assert not result.judge(guarded.failures[0].would_pass, scale_tolerance=2).passed
     loose = result.judge(0.95)  # without the guard the figure is a promise kept
     assert result.judge(loose.passing_threshold).passed
+
+
+def test_a_fused_ops_name_where_it_is_not_fused_says_to_name_a_member():
+    """A marker shared by a fusing and a non-fusing mode: the fused name offered tensor names
+    ('p2o.Conv.22:output:0') that the fusing mode then refused (a PP-OCR trial)."""
+    import pytest
+
+    from pytest_ascend_accuracy.errors import ConfigError
+    from pytest_ascend_accuracy.graph.op_catalogue import check_setting_names
+
+    names = ["p2o.Conv.2", "p2o.Conv.2:output:0", "p2o.Mul.6", "p2o.Add.10", "p2o.Conv.22",
+             "p2o.Conv.22:output:0"]
+    with pytest.raises(ConfigError, match=r"is the name of a fused op, which the dumps do not "
+                                          r"have \(their mode does not fuse it\): name a member, "
+                                          r"e\.g\. 'p2o\.Conv\.2'"):
+        check_setting_names({"p2o.Conv.2p2o.Mul.6p2o.Add.10": 0.9}, [], names, "the dumps", "x")
+    with pytest.raises(ConfigError) as exc:
+        check_setting_names({"p2o.Conv.3": 0.9}, [], names, "the dumps", "x")
+    assert ":output:" not in str(exc.value)
