@@ -148,17 +148,19 @@ class Policy:
     def threshold_for(self, names: Tuple[str, ...]) -> Threshold:
         """The threshold of a tensor with these ``names`` (a row's: its op name, golden op
         name, original op names, tensor index last, see ``TensorCompare.names``): a key naming
-        the tensor itself first (``split:output:0``), then one naming an op, tried in the order
-        of ``names`` (the dump op's own name before its golden's, before the other ops fused
-        into it: a fused ``fc2/MatMul`` keeps its own entry beside one for its member
-        ``fc2/Add``, whichever is listed first), then the first glob that matches."""
+        the tensor itself first (``split:output:0``), then one naming the dump op itself (a
+        fused ``fc2/MatMul`` keeps its own entry beside one for its member ``fc2/Add``,
+        whichever is listed first), then the first listed key naming one of its other names
+        (golden, members), then the first glob that matches."""
         for key, thr in self.per_op:
             if names and key == names[-1] and ":" in key:
                 return thr
-        exact = dict(self.per_op[::-1])  # a key listed twice: its first entry
-        for name in names:
-            if name in exact:
-                return exact[name]
+        for key, thr in self.per_op:
+            if names and key == names[0]:
+                return thr
+        for key, thr in self.per_op:
+            if key in names:
+                return thr
         for key, thr in self.per_op:
             if self._match(key, names):
                 return thr

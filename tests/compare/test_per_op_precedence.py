@@ -11,6 +11,14 @@ FUSED = ("fc2/MatMul", "fc2/Add", "fc2/MatMul", "fc2/Add", "fc2/MatMul:output:0"
 def test_a_fused_ops_own_name_wins_over_a_members_entry_whatever_the_order():
     for per_op in ({"fc2/MatMul": 0.95, "fc2/Add": 0.0}, {"fc2/Add": 0.0, "fc2/MatMul": 0.95}):
         assert Policy.build(0.95, per_op).threshold_for(FUSED).value == 0.95
+    # among the members (and its golden), the first listed wins, as among globs (a PP-OCR
+    # trial: the golden's member won whatever the order)
+    members = ("p2o.Conv.2p2o.Mul.6p2o.Add.10", "p2o.Add.10", "p2o.Conv.2", "p2o.Mul.6",
+               "p2o.Add.10", "p2o.Conv.2p2o.Mul.6p2o.Add.10:output:0")
+    assert Policy.build(0.95, {"p2o.Conv.2": 0.5, "p2o.Add.10": 0.99}).threshold_for(
+        members).value == 0.5
+    assert Policy.build(0.95, {"p2o.Add.10": 0.99, "p2o.Conv.2": 0.5}).threshold_for(
+        members).value == 0.99
     # a member alone still applies to the fused op (README: name a member)
     assert Policy.build(0.95, {"fc2/Add": 0.5}).threshold_for(FUSED).value == 0.5
     # the tensor's own key beats every op name
