@@ -152,19 +152,25 @@ class Policy:
         fused ``fc2/MatMul`` keeps its own entry beside one for its member ``fc2/Add``,
         whichever is listed first), then the first listed key naming one of its other names
         (golden, members), then the first glob that matches."""
-        for key, thr in self.per_op:
+        key = self.threshold_key(names)
+        return self.default if key is None else dict(self.per_op[::-1])[key]
+
+    def threshold_key(self, names: Tuple[str, ...]) -> Optional[str]:
+        """The ``per_op`` key ``threshold_for`` takes for these ``names`` (None: the default),
+        so a failure under it can say whose threshold it failed."""
+        for key, _ in self.per_op:
             if names and key == names[-1] and ":" in key:
-                return thr
-        for key, thr in self.per_op:
+                return key
+        for key, _ in self.per_op:
             if names and key == names[0]:
-                return thr
-        for key, thr in self.per_op:
+                return key
+        for key, _ in self.per_op:
             if key in names:
-                return thr
-        for key, thr in self.per_op:
+                return key
+        for key, _ in self.per_op:
             if self._match(key, names):
-                return thr
-        return self.default
+                return key
+        return None
 
     def to_dict(self):
         return {"default": self.default.to_dict(),

@@ -81,6 +81,9 @@ def _metric_line(f: Failure, policy=None, cli: bool = False) -> str:
         return f"{_num(f.value)} (threshold {threshold_text(thr.value)}; no threshold passes it)"
     sign = "<" if thr.higher_is_better else ">"
     shown = f"{beside(f.value, thr.value)} {sign} {threshold_text(thr.value)}"
+    key = policy.threshold_key(f.row.names) if policy is not None else None
+    if key is not None:  # whose threshold it failed: the user's per_op entry (a PP-OCR trial)
+        shown += f" (per_op {key!r})"
     guard = _scale_guard_too(f, policy, cli)
     if guard:
         return f"{shown} ({guard})"
@@ -362,13 +365,14 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     if cli:  # a plain sequence, not golden_inputs_past_fp16's findings: nothing was looked at
         seen = (no_overflow_seen(range_inputs) if hasattr(range_inputs, "checked")
                 else SAVED_NOT_CHECKED)  # (judge: a saved result holds no golden tensor)
+        seen += per_op_only(verdict)
         return (f"{seen}: {cli_diagnose(verdict, None, result)} walks the "
                 "debugging flow on the ONNX model the dump ran (high precision, ops kept in "
                 "float32, buffer reuse off, fusion off) and names the mode that restores "
                 "accuracy, if one does" + not_carried(result))
-    return (f"{no_overflow_seen(range_inputs)}: compare with mode=\"fusion_off\" and "
-            "mode=\"buffer_off\" to see whether a fusion pass or buffer reuse causes the first "
-            "failure")
+    return (f"{no_overflow_seen(range_inputs)}{per_op_only(verdict)}: compare with "
+            "mode=\"fusion_off\" and mode=\"buffer_off\" to see whether a fusion pass or buffer "
+            "reuse causes the first failure")
 
 
 #: ``judge``'s reason: it reads a saved result, whose golden operands no one looked at
@@ -389,6 +393,29 @@ def no_overflow_seen(range_inputs: Sequence = ()) -> str:
                 "checked (the golden holds no inputs of the failing ops: a golden dumped with "
                 "its operators' inputs shows whether one leaves the float16 range)" + unlooked)
     return "no float16 overflow seen" + unlooked
+
+
+def per_op_only(verdict: Verdict) -> str:
+    """``"; ... fail only their per_op threshold ..."`` where every failure is judged by a
+    per_op entry stricter than the default, which its value meets: the user's own figure
+    decides the verdict, and the hint says so before any mode (a PP-OCR trial: nothing named
+    the entry that set 0.99999999)."""
+    policy = verdict.policy
+    keys = []
+    for f in verdict.failures:
+        key = policy.threshold_key(f.row.names)
+        m = f.row.metrics
+        if key is None or m is None or f.would_pass is None:
+            return ""
+        if not policy.default.passed(m.value(policy.default.metric)):
+            return ""
+        keys.append(f"{key!r}: {f.threshold.describe()}")
+    if not keys:
+        return ""
+    shown = ", ".join(dict.fromkeys(keys[:3])) + (", ..." if len(keys) > 3 else "")
+    return (f"; the failing ops fail only the per_op thresholds set for them ({shown}) and "
+            f"meet the default {policy.default.describe()}: if that figure is stricter than "
+            "meant, loosen the entry")
 
 
 #: how to ask for the CSV, per caller: assert_accuracy's argument here; the plugin's option

@@ -109,7 +109,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     ``problem_advice``: how the caller's user makes two dumps comparable; ``upstream``: an
     ``Upstream``, what feeds a first failure of integer values (``integer_upstream``)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
-    from .failure_text import high_precision_may_fix, keep_dtype_names, no_overflow_seen
+    from .failure_text import (high_precision_may_fix, keep_dtype_names, no_overflow_seen,
+                               per_op_only)
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
@@ -158,7 +159,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                     advice="convert in high precision to see whether float16 rounding moves "
                            "them (--accuracy-diagnose then names the ops to keep in float32)")
     compare = [m for m in (mode | FUSION_OFF, mode | BUFFER_OFF) if m != mode]
-    seen = no_overflow_seen(range_inputs)
+    seen = no_overflow_seen(range_inputs) + per_op_only(verdict)
     if not compare:
         return Hint(MODES, f"{seen}, and fusion and buffer reuse are already off",
                     advice=DIAGNOSE_ADVICE)

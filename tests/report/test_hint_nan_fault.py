@@ -28,3 +28,27 @@ def test_a_device_ops_nan_gets_no_keep_dtype_hint(tmp_path):
     assert "NaN/Inf on one side" in text  # the failure itself says what happened
     hint = text[text.index("next step:"):]
     assert "keep_dtype" not in hint and hint.startswith("next step: no float16 overflow seen")
+
+
+def test_a_failure_under_a_per_op_threshold_names_the_entry(tmp_path):
+    """A check failing only the user's stricter per_op figure got fusion/buffer modes and no
+    word of the entry that set it (a PP-OCR trial: cosine 0.999996 < 0.99999999)."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.testing import models
+
+    model = models.passing_mlp()
+    cache = Cache(tmp_path / "cache")
+    backend = EmulatorBackend(cache)
+    inputs = make_inputs(model)
+    actual = backend.run(backend.convert(model), inputs, dump_dir=tmp_path / "dump")
+    with pytest.raises(AccuracyFailure) as exc:
+        assert_accuracy(actual, golden_dump(model, inputs, cache=cache), 0.95,
+                        per_op={"fc2/*": 1.0, "fc2/Add": 1.0})
+    text = str(exc.value)
+    assert "< 1 (per_op 'fc2/Add')" in text or "< 1.0 (per_op 'fc2/Add')" in text, text
+    hint = text[text.index("next step:"):]
+    assert ("the failing ops fail only the per_op thresholds set for them ('fc2/Add': "
+            "cosine >= 1") in hint and "meet the default cosine >= 0.95" in hint, hint
