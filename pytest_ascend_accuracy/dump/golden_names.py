@@ -7,10 +7,13 @@ with a newline matches no golden file pattern. Each such op lost its golden, and
 went unseen. The writer here keeps msit's form wherever it is unambiguous (so msaccucmp still
 finds those goldens) and escapes the rest:
 
-* plain: ``sanitize(N)`` when ``N`` is non-empty, consists of ``[A-Za-z0-9_-./\\ ]``, its stem does
-  not start with ``input_`` and no earlier op of the directory took that stem;
+* plain: ``sanitize(N)`` when ``N`` is non-empty, consists of ``[A-Za-z0-9_-./\\ ]``, no earlier
+  op of the directory took that stem, and it is not ``input_R`` of an earlier op's stem ``R``
+  nor ``R`` of an earlier op's ``input_R`` (those files would read as ``R``'s inputs): an op
+  ``input_proj/Relu`` stays plain where no op ``proj/Relu`` comes before it, so msaccucmp finds
+  its golden;
 * escaped: ``%`` + ``N``'s UTF-8 bytes with every byte outside ``[A-Za-z0-9_-]`` written ``%XX``
-  (``input_x`` -> ``%input_x``, ``a\\nb`` -> ``%a%0Ab``); decoded back exactly;
+  (``input_x`` after an op ``x`` -> ``%input_x``, ``a\\nb`` -> ``%a%0Ab``); decoded back exactly;
 * when a later op collides with an earlier plain stem whose real name differs from it (``a.b``
   then ``a_b``), the later one is escaped and the earlier one's real name is recorded in
   ``op_names.csv`` (rows ``stem,real name``), so reading gives both their real names.
@@ -69,14 +72,22 @@ class StemAllocator:
 
     def stem(self, name: str) -> str:
         plain = sanitize(name)
-        if (name and _MSIT_SAFE.fullmatch(name) and not plain.startswith(INPUT_PREFIX)
-                and plain not in self._owner):
+        if (name and _MSIT_SAFE.fullmatch(name) and plain not in self._owner
+                and not self._reads_as_inputs(plain)):
             self._owner[plain] = name
             return plain
         owner = self._owner.get(plain)
         if owner is not None and owner != plain and plain not in self._recorded:
             self._record(plain, owner)
         return escape(name)
+
+    def _reads_as_inputs(self, plain: str) -> bool:
+        """Whether files of stem ``plain`` would read as another op's inputs, or make another
+        op's files read so: ``input_R`` is op ``R``'s inputs when ``R`` has output files
+        (``output_stems``), so of ``input_R`` and ``R`` only the first to come stays plain."""
+        if plain.startswith(INPUT_PREFIX) and plain[len(INPUT_PREFIX):] in self._owner:
+            return True
+        return INPUT_PREFIX + plain in self._owner
 
     def _record(self, stem: str, real: str) -> None:
         self._recorded.add(stem)

@@ -103,7 +103,13 @@ def checked_layout(path, layout: NpyLayout, file_size: int) -> NpyLayout:
         raise DumpFormatError(path, "holds Python objects (a pickled object array); refused, "
                                     ".npy files are only read with allow_pickle=False")
     if dtype.kind not in _NUMERIC_KINDS:
-        raise DumpFormatError(path, f"dtype {dtype} is not numeric or bool")
+        hint = ""
+        if dtype.kind == "V" and dtype.names is None and dtype.itemsize in (1, 2):
+            # numpy saves ml_dtypes' bfloat16 / float8 arrays as raw bytes (|V2, |V1)
+            kind = "bfloat16" if dtype.itemsize == 2 else "float8"
+            hint = (f"; it looks like an ml_dtypes {kind} array numpy saved as raw bytes: save "
+                    "it as float32 (np.save(path, array.astype(np.float32)))")
+        raise DumpFormatError(path, f"dtype {dtype} is not numeric or bool{hint}")
     problem = shape_problem(shape, dtype.itemsize)
     if problem:
         raise DumpFormatError(path, f"not a valid .npy file (shape: {problem})")

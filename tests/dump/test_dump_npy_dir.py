@@ -130,8 +130,8 @@ def test_plain_names_keep_msits_form(tmp_path):
         w.write_op("input_x", [], [np.ones(1)], timestamp_us=2)
         w.write_op("a\nb", [], [np.ones(1)], timestamp_us=3)
     assert sorted(os.listdir(tmp_path)) == [
-        "%a%0Ab.0.3.npy", "%input_x.0.2.npy", "_model_conv_1.0.1.npy",
-        "input__model_conv_1.0.1.npy"]
+        "%a%0Ab.0.3.npy", "_model_conv_1.0.1.npy", "input__model_conv_1.0.1.npy",
+        "input_x.0.2.npy"]  # no op x: input_x is unambiguous
     assert read_npy_dir(tmp_path).names == ["_model_conv_1", "input_x", "a\nb"]
 
 

@@ -96,3 +96,43 @@ def test_f7_an_op_named_input_x_without_an_op_x_keeps_its_inputs(tmp_path):
     assert dump.names == ["input_proj_Relu", "head"]
     assert [t.slot for t in dump["input_proj_Relu"].inputs] == ["input:0"]
     assert dump["input_proj_Relu"].inputs[0].load().tolist() == [0, 0]
+
+
+def test_f7_an_op_named_input_x_is_written_plain_unless_an_op_x_is_there(tmp_path):
+    """store_golden wrote op input_proj/Relu as %input_proj%2FRelu...npy, which msaccucmp
+    cannot find, though no op proj/Relu made input_proj_Relu ambiguous."""
+    import os
+
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
+
+    for d, names in (("alone", ["input_proj/Relu", "head"]),
+                     ("after", ["proj/Relu", "input_proj/Relu"]),
+                     ("before", ["input_proj/Relu", "proj/Relu"])):
+        with NpyDumpWriter(tmp_path / d) as w:
+            for k, name in enumerate(names):
+                w.write_op(name, [np.full(2, -k - 1.0)], [np.full(2, k + 1.0)], timestamp_us=k + 1)
+        files = sorted(os.listdir(tmp_path / d))
+        dump = load_dump(tmp_path / d)
+        for k, name in enumerate(names):
+            op = dump.get(name) or dump[name.replace("/", "_")]
+            assert op.output().load().tolist() == [k + 1] * 2 and len(op.inputs) == 1
+        if d == "alone":
+            assert files[:2] == ["head.0.2.npy", "input_head.0.2.npy"]
+            assert "input_proj_Relu.0.1.npy" in files and "input_input_proj_Relu.0.1.npy" in files
+        else:
+            assert any(f.startswith("%") for f in files)  # the second one stays escaped
+
+
+def test_a_bfloat16_array_saved_by_numpy_says_what_it_looks_like(tmp_path):
+    """numpy saves an ml_dtypes bfloat16 array as raw 2-byte voids (|V2): the error said only
+    "dtype |V2 is not numeric or bool" (a user trial)."""
+    import pytest
+
+    from pytest_ascend_accuracy.errors import DumpFormatError
+
+    np.save(tmp_path / "relu.0.1.npy", np.zeros(4, np.dtype("V2")))
+    with pytest.raises(DumpFormatError, match=r"relu\.0\.1\.npy: dtype \|V2 is not numeric or "
+                                              r"bool; it looks like an ml_dtypes bfloat16 array "
+                                              r"numpy saved as raw bytes: save it as float32"):
+        dump = load_dump(tmp_path)
+        dump.ops[0].outputs[0].load()
