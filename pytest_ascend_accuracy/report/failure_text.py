@@ -16,18 +16,11 @@ from ..compare.thresholds import beside, threshold_text
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
+from .failure_kinds import naming_reason, per_op_only, unread, unread_hint  # noqa: E402
+from .printable import printable  # noqa: E402  (callers read it here too)
 
 WORST_ROWS = 5
 _NAME_WIDTH = 48
-
-
-def printable(text: str, width: Optional[int] = None) -> str:
-    """A name made safe for one terminal line: control characters escaped, long names cut."""
-    out = "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii")
-                  for ch in str(text))
-    if width is not None and len(out) > width:
-        out = out[:width - 3] + "..."
-    return out
 
 
 def _num(v: Optional[float]) -> str:
@@ -277,24 +270,6 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
     return True
 
 
-def unread(verdict: Verdict) -> bool:
-    """Every failing tensor went unread (shapes that cannot be compared, a file not read): its
-    values say nothing about float16 range or about any mode."""
-    return bool(verdict.failures) and all(f.row.metrics is None for f in verdict.failures)
-
-
-UNREAD_REASON = "the failing tensors were not read"
-
-
-def unread_hint(verdict: Verdict, cli: bool = False) -> Tuple[str, str]:
-    """(reason, advice) of a verdict whose failing tensors were all left unread."""
-    first = verdict.failures[0]
-    return (f"{UNREAD_REASON} ({printable(first.row.label)}: {printable(first.reason)})",
-            "make the dumps comparable first: both from the same model, input shapes and run"
-            + ("" if not cli else
-               "; an om json (--om-json F) or a mapping (--mapping F) pairs renamed ops"))
-
-
 def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                  result: Optional[CompareResult] = None, *, cli: bool = False) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
@@ -334,6 +309,9 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                 f"--ignore {shlex.quote(n)}" for n in hidden)
         else:
             accept = "or accept them unchecked with ignore= / --ignore NAME"
+        known = naming_reason(verdict)
+        if known:  # the golden's naming cannot tell these ops apart: its own way out
+            return f"{known}; {accept}"
         return (f"the golden holds no tensor for {listed}: check that the golden dump has their "
                 f"outputs (a file per op output); {om_json}{accept}")
     if unread(verdict):  # nothing was read: no overflow to speak of, no mode to try
@@ -393,29 +371,6 @@ def no_overflow_seen(range_inputs: Sequence = ()) -> str:
                 "checked (the golden holds no inputs of the failing ops: a golden dumped with "
                 "its operators' inputs shows whether one leaves the float16 range)" + unlooked)
     return "no float16 overflow seen" + unlooked
-
-
-def per_op_only(verdict: Verdict) -> str:
-    """``"; ... fail only their per_op threshold ..."`` where every failure is judged by a
-    per_op entry stricter than the default, which its value meets: the user's own figure
-    decides the verdict, and the hint says so before any mode (a PP-OCR trial: nothing named
-    the entry that set 0.99999999)."""
-    policy = verdict.policy
-    keys = []
-    for f in verdict.failures:
-        key = policy.threshold_key(f.row.names)
-        m = f.row.metrics
-        if key is None or m is None or f.would_pass is None:
-            return ""
-        if not policy.default.passed(m.value(policy.default.metric)):
-            return ""
-        keys.append(f"{key!r}: {f.threshold.describe()}")
-    if not keys:
-        return ""
-    shown = ", ".join(dict.fromkeys(keys[:3])) + (", ..." if len(keys) > 3 else "")
-    return (f"; the failing ops fail only the per_op thresholds set for them ({shown}) and "
-            f"meet the default {policy.default.describe()}: if that figure is stricter than "
-            "meant, loosen the entry")
 
 
 #: how to ask for the CSV, per caller: assert_accuracy's argument here; the plugin's option

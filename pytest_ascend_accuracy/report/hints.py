@@ -109,8 +109,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     ``problem_advice``: how the caller's user makes two dumps comparable; ``upstream``: an
     ``Upstream``, what feeds a first failure of integer values (``integer_upstream``)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
-    from .failure_text import (high_precision_may_fix, keep_dtype_names, no_overflow_seen,
-                               per_op_only)
+    from .failure_kinds import per_op_only
+    from .failure_text import high_precision_may_fix, keep_dtype_names, no_overflow_seen
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
@@ -126,12 +126,15 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     hidden_rows = [f for f in verdict.failures if f.reason.startswith(NOT_COMPARED)]
     hidden = list(dict.fromkeys(f.row.op_name for f in hidden_rows))  # one op: several outputs
     if hidden and len(hidden_rows) == len(verdict.failures):
+        from .failure_kinds import naming_reason
+
         listed = ", ".join(json.dumps(n) for n in hidden)
+        why = naming_reason(verdict) or "no golden tensor: a fault there would go unseen"
         return Hint(IGNORE, f"{len(hidden)} op{'s' if len(hidden) != 1 else ''} not compared "
-                            "(no golden tensor: a fault there would go unseen)",
+                            f"({why})",
                     advice=f"to accept that, ignore them: @accuracy(ignore={hidden!r}) "
                            f"(YAML: ignore: [{listed}])")
-    from .failure_text import unread, unread_hint
+    from .failure_kinds import unread, unread_hint
 
     if unread(verdict):  # no value was read: nothing to say about float16 range or modes
         reason, advice = unread_hint(verdict)
@@ -207,7 +210,7 @@ def aipp_first_op(actual, verdict, result) -> Optional[Hint]:
     orders = [r.order for r in result.compared_rows]
     if first is None or not orders or first.row.order != min(orders):
         return None
-    from .failure_text import printable
+    from .printable import printable
 
     return Hint(AIPP, f"the first operator after AIPP ({printable(first.row.label)}) already "
                       f"fails: check the pre-processing before blaming it",

@@ -46,6 +46,12 @@ def test_f1_ops_msit_names_alike_are_not_compared_against_one_file(tmp_path):
     v = r.judge(0.99)
     assert not v.passed and "2 ops not compared (a/b, a_b" in v.describe()
     assert r.judge(0.99, ignore=["a/b", "a_b"]).passed  # the way out it names
+    # the hint gives that reason, not "check that the golden dump has their outputs" (it has)
+    from pytest_ascend_accuracy.report.failure_text import default_hint
+    from pytest_ascend_accuracy.report.hints import next_step
+
+    for hint in (default_hint(v, (), r), default_hint(v, (), r, cli=True), next_step(v).text()):
+        assert "all stand for op 'a_b'" in hint and "has their outputs" not in hint, hint
 
 
 def test_f1_the_same_op_dumped_twice_still_compares_with_the_latest(tmp_path):
