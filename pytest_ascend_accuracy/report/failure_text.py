@@ -379,6 +379,20 @@ DEFAULT_REPORT_HOW = "pass csv_path=..."
 PLUGIN_REPORT_HOW = "rerun with --accuracy-report=DIR"
 
 
+def skipped_note(result: CompareResult) -> str:
+    """``"; N golden file(s) not read (name: why, ...)"``: files of the golden dump its reader
+    skipped (a name it does not parse), which the coverage does not count (a user trial: they
+    were dropped with nothing printed)."""
+    skipped = (result.meta.get("golden") or {}).get("skipped_files") or ()
+    if not skipped:
+        return ""
+    shown = ", ".join(f"{printable(str(item[0]))}: {item[1]}" if isinstance(item, (list, tuple))
+                      and len(item) == 2 else printable(str(item)) for item in skipped[:2])
+    more = ", ..." if len(skipped) > 2 else ""
+    return (f"; {len(skipped)} golden file{'s' if len(skipped) != 1 else ''} not read "
+            f"({shown}{more})")
+
+
 def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
     if csv_path:
         return f"full report: {printable(str(csv_path))}"
@@ -407,7 +421,8 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         if block:
             lines += [""] + block
         lines.append("")
-    lines += [f"coverage: {result.coverage.describe()}", report_line(csv_path, report_how)]
+    lines += [f"coverage: {result.coverage.describe()}{skipped_note(result)}",
+              report_line(csv_path, report_how)]
     if hint is not None and not isinstance(hint, str):
         lines += hint.lines()
     else:
@@ -437,7 +452,7 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
                         + [_num(r.metrics.value(m)) for m in extra]
                         for r in lowest],
                        ["#", "op", "type", "cosine", "rel_l2", "max_abs"] + extra)
-    lines += ["", f"coverage: {result.coverage.describe()}"]
+    lines += ["", f"coverage: {result.coverage.describe()}{skipped_note(result)}"]
     if csv_path:
         lines.append(report_line(csv_path))
     return "\n".join(lines)

@@ -207,3 +207,16 @@ def test_f8_csv_metric_columns_are_nan_where_msaccucmp_leaves_them_so():
     assert set(empty.values()) == {"NaN"}
     assert "NaN" not in [rows["f"][i] for i in col.values()]
     assert not r.judge(0.99).passed  # the verdict still judges the bools exactly
+
+
+def test_the_coverage_line_counts_the_golden_files_not_read(tmp_path):
+    """Golden files the reader skips (no timestamp) were in no line of the failure text."""
+    from pytest_ascend_accuracy.report.failure_text import failure_text
+
+    golden = _msit_golden(tmp_path / "g", [("out", 0, X)])
+    np.save(tmp_path / "g" / "topk.1.npy", X)
+    actual = DumpSet([_op("out", "Add", X + 1, 0)])
+    r = compare_dumps(actual, golden)
+    text = failure_text(r, r.judge(0.9999999))
+    assert ("; 1 golden file not read (topk.1.npy: no timestamp: golden names are "
+            "{op}.{output}.{timestamp}.npy)") in text, text
