@@ -42,7 +42,9 @@ def test_the_mode_of_an_atc_command_line(tmp_path):
                "--insert_op_conf=aipp.cfg"])
 
 
-def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(tmp_path, capsys):
+def _emulated(tmp_path, mode=None, *, proto=None, store_inputs=False):
+    """(ONNX model path, compare argv of the emulator's dump of it under ``mode`` against its
+    stored golden, with the om json): the overflow model unless ``proto``."""
     import onnx
 
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
@@ -53,15 +55,21 @@ def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(t
     from pytest_ascend_accuracy.testing import models
 
     model = tmp_path / "overflow.onnx"
-    onnx.save(models.overflow(), str(model))
+    onnx.save(proto if proto is not None else models.overflow(), str(model))
     cache = Cache(tmp_path / "cache")
     backend = EmulatorBackend(cache)
     inputs = make_inputs(model)
-    converted = backend.convert(model, FUSION_OFF)
+    converted = backend.convert(model, mode)
     backend.run(converted, inputs, dump_dir=tmp_path / "dump")
-    store_golden(tmp_path / "golden", golden_dump(model, inputs, cache=cache))
-    assert cli.main(["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
-                     "--om-json", str(converted.om_json)]) == 1
+    store_golden(tmp_path / "golden", golden_dump(model, inputs, cache=cache),
+                 store_inputs=store_inputs)
+    return model, ["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
+                   "--om-json", str(converted.om_json)]
+
+
+def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(tmp_path, capsys):
+    model, compare = _emulated(tmp_path, FUSION_OFF)
+    assert cli.main(compare) == 1
     out = capsys.readouterr().out
     command = re.search(r"(ascend-accuracy diagnose MODEL\.onnx --mode \S+)", out)
     assert command and command.group(1).endswith("--mode fusion_off"), out
@@ -74,25 +82,8 @@ def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(t
 def test_the_high_precision_alternative_keeps_the_dumps_mode_too(tmp_path, capsys):
     """"(or --mode high_precision)" diagnosed the default conversion of a fusion-off dump (a
     review): the alternative is the dump's mode in high precision."""
-    import onnx
-
-    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.core.cache import Cache
-    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
-    from pytest_ascend_accuracy.golden.stored import store_golden
-    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
-    from pytest_ascend_accuracy.testing import models
-
-    model = tmp_path / "overflow.onnx"
-    onnx.save(models.overflow(), str(model))
-    cache = Cache(tmp_path / "cache")
-    backend = EmulatorBackend(cache)
-    inputs = make_inputs(model)
-    converted = backend.convert(model, FUSION_OFF)
-    backend.run(converted, inputs, dump_dir=tmp_path / "dump")
-    store_golden(tmp_path / "golden", golden_dump(model, inputs, cache=cache), store_inputs=True)
-    assert cli.main(["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
-                     "--om-json", str(converted.om_json)]) == 1
+    _, compare = _emulated(tmp_path, FUSION_OFF, store_inputs=True)
+    assert cli.main(compare) == 1
     out = capsys.readouterr().out
     assert "--mode '{base: fusion_off, keep_dtype: [\"norm\"]}'" in out, out
     assert "(or --mode high_precision+fusion_off) passes with exit status 0" in out, out
@@ -103,27 +94,12 @@ def test_compare_with_the_om_json_shows_and_takes_the_models_own_names(tmp_path,
     shows the model's (fc2/Add), as the plugin does, and refuses the sanitized spelling in
     --per-op, which the printed diagnose command would then pass to a refusal (a PP-OCR
     trial)."""
-    import onnx
-
-    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.core.cache import Cache
-    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
-    from pytest_ascend_accuracy.golden.stored import store_golden
-    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
     from pytest_ascend_accuracy.testing import models
 
     proto = models.overflow()
     for node in proto.graph.node:  # PP-OCR's dotted names: p2o.Conv.0
         node.name = node.name.replace("/", ".").replace("to_flat", "to.flat")
-    model = tmp_path / "overflow.onnx"
-    onnx.save(proto, str(model))
-    cache = Cache(tmp_path / "cache")
-    backend = EmulatorBackend(cache)
-    converted = backend.convert(model)
-    backend.run(converted, make_inputs(model), dump_dir=tmp_path / "dump")
-    store_golden(tmp_path / "golden", golden_dump(model, make_inputs(model), cache=cache))
-    base = ["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
-            "--om-json", str(converted.om_json)]
+    _, base = _emulated(tmp_path, proto=proto)
     assert cli.main(base + ["--per-op", "to_flat=0.05"]) == 2  # (an unfused op's golden name)
     assert ("per_op entry 'to_flat' is not an op of the dumps (that is the name as dump file "
             "names write it); closest: 'to.flat'") in capsys.readouterr().err
