@@ -368,7 +368,8 @@ def _validate_csc_output(op: AippOp) -> None:
                                      "needs three: set csc_switch: false")
     rows = [[op.get(f"matrix_r{r}c{c}") for c in range(3)] for r in (1, 2)]
     if not any(v for row in rows for v in row):
-        explicit = [k for k in (f"matrix_r{r}c{c}" for r in (1, 2) for c in range(3)) if k in op.values]
+        explicit = [k for k in (f"matrix_r{r}c{c}" for r in (1, 2) for c in range(3))
+                    if k in op.values]
         raise op.error(explicit[0] if explicit else "csc_switch",
                        "matrix rows 1 and 2 are all zero: a conversion to gray (one channel, a "
                        "model input with C = 1), which is not supported (not emulated; the "

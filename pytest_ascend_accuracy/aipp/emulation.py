@@ -43,7 +43,8 @@ def aipp_op_name(input_name: str) -> str:
 
 
 def conversion_aipp(options: Mapping[str, str], model=None,
-                    input_shape: Optional[Mapping[str, Sequence[int]]] = None) -> Optional[Tuple[str, str]]:
+                    input_shape: Optional[Mapping[str, Sequence[int]]] = None
+                    ) -> Optional[Tuple[str, str]]:
     """``(text, sha256)`` of the AIPP file named by the ``insert_op_conf`` ATC option, parsed
     (a bad file is a ConfigError now, not at run time); None without the option. With the
     ``model`` (path or ModelProto; ``input_shape`` overrides its dims, as ATC's does) each
@@ -97,10 +98,11 @@ def check_model_inputs(ops: Sequence[AippOp], inputs: Sequence[Tuple[str, Sequen
                 continue
             wide = f"{out['w'][0]} wide" if out["w"][0] is not None else "as wide as the images"
             high = f"{out['h'][0]} high" if out["h"][0] is not None else "as high as the images"
-            raise op.error(key, f"the image after AIPP is {wide} and {high} ({how}), but model input "
-                                f"{name!r} is {shown} (N x C x H x W: {dims[3]} wide, {dims[2]} "
-                                f"high); the image after AIPP must be the size the model is fed "
-                                f"(--input_shape): change the crop/padding or the model input")
+            raise op.error(key, f"the image after AIPP is {wide} and {high} ({how}), but model "
+                                f"input {name!r} is {shown} (N x C x H x W: {dims[3]} wide, "
+                                f"{dims[2]} high); the image after AIPP must be the size the model "
+                                f"is fed (--input_shape): change the crop/padding or the model "
+                                f"input")
 
 
 def _output_size(op: AippOp, axis: str) -> Tuple[Optional[int], str, str]:
@@ -160,7 +162,8 @@ class AippInputs:
     blocks: Dict[str, AippOp]
 
     @staticmethod
-    def load(entry: Path, model_inputs: Sequence[str], source: Optional[str] = None) -> Optional["AippInputs"]:
+    def load(entry: Path, model_inputs: Sequence[str],
+             source: Optional[str] = None) -> Optional["AippInputs"]:
         """The stored AIPP file of a cache entry (None when the model has none). Its errors
         name ``source``, else the file this process converted that content from, else the
         entry's copy."""

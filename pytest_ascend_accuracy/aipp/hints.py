@@ -45,7 +45,8 @@ def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why:
 
 def _padding_value_why(op: AippOp, old: float, new: float) -> str:
     """AIPP pads after normalisation: a pixel-unit value goes through mean, min and var_reci."""
-    c0 = (old - float(op.get("mean_chn_0")) - float(op.get("min_chn_0"))) * float(op.get("var_reci_chn_0"))
+    c0 = ((old - float(op.get("mean_chn_0")) - float(op.get("min_chn_0")))
+          * float(op.get("var_reci_chn_0")))
     if old != new and _close(c0, new, 0.005):
         return (f"AIPP pads after normalisation: {old:g} is the pixel value, the output holds "
                 f"({old:g} - mean_chn - min_chn) * var_reci_chn = {new:g}")

@@ -223,7 +223,8 @@ def colliding_golden_ops(actual: DumpSet, golden: DumpSet) -> Dict[str, str]:
     return out
 
 
-#: an ONNX node name given by its type and a number (``Relu_1``): how msit and ATC name unnamed nodes
+#: an ONNX node name given by its type and a number (``Relu_1``): how msit and ATC name unnamed
+#: nodes
 _NUMBERED = re.compile(r"([A-Za-z][A-Za-z0-9]*)_([0-9]+)")
 
 

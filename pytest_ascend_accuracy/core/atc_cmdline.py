@@ -134,8 +134,8 @@ def _fusion_switch(path: str):
     alls = [str(s.get("ALL", "")).lower() for s in sections]
     if alls == ["off", "off"]:
         return False
-    if any(a == "off" for a in alls) or not all(str(v).lower() in ("on", "off")
-                                                 for s in sections for v in s.values()):
+    known = all(str(v).lower() in ("on", "off") for s in sections for v in s.values())
+    if any(a == "off" for a in alls) or not known:
         return None  # one section all off, or values this reader does not know
     graph, ub = sections
     return tuple([k for k, v in graph.items() if k != "ALL" and str(v).lower() == "off"]

@@ -126,8 +126,8 @@ def choose_leaf(root, model_name: Optional[str] = None, *,
                                         "stats); tensor dumps (dump_data: tensor) are needed")
         jsons = _json_files(root)
         if jsons:
-            raise DumpFormatError(root, f"no dump files in it or below, but JSON ({', '.join(jsons[:3])}"
-                                        f"{', ...' if len(jsons) > 3 else ''}): "
+            shown = ", ".join(jsons[:3]) + (", ..." if len(jsons) > 3 else "")
+            raise DumpFormatError(root, f"no dump files in it or below, but JSON ({shown}): "
                                         + NOT_A_DUMP_JSON)
         raise DumpFormatError(root, "empty dump directory: no dump files found in it or below "
                                     "(expected {timestamp}/{device}/{model}/{model_id}/{step}/"

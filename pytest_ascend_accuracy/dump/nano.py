@@ -196,7 +196,8 @@ def parse_nano(path: str, raw: bytes, file_size: int) -> Tuple[int, List[NanoTen
 def encode_nano(inputs, outputs, *, version: int = 0) -> bytes:
     """The bytes of a nano dump file. ``inputs``/``outputs``: dicts with ``ge_dtype``,
     ``format``, ``shape``, ``data`` (bytes), optional ``original_shape``, ``origin`` (name,
-    index), ``original_format`` (outputs; default ``format``) and ``address``. Written the way the device writes it (see module doc)."""
+    index), ``original_format`` (outputs; default ``format``) and ``address``. Written the way
+    the device writes it (see module doc)."""
     def tlv(tag: int, payload: bytes) -> bytes:
         return _TL.pack(tag, len(payload)) + payload
 

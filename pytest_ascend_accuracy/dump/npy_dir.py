@@ -7,8 +7,8 @@ NPU naming (docs/formats.md §8).
   stored as ``{ts}{k}.npy`` with a ``new,old`` row in ``mapping.csv``. Graph order = timestamp order.
 * Converted: ``{op_type}.{op_name}.{task}.{stream}.{ts}.{output|input}.{idx}.npy`` (arrays still
   in the dump's device shape), or with ``convert -f FORMAT`` ``...{idx}.{AxBxC}.npy`` (converted
-  to that format; the shape suffix is only read past). Files of one op name but of several op types or tasks are
-  several ops (``split_converted``).
+  to that format; the shape suffix is only read past). Files of one op name but of several op
+  types or tasks are several ops (``split_converted``).
 
 An input that is another op's output in the same directory may be stored once, as that op's
 output file, with a row ``input_name,producer_file`` in ``input_refs.csv`` (``input_name`` the
@@ -43,7 +43,8 @@ GOLDEN_PATTERN = re.compile(r"^(.+)\.([0-9]+)\.([0-9]{1,255})\.npy$")
 CONVERTED_PATTERN = re.compile(r"^(.+)\.(output|input)\.([0-9]+)\.npy$")
 #: ``msaccucmp convert -f FORMAT``: the array's shape joined by ``x`` before ``.npy`` (empty for
 #: a scalar: ``...output.0..npy``; ``conversion/shape_format_conversion.py _save_to_file``)
-CONVERTED_SHAPE_PATTERN = re.compile(r"^(.+)\.(output|input)\.([0-9]+)\.((?:[0-9]+(?:x[0-9]+)*)?)\.npy$")
+CONVERTED_SHAPE_PATTERN = re.compile(
+    r"^(.+)\.(output|input)\.([0-9]+)\.((?:[0-9]+(?:x[0-9]+)*)?)\.npy$")
 INPUT_REFS_FILE = "input_refs.csv"
 #: what this package's stored golden records beside its files (``golden/stored_record.py``): a
 #: directory holding it names unnamed ONNX nodes as ATC does (``compare.matching``)
@@ -306,4 +307,5 @@ def split_converted(files: List[NpyFile]) -> Tuple[List[NpyFile], Dict[str, str]
 
 __all__ = ["read_npy_dir", "list_npy_files", "has_npy_dump", "read_npy_header", "read_npy_layout",
            "NpyLayout", "load_npy", "map_packed", "GOLDEN_PATTERN", "CONVERTED_PATTERN",
-           "CONVERTED_SHAPE_PATTERN", "MAPPING_FILE", "INPUT_REFS_FILE", "read_input_refs", "split_converted"]
+           "CONVERTED_SHAPE_PATTERN", "MAPPING_FILE", "INPUT_REFS_FILE", "read_input_refs",
+           "split_converted"]

@@ -206,7 +206,7 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
                 f"{len(dynamic)} inputs are left dynamic: " + "; ".join(dynamic.values()))
         each = "" if len(dynamic) == 1 else " of each"
         atc = ";".join(f"{name}:" + ",".join("?" if d is None else str(d)
-                                              for d in resolved[name] or (None,))
+                                             for d in resolved[name] or (None,))
                        for name in dynamic)  # ATC's syntax, the CLI's --input-shape
         raise ConfigError(where, f"{what}; pass input_shape={{{example}}} with every dimension"
                                  + each,

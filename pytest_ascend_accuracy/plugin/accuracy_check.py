@@ -99,8 +99,8 @@ class AscendModel:
 
 
 def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shape=None,
-               atc_options=None, dump_root=None, where="ascend_model", on_run=None,
-               aipp=None, others=()) -> AscendModel:
+                  atc_options=None, dump_root=None, where="ascend_model", on_run=None,
+                  aipp=None, others=()) -> AscendModel:
     """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running;
     ``aipp`` (a resolved path) goes to ATC as ``--insert_op_conf``; ``others``: the models the
     test converted before (their op names in a marker's keep_dtype are not this model's typos)."""

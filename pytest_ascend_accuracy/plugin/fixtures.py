@@ -173,10 +173,10 @@ def ascend_model(request, _ascend_accuracy_context):
         if aipp is not None:
             aipp = resolve_file(aipp, ctx.bases, f"{ctx.nodeid}: ascend_model", "AIPP file")
         handle = convert_model(state, model, mode if mode is not None else ctx.mode or "default",
-                            keep_dtype=keep_dtype, input_shape=input_shape,
-                            atc_options=atc_options, dump_root=dump_root,
-                            where=f"{ctx.nodeid}: ascend_model", on_run=remember, aipp=aipp,
-                            others=_others(ctx.converted, model))
+                               keep_dtype=keep_dtype, input_shape=input_shape,
+                               atc_options=atc_options, dump_root=dump_root,
+                               where=f"{ctx.nodeid}: ascend_model", on_run=remember, aipp=aipp,
+                               others=_others(ctx.converted, model))
         ctx.converted.append(model)
         return handle
 

@@ -112,7 +112,8 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
 
     dump_root = Path(tempfile.mkdtemp(prefix="ascend-accuracy-triage-"))
     runner = Runner(backend, model, inputs, golden, judge=judge, budget=budget,
-                    input_shape=input_shape, dump_root=dump_root, progress=progress or (lambda _: None),
+                    input_shape=input_shape, dump_root=dump_root,
+                    progress=progress or (lambda _: None),
                     atc_options=atc_options, kl="kl" in policy.metrics)
     flow = _Flow(runner, threshold, metric, mode, budget_option)
     try:

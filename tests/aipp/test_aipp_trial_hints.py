@@ -39,7 +39,8 @@ def test_yuv400_file_has_one_channel_to_mix_up():
 
 def test_a_left_out_key_default_is_no_channel_of_the_file():
     op = parse_aipp_config("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n"
-                           " mean_chn_0: 5\n mean_chn_1: 7\n var_reci_chn_0: 0.5\n}\n", "a.cfg").ops[0]
+                           " mean_chn_0: 5\n mean_chn_1: 7\n var_reci_chn_0: 0.5\n}\n",
+                           "a.cfg").ops[0]
     # var_reci_chn_1/_2 are left out (default 1.0): 1.0 is no other channel's value
     assert "mix-up" not in why_changed(op, "var_reci_chn_0", 1.0, {"var_reci_chn_0": 1.0}, "")
     # mean_chn_2 is left out (default 0), so 0 is no other channel's mean; 7 is channel 1's

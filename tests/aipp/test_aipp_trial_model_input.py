@@ -49,11 +49,13 @@ def test_no_crop_names_the_source_size_and_padding_counts(tmp_path):
         _convert(tmp_path, imagenet_aipp(src_hw=(20, 24)))
     padded = CAMERA.replace("crop_size_h: 16", "crop_size_h: 12").replace(
         "crop_size_w: 16", "crop_size_w: 12")
-    padded = padded.replace("}\n", "    padding: true\n    top_padding_size: 2\n    bottom_padding_size: 2\n"
-                                   "    left_padding_size: 2\n    right_padding_size: 2\n}\n")
+    padded = padded.replace("}\n", "    padding: true\n    top_padding_size: 2\n"
+                                   "    bottom_padding_size: 2\n    left_padding_size: 2\n"
+                                   "    right_padding_size: 2\n}\n")
     assert _convert(tmp_path, padded) is not None  # 12 + 2 + 2 = 16
     with pytest.raises(ConfigError, match=r"crop_size_w 12 \+ left_padding_size 2 \+ "
-                                          r"right_padding_size 3\), but model input 'x' is 1x3x16x16"):
+                                          r"right_padding_size 3\), but model input 'x' is "
+                                          r"1x3x16x16"):
         _convert(tmp_path, padded.replace("right_padding_size: 2", "right_padding_size: 3"))
 
 
@@ -65,7 +67,8 @@ def test_input_shape_overrides_the_declared_dims(tmp_path):
 def test_channels_and_rank_are_checked(tmp_path):
     gray = "aipp_op {\n aipp_mode: static\n input_format: YUV400_U8\n}\n"
     with pytest.raises(ConfigError, match=r"camera.cfg:3: input_format: YUV400_U8 gives 1 "
-                                          r"channel\(s\) after AIPP, but model input 'x' is 1x3x16x16"):
+                                          r"channel\(s\) after AIPP, but model input 'x' is "
+                                          r"1x3x16x16"):
         _convert(tmp_path, gray)
     with pytest.raises(ConfigError, match=r"related_input_rank: input 1 does not exist: the model "
                                           r"has 1 input\(s\) \(x\)"):

@@ -112,7 +112,8 @@ def test_f3_unnamed_nodes_numbered_by_position_are_reported_with_the_offset(tmp_
         row = rows[name]
         assert row.metrics is None and NOT_COMPARED_FLAG in row.flags
         assert f"this {name!r} is the golden's {theirs!r}" in row.reason
-        assert "position in the graph (msit)" in row.reason and "give the ONNX nodes names" in row.reason
+        assert "position in the graph (msit)" in row.reason
+        assert "give the ONNX nodes names" in row.reason
         assert "Relu_0 -> Relu_1, Relu_1 -> Relu_2" in row.reason
     mapped = compare_dumps(actual, golden, mapping={"Relu_0": "Relu_1", "Relu_1": "Relu_2"})
     assert mapped.judge(0.99).passed
@@ -166,10 +167,11 @@ def test_f4_reasons_name_the_golden_files_not_read_and_the_closest_names(tmp_pat
 
 
 @pytest.mark.parametrize("device, golden, fmt", [
-    ((2, 1, 1, 16, 16), (2, 4, 6), "FRACTAL_NZ: convert the dump to the framework's format "
-                                      "(msaccucmp convert -d DUMP -f ND -out DIR)"),
-    ((1, 1, 5, 5, 16), (1, 3, 5, 5), "NC1HWC0: convert the dump to the framework's format "
-                                       "(msaccucmp convert -d DUMP -f NCHW")])
+    ((2, 1, 1, 16, 16), (2, 4, 6),
+     "FRACTAL_NZ: convert the dump to the framework's format (msaccucmp convert -d DUMP -f ND "
+     "-out DIR)"),
+    ((1, 1, 5, 5, 16), (1, 3, 5, 5),
+     "NC1HWC0: convert the dump to the framework's format (msaccucmp convert -d DUMP -f NCHW")])
 def test_f5_a_device_layout_array_says_how_to_convert_it(device, golden, fmt):
     """A plain msaccucmp convert keeps the device layout: "shape (2, 1, 1, 16, 16) vs golden
     (2, 4, 6) cannot compare" said nothing of why."""

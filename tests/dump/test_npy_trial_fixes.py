@@ -12,7 +12,8 @@ def test_f2_converted_files_of_one_name_but_other_types_are_other_ops(tmp_path):
     Sigmoid.a_b.2..., Tanh.a_b.3...: they loaded as one op a_b typed Relu with the Tanh's
     data, so the faulty a/b was never compared."""
     for k, op_type in enumerate(("Relu", "Sigmoid", "Tanh")):
-        np.save(tmp_path / f"{op_type}.a_b.{k + 1}.0.{TS + k}.output.0.npy", np.full(3, k, np.float16))
+        np.save(tmp_path / f"{op_type}.a_b.{k + 1}.0.{TS + k}.output.0.npy",
+                np.full(3, k, np.float16))
         np.save(tmp_path / f"{op_type}.a_b.{k + 1}.0.{TS + k}.input.0.npy", np.ones(3, np.float16))
     np.save(tmp_path / f"Add.out.4.0.{TS + 3}.output.0.npy", np.ones(3, np.float16))
     dump = load_dump(tmp_path)

@@ -190,7 +190,8 @@ def test_a_misspelled_ini_key_is_a_usage_error_naming_the_closest(pytester):
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: *tox.ini: unknown ini key "
-                                 "'ascend_accuracy_max_dorp'; closest: 'ascend_accuracy_max_drop'*"])
+                                 "'ascend_accuracy_max_dorp'; closest: "
+                                 "'ascend_accuracy_max_drop'*"])
     pytester.makeini("[pytest]\nascend_accuracy_max_drop = 0.002\nsome_other_key = 1\n")
     assert pytester.runpytest().ret == 0
 
@@ -204,4 +205,5 @@ def test_another_tools_ascend_key_is_left_to_pytest_and_o_is_named(pytester):
     result = pytester.runpytest("-p", "no:cacheprovider", "-o", "ascend_accuracy_max_dorp=0.1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: -o: unknown ini key "
-                                 "'ascend_accuracy_max_dorp'; closest: 'ascend_accuracy_max_drop'*"])
+                                 "'ascend_accuracy_max_dorp'; closest: "
+                                 "'ascend_accuracy_max_drop'*"])
