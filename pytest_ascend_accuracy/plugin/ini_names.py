@@ -24,6 +24,19 @@ def unknown_ini_keys(given: Iterable[str], known: Iterable[str]) -> List[str]:
 CLOSE = 0.75
 
 
+def _ini_keys(config):
+    """The keys the ini file gives: pytest 9's ``_inicfg`` (its public ``inicfg`` warns from
+    9.2 and fails a ``-W error`` session), else the ``inicfg`` of older versions."""
+    inicfg = getattr(config, "_inicfg", None)
+    if inicfg is None:
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            inicfg = getattr(config, "inicfg", None)
+    return list(inicfg or ())
+
+
 def check_ini_keys(config) -> None:
     """Raise ``ConfigError`` for the first ``ascend_*`` ini key nobody registered that is a
     misspelling of one of this plugin's (``CLOSE``), naming it and where the key was given
@@ -34,7 +47,7 @@ def check_ini_keys(config) -> None:
     overrides = [str(o).partition("=")[0].strip()
                  for o in (getattr(getattr(config, "option", None), "override_ini", None)
                            or ())]
-    given = list(getattr(config, "inicfg", None) or {}) + overrides
+    given = list(_ini_keys(config)) + overrides
     ours = [k for k in known if k.startswith(PREFIX)]
     for key in unknown_ini_keys(given, known):
         near = difflib.get_close_matches(key, ours, n=2, cutoff=CLOSE)
