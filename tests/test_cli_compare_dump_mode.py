@@ -8,7 +8,7 @@ import shlex
 import pytest
 
 from pytest_ascend_accuracy.cli import app as cli
-from pytest_ascend_accuracy.core.atc_cmdline import mode_of_cmdline
+from pytest_ascend_accuracy.core.atc_cmdline import input_shape_of, mode_of_cmdline
 from pytest_ascend_accuracy.core.modes import BUFFER_OFF, FUSION_OFF, HIGH_PRECISION, Mode
 
 pytest.importorskip("onnxruntime")
@@ -30,10 +30,23 @@ def test_the_mode_of_an_atc_command_line(tmp_path):
         "ConvBatchnormFusionPass": "off"}}}))
     (tmp_path / "ub_rule.cfg").write_text(json.dumps({"Switch": {"UBFusion": {
         "TbeEltwiseFusionPass": "off"}}}))
-    assert mode_of_cmdline("atc --fusion_switch_file=one_rule.cfg", [tmp_path])[0] == Mode(
-        fusion_rules_off=("ConvBatchnormFusionPass",))
-    assert mode_of_cmdline("atc --fusion_switch_file=ub_rule.cfg", [tmp_path])[0] == Mode(
-        fusion_rules_off=("UBFusion:TbeEltwiseFusionPass",))
+    # single rules are named with how to give them, not carried: the emulator imitates a few
+    # rules, and a pasted command naming another was refused (a review)
+    mode, left = mode_of_cmdline("atc --fusion_switch_file=one_rule.cfg", [tmp_path])
+    assert mode is None and left == [
+        "--fusion_switch_file=one_rule.cfg (rules off: ConvBatchnormFusionPass; where the "
+        "backend knows them: --mode '{fusion_rules_off: [\"ConvBatchnormFusionPass\"]}')"]
+    assert "UBFusion:TbeEltwiseFusionPass" in mode_of_cmdline(
+        "atc --fusion_switch_file=ub_rule.cfg", [tmp_path])[1][0]
+    # ALL off with a rule switched back on is not fusion_off (a review)
+    (tmp_path / "all_but.cfg").write_text(json.dumps({"Switch": {
+        "GraphFusion": {"ALL": "off", "ConvBatchnormFusionPass": "on"}, "UBFusion": {"ALL": "off"}}}))
+    assert mode_of_cmdline("atc --fusion_switch_file=all_but.cfg", [tmp_path]) == (
+        None, ["--fusion_switch_file=all_but.cfg"])
+    # options that change no value are not named (a review)
+    assert mode_of_cmdline("atc --display_model_info=1 --op_compiler_cache_mode=enable "
+                           "--log=error --input_shape=x:1,16") == (None, [])
+    assert input_shape_of("atc --model=m.onnx --input_shape=x:1,16;y:2") == "x:1,16;y:2"
     # what no mode here carries is named, never dropped (a review: op_select_implmode was)
     assert mode_of_cmdline("atc --model=m.onnx --framework=5 --soc_version=Ascend310P3 "
                            "--keep_dtype=gone.cfg --op_select_implmode=high_precision "
@@ -42,7 +55,7 @@ def test_the_mode_of_an_atc_command_line(tmp_path):
                "--insert_op_conf=aipp.cfg"])
 
 
-def _emulated(tmp_path, mode=None, *, proto=None, store_inputs=False):
+def _emulated(tmp_path, mode=None, *, proto=None, store_inputs=False, input_shape=None):
     """(ONNX model path, compare argv of the emulator's dump of it under ``mode`` against its
     stored golden, with the om json): the overflow model unless ``proto``."""
     import onnx
@@ -58,10 +71,11 @@ def _emulated(tmp_path, mode=None, *, proto=None, store_inputs=False):
     onnx.save(proto if proto is not None else models.overflow(), str(model))
     cache = Cache(tmp_path / "cache")
     backend = EmulatorBackend(cache)
-    inputs = make_inputs(model)
-    converted = backend.convert(model, mode)
+    inputs = make_inputs(model, input_shape=input_shape)
+    converted = backend.convert(model, mode, input_shape=input_shape)
     backend.run(converted, inputs, dump_dir=tmp_path / "dump")
-    store_golden(tmp_path / "golden", golden_dump(model, inputs, cache=cache),
+    store_golden(tmp_path / "golden", golden_dump(model, inputs, cache=cache,
+                                                  input_shape=input_shape),
                  store_inputs=store_inputs)
     return model, ["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
                    "--om-json", str(converted.om_json)]
@@ -107,3 +121,21 @@ def test_compare_with_the_om_json_shows_and_takes_the_models_own_names(tmp_path,
     assert "fc2_" not in capsys.readouterr().out
     text = (tmp_path / "r.csv").read_text()
     assert "fc2.Add" in text and "fc2_Add" not in text
+
+
+def test_the_pointer_carries_the_dumps_input_shape(tmp_path, capsys):
+    """A model with a dynamic batch: the printed command lacked --input-shape, and pasted it was
+    refused ("dimension 0 ('batch') is dynamic"; a review; PP-OCR det is such a model)."""
+    from pytest_ascend_accuracy.testing import models
+
+    proto = models.overflow()
+    x = proto.graph.input[0]
+    x.type.tensor_type.shape.dim[0].dim_param = "batch"
+    x.type.tensor_type.shape.dim[0].ClearField("dim_value")
+    model, compare = _emulated(tmp_path, FUSION_OFF, proto=proto, input_shape="x:1,16")
+    assert cli.main(compare) == 1
+    command = re.search(r"(ascend-accuracy diagnose MODEL\.onnx .*?--input-shape \S+)",
+                        capsys.readouterr().out)
+    assert command, "no --input-shape"
+    argv = shlex.split(command.group(1).replace("MODEL.onnx", shlex.quote(str(model))))[1:]
+    assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0

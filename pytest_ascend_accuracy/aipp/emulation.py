@@ -60,15 +60,18 @@ def conversion_aipp(options: Mapping[str, str], model=None,
     return cfg.text, digest
 
 
-def _declared_inputs(model, input_shape) -> List[Tuple[str, Tuple[Optional[int], ...]]]:
-    """``[(name, dims)]`` of the model's inputs in order (a dynamic dim is None)."""
+def _declared_inputs(model, input_shape) -> List[Tuple[str, Optional[Tuple[Optional[int], ...]]]]:
+    """``[(name, dims)]`` of the model's inputs in order (a dynamic dim is None; dims None: no
+    declared shape)."""
     import onnx
 
     from ..graph.onnx_graph import declared_shape, graph_inputs, load_model
 
     proto = model if isinstance(model, onnx.ModelProto) else load_model(model, weights=False)
     given = dict(input_shape or {})
-    return [(i.name, tuple(given[i.name]) if i.name in given else declared_shape(i))
+    # an input with no declared shape at all: None (its rank unknown, checked at run time)
+    return [(i.name, tuple(given[i.name]) if i.name in given else
+             declared_shape(i) if i.type.tensor_type.HasField("shape") else None)
             for i in graph_inputs(proto)]
 
 
@@ -82,6 +85,8 @@ def check_model_inputs(ops: Sequence[AippOp], inputs: Sequence[Tuple[str, Sequen
             raise op.error("related_input_rank", f"input {op.rank} does not exist: the model has "
                                                  f"{len(inputs)} input(s) ({names})")
         name, dims = inputs[op.rank]
+        if dims is None:  # no declared shape: nothing to hold the file against before a run
+            continue
         shown = "x".join("?" if d is None else str(d) for d in dims)
         if len(dims) != 4:
             raise op.error("related_input_rank", f"model input {name!r} is {shown or 'a scalar'}; "

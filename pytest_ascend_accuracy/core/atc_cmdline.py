@@ -29,12 +29,15 @@ PRECISION_MODE_V2 = {
     "allow_mix_precision_bf16": "mixed_bfloat16",
 }
 #: options of an ATC command line that are not the conversion mode: the model, its inputs
-#: and where the results go (the diagnose command names the model and shapes itself); every
-#: other option is the mode's, or named as not carried
+#: (``input_shape`` is carried as diagnose's own --input-shape, ``input_shape_of``), where the
+#: results go, and options that change no value (the plugin's ``NEUTRAL_OPTIONS``, compile
+#: caches and debug output); every other option is the mode's, or named as not carried
 NOT_MODE_OPTIONS = frozenset({
     "model", "weight", "framework", "output", "soc_version", "input_shape", "input_format",
     "dynamic_batch_size", "dynamic_image_size", "dynamic_dims", "out_nodes", "log", "json",
-    "om", "mode", "host_env_os", "host_env_cpu", "core_type", "aicore_num"})
+    "om", "mode", "host_env_os", "host_env_cpu", "core_type", "aicore_num",
+    "display_model_info", "op_compiler_cache_mode", "op_compiler_cache_dir", "debug_dir",
+    "status_check", "op_debug_level", "dump_mode"})
 #: ``--precision_mode_v2`` value -> the ``--precision_mode`` value of the same effect
 _FROM_V2 = {"fp16": "force_fp16", "origin": "must_keep_origin_dtype",
             "cube_fp16in_fp32out": "cube_fp16in_fp32out", "mixed_float16": "allow_mix_precision",
@@ -85,12 +88,24 @@ def mode_of_cmdline(cmdline: str, bases: Sequence = ()) -> Tuple[Optional[Mode],
                 left.append(f"--{name}={value}")
             elif switch is False:
                 fields["fusion"] = False
-            elif switch:
-                fields["fusion_rules_off"] = switch
+            elif switch:  # single rules: named, not carried (a backend may not know a rule:
+                # the emulator imitates a few, and a pasted command naming another failed)
+                rules = ", ".join(json.dumps(r) for r in switch)
+                left.append(f"--{name}={value} (rules off: {', '.join(switch)}; where the "
+                            f"backend knows them: --mode '{{fusion_rules_off: [{rules}]}}')")
         elif name not in NOT_MODE_OPTIONS:  # precision values unknown here, other options
             left.append(f"--{name}={value}")
     mode = Mode(**fields) if fields else None
     return (None if mode == Mode() else mode), left
+
+
+def input_shape_of(cmdline: str) -> Optional[str]:
+    """The ``--input_shape`` value of an ATC command line (ATC syntax, as ``diagnose
+    --input-shape`` takes it), or None: without it a pasted command refused a dynamic model."""
+    for name, value in atc_options(cmdline):
+        if name == "input_shape" and value:
+            return value
+    return None
 
 
 def _found(path: str, bases: Sequence) -> str:
@@ -132,8 +147,9 @@ def _fusion_switch(path: str):
     if not all(isinstance(s, dict) for s in sections):
         return None
     alls = [str(s.get("ALL", "")).lower() for s in sections]
-    if alls == ["off", "off"]:
-        return False
+    values = [str(v).lower() for s in sections for k, v in s.items() if k != "ALL"]
+    if alls == ["off", "off"]:  # a rule switched back on beside ALL off is not fusion_off
+        return False if "on" not in values else None
     known = all(str(v).lower() in ("on", "off") for s in sections for v in s.values())
     if any(a == "off" for a in alls) or not known:
         return None  # one section all off, or values this reader does not know

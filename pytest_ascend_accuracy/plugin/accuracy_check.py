@@ -103,7 +103,8 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
                   aipp=None, others=()) -> AscendModel:
     """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running;
     ``aipp`` (a resolved path) goes to ATC as ``--insert_op_conf``; ``others``: the models the
-    test converted before (their op names in a marker's keep_dtype are not this model's typos)."""
+    test converted before, given where ``mode`` is the marker's (their op names in its
+    keep_dtype are not this model's typos; ``keep_dtype`` given here is checked strictly)."""
     from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
 
     check_atc_options(atc_options, where)
@@ -118,11 +119,13 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
         atc_options["insert_op_conf"] = os.fspath(aipp)
 
     mode = resolve_mode(mode, where)
+    check_mode_names(mode, model, where, others)  # (others: only for the marker's mode)
     if keep_dtype:
         if isinstance(keep_dtype, str):
             keep_dtype = [keep_dtype]
-        mode = mode | keep_dtype_mode(list(keep_dtype))
-    check_mode_names(mode, model, where, others)
+        kept = keep_dtype_mode(list(keep_dtype))
+        check_mode_names(kept, model, where)  # this call's own names: each must be this model's
+        mode = mode | kept
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
     return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run, aipp_config,

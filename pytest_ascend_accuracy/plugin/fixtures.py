@@ -176,7 +176,9 @@ def ascend_model(request, _ascend_accuracy_context):
                                keep_dtype=keep_dtype, input_shape=input_shape,
                                atc_options=atc_options, dump_root=dump_root,
                                where=f"{ctx.nodeid}: ascend_model", on_run=remember, aipp=aipp,
-                               others=_others(ctx.converted, model))
+                               # a marker mode's keep_dtype names another model's ops too:
+                               # not this one's typos (a mode given here is this call's own)
+                               others=_others(ctx.converted, model) if mode is None else ())
         ctx.converted.append(model)
         return handle
 

@@ -46,8 +46,11 @@ class AccuracySpec:
 
     def merged(self, per_op: Optional[Mapping[str, float]] = None,
                ignore: Optional[Iterable[str]] = None, where: Optional[str] = None) -> "AccuracySpec":
-        """This spec with call-site overrides: ``per_op`` entries win over the marker's,
-        ``ignore`` entries are added to the marker's."""
+        """This spec with call-site overrides: a ``per_op`` key given at both replaces the
+        marker's value, and the call site's entries come first, so among globs (and among a
+        fused op's members) matching one op they win; an entry naming the op itself still beats
+        a glob or a member's, wherever it was given (``Policy.threshold_for``). ``ignore``
+        entries are added to the marker's."""
         # the call site's entries first: among globs matching one op the first listed wins,
         # and "call-site entries win" must hold for globs too (a review: the marker's "*" beat
         # a call site's "head*")

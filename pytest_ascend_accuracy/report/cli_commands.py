@@ -37,11 +37,24 @@ def cli_judge_options(verdict: Verdict) -> str:
 
 
 def cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = None) -> str:
-    """``ascend-accuracy diagnose MODEL.onnx [--mode ...] [judge options]``, shell-quoted, with
-    the mode the dump was converted with (``dumped_mode``) combined with ``mode``."""
+    """``ascend-accuracy diagnose MODEL.onnx [--mode ...] [--input-shape ...] [judge options]``,
+    shell-quoted, with the mode the dump was converted with (``dumped_mode``) combined with
+    ``mode``, and its input shapes (a dynamic model's pasted command was refused without)."""
+    import shlex
+
+    from ..core.atc_cmdline import input_shape_of
+
     dumped, _ = dumped_mode(result)
-    return f"ascend-accuracy diagnose {CLI_MODEL}{cli_mode(mode, dumped)}" + cli_judge_options(
-        verdict)
+    shape = input_shape_of(_cmdline(result))
+    shaped = f" --input-shape {shlex.quote(shape)}" if shape else ""
+    return (f"ascend-accuracy diagnose {CLI_MODEL}{cli_mode(mode, dumped)}{shaped}"
+            + cli_judge_options(verdict))
+
+
+def _cmdline(result: Optional[CompareResult]) -> str:
+    """The ATC command line of the dump's conversion (its om json's ``atc_cmdline``), or ""."""
+    meta = (result.meta.get("actual") or {}) if result is not None else {}
+    return str(meta.get("atc_cmdline") or "")
 
 
 def cli_mode(mode, dumped) -> str:

@@ -16,17 +16,21 @@ NAMING_REASONS = ("the golden's files ", "the golden numbers unnamed ",
 
 
 def naming_reason(verdict: Verdict) -> str:
-    """The first failure's reason where it is one of ``NAMING_REASONS`` (without the "not
-    compared: " head), else ""; the generic "check that the golden has their outputs" hint
-    sent a user to a golden that had them, under names that could not be told apart."""
+    """The first not-compared failure's reason where every not-compared failure's is one of
+    ``NAMING_REASONS`` (without the "not compared: " head), else ""; the generic "check that
+    the golden has their outputs" hint sent a user to a golden that had them, under names that
+    could not be told apart."""
     from ..compare.result import NOT_COMPARED
 
+    found = ""
     for f in verdict.failures:
-        why = f.reason[len(NOT_COMPARED):].lstrip(": ") if f.reason.startswith(NOT_COMPARED) \
-            else ""
-        if why.startswith(NAMING_REASONS):
-            return why
-    return ""
+        if not f.reason.startswith(NOT_COMPARED):
+            continue
+        why = f.reason[len(NOT_COMPARED):].lstrip(": ")
+        if not why.startswith(NAMING_REASONS):
+            return ""  # another op lacks its golden for another reason: the generic advice
+        found = found or why
+    return found
 
 
 def unread(verdict: Verdict) -> bool:

@@ -222,3 +222,17 @@ def test_the_coverage_line_counts_the_golden_files_not_read(tmp_path):
     text = failure_text(r, r.judge(0.9999999))
     assert ("; 1 golden file not read (topk.1.npy: no timestamp: golden names are "
             "{op}.{output}.{timestamp}.npy)") in text, text
+
+
+def test_a_naming_reason_is_the_hint_only_where_every_uncompared_op_has_one(tmp_path):
+    """With a/b and a_b colliding and op c simply lacking its golden, the hint gave the
+    collision for all three and lost c's own advice (a review)."""
+    from pytest_ascend_accuracy.report.failure_text import default_hint
+
+    relu, tanh = np.maximum(X, 0), np.tanh(X)
+    golden = _msit_golden(tmp_path / "g", [("a_b", 0, relu), ("a_b", 0, tanh), ("out", 0, X)])
+    actual = DumpSet([_op("a/b", "Relu", relu, 0), _op("a_b", "Tanh", tanh, 1),
+                      _op("c", "Add", relu + tanh, 2), _op("out", "Add", X, 3)])
+    r = compare_dumps(actual, golden)
+    hint = default_hint(r.judge(0.99), (), r)
+    assert "check that the golden dump has their outputs" in hint, hint

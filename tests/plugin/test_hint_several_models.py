@@ -93,3 +93,21 @@ def test_models_converted_before_any_run_count_as_several(pytester):
     for expr in hinted:
         pytester.makepyfile(test_two=BOTH_FIRST.format(arg=f", mode={expr}"))
         pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_keep_dtype_given_to_one_call_is_checked_strictly(pytester):
+    """The leniency is the marker's: ``ascend_model(B, keep_dtype=["norm"])`` naming an op of a
+    model converted before, not of B, is still a typo (a review: it passed silently)."""
+    tiny_models.save_models(pytester.path / "models", ["passing_mlp", "overflow"])
+    pytester.makepyfile(test_two='''
+from pytest_ascend_accuracy import accuracy
+
+
+@accuracy(threshold=0.95)
+def test_two(ascend_model):
+    ascend_model("models/overflow.onnx")
+    ascend_model("models/passing_mlp.onnx", keep_dtype=["norm"])
+''')
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=1)
+    run.stdout.fnmatch_lines(["*keep_dtype entry 'norm' is not an op of model 'passing_mlp'*"])
