@@ -72,3 +72,23 @@ def per_op_only(verdict: Verdict) -> str:
     return (f"; the failing ops fail only the per_op thresholds set for them ({shown}) and "
             f"meet the default {policy.default.describe()}: if that figure is stricter than "
             "meant, loosen the entry")
+
+
+def nonfinite_in_range(verdict: Verdict) -> str:
+    """The label of the first failure whose actual values turn NaN/Inf where the golden's stay
+    finite, or "": its hint, where no golden value or operand leaves float16's range, is a probe
+    (high precision, then ``--accuracy-diagnose``), never a keep_dtype list of the ops it runs
+    through (``failure_text.fp16_range_rows``)."""
+    for f in verdict.failures:
+        m = f.row.metrics
+        if m is not None and m.mismatch and m.nonfinite_actual > m.nonfinite_golden:
+            return f.row.label
+    return ""
+
+
+#: the probe's reason and advice (``nonfinite_in_range``)
+NONFINITE_REASON = ("values turn NaN/Inf at {label} though the golden values stay within float16 "
+                    "(and no golden operand looked at leaves its range): float16 rounding before "
+                    "or inside it (a value rounded to 0, then divided by), or a fault")
+NONFINITE_ADVICE = ("convert in high precision to see whether float16 rounding is the cause "
+                    "(--accuracy-diagnose then names the ops to keep in float32)")

@@ -16,7 +16,8 @@ from ..compare.thresholds import beside, threshold_text
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
-from .failure_kinds import naming_reason, per_op_only, unread, unread_hint  # noqa: E402
+from .failure_kinds import (  # noqa: E402
+    NONFINITE_REASON, naming_reason, nonfinite_in_range, per_op_only, unread, unread_hint)
 from .printable import printable  # noqa: E402  (callers read it here too)
 
 WORST_ROWS = 5
@@ -191,28 +192,27 @@ def _worst_block(verdict: Verdict, limit: int) -> List[str]:
 
 def fp16_range_rows(verdict: Verdict, *, nan_counts: Optional[bool] = None
                     ) -> List[TensorCompare]:
-    """Failing rows that point at float16 range: golden values past 65504, or infinities in
-    the actual tensor where the golden one is finite; and NaN there where ``nan_counts`` (by
-    default: where some row shows the range left as above). A NaN alone is no such evidence: a
-    NaN a faulty op makes runs through every op after it (a PP-OCR trial: a device op's NaN
-    gave a 365-op keep_dtype hint that changed nothing); in a model that leaves the range, a
-    NaN is what overflow makes downstream (inf - inf, 0 * inf)."""
-    strong, nan_rows = [], []
+    """Failing rows that point at float16 range: golden values past 65504; and NaN or Inf in
+    the actual tensor where the golden one is finite, where ``nan_counts`` (by default: where
+    some row's golden passes 65504). NaN/Inf alone is no such evidence: a NaN a faulty op makes
+    runs through every op after it (a PP-OCR trial: a 365-op keep_dtype hint that changed
+    nothing), and an Inf from dividing by a value float16 rounded to 0 is not the dividing op's
+    range (a docs trial: the hint named the ops after the rounding and repeated itself pasted);
+    ``nonfinite_in_range`` says those failures' hint."""
+    strong, weak = [], []
     for f in verdict.failures:
         m = f.row.metrics
         if m is None or not _floating(f.row.golden_dtype):  # an int32 accumulator past 65504
             continue  # is no float16 value (a quantised model's keep_dtype hint looped on it)
-        infinite_actual = m.posinf_actual + m.neginf_actual
-        infinite_golden = m.posinf_golden + m.neginf_golden
-        if m.max_abs_golden > FP16_MAX or (m.mismatch and infinite_actual > infinite_golden):
+        if m.max_abs_golden > FP16_MAX:
             strong.append(f.row)
         elif m.mismatch and m.nonfinite_actual > m.nonfinite_golden:
-            nan_rows.append(f.row)
+            weak.append(f.row)
     if nan_counts is None:
         nan_counts = bool(strong)
     if not nan_counts:
         return strong
-    keep = {id(r) for r in strong + nan_rows}
+    keep = {id(r) for r in strong + weak}
     return [f.row for f in verdict.failures if id(f.row) in keep]
 
 
@@ -249,7 +249,9 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
             found += (f"; {', '.join(printable(n) for n in hidden[:3])} "
                       f"{'is' if len(hidden) == 1 else 'are'} ignored but feed"
                       f"{'s' if len(hidden) == 1 else ''} the failing ops")
-        reasons.append(f"golden operands leave the float16 range ({found})")
+        what = ("operands" if all(str(f.slot).startswith("input") for f in range_inputs)
+                else "values")
+        reasons.append(f"golden {what} leave the float16 range ({found})")
     if rows:
         reasons.append("values leave the float16 range (NaN/Inf in the actual output or |golden| "
                        "> 65504)")
@@ -340,6 +342,16 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                     f"precision still feeds Cube ops float16) {where}")
         return (f"{reason}: convert in mode HIGH_PRECISION, or keep these ops in float32 in mode "
                 f"{kept} {where}")
+    label = nonfinite_in_range(verdict)
+    if label:  # NaN/Inf with the golden in range: a probe, not the ops it ran through
+        reason = NONFINITE_REASON.format(label=printable(label))
+        if cli:
+            return (f"{reason}: {cli_diagnose(verdict, None, result)} tries high precision and "
+                    "names the ops to keep in float32, if some restore accuracy"
+                    + not_carried(result))
+        return (f"{reason}: convert in mode HIGH_PRECISION to see whether float16 rounding is the "
+                "cause (from pytest_ascend_accuracy import HIGH_PRECISION); diagnose(...) then "
+                "names the ops to keep in float32")
     if cli:  # a plain sequence, not golden_inputs_past_fp16's findings: nothing was looked at
         seen = (no_overflow_seen(range_inputs) if hasattr(range_inputs, "checked")
                 else SAVED_NOT_CHECKED)  # (judge: a saved result holds no golden tensor)

@@ -148,6 +148,14 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
                         ", or convert in high precision" if len(suggested) > 1 else ""))
+    from .failure_kinds import NONFINITE_ADVICE, NONFINITE_REASON, nonfinite_in_range
+
+    label = nonfinite_in_range(verdict)
+    if label:  # NaN/Inf with the golden in range: a probe, not the ops it ran through
+        if mode.is_high_precision:
+            return Hint(MODES, NONFINITE_REASON.format(label=label), advice=DIAGNOSE_ADVICE)
+        return Hint(MODES, NONFINITE_REASON.format(label=label), (mode | HIGH_PRECISION,),
+                    advice=NONFINITE_ADVICE)
     first = verdict.first  # the failure the verdict line names (a not-compared row may lead)
     metrics = first.row.metrics if first is not None else None
     flipped = metrics is not None and metrics.exact and metrics.unequal

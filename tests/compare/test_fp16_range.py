@@ -51,8 +51,9 @@ def test_the_hint_keeps_both_the_op_with_the_big_operand_and_the_ops_past_the_ra
     hint = next_step(verdict, ranges, DEFAULT)
     assert hint.kind == "keep_dtype"
     assert hint.modes[0].python_expr() == "keep_dtype(['norm', 'fc'])"
-    assert hint.reason.startswith("golden operands leave the float16 range (norm input:1 "
-                                  "reaches |1e+09|), and values leave the float16 range")
+    assert hint.reason.startswith("golden values leave the float16 range (norm input:1 "
+                                  "reaches |1e+09|; fc output:0 reaches |7e+04|), and values "
+                                  "leave the float16 range")
     assert "in mode keep_dtype(['norm', 'fc'])" in default_hint(verdict, ranges)
 
 
