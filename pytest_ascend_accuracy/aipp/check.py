@@ -53,11 +53,21 @@ class PreprocessingCheck:
         atomic_write_text(path, text)
         return path
 
-    def report(self, corrected_path: Optional[str] = None) -> str:
+    def where(self, show: Optional[Callable[[str], str]] = None) -> str:
+        """``file:line`` of the checked ``aipp_op`` block, the file spelled by ``show``."""
+        where = self.op.where()
+        if show is None or not where.startswith(self.op.path):
+            return where
+        return show(self.op.path) + where[len(self.op.path):]
+
+    def report(self, corrected_path: Optional[str] = None,
+               show: Optional[Callable[[str], str]] = None) -> str:
+        """The verdict's text; ``show`` spells the AIPP file's path (the plugin: relative to
+        where pytest ran)."""
         n, bad = len(self.agreements), [i for i, a in enumerate(self.agreements) if not a.ok]
         head = (f"pre-processing check {'passed' if self.passed else 'FAILED'}: AIPP file "
-                f"{self.op.where()} (aipp_op for input {self.op.rank}, {self.op.input_format}) vs the "
-                f"reference pre-processing: {n - len(bad)} of {n} image(s) agree")
+                f"{self.where(show)} (aipp_op for input {self.op.rank}, {self.op.input_format}) "
+                f"vs the reference pre-processing: {n - len(bad)} of {n} image(s) agree")
         lines = [head]
         for i, a in enumerate(self.agreements[:8]):
             lines.append(f"  image {i:<3} {'ok    ' if a.ok else 'DIFFER'} {a.describe()}")
