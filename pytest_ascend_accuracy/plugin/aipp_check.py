@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional, Tuple
 
 from ..errors import ConfigError
 from .session import get_state
@@ -15,7 +16,7 @@ def preprocessing_checker(request, ctx):
         __tracebackhide__ = True
         from ..aipp import check_preprocessing as run_preprocessing_check
         from ..report.assertion import AccuracyFailure
-        from .accuracy_check import report_slug, resolve_file
+        from .accuracy_check import resolve_file
         from .setup_checks import check_marks_unchanged
 
         ctx.checks += 1
@@ -32,15 +33,43 @@ def preprocessing_checker(request, ctx):
         result = run_preprocessing_check(config, images, reference, rank=rank)
         if result.passed:
             return result
-        written = None
-        if result.fixes:
-            root = state.settings.report_dir
-            out_dir = (Path(root) / report_slug(ctx.nodeid)) if root else request.getfixturevalue("tmp_path")
-            out_dir.mkdir(parents=True, exist_ok=True)
-            written = result.write_corrected(out_dir / f"{Path(result.config.path).stem}.corrected.cfg")
-        raise AccuracyFailure(result.report(corrected_path=written), None, None)
+        written = corrected_copy(state, ctx.nodeid, result,
+                                 lambda: request.getfixturevalue("tmp_path"))
+        written = written and written[1]
+        raise AccuracyFailure(result.report(corrected_path=written, show=state.settings.show),
+                              None, None)
 
     return check
+
+
+def corrected_copy(state, nodeid: str, result, temp_dir,
+                   suite=None) -> Optional[Tuple[str, str]]:
+    """A failed check's corrected AIPP file, written beside the AIPP file (where a pasted path
+    lasts: ``aipp.corrected_copy``): ``(path, text)``, the path as printed (relative to where
+    pytest ran), the text with it as a YAML ``suite`` file in another folder spells it too, and
+    a note when another name or place was taken. With ``--accuracy-report`` a copy goes into
+    the test's report folder too (emptied when the test runs again: not the one to paste).
+    ``temp_dir()``: where the copy goes when the AIPP file's folder cannot be written. None:
+    nothing to correct."""
+    import os
+
+    from ..aipp.corrected_copy import write_corrected_beside
+    from .report_folders import report_slug
+
+    if not result.fixes:
+        return None
+    root = state.settings.report_dir
+    folder = Path(root) / report_slug(nodeid) if root else None
+    copy = write_corrected_beside(result, fallback_dir=folder or temp_dir,
+                                  show=state.settings.show)
+    if folder is not None and Path(copy.path).parent != folder:
+        result.write_corrected(folder / Path(copy.path).name)
+    shown = text = state.settings.show(copy.path)
+    if suite is not None:  # aipp: paths are relative to the suite file
+        in_suite = Path(os.path.relpath(copy.path, Path(suite).parent)).as_posix()
+        if not Path(shown).is_absolute() and in_suite != shown:
+            text += f" (in {Path(suite).name}: aipp: {in_suite})"
+    return shown, f"{text} ({copy.note})" if copy.note else text
 
 
 # -- YAML suites: ``aipp:`` and ``reference:`` per model ----------------------------------------
@@ -60,13 +89,22 @@ def yaml_aipp(entry, base_dir: Path, at: str):
     if entry.get("golden") is not None:
         raise ConfigError(f"{at}.golden", "a stored golden is not supported with aipp: yet (the golden "
                                           "is computed from reference(raw inputs))")
+    import os
+
     from ..aipp import read_aipp_config
     from ..aipp.user_files import load_reference
+    from ..core.locations import shown
 
     path = Path(aipp).expanduser()
     path = path if path.is_absolute() else Path(base_dir) / path
     if not path.is_file():
-        raise ConfigError(f"{at}.aipp", f"file not found: {path}")
-    read_aipp_config(path)
+        raise ConfigError(f"{at}.aipp", f"file not found: {shown(path, os.getcwd())}")
+    try:
+        read_aipp_config(path)
+    except ConfigError as exc:  # the file as printed: relative to where pytest ran
+        where = str(exc.where or "")
+        if where.startswith(str(path)):
+            where = shown(path, os.getcwd()) + where[len(str(path)):]
+        raise ConfigError(where or None, exc.problem) from None
     load_reference(reference, base_dir, f"{at}.reference")
     return path, (reference, str(base_dir))

@@ -1,14 +1,13 @@
 """YAML suite items of a model with ``aipp:`` and ``reference:``: the reference network's inputs.
 
 The accuracy item runs step 5 first (the AIPP file against the reference pre-processing, as
-the ``check_preprocessing`` fixture does, writing the corrected AIPP file where the fixture
-writes it) and computes the golden on ``reference(raw images)``; the dataset item feeds the
-reference run the same transform per sample (``check_dataset(..., reference_inputs=fn)``).
+the ``check_preprocessing`` fixture does, the corrected AIPP file written beside the file)
+and computes the golden on ``reference(raw images)``; the dataset item feeds the reference run
+the same transform per sample (``check_dataset(..., reference_inputs=fn)``).
 Used by ``yaml_suite`` only.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Callable, Dict, List
 
@@ -49,52 +48,45 @@ def _referenced(op, raw, reference):
 def golden_inputs(item, case, inputs, where: str):
     """Step 5, then the golden run's inputs: each AIPP input's raw images through the reference
     pre-processing (the other inputs as they are). A wrong AIPP file fails here, naming the
-    fields and writing the corrected copy (``--accuracy-report`` dir, else a tmp dir)."""
+    fields and writing the corrected copy beside it (``aipp_check.corrected_copy``)."""
     import numpy as np
 
     from ..aipp import check_preprocessing as run_preprocessing_check
-    from ..report.assertion import AccuracyFailure
 
     config, reference, pairs = _aipp_inputs(case, inputs, where)
     out = dict(inputs)
     for op, name in pairs:
         result = run_preprocessing_check(config, np.asarray(inputs[name]), reference, rank=op.rank)
-        if not result.passed:
-            written = _write_corrected(item, result)
-            raise AccuracyFailure(result.report(corrected_path=written), None, None)
+        _verdict(item, result)
         out[name] = _referenced(op, inputs[name], reference)
     return out
 
 
-def _write_corrected(item, result):
-    """The corrected AIPP file written as the fixture writes it, shown relative to where
-    pytest ran; None when there is nothing to correct."""
-    if not result.fixes:
-        return None
-    from .accuracy_check import report_slug
+def _verdict(item, result) -> None:
+    """A failed check raises, naming the corrected AIPP file (written where the fixture writes
+    it: beside the file) as printed, and as the suite file spells it where that differs."""
+    __tracebackhide__ = True
+    from ..report.assertion import AccuracyFailure
+    from .aipp_check import corrected_copy
     from .session import get_state
 
+    if result.passed:
+        return
     state = get_state(item.config)
-    root = state.settings.report_dir
-    if root:
-        out_dir = Path(root) / report_slug(item.nodeid)
-    else:  # the fixture's tmp_path: a numbered directory under pytest's base temp
-        import tempfile
+    shown = corrected_copy(state, item.nodeid, result, lambda: _temp_dir(item),
+                           suite=str(item.path))
+    shown = shown and shown[1]
+    raise AccuracyFailure(result.report(corrected_path=shown, show=state.settings.show),
+                          None, None)
 
-        factory = getattr(item.config, "_tmp_path_factory", None)
-        out_dir = (factory.mktemp(f"{case_stem(item)}-aipp", numbered=True) if factory is not None
-                   else Path(tempfile.mkdtemp(prefix="ascend-accuracy-aipp-")))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = result.write_corrected(out_dir / f"{Path(result.config.path).stem}.corrected.cfg")
-    if not written:
-        return None
-    shown = state.settings.show(written)
-    # aipp: paths are relative to the suite file: where it lies elsewhere, its spelling too
-    suite = Path(str(item.path))
-    in_suite = Path(os.path.relpath(written, suite.parent)).as_posix()
-    if not Path(shown).is_absolute() and in_suite != Path(shown).as_posix():
-        shown += f" (in {suite.name}: aipp: {in_suite})"
-    return shown
+
+def _temp_dir(item) -> Path:
+    """A numbered directory under pytest's base temp (as the fixture's tmp_path)."""
+    import tempfile
+
+    factory = getattr(item.config, "_tmp_path_factory", None)
+    return (factory.mktemp(f"{case_stem(item)}-aipp", numbered=True) if factory is not None
+            else Path(tempfile.mkdtemp(prefix="ascend-accuracy-aipp-")))
 
 
 def case_stem(item) -> str:
