@@ -139,3 +139,21 @@ def test_the_pointer_carries_the_dumps_input_shape(tmp_path, capsys):
     assert command, "no --input-shape"
     argv = shlex.split(command.group(1).replace("MODEL.onnx", shlex.quote(str(model))))[1:]
     assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0
+
+
+def test_judge_applies_the_recorded_threshold_and_per_op(tmp_path, capsys):
+    """judge of a compare.json whose check failed at threshold 0.99 said "accuracy PASSED: ...
+    cosine >= 0.95" (a docs trial): the recorded default threshold and per_op apply unless
+    given, and the note says so."""
+    _, compare = _emulated(tmp_path)
+    saved = tmp_path / "r.json"
+    assert cli.main(compare + ["--threshold", "0.3", "--per-op", "fc2/MatMul=0.05",
+                               "--scale-tolerance", "none", "--json", str(saved)]) == 0
+    capsys.readouterr()
+    assert cli.main(["judge", str(saved)]) == 0
+    out = capsys.readouterr().out
+    assert "judged with the policy recorded in" in out and "cosine >= 0.3" in out, out
+    assert "fc2/MatMul: cosine >= 0.05" in out, out
+    assert cli.main(["judge", str(saved), "--no-recorded-policy"]) == 1  # today's defaults
+    # each recorded piece applies unless its own option is given
+    assert cli.main(["judge", str(saved), "--per-op", "fc2/MatMul=0.3"]) == 1

@@ -161,10 +161,11 @@ def per_op_arg(items: Sequence[str]) -> Dict[str, float]:
 
 
 def _judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE_TOLERANCE,
-                      recorded_ignore=(), note: str = "") -> int:
+                      recorded_ignore=(), recorded_per_op=None, note: str = "") -> int:
     """Judge, write the requested reports, print the block (and ``note`` after it). With the
     ``golden`` DumpSet the hint also looks at the failing ops' golden operands (fp16 range).
-    ``recorded_ignore``: ignore entries of a saved policy (not checked against the rows)."""
+    ``recorded_ignore``, ``recorded_per_op``: entries of a saved policy (not checked against
+    the rows)."""
     from ..report.csv_report import write_csv
     from ..report.failure_text import failure_text, summary_text
     from ..report.html_report import write_html
@@ -175,6 +176,8 @@ def _judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCAL
 
     per_op = per_op_arg(args.per_op)
     result.check_names(per_op, args.ignore, "--per-op/--ignore")
+    if recorded_per_op:
+        per_op = {**recorded_per_op, **per_op}
     verdict = result.judge(Policy.build(args.threshold, per_op, tuple(args.ignore) + tuple(
         recorded_ignore), args.metric, scale_tolerance))
     csv_path = write_csv(result, args.csv, verdict) if args.csv else None
@@ -327,11 +330,12 @@ register(Command("compare", "compare an actual dump with a golden dump", _config
 # --------------------------------------------------------------------------- judge
 def _configure_judge(p: argparse.ArgumentParser) -> None:
     p.add_argument("result", help="a JSON result written by `compare --json` or by the plugin "
-                   "(compare.json); without --ignore, its recorded ignore list applies")
+                   "(compare.json); its recorded threshold, per-op thresholds, ignore list and "
+                   "scale guard apply unless given")
     _threshold_options(p, f"the recorded one, else {DEFAULT_SCALE_TOLERANCE:g}")
     p.add_argument("--no-recorded-policy", action="store_true",
-                   help="judge by the options given and their defaults only: no recorded ignore "
-                        "list or scale guard")
+                   help="judge by the options given and their defaults only: no recorded "
+                        "threshold, per-op thresholds, ignore list or scale guard")
 
 
 def _load_judged(path: str):
@@ -370,14 +374,46 @@ def _recorded_settings(policy, path: str):
     return scale, ignore
 
 
+def _recorded_thresholds(policy, path: str):
+    """``(default Threshold or None, {name: Threshold})`` of a recorded policy: without them
+    judge passed a compare.json whose test had failed at its own threshold and per_op (a docs
+    trial: "accuracy PASSED: 5 tensors meet cosine >= 0.95" of a test judged at 0.99)."""
+    from ..compare.thresholds import Threshold
+    from ..errors import DumpFormatError
+
+    if policy is None:
+        return None, {}
+    try:
+        default = Threshold.from_dict(policy["default"]) if policy.get("default") else None
+        per_op = {str(k): Threshold.from_dict(t) for k, t in policy.get("per_op") or ()}
+    except (ConfigError, KeyError, TypeError, ValueError) as exc:
+        raise DumpFormatError(path, f"recorded policy: thresholds: {exc}") from None
+    return default, per_op
+
+
 def _run_judge(args: argparse.Namespace) -> int:
-    resolve_threshold(args)
+    from ..compare.thresholds import Threshold
+
     scale_tolerance = scale_tolerance_arg(args.scale_tolerance)  # before reading the file
     result, policy = _load_judged(args.result)
+    taken = []  # what the recorded policy set that the user did not (and not as the default)
+    recorded_default, recorded_per_op = _recorded_thresholds(policy, args.result)
+    if args.no_recorded_policy:
+        recorded_default, recorded_per_op = None, {}
+    if (recorded_default is not None and args.threshold is None
+            and args.metric in (DEFAULT_METRIC, recorded_default.metric)):
+        args.metric, args.threshold = recorded_default.metric, recorded_default.value
+        if recorded_default != Threshold(DEFAULT_THRESHOLD, DEFAULT_METRIC):
+            taken.append(f"threshold {recorded_default.describe()} (--threshold/--metric)")
+    resolve_threshold(args)
+    if args.per_op or not recorded_per_op:
+        recorded_per_op = {}
+    else:
+        taken.append("per_op " + ", ".join(f"{k}: {t.describe()}"
+                                           for k, t in recorded_per_op.items()) + " (--per-op)")
     recorded_scale, recorded_ignore = _recorded_settings(policy, args.result)
     if args.no_recorded_policy:
         recorded_scale, recorded_ignore = None, ()
-    taken = []  # what the recorded policy set that the user did not (and not as the default)
     if args.scale_tolerance is None and recorded_scale is not None:
         scale_tolerance = recorded_scale[1]
         if scale_tolerance != DEFAULT_SCALE_TOLERANCE:
@@ -395,7 +431,8 @@ def _run_judge(args: argparse.Namespace) -> int:
                  "today's rules")
         note = f"{note}\n{older}" if note else older
     return _judge_and_report(result, args, scale_tolerance=scale_tolerance,
-                             recorded_ignore=recorded_ignore, note=note)
+                             recorded_ignore=recorded_ignore, recorded_per_op=recorded_per_op,
+                             note=note)
 
 
 register(Command("judge", "judge a saved JSON result again under other thresholds (no dumps read)",
