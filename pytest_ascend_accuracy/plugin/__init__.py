@@ -273,7 +273,7 @@ def _is_accuracy_test(item) -> bool:
 _CALL_PASSED = pytest.StashKey[bool]()
 
 #: JUnit properties the plugin records on a test (``fixtures._junit_property_recorder``)
-OWN_PROPERTIES = ("accuracy_", "dataset_")
+OWN_PROPERTIES = ("accuracy_", "dataset_", "preprocessing_")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -316,14 +316,16 @@ def pytest_runtest_makereport(item, call):
 def _no_verdict_properties(item, report) -> None:
     """A marked test that failed with no check verdict: JUnit says the accuracy test failed,
     and why, from its final failure text (a dashboard that reads ``accuracy_passed`` saw
-    nothing of it, where the terminal section listed it)."""
+    nothing of it, where the terminal section listed it). A failed pre-processing check is a
+    verdict: its reason is its own, without "no check verdict"."""
     if any(name == "accuracy_passed" for name, _ in report.user_properties):
         return
     from .terminal_report import first_line
 
     why = first_line(report.longrepr) or f"failed in {report.when}"
-    for prop in (("accuracy_passed", "false"),
-                 ("accuracy_first_failing_reason", f"no check verdict: {why}")):
+    if ("preprocessing_passed", "false") not in report.user_properties:
+        why = f"no check verdict: {why}"
+    for prop in (("accuracy_passed", "false"), ("accuracy_first_failing_reason", why)):
         report.user_properties.append(prop)
         if report.user_properties is not item.user_properties:
             item.user_properties.append(prop)
@@ -402,10 +404,12 @@ def pytest_terminal_summary(terminalreporter, config):
     from .terminal_report import failed_before_check, outcomes_by_test, summary_lines
 
     stats = state.cache_stats()
+    # a failed pre-processing check is its test's verdict; a passed one is not the accuracy's
     unchecked = failed_before_check(terminalreporter.stats, [r.nodeid for r in state.records] + [
-        r["nodeid"] for r in state.dataset_records])
-    if not (state.records or state.dataset_records or state.golden_writes or unchecked
-            or any(stats.values())):
+        r["nodeid"] for r in state.dataset_records] + [
+        r["nodeid"] for r in state.preprocessing_records if not r["passed"]])
+    if not (state.records or state.dataset_records or state.preprocessing_records
+            or state.golden_writes or unchecked or any(stats.values())):
         return
 
     terminalreporter.section("ascend-accuracy")
@@ -413,6 +417,7 @@ def pytest_terminal_summary(terminalreporter, config):
     for line in summary_lines(state.records, backend=state.backend_label(), cache_stats=stats,
                               golden_writes=state.golden_writes,
                               dataset_records=state.dataset_records,
+                              preprocessing_records=state.preprocessing_records,
                               outcomes=outcomes_by_test(terminalreporter.stats),
                               unchecked=unchecked,
                               report_dir=state.settings.show(report_dir)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 from ..errors import ConfigError
 from .session import get_state
@@ -31,11 +31,12 @@ def preprocessing_checker(request, ctx):
         if not callable(reference):
             raise ConfigError(where, "reference= must be a function image -> float CHW tensor")
         result = run_preprocessing_check(config, images, reference, rank=rank)
+        written = record_preprocessing(
+            state, ctx.nodeid, result, None if result.passed else corrected_copy(
+                state, ctx.nodeid, result, lambda: request.getfixturevalue("tmp_path")),
+            lambda k, v: request.node.user_properties.append((k, v)))
         if result.passed:
             return result
-        written = corrected_copy(state, ctx.nodeid, result,
-                                 lambda: request.getfixturevalue("tmp_path"))
-        written = written and written[1]
         raise AccuracyFailure(result.report(corrected_path=written, show=state.settings.show),
                               None, None)
 
@@ -70,6 +71,28 @@ def corrected_copy(state, nodeid: str, result, temp_dir,
         if not Path(shown).is_absolute() and in_suite != shown:
             text += f" (in {Path(suite).name}: aipp: {in_suite})"
     return shown, f"{text} ({copy.note})" if copy.note else text
+
+
+def record_preprocessing(state, nodeid: str, result, corrected: Optional[Tuple[str, str]],
+                         record_property: Callable[[str, str], None]) -> Optional[str]:
+    """The check's figures for the session summary (``terminal_report.preprocessing_lines``)
+    and its test's JUnit properties (``preprocessing_*``); ``corrected``: ``corrected_copy``'s.
+    The corrected file's text for the failure's report."""
+    n = len(result.agreements)
+    agree = sum(bool(a.ok) for a in result.agreements)
+    record = {"nodeid": nodeid, "aipp": result.where(state.settings.show),
+              "input": result.op.rank, "format": result.op.input_format, "images": n,
+              "agree": agree, "passed": bool(result.passed),
+              "corrected": corrected[1] if corrected else None}
+    state.preprocessing_records.append(record)
+    props = {"preprocessing_passed": "true" if result.passed else "false",
+             "preprocessing_aipp": record["aipp"], "preprocessing_input": str(result.op.rank),
+             "preprocessing_images": str(n), "preprocessing_agree": str(agree)}
+    if corrected:
+        props["preprocessing_corrected"] = corrected[0]
+    for key, value in props.items():
+        record_property(key, value)
+    return record["corrected"]
 
 
 # -- YAML suites: ``aipp:`` and ``reference:`` per model ----------------------------------------

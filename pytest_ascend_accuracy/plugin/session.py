@@ -243,6 +243,8 @@ class AccuracyState:
     golden_writes: List[GoldenWrite] = field(default_factory=list)
     #: dataset checks as plain dicts (``dataset.result.to_record``)
     dataset_records: List[Dict[str, Any]] = field(default_factory=list)
+    #: pre-processing (AIPP) checks as plain dicts (``aipp_check.record_preprocessing``)
+    preprocessing_records: List[Dict[str, Any]] = field(default_factory=list)
     worker_cache_stats: Dict[str, int] = field(default_factory=dict)
     workers_merged: int = 0
     report_slugs: Dict[str, int] = field(default_factory=dict)
@@ -424,6 +426,8 @@ class AccuracyState:
             return False
         self.records[:] = [r for r in self.records if r.nodeid != nodeid]
         self.dataset_records[:] = [r for r in self.dataset_records if r.get("nodeid") != nodeid]
+        self.preprocessing_records[:] = [r for r in self.preprocessing_records
+                                         if r.get("nodeid") != nodeid]
         for key in [k for k in self.report_slugs if k == slug or k.startswith(f"{slug}/")]:
             del self.report_slugs[key]  # its accuracy and dataset reports: numbered from 1 again
         return True
@@ -467,6 +471,7 @@ class AccuracyState:
             "records": [r.to_dict() for r in self.records],
             "golden_writes": [asdict(g) for g in self.golden_writes],
             "dataset_records": list(self.dataset_records),
+            "preprocessing_records": list(self.preprocessing_records),
             "cache": self.cache_stats(),
         }
 
@@ -474,6 +479,7 @@ class AccuracyState:
         self.records.extend(CheckRecord.from_dict(r) for r in data.get("records", ()))
         self.golden_writes.extend(GoldenWrite(**g) for g in data.get("golden_writes", ()))
         self.dataset_records.extend(data.get("dataset_records", ()))
+        self.preprocessing_records.extend(data.get("preprocessing_records", ()))
         for k, v in data.get("cache", {}).items():
             self.worker_cache_stats[k] = self.worker_cache_stats.get(k, 0) + int(v)
         self.workers_merged += 1

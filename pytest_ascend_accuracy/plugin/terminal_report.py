@@ -169,6 +169,31 @@ def dataset_lines(records: Sequence[Mapping]) -> List[str]:
     return lines
 
 
+def preprocessing_lines(records: Sequence[Mapping],
+                        outcomes: Mapping[str, str] = {}) -> List[str]:
+    """``2 pre-processing checks: ...`` (step 5, the AIPP file against the reference
+    pre-processing), a line per check and one per failure (``XFAIL``/``CAUGHT`` as for an
+    accuracy check: ``check_status``)."""
+    records = sorted(records, key=lambda r: r["nodeid"])
+    statuses = []
+    for r in records:
+        outcome = outcomes.get(r["nodeid"])
+        statuses.append(PASSED if r["passed"] else XFAIL if outcome == "xfailed"
+                        else CAUGHT if outcome in ("passed", "xpassed") else FAILED)
+    passed = statuses.count(PASSED)
+    lines = [f"{plural(len(records), 'pre-processing check')}: {passed} passed, "
+             f"{len(records) - passed} failed{_expected(statuses)}"]
+    lines.extend(f"  {r['aipp']} (input {r['input']}, {r['format']}): {r['agree']} of "
+                 f"{plural(r['images'], 'image')} agree" for r in records)
+    for r, status in zip(records, statuses):
+        if status != PASSED:
+            fix = f"; corrected AIPP file: {r['corrected']}" if r.get("corrected") else ""
+            caught = " (the test passed)" if status == CAUGHT else ""
+            lines.append(f"{_LINE_PREFIX[status]} {r['nodeid']}{caught}: AIPP file {r['aipp']} "
+                         f"disagrees with the reference pre-processing{fix}")
+    return lines
+
+
 def _expected(statuses: Sequence[str]) -> str:
     """``, of them 1 in an xfailed test and 2 caught by passing tests`` (empty: none)."""
     xfail, caught = statuses.count(XFAIL), statuses.count(CAUGHT)
@@ -182,12 +207,14 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   cache_stats: Mapping[str, int], golden_writes: Iterable[GoldenWrite] = (),
                   report_dir: Optional[str] = None,
                   dataset_records: Sequence[Mapping] = (),
+                  preprocessing_records: Sequence[Mapping] = (),
                   outcomes: Mapping[str, str] = {},
                   unchecked: Sequence[Tuple[str, str, str]] = ()) -> List[str]:
     """Every line of the section, in order. Records are ordered by test id, so the section is
     the same whichever xdist worker ran which test. ``outcomes``: each test's outcome
     (``outcomes_by_test``), which says what a failed check was to its test; ``unchecked``:
-    ``failed_before_check``'s tests, counted and listed after the checks' failures."""
+    ``failed_before_check``'s tests, counted and listed after the checks' failures; the
+    pre-processing and dataset checks follow, each kind with its own count."""
     records = sorted(records, key=lambda r: r.nodeid)
     lines = [f"backend: {backend}"]
     before = (f"{plural(len(unchecked), '@accuracy test')} failed without a check verdict"
@@ -204,13 +231,15 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                      + (f"; {before}" if before else ""))
         lines.extend("  " + line for line in grid_lines(records, outcomes))
         lines.extend(failure_line(r, st) for r, st in zip(records, statuses) if st != PASSED)
-    elif unchecked and dataset_records:  # the dataset checks' own lines follow
+    elif unchecked and (dataset_records or preprocessing_records):  # their own lines follow
         lines.append(before)
     elif unchecked:
         lines.append(f"no accuracy check ran: {before}")
-    elif not dataset_records:
+    elif not (dataset_records or preprocessing_records):
         lines.append("no accuracy checks ran")
     lines.extend(f"{label} {nodeid}: no check verdict: {why}" for nodeid, why, label in unchecked)
+    if preprocessing_records:
+        lines.extend(preprocessing_lines(preprocessing_records, outcomes))
     if dataset_records:
         lines.extend(dataset_lines(dataset_records))
     hits, misses = cache_stats.get("hits", 0), cache_stats.get("misses", 0)

@@ -1,9 +1,9 @@
 """YAML suite items of a model with ``aipp:`` and ``reference:``: the reference network's inputs.
 
 The accuracy item runs step 5 first (the AIPP file against the reference pre-processing, as
-the ``check_preprocessing`` fixture does, the corrected AIPP file written beside the file)
-and computes the golden on ``reference(raw images)``; the dataset item feeds the reference run
-the same transform per sample (``check_dataset(..., reference_inputs=fn)``).
+the ``check_preprocessing`` fixture does: recorded, the corrected AIPP file written beside the
+file) and computes the golden on ``reference(raw images)``; the dataset item feeds the
+reference run the same transform per sample (``check_dataset(..., reference_inputs=fn)``).
 Used by ``yaml_suite`` only.
 """
 from __future__ import annotations
@@ -63,21 +63,22 @@ def golden_inputs(item, case, inputs, where: str):
 
 
 def _verdict(item, result) -> None:
-    """A failed check raises, naming the corrected AIPP file (written where the fixture writes
-    it: beside the file) as printed, and as the suite file spells it where that differs."""
+    """Record the check (summary, JUnit); a failed one raises, naming the corrected AIPP file
+    (written where the fixture writes it: beside the file) as printed, and as the suite file
+    spells it where that differs."""
     __tracebackhide__ = True
     from ..report.assertion import AccuracyFailure
-    from .aipp_check import corrected_copy
+    from .aipp_check import corrected_copy, record_preprocessing
     from .session import get_state
 
-    if result.passed:
-        return
     state = get_state(item.config)
-    shown = corrected_copy(state, item.nodeid, result, lambda: _temp_dir(item),
-                           suite=str(item.path))
-    shown = shown and shown[1]
-    raise AccuracyFailure(result.report(corrected_path=shown, show=state.settings.show),
-                          None, None)
+    shown = record_preprocessing(
+        state, item.nodeid, result, None if result.passed else corrected_copy(
+            state, item.nodeid, result, lambda: _temp_dir(item), suite=str(item.path)),
+        lambda k, v: item.user_properties.append((k, v)))
+    if not result.passed:
+        raise AccuracyFailure(result.report(corrected_path=shown, show=state.settings.show),
+                              None, None)
 
 
 def _temp_dir(item) -> Path:

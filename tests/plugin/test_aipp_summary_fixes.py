@@ -1,9 +1,13 @@
-"""Where a wrong AIPP file's corrected copy goes (a docs trial).
+"""Step 5 (the AIPP file against the reference pre-processing) in the session summary and
+JUnit, and where a wrong file's corrected copy goes (a docs trial).
 
-The corrected copy went to pytest's temp dir, which pytest deletes three runs later, so the
-printed path pasted into a suite read "file not found" then.
+A failed pre-processing check was summarised as "no check verdict" (README lists those: a
+golden refused, a typo, an ATC rejection, the test's own assert) and a passed one was not
+counted; the corrected copy went to pytest's temp dir, which pytest deletes three runs later,
+so the printed path pasted into a suite read "file not found" then.
 """
 import re
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -56,6 +60,47 @@ def project(pytester):
     (pytester.path / "tests" / "prep.py").write_text(PREP)
     (pytester.path / "pytest.ini").write_text("[pytest]\npythonpath = tests\n")
     return pytester
+
+
+def _properties(path, name):
+    case = next(c for c in ET.parse(path).iter("testcase") if c.get("name") == name)
+    return {p.get("name"): p.get("value") for p in case.iter("property")}
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_pre_processing_checks_are_counted_and_a_failure_is_a_verdict(project, xdist):
+    (project.path / "tests" / "test_cam.py").write_text(TESTS)
+    run = project.runpytest_subprocess if xdist else project.runpytest
+    result = run("-p", "no:cacheprovider", "--junitxml=j.xml", *xdist)
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "no check verdict" not in out and "no accuracy check" not in out
+    result.stdout.re_match_lines([
+        r"^2 pre-processing checks: 1 passed, 1 failed$",
+        r"^  aipp/bad\.cfg:1 \(input 0, RGB888_U8\): 0 of 2 images agree$",
+        r"^  aipp/good\.cfg:1 \(input 0, RGB888_U8\): 2 of 2 images agree$",
+        r"^FAILED tests/test_cam\.py::test_bad: AIPP file aipp/bad\.cfg:1 disagrees with the "
+        r"reference pre-processing; corrected AIPP file: aipp/bad\.corrected\.cfg$",
+    ])
+    bad = _properties(project.path / "j.xml", "test_bad")
+    assert bad["preprocessing_passed"] == "false" and bad["accuracy_passed"] == "false"
+    assert bad["accuracy_first_failing_reason"].startswith(
+        "pre-processing check FAILED: AIPP file aipp/bad.cfg:1 (aipp_op for input 0")
+    assert bad["preprocessing_corrected"] == "aipp/bad.corrected.cfg"
+    good = _properties(project.path / "j.xml", "test_good")
+    assert good["preprocessing_passed"] == "true" and "accuracy_passed" not in good
+
+
+def test_a_yaml_failure_is_summarised_as_a_pre_processing_verdict(project):
+    (project.path / "tests" / "accuracy_cam.yaml").write_text(SUITE.format(cfg="../aipp/bad.cfg"))
+    result = project.runpytest("-p", "no:cacheprovider", "--junitxml=j.xml")
+    result.assert_outcomes(failed=1)
+    assert "no check verdict" not in result.stdout.str()
+    result.stdout.re_match_lines([r"^1 pre-processing check: 0 passed, 1 failed$",
+                                  r"^FAILED tests/accuracy_cam\.yaml::cam\[default\]: AIPP file "
+                                  r"aipp/bad\.cfg:1 disagrees"])
+    props = _properties(project.path / "j.xml", "cam[default]")
+    assert not props["accuracy_first_failing_reason"].startswith("no check verdict")
 
 
 CORRECTED = re.compile(r"^corrected AIPP file: (\S+) \(in accuracy_cam\.yaml: aipp: (\S+)\)$",
