@@ -1,7 +1,7 @@
 """The ``ascend-accuracy`` console script: ``main`` parses and dispatches subcommands.
 
-``app`` holds the command registry and the ``compare`` / ``judge`` subcommands; each further
-subcommand lives in its own module (``diagnose``) and registers itself. Top layer, beside
+``app`` holds the command registry and the ``compare`` subcommand; each further subcommand
+lives in its own module (``judge``, ``diagnose``, ...) and registers itself. Top layer, beside
 ``plugin``: it may import any library layer, never ``plugin`` and never pytest.
 """
 from .app import main  # noqa: F401

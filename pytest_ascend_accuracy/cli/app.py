@@ -128,8 +128,8 @@ def op_options(p: argparse.ArgumentParser) -> None:
                    help="op name or glob not judged (repeatable)")
 
 
-def _threshold_options(p: argparse.ArgumentParser,
-                       scale_default: str = f"{DEFAULT_SCALE_TOLERANCE:g}") -> None:
+def threshold_options(p: argparse.ArgumentParser,
+                      scale_default: str = f"{DEFAULT_SCALE_TOLERANCE:g}") -> None:
     p.add_argument("--threshold", type=float, default=None,
                    help="threshold for --metric (default 0.95 for cosine; required for the others)")
     p.add_argument("--metric", default=DEFAULT_METRIC,
@@ -160,8 +160,8 @@ def per_op_arg(items: Sequence[str]) -> Dict[str, float]:
     return out
 
 
-def _judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE_TOLERANCE,
-                      recorded_ignore=(), recorded_per_op=None, note: str = "") -> int:
+def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE_TOLERANCE,
+                     recorded_ignore=(), recorded_per_op=None, note: str = "") -> int:
     """Judge, write the requested reports, print the block (and ``note`` after it). With the
     ``golden`` DumpSet the hint also looks at the failing ops' golden operands (fp16 range).
     ``recorded_ignore``, ``recorded_per_op``: entries of a saved policy (not checked against
@@ -236,7 +236,7 @@ class ProgressLine:
 def _configure_compare(p: argparse.ArgumentParser) -> None:
     p.add_argument("actual", help="actual dump: Ascend dump tree, leaf dir, file or npy dir")
     p.add_argument("golden", help="golden dump (npy dir of ONNX outputs, or any dump)")
-    _threshold_options(p)
+    threshold_options(p)
     p.add_argument("--om-json", metavar="F", help="atc --mode=1 JSON of the actual model "
                    "(fused-op original names, op order)")
     p.add_argument("--model-name", help="model name to pick in a dump tree with several")
@@ -320,123 +320,11 @@ def _run_compare(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     note = _inputs_note(result, actual, args.om_json) if args.inputs else ""
-    return _judge_and_report(result, args, golden, scale_tolerance=scale_tolerance, note=note)
+    return judge_and_report(result, args, golden, scale_tolerance=scale_tolerance, note=note)
 
 
 register(Command("compare", "compare an actual dump with a golden dump", _configure_compare,
                  _run_compare))
-
-
-# --------------------------------------------------------------------------- judge
-def _configure_judge(p: argparse.ArgumentParser) -> None:
-    p.add_argument("result", help="a JSON result written by `compare --json` or by the plugin "
-                   "(compare.json); its recorded threshold, per-op thresholds, ignore list and "
-                   "scale guard apply unless given")
-    _threshold_options(p, f"the recorded one, else {DEFAULT_SCALE_TOLERANCE:g}")
-    p.add_argument("--no-recorded-policy", action="store_true",
-                   help="judge by the options given and their defaults only: no recorded "
-                        "threshold, per-op thresholds, ignore list or scale guard")
-
-
-def _load_judged(path: str):
-    """The saved result and the policy its verdict was judged with (None when not recorded)."""
-    from ..compare.result import CompareResult
-    from ..errors import DumpFormatError
-
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except OSError as exc:
-        raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:  # RecursionError: nesting past the limit
-        raise DumpFormatError(path, f"not valid JSON: {exc}") from None
-    result = CompareResult.from_dict(data, where=path)
-    verdict = data.get("verdict")
-    policy = verdict.get("policy") if isinstance(verdict, dict) else None
-    return result, (policy if isinstance(policy, dict) else None)
-
-
-def _recorded_settings(policy, path: str):
-    """``(scale_tolerance, ignore)`` of a recorded policy, each None when not recorded."""
-    from ..compare.thresholds import check_scale_tolerance
-    from ..errors import DumpFormatError
-
-    scale = ignore = None
-    if policy is not None and "scale_tolerance" in policy:
-        try:
-            scale = ("recorded", check_scale_tolerance(policy["scale_tolerance"]))
-        except ConfigError as exc:
-            raise DumpFormatError(path, f"recorded policy: scale_tolerance: {exc.problem}") from None
-    if policy is not None and "ignore" in policy:
-        ignore = policy["ignore"]
-        if not isinstance(ignore, list) or not all(isinstance(i, str) for i in ignore):
-            raise DumpFormatError(path, "recorded policy: ignore is not a list of op names")
-    return scale, ignore
-
-
-def _recorded_thresholds(policy, path: str):
-    """``(default Threshold or None, {name: Threshold})`` of a recorded policy: without them
-    judge passed a compare.json whose test had failed at its own threshold and per_op (a docs
-    trial: "accuracy PASSED: 5 tensors meet cosine >= 0.95" of a test judged at 0.99)."""
-    from ..compare.thresholds import Threshold
-    from ..errors import DumpFormatError
-
-    if policy is None:
-        return None, {}
-    try:
-        default = Threshold.from_dict(policy["default"]) if policy.get("default") else None
-        per_op = {str(k): Threshold.from_dict(t) for k, t in policy.get("per_op") or ()}
-    except (ConfigError, KeyError, TypeError, ValueError) as exc:
-        raise DumpFormatError(path, f"recorded policy: thresholds: {exc}") from None
-    return default, per_op
-
-
-def _run_judge(args: argparse.Namespace) -> int:
-    from ..compare.thresholds import Threshold
-
-    scale_tolerance = scale_tolerance_arg(args.scale_tolerance)  # before reading the file
-    result, policy = _load_judged(args.result)
-    taken = []  # what the recorded policy set that the user did not (and not as the default)
-    recorded_default, recorded_per_op = _recorded_thresholds(policy, args.result)
-    if args.no_recorded_policy:
-        recorded_default, recorded_per_op = None, {}
-    if (recorded_default is not None and args.threshold is None
-            and args.metric in (DEFAULT_METRIC, recorded_default.metric)):
-        args.metric, args.threshold = recorded_default.metric, recorded_default.value
-        if recorded_default != Threshold(DEFAULT_THRESHOLD, DEFAULT_METRIC):
-            taken.append(f"threshold {recorded_default.describe()} (--threshold/--metric)")
-    resolve_threshold(args)
-    if args.per_op or not recorded_per_op:
-        recorded_per_op = {}
-    else:
-        taken.append("per_op " + ", ".join(f"{k}: {t.describe()}"
-                                           for k, t in recorded_per_op.items()) + " (--per-op)")
-    recorded_scale, recorded_ignore = _recorded_settings(policy, args.result)
-    if args.no_recorded_policy:
-        recorded_scale, recorded_ignore = None, ()
-    if args.scale_tolerance is None and recorded_scale is not None:
-        scale_tolerance = recorded_scale[1]
-        if scale_tolerance != DEFAULT_SCALE_TOLERANCE:
-            taken.append("scale guard " + ("off" if scale_tolerance is None else
-                                           f"{1 / scale_tolerance:.3g}-{scale_tolerance:g}x")
-                         + " (--scale-tolerance)")
-    if args.ignore or not recorded_ignore:
-        recorded_ignore = ()
-    else:
-        taken.append(f"ignore {recorded_ignore!r} (--ignore)")
-    note = (f"judged with the policy recorded in {args.result}: {'; '.join(taken)}; pass the "
-            "option, or --no-recorded-policy, to judge otherwise") if taken else ""
-    if result.older_rules:  # judged as written, which a comparison made now would not be
-        older = (f"{args.result}: {result.older_rules}; compare the dumps again to judge by "
-                 "today's rules")
-        note = f"{note}\n{older}" if note else older
-    return _judge_and_report(result, args, scale_tolerance=scale_tolerance,
-                             recorded_ignore=recorded_ignore, recorded_per_op=recorded_per_op,
-                             note=note)
-
-
-register(Command("judge", "judge a saved JSON result again under other thresholds (no dumps read)",
-                 _configure_judge, _run_judge))
 
 
 # --------------------------------------------------------------------------- main
@@ -447,7 +335,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: modules that register further subcommands (imported when the parser is built)
-COMMAND_MODULES = ("diagnose", "dataset", "cache")
+COMMAND_MODULES = ("judge", "diagnose", "dataset", "cache")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -277,7 +277,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         if one_of_several and not isinstance(shown_hint, str) and shown_hint.modes:
             from dataclasses import replace
 
-            shown_hint = replace(shown_hint, model=model)
+            shown_hint = replace(shown_hint, model=model, base=hint_mode)
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
         failure.args = (failure_text(result, verdict, csv_path=shown_csv, hint=shown_hint,
                                         report_how=PLUGIN_REPORT_HOW),)

@@ -230,9 +230,10 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
         files = ", ".join(sorted(n for n in d.fix_files if not n.startswith("diagnosis")))
         imports = ", ".join(d.fix_mode.python_imports())
         if one_model:  # the marker's modes=[...] would convert the test's other models too
-            lines.append(f"  fix: in the ascend_model call of {one_model} alone: "
-                         f"{model_argument(d.fix_mode)}  (from pytest_ascend_accuracy import "
-                         f"{imports})")
+            argument = model_argument(d.fix_mode, handle.mode)
+            lines.append(f"  fix: in the ascend_model call of {one_model} alone: {argument}"
+                         + (f"  (from pytest_ascend_accuracy import {imports})"
+                            if argument.startswith("mode=") else ""))
         else:
             lines.append(f"  fix: modes=[{d.fix_mode.python_expr()}]  (YAML: modes: "
                          f"[{d.fix_mode.yaml_form()}]; from pytest_ascend_accuracy import "

@@ -300,7 +300,8 @@ def check_preprocessing(request, _ascend_accuracy_context):
     each raw uint8 image and compares it with ``reference(image)`` (the float CHW/NCHW tensor
     the reference network's own pre-processing gives) scale-sensitively; on mismatch raises
     ``AccuracyFailure`` naming the AIPP fields to correct with their values, and writes the
-    corrected file (report dir with ``--accuracy-report``, else the test's tmp_path)."""
+    corrected file beside the AIPP file (``<name>.corrected.cfg``; an existing copy with other
+    content is kept), a copy also in the report dir with ``--accuracy-report``."""
     from .aipp_check import preprocessing_checker
 
     return preprocessing_checker(request, _ascend_accuracy_context)

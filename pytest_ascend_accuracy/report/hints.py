@@ -57,10 +57,11 @@ class Hint:
     modes: tuple = ()  # Mode values, the suggested one first
     advice: str = ""
     #: the failing model's name where its test converts other models too: the modes are then
-    #: given as the ``mode=`` argument of that model's ``ascend_model`` call, since the
-    #: marker's ``modes=[...]`` converts every model with them (keep_dtype names the other
-    #: models lack are refused)
+    #: given as an argument of that model's ``ascend_model`` call, since the marker's
+    #: ``modes=[...]`` converts every model with them (keep_dtype names the other models lack
+    #: are refused); ``base``: the test's own mode there (``model_argument``)
     model: str = ""
+    base: object = None
 
     def lines(self) -> List[str]:
         """The ``next step:`` block: the reason, then each mode as Python and as YAML (or as
@@ -73,15 +74,21 @@ class Hint:
                    "marker's modes=[...] would convert the same way):"]
         else:
             out = [f"next step: {self.reason}; {self.advice}:"]
+        imported = []  # the modes given as Python expressions (keep_dtype=[...] imports nothing)
         for k, mode in enumerate(self.modes):
             lead = "  " if k == 0 else "  or "
             if self.model:
-                out.append(f"{lead}{model_argument(mode)}")
+                argument = model_argument(mode, self.base)
+                out.append(f"{lead}{argument}")
+                if argument.startswith("mode="):
+                    imported.append(mode)
                 continue
+            imported.append(mode)
             out.append(f"{lead}modes=[{mode.python_expr()}]")
             out.append(f"    YAML: modes: [{mode.yaml_form()}]")
-        names = list(dict.fromkeys(n for m in self.modes for n in m.python_imports()))
-        out.append(f"  (from pytest_ascend_accuracy import {', '.join(names)})")
+        names = list(dict.fromkeys(n for m in imported for n in m.python_imports()))
+        if names:
+            out.append(f"  (from pytest_ascend_accuracy import {', '.join(names)})")
         return out
 
     def text(self) -> str:
@@ -93,13 +100,20 @@ class Hint:
             return self.reason + (f": {self.advice}" if self.advice else "")
         if self.model:
             return (f"{self.reason}; {self.advice}, in the ascend_model call of {self.model} "
-                    "alone: " + " or ".join(model_argument(m) for m in self.modes))
+                    "alone: " + " or ".join(model_argument(m, self.base) for m in self.modes))
         return f"{self.reason}; {self.advice}: " + " or ".join(
             f"modes=[{m.python_expr()}]" for m in self.modes)
 
 
-def model_argument(mode) -> str:
-    """``mode`` as the argument of one ``ascend_model(...)`` call: ``mode=keep_dtype([...])``."""
+def model_argument(mode, base=None) -> str:
+    """``mode`` as the argument of one ``ascend_model(...)`` call: ``keep_dtype=[...]`` where it
+    is ``base`` (the test's own mode) with ops kept, which that argument adds to whatever mode
+    the test is parametrized with (``mode=`` pinned one parametrization's mode on every other:
+    a docs trial), else ``mode=...``."""
+    if base is not None and mode.with_keep_dtype(()) == base.with_keep_dtype(()):
+        added = [n for n in mode.keep_dtype if n not in base.keep_dtype]
+        if added:
+            return f"keep_dtype={added!r}"
     return f"mode={mode.python_expr()}"
 
 

@@ -1,17 +1,26 @@
-"""A test that converts two models: its failing model's fix is given as that model's
-``ascend_model(..., mode=...)`` argument, since the marker's ``modes=[...]`` converts every
-model of the test with it and a keep_dtype name the other model lacks is refused (a diagnose
-trial pasted the marker form and got a configuration error). Pasted, the test passes."""
+"""A test that converts two models: its failing model's fix is given as an argument of that
+model's ``ascend_model(...)`` call (``keep_dtype=[...]``, which keeps each parametrization's
+mode, else ``mode=...``), since the marker's ``modes=[...]`` converts every model of the test
+with it and a keep_dtype name the other model lacks is refused (a diagnose trial pasted the
+marker form and got a configuration error). Pasted, the test passes."""
 import re
 
 from pytest_ascend_accuracy.testing import models as tiny_models
+
+ARGUMENT = re.compile(r"^  (?:or )?((?:mode|keep_dtype)=.+?)$", re.M)
+
+
+def _as_extra(argument: str) -> str:
+    """``keep_dtype=['norm']`` as the dict entry ``"keep_dtype": ['norm']``."""
+    name, _, value = argument.partition("=")
+    return f'"{name}": {value}'
 
 TEST = '''
 from pytest_ascend_accuracy import accuracy, keep_dtype, HIGH_PRECISION
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
 
-@accuracy(threshold=0.95)
+@accuracy(threshold=0.95{modes})
 def test_two(ascend_model, golden_dump, check_accuracy):
     for model, extra in (("models/passing_mlp.onnx", {{}}), ("models/overflow.onnx", {{{arg}}})):
         inputs = make_inputs(model)
@@ -21,19 +30,34 @@ def test_two(ascend_model, golden_dump, check_accuracy):
 
 def test_a_fix_for_one_model_of_several_is_that_models_mode_argument(pytester):
     tiny_models.save_models(pytester.path / "models", ["passing_mlp", "overflow"])
-    pytester.makepyfile(test_two=TEST.format(arg=""))
+    pytester.makepyfile(test_two=TEST.format(arg="", modes=""))
     run = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-diagnose")
     run.assert_outcomes(failed=1)
     out = run.stdout.str()
     assert "in the ascend_model call of overflow alone (this test converts other models" in out
     assert not re.search(r"^  (or )?modes=\[", out, re.M)
-    hinted = re.findall(r"^  (?:or )?mode=(.+)$", out, re.M)
-    fix = re.search(r"^  fix: in the ascend_model call of overflow alone: mode=(.+?)  \(from",
+    hinted = ARGUMENT.findall(out)
+    fix = re.search(r"^  fix: in the ascend_model call of overflow alone: (\S+=.+?)(?:  \(from|$)",
                     out, re.M).group(1)
-    assert hinted and fix
-    for expr in hinted + [fix]:  # each one, pasted as that call's mode=, passes
-        pytester.makepyfile(test_two=TEST.format(arg=f'"mode": {expr}'))
+    assert "keep_dtype=['norm']" in hinted and fix
+    for argument in hinted + [fix]:  # each one, pasted as that call's argument, passes
+        pytester.makepyfile(test_two=TEST.format(arg=_as_extra(argument), modes=""))
         pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_test_of_several_modes_gets_an_argument_that_keeps_each_mode(pytester):
+    """``mode=keep_dtype([...])`` pinned the default mode on the fusion_off parametrization too,
+    which then passed without converting that model under fusion off (a docs trial): the
+    keep_dtype= argument adds to each parametrization's own mode."""
+    tiny_models.save_models(pytester.path / "models", ["passing_mlp", "overflow"])
+    modes = ', modes=["default", "fusion_off"]'
+    pytester.makepyfile(test_two=TEST.format(arg="", modes=modes))
+    out = pytester.runpytest("-p", "no:cacheprovider").stdout.str()
+    assert "keep_dtype=['norm']" in ARGUMENT.findall(out), out
+    pytester.makepyfile(test_two=TEST.format(arg=_as_extra("keep_dtype=['norm']"), modes=modes))
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(passed=2)
+    run.stdout.fnmatch_lines(["*fusion_off+keep_dtype(norm)*"])
 
 
 FIRST = '''
