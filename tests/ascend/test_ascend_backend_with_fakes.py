@@ -183,8 +183,9 @@ def test_fake_atc_failing(backend, monkeypatch, tiny_model, cache, warm_cache):
 
 def test_fake_atc_hanging_times_out(cache, fake_atc_on_path, monkeypatch, tiny_model, warm_cache):
     monkeypatch.setenv("FAKE_ATC_HANG", "120")
-    be = AscendBackend(cache, soc_version="Ascend310P3", timeout=1.5, progress=None)
-    with pytest.raises(ConversionError, match=r"did not finish converting tiny.onnx \(mode fusion_off\) within 1.5s"):
+    be = AscendBackend(cache, soc_version="Ascend310P3", timeout=0.4, progress=None)
+    with pytest.raises(ConversionError, match=r"did not finish converting tiny.onnx \(mode "
+                                              r"fusion_off\) within 0.4s"):
         be.convert(tiny_model, FUSION_OFF)
     assert snapshot(cache.root) == warm_cache
 
