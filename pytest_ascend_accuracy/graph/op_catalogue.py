@@ -107,7 +107,7 @@ class ModelOps:
                 raise ConfigError(where, self._unknown(entry, "keep_dtype entry"))
 
     def _unknown(self, entry: str, what: str) -> str:
-        ops = [n for n in self.names if tensor_op(n) is None]  # ops, not their tensors
+        ops = [n for n in self.names if not _ANY_TENSOR.search(n)]  # ops, not their tensors
         # an op's name is offered for an op's name, a tensor's (topk:output:1) for a tensor's
         near = self.closest(entry, None if tensor_op(entry) else ops)
         of = (f"model {self.label!r}" if self.label != "the dumps" else self.label)
@@ -137,6 +137,8 @@ class ModelOps:
 
 
 _TENSOR_SUFFIX = re.compile(r":output:\d+$")
+#: a tensor's name in a comparison's rows: one output or one input of an op
+_ANY_TENSOR = re.compile(r":(?:output|input):\d+$")
 
 
 def tensor_op(entry: str) -> Optional[str]:

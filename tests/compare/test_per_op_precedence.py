@@ -82,3 +82,17 @@ def test_a_fused_ops_name_where_it_is_not_fused_says_to_name_a_member():
     with pytest.raises(ConfigError) as exc:
         check_setting_names({"p2o.Conv.3": 0.9}, [], names, "the dumps", "x")
     assert ":output:" not in str(exc.value)
+
+
+def test_the_closest_names_of_an_op_are_ops_not_its_input_tensors():
+    """'bn11' was offered 'bn1:input:1', which the plugin then refused (op inputs are not
+    compared by it; a docs trial)."""
+    import pytest
+
+    from pytest_ascend_accuracy.errors import ConfigError
+    from pytest_ascend_accuracy.graph.op_catalogue import check_setting_names
+
+    with pytest.raises(ConfigError) as exc:
+        check_setting_names({"bn11": 0.9}, [], ["bn1", "bn1:input:1", "bn1:output:0", "bn2"],
+                            "the dumps", "per_op")
+    assert ":input:" not in str(exc.value) and "closest: 'bn1'" in str(exc.value)
