@@ -157,3 +157,20 @@ def test_judge_applies_the_recorded_threshold_and_per_op(tmp_path, capsys):
     assert cli.main(["judge", str(saved), "--no-recorded-policy"]) == 1  # today's defaults
     # each recorded piece applies unless its own option is given
     assert cli.main(["judge", str(saved), "--per-op", "fc2/MatMul=0.3"]) == 1
+
+
+def test_judge_takes_the_recorded_metric_with_a_given_threshold_and_a_given_metric_wins(
+        tmp_path, capsys):
+    """A result judged at kl: ``judge --threshold T`` judged cosine >= T, and ``--metric cosine``
+    was taken for "not given" (a review)."""
+    _, compare = _emulated(tmp_path)
+    saved = tmp_path / "kl.json"
+    cli.main(compare + ["--metric", "kl", "--threshold", "100", "--scale-tolerance", "none",
+                        "--json", str(saved)])
+    capsys.readouterr()
+    assert cli.main(["judge", str(saved), "--threshold", "1e-12"]) == 1  # kl <= 1e-12 fails
+    out = capsys.readouterr().out
+    assert "kl <= 1e-12" in out and "metric kl (--threshold/--metric)" in out, out
+    assert cli.main(["judge", str(saved), "--metric", "cosine", "--threshold", "0.05",
+                     "--scale-tolerance", "none"]) == 0
+    assert "cosine >= 0.05" in capsys.readouterr().out

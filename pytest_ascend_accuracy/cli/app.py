@@ -84,7 +84,9 @@ def make_cli_backend(args: argparse.Namespace, cache, **emulator_options):
 def resolve_threshold(args: argparse.Namespace) -> float:
     """``--threshold``, or the cosine default when ``--metric`` is cosine; another metric
     without ``--threshold`` is refused (as the marker and the YAML suite refuse it), before any
-    work. Sets ``args.threshold`` and returns it."""
+    work. Sets ``args.threshold`` (and ``args.metric``, cosine when not given) and returns it."""
+    if getattr(args, "metric", "") is None:
+        args.metric = DEFAULT_METRIC
     if args.threshold is None:
         from ..compare.thresholds import Threshold
         from ..core.check_defaults import default_threshold_for
@@ -132,7 +134,7 @@ def threshold_options(p: argparse.ArgumentParser,
                       scale_default: str = f"{DEFAULT_SCALE_TOLERANCE:g}") -> None:
     p.add_argument("--threshold", type=float, default=None,
                    help="threshold for --metric (default 0.95 for cosine; required for the others)")
-    p.add_argument("--metric", default=DEFAULT_METRIC,
+    p.add_argument("--metric", default=None,  # (None: cosine, or judge's recorded metric)
                    choices=["cosine", "rel_l2", "max_abs", "mean_abs", "rmse", "max_rel",
                             "mean_rel", "acc_rel", "kl"],
                    help="metric judged (cosine: at least the threshold; others: at most)")

@@ -85,11 +85,19 @@ def _run_judge(args: argparse.Namespace) -> int:
     recorded_default, recorded_per_op = _recorded_thresholds(policy, args.result)
     if args.no_recorded_policy:
         recorded_default, recorded_per_op = None, {}
-    if (recorded_default is not None and args.threshold is None
-            and args.metric in (DEFAULT_METRIC, recorded_default.metric)):
-        args.metric, args.threshold = recorded_default.metric, recorded_default.value
-        if recorded_default != Threshold(DEFAULT_THRESHOLD, DEFAULT_METRIC):
-            taken.append(f"threshold {recorded_default.describe()} (--threshold/--metric)")
+    if recorded_default is not None and args.metric in (None, recorded_default.metric):
+        # the recorded metric unless another is given (a --threshold alone is for it: a review
+        # found --threshold 0.01 of a kl result judged as cosine >= 0.01), its threshold unless
+        # one is given
+        given = args.threshold is not None
+        args.metric = recorded_default.metric
+        if not given:
+            args.threshold = recorded_default.value
+        if recorded_default.metric != DEFAULT_METRIC or (
+                not given and recorded_default != Threshold(DEFAULT_THRESHOLD, DEFAULT_METRIC)):
+            shown = (recorded_default.describe() if not given
+                     else f"metric {recorded_default.metric}")
+            taken.append(f"{'threshold ' if not given else ''}{shown} (--threshold/--metric)")
     resolve_threshold(args)
     if args.per_op or not recorded_per_op:
         recorded_per_op = {}

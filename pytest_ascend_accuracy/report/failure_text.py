@@ -228,7 +228,11 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
     names where fused). Both kinds: an op whose input overflows usually fails first, with the
     ops after it failing on their own values, and keeping only one kind leaves the other
     failing. ``([], "")`` when neither."""
-    rows = fp16_range_rows(verdict, nan_counts=True if range_inputs else None)
+    # NaN/Inf rows count with a range finding, or where no golden was read at all (a saved
+    # result: nothing tells an overflow from a value rounded to 0, and judge keeps the hint it
+    # gave before; a review)
+    rows = fp16_range_rows(verdict, nan_counts=True if range_inputs or not hasattr(
+        range_inputs, "checked") else None)
     row_ids = {id(r) for r in rows}
     range_ops = {f.op for f in range_inputs}
     names: List[str] = []
@@ -342,7 +346,7 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                     f"precision still feeds Cube ops float16) {where}")
         return (f"{reason}: convert in mode HIGH_PRECISION, or keep these ops in float32 in mode "
                 f"{kept} {where}")
-    label = nonfinite_in_range(verdict)
+    label = nonfinite_in_range(verdict) if hasattr(range_inputs, "checked") else ""
     if label:  # NaN/Inf with the golden in range: a probe, not the ops it ran through
         reason = NONFINITE_REASON.format(label=printable(label))
         if cli:

@@ -69,9 +69,12 @@ class Hint:
         if not self.modes:
             return [f"next step: {self.reason}{': ' + self.advice if self.advice else ''}"]
         if self.model:
+            pinned = any(model_argument(m, self.base).startswith("mode=") for m in self.modes)
             out = [f"next step: {self.reason}; {self.advice}, in the ascend_model call of "
                    f"{self.model} alone (this test converts other models too, which the "
-                   "marker's modes=[...] would convert the same way):"]
+                   "marker's modes=[...] would convert the same way"
+                   + ("; mode= sets that call's mode in every parametrization of the test"
+                      if pinned else "") + "):"]
         else:
             out = [f"next step: {self.reason}; {self.advice}:"]
         imported = []  # the modes given as Python expressions (keep_dtype=[...] imports nothing)
@@ -110,10 +113,12 @@ def model_argument(mode, base=None) -> str:
     is ``base`` (the test's own mode) with ops kept, which that argument adds to whatever mode
     the test is parametrized with (``mode=`` pinned one parametrization's mode on every other:
     a docs trial), else ``mode=...``."""
-    if base is not None and mode.with_keep_dtype(()) == base.with_keep_dtype(()):
-        added = [n for n in mode.keep_dtype if n not in base.keep_dtype]
-        if added:
-            return f"keep_dtype={added!r}"
+    if (base is not None and mode.with_keep_dtype(()) == base.with_keep_dtype(())
+            and set(mode.keep_dtype) > set(base.keep_dtype)):
+        # every name, those the call already keeps too: the argument replaces the call's own
+        # list (listing only the new ones sent a call with keep_dtype=["mm1"] to ["mm2"] and
+        # back: a review); names the marker's mode keeps as well are harmless repeats
+        return f"keep_dtype={list(mode.keep_dtype)!r}"
     return f"mode={mode.python_expr()}"
 
 
@@ -164,8 +169,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                         ", or convert in high precision" if len(suggested) > 1 else ""))
     from .failure_kinds import NONFINITE_ADVICE, NONFINITE_REASON, nonfinite_in_range
 
-    label = nonfinite_in_range(verdict)
-    if label:  # NaN/Inf with the golden in range: a probe, not the ops it ran through
+    label = nonfinite_in_range(verdict) if hasattr(range_inputs, "checked") else ""
+    if label:  # NaN/Inf with the golden in range (read): a probe, not the ops it ran through
         if mode.is_high_precision:
             return Hint(MODES, NONFINITE_REASON.format(label=label), advice=DIAGNOSE_ADVICE)
         return Hint(MODES, NONFINITE_REASON.format(label=label), (mode | HIGH_PRECISION,),

@@ -52,11 +52,9 @@ next worst operators (2 of 2):
 
 coverage: 6 golden ops: 4 compared, 1 inside fused ops, 1 unmatched (Shape_9); 0 actual ops unmatched
 full report: out/report.csv
-next step: values turn NaN/Inf at Mul_3 though the golden values stay within float16 (and no \
-golden operand looked at leaves its range): float16 rounding before or inside it (a value rounded \
-to 0, then divided by), or a fault: convert in mode HIGH_PRECISION to see whether float16 \
-rounding is the cause (from pytest_ascend_accuracy import HIGH_PRECISION); diagnose(...) then \
-names the ops to keep in float32"""
+next step: values leave the float16 range (NaN/Inf in the actual output or |golden| > 65504): \
+convert in mode HIGH_PRECISION, or keep these ops in float32 in mode keep_dtype(['Mul_3']) \
+(from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype)"""
 
 
 def test_failure_block_exact_text():

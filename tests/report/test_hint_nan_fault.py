@@ -87,3 +87,56 @@ def test_an_inf_from_a_value_rounded_to_zero_gets_the_probe_which_passes(tmp_pat
     assert "keep_dtype" not in hint and "convert in mode HIGH_PRECISION" in hint, hint
     fixed = backend.run(backend.convert(model, HIGH_PRECISION), inputs, dump_dir=tmp_path / "d2")
     assert_accuracy(fixed, golden, 0.95)
+
+
+def _rows_behind_three_failures():
+    """Three failing ops with in-range goldens, then op ``mm`` whose golden passes 65504 only
+    where the device wrote Inf (the metrics leave those positions out)."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.dump.model import DumpSet
+
+    g = {f"op{k}": [np.linspace(1, 2, 8).astype(np.float32)] for k in range(3)}
+    a = {f"op{k}": [np.linspace(1, 2, 8).astype(np.float16)[::-1].copy()] for k in range(3)}
+    big = np.full(8, 1.8e5, np.float32)
+    big[:4] = 1.0
+    g["mm"] = [big]
+    a["mm"] = [np.where(big > 65504, np.inf, 1.0).astype(np.float16)]
+    golden, actual = DumpSet.from_arrays(g), DumpSet.from_arrays(a)
+    result = compare_dumps(actual, golden)
+    return golden, result, result.judge(0.999)
+
+
+def test_an_overflow_behind_three_failing_ops_is_still_found():
+    """Only the first three failing ops were looked at: the MatMul behind them got the NaN/Inf
+    probe (high precision), which cannot fix a Cube op (a review)."""
+    from pytest_ascend_accuracy.compare.fp16_range import failing_ops_past_fp16
+    from pytest_ascend_accuracy.report.failure_text import default_hint
+
+    golden, result, verdict = _rows_behind_three_failures()
+    found = failing_ops_past_fp16(golden, verdict, result.rows)
+    assert ("mm", "output:0") in {(f.op, f.slot) for f in found}
+    assert "keep_dtype(['mm'])" in default_hint(verdict, found, result)
+
+
+def test_a_saved_result_makes_no_claim_about_the_golden_it_did_not_read():
+    """judge (no golden tensors) said "the golden values stay within float16" of an overflow
+    (a review): without a golden read, NaN/Inf rows keep their keep_dtype hint."""
+    from pytest_ascend_accuracy.report.failure_text import default_hint
+
+    _, result, verdict = _rows_behind_three_failures()
+    hint = default_hint(verdict, (), result, cli=True)
+    assert "stay within float16" not in hint and '"mm"' in hint, hint
+
+
+def test_a_calls_keep_dtype_argument_lists_every_name_it_needs():
+    """A call already given keep_dtype=["mm1"] was told keep_dtype=['mm2'], then back (a
+    review): the argument replaces the call's list, so it names them all."""
+    from pytest_ascend_accuracy.core.modes import FUSION_OFF, keep_dtype
+    from pytest_ascend_accuracy.report.hints import model_argument
+
+    assert model_argument(keep_dtype(["mm1", "mm2"]), keep_dtype(["mm1"])) == (
+        "keep_dtype=['mm1', 'mm2']")
+    assert model_argument(FUSION_OFF | keep_dtype(["x"]), FUSION_OFF) == "keep_dtype=['x']"
+    assert model_argument(FUSION_OFF, keep_dtype(["x"])).startswith("mode=")

@@ -46,8 +46,9 @@ from .rounding import check_overflow
 #: in an order that runs for a model listed out of order, unnamed nodes named as ATC names
 #: them, and keep_dtype OpType:: entries matched by the parser's type, as ATC does; 5: op
 #: types as the real ATC 6.0 om json has them, BNInferenceD, ReduceMinD, Transpose; the mode's
-#: config files its atc_cmdline names, written beside the om json)
-EMULATOR_FORMAT = 5
+#: config files its atc_cmdline names, written beside the om json; 6: the atc_cmdline records
+#: --input_shape, as ATC's does)
+EMULATOR_FORMAT = 6
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
