@@ -40,7 +40,8 @@ def test_the_mode_of_an_atc_command_line(tmp_path):
         "atc --fusion_switch_file=ub_rule.cfg", [tmp_path])[1][0]
     # ALL off with a rule switched back on is not fusion_off (a review)
     (tmp_path / "all_but.cfg").write_text(json.dumps({"Switch": {
-        "GraphFusion": {"ALL": "off", "ConvBatchnormFusionPass": "on"}, "UBFusion": {"ALL": "off"}}}))
+        "GraphFusion": {"ALL": "off", "ConvBatchnormFusionPass": "on"},
+        "UBFusion": {"ALL": "off"}}}))
     assert mode_of_cmdline("atc --fusion_switch_file=all_but.cfg", [tmp_path]) == (
         None, ["--fusion_switch_file=all_but.cfg"])
     # options that change no value are not named (a review)

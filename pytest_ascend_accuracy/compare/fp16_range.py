@@ -88,9 +88,9 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
                             ) -> RangeFindings:
     """Findings for the golden inputs (past 65504, or flushed to 0) and outputs (past 65504, or
     flushed to 0) of the first ``limit`` of ``op_names`` found in ``golden``; an operand flushed
-    to 0 also names the op that produced it (``output:k``), right after. An op the golden holds no inputs of (a
-    golden of outputs only) has its operands looked up among the golden outputs of their
-    producers in ``model`` (the ONNX model the golden ran, a path or ModelProto), when given.
+    to 0 also names the op that produced it (``output:k``), right after. An op the golden holds
+    no inputs of (a golden of outputs only) has its operands looked up among the golden outputs
+    of their producers in ``model`` (the ONNX model the golden ran, a path or ModelProto), when given.
     An op's type (whether its operands enter its output only additively, and the findings'
     ``op_type``) is the golden's, else ``model``'s, else ``op_types``' ({golden op name: type},
     the compared rows' types; ONNX or Ascend spelling); an op of unknown type counts as one
@@ -156,13 +156,7 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
         # overflow from an Inf made of a value rounded to 0 (a docs trial: that one got a
         # keep_dtype hint that looped)
         for t in (op.outputs if not any(f.op == op.name for f in found) else ()):
-            if value_dtype(t.dtype).kind != "f":
-                continue
-            values = _read(t.load)
-            finite = values[np.isfinite(values)] if values is not None else np.empty(0)
-            peak = float(np.max(np.abs(finite))) if finite.size else 0.0
-            if peak > FP16_MAX:
-                _add(found, RangeFinding(op.name, t.slot, peak, OVERFLOW, op.op_type))
+            _add_output_overflow(found, op, t)
         if seen >= limit:
             break
     return found
@@ -364,15 +358,22 @@ def _infinite_outputs_past_fp16(golden: DumpSet, verdict, found: RangeFindings) 
         done.add(name)
         looked += 1
         for t in op.outputs:
-            if f.row.golden_slot and t.slot != f.row.golden_slot:
-                continue
-            values = _read(t.load) if value_dtype(t.dtype).kind == "f" else None
-            finite = values[np.isfinite(values)] if values is not None else np.empty(0)
-            peak = float(np.max(np.abs(finite))) if finite.size else 0.0
-            if peak > FP16_MAX:
-                _add(found, RangeFinding(op.name, t.slot, peak, OVERFLOW, op.op_type))
+            if not f.row.golden_slot or t.slot == f.row.golden_slot:
+                _add_output_overflow(found, op, t)
         if looked >= INFINITE_LIMIT:
             break
+
+
+def _add_output_overflow(found: RangeFindings, op, t) -> None:
+    """An overflow finding for golden output ``t`` of ``op`` where its finite values pass
+    65504."""
+    if value_dtype(t.dtype).kind != "f":
+        return
+    values = _read(t.load)
+    finite = values[np.isfinite(values)] if values is not None else np.empty(0)
+    peak = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if peak > FP16_MAX:
+        _add(found, RangeFinding(op.name, t.slot, peak, OVERFLOW, op.op_type))
 
 
 def _ignored_upstream(golden: DumpSet, verdict, rows, failing: List[str],

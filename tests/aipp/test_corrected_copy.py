@@ -1,6 +1,5 @@
 """``aipp.corrected_copy``: the corrected AIPP file goes beside the file and never overwrites
 the file itself or another copy with other content."""
-import numpy as np
 
 from pytest_ascend_accuracy.aipp import check_preprocessing
 from pytest_ascend_accuracy.aipp.corrected_copy import write_corrected_beside

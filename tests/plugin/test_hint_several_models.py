@@ -15,6 +15,7 @@ def _as_extra(argument: str) -> str:
     name, _, value = argument.partition("=")
     return f'"{name}": {value}'
 
+
 TEST = '''
 from pytest_ascend_accuracy import accuracy, keep_dtype, HIGH_PRECISION
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs

@@ -151,7 +151,8 @@ class EmulatorBackend:
                    for k, op in enumerate(plan.ops)]
             for name, text in mode.config_files().items():  # the files the command names,
                 (tmp / name).write_text(text, encoding="utf-8")  # beside the om json, as ATC's
-            shape_text = ";".join(f"{k}:" + ",".join(map(str, v)) for k, v in (shapes or {}).items())
+            shape_text = ";".join(f"{k}:" + ",".join(map(str, v))
+                                  for k, v in (shapes or {}).items())
             shape_opt = [f"--input_shape={shape_text}"] if shape_text else []  # as ATC's has it
             cmdline = " ".join(["atc(emulator)", "--framework=5", f"--model={label}.onnx"] +
                                shape_opt + [f"--{k}={v}" for k, v in mode.atc_options()] +
