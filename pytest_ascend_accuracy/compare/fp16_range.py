@@ -90,8 +90,8 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
     flushed to 0) of the first ``limit`` of ``op_names`` found in ``golden``; an operand flushed
     to 0 also names the op that produced it (``output:k``), right after. An op the golden holds
     no inputs of (a golden of outputs only) has its operands looked up among the golden outputs
-    of their producers in ``model`` (the ONNX model the golden ran, a path or ModelProto), when given.
-    An op's type (whether its operands enter its output only additively, and the findings'
+    of their producers in ``model`` (the ONNX model the golden ran, a path or ModelProto), when
+    given. An op's type (whether its operands enter its output only additively, and the findings'
     ``op_type``) is the golden's, else ``model``'s, else ``op_types``' ({golden op name: type},
     the compared rows' types; ONNX or Ascend spelling); an op of unknown type counts as one
     that scales its operands."""
