@@ -331,13 +331,21 @@ def _no_verdict_properties(item, report) -> None:
             item.user_properties.append(prop)
 
 
-def _makereport(item, call, report) -> None:
-    if call.when == "call" and report.passed:
-        item.stash[_CALL_PASSED] = True
-    if call.when == "teardown" and item.stash.get(_CALL_PASSED, False):
+@pytest.hookimpl(trylast=True)  # after pytest's own teardown of the test's fixtures
+def pytest_runtest_teardown(item, nextitem):
+    """A marked test that passed without starting a check is warned of here, in its teardown
+    phase: under ``-W error`` the warning is then that test's error, as pytest makes any
+    warning raised in a test. Raised from the report hook, it was an internal error of pytest
+    that stopped the session after that test (a CI trial)."""
+    if item.stash.get(_CALL_PASSED, False):
         from .setup_checks import warn_if_nothing_checked
 
         warn_if_nothing_checked(item, item.stash.get(CONTEXT_KEY, None))
+
+
+def _makereport(item, call, report) -> None:
+    if call.when == "call" and report.passed:
+        item.stash[_CALL_PASSED] = True
     if call.when in ("setup", "call"):  # a passing check leaves no dumps, a failing one keeps them
         from .dump_cleanup import settle
 

@@ -120,3 +120,31 @@ def test_a_marked_test_that_dumped_its_model_and_checked_nothing_is_warned_about
     pasted = pytester.runpytest("-p", "no:cacheprovider", "-k", "not_dumped")
     pasted.assert_outcomes(failed=1)
     pasted.stdout.fnmatch_lines(["*first failure in graph order: norm*"])
+
+
+def test_under_w_error_a_test_that_checked_nothing_errors_and_the_session_goes_on(pytester,
+                                                                                   models_dir):
+    """The warning came from the report hook: under -W error it was an INTERNALERROR that
+    stopped the session after that test, and -n 2 exited 0 (a CI trial). Raised in the
+    test's teardown, it is that test's error and the others still run."""
+    pytester.makepyfile(test_w='''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy(threshold=0.95)
+def test_runs_only(ascend_model):
+    ascend_model(M).run(make_inputs(M))
+
+
+@accuracy(threshold=0.95)
+def test_checks(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+''')
+    result = pytester.runpytest("-p", "no:cacheprovider", "-W", "error")
+    result.assert_outcomes(passed=2, errors=1)
+    assert "INTERNALERROR>" not in result.stdout.str() + result.stderr.str()
+    result.stdout.fnmatch_lines(["ERROR test_w.py::test_runs_only*NothingCheckedWarning*"])
