@@ -316,14 +316,15 @@ def pytest_runtest_makereport(item, call):
 def _no_verdict_properties(item, report) -> None:
     """A marked test that failed with no check verdict: JUnit says the accuracy test failed,
     and why, from its final failure text (a dashboard that reads ``accuracy_passed`` saw
-    nothing of it, where the terminal section listed it). A failed pre-processing check is a
-    verdict: its reason is its own, without "no check verdict"."""
+    nothing of it, where the terminal section listed it). A failed pre-processing or dataset
+    check is a verdict: its reason is its own, without "no check verdict"."""
     if any(name == "accuracy_passed" for name, _ in report.user_properties):
         return
     from .terminal_report import first_line
 
     why = first_line(report.longrepr) or f"failed in {report.when}"
-    if ("preprocessing_passed", "false") not in report.user_properties:
+    props = report.user_properties
+    if ("preprocessing_passed", "false") not in props and ("dataset_passed", "false") not in props:
         why = f"no check verdict: {why}"
     for prop in (("accuracy_passed", "false"), ("accuracy_first_failing_reason", why)):
         report.user_properties.append(prop)

@@ -148,24 +148,41 @@ def grid_lines(records: Sequence[CheckRecord], outcomes: Mapping[str, str] = {})
     return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows]
 
 
-def dataset_lines(records: Sequence[Mapping]) -> List[str]:
-    """``2 dataset checks: ...``, one line of figures per check and a line per failure."""
+def _statuses(records: Sequence[Mapping], outcomes: Mapping[str, str]) -> List[str]:
+    """Each record's ``PASSED``, or for a failed check what its test made of it (``XFAIL``,
+    ``CAUGHT``, ``FAILED``), as ``check_status`` says of an accuracy check."""
+    out = []
+    for r in records:
+        outcome = outcomes.get(r["nodeid"])
+        out.append(PASSED if r["passed"] else XFAIL if outcome == "xfailed"
+                   else CAUGHT if outcome in ("passed", "xpassed") else FAILED)
+    return out
+
+
+def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) -> List[str]:
+    """``2 dataset checks: ...``, one line of figures per check and a line per failure
+    (``XFAIL``/``CAUGHT`` as for an accuracy check: a failed check of an xfailed test, or of a
+    test that caught it and passed, was a ``FAILED`` line beside pytest's "1 xfailed": a CI
+    trial)."""
     records = sorted(records, key=lambda r: r["nodeid"])
-    passed = sum(bool(r["passed"]) for r in records)
+    statuses = _statuses(records, outcomes)
+    passed = statuses.count(PASSED)
     lines = [f"{plural(len(records), 'dataset check')}: {passed} passed, "
-             f"{len(records) - passed} failed"]
+             f"{len(records) - passed} failed{_expected(statuses)}"]
     for r in records:
         sign = "<=" if r["passed"] else ">"
         lines.append(f"  {r['model']} [{r['mode']}] {r['metric']} {r['device']:.4f} device vs "
                      f"{r['reference']:.4f} reference (drop {r['reference'] - r['device']:.4f} "
                      f"{sign} {r['max_drop']:g}), {plural(r['samples'], 'sample')}, "
                      f"{r['flipped']} flipped")
-    for r in records:
-        if not r["passed"]:
+    for r, status in zip(records, statuses):
+        if status != PASSED:
             traced = (f"; first failing op {r['first_op']} (sample {r['first_sample']})"
                       if r.get("first_op") else "")
-            lines.append(f"FAILED {r['nodeid']} [{r['model']}, {r['mode']}]: {r['metric']} drop "
-                         f"{r['reference'] - r['device']:.4f} > max_drop {r['max_drop']:g}{traced}")
+            caught = " (the test passed)" if status == CAUGHT else ""
+            lines.append(f"{_LINE_PREFIX[status]} {r['nodeid']} [{r['model']}, {r['mode']}]"
+                         f"{caught}: {r['metric']} drop {r['reference'] - r['device']:.4f} > "
+                         f"max_drop {r['max_drop']:g}{traced}")
     return lines
 
 
@@ -175,11 +192,7 @@ def preprocessing_lines(records: Sequence[Mapping],
     pre-processing), a line per check and one per failure (``XFAIL``/``CAUGHT`` as for an
     accuracy check: ``check_status``)."""
     records = sorted(records, key=lambda r: r["nodeid"])
-    statuses = []
-    for r in records:
-        outcome = outcomes.get(r["nodeid"])
-        statuses.append(PASSED if r["passed"] else XFAIL if outcome == "xfailed"
-                        else CAUGHT if outcome in ("passed", "xpassed") else FAILED)
+    statuses = _statuses(records, outcomes)
     passed = statuses.count(PASSED)
     lines = [f"{plural(len(records), 'pre-processing check')}: {passed} passed, "
              f"{len(records) - passed} failed{_expected(statuses)}"]
@@ -241,7 +254,7 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
     if preprocessing_records:
         lines.extend(preprocessing_lines(preprocessing_records, outcomes))
     if dataset_records:
-        lines.extend(dataset_lines(dataset_records))
+        lines.extend(dataset_lines(dataset_records, outcomes))
     hits, misses = cache_stats.get("hits", 0), cache_stats.get("misses", 0)
     cache_line = f"cache: {plural(hits, 'hit')}, {plural(misses, 'miss')}"
     if cache_stats.get("rebuilt"):

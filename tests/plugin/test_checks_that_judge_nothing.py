@@ -122,8 +122,8 @@ def test_a_marked_test_that_dumped_its_model_and_checked_nothing_is_warned_about
     pasted.stdout.fnmatch_lines(["*first failure in graph order: norm*"])
 
 
-def test_under_w_error_a_test_that_checked_nothing_errors_and_the_session_goes_on(pytester,
-                                                                                   models_dir):
+def test_under_w_error_a_test_that_checked_nothing_errors_and_the_session_goes_on(
+        pytester, models_dir):
     """The warning came from the report hook: under -W error it was an INTERNALERROR that
     stopped the session after that test, and -n 2 exited 0 (a CI trial). Raised in the
     test's teardown, it is that test's error and the others still run."""
