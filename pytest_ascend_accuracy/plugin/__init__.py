@@ -410,13 +410,19 @@ def pytest_terminal_summary(terminalreporter, config):
     state = getattr(config, STATE_ATTR, None)
     if state is None or hasattr(config, "workerinput"):
         return
-    from .terminal_report import failed_before_check, outcomes_by_test, summary_lines
+    from .terminal_report import (failed_after_checks, failed_before_check, outcomes_by_test,
+                                  summary_lines)
 
     stats = state.cache_stats()
     # a failed pre-processing check is its test's verdict; a passed one is not the accuracy's
     unchecked = failed_before_check(terminalreporter.stats, [r.nodeid for r in state.records] + [
         r["nodeid"] for r in state.dataset_records] + [
         r["nodeid"] for r in state.preprocessing_records if not r["passed"]])
+    every = ([(r.nodeid, r.passed) for r in state.records]
+             + [(r["nodeid"], r["passed"]) for r in state.dataset_records]
+             + [(r["nodeid"], r["passed"]) for r in state.preprocessing_records])
+    after = failed_after_checks(terminalreporter.stats, [n for n, ok in every if ok],
+                                [n for n, ok in every if not ok])
     if not (state.records or state.dataset_records or state.preprocessing_records
             or state.golden_writes or unchecked or any(stats.values())):
         return
@@ -428,7 +434,7 @@ def pytest_terminal_summary(terminalreporter, config):
                               dataset_records=state.dataset_records,
                               preprocessing_records=state.preprocessing_records,
                               outcomes=outcomes_by_test(terminalreporter.stats),
-                              unchecked=unchecked,
+                              unchecked=unchecked, after_checks=after,
                               report_dir=state.settings.show(report_dir)
                               if report_dir and (state.records or state.dataset_records)
                               else None):

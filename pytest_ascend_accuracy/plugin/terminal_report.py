@@ -77,6 +77,17 @@ def failed_before_check(stats: Mapping[str, Sequence],
     return sorted((nodeid, why, label) for nodeid, (why, label) in out.items())
 
 
+def failed_after_checks(stats: Mapping[str, Sequence], passed: Iterable[str],
+                        failed: Iterable[str]) -> List[Tuple[str, str, str]]:
+    """``[(test id, why, "FAILED" | "ERROR")]`` of ``@accuracy`` tests that failed or errored
+    although every check they ran passed (``passed``: ids with a check, ``failed``: ids with a
+    failed one): the test's own assert after them, a warning made an error. The section read
+    "1 passed, 0 failed" and listed nothing beside pytest's failure of that test (a CI
+    trial)."""
+    checked = set(passed)
+    return [row for row in failed_before_check(stats, set(failed)) if row[0] in checked]
+
+
 def first_line(longrepr, width: int = 200) -> str:
     """The first line of a failure: the plugin's own text (a str longrepr), else pytest's crash
     message; cut to ``width`` characters (the failure's section has it whole)."""
@@ -222,16 +233,22 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   dataset_records: Sequence[Mapping] = (),
                   preprocessing_records: Sequence[Mapping] = (),
                   outcomes: Mapping[str, str] = {},
-                  unchecked: Sequence[Tuple[str, str, str]] = ()) -> List[str]:
+                  unchecked: Sequence[Tuple[str, str, str]] = (),
+                  after_checks: Sequence[Tuple[str, str, str]] = ()) -> List[str]:
     """Every line of the section, in order. Records are ordered by test id, so the section is
     the same whichever xdist worker ran which test. ``outcomes``: each test's outcome
     (``outcomes_by_test``), which says what a failed check was to its test; ``unchecked``:
-    ``failed_before_check``'s tests, counted and listed after the checks' failures; the
-    pre-processing and dataset checks follow, each kind with its own count."""
+    ``failed_before_check``'s tests, counted and listed after the checks' failures;
+    ``after_checks``: ``failed_after_checks``'s, likewise; the pre-processing and dataset
+    checks follow, each kind with its own count."""
     records = sorted(records, key=lambda r: r.nodeid)
     lines = [f"backend: {backend}"]
-    before = (f"{plural(len(unchecked), '@accuracy test')} failed without a check verdict"
-              if unchecked else "")
+    before = "; ".join(
+        ([f"{plural(len(unchecked), '@accuracy test')} failed without a check verdict"]
+         if unchecked else [])
+        + ([f"{plural(len(after_checks), '@accuracy test')} failed after "
+            f"{'its' if len(after_checks) == 1 else 'their'} checks passed"]
+           if after_checks else []))
     if records:
         statuses = [check_status(r, outcomes) for r in records]
         passed = statuses.count(PASSED)
@@ -244,13 +261,15 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                      + (f"; {before}" if before else ""))
         lines.extend("  " + line for line in grid_lines(records, outcomes))
         lines.extend(failure_line(r, st) for r, st in zip(records, statuses) if st != PASSED)
-    elif unchecked and (dataset_records or preprocessing_records):  # their own lines follow
+    elif before and (dataset_records or preprocessing_records):  # their own lines follow
         lines.append(before)
     elif unchecked:
         lines.append(f"no accuracy check ran: {before}")
     elif not (dataset_records or preprocessing_records):
         lines.append("no accuracy checks ran")
     lines.extend(f"{label} {nodeid}: no check verdict: {why}" for nodeid, why, label in unchecked)
+    lines.extend(f"{label} {nodeid}: its checks passed, then the test failed: {why}"
+                 for nodeid, why, label in after_checks)
     if preprocessing_records:
         lines.extend(preprocessing_lines(preprocessing_records, outcomes))
     if dataset_records:

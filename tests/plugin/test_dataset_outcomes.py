@@ -51,3 +51,29 @@ def test_dataset_checks_follow_their_tests_outcomes(pytester):
     props = {p.get("name"): p.get("value") for p in case.iter("property")}
     assert props["dataset_passed"] == "false" and props["accuracy_passed"] == "false"
     assert "no check verdict" not in props["accuracy_first_failing_reason"]
+
+
+def test_a_test_failing_after_its_checks_passed_is_listed(pytester):
+    """A test whose check passed and whose own assert then failed read "1 passed, 0 failed" in
+    the section with nothing beside pytest's failure (a CI trial)."""
+    tiny_models.save_models(pytester.path / "models", ["passing_mlp"])
+    pytester.makepyfile(test_after='''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy(threshold=0.95)
+def test_then_asserts(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+    assert 1 == 2, "the outputs' own check"
+''')
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "1 accuracy check: 1 passed, 0 failed (1 model x 1 mode); 1 @accuracy test failed after "
+        "its checks passed",
+        "FAILED test_after.py::test_then_asserts: its checks passed, then the test failed: "
+        "AssertionError: the outputs' own check*"])
