@@ -35,8 +35,20 @@ def resolve_model(model, bases: Sequence[Path], where: str = "model"):
     for c in candidates:
         if c.is_file():
             return c
-    tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
-    raise ConfigError(where, f"ONNX model {os.fspath(model)!r} not found (looked for {tried})")
+    raise ConfigError(where, f"ONNX model {os.fspath(model)!r} not found (looked for "
+                             f"{_tried(candidates)})")
+
+
+def _tried(candidates: Sequence[Path]) -> str:
+    """The places looked at, relative to where pytest runs (README: printed paths are
+    relative; a CI trial found these absolute)."""
+    def shown(c: Path) -> str:
+        try:
+            return os.path.relpath(c)
+        except ValueError:  # another drive
+            return str(c)
+
+    return ", ".join(dict.fromkeys(shown(c) for c in candidates))
 
 
 def model_name(model) -> str:
@@ -154,8 +166,8 @@ def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:
     for c in candidates:
         if c.is_file():
             return c
-    tried = ", ".join(dict.fromkeys(str(c) for c in candidates))
-    raise ConfigError(where, f"{what} {os.fspath(path)!r} not found (looked for {tried})")
+    raise ConfigError(where, f"{what} {os.fspath(path)!r} not found (looked for "
+                             f"{_tried(candidates)})")
 
 
 def fresh_golden(state: AccuracyState, model, inputs, input_shape=None, *, wait: bool = True):
