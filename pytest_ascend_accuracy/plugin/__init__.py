@@ -303,9 +303,13 @@ def pytest_runtest_makereport(item, call):
     if report.failed and item.get_closest_marker("accuracy") is not None:
         # for the summary's tests without a check verdict (xdist sends a report's attributes;
         # its keywords hold every parent's name too: a folder named accuracy/ matched them)
-        from .terminal_report import MARKED
+        from .setup_checks import error_first_line
+        from .terminal_report import MARKED, WHY
 
         setattr(report, MARKED, True)
+        why = error_first_line(call.excinfo) if call.excinfo is not None else None
+        if why:
+            setattr(report, WHY, why[:200])
     try:
         _makereport(item, call, report)
     finally:
@@ -320,9 +324,9 @@ def _no_verdict_properties(item, report) -> None:
     check is a verdict: its reason is its own, without "no check verdict"."""
     if any(name == "accuracy_passed" for name, _ in report.user_properties):
         return
-    from .terminal_report import first_line
+    from .terminal_report import WHY, first_line
 
-    why = first_line(report.longrepr) or f"failed in {report.when}"
+    why = getattr(report, WHY, None) or first_line(report.longrepr) or f"failed in {report.when}"
     props = report.user_properties
     if ("preprocessing_passed", "false") not in props and ("dataset_passed", "false") not in props:
         why = f"no check verdict: {why}"

@@ -121,6 +121,24 @@ def check_marks_unchanged(request, ctx) -> None:
                           "ignore= to check_accuracy")
 
 
+def error_first_line(excinfo) -> Optional[str]:
+    """The first line of one of this package's errors as the failure block shows it with
+    ``--tb`` auto/short (``ascend-accuracy configuration error: ...``; an accuracy failure's
+    verdict line), whatever ``--tb`` is: the summary and JUnit read it, and ``--tb=no`` gave
+    them pytest's ``pytest_ascend_accuracy.errors.ConfigError: ...`` instead (a CI trial).
+    None for other exceptions (pytest's crash line serves)."""
+    from ..errors import AscendAccuracyError
+
+    exc = getattr(excinfo, "value", None)
+    if not isinstance(exc, AscendAccuracyError):
+        return None
+    text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+    if type(exc).__name__ == "AccuracyFailure":
+        return text
+    kind = "configuration error" if isinstance(exc, ConfigError) else type(exc).__name__
+    return f"ascend-accuracy {kind}: {text}"
+
+
 def setup_longrepr(item, excinfo) -> Optional[str]:
     """A setup mistake (any ``AscendAccuracyError`` but an accuracy failure: missing model,
     unknown op name, wrong input, unknown mode...) as one short paragraph plus the test line

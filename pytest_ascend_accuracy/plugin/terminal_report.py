@@ -52,6 +52,9 @@ def outcomes_by_test(stats: Mapping[str, Sequence]) -> Dict[str, str]:
 
 #: attribute set on the failed reports of ``@accuracy`` tests (the plugin's makereport hook)
 MARKED = "ascend_accuracy_marked"
+#: a failed report's first line as the plugin words its own errors (``setup_checks.
+#: error_first_line``), the same under every ``--tb``
+WHY = "ascend_accuracy_why"
 
 
 def failed_before_check(stats: Mapping[str, Sequence],
@@ -71,7 +74,7 @@ def failed_before_check(stats: Mapping[str, Sequence],
             if (not nodeid or nodeid in checked or nodeid in out
                     or not getattr(report, MARKED, False)):
                 continue
-            why = first_line(getattr(report, "longrepr", None)) or \
+            why = getattr(report, WHY, None) or first_line(getattr(report, "longrepr", None)) or \
                 f"failed in {getattr(report, 'when', 'the test')}"
             out[nodeid] = (why, "FAILED" if getattr(report, "when", "call") == "call" else "ERROR")
     return sorted((nodeid, why, label) for nodeid, (why, label) in out.items())
