@@ -59,27 +59,12 @@ def test_the_mode_of_an_atc_command_line(tmp_path):
 def _emulated(tmp_path, mode=None, *, proto=None, store_inputs=False, input_shape=None):
     """(ONNX model path, compare argv of the emulator's dump of it under ``mode`` against its
     stored golden, with the om json): the overflow model unless ``proto``."""
-    import onnx
-
-    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.core.cache import Cache
-    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
-    from pytest_ascend_accuracy.golden.stored import store_golden
-    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
     from pytest_ascend_accuracy.testing import models
+    from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
-    model = tmp_path / "overflow.onnx"
-    onnx.save(proto if proto is not None else models.overflow(), str(model))
-    cache = Cache(tmp_path / "cache")
-    backend = EmulatorBackend(cache)
-    inputs = make_inputs(model, input_shape=input_shape)
-    converted = backend.convert(model, mode, input_shape=input_shape)
-    backend.run(converted, inputs, dump_dir=tmp_path / "dump")
-    store_golden(tmp_path / "golden", golden_dump(model, inputs, cache=cache,
-                                                  input_shape=input_shape),
-                 store_inputs=store_inputs)
-    return model, ["compare", str(tmp_path / "dump"), str(tmp_path / "golden"),
-                   "--om-json", str(converted.om_json)]
+    pair = emulated_pair(tmp_path, proto if proto is not None else models.overflow(), mode,
+                         name="overflow", store_inputs=store_inputs, input_shape=input_shape)
+    return pair.model, pair.compare_argv()
 
 
 def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(tmp_path, capsys):
@@ -175,3 +160,23 @@ def test_judge_takes_the_recorded_metric_with_a_given_threshold_and_a_given_metr
     assert cli.main(["judge", str(saved), "--metric", "cosine", "--threshold", "0.05",
                      "--scale-tolerance", "none"]) == 0
     assert "cosine >= 0.05" in capsys.readouterr().out
+
+
+def test_a_single_rule_not_carried_is_named_with_a_mode_that_pastes(tmp_path, capsys):
+    """A dump converted with one fusion rule off: the printed command does not carry the rule
+    (a backend may not know it) but names the --mode that gives it; pasted with the emulator,
+    which imitates that rule, diagnose takes it."""
+    from pytest_ascend_accuracy.backends.emulator.faults import Fault
+    from pytest_ascend_accuracy.testing import models
+    from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
+
+    pair = emulated_pair(tmp_path, models.conv_bn_relu(),  # a failing dump: a fault at fc
+                         Mode(fusion_rules_off=("ConvBatchnormFusionPass",)), name="cbr",
+                         faults=[Fault("op", "fc", "noise")])
+    assert cli.main(pair.compare_argv()) == 1
+    out = capsys.readouterr().out
+    given = re.search(r"where the backend knows them: --mode '([^']+)'\)", out)
+    assert given, out
+    assert cli.main(["diagnose", str(pair.model), "--mode", given.group(1),
+                     "--cache-dir", str(tmp_path / "cache")]) in (0, 1)  # taken, not refused
+    assert "fusion_rules_off" not in capsys.readouterr().err

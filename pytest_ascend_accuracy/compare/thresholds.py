@@ -152,24 +152,26 @@ class Policy:
         fused ``fc2/MatMul`` keeps its own entry beside one for its member ``fc2/Add``,
         whichever is listed first), then the first listed key naming one of its other names
         (golden, members), then the first glob that matches."""
-        key = self.threshold_key(names)
-        return self.default if key is None else dict(self.per_op[::-1])[key]
+        entry = self._entry(names)
+        return self.default if entry is None else entry[1]
 
     def threshold_key(self, names: Tuple[str, ...]) -> Optional[str]:
         """The ``per_op`` key ``threshold_for`` takes for these ``names`` (None: the default),
         so a failure under it can say whose threshold it failed."""
-        for key, _ in self.per_op:
-            if names and key == names[-1] and ":" in key:
-                return key
-        for key, _ in self.per_op:
-            if names and key == names[0]:
-                return key
-        for key, _ in self.per_op:
-            if key in names:
-                return key
-        for key, _ in self.per_op:
-            if self._match(key, names):
-                return key
+        entry = self._entry(names)
+        return None if entry is None else entry[0]
+
+    def _entry(self, names: Tuple[str, ...]) -> Optional[Tuple[str, Threshold]]:
+        """The ``(key, threshold)`` of ``per_op`` that judges these ``names``, in
+        ``threshold_for``'s order; None: the default."""
+        rules = (lambda key: bool(names) and key == names[-1] and ":" in key,
+                 lambda key: bool(names) and key == names[0],
+                 lambda key: key in names,
+                 lambda key: self._match(key, names))
+        for rule in rules:
+            for entry in self.per_op:
+                if rule(entry[0]):
+                    return entry
         return None
 
     def to_dict(self):

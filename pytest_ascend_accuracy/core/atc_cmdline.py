@@ -119,25 +119,27 @@ def _found(path: str, bases: Sequence) -> str:
     return path
 
 
-def _lines(path: str) -> Optional[List[str]]:
-    """A keep_dtype file's entries, or None when it cannot be read from here."""
+def _text(path: str) -> Optional[str]:
+    """A file's text, or None when it cannot be read from here."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError, ValueError):
         return None
-    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _lines(path: str) -> Optional[List[str]]:
+    """A keep_dtype file's entries, or None when it cannot be read from here."""
+    text = _text(path)
+    return None if text is None else [ln.strip() for ln in text.splitlines() if ln.strip()]
 
 
 def _fusion_switch(path: str):
     """What a fusion switch file turns off: False for every graph and UB fusion, else the
     rules it switches off as ``fusion_rules_off`` entries (``UBFusion:Name``; ``()``: none);
     None when it cannot be read from here or says something else (not carried)."""
+    text = _text(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError):
-        return None
-    try:
-        doc = json.loads(text)
+        doc = json.loads(text) if text is not None else None
     except ValueError:
         return None
     switch = doc.get("Switch", doc) if isinstance(doc, dict) else None

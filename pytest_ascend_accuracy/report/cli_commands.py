@@ -73,10 +73,10 @@ def dumped_mode(result: Optional[CompareResult]):
     dump's failure (a diagnose trial)."""
     from ..core.atc_cmdline import mode_of_cmdline
 
-    meta = (result.meta.get("actual") or {}) if result is not None else {}
-    cmdline, om_json = meta.get("atc_cmdline") or "", meta.get("om_json") or ""
+    cmdline = _cmdline(result)
+    om_json = ((result.meta.get("actual") or {}).get("om_json") or "") if cmdline else ""
     bases = [os.path.dirname(str(om_json))] if om_json else []  # ATC wrote the files there
-    return mode_of_cmdline(str(cmdline), bases) if cmdline else (None, [])
+    return mode_of_cmdline(cmdline, bases) if cmdline else (None, [])
 
 
 def not_carried(result: Optional[CompareResult]) -> str:

@@ -27,22 +27,11 @@ pytest.importorskip("onnxruntime")
 
 def _emulated(tmp_path, name):
     """(model path, device dump, stored golden with op inputs) of a tiny model, default mode."""
-    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.core.cache import Cache
-    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
-    from pytest_ascend_accuracy.golden.stored import store_golden
-    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
     from pytest_ascend_accuracy.testing import models
+    from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
-    model = getattr(models, name)()
-    path = tmp_path / f"{name}.onnx"
-    onnx.save(model, str(path))
-    cache = Cache(tmp_path / "cache")
-    backend = EmulatorBackend(cache)
-    dump = backend.run(backend.convert(model), make_inputs(model), dump_dir=tmp_path / "dump")
-    golden = store_golden(tmp_path / "golden", golden_dump(model, make_inputs(model), cache=cache),
-                          store_inputs=True)
-    return path, str(dump.root), str(golden)
+    pair = emulated_pair(tmp_path, getattr(models, name)(), name=name, store_inputs=True)
+    return pair.model, pair.dump, pair.golden
 
 
 def _cli_hint(actual, golden, threshold=0.95):

@@ -16,23 +16,12 @@ pytest.importorskip("onnxruntime")
 @pytest.fixture(scope="module")
 def overflow(tmp_path_factory):
     """(model path, emulated default-mode dump, stored golden with its operators' inputs)."""
-    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.core.cache import Cache
-    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
-    from pytest_ascend_accuracy.golden.stored import store_golden
-    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
     from pytest_ascend_accuracy.testing import models
+    from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
-    tmp = tmp_path_factory.mktemp("overflow")
-    model = models.overflow()
-    path = tmp / "overflow.onnx"
-    onnx.save(model, str(path))
-    cache = Cache(tmp / "cache")
-    backend = EmulatorBackend(cache)
-    dump = backend.run(backend.convert(model), make_inputs(model), dump_dir=tmp / "dump")
-    golden = store_golden(tmp / "golden", golden_dump(model, make_inputs(model), cache=cache),
-                          store_inputs=True)
-    return path, str(dump.root), str(golden)
+    pair = emulated_pair(tmp_path_factory.mktemp("overflow"), models.overflow(),
+                         name="overflow", store_inputs=True)
+    return pair.model, pair.dump, pair.golden
 
 
 def test_assert_accuracy_names_the_ignored_op_whose_operand_overflows(overflow, tmp_path):
