@@ -177,6 +177,7 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
     from ..report.failure_text import default_hint
 
     per_op = per_op_arg(args.per_op)
+    _check_never_compared(result, per_op, args.ignore)
     result.check_names(per_op, args.ignore, "--per-op/--ignore")
     if recorded_per_op:
         per_op = {**recorded_per_op, **per_op}
@@ -204,6 +205,21 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
     if note:
         print(note)
     return EXIT_OK if verdict.passed else EXIT_FAILED
+
+
+def _check_never_compared(result, per_op, ignore) -> None:
+    """A --per-op or --ignore entry naming only golden ops never compared (folded at conversion,
+    or unmatched) is refused as the plugin refuses it, saying why; "is not an op of the dumps"
+    said of an op the golden holds misled."""
+    from fnmatch import fnmatchcase
+
+    rows = [n for r in result.rows for n in r.names if n]
+    for option, entries in (("--per-op", per_op), ("--ignore", ignore)):
+        for entry in entries:
+            if (not any(n == entry or fnmatchcase(n, entry) for n in rows)
+                    and result.coverage.never_compared(entry)[0]):
+                what = f"{option[2:].replace('-', '_')} entry"
+                raise ConfigError(option, result.coverage.judges_nothing(what, entry))
 
 
 # --------------------------------------------------------------------------- progress
@@ -307,6 +323,10 @@ def _run_compare(args: argparse.Namespace) -> int:
     golden = load_dump(args.golden)
     if args.om_json:
         golden = _with_om_json_names(golden, actual)
+    if "folded_ops" not in actual.meta:  # as the plugin counts them: folded, not unmatched
+        from .folded_ops import stored_golden_folded
+
+        actual.meta["folded_ops"] = list(stored_golden_folded(args.golden))
     if mapping:
         from ..compare.matching import check_mapping
 

@@ -110,6 +110,33 @@ class Coverage:
                 f"unmatched{listed(self.unmatched_actual)}")
         return text
 
+    def never_compared(self, entry: str) -> Tuple[Tuple[str, ...], bool]:
+        """(the golden ops a per-op or ignore ``entry`` -- a name, a glob or ``OP:output:N`` --
+        names among those never compared, folded: whether they are the folded ones): the
+        folded at conversion when it names some, else the unmatched."""
+        from fnmatch import fnmatchcase
+
+        from ..graph.op_catalogue import tensor_op
+
+        op = tensor_op(entry) or entry  # p2o.Cast.0:output:0 names the op p2o.Cast.0
+        folded = tuple(n for n in self.folded if n == op or fnmatchcase(n, op))
+        if folded:
+            return folded, True
+        return tuple(n for n in self.unmatched_golden if n == op or fnmatchcase(n, op)), False
+
+    def judges_nothing(self, what: str, entry: str) -> str:
+        """The error for ``what`` (``ignore entry``) ``entry`` that names no compared tensor,
+        only golden ops never compared (``never_compared``), saying why; the plugin and the CLI
+        say it alike."""
+        named, folded = self.never_compared(entry)
+        why = ("folded at conversion: the converter computed them, the device never runs or "
+               "dumps them" if folded else "no op of the device run matches them (the "
+               "coverage line lists the golden ops left unmatched)")
+        shown = ", ".join(named[:3]) + (f", +{len(named) - 3} more" if len(named) > 3 else "")
+        return (f"{what} {entry!r} names only ops never compared here"
+                + (f" ({shown})" if named else "") + f": {why}; it would judge nothing, so "
+                "remove it")
+
     def to_dict(self):
         return {"golden_total": self.golden_total, "compared": list(self.compared),
                 "fused": list(self.fused), "folded": list(self.folded),

@@ -90,24 +90,11 @@ def check_judged_names(spec, result, where: str) -> None:
     ``per_op={"p2o.Shape.2": ...}`` passed without a word. An error naming why."""
     from fnmatch import fnmatchcase
 
-    from ..graph.op_catalogue import tensor_op
-
     rows = [n for r in result.rows for n in r.names if n]
-    cov = result.coverage
     for what, entries in (("per_op entry", [n for n, _ in spec.per_op]), ("ignore entry", spec.ignore)):
         for entry in entries:
-            if any(n == entry or fnmatchcase(n, entry) for n in rows):
-                continue
-            op = tensor_op(entry) or entry  # p2o.Cast.0:output:0 names the op p2o.Cast.0
-            folded = [n for n in cov.folded if n == op or fnmatchcase(n, op)]
-            named = folded or [n for n in cov.unmatched_golden if n == op or fnmatchcase(n, op)]
-            why = ("folded at conversion: the converter computed them, the device never runs or "
-                   "dumps them" if folded else "no op of the device run matches them (the "
-                   "coverage line lists the golden ops left unmatched)")
-            shown = ", ".join(named[:3]) + (f", +{len(named) - 3} more" if len(named) > 3 else "")
-            raise ConfigError(where, f"{what} {entry!r} names only ops never compared here"
-                              + (f" ({shown})" if named else "") + f": {why}; it would judge "
-                              "nothing, so remove it")
+            if not any(n == entry or fnmatchcase(n, entry) for n in rows):
+                raise ConfigError(where, result.coverage.judges_nothing(what, entry))
 
 
 def check_marks_unchanged(request, ctx) -> None:

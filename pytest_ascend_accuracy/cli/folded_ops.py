@@ -1,0 +1,45 @@
+"""The golden ops of ``ascend-accuracy compare``'s golden that the conversion folded away
+(constants, shapes of known tensors: ``graph.folded_nodes``), so the CLI counts them as the
+plugin does: "folded at conversion", not "unmatched".
+
+The plugin knows them from its own conversion (the backend's ``meta["folded_ops"]``). The CLI
+has a dump and a golden: a device dump holds nothing of a folded op (an ATC om json neither:
+its ``Const`` ops are named ``dynamic_const_<n>_<k>`` or after an initializer, with no original
+op names; only a folded op other than a constant sometimes shows, as a ``Const`` output's
+``_datadump_origin_name``, ``../shared/realdata`` tdnn ``Cast_311``). A stored golden's record
+names its model and the model's sha256 (``golden.stored_record``): that model, when it is
+still there unchanged, says which nodes fold. Without it the ops stay "unmatched".
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Tuple
+
+
+def stored_golden_folded(golden) -> Tuple[str, ...]:
+    """The golden ops folded at conversion, from the model the stored golden ``golden`` (a
+    directory) records; () when it records none, or the model is gone, changed or unreadable."""
+    from ..golden.stored_record import read_record
+    from ..graph.content_digests import model_sha256
+
+    folder = Path(golden)
+    record = read_record(folder) if folder.is_dir() else None
+    name = record.get("model") if record else None
+    if not isinstance(name, str) or not name:
+        return ()
+    model = folder / name
+    try:
+        if not model.is_file() or model_sha256(model) != record.get("model_sha256"):
+            return ()  # another model than the golden's: its folding says nothing of it
+        return _folded(model, record.get("input_shape") or None)
+    except Exception:  # noqa: BLE001 -- a model that cannot be read folds nothing we know of
+        return ()
+
+
+def _folded(model: Path, input_shape) -> Tuple[str, ...]:
+    """The model's folded nodes, prepared as the emulator prepares it for a conversion."""
+    from ..graph.folded_nodes import folded_nodes
+    from ..graph.prepare import prepare_model
+
+    prepared = prepare_model(model, input_shape=input_shape, weights_by_reference=True)
+    return tuple(folded_nodes(prepared.model))
