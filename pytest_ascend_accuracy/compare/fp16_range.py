@@ -32,8 +32,11 @@ from ..dump.dtypes import value_dtype
 from ..dump.model import DumpSet
 
 from ..core.ascend_optypes import finished_types  # noqa: E402
-from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
+from ..core.check_defaults import (  # noqa: E402
+    DEFAULT_SCALE_TOLERANCE, DEFAULT_THRESHOLD)
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
+from .result import judge_row  # noqa: E402
+from .thresholds import Policy  # noqa: E402
 
 OVERFLOW, UNDERFLOW = "overflow", "underflow"
 
@@ -79,6 +82,9 @@ class RangeFindings(list):
 
     checked: int = 0
     ignored: Tuple[str, ...] = ()
+    #: the ops of findings upstream of the failures that pass the verdict's own thresholds,
+    #: though the default check fails them (a threshold lowered until they pass)
+    passing: Tuple[str, ...] = ()
     #: the verdict ignores ops whose edges to the failures are unknown: not looked at
     ignored_unlooked: bool = False
 
@@ -306,33 +312,70 @@ def ops_upstream(golden: DumpSet, targets: Iterable[str], *,
     return {op.name: op.op_type or types.get(op.name, "") for op in golden.ops if op.name in up}
 
 
-#: how many ignored ops upstream of the failures have their golden operands looked at
+#: how many ignored ops upstream of the failures have their golden operands looked at (and as
+#: many passing ops the default check fails)
 IGNORED_LIMIT = 8
 
 
 def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
                           op_types: Optional[Mapping[str, str]] = None) -> RangeFindings:
     """``golden_inputs_past_fp16`` of ``verdict``'s failing ops, then of the ops upstream of them
-    that its policy ignores (up to ``IGNORED_LIMIT``, among ``rows``, the compared rows):
-    ignored means not judged, not unseen, and an operand leaving the float16 range there moves
-    every failing op after it (``ignore=["norm"]`` hid norm's 1e9 variance, and the hint said
-    "no float16 overflow seen"). Their findings come after the failing ops', their ops in
-    ``.ignored``."""
+    (by the graph's edges, ``ops_upstream``) that its policy ignores (up to ``IGNORED_LIMIT``,
+    among ``rows``, the compared rows), then of those that pass it though the default check
+    would fail them (``_off_by_default``, up to ``IGNORED_LIMIT``): an operand leaving the float16
+    range there moves every failing op after it. ``ignore=["norm"]`` hid norm's 1e9 variance,
+    and a threshold lowered until norm passed did the same (the printed "threshold that would
+    pass", pasted): the hint said "no float16 overflow seen". Their findings come after the
+    failing ops', their ops in ``.ignored`` and ``.passing``."""
     failing = [f.row.golden_name for f in verdict.failures if f.row.golden_name]
     found = golden_inputs_past_fp16(golden, failing, model=model, op_types=op_types)
     _infinite_outputs_past_fp16(golden, verdict, found)
-    hidden = _ignored_upstream(golden, verdict, rows, failing, model)
-    if hidden is None:
-        found.ignored_unlooked = True
-        hidden = []
-    if hidden:
-        more = golden_inputs_past_fp16(golden, hidden, limit=IGNORED_LIMIT, model=model,
+    ignored, passing = _quiet_rows(verdict, rows) if failing else ([], [])
+    if not (ignored or passing):
+        return found
+    up = ops_upstream(golden, failing, model=model)
+    if up is None:  # an op earlier in graph order need not feed the failure, and a hint keeping
+        # it would not help (a review: a side branch's fault got ``keep_dtype(['norm'])``)
+        found.ignored_unlooked = bool(ignored)
+        return found
+    for quiet, attr in ((ignored, "ignored"), (passing, "passing")):
+        names = list(dict.fromkeys(n for r in quiet for n in (r.golden_name, *r.original_names)
+                                   if n and n in golden and n in up))
+        if not names:
+            continue
+        more = golden_inputs_past_fp16(golden, names, limit=IGNORED_LIMIT, model=model,
                                        op_types=op_types)
         found.checked += more.checked
         for finding in more:
             _add(found, finding)
-        found.ignored = tuple(dict.fromkeys(f.op for f in more if f.op in hidden))
+        setattr(found, attr, tuple(dict.fromkeys(f.op for f in more if f.op in names)))
     return found
+
+
+def _quiet_rows(verdict, rows) -> Tuple[list, list]:
+    """``(ignored, passing)``: the rows the verdict's policy ignores, and those it passes that
+    the default check fails (``_off_by_default``), in graph order."""
+    policy = verdict.policy
+    failed = {id(f.row) for f in verdict.failures}
+    ignored, passing = [], []
+    for r in rows:
+        if policy.is_ignored(r.names):
+            ignored.append(r)
+        elif id(r) not in failed and _off_by_default(r):
+            passing.append(r)
+    return ignored, passing
+
+
+#: the default check (``core.check_defaults``), which ``_off_by_default`` judges passing rows by
+_DEFAULT_POLICY = Policy.build(DEFAULT_THRESHOLD, scale_tolerance=DEFAULT_SCALE_TOLERANCE)
+
+
+def _off_by_default(row) -> bool:
+    """Whether the default check (cosine 0.95, L2 norm within 0.5-2x the golden's) fails
+    ``row``: a passing op whose own values stayed close is no suspect, whatever its operands
+    hold (an attention mask's -1e9 turns -inf harmlessly), and naming it would send the user
+    to keep an op whose float32 changes nothing."""
+    return row.metrics is not None and judge_row(row, _DEFAULT_POLICY)[0] == "failed"
 
 
 #: how many failing ops past the first ones have their golden output read where the device
@@ -374,21 +417,3 @@ def _add_output_overflow(found: RangeFindings, op, t) -> None:
     peak = float(np.max(np.abs(finite))) if finite.size else 0.0
     if peak > FP16_MAX:
         _add(found, RangeFinding(op.name, t.slot, peak, OVERFLOW, op.op_type))
-
-
-def _ignored_upstream(golden: DumpSet, verdict, rows, failing: List[str],
-                      model) -> Optional[List[str]]:
-    """Golden names of ``rows`` the verdict's policy ignores that feed a failing op (by the
-    graph's edges, ``ops_upstream``), in graph order; None where the edges are unknown (and
-    ops are ignored): an op earlier in graph order need not feed the failure, and a hint
-    keeping it would not help (a review: a side branch's fault got ``keep_dtype(['norm'])``)."""
-    policy = verdict.policy
-    ignored = [r for r in rows if policy.is_ignored(r.names)]
-    if not ignored or not failing:
-        return []
-    up = ops_upstream(golden, failing, model=model)
-    if up is None:
-        return None
-    names = [n for r in ignored for n in (r.golden_name, *r.original_names)
-             if n and n in golden and n in up]
-    return list(dict.fromkeys(names))

@@ -253,6 +253,13 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
             found += (f"; {', '.join(printable(n) for n in hidden[:3])} "
                       f"{'is' if len(hidden) == 1 else 'are'} ignored but feed"
                       f"{'s' if len(hidden) == 1 else ''} the failing ops")
+        quiet = [n for n in getattr(range_inputs, "passing", ()) if n in names]
+        if quiet:  # passes a loosened threshold: the user must read why the hint names it
+            one = len(quiet) == 1
+            found += (f"; {', '.join(printable(n) for n in quiet[:3])} "
+                      f"meet{'s' if one else ''} the loosened threshold (the default check "
+                      f"fails {'it' if one else 'them'}) but feed{'s' if one else ''} the "
+                      "failing ops")
         what = ("operands" if all(str(f.slot).startswith("input") for f in range_inputs)
                 else "values")
         reasons.append(f"golden {what} leave the float16 range ({found})")

@@ -4,7 +4,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
 
 - ``keep_dtype`` (values or golden operands leave the float16 range: past 65504, or flushed to 0,
   ``compare.fp16_range``, which also names the op producing an operand that flushes, and looks
-  at the operands of ignored ops upstream of the failures too): the ops to keep in float32,
+  at the operands of the ops feeding the failures that are ignored, or that pass a loosened
+  threshold the default check fails: the printed "threshold that would pass", pasted, must not
+  hide the overflow it passed): the ops to keep in float32,
   printed as the mode to paste into ``modes=[...]`` (``FUSION_OFF | keep_dtype([...])`` when the
   test ran ``fusion_off``) and as the YAML ``modes:`` entry; with the test's mode plus
   high precision as the alternative, except where one of the ops runs on the Cube unit
@@ -251,8 +253,9 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
              problem_advice: str = PROBLEM_ADVICE, model=None) -> Hint:
     """The one hint of a failed check (every rendering shows it): the AIPP pointer when
     ``actual`` has an AIPP op that fails first, else ``next_step`` with the golden operands of
-    the failing ops, and of the ignored ops upstream of them, checked for float16 range (found
-    through ``model``, the ONNX model the golden ran, where the golden holds outputs only)."""
+    the failing ops, and of the ignored or loosely passing ops upstream of them, checked for
+    float16 range (found through ``model``, the ONNX model the golden ran, where the golden
+    holds outputs only)."""
     from ..compare.fp16_range import ModelEdges, failing_ops_past_fp16
 
     if actual is not None and result is not None:
