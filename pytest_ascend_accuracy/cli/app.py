@@ -219,7 +219,7 @@ def _check_never_compared(result, per_op, ignore) -> None:
             if (not any(n == entry or fnmatchcase(n, entry) for n in rows)
                     and result.coverage.never_compared(entry)[0]):
                 what = f"{option[2:].replace('-', '_')} entry"
-                raise ConfigError(option, result.coverage.judges_nothing(what, entry))
+                raise ConfigError(option, result.coverage.judges_nothing(what, entry, cli=True))
 
 
 # --------------------------------------------------------------------------- progress

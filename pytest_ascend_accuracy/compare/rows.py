@@ -44,9 +44,14 @@ class TensorCompare:
     @property
     def names(self) -> Tuple[str, ...]:
         """Every name a per-op threshold or ignore pattern may refer to: the op's (its golden
-        and original ones) and this tensor's as the failure table prints it (``topk:output:1``:
-        one output of a multi-output op)."""
-        return (self.op_name, self.golden_name) + tuple(self.original_names) + (
+        and original ones), the golden tensor's it was compared with (``relu1:output:0``, the
+        output of a fused ``fc1/MatMulrelu1``: the name of that tensor in a mode that does not
+        fuse) and this tensor's as the failure table prints it, last (``topk:output:1``: one
+        output of a multi-output op)."""
+        golden = f"{self.golden_name}:{self.golden_slot}"
+        own = ((golden,) if self.golden_name and self.slot.startswith("output")
+               and self.golden_slot.startswith("output") and golden != self.tensor_index else ())
+        return (self.op_name, self.golden_name) + tuple(self.original_names) + own + (
             self.tensor_index,)
 
     @property
@@ -110,32 +115,44 @@ class Coverage:
                 f"unmatched{listed(self.unmatched_actual)}")
         return text
 
-    def never_compared(self, entry: str) -> Tuple[Tuple[str, ...], bool]:
+    def never_compared(self, entry: str) -> Tuple[Tuple[str, ...], str]:
         """(the golden ops a per-op or ignore ``entry`` -- a name, a glob or ``OP:output:N`` --
-        names among those never compared, folded: whether they are the folded ones): the
-        folded at conversion when it names some, else the unmatched."""
+        names among those never compared, and which they are): ``folded`` at conversion,
+        else ``fused`` (a member's tensor, ``fc1/MatMul:output:0``, inside a fused op whose
+        outputs alone are dumped), else ``unmatched``; ``((), "")`` when it names none."""
         from fnmatch import fnmatchcase
 
         from ..graph.op_catalogue import tensor_op
 
-        op = tensor_op(entry) or entry  # p2o.Cast.0:output:0 names the op p2o.Cast.0
-        folded = tuple(n for n in self.folded if n == op or fnmatchcase(n, op))
-        if folded:
-            return folded, True
-        return tuple(n for n in self.unmatched_golden if n == op or fnmatchcase(n, op)), False
+        op = tensor_op(entry)  # p2o.Cast.0:output:0 names the op p2o.Cast.0
+        kinds = (("folded", self.folded), ("fused", self.fused if op else ()),
+                 ("unmatched", self.unmatched_golden))
+        for kind, names in kinds:
+            named = tuple(n for n in names if n == (op or entry) or fnmatchcase(n, op or entry))
+            if named:
+                return named, kind
+        return (), ""
 
-    def judges_nothing(self, what: str, entry: str) -> str:
+    def judges_nothing(self, what: str, entry: str, *, cli: bool = False) -> str:
         """The error for ``what`` (``ignore entry``) ``entry`` that names no compared tensor,
-        only golden ops never compared (``never_compared``), saying why; the plugin and the CLI
-        say it alike."""
-        named, folded = self.never_compared(entry)
-        why = ("folded at conversion: the converter computed them, the device never runs or "
-               "dumps them" if folded else "no op of the device run matches them (the "
-               "coverage line lists the golden ops left unmatched)")
+        only golden ops never compared (``never_compared``), saying why and what to do; the
+        plugin and the CLI (``cli``: its wording) say it alike."""
+        from ..graph.op_catalogue import tensor_op
+
+        named, kind = self.never_compared(entry)
         shown = ", ".join(named[:3]) + (f", +{len(named) - 3} more" if len(named) > 3 else "")
-        return (f"{what} {entry!r} names only ops never compared here"
-                + (f" ({shown})" if named else "") + f": {why}; it would judge nothing, so "
-                "remove it")
+        head = (f"{what} {entry!r} names only ops never compared here"
+                + (f" ({shown})" if named else "") + ": ")
+        if kind == "fused":
+            return head + (
+                "inside fused ops, whose member tensors the device never dumps; name it "
+                f"{tensor_op(entry)!r} (without the slot) to judge the fused op that holds it"
+                + ("" if cli else ", or list a mode without fusion (\"fusion_off\") in modes="
+                   " to judge the member's own tensor there"))
+        why = ("folded at conversion: the converter computed them, the device never runs or "
+               "dumps them" if kind == "folded" else "no op of the device run matches them (the "
+               "coverage line lists the golden ops left unmatched)")
+        return head + f"{why}; it would judge nothing, so remove it"
 
     def to_dict(self):
         return {"golden_total": self.golden_total, "compared": list(self.compared),

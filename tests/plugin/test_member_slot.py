@@ -1,0 +1,98 @@
+"""A fused op's member named with its output slot (``relu1:output:0``) in a marker shared by a
+fusing and a non-fusing mode applies in both: the default mode refused it ("names only ops
+never compared here") though its fused ``fc1/MatMulrelu1`` dumps exactly that tensor, and
+naming the member without the slot worked. A member whose tensor the fused op never dumps
+(``fc1/MatMul:output:0``) is judged in the non-fusing mode; with no such mode it is refused,
+saying what to write instead; an unknown slot is refused with the closest names as before."""
+
+TESTS = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+BOTH = ["default", "fusion_off"]
+
+
+def _check(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+
+
+@accuracy(metric="max_abs", threshold=1.0, per_op={"relu1:output:0": 0.0}, modes=BOTH)
+def test_per_op(ascend_model, golden_dump, check_accuracy):
+    _check(ascend_model, golden_dump, check_accuracy)
+
+
+@accuracy(metric="max_abs", threshold=1.0, per_op={"relu1": 0.0}, ignore=["relu1:output:0"],
+          modes=BOTH)
+def test_ignore(ascend_model, golden_dump, check_accuracy):
+    _check(ascend_model, golden_dump, check_accuracy)
+
+
+@accuracy(metric="max_abs", threshold=1.0, per_op={"fc1/MatMul:output:0": 0.0}, modes=BOTH)
+def test_inner(ascend_model, golden_dump, check_accuracy):
+    _check(ascend_model, golden_dump, check_accuracy)
+
+
+@accuracy(ignore=["relu1:output:7"], modes=BOTH)
+def test_unknown_slot(ascend_model, golden_dump, check_accuracy):
+    _check(ascend_model, golden_dump, check_accuracy)
+'''
+
+
+def test_a_members_output_slot_applies_in_fusing_and_non_fusing_modes(pytester, models_dir):
+    pytester.makepyfile(test_slot=TESTS)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    result.assert_outcomes(passed=3, failed=5)
+    out = result.stdout.str()
+    # the entry judges relu1's tensor in both modes: the fused op's output, then relu1's own
+    result.stdout.fnmatch_lines([
+        "FAILED test_slot.py::test_per_op[[]default[]] *: first failing op fc1/MatMulrelu1 "
+        "(max_abs * > 0)",
+        "FAILED test_slot.py::test_per_op[[]fusion_off[]] *: first failing op relu1 (max_abs * > 0)"])
+    assert out.count("(per_op 'relu1:output:0')") == 2
+    # ignored in both modes (per_op "relu1" alone fails that tensor in both)
+    result.stdout.fnmatch_lines(["PASSED test_slot.py::test_ignore[[]default[]]",
+                                 "PASSED test_slot.py::test_ignore[[]fusion_off[]]"])
+    # a member inside the fused op: nothing to judge in default, its own tensor in fusion_off
+    result.stdout.fnmatch_lines(["PASSED test_slot.py::test_inner[[]default[]]"])
+    result.stdout.fnmatch_lines([
+        "FAILED test_slot.py::test_inner[[]fusion_off[]] *: first failing op fc1/MatMul (max_abs *"])
+    for mode in ("default", "fusion_off"):
+        assert (f"test_slot.py::test_unknown_slot[{mode}]: ignore entry 'relu1:output:7' is not "
+                f"an op of model 'passing_mlp'; closest: 'relu1:output:0'") in out
+    assert "names only ops never compared here" not in out
+
+
+SINGLE_MODE = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy({settings})
+def test_single(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+'''
+
+INNER_REFUSED = (
+    "per_op entry 'fc1/MatMul:output:0' names only ops never compared here (fc1/MatMul): "
+    "inside fused ops, whose member tensors the device never dumps; name it 'fc1/MatMul' "
+    "(without the slot) to judge the fused op that holds it, or list a mode without fusion "
+    "(\"fusion_off\") in modes= to judge the member's own tensor there")
+
+
+def test_a_member_tensor_no_mode_dumps_is_refused_and_both_fixes_work_pasted(pytester,
+                                                                           models_dir):
+    pytester.makepyfile(test_single=SINGLE_MODE.format(
+        settings='per_op={"fc1/MatMul:output:0": 0.9}'))
+    refused = pytester.runpytest("-p", "no:cacheprovider")
+    refused.assert_outcomes(failed=1)
+    assert INNER_REFUSED in refused.stdout.str()
+    for pasted in ('per_op={"fc1/MatMul": 0.9}',
+                   'per_op={"fc1/MatMul:output:0": 0.9}, modes=["default", "fusion_off"]'):
+        pytester.makepyfile(test_single=SINGLE_MODE.format(settings=pasted))
+        result = pytester.runpytest("-p", "no:cacheprovider")
+        result.assert_outcomes(passed=1 if "modes" not in pasted else 2)
