@@ -49,7 +49,8 @@ def test_a_members_output_slot_applies_in_fusing_and_non_fusing_modes(pytester, 
     result.stdout.fnmatch_lines([
         "FAILED test_slot.py::test_per_op[[]default[]] *: first failing op fc1/MatMulrelu1 "
         "(max_abs * > 0)",
-        "FAILED test_slot.py::test_per_op[[]fusion_off[]] *: first failing op relu1 (max_abs * > 0)"])
+        "FAILED test_slot.py::test_per_op[[]fusion_off[]] *: first failing op relu1 "
+        "(max_abs * > 0)"])
     assert out.count("(per_op 'relu1:output:0')") == 2
     # ignored in both modes (per_op "relu1" alone fails that tensor in both)
     result.stdout.fnmatch_lines(["PASSED test_slot.py::test_ignore[[]default[]]",
@@ -57,7 +58,8 @@ def test_a_members_output_slot_applies_in_fusing_and_non_fusing_modes(pytester, 
     # a member inside the fused op: nothing to judge in default, its own tensor in fusion_off
     result.stdout.fnmatch_lines(["PASSED test_slot.py::test_inner[[]default[]]"])
     result.stdout.fnmatch_lines([
-        "FAILED test_slot.py::test_inner[[]fusion_off[]] *: first failing op fc1/MatMul (max_abs *"])
+        "FAILED test_slot.py::test_inner[[]fusion_off[]] *: first failing op fc1/MatMul "
+        "(max_abs *"])
     for mode in ("default", "fusion_off"):
         assert (f"test_slot.py::test_unknown_slot[{mode}]: ignore entry 'relu1:output:7' is not "
                 f"an op of model 'passing_mlp'; closest: 'relu1:output:0'") in out
@@ -84,8 +86,8 @@ INNER_REFUSED = (
     "(\"fusion_off\") in modes= to judge the member's own tensor there")
 
 
-def test_a_member_tensor_no_mode_dumps_is_refused_and_both_fixes_work_pasted(pytester,
-                                                                           models_dir):
+def test_a_member_tensor_no_mode_dumps_is_refused_and_both_fixes_work_pasted(
+        pytester, models_dir):
     pytester.makepyfile(test_single=SINGLE_MODE.format(
         settings='per_op={"fc1/MatMul:output:0": 0.9}'))
     refused = pytester.runpytest("-p", "no:cacheprovider")
