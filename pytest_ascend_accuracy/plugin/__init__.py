@@ -297,10 +297,11 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Rewrite stored goldens of failed tests under --accuracy-regen; show failures as a block;
-    remove the dumps of passed tests."""
+    remove the dumps of passed tests; give the teardown report (JUnit's) one verdict."""
     outcome = yield
     report = outcome.get_result()
-    if report.failed and item.get_closest_marker("accuracy") is not None:
+    marked = item.get_closest_marker("accuracy") is not None
+    if report.failed and marked:
         # for the summary's tests without a check verdict (xdist sends a report's attributes;
         # its keywords hold every parent's name too: a folder named accuracy/ matched them)
         from .setup_checks import error_first_line
@@ -313,27 +314,36 @@ def pytest_runtest_makereport(item, call):
     try:
         _makereport(item, call, report)
     finally:
-        if report.failed and item.get_closest_marker("accuracy") is not None:
-            _no_verdict_properties(item, report)
+        if report.when == "setup" and _FAILED_WHY in item.stash:  # a rerun: its own outcome
+            del item.stash[_FAILED_WHY]
+        if report.failed and _FAILED_WHY not in item.stash:
+            item.stash[_FAILED_WHY] = _failure_line(report)
+        if report.when == "teardown":
+            _one_verdict_properties(item, report, marked)
 
 
-def _no_verdict_properties(item, report) -> None:
-    """A marked test that failed with no check verdict: JUnit says the accuracy test failed,
-    and why, from its final failure text (a dashboard that reads ``accuracy_passed`` saw
-    nothing of it, where the terminal section listed it). A failed pre-processing or dataset
-    check is a verdict: its reason is its own, without "no check verdict"."""
-    if any(name == "accuracy_passed" for name, _ in report.user_properties):
-        return
+#: the first line of the test's first failed phase (the JUnit reason of a failure no check made)
+_FAILED_WHY = pytest.StashKey[str]()
+
+
+def _failure_line(report) -> str:
     from .terminal_report import WHY, first_line
 
-    why = getattr(report, WHY, None) or first_line(report.longrepr) or f"failed in {report.when}"
-    props = report.user_properties
-    if ("preprocessing_passed", "false") not in props and ("dataset_passed", "false") not in props:
-        why = f"no check verdict: {why}"
-    for prop in (("accuracy_passed", "false"), ("accuracy_first_failing_reason", why)):
-        report.user_properties.append(prop)
-        if report.user_properties is not item.user_properties:
-            item.user_properties.append(prop)
+    return getattr(report, WHY, None) or first_line(report.longrepr) or f"failed in {report.when}"
+
+
+def _one_verdict_properties(item, report, marked: bool) -> None:
+    """The test's ``accuracy_*`` JUnit properties as one verdict agreeing with its outcome
+    (``junit_verdict``): written from the teardown report, which junitxml (and xdist) reads. A
+    marked test that failed with no check verdict says so, and why, from its final failure
+    text (a dashboard that reads ``accuracy_passed`` saw nothing of it, where the terminal
+    section listed it); a failed pre-processing or dataset check is a verdict: its reason is
+    its own, without "no check verdict"."""
+    from .junit_verdict import one_verdict
+
+    props = one_verdict(item.user_properties, item.stash.get(_FAILED_WHY, None), marked)
+    item.user_properties[:] = props
+    report.user_properties = list(props)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own teardown of the test's fixtures

@@ -329,7 +329,7 @@ def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=
     passed (``accuracy_passed=false``, ``accuracy_baseline``, the page's headline, the JSON's
     ``baseline``); the threshold verdict itself stays as judged."""
     if record_property is not None:
-        _record_properties(record_property, outcome.record, outcome.verdict.first, baseline)
+        _record_properties(record_property, outcome.record, outcome.verdict, baseline)
         if hint is not None:
             record_property("accuracy_hint", hint if isinstance(hint, str) else hint.one_line())
     if outcome.report_dir:
@@ -345,10 +345,11 @@ def _finite_or_none(value) -> Optional[float]:
     return None if math.isnan(value) else value
 
 
-def _record_properties(record_property: Callable, record: CheckRecord, first,
+def _record_properties(record_property: Callable, record: CheckRecord, verdict,
                        baseline: Optional[BaselineNote] = None) -> None:
-    from ..report.failure_text import short_reason
+    from ..report.failure_text import first_failing_reason
 
+    first = verdict.first
     passed = record.passed and (baseline is None or baseline.passed)
     record_property("accuracy_model", record.model)
     record_property("accuracy_mode", record.mode)
@@ -362,8 +363,10 @@ def _record_properties(record_property: Callable, record: CheckRecord, first,
         value = _finite_or_none(first.value)
         if value is not None:  # an op not compared (or NaN) has no value: its reason says why
             record_property(f"accuracy_first_failing_{record.metric}", f"{value:.6f}")
-        if first.would_pass is None:  # not "value < threshold": scale guard, NaN/Inf, ...
-            record_property("accuracy_first_failing_reason", short_reason(first))
+        # not "value < threshold" alone: scale guard (with the threshold too), NaN/Inf, ...
+        reason = first_failing_reason(first, verdict.policy)
+        if reason:
+            record_property("accuracy_first_failing_reason", reason)
 
 
 def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:

@@ -84,15 +84,33 @@ def _metric_line(f: Failure, policy=None, cli: bool = False) -> str:
     return f"{shown} (threshold that would pass: {_num(f.would_pass)})"
 
 
+def _fails_guard_too(f: Failure, policy) -> bool:
+    """Whether ``f``, a failure of its threshold, fails the scale guard as well."""
+    m = f.row.metrics
+    return not (policy is None or f.would_pass is None or f.threshold is not policy.default
+                or m is None or m.golden_zero or not policy.off_scale(m.norm_ratio))
+
+
+def first_failing_reason(f: Failure, policy=None) -> str:
+    """What fails ``f`` beyond "value < threshold" (JUnit's ``accuracy_first_failing_reason``):
+    its own reason (scale guard, NaN/Inf, not compared), or the threshold and the scale guard
+    where both fail it (a dashboard saw no reason); else ""."""
+    if f.would_pass is None:
+        return short_reason(f)
+    if not _fails_guard_too(f, policy):
+        return ""
+    t = policy.scale_tolerance
+    return (f"{short_reason(f)} and the scale guard: L2 norm {f.row.metrics.norm_ratio:.4g}x the "
+            f"golden's, outside {1 / t:.3g}-{t:g}x")
+
+
 def _scale_guard_too(f: Failure, policy, cli: bool) -> str:
     """Where lowering the default threshold to ``f.would_pass`` leaves ``f``'s row failing the
     scale guard (judged only under the default threshold), what passes it: the threshold with
     a wider ``scale_tolerance``, or None; else "". (The threshold alone, pasted, still failed.)"""
-    m = f.row.metrics
-    if (policy is None or f.threshold is not policy.default or m is None or m.golden_zero
-            or not policy.off_scale(m.norm_ratio)):
+    if not _fails_guard_too(f, policy):
         return ""
-    r = m.norm_ratio
+    r = f.row.metrics.norm_ratio
     t = policy.scale_tolerance
     need = max(r, 1.0 / r) if 0.0 < r < math.inf else math.inf
     wider = ""

@@ -45,8 +45,9 @@ def pytest_runtest_logreport(report):
 """
 
 CHECK = ["accuracy_model", "accuracy_mode", "accuracy_passed", "accuracy_coverage"]
+#: (norm fails its threshold and the scale guard: both are its reason)
 FAILED_CHECK = CHECK + ["accuracy_first_failing_op", "accuracy_first_failing_cosine",
-                        "accuracy_hint"]
+                        "accuracy_first_failing_reason", "accuracy_hint"]
 DATASET = ["dataset_metric", "dataset_reference", "dataset_device", "dataset_drop",
            "dataset_max_drop", "dataset_samples", "dataset_flipped", "dataset_passed"]
 #: property names of each test case (the YAML item records as the Python test does)
