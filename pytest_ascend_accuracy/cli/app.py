@@ -193,7 +193,12 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         # did before it)
         types = {r.golden_name: r.op_type for r in result.rows if r.golden_name and r.op_type}
         ranges = failing_ops_past_fp16(golden, verdict, result.rows, op_types=types)
-    hint = None if verdict.passed else default_hint(verdict, ranges, result, cli=True)  # = HTML
+    hint = None
+    if not verdict.passed:  # (the HTML report shows it too)
+        from .integer_hint import integer_hint
+
+        hint = (integer_hint(verdict, ranges, result, golden)
+                or default_hint(verdict, ranges, result, cli=True))
     if args.json:
         write_json(result, args.json, verdict)
     if args.html:

@@ -71,10 +71,11 @@ from pytest_ascend_accuracy import accuracy
 from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
 M = "models/passing_mlp.onnx"
-
+'''
+TEST = '''
 
 @accuracy({settings})
-def test_single(ascend_model, golden_dump, check_accuracy):
+def test_{name}(ascend_model, golden_dump, check_accuracy):
     inputs = make_inputs(M)
     check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
 '''
@@ -88,13 +89,13 @@ INNER_REFUSED = (
 
 def test_a_member_tensor_no_mode_dumps_is_refused_and_both_fixes_work_pasted(
         pytester, models_dir):
-    pytester.makepyfile(test_single=SINGLE_MODE.format(
-        settings='per_op={"fc1/MatMul:output:0": 0.9}'))
+    pytester.makepyfile(test_single=SINGLE_MODE + TEST.format(
+        name="single", settings='per_op={"fc1/MatMul:output:0": 0.9}'))
     refused = pytester.runpytest("-p", "no:cacheprovider")
     refused.assert_outcomes(failed=1)
     assert INNER_REFUSED in refused.stdout.str()
-    for pasted in ('per_op={"fc1/MatMul": 0.9}',
-                   'per_op={"fc1/MatMul:output:0": 0.9}, modes=["default", "fusion_off"]'):
-        pytester.makepyfile(test_single=SINGLE_MODE.format(settings=pasted))
-        result = pytester.runpytest("-p", "no:cacheprovider")
-        result.assert_outcomes(passed=1 if "modes" not in pasted else 2)
+    pytester.makepyfile(test_single=SINGLE_MODE + TEST.format(  # each way out, pasted
+        name="op", settings='per_op={"fc1/MatMul": 0.9}') + TEST.format(
+        name="modes", settings='per_op={"fc1/MatMul:output:0": 0.9}, '
+                               'modes=["default", "fusion_off"]'))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
