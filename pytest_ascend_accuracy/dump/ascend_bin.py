@@ -33,7 +33,7 @@ from . import dtypes as dt
 from .file_span import FileSpan, SpanLoader
 from .model import OpRecord, TensorRef
 from .nano import parse_nano
-from .proto import (MAX_DIMS, DumpData, OpInput, OpOutput, OriginalOp, ProtoDecodeError,
+from .proto import (MAX_DIMS, DumpData, OpAttr, OpInput, OpOutput, OriginalOp, ProtoDecodeError,
                     Shape, Span)
 
 VERSION = "2.0"
@@ -366,12 +366,13 @@ def _raw_bytes(arr: np.ndarray):
 
 def write_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
                     outputs: Sequence[DumpTensor] = (), *, dump_time: int = 0,
-                    version: int = 2, atomic: bool = True) -> Path:
+                    version: int = 2, atomic: bool = True, attrs=()) -> Path:
     """Write one dump file: atomically (a hidden temp file renamed into place), or with
     ``atomic=False`` straight under its name, created exclusively (for a directory no one else
     reads or writes while it is filled: a run's own fresh step directory). Either way a write
-    that fails removes what it wrote."""
-    return _write(path, op_name, inputs, outputs, dump_time, version, atomic, False)[0]
+    that fails removes what it wrote. ``attrs``: (name, value) strings of ``DumpData.attr``."""
+    return _write(path, op_name, inputs, outputs, dump_time, version, atomic, False,
+                  attrs=attrs)[0]
 
 
 def write_parsed_dump_file(path, op_name: str, inputs: Sequence[DumpTensor] = (),
@@ -429,8 +430,8 @@ def _varints_hold(message) -> bool:
 
 
 def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[DumpTensor],
-           dump_time: int, version: int, atomic: bool, want_parsed: bool, fd: Optional[int] = None
-           ) -> Tuple[Path, Optional[WrittenDump]]:
+           dump_time: int, version: int, atomic: bool, want_parsed: bool, fd: Optional[int] = None,
+           attrs=()) -> Tuple[Path, Optional[WrittenDump]]:
     path = Path(path)
     header, raw, st = None, b"", None  # (header and raw: format 2.0's)
     tmp = path.with_name(f".{path.name[:200]}.{os.getpid()}.tmp") if atomic else path
@@ -459,7 +460,8 @@ def _write(path, op_name: str, inputs: Sequence[DumpTensor], outputs: Sequence[D
                 f.write(header.encode())
             else:
                 header = DumpData(version=VERSION, dump_time=dump_time, op_name=op_name,
-                                  input=tuple(m for m, _ in ins), output=tuple(m for m, _ in outs))
+                                  input=tuple(m for m, _ in ins), output=tuple(m for m, _ in outs),
+                                  attr=tuple(OpAttr(str(k), str(v)) for k, v in attrs))
                 raw = header.encode()
                 f.write(struct.pack("<Q", len(raw)) + raw)  # one write for length and header
                 for arr, pad in zip(arrays, pads):

@@ -84,8 +84,8 @@ class DumpFileName:
     @property
     def base_op_name(self) -> str:
         """The op name with the FFTS+ partition prefix stripped. A manual-split slice keeps its
-        ``_lxsliceN`` suffix: slices are parts of one tensor (msaccucmp merges them; this
-        package does not), and stripping it would make one slice stand in for the whole op."""
+        ``_lxsliceN`` suffix: slices are parts of one tensor, joined by ``ffts_slices``, and
+        stripping it here would make one slice stand in for the whole op."""
         return strip_partition(self.op_name, slices=False)
 
 

@@ -7,7 +7,9 @@
 
 Op names are the header's ``op_name`` (the real name) when present, else the file name's op part
 with FFTS+ partition prefixes stripped. An op dumped several times (same name, several
-timestamps) keeps its last dump, as msaccucmp does; ``meta['repeated']`` counts them.
+timestamps) keeps its last dump, as msaccucmp does; ``meta['repeated']`` counts them. The
+slices of an FFTS+ manual-split op (``conv1_lxslice0``, ``conv1_lxslice1``) are joined into one op
+``conv1`` (``ffts_slices``; ``meta['ffts_slices_joined']`` lists their files).
 With an om json, ops are ordered as the om json runs them and get their fused
 ``original_names`` and output origins from it (``om_pairing`` decides which origins to believe);
 the dumps of its sub-graph models (``{ts}/{device}/{sub-graph name}/...``) are merged in, so no
@@ -24,7 +26,8 @@ from .ascend_bin import WrittenDump, op_record, parse_dump_file, read_dump_file,
 from .device_formats import nc1hwc0_ambiguous
 from .discovery import (NOT_A_DUMP_JSON, choose_leaf, describe_leaf, is_json_file,
                         scan_dump_files, sub_model_leaves)
-from .layout import parse_file_name, read_mapping, strip_partition
+from .ffts_slices import join_sliced_ops
+from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
 from .npy_dir import has_npy_dump, read_npy_dir
 from .npy_index import packed_dir_index, read_indexed_dir
@@ -100,29 +103,6 @@ def _read_single_file(p: Path) -> DumpSet:
     return DumpSet([op], kind="ascend", root=str(p))
 
 
-def _refuse_slices(names, where) -> None:
-    """FFTS+ manual-split dumps (``conv1_lxslice0``, ``conv1_lxslice1``): each file holds a
-    part of the op's output, which msaccucmp joins along the cut axis the dump records
-    (``dump_parse/ffts_parser.py``). This package does not join them; compared one by one they
-    would fail a correct device, or be taken for another model's ops: refused, saying so."""
-    sliced: Dict[str, List[str]] = {}
-    for name in names:
-        base = strip_partition(name)
-        if base != strip_partition(name, slices=False):
-            sliced.setdefault(base, []).append(name)
-    # a split has two parts at least: one name alone is an op's own (a Relu named
-    # feat_lxslice1), as msaccucmp takes a single file for the whole op
-    sliced = {base: parts for base, parts in sliced.items() if len(set(parts)) > 1}
-    if sliced:
-        op, parts = next(iter(sliced.items()))
-        more = f" (and {len(sliced) - 1} more sliced op(s))" if len(sliced) > 1 else ""
-        raise DumpFormatError(where, (
-            f"FFTS+ manual-split slices of op {op!r} ({', '.join(sorted(parts)[:4])}){more}: each "
-            "holds a part of the op's output, joined along the cut axis the dump records; this "
-            "package does not join slices, so it cannot compare this dump. msaccucmp does "
-            "(python3 msaccucmp.py compare -m DUMP_DIR -g GOLDEN_DIR -f MODEL.json)"))
-
-
 def read_ascend_dir(directory, *, model_name: Optional[str] = None,
                     written: Optional[Mapping[str, WrittenDump]] = None) -> DumpSet:
     """Every dump file of one leaf directory, in timestamp order, repeated dumps collapsed.
@@ -133,15 +113,17 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None,
         why = f" (skipped: {skipped[:5]})" if skipped else ""
         raise DumpFormatError(directory, f"empty dump directory: no dump files in it{why}")
     records: List[OpRecord] = []
+    parsed_of = {}
     for e in entries:
         f = e.fields
         known = written.get(e.path.name) if written else None
         parsed = known.parsed if known is not None and known.describes(e.path) \
             else parse_dump_file(e.path)
+        parsed_of[parsed.path] = parsed
         records.append(op_record(parsed, name=f.base_op_name, op_type=f.op_type,
                                  timestamp=f.timestamp))
-    _refuse_slices([r.name for r in records], directory)
     task_of = {str(e.path): (e.fields.timestamp, e.fields.task_id) for e in entries}
+    records, joined = join_sliced_ops(records, parsed_of, task_of, directory)
     records.sort(key=lambda r: task_of[r.source])
     latest: Dict[str, OpRecord] = {}
     counts: Dict[str, int] = {}
@@ -156,6 +138,8 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None,
         meta["repeated"] = repeated
     if skipped:
         meta["skipped_files"] = skipped
+    if joined:
+        meta["ffts_slices_joined"] = joined
     info = describe_leaf(directory)
     if info.standard:
         meta.update(timestamp_dir=info.timestamp, device_id=int(info.device_id),

@@ -1,6 +1,6 @@
 """A small proto3 wire-format codec for the Ascend ``DumpData`` header (docs/formats.md §2.1).
 
-No dependency on the ``protobuf`` package: the schema is seven messages of scalars, strings,
+No dependency on the ``protobuf`` package: the schema is eight messages of scalars, strings,
 bytes and nested messages, so a table-driven codec of ~250 lines covers it. Decoding skips
 unknown fields of every wire type (newer CANN releases add fields such as ``address``), accepts
 packed and unpacked repeated scalars, and never copies a ``bytes`` field: it becomes a
@@ -19,7 +19,7 @@ unpacked repeated scalar costs a decode step too: a 2 MB header of a million rep
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, ClassVar, Dict, NamedTuple, Optional, Tuple, Union
 
 _VARINT, _FIXED64, _LEN, _SGROUP, _EGROUP, _FIXED32 = 0, 1, 2, 3, 4, 5
@@ -222,7 +222,8 @@ class Message:
                         if entries > cls.MAX_ENTRIES:
                             raise ProtoDecodeError(
                                 f"{cls.__name__} has more than {cls.MAX_ENTRIES:,} tensor entries "
-                                f"(inputs, outputs, buffers and workspaces together)", tag_pos)
+                                "(inputs, outputs, buffers, workspaces and attributes "
+                                "together)", tag_pos)
                     value = sub.decode(buf, pos, pos + length, budget)
                 elif code == _C_BYTES:
                     value = Span(pos, length)
@@ -402,6 +403,33 @@ class Workspace(Message):
 
 
 @dataclass(frozen=True)
+class OpAttr(Message):
+    """An op attribute the dump carries; FFTS+ slices carry ``_sgt_json_info`` (ffts_slices)."""
+
+    name: str = ""
+    value: str = ""
+    FIELDS: ClassVar = {1: ("name", "string", False), 2: ("value", "string", False)}
+
+
+class _AttrOrWorkspace:
+    """``DumpData`` field 7: an ``OpAttr`` in the current CANN schema (attr = 7, space = 8), a
+    ``Workspace`` in the older one (space = 7), told apart by their fields: an attribute holds
+    strings 1 and 2 only, a workspace a varint ``type`` (1) or ``size`` (3)."""
+
+    @classmethod
+    def decode(cls, buf, start: int = 0, end: Optional[int] = None, budget=None):
+        end = len(buf) if end is None else end
+        pos = start
+        while pos < end:
+            tag, pos = read_varint(buf, pos, end)
+            number, wire = tag >> 3, tag & 7
+            if number not in (1, 2) or wire != _LEN:
+                return Workspace.decode(buf, start, end, budget)
+            pos = _skip(buf, pos, end, wire, number)
+        return OpAttr.decode(buf, start, end, budget)
+
+
+@dataclass(frozen=True)
 class DumpData(Message):
     version: str = ""
     dump_time: int = 0
@@ -410,15 +438,26 @@ class DumpData(Message):
     buffer: Tuple[OpBuffer, ...] = ()
     op_name: str = ""
     space: Tuple[Workspace, ...] = ()
+    attr: Tuple[OpAttr, ...] = ()
     FIELDS: ClassVar = {1: ("version", "string", False), 2: ("dump_time", "uint", False),
                         3: ("output", OpOutput, True), 4: ("input", OpInput, True),
                         5: ("buffer", OpBuffer, True), 6: ("op_name", "string", False),
-                        7: ("space", Workspace, True)}
+                        7: ("attr", _AttrOrWorkspace, True), 8: ("space", Workspace, True)}
     MAX_ENTRIES: ClassVar = MAX_TENSORS
+
+    @classmethod
+    def decode(cls, buf, start: int = 0, end: Optional[int] = None, budget=None):
+        """``Message.decode``; workspaces of the older schema's field 7 join ``space``."""
+        msg = super().decode(buf, start, end, budget)
+        older = tuple(a for a in msg.attr if isinstance(a, Workspace))
+        if not older:
+            return msg
+        return replace(msg, attr=tuple(a for a in msg.attr if isinstance(a, OpAttr)),
+                       space=older + msg.space)
 
 
 def _check_schema() -> None:
-    for cls in (Shape, OriginalOp, OpOutput, OpInput, OpBuffer, Workspace, DumpData):
+    for cls in (Shape, OriginalOp, OpOutput, OpInput, OpBuffer, Workspace, OpAttr, DumpData):
         names = {f.name for f in fields(cls)}
         for attr, kind, _ in cls.FIELDS.values():
             assert attr in names, (cls, attr)
@@ -428,4 +467,4 @@ def _check_schema() -> None:
 _check_schema()
 
 __all__ = ["ProtoDecodeError", "Span", "Message", "Shape", "OriginalOp", "OpOutput", "OpInput",
-           "OpBuffer", "Workspace", "DumpData", "read_varint", "encode_varint"]
+           "OpBuffer", "Workspace", "OpAttr", "DumpData", "read_varint", "encode_varint"]
