@@ -1,14 +1,18 @@
 """Read an ATC ``--insert_op_conf`` AIPP file with its real syntax, and write a corrected copy.
 
 The file is protobuf text format for CANN's ``InsertNewOps`` message (``insert_op.proto``):
-one or more ``aipp_op { key: value ... }`` blocks, ``#`` comments, one block per model input
+one or more ``aipp_op { key: value ... }`` blocks (or ``aipp_op < ... >``, or a list
+``aipp_op: [{...}, {...}]``, as TextFormat allows), ``#`` comments, one block per model input
 chosen by ``related_input_rank`` (ATC guide, "Static AIPP" and "Configuration File Template":
 hiascend.com ... devaids/atc/atctool_0020.html, atlasatc_16_0025.html). Key names, kinds and
-defaults are in :mod:`.keys`.
+defaults are in :mod:`.keys`; tokens and how a value is read (quoted only for strings, octal
+``010``, int32/uint32 ranges) in :mod:`.textformat`.
 
 Everything the emulator cannot apply faithfully is a :class:`ConfigError` naming the file, the
-line and the key: unknown keys (with the closest real names), values of the wrong kind, a key
-given twice in one block (ATC: "can not be configed repeatedly"), dynamic AIPP, input formats
+line and the key: unknown keys (with the closest real names), values of the wrong kind (a
+quoted enum, bool or number included: TextFormat refuses them), a key given twice in one block
+(TextFormat refuses a second value of a non-repeated field; GE one of a repeated field: "can
+not be configed repeatedly"), dynamic AIPP, input formats
 other than YUV420SP_U8 / RGB888_U8 / XRGB8888_U8 / YUV400_U8, resize, rotation and single-line
 mode, CSC to gray (one channel) or on YUV400_U8, crop windows outside the source image, odd crop
 offsets/sizes for YUV420SP_U8.
@@ -16,25 +20,18 @@ offsets/sizes for YUV420SP_U8.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError
-from .keys import DEFAULTS, ENUMS, KEY_KINDS, REGISTER_RANGES, RGB2YUV_DEFAULTS, SUPPORTED_FORMATS
+from .keys import (DEFAULTS, ENUMS, KEY_KINDS, REGISTER_RANGES, REPEATED_KEYS, RGB2YUV_DEFAULTS,
+                   SUPPORTED_FORMATS, UINT32_KEYS)
+from .textformat import BOOL_WORDS, Tok, parse_float, parse_int, tokens, unquoted_hint
 
-_TOKEN = re.compile(r'\s*(?:(#[^\n]*)|([{}:;,])|("(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\')|([A-Za-z0-9_.+\-]+)|(\S))')
 _FP16_MAX = 65504.0
-
-
-@dataclass
-class _Tok:
-    text: str
-    kind: str  # "punct", "word", "str"
-    line: int
-    start: int
-    end: int
 
 
 @dataclass
@@ -162,7 +159,7 @@ def read_aipp_config(path) -> AippConfig:
 
 def parse_aipp_config(text: str, path: str = "<aipp>") -> AippConfig:
     """Parse AIPP file text (see the module docstring for what is an error)."""
-    toks = _tokens(text, path)
+    toks = tokens(text, path)
     cfg = AippConfig(path=path, text=text)
     i = 0
     while i < len(toks):
@@ -170,15 +167,18 @@ def parse_aipp_config(text: str, path: str = "<aipp>") -> AippConfig:
         if t.kind != "word" or t.text != "aipp_op":
             hint = _closest(t.text, ["aipp_op"]) if t.kind == "word" else ""
             raise ConfigError(f"{path}:{t.line}", f"expected an 'aipp_op {{ ... }}' block, found "
-                              f"{t.text!r}{hint}")
+                                                  f"{t.text!r}{hint}")
         i += 1
         if i < len(toks) and toks[i].text == ":":
             i += 1
-        if i >= len(toks) or toks[i].text != "{":
-            raise ConfigError(f"{path}:{t.line}", "aipp_op: expected '{' after aipp_op")
-        op, i = _block(toks, i + 1, path, t.line)
+        if i < len(toks) and toks[i].text == "[" and toks[i].kind == "punct":
+            i = _block_list(toks, i + 1, path, t.line, cfg.ops)  # aipp_op: [{...}, {...}]
+        else:
+            if i >= len(toks) or toks[i].text not in _CLOSE or toks[i].kind != "punct":
+                raise ConfigError(f"{path}:{t.line}", "aipp_op: expected '{' after aipp_op")
+            op, i = _block(toks, i + 1, path, t.line, _CLOSE[toks[i].text])
+            cfg.ops.append(op)
         i = _skip_separator(toks, i)
-        cfg.ops.append(op)
     if not cfg.ops:
         raise ConfigError(path, "no aipp_op block in the file")
     ranks: Dict[int, AippOp] = {}
@@ -191,37 +191,37 @@ def parse_aipp_config(text: str, path: str = "<aipp>") -> AippConfig:
     return cfg
 
 
-def _tokens(text: str, path: str) -> List[_Tok]:
-    out: List[_Tok] = []
-    pos, line, last = 0, 1, 0
-    while True:
-        m = _TOKEN.match(text, pos)
-        if m is None or m.lastindex is None:  # only whitespace is left
-            break
-        start, end = m.start(m.lastindex), m.end(m.lastindex)
-        line += text.count("\n", last, start)
-        last = start
-        if m.group(2):
-            out.append(_Tok(m.group(2), "punct", line, start, end))
-        elif m.group(3):
-            out.append(_Tok(m.group(3)[1:-1], "str", line, start, end))
-        elif m.group(4):
-            out.append(_Tok(m.group(4), "word", line, start, end))
-        elif m.group(5):
-            raise ConfigError(f"{path}:{line}", f"unexpected character {m.group(5)!r}")
-        pos = end
-    return out
+#: a message's opening brace -> its closing one (TextFormat takes ``{ }`` and ``< >``)
+_CLOSE = {"{": "}", "<": ">"}
 
 
-def _block(toks: List[_Tok], i: int, path: str, start_line: int):
+def _block_list(toks: List[Tok], i: int, path: str, line: int, ops: List["AippOp"]) -> int:
+    """``aipp_op: [{...}, <...>]``: TextFormat's list of messages for a repeated field."""
+    while i < len(toks) and toks[i].text != "]":
+        if toks[i].text not in _CLOSE or toks[i].kind != "punct":
+            raise ConfigError(f"{path}:{toks[i].line}", f"aipp_op: expected '{{' in the list, "
+                                                        f"found {toks[i].text!r}")
+        op, i = _block(toks, i + 1, path, toks[i].line, _CLOSE[toks[i].text])
+        ops.append(op)
+        if i < len(toks) and toks[i].text == ",":
+            i += 1
+        elif i < len(toks) and toks[i].text != "]":
+            raise ConfigError(f"{path}:{toks[i].line}", "aipp_op: expected ',' or ']' in the list")
+    if i >= len(toks):
+        raise ConfigError(f"{path}:{line}", "aipp_op: the list is not closed with ']'")
+    return i + 1
+
+
+def _block(toks: List[Tok], i: int, path: str, start_line: int, close: str = "}"):
     values: Dict[str, object] = {}
     lines: Dict[str, int] = {}
     spans: Dict[str, Tuple[int, int]] = {}
     while True:
         if i >= len(toks):
-            raise ConfigError(f"{path}:{start_line}", "aipp_op: block is not closed with '}'")
+            raise ConfigError(f"{path}:{start_line}",
+                              f"aipp_op: block is not closed with '{close}'")
         t = toks[i]
-        if t.text == "}" and t.kind == "punct":
+        if t.text == close and t.kind == "punct":
             return AippOp(path, values, lines, spans, start_line, t.start), i + 1
         where = f"{path}:{t.line}"
         if t.kind != "word":
@@ -229,24 +229,68 @@ def _block(toks: List[_Tok], i: int, path: str, start_line: int):
         key = t.text
         if key not in KEY_KINDS:
             raise ConfigError(where, f"{key}: unknown AIPP key{_closest(key, KEY_KINDS)}")
-        if i + 1 < len(toks) and toks[i + 1].text == "{":
+        if i + 1 < len(toks) and toks[i + 1].text in _CLOSE:
             raise ConfigError(where, f"{key}: expected 'key: value', found a nested block")
         if i + 2 >= len(toks) or toks[i + 1].text != ":":
             raise ConfigError(where, f"{key}: expected ':' and a value after the key")
-        v = toks[i + 2]
-        if v.kind == "punct":
-            raise ConfigError(where, f"{key}: missing value")
-        if key in values:
-            raise ConfigError(where, f"{key}: given twice in one aipp_op block "
-                                     f"(first on line {lines[key]})")
-        values[key] = _convert(key, v, path)
-        lines[key] = v.line
-        spans[key] = (v.start - (1 if v.kind == "str" else 0), v.end + (1 if v.kind == "str" else 0))
-        i += 3
+        given, i = _values(key, toks, i + 2, where)
+        for v in given:
+            if key == "input_edge_idx" and key in values:
+                continue  # several edges are allowed; the key is refused as not emulated
+            if key in values and (key in REPEATED_KEYS or not _proto_default(values[key])):
+                first = f"first on line {lines[key]}"
+                raise ConfigError(f"{path}:{v.line}", (
+                    f"{key}: given twice in one aipp_op block ({first}; GE refuses it: \"The "
+                    f"parameter {key} can not be configed repeatedly\")" if key in REPEATED_KEYS
+                    else f"{key}: given twice in one aipp_op block ({first}; protobuf text "
+                         f"format refuses a second value of a non-repeated field)"))
+            values[key] = _convert(key, v, path)
+            lines[key] = v.line
+            spans[key] = v.span
         i = _skip_separator(toks, i)
 
 
-def _skip_separator(toks: List[_Tok], i: int) -> int:
+def _proto_default(value) -> bool:
+    """A proto3 scalar at its default (0, false, +0.0) is 'not set' to TextFormat: a second
+    value of that key replaces it (the parser refuses a second value only of a field it has
+    set: C++ ``HasField``)."""
+    if isinstance(value, float):
+        return value == 0.0 and math.copysign(1.0, value) > 0
+    return value is False or value == 0
+
+
+def _values(key: str, toks: List[Tok], i: int, where: str):
+    """The value tokens after ``key:`` (a repeated field may list them: ``key: [v, ...]``) and
+    where the field ends."""
+    v = toks[i]
+    if v.kind == "punct" and v.text == "[" and key in REPEATED_KEYS:
+        given, i = [], i + 1
+        while i < len(toks) and toks[i].text != "]":
+            if toks[i].kind == "punct":
+                raise ConfigError(where, f"{key}: expected a value in the list, "
+                                         f"found {toks[i].text!r}")
+            given.append(toks[i])
+            i += 1
+            if i < len(toks) and toks[i].text == ",":
+                i += 1
+                if i < len(toks) and toks[i].text == "]":
+                    raise ConfigError(where, f"{key}: a value is missing after the last ','")
+            elif i < len(toks) and toks[i].text != "]":
+                raise ConfigError(where, f"{key}: expected ',' or ']' in the list")
+        if i >= len(toks):
+            raise ConfigError(where, f"{key}: the list is not closed with ']'")
+        return given, i + 1
+    if v.kind == "punct":
+        if v.text == "[":
+            one = (f": {key}: {toks[i + 1].text}" if i + 2 < len(toks)
+                   and toks[i + 1].kind == "word" and toks[i + 2].text == "]" else "")
+            raise ConfigError(where, f"{key}: not a repeated field, so protobuf text format "
+                                     f"refuses a [list]: give one value without brackets{one}")
+        raise ConfigError(where, f"{key}: missing value")
+    return [v], i + 1
+
+
+def _skip_separator(toks: List[Tok], i: int) -> int:
     """Protobuf text format lets a field end with ``;`` or ``,`` (TextFormat's parser consumes
     either after a field), so ``aipp_mode: static;`` is a valid line for ATC."""
     if i < len(toks) and toks[i].kind == "punct" and toks[i].text in (";", ","):
@@ -254,42 +298,51 @@ def _skip_separator(toks: List[_Tok], i: int) -> int:
     return i
 
 
-def _convert(key: str, tok: _Tok, path: str):
+def _convert(key: str, tok: Tok, path: str):
+    """A value token as TextFormat reads it into the key's field (:mod:`.textformat`)."""
     kind = KEY_KINDS[key]
     s = tok.text
     where = f"{path}:{tok.line}"
+    choices = ENUMS[kind[5:]] if kind.startswith("enum:") else ()
+    if kind == "str":
+        if tok.kind != "str":
+            raise ConfigError(where, f"{key}: a string is quoted in protobuf text format: "
+                                     f"{key}: \"{s}\"")
+        return s
+    if tok.kind == "str":
+        raise ConfigError(where, unquoted_hint(key, tok, kind, choices))
     if kind == "bool":  # exactly what protobuf's TextFormat parser takes for a bool
-        if s in ("true", "True", "t", "1"):
-            return True
-        if s in ("false", "False", "f", "0"):
-            return False
+        if s in BOOL_WORDS:
+            return BOOL_WORDS[s]
         raise ConfigError(where, f"{key}: expected true or false (protobuf text format takes "
                                  f"true, True, t, 1 or false, False, f, 0), found {s!r}")
     if kind == "int":
         try:
-            return int(s, 0) if not re.fullmatch(r"[+-]?0\d+", s) else int(s, 10)
-        except ValueError:
+            value = parse_int(s, "uint32" if key in UINT32_KEYS else "int32")
+        except ValueError as exc:
+            raise ConfigError(where, f"{key}: {exc}") from None
+        if value is None:
             raise ConfigError(where, f"{key}: expected an integer, found {s!r}"
-                                     f"{_split_mean_hint(key, s)}") from None
+                                     f"{_split_mean_hint(key, s)}")
+        return value
     if kind == "float":
-        try:
-            value = float(s)
-        except ValueError:
-            raise ConfigError(where, f"{key}: expected a number, found {s!r}") from None
+        value = parse_float(s)
+        if value is None:
+            raise ConfigError(where, f"{key}: expected a number, found {s!r}")
         if value != value or abs(value) == float("inf"):
             raise ConfigError(where, f"{key}: expected a finite number, found {s!r}")
         return value
-    if kind.startswith("enum:"):
-        choices = ENUMS[kind[5:]]
-        if s in choices:
-            return s
-        if tok.kind == "word" and re.fullmatch(r"\d+", s) and 1 <= int(s) <= len(choices):
-            return choices[int(s) - 1]  # TextFormat takes an enum's number too (proto order)
-        numbered = ", ".join(f"{name} ({n})" for n, name in enumerate(choices, 1))
-        same = [c for c in choices if c.lower() == s.lower()]  # enum names are case-sensitive
-        hint = f" (did you mean {same[0]}?)" if same else _closest(s, choices)
-        raise ConfigError(where, f"{key}: {s!r} is not one of {numbered}{hint}")
-    return s
+    if s in choices:
+        return s
+    number = parse_int(s, "int32") if re.fullmatch(r"-?(0|[1-9]\d*|0[xX][0-9a-fA-F]+)", s) else None
+    if number is not None and 1 <= number <= len(choices):
+        return choices[number - 1]  # TextFormat takes an enum's number too (proto order)
+    numbered = ", ".join(f"{name} ({n})" for n, name in enumerate(choices, 1))
+    unset = (f" ({s} is insert_op.proto's 'not set' value 0, which GE refuses for {key})"
+             if number == 0 or s.lower() == "undefined" else "")
+    same = [c for c in choices if c.lower() == s.lower()]  # enum names are case-sensitive
+    hint = f" (did you mean {same[0]}?)" if same else _closest(s, choices)
+    raise ConfigError(where, f"{key}: {s!r} is not one of {numbered}{unset or hint}")
 
 
 def _split_mean_hint(key: str, s: str) -> str:

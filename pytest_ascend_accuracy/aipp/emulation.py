@@ -12,14 +12,16 @@ device dump shows it.
 The image after AIPP must be what the model is fed (ATC guide, atlasatc_16_0023: its size is
 the model input's, ``--input_shape``): given the model, :func:`conversion_aipp` refuses a block
 whose output channels, height or width (from ``src_image_size``, the crop and the padding)
-differ from its input's, naming the file, line and key. Errors while running name the file the
-model was converted with, not the cache entry's copy: :func:`conversion_aipp` records, for this
-process, the path each file content came from.
+differ from its input's, naming the file, line and key. A block that leaves the output size to
+the images (no ``src_image_size_w/h``) is checked at each run instead: images that AIPP makes
+another size than the model input are an error naming the file and the keys to add. Errors while
+running name the file the model was converted with (``source``: the backend keeps it per
+converted model, since two files of one content share a cache entry), else the entry's copy.
 """
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -28,9 +30,7 @@ import numpy as np
 from ..errors import ConfigError
 from .apply import apply_aipp
 from .config import AippOp, parse_aipp_config, read_aipp_config
-
-#: sha256 of an AIPP file's text -> the path a conversion in this process read it from
-_SOURCES: Dict[str, str] = {}
+from .image_size import check_output_size
 
 #: the AIPP file as stored in a converted model's cache entry
 AIPP_FILE = "aipp.cfg"
@@ -55,9 +55,7 @@ def conversion_aipp(options: Mapping[str, str], model=None,
     cfg = read_aipp_config(path)
     if model is not None:
         check_model_inputs(cfg.ops, _declared_inputs(model, input_shape))
-    digest = hashlib.sha256(cfg.text.encode("utf-8")).hexdigest()
-    _SOURCES[digest] = str(path)
-    return cfg.text, digest
+    return cfg.text, hashlib.sha256(cfg.text.encode("utf-8")).hexdigest()
 
 
 def _declared_inputs(model, input_shape) -> List[Tuple[str, Optional[Tuple[Optional[int], ...]]]]:
@@ -162,44 +160,56 @@ def aipp_om_ops(text: str, model_inputs: Sequence[str], where: str = AIPP_FILE) 
 
 @dataclass
 class AippInputs:
-    """The AIPP blocks of a converted model, by input name."""
+    """The AIPP blocks of a converted model, by input name, and the model inputs' declared dims
+    (what the AIPP output must be; None: not declared)."""
 
     blocks: Dict[str, AippOp]
+    declared: Dict[str, Optional[Tuple[Optional[int], ...]]] = field(default_factory=dict)
 
     @staticmethod
-    def load(entry: Path, model_inputs: Sequence[str],
-             source: Optional[str] = None) -> Optional["AippInputs"]:
-        """The stored AIPP file of a cache entry (None when the model has none). Its errors
-        name ``source``, else the file this process converted that content from, else the
-        entry's copy."""
+    def load(entry: Path, model_inputs: Sequence[str], source: Optional[str] = None,
+             declared=None) -> Optional["AippInputs"]:
+        """The stored AIPP file of a cache entry (None when the model has none); its errors
+        name ``source``, else the entry's copy. ``declared``: the model (a ModelProto whose
+        graph inputs give the dims the AIPP output is held to)."""
         path = Path(entry) / AIPP_FILE
         if not path.is_file():
             return None
         text = path.read_text(encoding="utf-8")
-        where = source or _SOURCES.get(hashlib.sha256(text.encode("utf-8")).hexdigest(), str(path))
-        return AippInputs(_blocks(text, model_inputs, where))
+        dims = {}
+        if declared is not None:
+            from ..graph.onnx_graph import declared_shape, graph_inputs
 
-    def preprocess(self, inputs: Mapping[str, np.ndarray]):
+            dims = {i.name: declared_shape(i) if i.type.tensor_type.HasField("shape") else None
+                    for i in graph_inputs(declared)}
+        return AippInputs(_blocks(text, model_inputs, source or str(path)), dims)
+
+    def preprocess(self, inputs: Mapping[str, np.ndarray], source: Optional[str] = None):
         """``(model inputs, [(op name, raw, aipp output)])``: each configured raw input replaced
-        by its AIPP output (float16 values, as float32 for the float network)."""
+        by its AIPP output (float16 values, as float32 for the float network). Errors name
+        ``source`` (the file the model was converted with) when given."""
         out = dict(inputs)
         records: List[Tuple[str, np.ndarray, np.ndarray]] = []
         for name, op in self.blocks.items():
             if name not in inputs:
                 continue  # check_inputs reports the missing input
+            if source:
+                op = replace(op, path=str(source))
             raw = np.asarray(inputs[name])
             if raw.dtype != np.uint8:
                 raise ConfigError(f"inputs of the AIPP model ({op.path})",
                                   f"{name!r} must be raw uint8 images ({op.input_format}, NHWC) because "
                                   f"the AIPP file pre-processes it; got {raw.dtype} {tuple(raw.shape)}")
             result = apply_aipp(op, raw, name=name)
+            check_output_size(op, name, raw, result, self.declared.get(name))
             out[name] = result.astype(np.float32)
             records.append((aipp_op_name(name), raw, result))
         return out, records
 
 
-def preprocess(aipp: Optional[AippInputs], inputs: Mapping[str, np.ndarray]):
+def preprocess(aipp: Optional[AippInputs], inputs: Mapping[str, np.ndarray],
+               source: Optional[str] = None):
     """``AippInputs.preprocess`` when the model has AIPP, else the inputs unchanged."""
     if aipp is None:
         return inputs, []
-    return aipp.preprocess(inputs)
+    return aipp.preprocess(inputs, source)

@@ -58,9 +58,22 @@ for _i in range(4):
     KEY_KINDS[f"min_chn_{_i}"] = "float"
     KEY_KINDS[f"var_reci_chn_{_i}"] = "float"
 
+#: the uint32 fields of ``AippOpParams`` (every other integer key is int32): TextFormat refuses a
+#: value outside the field's range, a negative one here
+UINT32_KEYS = frozenset({"related_input_rank", "input_edge_idx", "max_src_image_size",
+                         "raw_rgbir_to_f16_n"})
+#: the ``repeated`` fields: TextFormat takes them twice (or as ``[v, ...]``); GE's
+#: ``AippOp::ValidateParams`` then refuses more than one value of each ("can not be configed
+#: repeatedly"); ``input_edge_idx`` may list several edges
+REPEATED_KEYS = frozenset({"input_edge_idx"} | {f"var_reci_chn_{i}" for i in range(4)}
+                          | {f"matrix_r{r}c{c}" for r in range(3) for c in range(3)}
+                          | {f"{kind}_bias_{i}" for kind in ("input", "output") for i in range(3)})
+
 #: enum names in the proto's number order from 1 (``insert_op.proto``: ``AippMode`` static = 1,
 #: dynamic = 2; ``InputFormat`` YUV420SP_U8 = 1 ... RGB24_IR = 20; 0 is ``undefined``), so a
-#: file may give the number, as protobuf's TextFormat parser allows
+#: file may give the number, as protobuf's TextFormat parser allows. Checked against graphengine's
+#: ``metadef/graph/proto/insert_op.proto`` (docs/formats.md, ATC section;
+#: ``tests/aipp/test_aipp_textformat.py`` holds the field list)
 ENUMS: Dict[str, Tuple[str, ...]] = {
     "aipp_mode": ("static", "dynamic"),
     "input_format": ("YUV420SP_U8", "XRGB8888_U8", "RGB888_U8", "YUV400_U8", "NC1HWC0DI_FP16",

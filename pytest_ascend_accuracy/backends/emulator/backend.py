@@ -167,6 +167,7 @@ class EmulatorBackend:
                               source_model=Path(model) if isinstance(model, (str, Path)) else Path(label),
                               mode=mode, key=key, model_name=label, om_json=entry / OM_JSON_FILE,
                               info={"emulator": plan_info, "overflow": self.overflow,
+                                    "insert_op_conf": options.get("insert_op_conf"),  # as given
                                     "faults": [f.describe() for f in self.faults],
                                     "cache_entry": str(entry)})
 
@@ -188,7 +189,7 @@ class EmulatorBackend:
     def outputs(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
         """``om.outputs``: one run without dumps, the plain outputs keyed by ONNX output name."""
         state = self._state(converted)
-        inputs, _ = preprocess(state.aipp, inputs)
+        inputs, _ = preprocess(state.aipp, inputs, converted.info.get("insert_op_conf"))
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         names = list(state.plan.model_outputs)
         try:
@@ -219,7 +220,7 @@ class EmulatorBackend:
                                  "dumped": False})
         state = self._state(converted)
         plan = state.plan
-        inputs, aipp_ops = preprocess(state.aipp, inputs)
+        inputs, aipp_ops = preprocess(state.aipp, inputs, converted.info.get("insert_op_conf"))
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         try:  # in segments (graph.stream): tensors come as the ops need them, never all at once
             streamed = state.segmented(plan.fetch, writing=True).run(feeds, ahead=RUN_AHEAD)
@@ -350,7 +351,7 @@ class _RunState:
         inits = WeightValues(proto, folder, wanted)  # external ones read when dumped, one at a time
         spec = onnx.ModelProto()
         spec.graph.input.extend(i for i in proto.graph.input if i.name in set(plan.model_inputs))
-        aipp = AippInputs.load(Path(converted.path).parent, plan.model_inputs)
+        aipp = AippInputs.load(Path(converted.path).parent, plan.model_inputs, declared=spec)
         return _RunState(plan, proto, spec, inits, aipp, threads, folder,
                          _saved_tensor_info(Path(converted.path).parent / TENSOR_INFO_FILE))
 
