@@ -18,6 +18,7 @@ op is dropped. Without an om json, the dump's ``OriginalOp`` fields and timestam
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
@@ -157,10 +158,12 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
     the listed ones. ``meta`` records ``npu_only_ops``, ``paired_via_producer`` {op: producer},
     ``om_inner_ops`` (intermediate ops of one framework op split in several) and
     ``om_inserted_ops`` (unmarked ops ATC inserted next to another), which ``compare.matching``
-    reads."""
+    reads, and ``paired_by_type``: the ops of a converted dump whose file names spell several
+    ops alike (``Relu.a_b.1.0``), each named by the one om op of its spelling and type."""
     position = {op.name: k for k, op in enumerate(graph.ops)}
     by_name = graph.by_name
     by_file_name = _by_file_name(graph, {op.name for op in dump.ops})
+    typed = _by_typed_file_name(graph, dump)
     pairing = pair_outputs(graph)
     listed, unlisted = [], []
     via: Dict[str, str] = {}
@@ -171,6 +174,9 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
             # a nano dump's op is named by its file name only, where "/" and "." are "_"
             # (msaccucmp finds the file from the om name the same way): the om json's name
             om = by_file_name[op.name]
+            op = dataclasses.replace(op, name=om.name)
+        if om is None and op.name in typed:  # Relu.a_b.1.0 of a converted dump: its om op
+            om = typed[op.name]
             op = dataclasses.replace(op, name=om.name)
         if om is None:
             unlisted.append(op)
@@ -206,6 +212,12 @@ def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None
     ops = [dataclasses.replace(op, order=i) for i, op in enumerate(ops)]
     meta = dict(dump.meta)
     meta["om_json"] = source or graph.name
+    if typed:
+        left = {k: v for k, v in meta.get("unpaired_ops", {}).items() if k not in typed}
+        meta.pop("unpaired_ops", None)
+        if left:
+            meta["unpaired_ops"] = left
+        meta["paired_by_type"] = {k: om.name for k, om in typed.items()}
     npu_only = [o.name for o in graph.ops if o.npu_only]
     if npu_only:
         meta["npu_only_ops"] = npu_only
@@ -239,6 +251,33 @@ def _by_file_name(graph: OmGraph, dumped) -> Dict[str, OmOp]:
     real = graph.by_name
     return {k: v[0] for k, v in found.items()
             if len(v) == 1 and k not in real and v[0].name not in dumped}
+
+
+def _by_typed_file_name(graph: OmGraph, dump: DumpSet) -> Dict[str, OmOp]:
+    """Om ops by the name a converted dump gives ops whose file names spell alike
+    (``Relu.a_b.1.0``, ``Tanh.a_b.3.0``: ``npy_dir.split_converted``), where the om json has
+    exactly one op of that spelling and that type, and the dump one op of them: the type tells
+    which real op each is."""
+    from .layout import sanitize
+
+    unpaired = dump.meta.get("unpaired_ops") or {}
+    if dump.meta.get("naming") != "converted" or not unpaired:
+        return {}
+    spelled: Dict[Tuple[str, str], List[str]] = {}
+    for op in dump.ops:
+        m = _CONVERTED_NAME.fullmatch(op.name)
+        if op.name in unpaired and m and m.group(1) == op.op_type:
+            spelled.setdefault((m.group(1), m.group(2)), []).append(op.name)
+    oms: Dict[Tuple[str, str], List[OmOp]] = {}
+    for om in graph.ops:
+        oms.setdefault((om.type, sanitize(om.name)), []).append(om)
+    dumped = {op.name for op in dump.ops}
+    return {names[0]: oms[key][0] for key, names in spelled.items()
+            if len(names) == 1 and len(oms.get(key, ())) == 1 and oms[key][0].name not in dumped}
+
+
+#: ``{op_type}.{sanitised name}.{task}.{stream}``: ``npy_dir.split_converted``'s op names
+_CONVERTED_NAME = re.compile(r"([^.]+)\.([^.]+)\.[0-9]+\.[0-9]+")
 
 
 def _in_om_format(t: TensorRef, om: OmOp) -> TensorRef:
