@@ -327,8 +327,9 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
     and a threshold lowered until norm passed did the same (the printed "threshold that would
     pass", pasted): the hint said "no float16 overflow seen". Their findings come after the
     failing ops', their ops in ``.ignored`` and ``.passing``."""
-    failing = [f.row.golden_name for f in verdict.failures if f.row.golden_name]
-    found = golden_inputs_past_fp16(golden, failing, model=model, op_types=op_types)
+    failing, first = _failing_members(golden, verdict)
+    found = golden_inputs_past_fp16(golden, first, limit=len(first), model=model,
+                                    op_types=op_types)
     _infinite_outputs_past_fp16(golden, verdict, found)
     ignored, passing = _quiet_rows(verdict, rows) if failing else ([], [])
     if not (ignored or passing):
@@ -350,6 +351,32 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
             _add(found, finding)
         setattr(found, attr, tuple(dict.fromkeys(f.op for f in more if f.op in names)))
     return found
+
+
+#: how many failing rows have their golden operands looked at (every member of a fused one)
+FAILING_LIMIT = 3
+
+
+def _failing_members(golden: DumpSet, verdict) -> Tuple[List[str], List[str]]:
+    """``(every, first)``: the golden names of the failing rows, each followed by the other
+    members of its fused op the golden holds (a fused MatMul+Add row is matched to the Add, and
+    the MatMul's weight past 65504 went unread: the hint offered high precision, which still
+    feeds a MatMul float16), in the failures' order; ``first``: those of the first
+    ``FAILING_LIMIT`` rows the golden holds."""
+    every: List[str] = []
+    first: List[str] = []
+    rows = 0
+    for f in verdict.failures:
+        r = f.row
+        if not r.golden_name:
+            continue
+        own = [n for n in dict.fromkeys((r.golden_name, *r.original_names))
+               if n and n in golden and n not in every]
+        every += own
+        if own and rows < FAILING_LIMIT:
+            first += own
+            rows += 1
+    return every, first
 
 
 def _quiet_rows(verdict, rows) -> Tuple[list, list]:
