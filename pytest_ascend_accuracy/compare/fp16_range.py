@@ -319,7 +319,8 @@ IGNORED_LIMIT = 8
 
 def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
                           op_types: Optional[Mapping[str, str]] = None) -> RangeFindings:
-    """``golden_inputs_past_fp16`` of ``verdict``'s failing ops, then of the ops upstream of them
+    """``golden_inputs_past_fp16`` of ``verdict``'s failing ops (the first ``FAILING_LIMIT``
+    rows, every member of a fused one: ``_failing_members``), then of the ops upstream of them
     (by the graph's edges, ``ops_upstream``) that its policy ignores (up to ``IGNORED_LIMIT``,
     among ``rows``, the compared rows), then of those that pass it though the default check
     would fail them (``_off_by_default``, up to ``IGNORED_LIMIT``): an operand leaving the float16
