@@ -29,6 +29,11 @@ Deliberate differences from msaccucmp, each visible in the result:
 * A one-element tensor's cosine tells its sign: 1 for the same sign, -1 for opposite signs,
   NaN for 0 against a value (msaccucmp prints 1 whatever the values, so a loss or score whose
   sign flipped passed); below ``SIGN_FLOOR`` (float16's smallest normal) it is 1, as noise.
+* A float16 tensor also gets ``normal_cosine``: its cosine with the positions where both sides
+  lie below float16's smallest normal, within 2**-16 of each other, compared as equal
+  (``tiny_values``); ``cosine`` stays msaccucmp's figure, and judging (``value("cosine")``)
+  takes the higher of the two (a detector's probability map all below 2.6e-5 read 0.997705
+  from float16's subnormal grid).
 * Against a bool or 64-bit integer golden (indices, class ids, counts, masks: ``is_exact``)
   an integer or bool tensor is also counted for exact equality (``exact``, ``unequal``): one
   differing value fails whatever the metric (an ArgMax index that flipped in one row of 64
@@ -51,6 +56,9 @@ import numpy as np
 
 from .kernel import DEFAULT_CHUNK, PairAccumulator
 from .pair_sums import accumulate
+from .tiny_values import applies as _tiny_rule_applies
+from .tiny_values import normal_cosine as _normal_cosine
+from .tiny_values import note as _tiny_note
 
 #: metric names, in msaccucmp's CSV order, with their column names
 METRIC_COLUMNS = {
@@ -106,13 +114,21 @@ class TensorMetrics:
     max_abs_golden: float = NAN
     #: ‖actual‖ / ‖golden‖ over the finite positions (the scale guard judges it; cosine cannot)
     norm_ratio: float = NAN
+    #: the cosine with float16's subnormal-range positions compared as equal (``tiny_values``;
+    #: None: not worked out, or no such position differs)
+    normal_cosine: Optional[float] = None
+    tiny_equal: int = 0  # positions that rule counted as equal
     not_applicable: Tuple[str, ...] = ()
     notes: Tuple[str, ...] = field(default=())
 
     def value(self, metric: str) -> float:
-        """The value of a judgeable metric by name (``cosine``, ``rel_l2``, ...)."""
+        """The judged value of a metric by name (``cosine``, ``rel_l2``, ...): the field itself,
+        except that the cosine is ``normal_cosine`` where that is the higher."""
         if metric not in JUDGEABLE:
             raise KeyError(f"unknown metric {metric!r}; known: {', '.join(JUDGEABLE)}")
+        if metric == "cosine" and self.normal_cosine is not None and (
+                self.normal_cosine > self.cosine):  # False against a NaN
+            return self.normal_cosine
         return getattr(self, metric)
 
     @property
@@ -176,13 +192,26 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
     exact = is_exact(y.dtype) and (x.dtype == np.bool_ or x.dtype.kind in "iu")
     unequal = sum(int(np.count_nonzero(x[s:s + chunk_size] != y[s:s + chunk_size]))
                   for s in range(0, x.size, chunk_size)) if exact else 0
-    m = _metrics(x, y, chunk_size=chunk_size, kl=kl)
+    m, sums = _metrics(x, y, chunk_size=chunk_size, kl=kl)
     if not exact:
-        return m
+        return _with_normal_cosine(m, x, y, chunk_size, sums)
     kind = "bool" if y.dtype == np.bool_ else "integer"
     note = (f"{kind} values compared exactly: {unequal} of {m.size} differ" if unequal else
             f"{kind} values compared exactly: all equal")
     return replace(m, exact=True, unequal=unequal, notes=m.notes + (note,))
+
+
+def _with_normal_cosine(m: TensorMetrics, x: np.ndarray, y: np.ndarray, chunk_size: int,
+                        sums: Tuple[float, float, float]) -> TensorMetrics:
+    """``m`` with ``normal_cosine`` where the rule of ``tiny_values`` applies (``sums``: the
+    pair's Σx², Σy², Σxy)."""
+    if not _tiny_rule_applies(x.dtype, y.dtype, m.cosine, m.size):
+        return m
+    normal, equal = _normal_cosine(x, y, chunk_size, sums, m.finite)
+    if math.isnan(normal):
+        return m
+    text = _tiny_note(m.cosine, normal, equal)
+    return replace(m, normal_cosine=normal, tiny_equal=equal, notes=m.notes + (text,))
 
 
 def is_exact(golden_dtype) -> bool:
@@ -195,7 +224,9 @@ def is_exact(golden_dtype) -> bool:
     return dtype == np.bool_ or (dtype.kind in "iu" and dtype.itemsize == 8)
 
 
-def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool) -> TensorMetrics:
+def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int,
+             kl: bool) -> Tuple[TensorMetrics, Tuple[float, float, float]]:
+    """The metrics, and the sums Σx², Σy², Σxy they came from."""
     is_bool = x.dtype == np.bool_ and y.dtype == np.bool_
     if x.dtype == np.bool_:
         x = x.view(np.uint8)
@@ -206,7 +237,8 @@ def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool) -> Tens
     want_kl = kl and not is_bool
     acc = PairAccumulator(chunk_size, kl=want_kl)
     if not is_bool and accumulate(acc, x, y):  # compiled passes (pair_sums), when they apply
-        return _finish(acc, n, is_bool=False, with_kl=want_kl, kl_requested=kl)
+        return (_finish(acc, n, is_bool=False, with_kl=want_kl, kl_requested=kl),
+                (acc.sxx, acc.syy, acc.sxy))
     with np.errstate(all="ignore"):  # overflow/NaN are detected and handled explicitly
         acc.prepare(x, y)
         for s in range(0, n, chunk_size):
@@ -216,8 +248,8 @@ def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool) -> Tens
             for s in range(0, n, chunk_size):
                 acc.update_kl(x[s:s + chunk_size], y[s:s + chunk_size])
     want_kl = want_kl and acc.finite > 0
-    return _finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl,
-                   centered=centered and not is_bool)
+    return (_finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl,
+                    centered=centered and not is_bool), (acc.sxx, acc.syy, acc.sxy))
 
 
 def _std_text(acc: PairAccumulator) -> str:

@@ -19,12 +19,17 @@ from .rows import Coverage, Failure, TensorCompare, _s
 from .thresholds import Policy, ThresholdLike
 
 #: 2: metrics record ``exact``/``unequal`` (integer and bool values compared exactly) and
-#: ``matched_nan``; a version 1 file is read and judged by the rules it was written under
-FORMAT_VERSION = 2
-#: what a version 1 result was written without (``CompareResult.older_rules``)
+#: ``matched_nan``; 3: ``normal_cosine``/``tiny_equal`` (float16 positions below its smallest
+#: normal on both sides, within 2**-16 of each other, compared as equal); an older file is read
+#: and judged by the rules it was written under
+FORMAT_VERSION = 3
+_TINY_RULE = ("float16 positions below its smallest normal (6.1e-05) on both sides and within "
+              "2**-16 of each other were not compared as equal")
+#: what an older result was written without (``CompareResult.older_rules``)
 OLDER_RULES = {1: "NaN at the same position on both sides was a mismatch, 8-bit codes were "
-                  "not compared around the golden's mean, and integer tensors were compared "
-                  "exactly by another rule or not at all"}
+                  "not compared around the golden's mean, integer tensors were compared "
+                  "exactly by another rule or not at all, and " + _TINY_RULE,
+               2: _TINY_RULE}
 
 
 #: reason prefix of a failure for an actual op none of whose framework ops has a golden
@@ -202,8 +207,18 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
     if math.isnan(value):
         why = "; ".join(m.notes) or "value undefined"
         return "failed", Failure(row, thr, value, f"{thr.metric} is NaN ({why})", None)
-    return "failed", Failure(row, thr, value, f"{thr.metric} {_fmt(value)} fails {thr.describe()}",
-                             thr.loosest_passing(value))
+    reason = f"{thr.metric} {_fmt(value)} fails {thr.describe()}{_tiny_rule_text(m, thr.metric)}"
+    return "failed", Failure(row, thr, value, reason, thr.loosest_passing(value))
+
+
+def _tiny_rule_text(m: TensorMetrics, metric: str) -> str:
+    """What a cosine judged with float16's subnormal positions as equal was judged by (the
+    CSV's cosine, msaccucmp's, is the lower figure)."""
+    if metric != "cosine" or m.value("cosine") == m.cosine:
+        return ""
+    return (f" (with the {m.tiny_equal} position{_s(m.tiny_equal)} below float16's smallest "
+            "normal on both sides, within 2**-16 of each other, counted as equal; msaccucmp's "
+            f"cosine {_fmt(m.cosine)})")
 
 
 def _scale_reason(m: TensorMetrics, tolerance: float) -> str:

@@ -250,7 +250,7 @@ def test_json_with_nan_and_inf_values_round_trips():
     ("{", "not valid JSON"),
     ('{"a": 1}', "not a saved compare result (missing format tag)"),
     ('{"format": "pytest-ascend-accuracy/compare-result", "version": 99}',
-     "compare result version 99 is not supported (expected 2, or an older 1)"),
+     "compare result version 99 is not supported (expected 3, or an older 1, 2)"),
     ('{"format": "pytest-ascend-accuracy/compare-result", "version": 1, "rows": [{}]}',
      "malformed compare result"),
 ])
@@ -481,7 +481,7 @@ def test_a_result_saved_before_exact_judging_is_judged_as_written_and_says_so(tm
     flipped[3] = 4
     r = compare_dumps(DumpSet.from_arrays({"topk": [flipped]}),
                       DumpSet.from_arrays({"topk": [golden]}))
-    assert r.to_dict()["version"] == 2 and not r.judge(0.9).passed
+    assert r.to_dict()["version"] == 3 and not r.judge(0.9).passed
     old = r.to_dict()
     old["version"] = 1
     for row in old["rows"]:
@@ -493,8 +493,10 @@ def test_a_result_saved_before_exact_judging_is_judged_as_written_and_says_so(tm
     assert cli.main(["judge", str(path), "--threshold", "0.9"]) == 0  # judged as written
     out = capsys.readouterr().out
     assert (f"{path}: written by an earlier version (NaN at the same position on both sides "
-            "was a mismatch, 8-bit codes were not compared around the golden's mean, and integer "
-            "tensors were compared exactly by another rule or not at all); compare the dumps "
+            "was a mismatch, 8-bit codes were not compared around the golden's mean, integer "
+            "tensors were compared exactly by another rule or not at all, and float16 positions "
+            "below its smallest normal (6.1e-05) on both sides and within 2**-16 of each other "
+            "were not compared as equal); compare the dumps "
             "again to judge by today's rules") in out
     # a version 1 file of this session's first rule (int32 compared exactly): judged as today,
     # by its metrics (the note and the verdict above it contradicted each other, review)

@@ -1,0 +1,113 @@
+"""The cosine of a float16 tensor with its subnormal-range values compared as equal
+(``TensorMetrics.normal_cosine``), which judging takes where it is the higher one.
+
+Below 2**-14 (~6.1e-5) float16 holds values as subnormals, on a fixed grid of 2**-24 (~6e-8):
+a value of 4e-7 keeps 3 bits, and whatever produced it carries the absolute error of the
+normal-range values it came from (a sigmoid's saturated tail: its output's *relative* error is
+its input logit's *absolute* error). A scale-free metric over a tensor made of such values
+measures float16's subnormal grid, not the device. The real PP-OCRv4 detector, on an input
+with no text, gives a probability map whose every value is below 2.6e-5: cosine 0.997705 at
+736x736 (msaccucmp's own function gives the same) and 0.883 at 160x160, where the golden
+merely rounded to float16 has cosine 0.985 with itself; max |error| 1.2e-6 and 1.2e-7.
+
+The rule: a position where the actual (float16) and the golden value both lie below float16's
+smallest normal and differ by at most ``FP16_TINY_ATOL`` (2**-16, msprobe's absolute tolerance
+for small float16 values) counts as equal; every other position keeps its error. A fault that
+moves values into the normal range (an offset, a scale, a region computed wrong or flushed to
+zero where the golden is large enough to matter) or by more than 2**-16 still counts in full,
+and a side that is all zero keeps its own rule (cosine NaN: an underflow, which ``fp16_range``
+names). Worked out only for a float16 actual whose plain cosine is below
+``NORMAL_COSINE_BELOW`` (a threshold at or under that figure passes every other tensor
+anyway), over the positions finite on both sides.
+"""
+from __future__ import annotations
+
+import math
+from typing import Tuple
+
+import numpy as np
+
+#: float16's smallest normal value (2**-14): below it, values are subnormals on a 2**-24 grid
+FP16_TINY = 2.0 ** -14
+#: how far apart two such values may be and still count as equal: 2**-16 (~1.5e-5), msprobe's
+#: absolute tolerance for float16 values below its small-value bound (``api_accuracy_checker``
+#: ``StandardConfig``: ``_small_value`` 2**-10, ``_threshold_small_value_atol`` 2**-16)
+FP16_TINY_ATOL = 2.0 ** -16
+#: the rule is computed for tensors whose plain cosine is below this: a threshold at or under it
+#: already passes every tensor at or above it
+NORMAL_COSINE_BELOW = 1.0 - 1e-5
+
+
+def applies(x_dtype, y_dtype, cosine: float, size: int) -> bool:
+    """Whether the rule is worked out for an actual of ``x_dtype`` against a golden of
+    ``y_dtype`` whose plain ``cosine`` over ``size`` positions is known (NaN: a zero side, or
+    nothing finite, keeps its own rule)."""
+    return (np.dtype(x_dtype) == np.float16 and np.dtype(y_dtype).kind == "f" and size > 1
+            and math.isfinite(cosine) and cosine < NORMAL_COSINE_BELOW)
+
+
+def normal_cosine(x: np.ndarray, y: np.ndarray, chunk_size: int, sums: Tuple[float, ...],
+                  finite: int) -> Tuple[float, int]:
+    """``(cosine, positions counted as equal)`` of flat ``x`` (float16) against ``y`` with every
+    position where both |x| and |y| are below ``FP16_TINY`` taken as equal (x replaced by y
+    there), from the plain ``sums`` (Σx², Σy², Σxy over the ``finite`` positions finite on both
+    sides) and one pass that corrects them where such positions differ: a cheap integer test
+    per value, float64 only for the positions it finds (non-finite ones are never below the
+    bound). The cosine is NaN when no such position differs (it is the plain one) or the
+    replaced side is all zero; 1 when every position is one of them (x is then y)."""
+    sxx, syy, sxy = sums
+    dxx = dxy = 0.0
+    equal = tiny = apart = 0
+    for s in range(0, x.size, chunk_size):
+        a, g = x[s:s + chunk_size], y[s:s + chunk_size]
+        xb = a.view(np.uint16) & np.uint16(0x7FFF)
+        at = xb < np.uint16(_F16_TINY_BITS)
+        if not at.any():
+            continue
+        both = at & _below(g)
+        tiny += int(np.count_nonzero(both))
+        both &= (xb != 0) | (g != 0)  # 0 against 0 needs no correction
+        idx = np.flatnonzero(both)
+        if not idx.size:
+            continue
+        a64, g64 = a[idx].astype(np.float64), g[idx].astype(np.float64)
+        gap = np.abs(a64 - g64)
+        differ = (gap > 0.0) & (gap <= FP16_TINY_ATOL)
+        k = int(np.count_nonzero(differ))
+        apart += int(np.count_nonzero(gap > FP16_TINY_ATOL))
+        if k:
+            a64, g64 = a64[differ], g64[differ]
+            gg = float(np.dot(g64, g64))
+            dxx += gg - float(np.dot(a64, a64))  # Σx² with x replaced by y there
+            dxy += gg - float(np.dot(a64, g64))
+            equal += k
+    if not equal:
+        return math.nan, 0
+    if tiny == finite and not apart:
+        return 1.0, equal
+    sxx, sxy = sxx + dxx, sxy + dxy
+    if sxx <= 0.0 or syy <= 0.0:
+        return math.nan, equal
+    return max(-1.0, min(sxy / (math.sqrt(sxx) * math.sqrt(syy)), 1.0)), equal
+
+
+#: float16's bit pattern of ``FP16_TINY`` (|value| patterns below it are subnormals or 0)
+_F16_TINY_BITS = 0x0400
+_F32_TINY_BITS = 0x38800000
+
+
+def _below(g: np.ndarray) -> np.ndarray:
+    """|g| < ``FP16_TINY`` (False for NaN and ±Inf), on the bit patterns where it can."""
+    if g.dtype == np.float32 and g.flags.c_contiguous:
+        return (g.view(np.uint32) & np.uint32(0x7FFFFFFF)) < np.uint32(_F32_TINY_BITS)
+    if g.dtype == np.float16 and g.flags.c_contiguous:
+        return (g.view(np.uint16) & np.uint16(0x7FFF)) < np.uint16(_F16_TINY_BITS)
+    with np.errstate(invalid="ignore"):
+        return np.abs(g) < FP16_TINY
+
+
+def note(cosine: float, normal: float, equal: int) -> str:
+    """The metrics' note on the rule's figure."""
+    return (f"{equal} position{'' if equal == 1 else 's'} below float16's smallest normal "
+            f"({FP16_TINY:.2g}) on both sides and within {FP16_TINY_ATOL:.2g} of each other "
+            f"compared as equal: cosine {normal:.6f} (msaccucmp's formula: {cosine:.6f})")
