@@ -20,8 +20,13 @@ def folded_nodes(model, static: Optional[Set[str]] = None) -> List[str]:
         from .static import static_tensors
 
         static = static_tensors(model, tensor_info(model))
+    return [n.name for n in folded_node_protos(model, static)]
+
+
+def folded_node_protos(model, static: Set[str]) -> list:
+    """The ``NodeProto``s ``folded_nodes`` names, given the model's static tensors."""
     graph = model.graph
     outputs = {o.name for o in graph.output}
-    return [n.name for n in graph.node
+    return [n for n in graph.node
             if any(n.output) and all(o in static for o in n.output if o)
             and not any(o in outputs for o in n.output)]

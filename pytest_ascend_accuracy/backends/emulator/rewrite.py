@@ -20,6 +20,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ...core.modes import Mode
+from ...graph.folded_nodes import folded_node_protos
 from ...graph.onnx_graph import tensor_info
 from ...graph.prepare import prepare_model
 from ...graph.static import evaluate, static_tensors
@@ -42,11 +43,8 @@ def fold_constants(model, folder: Optional[str] = None) -> List[str]:
     graph = model.graph
     info = tensor_info(model)
     static = static_tensors(model, info)
-    outputs = {o.name for o in graph.output}
     inits = {t.name for t in graph.initializer}
-    folded = [n for n in graph.node
-              if any(n.output) and all(o in static for o in n.output if o)
-              and not any(o in outputs for o in n.output)]
+    folded = folded_node_protos(model, static)  # the one rule, which the CLI applies too
     if not folded:
         return []
     folded_ids = {id(n) for n in folded}
