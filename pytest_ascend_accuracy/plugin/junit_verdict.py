@@ -1,81 +1,122 @@
-"""A test's JUnit ``accuracy_*`` properties as one verdict that agrees with the test's outcome.
+"""A test's JUnit properties as one verdict per kind of check that agrees with its outcome.
 
-Each accuracy check records its set (``accuracy_model``, ``accuracy_mode``, ``accuracy_passed``,
-..., ``accuracy_hint``: ``accuracy_check.publish``) as it finishes. A test of several checks
-carried one set per check, so a failing test could show ``accuracy_passed=true`` first (from
-its passing check), and a test that failed after its checks passed showed only ``true``: a
-dashboard reading the first ``accuracy_passed`` saw a pass. When the test's teardown report is
-made, ``one_verdict`` rewrites them:
+Each check records its set as it finishes: an accuracy check ``accuracy_model``,
+``accuracy_mode``, ``accuracy_passed``, ..., ``accuracy_hint`` (``accuracy_check.publish``), a
+dataset check ``dataset_metric``, ..., ``dataset_passed``, ... (``DatasetResult.properties``), a
+pre-processing check ``preprocessing_passed``, ``preprocessing_aipp``, ...
+(``aipp_check.record_preprocessing``). A test of several checks of a kind carried one set per
+check, so a failing test could show ``accuracy_passed=true`` (or ``dataset_passed=true``)
+first, from its passing check, and a test that failed after its checks passed showed only
+``true``: a dashboard reading the first ``<kind>_passed`` saw a pass. When the test's teardown
+report is made, ``one_verdict`` rewrites each kind's sets (``FAMILIES``):
 
-- the unprefixed ``accuracy_*`` set appears once: that of the test's first failed check (the
-  first check where none failed); its ``accuracy_passed`` is ``false`` where any check failed
-  (one the test caught or xfailed too) or the test itself failed; a test that failed after its
-  checks passed gets ``accuracy_first_failing_reason`` ``its checks passed, then the test
-  failed: <first line>`` (the failed pre-processing or dataset check's own line where that is
-  what failed), and a marked test with no check ``no check verdict: <first line>``;
-- a test of several checks also gets ``accuracy_checks`` (how many) and each check's own set
-  in check order, named ``accuracy_check<k>_<field>`` (``accuracy_check1_model``,
-  ``accuracy_check2_passed``, ...; k from 1), which no name of the unprefixed set begins with.
+- the unprefixed set (``accuracy_*``, ``dataset_*``, ``preprocessing_*``) appears once: that of
+  the test's first failed check of that kind (the first check where none failed); its
+  ``<kind>_passed`` is ``false`` where any check of the kind failed (one the test caught or
+  xfailed too) or the test itself failed; a test that failed after those checks passed gets
+  ``<kind>_first_failing_reason`` ``its checks passed, then the test failed: <first line>``
+  (the failed check's own line where a check of another kind is what failed), and a marked
+  test with no check at all ``accuracy_passed=false`` with ``accuracy_first_failing_reason``
+  ``no check verdict: <first line>`` (no ``dataset_*`` or ``preprocessing_*`` set is made up
+  for a test without such a check);
+- a test of several checks of a kind also gets ``<kind>_checks`` (how many) and each check's
+  own set in check order, named ``<kind>_check<k>_<field>`` (``accuracy_check1_model``,
+  ``dataset_check2_passed``, ...; k from 1), which no name of the unprefixed set begins with.
 
-Other properties (``preprocessing_*``, ``dataset_*``, the user's own) are left as they are.
+A test with one check of a kind keeps that set's names as recorded. The user's own properties
+are left where they were.
 """
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Sequence, Tuple
-
-PREFIX = "accuracy_"
-#: every check's set begins with it (``accuracy_check._record_properties``)
-CHECK_START = "accuracy_model"
-COUNT = "accuracy_checks"
-PASSED = "accuracy_passed"
-REASON = "accuracy_first_failing_reason"
-#: a check's own property: ``accuracy_check<k>_<field>``
-PER_CHECK = re.compile(r"accuracy_check\d+_")
+from dataclasses import dataclass
+from typing import FrozenSet, List, Optional, Sequence, Tuple
 
 Props = List[Tuple[str, object]]
 
 
-def per_check_name(k: int, name: str) -> str:
-    """``accuracy_check<k>_<field>`` of check ``k`` (from 1)'s property ``accuracy_<field>``."""
-    return f"accuracy_check{k}_{name[len(PREFIX):]}"
+@dataclass(frozen=True)
+class Family:
+    """One kind of check's properties: all begin with ``prefix``; each check's set begins with
+    ``start``."""
+
+    prefix: str
+    start: str
+
+    @property
+    def passed(self) -> str:
+        return f"{self.prefix}passed"
+
+    @property
+    def count(self) -> str:
+        return f"{self.prefix}checks"
+
+    @property
+    def reason(self) -> str:
+        return f"{self.prefix}first_failing_reason"
+
+    def per_check_name(self, k: int, name: str) -> str:
+        """``<prefix>check<k>_<field>`` of check ``k`` (from 1)'s property ``<prefix><field>``."""
+        return f"{self.prefix}check{k}_{name[len(self.prefix):]}"
+
+    def rewritten(self, props: Sequence[Tuple[str, object]]) -> bool:
+        per_check = re.compile(re.escape(self.prefix) + r"check\d+_")
+        return any(n == self.count or per_check.match(str(n)) for n, _ in props)
+
+
+ACCURACY = Family("accuracy_", "accuracy_model")
+DATASET = Family("dataset_", "dataset_metric")
+PREPROCESSING = Family("preprocessing_", "preprocessing_passed")
+FAMILIES = (ACCURACY, DATASET, PREPROCESSING)
 
 
 def one_verdict(props: Sequence[Tuple[str, object]], failed: Optional[str] = None,
                 marked: bool = False) -> Props:
     """``props`` (a test's ``user_properties``, each check's set as recorded) with one
-    unprefixed ``accuracy_*`` set; ``failed``: the first line of the test's failure (None:
+    unprefixed set per kind of check; ``failed``: the first line of the test's failure (None:
     it did not fail); ``marked``: an ``@accuracy`` test (one that failed with no check still
     gets ``accuracy_passed=false``). Applied twice, it changes nothing more."""
     props = list(props)
-    if any(n == COUNT or PER_CHECK.match(str(n)) for n, _ in props):
-        return props  # rewritten already
+    # the kinds with a failed check, as recorded (before any set is rewritten to agree)
+    failing = frozenset(f.prefix for f in FAMILIES if (f.passed, "false") in props)
+    for family in FAMILIES:
+        props = _family_verdict(props, family, failed, marked and family is ACCURACY, failing)
+    return props
+
+
+def _family_verdict(props: Props, family: Family, failed: Optional[str], marked: bool,
+                    failing: FrozenSet[str]) -> Props:
+    if family.rewritten(props):
+        return props
     groups: List[Props] = []
     start = None  # where the first check's set was
     others: Props = []
     for name, value in props:
         name = str(name)
-        if name == CHECK_START:
+        if name == family.start:
             if start is None:
                 start = len(others)
             groups.append([])
-        if name.startswith(PREFIX) and groups:
+        if name.startswith(family.prefix) and groups:
             groups[-1].append((name, value))
         else:
             others.append((name, value))
     if not groups:
-        if failed is not None and marked and not any(n == PASSED for n, _ in others):
-            others += [(PASSED, "false"), (REASON, _reason(failed, others, "no check verdict"))]
+        if failed is not None and marked and not any(n == family.passed for n, _ in others):
+            others += [(family.passed, "false"),
+                       (family.reason, _reason(failed, family, failing, "no check verdict"))]
         return others
-    verdict = next((g for g in groups if (PASSED, "false") in g), groups[0])
+    verdict = next((g for g in groups if (family.passed, "false") in g), groups[0])
     block = list(verdict)
-    if failed is not None and (PASSED, "false") not in block:
-        block = [(n, "false" if n == PASSED else v) for n, v in block]
-        block.insert(_after(block, PASSED),
-                     (REASON, _reason(failed, others, "its checks passed, then the test failed")))
+    if failed is not None and (family.passed, "false") not in block:
+        block = [(n, "false" if n == family.passed else v) for n, v in block]
+        block.insert(_after(block, family.passed),
+                     (family.reason, _reason(failed, family, failing,
+                                             "its checks passed, then the test failed")))
     if len(groups) > 1:
-        block.append((COUNT, str(len(groups))))
-        block += [(per_check_name(k, n), v) for k, g in enumerate(groups, 1) for n, v in g]
+        block.append((family.count, str(len(groups))))
+        block += [(family.per_check_name(k, n), v) for k, g in enumerate(groups, 1)
+                  for n, v in g]
     return others[:start] + block + others[start:]
 
 
@@ -84,9 +125,9 @@ def _after(block: Props, name: str) -> int:
     return next((k + 1 for k, (n, _) in enumerate(block) if n == name), len(block))
 
 
-def _reason(failed: str, others: Props, lead: str) -> str:
-    """Why a test failed that no accuracy check failed: a failed pre-processing or dataset
-    check's own line, else ``lead: <first line>``."""
-    if ("preprocessing_passed", "false") in others or ("dataset_passed", "false") in others:
+def _reason(failed: str, family: Family, failing: FrozenSet[str], lead: str) -> str:
+    """Why a test failed that no check of ``family`` failed: a failed check of another kind's
+    own line, else ``lead: <first line>``."""
+    if failing - {family.prefix}:
         return failed
     return f"{lead}: {failed}"
