@@ -255,7 +255,7 @@ class _Flow:
                 continue
             first = ev.verdict.first
             if first is None or not set(first.row.original_names or (first.row.op_name,)) & set(
-                    range_ops(ev, self.run.golden)):
+                    range_ops(ev, self.run.golden, self.run.model)):
                 continue  # not a float16 range problem: the operators are blamed as before
             lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; {mode.name} "
                     f"fails at op {_first_label(ev.verdict)} instead ({_why(first)}), where "
@@ -275,7 +275,8 @@ class _Flow:
         ops of the types that matter), that set, which pastes and passes, with cut short
         True."""
         names, types = framework_ops(default)
-        ranged = [n for n in dict.fromkeys(range_ops(default, self.run.golden)) if n in types]
+        ranged = range_ops(default, self.run.golden, self.run.model)
+        ranged = [n for n in dict.fromkeys(ranged) if n in types]
         seeds = list(dict.fromkeys(ranged + [n for n in drops if n in types]))
         rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
         ordered = sorted(names, key=rank.__getitem__)

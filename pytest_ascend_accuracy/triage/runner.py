@@ -82,13 +82,16 @@ def framework_ops(ev: Evaluation) -> Tuple[List[str], Dict[str, str]]:
     return names, types
 
 
-def range_ops(ev: Evaluation, golden) -> List[str]:
+def range_ops(ev: Evaluation, golden, model=None) -> List[str]:
     """Ops whose golden values (outputs, or operands such as a BatchNorm variance) leave the
-    float16 range, or whose output turned non-finite."""
-    from ..compare.fp16_range import golden_inputs_past_fp16
+    float16 range, or whose output turned non-finite. The failing ops' operands are read as the
+    failure's hint reads them (``failing_ops_past_fp16``): every member of a fused op (a fused
+    MatMul+Add row is matched to the Add, whose operands alone hid the MatMul's weight past
+    65504), and, with ``model`` (the ONNX model the golden ran), the operands of an op the
+    golden holds only outputs of."""
+    from ..compare.fp16_range import failing_ops_past_fp16
 
-    failing = [f.row.golden_name for f in ev.verdict.failures if f.row.golden_name]
-    out: List[str] = [f.op for f in golden_inputs_past_fp16(golden, failing)]
+    out: List[str] = [f.op for f in failing_ops_past_fp16(golden, ev.verdict, model=model)]
     for row in ev.result.rows:
         m = row.metrics
         if m is None or not row.slot.startswith("output"):
