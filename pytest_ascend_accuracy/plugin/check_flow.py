@@ -187,29 +187,33 @@ def warn_at_test(warning: Warning, nodeid: str, rootdir) -> None:
 
 
 def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str,
-                   one_model: str = "") -> str:
+                   one_model: str = "", on: str = "") -> str:
     """The --accuracy-diagnose verdict for a failed check, or why there is none; ``one_model``:
-    the failing model's name where the test converts others too (``diagnose_failure``)."""
+    the failing model's name where the test converts others too (``diagnose_failure``);
+    ``on``: what ``inputs`` are where they are not the check's own (a dataset check's sample)."""
     from ..errors import AscendAccuracyError
 
+    head = f"diagnosis (--accuracy-diagnose{' ' + on if on else ''})"
     if handle is None or inputs is None:
-        return ("diagnosis (--accuracy-diagnose): not run: this test compared dumps it did not "
-                "produce with ascend_model(...).run(inputs)")
+        return (f"{head}: not run: this test compared dumps it did not produce with "
+                "ascend_model(...).run(inputs)")
     if getattr(handle, "aipp", None) is not None:  # raw inputs: the flow starts at step 5
-        return ("diagnosis (--accuracy-diagnose): step 5 first: this model pre-processes raw inputs "
+        return (f"{head}: step 5 first: this model pre-processes raw inputs "
                 "with an AIPP file; check it with check_preprocessing(om, images, reference=fn) "
                 "or ascend-accuracy diagnose --aipp F --images DIR --reference MODULE:FN")
     try:
-        return diagnose_failure(state, handle, inputs, spec, nodeid=nodeid, one_model=one_model)
+        return diagnose_failure(state, handle, inputs, spec, nodeid=nodeid, one_model=one_model,
+                                on=on)
     except AscendAccuracyError as exc:
-        return f"diagnosis (--accuracy-diagnose): could not run: {exc}"
+        return f"{head}: could not run: {exc}"
 
 
 def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
-                     one_model: str = "") -> str:
+                     one_model: str = "", on: str = "") -> str:
     """Run the debugging flow from the failing test's own mode (``handle.mode``) on its own
     inputs; the lines to append to the failure. Fix files go to the test's report directory
-    (or the cache). ``one_model``: the fix is given for that model's ``ascend_model`` call."""
+    (or the cache). ``one_model``: the fix is given for that model's ``ascend_model`` call;
+    ``on``: what ``inputs`` are (``diagnosis_note``)."""
     from ..report.hints import model_argument
     from ..triage.flow import PLUGIN_BUDGET_OPTION, diagnose
 
@@ -224,7 +228,8 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
                      mode=handle.mode, atc_options=getattr(handle, "atc_options", None) or None,
                      scale_tolerance=spec.scale_tolerance, budget_option=PLUGIN_BUDGET_OPTION)
     shown = state.settings.show(out_dir)
-    lines = [f"diagnosis (--accuracy-diagnose, {d.conversions} new conversion"
+    lines = [f"diagnosis (--accuracy-diagnose{' ' + on if on else ''}, {d.conversions} new "
+             f"conversion"
              f"{'s' if d.conversions != 1 else ''}, from mode {handle.mode.name}): {d.verdict}"]
     if d.fix_mode is not None and d.restored_by != "default":
         files = ", ".join(sorted(n for n in d.fix_files if not n.startswith("diagnosis")))

@@ -63,8 +63,65 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
         for key, value in result.properties().items():
             record_property(key, value)
     if not result.passed:
-        raise DatasetFailure(result, compared, verdict)
+        failure = DatasetFailure(result, compared, verdict)
+        if state.settings.diagnose:
+            note = dataset_diagnosis(state, om, samples, result, spec, nodeid, reference_inputs)
+            failure.args = (f"{failure.args[0].rstrip()}\n{note}",)
+        raise failure
     return result
+
+
+def dataset_diagnosis(state: AccuracyState, om, samples, result, spec, nodeid: str,
+                      reference_inputs=None) -> str:
+    """The --accuracy-diagnose verdict of a failed dataset check: the debugging flow on the
+    first flipped sample, the one the check traced to an operator (``check_flow``), from the
+    test's mode and with its ``@accuracy`` policy; or why there is none."""
+    from ..errors import AscendAccuracyError
+    from .check_flow import diagnosis_note
+
+    head = "diagnosis (--accuracy-diagnose)"
+    culprit = result.culprit
+    if culprit is None:
+        why = result.untracked or "no sample's top-1 flipped"
+        return (f"{head}: not run: no sample was traced to an operator ({why}); the flow "
+                f"restores operators that fail the @accuracy threshold on one sample")
+    if culprit.op is None:
+        return (f"{head}: not run: the first flipped sample {culprit.sample} was traced to no "
+                f"operator ({culprit.note}); the flow restores operators that fail the "
+                f"@accuracy threshold")
+    on = f"on the first flipped sample {culprit.sample}"
+    if getattr(om, "aipp", None) is None and reference_inputs is not None:
+        return (f"{head}: not run: the reference ran on reference_inputs(sample), not on the "
+                f"model's own inputs, and the flow compares the model with itself in fp32")
+    if getattr(om, "mode", None) is None:
+        return (f"{head}: not run: the model was not converted by ascend_model(...), so there "
+                f"is no mode to start the flow from")
+    try:
+        inputs = _sample_inputs(samples, culprit.sample)
+    except AscendAccuracyError as exc:
+        return f"{head}: could not run: {exc}"
+    if inputs is None:
+        return (f"{head}: not run: sample {culprit.sample} cannot be read again (the samples "
+                f"were a one-pass iterator: pass a list or a directory of .npz files)")
+    return diagnosis_note(state, om, inputs, spec, nodeid, on=on)
+
+
+def _sample_inputs(samples, sample_id: str):
+    """The inputs of sample ``sample_id`` of ``samples`` (as ``check_dataset`` took them), or
+    None where they cannot be read again."""
+    import os
+
+    if isinstance(samples, (str, os.PathLike)):
+        from ..dump.user_arrays import read_npz
+
+        return read_npz(Path(samples) / f"{sample_id}.npz", what="a readable .npz sample")
+    try:
+        item = samples[int(sample_id)]
+    except (TypeError, ValueError, IndexError, KeyError):
+        return None
+    import numpy as np
+
+    return {str(k): np.asarray(v) for k, v in item.items()}
 
 
 def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) -> Optional[str]:
