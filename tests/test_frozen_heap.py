@@ -15,7 +15,7 @@ class _Node:
 
 
 @pytest.fixture(autouse=True)
-def _collector_on():
+def _collector_on(unfrozen_heap):
     if not gc.isenabled() or gc.get_freeze_count():
         pytest.skip("the collector is off or something froze objects already")
     yield

@@ -1,6 +1,10 @@
 """A session that runs accuracy tests (tests using the plugin's check fixtures, YAML suite
 items) runs its test loop in ``core.frozen_heap``; a session without any runs as pytest runs it;
 garbage one accuracy test leaves is collected during the session."""
+import pytest
+
+pytestmark = pytest.mark.usefixtures("unfrozen_heap")  # the suite's own freeze undone
+
 CONFTEST = '''
 import gc
 
