@@ -414,19 +414,28 @@ class OpAttr(Message):
 class _AttrOrWorkspace:
     """``DumpData`` field 7: an ``OpAttr`` in the current CANN schema (attr = 7, space = 8), a
     ``Workspace`` in the older one (space = 7), told apart by their fields: an attribute holds
-    strings 1 and 2 only, a workspace a varint ``type`` (1) or ``size`` (3)."""
+    strings 1 and 2 only, and always its name (1); a workspace a varint ``type`` (1) or
+    ``size`` (3), or only its ``data`` bytes (2) where proto3 leaves type LOG (0) and size 0
+    out, or nothing at all. An entry that reads as neither (a name that is not UTF-8) is the
+    older schema's workspace too: its bytes are kept, not the whole dump refused."""
 
     @classmethod
     def decode(cls, buf, start: int = 0, end: Optional[int] = None, budget=None):
         end = len(buf) if end is None else end
-        pos = start
+        pos, named = start, False
         while pos < end:
             tag, pos = read_varint(buf, pos, end)
             number, wire = tag >> 3, tag & 7
             if number not in (1, 2) or wire != _LEN:
                 return Workspace.decode(buf, start, end, budget)
+            named |= number == 1
             pos = _skip(buf, pos, end, wire, number)
-        return OpAttr.decode(buf, start, end, budget)
+        if named:
+            try:
+                return OpAttr.decode(buf, start, end, budget)
+            except ProtoDecodeError:
+                pass
+        return Workspace.decode(buf, start, end, budget)
 
 
 @dataclass(frozen=True)
