@@ -56,9 +56,9 @@ class PreprocessingCheck:
     def where(self, show: Optional[Callable[[str], str]] = None) -> str:
         """``file:line`` of the checked ``aipp_op`` block, the file spelled by ``show``."""
         where = self.op.where()
-        if show is None or not where.startswith(self.op.path):
+        if show is None or not where.startswith(self.op.shown):
             return where
-        return show(self.op.path) + where[len(self.op.path):]
+        return show(self.op.path) + where[len(self.op.shown):]
 
     def report(self, corrected_path: Optional[str] = None,
                show: Optional[Callable[[str], str]] = None) -> str:
@@ -101,7 +101,7 @@ def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], imag
     cfg = config if isinstance(config, AippConfig) else read_aipp_config(config)
     op = cfg.for_input(rank)
     if op is None:
-        raise ConfigError(cfg.path, f"no aipp_op block for input {rank} (related_input_rank); blocks "
+        raise ConfigError(cfg.shown, f"no aipp_op block for input {rank} (related_input_rank); blocks "
                                     f"cover inputs {sorted(o.rank for o in cfg.ops)}")
     imgs = _image_list(op, images)
     refs = [_reference_tensor(reference, img, i) for i, img in enumerate(imgs)]

@@ -68,9 +68,14 @@ class AippOp:
         values.update(changes)
         return AippOp(self.path, values, self.lines, self.spans, self.start_line, self.close_offset)
 
+    @property
+    def shown(self) -> str:
+        """The file as messages print it (``shown_path``)."""
+        return shown_path(self.path)
+
     def where(self, key: Optional[str] = None) -> str:
         line = self.lines.get(key, self.start_line) if key else self.start_line
-        return f"{self.path}:{line}"
+        return f"{self.shown}:{line}"
 
     def error(self, key: Optional[str], problem: str) -> ConfigError:
         return ConfigError(self.where(key), f"{key}: {problem}" if key else problem)
@@ -83,6 +88,11 @@ class AippConfig:
     path: str
     text: str
     ops: List[AippOp] = field(default_factory=list)
+
+    @property
+    def shown(self) -> str:
+        """The file as messages print it (``shown_path``)."""
+        return shown_path(self.path)
 
     def for_input(self, rank: int) -> Optional[AippOp]:
         """The block applied to model input number ``rank`` (``related_input_rank``)."""
@@ -99,12 +109,12 @@ class AippConfig:
         for rank, fields in changes.items():
             op = self.for_input(rank)
             if op is None:
-                raise ConfigError(self.path, f"no aipp_op block with related_input_rank {rank}")
+                raise ConfigError(self.shown, f"no aipp_op block with related_input_rank {rank}")
             added = []
             indent = _indent_of(self.text, op)
             for key, value in fields.items():
                 if key not in KEY_KINDS:
-                    raise ConfigError(self.path, f"cannot set unknown key {key!r}")
+                    raise ConfigError(self.shown, f"cannot set unknown key {key!r}")
                 text = format_value(value)
                 if key in op.spans:
                     s, e = op.spans[key]
@@ -144,6 +154,20 @@ def format_value(value) -> str:
     return str(value)
 
 
+def shown_path(path: str) -> str:
+    """``path`` as the errors and reports print it: relative to the current directory, where
+    pytest or the command runs, for a file under it (README: "the paths the plugin prints are
+    relative to where pytest ran"; the plugin resolves ``aipp=`` to an absolute path, which its
+    errors printed), else as given; ``<aipp>`` (text parsed with no file) as is."""
+    if not path or path.startswith("<") or not os.path.isabs(path):
+        return path
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return path if rel.split(os.sep)[0] == os.pardir else rel.replace(os.sep, "/")
+
+
 def read_aipp_config(path) -> AippConfig:
     """Parse the AIPP file at ``path``; a missing or unreadable file is a ConfigError."""
     path = os.fspath(path)
@@ -151,14 +175,27 @@ def read_aipp_config(path) -> AippConfig:
         with open(path, "r", encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
-        raise ConfigError(path, f"cannot read the AIPP file: {e.strerror or e}") from None
+        raise ConfigError(shown_path(path), f"cannot read the AIPP file: {e.strerror or e}") \
+            from None
     except UnicodeDecodeError:
-        raise ConfigError(path, "the AIPP file is not UTF-8 text") from None
+        raise ConfigError(shown_path(path), "the AIPP file is not UTF-8 text") from None
     return parse_aipp_config(text, path)
 
 
 def parse_aipp_config(text: str, path: str = "<aipp>") -> AippConfig:
-    """Parse AIPP file text (see the module docstring for what is an error)."""
+    """Parse AIPP file text (see the module docstring for what is an error); errors name the
+    file as ``shown_path`` prints it."""
+    try:
+        return _parse(text, path)
+    except ConfigError as exc:
+        where = str(exc.where or "")
+        rest = where[len(path):]
+        if not path or not where.startswith(path) or rest[:1] not in ("", ":"):
+            raise
+        raise ConfigError(shown_path(path) + rest, exc.problem, cli_text=exc.cli_text) from None
+
+
+def _parse(text: str, path: str) -> AippConfig:
     toks = tokens(text, path)
     cfg = AippConfig(path=path, text=text)
     i = 0

@@ -197,7 +197,7 @@ class AippInputs:
                 op = replace(op, path=str(source))
             raw = np.asarray(inputs[name])
             if raw.dtype != np.uint8:
-                raise ConfigError(f"inputs of the AIPP model ({op.path})",
+                raise ConfigError(f"inputs of the AIPP model ({op.shown})",
                                   f"{name!r} must be raw uint8 images ({op.input_format}, NHWC) because "
                                   f"the AIPP file pre-processes it; got {raw.dtype} {tuple(raw.shape)}")
             result = apply_aipp(op, raw, name=name)

@@ -55,7 +55,9 @@ def _import(name: str, base_dir, where: str):
         if base_dir is not None and not path.is_absolute():
             path = Path(base_dir) / path
         if not path.is_file():
-            raise ConfigError(where, f"no such file {str(path)!r}")
+            from ..core.locations import shown
+
+            raise ConfigError(where, f"no such file {shown(path, os.getcwd())!r}")
         spec = importlib.util.spec_from_file_location(path.stem, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules.setdefault(path.stem, module)
