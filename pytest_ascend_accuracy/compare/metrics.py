@@ -30,7 +30,8 @@ Deliberate differences from msaccucmp, each visible in the result:
   NaN for 0 against a value (msaccucmp prints 1 whatever the values, so a loss or score whose
   sign flipped passed); below ``SIGN_FLOOR`` (float16's smallest normal) it is 1, as noise.
 * A float16 tensor also gets ``normal_cosine``: its cosine with the positions where both sides
-  lie below float16's smallest normal, within 2**-16 of each other, compared as equal
+  lie below float16's smallest normal and are close (one sign, within 2**-22 + 1/8 of the
+  golden value) compared as equal
   (``tiny_values``); ``cosine`` stays msaccucmp's figure, and judging (``value("cosine")``)
   takes the higher of the two (a detector's probability map all below 2.6e-5 read 0.997705
   from float16's subnormal grid).

@@ -17,14 +17,15 @@ from ..errors import ConfigError, DumpFormatError
 from .metrics import TensorMetrics, encode_float
 from .rows import Coverage, Failure, TensorCompare, _s
 from .thresholds import Policy, ThresholdLike
+from .tiny_values import CLOSE_WORDS
 
 #: 2: metrics record ``exact``/``unequal`` (integer and bool values compared exactly) and
 #: ``matched_nan``; 3: ``normal_cosine``/``tiny_equal`` (float16 positions below its smallest
-#: normal on both sides, within 2**-16 of each other, compared as equal); an older file is read
+#: normal on both sides, close by ``tiny_values``' test, compared as equal); an older file is read
 #: and judged by the rules it was written under
 FORMAT_VERSION = 3
-_TINY_RULE = ("float16 positions below its smallest normal (6.1e-05) on both sides and within "
-              "2**-16 of each other were not compared as equal")
+_TINY_RULE = ("float16 positions below its smallest normal (6.1e-05) on both sides and "
+              f"{CLOSE_WORDS} were not compared as equal")
 #: what an older result was written without (``CompareResult.older_rules``)
 OLDER_RULES = {1: "NaN at the same position on both sides was a mismatch, 8-bit codes were "
                   "not compared around the golden's mean, integer tensors were compared "
@@ -217,7 +218,7 @@ def _tiny_rule_text(m: TensorMetrics, metric: str) -> str:
     if metric != "cosine" or m.value("cosine") == m.cosine:
         return ""
     return (f" (with the {m.tiny_equal} position{_s(m.tiny_equal)} below float16's smallest "
-            "normal on both sides, within 2**-16 of each other, counted as equal; msaccucmp's "
+            f"normal on both sides, {CLOSE_WORDS}, counted as equal; msaccucmp's "
             f"cosine {_fmt(m.cosine)})")
 
 

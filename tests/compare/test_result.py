@@ -495,8 +495,9 @@ def test_a_result_saved_before_exact_judging_is_judged_as_written_and_says_so(tm
     assert (f"{path}: written by an earlier version (NaN at the same position on both sides "
             "was a mismatch, 8-bit codes were not compared around the golden's mean, integer "
             "tensors were compared exactly by another rule or not at all, and float16 positions "
-            "below its smallest normal (6.1e-05) on both sides and within 2**-16 of each other "
-            "were not compared as equal); compare the dumps "
+            "below its smallest normal (6.1e-05) on both sides and of one sign and within "
+            "2**-22 + 1/8 of the golden value of each other were not compared as equal); "
+            "compare the dumps "
             "again to judge by today's rules") in out
     # a version 1 file of this session's first rule (int32 compared exactly): judged as today,
     # by its metrics (the note and the verdict above it contradicted each other, review)
