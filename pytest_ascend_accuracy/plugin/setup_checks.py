@@ -98,8 +98,9 @@ def check_judged_names(spec, result, where: str) -> None:
             if any(n == entry or fnmatchcase(n, entry) for n in rows):
                 continue
             if (result.coverage.never_compared(entry)[1] == "fused"
-                    and any(not m.fusion or m.fusion_rules_off for m in spec.modes)):
-                continue  # a fused member's tensor: a mode of the marker without fusion judges it
+                    and any(not m.fusion for m in spec.modes)):
+                continue  # a fused member's tensor: a mode of the marker without fusion judges
+                # it (not one switching off some rules: they need not unfuse this member)
             raise ConfigError(where, result.coverage.judges_nothing(what, entry))
 
 

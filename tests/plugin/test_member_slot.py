@@ -99,3 +99,16 @@ def test_a_member_tensor_no_mode_dumps_is_refused_and_both_fixes_work_pasted(
         name="modes", settings='per_op={"fc1/MatMul:output:0": 0.9}, '
                                'modes=["default", "fusion_off"]'))
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+
+
+def test_a_mode_turning_off_one_other_rule_does_not_excuse_a_member_tensor(pytester, models_dir):
+    """A mode that switches off one fusion rule need not unfuse this member: with no mode
+    without fusion, nothing judged ``fc1/MatMul:output:0``, and both modes passed a max_abs of
+    0 (a review). It is refused as with a single mode."""
+    pytester.makepyfile(test_rules=SINGLE_MODE + "from pytest_ascend_accuracy import Mode\n" +
+                        TEST.format(name="rules", settings=(
+                            'metric="max_abs", threshold=1.0, '
+                            'per_op={"fc1/MatMul:output:0": 0.0}, modes=["default", '
+                            'Mode(fusion_rules_off=("LayerNormFusionPass",))]')))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert "passed" not in result.parseoutcomes()
