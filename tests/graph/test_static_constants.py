@@ -138,14 +138,12 @@ def test_the_real_pp_ocr_cls_model_converts_to_the_same_files(tmp_path, monkeypa
     conversion writes the same files with the Constant values taken as they are as with
     onnxruntime computing them."""
     import hashlib
-    import importlib.util
-    import os
 
-    spec = importlib.util.find_spec("rapidocr_onnxruntime")
-    cls = (os.path.join(list(spec.submodule_search_locations)[0], "models",
-                        "ch_ppocr_mobile_v2.0_cls_infer.onnx") if spec else None)
-    if cls is None or not os.path.isfile(cls):
-        pytest.skip("rapidocr-onnxruntime (test extra 'ocr') is not installed")
+    from pytest_ascend_accuracy.testing.ocr_models import MISSING, ocr_model_path
+
+    cls = ocr_model_path("cls")
+    if cls is None:
+        pytest.skip(MISSING)
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
     from pytest_ascend_accuracy.core.cache import Cache
     from pytest_ascend_accuracy.core.modes import resolve_mode

@@ -8,16 +8,13 @@ normal on both sides, of one sign and within 2**-22 + 1/8 of the golden value, n
 ``tests/compare/test_tiny_sigmoid_judging.py``). Needs the
 ``ocr`` test extra (``pip install rapidocr-onnxruntime``: only its model file is used);
 skipped without it."""
-import importlib.util
-import os
 
 import pytest
 
-_SPEC = importlib.util.find_spec("rapidocr_onnxruntime")
-DET = (os.path.join(os.path.dirname(_SPEC.origin), "models", "ch_PP-OCRv4_det_infer.onnx")
-       if _SPEC is not None else None)
-pytestmark = pytest.mark.skipif(DET is None or not os.path.isfile(DET),
-                                reason="rapidocr-onnxruntime (test extra 'ocr') is not installed")
+from pytest_ascend_accuracy.testing.ocr_models import MISSING, ocr_model_path
+
+DET = ocr_model_path("det")
+pytestmark = pytest.mark.skipif(DET is None, reason=MISSING)
 
 TEST = '''
 from pytest_ascend_accuracy import accuracy
