@@ -58,9 +58,12 @@ def _import(name: str, base_dir, where: str):
             from ..core.locations import shown
 
             raise ConfigError(where, f"no such file {shown(path, os.getcwd())!r}")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
+        # under a name of its own (its stem and path): registered as its bare stem it stayed in
+        # sys.modules, and a test of the same process importing another folder's ``prep``
+        # got this file's module (an NV12 reference fed RGB images: "cannot reshape")
+        spec = importlib.util.spec_from_file_location(f"{path.stem}@{path.resolve()}", path)
         module = importlib.util.module_from_spec(spec)
-        sys.modules.setdefault(path.stem, module)
+        sys.modules[spec.name] = module  # (as an import would: dataclasses look it up)
         spec.loader.exec_module(module)
         return module
     root = os.fspath(base_dir) if base_dir is not None else os.getcwd()
