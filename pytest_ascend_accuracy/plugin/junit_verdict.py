@@ -42,6 +42,18 @@ class Family:
 
     prefix: str
     start: str
+    #: the fields a check records (after the prefix), and beginnings of fields named by what
+    #: the check measured (``accuracy_first_failing_cosine``): a user's own ``accuracy_note``
+    #: is none of them, and stays where it was
+    fields: FrozenSet[str] = frozenset()
+    open_fields: Tuple[str, ...] = ()
+
+    def owns(self, name: str) -> bool:
+        """Whether ``name`` is a property a check of this kind records."""
+        if not name.startswith(self.prefix):
+            return False
+        field = name[len(self.prefix):]
+        return field in self.fields or field.startswith(self.open_fields)
 
     @property
     def passed(self) -> str:
@@ -64,9 +76,13 @@ class Family:
         return any(n == self.count or per_check.match(str(n)) for n, _ in props)
 
 
-ACCURACY = Family("accuracy_", "accuracy_model")
-DATASET = Family("dataset_", "dataset_metric")
-PREPROCESSING = Family("preprocessing_", "preprocessing_passed")
+ACCURACY = Family("accuracy_", "accuracy_model", frozenset({
+    "model", "mode", "passed", "coverage", "baseline", "hint"}), ("first_failing_",))
+DATASET = Family("dataset_", "dataset_metric", frozenset({
+    "metric", "reference", "device", "drop", "max_drop", "samples", "flipped", "passed",
+    "positions", "flipped_positions", "first_failing_op", "first_failing_reason"}))
+PREPROCESSING = Family("preprocessing_", "preprocessing_passed", frozenset({
+    "passed", "aipp", "input", "images", "agree", "corrected", "first_failing_reason"}))
 FAMILIES = (ACCURACY, DATASET, PREPROCESSING)
 
 
@@ -97,7 +113,7 @@ def _family_verdict(props: Props, family: Family, failed: Optional[str], marked:
             if start is None:
                 start = len(others)
             groups.append([])
-        if name.startswith(family.prefix) and groups:
+        if family.owns(name) and groups:
             groups[-1].append((name, value))
         else:
             others.append((name, value))

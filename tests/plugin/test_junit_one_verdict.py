@@ -144,3 +144,18 @@ def test_a_failure_no_accuracy_check_made_is_said_in_its_own_words():
         "accuracy_first_failing_reason"] == "AIPP file f:3 disagrees"
     assert one_verdict(aipp, "AIPP file f:3 disagrees", marked=True)[1:] == [
         ("accuracy_passed", "false"), ("accuracy_first_failing_reason", "AIPP file f:3 disagrees")]
+
+
+def test_a_users_own_property_with_a_checks_prefix_stays_as_recorded():
+    """``accuracy_note`` is the user's, not a check's field: with two checks it was taken into
+    the first check's set and renamed ``accuracy_check1_note`` (a review)."""
+    props = [("accuracy_model", "a"), ("accuracy_mode", "default"), ("accuracy_passed", "true"),
+             ("accuracy_note", "user: run 1"),
+             ("accuracy_model", "b"), ("accuracy_mode", "default"), ("accuracy_passed", "false"),
+             ("accuracy_first_failing_op", "fc2"), ("accuracy_first_failing_cosine", "0.5")]
+    out = one_verdict(props, failed="accuracy FAILED")
+    assert ("accuracy_note", "user: run 1") in out
+    assert not any(n.endswith("_note") and n != "accuracy_note" for n, _ in out)
+    assert ("accuracy_check2_first_failing_cosine", "0.5") in out
+    assert out[:3] == [("accuracy_model", "b"), ("accuracy_mode", "default"),
+                       ("accuracy_passed", "false")]
