@@ -101,8 +101,8 @@ def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], imag
     cfg = config if isinstance(config, AippConfig) else read_aipp_config(config)
     op = cfg.for_input(rank)
     if op is None:
-        raise ConfigError(cfg.shown, f"no aipp_op block for input {rank} (related_input_rank); blocks "
-                                    f"cover inputs {sorted(o.rank for o in cfg.ops)}")
+        raise ConfigError(cfg.shown, f"no aipp_op block for input {rank} (related_input_rank); "
+                                    f"blocks cover inputs {sorted(o.rank for o in cfg.ops)}")
     imgs = _image_list(op, images)
     refs = [_reference_tensor(reference, img, i) for i, img in enumerate(imgs)]
     agreements = [judge_image(op, img, ref) for img, ref in zip(imgs, refs)]

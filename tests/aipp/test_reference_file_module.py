@@ -25,6 +25,6 @@ def test_a_reference_file_leaves_its_stem_free_for_another_folders_module(tmp_pa
 
 def test_a_reference_file_defining_a_dataclass_loads(tmp_path):
     (tmp_path / "prep_dc.py").write_text(
-        "from dataclasses import dataclass\n\n\n@dataclass\nclass Norm:\n    scale: float = 2.0\n\n\n"
-        "def preprocess(image):\n    return Norm().scale * image\n")
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass Norm:\n"
+        "    scale: float = 2.0\n\n\ndef preprocess(image):\n    return Norm().scale * image\n")
     assert load_reference(f"{tmp_path / 'prep_dc.py'}:preprocess")(3.0) == 6.0

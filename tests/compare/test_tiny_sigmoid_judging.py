@@ -6,9 +6,9 @@ rounds correctly to float16 (the logits carry the float16 error of the ops befor
 the map is largest, which the sigmoid's tail turns into a 4% relative error). Positions below
 that bound on both sides, of one sign and within 2**-22 + 1/8 of the golden value of each other,
 now count as equal in the judged cosine (``compare/tiny_values.py``); a fault that moves values
-into the normal range, flips their sign or moves them by more (a bias, a shuffle) still fails. The tensors here are built like the real ones: a sigmoid of logits in its
-saturated tail, the device's logits rounded to float16 and off by a few of their ulps, its
-output rounded too.
+into the normal range, flips their sign or moves them by more (a bias, a shuffle) still fails.
+The tensors here are built like the real ones: a sigmoid of logits in its saturated tail, the
+device's logits rounded to float16 and off by a few of their ulps, its output rounded too.
 """
 import json
 
