@@ -102,7 +102,7 @@ def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], imag
     op = cfg.for_input(rank)
     if op is None:
         raise ConfigError(cfg.shown, f"no aipp_op block for input {rank} (related_input_rank); "
-                                    f"blocks cover inputs {sorted(o.rank for o in cfg.ops)}")
+                          f"blocks cover inputs {sorted(o.rank for o in cfg.ops)}")
     imgs = _image_list(op, images)
     refs = [_reference_tensor(reference, img, i) for i, img in enumerate(imgs)]
     agreements = [judge_image(op, img, ref) for img, ref in zip(imgs, refs)]
