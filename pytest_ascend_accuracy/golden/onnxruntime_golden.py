@@ -33,11 +33,13 @@ import numpy as np
 from ..core.cache import Cache, Vouched, make_key, new_hasher
 from ..dump.model import DumpSet
 from ..dump.npy_index import INDEX_NAME
-from ..errors import BackendError
+from ..dump.dtypes import UnsupportedDtype
+from ..errors import BackendError, DumpFormatError
 from ..graph.external import initializer_array
 from ..graph.content_digests import inputs_digest, model_digest
 from ..graph.onnx_graph import model_label, ort_version, parse_input_shape
 from ..graph.prepare import prepare_model
+from ..graph.value_kinds import refusal_text
 
 #: bump when the layout or content of golden entries changes (2: injective op-name stems,
 #: dump/golden_names.py; entries of format 1 lost ops named input_<op> or with a newline;
@@ -45,8 +47,9 @@ from ..graph.prepare import prepare_model
 #: 4: INDEX_FILE, read instead of listing the directory and parsing every header;
 #: 5: every tensor in one PACK_FILE, found through INDEX_FILE; 6: ops in an order that runs
 #: for a model listed out of order, graph.prepare.sort_nodes, and unnamed nodes named as ATC
-#: names them, graph.names)
-GOLDEN_FORMAT = 6
+#: names them, graph.names; 7: an If decided by the input values keeps its name and outputs
+#: over its inlined branch, graph.inline)
+GOLDEN_FORMAT = 7
 DUMP_DIR = "npy"
 #: the one file of ``DUMP_DIR`` that holds every tensor's ``.npy`` record (``NpyDumpWriter(pack=)``):
 #: a golden of 600 tensors is one file created, not 600 (each costs ~0.3 ms on ext4)
@@ -132,6 +135,9 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
 
     prepared = prepare_model(model, input_shape=input_shape, inputs=inputs, weights_by_reference=True)
     proto = prepared.model
+    refused = refusal_text(model_label(model), proto, kinds=("string",))  # no .npy of them
+    if refused:  # (sequences are skipped, "not_dumped": the emulator refuses those models)
+        raise BackendError(refused)
     graph = proto.graph
     names = [o for n in graph.node for o in n.output if o]
     model_outputs = {o.name for o in graph.output}
@@ -194,7 +200,13 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
                     ins.append(v)
                     if v is not None and not isinstance(v, Path):
                         stored_ins.append(name)
-                paths = writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
+                try:
+                    paths = writer.write_op(node.name, ins, outs, timestamp_us=base_ts + index)
+                except (DumpFormatError, UnsupportedDtype) as exc:  # a value no .npy holds:
+                    # named by its node, not by the cache's temporary file it was going to
+                    raise BackendError(f"golden of {model_label(model)!r}: node {node.name!r} "
+                                       f"({node.op_type}): "
+                                       f"{getattr(exc, 'problem', exc)}") from None
                 # outputs come first in the written paths, then the inputs written (not referred)
                 written.update(zip(out_names, paths))
                 for name, path in zip(stored_ins, paths[len(out_names):]):

@@ -13,6 +13,13 @@ taken branch, in place:
   existing ones get ``_{k}`` (main-graph names never change, so golden and emulator agree);
 - nested ``If`` nodes brought up by inlining are handled in the next round.
 
+An ``If`` whose condition is known only from the given inputs (the golden's run; ATC and the
+emulator convert without inputs, so their ``If`` stays one operator) is inlined *and kept*: the
+taken branch's nodes come before it under their own names, and the ``If`` itself stays, its
+branches reduced to ``Identity`` nodes of the inlined outputs, so its outputs keep the ``If``'s
+name and inputs, as the device's dump of the ``If`` operator has them (``keep_if``); the
+branch's tensors are golden tensors of their own.
+
 ``Loop`` and ``Scan`` are never touched (their bodies run a data-dependent number of times).
 """
 from __future__ import annotations
@@ -27,22 +34,27 @@ MAX_ROUNDS = 16
 
 
 def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None, *,
-               folder: Optional[str] = None) -> List[Tuple[str, str]]:
+               folder: Optional[str] = None,
+               kept: Optional[List[str]] = None) -> List[Tuple[str, str]]:
     """Inline every ``If`` of the main graph whose condition is computable; returns
     ``[(if node name, "then"|"else"), ...]`` in the order they were inlined (``folder``: where
-    the model's external-data weights are, ``graph.external``)."""
+    the model's external-data weights are, ``graph.external``). The names of the ``If`` nodes
+    whose condition needed ``inputs``, inlined and kept (module docstring), are appended to
+    ``kept``."""
     from ..errors import ConversionError
     from .onnx_graph import tensor_info
     from .static import evaluate, static_tensors
 
     done: List[Tuple[str, str]] = []
+    kept_ids: Set[str] = set()
     for _ in range(MAX_ROUNDS):
-        ifs = [n for n in model.graph.node if n.op_type == "If" and n.domain in ("", "ai.onnx")]
+        ifs = [n for n in model.graph.node if n.op_type == "If" and n.domain in ("", "ai.onnx")
+               and n.name not in kept_ids]
         if not ifs:
             break
         conds = [n.input[0] for n in ifs]
+        static = static_tensors(model, tensor_info(model))
         if inputs is None:
-            static = static_tensors(model, tensor_info(model))
             conds = [c for c in conds if c in static]
         if not conds:
             break
@@ -55,15 +67,22 @@ def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None, *,
             if node.input[0] not in values:
                 continue
             taken = "then" if bool(np.asarray(values[node.input[0]]).reshape(-1)[0]) else "else"
-            _inline_one(model.graph, node, taken)
+            keep = node.input[0] not in static  # known from the inputs alone: the If stays
+            _inline_one(model.graph, node, taken, keep_if=keep)
             done.append((node.name, taken))
+            if keep:
+                kept_ids.add(node.name)
+                if kept is not None:
+                    kept.append(node.name)
             changed = True
         if not changed:
             break
     return done
 
 
-def _inline_one(graph, if_node, taken: str) -> None:
+def _inline_one(graph, if_node, taken: str, keep_if: bool = False) -> None:
+    """Replace ``if_node`` by its ``taken`` branch's nodes; ``keep_if``: put them before it
+    and keep it, reading their outputs (module docstring)."""
     import onnx
 
     branch = next(a.g for a in if_node.attribute if a.name == f"{taken}_branch")
@@ -85,7 +104,7 @@ def _inline_one(graph, if_node, taken: str) -> None:
     claimed: Set[str] = set()
     produced_set = set(produced)
     for k, (bout, iout) in enumerate(zip(body.output, if_node.output)):
-        if not iout:
+        if not iout or keep_if:  # a kept If reads the branch's outputs under their own names
             continue
         if bout.name in produced_set and bout.name not in claimed:
             rename[bout.name] = iout
@@ -107,13 +126,42 @@ def _inline_one(graph, if_node, taken: str) -> None:
         node_names.add(node.name)
 
     position = list(graph.node).index(if_node)
-    new_nodes = list(graph.node[:position]) + list(body.node) + list(graph.node[position + 1:])
+    after = list(graph.node[position + 1:])
+    if keep_if:
+        _reduce_branches(if_node, [rename.get(b.name, b.name) for b in body.output], body.output,
+                         used)
+        after.insert(0, if_node)
+    new_nodes = list(graph.node[:position]) + list(body.node) + after
     del graph.node[:]
     graph.node.extend(new_nodes)
     graph.initializer.extend(body.initializer)
     for vi in body.value_info:
         vi.name = rename.get(vi.name, vi.name)
         graph.value_info.append(vi)
+
+
+def _reduce_branches(if_node, sources: List[str], outputs, used: Set[str]) -> None:
+    """Make both branches of ``if_node`` return ``sources`` (outer tensors) through
+    ``Identity`` nodes: the kept ``If`` of an inlined branch (``keep_if``)."""
+    import onnx
+
+    for attr in if_node.attribute:
+        if attr.name not in ("then_branch", "else_branch"):
+            continue
+        side = attr.name.partition("_")[0]
+        names = []
+        for k in range(len(sources)):
+            base = f"{if_node.name}/{side}/out_{k}"
+            names.append(base if base not in used else unique_name(base, used))
+            used.add(names[-1])
+        g = onnx.GraphProto(name=attr.g.name or f"{if_node.name}_{side}")
+        g.node.extend(onnx.helper.make_node("Identity", [src], [dst])
+                      for src, dst in zip(sources, names))
+        for vi, dst in zip(outputs, names):
+            out = g.output.add()
+            out.CopyFrom(vi)
+            out.name = dst
+        attr.g.CopyFrom(g)
 
 
 def _rename_io(node, rename: Mapping[str, str]) -> None:

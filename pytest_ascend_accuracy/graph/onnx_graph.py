@@ -25,6 +25,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import ConfigError
+from .feedable import check_feedable
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
 
@@ -141,8 +142,11 @@ def input_dtype(value_info) -> np.dtype:
         raise ConfigError(f"input {value_info.name!r}", f"unsupported element type {elem}") from exc
 
 
-def parse_input_shape(input_shape, where: str = "input_shape") -> Optional[Dict[str, Tuple[int, ...]]]:
-    """``{name: shape}`` or ATC syntax ``"in1:1,3,224,224;in2:1,10"`` -> {name: tuple of ints}."""
+def parse_input_shape(input_shape, where: str = "input_shape", *,
+                      empty_ok: bool = False) -> Optional[Dict[str, Tuple[int, ...]]]:
+    """``{name: shape}`` or ATC syntax ``"in1:1,3,224,224;in2:1,10"`` -> {name: tuple of ints}.
+    Dimensions are positive, as ATC's ``--input_shape`` takes them; ``empty_ok``: 0 allowed
+    too (the shapes of given arrays, which onnxruntime runs)."""
     if input_shape is None:
         return None
     if isinstance(input_shape, str):
@@ -151,32 +155,41 @@ def parse_input_shape(input_shape, where: str = "input_shape") -> Optional[Dict[
             name, sep, dims = part.rpartition(":")
             if not sep or not name:
                 raise ConfigError(where, f"expected 'name:d1,d2,...', got {part!r}")
-            out[name] = _dims(name, dims.split(",") if dims else [], where)
+            out[name] = _dims(name, dims.split(",") if dims else [], where, empty_ok)
         return out
     if not isinstance(input_shape, Mapping):
         raise ConfigError(where, f"expected a mapping {{input name: shape}} or an ATC string, "
                                  f"got {type(input_shape).__name__}")
-    return {str(k): _dims(k, v, where) for k, v in input_shape.items()}
+    return {str(k): _dims(k, v, where, empty_ok) for k, v in input_shape.items()}
 
 
-def _dims(name, dims, where) -> Tuple[int, ...]:
+#: ATC's refusal of a 0 (or negative) dimension in a static --input_shape (CANN error E10011)
+ATC_POSITIVE_DIMS = "ATC's --input_shape takes positive dimensions only (E10011)"
+
+
+def _dims(name, dims, where, empty_ok: bool = False) -> Tuple[int, ...]:
     try:
         values = tuple(int(d) for d in dims)
     except (TypeError, ValueError):
         raise ConfigError(where, f"shape of input {name!r} must be a sequence of ints, got {dims!r}") from None
-    if any(d <= 0 for d in values):
-        raise ConfigError(where, f"shape of input {name!r} must be positive ints, got {list(values)}")
+    if any(d < 0 or (d == 0 and not empty_ok) for d in values):
+        raise ConfigError(where, f"shape of input {name!r} must be positive ints, got "
+                                 f"{list(values)}: {ATC_POSITIVE_DIMS}"
+                                 + (", so an empty input cannot be fed to a converted model; make "
+                                    "it a constant of the model (an initializer), or leave an "
+                                    "optional input out of it" if 0 in values else ""))
     return values
 
 
 def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True,
-                         where: str = "input_shape") -> Dict[str, Tuple[Optional[int], ...]]:
+                         where: str = "input_shape",
+                         empty_ok: bool = False) -> Dict[str, Tuple[Optional[int], ...]]:
     """Apply ``input_shape`` to the model's inputs in place and return every input's shape.
 
     A named input that does not exist, a rank that differs, or a value that contradicts a
     fixed dimension raises ``ConfigError``; so does a dynamic dimension left unresolved when
     ``require_static`` (naming every input left dynamic, its dimensions and how to fix it)."""
-    shapes = parse_input_shape(input_shape, where) or {}
+    shapes = parse_input_shape(input_shape, where, empty_ok=empty_ok) or {}
     inputs = {i.name: i for i in graph_inputs(model)}
     unknown = sorted(set(shapes) - set(inputs))
     if unknown:
@@ -209,9 +222,9 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
                                              for d in resolved[name] or (None,))
                        for name in dynamic)  # ATC's syntax, the CLI's --input-shape
         raise ConfigError(where, f"{what}; pass input_shape={{{example}}} with every dimension"
-                                 + each,
+                                 + each + f" given as a positive int: {ATC_POSITIVE_DIMS}",
                           cli_text=f"--input-shape: {what}; pass --input-shape '{atc}' with "
-                                   f"every ? given{each}")
+                                   f"every ? given{each} as a positive int: {ATC_POSITIVE_DIMS}")
     return resolved
 
 
@@ -252,6 +265,7 @@ def check_inputs(model, inputs: Mapping[str, np.ndarray], where: str = "inputs")
         raise ConfigError(where, f"no model input named {extra[0]!r}; inputs: {', '.join(specs)}")
     out: Dict[str, np.ndarray] = {}
     for name, vi in specs.items():
+        check_feedable(vi, where)
         if name not in inputs:
             raise ConfigError(where, f"model input {name!r} not given; inputs: {', '.join(specs)}")
         arr = np.asarray(inputs[name])

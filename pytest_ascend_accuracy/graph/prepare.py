@@ -14,7 +14,8 @@ from ..errors import ConfigError
 from .external import load_model_refs
 from .inline import inline_ifs
 from .names import normalize_node_names
-from .onnx_graph import check_inputs, graph_inputs, load_model, parse_input_shape, resolve_input_shapes
+from .onnx_graph import (check_inputs, graph_inputs, load_model, model_label, parse_input_shape,
+                         resolve_input_shapes)
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,9 @@ class GraphReport:
     unnamed_nodes: int = 0
     renamed_duplicates: int = 0
     inlined_ifs: Tuple[Tuple[str, str], ...] = ()  # (If node name, "then"/"else")
+    #: the inlined ``If`` nodes kept as operators over their branch (condition known from the
+    #: inputs only: the device runs the If, ``inline``)
+    kept_ifs: Tuple[str, ...] = ()
     #: operators that keep a subgraph (Loop, Scan, If not inlined): internal tensors not dumped
     subgraph_ops: Tuple[Tuple[str, str], ...] = ()  # (node name, op type)
     input_shapes: Tuple[Tuple[str, Tuple[int, ...]], ...] = ()
@@ -33,6 +37,7 @@ class GraphReport:
             "unnamed_nodes": self.unnamed_nodes,
             "renamed_duplicates": self.renamed_duplicates,
             "inlined_ifs": [list(x) for x in self.inlined_ifs],
+            "kept_ifs": list(self.kept_ifs),
             "subgraph_ops": [list(x) for x in self.subgraph_ops],
             "subgraph_note": ("internal tensors of these operators' subgraphs are not dumped"
                               if self.subgraph_ops else ""),
@@ -76,14 +81,19 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
         merged.update(shape_arg or {})
         names = {i.name for i in graph_inputs(proto)}
         shape_arg = {k: v for k, v in merged.items() if k in names} or None
-        check_inputs(proto, inputs)
-    shapes = resolve_input_shapes(proto, shape_arg, require_static=require_static)
-    inlined = inline_ifs(proto, inputs, folder=folder)
+        check_inputs(proto, inputs, where=f"inputs of {model_label(model)!r}")
+    # the given arrays' shapes may hold a 0 (onnxruntime runs an empty input; the user's
+    # input_shape, read above, may not: ATC refuses it)
+    shapes = resolve_input_shapes(proto, shape_arg, require_static=require_static,
+                                  empty_ok=inputs is not None)
+    kept: list = []
+    inlined = inline_ifs(proto, inputs, folder=folder, kept=kept)
     subgraph_ops = tuple((n.name, n.op_type) for n in proto.graph.node
-                         if any(a.type in (5, 10) for a in n.attribute))  # GRAPH / GRAPHS
+                         if any(a.type in (5, 10) for a in n.attribute)  # GRAPH / GRAPHS
+                         and n.name not in kept)
     report = GraphReport(
         unnamed_nodes=counts["unnamed"], renamed_duplicates=counts["renamed_duplicates"],
-        inlined_ifs=tuple(inlined), subgraph_ops=subgraph_ops,
+        inlined_ifs=tuple(inlined), kept_ifs=tuple(kept), subgraph_ops=subgraph_ops,
         input_shapes=tuple((k, tuple(int(d) if d is not None else -1 for d in v))
                            for k, v in shapes.items()))
     return PreparedModel(proto, report, folder)

@@ -84,7 +84,8 @@ def test_every_dynamic_input_is_named_at_once():
         "'past_k' dimension 2 ('P') is dynamic ([1, 8, ?, 64]); 'past_v' dimension 2 ('P') is "
         "dynamic ([1, 8, ?, 64]); 'mask' dimensions 0 ('B'), 1 ('S') are dynamic ([?, ?]); pass "
         "input_shape={'ids': (...), 'past_k': (...), 'past_v': (...), 'mask': (...)} with every "
-        "dimension of each")
+        "dimension of each given as a positive int: ATC's --input_shape takes positive dimensions "
+        "only (E10011)")
     with pytest.raises(ConfigError) as err:  # the ones given are no longer named
         make_inputs(_kv_cache_model(), input_shape={"ids": (1, 3), "past_k": (1, 8, 2, 64)})
     assert "2 inputs are left dynamic: 'past_v' dimension 2 ('P')" in str(err.value)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet, OpRecord, TensorRef
+from ...dump.dtypes import UnsupportedDtype
 from ...errors import AscendAccuracyError, BackendError, ConversionError, DumpWriteError
 from ...core.modes import Mode, resolve_mode
 from ...graph.content_digests import model_digest
@@ -47,8 +48,9 @@ from .rounding import check_overflow
 #: them, and keep_dtype OpType:: entries matched by the parser's type, as ATC does; 5: op
 #: types as the real ATC 6.0 om json has them, BNInferenceD, ReduceMinD, Transpose; the mode's
 #: config files its atc_cmdline names, written beside the om json; 6: the atc_cmdline records
-#: --input_shape, as ATC's does)
-EMULATOR_FORMAT = 6
+#: --input_shape, as ATC's does; 7: a folded constant only an If branch reads is kept, a
+#: folded weight's graph-input entry (IR 3) dropped, faults on If branch nodes applied)
+EMULATOR_FORMAT = 7
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
@@ -267,6 +269,9 @@ class EmulatorBackend:
                                         output_formats=[_layout(s, a)
                                                         for s, a in zip(out_slots, outs)],
                                         task_id=k, timestamp_us=base_ts + k)
+                    except UnsupportedDtype as exc:  # a value no dump holds (a string)
+                        raise BackendError(f"emulator run of {converted.model_name!r}: op "
+                                           f"{op.name!r} ({op.op_type}): {exc}") from None
                     except DumpWriteError as exc:
                         from .dump_space import dump_write_failed
 

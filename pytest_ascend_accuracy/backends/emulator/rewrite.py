@@ -21,9 +21,13 @@ import numpy as np
 
 from ...core.modes import Mode
 from ...graph.folded_nodes import folded_node_protos
-from ...graph.onnx_graph import tensor_info
+from ...errors import ConversionError
+from ...graph.onnx_graph import model_label, tensor_info
 from ...graph.prepare import prepare_model
 from ...graph.static import evaluate, static_tensors
+from ...graph.stream import node_reads
+from ...graph.value_kinds import refusal_text
+from .branch_faults import apply_branch_faults, branch_types, targets_in_branches
 from .faults import Fault, fault_nodes, insert_aipp_nodes
 from .fusion import build_units
 from .layouts import FILTER_OF
@@ -52,7 +56,7 @@ def fold_constants(model, folder: Optional[str] = None) -> List[str]:
     for n in graph.node:
         if id(n) in folded_ids:
             continue
-        for t in n.input:
+        for t in node_reads(n):  # a subgraph's reads too: a constant an If branch alone uses
             if t in static and t not in inits:
                 needed.append(t)
     values = _evaluate_static(model, needed, static, info, folder)
@@ -131,8 +135,13 @@ def remove_unused_initializers(model) -> None:
             for g in ([a.g] if a.type == 5 else list(a.graphs) if a.type == 10 else []):
                 used |= _subgraph_inputs(g)
     keep = [t for t in model.graph.initializer if t.name in used]
+    dropped = {t.name for t in model.graph.initializer} - {t.name for t in keep}
     del model.graph.initializer[:]
     model.graph.initializer.extend(keep)
+    if dropped:  # an IR-3 model lists each initializer as a graph input too: that entry goes
+        inputs = [i for i in model.graph.input if i.name not in dropped]  # with it, or it is
+        del model.graph.input[:]  # an input nobody feeds (graph_inputs skips initializers only)
+        model.graph.input.extend(inputs)
 
 
 def _subgraph_inputs(g) -> Set[str]:
@@ -149,6 +158,8 @@ class _Emitter:
 
     def __init__(self, model, info, consts, overflow: str, device_formats: bool = True, sink=None):
         self.sink = sink  # big new initializers go to the converted model's data file as made
+        self.model = model
+        self.branch_elem_types: Optional[Dict[str, int]] = None  # of If branches, when needed
         self.info = info
         self.consts = consts
         self.overflow = overflow
@@ -268,7 +279,8 @@ class _Emitter:
         return dataclasses.replace(slot, format="" if fmt == "ND" else fmt, shape=shape, type=dtype)
 
     # -- one unit ------------------------------------------------------------------------------
-    def emit(self, unit, precision: str, faults: Sequence[Fault], producers: Dict[str, str]) -> PlannedOp:
+    def emit(self, unit, precision: str, faults: Sequence[Fault], producers: Dict[str, str],
+             branch_faults: Sequence[Fault] = ()) -> PlannedOp:
         import onnx
 
         in_kind = rounds_inputs(precision)
@@ -291,6 +303,11 @@ class _Emitter:
                 if name in mapping:
                     copy.input[k] = mapping[name]
             nodes.append(copy)
+        if branch_faults:
+            if self.branch_elem_types is None:
+                self.branch_elem_types = branch_types(self.model)
+            for copy in nodes:
+                apply_branch_faults(copy, branch_faults, self.branch_elem_types, self.prefix)
         preserving = len(unit.members) == 1 and unit.anchor_type in VALUE_PRESERVING
         out_slots: List[Slot] = []
         for o, origin in unit.output_origins.items():
@@ -336,7 +353,8 @@ class _Emitter:
         self.nodes.extend(nodes)
         return PlannedOp(name=unit.name, op_type=unit.op_type, original_names=unit.members,
                          onnx_types=unit.member_types, precision=precision, rules=unit.rules,
-                         faults=tuple(f.describe() for f in faults), inputs=tuple(in_slots),
+                         faults=tuple(f.describe() for f in list(faults) + list(branch_faults)),
+                         inputs=tuple(in_slots),
                          outputs=tuple(out_slots), input_refs=tuple(refs))
 
 
@@ -355,6 +373,9 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
 
     prepared = prepare_model(model, input_shape=input_shape, weights_by_reference=sink is not None)
     proto = prepared.model
+    refused = refusal_text(model_label(model), proto)  # strings, sequences: ATC has none
+    if refused:
+        raise ConversionError(refused)
     sink = sink if prepared.folder else None
     aipp = set(insert_aipp_nodes(proto.graph, faults))
     folded = fold_constants(proto, prepared.folder)
@@ -382,9 +403,12 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         precision = unit_precision(mode, anchor_type=u.anchor_type, member_names=u.members,
                                    member_types=u.member_types)
         unit_faults = [f for f in faults if f.applies_to(u, buffer_on=buffer_on)]
-        for f in unit_faults:
+        # faults on nodes inside the branches of an If run as one operator (branch_faults)
+        in_branch = [f for n in u.nodes for f in targets_in_branches(
+            n, [f for f in faults if (f.kind != "buffer" or buffer_on) and f not in unit_faults])]
+        for f in unit_faults + in_branch:
             active.setdefault(f.describe(), []).append(u.name)
-        ops.append(emitter.emit(u, precision, unit_faults, producers))
+        ops.append(emitter.emit(u, precision, unit_faults, producers, in_branch))
     graph = proto.graph
     del graph.node[:]
     graph.node.extend(emitter.nodes)
