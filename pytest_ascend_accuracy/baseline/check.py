@@ -8,10 +8,12 @@
 * the **environment changed** (toolkit, SoC, ATC arguments, backend, mode, or the inputs'
   seed/shapes/dtypes/bytes) -> "rebaseline required", listing each change, and no op-by-op
   judging: values recorded under another toolkit are not comparable;
-* otherwise every baseline line is judged: **regressed** when its cosine dropped by more than
-  ``max_drop``, its rel_l2 rose by more than ``max_rel_l2_rise`` (when given), its NaN or Inf
-  count rose, it is no longer compared, or it disappeared from the run. The message lists
-  ``op: old -> new`` lines in graph order. Ops the baseline does not know are noted, not failed.
+* otherwise every baseline line is judged: **regressed** when its cosine (the one the threshold
+  judges; a version 1 file's, msaccucmp's plain one, against the run's plain one, as it was
+  recorded: see ``baseline.file``) dropped by more than ``max_drop``, its rel_l2 rose by more
+  than ``max_rel_l2_rise`` (when given), its NaN or Inf count rose, it is no longer compared,
+  or it disappeared from the run. The message lists ``op: old -> new`` lines in graph order.
+  Ops the baseline does not know are noted, not failed.
 
 Both sides are rounded the same way before judging (see ``baseline_file``), so a baseline just
 written always passes against the run that wrote it, and a drop of exactly ``max_drop`` passes.
@@ -233,15 +235,19 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     info_d = normalise_environment(info or {}, f"{where} info", required=())
     current = ops_from_result(result)
     fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d)
+    plain = ops_from_result(result, plain_cosine=True)  # what a version 1 file is judged by
     # one process at a time reads, judges and rewrites a baseline (and its stored inputs):
     # xdist workers whose tests share one recorded it twice at once, half of each
     with PathLocked(path, "baseline"):
-        return _judge(path, fresh, regen, max_drop, max_rel_l2_rise, shown)
+        return _judge(path, fresh, regen, max_drop, max_rel_l2_rise, shown, plain)
 
 
 def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
-           max_rel_l2_rise: Optional[float], shown: str) -> BaselineOutcome:
-    """``check_baseline`` under the baseline's lock; messages name the file as ``shown``."""
+           max_rel_l2_rise: Optional[float], shown: str,
+           plain: Sequence[OpBaseline] = ()) -> BaselineOutcome:
+    """``check_baseline`` under the baseline's lock; messages name the file as ``shown``.
+    ``plain``: this run's lines with msaccucmp's plain cosine, judged against a version 1
+    file (which recorded that one)."""
     env, spec, current, info_d = fresh.environment, fresh.inputs, fresh.ops, fresh.info
     if regen.before_use:
         _write(path, fresh, shown)
@@ -279,9 +285,10 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
         old.info.get("model_sha256") == info_d.get("model_sha256")
     # the model the baseline recorded: a tensor it does not list was edited or cut out of the
     # file (an emptied ops list checked nothing, silently)
-    j = judge_ops(old.ops, current, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
+    judged = plain if old.plain_cosine and plain else current
+    j = judge_ops(old.ops, judged, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
                   new_fail=same_model)
-    notes = _notes(old, info_d, j, max_drop)
+    notes = _notes(old, info_d, j, max_drop) + _plain_cosine_note(old, current, judged, shown)
     if not j.regressions:
         text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "
                 f"max_drop={max_drop:g} of {shown}")
@@ -337,6 +344,24 @@ def _notes(old: Baseline, info, j: Judgement, max_drop: float) -> List[str]:
         notes.append("note: changed since the baseline (not judged): " + "; ".join(
             f"{k} {_show(old.info.get(k))} -> {_show(info.get(k))}" for k in changed))
     return notes
+
+
+def _plain_cosine_note(old: Baseline, current: Sequence[OpBaseline],
+                       judged: Sequence[OpBaseline], shown: str) -> List[str]:
+    """The note on a version 1 file judged by msaccucmp's plain cosine where the threshold
+    judges another for some line (``judged``: the lines it was judged by), else none."""
+    if judged is current:
+        return []
+    higher = [c.label for c, p in zip(current, judged)
+              if c.compared and c.cosine != p.cosine and not math.isnan(p.cosine)]
+    if not higher:
+        return []
+    return [f"note: {shown} is a version 1 baseline, whose cosine is msaccucmp's plain one: "
+            f"judged against this run's plain cosine, as recorded; the threshold judges a "
+            f"higher cosine (float16 values below its smallest normal counted as equal) for "
+            f"{_count(len(higher), 'operator line')}: {', '.join(higher[:5])}"
+            + (f", +{len(higher) - 5} more" if len(higher) > 5 else "")
+            + "; --accuracy-regen-all records that one (baseline version 2)"]
 
 
 def _model_changed(old: Baseline, info, passed: bool = False) -> List[str]:

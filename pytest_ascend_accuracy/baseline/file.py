@@ -6,7 +6,7 @@ threshold. One file per model x mode::
 
     # pytest-ascend-accuracy accuracy baseline ...
     format: "pytest-ascend-accuracy/baseline"
-    version: 1
+    version: 2
     environment:                      # a change here means "rebaseline required"
       backend: "emulator"
       toolkit_version: "onnxruntime 1.18.0"
@@ -30,6 +30,13 @@ rounded to 6 decimals and rel_l2 / max_abs to 4 significant digits. The same met
 always produce the same bytes, and a rerun that regenerates a baseline leaves ``git diff`` empty.
 It holds no tensors, no machine paths and no timestamps. Writes are atomic (a hidden temp file
 in the same directory, fsynced, renamed over the old file).
+
+Versions: an op line's ``cosine`` is the cosine the threshold judges
+(``TensorMetrics.value("cosine")``: for a float16 tensor of values below float16's smallest
+normal, those positions counted as equal where close; ``compare/tiny_values.py``) from version
+2 on. Version 1 recorded msaccucmp's plain cosine (``TensorMetrics.cosine``, the CSV's): such a
+file is still read, keeps its version when rendered again, and is judged against the run's plain
+cosine as before (``baseline.check``); a rewrite records version 2.
 """
 from __future__ import annotations
 
@@ -44,7 +51,12 @@ from ..core.safe_yaml import fast_safe_loader, load_yaml
 from ..errors import ConfigError
 
 FORMAT = "pytest-ascend-accuracy/baseline"
-VERSION = 1
+#: the version written: 2, whose op lines' ``cosine`` is the cosine judged
+VERSION = 2
+#: the version whose op lines' ``cosine`` is msaccucmp's plain cosine (still read and judged)
+PLAIN_COSINE_VERSION = 1
+#: versions read
+VERSIONS = (PLAIN_COSINE_VERSION, VERSION)
 #: environment keys every baseline has, in file order (others follow, sorted)
 ENVIRONMENT_KEYS = ("backend", "toolkit_version", "soc_version", "atc_args")
 #: metric columns of an op line and how they are rounded
@@ -52,6 +64,16 @@ COSINE_DECIMALS = 6
 ERROR_DIGITS = 4  # significant digits of rel_l2 and max_abs
 
 _HEADER_COMMENT = """\
+# pytest-ascend-accuracy accuracy baseline: per-operator metrics of one model x mode against
+# its fp32 golden, in graph order. Written when missing; rewritten only by --accuracy-regen
+# (when the check fails) or --accuracy-regen-all. A change in 'environment' means
+# "rebaseline required". cosine is the one the threshold judges (float16 values below its
+# smallest normal may count as equal; the CSV's CosineSimilarity is msaccucmp's plain cosine),
+# rounded to 6 decimals; rel_l2 and max_abs to 4 significant digits; nan / inf count the actual
+# tensor's NaN and +-Inf values.
+"""
+#: a version 1 file's comment (its cosine: msaccucmp's plain one), kept when it is rendered again
+_HEADER_COMMENT_V1 = """\
 # pytest-ascend-accuracy accuracy baseline: per-operator metrics of one model x mode against
 # its fp32 golden, in graph order. Written when missing; rewritten only by --accuracy-regen
 # (when the check fails) or --accuracy-regen-all. A change in 'environment' means
@@ -98,12 +120,15 @@ class OpBaseline:
         return self.op if self.slot == "output:0" else f"{self.op}:{self.slot}"
 
     @staticmethod
-    def from_row(row) -> "OpBaseline":
-        """The rounded baseline values of one ``compare.result.TensorCompare`` row."""
+    def from_row(row, *, plain_cosine: bool = False) -> "OpBaseline":
+        """The rounded baseline values of one ``compare.result.TensorCompare`` row: its cosine
+        the one judged (``TensorMetrics.value``), or msaccucmp's plain one with
+        ``plain_cosine`` (what a version 1 file recorded)."""
         m = row.metrics
         if m is None:
             return OpBaseline(op=row.op_name, slot=row.slot, compared=False)
-        return OpBaseline(op=row.op_name, slot=row.slot, cosine=round_cosine(m.cosine),
+        cosine = m.cosine if plain_cosine else m.value("cosine")
+        return OpBaseline(op=row.op_name, slot=row.slot, cosine=round_cosine(cosine),
                           rel_l2=round_error(m.rel_l2), max_abs=round_error(m.max_abs),
                           nan=int(m.nan_actual), inf=int(m.posinf_actual + m.neginf_actual))
 
@@ -149,21 +174,30 @@ class Baseline:
     inputs: InputSpec
     ops: Tuple[OpBaseline, ...]
     info: Mapping[str, object] = field(default_factory=dict)
+    #: the file format's version: what its ops' ``cosine`` is (``VERSIONS``); a file read keeps
+    #: its own, so rendering it again never relabels a plain cosine as the judged one
+    version: int = VERSION
+
+    @property
+    def plain_cosine(self) -> bool:
+        """Whether its ops' ``cosine`` is msaccucmp's plain cosine (version 1), not the judged."""
+        return self.version == PLAIN_COSINE_VERSION
 
     def by_key(self) -> Dict[Tuple[str, str], OpBaseline]:
         return {op.key: op for op in self.ops}
 
 
-def ops_from_result(result) -> Tuple[OpBaseline, ...]:
+def ops_from_result(result, *, plain_cosine: bool = False) -> Tuple[OpBaseline, ...]:
     """Baseline lines of a ``CompareResult``: every row that has a golden counterpart, in graph
     order (unmatched actual ops have nothing to record). A (op, slot) seen twice keeps the
-    first row, as the lines are keyed by it."""
+    first row, as the lines are keyed by it. ``plain_cosine``: msaccucmp's plain cosine, as a
+    version 1 file recorded, instead of the one judged (``OpBaseline.from_row``)."""
     seen = set()
     out: List[OpBaseline] = []
     for row in result.rows:
         if "no_golden" in row.flags:
             continue
-        line = OpBaseline.from_row(row)
+        line = OpBaseline.from_row(row, plain_cosine=plain_cosine)
         if line.key in seen:
             continue
         seen.add(line.key)
@@ -244,7 +278,9 @@ def environment_order(env: Mapping[str, object]) -> List[str]:
 
 def render(baseline: Baseline) -> str:
     """The file text (deterministic: the same baseline always renders to the same bytes)."""
-    lines = [_HEADER_COMMENT.rstrip("\n"), f"format: {quote(FORMAT)}", f"version: {VERSION}",
+    comment = _HEADER_COMMENT_V1 if baseline.plain_cosine else _HEADER_COMMENT
+    lines = [comment.rstrip("\n"), f"format: {quote(FORMAT)}",
+             f"version: {baseline.version}",
              "environment:"]
     env = baseline.environment
     lines += [f"  {key}: {scalar(env[key])}" for key in environment_order(env)]
@@ -318,9 +354,12 @@ def baseline_from_data(data, where: str) -> Baseline:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ConfigError(where, f"not an accuracy baseline (expected 'format: {FORMAT}')")
     _known_keys(data, _TOP_KEYS, "baseline", where)
-    if data.get("version") != VERSION:
-        raise ConfigError(where, f"baseline version {data.get('version')!r} is not supported "
-                                 f"(this pytest-ascend-accuracy reads version {VERSION})")
+    version = data.get("version")
+    if isinstance(version, bool) or version not in VERSIONS:
+        raise ConfigError(where, f"baseline version {version!r} is not supported "
+                                 f"(this pytest-ascend-accuracy reads versions "
+                                 f"{', '.join(map(str, VERSIONS))})")
+    version = int(version)
     env = data.get("environment")
     if not isinstance(env, dict) or not all(isinstance(k, str) for k in env):
         raise ConfigError(where, "'environment' must be a mapping of names to values")
@@ -336,7 +375,7 @@ def baseline_from_data(data, where: str) -> Baseline:
         dup = next(k for k in keys if keys.count(k) > 1)
         raise ConfigError(where, f"operator {dup[0]!r} slot {dup[1]!r} is listed twice")
     return Baseline(environment=_plain(env), inputs=_inputs_from(data.get("inputs"), where),
-                    ops=ops, info=_plain(info))
+                    ops=ops, info=_plain(info), version=version)
 
 
 def _plain(value):
@@ -412,6 +451,7 @@ def _inputs_from(data, where: str) -> InputSpec:
     return InputSpec(seed=seed, tensors=tuple(tensors), input_shape=shape, stored=stored)
 
 
-__all__ = ["FORMAT", "VERSION", "ENVIRONMENT_KEYS", "OpBaseline", "TensorSpec", "InputSpec",
-           "Baseline", "BaselineWriteError", "ops_from_result", "render", "write_baseline",
-           "read_baseline", "atomic_write_text", "round_cosine", "round_error", "quote"]
+__all__ = ["FORMAT", "VERSION", "VERSIONS", "PLAIN_COSINE_VERSION", "ENVIRONMENT_KEYS",
+           "OpBaseline", "TensorSpec", "InputSpec", "Baseline", "BaselineWriteError",
+           "ops_from_result", "render", "write_baseline", "read_baseline", "atomic_write_text",
+           "round_cosine", "round_error", "quote"]

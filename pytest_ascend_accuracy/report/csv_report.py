@@ -16,11 +16,16 @@ is ``NaN`` (no device addresses are known); ``GroundTruth`` lists the original O
 (``*`` for NPU-only ops, also those compared with their producer's tensor, as msaccucmp writes
 them); ``OverFlow`` is msaccucmp's rule on the actual tensor (fp16 and max|v| >= 65504 or an
 infinity: ``YES``; fp16: ``NO``; other dtypes or no values: ``NaN``); ``IsPrecisionError`` is the
-verdict of the threshold the comparison was judged with when one is given, else msit's fixed
-rule. The metric columns msaccucmp leaves ``NaN`` are ``NaN`` here too: all but the cosine for a
-bool tensor (its algorithms refuse bool data), all but the cosine, accumulated relative error
-and relative Euclidean distance for a zero-size one (``_msaccucmp_columns``). The file is written
-atomically.
+verdict of the threshold the comparison was judged with when one is given (by the cosine it
+judged), else msit's fixed rule on the CSV's cosine, as msit reads it (for the float16 tensors
+whose judged cosine differs, a cosine below 0.99 already means a relative Euclidean distance
+above 0.05, ``‖x-y‖/‖y‖ >= sin θ``, so the judged one would not change the rule's answer).
+``CosineSimilarity`` is msaccucmp's plain cosine even where the verdict judged a higher one (a
+float16 tensor below its smallest normal, ``compare/tiny_values.py``): ``CompareFailReason``
+then says so and gives the cosine judged. The metric columns msaccucmp leaves ``NaN`` are
+``NaN`` here too: all but the cosine for a bool tensor (its algorithms refuse bool data), all
+but the cosine, accumulated relative error and relative Euclidean distance for a zero-size one
+(``_msaccucmp_columns``). The file is written atomically.
 """
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ from ..compare.metrics import METRIC_COLUMNS, format_value
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
 from ..core.atomic_files import atomic_write_text
 from ..core.fp16 import FP16_MAX  # msaccucmp ConstManager.OVERFLOW_MAX_VALUE
+from .figures import csv_cosine_note
 
 HEADER = (["Index", "OpType", "NPUDump", "DataType", "Address", "GroundTruth", "DataType",
            "TensorIndex", "Shape", "OverFlow"] + list(METRIC_COLUMNS.values())
@@ -130,7 +136,7 @@ def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterab
                 values.append(format_value(getattr(m, key)))
         reasons = [row.reason] if row.reason else []
         if m is not None:
-            reasons += list(m.notes)
+            reasons += list(m.notes) + [n for n in (csv_cosine_note(m),) if n]
         is_output = bool(outputs & set(row.names))
         yield ([str(row.order), row.op_type or "NaN", row.op_name, row.dtype or "NaN", "NaN",
                 truth, row.golden_dtype or "NaN", row.tensor_index,

@@ -18,18 +18,12 @@ from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers re
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
 from .failure_kinds import (  # noqa: E402
     NONFINITE_REASON, naming_reason, nonfinite_in_range, per_op_only, unread, unread_hint)
+from .figures import judged_cosine, plain_cosine_lines  # noqa: E402  (the cosine judged)
+from .figures import six_places as _num  # noqa: E402
 from .printable import printable  # noqa: E402  (callers read it here too)
 
 WORST_ROWS = 5
 _NAME_WIDTH = 48
-
-
-def _num(v: Optional[float]) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "NaN"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return "{:.6f}".format(v)
 
 
 def _shape(shape) -> str:
@@ -151,7 +145,7 @@ def _first_block(f: Failure, policy=None, cli: bool = False) -> List[str]:
         (f.threshold.metric, _metric_line(f, policy, cli)),
     ]
     if f.threshold.metric != "cosine" and m is not None:
-        fields.append(("cosine", _num(m.cosine)))
+        fields.append(("cosine", _num(judged_cosine(m))))
     fields += [
         ("max abs error", _num(m.max_abs) if m else "NaN"),
         ("max rel error", _num(m.max_rel) if m else "NaN"),
@@ -191,7 +185,7 @@ def _is_num(v: str) -> bool:
 def _row_cells(f: Failure) -> List[str]:
     m = f.row.metrics
     return [str(f.row.order), printable(f.row.label, _NAME_WIDTH), printable(f.row.op_type) or "-",
-            _num(m.cosine) if m else "NaN", _num(m.rel_l2) if m else "NaN",
+            _num(judged_cosine(m)) if m else "NaN", _num(m.rel_l2) if m else "NaN",
             _num(m.max_abs) if m else "NaN", printable(short_reason(f), 60)]
 
 
@@ -203,6 +197,7 @@ def _worst_block(verdict: Verdict, limit: int) -> List[str]:
     lines = [f"next worst operators ({len(shown)} of {len(rest)}):"]
     lines += table([_row_cells(f) for f in shown],
                    ["#", "op", "type", "cosine", "rel_l2", "max_abs", "why"])
+    lines += plain_cosine_lines([f.row for f in shown])
     if len(rest) > limit:
         lines.append(f"  ... and {len(rest) - limit} more (see the full report)")
     return lines
@@ -489,10 +484,12 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         # the judged metric's own column where it is not one of the three shown
         extra = [] if thr.metric in ("cosine", "rel_l2", "max_abs") else [thr.metric]
         lines += table([[str(r.order), printable(r.label, _NAME_WIDTH), printable(r.op_type) or "-",
-                         _num(r.metrics.cosine), _num(r.metrics.rel_l2), _num(r.metrics.max_abs)]
+                         _num(judged_cosine(r.metrics)), _num(r.metrics.rel_l2),
+                         _num(r.metrics.max_abs)]
                         + [_num(r.metrics.value(m)) for m in extra]
                         for r in lowest],
                        ["#", "op", "type", "cosine", "rel_l2", "max_abs"] + extra)
+        lines += plain_cosine_lines(lowest)
     lines += ["", f"coverage: {result.coverage.describe()}{skipped_note(result)}"]
     if csv_path:
         lines.append(report_line(csv_path))

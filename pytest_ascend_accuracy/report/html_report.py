@@ -1,6 +1,9 @@
 """Self-contained HTML report: summary, the first failure (at the top, so the page opens on
 it), an index of the failing ops, an inline SVG chart of cosine and rel-L2 per operator in
-graph order (threshold line, first failure marked), and the full table.
+graph order (threshold line, first failure marked), and the full table. The cosine charted and
+tabled is the one the verdict judged (``report.figures``: float16 values below its smallest
+normal may be counted as equal); a point's tooltip names msaccucmp's plain cosine where it
+differs, and the CSV keeps that one.
 
 No JavaScript, no external resources: the page opens offline and from CI artifacts. It fits a
 1,400 px window (long names wrap, the chart scales down). Links point only at files next to
@@ -18,6 +21,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
 from ..core.atomic_files import atomic_write_text
 from .failure_text import default_hint
+from .figures import judged_cosine, plain_cosine_text
+from .figures import six_places as _num
 
 _W, _PANEL_H, _PAD_L, _PAD_R, _PAD_T, _GAP = 960, 170, 64, 16, 18, 34
 _REL_FLOOR = 1e-7
@@ -50,26 +55,21 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _num(v: Optional[float]) -> str:
-    if v is None or math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "inf" if v > 0 else "-inf"
-    return "{:.6f}".format(v)
-
-
-def _series(rows: Sequence[TensorCompare], attr: str) -> List[Optional[float]]:
+def _series(rows: Sequence[TensorCompare], metric: str) -> List[Optional[float]]:
+    """The judged figure of ``metric`` per row (``TensorMetrics.value``: the cosine the verdict
+    judged, not msaccucmp's plain one, so a passing row is drawn at or above its threshold)."""
     out = []
     for r in rows:
-        v = getattr(r.metrics, attr) if r.metrics is not None else math.nan
+        v = r.metrics.value(metric) if r.metrics is not None else math.nan
         out.append(None if (v is None or math.isnan(v)) else v)
     return out
 
 
 def _panel(values, y0: float, scale, label: str, ticks: Sequence[Tuple[float, str]],
            xs: List[float], names: List[str], failed: List[bool],
-           threshold: Optional[float], colour: str) -> List[str]:
-    """One chart panel: axis, ticks, polyline (gaps at NaN), failure dots, threshold line."""
+           threshold: Optional[float], colour: str, tips: Sequence[str] = ()) -> List[str]:
+    """One chart panel: axis, ticks, polyline (gaps at NaN), failure dots, threshold line;
+    ``tips``: per point, text added to its tooltip ("" for none)."""
     out = [f'<text x="4" y="{y0 - 4:.0f}">{_e(label)}</text>',
            f'<line x1="{_PAD_L}" y1="{y0 + _PANEL_H:.1f}" x2="{_W - _PAD_R}" '
            f'y2="{y0 + _PANEL_H:.1f}" stroke="#bbb"/>']
@@ -92,7 +92,8 @@ def _panel(values, y0: float, scale, label: str, ticks: Sequence[Tuple[float, st
     for seg in lines:
         out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" '
                    f'points="{" ".join(seg)}"/>')
-    for x, v, name, bad in zip(xs, values, names, failed):
+    for k, (x, v, name, bad) in enumerate(zip(xs, values, names, failed)):
+        tip = f" ({tips[k]})" if k < len(tips) and tips[k] else ""
         if v is None:
             out.append(f'<text x="{x:.1f}" y="{y0 + _PANEL_H - 2:.1f}" fill="#b3261e" '
                        f'text-anchor="middle">×<title>{_e(name)}: NaN</title></text>')
@@ -100,7 +101,7 @@ def _panel(values, y0: float, scale, label: str, ticks: Sequence[Tuple[float, st
         fill = "#b3261e" if bad else colour
         r = 3 if bad else 2
         out.append(f'<circle cx="{x:.1f}" cy="{y0 + scale(v):.1f}" r="{r}" fill="{fill}">'
-                   f'<title>{_e(name)}: {_e(_num(v))}</title></circle>')
+                   f'<title>{_e(name)}: {_e(_num(v))}{_e(tip)}</title></circle>')
     if threshold is not None:
         y = y0 + scale(threshold)
         out.append(f'<line x1="{_PAD_L}" y1="{y:.1f}" x2="{_W - _PAD_R}" y2="{y:.1f}" '
@@ -163,7 +164,8 @@ def chart_svg(result: CompareResult, verdict: Verdict) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{h}" '
              f'viewBox="0 0 {_W} {h}" role="img" aria-label="cosine and rel-L2 per operator">']
     parts += _panel(cos, _PAD_T, cos_scale, "cosine", cos_ticks, xs, names, failed,
-                    thr.value if thr.metric == "cosine" else None, "#1f6fb2")
+                    thr.value if thr.metric == "cosine" else None, "#1f6fb2",
+                    [plain_cosine_text(r.metrics) for r in rows])
     y2 = _PAD_T + _PANEL_H + _GAP
     parts += _panel([None if v is None else v for v in rel], y2, rel_scale, "rel-L2 (log)",
                     rel_ticks, xs, names, failed,
@@ -257,7 +259,8 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
                  f"{r.golden_name} {r.golden_slot}".strip(),
                  r.dtype + (f" / {r.golden_dtype}" if r.golden_dtype else ""),
                  "x".join(str(d) for d in r.shape)]
-        nums = [_num(m.cosine), _num(m.rel_l2), _num(m.max_abs), _num(m.max_rel)] if m else [""] * 4
+        nums = ([_num(judged_cosine(m)), _num(m.rel_l2), _num(m.max_abs), _num(m.max_rel)]
+                if m else [""] * 4)
         out.append(f'<tr class="{status}">' + f'<td id="r{i}">{_e(cells[0])}</td>'
                    + "".join(f'<td class="w">{_e(c)}</td>' if k in _WRAPPED else f"<td>{_e(c)}</td>"
                              for k, c in enumerate(cells[1:], 1))

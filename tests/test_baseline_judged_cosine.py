@@ -1,0 +1,100 @@
+"""A baseline records and judges the cosine the threshold judges (``TensorMetrics.value``), not
+msaccucmp's plain one: for a float16 tensor of values below float16's smallest normal
+(``compare/tiny_values.py``) the plain figure measures float16's subnormal grid, and a baseline
+flagged a "drop" of it that the verdict forgives. A version 1 file, which recorded the plain
+figure, is still read and judged by it, as before, and says so; it is never relabelled.
+"""
+import numpy as np
+
+from pytest_ascend_accuracy.baseline.check import PASSED, REGRESSED, check_baseline
+from pytest_ascend_accuracy.baseline.file import (Baseline, ops_from_result, read_baseline,
+                                                  render, write_baseline)
+from pytest_ascend_accuracy.compare.engine import compare_dumps
+from pytest_ascend_accuracy.dump.model import DumpSet
+from test_baseline_helpers import HEADER, SPEC
+
+TINY = "p2o.Sigmoid.0"
+
+
+def _run(lo=-30.0, hi=-14.6, fault=False):
+    """A comparison of a float32 row and a sigmoid's tail (every value below float16's smallest
+    normal, the device's output the golden correctly rounded to float16): deeper logits (``lo``,
+    ``hi``) lower msaccucmp's cosine, not the judged one; ``fault`` puts 100 values at 0.01."""
+    golden = (1.0 / (1.0 + np.exp(-np.linspace(lo, hi, 4096)))).astype(np.float32)
+    device = golden.astype(np.float16)
+    if fault:
+        device[:100] = 0.01
+    conv = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+    return compare_dumps(DumpSet.from_arrays({"conv": [conv], TINY: [device]}),
+                         DumpSet.from_arrays({"conv": [conv], TINY: [golden]}))
+
+
+def _check(result, path, **kw):
+    return check_baseline(result, path, header=HEADER, inputs=SPEC, **kw)
+
+
+def _line(path, op=TINY):
+    return next(line for line in path.read_text().splitlines() if f'op: "{op}"' in line)
+
+
+def test_the_baseline_records_the_cosine_judged(tmp_path):
+    path = tmp_path / "default.yaml"
+    r = _run()
+    m = r.row(TINY).metrics
+    assert m.cosine < 0.995 and m.value("cosine") == 1.0
+    _check(r, path)
+    assert "version: 2" in path.read_text().splitlines()
+    assert "cosine: 1.000000," in _line(path)
+    assert read_baseline(path).by_key()[(TINY, "output:0")].cosine == 1.0
+
+
+def test_a_drop_of_msaccucmps_cosine_on_float16s_subnormal_grid_passes_a_real_fault_regresses(
+        tmp_path):
+    path = tmp_path / "default.yaml"
+    _check(_run(), path)
+    deeper = _run(-31.0, -15.6)
+    m = deeper.row(TINY).metrics
+    assert _run().row(TINY).metrics.cosine - m.cosine > 0.02  # msaccucmp's figure dropped
+    out = _check(deeper, path)
+    assert (out.status, out.passed) == (PASSED, True), out.message
+    out = _check(_run(fault=True), path)
+    assert out.status == REGRESSED
+    assert out.message.splitlines()[1].startswith(f"  {TINY}: cosine 1.000000 -> 0.0000")
+
+
+def _version_1(path, result):
+    """The baseline of ``result`` as a version 1 file recorded it: msaccucmp's plain cosine."""
+    write_baseline(path, Baseline(environment=HEADER, inputs=SPEC, info={}, version=1,
+                                  ops=ops_from_result(result, plain_cosine=True)))
+
+
+def test_a_version_1_file_is_judged_by_msaccucmps_cosine_as_it_recorded_and_says_so(tmp_path):
+    path = tmp_path / "default.yaml"
+    _version_1(path, _run())
+    text = path.read_text()
+    assert "version: 1" in text.splitlines() and "cosine: 0.993869," in _line(path)
+    assert "cosine is the one the threshold judges" not in text  # its own comment
+    note = (f"note: {path} is a version 1 baseline, whose cosine is msaccucmp's plain one: "
+            "judged against this run's plain cosine, as recorded; the threshold judges a "
+            "higher cosine (float16 values below its smallest normal counted as equal) for 1 "
+            f"operator line: {TINY}; --accuracy-regen-all records that one (baseline version 2)")
+    out = _check(_run(), path)
+    assert out.passed and note in out.message.splitlines()
+    out = _check(_run(-31.0, -15.6), path)  # judged as before: the plain figure dropped
+    assert out.status == REGRESSED and note in out.message.splitlines()
+    assert f"  {TINY}: cosine 0.993869 -> 0.966059 (drop 0.027810 > 0.002)" in out.message
+    assert path.read_text() == text  # not rewritten, not relabelled
+
+
+def test_a_version_1_file_rendered_again_stays_version_1_and_a_rewrite_records_version_2(
+        tmp_path):
+    path = tmp_path / "default.yaml"
+    _version_1(path, _run())
+    text = path.read_text()
+    old = read_baseline(path)
+    assert old.version == 1 and render(old) == text
+    out = _check(_run(-31.0, -15.6), path, regen="failing")
+    assert out.status == REGRESSED and out.written == path
+    assert "version: 2" in path.read_text().splitlines()
+    assert "cosine: 1.000000," in _line(path)
+    assert _check(_run(-31.0, -15.6), path).passed
