@@ -48,7 +48,7 @@ def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
         if lossy_note:
             lossy_notes.append(f"input {name!r}: {lossy_note}")
         nan = float("nan")
-        figures = (nan,) * 3 if m is None else (m.cosine, m.rel_l2, m.max_abs)
+        figures = (nan,) * 3 if m is None else (m.value("cosine"), m.rel_l2, m.max_abs)
         lines.append(OpLine(label, name, *figures,
                             "; ".join(n for n in (note, lossy_note) if n)))
         if not ok:

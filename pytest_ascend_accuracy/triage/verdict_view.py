@@ -63,7 +63,8 @@ def _table(verdict: Verdict) -> Tuple[OpLine, ...]:
     for f in verdict.worst(TABLE_ROWS):
         m = f.row.metrics
         rows.append(OpLine(f.row.label, f.row.op_type, *(float("nan"),) * 3, f.reason) if m is None
-                    else OpLine(f.row.label, f.row.op_type, m.cosine, m.rel_l2, m.max_abs,
+                    else OpLine(f.row.label, f.row.op_type, m.value("cosine"), m.rel_l2,
+                                m.max_abs,
                                 "" if f.reason.startswith(f"{f.threshold.metric} ") else f.reason))
     return tuple(rows)
 
