@@ -11,12 +11,12 @@ import re
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
 
 from pytest_ascend_accuracy.cli import app as cli
 from pytest_ascend_accuracy.compare.engine import compare_dumps
 from pytest_ascend_accuracy.core.modes import DEFAULT
 from pytest_ascend_accuracy.dump.model import DumpSet, OpRecord, TensorRef
+from pytest_ascend_accuracy.testing.models import fused_matmul_add
 from pytest_ascend_accuracy.triage.runner import Evaluation, range_ops
 
 XS = np.full((1, 4), 1e-4, np.float32)
@@ -81,27 +81,12 @@ def test_model(ascend_model, golden_dump, check_accuracy):
 
 def _model(directory):
     """x * 1e-4 @ W (a column of 1e5) + b, fused into one MatMul op by the default mode."""
-    r = np.random.default_rng(0)
-    w = (r.standard_normal((16, 8)) * 0.3).astype(np.float32)
-    w[:, 3] = 1e5
-    return _save(directory, w, (r.standard_normal(8) * 0.1).astype(np.float32))
+    return _save(directory)
 
 
-def _save(directory, w, b):
-    n = w.shape[1]
-    nodes = [helper.make_node("Mul", ["x", "s"], ["xs"], name="scale"),
-             helper.make_node("MatMul", ["xs", "w"], ["mm"], name="fc/MatMul"),
-             helper.make_node("Add", ["mm", "b"], ["y"], name="fc/Add")]
-    inits = [numpy_helper.from_array(np.full(16, 1e-4, np.float32), "s"),
-             numpy_helper.from_array(w, "w"),
-             numpy_helper.from_array(b, "b")]
-    graph = helper.make_graph(
-        nodes, "fused", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, n])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
+def _save(directory, w=None, b=None):
     directory.mkdir()
-    onnx.save(model, str(directory / "fused.onnx"))
+    onnx.save(fused_matmul_add(w, b), str(directory / "fused.onnx"))
     return str(directory / "fused.onnx")
 
 

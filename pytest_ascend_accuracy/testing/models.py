@@ -258,6 +258,26 @@ def two_overflows():
     return _model(nodes, [_vi("x", [1, 16])], [_vi("y", [1, 8])], inits, "two_overflows")
 
 
+def fused_matmul_add(w=None, b=None):
+    """``scale`` (x * 1e-4) -> ``fc/MatMul`` (@ ``w``) -> ``fc/Add`` (+ ``b``), x 1x16: the default
+    mode fuses the MatMul and Add into one op. Without ``w``, a random 16x8 weight with a column
+    of 1e5 (past float16's 65504, while the golden stays small); ``b``: random, or as given."""
+    from onnx import helper
+
+    r = _rng(0)
+    if w is None:
+        w = (r.standard_normal((16, 8)) * 0.3).astype(np.float32)
+        w[:, 3] = 1e5
+    if b is None:
+        b = (r.standard_normal(w.shape[1]) * 0.1).astype(np.float32)
+    nodes = [helper.make_node("Mul", ["x", "s"], ["xs"], name="scale"),
+             helper.make_node("MatMul", ["xs", "w"], ["mm"], name="fc/MatMul"),
+             helper.make_node("Add", ["mm", "b"], ["y"], name="fc/Add")]
+    inits = [_init("s", np.full(16, 1e-4, np.float32)), _init("w", np.asarray(w, np.float32)),
+             _init("b", np.asarray(b, np.float32))]
+    return _model(nodes, [_vi("x", [1, 16])], [_vi("y", [1, w.shape[1]])], inits, "fused")
+
+
 MODELS: Dict[str, Callable] = {
     "passing_mlp": passing_mlp,
     "overflow": overflow,

@@ -4,9 +4,9 @@ The row is matched to the Add's golden tensor and only the Add's operands were l
 hint offered high precision (the Inf "though the golden values stay within float16"), which
 still feeds the MatMul float16 and failed pasted. Every member's operands are looked at now.
 """
-import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+
+from pytest_ascend_accuracy.testing.models import fused_matmul_add
 
 from test_hints_contract import parse_hint
 
@@ -25,21 +25,7 @@ def test_model(ascend_model, golden_dump, check_accuracy):
 
 def _model(directory):
     """x * 1e-4 @ W (a column of 1e5) + b: the golden stays small, the float16 weight is inf."""
-    r = np.random.default_rng(0)
-    w = (r.standard_normal((16, 8)) * 0.3).astype(np.float32)
-    w[:, 3] = 1e5
-    nodes = [helper.make_node("Mul", ["x", "s"], ["xs"], name="scale"),
-             helper.make_node("MatMul", ["xs", "w"], ["mm"], name="fc/MatMul"),
-             helper.make_node("Add", ["mm", "b"], ["y"], name="fc/Add")]
-    inits = [numpy_helper.from_array(np.full(16, 1e-4, np.float32), "s"),
-             numpy_helper.from_array(w, "w"),
-             numpy_helper.from_array((r.standard_normal(8) * 0.1).astype(np.float32), "b")]
-    graph = helper.make_graph(
-        nodes, "fused", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, str(directory / "fused.onnx"))
+    onnx.save(fused_matmul_add(), str(directory / "fused.onnx"))
 
 
 def test_a_fused_members_weight_past_65504_gets_a_keep_dtype_that_passes_pasted(pytester):

@@ -5,11 +5,12 @@ A test of two ``check_dataset`` calls (or two ``check_preprocessing``) carried o
 check, so ``dataset_passed`` repeated and a failing test read ``dataset_passed=true`` first;
 one that failed after its dataset check passed read only ``true``.
 """
-import xml.etree.ElementTree as ET
 
 from pytest_ascend_accuracy.aipp.samples import imagenet_aipp
 from pytest_ascend_accuracy.plugin.junit_verdict import one_verdict
 from pytest_ascend_accuracy.testing import models as tiny_models
+
+from junit_report_props import junit_properties, names
 
 GOOD = imagenet_aipp(src_hw=(16, 16))
 BAD = GOOD.replace("var_reci_chn_0: 0.0171248", "var_reci_chn_0: 58.395")  # the std
@@ -54,16 +55,6 @@ DATASET = ["dataset_metric", "dataset_reference", "dataset_device", "dataset_dro
            "dataset_max_drop", "dataset_samples", "dataset_flipped", "dataset_passed"]
 
 
-def _properties(path):
-    root = ET.parse(str(path)).getroot()
-    return {case.get("name"): [(p.get("name"), p.get("value")) for p in case.iter("property")]
-            for case in root.iter("testcase")}
-
-
-def _names(pairs):
-    return [n for n, _ in pairs]
-
-
 def test_dataset_and_preprocessing_properties_state_one_verdict(pytester):
     import onnx
 
@@ -74,21 +65,21 @@ def test_dataset_and_preprocessing_properties_state_one_verdict(pytester):
     pytester.makepyfile(test_checks=TESTS)
     result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml=junit.xml")
     result.assert_outcomes(passed=1, failed=3)
-    props = _properties(pytester.path / "junit.xml")
+    props = junit_properties(pytester.path / "junit.xml")
 
     failing = props["test_ds_pass_then_fail"]
     got = dict(failing)
-    assert _names(failing).count("dataset_passed") == 1 == _names(failing).count(
+    assert names(failing).count("dataset_passed") == 1 == names(failing).count(
         "dataset_metric")
     # the unprefixed set is the failing check's, in the names a single check records
-    assert _names(failing)[:len(DATASET)] == DATASET
+    assert names(failing)[:len(DATASET)] == DATASET
     assert got["dataset_passed"] == "false" and got["dataset_samples"] == "4"
     assert got["dataset_checks"] == "2"
     assert (got["dataset_check1_samples"], got["dataset_check1_passed"]) == ("3", "true")
     assert (got["dataset_check2_samples"], got["dataset_check2_passed"]) == ("4", "false")
     assert "dataset_first_failing_reason" not in got  # the failed check is the verdict
 
-    assert _names(props["test_ds_one"]) == DATASET  # one check: as it was recorded
+    assert names(props["test_ds_one"]) == DATASET  # one check: as it was recorded
     assert dict(props["test_ds_one"])["dataset_passed"] == "true"
 
     after = dict(props["test_ds_one_then_assert"])
@@ -98,8 +89,8 @@ def test_dataset_and_preprocessing_properties_state_one_verdict(pytester):
 
     pre = props["test_pp_pass_then_fail"]
     got = dict(pre)
-    assert _names(pre).count("preprocessing_passed") == 1
-    assert _names(pre)[0] == "preprocessing_passed"
+    assert names(pre).count("preprocessing_passed") == 1
+    assert names(pre)[0] == "preprocessing_passed"
     assert (got["preprocessing_passed"], got["preprocessing_aipp"]) == ("false", "bad.cfg:1")
     assert got["preprocessing_corrected"] == "bad.corrected.cfg"
     assert got["preprocessing_checks"] == "2"

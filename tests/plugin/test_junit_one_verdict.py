@@ -4,11 +4,12 @@ A test of two checks carried one set per check, ``accuracy_passed=true`` first w
 check failed; one that failed after its checks passed said only ``true``; and an op failing
 both its threshold and the scale guard had no ``accuracy_first_failing_reason``.
 """
-import xml.etree.ElementTree as ET
 
 import pytest
 
 from pytest_ascend_accuracy.plugin.junit_verdict import one_verdict
+
+from junit_report_props import junit_properties, names
 
 TESTS = '''
 import pytest
@@ -50,21 +51,11 @@ def test_caught(ascend_model, golden_dump, check_accuracy):
 '''
 
 
-def _properties(path):
-    root = ET.parse(str(path)).getroot()
-    return {case.get("name"): [(p.get("name"), p.get("value")) for p in case.iter("property")]
-            for case in root.iter("testcase")}
-
-
-def _names(pairs):
-    return [n for n, _ in pairs]
-
-
 def _run(pytester, *args):
     pytester.makepyfile(test_checks=TESTS)
     result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml=junit.xml", *args)
     result.assert_outcomes(passed=2, failed=2)
-    return _properties(pytester.path / "junit.xml")
+    return junit_properties(pytester.path / "junit.xml")
 
 
 def test_each_tests_properties_state_one_verdict_that_agrees_with_its_outcome(pytester,
@@ -83,10 +74,10 @@ def test_xdist_workers_write_the_same_properties(pytester, models_dir):
 def _assert_one_verdict(props):
     failing = props["test_pass_then_fail"]
     got = dict(failing)
-    assert _names(failing).count("accuracy_passed") == 1 == _names(failing).count(
+    assert names(failing).count("accuracy_passed") == 1 == names(failing).count(
         "accuracy_model")
     # the test's set describes its failing check, first, as a single check's does
-    assert _names(failing)[:3] == ["accuracy_model", "accuracy_mode", "accuracy_passed"]
+    assert names(failing)[:3] == ["accuracy_model", "accuracy_mode", "accuracy_passed"]
     assert (got["accuracy_model"], got["accuracy_passed"]) == ("overflow", "false")
     assert got["accuracy_first_failing_op"] == "norm"
     # norm fails cosine and the scale guard: the reason says both

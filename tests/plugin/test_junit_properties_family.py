@@ -5,9 +5,10 @@ error in setup with ``-W error``; the plugin records into ``item.user_properties
 YAML items do, and pytest's junitxml writes those as ``<property>`` of the test case under every
 family (pytest-xdist carries them in the report)."""
 import json
-import xml.etree.ElementTree as ET
 
 import pytest
+
+from junit_report_props import junit_properties
 
 TESTS = """
 from pytest_ascend_accuracy import accuracy
@@ -69,12 +70,6 @@ def project(pytester, models_dir):
     return pytester
 
 
-def _properties(path):
-    root = ET.parse(str(path)).getroot()
-    return {case.get("name"): [(p.get("name"), p.get("value")) for p in case.iter("property")]
-            for case in root.iter("testcase")}
-
-
 def _assert_properties(props):
     assert {name: sorted(n for n, _ in pairs) for name, pairs in props.items()} == {
         name: sorted(names) for name, names in EXPECTED_NAMES.items()}
@@ -100,7 +95,7 @@ def test_python_tests_write_junit_properties_under_w_error(project, family):
     result.stdout.no_fnmatch_line(INCOMPATIBLE)
     result.stdout.fnmatch_lines(["FAILED test_acc.py::test_overflow[[]default[]]*",
                                  "FAILED accuracy_suite.yaml::overflow[[]default[]]*"])
-    _assert_properties(_properties(project.path / "junit.xml"))
+    _assert_properties(junit_properties(project.path / "junit.xml"))
 
 
 def test_default_family_raises_no_warning(project):
@@ -108,7 +103,7 @@ def test_default_family_raises_no_warning(project):
     result = project.runpytest("-p", "no:cacheprovider", "--junitxml=junit.xml")
     result.assert_outcomes(passed=2, failed=2, errors=0, warnings=0)
     result.stdout.no_fnmatch_line(INCOMPATIBLE)
-    _assert_properties(_properties(project.path / "junit.xml"))
+    _assert_properties(junit_properties(project.path / "junit.xml"))
 
 
 def test_xunit1_and_xunit2_write_the_same_properties(project):
@@ -117,7 +112,7 @@ def test_xunit1_and_xunit2_write_the_same_properties(project):
         result = project.runpytest("-p", "no:cacheprovider", "-W", "error",
                                    f"--junitxml={family}.xml", "-o", f"junit_family={family}")
         result.assert_outcomes(passed=2, failed=2, errors=0)
-        written[family] = _properties(project.path / f"{family}.xml")
+        written[family] = junit_properties(project.path / f"{family}.xml")
     assert set(written["xunit1"]) == set(EXPECTED_NAMES)
     for name, pairs in written["xunit1"].items():
         # the cosine printed may differ in its last digits between runs: compare names there
@@ -144,4 +139,4 @@ def test_xdist_workers_send_the_properties(project):
                                "-o", "junit_family=xunit2")
     result.assert_outcomes(passed=2, failed=2, errors=0)
     result.stdout.no_fnmatch_line(INCOMPATIBLE)
-    _assert_properties(_properties(project.path / "junit.xml"))
+    _assert_properties(junit_properties(project.path / "junit.xml"))
