@@ -97,10 +97,11 @@ def pytest_collection_finish(session):
     gc.freeze()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def unfrozen_heap():
-    """What the suite set aside after collection back with the collector during the test (a
-    test of ``core.frozen_heap`` or of the plugin's use of it), set aside again afterwards."""
+    """What the suite set aside after collection back with the collector during a module's
+    tests (of ``core.frozen_heap`` or of the plugin's use of it), set aside again after them
+    (once a module: each set-aside begins with a full collection of the suite's heap)."""
     gc.unfreeze()
     try:
         yield
