@@ -24,7 +24,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, ConversionError
 from .feedable import check_feedable
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
@@ -197,6 +197,12 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
     resolved: Dict[str, Tuple[Optional[int], ...]] = {}
     dynamic: Dict[str, str] = {}  # input -> "'ids' dimension 1 ('S') is dynamic ([1, ?])"
     for name, vi in inputs.items():
+        kind = (vi.type.WhichOneof("value") or "tensor_type")[:-5]  # a sequence: no shape,
+        if kind != "tensor":  # (setting one would make its type a tensor's: value_kinds)
+            if name in shapes:
+                raise ConfigError(where, f"input {name!r} is a {kind}, not a tensor: "
+                                         "input_shape gives tensors' shapes")
+            continue
         declared = declared_shape(vi)
         if name in shapes:
             given = shapes[name]
@@ -289,6 +295,10 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
     shapes = resolve_input_shapes(proto, input_shape)
     out: Dict[str, np.ndarray] = {}
     for k, vi in enumerate(graph_inputs(proto)):
+        if vi.name not in shapes:  # a sequence (resolve_input_shapes): no array to make
+            raise ConversionError(f"model {model_label(model)!r} has a sequence input "
+                                  f"{vi.name!r}: ATC has no sequence tensors; export the model "
+                                  "with a tensor in its place")
         shape = tuple(int(d) for d in shapes[vi.name])
         dtype = input_dtype(vi)
         rng = np.random.default_rng([int(seed), k])

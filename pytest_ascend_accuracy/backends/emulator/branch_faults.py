@@ -9,25 +9,10 @@ would; without this, ``faults.check_fault_targets`` accepted the target and it w
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, List, Sequence, Tuple
+from typing import Callable, Dict, List, Sequence
 
-FLOAT = 1  # onnx.TensorProto.FLOAT
-
-
-def branch_nodes(if_node, if_name: str = "") -> Iterator[Tuple[str, object, object]]:
-    """``(name, node, its graph)`` for every node of ``if_node``'s branches (nested ``If``
-    branches included), named as ``graph.inline`` names them when inlined: its own name, or
-    ``{if}/{then|else}/{op_type}_{j}``."""
-    if_name = if_name or if_node.name
-    for attr in if_node.attribute:
-        if attr.name not in ("then_branch", "else_branch") or attr.type != 5:
-            continue
-        side = attr.name.partition("_")[0]
-        for j, node in enumerate(attr.g.node):
-            name = node.name or f"{if_name}/{side}/{node.op_type}_{j}"
-            yield name, node, attr.g
-            if node.op_type == "If":
-                yield from branch_nodes(node, name)
+from ...errors import ConfigError
+from .faults import FAULTABLE, branch_nodes, fault_chain, unfaultable
 
 
 def targets_in_branches(if_node, faults: Sequence) -> List:
@@ -41,23 +26,31 @@ def targets_in_branches(if_node, faults: Sequence) -> List:
 
 def apply_branch_faults(if_node, faults: Sequence, types: Dict[str, int],
                         prefix: Callable[[str], str]) -> None:
-    """Corrupt, in place, the float outputs of the branch nodes of ``if_node`` (a copy the
-    emulator runs) that ``faults`` name (``faults.fault_nodes``, inside the branch).
-    ``types``: element type of the branch tensors (shape inference of the model)."""
-    from .faults import fault_nodes
-
+    """Corrupt, in place, the floating-point outputs of the branch nodes of ``if_node`` (a
+    copy the emulator runs) that ``faults`` name (``faults.fault_chain``, inside the branch:
+    several faults on one node apply in turn). ``types``: element type of the branch tensors
+    (shape inference of the model). A named node with no floating-point output is refused
+    (``ConfigError``, ``faults.unfaultable``): the fault would do nothing."""
     for name, node, graph in list(branch_nodes(if_node)):
-        for fault in (f for f in faults if f.target == name):
-            for k, out in enumerate(node.output):
-                if not out or types.get(out) != FLOAT:
-                    continue
-                raw = f"{out}__emu_raw"
-                node.output[k] = raw
-                more, inits = fault_nodes(fault, raw, out, prefix=prefix("fault"), shape=None)
-                position = list(graph.node).index(node) + 1
-                for n, extra in enumerate(more):
-                    graph.node.insert(position + n, extra)
-                graph.initializer.extend(inits)
+        mine = [f for f in faults if f.target == name]
+        if not mine:
+            continue
+        outs = [(k, out, types.get(out, 0)) for k, out in enumerate(node.output) if out]
+        if not any(elem in FAULTABLE for _, _, elem in outs):
+            raise ConfigError("fault", unfaultable(
+                mine, f"node {name!r} ({node.op_type}, in a branch of If {if_node.name!r})",
+                [(out, elem) for _, out, elem in outs]))
+        position = list(graph.node).index(node) + 1
+        for k, out, elem in outs:
+            if elem not in FAULTABLE:
+                continue
+            raw = f"{prefix('raw')}/{out}"
+            node.output[k] = raw
+            more, inits = fault_chain(mine, raw, out, elem=elem, prefix=prefix)
+            for n, extra in enumerate(more):
+                graph.node.insert(position + n, extra)
+            position += len(more)
+            graph.initializer.extend(inits)
 
 
 def branch_types(model) -> Dict[str, int]:

@@ -16,21 +16,27 @@ converted graph:
   operator named ``aipp_<input>`` is inserted after graph input ``name`` in every mode, and its
   output (dumped, as real AIPP ops are) feeds the model instead of the input.
 
-Effects (applied to the operator's float outputs before they are rounded and dumped):
+Effects (applied to the operator's floating-point outputs before they are rounded and dumped;
+float16 and double outputs are computed on in float32 and cast back: ``fault_chain``; an op
+whose outputs hold no floating-point values is refused at conversion, ``unfaultable``, as a
+fault reported active that changed nothing would prove a check that proves nothing):
 ``noise`` (default) adds ``amount`` x RMS(output) x a fixed pseudo-random pattern (seeded,
 identical on every run), ``scale`` multiplies by ``amount``, ``offset`` adds ``amount``,
 ``nan`` turns every value into NaN.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, replace
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ...errors import ConfigError
 
 KINDS = ("op", "rule", "buffer", "input")
+FLOAT, FLOAT16, DOUBLE = 1, 10, 11  # onnx.TensorProto
+#: the element types a fault corrupts (the effects are computed in float32)
+FAULTABLE = (FLOAT, FLOAT16, DOUBLE)
 EFFECTS = ("noise", "scale", "offset", "nan")
 
 
@@ -138,6 +144,11 @@ def check_fault_targets(faults: Sequence[Fault], model) -> None:
     from .fusion import RULES
 
     ops = model_ops(model)
+    branch = _branch_names(model)
+    if branch:  # a node of an If branch is a target too, and a close name to offer
+        extra = [n for n in dict.fromkeys(branch) if n not in set(ops.names)]
+        ops = replace(ops, names=ops.names + tuple(extra),
+                      types=ops.types + tuple(branch[n] for n in extra))
     names = set(ops.names)
     inputs: Optional[List[str]] = None
     for f in faults:
@@ -152,7 +163,7 @@ def check_fault_targets(faults: Sequence[Fault], model) -> None:
             if f.target in inputs:
                 continue
         else:
-            if f.target in names or _joined_names(f.target, names) or _in_a_branch(f.target, model):
+            if f.target in names or _joined_names(f.target, names):
                 continue
             text = f"{f.describe()}: " + ops._unknown(f.target, "target")
             head, _, tail = f.target.rpartition(":")
@@ -180,26 +191,40 @@ def _joined_names(target: str, names) -> bool:
     return len(target) in ends and not (target in names)
 
 
-def _in_a_branch(target: str, model) -> bool:
-    """Whether ``target`` names a node of an ``If`` branch, which ``graph.inline`` may bring
-    into the graph the emulator runs: by its own name, or unnamed as ``{if}/{then|else}/...``."""
+def _branch_names(model) -> Dict[str, str]:
+    """``{name: op type}`` of the nodes of the main graph's ``If`` branches (nested ``If``
+    branches included), named as ``branch_nodes`` (the emulator, for an ``If``
+    it keeps) and ``graph.inline`` (for one it inlines) name them: their own name, or
+    ``{if}/{then|else}/{op_type}_{j}`` after the ``If``'s name. Only these: ``graph.inline``
+    never brings up a Loop's or a Scan's body, so a fault there would never be active."""
+    from ...graph.names import normalize_node_names
     from ...graph.onnx_graph import load_model
 
-    graph = load_model(model, weights=False).graph
-    ifs = [n for n in graph.node if n.op_type == "If"]
-    if any(target.startswith((f"{n.name}/then/", f"{n.name}/else/")) for n in ifs):
-        return True
-    # the branches of If nodes only: graph.inline never brings up a Loop's or a Scan's body,
-    # so a fault there would never be active
-    stack = [a.g for n in ifs for a in n.attribute if a.type == 5]
-    while stack:
-        sub = stack.pop()
-        for node in sub.node:
-            if node.name == target:
-                return True
+    proto = load_model(model, weights=False)
+    ifs = [n for n in proto.graph.node if n.op_type == "If"]
+    if not ifs:
+        return {}
+    graph = type(proto.graph)()
+    graph.node.extend(proto.graph.node)
+    normalize_node_names(graph)  # an unnamed If is named as the emulator and golden name it
+    return {name: node.op_type for n in graph.node if n.op_type == "If"
+            for name, node, _ in branch_nodes(n)}
+
+
+def branch_nodes(if_node, if_name: str = "") -> Iterator[Tuple[str, object, object]]:
+    """``(name, node, its graph)`` for every node of ``if_node``'s branches (nested ``If``
+    branches included), named as ``graph.inline`` names them when inlined: its own name, or
+    ``{if}/{then|else}/{op_type}_{j}``."""
+    if_name = if_name or if_node.name
+    for attr in if_node.attribute:
+        if attr.name not in ("then_branch", "else_branch") or attr.type != 5:
+            continue
+        side = attr.name.partition("_")[0]
+        for j, node in enumerate(attr.g.node):
+            name = node.name or f"{if_name}/{side}/{node.op_type}_{j}"
+            yield name, node, attr.g
             if node.op_type == "If":
-                stack.extend(a.g for a in node.attribute if a.type == 5)
-    return False
+                yield from branch_nodes(node, name)
 
 
 def _graph_inputs(model) -> List[str]:
@@ -253,3 +278,49 @@ def fault_nodes(fault: Fault, src: str, dst: str, *, prefix: str, shape: Optiona
         helper.make_node("Add", [src, f"{prefix}/noise"], [dst], name=f"{prefix}/add"),
     ]
     return nodes, inits
+
+
+def fault_chain(faults: Sequence[Fault], src: str, dst: str, *, elem: int,
+                prefix: Callable[[str], str], shape: Optional[Tuple[int, ...]] = None):
+    """ONNX nodes computing ``dst`` = the ``faults`` applied in turn to ``src`` (each to the
+    previous one's result), and the initializers they need. ``elem``: the tensor's element
+    type (``FAULTABLE``): float16 and double are cast to float32, corrupted, and cast back.
+    ``prefix()`` gives a fresh name prefix each call."""
+    from onnx import helper
+
+    nodes: List[object] = []
+    inits: List[object] = []
+    cur = src
+    if elem != FLOAT:
+        cur = prefix("fault_f32")
+        nodes.append(helper.make_node("Cast", [src], [cur], name=cur, to=FLOAT))
+    for k, fault in enumerate(faults):
+        here = prefix("fault")
+        nxt = dst if elem == FLOAT and k == len(faults) - 1 else f"{here}/out"
+        more, extra = fault_nodes(fault, cur, nxt, prefix=here, shape=shape)
+        nodes.extend(more)
+        inits.extend(extra)
+        cur = nxt
+    if elem != FLOAT:
+        nodes.append(helper.make_node("Cast", [cur], [dst], name=prefix("fault_back"), to=elem))
+    return nodes, inits
+
+
+def unfaultable(faults: Sequence[Fault], where: str, outputs: Sequence[Tuple[str, int]]) -> str:
+    """Why ``faults`` cannot corrupt ``where`` (an operator, a branch node), whose outputs
+    ``[(tensor, element type), ...]`` hold no floating-point values: a fault would do nothing
+    while the run reported it active."""
+    from onnx.helper import tensor_dtype_to_string
+
+    def kind(elem: int) -> str:
+        if not elem:
+            return "of unknown type"
+        try:
+            return tensor_dtype_to_string(elem).replace("TensorProto.", "").lower()
+        except Exception:
+            return "of unknown type"
+
+    shown = ", ".join(f"{t} {kind(e)}" for t, e in outputs) or "none"
+    return (f"{'; '.join(f.describe() for f in faults)}: {where} has no floating-point output "
+            f"(its outputs: {shown}); a fault changes float16, float32 or double values only, "
+            "so it would do nothing here: target the op that computes the float values")

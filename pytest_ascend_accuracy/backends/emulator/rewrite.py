@@ -21,14 +21,14 @@ import numpy as np
 
 from ...core.modes import Mode
 from ...graph.folded_nodes import folded_node_protos
-from ...errors import ConversionError
+from ...errors import ConfigError, ConversionError
 from ...graph.onnx_graph import model_label, tensor_info
 from ...graph.prepare import prepare_model
 from ...graph.static import evaluate, static_tensors
 from ...graph.stream import node_reads
 from ...graph.value_kinds import refusal_text
 from .branch_faults import apply_branch_faults, branch_types, targets_in_branches
-from .faults import Fault, fault_nodes, insert_aipp_nodes
+from .faults import FAULTABLE, Fault, fault_chain, insert_aipp_nodes, unfaultable
 from .fusion import build_units
 from .layouts import FILTER_OF
 from .plan import Plan, PlannedOp, Slot
@@ -310,22 +310,32 @@ class _Emitter:
                 apply_branch_faults(copy, branch_faults, self.branch_elem_types, self.prefix)
         preserving = len(unit.members) == 1 and unit.anchor_type in VALUE_PRESERVING
         out_slots: List[Slot] = []
+        elems = {o: self.info.get(o, (0, None))[0] for o in unit.output_origins}
+        if faults and not any(self.is_float(o) or elems[o] in FAULTABLE for o in elems):
+            named = [f for f in faults if f.kind != "rule"]  # a rule's other operators may do
+            if named:  # it would change nothing, yet be reported active
+                raise ConfigError("fault", unfaultable(
+                    named, f"operator {unit.name!r} ({unit.op_type})", list(elems.items())))
+            faults = []
         for o, origin in unit.output_origins.items():
             floaty = self.is_float(o)
+            if faults and not floaty and elems[o] in FAULTABLE:  # float16, double: cast around
+                raw = self.fresh(f"{o}__emu_raw")
+                _rename_outputs(nodes, o, raw)
+                more, inits = fault_chain(faults, raw, o, elem=elems[o], prefix=self.prefix,
+                                          shape=self.info.get(o, (0, None))[1])
+                nodes.extend(more)
+                self.inits.extend(inits)
             if floaty and (faults or (out_kind and not preserving)):
                 raw = self.fresh(f"{o}__emu_raw")
-                for n in nodes:
-                    for k, name in enumerate(n.output):
-                        if name == o:
-                            n.output[k] = raw
+                _rename_outputs(nodes, o, raw)
                 cur = raw
-                for fault in faults:
-                    nxt = self.fresh(f"{o}__emu_fault")
-                    shape = self.info.get(o, (0, None))[1]
-                    more, inits = fault_nodes(fault, cur, nxt, prefix=self.prefix("fault"), shape=shape)
+                if faults:
+                    cur = self.fresh(f"{o}__emu_fault")
+                    more, inits = fault_chain(faults, raw, cur, elem=FLOAT, prefix=self.prefix,
+                                              shape=self.info.get(o, (0, None))[1])
                     nodes.extend(more)
                     self.inits.extend(inits)
-                    cur = nxt
                 if out_kind:
                     half = self.fresh(f"{o}__h") if out_kind == "fp16" else None
                     bounds = self.saturate_bounds() if out_kind == "fp16" and self.overflow == "saturate" else None
@@ -406,9 +416,9 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         # faults on nodes inside the branches of an If run as one operator (branch_faults)
         in_branch = [f for n in u.nodes for f in targets_in_branches(
             n, [f for f in faults if (f.kind != "buffer" or buffer_on) and f not in unit_faults])]
-        for f in unit_faults + in_branch:
-            active.setdefault(f.describe(), []).append(u.name)
         ops.append(emitter.emit(u, precision, unit_faults, producers, in_branch))
+        for described in ops[-1].faults:  # the faults it applied
+            active.setdefault(described, []).append(u.name)
     graph = proto.graph
     del graph.node[:]
     graph.node.extend(emitter.nodes)
@@ -442,6 +452,13 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         "overflow": overflow,
     }
     return proto, plan
+
+
+def _rename_outputs(nodes, old: str, new: str) -> None:
+    for n in nodes:
+        for k, name in enumerate(n.output):
+            if name == old:
+                n.output[k] = new
 
 
 def _np_name(elem: int) -> str:
