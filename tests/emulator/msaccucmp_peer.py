@@ -6,7 +6,8 @@ stand-in here decodes the header with ``google.protobuf`` from CANN's current
 ``dump_task.proto`` (``testing.dump_task_schema``: a decoder independent of ours) into the same
 field names; everything after the header -- reading tensor bytes at their offsets,
 NC1HWC0/FRACTAL_Z/FRACTAL_NZ -> NCHW/ND conversion, cropping to ``original_shape``, matching
-with the om json, the metrics -- is msaccucmp's own code. Skips (with the reason) when msprobe or protobuf is not importable.
+with the om json, the metrics -- is msaccucmp's own code. Skips (with the reason) when msprobe
+or protobuf is not importable.
 """
 import os
 import struct
