@@ -47,3 +47,40 @@ def dump_data_class(package: str):
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fp)
     return message_factory.GetMessageClass(pool.FindMessageTypeByName(f"{package}.DumpData"))
+
+
+def _repeated(field) -> bool:
+    rep = getattr(field, "is_repeated", None)
+    return rep if rep is not None else field.label == field.LABEL_REPEATED
+
+
+def as_dict(message) -> dict:
+    """A decoded header as the dict msaccucmp's ``BigDumpDataParser`` expects from CANN's
+    parser: field names as keys, tensor bytes left out (a version 2.0 header carries none;
+    msaccucmp slices the bytes itself)."""
+    out = {}
+    for field, value in message.ListFields():
+        if field.type == field.TYPE_BYTES:
+            continue
+        if field.type == field.TYPE_MESSAGE:
+            out[field.name] = ([as_dict(v) for v in value] if _repeated(field)
+                               else as_dict(value))
+        else:
+            out[field.name] = list(value) if _repeated(field) else value
+    return out
+
+
+def header_parser(package: str):
+    """A replacement for msaccucmp's ``BigDumpDataParser._parse_dump_to_json`` (which calls
+    CANN's ``libascend_dump_parser.so``): reads the header length and decodes the header with
+    this schema into ``self.dump_json_data``."""
+    import struct
+
+    dump_data = dump_data_class(package)
+
+    def parse_dump_to_json(self):
+        with open(self.dump_file_path, "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            self.dump_json_data = as_dict(dump_data.FromString(f.read(n)))
+
+    return parse_dump_to_json

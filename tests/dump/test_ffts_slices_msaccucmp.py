@@ -6,36 +6,16 @@ the stand-in decodes it with ``google.protobuf`` from CANN's current ``dump_task
 independent of ours; grouping, ordering, reading the bytes and joining are msaccucmp's code.
 Skipped without mindstudio-probe or protobuf."""
 import os
-import struct
 
 import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.dump import device_formats as df
 from pytest_ascend_accuracy.dump.loader import load_dump
+from pytest_ascend_accuracy.testing.dump_task_schema import header_parser
 from pytest_ascend_accuracy.testing.ffts_slice_dumps import cut_list, sgt_json, write_slices
 
 _PKG = "ffts.peer.dump"
-
-
-def _dump_data_class():
-    from pytest_ascend_accuracy.testing.dump_task_schema import dump_data_class
-
-    return dump_data_class(_PKG)
-
-
-def _as_dict(message) -> dict:
-    out = {}
-    for field, value in message.ListFields():
-        if field.type == field.TYPE_BYTES:
-            continue
-        repeated = getattr(field, "is_repeated", None)
-        repeated = field.label == field.LABEL_REPEATED if repeated is None else repeated
-        if field.type == field.TYPE_MESSAGE:
-            out[field.name] = [_as_dict(v) for v in value] if repeated else _as_dict(value)
-        else:
-            out[field.name] = list(value) if repeated else value
-    return out
 
 
 @pytest.fixture
@@ -52,15 +32,8 @@ def msaccucmp_dump_info(monkeypatch):
     monkeypatch.syspath_prepend(root)  # its modules import each other as top-level packages
     from dump_parse import big_dump_data, dump
 
-    dump_data = _dump_data_class()
-
-    def parse_dump_to_json(self):
-        with open(self.dump_file_path, "rb") as f:
-            (n,) = struct.unpack("<Q", f.read(8))
-            self.dump_json_data = _as_dict(dump_data.FromString(f.read(n)))
-
     monkeypatch.setattr(big_dump_data.BigDumpDataParser, "_parse_dump_to_json",
-                        parse_dump_to_json)
+                        header_parser(_PKG))
     return dump.DumpInfo
 
 

@@ -10,36 +10,13 @@ with the om json, the metrics -- is msaccucmp's own code. Skips (with the reason
 or protobuf is not importable.
 """
 import os
-import struct
 import sys
 
 import pytest
 
+from pytest_ascend_accuracy.testing.dump_task_schema import header_parser
+
 _PKG = "h1c.dumpdata"
-
-
-def _dump_data_class():
-    from pytest_ascend_accuracy.testing.dump_task_schema import dump_data_class
-
-    return dump_data_class(_PKG)
-
-
-def _repeated(field) -> bool:
-    rep = getattr(field, "is_repeated", None)
-    return rep if rep is not None else field.label == field.LABEL_REPEATED
-
-
-def _as_dict(message) -> dict:
-    out = {}
-    for field, value in message.ListFields():
-        if field.type == field.TYPE_BYTES:
-            continue  # version 2.0 headers carry no data; msaccucmp slices the bytes itself
-        if field.type == field.TYPE_MESSAGE:
-            out[field.name] = ([_as_dict(v) for v in value] if _repeated(field)
-                               else _as_dict(value))
-        else:
-            out[field.name] = list(value) if _repeated(field) else value
-    return out
 
 
 def msaccucmp(monkeypatch):
@@ -56,14 +33,8 @@ def msaccucmp(monkeypatch):
     monkeypatch.syspath_prepend(root)  # its modules import each other as top-level packages
     from dump_parse import big_dump_data
 
-    dump_data = _dump_data_class()
-
-    def parse_dump_to_json(self):
-        with open(self.dump_file_path, "rb") as f:
-            (n,) = struct.unpack("<Q", f.read(8))
-            self.dump_json_data = _as_dict(dump_data.FromString(f.read(n)))
-
-    monkeypatch.setattr(big_dump_data.BigDumpDataParser, "_parse_dump_to_json", parse_dump_to_json)
+    monkeypatch.setattr(big_dump_data.BigDumpDataParser, "_parse_dump_to_json",
+                        header_parser(_PKG))
     import msaccucmp as tool
 
     def run(*argv) -> int:
