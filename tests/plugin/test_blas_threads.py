@@ -61,8 +61,9 @@ def test_each_worker_gives_openblas_its_share_before_conftest_imports_numpy(proj
         assert worker.startswith("gw") and recorded["OPENBLAS_NUM_THREADS"] == share, recorded
 
 
-@pytest.mark.parametrize("name", BLAS_THREADS_ENV)
-def test_a_thread_count_the_user_set_is_kept(project, monkeypatch, name):
+def test_a_thread_count_the_user_set_is_kept(project, monkeypatch):
+    """One variable end to end (each of the three is decided alike: the unit test below)."""
+    name = "GOTO_NUM_THREADS"
     monkeypatch.setenv(name, "3")
     result = project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
@@ -110,9 +111,13 @@ def test_a_serial_run_is_left_as_it_is(project):
     ({"PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "2", "OMP_NUM_THREADS": "4"}, {},
      None),
     ({"PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "2",
+      "OPENBLAS_NUM_THREADS": "4"}, {}, None),
+    ({"PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "2", "GOTO_NUM_THREADS": "4"},
+     {}, None),
+    ({"PYTEST_XDIST_WORKER": "gw0", "PYTEST_XDIST_WORKER_COUNT": "2",
       "OPENBLAS_NUM_THREADS": " "}, {}, "share"),  # blank: not a count
 ], ids=["worker", "one-worker", "controller", "numpy-imported", "bad-count", "user-omp",
-        "blank"])
+        "user-openblas", "user-goto", "blank"])
 def test_share_blas_threads_decides_from_the_environment(environ, modules, expected):
     environ = dict(environ)
     before = dict(environ)
