@@ -18,7 +18,6 @@ op is dropped. Without an om json, the dump's ``OriginalOp`` fields and timestam
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
@@ -30,7 +29,7 @@ from .discovery import (NOT_A_DUMP_JSON, choose_leaf, describe_leaf, is_json_fil
 from .ffts_slices import join_sliced_ops
 from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
-from .npy_dir import has_npy_dump, read_npy_dir
+from .npy_dir import CONVERTED_OP_NAME, has_npy_dump, read_npy_dir
 from .npy_index import packed_dir_index, read_indexed_dir
 from .om_json import OmGraph, OmOp, read_om_json
 from .om_pairing import OutputPairing, inserted_ops, pair_outputs
@@ -265,7 +264,7 @@ def _by_typed_file_name(graph: OmGraph, dump: DumpSet) -> Dict[str, OmOp]:
         return {}
     spelled: Dict[Tuple[str, str], List[str]] = {}
     for op in dump.ops:
-        m = _CONVERTED_NAME.fullmatch(op.name)
+        m = CONVERTED_OP_NAME.fullmatch(op.name)
         if op.name in unpaired and m and m.group(1) == op.op_type:
             spelled.setdefault((m.group(1), m.group(2)), []).append(op.name)
     oms: Dict[Tuple[str, str], List[OmOp]] = {}
@@ -274,10 +273,6 @@ def _by_typed_file_name(graph: OmGraph, dump: DumpSet) -> Dict[str, OmOp]:
     dumped = {op.name for op in dump.ops}
     return {names[0]: oms[key][0] for key, names in spelled.items()
             if len(names) == 1 and len(oms.get(key, ())) == 1 and oms[key][0].name not in dumped}
-
-
-#: ``{op_type}.{sanitised name}.{task}.{stream}``: ``npy_dir.split_converted``'s op names
-_CONVERTED_NAME = re.compile(r"([^.]+)\.([^.]+)\.[0-9]+\.[0-9]+")
 
 
 def _in_om_format(t: TensorRef, om: OmOp) -> TensorRef:

@@ -275,6 +275,11 @@ def dumpset_of_files(directory: Path, kind: str, files: List[NpyFile],
     return DumpSet(ops, kind="npy", root=str(directory), meta=meta)
 
 
+#: ``{op_type}.{sanitised name}.{task}.{stream}``: the names ``split_converted`` gives ops whose
+#: converted file names spell alike (the groups: op type, sanitised name)
+CONVERTED_OP_NAME = re.compile(r"([^.]+)\.([^.]+)\.[0-9]+\.[0-9]+")
+
+
 def split_converted(files: List[NpyFile]) -> Tuple[List[NpyFile], Dict[str, str]]:
     """Converted files of one op name but another (op type, task, stream) are other ops: the
     file names spell ``a/b``, ``a.b`` and ``a_b`` all ``a_b`` (an op dumped twice keeps its type
