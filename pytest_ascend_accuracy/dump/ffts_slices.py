@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -32,16 +31,16 @@ import numpy as np
 from ..errors import DumpFormatError
 from . import device_formats as df
 from .ascend_bin import ParsedDump, TensorSlice, tensor_ref
+from .layout import LXSLICE
 from .model import OpRecord, TensorRef
 
 #: the ``DumpData.attr`` entry that carries a slice's thread-slicing JSON (GE ``kAttrSgtJsonInfo``)
 SGT_ATTR = "_sgt_json_info"
-_SLICE = re.compile(r"_lxslice([0-9]+)$")
 
 
 def slice_of(name: str) -> Optional[Tuple[str, int]]:
     """(op name, slice number) of a manual-split slice's name (``conv1_lxslice2``), else None."""
-    m = _SLICE.search(name)
+    m = LXSLICE.search(name)
     return (name[:m.start()], int(m.group(1))) if m else None
 
 

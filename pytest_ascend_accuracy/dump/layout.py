@@ -32,7 +32,8 @@ MSACCUCMP_PATTERN = re.compile(
     r"^[A-Za-z0-9_-]+\.([A-Za-z0-9_-]+)\.[0-9]+(\.[0-9]+)?\.[0-9]{1,255}"
     r"(\.[0-9]+\.[0-9]+\.[0-9]+)?(\.[0-9]+)?")
 _SGT = re.compile(r"_sgt_graph_[0-9]+")
-_LXSLICE = re.compile(r"_lxslice[0-9]+$")
+#: an FFTS+ manual-split slice's name suffix (group 1: the slice number; ``ffts_slices``)
+LXSLICE = re.compile(r"_lxslice([0-9]+)$")
 _UNSAFE = str.maketrans({".": "_", "/": "_", "\\": "_", " ": "_"})
 
 
@@ -49,7 +50,7 @@ def _component(name: str) -> str:
 def strip_partition(op_name: str, *, slices: bool = True) -> str:
     """msaccucmp's ``handle_op_name``: drop everything up to a ``_sgt_graph_N_`` prefix (FFTS+
     sub-graph partition names) and, with ``slices``, a trailing ``_lxsliceN``."""
-    m = _LXSLICE.search(op_name) if slices else None
+    m = LXSLICE.search(op_name) if slices else None
     if m:
         op_name = op_name[:m.start()]
     matches = list(_SGT.finditer(op_name))
