@@ -339,6 +339,8 @@ def _one_verdict_properties(item, report, marked: bool) -> None:
     text (a dashboard that reads ``accuracy_passed`` saw nothing of it, where the terminal
     section listed it); a failed pre-processing or dataset check is a verdict: its reason is
     its own, without "no check verdict"."""
+    if not marked and not item.user_properties:
+        return  # (most tests of a suite: nothing to rewrite)
     from .junit_verdict import one_verdict
 
     props = one_verdict(item.user_properties, item.stash.get(_FAILED_WHY, None), marked)
