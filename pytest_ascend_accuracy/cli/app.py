@@ -347,7 +347,18 @@ def _run_compare(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     note = _inputs_note(result, actual, args.om_json) if args.inputs else ""
+    note = "\n".join(n for n in (note, stale_golden_note(result, args.golden)) if n)
     return judge_and_report(result, args, golden, scale_tolerance=scale_tolerance, note=note)
+
+
+def stale_golden_note(result, golden) -> str:
+    """Why If ops went without a golden tensor when ``golden`` is a stored golden of an older
+    golden format (``golden.stored_format``; empty otherwise)."""
+    from ..golden.stored_format import stale_note
+
+    if not golden:
+        return ""
+    return stale_note(golden, [(r.op_name, r.op_type) for r in result.rows if not r.golden_name])
 
 
 register(Command("compare", "compare an actual dump with a golden dump", _configure_compare,

@@ -9,7 +9,7 @@ import json
 from ..core.check_defaults import DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, DEFAULT_THRESHOLD
 from ..errors import ConfigError
 from .app import (Command, judge_and_report, register, resolve_threshold, scale_tolerance_arg,
-                  threshold_options)
+                  stale_golden_note, threshold_options)
 
 
 def _configure_judge(p: argparse.ArgumentParser) -> None:
@@ -123,6 +123,8 @@ def _run_judge(args: argparse.Namespace) -> int:
         older = (f"{args.result}: {result.older_rules}; compare the dumps again to judge by "
                  "today's rules")
         note = f"{note}\n{older}" if note else older
+    stale = stale_golden_note(result, result.golden_root)  # a stored golden of an older format
+    note = "\n".join(n for n in (note, stale) if n)
     return judge_and_report(result, args, scale_tolerance=scale_tolerance,
                             recorded_ignore=recorded_ignore, recorded_per_op=recorded_per_op,
                             note=note)

@@ -9,7 +9,8 @@ op's inputs, weights included, would multiply its size); ``store_inputs=True``
 replaces had them. ``golden.json`` beside the tensors records the model and inputs it was
 written from (``stored_record``): a golden with a record is checked against this test's model
 and inputs before use, and refused (or, under ``--accuracy-regen``, rewritten) when they
-differ. The policy (``GoldenPolicy``, built from
+differ; one of an older golden format that lacks what this model's golden now holds is refused
+the same way (``stored_format``, docs/formats.md §7.1). The policy (``GoldenPolicy``, built from
 a ``core.regen.Regen``) is
 the only code that writes one:
 
@@ -67,6 +68,7 @@ REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
 REWRITTEN_MISMATCH = "rewritten (--accuracy-regen: written from another model or other inputs)"
 REWRITTEN_INCOMPLETE = "rewritten (--accuracy-regen: tensor files it lists were missing)"
 REWRITTEN_UNREADABLE = "rewritten (--accuracy-regen: a file of it could not be read)"
+REWRITTEN_FORMAT = "rewritten (--accuracy-regen: written in an older golden format)"
 #: appended to a rewrite's status when the golden kept its op inputs
 KEPT_INPUTS = ", op inputs kept"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
@@ -223,6 +225,11 @@ class StoredGoldenMismatch(ConfigError):
     names others, or its tensors were re-saved in another dtype): refused before comparing."""
 
 
+class StoredGoldenOutdated(StoredGoldenMismatch):
+    """A stored golden written in an older golden format that lacks what this model's golden
+    holds now (``stored_format``): refused before comparing, naming its format and the fix."""
+
+
 class StoredGoldenUnreadable(DumpFormatError):
     """A stored golden whose ``golden.json`` or a tensor file cannot be read: refused before
     comparing (rewritten first under ``--accuracy-regen``); names the golden, then the file."""
@@ -272,6 +279,7 @@ class GoldenPolicy:
             except DumpFormatError as exc:  # its record or a tensor file cannot be read
                 unreadable = exc
             else:
+                self._check_format(path, golden, compute, identity)
                 return golden, USED
             self._unreadable(path, compute, unreadable)
 
@@ -350,16 +358,18 @@ class GoldenPolicy:
             f"these inputs (then check it in), or give the path of this model's and inputs' golden"))
 
     def _refuse(self, path: Path, compute: Callable[[], object], note: str, rewritten: str,
-                refused: str) -> None:
+                refused: str, error=None) -> None:
         """Raise ``StoredGoldenMismatch`` for a golden that cannot be used as it is: under
         ``--accuracy-regen`` rewritten from ``compute()`` first (``note`` for the summary,
-        ``rewritten`` the message), else ``refused``, which names the fix."""
+        ``rewritten`` the message), else ``refused``, which names the fix; ``error``: the
+        ``StoredGoldenMismatch`` class raised."""
+        error = error or StoredGoldenMismatch
         if self.regen.after_failure:
             self._write(path, compute, self._keeps_inputs(path))
             if self.on_recovery is not None:
                 self.on_recovery(path, note)
-            raise StoredGoldenMismatch(self._shown(path), rewritten)
-        raise StoredGoldenMismatch(self._shown(path), refused)
+            raise error(self._shown(path), rewritten)
+        raise error(self._shown(path), refused)
 
     def _check_dtypes(self, path: Path, golden, compute: Callable[[], object]) -> None:
         rec = record.read_record(path)
@@ -395,6 +405,38 @@ class GoldenPolicy:
                 f"the fp32 reference, right only where the model's own tensors are of that type. "
                 f"This golden has no {record.RECORD_FILE} record to tell (written by an older "
                 f"version or another tool): --accuracy-regen-all rewrites it with one"), stacklevel=4)
+
+    def _check_format(self, path: Path, golden, compute: Callable[[], object], identity) -> None:
+        """A golden of an older golden format that lacks what this model's golden now holds
+        (``stored_format``) is refused naming the fix, or rewritten under ``--accuracy-regen``
+        (the test fails this once); one of a newer format is warned about. A difference that
+        cannot matter for this model is used quietly."""
+        from . import stored_format
+
+        rec = record.read_record(path)
+        newer = stored_format.newer_format(rec)
+        if newer:
+            import warnings
+
+            warnings.warn(UserWarning(f"stored golden {self._shown(path)}: {newer}"), stacklevel=4)
+            return
+        source = getattr(identity, "source", None)
+        if source is None:
+            return
+        stale = stored_format.stale_ifs(rec, golden.names, *source)
+        if stale is None:
+            return
+        from .onnxruntime_golden import GOLDEN_FORMAT
+
+        model = (self._shown(identity.model_file) if identity.model_file
+                 else identity.model_label)
+        self._refuse(path, compute, REWRITTEN_FORMAT, (
+            f"{stale.problem()}.\nRewrote it in golden format {GOLDEN_FORMAT} from {model} and "
+            f"this test's inputs (--accuracy-regen); the test fails this time, run it again to "
+            f"compare against the new golden"), (
+            f"{stale.problem()}.\nFix: run the test again with --accuracy-regen to rewrite it in "
+            f"golden format {GOLDEN_FORMAT} from {model} and these inputs (then check it in)"),
+            StoredGoldenOutdated)
 
     def _recover(self, path: Path) -> None:
         done = _recover(path)

@@ -10,7 +10,8 @@ package's ``GOLDEN_FORMAT``, whether op inputs were stored, and each file's dtyp
 When a golden with a record is used, this test's model and inputs are checked against it
 before anything is compared (``mismatch``), and each tensor's dtype against the one written
 (``dtype_changes``). A golden without a record (an older version of this package, another tool)
-is used as before; its float16 tensors are only warned about (``low_precision_files``).
+is used as before; its float16 tensors are only warned about (``low_precision_files``). Its
+``golden_format`` (none without a record) is what ``stored_format`` judges an older one by.
 
 The test's identity (``identity_of`` its model, inputs and input shape) is given by the caller
 (``GoldenPolicy.obtain(..., identity=...)``): a stored golden is checked, and used, without
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
@@ -44,6 +45,10 @@ class GoldenIdentity:
     model_label: str
     inputs_digest: str
     input_shape: Dict[str, List[int]]
+    #: (model, inputs, input_shape) as given: what ``stored_format`` looks at in a golden of an
+    #: older format (never recorded, never compared)
+    source: Optional[Tuple[object, Mapping[str, object], object]] = field(
+        default=None, compare=False, repr=False)
 
     def as_meta(self) -> Dict[str, object]:
         return {"model_sha256": self.model_sha256, "model_file": self.model_file,
@@ -75,7 +80,8 @@ def identity_of(model, inputs: Mapping[str, object], input_shape=None, *,
     return GoldenIdentity(model_sha256(model) if sha256 or not is_file else None,
                           os.path.abspath(os.fspath(model)) if is_file else None,
                           model_label(model), digest or inputs_digest(inputs),
-                          {k: [int(d) for d in v] for k, v in (shapes or {}).items()})
+                          {k: [int(d) for d in v] for k, v in (shapes or {}).items()},
+                          (model, inputs, input_shape))
 
 
 # --------------------------------------------------------------------------- the record

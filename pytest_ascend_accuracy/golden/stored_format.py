@@ -1,0 +1,162 @@
+"""Stored goldens written in an older golden format (``GOLDEN_FORMAT``, recorded in their
+``golden.json`` as ``golden_format``): whether the difference matters for this model, and the
+words that say so.
+
+A stored golden is never rewritten unasked, so one written by an older version stays as it was.
+What each bump changed in what a stored golden holds (docs/formats.md §7.1):
+
+* 2: injective op-name stems (``dump/golden_names.py``): format 1 lost ops named
+  ``input_<op>`` after an op ``<op>``, or with a newline;
+* 3, 4, 5: the cache entry's layout only (``input_refs.csv``, its index, its pack file): a
+  stored golden is written from the loaded DumpSet as one ``.npy`` file per tensor, as before;
+* 6: ops in an order that runs (file order otherwise) and unnamed nodes named as ATC names
+  them, not by position as msit does; the first format ``golden.json`` records;
+* 7: an ``If`` decided by the input values keeps its name and outputs over its inlined branch
+  (``graph.inline``): a golden of format 6 or older has no tensor of that ``If``, which the
+  device dumps as one operator, so it was reported not compared (a false failure) or, ignored,
+  left unjudged.
+
+Only 7 is told here (``stale_ifs``): a golden of format 6 or older (or without a recorded
+format) of a model whose golden run keeps an ``If``, lacking that ``If``'s tensor, is refused
+naming the fix (``GoldenPolicy``), and the CLI says so beside the verdict (``stale_note``). The
+others need no check or are told elsewhere: 6's order pairs nothing (ops pair by name), and its
+naming is what ``compare.matching.renumbered_ops`` explains for a golden without a record;
+format 1's colliding stems are named by ``compare.matching.colliding_golden_ops``. Not told: an
+op ``input_<op>`` that a format-1 golden (the package's first day, no record) lost.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Optional, Sequence, Tuple
+
+from ..errors import AscendAccuracyError
+
+#: the format since which a golden keeps an ``If`` decided by the input values (``graph.inline``)
+IF_KEPT = 7
+#: what format ``IF_KEPT`` changed, as messages say it
+IF_KEPT_CHANGE = ("keeps an If decided by the input values under its own name, over its "
+                  "inlined branch, as the device dumps it: one operator")
+
+
+@dataclass(frozen=True)
+class StaleFormat:
+    """A stored golden of an older format that lacks what the current one holds for a model:
+    ``ifs``, the ``If`` ops it has no tensor of; ``error``: why that could not be told."""
+
+    written: str  # how the golden's format is described ("golden format 6 (its golden.json)")
+    ifs: Tuple[str, ...] = ()
+    error: str = ""
+
+    def problem(self) -> str:
+        """What is wrong, for the refusal (without the fix)."""
+        from .onnxruntime_golden import GOLDEN_FORMAT
+
+        head = (f"this stored golden was written in {self.written}, before golden format "
+                f"{IF_KEPT}, which {IF_KEPT_CHANGE}; this version writes format {GOLDEN_FORMAT}")
+        if self.error:
+            return (f"{head}. Whether that changes what this model's golden holds could not be "
+                    f"told ({self.error}), so comparing against it could blame or skip an If")
+        ifs = ", ".join(repr(n) for n in self.ifs)
+        return (f"{head}. This golden has no tensor of If {ifs}, so the device's {ifs} would be "
+                f"reported not compared (or, ignored, left unjudged)")
+
+
+def written_format(record: Optional[Mapping[str, object]]) -> Tuple[Optional[int], str]:
+    """(the golden format a record names, None when it names none; how messages say it)."""
+    if record is None:
+        return None, ("no recorded golden format (it has no golden.json: written by a version "
+                      "before golden format 6, or by another tool)")
+    fmt = record.get("golden_format")
+    if isinstance(fmt, int) and not isinstance(fmt, bool):
+        return fmt, f"golden format {fmt} (its golden.json)"
+    return None, "no recorded golden format (its golden.json has no golden_format)"
+
+
+def _has_if(model) -> bool:
+    """Whether ``model``'s main graph holds an ``If`` (only those are inlined, then kept)."""
+    from ..graph.onnx_graph import load_model
+
+    proto = load_model(model, weights=False)
+    return any(n.op_type == "If" and n.domain in ("", "ai.onnx") for n in proto.graph.node)
+
+
+def _held(name: str, names) -> bool:
+    """Whether a golden's op ``names`` hold op ``name`` (read back from file stems that spell it
+    with ``.``, ``/``, ``\\`` and spaces as ``_``: msit's form, ``dump/golden_names.py``)."""
+    from ..dump.layout import sanitize
+
+    return name in names or sanitize(name) in names
+
+
+def stale_ifs(record: Optional[Mapping[str, object]], golden_names: Iterable[str], model,
+              inputs: Mapping[str, object], input_shape=None) -> Optional[StaleFormat]:
+    """The stored golden (its ``record``, None when it has none, and its op names) as older
+    than this model's golden needs: written before format ``IF_KEPT`` (or without a recorded
+    format) and lacking an ``If`` the golden run of ``model`` on ``inputs`` keeps. None when
+    the difference cannot matter (no ``If`` in the main graph, none kept, or the golden holds
+    them: msit's goldens keep every ``If``)."""
+    fmt, written = written_format(record)
+    if fmt is not None and fmt >= IF_KEPT:
+        return None
+    try:
+        if not _has_if(model):
+            return None
+        import numpy as np
+
+        from ..graph.prepare import prepare_model
+
+        arrays = {k: np.asarray(v) for k, v in inputs.items()}
+        kept = prepare_model(model, input_shape=input_shape, inputs=arrays,
+                             weights_by_reference=True).report.kept_ifs
+    except AscendAccuracyError:
+        raise  # the user's model or inputs named as they are wrong (the test's run says the same)
+    except Exception as exc:  # noqa: BLE001 -- said in the refusal, not hidden
+        return StaleFormat(written, error=f"{type(exc).__name__}: {getattr(exc, 'problem', exc)}")
+    names = set(golden_names)
+    lacking = tuple(n for n in kept if not _held(n, names))
+    return StaleFormat(written, lacking) if lacking else None
+
+
+def newer_format(record: Optional[Mapping[str, object]]) -> Optional[str]:
+    """Why a golden written in a newer format than this version's is doubtful (None: it is
+    not newer)."""
+    from .onnxruntime_golden import GOLDEN_FORMAT
+
+    fmt, _ = written_format(record)
+    if fmt is None or fmt <= GOLDEN_FORMAT:
+        return None
+    by = record.get("written_by") if record else None
+    return (f"written in golden format {fmt}{f' by {by}' if by else ''}, newer than this "
+            f"version's {GOLDEN_FORMAT}: what it holds may differ from what this version "
+            f"compares; upgrade pytest-ascend-accuracy to that version, or rewrite it in format "
+            f"{GOLDEN_FORMAT} with --accuracy-regen-all")
+
+
+def stale_note(golden, not_compared: Sequence[Tuple[str, str]], shown: str = "") -> str:
+    """For the CLI: why actual ops (``not_compared``: (op name, op type) of the rows left
+    without a golden) are not compared when ``golden`` is a stored golden of a format before
+    ``IF_KEPT`` and they are ``If`` operators (empty when that is not why)."""
+    from .stored_record import read_record
+
+    folder = Path(golden)
+    ifs = []
+    for name, op_type in not_compared:
+        if op_type == "If" and name not in ifs:
+            ifs.append(name)
+    if not ifs or not folder.is_dir():
+        return ""
+    try:
+        record = read_record(folder)
+    except Exception:  # noqa: BLE001 -- an unreadable record says nothing of its format
+        return ""
+    if record is None and not any(folder.glob("*.npy")):
+        return ""  # not a golden directory of .npy files (a device dump, a cache entry)
+    fmt, written = written_format(record)
+    if fmt is not None and fmt >= IF_KEPT:
+        return ""
+    listed = ", ".join(repr(n) for n in ifs)
+    return (f"{shown or golden}: this stored golden was written in {written}, before golden "
+            f"format {IF_KEPT}, which {IF_KEPT_CHANGE}: that is why If {listed} had no golden "
+            f"tensor. Rewrite it: run the test that stores it with --accuracy-regen (or delete "
+            f"it and run that test, which writes it again), then compare again")
