@@ -32,6 +32,10 @@ from typing import Iterable, Mapping, Optional, Sequence, Tuple
 
 from ..errors import AscendAccuracyError
 
+#: the newest ``GOLDEN_FORMAT`` whose change to stored goldens this module has decided on (a
+#: test holds it equal: a bump says here whether a stored golden of the format before it is
+#: still right, and for which models)
+DECIDED_FOR = 7
 #: the format since which a golden keeps an ``If`` decided by the input values (``graph.inline``)
 IF_KEPT = 7
 #: what format ``IF_KEPT`` changed, as messages say it

@@ -97,6 +97,14 @@ def if_golden(tmp_path, cache):
 
 
 # -------------------------------------------------------------------------- the rule
+def test_every_golden_format_bump_is_decided_for_stored_goldens():
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import GOLDEN_FORMAT
+
+    # a bump changes what a stored golden holds: say in golden/stored_format.py (and
+    # docs/formats.md 7.1) whether an older one is still right, and for which models
+    assert GOLDEN_FORMAT == stored_format.DECIDED_FOR
+
+
 def test_a_format_6_golden_without_the_kept_if_is_stale():
     stale = stored_format.stale_ifs({"golden_format": 6}, ["max", "positive", "pick_then_Add_0",
                                                            "square"], if_by_value(), X)
