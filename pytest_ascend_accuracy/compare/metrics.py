@@ -34,7 +34,10 @@ Deliberate differences from msaccucmp, each visible in the result:
   golden value) compared as equal
   (``tiny_values``); ``cosine`` stays msaccucmp's figure, and judging (``value("cosine")``)
   takes the higher of the two (a detector's probability map all below 2.6e-5 read 0.997705
-  from float16's subnormal grid).
+  from float16's subnormal grid). The scale-free error metrics get the same
+  (``normal_rel_l2``, ``normal_max_rel``, ``normal_mean_rel``, ``normal_acc_rel``,
+  ``normal_kl``; ``value`` takes the lower): the same map read rel_l2 0.069, kl 0.43, max_rel
+  3. max_abs, rmse and mean_abs stay msaccucmp's.
 * Against a bool or 64-bit integer golden (indices, class ids, counts, masks: ``is_exact``)
   an integer or bool tensor is also counted for exact equality (``exact``, ``unequal``): one
   differing value fails whatever the metric (an ArgMax index that flipped in one row of 64
@@ -57,9 +60,7 @@ import numpy as np
 
 from .kernel import DEFAULT_CHUNK, PairAccumulator
 from .pair_sums import accumulate
-from .tiny_values import applies as _tiny_rule_applies
-from .tiny_values import normal_cosine as _normal_cosine
-from .tiny_values import note as _tiny_note
+from . import tiny_values
 
 #: metric names, in msaccucmp's CSV order, with their column names
 METRIC_COLUMNS = {
@@ -119,18 +120,29 @@ class TensorMetrics:
     #: None: not worked out, or no such position differs)
     normal_cosine: Optional[float] = None
     tiny_equal: int = 0  # positions that rule counted as equal
+    #: the scale-free error metrics with the same positions as equal, where lower than the
+    #: plain figure (``tiny_values.judged_errors``; None: not worked out, or not lower)
+    normal_rel_l2: Optional[float] = None
+    normal_max_rel: Optional[float] = None
+    normal_mean_rel: Optional[float] = None
+    normal_acc_rel: Optional[float] = None
+    normal_kl: Optional[float] = None
     not_applicable: Tuple[str, ...] = ()
     notes: Tuple[str, ...] = field(default=())
 
     def value(self, metric: str) -> float:
         """The judged value of a metric by name (``cosine``, ``rel_l2``, ...): the field itself,
-        except that the cosine is ``normal_cosine`` where that is the higher."""
+        except that the cosine and the scale-free error metrics take their figure with
+        float16's close subnormal positions as equal (``normal_<metric>``) where that is the
+        better one (``tiny_values``)."""
         if metric not in JUDGEABLE:
             raise KeyError(f"unknown metric {metric!r}; known: {', '.join(JUDGEABLE)}")
-        if metric == "cosine" and self.normal_cosine is not None and (
-                self.normal_cosine > self.cosine):  # False against a NaN
-            return self.normal_cosine
-        return getattr(self, metric)
+        plain = getattr(self, metric)
+        normal = getattr(self, "normal_" + metric, None)
+        if normal is not None and (normal > plain if metric in HIGHER_IS_BETTER
+                                   else normal < plain):  # False against a NaN
+            return normal
+        return plain
 
     @property
     def nonfinite_actual(self) -> int:
@@ -195,24 +207,35 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
                   for s in range(0, x.size, chunk_size)) if exact else 0
     m, sums = _metrics(x, y, chunk_size=chunk_size, kl=kl)
     if not exact:
-        return _with_normal_cosine(m, x, y, chunk_size, sums)
+        return _with_tiny_rule(m, x, y, chunk_size, sums)
     kind = "bool" if y.dtype == np.bool_ else "integer"
     note = (f"{kind} values compared exactly: {unequal} of {m.size} differ" if unequal else
             f"{kind} values compared exactly: all equal")
     return replace(m, exact=True, unequal=unequal, notes=m.notes + (note,))
 
 
-def _with_normal_cosine(m: TensorMetrics, x: np.ndarray, y: np.ndarray, chunk_size: int,
-                        sums: Tuple[float, float, float]) -> TensorMetrics:
-    """``m`` with ``normal_cosine`` where the rule of ``tiny_values`` applies (``sums``: the
-    pair's Σx², Σy², Σxy)."""
-    if not _tiny_rule_applies(x.dtype, y.dtype, m.cosine, m.size):
+def _with_tiny_rule(m: TensorMetrics, x: np.ndarray, y: np.ndarray, chunk_size: int,
+                    sums: Tuple[float, float, float]) -> TensorMetrics:
+    """``m`` with the figures of the rule of ``tiny_values`` where it applies (``sums``: the
+    pair's Σx², Σy², Σxy): ``normal_cosine``, and the scale-free error metrics where the
+    positions it counts as equal carry enough of their sums to move them."""
+    if not tiny_values.applies(x.dtype, y.dtype, m.cosine, m.size):
         return m
-    normal, equal = _normal_cosine(x, y, chunk_size, sums, m.finite)
-    if math.isnan(normal):
+    found = tiny_values.normal_cosine(x, y, chunk_size, sums, m.finite)
+    if not found.equal:
         return m
-    text = _tiny_note(m.cosine, normal, equal)
-    return replace(m, normal_cosine=normal, tiny_equal=equal, notes=m.notes + (text,))
+    fields, notes = {"tiny_equal": found.equal}, []
+    if not math.isnan(found.cosine):
+        fields["normal_cosine"] = found.cosine
+        notes.append(tiny_values.note(m.cosine, found.cosine, found.equal))
+    if tiny_values.material(found, m.rel_l2 ** 2 * sums[1], m.acc_rel, m.max_rel):
+        kl = "kl" not in m.not_applicable and math.isfinite(m.kl)
+        lower = {k: v for k, v in tiny_values.judged_errors(x, y, chunk_size, kl).items()
+                 if v < getattr(m, k)}
+        fields.update((f"normal_{k}", v) for k, v in lower.items())
+        if lower:
+            notes.append(tiny_values.errors_note(m, lower, found.equal))
+    return replace(m, **fields, notes=m.notes + tuple(notes))
 
 
 def is_exact(golden_dtype) -> bool:

@@ -21,16 +21,20 @@ from .tiny_values import CLOSE_WORDS
 
 #: 2: metrics record ``exact``/``unequal`` (integer and bool values compared exactly) and
 #: ``matched_nan``; 3: ``normal_cosine``/``tiny_equal`` (float16 positions below its smallest
-#: normal on both sides, close by ``tiny_values``' test, compared as equal); an older file is read
-#: and judged by the rules it was written under
-FORMAT_VERSION = 3
+#: normal on both sides, close by ``tiny_values``' test, compared as equal); 4: the same for the
+#: scale-free error metrics (``normal_rel_l2``, ...); an older file is read and judged by the
+#: rules it was written under
+FORMAT_VERSION = 4
 _TINY_RULE = ("float16 positions below its smallest normal (6.1e-05) on both sides and "
               f"{CLOSE_WORDS} were not compared as equal")
 #: what an older result was written without (``CompareResult.older_rules``)
 OLDER_RULES = {1: "NaN at the same position on both sides was a mismatch, 8-bit codes were "
                   "not compared around the golden's mean, integer tensors were compared "
                   "exactly by another rule or not at all, and " + _TINY_RULE,
-               2: _TINY_RULE}
+               2: _TINY_RULE,
+               3: _TINY_RULE.replace("were not compared as equal", "were compared as equal "
+                                     "for the cosine only, not for rel_l2, max_rel, mean_rel, "
+                                     "acc_rel and kl")}
 
 
 #: reason prefix of a failure for an actual op none of whose framework ops has a golden
@@ -213,13 +217,14 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
 
 
 def _tiny_rule_text(m: TensorMetrics, metric: str) -> str:
-    """What a cosine judged with float16's subnormal positions as equal was judged by (the
-    CSV's cosine, msaccucmp's, is the lower figure)."""
-    if metric != "cosine" or m.value("cosine") == m.cosine:
+    """What a metric judged with float16's subnormal positions as equal was judged by (the
+    CSV's figure, msaccucmp's, is the worse one)."""
+    plain = getattr(m, metric)
+    if m.value(metric) == plain:
         return ""
     return (f" (with the {m.tiny_equal} position{_s(m.tiny_equal)} below float16's smallest "
             f"normal on both sides, {CLOSE_WORDS}, counted as equal; msaccucmp's "
-            f"cosine {_fmt(m.cosine)})")
+            f"{metric} {_fmt(plain)})")
 
 
 def _scale_reason(m: TensorMetrics, tolerance: float) -> str:

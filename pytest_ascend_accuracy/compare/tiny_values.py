@@ -1,5 +1,6 @@
 """The cosine of a float16 tensor with its subnormal-range values compared as equal
-(``TensorMetrics.normal_cosine``), which judging takes where it is the higher one.
+(``TensorMetrics.normal_cosine``), which judging takes where it is the higher one, and its
+scale-free error metrics likewise (``judged_errors``; ``normal_rel_l2``, ...: the lower one).
 
 Below 2**-14 (~6.1e-5) float16 holds values as subnormals, on a fixed grid of 2**-24 (~6e-8):
 a value of 4e-7 keeps 3 bits, and whatever produced it carries the absolute error of the
@@ -20,14 +21,20 @@ shuffle, attention over the wrong keys) still counts in full,
 and a side that is all zero keeps its own rule (cosine NaN: an underflow, which ``fp16_range``
 names). Worked out only for a float16 actual whose plain cosine is below
 ``NORMAL_COSINE_BELOW`` (a threshold at or under that figure passes every other tensor
-anyway), over the positions finite on both sides.
+anyway), over the positions finite on both sides. The same map read rel_l2 0.069322, kl
+0.433116, max_rel 3 at 736x736 (0.494926, 1.308260, 3 at 160x160; msaccucmp's own functions
+give the same): 0 each with those positions as equal. They are computed again only where those
+positions carry ``MATERIAL`` of the error sums or the largest relative error (``material``).
 """
 from __future__ import annotations
 
 import math
-from typing import Tuple
+from typing import Dict, NamedTuple, Tuple
 
 import numpy as np
+
+from .chunk_ops import EPS
+from .kernel import PairAccumulator
 
 #: float16's smallest normal value (2**-14): below it, values are subnormals on a 2**-24 grid
 FP16_TINY = 2.0 ** -14
@@ -45,6 +52,14 @@ CLOSE_WORDS = "of one sign and within 2**-22 + 1/8 of the golden value of each o
 #: the rule is computed for tensors whose plain cosine is below this: a threshold at or under it
 #: already passes every tensor at or above it
 NORMAL_COSINE_BELOW = 1.0 - 1e-5
+#: the scale-free error metrics the rule gives a judged figure of their own, as for the cosine
+#: (max_abs, rmse and mean_abs measure float16's subnormal grid in its own units, 6e-8: they
+#: stay msaccucmp's)
+ERROR_METRICS = ("rel_l2", "max_rel", "mean_rel", "acc_rel", "kl")
+#: the error metrics' figures are worked out (one more pass, ``judged_errors``) only where the
+#: close positions hold at least this share of Σ(x-y)² or of the summed relative error, or the
+#: largest relative error: below it they could move no figure in its 3rd significant digit
+MATERIAL = 1e-3
 
 
 def applies(x_dtype, y_dtype, cosine: float, size: int) -> bool:
@@ -55,55 +70,139 @@ def applies(x_dtype, y_dtype, cosine: float, size: int) -> bool:
             and math.isfinite(cosine) and cosine < NORMAL_COSINE_BELOW)
 
 
+class TinyPass(NamedTuple):
+    """What one pass of the rule found: the ``cosine`` with the close positions as equal (NaN:
+    none differs, or the replaced side is all zero; 1: every position is one of them), the
+    ``equal`` positions it counted that differ, and what they add to msaccucmp's error sums:
+    Σ(x-y)² (``sdd``), Σ|x/y - 1| (``sum_rel``) and the largest such term (``max_rel``)."""
+
+    cosine: float
+    equal: int
+    sdd: float = 0.0
+    sum_rel: float = 0.0
+    max_rel: float = 0.0
+
+
 def normal_cosine(x: np.ndarray, y: np.ndarray, chunk_size: int, sums: Tuple[float, ...],
-                  finite: int) -> Tuple[float, int]:
-    """``(cosine, positions counted as equal)`` of flat ``x`` (float16) against ``y`` with every
-    position where both |x| and |y| are below ``FP16_TINY`` taken as equal (x replaced by y
+                  finite: int) -> TinyPass:
+    """The rule's pass over flat ``x`` (float16) against ``y``: the cosine with every position
+    where both |x| and |y| are below ``FP16_TINY`` and close taken as equal (x replaced by y
     there), from the plain ``sums`` (Σx², Σy², Σxy over the ``finite`` positions finite on both
     sides) and one pass that corrects them where such positions differ: a cheap integer test
     per value, float64 only for the positions it finds (non-finite ones are never below the
-    bound). The cosine is NaN when no such position differs (it is the plain one) or the
-    replaced side is all zero; 1 when every position is one of them (x is then y)."""
+    bound); and those positions' share of the error sums (``TinyPass``), which tells whether
+    the error metrics need ``judged_errors``."""
     sxx, syy, sxy = sums
-    dxx = dxy = 0.0
+    dxx = dxy = sdd = sum_rel = max_rel = 0.0
     equal = tiny = apart = 0
     for s in range(0, x.size, chunk_size):
         a, g = x[s:s + chunk_size], y[s:s + chunk_size]
-        xb = a.view(np.uint16) & np.uint16(0x7FFF)
-        at = xb < np.uint16(_F16_TINY_BITS)
-        if not at.any():
+        found = _close(a, g)
+        if found is None:
             continue
-        both = at & _below(g)
-        tiny += int(np.count_nonzero(both))
-        both &= (xb != 0) | (g != 0)  # 0 against 0 needs no correction
-        idx = np.flatnonzero(both)
-        if not idx.size:
-            continue
-        a64, g64 = a[idx].astype(np.float64), g[idx].astype(np.float64)
-        gap = np.abs(a64 - g64)
-        close = (gap <= FP16_TINY_ATOL + FP16_TINY_RTOL * np.abs(g64)) & (a64 * g64 >= 0.0)
-        differ = close & (gap > 0.0)
-        k = int(np.count_nonzero(differ))
+        a64, g64, close, n_tiny = found
+        tiny += n_tiny
         apart += int(np.count_nonzero(~close))
+        differ = close & (a64 != g64)
+        k = int(np.count_nonzero(differ))
         if k:
             a64, g64 = a64[differ], g64[differ]
             gg = float(np.dot(g64, g64))
             dxx += gg - float(np.dot(a64, a64))  # Σx² with x replaced by y there
             dxy += gg - float(np.dot(a64, g64))
+            d = a64 - g64
+            sdd += float(np.dot(d, d))
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rel = np.where(np.abs(g64) > EPS, np.abs(a64 / g64 - 1.0), 0.0)
+            sum_rel += float(rel.sum())
+            max_rel = max(max_rel, float(rel.max()))
             equal += k
     if not equal:
-        return math.nan, 0
+        return TinyPass(math.nan, 0)
+    found = (equal, sdd, sum_rel, max_rel)
     if tiny == finite and not apart:
-        return 1.0, equal
+        return TinyPass(1.0, *found)
     sxx, sxy = sxx + dxx, sxy + dxy
     if sxx <= 0.0 or syy <= 0.0:
-        return math.nan, equal
-    return max(-1.0, min(sxy / (math.sqrt(sxx) * math.sqrt(syy)), 1.0)), equal
+        return TinyPass(math.nan, *found)
+    return TinyPass(max(-1.0, min(sxy / (math.sqrt(sxx) * math.sqrt(syy)), 1.0)), *found)
+
+
+def _close(a: np.ndarray, g: np.ndarray):
+    """The positions of one chunk where both sides lie below ``FP16_TINY`` and are not both 0:
+    ``(a64, g64, close, n_tiny)``: their values in float64, which of them are close (one sign,
+    within ``FP16_TINY_ATOL`` + ``FP16_TINY_RTOL`` of the golden value), and how many positions
+    lie below the bound on both sides (0 against 0 too); None when none is below it."""
+    xb = a.view(np.uint16) & np.uint16(0x7FFF)
+    at = xb < np.uint16(_F16_TINY_BITS)
+    if not at.any():
+        return None
+    both = at & _below(g)
+    n_tiny = int(np.count_nonzero(both))
+    both &= (xb != 0) | (g != 0)  # 0 against 0 needs no correction
+    idx = np.flatnonzero(both)
+    if not idx.size:
+        return None if not n_tiny else (_EMPTY, _EMPTY, _EMPTY.astype(bool), n_tiny)
+    a64, g64 = a[idx].astype(np.float64), g[idx].astype(np.float64)
+    close = (np.abs(a64 - g64) <= FP16_TINY_ATOL + FP16_TINY_RTOL * np.abs(g64)) & (
+        a64 * g64 >= 0.0)
+    return a64, g64, close, n_tiny
+
+
+def material(found: TinyPass, sdd: float, sum_rel: float, max_rel: float) -> bool:
+    """Whether the close positions ``found`` carry enough of the plain error sums (``sdd``:
+    Σ(x-y)², ``sum_rel``, ``max_rel``) to move an error metric: ``MATERIAL`` of either sum, or
+    the largest relative error (only then ``judged_errors`` makes its pass)."""
+    return found.equal > 0 and (found.sdd > MATERIAL * sdd or found.sum_rel > MATERIAL * sum_rel
+                                or (max_rel > 0.0 and found.max_rel >= max_rel * (1.0 - 1e-6)))
+
+
+def judged_errors(x: np.ndarray, y: np.ndarray, chunk_size: int, kl: bool) -> Dict[str, float]:
+    """The scale-free error metrics (``ERROR_METRICS``: rel_l2, max_rel, mean_rel, acc_rel and,
+    with ``kl``, kl) of flat ``x`` (float16) with every close position below ``FP16_TINY``
+    replaced by the golden value, computed as the plain ones are (``PairAccumulator``, chunk by
+    chunk; the replaced chunk in the golden's float type, which holds both sides exactly)."""
+    acc = PairAccumulator(chunk_size, kl=kl)
+    with np.errstate(all="ignore"):
+        for s in range(0, x.size, chunk_size):
+            acc.update(_replaced(x[s:s + chunk_size], y[s:s + chunk_size]), y[s:s + chunk_size])
+        if acc.needs_second_pass:
+            acc.start_kl()
+            for s in range(0, x.size, chunk_size):
+                acc.update_kl(_replaced(x[s:s + chunk_size], y[s:s + chunk_size]),
+                              y[s:s + chunk_size])
+    n = acc.finite
+    if not n or acc.syy <= 0.0:
+        return {}
+    out = {"rel_l2": math.sqrt(acc.sdd / acc.syy), "max_rel": acc.max_rel,
+           "mean_rel": acc.sum_rel / n, "acc_rel": acc.sum_rel}
+    if kl:
+        out["kl"] = acc.kl()
+    return out
+
+
+def _replaced(a: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """One chunk of the actual with its close positions below ``FP16_TINY`` replaced by the
+    golden values, in a float type that holds both exactly (float32 for a float16 or float32
+    golden)."""
+    out = a.astype(np.promote_types(np.float32, g.dtype))
+    xb = a.view(np.uint16) & np.uint16(0x7FFF)
+    at = xb < np.uint16(_F16_TINY_BITS)
+    if at.any():
+        idx = np.flatnonzero(at & _below(g))
+        a64, g64 = a[idx].astype(np.float64), g[idx].astype(np.float64)
+        close = (np.abs(a64 - g64) <= FP16_TINY_ATOL + FP16_TINY_RTOL * np.abs(g64)) & (
+            a64 * g64 >= 0.0)
+        out[idx[close]] = g[idx[close]]
+    return out
 
 
 #: float16's bit pattern of ``FP16_TINY`` (|value| patterns below it are subnormals or 0)
 _F16_TINY_BITS = 0x0400
 _F32_TINY_BITS = 0x38800000
+
+
+_EMPTY = np.empty(0)
 
 
 def _below(g: np.ndarray) -> np.ndarray:
@@ -121,3 +220,12 @@ def note(cosine: float, normal: float, equal: int) -> str:
     return (f"{equal} position{'' if equal == 1 else 's'} below float16's smallest normal "
             f"({FP16_TINY:.2g}) on both sides, {CLOSE_WORDS}, "
             f"compared as equal: cosine {normal:.6f} (msaccucmp's formula: {cosine:.6f})")
+
+
+def errors_note(m, lower: Dict[str, float], equal: int) -> str:
+    """The metrics' note on the error metrics' figures of the rule (``lower``: by name, each
+    below msaccucmp's figure in ``m``)."""
+    shown = ", ".join(f"{k} {v:.6f} (msaccucmp's formula: {getattr(m, k):.6f})"
+                      for k, v in lower.items())
+    return (f"with the same {equal} position{'' if equal == 1 else 's'} compared as equal: "
+            f"{shown}")

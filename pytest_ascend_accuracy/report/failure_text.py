@@ -148,7 +148,7 @@ def _first_block(f: Failure, policy=None, cli: bool = False) -> List[str]:
         fields.append(("cosine", _num(judged_cosine(m))))
     fields += [
         ("max abs error", _num(m.max_abs) if m else "NaN"),
-        ("max rel error", _num(m.max_rel) if m else "NaN"),
+        ("max rel error", _num(m.value("max_rel")) if m else "NaN"),
         ("NaN/Inf", _nonfinite(row)),
     ]
     if f.would_pass is None:
@@ -185,7 +185,7 @@ def _is_num(v: str) -> bool:
 def _row_cells(f: Failure) -> List[str]:
     m = f.row.metrics
     return [str(f.row.order), printable(f.row.label, _NAME_WIDTH), printable(f.row.op_type) or "-",
-            _num(judged_cosine(m)) if m else "NaN", _num(m.rel_l2) if m else "NaN",
+            _num(judged_cosine(m)) if m else "NaN", _num(m.value("rel_l2")) if m else "NaN",
             _num(m.max_abs) if m else "NaN", printable(short_reason(f), 60)]
 
 
@@ -484,7 +484,7 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         # the judged metric's own column where it is not one of the three shown
         extra = [] if thr.metric in ("cosine", "rel_l2", "max_abs") else [thr.metric]
         lines += table([[str(r.order), printable(r.label, _NAME_WIDTH), printable(r.op_type) or "-",
-                         _num(judged_cosine(r.metrics)), _num(r.metrics.rel_l2),
+                         _num(judged_cosine(r.metrics)), _num(r.metrics.value("rel_l2")),
                          _num(r.metrics.max_abs)]
                         + [_num(r.metrics.value(m)) for m in extra]
                         for r in lowest],

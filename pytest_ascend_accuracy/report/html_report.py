@@ -259,7 +259,8 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
                  f"{r.golden_name} {r.golden_slot}".strip(),
                  r.dtype + (f" / {r.golden_dtype}" if r.golden_dtype else ""),
                  "x".join(str(d) for d in r.shape)]
-        nums = ([_num(judged_cosine(m)), _num(m.rel_l2), _num(m.max_abs), _num(m.max_rel)]
+        nums = ([_num(judged_cosine(m)), _num(m.value("rel_l2")), _num(m.max_abs),
+                 _num(m.value("max_rel"))]
                 if m else [""] * 4)
         out.append(f'<tr class="{status}">' + f'<td id="r{i}">{_e(cells[0])}</td>'
                    + "".join(f'<td class="w">{_e(c)}</td>' if k in _WRAPPED else f"<td>{_e(c)}</td>"

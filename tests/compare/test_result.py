@@ -250,7 +250,7 @@ def test_json_with_nan_and_inf_values_round_trips():
     ("{", "not valid JSON"),
     ('{"a": 1}', "not a saved compare result (missing format tag)"),
     ('{"format": "pytest-ascend-accuracy/compare-result", "version": 99}',
-     "compare result version 99 is not supported (expected 3, or an older 1, 2)"),
+     "compare result version 99 is not supported (expected 4, or an older 1, 2, 3)"),
     ('{"format": "pytest-ascend-accuracy/compare-result", "version": 1, "rows": [{}]}',
      "malformed compare result"),
 ])
@@ -481,7 +481,7 @@ def test_a_result_saved_before_exact_judging_is_judged_as_written_and_says_so(tm
     flipped[3] = 4
     r = compare_dumps(DumpSet.from_arrays({"topk": [flipped]}),
                       DumpSet.from_arrays({"topk": [golden]}))
-    assert r.to_dict()["version"] == 3 and not r.judge(0.9).passed
+    assert r.to_dict()["version"] == 4 and not r.judge(0.9).passed
     old = r.to_dict()
     old["version"] = 1
     for row in old["rows"]:
