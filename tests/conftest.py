@@ -10,6 +10,17 @@
   every module again, about 0.5 s of CPU each. The children share one bytecode cache for this run
   instead, in a temporary folder outside the source tree (``PYTHONPYCACHEPREFIX``), removed at
   the end. Nothing changes where the variable is not set.
+* The suite's temporary files (pytest's base temp, and through it ``TMPDIR``) live on
+  ``/dev/shm`` where that is a memory file system with room (``PYTEST_DEBUG_TEMPROOT``, which
+  pytest reads for its temp root; a user's own value, or ``--basetemp``, wins). The tests write
+  thousands of small files, dumps, goldens and caches (about 15 MB at a time), many of them over
+  an earlier version (the fuzz tests write one path per example): on ext4 replacing a file's
+  content flushes it to the disk at close, 0.2-2.4 ms a file on this VM by how busy the shared
+  disk was, and the product's fsyncs of goldens and manifests wait for the disk as well. The
+  fuzz, golden and cache tests took 35 s and once 113 s in /tmp, 26-28 s there (13-15 s of
+  CPU either way). Files behave the same there for what the tests check (names, contents,
+  renames, locks); a machine without such a ``/dev/shm`` (a container's 64 MB one, not Linux)
+  runs in the usual temp dir.
 * A ``pytester`` run in this process writes no bytecode: pytest caches a rewritten test module
   keyed by its source's mtime in whole seconds and its size, so a test that writes the same test
   file twice within a second, at the same size, ran the first version again (CI failed so once;
@@ -40,6 +51,27 @@ import pytest
 from pytest_ascend_accuracy.graph.onnx_graph import set_ort_threads
 
 set_ort_threads(spinning=False)
+
+#: a memory file system at least this free takes the suite's temporary files (see above)
+SHM_TEMPROOT, SHM_FREE_AT_LEAST = "/dev/shm", 2 << 30
+
+
+def _memory_temproot():
+    """``SHM_TEMPROOT`` where it is a writable tmpfs with room, else None."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8") as mounts:
+            tmpfs = any(f[1] == SHM_TEMPROOT and f[2] == "tmpfs"
+                        for f in (line.split() for line in mounts) if len(f) > 2)
+        if (tmpfs and os.access(SHM_TEMPROOT, os.W_OK | os.X_OK)
+                and shutil.disk_usage(SHM_TEMPROOT).free >= SHM_FREE_AT_LEAST):
+            return SHM_TEMPROOT
+    except OSError:
+        pass
+    return None
+
+
+if not os.environ.get("PYTEST_DEBUG_TEMPROOT") and _memory_temproot():
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = SHM_TEMPROOT
 
 _OWNED_PREFIX = None
 if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
