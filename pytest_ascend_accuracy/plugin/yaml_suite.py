@@ -172,6 +172,7 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         return entry[key] if key in entry else defaults.get(key, default)
 
     modes = _modes(setting("modes", ["default"]), f"{at}.modes")
+    _inputs_spelling(setting("inputs"), model, f"{at}.inputs")
     inputs, gen_shapes = _inputs(setting("inputs", {"seed": 0}), base_dir, f"{at}.inputs")
     input_shape = _shape_map(setting("input_shape"), f"{at}.input_shape") or gen_shapes
     base_ignore = _list(defaults.get("ignore"), f"{dat}.ignore")
@@ -280,6 +281,30 @@ def _inputs(value, base_dir: Path, at: str) -> Tuple[InputsSpec, Optional[Dict[s
             raise ConfigError(f"{at}.{name}", f"must be a .npy file, got {rel!r}")
         files.append((str(name), _existing(base_dir, rel, f"{at}.{name}")))
     return InputsSpec(files=tuple(files)), None
+
+
+def _inputs_spelling(value, model: Path, at: str) -> None:
+    """An inputs mapping of files is ``{<input name>: <file>.npy}`` with the model's own input
+    names: ``{npz: x.npz}`` and ``{npy: x.npy}`` were refused without saying so (a trial)."""
+    if not isinstance(value, Mapping) or not value or "seed" in value:
+        return
+    from ..graph.onnx_graph import graph_inputs, load_model
+
+    try:
+        names = [i.name for i in graph_inputs(load_model(model, weights=False))]
+    except ConfigError:  # not a model we can read: running it says so
+        names = None
+    right = "{" + ", ".join(f"{n}: <file>.npy" for n in names or ["<input name>"]) + "}"
+    of = "" if names is None else f" (the inputs of {model.name}: {', '.join(names) or '(none)'})"
+    for key, rel in value.items():
+        npz = isinstance(rel, str) and rel.endswith(".npz")
+        if not npz and (names is None or str(key) in names):
+            continue
+        why = (f"a .npz archive is not read in a YAML suite, a .npy file per input is (got "
+               f"{rel!r}: save each array with numpy.save)" if npz
+               else f"no model input named {str(key)!r}")
+        raise ConfigError(f"{at}.{key}", f"{why}; write inputs: {right}{of}, or {{seed: N}} for "
+                                         f"generated inputs")
 
 
 def _shape_map(value, at: str) -> Optional[Dict[str, Tuple[int, ...]]]:

@@ -1,0 +1,46 @@
+"""A YAML entry's ``inputs:`` of files is ``{<input name>: <file>.npy}``: ``{npz: x.npz}`` said
+only "must be a .npy file" and ``{npy: x.npy}`` "no model input named 'npy'" (a trial), neither
+the spelling that works nor whether an .npz is read. The error names both, with the model's own
+input names; the spelling it gives, filled in, loads."""
+import re
+
+import numpy as np
+import onnx
+import pytest
+
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.plugin.yaml_suite import load_suite
+from pytest_ascend_accuracy.testing import models as tiny_models
+
+
+@pytest.fixture
+def suite(tmp_path):
+    (tmp_path / "models").mkdir()
+    onnx.save(tiny_models.passing_mlp(), str(tmp_path / "models" / "mlp.onnx"))  # input 'x'
+    np.save(tmp_path / "line.npy", np.zeros((1, 16), np.float32))
+    np.savez(tmp_path / "line.npz", x=np.zeros((1, 16), np.float32))
+
+    def write(inputs):
+        path = tmp_path / "accuracy_suite.yaml"
+        path.write_text(f"models: [{{model: models/mlp.onnx, inputs: {inputs}}}]\n")
+        return path
+    return write
+
+
+@pytest.mark.parametrize("inputs, key, why", [
+    ("{npz: line.npz}", "npz", "a .npz archive is not read in a YAML suite, a .npy file per "
+                               "input is (got 'line.npz': save each array with numpy.save)"),
+    ("{x: line.npz}", "x", "a .npz archive is not read in a YAML suite, a .npy file per input "
+                           "is (got 'line.npz': save each array with numpy.save)"),
+    ("{npy: line.npy}", "npy", "no model input named 'npy'"),
+])
+def test_the_error_names_the_spelling_with_the_models_input_names(suite, inputs, key, why):
+    path = suite(inputs)
+    with pytest.raises(ConfigError) as info:
+        load_suite(path)
+    assert str(info.value) == (
+        f"{path}: models[0].inputs.{key}: {why}; write inputs: {{x: <file>.npy}} (the inputs "
+        "of mlp.onnx: x), or {seed: N} for generated inputs")
+    spelled = re.search(r"write inputs: (\{.+?\})", str(info.value)).group(1)
+    case, = load_suite(suite(spelled.replace("<file>", "line")))  # filled in, as it says
+    assert case.inputs.files == (("x", path.parent / "line.npy"),)
