@@ -417,9 +417,9 @@ class _Flow:
         return self._outcome(
             None, f"no conversion mode restores accuracy: under {self.base.name} the model "
                   f"differs from the golden network from op {_first_label(default.verdict)} on "
-                  f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes (each "
-                  f"step above says where it fails); check the operator implementations against "
-                  f"the reference")
+                  f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes (the "
+                  f"diagnosis's steps: list says where each fails); check the operator "
+                  f"implementations against the reference")
 
     # -- helpers ------------------------------------------------------------------------------
     def _rerun(self) -> str:
