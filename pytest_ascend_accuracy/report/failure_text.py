@@ -197,7 +197,7 @@ def _worst_block(verdict: Verdict, limit: int) -> List[str]:
     lines = [f"next worst operators ({len(shown)} of {len(rest)}):"]
     lines += table([_row_cells(f) for f in shown],
                    ["#", "op", "type", "cosine", "rel_l2", "max_abs", "why"])
-    lines += plain_cosine_lines([f.row for f in shown])
+    lines += plain_cosine_lines([f.row for f in shown], metrics=("cosine", "rel_l2"))
     if len(rest) > limit:
         lines.append(f"  ... and {len(rest) - limit} more (see the full report)")
     return lines
@@ -489,7 +489,7 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
                         + [_num(r.metrics.value(m)) for m in extra]
                         for r in lowest],
                        ["#", "op", "type", "cosine", "rel_l2", "max_abs"] + extra)
-        lines += plain_cosine_lines(lowest)
+        lines += plain_cosine_lines(lowest, metrics=["cosine", "rel_l2"] + extra)
     lines += ["", f"coverage: {result.coverage.describe()}{skipped_note(result)}"]
     if csv_path:
         lines.append(report_line(csv_path))

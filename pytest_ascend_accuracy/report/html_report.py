@@ -169,7 +169,8 @@ def chart_svg(result: CompareResult, verdict: Verdict) -> str:
     y2 = _PAD_T + _PANEL_H + _GAP
     parts += _panel([None if v is None else v for v in rel], y2, rel_scale, "rel-L2 (log)",
                     rel_ticks, xs, names, failed,
-                    thr.value if thr.metric == "rel_l2" else None, "#8a4fbf")
+                    thr.value if thr.metric == "rel_l2" else None, "#8a4fbf",
+                    [plain_cosine_text(r.metrics, "rel_l2") for r in rows])
     first = verdict.first_failure
     if first is not None:
         idx = next((i for i, r in enumerate(rows)
