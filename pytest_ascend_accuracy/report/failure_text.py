@@ -386,7 +386,9 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                 "accuracy, if one does" + not_carried(result))
     return (f"{no_overflow_seen(range_inputs)}{per_op_only(verdict)}: compare with "
             "mode=\"fusion_off\" and mode=\"buffer_off\" to see whether a fusion pass or buffer "
-            "reuse causes the first failure")
+            "reuse causes the first failure; where neither passes (float16 rounding alone), "
+            "diagnose(model, inputs, threshold=...) names the ops to keep in float32 (from "
+            "pytest_ascend_accuracy.triage.flow import diagnose)")
 
 
 #: ``judge``'s reason: it reads a saved result, whose golden operands no one looked at
