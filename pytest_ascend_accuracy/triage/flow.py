@@ -294,11 +294,12 @@ class _Flow:
         # the smallest set known to pass so far: every op (measured, or what high precision
         # passing stands for), then the seeds or the types found; a spent budget returns it
         passing = names
+        needed: List[str] = []  # ops the name search found needed before a budget cut
         try:
             for trial in (list(dict.fromkeys(ranged + first)), seeds):
                 if trial and pred(trial):
                     passing = trial
-                    keep = minimal_subset(trial, pred)
+                    keep = minimal_subset(trial, pred, needed=needed)
                     return by_rank(keep), (f"seeded with {len(trial)} op(s) out of fp16 range or "
                                            f"dropping first, {pred.calls} conversion(s) in the "
                                            f"search"), False
@@ -310,16 +311,34 @@ class _Flow:
             type_pred.know([], default.passed)
             needed_types = minimal_subset(list(groups), type_pred)
             passing = [n for t in needed_types for n in groups[t]]
-            keep = minimal_subset(passing, pred)
+            keep = minimal_subset(passing, pred, needed=needed)
         except BudgetExhausted:
-            for order in (by_rank(passing), list(passing)):  # as the search or step converted it
-                ev = self.run.memo.get(replace(base | Mode(keep_dtype=tuple(order)), label=None))
-                if ev is not None and ev.passed:
-                    return order, (f"the budget ran out in the search, {pred.calls} "
-                                   f"conversion(s) in it"), True
-            raise  # (every op assumed from high precision passing, never converted)
+            return self._cut_short(base, pred, passing, needed, by_rank)
         return by_rank(keep), (f"types {', '.join(needed_types) or '-'} narrowed to names, "
                                f"{pred.calls} conversion(s) in the search"), False
+
+    def _cut_short(self, base: Mode, pred: CountingPredicate, passing: Sequence[str],
+                   needed: Sequence[str], by_rank) -> Tuple[List[str], str, bool]:
+        """The search's answer where the budget ran out: the smallest set it measured passing
+        (it returned the set it started from, so a rerun with twice the budget gave the
+        PP-OCRv4 recogniser's same 106 ops and asked for more again), cut short unless no op
+        of it can go (each one left out was measured failing: a bigger budget finds nothing
+        smaller)."""
+        known = sorted((k for k, ok in pred.memo.items() if ok and k <= frozenset(passing)),
+                       key=len)
+        for chosen in known + [frozenset(passing)]:
+            for order in (by_rank(chosen), [n for n in passing if n in chosen]):
+                ev = self.run.memo.get(replace(base | Mode(keep_dtype=tuple(order)), label=None))
+                if ev is None or not ev.passed:
+                    continue
+                if all(pred.memo.get(chosen - {n}) is False for n in chosen):
+                    return order, (f"each op of it measured needed, {pred.calls} conversion(s) "
+                                   f"in the search"), False
+                found = f"; {len(needed)} of them found needed so far" if needed else ""
+                return order, (f"the budget ran out in the search, {pred.calls} conversion(s) "
+                               f"in it{found}"), True
+        raise BudgetExhausted(f"conversion budget of {self.run.budget} spent")  # (every op
+        # assumed from high precision passing, never converted)
 
     def _buffer(self, default: Evaluation) -> Optional[dict]:
         ev, differing = self._mode_step("buffer_off", self.base | BUFFER_OFF, default)

@@ -43,7 +43,8 @@ class CountingPredicate:
 
 
 def minimal_subset(candidates: Sequence[str], passes: Callable[[FrozenSet[str]], bool],
-                   *, base: Sequence[str] = (), assume_full_passes: bool = True) -> List[str]:
+                   *, base: Sequence[str] = (), assume_full_passes: bool = True,
+                   needed: Optional[List[str]] = None) -> List[str]:
     """A 1-minimal subset S of ``candidates`` with ``passes(base + S)``, order preserved.
 
     Prefix bisection: find the shortest prefix of the remaining candidates that passes (binary
@@ -53,6 +54,8 @@ def minimal_subset(candidates: Sequence[str], passes: Callable[[FrozenSet[str]],
     1-minimal: element x_j was added when ``base + S_<j + (everything before x_j)`` failed, and
     every later element comes from that set, so dropping x_j fails (monotone predicate).
     Raises ValueError when even all candidates fail (checked unless ``assume_full_passes``).
+    ``needed``: a list the elements found needed so far are appended to as they are (what a
+    search cut short by ``BudgetExhausted`` had established).
     """
     remaining = list(dict.fromkeys(candidates))
     chosen: List[str] = []
@@ -70,6 +73,8 @@ def minimal_subset(candidates: Sequence[str], passes: Callable[[FrozenSet[str]],
             else:
                 lo = mid + 1
         chosen.append(remaining[hi - 1])
+        if needed is not None:
+            needed.append(remaining[hi - 1])
         remaining = remaining[:hi - 1]
     rank = {name: i for i, name in enumerate(candidates)}
     return sorted(chosen, key=rank.__getitem__)
