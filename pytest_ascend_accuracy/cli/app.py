@@ -346,6 +346,9 @@ def _run_compare(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    from .golden_source import diagnose_source
+
+    result.meta["diagnose"] = diagnose_source(args.golden)  # the model and inputs to diagnose
     note = _inputs_note(result, actual, args.om_json) if args.inputs else ""
     note = "\n".join(n for n in (note, stale_golden_note(result, args.golden)) if n)
     return judge_and_report(result, args, golden, scale_tolerance=scale_tolerance, note=note)

@@ -45,10 +45,23 @@ def cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = 
     from ..core.atc_cmdline import input_shape_of
 
     dumped, _ = dumped_mode(result)
-    shape = input_shape_of(_cmdline(result))
+    source = (result.meta.get("diagnose") if result is not None else None) or {}
+    shape = input_shape_of(_cmdline(result)) or source.get("input_shape") or ""
     shaped = f" --input-shape {shlex.quote(shape)}" if shape else ""
-    return (f"ascend-accuracy diagnose {CLI_MODEL}{cli_mode(mode, dumped)}{shaped}"
-            + cli_judge_options(verdict))
+    model = shlex.quote(source["model"]) if source.get("model") else CLI_MODEL
+    return (f"ascend-accuracy diagnose {model}{cli_mode(mode, dumped)}{shaped}"
+            + cli_judge_options(verdict) + _inputs_unknown(source))
+
+
+def _inputs_unknown(source) -> str:
+    """What to add where the stored golden's inputs are not diagnose's seeded ones (the golden
+    records their digest, not the arrays); "" where they are, or no golden names its model."""
+    if not source.get("model") or source.get("seed") == 0:
+        return ""
+    names = source.get("inputs") or ["NAME"]
+    given = " ".join(f"--inputs {n}=FILE.npy" for n in names)
+    return (f" (with the inputs the golden was made from, which it records only the digest of: "
+            f"add {given}; without them diagnose runs seeded random inputs)")
 
 
 def _cmdline(result: Optional[CompareResult]) -> str:
