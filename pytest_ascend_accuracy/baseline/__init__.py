@@ -2,8 +2,8 @@
 
 When a CANN upgrade, a driver or a model change moves an operator from cosine 0.9995 to 0.97,
 a fixed threshold of 0.95 still passes. A baseline records every operator's metrics against
-the fp32 golden once (per model x mode) and later runs fail when one drops by more than
-``max_drop``. Library use, without pytest::
+the fp32 golden once (per model x mode x inputs case) and later runs fail when one drops by
+more than ``max_drop``. Library use, without pytest::
 
     from pytest_ascend_accuracy.baseline import (check_baseline, environment_for,
                                                  inputs_for_baseline, key_path, model_info,
@@ -21,12 +21,16 @@ the fp32 golden once (per model x mode) and later runs fail when one drops by mo
 
 The pieces: ``baseline_file`` (the YAML format), ``baseline_inputs`` (seeded or stored inputs),
 ``baseline_env`` (environment header; file locations keyed by the model's path relative to the
-rootdir), ``baseline_check`` (judging, rewriting under one ``core.regen.Regen``).
+rootdir), ``baseline_cases`` (one file per inputs case: ``locate_case(root, model, mode,
+rootdir, inputs)`` is what the plugin judges, ``<mode>.yaml`` for seed 0 and the model's shapes,
+``<mode>/<case>.yaml`` for any other inputs), ``baseline_check`` (judging, rewriting under one
+``core.regen.Regen``).
 
 Layer above ``backends``: may import ``backends`` and everything below it.
 """
 from __future__ import annotations
 
+from .cases import case_name, locate_case
 from .check import (MISSING, PASSED, REBASELINE, REGEN_CHOICES, REGRESSED, REWRITTEN,
                     UNREADABLE, BaselineGapWarning, BaselineOutcome, ModelChangedWarning,
                     OpChange, check_baseline, judge_ops, setup_changes)
@@ -44,4 +48,5 @@ __all__ = ["check_baseline", "BaselineGapWarning", "BaselineOutcome", "ModelChan
            "key_path", "locate_baseline", "model_info", "model_key",
            "ENVIRONMENT_KEYS", "Baseline", "BaselineWriteError", "InputSpec", "OpBaseline",
            "TensorSpec", "ops_from_result", "read_baseline", "render", "write_baseline",
-           "BaselineInputs", "input_spec", "inputs_dir", "inputs_for_baseline"]
+           "BaselineInputs", "input_spec", "inputs_dir", "inputs_for_baseline",
+           "case_name", "locate_case"]

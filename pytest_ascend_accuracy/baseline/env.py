@@ -13,6 +13,9 @@ recorded with it, so a changed model is reported as such. Baselines written befo
 file's stem alone (``<baseline dir>/model/<mode>.yaml``); ``locate_baseline`` still finds one
 there (see ``core.locations``) until it is moved. An in-memory model is keyed by its graph
 name and the test that checks it (``model_key``'s ``owner``), its sha256 recorded the same way.
+Each inputs case of a model x mode has a file of its own: ``<mode>.yaml`` is the default
+inputs' (seed 0), another case's is ``<mode>/<case>.yaml`` (``baseline.cases.locate_case``,
+built on ``locate_baseline``).
 """
 from __future__ import annotations
 

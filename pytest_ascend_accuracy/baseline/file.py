@@ -2,7 +2,7 @@
 
 A baseline records what the comparison against the fp32 golden looked like when it was accepted,
 so a later run can tell that an operator *got worse* even when it still passes the fixed
-threshold. One file per model x mode::
+threshold. One file per model x mode x inputs case (where: ``baseline.cases``)::
 
     # pytest-ascend-accuracy accuracy baseline ...
     format: "pytest-ascend-accuracy/baseline"

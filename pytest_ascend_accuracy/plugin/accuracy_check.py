@@ -417,13 +417,17 @@ def require_baseline_inputs(handle: "AscendModel", inputs, nodeid: str) -> None:
 def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", inputs,
                            spec: AccuracySpec, *, nodeid: str):
     """The per-operator baseline check of a passing accuracy check (``max_drop`` set): returns
-    the ``BaselineOutcome``. The baseline lives under the baseline dir as <model key>/<mode>.yaml,
-    the key being the model file's path relative to the rootdir (``baseline.env.locate_baseline``;
-    a baseline still at its old stem-keyed place is used there, with a ``MovedFileWarning``); an
+    the ``BaselineOutcome``. The baseline lives under the baseline dir as <model key>/<mode>.yaml
+    for the default inputs (seed 0, the model's shapes) and <model key>/<mode>/<case>.yaml for
+    any other inputs case (``baseline.cases``: each seed, input shape or set of stored arrays its
+    own), the key being the model file's path relative to the rootdir; a <mode>.yaml is read by
+    the case whose inputs it records, and one still at its old stem-keyed place is used there,
+    with a ``MovedFileWarning``; an
     in-memory model's key is its graph name and a digest of this test's id without its
     parametrization, so a retrained model keeps its baseline and two tests never share one."""
     from ..baseline import check_baseline, environment_for
-    from ..baseline.env import baseline_label, locate_baseline, model_info, owner_of
+    from ..baseline.cases import locate_case, with_other_cases
+    from ..baseline.env import baseline_label, model_info, owner_of
 
     require_baseline_inputs(handle, inputs, nodeid)
     rootdir = state.settings.rootdir
@@ -434,7 +438,8 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
     label = baseline_label(handle.mode, {k: v for k, v in handle.atc_options.items()
                                          if str(k).lstrip("-") not in NEUTRAL_OPTIONS})
     owner = owner_of(nodeid)
-    located = locate_baseline(state.settings.baseline_dir, handle.model, label, rootdir, owner)
+    located = locate_case(state.settings.baseline_dir, handle.model, label, rootdir, inputs,
+                          owner)
     if located.belongs is not None:
         import warnings
 
@@ -447,10 +452,11 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
             why=("baselines of in-memory models are now keyed by graph name and test"
                  if in_memory else
                  "baselines are now keyed by the model file's path relative to the rootdir"))))
-    return check_baseline(result, located.path, header=environment_for(handle.converted),
-                          inputs=inputs, max_drop=spec.max_drop, regen=state.settings.regen,
-                          info=model_info(handle.model, rootdir, owner),
-                          shown=state.settings.show(located.path))
+    return with_other_cases(check_baseline(
+        result, located.path, header=environment_for(handle.converted), inputs=inputs,
+        max_drop=spec.max_drop, regen=state.settings.regen,
+        info=model_info(handle.model, rootdir, owner), shown=state.settings.show(located.path)),
+        located, inputs.spec, state.settings.show)
 
 
 # -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------

@@ -264,11 +264,14 @@ def test_the_example_project_runs_with_baselines_on(pytester):
     second.assert_outcomes(failed=1, passed=15)
     second.stdout.fnmatch_lines(["FAILED tests/test_models.py::test_overflow_model[[]default[]] *"])
     baselines = pytester.path / "accuracy-baselines" / "models" / "conv_bn_relu"
+    # the AIPP test's raw frames are stored arrays, an inputs case of their own (a folder of
+    # cases of that conversion, baseline.cases); the seed-0 ones keep <mode>.yaml
     assert sorted(p.name for p in baselines.iterdir()) == [
-        "buffer_off.yaml", "default+insert_op_conf=camera_rgb.cfg.inputs",
-        "default+insert_op_conf=camera_rgb.cfg.yaml", "default.yaml", "fusion_off.yaml"]
-    assert "--insert_op_conf=camera_rgb.cfg" in (
-        baselines / "default+insert_op_conf=camera_rgb.cfg.yaml").read_text()
+        "buffer_off.yaml", "default+insert_op_conf=camera_rgb.cfg", "default.yaml",
+        "fusion_off.yaml"]
+    (aipp,) = (baselines / "default+insert_op_conf=camera_rgb.cfg").glob("arrays-*_x=*.yaml")
+    assert "--insert_op_conf=camera_rgb.cfg" in aipp.read_text()
+    assert aipp.with_suffix(".inputs").is_dir()
 
 
 NEUTRAL_OPTION_TEST = """
