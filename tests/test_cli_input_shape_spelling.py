@@ -26,11 +26,12 @@ def test_the_cli_names_its_own_option_and_the_library_its_keyword(tmp_path, caps
     code = cli.main(["diagnose", str(model), "--cache-dir", str(tmp_path / "c")])
     err = capsys.readouterr().err
     assert code == 2
-    assert ("error: --input-shape: input 'x' dimension 0 ('N') is dynamic ([?, 8, 4]); pass "
-            "--input-shape 'x:?,8,4' with every ? given") in err
+    assert ("error: --input-shape: input 'x' dimension 0 ('N') is dynamic ([?, 8, 4]); nothing "
+            "gives its size: choose it") in err
+    assert err.rstrip().endswith("e.g. with 1 for each dynamic dimension: --input-shape 'x:1,8,4'")
     assert "input_shape={" not in err
     assert cli.main(["diagnose", str(model), "--cache-dir", str(tmp_path / "c"),
                      "--input-shape", "x:2,8,4"]) == 0  # the spelling, filled in, runs
-    with pytest.raises(ConfigError, match=r"pass input_shape=\{'x': \(\.\.\.\)\} with every "
-                                          "dimension"):
+    with pytest.raises(ConfigError, match=r"e.g. with 1 for each dynamic dimension: "
+                                          r"input_shape=\{'x': \(1, 8, 4\)\}$"):
         resolve_input_shapes(onnx.load(model))

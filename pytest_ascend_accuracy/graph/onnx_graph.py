@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import ConfigError, ConversionError
 from .feedable import check_feedable
+from .shape_advice import ATC_POSITIVE_DIMS, dynamic_shape_error
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
 
@@ -163,10 +164,6 @@ def parse_input_shape(input_shape, where: str = "input_shape", *,
     return {str(k): _dims(k, v, where, empty_ok) for k, v in input_shape.items()}
 
 
-#: ATC's refusal of a 0 (or negative) dimension in a static --input_shape (CANN error E10011)
-ATC_POSITIVE_DIMS = "ATC's --input_shape takes positive dimensions only (E10011)"
-
-
 def _dims(name, dims, where, empty_ok: bool = False) -> Tuple[int, ...]:
     try:
         values = tuple(int(d) for d in dims)
@@ -185,7 +182,6 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
                          where: str = "input_shape",
                          empty_ok: bool = False) -> Dict[str, Tuple[Optional[int], ...]]:
     """Apply ``input_shape`` to the model's inputs in place and return every input's shape.
-
     A named input that does not exist, a rank that differs, or a value that contradicts a
     fixed dimension raises ``ConfigError``; so does a dynamic dimension left unresolved when
     ``require_static`` (naming every input left dynamic, its dimensions and how to fix it)."""
@@ -196,6 +192,7 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
         raise ConfigError(where, f"no model input named {unknown[0]!r}; inputs: {', '.join(inputs) or '(none)'}")
     resolved: Dict[str, Tuple[Optional[int], ...]] = {}
     dynamic: Dict[str, str] = {}  # input -> "'ids' dimension 1 ('S') is dynamic ([1, ?])"
+    known: Dict[str, tuple] = {}  # input -> its given ((size, dim_param), ...): the advice
     for name, vi in inputs.items():
         kind = (vi.type.WhichOneof("value") or "tensor_type")[:-5]  # a sequence: no shape,
         if kind != "tensor":  # (setting one would make its type a tensor's: value_kinds)
@@ -213,6 +210,7 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
                 if d is not None and d != g:
                     raise ConfigError(where, f"input {name!r} dimension {k} is fixed to {d} "
                                              f"in the model, input_shape gives {g}")
+            known[name] = _dims_of(vi, given)  # its dim_params, before they are set
             _set_dims(vi, given)
             resolved[name] = given
         else:
@@ -220,17 +218,10 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
             if require_static and (any(d is None for d in declared) or not _has_shape(vi)):
                 dynamic[name] = f"{name!r} {_dynamic_dims(vi, declared)} ({_show(declared)})"
     if dynamic:  # all of them at once: fixing the first one only led to the next error
-        example = ", ".join(f"{name!r}: (...)" for name in dynamic)
         what = (f"input {next(iter(dynamic.values()))}" if len(dynamic) == 1 else
                 f"{len(dynamic)} inputs are left dynamic: " + "; ".join(dynamic.values()))
-        each = "" if len(dynamic) == 1 else " of each"
-        atc = ";".join(f"{name}:" + ",".join("?" if d is None else str(d)
-                                             for d in resolved[name] or (None,))
-                       for name in dynamic)  # ATC's syntax, the CLI's --input-shape
-        raise ConfigError(where, f"{what}; pass input_shape={{{example}}} with every dimension"
-                                 + each + f" given as a positive int: {ATC_POSITIVE_DIMS}",
-                          cli_text=f"--input-shape: {what}; pass --input-shape '{atc}' with "
-                                   f"every ? given{each} as a positive int: {ATC_POSITIVE_DIMS}")
+        left = {n: _dims_of(inputs[n]) for n in dynamic}
+        raise dynamic_shape_error(where, what, left, known, list(inputs))
     return resolved
 
 
@@ -243,6 +234,13 @@ def _dynamic_dims(vi, declared) -> str:
         return "has no declared shape"
     shown = ", ".join(f"{k} ({dims[k].dim_param!r})" if dims[k].dim_param else f"{k}" for k in ks)
     return f"dimension {shown} is dynamic" if len(ks) == 1 else f"dimensions {shown} are dynamic"
+
+
+def _dims_of(vi, given=None) -> Tuple[Tuple[Optional[int], str], ...]:
+    """``(size or None, dim_param)`` of each dimension of ``vi``, the sizes ``given`` if any."""
+    dims = vi.type.tensor_type.shape.dim
+    sizes = given or [d.dim_value if d.HasField("dim_value") else None for d in dims]
+    return tuple(zip(sizes, [d.dim_param for d in dims] or [""] * len(sizes)))
 
 
 def _has_shape(vi) -> bool:

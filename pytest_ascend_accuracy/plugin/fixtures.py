@@ -153,7 +153,8 @@ def ascend_model(request, _ascend_accuracy_context):
     (no dump), ``.converted`` and ``.mode``. ``mode=None`` is the test's mode from
     ``@accuracy(modes=[...])`` (or ``"default"``); ``keep_dtype`` keeps those ops in fp32.
     ``aipp="aipp.cfg"`` converts with that AIPP file (ATC ``--insert_op_conf``): ``run`` then
-    takes raw uint8 images (NHWC) under the model's input name."""
+    takes raw uint8 images (NHWC) under the model's input name. Dynamic dimensions that
+    ``input_shape`` leaves open take each ``run(inputs)``'s shapes (``shape_deferred_model``)."""
     from .accuracy_check import convert_model, resolve_file
 
     ctx = _ascend_accuracy_context
@@ -172,13 +173,25 @@ def ascend_model(request, _ascend_accuracy_context):
         model = ctx.resolve(model, "ascend_model")
         if aipp is not None:
             aipp = resolve_file(aipp, ctx.bases, f"{ctx.nodeid}: ascend_model", "AIPP file")
-        handle = convert_model(state, model, mode if mode is not None else ctx.mode or "default",
-                               keep_dtype=keep_dtype, input_shape=input_shape,
-                               atc_options=atc_options, dump_root=dump_root,
-                               where=f"{ctx.nodeid}: ascend_model", on_run=remember, aipp=aipp,
-                               # a marker mode's keep_dtype names another model's ops too:
-                               # not this one's typos (a mode given here is this call's own)
-                               others=_others(ctx.converted, model) if mode is None else ())
+        where = f"{ctx.nodeid}: ascend_model"
+        mode_arg = mode if mode is not None else ctx.mode or "default"
+        # a marker mode's keep_dtype names another model's ops too: not this one's typos (a
+        # mode given here is this call's own)
+        others = _others(ctx.converted, model) if mode is None else ()
+
+        def convert(shape):
+            return convert_model(state, model, mode_arg, keep_dtype=keep_dtype,
+                                 input_shape=shape, atc_options=atc_options, dump_root=dump_root,
+                                 where=where, on_run=remember, aipp=aipp, others=others)
+
+        handle = None
+        if aipp is None:  # dynamic dims left open: converted at run(inputs), at their shapes
+            from .shape_deferred_model import deferred_model
+
+            handle = deferred_model(convert, model, mode_arg, keep_dtype=keep_dtype,
+                                    input_shape=input_shape, atc_options=atc_options,
+                                    where=where, others=others)
+        handle = handle or convert(input_shape)
         ctx.converted.append(model)
         return handle
 

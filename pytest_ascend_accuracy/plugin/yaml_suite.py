@@ -384,15 +384,22 @@ class AccuracyYamlItem(pytest.Item):
             return self._run_dataset(state)
         from .check_flow import checked, suite_spec_and_inputs
 
-        spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
+        with self._shape_advice():
+            spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
         # the golden first, unless another xdist worker is building it: then this one
         # converts and runs meanwhile instead of waiting for it (the checks of one model's
         # modes would otherwise queue behind the first one's golden)
         early = None
         if case.golden is None and case.aipp is None:
             early = ac.fresh_golden(state, case.model, inputs, case.input_shape, wait=False)
-        handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
-                               dump_root=self._dump_root, where=self.nodeid, aipp=case.aipp)
+        from ..graph.shape_from_inputs import shape_from_inputs  # dynamic dims left open by the
+
+        shape = case.input_shape if case.aipp is not None else shape_from_inputs(  # entry:
+            case.model, case.input_shape, getattr(inputs, "arrays", inputs))  # its inputs'
+        with self._shape_advice():
+            handle = ac.convert_model(state, case.model, case.mode, input_shape=shape,
+                                      dump_root=self._dump_root, where=self.nodeid,
+                                      aipp=case.aipp)
         golden_inputs = inputs
         if case.aipp is not None:  # step 5 first; the golden runs on reference(raw inputs)
             from .yaml_preprocessing import golden_inputs as aipp_golden_inputs
@@ -418,8 +425,17 @@ class AccuracyYamlItem(pytest.Item):
         from .dataset_check import run_dataset
 
         case = self.case
-        handle = ac.convert_model(state, case.model, case.mode, input_shape=case.input_shape,
-                                  dump_root=self._dump_root, where=self.nodeid, aipp=case.aipp)
+
+        def convert(shape):  # dynamic dims: converted per sample shape, as in a Python test
+            with self._shape_advice():
+                return ac.convert_model(state, case.model, case.mode, input_shape=shape,
+                                        dump_root=self._dump_root, where=self.nodeid,
+                                        aipp=case.aipp)
+
+        from .shape_deferred_model import deferred_model
+        handle = (case.aipp is None and deferred_model(
+            convert, case.model, case.mode, keep_dtype=None, input_shape=case.input_shape,
+            atc_options=None, where=self.nodeid)) or convert(case.input_shape)
         reference_inputs = None
         if case.aipp is not None:  # raw samples: the reference run gets reference(raw images)
             from .yaml_preprocessing import reference_inputs as aipp_reference_inputs
@@ -458,6 +474,11 @@ class AccuracyYamlItem(pytest.Item):
         if status == golden_files.WRITTEN_MISSING and not state.settings.regen.before_use:
             pytest.fail(golden_files.missing_message(shown, ac.model_name(case.model)), pytrace=False)
         return dump, status
+
+    def _shape_advice(self):
+        from .shape_deferred_model import yaml_shape_advice
+
+        return yaml_shape_advice(f"{self.path.name}: {self.case.name}")
 
     def _dump_root(self) -> Path:
         import tempfile

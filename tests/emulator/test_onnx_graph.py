@@ -82,14 +82,17 @@ def test_every_dynamic_input_is_named_at_once():
     assert str(err.value) == (
         "input_shape: 4 inputs are left dynamic: 'ids' dimension 1 ('S') is dynamic ([1, ?]); "
         "'past_k' dimension 2 ('P') is dynamic ([1, 8, ?, 64]); 'past_v' dimension 2 ('P') is "
-        "dynamic ([1, 8, ?, 64]); 'mask' dimensions 0 ('B'), 1 ('S') are dynamic ([?, ?]); pass "
-        "input_shape={'ids': (...), 'past_k': (...), 'past_v': (...), 'mask': (...)} with every "
-        "dimension of each given as a positive int: ATC's --input_shape takes positive dimensions "
-        "only (E10011)")
+        "dynamic ([1, 8, ?, 64]); 'mask' dimensions 0 ('B'), 1 ('S') are dynamic ([?, ?]); "
+        "nothing gives their sizes: choose them (the sizes of the data you test with; ATC's "
+        "--input_shape takes positive dimensions only (E10011)), e.g. with 1 for each dynamic "
+        "dimension: input_shape={'ids': (1, 1), 'past_k': (1, 8, 1, 64), 'past_v': (1, 8, 1, 64), "
+        "'mask': (1, 1)}")
     with pytest.raises(ConfigError) as err:  # the ones given are no longer named
         make_inputs(_kv_cache_model(), input_shape={"ids": (1, 3), "past_k": (1, 8, 2, 64)})
     assert "2 inputs are left dynamic: 'past_v' dimension 2 ('P')" in str(err.value)
-    assert "input_shape={'past_v': (...), 'mask': (...)}" in str(err.value)
+    assert ("'P' = 2 as given, 'S' = 3 as given and 1 for each other dynamic dimension: "
+            "input_shape={'ids': (1, 3), 'past_k': (1, 8, 2, 64), 'past_v': (1, 8, 2, 64), "
+            "'mask': (1, 3)}") in str(err.value)
     inputs = make_inputs(_kv_cache_model(), input_shape="ids:1,3;past_k:1,8,2,64;"
                                                         "past_v:1,8,2,64;mask:1,3")
     assert inputs["mask"].shape == (1, 3) and inputs["pos"].shape == (1, 1)

@@ -70,11 +70,12 @@ def test_the_dynamic_input_advice_says_up_front_that_atc_takes_no_zero_dimension
     with pytest.raises(ConfigError) as info:
         prepare_model(_empty_axes_model())
     assert str(info.value).endswith(
-        "pass input_shape={'axes': (...)} with every dimension given as a positive int: ATC's "
-        "--input_shape takes positive dimensions only (E10011)")
+        "choose it (the sizes of the data you test with; ATC's --input_shape takes positive "
+        "dimensions only (E10011)), e.g. with 1 for each dynamic dimension: "
+        "input_shape={'axes': (1,)}")
     assert info.value.cli_text.endswith(
-        "with every ? given as a positive int: ATC's --input_shape takes positive dimensions "
-        "only (E10011)")
+        "ATC's --input_shape takes positive dimensions only (E10011)), e.g. with 1 for each "
+        "dynamic dimension: --input-shape 'axes:1'")
 
 
 def test_an_empty_input_shape_is_refused_saying_why_and_what_to_do():

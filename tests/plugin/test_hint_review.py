@@ -169,8 +169,8 @@ def test_optype_refusal_says_which_onnx_type_was_written(tmp_path):
 
 
 def test_yaml_setup_mistake_about_input_shape_gives_the_yaml_spelling(pytester, models_dir):
-    """The dynamic-dims advice is spelled for Python (input_shape={'x': (...)}); a YAML item also
-    names the key of its own file."""
+    """The dynamic-dims advice of a YAML item is spelled as its entry's key, a value to paste
+    (the Python spelling, input_shape={'x': (1, 4)}, is not YAML)."""
     import onnx
 
     onnx.save(tiny_models.unnamed_model(), str(models_dir / "unnamed_model.onnx"))
@@ -178,9 +178,10 @@ def test_yaml_setup_mistake_about_input_shape_gives_the_yaml_spelling(pytester, 
         "models:\n  - name: dyn\n    model: models/unnamed_model.onnx\n")
     run = pytester.runpytest("-p", "no:cacheprovider")
     run.assert_outcomes(failed=1)
-    run.stdout.fnmatch_lines(["ascend-accuracy configuration error: input_shape: *dynamic*",
-                              "(in accuracy_dyn.yaml that is the model entry's key "
-                              "input_shape: {NAME: [[]d0, d1, ...[]]})"])
+    run.stdout.fnmatch_lines(["ascend-accuracy configuration error: accuracy_dyn.yaml: dyn: "
+                              "input 'x' dimension 0 ('N') is dynamic*e.g. with 1 for each "
+                              "dynamic dimension: add to the entry: input_shape: {x: [[]1, 4[]]}"])
+    assert "input_shape={" not in run.stdout.str()
 
 
 def test_optype_table_follows_the_cann_parser_registrations():

@@ -322,13 +322,15 @@ def resolve_input_shapes(model: Path, inputs: Mapping[str, Tuple[int, ...]],
     unknown = sorted(set(given) - set(inputs))
     if unknown:
         raise ConfigError("input_shape", f"{unknown} are not inputs of {model.name} (inputs: {list(inputs)})")
-    shapes = {}
-    for name, dims in inputs.items():
-        final = tuple(int(d) for d in given.get(name, dims))
-        if any(d < 0 for d in final):
-            raise ConfigError(os.fspath(model), f"input {name!r} has dynamic dims {list(dims)}; pass "
-                                                f"input_shape={{{name!r}: (...)}} with concrete sizes")
-        shapes[name] = final
+    shapes = {name: tuple(int(d) for d in given.get(name, dims)) for name, dims in inputs.items()}
+    left = [name for name, dims in shapes.items() if any(d < 0 for d in dims)]
+    if left:  # the advice the library gives, a shape to paste (graph.shape_advice)
+        from ...graph.shape_advice import dynamic_shape_error
+
+        what = "; ".join(f"input {n!r} has dynamic dims {list(inputs[n])}" for n in left)
+        raise dynamic_shape_error(os.fspath(model), what,
+                                  {n: [(None if d < 0 else d, "") for d in shapes[n]] for n in left},
+                                  {n: [(d, "") for d in shapes[n]] for n in given}, list(inputs))
     return shapes
 
 

@@ -1,0 +1,126 @@
+"""``ascend_model(m)`` of a model with dynamic dimensions that no ``input_shape`` fixes: the
+conversion waits for the first ``run(inputs)`` and takes the shape from those inputs, as
+``golden_dump(m, inputs)`` does (``graph.shape_from_inputs``).
+
+ATC converts one static shape (``--input_shape``), so each input shape run is its own
+conversion, cached by shape like any other; every run is remembered with the handle of its
+own conversion (``AscendModel``, its ``input_shape`` the shape used), so the check, the
+diagnosis and the report see a static-shape conversion.
+"""
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Callable, Dict, Mapping, Optional
+
+from ..errors import ConfigError
+
+
+class ShapeDeferredModel:
+    """A handle that converts per input shape on ``run``/``outputs``; ``converted`` is the
+    latest conversion (a ``ConfigError`` saying how to convert now, before the first run)."""
+
+    aipp = None  # an AIPP model's raw images are not the model's input shape: never deferred
+
+    def __init__(self, convert: Callable[[Mapping], object], model, mode, *, atc_options,
+                 where: str, dynamic, given=None):
+        self._convert = convert  # input_shape -> AscendModel
+        self._given = given  # the input_shape the call gave (for some inputs, or None)
+        self._by_shape: Dict[tuple, object] = {}
+        self._latest = None
+        self.model, self.mode, self.where = model, mode, where
+        self.atc_options = dict(atc_options or {})
+        self.dynamic = tuple(dynamic)  # the inputs whose shape each run's arrays give
+
+    #: the golden of a run takes its shape from the inputs too (``golden_dump(m, inputs)``)
+    input_shape = None
+
+    def for_inputs(self, inputs):
+        """The conversion for the shapes of ``inputs`` (made, or the one made before)."""
+        __tracebackhide__ = True
+        from ..graph.onnx_graph import check_inputs, load_model
+        from ..graph.shape_from_inputs import shape_from_inputs
+
+        arrays = getattr(inputs, "arrays", inputs)  # BaselineInputs hold their arrays
+        # a missing or misshapen array is said as such, not as a dynamic dimension left open
+        check_inputs(load_model(self.model, weights=False), arrays, where=f"{self.where}: run")
+        shape = shape_from_inputs(self.model, self._given, arrays) or {}
+        key = tuple(sorted((k, tuple(v)) for k, v in shape.items()))
+        handle = self._by_shape.get(key)
+        if handle is None:
+            handle = self._by_shape[key] = self._convert(shape)
+        self._latest = handle
+        return handle
+
+    def run(self, inputs, dump: bool = True, dump_mode: Optional[str] = None):
+        """Convert for the shapes of ``inputs`` (cached) and run once, as ``AscendModel.run``."""
+        __tracebackhide__ = True
+        return self.for_inputs(inputs).run(inputs, dump=dump, dump_mode=dump_mode)
+
+    def outputs(self, inputs):
+        __tracebackhide__ = True
+        return self.for_inputs(inputs).outputs(inputs)
+
+    @property
+    def converted(self):
+        if self._latest is None:
+            from ..graph.onnx_graph import load_model, model_label, resolve_input_shapes
+
+            try:  # the advice of a conversion without inputs: a shape to paste
+                resolve_input_shapes(load_model(self.model, weights=False), self._given)
+                advice = ""
+            except ConfigError as exc:
+                advice = f": {exc.problem}"
+            raise ConfigError(self.where, f"{model_label(self.model)!r} is converted at its "
+                                          "first run(inputs), at the shapes of those inputs; "
+                                          f"to convert it before, give ascend_model its "
+                                          f"input_shape{advice}")
+        return self._latest.converted
+
+    @property
+    def name(self) -> str:
+        if self._latest is not None:
+            return self._latest.name
+        from ..graph.onnx_graph import model_label
+
+        return model_label(self.model)
+
+    def __repr__(self) -> str:  # noqa: D105
+        return f"AscendModel({self.name!r}, mode={self.mode.name!r}, converted per input shape)"
+
+
+def deferred_model(convert_model, model, mode, *, keep_dtype, input_shape, atc_options,
+                   where: str, others=()) -> Optional[ShapeDeferredModel]:
+    """A ``ShapeDeferredModel`` when ``model`` has a dynamic dimension ``input_shape`` leaves
+    open, else None (convert now). The mode, its ``keep_dtype`` names and the ATC options are
+    checked now, as an immediate conversion checks them; ``convert_model(input_shape)``
+    converts for one shape."""
+    from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
+    from ..graph.onnx_graph import parse_input_shape
+    from ..graph.shape_from_inputs import left_dynamic
+    from .setup_checks import check_atc_options, check_mode_names
+
+    given = parse_input_shape(input_shape)
+    dynamic = left_dynamic(model, given)
+    if not dynamic:
+        return None
+    check_atc_options(atc_options, where)
+    resolved = resolve_mode(mode, where)
+    check_mode_names(resolved, model, where, others)
+    if keep_dtype:
+        kept = keep_dtype_mode([keep_dtype] if isinstance(keep_dtype, str) else list(keep_dtype))
+        check_mode_names(kept, model, where)
+        resolved = resolved | kept
+    return ShapeDeferredModel(convert_model, model, resolved, atc_options=atc_options,
+                              where=where, dynamic=dynamic, given=given)
+
+
+@contextmanager
+def yaml_shape_advice(where: str):
+    """The dynamic-dimension advice of a YAML item spelled as its entry's ``input_shape:`` key
+    (``where``: the suite file and the entry's name)."""
+    from ..graph.shape_advice import DynamicShapeError
+
+    try:
+        yield
+    except DynamicShapeError as exc:
+        raise ConfigError(where, exc.yaml_text()) from None
