@@ -71,7 +71,7 @@ def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(t
     model, compare = _emulated(tmp_path, FUSION_OFF)
     assert cli.main(compare) == 1
     out = capsys.readouterr().out
-    command = re.search(r"(ascend-accuracy diagnose MODEL\.onnx --mode \S+)", out)
+    command = re.search(r"(ascend-accuracy diagnose \S+ --mode \S+)", out)  # the golden's model
     assert command and command.group(1).endswith("--mode fusion_off"), out
     argv = shlex.split(command.group(1).replace("MODEL.onnx", shlex.quote(str(model))))[1:]
     assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0  # restored
@@ -120,7 +120,7 @@ def test_the_pointer_carries_the_dumps_input_shape(tmp_path, capsys):
     x.type.tensor_type.shape.dim[0].ClearField("dim_value")
     model, compare = _emulated(tmp_path, FUSION_OFF, proto=proto, input_shape="x:1,16")
     assert cli.main(compare) == 1
-    command = re.search(r"(ascend-accuracy diagnose MODEL\.onnx .*?--input-shape \S+)",
+    command = re.search(r"(ascend-accuracy diagnose \S+ .*?--input-shape \S+)",
                         capsys.readouterr().out)
     assert command, "no --input-shape"
     argv = shlex.split(command.group(1).replace("MODEL.onnx", shlex.quote(str(model))))[1:]

@@ -37,10 +37,11 @@ def _nudged_argmax():
 def test_a_flipped_index_gets_the_plugins_hint_and_the_command_passes_pasted(tmp_path, capsys):
     pair = emulated_pair(tmp_path, _nudged_argmax())
     saved = tmp_path / "r.json"
+    named = shlex.quote(str(pair.model))  # the stored golden's model (golden.json names it)
     assert cli.main(pair.compare_argv() + ["--json", str(saved)]) == 1
-    assert REASON in capsys.readouterr().out.splitlines()
+    assert REASON.replace(CLI_MODEL, named) in capsys.readouterr().out.splitlines()
     assert cli.main(["judge", str(saved)]) == 1  # a saved result: the same advice
-    assert REASON in capsys.readouterr().out.splitlines()
+    assert REASON.replace(CLI_MODEL, named) in capsys.readouterr().out.splitlines()
     command = re.search(r"(ascend-accuracy diagnose .+?) passes", REASON).group(1)
     argv = [str(pair.model) if a == CLI_MODEL else a for a in shlex.split(command)[1:]]
     assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0

@@ -12,8 +12,9 @@ from typing import Dict, Optional
 
 
 def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
-    """{"model": path from the current directory, "input_shape": "x:1,3,48,320" or "",
-    "seed": 0 where diagnose's default inputs have the recorded digest, else None, "inputs":
+    """{"model": its absolute path (``report.cli_commands`` shows it from the current directory
+    where that is shorter, as a saved result is judged elsewhere), "input_shape":
+    "x:1,3,48,320" or "", "seed": 0 where diagnose's default inputs have the recorded digest, else None, "inputs":
     the input names} for a stored golden whose record names a model file that exists; None
     otherwise (the command keeps its placeholder)."""
     from ..errors import AscendAccuracyError
@@ -31,7 +32,7 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
         return None
     shapes = record.get("input_shape") or {}
     shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in shapes.items())
-    return {"model": os.path.relpath(os.path.normpath(path)), "input_shape": shape,
+    return {"model": os.path.abspath(path), "input_shape": shape,
             "seed": _default_seed(path, shape, record.get("inputs_digest")),
             "inputs": _input_names(path)}
 

@@ -48,15 +48,29 @@ def cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = 
     source = (result.meta.get("diagnose") if result is not None else None) or {}
     shape = input_shape_of(_cmdline(result)) or source.get("input_shape") or ""
     shaped = f" --input-shape {shlex.quote(shape)}" if shape else ""
-    model = shlex.quote(source["model"]) if source.get("model") else CLI_MODEL
+    model = shlex.quote(_shown(source["model"])) if _model_there(source) else CLI_MODEL
     return (f"ascend-accuracy diagnose {model}{cli_mode(mode, dumped)}{shaped}"
             + cli_judge_options(verdict) + _inputs_unknown(source))
+
+
+def _model_there(source) -> bool:
+    """Whether the stored golden's model (``cli.golden_source``) is a file here."""
+    return bool(source.get("model")) and os.path.isfile(str(source["model"]))
+
+
+def _shown(path: str) -> str:
+    """``path`` from the current directory, or absolute where that is shorter."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return rel if len(rel) <= len(path) else path
 
 
 def _inputs_unknown(source) -> str:
     """What to add where the stored golden's inputs are not diagnose's seeded ones (the golden
     records their digest, not the arrays); "" where they are, or no golden names its model."""
-    if not source.get("model") or source.get("seed") == 0:
+    if not _model_there(source) or source.get("seed") == 0:
         return ""
     names = source.get("inputs") or ["NAME"]
     given = " ".join(f"--inputs {n}=FILE.npy" for n in names)
