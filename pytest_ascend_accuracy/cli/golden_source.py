@@ -14,9 +14,9 @@ from typing import Dict, Optional
 def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
     """{"model": its absolute path (``report.cli_commands`` shows it from the current directory
     where that is shorter, as a saved result is judged elsewhere), "input_shape":
-    "x:1,3,48,320" or "", "seed": 0 where diagnose's default inputs have the recorded digest, else None, "inputs":
-    the input names} for a stored golden whose record names a model file that exists; None
-    otherwise (the command keeps its placeholder)."""
+    "x:1,3,48,320" or "", "seed": 0 where diagnose's default inputs have the recorded digest,
+    else None, "inputs": the input names} for a stored golden whose record names a model file
+    that exists; None otherwise (the command keeps its placeholder)."""
     from ..errors import AscendAccuracyError
     from ..golden.stored_record import read_record
 
