@@ -11,16 +11,18 @@
   instead, in a temporary folder outside the source tree (``PYTHONPYCACHEPREFIX``), removed at
   the end. Nothing changes where the variable is not set.
 * The suite's temporary files (pytest's base temp, and through it ``TMPDIR``) live on
-  ``/dev/shm`` where that is a memory file system with room (``PYTEST_DEBUG_TEMPROOT``, which
-  pytest reads for its temp root; a user's own value, or ``--basetemp``, wins). The tests write
-  thousands of small files, dumps, goldens and caches (about 15 MB at a time), many of them over
-  an earlier version (the fuzz tests write one path per example): on ext4 replacing a file's
-  content flushes it to the disk at close, 0.2-2.4 ms a file on this VM by how busy the shared
-  disk was, and the product's fsyncs of goldens and manifests wait for the disk as well. The
-  fuzz, golden and cache tests took 35 s and once 113 s in /tmp, 26-28 s there (13-15 s of
-  CPU either way). Files behave the same there for what the tests check (names, contents,
-  renames, locks); a machine without such a ``/dev/shm`` (a container's 64 MB one, not Linux)
-  runs in the usual temp dir.
+  ``/dev/shm`` where that is a memory file system with 2 GB free (``PYTEST_DEBUG_TEMPROOT``,
+  which pytest reads for its temp root; a user's own value, or ``--basetemp``, wins). The tests
+  write tens of thousands of small files, dumps, goldens and caches (0.57 GB in a full ``-n 2``
+  run), many over an earlier version (the fuzz tests write one path per example): on this VM's
+  ext4 replacing a file's content flushes it to the disk at close (0.2-2.4 ms a file by how busy
+  the shared disk was), creating one walks past recently deleted inodes (README, "Cost of a
+  check"), and the product's fsyncs of goldens and manifests wait for the disk. The fuzz, golden
+  and cache tests took 35 s and once 113 s in /tmp, 26-28 s there (13-15 s of CPU either way).
+  Files behave the same there for what the tests check (names, contents, renames, locks). A
+  session that passed removes its base temp at the end (it is memory); a failed one keeps it,
+  as pytest keeps its last three. A machine without such a ``/dev/shm`` (a container's 64 MB
+  one, not Linux) runs in the usual temp dir.
 * A ``pytester`` run in this process writes no bytecode: pytest caches a rewritten test module
   keyed by its source's mtime in whole seconds and its size, so a test that writes the same test
   file twice within a second, at the same size, ran the first version again (CI failed so once;
@@ -70,8 +72,10 @@ def _memory_temproot():
     return None
 
 
+_CHOSE_SHM = False
 if not os.environ.get("PYTEST_DEBUG_TEMPROOT") and _memory_temproot():
     os.environ["PYTEST_DEBUG_TEMPROOT"] = SHM_TEMPROOT
+    _CHOSE_SHM = True
 
 _OWNED_PREFIX = None
 if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
@@ -142,9 +146,23 @@ def unfrozen_heap():
         gc.freeze()
 
 
+_SESSION_EXITSTATUS = []
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _SESSION_EXITSTATUS.append(exitstatus)
+
+
 def pytest_unconfigure(config):
-    if _OWNED_PREFIX is not None and not hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
+        return
+    if _OWNED_PREFIX is not None:
         shutil.rmtree(_OWNED_PREFIX, ignore_errors=True)
+    factory = getattr(config, "_tmp_path_factory", None)
+    basetemp = getattr(factory, "_basetemp", None)
+    if (_CHOSE_SHM and _SESSION_EXITSTATUS == [0] and basetemp is not None
+            and getattr(factory, "_given_basetemp", None) is None):
+        shutil.rmtree(basetemp, ignore_errors=True)  # memory: a passing run's files go with it
 
 
 def write_dump_pair(folder, add_scale: float):
