@@ -35,3 +35,17 @@ def test_the_cli_names_its_own_option_and_the_library_its_keyword(tmp_path, caps
     with pytest.raises(ConfigError, match=r"e.g. with 1 for each dynamic dimension: "
                                           r"input_shape=\{'x': \(1, 8, 4\)\}$"):
         resolve_input_shapes(onnx.load(model))
+
+
+def test_the_cli_with_inputs_converts_at_their_shape(tmp_path, capsys):
+    """``--inputs`` gives the dynamic dimensions' sizes, as it gives them to the golden: no
+    --input-shape needed (a PP-OCRv4 rec trial got the error above with its own .npy)."""
+    import numpy as np
+
+    model = _dynamic(tmp_path)
+    np.save(tmp_path / "x.npy", np.random.default_rng(0).random((3, 8, 4), np.float32))
+    code = cli.main(["diagnose", str(model), "--cache-dir", str(tmp_path / "c"),
+                     "--inputs", f"x={tmp_path / 'x.npy'}", "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "1. default [default]: PASSED" in out

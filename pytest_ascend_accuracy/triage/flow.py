@@ -100,6 +100,9 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
         backend = EmulatorBackend(cache)
     if inputs is None:
         inputs = make_inputs(model, seed=seed, input_shape=input_shape)
+    else:  # dimensions left dynamic convert at the inputs' sizes, as the golden runs them
+        from ..graph.shape_from_inputs import shape_from_inputs
+        input_shape = shape_from_inputs(model, input_shape, inputs)
     if golden is None:  # under the model's own op names (file names hold sanitized ones)
         golden = with_real_names(golden_dump(model, inputs, cache=cache, input_shape=input_shape),
                                  model_ops(model))

@@ -95,3 +95,21 @@ def test_where_no_flow_can_run_the_failure_says_why():
     assert "reference_inputs(sample)" in why(traced, reference=lambda x: x)
     assert "not converted by ascend_model" in why(traced, om=SimpleNamespace(aipp=None))
     assert "one-pass iterator" in why(traced, samples=iter([{"x": 1}]))
+
+
+def test_a_dynamic_model_converted_at_its_samples_shape_is_diagnosed(pytester):
+    """``ascend_model`` of a model with a dynamic batch and no input_shape converts at each
+    run's shape; the diagnosis takes the flipped sample's shape too (it was 'could not run')."""
+    import onnx
+
+    tiny_models.save_models(pytester.path / "models", ["overflow"])
+    proto = onnx.load(pytester.path / "models" / "overflow.onnx")
+    proto.graph.input[0].type.tensor_type.shape.dim[0].dim_param = "N"
+    onnx.save(proto, pytester.path / "models" / "overflow.onnx")
+    pytester.makepyfile(test_ds=TEST.format(imports="accuracy", marker="threshold=0.95"))
+    failed = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-diagnose")
+    failed.assert_outcomes(failed=1)
+    failed.stdout.fnmatch_lines([
+        "diagnosis (--accuracy-diagnose on the first flipped sample 0, * new conversions, from "
+        "mode default): default fails at op norm; *"])
+    assert FIX.search(failed.stdout.str()).group(1) == "keep_dtype(['norm'])"
