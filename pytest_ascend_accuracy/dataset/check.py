@@ -36,17 +36,21 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
                       output: Optional[str] = None, postprocess: Optional[Callable] = None,
                       cache=None, threshold=0.95, per_op=None, ignore=(), op_metric="cosine",
                       progress: Optional[Callable[[int, Optional[int]], None]] = None,
-                      trace: bool = True, reference_inputs: Optional[Callable] = None):
+                      trace: bool = True, reference_inputs: Optional[Callable] = None,
+                      names_where: str = "per_op/ignore"):
     """Run the check and return ``(DatasetResult, CompareResult | None, Verdict | None)``; the
     last two are the traced sample's comparison when the check failed and a sample flipped.
     ``reference_inputs(sample inputs) -> inputs`` feeds the reference run when the device model
     takes other inputs (an AIPP model takes raw images; the reference network, its own
-    pre-processing of them)."""
+    pre-processing of them). ``per_op`` and ``ignore`` entries must name ops of ``om.model``
+    (``names_where`` starts the error): checked before any sample runs, as a misspelled one
+    was found only when a failing check traced its first flipped sample."""
     if not callable(getattr(om, "outputs", None)) or not hasattr(om, "model"):
         raise ConfigError("om", f"expected a converted model (the result of ascend_model(...), or "
                                 f"dataset.load_device_model(...)), got {type(om).__name__}")
     source, max_drop = check_arguments(samples, metric, max_drop, threshold, per_op, ignore,
                                        op_metric, postprocess=postprocess)
+    check_op_names(om.model, per_op, ignore, names_where)
     given = {"labels": labels, "postprocess": postprocess, "output": output}
     refuse_unread(metric, [f"{k}=" for k in unread_options(metric, given)])
     lbls = labels.fresh() if isinstance(labels, Labels) else Labels(labels)
@@ -88,7 +92,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         positions=flips.positions if flips is not None else 1,
         flipped_positions=flips.flipped_positions if flips is not None else 0,
         untracked=flips.untracked if flips is not None else "",
-        model=str(getattr(om, "name", reference.label)), mode=_mode_name(om), output=out_name,
+        model=reference.label, mode=_mode_name(om), output=out_name,
         reference_cached=reference.hits, reference_runs=reference.runs)
     compared = verdict = None
     if not result.passed and trace and first_flipped is not None:
@@ -125,6 +129,23 @@ def check_arguments(samples, metric="top1", max_drop=0.01, threshold=0.95, per_o
     max_drop = _check_max_drop(max_drop)
     Policy.build(threshold, per_op, ignore, op_metric)
     return SampleSource(samples), max_drop
+
+
+def check_op_names(model, per_op, ignore, where: str) -> None:
+    """``per_op`` and ``ignore`` entries name ops of ``model`` (``graph.op_catalogue``: node
+    names, globs matching one, ``OP:output:N``), else a ``ConfigError`` at ``where`` naming the
+    model as the accuracy check does and the closest names; an unreadable model is left to the
+    reference run to refuse."""
+    if not per_op and not ignore:
+        return
+    from ..graph.op_catalogue import model_ops
+
+    try:
+        ops = model_ops(model)
+    except ConfigError:
+        return
+    ops.check_names(list(per_op or ()), "per_op entry", where)
+    ops.check_names(list(ignore or ()), "ignore entry", where)
 
 
 #: the optional inputs each metric reads (a callable metric: the "callable" entry)

@@ -39,9 +39,16 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
             result = compare_dumps(actual, golden)  # reads every tensor: tmp may go after it
         except AscendAccuracyError as exc:
             return Culprit(sample.id, note=f"could not dump and compare it: {exc}"), None, None
-    # a per_op/ignore entry naming no op would judge nothing: the user's mistake, raised as such
-    result.check_names(list(per_op or ()), ignore, "@accuracy per_op/ignore",
-                       getattr(om, "name", "model"))
+    # the entries name ops of the model (checked before any sample ran: ``check_op_names``);
+    # one naming none of this comparison's ops (a fused op's name in a mode that does not fuse
+    # it) leaves the sample untraced: the dataset failure stands, said with its own figures
+    from ..errors import ConfigError
+    from ..graph.onnx_graph import model_label
+
+    try:
+        result.check_names(list(per_op or ()), ignore, None, model_label(om.model))
+    except ConfigError as exc:
+        return Culprit(sample.id, note=f"not traced to an operator: {exc.problem}"), result, None
     verdict = result.judge(Policy.build(threshold, per_op, ignore, metric))
     first = verdict.first
     if first is None and verdict.problem:  # nothing judged or compared: no operator to blame

@@ -32,7 +32,11 @@ class DeviceModel:
 
     @property
     def name(self) -> str:
-        return self.converted.model_name
+        """The model as reports name it: its file's stem (``graph.onnx_graph.model_label``),
+        as an accuracy check names it, not the converted file's sanitized name."""
+        from ..graph.onnx_graph import model_label
+
+        return model_label(self.model)
 
     @property
     def mode(self):

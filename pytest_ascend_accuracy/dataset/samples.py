@@ -50,7 +50,7 @@ class SampleSource:
             self._files = sorted(p for p in self.directory.iterdir()
                                  if p.suffix == ".npz" and p.is_file())
             if not self._files:
-                raise ConfigError(where, f"no .npz files in {self.directory} (one sample per "
+                raise ConfigError(where, f"no .npz files in {self.shown} (one sample per "
                                          f"file, arrays keyed by input name)")
         elif isinstance(samples, Mapping):
             raise ConfigError(where, "expected a sequence of input dicts or a directory of .npz "
@@ -62,6 +62,14 @@ class SampleSource:
                 raise ConfigError(where, f"expected a sequence of input dicts or a directory of "
                                          f".npz files, got {type(samples).__name__}") from None
             self._items = samples
+
+    @property
+    def shown(self) -> str:
+        """The sample directory as printed: relative to where the process runs (pytest's
+        invocation directory), normalised (``core.locations.shown``)."""
+        from ..core.locations import shown
+
+        return shown(self.directory, os.getcwd()) if self.directory is not None else "samples"
 
     def __len__(self) -> int:
         if self.directory is not None:
@@ -95,7 +103,7 @@ class SampleSource:
 
     def describe(self) -> str:
         if self.directory is not None:
-            return f"{self.directory} ({len(self._files)} .npz files)"
+            return f"{self.shown} ({len(self._files)} .npz files)"
         n = self.count()
         return f"{n} samples" if n is not None else "samples"
 
@@ -150,7 +158,7 @@ class Labels:
         if out_of_order is not None:
             here, there = out_of_order
             raise ConfigError(self.where, (
-                f"labels in sample order pair with the samples of {source.directory} by "
+                f"labels in sample order pair with the samples of {source.shown} by "
                 f"position, in file-name order, where {here!r} comes before {there!r} (the "
                 "numbers in the names are not zero-padded): give the labels as a {sample "
                 f"id: label}} mapping (JSON {{\"{there}\": ...}}), or zero-pad the file "

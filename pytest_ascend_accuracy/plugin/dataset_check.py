@@ -44,19 +44,25 @@ def progress_reporter(config, label: str) -> Optional[Callable[[int, Optional[in
 
 def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config, metric="top1",
                 labels=None, max_drop=0.01, output=None, postprocess=None,
-                record_property: Optional[Callable[[str, str], None]] = None, reference_inputs=None):
-    """Run, record and report one dataset check; raises ``DatasetFailure`` when it fails."""
+                record_property: Optional[Callable[[str, str], None]] = None, reference_inputs=None,
+                names_where: str = "@accuracy per_op/ignore"):
+    """Run, record and report one dataset check; raises ``DatasetFailure`` when it fails.
+    ``names_where`` starts the error of a per_op/ignore entry naming no op of the model (checked
+    before any sample runs). The model is named as its accuracy check names it (the file's
+    stem, ``model_label``), in the progress line, the summary and ``dataset.html``."""
     __tracebackhide__ = True
     from ..dataset import run_dataset_check
     from ..dataset.result import DatasetFailure, to_record
+    from ..graph.onnx_graph import model_label
 
     mode = getattr(getattr(om, "mode", None), "name", "default")
-    label = f"{getattr(om, 'name', 'model')} [{mode}]"
+    label = f"{model_label(om.model) if hasattr(om, 'model') else 'model'} [{mode}]"
     result, compared, verdict = run_dataset_check(
         om, samples, metric=metric, labels=labels, max_drop=max_drop, output=output,
         postprocess=postprocess, cache=state.cache, threshold=spec.threshold,
         per_op=spec.per_op_dict or None, ignore=spec.ignore, op_metric=spec.metric,
-        progress=progress_reporter(config, label), reference_inputs=reference_inputs)
+        progress=progress_reporter(config, label), reference_inputs=reference_inputs,
+        names_where=names_where)
     report = _write_report(state, nodeid, result, compared, verdict)
     state.dataset_records.append(to_record(result, nodeid, report))
     if record_property is not None:
@@ -165,6 +171,7 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
     output: name}`` (paths relative to the suite file) into ``run_dataset`` keywords."""
     import difflib
     import math
+    import os
 
     from ..errors import ConfigError
 
@@ -179,7 +186,7 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
     if not isinstance(samples, str) or not (base_dir / samples).is_dir():
         raise ConfigError(f"{at}.samples", f"required: a directory of .npz samples relative to "
                                            f"the suite file, got {samples!r}")
-    out = {"samples": base_dir / samples}
+    out = {"samples": Path(os.path.normpath(base_dir / samples))}  # no "x/../x" in messages
     metric = value.get("metric", "top1")
     if metric not in YAML_METRICS:
         raise ConfigError(f"{at}.metric", f"must be one of {', '.join(YAML_METRICS)} (map and "

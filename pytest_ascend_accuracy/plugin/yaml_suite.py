@@ -27,7 +27,11 @@ models:
 Each model x mode is one test item ``file.yaml::name[mode]``. The file is read with
 ``yaml.SafeLoader`` under ``core.safe_yaml``'s bounds (an alias bomb fails fast) and
 validated completely at collection; every problem is a ``ConfigError``
-naming the file and the key (``accuracy.yaml: models[1].threshold: ...``).
+naming the file and the key (``accuracy.yaml: models[1].threshold: ...``), an error raised
+while an item runs included (``yaml_names.CaseKeys``). ``inputs.shapes`` and ``input_shape``
+combine, one input given two shapes is refused (``yaml_inputs``); op names are checked
+against the models, a ``defaults:`` entry applying to the models with an op it names
+(``yaml_names``).
 """
 from __future__ import annotations
 
@@ -41,30 +45,14 @@ from ..errors import AscendAccuracyError, ConfigError, closest_text
 from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, validate_metric,
                           validate_modes, validate_per_op, validate_threshold)
 from ..core.modes import Mode, resolve_mode
+from .yaml_inputs import (InputsSpec, combined_shapes, existing_file, inputs_spelling,
+                          parse_inputs, shape_map)
+from .yaml_names import CaseKeys, SuiteNames, check_dataset_output, check_mode_extra
 
 TOP_KEYS = ("defaults", "models")
 SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape",
                 "max_drop", "scale_tolerance")
 MODEL_KEYS = ("name", "model", "golden", "dataset", "aipp", "reference") + SETTING_KEYS
-MODE_KEYS = ("base", "name", "precision_mode", "keep_dtype", "buffer_optimize", "fusion",
-             "fusion_rules_off")
-
-
-@dataclass(frozen=True)
-class InputsSpec:
-    """Seeded random inputs (``seed``) or ``.npy`` files per input name (``files``)."""
-
-    seed: Optional[int] = None
-    files: Tuple[Tuple[str, Path], ...] = ()
-
-    def load(self, model, input_shape=None):
-        if self.files:
-            from ..dump.user_arrays import read_npy
-
-            return {name: read_npy(path, f"a readable input {name!r}") for name, path in self.files}
-        from ..graph.onnx_graph import make_inputs
-
-        return make_inputs(model, seed=self.seed or 0, input_shape=input_shape)
 
 
 @dataclass(frozen=True)
@@ -83,6 +71,8 @@ class SuiteCase:
     #: ``aipp:`` (the AIPP file: inputs are raw images) and ``reference:`` (MODULE:FN, base dir)
     aipp: Optional[Path] = None
     reference: Optional[Tuple[str, str]] = None
+    #: where its settings are written: errors raised while it runs name the key
+    keys: Optional[CaseKeys] = None
 
     @property
     def test_name(self) -> str:
@@ -121,16 +111,18 @@ def parse_suite(data: Any, path: Path, *, default_threshold: float = 0.95) -> Li
     base_dir = path.parent
     cases: List[SuiteCase] = []
     seen = set()
+    names = SuiteNames(where, defaults)
     for i, entry in enumerate(models):
         at = f"{where}: models[{i}]"
         if not isinstance(entry, Mapping):
             raise ConfigError(at, "each model entry is a mapping with at least 'model'")
         _no_unknown(entry, MODEL_KEYS, where, f"models[{i}].")
-        for case in _cases(entry, defaults, base_dir, where, i, default_threshold):
+        for case in _cases(entry, defaults, base_dir, where, i, default_threshold, names):
             if case.test_name in seen:
                 raise ConfigError(f"{at}.name", f"test {case.test_name} is defined twice")
             seen.add(case.test_name)
             cases.append(case)
+    names.finish()  # a defaults per_op/ignore entry must name an op of some model
     _defaults_threshold_modes(defaults.get("threshold"), cases, f"{where}: defaults.threshold")
     return cases
 
@@ -158,12 +150,13 @@ def _no_unknown(mapping: Mapping, known, where: str, prefix: str) -> None:
                               + f"; known: {', '.join(known)}")
 
 
-def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_threshold: float):
+def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_threshold: float,
+           names: SuiteNames):
     at, dat = f"{where}: models[{index}]", f"{where}: defaults"
     model_rel = entry.get("model")
     if not isinstance(model_rel, str) or not model_rel:
         raise ConfigError(f"{at}.model", "required: the ONNX file, relative to the suite file")
-    model = _existing(base_dir, model_rel, f"{at}.model")
+    model = existing_file(base_dir, model_rel, f"{at}.model")
     name = entry.get("name", model.stem)
     if not isinstance(name, str) or not name or any(c in name for c in "[]/:"):
         raise ConfigError(f"{at}.name", f"must be a plain name (no [ ] / :), got {name!r}")
@@ -171,13 +164,16 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     def setting(key, default=None):
         return entry[key] if key in entry else defaults.get(key, default)
 
-    modes = _modes(setting("modes", ["default"]), f"{at}.modes")
-    _inputs_spelling(setting("inputs"), model, f"{at}.inputs")
-    inputs, gen_shapes = _inputs(setting("inputs", {"seed": 0}), base_dir, f"{at}.inputs")
-    input_shape = _shape_map(setting("input_shape"), f"{at}.input_shape") or gen_shapes
+    def key_at(key):  # the key a setting is read from: the entry's, else the defaults'
+        return f"{at if key in entry or key not in defaults else dat}.{key}"
+
+    modes = _modes(setting("modes", ["default"]), key_at("modes"))
+    inputs_spelling(setting("inputs"), model, key_at("inputs"))
+    inputs, gen_shapes = parse_inputs(setting("inputs", {"seed": 0}), base_dir, key_at("inputs"))
+    input_shape = combined_shapes(shape_map(setting("input_shape"), key_at("input_shape")),
+                                  key_at("input_shape"), gen_shapes, f"{key_at('inputs')}.shapes")
     base_ignore = _list(defaults.get("ignore"), f"{dat}.ignore")
-    ignore = base_ignore + [n for n in _list(entry.get("ignore"), f"{at}.ignore")
-                            if n not in base_ignore]
+    own_ignore = _list(entry.get("ignore"), f"{at}.ignore")
     golden = entry.get("golden")
     if golden is not None and (not isinstance(golden, str) or not golden):
         raise ConfigError(f"{at}.golden", "must be a path (a directory, relative to the suite file)")
@@ -186,6 +182,12 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     per_op = dict(validate_per_op(defaults.get("per_op"),
                                   f"{dat}.per_op", metric))
     per_op.update(validate_per_op(entry.get("per_op"), f"{at}.per_op", metric))
+    # names of ops: the model's own must be its ops; the defaults' apply where they name one
+    applied, keys = names.for_model(model, entry, at)
+    per_op = {k: v for k, v in per_op.items()
+              if k in (entry.get("per_op") or {}) or k in applied["per_op"]}
+    shared = [n for n in base_ignore if n in applied["ignore"]]
+    ignore = shared + [n for n in own_ignore if n not in shared]
     thresholds = _thresholds(defaults.get("threshold"), None, metric, f"{dat}.threshold")
     own = _thresholds(entry.get("threshold"), modes, metric, f"{at}.threshold")
     thresholds = own if "*" in own else {**thresholds, **own}  # a plain number wins outright
@@ -195,6 +197,12 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     tolerance_at = f"{at if 'scale_tolerance' in entry else dat}.scale_tolerance"
     scale_tolerance = _scale_tolerance(setting("scale_tolerance", DEFAULT_SCALE_TOLERANCE),
                                        tolerance_at)
+    dataset = None
+    if "dataset" in entry:  # a second item per mode: the dataset check (AIPP file included)
+        from .dataset_check import yaml_dataset
+
+        dataset = yaml_dataset(entry["dataset"], base_dir, f"{at}.dataset")
+        check_dataset_output(model, dataset, f"{at}.dataset")
     for mode in modes:
         spec = make_spec(threshold=thresholds.get(mode.name, thresholds.get("*")), metric=metric,
                          per_op=per_op,
@@ -202,13 +210,11 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
                          where=f"{at}.threshold", max_drop=setting("max_drop"),
                          scale_tolerance=scale_tolerance)
         yield SuiteCase(name, model, mode, spec, inputs, input_shape,
-                        base_dir / golden if golden else None, aipp=aipp, reference=reference)
-        if "dataset" in entry:  # a second item per mode: the dataset check (AIPP file included)
-            from .dataset_check import yaml_dataset
-
-            yield SuiteCase(name, model, mode, spec, inputs, input_shape, None,
-                            yaml_dataset(entry["dataset"], base_dir, f"{at}.dataset"),
-                            aipp=aipp, reference=reference)
+                        base_dir / golden if golden else None, aipp=aipp, reference=reference,
+                        keys=keys)
+        if dataset is not None:
+            yield SuiteCase(name, model, mode, spec, inputs, input_shape, None, dataset,
+                            aipp=aipp, reference=reference, keys=keys)
 
 
 def _scale_tolerance(value, at: str) -> Optional[float]:
@@ -219,14 +225,6 @@ def _scale_tolerance(value, at: str) -> Optional[float]:
         return check_scale_tolerance(value)
     except ConfigError as exc:
         raise ConfigError(at, exc.problem.replace("or None to", "or null to")) from None
-
-
-def _existing(base_dir: Path, rel: str, at: str) -> Path:
-    p = Path(rel).expanduser()
-    p = p if p.is_absolute() else base_dir / p
-    if not p.is_file():
-        raise ConfigError(at, f"file not found: {p}")
-    return p
 
 
 def _list(value, at: str) -> List[str]:
@@ -248,6 +246,7 @@ def _modes(value, at: str) -> Tuple[Mode, ...]:
     for k, item in enumerate(value):
         if isinstance(item, Mapping):
             modes.append(_mode_mapping(item, f"{at}[{k}]"))
+            check_mode_extra(modes[-1], f"{at}[{k}]")  # refused here, not when it converts
         elif isinstance(item, str):
             try:
                 modes.append(resolve_mode(item, f"{at}[{k}]"))
@@ -262,63 +261,6 @@ def _mode_mapping(item: Mapping, at: str) -> Mode:
     from ..core.modes import mode_from_spec  # one parser: YAML suites and `diagnose --mode`
 
     return mode_from_spec(item, at)
-
-
-def _inputs(value, base_dir: Path, at: str) -> Tuple[InputsSpec, Optional[Dict[str, Tuple[int, ...]]]]:
-    if not isinstance(value, Mapping) or not value:
-        raise ConfigError(at, "must be {seed: N} (optionally with shapes) or {input name: file.npy}")
-    if "seed" in value:
-        for key in value:
-            if key not in ("seed", "shapes"):
-                raise ConfigError(f"{at}.{key}", "a generator spec takes only 'seed' and 'shapes'")
-        seed = value["seed"]
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise ConfigError(f"{at}.seed", f"must be a non-negative integer, got {seed!r}")
-        return InputsSpec(seed=seed), _shape_map(value.get("shapes"), f"{at}.shapes")
-    files = []
-    for name, rel in value.items():
-        if not isinstance(rel, str) or not rel.endswith(".npy"):
-            raise ConfigError(f"{at}.{name}", f"must be a .npy file, got {rel!r}")
-        files.append((str(name), _existing(base_dir, rel, f"{at}.{name}")))
-    return InputsSpec(files=tuple(files)), None
-
-
-def _inputs_spelling(value, model: Path, at: str) -> None:
-    """An inputs mapping of files is ``{<input name>: <file>.npy}`` with the model's own input
-    names: ``{npz: x.npz}`` and ``{npy: x.npy}`` were refused without saying so (a trial)."""
-    if not isinstance(value, Mapping) or not value or "seed" in value:
-        return
-    from ..graph.onnx_graph import graph_inputs, load_model
-
-    try:
-        names = [i.name for i in graph_inputs(load_model(model, weights=False))]
-    except ConfigError:  # not a model we can read: running it says so
-        names = None
-    right = "{" + ", ".join(f"{n}: <file>.npy" for n in names or ["<input name>"]) + "}"
-    of = "" if names is None else f" (the inputs of {model.name}: {', '.join(names) or '(none)'})"
-    for key, rel in value.items():
-        npz = isinstance(rel, str) and rel.endswith(".npz")
-        if not npz and (names is None or str(key) in names):
-            continue
-        why = (f"a .npz archive is not read in a YAML suite, a .npy file per input is (got "
-               f"{rel!r}: save each array with numpy.save)" if npz
-               else f"no model input named {str(key)!r}")
-        raise ConfigError(f"{at}.{key}", f"{why}; write inputs: {right}{of}, or {{seed: N}} for "
-                                         f"generated inputs")
-
-
-def _shape_map(value, at: str) -> Optional[Dict[str, Tuple[int, ...]]]:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise ConfigError(at, f"must map input names to shapes, got {value!r}")
-    out = {}
-    for name, dims in value.items():
-        if (not isinstance(dims, list) or not all(isinstance(d, int) and not isinstance(d, bool)
-                                                  and d > 0 for d in dims)):
-            raise ConfigError(f"{at}.{name}", f"must be a list of positive integers, got {dims!r}")
-        out[str(name)] = tuple(dims)
-    return out
 
 
 def _thresholds(value, modes, metric: str, at: str) -> Dict[str, float]:
@@ -374,6 +316,24 @@ class AccuracyYamlItem(pytest.Item):
         self.add_marker(pytest.mark.accuracy)
 
     def runtest(self):
+        try:
+            self._run()
+        except ConfigError as exc:  # a setting of the suite: the error names its file and key
+            keyed = self._keyed(exc)
+            if keyed is None:
+                raise
+            raise keyed from None
+
+    def _keyed(self, exc: ConfigError) -> Optional[ConfigError]:
+        if self.case.keys is None:
+            return None
+        from ..core.locations import shown
+
+        labels = (self.case.dataset or {}).get("labels")
+        return self.case.keys.keyed(exc, shown(self.path, self.config.invocation_params.dir),
+                                    getattr(labels, "where", None))
+
+    def _run(self):
         from . import accuracy_check as ac
         from ..golden import stored as golden_files
         from .session import get_state
@@ -443,7 +403,16 @@ class AccuracyYamlItem(pytest.Item):
             reference_inputs = aipp_reference_inputs(case, f"{self.nodeid}: reference")
         run_dataset(state, handle, nodeid=self.nodeid, spec=case.spec, config=self.config,
                     record_property=lambda k, v: self.user_properties.append((k, v)),
-                    reference_inputs=reference_inputs, **case.dataset)
+                    reference_inputs=reference_inputs, names_where=self._names_where(),
+                    **case.dataset)
+
+    def _names_where(self) -> str:
+        """The keys of the item's op names (checked at collection: a safety net)."""
+        from ..core.locations import shown
+
+        entry = self.case.keys.entry if self.case.keys is not None else "models"
+        return (f"{shown(self.path, self.config.invocation_params.dir)}: {entry}.per_op/"
+                f"{entry}.ignore (or defaults.per_op/defaults.ignore)")
 
     def _compute(self):
         from . import accuracy_check as ac
