@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
-from ..errors import ConfigError
+from ..errors import ConfigError, closest_text
 from .ascend_optypes import OPTYPE_PREFIX, parser_type, to_ascend_entry
 
 #: ``--precision_mode`` values documented for ATC (docs/formats.md §5).
@@ -57,7 +57,8 @@ class Mode:
 
     def __post_init__(self):
         if self.precision_mode not in PRECISION_MODES:
-            raise ConfigError("mode", f"unknown precision_mode {self.precision_mode!r}; "
+            raise ConfigError("mode", f"unknown precision_mode {self.precision_mode!r}"
+                              f"{closest_text(self.precision_mode, PRECISION_MODES)}; "
                               f"known: {', '.join(PRECISION_MODES)}")
         if self.buffer_optimize not in BUFFER_OPTIMIZE:
             raise ConfigError("mode", f"unknown buffer_optimize {self.buffer_optimize!r}; "
