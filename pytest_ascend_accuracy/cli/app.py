@@ -193,6 +193,11 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         # did before it)
         types = {r.golden_name: r.op_type for r in result.rows if r.golden_name and r.op_type}
         ranges = failing_ops_past_fp16(golden, verdict, result.rows, op_types=types)
+        from ..report.model_spelling import in_model_spelling
+
+        # the golden's file names sanitise the model's op names (p2o_BatchNormalization_1): the
+        # hint names ops as the model does, as the plugin's does (a pasted keep_dtype was refused)
+        ranges = in_model_spelling(ranges, result.rows)
     hint = None
     if not verdict.passed:  # (the HTML report shows it too)
         from .integer_hint import integer_hint

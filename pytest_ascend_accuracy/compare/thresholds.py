@@ -73,6 +73,15 @@ class Threshold:
             return math.floor(value * scale) / scale
         return math.ceil(value * scale) / scale
 
+    def advisable(self, value: Optional[float]) -> bool:
+        """Whether ``value`` (a ``loosest_passing``) is a threshold worth offering: not a cosine
+        of 0 or below. The marker and the YAML suite accept cosine thresholds within [0, 1]
+        (a negative one judges nothing they need); ``Threshold`` itself, as ``assert_accuracy``
+        and the CLI take it, allows [-1, 1] (``--threshold -1``: re-judge with nothing failing),
+        where -1 passes every tensor whose cosine is defined and 0 every one not pointing away
+        from the golden's: neither is a bound worth offering."""
+        return value is not None and (not self.higher_is_better or value > 0)
+
     def with_value(self, value: float) -> "Threshold":
         return Threshold(value, self.metric)
 

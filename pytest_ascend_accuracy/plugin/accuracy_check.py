@@ -291,8 +291,10 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
 
             shown_hint = replace(shown_hint, model=model, base=hint_mode)
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
+        kept = actual.meta.get("dump_dir") or actual.root  # a failing test keeps its dumps
+        kept = state.settings.show(kept) if kept else None
         failure.args = (failure_text(result, verdict, csv_path=shown_csv, hint=shown_hint,
-                                        report_how=PLUGIN_REPORT_HOW),)
+                                     report_how=PLUGIN_REPORT_HOW, dump_kept=kept),)
     record = CheckRecord(
         nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed), metric=spec.metric,
         # the first failure's own threshold (a per_op one, when it set it), else the default

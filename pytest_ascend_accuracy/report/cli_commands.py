@@ -106,8 +106,19 @@ def dumped_mode(result: Optional[CompareResult]):
     return mode_of_cmdline(cmdline, bases) if cmdline else (None, [])
 
 
+#: what the command cannot carry where the device dump came without its om json: ``compare``
+#: reads the dump's conversion mode from the om json's ``atc_cmdline`` only (a dump directory
+#: records none), and a fusion-off dump's command without it diagnosed the default conversion
+MODE_UNKNOWN = (" (the mode the dump was converted with is not known without its om json, "
+                "--om-json F: for a dump converted in another mode, add that mode to --mode, "
+                "e.g. --mode '{base: fusion_off, keep_dtype: [...]}')")
+
+
 def not_carried(result: Optional[CompareResult]) -> str:
-    """The sentence naming the dump's conversion options a diagnose command does not carry."""
+    """The sentence naming the dump's conversion options a diagnose command does not carry, or
+    saying that the dump's mode is not known (a device dump compared without its om json)."""
+    if result is not None and result.meta.get("actual_kind") == "ascend" and not _cmdline(result):
+        return MODE_UNKNOWN
     left = dumped_mode(result)[1]
     if not left:
         return ""

@@ -8,12 +8,13 @@ aligned table capped at a few rows; coverage; where the full report is; what to 
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence
 
 from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
 from ..compare.thresholds import beside, threshold_text
 
-from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
+from .fp16_fix_ops import (  # noqa: E402,F401  (callers and tests read them here too)
+    fp16_range_rows, high_precision_may_fix, keep_dtype_names)
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
 from .failure_kinds import (  # noqa: E402
@@ -72,10 +73,21 @@ def _metric_line(f: Failure, policy=None, cli: bool = False) -> str:
     key = policy.threshold_key(f.row.names) if policy is not None else None
     if key is not None:  # whose threshold it failed: the user's per_op entry (a PP-OCR trial)
         shown += f" (per_op {key!r})"
+    if not thr.advisable(f.would_pass):  # as for NaN: none a check accepts and means passes
+        return f"{shown} ({NO_COSINE_THRESHOLD[f.would_pass < 0]})"
     guard = _scale_guard_too(f, policy, cli)
     if guard:
         return f"{shown} ({guard})"
     return f"{shown} (threshold that would pass: {_num(f.would_pass)})"
+
+
+#: a cosine at or below 0 (the loosest threshold passing it 0, or below): the marker and the YAML
+#: suite take thresholds within [0, 1] (``plugin.marker_spec.validate_threshold``), so the
+#: "threshold that would pass: -1.000000" of an inverted tensor was refused pasted (a YAML
+#: trial); [False]: 0 or just above, [True]: negative
+NO_COSINE_THRESHOLD = ("no threshold above 0 passes it: the tensor is orthogonal to the golden's",
+                       "no threshold within [0, 1] passes it: the tensor points away from the "
+                       "golden's")
 
 
 def _fails_guard_too(f: Failure, policy) -> bool:
@@ -201,99 +213,6 @@ def _worst_block(verdict: Verdict, limit: int) -> List[str]:
     if len(rest) > limit:
         lines.append(f"  ... and {len(rest) - limit} more (see the full report)")
     return lines
-
-
-def fp16_range_rows(verdict: Verdict, *, nan_counts: Optional[bool] = None
-                    ) -> List[TensorCompare]:
-    """Failing rows that point at float16 range: golden values past 65504; and NaN or Inf in
-    the actual tensor where the golden one is finite, where ``nan_counts`` (by default: where
-    some row's golden passes 65504). NaN/Inf alone is no such evidence: a NaN a faulty op makes
-    runs through every op after it (a PP-OCR trial: a 365-op keep_dtype hint that changed
-    nothing), and an Inf from dividing by a value float16 rounded to 0 is not the dividing op's
-    range (a docs trial: the hint named the ops after the rounding and repeated itself pasted);
-    ``nonfinite_in_range`` says those failures' hint."""
-    strong, weak = [], []
-    for f in verdict.failures:
-        m = f.row.metrics
-        if m is None or not _floating(f.row.golden_dtype):  # an int32 accumulator past 65504
-            continue  # is no float16 value (a quantised model's keep_dtype hint looped on it)
-        if m.max_abs_golden > FP16_MAX:
-            strong.append(f.row)
-        elif m.mismatch and m.nonfinite_actual > m.nonfinite_golden:
-            weak.append(f.row)
-    if nan_counts is None:
-        nan_counts = bool(strong)
-    if not nan_counts:
-        return strong
-    keep = {id(r) for r in strong + weak}
-    return [f.row for f in verdict.failures if id(f.row) in keep]
-
-
-def _floating(dtype: str) -> bool:
-    """A float dtype name (``float32``, ``bfloat16``), or one not known (older results)."""
-    return not dtype or "float" in dtype
-
-
-def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[List[str], str]:
-    """The ops a ``keep_dtype`` fix names, in the failures' (graph) order, and why: failing ops
-    whose golden operands pass 65504 (``range_inputs``, ``compare.fp16_range.RangeFinding``)
-    and failing ops whose values leave the float16 range (``fp16_range_rows``, by their original
-    names where fused). Both kinds: an op whose input overflows usually fails first, with the
-    ops after it failing on their own values, and keeping only one kind leaves the other
-    failing. ``([], "")`` when neither."""
-    # NaN/Inf rows count with a range finding, or where no golden was read at all (a saved
-    # result: nothing tells an overflow from a value rounded to 0, and judge keeps the hint it
-    # gave before; a review)
-    rows = fp16_range_rows(verdict, nan_counts=True if range_inputs or not hasattr(
-        range_inputs, "checked") else None)
-    row_ids = {id(r) for r in rows}
-    range_ops = {f.op for f in range_inputs}
-    names: List[str] = []
-    for f in verdict.failures:
-        if id(f.row) in row_ids:
-            picked = f.row.original_names or (f.row.op_name,)
-        elif f.row.golden_name in range_ops:
-            picked = (f.row.golden_name,)
-        else:
-            continue
-        names.extend(n for n in picked if n not in names)
-    names.extend(n for n in dict.fromkeys(f.op for f in range_inputs) if n not in names)
-    reasons = []
-    if range_inputs:
-        found = "; ".join(printable(f.describe()) for f in range_inputs[:3])
-        hidden = [n for n in getattr(range_inputs, "ignored", ()) if n in names]
-        if hidden:  # ignored for the verdict: the user must read why the hint names them
-            found += (f"; {', '.join(printable(n) for n in hidden[:3])} "
-                      f"{'is' if len(hidden) == 1 else 'are'} ignored but feed"
-                      f"{'s' if len(hidden) == 1 else ''} the failing ops")
-        quiet = [n for n in getattr(range_inputs, "passing", ()) if n in names]
-        if quiet:  # passes a loosened threshold: the user must read why the hint names it
-            one = len(quiet) == 1
-            found += (f"; {', '.join(printable(n) for n in quiet[:3])} "
-                      f"meet{'s' if one else ''} the loosened threshold (the default check "
-                      f"fails {'it' if one else 'them'}) but feed{'s' if one else ''} the "
-                      "failing ops")
-        what = ("operands" if all(str(f.slot).startswith("input") for f in range_inputs)
-                else "values")
-        reasons.append(f"golden {what} leave the float16 range ({found})")
-    if rows:
-        reasons.append("values leave the float16 range (NaN/Inf in the actual output or |golden| "
-                       "> 65504)")
-    return names, ", and ".join(reasons)
-
-
-def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
-    """Whether converting in high precision can keep ``names`` (a keep_dtype fix's ops) within
-    float16: not when one of them runs on the Cube unit (``CUBE_TYPES``), whose inputs stay
-    float16 under high precision (a MatMul fused with a Mul by 1e5 still overflowed)."""
-    from ..core.ascend_optypes import CUBE_TYPES
-
-    wanted = set(names)
-    for f in verdict.failures:
-        r = f.row
-        if r.op_type in CUBE_TYPES and wanted & {r.op_name, r.golden_name, *r.original_names}:
-            return False
-    return True
 
 
 def default_hint(verdict: Verdict, range_inputs: Sequence = (),
@@ -440,11 +359,14 @@ def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
 def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
                  hint=None, worst: int = WORST_ROWS,
                  report_how: str = DEFAULT_REPORT_HOW, range_inputs: Sequence = (),
-                 cli: bool = False) -> str:
+                 cli: bool = False, dump_kept: Optional[str] = None) -> str:
     """The fixed failure block for a failed verdict. ``report_how`` says how to get the CSV
     when ``csv_path`` is None. ``hint``: a text, a ``report.hints.Hint`` (printed with the
     modes to paste), or None for ``default_hint``. ``cli``: the ``ascend-accuracy`` command's
-    spelling of every option named (``--ignore NAME``), as ``default_hint(cli=True)``."""
+    spelling of every option named (``--ignore NAME``), as ``default_hint(cli=True)``.
+    ``dump_kept``: where the failing run's device dump stays, as printed (the plugin keeps a
+    failing test's dumps; a YAML trial found them only through compare.json's actual_root),
+    a line after the report's."""
     if verdict.passed:
         return summary_text(result, verdict, csv_path=csv_path)
     head = verdict.describe()
@@ -461,6 +383,8 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         lines.append("")
     lines += [f"coverage: {result.coverage.describe()}{skipped_note(result)}",
               report_line(csv_path, report_how)]
+    if dump_kept:
+        lines.append(f"dump kept: {printable(dump_kept)}")
     if hint is not None and not isinstance(hint, str):
         lines += hint.lines()
     else:

@@ -138,7 +138,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     ``Upstream``, what feeds a first failure of integer values (``integer_upstream``)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
-    from .failure_text import high_precision_may_fix, keep_dtype_names, no_overflow_seen
+    from .failure_text import no_overflow_seen
+    from .fp16_fix_ops import high_precision_may_fix, keep_dtype_names
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:

@@ -121,9 +121,13 @@ def test_failure_block_is_shown_exactly(pytester, models_dir):
     assert lines[start - 1].startswith("_") and "test_overflow[default]" in lines[start - 1]
     # the same block; the next step differs (in a test it carries the test's mode), and how to
     # get the CSV is the plugin's option (check_accuracy takes no csv_path)
-    cut = next(i for i, line in enumerate(expected) if line.startswith("next step:"))
     report = expected.index("full report: not written (pass csv_path=...)")
     expected[report] = "full report: not written (rerun with --accuracy-report=DIR)"
+    # and the test says where its dump stays (kept: it failed); assert_accuracy prints none
+    kept = next(x for x in lines if x.startswith("dump kept: "))
+    assert re.fullmatch(r"dump kept: \S*/test_overflow_default_0/ascend-dumps/dump-\d+", kept)
+    expected.insert(report + 1, kept)
+    cut = next(i for i, line in enumerate(expected) if line.startswith("next step:"))
     assert lines[start:start + cut] == expected[:cut]
     end = lines.index("test_acc.py:16: AccuracyFailure")
     assert lines[start + cut].startswith("next step:") and lines[end - 1] == ""
