@@ -24,3 +24,12 @@ def test_a_value_near_none_lists_them_without_a_closest():
                        match=r"unknown precision_mode 'fp8'; known: force_fp16") as info:
         Mode(precision_mode="fp8")
     assert "closest" not in str(info.value)
+
+
+def test_a_misspelled_buffer_optimize_names_the_closest_and_it_pastes():
+    with pytest.raises(ConfigError) as info:
+        mode_from_spec({"buffer_optimize": "off_optimise"}, "models[0].modes[0]")
+    text = str(info.value)
+    assert "unknown buffer_optimize 'off_optimise'; closest: 'off_optimize'; known: " in text, text
+    closest = re.search(r"closest: '([^']+)'", text).group(1)
+    assert mode_from_spec({"buffer_optimize": closest}) == Mode(buffer_optimize="off_optimize")

@@ -61,7 +61,8 @@ class Mode:
                               f"{closest_text(self.precision_mode, PRECISION_MODES)}; "
                               f"known: {', '.join(PRECISION_MODES)}")
         if self.buffer_optimize not in BUFFER_OPTIMIZE:
-            raise ConfigError("mode", f"unknown buffer_optimize {self.buffer_optimize!r}; "
+            raise ConfigError("mode", f"unknown buffer_optimize {self.buffer_optimize!r}"
+                              f"{closest_text(self.buffer_optimize, BUFFER_OPTIMIZE)}; "
                               f"known: {', '.join(BUFFER_OPTIMIZE)}")
         # OpType:: entries in ATC's spelling (ONNX types mapped to Ascend IR types, see
         # core.ascend_optypes): the keep_dtype file holds what ATC matches
