@@ -78,6 +78,9 @@ def test_the_packed_entry_is_the_dumpset_of_a_directory_of_npy_files(tmp_path, m
     # the directory the reports show as the golden reads the same, through its index
     assert _layout(load_dump(entry / DUMP_DIR), model) == _layout(dump)
     assert dump.root == str(entry / DUMP_DIR)
+    # and the entry's own folder (a YAML trial passed it to ascend-accuracy compare: refused as
+    # "JSON, not a dump")
+    assert _layout(load_dump(entry), model) == _layout(dump)
     for a, b in zip(listed.ops, packed.ops):
         for t, u in zip(a.inputs + a.outputs, b.inputs + b.outputs):
             np.testing.assert_array_equal(t.load(), u.load())

@@ -1,6 +1,7 @@
 """``load_dump(path)``: one entry point for every kind of dump this package reads.
 
-* a directory holding ``.npy`` files in golden or converted naming -> ``npy_dir``;
+* a directory holding ``.npy`` files in golden or converted naming -> ``npy_dir``; a golden cache
+  entry's packed ``npy`` directory, or the entry above it -> ``npy_index``;
 * an Ascend dump tree (any level from ``dump_path`` down to the step directory) -> the leaf chosen
   by ``discovery.choose_leaf``, every binary file's header parsed (tensors stay on disk);
 * one Ascend binary dump file -> a DumpSet with that op.
@@ -30,7 +31,7 @@ from .ffts_slices import join_sliced_ops
 from .layout import parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
 from .npy_dir import CONVERTED_OP_NAME, has_npy_dump, read_npy_dir
-from .npy_index import packed_dir_index, read_indexed_dir
+from .npy_index import ENTRY_NPY_DIR, packed_dir_index, read_indexed_dir
 from .om_json import OmGraph, OmOp, read_om_json
 from .om_pairing import OutputPairing, inserted_ops, pair_outputs
 
@@ -54,6 +55,8 @@ def load_dump(path, *, om_json=None, model_name: Optional[str] = None,
         dump = read_npy_dir(p)
     elif (index := packed_dir_index(p)) is not None:  # a cached golden's npy directory
         dump = read_indexed_dir(p, index)  # (the reports show it as the golden)
+    elif (index := packed_dir_index(p / ENTRY_NPY_DIR)) is not None:  # its entry, one up (a
+        dump = read_indexed_dir(p / ENTRY_NPY_DIR, index)  # trial passed the entry to compare)
     else:
         subs = graph.sub_graphs if graph is not None else ()
         leaf = choose_leaf(p, model_name, sub_models=subs)

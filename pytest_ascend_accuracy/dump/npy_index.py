@@ -30,6 +30,9 @@ from .npy_header import NpyLayout, checked_layout
 INDEX_VERSION = 1
 #: where a cache entry keeps the index of its npy directory: next to it, under this name
 INDEX_NAME = "npy_index.json"
+#: the name of a golden cache entry's npy directory (``golden.onnxruntime_golden.DUMP_DIR``):
+#: ``load_dump`` reads the entry (``.ascend-accuracy/golden/<k>/<key>/``) as that directory
+ENTRY_NPY_DIR = "npy"
 
 
 def write_index(path, index: dict) -> None:
@@ -125,5 +128,5 @@ def _pack_of(directory: Path, name) -> Optional[Path]:
     return directory / name
 
 
-__all__ = ["INDEX_NAME", "INDEX_VERSION", "pack_name_problem", "packed_dir_index",
+__all__ = ["ENTRY_NPY_DIR", "INDEX_NAME", "INDEX_VERSION", "pack_name_problem", "packed_dir_index",
            "read_indexed_dir", "write_index"]

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..core.cache import Cache, Vouched, make_key, new_hasher
 from ..dump.model import DumpSet
-from ..dump.npy_index import INDEX_NAME
+from ..dump.npy_index import ENTRY_NPY_DIR, INDEX_NAME
 from ..dump.dtypes import UnsupportedDtype
 from ..errors import BackendError, DumpFormatError
 from ..graph.external import initializer_array
@@ -50,7 +50,7 @@ from ..graph.value_kinds import refusal_text
 #: names them, graph.names; 7: an If decided by the input values keeps its name and outputs
 #: over its inlined branch, graph.inline)
 GOLDEN_FORMAT = 7
-DUMP_DIR = "npy"
+DUMP_DIR = ENTRY_NPY_DIR  # (``dump.load_dump`` reads an entry as it)
 #: the one file of ``DUMP_DIR`` that holds every tensor's ``.npy`` record (``NpyDumpWriter(pack=)``):
 #: a golden of 600 tensors is one file created, not 600 (each costs ~0.3 ms on ext4)
 PACK_FILE = "tensors.pack"
