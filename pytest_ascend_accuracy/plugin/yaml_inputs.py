@@ -8,10 +8,12 @@ naming both keys (a trial's entry ran at ``input_shape`` with ``shapes`` dropped
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Mapping, Optional, Tuple
 
+from ..core.locations import shown
 from ..errors import ConfigError
 
 Shapes = Dict[str, Tuple[int, ...]]
@@ -35,10 +37,14 @@ class InputsSpec:
 
 
 def existing_file(base_dir: Path, rel: str, at: str) -> Path:
+    """The file ``rel`` names (relative to the suite's folder ``base_dir``); one that is not
+    there is an error printing it as a user can paste it where pytest runs (it printed
+    ``/abs/suite/dir/../x.onnx``)."""
     p = Path(rel).expanduser()
     p = p if p.is_absolute() else base_dir / p
     if not p.is_file():
-        raise ConfigError(at, f"file not found: {p}")
+        raise ConfigError(at, f"file not found: {shown(os.path.normpath(p), Path.cwd())} "
+                              f"({rel!r} from the suite's folder)")
     return p
 
 

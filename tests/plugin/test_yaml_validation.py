@@ -1,7 +1,10 @@
 """YAML suite parsing and validation (no pytest session): every error names file and key."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from pytest_ascend_accuracy.core.locations import shown
 from pytest_ascend_accuracy.errors import ConfigError
 from pytest_ascend_accuracy.plugin.yaml_suite import load_suite
 
@@ -65,7 +68,8 @@ models:
     ("defaults: {thresh: 1}\nmodels: [{model: models/mlp.onnx}]", ": defaults.thresh",
      "unknown key; closest: threshold; known: threshold, metric, per_op, ignore, modes, inputs, "
      "input_shape, max_drop, scale_tolerance"),
-    ("models: [{model: models/none.onnx}]", ": models[0].model", "file not found: {d}/models/none.onnx"),
+    ("models: [{model: models/none.onnx}]", ": models[0].model",
+     "file not found: {d}/models/none.onnx ('models/none.onnx' from the suite's folder)"),
     ("models: [{name: m}]", ": models[0].model", "required: the ONNX file, relative to the suite file"),
     ("models: [{model: models/mlp.onnx, threshold: 2}]", ": models[0].threshold",
      "threshold must be within [0, 1], got 2.0"),
@@ -99,7 +103,7 @@ models:
     ("models: [{model: models/mlp.onnx, inputs: {x: x.txt}}]", ": models[0].inputs.x",
      "must be a .npy file, got 'x.txt'"),
     ("models: [{model: models/mlp.onnx, inputs: {x: y.npy}}]", ": models[0].inputs.x",
-     "file not found: {d}/y.npy"),
+     "file not found: {d}/y.npy ('y.npy' from the suite's folder)"),
     ("models: [{model: models/mlp.onnx, input_shape: {x: [1, 0]}}]", ": models[0].input_shape.x",
      "must be a list of positive integers, got [1, 0]"),
     ("models: [{model: models/mlp.onnx}, {model: models/mlp.onnx}]", ": models[1].name",
@@ -115,7 +119,20 @@ def test_errors_name_file_and_key(suite, tmp_path, body, where, problem):
     path = suite(body)
     with pytest.raises(ConfigError) as info:
         load_suite(path)
-    assert str(info.value) == f"{path}{where}: {problem.format(d=tmp_path)}"
+    shown_dir = shown(tmp_path, Path.cwd())  # (files: as pasted where pytest runs)
+    assert str(info.value) == f"{path}{where}: {problem.format(d=shown_dir)}"
+
+
+def test_a_missing_file_is_printed_as_pasted_where_pytest_runs(suite, tmp_path, monkeypatch):
+    """Relative to where pytest runs and normalised (a YAML trial read
+    ``file not found: /abs/dir/../x.onnx``)."""
+    (tmp_path / "sub").mkdir()
+    path = suite("models: [{model: sub/../none.onnx}]")
+    monkeypatch.chdir(tmp_path / "sub")
+    with pytest.raises(ConfigError) as info:
+        load_suite(path)
+    assert str(info.value).endswith(": models[0].model: file not found: ../none.onnx "
+                                    "('sub/../none.onnx' from the suite's folder)")
 
 
 def test_invalid_yaml(suite):
