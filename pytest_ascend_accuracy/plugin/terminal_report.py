@@ -5,9 +5,10 @@ every failing test gets one line naming its first failing operator; cache counte
 files written close the section.
 
 A check's verdict is shown beside its test's outcome: a failed check in a test pytest reports as
-xfailed is ``xfail`` (line ``XFAIL ...``), and in a test that caught the ``AccuracyFailure`` and
-passed, ``caught`` (line ``CAUGHT ...``). Only a failed check whose test failed (or whose outcome
-is unknown) is ``FAILED``, so the section never contradicts pytest's own summary.
+xfailed is ``xfail`` (line ``XFAIL ...``), in a test that caught the ``AccuracyFailure`` and
+passed, ``caught`` (line ``CAUGHT ...``), and in a test that caught it and called
+``pytest.skip``, ``skipped`` (line ``SKIPPED ...``). Only a failed check whose test failed (or
+whose outcome is unknown) is ``FAILED``, so the section never contradicts pytest's own summary.
 """
 from __future__ import annotations
 
@@ -32,17 +33,22 @@ def _fmt(value: Optional[float]) -> str:
     return f"{value:.6f}"
 
 
-#: a check's status in the summary: passed, or failed in a test that failed, xfailed, or passed
-PASSED, FAILED, XFAIL, CAUGHT = "passed", "FAILED", "xfail", "caught"
-_LINE_PREFIX = {FAILED: "FAILED", XFAIL: "XFAIL", CAUGHT: "CAUGHT"}
+#: a check's status in the summary: passed, or failed in a test that failed, xfailed, passed or
+#: was skipped
+PASSED, FAILED, XFAIL, CAUGHT, SKIPPED = "passed", "FAILED", "xfail", "caught", "skipped"
+_LINE_PREFIX = {FAILED: "FAILED", XFAIL: "XFAIL", CAUGHT: "CAUGHT", SKIPPED: "SKIPPED"}
+#: what a failed check's line says of its test, where the test did not fail
+_TEST_DID = {CAUGHT: " (the test passed)", SKIPPED: " (the test was skipped)"}
 
 
 def outcomes_by_test(stats: Mapping[str, Sequence]) -> Dict[str, str]:
-    """``{test id: passed | failed | xfailed | xpassed}`` from a terminal reporter's ``stats``
-    (reports by category; under xdist the controller's has every worker's). A test with an
-    error in setup or teardown counts as failed."""
+    """``{test id: passed | failed | xfailed | xpassed | skipped}`` from a terminal reporter's
+    ``stats`` (reports by category; under xdist the controller's has every worker's). A test
+    with an error in setup or teardown counts as failed; one skipped in its call (a test that
+    caught its ``AccuracyFailure`` and called ``pytest.skip``) and failed in teardown, as
+    failed."""
     out: Dict[str, str] = {}
-    for category in ("passed", "xpassed", "xfailed", "failed", "error"):  # the last one wins
+    for category in ("skipped", "passed", "xpassed", "xfailed", "failed", "error"):  # last wins
         for report in stats.get(category, ()):
             nodeid = getattr(report, "nodeid", None)
             if nodeid:
@@ -102,23 +108,32 @@ def first_line(longrepr, width: int = 200) -> str:
 
 def check_status(rec: CheckRecord, outcomes: Mapping[str, str]) -> str:
     """``PASSED``, or for a failed check what its test made of it: ``XFAIL`` (the test is
-    xfailed), ``CAUGHT`` (the test passed: it expected the failure) or ``FAILED``."""
-    if rec.passed:
+    xfailed), ``CAUGHT`` (the test passed: it expected the failure), ``SKIPPED`` (the test
+    caught it and skipped: a CI trial's was ``FAILED`` beside pytest's "1 skipped") or
+    ``FAILED``."""
+    return _status(rec.passed, outcomes.get(rec.nodeid))
+
+
+def _status(passed: bool, outcome: Optional[str]) -> str:
+    """A check's status from its verdict and its test's outcome (``outcomes_by_test``)."""
+    if passed:
         return PASSED
-    outcome = outcomes.get(rec.nodeid)
     if outcome == "xfailed":
         return XFAIL
     if outcome in ("passed", "xpassed"):
         return CAUGHT
+    if outcome == "skipped":
+        return SKIPPED
     return FAILED
 
 
 def failure_line(rec: CheckRecord, status: str = FAILED) -> str:
     """``FAILED node: first failing op X (cosine 0.41 < 0.95)`` (``XFAIL``/``CAUGHT ... (the
-    test passed)`` for a failed check its test expected, see ``check_status``)."""
+    test passed)``/``SKIPPED ... (the test was skipped)`` for a failed check its test expected,
+    see ``check_status``)."""
     op = "cosine" if rec.metric == "cosine" else rec.metric
     rel = "<" if rec.metric == "cosine" else ">"
-    where = f" [{rec.model}, {rec.mode}]" + (" (the test passed)" if status == CAUGHT else "")
+    where = f" [{rec.model}, {rec.mode}]" + _TEST_DID.get(status, "")
     prefix = _LINE_PREFIX[status]
     if rec.note:
         return f"{prefix} {rec.nodeid}{where}: {rec.note}"
@@ -135,8 +150,8 @@ def failure_line(rec: CheckRecord, status: str = FAILED) -> str:
 
 
 def grid_lines(records: Sequence[CheckRecord], outcomes: Mapping[str, str] = {}) -> List[str]:
-    """One row per model, one column per mode: ``passed``, ``FAILED``, ``xfail``, ``caught``
-    (``check_status``), ``1/2 passed`` or ``-``."""
+    """One row per model, one column per mode: ``passed``, ``FAILED``, ``xfail``, ``caught``,
+    ``skipped`` (``check_status``), ``1/2 passed`` or ``-``."""
     models: List[str] = []
     modes: List[str] = []
     cells: Dict[Tuple[str, str], List[str]] = {}
@@ -164,20 +179,15 @@ def grid_lines(records: Sequence[CheckRecord], outcomes: Mapping[str, str] = {})
 
 def _statuses(records: Sequence[Mapping], outcomes: Mapping[str, str]) -> List[str]:
     """Each record's ``PASSED``, or for a failed check what its test made of it (``XFAIL``,
-    ``CAUGHT``, ``FAILED``), as ``check_status`` says of an accuracy check."""
-    out = []
-    for r in records:
-        outcome = outcomes.get(r["nodeid"])
-        out.append(PASSED if r["passed"] else XFAIL if outcome == "xfailed"
-                   else CAUGHT if outcome in ("passed", "xpassed") else FAILED)
-    return out
+    ``CAUGHT``, ``SKIPPED``, ``FAILED``), as ``check_status`` says of an accuracy check."""
+    return [_status(r["passed"], outcomes.get(r["nodeid"])) for r in records]
 
 
 def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) -> List[str]:
     """``2 dataset checks: ...``, one line of figures per check and a line per failure
-    (``XFAIL``/``CAUGHT`` as for an accuracy check: a failed check of an xfailed test, or of a
-    test that caught it and passed, was a ``FAILED`` line beside pytest's "1 xfailed": a CI
-    trial)."""
+    (``XFAIL``/``CAUGHT``/``SKIPPED`` as for an accuracy check: a failed check of an xfailed
+    test, or of a test that caught it and passed, was a ``FAILED`` line beside pytest's "1
+    xfailed": a CI trial)."""
     records = sorted(records, key=lambda r: r["nodeid"])
     statuses = _statuses(records, outcomes)
     passed = statuses.count(PASSED)
@@ -193,7 +203,7 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
         if status != PASSED:
             traced = (f"; first failing op {r['first_op']} (sample {r['first_sample']})"
                       if r.get("first_op") else "")
-            caught = " (the test passed)" if status == CAUGHT else ""
+            caught = _TEST_DID.get(status, "")
             lines.append(f"{_LINE_PREFIX[status]} {r['nodeid']} [{r['model']}, {r['mode']}]"
                          f"{caught}: {r['metric']} drop {r['reference'] - r['device']:.4f} > "
                          f"max_drop {r['max_drop']:g}{traced}")
@@ -203,8 +213,8 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
 def preprocessing_lines(records: Sequence[Mapping],
                         outcomes: Mapping[str, str] = {}) -> List[str]:
     """``2 pre-processing checks: ...`` (step 5, the AIPP file against the reference
-    pre-processing), a line per check and one per failure (``XFAIL``/``CAUGHT`` as for an
-    accuracy check: ``check_status``)."""
+    pre-processing), a line per check and one per failure (``XFAIL``/``CAUGHT``/``SKIPPED`` as
+    for an accuracy check: ``check_status``)."""
     records = sorted(records, key=lambda r: r["nodeid"])
     statuses = _statuses(records, outcomes)
     passed = statuses.count(PASSED)
@@ -215,7 +225,7 @@ def preprocessing_lines(records: Sequence[Mapping],
     for r, status in zip(records, statuses):
         if status != PASSED:
             fix = f"; corrected AIPP file: {r['corrected']}" if r.get("corrected") else ""
-            caught = " (the test passed)" if status == CAUGHT else ""
+            caught = _TEST_DID.get(status, "")
             lines.append(f"{_LINE_PREFIX[status]} {r['nodeid']}{caught}: AIPP file {r['aipp']} "
                          f"disagrees with the reference pre-processing{fix}")
     return lines
@@ -223,11 +233,15 @@ def preprocessing_lines(records: Sequence[Mapping],
 
 def _expected(statuses: Sequence[str]) -> str:
     """``, of them 1 in an xfailed test and 2 caught by passing tests`` (empty: none)."""
-    xfail, caught = statuses.count(XFAIL), statuses.count(CAUGHT)
+    xfail, caught, skipped = (statuses.count(s) for s in (XFAIL, CAUGHT, SKIPPED))
     parts = [f"{xfail} in {'an xfailed test' if xfail == 1 else 'xfailed tests'}"] if xfail else []
     if caught:
         parts.append(f"{caught} caught by {'a passing test' if caught == 1 else 'passing tests'}")
-    return f", of them {' and '.join(parts)}" if parts else ""
+    if skipped:
+        parts.append(f"{skipped} in {'a skipped test' if skipped == 1 else 'skipped tests'}")
+    if not parts:
+        return ""
+    return f", of them {', '.join(parts[:-1])}{' and ' if len(parts) > 1 else ''}{parts[-1]}"
 
 
 def summary_lines(records: Sequence[CheckRecord], *, backend: str,
