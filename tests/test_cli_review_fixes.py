@@ -132,8 +132,8 @@ def test_judge_and_compare_ignoring_every_op_fail(dumps, tmp_path, capsys):
         assert cli.main([*argv, "--ignore", "*"]) == 1
         out = capsys.readouterr().out
         assert ("accuracy FAILED: no tensor was judged: of the compared tensors, 2 ignored by "
-                "ignore=['*']; name only the ops to accept in ignore= (--ignore on the "
-                "command line)") in out, out
+                "ignore=['*']; name only the ops to accept in ignore= (ignore: in a YAML suite, "
+                "--ignore on the command line)") in out, out
         assert cli.main([*argv, "--ignore", "Add*"]) == 0  # Conv_0 is judged, and passes
         assert "accuracy PASSED: 1 tensor meets cosine >= 0.95 (1 ignored)" in capsys.readouterr().out
 

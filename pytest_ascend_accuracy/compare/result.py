@@ -163,10 +163,10 @@ def _nothing_judged(counts: Mapping[str, int], policy: Policy) -> str:
         parts.append(f"{counts['ignored']} ignored by ignore={list(policy.ignore)!r}")
     if counts["skipped"]:
         parts.append(f"{counts['skipped']} not measurable by {policy.default.metric}")
-    fix = ("name only the ops to accept in ignore= (--ignore on the command line)"
-           if counts["ignored"] else
-           "judge them by a metric that applies, e.g. metric=\"cosine\" (--metric cosine on the "
-           "command line)")
+    fix = ("name only the ops to accept in ignore= (ignore: in a YAML suite, --ignore on the "
+           "command line)" if counts["ignored"] else
+           "judge them by a metric that applies, e.g. metric=\"cosine\" (metric: cosine in a "
+           "YAML suite, --metric cosine on the command line)")
     return f"{NOTHING_JUDGED}: of the compared tensors, {' and '.join(parts)}; {fix}"
 
 

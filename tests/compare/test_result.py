@@ -214,7 +214,7 @@ def test_a_verdict_that_judged_nothing_fails_naming_why():
     assert skipped.describe() == (
         "accuracy FAILED: no tensor was judged: of the compared tensors, 1 ignored by "
         "ignore=['f'] and 1 not measurable by kl; name only the ops to accept in ignore= "
-        "(--ignore on the command line)")
+        "(ignore: in a YAML suite, --ignore on the command line)")
     assert r.judge(0.001, metric="kl", ignore=["b"]).judged == 1  # f is judged
     bool_only = _saved_before_exact(r).judge(0.001, metric="kl", ignore=["f"]).problem
     assert bool_only.startswith("no tensor was judged")
@@ -222,7 +222,8 @@ def test_a_verdict_that_judged_nothing_fails_naming_why():
     everything = r.judge(0.0, ignore=["*"])
     assert not everything.passed and everything.ignored == 2
     assert everything.problem.endswith(
-        "; name only the ops to accept in ignore= (--ignore on the command line)")
+        "; name only the ops to accept in ignore= (ignore: in a YAML suite, --ignore on the "
+        "command line)")
 
 
 def test_json_round_trip_preserves_rows_and_verdicts(result, tmp_path):

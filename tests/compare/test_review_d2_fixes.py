@@ -126,9 +126,11 @@ def test_nothing_judged_advice_names_the_setting_for_both_callers():
     ignored = r.judge(0.0, ignore=["*"])
     assert ignored.problem.startswith(NOTHING_JUDGED)
     assert ignored.problem.endswith(
-        "; name only the ops to accept in ignore= (--ignore on the command line)")
+        "; name only the ops to accept in ignore= (ignore: in a YAML suite, --ignore on the "
+        "command line)")
     assert default_hint(ignored) == (
-        "name only the ops to accept in ignore= (--ignore on the command line)")
+        "name only the ops to accept in ignore= (ignore: in a YAML suite, --ignore on the "
+        "command line)")
     bools = compare_dumps(DumpSet.from_arrays({"b": [np.array([True, False])]}),
                           DumpSet.from_arrays({"b": [np.array([True, False])]}))
     from test_result import _saved_before_exact
@@ -137,7 +139,7 @@ def test_nothing_judged_advice_names_the_setting_for_both_callers():
     skipped = _saved_before_exact(bools).judge(0.001, metric="kl").problem
     assert skipped.startswith(NOTHING_JUDGED)
     assert skipped.endswith('; judge them by a metric that applies, e.g. metric="cosine" '
-                            "(--metric cosine on the command line)")
+                            "(metric: cosine in a YAML suite, --metric cosine on the command line)")
 
 
 # -- 4. operands not checked ---------------------------------------------------------------

@@ -31,11 +31,11 @@ models:
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=2, passed=1)  # the mlp keeps ops relu* does not match
     assert ("accuracy FAILED: no tensor was judged: of the compared tensors, 5 ignored by "
-            "ignore=['*']; name only the ops to accept in ignore= (--ignore on the command "
-            "line)") in result.stdout.str()
+            "ignore=['*']; name only the ops to accept in ignore= (ignore: in a YAML suite, "
+            "--ignore on the command line)") in result.stdout.str()
     result.stdout.fnmatch_lines(["*next step: every compared tensor was ignored or skipped: "
-                                 "name only the ops to accept in ignore= (--ignore on the "
-                                 "command line)"])
+                                 "name only the ops to accept in ignore= (ignore: in a YAML "
+                                 "suite, --ignore on the command line)"])
 
 
 def test_a_golden_stored_with_outputs_only_gets_the_operand_hint_and_it_works_pasted(
