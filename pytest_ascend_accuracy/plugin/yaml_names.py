@@ -176,6 +176,25 @@ def check_mode_extra(mode, at: str) -> None:
             raise ConfigError(where, exc.problem) from None
 
 
+def check_mode_names(model, modes, at: str) -> None:
+    """The ``keep_dtype`` entries of a model's YAML modes (``at``: the modes' key,
+    ``models[0].modes`` or ``defaults.modes``) name ops or op types of ``model``, refused at
+    collection under their key as ``ascend_model`` refuses them when it converts (that error
+    named the test id, and only once the item ran). A model that cannot be read is left to
+    the run, which says why."""
+    from ..graph.op_catalogue import model_ops
+
+    kept = [(k, mode.keep_dtype) for k, mode in enumerate(modes) if mode.keep_dtype]
+    if not kept:
+        return
+    try:
+        ops = model_ops(model)
+    except ConfigError:
+        return
+    for k, entries in kept:
+        ops.check_keep_dtype(entries, f"{at}[{k}].keep_dtype")
+
+
 def check_dataset_output(model, dataset: Mapping, at: str) -> None:
     """``dataset.output`` names an output of ``model``, and a model of several outputs says
     which one a built-in metric reads (``at``: ``file: models[0].dataset``); an unreadable

@@ -47,7 +47,8 @@ from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, vali
 from ..core.modes import Mode, resolve_mode
 from .yaml_inputs import (InputsSpec, combined_shapes, existing_file, inputs_spelling,
                           parse_inputs, shape_map)
-from .yaml_names import CaseKeys, SuiteNames, check_dataset_output, check_mode_extra
+from .yaml_names import (CaseKeys, SuiteNames, check_dataset_output, check_mode_extra,
+                         check_mode_names)
 
 TOP_KEYS = ("defaults", "models")
 SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape",
@@ -168,6 +169,7 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         return f"{at if key in entry or key not in defaults else dat}.{key}"
 
     modes = _modes(setting("modes", ["default"]), key_at("modes"))
+    check_mode_names(model, modes, key_at("modes"))
     inputs_spelling(setting("inputs"), model, key_at("inputs"))
     inputs, gen_shapes = parse_inputs(setting("inputs", {"seed": 0}), base_dir, key_at("inputs"))
     input_shape = combined_shapes(shape_map(setting("input_shape"), key_at("input_shape")),

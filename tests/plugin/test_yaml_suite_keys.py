@@ -47,6 +47,15 @@ COLLECTION_ERRORS = {
                        "'buffer_optimze'; closest: 'buffer_optimize', which is set by the mode "
                        "itself: write it as a key of the mode, {buffer_optimize: off_optimize}, "
                        "not in extra*"),
+    # a misspelled keep_dtype name: refused when the item converted, under the test id
+    "accuracy_keep": ("models:\n  - model: models/passing_mlp.onnx\n"
+                      "    modes: [{keep_dtype: [relu]}]\n",
+                      "models[[]0[]].modes[[]0[]].keep_dtype: keep_dtype entry 'relu' is not an "
+                      "op of model 'passing_mlp'; closest: 'relu2', 'relu1'*"),
+    "accuracy_shared_keep": ("defaults:\n  modes: [default, {keep_dtype: ['OpType::Relux']}]\n"
+                             "models:\n  - model: models/passing_mlp.onnx\n",
+                             "defaults.modes[[]1[]].keep_dtype: keep_dtype entry "
+                             "'OpType::Relux': no op of type 'Relux' in model 'passing_mlp'*"),
 }
 
 
