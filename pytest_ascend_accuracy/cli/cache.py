@@ -103,14 +103,19 @@ def _run(args: argparse.Namespace) -> int:
 
 def _cache_of(args: argparse.Namespace):
     """(the cache directory, where it was found, its bound) for ``args``: ``--cache-dir`` as
-    given, else the one ``pytest PATH`` uses (``cli.pytest_ini``)."""
+    given, else the one ``pytest PATH`` uses (``cli.pytest_ini``), whose ini file is refused
+    where pytest would refuse it: a misspelled key (``core.ini_keys``), a bad size."""
     from ..core.cache_size import format_size, parse_size
+    from ..core.ini_keys import misspelled_ini_key, misspelled_text
     from .pytest_ini import find_pytest_ini
 
     if args.cache_dir is not None:
         return Path(args.cache_dir).expanduser(), "", ""
     _check_exists(args.path)
     ini = find_pytest_ini(args.path)
+    misspelled = misspelled_ini_key(ini.values)
+    if misspelled is not None:  # the setting it meant would be ignored: another cache pruned
+        raise ConfigError(_relative(ini.inifile), misspelled_text(*misspelled))
     setting = ini.values.get("ascend_accuracy_cache_dir", "").strip()
     root = Path(setting or DEFAULT_CACHE_DIR).expanduser()
     root = root if root.is_absolute() else ini.rootdir / root
@@ -121,7 +126,7 @@ def _cache_of(args: argparse.Namespace):
     size = ini.values.get("ascend_accuracy_cache_size", "").strip()
     bound = ""
     if size:
-        limit = parse_size(size, f"ascend_accuracy_cache_size in {ini.inifile}")
+        limit = parse_size(size, f"ascend_accuracy_cache_size in {_relative(ini.inifile)}")
         bound = "" if limit is None else f", bound {format_size(limit)}"
     return Path(shown), where, bound
 

@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Optional
 
+from ..core.ini_keys import PREFIX
 from ..errors import ConfigError
 
 
 @dataclass(frozen=True)
 class PytestIni:
-    """The rootdir, the ini file (None: there is none) and its ``ascend_accuracy_*`` values."""
+    """The rootdir, the ini file (None: there is none) and its ``ascend_*`` values (every key
+    in the plugin's namespace, misspelled ones too: ``core.ini_keys``)."""
 
     rootdir: Path
     inifile: Optional[Path] = None
@@ -57,7 +59,7 @@ def find_pytest_ini(start, invocation_dir=None) -> PytestIni:
 
 
 def _read(path: Path) -> Optional[Dict[str, str]]:
-    """The file's pytest settings (``ascend_accuracy_*`` keys only), or None when the file
+    """The file's pytest settings (``ascend_*`` keys only), or None when the file
     holds no pytest section (then it is not pytest's ini file)."""
     if path.name == "pyproject.toml":
         return _read_toml(path)
@@ -72,7 +74,7 @@ def _read(path: Path) -> Optional[Dict[str, str]]:
     if not parser.has_section(section):
         # pytest.ini is pytest's even without a [pytest] section (pytest says so)
         return {} if path.name in ("pytest.ini", ".pytest.ini") else None
-    return {k: v for k, v in parser.items(section) if k.startswith("ascend_accuracy_")}
+    return {k: v for k, v in parser.items(section) if k.startswith(PREFIX)}
 
 
 def _read_toml(path: Path, table=("tool", "pytest")) -> Optional[Dict[str, str]]:
@@ -93,7 +95,7 @@ def _read_toml(path: Path, table=("tool", "pytest")) -> Optional[Dict[str, str]]
     if not isinstance(pytest_table, dict):
         return None
     table = pytest_table.get("ini_options", pytest_table)
-    return {k: str(v) for k, v in table.items() if k.startswith("ascend_accuracy_")}
+    return {k: str(v) for k, v in table.items() if k.startswith(PREFIX)}
 
 
 __all__ = ["PytestIni", "find_pytest_ini"]
