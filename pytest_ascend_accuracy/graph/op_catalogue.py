@@ -118,15 +118,16 @@ class ModelOps:
                     f"{'do' if dumps else 'does'} not have ({'their' if dumps else 'its'} mode "
                     f"does not fuse it): name a member, e.g. {members[0]!r}, which applies to "
                     "the fused op in the modes that fuse it and to itself in the others")
-        if any(c in entry for c in "*?[") and not near:  # nothing close: the names, then
-            shown = ", ".join(repr(n) for n in ops[:8])
-            more = ", ..." if len(ops) > 8 else ""
-            whose = "their" if self.label == "the dumps" else "its"
-            return f"{what} {entry!r} (a glob) matches no op of {of}; {whose} ops: {shown}{more}"
+        # nothing close: some of the real names, so the user sees how they are spelled (a CI
+        # trial's ignore=["zzz"] read "'zzz' is not an op of model 'passing_mlp'" and no more)
+        whose = "their" if self.label == "the dumps" else "its"
+        listed = f"; {whose} ops: {_some_names(ops)}" if ops else ""
+        if any(c in entry for c in "*?[") and not near:
+            return f"{what} {entry!r} (a glob) matches no op of {of}{listed}"
         text = f"{what} {entry!r} is not an op of {of}"
         if sanitize(entry) == entry and near and sanitize(near[0]) == entry and near[0] != entry:
             text += " (that is the name as dump file names write it)"
-        return text + _closest_text(near)
+        return text + (_closest_text(near) if near else listed)
 
     def __post_init__(self):
         by: Dict[str, List[str]] = {}
@@ -164,6 +165,11 @@ def split_concatenated_names(text: str, names: Iterable[str]) -> Optional[List[s
                     best[i] is None or len(rest) + 1 < len(best[i])):
                 best[i] = [text[i:i + length]] + rest
     return best[0] if best[0] is not None and len(best[0]) >= 2 else None
+
+
+def _some_names(names: Sequence[str], n: int = 8) -> str:
+    """``'a', 'b', ...``: the first ``n`` of ``names``, ``...`` where there are more."""
+    return ", ".join(repr(x) for x in names[:n]) + (", ..." if len(names) > n else "")
 
 
 def _closest_text(near: Sequence[str]) -> str:
