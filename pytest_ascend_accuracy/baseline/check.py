@@ -6,8 +6,10 @@
 * **missing** baseline -> written from this run; the outcome fails and names the file (with
   ``regen="all"`` it passes);
 * the **environment changed** (toolkit, SoC, ATC arguments, backend, mode, or the inputs'
-  seed/shapes/dtypes/bytes) -> "rebaseline required", listing each change, and no op-by-op
-  judging: values recorded under another toolkit are not comparable;
+  seed/shapes/dtypes/bytes) -> "rebaseline required", listing each change (the backend first;
+  the fields one backend alone records, the emulator's ``faults`` and ``overflow``, are no
+  change of their own against another backend), and no op-by-op judging: values recorded
+  under another toolkit are not comparable;
 * otherwise every baseline line is judged: **regressed** when its cosine (the one the threshold
   judges; a version 1 file's, msaccucmp's plain one, against the run's plain one, as it was
   recorded: see ``baseline.file``) dropped by more than ``max_drop``, its rel_l2 rose by more
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
-from .env import normalise_environment
+from .env import backend_only_keys, normalise_environment
 from ..core.path_lock import PathLocked
 from ..core.regen import Regen
 from .file import (Baseline, BaselineWriteError, InputSpec, OpBaseline,
@@ -148,9 +150,14 @@ def _op_changes(old: OpBaseline, cur: OpBaseline, max_drop: float,
 
 def setup_changes(old: Baseline, environment: Mapping[str, object], inputs: InputSpec
                   ) -> Tuple[Tuple[str, object, object], ...]:
-    """(what, old, new) for every environment key and input property that differs."""
+    """(what, old, new) for every environment key and input property that differs, the backend
+    first; a key only one of two differing backends records is no change of its own
+    (``env.backend_only_keys``)."""
     changes = []
-    for key in sorted(set(old.environment) | set(environment)):
+    own = backend_only_keys(old.environment, environment)
+    for key in sorted(set(old.environment) | set(environment), key=lambda k: (k != "backend", k)):
+        if key in own:
+            continue
         a, b = old.environment.get(key), environment.get(key)
         if a != b:
             changes.append((key, a, b))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 from .file import ENVIRONMENT_KEYS
 from ..graph.content_digests import model_sha256
@@ -126,6 +126,26 @@ def environment_for(converted, **extra) -> Dict[str, object]:
     env["mode"] = mode_items(converted.mode)
     env.update(extra)
     return normalise_environment(env, f"environment of {converted.model_name!r}")
+
+
+#: environment keys that only one backend records (``environment_for``): the emulator's overflow
+#: behaviour and its injected faults describe the emulator, and a device has neither
+BACKEND_ONLY_KEYS: Dict[str, Tuple[str, ...]] = {"emulator": ("overflow", "faults")}
+
+
+def backend_only_keys(a: Mapping[str, object], b: Mapping[str, object]) -> FrozenSet[str]:
+    """The keys of environments ``a`` and ``b`` that one side's backend alone records
+    (``BACKEND_ONLY_KEYS``) and the other side lacks, where the two backends differ: the
+    backend's own change is the change there, not one more per field it alone has (a baseline
+    moved from the emulator to a device listed ``faults: [] -> None`` and ``overflow: 'inf' ->
+    None`` beside ``backend: 'emulator' -> 'ascend'``: a CI trial)."""
+    if a.get("backend") == b.get("backend"):
+        return frozenset()
+    out = set()
+    for mine, other in ((a, b), (b, a)):
+        own = BACKEND_ONLY_KEYS.get(str(mine.get("backend")), ())
+        out.update(k for k in own if k in mine and k not in other)
+    return frozenset(out)
 
 
 def _safe(name: str) -> str:
@@ -282,5 +302,6 @@ def _recorded(path: Path, field: str) -> Optional[str]:
 
 
 __all__ = ["normalise_environment", "environment_for", "atc_args_of", "mode_items",
+           "BACKEND_ONLY_KEYS", "backend_only_keys",
            "baseline_path", "key_path", "looks_like_absolute_path", "model_key", "model_sha256",
            "model_info", "locate_baseline", "owner_digest", "owner_of"]

@@ -1,0 +1,37 @@
+"""A baseline compared across backends lists the backend's change, not one more per field only
+one backend records: a CI trial moving a baseline from the emulator to a (fake) device read
+"(6 changes)", two of them the emulator's own fields, ``faults: [] -> None`` and ``overflow:
+'inf' -> None``. The backend itself changing is a change, listed first; between two runs of one
+backend those fields still count."""
+import pytest
+
+from pytest_ascend_accuracy.baseline.check import REBASELINE, check_baseline
+from test_baseline_helpers import SPEC, make_result
+
+EMULATOR = {"backend": "emulator", "toolkit_version": "emulator-7/onnxruntime-1.32.0",
+            "soc_version": "emulator", "atc_args": ["--precision_mode=force_fp16"],
+            "faults": [], "mode": ["precision_mode=force_fp16"], "overflow": "inf"}
+ASCEND = {"backend": "ascend", "toolkit_version": "8.0.RC2", "soc_version": "Ascend310P3",
+          "atc_args": ["--precision_mode_v2=fp16"], "mode": ["precision_mode=force_fp16"]}
+
+
+@pytest.mark.parametrize("first, then", [(EMULATOR, ASCEND), (ASCEND, EMULATOR)])
+def test_moving_between_backends_lists_no_field_only_one_backend_has(tmp_path, first, then):
+    path = tmp_path / "default.yaml"
+    check_baseline(make_result(), path, header=first, inputs=SPEC)
+    out = check_baseline(make_result(), path, header=then, inputs=SPEC)
+    assert out.status == REBASELINE
+    assert [what for what, _, _ in out.changes] == [
+        "backend", "atc_args", "soc_version", "toolkit_version"]
+    lines = out.message.splitlines()
+    assert lines[0].endswith("was recorded under another setup (4 changes)")
+    assert lines[1] == f"  backend: {first['backend']!r} -> {then['backend']!r}"
+    assert not any(word in out.message for word in ("faults", "overflow"))
+
+
+def test_on_one_backend_its_own_fields_still_count(tmp_path):
+    path = tmp_path / "default.yaml"
+    check_baseline(make_result(), path, header=EMULATOR, inputs=SPEC)
+    faulted = dict(EMULATOR, faults=["op:relu1:nan"])
+    out = check_baseline(make_result(), path, header=faulted, inputs=SPEC)
+    assert out.changes == (("faults", [], ["op:relu1:nan"]),)
