@@ -114,6 +114,34 @@ def check_devices_visible(device_ids: Sequence[int], environ=None) -> None:
                                              f"visible: {VISIBLE_ENV}={env.get(VISIBLE_ENV)}")
 
 
+def check_devices_exist(device_ids: Sequence[int], count: Optional[int], *,
+                        where: str = "--ascend-device", environ=None) -> None:
+    """Usage check on the controller: every listed device exists. ``count`` is the runtime's
+    device count (``ascend.device_count``; None: unknown, nothing checked): the ids
+    ``0..count-1``, or under ``ASCEND_RT_VISIBLE_DEVICES`` its first ``count`` ids (the
+    runtime numbers the visible devices from 0; ``check_devices_visible`` refused the others).
+    The error names the ids that exist, as an ``--ascend-device`` value to paste."""
+    if count is None:
+        return
+    env = os.environ if environ is None else environ
+    visible = parse_visible(env.get(VISIBLE_ENV))
+    existing = list(range(count)) if visible is None else list(visible[:count])
+    missing = [d for d in device_ids if d not in existing]
+    if not missing:
+        return
+    what = (f"device{'s' if len(missing) > 1 else ''} {', '.join(map(str, missing))} "
+            f"do{'' if len(missing) > 1 else 'es'} not exist")
+    under = f" ({VISIBLE_ENV}={env.get(VISIBLE_ENV)})" if visible is not None else ""
+    if not existing:
+        raise ConfigError(where, f"{what}: the Ascend runtime sees no device on this machine"
+                                 f"{under}; leave out {where} to run on the CPU emulator")
+    ids = ",".join(map(str, existing))
+    raise ConfigError(where, f"{what}: the Ascend runtime sees {len(existing)} device"
+                             f"{'s' if len(existing) > 1 else ''}{under}, id"
+                             f"{'s' if len(existing) > 1 else ''} {', '.join(map(str, existing))}"
+                             f"; e.g. --ascend-device={ids}")
+
+
 class DeviceLock:
     """A cross-process lock per physical device (a ``filelock`` under the cache directory),
     so workers that share a device take turns on it. A context manager."""

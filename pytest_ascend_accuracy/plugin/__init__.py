@@ -133,7 +133,7 @@ def pytest_configure(config):
     """Register the marker, validate the options and put the session state on ``config``."""
     config.addinivalue_line("markers", MARKER_LINE)
     from .session import AccuracyState, settings_from_config
-    from ..backends.devices import check_devices_visible
+    from ..backends.devices import check_devices_exist, check_devices_visible
     from .xdist_support import (SESSION_KEY, XdistHooks, get_num_workers, get_worker_id,
                                 share_cores)
 
@@ -145,7 +145,15 @@ def pytest_configure(config):
         if settings.backend == "ascend":
             check_devices_visible(settings.device_ids)
             if not (config.option.help or config.option.version):
-                _require_ascend_runtime(settings, bool(config.getoption("ascend_device")))
+                device_given = bool(config.getoption("ascend_device"))
+                _require_ascend_runtime(settings, device_given)
+                from ..backends.ascend.device_count import runtime_device_count
+
+                # an id past the runtime's count is refused here, as a hidden one is: not
+                # each test failing on its own, with advice about --soc-version
+                check_devices_exist(settings.device_ids, runtime_device_count(),
+                                    where="--ascend-device" if device_given
+                                    else "--accuracy-backend")
         import uuid
 
         state = AccuracyState(settings, worker_id=get_worker_id(config),
@@ -206,7 +214,8 @@ def pytest_report_header(config):
     state = getattr(config, STATE_ATTR, None)
     if state is None:
         return None
-    line = f"ascend-accuracy: {state.backend_label()}; cache {state.settings.cache_dir}"
+    settings = state.settings
+    line = f"ascend-accuracy: {state.backend_label()}; cache {settings.show(settings.cache_dir)}"
     if _stealing(config):
         line += ("; xdist: worksteal, chosen by this plugin for -n without --dist (--dist load "
                  "or ini ascend_accuracy_worksteal = false keep xdist's default)")

@@ -16,7 +16,8 @@ from ..backends import BackendKind
 from ..core.locations import DEFAULT_CACHE_DIR
 from ..core.regen import Regen
 from ..errors import ConfigError
-
+from .settings_values import (ini_bool, path_under, read_cache_dir, read_cache_size,
+                              read_dump_mode, read_max_drop, read_positive, read_precision_policy)
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,12 @@ def settings_from_config(config) -> Settings:
     from ..backends.devices import parse_device_list
 
     device_text = config.getoption("ascend_device")
-    device_ids = parse_device_list(device_text) if device_text else ()
+    if device_text is not None and not device_text.strip():  # --ascend-device=$UNSET_VARIABLE
+        raise ConfigError("--ascend-device", "given with an empty value (an unset variable, as in "
+                                             "--ascend-device=$NPU_ID?); give device ids, e.g. "
+                                             "--ascend-device=0, or leave the option out to run "
+                                             "on the CPU emulator")
+    device_ids = parse_device_list(device_text) if device_text is not None else ()
     kind = resolve_backend_kind(config.getoption("accuracy_backend"), device_ids)
     if kind is BackendKind.ASCEND and not device_ids:
         device_ids = (0,)
@@ -110,10 +116,9 @@ def settings_from_config(config) -> Settings:
         raise ConfigError(where, f"must be a number within [0, 1], got {threshold!r}") from None
     threshold = validate_threshold(threshold, where)
     rootdir = Path(config.rootpath)
-    cache_dir = config.getoption("accuracy_cache_dir") or config.getini("ascend_accuracy_cache_dir")
-    cache_dir = Path(cache_dir or DEFAULT_CACHE_DIR).expanduser()
-    if not cache_dir.is_absolute():
-        cache_dir = rootdir / cache_dir
+    invocation_dir = Path(config.invocation_params.dir)
+    cache_dir = read_cache_dir(config.getoption("accuracy_cache_dir"),
+                               config.getini("ascend_accuracy_cache_dir"), rootdir, invocation_dir)
     report_dir = config.getoption("accuracy_report")
     if report_dir:
         report_dir = Path(report_dir).expanduser()
@@ -123,113 +128,35 @@ def settings_from_config(config) -> Settings:
         raise ConfigError("--soc-version", "given with the emulator backend, where it changes "
                                            "nothing: it is ATC's --soc_version on the ascend "
                                            "backend (--ascend-device=N)")
+    # the emulator runs no ATC: nothing spells a precision mode for it (make_backend gives the
+    # policy to the ascend backend alone; a diagnosis's fix is spelled by the mode there)
+    if config.getoption("ascend_precision_policy", None) and kind is not BackendKind.ASCEND:
+        raise ConfigError("--ascend-precision-policy", "given with the emulator backend, where "
+                                                       "it changes nothing: it says how the "
+                                                       "ascend backend (--ascend-device=N) "
+                                                       "passes the precision mode to ATC")
+    ini_bool(config, "ascend_accuracy_worksteal")  # read under -n only: a typo refused in any run
     return Settings(
         backend=kind, device_ids=device_ids, threshold=threshold, cache_dir=cache_dir,
         regen=Regen.from_flags(bool(config.getoption("accuracy_regen")),
                                bool(config.getoption("accuracy_regen_all"))),
         report_dir=report_dir or None, soc_version=soc,
         device_lock=ini_bool(config, "ascend_device_lock"), rootdir=rootdir,
-        invocation_dir=Path(config.invocation_params.dir),
-        max_drop=_max_drop(config.getini("ascend_accuracy_max_drop")),
-        baseline_dir=_under(rootdir, config.getini("ascend_accuracy_baseline_dir")
-                            or "accuracy-baselines"),
+        invocation_dir=invocation_dir,
+        max_drop=read_max_drop(config.getini("ascend_accuracy_max_drop")),
+        baseline_dir=path_under(rootdir, config.getini("ascend_accuracy_baseline_dir")
+                                or "accuracy-baselines"),
         diagnose=bool(config.getoption("accuracy_diagnose")),
-        diagnose_budget=_positive(config.getoption("accuracy_diagnose_budget"),
-                                  "--accuracy-diagnose-budget"),
-        cache_size=_cache_size(config.getini("ascend_accuracy_cache_size")),
+        diagnose_budget=read_positive(config.getoption("accuracy_diagnose_budget"),
+                                      "--accuracy-diagnose-budget"),
+        cache_size=read_cache_size(config.getini("ascend_accuracy_cache_size")),
         store_inputs=bool(config.getoption("accuracy_store_inputs", False)),
         progress=bool(config.getoption("accuracy_progress", False)),
-        dump_mode=_dump_mode(config.getoption("accuracy_dump_mode", None),
-                             config.getini("ascend_accuracy_dump_mode")),
-        precision_policy=_precision_policy(config.getoption("ascend_precision_policy", None),
-                                           config.getini("ascend_precision_policy")),
+        dump_mode=read_dump_mode(config.getoption("accuracy_dump_mode", None),
+                                 config.getini("ascend_accuracy_dump_mode")),
+        precision_policy=read_precision_policy(config.getoption("ascend_precision_policy", None),
+                                               config.getini("ascend_precision_policy")),
     )
-
-
-def _precision_policy(option, ini) -> str:
-    """The ascend backend's precision policy: the option, else the ini value (checked, the
-    closest on a typo)."""
-    value = (option or ini or "auto").strip()
-    if value == "auto":  # the default: nothing to import at start-up to check it
-        return value
-    from ..backends.ascend.atc_command import PRECISION_POLICIES
-    from ..errors import closest_text
-
-    if value not in PRECISION_POLICIES:
-        where = "--ascend-precision-policy" if option else "ini ascend_precision_policy"
-        raise ConfigError(where, f"expected one of {', '.join(PRECISION_POLICIES)}, got "
-                                 f"{value!r}{closest_text(value, PRECISION_POLICIES, n=1)}")
-    return value
-
-
-def _dump_mode(option, ini) -> str:
-    """The run's dump mode: the option, else the ini value (checked, closest names on a typo)."""
-    from ..backends.dump_modes import check_dump_mode
-
-    if option:
-        return option
-    return check_dump_mode(str(ini or "output").strip(), "ascend_accuracy_dump_mode")
-
-
-def _cache_size(text) -> Optional[int]:
-    from ..core.cache_size import parse_size
-
-    return parse_size(text, "ascend_accuracy_cache_size")
-
-
-#: what pytest reads as true or false in a bool ini value (its ``_strtobool``)
-TRUTH_VALUES = ("true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0")
-
-
-def ini_bool(config, name: str) -> bool:
-    """A ``type="bool"`` ini value; a value pytest cannot read (``ture``) is a ``ConfigError``
-    naming the key and the closest spelling, not pytest's INTERNALERROR."""
-    import pytest
-
-    try:
-        return bool(config.getini(name))
-    except (ValueError, TypeError, pytest.UsageError) as exc:
-        # (TypeError: pytest 9's native TOML, a non-bool; from pytest 9.2 both come as a
-        # UsageError that does not name the key)
-        import difflib
-        import re
-
-        # the value as pytest read it, from its own message ("invalid truth value 'ture'"):
-        # -o overrides and pytest 9's ConfigValue wrappers are not in config.inicfg alike
-        text = str(exc)
-        typed = re.search(r"expects a bool, got (\w+): (.*)$", text)  # pytest 9, native TOML
-        if typed:  # a native TOML value takes a TOML boolean only, unquoted
-            raise ConfigError(name, f"must be a TOML boolean, true or false (unquoted), got "
-                                    f"{typed.group(2)} ({typed.group(1)})") from None
-        quoted = re.findall(r"'([^']*)'", text)
-        raw = quoted[-1] if quoted else text
-        near = difflib.get_close_matches(raw.lower(), TRUTH_VALUES, n=1, cutoff=0.0)
-        raise ConfigError(name, f"must be true or false (or yes/no, on/off, 1/0), got {raw!r}"
-                                + (f"; closest: {near[0]!r}" if near else "")) from None
-
-
-def _max_drop(text) -> Optional[float]:
-    from .marker_spec import validate_max_drop
-
-    if text is None or str(text).strip() == "":
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError("ascend_accuracy_max_drop", f"must be a number within [0, 1], got "
-                                                      f"{text!r}") from None
-    return validate_max_drop(value, "ascend_accuracy_max_drop")
-
-
-def _under(root: Path, path) -> Path:
-    p = Path(path).expanduser()
-    return p if p.is_absolute() else root / p
-
-
-def _positive(value, where: str) -> int:
-    if value is None or int(value) < 1:
-        raise ConfigError(where, f"must be at least 1, got {value!r}")
-    return int(value)
 
 
 @dataclass
@@ -337,7 +264,9 @@ class AccuracyState:
             return ("emulator backend (CPU stand-in for ATC + NPU numerics, no Ascend device; "
                     "--ascend-device=N runs on an NPU)"
                     + (f"; ini ascend_soc_version {s.soc_version} applies on the ascend backend "
-                       "only" if s.soc_version else ""))
+                       "only" if s.soc_version else "")
+                    + (f"; ini ascend_precision_policy {s.precision_policy} applies on the "
+                       "ascend backend only" if s.precision_policy != "auto" else ""))
         ids = ",".join(map(str, s.device_ids))
         text = f"ascend backend on device{'s' if len(s.device_ids) > 1 else ''} {ids}"
         if len(s.device_ids) > 1:

@@ -144,7 +144,7 @@ def steal_by_default(config) -> bool:
         return False
     if getattr(option, "maxschedchunk", None) or getattr(option, "looponfail", False):
         return False
-    from .session import ini_bool
+    from .settings_values import ini_bool
 
     if not ini_bool(config, WORKSTEAL_INI) or _xdist_version() < WORKSTEAL_SINCE:
         return False

@@ -95,6 +95,8 @@ class AscendBackend:
             try:
                 soc = self._runtime.soc_version()
             except BackendError as exc:
+                if not self._device_may_exist():  # the device is what is wrong: no soc advice
+                    raise  # ("Ascend device 5 does not exist: this machine has 2 device(s) ...")
                 raise ConfigError("soc_version", f"not given and the runtime cannot report it ({exc}); "
                                                  "pass --soc-version=Ascend310P3 (or your chip)") from exc
             if not soc:
@@ -102,6 +104,14 @@ class AscendBackend:
                                                  "--soc-version=Ascend310P3 (or your chip)")
             self._soc = soc
         return self._soc
+
+    def _device_may_exist(self) -> bool:
+        """False when the runtime counts fewer devices than ``device_id`` needs: a
+        ``--soc-version`` would convert, and every run would still fail on the device."""
+        from .device_count import runtime_device_count
+
+        count = runtime_device_count()
+        return count is None or 0 <= self.device_id < count
 
     def describe(self) -> str:
         try:
