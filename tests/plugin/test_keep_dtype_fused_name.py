@@ -113,8 +113,12 @@ def test_python_keep_dtype_with_a_fused_name_names_its_members(pytester, conv_bn
 
 
 def test_yaml_keep_dtype_with_a_fused_name_names_its_members(pytester, conv_bn_relu_model):
+    """Refused at collection, under the mode's key (it was refused when the item converted)."""
     pytester.makefile(".yaml", accuracy_fused=YAML)
     run = pytester.runpytest("-p", "no:cacheprovider")
-    run.assert_outcomes(failed=1)
-    run.stdout.fnmatch_lines([_fused_line("accuracy_fused.yaml")])
+    run.assert_outcomes(errors=1)
+    run.stdout.fnmatch_lines([
+        f"invalid accuracy suite: accuracy_fused.yaml: models[[]0[]].modes[[]0[]].keep_dtype: "
+        f"keep_dtype entry '{FUSED}' is the name of a fused op: keep_dtype takes the original "
+        f"node names fused into it: {MEMBERS_TEXT}"])
     assert "closest" not in "".join(line for line in run.outlines if f"'{FUSED}'" in line)
