@@ -134,11 +134,13 @@ def compare_preprocessed(actual: np.ndarray, reference: np.ndarray, var_reci: Se
                      an / rn if rn else float("nan"), cos, None, channel, offset, offset_excess)
 
 
-def judge_image(op, image: np.ndarray, reference: np.ndarray) -> Agreement:
-    """``op`` (an ``AippOp``) applied to one raw image, judged against its CHW reference."""
+def judge_image(op, image: np.ndarray, reference: np.ndarray, *,
+                name: Optional[str] = None) -> Agreement:
+    """``op`` (an ``AippOp``) applied to one raw image, judged against its CHW reference
+    (``name``: the model input, as errors name it)."""
     pad = bool(op.get("padding"))
     origin = (int(op.get("top_padding_size")), int(op.get("left_padding_size"))) if pad else (0, 0)
-    return compare_preprocessed(apply_aipp_image(op, image), reference,
+    return compare_preprocessed(apply_aipp_image(op, image, name=name), reference,
                                 [op.get(f"var_reci_chn_{c}") for c in range(reference.shape[0])],
                                 bool(op.get("csc_switch")), truncation=csc_truncation(op, image),
                                 origin=origin)

@@ -35,13 +35,15 @@ from .config import AippOp
 from .keys import matrix_keys
 
 
-def apply_aipp(op: AippOp, raw: np.ndarray, *, name: str = "input") -> np.ndarray:
+def apply_aipp(op: AippOp, raw: np.ndarray, *, name: Optional[str] = None) -> np.ndarray:
     """Apply ``op`` to a batch of raw images (NHWC uint8; NV12 rows for YUV420SP_U8): float16
-    NCHW. A single image (without the batch dimension) is accepted too."""
+    NCHW. A single image (without the batch dimension) is accepted too. ``name``: the model
+    input the images are for, as errors name it (None: not known, none named)."""
     raw = np.asarray(raw)
     if raw.dtype != np.uint8:
         raise ConfigError(op.where("input_format"),
-                          f"input_format: {name!r} must be raw uint8 bytes for AIPP, got {raw.dtype}")
+                          f"input_format: {_images(name)} must be raw uint8 bytes for AIPP, got "
+                          f"{raw.dtype}")
     if _is_single_image(op, raw):
         raw = raw[None]
     return np.stack([apply_aipp_image(op, img, name=name) for img in raw])
@@ -53,13 +55,13 @@ def _is_single_image(op: AippOp, raw: np.ndarray) -> bool:
     return raw.ndim == 2 or (raw.ndim == 3 and raw.shape[-1] == 1)  # YUV planes: rows x W [x 1]
 
 
-def apply_aipp_image(op: AippOp, image: np.ndarray, *, name: str = "input") -> np.ndarray:
+def apply_aipp_image(op: AippOp, image: np.ndarray, *, name: Optional[str] = None) -> np.ndarray:
     """Apply ``op`` to one raw image: float16 CHW."""
     pixels = pixels_before_normalisation(op, image, name=name)
     return pad(op, normalise(op, pixels))
 
 
-def pixels_before_normalisation(op: AippOp, image: np.ndarray, *, name: str = "input",
+def pixels_before_normalisation(op: AippOp, image: np.ndarray, *, name: Optional[str] = None,
                                 exact: bool = False) -> np.ndarray:
     """Swap, crop and CSC: the 0..255 integer pixels (int32 HWC) the normaliser receives
     (``exact``: the CSC in float, without the device's ``>> 8`` truncation)."""
@@ -77,7 +79,7 @@ def csc_truncation(op: AippOp, image: np.ndarray) -> Optional[np.ndarray]:
     return np.moveaxis(csc(op, px) - csc(op, px, exact=True), -1, 0)
 
 
-def decode(op: AippOp, image: np.ndarray, *, name: str = "input") -> np.ndarray:
+def decode(op: AippOp, image: np.ndarray, *, name: Optional[str] = None) -> np.ndarray:
     """Raw bytes -> int32 HWC channels after the R/B (U/V) and A/X swaps; checks the size."""
     fmt = op.input_format
     img = np.asarray(image)
@@ -109,18 +111,29 @@ def decode(op: AippOp, image: np.ndarray, *, name: str = "input") -> np.ndarray:
     return np.ascontiguousarray(px)
 
 
-def _expect(op: AippOp, ok: bool, name: str, img: np.ndarray, what: str) -> None:
-    if not ok:
-        raise ConfigError(op.where("input_format"),
-                          f"input_format: {op.input_format} expects {what} per image; "
-                          f"{name!r} has an image of shape {tuple(img.shape)}")
+def _images(name: Optional[str]) -> str:
+    """The images of model input ``name`` as messages say it (no name: none made up)."""
+    return f"the images of {name!r}" if name else "the images"
 
 
-def _check_src_size(op: AippOp, h: int, w: int, name: str) -> None:
+def _expect(op: AippOp, ok: bool, name: Optional[str], img: np.ndarray, what: str) -> None:
+    if ok:
+        return
+    problem = (f"input_format: {op.input_format} expects {what} per image; {_images(name)} "
+               f"include one of shape {tuple(img.shape)}")
+    channels = {"RGB888_U8": 3, "XRGB8888_U8": 4}.get(op.input_format)
+    if channels and img.ndim == 3 and img.shape[0] == channels:  # C x H x W (a tensor's)
+        problem += (f": that is C x H x W; AIPP reads raw bytes H x W x C: transpose the "
+                    f"images, e.g. images.transpose(0, 2, 3, 1) for a batch (image.transpose("
+                    f"1, 2, 0) for one)")
+    raise ConfigError(op.where("input_format"), problem)
+
+
+def _check_src_size(op: AippOp, h: int, w: int, name: Optional[str]) -> None:
     for key, got in (("src_image_size_h", h), ("src_image_size_w", w)):
         want = op.get(key)
         if want and want != got:
-            raise op.error(key, f"{want}, but the images of {name!r} are {w} wide and {h} high")
+            raise op.error(key, f"{want}, but {_images(name)} are {w} wide and {h} high")
 
 
 def crop(op: AippOp, px: np.ndarray, out_hw: Optional[Tuple[int, int]] = None) -> np.ndarray:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Optional, Union
+from typing import Callable, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 
 from ..errors import ConfigError
 from .agreement import Agreement, judge_image
-from .apply import _is_single_image
+from .apply import _is_single_image, crop, decode
 from .config import AippConfig, AippOp, read_aipp_config
 from .mistakes import FieldFix, find_correction
 
@@ -31,6 +31,8 @@ class PreprocessingCheck:
     fixes: List[FieldFix] = field(default_factory=list)
     fixed_agreements: List[Agreement] = field(default_factory=list)
     verified: bool = False
+    #: a mistake the fields do not say (mean and std swapped), or why none fixes it
+    note: str = ""
 
     @property
     def passed(self) -> bool:
@@ -79,10 +81,13 @@ class PreprocessingCheck:
             worst = max((a.worst for a in self.fixed_agreements), default=float("nan"))
             state = (f"with them all {n} image(s) agree (worst {worst:.3g}x the tolerance)" if self.verified
                      else f"closest correction found; images still differ (worst {worst:.3g}x the tolerance)")
+            lines += [self.note] if self.note else []
             lines.append(f"AIPP fields to correct ({state}):")
             width = max(len(str(f)) for f in self.fixes)
             for f in self.fixes:
                 lines.append(f"  {str(f):<{width}}  # {f.why}")
+        elif self.note:  # why no field fixes it
+            lines.append(self.note)
         else:
             lines.append("no correction of the likely mistakes (channel swap, CSC matrix, crop, "
                          "padding, mean/min/var_reci) makes them agree: compare the reference "
@@ -95,22 +100,46 @@ class PreprocessingCheck:
 
 def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], images,
                         reference: Callable[[np.ndarray], np.ndarray], *, rank: int = 0,
-                        search: bool = True) -> PreprocessingCheck:
+                        search: bool = True, inputs: Sequence[str] = ()) -> PreprocessingCheck:
     """Compare the AIPP output of each raw image with ``reference(image)`` (float CHW, or NCHW
-    with N = 1); on mismatch search the fields to correct (``search=False`` skips that)."""
+    with N = 1); on mismatch search the fields to correct (``search=False`` skips that).
+    ``inputs``: the model's input names in order (errors name the input, not its rank). The
+    images are checked against the block (layout, ``src_image_size``, the crop) before the
+    reference sees them: a wrong layout is the file's error, not a crash inside the reference."""
     cfg = config if isinstance(config, AippConfig) else read_aipp_config(config)
     op = cfg.for_input(rank)
     if op is None:
-        raise ConfigError(cfg.shown, f"no aipp_op block for input {rank} (related_input_rank); "
-                          f"blocks cover inputs {sorted(o.rank for o in cfg.ops)}")
+        raise missing_block(cfg, rank, inputs)
+    name = inputs[rank] if rank < len(inputs) else None
     imgs = _image_list(op, images)
+    for img in imgs:  # raises naming the file's key and the images' shape or size
+        crop(op, decode(op, img, name=name))
     refs = [_reference_tensor(reference, img, i) for i, img in enumerate(imgs)]
-    agreements = [judge_image(op, img, ref) for img, ref in zip(imgs, refs)]
+    agreements = [judge_image(op, img, ref, name=name) for img, ref in zip(imgs, refs)]
     result = PreprocessingCheck(cfg, op, agreements)
     if not result.passed and search:
         corr = find_correction(op, imgs, refs)
         result.fixes, result.fixed_agreements, result.verified = corr.fixes, corr.agreements, corr.verified
+        result.note = corr.note
     return result
+
+
+def missing_block(cfg: AippConfig, rank: int, inputs: Sequence[str] = ()) -> ConfigError:
+    """No ``aipp_op`` block for input ``rank``: the inputs the file's blocks are for, and the
+    ``rank=`` (command line: ``--aipp-input``) that checks one of them."""
+    def label(r: int) -> str:
+        return f"input {r} ({inputs[r]!r})" if r < len(inputs) else f"input {r}"
+
+    ranks = sorted(o.rank for o in cfg.ops)
+    model = (f"; the model's inputs: {', '.join(f'{k} {n!r}' for k, n in enumerate(inputs))}"
+             if inputs else "")
+    head = (f"no aipp_op block for {label(rank)} (related_input_rank: {rank}); the file's "
+            f"block{'s are' if len(ranks) > 1 else ' is'} for {', '.join(map(label, ranks))}"
+            f"{model}: check ")
+    which = " or ".join(f"rank={r}" for r in ranks)
+    return ConfigError(cfg.shown, f"{head}{'it' if len(ranks) == 1 else 'one'} with {which}",
+                       cli_text=f"{cfg.shown}: {head}{'it' if len(ranks) == 1 else 'one'} with "
+                                + " or ".join(f"--aipp-input {r}" for r in ranks))
 
 
 def _image_list(op: AippOp, images) -> List[np.ndarray]:

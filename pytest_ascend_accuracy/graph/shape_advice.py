@@ -84,6 +84,9 @@ def dynamic_shape_error(where: str, what: str, dynamic: Declared,
     ``input_shape`` gave (``(size, dim_param)``): the example keeps them, so that it replaces
     the call's ``input_shape`` whole, and reuses their named sizes. ``order``: the model's
     input names, the example's order."""
+    # a dim_value of 0 or less (an export's -1) is dynamic as an unset one is (declared_shape)
+    dynamic = {n: tuple((s if s is not None and int(s) > 0 else None, p) for s, p in dims)
+               for n, dims in dynamic.items()}
     sizes: Dict[str, int] = {}
     for dims in given.values():
         for size, param in dims:

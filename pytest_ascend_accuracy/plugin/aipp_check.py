@@ -30,7 +30,8 @@ def preprocessing_checker(request, ctx):
                                      "ascend_model(model, aipp=\"aipp.cfg\")")
         if not callable(reference):
             raise ConfigError(where, "reference= must be a function image -> float CHW tensor")
-        result = run_preprocessing_check(config, images, reference, rank=rank)
+        result = run_preprocessing_check(config, images, reference, rank=rank,
+                                         inputs=_input_names(getattr(om, "model", None)))
         written = record_preprocessing(
             state, ctx.nodeid, result, None if result.passed else corrected_copy(
                 state, ctx.nodeid, result, lambda: request.getfixturevalue("tmp_path")),
@@ -41,6 +42,15 @@ def preprocessing_checker(request, ctx):
                               None, None)
 
     return check
+
+
+def _input_names(model) -> list:
+    """The model's input names in order (errors name the AIPP input); none without a model."""
+    if model is None:
+        return []
+    from ..graph.onnx_graph import graph_inputs, load_model
+
+    return [i.name for i in graph_inputs(load_model(model, weights=False))]
 
 
 def corrected_copy(state, nodeid: str, result, temp_dir,

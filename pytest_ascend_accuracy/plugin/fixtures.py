@@ -153,8 +153,10 @@ def ascend_model(request, _ascend_accuracy_context):
     (no dump), ``.converted`` and ``.mode``. ``mode=None`` is the test's mode from
     ``@accuracy(modes=[...])`` (or ``"default"``); ``keep_dtype`` keeps those ops in fp32.
     ``aipp="aipp.cfg"`` converts with that AIPP file (ATC ``--insert_op_conf``): ``run`` then
-    takes raw uint8 images (NHWC) under the model's input name. Dynamic dimensions that
-    ``input_shape`` leaves open take each ``run(inputs)``'s shapes (``shape_deferred_model``)."""
+    takes raw uint8 images (NHWC) under the model's input name, and the file fixes that
+    input's C x H x W (``aipp.shape_from_file``). Dynamic dimensions that ``input_shape``
+    leaves open take each ``run(inputs)``'s shapes (``shape_deferred_model``; an AIPP input's
+    batch: the number of images)."""
     from .accuracy_check import convert_model, resolve_file
 
     ctx = _ascend_accuracy_context
@@ -184,13 +186,23 @@ def ascend_model(request, _ascend_accuracy_context):
                                  input_shape=shape, atc_options=atc_options, dump_root=dump_root,
                                  where=where, on_run=remember, aipp=aipp, others=others)
 
-        handle = None
-        if aipp is None:  # dynamic dims left open: converted at run(inputs), at their shapes
-            from .shape_deferred_model import deferred_model
+        from .shape_deferred_model import deferred_model
 
-            handle = deferred_model(convert, model, mode_arg, keep_dtype=keep_dtype,
-                                    input_shape=input_shape, atc_options=atc_options,
-                                    where=where, others=others)
+        config = None
+        if aipp is not None:  # the AIPP file fixes its inputs' C x H x W (the image after it)
+            from ..aipp import read_aipp_config
+            from ..aipp.shape_from_file import aipp_input_shape
+            from ..graph.shape_advice import DynamicShapeError
+
+            config = read_aipp_config(aipp)
+            try:
+                input_shape = aipp_input_shape(config, model, input_shape)
+            except DynamicShapeError:  # the batch: the images of each run give it
+                pass
+        # dynamic dims left open: converted at run(inputs), at their shapes
+        handle = deferred_model(convert, model, mode_arg, keep_dtype=keep_dtype,
+                                input_shape=input_shape, atc_options=atc_options,
+                                where=where, others=others, aipp=config)
         handle = handle or convert(input_shape)
         ctx.converted.append(model)
         return handle

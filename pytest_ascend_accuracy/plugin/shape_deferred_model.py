@@ -6,6 +6,10 @@ ATC converts one static shape (``--input_shape``), so each input shape run is it
 conversion, cached by shape like any other; every run is remembered with the handle of its
 own conversion (``AscendModel``, its ``input_shape`` the shape used), so the check, the
 diagnosis and the report see a static-shape conversion.
+
+A model converted with an AIPP file (``aipp``) is run on raw images: the AIPP file fixes its
+input's C x H x W (``aipp.shape_from_file``) and the images give the batch, through stand-ins of
+the model input AIPP makes of them (``aipp_placeholders``).
 """
 from __future__ import annotations
 
@@ -19,10 +23,9 @@ class ShapeDeferredModel:
     """A handle that converts per input shape on ``run``/``outputs``; ``converted`` is the
     latest conversion (a ``ConfigError`` saying how to convert now, before the first run)."""
 
-    aipp = None  # an AIPP model's raw images are not the model's input shape: never deferred
-
     def __init__(self, convert: Callable[[Mapping], object], model, mode, *, atc_options,
-                 where: str, dynamic, given=None):
+                 where: str, dynamic, given=None, aipp=None):
+        self.aipp = aipp  # the AIPP file (``AippConfig``): run() takes raw images
         self._convert = convert  # input_shape -> AscendModel
         self._given = given  # the input_shape the call gave (for some inputs, or None)
         self._by_shape: Dict[tuple, object] = {}
@@ -41,8 +44,13 @@ class ShapeDeferredModel:
         from ..graph.shape_from_inputs import shape_from_inputs
 
         arrays = getattr(inputs, "arrays", inputs)  # BaselineInputs hold their arrays
+        proto = load_model(self.model, weights=False)
+        if self.aipp is not None:  # raw images: the model input AIPP makes of them
+            from ..aipp.shape_from_file import aipp_placeholders
+
+            arrays = aipp_placeholders(self.aipp, proto, arrays)
         # a missing or misshapen array is said as such, not as a dynamic dimension left open
-        check_inputs(load_model(self.model, weights=False), arrays, where=f"{self.where}: run")
+        check_inputs(proto, arrays, where=f"{self.where}: run")
         shape = shape_from_inputs(self.model, self._given, arrays) or {}
         key = tuple(sorted((k, tuple(v)) for k, v in shape.items()))
         handle = self._by_shape.get(key)
@@ -66,7 +74,12 @@ class ShapeDeferredModel:
             from ..graph.onnx_graph import load_model, model_label, resolve_input_shapes
 
             try:  # the advice of a conversion without inputs: a shape to paste
-                resolve_input_shapes(load_model(self.model, weights=False), self._given)
+                if self.aipp is not None:
+                    from ..aipp.shape_from_file import aipp_input_shape
+
+                    aipp_input_shape(self.aipp, self.model, self._given)
+                else:
+                    resolve_input_shapes(load_model(self.model, weights=False), self._given)
                 advice = ""
             except ConfigError as exc:
                 advice = f": {exc.problem}"
@@ -89,11 +102,11 @@ class ShapeDeferredModel:
 
 
 def deferred_model(convert_model, model, mode, *, keep_dtype, input_shape, atc_options,
-                   where: str, others=()) -> Optional[ShapeDeferredModel]:
+                   where: str, others=(), aipp=None) -> Optional[ShapeDeferredModel]:
     """A ``ShapeDeferredModel`` when ``model`` has a dynamic dimension ``input_shape`` leaves
     open, else None (convert now). The mode, its ``keep_dtype`` names and the ATC options are
     checked now, as an immediate conversion checks them; ``convert_model(input_shape)``
-    converts for one shape."""
+    converts for one shape; ``aipp``: the AIPP file it is converted with (``AippConfig``)."""
     from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
     from ..graph.onnx_graph import parse_input_shape
     from ..graph.shape_from_inputs import left_dynamic
@@ -111,7 +124,7 @@ def deferred_model(convert_model, model, mode, *, keep_dtype, input_shape, atc_o
         check_mode_names(kept, model, where)
         resolved = resolved | kept
     return ShapeDeferredModel(convert_model, model, resolved, atc_options=atc_options,
-                              where=where, dynamic=dynamic, given=given)
+                              where=where, dynamic=dynamic, given=given, aipp=aipp)
 
 
 @contextmanager
