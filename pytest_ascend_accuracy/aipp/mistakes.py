@@ -14,8 +14,15 @@ The search covers the classic mistakes of an ``insert_op_conf`` file written by 
 - the normalisation, solved rather than guessed: for each channel the reference is a linear
   function of the pixels the normaliser receives, ``ref = a * pixel + b``, fitted by least
   squares over all images; then ``var_reci_chn = a`` and ``mean_chn + min_chn = -b / a``.
-  This finds std-instead-of-reciprocal, ``1/std**2``, zeroed means and channel-order mix-ups
-  alike, and each gets a sentence saying which mistake it looks like.
+  This finds std-instead-of-reciprocal, ``1/std**2``, zeroed means, mean and std swapped and
+  channel-order mix-ups alike, and each gets a sentence saying which mistake it looks like
+  (:mod:`.fix_comments`). A fitted value is then replaced by the one the user most likely
+  meant where that verifies too (:mod:`.norm_values`: with CSC the fit absorbs the device's
+  rounding, so 123.687 stands for the reference's 123.675), and a field whose own value
+  already agrees is left alone.
+
+A border padded before normalisation (one value per channel) is outside what any field can
+express; :mod:`.padding_note` says so instead of "compare by hand".
 
 The discrete hypothesis whose fit leaves the least unexplained variance wins (ties go to the
 one changing fewest fields); its corrections are verified by applying the corrected block to
@@ -33,8 +40,11 @@ import numpy as np
 
 from .agreement import judge_image
 from .apply import csc, csc_matrix, decode, pixels_before_normalisation
-from .config import AippOp, format_value
+from .config import AippOp
 from .keys import YUV2RGB_STANDARDS, matrix_keys
+from .fix_comments import FieldFix, describe_fixes
+from .norm_values import fitted_reasons, snap_normalisation
+from .padding_note import per_channel_border_note
 
 _MAX_OFFSETS = 1500
 _SAMPLE = 4096  # reference positions correlated per crop offset
@@ -46,19 +56,6 @@ _MEAN_LIMIT = 32767.0
 _CLOSE = 10.0
 
 
-@dataclass(frozen=True)
-class FieldFix:
-    """One field to change: ``key: old -> new`` and why."""
-
-    key: str
-    old: object
-    new: object
-    why: str
-
-    def __str__(self) -> str:
-        return f"{self.key}: {format_value(self.old)} -> {format_value(self.new)}"
-
-
 @dataclass
 class Correction:
     """The best correction found: the fixes, the corrected block, whether it verifies."""
@@ -67,6 +64,9 @@ class Correction:
     op: AippOp
     agreements: list
     verified: bool
+    #: a line naming a mistake the fields alone do not say (mean and std swapped), or, with no
+    #: fields, why none can fix it (a border padded before normalisation)
+    note: str = ""
 
 
 def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> Correction:
@@ -93,8 +93,10 @@ def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.
             best = candidate
         if candidate.verified:
             break
-    if best is not None and not best.verified and _worst(best) > _CLOSE:
-        return Correction([], op, best.agreements, False)  # nothing near: no fields to offer
+    if best is not None and not best.verified and _worst(best) > _CLOSE:  # no fields to offer
+        return Correction([], op, best.agreements, False, per_channel_border_note(op, images, refs))
+    if best is not None and not best.verified:
+        best.note = best.note or per_channel_border_note(op, images, refs)
     return best
 
 
@@ -126,45 +128,13 @@ def _best_for_crop(op: AippOp, crop_changes: Dict[str, object], images, refs, ch
             trial_agreements = _agree_all(op.with_values(trial), images, refs)
             if all(a.ok for a in trial_agreements):
                 all_changes, agreements = trial, trial_agreements
-        all_changes, agreements = _snap_offsets(op, all_changes, agreements, images, refs, channels)
-    fixes = _describe(op, all_changes, size_why)
-    return Correction(fixes, op.with_values(all_changes), agreements, all(a.ok for a in agreements))
-
-
-def _offset(op: AippOp, changes: Dict[str, object], c: int) -> float:
-    """``mean_chn_c + min_chn_c`` after ``changes``."""
-    return (int(changes.get(f"mean_chn_{c}", op.get(f"mean_chn_{c}")))
-            + float(changes.get(f"min_chn_{c}", op.get(f"min_chn_{c}"))))
-
-
-def _snap_offsets(op: AippOp, changes: Dict[str, object], agreements, images, refs, channels: int):
-    """Fitted offsets replaced by the value the user most likely meant, when that verifies too:
-    another channel's offset of the file (an order mix-up), else the fitted offset rounded to a
-    whole pixel level. With colour-space conversion the fit (on the exact CSC, without the
-    ``>> 8`` truncation) still carries the integer matrix's difference from the reference's
-    float formula and its rounding, a fraction of a level, which would turn a plain channel
-    swap into ``mean_chn_0: 123 -> 103`` plus a ``min_chn_0`` of that fraction."""
-    near = 1.0 if op.get("csc_switch") else 0.07
-    for c in range(channels):
-        mean_k, min_k = f"mean_chn_{c}", f"min_chn_{c}"
-        if mean_k not in changes and min_k not in changes:
-            continue
-        fitted = _offset(op, changes, c)
-        candidates = [(int(op.get(f"mean_chn_{o}")), float(op.get(f"min_chn_{o}")))
-                      for o in range(channels) if o != c]
-        candidates.append((int(round(fitted)), 0.0))
-        for mean, low in candidates:
-            if abs(mean + low - fitted) > near:
-                continue
-            trial = {k: v for k, v in changes.items() if k not in (mean_k, min_k)}
-            for key, value in ((mean_k, mean), (min_k, low)):
-                if op.get(key) != value:
-                    trial[key] = value
-            trial_agreements = _agree_all(op.with_values(trial), images, refs)
-            if all(a.ok for a in trial_agreements):
-                changes, agreements = trial, trial_agreements
-                break
-    return changes, agreements
+        all_changes, agreements, reasons = snap_normalisation(
+            op, all_changes, agreements, params, lambda trial: _agree_all(trial, images, refs))
+    else:  # not verified: the values stay as fitted
+        reasons = fitted_reasons(op, all_changes, params)
+    fixes, note = describe_fixes(op, all_changes, size_why, reasons)
+    return Correction(fixes, op.with_values(all_changes), agreements, all(a.ok for a in agreements),
+                      note)
 
 
 def _groups(norm: Dict[str, object]) -> List[Tuple[str, ...]]:
@@ -382,16 +352,3 @@ def _locate_crop(op: AippOp, image, ref) -> Tuple[int, int]:
                 for x in range(max(0, bx - stride), min(full.shape[1] - w, bx + stride) + 1, step)]
         best = max(near + [best])
     return best[1], best[2]
-
-
-def _describe(op: AippOp, changes: Dict[str, object], size_why: str) -> List[FieldFix]:
-    from .hints import why_changed
-
-    fixes = []
-    for key, new in changes.items():
-        old = op.get(key)
-        if old == new:
-            continue
-        fixes.append(FieldFix(key, old, new, why_changed(op, key, new, changes, size_why)))
-    return fixes
-
