@@ -18,6 +18,10 @@ The plan mimics, in a deliberately small way, what ATC does to a graph:
   modes keep float32; keep_dtype entries keep float32). Values are computed in float32 by
   onnxruntime and only *stored* in the chosen dtype: this is not a numerics model (the CPU
   emulator backend is).
+* keep_dtype as ATC applies it to a Cube op and its Relu (a UBFusion on real ATC, whatever
+  section the fake's switch sits in): each node is judged on its own before that fusion, so a
+  kept node and one not kept are not fused (a Cast stands between them) and a fused op is kept
+  only as a whole (docs/formats.md, "keep_dtype and fusion").
 """
 from __future__ import annotations
 
@@ -26,7 +30,7 @@ import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 MARKER_NAME = "FAKE_OM"
 MARKER_TEXT = "pytest-ascend-accuracy fake om: NOT an Ascend offline model (tests only)\n"
@@ -35,6 +39,7 @@ FUSABLE_TYPES = ("Conv", "Gemm", "MatMul", "Add", "BatchNormalization")
 CUBE_TYPES = ("Conv", "ConvTranspose", "Gemm", "MatMul")
 _FP16_MODES = {"force_fp16", "fp16", "allow_mix_precision", "allow_mix_precision_fp16", "mixed_float16"}
 _CUBE_FP16_MODES = {"allow_fp32_to_fp16"}
+_KEEP_IGNORED = {"must_keep_origin_dtype", "origin"}
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,17 @@ class FakeOm:
         return {k: tuple(v) for k, v in dict(self.meta.get("input_shapes") or {}).items()}
 
     def plan(self) -> List[PlannedOp]:
-        return plan_ops(self.model, fusion_enabled(self.meta.get("fusion_switch")))
+        return plan_ops(self.model, fusion_enabled(self.meta.get("fusion_switch")), self.keeps)
+
+    def keeps(self, name: str, onnx_type: str) -> bool:
+        """Whether the keep_dtype entries keep this node (by name, or by the type ATC's parser
+        gives it); none under ``must_keep_origin_dtype``/``origin``, where ATC ignores them."""
+        from ..core.ascend_optypes import parser_type
+
+        if self.precision in _KEEP_IGNORED:
+            return False
+        kept = self.keep_dtype
+        return name in kept or f"OpType::{parser_type(onnx_type)}" in kept
 
     def output_nodes(self) -> List[Tuple[str, int, str]]:
         """The om's outputs in om order, as (producing op, its output index, ONNX output name):
@@ -98,11 +113,8 @@ class FakeOm:
 
     def storage_dtype(self, op: PlannedOp) -> str:
         """float16 or float32: how this op's float tensors are stored in its dump."""
-        from ..core.ascend_optypes import parser_type
-
-        kept = set(self.keep_dtype)
-        if (op.name in kept or any(m in kept for m in op.members)
-                or f"OpType::{parser_type(op.type)}" in kept):  # as ATC: the parser's type
+        # a fused op's members are all kept or none (plan_ops): its first member tells
+        if self.keeps(op.name, op.type):
             return "float32"
         if self.precision in _FP16_MODES:
             return "float16"
@@ -179,8 +191,13 @@ def parse_fusion_switch(text: str) -> Dict[str, Dict[str, str]]:
     return {"GraphFusion": graph}
 
 
-def plan_ops(model, fusion: bool = True) -> List[PlannedOp]:
-    """The fake converted graph: one PlannedOp per ONNX node, or per fused pair."""
+def plan_ops(model, fusion: bool = True,
+             keeps: Optional[Callable[[str, str], bool]] = None) -> List[PlannedOp]:
+    """The fake converted graph: one PlannedOp per ONNX node, or per fused pair. ``keeps(name,
+    onnx_type)``: whether keep_dtype keeps a node; a kept node is not fused with one not kept."""
+    def kept(node) -> bool:
+        return keeps is not None and keeps(node.name, node.op_type)
+
     graph = model.graph
     consumers: Dict[str, List] = {}
     for node in graph.node:
@@ -195,7 +212,8 @@ def plan_ops(model, fusion: bool = True) -> List[PlannedOp]:
                 continue
             users = consumers.get(node.output[0], [])
             if (len(users) == 1 and users[0].op_type == "Relu"
-                    and node.output[0] not in graph_outputs and users[0].name not in fused_into):
+                    and node.output[0] not in graph_outputs and users[0].name not in fused_into
+                    and kept(node) == kept(users[0])):
                 fused_into[users[0].name] = node
     ops: List[PlannedOp] = []
     absorbed = {n.name for n in fused_into.values()}

@@ -49,8 +49,9 @@ from .rounding import check_overflow
 #: types as the real ATC 6.0 om json has them, BNInferenceD, ReduceMinD, Transpose; the mode's
 #: config files its atc_cmdline names, written beside the om json; 6: the atc_cmdline records
 #: --input_shape, as ATC's does; 7: a folded constant only an If branch reads is kept, a
-#: folded weight's graph-input entry (IR 3) dropped, faults on If branch nodes applied)
-EMULATOR_FORMAT = 7
+#: folded weight's graph-input entry (IR 3) dropped, faults on If branch nodes applied; 8: a
+#: kept op is not UB-fused with one not kept)
+EMULATOR_FORMAT = 8
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into

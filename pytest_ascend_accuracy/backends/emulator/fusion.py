@@ -22,6 +22,12 @@ UBFusion (the fused op's name concatenates its parts' names, e.g. ``conv1relu1``
 
 Every rule requires that each member's outputs are consumed only inside the group (except the
 group's final output), so shared tensors are never swallowed. Rules run in the order above.
+
+keep_dtype (``keeps``: ``Mode.keeps_fp32``) follows the order of ATC's passes (docs/formats.md,
+"keep_dtype and fusion"): GE marks each parsed node it names (``_keep_dtype``) before any fusion;
+a GraphFusion op inherits the mark when any of its members has it (so it runs in float32 whole);
+the dtypes are then judged node by node, Casts go where they differ, and UBFusion runs last, on
+that graph: a kept piece and a piece not kept are never UB-fused (a Cast stands between them).
 """
 from __future__ import annotations
 
@@ -269,11 +275,14 @@ def _match_matmul_bias(g: _Graph, i: int, ranks: Mapping[str, int]):
 
 # -- driver --------------------------------------------------------------------------------
 def build_units(graph, consts: Mapping[str, np.ndarray], *, fusion: bool,
-                rules_off: Sequence[str] = (), ranks: Optional[Mapping[str, int]] = None):
+                rules_off: Sequence[str] = (), ranks: Optional[Mapping[str, int]] = None,
+                keeps: Optional[Callable[[str, str], bool]] = None):
     """Split the (folded) main graph into executed units. Returns ``(units, new initializers)``.
 
     ``consts`` holds the values of the graph's initializers; ``ranks`` the ranks of tensors
-    where known (for the MatMul type name)."""
+    where known (for the MatMul type name); ``keeps(name, onnx_type)``: whether keep_dtype keeps
+    that node (``Mode.keeps_fp32``; None: none is kept), so UBFusion does not join a kept unit to
+    one not kept."""
     g = _Graph(graph, consts)
     off = {r.rpartition(":")[2] for r in rules_off}
     enabled = [r for r in RULES if fusion and r not in off]
@@ -307,7 +316,7 @@ def build_units(graph, consts: Mapping[str, np.ndarray], *, fusion: bool,
         if i not in taken:
             units.append(_unit(g, [i], [n], n.name, n.op_type, ascend_type(n.op_type), ()))
     units.sort(key=lambda u: u.position)
-    units = _ub_fusion(units, g, enabled)
+    units = _ub_fusion(units, g, enabled, keeps)
     return units, new_inits
 
 
@@ -322,7 +331,15 @@ def _unit(g: _Graph, members, nodes, name, anchor, op_type, rules) -> Unit:
                 output_origins=origins)
 
 
-def _ub_fusion(units: List[Unit], g: _Graph, enabled: Sequence[str]) -> List[Unit]:
+def _kept(unit: Unit, keeps: Optional[Callable[[str, str], bool]]) -> bool:
+    """Whether keep_dtype keeps this (single or GraphFusion) unit: any member kept, as a
+    GraphFusion op inherits ``_keep_dtype`` from its members
+    (``GraphPassUtil::InheritAttrFromOriNodes``)."""
+    return keeps is not None and any(keeps(m, t) for m, t in zip(unit.members, unit.member_types))
+
+
+def _ub_fusion(units: List[Unit], g: _Graph, enabled: Sequence[str],
+               keeps: Optional[Callable[[str, str], bool]] = None) -> List[Unit]:
     conv_on = "TbeCommonRules0FusionPass" in enabled
     mm_on = "ATbeMatmulElemwiseFusionPass" in enabled
     if not (conv_on or mm_on):
@@ -350,6 +367,7 @@ def _ub_fusion(units: List[Unit], g: _Graph, enabled: Sequence[str]) -> List[Uni
             continue
         chain = [u]
         cur = u
+        kept = _kept(u, keeps)
         while len(chain) - 1 < limit:
             outs = [o for o in cur.output_origins]
             if len(outs) != 1 or outs[0] in g.outputs:
@@ -359,8 +377,8 @@ def _ub_fusion(units: List[Unit], g: _Graph, enabled: Sequence[str]) -> List[Uni
                 break
             nxt = units[users[0]]
             single_ref = nxt.fused or sum(1 for i in _all_inputs(nxt) if i == outs[0]) == 1
-            if not ok(nxt) or not single_ref:
-                break
+            if not ok(nxt) or not single_ref or _kept(nxt, keeps) != kept:
+                break  # (judged apart, a kept piece has a Cast between it and the other)
             chain.append(nxt)
             merged.add(users[0])
             cur = nxt

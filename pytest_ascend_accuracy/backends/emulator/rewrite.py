@@ -393,7 +393,8 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     consts = WeightValues(proto, prepared.folder)
     ranks = {k: len(v[1]) for k, v in info.items() if v[1] is not None}
     units, new_inits = build_units(proto.graph, consts, fusion=mode.fusion,
-                                   rules_off=mode.fusion_rules_off, ranks=ranks)
+                                   rules_off=mode.fusion_rules_off, ranks=ranks,
+                                   keeps=mode.keeps_fp32)
     for t in new_inits:
         consts[t.name] = numpy_helper.to_array(t)
     names_used = {n.name for n in proto.graph.node}

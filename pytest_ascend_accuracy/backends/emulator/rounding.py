@@ -18,7 +18,10 @@ The emulator's model of ATC + NPU numerics (design notes, "The emulator"):
   the same with bf16; ``allow_fp32_to_bf16``: cube ops bf16, vector ops fp32. ATC's real lists
   live in per-SoC op-info files; this is an approximation and says so.
 - ``keep_dtype`` entries (op names or ``OpType::X`` with the ONNX or the Ascend type) run fp32;
-  a fused group runs fp32 when any of its members is kept.
+  a fused unit runs fp32 when any of its members is kept. That is ATC's rule for a GraphFusion
+  op, which inherits ``_keep_dtype`` from any member; a UBFusion is made after each node's dtype
+  is judged, so ``fusion.build_units`` never UB-fuses a kept unit with one not kept (a kept Relu
+  leaves its MatMul fp16: docs/formats.md, "keep_dtype and fusion").
 
 Rounding to float16 follows IEEE round-to-nearest-even with subnormals (as numpy and
 onnxruntime's Cast do); values past 65504 become +-inf with ``overflow="inf"`` (newer chips) or
@@ -69,8 +72,8 @@ def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
     if pm == "must_keep_origin_dtype":
         return "fp32"
     for name, typ in zip(names, types):
-        if mode.keeps_fp32(name, typ):  # (by the parser's type, as ATC: never a fused op's)
-            return "fp32"
+        if mode.keeps_fp32(name, typ):  # (by the parser's type, as ATC: never a fused op's;
+            return "fp32"             # any member: UB units are all kept or none, build_units)
     cube = anchor_type in CUBE_OPS
     if pm == "force_fp16":
         return "fp16"
