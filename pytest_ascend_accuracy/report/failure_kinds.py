@@ -74,16 +74,45 @@ def per_op_only(verdict: Verdict) -> str:
             "meant, loosen the entry")
 
 
-def nonfinite_in_range(verdict: Verdict) -> str:
-    """The label of the first failure whose actual values turn NaN/Inf where the golden's stay
-    finite, or "": its hint, where no golden value or operand leaves float16's range, is a probe
-    (high precision, then ``--accuracy-diagnose``), never a keep_dtype list of the ops it runs
-    through (``failure_text.fp16_range_rows``)."""
+def nonfinite_failure(verdict: Verdict):
+    """The first failure whose actual values turn NaN/Inf where the golden's stay finite, or
+    None: its hint, where no golden value or operand leaves float16's range, is a probe (high
+    precision, or its ops kept in float32 where it runs on the Cube unit: ``cube_ops_kept``;
+    then ``--accuracy-diagnose``), never a keep_dtype list of the ops it runs through
+    (``failure_text.fp16_range_rows``)."""
     for f in verdict.failures:
         m = f.row.metrics
         if m is not None and m.mismatch and m.nonfinite_actual > m.nonfinite_golden:
-            return f.row.label
-    return ""
+            return f
+    return None
+
+
+def nonfinite_in_range(verdict: Verdict) -> str:
+    """The label of ``nonfinite_failure``'s row, or ""."""
+    f = nonfinite_failure(verdict)
+    return f.row.label if f is not None else ""
+
+
+def on_cube(row) -> bool:
+    """Whether ``row``'s op runs on the Cube unit (Conv, MatMul, Gemm and the ops ATC fuses
+    into them), whose inputs and weights stay float16 in high precision."""
+    from ..core.ascend_optypes import CUBE_TYPES, ascend_type
+
+    return ascend_type(row.op_type) in CUBE_TYPES
+
+
+def cube_ops_kept(row) -> Tuple[str, ...]:
+    """The ops of ``row`` (every original op of a fused one, as the model names them) to keep
+    in float32 as the NaN/Inf probe where ``row`` runs on the Cube unit, else ``()``: high
+    precision still feeds a Cube op float16, so its failing said nothing of float16 (a conv
+    whose weights, folded with a BatchNorm scale of 100 at conversion, pass 65504 read "not
+    float16 rounding" while keep_dtype of the conv passed: a fix-files trial)."""
+    from .model_spelling import row_model_name
+
+    if not on_cube(row):
+        return ()
+    return tuple(row.original_names) or tuple(
+        n for n in (row_model_name(row) or row.op_name,) if n)
 
 
 #: the probe's reason and advice (``nonfinite_in_range``)
@@ -92,3 +121,82 @@ NONFINITE_REASON = ("values turn NaN/Inf at {label} though the golden values sta
                     "or inside it (a value rounded to 0, then divided by), or a fault")
 NONFINITE_ADVICE = ("convert in high precision to see whether float16 rounding is the cause "
                     "(--accuracy-diagnose then names the ops to keep in float32)")
+#: the same where the op runs on the Cube unit (``cube_ops_kept``): reason, then advice
+NONFINITE_CUBE_REASON = ("values turn NaN/Inf at {label} though the golden values stay within "
+                         "float16 (and no golden operand looked at leaves its range); {label} "
+                         "runs on the Cube unit, which takes float16 inputs and weights even in "
+                         "high precision (a weight ATC folds with a BatchNorm's scale can pass "
+                         "65504), so high precision failing would not rule float16 out")
+NONFINITE_CUBE_ADVICE = ("keep its ops in float32 to see whether float16 is the cause (passes: "
+                         "it is, and --accuracy-diagnose names the smallest set to keep; still "
+                         "fails: not this op's float16 inputs, but values rounded before it, or "
+                         "a fault)")
+
+
+def tiny_failing(verdict: Verdict, names=(), rows=()):
+    """The first row, not one of ``names`` (the ops a keep_dtype fix keeps), whose golden
+    values all lie below float16's smallest normal (and are not all 0) and that fails, or that
+    passes only by float16's allowance for such values (its plain figure fails; ``rows``: the
+    compared rows, where known), or None. High precision is no fix to offer beside keep_dtype
+    there: it outputs the op in float32, which the compare judges by its plain figure (the
+    allowance, ``compare.tiny_values``, is for a float16 actual only), and values that small
+    differ by the float32 rounding of whatever computes them. PP-OCRv4 det in fusion_off, its
+    BatchNorm's variance past 65504: keep_dtype of the BatchNorm passed (its Sigmoid float16,
+    within the allowance), high precision failed at p2o.Sigmoid.0 at 64, 96, 128 and 160
+    pixels (golden below 6e-08 to 4.5e-07; cosine 0.356, 0.775, 0.636, 0.930 < 0.95), where
+    onnxruntime's own float32 Sigmoid is off by up to 7e-08 (at 96: 7 distinct golden values,
+    cosine 0.851 with the exact sigmoid of its own logits); at 320 (golden below 2.3e-05) it
+    passed at 0.95 with cosine 0.9988, which a threshold of 0.999 fails (a fix-files trial)."""
+    from ..compare.tiny_values import FP16_TINY
+
+    named, policy = set(names), verdict.policy
+    failed = {id(f.row) for f in verdict.failures}
+    for r in [f.row for f in verdict.failures] + [r for r in rows if id(r) not in failed]:
+        m = r.metrics
+        if (m is None or not 0 < m.max_abs_golden < FP16_TINY or named & set(r.names)
+                or "float" not in (r.golden_dtype or "float") or policy.is_ignored(r.names)):
+            continue
+        if id(r) in failed:
+            return r
+        thr = policy.threshold_for(r.names)
+        if (thr.metric not in m.not_applicable and thr.passed(m.value(thr.metric))
+                and not thr.passed(getattr(m, thr.metric))):
+            return r
+    return None
+
+
+#: why the float16-range hint offers no high precision (``tiny_failing``)
+TINY_NOTE = ("not high precision: {label}'s golden values all lie below float16's smallest "
+             "normal (|{peak:.3g}|){passing}; high precision outputs them in float32, judged "
+             "without float16's allowance for values that small, where the float32 rounding of "
+             "either side alone can fail them")
+
+
+def cube_probe(verdict: Verdict) -> str:
+    """``assert_accuracy``'s next step where ``nonfinite_failure``'s op runs on the Cube unit:
+    its ops kept in float32 as a mode to convert in (``cube_ops_kept``), else ""."""
+    f = nonfinite_failure(verdict)
+    cube = cube_ops_kept(f.row) if f is not None else ()
+    if not cube:
+        return ""
+    shown = ", ".join(repr(printable(n)) for n in cube)
+    return (NONFINITE_CUBE_REASON.format(label=printable(f.row.label)) + "; "
+            + NONFINITE_CUBE_ADVICE.replace("keep its ops in float32", "keep its ops in float32, "
+                                            f"converting in mode keep_dtype([{shown}]),", 1)
+            + " (from pytest_ascend_accuracy import keep_dtype)").replace(
+                "--accuracy-diagnose", "diagnose(...)")
+
+
+def high_precision_blocker(verdict: Verdict, names, rows=()) -> str:
+    """Why a float16-range fix keeping ``names`` offers no high precision beside it where
+    ``tiny_failing`` finds an op it may fail (``TINY_NOTE``), else ""."""
+    tiny = tiny_failing(verdict, names, rows)
+    if tiny is None:
+        return ""
+    passing = ""
+    if not any(f.row is tiny for f in verdict.failures):
+        metric = verdict.policy.threshold_for(tiny.names).metric
+        passing = (f" and it passes only by float16's allowance for them (plain {metric} "
+                   f"{getattr(tiny.metrics, metric):.6f})")
+    return TINY_NOTE.format(label=printable(tiny.label), peak=tiny.metrics.max_abs_golden,
+                            passing=passing)

@@ -18,7 +18,8 @@ from .fp16_fix_ops import (  # noqa: E402,F401  (callers and tests read them her
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
 from .failure_kinds import (  # noqa: E402
-    NONFINITE_REASON, naming_reason, nonfinite_in_range, per_op_only, unread, unread_hint)
+    NONFINITE_REASON, cube_probe, high_precision_blocker, naming_reason, nonfinite_in_range,
+    per_op_only, unread, unread_hint)
 from .figures import judged_cosine, plain_cosine_lines  # noqa: E402  (the cosine judged)
 from .figures import six_places as _num  # noqa: E402
 from .printable import printable  # noqa: E402  (callers read it here too)
@@ -265,13 +266,12 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     if names and cli:
         from ..core.modes import HIGH_PRECISION, keep_dtype
 
-        hp = high_precision_may_fix(verdict, names)
+        hp, blocker = _high_precision_offered(verdict, names, result)
         dumped = dumped_mode(result)[0]
         return (f"{reason}: keep these ops in float32 (ATC --keep_dtype=FILE, one op name a "
                 f"line){' or convert in high precision' if hp else ''}; check it on the ONNX "
                 f"model the dump ran: {cli_diagnose(verdict, keep_dtype(names), result)}"
-                + (f" (or{cli_mode(HIGH_PRECISION, dumped)})" if hp else
-                   " (high precision still feeds Cube ops float16)")
+                + (f" (or{cli_mode(HIGH_PRECISION, dumped)})" if hp else f" ({blocker})")
                 + " passes with exit status 0" + not_carried(result))
     if names:
         shown = ", ".join(repr(printable(n)) for n in names[:5])
@@ -280,14 +280,18 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         # backend's convert(model, mode), diagnose(mode=), ascend_model, modes=[...]
         kept = f"keep_dtype([{shown}{more}])"
         where = "(from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype)"
-        if not high_precision_may_fix(verdict, names):
-            return (f"{reason}: keep these ops in float32, converting in mode {kept} (high "
-                    f"precision still feeds Cube ops float16) {where}")
+        hp, blocker = _high_precision_offered(verdict, names, result)
+        if not hp:
+            return (f"{reason}: keep these ops in float32, converting in mode {kept} "
+                    f"({blocker}) {where}")
         return (f"{reason}: convert in mode HIGH_PRECISION, or keep these ops in float32 in mode "
                 f"{kept} {where}")
     label = nonfinite_in_range(verdict) if hasattr(range_inputs, "checked") else ""
     if label:  # NaN/Inf with the golden in range: a probe, not the ops it ran through
         reason = NONFINITE_REASON.format(label=printable(label))
+        cube = cube_probe(verdict)
+        if cube and not cli:  # high precision still feeds a Cube op float16
+            return cube
         if cli:
             return (f"{reason}: {cli_diagnose(verdict, None, result)} tries high precision and "
                     "names the ops to keep in float32, if some restore accuracy"
@@ -308,6 +312,14 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
             "reuse causes the first failure; where neither passes (float16 rounding alone), "
             "diagnose(model, inputs, threshold=...) names the ops to keep in float32 (from "
             "pytest_ascend_accuracy.triage.flow import diagnose)")
+
+
+def _high_precision_offered(verdict: Verdict, names, result) -> tuple:
+    """(whether the float16-range fix keeping ``names`` offers high precision too, why not)."""
+    if not high_precision_may_fix(verdict, names):
+        return False, "high precision still feeds Cube ops float16"
+    blocker = high_precision_blocker(verdict, names, result.rows if result is not None else ())
+    return not blocker, blocker
 
 
 #: ``judge``'s reason: it reads a saved result, whose golden operands no one looked at

@@ -11,7 +11,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   test ran ``fusion_off``) and as the YAML ``modes:`` entry; with the test's mode plus
   high precision as the alternative, except where one of the ops runs on the Cube unit
   (``failure_text.high_precision_may_fix``, or a Cube op among the range findings: high
-  precision still feeds it float16). Applied,
+  precision still feeds it float16), or where an op whose golden values all lie below float16's
+  smallest normal fails or passes only by float16's allowance for them
+  (``failure_kinds.tiny_failing``: high precision outputs it in float32, judged plainly). Applied,
   the failing ops pass.
 - ``modes`` (no overflow seen): the test's mode with fusion off, and with buffer reuse off, to
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
@@ -21,7 +23,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   int: compared exactly), the test's mode in high precision instead, which says whether
   float16 rounding moved them; where a Cube op computes them (high precision still feeds it
   float16), the test's mode with the ops computing them kept in float32 (``--accuracy-diagnose``
-  where those are more than ``CHAIN_LIMIT`` or not known).
+  where those are more than ``CHAIN_LIMIT`` or not known). NaN/Inf where the golden stays within
+  float16: high precision as a probe, or where the op turning NaN/Inf runs on the Cube unit,
+  its own ops kept in float32 (``failure_kinds.cube_ops_kept``).
 - ``problem`` (nothing matched): how to make the dumps comparable (with ``problem_advice``,
   the caller's own spelling of the options that do it: ``load_dump(DIR, om_json=...)`` in a
   pytest test, ``--om-json`` / ``--mapping`` on the command line).
@@ -132,10 +136,11 @@ def model_argument(mode, base=None) -> str:
 
 
 def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
-              problem_advice: str = PROBLEM_ADVICE, upstream=None) -> Hint:
+              problem_advice: str = PROBLEM_ADVICE, upstream=None, rows: Sequence = ()) -> Hint:
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
     ``problem_advice``: how the caller's user makes two dumps comparable; ``upstream``: an
-    ``Upstream``, what feeds a first failure of integer values (``integer_upstream``)."""
+    ``Upstream``, what feeds a first failure of integer values (``integer_upstream``); ``rows``:
+    the compared rows, where known (``failure_kinds.tiny_failing`` reads the passing ones)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
@@ -170,18 +175,31 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         return Hint(PROBLEM, reason, advice=advice)
     names, reason = keep_dtype_names(verdict, range_inputs)
     if names:
-        suggested = [mode | keep_dtype(names)]
+        from .failure_kinds import high_precision_blocker
+
+        suggested, note = [mode | keep_dtype(names)], ""
         if (not mode.is_high_precision and high_precision_may_fix(verdict, names)
                 and not _cube_in(range_inputs)):
-            suggested.append(mode | HIGH_PRECISION)
+            # an op below float16's normal range high precision judges in float32
+            note = high_precision_blocker(verdict, names, rows)
+            if not note:
+                suggested.append(mode | HIGH_PRECISION)
+            else:
+                note = f" ({note})"
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
-                        ", or convert in high precision" if len(suggested) > 1 else ""))
-    from .failure_kinds import NONFINITE_ADVICE, NONFINITE_REASON, nonfinite_in_range
+                        ", or convert in high precision" if len(suggested) > 1 else note))
+    from .failure_kinds import (NONFINITE_ADVICE, NONFINITE_CUBE_ADVICE, NONFINITE_CUBE_REASON,
+                                NONFINITE_REASON, cube_ops_kept, nonfinite_failure)
 
-    label = nonfinite_in_range(verdict) if hasattr(range_inputs, "checked") else ""
-    if label:  # NaN/Inf with the golden in range (read): a probe, not the ops it ran through
-        if mode.is_high_precision:
+    failure = nonfinite_failure(verdict) if hasattr(range_inputs, "checked") else None
+    if failure is not None:  # NaN/Inf with the golden in range (read): a probe, not the ops
+        label = failure.row.label  # it ran through
+        cube = cube_ops_kept(failure.row)
+        if cube and set(cube) - set(mode.keep_dtype):  # high precision still feeds it float16
+            return Hint(MODES, NONFINITE_CUBE_REASON.format(label=label),
+                        (mode | keep_dtype(list(cube)),), advice=NONFINITE_CUBE_ADVICE)
+        if mode.is_high_precision or cube:
             return Hint(MODES, NONFINITE_REASON.format(label=label), advice=DIAGNOSE_ADVICE)
         return Hint(MODES, NONFINITE_REASON.format(label=label), (mode | HIGH_PRECISION,),
                     advice=NONFINITE_ADVICE)
@@ -275,7 +293,7 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
     model = ModelEdges(model) if model is not None else None  # its graph read once
     ranges = failing_ops_past_fp16(golden, verdict, rows, model=model, op_types=types)
     return next_step(verdict, ranges, mode, problem_advice=problem_advice,
-                     upstream=integer_upstream(verdict, golden, rows, model))
+                     upstream=integer_upstream(verdict, golden, rows, model), rows=rows)
 
 
 #: the most ops a hint lists to keep in float32 ahead of a flipped integer; more: diagnose
