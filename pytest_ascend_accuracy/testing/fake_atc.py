@@ -16,7 +16,8 @@ options must have a documented value (``--framework``, ``--mode``, ``--precision
 (``backends.ascend.precision_modes``: a 6.0 toolkit refuses ``cube_fp16in_fp32out``, the
 ``*_fp16``/``*_bf16`` spellings); ``--model``/``--output``/``--soc_version`` are required for
 ``--mode=0``; the model must be an ONNX file; ``--input_shape`` must name model inputs and
-leave no dynamic dim; keep_dtype, fusion switch and AIPP files must exist and parse.
+leave no dynamic dim; keep_dtype, fusion switch and AIPP files must exist and parse, their
+resolved paths holding only the characters GE's CheckInputPathValid allows (``check_input_path``).
 
 Failures print what real ATC prints (the layout of the real ATC console logs that msit keeps as
 test data: start line, ``ATC run failed, ...``, then ``E10001: Value [..] for parameter [--x]
@@ -335,11 +336,34 @@ def _parse_input_shape(text: str) -> Dict[str, List[int]]:
 
 
 def _read_lines(path: str, option: str) -> List[str]:
+    check_input_path(path, option)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError:
         raise invalid(option, path, "The file does not exist or cannot be read") from None
     return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+#: GE's reason for a config-file path with a character CheckInputPathValid refuses (hicann/ge
+#: base/common/util.cc, ``kPathValidReason``; older GE releases end "and chinese character")
+PATH_CHARS_REASON = ("The path can only contain 'a-z' 'A-Z' '0-9' '-' '.' '_' and Chinese "
+                     "characters.")
+
+
+def check_input_path(path: str, option: str) -> None:
+    """GE ``CheckInputPathValid(path, "--<option>")`` on a config file ATC reads (``--keep_dtype``
+    through CheckKeepTypeParamValid, ``--insert_op_conf`` through CheckInsertOpConfParamValid,
+    ``--fusion_switch_file``, whose CANN page documents the same set): the *resolved* path (its
+    realpath, so the working directory's own characters count too) may hold only ASCII letters,
+    digits, ``.``, ``/``, ``_``, ``-`` and the CJK code points U+4E00-U+9FA5 (``IsPathCharsValid``;
+    the same set as a regex in older releases); else E10001 naming the path as given. A path that
+    does not resolve is left to the read's own error."""
+    real = os.path.realpath(path)
+    if not os.path.exists(real):
+        return
+    if any(not (ch.isascii() and (ch.isalnum() or ch in "./_-"))
+           and not "\u4e00" <= ch <= "\u9fa5" for ch in real):
+        raise invalid(option, path, PATH_CHARS_REASON)
 
 
 def _allowed_values(option: str) -> Optional[Tuple[str, ...]]:
