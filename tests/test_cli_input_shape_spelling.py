@@ -48,4 +48,4 @@ def test_the_cli_with_inputs_converts_at_their_shape(tmp_path, capsys):
                      "--inputs", f"x={tmp_path / 'x.npy'}", "--out", str(tmp_path / "out")])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "1. default [default]: PASSED" in out
+    assert "step 1 default [default]: PASSED" in out

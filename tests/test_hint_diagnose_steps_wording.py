@@ -22,5 +22,5 @@ def test_the_verdict_names_the_steps_list_not_a_place_above_it(tmp_path):
     written = (tmp_path / "out" / "diagnosis.txt").read_text().splitlines()
     # the list it names: after the verdict, one line per step saying where it fails
     assert written.index(f"  {d.verdict}") < written.index("steps:")
-    assert any(line.startswith("  6. fusion_off [fusion_off]: FAILED | fails at op ")
+    assert any(line.startswith("  step 4 fusion_off [fusion_off]: FAILED | fails at op ")
                for line in written)

@@ -119,7 +119,7 @@ def test_a_tight_threshold_is_printed_as_given(cache):
     d = run(models.passing_mlp(), cache, threshold=0.9999999, budget=1)
     out = text(d)
     assert "threshold: cosine 0.9999999;" in out
-    step = next(line for line in out.splitlines() if line.startswith("  1. default"))
+    step = next(line for line in out.splitlines() if line.startswith("  step 1 default"))
     assert "vs 0.9999999)" in step and "1.000000 vs" not in step
 
 
@@ -129,8 +129,8 @@ def test_text_rendering_names_step_fix_and_cost(cache):
     assert out.splitlines()[0] == "ascend-accuracy diagnosis of overflow: RESTORED"
     assert ("  fix: mode keep_dtype(norm); ATC: --precision_mode=force_fp16 --keep_dtype=./keep_dtype.cfg"
             " (its config files are written by --out DIR)") in out
-    assert "  1. default [default]: FAILED | fails at op norm (cosine" in out
-    assert "  3. high_precision [high_precision]: PASSED | passes (1 conversion)" in out
+    assert "  step 1 default [default]: FAILED | fails at op norm (cosine" in out
+    assert "  step 2 high_precision [high_precision]: PASSED | passes (1 conversion)" in out
 
 
 def test_cli_diagnose_writes_files_and_exits_by_outcome(tmp_path, capsys):

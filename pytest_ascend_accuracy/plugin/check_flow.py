@@ -52,7 +52,7 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             amend(exc)
         if state.settings.diagnose:
             note = diagnosis_note(state, handle, inputs, spec, nodeid,
-                                  model if one_of_several else "")
+                                  model if one_of_several else "", golden=golden)
             exc.args = (f"{exc.args[0].rstrip()}\n{note}",)
         raise
     if spec.max_drop is None:
@@ -187,21 +187,24 @@ def warn_at_test(warning: Warning, nodeid: str, rootdir) -> None:
 
 
 def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str,
-                   one_model: str = "", on: str = "") -> str:
+                   one_model: str = "", on: str = "", golden=None) -> str:
     """The --accuracy-diagnose verdict for a failed check, or why there is none; ``one_model``:
     the failing model's name where the test converts others too (``diagnose_failure``);
-    ``on``: what ``inputs`` are where they are not the check's own (a dataset check's sample)."""
+    ``on``: what ``inputs`` are where they are not the check's own (a dataset check's sample);
+    ``golden``: the golden the check compared with (a model with an AIPP file is run on raw
+    images: the flow's step 5 compares its Aipp output with the golden's inputs)."""
     from ..errors import AscendAccuracyError
 
     head = f"diagnosis (--accuracy-diagnose{' ' + on if on else ''})"
     if handle is None or inputs is None:
         return (f"{head}: not run: this test compared dumps it did not produce with "
                 "ascend_model(...).run(inputs)")
-    if getattr(handle, "aipp", None) is not None:  # raw inputs: the flow starts at step 5
-        return (f"{head}: step 5 first: this model pre-processes raw inputs "
-                "with an AIPP file; check it with check_preprocessing(om, images, reference=fn) "
-                "or ascend-accuracy diagnose --aipp F --images DIR --reference MODULE:FN")
     try:
+        if getattr(handle, "aipp", None) is not None:  # raw images in, the golden's inputs out
+            from .aipp_diagnosis import aipp_diagnosis
+
+            return aipp_diagnosis(state, handle, inputs, golden, spec, nodeid, head, one_model,
+                                  run_flow=diagnosis_lines)
         return diagnose_failure(state, handle, inputs, spec, nodeid=nodeid, one_model=one_model,
                                 on=on)
     except AscendAccuracyError as exc:
@@ -214,6 +217,15 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
     inputs; the lines to append to the failure. Fix files go to the test's report directory
     (or the cache). ``one_model``: the fix is given for that model's ``ascend_model`` call;
     ``on``: what ``inputs`` are (``diagnosis_note``)."""
+    return "\n".join(diagnosis_lines(state, handle, inputs, spec, nodeid=nodeid,
+                                     one_model=one_model, on=on)[0])
+
+
+def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
+                    one_model: str = "", on: str = "", golden=None, golden_inputs=None):
+    """``diagnose_failure``'s lines, the ``Diagnosis`` and the folder its files went to;
+    ``golden``/``golden_inputs``: the check's golden and the inputs it ran on, where the device
+    ran on others (raw images an AIPP file pre-processes)."""
     from ..report.hints import model_argument
     from ..triage.flow import PLUGIN_BUDGET_OPTION, diagnose
 
@@ -226,7 +238,8 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
                      input_shape=handle.input_shape, metric=spec.metric,
                      per_op=spec.per_op_dict or None, ignore=spec.ignore, out_dir=out_dir,
                      mode=handle.mode, atc_options=getattr(handle, "atc_options", None) or None,
-                     scale_tolerance=spec.scale_tolerance, budget_option=PLUGIN_BUDGET_OPTION)
+                     scale_tolerance=spec.scale_tolerance, budget_option=PLUGIN_BUDGET_OPTION,
+                     golden=golden, golden_inputs=golden_inputs)
     shown = state.settings.show(out_dir)
     lines = [f"diagnosis (--accuracy-diagnose{' ' + on if on else ''}, {d.conversions} new "
              f"conversion"
@@ -245,7 +258,7 @@ def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
                          f"{imports})")
         lines.append(f"  fix files written to {shown}/ ({files})")
     lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
-    return "\n".join(lines)
+    return lines, d, out_dir
 
 
 def suite_spec_and_inputs(state: AccuracyState, case):

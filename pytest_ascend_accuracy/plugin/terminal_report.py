@@ -150,17 +150,19 @@ def failure_line(rec: CheckRecord, status: str = FAILED) -> str:
 
 
 def grid_lines(records: Sequence[CheckRecord], outcomes: Mapping[str, str] = {}) -> List[str]:
-    """One row per model, one column per mode: ``passed``, ``FAILED``, ``xfail``, ``caught``,
-    ``skipped`` (``check_status``), ``1/2 passed`` or ``-``."""
+    """One row per model (a YAML suite's item: per item name, ``grid_row``), one column per
+    mode: ``passed``, ``FAILED``, ``xfail``, ``caught``, ``skipped`` (``check_status``),
+    ``1/2 passed`` or ``-``."""
     models: List[str] = []
     modes: List[str] = []
     cells: Dict[Tuple[str, str], List[str]] = {}
     for r in records:
-        if r.model not in models:
-            models.append(r.model)
+        row = grid_row(r)
+        if row not in models:
+            models.append(row)
         if r.mode not in modes:
             modes.append(r.mode)
-        cells.setdefault((r.model, r.mode), []).append(check_status(r, outcomes))
+        cells.setdefault((row, r.mode), []).append(check_status(r, outcomes))
 
     def cell(model, mode):
         statuses = cells.get((model, mode))
@@ -175,6 +177,17 @@ def grid_lines(records: Sequence[CheckRecord], outcomes: Mapping[str, str] = {})
     rows = [[m] + [cell(m, mode) for mode in modes] for m in models]
     widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
     return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows]
+
+
+def grid_row(rec: CheckRecord) -> str:
+    """A check's row in the grid: its model, or for a YAML suite's item the item's name (its
+    ``name:``): two items of one model with other AIPP files or settings are two rows, and an
+    item whose pre-processing check failed (so no accuracy check ran) never reads ``passed``
+    through another item of its model (an AIPP trial)."""
+    path, sep, rest = rec.nodeid.partition("::")
+    if sep and path.endswith((".yaml", ".yml")):
+        return rest.partition("[")[0] or rec.model
+    return rec.model
 
 
 def _statuses(records: Sequence[Mapping], outcomes: Mapping[str, str]) -> List[str]:
@@ -270,7 +283,7 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
         statuses = [check_status(r, outcomes) for r in records]
         passed = statuses.count(PASSED)
         failed = len(records) - passed
-        n_models = len({r.model for r in records})
+        n_models = len({grid_row(r) for r in records})  # the grid's rows
         n_modes = len({r.mode for r in records})
         lines.append(f"{plural(len(records), 'accuracy check')}: {passed} passed, {failed} failed"
                      f"{_expected(statuses)} "

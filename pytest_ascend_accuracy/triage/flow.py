@@ -1,23 +1,26 @@
 """The precision-debugging flow as one function: ``diagnose(model, ...) -> Diagnosis``.
 
 Engineers walk these steps by hand, one conversion at a time; here each step is one cached
-conversion, a budget caps the conversions, and a rerun resumes from the cache:
+conversion, a budget caps the conversions, and a rerun resumes from the cache. The steps are
+numbered as the developers' guide numbers them (``result.GUIDE_STEPS``; README, docs and the
+renderings use the same numbers); step 5 runs right after step 1:
 
 1. default conversion, every operator dumped and compared with the golden fp32 run; stop if it
    passes;
-2. data and configuration (no conversion): the model's input tensors as the device saw them
-   (the inputs of the ops that consume a graph input, or an ``Aipp`` op's output) against the
-   golden inputs — a pre-processing or AIPP mismatch makes every later step pointless;
-3. high precision; if that passes, the operators whose cosine drops between the two runs seed a
+2. high precision; if that passes, the operators whose cosine drops between the two runs seed a
    search for a minimal ``keep_dtype`` set that restores accuracy under the default mode
    (``triage_search``: seeds first, then op types, then names inside the types that matter);
-4. buffer optimisation off; the operators that change between the two runs are named;
-5. fusion off; when that restores accuracy, a search over the individual fusion rules names
+3. buffer optimisation off; the operators that change between the two runs are named;
+4. fusion off; when that restores accuracy, a search over the individual fusion rules names
    the rule(s) to switch off; when buffer or fusion off fails elsewhere instead, at an op whose
    values leave the float16 range (a BatchNorm variance past it hides while folded into its
-   Conv), step 3 is repeated under that mode (steps ``fusion_off+high_precision``, ...), and
+   Conv), step 2 is repeated under that mode (steps ``fusion_off+high_precision``, ...), and
    when that restores accuracy under fusion off, the fusion rules are searched with fusion back
    on and the set found kept (``fusion_rules+keep_dtype``; ``triage.fusion_rules``);
+5. pre-processing and configuration (no conversion, so run right after step 1): the model's
+   input tensors as the device saw them (the inputs of the ops that consume a graph input, or
+   an ``Aipp`` op's output) against the golden inputs -- a pre-processing or AIPP mismatch
+   makes every other step pointless;
 6. the final per-operator comparison with the golden network names the operators that differ.
 
 The result names the step that restored accuracy, the fix as ready-to-use files (see
@@ -58,7 +61,8 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
              mode: Optional[Mode] = None,
              atc_options: Optional[Mapping[str, object]] = None,
              scale_tolerance: Optional[float] = None,
-             budget_option: str = CLI_BUDGET_OPTION) -> Diagnosis:
+             budget_option: str = CLI_BUDGET_OPTION,
+             golden_inputs: Optional[Mapping[str, np.ndarray]] = None) -> Diagnosis:
     """Walk the debugging flow for ``model`` and return what restores accuracy.
 
     ``backend`` defaults to the CPU emulator over ``cache`` (default ``.ascend-accuracy/``);
@@ -73,7 +77,10 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     failing check judged with (``check_accuracy``'s default 2.0; None: off), so a check that
     failed on scale alone is not called passing here. ``budget_option``: how the caller's user
     raises the budget, ``{n}`` for the number (the CLI's ``--budget {n}``, the plugin's
-    ``--accuracy-diagnose-budget={n}``), named where the budget runs out."""
+    ``--accuracy-diagnose-budget={n}``), named where the budget runs out. ``golden_inputs``:
+    the model inputs the golden runs on where the device is fed others (raw images an AIPP file,
+    ``atc_options``' ``insert_op_conf``, pre-processes): step 5 compares the device's ``Aipp``
+    output with them, and the golden (when not given) and the shapes come from them."""
     from ..core.cache import Cache
     from ..golden.onnxruntime_golden import golden_dump
     from ..graph.onnx_graph import make_inputs, model_label
@@ -102,10 +109,10 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
         inputs = make_inputs(model, seed=seed, input_shape=input_shape)
     else:  # dimensions left dynamic convert at the inputs' sizes, as the golden runs them
         from ..graph.shape_from_inputs import shape_from_inputs
-        input_shape = shape_from_inputs(model, input_shape, inputs)
+        input_shape = shape_from_inputs(model, input_shape, golden_inputs or inputs)
     if golden is None:  # under the model's own op names (file names hold sanitized ones)
-        golden = with_real_names(golden_dump(model, inputs, cache=cache, input_shape=input_shape),
-                                 model_ops(model))
+        golden = with_real_names(golden_dump(model, golden_inputs or inputs, cache=cache,
+                                             input_shape=input_shape), model_ops(model))
 
     # the test's own names, checked where it was set up; a mode's run may fuse some away
     policy = Policy.build(threshold, per_op, ignore, metric, scale_tolerance)
@@ -118,7 +125,7 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
                     input_shape=input_shape, dump_root=dump_root,
                     progress=progress or (lambda _: None),
                     atc_options=atc_options, kl="kl" in policy.metrics)
-    flow = _Flow(runner, threshold, metric, mode, budget_option)
+    flow = _Flow(runner, threshold, metric, mode, budget_option, golden_inputs)
     try:
         outcome = flow.walk()
     finally:
@@ -144,9 +151,10 @@ class _Flow:
     """The step sequence; ``walk`` returns the Diagnosis fields that depend on the outcome."""
 
     def __init__(self, runner: Runner, threshold: float, metric: str, base: Mode = DEFAULT,
-                 budget_option: str = CLI_BUDGET_OPTION):
+                 budget_option: str = CLI_BUDGET_OPTION, golden_inputs=None):
         self.run, self.threshold, self.metric, self.base = runner, threshold, metric, base
         self.budget_option = budget_option
+        self.golden_inputs = golden_inputs  # None: the inputs the device runs on
         self.steps: List[StepResult] = []
         self.final: Optional[CompareResult] = None
 
@@ -162,7 +170,8 @@ class _Flow:
                                      "the default conversion already meets the threshold")
             if default.verdict.problem:  # nothing to judge or compare: no mode can change that
                 return self._outcome(None, f"not diagnosed: {default.verdict.problem}")
-            data = input_check(default.converted, default.dump, self.run.inputs)
+            data = input_check(default.converted, default.dump,
+                               self.golden_inputs or self.run.inputs)
             self.steps.append(data)
             if data.passed is False:
                 return self._outcome(None, f"the device saw different inputs than the golden run: "
@@ -396,7 +405,7 @@ class _Flow:
         what = f"keep_dtype {{{_names(keep)}}}" if keep else "high precision"
         spent = self.run.conversions
         try:
-            # the flow's own mode failed with every op kept (step 3): with this set kept too
+            # the flow's own mode failed with every op kept (step 2): with this set kept too
             rules, found, _ = search_rules(self.run, default, on, False)
         except BudgetExhausted:
             self.steps.append(StepResult(step, "", None, f"the budget ran out before the fusion "

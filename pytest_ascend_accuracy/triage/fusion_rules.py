@@ -1,5 +1,6 @@
-"""Step 5 of the debugging flow, rule by rule: which of the fusion rules a conversion applied
-must be switched off (``search_rules``), and which ops those rules fused (``unfused``).
+"""Step 4 of the debugging flow (fusion off), rule by rule: which of the fusion rules a
+conversion applied must be switched off (``search_rules``), and which ops those rules fused
+(``unfused``).
 
 Switching every fusion rule off is a blunt fix (every fused op then runs on its own, slower);
 the rules a conversion applied are searched instead, each try one conversion under the fix

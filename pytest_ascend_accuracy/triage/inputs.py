@@ -12,7 +12,7 @@ No conversion is needed, so triage runs it right after the default conversion fa
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Dict, Mapping
 
 import numpy as np
 
@@ -34,6 +34,7 @@ def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
         return StepResult("data", "", None, "no dumped tensor could be tied to a model input")
     lines, bad, lossy_notes = [], [], []
     for label, tensor, name in pairs:
+        shape = np.shape(inputs[name])
         seen = np.asarray(tensor.load(), dtype=np.float64).reshape(-1)
         want = np.asarray(inputs[name], dtype=np.float64).reshape(-1)
         if seen.size != want.size:
@@ -44,7 +45,7 @@ def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
         # the figures are of the positions judged: those float16 can hold
         m = compute_metrics(seen[rest], want[rest], kl=False) if rest.any() else None
         ok = m is None or (not m.mismatch and (m.rel_l2 <= INPUT_REL_L2_TOLERANCE or m.all_zero))
-        note = "" if ok else _linear_fit_note(seen[rest], want[rest])
+        note = "" if ok else _linear_fit_note(seen, want, rest, shape)
         if lossy_note:
             lossy_notes.append(f"input {name!r}: {lossy_note}")
         nan = float("nan")
@@ -118,16 +119,59 @@ def _input_tensors(converted, dump, inputs: Mapping[str, np.ndarray]):
     return unique
 
 
-def _linear_fit_note(seen: np.ndarray, want: np.ndarray) -> str:
-    """Describe the device input as ``golden * a + b`` when that fits (a mean/scale mistake)."""
+def _linear_fit_note(seen: np.ndarray, want: np.ndarray, judged: np.ndarray, shape) -> str:
+    """Describe the device input as ``golden * a + b`` when that fits (a mean/scale mistake),
+    else, for an NCHW input, channel by channel (an AIPP file's ``mean_chn_i``/``var_reci_chn_i``
+    are per channel: ``var_reci`` written as the std scales each channel by its own std**2)."""
+    fit = _fit(seen[judged], want[judged])
+    if fit is not None:
+        return f"looks like golden * {_ab(*fit)} (check mean/scale)"
+    if len(shape) == 4 and 1 < shape[1] <= 4 and seen.size == int(np.prod(shape)):
+        def channel(v, c):
+            return np.moveaxis(v.reshape(shape), 1, 0)[c].reshape(-1)
+
+        fits = [_fit(channel(seen, c)[channel(judged, c)], channel(want, c)[channel(judged, c)])
+                for c in range(shape[1])]
+        if all(f is not None for f in fits):
+            each = ", ".join(f"channel {c}: golden * {_ab(*f)}" for c, f in enumerate(fits))
+            return (f"looks like a per-channel scale and shift, {each} (check the mean and "
+                    f"scale of each channel: mean_chn_i, min_chn_i, var_reci_chn_i)")
+    return "not a linear transform of the golden input (check channel order, layout, resize)"
+
+
+def _fit(seen: np.ndarray, want: np.ndarray):
+    """``(a, b, scale)`` where ``seen`` is ``want * a + b`` within 1% of its RMS, else None."""
     finite = np.isfinite(seen) & np.isfinite(want)
     x, y = want[finite], seen[finite]
     if x.size < 2 or np.ptp(x) == 0:
-        return ""
+        return None
     a, b = np.polyfit(x, y, 1)
     resid = y - (a * x + b)
     scale = max(float(np.sqrt(np.mean(y ** 2))), 1e-12)
-    if np.sqrt(np.mean(resid ** 2)) <= 1e-2 * scale:
-        shift = "" if abs(b) <= 1e-3 * scale else f" {'+' if b >= 0 else '-'} {abs(b):.4g}"
-        return f"looks like golden * {a:.4g}{shift} (check mean/scale)"
-    return "not a linear transform of the golden input (check channel order, layout, resize)"
+    return (a, b, scale) if np.sqrt(np.mean(resid ** 2)) <= 1e-2 * scale else None
+
+
+def _ab(a: float, b: float, scale: float) -> str:
+    shift = "" if abs(b) <= 1e-3 * scale else f" {'+' if b >= 0 else '-'} {abs(b):.4g}"
+    return f"{a:.4g}{shift}"
+
+
+def golden_graph_inputs(golden, model, names) -> Dict[str, np.ndarray]:
+    """The graph inputs ``names`` as the golden run read them: each one's first reader's input
+    in ``golden`` (a golden this package computes holds it; a stored golden only when written
+    with ``--accuracy-store-inputs``). An input the golden does not hold is left out."""
+    from ..compare.fp16_range import ModelEdges
+
+    readers = ModelEdges(model).edges()[0]  # {node name: its input tensor names}, graph order
+    out: Dict[str, np.ndarray] = {}
+    for name in names:
+        for node, tensors in readers.items():
+            if name not in tensors:
+                continue
+            record = golden.get(node)
+            slot = tensors.index(name)
+            held = [t for t in (record.inputs if record is not None else ()) if t.index == slot]
+            if held:
+                out[name] = np.asarray(held[0].load())
+                break
+    return out

@@ -20,8 +20,11 @@ from typing import Dict, List, Optional
 
 from ..compare.thresholds import threshold_text
 from ..core.atomic_files import atomic_write_text
+from .result import GUIDE_STEPS, guide_step
 
 ATC_ARGS_FILE = "atc_args.txt"
+#: the steps' numbers, as the text and HTML renderings explain them
+STEPS_KEY = "; ".join(f"{n} {what}" for n, what in GUIDE_STEPS.items())
 
 
 def _num(v: Optional[float]) -> str:
@@ -81,11 +84,12 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         lines.append(f"  wrote {name}: {path}")
     lines.append("")
     lines.append("steps:")
-    for k, s in enumerate(d.steps, 1):
+    lines.append(f"  (in the order run, each with its number in the debugging flow: {STEPS_KEY})")
+    for s in d.steps:
         state = {True: "PASSED", False: "FAILED", None: "-"}[s.passed]
         mode = f" [{s.mode}]" if s.mode else ""
         cost = f" ({s.conversions} conversion{'s' if s.conversions != 1 else ''})" if s.conversions else ""
-        lines.append(f"  {k}. {s.step}{mode}: {state} | {s.summary}{cost}")
+        lines.append(f"  step {guide_step(s.step)} {s.step}{mode}: {state} | {s.summary}{cost}")
         if s.differing and s.step in ("high_precision", "buffer_off", "fusion_off"):
             lines.append(f"     ops that differ from the default run: {', '.join(s.differing[:8])}"
                          + (" ..." if len(s.differing) > 8 else ""))
@@ -134,11 +138,11 @@ def html_page(diagnosis) -> str:
     d = diagnosis
     e = html.escape
     rows = "".join(
-        f"<tr><td>{k}</td><td>{e(s.step)}</td><td>{e(s.mode)}</td>"
+        f"<tr><td>{guide_step(s.step)}</td><td>{e(s.step)}</td><td>{e(s.mode)}</td>"
         f"<td class=\"{'pass' if s.passed else 'fail' if s.passed is False else ''}\">"
         f"{ {True: 'passed', False: 'failed', None: '-'}[s.passed]}</td>"
         f"<td>{s.conversions}</td><td>{e(s.summary)}</td></tr>"
-        for k, s in enumerate(d.steps, 1))
+        for s in d.steps)
     fix = ""
     if d.fix_mode is not None and d.restored_by != "default":
         fix = f"<p>fix: <code>{e(' '.join(fix_atc_args(d, _config_dir(d.fix_files or {}))))}</code>"
@@ -153,7 +157,9 @@ def html_page(diagnosis) -> str:
             f"<h1 class=\"{cls}\">{e(d.verdict)}</h1>\n"
             f"<p class=\"meta\">{e(d.backend)}; {d.conversions} new conversions, "
             f"{d.cache_hits} cached (budget {d.budget})</p>\n{fix}\n"
-            "<table><tr><th>#</th><th>step</th><th>mode</th><th>result</th><th>conversions</th>"
+            f"<p>steps in the order run; step: its number in the debugging flow ({e(STEPS_KEY)})"
+            "</p><table><tr><th>step</th><th>name</th><th>mode</th><th>result</th>"
+            "<th>conversions</th>"
             f"<th>what it showed</th></tr>{rows}</table>\n{chart}\n</body></html>\n")
 
 

@@ -13,6 +13,33 @@ CLI_BUDGET_OPTION = "--budget {n}"
 PLUGIN_BUDGET_OPTION = "--accuracy-diagnose-budget={n}"
 
 
+#: the debugging flow's steps, numbered as the developers' guide numbers them; README, docs,
+#: the CLI and the plugin use these numbers (the flow runs step 5 right after step 1: it costs
+#: no conversion, and when the inputs differ every other step is wasted)
+GUIDE_STEPS = {1: "dump every operator and compare", 2: "precision (high precision, keep_dtype)",
+               3: "buffer optimisation off", 4: "fusion rules off",
+               5: "pre-processing and configuration against the reference",
+               6: "compare with the reference network and name the ops"}
+
+
+def guide_step(step: str) -> int:
+    """The guide's number of a ``StepResult.step`` name: ``fusion_off+keep_dtype`` (the
+    precision step repeated under fusion off) is step 2, ``fusion_rules+keep_dtype`` step 4."""
+    first, _, rest = step.partition("+")
+    name = first if first in ("fusion_rules",) or not rest else rest
+    if name in ("default",):
+        return 1
+    if name in ("high_precision", "keep_dtype", "keep_dtype_all"):
+        return 2
+    if name == "buffer_off":
+        return 3
+    if name in ("fusion_off", "fusion_rules"):
+        return 4
+    if name == "data":
+        return 5
+    return 6
+
+
 def rerun_with_budget(budget_option: str, budget: int) -> str:
     """``rerun with --budget 64``: the option with twice the budget spent, ready to paste."""
     return f"rerun with {budget_option.format(n=max(2 * budget, budget + 1))}"

@@ -152,14 +152,16 @@ def test_yaml_aipp_needs_reference(aipp_project):
     result.stdout.fnmatch_lines(["*models[[]0[]].reference*required with aipp*"])
 
 
-def test_accuracy_diagnose_on_an_aipp_model_points_to_step_5(aipp_project):
+def test_accuracy_diagnose_on_an_aipp_model_runs_step_5(aipp_project):
     good = imagenet_aipp(src_hw=(16, 16))
     aipp_project.makefile(".cfg", swapped=good.replace(
         "input_format: RGB888_U8", "input_format: RGB888_U8\n    rbuv_swap_switch: true"))
     aipp_project.makepyfile(test_aipp=TESTS)
     result = aipp_project.runpytest("-q", "--accuracy-diagnose", "-k", "swapped_file_accuracy")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["diagnosis (--accuracy-diagnose): step 5 first: *check_preprocessing*"])
+    result.stdout.fnmatch_lines([
+        "diagnosis (--accuracy-diagnose, *): the device saw different inputs than the golden run:*",
+        "*rbuv_swap_switch: true -> false*"])
 
 
 DATASET_TESTS = '''
