@@ -23,7 +23,7 @@ moves the output by less than float16 resolves.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -59,13 +59,16 @@ class RangeFinding:
     float16 range: ``kind`` ``overflow`` (``max_abs``: its largest |value|, past 65504) or
     ``underflow`` (``max_abs``: the largest |value| float16 flushes to 0). ``op_type``: the
     type of ``op`` (an underflow's as ``golden_inputs_past_fp16`` finds it, an overflow's the
-    golden's; "" where unknown)."""
+    golden's; "" where unknown). ``feeds``: for an underflowing output found as the producer of
+    another op's flushed operand, that op ("" for one found as an op's own output): keeping
+    ``op`` in float32 is what gives that op its values back."""
 
     op: str
     slot: str
     max_abs: float
     kind: str = OVERFLOW
     op_type: str = ""
+    feeds: str = ""
 
     def describe(self) -> str:
         if self.kind == UNDERFLOW:
@@ -153,7 +156,8 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
             if producer is not None and producer[0] != op.name:
                 made = golden.get(producer[0])
                 _add(found, RangeFinding(producer[0], producer[1], tiny, UNDERFLOW,
-                                         type_of(producer[0], made.op_type if made else "")))
+                                         type_of(producer[0], made.op_type if made else ""),
+                                         feeds=op.name))
         for slot, tiny in out_flushed:
             op_type = op_type or type_of(op.name, op.op_type)
             _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))
@@ -176,9 +180,14 @@ def _read(load) -> Optional[np.ndarray]:
 
 
 def _add(found: RangeFindings, finding: RangeFinding) -> None:
-    """Append ``finding`` unless that op's slot is found already."""
-    if not any(f.op == finding.op and f.slot == finding.slot for f in found):
-        found.append(finding)
+    """Append ``finding`` unless that op's slot is found already; one found already as the op's
+    own output takes ``finding``'s ``feeds`` (an op looked at before the op it feeds)."""
+    for k, f in enumerate(found):
+        if f.op == finding.op and f.slot == finding.slot:
+            if finding.feeds and not f.feeds:
+                found[k] = replace(f, feeds=finding.feeds)
+            return
+    found.append(finding)
 
 
 def _flushed_peak(values: Optional[np.ndarray]) -> Optional[float]:

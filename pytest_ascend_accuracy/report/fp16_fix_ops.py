@@ -70,6 +70,10 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
             continue
         names.extend(n for n in picked if n not in names)
     names.extend(n for n in dict.fromkeys(f.op for f in range_inputs) if n not in names)
+    tiny = _tiny_left_out(verdict, range_inputs, names, row_ids)
+    if tiny:
+        names = [n for n in names if n not in tiny]
+        range_inputs = _Shown([f for f in range_inputs if f.op not in tiny], range_inputs)
     reasons = []
     if range_inputs:
         found = "; ".join(printable(f.describe()) for f in range_inputs[:3])
@@ -91,7 +95,53 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
     if rows:
         reasons.append("values leave the float16 range (NaN/Inf in the actual output or |golden| "
                        "> 65504)")
-    return names, ", and ".join(reasons)
+    reason = ", and ".join(reasons)
+    for name, peak in tiny.items():
+        reason += (f"; {printable(name)} is left out (golden below float16's smallest normal, "
+                   f"|{peak:.3g}|: kept in float32 it is judged without float16's allowance "
+                   "for values that small)")
+    return names, reason
+
+
+class _Shown(list):
+    """The range findings a reason shows, with the ``ignored`` and ``passing`` ops of those
+    they were taken from."""
+
+    def __init__(self, shown, found):
+        super().__init__(shown)
+        self.ignored = getattr(found, "ignored", ())
+        self.passing = getattr(found, "passing", ())
+
+
+def _tiny_left_out(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
+                   row_ids) -> dict:
+    """``{name: largest |golden|}`` of the failing ops a keep_dtype fix leaves out of
+    ``names``: named only for their own golden output flushing to 0 (no finding of another
+    kind, none as the producer of an operand another op takes flushed: ``RangeFinding.feeds``)
+    while all their golden values lie below float16's smallest normal (and not all are 0).
+    Kept in float32, such an op is judged by its plain figure, without float16's allowance for
+    values that small (``compare.tiny_values``), where the float32 rounding of either side alone
+    can fail it; in float16 the allowance judges it (``failure_kinds.tiny_failing`` takes high
+    precision out for the same reason). A BatchNorm with a 1e9 variance, then a Conv with a bias
+    of -19 and a Sigmoid: ``keep_dtype(['norm', 'prob'])`` failed pasted at prob (cosine
+    0.612952, float32), ``keep_dtype(['norm'])`` passed. ``{}`` where that would leave no op."""
+    from ..compare.fp16_range import UNDERFLOW
+    from ..compare.tiny_values import FP16_TINY
+
+    own = {f.op for f in range_inputs if f.kind == UNDERFLOW and str(f.slot).startswith(
+        "output") and not f.feeds}
+    own -= {f.op for f in range_inputs if f.kind != UNDERFLOW or f.feeds
+            or not str(f.slot).startswith("output")}
+    tiny = {}
+    for f in verdict.failures:
+        r, m = f.row, f.row.metrics
+        if (id(r) in row_ids or m is None or not 0 < m.max_abs_golden < FP16_TINY
+                or not _floating(r.golden_dtype)):
+            continue
+        for name in (r.golden_name, row_model_name(r)):
+            if name in own and name in names:
+                tiny.setdefault(name, m.max_abs_golden)
+    return tiny if set(names) - set(tiny) else {}
 
 
 def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
