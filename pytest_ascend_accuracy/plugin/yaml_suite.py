@@ -35,7 +35,7 @@ against the models, a ``defaults:`` entry applying to the models with an op it n
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
@@ -45,6 +45,7 @@ from ..errors import AscendAccuracyError, ConfigError, closest_text
 from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, validate_metric,
                           validate_modes, validate_per_op, validate_threshold)
 from ..core.modes import Mode, resolve_mode
+from .yaml_aipp_shape import dataset_handle, entry_shape
 from .yaml_inputs import (InputsSpec, combined_shapes, existing_file, inputs_spelling,
                           parse_inputs, shape_map)
 from .yaml_names import (CaseKeys, SuiteNames, check_dataset_output, check_mode_extra,
@@ -347,6 +348,8 @@ class AccuracyYamlItem(pytest.Item):
         from .check_flow import checked, suite_spec_and_inputs
 
         with self._shape_advice():
+            if case.aipp is not None and not case.inputs.files:  # seeded images: the batch
+                case = replace(case, input_shape=entry_shape(case))  # given, or the advice
             spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
         # the golden first, unless another xdist worker is building it: then this one
         # converts and runs meanwhile instead of waiting for it (the checks of one model's
@@ -354,11 +357,13 @@ class AccuracyYamlItem(pytest.Item):
         early = None
         if case.golden is None and case.aipp is None:
             early = ac.fresh_golden(state, case.model, inputs, case.input_shape, wait=False)
-        from ..graph.shape_from_inputs import shape_from_inputs  # dynamic dims left open by the
+        from ..graph.shape_from_inputs import shape_from_inputs
 
-        shape = case.input_shape if case.aipp is not None else shape_from_inputs(  # entry:
-            case.model, case.input_shape, getattr(inputs, "arrays", inputs))  # its inputs'
+        # dynamic dims the entry leaves open: its inputs' (AIPP: C x H x W the file's, the
+        arrays = getattr(inputs, "arrays", inputs)  # batch the images', as ascend_model does)
         with self._shape_advice():
+            shape = (entry_shape(case, arrays) if case.aipp is not None
+                     else shape_from_inputs(case.model, case.input_shape, arrays))
             handle = ac.convert_model(state, case.model, case.mode, input_shape=shape,
                                       dump_root=self._dump_root, where=self.nodeid,
                                       aipp=case.aipp)
@@ -394,10 +399,7 @@ class AccuracyYamlItem(pytest.Item):
                                         dump_root=self._dump_root, where=self.nodeid,
                                         aipp=case.aipp)
 
-        from .shape_deferred_model import deferred_model
-        handle = (case.aipp is None and deferred_model(
-            convert, case.model, case.mode, keep_dtype=None, input_shape=case.input_shape,
-            atc_options=None, where=self.nodeid)) or convert(case.input_shape)
+        handle = dataset_handle(convert, case, self.nodeid)  # AIPP: C x H x W from its file
         reference_inputs = None
         if case.aipp is not None:  # raw samples: the reference run gets reference(raw images)
             from .yaml_preprocessing import reference_inputs as aipp_reference_inputs
