@@ -41,15 +41,27 @@ def reference(image):
 
 
 def aipp_diagnosis(state, handle, inputs, golden, spec, nodeid: str, head: str,
-                   one_model: str = "", *, run_flow) -> str:
+                   one_model: str = "", *, run_flow, golden_inputs=None, on: str = "") -> str:
     """The diagnosis lines of a failed check of ``handle`` (an ``AscendModel`` with ``aipp``)
     run on the raw ``inputs`` and compared with ``golden``; ``run_flow``: the flow's lines
-    (``check_flow.diagnosis_lines``, passed in: that module imports this one)."""
+    (``check_flow.diagnosis_lines``, passed in: that module imports this one).
+    ``golden_inputs``: the reference run's inputs where they are known without a golden (a
+    dataset check's ``reference_inputs(sample)``), the golden then computed from them; ``on``:
+    what ``inputs`` are (a dataset check's flipped sample)."""
     from ..graph.onnx_graph import graph_inputs, load_model
     from ..triage.inputs import golden_graph_inputs
 
     config = handle.aipp
     names = [i.name for i in graph_inputs(load_model(handle.model, weights=False))]
+    if golden_inputs is not None:
+        wanted = {n: np.asarray(v) for n, v in golden_inputs.items() if n in names}
+        missing = [n for n in names if n not in wanted]
+        if missing:
+            return (f"{head}: not run: the reference inputs hold no value of input(s) "
+                    f"{', '.join(map(repr, missing))}, and step 5 compares the device's Aipp "
+                    f"output with them")
+        return _run_step_5(state, handle, inputs, None, wanted, names, spec, nodeid, one_model,
+                           run_flow, on)
     if golden is None:
         return (f"{head}: not run: the inputs this model's reference run saw are not known here "
                 f"(step 5 compares the device's Aipp output with them); check the AIPP file "
@@ -64,13 +76,20 @@ def aipp_diagnosis(state, handle, inputs, golden, spec, nodeid: str, head: str,
                 f"written with --accuracy-store-inputs; --accuracy-store-inputs "
                 f"--accuracy-regen-all rewrites it with them), and step 5 compares the device's "
                 f"Aipp output with the golden inputs")
+    return _run_step_5(state, handle, inputs, golden, wanted, names, spec, nodeid, one_model,
+                       run_flow, on)
+
+
+def _run_step_5(state, handle, inputs, golden, wanted, names: List[str], spec, nodeid: str,
+                one_model: str, run_flow, on: str) -> str:
+    """The flow from step 5 on, with the AIPP file checked field by field where step 5 fails."""
     arrays = dict(getattr(inputs, "arrays", inputs))
     lines, d, out_dir = run_flow(state, handle, arrays, spec, nodeid=nodeid, one_model=one_model,
-                                 golden=golden, golden_inputs=wanted)
+                                 on=on, golden=golden, golden_inputs=wanted)
     data = d.step("data")
     if data is not None and data.passed is False:
-        lines[1:1] = _preprocessing_lines(state, handle, config, arrays, wanted, names, nodeid,
-                                          out_dir)
+        lines[1:1] = _preprocessing_lines(state, handle, handle.aipp, arrays, wanted, names,
+                                          nodeid, out_dir)
     return "\n".join(lines)
 
 

@@ -109,7 +109,30 @@ def dataset_diagnosis(state: AccuracyState, om, samples, result, spec, nodeid: s
     if inputs is None:
         return (f"{head}: not run: sample {culprit.sample} cannot be read again (the samples "
                 f"were a one-pass iterator: pass a list or a directory of .npz files)")
+    if getattr(om, "aipp", None) is not None and reference_inputs is not None:
+        return _aipp_step_5_note(state, om, inputs, reference_inputs, spec, nodeid, on)
     return diagnosis_note(state, om, inputs, spec, nodeid, on=on)
+
+
+def _aipp_step_5_note(state: AccuracyState, om, inputs, reference_inputs, spec, nodeid: str,
+                      on: str) -> str:
+    """The flow on a flipped sample of a model fed raw images through an AIPP file: step 5
+    compares the device's Aipp output with the reference run's inputs of that sample
+    (``reference_inputs(sample)``, as the check fed the reference), then the other steps, each
+    conversion with the AIPP file (a model converted per sample shape: that sample's)."""
+    from ..dataset.check import reference_feed
+    from ..errors import AscendAccuracyError
+    from .aipp_diagnosis import aipp_diagnosis
+    from .check_flow import diagnosis_lines
+
+    head = f"diagnosis (--accuracy-diagnose {on})"
+    try:
+        handle = om.for_inputs(inputs) if hasattr(om, "for_inputs") else om
+        golden_inputs = reference_feed(reference_inputs, inputs, nodeid)
+        return aipp_diagnosis(state, handle, inputs, None, spec, nodeid, head,
+                              run_flow=diagnosis_lines, golden_inputs=golden_inputs, on=on)
+    except AscendAccuracyError as exc:
+        return f"{head}: could not run: {exc}"
 
 
 def _sample_inputs(samples, sample_id: str):
