@@ -32,13 +32,15 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
 - ``ignore`` (every failure is an op with no golden tensor, "not compared"): the ``ignore=``
   marker argument and YAML ``ignore:`` entry that accept them; applied, the test passes.
 - ``aipp`` (a model with an AIPP op fails at its first compared operator): check the
-  pre-processing (step 5) before blaming that operator.
+  pre-processing (step 5) before blaming that operator: ``--accuracy-diagnose``, or the shell
+  command with the AIPP file named (``aipp_advice``) and what to fill in for the rest.
 
 Names are the model's own (never the sanitized spelling of dump file names).
 """
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
@@ -269,10 +271,46 @@ def aipp_first_op(actual, verdict, result) -> Optional[Hint]:
 
     return Hint(AIPP, f"the first operator after AIPP ({printable(first.row.label)}) already "
                       f"fails: check the pre-processing before blaming it",
-                advice="check_preprocessing(om, images, reference=fn) compares the AIPP file "
-                       "with the reference network's pre-processing and names the fields to "
-                       "correct (ascend-accuracy diagnose --aipp F --images DIR --reference "
-                       "MODULE:FN from the shell)")
+                advice=aipp_advice(_aipp_file(actual, result)))
+
+
+#: the AIPP hint's advice (``aipp_advice``): ``{file}`` the AIPP file as pasted where pytest ran
+AIPP_ADVICE = (
+    "rerun with --accuracy-diagnose: step 5 compares the device's Aipp output with the golden "
+    "inputs, names the fields of {file} to correct and prints an ascend-accuracy diagnose "
+    "command that runs pasted; or check {file} against your own pre-processing: "
+    "check_preprocessing(om, images, reference=fn), or from the shell: ascend-accuracy diagnose "
+    "--aipp {file} --images FRAMES.npy --reference MODULE:FN, where FRAMES.npy is one .npy of "
+    "the raw uint8 images the test ran (N x H x W x C; NV12: N x H*3/2 x W) and MODULE:FN your "
+    "pre-processing function (FN(image) -> float CHW; path/to/file.py:FN also works)")
+
+
+def aipp_advice(path: str = "") -> str:
+    """``AIPP_ADVICE`` naming ``path`` (the AIPP file the model was converted with, relative to
+    where pytest ran, or absolute further up), shell-quoted; without one, ``F`` and what it
+    is. The hint once ended in ``diagnose --aipp F --images DIR --reference MODULE:FN``, all
+    placeholders, though the plugin knew the file (an AIPP trial)."""
+    import shlex
+
+    from ..core.locations import shown
+
+    if not path:
+        return AIPP_ADVICE.format(file="F").replace(
+            " --images FRAMES.npy", " --images FRAMES.npy (F: the AIPP file the model was "
+            "converted with, ATC's --insert_op_conf)", 1)
+    return AIPP_ADVICE.format(file=shlex.quote(shown(path, os.getcwd())))
+
+
+def _aipp_file(actual, result) -> str:
+    """The AIPP file of ``actual``'s conversion (``--insert_op_conf`` of the ATC command line
+    its om json records), or ""."""
+    from ..core.atc_cmdline import atc_options
+
+    meta = dict(getattr(actual, "meta", None) or {})
+    cmdline = meta.get("atc_cmdline") or ((getattr(result, "meta", None) or {}).get(
+        "actual") or {}).get("atc_cmdline") or ""
+    found = [v for k, v in atc_options(str(cmdline)) if k == "insert_op_conf" and v]
+    return found[-1] if found else ""
 
 
 def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
