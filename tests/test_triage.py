@@ -36,7 +36,8 @@ def test_fp16_overflow_in_one_op_is_fixed_by_keeping_that_op(cache, tmp_path):
     assert d.step("high_precision").passed is True
     assert (tmp_path / "fix" / "keep_dtype.cfg").read_text() == "norm\n"
     args = (tmp_path / "fix" / "atc_args.txt").read_text().splitlines()
-    assert args == ["--precision_mode=force_fp16", f"--keep_dtype={tmp_path / 'fix' / 'keep_dtype.cfg'}"]
+    # named from the folder holding fix/, so the folder copied elsewhere pastes (fix_folder)
+    assert args == ["--precision_mode=force_fp16", "--keep_dtype=fix/keep_dtype.cfg"]
     assert d.verdict.startswith("default fails at op norm; high precision passes; keep_dtype {norm} "
                                 "restores cosine")
 
@@ -144,7 +145,8 @@ def test_cli_diagnose_writes_files_and_exits_by_outcome(tmp_path, capsys):
     assert code == 0
     assert "RESTORED" in printed and f"wrote keep_dtype.cfg: {out / 'keep_dtype.cfg'}" in printed
     # the fix line names the file where it was written (it said ./keep_dtype.cfg, review helper)
-    assert f"ATC: --precision_mode=force_fp16 --keep_dtype={out / 'keep_dtype.cfg'}\n" in printed
+    assert (f"ATC (run from {tmp_path}, which holds out/): --precision_mode=force_fp16 "
+            f"--keep_dtype=out/keep_dtype.cfg\n") in printed
     assert (out / "keep_dtype.cfg").is_file()
     report = json.loads((out / "diagnosis.json").read_text())
     assert report["restored_by"] == "keep_dtype" and report["fix"]["keep_dtype"] == ["norm"]
@@ -176,7 +178,8 @@ def test_keep_dtype_is_searched_when_high_precision_fails_on_a_float16_range_op(
     assert d.step("high_precision").passed is False
     assert d.step("keep_dtype_all").passed is True
     assert d.restored_by == "keep_dtype" and set(d.keep_dtype) >= {"norm"}
-    assert "high precision does not pass (cube ops still take float16 inputs)" in d.verdict
+    assert ("high precision does not pass (it fails at op fc2/MatMulbig/Mul (MatMulV2), a Cube op: "
+            "high precision still feeds Cube ops float16 inputs)") in d.verdict
     backend = EmulatorBackend(cache)
     from pytest_ascend_accuracy.compare.engine import compare_dumps
     from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump

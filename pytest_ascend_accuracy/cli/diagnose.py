@@ -40,7 +40,11 @@ def _configure(p: argparse.ArgumentParser) -> None:
                         f"{DEFAULT_SCALE_TOLERANCE:g}; {SCALE_OFF}: off)")
     p.add_argument("--budget", type=int, default=32,
                    help="most new conversions to spend (cached ones are free; default 32)")
-    p.add_argument("--out", metavar="DIR", help="write the fix files and reports here")
+    p.add_argument("--out", metavar="DIR",
+                   help="write the fix files and reports here; atc_args.txt names them as "
+                        "DIR's name/FILE: run atc from the folder holding DIR (its path may "
+                        "hold only letters, digits, - . _ / and Chinese characters, as ATC's "
+                        "config-file paths)")
     p.add_argument("--cache-dir", default=".ascend-accuracy", help="conversion/golden cache")
     backend_options(p)
     p.add_argument("--fault", action="append", default=[], metavar="KIND:TARGET[:EFFECT[:AMOUNT]]",
@@ -146,6 +150,13 @@ def _run(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.model):
         raise ConfigError(args.model, "no such model file")
     mode = _mode(args.mode, args.model)
+    if args.out:  # the fix's config files go there: ATC would refuse them, so say it now
+        from ..triage.fix_folder import path_problem
+
+        problem = path_problem(args.out)
+        if problem:
+            raise ConfigError("--out", f"{args.out!r} resolves to {problem}; pass a folder whose "
+                                       f"path holds only those")
     per_op = per_op_arg(args.per_op)
     if per_op or args.ignore:  # names of the model's ops, or globs matching some
         from ..graph.op_catalogue import model_ops

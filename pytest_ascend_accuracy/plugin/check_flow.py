@@ -257,8 +257,26 @@ def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
                          f"[{d.fix_mode.yaml_form()}]; from pytest_ascend_accuracy import "
                          f"{imports})")
         lines.append(f"  fix files written to {shown}/ ({files})")
+        lines.extend(_fix_folder_note(out_dir, d.fix_files))
     lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
     return lines, d, out_dir
+
+
+def _fix_folder_note(out_dir: Path, files) -> list:
+    """Where to run atc with the fix folder's atc_args.txt from (it names the config files from
+    the folder holding it); where ATC would refuse their path (a report or cache folder holding
+    a space or a ``+``; the folder's own name, from ``report_slug``, never does), a warning."""
+    from ..triage.fix_folder import ATC_PATH_RULE, folder_parts, refused_chars
+
+    if not any(name.endswith(".cfg") for name in files):
+        return []
+    parent, name = folder_parts(out_dir)
+    bad = refused_chars(out_dir)
+    if not bad:
+        return [f"  (atc_args.txt names them as {name}/...: run atc from {parent})"]
+    return [f"  warning: this folder's path holds {', '.join(repr(c) for c in bad)}: "
+            f"{ATC_PATH_RULE}; copy {name}/ into a folder whose path holds none of them and run "
+            f"atc from that folder"]
 
 
 def suite_spec_and_inputs(state: AccuracyState, case):

@@ -11,7 +11,8 @@
   ``FixAtc.spelled_for`` says which CANN releases take them.
 
 Either way the mode's config files (``keep_dtype.cfg``, ``fusion_switch.cfg``) are named by
-file name and rendered under the directory they were written to (``args(config_dir)``), and a
+file name and rendered under the fix folder's name (``args(config_dir)``; ``triage.fix_folder``:
+run from the folder holding it), and a
 file of the user's (an AIPP ``insert_op_conf``) by its own path: relative to the working
 directory when it lies below it, absolute otherwise.
 """

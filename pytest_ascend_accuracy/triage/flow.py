@@ -42,6 +42,7 @@ from ..compare.thresholds import Policy
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .fusion_rules import rules_off, search_rules, unfused
+from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
 from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,  # noqa: F401
                      StepResult, fmt as _fmt, rerun_with_budget)
@@ -215,14 +216,13 @@ class _Flow:
             # may pass where high precision does not -- values out of the float16 range, or
             # plain float16 rounding under a tight threshold: then search a small set
             names, _ = framework_ops(default)
-            every = replace(base | Mode(keep_dtype=tuple(names)),
-                            label=f"{prefix}keep_dtype(all {len(names)} ops)")
+            every = replace(base | Mode(keep_dtype=tuple(names)), label=every_kept_label(
+                base, len(names)))
             kept, _ = self._mode_step(prefix + "keep_dtype_all", every, default)
             if not kept.passed:
                 return None
-            hp_says = ("high precision does not pass (cube ops still take float16 inputs); "
-                       "keeping every op in float32 does" if hp_says else
-                       "keeping every op in float32 passes")
+            hp_says = (f"{high_precision_fails(hp.verdict)}; keeping every op in float32 does"
+                       if hp_says else "keeping every op in float32 passes")
         spent = self.run.conversions
         keep, note, cut_short = self._keep_dtype_search(default, drops, base)
         where = "fp16" if _same(base, DEFAULT) else f"mode {base.name}"

@@ -5,7 +5,8 @@
   ``Mode.config_files``) and ``atc_args.txt``: every ATC option of the fixed conversion but
   ``--model``, ``--framework``, ``--output`` and ``--soc_version``, one per line, as the
   backend passes them to its toolkit (``triage.atc_args``; the test's own options such as
-  ``--input_shape`` included), config files by their path from where diagnose ran;
+  ``--input_shape`` included), config files as ``<folder name>/<file>``, to run from the
+  folder holding ``out_dir`` (``triage.fix_folder``; the printed line says which folder);
 - ``diagnosis.txt``, ``diagnosis.json`` and ``diagnosis.html`` (steps, tables, and the per-op
   chart of the final comparison).
 """
@@ -15,11 +16,13 @@ import html
 import json
 import math
 import os
+import shlex
 from dataclasses import replace
 from typing import Dict, List, Optional
 
 from ..compare.thresholds import threshold_text
 from ..core.atomic_files import atomic_write_text
+from .fix_folder import folder_parts, shell_line
 from .result import GUIDE_STEPS, guide_step
 
 ATC_ARGS_FILE = "atc_args.txt"
@@ -44,9 +47,26 @@ def fix_atc_args(diagnosis, config_dir: str = ".") -> List[str]:
 
 
 def _config_dir(written: Dict[str, str]) -> str:
-    """Where the config files were written (they are named ./keep_dtype.cfg until written)."""
+    """The fix folder's name, which the ATC options name the config files under, run from the
+    folder holding it (``fix_folder``; they are named ./keep_dtype.cfg until written)."""
     configs = [os.path.dirname(path) for name, path in written.items() if name.endswith(".cfg")]
-    return (configs[0] or ".") if configs else "."
+    return folder_parts(configs[0] or ".")[1] if configs else "."
+
+
+def _run_from(written: Dict[str, str]) -> str:
+    """`` (run from DIR, which holds NAME/)`` where the fix folder's parent is not the working
+    directory, else ""."""
+    configs = [os.path.dirname(path) for name, path in written.items() if name.endswith(".cfg")]
+    if not configs:
+        return ""
+    parent, name = folder_parts(configs[0] or ".")
+    return "" if parent == "." else f" (run from {shlex.quote(parent)}, which holds {name}/)"
+
+
+def step_name(step) -> str:
+    """A step's name as shown: step 1's is the mode it ran in (``fusion_off`` where the flow
+    starts from fusion off: it read ``default [fusion_off]``), every other step's its own."""
+    return step.mode if step.step == "default" and step.mode else step.step
 
 
 def _spelled_for(diagnosis) -> str:
@@ -74,7 +94,8 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         args = fix_atc_args(d, _config_dir(written))
         unwritten = (" (its config files are written by --out DIR)"
                      if not configs and any(a.endswith(".cfg") for a in args) else "")
-        lines.append(f"  fix: mode {d.fix_mode.name}; ATC: {' '.join(args)}{unwritten}")
+        lines.append(f"  fix: mode {d.fix_mode.name}; ATC{_run_from(written)}: "
+                     f"{shell_line(args)}{unwritten}")
         if _spelled_for(d):
             lines.append(f"  (these ATC options are {_spelled_for(d)})")
         lines.append(f"  in a test: modes=[{d.fix_mode.python_expr()}] (from pytest_ascend_accuracy "
@@ -89,7 +110,8 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         state = {True: "PASSED", False: "FAILED", None: "-"}[s.passed]
         mode = f" [{s.mode}]" if s.mode else ""
         cost = f" ({s.conversions} conversion{'s' if s.conversions != 1 else ''})" if s.conversions else ""
-        lines.append(f"  step {guide_step(s.step)} {s.step}{mode}: {state} | {s.summary}{cost}")
+        lines.append(f"  step {guide_step(s.step)} {step_name(s)}{mode}: {state} | "
+                     f"{s.summary}{cost}")
         if s.differing and s.step in ("high_precision", "buffer_off", "fusion_off"):
             lines.append(f"     ops that differ from the default run: {', '.join(s.differing[:8])}"
                          + (" ..." if len(s.differing) > 8 else ""))
@@ -138,14 +160,16 @@ def html_page(diagnosis) -> str:
     d = diagnosis
     e = html.escape
     rows = "".join(
-        f"<tr><td>{guide_step(s.step)}</td><td>{e(s.step)}</td><td>{e(s.mode)}</td>"
+        f"<tr><td>{guide_step(s.step)}</td><td>{e(step_name(s))}</td><td>{e(s.mode)}</td>"
         f"<td class=\"{'pass' if s.passed else 'fail' if s.passed is False else ''}\">"
         f"{ {True: 'passed', False: 'failed', None: '-'}[s.passed]}</td>"
         f"<td>{s.conversions}</td><td>{e(s.summary)}</td></tr>"
         for s in d.steps)
     fix = ""
     if d.fix_mode is not None and d.restored_by != "default":
-        fix = f"<p>fix: <code>{e(' '.join(fix_atc_args(d, _config_dir(d.fix_files or {}))))}</code>"
+        written = d.fix_files or {}
+        fix = (f"<p>fix{e(_run_from(written))}: <code>"
+               f"{e(shell_line(fix_atc_args(d, _config_dir(written))))}</code>")
         fix += f" ({e(_spelled_for(d))})</p>" if _spelled_for(d) else "</p>"
     chart = ""
     if d.final is not None:
@@ -171,7 +195,7 @@ def write_all(diagnosis, out_dir) -> Dict[str, str]:
     if diagnosis.fix_mode is not None and diagnosis.restored_by != "default":
         for name, content in diagnosis.fix_mode.config_files().items():
             files[name] = os.fspath(atomic_write_text(os.path.join(out, name), content))
-        args = fix_atc_args(diagnosis, out)
+        args = fix_atc_args(diagnosis, folder_parts(out)[1])  # run from the folder holding it
         files[ATC_ARGS_FILE] = os.fspath(atomic_write_text(os.path.join(out, ATC_ARGS_FILE),
                                                            "\n".join(args) + "\n"))
     for name in ("diagnosis.txt", "diagnosis.json", "diagnosis.html"):

@@ -1,0 +1,45 @@
+"""What the diagnosis says where high precision fails and keeping every op in float32 passes:
+the op high precision failed at and why that need not be float16 at all. It said "(cube ops still
+take float16 inputs)" whatever failed (PP-OCRv4 det at 96x96 in fusion_off: high precision
+failed at p2o.Sigmoid.0, a vector op whose golden values all lie below float16's smallest
+normal, judged in float32 without float16's allowance for them; a fix-files trial)."""
+from __future__ import annotations
+
+from ..compare.result import Verdict
+
+
+def high_precision_fails(verdict: Verdict) -> str:
+    """``high precision does not pass (...)``: the first op it fails at and what that op is --
+    a Cube op (high precision still feeds it float16), an op whose golden values all lie below
+    float16's smallest normal, or neither."""
+    from ..compare.tiny_values import FP16_TINY
+    from ..report.failure_kinds import on_cube
+
+    first = verdict.first
+    if first is None:
+        problem = getattr(verdict, "problem", "") or "it fails"
+        return f"high precision does not pass ({problem})"
+    row = first.row
+    kind = f" ({row.op_type})" if row.op_type else ""
+    head = f"high precision does not pass (it fails at op {row.label}{kind}"
+    if on_cube(row):
+        return f"{head}, a Cube op: high precision still feeds Cube ops float16 inputs)"
+    m = row.metrics
+    if (m is not None and 0 < m.max_abs_golden < FP16_TINY
+            and "float" in (row.golden_dtype or "float")):
+        return (f"{head}, whose golden values all lie below "
+                f"float16's smallest normal (|{m.max_abs_golden:.3g}|): high precision outputs it "
+                f"in float32, judged without float16's allowance for values that small)")
+    return f"{head}, not a Cube op)"
+
+
+def every_kept_label(base, n_ops: int) -> str:
+    """The label of the step-2 run with every op kept under ``base``: ``keep_dtype(all 3 ops)``,
+    ``fusion_off+keep_dtype(all 3 ops)`` under fusion off (it read ``keep_dtype(all 3 ops)``
+    of a fusion_off run)."""
+    from ..core.modes import DEFAULT
+
+    from .verdict_view import _same
+
+    every = f"keep_dtype(all {n_ops} ops)"
+    return every if _same(base, DEFAULT) else f"{base.name}+{every}"
