@@ -21,10 +21,10 @@ turns the extension off (to compare the two, or to rule it out).
 """
 from __future__ import annotations
 
-import importlib
-import os
 
 import numpy as np
+
+from ..core.compiled_modules import load_once
 
 from .kernel import PairAccumulator
 
@@ -38,17 +38,8 @@ _MODULE: list = []  # [module or None], once looked up
 
 def extension():
     """The compiled module, or None when it was not built here (or is turned off)."""
-    if os.environ.get(NUMPY_KERNEL_ENV, "") == "1":
-        return None
-    if not _MODULE:
-        try:  # by name: ``from . import`` reads to import analysers as importing this package
-            _pair_sums = importlib.import_module(f"{__package__}._pair_sums")
-        except ImportError:
-            _pair_sums = None
-        if getattr(_pair_sums, "ABI", 1) != ABI:  # built from an older _pair_sums.c (the
-            _pair_sums = None  # first had no ABI constant and took 5 arguments)
-        _MODULE.append(_pair_sums)
-    return _MODULE[0]
+    # the first _pair_sums.c had no ABI constant and took 5 arguments
+    return load_once(_MODULE, f"{__package__}._pair_sums", ABI, NUMPY_KERNEL_ENV)
 
 
 def accumulate(acc: PairAccumulator, x: np.ndarray, y: np.ndarray) -> bool:

@@ -37,12 +37,12 @@ everything else and tests hold the two to the same counts and figures.
 """
 from __future__ import annotations
 
-import importlib
 import math
-import os
 from typing import Dict, NamedTuple, Tuple
 
 import numpy as np
+
+from ..core.compiled_modules import load_once
 
 from .chunk_ops import EPS
 from .kernel import PairAccumulator
@@ -84,17 +84,7 @@ MATERIAL = 1e-3
 def pass_extension():
     """The compiled pass (``_tiny_pass.c``), or None when it was not built here or the compiled
     compare passes are turned off (``pair_sums.NUMPY_KERNEL_ENV``)."""
-    if os.environ.get(NUMPY_KERNEL_ENV, "") == "1":
-        return None
-    if not _MODULE:
-        try:  # by name, as pair_sums does
-            module = importlib.import_module(f"{__package__}._tiny_pass")
-        except ImportError:
-            module = None
-        if getattr(module, "ABI", None) != ABI:
-            module = None
-        _MODULE.append(module)
-    return _MODULE[0]
+    return load_once(_MODULE, f"{__package__}._tiny_pass", ABI, NUMPY_KERNEL_ENV)
 
 
 def applies(x_dtype, y_dtype, cosine: float, size: int) -> bool:

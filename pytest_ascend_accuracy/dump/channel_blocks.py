@@ -17,11 +17,11 @@ read back), and with one position numpy reads a device array back as a view of i
 """
 from __future__ import annotations
 
-import importlib
-import os
 import threading
 
 import numpy as np
+
+from ..core.compiled_modules import load_once
 
 #: set to "1": never use the compiled loops
 NUMPY_LAYOUT_ENV = "ASCEND_ACCURACY_NUMPY_LAYOUT"
@@ -34,17 +34,7 @@ MIN_VALUES = 4096
 
 def extension():
     """The compiled module, or None when it was not built here (or is turned off)."""
-    if os.environ.get(NUMPY_LAYOUT_ENV, "") == "1":
-        return None
-    if not _MODULE:
-        try:  # by name, as compare.pair_sums does
-            module = importlib.import_module(f"{__package__}._channel_blocks")
-        except ImportError:
-            module = None
-        if getattr(module, "ABI", None) != ABI:
-            module = None
-        _MODULE.append(module)
-    return _MODULE[0]
+    return load_once(_MODULE, f"{__package__}._channel_blocks", ABI, NUMPY_LAYOUT_ENV)
 
 
 def _compiled(*arrays: np.ndarray):
