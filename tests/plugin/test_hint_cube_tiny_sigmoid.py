@@ -29,9 +29,9 @@ def test_map(ascend_model, golden_dump, check_accuracy):
 '''
 
 
-def _tiny_map(directory):
-    """norm (variance 1e9 on 6 of 8 channels, scale its root) -> head (1x1 Conv, bias -17) ->
-    prob (Sigmoid): golden probabilities all below 2.4e-07."""
+def tiny_map(directory, bias: float = -17.0):
+    """norm (variance 1e9 on 6 of 8 channels, scale its root) -> head (1x1 Conv, bias ``bias``)
+    -> prob (Sigmoid): golden probabilities all below 2.4e-07 at -17 (6e-08 at -19)."""
     r = np.random.default_rng(0)
     var = np.full(8, 1e9, np.float32)
     var[[1, 5]] = 1.0
@@ -39,7 +39,7 @@ def _tiny_map(directory):
         (np.sqrt(var).astype(np.float32), "s"), (np.zeros(8, np.float32), "b"),
         (np.zeros(8, np.float32), "m"), (var, "v"),
         ((r.standard_normal((1, 8, 1, 1)) * 0.5).astype(np.float32), "w"),
-        (np.array([-17.0], np.float32), "cb"))]
+        (np.array([bias], np.float32), "cb"))]
     nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["n"], name="norm"),
              helper.make_node("Conv", ["n", "w", "cb"], ["l"], name="head", kernel_shape=[1, 1]),
              helper.make_node("Sigmoid", ["l"], ["y"], name="prob")]
@@ -52,7 +52,7 @@ def _tiny_map(directory):
 
 
 def test_high_precision_is_not_offered_beside_a_sigmoid_below_float16s_normal_range(pytester):
-    _tiny_map(pytester.mkdir("models"))
+    tiny_map(pytester.mkdir("models"))
     pytester.makepyfile(test_map=TEST.format(imports="FUSION_OFF", modes="FUSION_OFF"))
     failed = pytester.runpytest("-p", "no:cacheprovider")
     failed.assert_outcomes(failed=1)

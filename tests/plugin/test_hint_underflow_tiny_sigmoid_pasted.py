@@ -7,39 +7,13 @@ that small (``compare/tiny_values.py``), while ``keep_dtype(['norm'])`` passes (
 judged with the allowance). The hint now leaves such an op out, says so, and offers no high
 precision (``failure_kinds.tiny_failing``); an op whose flushed output another op takes as an
 operand stays named (``RangeFinding.feeds``: tests/plugin/test_hint_underflow.py)."""
-import numpy as np
-
-from test_hint_cube_tiny_sigmoid import TEST
+from test_hint_cube_tiny_sigmoid import TEST, tiny_map
 from test_hints_contract import parse_hint
-
-
-def _tiny_map(directory):
-    """test_hint_cube_tiny_sigmoid's model with the Conv's bias at -19: prob below 6e-08."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
-
-    r = np.random.default_rng(0)
-    var = np.full(8, 1e9, np.float32)
-    var[[1, 5]] = 1.0
-    inits = [numpy_helper.from_array(a, n) for a, n in (
-        (np.sqrt(var).astype(np.float32), "s"), (np.zeros(8, np.float32), "b"),
-        (np.zeros(8, np.float32), "m"), (var, "v"),
-        ((r.standard_normal((1, 8, 1, 1)) * 0.5).astype(np.float32), "w"),
-        (np.array([-19.0], np.float32), "cb"))]
-    nodes = [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["n"], name="norm"),
-             helper.make_node("Conv", ["n", "w", "cb"], ["l"], name="head", kernel_shape=[1, 1]),
-             helper.make_node("Sigmoid", ["l"], ["y"], name="prob")]
-    graph = helper.make_graph(
-        nodes, "tiny_map", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 16])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 16, 16])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, str(directory / "tiny_map.onnx"))
 
 
 def test_an_underflowing_sigmoid_below_float16s_normal_range_is_left_out_and_the_hint_passes(
         pytester):
-    _tiny_map(pytester.mkdir("models"))
+    tiny_map(pytester.mkdir("models"), bias=-19.0)  # prob below 6e-08
     pytester.makepyfile(test_map=TEST.format(imports="FUSION_OFF", modes="FUSION_OFF"))
     failed = pytester.runpytest("-p", "no:cacheprovider")
     failed.assert_outcomes(failed=1)
