@@ -69,15 +69,22 @@ def atomic_write_text(path, text: str, *, what: str = "file",
     renamed into place: readers see the old file or the new one, never a part. Temp files of
     writers that were killed before renaming are removed. An ``OSError`` becomes ``error``
     ("cannot write {what}: ..."), naming the path. The one atomic text writer of the package:
-    reports (CSV, JSON, HTML), baselines, triage's fix files."""
+    reports (CSV, JSON, HTML), baselines, triage's fix files. UTF-8, newlines as given."""
+    return atomic_write_bytes(path, text.encode("utf-8"), what=what, error=error)
+
+
+def atomic_write_bytes(path, data: bytes, *, what: str = "file",
+                       error: type = FileWriteError) -> Path:
+    """``atomic_write_text`` of bytes written as they are: a user's file copied byte for byte
+    (an AIPP file with GBK comments into a diagnosis's fix folder)."""
     path = Path(path)
     tmp = path.parent / f".{path.name[:180]}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         for stale in dead_writer_leftovers(path.parent, f".{path.name[:180]}.", ".tmp"):
             stale.unlink()
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        with open(tmp, "wb") as f:
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -92,5 +99,5 @@ def atomic_write_text(path, text: str, *, what: str = "file",
     return path
 
 
-__all__ = ["BaselineWriteError", "FileWriteError", "GoldenWriteError", "atomic_write_text",
-           "dead_writer_leftovers", "pid_alive"]
+__all__ = ["BaselineWriteError", "FileWriteError", "GoldenWriteError", "atomic_write_bytes",
+           "atomic_write_text", "dead_writer_leftovers", "pid_alive"]

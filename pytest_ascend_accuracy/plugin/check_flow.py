@@ -263,12 +263,13 @@ def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
 
 
 def _fix_folder_note(out_dir: Path, files) -> list:
-    """Where to run atc with the fix folder's atc_args.txt from (it names the config files from
-    the folder holding it); where ATC would refuse their path (a report or cache folder holding
-    a space or a ``+``; the folder's own name, from ``report_slug``, never does), a warning."""
-    from ..triage.fix_folder import ATC_PATH_RULE, folder_parts, refused_chars
+    """Where to run atc with the fix folder's atc_args.txt from (it names the config files and
+    the copied AIPP file from the folder holding it); where ATC would refuse their path (a
+    report or cache folder holding a space or a ``+``; the folder's own name, from
+    ``report_slug``, never does), a warning."""
+    from ..triage.fix_folder import ATC_PATH_RULE, folder_parts, named_files, refused_chars
 
-    if not any(name.endswith(".cfg") for name in files):
+    if not named_files(files):  # config files, copies of the user's (an AIPP file)
         return []
     parent, name = folder_parts(out_dir)
     bad = refused_chars(out_dir)

@@ -5,7 +5,10 @@ The config files are named from the folder that holds the fix folder (``fix/keep
 for ``--out fix``, ``diagnosis/keep_dtype.cfg`` for the plugin's
 ``<report dir>/<test>/diagnosis``): copied to the Ascend machine, the folder's options resolve
 when atc runs from the folder that holds it, wherever that is (an absolute path, as the plugin
-wrote, named a folder only the machine that ran the diagnosis has).
+wrote, named a folder only the machine that ran the diagnosis has). A file of the user's that
+the options name (the AIPP file of ``--insert_op_conf``) is copied into the fix folder and named
+the same way (``diagnosis/camera.cfg``; ``copy_names``): by its path from the working directory
+it named no file from the folder holding the fix folder, nor on the Ascend machine.
 
 ATC checks the resolved path of ``--keep_dtype`` (GE ``CheckKeepTypeParamValid``),
 ``--insert_op_conf`` and ``--fusion_switch_file`` (its CANN page, atlasatcparam_16_0053)
@@ -15,9 +18,13 @@ applies the same rule).
 """
 from __future__ import annotations
 
+import itertools
 import os
 import shlex
-from typing import Iterable, Tuple
+from typing import Dict, Iterable, Mapping, Tuple
+
+#: the files of a fix folder that its ATC options do not name
+REPORT_FILES = ("atc_args.txt", "diagnosis.txt", "diagnosis.json", "diagnosis.html")
 
 #: GE's rule, as the refusal and the warning name it
 ATC_PATH_RULE = ("ATC refuses a config file whose resolved path holds any character but ASCII "
@@ -29,9 +36,11 @@ def refused_chars(path) -> str:
     """The characters of ``path``'s resolved form that ATC's path check refuses, in order of
     first appearance, each once; "" where it holds none."""
     real = os.path.realpath(os.fspath(path))
-    bad = (ch for ch in real if not (ch.isascii() and (ch.isalnum() or ch in "./_-"))
-           and not "\u4e00" <= ch <= "\u9fa5")
-    return "".join(dict.fromkeys(bad))
+    return "".join(dict.fromkeys(ch for ch in real if not _allowed(ch)))
+
+
+def _allowed(ch: str) -> bool:
+    return (ch.isascii() and (ch.isalnum() or ch in "./_-")) or "\u4e00" <= ch <= "\u9fa5"
 
 
 def path_problem(path) -> str:
@@ -51,6 +60,32 @@ def folder_parts(out_dir) -> Tuple[str, str]:
     from .atc_args import show_path
 
     return show_path(parent) if parent != os.getcwd() else ".", name
+
+
+def copy_names(user_files: Iterable[Tuple[str, str]]) -> Dict[str, str]:
+    """{option: the name of its file's copy in the fix folder} for ``FixAtc.user_files``
+    ((option, source path) pairs): the file's own name, each character ATC refuses as ``_``;
+    where that is taken (by the folder's own files, or another option's copy: compared case
+    folded, as a case-insensitive file system would), ``<option>_<name>``, then numbered."""
+    from ..core.modes import FUSION_SWITCH_FILE, KEEP_DTYPE_FILE
+
+    taken = {n.casefold() for n in (KEEP_DTYPE_FILE, FUSION_SWITCH_FILE, *REPORT_FILES)}
+    names: Dict[str, str] = {}
+    for option, source in user_files:
+        own = "".join(ch if _allowed(ch) and ch != "/" else "_"
+                      for ch in os.path.basename(os.fspath(source)))
+        candidates = itertools.chain((own, f"{option}_{own}"),
+                                     (f"{option}_{k}_{own}" for k in itertools.count(2)))
+        name = next(c for c in candidates if c.casefold() not in taken)
+        taken.add(name.casefold())
+        names[option] = name
+    return names
+
+
+def named_files(written: Mapping[str, str]) -> Dict[str, str]:
+    """The files of ``written`` ({name: path}, a fix folder's) that its ATC options name: the
+    mode's config files and the copies of the user's files; run from the folder holding them."""
+    return {name: path for name, path in written.items() if name not in REPORT_FILES}
 
 
 def shell_line(args: Iterable[str]) -> str:

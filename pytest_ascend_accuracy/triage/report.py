@@ -7,6 +7,8 @@
   backend passes them to its toolkit (``triage.atc_args``; the test's own options such as
   ``--input_shape`` included), config files as ``<folder name>/<file>``, to run from the
   folder holding ``out_dir`` (``triage.fix_folder``; the printed line says which folder);
+- a copy of each file of the user's those options name (the AIPP file of ``--insert_op_conf``,
+  as the diagnosed conversions read it), named ``<folder name>/<its name>`` the same way;
 - ``diagnosis.txt``, ``diagnosis.json`` and ``diagnosis.html`` (steps, tables, and the per-op
   chart of the final comparison).
 """
@@ -21,11 +23,12 @@ from dataclasses import replace
 from typing import Dict, List, Optional
 
 from ..compare.thresholds import threshold_text
-from ..core.atomic_files import atomic_write_text
-from .fix_folder import folder_parts, shell_line
+from ..core.atomic_files import atomic_write_bytes, atomic_write_text
+from ..errors import ConfigError
+from .fix_folder import REPORT_FILES, copy_names, folder_parts, named_files, shell_line
 from .result import GUIDE_STEPS, guide_step
 
-ATC_ARGS_FILE = "atc_args.txt"
+ATC_ARGS_FILE = REPORT_FILES[0]
 #: the steps' numbers, as the text and HTML renderings explain them
 STEPS_KEY = "; ".join(f"{n} {what}" for n, what in GUIDE_STEPS.items())
 
@@ -36,27 +39,33 @@ def _num(v: Optional[float]) -> str:
     return f"{v:.6f}"
 
 
-def fix_atc_args(diagnosis, config_dir: str = ".") -> List[str]:
-    """The ATC options of the fix as ``--k=v`` strings (config files under ``config_dir``):
-    ``diagnosis.fix_atc`` (as the backend passes them), else the fix mode's own spelling."""
+def fix_atc_args(diagnosis, config_dir: str = ".",
+                 written: Optional[Dict[str, str]] = None) -> List[str]:
+    """The ATC options of the fix as ``--k=v`` strings (config files under ``config_dir``, and
+    the user's files whose copies ``written`` holds): ``diagnosis.fix_atc`` (as the backend
+    passes them), else the fix mode's own spelling."""
     if diagnosis.fix_mode is None:
         return []
-    if diagnosis.fix_atc is not None:
-        return diagnosis.fix_atc.args(config_dir)
+    fix = diagnosis.fix_atc
+    if fix is not None:
+        copies = {option: name for option, name in copy_names(fix.user_files).items()
+                  if name in (written or {})}
+        return fix.args(config_dir, copies)
     return [f"--{k}={v}" for k, v in diagnosis.fix_mode.atc_options(config_dir)]
 
 
 def _config_dir(written: Dict[str, str]) -> str:
-    """The fix folder's name, which the ATC options name the config files under, run from the
-    folder holding it (``fix_folder``; they are named ./keep_dtype.cfg until written)."""
-    configs = [os.path.dirname(path) for name, path in written.items() if name.endswith(".cfg")]
-    return folder_parts(configs[0] or ".")[1] if configs else "."
+    """The fix folder's name, which the ATC options name its files under (config files, the
+    user's copies), run from the folder holding it (``fix_folder``; the config files are named
+    ./keep_dtype.cfg until written)."""
+    named = [os.path.dirname(path) for path in named_files(written).values()]
+    return folder_parts(named[0] or ".")[1] if named else "."
 
 
 def _run_from(written: Dict[str, str]) -> str:
     """`` (run from DIR, which holds NAME/)`` where the fix folder's parent is not the working
     directory, else ""."""
-    configs = [os.path.dirname(path) for name, path in written.items() if name.endswith(".cfg")]
+    configs = [os.path.dirname(path) for path in named_files(written).values()]
     if not configs:
         return ""
     parent, name = folder_parts(configs[0] or ".")
@@ -90,10 +99,9 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
     written = files or d.fix_files or {}
     if d.fix_mode is not None and d.restored_by != "default":
         # the config files as written (they were named ./keep_dtype.cfg wherever --out put them)
-        configs = any(name.endswith(".cfg") for name in written)
-        args = fix_atc_args(d, _config_dir(written))
+        args = fix_atc_args(d, _config_dir(written), written)
         unwritten = (" (its config files are written by --out DIR)"
-                     if not configs and any(a.endswith(".cfg") for a in args) else "")
+                     if not named_files(written) and d.fix_mode.config_files() else "")
         lines.append(f"  fix: mode {d.fix_mode.name}; ATC{_run_from(written)}: "
                      f"{shell_line(args)}{unwritten}")
         if _spelled_for(d):
@@ -130,7 +138,7 @@ def to_dict(diagnosis) -> dict:
         "restored_by": d.restored_by, "verdict": d.verdict,
         "fix": None if d.fix_mode is None else {
             "mode": d.fix_mode.name, "mode_key": d.fix_mode.key(),
-            "atc_args": fix_atc_args(d, _config_dir(d.fix_files or {})),
+            "atc_args": fix_atc_args(d, _config_dir(d.fix_files or {}), d.fix_files),
             "atc_args_spelled_for": _spelled_for(d) or None,
             "python": d.fix_mode.python_expr(), "yaml": d.fix_mode.yaml_form(),
             "keep_dtype": list(d.keep_dtype), "fusion_rules_off": list(d.fusion_rules_off)},
@@ -169,7 +177,7 @@ def html_page(diagnosis) -> str:
     if d.fix_mode is not None and d.restored_by != "default":
         written = d.fix_files or {}
         fix = (f"<p>fix{e(_run_from(written))}: <code>"
-               f"{e(shell_line(fix_atc_args(d, _config_dir(written))))}</code>")
+               f"{e(shell_line(fix_atc_args(d, _config_dir(written), written)))}</code>")
         fix += f" ({e(_spelled_for(d))})</p>" if _spelled_for(d) else "</p>"
     chart = ""
     if d.final is not None:
@@ -195,7 +203,9 @@ def write_all(diagnosis, out_dir) -> Dict[str, str]:
     if diagnosis.fix_mode is not None and diagnosis.restored_by != "default":
         for name, content in diagnosis.fix_mode.config_files().items():
             files[name] = os.fspath(atomic_write_text(os.path.join(out, name), content))
-        args = fix_atc_args(diagnosis, folder_parts(out)[1])  # run from the folder holding it
+        files.update(_copy_user_files(diagnosis.fix_atc, out))
+        # run from the folder holding it
+        args = fix_atc_args(diagnosis, folder_parts(out)[1], files)
         files[ATC_ARGS_FILE] = os.fspath(atomic_write_text(os.path.join(out, ATC_ARGS_FILE),
                                                            "\n".join(args) + "\n"))
     for name in ("diagnosis.txt", "diagnosis.json", "diagnosis.html"):
@@ -205,3 +215,23 @@ def write_all(diagnosis, out_dir) -> Dict[str, str]:
     atomic_write_text(files["diagnosis.json"], json.dumps(to_dict(with_files), indent=2) + "\n")
     atomic_write_text(files["diagnosis.html"], html_page(with_files))
     return files
+
+
+def _copy_user_files(fix, out: str) -> Dict[str, str]:
+    """Copy, byte for byte, each file of the user's that the fix's ATC options name into
+    ``out`` (``fix_folder.copy_names``): {name: path}. The copy, not the path the user gave,
+    goes with the folder to the Ascend machine and resolves from the folder holding it."""
+    if fix is None:
+        return {}
+    sources = dict(fix.user_files)
+    copied: Dict[str, str] = {}
+    for option, name in copy_names(fix.user_files).items():
+        try:
+            with open(sources[option], "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise ConfigError(f"--{option} file {sources[option]}",
+                              f"cannot be copied into the fix folder "
+                              f"({exc.strerror or exc})") from None
+        copied[name] = os.fspath(atomic_write_bytes(os.path.join(out, name), data))
+    return copied
