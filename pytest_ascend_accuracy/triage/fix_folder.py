@@ -29,7 +29,8 @@ REPORT_FILES = ("atc_args.txt", "diagnosis.txt", "diagnosis.json", "diagnosis.ht
 #: GE's rule, as the refusal and the warning name it
 ATC_PATH_RULE = ("ATC refuses a config file whose resolved path holds any character but ASCII "
                  "letters, digits, '-', '.', '_', '/' and Chinese characters (GE "
-                 "CheckInputPathValid, E10001, for --keep_dtype and --fusion_switch_file)")
+                 "CheckInputPathValid, E10001, for --keep_dtype, --insert_op_conf and "
+                 "--fusion_switch_file)")
 
 
 def refused_chars(path) -> str:
