@@ -125,7 +125,8 @@ def op_options(p: argparse.ArgumentParser) -> None:
     """``--per-op NAME=T`` and ``--ignore NAME`` (read with ``per_op_arg``): compare, judge and
     diagnose take them alike."""
     p.add_argument("--per-op", action="append", default=[], metavar="NAME=T",
-                   help="threshold for one op name or glob (repeatable)")
+                   help="threshold for one op name or glob (repeatable); NAME=METRIC:T judges "
+                        "it by another metric (prob=max_abs:6.1e-05)")
     p.add_argument("--ignore", action="append", default=[], metavar="NAME",
                    help="op name or glob not judged (repeatable)")
 
@@ -148,15 +149,18 @@ def threshold_options(p: argparse.ArgumentParser,
     p.add_argument("--html", metavar="OUT", help="write a self-contained HTML report")
 
 
-def per_op_arg(items: Sequence[str]) -> Dict[str, float]:
-    """``--per-op NAME=T`` entries as ``{name: threshold}``."""
+def per_op_arg(items: Sequence[str]) -> Dict[str, object]:
+    """``--per-op NAME=T`` entries as ``{name: threshold}`` (T for --metric), and
+    ``--per-op NAME=METRIC:T`` as ``{name: {metric: T}}``, judging that op by its own metric
+    (``compare.thresholds.as_threshold``)."""
     out = {}
     for item in items:
         name, sep, value = item.rpartition("=")
         if not sep or not name:
             raise ConfigError("--per-op", f"expected NAME=THRESHOLD, got {item!r}")
+        metric, colon, number = value.rpartition(":")
         try:
-            out[name] = float(value)
+            out[name] = {metric: float(number)} if colon else float(value)
         except ValueError:
             raise ConfigError("--per-op", f"threshold of {name!r} is not a number: {value!r}") from None
     return out

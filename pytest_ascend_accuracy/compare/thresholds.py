@@ -93,13 +93,22 @@ class Threshold:
         return Threshold(float(d["value"]), d.get("metric", "cosine"))
 
 
-ThresholdLike = Union[float, int, Threshold]
+ThresholdLike = Union[float, int, Threshold, Mapping[str, float]]
 
 
 def as_threshold(value: ThresholdLike, metric: str = "cosine") -> Threshold:
-    """A ``Threshold`` from a number (for ``metric``) or an existing ``Threshold``."""
+    """A ``Threshold`` from a number (for ``metric``), an existing ``Threshold``, or a one-entry
+    ``{metric: value}`` mapping naming its own metric (a per_op entry judging one op by another
+    figure than the check's: ``{"prob": {"max_abs": 6.1e-05}}``, as YAML writes it too)."""
     if isinstance(value, Threshold):
         return value
+    if isinstance(value, Mapping):
+        if len(value) != 1:
+            raise ConfigError("threshold", f"expected one {{metric: value}} entry, got {value!r}")
+        (own, number), = value.items()
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise ConfigError("threshold", f"{own} threshold must be a number, got {number!r}")
+        return Threshold(float(number), str(own))
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError("threshold", f"expected a number or Threshold, got {value!r}")
     return Threshold(float(value), metric)

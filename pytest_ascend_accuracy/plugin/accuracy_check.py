@@ -296,8 +296,9 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         failure.args = (failure_text(result, verdict, csv_path=shown_csv, hint=shown_hint,
                                      report_how=PLUGIN_REPORT_HOW, dump_kept=kept),)
     record = CheckRecord(
-        nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed), metric=spec.metric,
-        # the first failure's own threshold (a per_op one, when it set it), else the default
+        # the first failure's own threshold and metric (a per_op one, when set), else the default
+        nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed),
+        metric=first.threshold.metric if first is not None else spec.metric,
         threshold=first.threshold.value if first is not None else spec.threshold,
         first_op=first.row.label if first else None,
         first_value=_finite_or_none(first.value) if first else None,

@@ -29,7 +29,7 @@ class AccuracySpec:
 
     threshold: float = DEFAULT_THRESHOLD
     metric: str = DEFAULT_METRIC
-    per_op: Tuple[Tuple[str, float], ...] = ()
+    per_op: Tuple[Tuple[str, Any], ...] = ()  # a number, or a Threshold of its own metric
     ignore: Tuple[str, ...] = ()
     modes: Tuple[Mode, ...] = ()
     #: per-operator baseline check: fail when an op's cosine drops more than this below its
@@ -98,9 +98,13 @@ def validate_metric(value: Any, where: Optional[str]) -> str:
 
 
 def validate_per_op(value: Any, where: Optional[str],
-                    metric: str = DEFAULT_METRIC) -> Tuple[Tuple[str, float], ...]:
+                    metric: str = DEFAULT_METRIC) -> Tuple[Tuple[str, Any], ...]:
     """``{op name: threshold}``; names are the model's op names (or globs), checked against the
-    compared dumps when the check runs (``setup_checks.check_op_names``)."""
+    compared dumps when the check runs (``setup_checks.check_op_names``). A threshold is a
+    number for ``metric``, or one naming its own metric: ``{"max_abs": 6.1e-05}`` (YAML
+    ``{max_abs: 6.1e-05}``) or a ``Threshold``, kept as a ``Threshold`` (a float32 output whose
+    golden values all lie below float16's smallest normal is judged by its size, not by a cosine
+    of float32 rounding: ``report.tiny_float32``)."""
     if value is None:
         return ()
     if not isinstance(value, Mapping):
@@ -110,8 +114,27 @@ def validate_per_op(value: Any, where: Optional[str],
     for name, thr in value.items():
         if not isinstance(name, str) or not name:
             raise ConfigError(where, f"per_op keys must be op names, got {name!r}")
-        out[name] = validate_threshold(thr, where, f"per_op[{name!r}]", metric)
+        out[name] = _per_op_threshold(thr, where, f"per_op[{name!r}]", metric)
     return tuple(out.items())  # as listed: the first of two globs matching an op wins
+
+
+def _per_op_threshold(value: Any, where: Optional[str], what: str, metric: str):
+    """One per_op entry's threshold: a number for ``metric``, or a ``Threshold`` for the metric
+    ``value`` names itself (a one-entry ``{metric: number}`` mapping, or a ``Threshold``),
+    validated as a marker's threshold for that metric."""
+    from ..compare.thresholds import Threshold
+
+    if isinstance(value, Mapping):
+        if len(value) != 1:
+            raise ConfigError(where, f"{what} must be a number or one {{metric: number}} entry, "
+                                     f"got {value!r}")
+        (own, number), = value.items()
+    elif isinstance(value, Threshold):
+        own, number = value.metric, value.value
+    else:
+        return validate_threshold(value, where, what, metric)
+    own = validate_metric(own, where)
+    return Threshold(validate_threshold(number, where, f"{what}[{own!r}]", own), own)
 
 
 def validate_ignore(value: Any, where: Optional[str]) -> Tuple[str, ...]:

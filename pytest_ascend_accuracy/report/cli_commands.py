@@ -30,8 +30,10 @@ def cli_judge_options(verdict: Verdict) -> str:
         opts.append("--scale-tolerance " + ("none" if t is None else f"{t:g}"))
     import shlex  # the compare's own per-op thresholds and ignore list: without them the
     # pasted diagnose failed first on an op the compare had ignored (code review)
-    opts += [f"--per-op {shlex.quote(f'{name}={threshold_text(thr.value)}')}"
-             for name, thr in verdict.policy.per_op]
+    default = thr.metric  # an entry of another metric names it (NAME=METRIC:T)
+    opts += ["--per-op " + shlex.quote(f"{name}=" + (
+        "" if own.metric == default else f"{own.metric}:") + threshold_text(own.value))
+        for name, own in verdict.policy.per_op]
     opts += [f"--ignore {shlex.quote(name)}" for name in verdict.policy.ignore]
     return "".join(" " + o for o in opts)
 

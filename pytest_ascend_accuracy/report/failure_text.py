@@ -299,6 +299,12 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         return (f"{reason}: convert in mode HIGH_PRECISION to see whether float16 rounding is the "
                 "cause (from pytest_ascend_accuracy import HIGH_PRECISION); diagnose(...) then "
                 "names the ops to keep in float32")
+    from . import tiny_float32
+
+    tiny = tiny_float32.tiny_float32_rows(verdict)
+    if tiny:  # float32 already, below float16's normal range: no mode changes it
+        return (f"{tiny_float32.reason(verdict, tiny)}: "
+                + tiny_float32.advice(tiny, cli=cli, library=not cli))
     if cli:  # a plain sequence, not golden_inputs_past_fp16's findings: nothing was looked at
         seen = (no_overflow_seen(range_inputs) if hasattr(range_inputs, "checked")
                 else SAVED_NOT_CHECKED)  # (judge: a saved result holds no golden tensor)

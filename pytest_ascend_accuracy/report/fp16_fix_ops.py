@@ -70,6 +70,13 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
             continue
         names.extend(n for n in picked if n not in names)
     names.extend(n for n in dict.fromkeys(f.op for f in range_inputs) if n not in names)
+    kept = float32_already(verdict, range_inputs, names, row_ids)
+    if kept:
+        names = [n for n in names if n not in kept]
+        range_inputs = _Shown([f for f in range_inputs if f.op not in kept], range_inputs)
+        rows = [r for r in rows if not set(_row_names(r)) & set(kept)]
+        if not names:
+            return [], ""
     tiny = _tiny_left_out(verdict, range_inputs, names, row_ids)
     if tiny:
         names = [n for n in names if n not in tiny]
@@ -96,6 +103,9 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
         reasons.append("values leave the float16 range (NaN/Inf in the actual output or |golden| "
                        "> 65504)")
     reason = ", and ".join(reasons)
+    for name, dtype in kept.items():
+        reason += (f"; {printable(name)} is left out (this run outputs it in {dtype} already: "
+                   "keeping it in float32 changes nothing)")
     for name, peak in tiny.items():
         reason += (f"; {printable(name)} is left out (golden below float16's smallest normal, "
                    f"|{peak:.3g}|: kept in float32 it is judged without float16's allowance "
@@ -111,6 +121,54 @@ class _Shown(list):
         super().__init__(shown)
         self.ignored = getattr(found, "ignored", ())
         self.passing = getattr(found, "passing", ())
+
+
+#: the dtypes keep_dtype gives an op's output (or wider): an op a run outputs in one of these
+#: is kept in float32 already
+FLOAT32_UP = ("float32", "float64")
+
+
+def _row_names(row: TensorCompare) -> tuple:
+    """The names a keep_dtype fix may name ``row``'s op by."""
+    return (row.op_name, row.golden_name, row_model_name(row), *row.original_names)
+
+
+def float32_already(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
+                    row_ids) -> dict:
+    """``{name: dtype}`` of the ``names`` a keep_dtype fix would name only for their own
+    values (a failing row's own |golden| > 65504, ``row_ids``; an output finding that feeds no
+    other op) where every failing row of that op outputs float32 already (high precision, or
+    an op the mode keeps), off the Cube unit (whose float16 inputs keep_dtype would change) and
+    with no NaN/Inf the golden lacks (``_turns_nonfinite``): pasted, such a mode converts that
+    op as the failing run did. The hint ``keep_dtype(['prob'])`` of a high-precision run, prob
+    a Sigmoid whose golden values all lie below float16's smallest normal (|5.96e-08|,
+    "underflows to 0"), printed itself again pasted and failed the same (cosine 0.612952,
+    float32: ``report.tiny_float32``)."""
+    from .failure_kinds import on_cube
+
+    other = {f.op for f in range_inputs if f.feeds or not str(f.slot).startswith("output")}
+    own = {f.op for f in range_inputs} - other
+    by_name: dict = {}
+    for f in verdict.failures:
+        for n in dict.fromkeys(_row_names(f.row)):
+            by_name.setdefault(n, []).append(f.row)
+    kept = {}
+    for name in names:
+        rows = by_name.get(name, [])
+        if name in other or not rows or not (name in own or any(id(r) in row_ids for r in rows)):
+            continue
+        if all(r.dtype in FLOAT32_UP and not on_cube(r) and not _turns_nonfinite(r)
+               for r in rows):
+            kept[name] = rows[0].dtype
+    return kept
+
+
+def _turns_nonfinite(row: TensorCompare) -> bool:
+    """NaN/Inf in ``row``'s actual where the golden's are finite: in a float32 output, float16's
+    doing before it was stored so (a dump converted to npy), or a fault; never its own float32
+    range, so such a row is no evidence that keeping it changes nothing."""
+    m = row.metrics
+    return m is not None and bool(m.mismatch) and m.nonfinite_actual > m.nonfinite_golden
 
 
 def _tiny_left_out(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],

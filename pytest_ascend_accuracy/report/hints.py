@@ -14,7 +14,11 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   precision still feeds it float16), or where an op whose golden values all lie below float16's
   smallest normal fails or passes only by float16's allowance for them
   (``failure_kinds.tiny_failing``: high precision outputs it in float32, judged plainly). Applied,
-  the failing ops pass.
+  the failing ops pass. It never names an op only for its own values where the run outputs it in
+  float32 already (``fp16_fix_ops.float32_already``), nor offers the test's own mode.
+- ``per_op`` (the first failure a float32 output whose golden values all lie below float16's
+  smallest normal, which no mode changes: ``report.tiny_float32``): the per_op entry judging it
+  by ``max_abs`` at float16's smallest normal, for the marker and YAML; applied, it passes.
 - ``modes`` (no overflow seen): the test's mode with fusion off, and with buffer reuse off, to
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
   the cause; where neither passes (float16 rounding under a tight threshold),
@@ -45,6 +49,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 KEEP_DTYPE, MODES, PROBLEM, AIPP, IGNORE = "keep_dtype", "modes", "problem", "aipp", "ignore"
+PER_OP = "per_op"
 
 #: what ``--accuracy-diagnose`` does when fusion and buffer reuse are off already (``triage.flow``:
 #: high precision, every op kept in float32, then the search for a small keep_dtype set)
@@ -176,6 +181,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         reason, advice = unread_hint(verdict)
         return Hint(PROBLEM, reason, advice=advice)
     names, reason = keep_dtype_names(verdict, range_inputs)
+    if not set(names) - set(mode.keep_dtype):  # pasted, the test's own mode: nothing changes
+        names = []
     if names:
         from .failure_kinds import high_precision_blocker
 
@@ -205,6 +212,11 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
             return Hint(MODES, NONFINITE_REASON.format(label=label), advice=DIAGNOSE_ADVICE)
         return Hint(MODES, NONFINITE_REASON.format(label=label), (mode | HIGH_PRECISION,),
                     advice=NONFINITE_ADVICE)
+    from . import tiny_float32
+
+    tiny = tiny_float32.tiny_float32_rows(verdict)
+    if tiny:  # float32 already, below float16's normal range: no mode changes it
+        return Hint(PER_OP, tiny_float32.reason(verdict, tiny), advice=tiny_float32.advice(tiny))
     first = verdict.first  # the failure the verdict line names (a not-compared row may lead)
     metrics = first.row.metrics if first is not None else None
     flipped = metrics is not None and metrics.exact and metrics.unequal
