@@ -169,20 +169,29 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError("--fault", "faults exist only in the emulator backend")
     backend = make_cli_backend(args, cache, faults=_faults(args.fault))
     inputs = _read_inputs(args.inputs, args.model, args.input_shape) or None
+    golden_inputs, atc_options, input_shape, note = None, None, args.input_shape, ""
+    if aipp_step.wanted(args):  # convert as deployed: with the file, fed the raw images
+        from .aipp_flow import aipp_flow_inputs
+
+        inputs, golden_inputs, atc_options, input_shape, note = aipp_flow_inputs(args,
+                                                                                 inputs or {})
 
     def progress(message: str) -> None:
         print(f"[diagnose] {message}", file=sys.stderr, flush=True)
 
     try:
         d = diagnose(args.model, inputs, backend, args.threshold, budget=args.budget, cache=cache,
-                     input_shape=args.input_shape, metric=args.metric, seed=args.seed,
+                     input_shape=input_shape, metric=args.metric, seed=args.seed,
                      out_dir=args.out, progress=progress, mode=mode,
                      scale_tolerance=scale_tolerance, per_op=per_op or None,
-                     ignore=tuple(args.ignore))
+                     ignore=tuple(args.ignore), atc_options=atc_options,
+                     golden_inputs=golden_inputs)
     finally:
         close = getattr(backend, "close", None)
         if close:
             close()
+    if note:
+        print(f"[diagnose] {note}", file=sys.stderr, flush=True)
     sys.stdout.write(text(d))
     return EXIT_OK if d.fixed else EXIT_FAILED
 
