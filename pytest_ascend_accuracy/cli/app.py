@@ -163,6 +163,13 @@ def per_op_arg(items: Sequence[str]) -> Dict[str, object]:
             out[name] = {metric: float(number)} if colon else float(value)
         except ValueError:
             raise ConfigError("--per-op", f"threshold of {name!r} is not a number: {value!r}") from None
+        if colon:  # its own metric, checked here: the error names the option as given
+            from ..compare.thresholds import as_threshold
+
+            try:
+                as_threshold(out[name])
+            except ConfigError as exc:
+                raise ConfigError(f"--per-op {item}", exc.problem) from None
     return out
 
 
@@ -207,7 +214,7 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         from .integer_hint import integer_hint
 
         hint = (integer_hint(verdict, ranges, result, golden)
-                or default_hint(verdict, ranges, result, cli=True))
+                or default_hint(verdict, ranges, result, cli=True, golden=golden))
     if args.json:
         write_json(result, args.json, verdict)
     if args.html:

@@ -96,6 +96,15 @@ class Threshold:
 ThresholdLike = Union[float, int, Threshold, Mapping[str, float]]
 
 
+def _per_op_threshold(name, value: ThresholdLike, metric: str) -> Threshold:
+    """``as_threshold`` of one per_op entry, its errors naming the entry (``per_op['prob']:
+    unknown metric 'max_ab'``: they said ``threshold:``, which reads as the default's)."""
+    try:
+        return as_threshold(value, metric)
+    except ConfigError as exc:
+        raise ConfigError(f"per_op[{str(name)!r}]", exc.problem) from None
+
+
 def as_threshold(value: ThresholdLike, metric: str = "cosine") -> Threshold:
     """A ``Threshold`` from a number (for ``metric``), an existing ``Threshold``, or a one-entry
     ``{metric: value}`` mapping naming its own metric (a per_op entry judging one op by another
@@ -141,7 +150,8 @@ class Policy:
                               f"{type(per_op).__name__}")
         if isinstance(ignore, str):
             ignore = (ignore,)
-        items = tuple((str(k), as_threshold(v, default.metric)) for k, v in (per_op or {}).items())
+        items = tuple((str(k), _per_op_threshold(k, v, default.metric))
+                      for k, v in (per_op or {}).items())
         return Policy(default, items, tuple(str(i) for i in ignore), scale_tolerance)
 
     def off_scale(self, norm_ratio: float) -> bool:

@@ -69,5 +69,6 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[Thre
     if not verdict.passed:
         ranges = () if hint is not None else failing_ops_past_fp16(golden, verdict, result.rows)
         raise AccuracyFailure(failure_text(result, verdict, csv_path=written, hint=hint,
-                                           range_inputs=ranges), result, verdict, written)
+                                           range_inputs=ranges, golden=golden),
+                              result, verdict, written)
     return result

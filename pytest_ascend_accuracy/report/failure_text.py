@@ -217,12 +217,14 @@ def _worst_block(verdict: Verdict, limit: int) -> List[str]:
 
 
 def default_hint(verdict: Verdict, range_inputs: Sequence = (),
-                 result: Optional[CompareResult] = None, *, cli: bool = False) -> str:
+                 result: Optional[CompareResult] = None, *, cli: bool = False,
+                 golden=None) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops.
     ``result``: the comparison judged, if at hand (an om json it already had is not asked for).
     ``cli``: spelled for the ``ascend-accuracy`` command (its options, and ``diagnose`` to try
-    a mode), else for the Python API (``assert_accuracy``: ``ignore=``, ``keep_dtype=``)."""
+    a mode), else for the Python API (``assert_accuracy``: ``ignore=``, ``keep_dtype=``).
+    ``golden``: the golden DumpSet, whose operand files tell which ops feed a failure."""
     if verdict.problem:
         from ..compare.result import problem_advice
 
@@ -262,7 +264,12 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                 f"outputs (a file per op output); {om_json}{accept}")
     if unread(verdict):  # nothing was read: no overflow to speak of, no mode to try
         return ": ".join(unread_hint(verdict, cli))
-    names, reason = keep_dtype_names(verdict, range_inputs)
+    from .fp16_fix_ops import device_mode
+
+    # the dump's mode (its om json's atc_cmdline) where its dtypes are the device's own
+    mode = device_mode(dumped_mode(result)[0], (result.meta.get("actual_kind") or "")
+                       if result is not None else "")
+    names, reason = keep_dtype_names(verdict, range_inputs, mode)
     if names and cli:
         from ..core.modes import HIGH_PRECISION, keep_dtype
 
@@ -299,12 +306,11 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         return (f"{reason}: convert in mode HIGH_PRECISION to see whether float16 rounding is the "
                 "cause (from pytest_ascend_accuracy import HIGH_PRECISION); diagnose(...) then "
                 "names the ops to keep in float32")
-    from . import tiny_float32
+    from .tiny_float32 import text_hint
 
-    tiny = tiny_float32.tiny_float32_rows(verdict)
-    if tiny:  # float32 already, below float16's normal range: no mode changes it
-        return (f"{tiny_float32.reason(verdict, tiny)}: "
-                + tiny_float32.advice(tiny, cli=cli, library=not cli))
+    tiny = text_hint(verdict, result, golden, mode, cli=cli)
+    if tiny:  # float32, below float16's normal range: float16 upstream, or no mode changes it
+        return tiny
     if cli:  # a plain sequence, not golden_inputs_past_fp16's findings: nothing was looked at
         seen = (no_overflow_seen(range_inputs) if hasattr(range_inputs, "checked")
                 else SAVED_NOT_CHECKED)  # (judge: a saved result holds no golden tensor)
@@ -377,14 +383,14 @@ def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
 def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
                  hint=None, worst: int = WORST_ROWS,
                  report_how: str = DEFAULT_REPORT_HOW, range_inputs: Sequence = (),
-                 cli: bool = False, dump_kept: Optional[str] = None) -> str:
+                 cli: bool = False, dump_kept: Optional[str] = None, golden=None) -> str:
     """The fixed failure block for a failed verdict. ``report_how`` says how to get the CSV
     when ``csv_path`` is None. ``hint``: a text, a ``report.hints.Hint`` (printed with the
     modes to paste), or None for ``default_hint``. ``cli``: the ``ascend-accuracy`` command's
     spelling of every option named (``--ignore NAME``), as ``default_hint(cli=True)``.
     ``dump_kept``: where the failing run's device dump stays, as printed (the plugin keeps a
     failing test's dumps; a YAML trial found them only through compare.json's actual_root),
-    a line after the report's."""
+    a line after the report's. ``golden``: the golden DumpSet, for ``default_hint``."""
     if verdict.passed:
         return summary_text(result, verdict, csv_path=csv_path)
     head = verdict.describe()
@@ -407,7 +413,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         lines += hint.lines()
     else:
         if hint is None:
-            hint = default_hint(verdict, range_inputs, result, cli=cli)
+            hint = default_hint(verdict, range_inputs, result, cli=cli, golden=golden)
         lines.append(f"next step: {hint}")
     return "\n".join(lines)
 

@@ -44,13 +44,16 @@ def _floating(dtype: str) -> bool:
     return not dtype or "float" in dtype
 
 
-def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[List[str], str]:
+def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
+                     mode=None) -> Tuple[List[str], str]:
     """The ops a ``keep_dtype`` fix names, in the failures' (graph) order, and why: failing ops
     whose golden operands pass 65504 (``range_inputs``, ``compare.fp16_range.RangeFinding``)
     and failing ops whose values leave the float16 range (``fp16_range_rows``, by their original
     names where fused). Both kinds: an op whose input overflows usually fails first, with the
     ops after it failing on their own values, and keeping only one kind leaves the other
-    failing. ``([], "")`` when neither."""
+    failing. ``([], "")`` when neither. ``mode``: the failing run's conversion mode where its
+    dump holds the device's own dtypes (the emulator's, an Ascend binary dump: ``device_mode``),
+    which ``float32_already`` needs; None where not known."""
     # NaN/Inf rows count with a range finding, or where no golden was read at all (a saved
     # result: nothing tells an overflow from a value rounded to 0, and judge keeps the hint it
     # gave before; a review)
@@ -70,7 +73,7 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = ()) -> Tuple[Lis
             continue
         names.extend(n for n in picked if n not in names)
     names.extend(n for n in dict.fromkeys(f.op for f in range_inputs) if n not in names)
-    kept = float32_already(verdict, range_inputs, names, row_ids)
+    kept = float32_already(verdict, range_inputs, names, row_ids, mode)
     if kept:
         names = [n for n in names if n not in kept]
         range_inputs = _Shown([f for f in range_inputs if f.op not in kept], range_inputs)
@@ -134,18 +137,23 @@ def _row_names(row: TensorCompare) -> tuple:
 
 
 def float32_already(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
-                    row_ids) -> dict:
+                    row_ids, mode=None) -> dict:
     """``{name: dtype}`` of the ``names`` a keep_dtype fix would name only for their own
     values (a failing row's own |golden| > 65504, ``row_ids``; an output finding that feeds no
-    other op) where every failing row of that op outputs float32 already (high precision, or
-    an op the mode keeps), off the Cube unit (whose float16 inputs keep_dtype would change) and
-    with no NaN/Inf the golden lacks (``_turns_nonfinite``): pasted, such a mode converts that
-    op as the failing run did. The hint ``keep_dtype(['prob'])`` of a high-precision run, prob
-    a Sigmoid whose golden values all lie below float16's smallest normal (|5.96e-08|,
-    "underflows to 0"), printed itself again pasted and failed the same (cosine 0.612952,
-    float32: ``report.tiny_float32``)."""
+    other op) where ``mode``, the failing run's, outputs that op in float32 already (high
+    precision and the op off the Cube unit, whose float16 inputs keep_dtype would change, or
+    the op in the mode's keep_dtype), its dump saying so (float32 or wider) with no NaN/Inf the
+    golden lacks (``_turns_nonfinite``): pasted, such a mode converts that op as the failing
+    run did. The hint ``keep_dtype(['prob'])`` of a high-precision run, prob a Sigmoid whose
+    golden values all lie below float16's smallest normal, printed itself again pasted and
+    failed the same (cosine 0.612952, float32: ``report.tiny_float32``). ``{}`` where ``mode``
+    is None (not known, or a dump whose stored dtypes are not the device's: a float16 dump
+    converted to float32 .npy, msaccucmp-style, lost its real fix keep_dtype(['big']) to
+    "outputs it in float32 already", a review)."""
     from .failure_kinds import on_cube
 
+    if mode is None:
+        return {}
     other = {f.op for f in range_inputs if f.feeds or not str(f.slot).startswith("output")}
     own = {f.op for f in range_inputs} - other
     by_name: dict = {}
@@ -157,10 +165,19 @@ def float32_already(verdict: Verdict, range_inputs: Sequence, names: Sequence[st
         rows = by_name.get(name, [])
         if name in other or not rows or not (name in own or any(id(r) in row_ids for r in rows)):
             continue
-        if all(r.dtype in FLOAT32_UP and not on_cube(r) and not _turns_nonfinite(r)
-               for r in rows):
+        if all(r.dtype in FLOAT32_UP and not _turns_nonfinite(r) and (
+                set(_row_names(r)) & set(mode.keep_dtype)
+                or (mode.is_high_precision and not on_cube(r))) for r in rows):
             kept[name] = rows[0].dtype
     return kept
+
+
+def device_mode(mode, dump_kind: str):
+    """``mode`` where a dump of ``dump_kind`` (``DumpSet.kind``, ``actual_kind`` of a result's
+    meta) stores the device's own dtypes (``ascend``: the emulator's and an Ascend binary
+    dump), else None: an npy directory's dtype may be a conversion's (msaccucmp writes float32
+    .npy of float16 tensors), and says nothing of what the run output."""
+    return mode if dump_kind == "ascend" else None
 
 
 def _turns_nonfinite(row: TensorCompare) -> bool:

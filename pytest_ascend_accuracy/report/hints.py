@@ -17,8 +17,11 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   the failing ops pass. It never names an op only for its own values where the run outputs it in
   float32 already (``fp16_fix_ops.float32_already``), nor offers the test's own mode.
 - ``per_op`` (the first failure a float32 output whose golden values all lie below float16's
-  smallest normal, which no mode changes: ``report.tiny_float32``): the per_op entry judging it
-  by ``max_abs`` at float16's smallest normal, for the marker and YAML; applied, it passes.
+  smallest normal, computed from float32 values only, within float32's epsilon at 1.0 of the
+  golden: ``report.tiny_float32``): the check's per_op entries with one judging it by
+  ``max_abs`` at 2**-23 (rounded up), for the marker and YAML; applied, it passes. Where ops
+  upstream of it output float16 (a Cube op in high precision), ``modes`` instead: the test's
+  mode with them kept in float32 (``--accuracy-diagnose`` past ``CHAIN_LIMIT``).
 - ``modes`` (no overflow seen): the test's mode with fusion off, and with buffer reuse off, to
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
   the cause; where neither passes (float16 rounding under a tight threshold),
@@ -47,6 +50,8 @@ import json
 import os
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
+
+from .upstream import CHAIN_LIMIT, Upstream  # noqa: F401  (callers read them here too)
 
 KEEP_DTYPE, MODES, PROBLEM, AIPP, IGNORE = "keep_dtype", "modes", "problem", "aipp", "ignore"
 PER_OP = "per_op"
@@ -143,11 +148,15 @@ def model_argument(mode, base=None) -> str:
 
 
 def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
-              problem_advice: str = PROBLEM_ADVICE, upstream=None, rows: Sequence = ()) -> Hint:
+              problem_advice: str = PROBLEM_ADVICE, upstream=None, rows: Sequence = (),
+              dump_kind: str = "") -> Hint:
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
     ``problem_advice``: how the caller's user makes two dumps comparable; ``upstream``: an
-    ``Upstream``, what feeds a first failure of integer values (``integer_upstream``); ``rows``:
-    the compared rows, where known (``failure_kinds.tiny_failing`` reads the passing ones)."""
+    ``Upstream``, what feeds a first failure of integer values (``integer_upstream``) or of tiny
+    float32 values (``tiny_float32.float16_upstream``); ``rows``: the compared rows, where known
+    (``failure_kinds.tiny_failing`` reads the passing ones); ``dump_kind``: the actual dump's
+    ``DumpSet.kind`` (``ascend``: its dtypes are the device's own, which with ``mode`` tell an
+    op output in float32 already: ``fp16_fix_ops.float32_already``)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
@@ -180,7 +189,9 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     if unread(verdict):  # no value was read: nothing to say about float16 range or modes
         reason, advice = unread_hint(verdict)
         return Hint(PROBLEM, reason, advice=advice)
-    names, reason = keep_dtype_names(verdict, range_inputs)
+    from .fp16_fix_ops import device_mode
+
+    names, reason = keep_dtype_names(verdict, range_inputs, device_mode(mode, dump_kind))
     if not set(names) - set(mode.keep_dtype):  # pasted, the test's own mode: nothing changes
         names = []
     if names:
@@ -215,8 +226,18 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     from . import tiny_float32
 
     tiny = tiny_float32.tiny_float32_rows(verdict)
-    if tiny:  # float32 already, below float16's normal range: no mode changes it
-        return Hint(PER_OP, tiny_float32.reason(verdict, tiny), advice=tiny_float32.advice(tiny))
+    if tiny:  # float32 already, below float16's normal range: float16 upstream, or no mode
+        fed = upstream if upstream is not None else tiny_float32.float16_upstream(
+            verdict, rows or [f.row for f in verdict.failures], mode=mode)
+        if fed is not None and fed.chain:
+            reason = tiny_float32.fed_reason(verdict, fed)
+            if len(fed.chain) > CHAIN_LIMIT:
+                return Hint(MODES, reason, advice=DIAGNOSE_ADVICE)
+            them = "it" if len(fed.chain) == 1 else "them"
+            return Hint(MODES, reason, (mode | keep_dtype(list(fed.chain)),),
+                        advice=tiny_float32.FED_ADVICE.format(them=them))
+        return Hint(PER_OP, tiny_float32.reason(verdict, tiny),
+                    advice=tiny_float32.advice(verdict, tiny))
     first = verdict.first  # the failure the verdict line names (a not-compared row may lead)
     metrics = first.row.metrics if first is not None else None
     flipped = metrics is not None and metrics.exact and metrics.unequal
@@ -342,23 +363,15 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
     types = {r.golden_name: r.op_type for r in rows if r.golden_name and r.op_type}
     model = ModelEdges(model) if model is not None else None  # its graph read once
     ranges = failing_ops_past_fp16(golden, verdict, rows, model=model, op_types=types)
-    return next_step(verdict, ranges, mode, problem_advice=problem_advice,
-                     upstream=integer_upstream(verdict, golden, rows, model), rows=rows)
+    from .tiny_float32 import float16_upstream
 
-
-#: the most ops a hint lists to keep in float32 ahead of a flipped integer; more: diagnose
-CHAIN_LIMIT = 8
-
-
-@dataclass(frozen=True)
-class Upstream:
-    """What feeds a failing integer output: ``cube``, the Cube-unit ops among the ops computing
-    it (high precision still feeds them float16); ``chain``, those ops and the failing op by
-    their model names, in graph order, to keep in float32 (empty where the graph's edges are
-    not known)."""
-
-    cube: tuple = ()
-    chain: tuple = ()
+    upstream = integer_upstream(verdict, golden, rows, model)
+    if upstream is None:  # a tiny float32 first failure: which of its producers are float16
+        upstream = float16_upstream(verdict, rows, golden, model, mode)
+    kind = getattr(actual, "kind", "") or ((getattr(result, "meta", None) or {}).get(
+        "actual_kind") or "")
+    return next_step(verdict, ranges, mode, problem_advice=problem_advice, upstream=upstream,
+                     rows=rows, dump_kind=kind)
 
 
 def integer_upstream(verdict, golden, rows, model=None) -> Optional[Upstream]:
