@@ -7,8 +7,11 @@ order) or a ``.npy`` array in sample order. ``--metric`` is top1, top5, agreemen
 ``--postprocess MODULE:FUNCTION`` turns outputs into detections for map (``MODULE`` importable
 or a ``path/to/file.py``, as ``diagnose --reference`` takes it). An option the metric does not
 read (``--labels`` for agreement, ``--postprocess`` but for map, ``--output`` for map) is
-refused. Exit status 0 when the drop is within ``--max-drop``, 1 when not, 2 on bad input (a
-metric function that raises or returns NaN included).
+refused. ``--higher-is-better false`` reads a callable's figure the other way round (a loss:
+the drop is device - reference). ``--mode`` takes what ``diagnose --mode`` takes (``mode_arg``):
+a preset, a YAML mapping, or a mode's printed name (``keep_dtype(scale,fc)``). Exit status 0
+when the drop is within ``--max-drop``, 1 when not, 2 on bad input (a metric function that
+raises or returns NaN, a reference output holding NaN included).
 """
 from __future__ import annotations
 
@@ -19,8 +22,9 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError
-from .app import (EXIT_FAILED, EXIT_OK, Command, backend_options, make_cli_backend,
-                  register)
+from .app import (DEFAULT_SCALE_TOLERANCE, EXIT_FAILED, EXIT_OK, SCALE_OFF, Command,
+                  backend_options, make_cli_backend, register, scale_tolerance_arg)
+from .mode_arg import mode_arg
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -32,15 +36,26 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--labels", metavar="FILE.json|FILE.npy",
                    help="labels: JSON {sample id: label} or list, or .npy in sample order")
     p.add_argument("--max-drop", type=float, default=0.01,
-                   help="largest allowed reference - device drop (default 0.01)")
+                   help="largest allowed drop: reference - device, or device - reference with "
+                        "--higher-is-better false (default 0.01)")
+    p.add_argument("--higher-is-better", default="true", choices=("true", "false"),
+                   help="false for a MODULE:FUNCTION metric where lower is better, such as a "
+                        "loss (default true; the built-in metrics are better higher)")
     p.add_argument("--output", help="the model output the metric reads (default: the only one)")
     p.add_argument("--postprocess", metavar="MODULE:FUNCTION",
                    help="outputs -> COCO detections, for --metric map (MODULE importable or "
                         "a path/to/file.py)")
     p.add_argument("--mode", default="default",
-                   help="conversion mode: default, high_precision, buffer_off, fusion_off, a+b")
+                   help="conversion mode, as diagnose --mode takes it: a preset (default, "
+                        "high_precision, buffer_off, fusion_off, 'buffer_off+fusion_off'), a "
+                        "mapping such as '{base: fusion_off, keep_dtype: [\"fc\"]}', or a "
+                        "printed mode name such as 'keep_dtype(scale,fc)'")
     p.add_argument("--threshold", type=float, default=0.95,
                    help="per-operator cosine threshold for tracing a flipped sample (default 0.95)")
+    p.add_argument("--scale-tolerance", metavar="T", default=None,
+                   help="scale guard of the traced sample, as the plugin's scale_tolerance=: a "
+                        "tensor whose L2 norm is not within 1/T..T times the golden's fails "
+                        f"(default {DEFAULT_SCALE_TOLERANCE:g}; {SCALE_OFF}: off)")
     p.add_argument("--input-shape", metavar="'in1:1,3,224,224;in2:1,10'",
                    help="input shapes, ATC syntax (needed for dynamic dimensions)")
     p.add_argument("--json", metavar="OUT", help="write the figures as JSON")
@@ -91,8 +106,12 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError("--labels", f"metric {metric} needs labels: --labels FILE.json "
                                       "({sample id: label} or a list in sample order) or "
                                       "FILE.npy; --metric agreement needs none")
+    higher_is_better = args.higher_is_better == "true"
+    scale_tolerance = scale_tolerance_arg(args.scale_tolerance)
     check_arguments(args.samples, metric, args.max_drop, args.threshold,  # before converting
-                    postprocess=postprocess)
+                    postprocess=postprocess, higher_is_better=higher_is_better,
+                    scale_tolerance=scale_tolerance)
+    mode = mode_arg(args.mode, args.model)
     cache = Cache(Path(args.cache_dir))
     backend = make_cli_backend(args, cache)
     interactive = sys.stderr.isatty()
@@ -105,11 +124,13 @@ def _run(args: argparse.Namespace) -> int:
 
     om = None
     try:
-        om = load_device_model(backend, args.model, args.mode, input_shape=args.input_shape)
+        om = load_device_model(backend, args.model, mode, input_shape=args.input_shape)
         result, _, _ = run_dataset_check(om, args.samples, metric=metric, labels=labels,
                                          max_drop=args.max_drop, output=args.output,
                                          postprocess=postprocess, cache=cache,
-                                         threshold=args.threshold, progress=progress)
+                                         threshold=args.threshold, progress=progress,
+                                         higher_is_better=higher_is_better,
+                                         scale_tolerance=scale_tolerance)
     finally:
         if om is not None:
             om.close()  # the traced sample's dump directory

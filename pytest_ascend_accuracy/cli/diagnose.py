@@ -10,6 +10,7 @@ from typing import Dict, List
 import numpy as np
 
 from . import aipp_step
+from .mode_arg import mode_arg as _mode
 from .app import (DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, EXIT_FAILED, EXIT_OK, SCALE_OFF,
                   Command, backend_options, make_cli_backend, op_options, per_op_arg, register,
                   resolve_threshold, scale_tolerance_arg)
@@ -82,22 +83,6 @@ def _read_inputs(items: List[str], model: str, input_shape) -> Dict[str, np.ndar
                 raise
             raise ConfigError(f"--inputs {path}", exc.problem) from None
     return inputs
-
-
-def _mode(text: str, model):
-    """``--mode``: a preset name or a YAML flow mapping, checked against the model's ops."""
-    import yaml
-
-    from ..core.modes import mode_from_spec
-    from ..graph.op_catalogue import check_mode
-
-    try:
-        value = yaml.safe_load(text) if text.lstrip().startswith("{") else text
-    except yaml.YAMLError as exc:
-        raise ConfigError("--mode", f"not a preset name or a YAML mapping: {exc}") from None
-    mode = mode_from_spec(value, "--mode")
-    check_mode(mode, model, "--mode")
-    return mode
 
 
 def _faults(specs: List[str]):

@@ -3,9 +3,11 @@
 Every sample runs through the reference (onnxruntime fp32 on the original model, outputs
 cached per sample, see ``reference``) and through the model under test (``om.outputs``, device
 outputs read as float32), one sample at a time. The metric is computed on both sides; the check
-passes iff ``reference - device <= max_drop``. On failure the first sample whose top-1 flipped
-is dumped on both sides and compared (``culprit``), and ``DatasetFailure`` names the metric,
-both values, the drop, the flipped sample ids and the first operator below the threshold.
+passes iff ``reference - device <= max_drop`` (``higher_is_better=False``, for a figure where
+lower is better such as a callable's loss: ``device - reference <= max_drop``). On failure the
+first sample whose top-1 flipped is dumped on both sides and compared (``culprit``), and
+``DatasetFailure`` names the metric, both values, the drop, the flipped sample ids and the
+first operator below the threshold.
 An input the metric does not read (``labels`` for agreement, ``postprocess`` but for map,
 ``output`` for map) is refused (``READS``): ignored, it would hide the caller's mistake.
 
@@ -19,6 +21,9 @@ import math
 import numbers
 from typing import Callable, Dict, List, Optional
 
+import numpy as np
+
+from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE
 from ..errors import ConfigError
 from .culprit import trace_sample
 from .detection import MeanAP
@@ -37,19 +42,25 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
                       cache=None, threshold=0.95, per_op=None, ignore=(), op_metric="cosine",
                       progress: Optional[Callable[[int, Optional[int]], None]] = None,
                       trace: bool = True, reference_inputs: Optional[Callable] = None,
-                      names_where: str = "per_op/ignore"):
+                      names_where: str = "per_op/ignore", higher_is_better: bool = True,
+                      scale_tolerance=DEFAULT_SCALE_TOLERANCE):
     """Run the check and return ``(DatasetResult, CompareResult | None, Verdict | None)``; the
     last two are the traced sample's comparison when the check failed and a sample flipped.
     ``reference_inputs(sample inputs) -> inputs`` feeds the reference run when the device model
     takes other inputs (an AIPP model takes raw images; the reference network, its own
     pre-processing of them). ``per_op`` and ``ignore`` entries must name ops of ``om.model``
     (``names_where`` starts the error): checked before any sample runs, as a misspelled one
-    was found only when a failing check traced its first flipped sample."""
+    was found only when a failing check traced its first flipped sample. ``higher_is_better``
+    (as ``assert_metric_close`` takes it) says which way the figure improves: False for a
+    callable metric where lower is better (a loss); the built-in metrics are higher-is-better.
+    ``scale_tolerance`` is the traced sample's scale guard, as ``check_accuracy``'s."""
     if not callable(getattr(om, "outputs", None)) or not hasattr(om, "model"):
         raise ConfigError("om", f"expected a converted model (the result of ascend_model(...), or "
                                 f"dataset.load_device_model(...)), got {type(om).__name__}")
     source, max_drop = check_arguments(samples, metric, max_drop, threshold, per_op, ignore,
-                                       op_metric, postprocess=postprocess)
+                                       op_metric, postprocess=postprocess,
+                                       higher_is_better=higher_is_better,
+                                       scale_tolerance=scale_tolerance)
     check_op_names(om.model, per_op, ignore, names_where)
     given = {"labels": labels, "postprocess": postprocess, "output": output}
     refuse_unread(metric, [f"{k}=" for k in unread_options(metric, given)])
@@ -57,9 +68,10 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     lbls.check_pairing(source)
     reference = ReferenceModel(om.model, cache=cache)
     out_name = _output_for(metric, reference.output_names, output)
-    flips = (RowFlips(out_name, metric_name(metric), strict=not callable(metric))
+    index = out_name in reference.integer_outputs
+    flips = (RowFlips(out_name, metric_name(metric), strict=not callable(metric), index=index)
              if out_name is not None else None)
-    scorer = _scorer(metric, out_name, lbls, flips, postprocess)
+    scorer = _scorer(metric, out_name, lbls, flips, postprocess, index)
     total = source.count()
     first_flipped = None
     done = 0
@@ -82,6 +94,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if not done:
         raise ConfigError("samples", f"{source.describe()}: no samples")
     lbls.check_all_used(source.ids() or [])
+    if flips is not None and flips.nonfinite_reference and not callable(metric):
+        raise unscorable_reference(metric, out_name, flips.nonfinite_reference)
     ref_value, dev_value = scorer.values()
     result = DatasetResult(
         metric=metric_name(metric), reference=ref_value, device=dev_value, max_drop=max_drop,
@@ -93,12 +107,13 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         flipped_positions=flips.flipped_positions if flips is not None else 0,
         untracked=flips.untracked if flips is not None else "",
         model=reference.label, mode=_mode_name(om), output=out_name,
+        higher_is_better=higher_is_better,
         reference_cached=reference.hits, reference_runs=reference.runs)
     compared = verdict = None
     if not result.passed and trace and first_flipped is not None:
         result.culprit, compared, verdict = trace_sample(
             om, first_flipped, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,
-            metric=op_metric, reference_inputs=reference_inputs)
+            metric=op_metric, reference_inputs=reference_inputs, scale_tolerance=scale_tolerance)
     return result, compared, verdict
 
 
@@ -114,7 +129,8 @@ def check_dataset(om, samples, *, metric="top1", labels=None, max_drop: float = 
 
 
 def check_arguments(samples, metric="top1", max_drop=0.01, threshold=0.95, per_op=None,
-                    ignore=(), op_metric="cosine", *, postprocess=None):
+                    ignore=(), op_metric="cosine", *, postprocess=None, higher_is_better=True,
+                    scale_tolerance=DEFAULT_SCALE_TOLERANCE):
     """``(SampleSource, max_drop)`` once every argument checked before any sample runs (the CLI
     calls it before converting the model): an impossible threshold would otherwise surface only
     when a failing check traces its first flipped sample."""
@@ -127,8 +143,20 @@ def check_arguments(samples, metric="top1", max_drop=0.01, threshold=0.95, per_o
                                              f"detections, got {type(postprocess).__name__}")
         check_signature(postprocess, ("outputs",), "postprocess")
     max_drop = _check_max_drop(max_drop)
-    Policy.build(threshold, per_op, ignore, op_metric)
+    check_higher_is_better(metric, higher_is_better)
+    Policy.build(threshold, per_op, ignore, op_metric, scale_tolerance)
     return SampleSource(samples), max_drop
+
+
+def check_higher_is_better(metric, value, where: str = "higher_is_better") -> None:
+    """A bool; False only for a callable metric (a loss): every built-in figure is better
+    higher, and reading one the other way round would pass the worse device."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ConfigError(where, f"expected True or False, got {value!r}")
+    if not value and not callable(metric):
+        raise ConfigError(where, f"metric {metric} is better higher (a share of samples or a "
+                                 f"mean precision); higher_is_better=False is for a callable "
+                                 f"metric where lower is better, such as a loss")
 
 
 def check_op_names(model, per_op, ignore, where: str) -> None:
@@ -180,6 +208,18 @@ def refuse_unread(metric, names: List[str]) -> None:
                                 + (f" ({why})" if why else ""))
 
 
+def unscorable_reference(metric, output: str, rows) -> ConfigError:
+    """The error of a reference whose rows hold NaN: a top-k or agreement figure over them
+    would score nothing (a 0.0000 reference passed any device), so there is none."""
+    from .result import listed
+
+    return ConfigError("reference", f"the onnxruntime fp32 reference's output {output!r} holds "
+                                    f"NaN in {len(rows)} row(s): {listed(rows)}; metric {metric} "
+                                    f"cannot score them, so there is no reference figure to "
+                                    f"hold the device to: check these samples and the model "
+                                    f"(the reference runs the original model in float32)")
+
+
 def reference_feed(reference_inputs: Optional[Callable], inputs, where: str):
     """The reference network's inputs for one sample: ``reference_inputs(inputs)`` or as is."""
     if reference_inputs is None:
@@ -200,14 +240,14 @@ def _output_for(metric, names, output):
     return None
 
 
-def _scorer(metric, out_name, labels, flips, postprocess):
+def _scorer(metric, out_name, labels, flips, postprocess, index=False):
     if callable(metric):
         return _Quiet(CallableMetric(metric, labels))
     if metric == "map":
         return MeanAP(postprocess, labels)
     if metric == "agreement":
         return _Quiet(Agreement(flips))
-    return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels))
+    return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels, index))
 
 
 class _Quiet:

@@ -3,7 +3,8 @@
 The first flipped sample (in sample order) runs once more with every operator dumped on the
 device (``om.run(inputs, dump=True)``) and through the golden (onnxruntime fp32, every node
 output, cached like any golden); ``compare_dumps`` and the per-operator policy name the first
-operator below the threshold, exactly as an ``@accuracy`` check of that sample would.
+operator below the threshold (the scale guard included), exactly as an ``@accuracy`` check of
+that sample would.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 from ..compare.engine import compare_dumps
+from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE
 from ..errors import AscendAccuracyError
 from ..compare.thresholds import Policy
 from .result import Culprit
@@ -20,9 +22,11 @@ from .samples import Sample
 
 
 def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None, ignore=(),
-                 metric: str = "cosine", reference_inputs=None) -> Tuple[Culprit, object, object]:
+                 metric: str = "cosine", reference_inputs=None,
+                 scale_tolerance=DEFAULT_SCALE_TOLERANCE) -> Tuple[Culprit, object, object]:
     """(Culprit, CompareResult or None, Verdict or None) for ``sample``; the golden runs on
-    ``reference_inputs(sample.inputs)`` when given (raw inputs of an AIPP model)."""
+    ``reference_inputs(sample.inputs)`` when given (raw inputs of an AIPP model). The policy
+    holds ``scale_tolerance`` (the scale guard), as the accuracy check of that sample does."""
     import dataclasses
 
     from ..golden.onnxruntime_golden import golden_dump
@@ -49,7 +53,7 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
         result.check_names(list(per_op or ()), ignore, None, model_label(om.model))
     except ConfigError as exc:
         return Culprit(sample.id, note=f"not traced to an operator: {exc.problem}"), result, None
-    verdict = result.judge(Policy.build(threshold, per_op, ignore, metric))
+    verdict = result.judge(Policy.build(threshold, per_op, ignore, metric, scale_tolerance))
     first = verdict.first
     if first is None and verdict.problem:  # nothing judged or compared: no operator to blame
         return Culprit(sample.id, note=f"no operator named: {verdict.problem}"), result, verdict

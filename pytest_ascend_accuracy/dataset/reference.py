@@ -34,6 +34,10 @@ SHARD = 256
 KEYS_FILE = "keys.json"
 
 
+#: ONNX TensorProto element types of integers (UINT8..INT64, UINT32, UINT64)
+_INTEGER_TYPES = frozenset((2, 3, 4, 5, 6, 7, 12, 13))
+
+
 def as_float32(outputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
     """Outputs as float32 whatever dtype they came in (fp16 from a device, int64 ids...)."""
     return {name: np.asarray(value).astype(np.float32, copy=False)
@@ -53,6 +57,10 @@ class ReferenceModel:
         self._spec = onnx.ModelProto()  # the inputs only: what check_inputs reads per sample
         self._spec.graph.input.extend(graph_inputs(proto))
         self.output_names = [o.name for o in proto.graph.output]
+        #: outputs the model declares of an integer type (ArgMax's class ids): the scorers read
+        #: one such value per row as the class itself (outputs are all returned as float32)
+        self.integer_outputs = frozenset(o.name for o in proto.graph.output
+                                         if o.type.tensor_type.elem_type in _INTEGER_TYPES)
         try:
             self._session = _session(proto.SerializeToString(), folder)
         except Exception as exc:

@@ -1,6 +1,9 @@
 """The outcome of a dataset check, the operator traced for a flipped sample, and the failure.
 
-``DatasetResult.passed`` iff ``reference - device <= max_drop`` (both figures finite). A failure
+``DatasetResult.passed`` iff ``drop <= max_drop`` (both figures finite), the drop being how much
+worse the device is: ``reference - device`` for a figure where higher is better (accuracy, mAP,
+the default), ``device - reference`` for one where lower is (``higher_is_better=False``: a loss,
+an error rate). A failure
 is ``DatasetFailure``, an ``AccuracyFailure`` (so pytest shows it as the plugin's failure
 block) whose message names the metric, both values, the drop against ``max_drop``, the samples
 whose top-1 flipped and, for the first of them, the first operator below the per-operator
@@ -65,11 +68,15 @@ class DatasetResult:
     positions: int = 1
     flipped_positions: int = 0
     untracked: str = ""
+    #: False for a figure where lower is better (a loss): the drop is then device - reference
+    higher_is_better: bool = True
     extra: Dict[str, object] = field(default_factory=dict)
 
     @property
     def drop(self) -> float:
-        return self.reference - self.device
+        """How much worse the device's figure is than the reference's (<= 0: as good or better)."""
+        diff = self.reference - self.device
+        return diff if self.higher_is_better else -diff
 
     @property
     def passed(self) -> bool:
@@ -78,10 +85,12 @@ class DatasetResult:
         return self.drop <= self.max_drop + 1e-12
 
     def figures(self) -> str:
-        """'top1 0.9000 on the device vs 1.0000 reference (drop 0.1000 > max_drop 0.0100)'."""
+        """'top1 0.9000 on the device vs 1.0000 reference (drop 0.1000 > max_drop 0.0100)';
+        a lower-is-better figure: '... (lower is better: rise 5.9385 > max_drop 0.0100)'."""
         sign = "<=" if self.passed else ">"
+        what = "drop" if self.higher_is_better else "lower is better: rise"
         return (f"{self.metric} {_f(self.device)} on the device vs {_f(self.reference)} reference "
-                f"(drop {_f(self.drop)} {sign} max_drop {_f(self.max_drop)})")
+                f"({what} {_f(self.drop)} {sign} max_drop {_f(self.max_drop)})")
 
     def summary_line(self) -> str:
         flips = f", {len(self.flipped)} flipped" if self.flipped else ""
@@ -110,10 +119,13 @@ class DatasetResult:
         elif self.output is not None or self.metric == "map":
             lines.append(f"{what}: none" + (f" ({seq[2:]})" if seq else ""))
         if self.nonfinite:
-            lines.append(f"NaN/Inf in the device outputs (counted as wrong) "
+            how = ("counted as a changed detection" if self.metric == "map" else
+                   "a row with NaN counts as wrong; an Inf the reference lacks is scored as a "
+                   "value")
+            lines.append(f"NaN/Inf in the device outputs ({how}) "
                          f"({len(self.nonfinite)}): {_ids(self.nonfinite)}")
         if self.nonfinite_reference:
-            lines.append(f"NaN/Inf in the reference outputs ({len(self.nonfinite_reference)}): "
+            lines.append(f"NaN in the reference outputs ({len(self.nonfinite_reference)}): "
                          f"{_ids(self.nonfinite_reference)}")
         if self.culprit is not None:
             lines.append(self.culprit.line())
@@ -130,6 +142,8 @@ class DatasetResult:
                  "dataset_max_drop": f"{self.max_drop:.6f}", "dataset_samples": str(self.samples),
                  "dataset_flipped": str(len(self.flipped)),
                  "dataset_passed": "true" if self.passed else "false"}
+        if not self.higher_is_better:  # a loss: the drop is device - reference
+            props["dataset_higher_is_better"] = "false"
         if self.positions > 1:
             props["dataset_positions"] = str(self.positions)
             props["dataset_flipped_positions"] = str(self.flipped_positions)
@@ -144,6 +158,7 @@ def to_record(result: DatasetResult, nodeid: str,
     culprit = result.culprit
     return {"nodeid": nodeid, "model": result.model, "mode": result.mode, "metric": result.metric,
             "reference": result.reference, "device": result.device, "max_drop": result.max_drop,
+            "higher_is_better": result.higher_is_better,
             "samples": result.samples, "flipped": len(result.flipped), "passed": result.passed,
             "first_op": culprit.op if culprit is not None else None,
             "first_sample": culprit.sample if culprit is not None else None, "report": report}
@@ -156,6 +171,11 @@ class DatasetFailure(AccuracyFailure):
     def __init__(self, dataset: DatasetResult, compare_result=None, verdict=None):
         super().__init__(dataset.message(), compare_result, verdict)
         self.dataset = dataset
+
+
+def listed(ids) -> str:
+    """``a, b, c ... and N more`` (at most ``LISTED`` ids)."""
+    return _ids(ids)
 
 
 def _ids(ids) -> str:

@@ -46,7 +46,8 @@ class SampleSource:
             if not self.directory.is_dir():
                 what = "is a file, not a directory of .npz samples" if self.directory.exists() \
                     else "not found"
-                raise ConfigError(where, f"sample directory {os.fspath(samples)!r} {what}")
+                near = "" if self.directory.exists() else closest_in_folder(self.directory, True)
+                raise ConfigError(where, f"sample directory {os.fspath(samples)!r} {what}{near}")
             self._files = sorted(p for p in self.directory.iterdir()
                                  if p.suffix == ".npz" and p.is_file())
             if not self._files:
@@ -215,7 +216,7 @@ def read_labels(path, shown: Optional[str] = None) -> Labels:
     p = Path(path)
     where = shown or os.fspath(path)
     if not p.is_file():
-        raise ConfigError(where, "labels file not found")
+        raise ConfigError(where, f"labels file not found{closest_in_folder(p, False, shown)}")
     if p.suffix == ".npy":
         from ..dump.user_arrays import read_npy
 
@@ -252,6 +253,23 @@ def _per_row(value, rows: int, where: str) -> List[object]:
         raise ConfigError(where, f"the sample holds a batch of {rows} rows: give {rows} labels, "
                                  f"one per row")
     return list(value)
+
+
+def closest_in_folder(path: Path, directory: bool, shown: Optional[str] = None) -> str:
+    """``" (closest: data/close, data/clf10)"``: the entries of ``path``'s folder nearest its
+    misspelled name (folders for a ``directory``, else .json/.npy files), spelled as the path
+    was (``shown`` for ``path``, when the error prints it another way); ``""`` when none is."""
+    path = Path(path)
+    folder = path.parent
+    if not folder.is_dir():
+        return ""
+    names = sorted(e.name for e in folder.iterdir()
+                   if (e.is_dir() if directory else e.is_file() and e.suffix in (".json", ".npy")))
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    if not close:
+        return ""
+    prefix = os.path.dirname(shown if shown is not None else os.fspath(path))
+    return f" (closest: {', '.join(os.path.join(prefix, c) for c in close)})"
 
 
 def _closest(name: str, names, what: str = "sample ids") -> str:

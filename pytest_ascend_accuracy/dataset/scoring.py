@@ -6,9 +6,14 @@ one output (``output=``, or the model's only output) as class scores, laid out b
 ``class_scores``: ``[N, C]`` is one row per batch entry (``[C]``, ``[N, 1, C]`` and
 ``[N, C, 1, 1]`` too), ``[N, T, C]`` is a sequence of T positions per row (text recognition),
 class axis last; any other layout (``[N, C, H, W]``) is refused, not flattened into one argmax.
-A row holding NaN or Inf counts as wrong. ``RowFlips`` records, for every row, whether the
-device's top-1 differs from the reference's at any position (the flipped sample ids a failure
-names); top-k with labels reads one label per row, so it refuses a sequence output.
+An output of one value per row (``[N]``, ``[N, 1]``) has no class axis: an integer one is the
+class itself (an ArgMax output, ``class_ids``), a float one (a sigmoid's probability) is refused.
+A row is scored by its values, -inf and +inf ordering as values (a log-softmax's -inf); a device
+row holding NaN counts as wrong and is named; a reference row holding NaN cannot be scored:
+``RowFlips.nonfinite_reference`` names it and the check refuses to give a figure.
+``RowFlips`` records, for every row, whether the device's top-1 differs from the reference's at
+any position (the flipped sample ids a failure names); top-k with labels reads one label per
+row, so it refuses a sequence output.
 """
 from __future__ import annotations
 
@@ -46,15 +51,34 @@ def score_layout(shape: Tuple[int, ...]) -> Optional[Tuple[int, int, int]]:
     when no single trailing class axis can be told (``[N, C, H, W]``, ``[N, 2, T, C]``).
 
     Size-1 axes after the batch axis are dropped (``[N, 1, C]``, ``[N, C, 1, 1]`` are ``[N, C]``);
-    a rank-3 output with two axes left, ``[N, T, C]``, is T positions of C classes."""
+    a rank-3 output with two axes left, ``[N, T, C]``, is T positions of C classes. One value
+    per row (``[N, 1]``, ``[1]``) is no class axis either: its argmax would always be class 0."""
     if len(shape) <= 1:
-        return 1, 1, int(np.prod(shape, dtype=np.int64))
+        size = int(np.prod(shape, dtype=np.int64))
+        return (1, 1, size) if size > 1 else None
     rest = [int(d) for d in shape[1:] if d != 1]
-    if len(rest) <= 1:
-        return int(shape[0]), 1, rest[0] if rest else 1
+    if not rest:
+        return None
+    if len(rest) == 1:
+        return int(shape[0]), 1, rest[0]
     if len(shape) == 3:
         return int(shape[0]), rest[0], rest[1]
     return None
+
+
+def index_rows(shape: Tuple[int, ...]) -> Optional[int]:
+    """Rows of an output holding one value per row (``[N]``, ``[N, 1]``, ``[]``), else None."""
+    if len(shape) <= 1:
+        return int(np.prod(shape, dtype=np.int64))
+    return int(shape[0]) if all(d == 1 for d in shape[1:]) else None
+
+
+def class_ids(value: np.ndarray, index: bool) -> Optional[np.ndarray]:
+    """An integer output of one value per row (``index``: the model declares an integer type)
+    as ``(rows, 1)`` class indices: ArgMax's output is the class itself; else None."""
+    arr = np.asarray(value)
+    rows = index_rows(arr.shape) if index else None
+    return None if rows is None else arr.reshape(rows, 1)
 
 
 def class_scores(value: np.ndarray, output: str, metric: str) -> np.ndarray:
@@ -62,6 +86,12 @@ def class_scores(value: np.ndarray, output: str, metric: str) -> np.ndarray:
     the shape when its class axis cannot be told."""
     arr = np.asarray(value)
     layout = score_layout(arr.shape)
+    if layout is None and index_rows(arr.shape) is not None:
+        raise ConfigError("metric", f"metric {metric} reads output {output!r} as class scores, "
+                                    f"but its shape {_shape(arr.shape)} holds one float value "
+                                    f"per row: no class axis (a binary classifier's probability? "
+                                    f"an integer output, such as ArgMax's, is read as the class "
+                                    f"itself); score it with a callable metric(outputs, labels)")
     if layout is None:
         raise ConfigError("metric", f"metric {metric} reads output {output!r} as class scores, "
                                     f"[N, C] (one row per batch entry) or [N, T, C] (T positions "
@@ -96,12 +126,17 @@ class RowFlips:
     """Which rows' top-1 the device changed, and which rows hold NaN/Inf, in sample order.
 
     A row of a sequence output ``[N, T, C]`` flips when the top-1 of any of its T positions
-    does (``positions``; ``flipped_positions`` counts the positions themselves). With
-    ``strict=False`` (a callable metric) an output of no single class axis is not refused:
-    its flips go untracked (``untracked`` says why) and only NaN/Inf rows are recorded."""
+    does (``positions``; ``flipped_positions`` counts the positions themselves). An integer
+    output of one value per row (``index``) is the class itself: a row flips when it differs.
+    ``nonfinite`` names the device rows holding NaN (a flip: counted as wrong) or an Inf the
+    reference's row lacks there (scored as a value); ``nonfinite_reference`` the reference rows
+    holding NaN (they cannot be scored). With ``strict=False`` (a callable metric) an output of
+    no single class axis is not refused: its flips go untracked (``untracked`` says why) and
+    only NaN/Inf rows are recorded."""
 
-    def __init__(self, output: str, metric: str = "agreement", strict: bool = True):
-        self.output, self.metric, self.strict = output, metric, strict
+    def __init__(self, output: str, metric: str = "agreement", strict: bool = True,
+                 index: bool = False):
+        self.output, self.metric, self.strict, self.index = output, metric, strict, index
         self.flipped: List[str] = []
         self.flipped_samples: List[str] = []
         self.nonfinite: List[str] = []
@@ -115,29 +150,37 @@ class RowFlips:
         """Record one sample; True when one of its rows flipped."""
         rv = np.asarray(ref[self.output])
         dv = device_like(rv, dev[self.output], self.output, sample)
-        if score_layout(rv.shape) is None and not self.strict:
-            self.untracked = (f"output {self.output!r} of shape {_shape(rv.shape)} has no "
-                              f"single class axis")
-            r = rv.reshape(rv.shape[0], 1, -1)
+        ids = class_ids(rv, self.index)
+        if ids is not None:  # the class itself: (rows, positions=1) indices
+            r, d = ids[:, :, None], dv.reshape(ids.shape)[:, :, None]
+            top_r, top_d = r[:, :, 0], d[:, :, 0]
         else:
-            r = class_scores(rv, self.output, self.metric)
-        d = dv.reshape(r.shape)
-        ids = row_ids(sample, r.shape[0])
-        self.rows += len(ids)
+            if score_layout(rv.shape) is None and not self.strict:
+                self.untracked = (f"output {self.output!r} of shape {_shape(rv.shape)} has no "
+                                  f"single class axis")
+                r = rv.reshape(rv.shape[0] if rv.ndim else 1, 1, -1)
+            else:
+                r = class_scores(rv, self.output, self.metric)
+            d = dv.reshape(r.shape)
+            top_r, top_d = r.argmax(axis=2), d.argmax(axis=2)
+        row_ids_ = row_ids(sample, r.shape[0])
+        self.rows += len(row_ids_)
         self.positions = r.shape[1]
         flipped = False
-        ref_ok = np.isfinite(r).all(axis=(1, 2))
-        dev_ok = np.isfinite(d).all(axis=(1, 2))
-        changed = r.argmax(axis=2) != d.argmax(axis=2)  # (rows, positions)
-        for k, row_id in enumerate(ids):
-            if not ref_ok[k]:
+        ref_nan = np.isnan(r).any(axis=(1, 2))
+        dev_nan = np.isnan(d).any(axis=(1, 2))
+        with np.errstate(invalid="ignore"):
+            dev_odd = dev_nan | (np.isinf(d) & (d != r)).any(axis=(1, 2))
+        changed = top_r != top_d  # (rows, positions); -inf and +inf order as values
+        for k, row_id in enumerate(row_ids_):
+            if ref_nan[k]:
                 self.nonfinite_reference.append(row_id)
-            if not dev_ok[k]:
+            if dev_odd[k]:
                 self.nonfinite.append(row_id)
             if self.untracked:
                 continue
-            self.flipped_positions += int(changed[k].sum()) if dev_ok[k] else r.shape[1]
-            if not dev_ok[k] or changed[k].any():
+            self.flipped_positions += r.shape[1] if dev_nan[k] else int(changed[k].sum())
+            if dev_nan[k] or changed[k].any():
                 self.flipped.append(row_id)
                 flipped = True
         if flipped:
@@ -146,19 +189,26 @@ class RowFlips:
 
 
 class TopK:
-    """Share of rows whose label is among the k largest logits (NaN/Inf rows are wrong)."""
+    """Share of rows whose label is among the k largest logits (a row holding NaN is wrong;
+    -inf and +inf order as values); an integer output of one value per row (``index``) is the
+    class itself, compared with the label (top1 only)."""
 
-    def __init__(self, k: int, output: str, labels: Labels):
+    def __init__(self, k: int, output: str, labels: Labels, index: bool = False):
         if not labels.given:
             raise ConfigError("labels", f"metric top{k} needs labels (a sequence in sample "
                                         "order or a {sample id: label} mapping); 'agreement' "
                                         "needs none")
-        self.k, self.output, self.labels = k, output, labels
+        self.k, self.output, self.labels, self.index = k, output, labels, index
         self.correct = [0, 0]  # reference, device
         self.rows = 0
 
     def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> None:
-        r = class_scores(ref[self.output], self.output, f"top{self.k}")
+        rv = np.asarray(ref[self.output])
+        ids = class_ids(rv, self.index)
+        if ids is not None:
+            self._add_ids(sample, ids[:, 0], dev)
+            return
+        r = class_scores(rv, self.output, f"top{self.k}")
         if r.shape[1] > 1:
             raise ConfigError("metric", f"metric top{self.k} scores one label per row, but "
                                         f"output {self.output!r} of shape "
@@ -168,29 +218,48 @@ class TopK:
                                         f"of every position does) or a callable "
                                         f"metric(outputs, labels) that decodes the sequence")
         r = r[:, 0, :]
-        d = device_like(np.asarray(ref[self.output]), dev[self.output], self.output,
-                        sample).reshape(r.shape)
+        d = device_like(rv, dev[self.output], self.output, sample).reshape(r.shape)
         if self.k > r.shape[1]:
             raise ConfigError("metric", f"top{self.k} needs at least {self.k} classes; output "
                                         f"{self.output!r} has {r.shape[1]}")
-        truth = []
-        for label in self.labels.for_sample(sample, r.shape[0]):
-            label = _class_index(label, sample, self.labels.where)
-            if not 0 <= label < r.shape[1]:
-                raise ConfigError(self.labels.where, f"label of sample {sample.id!r} is {label}, "
-                                                     f"outside the {r.shape[1]} classes of output "
-                                                     f"{self.output!r}")
-            truth.append(label)
-        truth = np.asarray(truth)
+        truth = self._truth(sample, r.shape[0], r.shape[1])
         for side, rows in enumerate((r, d)):
-            finite = np.isfinite(rows).all(axis=1)
+            scored = ~np.isnan(rows).any(axis=1)  # -inf/+inf are values; NaN ranks nothing
             if self.k == 1:  # argmax takes the first of equal maxima, as the stable sort does
                 hit = rows.argmax(axis=1) == truth
             else:
                 top = np.argsort(-rows, axis=1, kind="stable")[:, :self.k]
                 hit = (top == truth[:, None]).any(axis=1)
-            self.correct[side] += int(np.count_nonzero(hit & finite))
+            self.correct[side] += int(np.count_nonzero(hit & scored))
         self.rows += r.shape[0]
+
+    def _add_ids(self, sample: Sample, ids: np.ndarray, dev) -> None:
+        if self.k > 1:
+            raise ConfigError("metric", f"metric top{self.k} ranks {self.k} classes per row, "
+                                        f"but output {self.output!r} of shape "
+                                        f"{_shape(np.shape(dev[self.output]))} is one class "
+                                        f"per row (an integer output, such as ArgMax's): use "
+                                        f"metric='top1' or 'agreement', or read the scores "
+                                        f"output before the ArgMax with output=...")
+        d = device_like(ids, dev[self.output], self.output, sample).reshape(ids.shape)
+        truth = self._truth(sample, ids.shape[0], None)
+        self.correct[0] += int(np.count_nonzero(ids == truth))
+        self.correct[1] += int(np.count_nonzero(d == truth))  # NaN equals no label
+        self.rows += ids.shape[0]
+
+    def _truth(self, sample: Sample, rows: int, classes: Optional[int]) -> np.ndarray:
+        truth = []
+        for label in self.labels.for_sample(sample, rows):
+            label = _class_index(label, sample, self.labels.where)
+            if classes is not None and not 0 <= label < classes:
+                raise ConfigError(self.labels.where, f"label of sample {sample.id!r} is {label}, "
+                                                     f"outside the {classes} classes of output "
+                                                     f"{self.output!r}")
+            if label < 0:
+                raise ConfigError(self.labels.where, f"label of sample {sample.id!r} is {label}, "
+                                                     f"not a class index")
+            truth.append(label)
+        return np.asarray(truth)
 
     def values(self) -> Tuple[float, float]:
         if not self.rows:
@@ -214,7 +283,8 @@ class Agreement:
 
 
 class CallableMetric:
-    """``metric(list_of_output_dicts, labels) -> float`` (higher is better), on each side.
+    """``metric(list_of_output_dicts, labels) -> float``, on each side (higher is better
+    unless the check says ``higher_is_better=False``: a loss).
 
     A callable sees the whole dataset at once, so the outputs are kept in memory: the one
     metric kind whose memory grows with the number of samples. A callable that raises, or
@@ -311,7 +381,11 @@ def check_signature(fn, args: Tuple[str, ...], what: str) -> None:
 
 
 def _class_index(label, sample: Sample, where: str = "labels") -> int:
-    """An integer label (3, 3.0, numpy integers, "3"); 3.7 is a mistake, not class 3."""
+    """An integer label (3, 3.0, numpy integers, "3"); 3.7 is a mistake, not class 3, and so
+    is True (a bool is no class index: ``[True]`` read as class 1 hid a wrong labels list)."""
+    if isinstance(label, (bool, np.bool_)):
+        raise ConfigError(where, f"label of sample {sample.id!r} is {label!r}, a bool, not a "
+                                 f"class index")
     try:
         index = int(label)
         if isinstance(label, (float, np.floating)) and index != label:

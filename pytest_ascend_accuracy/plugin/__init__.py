@@ -367,6 +367,10 @@ def pytest_runtest_teardown(item, nextitem):
         from .setup_checks import warn_if_nothing_checked
 
         warn_if_nothing_checked(item, item.stash.get(CONTEXT_KEY, None))
+    if CONTEXT_KEY in item.stash:
+        from .dataset_check import warn_marker_max_drop
+
+        warn_marker_max_drop(item, item.stash[CONTEXT_KEY])
 
 
 def _makereport(item, call, report) -> None:

@@ -45,26 +45,33 @@ def progress_reporter(config, label: str) -> Optional[Callable[[int, Optional[in
 def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config, metric="top1",
                 labels=None, max_drop=0.01, output=None, postprocess=None,
                 record_property: Optional[Callable[[str, str], None]] = None, reference_inputs=None,
-                names_where: str = "@accuracy per_op/ignore"):
+                names_where: str = "@accuracy per_op/ignore", higher_is_better: bool = True,
+                name: Optional[str] = None):
     """Run, record and report one dataset check; raises ``DatasetFailure`` when it fails.
     ``names_where`` starts the error of a per_op/ignore entry naming no op of the model (checked
-    before any sample runs). The model is named as its accuracy check names it (the file's
-    stem, ``model_label``), in the progress line, the summary and ``dataset.html``."""
+    before any sample runs). The model is named as its accuracy check names it: ``name`` (a
+    YAML item's ``name:``, as the grid names it) or the file's stem (``model_label``), in the
+    progress line and the summary. The traced sample is judged by the test's whole policy,
+    its scale guard (``scale_tolerance``) included, as ``check_accuracy`` judges it."""
     __tracebackhide__ = True
     from ..dataset import run_dataset_check
     from ..dataset.result import DatasetFailure, to_record
     from ..graph.onnx_graph import model_label
 
     mode = getattr(getattr(om, "mode", None), "name", "default")
-    label = f"{model_label(om.model) if hasattr(om, 'model') else 'model'} [{mode}]"
+    model = name or (model_label(om.model) if hasattr(om, 'model') else 'model')
+    label = f"{model} [{mode}]"
     result, compared, verdict = run_dataset_check(
         om, samples, metric=metric, labels=labels, max_drop=max_drop, output=output,
         postprocess=postprocess, cache=state.cache, threshold=spec.threshold,
         per_op=spec.per_op_dict or None, ignore=spec.ignore, op_metric=spec.metric,
         progress=progress_reporter(config, label), reference_inputs=reference_inputs,
-        names_where=names_where)
+        names_where=names_where, higher_is_better=higher_is_better,
+        scale_tolerance=spec.scale_tolerance)
     report = _write_report(state, nodeid, result, compared, verdict)
-    state.dataset_records.append(to_record(result, nodeid, report))
+    record = to_record(result, nodeid, report)
+    record["model"] = model
+    state.dataset_records.append(record)
     if record_property is not None:
         for key, value in result.properties().items():
             record_property(key, value)
@@ -168,7 +175,9 @@ def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) 
     name = "dataset.html" if n == 0 else f"dataset-{n + 1}.html"
     figures = [("model", result.model), ("mode", result.mode), ("metric", result.metric),
                ("reference", f"{result.reference:.6f}"), ("device", f"{result.device:.6f}"),
-               ("drop", f"{result.drop:.6f} (max_drop {result.max_drop:g})"),
+               ("drop", f"{result.drop:.6f} (max_drop {result.max_drop:g}"
+                        + ("" if result.higher_is_better else "; lower is better: "
+                                                              "device - reference") + ")"),
                ("samples", str(result.samples)),
                ("flipped", ", ".join(result.flipped) or "none")]
     if result.positions > 1:  # a sequence output: a sample flips when any position does
@@ -184,6 +193,33 @@ def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) 
     return str(path)
 
 
+class MarkerMaxDropWarning(UserWarning):
+    """``@accuracy(max_drop=...)`` on a test whose only checks were dataset checks: the
+    marker's max_drop is the per-operator baseline's tolerance (``check_accuracy``), not the
+    dataset's (``check_dataset(max_drop=...)``)."""
+
+
+def warn_marker_max_drop(item, ctx) -> None:
+    """Warn once, at the test's teardown, when its marker sets ``max_drop`` and it ran
+    ``check_dataset`` but no ``check_accuracy``: the marker's value then judged nothing, and
+    the dataset figure was held to ``check_dataset``'s own ``max_drop`` (README: the marker's
+    is a cosine drop per operator against a stored baseline, another quantity)."""
+    if not getattr(ctx, "dataset_max_drops", None) or ctx.accuracy_checks:
+        return
+    marker = item.get_closest_marker("accuracy")
+    value = marker.kwargs.get("max_drop") if marker is not None else None
+    if value is None:
+        return
+    used = ", ".join(dict.fromkeys(f"{v!r}" for v in ctx.dataset_max_drops))
+    item.warn(MarkerMaxDropWarning(
+        f"{ctx.nodeid}: @accuracy(max_drop={value!r}) is the per-operator baseline's tolerance "
+        f"(each operator's cosine drop against its stored baseline, for check_accuracy), and "
+        f"this test ran check_dataset only, which it does not change: the dataset check held "
+        f"the metric's drop to check_dataset's own max_drop={used}; pass "
+        f"check_dataset(..., max_drop={value!r}) (YAML: dataset: {{max_drop: {value!r}}}) to "
+        f"use it there, and leave it out of @accuracy"))
+
+
 #: keys of a YAML suite entry's ``dataset:`` mapping
 YAML_KEYS = ("samples", "labels", "metric", "max_drop", "output")
 YAML_METRICS = ("top1", "top5", "agreement")
@@ -196,7 +232,8 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
     import math
     import os
 
-    from ..errors import ConfigError
+    from ..dataset.samples import closest_in_folder
+    from ..errors import ConfigError, closest_text
 
     if not isinstance(value, dict):
         raise ConfigError(at, "must be a mapping with at least 'samples' (a directory of .npz)")
@@ -207,14 +244,17 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
                                              + (f" (did you mean {close[0]!r}?)" if close else ""))
     samples = value.get("samples")
     if not isinstance(samples, str) or not (base_dir / samples).is_dir():
+        near = closest_in_folder(base_dir / samples, True, samples) \
+            if isinstance(samples, str) else ""
         raise ConfigError(f"{at}.samples", f"required: a directory of .npz samples relative to "
-                                           f"the suite file, got {samples!r}")
+                                           f"the suite file, got {samples!r}{near}")
     out = {"samples": Path(os.path.normpath(base_dir / samples))}  # no "x/../x" in messages
     metric = value.get("metric", "top1")
     if metric not in YAML_METRICS:
+        near = closest_text(str(metric).lower(), YAML_METRICS, cutoff=0.5)
         raise ConfigError(f"{at}.metric", f"must be one of {', '.join(YAML_METRICS)} (map and "
                                           f"callables need Python: the check_dataset fixture), "
-                                          f"got {metric!r}")
+                                          f"got {metric!r}{near}")
     out["metric"] = metric
     max_drop = value.get("max_drop", 0.01)
     if isinstance(max_drop, bool) or not isinstance(max_drop, (int, float)) \
@@ -242,12 +282,13 @@ def _yaml_labels(value, base_dir: Path, at: str):
     import os
 
     from ..core.locations import shown
-    from ..dataset.samples import read_labels
+    from ..dataset.samples import closest_in_folder, read_labels
     from ..errors import ConfigError, DumpFormatError
 
     if not isinstance(value, str) or not (base_dir / value).is_file():
+        near = closest_in_folder(base_dir / value, False, value) if isinstance(value, str) else ""
         raise ConfigError(at, f"must be a .json or .npy file relative to the suite file, got "
-                              f"{value!r}")
+                              f"{value!r}{near}")
     try:
         return read_labels(base_dir / value, shown(base_dir / value, os.getcwd()))
     except (ConfigError, DumpFormatError) as exc:  # the suite's key, the file, its problem

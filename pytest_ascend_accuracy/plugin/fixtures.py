@@ -59,6 +59,11 @@ class TestContext:
     #: checks this test started (check_accuracy, check_dataset, check_preprocessing): a test
     #: marked @accuracy that started none checked nothing (``warn_if_nothing_checked``)
     checks: int = 0
+    #: check_accuracy calls, and the max_drop of each check_dataset call: a marker's max_drop
+    #: (the per-operator baseline's) on a test with only dataset checks is warned of
+    #: (``dataset_check.warn_marker_max_drop``)
+    accuracy_checks: int = 0
+    dataset_max_drops: List[object] = field(default_factory=list)
     #: ``accuracy`` marks on the test when the spec was read (``check_marks_unchanged``)
     marks: int = 0
 
@@ -291,6 +296,7 @@ def check_accuracy(request, _ascend_accuracy_context):
         from ..report.assertion import as_dump
 
         ctx.checks += 1
+        ctx.accuracy_checks += 1
         from .setup_checks import check_marks_unchanged
 
         check_marks_unchanged(request, ctx)
@@ -342,16 +348,19 @@ def check_dataset(request, _ascend_accuracy_context):
     and the first operator below the ``@accuracy`` threshold on the first of them. Returns
     the result (``.reference``, ``.device``, ``.flipped``). ``reference_inputs=fn`` (sample
     inputs -> reference-network inputs) feeds the reference run, e.g. the reference
-    pre-processing of an AIPP model's raw images."""
+    pre-processing of an AIPP model's raw images. ``higher_is_better=False`` for a callable
+    metric where lower is better (a loss): it then fails when ``device - reference >
+    max_drop``."""
     from .dataset_check import run_dataset
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
 
     def check(om, samples, *, metric="top1", labels=None, max_drop=0.01, output=None,
-              postprocess=None, reference_inputs=None):
+              postprocess=None, reference_inputs=None, higher_is_better=True):
         __tracebackhide__ = True
         ctx.checks += 1
+        ctx.dataset_max_drops.append(max_drop)
         from .setup_checks import check_marks_unchanged
 
         check_marks_unchanged(request, ctx)
@@ -362,7 +371,8 @@ def check_dataset(request, _ascend_accuracy_context):
                            config=request.config, metric=metric, labels=labels,
                            max_drop=max_drop, output=output, postprocess=postprocess,
                            record_property=_junit_property_recorder(request.node),
-                           reference_inputs=reference_inputs)
+                           reference_inputs=reference_inputs,
+                           higher_is_better=higher_is_better)
 
     return check
 

@@ -80,7 +80,8 @@ ACCURACY = Family("accuracy_", "accuracy_model", frozenset({
     "model", "mode", "passed", "coverage", "baseline", "hint"}), ("first_failing_",))
 DATASET = Family("dataset_", "dataset_metric", frozenset({
     "metric", "reference", "device", "drop", "max_drop", "samples", "flipped", "passed",
-    "positions", "flipped_positions", "first_failing_op", "first_failing_reason"}))
+    "positions", "flipped_positions", "first_failing_op", "first_failing_reason",
+    "higher_is_better"}))
 PREPROCESSING = Family("preprocessing_", "preprocessing_passed", frozenset({
     "passed", "aipp", "input", "images", "agree", "corrected", "first_failing_reason"}))
 FAMILIES = (ACCURACY, DATASET, PREPROCESSING)

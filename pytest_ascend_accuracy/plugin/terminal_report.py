@@ -209,7 +209,7 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
     for r in records:
         sign = "<=" if r["passed"] else ">"
         lines.append(f"  {r['model']} [{r['mode']}] {r['metric']} {r['device']:.4f} device vs "
-                     f"{r['reference']:.4f} reference (drop {r['reference'] - r['device']:.4f} "
+                     f"{r['reference']:.4f} reference ({_drop_text(r)} "
                      f"{sign} {r['max_drop']:g}), {plural(r['samples'], 'sample')}, "
                      f"{r['flipped']} flipped")
     for r, status in zip(records, statuses):
@@ -218,9 +218,17 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
                       if r.get("first_op") else "")
             caught = _TEST_DID.get(status, "")
             lines.append(f"{_LINE_PREFIX[status]} {r['nodeid']} [{r['model']}, {r['mode']}]"
-                         f"{caught}: {r['metric']} drop {r['reference'] - r['device']:.4f} > "
+                         f"{caught}: {r['metric']} {_drop_text(r)} > "
                          f"max_drop {r['max_drop']:g}{traced}")
     return lines
+
+
+def _drop_text(r: Mapping) -> str:
+    """``drop 0.1000`` (reference - device), or for a lower-is-better figure (a loss)
+    ``lower is better: rise 5.9385`` (device - reference), as ``DatasetResult.figures``."""
+    if r.get("higher_is_better", True):
+        return f"drop {r['reference'] - r['device']:.4f}"
+    return f"lower is better: rise {r['device'] - r['reference']:.4f}"
 
 
 def preprocessing_lines(records: Sequence[Mapping],

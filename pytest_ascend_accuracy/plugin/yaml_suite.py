@@ -408,7 +408,7 @@ class AccuracyYamlItem(pytest.Item):
         run_dataset(state, handle, nodeid=self.nodeid, spec=case.spec, config=self.config,
                     record_property=lambda k, v: self.user_properties.append((k, v)),
                     reference_inputs=reference_inputs, names_where=self._names_where(),
-                    **case.dataset)
+                    name=case.name, **case.dataset)
 
     def _names_where(self) -> str:
         """The keys of the item's op names (checked at collection: a safety net)."""
