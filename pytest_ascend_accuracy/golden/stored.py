@@ -65,6 +65,11 @@ from .stored_recovery import (_DEL, _NEW, _TMP, Recovery, _fsync_dir, _recover, 
 #: outcomes of ``GoldenPolicy.obtain``
 USED, WRITTEN_MISSING, REWRITTEN_ALL = "used", "written (missing)", "rewritten (--accuracy-regen-all)"
 REWRITTEN_FAILED = "rewritten (--accuracy-regen, test failed)"
+#: ``--accuracy-regen-all`` / ``--accuracy-regen`` made the bytes already there: the directory
+#: was left untouched, and the summary says so instead of "rewritten" (a CI trial)
+UNCHANGED_ALL = "unchanged (--accuracy-regen-all: regenerated the same bytes, left as it was)"
+UNCHANGED_FAILED = ("unchanged (--accuracy-regen, test failed: regenerated the same bytes, left "
+                    "as it was)")
 REWRITTEN_MISMATCH = "rewritten (--accuracy-regen: written from another model or other inputs)"
 REWRITTEN_INCOMPLETE = "rewritten (--accuracy-regen: tensor files it lists were missing)"
 REWRITTEN_UNREADABLE = "rewritten (--accuracy-regen: a file of it could not be read)"
@@ -268,8 +273,8 @@ class GoldenPolicy:
                 self._write(path, compute, self.store_inputs)
                 return read_golden(path), WRITTEN_MISSING
             if self.regen.before_use:
-                self._write(path, compute, self._keeps_inputs(path))
-                return read_golden(path), REWRITTEN_ALL
+                changed = self._write(path, compute, self._keeps_inputs(path))
+                return read_golden(path), REWRITTEN_ALL if changed else UNCHANGED_ALL
             try:
                 self._check_identity(path, compute, identity)
                 golden = read_golden(path)
@@ -293,15 +298,17 @@ class GoldenPolicy:
             with _write_errors(path, self._shown(path)):
                 self._recover(path)
             inputs = self._keeps_inputs(path)
-            self._write(path, compute, inputs)
+            if not self._write(path, compute, inputs):
+                return UNCHANGED_FAILED
         return REWRITTEN_FAILED + (KEPT_INPUTS if inputs else "")
 
-    def _write(self, path: Path, compute: Callable[[], object], store_inputs: bool) -> None:
-        """Store ``compute()`` at ``path``: an ``OSError`` of the write is a ``GoldenWriteError``
-        naming the golden; one of ``compute`` (a model's file) keeps its own file name."""
+    def _write(self, path: Path, compute: Callable[[], object], store_inputs: bool) -> bool:
+        """Store ``compute()`` at ``path`` (False: its bytes were there already, nothing was
+        written): an ``OSError`` of the write is a ``GoldenWriteError`` naming the golden; one
+        of ``compute`` (a model's file) keeps its own file name."""
         dump = compute()
         with _write_errors(path, self._shown(path)):
-            _store(path, dump, store_inputs)
+            return _store(path, dump, store_inputs)
 
     def _unreadable(self, path: Path, compute: Callable[[], object], exc: DumpFormatError) -> None:
         """Refuse a golden one of whose files cannot be read (``exc``), naming that file

@@ -320,9 +320,15 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
     writes = list(golden_writes)
     for kind in ("golden file", "baseline file"):
         these = [w for w in writes if w.reason.startswith("baseline") == (kind == "baseline file")]
-        if these:
-            lines.append(f"{plural(len(these), kind)} written:")
-            lines.extend(f"  {w.path}: {w.reason}" for w in these)
+        same = [w for w in these if w.reason.startswith("unchanged")]  # regenerated, same bytes
+        written = [w for w in these if w not in same]
+        if written:
+            lines.append(f"{plural(len(written), kind)} written:")
+            lines.extend(f"  {w.path}: {w.reason}" for w in written)
+        if same:
+            lines.append(f"{plural(len(same), kind)} regenerated with the bytes already there "
+                         f"(not written):")
+            lines.extend(f"  {w.path}: {w.reason}" for w in same)
     if report_dir:
         lines.append(f"reports: {report_dir}")
     return lines
