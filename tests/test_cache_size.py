@@ -1,6 +1,7 @@
 """The cache's size bound: LRU eviction under the key locks, leases of live processes, and the
 ``ascend-accuracy cache`` command."""
 import os
+import socket
 
 import pytest
 
@@ -60,15 +61,45 @@ def test_bounded_cache_evicts_after_a_build_but_keeps_what_this_process_uses(tmp
     assert [e.key for e in entries(bounded)] == ["k1", "k2"]
 
 
+LOOKER = """
+import sys, time
+from pytest_ascend_accuracy.core.cache import Cache
+cache = Cache(sys.argv[1])
+print(cache.lookup("om", sys.argv[2]) is not None, flush=True)
+if sys.argv[3:] == ["release"]:
+    sys.stdin.readline()
+    cache.release()
+    print("released", flush=True)
+time.sleep(120)
+"""
+
+
+def _looker(root, key, *extra):
+    """Another process that looked ``key`` up (holds its lease) and waits."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", LOOKER, str(root), key, *extra],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "True"
+    return proc
+
+
 def test_an_entry_another_process_holds_is_not_evicted(tmp_path):
     cache, paths = _fill(tmp_path, [4000, 4000])
-    lease = tmp_path / ".locks" / f"om-k0.use-{os.getppid()}"  # a live process (our parent)
-    lease.touch()
-    done = prune(cache, 0)
-    assert [e.key for e in done.removed] == ["k1"] and [e.key for e in done.kept_held] == ["k0"]
-    assert paths[0].is_dir() and (paths[0] / "data.bin").stat().st_size == 4000
-    lease.unlink()
-    assert [e.key for e in prune(cache, 0).removed] == ["k0"]
+    holder = _looker(tmp_path, "k0", "release")
+    try:
+        done = prune(cache, 0)
+        assert [e.key for e in done.removed] == ["k1"]
+        assert [e.key for e in done.kept_held] == ["k0"]
+        assert paths[0].is_dir() and (paths[0] / "data.bin").stat().st_size == 4000
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline().strip() == "released"
+        assert [e.key for e in prune(cache, 0).removed] == ["k0"]
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def test_an_entry_being_built_is_not_evicted(tmp_path):
@@ -80,11 +111,29 @@ def test_an_entry_being_built_is_not_evicted(tmp_path):
     assert done.removed == [] and paths[0].is_dir()
 
 
-def test_leases_of_dead_processes_do_not_pin_entries(tmp_path):
+def test_leases_of_killed_processes_do_not_pin_entries(tmp_path):
+    """A session killed (SIGKILL) without ``release``: the kernel dropped its lease with the
+    process, so the next prune evicts the entry and removes the lease file."""
     cache, paths = _fill(tmp_path, [100])
-    dead = tmp_path / ".locks" / "om-k0.use-999999999"
-    dead.touch()
-    assert [e.key for e in prune(cache, 0).removed] == ["k0"] and not dead.exists()
+    holder = _looker(tmp_path, "k0")
+    assert entries(cache)[0].held_by.startswith("another session (its lease is held; the lease "
+                                                f"file names pid {holder.pid} on ")
+    holder.kill()
+    holder.wait()
+    assert entries(cache)[0].held_by == ""
+    assert [e.key for e in prune(cache, 0).removed] == ["k0"]
+    assert not cache.lease_path("om", "k0").exists()
+
+
+def test_pid_leases_of_earlier_releases_pin_nothing(tmp_path):
+    """``.use-<pid>`` files judged "in use" by pid: pid 1 of a container exists on the host
+    forever. They pin nothing now, whatever pid they name, and a prune removes them."""
+    cache, paths = _fill(tmp_path, [100])
+    old = [tmp_path / ".locks" / f"om-k0.use-{pid}" for pid in (1, os.getpid(), 999999999)]
+    for lease in old:
+        lease.touch()
+    assert [e.key for e in prune(cache, 0).removed] == ["k0"]
+    assert not any(lease.exists() for lease in old)
 
 
 def test_evicted_entry_is_rebuilt_on_next_use(tmp_path):
@@ -164,7 +213,9 @@ def test_another_process_using_an_entry_keeps_it_through_a_prune(tmp_path):
         assert proc.stdout.readline().strip() == "ready"
         done = prune(Cache(tmp_path), 0)
         assert [e.key for e in done.removed] == ["k0"]
-        assert [(e.key, e.holders) for e in done.kept_held] == [("held", (proc.pid,))]
+        assert [(e.key, e.holders) for e in done.kept_held] == [
+            ("held", (f"pid {proc.pid} on {socket.gethostname()}",))]
+        assert done.kept_held[0].held_by.startswith("another session (its lease is held")
         proc.stdin.write("go\n")
         proc.stdin.flush()
         assert proc.stdout.readline().strip() == "True"
@@ -178,22 +229,19 @@ def test_a_held_entry_is_never_moved_aside(tmp_path, monkeypatch):
     took its files from the holder for a moment (a reviewer's second session on one cache
     failed its lazy reads while a bounded session pruned; 31,754 failed reads in 3 s of a
     prune loop, 0 now)."""
-    import subprocess
-    import sys
-
     from pytest_ascend_accuracy.core import cache_size
 
     cache, paths = _fill(tmp_path, [100, 100])
-    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    holder = _looker(tmp_path, "k0")
     try:
-        (tmp_path / ".locks" / f"om-k0{cache_size.LEASE}{holder.pid}").touch()
         moved = []
         real = os.rename
         monkeypatch.setattr(cache_size.os, "rename",
                             lambda a, b: (moved.append(str(a)), real(a, b)))
         done = prune(Cache(tmp_path), 0)
         assert [e.key for e in done.removed] == ["k1"]
-        assert [(e.key, e.holders) for e in done.kept_held] == [("k0", (holder.pid,))]
+        assert [(e.key, e.holders) for e in done.kept_held] == [
+            ("k0", (f"pid {holder.pid} on {socket.gethostname()}",))]
         assert moved == [str(paths[1])]  # the held entry was never renamed
     finally:
         holder.kill()

@@ -3,7 +3,8 @@
 Without options it lists the cache by namespace (entries, size) and the total; ``--entries``
 lists every entry, least recently used first. ``--max-size 2GB`` evicts least-recently-used
 entries until the cache fits, ``--clear`` evicts everything; entries that a running pytest
-session (or another process) holds are kept and said so. Exit status 0, 2 on bad input.
+session holds a lease on (in any container of this host: ``core.cache_lease``), or another
+process builds, are kept and said so. Exit status 0, 2 on bad input.
 """
 from __future__ import annotations
 
@@ -65,9 +66,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"cache {root}: removed {_entries(n)} "
               f"({format_size(done.freed)}){dead}; {format_size(done.total_after)} left")
         for e in done.kept_held:
-            who = ", ".join(map(str, e.holders)) or "a builder"
             print(f"  kept {e.namespace}/{e.key[:12]} ({format_size(e.size)}): in use by "
-                  f"process {who}")
+                  f"{e.held_by}")
         return EXIT_OK
     listed = entries(cache)
     by_ns = defaultdict(lambda: [0, 0])
@@ -95,7 +95,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.entries:
         for e in listed:
             used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.last_used))
-            held = f"  held by {', '.join(map(str, e.holders))}" if e.holders else ""
+            held = f"  held by {e.held_by}" if e.held_by else ""
             print(f"  {e.namespace}/{e.key[:16]}  {format_size(e.size):>10}  "
                   f"last used {used}{held}")
     return EXIT_OK

@@ -17,10 +17,11 @@ reported as corrupt and rebuilt. Nothing is ever half-written in place.
 least-recently-used entries after each build, and when the session ends (``release``), until
 the cache fits (``prune``). An entry's last
 use is its directory's mtime, touched on every hit. A process that uses an entry holds a lease
-(``.locks/<namespace>-<key>.use-<pid>``, written before the entry is looked at, dropped by
-``release``); eviction takes the entry's key lock without waiting and leaves an entry a live
-process holds a lease on in place (any other is moved aside, and put back if leased
-meanwhile), so an entry another process holds (building, or reading its files) is never
+(``core.cache_lease``: a shared ``flock`` on ``.locks/<namespace>-<key>.lease``, taken before
+the entry is looked at, dropped by ``release`` or by the kernel when the process dies);
+eviction takes the entry's key lock, then its lease file's exclusive lock, both without
+waiting, and removes the entry only while it holds both, so an entry another session holds
+(building, or reading its files: in this PID namespace or another container's) is never
 evicted, nor taken away for a moment. See ``core.cache_size`` for listing and pruning.
 
 **Verifying without re-reading.** A process hashes an entry's files against the manifest the
@@ -47,8 +48,9 @@ from pathlib import Path
 from typing import Callable, ContextManager, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..errors import CacheError
+from . import cache_lease
 from .atomic_files import dead_writer_leftovers
-from .cache_size import LEASE, MANIFEST, prune
+from .cache_size import MANIFEST, prune
 
 _LOCKS = ".locks"
 STAMP = ".verified.json"
@@ -148,7 +150,13 @@ class Cache:
     #: entries this process verified (or built), with each file's stat when it was verified:
     #: a stamp vouches only for files still as they were then
     _verified: Dict[Path, Dict[str, list]] = field(default_factory=dict, repr=False)
-    _leases: Set[Path] = field(default_factory=set, repr=False)
+    #: lease file -> its open file (None: none could be taken, a read-only cache)
+    _leases: Dict[Path, Optional[int]] = field(default_factory=dict, repr=False)
+    #: entries leased past ``max_lease_fds``, covered by one lease on every entry
+    _overflow: Set[Path] = field(default_factory=set, repr=False)
+    _all_fd: Optional[int] = field(default=None, repr=False)
+    #: how many entries' lease files this process keeps open (``cache_lease.max_fds``)
+    max_lease_fds: Optional[int] = None
 
     def __post_init__(self):
         self.root = Path(self.root)
@@ -238,28 +246,43 @@ class Cache:
         """The key's lock file (builders and eviction take it)."""
         return self.root / _LOCKS / f"{namespace}-{key}.lock"
 
+    def lease_path(self, namespace: str, key: str) -> Path:
+        """The entry's lease file (``core.cache_lease``)."""
+        return self.root / _LOCKS / f"{namespace}-{key}{cache_lease.SUFFIX}"
+
     def _lease(self, namespace: str, key: str) -> None:
-        lease = self.root / _LOCKS / f"{namespace}-{key}{LEASE}{os.getpid()}"
-        if lease in self._leases:
+        lease = self.lease_path(namespace, key)
+        if lease in self._leases or lease in self._overflow:
             return
         try:
             lease.parent.mkdir(parents=True, exist_ok=True)
-            lease.touch()
         except OSError:
-            return  # a read-only cache: nothing can evict from it either
-        self._leases.add(lease)
+            self._leases[lease] = None  # a read-only cache: nothing can evict from it either
+            return
+        budget = self.max_lease_fds if self.max_lease_fds is not None else cache_lease.max_fds()
+        try:
+            if len(self._leases) < budget:
+                self._leases[lease] = cache_lease.take(lease, self.lock_timeout)
+                return
+            if self._all_fd is None:  # past the budget: one lease on every entry instead
+                self._all_fd = cache_lease.take(lease.parent / cache_lease.ALL,
+                                                self.lock_timeout)
+            self._overflow.add(lease)
+        except TimeoutError:
+            raise CacheError(f"cache entry {namespace}/{key}: a prune held its lease "
+                             f"{lease} for {self.lock_timeout:.0f}s") from None
 
     def release(self) -> None:
         """Drop this process's leases (the session is over): its entries may now be evicted,
         and a bounded cache is pruned to its bound now (the builds' prunes had to keep them;
         a session of cache hits only built nothing, so nothing had pruned)."""
-        for lease in self._leases:
-            try:
-                lease.unlink()
-            except OSError:
-                pass
+        for fd in self._leases.values():
+            cache_lease.release(fd)
+        cache_lease.release(self._all_fd)
         had_leases = bool(self._leases)
         self._leases.clear()
+        self._overflow.clear()
+        self._all_fd = None
         for path in sorted(self._verified):
             _write_stamp(path, self._verified[path])
         if had_leases and self.max_bytes is not None:

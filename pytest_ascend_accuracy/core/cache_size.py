@@ -2,12 +2,13 @@
 ``ascend_accuracy_cache_size``) and least-recently-used eviction (``prune``).
 
 Eviction follows the cache's own locking (``core.cache``): an entry is only removed while its
-key lock is held (taken without waiting: an entry being built is skipped), an entry a live
-process holds a lease on is left in place, and any other is first moved aside in one rename
-(put back if a process leased it meanwhile). So a process that looked an entry up keeps its
-files however small the bound, and nothing is half-removed in place. Only folders holding an
-entry's manifest are entries: nothing else under the root, or in a directory that is no
-cache, is ever removed.
+key lock and its lease file's exclusive lock are held (``core.cache_lease``; both taken
+without waiting: an entry being built, or that a session holds a lease on, in any PID
+namespace, is skipped), and it is first moved aside in one rename, then deleted. No session
+can take a lease meanwhile (it waits for the lease file), so a process that looked an entry
+up keeps its files however small the bound, and nothing is half-removed in place. Only
+folders holding an entry's manifest are entries: nothing else under the root, or in a
+directory that is no cache, is ever removed.
 ``core.cache`` imports this module (never the other way round).
 """
 from __future__ import annotations
@@ -17,16 +18,18 @@ import os
 import re
 import shutil
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, List, Optional
 
 from ..errors import ConfigError
+from . import cache_lease
 
 #: an entry's manifest of its files (sizes, sha256), written last by ``core.cache``
 MANIFEST = ".manifest.json"
-#: ``.locks/<namespace>-<key>.use-<pid>``: process <pid> uses the entry
-LEASE = ".use-"
+#: ``.locks/<namespace>-<key>.use-<pid>``: the pid leases of earlier releases, judged by pid
+#: (wrong across PID namespaces); nothing reads them now, and a prune removes them
+LEGACY_LEASE = ".use-"
 #: ``Cache`` (``core.cache``) is only passed in: this module sits below it
 Cache = Any
 
@@ -110,7 +113,9 @@ def format_size(n: int) -> str:
 
 @dataclass(frozen=True)
 class Entry:
-    """One cache entry: where, how big, when last used, and which live processes hold it."""
+    """One cache entry: where, how big, when last used, and whether a session holds it
+    (``held_by`` says who, as far as is known: ``holders`` are the ``pid <n> on <host>`` lines
+    its lease file records, for people only)."""
 
     namespace: str
     key: str
@@ -118,6 +123,7 @@ class Entry:
     size: int
     last_used: float
     holders: tuple = ()
+    held_by: str = ""
 
 
 def _entry_size(path: Path) -> int:
@@ -142,50 +148,36 @@ def tree_size(path: Path) -> int:
     return total
 
 
-def holders(cache: Cache, namespace: str, key: str, *, drop_dead: bool = False) -> List[int]:
-    """Pids of live processes holding a lease on the entry (this one included)."""
-    from .atomic_files import pid_alive
-
-    out = []
-    for lease in (cache.root / ".locks").glob(f"{namespace}-{key}{LEASE}*"):
-        pid = lease.name.rsplit(LEASE, 1)[1]
-        if pid.isdigit() and pid_alive(int(pid)):
-            out.append(int(pid))
-        elif drop_dead:
-            try:
-                lease.unlink()
-            except OSError:
-                pass
-    return sorted(out)
+def held_by(cache: Cache, namespace: str, key: str) -> str:
+    """Who holds a lease on the entry now ("" when no session does), probed without waiting:
+    a session in another PID namespace counts, a killed one's lease is gone with it."""
+    lease = cache.lease_path(namespace, key)
+    if lease in getattr(cache, "_leases", {}) or lease in getattr(cache, "_overflow", ()):
+        return "this session"
+    if cache_lease.held(lease):
+        return _lessees(lease)
+    if cache_lease.held(lease.parent / cache_lease.ALL):
+        return _ALL_HELD
+    return ""
 
 
-def _live_leases(cache: Cache) -> Dict[str, List[int]]:
-    """``<namespace>-<key>`` -> pids of the live processes leasing it."""
-    from .atomic_files import pid_alive
-
-    out: Dict[str, List[int]] = {}
-    try:
-        names = [p.name for p in (cache.root / ".locks").iterdir()]
-    except OSError:
-        return out
-    alive: Dict[int, bool] = {}
-    for name in names:
-        stem, sep, pid = name.rpartition(LEASE)
-        if sep and pid.isdigit():
-            if int(pid) not in alive:
-                alive[int(pid)] = pid_alive(int(pid))
-            if alive[int(pid)]:
-                out.setdefault(stem, []).append(int(pid))
-    return out
+#: why nothing is evicted while a session past its descriptor budget runs
+_ALL_HELD = (f"a session using more entries at once than it keeps lease files open for "
+             f"(it holds .locks/{cache_lease.ALL}; its end prunes to the bound)")
 
 
-def entries(cache: Cache) -> List[Entry]:
-    """Every finished entry, least recently used first."""
+def _lessees(lease: Path) -> str:
+    names = cache_lease.recorded(lease)
+    named = f"; the lease file names {', '.join(names)}" if names else ""
+    return f"another session (its lease is held{named})"
+
+
+def entries(cache: Cache, *, probe: bool = True) -> List[Entry]:
+    """Every finished entry, least recently used first (``probe``: with who holds each)."""
     out = []
     root = cache.root
     if not root.is_dir():
         return out
-    leased = _live_leases(cache)  # one listing of .locks, not one per entry
     for ns_dir in _subdirs(root):
         # ``<namespace>/<key[:2]>/<key>`` holding the manifest every finished entry has: other
         # folders under the root (diagnoses), or a directory that is no cache, are no entries
@@ -196,8 +188,11 @@ def entries(cache: Cache) -> List[Entry]:
                     used = path.stat().st_mtime
                 except OSError:
                     continue
+                who = held_by(cache, ns_dir.name, path.name) if probe else ""
+                names = cache_lease.recorded(cache.lease_path(ns_dir.name, path.name)) \
+                    if who else []
                 out.append(Entry(ns_dir.name, path.name, path, _entry_size(path), used,
-                                 tuple(sorted(leased.get(f"{ns_dir.name}-{path.name}", ())))))
+                                 tuple(names), who))
     out.sort(key=lambda e: (e.last_used, e.namespace, e.key))
     return out
 
@@ -226,31 +221,47 @@ class PruneResult:
 
 def prune(cache: Cache, max_bytes: int) -> PruneResult:
     """Evict least-recently-used entries until the cache holds at most ``max_bytes`` (0 clears
-    it); entries another process builds or holds (a lease of a live process) stay."""
+    it); entries another process builds or a session holds a lease on stay."""
     from filelock import FileLock, Timeout
 
-    listed = entries(cache)
+    listed = entries(cache, probe=False)
     result = PruneResult(total_before=sum(e.size for e in listed))
     total = result.total_before
-    for entry in listed:
-        if total <= max_bytes:
-            break
-        lock = FileLock(str(cache.lock_path(entry.namespace, entry.key)))
+    every = None  # .locks/all.lease, held exclusively through the prune
+    if total > max_bytes:
         try:
-            lock.acquire(timeout=0)
-        except Timeout:  # being built (or evicted) by another process right now
-            result.kept_held.append(entry)
-            continue
-        except OSError:
-            continue
-        try:
-            if _evict(cache, entry):
-                result.removed.append(entry)
-                total -= entry.size
-            else:
-                result.kept_held.append(entry)
-        finally:
-            lock.release()
+            every = cache_lease.try_exclusive(cache.root / ".locks" / cache_lease.ALL)
+        except OSError:  # no .locks to lock in: no session could have leased anything
+            every = -1
+    try:
+        for entry in listed:
+            if total <= max_bytes:
+                break
+            if every is None:  # a session past its descriptor budget holds every entry
+                result.kept_held.append(replace(entry, held_by=_ALL_HELD))
+                continue
+            lock = FileLock(str(cache.lock_path(entry.namespace, entry.key)))
+            try:
+                lock.acquire(timeout=0)
+            except Timeout:  # being built (or evicted) by another process right now
+                result.kept_held.append(replace(
+                    entry, held_by="another process building it (its key lock is held)"))
+                continue
+            except OSError:
+                continue
+            try:
+                who = _evict(cache, entry)
+                if not who:
+                    result.removed.append(entry)
+                    total -= entry.size
+                elif who != "-":
+                    names = cache_lease.recorded(cache.lease_path(entry.namespace, entry.key))
+                    result.kept_held.append(replace(entry, held_by=who, holders=tuple(names)))
+            finally:
+                lock.release()
+    finally:
+        if every is not None and every >= 0:
+            cache_lease.release(every)
     result.total_after = total
     _drop_stale_leases(cache)
     for build in unfinished_builds(cache, measure_running=False):
@@ -315,45 +326,63 @@ def _drop_dead_build(cache: Cache, tmp: Path) -> bool:
         lock.release()
 
 
-def _evict(cache: Cache, entry: Entry) -> bool:
-    """Remove the entry unless a live process holds it: held, it is not touched; else it is
-    moved aside, and put back if a process leased it meanwhile, or removed. A process leases
-    before it looks, so one that looks after the move sees no entry and rebuilds under the
-    key lock, which this holds until the entry is gone or back. (Moving a held entry aside
-    first, as before, took its files from the process reading them for a moment: a reviewer's
-    second session on the same cache failed its reads while a bounded session pruned.)"""
-    if holders(cache, entry.namespace, entry.key, drop_dead=True):
-        return False
-    aside = entry.path.parent / f".evict-{entry.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+def _evict(cache: Cache, entry: Entry) -> str:
+    """Remove the entry (its key lock held) unless a session holds a lease on it: "" when
+    removed, else who holds it ("-": it could not be removed). The lease file's exclusive lock
+    is held until the entry and the lease file are gone: a session that comes meanwhile waits,
+    then finds no entry and builds it under the key lock. The entry is moved aside in one
+    rename, then deleted: a pruner killed midway leaves no half entry in place."""
+    lease = cache.lease_path(entry.namespace, entry.key)
     try:
-        os.rename(entry.path, aside)
+        fd = cache_lease.try_exclusive(lease)
     except OSError:
-        return False
-    if holders(cache, entry.namespace, entry.key):
+        return "-"
+    if fd is None:
+        return held_by(cache, entry.namespace, entry.key) or _lessees(lease)
+    try:
+        aside = entry.path.parent / f".evict-{entry.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
-            os.rename(aside, entry.path)
-        except OSError:  # pragma: no cover - the key lock keeps the place free
-            shutil.rmtree(aside, ignore_errors=True)
-            return True
-        return False
-    shutil.rmtree(aside, ignore_errors=True)
-    return True
+            os.rename(entry.path, aside)
+        except OSError:
+            return "-"
+        shutil.rmtree(aside, ignore_errors=True)
+    finally:
+        cache_lease.remove_locked(lease, fd)
+    return ""
 
 
 def _drop_stale_leases(cache: Cache) -> None:
-    """Leases of processes that are gone (killed sessions never released theirs), and entries
-    a killed pruner had moved aside."""
-    from .atomic_files import pid_alive
-
+    """Entries a killed pruner had moved aside (no one puts an entry back: any ``.evict-*`` is
+    garbage), lease files of entries that are gone (under their exclusive lock: a session
+    building the entry holds it), and the pid leases of earlier releases."""
     for aside in cache.root.glob("*/*/.evict-*"):
-        pid = aside.name.split("-")[-2]
-        if not (pid.isdigit() and pid_alive(int(pid))):
-            shutil.rmtree(aside, ignore_errors=True)
+        shutil.rmtree(aside, ignore_errors=True)
+    locks = cache.root / ".locks"
+    try:
+        names = [p.name for p in locks.iterdir()]
+    except OSError:
+        return
+    for name in names:
+        if LEGACY_LEASE in name:
+            _unlink(locks / name)
+            continue
+        stem = name[:-len(cache_lease.SUFFIX)] if name.endswith(cache_lease.SUFFIX) else ""
+        namespace, _, key = stem.rpartition("-")
+        if not namespace or not key or (cache.root / namespace / key[:2] / key).exists():
+            continue
+        try:
+            fd = cache_lease.try_exclusive(locks / name)
+        except OSError:
+            continue
+        if fd is not None:
+            if (cache.root / namespace / key[:2] / key).exists():
+                cache_lease.release(fd)  # built meanwhile (its builder has let go already)
+            else:
+                cache_lease.remove_locked(locks / name, fd)
 
-    for lease in (cache.root / ".locks").glob(f"*{LEASE}*"):
-        pid = lease.name.rsplit(LEASE, 1)[1]
-        if not (pid.isdigit() and pid_alive(int(pid))):
-            try:
-                lease.unlink()
-            except OSError:
-                pass
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
