@@ -240,6 +240,16 @@ class StoredGoldenUnreadable(DumpFormatError):
     comparing (rewritten first under ``--accuracy-regen``); names the golden, then the file."""
 
 
+def after_failure_note(shown: str, status: str) -> str:
+    """The failed test's note for ``GoldenPolicy.after_failure``'s ``status`` of ``shown``."""
+    if status == UNCHANGED_FAILED:
+        return (f"regenerated golden file {shown} (--accuracy-regen): the same bytes, left as it "
+                f"was; the test fails against an up-to-date golden")
+    kept = " with every op's inputs, as it held them" if status.endswith(KEPT_INPUTS) else ""
+    return (f"rewrote golden file {shown}{kept} (--accuracy-regen); the test still fails this "
+            f"time, run it again to compare against the new file")
+
+
 @dataclass(frozen=True)
 class GoldenPolicy:
     """When stored goldens are written, under one ``Regen`` (``--accuracy-regen`` /

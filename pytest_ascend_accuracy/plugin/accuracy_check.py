@@ -471,18 +471,11 @@ def regen_after_failure(state: AccuracyState, stored: Sequence[Tuple[Path, Calla
     for path, compute in stored:
         status = policy.after_failure(path, compute)
         if status:
-            from ..golden.stored import KEPT_INPUTS, UNCHANGED_FAILED
+            from ..golden.stored import after_failure_note
 
             shown = state.settings.show(path)
             state.record_golden_write(shown, status, nodeid)
-            if status == UNCHANGED_FAILED:
-                notes.append(f"regenerated golden file {shown} (--accuracy-regen): the same "
-                             f"bytes, left as it was; the test fails against an up-to-date "
-                             f"golden")
-                continue
-            kept = " with every op's inputs, as it held them" if status.endswith(KEPT_INPUTS) else ""
-            notes.append(f"rewrote golden file {shown}{kept} (--accuracy-regen); the test still "
-                         f"fails this time, run it again to compare against the new file")
+            notes.append(after_failure_note(shown, status))
     return notes
 
 
