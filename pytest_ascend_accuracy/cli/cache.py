@@ -21,8 +21,10 @@ from .app import EXIT_OK, Command, register
 def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default=".",
                    help="what you pass to pytest (default: .): the cache is the one `pytest "
-                        "PATH` run from here uses, its ini file's ascend_accuracy_cache_dir, "
-                        "else .ascend-accuracy under its rootdir")
+                        "PATH` run from here uses: --accuracy-cache-dir in PYTEST_ADDOPTS or "
+                        "its ini file's addopts (relative to here), else its ini file's "
+                        "ascend_accuracy_cache_dir (-o there overrides it; relative to the "
+                        "rootdir), else .ascend-accuracy under its rootdir")
     p.add_argument("--cache-dir", default=None,
                    help="the cache directory itself (instead of finding it from PATH)")
     p.add_argument("--entries", action="store_true",
@@ -103,32 +105,62 @@ def _run(args: argparse.Namespace) -> int:
 
 def _cache_of(args: argparse.Namespace):
     """(the cache directory, where it was found, its bound) for ``args``: ``--cache-dir`` as
-    given, else the one ``pytest PATH`` uses (``cli.pytest_ini``), whose ini file is refused
-    where pytest would refuse it: a misspelled key (``core.ini_keys``), a bad size."""
-    from ..core.cache_size import format_size, parse_size
-    from ..core.ini_keys import misspelled_ini_key, misspelled_text
+    given, else the one ``pytest PATH`` run from here uses: ``--accuracy-cache-dir`` in
+    ``PYTEST_ADDOPTS`` or the ini file's ``addopts`` (relative to here, where pytest runs,
+    as the plugin takes the option: ``plugin.settings_values.read_cache_dir``), else the ini
+    key (``-o`` first; relative to the rootdir), else the default. The ini file is refused where
+    pytest would refuse it: a misspelled key (``core.ini_keys``), a bad value
+    (``backends.ini_values``)."""
+    from ..backends.ini_values import check_ini_values, read_cache_size
+    from ..core.cache_size import format_size
+    from ..core.ini_keys import PLUGIN_INI_KEYS, misspelled_ini_key, misspelled_text
+    from .pytest_args import added_arguments, option_given, overrides_given
     from .pytest_ini import find_pytest_ini
 
     if args.cache_dir is not None:
         return Path(args.cache_dir).expanduser(), "", ""
     _check_exists(args.path)
     ini = find_pytest_ini(args.path)
-    misspelled = misspelled_ini_key(ini.values)
+    inifile = _relative(ini.inifile) if ini.inifile else None
+    added = added_arguments(ini, inifile)
+    overrides = overrides_given(added)
+    values = {**ini.values, **{k: o.value for k, o in overrides.items()}}
+
+    def source(key):
+        return overrides[key].where if key in overrides else inifile
+
+    misspelled = misspelled_ini_key(values, PLUGIN_INI_KEYS + _PYTEST_INI_KEYS)
     if misspelled is not None:  # the setting it meant would be ignored: another cache pruned
-        raise ConfigError(_relative(ini.inifile), misspelled_text(*misspelled))
-    setting = ini.values.get("ascend_accuracy_cache_dir", "").strip()
-    root = Path(setting or DEFAULT_CACHE_DIR).expanduser()
-    root = root if root.is_absolute() else ini.rootdir / root
-    shown = _relative(root)
-    where = (f" (ascend_accuracy_cache_dir in {_relative(ini.inifile)})" if setting else
-             f" (the default under the rootdir {_relative(ini.rootdir)}"
-             + (f", ini file {_relative(ini.inifile)})" if ini.inifile else ", no ini file)"))
-    size = ini.values.get("ascend_accuracy_cache_size", "").strip()
-    bound = ""
-    if size:
-        limit = parse_size(size, f"ascend_accuracy_cache_size in {_relative(ini.inifile)}")
-        bound = "" if limit is None else f", bound {format_size(limit)}"
-    return Path(shown), where, bound
+        key = misspelled[0]
+        raise ConfigError(source(key) or "ini", misspelled_text(*misspelled))
+    check_ini_values(values, source)  # what pytest refuses: nothing listed or removed
+    key = "ascend_accuracy_cache_dir"
+    option = option_given(added, "--accuracy-cache-dir")
+    setting = values.get(key, "").strip()
+    if option is not None:
+        if not option.value.strip():
+            raise ConfigError(f"--accuracy-cache-dir in {option.where}",
+                              "given with an empty value, which pytest refuses")
+        root, where = _under(Path.cwd(), option.value), f" (--accuracy-cache-dir in {option.where})"
+    elif setting:
+        root, where = _under(ini.rootdir, setting), f" ({key} in {source(key)})"
+    else:
+        root = ini.rootdir / DEFAULT_CACHE_DIR
+        where = (f" (the default under the rootdir {_relative(ini.rootdir)}"
+                 + (f", ini file {inifile})" if inifile else ", no ini file)"))
+    size = values.get("ascend_accuracy_cache_size", "").strip()
+    limit = read_cache_size(size) if size else None  # (checked above, naming its source)
+    bound = "" if limit is None else f", bound {format_size(limit)}"
+    return Path(_relative(root)), where, bound
+
+
+#: pytest's own ini keys near one of ours without its prefix: never taken for a misspelling
+_PYTEST_INI_KEYS = ("cache_dir", "addopts")
+
+
+def _under(base: Path, path: str) -> Path:
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else base / p
 
 
 def _check_exists(path: str) -> None:

@@ -18,20 +18,21 @@ import configparser
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
-from ..core.ini_keys import PREFIX
 from ..errors import ConfigError
 
 
 @dataclass(frozen=True)
 class PytestIni:
-    """The rootdir, the ini file (None: there is none) and its ``ascend_*`` values (every key
-    in the plugin's namespace, misspelled ones too: ``core.ini_keys``)."""
+    """The rootdir, the ini file (None: there is none), its values (every key of its pytest
+    section, as text: misspelled keys of ours are refused by ``core.ini_keys``) and its
+    ``addopts`` split into arguments, as pytest splits them."""
 
     rootdir: Path
     inifile: Optional[Path] = None
     values: Dict[str, str] = field(default_factory=dict)
+    addopts: Tuple[str, ...] = ()
 
 
 def find_pytest_ini(start, invocation_dir=None) -> PytestIni:
@@ -48,7 +49,8 @@ def find_pytest_ini(start, invocation_dir=None) -> PytestIni:
             if candidate.is_file():
                 values = _read(candidate)
                 if values is not None:
-                    return PytestIni(directory, candidate, values)
+                    addopts = values.pop("addopts", "")
+                    return PytestIni(directory, candidate, values, _split(addopts, candidate))
                 if name == "pyproject.toml" and first_pyproject is None:
                     first_pyproject = candidate
     if first_pyproject is not None:  # pytest >= 8.1: the first pyproject.toml, table or not
@@ -59,7 +61,8 @@ def find_pytest_ini(start, invocation_dir=None) -> PytestIni:
 
 
 def _read(path: Path) -> Optional[Dict[str, str]]:
-    """The file's pytest settings (``ascend_*`` keys only), or None when the file
+    """The file's pytest settings (``addopts`` as written: a TOML list stays one), or None when
+    the file
     holds no pytest section (then it is not pytest's ini file)."""
     if path.name == "pyproject.toml":
         return _read_toml(path)
@@ -74,7 +77,7 @@ def _read(path: Path) -> Optional[Dict[str, str]]:
     if not parser.has_section(section):
         # pytest.ini is pytest's even without a [pytest] section (pytest says so)
         return {} if path.name in ("pytest.ini", ".pytest.ini") else None
-    return {k: v for k, v in parser.items(section) if k.startswith(PREFIX)}
+    return dict(parser.items(section))
 
 
 def _read_toml(path: Path, table=("tool", "pytest")) -> Optional[Dict[str, str]]:
@@ -95,7 +98,21 @@ def _read_toml(path: Path, table=("tool", "pytest")) -> Optional[Dict[str, str]]
     if not isinstance(pytest_table, dict):
         return None
     table = pytest_table.get("ini_options", pytest_table)
-    return {k: str(v) for k, v in table.items() if k.startswith(PREFIX)}
+    return {k: v if k == "addopts" and isinstance(v, list) else str(v) for k, v in table.items()}
+
+
+def _split(addopts, inifile: Path) -> Tuple[str, ...]:
+    """``addopts`` as pytest reads it (an ``args`` ini value): a TOML list as is, text split as
+    a shell would (``shlex``)."""
+    import shlex
+
+    if isinstance(addopts, list):
+        return tuple(str(a) for a in addopts)
+    try:
+        return tuple(shlex.split(addopts))
+    except ValueError as exc:  # pytest fails on it too
+        raise ConfigError(f"addopts in {inifile}", f"cannot be split into arguments: {exc}"
+                          ) from None
 
 
 __all__ = ["PytestIni", "find_pytest_ini"]

@@ -3,6 +3,9 @@ one of them, without pytest: the plugin applies it to the keys pytest read
 (``plugin/ini_names.check_ini_keys``), ``ascend-accuracy cache`` to the ini file it reads
 (``cli/cache``), so the command refuses what a pytest run refuses instead of pruning the
 default cache while the ini file meant another (a CI trial: ``ascend_accuracy_cache_dirr``).
+A key that is one of ours without its ``ascend_`` prefix (or close to one: ``accuracy_threshold``,
+mirroring ``--accuracy-threshold``) is refused the same way, unless some plugin registers it:
+pytest's generic warning left the threshold at its default (a CI trial).
 """
 from __future__ import annotations
 
@@ -33,18 +36,27 @@ def unknown_ini_keys(given: Iterable[str], known: Iterable[str]) -> List[str]:
 
 def misspelled_ini_key(given: Iterable[str], known: Iterable[str] = PLUGIN_INI_KEYS
                        ) -> Optional[Tuple[str, List[str]]]:
-    """``(key, closest keys)`` for the first of ``given`` that is in this plugin's namespace,
-    registered by nobody (``known``: every plugin's keys) and close to one of ours (``CLOSE``);
-    None where there is none."""
-    known = list(known)
-    ours = [k for k in known if k.startswith(PREFIX)]
-    for key in unknown_ini_keys(given, known):
-        near = difflib.get_close_matches(key, ours, n=2, cutoff=CLOSE)
+    """``(key, closest keys)`` for the first of ``given`` registered by nobody (``known``: every
+    plugin's keys) that is close to one of ours (``CLOSE``): in this plugin's namespace, or one
+    of ours without its prefix; None where there is none."""
+    known = set(known)
+    ours = sorted(k for k in known if k.startswith(PREFIX))
+    bare = {k[len(PREFIX):]: k for k in ours}
+    for key in given:
+        if key in known:
+            continue
+        if key.startswith(PREFIX):
+            near = difflib.get_close_matches(key, ours, n=2, cutoff=CLOSE)
+        else:  # ours without the prefix: ``accuracy_threshold``
+            near = [bare[b] for b in difflib.get_close_matches(key, list(bare), n=2,
+                                                               cutoff=CLOSE)]
         if near:
             return key, near
     return None
 
 
 def misspelled_text(key: str, near: Iterable[str]) -> str:
-    """The error's text: ``unknown ini key 'k'; closest: 'a', 'b'``."""
-    return f"unknown ini key {key!r}; closest: " + ", ".join(repr(n) for n in near)
+    """The error's text: ``unknown ini key 'k'; closest: 'a', 'b'`` (and, for a key without
+    the prefix, that every key of this plugin has it)."""
+    prefix = "" if key.startswith(PREFIX) else f" (this plugin's ini keys start with {PREFIX})"
+    return f"unknown ini key {key!r}{prefix}; closest: " + ", ".join(repr(n) for n in near)

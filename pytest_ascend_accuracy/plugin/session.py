@@ -143,19 +143,18 @@ def settings_from_config(config) -> Settings:
         report_dir=report_dir or None, soc_version=soc,
         device_lock=ini_bool(config, "ascend_device_lock"), rootdir=rootdir,
         invocation_dir=invocation_dir,
-        max_drop=read_max_drop(config.getini("ascend_accuracy_max_drop")),
+        max_drop=read_max_drop(config),
         baseline_dir=path_under(rootdir, config.getini("ascend_accuracy_baseline_dir")
                                 or "accuracy-baselines"),
         diagnose=bool(config.getoption("accuracy_diagnose")),
         diagnose_budget=read_positive(config.getoption("accuracy_diagnose_budget"),
                                       "--accuracy-diagnose-budget"),
-        cache_size=read_cache_size(config.getini("ascend_accuracy_cache_size")),
+        cache_size=read_cache_size(config),
         store_inputs=bool(config.getoption("accuracy_store_inputs", False)),
         progress=bool(config.getoption("accuracy_progress", False)),
-        dump_mode=read_dump_mode(config.getoption("accuracy_dump_mode", None),
-                                 config.getini("ascend_accuracy_dump_mode")),
+        dump_mode=read_dump_mode(config.getoption("accuracy_dump_mode", None), config),
         precision_policy=read_precision_policy(config.getoption("ascend_precision_policy", None),
-                                               config.getini("ascend_precision_policy")),
+                                               config),
     )
 
 

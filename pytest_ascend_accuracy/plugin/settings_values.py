@@ -25,79 +25,80 @@ def read_cache_dir(option, ini, rootdir: Path, invocation_dir: Path) -> Path:
     return path if path.is_absolute() else base / path
 
 
-def read_precision_policy(option, ini) -> str:
+def ini_source(config, key: str) -> Optional[str]:
+    """Where the ini value ``key`` was given, as its errors name it: ``-o``, else the ini file
+    (as unknown keys are named: ``plugin.ini_names``); None without either."""
+    overrides = getattr(getattr(config, "option", None), "override_ini", None) or ()
+    if any(str(o).partition("=")[0].strip() == key for o in overrides):
+        return "-o"
+    inipath = getattr(config, "inipath", None)
+    return str(inipath) if inipath else None
+
+
+def _where(config, key: str) -> str:
+    from ..backends.ini_values import ini_where
+
+    return ini_where(key, ini_source(config, key))
+
+
+def read_precision_policy(option, config) -> str:
     """The ascend backend's precision policy: the option, else the ini value (checked, the
-    closest on a typo)."""
-    value = (option or ini or "auto").strip()
-    if value == "auto":  # the default: nothing to import at start-up to check it
-        return value
-    from ..backends.ascend.atc_command import PRECISION_POLICIES
-    from ..errors import closest_text
+    closest on a typo; ``backends.ini_values``, shared with ``ascend-accuracy cache``)."""
+    from ..backends.ini_values import read_precision_policy as read
 
-    if value not in PRECISION_POLICIES:
-        where = "--ascend-precision-policy" if option else "ini ascend_precision_policy"
-        raise ConfigError(where, f"expected one of {', '.join(PRECISION_POLICIES)}, got "
-                                 f"{value!r}{closest_text(value, PRECISION_POLICIES, n=1)}")
-    return value
+    if option:
+        return read(option, "--ascend-precision-policy")
+    return read(config.getini("ascend_precision_policy"), _where(config, "ascend_precision_policy"))
 
 
-def read_dump_mode(option, ini) -> str:
+def read_dump_mode(option, config) -> str:
     """The run's dump mode: the option, else the ini value (checked, closest names on a typo)."""
-    from ..backends.dump_modes import check_dump_mode
+    from ..backends.ini_values import read_dump_mode as read
 
     if option:
         return option
-    return check_dump_mode(str(ini or "output").strip(), "ascend_accuracy_dump_mode")
+    key = "ascend_accuracy_dump_mode"
+    return read(config.getini(key), _where(config, key))
 
 
-def read_cache_size(text) -> Optional[int]:
-    from ..core.cache_size import parse_size
+def read_cache_size(config) -> Optional[int]:
+    from ..backends.ini_values import read_cache_size as read
 
-    return parse_size(text, "ascend_accuracy_cache_size")
-
-
-#: what pytest reads as true or false in a bool ini value (its ``_strtobool``)
-TRUTH_VALUES = ("true", "false", "yes", "no", "on", "off", "y", "n", "t", "f", "1", "0")
+    key = "ascend_accuracy_cache_size"
+    return read(config.getini(key), _where(config, key))
 
 
 def ini_bool(config, name: str) -> bool:
     """A ``type="bool"`` ini value; a value pytest cannot read (``ture``) is a ``ConfigError``
-    naming the key and the closest spelling, not pytest's INTERNALERROR."""
+    naming the key, where it was given and the closest spelling, not pytest's INTERNALERROR."""
     import pytest
+
+    from ..backends.ini_values import bool_error
 
     try:
         return bool(config.getini(name))
     except (ValueError, TypeError, pytest.UsageError) as exc:
         # (TypeError: pytest 9's native TOML, a non-bool; from pytest 9.2 both come as a
         # UsageError that does not name the key)
-        import difflib
         import re
 
+        where = _where(config, name)
         # the value as pytest read it, from its own message ("invalid truth value 'ture'"):
         # -o overrides and pytest 9's ConfigValue wrappers are not in config.inicfg alike
         text = str(exc)
         typed = re.search(r"expects a bool, got (\w+): (.*)$", text)  # pytest 9, native TOML
         if typed:  # a native TOML value takes a TOML boolean only, unquoted
-            raise ConfigError(name, f"must be a TOML boolean, true or false (unquoted), got "
-                                    f"{typed.group(2)} ({typed.group(1)})") from None
+            raise ConfigError(where, f"must be a TOML boolean, true or false (unquoted), got "
+                                     f"{typed.group(2)} ({typed.group(1)})") from None
         quoted = re.findall(r"'([^']*)'", text)
-        raw = quoted[-1] if quoted else text
-        near = difflib.get_close_matches(raw.lower(), TRUTH_VALUES, n=1, cutoff=0.0)
-        raise ConfigError(name, f"must be true or false (or yes/no, on/off, 1/0), got {raw!r}"
-                                + (f"; closest: {near[0]!r}" if near else "")) from None
+        raise bool_error(quoted[-1] if quoted else text, where) from None
 
 
-def read_max_drop(text) -> Optional[float]:
-    from .marker_spec import validate_max_drop
+def read_max_drop(config) -> Optional[float]:
+    from ..backends.ini_values import read_max_drop as read
 
-    if text is None or str(text).strip() == "":
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise ConfigError("ascend_accuracy_max_drop", f"must be a number within [0, 1], got "
-                                                      f"{text!r}") from None
-    return validate_max_drop(value, "ascend_accuracy_max_drop")
+    key = "ascend_accuracy_max_drop"
+    return read(config.getini(key), _where(config, key))
 
 
 def path_under(root: Path, path) -> Path:

@@ -60,5 +60,5 @@ def test_the_precision_policy_is_a_pytest_option_and_ini_key(pytester, models_di
     assert "--precision_mode=force_fp16" in calls and "--precision_mode_v2" not in calls, calls
     typo = pytester.runpytest("--ascend-device=0", "-o", "ascend_precision_policy=precision_mod")
     assert typo.ret == pytest.ExitCode.USAGE_ERROR
-    typo.stderr.fnmatch_lines(["*ini ascend_precision_policy*expected one of auto, precision_mode, "
+    typo.stderr.fnmatch_lines(["*ascend_precision_policy in -o: expected one of auto, precision_mode, "
                                "precision_mode_v2, got 'precision_mod'; closest: 'precision_mode'*"])

@@ -97,7 +97,7 @@ def test_ini_max_drop_turns_baselines_on_and_bad_values_are_errors(pytester, mod
     pytester.makeini("[pytest]\nascend_accuracy_max_drop = lots\n")
     bad = pytester.runpytest("-q")
     assert bad.ret == 4
-    bad.stderr.fnmatch_lines(["*ascend_accuracy_max_drop: must be a number within [[]0, 1[]], got 'lots'*"])
+    bad.stderr.fnmatch_lines(["*ascend_accuracy_max_drop in *tox.ini: must be a number within [[]0, 1[]], got 'lots'*"])
 
 
 def test_bad_max_drop_in_the_marker_is_a_collection_error(pytester):

@@ -67,7 +67,7 @@ def test_a_misspelled_worksteal_value_is_refused_in_every_run(pytester, args):
     pytester.makepyfile("def test_ok(): pass")
     result = pytester.runpytest(*args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: ascend_accuracy_worksteal: must "
+    result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: ascend_accuracy_worksteal in *tox.ini: must "
                                  "be true or false (or yes/no, on/off, 1/0), got 'nope'; closest: "
                                  "'no'"])
     pytester.makeini("[pytest]\nascend_accuracy_worksteal = no\n")  # the closest, pasted

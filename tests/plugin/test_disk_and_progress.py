@@ -120,7 +120,7 @@ def test_cache_size_ini_bounds_the_cache(pytester, models_dir):
     left = entries(cache)
     assert {e.namespace for e in left} == {"emulator", "golden"} and not any(e.holders for e in left)
     bad = pytester.runpytest("-k", "mlp", "-o", "ascend_accuracy_cache_size=lots")
-    assert "ascend_accuracy_cache_size: expected a size such as 2GB" in bad.stderr.str()
+    assert "ascend_accuracy_cache_size in -o: expected a size such as 2GB" in bad.stderr.str()
 
 
 def test_yaml_items_remove_their_dumps_when_they_pass(pytester, models_dir):

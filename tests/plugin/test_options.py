@@ -160,7 +160,7 @@ def test_a_bool_ini_value_pytest_cannot_read_is_a_usage_error_naming_it(pytester
             pytest.importorskip("xdist")
         run = pytester.runpytest_subprocess("-p", "no:cacheprovider", *extra)
         assert run.ret == pytest.ExitCode.USAGE_ERROR
-        run.stderr.fnmatch_lines([f"ERROR: pytest-ascend-accuracy: {key}: must be true or false "
+        run.stderr.fnmatch_lines([f"ERROR: pytest-ascend-accuracy: {key} in *: must be true or false "
                                   f"(or yes/no, on/off, 1/0), got '{value}'; closest: "
                                   f"'{closest}'"])
         assert "INTERNALERROR" not in run.stdout.str() + run.stderr.str()
@@ -168,13 +168,13 @@ def test_a_bool_ini_value_pytest_cannot_read_is_a_usage_error_naming_it(pytester
     # pytest 9): the same line
     pytester.makeini("[pytest]\n")
     run = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-o", "ascend_device_lock=ture")
-    run.stderr.fnmatch_lines(["*ascend_device_lock: must be true or false*got 'ture'; closest: "
+    run.stderr.fnmatch_lines(["*ascend_device_lock in -o: must be true or false*got 'ture'; closest: "
                               "'true'"])
     if int(pytest.__version__.split(".")[0]) >= 9:
         (pytester.path / "tox.ini").unlink()
         pytester.makepyprojecttoml('[tool.pytest]\nascend_device_lock = "ture"\n')
         run = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-        run.stderr.fnmatch_lines(["*ascend_device_lock: must be a TOML boolean, true or false "
+        run.stderr.fnmatch_lines(["*ascend_device_lock in *pyproject.toml: must be a TOML boolean, true or false "
                                   "(unquoted), got 'ture' (str)"])
         (pytester.path / "pyproject.toml").unlink()
     pytester.makeini("[pytest]\nascend_device_lock = yes\n")
