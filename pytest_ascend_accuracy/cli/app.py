@@ -126,7 +126,7 @@ def op_options(p: argparse.ArgumentParser) -> None:
     diagnose take them alike."""
     p.add_argument("--per-op", action="append", default=[], metavar="NAME=T",
                    help="threshold for one op name or glob (repeatable); NAME=METRIC:T judges "
-                        "it by another metric (prob=max_abs:6.1e-05)")
+                        "it by another metric (prob=max_abs:1.2e-07)")
     p.add_argument("--ignore", action="append", default=[], metavar="NAME",
                    help="op name or glob not judged (repeatable)")
 

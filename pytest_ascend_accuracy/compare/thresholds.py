@@ -108,7 +108,7 @@ def _per_op_threshold(name, value: ThresholdLike, metric: str) -> Threshold:
 def as_threshold(value: ThresholdLike, metric: str = "cosine") -> Threshold:
     """A ``Threshold`` from a number (for ``metric``), an existing ``Threshold``, or a one-entry
     ``{metric: value}`` mapping naming its own metric (a per_op entry judging one op by another
-    figure than the check's: ``{"prob": {"max_abs": 6.1e-05}}``, as YAML writes it too)."""
+    figure than the check's: ``{"prob": {"max_abs": 1.2e-07}}``, as YAML writes it too)."""
     if isinstance(value, Threshold):
         return value
     if isinstance(value, Mapping):

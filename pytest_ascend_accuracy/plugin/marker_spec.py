@@ -101,8 +101,8 @@ def validate_per_op(value: Any, where: Optional[str],
                     metric: str = DEFAULT_METRIC) -> Tuple[Tuple[str, Any], ...]:
     """``{op name: threshold}``; names are the model's op names (or globs), checked against the
     compared dumps when the check runs (``setup_checks.check_op_names``). A threshold is a
-    number for ``metric``, or one naming its own metric: ``{"max_abs": 6.1e-05}`` (YAML
-    ``{max_abs: 6.1e-05}``) or a ``Threshold``, kept as a ``Threshold`` (a float32 output whose
+    number for ``metric``, or one naming its own metric: ``{"max_abs": 1.2e-07}`` (YAML
+    ``{max_abs: 1.2e-07}``) or a ``Threshold``, kept as a ``Threshold`` (a float32 output whose
     golden values all lie below float16's smallest normal is judged by its size, not by a cosine
     of float32 rounding: ``report.tiny_float32``)."""
     if value is None:
