@@ -119,6 +119,9 @@ class Verdict:
         thr = self.policy.default.describe()
         if self.passed:
             verb = "meets" if self.judged == 1 else "meet"
+            if self.policy.per_op:  # some may pass by their own entry: say so, as a failure does
+                n = len(self.policy.per_op)
+                thr = f"{thr} or their per-op threshold ({n} op{_s(n)})"
             return (f"accuracy PASSED: {self.judged} tensor{_s(self.judged)} {verb} {thr}"
                     + (f" ({self.ignored} ignored)" if self.ignored else ""))
         if self.problem:

@@ -57,7 +57,8 @@ def _e(text) -> str:
 
 def _series(rows: Sequence[TensorCompare], metric: str) -> List[Optional[float]]:
     """The judged figure of ``metric`` per row (``TensorMetrics.value``: the cosine the verdict
-    judged, not msaccucmp's plain one, so a passing row is drawn at or above its threshold)."""
+    judged, not msaccucmp's plain one, so a passing row is drawn at or above the threshold
+    line, or names in its tooltip the per_op entry that judged it: ``_own_thresholds``)."""
     out = []
     for r in rows:
         v = r.metrics.value(metric) if r.metrics is not None else math.nan
@@ -163,14 +164,15 @@ def chart_svg(result: CompareResult, verdict: Verdict) -> str:
     h = _PAD_T + 2 * _PANEL_H + _GAP + 24
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{h}" '
              f'viewBox="0 0 {_W} {h}" role="img" aria-label="cosine and rel-L2 per operator">']
+    own = _own_thresholds(rows, verdict)
     parts += _panel(cos, _PAD_T, cos_scale, "cosine", cos_ticks, xs, names, failed,
                     thr.value if thr.metric == "cosine" else None, "#1f6fb2",
-                    [plain_cosine_text(r.metrics) for r in rows])
+                    [_tip(plain_cosine_text(r.metrics), o) for r, o in zip(rows, own)])
     y2 = _PAD_T + _PANEL_H + _GAP
     parts += _panel([None if v is None else v for v in rel], y2, rel_scale, "rel-L2 (log)",
                     rel_ticks, xs, names, failed,
                     thr.value if thr.metric == "rel_l2" else None, "#8a4fbf",
-                    [plain_cosine_text(r.metrics, "rel_l2") for r in rows])
+                    [_tip(plain_cosine_text(r.metrics, "rel_l2"), o) for r, o in zip(rows, own)])
     first = verdict.first_failure
     if first is not None:
         idx = next((i for i, r in enumerate(rows)
@@ -187,9 +189,28 @@ def chart_svg(result: CompareResult, verdict: Verdict) -> str:
                          f'stroke-dasharray="2,3"/><text x="{tx:.1f}" y="{_PAD_T - 6 + 10}" '
                          f'text-anchor="{anchor}" fill="#b3261e">first failure: {_e(label)}'
                          f'<title>{_e(first.label)}</title></text>')
+    mine = sum(1 for o in own if o)
+    note = (f"; {mine} judged by {'its' if mine == 1 else 'their'} per_op threshold, not the "
+            f"line: hover {'it' if mine == 1 else 'them'}" if mine else "")
     parts.append(f'<text x="{_PAD_L}" y="{h - 6}">operators in graph order '
-                 f'({n} compared tensors)</text></svg>')
+                 f'({n} compared tensors{_e(note)})</text></svg>')
     return "\n".join(parts)
+
+
+def _own_thresholds(rows: Sequence[TensorCompare], verdict: Verdict) -> List[str]:
+    """Per row, "judged by per_op KEY: THRESHOLD" where a per_op entry judges it, else "": the
+    chart's threshold line is the default's, which such a row need not meet to pass."""
+    policy = verdict.policy
+    out = []
+    for r in rows:
+        key = policy.threshold_key(r.names)
+        out.append("" if key is None else
+                   f"judged by per_op {key!r}: {policy.threshold_for(r.names).describe()}")
+    return out
+
+
+def _tip(text: str, own: str) -> str:
+    return "; ".join(t for t in (text, own) if t)
 
 
 def _row_ids(result: CompareResult) -> Dict[Tuple[str, str], str]:
