@@ -25,7 +25,8 @@ from typing import Dict, Iterator, Mapping, Optional
 import numpy as np
 
 from .file import InputSpec, TensorSpec, read_baseline
-from ..core.atomic_files import BaselineWriteError, dead_writer_leftovers
+from ..core import writer_lock
+from ..core.atomic_files import BaselineWriteError
 from ..core.path_lock import PathLocked
 from ..dump.npy_writer import write_npy
 from ..dump.user_arrays import read_npy
@@ -173,6 +174,20 @@ def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
     try:
         final.parent.mkdir(parents=True, exist_ok=True)
         _report(recover_stored_inputs(baseline_path), baseline_path)
+    except OSError as exc:
+        if isinstance(exc, AscendAccuracyError):
+            raise
+        raise BaselineWriteError(final, f"cannot write stored inputs: {exc.strerror or exc}",
+                                 exc.errno) from exc
+    # every entry of this write is ours until the end: no recovery (another container's
+    # included) takes one for a killed writer's
+    with writer_lock.holding(final.parent, f".{final.name}.", token):
+        _replace(final, spec, tmp, old, doomed)
+    return final
+
+
+def _replace(final: Path, spec: InputSpec, tmp: Path, old: Path, doomed: Path) -> None:
+    try:
         tmp.mkdir()
         for k, t in enumerate(spec.tensors):
             with open(tmp / _file_name(k, t.name), "wb") as f:
@@ -196,7 +211,6 @@ def write_stored_inputs(baseline_path, spec: InputSpec) -> Path:
         except OSError:
             doomed = old  # still whole; recovery restores an .old-* only when it checks so
         shutil.rmtree(doomed, ignore_errors=True)
-    return final
 
 
 class InputsRecovery(Recovery):
@@ -221,21 +235,23 @@ def recover_stored_inputs(baseline_path) -> InputsRecovery:
     half deleted); remove every other leftover of a dead writer. Says what it did."""
     final = inputs_dir(baseline_path)
     out = InputsRecovery(final)
-    olds = dead_writer_leftovers(final.parent, f".{final.name}.{_OLD}-")
-    if not final.exists() and olds:
-        for old in sorted(olds, key=lambda p: p.stat().st_mtime, reverse=True):
-            why = _not_restorable(baseline_path, old)
-            if why is None:
-                os.rename(old, final)
-                olds.remove(old)
-                out.installed = old.name
-                break
-            out.discarded[old.name] = why
-    for kind in (_DEL, _TMP):
-        olds += dead_writer_leftovers(final.parent, f".{final.name}.{kind}-")
-    for stale in olds:
-        out.removed.append(stale.name)
-        shutil.rmtree(stale, ignore_errors=True)
+    head = f".{final.name}."
+    with writer_lock.Leftovers(final.parent, head) as gone:  # their writers' locks held
+        olds = gone.find(f"{head}{_OLD}-")
+        if not final.exists() and olds:
+            for old in sorted(olds, key=lambda p: p.stat().st_mtime, reverse=True):
+                why = _not_restorable(baseline_path, old)
+                if why is None:
+                    os.rename(old, final)
+                    olds.remove(old)
+                    out.installed = old.name
+                    break
+                out.discarded[old.name] = why
+        for kind in (_DEL, _TMP):
+            olds += gone.find(f"{head}{kind}-")
+        for stale in olds:
+            out.removed.append(stale.name)
+            shutil.rmtree(stale, ignore_errors=True)
     return out
 
 

@@ -1,8 +1,11 @@
 """Writing a file or directory so that no reader ever sees half of it, and cleaning up after
 writers that were killed (SIGKILL, power loss) before they could rename their work into place.
 
-Temp names carry the writer's process id (``.{name}.{pid}-{token}.tmp``); a later writer removes
-the ones whose process no longer runs, and leaves live writers' files alone.
+Temp names carry the writer's process id (``.{name}.{pid}-{token}.tmp``, for people), and the
+writer holds an exclusive lock on ``.{name}.writer-{pid}-{token}.lock`` until its rename
+(``core.writer_lock``); a later writer removes the temp files whose lock it takes without
+waiting (their writer was killed), and leaves live writers' files alone, in this PID namespace
+or another container's.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from pathlib import Path
 from typing import List, Optional
 
 from ..errors import AscendAccuracyError
+from . import writer_lock
 
 
 class FileWriteError(AscendAccuracyError, OSError):
@@ -34,32 +38,21 @@ class GoldenWriteError(FileWriteError):
     if any, is left as it was."""
 
 
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id exists on this machine."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, ValueError):
-        return pid > 0
-    return True
-
-
 def dead_writer_leftovers(directory: Path, prefix: str, suffix: str = "") -> List[Path]:
-    """Hidden ``{prefix}{pid}-{token}{suffix}`` entries in ``directory`` whose writing process
-    no longer runs (it was killed mid-write); live writers' entries are left alone."""
+    """Remove the hidden ``{prefix}{pid}-{token}{suffix}`` entries in ``directory`` whose writer
+    is gone (killed mid-write: its lock, ``core.writer_lock``, is free), with their lock files;
+    live writers' entries are left alone. Returns what was removed. ``prefix`` is the head
+    the writer's lock is named after (``.{name}.``)."""
     out = []
-    try:
-        entries = list(directory.iterdir())
-    except OSError:
-        return out
-    for p in entries:
-        name = p.name
-        if not name.startswith(prefix) or not name.endswith(suffix):
-            continue
-        pid = name[len(prefix):len(name) - len(suffix)].split("-", 1)[0]
-        if pid.isdigit() and not pid_alive(int(pid)):
-            out.append(p)
+    with writer_lock.Leftovers(directory, prefix) as gone:
+        for stale in gone.find(prefix, suffix):
+            try:
+                stale.unlink()
+            except IsADirectoryError:
+                continue
+            except FileNotFoundError:
+                pass
+            out.append(stale)
     return out
 
 
@@ -78,16 +71,17 @@ def atomic_write_bytes(path, data: bytes, *, what: str = "file",
     """``atomic_write_text`` of bytes written as they are: a user's file copied byte for byte
     (an AIPP file with GBK comments into a diagnosis's fix folder)."""
     path = Path(path)
-    tmp = path.parent / f".{path.name[:180]}.{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp"
+    head, token = f".{path.name[:180]}.", f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    tmp = path.parent / f"{head}{token}.tmp"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        for stale in dead_writer_leftovers(path.parent, f".{path.name[:180]}.", ".tmp"):
-            stale.unlink()
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        dead_writer_leftovers(path.parent, head, ".tmp")
+        with writer_lock.holding(path.parent, head, token):  # until the rename: not a leftover
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
     except BaseException as exc:
         try:
             tmp.unlink()
@@ -100,4 +94,4 @@ def atomic_write_bytes(path, data: bytes, *, what: str = "file",
 
 
 __all__ = ["BaselineWriteError", "FileWriteError", "GoldenWriteError", "atomic_write_bytes",
-           "atomic_write_text", "dead_writer_leftovers", "pid_alive"]
+           "atomic_write_text", "dead_writer_leftovers"]

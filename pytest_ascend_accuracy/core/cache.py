@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Callable, ContextManager, Dict, List, Mapping, Optional, Set, Tuple
 
 from ..errors import CacheError
-from . import cache_lease
+from . import cache_lease, writer_lock
 from .atomic_files import dead_writer_leftovers
 from .cache_size import MANIFEST, prune
 
@@ -372,11 +372,12 @@ def _write_stamp(path: Path, verified: Mapping[str, list]) -> None:
         with open(path / MANIFEST, encoding="utf-8") as f:
             files = json.load(f)["files"]
         used = path.stat()  # the directory's mtime orders eviction: a stamp is not a use
-        for stale in dead_writer_leftovers(path, f"{STAMP}.", ".part"):  # killed stampers
-            stale.unlink()
-        tmp = path / f"{STAMP}.{os.getpid()}-{uuid.uuid4().hex[:8]}.part"
+        token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        tmp = path / f"{STAMP}.{token}.part"
         try:
-            with open(tmp, "w", encoding="utf-8") as f:
+            dead_writer_leftovers(path, f"{STAMP}.", ".part")  # killed stampers'
+            with writer_lock.holding(path, f"{STAMP}.", token), \
+                    open(tmp, "w", encoding="utf-8") as f:
                 now = os.fstat(f.fileno()).st_ctime_ns  # the file system's clock
                 margin = FINE_MARGIN_NS if now % 1_000_000_000 else STAMP_MARGIN_NS
                 recorded = {}
@@ -388,7 +389,8 @@ def _write_stamp(path: Path, verified: Mapping[str, list]) -> None:
                         return  # too recent to vouch for: the next process hashes and stamps it
                     recorded[rel] = key
                 json.dump({"files": recorded, "stamped_ns": now}, f)
-            os.replace(tmp, path / STAMP)
+                f.flush()
+                os.replace(tmp, path / STAMP)  # under the lock: no cleanup takes it for a leftover
         finally:
             if tmp.exists():
                 tmp.unlink()

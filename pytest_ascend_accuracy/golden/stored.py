@@ -30,10 +30,13 @@ disturbed by the seven that regenerate it after it.
 file is written and fsynced the directory is renamed to ``.<name>.new-...``: that rename is the
 completeness marker, the last thing written. Then the old golden moves to ``.<name>.del-...``
 (a name recovery never restores), the new one into place, and the old one is removed: a kill
-while it is being deleted leaves a part of it only under that name. **Recovery**
-(``recover_interrupted``, run under the lock before every use) is deterministic: a complete
-``.new-*`` left by a killed writer wins (the newest, by the time in its name), else the golden
-in place stays, else an ``.old-*`` comes back only when it is known complete: one of the layout
+while it is being deleted leaves a part of it only under that name. The writer holds its lock
+(``core.writer_lock``) on all of these from before the ``.tmp-*`` until the end. **Recovery**
+(``recover_interrupted``, run under the lock before every use) is deterministic and touches
+only entries whose writer's lock it takes (a live writer's, in another container too, is left
+alone): a complete ``.new-*`` left by a killed writer wins (the newest, by the time in its
+name), else the golden in place stays, else an ``.old-*`` comes back only when it is known
+complete: one of the layout
 before write times were in these names (``.<name>.old-<pid>-<id>``, whose writer renamed it
 there whole before installing the new golden), and, when it has a ``golden.json``, holding
 every file that lists. An ``.old-*`` with a write time was left by the previous protocol while
@@ -54,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional, Tuple
 
+from ..core import writer_lock
 from ..core.atomic_files import GoldenWriteError
 from ..core.path_lock import LOCK_TIMEOUT_S, PathLocked, path_lock
 from ..core.regen import Regen
@@ -150,11 +154,18 @@ def _no_file_in_the_way(path: Path) -> None:
 
 def _store(path: Path, dump, store_inputs: bool = False) -> bool:
     """Replace the golden (caller holds the lock). False when the bytes were already there."""
-    from ..dump.npy_writer import NpyDumpWriter
-
     _no_file_in_the_way(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.{_TMP}-{_token()}"
+    token = _token()
+    # every entry of this write (.tmp-, .new-, .del-) is ours until the end: no recovery, this
+    # container's or another's, takes one for a killed writer's (core.writer_lock)
+    with writer_lock.holding(path.parent, f".{path.name}.", token):
+        return _replace(path, dump, store_inputs, path.parent / f".{path.name}.{_TMP}-{token}")
+
+
+def _replace(path: Path, dump, store_inputs: bool, tmp: Path) -> bool:
+    from ..dump.npy_writer import NpyDumpWriter
+
     try:
         files = {}
         with NpyDumpWriter(tmp, private=True) as writer:  # tmp is ours until renamed whole

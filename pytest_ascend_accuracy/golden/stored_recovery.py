@@ -49,24 +49,12 @@ class Recovery:
         return "; ".join(parts)
 
 
-def _leftovers(path: Path, kind: str) -> List[Path]:
-    """``.<name>.<kind>-<pid>-...`` entries next to ``path`` left by writers that are gone. The
-    caller holds the lock, so a writer of this package using it is never among them; an entry
-    of another live process (one that locks elsewhere) is left alone all the same."""
-    from ..core.atomic_files import pid_alive
-
-    prefix = f".{path.name}.{kind}-"
-    try:
-        entries = [p for p in path.parent.iterdir() if p.name.startswith(prefix)]
-    except OSError:
-        return []
-    out = []
-    for p in entries:
-        pid = p.name[len(prefix):].split("-", 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and pid_alive(int(pid)):
-            continue
-        out.append(p)
-    return out
+def _leftovers(gone, path: Path, kind: str) -> List[Path]:
+    """``.<name>.<kind>-<pid>-...`` entries next to ``path`` left by writers that are gone
+    (``gone``: a ``core.writer_lock.Leftovers``, which holds their locks): an entry of a live
+    writer (one that locks elsewhere: another container's golden lock is in its own /tmp) is
+    left alone, whatever its pid says here."""
+    return gone.find(f".{path.name}.{kind}-", pid_named=False)
 
 
 def _written_ns(leftover: Path) -> Tuple[int, str]:
@@ -95,19 +83,43 @@ def _not_restorable(old: Path) -> Optional[str]:
 
 
 def _recover(path: Path) -> Recovery:
-    out = Recovery(path)
-    news = sorted(_leftovers(path, _NEW), key=_written_ns)
-    olds = sorted(_leftovers(path, _OLD), key=_written_ns)
-    doomed = _leftovers(path, _DEL) + _leftovers(path, _TMP)
-    if news:
-        winner = news.pop()
+    from ..core import writer_lock
+
+    with writer_lock.Leftovers(path.parent, f".{path.name}.") as gone:  # their locks held
+        out = Recovery(path)
+        news = sorted(_leftovers(gone, path, _NEW), key=_written_ns)
+        olds = sorted(_leftovers(gone, path, _OLD), key=_written_ns)
+        doomed = _leftovers(gone, path, _DEL) + _leftovers(gone, path, _TMP)
+        if news:
+            _install(path, news.pop(), out)
+        _settle(path, out, news, olds, doomed)
+    return out
+
+
+def _install(path: Path, winner: Path, out: Recovery) -> None:
+    """Put a killed writer's complete new golden in place; the golden there (if any) goes
+    aside under a ``.del-`` this process holds the writer lock of until it is removed."""
+    from ..core import writer_lock
+
+    token = _token()
+    with writer_lock.holding(path.parent, f".{path.name}.", token):
+        aside = None
         if os.path.lexists(path):
-            aside = path.parent / f".{path.name}.{_DEL}-{_token()}"
+            aside = path.parent / f".{path.name}.{_DEL}-{token}"
             os.rename(path, aside)
-            doomed.append(aside)
         os.rename(winner, path)
         out.installed = winner.name
-    elif not os.path.lexists(path):
+        if aside is not None:
+            out.removed.append(aside.name)
+            _fsync_dir(path.parent)
+            _remove(aside)
+
+
+def _settle(path: Path, out: Recovery, news: List[Path], olds: List[Path],
+            doomed: List[Path]) -> None:
+    """Restore a known-complete old golden where none is in place and none was installed;
+    remove every other leftover found."""
+    if out.installed is None and not os.path.lexists(path):
         for old in reversed(olds):  # the newest known-complete one
             why = _not_restorable(old)
             if why is None:
@@ -121,7 +133,6 @@ def _recover(path: Path) -> Recovery:
         _remove(stale)
     if out:
         _fsync_dir(path.parent)
-    return out
 
 
 def _token() -> str:

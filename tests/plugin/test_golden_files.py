@@ -112,11 +112,16 @@ def test_a_killed_writers_temp_dir_is_swept_by_the_next_write(tmp_path):
     from pytest_ascend_accuracy.dump.model import DumpSet
     from pytest_ascend_accuracy.golden.stored import store_golden
 
-    dead = tmp_path / ".golden.tmp-999999-deadbeef"  # no process 999999: its writer was killed
+    from pytest_ascend_accuracy.core import writer_lock
+
+    dead = tmp_path / ".golden.tmp-999999-deadbeef"  # its writer was killed: its lock is free
     dead.mkdir()
     (dead / "half.npy").write_bytes(b"\x93NUMPY")
-    live = tmp_path / f".golden.tmp-{os.getppid()}-cafe0000"  # another live process's
-    live.mkdir()
-    store_golden(tmp_path / "golden", DumpSet.from_arrays({"op": [np.ones(2, np.float32)]}))
-    assert not dead.exists() and live.exists()
+    # a live writer's, named with a pid no process has here (one of another PID namespace):
+    # its lock decides, not its pid
+    with writer_lock.holding(tmp_path, ".golden.", "999998-cafe0000"):
+        live = tmp_path / ".golden.tmp-999998-cafe0000"
+        live.mkdir()
+        store_golden(tmp_path / "golden", DumpSet.from_arrays({"op": [np.ones(2, np.float32)]}))
+        assert not dead.exists() and live.exists()
     assert [p.name.split(".")[:2] for p in (tmp_path / "golden").iterdir()] == [["op", "0"]]
