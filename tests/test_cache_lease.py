@@ -3,6 +3,8 @@ process ids: a session in another PID namespace (a second CI container on one ca
 keeps its entry through a prune, a killed one's lease goes with it, a session that comes while
 a pruner evicts waits and rebuilds, and a session past its file-descriptor budget pins the
 cache with one more file instead of one per entry."""
+import errno
+import fcntl
 import os
 import shutil
 import socket
@@ -179,3 +181,69 @@ def test_max_fds_is_a_quarter_of_the_soft_limit():
 
 def _manifest(root, key):
     return (Cache(root).entry_path("om", key) / ".manifest.json").read_bytes()
+
+
+class _RefusingFcntl:
+    """``fcntl`` of a file system that refuses ``flock`` (some NFS mounts): ``ENOLCK``."""
+    LOCK_EX, LOCK_SH, LOCK_NB, LOCK_UN = fcntl.LOCK_EX, fcntl.LOCK_SH, fcntl.LOCK_NB, fcntl.LOCK_UN
+
+    @staticmethod
+    def flock(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+
+def test_where_flock_is_refused_a_prune_keeps_every_entry_and_says_why(tmp_path, monkeypatch,
+                                                                       capsys):
+    """No lease can be seen there: evicting would remove entries running sessions use, so
+    they stay, each said so (``cache --clear`` printed 'removed 0 entries', nothing else)."""
+    _fill(tmp_path, 2)
+    monkeypatch.setattr(cache_lease, "fcntl", _RefusingFcntl)
+    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--clear"]) == 0
+    out = capsys.readouterr().out
+    assert "removed 0 entries" in out, out
+    for key in ("k0", "k1"):
+        assert (f"  kept om/{key} ({100 + len(_manifest(tmp_path, key))} B): cannot tell "
+                f"whether a session uses it: this file system refuses file locks (flock): No "
+                f"locks available") in out, out
+    session = Cache(tmp_path, max_bytes=0)  # a bounded session's prune: the same, said
+    session.get_or_build("om", "k2", lambda tmp: (tmp / "data.bin").write_bytes(b"x" * 100))
+    done = prune(session, 0)
+    assert done.removed == [] and [e.key for e in done.kept_held] == ["k0", "k1", "k2"]
+    assert all(e.why.startswith(cache_lease.REFUSED) for e in done.kept_held)
+    session.release()
+    assert len(entries(Cache(tmp_path))) == 3
+
+
+def test_a_lease_taken_on_a_file_a_prune_removed_meanwhile_is_retaken(tmp_path, monkeypatch):
+    """A session opens the lease file, a prune evicts the entry and unlinks that file, then
+    the session locks what it opened: held on the unlinked file, no prune would see it, and
+    the entry it rebuilt was evicted under it (``_same_file`` makes it lease the new file)."""
+    _fill(tmp_path)
+    opened, pruned = threading.Event(), threading.Event()
+    real_open = cache_lease._open
+
+    def slow_open(path, create):
+        fd = real_open(path, create)
+        if threading.current_thread().name == "session" and not opened.is_set():
+            opened.set()
+            pruned.wait(30)
+        return fd
+
+    monkeypatch.setattr(cache_lease, "_open", slow_open)
+    got = {}
+
+    def session():
+        got["cache"] = Cache(tmp_path)
+        got["path"] = got["cache"].get_or_build(
+            "om", "k0", lambda tmp: (tmp / "data.bin").write_bytes(b"x" * 100))
+
+    thread = threading.Thread(target=session, name="session")
+    thread.start()
+    assert opened.wait(30)
+    assert [e.key for e in prune(Cache(tmp_path), 0).removed] == ["k0"]
+    pruned.set()
+    thread.join(30)
+    done = prune(Cache(tmp_path), 0)
+    assert done.removed == [] and [e.key for e in done.kept_held] == ["k0"]
+    assert (got["path"] / "data.bin").read_bytes() == b"x" * 100
+    got["cache"].release()

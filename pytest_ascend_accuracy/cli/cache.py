@@ -68,8 +68,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"cache {root}: removed {_entries(n)} "
               f"({format_size(done.freed)}){dead}; {format_size(done.total_after)} left")
         for e in done.kept_held:
-            print(f"  kept {e.namespace}/{e.key[:12]} ({format_size(e.size)}): in use by "
-                  f"{e.held_by}")
+            print(f"  kept {e.namespace}/{e.key[:12]} ({format_size(e.size)}): "
+                  f"{e.why or 'in use by ' + e.held_by}")
         return EXIT_OK
     listed = entries(cache)
     by_ns = defaultdict(lambda: [0, 0])

@@ -16,7 +16,9 @@ on NFS, Linux emulates ``flock`` with NFS byte-range locks (since 2.6.12), which
 clients only where the server and clients run lock support (NLM/lockd for NFSv3, built into
 NFSv4); a mount with ``nolock`` or ``local_lock=flock``/``all`` keeps them on each client, so
 sessions on two machines sharing such a mount do not see each other's leases (nor each other's
-build locks, which are ``flock`` as well). Without ``fcntl`` (Windows) no lease is taken.
+build locks, which are ``flock`` as well). Without ``fcntl`` (Windows), or where the file
+system refuses ``flock`` (``ENOLCK``, ``EOPNOTSUPP``), no lease is taken, and a prune cannot
+tell a used entry from an unused one: it keeps every entry and says why (``REFUSED``).
 
 Bounded file descriptors: one open file per leased entry, up to ``max_fds()`` (a quarter of
 the soft ``RLIMIT_NOFILE``, at most 1024). A session that uses more entries at once takes a
@@ -49,6 +51,12 @@ SUFFIX = ".lease"
 ALL = "all.lease"
 #: errnos of a lock another open file holds
 _BUSY = (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
+#: errnos of a file system (or platform) that refuses ``flock`` altogether
+REFUSING = (errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP),
+            errno.ENOSYS, errno.EINVAL)
+#: why a prune keeps an entry where no lock can be taken
+REFUSED = ("cannot tell whether a session uses it: this file system refuses file locks "
+           "(flock)")
 #: a lease file is truncated before a line is added once it holds this many bytes
 _RECORD_MAX = 4096
 
@@ -155,7 +163,7 @@ def try_exclusive(path: Path) -> Optional[int]:
     missing, so a session that comes after waits for it): its open file, or None while any
     session holds a lease. ``OSError`` where the file cannot be opened or locked at all."""
     if fcntl is None:  # pragma: no cover
-        raise OSError(errno.ENOLCK, "no fcntl: no leases")
+        raise OSError(errno.ENOLCK, "no fcntl on this platform (Windows)")
     for _ in range(8):
         fd = _open(path, create=True)
         if fd is None:
@@ -215,5 +223,5 @@ def recorded(path: Path, n: int = 3) -> List[str]:
     return out[::-1]
 
 
-__all__ = ["ALL", "SUFFIX", "held", "max_fds", "recorded", "release", "remove_locked",
-           "take", "try_exclusive"]
+__all__ = ["ALL", "REFUSED", "REFUSING", "SUFFIX", "held", "max_fds", "recorded", "release",
+           "remove_locked", "take", "try_exclusive"]

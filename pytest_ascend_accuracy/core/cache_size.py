@@ -20,7 +20,7 @@ import shutil
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from ..errors import ConfigError
 from . import cache_lease
@@ -124,6 +124,8 @@ class Entry:
     last_used: float
     holders: tuple = ()
     held_by: str = ""
+    #: why a prune kept it though no session is known to hold it (no file locks here, ...)
+    why: str = ""
 
 
 def _entry_size(path: Path) -> int:
@@ -247,14 +249,17 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
                 result.kept_held.append(replace(
                     entry, held_by="another process building it (its key lock is held)"))
                 continue
-            except OSError:
+            except OSError as exc:
+                result.kept_held.append(replace(entry, why=_cannot_lock(exc, "its key lock")))
                 continue
             try:
-                who = _evict(cache, entry)
-                if not who:
+                who, why = _evict(cache, entry)
+                if not who and not why:
                     result.removed.append(entry)
                     total -= entry.size
-                elif who != "-":
+                elif why:
+                    result.kept_held.append(replace(entry, why=why))
+                else:
                     names = cache_lease.recorded(cache.lease_path(entry.namespace, entry.key))
                     result.kept_held.append(replace(entry, held_by=who, holders=tuple(names)))
             finally:
@@ -326,29 +331,39 @@ def _drop_dead_build(cache: Cache, tmp: Path) -> bool:
         lock.release()
 
 
-def _evict(cache: Cache, entry: Entry) -> str:
-    """Remove the entry (its key lock held) unless a session holds a lease on it: "" when
-    removed, else who holds it ("-": it could not be removed). The lease file's exclusive lock
-    is held until the entry and the lease file are gone: a session that comes meanwhile waits,
-    then finds no entry and builds it under the key lock. The entry is moved aside in one
-    rename, then deleted: a pruner killed midway leaves no half entry in place."""
+def _evict(cache: Cache, entry: Entry) -> Tuple[str, str]:
+    """Remove the entry (its key lock held) unless a session holds a lease on it: ``("", "")``
+    when removed, else (who holds it, "") or ("", why it could not be removed). The lease
+    file's exclusive lock is held until the entry and the lease file are gone: a session that
+    comes meanwhile waits, then finds no entry and builds it under the key lock. The entry is
+    moved aside in one rename, then deleted: a pruner killed midway leaves no half entry in
+    place. Where no lock can be taken (no ``fcntl``, a file system refusing ``flock``) the entry
+    is kept and said so, never evicted: no session's lease can be seen there, and removing an
+    entry a running session uses fails its tests, where an unbounded cache only costs disk."""
     lease = cache.lease_path(entry.namespace, entry.key)
     try:
         fd = cache_lease.try_exclusive(lease)
-    except OSError:
-        return "-"
+    except OSError as exc:
+        return "", _cannot_lock(exc, f"its lease file {lease}")
     if fd is None:
-        return held_by(cache, entry.namespace, entry.key) or _lessees(lease)
+        return held_by(cache, entry.namespace, entry.key) or _lessees(lease), ""
     try:
         aside = entry.path.parent / f".evict-{entry.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
             os.rename(entry.path, aside)
-        except OSError:
-            return "-"
+        except OSError as exc:
+            return "", f"cannot move it aside to remove it: {exc.strerror or exc}"
         shutil.rmtree(aside, ignore_errors=True)
     finally:
         cache_lease.remove_locked(lease, fd)
-    return ""
+    return "", ""
+
+
+def _cannot_lock(exc: OSError, what: str) -> str:
+    """Why an entry stays whose lock could not be taken (``exc``)."""
+    if exc.errno in cache_lease.REFUSING:
+        return f"{cache_lease.REFUSED}: {exc.strerror or exc}"
+    return f"cannot lock {what}: {exc.strerror or exc}"
 
 
 def _drop_stale_leases(cache: Cache) -> None:

@@ -97,8 +97,9 @@ def _hold(path: Path) -> Optional[int]:
             return None  # the write itself fails next, saying why
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # a cleaner may hold it a moment: it then removes it
-        except OSError:
+        except OSError:  # a file system refusing flock: the file would only pile up
             os.close(fd)
+            _unlink(path)
             return None
         if _same_file(fd, path):
             return fd
@@ -179,6 +180,7 @@ class Leftovers:
         if fcntl is None:  # pragma: no cover
             return None
         for _ in range(8):
+            created = not os.path.lexists(path)
             try:
                 fd = os.open(path, os.O_RDWR | os.O_CREAT | _CLOEXEC, 0o666)
             except OSError:
@@ -190,7 +192,11 @@ class Leftovers:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
                 os.close(fd)
-                return _HELD if exc.errno in _BUSY else None
+                if exc.errno in _BUSY:
+                    return _HELD
+                if created:  # flock refused: the file created here would only pile up
+                    _unlink(path)
+                return None
             if _same_file(fd, path):
                 return fd
             os.close(fd)  # its writer finished and removed it: look again
@@ -207,14 +213,10 @@ class Leftovers:
         lock_head = f"{self.head}writer-"
         for name in names:  # lock files of gone writers that no entry named
             if self._is_lock(name):
-                token = name[len(lock_head):-len(".lock")]
-                if token not in self._claimed and token not in self._alive:
-                    fd = self._claim(self.directory / name)
-                    if fd is not None and fd != _HELD:
-                        self._claimed[token] = fd
+                self.gone(name[len(lock_head):-len(".lock")])  # (where no lock: by its pid)
         for token, fd in self._claimed.items():
-            if fd != _NO_LOCK:
-                _unlink(self.directory / lock_name(self.head, token))
+            _unlink(self.directory / lock_name(self.head, token))
+            if fd != _NO_LOCK:  # (where no lock: the pid said gone, nothing is held)
                 os.close(fd)
         self._claimed.clear()
         self._alive.clear()

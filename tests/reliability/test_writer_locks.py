@@ -7,11 +7,14 @@ Before the locks, a stored golden's recovery in this namespace removed the other
 ``.mlp.tmp-40000-...`` mid-write (its writer failed "cannot write stored golden: No such file
 or directory"), or installed its complete ``.mlp.new-*`` under it, so that its own next rename
 moved the new golden aside to ``.mlp.del-*`` and the golden was gone."""
+import errno
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -228,3 +231,81 @@ def test_a_cleaner_waits_for_no_one_and_a_writer_waits_for_a_cleaner(tmp_path):
     with writer_lock.Leftovers(tmp_path, ".g.") as gone:
         gone.find(".g.tmp-")
     assert _hidden(tmp_path) == [entry.name]
+
+
+class _RefusingFcntl:
+    """``fcntl`` of a file system that refuses ``flock`` (some NFS mounts): ``ENOLCK``."""
+    LOCK_EX, LOCK_SH, LOCK_NB, LOCK_UN = fcntl.LOCK_EX, fcntl.LOCK_SH, fcntl.LOCK_NB, fcntl.LOCK_UN
+
+    @staticmethod
+    def flock(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+
+def test_where_flock_is_refused_writes_leave_no_lock_files(tmp_path, monkeypatch):
+    """Each write created its lock file, could not lock it and left it (20 writes of a
+    baseline: 20 ``.baseline.json.writer-*.lock``); a cleanup removed none of them. Now the
+    write removes what it created, and a cleanup removes a gone writer's, judged by its pid."""
+    monkeypatch.setattr(writer_lock, "fcntl", _RefusingFcntl)
+    path = tmp_path / "baseline.json"
+    for i in range(5):
+        atomic_write_text(path, f"{i}\n")
+    assert _hidden(tmp_path) == [] and path.read_text() == "4\n"
+    dead = tmp_path / writer_lock.lock_name(".baseline.json.", f"{_free_pid()}-abc")
+    live = tmp_path / writer_lock.lock_name(".baseline.json.", f"{os.getpid()}-def")
+    dead.write_text("")
+    live.write_text("")  # (a writer running here: its pid alive, its file kept)
+    atomic_write_text(path, "5\n")
+    assert _hidden(tmp_path) == [live.name]
+    with writer_lock.Leftovers(tmp_path, ".g.") as gone:  # a claim creates none either
+        assert gone.gone("1-abc") is False and gone.gone(f"{_free_pid()}-x") is True
+    assert _hidden(tmp_path) == [live.name]
+
+
+def test_a_writer_whose_removed_lock_file_a_cleaner_took_locks_the_new_one(
+        tmp_path, monkeypatch):
+    """The writer opens its lock file, a cleaner takes and removes it, then the writer locks
+    what it opened: held on an unlinked file, the next write's cleanup took it for gone and
+    removed its temp file mid-write ('cannot write file: No such file or directory');
+    ``_same_file`` makes it lock the file at the path instead."""
+    target = tmp_path / "default.yaml"
+    opened, cleaned, written, checked = (threading.Event() for _ in range(4))
+    real_open, real_fsync = os.open, os.fsync
+
+    def slow_open(path, flags, mode=0o777, **kw):
+        fd = real_open(path, flags, mode, **kw)
+        if (threading.current_thread().name == "writer" and "writer-" in str(path)
+                and not opened.is_set()):
+            opened.set()
+            cleaned.wait(30)
+        return fd
+
+    def slow_fsync(fd):
+        if threading.current_thread().name == "writer":
+            written.set()
+            checked.wait(30)
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "open", slow_open)
+    monkeypatch.setattr(os, "fsync", slow_fsync)
+    said = []
+
+    def write():
+        try:
+            atomic_write_text(target, "theirs\n")
+            said.append("writer: OK")
+        except Exception as exc:
+            said.append(f"writer: FAILED {exc}")
+
+    thread = threading.Thread(target=write, name="writer")
+    thread.start()
+    assert opened.wait(30)
+    with writer_lock.Leftovers(tmp_path, ".default.yaml."):
+        pass  # its close() takes the writer's fresh lock file for a gone writer's: removed
+    cleaned.set()
+    assert written.wait(30)
+    atomic_write_text(target, "ours\n")  # another write's cleanup, while the writer writes
+    checked.set()
+    thread.join(30)
+    assert said == ["writer: OK"] and target.read_text() == "theirs\n"
+    assert _hidden(tmp_path) == []
