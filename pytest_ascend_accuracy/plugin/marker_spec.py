@@ -79,7 +79,7 @@ def validate_threshold(value: Any, where: Optional[str], what: str = "threshold"
     """A cosine threshold lies within [0, 1]; an error-metric threshold is a finite number
     >= 0 (``max_abs <= 2.5`` is meaningful). Bools and NaN are refused."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ConfigError(where, f"{what} must be a number, got {value!r}")
+        raise ConfigError(where, f"{what} must be a number, got {value!r}{_text_number(value)}")
     value = float(value)
     if metric == "cosine":
         if math.isnan(value) or not 0.0 <= value <= 1.0:
@@ -87,6 +87,27 @@ def validate_threshold(value: Any, where: Optional[str], what: str = "threshold"
     elif not math.isfinite(value) or value < 0.0:
         raise ConfigError(where, f"{what} for {metric} must be a finite number >= 0, got {value!r}")
     return value
+
+
+def _text_number(value: Any) -> str:
+    """What to write for a number given as text: YAML (1.1, as PyYAML reads it) takes ``1e-4``
+    and ``2.0e5`` (no dot, or no sign in the exponent) as strings (a review: ``{max_abs: 1e-4}`` was refused as 'must
+    be a number, got '1e-4'' with nothing saying why)."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        number = float(value)
+    except ValueError:
+        return ""
+    if not math.isfinite(number):
+        return ""
+    mantissa, sep, exponent = value.strip().lower().partition("e")
+    if not sep:
+        return ""
+    mantissa = mantissa if "." in mantissa else f"{mantissa}.0"
+    exponent = exponent if exponent[:1] in ("+", "-") else f"+{exponent}"
+    return (f" (text, not a number: YAML reads a number with an exponent as one only with a dot "
+            f"and a signed exponent; write {mantissa}e{exponent})")
 
 
 def validate_metric(value: Any, where: Optional[str]) -> str:
