@@ -104,4 +104,12 @@ class Plan:
             return Plan([PlannedOp.from_json(d) for d in data["ops"]], list(data["model_inputs"]),
                         list(data["model_outputs"]), dict(data.get("info", {})))
         except (OSError, ValueError, KeyError, TypeError) as exc:
+            if isinstance(exc, FileNotFoundError) and not Path(path).parent.exists():
+                # its whole cache entry went while this session used it (a CI trial read
+                # "unreadable emulator plan ([Errno 2] ...)": the entry evicted mid-test)
+                raise DumpFormatError(
+                    Path(path).parent, "this converted model's cache entry was removed while "
+                    "the session used it (by hand, or by a prune that does not see this "
+                    "session's lease: another machine without shared file locks, or an older "
+                    "release of this plugin); run the test again to convert it anew") from exc
             raise DumpFormatError(path, f"unreadable emulator plan ({exc})") from exc
