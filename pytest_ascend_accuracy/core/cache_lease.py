@@ -40,6 +40,8 @@ import time
 from pathlib import Path
 from typing import List, Optional
 
+from .lock_files import BUSY, same_file, unlink_quiet
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no shared locks, no leases
@@ -49,8 +51,6 @@ except ImportError:  # pragma: no cover - Windows: no shared locks, no leases
 SUFFIX = ".lease"
 #: the lease of every entry at once, for a session past its file-descriptor budget
 ALL = "all.lease"
-#: errnos of a lock another open file holds
-_BUSY = (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
 #: errnos of a file system (or platform) that refuses ``flock`` altogether
 REFUSING = (errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP),
             errno.ENOSYS, errno.EINVAL)
@@ -88,14 +88,6 @@ def _open(path: Path, create: bool) -> Optional[int]:
         return None
 
 
-def _same_file(fd: int, path: Path) -> bool:
-    """The locked file is still the one at ``path`` (a pruner unlinks it under its lock)."""
-    try:
-        return os.fstat(fd).st_ino == os.stat(path).st_ino
-    except OSError:
-        return False
-
-
 def take(path: Path, timeout: float) -> Optional[int]:
     """Hold a shared lease on ``path``: its open file, or None where none can be taken (a
     read-only cache nothing can prune, no ``fcntl``). Waits while a pruner holds it (it is
@@ -120,7 +112,7 @@ def take(path: Path, timeout: float) -> Optional[int]:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError as exc:
             os.close(fd)
-            if exc.errno not in _BUSY:
+            if exc.errno not in BUSY:
                 return None  # a file system without locks: nothing can prune under it either
             if time.monotonic() > deadline:
                 raise TimeoutError(f"{path}: held exclusively for {timeout:.0f}s") from None
@@ -128,7 +120,7 @@ def take(path: Path, timeout: float) -> Optional[int]:
             pause = min(pause * 2, 0.1)
             continue
         # (exclusive to shared is not atomic: a pruner may have removed the file in between)
-        if _same_file(fd, path):
+        if same_file(fd, path):
             _record(fd, alone)
             return fd
         os.close(fd)  # a pruner removed the file while we waited: lease the new one
@@ -172,10 +164,10 @@ def try_exclusive(path: Path) -> Optional[int]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             os.close(fd)
-            if exc.errno in _BUSY:
+            if exc.errno in BUSY:
                 return None
             raise
-        if _same_file(fd, path):
+        if same_file(fd, path):
             return fd
         os.close(fd)
     return None  # pragma: no cover - another pruner kept replacing it
@@ -184,10 +176,7 @@ def try_exclusive(path: Path) -> Optional[int]:
 def remove_locked(path: Path, fd: int) -> None:
     """Unlink the lease file while holding its exclusive lock, then let go: sessions waiting
     on the old file see it gone and lease a new one."""
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+    unlink_quiet(path)
     release(fd)
 
 
@@ -201,7 +190,7 @@ def held(path: Path) -> bool:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
-        return exc.errno in _BUSY
+        return exc.errno in BUSY
     finally:
         os.close(fd)
     return False

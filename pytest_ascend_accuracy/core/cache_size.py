@@ -24,6 +24,7 @@ from typing import Any, List, Optional, Tuple
 
 from ..errors import ConfigError
 from . import cache_lease
+from .lock_files import unlink_quiet
 
 #: an entry's manifest of its files (sizes, sha256), written last by ``core.cache``
 MANIFEST = ".manifest.json"
@@ -379,7 +380,7 @@ def _drop_stale_leases(cache: Cache) -> None:
         return
     for name in names:
         if LEGACY_LEASE in name:
-            _unlink(locks / name)
+            unlink_quiet(locks / name)
             continue
         stem = name[:-len(cache_lease.SUFFIX)] if name.endswith(cache_lease.SUFFIX) else ""
         namespace, _, key = stem.rpartition("-")
@@ -394,10 +395,3 @@ def _drop_stale_leases(cache: Cache) -> None:
                 cache_lease.release(fd)  # built meanwhile (its builder has let go already)
             else:
                 cache_lease.remove_locked(locks / name, fd)
-
-
-def _unlink(path: Path) -> None:
-    try:
-        path.unlink()
-    except OSError:
-        pass

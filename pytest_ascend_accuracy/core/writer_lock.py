@@ -26,18 +26,17 @@ killed writer's.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Set
+
+from .lock_files import BUSY, same_file, unlink_quiet
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: pids decide
     fcntl = None
 
-#: errnos of a lock another open file holds
-_BUSY = (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 #: what ``Leftovers.gone`` holds for a writer judged by its pid (no lock possible)
 _NO_LOCK = -1
@@ -62,16 +61,6 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def _same_file(fd: int, path: Path) -> bool:
-    """The locked file is still the one at ``path`` (a cleaner unlinks it under its lock)."""
-    try:
-        st = os.stat(fd)
-        now = os.stat(path)
-    except OSError:
-        return False
-    return (st.st_ino, st.st_dev) == (now.st_ino, now.st_dev)
-
-
 @contextlib.contextmanager
 def holding(directory, head: str, token: str) -> Iterator[None]:
     """Hold this write's lock in ``directory`` while the block creates, renames and removes the
@@ -83,7 +72,7 @@ def holding(directory, head: str, token: str) -> Iterator[None]:
         yield
     finally:
         if fd is not None:
-            _unlink(path)  # still ours: a cleaner removes it only holding its lock
+            unlink_quiet(path)  # still ours: a cleaner removes it only holding its lock
             os.close(fd)
 
 
@@ -99,19 +88,12 @@ def _hold(path: Path) -> Optional[int]:
             fcntl.flock(fd, fcntl.LOCK_EX)  # a cleaner may hold it a moment: it then removes it
         except OSError:  # a file system refusing flock: the file would only pile up
             os.close(fd)
-            _unlink(path)
+            unlink_quiet(path)
             return None
-        if _same_file(fd, path):
+        if same_file(fd, path):
             return fd
         os.close(fd)  # a cleaner removed it while we waited: lock the new one
     return None  # pragma: no cover
-
-
-def _unlink(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 def _pid_of(token: str) -> Optional[int]:
@@ -192,12 +174,12 @@ class Leftovers:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
                 os.close(fd)
-                if exc.errno in _BUSY:
+                if exc.errno in BUSY:
                     return _HELD
                 if created:  # flock refused: the file created here would only pile up
-                    _unlink(path)
+                    unlink_quiet(path)
                 return None
-            if _same_file(fd, path):
+            if same_file(fd, path):
                 return fd
             os.close(fd)  # its writer finished and removed it: look again
         return _HELD  # pragma: no cover - replaced eight times: writers keep finishing
@@ -215,7 +197,7 @@ class Leftovers:
             if self._is_lock(name):
                 self.gone(name[len(lock_head):-len(".lock")])  # (where no lock: by its pid)
         for token, fd in self._claimed.items():
-            _unlink(self.directory / lock_name(self.head, token))
+            unlink_quiet(self.directory / lock_name(self.head, token))
             if fd != _NO_LOCK:  # (where no lock: the pid said gone, nothing is held)
                 os.close(fd)
         self._claimed.clear()
