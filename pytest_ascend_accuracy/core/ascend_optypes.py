@@ -108,6 +108,12 @@ def ascend_type(onnx_type: str) -> str:
     return ASCEND_TYPES.get(onnx_type, onnx_type)
 
 
+def is_cube(op_type: str) -> bool:
+    """Whether an op of this type (ONNX, as a golden or an emulator names it, or Ascend, as a
+    device dump does) runs on the Cube unit (``CUBE_TYPES``)."""
+    return ascend_type(op_type or "") in CUBE_TYPES
+
+
 def parser_type(onnx_type: str) -> str:
     """The type ATC's ONNX parser gives an op of this ONNX type (``PARSER_TYPES``)."""
     return PARSER_TYPES.get(onnx_type, onnx_type)

@@ -96,9 +96,9 @@ def nonfinite_in_range(verdict: Verdict) -> str:
 def on_cube(row) -> bool:
     """Whether ``row``'s op runs on the Cube unit (Conv, MatMul, Gemm and the ops ATC fuses
     into them), whose inputs and weights stay float16 in high precision."""
-    from ..core.ascend_optypes import CUBE_TYPES, ascend_type
+    from ..core.ascend_optypes import is_cube
 
-    return ascend_type(row.op_type) in CUBE_TYPES
+    return is_cube(row.op_type)
 
 
 def cube_ops_kept(row) -> Tuple[str, ...]:

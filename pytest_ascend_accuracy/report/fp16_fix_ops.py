@@ -223,11 +223,11 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
     """Whether converting in high precision can keep ``names`` (a keep_dtype fix's ops) within
     float16: not when one of them runs on the Cube unit (``CUBE_TYPES``), whose inputs stay
     float16 under high precision (a MatMul fused with a Mul by 1e5 still overflowed)."""
-    from ..core.ascend_optypes import CUBE_TYPES
+    from ..core.ascend_optypes import is_cube
 
     wanted = set(names)
     for f in verdict.failures:
         r = f.row
-        if r.op_type in CUBE_TYPES and wanted & {r.op_name, r.golden_name, *r.original_names}:
+        if is_cube(r.op_type) and wanted & {r.op_name, r.golden_name, *r.original_names}:
             return False
     return True

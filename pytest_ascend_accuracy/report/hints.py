@@ -286,9 +286,9 @@ def _cube_in(range_inputs: Sequence) -> bool:
     """Whether a finding's op runs on the Cube unit: high precision still rounds its operands
     and outputs to float16 (a producer whose output underflows need not be a failing op, which
     ``high_precision_may_fix`` looks at)."""
-    from ..core.ascend_optypes import CUBE_TYPES, ascend_type
+    from ..core.ascend_optypes import is_cube
 
-    return any(ascend_type(getattr(f, "op_type", "")) in CUBE_TYPES for f in range_inputs)
+    return any(is_cube(getattr(f, "op_type", "")) for f in range_inputs)
 
 
 def aipp_first_op(actual, verdict, result) -> Optional[Hint]:
@@ -380,7 +380,7 @@ def integer_upstream(verdict, golden, rows, model=None) -> Optional[Upstream]:
     (``compare.fp16_range.ops_upstream``); where those are unknown, the rows before it in graph
     order only say whether a Cube op may feed it."""
     from ..compare.fp16_range import ops_upstream
-    from ..core.ascend_optypes import CUBE_TYPES, ascend_type
+    from ..core.ascend_optypes import is_cube
 
     first = verdict.first
     m = first.row.metrics if first is not None else None
@@ -390,9 +390,9 @@ def integer_upstream(verdict, golden, rows, model=None) -> Optional[Upstream]:
     up = ops_upstream(golden, own, model=model) if own else None
     if up is None:
         cube = [r.label for r in rows if r.order < first.row.order
-                and ascend_type(r.op_type) in CUBE_TYPES]
+                and is_cube(r.op_type)]
         return Upstream(tuple(dict.fromkeys(cube)))
     known = {n for r in rows for n in (r.golden_name, *r.original_names) if n}
     chain = [n for n in up if n in known] + [n for n in own if n not in up]
-    return Upstream(tuple(n for n, t in up.items() if ascend_type(t) in CUBE_TYPES),
+    return Upstream(tuple(n for n, t in up.items() if is_cube(t)),
                     tuple(dict.fromkeys(chain)))

@@ -83,7 +83,7 @@ def float16_upstream(verdict: Verdict, rows: Sequence[TensorCompare], golden=Non
     every row before it in graph order (an op earlier need not feed it: keeping it is harmless).
     None where the first failure is no tiny row."""
     from ..compare.fp16_range import ops_upstream
-    from ..core.ascend_optypes import CUBE_TYPES, ascend_type
+    from ..core.ascend_optypes import is_cube
     from .upstream import Upstream
     from .model_spelling import row_model_name
 
@@ -98,7 +98,7 @@ def float16_upstream(verdict: Verdict, rows: Sequence[TensorCompare], golden=Non
         if name in kept or every:
             return False
         return (row is not None and row.dtype in FLOAT16_DTYPES) or (
-            ascend_type(op_type) in CUBE_TYPES)
+            is_cube(op_type))
 
     own = tuple(first.original_names) or tuple(n for n in (first.golden_name,) if n)
     up = ops_upstream(golden, own, model=model) if golden is not None and own else None
@@ -117,7 +117,7 @@ def float16_upstream(verdict: Verdict, rows: Sequence[TensorCompare], golden=Non
             name = row_model_name(r) or r.op_name
             if r.order < first.order and r is not first and float16(name, r.op_type, r):
                 found[name] = r.op_type
-    return Upstream(tuple(n for n, t in found.items() if ascend_type(t) in CUBE_TYPES),
+    return Upstream(tuple(n for n, t in found.items() if is_cube(t)),
                     tuple(found))
 
 
