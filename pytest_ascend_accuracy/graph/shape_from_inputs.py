@@ -15,17 +15,31 @@ import numpy as np
 from .onnx_graph import declared_shape, graph_inputs, load_model, parse_input_shape
 
 
+#: model digest -> the names of its tensor inputs with a dimension it leaves open, in order
+_OPEN: Dict[str, Tuple[str, ...]] = {}
+
+
 def left_dynamic(model, input_shape=None) -> List[str]:
     """The tensor inputs of ``model`` with a dimension (or their whole shape) that neither the
-    model nor ``input_shape`` fixes, in input order."""
+    model nor ``input_shape`` fixes, in input order. The model is read once per content (every
+    ``ascend_model`` call and every run of a shape-deferred one asks)."""
     given = parse_input_shape(input_shape) or {}
-    out = []
-    for vi in graph_inputs(load_model(model, weights=False)):
-        if vi.name in given or vi.type.WhichOneof("value") != "tensor_type":
-            continue
-        if not vi.type.tensor_type.HasField("shape") or None in declared_shape(vi):
-            out.append(vi.name)
-    return out
+    return [n for n in _open_inputs(model) if n not in given]
+
+
+def _open_inputs(model) -> Tuple[str, ...]:
+    from .content_digests import model_digest
+
+    digest = model_digest(model)
+    hit = _OPEN.get(digest)
+    if hit is None:
+        hit = tuple(vi.name for vi in graph_inputs(load_model(model, weights=False))
+                    if vi.type.WhichOneof("value") == "tensor_type"
+                    and (not vi.type.tensor_type.HasField("shape") or None in declared_shape(vi)))
+        if len(_OPEN) > 64:
+            _OPEN.clear()
+        _OPEN[digest] = hit
+    return hit
 
 
 def shape_from_inputs(model, input_shape, inputs: Mapping[str, object],

@@ -33,6 +33,7 @@ class ShapeDeferredModel:
         self.model, self.mode, self.where = model, mode, where
         self.atc_options = dict(atc_options or {})
         self.dynamic = tuple(dynamic)  # the inputs whose shape each run's arrays give
+        self._proto = None  # the model's graph without weights, read at the first run
 
     #: the golden of a run takes its shape from the inputs too (``golden_dump(m, inputs)``)
     input_shape = None
@@ -44,7 +45,9 @@ class ShapeDeferredModel:
         from ..graph.shape_from_inputs import shape_from_inputs
 
         arrays = getattr(inputs, "arrays", inputs)  # BaselineInputs hold their arrays
-        proto = load_model(self.model, weights=False)
+        if self._proto is None:  # read once, not on every run (check_dataset runs per sample)
+            self._proto = load_model(self.model, weights=False)
+        proto = self._proto
         if self.aipp is not None:  # raw images: the model input AIPP makes of them
             from ..aipp.shape_from_file import aipp_placeholders
 
