@@ -68,7 +68,6 @@ NORMAL_COSINE_BELOW = 1.0 - 1e-5
 #: (max_abs, rmse and mean_abs measure float16's subnormal grid in its own units, 6e-8: they
 #: stay msaccucmp's)
 ERROR_METRICS = ("rel_l2", "max_rel", "mean_rel", "acc_rel", "kl")
-#: the error metrics' figures are worked out (one more pass, ``judged_errors``) only where the
 #: the most values ``judged_errors`` replaces in one array for the compiled pair pass (a float32
 #: copy of 16 MB at most); a longer tensor takes the numpy chunks
 WHOLE_MAX = 1 << 22

@@ -28,12 +28,6 @@ PLUGIN_INI_KEYS = (
 CLOSE = 0.75
 
 
-def unknown_ini_keys(given: Iterable[str], known: Iterable[str]) -> List[str]:
-    """Keys of the ini file in this plugin's namespace that no plugin registered."""
-    known = set(known)
-    return [k for k in given if k.startswith(PREFIX) and k not in known]
-
-
 def misspelled_ini_key(given: Iterable[str], known: Iterable[str] = PLUGIN_INI_KEYS
                        ) -> Optional[Tuple[str, List[str]]]:
     """``(key, closest keys)`` for the first of ``given`` registered by nobody (``known``: every

@@ -200,8 +200,9 @@ def check_dataset_output(model, dataset: Mapping, at: str) -> None:
     which one a built-in metric reads (``at``: ``file: models[0].dataset``); an unreadable
     model is left to the run to refuse."""
     from ..graph.onnx_graph import load_model
+    from .dataset_check import YAML_METRICS
 
-    if dataset.get("metric") not in ("top1", "top5", "agreement"):
+    if dataset.get("metric") not in YAML_METRICS:
         return
     try:
         names = [o.name for o in load_model(model, weights=False).graph.output]

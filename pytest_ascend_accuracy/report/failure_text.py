@@ -267,14 +267,14 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     from .fp16_fix_ops import device_mode
 
     # the dump's mode (its om json's atc_cmdline) where its dtypes are the device's own
-    mode = device_mode(dumped_mode(result)[0], (result.meta.get("actual_kind") or "")
+    dumped = dumped_mode(result)[0]
+    mode = device_mode(dumped, (result.meta.get("actual_kind") or "")
                        if result is not None else "")
     names, reason = keep_dtype_names(verdict, range_inputs, mode)
     if names and cli:
         from ..core.modes import HIGH_PRECISION, keep_dtype
 
         hp, blocker = _high_precision_offered(verdict, names, result)
-        dumped = dumped_mode(result)[0]
         return (f"{reason}: keep these ops in float32 (ATC --keep_dtype=FILE, one op name a "
                 f"line){' or convert in high precision' if hp else ''}; check it on the ONNX "
                 f"model the dump ran: {cli_diagnose(verdict, keep_dtype(names), result)}"
