@@ -297,15 +297,16 @@ class GoldenPolicy:
                 changed = self._write(path, compute, self._keeps_inputs(path))
                 return read_golden(path), REWRITTEN_ALL if changed else UNCHANGED_ALL
             try:
-                self._check_identity(path, compute, identity)
+                rec = record.read_record(path)  # read once for the three checks
+                self._check_identity(path, compute, identity, rec)
                 golden = read_golden(path)
-                self._check_dtypes(path, golden, compute)
+                self._check_dtypes(path, golden, compute, rec)
             except StoredGoldenMismatch:
                 raise
             except DumpFormatError as exc:  # its record or a tensor file cannot be read
                 unreadable = exc
             else:
-                self._check_format(path, golden, compute, identity)
+                self._check_format(path, golden, compute, identity, rec)
                 return golden, USED
             self._unreadable(path, compute, unreadable)
 
@@ -364,8 +365,7 @@ class GoldenPolicy:
 
         return shown(path, Path.cwd())
 
-    def _check_identity(self, path: Path, compute: Callable[[], object], identity) -> None:
-        rec = record.read_record(path)
+    def _check_identity(self, path: Path, compute: Callable[[], object], identity, rec) -> None:
         if rec is None or "model_sha256" not in rec or identity is None:
             return  # written by an older version or another tool: used as before
         model = self._shown(identity.model_file) if identity.model_file else identity.model_label
@@ -399,8 +399,7 @@ class GoldenPolicy:
             raise error(self._shown(path), rewritten)
         raise error(self._shown(path), refused)
 
-    def _check_dtypes(self, path: Path, golden, compute: Callable[[], object]) -> None:
-        rec = record.read_record(path)
+    def _check_dtypes(self, path: Path, golden, compute: Callable[[], object], rec) -> None:
         shown = self._shown(path)
         if rec is not None:
             gone = record.missing_files(rec, path)
@@ -434,14 +433,14 @@ class GoldenPolicy:
                 f"This golden has no {record.RECORD_FILE} record to tell (written by an older "
                 f"version or another tool): --accuracy-regen-all rewrites it with one"), stacklevel=4)
 
-    def _check_format(self, path: Path, golden, compute: Callable[[], object], identity) -> None:
+    def _check_format(self, path: Path, golden, compute: Callable[[], object], identity,
+                      rec) -> None:
         """A golden of an older golden format that lacks what this model's golden now holds
         (``stored_format``) is refused naming the fix, or rewritten under ``--accuracy-regen``
         (the test fails this once); one of a newer format is warned about. A difference that
         cannot matter for this model is used quietly."""
         from . import stored_format
 
-        rec = record.read_record(path)
         newer = stored_format.newer_format(rec)
         if newer:
             import warnings

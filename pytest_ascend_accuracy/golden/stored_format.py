@@ -78,11 +78,12 @@ def written_format(record: Optional[Mapping[str, object]]) -> Tuple[Optional[int
 
 
 def _has_if(model) -> bool:
-    """Whether ``model``'s main graph holds an ``If`` (only those are inlined, then kept)."""
-    from ..graph.onnx_graph import load_model
+    """Whether ``model``'s main graph holds an ``If`` (only those are inlined, then kept): its
+    op types as ``graph.op_catalogue.model_ops`` read them once per model content (every use
+    of a golden without a format-7 record asked, parsing the model each time)."""
+    from ..graph.op_catalogue import model_ops
 
-    proto = load_model(model, weights=False)
-    return any(n.op_type == "If" and n.domain in ("", "ai.onnx") for n in proto.graph.node)
+    return "If" in model_ops(model).types
 
 
 def _held(name: str, names) -> bool:
