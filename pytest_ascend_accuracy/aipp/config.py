@@ -62,6 +62,11 @@ class AippOp:
     def input_format(self) -> str:
         return str(self.values["input_format"])
 
+    @property
+    def channels(self) -> int:
+        """Channels of the model input this block makes: 1 for YUV400_U8, else 3."""
+        return 1 if self.input_format == "YUV400_U8" else 3
+
     def with_values(self, changes: Mapping[str, object]) -> "AippOp":
         """A copy with some values replaced (what-if configurations for the mistake search)."""
         values = dict(self.values)

@@ -89,7 +89,7 @@ def check_model_inputs(ops: Sequence[AippOp], inputs: Sequence[Tuple[str, Sequen
         if len(dims) != 4:
             raise op.error("related_input_rank", f"model input {name!r} is {shown or 'a scalar'}; "
                                                  f"AIPP feeds an N x C x H x W input")
-        channels = 1 if op.input_format == "YUV400_U8" else 3
+        channels = op.channels
         if dims[1] is not None and dims[1] != channels:
             raise op.error("input_format", f"{op.input_format} gives {channels} channel(s) after "
                                            f"AIPP, but model input {name!r} is {shown} "

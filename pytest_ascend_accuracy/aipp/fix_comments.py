@@ -36,7 +36,7 @@ def describe_fixes(op: AippOp, changes: Dict[str, object], size_why: str,
     from .hints import why_changed
 
     note = ""
-    n = 1 if op.input_format == "YUV400_U8" else 3
+    n = op.channels
     corrected = op.with_values(changes)
     offsets = [float(corrected.get(f"mean_chn_{c}")) + float(corrected.get(f"min_chn_{c}"))
                for c in range(n)]

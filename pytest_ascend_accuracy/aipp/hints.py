@@ -7,7 +7,8 @@ from .config import AippOp
 from .keys import YUV2RGB_STANDARDS, matrix_keys
 
 
-def _close(a: float, b: float, rel: float = 0.01) -> bool:
+def close(a: float, b: float, rel: float = 0.01) -> bool:
+    """``a`` and ``b`` within ``rel`` of the larger magnitude."""
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
 
 
@@ -47,7 +48,7 @@ def _padding_value_why(op: AippOp, old: float, new: float) -> str:
     """AIPP pads after normalisation: a pixel-unit value goes through mean, min and var_reci."""
     c0 = ((old - float(op.get("mean_chn_0")) - float(op.get("min_chn_0")))
           * float(op.get("var_reci_chn_0")))
-    if old != new and _close(c0, new, 0.005):
+    if old != new and close(c0, new, 0.005):
         return (f"AIPP pads after normalisation: {old:g} is the pixel value, the output holds "
                 f"({old:g} - mean_chn - min_chn) * var_reci_chn = {new:g}")
     return f"the reference's border holds {new:g} (AIPP pads after normalisation, in output units)"
@@ -67,20 +68,20 @@ def _file_channels(op: AippOp, kind: str, c: int):
     """The other channels whose ``kind`` (``mean_chn``, ...) the file sets itself: only those of
     the format's output (one for YUV400_U8, else three) count, and a left-out key's default
     (mean 0, var_reci 1) is not 'a value of channel N of the file'."""
-    channels = 1 if op.input_format == "YUV400_U8" else 3
+    channels = op.channels
     return [o for o in range(channels) if o != c and f"{kind}_{o}" in op.values]
 
 
 def _var_why(op: AippOp, key: str, old: float, new: float) -> str:
     c = int(key[-1])
-    if new and _close(old * new, 1.0):
+    if new and close(old * new, 1.0):
         return f"{old:g} is the std; var_reci_chn is its reciprocal 1/std"
-    if new and _close(old, new * new):
+    if new and close(old, new * new):
         return f"{old:g} is 1/std^2 (the 'reciprocal of the variance' read literally); the multiplier is 1/std"
-    if new and _close(old, new * 255) or _close(old * 255, new):
+    if new and close(old, new * 255) or close(old * 255, new):
         return "a /255 scaling is missing or applied twice"
     for other in _file_channels(op, "var_reci_chn", c):
-        if _close(float(op.get(f"var_reci_chn_{other}")), new, 1e-3):
+        if close(float(op.get(f"var_reci_chn_{other}")), new, 1e-3):
             return f"the value belongs to channel {other} of the file: channel order mix-up"
     return f"the reference scales channel {c} by {new:g}"
 
@@ -100,8 +101,8 @@ def _offset_why(op: AippOp, key: str, old, new, changes: Dict[str, object]) -> s
         return (f"the reference subtracts no mean from channel {c}; the file subtracts "
                 f"{total_old:g} there")
     for other in _file_channels(op, kind, c):
-        if _close(float(op.get(f"{kind}_{other}")), float(new), 0.005):
+        if close(float(op.get(f"{kind}_{other}")), float(new), 0.005):
             return f"the value belongs to channel {other} of the file: channel order mix-up (RGB vs BGR means)"
-    if _close(float(old) * 255, float(new), 0.02):
+    if close(float(old) * 255, float(new), 0.02):
         return "the mean was written on the 0..1 scale; AIPP subtracts it from 0..255 pixels"
     return f"the reference subtracts {total_new:g} from channel {c}"

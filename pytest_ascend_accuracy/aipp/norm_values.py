@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .config import AippOp
+from .hints import close
 
 #: name -> (means, stds) on the 0..1 scale, channels R, G, B
 STANDARD_STATS = {
@@ -37,10 +38,6 @@ STANDARD_STATS = {
 _CHANNEL = "RGB"
 
 
-def _channels(op: AippOp) -> int:
-    return 1 if op.input_format == "YUV400_U8" else 3
-
-
 def file_offset(op: AippOp, c: int) -> float:
     """``mean_chn_c + min_chn_c`` as the file writes them."""
     return float(op.get(f"mean_chn_{c}")) + float(op.get(f"min_chn_{c}"))
@@ -50,7 +47,7 @@ def offset_candidates(op: AippOp, c: int) -> List[Tuple[float, Optional[str]]]:
     """``(offset, why)`` the channel's ``mean_chn + min_chn`` may mean, most likely first;
     ``why`` None where :func:`.hints.why_changed` names the mistake from the values."""
     out: List[Tuple[float, Optional[str]]] = []
-    for o in range(_channels(op)):
+    for o in range(op.channels):
         if o != c and f"mean_chn_{o}" in op.values:
             out.append((file_offset(op, o), None))
     old, var = file_offset(op, c), float(op.get(f"var_reci_chn_{c}"))
@@ -65,7 +62,7 @@ def offset_candidates(op: AippOp, c: int) -> List[Tuple[float, Optional[str]]]:
 def scale_candidates(op: AippOp, c: int) -> List[Tuple[float, Optional[str]]]:
     """``(var_reci, why)`` the channel's ``var_reci_chn`` may mean, as :func:`offset_candidates`."""
     out: List[Tuple[float, Optional[str]]] = []
-    for o in range(_channels(op)):
+    for o in range(op.channels):
         if o != c and f"var_reci_chn_{o}" in op.values:
             out.append((float(op.get(f"var_reci_chn_{o}")), None))
     old, offset = float(op.get(f"var_reci_chn_{c}")), file_offset(op, c)
@@ -105,7 +102,7 @@ def _nearest_standard(value: float, standard, rel: float) -> float:
     within those digits' precision ``rel`` (116.28), when there is one (at most 1% off)."""
     rel = min(max(rel, 1e-4), 0.01)
     for std_value, _ in standard:
-        if _close(value, std_value, rel):
+        if close(value, std_value, rel):
             return std_value
     return value
 
@@ -167,10 +164,10 @@ def swapped_mean_std(op: AippOp, offsets: List[float], scales: List[float]) -> b
         return False
     for c, (offset, scale) in enumerate(zip(offsets, scales)):
         old_offset, old_var = file_offset(op, c), float(op.get(f"var_reci_chn_{c}"))
-        if not (old_offset and old_var) or _close(offset, old_offset, 0.01):
+        if not (old_offset and old_var) or close(offset, old_offset, 0.01):
             return False
-        if not (_close(offset * old_var, 1.0, max(2e-4, 2 * _digits(old_var)))
-                and _close(scale * old_offset, 1.0, max(2e-4, 2 * _offset_digits(op, c)))):
+        if not (close(offset * old_var, 1.0, max(2e-4, 2 * _digits(old_var)))
+                and close(scale * old_offset, 1.0, max(2e-4, 2 * _offset_digits(op, c)))):
             return False
     return True
 
@@ -208,7 +205,7 @@ def snap_normalisation(op: AippOp, changes: Dict[str, object], agreements, param
         if var_k in changes:
             rest = {k: v for k, v in changes.items() if k != var_k}
             for value, why in scale_candidates(op, c):
-                if not _close(value, a, 0.005 if use_csc else 1e-3):
+                if not close(value, a, 0.005 if use_csc else 1e-3):
                     continue
                 trial = dict(rest, **({} if value == op.get(var_k) else {var_k: value}))
                 found = verified(trial)
@@ -265,10 +262,6 @@ def fitted_reasons(op: AippOp, changes: Dict[str, object], params) -> Dict[str, 
 
 #: a ``source`` saying that the note is the whole comment (a value kept as fitted under CSC)
 WHOLE_TEXT = "<the note is the whole comment>"
-
-
-def _close(a: float, b: float, rel: float) -> bool:
-    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
 
 
 def split_offset(op: AippOp, c: int, total: float) -> Dict[str, object]:

@@ -42,7 +42,7 @@ def aipp_input_shape(config: AippConfig, model, input_shape=None, where: str = "
         dims = declared_shape(vi)
         if len(dims) != 4 or None not in dims:
             continue  # not N x C x H x W (the conversion says so), or static already
-        channels = 1 if op.input_format == "YUV400_U8" else 3
+        channels = op.channels
         h, w = (_output_size(op, axis)[0] for axis in ("h", "w"))
         filled = (dims[0], dims[1] or channels, dims[2] or h, dims[3] or w)
         if filled != dims:
@@ -88,8 +88,7 @@ def aipp_placeholders(config: AippConfig, model, arrays: Mapping[str, object]) -
             continue
         h, w = output_hw(op, image_hw(op, raw))
         fixed = [_output_size(op, axis)[0] for axis in ("h", "w")]
-        shape = (1 if single else raw.shape[0], dims[1] or (1 if op.input_format == "YUV400_U8"
-                                                            else 3),
+        shape = (1 if single else raw.shape[0], dims[1] or op.channels,
                  dims[2] or fixed[0] or h, dims[3] or fixed[1] or w)
         out[vi.name] = np.broadcast_to(np.zeros((), input_dtype(vi)), shape)
     return out
