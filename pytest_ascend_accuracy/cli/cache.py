@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from ..core.locations import DEFAULT_CACHE_DIR
+from ..core.locations import DEFAULT_CACHE_DIR, path_under
 from ..errors import ConfigError
 from .app import EXIT_OK, Command, register
 
@@ -141,9 +141,9 @@ def _cache_of(args: argparse.Namespace):
         if not option.value.strip():
             raise ConfigError(f"--accuracy-cache-dir in {option.where}",
                               "given with an empty value, which pytest refuses")
-        root, where = _under(Path.cwd(), option.value), f" (--accuracy-cache-dir in {option.where})"
+        root, where = path_under(Path.cwd(), option.value), f" (--accuracy-cache-dir in {option.where})"
     elif setting:
-        root, where = _under(ini.rootdir, setting), f" ({key} in {source(key)})"
+        root, where = path_under(ini.rootdir, setting), f" ({key} in {source(key)})"
     else:
         root = ini.rootdir / DEFAULT_CACHE_DIR
         where = (f" (the default under the rootdir {_relative(ini.rootdir)}"
@@ -156,11 +156,6 @@ def _cache_of(args: argparse.Namespace):
 
 #: pytest's own ini keys near one of ours without its prefix: never taken for a misspelling
 _PYTEST_INI_KEYS = ("cache_dir", "addopts")
-
-
-def _under(base: Path, path: str) -> Path:
-    p = Path(path).expanduser()
-    return p if p.is_absolute() else base / p
 
 
 def _check_exists(path: str) -> None:

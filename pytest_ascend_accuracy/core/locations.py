@@ -74,6 +74,14 @@ def resolve_near_test(path, test_dir, *, legacy_dir=None, what: str = "path") ->
 _MAX_UP = 2
 
 
+def path_under(root: Path, path) -> Path:
+    """``path`` (``~`` expanded) where absolute, else below ``root``: how a setting's folder is
+    taken relative to the rootdir or to where pytest ran (the plugin and ``ascend-accuracy
+    cache`` alike)."""
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else Path(root) / p
+
+
 def shown(path, base=None) -> str:
     """``path`` as a user can paste it in the directory ``base`` (pytest's invocation
     directory): relative to it (``accuracy-baselines/m/default.yaml``, ``../goldens/mlp``),

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..backends import BackendKind
-from ..core.locations import DEFAULT_CACHE_DIR
+from ..core.locations import DEFAULT_CACHE_DIR, path_under
 from ..core.regen import Regen
 from ..errors import ConfigError
-from .settings_values import (ini_bool, path_under, read_cache_dir, read_cache_size,
-                              read_dump_mode, read_max_drop, read_positive, read_precision_policy)
+from .settings_values import (ini_bool, read_cache_dir, read_cache_size, read_dump_mode,
+                              read_max_drop, read_positive, read_precision_policy)
 
 
 @dataclass(frozen=True)

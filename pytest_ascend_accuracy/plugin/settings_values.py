@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-from ..core.locations import DEFAULT_CACHE_DIR
+from ..core.locations import DEFAULT_CACHE_DIR, path_under
 from ..errors import ConfigError
 
 
@@ -21,8 +21,7 @@ def read_cache_dir(option, ini, rootdir: Path, invocation_dir: Path) -> Path:
                                                   "ascend_accuracy_cache_dir (default "
                                                   f"{DEFAULT_CACHE_DIR}/ under the rootdir)")
     base, path = (invocation_dir, option) if option else (rootdir, ini or DEFAULT_CACHE_DIR)
-    path = Path(path).expanduser()
-    return path if path.is_absolute() else base / path
+    return path_under(base, path)
 
 
 def ini_source(config, key: str) -> Optional[str]:
@@ -99,11 +98,6 @@ def read_max_drop(config) -> Optional[float]:
 
     key = "ascend_accuracy_max_drop"
     return read(config.getini(key), _where(config, key))
-
-
-def path_under(root: Path, path) -> Path:
-    p = Path(path).expanduser()
-    return p if p.is_absolute() else root / p
 
 
 def read_positive(value, where: str) -> int:
