@@ -166,14 +166,13 @@ def check_op_names(model, per_op, ignore, where: str) -> None:
     reference run to refuse."""
     if not per_op and not ignore:
         return
-    from ..graph.op_catalogue import model_ops
+    from ..graph.op_catalogue import check_entry_names, model_ops
 
     try:
         ops = model_ops(model)
     except ConfigError:
         return
-    ops.check_names(list(per_op or ()), "per_op entry", where)
-    ops.check_names(list(ignore or ()), "ignore entry", where)
+    check_entry_names(ops, per_op, ignore, where)
 
 
 #: the optional inputs each metric reads (a callable metric: the "callable" entry)

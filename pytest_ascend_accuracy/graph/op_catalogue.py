@@ -220,10 +220,15 @@ def check_mode(mode, model, where: Optional[str], others: Sequence = ()) -> None
 def check_model_settings(model, per_op, ignore, mode, where: Optional[str]) -> None:
     """A check's per_op and ignore entries and its mode's keep_dtype entries name ops of
     ``model`` (or op types, globs, ``OP:output:N``), else a ``ConfigError`` with the closest."""
-    ops = model_ops(model)
-    ops.check_names(list(per_op or ()), "per_op entry", where)
-    ops.check_names(list(ignore), "ignore entry", where)
+    check_entry_names(model_ops(model), per_op, ignore, where)
     check_mode(mode, model, where)
+
+
+def check_entry_names(ops: ModelOps, per_op, ignore, where: Optional[str]) -> None:
+    """A check's ``per_op`` and ``ignore`` entries name ops of the model ``ops`` lists, else a
+    ``ConfigError`` at ``where`` with the closest names."""
+    ops.check_names(list(per_op or ()), "per_op entry", where)
+    ops.check_names(list(ignore or ()), "ignore entry", where)
 
 
 def with_real_names(dump, ops: ModelOps):
