@@ -3,6 +3,7 @@ float16 rounding moved) the plugin's hint, in the command line's spelling: the d
 high precision as a diagnose command that, pasted, passes; it printed the generic "diagnose
 walks the debugging flow" line. Where a Cube op computes the index, high precision cannot
 help (it still feeds that op float16): the plugin's reason says so."""
+import os
 import re
 import shlex
 
@@ -10,6 +11,7 @@ import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
 from pytest_ascend_accuracy.cli import app as cli
+from pytest_ascend_accuracy.core.locations import shown
 from pytest_ascend_accuracy.report.failure_text import CLI_MODEL
 from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
@@ -37,7 +39,8 @@ def _nudged_argmax():
 def test_a_flipped_index_gets_the_plugins_hint_and_the_command_passes_pasted(tmp_path, capsys):
     pair = emulated_pair(tmp_path, _nudged_argmax())
     saved = tmp_path / "r.json"
-    named = shlex.quote(str(pair.model))  # the stored golden's model (golden.json names it)
+    # the stored golden's model (golden.json names it), as every printed path: from here
+    named = shlex.quote(shown(pair.model, os.getcwd()))
     assert cli.main(pair.compare_argv() + ["--json", str(saved)]) == 1
     assert REASON.replace(CLI_MODEL, named) in capsys.readouterr().out.splitlines()
     assert cli.main(["judge", str(saved)]) == 1  # a saved result: the same advice

@@ -8,6 +8,7 @@ from typing import Optional
 
 from ..compare.result import CompareResult, Verdict
 from ..compare.thresholds import threshold_text
+from ..core.locations import shown
 
 #: how a command-line user converts and checks a mode: ``ascend-accuracy diagnose`` (compare and
 #: judge have no mode; the model the dump ran is not known to them, hence the placeholder)
@@ -50,7 +51,7 @@ def cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = 
     source = (result.meta.get("diagnose") if result is not None else None) or {}
     shape = input_shape_of(_cmdline(result)) or source.get("input_shape") or ""
     shaped = f" --input-shape {shlex.quote(shape)}" if shape else ""
-    model = shlex.quote(_shown(source["model"])) if _model_there(source) else CLI_MODEL
+    model = shlex.quote(shown(source["model"], os.getcwd())) if _model_there(source) else CLI_MODEL
     return (f"ascend-accuracy diagnose {model}{cli_mode(mode, dumped)}{shaped}"
             + cli_judge_options(verdict) + _inputs_unknown(source))
 
@@ -58,15 +59,6 @@ def cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = 
 def _model_there(source) -> bool:
     """Whether the stored golden's model (``cli.golden_source``) is a file here."""
     return bool(source.get("model")) and os.path.isfile(str(source["model"]))
-
-
-def _shown(path: str) -> str:
-    """``path`` from the current directory, or absolute where that is shorter."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:  # another drive
-        return path
-    return rel if len(rel) <= len(path) else path
 
 
 def _inputs_unknown(source) -> str:
