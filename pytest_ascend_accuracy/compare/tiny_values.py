@@ -189,9 +189,14 @@ def _close(a: np.ndarray, g: np.ndarray):
     if not idx.size:
         return None if not n_tiny else (_EMPTY, _EMPTY, _EMPTY.astype(bool), n_tiny)
     a64, g64 = a[idx].astype(np.float64), g[idx].astype(np.float64)
-    close = (np.abs(a64 - g64) <= FP16_TINY_ATOL + FP16_TINY_RTOL * np.abs(g64)) & (
+    return a64, g64, _close_values(a64, g64), n_tiny
+
+
+def _close_values(a64: np.ndarray, g64: np.ndarray) -> np.ndarray:
+    """Which pairs are close: one sign, within ``FP16_TINY_ATOL`` + ``FP16_TINY_RTOL`` of the
+    golden value (the rule itself; ``_close`` and ``_replaced`` pick the positions)."""
+    return (np.abs(a64 - g64) <= FP16_TINY_ATOL + FP16_TINY_RTOL * np.abs(g64)) & (
         a64 * g64 >= 0.0)
-    return a64, g64, close, n_tiny
 
 
 def material(found: TinyPass, sdd: float, sum_rel: float, max_rel: float) -> bool:
@@ -257,9 +262,7 @@ def _replaced(a: np.ndarray, g: np.ndarray) -> np.ndarray:
     at = xb < np.uint16(_F16_TINY_BITS)
     if at.any():
         idx = np.flatnonzero(at & _below(g))
-        a64, g64 = a[idx].astype(np.float64), g[idx].astype(np.float64)
-        close = (np.abs(a64 - g64) <= FP16_TINY_ATOL + FP16_TINY_RTOL * np.abs(g64)) & (
-            a64 * g64 >= 0.0)
+        close = _close_values(a[idx].astype(np.float64), g[idx].astype(np.float64))
         out[idx[close]] = g[idx[close]]
     return out
 
