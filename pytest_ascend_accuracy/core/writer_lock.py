@@ -111,6 +111,9 @@ class Leftovers:
         self.directory, self.head = Path(directory), head
         self._claimed: Dict[str, int] = {}
         self._alive: Set[str] = set()
+        #: the folder's names at the first ``find``: ``close`` looks there for lock files of
+        #: gone writers (one a writer creates later is a live writer's), not in a second listing
+        self._listed: Optional[List[str]] = None
 
     def __enter__(self) -> "Leftovers":
         return self
@@ -125,6 +128,8 @@ class Leftovers:
             names = sorted(os.listdir(self.directory))
         except OSError:
             return []
+        if self._listed is None:
+            self._listed = names
         out = []
         for name in names:
             if (not name.startswith(prefix) or not name.endswith(suffix)
@@ -188,10 +193,12 @@ class Leftovers:
         return name.startswith(f"{self.head}writer-") and name.endswith(".lock")
 
     def close(self) -> None:
-        try:
-            names = os.listdir(self.directory)
-        except OSError:
-            names = []
+        names = self._listed
+        if names is None:
+            try:
+                names = os.listdir(self.directory)
+            except OSError:
+                names = []
         lock_head = f"{self.head}writer-"
         for name in names:  # lock files of gone writers that no entry named
             if self._is_lock(name):
@@ -202,6 +209,7 @@ class Leftovers:
                 os.close(fd)
         self._claimed.clear()
         self._alive.clear()
+        self._listed = None
 
 
 __all__ = ["Leftovers", "holding", "lock_name", "pid_alive"]
