@@ -379,15 +379,14 @@ def integer_upstream(verdict, golden, rows, model=None) -> Optional[Upstream]:
     exactly), else None. The ops feeding it come from the graph's edges
     (``compare.fp16_range.ops_upstream``); where those are unknown, the rows before it in graph
     order only say whether a Cube op may feed it."""
-    from ..compare.fp16_range import ops_upstream
     from ..core.ascend_optypes import is_cube
+    from .upstream import feeding_ops
 
     first = verdict.first
     m = first.row.metrics if first is not None else None
     if m is None or not (m.exact and m.unequal):
         return None
-    own = tuple(first.row.original_names) or tuple(n for n in (first.row.golden_name,) if n)
-    up = ops_upstream(golden, own, model=model) if own else None
+    own, up = feeding_ops(first.row, golden, model)
     if up is None:
         cube = [r.label for r in rows if r.order < first.row.order
                 and is_cube(r.op_type)]

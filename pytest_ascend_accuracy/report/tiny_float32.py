@@ -82,9 +82,8 @@ def float16_upstream(verdict: Verdict, rows: Sequence[TensorCompare], golden=Non
     (``compare.fp16_range.ops_upstream``, from ``model`` or ``golden``'s operand files), else
     every row before it in graph order (an op earlier need not feed it: keeping it is harmless).
     None where the first failure is no tiny row."""
-    from ..compare.fp16_range import ops_upstream
     from ..core.ascend_optypes import is_cube
-    from .upstream import Upstream
+    from .upstream import Upstream, feeding_ops
     from .model_spelling import row_model_name
 
     tiny = tiny_float32_rows(verdict)
@@ -100,8 +99,7 @@ def float16_upstream(verdict: Verdict, rows: Sequence[TensorCompare], golden=Non
         return (row is not None and row.dtype in FLOAT16_DTYPES) or (
             is_cube(op_type))
 
-    own = tuple(first.original_names) or tuple(n for n in (first.golden_name,) if n)
-    up = ops_upstream(golden, own, model=model) if golden is not None and own else None
+    _, up = feeding_ops(first, golden, model)
     found: Dict[str, str] = {}
     if up is not None:
         by_name = {}

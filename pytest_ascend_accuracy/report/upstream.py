@@ -18,3 +18,13 @@ class Upstream:
 
     cube: tuple = ()
     chain: tuple = ()
+
+
+def feeding_ops(row, golden, model=None):
+    """(``row``'s own op names in the model: its original ops, else its golden op; the ops
+    upstream of them by the graph's edges, ``{name: ONNX type}``, None where the edges are not
+    known: ``compare.fp16_range.ops_upstream`` from ``model`` or ``golden``'s operand files)."""
+    from ..compare.fp16_range import ops_upstream
+
+    own = tuple(row.original_names) or tuple(n for n in (row.golden_name,) if n)
+    return own, (ops_upstream(golden, own, model=model) if golden is not None and own else None)
