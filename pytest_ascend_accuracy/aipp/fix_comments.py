@@ -60,17 +60,6 @@ def describe_fixes(op: AippOp, changes: Dict[str, object], size_why: str,
         if source == WHOLE_TEXT:
             why = after
         else:
-            hint = why_changed(op, key, new, changes, size_why)
-            why = (source if source and _plain_hint(op, key, new, changes, hint) else hint) + after
+            why = why_changed(op, key, new, changes, size_why, plain=source) + after
         fixes.append(FieldFix(key, old, new, why))
     return fixes, note
-
-
-def _plain_hint(op: AippOp, key: str, new, changes: Dict[str, object], hint: str) -> bool:
-    """Whether ``hint`` only restates the value (names no mistake)."""
-    c = key[-1]
-    if key.startswith("var_reci_chn_"):
-        return hint == f"the reference scales channel {c} by {float(new):g}"
-    total = (float(changes.get(f"mean_chn_{c}", op.get(f"mean_chn_{c}")))
-             + float(changes.get(f"min_chn_{c}", op.get(f"min_chn_{c}"))))
-    return hint == f"the reference subtracts {total:g} from channel {c}"

@@ -12,8 +12,11 @@ def close(a: float, b: float, rel: float = 0.01) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
 
 
-def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why: str) -> str:
-    """Why ``key`` should become ``new`` (``changes`` is the whole correction)."""
+def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why: str,
+                plain: str = "") -> str:
+    """Why ``key`` should become ``new`` (``changes`` is the whole correction). A normalisation
+    field whose values name no mistake says what the reference does ("the reference scales
+    channel 0 by 0.0171"), or ``plain`` where given (where the value comes from)."""
     old = op.get(key)
     if key == "rbuv_swap_switch":
         if op.input_format == "YUV420SP_U8":
@@ -24,9 +27,9 @@ def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why:
     if key in matrix_keys() or key.startswith("input_bias_") or key == "csc_switch":
         return _csc_why(changes)
     if key.startswith("var_reci_chn_"):
-        return _var_why(op, key, float(old), float(new))
+        return _var_why(op, key, float(old), float(new), plain)
     if key.startswith(("mean_chn_", "min_chn_")):
-        return _offset_why(op, key, old, new, changes)
+        return _offset_why(op, key, old, new, changes, plain)
     if key.startswith("load_start_pos_"):
         return "the reference's window starts at x={}, y={}".format(
             changes.get("load_start_pos_w", op.get("load_start_pos_w")),
@@ -72,7 +75,7 @@ def _file_channels(op: AippOp, kind: str, c: int):
     return [o for o in range(channels) if o != c and f"{kind}_{o}" in op.values]
 
 
-def _var_why(op: AippOp, key: str, old: float, new: float) -> str:
+def _var_why(op: AippOp, key: str, old: float, new: float, plain: str = "") -> str:
     c = int(key[-1])
     if new and close(old * new, 1.0):
         return f"{old:g} is the std; var_reci_chn is its reciprocal 1/std"
@@ -83,10 +86,11 @@ def _var_why(op: AippOp, key: str, old: float, new: float) -> str:
     for other in _file_channels(op, "var_reci_chn", c):
         if close(float(op.get(f"var_reci_chn_{other}")), new, 1e-3):
             return f"the value belongs to channel {other} of the file: channel order mix-up"
-    return f"the reference scales channel {c} by {new:g}"
+    return plain or f"the reference scales channel {c} by {new:g}"
 
 
-def _offset_why(op: AippOp, key: str, old, new, changes: Dict[str, object]) -> str:
+def _offset_why(op: AippOp, key: str, old, new, changes: Dict[str, object],
+                plain: str = "") -> str:
     c = int(key[-1])
     kind = key[:-2]
     mean_k, min_k = f"mean_chn_{c}", f"min_chn_{c}"
@@ -105,4 +109,4 @@ def _offset_why(op: AippOp, key: str, old, new, changes: Dict[str, object]) -> s
             return f"the value belongs to channel {other} of the file: channel order mix-up (RGB vs BGR means)"
     if close(float(old) * 255, float(new), 0.02):
         return "the mean was written on the 0..1 scale; AIPP subtracts it from 0..255 pixels"
-    return f"the reference subtracts {total_new:g} from channel {c}"
+    return plain or f"the reference subtracts {total_new:g} from channel {c}"
