@@ -127,10 +127,12 @@ NONFINITE_CUBE_REASON = ("values turn NaN/Inf at {label} though the golden value
                          "runs on the Cube unit, which takes float16 inputs and weights even in "
                          "high precision (a weight ATC folds with a BatchNorm's scale can pass "
                          "65504), so high precision failing would not rule float16 out")
-NONFINITE_CUBE_ADVICE = ("keep its ops in float32 to see whether float16 is the cause (passes: "
-                         "it is, and --accuracy-diagnose names the smallest set to keep; still "
-                         "fails: not this op's float16 inputs, but values rounded before it, or "
-                         "a fault)")
+#: ``{how}``: how the ops are kept (the plugin's hint lists the modes after it); ``{diagnose}``:
+#: what names the smallest set (the plugin's option, or the library's function)
+_NONFINITE_CUBE = ("keep its ops in float32{how} to see whether float16 is the cause (passes: "
+                   "it is, and {diagnose} names the smallest set to keep; still fails: not this "
+                   "op's float16 inputs, but values rounded before it, or a fault)")
+NONFINITE_CUBE_ADVICE = _NONFINITE_CUBE.format(how="", diagnose="--accuracy-diagnose")
 
 
 def tiny_failing(verdict: Verdict, names=(), rows=()):
@@ -181,10 +183,9 @@ def cube_probe(verdict: Verdict) -> str:
         return ""
     shown = ", ".join(repr(printable(n)) for n in cube)
     return (NONFINITE_CUBE_REASON.format(label=printable(f.row.label)) + "; "
-            + NONFINITE_CUBE_ADVICE.replace("keep its ops in float32", "keep its ops in float32, "
-                                            f"converting in mode keep_dtype([{shown}]),", 1)
-            + " (from pytest_ascend_accuracy import keep_dtype)").replace(
-                "--accuracy-diagnose", "diagnose(...)")
+            + _NONFINITE_CUBE.format(how=f", converting in mode keep_dtype([{shown}]),",
+                                     diagnose="diagnose(...)")
+            + " (from pytest_ascend_accuracy import keep_dtype)")
 
 
 def high_precision_blocker(verdict: Verdict, names, rows=()) -> str:
