@@ -12,10 +12,22 @@ missing values ``NaN``. ``DataType`` appears twice (actual, then golden), as in 
 ``csv.DictReader`` keeps the golden one.
 
 Conventions: ``Index`` is the op's execution order (om-json order when known); ``Address``
-is ``NaN`` (no device addresses are known); ``GroundTruth`` lists the original ONNX op names
-(``*`` for NPU-only ops, also those compared with their producer's tensor, as msaccucmp writes
-them); ``OverFlow`` is msaccucmp's rule on the actual tensor (fp16 and max|v| >= 65504 or an
-infinity: ``YES``; fp16: ``NO``; other dtypes or no values: ``NaN``); ``IsPrecisionError`` is the
+is ``NaN``: msaccucmp writes the dump tensor's device address in decimal where it is not 0
+(``cmp_utils/utils.py`` ``get_address_from_tensor``; the nano format and newer dump headers
+hold one), but our dump readers do not keep it. ``GroundTruth`` is one value per op, on its
+input and output rows alike (msaccucmp ``compare_result.py`` ``_make_ops_without_map``): ``*``
+for an NPU-only op (also one whose outputs were compared with its producer's tensor), else the
+original ONNX op names joined by ``,``, else the golden op its output was compared with.
+``IsNpuOps`` is msit's ``GroundTruth == "*"`` (``cmp_process.py``), so an input row of a
+framework op, compared with the output of the op that feeds it, is not an NPU op.
+``IsOutputNode`` is msit's ``_is_output_node``: ``YES`` where the whole GroundTruth cell is the
+name of a golden ONNX node that produces a graph output (the golden's ``meta["output_nodes"]``,
+as msit's ``_get_model_output_node_name_list`` reads the ONNX model); a fused op's
+``A,B`` never is one, an NPU-only op's ``*`` neither. msit never reads the om json's
+``attr_model_out_nodes_name`` for it, and writes ``NO`` everywhere without an ONNX golden (an
+``.om`` golden), as we do without a golden output list (an ``.npy`` directory). ``OverFlow``
+is msaccucmp's rule on the actual tensor (fp16 and max|v| >= 65504 or an infinity: ``YES``;
+fp16: ``NO``; other dtypes or no values: ``NaN``); ``IsPrecisionError`` is the
 verdict of the threshold the comparison was judged with when one is given (by the cosine it
 judged), else msit's fixed rule on the CSV's cosine, as msit reads it (for the float16 tensors
 whose judged cosine differs, a cosine below 0.99 already means a relative Euclidean distance
@@ -71,17 +83,47 @@ def overflow(row: TensorCompare) -> str:
     return "YES" if big or m.posinf_actual or m.neginf_actual else "NO"
 
 
-def _is_npu_op(row: TensorCompare) -> bool:
-    return "npu_only" in row.flags or row.match == "producer"
+def _npu_ops(result: CompareResult) -> set:
+    """The (order, op name) of the ops whose rows msit marks ``IsNpuOps``: GroundTruth ``*``,
+    which msaccucmp writes per op (``compare_result.py`` ``_make_ops_without_map``: the op's
+    original names joined, ``*`` when empty), for every tensor row of the op alike. An op is
+    NPU-only when it was left unmatched as such, or an output of it was compared with its
+    producer's golden; an input compared with its producer's output is not (every input is)."""
+    return {(r.order, r.op_name) for r in result.rows
+            if "npu_only" in r.flags or (r.match == "producer" and r.slot.startswith("output"))}
+
+
+def _ground_truths(result: CompareResult, npu_ops: set) -> List[str]:
+    """Each row's GroundTruth: ``*`` for an NPU-only op's rows, else the op's original names,
+    else, for an output, the golden op it was compared with; an input row (whose golden is its
+    producer's output) takes its op's, as msaccucmp writes one GroundTruth per op."""
+    own: dict = {}
+    for r in result.rows:
+        if r.slot.startswith("output") and r.golden_name:
+            own.setdefault((r.order, r.op_name), r.golden_name)
+    truths = []
+    for r in result.rows:
+        key = (r.order, r.op_name)
+        names = ",".join(r.original_names)
+        if key in npu_ops:
+            truths.append("*")
+        elif names:
+            truths.append(names)
+        elif r.slot.startswith("output"):
+            truths.append(r.golden_name or "NaN")
+        else:
+            truths.append(own.get(key) or (r.golden_name if r.match != "producer" else "")
+                          or "NaN")
+    return truths
 
 
 def _output_nodes(result: CompareResult) -> set:
-    names = set()
-    for side in ("actual", "golden"):
-        meta = result.meta.get(side) if isinstance(result.meta, dict) else None
-        if isinstance(meta, dict):
-            names.update(str(n) for n in meta.get("output_nodes", ()) or ())
-    return names
+    """The golden graph's nodes that produce a graph output (msit
+    ``_get_model_output_node_name_list``: the ONNX golden's outputs, never the om json's)."""
+    meta = result.meta.get("golden") if isinstance(result.meta, dict) else None
+    if not isinstance(meta, dict):
+        return set()
+    return {str(n) for n in meta.get("output_nodes", ()) or ()}
 
 
 _ALL = {key: None for key in METRIC_COLUMNS}
@@ -111,13 +153,11 @@ def _shape(shape) -> str:
 
 def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterable[List[str]]:
     outputs = _output_nodes(result)
-    for row in result.rows:
+    npu_ops = _npu_ops(result)
+    truths = _ground_truths(result, npu_ops)
+    for row, truth in zip(result.rows, truths):
         m = row.metrics
-        npu_only = _is_npu_op(row)
-        if npu_only:
-            truth = "*"
-        else:
-            truth = ",".join(row.original_names) or row.golden_name or "NaN"
+        npu_only = (row.order, row.op_name) in npu_ops
         if verdict is not None:
             status, _ = judge_row(row, verdict.policy)
             error = status == "failed"
@@ -137,7 +177,7 @@ def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterab
         reasons = [row.reason] if row.reason else []
         if m is not None:
             reasons += list(m.notes) + [n for n in (csv_cosine_note(m),) if n]
-        is_output = bool(outputs & set(row.names))
+        is_output = truth.strip() in outputs  # msit _is_output_node
         yield ([str(row.order), row.op_type or "NaN", row.op_name, row.dtype or "NaN", "NaN",
                 truth, row.golden_dtype or "NaN", row.tensor_index,
                 _shape(row.shape) if (row.shape or m is not None) else "NaN", overflow(row)]
