@@ -15,3 +15,20 @@ def test_a_rewritten_test_file_of_the_same_size_runs_its_new_text(pytester):
         pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)
         pytester.makepyfile(test_twice="def test_it():\n    assert 1 == 1\n")
         pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_the_tests_process_reads_installed_bytecode_and_its_children_share_one_cache():
+    """Where ``PYTHONDONTWRITEBYTECODE`` is set, this process (an xdist worker under ``-n 2``)
+    started without a ``PYTHONPYCACHEPREFIX``, which would hide every package's ``__pycache__``
+    and compile them all again; the processes it starts get the run's shared prefix."""
+    import os
+    import sys
+
+    from conftest import SUITE_PYCACHE
+
+    shared = os.environ.get(SUITE_PYCACHE)
+    if shared is None:  # the variable was not set for this run: nothing was changed
+        return
+    assert sys.pycache_prefix is None
+    assert os.environ["PYTHONPYCACHEPREFIX"] == shared
+    assert "PYTHONDONTWRITEBYTECODE" not in os.environ
