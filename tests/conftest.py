@@ -105,11 +105,12 @@ if _children_compile_afresh() and not os.environ.get(SUITE_PYCACHE):
 
 @pytest.fixture(scope="session", autouse=True)
 def _children_share_one_bytecode_cache():
-    """In the process that runs the tests (never before an xdist worker starts: see above)."""
+    """In the process that runs the tests (never before an xdist worker starts: see above);
+    gives the shared folder, or None where ``PYTHONDONTWRITEBYTECODE`` was not set."""
     if _children_compile_afresh() and os.environ.get(SUITE_PYCACHE):
         os.environ["PYTHONPYCACHEPREFIX"] = os.environ[SUITE_PYCACHE]
         del os.environ["PYTHONDONTWRITEBYTECODE"]
-    yield
+    yield os.environ.get(SUITE_PYCACHE)
 
 
 @pytest.fixture(scope="session", autouse=True)

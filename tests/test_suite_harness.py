@@ -17,16 +17,15 @@ def test_a_rewritten_test_file_of_the_same_size_runs_its_new_text(pytester):
         pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
-def test_the_tests_process_reads_installed_bytecode_and_its_children_share_one_cache():
+def test_the_tests_process_reads_installed_bytecode_and_its_children_share_one_cache(
+        _children_share_one_bytecode_cache):
     """Where ``PYTHONDONTWRITEBYTECODE`` is set, this process (an xdist worker under ``-n 2``)
     started without a ``PYTHONPYCACHEPREFIX``, which would hide every package's ``__pycache__``
     and compile them all again; the processes it starts get the run's shared prefix."""
     import os
     import sys
 
-    from conftest import SUITE_PYCACHE
-
-    shared = os.environ.get(SUITE_PYCACHE)
+    shared = _children_share_one_bytecode_cache
     if shared is None:  # the variable was not set for this run: nothing was changed
         return
     assert sys.pycache_prefix is None
