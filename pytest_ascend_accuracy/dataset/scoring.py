@@ -6,8 +6,11 @@ one output (``output=``, or the model's only output) as class scores, laid out b
 ``class_scores``: ``[N, C]`` is one row per batch entry (``[C]``, ``[N, 1, C]`` and
 ``[N, C, 1, 1]`` too), ``[N, T, C]`` is a sequence of T positions per row (text recognition),
 class axis last; any other layout (``[N, C, H, W]``) is refused, not flattened into one argmax.
-An output of one value per row (``[N]``, ``[N, 1]``) has no class axis: an integer one is the
-class itself (an ArgMax output, ``class_ids``), a float one (a sigmoid's probability) is refused.
+An output the model declares integer holds classes, not scores (``class_ids``): ``[N]`` or
+``[N, 1]`` is one class per row (an ArgMax output), ``[N, T]`` a sequence of T class ids per row
+(a recognizer that decodes in the graph); ranking its values as scores would compare where the
+largest id stands, not the ids. A float output of one value per row (``[N]``, ``[N, 1]``: a
+sigmoid's probability) has no class axis and is refused.
 A row is scored by its values, -inf and +inf ordering as values (a log-softmax's -inf); a device
 row holding NaN counts as wrong and is named; a reference row holding NaN cannot be scored:
 ``RowFlips.nonfinite_reference`` names it and the check refuses to give a figure.
@@ -74,11 +77,14 @@ def index_rows(shape: Tuple[int, ...]) -> Optional[int]:
 
 
 def class_ids(value: np.ndarray, index: bool) -> Optional[np.ndarray]:
-    """An integer output of one value per row (``index``: the model declares an integer type)
-    as ``(rows, 1)`` class indices: ArgMax's output is the class itself; else None."""
+    """An integer output (``index``: the model declares an integer type) as ``(rows,
+    positions)`` class ids: ArgMax's ``[N]`` is one class per row, a decoder's ``[N, T]`` T
+    classes per row; else None (scores)."""
+    if not index:
+        return None
     arr = np.asarray(value)
-    rows = index_rows(arr.shape) if index else None
-    return None if rows is None else arr.reshape(rows, 1)
+    rows = int(arr.shape[0]) if arr.ndim else 1
+    return arr.reshape(rows, int(np.prod(arr.shape[1:], dtype=np.int64)))
 
 
 def class_scores(value: np.ndarray, output: str, metric: str) -> np.ndarray:
@@ -206,7 +212,7 @@ class TopK:
         rv = np.asarray(ref[self.output])
         ids = class_ids(rv, self.index)
         if ids is not None:
-            self._add_ids(sample, ids[:, 0], dev)
+            self._add_ids(sample, ids, dev)
             return
         r = class_scores(rv, self.output, f"top{self.k}")
         if r.shape[1] > 1:
@@ -234,6 +240,15 @@ class TopK:
         self.rows += r.shape[0]
 
     def _add_ids(self, sample: Sample, ids: np.ndarray, dev) -> None:
+        if ids.shape[1] > 1:
+            raise ConfigError("metric", f"metric top{self.k} scores one label per row, but "
+                                        f"output {self.output!r} of shape "
+                                        f"{_shape(np.shape(dev[self.output]))} is a sequence: "
+                                        f"{ids.shape[1]} class ids per row (an integer output); "
+                                        f"use metric='agreement' (a row agrees when every "
+                                        f"position does) or a callable metric(outputs, labels) "
+                                        f"that decodes the sequence")
+        ids = ids[:, 0]
         if self.k > 1:
             raise ConfigError("metric", f"metric top{self.k} ranks {self.k} classes per row, "
                                         f"but output {self.output!r} of shape "
