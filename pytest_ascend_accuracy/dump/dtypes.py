@@ -38,6 +38,10 @@ BYTE_FLOATS: Dict[int, str] = {HIFLOAT8: "hifloat8", FLOAT8_E5M2: "float8_e5m2",
                                FLOAT8_E4M3FN: "float8_e4m3fn"}
 #: logical dtype names whose values load as float32
 LOADED_AS_FLOAT32 = frozenset(("bfloat16",) + tuple(BYTE_FLOATS.values()))
+#: ml_dtypes' sub-byte integers (ONNX INT4/UINT4 weights, opset 21; INT2/UINT2) -> the 8-bit
+#: type that holds their values: numpy saves them as raw bytes (``<V1``), which no reader takes
+NARROW_INTS = {"int4": np.dtype("int8"), "uint4": np.dtype("uint8"),
+               "int2": np.dtype("int8"), "uint2": np.dtype("uint8")}
 
 #: enum -> numpy dtype of the stored bytes (bf16: stored as uint16).
 _STORAGE: Dict[int, np.dtype] = {
@@ -135,9 +139,12 @@ def npy_values(array: np.ndarray) -> np.ndarray:
     """``array`` as a ``.npy`` file can hold it: an ml_dtypes array of a float type numpy has
     no dtype for (bfloat16, float8_e5m2, ...: its ``.npy`` header says ``<V2``, ``<V1`` or
     ``<f1``, which no reader takes for those numbers) as its float32 values, exactly as a dump
-    of that type loads (``loaded_dtype``); any other array unchanged."""
+    of that type loads (``loaded_dtype``); a sub-byte integer (int4, uint4, ...) as int8 or
+    uint8, its values; any other array unchanged."""
     if array.dtype.name in LOADED_AS_FLOAT32:  # (no numpy dtype has these names)
         return array.astype(np.float32)
+    if array.dtype.kind == "V" and array.dtype.name in NARROW_INTS:
+        return array.astype(NARROW_INTS[array.dtype.name])
     return array
 
 
