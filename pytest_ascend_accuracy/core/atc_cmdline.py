@@ -16,7 +16,7 @@ import shlex
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
-from .modes import BUFFER_OPTIMIZE, PRECISION_MODES, Mode
+from .modes import BUFFER_OPTIMIZE, PRECISION_MODE_FROM_V2, PRECISION_MODES, Mode
 
 #: ``--precision_mode`` value -> ``--precision_mode_v2`` value (HD atlasatcparam_16_0068/0069).
 PRECISION_MODE_V2 = {
@@ -38,10 +38,6 @@ NOT_MODE_OPTIONS = frozenset({
     "om", "mode", "host_env_os", "host_env_cpu", "core_type", "aicore_num",
     "display_model_info", "op_compiler_cache_mode", "op_compiler_cache_dir", "debug_dir",
     "status_check", "op_debug_level", "dump_mode"})
-#: ``--precision_mode_v2`` value -> the ``--precision_mode`` value of the same effect
-_FROM_V2 = {"fp16": "force_fp16", "origin": "must_keep_origin_dtype",
-            "cube_fp16in_fp32out": "cube_fp16in_fp32out", "mixed_float16": "allow_mix_precision",
-            "mixed_bfloat16": "allow_mix_precision_bf16"}
 
 
 def atc_options(cmdline: str) -> List[Tuple[str, str]]:
@@ -72,8 +68,8 @@ def mode_of_cmdline(cmdline: str, bases: Sequence = ()) -> Tuple[Optional[Mode],
     for name, value in atc_options(cmdline):
         if name == "precision_mode" and value in PRECISION_MODES:
             fields["precision_mode"] = value
-        elif name == "precision_mode_v2" and value in _FROM_V2:
-            fields["precision_mode"] = _FROM_V2[value]
+        elif name == "precision_mode_v2" and value in PRECISION_MODE_FROM_V2:
+            fields["precision_mode"] = PRECISION_MODE_FROM_V2[value]
         elif name == "buffer_optimize" and value in BUFFER_OPTIMIZE:
             fields["buffer_optimize"] = value
         elif name == "keep_dtype":
