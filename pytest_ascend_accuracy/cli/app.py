@@ -404,7 +404,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "golden dumps (msaccucmp-compatible metrics and CSV).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for cmd in _COMMANDS.values():
+    # in the flow's order, others after by name: registration follows what was imported first
+    order = ("compare",) + COMMAND_MODULES
+    for cmd in sorted(_COMMANDS.values(), key=lambda c: (
+            order.index(c.name) if c.name in order else len(order), c.name)):
         p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
         cmd.configure(p)
         p.set_defaults(_run=cmd.run)
