@@ -393,3 +393,15 @@ def test_cache_command_reads_pytest_toml_and_without_ini_uses_the_common_ancesto
     monkeypatch.chdir(bare)
     assert cli.main(["cache", "tests"]) == 0
     assert capsys.readouterr().out.startswith("cache .ascend-accuracy: 1 entry, ")
+
+
+def test_the_listing_keeps_its_columns_for_a_long_namespace(tmp_path, capsys):
+    """A dataset reference's namespace (``dataset-reference-<32 hex>``) pushed its counts and
+    sizes out of the columns the other namespaces' lines keep."""
+    cache = Cache(tmp_path)
+    cache.get_or_build("om", "k0", _build(10))
+    cache.get_or_build("dataset-reference-01cb7000ea54d67a12cd84dc14a67225", "k1", _build(20))
+    cache.release()
+    assert cli.main(["cache", "--cache-dir", str(tmp_path)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")][:2]
+    assert len(lines) == 2 and len({line.index(" entry") for line in lines}) == 1, lines

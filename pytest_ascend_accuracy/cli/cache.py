@@ -78,9 +78,10 @@ def _run(args: argparse.Namespace) -> int:
         by_ns[e.namespace][1] += e.size
     total = sum(e.size for e in listed)
     print(f"cache {root}: {_entries(len(listed))}, {format_size(total)}{bound}{found}")
+    width = max([12] + [len(ns) for ns in by_ns])  # a dataset reference's name is long
     for ns in sorted(by_ns):
         count, size = by_ns[ns]
-        print(f"  {ns:<12} {_entries(count):>13}  {format_size(size):>10}")
+        print(f"  {ns:<{width}} {_entries(count):>13}  {format_size(size):>10}")
     # folders the plugin keeps here that are not entries (--accuracy-diagnose's files)
     for other in sorted(root.iterdir()):
         if other.is_dir() and not other.name.startswith(".") and other.name not in by_ns \
