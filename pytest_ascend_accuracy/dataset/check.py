@@ -68,7 +68,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     lbls.check_pairing(source)
     reference = ReferenceModel(om.model, cache=cache)
     out_name = _output_for(metric, reference.output_names, output)
-    index = out_name in reference.integer_outputs
+    index = out_name in reference.class_id_outputs
     flips = (RowFlips(out_name, metric_name(metric), strict=not callable(metric), index=index)
              if out_name is not None else None)
     scorer = _scorer(metric, out_name, lbls, flips, postprocess, index)

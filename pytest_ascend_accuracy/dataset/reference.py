@@ -34,8 +34,38 @@ SHARD = 256
 KEYS_FILE = "keys.json"
 
 
-#: ONNX TensorProto element types of integers (UINT8..INT64, UINT32, UINT64)
+#: ONNX TensorProto element types of integers (UINT8..INT64, UINT32, UINT64), and of those the
+#: wide ones indices come in (ArgMax and TopK give INT64, a Cast of them INT32 ...)
 _INTEGER_TYPES = frozenset((2, 3, 4, 5, 6, 7, 12, 13))
+_WIDE_INTEGER_TYPES = frozenset((6, 7, 12, 13))
+#: ops whose output (by index) holds class indices, and ops that pass values on unchanged
+_INDEX_OPS = {"ArgMax": 0, "ArgMin": 0, "TopK": 1}
+_PASS_ON_OPS = frozenset(("Cast", "Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten"))
+
+
+def class_id_outputs(graph) -> frozenset:
+    """The graph's outputs that hold class ids, not scores: those of a wide integer type, and
+    those of a narrow one (UINT8..INT16, a quantised score's type: a QuantizeLinear at the end
+    of a classifier gives uint8 scores) fed by ArgMax/ArgMin/TopK's indices through casts and
+    reshapes only."""
+    producer = {out: (node, k) for node in graph.node for k, out in enumerate(node.output)}
+
+    def from_index_op(name: str) -> bool:
+        seen = set()
+        while name in producer and name not in seen:
+            seen.add(name)
+            node, k = producer[name]
+            if node.op_type in _INDEX_OPS:
+                return k == _INDEX_OPS[node.op_type]
+            if node.op_type not in _PASS_ON_OPS or not node.input:
+                return False
+            name = node.input[0]
+        return False
+
+    kinds = {o.name: o.type.tensor_type.elem_type for o in graph.output}
+    return frozenset(name for name, kind in kinds.items()
+                     if kind in _WIDE_INTEGER_TYPES
+                     or (kind in _INTEGER_TYPES and from_index_op(name)))
 
 
 def as_float32(outputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
@@ -57,10 +87,9 @@ class ReferenceModel:
         self._spec = onnx.ModelProto()  # the inputs only: what check_inputs reads per sample
         self._spec.graph.input.extend(graph_inputs(proto))
         self.output_names = [o.name for o in proto.graph.output]
-        #: outputs the model declares of an integer type (ArgMax's class ids): the scorers read
-        #: one such value per row as the class itself (outputs are all returned as float32)
-        self.integer_outputs = frozenset(o.name for o in proto.graph.output
-                                         if o.type.tensor_type.elem_type in _INTEGER_TYPES)
+        #: outputs that hold class ids (``class_id_outputs``): the scorers read their values as
+        #: the classes themselves (outputs are all returned as float32)
+        self.class_id_outputs = class_id_outputs(proto.graph)
         try:
             self._session = _session(proto.SerializeToString(), folder)
         except Exception as exc:

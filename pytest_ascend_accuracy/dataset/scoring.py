@@ -6,11 +6,13 @@ one output (``output=``, or the model's only output) as class scores, laid out b
 ``class_scores``: ``[N, C]`` is one row per batch entry (``[C]``, ``[N, 1, C]`` and
 ``[N, C, 1, 1]`` too), ``[N, T, C]`` is a sequence of T positions per row (text recognition),
 class axis last; any other layout (``[N, C, H, W]``) is refused, not flattened into one argmax.
-An output the model declares integer holds classes, not scores (``class_ids``): ``[N]`` or
-``[N, 1]`` is one class per row (an ArgMax output), ``[N, T]`` a sequence of T class ids per row
-(a recognizer that decodes in the graph); ranking its values as scores would compare where the
-largest id stands, not the ids. A float output of one value per row (``[N]``, ``[N, 1]``: a
-sigmoid's probability) has no class axis and is refused.
+An output that holds class ids (``dataset.reference.class_id_outputs``: INT32/INT64, or a
+narrower integer fed by ArgMax/ArgMin/TopK's indices; a uint8 ``[N, C]`` after a QuantizeLinear
+is quantised scores) is read as the classes themselves (``class_ids``): ``[N]`` or ``[N, 1]`` is
+one class per row, ``[N, T]`` a sequence of T class ids per row (a recognizer that decodes in
+the graph); ranking ids as scores would compare where the largest id stands, not the ids. An
+output of scores with one value per row (``[N]``, ``[N, 1]``: a sigmoid's probability) has no
+class axis and is refused, and so is an output holding no values (``[N, 0]``).
 A row is scored by its values, -inf and +inf ordering as values (a log-softmax's -inf); a device
 row holding NaN counts as wrong and is named; a reference row holding NaN cannot be scored:
 ``RowFlips.nonfinite_reference`` names it and the check refuses to give a figure.
@@ -77,14 +79,23 @@ def index_rows(shape: Tuple[int, ...]) -> Optional[int]:
 
 
 def class_ids(value: np.ndarray, index: bool) -> Optional[np.ndarray]:
-    """An integer output (``index``: the model declares an integer type) as ``(rows,
-    positions)`` class ids: ArgMax's ``[N]`` is one class per row, a decoder's ``[N, T]`` T
-    classes per row; else None (scores)."""
+    """An output of class ids (``index``: ``class_id_outputs`` names it) as ``(rows,
+    positions)``: ArgMax's ``[N]`` is one class per row, a decoder's ``[N, T]`` T classes per
+    row; else None (scores)."""
     if not index:
         return None
     arr = np.asarray(value)
     rows = int(arr.shape[0]) if arr.ndim else 1
     return arr.reshape(rows, int(np.prod(arr.shape[1:], dtype=np.int64)))
+
+
+def values_present(value: np.ndarray, output: str) -> np.ndarray:
+    """``value``, refused when it holds no values (``[N, 0]``): nothing there can agree or
+    differ, and a figure over it would read as a perfect score."""
+    if not value.size:
+        raise ConfigError("output", f"output {output!r} of shape {_shape(value.shape)} holds no "
+                                    f"values to score")
+    return value
 
 
 def class_scores(value: np.ndarray, output: str, metric: str) -> np.ndarray:
@@ -132,8 +143,8 @@ class RowFlips:
     """Which rows' top-1 the device changed, and which rows hold NaN/Inf, in sample order.
 
     A row of a sequence output ``[N, T, C]`` flips when the top-1 of any of its T positions
-    does (``positions``; ``flipped_positions`` counts the positions themselves). An integer
-    output of one value per row (``index``) is the class itself: a row flips when it differs.
+    does (``positions``; ``flipped_positions`` counts the positions themselves). An output of
+    class ids (``index``) is the classes themselves: a row flips when one of its ids differs.
     ``nonfinite`` names the device rows holding NaN (a flip: counted as wrong) or an Inf the
     reference's row lacks there (scored as a value); ``nonfinite_reference`` the reference rows
     holding NaN (they cannot be scored). With ``strict=False`` (a callable metric) an output of
@@ -155,9 +166,13 @@ class RowFlips:
     def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> bool:
         """Record one sample; True when one of its rows flipped."""
         rv = np.asarray(ref[self.output])
+        if not rv.size and not self.strict:  # a callable scores it; nothing here can flip
+            self.untracked = f"output {self.output!r} of shape {_shape(rv.shape)} holds no values"
+            return False
+        values_present(rv, self.output)
         dv = device_like(rv, dev[self.output], self.output, sample)
         ids = class_ids(rv, self.index)
-        if ids is not None:  # the class itself: (rows, positions=1) indices
+        if ids is not None:  # the classes themselves: (rows, positions) ids
             r, d = ids[:, :, None], dv.reshape(ids.shape)[:, :, None]
             top_r, top_d = r[:, :, 0], d[:, :, 0]
         else:
@@ -196,8 +211,8 @@ class RowFlips:
 
 class TopK:
     """Share of rows whose label is among the k largest logits (a row holding NaN is wrong;
-    -inf and +inf order as values); an integer output of one value per row (``index``) is the
-    class itself, compared with the label (top1 only)."""
+    -inf and +inf order as values); an output of class ids (``index``) of one value per row is
+    the class itself, compared with the label (top1 only)."""
 
     def __init__(self, k: int, output: str, labels: Labels, index: bool = False):
         if not labels.given:
@@ -209,10 +224,10 @@ class TopK:
         self.rows = 0
 
     def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> None:
-        rv = np.asarray(ref[self.output])
+        rv = values_present(np.asarray(ref[self.output]), self.output)
         ids = class_ids(rv, self.index)
         if ids is not None:
-            self._add_ids(sample, ids, dev)
+            self._add_ids(sample, ids, dev, rv.shape)
             return
         r = class_scores(rv, self.output, f"top{self.k}")
         if r.shape[1] > 1:
@@ -239,11 +254,11 @@ class TopK:
             self.correct[side] += int(np.count_nonzero(hit & scored))
         self.rows += r.shape[0]
 
-    def _add_ids(self, sample: Sample, ids: np.ndarray, dev) -> None:
+    def _add_ids(self, sample: Sample, ids: np.ndarray, dev, shape) -> None:
         if ids.shape[1] > 1:
             raise ConfigError("metric", f"metric top{self.k} scores one label per row, but "
                                         f"output {self.output!r} of shape "
-                                        f"{_shape(np.shape(dev[self.output]))} is a sequence: "
+                                        f"{_shape(shape)} is a sequence: "
                                         f"{ids.shape[1]} class ids per row (an integer output); "
                                         f"use metric='agreement' (a row agrees when every "
                                         f"position does) or a callable metric(outputs, labels) "
@@ -252,7 +267,7 @@ class TopK:
         if self.k > 1:
             raise ConfigError("metric", f"metric top{self.k} ranks {self.k} classes per row, "
                                         f"but output {self.output!r} of shape "
-                                        f"{_shape(np.shape(dev[self.output]))} is one class "
+                                        f"{_shape(shape)} is one class "
                                         f"per row (an integer output, such as ArgMax's): use "
                                         f"metric='top1' or 'agreement', or read the scores "
                                         f"output before the ArgMax with output=...")

@@ -89,3 +89,68 @@ def test_top1_refuses_a_sequence_of_ids_and_its_advice_runs(device):
                            metric=lambda outs, labels: float(np.mean(
                                [(o["ids"] == 9).sum() == POSITIONS - 1 for o in outs])))
     assert result.device == result.reference == 1.0
+
+
+def _classifier(path, tail):
+    """x[1, 10] -> MatMul(identity) -> ``tail`` nodes; the graph's output, uint8, is the last
+    node's."""
+    import onnx
+
+    graph = h.make_graph([h.make_node("MatMul", ["x", "I"], ["logits"], name="fc"), *tail],
+                         "classifier", [h.make_tensor_value_info("x", T.FLOAT, [1, CLASSES])],
+                         [h.make_tensor_value_info(tail[-1].output[0], T.UINT8, None)],
+                         [nh.from_array(np.eye(CLASSES, dtype=np.float32), "I"),
+                          nh.from_array(np.float32(0.01), "s"), nh.from_array(np.uint8(0), "zp")])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def _runner_up_samples():
+    """20 samples with a clear winner; the runner-up's value float16 rounds (its quantised code
+    may move by one step, the winner never changes)."""
+    rng = np.random.default_rng(0)
+    out = []
+    for i in range(20):
+        x = rng.uniform(0, 1, (1, CLASSES)).astype(np.float32)
+        x[0, i % CLASSES], x[0, (i + 1) % CLASSES] = 2.0, 1.00011
+        out.append({"x": x})
+    return out
+
+
+def test_uint8_scores_after_a_quantize_linear_are_scores_not_ids(tmp_path, cache):
+    """A quantised classifier's uint8 [1, 10] (review of the [N, T] change: it was read as 10
+    ids per row, so a runner-up's code moving by one step was a flip and top1 refused it)."""
+    model = _classifier(tmp_path / "q8.onnx", [
+        h.make_node("QuantizeLinear", ["logits", "s", "zp"], ["q"], name="quant")])
+    dev = load_device_model(EmulatorBackend(cache), model)
+    data = _runner_up_samples()
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    moved = sum(int((np.round(s["x"].astype(np.float16).astype(np.float32) / 0.01)
+                     != session.run(None, s)[0]).any()) for s in data)
+    assert moved  # some codes do move: the case the scores reading must pass
+    assert check_dataset(dev, data, metric="agreement").device == 1.0
+    top1 = check_dataset(dev, data, metric="top1", labels=[i % CLASSES for i in range(20)])
+    assert (top1.reference, top1.device) == (1.0, 1.0)
+
+
+def test_indices_cast_to_uint8_are_ids(tmp_path, cache):
+    model = _classifier(tmp_path / "cast.onnx", [
+        h.make_node("ArgMax", ["logits"], ["cls"], name="argmax", axis=1, keepdims=0),
+        h.make_node("Cast", ["cls"], ["cls8"], name="cast", to=T.UINT8)])
+    dev = load_device_model(EmulatorBackend(cache), model)
+    with pytest.raises(ConfigError, match="is one class per row"):
+        check_dataset(dev, _runner_up_samples(), metric="top5",
+                      labels=[i % CLASSES for i in range(20)])
+
+
+def test_an_output_holding_no_values_is_refused_not_a_perfect_score():
+    from pytest_ascend_accuracy.dataset.samples import Sample
+    from pytest_ascend_accuracy.dataset.scoring import RowFlips
+
+    empty = {"y": np.zeros((2, 0), np.float32)}
+    with pytest.raises(ConfigError, match=r"output 'y' of shape \[2, 0\] holds no values"):
+        RowFlips("y", index=True).add(Sample("s0", 0, {}), empty, empty)
+    loose = RowFlips("y", strict=False)  # a callable metric scores it; no flips to track
+    assert not loose.add(Sample("s0", 0, {}), empty, empty) and "holds no values" in loose.untracked
