@@ -155,3 +155,56 @@ def _fusion_switch(path: str):
     return tuple([k for k, v in graph.items() if k != "ALL" and str(v).lower() == "off"]
                  + [f"UBFusion:{k}" for k, v in ub.items()
                     if k != "ALL" and str(v).lower() == "off"])
+
+
+def own_field_advice(mode: Mode, given: Sequence[Tuple[str, str]], bases: Sequence = ()) -> str:
+    """What to write instead of ATC options ``given`` that ``mode`` carried as extra options
+    while its own fields set them: the mode meant, whole (its base, other fields and other extra
+    options kept), as a YAML ``modes`` entry or ``--mode`` takes it and as Python, each pasted
+    whole; or why no mode can be named (a value no mode takes, a file not readable here)."""
+    from dataclasses import replace
+
+    from ..errors import closest_text
+
+    fields: dict = {}
+    problems: List[str] = []
+    for name, value in given:
+        if name in ("precision_mode", "buffer_optimize"):
+            known = PRECISION_MODES if name == "precision_mode" else BUFFER_OPTIMIZE
+            if value in known:
+                fields[name] = value
+            else:
+                problems.append(f"{value!r} is no --{name} value here{closest_text(value, known)}"
+                                f"; known: {', '.join(known)}")
+        elif name == "precision_mode_v2":
+            if value in PRECISION_MODE_FROM_V2:
+                fields["precision_mode"] = PRECISION_MODE_FROM_V2[value]
+            else:
+                problems.append(f"--precision_mode_v2={value} is no mode here"
+                                f"{closest_text(value, PRECISION_MODE_FROM_V2)}; a mode converts "
+                                f"with {', '.join(PRECISION_MODE_FROM_V2)}")
+        elif name == "keep_dtype":
+            names = _lines(_found(value, bases))
+            if names is None:
+                problems.append(f"its file {value!r} cannot be read from here: give the mode the "
+                                f"ops it lists as its keep_dtype")
+            else:
+                fields["keep_dtype"] = mode.keep_dtype + tuple(names)
+        else:  # fusion_switch_file
+            switch = _fusion_switch(_found(value, bases))
+            if switch is None:
+                problems.append(f"its file {value!r} cannot be read from here, or switches off "
+                                f"what no mode spells: give the mode fusion: false or the rules "
+                                f"as its fusion_rules_off")
+            elif switch is False:
+                fields["fusion"] = False
+            else:
+                fields["fusion_rules_off"] = mode.fusion_rules_off + tuple(switch)
+    if problems:
+        return "; ".join(problems)
+    names = {name for name, _ in given}
+    meant = replace(mode, label=None, extra=tuple(p for p in mode.extra if p[0] not in names),
+                    **fields)
+    return (f"write it as the mode's own key, not in extra; the mode meant, whole: "
+            f"{meant.yaml_form()} in a YAML suite's modes or --mode, {meant.python_expr()} in "
+            f"Python")

@@ -76,12 +76,16 @@ class Mode:
             _check_rule_section(rule)
         object.__setattr__(self, "extra", tuple(sorted((str(k).lstrip("-"), str(v))
                                                        for k, v in self.extra)))
-        for key, value in self.extra:
-            if key in MODE_FIELD_OPTIONS:
-                # the command line would carry the mode's own value too (two precision options
-                # ATC refuses together), or drop this one: either way not what the mode says
-                raise ConfigError("mode", f"extra ATC option {key!r} is what the mode itself "
-                                          f"sets: {own_field_advice(key, value)}")
+        # the command line would carry the mode's own value too (two precision options ATC
+        # refuses together), or drop this one: either way not what the mode says
+        given = [(key, value) for key, value in self.extra if key in MODE_FIELD_OPTIONS]
+        if given:
+            from .atc_cmdline import own_field_advice
+
+            names = ", ".join(repr(key) for key, _ in given)
+            raise ConfigError("mode", f"extra ATC option{'s' * (len(given) > 1)} {names} "
+                                      f"{'are' if len(given) > 1 else 'is'} what the mode itself "
+                                      f"sets: {own_field_advice(self, given)}")
 
     # -- identity -------------------------------------------------------------------------
     @property
@@ -284,26 +288,6 @@ PRECISION_MODE_FROM_V2 = {"fp16": "force_fp16", "origin": "must_keep_origin_dtyp
                           "mixed_float16": "allow_mix_precision",
                           "mixed_bfloat16": "allow_mix_precision_bf16"}
 
-
-def own_field_advice(option: str, value: str) -> str:
-    """How to write the ATC ``option`` given as an extra option as the mode's own field: the
-    mapping a YAML mode or ``--mode`` takes (pasted whole, it is a mode), then Python's."""
-    if option in ("precision_mode", "precision_mode_v2", "buffer_optimize"):
-        field_ = "buffer_optimize" if option == "buffer_optimize" else "precision_mode"
-        if option == "precision_mode_v2":
-            value = PRECISION_MODE_FROM_V2.get(value, value)
-        mapping, python = f"{{{field_}: {value}}}", f"Mode({field_}={value!r})"
-        tail = (" (the backend writes --precision_mode or --precision_mode_v2 as the toolkit "
-                "takes it)" if field_ == "precision_mode" else "")
-    elif option == "keep_dtype":  # the option names a file; the mode lists the ops it holds
-        mapping, python, tail = ("{keep_dtype: [ops]}", "keep_dtype([ops])",
-                                 f", with the ops {value} lists")
-    else:
-        mapping, python, tail = ("{fusion: false} or {fusion_rules_off: [rules]}",
-                                 "Mode(fusion=False) or Mode(fusion_rules_off=[rules])",
-                                 f", as {value} switches them off")
-    return (f"write it as the mode's own key instead of extra: {mapping} in a YAML mode or "
-            f"--mode, {python} in Python{tail}")
 
 #: the sections of a fusion switch file (docs/formats.md §5): ``Section:Rule`` picks one
 FUSION_SECTIONS = ("GraphFusion", "UBFusion")

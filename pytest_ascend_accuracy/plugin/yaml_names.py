@@ -17,7 +17,7 @@ while one of its items runs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError
@@ -130,45 +130,32 @@ def _names(value) -> List[str]:
     return []
 
 
-#: ATC options a YAML mode sets with a key of its own (``{key: value}`` beside ``extra``)
-MODE_KEY_OF = {"precision_mode": "precision_mode", "precision_mode_v2": "precision_mode",
-               "keep_dtype": "keep_dtype", "buffer_optimize": "buffer_optimize",
-               "fusion_switch_file": "fusion_rules_off"}
-
-
-def _own_key(option: str, value: str) -> str:
-    """``{buffer_optimize: off_optimize}``: the mode's own key for ATC ``option``, with the
-    value the user gave where that key takes the same values."""
-    own = MODE_KEY_OF[option]
-    if own in ("keep_dtype", "fusion_rules_off"):  # ATC takes a file; the mode, the names
-        return f"{{{own}: [{'op names' if own == 'keep_dtype' else 'rule names'}]}}"
-    return f"{{{own}: {value}}}"
-
-
 def check_mode_extra(mode, at: str) -> None:
     """The ``extra`` ATC options of a YAML mode (``at``: its key, ``models[0].modes[1]``),
     refused at collection as ``ascend_model`` refuses them when it converts, in YAML words."""
     import difflib
 
+    from ..core.atc_cmdline import own_field_advice
+    from ..core.modes import MODE_FIELD_OPTIONS
     from .setup_checks import NEUTRAL_OPTIONS, check_atc_options
 
+    # (an option the mode's own fields set never reaches here: Mode refuses it, saying what to
+    # write instead)
     for key, value in getattr(mode, "extra", ()) or ():
         name = str(key).lstrip("-")
         where = f"{at}.extra.{key}"
-        if name in MODE_KEY_OF:
-            raise ConfigError(where, f"{name} is set by the mode itself: write it as a key of "
-                                     f"the mode, {_own_key(name, value)}, not in extra")
         if name == "insert_op_conf":
             raise ConfigError(where, "the AIPP file is the model's aipp: key (the inputs are then "
                                      "raw images, pre-processed as the device does), not an extra "
                                      "ATC option")
         if name in NEUTRAL_OPTIONS:
             continue
-        near = difflib.get_close_matches(name, list(MODE_KEY_OF), n=1, cutoff=0.6)
+        near = difflib.get_close_matches(name, list(MODE_FIELD_OPTIONS), n=1, cutoff=0.6)
         if near:
+            rest = tuple(p for p in mode.extra if p[0] != key)
+            meant = own_field_advice(replace(mode, extra=rest), [(near[0], value)])
             raise ConfigError(where, f"unknown ATC option {name!r}; closest: {near[0]!r}, which "
-                                     f"is set by the mode itself: write it as a key of the mode, "
-                                     f"{_own_key(near[0], value)}, not in extra (extra takes the "
+                                     f"is set by the mode itself: {meant} (extra takes the "
                                      f"numerically neutral options: {', '.join(NEUTRAL_OPTIONS)})")
         try:
             check_atc_options({name: value}, where)

@@ -45,8 +45,9 @@ COLLECTION_ERRORS = {
                        "    modes: [{extra: {buffer_optimze: off_optimize}}]\n",
                        "models[[]0[]].modes[[]0[]].extra.buffer_optimze: unknown ATC option "
                        "'buffer_optimze'; closest: 'buffer_optimize', which is set by the mode "
-                       "itself: write it as a key of the mode, {buffer_optimize: off_optimize}, "
-                       "not in extra*"),
+                       "itself: write it as the mode's own key, not in extra; the mode meant, "
+                       "whole: buffer_off in a YAML suite's modes or --mode, BUFFER_OFF in "
+                       "Python (extra takes*"),
     # a misspelled keep_dtype name: refused when the item converted, under the test id
     "accuracy_keep": ("models:\n  - model: models/passing_mlp.onnx\n"
                       "    modes: [{keep_dtype: [relu]}]\n",
