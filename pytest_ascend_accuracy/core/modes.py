@@ -80,8 +80,6 @@ class Mode:
         # refuses together), or drop this one: either way not what the mode says
         given = [(key, value) for key, value in self.extra if key in MODE_FIELD_OPTIONS]
         if given:
-            from .atc_cmdline import own_field_advice
-
             names = ", ".join(repr(key) for key, _ in given)
             raise ConfigError("mode", f"extra ATC option{'s' * (len(given) > 1)} {names} "
                                       f"{'are' if len(given) > 1 else 'is'} what the mode itself "
@@ -287,6 +285,57 @@ PRECISION_MODE_FROM_V2 = {"fp16": "force_fp16", "origin": "must_keep_origin_dtyp
                           "cube_fp16in_fp32out": "cube_fp16in_fp32out",
                           "mixed_float16": "allow_mix_precision",
                           "mixed_bfloat16": "allow_mix_precision_bf16"}
+
+
+def own_field_advice(mode: Mode, given: Sequence[Tuple[str, str]], bases: Sequence = ()) -> str:
+    """What to write instead of ATC options ``given`` that ``mode`` carried as extra options
+    while its own fields set them: the mode meant, whole (its base, other fields and other extra
+    options kept), as a YAML ``modes`` entry or ``--mode`` takes it and as Python, each pasted
+    whole; or why no mode can be named (a value no mode takes, a file not readable here)."""
+    from .mode_files import found, fusion_switch_rules, keep_dtype_lines
+
+    fields: dict = {}
+    problems: List[str] = []
+    for name, value in given:
+        if name in ("precision_mode", "buffer_optimize"):
+            known = PRECISION_MODES if name == "precision_mode" else BUFFER_OPTIMIZE
+            if value in known:
+                fields[name] = value
+            else:
+                problems.append(f"{value!r} is no --{name} value here{closest_text(value, known)}"
+                                f"; known: {', '.join(known)}")
+        elif name == "precision_mode_v2":
+            if value in PRECISION_MODE_FROM_V2:
+                fields["precision_mode"] = PRECISION_MODE_FROM_V2[value]
+            else:
+                problems.append(f"--precision_mode_v2={value} is no mode here"
+                                f"{closest_text(value, PRECISION_MODE_FROM_V2)}; a mode converts "
+                                f"with {', '.join(PRECISION_MODE_FROM_V2)}")
+        elif name == "keep_dtype":
+            names = keep_dtype_lines(found(value, bases))
+            if names is None:
+                problems.append(f"its file {value!r} cannot be read from here: give the mode the "
+                                f"ops it lists as its keep_dtype")
+            else:
+                fields["keep_dtype"] = mode.keep_dtype + tuple(names)
+        else:  # fusion_switch_file
+            switch = fusion_switch_rules(found(value, bases))
+            if switch is None:
+                problems.append(f"its file {value!r} cannot be read from here, or switches off "
+                                f"what no mode spells: give the mode fusion: false or the rules "
+                                f"as its fusion_rules_off")
+            elif switch is False:
+                fields["fusion"] = False
+            else:
+                fields["fusion_rules_off"] = mode.fusion_rules_off + tuple(switch)
+    if problems:
+        return "; ".join(problems)
+    names = {name for name, _ in given}
+    meant = replace(mode, label=None, extra=tuple(p for p in mode.extra if p[0] not in names),
+                    **fields)
+    return (f"write it as the mode's own key, not in extra; the mode meant, whole: "
+            f"{meant.yaml_form()} in a YAML suite's modes or --mode, {meant.python_expr()} in "
+            f"Python")
 
 
 #: the sections of a fusion switch file (docs/formats.md §5): ``Section:Rule`` picks one

@@ -135,8 +135,7 @@ def check_mode_extra(mode, at: str) -> None:
     refused at collection as ``ascend_model`` refuses them when it converts, in YAML words."""
     import difflib
 
-    from ..core.atc_cmdline import own_field_advice
-    from ..core.modes import MODE_FIELD_OPTIONS
+    from ..core.modes import MODE_FIELD_OPTIONS, own_field_advice
     from .setup_checks import NEUTRAL_OPTIONS, check_atc_options
 
     # (an option the mode's own fields set never reaches here: Mode refuses it, saying what to
