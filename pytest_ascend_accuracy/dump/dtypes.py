@@ -145,6 +145,10 @@ def npy_values(array: np.ndarray) -> np.ndarray:
         return array.astype(np.float32)
     if array.dtype.kind == "V" and array.dtype.name in NARROW_INTS:
         return array.astype(NARROW_INTS[array.dtype.name])
+    if array.dtype.kind == "V" and array.dtype.type.__module__.startswith("ml_dtypes"):
+        # its other floats (float8_e4m3fnuz, float4_e2m1fn, float8_e8m0fnu, ...): float32
+        # holds each of their values exactly
+        return array.astype(np.float32)
     return array
 
 
