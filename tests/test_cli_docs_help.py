@@ -31,3 +31,19 @@ def test_every_quoted_help_is_the_real_help(monkeypatch):
     for command, block in quoted.items():
         real = (parser if command is None else sub.choices[command]).format_help()
         assert _words(block) == _words(real), f"docs/cli.md: ascend-accuracy {command} --help"
+
+
+def test_the_commands_keep_their_order_whatever_was_imported_first():
+    """The order was registration order: a process that imported the cache command's module
+    before building the parser listed ``cache`` second, and the quoted help above held only
+    where no other test had imported it first (review)."""
+    import subprocess
+    import sys
+
+    code = ("import argparse, pytest_ascend_accuracy.cli.cache, pytest_ascend_accuracy.cli.dataset\n"
+            "from pytest_ascend_accuracy.cli.app import build_parser\n"
+            "sub = next(a for a in build_parser()._actions\n"
+            "           if isinstance(a, argparse._SubParsersAction))\n"
+            "print(' '.join(sub.choices))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["compare", "judge", "diagnose", "dataset", "cache"]
