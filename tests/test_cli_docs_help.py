@@ -40,7 +40,8 @@ def test_the_commands_keep_their_order_whatever_was_imported_first():
     import subprocess
     import sys
 
-    code = ("import argparse, pytest_ascend_accuracy.cli.cache, pytest_ascend_accuracy.cli.dataset\n"
+    code = ("import argparse\n"
+            "import pytest_ascend_accuracy.cli.cache, pytest_ascend_accuracy.cli.dataset\n"
             "from pytest_ascend_accuracy.cli.app import build_parser\n"
             "sub = next(a for a in build_parser()._actions\n"
             "           if isinstance(a, argparse._SubParsersAction))\n"
