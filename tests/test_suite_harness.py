@@ -21,7 +21,9 @@ def test_the_tests_process_reads_installed_bytecode_and_its_children_share_one_c
         _children_share_one_bytecode_cache):
     """Where ``PYTHONDONTWRITEBYTECODE`` is set, this process (an xdist worker under ``-n 2``)
     started without a ``PYTHONPYCACHEPREFIX``, which would hide every package's ``__pycache__``
-    and compile them all again; the processes it starts get the run's shared prefix."""
+    and compile them all again; the processes it starts get the run's shared prefix. Where the
+    variable is not set there is nothing to check (the harness changes nothing): it is set in
+    this container and, as far as we know, in CI's."""
     import os
     import sys
 
