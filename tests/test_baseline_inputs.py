@@ -147,7 +147,8 @@ def test_an_old_inputs_copy_comes_back_only_when_known_complete(path, name, comp
 
     two = {"x": np.full((1, 16), 3, np.float32), "y": np.arange(4, dtype=np.int64)}
     check_baseline(make_result(), path, header=HEADER,
-                   inputs=inputs_for_baseline(models.passing_mlp(), path, inputs=two))
+                   # no model: its input names are checked, and no tiny model has these two
+                   inputs=inputs_for_baseline(None, path, inputs=two))
     leftover = path.parent / name
     shutil.copytree(inputs_dir(path), leftover)
     shutil.rmtree(inputs_dir(path))  # the user deletes the inputs directory

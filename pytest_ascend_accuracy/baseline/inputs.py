@@ -101,6 +101,19 @@ class BaselineInputs(MappingABC):
         return len(self.arrays)
 
 
+def _check_names(model, inputs, input_shape) -> None:
+    """``accuracy_inputs(m, inputs=...)``'s array names and ``input_shape`` names are the
+    model's inputs (a misspelled one was stored and recorded as given)."""
+    from ..graph.input_names import check_input_names
+    from ..graph.onnx_graph import graph_inputs, load_model, model_label, parse_input_shape
+
+    if model is None or not isinstance(inputs, MappingABC):
+        return  # input_spec says what an inputs mapping is
+    names = [i.name for i in graph_inputs(load_model(model, weights=False))]
+    check_input_names(inputs, names, f"accuracy_inputs(inputs=...) of {model_label(model)!r}")
+    check_input_names(parse_input_shape(input_shape) or {}, names, "input_shape")
+
+
 def inputs_for_baseline(model, path, *, seed: Optional[int] = None, input_shape=None,
                         inputs: Optional[Mapping[str, np.ndarray]] = None) -> BaselineInputs:
     """The inputs a baselined test runs on.
@@ -117,7 +130,8 @@ def inputs_for_baseline(model, path, *, seed: Optional[int] = None, input_shape=
 
     if seed is not None and inputs is not None:
         raise ConfigError("inputs_for_baseline", "give seed= or inputs=, not both")
-    if inputs is not None:
+    if inputs is not None:  # names only: AIPP models take raw images of other shapes
+        _check_names(model, inputs, input_shape)
         spec = input_spec(inputs, stored=True, input_shape=input_shape)
         return BaselineInputs(dict(spec.arrays), spec, "user")
     if seed is not None:

@@ -435,6 +435,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
     try:
+        from ..core.compiled_modules import check_switches
+
+        check_switches()  # read only for big enough tensors: a bad value said up front
         return int(args._run(args))
     except BrokenPipeError:
         # the reader went away (`| head`): no "error: Broken pipe" line, the status a shell

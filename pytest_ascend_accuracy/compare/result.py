@@ -16,7 +16,7 @@ from ..core.check_defaults import default_threshold_for
 from ..errors import ConfigError, DumpFormatError
 from .metrics import TensorMetrics, encode_float
 from .rows import Coverage, Failure, TensorCompare, _s
-from .thresholds import Policy, ThresholdLike
+from .thresholds import Policy, ThresholdLike, check_metric
 from .tiny_values import CLOSE_WORDS
 
 #: 2: metrics record ``exact``/``unequal`` (integer and bool values compared exactly) and
@@ -291,6 +291,7 @@ class CompareResult:
         if isinstance(threshold, Policy):
             policy = threshold
         else:
+            check_metric(metric, "judge")  # before its default threshold is looked for
             if threshold is None:
                 threshold = default_threshold_for(metric, where="judge",
                                                   fix="; pass threshold=")

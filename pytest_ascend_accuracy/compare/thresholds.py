@@ -19,6 +19,16 @@ from .metrics import HIGHER_IS_BETTER, JUDGEABLE
 _DECIMALS = 6
 
 
+def check_metric(metric, where: Optional[str]) -> str:
+    """``metric`` when it is one a threshold judges, else the error naming the closest: asked
+    first where a missing threshold defaults by the metric (``assert_accuracy(metric='cosin')``
+    was told it 'needs an explicit threshold', not that no such metric exists)."""
+    if metric not in JUDGEABLE:
+        raise ConfigError(where, f"unknown metric {metric!r}{closest_text(metric, JUDGEABLE)}; "
+                                 f"known: {', '.join(JUDGEABLE)}")
+    return metric
+
+
 @dataclass(frozen=True)
 class Threshold:
     """``metric`` must be >= ``value`` (cosine) or <= ``value`` (error metrics)."""
@@ -27,10 +37,7 @@ class Threshold:
     metric: str = "cosine"
 
     def __post_init__(self):
-        if self.metric not in JUDGEABLE:
-            raise ConfigError("threshold", f"unknown metric {self.metric!r}"
-                              f"{closest_text(self.metric, JUDGEABLE)}; "
-                              f"known: {', '.join(JUDGEABLE)}")
+        check_metric(self.metric, "threshold")
         try:
             value = float(self.value)
         except (TypeError, ValueError):

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..errors import ConfigError, ConversionError
 from .feedable import check_feedable
+from .input_names import check_input_names
 from .shape_advice import ATC_POSITIVE_DIMS, dynamic_shape_error
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
@@ -187,9 +188,7 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
     ``require_static`` (naming every input left dynamic, its dimensions and how to fix it)."""
     shapes = parse_input_shape(input_shape, where, empty_ok=empty_ok) or {}
     inputs = {i.name: i for i in graph_inputs(model)}
-    unknown = sorted(set(shapes) - set(inputs))
-    if unknown:
-        raise ConfigError(where, f"no model input named {unknown[0]!r}; inputs: {', '.join(inputs) or '(none)'}")
+    check_input_names(shapes, inputs, where)
     resolved: Dict[str, Tuple[Optional[int], ...]] = {}
     dynamic: Dict[str, str] = {}  # input -> "'ids' dimension 1 ('S') is dynamic ([1, ?])"
     known: Dict[str, tuple] = {}  # input -> its given ((size, dim_param), ...): the advice
@@ -264,9 +263,7 @@ def check_inputs(model, inputs: Mapping[str, np.ndarray], where: str = "inputs")
     specs = {i.name: i for i in graph_inputs(model)}
     if not isinstance(inputs, Mapping):
         raise ConfigError(where, f"expected a mapping {{input name: array}}, got {type(inputs).__name__}")
-    extra = sorted(set(inputs) - set(specs))
-    if extra:
-        raise ConfigError(where, f"no model input named {extra[0]!r}; inputs: {', '.join(specs)}")
+    check_input_names(inputs, specs, where)
     out: Dict[str, np.ndarray] = {}
     for name, vi in specs.items():
         check_feedable(vi, where)

@@ -13,6 +13,7 @@ import numpy as np
 from ..errors import ConfigError
 from .external import load_model_refs
 from .inline import inline_ifs
+from .input_names import check_input_names
 from .names import normalize_node_names
 from .onnx_graph import (check_inputs, graph_inputs, load_model, model_label, parse_input_shape,
                          resolve_input_shapes)
@@ -71,6 +72,8 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
     counts = normalize_node_names(proto.graph)  # by file position, as msit names them
     sort_nodes(proto.graph)
     shape_arg = parse_input_shape(input_shape)
+    # a name no input has was dropped below with the arrays' names (golden_dump's input_shape)
+    check_input_names(shape_arg or {}, [i.name for i in graph_inputs(proto)], "input_shape")
     if inputs is not None:
         given = {k: tuple(np.asarray(v).shape) for k, v in inputs.items()}
         for name, shape in (shape_arg or {}).items():

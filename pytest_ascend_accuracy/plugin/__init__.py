@@ -141,6 +141,9 @@ def pytest_configure(config):
         from .ini_names import check_ini_keys
 
         check_ini_keys(config)
+        from ..core.compiled_modules import check_switches
+
+        check_switches()  # ASCEND_ACCURACY_NUMPY_KERNEL / _LAYOUT
         settings = settings_from_config(config)
         if settings.backend == "ascend":
             check_devices_visible(settings.device_ids)

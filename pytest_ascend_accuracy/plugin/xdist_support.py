@@ -60,12 +60,15 @@ def share_cores(config) -> None:
     if share is not None:
         set_core_share(share)  # the compare's worker processes too (compare.parallel)
     if override:
+        from ..errors import ConfigError
+
         try:
             threads = int(override)
         except ValueError:
-            from ..errors import ConfigError
-
             raise ConfigError(ORT_THREADS_ENV, f"expected a number of threads, got {override!r}") from None
+        if threads < 0:  # was taken as 0, onnxruntime's own default
+            raise ConfigError(ORT_THREADS_ENV, f"expected a number of threads >= 0 (0: "
+                                               f"onnxruntime's own default), got {override!r}")
         set_ort_threads(threads, spinning=threads == 0, chosen=True)
         return
     if share is not None:

@@ -107,11 +107,17 @@ def shape_map(value, at: str) -> Optional[Shapes]:
 
 
 def combined_shapes(input_shape: Optional[Shapes], input_shape_at: str,
-                    generated: Optional[Shapes], generated_at: str) -> Optional[Shapes]:
+                    generated: Optional[Shapes], generated_at: str,
+                    model: Optional[Path] = None) -> Optional[Shapes]:
     """The entry's input shapes from ``input_shape:`` and ``inputs: {seed: N, shapes: ...}``
     (``*_at``: each one's key, ``file: models[0].input_shape``): both set the shape of an input
     (``InputsSpec.load`` generates at the conversion's shape), so they combine, and one input
-    given two different shapes is refused naming both keys."""
+    given two different shapes is refused naming both keys. Each names inputs of ``model``,
+    checked here, at collection: a misspelled name failed the item when it ran, without the
+    file or key."""
+    if model is not None:
+        _input_names(model, input_shape, input_shape_at)
+        _input_names(model, generated, generated_at)
     if input_shape is None or generated is None:
         return input_shape if generated is None else generated
     for name, dims in generated.items():
@@ -122,3 +128,18 @@ def combined_shapes(input_shape: Optional[Shapes], input_shape_at: str,
                 f"the shape of input {name!r} (the generated array is converted and run at one "
                 f"shape): give it once, in input_shape or in inputs.shapes"))
     return {**generated, **input_shape}
+
+
+def _input_names(model: Path, shapes: Optional[Shapes], at: str) -> None:
+    from ..graph.input_names import check_input_names
+    from ..graph.onnx_graph import graph_inputs, load_model
+
+    if not shapes:
+        return
+    try:
+        names = [i.name for i in graph_inputs(load_model(model, weights=False))]
+    except ConfigError:  # not a model we can read: running it says so
+        return
+    unknown = [n for n in shapes if n not in names]
+    if unknown:  # the model named: a defaults: entry applies to every model of the suite
+        check_input_names(unknown[:1], names, f"{at}.{unknown[0]} (model {model.name})")

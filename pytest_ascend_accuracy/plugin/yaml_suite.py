@@ -174,7 +174,8 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     inputs_spelling(setting("inputs"), model, key_at("inputs"))
     inputs, gen_shapes = parse_inputs(setting("inputs", {"seed": 0}), base_dir, key_at("inputs"))
     input_shape = combined_shapes(shape_map(setting("input_shape"), key_at("input_shape")),
-                                  key_at("input_shape"), gen_shapes, f"{key_at('inputs')}.shapes")
+                                  key_at("input_shape"), gen_shapes, f"{key_at('inputs')}.shapes",
+                                  model)
     base_ignore = _list(defaults.get("ignore"), f"{dat}.ignore")
     own_ignore = _list(entry.get("ignore"), f"{at}.ignore")
     golden = entry.get("golden")

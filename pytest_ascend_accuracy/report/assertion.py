@@ -10,7 +10,7 @@ from typing import Mapping, Optional
 from ..compare.engine import DumpLike, as_dump, compare_dumps  # noqa: F401  (as_dump too)
 from ..compare.fp16_range import failing_ops_past_fp16
 from ..compare.result import CompareResult, Verdict
-from ..compare.thresholds import Policy, ThresholdLike
+from ..compare.thresholds import Policy, ThresholdLike, check_metric
 from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE, default_threshold_for
 
 
@@ -53,6 +53,7 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[Thre
     from .failure_text import failure_text
 
     golden, actual = as_dump(golden), as_dump(actual)
+    check_metric(metric, "assert_accuracy")  # before its default threshold is looked for
     if threshold is None:  # it was judged at the cosine's 0.95 whatever the metric
         threshold = default_threshold_for(metric, where="assert_accuracy",
                                           fix="; pass threshold=")

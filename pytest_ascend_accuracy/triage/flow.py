@@ -38,7 +38,7 @@ import numpy as np
 
 from ..compare.engine import compare_dumps
 from ..compare.result import CompareResult, Verdict
-from ..compare.thresholds import Policy
+from ..compare.thresholds import Policy, check_metric
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .fusion_rules import rules_off, search_rules, unfused
@@ -91,6 +91,7 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
 
     if budget < 1:  # the CLI's --budget: a usage error, never a traceback
         raise ConfigError("budget", f"must allow at least one conversion, got {budget}")
+    check_metric(metric, "diagnose")  # before its default threshold is looked for
     if threshold is None:  # cosine's 0.95; another metric was judged at it silently
         from ..core.check_defaults import default_threshold_for
 

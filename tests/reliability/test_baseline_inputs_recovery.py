@@ -43,7 +43,8 @@ def test_an_old_inputs_copy_killed_half_deleted_never_becomes_the_inputs(tmp_pat
     model, path = models.passing_mlp(), tmp_path / "b" / "default.yaml"
     one = {"x": np.ones((1, 16), np.float32), "y": np.ones(4, np.int64)}
     check_baseline(make_result(), path, header=HEADER,
-                   inputs=inputs_for_baseline(model, path, inputs=one))
+                   # no model: its input names are checked, and no tiny model has these two
+                   inputs=inputs_for_baseline(None, path, inputs=one))
     flag = tmp_path / "flag"
     worker = start(KILLED_MID_DELETE, path, flag)
     wait_for(flag, worker)
@@ -63,6 +64,6 @@ def test_an_old_inputs_copy_killed_half_deleted_never_becomes_the_inputs(tmp_pat
     assert len(notes) == 1 and notes[0].startswith(
         f"stored inputs of baseline {shown(path, os.getcwd())}: removed 1 leftover of "
         "interrupted writes (.default.inputs.del-")
-    again = inputs_for_baseline(model, path, inputs=one)  # the user stores the arrays again
+    again = inputs_for_baseline(None, path, inputs=one)  # the user stores the arrays again
     assert check_baseline(make_result(), path, header=HEADER, inputs=again, regen="all").passed
     assert sorted(p.name for p in path.parent.iterdir()) == ["default.inputs", "default.yaml"]

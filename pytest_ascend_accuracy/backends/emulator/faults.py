@@ -31,7 +31,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...errors import ConfigError
+from ...errors import ConfigError, closest_text
 
 KINDS = ("op", "rule", "buffer", "input")
 FLOAT, FLOAT16, DOUBLE = 1, 10, 11  # onnx.TensorProto
@@ -52,9 +52,13 @@ class Fault:
 
     def __post_init__(self):
         if self.kind not in KINDS:
-            raise ConfigError("fault", f"unknown fault kind {self.kind!r}; known: {', '.join(KINDS)}")
+            raise ConfigError("fault", f"unknown fault kind {self.kind!r}"
+                                       f"{closest_text(self.kind, KINDS)}; known: "
+                                       f"{', '.join(KINDS)}")
         if self.effect not in EFFECTS:
-            raise ConfigError("fault", f"unknown fault effect {self.effect!r}; known: {', '.join(EFFECTS)}")
+            raise ConfigError("fault", f"unknown fault effect {self.effect!r}"
+                                       f"{closest_text(self.effect, EFFECTS)}; known: "
+                                       f"{', '.join(EFFECTS)}")
         if not isinstance(self.target, str) or not self.target:
             raise ConfigError("fault", f"a fault needs a target name, got {self.target!r}")
         object.__setattr__(self, "amount", float(self.amount))
