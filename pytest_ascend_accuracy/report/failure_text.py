@@ -374,6 +374,25 @@ def skipped_note(result: CompareResult) -> str:
             f"({shown}{more})")
 
 
+def unlisted_note(result: CompareResult) -> str:
+    """``"; N dump op(s) not in the om json (name, ...): ..."``: ops of the device dump the om
+    json given with it does not list (a user may name another model's json, or an older one),
+    paired by their own dump headers instead; the coverage counted them with nothing said."""
+    unlisted = (result.meta.get("actual") or {}).get("ops_not_in_om_json") or ()
+    if not unlisted:
+        return ""
+    shown = ", ".join(printable(str(name)) for name in unlisted[:3])
+    more = ", ..." if len(unlisted) > 3 else ""
+    one = len(unlisted) == 1
+    return (f"; {len(unlisted)} dump op{'' if one else 's'} not in the om json ({shown}{more}): "
+            f"paired by {'its dump header' if one else 'their dump headers'} instead; check the "
+            f"json is this model's, converted with the same options")
+
+
+def coverage_line(result: CompareResult) -> str:
+    return f"coverage: {result.coverage.describe()}{skipped_note(result)}{unlisted_note(result)}"
+
+
 def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
     if csv_path:
         return f"full report: {printable(str(csv_path))}"
@@ -405,8 +424,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         if block:
             lines += [""] + block
         lines.append("")
-    lines += [f"coverage: {result.coverage.describe()}{skipped_note(result)}",
-              report_line(csv_path, report_how)]
+    lines += [coverage_line(result), report_line(csv_path, report_how)]
     if dump_kept:
         lines.append(f"dump kept: {printable(dump_kept)}")
     if hint is not None and not isinstance(hint, str):
@@ -440,7 +458,7 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
                         for r in lowest],
                        ["#", "op", "type", "cosine", "rel_l2", "max_abs"] + extra)
         lines += plain_cosine_lines(lowest, metrics=["cosine", "rel_l2"] + extra)
-    lines += ["", f"coverage: {result.coverage.describe()}{skipped_note(result)}"]
+    lines += ["", coverage_line(result)]
     if csv_path:
         lines.append(report_line(csv_path))
     return "\n".join(lines)
