@@ -76,8 +76,17 @@ def test_suite_settings_refused_at_collection_name_their_keys(suite_project):
 def test_shapes_and_input_shape_of_different_inputs_combine(tmp_path):
     from pytest_ascend_accuracy.plugin.yaml_suite import load_suite
 
-    model = tmp_path / "m.onnx"
-    onnx.save(tiny_models.unnamed_model(), str(model))
+    from onnx import TensorProto
+    from onnx import helper as h
+
+    model = tmp_path / "m.onnx"  # two dynamic inputs: x [N, 4] and other [K]
+    graph = h.make_graph([h.make_node("Identity", ["x"], ["y"], name="ix"),
+                          h.make_node("Identity", ["other"], ["z"], name="io")], "two",
+                         [h.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4]),
+                          h.make_tensor_value_info("other", TensorProto.FLOAT, ["K"])],
+                         [h.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 4]),
+                          h.make_tensor_value_info("z", TensorProto.FLOAT, ["K"])])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13)]), str(model))
     (tmp_path / "accuracy.yaml").write_text(
         "models:\n  - model: m.onnx\n    inputs: {seed: 0, shapes: {x: [2, 4]}}\n"
         "    input_shape: {other: [1]}\n")
