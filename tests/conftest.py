@@ -89,7 +89,7 @@ if not os.environ.get("PYTEST_DEBUG_TEMPROOT") and _memory_temproot():
     _CHOSE_SHM = True
 
 #: the run's shared bytecode folder, made by the main process; its xdist workers inherit the name
-SUITE_PYCACHE = "ASCEND_ACCURACY_SUITE_PYCACHE"
+SUITE_PYCACHE = "PYTEST_ASCEND_SUITE_PYCACHE"
 
 
 def _children_compile_afresh() -> bool:

@@ -436,7 +436,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         return int(exc.code) if isinstance(exc.code, int) else EXIT_BAD_INPUT
     try:
         from ..core.compiled_modules import check_switches
+        from ..core.env_names import check_env_names
 
+        check_env_names()
         check_switches()  # read only for big enough tensors: a bad value said up front
         return int(args._run(args))
     except BrokenPipeError:

@@ -142,7 +142,9 @@ def pytest_configure(config):
 
         check_ini_keys(config)
         from ..core.compiled_modules import check_switches
+        from ..core.env_names import check_env_names
 
+        check_env_names()
         check_switches()  # ASCEND_ACCURACY_NUMPY_KERNEL / _LAYOUT
         settings = settings_from_config(config)
         if settings.backend == "ascend":

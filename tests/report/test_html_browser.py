@@ -129,7 +129,7 @@ def test_report_in_a_headless_browser(browser, tmp_path):
         "const e = document.querySelector(':target'); const r = e.getBoundingClientRect();"
         "return [e.id, r.top, window.innerHeight];")
     assert row[0].startswith("r") and 0 <= row[1] < row[2]  # the index jumps to the row
-    shot = os.environ.get("ASCEND_ACCURACY_SCREENSHOT")
-    if shot:  # ASCEND_ACCURACY_SCREENSHOT=/tmp/report.png: look at the page yourself
+    shot = os.environ.get("PYTEST_ASCEND_SCREENSHOT")
+    if shot:  # PYTEST_ASCEND_SCREENSHOT=/tmp/report.png: look at the page yourself
         browser.get(page.as_uri())
         browser.save_screenshot(shot)

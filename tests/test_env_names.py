@@ -1,0 +1,41 @@
+"""A misspelled ``ASCEND_ACCURACY_*`` variable (``ASCEND_ACCURACY_ORT_THREAD=2``) changed nothing
+with nothing said (a sweep of names a user gives); the plugin and the CLI refuse it naming the
+closest variable, and the name they advise is read."""
+import re
+from pathlib import Path
+
+from pytest_ascend_accuracy.cli import app as cli
+from pytest_ascend_accuracy.core.env_names import KNOWN, PREFIX
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_known_names_are_the_ones_read_and_documented():
+    source = " ".join(p.read_text() for p in (ROOT / "pytest_ascend_accuracy").rglob("*.py")
+                      if p.name != "env_names.py")  # (which names a misspelling)
+    read = set(re.findall(PREFIX + r"[A-Z0-9_]+", source))
+    documented = set(re.findall(PREFIX + r"[A-Z0-9_]+", (ROOT / "README.md").read_text()))
+    assert read == documented == set(KNOWN)
+
+
+def test_the_cli_refuses_a_misspelled_variable(monkeypatch, capsys, dumps):
+    actual, golden = dumps
+    monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREAD", "2")
+    assert cli.main(["compare", str(actual), str(golden)]) == 2
+    assert ("environment: unknown variable ASCEND_ACCURACY_ORT_THREAD; closest: "
+            "'ASCEND_ACCURACY_ORT_THREADS'") in capsys.readouterr().err
+    monkeypatch.delenv("ASCEND_ACCURACY_ORT_THREAD")
+    monkeypatch.setenv("ASCEND_ACCURACY_ORT_THREADS", "2")  # the advised name
+    assert cli.main(["compare", str(actual), str(golden)]) == 1  # a verdict: Add/1 negated
+
+
+def test_a_pytest_session_refuses_a_misspelled_variable(pytester, monkeypatch):
+    pytester.makepyfile("def test_it():\n    pass\n")
+    monkeypatch.setenv("ASCEND_ACCURACY_NUMPY_KERNELS", "1")
+    refused = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert refused.ret == 4
+    refused.stderr.fnmatch_lines(["*unknown variable ASCEND_ACCURACY_NUMPY_KERNELS; closest: "
+                                  "'ASCEND_ACCURACY_NUMPY_KERNEL'*"])
+    monkeypatch.delenv("ASCEND_ACCURACY_NUMPY_KERNELS")
+    monkeypatch.setenv("ASCEND_ACCURACY_NUMPY_KERNEL", "1")
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
