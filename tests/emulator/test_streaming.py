@@ -343,18 +343,27 @@ def test_without_a_shared_arena_segments_run_with_none(monkeypatch):
 def test_a_waiting_caller_builds_the_next_segments_session_with_the_signature_it_gets():
     """While the background thread computes, the caller builds the next session from the
     tensor info; the run then uses it (no second build) and gives one run's values."""
+    import threading
+
     model = models.transformer_block()
     x = make_inputs(model)
     names = [o for n in model.graph.node for o in n.output if o]
     segmented = stream.SegmentedModel(model, names, segment_bytes=3000)
+    builds, build, caller = [], segmented._build, threading.current_thread()
+
+    def counted(s, signature):
+        builds.append((s, threading.current_thread() is caller))
+        build(s, signature)
+
+    segmented._build = counted
     run = segmented.run(x)
     for s in range(1, len(segmented.segments)):  # before any ran: every one can be built
         run._build_ahead(s - 1)  # the runner computes s - 1
-    built = [seg.session for seg in segmented.segments]
-    assert sum(b is not None for b in built) >= len(built) - 1  # all but maybe an empty first
     run.run_all()
-    for seg, session in zip(segmented.segments[1:], built[1:]):
-        assert seg.session is session  # the signature matched: nothing built twice
+    # (the runner may build one itself first when it gets there before the caller: a busy
+    # machine; the caller then leaves it, and the check once read that as a second build)
+    assert sum(by_caller for _, by_caller in builds) >= len(segmented.segments) // 2
+    assert len({s for s, _ in builds}) == len(builds)  # the signature matched: none built twice
     for name, value in _one_run(model, x).items():
         np.testing.assert_array_equal(run.values[name], value, err_msg=name)
     run.values.clear()
