@@ -105,10 +105,11 @@ def class_scores(value: np.ndarray, output: str, metric: str) -> np.ndarray:
     layout = score_layout(arr.shape)
     if layout is None and index_rows(arr.shape) is not None:
         raise ConfigError("metric", f"metric {metric} reads output {output!r} as class scores, "
-                                    f"but its shape {_shape(arr.shape)} holds one float value "
-                                    f"per row: no class axis (a binary classifier's probability? "
-                                    f"an integer output, such as ArgMax's, is read as the class "
-                                    f"itself); score it with a callable metric(outputs, labels)")
+                                    f"but its shape {_shape(arr.shape)} holds one score per "
+                                    f"row: no class axis (a binary classifier's probability? "
+                                    f"an output of class ids, ArgMax's or a Cast of it, is read "
+                                    f"as the class itself); score it with a callable "
+                                    f"metric(outputs, labels)")
     if layout is None:
         raise ConfigError("metric", f"metric {metric} reads output {output!r} as class scores, "
                                     f"[N, C] (one row per batch entry) or [N, T, C] (T positions "

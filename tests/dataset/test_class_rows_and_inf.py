@@ -124,7 +124,7 @@ def test_a_float_output_of_one_value_per_row_is_refused_for_a_callable(tmp_path,
         with pytest.raises(ConfigError) as info:
             check_dataset(faulty, samples, metric=metric, labels=labels)
         assert f"metric {metric} reads output 'p' as class scores, but its shape [1, 1] holds " \
-               "one float value per row: no class axis" in str(info.value)
+               "one score per row: no class axis" in str(info.value)
         assert "score it with a callable metric(outputs, labels)" in str(info.value)
     # the advice applied: a callable scoring p > 0.5 against the labels
     ref_p = np.array([1 / (1 + np.exp(-(s["x"] @ w)[0, 0])) for s in samples])
