@@ -26,7 +26,7 @@ import numpy as np
 from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE
 from ..errors import ConfigError
 from .culprit import trace_sample
-from .detection import MeanAP
+from .detection import MeanAP, vacuous_reference
 from .reference import ReferenceModel, as_float32
 from .result import DatasetFailure, DatasetResult
 from .samples import Labels, SampleSource
@@ -97,6 +97,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if flips is not None and flips.nonfinite_reference and not callable(metric):
         raise unscorable_reference(metric, out_name, flips.nonfinite_reference)
     ref_value, dev_value = scorer.values()
+    if metric == "map" and vacuous_reference(scorer, ref_value, max_drop) is not None:
+        raise vacuous_reference(scorer, ref_value, max_drop)
     result = DatasetResult(
         metric=metric_name(metric), reference=ref_value, device=dev_value, max_drop=max_drop,
         samples=done, rows=flips.rows if flips is not None else done,

@@ -7,8 +7,16 @@ result dicts ``{"bbox": [x, y, w, h], "score": s, "category_id": c}``. Labels ar
 ground truth per sample: a list of ``{"bbox": [x, y, w, h], "category_id": c}`` (``iscrowd``
 and ``area`` optional). The figure is COCO's AP averaged over IoU 0.50:0.95 (``stats[0]``).
 
-A sample counts as flipped when its highest-scoring detection changed: another category, a
-detection on one side only, or boxes overlapping less than IoU 0.5.
+A sample counts as changed (flipped) when its highest-scoring detection changed (another
+category, a detection on one side only, boxes overlapping less than IoU 0.5) or when the device's
+detections match fewer of its ground-truth boxes than the reference's at one of COCO's IoU
+thresholds 0.50:0.95 (``_matches``: boxes moved by a few pixels keep the top detection but lose
+the strict thresholds, and the mAP with them). A detection whose bbox or score holds NaN/Inf
+matches nothing: on the device it is dropped (pycocotools scores a NaN box as a match, which
+passed a device whose boxes were all NaN), in the reference it is an error. A reference figure
+within ``max_drop`` of 0 is refused (``vacuous_reference``): no device could fail against it, and
+it is what a convention mismatch gives (labels in [x1, y1, x2, y2], normalized against pixel
+detections, no ground-truth boxes, no detections).
 """
 from __future__ import annotations
 
@@ -54,16 +62,34 @@ def _detections(postprocess: Callable, outputs, sample: Sample, side: str) -> Li
     for d in dets:
         try:
             box = [float(v) for v in d["bbox"]]
-            out.append({"bbox": box, "score": float(d["score"]),
-                        "category_id": int(d["category_id"])})
-        except (KeyError, TypeError, ValueError):
+            finite = _finite(d["category_id"])  # a NaN class output's id is no category
+            found = {"bbox": box, "score": float(d["score"]),
+                     "category_id": int(d["category_id"]) if finite else -1}
+        except (KeyError, TypeError, ValueError, IndexError):
             raise ConfigError("postprocess", f"sample {sample.id!r}: a detection must be a dict "
                                              f"with bbox [x, y, w, h], score and category_id, got "
                                              f"{d!r}") from None
         if len(box) != 4:
             raise ConfigError("postprocess",
                               f"sample {sample.id!r}: bbox {box} is not [x, y, w, h]")
+        if not finite or not all(np.isfinite(box + [found["score"]])):
+            if side == "reference":
+                raise ConfigError("reference", f"the onnxruntime fp32 reference's detection "
+                                               f"{d!r} of sample {sample.id!r} holds NaN/Inf: "
+                                               f"there is no reference figure to hold the "
+                                               f"device to; check this sample and "
+                                               f"{callable_label(postprocess)}")
+            continue  # a NaN box matches nothing: the device's detection is lost
+        out.append(found)
     return out
+
+
+def _finite(value) -> bool:
+    """False for a NaN/Inf number (a category id a NaN class output gave)."""
+    try:
+        return bool(np.isfinite(float(value)))
+    except (TypeError, ValueError):
+        return True  # not a number: int() says what is wrong with it
 
 
 def _iou(a, b) -> float:
@@ -73,6 +99,31 @@ def _iou(a, b) -> float:
     inter = w * h
     union = a[2] * a[3] + b[2] * b[3] - inter
     return inter / union if union > 0 else 0.0
+
+
+#: COCO's IoU thresholds of AP@[.50:.95]
+IOUS = np.linspace(0.5, 0.95, 10)
+#: COCO's maxDets for that figure: detections per image and category kept, highest scores first
+MAX_DETS = 100
+
+
+def _matches(dets: List[dict], truth: List[dict]) -> np.ndarray:
+    """Ground-truth boxes matched at each of ``IOUS``, as COCO's evaluateImg matches them: per
+    category, detections by descending score (its first ``MAX_DETS``) each take the
+    best-overlapping unmatched non-crowd box at IoU >= t."""
+    counts = np.zeros(len(IOUS), np.int64)
+    for cat in {g["category_id"] for g in truth if not g.get("iscrowd")}:
+        gts = [g["bbox"] for g in truth if g["category_id"] == cat and not g.get("iscrowd")]
+        mine = sorted((d for d in dets if d["category_id"] == cat), key=lambda d: -d["score"])
+        ious = np.array([[_iou(d["bbox"], g) for g in gts] for d in mine[:MAX_DETS]])
+        for k, t in enumerate(IOUS):
+            taken = np.zeros(len(gts), bool)
+            for row in ious:
+                best = np.where(taken | (row < min(t, 1 - 1e-10)), -1.0, row)
+                if best.size and best.max() >= 0:
+                    taken[int(best.argmax())] = True
+            counts[k] += int(taken.sum())
+    return counts
 
 
 def _top_changed(ref: List[dict], dev: List[dict]) -> bool:
@@ -106,6 +157,7 @@ class MeanAP:
         image = len(self.images) + 1
         self.images.append({"id": image, "file_name": sample.id})
         boxes = self.labels.raw(sample)
+        truth = len(self.truth)
         if boxes is not None and not isinstance(boxes, (list, tuple)):
             raise ConfigError(self.labels.where, f"label of sample {sample.id!r}: expected its "
                                                  f'ground-truth boxes [{{"bbox": [x, y, w, h], '
@@ -130,7 +182,9 @@ class MeanAP:
             sides.append(dets)
         if not all(np.isfinite(v).all() for v in dev.values()):
             self.nonfinite.append(sample.id)
-        flipped = _top_changed(sides[0], sides[1]) or sample.id in self.nonfinite[-1:]
+        mine = self.truth[truth:]
+        lost = bool((_matches(sides[1], mine) < _matches(sides[0], mine)).any())
+        flipped = _top_changed(sides[0], sides[1]) or lost or sample.id in self.nonfinite[-1:]
         if flipped:
             self.flipped.append(sample.id)
         return flipped
@@ -157,3 +211,33 @@ class MeanAP:
             ev.summarize()
         value = float(ev.stats[0])
         return max(value, 0.0)  # COCO writes -1 when no ground truth matched the area range
+
+
+def vacuous_reference(scorer: MeanAP, reference: float, max_drop: float) -> Optional[ConfigError]:
+    """The error of a reference mAP within ``max_drop`` of 0 (None when it is above): a device
+    finding nothing would pass, so the check proves nothing; it names what there was to match
+    and the conventions whose mismatch gives such a figure."""
+    if reference > max_drop:
+        return None
+    found = scorer.found[0]
+    if not scorer.truth:
+        what = "the labels hold no ground-truth boxes"
+    elif not found:
+        what = f"{callable_label(scorer.postprocess)} returned no reference detection"
+    else:
+        what = (f"its {len(found)} detections match almost none of the labels' "
+                f"{len(scorer.truth)} boxes (the labels' boxes reach {_reach(scorer.truth)}, "
+                f"the detections' {_reach(found)})")
+    return ConfigError("labels", f"metric map: the onnxruntime fp32 reference scores "
+                                 f"{reference:.4f}, within max_drop {max_drop:.4f} of 0, so no "
+                                 f"device could fail this check: {what}. Labels and "
+                                 f"postprocess must both give bbox [x, y, w, h] (top-left "
+                                 f"corner, width, height; not [x1, y1, x2, y2]) in the same "
+                                 f"coordinates (both pixels of the same image size, or both "
+                                 f"normalized) and the same category_id numbering")
+
+
+def _reach(boxes: List[dict]) -> str:
+    """``x+w 638.2, y+h 477.2``: how far the boxes reach, read as [x, y, w, h]."""
+    return ", ".join(f"{name} {max(b['bbox'][axis] + b['bbox'][axis + 2] for b in boxes):.4g}"
+                     for axis, name in ((0, "x+w"), (1, "y+h")))

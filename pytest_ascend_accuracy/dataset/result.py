@@ -106,7 +106,7 @@ class DatasetResult:
                  + f"; reference: {self.reference_runs} run, "
                    f"{self.reference_cached} from the cache"]
         total = self.rows or self.samples
-        what = "top detection changed" if self.metric == "map" else "flipped top-1"
+        what = "detections changed" if self.metric == "map" else "flipped top-1"
         seq = ""
         if self.positions > 1:
             unit = "sample" if self.rows == self.samples else "row"
@@ -119,7 +119,7 @@ class DatasetResult:
         elif self.output is not None or self.metric == "map":
             lines.append(f"{what}: none" + (f" ({seq[2:]})" if seq else ""))
         if self.nonfinite:
-            how = ("counted as a changed detection" if self.metric == "map" else
+            how = ("a detection holding NaN/Inf matches nothing" if self.metric == "map" else
                    "a row with NaN counts as wrong; an Inf the reference lacks is scored as a "
                    "value")
             lines.append(f"NaN/Inf in the device outputs ({how}) "
@@ -132,7 +132,8 @@ class DatasetResult:
         elif not self.passed and self.untracked:
             lines.append("top-1 flips were not tracked, so no operator was traced")
         elif not self.passed and not self.flipped:
-            lines.append("no sample's top-1 flipped, so no operator was traced")
+            lines.append("no sample's " + ("detections" if self.metric == "map" else "top-1")
+                         + " changed, so no operator was traced")
         return "\n".join(lines)
 
     def properties(self) -> Dict[str, str]:
