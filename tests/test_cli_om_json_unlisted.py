@@ -1,7 +1,7 @@
 """``ascend-accuracy compare --om-json F`` where F does not list every op of the dump (another
 model's json, or one converted with other options): the ops it lacks were paired by their dump
 headers and counted with nothing said (a sweep of names a user gives); the coverage line now
-names them and says what to check."""
+names them, in the terminal and in the HTML report."""
 import json
 
 import pytest
@@ -47,5 +47,13 @@ def test_ops_the_om_json_lacks_are_named(emulated, tmp_path, capsys):
     other, old = _renamed(om_json, tmp_path)
     assert cli.main(["compare", dump, golden, "--om-json", other]) == 0  # the values still agree
     out = capsys.readouterr().out
-    assert (f"; 1 dump op not in the om json ({old}): paired by its dump header instead; check "
-            f"the json is this model's, converted with the same options") in out
+    assert (f"; 1 dump op not in the om json ({old}): paired by its dump header instead (an om "
+            f"json of another model, or of other options, lists other ops)") in out
+
+
+def test_the_html_report_names_them_too(emulated, tmp_path, capsys):
+    dump, om_json, golden = emulated
+    other, old = _renamed(om_json, tmp_path)
+    html = tmp_path / "report.html"
+    assert cli.main(["compare", dump, golden, "--om-json", other, "--html", str(html)]) == 0
+    assert f"1 dump op not in the om json ({old})" in html.read_text()

@@ -11,7 +11,7 @@ from ..errors import ConfigError, closest_text
 
 PREFIX = "ASCEND_ACCURACY_"
 #: every variable read, by the module that reads it
-KNOWN = ("ASCEND_ACCURACY_ORT_THREADS",  # graph.onnx_graph
+KNOWN = ("ASCEND_ACCURACY_ORT_THREADS",  # plugin.xdist_support (pytest sessions)
          "ASCEND_ACCURACY_RUNTIME",  # backends.ascend.runtime
          "ASCEND_ACCURACY_NUMPY_KERNEL",  # core.compiled_modules
          "ASCEND_ACCURACY_NUMPY_LAYOUT")  # core.compiled_modules
@@ -21,10 +21,12 @@ def check_env_names(environ: Optional[Mapping[str, str]] = None) -> None:
     """Refuse a set ``ASCEND_ACCURACY_*`` variable this package does not read."""
     env = os.environ if environ is None else environ
     unknown = sorted(name for name in env if name.startswith(PREFIX) and name not in KNOWN)
-    if unknown:
-        raise ConfigError("environment", f"unknown variable {unknown[0]}"
-                                         f"{closest_text(unknown[0], KNOWN)}; this package reads "
-                                         f"{', '.join(KNOWN)}")
+    if unknown:  # (closest by what follows the prefix: every name shares it)
+        near = closest_text(unknown[0][len(PREFIX):], [k[len(PREFIX):] for k in KNOWN])
+        near = near.replace("'", "'" + PREFIX, 1) if near else ""
+        raise ConfigError("environment", f"unknown variable {unknown[0]}{near}; this package "
+                                         f"reads {', '.join(KNOWN)}; unset it if it is not "
+                                         f"meant for this package")
 
 
 __all__ = ["KNOWN", "PREFIX", "check_env_names"]

@@ -35,18 +35,19 @@ KEYS_FILE = "keys.json"
 
 
 #: ONNX TensorProto element types of integers (UINT8..INT64, UINT32, UINT64), and of those the
-#: wide ones indices come in (ArgMax and TopK give INT64, a Cast of them INT32 ...)
+#: ones indices come in (ArgMax, TopK, NonZero and Gather's indices are INT64; INT32 is also an
+#: integer-only classifier's scores, MatMulInteger's and ConvInteger's accumulators)
 _INTEGER_TYPES = frozenset((2, 3, 4, 5, 6, 7, 12, 13))
-_WIDE_INTEGER_TYPES = frozenset((6, 7, 12, 13))
+_INDEX_TYPES = frozenset((7, 13))
 #: ops whose output (by index) holds class indices, and ops that pass values on unchanged
 _INDEX_OPS = {"ArgMax": 0, "ArgMin": 0, "TopK": 1}
 _PASS_ON_OPS = frozenset(("Cast", "Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten"))
 
 
 def class_id_outputs(graph) -> frozenset:
-    """The graph's outputs that hold class ids, not scores: those of a wide integer type, and
-    those of a narrow one (UINT8..INT16, a quantised score's type: a QuantizeLinear at the end
-    of a classifier gives uint8 scores) fed by ArgMax/ArgMin/TopK's indices through casts and
+    """The graph's outputs that hold class ids, not scores: those of INT64/UINT64, and those of
+    another integer type (UINT8..INT32: a QuantizeLinear at the end of a classifier gives uint8
+    scores, MatMulInteger int32 ones) fed by ArgMax/ArgMin/TopK's indices through casts and
     reshapes only."""
     producer = {out: (node, k) for node in graph.node for k, out in enumerate(node.output)}
 
@@ -64,7 +65,7 @@ def class_id_outputs(graph) -> frozenset:
 
     kinds = {o.name: o.type.tensor_type.elem_type for o in graph.output}
     return frozenset(name for name, kind in kinds.items()
-                     if kind in _WIDE_INTEGER_TYPES
+                     if kind in _INDEX_TYPES
                      or (kind in _INTEGER_TYPES and from_index_op(name)))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Dict, Mapping, Optional, Tuple
 
 from ..core.locations import shown
-from ..errors import ConfigError
+from ..errors import ConfigError, closest_text
 
 Shapes = Dict[str, Tuple[int, ...]]
 
@@ -87,7 +87,7 @@ def inputs_spelling(value, model: Path, at: str) -> None:
             continue
         why = (f"a .npz archive is not read in a YAML suite, a .npy file per input is (got "
                f"{rel!r}: save each array with numpy.save)" if npz
-               else f"no model input named {str(key)!r}")
+               else f"no model input named {str(key)!r}{closest_text(str(key), names)}")
         raise ConfigError(f"{at}.{key}", f"{why}; write inputs: {right}{of}, or {{seed: N}} for "
                                          f"generated inputs")
 

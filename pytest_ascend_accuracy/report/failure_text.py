@@ -385,8 +385,8 @@ def unlisted_note(result: CompareResult) -> str:
     more = ", ..." if len(unlisted) > 3 else ""
     one = len(unlisted) == 1
     return (f"; {len(unlisted)} dump op{'' if one else 's'} not in the om json ({shown}{more}): "
-            f"paired by {'its dump header' if one else 'their dump headers'} instead; check the "
-            f"json is this model's, converted with the same options")
+            f"paired by {'its dump header' if one else 'their dump headers'} instead (an om json "
+            f"of another model, or of other options, lists other ops)")
 
 
 def coverage_line(result: CompareResult) -> str:

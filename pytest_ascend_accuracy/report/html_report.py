@@ -20,7 +20,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
 from ..core.atomic_files import atomic_write_text
-from .failure_text import default_hint
+from .failure_text import coverage_line, default_hint
 from .figures import judged_cosine, plain_cosine_text
 from .figures import six_places as _num
 
@@ -323,7 +323,7 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
     summary += [_first_failure(result, verdict, links),
                f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}<br>'
                f'golden: {_e(result.golden_root or "(in memory)")}<br>'
-               f'coverage: {_e(result.coverage.describe())}'
+               f'{_e(coverage_line(result))}'
                + ("<br>files: " + " ".join(f'<a href="{_e(f)}">{_e(f)}</a>' for f in files)
                   if files else "") + "</p>"]
     if not verdict.passed:  # the terminal's hint, word for word

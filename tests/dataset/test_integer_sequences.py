@@ -154,3 +154,20 @@ def test_an_output_holding_no_values_is_refused_not_a_perfect_score():
         RowFlips("y", index=True).add(Sample("s0", 0, {}), empty, empty)
     loose = RowFlips("y", strict=False)  # a callable metric scores it; no flips to track
     assert not loose.add(Sample("s0", 0, {}), empty, empty) and "holds no values" in loose.untracked
+
+
+def test_int32_scores_of_an_integer_only_classifier_are_scores():
+    """MatMulInteger's int32 accumulators as the output (review): read as 10 ids per row they
+    would fail a device whose runner-up moved by one step, as uint8 scores did."""
+    from pytest_ascend_accuracy.dataset.reference import class_id_outputs
+
+    graph = h.make_graph(
+        [h.make_node("MatMulInteger", ["x", "W"], ["scores"], name="mmi"),
+         h.make_node("ArgMax", ["scores"], ["cls"], name="argmax", axis=1, keepdims=0),
+         h.make_node("Cast", ["cls"], ["cls32"], name="cast", to=T.INT32)],
+        "int_only", [h.make_tensor_value_info("x", T.UINT8, [1, 4])],
+        [h.make_tensor_value_info("scores", T.INT32, [1, CLASSES]),
+         h.make_tensor_value_info("cls", T.INT64, [1]),
+         h.make_tensor_value_info("cls32", T.INT32, [1])],
+        [nh.from_array(np.ones((4, CLASSES), np.uint8), "W")])
+    assert class_id_outputs(graph) == {"cls", "cls32"}
