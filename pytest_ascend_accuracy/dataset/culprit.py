@@ -80,9 +80,9 @@ def _closest(result, verdict) -> str:
     kind = f" ({row.op_type})" if row.op_type else ""
     return (f"; the closest to it is #{row.order} {row.label}{kind} at {thr.metric} "
             f"{value:.6f}: a threshold {'above' if thr.higher_is_better else 'below'} that names "
-            f"it (a flip this small comes from float16 rounding, which a near-tie of the top "
-            f"classes turns into another answer, or from one op's small difference moving the "
-            f"output)")
+            f"it (every op differs this little, yet the answer changed: a near-tie that float16 "
+            f"rounding tips, or one op's small but systematic difference, such as boxes moved a "
+            f"few pixels, which the op that threshold names shows)")
 
 
 def _uncached_golden(om, sample: Sample, tmp: Path):
