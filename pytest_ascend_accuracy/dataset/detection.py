@@ -1,8 +1,8 @@
 """Detection mAP of the device against the reference, computed by a well-kept COCO evaluator.
 
-``metric="map"`` needs the optional extra ``map`` (``pip install "pytest-ascend-accuracy[map]"``,
-which brings pycocotools; faster-coco-eval is used when it is installed instead) and a
-``postprocess(outputs) -> detections`` callable turning one sample's output dict into COCO
+``metric="map"`` needs the optional extra ``map`` (pycocotools: ``pip install
+"pycocotools>=2.0.6"``, or ``".[map]"`` from a checkout; faster-coco-eval is used when it is
+installed instead) and a ``postprocess(outputs) -> detections`` callable turning one sample's output dict into COCO
 result dicts ``{"bbox": [x, y, w, h], "score": s, "category_id": c}``. Labels are COCO-style
 ground truth per sample: a list of ``{"bbox": [x, y, w, h], "category_id": c}`` (``iscrowd``
 and ``area`` optional). The figure is COCO's AP averaged over IoU 0.50:0.95 (``stats[0]``).
@@ -30,8 +30,8 @@ from ..errors import ConfigError
 from .samples import Labels, Sample
 from .scoring import callable_label, raised
 
-INSTALL_HINT = ('metric "map" needs pycocotools or faster-coco-eval: '
-                'pip install "pytest-ascend-accuracy[map]"')
+INSTALL_HINT = ('metric "map" needs pycocotools or faster-coco-eval: pip install '
+                '"pycocotools>=2.0.6" (the extra map of this package, ".[map]" from a checkout)')
 
 
 def coco_classes():
