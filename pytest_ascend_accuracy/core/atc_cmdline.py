@@ -12,6 +12,7 @@ the ``bases`` given, e.g. the om json's folder), else it is named as not carried
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from typing import List, Optional, Sequence, Tuple
 
@@ -41,21 +42,31 @@ NOT_MODE_OPTIONS = frozenset({
 
 
 def atc_options(cmdline: str) -> List[Tuple[str, str]]:
-    """``(name, value)`` of every ``--name=value`` / ``--name value`` option of ``cmdline``."""
-    try:
-        words = shlex.split(cmdline or "")
-    except ValueError:
-        words = (cmdline or "").split()
+    """``(name, value)`` of every ``--name=value`` / ``--name value`` option of ``cmdline``.
+
+    An om json's ``atc_cmdline`` is ATC's argv joined by spaces, unquoted (the emulator and the
+    fake atc record theirs so too): a value holding a space (an AIPP file under ``My
+    Projects/``) runs up to the next ``--`` word, its spacing kept; the AIPP hint named
+    ``--aipp My`` of ``--insert_op_conf=/w/My Projects/aipp.cfg`` (a trial in such a folder).
+    A command line with shell quotes is split as the shell would."""
+    text = (cmdline or "").strip()
+    if any(q in text for q in "'\"\\"):
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            words = text.split()
+    else:  # unquoted: each option's text is what lies between one " --" and the next
+        words = re.split(r"\s+(?=--)", text)
     out: List[Tuple[str, str]] = []
-    k = 0
-    while k < len(words):
-        word = words[k]
+    for word in words:
         if word.startswith("--"):
             name, eq, value = word[2:].partition("=")
-            if not eq and k + 1 < len(words) and not words[k + 1].startswith("--"):
-                value, k = words[k + 1], k + 1
-            out.append((name, value))
-        k += 1
+            if not eq or re.search(r"\s", name):  # --name value (one word where unquoted)
+                name, _, value = word[2:].partition(" ")
+            out.append((name, value.strip()))
+        elif out:  # a quoted command line's value that came apart, or --name's own value
+            name, value = out[-1]
+            out[-1] = (name, f"{value} {word}" if value else word)
     return out
 
 

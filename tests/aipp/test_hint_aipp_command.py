@@ -80,3 +80,45 @@ def test_without_an_atc_command_line_the_hint_says_what_f_is():
     assert _aipp_file(actual, None) == "/x/my aipp.cfg"
     here = os.path.join(os.getcwd(), "aipp", "my aipp.cfg")  # shown relative, shell-quoted
     assert "--aipp 'aipp/my aipp.cfg' --images" in aipp_advice(here)
+
+
+def test_an_aipp_file_under_a_folder_with_a_space_is_named_whole_and_runs_pasted(
+        aipp_project, capsys):
+    """A project under ``My Projects/示例 proj``: the om json records ATC's command line
+    unquoted (as ATC does), and the hint named ``--aipp My`` of the AIPP file there (a trial
+    run from such a folder); it names the whole file, quoted, and the command runs pasted."""
+    from pytest_ascend_accuracy.aipp.samples import random_rgb
+
+    folder = aipp_project.path / "my aipp 文件"
+    folder.mkdir()
+    (folder / "std.cfg").write_text(_std_file())
+    aipp_project.makepyfile(test_std=TEST.replace('"aipp/std.cfg"', '"my aipp 文件/std.cfg"'))
+    failed = aipp_project.runpytest("-q", "-p", "no:cacheprovider")
+    failed.assert_outcomes(failed=1)
+    hint = next(x for x in failed.stdout.lines
+                if x.startswith("next step: the first operator after AIPP"))
+    assert "names the fields of 'my aipp 文件/std.cfg' to correct" in hint, hint
+    command = re.search(r"from the shell: (ascend-accuracy diagnose .+?), where", hint).group(1)
+    assert command == ("ascend-accuracy diagnose --aipp 'my aipp 文件/std.cfg' --images "
+                       "FRAMES.npy --reference MODULE:FN"), hint
+    np.save(aipp_project.path / "frames.npy", random_rgb(1, 16, 16, seed=3))
+    (aipp_project.path / "prep.py").write_text(
+        "from pytest_ascend_accuracy.aipp.samples import imagenet_reference as preprocess\n")
+    words = shlex.split(command.replace("FRAMES.npy", "frames.npy")
+                        .replace("MODULE:FN", "prep.py:preprocess"))
+    capsys.readouterr()
+    assert cli.main(words[1:]) == 1
+    assert "var_reci_chn_0: 58.395 -> 0.017125" in capsys.readouterr().out
+
+
+def test_an_unquoted_atc_command_line_keeps_a_value_with_spaces_whole():
+    """ATC records its argv joined by spaces, unquoted: a value runs to the next option."""
+    from pytest_ascend_accuracy.core.atc_cmdline import atc_options
+
+    line = ("atc --model=m.onnx --insert_op_conf=/w/My Projects/示例  proj/a.cfg "
+            "--keep_dtype k.cfg --precision_mode=force_fp16")
+    assert atc_options(line) == [("model", "m.onnx"),
+                                 ("insert_op_conf", "/w/My Projects/示例  proj/a.cfg"),
+                                 ("keep_dtype", "k.cfg"), ("precision_mode", "force_fp16")]
+    assert atc_options("atc --keep_dtype 'a b/k.cfg' --log error") == [
+        ("keep_dtype", "a b/k.cfg"), ("log", "error")]
