@@ -10,11 +10,8 @@ the options name (the AIPP file of ``--insert_op_conf``) is copied into the fix 
 the same way (``diagnosis/camera.cfg``; ``copy_names``): by its path from the working directory
 it named no file from the folder holding the fix folder, nor on the Ascend machine.
 
-ATC checks the resolved path of ``--keep_dtype`` (GE ``CheckKeepTypeParamValid``),
-``--insert_op_conf`` and ``--fusion_switch_file`` (its CANN page, atlasatcparam_16_0053)
-against GE's ``CheckInputPathValid``: ASCII letters, digits, ``-``, ``.``, ``_``, ``/`` and the
-Chinese characters U+4E00-U+9FA5 only, else E10001 (docs/ascend_backend.md, where the fake atc
-applies the same rule).
+ATC checks the resolved path of the config files it reads against GE's
+``CheckInputPathValid`` (``core.atc_paths``).
 """
 from __future__ import annotations
 
@@ -23,25 +20,11 @@ import os
 import shlex
 from typing import Dict, Iterable, Mapping, Tuple
 
+from ..core.atc_paths import ATC_PATH_RULE, refused_chars
+from ..core.atc_paths import allowed as _allowed
+
 #: the files of a fix folder that its ATC options do not name
 REPORT_FILES = ("atc_args.txt", "diagnosis.txt", "diagnosis.json", "diagnosis.html")
-
-#: GE's rule, as the refusal and the warning name it
-ATC_PATH_RULE = ("ATC refuses a config file whose resolved path holds any character but ASCII "
-                 "letters, digits, '-', '.', '_', '/' and Chinese characters (GE "
-                 "CheckInputPathValid, E10001, for --keep_dtype, --insert_op_conf and "
-                 "--fusion_switch_file)")
-
-
-def refused_chars(path) -> str:
-    """The characters of ``path``'s resolved form that ATC's path check refuses, in order of
-    first appearance, each once; "" where it holds none."""
-    real = os.path.realpath(os.fspath(path))
-    return "".join(dict.fromkeys(ch for ch in real if not _allowed(ch)))
-
-
-def _allowed(ch: str) -> bool:
-    return (ch.isascii() and (ch.isalnum() or ch in "./_-")) or "\u4e00" <= ch <= "\u9fa5"
 
 
 def path_problem(path) -> str:

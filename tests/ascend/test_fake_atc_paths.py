@@ -58,3 +58,34 @@ def test_the_resolved_path_counts_and_chinese_characters_pass(capsys, tiny_model
     monkeypatch.chdir(tmp_path / "work dir")
     code, lines = _run(capsys, tiny_model, "keep_dtype", "keep_dtype.cfg")
     assert code == fake_atc.EXIT_FAILED and lines[2].endswith(REASON), lines
+
+
+@pytest.mark.parametrize("folder", ["My Projects", "proj$1"])
+def test_the_ascend_backend_refuses_a_cache_folder_atc_refuses_before_atc_runs(
+        tiny_model, tmp_path, folder, fake_atc_on_path, atc_calls):
+    """A project under ``My Projects/`` keeps its cache there: ATC, run in the build folder,
+    refused ``--keep_dtype=keep_dtype.cfg`` with E10001 and the error advised another mode. The
+    backend says what the folder holds and which option to set, and runs no ATC; a conversion
+    naming no config file converts there, and a cache folder ATC accepts converts both."""
+    from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.core.modes import keep_dtype
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    root = tmp_path / folder / "示例" / ".ascend-accuracy"
+    backend = AscendBackend(Cache(root), soc_version="Ascend310P3", progress=None)
+    with pytest.raises(ConfigError) as refused:
+        backend.convert(tiny_model, keep_dtype(["add1"]))
+    bad = " " if " " in folder else "$"
+    assert str(refused.value).startswith(
+        f"cache directory: {str(root)!r} holds {bad!r}; ATC runs in a build folder there and "
+        f"reads this conversion's config files from it (--keep_dtype=keep_dtype.cfg), and ATC "
+        f"refuses a config file whose resolved path holds any character but"), refused.value
+    assert str(refused.value).endswith(
+        "give the cache a folder whose path holds none of them (pytest --accuracy-cache-dir=DIR "
+        "or ini ascend_accuracy_cache_dir; ascend-accuracy diagnose --cache-dir DIR)")
+    assert atc_calls(fake_atc_on_path) == []
+    assert backend.convert(tiny_model).path.is_file()
+    fine = AscendBackend(Cache(tmp_path / "项目_1" / "cache"), soc_version="Ascend310P3",
+                         progress=None)
+    assert fine.convert(tiny_model, keep_dtype(["add1"])).path.is_file()

@@ -184,6 +184,7 @@ class AscendBackend:
 
     def _build_entry(self, tmp: Path, command: AtcCommand, model: Path, mode: Mode, digest: str,
                      toolkit: Toolkit, soc: str, info: Dict[str, List]) -> None:
+        _check_build_folder(tmp, command, self.cache.root)
         for name, text in command.config_files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         for name, src in command.copied_files.items():
@@ -352,6 +353,32 @@ def _subgraph_names(om_json: Path) -> List[str]:
         return [g["name"] for g in graphs[1:] if isinstance(g, dict) and g.get("name")]
     except (OSError, ValueError, AttributeError, TypeError):
         return []
+
+
+def _check_build_folder(tmp: Path, command: AtcCommand, cache_root) -> None:
+    """Refuse, before ATC runs, a conversion whose config files (``--keep_dtype=keep_dtype.cfg``,
+    the AIPP file's copy) ATC would refuse to read from their build folder under the cache: a
+    project under ``My Projects/`` got ATC's E10001 on ``keep_dtype.cfg`` with "this toolkit may
+    not know that option or value: choose another mode" (a trial with the fake atc)."""
+    from ...core.atc_paths import ATC_PATH_RULE, refused_chars
+
+    files = [*command.config_files, *command.copied_files]
+    bad = refused_chars(tmp) if files else ""
+    if not bad:
+        return
+    real = os.path.realpath(os.fspath(cache_root))
+    named = ", ".join(f"--{opt}={command.option(opt)}" for opt in _options_naming(command, files))
+    raise ConfigError("cache directory", (
+        f"{real!r} holds {', '.join(repr(c) for c in bad)}; ATC runs in a build folder there "
+        f"and reads this conversion's config files from it ({named}), and {ATC_PATH_RULE}: give "
+        f"the cache a folder whose path holds none of them (pytest --accuracy-cache-dir=DIR or "
+        f"ini ascend_accuracy_cache_dir; ascend-accuracy diagnose --cache-dir DIR)"))
+
+
+def _options_naming(command: AtcCommand, files) -> List[str]:
+    """The ATC options of ``command`` whose value is one of ``files``, in argv order."""
+    return [a[2:].partition("=")[0] for a in command.argv[1:]
+            if a.startswith("--") and a.partition("=")[2] in files]
 
 
 def _keep_failure_logs(build_dir: Path) -> Optional[Path]:
