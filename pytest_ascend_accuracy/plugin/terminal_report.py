@@ -13,7 +13,7 @@ whose outcome is unknown) is ``FAILED``, so the section never contradicts pytest
 from __future__ import annotations
 
 import math
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .session import CheckRecord, GoldenWrite
 
@@ -263,6 +263,25 @@ def _expected(statuses: Sequence[str]) -> str:
     if not parts:
         return ""
     return f", of them {', '.join(parts[:-1])}{' and ' if len(parts) > 1 else ''}{parts[-1]}"
+
+
+def shown_ids(shown: Callable[[str], str], records: Sequence[CheckRecord],
+              dataset_records: Sequence[Mapping], preprocessing_records: Sequence[Mapping],
+              outcomes: Mapping[str, str], unchecked: Sequence[Tuple[str, str, str]],
+              after_checks: Sequence[Tuple[str, str, str]]) -> Dict[str, object]:
+    """``summary_lines``' test-id arguments with every id as ``shown`` gives it: pytest's
+    ``cwd_relative_nodeid``, the id its own summary prints, which pasted into ``pytest`` runs
+    from where it ran (the ids are relative to the rootdir: run from a parent folder,
+    ``tests/test_models.py::...`` named no file there)."""
+    from dataclasses import replace
+
+    return {"records": [replace(r, nodeid=shown(r.nodeid)) for r in records],
+            "dataset_records": [{**r, "nodeid": shown(r["nodeid"])} for r in dataset_records],
+            "preprocessing_records": [{**r, "nodeid": shown(r["nodeid"])}
+                                      for r in preprocessing_records],
+            "outcomes": {shown(k): v for k, v in outcomes.items()},
+            "unchecked": [(shown(n), *rest) for n, *rest in unchecked],
+            "after_checks": [(shown(n), *rest) for n, *rest in after_checks]}
 
 
 def summary_lines(records: Sequence[CheckRecord], *, backend: str,
