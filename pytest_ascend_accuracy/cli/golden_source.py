@@ -28,13 +28,28 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
     if not isinstance(written, str) or not written:
         return None
     path = Path(written) if os.path.isabs(written) else Path(golden_dir) / written
+    return _source(path, record.get("input_shape"), record.get("inputs_digest"))
+
+
+def saved_source(meta) -> Optional[Dict[str, object]]:
+    """``diagnose_source``'s dict for a saved result (``judge``), from the golden's record the
+    comparison kept (``meta["golden"]["golden_source"]``: its model file, input shapes and
+    inputs' digest); None where it names no model file that exists here (a paths trial: judge
+    printed ``diagnose MODEL.onnx`` though the result named the model)."""
+    golden = meta.get("golden") if isinstance(meta, dict) else None
+    record = golden.get("golden_source") if isinstance(golden, dict) else None
+    written = record.get("model_file") if isinstance(record, dict) else None
+    if not isinstance(written, str) or not written:
+        return None
+    return _source(Path(written), record.get("input_shape"), record.get("inputs_digest"))
+
+
+def _source(path: Path, shapes, digest) -> Optional[Dict[str, object]]:
     if not path.is_file():
         return None
-    shapes = record.get("input_shape") or {}
-    shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in shapes.items())
+    shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in (shapes or {}).items())
     return {"model": os.path.abspath(path), "input_shape": shape,
-            "seed": _default_seed(path, shape, record.get("inputs_digest")),
-            "inputs": _input_names(path)}
+            "seed": _default_seed(path, shape, digest), "inputs": _input_names(path)}
 
 
 def _default_seed(model: Path, shape: str, digest) -> Optional[int]:
