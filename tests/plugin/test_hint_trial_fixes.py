@@ -141,4 +141,4 @@ def test_judge_of_a_saved_result_says_the_golden_operands_were_not_checked(pytes
     assert "no float16 overflow seen" not in hint
     assert hint.startswith("next step: no float16 overflow in the failing values; their golden "
                            "operands were not checked (a saved result holds no golden "
-                           "tensors): ascend-accuracy diagnose MODEL.onnx"), hint
+                           "tensors): ascend-accuracy diagnose models/overflow.onnx"), hint
