@@ -213,6 +213,29 @@ def write_dump_pair(folder, add_scale: float):
     return actual, golden
 
 
+def _emulated_run(folder, model):
+    """(device dump root, om json, stored golden of op outputs only) of one emulator run of
+    ``model`` on its seeded inputs, under ``folder``."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.golden.stored import store_golden
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+    cache = Cache(folder / "cache")
+    backend = EmulatorBackend(cache)
+    converted = backend.convert(model)
+    dump = backend.run(converted, make_inputs(model), dump_dir=folder / "dump")
+    golden = store_golden(folder / "golden", golden_dump(model, make_inputs(model), cache=cache))
+    return str(dump.root), str(converted.om_json), str(golden)
+
+
+@pytest.fixture
+def emulated_run():
+    """``_emulated_run``, for the CLI tests that compare an emulator dump with its golden."""
+    return _emulated_run
+
+
 @pytest.fixture
 def dump_pair(tmp_path):
     """``write_dump_pair`` under this test's temp dir."""

@@ -12,21 +12,11 @@ pytest.importorskip("onnxruntime")
 
 
 @pytest.fixture
-def emulated(tmp_path):
+def emulated(tmp_path, emulated_run):
     """(device dump root, om json, stored golden) of passing_mlp."""
-    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
-    from pytest_ascend_accuracy.core.cache import Cache
-    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
-    from pytest_ascend_accuracy.golden.stored import store_golden
-    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
     from pytest_ascend_accuracy.testing import models
 
-    model, cache = models.passing_mlp(), Cache(tmp_path / "cache")
-    backend = EmulatorBackend(cache)
-    converted = backend.convert(model)
-    dump = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "dump")
-    golden = store_golden(tmp_path / "golden", golden_dump(model, make_inputs(model), cache=cache))
-    return str(dump.root), str(converted.om_json), str(golden)
+    return emulated_run(tmp_path, models.passing_mlp())
 
 
 def _renamed(om_json, tmp_path):

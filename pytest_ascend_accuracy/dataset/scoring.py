@@ -232,13 +232,8 @@ class TopK:
             return
         r = class_scores(rv, self.output, f"top{self.k}")
         if r.shape[1] > 1:
-            raise ConfigError("metric", f"metric top{self.k} scores one label per row, but "
-                                        f"output {self.output!r} of shape "
-                                        f"{_shape(np.shape(ref[self.output]))} is a sequence: "
-                                        f"{r.shape[1]} positions of {r.shape[2]} classes per "
-                                        f"row; use metric='agreement' (a row agrees when the top-1 "
-                                        f"of every position does) or a callable "
-                                        f"metric(outputs, labels) that decodes the sequence")
+            self._refuse_sequence(rv.shape, f"{r.shape[1]} positions of {r.shape[2]} classes "
+                                            f"per row", "the top-1 of every position does")
         r = r[:, 0, :]
         d = device_like(rv, dev[self.output], self.output, sample).reshape(r.shape)
         if self.k > r.shape[1]:
@@ -255,15 +250,17 @@ class TopK:
             self.correct[side] += int(np.count_nonzero(hit & scored))
         self.rows += r.shape[0]
 
+    def _refuse_sequence(self, shape, per_row: str, agrees: str) -> None:
+        raise ConfigError("metric", f"metric top{self.k} scores one label per row, but output "
+                                    f"{self.output!r} of shape {_shape(shape)} is a sequence: "
+                                    f"{per_row}; use metric='agreement' (a row agrees when "
+                                    f"{agrees}) or a callable metric(outputs, labels) that "
+                                    f"decodes the sequence")
+
     def _add_ids(self, sample: Sample, ids: np.ndarray, dev, shape) -> None:
         if ids.shape[1] > 1:
-            raise ConfigError("metric", f"metric top{self.k} scores one label per row, but "
-                                        f"output {self.output!r} of shape "
-                                        f"{_shape(shape)} is a sequence: "
-                                        f"{ids.shape[1]} class ids per row (an integer output); "
-                                        f"use metric='agreement' (a row agrees when every "
-                                        f"position does) or a callable metric(outputs, labels) "
-                                        f"that decodes the sequence")
+            self._refuse_sequence(shape, f"{ids.shape[1]} class ids per row (an integer output)",
+                                  "every position does")
         ids = ids[:, 0]
         if self.k > 1:
             raise ConfigError("metric", f"metric top{self.k} ranks {self.k} classes per row, "
