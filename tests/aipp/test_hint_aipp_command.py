@@ -36,8 +36,6 @@ def _std_file() -> str:
 
 def test_the_aipp_hint_names_the_file_and_its_command_runs_filled_in_as_it_says(
         aipp_project, capsys):
-    from pytest_ascend_accuracy.aipp.samples import random_rgb
-
     (aipp_project.path / "aipp").mkdir()
     (aipp_project.path / "aipp" / "std.cfg").write_text(_std_file())
     aipp_project.makepyfile(test_std=TEST)
@@ -52,15 +50,7 @@ def test_the_aipp_hint_names_the_file_and_its_command_runs_filled_in_as_it_says(
     assert ("where FRAMES.npy is one .npy of the raw uint8 images the test ran (N x H x W x C; "
             "NV12: N x H*3/2 x W) and MODULE:FN your pre-processing function (FN(image) -> "
             "float CHW; path/to/file.py:FN also works)") in hint
-    # filled in as it says, where pytest ran: the frames the test ran, its reference function
-    np.save(aipp_project.path / "frames.npy", random_rgb(1, 16, 16, seed=3))
-    (aipp_project.path / "prep.py").write_text(
-        "from pytest_ascend_accuracy.aipp.samples import imagenet_reference as preprocess\n")
-    words = shlex.split(command.replace("FRAMES.npy", "frames.npy")
-                        .replace("MODULE:FN", "prep.py:preprocess"))
-    capsys.readouterr()
-    assert cli.main(words[1:]) == 1
-    assert "var_reci_chn_0: 58.395 -> 0.017125" in capsys.readouterr().out
+    _runs_filled_in(aipp_project, command, capsys)
     # and the rerun it points to first names the same field
     diagnosed = aipp_project.runpytest("-q", "-p", "no:cacheprovider", "--accuracy-diagnose")
     diagnosed.assert_outcomes(failed=1)
@@ -87,8 +77,6 @@ def test_an_aipp_file_under_a_folder_with_a_space_is_named_whole_and_runs_pasted
     """A project under ``My Projects/示例 proj``: the om json records ATC's command line
     unquoted (as ATC does), and the hint named ``--aipp My`` of the AIPP file there (a trial
     run from such a folder); it names the whole file, quoted, and the command runs pasted."""
-    from pytest_ascend_accuracy.aipp.samples import random_rgb
-
     folder = aipp_project.path / "my aipp 文件"
     folder.mkdir()
     (folder / "std.cfg").write_text(_std_file())
@@ -101,14 +89,7 @@ def test_an_aipp_file_under_a_folder_with_a_space_is_named_whole_and_runs_pasted
     command = re.search(r"from the shell: (ascend-accuracy diagnose .+?), where", hint).group(1)
     assert command == ("ascend-accuracy diagnose --aipp 'my aipp 文件/std.cfg' --images "
                        "FRAMES.npy --reference MODULE:FN"), hint
-    np.save(aipp_project.path / "frames.npy", random_rgb(1, 16, 16, seed=3))
-    (aipp_project.path / "prep.py").write_text(
-        "from pytest_ascend_accuracy.aipp.samples import imagenet_reference as preprocess\n")
-    words = shlex.split(command.replace("FRAMES.npy", "frames.npy")
-                        .replace("MODULE:FN", "prep.py:preprocess"))
-    capsys.readouterr()
-    assert cli.main(words[1:]) == 1
-    assert "var_reci_chn_0: 58.395 -> 0.017125" in capsys.readouterr().out
+    _runs_filled_in(aipp_project, command, capsys)
 
 
 def test_an_unquoted_atc_command_line_keeps_a_value_with_spaces_whole():
@@ -122,3 +103,18 @@ def test_an_unquoted_atc_command_line_keeps_a_value_with_spaces_whole():
                                  ("keep_dtype", "k.cfg"), ("precision_mode", "force_fp16")]
     assert atc_options("atc --keep_dtype 'a b/k.cfg' --log error") == [
         ("keep_dtype", "a b/k.cfg"), ("log", "error")]
+
+
+def _runs_filled_in(aipp_project, command, capsys):
+    """The printed command filled in as the hint says, where pytest ran (the frames the test
+    ran, its reference function), names the mistaken field."""
+    from pytest_ascend_accuracy.aipp.samples import random_rgb
+
+    np.save(aipp_project.path / "frames.npy", random_rgb(1, 16, 16, seed=3))
+    (aipp_project.path / "prep.py").write_text(
+        "from pytest_ascend_accuracy.aipp.samples import imagenet_reference as preprocess\n")
+    words = shlex.split(command.replace("FRAMES.npy", "frames.npy")
+                        .replace("MODULE:FN", "prep.py:preprocess"))
+    capsys.readouterr()
+    assert cli.main(words[1:]) == 1
+    assert "var_reci_chn_0: 58.395 -> 0.017125" in capsys.readouterr().out
