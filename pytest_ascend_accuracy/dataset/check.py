@@ -106,6 +106,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         nonfinite=tuple(flips.nonfinite if flips is not None else getattr(scorer, "nonfinite", ())),
         nonfinite_reference=tuple(flips.nonfinite_reference) if flips is not None else (),
         positions=flips.positions if flips is not None else 1,
+        positions_min=flips.positions_min if flips is not None else 0,
+        positions_total=flips.positions_total if flips is not None else 0,
         flipped_positions=flips.flipped_positions if flips is not None else 0,
         untracked=flips.untracked if flips is not None else "",
         model=reference.label, mode=_mode_name(om), output=out_name,

@@ -46,8 +46,10 @@ class Culprit:
 class DatasetResult:
     """Figures of one dataset check; ``flipped`` lists the rows whose top-1 the device changed
     (sample ids; ``id[r]`` for row ``r`` of a batched sample). For a sequence output
-    (``positions`` > 1 per row) a row flips when any position's top-1 does;
-    ``flipped_positions`` counts the positions. ``untracked`` says why flips were not tracked
+    (``positions`` > 1 per row, the largest; ``positions_min`` the smallest where samples of
+    several shapes hold several) a row flips when any position's top-1 does;
+    ``flipped_positions`` counts the positions, of ``positions_total``. ``untracked`` says why
+    flips were not tracked
     (a callable metric on an output of no single class axis)."""
 
     metric: str
@@ -66,6 +68,8 @@ class DatasetResult:
     reference_runs: int = 0
     culprit: Optional[Culprit] = None
     positions: int = 1
+    positions_min: int = 0  # 0: as positions
+    positions_total: int = 0  # 0: rows x positions
     flipped_positions: int = 0
     untracked: str = ""
     #: False for a figure where lower is better (a loss): the drop is then device - reference
@@ -92,6 +96,15 @@ class DatasetResult:
         return (f"{self.metric} {_f(self.device)} on the device vs {_f(self.reference)} reference "
                 f"({what} {_f(self.drop)} {sign} max_drop {_f(self.max_drop)})")
 
+    def positions_range(self, sep: str = " to ") -> str:
+        """The positions per row: '40', or '8 to 40' where the samples' shapes vary."""
+        low = self.positions_min or self.positions
+        return str(self.positions) if low == self.positions else f"{low}{sep}{self.positions}"
+
+    def all_positions(self) -> int:
+        """How many positions the rows hold together."""
+        return self.positions_total or (self.rows or self.samples) * self.positions
+
     def summary_line(self) -> str:
         flips = f", {len(self.flipped)} flipped" if self.flipped else ""
         return (f"{self.model} [{self.mode}] {self.figures()}, {self.samples} samples{flips}"
@@ -110,8 +123,8 @@ class DatasetResult:
         seq = ""
         if self.positions > 1:
             unit = "sample" if self.rows == self.samples else "row"
-            seq = (f"; a {unit} flips when any of its {self.positions} positions does, "
-                   f"{self.flipped_positions} of {total * self.positions} positions flipped")
+            seq = (f"; a {unit} flips when any of its {self.positions_range()} positions does, "
+                   f"{self.flipped_positions} of {self.all_positions()} positions flipped")
         if self.untracked:
             lines.append(f"{what}: not tracked ({self.untracked})")
         elif self.flipped:
@@ -146,7 +159,7 @@ class DatasetResult:
         if not self.higher_is_better:  # a loss: the drop is device - reference
             props["dataset_higher_is_better"] = "false"
         if self.positions > 1:
-            props["dataset_positions"] = str(self.positions)
+            props["dataset_positions"] = self.positions_range("-")
             props["dataset_flipped_positions"] = str(self.flipped_positions)
         if self.culprit is not None and self.culprit.op:
             props["dataset_first_failing_op"] = self.culprit.op

@@ -144,7 +144,9 @@ class RowFlips:
     """Which rows' top-1 the device changed, and which rows hold NaN/Inf, in sample order.
 
     A row of a sequence output ``[N, T, C]`` flips when the top-1 of any of its T positions
-    does (``positions``; ``flipped_positions`` counts the positions themselves). An output of
+    does (``positions``, the largest T met; ``positions_min`` the smallest, T varying with a
+    sample's shape; ``positions_total`` and ``flipped_positions`` count the positions themselves,
+    row by row). An output of
     class ids (``index``) is the classes themselves: a row flips when one of its ids differs.
     ``nonfinite`` names the device rows holding NaN (a flip: counted as wrong) or an Inf the
     reference's row lacks there (scored as a value); ``nonfinite_reference`` the reference rows
@@ -161,6 +163,8 @@ class RowFlips:
         self.nonfinite_reference: List[str] = []
         self.rows = 0
         self.positions = 1
+        self.positions_min = 0  # 0: no sample yet
+        self.positions_total = 0
         self.flipped_positions = 0
         self.untracked = ""
 
@@ -187,7 +191,11 @@ class RowFlips:
             top_r, top_d = r.argmax(axis=2), d.argmax(axis=2)
         row_ids_ = row_ids(sample, r.shape[0])
         self.rows += len(row_ids_)
-        self.positions = r.shape[1]
+        if not self.untracked:
+            first = not self.positions_total
+            self.positions = r.shape[1] if first else max(self.positions, r.shape[1])
+            self.positions_min = r.shape[1] if first else min(self.positions_min, r.shape[1])
+            self.positions_total += r.shape[0] * r.shape[1]
         flipped = False
         ref_nan = np.isnan(r).any(axis=(1, 2))
         dev_nan = np.isnan(d).any(axis=(1, 2))

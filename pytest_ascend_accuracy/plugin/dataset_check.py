@@ -182,7 +182,7 @@ def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) 
                ("flipped", ", ".join(result.flipped) or "none")]
     if result.positions > 1:  # a sequence output: a sample flips when any position does
         figures.append(("flipped positions", f"{result.flipped_positions} of "
-                                             f"{result.rows * result.positions}"))
+                                             f"{result.all_positions()}"))
     if result.untracked:
         figures.append(("flips", f"not tracked ({result.untracked})"))
     if result.culprit is not None:

@@ -110,3 +110,27 @@ def test_score_layout(shape, layout):
     from pytest_ascend_accuracy.dataset.scoring import score_layout
 
     assert score_layout(shape) == layout
+
+
+def test_samples_of_different_sequence_lengths_count_their_own_positions():
+    """A text recognizer's samples of several widths (a dynamic ``T``): the positions are
+    counted sample by sample, never the last sample's T times the samples (a trial's check
+    over widths 8 to 40 said '136 of 48 positions flipped')."""
+    from pytest_ascend_accuracy.dataset.result import DatasetResult
+    from pytest_ascend_accuracy.dataset.samples import Sample
+    from pytest_ascend_accuracy.dataset.scoring import RowFlips
+
+    flips = RowFlips("y")
+    long_ = np.concatenate([SAME_TOP1, FLIPPED_POS1], axis=1)  # T = 6, 1 position flips
+    short = FLIPPED_POS1[:, :2]  # T = 2, 1 position flips
+    for k, ref in enumerate((long_, short)):
+        flips.add(Sample(str(k), k, {}), {"y": ref}, {"y": ref.astype(np.float16)})
+    result = DatasetResult(metric="agreement", reference=1.0, device=0.0, max_drop=0.0,
+                           samples=2, rows=flips.rows, flipped=tuple(flips.flipped),
+                           positions=flips.positions, positions_min=flips.positions_min,
+                           positions_total=flips.positions_total,
+                           flipped_positions=flips.flipped_positions, output="y")
+    assert (result.flipped, result.flipped_positions) == (("0", "1"), 2)
+    assert "flipped top-1 (2 of 2; a sample flips when any of its 2 to 6 positions does, 2 " \
+           "of 8 positions flipped): 0, 1" in result.message()
+    assert result.properties()["dataset_positions"] == "2-6"
