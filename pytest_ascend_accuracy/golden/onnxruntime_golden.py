@@ -150,7 +150,11 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     out_dir = Path(directory) / DUMP_DIR
 
     def failed(exc: Exception) -> BackendError:
-        return BackendError(f"onnxruntime could not run the golden model {model_label(model)!r}: {exc}")
+        from ..graph.shared_dims import failure_context
+
+        shapes = {n: np.shape(a) for n, a in inputs.items()}
+        return BackendError(f"onnxruntime could not run the golden model {model_label(model)!r}"
+                            f"{failure_context(model, shapes)}: {exc}")
 
     try:
         run = SegmentedModel(proto, names, keep_sessions=False,  # runs once
