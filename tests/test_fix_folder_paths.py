@@ -35,7 +35,8 @@ def test_an_out_folder_atc_refuses_is_refused_up_front(overflow, capsys, out, ba
     assert cli.main(["diagnose", str(overflow), "--cache-dir", "c", "--out", out]) == 2
     err = capsys.readouterr().err
     assert f"--out: {out!r} resolves to " in err and f", which holds {bad}: ATC refuses" in err
-    assert "GE CheckInputPathValid, E10001, for --keep_dtype, --insert_op_conf and --fusion_switch_file" in err
+    assert ("GE CheckInputPathValid, E10001, for --model, --weight, --keep_dtype, "
+            "--insert_op_conf and --fusion_switch_file") in err
     assert not (overflow.parent / out).exists() and not (overflow.parent / "c").exists()
 
 

@@ -157,6 +157,7 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
         raise AtcFailure("E10007", CANNED_ERRORS["E10007"])
     if opts["framework"] != "5":
         raise invalid("framework", opts["framework"], "the fake atc converts ONNX models only (5)")
+    check_input_path(opts["model"], "model")  # GE main.cc, before the model is read
     model_path = Path(opts["model"])
     try:
         raw = model_path.read_bytes()

@@ -252,10 +252,24 @@ def test_model_name_invalid_in_dump_paths(backend, model_factory, file_name, cac
     assert len(atc_calls(fake_atc_on_path)) == calls and snapshot(cache.root) == warm_cache
 
 
-def test_model_name_dots_and_spaces_become_underscores(backend, model_factory, x):
-    converted = backend.convert(model_factory("resnet 50.v2.onnx"))
-    assert converted.model_name == "resnet_50_v2" and converted.path.name == "resnet_50_v2.om"
-    assert backend.run(converted, {"x": x}).model_name in (None, "resnet_50_v2")
+def test_model_name_dots_become_underscores(backend, model_factory, x):
+    converted = backend.convert(model_factory("resnet50.v2.onnx"))
+    assert converted.model_name == "resnet50_v2" and converted.path.name == "resnet50_v2.om"
+    assert backend.run(converted, {"x": x}).model_name in (None, "resnet50_v2")
+
+
+def test_a_model_whose_path_atc_refuses_is_refused_before_atc_runs(backend, model_factory,
+                                                                   atc_calls, fake_atc_on_path):
+    """Real ATC checks --model's resolved path as it checks the config files' (GE main.cc
+    CheckInputPathValid(FLAGS_model, "--model")): a model named with a space got to ATC's
+    E10001 (the fake did not check --model; a review found it in GE's code)."""
+    with pytest.raises(ConfigError) as refused:
+        backend.convert(model_factory("resnet 50.onnx"))
+    assert "resnet 50.onnx: its resolved path" in str(refused.value)
+    assert "holds ' ', and ATC refuses a model or config file" in str(refused.value)
+    assert "copy or move the model (with its external data files, if any) to a folder" in \
+        str(refused.value)
+    assert atc_calls(fake_atc_on_path) == []
 
 
 def test_device_id_that_does_not_exist(cache, fake_atc_on_path, monkeypatch, tiny_model, x, warm_cache):

@@ -80,7 +80,8 @@ def test_the_ascend_backend_refuses_a_cache_folder_atc_refuses_before_atc_runs(
     assert str(refused.value).startswith(
         f"cache directory: {str(root)!r} holds {bad!r}; ATC runs in a build folder there and "
         f"reads this conversion's config files from it (--keep_dtype=keep_dtype.cfg), and ATC "
-        f"refuses a config file whose resolved path holds any character but"), refused.value
+        f"refuses a model or config file whose resolved path holds any character but"), \
+        refused.value
     assert str(refused.value).endswith(
         "give the cache a folder whose path holds none of them (pytest --accuracy-cache-dir=DIR "
         "or ini ascend_accuracy_cache_dir; ascend-accuracy diagnose --cache-dir DIR)")
@@ -89,3 +90,19 @@ def test_the_ascend_backend_refuses_a_cache_folder_atc_refuses_before_atc_runs(
     fine = AscendBackend(Cache(tmp_path / "项目_1" / "cache"), soc_version="Ascend310P3",
                          progress=None)
     assert fine.convert(tiny_model, keep_dtype(["add1"])).path.is_file()
+
+
+def test_a_config_file_atc_reads_without_the_path_check_converts_there(
+        tiny_model, tmp_path, fake_atc_on_path, atc_calls):
+    """Only --keep_dtype, --insert_op_conf and --fusion_switch_file have their path checked
+    (GE; core.atc_paths.CHECKED_OPTIONS): a --modify_mixlist file in a build folder under ``My
+    Projects/`` was refused too (review), though ATC reads it there."""
+    from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    mix = tmp_path / "mix.json"
+    mix.write_text('{"black-list": {"to-add": ["Add"]}}')
+    backend = AscendBackend(Cache(tmp_path / "My Projects" / ".ascend-accuracy"),
+                            soc_version="Ascend310P3", progress=None)
+    assert backend.convert(tiny_model, atc_options={"modify_mixlist": str(mix)}).path.is_file()
+    assert "--modify_mixlist=user_modify_mixlist.json" in atc_calls(fake_atc_on_path)[0]["argv"]

@@ -184,7 +184,7 @@ class AscendBackend:
 
     def _build_entry(self, tmp: Path, command: AtcCommand, model: Path, mode: Mode, digest: str,
                      toolkit: Toolkit, soc: str, info: Dict[str, List]) -> None:
-        _check_build_folder(tmp, command, self.cache.root)
+        _check_paths(tmp, command, self.cache.root, model)
         for name, text in command.config_files.items():
             (tmp / name).write_text(text, encoding="utf-8")
         for name, src in command.copied_files.items():
@@ -355,19 +355,28 @@ def _subgraph_names(om_json: Path) -> List[str]:
         return []
 
 
-def _check_build_folder(tmp: Path, command: AtcCommand, cache_root) -> None:
-    """Refuse, before ATC runs, a conversion whose config files (``--keep_dtype=keep_dtype.cfg``,
-    the AIPP file's copy) ATC would refuse to read from their build folder under the cache: a
-    project under ``My Projects/`` got ATC's E10001 on ``keep_dtype.cfg`` with "this toolkit may
-    not know that option or value: choose another mode" (a trial with the fake atc)."""
-    from ...core.atc_paths import ATC_PATH_RULE, refused_chars
+def _check_paths(tmp: Path, command: AtcCommand, cache_root, model: Path) -> None:
+    """Refuse, before ATC runs, a conversion whose model, or whose config files
+    (``--keep_dtype=keep_dtype.cfg``, the AIPP file's copy) read from their build folder under
+    the cache, ATC would refuse by their path (``core.atc_paths``): a project under ``My
+    Projects/`` got ATC's E10001 on ``keep_dtype.cfg`` with "this toolkit may not know that
+    option or value: choose another mode" (a trial with the fake atc)."""
+    from ...core.atc_paths import ATC_PATH_RULE, CHECKED_OPTIONS, refused_ascii
 
+    bad = refused_ascii(model)
+    if bad:
+        raise ConfigError(os.fspath(model), (
+            f"its resolved path {os.path.realpath(model)!r} holds "
+            f"{', '.join(repr(c) for c in bad)}, and {ATC_PATH_RULE}: copy or move the model "
+            f"(with its external data files, if any) to a folder whose path holds none of them "
+            f"(a link does not help: ATC checks where it resolves)"))
     files = [*command.config_files, *command.copied_files]
-    bad = refused_chars(tmp) if files else ""
+    checked = [opt for opt in _options_naming(command, files) if opt in CHECKED_OPTIONS]
+    bad = refused_ascii(tmp) if checked else ""
     if not bad:
         return
     real = os.path.realpath(os.fspath(cache_root))
-    named = ", ".join(f"--{opt}={command.option(opt)}" for opt in _options_naming(command, files))
+    named = ", ".join(f"--{opt}={command.option(opt)}" for opt in checked)
     raise ConfigError("cache directory", (
         f"{real!r} holds {', '.join(repr(c) for c in bad)}; ATC runs in a build folder there "
         f"and reads this conversion's config files from it ({named}), and {ATC_PATH_RULE}: give "
