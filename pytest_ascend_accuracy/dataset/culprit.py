@@ -81,8 +81,8 @@ def _closest(result, verdict) -> str:
     return (f"; the closest to it is #{row.order} {row.label}{kind} at {thr.metric} "
             f"{value:.6f}: a threshold {'above' if thr.higher_is_better else 'below'} that names "
             f"it (every op differs this little, yet the answer changed: a near-tie that float16 "
-            f"rounding tips, or one op's small but systematic difference, such as boxes moved a "
-            f"few pixels, which the op that threshold names shows)")
+            f"rounding tips, or one op's small but systematic difference, such as a detector's "
+            f"boxes moved a few pixels, which the op that threshold names shows)")
 
 
 def _uncached_golden(om, sample: Sample, tmp: Path):

@@ -14,9 +14,10 @@ thresholds 0.50:0.95 (``_matches``: boxes moved by a few pixels keep the top det
 the strict thresholds, and the mAP with them). A detection whose bbox or score holds NaN/Inf
 matches nothing: on the device it is dropped (pycocotools scores a NaN box as a match, which
 passed a device whose boxes were all NaN), in the reference it is an error. A reference figure
-within ``max_drop`` of 0 is refused (``vacuous_reference``): no device could fail against it, and
-it is what a convention mismatch gives (labels in [x1, y1, x2, y2], normalized against pixel
-detections, no ground-truth boxes, no detections).
+within ``max_drop`` of 0 is refused (``vacuous_reference``): no device could fail against it.
+Near 0 it is what a convention mismatch gives (labels in [x1, y1, x2, y2], normalized against
+pixel detections, no ground-truth boxes, no detections), and the error says so; above, the
+``max_drop`` given is as large as the reference figure, and the error says that.
 """
 from __future__ import annotations
 
@@ -213,12 +214,21 @@ class MeanAP:
         return max(value, 0.0)  # COCO writes -1 when no ground truth matched the area range
 
 
+#: a reference mAP below this matches almost nothing: the conventions are the likely cause
+NEAR_ZERO = 0.05
+
+
 def vacuous_reference(scorer: MeanAP, reference: float, max_drop: float) -> Optional[ConfigError]:
     """The error of a reference mAP within ``max_drop`` of 0 (None when it is above): a device
     finding nothing would pass, so the check proves nothing; it names what there was to match
     and the conventions whose mismatch gives such a figure."""
     if reference > max_drop:
         return None
+    if reference >= NEAR_ZERO:  # the labels match: max_drop is what lets any device through
+        return ConfigError("max_drop", f"metric map: the onnxruntime fp32 reference scores "
+                                       f"{reference:.4f} and max_drop is {max_drop:.4f}, so no "
+                                       f"device could fail this check (one finding nothing "
+                                       f"scores 0): give a max_drop below {reference:.4f}")
     found = scorer.found[0]
     if not scorer.truth:
         what = "the labels hold no ground-truth boxes"
