@@ -39,8 +39,8 @@ def test_the_fix_folder_pastes_copied_and_a_folder_atc_refuses_is_warned_of(
                                 "-k", "overflow and default")
     result.assert_outcomes(failed=1, deselected=3)
     result.stdout.fnmatch_lines([
-        "  warning: this folder's path holds '+': ATC refuses a config file whose resolved path "
-        "holds any character but ASCII letters, digits, '-', '.', '_', '/' and Chinese "
-        "characters (GE CheckInputPathValid, E10001, for --keep_dtype, --insert_op_conf and "
-        "--fusion_switch_file); copy diagnosis/ into a folder whose path holds none of them "
-        "and run atc from that folder"])
+        "  warning: this folder's path holds '+': ATC refuses a model or config file whose "
+        "resolved path holds any character but ASCII letters, digits, '-', '.', '_', '/' and "
+        "Chinese characters (GE CheckInputPathValid, E10001, for --model, --weight, "
+        "--keep_dtype, --insert_op_conf and --fusion_switch_file); copy diagnosis/ into a "
+        "folder whose path holds none of them and run atc from that folder"])
