@@ -445,7 +445,7 @@ def pytest_terminal_summary(terminalreporter, config):
     if state is None or hasattr(config, "workerinput"):
         return
     from .terminal_report import (failed_after_checks, failed_before_check, outcomes_by_test,
-                                  shown_ids, summary_lines)
+                                  relative_ids, shown_ids, summary_lines)
 
     stats = state.cache_stats()
     # a failed pre-processing check is its test's verdict; a passed one is not the accuracy's
@@ -463,9 +463,9 @@ def pytest_terminal_summary(terminalreporter, config):
 
     terminalreporter.section("ascend-accuracy")
     report_dir = state.settings.report_dir
-    ids = shown_ids(config.cwd_relative_nodeid, state.records, state.dataset_records,
-                    state.preprocessing_records, outcomes_by_test(terminalreporter.stats),
-                    unchecked, after)
+    ids = shown_ids(relative_ids(config.invocation_params.dir, config.rootpath), state.records,
+                    state.dataset_records, state.preprocessing_records,
+                    outcomes_by_test(terminalreporter.stats), unchecked, after)
     for line in summary_lines(**ids, backend=state.backend_label(), cache_stats=stats,
                               golden_writes=state.golden_writes,
                               report_dir=state.settings.show(report_dir)

@@ -265,13 +265,30 @@ def _expected(statuses: Sequence[str]) -> str:
     return f", of them {', '.join(parts[:-1])}{' and ' if len(parts) > 1 else ''}{parts[-1]}"
 
 
+def relative_ids(cwd, rootpath) -> Callable[[str], str]:
+    """A test id (relative to the rootdir) as pytest's own summary spells it from ``cwd``: its
+    path part relative to ``cwd``, ``../`` included, as pytest's ``bestrelpath`` gives it.
+    (``Config.cwd_relative_nodeid`` does this, but its argument became a ``NodeId`` object in
+    pytest 9.2: a str crashed the summary there.)"""
+    import os
+
+    if os.path.abspath(cwd) == os.path.abspath(rootpath):
+        return str
+
+    def shown(nodeid: str) -> str:
+        path, sep, rest = nodeid.partition("::")
+        relative = os.path.relpath(os.path.join(rootpath, path), cwd).replace(os.sep, "/")
+        return relative + sep + rest
+    return shown
+
+
 def shown_ids(shown: Callable[[str], str], records: Sequence[CheckRecord],
               dataset_records: Sequence[Mapping], preprocessing_records: Sequence[Mapping],
               outcomes: Mapping[str, str], unchecked: Sequence[Tuple[str, str, str]],
               after_checks: Sequence[Tuple[str, str, str]]) -> Dict[str, object]:
-    """``summary_lines``' test-id arguments with every id as ``shown`` gives it: pytest's
-    ``cwd_relative_nodeid``, the id its own summary prints, which pasted into ``pytest`` runs
-    from where it ran (the ids are relative to the rootdir: run from a parent folder,
+    """``summary_lines``' test-id arguments with every id as ``shown`` gives it
+    (``relative_ids``: the id pytest's own summary prints, which pasted into ``pytest`` runs
+    from where it ran; the ids are relative to the rootdir: run from a parent folder,
     ``tests/test_models.py::...`` named no file there)."""
     from dataclasses import replace
 

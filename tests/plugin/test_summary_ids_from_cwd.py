@@ -3,6 +3,7 @@ pytest ran: run from a project's parent folder (``pytest example_project``), it 
 ``FAILED tests/test_models.py::...``, relative to the rootdir, which named no file there and
 did not run pasted (a paths trial)."""
 import onnx
+import pytest
 
 from pytest_ascend_accuracy.testing import models as tiny_models
 
@@ -32,3 +33,17 @@ def test_a_failed_check_is_named_as_pytest_names_it_and_runs_pasted(pytester):
                               "FAILED proj/tests/test_m.py::test_overflow - *"])  # pytest's own
     pasted = pytester.runpytest("proj/tests/test_m.py::test_overflow", "-p", "no:cacheprovider")
     pasted.assert_outcomes(failed=1)
+
+
+@pytest.mark.parametrize("cwd, expected", [
+    ("/w/proj", "tests/test_m.py::test_overflow[default]"),
+    ("/w", "proj/tests/test_m.py::test_overflow[default]"),
+    ("/w/proj/tests", "test_m.py::test_overflow[default]"),
+    ("/w/other", "../proj/tests/test_m.py::test_overflow[default]"),
+])
+def test_ids_are_spelled_as_pytest_spells_them_from_where_it_ran(cwd, expected):
+    """Our own spelling, not ``Config.cwd_relative_nodeid``: its argument became a NodeId object
+    in pytest 9.2, and the summary crashed there with a str (CI's fresh install)."""
+    from pytest_ascend_accuracy.plugin.terminal_report import relative_ids
+
+    assert relative_ids(cwd, "/w/proj")("tests/test_m.py::test_overflow[default]") == expected
