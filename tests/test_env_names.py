@@ -39,3 +39,16 @@ def test_a_pytest_session_refuses_a_misspelled_variable(pytester, monkeypatch):
     monkeypatch.delenv("ASCEND_ACCURACY_NUMPY_KERNELS")
     monkeypatch.setenv("ASCEND_ACCURACY_NUMPY_KERNEL", "1")
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_misspelled_runtime_is_refused_on_the_emulator_too(pytester, monkeypatch):
+    """ASCEND_ACCURACY_RUNTIME=acll, set for an NPU run, was read only by the ascend backend: on
+    a laptop it passed unsaid, and the NPU run failed later."""
+    pytester.makepyfile("def test_it():\n    pass\n")
+    monkeypatch.setenv("ASCEND_ACCURACY_RUNTIME", "acll")
+    refused = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert refused.ret == 4
+    refused.stderr.fnmatch_lines(["*expected one of auto, acl, ais_bench, got 'acll' (from "
+                                  "$ASCEND_ACCURACY_RUNTIME); closest: 'acl'*"])
+    monkeypatch.setenv("ASCEND_ACCURACY_RUNTIME", "acl")
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -29,4 +29,9 @@ def check_env_names(environ: Optional[Mapping[str, str]] = None) -> None:
                                          f"meant for this package")
 
 
-__all__ = ["KNOWN", "PREFIX", "check_env_names"]
+def is_set(name: str) -> bool:
+    """Whether ``name`` (one of ``KNOWN``) is set to a value."""
+    return bool(os.environ.get(name))
+
+
+__all__ = ["KNOWN", "PREFIX", "check_env_names", "is_set"]

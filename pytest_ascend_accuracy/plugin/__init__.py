@@ -146,6 +146,12 @@ def pytest_configure(config):
 
         check_env_names()
         check_switches()  # ASCEND_ACCURACY_NUMPY_KERNEL / _LAYOUT
+        from ..core.env_names import is_set
+
+        if is_set("ASCEND_ACCURACY_RUNTIME"):  # its value, on the emulator too (set for an NPU)
+            from ..backends.ascend.runtime import resolve_runtime
+
+            resolve_runtime()
         settings = settings_from_config(config)
         if settings.backend == "ascend":
             check_devices_visible(settings.device_ids)

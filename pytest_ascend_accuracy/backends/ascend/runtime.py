@@ -23,7 +23,7 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...errors import BackendError, ConfigError, ConversionError
+from ...errors import BackendError, ConfigError, ConversionError, closest_text
 from .acl_json import write_acl_json
 from .dump_dirs import DumpLeaf, check_empty_dump_path, find_run_dump
 
@@ -46,7 +46,8 @@ def resolve_runtime(runtime: Optional[str] = None) -> str:
     choice = runtime or os.environ.get(RUNTIME_ENV) or "auto"
     if choice not in RUNTIMES:
         raise ConfigError("runtime", f"expected one of {', '.join(RUNTIMES)}, got {choice!r}"
-                          + ("" if runtime else f" (from ${RUNTIME_ENV})"))
+                          + ("" if runtime else f" (from ${RUNTIME_ENV})")
+                          + closest_text(choice, RUNTIMES))
     return choice
 
 
