@@ -106,3 +106,33 @@ def test_a_config_file_atc_reads_without_the_path_check_converts_there(
                             soc_version="Ascend310P3", progress=None)
     assert backend.convert(tiny_model, atc_options={"modify_mixlist": str(mix)}).path.is_file()
     assert "--modify_mixlist=user_modify_mixlist.json" in atc_calls(fake_atc_on_path)[0]["argv"]
+
+
+def test_a_non_ascii_path_atc_refuses_is_explained_not_blamed_on_the_mode(
+        tiny_model, tmp_path, fake_atc_on_path):
+    """Non-ASCII characters outside GE's set are left to ATC (older GE lets them through); where
+    ATC refuses them, the failure said "this toolkit may not know that option or value: choose
+    another mode", even for --model (review). It now names the path rule and what to move."""
+    import shutil
+
+    from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.core.modes import keep_dtype
+    from pytest_ascend_accuracy.errors import ConversionError
+
+    backend = AscendBackend(Cache(tmp_path / "josé" / ".ascend-accuracy"),
+                            soc_version="Ascend310P3", progress=None)
+    with pytest.raises(ConversionError) as refused:
+        backend.convert(tiny_model, keep_dtype(["add1"]))
+    text = str(refused.value)
+    assert "refused the path of --keep_dtype=keep_dtype.cfg: ATC refuses a model or config" in text
+    assert "give the cache a folder whose path holds none of them" in text
+    assert "choose another mode" not in text
+    moved = tmp_path / "josé" / "tiny.onnx"
+    shutil.copyfile(tiny_model, moved)
+    elsewhere = AscendBackend(Cache(tmp_path / "cache"), soc_version="Ascend310P3", progress=None)
+    with pytest.raises(ConversionError) as refused:
+        elsewhere.convert(moved)
+    text = str(refused.value)
+    assert f"refused the path of --model={moved}" in text and "choose another mode" not in text
+    assert "copy or move the model (with its external data files, if any) to a folder" in text

@@ -178,7 +178,9 @@ def _failure(argv, returncode, output, cwd, what, toolkit_version) -> Conversion
     lines = [headline + (f", error {code}:" if code else ":")]
     lines += [f"  {c}: {m}" for c, m in errors[:5]] or ["  (no ATC error code in its output)"]
     bad = rejected_option(errors, argv)
-    if bad:
+    if bad and _path_refused(bad, errors):
+        lines.append(_path_advice(bad, toolkit_version))
+    elif bad:
         version = toolkit_version or "unknown version"
         text = (f"The installed ATC (toolkit {version}) rejected {bad}. If the conversion mode "
                 f"asked for it, this toolkit may not know that option or value: choose another "
@@ -191,6 +193,31 @@ def _failure(argv, returncode, output, cwd, what, toolkit_version) -> Conversion
     lines.append(f"command: {_shell_line(argv)}")
     lines.append(_tails(output, cwd))
     return ConversionError("\n".join(lines), command=argv, log_tail=tail(output), code=code)
+
+
+def _path_refused(bad: str, errors) -> bool:
+    """Whether ATC refused ``bad`` (``--option=value``) for its path's characters (GE's
+    ``CheckInputPathValid``: "The path can only contain ..."), an option whose path it checks."""
+    from ...core.atc_paths import CHECKED_OPTIONS
+
+    option = bad[2:].partition("=")[0]
+    return (option in ("model", "weight") + CHECKED_OPTIONS
+            and any("path can only contain" in message.lower() for _, message in errors))
+
+
+def _path_advice(bad: str, toolkit_version) -> str:
+    """What to do where ATC refused a path's characters the backend let through (a non-ASCII one:
+    older GE releases pass those, so they are ATC's to judge), instead of "choose another mode",
+    which no mode can help with."""
+    from ...core.atc_paths import ATC_PATH_RULE
+
+    where = ("copy or move the model (with its external data files, if any) to a folder whose "
+             "path holds none of them" if bad.startswith(("--model=", "--weight=")) else
+             "give the cache a folder whose path holds none of them (pytest "
+             "--accuracy-cache-dir=DIR or ini ascend_accuracy_cache_dir; ascend-accuracy "
+             "diagnose --cache-dir DIR)")
+    return (f"The installed ATC (toolkit {toolkit_version or 'unknown version'}) refused the "
+            f"path of {bad}: {ATC_PATH_RULE}; {where}.")
 
 
 def _tails(output: str, cwd: Path) -> str:
