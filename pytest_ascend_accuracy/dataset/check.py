@@ -97,8 +97,9 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if flips is not None and flips.nonfinite_reference and not callable(metric):
         raise unscorable_reference(metric, out_name, flips.nonfinite_reference)
     ref_value, dev_value = scorer.values()
-    if metric == "map" and vacuous_reference(scorer, ref_value, max_drop) is not None:
-        raise vacuous_reference(scorer, ref_value, max_drop)
+    vacuous = vacuous_reference(scorer, ref_value, max_drop) if metric == "map" else None
+    if vacuous is not None:
+        raise vacuous
     result = DatasetResult(
         metric=metric_name(metric), reference=ref_value, device=dev_value, max_drop=max_drop,
         samples=done, rows=flips.rows if flips is not None else done,

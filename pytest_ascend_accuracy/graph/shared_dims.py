@@ -42,10 +42,12 @@ def conflicts(model, shapes: Mapping[str, Sequence[int]]) -> List[str]:
 
 def failure_context(model, shapes: Mapping[str, Sequence[int]]) -> str:
     """' (at input shapes a: [1, 5, 8], b: [1, 6, 8]; 'T' is one size ...)', or '' where the
-    model cannot be read again."""
+    model cannot be read again or was given no shapes."""
+    if not shapes:
+        return ""
     try:
         proto = load_model(model, weights=False)
     except Exception:  # the error being reported is the one to show
-        return f" (at input shapes {shapes_text(shapes)})" if shapes else ""
+        return f" (at input shapes {shapes_text(shapes)})"
     said = conflicts(proto, shapes)
     return f" (at input shapes {shapes_text(shapes)}" + "".join(f"; {c}" for c in said) + ")"

@@ -134,3 +134,27 @@ def test_samples_of_different_sequence_lengths_count_their_own_positions():
     assert "flipped top-1 (2 of 2; a sample flips when any of its 2 to 6 positions does, 2 " \
            "of 8 positions flipped): 0, 1" in result.message()
     assert result.properties()["dataset_positions"] == "2-6"
+
+
+def test_check_dataset_counts_each_samples_own_positions(pytester):
+    """The wiring of the count above through check_dataset (review: the unit test built the
+    result by hand): a recognizer with a dynamic T, converted per sample by ``ascend_model``,
+    over samples of 3 and 2 positions."""
+    import onnx
+
+    onnx.save(mul_model(["N", "T", 4]), str(pytester.path / "seq.onnx"))
+    np.save(pytester.path / "a.npy", FLIPPED_POS1)
+    np.save(pytester.path / "b.npy", SAME_TOP1[:, :2])
+    pytester.makepyfile(test_ds="""
+import numpy as np
+
+
+def test_ds(ascend_model, check_dataset):
+    samples = [{"x": np.load("a.npy")}, {"x": np.load("b.npy")}]
+    check_dataset(ascend_model("seq.onnx"), samples, metric="agreement", max_drop=0.0)
+""")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml=out.xml")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*(1 of 2; a sample flips when any of its 2 to 3 positions "
+                                 "does, 1 of 5 positions flipped)*"])
+    assert 'name="dataset_positions" value="2-3"' in (pytester.path / "out.xml").read_text()

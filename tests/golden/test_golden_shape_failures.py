@@ -57,3 +57,10 @@ def test_a_reshape_failing_at_the_shapes_given_names_them(tmp_path):
     assert "to_rows" in str(info.value)
     assert "at input shapes x: [1, 12]" in str(info.value)
     assert "one size" not in str(info.value)
+
+
+def test_no_shapes_given_adds_nothing():
+    """A model of no inputs read '(at input shapes )' in its failure (review)."""
+    from pytest_ascend_accuracy.graph.shared_dims import failure_context
+
+    assert failure_context("any.onnx", {}) == ""
