@@ -29,26 +29,32 @@ def test_the_cli_refuses_a_misspelled_variable(monkeypatch, capsys, dumps):
     assert cli.main(["compare", str(actual), str(golden)]) == 1  # a verdict: Add/1 negated
 
 
-def test_a_pytest_session_refuses_a_misspelled_variable(pytester, monkeypatch):
+def _refused_then_run(pytester, monkeypatch, given: dict, said: str, advised: dict):
+    """A session under the variables ``given`` exits 4 saying ``said``; under ``advised``
+    instead (the name or value the error names) it runs."""
     pytester.makepyfile("def test_it():\n    pass\n")
-    monkeypatch.setenv("ASCEND_ACCURACY_NUMPY_KERNELS", "1")
+    for name, value in given.items():
+        monkeypatch.setenv(name, value)
     refused = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert refused.ret == 4
-    refused.stderr.fnmatch_lines(["*unknown variable ASCEND_ACCURACY_NUMPY_KERNELS; closest: "
-                                  "'ASCEND_ACCURACY_NUMPY_KERNEL'*"])
-    monkeypatch.delenv("ASCEND_ACCURACY_NUMPY_KERNELS")
-    monkeypatch.setenv("ASCEND_ACCURACY_NUMPY_KERNEL", "1")
+    refused.stderr.fnmatch_lines([f"*{said}*"])
+    for name in given:
+        monkeypatch.delenv(name)
+    for name, value in advised.items():
+        monkeypatch.setenv(name, value)
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_a_pytest_session_refuses_a_misspelled_variable(pytester, monkeypatch):
+    _refused_then_run(pytester, monkeypatch, {"ASCEND_ACCURACY_NUMPY_KERNELS": "1"},
+                      "unknown variable ASCEND_ACCURACY_NUMPY_KERNELS; closest: "
+                      "'ASCEND_ACCURACY_NUMPY_KERNEL'", {"ASCEND_ACCURACY_NUMPY_KERNEL": "1"})
 
 
 def test_a_misspelled_runtime_is_refused_on_the_emulator_too(pytester, monkeypatch):
     """ASCEND_ACCURACY_RUNTIME=acll, set for an NPU run, was read only by the ascend backend: on
     a laptop it passed unsaid, and the NPU run failed later."""
-    pytester.makepyfile("def test_it():\n    pass\n")
-    monkeypatch.setenv("ASCEND_ACCURACY_RUNTIME", "acll")
-    refused = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    assert refused.ret == 4
-    refused.stderr.fnmatch_lines(["*expected one of auto, acl, ais_bench, got 'acll' (from "
-                                  "$ASCEND_ACCURACY_RUNTIME); closest: 'acl'*"])
-    monkeypatch.setenv("ASCEND_ACCURACY_RUNTIME", "acl")
-    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    _refused_then_run(pytester, monkeypatch, {"ASCEND_ACCURACY_RUNTIME": "acll"},
+                      "expected one of auto, acl, ais_bench, got 'acll' (from "
+                      "$ASCEND_ACCURACY_RUNTIME); closest: 'acl'",
+                      {"ASCEND_ACCURACY_RUNTIME": "acl"})
