@@ -43,10 +43,13 @@
   with a full collection of this process's heap (every collected item of the suite, hypothesis,
   onnx): 35% of the suite's main-thread time in a py-spy profile of a serial run. Tests of the
   freezing itself run with the heap back in the collector (``unfrozen_heap``).
-* This process imports what the plugin imports only when a check needs it (``filelock``,
-  ``yaml``) before any ``pytester`` run: an in-process run removes from ``sys.modules`` what was
-  imported during it, so every run imported them again (filelock alone 12-14 ms a run; 504
-  module imports of filelock and 198 of yaml in 35 tests of tests/plugin).
+* The process that runs tests imports this package whole, and what it imports only when a check
+  needs it (``filelock``, ``yaml``, onnx, onnxruntime, numpy, hypothesis), once, before any
+  ``pytester`` run (``_modules_imported_once``): an in-process run removes from ``sys.modules``
+  what was imported during it, so every run imported them again (filelock alone 12-14 ms a run;
+  504 module imports of filelock and 198 of yaml in 35 tests of tests/plugin), and numpy cannot
+  be imported twice in one process. (tests/plugin and tests/aipp's conftests and three test
+  files each did it for themselves; an xdist controller, which runs no test, does not.)
 * Temporary files the code under test keeps on purpose (the log directory of a failed ATC run,
   named in its message) go to a directory of pytest's own base temp (``tempfile.tempdir`` and
   ``TMPDIR`` for child processes), which pytest prunes, not to the machine's /tmp.
@@ -57,9 +60,7 @@ import shutil
 import sys
 import tempfile
 
-import filelock  # noqa: F401  (see the module's docstring)
 import pytest
-import yaml  # noqa: F401
 
 from pytest_ascend_accuracy.graph.onnx_graph import set_ort_threads
 
@@ -111,6 +112,30 @@ def _children_share_one_bytecode_cache():
         os.environ["PYTHONPYCACHEPREFIX"] = os.environ[SUITE_PYCACHE]
         del os.environ["PYTHONDONTWRITEBYTECODE"]
     yield os.environ.get(SUITE_PYCACHE)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _modules_imported_once():
+    """See the module's docstring (before the first test, so before any pytester snapshot)."""
+    import importlib
+    import pkgutil
+
+    import filelock  # noqa: F401
+    import hypothesis  # noqa: F401
+    import numpy  # noqa: F401
+    import onnx  # noqa: F401
+    import onnxruntime  # noqa: F401
+    import yaml  # noqa: F401
+
+    import pytest_ascend_accuracy
+
+    for info in pkgutil.walk_packages(pytest_ascend_accuracy.__path__, "pytest_ascend_accuracy."):
+        if info.name.endswith("fake_atc"):  # (a command's module: run, never imported)
+            continue
+        try:
+            importlib.import_module(info.name)
+        except Exception:  # a module another helper is still writing: imported on use instead
+            pass
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -1,27 +1,15 @@
 """check_dataset, the YAML ``dataset:`` item and the summary/JUnit/HTML figures through pytester."""
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 
-import hypothesis  # noqa: F401  (its pytest plugin imports it lazily in every inner run)
 import numpy as np
-import onnx  # (C extensions cannot be imported twice in one process, and
-import onnxruntime  # noqa: F401  pytester's inline runs drop what they imported first)
+import onnx
 import pytest
 
-import pytest_ascend_accuracy
 
 from .conftest import spiky_model, spiky_samples
 
-# pytester's inline runs drop modules first imported inside them: import ours once, up front
-for _info in pkgutil.walk_packages(pytest_ascend_accuracy.__path__, "pytest_ascend_accuracy."):
-    if _info.name.split(".")[1] in ("dataset", "plugin", "report", "golden", "backends", "core"):
-        try:
-            importlib.import_module(_info.name)
-        except Exception:
-            pass
 
 TEST_FILE = '''
 from pytest_ascend_accuracy import accuracy

@@ -4,28 +4,15 @@ the model named as its accuracy check names it, sample paths printed relative an
 """
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 
-import hypothesis  # noqa: F401  (its pytest plugin imports it lazily in every inner run)
 import numpy as np
 import onnx
-import onnxruntime  # noqa: F401  (C extensions cannot be imported twice in one process)
 import pytest
 
-import pytest_ascend_accuracy
 from pytest_ascend_accuracy.errors import ConfigError
 
 from .conftest import spiky_model, spiky_samples
-
-# pytester's inline runs drop modules first imported inside them: import ours once, up front
-for _info in pkgutil.walk_packages(pytest_ascend_accuracy.__path__, "pytest_ascend_accuracy."):
-    if _info.name.split(".")[1] in ("dataset", "plugin", "report", "golden", "backends", "core"):
-        try:
-            importlib.import_module(_info.name)
-        except Exception:
-            pass
 
 
 def _two_classes():

@@ -1,36 +1,9 @@
-"""Shared helpers for the plugin tests.
+"""Shared helpers for the plugin tests (what every pytester run needs imported first:
+tests/conftest.py, ``_modules_imported_once``)."""
+import onnx
+import pytest
 
-pytester's in-process runs drop every module first imported during the inner run. numpy (a C
-extension) cannot be imported twice in one process, and re-importing (and assertion-rewriting)
-this package and hypothesis on every inner run costs seconds, so all of them are imported here
-once, before any inner run takes its snapshot of ``sys.modules``.
-"""
-import importlib
-import pkgutil
-
-import hypothesis  # noqa: F401  (its pytest plugin imports it lazily in every inner run)
-import numpy  # noqa: F401
-import onnx  # noqa: F401
-import onnxruntime  # noqa: F401
-
-import pytest_ascend_accuracy
-
-
-def _import_package() -> None:
-    for info in pkgutil.walk_packages(pytest_ascend_accuracy.__path__, "pytest_ascend_accuracy."):
-        if info.name.endswith("fake_atc"):
-            continue
-        try:
-            importlib.import_module(info.name)
-        except Exception:  # a module another helper is still writing: imported on use instead
-            pass
-
-
-_import_package()
-
-import pytest  # noqa: E402
-
-from pytest_ascend_accuracy.testing import models as tiny_models  # noqa: E402
+from pytest_ascend_accuracy.testing import models as tiny_models
 
 #: a test module that exercises every fixture on the tiny models (used by several tests)
 ACCURACY_TESTS = '''

@@ -6,12 +6,9 @@ marker's max_drop was silently not the dataset tolerance, YAML typos named no ne
 the summary named a YAML item by its file."""
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 import re
 
-import hypothesis  # noqa: F401  (its pytest plugin imports it lazily in every inner run)
 import numpy as np
 import onnx
 import onnxruntime as ort
@@ -20,15 +17,8 @@ from onnx import TensorProto as T
 from onnx import helper as h
 from onnx import numpy_helper as nh
 
-import pytest_ascend_accuracy
 from pytest_ascend_accuracy.cli import main
 
-for _info in pkgutil.walk_packages(pytest_ascend_accuracy.__path__, "pytest_ascend_accuracy."):
-    if _info.name.split(".")[1] in ("dataset", "plugin", "report", "golden", "backends", "core"):
-        try:
-            importlib.import_module(_info.name)
-        except Exception:
-            pass
 
 #: a conftest injecting $FAULT (op:effect:amount) into the session's emulator, as the trial did
 FAULT_CONFTEST = '''
