@@ -362,8 +362,9 @@ def check_input_path(path: str, option: str) -> None:
     real = os.path.realpath(path)
     if not os.path.exists(real):
         return
-    if any(not (ch.isascii() and (ch.isalnum() or ch in "./_-"))
-           and not "\u4e00" <= ch <= "\u9fa5" for ch in real):
+    from ..core.atc_paths import allowed
+
+    if not all(allowed(ch) for ch in real):
         raise invalid(option, path, PATH_CHARS_REASON)
 
 
