@@ -29,9 +29,4 @@ def check_env_names(environ: Optional[Mapping[str, str]] = None) -> None:
                                          f"meant for this package")
 
 
-def is_set(name: str) -> bool:
-    """Whether ``name`` (one of ``KNOWN``) is set to a value."""
-    return bool(os.environ.get(name))
-
-
-__all__ = ["KNOWN", "PREFIX", "check_env_names", "is_set"]
+__all__ = ["KNOWN", "PREFIX", "check_env_names"]
