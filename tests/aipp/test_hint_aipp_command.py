@@ -103,6 +103,13 @@ def test_an_unquoted_atc_command_line_keeps_a_value_with_spaces_whole():
                                  ("keep_dtype", "k.cfg"), ("precision_mode", "force_fp16")]
     assert atc_options("atc --keep_dtype 'a b/k.cfg' --log error") == [
         ("keep_dtype", "a b/k.cfg"), ("log", "error")]
+    # as the real om jsons record it (../shared/realdata: msit's ATC 5.1.RC2 model.json, its
+    # atc_cmdline attr): the toolkit's atc.bin path first, an --input_shape's ';' unquoted
+    real = ("/usr/local/Ascend/ascend-toolkit/5.1.RC2/x86_64-linux/bin/atc.bin --model=m.onnx "
+            "--framework=5 --output=m --soc_version=Ascend310 --input_shape=a:10,8,4;b:10,8")
+    assert atc_options(real)[-1] == ("input_shape", "a:10,8,4;b:10,8")
+    assert [name for name, _ in atc_options(real)] == ["model", "framework", "output",
+                                                       "soc_version", "input_shape"]
 
 
 def _runs_filled_in(aipp_project, command, capsys):
