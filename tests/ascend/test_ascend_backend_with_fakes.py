@@ -263,13 +263,20 @@ def test_a_model_whose_path_atc_refuses_is_refused_before_atc_runs(backend, mode
     """Real ATC checks --model's resolved path as it checks the config files' (GE main.cc
     CheckInputPathValid(FLAGS_model, "--model")): a model named with a space got to ATC's
     E10001 (the fake did not check --model; a review found it in GE's code)."""
+    import shutil
+
+    model = model_factory("resnet 50.onnx")
     with pytest.raises(ConfigError) as refused:
-        backend.convert(model_factory("resnet 50.onnx"))
+        backend.convert(model)
     assert "resnet 50.onnx: its resolved path" in str(refused.value)
     assert "holds ' ', and ATC refuses a model or config file" in str(refused.value)
     assert "copy or move the model (with its external data files, if any) to a folder" in \
         str(refused.value)
     assert atc_calls(fake_atc_on_path) == []
+    # the advice applied: the model copied to a folder whose path holds none of them converts
+    (model.parent / "models_ok").mkdir()
+    moved = shutil.copy(model, model.parent / "models_ok" / "resnet50.onnx")
+    assert backend.convert(moved).path.is_file()
 
 
 def test_device_id_that_does_not_exist(cache, fake_atc_on_path, monkeypatch, tiny_model, x, warm_cache):
