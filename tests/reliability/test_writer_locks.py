@@ -42,7 +42,9 @@ from pytest_ascend_accuracy.dump import npy_writer
 from pytest_ascend_accuracy.dump.model import DumpSet
 path, flag, go, at, what = sys.argv[1:6]
 def pause():
-    Path(flag).write_text(str(os.getpid()))
+    # the pid in place whole: the test reads it as soon as the flag exists
+    Path(flag + ".part").write_text(str(os.getpid()))
+    os.replace(flag + ".part", flag)
     while not Path(go).exists():
         time.sleep(0.02)
 if what == "file":
