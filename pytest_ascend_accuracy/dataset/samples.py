@@ -273,8 +273,17 @@ def closest_in_folder(path: Path, directory: bool, shown: Optional[str] = None) 
 
 
 def _closest(name: str, names, what: str = "sample ids") -> str:
-    close = difflib.get_close_matches(name, [str(n) for n in names], n=3, cutoff=0.5)
-    return f"; closest {what}: {', '.join(close)}" if close else ""
+    """``"; closest label keys: S00"``, or where none is near, the first few of ``names`` (keys
+    ``0, 1, 2`` for samples ``img0, ...``: nothing is near, and the error must still show what
+    is there)."""
+    names = [str(n) for n in names]
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+    if close:
+        return f"; closest {what}: {', '.join(close)}"
+    if not names:
+        return f"; there are no {what}"
+    more = f", ... ({len(names)} in all)" if len(names) > 3 else ""
+    return f"; none is near: {what} are {', '.join(names[:3])}{more}"
 
 
 def _numbered_out_of_order(ids: List[str]):

@@ -215,6 +215,22 @@ def test_a_traced_sample_whose_ops_are_all_ignored_names_no_operator_wrongly(dev
     assert "accumulated small errors" not in str(info.value)
 
 
+def test_labels_keyed_by_number_name_the_keys_when_none_is_near():
+    """Labels keyed ``0, 1, ...`` for samples ``img0, ...``: nothing is near, and the error said
+    only ``no label for sample 'img0'``; it names the keys that are there."""
+    from pytest_ascend_accuracy.dataset.samples import Labels, Sample
+
+    labels = Labels({str(k): k % 2 for k in range(10)}, "labels.json")
+    with pytest.raises(ConfigError, match=r"no label for sample 'img0'; none is near: label keys "
+                                          r"are 0, 1, 2, \.\.\. \(10 in all\)$"):
+        labels.for_sample(Sample("img0", 0, {}), 1)
+    with pytest.raises(ConfigError, match=r"none is near: label keys are 0, 1, 2, \.\.\."):
+        labels.raw(Sample("img0", 0, {}))
+    few = Labels({"7": 1}, "labels.json")
+    with pytest.raises(ConfigError, match=r"none is near: sample ids are img0, img1$"):
+        few.check_all_used(["img0", "img1"])
+
+
 def test_a_sample_without_a_label_names_the_closest_label_keys():
     """The closest names are the labels file's keys, not sample ids (a docs trial: 'closest
     sample ids: S00' named a key of the labels, no sample)."""
