@@ -134,3 +134,27 @@ def test_a_rule_the_emulator_does_not_imitate_is_refused_with_the_closest(tmp_pa
     for rules in (("ConvBatchnormFusionPass",), ("GraphFusion:ConvBatchnormFusionPass",),
                   ("UBFusion:TbeCommonRules0FusionPass",)):
         backend.convert(model, Mode(fusion_rules_off=rules))
+
+
+def test_a_misspelled_ubfusion_rule_is_offered_with_its_section(tmp_path):
+    """'UBFusion:TbeCommonRule0FusionPass' (one letter off) was offered the bare
+    'TbeCommonRules0FusionPass' as closest, which pasted was refused in turn ("a bare name goes
+    into the fusion switch file's GraphFusion section"): every offered name converts pasted."""
+    import re
+
+    import pytest
+
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    backend = EmulatorBackend(Cache(tmp_path))
+    model = models.conv_bn_relu()
+    for typo in ("UBFusion:TbeCommonRule0FusionPass", "TbeCommonRule0FusionPass",
+                 "GraphFusion:ConvBatchnormFusionPas", "ATbeMatmulElemwiseFusion"):
+        with pytest.raises(ConfigError) as raised:
+            backend.convert(model, Mode(fusion_rules_off=(typo,)))
+        offered = re.findall(r"'([^']+)'", str(raised.value).split("closest: ")[1].split(" (")[0])
+        assert offered, str(raised.value)
+        for name in offered:
+            backend.convert(model, Mode(fusion_rules_off=(name,)))

@@ -70,7 +70,10 @@ def check_rules_off(rules_off: Sequence[str]) -> None:
                                                        "GraphFusion" else [])
         else:
             why = "the emulator imitates no fusion rule of that name"
-            near = difflib.get_close_matches(name, RULES, n=3, cutoff=0.5)
+            # offered as it converts pasted: a UBFusion rule with its section (bare, it would
+            # be refused in turn), a GraphFusion rule in the spelling the entry used
+            near = [f"{RULE_SECTION[r]}:{r}" if sep or RULE_SECTION[r] == "UBFusion" else r
+                    for r in difflib.get_close_matches(name, RULES, n=3, cutoff=0.5)]
         listed = "; ".join(f"{sec}: {', '.join(r for r in RULES if RULE_SECTION[r] == sec)}"
                            for sec in ("GraphFusion", "UBFusion"))
         raise ConfigError("mode", f"fusion_rules_off entry {entry!r}: {why}, so switching it "
