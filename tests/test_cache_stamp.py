@@ -84,6 +84,9 @@ def test_fine_timestamps_need_a_tenth_of_a_second_coarse_ones_two(tmp_path, monk
     if not ctime % 1_000_000_000:
         pytest.skip("this file system keeps whole-second timestamps")
     time.sleep(cache_mod.FINE_MARGIN_NS / 1e9 + 0.05)
+    # the whole-second margin an hour, not two seconds: a stall of two seconds before the
+    # release would have made the files old enough for it as well
+    monkeypatch.setattr(cache_mod, "STAMP_MARGIN_NS", 3600 * 10**9)
     real_fstat = cache_mod.os.fstat
 
     def whole_seconds(fd):  # the stamp's clock as a FAT-like file system reports it
@@ -100,7 +103,11 @@ def test_fine_timestamps_need_a_tenth_of_a_second_coarse_ones_two(tmp_path, monk
     assert (entry / STAMP).is_file()
 
 
-def test_files_younger_than_the_margin_get_no_stamp(tmp_path):
+def test_files_younger_than_the_margin_get_no_stamp(tmp_path, monkeypatch):
+    # margins of an hour: "younger" whatever the machine's speed (a 0.1 s stall between the
+    # build and the release made the files old enough for FINE_MARGIN_NS, and they got a stamp)
+    monkeypatch.setattr(cache_mod, "FINE_MARGIN_NS", 3600 * 10**9)
+    monkeypatch.setattr(cache_mod, "STAMP_MARGIN_NS", 3600 * 10**9)
     first = Cache(tmp_path)
     entry = first.get_or_build("golden", "k" * 64, _build)
     first.release()  # built a moment ago: a write in the same timestamp tick could hide
