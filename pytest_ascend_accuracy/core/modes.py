@@ -401,11 +401,12 @@ def resolve_mode(mode: Union[None, str, Mode], where: Optional[str] = None) -> M
     if isinstance(mode, str):
         if mode in PRESETS:
             return PRESETS[mode]
-        if "+" in mode:  # combination of preset names, e.g. "buffer_off+fusion_off"
+        if "+" in mode and "(" not in mode and "=" not in mode:  # e.g. "buffer_off+fusion_off"
             result = DEFAULT
             for part in mode.split("+"):
                 result = result | resolve_mode(part, where)
             return replace(result, label=mode)
+        _refuse_printed_name(mode, where)
         parts = [part.strip() for part in mode.split("|")]
         if len(parts) > 1 and all(part in PRESETS for part in parts):
             # Python's spelling between Mode objects, written into a string
@@ -419,6 +420,24 @@ def resolve_mode(mode: Union[None, str, Mode], where: Optional[str] = None) -> M
                           + (f"; closest: {', '.join(near)}" if near else "")
                           + f"; known: {', '.join(PRESETS)}")
     raise ConfigError(where, f"a mode is a preset name or a Mode object, got {type(mode).__name__}")
+
+
+def _refuse_printed_name(text: str, where: Optional[str]) -> None:
+    """A mode's printed name (a test id, the summary grid: ``buffer_off+keep_dtype(norm)``) is
+    no preset name: refused with the mapping and the Python expression that convert as it says
+    (``core.printed_modes``). Returns when ``text`` is not such a name, or names no mode."""
+    from .printed_modes import printed_spec
+
+    spec = printed_spec(text)
+    if spec is None:
+        return
+    try:
+        mode = mode_from_spec(spec, where)
+    except ConfigError:
+        return
+    raise ConfigError(where, f"unknown mode {text!r}: that is a mode's printed name (as test ids "
+                             f"and the summary write it); write it in a YAML suite: "
+                             f"{mode.yaml_form()}; in Python: modes=[{mode.python_expr()}]")
 
 
 #: keys of a mode written as a mapping (YAML suites, ``ascend-accuracy diagnose --mode``)
