@@ -33,7 +33,7 @@ def test_a_printed_mode_name_is_refused_with_its_spellings_that_work(printed, tm
     text = str(err.value)
     assert text.startswith("models[0].modes[0]: unknown mode"), text
     as_yaml = re.search(r"in a YAML suite: (\{.*?\}|\S+);", text)
-    as_python = re.search(r"in Python: modes=\[(.*)\]", text)
+    as_python = re.search(r"mode=\): (.*) \(from pytest_ascend_accuracy import", text)
     assert as_yaml and as_python, text
     assert mode_from_spec(yaml.safe_load(as_yaml.group(1))).key() == meant.key()
     names = {n: getattr(paa, n) for n in paa.__all__}

@@ -437,7 +437,9 @@ def _refuse_printed_name(text: str, where: Optional[str]) -> None:
         return
     raise ConfigError(where, f"unknown mode {text!r}: that is a mode's printed name (as test ids "
                              f"and the summary write it); write it in a YAML suite: "
-                             f"{mode.yaml_form()}; in Python: modes=[{mode.python_expr()}]")
+                             f"{mode.yaml_form()}; in Python (a modes=[...] entry, ascend_model's "
+                             f"mode=): {mode.python_expr()} (from pytest_ascend_accuracy import "
+                             f"{', '.join(mode.python_imports())})")
 
 
 #: keys of a mode written as a mapping (YAML suites, ``ascend-accuracy diagnose --mode``)
