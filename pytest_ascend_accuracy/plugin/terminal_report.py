@@ -353,18 +353,37 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
     if cache_stats.get("rebuilt"):
         cache_line += f", {cache_stats['rebuilt']} corrupt entr{'y' if cache_stats['rebuilt'] == 1 else 'ies'} rebuilt"
     lines.append(cache_line)
-    writes = list(golden_writes)
-    for kind in ("golden file", "baseline file"):
-        these = [w for w in writes if w.reason.startswith("baseline") == (kind == "baseline file")]
-        same = [w for w in these if w.reason.startswith("unchanged")]  # regenerated, same bytes
-        written = [w for w in these if w not in same]
-        if written:
-            lines.append(f"{plural(len(written), kind)} written:")
-            lines.extend(f"  {w.path}: {w.reason}" for w in written)
-        if same:
-            lines.append(f"{plural(len(same), kind)} regenerated with the bytes already there "
-                         f"(not written):")
-            lines.extend(f"  {w.path}: {w.reason}" for w in same)
+    lines.extend(written_file_lines(golden_writes))
     if report_dir:
         lines.append(f"reports: {report_dir}")
     return lines
+
+
+def written_file_lines(writes: Iterable[GoldenWrite]) -> List[str]:
+    """The stored goldens and baselines written this session, one line per file however many
+    tests wrote it (their number follows its reason: four parametrizations sharing one golden
+    under --accuracy-regen-all read as "4 golden files" with one path four times, a CI trial).
+    A file any test changed was written; one every test regenerated with the same bytes was not."""
+    lines: List[str] = []
+    writes = list(writes)
+    for kind in ("golden file", "baseline file"):
+        by_path: Dict[str, List[GoldenWrite]] = {}
+        for w in writes:
+            if w.reason.startswith("baseline") == (kind == "baseline file"):
+                by_path.setdefault(w.path, []).append(w)
+        same = {p: ws for p, ws in by_path.items()
+                if all(w.reason.startswith("unchanged") for w in ws)}
+        written = {p: ws for p, ws in by_path.items() if p not in same}
+        for group, what in ((written, "written:"), (same, "regenerated with the bytes already "
+                                                          "there (not written):")):
+            if group:
+                lines.append(f"{plural(len(group), kind)} {what}")
+                lines.extend(_written_file_line(path, ws) for path, ws in group.items())
+    return lines
+
+
+def _written_file_line(path: str, writes: Sequence[GoldenWrite]) -> str:
+    changed = [w.reason for w in writes if not w.reason.startswith("unchanged")]
+    reasons = "; ".join(dict.fromkeys(changed or [w.reason for w in writes]))
+    tests = len(writes) if any(not w.nodeid for w in writes) else len({w.nodeid for w in writes})
+    return f"  {path}: {reasons}" + (f" (by {tests} tests)" if tests > 1 else "")
