@@ -21,10 +21,19 @@ def _collect(count, measure, processes):
 
 
 def test_rows_come_back_in_order_from_every_process():
+    import multiprocessing
+
     parent = os.getpid()
+    # the parent measures on once a child has measured a pair (bounded): under load the parent
+    # alone finished all 40 first, as it did when the forked children started 0.3 s late
+    child_measured, waited = multiprocessing.get_context("fork").Event(), []
 
     def measure(i):
-        time.sleep(0.005)  # not instant: under load the parent alone finished all 40 first
+        if os.getpid() != parent:
+            child_measured.set()
+        elif not waited:
+            waited.append(child_measured.wait(60))
+        time.sleep(0.005)  # not instant: rows of every process interleave
         return i * i, os.getpid() != parent
 
     out = _collect(40, measure, 3)
