@@ -369,6 +369,15 @@ def _one_verdict_properties(item, report, marked: bool) -> None:
     report.user_properties = list(props)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    """Reports made while the test function runs are its subtests' (``dump_cleanup.running``)."""
+    from .dump_cleanup import running
+
+    with running(item):
+        yield
+
+
 @pytest.hookimpl(trylast=True)  # after pytest's own teardown of the test's fixtures
 def pytest_runtest_teardown(item, nextitem):
     """A marked test that passed without starting a check is warned of here, in its teardown

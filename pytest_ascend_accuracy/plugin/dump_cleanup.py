@@ -7,16 +7,33 @@ leaves nothing outside the cache (pytest keeps the temp dirs of the last three s
 held every dump of every test); the files go in a thread, and the session's end waits for it.
 A failing test's dumps stay for inspection in pytest's temp dir; its report
 (``--accuracy-report``) holds copies of the failing tensors (``report.tensor_copies``), so the
-report's links do not depend on them.
+report's links do not depend on them. A report made while the test function runs is a
+subtest's (pytest 9's ``subtests``): it settles nothing, and one that failed keeps the dumps,
+as pytest fails the test for it only after the test's own call report is made.
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import List
 
 import pytest
 
 DUMPS_KEY = pytest.StashKey[List[Path]]()
+#: whether the test function is running (reports made meanwhile are its subtests')
+_RUNNING_KEY = pytest.StashKey[bool]()
+#: whether a subtest of the running attempt failed
+_SUBTEST_FAILED_KEY = pytest.StashKey[bool]()
+
+
+@contextlib.contextmanager
+def running(item):
+    """Around the test function's call (``pytest_runtest_call``): its subtests' reports."""
+    item.stash[_RUNNING_KEY], item.stash[_SUBTEST_FAILED_KEY] = True, False
+    try:
+        yield
+    finally:
+        item.stash[_RUNNING_KEY] = False
 
 
 def register(item, directory: Path) -> Path:
@@ -42,11 +59,18 @@ def settle(item, report) -> None:
     or skipped settles them too (kept: a fixture may have run the model before it failed)."""
     if report.when != "call" and (report.when != "setup" or report.passed):
         return
+    if item.stash.get(_RUNNING_KEY, False):  # a subtest's report: the test's own one settles
+        # a failed subtest printed `dump kept: ...` and fails the test (CI trial: removed when
+        # the next subtest or the test's own call report passed)
+        if report.failed:
+            item.stash[_SUBTEST_FAILED_KEY] = True
+        return
     from .session import get_state
 
     state = get_state(item.config)
     # an xfailed test failed as expected: nobody inspects its dumps on a green run
-    passed = report.when == "call" and (report.passed or hasattr(report, "wasxfail"))
+    passed = (report.when == "call" and (report.passed or hasattr(report, "wasxfail"))
+              and not item.stash.get(_SUBTEST_FAILED_KEY, False))
     for directory in item.stash.get(DUMPS_KEY, ()):
         state.unsettled_dumps.pop(Path(directory), None)
         if passed:
