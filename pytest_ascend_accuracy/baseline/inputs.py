@@ -104,13 +104,15 @@ class BaselineInputs(MappingABC):
 def _check_names(model, inputs, input_shape) -> None:
     """``accuracy_inputs(m, inputs=...)``'s array names and ``input_shape`` names are the
     model's inputs (a misspelled one was stored and recorded as given)."""
-    from ..graph.input_names import check_input_names
+    from ..graph.input_names import check_input_names, require_mapping
     from ..graph.onnx_graph import graph_inputs, load_model, model_label, parse_input_shape
 
-    if model is None or not isinstance(inputs, MappingABC):
+    if model is None:
         return  # input_spec says what an inputs mapping is
     names = [i.name for i in graph_inputs(load_model(model, weights=False))]
-    check_input_names(inputs, names, f"accuracy_inputs(inputs=...) of {model_label(model)!r}")
+    where = f"accuracy_inputs(inputs=...) of {model_label(model)!r}"
+    require_mapping(inputs, lambda: names, where)
+    check_input_names(inputs, names, where)
     check_input_names(parse_input_shape(input_shape) or {}, names, "input_shape")
 
 

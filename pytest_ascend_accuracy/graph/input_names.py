@@ -5,7 +5,7 @@ unknown name silently, and ``accuracy_inputs(m, inputs=...)`` took it as given).
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from ..errors import ConfigError, closest_text
 
@@ -19,4 +19,19 @@ def check_input_names(given: Iterable, inputs: Sequence[str], where: str) -> Non
                                  f"{', '.join(inputs) or '(none)'}")
 
 
-__all__ = ["check_input_names"]
+def require_mapping(inputs, input_names: Callable[[], Sequence[str]], where: str) -> None:
+    """Refuse ``inputs`` that are not a mapping ``{input name: array}`` (a bare array for a
+    one-input model, a list), naming the model's inputs (``input_names()``, asked only then) as
+    the mapping to give."""
+    from collections.abc import Mapping
+
+    if isinstance(inputs, Mapping):
+        return
+    names = list(input_names())
+    spelled = ", ".join(f"{n!r}: ..." for n in names)
+    raise ConfigError(where, f"expected a mapping {{input name: array}}, got "
+                             f"{type(inputs).__name__}; the model's inputs: "
+                             f"{', '.join(names) or '(none)'} (give {{{spelled}}})")
+
+
+__all__ = ["check_input_names", "require_mapping"]

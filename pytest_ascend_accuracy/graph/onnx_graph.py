@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ConfigError, ConversionError
 from .feedable import check_feedable
-from .input_names import check_input_names
+from .input_names import check_input_names, require_mapping
 from .shape_advice import ATC_POSITIVE_DIMS, dynamic_shape_error
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
@@ -261,8 +261,7 @@ def check_inputs(model, inputs: Mapping[str, np.ndarray], where: str = "inputs")
     """Validate ``inputs`` against the model's inputs: every input given, no unknown names,
     dtype and fixed dims as declared. Returns them as numpy arrays."""
     specs = {i.name: i for i in graph_inputs(model)}
-    if not isinstance(inputs, Mapping):
-        raise ConfigError(where, f"expected a mapping {{input name: array}}, got {type(inputs).__name__}")
+    require_mapping(inputs, lambda: list(specs), where)
     check_input_names(inputs, specs, where)
     out: Dict[str, np.ndarray] = {}
     for name, vi in specs.items():
