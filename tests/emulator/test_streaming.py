@@ -59,13 +59,27 @@ def test_segments_give_the_values_of_one_run():
         np.testing.assert_array_equal(run.values[name], value, err_msg=name)
 
 
+def _runner_fills_its_window(run):
+    """Wait (bounded) until the runner has computed all it may before the caller's next take:
+    ``ahead`` segments, or those left. A consumer that slept a few milliseconds instead found a
+    runner late on a loaded machine (30 ms late: the window never filled, and the caller
+    waited for segments and built their sessions itself)."""
+    runner, segments = run._runner, run.model.segments
+    if runner is None:
+        return
+    left = sum(1 for t in range(run._next, len(segments)) if segments[t].outputs)
+    with runner.cond:
+        assert runner.cond.wait_for(
+            lambda: len(runner.ready) >= min(runner.ahead, left) or runner.finished
+            or runner.failed is not None, timeout=60)
+
+
 @pytest.mark.parametrize("ahead", [1, 2])
 def test_a_run_holds_a_bounded_window_of_tensors(ahead):
     """With ``ahead`` segments computed beyond the one being written: the caller's segment and
     those computed ahead (two tensors each here; what crosses into the next is one of them),
     never the whole model. ``peak_bytes`` counts them at each hand-over."""
     bound = (ahead + 1) * 2
-    import time
 
     model = _chain()
     x = make_inputs(model)
@@ -74,7 +88,7 @@ def test_a_run_holds_a_bounded_window_of_tensors(ahead):
     run = stream.SegmentedModel(model, names, segment_bytes=2 * one).run(x, ahead=ahead)
     for name in names:  # a consumer that writes each tensor (slowly) and lets it go
         run.ensure([name])
-        time.sleep(0.002)  # the runner fills what it may meanwhile
+        _runner_fills_its_window(run)  # meanwhile (a 2 ms sleep was a bet on the machine)
         run.values.pop(name)
     assert run.done and len(run.model.segments) == len(names) // 2
     assert 2 * ahead * one <= run.peak_bytes <= bound * one < len(names) * one
@@ -479,7 +493,6 @@ def test_a_runner_waiting_for_a_slow_writer_builds_the_sessions(ahead, monkeypat
     """The caller writes slowly (an emulated run's dump writer is the slower side): the runner,
     waiting for room, builds the sessions it will need, so the caller builds none after its
     first wait (it used to build one after every take, on its own clock)."""
-    import time
 
     model = models.transformer_block()
     x = make_inputs(model)
@@ -489,7 +502,7 @@ def test_a_runner_waiting_for_a_slow_writer_builds_the_sessions(ahead, monkeypat
     run = segmented.run(x, ahead=ahead)
     for seg in segmented.segments:
         run.ensure(seg.outputs)
-        time.sleep(0.02)  # the writer
+        _runner_fills_its_window(run)  # the writer, slower than the runner on any machine
     expected = _one_run(model, x)
     for name in names:
         np.testing.assert_array_equal(run.values[name], expected[name], err_msg=name)
