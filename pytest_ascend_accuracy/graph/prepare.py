@@ -71,6 +71,7 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
         proto, folder = load_model(model), None
     counts = normalize_node_names(proto.graph)  # by file position, as msit names them
     sort_nodes(proto.graph)
+    check_every_input_is_made(proto.graph, model)
     shape_arg = parse_input_shape(input_shape)
     # a name no input has was dropped below with the arrays' names (golden_dump's input_shape)
     check_input_names(shape_arg or {}, [i.name for i in graph_inputs(proto)], "input_shape")
@@ -100,6 +101,25 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
         input_shapes=tuple((k, tuple(int(d) if d is not None else -1 for d in v))
                            for k, v in shapes.items()))
     return PreparedModel(proto, report, folder)
+
+
+def check_every_input_is_made(graph, model) -> None:
+    """Refuse a node reading a tensor that is no graph input, no initializer and no node's
+    output (a broken export: onnxruntime and ATC refuse the model too), naming the node and the
+    tensor; the runs failed on it later with a bare ``KeyError: 'bn_b'``."""
+    import os
+
+    made = ({i.name for i in graph.input} | {i.name for i in graph.initializer}
+            | {i.values.name for i in graph.sparse_initializer}
+            | {o for n in graph.node for o in n.output if o})
+    for node in graph.node:
+        missing = [i for i in node.input if i and i not in made]
+        if missing:
+            shown = os.fspath(model) if isinstance(model, (str, os.PathLike)) else model_label(model)
+            raise ConfigError(shown, f"node {node.name!r} ({node.op_type}) reads {missing[0]!r}, "
+                                     f"which is no graph input, no initializer and no node's "
+                                     f"output: the model is broken (onnxruntime refuses to load "
+                                     f"it too); export it again")
 
 
 def sort_nodes(graph) -> bool:
