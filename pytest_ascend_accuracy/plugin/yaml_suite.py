@@ -293,7 +293,7 @@ class AccuracyYamlFile(pytest.File):
         for case in load_suite(self.path, default_threshold=state.settings.threshold):
             yield AccuracyYamlItem.from_parent(self, name=case.test_name, case=case)
 
-    def repr_failure(self, excinfo, style=None):
+    def repr_failure(self, excinfo):  # a Collector's takes no style (pytest 8 and 9)
         exc = excinfo.value
         if isinstance(exc, ConfigError):
             where = exc.where or ""
@@ -305,7 +305,7 @@ class AccuracyYamlFile(pytest.File):
                 rest = where[len(str(self.path)):]
                 return f"invalid accuracy suite: {path}{rest}: {exc.problem}"
             return f"invalid accuracy suite: {exc}"
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
 
 class AccuracyYamlItem(pytest.Item):
@@ -464,7 +464,7 @@ class AccuracyYamlItem(pytest.Item):
             return register(self, factory.mktemp(f"{self.case.name}-dump", numbered=True))
         return register(self, Path(tempfile.mkdtemp(prefix="ascend-accuracy-")))
 
-    def repr_failure(self, excinfo, style=None):
+    def repr_failure(self, excinfo):  # a Collector's takes no style (pytest 8 and 9)
         if isinstance(excinfo.value, (AssertionError, AscendAccuracyError)):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
