@@ -464,7 +464,7 @@ class AccuracyYamlItem(pytest.Item):
             return register(self, factory.mktemp(f"{self.case.name}-dump", numbered=True))
         return register(self, Path(tempfile.mkdtemp(prefix="ascend-accuracy-")))
 
-    def repr_failure(self, excinfo):  # a Collector's takes no style (pytest 8 and 9)
+    def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (AssertionError, AscendAccuracyError)):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)

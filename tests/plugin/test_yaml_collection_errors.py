@@ -9,21 +9,16 @@ SUITE = """models:
     model: models/passing_mlp.onnx
 """
 
-CONFTEST = """
-import pytest_ascend_accuracy.plugin.yaml_suite as yaml_suite
 
-
-def broken(*args, **kwargs):
+def _broken(*args, **kwargs):
     raise RuntimeError("the real cause, shown")
 
 
-yaml_suite.load_suite = broken
-"""
+def test_a_collection_error_is_shown_not_an_internal_error(pytester, models_dir, monkeypatch):
+    from pytest_ascend_accuracy.plugin import yaml_suite
 
-
-def test_a_collection_error_is_shown_not_an_internal_error(pytester, models_dir):
     pytester.makefile(".yaml", accuracy_models=SUITE)
-    pytester.makeconftest(CONFTEST)
+    monkeypatch.setattr(yaml_suite, "load_suite", _broken)  # the in-process run's, undone after
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
     result.stdout.fnmatch_lines(["*ERROR collecting accuracy_models.yaml*",
