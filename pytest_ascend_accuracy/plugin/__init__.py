@@ -196,6 +196,13 @@ def pytest_configure(config):
         config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
 
 
+def pytest_plugin_registered(plugin, manager):
+    if getattr(plugin, "__name__", None) == "_pytest.pytester":  # (core.extension_preload)
+        from ..core.extension_preload import preload_extensions
+
+        preload_extensions()
+
+
 def _stealing(config) -> bool:
     """Whether this session's xdist runs ``worksteal`` because the plugin chose it (a conftest
     may have set another ``dist`` since; ``--collect-only`` starts no workers)."""
