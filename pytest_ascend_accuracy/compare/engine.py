@@ -51,7 +51,9 @@ def as_dump(value: DumpLike, *, om_json=None) -> DumpSet:
     if isinstance(value, (str, os.PathLike)):
         from ..dump.loader import load_dump
         return load_dump(value, om_json=om_json)
-    raise TypeError(f"expected a DumpSet or a path to a dump, got {type(value).__name__}")
+    hint = (" (a converted model: pass its run's dump, om.run(inputs))"
+            if callable(getattr(value, "run", None)) else "")  # ascend_model's, not its run
+    raise TypeError(f"expected a DumpSet or a path to a dump, got {type(value).__name__}{hint}")
 
 
 def _check_count(name: str, value, *, none_ok: bool = False) -> None:

@@ -11,6 +11,7 @@ from typing import Callable, List, Optional, Tuple
 
 import pytest
 
+from ..errors import ConfigError
 from .session import get_state
 
 #: internal fixture that ``@accuracy(modes=[...])`` parametrizes (see plugin.pytest_generate_tests)
@@ -278,6 +279,23 @@ def _junit_property_recorder(item):
     return record
 
 
+def _refuse_swapped(ctx, actual, golden) -> None:
+    """``check_accuracy(golden, actual)``: a golden where the device's dump goes and this test's
+    device run where the golden goes. Judged so, relative metrics divide by the device's values,
+    the scale guard measures the golden against the device, and every figure names the wrong
+    side: refused, with the call in the right order."""
+    from ..golden.stored_record import SOURCE_META
+
+    device = [run.dump() for run in ctx.runs]
+    if (any(d is golden for d in device) and not any(d is actual for d in device)
+            and SOURCE_META in actual.meta):
+        raise ConfigError("check_accuracy", "the arguments are swapped: the first is a golden "
+                                            "(golden_dump's), the second this test's device "
+                                            "run; call check_accuracy(actual, golden), e.g. "
+                                            "check_accuracy(om.run(inputs), golden_dump(model, "
+                                            "inputs))")
+
+
 @pytest.fixture
 def check_accuracy(request, _ascend_accuracy_context):
     """Callable ``check_accuracy(actual, golden, *, per_op=None, ignore=None)`` (DumpSets or dump
@@ -301,6 +319,7 @@ def check_accuracy(request, _ascend_accuracy_context):
 
         check_marks_unchanged(request, ctx)
         actual, golden = as_dump(actual), as_dump(golden)  # DumpSets or paths to dumps
+        _refuse_swapped(ctx, actual, golden)
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
         run = ctx.run_of(actual)
         handle = run.handle if run is not None else None
