@@ -421,15 +421,15 @@ def _makereport(item, call, report) -> None:
                                                                      "DatasetFailure"):
         from .accuracy_check import failure_longrepr
 
-        longrepr = failure_longrepr(item, call.excinfo)
-        if longrepr is not None:
-            report.longrepr = longrepr
+        report.longrepr = failure_longrepr(item, call.excinfo) or report.longrepr
     elif call.excinfo is not None:  # a setup mistake: one paragraph, not a traceback
         from .setup_checks import setup_longrepr
 
-        longrepr = setup_longrepr(item, call.excinfo)
-        if longrepr is not None:
-            report.longrepr = longrepr
+        report.longrepr = setup_longrepr(item, call.excinfo) or report.longrepr
+    if call.excinfo is not None:  # --tb=no/line/native: pytest's own rendering, our text
+        from .crash_line import own_crash_message
+
+        own_crash_message(report, call.excinfo)
 
 
 @pytest.hookimpl(tryfirst=True)

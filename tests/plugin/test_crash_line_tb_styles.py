@@ -1,0 +1,37 @@
+"""Under ``--tb=no``, ``--tb=line`` and ``--tb=native`` pytest renders a failure itself; for an
+error of this package its one line (the short summary's, ``--tb=line``'s) is the error's own
+text, as under the default style. It read ``FAILED test_x.py::test_overflow -
+pytest_ascend_accuracy.report.assertion.AccuracyF...``: the verdict cut off by the module
+path (a CI user's trial)."""
+import pytest
+
+TESTS = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95)
+def test_overflow(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/overflow.onnx")
+    check_accuracy(ascend_model("models/overflow.onnx").run(inputs),
+                   golden_dump("models/overflow.onnx", inputs))
+
+
+@accuracy(threshold=0.95)
+def test_mistake(ascend_model, golden_dump, check_accuracy):
+    ascend_model("models/nosuch.onnx")
+'''
+
+
+@pytest.mark.parametrize("style", ["no", "line", "native", "auto"])
+def test_the_one_line_is_the_errors_own_text(pytester, models_dir, style, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "300")  # summary lines whole
+    pytester.makepyfile(test_x=TESTS)
+    result = pytester.runpytest("-p", "no:cacheprovider", f"--tb={style}", "-rf")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["FAILED test_x.py::test_overflow - accuracy FAILED: *",
+                                 "FAILED test_x.py::test_mistake - *ONNX model*"])
+    result.stdout.no_fnmatch_line("FAILED * - pytest_ascend_accuracy.*")
+    if style == "line":
+        result.stdout.fnmatch_lines(["*/test_x.py:8: accuracy FAILED: *first failure*",
+                                     "*.py:*: ascend_model: ONNX model*"])
