@@ -109,3 +109,17 @@ def test_other_keys_without_the_prefix_are_left_to_pytest(project, capsys):
                                         "threshold_mode = x\naddopts = -q\n")
     assert cli.main(["cache"]) == 0
     assert capsys.readouterr().out.startswith("cache .ascend-accuracy: 2 entries")
+
+
+def test_a_misspelled_cache_dir_names_the_folder_beside_it(tmp_path, capsys, monkeypatch):
+    """``--cache-dir .ascend-accuracx`` said only that it does not exist, beside the cache."""
+    monkeypatch.chdir(tmp_path)
+    _fill(tmp_path / ".ascend-accuracy")
+    assert cli.main(["cache", "--cache-dir", ".ascend-accuracx"]) == 0
+    assert capsys.readouterr().out == ("cache .ascend-accuracx: empty (the directory does not "
+                                       "exist; closest: .ascend-accuracy)\n")
+    assert cli.main(["cache", "--cache-dir", "nothing-near"]) == 0
+    assert capsys.readouterr().out == "cache nothing-near: empty (the directory does not exist)\n"
+    # the closest pasted lists the cache
+    assert cli.main(["cache", "--cache-dir", ".ascend-accuracy"]) == 0
+    assert "1 entr" in capsys.readouterr().out
