@@ -17,7 +17,10 @@ options must have a documented value (``--framework``, ``--mode``, ``--precision
 ``*_fp16``/``*_bf16`` spellings); ``--model``/``--output``/``--soc_version`` are required for
 ``--mode=0``; the model must be an ONNX file; ``--input_shape`` must name model inputs and
 leave no dynamic dim; keep_dtype, fusion switch and AIPP files must exist and parse, their
-resolved paths holding only the characters GE's CheckInputPathValid allows (``check_input_path``).
+resolved paths holding only the characters GE's CheckInputPathValid allows (``check_input_path``);
+the folders of ``--output`` are created as GE's CheckOutputPathValid creates them
+(``check_output_path``); ``--soc_version`` must be a chip of the toolkit's
+``data/platform_config/*.ini`` (``check_soc_version``, GE's ``EE1001``).
 
 Failures print what real ATC prints (the layout of the real ATC console logs that msit keeps as
 test data: start line, ``ATC run failed, ...``, then ``E10001: Value [..] for parameter [--x]
@@ -158,6 +161,8 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
     if opts["framework"] != "5":
         raise invalid("framework", opts["framework"], "the fake atc converts ONNX models only (5)")
     check_input_path(opts["model"], "model")  # GE main.cc, before the model is read
+    check_output_path(opts["output"] + ".om", "output")  # main_impl CheckOutputPathWithSuffix
+    check_soc_version(opts["soc_version"])  # GELib::Initialize, before the model is parsed
     model_path = Path(opts["model"])
     try:
         raw = model_path.read_bytes()
@@ -366,6 +371,54 @@ def check_input_path(path: str, option: str) -> None:
 
     if not all(allowed(ch) for ch in real):
         raise invalid(option, path, PATH_CHARS_REASON)
+
+
+def check_output_path(path: str, option: str) -> None:
+    """GE ``CheckOutputPathValid(<--output>.om, "--output")`` (hicann/ge base/common/util.cc): a
+    path holding a character outside GE's set is refused; an existing file must be writable;
+    otherwise the folders before the file name are created ("Determine whether the specified
+    path is valid by creating the path"), and a folder that cannot be made is E10001 naming the
+    path (reason: GE's errno text; older GE releases: ``Can not create directory``)."""
+    from ..core.atc_paths import allowed
+
+    if not all(allowed(ch) for ch in path):
+        raise invalid(option, path, PATH_CHARS_REASON)
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise invalid(option, path, "Permission denied")
+        return
+    folder = os.path.dirname(path)
+    if folder:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as exc:
+            raise invalid(option, path, f"Can not create directory ({exc.strerror})") from None
+
+
+#: GE's refusal of a chip name it has no platform config for (a real ATC 7.0 console, hiascend
+#: forum thread-0268129296585963027: ``EE1001: The argument is invalid.Reason: Soc version
+#: [Ascend310B4] is invalid`` then ``Call rtSetSocVersion(...) fail, ret: 0x1A1F8
+#: [FUNC:SetRTSocVersion][FILE:gelib.cc]``)
+SOC_REFUSED = "The argument is invalid.Reason: Soc version [{soc}] is invalid"
+
+
+def check_soc_version(soc: str) -> None:
+    """The chips this fake toolkit knows are its ``data/platform_config/*.ini`` names
+    (``FAKE_ATC_HOME``, written by the shim), else ``fake_toolkit.SOC_VERSIONS``."""
+    if soc not in known_soc_versions():
+        raise AtcFailure("EE1001", SOC_REFUSED.format(soc=soc))
+
+
+def known_soc_versions() -> Tuple[str, ...]:
+    import platform
+
+    from .fake_toolkit import PLATFORM_CONFIG, SOC_VERSIONS
+
+    home = os.environ.get("FAKE_ATC_HOME")
+    if not home:
+        return SOC_VERSIONS
+    folder = Path(home) / f"{platform.machine() or 'x86_64'}-linux" / PLATFORM_CONFIG
+    return tuple(sorted(p.stem for p in folder.glob("*.ini")))
 
 
 def _allowed_values(option: str) -> Optional[Tuple[str, ...]]:

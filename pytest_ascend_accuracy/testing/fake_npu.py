@@ -93,6 +93,10 @@ class FakeNpu:
         from .fake_om import read_fake_om
 
         fake = read_fake_om(path)
+        built_for = fake.meta.get("soc_version")
+        if built_for and built_for != self.soc_name:  # an offline model is built for one chip
+            raise ValueError(f"{path}: converted for {built_for} (--soc_version); this device "
+                             f"is {self.soc_name}")
         if fake.meta.get("insert_op_conf"):
             raise ValueError(f"{path}: the fake runtime cannot apply AIPP (--insert_op_conf)")
         session, input_specs, output_specs = _prepare(fake)

@@ -13,7 +13,18 @@ import platform
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
+
+#: chip names the fake toolkit knows: written as ``<arch>-linux/data/platform_config/<name>.ini``,
+#: where a real toolkit keeps one .ini per chip its ATC can convert for (the ATC samples' and
+#: CANN docs' advice for ``--soc_version``: "the name of the .ini file is the version of the
+#: Ascend AI processor"). Real names (``npu-smi info`` Name with ``Ascend`` before it).
+SOC_VERSIONS: Tuple[str, ...] = (
+    "Ascend310", "Ascend310P1", "Ascend310P3", "Ascend310B1", "Ascend310B4", "Ascend910A",
+    "Ascend910B", "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA", "Ascend910B1",
+    "Ascend910B2", "Ascend910B3", "Ascend910B4", "Ascend910_9391", "Ascend910_9392",
+    "Ascend910_9381", "Ascend910_9382", "Ascend910_9372", "Ascend910_9362")
+PLATFORM_CONFIG = os.path.join("data", "platform_config")
 
 
 @dataclass
@@ -46,7 +57,8 @@ def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = 
     # version, the knobs) travels with each call's environment
     tag = hashlib.sha256(f"{os.getpid()}:{interpreter}:{server}".encode()).hexdigest()[:16]
     socket_path = os.path.join(tempfile.gettempdir(), f"fake-atc-{tag}.sock")
-    settings = {"FAKE_ATC_VERSION": version, "FAKE_ATC_SOCKET": socket_path,
+    settings = {"FAKE_ATC_VERSION": version, "FAKE_ATC_HOME": str(home),
+                "FAKE_ATC_SOCKET": socket_path,
                 "FAKE_ATC_OWNER": str(os.getpid()), "FAKE_ATC_PYTHON": interpreter}
     lines = ["#!/bin/sh", "# FAKE atc for pytest-ascend-accuracy tests, not the CANN ATC"]
     lines += [f"{k}={shlex.quote(v)}" for k, v in settings.items()]
@@ -62,6 +74,11 @@ def install_fake_toolkit(directory: "str | os.PathLike[str]", *, version: str = 
     info.parent.mkdir(parents=True, exist_ok=True)
     info.write_text(f"package_name=Ascend-cann-toolkit-FAKE\nversion={version}\narch={arch}\n"
                     f"os=linux\npath={home}\n")
+    platform_config = info.parent / PLATFORM_CONFIG
+    platform_config.mkdir(parents=True, exist_ok=True)
+    for soc in SOC_VERSIONS:
+        text = f"# FAKE platform config\n[version]\nSoC_version={soc}\n"
+        (platform_config / f"{soc}.ini").write_text(text)
     return FakeToolkit(home=home, atc=atc, version=version)
 
 

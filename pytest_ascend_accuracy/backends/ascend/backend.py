@@ -41,9 +41,10 @@ from ...core.modes import Mode, resolve_mode
 from ..base import ConvertedModel
 from ..dump_modes import check_dump_mode
 from .atc_command import AtcCommand, build_atc_command, om_to_json_command
-from .atc_runner import run_atc, stderr_progress
+from .atc_runner import parse_atc_errors, run_atc, stderr_progress
 from .output_names import om_output_names
 from .runtime import AscendRuntime
+from .soc_names import is_soc_refusal, mismatch_advice, refused_soc_advice
 from .toolkit import Toolkit, find_toolkit
 
 NAMESPACE = "ascend-om"
@@ -223,7 +224,12 @@ class AscendBackend:
         except ConversionError as exc:
             kept = _keep_failure_logs(cwd)
             note = f"\nfull ATC log kept at {kept}" if kept else ""
-            raise ConversionError(str(exc) + note, command=exc.command, log_tail=exc.log_tail,
+            text = str(exc)
+            if self._soc and is_soc_refusal(parse_atc_errors(exc.log_tail)):
+                head, sep, rest = text.partition("\ncommand: ")  # the advice before the logs
+                advice = refused_soc_advice(self._soc, toolkit.home, self._device_soc())
+                text = head + "\n" + advice + sep + rest
+            raise ConversionError(text + note, command=exc.command, log_tail=exc.log_tail,
                                   code=exc.code) from exc
 
     def _converted(self, entry: Path, key: str, model: Path, mode: Mode) -> ConvertedModel:
@@ -242,8 +248,12 @@ class AscendBackend:
         is named by the om json's ``attr_model_out_nodes_name`` (``output_names``), not by ONNX
         ``graph.output`` order, which ATC does not keep."""
         arrays, expected = self._inputs(converted, inputs)
-        result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
-                                   input_names=expected)
+        try:
+            result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
+                                       input_names=expected)
+        except BackendError as exc:
+            self._raise_soc_mismatch(exc, converted)
+            raise
         names = self._output_names.get(converted.key)
         if names is None or len(names) != len(result.outputs):
             names = om_output_names(converted.om_json, converted.info.get("output_names") or (),
@@ -261,9 +271,14 @@ class AscendBackend:
             return ds
         arrays, expected = self._inputs(converted, inputs)
         dump_path = Path(dump_dir) if dump_dir is not None else self._new_run_dir(converted.model_name)
-        result = self._runtime.run(converted.path, arrays, model_name=converted.model_name,
-                                   dump_path=dump_path, dump_mode=mode, input_names=expected,
-                                   dump_model_names=converted.info.get("subgraph_names") or ())
+        try:
+            result = self._runtime.run(
+                converted.path, arrays, model_name=converted.model_name, dump_path=dump_path,
+                dump_mode=mode, input_names=expected,
+                dump_model_names=converted.info.get("subgraph_names") or ())
+        except BackendError as exc:
+            self._raise_soc_mismatch(exc, converted)
+            raise
         from ...dump.loader import load_dump
 
         ds = load_dump(result.dump.path, om_json=converted.om_json, model_name=converted.model_name)
@@ -271,6 +286,23 @@ class AscendBackend:
         ds.meta.update(dump_dir=os.fspath(result.dump.path), acl_json=os.fspath(result.acl_json),
                        dump_mode=mode)
         return ds
+
+    def _device_soc(self) -> Optional[Tuple[int, str]]:
+        """(device id, the chip it reports), or None where the runtime cannot say."""
+        try:
+            soc = self._runtime.soc_version()
+        except BackendError:
+            return None
+        return (self.device_id, soc) if soc else None
+
+    def _raise_soc_mismatch(self, exc: BackendError, converted: ConvertedModel) -> None:
+        """Raise ``exc`` with the cause named where the .om was converted for another chip than
+        the one the device reports (``acl.get_soc_name()``); else return."""
+        built_for = converted.info.get("soc_version")
+        device_soc = (self._device_soc() or (None, None))[1]
+        if built_for and device_soc and built_for != device_soc:
+            advice = mismatch_advice(built_for, self.device_id, device_soc)
+            raise BackendError(f"{exc}\n{advice}") from exc
 
     def _inputs(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray]):
         if converted.backend != self.name:
