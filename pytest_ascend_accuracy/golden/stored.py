@@ -46,8 +46,9 @@ An incomplete ``.tmp-*`` is never read.
 
 **Errors.** A write that fails (full disk, read-only folder) raises ``GoldenWriteError`` naming
 the golden as the caller shows it, the golden in place left as it was; a golden whose record or
-tensor files cannot be read is refused naming the file, and rewritten under ``--accuracy-regen``
-(``REWRITTEN_UNREADABLE``).
+tensor files cannot be read, or whose record is not one this package writes or whose ``.npy``
+files are not the ones it lists (``stored_record_check``), is refused naming the file, and
+rewritten under ``--accuracy-regen`` (``REWRITTEN_UNREADABLE``, ``REWRITTEN_RECORD``).
 """
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ from ..core.path_lock import LOCK_TIMEOUT_S, PathLocked, path_lock
 from ..core.regen import Regen
 from ..errors import AscendAccuracyError, ConfigError, DumpFormatError
 from . import stored_record as record
+from .stored_record_check import DamagedRecord, check_record, files_problem, unlisted_files
 from .stored_recovery import (_DEL, _NEW, _TMP, Recovery, _fsync_dir, _recover,  # noqa: F401
                               _remove, _token)
 
@@ -76,7 +78,11 @@ UNCHANGED_FAILED = ("unchanged (--accuracy-regen, test failed: regenerated the s
                     "as it was)")
 REWRITTEN_MISMATCH = "rewritten (--accuracy-regen: written from another model or other inputs)"
 REWRITTEN_INCOMPLETE = "rewritten (--accuracy-regen: tensor files it lists were missing)"
+REWRITTEN_UNLISTED = ("rewritten (--accuracy-regen: it held tensor files its golden.json does "
+                      "not list)")
 REWRITTEN_UNREADABLE = "rewritten (--accuracy-regen: a file of it could not be read)"
+REWRITTEN_RECORD = ("rewritten (--accuracy-regen: its golden.json was not as this package writes "
+                    "it)")
 REWRITTEN_FORMAT = "rewritten (--accuracy-regen: written in an older golden format)"
 #: appended to a rewrite's status when the golden kept its op inputs
 KEPT_INPUTS = ", op inputs kept"
@@ -298,6 +304,7 @@ class GoldenPolicy:
                 return read_golden(path), REWRITTEN_ALL if changed else UNCHANGED_ALL
             try:
                 rec = record.read_record(path)  # read once for the three checks
+                check_record(path, rec)  # damaged or partial: refused, never "no record"
                 self._check_identity(path, compute, identity, rec)
                 golden = read_golden(path)
                 self._check_dtypes(path, golden, compute, rec)
@@ -340,7 +347,8 @@ class GoldenPolicy:
         if self.regen.after_failure:
             self._write(path, compute, self._keeps_inputs(path))
             if self.on_recovery is not None:
-                self.on_recovery(path, REWRITTEN_UNREADABLE)
+                self.on_recovery(path, REWRITTEN_RECORD if isinstance(exc, DamagedRecord)
+                                 else REWRITTEN_UNREADABLE)
             raise StoredGoldenUnreadable(bad, (
                 f"{exc.problem}\nrewrote the stored golden {self._shown(path)} from this test's "
                 f"model and inputs (--accuracy-regen); the test fails this time, run it again "
@@ -366,7 +374,7 @@ class GoldenPolicy:
         return shown(path, Path.cwd())
 
     def _check_identity(self, path: Path, compute: Callable[[], object], identity, rec) -> None:
-        if rec is None or "model_sha256" not in rec or identity is None:
+        if rec is None or identity is None:
             return  # written by an older version or another tool: used as before
         model = self._shown(identity.model_file) if identity.model_file else identity.model_label
         written = rec.get("model")
@@ -402,14 +410,13 @@ class GoldenPolicy:
     def _check_dtypes(self, path: Path, golden, compute: Callable[[], object], rec) -> None:
         shown = self._shown(path)
         if rec is not None:
-            gone = record.missing_files(rec, path)
-            if gone:
-                listed = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
-                head = f"tensor files its {record.RECORD_FILE} lists are missing: {listed}"
-                self._refuse(path, compute, REWRITTEN_INCOMPLETE, (
+            gone, extra = record.missing_files(rec, path), unlisted_files(rec, path)
+            if gone or extra:
+                head, fix = files_problem(gone, extra, [self._shown(path / n) for n in extra])
+                self._refuse(path, compute, REWRITTEN_INCOMPLETE if gone else REWRITTEN_UNLISTED, (
                     f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
                     f"again to compare against the new golden"), (
-                    f"{head}. Restore them, or run the test again with --accuracy-regen to "
+                    f"{head}. {fix}, or run the test again with --accuracy-regen to "
                     f"rewrite the golden"))
             changed = record.dtype_changes(rec, golden)
             if changed:

@@ -9,8 +9,10 @@ package's ``GOLDEN_FORMAT``, whether op inputs were stored, and each file's dtyp
 
 When a golden with a record is used, this test's model and inputs are checked against it
 before anything is compared (``mismatch``), and each tensor's dtype against the one written
-(``dtype_changes``). A golden without a record (an older version of this package, another tool)
-is used as before; its float16 tensors are only warned about (``low_precision_files``). Its
+(``dtype_changes``); a record that is not one this package wrote (``{}``, partial, hand-edited)
+is refused naming it (``stored_record_check``), never read as none. A golden without a record
+(an older version of this package, another tool) is used as before; its float16 tensors are
+only warned about (``low_precision_files``). Its
 ``golden_format`` (none without a record) is what ``stored_format`` judges an older one by.
 
 The test's identity (``identity_of`` its model, inputs and input shape) is given by the caller
@@ -123,6 +125,10 @@ def read_record(golden_dir) -> Optional[Dict[str, object]]:
 
     p = Path(golden_dir) / RECORD_FILE
     if not p.is_file():
+        if os.path.lexists(p):  # a folder, a broken link: not "no record" (checks skipped)
+            raise DumpFormatError(p, "a stored golden record is a JSON file, but this is "
+                                     + ("a broken link" if p.is_symlink() and not p.exists()
+                                        else "not a regular file"))
         return None
     try:
         record = json.loads(p.read_text(encoding="utf-8"))
@@ -135,10 +141,9 @@ def read_record(golden_dir) -> Optional[Dict[str, object]]:
 
 def mismatch(record: Mapping[str, object], identity: GoldenIdentity, shown_model: str,
              written_model=None) -> List[str]:
-    """What differs between the record and this test's model and inputs (empty: they match, or
-    the record names no model); ``written_model``: the record's model as shown to the user."""
-    if "model_sha256" not in record:
-        return []
+    """What differs between the record (``stored_record_check.check_record`` passed it) and
+    this test's model and inputs (empty: they match); ``written_model``: the record's model as
+    shown to the user. A record without a key differs in it: ``{}`` matches nothing."""
     out = []
     sha = identity.model_sha256
     if sha is None and identity.model_file is not None:

@@ -1,0 +1,203 @@
+"""Whether a stored golden's ``golden.json`` (``stored_record``) is one this package wrote, and
+whether the golden's files are the ones it lists: a record that is not is refused naming the
+file and every problem, never read as "no record".
+
+Every record this package has written (record_version 1, since golden format 6: commit
+0787663, unchanged since) holds all of ``KEYS``, each of its type: ``build_record`` writes
+them all, and only for a golden computed from a model (a golden without a model has no record).
+So a missing key, a key of another type or an unknown key is a hand edit or a damaged file, and
+an empty or partial record is one: read as it was, ``{}`` turned off the model and inputs check
+(``"model_sha256" not in record``) and the file checks (no ``tensors``), and the test passed
+against whatever the folder held. A record of a newer ``record_version`` is refused too: its
+fields may not mean what this version reads (``RECORD_VERSION`` is bumped when they change).
+
+The folder's ``.npy`` files must be the ones ``tensors`` lists: one gone is named by
+``stored_record.missing_files``; one it does not list (``unlisted_files``: copied in, or left
+from another golden) was compared unchecked, and one with a later timestamp of an op replaces
+that op's tensor (the loader takes the latest dump of an op, docs/formats.md §1).
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from pathlib import Path
+from typing import Callable, Dict, List, Mapping, Optional
+
+from ..errors import DumpFormatError
+from .stored_record import RECORD_FILE, RECORD_VERSION
+
+#: the record's keys: what each must hold, as messages say it (``build_record`` writes them all)
+KEYS: Dict[str, str] = {
+    "record_version": "an integer (1)",
+    "golden_format": "a positive integer (the GOLDEN_FORMAT that wrote it)",
+    "written_by": "a string (the package version that wrote it)",
+    "model": "a non-empty string (the model's path relative to the golden, or its label)",
+    "model_sha256": "a sha256 (64 hex digits)",
+    "inputs_digest": "an inputs digest ('<algorithm>:<hex digits>')",
+    "input_shape": "a mapping {input name: [dim, ...]} ({} when none was given)",
+    "inputs_stored": "true or false",
+    "tensors": "a non-empty mapping {file name (.npy): numpy dtype}",
+}
+
+
+class DamagedRecord(DumpFormatError):
+    """A ``golden.json`` that is not a record this package wrote (or one of a newer version):
+    names the file and every problem."""
+
+
+_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+_DIGEST = re.compile(r"[A-Za-z0-9_]+:[0-9a-f]+\Z")
+
+
+def _int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _shape(v) -> bool:
+    return isinstance(v, dict) and all(
+        isinstance(k, str) and isinstance(d, list) and all(_int(x) for x in d)
+        for k, d in v.items())
+
+
+def _file_name(name) -> bool:
+    return (isinstance(name, str) and name.endswith(".npy") and name == os.path.basename(name)
+            and "\\" not in name and not name.startswith("."))
+
+
+def _dtype(v) -> bool:
+    if not isinstance(v, str) or not v:
+        return False
+    import numpy as np
+
+    try:
+        np.dtype(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _tensors(v) -> bool:
+    """Non-empty: a golden of no tensor is not written (the loader refuses an empty folder),
+    and ``{}`` beside the files would disown every one of them."""
+    return isinstance(v, dict) and bool(v) and all(
+        _file_name(k) and _dtype(d) for k, d in v.items())
+
+
+_VALID: Dict[str, Callable[[object], bool]] = {
+    "record_version": lambda v: _int(v) and v == RECORD_VERSION,
+    "golden_format": lambda v: _int(v) and v > 0,
+    "written_by": lambda v: isinstance(v, str),
+    "model": lambda v: isinstance(v, str) and bool(v),
+    # null: an in-memory model ``model_sha256`` cannot hash (build_record writes what it got)
+    "model_sha256": lambda v: v is None or isinstance(v, str) and bool(_SHA256.match(v)),
+    "inputs_digest": lambda v: isinstance(v, str) and bool(_DIGEST.match(v)),
+    "input_shape": _shape,
+    "inputs_stored": lambda v: isinstance(v, bool),
+    "tensors": _tensors,
+}
+
+
+def _shown(value) -> str:
+    import json
+
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _bad_tensors(v) -> str:
+    """Which entries of a ``tensors`` mapping are wrong (the first three)."""
+    if not isinstance(v, dict) or not v:
+        return f"got {_shown(v)}"
+    bad = [f"{_shown(k)}: {_shown(d)}" for k, d in v.items() if not (_file_name(k) and _dtype(d))]
+    more = f" and {len(bad) - 3} more" if len(bad) > 3 else ""
+    return f"got {', '.join(bad[:3])}{more}"
+
+
+def newer_record(record: Mapping[str, object]) -> str:
+    """Why a record of a newer ``record_version`` than this version reads cannot be checked
+    (empty: it is not newer)."""
+    version = record.get("record_version")
+    if not (_int(version) and version > RECORD_VERSION):
+        return ""
+    by = record.get("written_by")
+    by = f" by {by}" if isinstance(by, str) and by else ""
+    return (f"record_version {version}, written{by}: this version of pytest-ascend-accuracy "
+            f"reads record_version {RECORD_VERSION}, whose fields may mean otherwise; upgrade "
+            f"pytest-ascend-accuracy to the version that wrote it")
+
+
+def record_problems(record: Mapping[str, object]) -> List[str]:
+    """What is wrong with a record read from ``golden.json`` (empty: it is one this package
+    wrote, of this ``RECORD_VERSION``)."""
+    if newer_record(record):
+        return [newer_record(record)]
+    out = []
+    unknown = [k for k in record if k not in KEYS]
+    missing = [k for k in KEYS if k not in record]
+    for k in unknown:
+        near = difflib.get_close_matches(str(k), missing or list(KEYS), n=1, cutoff=0.6)
+        out.append(f"unknown key {_shown(k)}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    if missing:
+        out.append(f"missing {', '.join(missing)} (every golden.json this package writes has "
+                   f"{'it' if len(missing) == 1 else 'them'})")
+    for k, valid in _VALID.items():
+        if k in record and not valid(record[k]):
+            got = (_bad_tensors(record[k]) if k == "tensors" and isinstance(record[k], dict)
+                   else f"got {_shown(record[k])}")
+            out.append(f"{k}: expected {KEYS[k]}, {got}")
+    return out
+
+
+def check_record(golden_dir, record: Optional[Mapping[str, object]]) -> None:
+    """Raise ``DamagedRecord`` naming the golden's ``golden.json`` and every problem when
+    ``record`` (``stored_record.read_record``'s, None: no record) is not one this package
+    wrote of this record version."""
+    if record is None:
+        return
+    problems = record_problems(record)
+    if not problems:
+        return
+    head = ("stored golden record of a newer version" if newer_record(record) else
+            "stored golden record not as this package writes it (edited by hand, or damaged?)")
+    raise DamagedRecord(Path(golden_dir) / RECORD_FILE, (
+        f"{head}, so which model and inputs the golden comes from cannot be checked: "
+        + "; ".join(problems)))
+
+
+def unlisted_files(record: Mapping[str, object], golden_dir) -> List[str]:
+    """The ``.npy`` files of ``golden_dir`` that the record's ``tensors`` does not list: not
+    written with this golden, so neither its identity nor their dtypes vouch for them."""
+    listed = record.get("tensors")
+    if not isinstance(listed, Mapping):
+        return []
+    try:
+        names = [e.name for e in os.scandir(golden_dir) if e.name.endswith(".npy")]
+    except OSError:
+        return []
+    return sorted(n for n in names if n not in listed)
+
+
+def files_problem(gone: List[str], extra: List[str], extra_shown: List[str]):
+    """(what is wrong, what to do) for a golden whose ``.npy`` files are not the ones its
+    record lists: ``gone`` (``stored_record.missing_files``), ``extra`` (``unlisted_files``;
+    ``extra_shown``: their paths as the user types them)."""
+    import shlex
+
+    def listed(names):
+        return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+    heads, fixes = [], []
+    if gone:
+        heads.append(f"tensor files its {RECORD_FILE} lists are missing: {listed(gone)}")
+        fixes.append("Restore them")
+    if extra:
+        heads.append(f"it holds tensor files its {RECORD_FILE} does not list: {listed(extra)} "
+                     f"(not written with this golden: copied in, or left from another one), "
+                     f"whose values would be compared unchecked")
+        rm = " ".join(shlex.quote(s) for s in extra_shown)
+        fixes.append(("remove them" if gone else "Remove them") + f" ({'rm ' + rm})")
+    return "; ".join(heads), " and ".join(fixes)
