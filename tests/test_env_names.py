@@ -58,3 +58,15 @@ def test_a_misspelled_runtime_is_refused_on_the_emulator_too(pytester, monkeypat
                       "expected one of auto, acl, ais_bench, got 'acll' (from "
                       "$ASCEND_ACCURACY_RUNTIME); closest: 'acl'",
                       {"ASCEND_ACCURACY_RUNTIME": "acl"})
+
+
+def test_the_cli_refuses_a_misspelled_runtime_too(monkeypatch, capsys, dumps):
+    """The CLI checked the names only: ``ASCEND_ACCURACY_RUNTIME=acll ascend-accuracy compare``
+    ran (on dumps, no runtime needed) and the typo waited for the NPU machine."""
+    actual, golden = dumps
+    monkeypatch.setenv("ASCEND_ACCURACY_RUNTIME", "acll")
+    assert cli.main(["compare", str(actual), str(golden)]) == 2
+    assert ("runtime: expected one of auto, acl, ais_bench, got 'acll' (from "
+            "$ASCEND_ACCURACY_RUNTIME); closest: 'acl'") in capsys.readouterr().err
+    monkeypatch.setenv("ASCEND_ACCURACY_RUNTIME", "acl")  # the advised value
+    assert cli.main(["compare", str(actual), str(golden)]) == 1  # a verdict: Add/1 negated

@@ -146,13 +146,6 @@ def pytest_configure(config):
 
         check_env_names()
         check_switches()  # ASCEND_ACCURACY_NUMPY_KERNEL / _LAYOUT
-        import os
-
-        if os.environ.get("ASCEND_ACCURACY_RUNTIME"):  # its value, on the emulator too (set for
-            # an NPU run); the module is imported only then (a session's start stays quick)
-            from ..backends.ascend.runtime import resolve_runtime
-
-            resolve_runtime()
         settings = settings_from_config(config)
         if settings.backend == "ascend":
             check_devices_visible(settings.device_ids)

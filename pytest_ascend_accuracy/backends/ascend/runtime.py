@@ -23,12 +23,11 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ...errors import BackendError, ConfigError, ConversionError, closest_text
+from ...core.env_names import RUNTIME_ENV, check_runtime
+from ...errors import BackendError, ConfigError, ConversionError
 from .acl_json import write_acl_json
 from .dump_dirs import DumpLeaf, check_empty_dump_path, find_run_dump
 
-RUNTIME_ENV = "ASCEND_ACCURACY_RUNTIME"
-RUNTIMES = ("auto", "acl", "ais_bench")
 ACL_JSON = "acl.json"
 _MODULES = {"acl": "acl", "ais_bench": "ais_bench.infer.interface"}
 
@@ -43,12 +42,7 @@ class RunResult:
 
 
 def resolve_runtime(runtime: Optional[str] = None) -> str:
-    choice = runtime or os.environ.get(RUNTIME_ENV) or "auto"
-    if choice not in RUNTIMES:
-        raise ConfigError("runtime", f"expected one of {', '.join(RUNTIMES)}, got {choice!r}"
-                          + ("" if runtime else f" (from ${RUNTIME_ENV})")
-                          + closest_text(choice, RUNTIMES))
-    return choice
+    return check_runtime(runtime or os.environ.get(RUNTIME_ENV) or "auto", from_env=not runtime)
 
 
 def importable_runtime(runtime: Optional[str] = None) -> Tuple[Optional[str], List[str]]:
