@@ -72,3 +72,20 @@ def test_a_cube_fed_index_is_not_sent_to_high_precision():
         "values); the Cube op computing them ('mm') takes float16 inputs even in high "
         "precision: ascend-accuracy diagnose MODEL.onnx tries high precision and keeping every "
         "op in float32, and where that passes names a small set of ops to keep in float32")
+
+
+def test_a_hand_edited_golden_record_keeps_the_commands_placeholder(tmp_path, capsys):
+    """A ``golden.json`` not as this package writes it (``input_shape`` a string) names no
+    model to trust: compare crashed with ``AttributeError: 'str' object has no attribute
+    'items'`` building its diagnose command; it prints the command with its placeholder."""
+    import json
+
+    pair = emulated_pair(tmp_path, _nudged_argmax())
+    record_file = os.path.join(pair.golden, "golden.json")
+    with open(record_file) as f:
+        record = json.load(f)
+    record["input_shape"] = "x:1,8"
+    with open(record_file, "w") as f:
+        json.dump(record, f)
+    assert cli.main(pair.compare_argv()) == 1
+    assert REASON in capsys.readouterr().out.splitlines()  # MODEL.onnx, as without a record

@@ -19,9 +19,11 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
     that exists; None otherwise (the command keeps its placeholder)."""
     from ..errors import AscendAccuracyError
     from ..golden.stored_record import read_record
+    from ..golden.stored_record_check import check_record
 
     try:
         record = read_record(golden_dir) if golden_dir and os.path.isdir(golden_dir) else None
+        check_record(golden_dir, record)  # a hand-edited one names no model to trust
     except AscendAccuracyError:
         return None
     written = record.get("model") if record else None
