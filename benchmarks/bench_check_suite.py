@@ -395,7 +395,9 @@ def bench_xdist(root: Path, det_size: int, repeat: int, preheat: bool = True) ->
     import statistics
 
     print("   speed-up (serial / -n 2) within each repeat, the two run one after the other: "
-          + ", ".join(f"{x:.2f}" for x in paired) + f"; median {statistics.median(paired):.2f}")
+          + ", ".join(f"{x:.2f}" for x in paired) + f"; median {statistics.median(paired):.2f}"
+          + "; in run order, serial / -n 2 walls: " + ", ".join(
+              f"{a:.2f} / {b:.2f}" for a, b in zip(walls["serial"], walls["-n 2"])))
     print(f"   {'-n 2 speed-up over serial (best of each)':40s} {speedup:5.2f}  (goal >= 1.3)  "
           f"{'met' if met else 'NOT MET'}")
     # every check passes (threshold 0): what stays on disk outside the cache is pytest's temp dir
