@@ -90,6 +90,8 @@ class AscendModel:
         with self.state.device_lock():
             result = self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir,
                                             dump_mode=dump_mode)
+        from ..aipp.conversion_name import name_conversion_aipp  # not the cache entry's
+        name_conversion_aipp(result, self.atc_options.get("insert_op_conf"))
         if self.on_run is not None:
             self.on_run(self, inputs, result)
         return result
