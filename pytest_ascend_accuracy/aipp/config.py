@@ -19,7 +19,6 @@ offsets/sizes for YUV420SP_U8.
 """
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import re
@@ -28,7 +27,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError
 from .keys import (DEFAULTS, ENUMS, KEY_KINDS, REGISTER_RANGES, REPEATED_KEYS, RGB2YUV_DEFAULTS,
-                   SUPPORTED_FORMATS, UINT32_KEYS)
+                   SUPPORTED_FORMATS, UINT32_KEYS, closest_names)
 from .textformat import BOOL_WORDS, Tok, parse_float, parse_int, tokens, unquoted_hint
 
 _FP16_MAX = 65504.0
@@ -207,7 +206,7 @@ def _parse(text: str, path: str) -> AippConfig:
     while i < len(toks):
         t = toks[i]
         if t.kind != "word" or t.text != "aipp_op":
-            hint = _closest(t.text, ["aipp_op"]) if t.kind == "word" else ""
+            hint = closest_names(t.text, ["aipp_op"]) if t.kind == "word" else ""
             raise ConfigError(f"{path}:{t.line}", f"expected an 'aipp_op {{ ... }}' block, found "
                                                   f"{t.text!r}{hint}")
         i += 1
@@ -270,7 +269,7 @@ def _block(toks: List[Tok], i: int, path: str, start_line: int, close: str = "}"
             raise ConfigError(where, f"expected a key, found {t.text!r}")
         key = t.text
         if key not in KEY_KINDS:
-            raise ConfigError(where, f"{key}: unknown AIPP key{_closest(key, KEY_KINDS)}")
+            raise ConfigError(where, f"{key}: unknown AIPP key{closest_names(key, KEY_KINDS)}")
         if i + 1 < len(toks) and toks[i + 1].text in _CLOSE:
             raise ConfigError(where, f"{key}: expected 'key: value', found a nested block")
         if i + 2 >= len(toks) or toks[i + 1].text != ":":
@@ -383,7 +382,7 @@ def _convert(key: str, tok: Tok, path: str):
     unset = (f" ({s} is insert_op.proto's 'not set' value 0, which GE refuses for {key})"
              if number == 0 or s.lower() == "undefined" else "")
     same = [c for c in choices if c.lower() == s.lower()]  # enum names are case-sensitive
-    hint = f" (did you mean {same[0]}?)" if same else _closest(s, choices)
+    hint = f" (did you mean {same[0]}?)" if same else closest_names(s, choices)
     raise ConfigError(where, f"{key}: {s!r} is not one of {numbered}{unset or hint}")
 
 
@@ -483,8 +482,3 @@ def _validate_crop(op: AippOp) -> None:
         if src and size and pos + size > src:
             raise op.error(f"crop_size_{axis}", f"load_start_pos_{axis} {pos} + crop_size_{axis} "
                                                 f"{size} exceeds src_image_size_{axis} {src}")
-
-
-def _closest(name: str, names) -> str:
-    close = difflib.get_close_matches(name, list(names), n=3, cutoff=0.6)
-    return f" (did you mean {', '.join(close)}?)" if close else ""

@@ -14,6 +14,7 @@ BT.709 coefficients (R = Y + 1.5748 V, G = Y - 0.1873 U - 0.4681 V, B = Y + 1.85
 """
 from __future__ import annotations
 
+import difflib
 from typing import Dict, Tuple
 
 #: key -> value kind: "bool", "int", "float", "enum:<name>", "str"
@@ -134,3 +135,18 @@ YUV2RGB_STANDARDS: Dict[str, Tuple[Matrix, Tuple[int, int, int]]] = {
 def matrix_keys():
     """The nine ``matrix_rXcY`` keys in row order."""
     return [f"matrix_r{i}c{j}" for i in range(3) for j in range(3)]
+
+
+#: characters typed for one another: letter O for zero, l or I for one
+_LOOKALIKE = {"O": "0", "o": "0", "l": "1", "I": "1"}
+
+
+def closest_names(name: str, names) -> str:
+    """The closest real names, first those ``name`` spells with a look-alike character or
+    another case: difflib alone scores ``mean_chn_O`` as close to ``mean_chn_1``, ``_2``
+    and ``_3`` as to ``mean_chn_0`` and offered those three, not the key meant (a trial)."""
+    alike = [n for n in names if len(n) == len(name) and n != name and all(
+        a.lower() == b.lower() or _LOOKALIKE.get(a) == b for a, b in zip(name, n))]
+    close = alike + [n for n in difflib.get_close_matches(name, list(names), n=3, cutoff=0.6)
+                     if n not in alike]
+    return f" (did you mean {', '.join(close[:3])}?)" if close else ""
