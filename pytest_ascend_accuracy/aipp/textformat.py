@@ -32,6 +32,12 @@ _TOKEN = re.compile(r'\s*(?:(#[^\n]*)|([{}<>\[\]:;,])|("(?:[^"\\\n]|\\.)*"|\'(?:
 _INT = re.compile(r"-?(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)")
 _FLOAT = re.compile(r"-?((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[fF]?|(inf|infinity|nan)f?)", re.I)
 _RANGES = {"int32": (-2 ** 31, 2 ** 31 - 1), "uint32": (0, 2 ** 32 - 1)}
+#: a UTF-8 byte-order mark (invisible in an editor): TextFormat reads tokens with protobuf's
+#: ``Tokenizer::Next``, which skips no BOM (only ``NextWithComments``, the .proto parser's,
+#: does: ``io/tokenizer.cc``), so ATC refuses the file at its first character
+_BOM = ("the file starts with a UTF-8 byte-order mark (BOM, the bytes EF BB BF that an editor's "
+        "'UTF-8 with BOM' encoding writes, invisible in the editor), which protobuf text format, "
+        "as ATC reads the file, refuses: save the file as UTF-8 without BOM")
 BOOL_WORDS = {"true": True, "True": True, "t": True, "1": True,
               "false": False, "False": False, "f": False, "0": False}
 
@@ -72,7 +78,8 @@ def tokens(text: str, path: str) -> List[Tok]:
             ch = m.group(5)
             problem = (f"a string's closing quote {ch} is missing on this line" if ch in "\"'"
                        else "'//' comments are not protobuf text format: start a comment with #"
-                       if text.startswith("//", start) else f"unexpected character {ch!r}")
+                       if text.startswith("//", start) else _BOM if ch == "\ufeff" and not start
+                       else f"unexpected character {ch!r}")
             raise ConfigError(f"{path}:{line}", problem)
         pos = end
     return out
