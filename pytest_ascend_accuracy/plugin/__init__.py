@@ -471,8 +471,8 @@ def pytest_terminal_summary(terminalreporter, config):
     every = ([(r.nodeid, r.passed) for r in state.records]
              + [(r["nodeid"], r["passed"]) for r in state.dataset_records]
              + [(r["nodeid"], r["passed"]) for r in state.preprocessing_records])
-    after = failed_after_checks(terminalreporter.stats, [n for n, ok in every if ok],
-                                [n for n, ok in every if not ok])
+    after = failed_after_checks(terminalreporter.stats, [n for n, ok in every if ok],  # each
+                                [n for n, ok in every if not ok] + [u[0] for u in unchecked])
     if not (state.records or state.dataset_records or state.preprocessing_records
             or state.golden_writes or unchecked or any(stats.values())):
         return
