@@ -40,7 +40,8 @@ def test_the_keep_dtype_hint_names_the_models_op_and_says_the_mode_is_unknown(
         pair, tmp_path, capsys):
     assert main(["compare", pair.dump, pair.golden]) == 1
     out = capsys.readouterr().out
-    assert "golden         p2o_BatchNormalization_1 output:0" in out  # the file's spelling
+    # the model's spelling (the dump's headers), not the file's p2o_BatchNormalization_1
+    assert f"golden         {DOTTED} output:0" in out and "p2o_Batch" not in out
     hint = out[out.index("next step: "):]
     assert f"({DOTTED} input:4 reaches |1e+09|)" in hint
     assert f"--mode '{{keep_dtype: [\"{DOTTED}\"]}}'" in hint and "p2o_Batch" not in hint

@@ -100,7 +100,7 @@ def test_cache_missing_path_names_the_closest_names_and_a_node_id_still_works(pr
     ('{"Conv0": "Conv_0"}', "mapping: actual op 'Conv0' is not in the actual dump; "
                             "closest: 'Conv_0'"),
     ('{"Add/1": "Ad/1"}', "mapping: golden op 'Ad/1' (mapped from 'Add/1') is not in the golden "
-                          "dump; closest: 'Add_1'"),
+                          "dump; closest: 'Add/1'"),  # the dump's spelling of Add_1
     ('{"Conv_0": "Zzz"}', "mapping: golden op 'Zzz' (mapped from 'Conv_0') is not in the golden "
                           "dump"),
 ])

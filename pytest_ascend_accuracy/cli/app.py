@@ -335,15 +335,18 @@ def _read_mapping(path: str) -> Dict[str, str]:
 
 def _run_compare(args: argparse.Namespace) -> int:
     from ..compare.engine import compare_dumps
+    from ..compare.golden_spelling import in_actual_spelling
     from ..dump.loader import load_dump
+    from .folded_ops import with_stored_model_names
 
     resolve_threshold(args)
     scale_tolerance = scale_tolerance_arg(args.scale_tolerance)  # before any work
     mapping = _read_mapping(args.mapping) if args.mapping else None
     actual = load_dump(args.actual, om_json=args.om_json, model_name=args.model_name)
     golden = load_dump(args.golden)
-    if args.om_json:
-        golden = _with_om_json_names(golden, actual)
+    # the model's own op names where the golden's files spell them sanitized (p2o_Add_10): the
+    # dump's headers or om json name them (p2o.Add.10), as the plugin shows them
+    golden = in_actual_spelling(with_stored_model_names(golden, args.golden), actual)
     if "folded_ops" not in actual.meta:  # as the plugin counts them: folded, not unmatched
         from .folded_ops import stored_golden_folded
 
@@ -412,19 +415,6 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.configure(p)
         p.set_defaults(_run=cmd.run)
     return parser
-
-
-def _with_om_json_names(golden, actual):
-    """``golden`` with the model's own op names where its files spell them sanitized
-    (``p2o_Add_10``): the om json's original names are the model's (``p2o.Add.10``), as the
-    plugin shows them; a sanitized name stays as it is where several real names spell it. Else
-    ``--per-op p2o_Conv_52`` was accepted here, and the diagnose command printed with it was
-    refused (a PP-OCR trial)."""
-    from ..graph.op_catalogue import ModelOps, with_real_names
-
-    names = tuple(dict.fromkeys(n for op in actual.ops for n in (op.name, *op.original_names)
-                                if n))
-    return with_real_names(golden, ModelOps("om json", names, ()))
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -9,31 +9,64 @@ op names; only a folded op other than a constant sometimes shows, as a ``Const``
 ``_datadump_origin_name``, ``../shared/realdata`` tdnn ``Cast_311``). A stored golden's record
 names its model and the model's sha256 (``golden.stored_record``): that model, when it is
 still there unchanged, says which nodes fold. Without it the ops stay "unmatched".
+That model also names the golden's ops as the plugin does (``with_stored_model_names``):
+a golden op no op of the device dump names was otherwise listed by its file's spelling.
 """
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Tuple
+from typing import Optional, Tuple
+
+
+def stored_golden_model(golden) -> Optional[Path]:
+    """The model the stored golden ``golden`` (a directory) records, when it is still there
+    unchanged; None when it records none, or the model is gone, changed or unreadable."""
+    from ..golden.stored_record import read_record
+    from ..graph.content_digests import model_sha256
+
+    folder = Path(golden)
+    try:
+        record = read_record(folder) if folder.is_dir() else None
+        name = record.get("model") if record else None
+        if not isinstance(name, str) or not name:
+            return None
+        model = folder / name
+        if not model.is_file() or model_sha256(model) != record.get("model_sha256"):
+            return None  # another model than the golden's: its names say nothing of it
+        return model
+    except Exception:  # noqa: BLE001 -- a record or model that cannot be read names nothing
+        return None
 
 
 def stored_golden_folded(golden) -> Tuple[str, ...]:
     """The golden ops folded at conversion, from the model the stored golden ``golden`` (a
     directory) records; () when it records none, or the model is gone, changed or unreadable."""
     from ..golden.stored_record import read_record
-    from ..graph.content_digests import model_sha256
 
-    folder = Path(golden)
-    record = read_record(folder) if folder.is_dir() else None
-    name = record.get("model") if record else None
-    if not isinstance(name, str) or not name:
+    model = stored_golden_model(golden)
+    if model is None:
         return ()
-    model = folder / name
     try:
-        if not model.is_file() or model_sha256(model) != record.get("model_sha256"):
-            return ()  # another model than the golden's: its folding says nothing of it
-        return _folded(model, record.get("input_shape") or None)
+        return _folded(model, read_record(Path(golden)).get("input_shape") or None)
     except Exception:  # noqa: BLE001 -- a model that cannot be read folds nothing we know of
         return ()
+
+
+def with_stored_model_names(dump, golden):
+    """``dump`` (the stored golden ``golden`` read back) with the op names of the model its
+    record names (``p2o.BatchNormalization.1``, not its files' ``p2o_BatchNormalization_1``),
+    as the plugin names them: a golden op no op of the device dump names (inside a fused op
+    whose name leaves it out) was listed unmatched by its file's spelling, which names no op of
+    the model. ``dump`` as it is where the record names no model that is still there."""
+    from ..graph.op_catalogue import model_ops, with_real_names
+
+    model = stored_golden_model(golden)
+    if model is None:
+        return dump
+    try:
+        return with_real_names(dump, model_ops(model))
+    except Exception:  # noqa: BLE001 -- a model that cannot be read names nothing
+        return dump
 
 
 def _folded(model: Path, input_shape) -> Tuple[str, ...]:

@@ -19,6 +19,7 @@ from ..dump.dtypes import value_dtype
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, TensorRef
 from ..errors import ConfigError, DumpFormatError
+from .golden_spelling import in_actual_spelling
 from .kernel import DEFAULT_CHUNK
 from .matching import TensorPair, match_ops
 from .metrics import compute_metrics
@@ -261,6 +262,7 @@ def compare_dumps(actual: DumpLike, golden: DumpLike, *,
     _check_count("chunk_size", chunk_size)
     _check_count("workers", workers, none_ok=True)
     actual, golden = as_dump(actual), as_dump(golden)
+    golden = in_actual_spelling(golden, actual)  # p2o.Conv.0, not the file's p2o_Conv_0
     plan = match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
     total = len(plan.pairs)
     bytes_total = sum(_nbytes(p.actual) + _nbytes(p.golden) for p in plan.pairs)

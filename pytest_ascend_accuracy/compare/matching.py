@@ -40,6 +40,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, OpRecord, TensorRef
 from ..errors import ConfigError
+from .golden_spelling import name_members
 from .result import Coverage
 
 
@@ -83,6 +84,11 @@ class _GoldenIndex:
             key = sanitize(op.name)
             if key == op.name or self._loose.get(key) != key:
                 self._loose[key] = op.name
+
+    @property
+    def stems(self):
+        """The golden op names, sanitised."""
+        return self._loose.keys()
 
     def _name(self, name: str) -> Optional[str]:
         if not name:
@@ -427,7 +433,9 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
 
 
 def _cover(op: OpRecord, index: _GoldenIndex, covered: Dict[str, None]) -> None:
-    for n in op.original_names:
+    # a fused op's own name names members too (a dump header gives only its output's origin)
+    members = name_members(op, index.stems) if op.is_fused else []
+    for n in (*op.original_names, *members):
         g = index.get(n)
         if g is not None:
             covered[g.name] = None

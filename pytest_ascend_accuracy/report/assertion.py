@@ -53,6 +53,9 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[Thre
     from .failure_text import failure_text
 
     golden, actual = as_dump(golden), as_dump(actual)
+    from ..compare.golden_spelling import in_actual_spelling
+
+    golden = in_actual_spelling(golden, actual)  # the model's op names, not the files' spelling
     check_metric(metric, "assert_accuracy")  # before its default threshold is looked for
     if threshold is None:  # it was judged at the cosine's 0.95 whatever the metric
         threshold = default_threshold_for(metric, where="assert_accuracy",

@@ -36,7 +36,7 @@ accuracy FAILED: 3 of 4 tensors fail cosine >= 0.999; first failure in graph ord
 first failing operator (#1 in graph order):
   dump name      conv1_relu
   original ops   /m/Conv_1, /m/Relu_1
-  golden         _m_Relu_1 output:0 (matched by fused)
+  golden         /m/Relu_1 output:0 (matched by fused)
   op type        Conv2D
   dtypes         float16 (golden float32)
   shape          (4,)
