@@ -481,18 +481,19 @@ def regen_after_failure(state: AccuracyState, stored: Sequence[Tuple[Path, Calla
     return notes
 
 
-def failure_longrepr(item, excinfo) -> Optional[str]:
+def failure_longrepr(item, excinfo):
     """An ``AccuracyFailure`` shown as its report block plus the test line that raised it
     (relative to the invocation directory, as pytest shows paths), for ``--tb`` auto/long/short;
     other styles keep pytest's own rendering."""
     if item.config.getoption("tbstyle", "auto") not in ("auto", "long", "short"):
         return None
-    location = ""
+    from .crash_line import report_block
+
+    location = None
     item_path = Path(str(item.path))
     for entry in reversed(list(excinfo.traceback)):
         if Path(str(entry.path)) == item_path:
             rel = os.path.relpath(item_path, item.config.invocation_params.dir)
-            location = f"{rel}:{entry.lineno + 1}: {type(excinfo.value).__name__}"
+            location = (rel, entry.lineno + 1, type(excinfo.value).__name__)
             break
-    text = str(excinfo.value).rstrip("\n")
-    return f"{text}\n\n{location}" if location else text
+    return report_block(str(excinfo.value).rstrip("\n"), location)

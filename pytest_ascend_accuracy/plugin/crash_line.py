@@ -1,24 +1,48 @@
-"""The one line pytest prints for an error of this package where it keeps its own rendering
-(``--tb=no``, ``--tb=line``, ``--tb=native``: the short summary's ``FAILED ... - <message>``,
-``--tb=line``'s ``path:line: <message>``): the error's own text, as under the default style.
-pytest writes a class outside ``builtins`` with its module, so that line read
-``FAILED test_m.py::test_ok - pytest_ascend_accuracy.report.assertion.AccuracyF...``, the
-verdict cut off by the module path."""
+"""The one line pytest prints for an error of this package: the short summary's ``FAILED ... -
+<message>``, ``--tb=line``'s ``path:line: <message>``, JUnit's ``<failure message=...>``.
+
+* Where pytest renders the failure itself (``--tb=no``, ``line``, ``native``) the line is the
+  error's own text: pytest writes a class outside ``builtins`` with its module, and the line
+  read ``FAILED test_m.py::test_ok - pytest_ascend_accuracy.report.assertion.AccuracyF...``.
+* Where the plugin shows an accuracy failure as its report block (``report_block``), the line
+  is the block's first: as a plain string the block was the line, and under ``CI`` (or
+  ``-vv``, or in JUnit's message) pytest printed all of it, the whole report a second time in
+  every CI log's short summary.
+"""
 from __future__ import annotations
+
+from typing import Optional, Tuple
 
 PACKAGE = __name__.split(".")[0]
 
 
 def own_crash_message(report, excinfo) -> None:
-    """Set ``report``'s crash message to the text of ``excinfo``'s error, when the error is one
-    of this package's and pytest rendered the failure itself (its longrepr has a crash line)."""
+    """Set ``report``'s crash message to the first line of ``excinfo``'s error, when the error
+    is one of this package's (the failure section shows the rest)."""
     exc = excinfo.value
     crash = getattr(report.longrepr, "reprcrash", None)
     if crash is None or not type(exc).__module__.startswith(f"{PACKAGE}."):
         return
-    text = str(exc).strip()
-    if text:
-        crash.message = text
+    headline = _first_line(str(exc))
+    if headline:
+        crash.message = headline
 
 
-__all__ = ["own_crash_message"]
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def report_block(text: str, location: Optional[Tuple[str, int, str]]):
+    """``text`` shown as is, with ``"path:line: ErrorName"`` (``location``, 1-based line) under
+    it, as pytest's failure section shows a failure; its crash line is ``text``'s first line.
+    A pytest ``ReprExceptionInfo`` of one native entry, which xdist carries whole."""
+    from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
+
+    body = text + (f"\n\n{location[0]}:{location[1]}: {location[2]}" if location else "")
+    headline = _first_line(text)
+    path, lineno = (location[0], location[1]) if location else ("", 0)
+    return ReprExceptionInfo(reprtraceback=ReprTracebackNative([body + "\n"]),
+                             reprcrash=ReprFileLocation(path, lineno, headline))
+
+
+__all__ = ["own_crash_message", "report_block"]

@@ -35,3 +35,28 @@ def test_the_one_line_is_the_errors_own_text(pytester, models_dir, style, monkey
     if style == "line":
         result.stdout.fnmatch_lines(["*/test_x.py:8: accuracy FAILED: *first failure*",
                                      "*.py:*: ascend_model: ONNX model*"])
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_under_ci_the_summary_and_junit_give_the_headline_once(pytester, models_dir, monkeypatch,
+                                                               workers):
+    """Under ``CI`` pytest's short summary prints a failure's whole message: the report block,
+    a plain string, was printed a second time there in every CI log, and JUnit's failure
+    ``message`` was the whole block too."""
+    import xml.etree.ElementTree as ET
+
+    monkeypatch.setenv("CI", "true")
+    pytester.makepyfile(test_x=TESTS)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--junitxml=j.xml", *workers)
+    result.assert_outcomes(failed=2)
+    out = result.stdout.lines
+    assert sum(line.startswith("first failing operator") for line in out) == 1, out
+    summary = out[next(k for k, line in enumerate(out) if "short test summary info" in line):]
+    assert [line for line in summary if line.startswith("FAILED test_x.py::test_overflow")] == [
+        next(line for line in summary if line.startswith("FAILED test_x.py::test_overflow"))]
+    assert not any(line.startswith(("first failing", "  dump name")) for line in summary)
+    failures = {c.get("name"): c.find("failure") for c in ET.parse(pytester.path / "j.xml")
+                .iter("testcase")}
+    message = failures["test_overflow"].get("message")
+    assert message.startswith("accuracy FAILED: ") and "\n" not in message
+    assert "first failing operator" in failures["test_overflow"].text  # the block, whole
