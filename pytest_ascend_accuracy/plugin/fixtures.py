@@ -31,14 +31,18 @@ class ModelRun:
 
     @staticmethod
     def of(handle, inputs, dump) -> "ModelRun":
-        import weakref
-
-        try:
-            ref = weakref.ref(dump)
-        except TypeError:
-            ref = (lambda d: lambda: d)(dump)
         dumped = (getattr(dump, "meta", None) or {}).get("dumped", True) is not False
-        return ModelRun(handle, inputs, ref, dumped)
+        return ModelRun(handle, inputs, weakly(dump), dumped)
+
+
+def weakly(obj) -> Callable[[], object]:
+    """A weak reference to ``obj`` (a strong one where it takes none)."""
+    import weakref
+
+    try:
+        return weakref.ref(obj)
+    except TypeError:
+        return (lambda d: lambda: d)(obj)
 
 
 @dataclass
@@ -55,6 +59,8 @@ class TestContext:
     stored_goldens: List[Tuple[Path, Callable[[], object]]] = field(default_factory=list)
     #: every ascend_model run of this test, in order: which model made which dump
     runs: List[ModelRun] = field(default_factory=list)
+    #: the DumpSets golden_dump returned to this test (weakly; ``_refuse_swapped``)
+    goldens: List[Callable[[], object]] = field(default_factory=list)
     #: the models ``ascend_model`` converted for this test, in order (resolved paths)
     converted: List[object] = field(default_factory=list)
     #: checks this test started (check_accuracy, check_dataset, check_preprocessing): a test
@@ -244,7 +250,9 @@ def golden_dump(request, _ascend_accuracy_context):
         __tracebackhide__ = True
         model = ctx.resolve(model, "golden_dump")
         if path is None:
-            return fresh_golden(state, model, inputs, input_shape)
+            dump = fresh_golden(state, model, inputs, input_shape)
+            ctx.goldens.append(weakly(dump))
+            return dump
         target = _stored_golden_path(path, request)
 
         def compute():
@@ -262,6 +270,7 @@ def golden_dump(request, _ascend_accuracy_context):
             from .accuracy_check import model_name
 
             pytest.fail(golden_files.missing_message(shown, model_name(model)), pytrace=False)
+        ctx.goldens.append(weakly(dump))
         return dump
 
     return make
@@ -288,12 +297,11 @@ def _refuse_swapped(ctx, actual, golden) -> None:
 
     device = [run.dump() for run in ctx.runs]
     if (any(d is golden for d in device) and not any(d is actual for d in device)
-            and SOURCE_META in actual.meta):
-        raise ConfigError("check_accuracy", "the arguments are swapped: the first is a golden "
-                                            "(golden_dump's), the second this test's device "
-                                            "run; call check_accuracy(actual, golden), e.g. "
-                                            "check_accuracy(om.run(inputs), golden_dump(model, "
-                                            "inputs))")
+            and (SOURCE_META in actual.meta or any(g() is actual for g in ctx.goldens))):
+        raise ConfigError("check_accuracy", "the arguments are swapped: the first is this "
+                                            "test's golden (golden_dump's), the second its "
+                                            "device run (a run of ascend_model's); swap them, "
+                                            "check_accuracy(actual, golden)")
 
 
 @pytest.fixture

@@ -35,9 +35,9 @@ def test_swapped_arguments_and_a_model_for_its_run_are_refused_with_the_call_tha
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([
-        "*check_accuracy: the arguments are swapped: the first is a golden (golden_dump's), the "
-        "second this test's device run; call check_accuracy(actual, golden), e.g. "
-        "check_accuracy(om.run(inputs), golden_dump(model, inputs))"])
+        "*check_accuracy: the arguments are swapped: the first is this test's golden "
+        "(golden_dump's), the second its device run (a run of ascend_model's); swap them, "
+        "check_accuracy(actual, golden)"])
     result.stdout.fnmatch_lines([
         "FAILED test_args.py::test_model_not_its_run: no check verdict: TypeError: expected a "
         "DumpSet or a path to a dump, got AscendModel (a converted model: pass its run's dump, "
@@ -45,6 +45,20 @@ def test_swapped_arguments_and_a_model_for_its_run_are_refused_with_the_call_tha
 
     # the calls as the errors give them
     _write(pytester, "om.run(inputs)", "golden_dump(M, inputs)", "ascend_model(M).run(inputs)")
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+def test_a_stored_golden_first_is_refused_too(pytester, models_dir):
+    """A stored golden (``golden_dump(..., path=...)``, the CI flow) carries no record of its
+    source in its DumpSet: swapped, it was judged with its sides reversed (a review)."""
+    _write(pytester, 'golden_dump(M, inputs, path="golden/mlp")', "om.run(inputs)",
+           "ascend_model(M).run(inputs)")
+    pytester.runpytest("-p", "no:cacheprovider", "--accuracy-regen-all")  # writes golden/mlp
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*check_accuracy: the arguments are swapped*"])
+    _write(pytester, "om.run(inputs)", 'golden_dump(M, inputs, path="golden/mlp")',
+           "ascend_model(M).run(inputs)")
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
 
 
