@@ -383,7 +383,11 @@ def written_file_lines(writes: Iterable[GoldenWrite]) -> List[str]:
 
 
 def _written_file_line(path: str, writes: Sequence[GoldenWrite]) -> str:
-    changed = [w.reason for w in writes if not w.reason.startswith("unchanged")]
-    reasons = "; ".join(dict.fromkeys(changed or [w.reason for w in writes]))
-    tests = len(writes) if any(not w.nodeid for w in writes) else len({w.nodeid for w in writes})
+    """The file's reasons, and how many tests gave them: those that changed it, where any did
+    (one test writing a missing golden that three more then found unchanged read "written
+    (missing) (by 4 tests)", a review)."""
+    changed = [w for w in writes if not w.reason.startswith("unchanged")]
+    shown = changed or list(writes)
+    reasons = "; ".join(dict.fromkeys(w.reason for w in shown))
+    tests = len(shown) if any(not w.nodeid for w in shown) else len({w.nodeid for w in shown})
     return f"  {path}: {reasons}" + (f" (by {tests} tests)" if tests > 1 else "")

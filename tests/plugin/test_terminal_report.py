@@ -236,3 +236,17 @@ def test_an_unmarked_failing_test_in_an_accuracy_folder_is_not_listed(pytester):
     result = pytester.runpytest("accuracy")
     result.assert_outcomes(failed=1)
     result.stdout.no_fnmatch_line("*no check verdict*")
+
+
+def test_a_file_one_test_wrote_and_others_found_unchanged_counts_the_writer_only():
+    """One test wrote a missing golden, three found it unchanged: "written (missing) (by 4
+    tests)" counted all four (a review); the tests that changed it are the ones counted."""
+    from pytest_ascend_accuracy.plugin.terminal_report import written_file_lines
+
+    writes = [GoldenWrite("golden/mlp", "written (missing)", "t.py::a")] + [
+        GoldenWrite("golden/mlp", "unchanged (--accuracy-regen-all: regenerated the same bytes, "
+                    "left as it was)", f"t.py::{k}") for k in "bcd"]
+    assert written_file_lines(writes) == ["1 golden file written:",
+                                          "  golden/mlp: written (missing)"]
+    writes.append(GoldenWrite("golden/mlp", "written (missing)", "t.py::e"))
+    assert written_file_lines(writes)[1] == "  golden/mlp: written (missing) (by 2 tests)"
