@@ -37,9 +37,8 @@ from ..dump.dtypes import UnsupportedDtype
 from ..errors import BackendError, DumpFormatError
 from ..graph.external import initializer_array
 from ..graph.content_digests import inputs_digest, model_digest
-from ..graph.input_names import require_mapping
-from ..graph.onnx_graph import (graph_inputs, load_model, model_label, ort_version,
-                                parse_input_shape)
+from ..graph.inputs_mapping import require_inputs_mapping
+from ..graph.onnx_graph import model_label, ort_version, parse_input_shape
 from ..graph.prepare import prepare_model
 from ..graph.value_kinds import refusal_text
 
@@ -82,8 +81,7 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     from ..graph.op_catalogue import model_ops, with_real_names
     from .stored_record import SOURCE_META, identity_of
 
-    require_mapping(inputs, lambda: [i.name for i in graph_inputs(load_model(model, weights=False))],
-                    f"inputs of {model_label(model)!r}")
+    require_inputs_mapping(model, inputs, f"inputs of {model_label(model)!r}")
     arrays = {k: np.asarray(v) for k, v in inputs.items()}
     digest = inputs_digest(arrays)  # once: the key and the identity a stored golden records
     key = golden_key(model, arrays, input_shape, digest=digest)

@@ -75,11 +75,10 @@ def identity_of(model, inputs: Mapping[str, object], input_shape=None, *,
     (``None``) to ``build_record``, which hashes it only when a golden is written; ``digest``:
     the inputs' ``inputs_digest`` when the caller has it."""
     from ..graph.content_digests import inputs_digest
-    from ..graph.input_names import require_mapping
-    from ..graph.onnx_graph import graph_inputs, load_model, model_label, parse_input_shape
+    from ..graph.inputs_mapping import require_inputs_mapping
+    from ..graph.onnx_graph import model_label, parse_input_shape
 
-    require_mapping(inputs, lambda: [i.name for i in graph_inputs(load_model(model, weights=False))],
-                    f"inputs of {model_label(model)!r}")
+    require_inputs_mapping(model, inputs, f"inputs of {model_label(model)!r}")
     shapes = parse_input_shape(input_shape)
     is_file = isinstance(model, (str, os.PathLike))
     return GoldenIdentity(model_sha256(model) if sha256 or not is_file else None,

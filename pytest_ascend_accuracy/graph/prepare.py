@@ -115,7 +115,8 @@ def check_every_input_is_made(graph, model) -> None:
     for node in graph.node:
         missing = [i for i in node.input if i and i not in made]
         if missing:
-            shown = os.fspath(model) if isinstance(model, (str, os.PathLike)) else model_label(model)
+            is_file = isinstance(model, (str, os.PathLike))
+            shown = os.fspath(model) if is_file else model_label(model)
             raise ConfigError(shown, f"node {node.name!r} ({node.op_type}) reads {missing[0]!r}, "
                                      f"which is no graph input, no initializer and no node's "
                                      f"output: the model is broken (onnxruntime refuses to load "

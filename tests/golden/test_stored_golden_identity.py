@@ -181,3 +181,16 @@ def test_an_os_error_of_computing_the_golden_keeps_its_own_file_name(tmp_path):
     with pytest.raises(FileNotFoundError) as info:
         stored.GoldenPolicy().obtain(tmp_path / "g", compute)
     assert info.value.filename == "models/weights.bin"
+
+
+@pytest.mark.parametrize("check", [rec.identity_of, lambda m, x: golden_dump(m, x, cache=None)],
+                         ids=["identity_of", "golden_dump"])
+def test_a_bare_array_is_refused_naming_the_models_inputs(model, check):
+    """Both checks name the inputs of the model they are given (its file, read without
+    weights only then), in the same words."""
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    with pytest.raises(ConfigError) as exc:
+        check(model, inputs_of(0)["x"])
+    assert str(exc.value) == ("inputs of 'mlp': expected a mapping {input name: array}, got "
+                              "ndarray; the model's inputs: x (give {'x': ...})")
