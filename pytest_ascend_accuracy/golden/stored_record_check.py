@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional
 
 from ..errors import DumpFormatError
-from .stored_record import RECORD_FILE, RECORD_VERSION
+from .stored_record import LOW_PRECISION, RECORD_FILE, RECORD_VERSION
 
 #: the record's keys: what each must hold, as messages say it (``build_record`` writes them all)
 KEYS: Dict[str, str] = {
@@ -66,10 +66,19 @@ def _file_name(name) -> bool:
 
 
 def _dtype(v) -> bool:
+    """A dtype name numpy knows, ml_dtypes' included: ``np.dtype("bfloat16")`` is a TypeError
+    until ml_dtypes is imported (onnx imports it), so the verdict on a record listing one
+    depended on what the process had imported."""
     if not isinstance(v, str) or not v:
         return False
+    if v in LOW_PRECISION:
+        return True
     import numpy as np
 
+    try:
+        import ml_dtypes  # noqa: F401  (registers bfloat16, float8_*, int4, ... with numpy)
+    except ImportError:  # a dependency; without it, numpy's own names only
+        pass
     try:
         np.dtype(v)
     except TypeError:

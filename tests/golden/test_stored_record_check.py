@@ -209,3 +209,30 @@ def test_a_format_written_before_records_is_still_used(tmp_path, model):
     compute = computer(model)
     _, status = stored.GoldenPolicy().obtain(golden, compute, compute.identity)
     assert status == stored.USED
+
+
+FRESH = '''
+import json, sys
+from pytest_ascend_accuracy.golden.stored_record_check import record_problems
+assert "onnx" not in sys.modules and "ml_dtypes" not in sys.modules, "not a fresh interpreter"
+record = {"record_version": 1, "golden_format": 6, "written_by": "pytest-ascend-accuracy 0",
+          "model": "m.onnx", "model_sha256": "0" * 64, "inputs_digest": "xxh3_128:00",
+          "input_shape": {}, "inputs_stored": False, "tensors": json.loads(sys.argv[1])}
+print(json.dumps(record_problems(record)))
+'''
+
+
+@pytest.mark.parametrize("dtype, problems", [
+    ("bfloat16", []), ("float8_e4m3fn", []), ("float8_e5m2", []),
+    ("int4", []),  # ml_dtypes' own, not one of LOW_PRECISION
+    ("float33", ['tensors: expected a non-empty mapping {file name (.npy): numpy dtype}, got '
+                 '"a.npy": "float33"'])])
+def test_the_verdict_on_an_ml_dtypes_name_does_not_depend_on_what_was_imported(dtype, problems):
+    """``np.dtype("bfloat16")`` is a TypeError until ml_dtypes is imported (onnx imports it):
+    in a process that had imported neither, a record listing a bfloat16 tensor was refused."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", FRESH, json.dumps({"a.npy": dtype})],
+                         capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == problems
