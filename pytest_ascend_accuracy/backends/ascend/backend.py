@@ -227,7 +227,12 @@ class AscendBackend:
             text = str(exc)
             if self._soc and is_soc_refusal(parse_atc_errors(exc.log_tail)):
                 head, sep, rest = text.partition("\ncommand: ")  # the advice before the logs
-                advice = refused_soc_advice(self._soc, toolkit.home, self._device_soc())
+                device = self._device_soc()
+                if device is None and self._explicit_soc is None:  # the chip came from it
+                    device = (self.device_id, self._soc)
+                advice = refused_soc_advice(self._soc, toolkit.home, device,
+                                            given=self._explicit_soc is not None,
+                                            toolkit=toolkit.describe())
                 text = head + "\n" + advice + sep + rest
             raise ConversionError(text + note, command=exc.command, log_tail=exc.log_tail,
                                   code=exc.code) from exc

@@ -42,17 +42,30 @@ def is_soc_refusal(errors: Sequence[Tuple[str, str]]) -> bool:
 
 
 def refused_soc_advice(soc: str, home: "str | os.PathLike[str] | None",
-                       device: Optional[Tuple[int, str]] = None) -> str:
+                       device: Optional[Tuple[int, str]] = None, *, given: bool = True,
+                       toolkit: Optional[str] = None) -> str:
     """One paragraph for an ATC that refused ``--soc_version=<soc>``: the option and the value,
     the closest names the toolkit knows (a typo), where they come from, and the chip to pass:
-    the device's (``device`` = (id, ``acl.get_soc_name()``)) where known."""
+    the device's (``device`` = (id, ``acl.get_soc_name()``)) where known. ``given``: whether the
+    user passed ``soc`` (else it is the device's chip); ``toolkit``: ``Toolkit.describe()``.
+
+    Where the refused chip is the device's own, or the device's chip is one the toolkit has no
+    .ini for either, no chip name helps: the toolkit is what lacks it, and the advice is a
+    toolkit that supports the chip and how this backend is pointed at one."""
     known, folder = toolkit_soc_versions(home)
+    if device is not None and device[1] == soc:
+        return _device_chip_unknown(soc, device[0], folder, given, toolkit)
     text = f"--soc_version={soc} is not a chip this toolkit can convert for"
     close = closest_soc_versions(soc, known)
     if close:
         text += f"; closest: {', '.join(close)}"
     if folder is not None:
         text += f" (it knows the names of the .ini files in {folder})"
+    if device is not None and known and device[1] not in known:
+        return (text + f". Ascend device {device[0]} is {device[1]}, which this toolkit cannot "
+                f"convert for either (it has no {device[1]}.ini). "
+                + _toolkit_for(device[1], toolkit) + f" Then pass --soc-version={device[1]}, "
+                "or leave --soc-version out to use the chip the device reports.")
     if device is not None:
         return (text + f". Ascend device {device[0]} is {device[1]}: pass --soc-version="
                 f"{device[1]} (AscendBackend(soc_version={device[1]!r})), or leave --soc-version "
@@ -60,6 +73,27 @@ def refused_soc_advice(soc: str, home: "str | os.PathLike[str] | None",
     return (text + ". Pass the device's chip: `npu-smi info` shows its Name, the value is "
             "Ascend<Name> (pytest --soc-version=..., AscendBackend(soc_version=...)), or leave "
             "--soc-version out to use the chip the device reports.")
+
+
+def _device_chip_unknown(soc: str, device_id: int, folder: Optional[Path], given: bool,
+                         toolkit: Optional[str]) -> str:
+    """The refused chip is the one the device reports: right for the device, unknown to the
+    toolkit (one older than the chip); no other chip name would run on this device."""
+    how = "as given by --soc-version" if given else "no --soc-version given"
+    where = (f": it has no {soc}.ini in {folder}, where it keeps one per chip it can convert for"
+             if folder is not None else "")
+    return (f"--soc_version={soc} ({how}) is the chip Ascend device {device_id} reports, and "
+            f"this CANN toolkit has no platform config for it{where}. "
+            + _toolkit_for(soc, toolkit))
+
+
+def _toolkit_for(chip: str, toolkit: Optional[str]) -> str:
+    """How to convert with a toolkit that knows ``chip``: what ``toolkit.find_toolkit`` reads."""
+    now = f" The toolkit used now: {toolkit}." if toolkit else ""
+    return (f"Converting for {chip} needs a CANN toolkit that supports it: install one and "
+            f"`source <its install dir>/set_env.sh` before running (it puts its atc first on "
+            f"PATH and sets ASCEND_TOOLKIT_HOME; this backend runs the first atc on PATH, else "
+            f"the one under $ASCEND_TOOLKIT_HOME).{now}")
 
 
 def closest_soc_versions(soc: str, known: Sequence[str], n: int = 3) -> Tuple[str, ...]:
