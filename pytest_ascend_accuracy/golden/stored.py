@@ -353,6 +353,8 @@ class GoldenPolicy:
                 f"{exc.problem}\nrewrote the stored golden {self._shown(path)} from this test's "
                 f"model and inputs (--accuracy-regen); the test fails this time, run it again "
                 f"to compare against the new golden"))
+        if isinstance(exc, DamagedRecord) and exc.fix:  # a newer version's: upgrade
+            raise StoredGoldenUnreadable(bad, f"{exc.problem}\nFix: {exc.fix}")
         other = ""
         if exc.path and os.path.basename(exc.path) == record.RECORD_FILE:
             other = (f", or delete {bad} to use the golden's tensors without checking which "

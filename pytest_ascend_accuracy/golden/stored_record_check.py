@@ -43,7 +43,12 @@ KEYS: Dict[str, str] = {
 
 class DamagedRecord(DumpFormatError):
     """A ``golden.json`` that is not a record this package wrote (or one of a newer version):
-    names the file and every problem."""
+    names the file and every problem. ``fix``: what to do when rewriting the golden or deleting
+    its record is no way out (a newer record: that would replace a newer version's golden)."""
+
+    def __init__(self, path, problem: str, fix: str = ""):
+        super().__init__(path, problem)
+        self.fix = fix
 
 
 _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
@@ -135,8 +140,20 @@ def newer_record(record: Mapping[str, object]) -> str:
     by = record.get("written_by")
     by = f" by {by}" if isinstance(by, str) and by else ""
     return (f"record_version {version}, written{by}: this version of pytest-ascend-accuracy "
-            f"reads record_version {RECORD_VERSION}, whose fields may mean otherwise; upgrade "
-            f"pytest-ascend-accuracy to the version that wrote it")
+            f"reads record_version {RECORD_VERSION}, whose fields may mean otherwise")
+
+
+def upgrade_fix(record: Mapping[str, object]) -> str:
+    """The way out of a newer record (``newer_record``): the version that wrote it, never a
+    rewrite or deleting ``golden.json``, which would put this older version's golden in place
+    of the one a newer version checked in."""
+    by = record.get("written_by")
+    name = "pytest-ascend-accuracy"
+    version = by[len(name):].strip() if isinstance(by, str) and by.startswith(name + " ") else ""
+    if version:
+        return f"upgrade {name} to {version} (the version that wrote it) or newer"
+    return (f"upgrade {name} to the version that wrote it (one that reads record_version "
+            f"{record.get('record_version')})")
 
 
 def record_problems(record: Mapping[str, object]) -> List[str]:
@@ -170,11 +187,12 @@ def check_record(golden_dir, record: Optional[Mapping[str, object]]) -> None:
     problems = record_problems(record)
     if not problems:
         return
-    head = ("stored golden record of a newer version" if newer_record(record) else
+    newer = bool(newer_record(record))
+    head = ("stored golden record of a newer version" if newer else
             "stored golden record not as this package writes it (edited by hand, or damaged?)")
     raise DamagedRecord(Path(golden_dir) / RECORD_FILE, (
         f"{head}, so which model and inputs the golden comes from cannot be checked: "
-        + "; ".join(problems)))
+        + "; ".join(problems)), upgrade_fix(record) if newer else "")
 
 
 def unlisted_files(record: Mapping[str, object], golden_dir) -> List[str]:

@@ -10,6 +10,7 @@ import numpy as np
 import onnx
 import pytest
 
+from pytest_ascend_accuracy import __version__
 from pytest_ascend_accuracy.core.regen import Regen
 from pytest_ascend_accuracy.dump.model import DumpSet
 from pytest_ascend_accuracy.golden import stored
@@ -124,8 +125,12 @@ def test_a_record_of_a_newer_version_is_refused_saying_so(tmp_path, model):
     assert ("stored golden record of a newer version, so which model and inputs the golden comes "
             "from cannot be checked: record_version 2, written by pytest-ascend-accuracy "
             in str(err.value))
-    assert ("reads record_version 1, whose fields may mean otherwise; upgrade "
-            "pytest-ascend-accuracy to the version that wrote it") in str(err.value)
+    assert str(err.value).endswith(
+        "reads record_version 1, whose fields may mean otherwise\nFix: upgrade "
+        f"pytest-ascend-accuracy to {__version__} (the version that wrote it) or newer")
+    newer.pop("written_by")  # the version that wrote it unknown
+    assert check.upgrade_fix(newer) == ("upgrade pytest-ascend-accuracy to the version that "
+                                        "wrote it (one that reads record_version 2)")
 
 
 def test_regen_rewrites_a_damaged_record_and_the_next_use_reads_it(tmp_path, model):

@@ -97,14 +97,34 @@ def test_a_yaml_suites_golden_with_a_damaged_record_is_refused(pytester, models_
                                             "    golden: golden/mlp\n")
     pytester.runpytest().assert_outcomes(failed=1)  # written (missing)
     record = pytester.path / SHOWN
-    record.write_text(json.dumps(dict(json.loads(record.read_text()), record_version=2)))
+    newer = dict(json.loads(record.read_text()), record_version=2,
+                 written_by="pytest-ascend-accuracy 9.1.0")
+    record.write_text(json.dumps(newer))
     refused = pytester.runpytest()
     refused.assert_outcomes(failed=1)
     refused.stdout.fnmatch_lines([
         f"*{SHOWN}: stored golden record of a newer version, so which model and inputs the "
         "golden comes from cannot be checked: record_version 2, written by "
-        "pytest-ascend-accuracy *: this version of pytest-ascend-accuracy reads record_version "
-        "1, whose fields may mean otherwise; upgrade pytest-ascend-accuracy to the version that "
-        "wrote it"])
+        "pytest-ascend-accuracy 9.1.0: this version of pytest-ascend-accuracy reads "
+        "record_version 1, whose fields may mean otherwise",
+        "Fix: upgrade pytest-ascend-accuracy to 9.1.0 (the version that wrote it) or newer"])
+    # not "--accuracy-regen" nor "delete golden.json": both put this older version's golden in
+    # place of the newer one a teammate checked in
+    fix = next(s for s in refused.outlines if s.startswith("Fix: "))
+    assert "regen" not in fix and "delete" not in fix
+    assert json.loads(record.read_text()) == newer  # left as it was
+    # the upgrade, as far as a test can make one: a version that reads record_version 2
+    pytester.makeconftest(UPGRADED)
+    pytester.runpytest_subprocess().assert_outcomes(passed=1)
+    assert json.loads(record.read_text()) == newer
+    (pytester.path / "conftest.py").unlink()
+    # asked for by name, a rewrite still replaces it (the user chose this version's golden)
     pytester.runpytest("--accuracy-regen").assert_outcomes(failed=1)
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+UPGRADED = """
+from pytest_ascend_accuracy.golden import stored_record, stored_record_check
+
+stored_record.RECORD_VERSION = stored_record_check.RECORD_VERSION = 2
+"""
