@@ -37,6 +37,7 @@ def test_the_one_line_is_the_errors_own_text(pytester, models_dir, style, monkey
                                      "*.py:*: ascend_model: ONNX model*"])
 
 
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
 def test_under_ci_the_summary_and_junit_give_the_headline_once(pytester, models_dir, monkeypatch,
                                                                workers):
