@@ -279,6 +279,10 @@ def test_a_baseline_belongs_to_one_model_file_only(tmp_path):
     (("stored:", "stord:"), r"inputs: unknown key 'stord'; closest: 'stored'"),
     (("ops:", "opss: []\nops:"), r"baseline: unknown key 'opss'; closest: 'ops'"),
     (("cosine: 0.", "cosine: 1."), r"ops line \d+: cosine must be within \[-1, 1\]"),
+    # an environment key every baseline records, misspelled: it read as "rebaseline required:
+    # backend None -> 'emulator'", a setup change that never happened
+    (("  backend:", "  backnd:"), r"environment: missing 'backend' \(misspelled 'backnd'\?\)"),
+    (("  soc_version:", "  #soc_version:"), r"environment: missing 'soc_version'; every"),
 ])
 def test_a_misspelled_or_impossible_baseline_entry_is_an_error_naming_the_closest(
         tmp_path, edit, message):

@@ -374,8 +374,27 @@ def baseline_from_data(data, where: str) -> Baseline:
     if len(set(keys)) != len(keys):
         dup = next(k for k in keys if keys.count(k) > 1)
         raise ConfigError(where, f"operator {dup[0]!r} slot {dup[1]!r} is listed twice")
-    return Baseline(environment=_plain(env), inputs=_inputs_from(data.get("inputs"), where),
-                    ops=ops, info=_plain(info), version=version)
+    inputs = _inputs_from(data.get("inputs"), where)
+    _required_environment(env, where)
+    return Baseline(environment=_plain(env), inputs=inputs, ops=ops, info=_plain(info),
+                    version=version)
+
+
+def _required_environment(env: dict, where: str) -> None:
+    """Every baseline written records ``ENVIRONMENT_KEYS``: one missing was edited out or
+    misspelled (``backnd``), which read as "rebaseline required: backend None -> 'emulator'",
+    a setup change that never happened."""
+    import difflib
+
+    missing = [k for k in ENVIRONMENT_KEYS if k not in env]
+    if missing:
+        others = [str(k) for k in env if k not in ENVIRONMENT_KEYS]
+        said = []
+        for key in missing:
+            near = difflib.get_close_matches(key, others, n=1, cutoff=0.6)
+            said.append(f"{key!r}" + (f" (misspelled {near[0]!r}?)" if near else ""))
+        raise ConfigError(where, f"environment: missing {', '.join(said)}; every baseline "
+                                 f"records {', '.join(ENVIRONMENT_KEYS)}")
 
 
 def _plain(value):
