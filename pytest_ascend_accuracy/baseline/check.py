@@ -287,6 +287,19 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
         return _finish(REBASELINE, path, shown, lines, fresh, regen, changes=changes,
                        hint="To record a new baseline: rerun with --accuracy-regen "
                             "(or --accuracy-regen-all).")
+    if old.inputs.stored:  # this run's inputs are the recorded ones: are its copies?
+        from .inputs import inputs_dir, stored_inputs_problem
+
+        why = stored_inputs_problem(path)
+        if why is not None:
+            problem = (f"the inputs it stores ({shown_beside(shown, inputs_dir(path))}) are "
+                       f"{why}: nobody can rerun it on them")
+            if not regen.after_failure:
+                raise ConfigError(shown, problem)
+            _write(path, fresh, shown)
+            return BaselineOutcome(UNREADABLE, False, path, (
+                f"accuracy baseline {shown}: {problem}; rewritten from this run with its "
+                "inputs (--accuracy-regen). The test still fails."), written=path)
 
     same_model = bool(old.info.get("model_sha256")) and \
         old.info.get("model_sha256") == info_d.get("model_sha256")
@@ -380,6 +393,11 @@ def _model_changed(old: Baseline, info, passed: bool = False) -> List[str]:
     return [f"note: the model file changed since this baseline was recorded (sha256 {str(a)[:12]}"
             f"... -> {str(b)[:12]}...): differences may be the model's own; if the change is "
             f"intended, record a new baseline with --accuracy-regen{'-all' if passed else ''}"]
+
+
+def shown_beside(shown: str, path: Path) -> str:
+    """``path`` (next to the baseline) spelled as ``shown`` spells the baseline."""
+    return os.path.join(os.path.dirname(shown), path.name)
 
 
 def _write(path: Path, baseline: Baseline, shown: str) -> None:

@@ -292,6 +292,13 @@ def _not_restorable(baseline_path, old: Path) -> Optional[str]:
     return None
 
 
+def stored_inputs_problem(baseline_path) -> Optional[str]:
+    """What is wrong with the arrays stored next to a baseline that records them (missing,
+    or not the bytes it lists), or None: a test passing its own arrays never reads them, so a
+    folder left out of a commit or edited went unseen while the file said ``stored: true``."""
+    return _not_restorable(baseline_path, inputs_dir(baseline_path))
+
+
 def _report(done: InputsRecovery, baseline_path) -> None:
     """Say what a recovery repaired (the golden side lists it in the session summary; a
     baseline has no summary of its own, so it is a warning naming the baseline)."""
@@ -315,4 +322,5 @@ def load_stored_inputs(baseline_path, spec: InputSpec) -> Dict[str, np.ndarray]:
 
 
 __all__ = ["BaselineInputs", "InputsRecovery", "inputs_for_baseline", "input_spec", "array_sha256",
-           "inputs_dir", "write_stored_inputs", "load_stored_inputs", "recover_stored_inputs"]
+           "inputs_dir", "write_stored_inputs", "load_stored_inputs", "recover_stored_inputs",
+           "stored_inputs_problem"]
