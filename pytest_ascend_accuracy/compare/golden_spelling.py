@@ -15,7 +15,7 @@ counts them inside the fused op, as the plugin does from its conversion, not unm
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, OpRecord
@@ -26,17 +26,32 @@ def name_members(op: OpRecord, stems: Set[str]) -> List[str]:
     (``stems``: the golden op names, sanitised): the name itself when it is one, else its
     cut into two or more of them laid end to end (``graph.op_catalogue
     .split_concatenated_names``); [] when neither."""
-    from ..graph.op_catalogue import split_concatenated_names
-
     key = sanitize(op.name)
     if key in stems:
         return [op.name]
-    parts = split_concatenated_names(key, stems) if op.is_fused else None
+    parts = _header_split(key, op, stems) if op.is_fused else None
     out, at = [], 0
     for part in parts or ():  # sanitize maps character to character: cut the name alike
         out.append(op.name[at:at + len(part)])
         at += len(part)
     return out
+
+
+def _header_split(key: str, op: OpRecord, stems: Set[str]) -> Optional[List[str]]:
+    """``key`` (a fused op's sanitised name) cut into golden names ending with a member its
+    header names (ATC's joined name ends with the output's origin): where names allow two cuts
+    the shortest one could take another op's name (``abc`` of Conv ``a`` and Relu ``bc`` read
+    as ``ab`` + ``c``, ops of the next layer, a review). Without a header name, the one cut."""
+    from ..graph.op_catalogue import split_concatenated_names
+
+    ends = [sanitize(n) for n in op.original_names if n]
+    for end in ends:
+        if end in stems and len(end) < len(key) and key.endswith(end):
+            head = key[:-len(end)]
+            first = [head] if head in stems else split_concatenated_names(head, stems)
+            if first:
+                return first + [end]
+    return None if ends else split_concatenated_names(key, stems)
 
 
 def _spellings(actual: DumpSet, stems: Set[str]) -> Dict[str, Set[str]]:

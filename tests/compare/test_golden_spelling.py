@@ -72,3 +72,45 @@ def test_a_stem_two_spellings_share_or_another_op_holds_stays():
     names = [o.name for o in in_actual_spelling(golden, actual).ops]
     # a_b -> a.b; c_d: two spellings; e_f: another golden op shares its stem; g_h: two
     assert names == ["a.b", "c_d", "e.f", "e_f", "g_h"]
+
+
+def test_a_fused_name_is_cut_at_the_member_its_header_names(tmp_path):
+    """Names that allow two cuts: Conv ``a`` + Relu ``bc`` fuse to ``abc`` (header: ``bc``), and
+    the shortest cut read it as ``ab`` + ``c``, ops of the next layer: BN ``c`` counted inside a
+    fused op it is not in, Conv ``a`` unmatched (a review). The cut ends with the header's member;
+    the om json's reading is the reference."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+
+    from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
+
+    rng = np.random.default_rng(0)
+    nodes, inits, x = [], [], "x"
+    for k, (conv, bn, relu) in enumerate([("a", None, "bc"), ("ab", "c", "cd")]):
+        def add(name, shape):
+            inits.append(numpy_helper.from_array(
+                np.asarray(rng.standard_normal(shape) * 0.2 + (1 if name[0] == "s" else 0),
+                           np.float32), name))
+        for name, shape in ((f"w{k}", (4, 4, 3, 3)), (f"cb{k}", 4), (f"s{k}", 4), (f"bb{k}", 4),
+                            (f"m{k}", 4)):
+            add(name, shape)
+        inits.append(numpy_helper.from_array(np.full(4, 0.7, np.float32), f"v{k}"))
+        nodes.append(helper.make_node("Conv", [x, f"w{k}", f"cb{k}"], [f"c{k}"], name=conv,
+                                      pads=[1, 1, 1, 1], kernel_shape=[3, 3]))
+        y = f"c{k}"
+        if bn:
+            nodes.append(helper.make_node("BatchNormalization",
+                                          [y, f"s{k}", f"bb{k}", f"m{k}", f"v{k}"], [f"b{k}"],
+                                          name=bn))
+            y = f"b{k}"
+        nodes.append(helper.make_node("Relu", [y], [f"r{k}"], name=relu))
+        x = f"r{k}"
+    graph = helper.make_graph(nodes, "m", [helper.make_tensor_value_info("x", 1, [1, 4, 8, 8])],
+                              [helper.make_tensor_value_info(x, 1, None)], initializer=inits)
+    pair = emulated_pair(tmp_path, helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8), name="m")
+    header = compare_dumps(load_dump(pair.dump), load_dump(pair.golden)).coverage
+    om = compare_dumps(load_dump(pair.dump, om_json=pair.om_json),
+                       load_dump(pair.golden)).coverage
+    assert "a" in om.fused and "a" in header.fused and "a" not in header.unmatched_golden
+    assert set(header.fused) <= set(om.fused)  # nothing counted inside a fused op it is not in
