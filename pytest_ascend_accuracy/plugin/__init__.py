@@ -422,7 +422,7 @@ def _makereport(item, call, report) -> None:
     if call.excinfo is not None:  # --tb=no/line/native: pytest's own rendering, our text
         from .crash_line import own_crash_message
 
-        own_crash_message(report, call.excinfo)
+        own_crash_message(report, call.excinfo, item.config.getoption("tbstyle", "auto"))
 
 
 @pytest.hookimpl(tryfirst=True)

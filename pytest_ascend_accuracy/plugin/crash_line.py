@@ -16,16 +16,18 @@ from typing import Optional, Tuple
 PACKAGE = __name__.split(".")[0]
 
 
-def own_crash_message(report, excinfo) -> None:
-    """Set ``report``'s crash message to the first line of ``excinfo``'s error, when the error
-    is one of this package's (the failure section shows the rest)."""
+def own_crash_message(report, excinfo, tbstyle: str) -> None:
+    """Set ``report``'s crash message to ``excinfo``'s error's text, when the error is one of
+    this package's: its first line where a failure section shows the rest, the whole text
+    under ``--tb=no`` and ``--tb=line``, which show none (a ``Fix:`` line after the first was
+    printed nowhere else: a review)."""
     exc = excinfo.value
     crash = getattr(report.longrepr, "reprcrash", None)
     if crash is None or not type(exc).__module__.startswith(f"{PACKAGE}."):
         return
-    headline = _first_line(str(exc))
-    if headline:
-        crash.message = headline
+    text = str(exc).strip() if tbstyle in ("no", "line") else _first_line(str(exc))
+    if text:
+        crash.message = text
 
 
 def _first_line(text: str) -> str:
