@@ -94,3 +94,22 @@ def test_a_typo_on_a_device_the_toolkit_lacks_names_the_toolkit(fake_atc_on_path
     for soc in (CHIP, None):  # both ways the advice gives, with the newer toolkit
         be = AscendBackend(Cache(tmp_path / "cache"), soc_version=soc, progress=None)
         assert be.convert(tiny_model).info["soc_version"] == CHIP
+
+
+def test_a_toolkit_that_has_the_chips_ini_is_not_said_to_lack_it(tmp_path):
+    """ATC refusing the device's chip while the toolkit read has its .ini (the atc that ran is
+    another toolkit's): "it has no Ascend950PR.ini in <folder>" was false (a review)."""
+    from pytest_ascend_accuracy.backends.ascend.soc_names import refused_soc_advice
+
+    folder = tmp_path / "x86_64-linux" / "data" / "platform_config"
+    folder.mkdir(parents=True)
+    for chip in ("Ascend310P3", "Ascend950PR"):
+        (folder / f"{chip}.ini").write_text("[version]\n")
+    text = refused_soc_advice("Ascend950PR", tmp_path, (0, "Ascend950PR"), given=False,
+                              toolkit="CANN 8.0 at x")
+    assert "has no Ascend950PR.ini" not in text
+    assert f"the toolkit at {folder} has Ascend950PR.ini, yet the atc that ran refused it" in text
+    assert "source <its install dir>/set_env.sh" in text
+    (folder / "Ascend950PR.ini").unlink()
+    assert "it has no Ascend950PR.ini" in refused_soc_advice("Ascend950PR", tmp_path,
+                                                             (0, "Ascend950PR"), given=False)

@@ -80,6 +80,11 @@ def _device_chip_unknown(soc: str, device_id: int, folder: Optional[Path], given
     """The refused chip is the one the device reports: right for the device, unknown to the
     toolkit (one older than the chip); no other chip name would run on this device."""
     how = "as given by --soc-version" if given else "no --soc-version given"
+    if folder is not None and (folder / f"{soc}.ini").is_file():
+        # (the atc that ran is not this toolkit's, or another arch's folder was read)
+        return (f"--soc_version={soc} ({how}) is the chip Ascend device {device_id} reports, "
+                f"and the toolkit at {folder} has {soc}.ini, yet the atc that ran refused it: "
+                f"that atc belongs to another toolkit. " + _toolkit_for(soc, toolkit))
     where = (f": it has no {soc}.ini in {folder}, where it keeps one per chip it can convert for"
              if folder is not None else "")
     return (f"--soc_version={soc} ({how}) is the chip Ascend device {device_id} reports, and "
