@@ -242,6 +242,14 @@ class _UnmatchedReason:
         return text + self.skipped
 
 
+def _inner_reason(op) -> str:
+    """Why an inner part of a framework op ATC split in several ops (om json) has no golden:
+    its framework op's golden tensor holds the last part's output, not this one's."""
+    names = ", ".join(dict.fromkeys(n for n in op.original_names if n)) or "its framework op"
+    return (f"an intermediate part of {names}, which ATC split into several ops: the "
+            "framework op's tensor is the last part's output, compared there")
+
+
 def compare_dumps(actual: DumpLike, golden: DumpLike, *,
                   mapping: Optional[Mapping[str, str]] = None,
                   progress: Optional[ProgressCallback] = None, compare_inputs: bool = False,
@@ -288,6 +296,7 @@ def compare_dumps(actual: DumpLike, golden: DumpLike, *,
     npu_only = set(plan.npu_only_ops)
     seen = {sanitize(n) for n in plan.coverage.compared + plan.coverage.fused}
     unmatched_why = _UnmatchedReason(golden)
+    inner = frozenset(actual.meta.get("om_inner_ops", ()) or ())
     for op in plan.unmatched_ops:
         only = op.name in npu_only
         # no framework op it stands for is compared anywhere: a fault in it would hide (D3);
@@ -305,7 +314,7 @@ def compare_dumps(actual: DumpLike, golden: DumpLike, *,
             flags=("no_golden", "npu_only") if only else (
                 ("no_golden", NOT_COMPARED_FLAG) if hidden else ("no_golden",)),
             reason=("NPU-only op (no framework op to compare with)" if only else lacking or
-                    unmatched_why(op, hidden)),
+                    (_inner_reason(op) if op.name in inner else unmatched_why(op, hidden))),
             source=op.source))
     rows.sort(key=lambda r: r.order)  # stable: keeps output/input order within an op
     for op, t, why in plan.lacking_outputs:  # outputs of a compared op the golden lacks

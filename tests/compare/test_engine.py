@@ -176,3 +176,38 @@ def test_parallel_workers_give_identical_rows_and_ordered_progress():
     parallel = compare_dumps(a, g, workers=3, progress=lambda p: seen.append(p.op_name))
     assert parallel.rows == serial.rows
     assert seen == [f"op{i}" for i in range(12)]
+
+
+def test_inner_parts_of_a_split_framework_op_say_so(tmp_path):
+    """ATC 6.0 splits RandomNormalLike_327 into RandomStandardNormal, Cast and Add sharing one
+    original-names list (real tdnn om json); only the last holds the framework op's tensor. The
+    two inner parts are unmatched, and their reason says why: it read 'no golden op matches its
+    name, original names or output origin' while RandomNormalLike_327 was in the golden and
+    compared (a trial on the real om json)."""
+    y = np.random.default_rng(0).standard_normal((1, 8)).astype(np.float32)
+    leaf = tmp_path / "dump"
+    with AscendDumpWriter(leaf) as w:
+        w.write_op("RandomStandardNormal", "P_RandomNormalLike_327_normal_170", [], [y])
+        w.write_op("Cast", "trans_Cast_65P_RandomNormalLike_327_mul_171", [],
+                   [y.astype(np.float16)], output_origins=[("P_RandomNormalLike_327_mul_171", 0)])
+        w.write_op("Add", "P_RandomNormalLike_327_add_172", [], [y.astype(np.float16)])
+    golden = tmp_path / "golden"
+    with NpyDumpWriter(golden) as g:
+        g.write_op("RandomNormalLike_327", outputs=[y])
+    om = tmp_path / "m.json"
+    names = ("RandomNormalLike_327",)
+    write_om_json(om, "m", [
+        OmOp("P_RandomNormalLike_327_normal_170", "RandomStandardNormal", 1,
+             original_names=names),
+        OmOp("trans_Cast_65P_RandomNormalLike_327_mul_171", "Cast", 2, original_names=names,
+             output_origins=(("P_RandomNormalLike_327_mul_171", 0),)),
+        OmOp("P_RandomNormalLike_327_add_172", "Add", 3, original_names=names)])
+    r = compare_dumps(load_dump(leaf, om_json=om), load_dump(golden))
+    assert r.coverage.compared == ("RandomNormalLike_327",)
+    assert [row.op_name for row in r.rows if row.metrics is not None] == [
+        "P_RandomNormalLike_327_add_172"]
+    reasons = {row.op_name: row.reason for row in r.rows if row.metrics is None}
+    assert reasons == dict.fromkeys(
+        ["P_RandomNormalLike_327_normal_170", "trans_Cast_65P_RandomNormalLike_327_mul_171"],
+        "an intermediate part of RandomNormalLike_327, which ATC split into several ops: the "
+        "framework op's tensor is the last part's output, compared there")
