@@ -65,6 +65,19 @@ def test_explicit_atc_beats_everything_and_must_be_executable(tmp_path):
         find_atc(tmp_path / "nope" / "atc", env={})
 
 
+def test_the_toolkit_is_the_one_the_atc_that_runs_belongs_to(tmp_path):
+    """An old toolkit's set_env.sh sourced (ASCEND_TOOLKIT_HOME) and a newer atc given
+    (``AscendBackend(atc=...)``, or first on PATH): the environment's root won, so baselines
+    recorded the old toolkit's version for conversions the new atc made, and advice named the
+    old toolkit's platform_config (a review)."""
+    old = tmp_path / "old"
+    make_tree(old, info="version=7.0.RC1\n")
+    new_atc = make_tree(tmp_path / "new", info="version=8.0.RC2\n")
+    for explicit, path in ((new_atc, ""), (None, str(new_atc.parent))):
+        tk = find_toolkit(explicit, env={"PATH": path, "ASCEND_TOOLKIT_HOME": str(old)})
+        assert (tk.atc, tk.home, tk.version) == (new_atc, (tmp_path / "new").resolve(), "8.0.RC2")
+
+
 def test_missing_atc_lists_every_place_searched(tmp_path):
     with pytest.raises(ConversionError) as info:
         find_atc(env={"PATH": str(tmp_path), "ASCEND_HOME_PATH": str(tmp_path / "cann")})

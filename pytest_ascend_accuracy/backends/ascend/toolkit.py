@@ -119,16 +119,19 @@ def find_toolkit(explicit_atc: "str | os.PathLike[str] | None" = None,
 
 
 def toolkit_home(atc: Optional[Path] = None, env: Optional[Mapping[str, str]] = None) -> Optional[Path]:
-    """The toolkit root: from the environment, else the ancestor of ``atc`` holding a version file."""
+    """The toolkit root: the ancestor of ``atc`` holding a version file, else the environment's.
+    The atc that runs decides what a conversion is: with an old toolkit's set_env.sh sourced and
+    a newer atc given (``AscendBackend(atc=...)``), the environment's root recorded the old
+    toolkit's version in baselines and named its platform_config in advice (a review)."""
     env = os.environ if env is None else env
-    for var in HOME_VARIABLES:
-        root = env.get(var)
-        if root and Path(root).is_dir():
-            return Path(root)
     if atc is not None:
         for parent in Path(atc).resolve().parents:
             if _version_file(parent) is not None:
                 return parent
+    for var in HOME_VARIABLES:
+        root = env.get(var)
+        if root and Path(root).is_dir():
+            return Path(root)
     return None
 
 
