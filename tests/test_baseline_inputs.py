@@ -169,3 +169,30 @@ def test_an_old_inputs_copy_comes_back_only_when_known_complete(path, name, comp
                 f"lists is missing)" if ".old-" in name
                 else f"removed 1 leftover of interrupted writes ({name})")
         assert done.note() == said
+
+
+def test_a_judged_baseline_recovers_what_a_killed_writer_left_and_skips_arrays_it_cannot_read(
+        path):
+    """The stored-inputs check of a judged baseline (737a1f9) recovers first, as every reader
+    does: a writer killed between its renames left ``.default.inputs.old-*`` and the check
+    refused the baseline as missing its inputs. An array stored as raw bytes (an ml_dtypes
+    dtype) is not judged: refused, every run would fail and --accuracy-regen rewrite it alike
+    (a review)."""
+    import ml_dtypes
+
+    model = models.passing_mlp()
+    x = np.ones((1, 16), np.float32)
+    given = inputs_for_baseline(model, path, inputs={"x": x})
+    check_baseline(make_result(), path, header=HEADER, inputs=given)
+    folder = inputs_dir(path)
+    folder.rename(folder.with_name(f".{folder.name}.old-999999-deadbeef"))
+    with pytest.warns(UserWarning, match="recovered the previous stored inputs"):
+        out = check_baseline(make_result(), path, header=HEADER, inputs=given)
+    assert out.passed and (folder / "00-x.npy").is_file()
+
+    other = path.with_name("bf16.yaml")
+    bf = {"x": np.ones((1, 16), ml_dtypes.bfloat16)}
+    check_baseline(make_result(), other, header=HEADER,
+                   inputs=inputs_for_baseline(model, other, inputs=bf))
+    assert check_baseline(make_result(), other, header=HEADER,
+                          inputs=inputs_for_baseline(model, other, inputs=bf)).passed

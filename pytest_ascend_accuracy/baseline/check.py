@@ -290,10 +290,10 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     if old.inputs.stored:  # this run's inputs are the recorded ones: are its copies?
         from .inputs import inputs_dir, stored_inputs_problem
 
-        why = stored_inputs_problem(path)
+        why = stored_inputs_problem(path, old.inputs)
         if why is not None:
-            problem = (f"the inputs it stores ({shown_beside(shown, inputs_dir(path))}) are "
-                       f"{why}: nobody can rerun it on them")
+            problem = (f"the inputs it stores ({shown_beside(shown, inputs_dir(path))}): "
+                       f"{why}; nobody can rerun it on them")
             if not regen.after_failure:
                 raise ConfigError(shown, problem)
             _write(path, fresh, shown)

@@ -292,11 +292,27 @@ def _not_restorable(baseline_path, old: Path) -> Optional[str]:
     return None
 
 
-def stored_inputs_problem(baseline_path) -> Optional[str]:
-    """What is wrong with the arrays stored next to a baseline that records them (missing,
-    or not the bytes it lists), or None: a test passing its own arrays never reads them, so a
-    folder left out of a commit or edited went unseen while the file said ``stored: true``."""
-    return _not_restorable(baseline_path, inputs_dir(baseline_path))
+def stored_inputs_problem(baseline_path, spec: InputSpec) -> Optional[str]:
+    """What is wrong with the arrays stored next to a baseline that records them (``spec``):
+    one missing, or read back with other bytes than it lists; None otherwise. A test passing
+    its own arrays never reads them, so a folder left out of a commit or edited went unseen
+    while the file said ``stored: true``. The caller holds the baseline's lock: what a killed
+    writer left is recovered first, as every reader does. An array this package cannot read
+    back (an ml_dtypes dtype, stored as raw bytes) is not judged here: refusing it would refuse
+    every run, and ``--accuracy-regen`` would write it the same way again."""
+    _report(recover_stored_inputs(baseline_path), baseline_path)
+    directory = inputs_dir(baseline_path)
+    for k, t in enumerate(spec.tensors):
+        p = directory / _file_name(k, t.name)
+        if not p.is_file():
+            return f"missing stored input {t.name!r} ({p.name})"
+        try:
+            same = array_sha256(read_npy(p)) == t.sha256
+        except AscendAccuracyError:
+            continue
+        if not same:
+            return f"changed: stored input {t.name!r} ({p.name}) is not the array it records"
+    return None
 
 
 def _report(done: InputsRecovery, baseline_path) -> None:

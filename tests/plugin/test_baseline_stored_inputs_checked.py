@@ -37,14 +37,14 @@ def test_missing_or_edited_stored_inputs_fail_naming_them_and_regen_rewrites_the
     np.save(array, np.load(array) * 2)  # edited
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([f"*accuracy-baselines/*: the inputs it stores (*{folder.name}) "
-                                 "are incomplete: stored input 'x' the baseline lists is changed:"
-                                 " nobody can rerun it on them*"])
+    result.stdout.fnmatch_lines([f"*accuracy-baselines/*: the inputs it stores (*{folder.name}): "
+                                 "changed: stored input 'x' (00-x.npy) is not the array it "
+                                 "records; nobody can rerun it on them*"])
 
     shutil.rmtree(folder)  # left out of a commit
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*stored input 'x' the baseline lists is missing*",
+    result.stdout.fnmatch_lines(["*: missing stored input 'x' (00-x.npy); nobody can rerun*",
                                  "*--accuracy-regen*"])
 
     pytester.runpytest("-p", "no:cacheprovider", "--accuracy-regen").assert_outcomes(failed=1)
