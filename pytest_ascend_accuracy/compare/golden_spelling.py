@@ -41,17 +41,17 @@ def _header_split(key: str, op: OpRecord, stems: Set[str]) -> Optional[List[str]
     """``key`` (a fused op's sanitised name) cut into golden names ending with a member its
     header names (ATC's joined name ends with the output's origin): where names allow two cuts
     the shortest one could take another op's name (``abc`` of Conv ``a`` and Relu ``bc`` read
-    as ``ab`` + ``c``, ops of the next layer, a review). Without a header name, the one cut."""
+    as ``ab`` + ``c``, ops of the next layer, a review). Where no header member ends the name,
+    the shortest cut, as before."""
     from ..graph.op_catalogue import split_concatenated_names
 
-    ends = [sanitize(n) for n in op.original_names if n]
-    for end in ends:
+    for end in (sanitize(n) for n in op.original_names if n):
         if end in stems and len(end) < len(key) and key.endswith(end):
             head = key[:-len(end)]
             first = [head] if head in stems else split_concatenated_names(head, stems)
             if first:
                 return first + [end]
-    return None if ends else split_concatenated_names(key, stems)
+    return split_concatenated_names(key, stems)  # no header member ends it: the one cut
 
 
 def _spellings(actual: DumpSet, stems: Set[str]) -> Dict[str, Set[str]]:

@@ -114,3 +114,13 @@ def test_a_fused_name_is_cut_at_the_member_its_header_names(tmp_path):
                        load_dump(pair.golden)).coverage
     assert "a" in om.fused and "a" in header.fused and "a" not in header.unmatched_golden
     assert set(header.fused) <= set(om.fused)  # nothing counted inside a fused op it is not in
+
+
+def test_a_fused_name_no_header_member_ends_keeps_the_shortest_cut():
+    """Where no member the header names ends the fused op's name, the shortest cut stands (it
+    gave [] after 5a5a670: its fallback could not run, every fused op having header names)."""
+    from pytest_ascend_accuracy.compare.golden_spelling import name_members
+
+    stems = {"a", "bc", "ab", "c"}
+    assert name_members(OpRecord("abc", "Fused", original_names=("a", "bc")), stems) == ["a", "bc"]
+    assert name_members(OpRecord("abc", "Fused", original_names=("x_other",)), stems) == ["ab", "c"]
