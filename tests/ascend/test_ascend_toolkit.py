@@ -75,7 +75,16 @@ def test_the_toolkit_is_the_one_the_atc_that_runs_belongs_to(tmp_path):
     new_atc = make_tree(tmp_path / "new", info="version=8.0.RC2\n")
     for explicit, path in ((new_atc, ""), (None, str(new_atc.parent))):
         tk = find_toolkit(explicit, env={"PATH": path, "ASCEND_TOOLKIT_HOME": str(old)})
-        assert (tk.atc, tk.home, tk.version) == (new_atc, (tmp_path / "new").resolve(), "8.0.RC2")
+        assert (tk.atc, tk.home, tk.version) == (new_atc, tmp_path / "new", "8.0.RC2")
+
+
+def test_the_root_is_spelled_as_the_atc_was_reached(tmp_path):
+    """``ascend-toolkit/latest`` (a symlink to the version folder, what set_env.sh exports) is
+    the root printed, not the folder it resolves to (a review of e786432)."""
+    make_tree(tmp_path / "8.0.RC1", info="version=8.0.RC1\n")
+    (tmp_path / "latest").symlink_to(tmp_path / "8.0.RC1")
+    tk = find_toolkit(tmp_path / "latest" / "bin" / "atc", env={"PATH": ""})
+    assert (tk.home, tk.version) == (tmp_path / "latest", "8.0.RC1")
 
 
 def test_missing_atc_lists_every_place_searched(tmp_path):

@@ -7,8 +7,9 @@ Search order for ``atc`` (first hit wins):
 3. ``$ASCEND_TOOLKIT_HOME`` then ``$ASCEND_HOME_PATH`` (both exported by ``set_env.sh``), looking
    in ``bin/``, ``compiler/bin/`` and the older ``atc/bin/`` of each.
 
-The installation root is the first of ``$ASCEND_TOOLKIT_HOME``, ``$ASCEND_HOME_PATH`` that
-exists, else the first ancestor of the ``atc`` executable that holds the install record. The
+The installation root is the first ancestor of the ``atc`` executable that holds the install
+record (as reached, ``.../latest/bin/atc``, then with symlinks resolved), else the first of
+``$ASCEND_TOOLKIT_HOME``, ``$ASCEND_HOME_PATH`` that exists: the atc that runs decides. The
 toolkit version is the ``version=`` line of ``<root>/<arch>-linux/ascend_toolkit_install.info``:
 the file the CANN installation guides name as the record of "the package version, CPU
 architecture and install path" and tell users to ``cat`` to check the version (hiascend.com
@@ -124,8 +125,8 @@ def toolkit_home(atc: Optional[Path] = None, env: Optional[Mapping[str, str]] = 
     a newer atc given (``AscendBackend(atc=...)``), the environment's root recorded the old
     toolkit's version in baselines and named its platform_config in advice (a review)."""
     env = os.environ if env is None else env
-    if atc is not None:
-        for parent in Path(atc).resolve().parents:
+    if atc is not None:  # the path as reached first (``latest``, as set_env.sh exports it)
+        for parent in (*Path(atc).absolute().parents, *Path(atc).resolve().parents):
             if _version_file(parent) is not None:
                 return parent
     for var in HOME_VARIABLES:
