@@ -19,13 +19,14 @@ from typing import Dict, List, Optional, Set
 
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, OpRecord
+from ..graph.op_catalogue import ConcatenatedNames
 
 
-def name_members(op: OpRecord, stems: Set[str]) -> List[str]:
+def name_members(op: OpRecord, stems: ConcatenatedNames) -> List[str]:
     """The parts of ``op``'s own name, spelled as it spells them, that are golden ops
-    (``stems``: the golden op names, sanitised): the name itself when it is one, else its
-    cut into two or more of them laid end to end (``graph.op_catalogue
-    .split_concatenated_names``); [] when neither."""
+    (``stems``: the golden op names, sanitised, built once for all of a dump's ops): the name
+    itself when it is one, else its cut into two or more of them laid end to end; [] when
+    neither."""
     key = sanitize(op.name)
     if key in stems:
         return [op.name]
@@ -37,24 +38,22 @@ def name_members(op: OpRecord, stems: Set[str]) -> List[str]:
     return out
 
 
-def _header_split(key: str, op: OpRecord, stems: Set[str]) -> Optional[List[str]]:
+def _header_split(key: str, op: OpRecord, stems: ConcatenatedNames) -> Optional[List[str]]:
     """``key`` (a fused op's sanitised name) cut into golden names ending with a member its
     header names (ATC's joined name ends with the output's origin): where names allow two cuts
     the shortest one could take another op's name (``abc`` of Conv ``a`` and Relu ``bc`` read
     as ``ab`` + ``c``, ops of the next layer, a review). Where no header member ends the name,
     the shortest cut, as before."""
-    from ..graph.op_catalogue import split_concatenated_names
-
     for end in (sanitize(n) for n in op.original_names if n):
         if end in stems and len(end) < len(key) and key.endswith(end):
             head = key[:-len(end)]
-            first = [head] if head in stems else split_concatenated_names(head, stems)
+            first = [head] if head in stems else stems.split(head)
             if first:
                 return first + [end]
-    return split_concatenated_names(key, stems)  # no header member ends it: the one cut
+    return stems.split(key)  # no header member ends it: the one cut
 
 
-def _spellings(actual: DumpSet, stems: Set[str]) -> Dict[str, Set[str]]:
+def _spellings(actual: DumpSet, stems: ConcatenatedNames) -> Dict[str, Set[str]]:
     """{sanitised name: the actual dump's spellings of it} over its op names, original names,
     tensor origins and fused ops' members."""
     found: Dict[str, Set[str]] = {}
@@ -81,7 +80,7 @@ def in_actual_spelling(golden: DumpSet, actual: DumpSet) -> DumpSet:
     candidates = [n for n in names if sanitize(n) == n and stems[n] == 1]
     if not candidates:
         return golden
-    spelled = _spellings(actual, set(stems))
+    spelled = _spellings(actual, ConcatenatedNames(stems))
     taken = set(names)
     renames: Dict[str, str] = {}
     for n in candidates:

@@ -33,6 +33,7 @@ Ascend dump file names are sanitised. Matching reads no tensor data.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Mapping, Optional, Tuple
@@ -40,6 +41,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, OpRecord, TensorRef
 from ..errors import ConfigError
+from ..graph.op_catalogue import ConcatenatedNames
 from .golden_spelling import name_members
 from .result import Coverage
 
@@ -85,10 +87,10 @@ class _GoldenIndex:
             if key == op.name or self._loose.get(key) != key:
                 self._loose[key] = op.name
 
-    @property
-    def stems(self):
-        """The golden op names, sanitised."""
-        return self._loose.keys()
+    @functools.cached_property
+    def stems(self) -> ConcatenatedNames:
+        """The golden op names, sanitised (fused ops' names are cut into them)."""
+        return ConcatenatedNames(self._loose)
 
     def _name(self, name: str) -> Optional[str]:
         if not name:
