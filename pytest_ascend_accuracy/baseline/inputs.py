@@ -271,6 +271,25 @@ def recover_stored_inputs(baseline_path) -> InputsRecovery:
     return out
 
 
+def _first_differing(directory: Path, spec: InputSpec, *, unreadable: Optional[str]):
+    """``(name, file, "missing" | "changed")`` of the first input ``spec`` lists that
+    ``directory`` lacks or holds with other bytes, or None. A file ``read_npy`` cannot read
+    counts as ``unreadable`` says (None: not judged)."""
+    for k, t in enumerate(spec.tensors):
+        p = directory / _file_name(k, t.name)
+        if not p.is_file():
+            return t.name, p, "missing"
+        try:
+            same = array_sha256(read_npy(p)) == t.sha256
+        except AscendAccuracyError:
+            if unreadable is None:
+                continue
+            return t.name, p, unreadable
+        if not same:
+            return t.name, p, "changed"
+    return None
+
+
 def _not_restorable(baseline_path, old: Path) -> Optional[str]:
     """Why the old inputs directory ``old`` may not come back (None: it holds every input the
     baseline file lists, each of its recorded sha256)."""
@@ -280,16 +299,11 @@ def _not_restorable(baseline_path, old: Path) -> Optional[str]:
         return "its baseline file cannot be read to check it"
     if not spec.stored:
         return "the baseline file records no stored inputs"
-    for k, t in enumerate(spec.tensors):
-        p = old / _file_name(k, t.name)
-        try:
-            same = p.is_file() and array_sha256(read_npy(p)) == t.sha256
-        except AscendAccuracyError:
-            same = False
-        if not same:
-            return (f"incomplete: stored input {t.name!r} the baseline lists is "
-                    f"{'changed' if p.is_file() else 'missing'}")
-    return None
+    differing = _first_differing(old, spec, unreadable="changed")
+    if differing is None:
+        return None
+    name, _, state = differing
+    return f"incomplete: stored input {name!r} the baseline lists is {state}"
 
 
 def stored_inputs_problem(baseline_path, spec: InputSpec) -> Optional[str]:
@@ -301,18 +315,13 @@ def stored_inputs_problem(baseline_path, spec: InputSpec) -> Optional[str]:
     back (an ml_dtypes dtype, stored as raw bytes) is not judged here: refusing it would refuse
     every run, and ``--accuracy-regen`` would write it the same way again."""
     _report(recover_stored_inputs(baseline_path), baseline_path)
-    directory = inputs_dir(baseline_path)
-    for k, t in enumerate(spec.tensors):
-        p = directory / _file_name(k, t.name)
-        if not p.is_file():
-            return f"missing stored input {t.name!r} ({p.name})"
-        try:
-            same = array_sha256(read_npy(p)) == t.sha256
-        except AscendAccuracyError:
-            continue
-        if not same:
-            return f"changed: stored input {t.name!r} ({p.name}) is not the array it records"
-    return None
+    differing = _first_differing(inputs_dir(baseline_path), spec, unreadable=None)
+    if differing is None:
+        return None
+    name, p, state = differing
+    if state == "missing":
+        return f"missing stored input {name!r} ({p.name})"
+    return f"changed: stored input {name!r} ({p.name}) is not the array it records"
 
 
 def _report(done: InputsRecovery, baseline_path) -> None:
