@@ -34,3 +34,12 @@ def stored_project(pytester):
     golden = pytester.path / "golden" / "mlp"
     assert (golden / "golden.json").is_file()
     return golden
+
+
+@pytest.fixture
+def model(tmp_path):
+    """``models/mlp.onnx`` (the tiny passing_mlp) under the test's temp folder."""
+    path = tmp_path / "models" / "mlp.onnx"
+    path.parent.mkdir()
+    onnx.save(tiny_models.passing_mlp(), str(path))
+    return path

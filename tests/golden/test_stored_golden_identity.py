@@ -20,14 +20,6 @@ from pytest_ascend_accuracy.graph.content_digests import inputs_digest
 from pytest_ascend_accuracy.testing import models as tiny_models
 
 
-@pytest.fixture
-def model(tmp_path):
-    path = tmp_path / "models" / "mlp.onnx"
-    path.parent.mkdir()
-    onnx.save(tiny_models.passing_mlp(), str(path))
-    return path
-
-
 def inputs_of(seed):
     return {"x": np.random.default_rng(seed).standard_normal((2, 4)).astype(np.float32)}
 

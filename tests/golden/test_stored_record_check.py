@@ -7,7 +7,6 @@ import json
 import os
 
 import numpy as np
-import onnx
 import pytest
 
 from pytest_ascend_accuracy import __version__
@@ -16,15 +15,6 @@ from pytest_ascend_accuracy.dump.model import DumpSet
 from pytest_ascend_accuracy.golden import stored
 from pytest_ascend_accuracy.golden import stored_record as rec
 from pytest_ascend_accuracy.golden import stored_record_check as check
-from pytest_ascend_accuracy.testing import models as tiny_models
-
-
-@pytest.fixture
-def model(tmp_path):
-    path = tmp_path / "models" / "mlp.onnx"
-    path.parent.mkdir()
-    onnx.save(tiny_models.passing_mlp(), str(path))
-    return path
 
 
 INPUTS = {"x": np.random.default_rng(0).standard_normal((2, 4)).astype(np.float32)}

@@ -64,3 +64,10 @@ def test_stored(ascend_model, golden_dump, check_accuracy):
     golden = golden_dump("models/passing_mlp.onnx", inputs, path="golden/mlp")
     check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs), golden)
 """
+
+
+@pytest.fixture
+def stored_golden_test():
+    """``STORED_GOLDEN_TEST``, for a test module that cannot import this conftest (with other
+    test folders on one command line, ``from conftest import`` finds another one)."""
+    return STORED_GOLDEN_TEST

@@ -63,28 +63,15 @@ def test_under_ci_the_summary_and_junit_give_the_headline_once(pytester, models_
     assert "first failing operator" in failures["test_overflow"].text  # the block, whole
 
 
-STORED = """
-from pytest_ascend_accuracy import accuracy
-from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
-
-
-@accuracy(threshold=0.99)
-def test_stored(ascend_model, golden_dump, check_accuracy):
-    inputs = make_inputs("models/passing_mlp.onnx")
-    golden = golden_dump("models/passing_mlp.onnx", inputs, path="golden/mlp")
-    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs), golden)
-"""
-
-
 def test_under_tb_no_an_errors_later_lines_stay_in_the_summary(pytester, models_dir,
-                                                               monkeypatch):
+                                                               monkeypatch, stored_golden_test):
     """``--tb=no`` prints no failure section: the short summary (whole under ``CI``) is the only
     place an error's ``Fix:`` line can appear, and cutting the crash line to its first line
     lost it (a review)."""
     import json
 
     monkeypatch.setenv("CI", "true")
-    pytester.makepyfile(test_stored=STORED)
+    pytester.makepyfile(test_stored=stored_golden_test)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)  # written (missing)
     record = pytester.path / "golden" / "mlp" / "golden.json"
     record.write_text(json.dumps(dict(json.loads(record.read_text()), record_version=2,
