@@ -117,7 +117,7 @@ def test_a_misspelled_cache_dir_names_the_folder_beside_it(tmp_path, capsys, mon
     _fill(tmp_path / ".ascend-accuracy")
     assert cli.main(["cache", "--cache-dir", ".ascend-accuracx"]) == 0
     assert capsys.readouterr().out == ("cache .ascend-accuracx: empty (the directory does not "
-                                       "exist; closest: .ascend-accuracy)\n")
+                                       "exist) (closest: .ascend-accuracy)\n")
     assert cli.main(["cache", "--cache-dir", "nothing-near"]) == 0
     assert capsys.readouterr().out == "cache nothing-near: empty (the directory does not exist)\n"
     # the closest pasted lists the cache

@@ -37,27 +37,17 @@ def _configure(p: argparse.ArgumentParser) -> None:
                        help="evict every entry no running process holds")
 
 
-def _closest_folder(root) -> str:
-    """``"; closest: .ascend-accuracy"``: the folders beside a cache directory that does not
-    exist nearest its name (a misspelled ``--cache-dir``), or ``""``."""
-    import difflib
-
-    try:
-        near = difflib.get_close_matches(root.name, [e.name for e in root.parent.iterdir()
-                                                     if e.is_dir()], n=2, cutoff=0.7)
-    except OSError:
-        return ""
-    return f"; closest: {', '.join(str(root.parent / n) for n in near)}" if near else ""
-
-
 def _run(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
     from ..core.cache_size import (MANIFEST, tree_size, entries, format_size, parse_size,
                                    prune, unfinished_builds)
 
     root, found, bound = _cache_of(args)
-    if not root.exists():
-        print(f"cache {root}: empty (the directory does not exist{_closest_folder(root)}){found}")
+    if not root.exists():  # a misspelled --cache-dir: the folders beside it nearest its name
+        from ..dataset.samples import closest_in_folder
+
+        print(f"cache {root}: empty (the directory does not exist)"
+              f"{closest_in_folder(root, True, str(root))}{found}")
         return EXIT_OK
     if not root.is_dir():
         raise ConfigError("--cache-dir", f"{root} is not a directory")
