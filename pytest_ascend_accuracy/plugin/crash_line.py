@@ -25,12 +25,13 @@ def own_crash_message(report, excinfo, tbstyle: str) -> None:
     crash = getattr(report.longrepr, "reprcrash", None)
     if crash is None or not type(exc).__module__.startswith(f"{PACKAGE}."):
         return
-    text = str(exc).strip() if tbstyle in ("no", "line") else _first_line(str(exc))
+    text = str(exc).strip() if tbstyle in ("no", "line") else first_text_line(str(exc))
     if text:
         crash.message = text
 
 
-def _first_line(text: str) -> str:
+def first_text_line(text: str) -> str:
+    """The first line of ``text`` that holds anything, stripped ("" when none does)."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
@@ -41,10 +42,10 @@ def report_block(text: str, location: Optional[Tuple[str, int, str]]):
     from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
     body = text + (f"\n\n{location[0]}:{location[1]}: {location[2]}" if location else "")
-    headline = _first_line(text)
+    headline = first_text_line(text)
     path, lineno = (location[0], location[1]) if location else ("", 0)
     return ReprExceptionInfo(reprtraceback=ReprTracebackNative([body + "\n"]),
                              reprcrash=ReprFileLocation(path, lineno, headline))
 
 
-__all__ = ["own_crash_message", "report_block"]
+__all__ = ["first_text_line", "own_crash_message", "report_block"]

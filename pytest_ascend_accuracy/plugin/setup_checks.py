@@ -126,7 +126,9 @@ def error_first_line(excinfo) -> Optional[str]:
     exc = getattr(excinfo, "value", None)
     if not isinstance(exc, AscendAccuracyError):
         return None
-    text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+    from .crash_line import first_text_line
+
+    text = first_text_line(str(exc))
     if type(exc).__name__ == "AccuracyFailure":
         return text
     kind = "configuration error" if isinstance(exc, ConfigError) else type(exc).__name__

@@ -102,7 +102,9 @@ def first_line(longrepr, width: int = 200) -> str:
     message; cut to ``width`` characters (the failure's section has it whole)."""
     text = longrepr if isinstance(longrepr, str) else getattr(
         getattr(longrepr, "reprcrash", None), "message", "")
-    line = next((ln.strip() for ln in (text or "").splitlines() if ln.strip()), "")
+    from .crash_line import first_text_line
+
+    line = first_text_line(text or "")
     return line if len(line) <= width else line[:width - 3].rstrip() + "..."
 
 
