@@ -87,7 +87,7 @@ def recorded_case(path) -> Optional[str]:
     try:
         text = Path(path).read_text(encoding="utf-8")
         head = re.split(r"^ops:", text, maxsplit=1, flags=re.M)[0]
-        data = load_yaml(head, where, loader=fast_safe_loader(yaml))
+        data = load_yaml(head, where, loader=fast_safe_loader(yaml), unique_keys=True)
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             return None
         return case_name(_inputs_from(data.get("inputs"), where))

@@ -326,7 +326,7 @@ def read_baseline(path, *, shown: Optional[str] = None) -> Baseline:
     except OSError as exc:
         raise ConfigError(where, f"cannot read baseline: {exc.strerror or exc}") from None
     try:  # bounded: an alias bomb is refused before anything walks the document
-        data = load_yaml(text, where, loader=fast_safe_loader(yaml))
+        data = load_yaml(text, where, loader=fast_safe_loader(yaml), unique_keys=True)
     except yaml.YAMLError as exc:
         raise ConfigError(where, f"baseline is not valid YAML: {exc}") from None
     return baseline_from_data(data, where)

@@ -24,6 +24,12 @@ composed by the pure-Python loader instead, whose recursion stops with a clear e
 
 A document without aliases is never limited by its size. The files this package writes
 (baselines) contain no aliases at all; suites may use a few anchors for shared settings.
+
+A key given twice in one mapping is no error to YAML readers: PyYAML keeps the last value,
+silently (a baseline line ``{cosine: 1.0, cosine: 0.5}`` read as 0.5). ``load_yaml(...,
+unique_keys=True)`` refuses such a document, naming the line of the key and of its first
+occurrence (``check_unique_keys``); merge keys (``<<``) are YAML's own way of overriding and
+stay allowed.
 """
 from __future__ import annotations
 
@@ -40,10 +46,12 @@ _END = object()
 
 
 def load_yaml(text: str, where: str, *, loader=None, max_aliases: int = MAX_ALIASES,
-              max_alias_nodes: int = MAX_ALIAS_NODES, max_depth: int = MAX_DEPTH):
+              max_alias_nodes: int = MAX_ALIAS_NODES, max_depth: int = MAX_DEPTH,
+              unique_keys: bool = False):
     """The document in ``text`` (read from ``where``), bounded as the module says. ``loader``:
     a safe PyYAML loader class (default ``yaml.SafeLoader``). ``yaml.YAMLError`` propagates
-    for the caller to word; bounds and runaway nesting raise ``ConfigError(where, ...)``."""
+    for the caller to word; bounds and runaway nesting raise ``ConfigError(where, ...)``, and
+    so does a key given twice in one mapping with ``unique_keys`` (``check_unique_keys``)."""
     import yaml
 
     cls = loader or yaml.SafeLoader
@@ -56,6 +64,8 @@ def load_yaml(text: str, where: str, *, loader=None, max_aliases: int = MAX_ALIA
             return None
         check_yaml_bounds(node, where, max_aliases=max_aliases, max_alias_nodes=max_alias_nodes,
                           max_depth=max_depth, children=_node_children)
+        if unique_keys:
+            check_unique_keys(node, where)
         return reader.construct_document(node)
     except RecursionError:
         raise ConfigError(where, f"YAML nested too deeply (more than the parser's recursion "
@@ -119,6 +129,40 @@ def check_yaml_bounds(data, where: str, *, max_aliases: int = MAX_ALIASES,
     return sizes[id(data)]
 
 
+def check_unique_keys(node, where: str) -> None:
+    """Raise ``ConfigError(where, "line N: key 'k' given twice ...")`` for a mapping of
+    the composed ``node`` graph (walked iteratively, each node once) that holds a scalar key
+    twice; keys are the same when their resolved tag and text are (``cosine`` and
+    ``"cosine"``; not ``1`` and ``"1"``, which load as two keys)."""
+    merge = "tag:yaml.org,2002:merge"
+    seen_nodes = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.id == "scalar" or id(current) in seen_nodes:
+            continue
+        seen_nodes.add(id(current))
+        if current.id == "sequence":
+            stack.extend(current.value)
+            continue
+        first = {}
+        for key, value in current.value:
+            stack.append(value)
+            if key.id != "scalar":
+                stack.append(key)
+                continue
+            if key.tag == merge:
+                continue
+            earlier = first.get((key.tag, key.value))
+            line = key.start_mark.line + 1
+            if earlier is not None:
+                on = "on the same line" if earlier == line else f"first on line {earlier}"
+                raise ConfigError(where, f"line {line}: key {key.value!r} given twice in one "
+                                         f"mapping ({on}); YAML would keep the last value "
+                                         "silently: remove one")
+            first[(key.tag, key.value)] = line
+
+
 def nesting_bound(text: str) -> int:
     """An upper bound of a YAML text's nesting depth: the deepest run of open flow brackets
     (counted everywhere, quotes and comments included), plus the widest indentation, plus the
@@ -166,5 +210,5 @@ def fast_safe_loader(yaml) -> Optional[type]:
     return yaml.SafeLoader
 
 
-__all__ = ["load_yaml", "check_yaml_bounds", "fast_safe_loader", "nesting_bound", "MAX_ALIASES",
-           "MAX_ALIAS_NODES", "MAX_DEPTH", "C_SAFE_DEPTH"]
+__all__ = ["load_yaml", "check_yaml_bounds", "check_unique_keys", "fast_safe_loader",
+           "nesting_bound", "MAX_ALIASES", "MAX_ALIAS_NODES", "MAX_DEPTH", "C_SAFE_DEPTH"]

@@ -1,0 +1,103 @@
+"""A key given twice in a baseline file is an error naming the file, the line and the key: YAML
+readers keep the last value silently (``{cosine: 1.0, cosine: 0.5}`` was judged as 0.5, a second
+``backend:`` line replaced the first, a second ``ops: []`` emptied the file's operator lines)."""
+import pytest
+
+from pytest_ascend_accuracy.baseline.cases import recorded_case
+from pytest_ascend_accuracy.baseline.check import UNREADABLE, check_baseline
+from pytest_ascend_accuracy.baseline.file import (Baseline, ops_from_result, read_baseline,
+                                                  write_baseline)
+from pytest_ascend_accuracy.core.regen import Regen
+from pytest_ascend_accuracy.core.safe_yaml import load_yaml
+from pytest_ascend_accuracy.errors import ConfigError
+from test_baseline_helpers import HEADER, SPEC, make_result
+
+RELU = '- {op: "relu1", slot: "output:0", cosine: 1.000000,'
+
+
+def _written(tmp_path):
+    path = write_baseline(tmp_path / "default.yaml",
+                          Baseline(environment=HEADER, inputs=SPEC,
+                                   ops=ops_from_result(make_result())))
+    return path, path.read_text()
+
+
+def _line_of(text, start):
+    return next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith(start))
+
+
+def test_a_key_twice_in_one_op_line_names_the_file_line_and_key(tmp_path):
+    path, text = _written(tmp_path)
+    path.write_text(text.replace(RELU, RELU + " cosine: 0.5,"))
+    with pytest.raises(ConfigError) as err:
+        read_baseline(path)
+    line = _line_of(text, RELU)
+    assert str(err.value) == (f"{path}: line {line}: key 'cosine' given twice in one mapping "
+                              "(on the same line); YAML would keep the last value silently: "
+                              "remove one")
+
+
+@pytest.mark.parametrize("which", ["first", "second"])
+def test_an_environment_key_twice_names_both_lines_and_removing_one_reads(tmp_path, which):
+    path, text = _written(tmp_path)
+    doubled = text.replace('environment:\n', 'environment:\n  backend: "ascend"\n', 1)
+    path.write_text(doubled)
+    with pytest.raises(ConfigError) as err:
+        read_baseline(path, shown="tests/baselines/default.yaml")
+    first = _line_of(doubled, '  backend: "ascend"')
+    assert err.value.where == "tests/baselines/default.yaml"
+    assert err.value.problem.startswith(f"line {first + 1}: key 'backend' given twice in one "
+                                        f"mapping (first on line {first})")
+    # the advice, applied: either line removed, the file reads again
+    lines = doubled.splitlines(True)
+    del lines[first - 1 if which == "first" else first]
+    path.write_text("".join(lines))
+    assert read_baseline(path).environment["backend"] == ("emulator" if which == "first"
+                                                          else "ascend")
+
+
+def test_a_second_top_level_ops_list_is_refused_not_read_as_empty(tmp_path):
+    path, text = _written(tmp_path)
+    path.write_text(text + "ops: []\n")
+    with pytest.raises(ConfigError, match=r"line %d: key 'ops' given twice in one mapping "
+                                          r"\(first on line %d\)"
+                                          % (len(text.splitlines()) + 1, _line_of(text, "ops:"))):
+        read_baseline(path)
+
+
+def test_the_case_of_a_file_with_a_doubled_inputs_key_is_not_read_from_its_last_value(tmp_path):
+    path, text = _written(tmp_path)
+    assert recorded_case(path) == "seed0"
+    path.write_text(text.replace("  seed: 0\n", "  seed: 0\n  seed: 7\n"))
+    assert recorded_case(path) is None  # unreadable: the check reads it and says why
+    with pytest.raises(ConfigError, match="key 'seed' given twice"):
+        read_baseline(path)
+
+
+def test_the_check_fails_on_it_and_accuracy_regen_rewrites_it(tmp_path):
+    path, text = _written(tmp_path)
+    path.write_text(text.replace(RELU, RELU + " cosine: 0.5,"))
+    with pytest.raises(ConfigError, match="key 'cosine' given twice"):
+        check_baseline(make_result(), path, header=HEADER, inputs=SPEC)
+    outcome = check_baseline(make_result(), path, header=HEADER, inputs=SPEC,
+                             regen=Regen.FAILING)
+    assert outcome.status == UNREADABLE and not outcome.passed
+    assert "key 'cosine' given twice" in outcome.message
+    assert path.read_text() == text
+    assert check_baseline(make_result(), path, header=HEADER, inputs=SPEC).passed
+
+
+@pytest.mark.parametrize("doc, value", [
+    ("base: &b {x: 1}\nuse:\n  <<: *b\n  x: 2\n", {"x": 2}),  # a merge key overrides: YAML's own
+    ("m: {1: a, '1': b}\n", {1: "a", "1": "b"}),  # two keys once loaded
+    ("a: &s {k: 1}\nb: *s\n", {"k": 1}),  # an alias is checked once, and is no duplicate
+])
+def test_what_is_no_duplicate_key(doc, value):
+    data = load_yaml(doc, "x.yaml", unique_keys=True)
+    assert data[list(data)[-1]] == value
+
+
+def test_without_unique_keys_the_last_value_is_kept_as_yaml_does():
+    assert load_yaml("a: 1\na: 2\n", "x.yaml") == {"a": 2}
+    with pytest.raises(ConfigError, match=r"^x.yaml: line 2: key 'a' given twice"):
+        load_yaml("a: 1\na: 2\n", "x.yaml", unique_keys=True)
