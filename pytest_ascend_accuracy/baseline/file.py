@@ -307,7 +307,19 @@ def render(baseline: Baseline) -> str:
 
 
 def write_baseline(path, baseline: Baseline) -> Path:
-    """Render and write ``baseline`` to ``path`` atomically."""
+    """Render and write ``baseline`` to ``path`` atomically. A baseline ``read_baseline`` would
+    refuse is not written (``ConfigError(path, ...)``): one without every ``ENVIRONMENT_KEYS``,
+    of a version not read, with an (op, slot) twice, or with inputs neither seeded nor stored
+    (such a file was written, and every later check failed on it as unreadable)."""
+    where = os.fspath(path)
+    _required_environment(baseline.environment, where, " (not written)")
+    if baseline.version not in VERSIONS:
+        raise ConfigError(where, f"baseline version {baseline.version!r} is not one this "
+                                 f"package reads ({', '.join(map(str, VERSIONS))}); not written")
+    _no_line_twice([op.key for op in baseline.ops], where, " (not written)")
+    if baseline.inputs.seed is None and not baseline.inputs.stored:
+        raise ConfigError(where, "inputs have no seed and are not stored: random unseeded "
+                                 "inputs cannot be reproduced (not written)")
     return atomic_write_text(path, render(baseline), what="baseline", error=BaselineWriteError)
 
 
@@ -370,31 +382,35 @@ def baseline_from_data(data, where: str) -> Baseline:
     if not isinstance(ops_data, list):
         raise ConfigError(where, "'ops' must be a list of operator lines")
     ops = tuple(_op_from(item, i, where) for i, item in enumerate(ops_data))
-    keys = [op.key for op in ops]
-    if len(set(keys)) != len(keys):
-        dup = next(k for k in keys if keys.count(k) > 1)
-        raise ConfigError(where, f"operator {dup[0]!r} slot {dup[1]!r} is listed twice")
+    _no_line_twice([op.key for op in ops], where)
     inputs = _inputs_from(data.get("inputs"), where)
     _required_environment(env, where)
     return Baseline(environment=_plain(env), inputs=inputs, ops=ops, info=_plain(info),
                     version=version)
 
 
-def _required_environment(env: dict, where: str) -> None:
+def _no_line_twice(keys, where: str, said: str = "") -> None:
+    if len(set(keys)) != len(keys):
+        seen = set()
+        dup = next(k for k in keys if k in seen or seen.add(k))
+        raise ConfigError(where, f"operator {dup[0]!r} slot {dup[1]!r} is listed twice{said}")
+
+
+def _required_environment(env, where: str, said: str = "") -> None:
     """Every baseline written records ``ENVIRONMENT_KEYS``: one missing was edited out or
     misspelled (``backnd``), which read as "rebaseline required: backend None -> 'emulator'",
-    a setup change that never happened."""
+    a setup change that never happened. ``said``: added to the message."""
     import difflib
 
     missing = [k for k in ENVIRONMENT_KEYS if k not in env]
     if missing:
         others = [str(k) for k in env if k not in ENVIRONMENT_KEYS]
-        said = []
+        named = []
         for key in missing:
             near = difflib.get_close_matches(key, others, n=1, cutoff=0.6)
-            said.append(f"{key!r}" + (f" (misspelled {near[0]!r}?)" if near else ""))
-        raise ConfigError(where, f"environment: missing {', '.join(said)}; every baseline "
-                                 f"records {', '.join(ENVIRONMENT_KEYS)}")
+            named.append(f"{key!r}" + (f" (misspelled {near[0]!r}?)" if near else ""))
+        raise ConfigError(where, f"environment: missing {', '.join(named)}; every baseline "
+                                 f"records {', '.join(ENVIRONMENT_KEYS)}{said}")
 
 
 def _plain(value):

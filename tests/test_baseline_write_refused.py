@@ -1,0 +1,64 @@
+"""``write_baseline`` (public) refuses a baseline ``read_baseline`` would refuse, naming what is
+wrong: it wrote a file without ``soc_version`` and ``atc_args`` when asked, and every later
+check failed on that file as unreadable."""
+import dataclasses
+
+import pytest
+
+from pytest_ascend_accuracy.baseline.file import (Baseline, InputSpec, OpBaseline,
+                                                  ops_from_result, read_baseline, write_baseline)
+from pytest_ascend_accuracy.errors import ConfigError
+from test_baseline_helpers import HEADER, SPEC, make_result
+
+
+def _baseline(**kw):
+    return Baseline(**{"environment": HEADER, "inputs": SPEC,
+                       "ops": ops_from_result(make_result()), **kw})
+
+
+def test_environment_keys_missing_are_named_and_nothing_is_written(tmp_path):
+    env = {k: v for k, v in HEADER.items() if k not in ("soc_version", "atc_args")}
+    path = tmp_path / "default.yaml"
+    with pytest.raises(ConfigError) as err:
+        write_baseline(path, _baseline(environment=env))
+    assert str(err.value) == (f"{path}: environment: missing 'soc_version', 'atc_args'; every "
+                              "baseline records backend, toolkit_version, soc_version, atc_args "
+                              "(not written)")
+    assert not path.exists()
+
+
+def test_a_misspelled_key_is_named_as_read_baseline_names_it(tmp_path):
+    env = dict(HEADER)
+    env["backnd"] = env.pop("backend")
+    with pytest.raises(ConfigError, match=r"missing 'backend' \(misspelled 'backnd'\?\)"):
+        write_baseline(tmp_path / "default.yaml", _baseline(environment=env))
+
+
+def test_an_existing_file_is_left_as_it_was(tmp_path):
+    path = write_baseline(tmp_path / "default.yaml", _baseline())
+    before = path.read_bytes()
+    with pytest.raises(ConfigError):
+        write_baseline(path, _baseline(environment={"backend": "emulator"}))
+    assert path.read_bytes() == before
+    assert read_baseline(path).environment == HEADER
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"version": 3}, r"baseline version 3 is not one this package reads \(1, 2\); not written"),
+    ({"inputs": dataclasses.replace(SPEC, seed=None)},
+     r"inputs have no seed and are not stored: .* \(not written\)"),
+    ({"ops": (OpBaseline("a", cosine=1.0, rel_l2=0.0, max_abs=0.0),) * 2},
+     r"operator 'a' slot 'output:0' is listed twice \(not written\)"),
+])
+def test_other_files_read_baseline_refuses_are_not_written(tmp_path, change, message):
+    path = tmp_path / "default.yaml"
+    with pytest.raises(ConfigError, match=message):
+        write_baseline(path, _baseline(**change))
+    assert not path.exists()
+
+
+def test_everything_written_reads_back(tmp_path):
+    stored = InputSpec(seed=None, tensors=SPEC.tensors, stored=True)
+    for b in (_baseline(), _baseline(version=1), _baseline(inputs=stored, ops=()),
+              _baseline(environment={**HEADER, "mode": ["fusion=True"]})):
+        assert read_baseline(write_baseline(tmp_path / "b.yaml", b)) == b
