@@ -37,12 +37,15 @@
   to what the test set): its terminal summary imports all of hypothesis, 0.57 s of CPU at the
   end of every pytest process (an empty run: 0.90 s with it, 0.33 s without), and no inner run
   uses hypothesis. A test that sets ``PYTEST_ADDOPTS`` itself replaces it.
-* After collection this process sets aside what it holds (``gc.freeze``, after one full
-  collection), as the plugin does for a session that runs accuracy tests
-  (``core.frozen_heap``). Without it every in-process pytester run of an accuracy test began
-  with a full collection of this process's heap (every collected item of the suite, hypothesis,
-  onnx): 35% of the suite's main-thread time in a py-spy profile of a serial run. Tests of the
-  freezing itself run with the heap back in the collector (``unfrozen_heap``).
+* After collection this process sets aside what it holds: it opens the plugin's own
+  ``core.frozen_heap`` block (``gc.freeze`` after one full collection) and keeps it open for the
+  test loop. Without it every in-process pytester run of an accuracy test began with a full
+  collection of this process's heap (every collected item of the suite, hypothesis, onnx): 35%
+  of the suite's main-thread time in a py-spy profile of a serial run. Through the block, not a
+  bare ``gc.freeze``: an inner run's block is then a nested one, which never asks
+  ``gc.get_freeze_count()`` -- a walk of everything frozen, ~10 ms here, which 375 inner runs
+  of tests/plugin paid (3.7 s, serially) while the suite froze by hand. Tests of the freezing
+  itself run with the block closed and the heap back in the collector (``unfrozen_heap``).
 * The process that runs tests imports this package whole, and what it imports only when a check
   needs it (``filelock``, ``yaml``, onnx, onnxruntime, numpy, hypothesis), once, before any
   ``pytester`` run (``_modules_imported_once``): an in-process run removes from ``sys.modules``
@@ -182,9 +185,24 @@ def _inner_runs_write_no_bytecode(request, monkeypatch):
         monkeypatch.setattr(sys, "dont_write_bytecode", True)
 
 
+_SUITE_FREEZE = []  # the open ``core.frozen_heap`` block of this process's test loop, if any
+
+
+def _freeze_suite_heap() -> None:
+    from pytest_ascend_accuracy.core.frozen_heap import frozen_heap
+
+    block = frozen_heap()
+    block.__enter__()
+    _SUITE_FREEZE.append(block)
+
+
+def _thaw_suite_heap() -> None:
+    while _SUITE_FREEZE:
+        _SUITE_FREEZE.pop().__exit__(None, None, None)
+
+
 def pytest_collection_finish(session):
-    gc.collect()
-    gc.freeze()
+    _freeze_suite_heap()
 
 
 @pytest.fixture(scope="module")
@@ -192,12 +210,11 @@ def unfrozen_heap():
     """What the suite set aside after collection back with the collector during a module's
     tests (of ``core.frozen_heap`` or of the plugin's use of it), set aside again after them
     (once a module: each set-aside begins with a full collection of the suite's heap)."""
-    gc.unfreeze()
+    _thaw_suite_heap()
     try:
         yield
     finally:
-        gc.collect()
-        gc.freeze()
+        _freeze_suite_heap()
 
 
 _SESSION_EXITSTATUS = []
