@@ -171,13 +171,13 @@ def test_an_old_inputs_copy_comes_back_only_when_known_complete(path, name, comp
         assert done.note() == said
 
 
-def test_a_judged_baseline_recovers_what_a_killed_writer_left_and_skips_arrays_it_cannot_read(
+def test_a_judged_baseline_recovers_what_a_killed_writer_left_and_reads_ml_dtypes_arrays(
         path):
     """The stored-inputs check of a judged baseline (737a1f9) recovers first, as every reader
     does: a writer killed between its renames left ``.default.inputs.old-*`` and the check
-    refused the baseline as missing its inputs. An array stored as raw bytes (an ml_dtypes
-    dtype) is not judged: refused, every run would fail and --accuracy-regen rewrite it alike
-    (a review)."""
+    refused the baseline as missing its inputs. An ml_dtypes array (bfloat16) passes too: it
+    is stored as its bits and read back (tests/test_baseline_stored_ml_dtypes.py); refused, as
+    raw bytes were, every run would fail and --accuracy-regen rewrite it alike (a review)."""
     import ml_dtypes
 
     model = models.passing_mlp()

@@ -28,10 +28,9 @@ from .file import InputSpec, TensorSpec, read_baseline
 from ..core import writer_lock
 from ..core.atomic_files import BaselineWriteError
 from ..core.path_lock import PathLocked
-from ..dump.npy_writer import write_npy
-from ..dump.user_arrays import read_npy
 from ..errors import AscendAccuracyError, ConfigError
 from ..golden.stored_recovery import Recovery
+from .stored_npy import read_stored, write_stored
 
 INPUTS_SUFFIX = ".inputs"
 _TMP, _OLD, _DEL = "tmp", "old", "del"
@@ -207,7 +206,7 @@ def _replace(final: Path, spec: InputSpec, tmp: Path, old: Path, doomed: Path) -
         tmp.mkdir()
         for k, t in enumerate(spec.tensors):
             with open(tmp / _file_name(k, t.name), "wb") as f:
-                write_npy(f, np.asarray(spec.arrays[t.name]))
+                write_stored(f, spec.arrays[t.name])
                 f.flush()
                 os.fsync(f.fileno())
         if final.exists():
@@ -271,20 +270,18 @@ def recover_stored_inputs(baseline_path) -> InputsRecovery:
     return out
 
 
-def _first_differing(directory: Path, spec: InputSpec, *, unreadable: Optional[str]):
-    """``(name, file, "missing" | "changed")`` of the first input ``spec`` lists that
-    ``directory`` lacks or holds with other bytes, or None. A file ``read_npy`` cannot read
-    counts as ``unreadable`` says (None: not judged)."""
+def _first_differing(directory: Path, spec: InputSpec):
+    """``(name, file, "missing" | "changed" | "unreadable: <why>")`` of the first input
+    ``spec`` lists that ``directory`` lacks, holds with other bytes or cannot be read back
+    (``stored_npy.read_stored``), or None."""
     for k, t in enumerate(spec.tensors):
         p = directory / _file_name(k, t.name)
         if not p.is_file():
             return t.name, p, "missing"
         try:
-            same = array_sha256(read_npy(p)) == t.sha256
-        except AscendAccuracyError:
-            if unreadable is None:
-                continue
-            return t.name, p, unreadable
+            same = array_sha256(read_stored(p, t)) == t.sha256
+        except AscendAccuracyError as exc:
+            return t.name, p, f"unreadable: {getattr(exc, 'problem', exc)}"
         if not same:
             return t.name, p, "changed"
     return None
@@ -299,7 +296,7 @@ def _not_restorable(baseline_path, old: Path) -> Optional[str]:
         return "its baseline file cannot be read to check it"
     if not spec.stored:
         return "the baseline file records no stored inputs"
-    differing = _first_differing(old, spec, unreadable="changed")
+    differing = _first_differing(old, spec)
     if differing is None:
         return None
     name, _, state = differing
@@ -311,17 +308,20 @@ def stored_inputs_problem(baseline_path, spec: InputSpec) -> Optional[str]:
     one missing, or read back with other bytes than it lists; None otherwise. A test passing
     its own arrays never reads them, so a folder left out of a commit or edited went unseen
     while the file said ``stored: true``. The caller holds the baseline's lock: what a killed
-    writer left is recovered first, as every reader does. An array this package cannot read
-    back (an ml_dtypes dtype, stored as raw bytes) is not judged here: refusing it would refuse
-    every run, and ``--accuracy-regen`` would write it the same way again."""
+    writer left is recovered first, as every reader does. An ml_dtypes array (bfloat16...) is
+    read back from its bits (``stored_npy``), so it is judged like any other; a file that
+    cannot be read back is a problem too (nobody could rerun the baseline on it)."""
     _report(recover_stored_inputs(baseline_path), baseline_path)
-    differing = _first_differing(inputs_dir(baseline_path), spec, unreadable=None)
+    differing = _first_differing(inputs_dir(baseline_path), spec)
     if differing is None:
         return None
     name, p, state = differing
     if state == "missing":
         return f"missing stored input {name!r} ({p.name})"
-    return f"changed: stored input {name!r} ({p.name}) is not the array it records"
+    if state == "changed":
+        return f"changed: stored input {name!r} ({p.name}) is not the array it records"
+    return (f"unreadable: stored input {name!r} ({p.name}) cannot be read back "
+            f"({state[len('unreadable: '):]})")
 
 
 def _report(done: InputsRecovery, baseline_path) -> None:
@@ -342,7 +342,7 @@ def load_stored_inputs(baseline_path, spec: InputSpec) -> Dict[str, np.ndarray]:
         p = directory / _file_name(k, t.name)
         if not p.is_file():
             raise ConfigError(os.fspath(p), f"stored input {t.name!r} of the baseline is missing")
-        out[t.name] = read_npy(p, f"a readable stored input {t.name!r}")
+        out[t.name] = read_stored(p, t)
     return out
 
 
