@@ -141,7 +141,7 @@ def test_a_baseline_write_error_names_the_file_as_shown(tmp_path, monkeypatch, s
         raise OSError(errno.EROFS, os.strerror(errno.EROFS), "/elsewhere/.tmp")
 
     if stored:
-        monkeypatch.setattr(baseline_inputs, "write_npy", refuse)
+        monkeypatch.setattr(baseline_inputs, "write_stored", refuse)
     else:
         monkeypatch.setattr(os, "replace", refuse)  # atomic_write_text's rename into place
     spec = input_spec({"x": np.zeros(3, np.float32)}, stored=True) if stored else SPEC
