@@ -193,8 +193,9 @@ def _closest_text(near: Sequence[str]) -> str:
     return "; closest: " + ", ".join(repr(n) for n in near)
 
 
-def model_ops(model) -> ModelOps:
-    """The model's ops (a path, bytes or an ``onnx.ModelProto``), cached by content digest."""
+def model_ops(model, loaded=None) -> ModelOps:
+    """The model's ops (a path, bytes or an ``onnx.ModelProto``), cached by content digest;
+    ``loaded``: the model already read (``load_model(model, weights=False)``), not read again."""
     from .names import normalize_node_names
     from .content_digests import model_digest
     from .onnx_graph import load_model, model_label
@@ -203,7 +204,7 @@ def model_ops(model) -> ModelOps:
     hit = _CACHE.get(digest)
     if hit is not None:  # same ops; the label is this model's own (a copy may have another name)
         return replace(hit, label=model_label(model))
-    proto = load_model(model, weights=False)  # the nodes alone
+    proto = loaded if loaded is not None else load_model(model, weights=False)  # the nodes
     graph = type(proto.graph)()
     graph.node.extend(proto.graph.node)
     normalize_node_names(graph)

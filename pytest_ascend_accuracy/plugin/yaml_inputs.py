@@ -68,17 +68,14 @@ def parse_inputs(value, base_dir: Path, at: str) -> Tuple[InputsSpec, Optional[S
     return InputsSpec(files=tuple(files)), None
 
 
-def inputs_spelling(value, model: Path, at: str) -> None:
+def inputs_spelling(value, model, at: str) -> None:
     """An inputs mapping of files is ``{<input name>: <file>.npy}`` with the model's own input
-    names: ``{npz: x.npz}`` and ``{npy: x.npy}`` were refused without saying so (a trial)."""
+    names: ``{npz: x.npz}`` and ``{npy: x.npy}`` were refused without saying so (a trial).
+    ``model``: a ``yaml_model.EntryModel`` (names None: not a model we can read, the run
+    says so)."""
     if not isinstance(value, Mapping) or not value or "seed" in value:
         return
-    from ..graph.onnx_graph import graph_inputs, load_model
-
-    try:
-        names = [i.name for i in graph_inputs(load_model(model, weights=False))]
-    except ConfigError:  # not a model we can read: running it says so
-        names = None
+    names = model.input_names
     right = "{" + ", ".join(f"{n}: <file>.npy" for n in names or ["<input name>"]) + "}"
     of = "" if names is None else f" (the inputs of {model.name}: {', '.join(names) or '(none)'})"
     for key, rel in value.items():
@@ -108,13 +105,13 @@ def shape_map(value, at: str) -> Optional[Shapes]:
 
 def combined_shapes(input_shape: Optional[Shapes], input_shape_at: str,
                     generated: Optional[Shapes], generated_at: str,
-                    model: Optional[Path] = None) -> Optional[Shapes]:
+                    model=None) -> Optional[Shapes]:
     """The entry's input shapes from ``input_shape:`` and ``inputs: {seed: N, shapes: ...}``
     (``*_at``: each one's key, ``file: models[0].input_shape``): both set the shape of an input
     (``InputsSpec.load`` generates at the conversion's shape), so they combine, and one input
-    given two different shapes is refused naming both keys. Each names inputs of ``model``,
-    checked here, at collection: a misspelled name failed the item when it ran, without the
-    file or key."""
+    given two different shapes is refused naming both keys. Each names inputs of ``model`` (a
+    ``yaml_model.EntryModel``), checked here, at collection: a misspelled name failed the item
+    when it ran, without the file or key."""
     if model is not None:
         _input_names(model, input_shape, input_shape_at)
         _input_names(model, generated, generated_at)
@@ -130,15 +127,11 @@ def combined_shapes(input_shape: Optional[Shapes], input_shape_at: str,
     return {**generated, **input_shape}
 
 
-def _input_names(model: Path, shapes: Optional[Shapes], at: str) -> None:
+def _input_names(model, shapes: Optional[Shapes], at: str) -> None:
     from ..graph.input_names import check_input_names
-    from ..graph.onnx_graph import graph_inputs, load_model
 
-    if not shapes:
-        return
-    try:
-        names = [i.name for i in graph_inputs(load_model(model, weights=False))]
-    except ConfigError:  # not a model we can read: running it says so
+    names = model.input_names if shapes else None
+    if names is None:  # nothing to check, or not a model we can read: running it says so
         return
     unknown = [n for n in shapes if n not in names]
     if unknown:  # the model named: a defaults: entry applies to every model of the suite

@@ -65,10 +65,8 @@ class SuiteNames:
         self.unread = False
 
     def for_model(self, model, entry: Mapping, at: str) -> Tuple[Dict[str, List[str]], CaseKeys]:
-        """({what: the defaults' entries that apply to ``model``}, its ``CaseKeys``); raises for
-        an entry of the model's own naming none of its ops."""
-        from ..graph.op_catalogue import model_ops
-
+        """({what: the defaults' entries that apply to ``model``, a ``yaml_model.EntryModel``},
+        its ``CaseKeys``); raises for an entry of the model's own naming none of its ops."""
         own = {what: _names(entry.get(what)) for what, _ in NAME_KEYS}
         index = at.rpartition(": ")[2]
         names = [(what, n, f"{index}.{what}") for what, _ in NAME_KEYS for n in own[what]]
@@ -77,9 +75,8 @@ class SuiteNames:
         keys = CaseKeys(index, tuple(names))
         if not names:  # nothing to check: the model is not read
             return {what: [] for what, _ in NAME_KEYS}, keys
-        try:
-            ops = model_ops(model)
-        except ConfigError:  # a model we cannot read: running it says so
+        ops = model.ops
+        if ops is None:  # a model we cannot read: running it says so
             self.unread = True
             return dict(self.defaults), keys
         if ops.label not in self.labels:
@@ -167,16 +164,11 @@ def check_mode_names(model, modes, at: str) -> None:
     ``models[0].modes`` or ``defaults.modes``) name ops or op types of ``model``, refused at
     collection under their key as ``ascend_model`` refuses them when it converts (that error
     named the test id, and only once the item ran). A model that cannot be read is left to
-    the run, which says why."""
-    from ..graph.op_catalogue import model_ops
-
+    the run, which says why. ``model``: a ``yaml_model.EntryModel``."""
     kept = [(k, mode.keep_dtype) for k, mode in enumerate(modes) if mode.keep_dtype]
-    if not kept:
+    if not kept or model.ops is None:
         return
-    try:
-        ops = model_ops(model)
-    except ConfigError:
-        return
+    ops = model.ops
     for k, entries in kept:
         ops.check_keep_dtype(entries, f"{at}[{k}].keep_dtype")
 
@@ -184,16 +176,12 @@ def check_mode_names(model, modes, at: str) -> None:
 def check_dataset_output(model, dataset: Mapping, at: str) -> None:
     """``dataset.output`` names an output of ``model``, and a model of several outputs says
     which one a built-in metric reads (``at``: ``file: models[0].dataset``); an unreadable
-    model is left to the run to refuse."""
-    from ..graph.onnx_graph import load_model
+    model (``yaml_model.EntryModel``) is left to the run to refuse."""
     from .dataset_check import YAML_METRICS
 
-    if dataset.get("metric") not in YAML_METRICS:
+    if dataset.get("metric") not in YAML_METRICS or model.graph is None:
         return
-    try:
-        names = [o.name for o in load_model(model, weights=False).graph.output]
-    except ConfigError:
-        return
+    names = [o.name for o in model.graph.graph.output]
     output = dataset.get("output")
     if output is None and len(names) > 1:
         raise ConfigError(f"{at}.output", f"the model has {len(names)} outputs "

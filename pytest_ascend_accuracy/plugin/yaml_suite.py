@@ -35,6 +35,7 @@ against the models, a ``defaults:`` entry applying to the models with an op it n
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Tuple
@@ -46,6 +47,7 @@ from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, vali
                           validate_modes, validate_per_op, validate_threshold)
 from ..core.modes import Mode, resolve_mode
 from .yaml_aipp_shape import dataset_handle, entry_shape
+from .yaml_model import EntryModel
 from .yaml_inputs import (InputsSpec, combined_shapes, existing_file, inputs_spelling,
                           parse_inputs, shape_map)
 from .yaml_names import (CaseKeys, SuiteNames, check_dataset_output, check_mode_extra,
@@ -114,12 +116,13 @@ def parse_suite(data: Any, path: Path, *, default_threshold: float = 0.95) -> Li
     cases: List[SuiteCase] = []
     seen = set()
     names = SuiteNames(where, defaults)
+    read: Dict[str, EntryModel] = {}  # each model file read once, for all its entries
     for i, entry in enumerate(models):
         at = f"{where}: models[{i}]"
         if not isinstance(entry, Mapping):
             raise ConfigError(at, "each model entry is a mapping with at least 'model'")
         _no_unknown(entry, MODEL_KEYS, where, f"models[{i}].")
-        for case in _cases(entry, defaults, base_dir, where, i, default_threshold, names):
+        for case in _cases(entry, defaults, base_dir, where, i, default_threshold, names, read):
             if case.test_name in seen:
                 raise ConfigError(f"{at}.name", f"test {case.test_name} is defined twice")
             seen.add(case.test_name)
@@ -153,12 +156,13 @@ def _no_unknown(mapping: Mapping, known, where: str, prefix: str) -> None:
 
 
 def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_threshold: float,
-           names: SuiteNames):
+           names: SuiteNames, read: Dict[str, EntryModel]):
     at, dat = f"{where}: models[{index}]", f"{where}: defaults"
     model_rel = entry.get("model")
     if not isinstance(model_rel, str) or not model_rel:
         raise ConfigError(f"{at}.model", "required: the ONNX file, relative to the suite file")
     model = existing_file(base_dir, model_rel, f"{at}.model")
+    onnx_model = read.setdefault(os.path.abspath(model), EntryModel(model))
     name = entry.get("name", model.stem)
     if not isinstance(name, str) or not name or any(c in name for c in "[]/:"):
         raise ConfigError(f"{at}.name", f"must be a plain name (no [ ] / :), got {name!r}")
@@ -170,12 +174,12 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         return f"{at if key in entry or key not in defaults else dat}.{key}"
 
     modes = _modes(setting("modes", ["default"]), key_at("modes"))
-    check_mode_names(model, modes, key_at("modes"))
-    inputs_spelling(setting("inputs"), model, key_at("inputs"))
+    check_mode_names(onnx_model, modes, key_at("modes"))
+    inputs_spelling(setting("inputs"), onnx_model, key_at("inputs"))
     inputs, gen_shapes = parse_inputs(setting("inputs", {"seed": 0}), base_dir, key_at("inputs"))
     input_shape = combined_shapes(shape_map(setting("input_shape"), key_at("input_shape")),
                                   key_at("input_shape"), gen_shapes, f"{key_at('inputs')}.shapes",
-                                  model)
+                                  onnx_model)
     base_ignore = _list(defaults.get("ignore"), f"{dat}.ignore")
     own_ignore = _list(entry.get("ignore"), f"{at}.ignore")
     golden = entry.get("golden")
@@ -187,7 +191,7 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
                                   f"{dat}.per_op", metric))
     per_op.update(validate_per_op(entry.get("per_op"), f"{at}.per_op", metric))
     # names of ops: the model's own must be its ops; the defaults' apply where they name one
-    applied, keys = names.for_model(model, entry, at)
+    applied, keys = names.for_model(onnx_model, entry, at)
     per_op = {k: v for k, v in per_op.items()
               if k in (entry.get("per_op") or {}) or k in applied["per_op"]}
     shared = [n for n in base_ignore if n in applied["ignore"]]
@@ -206,7 +210,7 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         from .dataset_check import yaml_dataset
 
         dataset = yaml_dataset(entry["dataset"], base_dir, f"{at}.dataset")
-        check_dataset_output(model, dataset, f"{at}.dataset")
+        check_dataset_output(onnx_model, dataset, f"{at}.dataset")
     for mode in modes:
         spec = make_spec(threshold=thresholds.get(mode.name, thresholds.get("*")), metric=metric,
                          per_op=per_op,
