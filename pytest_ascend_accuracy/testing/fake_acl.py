@@ -50,7 +50,13 @@ def make_acl_module(state: FakeNpu) -> types.ModuleType:
         value = state.handles.get(h)
         return value if isinstance(value, tuple) and value[0] == "buffer" else None
 
+    def get_recent_err_msg():  # "obtains and clears" this thread's messages, newest on top
+        said = "\n".join(reversed(state.unread_errors))
+        state.unread_errors.clear()
+        return said
+
     acl.init, acl.finalize = init, finalize
+    acl.get_recent_err_msg = get_recent_err_msg
     acl.get_soc_name = lambda: state.soc_name
     acl.rt = _make_rt(state)
     acl.util = types.SimpleNamespace(
@@ -157,10 +163,10 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         try:
             config = read_acl_json(path)
         except Exception as exc:
-            state.last_error = str(exc)
+            state.record_error(str(exc))
             return ACL_ERROR_INVALID_PARAM
         if not Path(config["dump"]["dump_path"]).is_dir():
-            state.last_error = f"dump_path {config['dump']['dump_path']} does not exist"
+            state.record_error(f"dump_path {config['dump']['dump_path']} does not exist")
             return ACL_ERROR_INVALID_PARAM
         state.dump_config = config
         return ACL_SUCCESS
@@ -182,7 +188,7 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         try:
             return state.load(path, state.current_device, config), ACL_SUCCESS
         except (ValueError, OSError) as exc:
-            state.last_error = str(exc)
+            state.record_error(str(exc))
             return 0, ACL_ERROR_INVALID_MODEL
 
     def unload(model_id):
@@ -231,7 +237,7 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         try:
             outputs = state.execute(model_id, feeds)
         except (ValueError, KeyError) as exc:
-            state.last_error = str(exc)
+            state.record_error(str(exc))
             return ACL_ERROR_INVALID_PARAM
         for array, buf in zip(outputs, state.handles[out_ds]):
             _, ptr, size = state.handles[buf]

@@ -87,6 +87,13 @@ class FakeNpu:
     dumps: List[Path] = field(default_factory=list)
     protocol_errors: List[str] = field(default_factory=list)
     last_error: str = ""
+    #: errors acl.get_recent_err_msg has not returned yet (it returns and clears them, newest first)
+    unread_errors: List[str] = field(default_factory=list)
+
+    def record_error(self, message: str) -> None:
+        """A failed call's reason: ``last_error`` (for tests), and what pyACL returns next."""
+        self.last_error = message
+        self.unread_errors.append(message)
 
     # -- models ------------------------------------------------------------------------------------
     def load(self, path: str, device_id: int, dump_config: Optional[dict]) -> int:

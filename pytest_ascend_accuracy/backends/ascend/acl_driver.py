@@ -22,7 +22,10 @@ init_dump,set_dump,finalize_dump,load_from_file,unload,create_desc,get_desc,dest
 get_num_inputs,get_num_outputs,get_input_name_by_index,get_input_size_by_index,
 get_output_size_by_index,get_cur_output_dims,get_output_data_type,create_dataset,
 add_dataset_buffer,destroy_dataset,execute}``. Functions returning ``(value, ret)`` are
-unpacked; a non-zero ``ret`` becomes a BackendError that names the call, the code and the device.
+unpacked; a non-zero ``ret`` becomes a BackendError that names the call, the code and the device,
+followed by what the runtime said about it: ``acl.get_recent_err_msg()`` ("obtains and clears the
+error messages returned by other failed pyACL API calls in the calling thread", newest first;
+None on failure), asked right after the failing call, as the pyACL documentation advises.
 """
 from __future__ import annotations
 
@@ -63,7 +66,8 @@ class AclDriver:
         ret = acl.init()
         if ret not in (ACL_SUCCESS, ACL_ERROR_REPEAT_INITIALIZE):
             raise BackendError(f"acl.init() failed with ACL error {ret}: the CANN runtime could not "
-                               f"be initialised (is the driver installed and set_env.sh sourced?)")
+                               f"be initialised (is the driver installed and set_env.sh sourced?)"
+                               + runtime_says(acl))
         owns_acl = ret == ACL_SUCCESS  # else someone else in this process initialised ACL
         try:
             count, ret = acl.rt.get_device_count()
@@ -73,12 +77,13 @@ class AclDriver:
             ret = acl.rt.set_device(self.device_id)
             if ret != ACL_SUCCESS:
                 raise BackendError(f"could not open Ascend device {self.device_id}: "
-                                   f"acl.rt.set_device returned ACL error {ret}")
+                                   f"acl.rt.set_device returned ACL error {ret}" + runtime_says(acl))
             context, ret = acl.rt.create_context(self.device_id)
             if ret != ACL_SUCCESS:
+                said = runtime_says(acl)  # before reset_device adds its own messages
                 acl.rt.reset_device(self.device_id)
                 raise BackendError(f"could not create a context on Ascend device {self.device_id}: "
-                                   f"acl.rt.create_context returned ACL error {ret}")
+                                   f"acl.rt.create_context returned ACL error {ret}" + said)
         except BaseException:
             if owns_acl:
                 acl.finalize()
@@ -220,7 +225,24 @@ class AclDriver:
 
     def _check(self, ret, what) -> None:
         if ret != ACL_SUCCESS:
-            raise BackendError(f"{what} failed with ACL error {ret} on Ascend device {self.device_id}")
+            raise BackendError(f"{what} failed with ACL error {ret} on Ascend device {self.device_id}"
+                               + runtime_says(self._acl))
+
+
+def runtime_says(acl) -> str:
+    """What pyACL said about the call that just failed, as lines to append to an error message
+    (empty when it says nothing, or its pyACL has no ``get_recent_err_msg``)."""
+    ask = getattr(acl, "get_recent_err_msg", None)
+    if ask is None:
+        return ""
+    try:
+        said = ask()
+    except Exception:  # noqa: BLE001 -- the error being reported matters more than this one
+        return ""
+    lines = [line.rstrip() for line in str(said or "").strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    return "\nthe runtime says (acl.get_recent_err_msg()):\n" + "\n".join("  " + line for line in lines)
 
 
 class _DumpSession:

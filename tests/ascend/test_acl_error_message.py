@@ -1,0 +1,51 @@
+"""A failed pyACL call's error carries what the runtime said about it (``acl.get_recent_err_msg``,
+asked right after the failing call): "ACL error 500002" alone told a user nothing (a README walk
+on the fakes: the fake had recorded "cannot apply AIPP", the backend never asked)."""
+import types
+
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.backends.ascend.acl_driver import runtime_says
+from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
+from pytest_ascend_accuracy.core.cache import Cache
+from pytest_ascend_accuracy.errors import BackendError
+from pytest_ascend_accuracy.testing import fake_runtime
+
+
+def test_a_failed_load_says_why_and_the_next_error_does_not_repeat_it(fake_atc_on_path, tiny_model,
+                                                                     tmp_path, monkeypatch):
+    aipp = tmp_path / "aipp.cfg"
+    aipp.write_text("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n"
+                    " src_image_size_w: 4\n src_image_size_h: 4\n}\n")
+    npu = fake_runtime.install(monkeypatch, flavor="acl")
+    be = AscendBackend(Cache(tmp_path / "cache"), progress=None)
+    converted = be.convert(tiny_model, atc_options={"insert_op_conf": str(aipp)})
+    x = np.zeros((1, 3, 4, 4), np.float32)
+    with pytest.raises(BackendError) as info:
+        be.run(converted, {"x": x})
+    lines = str(info.value).splitlines()
+    assert "failed with ACL error" in lines[0] and "acl.mdl.load_from_file" in lines[0]
+    assert lines[1] == "the runtime says (acl.get_recent_err_msg()):"
+    assert lines[2].startswith("  ") and lines[2].endswith(
+        "the fake runtime cannot apply AIPP (--insert_op_conf)")
+    assert npu.unread_errors == []  # asked, so cleared, as pyACL's own
+    plain = be.convert(tiny_model)
+    be.run(plain, {"x": x})  # the same session goes on
+    be.close()
+
+
+def test_what_the_runtime_says_is_indented_under_the_error_and_its_absence_adds_nothing():
+    def acl(said):
+        return types.SimpleNamespace(get_recent_err_msg=lambda: said)
+
+    assert runtime_says(acl("EE1001: bad\n    TraceBack:\n\n  x\n")) == (
+        "\nthe runtime says (acl.get_recent_err_msg()):\n  EE1001: bad\n      TraceBack:\n    x")
+    assert runtime_says(acl(None)) == ""  # "None on failure", the documented return
+    assert runtime_says(acl("  \n")) == ""
+    assert runtime_says(types.SimpleNamespace()) == ""  # a pyACL without the function
+
+    def broken():
+        raise RuntimeError("no")
+
+    assert runtime_says(types.SimpleNamespace(get_recent_err_msg=broken)) == ""
