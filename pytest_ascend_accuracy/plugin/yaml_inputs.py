@@ -5,6 +5,10 @@ or ``{input name: file.npy}``) and ``input_shape:``, validated at collection.
 shape of input ``x`` (the generated array's and the conversion's, which are one): given for
 different inputs they combine; given for one input they must agree, else the suite is refused
 naming both keys (a trial's entry ran at ``input_shape`` with ``shapes`` dropped silently).
+
+Each ``.npy`` file of ``inputs:`` is checked against the model's input at collection, from its
+header (``check_input_files``): a file of another batch, rank or dtype is refused under its key,
+naming the file and a fix that works as printed.
 """
 from __future__ import annotations
 
@@ -136,3 +140,104 @@ def _input_names(model, shapes: Optional[Shapes], at: str) -> None:
     unknown = [n for n in shapes if n not in names]
     if unknown:  # the model named: a defaults: entry applies to every model of the suite
         check_input_names(unknown[:1], names, f"{at}.{unknown[0]} (model {model.name})")
+
+
+def check_input_files(inputs: InputsSpec, written: Mapping, model, input_shape: Optional[Shapes],
+                      at: str, input_shape_at: str) -> None:
+    """Each ``.npy`` file of ``inputs: {name: file}`` holds what the model's input takes: its
+    dtype, its rank and each fixed dimension (``input_shape:``'s, else the model's), read from
+    the header alone, at collection. A frames file of batch 4 for a batch-1 model failed the
+    item when it ran with ``input 'x' has shape [4, 16], the model declares [1, 16]``, naming
+    neither the file nor the key. ``written``: the mapping as the suite writes it (the paths
+    the advice names); ``model``: a ``yaml_model.EntryModel`` (not readable: the run says)."""
+    from ..dump.npy_header import read_npy_layout
+    from ..errors import DumpFormatError
+    from ..graph.onnx_graph import declared_shape, input_dtype
+
+    specs = {i.name: i for i in model.inputs or ()}
+    written = {str(k): v for k, v in written.items()}  # as parse_inputs names them
+    for name, path in inputs.files:
+        vi = specs.get(name)
+        if vi is None or not vi.type.HasField("tensor_type"):
+            continue  # no such input (inputs_spelling said so) or a sequence: the run says
+        key, rel = f"{at}.{name}", str(written[name])
+        try:
+            layout = read_npy_layout(path)
+        except DumpFormatError as exc:
+            raise ConfigError(key, f"{rel}: {exc.problem}") from None
+        try:
+            want_dtype = input_dtype(vi)
+        except ConfigError:
+            continue
+        shape = list(layout.shape)
+        own = declared_shape(vi) if vi.type.tensor_type.HasField("shape") else None
+        given = (input_shape or {}).get(name)
+        want = given if given is not None else own
+        fits = _fits(want, shape)
+        if fits and layout.dtype == want_dtype:
+            continue
+        said = (f"{input_shape_at.rpartition(': ')[2]}.{name} says" if given is not None
+                else f"model {model.name}'s input {name!r} is")
+        if fits:
+            problem = f"{rel} holds {layout.dtype} values; {said} {want_dtype}"
+        else:
+            problem = (f"{rel} holds an array of shape {_dims(shape)}; {said} {_dims(want)}"
+                       + ("" if layout.dtype == want_dtype else
+                          f" (and {want_dtype}, not {layout.dtype})"))
+        other_shape = None  # input_shape at the file's shape, where the model takes it
+        if given is not None and not fits and _fits(own, shape):
+            other_shape = {**input_shape, name: tuple(shape)}
+        raise ConfigError(key, f"{problem}: " + _input_fix(
+            path, written, name, shape, layout.dtype, want, want_dtype, fits, other_shape))
+
+
+def _fits(want, shape) -> bool:
+    """``shape`` is one ``want`` (dims, None where any size goes; None: no declared shape)
+    takes."""
+    return want is None or (len(want) == len(shape) and all(
+        d is None or d == s for d, s in zip(want, shape)))
+
+
+def _flow(mapping: Mapping) -> str:
+    """``{x: data/x_1.npy, y: [1, 3]}``: a mapping as one line of YAML."""
+    return "{" + ", ".join(f"{k}: {v}" for k, v in mapping.items()) + "}"
+
+
+def _dims(shape) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
+def _input_fix(path: Path, written: Mapping, name: str, shape, dtype, want, want_dtype,
+               fits: bool, other_shape: Optional[Shapes]) -> str:
+    """The advice for an input file that does not fit: a command writing one that does beside
+    it and the key naming that file (the first rows of a bigger batch, the values as the
+    model's dtype), or ``input_shape:`` at the file's shape; else what to save."""
+    import posixpath
+
+    from ..core.locations import shown
+
+    fixes, rel = [], str(written[name])
+    batch_only = (not fits and len(want) == len(shape) and len(shape) > 0
+                  and want[0] is not None and shape[0] > want[0]
+                  and _fits(list(want[1:]), shape[1:]))
+    if fits or batch_only:
+        cut = f"[:{want[0]}]" if batch_only else ""
+        cast = "" if dtype == want_dtype else f".astype(np.{want_dtype.name})"
+        stem = Path(rel).stem + (f"_{want[0]}" if batch_only else "") + (
+            "" if dtype == want_dtype else f"_{want_dtype.name}")
+        new_rel = posixpath.join(posixpath.dirname(rel.replace(os.sep, "/")), stem + ".npy")
+        src = shown(os.path.normpath(path), Path.cwd())
+        dst = shown(os.path.normpath(path.with_name(stem + ".npy")), Path.cwd())
+        if not any(c in src + dst for c in "\"'$`\\!"):  # pasted inside "...": plain paths
+            keep = (f"keep the first {want[0]} of its {shape[0]}" if batch_only
+                    else f"save it as {want_dtype}")
+            fixes.append(f'{keep}: python -c "import numpy as np; np.save({dst!r}, '
+                         f'np.load({src!r}){cut}{cast})", then write inputs: '
+                         + _flow({**written, name: new_rel}))
+    if other_shape is not None:
+        fixes.append("convert at the file's shape: input_shape: "
+                     + _flow({k: list(v) for k, v in other_shape.items()}))
+    if not fixes:
+        fixes.append(f"save an array of shape {_dims(want)} and dtype {want_dtype} with "
+                     f"numpy.save, then write inputs: " + _flow({**written, name: "<file>.npy"}))
+    return "; or ".join(fixes)

@@ -48,8 +48,8 @@ from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, vali
 from ..core.modes import Mode, resolve_mode
 from .yaml_aipp_shape import dataset_handle, entry_shape
 from .yaml_model import EntryModel
-from .yaml_inputs import (InputsSpec, combined_shapes, existing_file, inputs_spelling,
-                          parse_inputs, shape_map)
+from .yaml_inputs import (InputsSpec, check_input_files, combined_shapes, existing_file,
+                          inputs_spelling, parse_inputs, shape_map)
 from .yaml_names import (CaseKeys, SuiteNames, check_dataset_output, check_mode_extra,
                          check_mode_names)
 
@@ -202,6 +202,9 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     from .aipp_check import yaml_aipp
 
     aipp, reference = yaml_aipp(entry, base_dir, at)
+    if aipp is None:  # with aipp: the files hold raw images, for the AIPP file's input
+        check_input_files(inputs, setting("inputs"), onnx_model, input_shape, key_at("inputs"),
+                          key_at("input_shape"))
     tolerance_at = f"{at if 'scale_tolerance' in entry else dat}.scale_tolerance"
     scale_tolerance = _scale_tolerance(setting("scale_tolerance", DEFAULT_SCALE_TOLERANCE),
                                        tolerance_at)

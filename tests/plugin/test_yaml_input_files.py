@@ -1,0 +1,123 @@
+"""A YAML entry's ``inputs: {x: frames.npy}`` file is checked against the model's input at
+collection (dtype, rank, fixed dims; ``input_shape:``'s where given), and the error names the
+key, the file and what to do. A frames file of batch 4 for a batch-1 model failed the item when
+it ran with ``inputs of 'mlp': input 'x' has shape [4, 16], the model declares [1, 16]``: no
+file, no key, no fix. Each fix printed is applied as printed (the command run where pytest ran,
+the YAML line written) and the suite then passes. The suite lives in a folder below where
+pytest runs, so the command's paths (from there) and the YAML's (from the suite) differ."""
+import re
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+
+from pytest_ascend_accuracy.testing import models as tiny_models
+
+
+def _dynamic_mlp():
+    """passing_mlp with its batch dimension dynamic ('N')."""
+    model = tiny_models.passing_mlp()
+    for value in list(model.graph.input) + list(model.graph.output):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    return model
+
+
+@pytest.fixture
+def suite(pytester):
+    folder = pytester.mkdir("suites")
+    (folder / "models").mkdir()
+    (folder / "data").mkdir()
+    onnx.save(tiny_models.passing_mlp(), str(folder / "models" / "mlp.onnx"))  # x: [1, 16]
+    onnx.save(_dynamic_mlp(), str(folder / "models" / "dyn.onnx"))  # x: [N, 16]
+    rng = np.random.default_rng(0)
+    np.save(folder / "data" / "frames.npy", rng.random((4, 16), dtype=np.float32))
+    np.save(folder / "data" / "frames_f64.npy", rng.random((1, 16)))
+    np.save(folder / "data" / "frames_3d.npy", rng.random((1, 4, 16), dtype=np.float32))
+
+    def write(entry: str):
+        (folder / "accuracy_suite.yaml").write_text(f"models:\n  - {entry}\n")
+        return pytester.runpytest("-p", "no:cacheprovider")
+    return write
+
+
+def _error(result) -> str:
+    lines = [line for line in result.outlines if line.startswith("invalid accuracy suite:")]
+    assert lines, result.stdout.str()
+    return lines[0]
+
+
+def _run_command(pytester, error: str) -> None:
+    """The ``python -c "..."`` the error prints, run where pytest ran."""
+    command = shlex.split(re.search(r'python -c "[^"]+"', error).group(0))
+    subprocess.run([sys.executable] + command[1:], cwd=pytester.path, check=True)
+
+
+def test_a_batch_of_four_for_a_batch_one_model_names_the_file_and_keeps_the_first(
+        pytester, suite):
+    result = suite("{name: m, model: models/mlp.onnx, inputs: {x: data/frames.npy}}")
+    error = _error(result)
+    assert error == (
+        "invalid accuracy suite: suites/accuracy_suite.yaml: models[0].inputs.x: data/frames.npy "
+        "holds an array of shape [4, 16]; model mlp.onnx's input 'x' is [1, 16]: keep the "
+        "first 1 of its 4: python -c \"import numpy as np; np.save('suites/data/frames_1.npy', "
+        "np.load('suites/data/frames.npy')[:1])\", then write inputs: {x: data/frames_1.npy}")
+    assert result.ret == 2  # refused at collection, before anything converts
+    _run_command(pytester, error)
+    frames = np.load(pytester.path / "suites" / "data" / "frames.npy")
+    assert np.array_equal(np.load(pytester.path / "suites" / "data" / "frames_1.npy"),
+                          frames[:1])
+    fixed = suite("{name: m, model: models/mlp.onnx, inputs: {x: data/frames_1.npy}}")
+    fixed.assert_outcomes(passed=1)
+
+
+def test_float64_values_for_a_float32_input_are_saved_as_float32(pytester, suite):
+    error = _error(suite("{name: m, model: models/mlp.onnx, inputs: {x: data/frames_f64.npy}}"))
+    assert error.endswith(
+        "models[0].inputs.x: data/frames_f64.npy holds float64 values; model mlp.onnx's input "
+        "'x' is float32: save it as float32: python -c \"import numpy as np; np.save("
+        "'suites/data/frames_f64_float32.npy', np.load('suites/data/frames_f64.npy')"
+        ".astype(np.float32))\", then write inputs: {x: data/frames_f64_float32.npy}")
+    _run_command(pytester, error)
+    suite("{name: m, model: models/mlp.onnx, inputs: {x: data/frames_f64_float32.npy}}"
+          ).assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("apply", ["command", "input_shape"])
+def test_a_file_against_the_entrys_input_shape_names_that_key_and_both_fixes(
+        pytester, suite, apply):
+    entry = "{name: m, model: models/dyn.onnx, inputs: {x: data/frames.npy}, input_shape: %s}"
+    error = _error(suite(entry % "{x: [1, 16]}"))
+    assert ("models[0].inputs.x: data/frames.npy holds an array of shape [4, 16]; "
+            "models[0].input_shape.x says [1, 16]: keep the first 1 of its 4: python -c ") in error
+    assert error.endswith("then write inputs: {x: data/frames_1.npy}; or convert at the file's "
+                          "shape: input_shape: {x: [4, 16]}")
+    if apply == "command":
+        _run_command(pytester, error)
+        fixed = suite("{name: m, model: models/dyn.onnx, inputs: {x: data/frames_1.npy}, "
+                      "input_shape: {x: [1, 16]}}")
+    else:
+        fixed = suite(entry % re.search(r"input_shape: (\{.*\})$", error).group(1))
+    fixed.assert_outcomes(passed=1)
+
+
+def test_a_file_of_another_rank_says_what_to_save(suite):
+    error = _error(suite("{name: m, model: models/mlp.onnx, inputs: {x: data/frames_3d.npy}}"))
+    assert error.endswith(
+        "models[0].inputs.x: data/frames_3d.npy holds an array of shape [1, 4, 16]; model "
+        "mlp.onnx's input 'x' is [1, 16]: save an array of shape [1, 16] and dtype float32 with "
+        "numpy.save, then write inputs: {x: <file>.npy}")
+
+
+def test_a_file_the_dynamic_model_takes_at_its_shape_runs(suite):
+    suite("{name: m, model: models/dyn.onnx, inputs: {x: data/frames.npy}}"
+          ).assert_outcomes(passed=1)
+
+
+def test_an_unreadable_file_is_refused_under_its_key(pytester, suite):
+    (pytester.path / "suites" / "data" / "broken.npy").write_bytes(b"not an array")
+    error = _error(suite("{name: m, model: models/mlp.onnx, inputs: {x: data/broken.npy}}"))
+    assert error.startswith("invalid accuracy suite: suites/accuracy_suite.yaml: "
+                            "models[0].inputs.x: data/broken.npy: "), error
