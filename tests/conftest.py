@@ -225,6 +225,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_unconfigure(config):
+    _thaw_suite_heap()  # closed here: a block left to interpreter shutdown ran on torn-down globals
     if hasattr(config, "workerinput"):
         return
     if _OWNED_PREFIX is not None:
