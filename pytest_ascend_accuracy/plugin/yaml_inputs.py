@@ -142,7 +142,7 @@ def _input_names(model, shapes: Optional[Shapes], at: str) -> None:
         check_input_names(unknown[:1], names, f"{at}.{unknown[0]} (model {model.name})")
 
 
-def check_input_files(inputs: InputsSpec, written: Mapping, model, input_shape: Optional[Shapes],
+def check_input_files(inputs: InputsSpec, written, model, input_shape: Optional[Shapes],
                       at: str, input_shape_at: str) -> None:
     """Each ``.npy`` file of ``inputs: {name: file}`` holds what the model's input takes: its
     dtype, its rank and each fixed dimension (``input_shape:``'s, else the model's), read from
@@ -154,6 +154,8 @@ def check_input_files(inputs: InputsSpec, written: Mapping, model, input_shape: 
     from ..errors import DumpFormatError
     from ..graph.onnx_graph import declared_shape, input_dtype
 
+    if not inputs.files:
+        return
     specs = {i.name: i for i in model.inputs or ()}
     written = {str(k): v for k, v in written.items()}  # as parse_inputs names them
     for name, path in inputs.files:
