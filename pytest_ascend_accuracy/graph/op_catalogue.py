@@ -100,9 +100,12 @@ class ModelOps:
             elif entry not in self._name_set:
                 members = split_concatenated_names(entry, self.names)
                 if members:  # a fused op as the failure block prints it: ATC wants its members
+                    # the names it joins, not every op fused in: a BatchNorm folded into a
+                    # Conv leaves no part in conv1relu1 (the failure block's "original ops",
+                    # from the om json, list it; keeping the Conv keeps what was folded in)
                     raise ConfigError(where, f"keep_dtype entry {entry!r} is the name of a fused "
-                                             f"op: keep_dtype takes the original node names "
-                                             f"fused into it: "
+                                             f"op: keep_dtype takes the original node names, "
+                                             f"which that name joins: "
                                              + ", ".join(repr(m) for m in members))
                 raise ConfigError(where, self._unknown(entry, "keep_dtype entry"))
 

@@ -49,7 +49,7 @@ def test_check_keep_dtype_names_the_members_of_a_fused_name():
         _ops().check_keep_dtype(["Conv@24Add@15Relu@9"], "here")
     text = str(err.value)
     assert ("keep_dtype entry 'Conv@24Add@15Relu@9' is the name of a fused op: keep_dtype takes "
-            "the original node names fused into it: 'Conv@24', 'Add@15', 'Relu@9'") in text
+            "the original node names, which that name joins: 'Conv@24', 'Add@15', 'Relu@9'") in text
     assert "closest" not in text
 
 
@@ -99,7 +99,8 @@ def conv_bn_relu_model(pytester):
 
 def _fused_line(where: str) -> str:
     return (f"ascend-accuracy configuration error: *{where}*keep_dtype entry '{FUSED}' is the name "
-            f"of a fused op: keep_dtype takes the original node names fused into it: {MEMBERS_TEXT}")
+            f"of a fused op: keep_dtype takes the original node names, which that name joins: "
+            f"{MEMBERS_TEXT}")
 
 
 def test_python_keep_dtype_with_a_fused_name_names_its_members(pytester, conv_bn_relu_model):
@@ -120,5 +121,5 @@ def test_yaml_keep_dtype_with_a_fused_name_names_its_members(pytester, conv_bn_r
     run.stdout.fnmatch_lines([
         f"invalid accuracy suite: accuracy_fused.yaml: models[[]0[]].modes[[]0[]].keep_dtype: "
         f"keep_dtype entry '{FUSED}' is the name of a fused op: keep_dtype takes the original "
-        f"node names fused into it: {MEMBERS_TEXT}"])
+        f"node names, which that name joins: {MEMBERS_TEXT}"])
     assert "closest" not in "".join(line for line in run.outlines if f"'{FUSED}'" in line)
