@@ -6,7 +6,7 @@ import sysconfig
 
 import pytest
 
-from pytest_ascend_accuracy.compare import pair_sums
+from pytest_ascend_accuracy.compare import pair_sums, tiny_values
 from pytest_ascend_accuracy.dump import channel_blocks
 
 HAS_COMPILER = bool(shutil.which(sysconfig.get_config_var("CC") or "cc") or shutil.which("cc")
@@ -14,9 +14,10 @@ HAS_COMPILER = bool(shutil.which(sysconfig.get_config_var("CC") or "cc") or shut
 
 
 @pytest.mark.skipif(not HAS_COMPILER, reason="no C compiler here: the install leaves them out")
-@pytest.mark.parametrize("module, name", [(pair_sums, "compare._pair_sums"),
-                                          (channel_blocks, "dump._channel_blocks")])
-def test_the_install_builds_the_extension_where_a_c_compiler_is_there(module, name):
-    assert module.extension() is not None, (
+@pytest.mark.parametrize("load, name", [(pair_sums.extension, "compare._pair_sums"),
+                                        (tiny_values.pass_extension, "compare._tiny_pass"),
+                                        (channel_blocks.extension, "dump._channel_blocks")])
+def test_the_install_builds_the_extension_where_a_c_compiler_is_there(load, name):
+    assert load() is not None, (
         f"pytest_ascend_accuracy.{name} is not importable although a C compiler is installed: "
         "reinstall (pip install -e .) and read the build output")
