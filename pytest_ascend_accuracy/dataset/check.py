@@ -80,7 +80,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         for sample in source:
             where = f"sample {sample.id!r}"
             ref = reference.outputs(reference_feed(reference_inputs, sample.inputs, where), where)
-            dev = as_float32(om.outputs(sample.inputs))
+            dev = as_float32(_device_outputs(om, sample.inputs, where))
             _check_names(ref, dev, where)
             flipped = flips.add(sample, ref, dev) if flips is not None else False
             flipped = scorer.add(sample, ref, dev) or flipped
@@ -266,6 +266,36 @@ class _Quiet:
 
     def values(self):
         return self.scorer.values()
+
+
+def _device_outputs(om, inputs, where: str):
+    """``om.outputs(inputs)``; its ``ConfigError`` names the sample (``where``). The reference
+    took the sample, so an input the device refuses is one of another shape than the model
+    under test was converted at (``ascend_model(..., input_shape=...)``): the check ended with
+    "inputs of 'dyn': input 'x' has shape [2, 8], the model declares [1, 8]", naming no
+    sample."""
+    try:
+        return om.outputs(inputs)
+    except ConfigError as exc:
+        if str(exc.where or "").startswith("sample "):
+            raise
+        shape = getattr(om, "input_shape", None)
+        note = ""
+        if shape:
+            note = (f"; the onnxruntime reference took it: the model under test was converted "
+                    f"at input_shape={_shapes(shape)}, one shape for every sample: convert it "
+                    f"without input_shape (ascend_model(model); in a YAML suite, no "
+                    f"input_shape: in its entry) to convert it at each sample's shape, or give "
+                    f"every sample that shape")
+        of = f" ({exc.where})" if exc.where else ""
+        raise ConfigError(where, f"the model under test{of}: {exc.problem}{note}") from None
+
+
+def _shapes(shape) -> str:
+    """``{'x': [1, 8]}``: an input_shape as given (a mapping or ATC's text)."""
+    if isinstance(shape, dict):
+        return "{" + ", ".join(f"{k!r}: {list(v)}" for k, v in shape.items()) + "}"
+    return repr(shape)
 
 
 def _check_names(ref, dev, where: str) -> None:
