@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from dataclasses import replace
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
@@ -115,10 +116,16 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         higher_is_better=higher_is_better,
         reference_cached=reference.hits, reference_runs=reference.runs)
     compared = verdict = None
-    if not result.passed and trace and first_flipped is not None:
+    traced, role = first_flipped, "first flipped sample"
+    moved = getattr(scorer, "moved", None)  # map: the sample whose scores moved most
+    if not result.passed and not result.flipped and moved is not None:
+        result.moved = (moved[1].id, moved[2], moved[3])
+        traced, role = moved[1], "scores moved most in sample"
+    if not result.passed and trace and traced is not None:
         result.culprit, compared, verdict = trace_sample(
-            om, first_flipped, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,
+            om, traced, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,
             metric=op_metric, reference_inputs=reference_inputs, scale_tolerance=scale_tolerance)
+        result.culprit = replace(result.culprit, role=role)
     return result, compared, verdict
 
 

@@ -33,12 +33,14 @@ class Culprit:
     value: Optional[float] = None
     order: Optional[int] = None
     note: str = ""
+    #: why this sample was traced: the first flipped one, or (map) the one whose scores moved most
+    role: str = "first flipped sample"
 
     def line(self) -> str:
         if self.op is None:
-            return f"first flipped sample {self.sample}: {self.note}"
+            return f"{self.role} {self.sample}: {self.note}"
         kind = f" ({self.op_type})" if self.op_type else ""
-        return (f"first flipped sample {self.sample}: first operator below the threshold: "
+        return (f"{self.role} {self.sample}: first operator below the threshold: "
                 f"{self.op}{kind} #{self.order}, {self.reason}")
 
 
@@ -72,6 +74,9 @@ class DatasetResult:
     positions_total: int = 0  # 0: rows x positions
     flipped_positions: int = 0
     untracked: str = ""
+    #: map, failed, no sample changed: (sample, reference score, device score) of the detection
+    #: whose score moved most (``detection.MeanAP.moved``), the sample traced
+    moved: Optional[Tuple[str, float, float]] = None
     #: False for a figure where lower is better (a loss): the drop is then device - reference
     higher_is_better: bool = True
     extra: Dict[str, object] = field(default_factory=dict)
@@ -129,6 +134,11 @@ class DatasetResult:
             lines.append(f"{what}: not tracked ({self.untracked})")
         elif self.flipped:
             lines.append(f"{what} ({len(self.flipped)} of {total}{seq}): {_ids(self.flipped)}")
+        elif self.moved is not None:
+            sample, ref, dev = self.moved
+            lines.append(f"{what}: no box nor top detection, but scores did: the most in sample "
+                         f"{sample} ({ref:.4f} reference, {dev:.4f} device; mAP ranks the "
+                         f"detections of all samples by score)")
         elif self.output is not None or self.metric == "map":
             lines.append(f"{what}: none" + (f" ({seq[2:]})" if seq else ""))
         if self.nonfinite:
