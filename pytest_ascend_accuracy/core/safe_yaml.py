@@ -156,11 +156,15 @@ def check_unique_keys(node, where: str) -> None:
             earlier = first.get((key.tag, key.value))
             line = key.start_mark.line + 1
             if earlier is not None:
-                on = "on the same line" if earlier == line else f"first on line {earlier}"
+                on = "on the same line" if earlier[0] == line else f"first on line {earlier[0]}"
+                # two lists or two mappings (a second models:) hold what the user wants both
+                # of: removing one would drop its entries, as YAML silently did
+                fix = ("merge them into one" if earlier[1] == value.id != "scalar"
+                       else "remove one")
                 raise ConfigError(where, f"line {line}: key {key.value!r} given twice in one "
                                          f"mapping ({on}); YAML would keep the last value "
-                                         "silently: remove one")
-            first[(key.tag, key.value)] = line
+                                         f"silently: {fix}")
+            first[(key.tag, key.value)] = (line, value.id)
 
 
 def nesting_bound(text: str) -> int:

@@ -91,7 +91,9 @@ def load_suite(path, *, default_threshold: float = 0.95) -> List[SuiteCase]:
 
     path = Path(path)
     try:  # bounded: an alias bomb is refused before validation walks the document
-        data = load_yaml(path.read_text(encoding="utf-8"), str(path))
+        # a key given twice is refused: YAML keeps the last, so a second models: dropped
+        # every entry above it from the run, silently
+        data = load_yaml(path.read_text(encoding="utf-8"), str(path), unique_keys=True)
     except OSError as exc:
         raise ConfigError(str(path), f"cannot read: {exc.strerror or exc}") from None
     except yaml.YAMLError as exc:

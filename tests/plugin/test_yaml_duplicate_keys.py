@@ -1,0 +1,54 @@
+"""A key given twice in an accuracy suite is refused at collection, naming the file, both lines and
+the fix: YAML keeps the last value, so a second ``models:`` dropped every entry above it from the
+run and a second ``threshold:`` replaced the first, silently."""
+import pytest
+
+TWO_MODELS_KEYS = """models:
+  - model: models/passing_mlp.onnx
+    inputs: {seed: 0}
+models:
+  - model: models/overflow.onnx
+    inputs: {seed: 0}
+    modes: [high_precision]
+"""
+
+MERGED = """models:
+  - model: models/passing_mlp.onnx
+    inputs: {seed: 0}
+  - model: models/overflow.onnx
+    inputs: {seed: 0}
+    modes: [high_precision]
+"""
+
+TWO_THRESHOLDS = """models:
+  - model: models/passing_mlp.onnx
+    inputs: {seed: 0}
+    threshold: 0.5
+    threshold: 0.99
+"""
+
+
+def test_a_second_models_key_is_refused_and_merging_them_runs_both(pytester, models_dir):
+    pytester.makefile(".yaml", accuracy_dup=TWO_MODELS_KEYS)
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(errors=1)
+    run.stdout.fnmatch_lines([
+        "invalid accuracy suite: accuracy_dup.yaml: line 4: key 'models' given twice in one "
+        "mapping (first on line 1); YAML would keep the last value silently: merge them into one"])
+    pytester.makefile(".yaml", accuracy_dup=MERGED)  # the fix, as printed
+    run = pytester.runpytest("-p", "no:cacheprovider", "-q")
+    run.assert_outcomes(passed=2)
+
+
+@pytest.mark.parametrize("flow", [False, True])
+def test_a_setting_given_twice_in_an_entry_is_refused(pytester, models_dir, flow):
+    text = TWO_THRESHOLDS
+    if flow:
+        text = text.replace("    threshold: 0.5\n    threshold: 0.99\n",
+                            "    per_op: {fc1: 0.5, fc1: 0.9}\n")
+    pytester.makefile(".yaml", accuracy_dup=text)
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(errors=1)
+    key, where = ("fc1", "on the same line") if flow else ("threshold", "first on line 4")
+    run.stdout.fnmatch_lines([f"invalid accuracy suite: accuracy_dup.yaml: line * key '{key}' "
+                              f"given twice in one mapping ({where}); * silently: remove one"])
