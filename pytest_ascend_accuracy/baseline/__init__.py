@@ -24,7 +24,8 @@ The pieces: ``baseline_file`` (the YAML format), ``baseline_inputs`` (seeded or 
 rootdir), ``baseline_cases`` (one file per inputs case: ``locate_case(root, model, mode,
 rootdir, inputs)`` is what the plugin judges, ``<mode>.yaml`` for seed 0 and the model's shapes,
 ``<mode>/<case>.yaml`` for any other inputs), ``baseline_check`` (judging, rewriting under one
-``core.regen.Regen``).
+``core.regen.Regen``), ``baseline.metrics`` (the lines a rel_l2 threshold judges, whose rel_l2
+rise is judged too, and the metrics no baseline judges).
 
 Layer above ``backends``: may import ``backends`` and everything below it.
 """
@@ -40,6 +41,7 @@ from .file import (ENVIRONMENT_KEYS, Baseline, BaselineWriteError, InputSpec,
                             OpBaseline, TensorSpec, ops_from_result, read_baseline, render,
                             write_baseline)
 from .inputs import BaselineInputs, input_spec, inputs_dir, inputs_for_baseline
+from .metrics import BaselineMetricWarning, rel_l2_lines, unjudged_metrics
 
 __all__ = ["check_baseline", "BaselineGapWarning", "BaselineOutcome", "ModelChangedWarning",
            "OpChange", "judge_ops", "setup_changes",
@@ -49,4 +51,5 @@ __all__ = ["check_baseline", "BaselineGapWarning", "BaselineOutcome", "ModelChan
            "ENVIRONMENT_KEYS", "Baseline", "BaselineWriteError", "InputSpec", "OpBaseline",
            "TensorSpec", "ops_from_result", "read_baseline", "render", "write_baseline",
            "BaselineInputs", "input_spec", "inputs_dir", "inputs_for_baseline",
-           "case_name", "locate_case"]
+           "case_name", "locate_case", "BaselineMetricWarning", "rel_l2_lines",
+           "unjudged_metrics"]

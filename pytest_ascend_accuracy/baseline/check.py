@@ -13,9 +13,10 @@
 * otherwise every baseline line is judged: **regressed** when its cosine (the one the threshold
   judges; a version 1 file's, msaccucmp's plain one, against the run's plain one, as it was
   recorded: see ``baseline.file``) dropped by more than ``max_drop``, its rel_l2 rose by more
-  than ``max_rel_l2_rise`` (when given), its NaN or Inf count rose, it is no longer compared,
-  or it disappeared from the run. The message lists ``op: old -> new`` lines in graph order.
-  Ops the baseline does not know are noted, not failed.
+  than ``max_rel_l2_rise`` (when given; of the lines ``rel_l2_lines`` names, when given: the
+  plugin gives those a threshold judges by rel_l2, ``baseline.metrics``), its NaN or Inf count
+  rose, it is no longer compared, or it disappeared from the run. The message lists
+  ``op: old -> new`` lines in graph order. Ops the baseline does not know are noted, not failed.
 
 Both sides are rounded the same way before judging (see ``baseline_file``), so a baseline just
 written always passes against the run that wrote it, and a drop of exactly ``max_drop`` passes.
@@ -30,7 +31,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Mapping, Optional, Sequence, Tuple
+from typing import Collection, List, Mapping, Optional, Sequence, Tuple
 
 from .env import backend_only_keys, normalise_environment
 from ..core.path_lock import PathLocked
@@ -99,10 +100,14 @@ class Judgement:
 
 def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
               max_drop: float, max_rel_l2_rise: Optional[float] = None,
-              new_fail: bool = False) -> Judgement:
+              new_fail: bool = False,
+              rel_l2_lines: Optional[Collection[Tuple[str, str]]] = None) -> Judgement:
     """Judge rounded ``current`` lines against ``baseline`` lines (pure; no files).
     ``new_fail``: a current line the baseline lacks is a regression, not a note (the model is
-    the one the baseline recorded, so the file itself lost it: edited or cut)."""
+    the one the baseline recorded, so the file itself lost it: edited or cut).
+    ``rel_l2_lines``: the ``(op, slot)`` keys whose rel_l2 rise ``max_rel_l2_rise`` judges
+    (those a threshold judges by rel_l2, ``baseline.metrics``); None: every line. A line whose
+    rel_l2 fell by more than that counts as improved, as one whose cosine rose."""
     base = {op.key: op for op in baseline}
     seen = set()
     regressions: List[OpChange] = []
@@ -116,8 +121,11 @@ def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
                 new_ops.append(cur.label)
             continue
         seen.add(cur.key)
-        regressions += _op_changes(old, cur, max_drop, max_rel_l2_rise)
-        if old.compared and cur.compared and cur.cosine - old.cosine > max_drop + _EPS:
+        rise = max_rel_l2_rise if rel_l2_lines is None or cur.key in rel_l2_lines else None
+        regressions += _op_changes(old, cur, max_drop, rise)
+        if old.compared and cur.compared and (
+                cur.cosine - old.cosine > max_drop + _EPS
+                or rise is not None and old.rel_l2 - cur.rel_l2 > rise + _EPS):
             improved.append(cur.label)
         if cur.compared and not math.isnan(cur.cosine) and (not old.compared
                                                              or math.isnan(old.cosine)):
@@ -223,13 +231,16 @@ class ModelChangedWarning(UserWarning):
 def check_baseline(result, path, *, header: Mapping[str, object], inputs,
                    max_drop: float = 0.002, max_rel_l2_rise: Optional[float] = None,
                    regen=Regen.NONE, info: Optional[Mapping[str, object]] = None,
-                   shown: Optional[str] = None) -> BaselineOutcome:
+                   shown: Optional[str] = None,
+                   rel_l2_lines: Optional[Collection[Tuple[str, str]]] = None
+                   ) -> BaselineOutcome:
     """Judge ``result`` (a ``CompareResult``) against the baseline at ``path``; see the module
     docstring. ``header``: the environment (``backend``, ``toolkit_version``, ``soc_version``,
     ``atc_args`` and any extra plain keys, see ``baseline.environment_for``). ``inputs``: the
     ``BaselineInputs`` (or its ``InputSpec``) the run used; unseeded inputs are refused.
     ``info``: shown in the file and in messages, never judged (model name, model sha256).
-    ``shown``: how messages spell ``path`` (the plugin: relative to where pytest ran)."""
+    ``shown``: how messages spell ``path`` (the plugin: relative to where pytest ran).
+    ``max_rel_l2_rise`` judges the rel_l2 of the ``rel_l2_lines`` keys (``judge_ops``)."""
     path = Path(path)
     shown = shown if shown is not None else os.fspath(path)
     where = f"baseline {shown}"
@@ -246,12 +257,13 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     # one process at a time reads, judges and rewrites a baseline (and its stored inputs):
     # xdist workers whose tests share one recorded it twice at once, half of each
     with PathLocked(path, "baseline"):
-        return _judge(path, fresh, regen, max_drop, max_rel_l2_rise, shown, plain)
+        return _judge(path, fresh, regen, max_drop, max_rel_l2_rise, shown, plain,
+                      rel_l2_lines)
 
 
 def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
            max_rel_l2_rise: Optional[float], shown: str,
-           plain: Sequence[OpBaseline] = ()) -> BaselineOutcome:
+           plain: Sequence[OpBaseline] = (), rel_l2_lines=None) -> BaselineOutcome:
     """``check_baseline`` under the baseline's lock; messages name the file as ``shown``.
     ``plain``: this run's lines with msaccucmp's plain cosine, judged against a version 1
     file (which recorded that one)."""
@@ -307,7 +319,7 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     # file (an emptied ops list checked nothing, silently)
     judged = plain if old.plain_cosine and plain else current
     j = judge_ops(old.ops, judged, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
-                  new_fail=same_model)
+                  new_fail=same_model, rel_l2_lines=rel_l2_lines)
     notes = _notes(old, info_d, j, max_drop) + _plain_cosine_note(old, current, judged, shown)
     if not j.regressions:
         text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "

@@ -421,18 +421,19 @@ def require_baseline_inputs(handle: "AscendModel", inputs, nodeid: str) -> None:
 
 def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", inputs,
                            spec: AccuracySpec, *, nodeid: str):
-    """The per-operator baseline check of a passing accuracy check (``max_drop`` set): returns
-    the ``BaselineOutcome``. The baseline lives under the baseline dir as <model key>/<mode>.yaml
-    for the default inputs (seed 0, the model's shapes) and <model key>/<mode>/<case>.yaml for
-    any other inputs case (``baseline.cases``: each seed, input shape or set of stored arrays its
-    own), the key being the model file's path relative to the rootdir; a <mode>.yaml is read by
-    the case whose inputs it records, and one still at its old stem-keyed place is used there,
-    with a ``MovedFileWarning``; an
-    in-memory model's key is its graph name and a digest of this test's id without its
-    parametrization, so a retrained model keeps its baseline and two tests never share one."""
+    """The per-operator baseline check of a passing accuracy check (``max_drop`` set; rel_l2
+    too where a threshold judges by it, ``baseline_metric``): the ``BaselineOutcome``. The
+    baseline is <model key>/<mode>.yaml under the baseline dir for the default inputs (seed 0,
+    the model's shapes), <model key>/<mode>/<case>.yaml for any other inputs case
+    (``baseline.cases``), the key being the model file's path relative to the rootdir; a
+    <mode>.yaml is read by the case whose inputs it records, and one still at its old
+    stem-keyed place is used there, with a ``MovedFileWarning``; an in-memory model's key is its
+    graph name and a digest of this test's id without its parametrization, so a retrained model
+    keeps its baseline and two tests never share one."""
     from ..baseline import check_baseline, environment_for
     from ..baseline.cases import locate_case, with_other_cases
     from ..baseline.env import baseline_label, model_info, owner_of
+    from .baseline_metric import rel_l2_limits
 
     require_baseline_inputs(handle, inputs, nodeid)
     rootdir = state.settings.rootdir
@@ -459,7 +460,7 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
                  "baselines are now keyed by the model file's path relative to the rootdir"))))
     return with_other_cases(check_baseline(
         result, located.path, header=environment_for(handle.converted), inputs=inputs,
-        max_drop=spec.max_drop, regen=state.settings.regen,
+        max_drop=spec.max_drop, regen=state.settings.regen, **rel_l2_limits(result, spec),
         info=model_info(handle.model, rootdir, owner), shown=state.settings.show(located.path)),
         located, inputs.spec, state.settings.show)
 

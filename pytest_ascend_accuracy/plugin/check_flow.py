@@ -70,6 +70,11 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
     finally:
         publish(outcome, record_property, baseline=notes[-1] if notes else None)
     note = notes[-1]
+    from .baseline_metric import unjudged_warning  # a metric it cannot judge: said, once
+
+    unjudged = unjudged_warning(state, spec, nodeid)
+    if unjudged is not None:
+        warn_at_test(unjudged, nodeid, state.settings.rootdir)
     if not base.passed:
         pytest.fail(note.message, pytrace=False)
     if base.model_changed:  # a pass on an edited model is said, not silent (issue 13 D7)

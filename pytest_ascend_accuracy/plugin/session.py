@@ -181,6 +181,8 @@ class AccuracyState:
     session_key: str = ""
     #: tests that started in this session (``start_attempt``)
     attempted: set = field(default_factory=set)
+    #: tests told their baseline does not judge their metric (``BaselineMetricWarning``, once)
+    baseline_metric_warned: set = field(default_factory=set)
     #: dump directories of passing tests, removed when they ended -> the test that made them
     removed_dumps: Dict[Path, str] = field(default_factory=dict)
     #: dump directories of tests whose call phase has not ended (``plugin.dump_cleanup``)

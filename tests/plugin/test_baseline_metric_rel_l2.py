@@ -1,0 +1,190 @@
+"""A test judged by rel_l2 has its operators' rel_l2 judged against the baseline too.
+
+The per-operator baseline judged each operator's cosine drop only (plus NaN/Inf, operators no
+longer compared or missing). For an error that is not a change of scale, cosine ~= 1 - rel_l2**2
+/ 2: an operator whose rel_l2 went from 0.001 to 0.04 (40x worse, within a rel_l2 threshold of
+0.05) dropped its cosine by 0.0008, under max_drop=0.002, and the baseline passed. The model
+below shifts its input by a constant and back: float16 rounding at the constant is the error, so
+the constant sets the rel_l2 of ``norm`` (2: 9.5e-04; 127.3: 4.1e-02, cosine 0.999174)."""
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+TEST_FILE = '''
+from pytest_ascend_accuracy import accuracy
+
+M = "models/shifted.onnx"
+
+
+@accuracy(metric="rel_l2", threshold=0.05, max_drop=0.002)
+def test_rel(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs(M, seed=0)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+'''
+
+BASELINE = "accuracy-baselines/models/shifted/default.yaml"
+#: the regression line of ``norm`` once the constant is 127.3 (recorded at 2)
+LINE = "norm: rel_l2 9.530e-04 -> 4.115e-02 (rise 4.020e-02 > 0.002)"
+
+
+def _model(c):
+    """``y = (x + c) - c`` over [1, 256]: ``shift`` then ``norm``."""
+    cst = numpy_helper.from_array(np.full((1, 256), c, np.float32), "c")
+    nodes = [helper.make_node("Add", ["x", "c"], ["a"], name="shift"),
+             helper.make_node("Sub", ["a", "c"], ["y"], name="norm")]
+    graph = helper.make_graph(
+        nodes, "shifted", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256])], [cst])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def _save(pytester, c):
+    folder = pytester.path / "models"
+    folder.mkdir(exist_ok=True)
+    onnx.save(_model(c), str(folder / "shifted.onnx"))
+
+
+def _run(pytester, *args):
+    return pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep",
+                              "--junitxml=junit.xml", "-o", "junit_family=xunit1", *args)
+
+
+def _recorded(pytester):
+    """A baseline recorded by the model at constant 2 (rel_l2 of norm 9.5e-04)."""
+    pytester.makepyfile(test_rel=TEST_FILE)
+    _save(pytester, 2.0)
+    _run(pytester).assert_outcomes(failed=1)  # missing: written
+    _run(pytester).assert_outcomes(passed=1)
+    return (pytester.path / BASELINE).read_bytes()
+
+
+def _props(pytester):
+    root = ET.parse(str(pytester.path / "junit.xml")).getroot()
+    case = next(root.iter("testcase"))
+    return {p.get("name"): p.get("value") for p in case.iter("property")}
+
+
+def _report(pytester):
+    folder = next((pytester.path / "rep").iterdir())
+    page = (folder / "report.html").read_text(encoding="utf-8")
+    return page, json.loads((folder / "compare.json").read_text(encoding="utf-8"))
+
+
+def test_a_40x_rel_l2_regression_under_the_threshold_fails_naming_the_op(pytester):
+    _recorded(pytester)
+    _save(pytester, 127.3)  # norm: rel_l2 4.1e-02 (threshold 0.05), cosine drop 0.000826
+    result = _run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "accuracy baseline REGRESSED: 1 of 2 baselined operator lines got worse than "
+        f"{BASELINE} allows (cosine drop > 0.002, rel_l2 rise > 0.002, *",
+        f"  {LINE}",
+        "To accept these values: rerun with --accuracy-regen (rewrites failing baselines) or "
+        "--accuracy-regen-all.",
+        f"FAILED test_rel.py::test_rel [[]shifted, default[]]: baseline regressed: {LINE}"])
+    out = result.stdout.str()
+    assert "norm: cosine" not in out and "shift:" not in out  # cosine alone: within max_drop
+    # every rendering says it as it says a cosine regression
+    props = _props(pytester)
+    assert props["accuracy_passed"] == "false"
+    assert props["accuracy_baseline"] == f"regressed: {LINE}"
+    page, data = _report(pytester)
+    head = re.search(r"<h1[^>]*>(.*?)</h1>", page).group(1)
+    assert "baseline regressed" in head and LINE.replace(">", "&gt;") in head
+    assert data["verdict"]["passed"] is True  # the threshold itself passed
+    assert data["baseline"]["status"] == "regressed" and data["baseline"]["line"] == LINE
+
+
+def test_the_regen_the_failure_prints_records_the_new_values(pytester):
+    _recorded(pytester)
+    _save(pytester, 127.3)
+    regen = _run(pytester, "--accuracy-regen")
+    regen.assert_outcomes(failed=1)  # rewritten, the test still fails
+    regen.stdout.fnmatch_lines([f"  {LINE}", "Baseline rewritten with this run's values "
+                                "(--accuracy-regen); the test still fails."])
+    assert 'op: "norm", slot: "output:0", cosine: 0.999174, rel_l2: 4.115e-02' in (
+        pytester.path / BASELINE).read_text()
+    _run(pytester).assert_outcomes(passed=1)
+
+
+def test_a_cosine_test_is_judged_as_before_and_its_file_kept_byte_for_byte(pytester):
+    """The same regression under a cosine threshold: its cosine drop (0.000826) is within
+    max_drop, as it always was; the file the first run wrote is the one every run reads."""
+    pytester.makepyfile(test_rel=TEST_FILE.replace('metric="rel_l2", threshold=0.05',
+                                                   'threshold=0.99'))
+    _save(pytester, 2.0)
+    _run(pytester).assert_outcomes(failed=1)  # missing: written
+    written = (pytester.path / BASELINE).read_bytes()
+    _save(pytester, 127.3)
+    result = _run(pytester)
+    result.assert_outcomes(passed=1)
+    assert "BaselineMetricWarning" not in result.stdout.str()
+    assert _props(pytester)["accuracy_baseline"] == f"passed: {BASELINE}"
+    assert (pytester.path / BASELINE).read_bytes() == written
+
+
+def test_a_per_op_rel_l2_threshold_has_that_op_judged_by_rel_l2(pytester):
+    """A cosine test whose ``norm`` is judged by rel_l2 (``per_op``) has that line's rel_l2
+    rise judged; a rel_l2 test whose ``norm`` is judged by cosine does not."""
+    per_op = TEST_FILE.replace('metric="rel_l2", threshold=0.05',
+                               'threshold=0.99, per_op={"norm": {"rel_l2": 0.05}}')
+    pytester.makepyfile(test_rel=per_op)
+    _save(pytester, 2.0)
+    _run(pytester).assert_outcomes(failed=1)
+    _save(pytester, 127.3)
+    result = _run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"  {LINE}"])
+    pytester.makepyfile(test_rel=TEST_FILE.replace(
+        'threshold=0.05', 'threshold=0.05, per_op={"norm": {"cosine": 0.99}}'))
+    _run(pytester).assert_outcomes(passed=1)
+
+
+def test_a_baseline_a_rel_l2_test_wrote_before_reads_and_passes_unchanged(pytester):
+    """The file format is unchanged: a rel_l2 test's baseline (as every version wrote it)
+    passes its own run again and is not rewritten."""
+    written = _recorded(pytester)
+    assert b"version: 2" in written and b"rel_l2: 9.530e-04" in written
+    result = _run(pytester)
+    result.assert_outcomes(passed=1)
+    assert "BaselineMetricWarning" not in result.stdout.str()
+    assert (pytester.path / BASELINE).read_bytes() == written
+
+
+def test_an_improved_rel_l2_is_noted_for_regen_all(pytester):
+    """A line whose rel_l2 fell by more than max_drop is noted as improved in the baseline's
+    message (compare.json), as one whose cosine rose is: its cosine rose by 0.000826 only."""
+    pytester.makepyfile(test_rel=TEST_FILE)
+    _save(pytester, 127.3)
+    _run(pytester).assert_outcomes(failed=1)
+    _run(pytester).assert_outcomes(passed=1)
+    _save(pytester, 2.0)
+    _run(pytester).assert_outcomes(passed=1)
+    assert ("note: 1 operator line improved by more than 0.002 (record them with "
+            "--accuracy-regen-all): norm") in _report(pytester)[1]["baseline"]["message"]
+
+
+SUITE = """
+models:
+  - model: models/shifted.onnx
+    metric: rel_l2
+    threshold: 0.05
+    max_drop: 0.002
+    inputs: {seed: 0}
+"""
+
+
+def test_a_yaml_suite_entry_judged_by_rel_l2_fails_the_same_way(pytester):
+    pytester.makefile(".yaml", accuracy_suite=SUITE)
+    _save(pytester, 2.0)
+    _run(pytester).assert_outcomes(failed=1)  # missing: written
+    _save(pytester, 127.3)
+    result = _run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"  {LINE}"])
