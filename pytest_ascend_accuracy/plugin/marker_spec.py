@@ -231,7 +231,9 @@ def _scale_tolerance(value: Any, where: Optional[str]) -> Optional[float]:
 
 
 def validate_max_drop(value: Any, where: Optional[str]) -> Optional[float]:
-    """``max_drop``: None (no baseline check) or a cosine drop in [0, 1]."""
+    """``max_drop``: None (no baseline check) or how much the metric judging an op may worsen
+    against its baseline, in [0, 1]: a cosine drop, and for an op judged by rel_l2 also a rel_l2
+    rise (``plugin.baseline_metric``)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
