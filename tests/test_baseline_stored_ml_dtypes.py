@@ -52,6 +52,34 @@ def test_stored_arrays_are_read_back_bit_for_bit_and_a_rerun_passes(path, name):
     assert stored.dtype == np.dtype(f"u{given['x'].dtype.itemsize}")
 
 
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3fn", "int4"])
+@pytest.mark.parametrize("shape", [(), (0,), (4, 4)])
+def test_a_0d_an_empty_and_a_transposed_array_keep_their_shape(path, name, shape):
+    """np.ascontiguousarray made a 0-d array (1,): read back as [1], the rerun was 'rebaseline
+    required ... inputs.x.shape: [] -> [1]', and --accuracy-regen wrote the same again."""
+    model = models.passing_mlp()
+    array = _array(name).reshape(-1)[:int(np.prod(shape))].reshape(shape)
+    if shape == (4, 4):
+        array = array.T  # not C-contiguous
+    given = inputs_for_baseline(model, path, inputs={"x": array})
+    check_baseline(make_result(), path, header=HEADER, inputs=given)
+    assert np.load(inputs_dir(path) / "00-x.npy").shape == shape
+    again = inputs_for_baseline(model, path)
+    assert again["x"].shape == shape and again["x"].dtype == array.dtype
+    assert np.array_equal(_bits(again["x"]), _bits(np.ascontiguousarray(array).reshape(shape)))
+    assert check_baseline(make_result(), path, header=HEADER, inputs=again).passed
+
+
+def test_a_0d_copy_an_earlier_version_wrote_as_raw_bytes_keeps_its_shape(path):
+    model = models.passing_mlp()
+    given = inputs_for_baseline(model, path, inputs={"x": _array("bfloat16")[0, 2]})
+    check_baseline(make_result(), path, header=HEADER, inputs=given)
+    np.save(inputs_dir(path) / "00-x.npy", given["x"])  # raw bytes, shape ()
+    again = inputs_for_baseline(model, path)
+    assert again["x"].shape == () and _bits(again["x"]) == 0x3F80
+    assert check_baseline(make_result(), path, header=HEADER, inputs=again).passed
+
+
 def test_an_edited_bfloat16_copy_is_caught_and_accuracy_regen_rewrites_it(path):
     model = models.passing_mlp()
     given = inputs_for_baseline(model, path, inputs={"x": _array("bfloat16")})

@@ -48,7 +48,8 @@ def write_stored(f, array) -> None:
     """Write ``array`` to the open file ``f``: an ml_dtypes array as its bits (module doc)."""
     array = np.asarray(array)
     if _is_ml(array.dtype):
-        array = np.ascontiguousarray(array).view(np.dtype(f"u{array.dtype.itemsize}"))
+        # np.array, not np.ascontiguousarray, which makes a 0-d array of shape (1,)
+        array = np.array(array, order="C").view(np.dtype(f"u{array.dtype.itemsize}"))
     write_npy(f, array)
 
 
@@ -69,7 +70,7 @@ def read_stored(path, tensor: TensorSpec) -> np.ndarray:
     if raw.dtype.kind != "u" or raw.dtype.itemsize != bits.itemsize:
         raise DumpFormatError(path, f"holds {raw.dtype}, not the {bits} bits of the "
                                     f"{tensor.dtype} input {tensor.name!r} the baseline records")
-    return np.ascontiguousarray(raw, dtype=bits).view(wanted)
+    return np.array(raw, dtype=bits, order="C").view(wanted)  # a 0-d array stays 0-d
 
 
 def _raw_bytes(path, itemsize: int) -> Optional[np.ndarray]:
