@@ -30,6 +30,11 @@ def test_a_failed_load_says_why_and_the_next_error_does_not_repeat_it(fake_atc_o
     assert lines[2].startswith("  ") and lines[2].endswith(
         "the fake runtime cannot apply AIPP (--insert_op_conf)")
     assert npu.unread_errors == []  # asked, so cleared, as pyACL's own
+    npu.record_error("left unread by an earlier call")  # (an unload's, say)
+    with pytest.raises(BackendError) as again:
+        be.run(converted, {"x": x})
+    assert "cannot apply AIPP" in str(again.value)
+    assert "left unread" not in str(again.value)  # not this run's: dropped when it began
     plain = be.convert(tiny_model)
     be.run(plain, {"x": x})  # the same session goes on
     be.close()
@@ -49,3 +54,32 @@ def test_what_the_runtime_says_is_indented_under_the_error_and_its_absence_adds_
         raise RuntimeError("no")
 
     assert runtime_says(types.SimpleNamespace(get_recent_err_msg=broken)) == ""
+
+
+def test_a_failed_finalize_dump_says_its_own_message_not_the_unload_after_it(
+        fake_atc_on_path, tiny_model, tmp_path, monkeypatch):
+    import sys
+
+    npu = fake_runtime.install(monkeypatch, flavor="acl")
+    be = AscendBackend(Cache(tmp_path / "cache"), progress=None)
+    converted = be.convert(tiny_model)
+    acl = sys.modules["acl"]
+    finalize, unload = acl.mdl.finalize_dump, acl.mdl.unload
+
+    def failing_finalize():
+        finalize()
+        npu.record_error("dump data could not be flushed")
+        return 100000
+
+    def noisy_unload(model_id):
+        npu.record_error("unload said something")
+        return unload(model_id)
+
+    monkeypatch.setattr(acl.mdl, "finalize_dump", failing_finalize)
+    monkeypatch.setattr(acl.mdl, "unload", noisy_unload)
+    with pytest.raises(BackendError) as info:
+        be.run(converted, {"x": np.zeros((1, 3, 4, 4), np.float32)}, dump_dir=tmp_path / "d")
+    text = str(info.value)
+    assert text.startswith("acl.mdl.finalize_dump failed with ACL error 100000")
+    assert "dump data could not be flushed" in text and "unload said" not in text
+    be.close()

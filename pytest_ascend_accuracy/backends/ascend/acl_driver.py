@@ -113,6 +113,8 @@ class AclDriver:
         With ``acl_json`` the model is loaded under that dump configuration."""
         self.open()
         acl = self._acl
+        runtime_says(acl)  # what calls before this run left unread (unload's, a tolerated
+        # init repeat's) is not this run's: asked and dropped, so an error here says only its own
         self._check(acl.rt.set_context(self._context), "acl.rt.set_context")
         dump = _DumpSession(acl) if acl_json is not None else None
         try:
@@ -129,8 +131,11 @@ class AclDriver:
                 acl.mdl.unload(model_id)
                 raise
             finalized = dump.finalize() if dump is not None else ACL_SUCCESS  # before unload
+            said = runtime_says(acl) if finalized != ACL_SUCCESS else ""  # before unload's
             acl.mdl.unload(model_id)
-            self._check(finalized, "acl.mdl.finalize_dump")
+            if finalized != ACL_SUCCESS:
+                raise BackendError(f"acl.mdl.finalize_dump failed with ACL error {finalized} on "
+                                   f"Ascend device {self.device_id}" + said)
             return outputs
         finally:
             if dump is not None:
