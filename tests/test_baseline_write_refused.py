@@ -7,6 +7,7 @@ import pytest
 
 from pytest_ascend_accuracy.baseline.file import (Baseline, InputSpec, OpBaseline,
                                                   ops_from_result, read_baseline, write_baseline)
+from pytest_ascend_accuracy.baseline.check import check_baseline
 from pytest_ascend_accuracy.errors import ConfigError
 from test_baseline_helpers import HEADER, SPEC, make_result
 
@@ -62,3 +63,46 @@ def test_everything_written_reads_back(tmp_path):
     for b in (_baseline(), _baseline(version=1), _baseline(inputs=stored, ops=()),
               _baseline(environment={**HEADER, "mode": ["fusion=True"]})):
         assert read_baseline(write_baseline(tmp_path / "b.yaml", b)) == b
+
+
+def _op(**kw):
+    return OpBaseline(**{"op": "a", "cosine": 1.0, "rel_l2": 0.0, "max_abs": 0.0, **kw})
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"ops": (_op(op=""),)}, "ops line 1: needs 'op' and 'slot' strings (not written)"),
+    ({"ops": (_op(cosine=1.5),)}, "ops line 1: cosine must be within [-1, 1], got 1.5 "
+                                  "(not written)"),
+    ({"ops": (_op(nan=-1),)}, "ops line 1: nan must be a count, got -1 (not written)"),
+    ({"environment": {**HEADER, 7: "x"}}, "environment key 7 is not a string (not written)"),
+    ({"environment": {**HEADER, "yes": 1, True: 2}},
+     "environment key True is not a string (not written)"),
+    ({"info": {None: "m"}}, "info key None is not a string (not written)"),
+])
+def test_whatever_read_baseline_refuses_is_not_written(tmp_path, change, message):
+    """Four cases were listed (above); these were written, then refused by read_baseline
+    (mixed key types failed with TypeError '<' not supported): the text rendered is read
+    back before anything is written."""
+    path = tmp_path / "default.yaml"
+    with pytest.raises(ConfigError) as err:
+        write_baseline(path, _baseline(**change))
+    assert str(err.value) == f"{path}: {message}"
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("key", ["on", "yes", "null", "false", "a b", "x: y", "#c", "é"])
+def test_an_environment_or_info_key_yaml_reads_otherwise_is_quoted_and_reads_back(tmp_path,
+                                                                                  key):
+    """``on: 1`` read as ``True: 1``: a header key ``normalise_environment`` allows was written
+    bare, and every later check failed ('environment' must be a mapping of names to values)."""
+    b = _baseline(environment={**HEADER, key: 1}, info={key: "m"})
+    path = write_baseline(tmp_path / "default.yaml", b)
+    assert read_baseline(path) == b
+    assert "\n  backend: " in path.read_text()  # plain keys stay bare: the same bytes as before
+
+
+def test_a_header_key_on_passes_on_the_rerun(tmp_path):
+    path = tmp_path / "default.yaml"
+    header = {**HEADER, "on": 1}
+    assert check_baseline(make_result(), path, header=header, inputs=SPEC).status == "missing"
+    assert check_baseline(make_result(), path, header=header, inputs=SPEC).passed

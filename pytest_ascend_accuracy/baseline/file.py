@@ -48,6 +48,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..core.atomic_files import BaselineWriteError, atomic_write_text
 from ..core.safe_yaml import fast_safe_loader, load_yaml
+from .yaml_text import float_text, key_text, quote, scalar
 from ..errors import ConfigError
 
 FORMAT = "pytest-ascend-accuracy/baseline"
@@ -206,70 +207,14 @@ def ops_from_result(result, *, plain_cosine: bool = False) -> Tuple[OpBaseline, 
 
 
 # --------------------------------------------------------------------------- rendering
-def quote(text: str) -> str:
-    """A YAML double-quoted scalar that loads back to exactly ``text``: printable characters
-    are kept (non-ASCII ones too, for readable diffs), everything else is escaped."""
-    out = ['"']
-    for ch in str(text):
-        code = ord(ch)
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif 0x20 <= code < 0x7F:
-            out.append(ch)
-        elif code >= 0xA0 and ch.isprintable() and not 0xD800 <= code <= 0xDFFF \
-                and code not in (0xFEFF, 0xFFFE, 0xFFFF):
-            out.append(ch)
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-def _float(value: float, fmt: Optional[str] = None) -> str:
-    if math.isnan(value):
-        return ".nan"
-    if math.isinf(value):
-        return ".inf" if value > 0 else "-.inf"
-    text = format(value, fmt) if fmt else repr(float(value))
-    if "e" in text and "." not in text:  # YAML 1.1 floats need a dot
-        mant, exp = text.split("e")
-        text = f"{mant}.0e{exp}"
-    if "e" in text:
-        mant, exp = text.split("e")
-        if exp[0] not in "+-":
-            exp = "+" + exp
-        text = f"{mant}e{exp}"
-    return text
-
-
-def scalar(value) -> str:
-    """One value in flow style: null, booleans, ints, floats, quoted strings, lists, mappings."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(int(value))
-    if isinstance(value, float):
-        return _float(value)
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{quote(str(k))}: {scalar(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(scalar(v) for v in value) + "]"
-    raise TypeError(f"cannot store {type(value).__name__} {value!r} in a baseline")
-
-
 def render_op(op: OpBaseline) -> str:
     head = f"- {{op: {quote(op.op)}, slot: {quote(op.slot)}"
     if not op.compared:
         return head + ", compared: false}"
-    return (f"{head}, cosine: {_float(op.cosine, f'.{COSINE_DECIMALS}f')}, "
-            f"rel_l2: {_float(op.rel_l2, f'.{ERROR_DIGITS - 1}e')}, "
-            f"max_abs: {_float(op.max_abs, f'.{ERROR_DIGITS - 1}e')}, nan: {op.nan}, inf: {op.inf}}}")
+    return (f"{head}, cosine: {float_text(op.cosine, f'.{COSINE_DECIMALS}f')}, "
+            f"rel_l2: {float_text(op.rel_l2, f'.{ERROR_DIGITS - 1}e')}, "
+            f"max_abs: {float_text(op.max_abs, f'.{ERROR_DIGITS - 1}e')}, "
+            f"nan: {op.nan}, inf: {op.inf}}}")
 
 
 def environment_order(env: Mapping[str, object]) -> List[str]:
@@ -283,10 +228,10 @@ def render(baseline: Baseline) -> str:
              f"version: {baseline.version}",
              "environment:"]
     env = baseline.environment
-    lines += [f"  {key}: {scalar(env[key])}" for key in environment_order(env)]
+    lines += [f"  {key_text(key)}: {scalar(env[key])}" for key in environment_order(env)]
     if baseline.info:
         lines.append("info:")
-        lines += [f"  {key}: {scalar(baseline.info[key])}" for key in sorted(baseline.info)]
+        lines += [f"  {key_text(k)}: {scalar(baseline.info[k])}" for k in sorted(baseline.info)]
     spec = baseline.inputs.as_dict()
     lines += ["inputs:", f"  seed: {scalar(spec['seed'])}",
               f"  input_shape: {scalar(spec['input_shape'])}",
@@ -308,19 +253,26 @@ def render(baseline: Baseline) -> str:
 
 def write_baseline(path, baseline: Baseline) -> Path:
     """Render and write ``baseline`` to ``path`` atomically. A baseline ``read_baseline`` would
-    refuse is not written (``ConfigError(path, ...)``): one without every ``ENVIRONMENT_KEYS``,
-    of a version not read, with an (op, slot) twice, or with inputs neither seeded nor stored
-    (such a file was written, and every later check failed on it as unreadable)."""
+    refuse is not written (``ConfigError(path, "... (not written)")``): the text rendered is
+    read back (``baseline_from_data``) first. Such files were written (one without
+    ``soc_version``, an op named "", a cosine of 1.5, an int environment key) and every later
+    check failed on them as unreadable."""
     where = os.fspath(path)
-    _required_environment(baseline.environment, where, " (not written)")
     if baseline.version not in VERSIONS:
         raise ConfigError(where, f"baseline version {baseline.version!r} is not one this "
                                  f"package reads ({', '.join(map(str, VERSIONS))}); not written")
-    _no_line_twice([op.key for op in baseline.ops], where, " (not written)")
-    if baseline.inputs.seed is None and not baseline.inputs.stored:
-        raise ConfigError(where, "inputs have no seed and are not stored: random unseeded "
-                                 "inputs cannot be reproduced (not written)")
-    return atomic_write_text(path, render(baseline), what="baseline", error=BaselineWriteError)
+    for part in ("environment", "info"):
+        odd = [k for k in getattr(baseline, part) if not isinstance(k, str)]
+        if odd:  # (sorting mixed keys failed with TypeError)
+            raise ConfigError(where, f"{part} key {odd[0]!r} is not a string (not written)")
+    text = render(baseline)
+    import yaml
+    try:
+        baseline_from_data(load_yaml(text, where, loader=fast_safe_loader(yaml),
+                                     unique_keys=True), where)
+    except ConfigError as exc:
+        raise ConfigError(where, f"{exc.problem} (not written)") from None
+    return atomic_write_text(path, text, what="baseline", error=BaselineWriteError)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -389,17 +341,17 @@ def baseline_from_data(data, where: str) -> Baseline:
                     version=version)
 
 
-def _no_line_twice(keys, where: str, said: str = "") -> None:
+def _no_line_twice(keys, where: str) -> None:
     if len(set(keys)) != len(keys):
         seen = set()
         dup = next(k for k in keys if k in seen or seen.add(k))
-        raise ConfigError(where, f"operator {dup[0]!r} slot {dup[1]!r} is listed twice{said}")
+        raise ConfigError(where, f"operator {dup[0]!r} slot {dup[1]!r} is listed twice")
 
 
-def _required_environment(env, where: str, said: str = "") -> None:
+def _required_environment(env, where: str) -> None:
     """Every baseline written records ``ENVIRONMENT_KEYS``: one missing was edited out or
     misspelled (``backnd``), which read as "rebaseline required: backend None -> 'emulator'",
-    a setup change that never happened. ``said``: added to the message."""
+    a setup change that never happened."""
     import difflib
 
     missing = [k for k in ENVIRONMENT_KEYS if k not in env]
@@ -410,7 +362,7 @@ def _required_environment(env, where: str, said: str = "") -> None:
             near = difflib.get_close_matches(key, others, n=1, cutoff=0.6)
             named.append(f"{key!r}" + (f" (misspelled {near[0]!r}?)" if near else ""))
         raise ConfigError(where, f"environment: missing {', '.join(named)}; every baseline "
-                                 f"records {', '.join(ENVIRONMENT_KEYS)}{said}")
+                                 f"records {', '.join(ENVIRONMENT_KEYS)}")
 
 
 def _plain(value):
