@@ -3,7 +3,13 @@ the model (its ``golden.json`` names it relative to the golden directory; the co
 the current one), the input shapes, and whether ``diagnose``'s own seeded inputs are the ones
 the golden was made from (their digest is recorded, not the arrays). A PP-OCRv4 trial: the
 command said ``MODEL.onnx`` though the golden named ``../../../models/rec.onnx``, and ran seeded
-random inputs without a word about the golden's."""
+random inputs without a word about the golden's.
+
+A golden of a model with dynamic inputs stored from the arrays' shapes records no input shape
+(``"input_shape": {}``): its command had no ``--input-shape`` and, pasted, was refused ('3
+inputs are left dynamic', a BERT trial). The sizes it ran at come from its own tensors
+(``graph.shapes_from_tensors``); where they do not tell them, the command gives 1 for each
+dynamic dimension, as diagnose's own advice does, and says so (``sizes_chosen``)."""
 from __future__ import annotations
 
 import os
@@ -15,8 +21,10 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
     """{"model": its absolute path (``report.cli_commands`` shows it from the current directory
     where that is shorter, as a saved result is judged elsewhere), "input_shape":
     "x:1,3,48,320" or "", "seed": 0 where diagnose's default inputs have the recorded digest,
-    else None, "inputs": the input names} for a stored golden whose record names a model file
-    that exists; None otherwise (the command keeps its placeholder)."""
+    else None, "inputs": the input names, "sizes_chosen": the inputs whose dynamic dimensions
+    "input_shape" gives 1 as nothing told their sizes, else absent} for a stored golden whose
+    record names a model file that exists; None otherwise (the command keeps its placeholder).
+    The shapes are the record's, else those the golden's tensors tell."""
     from ..errors import AscendAccuracyError
     from ..golden.stored_record import read_record
     from ..golden.stored_record_check import check_record
@@ -30,28 +38,115 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
     if not isinstance(written, str) or not written:
         return None
     path = Path(written) if os.path.isabs(written) else Path(golden_dir) / written
-    return _source(path, record.get("input_shape"), record.get("inputs_digest"))
+    return _source(path, record.get("input_shape"), record.get("inputs_digest"),
+                   lambda: _dump_tensors(golden_dir))
 
 
-def saved_source(meta) -> Optional[Dict[str, object]]:
-    """``diagnose_source``'s dict for a saved result (``judge``), from the golden's record the
-    comparison kept (``meta["golden"]["golden_source"]``: its model file, input shapes and
-    inputs' digest); None where it names no model file that exists here (a paths trial: judge
-    printed ``diagnose MODEL.onnx`` though the result named the model)."""
+def saved_source(meta, rows=()) -> Optional[Dict[str, object]]:
+    """``diagnose_source``'s dict for a saved result (``judge``): the one its comparison saved
+    (``meta["diagnose"]``), its input shape taken from the golden shapes of ``rows`` (the
+    result's ``CompareRow`` s) where it had none and the model leaves inputs dynamic (results
+    saved before the sizes were read from the golden's tensors); else from the golden's record
+    the comparison kept (``meta["golden"]["golden_source"]``: its model file, input shapes and
+    inputs' digest), or the stored golden it names (``golden_record``, as ``diagnose_source``);
+    None where it names no model file that exists here (a paths trial: judge printed
+    ``diagnose MODEL.onnx`` though the result named the model)."""
     golden = meta.get("golden") if isinstance(meta, dict) else None
+    tensors = lambda: _row_tensors(rows)  # noqa: E731
+    saved = meta.get("diagnose") if isinstance(meta, dict) else None
+    if isinstance(saved, dict) and saved.get("model"):
+        model = Path(str(saved["model"]))
+        if saved.get("input_shape") or not model.is_file():
+            return saved
+        shaped = _shaped(model, None, lambda: _recorded_digest(golden), tensors)
+        return {**saved, **shaped} if shaped["input_shape"] else saved  # a static model's kept
     record = golden.get("golden_source") if isinstance(golden, dict) else None
     written = record.get("model_file") if isinstance(record, dict) else None
-    if not isinstance(written, str) or not written:
-        return None
-    return _source(Path(written), record.get("input_shape"), record.get("inputs_digest"))
+    if not isinstance(written, str) or not written:  # a stored golden's (a plugin's report)
+        stored = golden.get("golden_record") if isinstance(golden, dict) else None
+        there = isinstance(stored, str) and os.path.isfile(stored)
+        return diagnose_source(os.path.dirname(stored)) if there else None
+    return _source(Path(written), record.get("input_shape"), record.get("inputs_digest"), tensors)
 
 
-def _source(path: Path, shapes, digest) -> Optional[Dict[str, object]]:
+def _source(path: Path, shapes, digest, tensors) -> Optional[Dict[str, object]]:
+    """The dict for ``path``; ``tensors()``: the golden's (op, slot, shape) triples, asked for
+    only where ``shapes`` leaves inputs dynamic."""
     if not path.is_file():
         return None
-    shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in (shapes or {}).items())
-    return {"model": os.path.abspath(path), "input_shape": shape,
-            "seed": _default_seed(path, shape, digest), "inputs": _input_names(path)}
+    return {"model": os.path.abspath(path), **_shaped(path, shapes, lambda: digest, tensors),
+            "inputs": _input_names(path)}
+
+
+def _shaped(model: Path, recorded, digest, tensors) -> Dict[str, object]:
+    """{"input_shape", "seed"[, "sizes_chosen"]} of the dict (``digest()``: the recorded one)."""
+    shapes, chosen = _shapes(model, recorded, tensors)
+    shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in shapes.items())
+    out: Dict[str, object] = {"input_shape": shape,
+                              "seed": _default_seed(model, shape, digest())}
+    if chosen:
+        out["sizes_chosen"] = chosen
+    return out
+
+
+def _shapes(model: Path, recorded, tensors):
+    """(``recorded`` completed with the sizes of the inputs it leaves dynamic, in input order;
+    the inputs whose sizes nothing told, given 1 for each dynamic dimension as diagnose's own
+    advice does, so that the command runs pasted)."""
+    from ..errors import AscendAccuracyError
+    from ..graph.onnx_graph import load_model, resolve_input_shapes
+    from ..graph.shape_advice import DynamicShapeError
+    from ..graph.shape_from_inputs import left_dynamic
+    from ..graph.shapes_from_tensors import input_shapes_from_tensors
+
+    shapes = {str(k): tuple(int(d) for d in v) for k, v in (recorded or {}).items()}
+    try:
+        if not left_dynamic(str(model), shapes or None):
+            return shapes, []
+        shapes.update(input_shapes_from_tensors(str(model), tensors(), shapes))
+        resolve_input_shapes(load_model(str(model), weights=False), shapes or None)
+    except DynamicShapeError as exc:  # not told: its example (1 for each dynamic dimension)
+        return exc.example, [n for n in exc.example if n not in shapes]
+    except (AscendAccuracyError, ValueError):  # a model diagnose cannot read says so itself
+        return shapes, []
+    names = [i for i in _input_names(model) if i in shapes]
+    return {n: shapes[n] for n in names}, []
+
+
+def _dump_tensors(golden_dir):
+    """(op, slot, shape) of every tensor of the stored golden in ``golden_dir`` (headers only);
+    [] where it cannot be read."""
+    from ..errors import AscendAccuracyError
+    from ..dump.loader import load_dump
+
+    try:
+        dump = load_dump(golden_dir)
+    except AscendAccuracyError:
+        return []
+    return [(op.name, t.slot, t.shape) for op in dump for t in op.outputs + op.inputs]
+
+
+def _row_tensors(rows):
+    """(op, slot, shape) of the golden tensor of each compared row of a saved result."""
+    return [(r.golden_name, r.golden_slot or "output:0", r.golden_shape) for r in rows
+            if getattr(r, "golden_name", None) and getattr(r, "golden_shape", None)]
+
+
+def _recorded_digest(golden) -> Optional[str]:
+    """The inputs' digest of the stored golden a saved comparison names (``golden_record``),
+    where that record is still there; else None."""
+    from ..errors import AscendAccuracyError
+    from ..golden.stored_record import read_record
+
+    path = golden.get("golden_record") if isinstance(golden, dict) else None
+    if not isinstance(path, str) or not os.path.isfile(path):
+        return None
+    try:
+        record = read_record(os.path.dirname(path)) or {}
+    except AscendAccuracyError:
+        return None
+    digest = record.get("inputs_digest")
+    return digest if isinstance(digest, str) else None
 
 
 def _default_seed(model: Path, shape: str, digest) -> Optional[int]:

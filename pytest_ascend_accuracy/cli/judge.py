@@ -124,10 +124,9 @@ def _run_judge(args: argparse.Namespace) -> int:
                  "today's rules")
         note = f"{note}\n{older}" if note else older
     stale = stale_golden_note(result, result.golden_root)  # a stored golden of an older format
-    if not result.meta.get("diagnose"):  # the model and inputs its diagnose command names
-        from .golden_source import saved_source
+    from .golden_source import saved_source  # the model and inputs its diagnose command names
 
-        result.meta["diagnose"] = saved_source(result.meta)
+    result.meta["diagnose"] = saved_source(result.meta, result.rows)
     note = "\n".join(n for n in (note, stale) if n)
     return judge_and_report(result, args, scale_tolerance=scale_tolerance,
                             recorded_ignore=recorded_ignore, recorded_per_op=recorded_per_op,

@@ -68,6 +68,12 @@ def _inputs_unknown(source) -> str:
         return ""
     names = source.get("inputs") or ["NAME"]
     given = " ".join(f"--inputs {n}=FILE.npy" for n in names)
+    chosen = source.get("sizes_chosen")
+    if chosen:  # a dynamic model's golden that told no sizes: the command runs at 1s (a trial)
+        return (f" (the sizes the golden ran at are not known: its record and tensors do not "
+                f"give those of {', '.join(repr(n) for n in chosen)}, and --input-shape gives "
+                f"1 for each dynamic dimension: choose them, or give the inputs the golden was "
+                f"made from in place of --input-shape: {given})")
     return (f" (with the inputs the golden was made from, which it records only the digest of: "
             f"add {given}; without them diagnose runs seeded random inputs)")
 
