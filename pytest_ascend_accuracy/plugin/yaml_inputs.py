@@ -8,7 +8,10 @@ naming both keys (a trial's entry ran at ``input_shape`` with ``shapes`` dropped
 
 Each ``.npy`` file of ``inputs:`` is checked against the model's input at collection, from its
 header (``check_input_files``): a file of another batch, rank or dtype is refused under its key,
-naming the file and a fix that works as printed.
+naming the file and a fix that works as printed (a cast spells the dtype as a string,
+``.astype('bool')``: ``np.bool`` is missing from numpy 1.24 to 1.26). An input of a type no
+file can feed (bfloat16, float8, int4: onnxruntime takes no such array) is refused saying so,
+and what to export instead (``graph.feedable``).
 """
 from __future__ import annotations
 
@@ -152,6 +155,7 @@ def check_input_files(inputs: InputsSpec, written, model, input_shape: Optional[
     the advice names); ``model``: a ``yaml_model.EntryModel`` (not readable: the run says)."""
     from ..dump.npy_header import read_npy_layout
     from ..errors import DumpFormatError
+    from ..graph.feedable import check_feedable
     from ..graph.onnx_graph import declared_shape, input_dtype
 
     if not inputs.files:
@@ -163,6 +167,10 @@ def check_input_files(inputs: InputsSpec, written, model, input_shape: Optional[
         if vi is None or not vi.type.HasField("tensor_type"):
             continue  # no such input (inputs_spelling said so) or a sequence: the run says
         key, rel = f"{at}.{name}", str(written[name])
+        try:  # bfloat16, float8, int4: no file feeds it (onnxruntime takes no such array)
+            check_feedable(vi, key)
+        except ConfigError as exc:
+            raise ConfigError(key, f"{rel}: {exc.problem}") from None
         try:
             layout = read_npy_layout(path)
         except DumpFormatError as exc:
@@ -224,7 +232,8 @@ def _input_fix(path: Path, written: Mapping, name: str, shape, dtype, want, want
                   and _fits(list(want[1:]), shape[1:]))
     if fits or batch_only:
         cut = f"[:{want[0]}]" if batch_only else ""
-        cast = "" if dtype == want_dtype else f".astype(np.{want_dtype.name})"
+        # the dtype's name as a string: np.bool is no attribute of numpy 1.24 to 1.26
+        cast = "" if dtype == want_dtype else f".astype({want_dtype.name!r})"
         stem = Path(rel).stem + (f"_{want[0]}" if batch_only else "") + (
             "" if dtype == want_dtype else f"_{want_dtype.name}")
         new_rel = posixpath.join(posixpath.dirname(rel.replace(os.sep, "/")), stem + ".npy")

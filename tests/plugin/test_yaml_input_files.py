@@ -79,7 +79,7 @@ def test_float64_values_for_a_float32_input_are_saved_as_float32(pytester, suite
         "models[0].inputs.x: data/frames_f64.npy holds float64 values; model mlp.onnx's input "
         "'x' is float32: save it as float32: python -c \"import numpy as np; np.save("
         "'suites/data/frames_f64_float32.npy', np.load('suites/data/frames_f64.npy')"
-        ".astype(np.float32))\", then write inputs: {x: data/frames_f64_float32.npy}")
+        ".astype('float32'))\", then write inputs: {x: data/frames_f64_float32.npy}")
     _run_command(pytester, error)
     suite("{name: m, model: models/mlp.onnx, inputs: {x: data/frames_f64_float32.npy}}"
           ).assert_outcomes(passed=1)
@@ -121,3 +121,83 @@ def test_an_unreadable_file_is_refused_under_its_key(pytester, suite):
     error = _error(suite("{name: m, model: models/mlp.onnx, inputs: {x: data/broken.npy}}"))
     assert error.startswith("invalid accuracy suite: suites/accuracy_suite.yaml: "
                             "models[0].inputs.x: data/broken.npy: "), error
+
+
+def _masked_model(mask_type=onnx.TensorProto.BOOL):
+    """y = x * float(m): a float32 input x and a mask input m, both [1, 4]."""
+    from onnx import helper
+
+    nodes = [helper.make_node("Cast", ["m"], ["mf"], to=onnx.TensorProto.FLOAT, name="cast_m"),
+             helper.make_node("Mul", ["x", "mf"], ["y"], name="masked")]
+    graph = helper.make_graph(
+        nodes, "masked", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [1, 4]),
+                          helper.make_tensor_value_info("m", mask_type, [1, 4])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def _numpy_names(command: str):
+    """The ``np.<name>`` attributes the printed ``python -c`` code reads."""
+    import ast
+
+    code = shlex.split(command)[2]
+    return {node.attr for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name) and node.value.id == "np"}
+
+
+def test_a_uint8_mask_for_a_bool_input_is_cast_by_the_dtype_name(pytester, suite):
+    """The cast printed ``.astype(np.bool)``: numpy 1.24 to 1.26 (pyproject allows >= 1.22)
+    have no ``np.bool`` (AttributeError). The command reads numpy's save and load only."""
+    folder = pytester.path / "suites"
+    onnx.save(_masked_model(), str(folder / "models" / "masked.onnx"))
+    np.save(folder / "data" / "x.npy", np.arange(4, dtype=np.float32).reshape(1, 4))
+    np.save(folder / "data" / "mask.npy", np.array([[1, 0, 1, 0]], np.uint8))
+    error = _error(suite("{model: models/masked.onnx, inputs: {x: data/x.npy, m: data/mask.npy}}"))
+    command = re.search(r'python -c "[^"]+"', error).group(0)
+    assert error.endswith(
+        "models[0].inputs.m: data/mask.npy holds uint8 values; model masked.onnx's input 'm' is "
+        "bool: save it as bool: python -c \"import numpy as np; np.save('suites/data/"
+        "mask_bool.npy', np.load('suites/data/mask.npy').astype('bool'))\", then write inputs: "
+        "{x: data/x.npy, m: data/mask_bool.npy}")
+    assert _numpy_names(command) == {"save", "load"}
+    _run_command(pytester, error)
+    assert np.load(folder / "data" / "mask_bool.npy").tolist() == [[True, False, True, False]]
+    suite("{model: models/masked.onnx, inputs: {x: data/x.npy, m: data/mask_bool.npy}}"
+          ).assert_outcomes(passed=1)
+
+
+def _cast_relu(elem_type):
+    """y = relu(float(x)), x [1, 16] of ``elem_type``."""
+    from onnx import helper
+
+    nodes = [helper.make_node("Cast", ["x"], ["xf"], to=onnx.TensorProto.FLOAT, name="cast_x"),
+             helper.make_node("Relu", ["xf"], ["y"], name="relu")]
+    graph = helper.make_graph(
+        nodes, "bf", [helper.make_tensor_value_info("x", elem_type, [1, 16])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 16])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def test_a_bfloat16_input_is_refused_saying_no_file_feeds_it_and_what_to_export(pytester, suite):
+    """The error said "save it as bfloat16: ... .astype(np.bfloat16)": numpy has no bfloat16
+    (AttributeError), and a bfloat16 file (raw bytes, '<V2') is refused, as onnxruntime takes no
+    bfloat16 array. What it says now is applied: the model exported in float32, the float32 file
+    kept, and the mode the device computes bfloat16 in written as printed."""
+    folder = pytester.path / "suites"
+    onnx.save(_cast_relu(onnx.TensorProto.BFLOAT16), str(folder / "models" / "bf.onnx"))
+    np.save(folder / "data" / "x.npy", np.linspace(-1, 1, 16, dtype=np.float32).reshape(1, 16))
+    error = _error(suite("{model: models/bf.onnx, inputs: {x: data/x.npy}}"))
+    assert error.startswith(
+        "invalid accuracy suite: suites/accuracy_suite.yaml: models[0].inputs.x: data/x.npy: "
+        "model input 'x' is bfloat16: onnxruntime, which runs the golden model and the emulator, "
+        "takes no bfloat16 array as an input"), error
+    assert "export the model in float32 and pass float32 arrays" in error
+    assert "np.bfloat16" not in error
+    modes = re.search(r"YAML: (modes: \[\{precision_mode: \w+\}\])\)$", error).group(1)
+    onnx.save(_cast_relu(onnx.TensorProto.FLOAT), str(folder / "models" / "bf.onnx"))
+    suite("{model: models/bf.onnx, inputs: {x: data/x.npy}, %s}" % modes).assert_outcomes(
+        passed=1)
