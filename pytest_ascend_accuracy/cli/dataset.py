@@ -11,7 +11,8 @@ refused. ``--higher-is-better false`` reads a callable's figure the other way ro
 the drop is device - reference). ``--mode`` takes what ``diagnose --mode`` takes (``mode_arg``):
 a preset, a YAML mapping, or a mode's printed name (``keep_dtype(scale,fc)``). Exit status 0
 when the drop is within ``--max-drop``, 1 when not, 2 on bad input (a metric function that
-raises or returns NaN, a reference output holding NaN included).
+raises or returns NaN, a reference output holding NaN included). Without ``--input-shape`` a
+model with dynamic dimensions converts at each sample's shape (``dataset.PerShapeDeviceModel``).
 """
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
                         "tensor whose L2 norm is not within 1/T..T times the golden's fails "
                         f"(default {DEFAULT_SCALE_TOLERANCE:g}; {SCALE_OFF}: off)")
     p.add_argument("--input-shape", metavar="'in1:1,3,224,224;in2:1,10'",
-                   help="input shapes, ATC syntax (needed for dynamic dimensions)")
+                   help="input shapes, ATC syntax, one conversion for every sample (without "
+                        "it, a model with dynamic dimensions converts at each sample's shape)")
     p.add_argument("--json", metavar="OUT", help="write the figures as JSON")
     p.add_argument("--cache-dir", default=".ascend-accuracy", help="conversion/reference cache")
     backend_options(p)
@@ -130,7 +132,8 @@ def _run(args: argparse.Namespace) -> int:
                                          postprocess=postprocess, cache=cache,
                                          threshold=args.threshold, progress=progress,
                                          higher_is_better=higher_is_better,
-                                         scale_tolerance=scale_tolerance)
+                                         scale_tolerance=scale_tolerance,
+                                         converted_by="--input-shape")
     finally:
         if om is not None:
             om.close()  # the traced sample's dump directory

@@ -44,7 +44,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
                       progress: Optional[Callable[[int, Optional[int]], None]] = None,
                       trace: bool = True, reference_inputs: Optional[Callable] = None,
                       names_where: str = "per_op/ignore", higher_is_better: bool = True,
-                      scale_tolerance=DEFAULT_SCALE_TOLERANCE):
+                      scale_tolerance=DEFAULT_SCALE_TOLERANCE,
+                      converted_by: Optional[str] = None):
     """Run the check and return ``(DatasetResult, CompareResult | None, Verdict | None)``; the
     last two are the traced sample's comparison when the check failed and a sample flipped.
     ``reference_inputs(sample inputs) -> inputs`` feeds the reference run when the device model
@@ -54,7 +55,14 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     was found only when a failing check traced its first flipped sample. ``higher_is_better``
     (as ``assert_metric_close`` takes it) says which way the figure improves: False for a
     callable metric where lower is better (a loss); the built-in metrics are higher-is-better.
-    ``scale_tolerance`` is the traced sample's scale guard, as ``check_accuracy``'s."""
+    ``scale_tolerance`` is the traced sample's scale guard, as ``check_accuracy``'s.
+    ``converted_by`` (``SHAPE_FIXES``: ``ascend_model``, ``load_device_model``,
+    ``--input-shape``) words the fix of a sample of another shape than ``om`` was converted at
+    for the caller that converted it (default: ``load_device_model`` for a ``DeviceModel``, else
+    ``ascend_model``)."""
+    if converted_by is not None and converted_by not in SHAPE_FIXES:
+        raise ConfigError("converted_by", f"expected one of {', '.join(SHAPE_FIXES)}, got "
+                                          f"{converted_by!r}")
     if not callable(getattr(om, "outputs", None)) or not hasattr(om, "model"):
         raise ConfigError("om", f"expected a converted model (the result of ascend_model(...), or "
                                 f"dataset.load_device_model(...)), got {type(om).__name__}")
@@ -81,7 +89,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         for sample in source:
             where = f"sample {sample.id!r}"
             ref = reference.outputs(reference_feed(reference_inputs, sample.inputs, where), where)
-            dev = as_float32(_device_outputs(om, sample.inputs, where))
+            dev = as_float32(_device_outputs(om, sample.inputs, where, converted_by))
             _check_names(ref, dev, where)
             flipped = flips.add(sample, ref, dev) if flips is not None else False
             flipped = scorer.add(sample, ref, dev) or flipped
@@ -275,34 +283,59 @@ class _Quiet:
         return self.scorer.values()
 
 
-def _device_outputs(om, inputs, where: str):
-    """``om.outputs(inputs)``; its ``ConfigError`` names the sample (``where``). The reference
-    took the sample, so an input the device refuses is one of another shape than the model
-    under test was converted at (``ascend_model(..., input_shape=...)``): the check ended with
-    "inputs of 'dyn': input 'x' has shape [2, 8], the model declares [1, 8]", naming no
-    sample."""
+def _device_outputs(om, inputs, where: str, converted_by: Optional[str]):
+    """``om.outputs(inputs)``; its ``ConfigError`` names the sample (``where``): the check
+    ended with "inputs of 'dyn': input 'x' has shape [2, 8], the model declares [1, 8]", naming
+    no sample. The reference took the sample, so where an input's shape is not the one ``om``
+    was converted at (``om.input_shape``), the fix is said as ``converted_by`` spells it
+    (``SHAPE_FIXES``); any other refusal is said as it is."""
     try:
         return om.outputs(inputs)
     except ConfigError as exc:
         if str(exc.where or "").startswith("sample "):
             raise
-        shape = getattr(om, "input_shape", None)
-        note = ""
-        if shape:
-            note = (f"; the onnxruntime reference took it: the model under test was converted "
-                    f"at input_shape={_shapes(shape)}, one shape for every sample: convert it "
-                    f"without input_shape (ascend_model(model); in a YAML suite, no "
-                    f"input_shape: in its entry) to convert it at each sample's shape, or give "
-                    f"every sample that shape")
         of = f" ({exc.where})" if exc.where else ""
+        note = _other_shape_note(om, inputs, converted_by)
         raise ConfigError(where, f"the model under test{of}: {exc.problem}{note}") from None
 
 
-def _shapes(shape) -> str:
-    """``{'x': [1, 8]}``: an input_shape as given (a mapping or ATC's text)."""
-    if isinstance(shape, dict):
-        return "{" + ", ".join(f"{k!r}: {list(v)}" for k, v in shape.items()) + "}"
-    return repr(shape)
+#: how a caller converts ``om`` at each sample's shape (a dimension left open converts per
+#: shape): (its conversion's shape, as it spells it; the fix), by ``converted_by``
+SHAPE_FIXES = {
+    "load_device_model": ("input_shape={shape}", "drop input_shape= from its "
+                                                 "load_device_model(...) call"),
+    "ascend_model": ("input_shape={shape}", "drop input_shape= from its ascend_model(...) call"),
+    "--input-shape": ("--input-shape {text}", "run it without --input-shape"),
+}
+
+
+def _other_shape_note(om, inputs, converted_by: Optional[str]) -> str:
+    """The fix of a sample whose input has another shape than ``om`` was converted at: "" when
+    none has (a refusal of another kind), or where ``om`` takes raw images (an AIPP file)."""
+    import shlex
+
+    from ..graph.onnx_graph import parse_input_shape
+    from .device import DeviceModel, PerShapeDeviceModel
+
+    given = getattr(om, "input_shape", None)
+    if not given or getattr(om, "aipp", None) is not None:
+        return ""
+    try:
+        shapes = parse_input_shape(given)
+    except ConfigError:
+        return ""
+    if not any(n in inputs and tuple(np.shape(inputs[n])) != tuple(d) for n, d in shapes.items()):
+        return ""
+    if converted_by is None:
+        library = isinstance(om, (DeviceModel, PerShapeDeviceModel))
+        converted_by = "load_device_model" if library else "ascend_model"
+    spelled, fix = SHAPE_FIXES[converted_by]
+    shape = "{" + ", ".join(f"{k!r}: {list(v)}" for k, v in shapes.items()) + "}"
+    text = shlex.quote(given if isinstance(given, str)
+                       else ";".join(f"{k}:{','.join(map(str, v))}" for k, v in shapes.items()))
+    return (f"; the onnxruntime reference took it: the model under test was converted at one "
+            f"shape for every sample, {spelled.format(shape=shape, text=text)}: {fix}, and it "
+            f"converts at each sample's shape; or give every sample that shape")
 
 
 def _check_names(ref, dev, where: str) -> None:

@@ -3,6 +3,12 @@
 It offers what ``check_dataset`` needs from ``om`` (``outputs``, ``run``, ``model``,
 ``input_shape``, ``name``, ``mode``); inside pytest the ``ascend_model`` fixture's result
 offers the same.
+
+A model with a dimension that ``input_shape`` leaves open (``[N, 8]`` without one) converts at
+each sample's shape (``PerShapeDeviceModel``), as ``ascend_model(m)`` does in a test: ATC
+converts one static shape, and a dataset of batches 1 and 2 had no ``input_shape`` to take (the
+check's advice, "convert it without input_shape", failed with ``DynamicShapeError`` here and
+in ``ascend-accuracy dataset``).
 """
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ import tempfile
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Optional, Union
 
 import numpy as np
 
@@ -53,18 +59,84 @@ class DeviceModel:
         dump_dir = self.dump_root / f"dump-{next(_runs)}" if dump else None
         return self.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir)
 
-
     def close(self) -> None:
         """Remove the temporary dump directory ``run`` made (a ``dump_root`` given is kept)."""
         if self._cleanup is not None:
             self._cleanup()
 
 
-def load_device_model(backend, model, mode="default", *, input_shape=None,
-                      dump_root=None) -> DeviceModel:
-    """Convert ``model`` under ``mode`` with ``backend`` (cached) and bind them."""
-    from ..core.modes import resolve_mode
+class PerShapeDeviceModel:
+    """``load_device_model`` of a model with a dimension ``input_shape`` leaves open: converted
+    at the shapes of the inputs of each ``run``/``outputs`` (one conversion per shape, cached),
+    each a ``DeviceModel``; ``input_shape`` is None (the golden takes the inputs' shapes)."""
 
-    converted = backend.convert(model, resolve_mode(mode, "mode"), input_shape=input_shape)
-    return DeviceModel(backend, converted, model, input_shape,
-                       Path(dump_root) if dump_root is not None else None)
+    input_shape = None
+
+    def __init__(self, backend, model, mode, given, dump_root: Optional[Path]):
+        self.backend, self.model, self._mode, self._given = backend, model, mode, given
+        self.dump_root = dump_root
+        self._by_shape: Dict[tuple, DeviceModel] = {}
+        self._latest: Optional[DeviceModel] = None
+        self._proto = None  # the model's graph without weights, read at the first run
+
+    @property
+    def name(self) -> str:
+        from ..graph.onnx_graph import model_label
+
+        return model_label(self.model)
+
+    @property
+    def mode(self):
+        return self._latest.mode if self._latest is not None else self._mode
+
+    @property
+    def converted(self):
+        """The latest conversion (None before the first run)."""
+        return self._latest.converted if self._latest is not None else None
+
+    def for_inputs(self, inputs) -> DeviceModel:
+        """The conversion at the shapes of ``inputs`` (made now, or the one made before)."""
+        from ..graph.onnx_graph import check_inputs, load_model, model_label
+        from ..graph.shape_from_inputs import shape_from_inputs
+
+        if self._proto is None:
+            self._proto = load_model(self.model, weights=False)
+        # a missing or misshapen array is said as such, not as a dimension left open
+        check_inputs(self._proto, inputs, where=f"inputs of {model_label(self.model)!r}")
+        shape = shape_from_inputs(self.model, self._given, inputs) or {}
+        key = tuple(sorted((k, tuple(v)) for k, v in shape.items()))
+        handle = self._by_shape.get(key)
+        if handle is None:
+            converted = self.backend.convert(self.model, self._mode, input_shape=shape)
+            handle = self._by_shape[key] = DeviceModel(self.backend, converted, self.model,
+                                                       shape, self.dump_root)
+        self._latest = handle
+        return handle
+
+    def outputs(self, inputs) -> Dict[str, np.ndarray]:
+        return self.for_inputs(inputs).outputs(inputs)
+
+    def run(self, inputs, dump: bool = True):
+        return self.for_inputs(inputs).run(inputs, dump=dump)
+
+    def close(self) -> None:
+        for handle in self._by_shape.values():
+            handle.close()
+
+
+def load_device_model(backend, model, mode="default", *, input_shape=None,
+                      dump_root=None) -> Union[DeviceModel, PerShapeDeviceModel]:
+    """Convert ``model`` under ``mode`` with ``backend`` (cached) and bind them; a model with a
+    dimension ``input_shape`` leaves open converts at each run's input shapes instead
+    (``PerShapeDeviceModel``)."""
+    from ..core.modes import resolve_mode
+    from ..graph.onnx_graph import parse_input_shape
+    from ..graph.shape_from_inputs import left_dynamic
+
+    resolved = resolve_mode(mode, "mode")
+    root = Path(dump_root) if dump_root is not None else None
+    given = parse_input_shape(input_shape)
+    if left_dynamic(model, given):
+        return PerShapeDeviceModel(backend, model, resolved, given, root)
+    converted = backend.convert(model, resolved, input_shape=input_shape)
+    return DeviceModel(backend, converted, model, input_shape, root)

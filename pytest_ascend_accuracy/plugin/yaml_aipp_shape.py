@@ -34,21 +34,25 @@ def entry_shape(case, arrays: Optional[Mapping[str, object]] = None):
 
 
 def dataset_handle(convert, case, where: str):
-    """A dataset item's model: converted now, or per sample shape where a dimension is left
-    open (an AIPP entry's batch: each sample's images), as ``ascend_model`` converts it."""
+    """A dataset item's model: converted per sample shape where the model has a dimension
+    left open (an AIPP entry's batch: each sample's images), as ``ascend_model(m)`` converts
+    it, whatever shape ``input_shape:`` or ``inputs.shapes`` give the entry's accuracy item:
+    converted at that one shape, a batch-2 sample was refused, and the entry's only fix
+    (dropping ``input_shape:``) failed its accuracy item (dimension 'N' is dynamic). A model
+    with every dimension fixed converts now."""
     from .shape_deferred_model import deferred_model
 
-    shape, config = case.input_shape, None
+    config = None
     if case.aipp is not None:
         from ..aipp import read_aipp_config
-        from ..aipp.shape_from_file import aipp_input_shape
-        from ..graph.shape_advice import DynamicShapeError
 
         config = read_aipp_config(case.aipp)
-        try:
-            shape = aipp_input_shape(config, case.model, shape)
-        except DynamicShapeError:  # the batch: the images of each sample give it
-            pass
-    handle = deferred_model(convert, case.model, case.mode, keep_dtype=None, input_shape=shape,
+    handle = deferred_model(convert, case.model, case.mode, keep_dtype=None, input_shape=None,
                             atc_options=None, where=where, aipp=config)
-    return handle or convert(shape)
+    if handle is not None:
+        return handle
+    if config is None:
+        return convert(case.input_shape)
+    from ..aipp.shape_from_file import aipp_input_shape
+
+    return convert(aipp_input_shape(config, case.model, case.input_shape))
