@@ -101,3 +101,59 @@ def test_without_unique_keys_the_last_value_is_kept_as_yaml_does():
     assert load_yaml("a: 1\na: 2\n", "x.yaml") == {"a": 2}
     with pytest.raises(ConfigError, match=r"^x.yaml: line 2: key 'a' given twice"):
         load_yaml("a: 1\na: 2\n", "x.yaml", unique_keys=True)
+
+
+@pytest.mark.parametrize("loader", ["SafeLoader", "CSafeLoader"])
+@pytest.mark.parametrize("first, second", [
+    ("1", "0x1"), ("true", "True"), ("on", "yes"), ("1", "1.0"), ("true", "1"), ("null", "~"),
+    ("1.0", "1.00"), (".nan", ".NaN"), ("2001-12-14", "2001-12-14"),
+])
+def test_keys_spelt_differently_that_load_as_one_are_refused(first, second, loader):
+    """Compared as spelt, each of these loaded silently keeping the last value: as Python keys
+    (the document YAML builds) they are one, as 1 == 1.0 == True (and PyYAML's .nan is one
+    object)."""
+    yaml = pytest.importorskip("yaml")
+    cls = getattr(yaml, loader, None)
+    if cls is None:
+        pytest.skip("PyYAML without libyaml")
+    doc = f"m: {{{first}: a, {second}: b}}\n"
+    assert len(yaml.load(doc, Loader=cls)["m"]) == 1  # what YAML itself makes of it
+    spelt = "" if first == second else f", as {first!r}: one key once loaded"
+    with pytest.raises(ConfigError) as err:
+        load_yaml(doc, "x.yaml", loader=cls, unique_keys=True)
+    assert str(err.value) == (f"x.yaml: line 1: key {second!r} given twice in one mapping (on "
+                              f"the same line{spelt}); YAML would keep the last value silently: "
+                              "remove one")
+
+
+ANCHORS = "a: &a {x: 1, y: 1}\nb: &b {x: 2, z: 2}\n"
+
+
+@pytest.mark.parametrize("merges", ["m: {<<: *a, <<: *b}\n", "m:\n  <<: *a\n  w: 0\n  <<: *b\n"])
+def test_a_second_merge_key_is_refused_and_the_printed_fix_keeps_the_values(merges):
+    """``<<`` twice: the second overrode the first where both hold a key (x: 2), silently. The
+    fix printed, a list listing first the one whose values win, loads the same values."""
+    yaml = pytest.importorskip("yaml")
+    before = yaml.safe_load(ANCHORS + merges)["m"]
+    assert before["x"] == 2
+    with pytest.raises(ConfigError) as err:
+        load_yaml(ANCHORS + merges, "x.yaml", unique_keys=True)
+    assert err.value.problem.startswith("line ") and err.value.problem.endswith(
+        "key '<<' given twice in one mapping (" + ("on the same line" if "{" in merges else
+                                                   "first on line 4") +
+        "); YAML would let the last override the first silently: merge them into one list, "
+        "<<: [...], listing first the one whose values win")
+    fixed = merges.replace("<<: *a, <<: *b", "<<: [*b, *a]").replace(
+        "  <<: *a\n  w: 0\n  <<: *b\n", "  <<: [*b, *a]\n  w: 0\n")
+    assert load_yaml(ANCHORS + fixed, "x.yaml", unique_keys=True)["m"] == before
+
+
+@pytest.mark.parametrize("doc", [
+    "m: {'<<': 1, <<: {x: 1}}\n",  # a quoted << is a string key, not a merge
+    "m: {1: a, '1': b, 1.5: c, '1.5': d, 'true': f, null: g, '': h, 2001-12-14: i}\n",
+    "m: {'2001-12-14': a, 2001-12-14: b, 2001-12-14 00:00:00: c}\n",  # str, date, datetime
+])
+def test_keys_that_load_as_different_python_keys_are_no_duplicates(doc):
+    yaml = pytest.importorskip("yaml")
+    assert load_yaml(doc, "x.yaml", unique_keys=True) is not None
+    assert len(load_yaml(doc, "x.yaml")["m"]) == len(yaml.safe_load(doc)["m"])

@@ -28,8 +28,10 @@ A document without aliases is never limited by its size. The files this package 
 A key given twice in one mapping is no error to YAML readers: PyYAML keeps the last value,
 silently (a baseline line ``{cosine: 1.0, cosine: 0.5}`` read as 0.5). ``load_yaml(...,
 unique_keys=True)`` refuses such a document, naming the line of the key and of its first
-occurrence (``check_unique_keys``); merge keys (``<<``) are YAML's own way of overriding and
-stay allowed.
+occurrence (``check_unique_keys``). Keys are compared as they load, not as they are spelt:
+``1`` and ``0x1``, ``on`` and ``yes``, ``1``, ``1.0`` and ``true`` are one Python key, and
+YAML kept the last value of each silently too. A merge key (``<<``) is YAML's own way of
+overriding and stays allowed, once per mapping: a second one overrode the first silently.
 """
 from __future__ import annotations
 
@@ -64,8 +66,8 @@ def load_yaml(text: str, where: str, *, loader=None, max_aliases: int = MAX_ALIA
             return None
         check_yaml_bounds(node, where, max_aliases=max_aliases, max_alias_nodes=max_alias_nodes,
                           max_depth=max_depth, children=_node_children)
-        if unique_keys:
-            check_unique_keys(node, where)
+        if unique_keys:  # keys built by the reader itself, which keeps them for the document
+            check_unique_keys(node, where, construct=reader.construct_object)
         return reader.construct_document(node)
     except RecursionError:
         raise ConfigError(where, f"YAML nested too deeply (more than the parser's recursion "
@@ -129,12 +131,16 @@ def check_yaml_bounds(data, where: str, *, max_aliases: int = MAX_ALIASES,
     return sizes[id(data)]
 
 
-def check_unique_keys(node, where: str) -> None:
+def check_unique_keys(node, where: str, *, construct=None) -> None:
     """Raise ``ConfigError(where, "line N: key 'k' given twice ...")`` for a mapping of
     the composed ``node`` graph (walked iteratively, each node once) that holds a scalar key
-    twice; keys are the same when their resolved tag and text are (``cosine`` and
-    ``"cosine"``; not ``1`` and ``"1"``, which load as two keys)."""
-    merge = "tag:yaml.org,2002:merge"
+    twice: two keys that load as one Python key (``cosine`` and ``"cosine"``, ``1``, ``0x1``,
+    ``1.0`` and ``true``; not ``1`` and ``"1"``, which load as two), or two merge keys (``<<``).
+    ``construct``: builds a scalar key node's value (default: a fresh ``SafeConstructor``'s);
+    a string key is its text, never built."""
+    import yaml
+
+    construct = construct or yaml.constructor.SafeConstructor().construct_object
     seen_nodes = set()
     stack = [node]
     while stack:
@@ -151,20 +157,40 @@ def check_unique_keys(node, where: str) -> None:
             if key.id != "scalar":
                 stack.append(key)
                 continue
-            if key.tag == merge:
-                continue
-            earlier = first.get((key.tag, key.value))
+            loaded = _key_value(key, construct)
+            earlier = first.get(loaded)
             line = key.start_mark.line + 1
             if earlier is not None:
-                on = "on the same line" if earlier[0] == line else f"first on line {earlier[0]}"
-                # two lists or two mappings (a second models:) hold what the user wants both
-                # of: removing one would drop its entries, as YAML silently did
-                fix = ("merge them into one" if earlier[1] == value.id != "scalar"
-                       else "remove one")
-                raise ConfigError(where, f"line {line}: key {key.value!r} given twice in one "
-                                         f"mapping ({on}); YAML would keep the last value "
-                                         f"silently: {fix}")
-            first[(key.tag, key.value)] = (line, value.id)
+                raise ConfigError(where, _twice(key, line, earlier, loaded, value.id))
+            first[loaded] = (line, value.id, key.value)
+
+
+#: stands for a merge key (``<<``): never equal to a loaded key (a quoted "<<" is a string)
+_MERGE = object()
+
+
+def _key_value(key, construct):
+    if key.tag == "tag:yaml.org,2002:str":
+        return key.value  # what SafeConstructor builds, without building it (baselines: all)
+    if key.tag == "tag:yaml.org,2002:merge":
+        return _MERGE
+    return construct(key)
+
+
+def _twice(key, line: int, earlier, loaded, value_id: str) -> str:
+    """The message for ``key`` (on ``line``) given twice, first as ``earlier`` (line, value
+    kind, text)."""
+    on = "on the same line" if earlier[0] == line else f"first on line {earlier[0]}"
+    if earlier[2] != key.value:  # 1 and 0x1, on and yes: one key once loaded
+        on += f", as {earlier[2]!r}: one key once loaded"
+    # two lists or two mappings (a second models:) hold what the user wants both of: removing
+    # one would drop its entries, as YAML silently did
+    fix = "merge them into one" if earlier[1] == value_id != "scalar" else "remove one"
+    if loaded is _MERGE:  # in a list the first listed wins; of two << keys the last did
+        fix = "merge them into one list, <<: [...], listing first the one whose values win"
+    kept = "let the last override the first" if loaded is _MERGE else "keep the last value"
+    return (f"line {line}: key {key.value!r} given twice in one mapping ({on}); YAML would "
+            f"{kept} silently: {fix}")
 
 
 def nesting_bound(text: str) -> int:

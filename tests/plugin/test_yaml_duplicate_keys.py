@@ -3,6 +3,8 @@ the fix: YAML keeps the last value, so a second ``models:`` dropped every entry 
 run and a second ``threshold:`` replaced the first, silently."""
 import pytest
 
+from pytest_ascend_accuracy.plugin.yaml_suite import load_suite
+
 TWO_MODELS_KEYS = """models:
   - model: models/passing_mlp.onnx
     inputs: {seed: 0}
@@ -52,3 +54,35 @@ def test_a_setting_given_twice_in_an_entry_is_refused(pytester, models_dir, flow
     key, where = ("fc1", "on the same line") if flow else ("threshold", "first on line 4")
     run.stdout.fnmatch_lines([f"invalid accuracy suite: accuracy_dup.yaml: line * key '{key}' "
                               f"given twice in one mapping ({where}); * silently: remove one"])
+
+
+TWO_MERGES = """defaults: &defaults
+  threshold: 0.99
+models:
+  - &mlp
+    model: models/passing_mlp.onnx
+    inputs: {seed: 0}
+    threshold: 0.5
+  - <<: *mlp
+    <<: *defaults
+    name: mlp_strict
+"""
+
+
+def test_a_second_merge_key_is_refused_and_the_printed_fix_runs(pytester, models_dir):
+    """Two ``<<`` in one entry: YAML let the second override the first (threshold 0.99 from
+    defaults), silently. The printed fix, one list listing first the one whose values win,
+    collects the same test with the same threshold."""
+    pytester.makefile(".yaml", accuracy_dup=TWO_MERGES)
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(errors=1)
+    run.stdout.fnmatch_lines([
+        "invalid accuracy suite: accuracy_dup.yaml: line 9: key '<<' given twice in one mapping "
+        "(first on line 8); YAML would let the last override the first silently: merge them "
+        "into one list, <<: [...], listing first the one whose values win"])
+    pytester.makefile(".yaml", accuracy_dup=TWO_MERGES.replace(
+        "  - <<: *mlp\n    <<: *defaults\n", "  - <<: [*defaults, *mlp]\n"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "-q")
+    run.assert_outcomes(passed=2)
+    cases = load_suite(pytester.path / "accuracy_dup.yaml")
+    assert [c.spec.threshold for c in cases if c.name == "mlp_strict"] == [0.99]
