@@ -8,13 +8,15 @@ ground truth per sample: a list of ``{"bbox": [x, y, w, h], "category_id": c}`` 
 and ``area`` optional). The figure is COCO's AP averaged over IoU 0.50:0.95 (``stats[0]``).
 
 A sample counts as changed (flipped) when its highest-scoring detection changed (another
-category, a detection on one side only, boxes overlapping less than IoU 0.5) or when the device's
-detections match fewer of its ground-truth boxes than the reference's at one of COCO's IoU
-thresholds 0.50:0.95 (``_matches``: boxes moved by a few pixels keep the top detection but lose
-the strict thresholds, and the mAP with them), and the reference's outputs rounded to float16
-change as much (``_in_float16``): a box whose IoU sits on a threshold crossed it in float16
-alone, and a correct float16 device counted one or two samples of 12 as changed in 14 of 40
-seeded sets (tests/dataset/test_map_verdicts.py). A failing check where no sample changed so is
+category, a detection on one side only, boxes overlapping less than IoU 0.5) or when a
+ground-truth box the reference's detections match at one of COCO's IoU thresholds 0.50:0.95 is
+matched by none of the device's there (``_matches``: boxes moved by a few pixels keep the top
+detection but lose the strict thresholds, and the mAP with them), and the reference's outputs
+rounded to float16 change as much (``_in_float16``): a box whose IoU sits on a threshold crossed
+it in float16 alone, and a correct float16 device counted one or two samples of 12 as changed in
+14 of 40 seeded sets (tests/dataset/test_map_verdicts.py). Boxes, not counts per threshold: one
+box crossing 0.95 in float16 alone hid another box the device really moved (IoU 0.999 -> 0.939),
+as both sides then matched one box fewer there. A failing check where no sample changed so is
 traced on the sample whose detection scores moved most (``MeanAP.moved``): mAP ranks the
 detections of all samples by score, so scores moved differently per sample lower it with every
 box and top detection in place (a trial: 0.8766 -> 0.7910, "no sample's detections changed, so
@@ -116,12 +118,15 @@ MAX_DETS = 100
 
 
 def _matches(dets: List[dict], truth: List[dict]) -> np.ndarray:
-    """Ground-truth boxes matched at each of ``IOUS``, as COCO's evaluateImg matches them: per
-    category, detections by descending score (its first ``MAX_DETS``) each take the
-    best-overlapping unmatched non-crowd box at IoU >= t."""
-    counts = np.zeros(len(IOUS), np.int64)
+    """Which of the ``truth`` boxes are matched at each of ``IOUS`` (a bool array, one row per
+    threshold), as COCO's evaluateImg matches them: per category, detections by descending
+    score (its first ``MAX_DETS``) each take the best-overlapping unmatched non-crowd box at
+    IoU >= t."""
+    matched = np.zeros((len(IOUS), len(truth)), bool)
     for cat in {g["category_id"] for g in truth if not g.get("iscrowd")}:
-        gts = [g["bbox"] for g in truth if g["category_id"] == cat and not g.get("iscrowd")]
+        index = [i for i, g in enumerate(truth)
+                 if g["category_id"] == cat and not g.get("iscrowd")]
+        gts = [truth[i]["bbox"] for i in index]
         mine = sorted((d for d in dets if d["category_id"] == cat), key=lambda d: -d["score"])
         ious = np.array([[_iou(d["bbox"], g) for g in gts] for d in mine[:MAX_DETS]])
         for k, t in enumerate(IOUS):
@@ -130,8 +135,8 @@ def _matches(dets: List[dict], truth: List[dict]) -> np.ndarray:
                 best = np.where(taken | (row < min(t, 1 - 1e-10)), -1.0, row)
                 if best.size and best.max() >= 0:
                     taken[int(best.argmax())] = True
-            counts[k] += int(taken.sum())
-    return counts
+            matched[k, index] = taken
+    return matched
 
 
 def _in_float16(outputs: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
@@ -221,14 +226,13 @@ class MeanAP:
         if not all(np.isfinite(v).all() for v in dev.values()):
             self.nonfinite.append(sample.id)
         mine = self.truth[truth:]
-        lost = bool((_matches(sides[1], mine) < _matches(sides[0], mine)).any())
+        lost = _matches(sides[0], mine) & ~_matches(sides[1], mine)  # box x threshold
         top = _top_changed(sides[0], sides[1])
-        if top or lost:  # not where the reference as float16 holds it changes as much
+        if top or lost.any():  # not where the reference as float16 holds it changes as much
             half = _detections(self.postprocess, _in_float16(ref), sample, "float16 reference")
             top = top and _top_changed(half, sides[1])
-            lost = lost and bool((_matches(sides[1], mine) < np.minimum(
-                _matches(sides[0], mine), _matches(half, mine))).any())
-        flipped = top or lost
+            lost &= _matches(half, mine)
+        flipped = top or bool(lost.any())
         flipped = flipped or sample.id in self.nonfinite[-1:]
         if flipped:
             self.flipped.append(sample.id)

@@ -103,3 +103,40 @@ def test_scores_wrong_by_another_factor_per_sample_are_traced_to_the_operator(tm
     assert f"scores moved most in sample {result.moved[0]}: first operator below the " \
            f"threshold: gain_head (Mul)" in text
     assert "no operator was traced" not in text
+
+
+#: box A's detection: IoU with its ground truth >= 0.95 in float32, below once rounded to float16
+A_ROW = [302.4, 300.0, 402.63, 400.0]
+GT_A, GT_B = [300.0, 300.0, 100.0, 100.0], [100.0, 100.0, 200.0, 200.0]
+B_ROW, B_MOVED = [100.1, 100.0, 300.1, 300.0], [106.3, 100.0, 306.3, 300.0]  # 6.2 px right
+
+
+def _rows(a, b):
+    out = np.zeros((1, K, 6), np.float32)
+    out[0, 0], out[0, 1] = a + [0.9, 1], b + [0.8, 1]
+    return {"det": out}
+
+
+@pytest.mark.parametrize("a, b, changed", [
+    (A_ROW, B_MOVED, True),  # B lost at 0.95 by the device; A crosses 0.95 in float16 alone
+    (A_ROW, B_ROW, False),  # nothing moved
+    ("float16", B_ROW, False),  # A as float16 holds it: lost at 0.95, as float16 loses it
+    ("float16", B_MOVED, True),
+])
+def test_a_moved_box_counts_though_another_crosses_a_threshold_in_float16(a, b, changed):
+    """Compared as counts per threshold, reference 2, its float16 rounding 1 (A) and the device
+    1 (B) at IoU 0.95: the sample was not counted, nor named, nor traced ("detections changed:
+    none"). Each box is held to its own matches now."""
+    from pytest_ascend_accuracy.dataset.detection import MeanAP, _iou
+    from pytest_ascend_accuracy.dataset.samples import Labels, Sample
+
+    def iou(row, gt):
+        return _iou([row[0], row[1], row[2] - row[0], row[3] - row[1]], gt)
+    half = np.float32(A_ROW).astype(np.float16).astype(np.float32).tolist()
+    assert iou(np.float32(A_ROW).tolist(), GT_A) >= 0.95 > iou(half, GT_A)
+    assert iou(B_ROW, GT_B) > 0.99 and 0.90 < iou(B_MOVED, GT_B) < 0.95
+    scorer = MeanAP(postprocess, Labels({"s0": [{"bbox": GT_A, "category_id": 1},
+                                                {"bbox": GT_B, "category_id": 1}]}))
+    dev = _rows(half if a == "float16" else a, b)
+    assert scorer.add(Sample("s0", 0, {}), _rows(A_ROW, B_ROW), dev) is changed
+    assert scorer.flipped == (["s0"] if changed else [])
