@@ -16,19 +16,9 @@ import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.dataset import DatasetFailure, check_dataset
-from pytest_ascend_accuracy.errors import ConfigError
 
-from .test_map_verdicts import K, det6, detections, faulty, postprocess
-
-
-@pytest.fixture(autouse=True)
-def _coco_or_skip():
-    from pytest_ascend_accuracy.dataset.detection import coco_classes
-
-    try:
-        coco_classes()
-    except ConfigError as exc:
-        pytest.skip(f"optional extra not installed: {exc.problem}")
+from .test_map_verdicts import (K, _coco_or_skip, det6, detections, faulty,  # noqa: F401
+                                postprocess)  # (_coco_or_skip: its autouse skip, here too)
 
 
 @pytest.mark.parametrize("seed", [2, 6, 8, 10])  # each counted a sample as changed
