@@ -20,7 +20,8 @@ _PASS_THROUGH = frozenset({"Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze"
 
 def integer_highs(model, names: Iterable[str]) -> Dict[str, int]:
     """``{input name: n}``: the seeded values of those of ``names`` (integer graph inputs of
-    ``model``, a ModelProto) lie in [0, n). A mask (its name holds ``mask``): 2. Else one whose
+    ``model``, a ModelProto) lie in [0, n). A mask (its name holds ``mask``): 2, or less where
+    it indexes a smaller table. Else one whose
     values index a constant table of ``n`` entries (``n >= 1``; the smallest where several): a
     Gather's ``indices`` whose ``data`` is an initializer or a Constant, reached directly or
     through ops that pass the values on unchanged (``_PASS_THROUGH``, as their first input)."""
@@ -37,7 +38,9 @@ def integer_highs(model, names: Iterable[str]) -> Dict[str, int]:
             readers.setdefault(name, []).append((node, slot))
     out: Dict[str, int] = {}
     for name in names:
-        bound = 2 if "mask" in name.lower() else _bound(name, readers, dims, set())
+        bound = _bound(name, readers, dims, set())
+        if "mask" in name.lower():  # 0 and 1, or less where it indexes a 1-row table
+            bound = min(2, bound or 2)
         if bound is not None:
             out[name] = bound
     return out

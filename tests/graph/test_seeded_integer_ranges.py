@@ -69,6 +69,17 @@ def test_bounds_follow_a_cast_and_take_the_smallest_table():
     assert integer_highs(model, ["input_ids"]) == {"input_ids": 3}
 
 
+def test_a_mask_named_input_indexing_a_one_row_table_stays_below_it():
+    """Its name says mask, its use says index: the smaller bound wins (a review: it drew 1,
+    'indices element out of data bounds, idx=1 must be within the inclusive range [-1,0]')."""
+    model = _encoder(types=1)
+    for node in model.graph.node:  # token_type_ids named like a mask
+        node.input[:] = ["mask_type_ids" if i == "token_type_ids" else i for i in node.input]
+    model.graph.input[2].name = "mask_type_ids"
+    assert integer_highs(model, ["mask_type_ids"]) == {"mask_type_ids": 1}
+    assert not make_inputs(model, seed=0)["mask_type_ids"].any()
+
+
 def test_an_input_indexing_no_table_keeps_the_usual_range():
     model = _encoder()
     assert integer_highs(model, ["nothing"]) == {}
