@@ -57,6 +57,16 @@ def reduced():
                    "small": np.array(1e-5, np.float32)})
 
 
+def reshaped():
+    """x [N] reshaped to [2, -1]: no stored tensor names N, and N = 1 does not fit."""
+    return _model([helper.make_node("Reshape", ["x", "to"], ["r"], name="rs"),
+                   helper.make_node("Mul", ["r", "big"], ["m"], name="scale/Mul"),
+                   helper.make_node("Mul", ["m", "small"], ["y"], name="unscale/Mul")],
+                  [helper.make_tensor_value_info("x", T.FLOAT, ["N"])],
+                  {"to": np.array([2, -1], np.int64), "big": np.array(1e5, np.float32),
+                   "small": np.array(1e-5, np.float32)})
+
+
 def _pair(folder, proto, shape):
     """The emulated dump at ``shape`` and the golden stored from the arrays alone (no
     input_shape given, as ``golden_dump(MODEL, inputs, path=...)`` does)."""
@@ -154,3 +164,21 @@ def test_judge_of_a_plugin_report_names_the_stored_goldens_model(pytester, capsy
     assert command.endswith(" --input-shape 'input_ids:2,8;attention_mask:2,8' --threshold 0.99")
     assert said == ""
     _runs_pasted(command, capsys, tmp_path)
+
+
+def test_sizes_of_1_the_model_refuses_are_not_printed_as_a_command_that_passes(
+        tmp_path, capsys, monkeypatch):
+    """A review: '--input-shape x:1' was printed as passing with exit status 0, and pasted
+    diagnose failed ('Reshape ... incompatible shapes', exit 2)."""
+    dump, inputs = _pair(tmp_path / "p", reshaped(), {"x": (12,)})
+    monkeypatch.chdir(tmp_path / "p")
+    assert main(["compare", dump, "golden"]) == 1
+    command, said = _command(capsys.readouterr().out)
+    assert "--input-shape" not in command
+    assert said == (" (the sizes the golden ran at are not known: its record and tensors do not "
+                    "give those of 'x', and 1 for each dynamic dimension does not fit the model, "
+                    "whose ONNX shape inference refuses it: add --input-shape with the sizes the "
+                    "golden ran at, or give the inputs it was made from: --inputs x=FILE.npy)")
+    np.save(tmp_path / "x.npy", inputs["x"])  # either way it names, filled in
+    _runs_pasted(f"{command} --inputs x={tmp_path / 'x.npy'}", capsys, tmp_path)
+    _runs_pasted(f"{command} --input-shape x:12", capsys, tmp_path)

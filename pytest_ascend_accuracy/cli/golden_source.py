@@ -79,13 +79,22 @@ def _source(path: Path, shapes, digest, tensors) -> Optional[Dict[str, object]]:
 
 
 def _shaped(model: Path, recorded, digest, tensors) -> Dict[str, object]:
-    """{"input_shape", "seed"[, "sizes_chosen"]} of the dict (``digest()``: the recorded one)."""
+    """{"input_shape", "seed"[, "sizes_chosen"[, "sizes_unfit"]]} of the dict (``digest()``: the
+    recorded one). Sizes chosen as 1 that the model cannot take (``sizes_fit``: a Reshape to
+    [2, -1]) are left out of ``input_shape`` and said (``sizes_unfit``): a command with them
+    failed pasted (a review)."""
+    from ..graph.shapes_from_tensors import sizes_fit
+
     shapes, chosen = _shapes(model, recorded, tensors)
+    unfit = bool(chosen) and not sizes_fit(str(model), shapes)
+    if unfit:
+        shapes = {k: v for k, v in shapes.items() if k not in chosen}
     shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in shapes.items())
     out: Dict[str, object] = {"input_shape": shape,
-                              "seed": _default_seed(model, shape, digest())}
+                              "seed": None if unfit else _default_seed(model, shape, digest())}
     if chosen:
         out["sizes_chosen"] = chosen
+        out["sizes_unfit"] = unfit
     return out
 
 

@@ -172,6 +172,16 @@ def _resolve(declared: Dims, sizes: Mapping[str, Set[int]]) -> Optional[Tuple[in
     return tuple(out)
 
 
+def sizes_fit(model, shapes: Mapping[str, Tuple[int, ...]]) -> bool:
+    """Whether ONNX's strict shape inference, where it takes the model with its dimensions
+    named, takes it at ``shapes`` too: False where two ops cannot both take those sizes (a
+    Reshape to [2, -1] of one element); True where it cannot judge."""
+    from .onnx_graph import load_model
+
+    _, strict = _inferred(load_model(model, weights=False))
+    return _consistent(model, shapes, (), strict)
+
+
 def _consistent(model, shapes: Mapping[str, Tuple[int, ...]], seen, strict: bool) -> bool:
     """Whether the model inferred at ``shapes`` gives each stored tensor whose shape that fixes
     its stored shape (a wrong guess shows where any op's sizes depend on an input's), and,
