@@ -153,7 +153,9 @@ def mismatch(record: Mapping[str, object], identity: GoldenIdentity, shown_model
                    f"...), this test's model is {shown_model} (sha256 {str(sha)[:16]}...)")
     if record.get("inputs_digest") != identity.inputs_digest:
         out.append(f"inputs: written from inputs with digest {record.get('inputs_digest')}, this "
-                   f"test's inputs have {identity.inputs_digest} (another seed, inputs file or shape)")
+                   f"test's inputs have {identity.inputs_digest} (another seed, inputs file or "
+                   f"shape, or seeded inputs this version draws differently: an integer *mask* "
+                   f"input, an index into a table of fewer than 10 rows)")
     if (record.get("input_shape") or {}) != (identity.input_shape or {}):
         out.append(f"input_shape: written with {record.get('input_shape') or None}, this test "
                    f"gives {identity.input_shape or None}")
