@@ -83,3 +83,32 @@ def test_a_failed_finalize_dump_says_its_own_message_not_the_unload_after_it(
     assert text.startswith("acl.mdl.finalize_dump failed with ACL error 100000")
     assert "dump data could not be flushed" in text and "unload said" not in text
     be.close()
+
+
+def test_opening_drops_what_init_and_the_device_count_left_unread(monkeypatch):
+    """An init repeat (another user of ACL in the process) is tolerated and its message, like an
+    unchecked device count's, is not set_device's (a review)."""
+    import sys
+
+    from pytest_ascend_accuracy.backends.ascend.acl_driver import AclDriver
+
+    npu = fake_runtime.install(monkeypatch, flavor="acl")
+    acl = sys.modules["acl"]
+    set_device = acl.rt.set_device
+
+    def noisy_count():
+        npu.record_error("repeat initialize, tolerated")
+        return 2, 0
+
+    def failing_set_device(device_id):
+        set_device(device_id)
+        npu.record_error("device is busy")
+        return 507033
+
+    monkeypatch.setattr(acl.rt, "get_device_count", noisy_count)
+    monkeypatch.setattr(acl.rt, "set_device", failing_set_device)
+    with pytest.raises(BackendError) as info:
+        AclDriver(0).open()
+    text = str(info.value)
+    assert "acl.rt.set_device returned ACL error 507033" in text and "device is busy" in text
+    assert "repeat initialize" not in text

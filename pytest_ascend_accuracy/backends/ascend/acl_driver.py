@@ -71,6 +71,7 @@ class AclDriver:
         owns_acl = ret == ACL_SUCCESS  # else someone else in this process initialised ACL
         try:
             count, ret = acl.rt.get_device_count()
+            runtime_says(acl)  # a tolerated init repeat's or count's message is not set_device's
             if ret == ACL_SUCCESS and not 0 <= self.device_id < count:
                 raise BackendError(f"Ascend device {self.device_id} does not exist: this machine has "
                                    f"{count} device(s)" + (f" (ids 0..{count - 1})" if count else ""))
