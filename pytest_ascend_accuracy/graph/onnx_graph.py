@@ -306,8 +306,7 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
             arr = rng.integers(0, min(10, bounds.get(vi.name, 10)), size=shape).astype(dtype)
         elif dtype.kind == "b":
             arr = rng.random(shape) < 0.5
-        else:  # bfloat16, float8, int4: why no array feeds it and what to do (check_feedable)
-            from .feedable import check_feedable
+        else:  # bfloat16, float8, int4: why no array feeds it and what to do
             check_feedable(vi, f"inputs of {model_label(model)!r}")
             raise ConfigError(f"input {vi.name!r}", f"cannot make random inputs of dtype {dtype}")
         out[vi.name] = arr
