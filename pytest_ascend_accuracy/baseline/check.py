@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Collection, List, Mapping, Optional, Sequence, Tuple
 
 from .env import backend_only_keys, normalise_environment
+from .former_draws import former_draw_notes
 from ..core.path_lock import PathLocked
 from ..core.regen import Regen
 from .file import (Baseline, BaselineWriteError, InputSpec, OpBaseline,
@@ -294,6 +295,7 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
         lines = [f"accuracy baseline REBASELINE REQUIRED: {shown} was recorded under another "
                  f"setup ({_count(len(changes), 'change')})"]
         lines += [f"  {what}: {_show(a)} -> {_show(b)}" for what, a, b in changes]
+        lines += former_draw_notes(old.inputs, spec)  # the same seed, drawn differently
         lines.append("Operators were not judged one by one: values recorded under another "
                      "toolkit, SoC, ATC arguments, backend or inputs are not comparable.")
         return _finish(REBASELINE, path, shown, lines, fresh, regen, changes=changes,

@@ -1,0 +1,52 @@
+"""Why a seeded baseline's inputs changed when its seed, shapes and dtypes did not: this version
+draws them differently.
+
+Versions of this package before seeded integer inputs learnt their ranges
+(``graph.integer_ranges``) drew every integer input from [0, 10); this one draws a *mask* input
+from {0, 1} and an index below the table it indexes. A baseline recorded by such a version
+then reads "rebaseline required ... inputs.attention_mask.sha256: ... -> ...", and its reader
+changed nothing. ``former_draw_notes`` names the cause where it is that: the recorded sha256 is
+exactly what the former rule draws for that seed, shape and dtype (``make_inputs``: input ``k``
+in graph order draws from ``numpy.random.default_rng([seed, k])``; the baseline does not record
+``k``, so each position is tried).
+"""
+from __future__ import annotations
+
+from typing import List
+
+from .file import InputSpec
+
+
+def former_draw_notes(old: InputSpec, new: InputSpec) -> List[str]:
+    """Lines for the rebaseline message: one for each input of ``new`` (this run's seeded inputs)
+    whose recorded (``old``) values differ only in their bytes and are the former [0, 10) draw
+    for the same seed; none where the seed, shapes or dtypes changed."""
+    if old.seed is None or old.seed != new.seed or old.stored or new.stored:
+        return []
+    import numpy as np
+
+    from .inputs import array_sha256
+
+    now = {t.name: t for t in new.tensors}
+    names = []
+    for t in old.tensors:
+        cur = now.get(t.name)
+        if (cur is None or cur.sha256 == t.sha256 or cur.dtype != t.dtype
+                or tuple(cur.shape) != tuple(t.shape) or np.dtype(t.dtype).kind not in "iu"):
+            continue
+        for k in range(len(old.tensors)):
+            drawn = np.random.default_rng([old.seed, k]).integers(0, 10, size=tuple(t.shape))
+            if array_sha256(drawn.astype(t.dtype)) == t.sha256:
+                names.append(t.name)
+                break
+    if not names:
+        return []
+    listed = ", ".join(repr(n) for n in names)
+    return [f"  why: the recorded {listed} {'is' if len(names) == 1 else 'are'} what an earlier "
+            f"version of pytest-ascend-accuracy drew for seed {old.seed} (every integer input "
+            f"from [0, 10)); this version draws a *mask* input from {{0, 1}} and an index below "
+            f"the table it indexes, the values a real model is fed. Nothing of yours changed; "
+            f"a machine still on the earlier version reports the same change the other way."]
+
+
+__all__ = ["former_draw_notes"]

@@ -1,0 +1,79 @@
+"""A seeded baseline recorded by a version that drew integer inputs from [0, 10) says why it needs
+rebaselining: the seed, shapes and dtypes are the same, and only this version's draw changed
+(a *mask* input from {0, 1}, ``graph.integer_ranges``)."""
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from pytest_ascend_accuracy.baseline.check import REBASELINE, check_baseline
+from pytest_ascend_accuracy.baseline.inputs import input_spec, inputs_for_baseline
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+from test_baseline_helpers import HEADER, make_result
+
+WHY = "what an earlier version of pytest-ascend-accuracy drew for seed"
+
+
+def masked_model():
+    """x [1, 8, 16] float times attention_mask [1, 8] int64 (cast, unsqueezed)."""
+    w = numpy_helper.from_array(np.full((16, 16), 0.1, np.float32), "w")
+    axes = numpy_helper.from_array(np.array([2], np.int64), "axes")
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["mm"], name="proj"),
+             helper.make_node("Cast", ["attention_mask"], ["m"], name="cast", to=1),
+             helper.make_node("Unsqueeze", ["m", "axes"], ["m3"], name="unsq"),
+             helper.make_node("Mul", ["mm", "m3"], ["y"], name="mul")]
+    graph = helper.make_graph(
+        nodes, "masked",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16])], [w, axes])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def former_inputs(model, seed):
+    """What versions before integer_ranges drew: every integer input from [0, 10)."""
+    arrays = make_inputs(model, seed=seed)
+    arrays["attention_mask"] = np.random.default_rng([seed, 1]).integers(0, 10, (1, 8)) \
+        .astype(np.int64)
+    return arrays
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "baselines" / "masked" / "default.yaml"
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_former_draw_is_named_as_the_cause(path, seed):
+    model = masked_model()
+    onnx.checker.check_model(model)
+    old = former_inputs(model, seed)
+    assert old["attention_mask"].max() > 1  # the former draw is no 0/1 mask
+    check_baseline(make_result(), path, header=HEADER, inputs=input_spec(old, seed=seed))
+    now = inputs_for_baseline(model, path, seed=seed)
+    assert set(np.unique(now["attention_mask"])) <= {0, 1}
+    out = check_baseline(make_result(), path, header=HEADER, inputs=now)
+    assert out.status == REBASELINE and [c[0] for c in out.changes] == [
+        "inputs.attention_mask.sha256"]
+    assert f"  why: the recorded 'attention_mask' is {WHY} {seed} " in out.message
+    assert "Nothing of yours changed" in out.message and "--accuracy-regen" in out.message
+
+
+def test_other_changed_values_are_not_blamed_on_the_draw(path):
+    model = masked_model()
+    edited = former_inputs(model, 0)
+    edited["attention_mask"] = np.full((1, 8), 3, np.int64)  # no seed draws this
+    check_baseline(make_result(), path, header=HEADER, inputs=input_spec(edited, seed=0))
+    out = check_baseline(make_result(), path, header=HEADER,
+                         inputs=inputs_for_baseline(model, path, seed=0))
+    assert out.status == REBASELINE and WHY not in out.message
+
+
+def test_another_seed_is_not_blamed_on_the_draw(path):
+    model = masked_model()
+    check_baseline(make_result(), path, header=HEADER,
+                   inputs=input_spec(former_inputs(model, 1), seed=1))
+    out = check_baseline(make_result(), path, header=HEADER,
+                         inputs=inputs_for_baseline(model, path, seed=0))
+    assert out.status == REBASELINE and "inputs.seed" in [c[0] for c in out.changes]
+    assert WHY not in out.message
