@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Collection, List, Mapping, Optional, Sequence, Tuple
 
@@ -107,7 +107,8 @@ def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
     ``new_fail``: a current line the baseline lacks is a regression, not a note (the model is
     the one the baseline recorded, so the file itself lost it: edited or cut).
     ``rel_l2_lines``: the ``(op, slot)`` keys whose rel_l2 rise ``max_rel_l2_rise`` judges
-    (those a threshold judges by rel_l2, ``baseline.metrics``); None: every line. A line whose
+    (those a threshold judges by rel_l2, ``baseline.metrics``); None: every line; a mapping
+    gives each key the rel_l2 judged now, in place of the line's plain one. A line whose
     rel_l2 fell by more than that counts as improved, as one whose cosine rose."""
     base = {op.key: op for op in baseline}
     seen = set()
@@ -123,7 +124,10 @@ def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
             continue
         seen.add(cur.key)
         rise = max_rel_l2_rise if rel_l2_lines is None or cur.key in rel_l2_lines else None
-        regressions += _op_changes(old, cur, max_drop, rise)
+        judged = cur  # the rel_l2 judged now where given; improvements are plain's (recorded)
+        if rise is not None and isinstance(rel_l2_lines, Mapping):
+            judged = replace(cur, rel_l2=rel_l2_lines[cur.key])
+        regressions += _op_changes(old, judged, max_drop, rise)
         if old.compared and cur.compared and (
                 cur.cosine - old.cosine > max_drop + _EPS
                 or rise is not None and old.rel_l2 - cur.rel_l2 > rise + _EPS):
