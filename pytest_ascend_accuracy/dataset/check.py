@@ -121,7 +121,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         flipped_positions=flips.flipped_positions if flips is not None else 0,
         untracked=flips.untracked if flips is not None else "",
         model=reference.label, mode=_mode_name(om), output=out_name,
-        higher_is_better=higher_is_better,
+        higher_is_better=higher_is_better, conversions=getattr(om, "conversions", 1) or 1,
         reference_cached=reference.hits, reference_runs=reference.runs)
     compared = verdict = None
     traced, role = first_flipped, "first flipped sample"

@@ -113,6 +113,11 @@ class PerShapeDeviceModel:
         self._latest = handle
         return handle
 
+    @property
+    def conversions(self) -> int:
+        """The conversions made so far: one per input shape run."""
+        return len(self._by_shape)
+
     def outputs(self, inputs) -> Dict[str, np.ndarray]:
         return self.for_inputs(inputs).outputs(inputs)
 

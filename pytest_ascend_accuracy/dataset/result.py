@@ -79,6 +79,9 @@ class DatasetResult:
     moved: Optional[Tuple[str, float, float]] = None
     #: False for a figure where lower is better (a loss): the drop is then device - reference
     higher_is_better: bool = True
+    #: the conversions the device model made, one per input shape where a dimension was left
+    #: open (``PerShapeDeviceModel``): each is an ATC run on a device, minutes, said not hidden
+    conversions: int = 1
     extra: Dict[str, object] = field(default_factory=dict)
 
     @property
@@ -121,6 +124,9 @@ class DatasetResult:
         lines = [f"dataset accuracy {verdict}: {self.figures()}",
                  f"model {self.model}, mode {self.mode}, {self.samples} samples{rows}"
                  + (f", output {self.output!r}" if self.output else "")
+                 + (f", converted at {self.conversions} input shapes (one conversion each: "
+                    f"give every sample one shape to convert once)"
+                    if self.conversions > 1 else "")
                  + f"; reference: {self.reference_runs} run, "
                    f"{self.reference_cached} from the cache"]
         total = self.rows or self.samples
@@ -168,6 +174,8 @@ class DatasetResult:
                  "dataset_passed": "true" if self.passed else "false"}
         if not self.higher_is_better:  # a loss: the drop is device - reference
             props["dataset_higher_is_better"] = "false"
+        if self.conversions > 1:
+            props["dataset_conversions"] = str(self.conversions)
         if self.positions > 1:
             props["dataset_positions"] = self.positions_range("-")
             props["dataset_flipped_positions"] = str(self.flipped_positions)

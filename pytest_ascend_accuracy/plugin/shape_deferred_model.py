@@ -67,6 +67,11 @@ class ShapeDeferredModel:
         __tracebackhide__ = True
         return self.for_inputs(inputs).run(inputs, dump=dump, dump_mode=dump_mode)
 
+    @property
+    def conversions(self) -> int:
+        """The conversions made so far: one per input shape run."""
+        return len(self._by_shape)
+
     def outputs(self, inputs):
         __tracebackhide__ = True
         return self.for_inputs(inputs).outputs(inputs)

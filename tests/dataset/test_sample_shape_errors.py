@@ -94,6 +94,10 @@ def test_the_library_names_the_sample_and_its_fix_runs_it(device, tmp_path):
                                f"its load_device_model(...) call{EACH}")
     result = check_dataset(device(path, "high_precision"), SAMPLES, labels=LABELS)  # dropped
     assert (result.passed, result.samples, result.rows) == (True, 2, 3)
+    # one conversion per sample shape, said (on a device each is an ATC run: a review)
+    assert result.conversions == 2 and result.properties()["dataset_conversions"] == "2"
+    assert ("converted at 2 input shapes (one conversion each: give every sample one shape to "
+            "convert once)") in result.message().splitlines()[1]
 
 
 def test_the_cli_names_the_sample_and_its_fix_runs_it(project, capsys):
@@ -104,7 +108,9 @@ def test_the_cli_names_the_sample_and_its_fix_runs_it(project, capsys):
         f"ascend-accuracy: error: {REFUSED}--input-shape x:1,8: run it without --input-shape"
         f"{EACH}")
     assert main(args) == 0  # as it says: without --input-shape
-    assert capsys.readouterr().out.startswith("dataset accuracy PASSED: top1 1.0000 on the device")
+    out = capsys.readouterr().out
+    assert out.startswith("dataset accuracy PASSED: top1 1.0000 on the device")
+    assert ", converted at 2 input shapes (one conversion each" in out
 
 
 class _Refusing:
