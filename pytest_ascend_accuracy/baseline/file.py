@@ -211,10 +211,26 @@ def render_op(op: OpBaseline) -> str:
     head = f"- {{op: {quote(op.op)}, slot: {quote(op.slot)}"
     if not op.compared:
         return head + ", compared: false}"
-    return (f"{head}, cosine: {float_text(op.cosine, f'.{COSINE_DECIMALS}f')}, "
-            f"rel_l2: {float_text(op.rel_l2, f'.{ERROR_DIGITS - 1}e')}, "
-            f"max_abs: {float_text(op.max_abs, f'.{ERROR_DIGITS - 1}e')}, "
+    cosine, rel_l2, max_abs = _op_numbers(op)
+    return (f"{head}, cosine: {cosine}, rel_l2: {rel_l2}, max_abs: {max_abs}, "
             f"nan: {op.nan}, inf: {op.inf}}}")
+
+
+def _op_numbers(op: OpBaseline) -> Tuple[str, str, str]:
+    return (float_text(op.cosine, f".{COSINE_DECIMALS}f"),
+            float_text(op.rel_l2, f".{ERROR_DIGITS - 1}e"),
+            float_text(op.max_abs, f".{ERROR_DIGITS - 1}e"))
+
+
+def _op_read_back(op: OpBaseline) -> Dict[str, object]:
+    """The op line ``render_op`` writes, as YAML loads it: its strings are ``quote``d (they
+    load as themselves), its numbers ``float_text``s (a decimal, ``.nan``, ``.inf``)."""
+    if not op.compared:
+        return {"op": op.op, "slot": op.slot, "compared": False}
+    back = {".nan": math.nan, ".inf": math.inf, "-.inf": -math.inf}
+    cosine, rel_l2, max_abs = (back[t] if t in back else float(t) for t in _op_numbers(op))
+    return {"op": op.op, "slot": op.slot, "cosine": cosine, "rel_l2": rel_l2,
+            "max_abs": max_abs, "nan": op.nan, "inf": op.inf}
 
 
 def environment_order(env: Mapping[str, object]) -> List[str]:
@@ -253,8 +269,8 @@ def render(baseline: Baseline) -> str:
 
 def write_baseline(path, baseline: Baseline) -> Path:
     """Render and write ``baseline`` to ``path`` atomically. A baseline ``read_baseline`` would
-    refuse is not written (``ConfigError(path, "... (not written)")``): the text rendered is
-    read back (``baseline_from_data``) first. Such files were written (one without
+    refuse is not written (``ConfigError(path, "... (not written)")``): what is rendered is
+    read back (``baseline_from_data``) first, the header as YAML, the op lines by value. Such files were written (one without
     ``soc_version``, an op named "", a cosine of 1.5, an int environment key) and every later
     check failed on them as unreadable."""
     where = os.fspath(path)
@@ -265,14 +281,18 @@ def write_baseline(path, baseline: Baseline) -> Path:
         odd = [k for k in getattr(baseline, part) if not isinstance(k, str)]
         if odd:  # (sorting mixed keys failed with TypeError)
             raise ConfigError(where, f"{part} key {odd[0]!r} is not a string (not written)")
-    text = render(baseline)
     import yaml
-    try:
-        baseline_from_data(load_yaml(text, where, loader=fast_safe_loader(yaml),
-                                     unique_keys=True), where)
+    try:  # the header as YAML reads it back; the op lines by their values (a 20,000-op file
+        # parsed whole took 3 s a write, a review): what render_op writes reads back as them
+        data = load_yaml(render(Baseline(baseline.environment, baseline.inputs, (),
+                                         baseline.info, baseline.version)),
+                         where, loader=fast_safe_loader(yaml), unique_keys=True)
+        if isinstance(data, dict):
+            data["ops"] = [_op_read_back(op) for op in baseline.ops]
+        baseline_from_data(data, where)
     except ConfigError as exc:
         raise ConfigError(where, f"{exc.problem} (not written)") from None
-    return atomic_write_text(path, text, what="baseline", error=BaselineWriteError)
+    return atomic_write_text(path, render(baseline), what="baseline", error=BaselineWriteError)
 
 
 # --------------------------------------------------------------------------- parsing
