@@ -270,9 +270,9 @@ def render(baseline: Baseline) -> str:
 def write_baseline(path, baseline: Baseline) -> Path:
     """Render and write ``baseline`` to ``path`` atomically. A baseline ``read_baseline`` would
     refuse is not written (``ConfigError(path, "... (not written)")``): what is rendered is
-    read back (``baseline_from_data``) first, the header as YAML, the op lines by value. Such files were written (one without
-    ``soc_version``, an op named "", a cosine of 1.5, an int environment key) and every later
-    check failed on them as unreadable."""
+    read back (``baseline_from_data``) first, the header as YAML, the op lines by value. Such
+    files were written (one without ``soc_version``, an op named "", a cosine of 1.5, an int
+    environment key) and every later check failed on them as unreadable."""
     where = os.fspath(path)
     if baseline.version not in VERSIONS:
         raise ConfigError(where, f"baseline version {baseline.version!r} is not one this "
