@@ -152,8 +152,14 @@ def test_a_second_merge_key_is_refused_and_the_printed_fix_keeps_the_values(merg
     "m: {'<<': 1, <<: {x: 1}}\n",  # a quoted << is a string key, not a merge
     "m: {1: a, '1': b, 1.5: c, '1.5': d, 'true': f, null: g, '': h, 2001-12-14: i}\n",
     "m: {'2001-12-14': a, 2001-12-14: b, 2001-12-14 00:00:00: c}\n",  # str, date, datetime
+    "m: {name: a, =: 1}\n",  # a '=' key (tag value) loads as the string '=' (a review)
 ])
 def test_keys_that_load_as_different_python_keys_are_no_duplicates(doc):
     yaml = pytest.importorskip("yaml")
     assert load_yaml(doc, "x.yaml", unique_keys=True) is not None
     assert len(load_yaml(doc, "x.yaml")["m"]) == len(yaml.safe_load(doc)["m"])
+
+
+def test_a_key_spelled_equals_given_twice_is_refused():
+    with pytest.raises(ConfigError, match="key '=' given twice in one mapping"):
+        load_yaml("m: {=: 1, '=': 2}\n", "x.yaml", unique_keys=True)

@@ -170,8 +170,11 @@ _MERGE = object()
 
 
 def _key_value(key, construct):
-    if key.tag == "tag:yaml.org,2002:str":
-        return key.value  # what SafeConstructor builds, without building it (baselines: all)
+    # str, without building it (baselines: all keys); a "=" key (tag value) too, which
+    # SafeConstructor.flatten_mapping turns into a str before building (a review: it was
+    # refused as "could not determine a constructor")
+    if key.tag in ("tag:yaml.org,2002:str", "tag:yaml.org,2002:value"):
+        return key.value
     if key.tag == "tag:yaml.org,2002:merge":
         return _MERGE
     return construct(key)
