@@ -112,3 +112,25 @@ def test_opening_drops_what_init_and_the_device_count_left_unread(monkeypatch):
     text = str(info.value)
     assert "acl.rt.set_device returned ACL error 507033" in text and "device is busy" in text
     assert "repeat initialize" not in text
+
+
+def test_a_failed_device_count_is_kept_for_the_set_device_error_after_it(monkeypatch):
+    """Its cause may be set_device's too: dropped with the stale messages, it was lost."""
+    import sys
+
+    from pytest_ascend_accuracy.backends.ascend.acl_driver import AclDriver
+
+    npu = fake_runtime.install(monkeypatch, flavor="acl")
+    acl = sys.modules["acl"]
+
+    def failing_count():
+        npu.record_error("driver not loaded")
+        return 0, 507899
+
+    monkeypatch.setattr(acl.rt, "get_device_count", failing_count)
+    monkeypatch.setattr(acl.rt, "set_device", lambda device_id: 507033)
+    with pytest.raises(BackendError) as info:
+        AclDriver(0).open()
+    assert str(info.value).endswith("(acl.rt.get_device_count had failed too, ACL error 507899"
+                                    "\nthe runtime says (acl.get_recent_err_msg()):\n"
+                                    "  driver not loaded)")

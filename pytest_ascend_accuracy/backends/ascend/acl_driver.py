@@ -71,14 +71,18 @@ class AclDriver:
         owns_acl = ret == ACL_SUCCESS  # else someone else in this process initialised ACL
         try:
             count, ret = acl.rt.get_device_count()
-            runtime_says(acl)  # a tolerated init repeat's or count's message is not set_device's
+            said = runtime_says(acl)  # drained: a tolerated init repeat's is not set_device's
+            # a failed count is kept for set_device's error: it may be the same cause
+            counted = (f"\n(acl.rt.get_device_count had failed too, ACL error {ret}{said})"
+                       if ret != ACL_SUCCESS else "")
             if ret == ACL_SUCCESS and not 0 <= self.device_id < count:
                 raise BackendError(f"Ascend device {self.device_id} does not exist: this machine has "
                                    f"{count} device(s)" + (f" (ids 0..{count - 1})" if count else ""))
             ret = acl.rt.set_device(self.device_id)
             if ret != ACL_SUCCESS:
                 raise BackendError(f"could not open Ascend device {self.device_id}: "
-                                   f"acl.rt.set_device returned ACL error {ret}" + runtime_says(acl))
+                                   f"acl.rt.set_device returned ACL error {ret}" + runtime_says(acl)
+                                   + counted)
             context, ret = acl.rt.create_context(self.device_id)
             if ret != ACL_SUCCESS:
                 said = runtime_says(acl)  # before reset_device adds its own messages
