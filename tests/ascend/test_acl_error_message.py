@@ -13,8 +13,8 @@ from pytest_ascend_accuracy.errors import BackendError
 from pytest_ascend_accuracy.testing import fake_runtime
 
 
-def test_a_failed_load_says_why_and_the_next_error_does_not_repeat_it(fake_atc_on_path, tiny_model,
-                                                                     tmp_path, monkeypatch):
+def test_a_failed_load_says_why_and_the_next_error_does_not_repeat_it(
+        fake_atc_on_path, tiny_model, tmp_path, monkeypatch):
     aipp = tmp_path / "aipp.cfg"
     aipp.write_text("aipp_op {\n aipp_mode: static\n input_format: RGB888_U8\n"
                     " src_image_size_w: 4\n src_image_size_h: 4\n}\n")
