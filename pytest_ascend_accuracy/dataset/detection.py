@@ -2,15 +2,17 @@
 
 ``metric="map"`` needs the optional extra ``map`` (pycocotools: ``pip install
 "pycocotools>=2.0.6"``, or ``".[map]"`` from a checkout; faster-coco-eval is used when it is
-installed instead) and a ``postprocess(outputs) -> detections`` callable turning one sample's output dict into COCO
-result dicts ``{"bbox": [x, y, w, h], "score": s, "category_id": c}``. Labels are COCO-style
-ground truth per sample: a list of ``{"bbox": [x, y, w, h], "category_id": c}`` (``iscrowd``
-and ``area`` optional). The figure is COCO's AP averaged over IoU 0.50:0.95 (``stats[0]``).
+installed instead) and a ``postprocess(outputs) -> detections`` callable turning one sample's
+output dict into COCO result dicts ``{"bbox": [x, y, w, h], "score": s, "category_id": c}``.
+Labels are COCO-style ground truth per sample: a list of ``{"bbox": [x, y, w, h],
+"category_id": c}`` (``iscrowd`` and ``area`` optional). The figure is COCO's AP averaged over
+IoU 0.50:0.95 (``stats[0]``).
 
 A sample counts as changed (flipped) when its highest-scoring detection changed (another
 category, a detection on one side only, boxes overlapping less than IoU 0.5) or when a
 ground-truth box the reference's detections match at one of COCO's IoU thresholds 0.50:0.95 is
-matched by none of the device's there (``_matches``: boxes moved by a few pixels keep the top
+covered by none of the device's detections there (``_matches``, ``_covered``: whichever box
+COCO's greedy match gives a detection; boxes moved by a few pixels keep the top
 detection but lose the strict thresholds, and the mAP with them), and the reference's outputs
 rounded to float16 change as much (``_in_float16``): a box whose IoU sits on a threshold crossed
 it in float16 alone, and a correct float16 device counted one or two samples of 12 as changed in

@@ -8,9 +8,10 @@ one output (``output=``, or the model's only output) as class scores, laid out b
 class axis last; any other layout (``[N, C, H, W]``) is refused, not flattened into one argmax.
 An output that holds class ids (``dataset.reference.class_id_outputs``: INT64, or another
 integer fed by ArgMax/ArgMin/TopK's indices; a uint8 ``[N, C]`` after a QuantizeLinear and
-MatMulInteger's int32 are scores) is read as the classes themselves (``class_ids``): ``[N]`` or ``[N, 1]`` is
-one class per row, ``[N, T]`` a sequence of T class ids per row (a recognizer that decodes in
-the graph); ranking ids as scores would compare where the largest id stands, not the ids. An
+MatMulInteger's int32 are scores) is read as the classes themselves (``class_ids``):
+``[N]`` or ``[N, 1]`` is one class per row, ``[N, T]`` a sequence of T class ids per row (a
+recognizer that decodes in the graph); ranking ids as scores would compare where the largest
+id stands, not the ids. An
 output of scores with one value per row (``[N]``, ``[N, 1]``: a sigmoid's probability) has no
 class axis and is refused, and so is an output holding no values (``[N, 0]``).
 A row is scored by its values, -inf and +inf ordering as values (a log-softmax's -inf); a device

@@ -321,11 +321,11 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
     summary = _baseline_head(verdict, baseline) if baseline is not None else [
         f'<h1 class="{cls}">{_e(verdict.describe())}</h1>']
     summary += [_first_failure(result, verdict, links),
-               f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}<br>'
-               f'golden: {_e(result.golden_root or "(in memory)")}<br>'
-               f'{_e(coverage_line(result))}'
-               + ("<br>files: " + " ".join(f'<a href="{_e(f)}">{_e(f)}</a>' for f in files)
-                  if files else "") + "</p>"]
+                f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}<br>'
+                f'golden: {_e(result.golden_root or "(in memory)")}<br>'
+                f'{_e(coverage_line(result))}'
+                + ("<br>files: " + " ".join(f'<a href="{_e(f)}">{_e(f)}</a>' for f in files)
+                   if files else "") + "</p>"]
     if not verdict.passed:  # the terminal's hint, word for word
         if hint is not None and not isinstance(hint, str):
             summary.append(f'<pre class="hint">{_e(hint.text())}</pre>')

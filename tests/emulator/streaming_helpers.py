@@ -22,8 +22,9 @@ def chain(n=24, width=64 * 1024):
         nodes.append(helper.make_node("Add" if k % 2 == 0 else "Relu",
                                       [prev, "one"] if k % 2 == 0 else [prev], [out], name=f"n{k}"))
         prev = out
-    graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, width])],
-                              [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, width])], inits)
+    graph = helper.make_graph(
+        nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, width])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, width])], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 

@@ -201,7 +201,8 @@ def test_a_wrong_prediction_is_never_used(monkeypatch):
     x = make_inputs(model)
     names = [o for n in model.graph.node for o in n.output if o]
     segmented = stream.SegmentedModel(model, names, segment_bytes=3000)
-    crossing = [n for seg in segmented.segments[1:] for n in seg.inputs if n in segmented.segment_of]
+    crossing = [n for seg in segmented.segments[1:] for n in seg.inputs
+                if n in segmented.segment_of]
     assert crossing
     for name in crossing:  # a shape no tensor here has
         elem, shape = segmented.info[name]

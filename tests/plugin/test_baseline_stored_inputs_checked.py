@@ -26,8 +26,8 @@ def _arrays(pytester):
     return [p for p in (pytester.path / "accuracy-baselines").rglob("*.npy")]
 
 
-def test_missing_or_edited_stored_inputs_fail_naming_them_and_regen_rewrites_them(pytester,
-                                                                                   models_dir):
+def test_missing_or_edited_stored_inputs_fail_naming_them_and_regen_rewrites_them(
+        pytester, models_dir):
     pytester.makepyfile(test_mine=TEST)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)  # written
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

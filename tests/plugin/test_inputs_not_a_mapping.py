@@ -43,8 +43,8 @@ def test_user_inputs(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
 
 
 @pytest.mark.parametrize("bare", ["inputs['x']", "[inputs['x']]"], ids=["array", "list"])
-def test_a_bare_array_is_refused_naming_the_mapping_and_the_mapping_passes(pytester, models_dir,
-                                                                            bare):
+def test_a_bare_array_is_refused_naming_the_mapping_and_the_mapping_passes(
+        pytester, models_dir, bare):
     pytester.makepyfile(test_bare=TESTS.replace("{GIVEN}", bare))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=4)

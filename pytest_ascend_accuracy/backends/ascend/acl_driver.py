@@ -235,8 +235,8 @@ class AclDriver:
 
     def _check(self, ret, what) -> None:
         if ret != ACL_SUCCESS:
-            raise BackendError(f"{what} failed with ACL error {ret} on Ascend device {self.device_id}"
-                               + runtime_says(self._acl))
+            raise BackendError(f"{what} failed with ACL error {ret} on Ascend device "
+                               f"{self.device_id}" + runtime_says(self._acl))
 
 
 def runtime_says(acl) -> str:
@@ -252,7 +252,8 @@ def runtime_says(acl) -> str:
     lines = [line.rstrip() for line in str(said or "").strip().splitlines() if line.strip()]
     if not lines:
         return ""
-    return "\nthe runtime says (acl.get_recent_err_msg()):\n" + "\n".join("  " + line for line in lines)
+    return ("\nthe runtime says (acl.get_recent_err_msg()):\n"
+            + "\n".join("  " + line for line in lines))
 
 
 class _DumpSession:
