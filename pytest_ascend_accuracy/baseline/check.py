@@ -298,7 +298,7 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     if changes:
         lines = [f"accuracy baseline REBASELINE REQUIRED: {shown} was recorded under another "
                  f"setup ({_count(len(changes), 'change')})"]
-        lines += [f"  {what}: {_show(a)} -> {_show(b)}" for what, a, b in changes]
+        lines += [f"  {change_line(c)}" for c in changes]
         lines += former_draw_notes(old.inputs, spec)  # the same seed, drawn differently
         lines.append("Operators were not judged one by one: values recorded under another "
                      "toolkit, SoC, ATC arguments, backend or inputs are not comparable.")
@@ -463,6 +463,12 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def change_line(change: Tuple[str, object, object]) -> str:
+    """``inputs.x.sha256: 'ab..' -> 'cd..'``: one of a ``BaselineOutcome``'s ``changes``."""
+    what, a, b = change
+    return f"{what}: {_show(a)} -> {_show(b)}"
+
+
 def _show(value) -> str:
     if isinstance(value, str):
         return repr(value)
@@ -472,6 +478,6 @@ def _show(value) -> str:
 
 
 __all__ = ["check_baseline", "BaselineOutcome", "ModelChangedWarning", "OpChange", "Judgement",
-           "judge_ops",
+           "judge_ops", "change_line",
            "setup_changes", "REGEN_CHOICES", "PASSED", "REGRESSED", "REBASELINE", "MISSING",
            "UNREADABLE", "REWRITTEN", "round_cosine", "round_error"]

@@ -154,6 +154,12 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
             "run the session again."))
     shown = state.settings.show(base.path)
     first = base.regressions[0].line() if base.regressions else shown
+    if not base.regressions and base.changes:  # rebaseline required: what changed, not the path
+        from ..baseline.check import change_line
+
+        more = len(base.changes) - 1
+        first = (f"{shown}: {change_line(base.changes[0])}"
+                 + (f" and {more} more change{'s' if more > 1 else ''}" if more else ""))
     if not base.passed:
         state.mark_failed(nodeid, f"baseline {base.status}: {first}")
     notes.append(BaselineNote(bool(base.passed), base.status, first,

@@ -36,8 +36,15 @@ def test_a_mode_changed_under_its_name_is_named_and_the_printed_regen_records_it
     pytester.makepyfile(test_bl=test.replace("FUSION", "True"))
     pytester.runpytest("-q").assert_outcomes(failed=1)  # written
     pytester.makepyfile(test_bl=test.replace("FUSION", "False"))
-    changed = pytester.runpytest("-q")
+    changed = pytester.runpytest("-q", "--junitxml=junit.xml")
     changed.assert_outcomes(failed=1)
+    # what changed, not only which file (the summary, JUnit: an upgrade trial's dashboard
+    # could not tell why; "rebaseline required: accuracy-baselines/...yaml" was all)
+    changed.stdout.fnmatch_lines(["FAILED *baseline rebaseline required: accuracy-baselines/"
+                                  "models/overflow/fast.yaml: atc_args: * and 1 more change"])
+    junit = (pytester.path / "junit.xml").read_text(encoding="utf-8")
+    assert ('name="accuracy_baseline" value="rebaseline required: accuracy-baselines/models/'
+            'overflow/fast.yaml: atc_args: ') in junit and "and 1 more change" in junit
     changed.stdout.fnmatch_lines([
         "accuracy baseline REBASELINE REQUIRED: accuracy-baselines/models/overflow/fast.yaml was "
         "recorded under another setup (2 changes)",
