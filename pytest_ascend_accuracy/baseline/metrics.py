@@ -71,7 +71,8 @@ def unjudged_text(metrics: Tuple[str, ...], max_drop: float) -> str:
             f"drop (and rel_l2 rise, where rel_l2 judges it) by max_drop={max_drop:g}, more "
             f"NaN/Inf and operators no longer compared or missing{units}; a {either} that "
             f"got worse within the threshold passes it. A test judged by cosine or rel_l2 has its "
-            f"own metric judged")
+            f"own metric judged (to silence this: -W 'ignore:the per-operator baseline does not "
+            f"judge', or the same in the ini's filterwarnings)")
 
 
 __all__ = ["BaselineMetricWarning", "JUDGED", "rel_l2_lines", "unjudged_metrics",
