@@ -33,8 +33,8 @@ def test_a_key_twice_in_one_op_line_names_the_file_line_and_key(tmp_path):
         read_baseline(path)
     line = _line_of(text, RELU)
     assert str(err.value) == (f"{path}: line {line}: key 'cosine' given twice in one mapping "
-                              "(on the same line); YAML would keep the last value silently: "
-                              "remove one")
+                              "(on the same line); YAML would keep the last value (the one "
+                              "read before this was checked) silently: remove one")
 
 
 @pytest.mark.parametrize("which", ["first", "second"])
@@ -122,8 +122,8 @@ def test_keys_spelt_differently_that_load_as_one_are_refused(first, second, load
     with pytest.raises(ConfigError) as err:
         load_yaml(doc, "x.yaml", loader=cls, unique_keys=True)
     assert str(err.value) == (f"x.yaml: line 1: key {second!r} given twice in one mapping (on "
-                              f"the same line{spelt}); YAML would keep the last value silently: "
-                              "remove one")
+                              f"the same line{spelt}); YAML would keep the last value (the "
+                              "one read before this was checked) silently: remove one")
 
 
 ANCHORS = "a: &a {x: 1, y: 1}\nb: &b {x: 2, z: 2}\n"

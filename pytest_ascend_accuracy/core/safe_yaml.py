@@ -191,7 +191,8 @@ def _twice(key, line: int, earlier, loaded, value_id: str) -> str:
     fix = "merge them into one" if earlier[1] == value_id != "scalar" else "remove one"
     if loaded is _MERGE:  # in a list the first listed wins; of two << keys the last did
         fix = "merge them into one list, <<: [...], listing first the one whose values win"
-    kept = "let the last override the first" if loaded is _MERGE else "keep the last value"
+    kept = ("let the last override the first" if loaded is _MERGE
+            else "keep the last value (the one read before this was checked)")
     return (f"line {line}: key {key.value!r} given twice in one mapping ({on}); YAML would "
             f"{kept} silently: {fix}")
 

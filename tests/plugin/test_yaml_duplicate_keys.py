@@ -36,7 +36,8 @@ def test_a_second_models_key_is_refused_and_merging_them_runs_both(pytester, mod
     run.assert_outcomes(errors=1)
     run.stdout.fnmatch_lines([
         "invalid accuracy suite: accuracy_dup.yaml: line 4: key 'models' given twice in one "
-        "mapping (first on line 1); YAML would keep the last value silently: merge them into one"])
+        "mapping (first on line 1); YAML would keep the last value (the one read before this "
+        "was checked) silently: merge them into one"])
     pytester.makefile(".yaml", accuracy_dup=MERGED)  # the fix, as printed
     run = pytester.runpytest("-p", "no:cacheprovider", "-q")
     run.assert_outcomes(passed=2)
