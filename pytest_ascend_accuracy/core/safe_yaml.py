@@ -152,6 +152,7 @@ def check_unique_keys(node, where: str, *, construct=None) -> None:
             stack.extend(current.value)
             continue
         first = {}
+        merges = []
         for key, value in current.value:
             stack.append(value)
             if key.id != "scalar":
@@ -163,6 +164,58 @@ def check_unique_keys(node, where: str, *, construct=None) -> None:
             if earlier is not None:
                 raise ConfigError(where, _twice(key, line, earlier, loaded, value.id))
             first[loaded] = (line, value.id, key.value)
+            if loaded is _MERGE:
+                merges.append((line, value))
+        for line, source in merges:
+            _one_value_each(line, source, first, construct, where)
+
+
+def _one_value_each(line: int, source, own, construct, where: str) -> None:
+    """Refuse a key that two mappings merged by one ``<<`` (``<<: [*a, *b]``) give different
+    values, where the mapping does not set it itself (``own``: its own keys, which win in every
+    reader). The YAML merge spec keeps the first; PyYAML 6.0.4 keeps either, by whether the two
+    key strings are one object (``threshold`` from both: the last; ``t``: the first), and 6.0.3
+    the first: which value a test is judged by would depend on the reader installed."""
+    given: dict = {}
+    for mapping in (source.value if source.id == "sequence" else [source]):
+        if mapping.id != "mapping":
+            continue  # YAML itself refuses it, with its own message
+        for loaded, (text, value, at) in _effective(mapping, construct, set()).items():
+            if loaded in own or loaded is _MERGE:
+                continue
+            if loaded in given and not _same(given[loaded][1], value):
+                raise ConfigError(where, (
+                    f"line {line}: the mappings this << merges give key {text!r} different "
+                    f"values (lines {given[loaded][2]} and {at}); which one a YAML reader keeps "
+                    f"differs between readers and versions (PyYAML 6.0.4 keeps either): set "
+                    f"{text}: in this mapping itself"))
+            given.setdefault(loaded, (text, value, at))
+
+
+def _effective(mapping, construct, path: set) -> dict:
+    """``{loaded key: (text, value node, line)}`` of ``mapping`` with what it merges (its own
+    keys over merged ones, the first merged over later ones, as the merge spec has it)."""
+    if id(mapping) in path:  # a mapping merging itself: YAML refuses it
+        return {}
+    path = path | {id(mapping)}
+    own, merged = {}, {}
+    for key, value in mapping.value:
+        if key.id != "scalar":
+            continue
+        loaded = _key_value(key, construct)
+        if loaded is not _MERGE:
+            own[loaded] = (key.value, value, key.start_mark.line + 1)
+            continue
+        for inner in (value.value if value.id == "sequence" else [value]):
+            if inner.id == "mapping":
+                for k, v in _effective(inner, construct, path).items():
+                    merged.setdefault(k, v)
+    return {**merged, **own}
+
+
+def _same(a, b) -> bool:
+    """Whether two value nodes load as one value: one node (an alias), or equal scalars."""
+    return a is b or (a.id == b.id == "scalar" and a.tag == b.tag and a.value == b.value)
 
 
 #: stands for a merge key (``<<``): never equal to a loaded key (a quoted "<<" is a string)
@@ -189,12 +242,12 @@ def _twice(key, line: int, earlier, loaded, value_id: str) -> str:
     # two lists or two mappings (a second models:) hold what the user wants both of: removing
     # one would drop its entries, as YAML silently did
     fix = "merge them into one" if earlier[1] == value_id != "scalar" else "remove one"
-    if loaded is _MERGE:  # in a list the first listed wins; of two << keys the last did
-        fix = "merge them into one list, <<: [...], listing first the one whose values win"
-    kept = ("let the last override the first" if loaded is _MERGE
-            else "keep the last value (the one read before this was checked)")
+    if loaded is _MERGE:  # which of two << keys wins: the last up to PyYAML 6.0.3, then not
+        return (f"line {line}: key '<<' given twice in one mapping ({on}); which one wins "
+                f"differs between YAML readers and versions: merge them into one list, <<: "
+                f"[...], and set in this mapping each key both give")
     return (f"line {line}: key {key.value!r} given twice in one mapping ({on}); YAML would "
-            f"{kept} silently: {fix}")
+            f"keep the last value (the one read before this was checked) silently: {fix}")
 
 
 def nesting_bound(text: str) -> int:
