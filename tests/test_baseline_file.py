@@ -17,7 +17,7 @@ from test_baseline_helpers import HEADER, SPEC, make_result
 
 EXPECTED = '''\
 format: "pytest-ascend-accuracy/baseline"
-version: 2
+version: 3
 environment:
   backend: "emulator"
   toolkit_version: "8.0.RC1"
@@ -127,7 +127,7 @@ def bf_abs(s):
     ("{ not: yaml", "not valid YAML"),
     ("- a\n- b\n", "not an accuracy baseline"),
     ('format: "something-else"\n', "not an accuracy baseline"),
-    ('format: "pytest-ascend-accuracy/baseline"\nversion: 3\n', "version 3 is not supported"),
+    ('format: "pytest-ascend-accuracy/baseline"\nversion: 4\n', "version 4 is not supported"),
     ('format: "pytest-ascend-accuracy/baseline"\nversion: 1\nenvironment: []\n', "'environment' must be"),
     ('format: "pytest-ascend-accuracy/baseline"\nversion: 1\nenvironment: {}\nops: {}\n', "'ops' must be a list"),
 ])

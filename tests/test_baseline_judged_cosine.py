@@ -43,7 +43,7 @@ def test_the_baseline_records_the_cosine_judged(tmp_path):
     m = r.row(TINY).metrics
     assert m.cosine < 0.995 and m.value("cosine") == 1.0
     _check(r, path)
-    assert "version: 2" in path.read_text().splitlines()
+    assert "version: 3" in path.read_text().splitlines()
     assert "cosine: 1.000000," in _line(path)
     assert read_baseline(path).by_key()[(TINY, "output:0")].cosine == 1.0
 
@@ -77,7 +77,7 @@ def test_a_version_1_file_is_judged_by_msaccucmps_cosine_as_it_recorded_and_says
     note = (f"note: {path} is a version 1 baseline, whose cosine is msaccucmp's plain one: "
             "judged against this run's plain cosine, as recorded; the threshold judges a "
             "higher cosine (float16 values below its smallest normal counted as equal) for 1 "
-            f"operator line: {TINY}; --accuracy-regen-all records that one (baseline version 2)")
+            f"operator line: {TINY}; --accuracy-regen-all records that one (baseline version 3)")
     out = _check(_run(), path)
     assert out.passed and note in out.message.splitlines()
     out = _check(_run(-31.0, -15.6), path)  # judged as before: the plain figure dropped
@@ -86,7 +86,7 @@ def test_a_version_1_file_is_judged_by_msaccucmps_cosine_as_it_recorded_and_says
     assert path.read_text() == text  # not rewritten, not relabelled
 
 
-def test_a_version_1_file_rendered_again_stays_version_1_and_a_rewrite_records_version_2(
+def test_a_version_1_file_rendered_again_stays_version_1_and_a_rewrite_records_version_3(
         tmp_path):
     path = tmp_path / "default.yaml"
     _version_1(path, _run())
@@ -95,6 +95,6 @@ def test_a_version_1_file_rendered_again_stays_version_1_and_a_rewrite_records_v
     assert old.version == 1 and render(old) == text
     out = _check(_run(-31.0, -15.6), path, regen="failing")
     assert out.status == REGRESSED and out.written == path
-    assert "version: 2" in path.read_text().splitlines()
+    assert "version: 3" in path.read_text().splitlines()
     assert "cosine: 1.000000," in _line(path)
     assert _check(_run(-31.0, -15.6), path).passed

@@ -45,7 +45,7 @@ def test_an_existing_file_is_left_as_it_was(tmp_path):
 
 
 @pytest.mark.parametrize("change, message", [
-    ({"version": 3}, r"baseline version 3 is not one this package reads \(1, 2\); not written"),
+    ({"version": 4}, r"baseline version 4 is not one this package reads \(1, 2, 3\); not written"),
     ({"inputs": dataclasses.replace(SPEC, seed=None)},
      r"inputs have no seed and are not stored: .* \(not written\)"),
     ({"ops": (OpBaseline("a", cosine=1.0, rel_l2=0.0, max_abs=0.0),) * 2},

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Collection, List, Mapping, Optional, Sequence, Tuple
 
@@ -37,7 +37,7 @@ from .env import backend_only_keys, normalise_environment
 from .former_draws import former_draw_notes
 from ..core.path_lock import PathLocked
 from ..core.regen import Regen
-from .file import (Baseline, BaselineWriteError, InputSpec, OpBaseline,
+from .file import (VERSION, Baseline, BaselineWriteError, InputSpec, OpBaseline,
                             ops_from_result, read_baseline, round_cosine, round_error,
                             write_baseline)
 from ..errors import ConfigError
@@ -107,8 +107,7 @@ def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
     ``new_fail``: a current line the baseline lacks is a regression, not a note (the model is
     the one the baseline recorded, so the file itself lost it: edited or cut).
     ``rel_l2_lines``: the ``(op, slot)`` keys whose rel_l2 rise ``max_rel_l2_rise`` judges
-    (those a threshold judges by rel_l2, ``baseline.metrics``); None: every line; a mapping
-    gives each key the rel_l2 judged now, in place of the line's plain one. A line whose
+    (those a threshold judges by rel_l2, ``baseline.metrics``); None: every line. A line whose
     rel_l2 fell by more than that counts as improved, as one whose cosine rose."""
     base = {op.key: op for op in baseline}
     seen = set()
@@ -124,10 +123,7 @@ def judge_ops(baseline: Sequence[OpBaseline], current: Sequence[OpBaseline], *,
             continue
         seen.add(cur.key)
         rise = max_rel_l2_rise if rel_l2_lines is None or cur.key in rel_l2_lines else None
-        judged = cur  # the rel_l2 judged now where given; improvements are plain's (recorded)
-        if rise is not None and isinstance(rel_l2_lines, Mapping):
-            judged = replace(cur, rel_l2=rel_l2_lines[cur.key])
-        regressions += _op_changes(old, judged, max_drop, rise)
+        regressions += _op_changes(old, cur, max_drop, rise)
         if old.compared and cur.compared and (
                 cur.cosine - old.cosine > max_drop + _EPS
                 or rise is not None and old.rel_l2 - cur.rel_l2 > rise + _EPS):
@@ -258,7 +254,9 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     info_d = normalise_environment(info or {}, f"{where} info", required=())
     current = ops_from_result(result)
     fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d)
-    plain = ops_from_result(result, plain_cosine=True)  # what a version 1 file is judged by
+
+    def plain(version: int):  # this run's lines as a file of ``version`` records them
+        return ops_from_result(result, version=version)
     # one process at a time reads, judges and rewrites a baseline (and its stored inputs):
     # xdist workers whose tests share one recorded it twice at once, half of each
     with PathLocked(path, "baseline"):
@@ -268,10 +266,11 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
 
 def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
            max_rel_l2_rise: Optional[float], shown: str,
-           plain: Sequence[OpBaseline] = (), rel_l2_lines=None) -> BaselineOutcome:
+           plain=None, rel_l2_lines=None) -> BaselineOutcome:
     """``check_baseline`` under the baseline's lock; messages name the file as ``shown``.
-    ``plain``: this run's lines with msaccucmp's plain cosine, judged against a version 1
-    file (which recorded that one)."""
+    ``plain(version)``: this run's lines as a file of an older version records them
+    (msaccucmp's plain cosine in version 1, plain rel_l2 in versions 1 and 2), judged against
+    such a file."""
     env, spec, current, info_d = fresh.environment, fresh.inputs, fresh.ops, fresh.info
     if regen.before_use:
         _write(path, fresh, shown)
@@ -323,7 +322,7 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
         old.info.get("model_sha256") == info_d.get("model_sha256")
     # the model the baseline recorded: a tensor it does not list was edited or cut out of the
     # file (an emptied ops list checked nothing, silently)
-    judged = plain if old.plain_cosine and plain else current
+    judged = plain(old.version) if old.version != fresh.version and plain else current
     j = judge_ops(old.ops, judged, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
                   new_fail=same_model, rel_l2_lines=rel_l2_lines)
     notes = _notes(old, info_d, j, max_drop) + _plain_cosine_note(old, current, judged, shown)
@@ -386,20 +385,24 @@ def _notes(old: Baseline, info, j: Judgement, max_drop: float) -> List[str]:
 
 def _plain_cosine_note(old: Baseline, current: Sequence[OpBaseline],
                        judged: Sequence[OpBaseline], shown: str) -> List[str]:
-    """The note on a version 1 file judged by msaccucmp's plain cosine where the threshold
-    judges another for some line (``judged``: the lines it was judged by), else none."""
+    """The note on an older file judged by msaccucmp's plain cosine (version 1) or rel_l2
+    (versions 1 and 2) where the threshold judges another figure for some line (``judged``: the
+    lines it was judged by), else none."""
     if judged is current:
         return []
-    higher = [c.label for c, p in zip(current, judged)
-              if c.compared and c.cosine != p.cosine and not math.isnan(p.cosine)]
-    if not higher:
+    which = "cosine" if old.plain_cosine else "rel_l2"
+    moved = [c.label for c, p in zip(current, judged)
+             if c.compared and getattr(c, which) != getattr(p, which)
+             and not math.isnan(getattr(p, which))]
+    if not moved:
         return []
-    return [f"note: {shown} is a version 1 baseline, whose cosine is msaccucmp's plain one: "
-            f"judged against this run's plain cosine, as recorded; the threshold judges a "
-            f"higher cosine (float16 values below its smallest normal counted as equal) for "
-            f"{_count(len(higher), 'operator line')}: {', '.join(higher[:5])}"
-            + (f", +{len(higher) - 5} more" if len(higher) > 5 else "")
-            + "; --accuracy-regen-all records that one (baseline version 2)"]
+    return [f"note: {shown} is a version {old.version} baseline, whose {which} is msaccucmp's "
+            f"plain one: judged against this run's plain {which}, as recorded; the threshold "
+            f"judges a {'higher cosine' if which == 'cosine' else 'lower rel_l2'} (float16 "
+            f"values below its smallest normal counted as equal) for "
+            f"{_count(len(moved), 'operator line')}: {', '.join(moved[:5])}"
+            + (f", +{len(moved) - 5} more" if len(moved) > 5 else "")
+            + f"; --accuracy-regen-all records that one (baseline version {VERSION})"]
 
 
 def _model_changed(old: Baseline, info, passed: bool = False) -> List[str]:

@@ -52,12 +52,16 @@ from .yaml_text import float_text, key_text, quote, scalar
 from ..errors import ConfigError
 
 FORMAT = "pytest-ascend-accuracy/baseline"
-#: the version written: 2, whose op lines' ``cosine`` is the cosine judged
-VERSION = 2
+#: the version written: 3, whose op lines' ``cosine`` and ``rel_l2`` are the ones judged
+VERSION = 3
 #: the version whose op lines' ``cosine`` is msaccucmp's plain cosine (still read and judged)
 PLAIN_COSINE_VERSION = 1
+#: the version whose ``cosine`` is judged and ``rel_l2`` msaccucmp's plain one (read, judged):
+#: on float16 subnormal values the plain rel_l2 is rounding noise the threshold does not judge,
+#: and a judged rel_l2 regression of 0 -> 0.0173 hid under a noisy plain 0.0329 (a review)
+PLAIN_REL_L2_VERSION = 2
 #: versions read
-VERSIONS = (PLAIN_COSINE_VERSION, VERSION)
+VERSIONS = (PLAIN_COSINE_VERSION, PLAIN_REL_L2_VERSION, VERSION)
 #: environment keys every baseline has, in file order (others follow, sorted)
 ENVIRONMENT_KEYS = ("backend", "toolkit_version", "soc_version", "atc_args")
 #: metric columns of an op line and how they are rounded
@@ -65,6 +69,16 @@ COSINE_DECIMALS = 6
 ERROR_DIGITS = 4  # significant digits of rel_l2 and max_abs
 
 _HEADER_COMMENT = """\
+# pytest-ascend-accuracy accuracy baseline: per-operator metrics of one model x mode against
+# its fp32 golden, in graph order. Written when missing; rewritten only by --accuracy-regen
+# (when the check fails) or --accuracy-regen-all. A change in 'environment' means
+# "rebaseline required". cosine and rel_l2 are the ones the threshold judges (float16 values
+# below its smallest normal may count as equal; the CSV's are msaccucmp's plain ones); cosine
+# rounded to 6 decimals, rel_l2 and max_abs to 4 significant digits; nan / inf count the actual
+# tensor's NaN and +-Inf values.
+"""
+#: a version 2 file's comment (its rel_l2: msaccucmp's plain one), kept when it is rendered again
+_HEADER_COMMENT_V2 = """\
 # pytest-ascend-accuracy accuracy baseline: per-operator metrics of one model x mode against
 # its fp32 golden, in graph order. Written when missing; rewritten only by --accuracy-regen
 # (when the check fails) or --accuracy-regen-all. A change in 'environment' means
@@ -121,16 +135,20 @@ class OpBaseline:
         return self.op if self.slot == "output:0" else f"{self.op}:{self.slot}"
 
     @staticmethod
-    def from_row(row, *, plain_cosine: bool = False) -> "OpBaseline":
-        """The rounded baseline values of one ``compare.result.TensorCompare`` row: its cosine
-        the one judged (``TensorMetrics.value``), or msaccucmp's plain one with
-        ``plain_cosine`` (what a version 1 file recorded)."""
+    def from_row(row, *, plain_cosine: bool = False,
+                 version: Optional[int] = None) -> "OpBaseline":
+        """The rounded baseline values of one ``compare.result.TensorCompare`` row as a file of
+        ``version`` records them (default ``VERSION``): its cosine and rel_l2 the ones judged
+        (``TensorMetrics.value``); msaccucmp's plain rel_l2 in version 2, plain cosine too in
+        version 1 (``plain_cosine``)."""
+        version = PLAIN_COSINE_VERSION if plain_cosine else (version or VERSION)
         m = row.metrics
         if m is None:
             return OpBaseline(op=row.op_name, slot=row.slot, compared=False)
-        cosine = m.cosine if plain_cosine else m.value("cosine")
+        cosine = m.cosine if version == PLAIN_COSINE_VERSION else m.value("cosine")
+        rel_l2 = m.rel_l2 if version <= PLAIN_REL_L2_VERSION else m.value("rel_l2")
         return OpBaseline(op=row.op_name, slot=row.slot, cosine=round_cosine(cosine),
-                          rel_l2=round_error(m.rel_l2), max_abs=round_error(m.max_abs),
+                          rel_l2=round_error(rel_l2), max_abs=round_error(m.max_abs),
                           nan=int(m.nan_actual), inf=int(m.posinf_actual + m.neginf_actual))
 
 
@@ -188,17 +206,19 @@ class Baseline:
         return {op.key: op for op in self.ops}
 
 
-def ops_from_result(result, *, plain_cosine: bool = False) -> Tuple[OpBaseline, ...]:
+def ops_from_result(result, *, plain_cosine: bool = False,
+                    version: Optional[int] = None) -> Tuple[OpBaseline, ...]:
     """Baseline lines of a ``CompareResult``: every row that has a golden counterpart, in graph
     order (unmatched actual ops have nothing to record). A (op, slot) seen twice keeps the
     first row, as the lines are keyed by it. ``plain_cosine``: msaccucmp's plain cosine, as a
-    version 1 file recorded, instead of the one judged (``OpBaseline.from_row``)."""
+    version 1 file recorded, instead of the one judged; ``version``: the figures as a file of
+    that version records them (``OpBaseline.from_row``)."""
     seen = set()
     out: List[OpBaseline] = []
     for row in result.rows:
         if "no_golden" in row.flags:
             continue
-        line = OpBaseline.from_row(row, plain_cosine=plain_cosine)
+        line = OpBaseline.from_row(row, plain_cosine=plain_cosine, version=version)
         if line.key in seen:
             continue
         seen.add(line.key)
@@ -239,7 +259,8 @@ def environment_order(env: Mapping[str, object]) -> List[str]:
 
 def render(baseline: Baseline) -> str:
     """The file text (deterministic: the same baseline always renders to the same bytes)."""
-    comment = _HEADER_COMMENT_V1 if baseline.plain_cosine else _HEADER_COMMENT
+    comment = {PLAIN_COSINE_VERSION: _HEADER_COMMENT_V1,
+               PLAIN_REL_L2_VERSION: _HEADER_COMMENT_V2}.get(baseline.version, _HEADER_COMMENT)
     lines = [comment.rstrip("\n"), f"format: {quote(FORMAT)}",
              f"version: {baseline.version}",
              "environment:"]
@@ -458,7 +479,7 @@ def _inputs_from(data, where: str) -> InputSpec:
     return InputSpec(seed=seed, tensors=tuple(tensors), input_shape=shape, stored=stored)
 
 
-__all__ = ["FORMAT", "VERSION", "VERSIONS", "PLAIN_COSINE_VERSION", "ENVIRONMENT_KEYS",
-           "OpBaseline", "TensorSpec", "InputSpec", "Baseline", "BaselineWriteError",
-           "ops_from_result", "render", "write_baseline", "read_baseline", "atomic_write_text",
-           "round_cosine", "round_error", "quote"]
+__all__ = ["FORMAT", "VERSION", "VERSIONS", "PLAIN_COSINE_VERSION", "PLAIN_REL_L2_VERSION",
+           "ENVIRONMENT_KEYS", "OpBaseline", "TensorSpec", "InputSpec", "Baseline",
+           "BaselineWriteError", "ops_from_result", "render", "write_baseline", "read_baseline",
+           "atomic_write_text", "round_cosine", "round_error", "quote"]

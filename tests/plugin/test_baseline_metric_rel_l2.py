@@ -147,14 +147,22 @@ def test_a_per_op_rel_l2_threshold_has_that_op_judged_by_rel_l2(pytester):
 
 
 def test_a_baseline_a_rel_l2_test_wrote_before_reads_and_passes_unchanged(pytester):
-    """The file format is unchanged: a rel_l2 test's baseline (as every version wrote it)
-    passes its own run again and is not rewritten."""
+    """A version 2 file (msaccucmp's plain rel_l2, what the previous release wrote) of a rel_l2
+    test passes its own run again, judged plain against plain, and is not rewritten."""
+    from dataclasses import replace
+
+    from pytest_ascend_accuracy.baseline.file import read_baseline, render
+
     written = _recorded(pytester)
-    assert b"version: 2" in written and b"rel_l2: 9.530e-04" in written
+    assert b"version: 3" in written and b"rel_l2: 9.530e-04" in written
+    path = pytester.path / BASELINE
+    path.write_text(render(replace(read_baseline(path), version=2)), encoding="utf-8")
+    older = path.read_bytes()
+    assert b"version: 2" in older
     result = _run(pytester)
     result.assert_outcomes(passed=1)
     assert "BaselineMetricWarning" not in result.stdout.str()
-    assert (pytester.path / BASELINE).read_bytes() == written
+    assert path.read_bytes() == older
 
 
 def test_an_improved_rel_l2_is_noted_for_regen_all(pytester):
@@ -202,18 +210,18 @@ def _scaled(c):
     return model
 
 
-def test_a_line_whose_judged_rel_l2_is_not_the_recorded_one_is_not_judged_by_its_rise(pytester):
+def test_subnormal_rounding_noise_in_the_plain_rel_l2_is_not_judged(pytester):
     """Outputs in float16's subnormal range: the threshold judges rel_l2 with the close tiny
-    positions as equal (0 here), the file records msaccucmp's plain figure, rounding noise
-    (3.144e-02 at c=1e-6, 3.469e-02 at 1.1e-6). The baseline failed the second model on that
-    noise ('scale: rel_l2 3.144e-02 -> 3.469e-02 (rise 3.250e-03 > 0.002)', a review); the line's
-    cosine, recorded as judged, is still judged."""
+    positions as equal (0 here); msaccucmp's plain figure is rounding noise (3.144e-02 at
+    c=1e-6, 3.469e-02 at 1.1e-6). A baseline recording the plain one failed the second model on
+    that noise ('scale: rel_l2 3.144e-02 -> 3.469e-02 (rise 3.250e-03 > 0.002)', a review); a
+    version 3 file records the judged one."""
     pytester.makepyfile(test_rel=TEST_FILE)
     folder = pytester.path / "models"
     folder.mkdir()
     onnx.save(_scaled(1e-6), str(folder / "shifted.onnx"))
     _run(pytester).assert_outcomes(failed=1)  # missing: written
-    assert "rel_l2: 3.144e-02" in (pytester.path / BASELINE).read_text(encoding="utf-8")
+    assert "rel_l2: 0.000e+00" in (pytester.path / BASELINE).read_text(encoding="utf-8")
     onnx.save(_scaled(1.1e-6), str(folder / "shifted.onnx"))
     result = _run(pytester, "-W", "ignore::UserWarning")
     result.assert_outcomes(passed=1)
@@ -252,3 +260,40 @@ def test_a_real_rise_on_a_line_with_subnormal_values_still_fails(pytester):
     result = _run(pytester, "-W", "ignore::UserWarning")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*norm: rel_l2 9.494e-04 -> 4.080e-02 (rise 3.985e-02 > 0.002)*"])
+
+
+N_TINY = 4096
+
+
+def _flushed(lost):
+    """y = (x * wu) * wy = x * 1e-6 in float32 everywhere; at ``lost`` positions wu is
+    1e-6 * 2**-12 and wy 2**12, so float16 flushes u there to 0 and y loses those values."""
+    wu = np.full((1, N_TINY), 1e-6, np.float32)
+    wy = np.ones((1, N_TINY), np.float32)
+    wu[0, :lost] = 1e-6 * 2.0 ** -12
+    wy[0, :lost] = 2.0 ** 12
+    nodes = [helper.make_node("Mul", ["x", "wu"], ["u"], name="weigh"),
+             helper.make_node("Mul", ["u", "wy"], ["y"], name="norm")]
+    graph = helper.make_graph(
+        nodes, "shifted", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, N_TINY])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, N_TINY])],
+        [numpy_helper.from_array(wu, "wu"), numpy_helper.from_array(wy, "wy")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    return model
+
+
+def test_a_judged_rise_under_a_noisy_plain_figure_fails(pytester):
+    """A third review: with the plain figure recorded (3.286e-02, judged 0), judging today's
+    judged rel_l2 against it let a real regression through: 4 values lost, judged 0 -> 0.0173,
+    '1 passed'. Recorded as judged (version 3), the rise is judged against the judged figure."""
+    pytester.makepyfile(test_rel=TEST_FILE)
+    folder = pytester.path / "models"
+    folder.mkdir()
+    onnx.save(_flushed(0), str(folder / "shifted.onnx"))
+    _run(pytester).assert_outcomes(failed=1)  # missing: written
+    _run(pytester).assert_outcomes(passed=1)
+    onnx.save(_flushed(4), str(folder / "shifted.onnx"))
+    result = _run(pytester, "-W", "ignore::UserWarning")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*norm: rel_l2 0.000e+00 -> 1.734e-02 (rise 1.734e-02 > 0.002)*"])
