@@ -8,7 +8,7 @@ import numpy as np
 
 from pytest_ascend_accuracy.baseline.check import PASSED, REGRESSED, check_baseline
 from pytest_ascend_accuracy.baseline.file import (Baseline, ops_from_result, read_baseline,
-                                                  render, write_baseline)
+                                                  render, round_error, write_baseline)
 from pytest_ascend_accuracy.compare.engine import compare_dumps
 from pytest_ascend_accuracy.dump.model import DumpSet
 from test_baseline_helpers import HEADER, SPEC
@@ -98,3 +98,28 @@ def test_a_version_1_file_rendered_again_stays_version_1_and_a_rewrite_records_v
     assert "version: 3" in path.read_text().splitlines()
     assert "cosine: 1.000000," in _line(path)
     assert _check(_run(-31.0, -15.6), path).passed
+
+
+def test_a_version_2_file_is_judged_by_msaccucmps_rel_l2_as_it_recorded_and_says_so(tmp_path):
+    """Version 2 recorded the judged cosine and msaccucmp's plain rel_l2; version 3 the judged
+    rel_l2 too. A version 2 file is judged plain against plain, says so, keeps its version
+    rendered again, and a rewrite records version 3 (the judged figure: 0 on this tail)."""
+    path = tmp_path / "default.yaml"
+    m = _run().row(TINY).metrics
+    assert m.rel_l2 > 0.01 and m.value("rel_l2") < m.rel_l2  # the plain figure is the noise
+    write_baseline(path, Baseline(environment=HEADER, inputs=SPEC, info={}, version=2,
+                                  ops=ops_from_result(_run(), version=2)))
+    text = path.read_text()
+    assert "version: 2" in text.splitlines() and "rel_l2: 0.000e+00" not in _line(path)
+    out = _check(_run(), path)
+    assert out.passed
+    assert (f"note: {path} is a version 2 baseline, whose rel_l2 is msaccucmp's plain one: "
+            f"judged against this run's plain rel_l2, as recorded; the threshold judges a lower "
+            f"rel_l2 (float16 values below its smallest normal counted as equal) for 1 operator "
+            f"line: {TINY}; --accuracy-regen-all records that one (baseline version 3)"
+            ) in out.message.splitlines()
+    assert render(read_baseline(path)) == text  # not relabelled
+    assert _check(_run(), path, regen="all").written == path
+    assert "version: 3" in path.read_text().splitlines()
+    assert read_baseline(path).by_key()[(TINY, "output:0")].rel_l2 == round_error(
+        m.value("rel_l2"))
