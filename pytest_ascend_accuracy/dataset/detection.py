@@ -11,9 +11,10 @@ IoU 0.50:0.95 (``stats[0]``).
 A sample counts as changed (flipped) when its highest-scoring detection changed (another
 category, a detection on one side only, boxes overlapping less than IoU 0.5) or when a
 ground-truth box the reference's detections match at one of COCO's IoU thresholds 0.50:0.95 is
-covered by none of the device's detections there (``_matches``, ``_covered``: whichever box
-COCO's greedy match gives a detection; boxes moved by a few pixels keep the top
-detection but lose the strict thresholds, and the mAP with them), and the reference's outputs
+matched by none of the device's there while they match fewer boxes of its category
+(``_matches``, ``_lost``: a detection whose match moved to another box changes no box; boxes
+moved by a few pixels keep the top detection but lose the strict thresholds, and the mAP with
+them), and the reference's outputs
 rounded to float16 change as much (``_in_float16``): a box whose IoU sits on a threshold crossed
 it in float16 alone, and a correct float16 device counted one or two samples of 12 as changed in
 14 of 40 seeded sets (tests/dataset/test_map_verdicts.py). Boxes, not counts per threshold: one
@@ -141,25 +142,20 @@ def _matches(dets: List[dict], truth: List[dict]) -> np.ndarray:
     return matched
 
 
-def _covered(dets: List[dict], truth: List[dict]) -> np.ndarray:
-    """Which of the ``truth`` boxes some detection of its category (of the first ``MAX_DETS``
-    by score) overlaps at IoU >= t, for each of ``IOUS``, whichever box COCO's greedy matching
-    gives that detection: a box lost by the device is one none of its detections covers. (One
-    detection between two boxes, a hair nearer the other one on the device, moves the match,
-    not a box: a review.)"""
-    covered = np.zeros((len(IOUS), len(truth)), bool)
-    for cat in {g["category_id"] for g in truth if not g.get("iscrowd")}:
-        index = [i for i, g in enumerate(truth)
-                 if g["category_id"] == cat and not g.get("iscrowd")]
-        mine = sorted((d for d in dets if d["category_id"] == cat), key=lambda d: -d["score"])
-        if not mine:
-            continue
-        ious = np.array([[_iou(d["bbox"], truth[i]["bbox"]) for i in index]
-                         for d in mine[:MAX_DETS]])
-        best = ious.max(axis=0)
-        for k, t in enumerate(IOUS):
-            covered[k, index] = best >= min(t, 1 - 1e-10)
-    return covered
+def _lost(ref: List[dict], dev: List[dict], truth: List[dict]) -> np.ndarray:
+    """Which of the ``truth`` boxes the device lost at each of ``IOUS``: the reference's
+    detections match it (``_matches``), the device's do not, and the device matches fewer boxes
+    of its category there than the reference. A detection between two boxes matching the other
+    one on the device moves a match, not a box (a review: counted as changed, the mAP the same);
+    one that covers a lost box but is another box's match hides nothing (a second review)."""
+    matched, kept = _matches(ref, truth), _matches(dev, truth)
+    lost = matched & ~kept
+    category = np.array([g["category_id"] for g in truth], dtype=object)
+    for cat in set(category.tolist()):
+        of = category == cat
+        fewer = kept[:, of].sum(axis=1) < matched[:, of].sum(axis=1)  # one per threshold
+        lost[:, of] &= fewer[:, None]
+    return lost
 
 
 def _in_float16(outputs: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
@@ -249,7 +245,7 @@ class MeanAP:
         if not all(np.isfinite(v).all() for v in dev.values()):
             self.nonfinite.append(sample.id)
         mine = self.truth[truth:]
-        lost = _matches(sides[0], mine) & ~_covered(sides[1], mine)  # box x threshold
+        lost = _lost(sides[0], sides[1], mine)  # box x threshold
         top = _top_changed(sides[0], sides[1])
         if top or lost.any():  # not where the reference as float16 holds it changes as much
             half = _detections(self.postprocess, _in_float16(ref), sample, "float16 reference")

@@ -151,3 +151,25 @@ def test_one_detection_between_two_boxes_matching_the_other_one_changes_no_box()
     assert scorer.add(Sample("s0", 0, {}), rows(110.05), rows(109.95)) is False
     reference, device = scorer.values()
     assert reference == device and scorer.flipped == []
+
+
+def test_a_lost_box_counts_though_another_boxs_detection_overlaps_it():
+    """Two boxes of one category; the device drops B's detection, and A's detection still
+    overlaps B at the loose thresholds: counted as covered, the sample was not named (mAP 0.302
+    -> 0.253, "detections changed: none"; a second review). The device matches fewer boxes."""
+    from pytest_ascend_accuracy.dataset.detection import MeanAP
+    from pytest_ascend_accuracy.dataset.samples import Labels, Sample
+
+    def rows(*dets):
+        out = np.zeros((1, K, 6), np.float32)
+        for i, (x1, score) in enumerate(dets):
+            out[0, i] = [x1, 100.0, x1 + 100.0, 300.0, score, 1]
+        return {"det": out}
+
+    boxes = [{"bbox": [100.0, 100.0, 100.0, 200.0], "category_id": 1},
+             {"bbox": [140.0, 100.0, 100.0, 200.0], "category_id": 1}]
+    scorer = MeanAP(postprocess, Labels({"s0": boxes}))
+    reference, device = rows((115.0, 0.9), (170.0, 0.8)), rows((115.0, 0.9))
+    assert scorer.add(Sample("s0", 0, {}), reference, device) is True
+    ref_map, dev_map = scorer.values()
+    assert dev_map < ref_map and scorer.flipped == ["s0"]
