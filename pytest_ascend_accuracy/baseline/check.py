@@ -298,7 +298,10 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
         lines = [f"accuracy baseline REBASELINE REQUIRED: {shown} was recorded under another "
                  f"setup ({_count(len(changes), 'change')})"]
         lines += [f"  {change_line(c)}" for c in changes]
-        lines += former_draw_notes(old.inputs, spec)  # the same seed, drawn differently
+        lines += former_draw_notes(  # the same seed, drawn differently
+            old.inputs, spec, same_model=bool(old.info.get("model_sha256"))
+            and old.info.get("model_sha256") == info_d.get("model_sha256"),
+            inputs_only=all(what.startswith("inputs.") for what, _, _ in changes))
         lines.append("Operators were not judged one by one: values recorded under another "
                      "toolkit, SoC, ATC arguments, backend or inputs are not comparable.")
         return _finish(REBASELINE, path, shown, lines, fresh, regen, changes=changes,

@@ -17,10 +17,14 @@ from typing import List
 from .file import InputSpec
 
 
-def former_draw_notes(old: InputSpec, new: InputSpec) -> List[str]:
+def former_draw_notes(old: InputSpec, new: InputSpec, *, same_model: bool = False,
+                      inputs_only: bool = False) -> List[str]:
     """Lines for the rebaseline message: one for each input of ``new`` (this run's seeded inputs)
     whose recorded (``old``) values differ only in their bytes and are the former [0, 10) draw
-    for the same seed; none where the seed, shapes or dtypes changed."""
+    for the same seed; none where the seed, shapes or dtypes changed. The draw is the cause
+    where the model is the one recorded (``same_model``: its sha256); else it may be, or the
+    model's edit (a table of 16 rows cut to 4 draws its index below 4 now: a review). "Nothing
+    of yours changed" only where the inputs are all that changed (``inputs_only``)."""
     if old.seed is None or old.seed != new.seed or old.stored or new.stored:
         return []
     import numpy as np
@@ -42,11 +46,18 @@ def former_draw_notes(old: InputSpec, new: InputSpec) -> List[str]:
     if not names:
         return []
     listed = ", ".join(repr(n) for n in names)
-    return [f"  why: the recorded {listed} {'is' if len(names) == 1 else 'are'} what an earlier "
+    drew = (f"the recorded {listed} {'is' if len(names) == 1 else 'are'} what an earlier "
             f"version of pytest-ascend-accuracy drew for seed {old.seed} (every integer input "
             f"from [0, 10)); this version draws a *mask* input from {{0, 1}} and an index below "
-            f"the table it indexes, the values a real model is fed. Nothing of yours changed; "
-            f"a machine still on the earlier version reports the same change the other way."]
+            f"the table it indexes, the values a real model is fed")
+    if not same_model:
+        return [f"  why: perhaps {drew}; or the model's edit (its sha256 is not the one "
+                f"recorded) changed the range {'it is' if len(names) == 1 else 'they are'} "
+                f"drawn from (a table it indexes, a *mask* name)."]
+    mine = ("Nothing of yours changed in " + listed if not inputs_only
+            else "Nothing of yours changed")
+    return [f"  why: {drew}. {mine}; a machine still on the earlier version reports the same "
+            f"change the other way."]
 
 
 __all__ = ["former_draw_notes"]
