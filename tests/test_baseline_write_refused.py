@@ -106,3 +106,25 @@ def test_a_header_key_on_passes_on_the_rerun(tmp_path):
     header = {**HEADER, "on": 1}
     assert check_baseline(make_result(), path, header=header, inputs=SPEC).status == "missing"
     assert check_baseline(make_result(), path, header=header, inputs=SPEC).passed
+
+
+def test_an_op_name_with_a_lone_surrogate_is_refused_not_written(tmp_path):
+    """A review's fuzz: written escaped ("\\ud800"), which libyaml refuses to read, so every
+    later check said "unreadable"; it is refused at the write now, naming the op."""
+    path = tmp_path / "b.yaml"
+    bad = Baseline(HEADER, SPEC, (OpBaseline("a\ud800", cosine=1.0, rel_l2=0.0, max_abs=0.0),))
+    with pytest.raises(ConfigError, match=r"op 'a\\ud800' slot 'output:0': a lone surrogate "
+                                          r".*\(not written\)"):
+        write_baseline(path, bad)
+    assert not path.exists()
+
+
+def test_numpy_integer_counts_are_written_and_read_back(tmp_path):
+    """A review: hand-built lines with numpy counts were refused ('nan must be a number, got
+    np.int64(2)'), though they render and read back as the int."""
+    import numpy as np
+
+    line = OpBaseline("a", cosine=1.0, rel_l2=0.0, max_abs=0.0, nan=np.int64(2), inf=np.int32(1))
+    write_baseline(tmp_path / "b.yaml", Baseline(HEADER, SPEC, (line,)))
+    op = read_baseline(tmp_path / "b.yaml").ops[0]
+    assert (op.nan, op.inf) == (2, 1)

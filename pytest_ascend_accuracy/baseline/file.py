@@ -250,7 +250,16 @@ def _op_read_back(op: OpBaseline) -> Dict[str, object]:
     back = {".nan": math.nan, ".inf": math.inf, "-.inf": -math.inf}
     cosine, rel_l2, max_abs = (back[t] if t in back else float(t) for t in _op_numbers(op))
     return {"op": op.op, "slot": op.slot, "cosine": cosine, "rel_l2": rel_l2,
-            "max_abs": max_abs, "nan": op.nan, "inf": op.inf}
+            "max_abs": max_abs, "nan": _count(op.nan), "inf": _count(op.inf)}
+
+
+def _count(value):
+    """A count as it renders and reads back: a numpy integer is the int it prints as."""
+    import numbers
+
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value
 
 
 def environment_order(env: Mapping[str, object]) -> List[str]:
@@ -310,6 +319,12 @@ def write_baseline(path, baseline: Baseline) -> Path:
                          where, loader=fast_safe_loader(yaml), unique_keys=True)
         if isinstance(data, dict):
             data["ops"] = [_op_read_back(op) for op in baseline.ops]
+        for op in baseline.ops:  # YAML writes a lone surrogate as an escape it refuses to read
+            if any(isinstance(t, str) and any("\ud800" <= c <= "\udfff" for c in t)
+                   for t in (op.op, op.slot)):
+                raise ConfigError(where, f"op {op.op!r} slot {op.slot!r}: a lone surrogate "
+                                         f"(a name from undecodable bytes), which YAML cannot "
+                                         f"read back")
         baseline_from_data(data, where)
     except ConfigError as exc:
         raise ConfigError(where, f"{exc.problem} (not written)") from None
