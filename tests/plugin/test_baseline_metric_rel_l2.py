@@ -31,17 +31,23 @@ BASELINE = "accuracy-baselines/models/shifted/default.yaml"
 LINE = "norm: rel_l2 9.530e-04 -> 4.115e-02 (rise 4.020e-02 > 0.002)"
 
 
-def _model(c):
-    """``y = (x + c) - c`` over [1, 256]: ``shift`` then ``norm``."""
-    cst = numpy_helper.from_array(np.full((1, 256), c, np.float32), "c")
-    nodes = [helper.make_node("Add", ["x", "c"], ["a"], name="shift"),
-             helper.make_node("Sub", ["a", "c"], ["y"], name="norm")]
+def _graph(nodes, arrays, width=256):
+    """The model ``shifted.onnx`` of ``nodes`` from x [1, width] to y, ``arrays`` its
+    initializers by name."""
     graph = helper.make_graph(
-        nodes, "shifted", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256])], [cst])
+        nodes, "shifted", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, width])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, width])],
+        [numpy_helper.from_array(a, n) for n, a in arrays.items()])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     return model
+
+
+def _model(c):
+    """``y = (x + c) - c`` over [1, 256]: ``shift`` then ``norm``."""
+    return _graph([helper.make_node("Add", ["x", "c"], ["a"], name="shift"),
+                   helper.make_node("Sub", ["a", "c"], ["y"], name="norm")],
+                  {"c": np.full((1, 256), c, np.float32)})
 
 
 def _save(pytester, c):
@@ -200,14 +206,8 @@ def test_a_yaml_suite_entry_judged_by_rel_l2_fails_the_same_way(pytester):
 
 def _scaled(c):
     """``y = x * c`` over [1, 256]: at c near 1e-6 every output is a float16 subnormal."""
-    cst = numpy_helper.from_array(np.full((1, 256), c, np.float32), "c")
-    graph = helper.make_graph(
-        [helper.make_node("Mul", ["x", "c"], ["y"], name="scale")], "shifted",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256])], [cst])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    return model
+    return _graph([helper.make_node("Mul", ["x", "c"], ["y"], name="scale")],
+                  {"c": np.full((1, 256), c, np.float32)})
 
 
 def test_subnormal_rounding_noise_in_the_plain_rel_l2_is_not_judged(pytester):
@@ -235,16 +235,10 @@ def _weighed(c):
     w[0, 100:] = 1e-6
     shift = np.zeros((1, 256), np.float32)
     shift[0, :100] = c
-    nodes = [helper.make_node("Mul", ["x", "w"], ["b"], name="weigh"),
-             helper.make_node("Add", ["b", "c"], ["a"], name="shift"),
-             helper.make_node("Sub", ["a", "c"], ["y"], name="norm")]
-    graph = helper.make_graph(
-        nodes, "shifted", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 256])],
-        [numpy_helper.from_array(shift, "c"), numpy_helper.from_array(w, "w")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    return model
+    return _graph([helper.make_node("Mul", ["x", "w"], ["b"], name="weigh"),
+                   helper.make_node("Add", ["b", "c"], ["a"], name="shift"),
+                   helper.make_node("Sub", ["a", "c"], ["y"], name="norm")],
+                  {"c": shift, "w": w})
 
 
 def test_a_real_rise_on_a_line_with_subnormal_values_still_fails(pytester):
@@ -272,15 +266,9 @@ def _flushed(lost):
     wy = np.ones((1, N_TINY), np.float32)
     wu[0, :lost] = 1e-6 * 2.0 ** -12
     wy[0, :lost] = 2.0 ** 12
-    nodes = [helper.make_node("Mul", ["x", "wu"], ["u"], name="weigh"),
-             helper.make_node("Mul", ["u", "wy"], ["y"], name="norm")]
-    graph = helper.make_graph(
-        nodes, "shifted", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, N_TINY])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, N_TINY])],
-        [numpy_helper.from_array(wu, "wu"), numpy_helper.from_array(wy, "wy")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    return model
+    return _graph([helper.make_node("Mul", ["x", "wu"], ["u"], name="weigh"),
+                   helper.make_node("Mul", ["u", "wy"], ["y"], name="norm")],
+                  {"wu": wu, "wy": wy}, N_TINY)
 
 
 def test_a_judged_rise_under_a_noisy_plain_figure_fails(pytester):
