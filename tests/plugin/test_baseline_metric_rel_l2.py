@@ -11,6 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
+import pytest
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
@@ -241,21 +242,6 @@ def _weighed(c):
                   {"c": shift, "w": w})
 
 
-def test_a_real_rise_on_a_line_with_subnormal_values_still_fails(pytester):
-    """A second review: skipping every line whose judged rel_l2 was not bit-equal to the plain
-    one (e1860f2) let a 43x regression pass ('1 passed'); the judged figure's rise is judged."""
-    pytester.makepyfile(test_rel=TEST_FILE)
-    folder = pytester.path / "models"
-    folder.mkdir()
-    onnx.save(_weighed(2.0), str(folder / "shifted.onnx"))
-    _run(pytester).assert_outcomes(failed=1)  # missing: written
-    _run(pytester).assert_outcomes(passed=1)
-    onnx.save(_weighed(127.3), str(folder / "shifted.onnx"))
-    result = _run(pytester, "-W", "ignore::UserWarning")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*norm: rel_l2 9.494e-04 -> 4.080e-02 (rise 3.985e-02 > 0.002)*"])
-
-
 N_TINY = 4096
 
 
@@ -271,17 +257,24 @@ def _flushed(lost):
                   {"wu": wu, "wy": wy}, N_TINY)
 
 
-def test_a_judged_rise_under_a_noisy_plain_figure_fails(pytester):
-    """A third review: with the plain figure recorded (3.286e-02, judged 0), judging today's
-    judged rel_l2 against it let a real regression through: 4 values lost, judged 0 -> 0.0173,
-    '1 passed'. Recorded as judged (version 3), the rise is judged against the judged figure."""
+@pytest.mark.parametrize("build, before, after, line", [
+    # a second review: skipping every line whose judged rel_l2 was not bit-equal to the plain
+    # one (e1860f2) let a 43x regression pass ('1 passed')
+    (_weighed, 2.0, 127.3, "norm: rel_l2 9.494e-04 -> 4.080e-02 (rise 3.985e-02 > 0.002)"),
+    # a third review: with the plain figure recorded (3.286e-02, judged 0), judging today's
+    # judged rel_l2 against it let 4 values lost through (judged 0 -> 0.0173, '1 passed')
+    (_flushed, 0, 4, "norm: rel_l2 0.000e+00 -> 1.734e-02 (rise 1.734e-02 > 0.002)"),
+], ids=["judged-near-plain", "judged-under-noisy-plain"])
+def test_a_judged_rise_on_a_line_with_subnormal_values_fails(pytester, build, before, after,
+                                                             line):
+    """Recorded as judged (version 3), the rise is judged against the judged figure."""
     pytester.makepyfile(test_rel=TEST_FILE)
     folder = pytester.path / "models"
     folder.mkdir()
-    onnx.save(_flushed(0), str(folder / "shifted.onnx"))
+    onnx.save(build(before), str(folder / "shifted.onnx"))
     _run(pytester).assert_outcomes(failed=1)  # missing: written
     _run(pytester).assert_outcomes(passed=1)
-    onnx.save(_flushed(4), str(folder / "shifted.onnx"))
+    onnx.save(build(after), str(folder / "shifted.onnx"))
     result = _run(pytester, "-W", "ignore::UserWarning")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*norm: rel_l2 0.000e+00 -> 1.734e-02 (rise 1.734e-02 > 0.002)*"])
+    result.stdout.fnmatch_lines([f"*{line}*"])
