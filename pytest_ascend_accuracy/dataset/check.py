@@ -86,8 +86,10 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     done = 0
     clock = _Throttle(progress, total)
     try:
+        shapes = set()  # the sample input shapes this check ran: a per-shape model's conversions
         for sample in source:
             where = f"sample {sample.id!r}"
+            shapes.add(tuple(sorted((k, np.shape(v)) for k, v in sample.inputs.items())))
             ref = reference.outputs(reference_feed(reference_inputs, sample.inputs, where), where)
             dev = as_float32(_device_outputs(om, sample.inputs, where, converted_by))
             _check_names(ref, dev, where)
@@ -121,7 +123,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         flipped_positions=flips.flipped_positions if flips is not None else 0,
         untracked=flips.untracked if flips is not None else "",
         model=reference.label, mode=_mode_name(om), output=out_name,
-        higher_is_better=higher_is_better, conversions=getattr(om, "conversions", 1) or 1,
+        higher_is_better=higher_is_better,
+        conversions=len(shapes) if hasattr(om, "conversions") else 1,
         reference_cached=reference.hits, reference_runs=reference.runs)
     compared = verdict = None
     traced, role = first_flipped, "first flipped sample"

@@ -92,12 +92,15 @@ def test_the_library_names_the_sample_and_its_fix_runs_it(device, tmp_path):
                       labels=LABELS)
     assert str(info.value) == (f"{REFUSED}input_shape={{'x': [1, 8]}}: drop input_shape= from "
                                f"its load_device_model(...) call{EACH}")
-    result = check_dataset(device(path, "high_precision"), SAMPLES, labels=LABELS)  # dropped
+    om = device(path, "high_precision")
+    result = check_dataset(om, SAMPLES, labels=LABELS)  # dropped
     assert (result.passed, result.samples, result.rows) == (True, 2, 3)
     # one conversion per sample shape, said (on a device each is an ATC run: a review)
     assert result.conversions == 2 and result.properties()["dataset_conversions"] == "2"
     assert ("converted at 2 input shapes (one conversion each: give every sample one shape to "
             "convert once)") in result.message().splitlines()[1]
+    again = check_dataset(om, SAMPLES[1:], labels=LABELS[1:])  # the same model, one shape
+    assert again.conversions == 1 and "dataset_conversions" not in again.properties()
 
 
 def test_the_cli_names_the_sample_and_its_fix_runs_it(project, capsys):
