@@ -25,6 +25,10 @@ composed by the pure-Python loader instead, whose recursion stops with a clear e
 A document without aliases is never limited by its size. The files this package writes
 (baselines) contain no aliases at all; suites may use a few anchors for shared settings.
 
+Merge keys (``<<``) are read as the YAML merge spec has it, the same under every PyYAML
+(``spec_merging``): 6.0.4's constructor drops a repeated merged key by the identity of its
+string, and a suite's threshold depended on the version installed.
+
 A key given twice in one mapping is no error to YAML readers: PyYAML keeps the last value,
 silently (a baseline line ``{cosine: 1.0, cosine: 0.5}`` read as 0.5). ``load_yaml(...,
 unique_keys=True)`` refuses such a document, naming the line of the key and of its first
@@ -163,7 +167,6 @@ def check_unique_keys(node, where: str, *, construct=None) -> None:
             if earlier is not None:
                 raise ConfigError(where, _twice(key, line, earlier, loaded, value.id))
             first[loaded] = (line, value.id, key.value)
-
 
 
 _SPEC_MERGING: dict = {}
