@@ -5,8 +5,7 @@ import pytest
 
 from pytest_ascend_accuracy.baseline.cases import recorded_case
 from pytest_ascend_accuracy.baseline.check import UNREADABLE, check_baseline
-from pytest_ascend_accuracy.baseline.file import (Baseline, ops_from_result, read_baseline,
-                                                  write_baseline)
+from pytest_ascend_accuracy.baseline.file import read_baseline
 from pytest_ascend_accuracy.core.regen import Regen
 from pytest_ascend_accuracy.core.safe_yaml import load_yaml
 from pytest_ascend_accuracy.errors import ConfigError
@@ -16,9 +15,9 @@ RELU = '- {op: "relu1", slot: "output:0", cosine: 1.000000,'
 
 
 def _written(tmp_path):
-    path = write_baseline(tmp_path / "default.yaml",
-                          Baseline(environment=HEADER, inputs=SPEC,
-                                   ops=ops_from_result(make_result())))
+    """The baseline of ``make_result()`` as the check writes it."""
+    path = tmp_path / "default.yaml"
+    check_baseline(make_result(), path, header=HEADER, inputs=SPEC)  # missing: written
     return path, path.read_text()
 
 

@@ -75,7 +75,8 @@ def test_an_edited_model_makes_the_draw_a_possible_cause_only(path):
     out = check_baseline(make_result(), path, header=HEADER, inputs=now,
                          info={"model_sha256": "cd" * 32})
     assert "  why: perhaps the recorded 'attention_mask' is " in out.message
-    assert "or the model's edit (its sha256 is not the one recorded)" in out.message
+    assert "or an edit of the model (whose sha256 the baseline does not show to be the same)" \
+        in out.message
     assert "Nothing of yours changed" not in out.message
     out = check_baseline(make_result(), path, header={**HEADER, "toolkit_version": "9.0"},
                          inputs=now, info=SAME)

@@ -128,3 +128,15 @@ def test_numpy_integer_counts_are_written_and_read_back(tmp_path):
     write_baseline(tmp_path / "b.yaml", Baseline(HEADER, SPEC, (line,)))
     op = read_baseline(tmp_path / "b.yaml").ops[0]
     assert (op.nan, op.inf) == (2, 1)
+
+
+@pytest.mark.parametrize("part", ["info", "environment"])
+def test_a_header_value_yaml_cannot_read_back_is_refused_not_written(tmp_path, part):
+    """A review: a lone surrogate in a header value (a model path from undecodable bytes) let
+    yaml's ScannerError escape the write; a ConfigError naming the file now."""
+    path = tmp_path / "b.yaml"
+    env = {**HEADER, "extra": "m\ud800"} if part == "environment" else HEADER
+    info = {"model": "m\ud800.onnx"} if part == "info" else {}
+    with pytest.raises(ConfigError, match=r"header would not read back as YAML .*not written"):
+        write_baseline(path, Baseline(env, SPEC, (), info))
+    assert not path.exists()

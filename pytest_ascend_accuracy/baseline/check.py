@@ -37,9 +37,9 @@ from .env import backend_only_keys, normalise_environment
 from .former_draws import former_draw_notes
 from ..core.path_lock import PathLocked
 from ..core.regen import Regen
-from .file import (VERSION, Baseline, BaselineWriteError, InputSpec, OpBaseline,
-                            ops_from_result, read_baseline, round_cosine, round_error,
-                            write_baseline)
+from .file import (Baseline, BaselineWriteError, InputSpec, OpBaseline, ops_from_result,
+                   read_baseline, round_cosine, round_error, write_baseline)
+from .older_versions import older_version_note, written_version
 from ..errors import ConfigError
 
 REGEN_CHOICES = tuple(r.value for r in Regen)  # ("none", "failing", "all")
@@ -253,7 +253,8 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     env = normalise_environment(header, where)
     info_d = normalise_environment(info or {}, f"{where} info", required=())
     current = ops_from_result(result)
-    fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d)
+    fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d,
+                     version=written_version(result, current))
 
     def plain(version: int):  # this run's lines as a file of ``version`` records them
         return ops_from_result(result, version=version)
@@ -328,7 +329,10 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     judged = plain(old.version) if old.version != fresh.version and plain else current
     j = judge_ops(old.ops, judged, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
                   new_fail=same_model, rel_l2_lines=rel_l2_lines)
-    notes = _notes(old, info_d, j, max_drop) + _plain_cosine_note(old, current, judged, shown)
+    rel_judged = (set() if max_rel_l2_rise is None  # the lines whose rel_l2 rise is judged
+                  else {op.key for op in current} if rel_l2_lines is None else set(rel_l2_lines))
+    notes = _notes(old, info_d, j, max_drop) + older_version_note(old, current, judged, shown,
+                                                                  rel_judged)
     if not j.regressions:
         text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "
                 f"max_drop={max_drop:g} of {shown}")
@@ -384,28 +388,6 @@ def _notes(old: Baseline, info, j: Judgement, max_drop: float) -> List[str]:
         notes.append("note: changed since the baseline (not judged): " + "; ".join(
             f"{k} {_show(old.info.get(k))} -> {_show(info.get(k))}" for k in changed))
     return notes
-
-
-def _plain_cosine_note(old: Baseline, current: Sequence[OpBaseline],
-                       judged: Sequence[OpBaseline], shown: str) -> List[str]:
-    """The note on an older file judged by msaccucmp's plain cosine (version 1) or rel_l2
-    (versions 1 and 2) where the threshold judges another figure for some line (``judged``: the
-    lines it was judged by), else none."""
-    if judged is current:
-        return []
-    which = "cosine" if old.plain_cosine else "rel_l2"
-    moved = [c.label for c, p in zip(current, judged)
-             if c.compared and getattr(c, which) != getattr(p, which)
-             and not math.isnan(getattr(p, which))]
-    if not moved:
-        return []
-    return [f"note: {shown} is a version {old.version} baseline, whose {which} is msaccucmp's "
-            f"plain one: judged against this run's plain {which}, as recorded; the threshold "
-            f"judges a {'higher cosine' if which == 'cosine' else 'lower rel_l2'} (float16 "
-            f"values below its smallest normal counted as equal) for "
-            f"{_count(len(moved), 'operator line')}: {', '.join(moved[:5])}"
-            + (f", +{len(moved) - 5} more" if len(moved) > 5 else "")
-            + f"; --accuracy-regen-all records that one (baseline version {VERSION})"]
 
 
 def _model_changed(old: Baseline, info, passed: bool = False) -> List[str]:

@@ -6,7 +6,7 @@ threshold. One file per model x mode x inputs case (where: ``baseline.cases``)::
 
     # pytest-ascend-accuracy accuracy baseline ...
     format: "pytest-ascend-accuracy/baseline"
-    version: 2
+    version: 3
     environment:                      # a change here means "rebaseline required"
       backend: "emulator"
       toolkit_version: "onnxruntime 1.18.0"
@@ -34,9 +34,11 @@ in the same directory, fsynced, renamed over the old file).
 Versions: an op line's ``cosine`` is the cosine the threshold judges
 (``TensorMetrics.value("cosine")``: for a float16 tensor of values below float16's smallest
 normal, those positions counted as equal where close; ``compare/tiny_values.py``) from version
-2 on. Version 1 recorded msaccucmp's plain cosine (``TensorMetrics.cosine``, the CSV's): such a
-file is still read, keeps its version when rendered again, and is judged against the run's plain
-cosine as before (``baseline.check``); a rewrite records version 2.
+2 on, and its ``rel_l2`` the one judged from version 3 on. Version 1 recorded msaccucmp's plain
+cosine (``TensorMetrics.cosine``, the CSV's), versions 1 and 2 its plain rel_l2: such a file is
+still read, keeps its version when rendered again, and is judged against the run's plain figure
+as it recorded (``baseline.check``). ``check_baseline`` writes version 3 where some line's judged
+rel_l2 differs from the plain one, else version 2, which earlier releases read too.
 """
 from __future__ import annotations
 
@@ -48,7 +50,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..core.atomic_files import BaselineWriteError, atomic_write_text
 from ..core.safe_yaml import fast_safe_loader, load_yaml
-from .yaml_text import float_text, key_text, quote, scalar
+from .yaml_text import count_value, float_text, key_text, quote, scalar
 from ..errors import ConfigError
 
 FORMAT = "pytest-ascend-accuracy/baseline"
@@ -250,16 +252,8 @@ def _op_read_back(op: OpBaseline) -> Dict[str, object]:
     back = {".nan": math.nan, ".inf": math.inf, "-.inf": -math.inf}
     cosine, rel_l2, max_abs = (back[t] if t in back else float(t) for t in _op_numbers(op))
     return {"op": op.op, "slot": op.slot, "cosine": cosine, "rel_l2": rel_l2,
-            "max_abs": max_abs, "nan": _count(op.nan), "inf": _count(op.inf)}
+            "max_abs": max_abs, "nan": count_value(op.nan), "inf": count_value(op.inf)}
 
-
-def _count(value):
-    """A count as it renders and reads back: a numpy integer is the int it prints as."""
-    import numbers
-
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return int(value)
-    return value
 
 
 def environment_order(env: Mapping[str, object]) -> List[str]:
@@ -328,6 +322,10 @@ def write_baseline(path, baseline: Baseline) -> Path:
         baseline_from_data(data, where)
     except ConfigError as exc:
         raise ConfigError(where, f"{exc.problem} (not written)") from None
+    except yaml.YAMLError as exc:  # a header value YAML writes but cannot read (a surrogate)
+        raise ConfigError(where, f"its header would not read back as YAML "
+                                 f"({getattr(exc, 'problem', None) or exc}); not written"
+                          ) from None
     return atomic_write_text(path, render(baseline), what="baseline", error=BaselineWriteError)
 
 

@@ -51,9 +51,10 @@ def former_draw_notes(old: InputSpec, new: InputSpec, *, same_model: bool = Fals
             f"from [0, 10)); this version draws a *mask* input from {{0, 1}} and an index below "
             f"the table it indexes, the values a real model is fed")
     if not same_model:
-        return [f"  why: perhaps {drew}; or the model's edit (its sha256 is not the one "
-                f"recorded) changed the range {'it is' if len(names) == 1 else 'they are'} "
-                f"drawn from (a table it indexes, a *mask* name)."]
+        return [f"  why: perhaps {drew}; or an edit of the model (whose sha256 the baseline "
+                f"does not show to be the same) changed the range "
+                f"{'it is' if len(names) == 1 else 'they are'} drawn from (a table it indexes, "
+                f"a *mask* name)."]
     mine = ("Nothing of yours changed in " + listed if not inputs_only
             else "Nothing of yours changed")
     return [f"  why: {drew}. {mine}; a machine still on the earlier version reports the same "

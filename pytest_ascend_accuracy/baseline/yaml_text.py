@@ -75,4 +75,13 @@ def key_text(key: str) -> str:
     return key if bare else quote(key)
 
 
-__all__ = ["float_text", "key_text", "quote", "scalar"]
+def count_value(value):
+    """A count as it renders and reads back: a numpy integer is the int it prints as."""
+    import numbers
+
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value
+
+
+__all__ = ["count_value", "float_text", "key_text", "quote", "scalar"]

@@ -1,0 +1,55 @@
+"""Baseline files of older versions, and which version a file is written as.
+
+Version 1 recorded msaccucmp's plain cosine, versions 1 and 2 its plain rel_l2; version 3
+records the figures the threshold judges (``baseline.file``). An older file is judged against
+this run's figures as it recorded them, and ``older_version_note`` says where the threshold
+judges another figure. A file is written as version 2 where no line's judged rel_l2 differs
+from the plain one (``written_version``): its bytes are then what earlier releases wrote, and
+read (a review: every file was version 3, which a machine still on such a release refuses).
+"""
+from __future__ import annotations
+
+import math
+from typing import List, Sequence
+
+from .file import PLAIN_REL_L2_VERSION, VERSION, Baseline, OpBaseline, ops_from_result
+
+
+def written_version(result, current: Sequence[OpBaseline]) -> int:
+    """The version the lines ``current`` of ``result`` (a ``CompareResult``) are written as."""
+    plain = ops_from_result(result, version=PLAIN_REL_L2_VERSION)
+    if all(_same(a.rel_l2, b.rel_l2) for a, b in zip(current, plain)):
+        return PLAIN_REL_L2_VERSION
+    return VERSION
+
+
+def older_version_note(old: Baseline, current: Sequence[OpBaseline],
+                       judged: Sequence[OpBaseline], shown: str, rel_judged=()) -> List[str]:
+    """The note on an older file judged by msaccucmp's plain cosine (version 1) or rel_l2
+    (versions 1 and 2) where the threshold judges another figure for some line (``judged``: the
+    lines it was judged by; ``rel_judged``: the keys whose rel_l2 rise is judged at all: a
+    cosine test's version 2 file was urged to a rewrite for a figure nothing judged, a
+    review), else none."""
+    if judged is current:
+        return []
+    which = "cosine" if old.plain_cosine else "rel_l2"
+    moved = [c.label for c, p in zip(current, judged)
+             if c.compared and getattr(c, which) != getattr(p, which)
+             and not math.isnan(getattr(p, which))
+             and (which == "cosine" or c.key in rel_judged)]
+    if not moved:
+        return []
+    lines = f"{len(moved)} operator line{'' if len(moved) == 1 else 's'}"
+    return [f"note: {shown} is a version {old.version} baseline, whose {which} is msaccucmp's "
+            f"plain one: judged against this run's plain {which}, as recorded; the threshold "
+            f"judges a {'higher cosine' if which == 'cosine' else 'lower rel_l2'} (float16 "
+            f"values below its smallest normal counted as equal) for {lines}: "
+            f"{', '.join(moved[:5])}" + (f", +{len(moved) - 5} more" if len(moved) > 5 else "")
+            + f"; --accuracy-regen-all records that one (baseline version {VERSION})"]
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+__all__ = ["older_version_note", "written_version"]
