@@ -127,7 +127,9 @@ def bf_abs(s):
     ("{ not: yaml", "not valid YAML"),
     ("- a\n- b\n", "not an accuracy baseline"),
     ('format: "something-else"\n', "not an accuracy baseline"),
-    ('format: "pytest-ascend-accuracy/baseline"\nversion: 4\n', "version 4 is not supported"),
+    ('format: "pytest-ascend-accuracy/baseline"\nversion: 4\n', "version 4 is not supported "
+     "(this pytest-ascend-accuracy reads versions 1, 2, 3); a newer pytest-ascend-accuracy "
+     "wrote it: upgrade to read it"),
     ('format: "pytest-ascend-accuracy/baseline"\nversion: 1\nenvironment: []\n', "'environment' must be"),
     ('format: "pytest-ascend-accuracy/baseline"\nversion: 1\nenvironment: {}\nops: {}\n', "'ops' must be a list"),
 ])

@@ -306,8 +306,7 @@ def write_baseline(path, baseline: Baseline) -> Path:
         if odd:  # (sorting mixed keys failed with TypeError)
             raise ConfigError(where, f"{part} key {odd[0]!r} is not a string (not written)")
     import yaml
-    try:  # the header as YAML reads it back; the op lines by their values (a 20,000-op file
-        # parsed whole took 3 s a write, a review): what render_op writes reads back as them
+    try:  # the header as YAML reads it back; the op lines by value (a whole parse: 3 s a write)
         data = load_yaml(render(Baseline(baseline.environment, baseline.inputs, (),
                                          baseline.info, baseline.version)),
                          where, loader=fast_safe_loader(yaml), unique_keys=True)
@@ -374,9 +373,12 @@ def baseline_from_data(data, where: str) -> Baseline:
     _known_keys(data, _TOP_KEYS, "baseline", where)
     version = data.get("version")
     if isinstance(version, bool) or version not in VERSIONS:
-        raise ConfigError(where, f"baseline version {version!r} is not supported "
-                                 f"(this pytest-ascend-accuracy reads versions "
-                                 f"{', '.join(map(str, VERSIONS))})")
+        newer = ("; a newer pytest-ascend-accuracy wrote it: upgrade to read it (--accuracy-"
+                 "regen here writes it back as older)" if type(version) is int
+                 and version > VERSION else "")
+        raise ConfigError(where, f"baseline version {version!r} is not supported (this "
+                                 f"pytest-ascend-accuracy reads versions "
+                                 f"{', '.join(map(str, VERSIONS))}){newer}")
     version = int(version)
     env = data.get("environment")
     if not isinstance(env, dict) or not all(isinstance(k, str) for k in env):
