@@ -40,3 +40,16 @@ def test_merges_are_read_as_the_spec_has_them(seed):
         loaded = load_yaml(doc, "x.yaml", unique_keys=True)
         assert {int(k[1:]): v for k, v in loaded.items()} == {
             i: {int(k) if k == "1" else k: v for k, v in m.items()} for i, m in resolved.items()}
+
+
+@pytest.mark.parametrize("doc", ["a: &a {x: 1}\nb: {<<: [*a, 1]}\n", "b: {<<: 1}\n",
+                                 "a: &a {x: 1}\nb: {<<: [*a, [*a]]}\n"])
+def test_a_merge_of_no_mapping_is_refused_in_pyyamls_own_words(doc):
+    """(a review: a list entry that is no mapping read 'a mapping or list of mappings')"""
+    import yaml
+
+    with pytest.raises(yaml.YAMLError) as mine:
+        load_yaml(doc, "x.yaml")
+    with pytest.raises(yaml.YAMLError) as theirs:
+        yaml.safe_load(doc)
+    assert mine.value.problem == theirs.value.problem

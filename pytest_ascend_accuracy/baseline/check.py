@@ -39,7 +39,7 @@ from ..core.path_lock import PathLocked
 from ..core.regen import Regen
 from .file import (Baseline, BaselineWriteError, InputSpec, OpBaseline, ops_from_result,
                    read_baseline, round_cosine, round_error, write_baseline)
-from .older_versions import older_version_note, written_version
+from .older_versions import older_version_note, rel_judged_lines, written_version
 from ..errors import ConfigError
 
 REGEN_CHOICES = tuple(r.value for r in Regen)  # ("none", "failing", "all")
@@ -252,9 +252,9 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     spec = _spec(inputs, where)
     env = normalise_environment(header, where)
     info_d = normalise_environment(info or {}, f"{where} info", required=())
-    current = ops_from_result(result)
-    fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d,
-                     version=written_version(result, current))
+    version = written_version(result, rel_judged_lines(max_rel_l2_rise, rel_l2_lines))
+    current = ops_from_result(result, version=version)
+    fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d, version=version)
 
     def plain(version: int):  # this run's lines as a file of ``version`` records them
         return ops_from_result(result, version=version)
@@ -329,10 +329,8 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     judged = plain(old.version) if old.version != fresh.version and plain else current
     j = judge_ops(old.ops, judged, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
                   new_fail=same_model, rel_l2_lines=rel_l2_lines)
-    rel_judged = (set() if max_rel_l2_rise is None  # the lines whose rel_l2 rise is judged
-                  else {op.key for op in current} if rel_l2_lines is None else set(rel_l2_lines))
-    notes = _notes(old, info_d, j, max_drop) + older_version_note(old, current, judged, shown,
-                                                                  rel_judged)
+    notes = _notes(old, info_d, j, max_drop) + older_version_note(
+        old, current, judged, shown, rel_judged_lines(max_rel_l2_rise, rel_l2_lines, current))
     if not j.regressions:
         text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "
                 f"max_drop={max_drop:g} of {shown}")

@@ -255,7 +255,6 @@ def _op_read_back(op: OpBaseline) -> Dict[str, object]:
             "max_abs": max_abs, "nan": count_value(op.nan), "inf": count_value(op.inf)}
 
 
-
 def environment_order(env: Mapping[str, object]) -> List[str]:
     return [k for k in ENVIRONMENT_KEYS if k in env] + sorted(k for k in env if k not in ENVIRONMENT_KEYS)
 

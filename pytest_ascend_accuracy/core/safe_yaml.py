@@ -201,11 +201,13 @@ def _flatten_mapping(self, node) -> None:
             del node.value[index]
             sources = value.value if isinstance(value, SequenceNode) else [value]
             parts = []
-            for source in sources:
+            for source in sources:  # PyYAML's own messages, for a list entry and otherwise
                 if not isinstance(source, MappingNode):
+                    what = ("a mapping" if isinstance(value, SequenceNode)
+                            else "a mapping or list of mappings")
                     raise ConstructorError("while constructing a mapping", node.start_mark,
-                                           f"expected a mapping or list of mappings for merging,"
-                                           f" but found {source.id}", source.start_mark)
+                                           f"expected {what} for merging, but found "
+                                           f"{source.id}", source.start_mark)
                 self.flatten_mapping(source)
                 parts.append(source.value)
             for part in reversed(parts):  # the first listed last: its values win
