@@ -124,7 +124,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         untracked=flips.untracked if flips is not None else "",
         model=reference.label, mode=_mode_name(om), output=out_name,
         higher_is_better=higher_is_better,
-        conversions=len(shapes) if hasattr(om, "conversions") else 1,
+        conversions=len(shapes) if getattr(om, "per_shape", False) else 1,
         reference_cached=reference.hits, reference_runs=reference.runs)
     compared = verdict = None
     traced, role = first_flipped, "first flipped sample"

@@ -71,13 +71,18 @@ class PerShapeDeviceModel:
     each a ``DeviceModel``; ``input_shape`` is None (the golden takes the inputs' shapes)."""
 
     input_shape = None
+    per_shape = True  # one conversion per input shape (``PerShape``)
 
     def __init__(self, backend, model, mode, given, dump_root: Optional[Path]):
-        self.backend, self.model, self._mode, self._given = backend, model, mode, given
-        self.dump_root = dump_root
-        self._by_shape: Dict[tuple, DeviceModel] = {}
-        self._latest: Optional[DeviceModel] = None
-        self._proto = None  # the model's graph without weights, read at the first run
+        from ..graph.per_shape import PerShape
+
+        self.backend, self.model, self._mode = backend, model, mode
+
+        def convert(shape) -> DeviceModel:
+            converted = backend.convert(model, mode, input_shape=shape)
+            return DeviceModel(backend, converted, model, shape, dump_root)
+
+        self._shapes = PerShape(model, given, convert)
 
     @property
     def name(self) -> str:
@@ -87,36 +92,20 @@ class PerShapeDeviceModel:
 
     @property
     def mode(self):
-        return self._latest.mode if self._latest is not None else self._mode
+        latest = self._shapes.latest
+        return latest.mode if latest is not None else self._mode
 
     @property
     def converted(self):
         """The latest conversion (None before the first run)."""
-        return self._latest.converted if self._latest is not None else None
+        latest = self._shapes.latest
+        return latest.converted if latest is not None else None
 
     def for_inputs(self, inputs) -> DeviceModel:
         """The conversion at the shapes of ``inputs`` (made now, or the one made before)."""
-        from ..graph.onnx_graph import check_inputs, load_model, model_label
-        from ..graph.shape_from_inputs import shape_from_inputs
+        from ..graph.onnx_graph import model_label
 
-        if self._proto is None:
-            self._proto = load_model(self.model, weights=False)
-        # a missing or misshapen array is said as such, not as a dimension left open
-        check_inputs(self._proto, inputs, where=f"inputs of {model_label(self.model)!r}")
-        shape = shape_from_inputs(self.model, self._given, inputs) or {}
-        key = tuple(sorted((k, tuple(v)) for k, v in shape.items()))
-        handle = self._by_shape.get(key)
-        if handle is None:
-            converted = self.backend.convert(self.model, self._mode, input_shape=shape)
-            handle = self._by_shape[key] = DeviceModel(self.backend, converted, self.model,
-                                                       shape, self.dump_root)
-        self._latest = handle
-        return handle
-
-    @property
-    def conversions(self) -> int:
-        """The conversions made so far: one per input shape run."""
-        return len(self._by_shape)
+        return self._shapes.get(inputs, f"inputs of {model_label(self.model)!r}")
 
     def outputs(self, inputs) -> Dict[str, np.ndarray]:
         return self.for_inputs(inputs).outputs(inputs)
@@ -125,7 +114,7 @@ class PerShapeDeviceModel:
         return self.for_inputs(inputs).run(inputs, dump=dump)
 
     def close(self) -> None:
-        for handle in self._by_shape.values():
+        for handle in self._shapes.values():
             handle.close()
 
 

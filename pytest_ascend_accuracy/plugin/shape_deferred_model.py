@@ -14,7 +14,7 @@ the model input AIPP makes of them (``aipp_placeholders``).
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Callable, Dict, Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 from ..errors import ConfigError
 
@@ -26,51 +26,32 @@ class ShapeDeferredModel:
     def __init__(self, convert: Callable[[Mapping], object], model, mode, *, atc_options,
                  where: str, dynamic, given=None, aipp=None):
         self.aipp = aipp  # the AIPP file (``AippConfig``): run() takes raw images
-        self._convert = convert  # input_shape -> AscendModel
+        from ..graph.per_shape import PerShape
+
         self._given = given  # the input_shape the call gave (for some inputs, or None)
-        self._by_shape: Dict[tuple, object] = {}
-        self._latest = None
+        self._shapes = PerShape(model, given, convert)  # input_shape -> AscendModel, cached
         self.model, self.mode, self.where = model, mode, where
         self.atc_options = dict(atc_options or {})
         self.dynamic = tuple(dynamic)  # the inputs whose shape each run's arrays give
-        self._proto = None  # the model's graph without weights, read at the first run
 
     #: the golden of a run takes its shape from the inputs too (``golden_dump(m, inputs)``)
     input_shape = None
+    per_shape = True  # one conversion per input shape (``graph.per_shape.PerShape``)
 
     def for_inputs(self, inputs):
         """The conversion for the shapes of ``inputs`` (made, or the one made before)."""
         __tracebackhide__ = True
-        from ..graph.onnx_graph import check_inputs, load_model
-        from ..graph.shape_from_inputs import shape_from_inputs
-
         arrays = getattr(inputs, "arrays", inputs)  # BaselineInputs hold their arrays
-        if self._proto is None:  # read once, not on every run (check_dataset runs per sample)
-            self._proto = load_model(self.model, weights=False)
-        proto = self._proto
         if self.aipp is not None:  # raw images: the model input AIPP makes of them
             from ..aipp.shape_from_file import aipp_placeholders
 
-            arrays = aipp_placeholders(self.aipp, proto, arrays)
-        # a missing or misshapen array is said as such, not as a dynamic dimension left open
-        check_inputs(proto, arrays, where=f"{self.where}: run")
-        shape = shape_from_inputs(self.model, self._given, arrays) or {}
-        key = tuple(sorted((k, tuple(v)) for k, v in shape.items()))
-        handle = self._by_shape.get(key)
-        if handle is None:
-            handle = self._by_shape[key] = self._convert(shape)
-        self._latest = handle
-        return handle
+            arrays = aipp_placeholders(self.aipp, self._shapes.proto, arrays)
+        return self._shapes.get(arrays, f"{self.where}: run")
 
     def run(self, inputs, dump: bool = True, dump_mode: Optional[str] = None):
         """Convert for the shapes of ``inputs`` (cached) and run once, as ``AscendModel.run``."""
         __tracebackhide__ = True
         return self.for_inputs(inputs).run(inputs, dump=dump, dump_mode=dump_mode)
-
-    @property
-    def conversions(self) -> int:
-        """The conversions made so far: one per input shape run."""
-        return len(self._by_shape)
 
     def outputs(self, inputs):
         __tracebackhide__ = True
@@ -78,7 +59,7 @@ class ShapeDeferredModel:
 
     @property
     def converted(self):
-        if self._latest is None:
+        if self._shapes.latest is None:
             from ..graph.onnx_graph import load_model, model_label, resolve_input_shapes
 
             try:  # the advice of a conversion without inputs: a shape to paste
@@ -95,12 +76,12 @@ class ShapeDeferredModel:
                                           "first run(inputs), at the shapes of those inputs; "
                                           f"to convert it before, give ascend_model its "
                                           f"input_shape{advice}")
-        return self._latest.converted
+        return self._shapes.latest.converted
 
     @property
     def name(self) -> str:
-        if self._latest is not None:
-            return self._latest.name
+        if self._shapes.latest is not None:
+            return self._shapes.latest.name
         from ..graph.onnx_graph import model_label
 
         return model_label(self.model)
