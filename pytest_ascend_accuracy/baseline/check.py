@@ -39,7 +39,7 @@ from ..core.path_lock import PathLocked
 from ..core.regen import Regen
 from .file import (Baseline, BaselineWriteError, InputSpec, OpBaseline, ops_from_result,
                    read_baseline, round_cosine, round_error, write_baseline)
-from .older_versions import older_version_note, rel_judged_lines, written_version
+from .older_versions import older_version_note, rel_judged_lines, written_lines
 from ..errors import ConfigError
 
 REGEN_CHOICES = tuple(r.value for r in Regen)  # ("none", "failing", "all")
@@ -252,12 +252,12 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     spec = _spec(inputs, where)
     env = normalise_environment(header, where)
     info_d = normalise_environment(info or {}, f"{where} info", required=())
-    version = written_version(result, rel_judged_lines(max_rel_l2_rise, rel_l2_lines))
-    current = ops_from_result(result, version=version)
+    lines = written_lines(result, rel_judged_lines(max_rel_l2_rise, rel_l2_lines))
+    version, current = next(iter(lines.items()))  # the version written, its lines
     fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d, version=version)
 
     def plain(version: int):  # this run's lines as a file of ``version`` records them
-        return ops_from_result(result, version=version)
+        return lines[version] if version in lines else ops_from_result(result, version=version)
     # one process at a time reads, judges and rewrites a baseline (and its stored inputs):
     # xdist workers whose tests share one recorded it twice at once, half of each
     with PathLocked(path, "baseline"):

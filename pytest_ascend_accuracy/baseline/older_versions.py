@@ -10,22 +10,23 @@ read (a review: every file was version 3, which a machine still on such a releas
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence, Set
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from .file import PLAIN_REL_L2_VERSION, VERSION, Baseline, OpBaseline, ops_from_result
 
 
-def written_version(result, rel_judged: Optional[Set] = None) -> int:
-    """The version the lines of ``result`` (a ``CompareResult``) are written as: version 3
-    where a line whose rel_l2 rise is judged (``rel_judged``; None: every line) has a judged
-    rel_l2 other than the plain one, else version 2 (a cosine test's file stays readable by
-    earlier releases for a figure nothing judges, a review)."""
+def written_lines(result, rel_judged: Optional[Set] = None) -> Dict[int, Tuple[OpBaseline, ...]]:
+    """``{version: lines}`` of ``result`` (a ``CompareResult``) as files of versions 3 and 2
+    record them, the one written first: version 3 where a line whose rel_l2 rise is judged
+    (``rel_judged``; None: every line) has a judged rel_l2 other than the plain one, else
+    version 2 (a cosine test's file stays readable by earlier releases for a figure nothing
+    judges, a review)."""
     judged = ops_from_result(result, version=VERSION)
     plain = ops_from_result(result, version=PLAIN_REL_L2_VERSION)
     if all(_same(a.rel_l2, b.rel_l2) or (rel_judged is not None and a.key not in rel_judged)
            for a, b in zip(judged, plain)):
-        return PLAIN_REL_L2_VERSION
-    return VERSION
+        return {PLAIN_REL_L2_VERSION: plain, VERSION: judged}
+    return {VERSION: judged, PLAIN_REL_L2_VERSION: plain}
 
 
 def rel_judged_lines(max_rel_l2_rise, rel_l2_lines, current=None) -> Optional[Set]:
@@ -68,4 +69,4 @@ def _same(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
 
-__all__ = ["older_version_note", "rel_judged_lines", "written_version"]
+__all__ = ["older_version_note", "rel_judged_lines", "written_lines"]
