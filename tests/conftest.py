@@ -57,7 +57,6 @@
   named in its message) go to a directory of pytest's own base temp (``tempfile.tempdir`` and
   ``TMPDIR`` for child processes), which pytest prunes, not to the machine's /tmp.
 """
-import gc
 import os
 import shutil
 import sys
@@ -183,6 +182,19 @@ def _inner_runs_write_no_bytecode(request, monkeypatch):
     ``.pyc`` of an earlier same-size version written in the same second would run instead."""
     if "pytester" in request.fixturenames:
         monkeypatch.setattr(sys, "dont_write_bytecode", True)
+
+
+@pytest.fixture
+def mlp_onnx_file(tmp_path):
+    """``models/mlp.onnx`` (the tiny passing_mlp) under the test's temp folder."""
+    import onnx
+
+    from pytest_ascend_accuracy.testing import models as tiny_models
+
+    path = tmp_path / "models" / "mlp.onnx"
+    path.parent.mkdir()
+    onnx.save(tiny_models.passing_mlp(), str(path))
+    return path
 
 
 _SUITE_FREEZE = []  # the open ``core.frozen_heap`` block of this process's test loop, if any

@@ -3,7 +3,6 @@ case its own (the cases of a parametrized test shared ``<mode>.yaml`` and failed
 finding 1 of the PP-OCRv4 recogniser trial); the default inputs keep ``<mode>.yaml``; a
 ``<mode>.yaml`` from before cases is read by the case whose inputs it records."""
 import numpy as np
-import pytest
 
 from pytest_ascend_accuracy.baseline import Baseline, input_spec, write_baseline
 from pytest_ascend_accuracy.baseline.cases import (case_name, case_path, is_default_case,
@@ -48,54 +47,45 @@ def _record(path, spec):
     write_baseline(path, Baseline(environment=ENV, inputs=spec, ops=()))
 
 
-@pytest.fixture
-def model_file(tmp_path):
-    import onnx
-
-    path = tmp_path / "models" / "mlp.onnx"
-    path.parent.mkdir()
-    onnx.save(tiny_models.passing_mlp(), str(path))
-    return path
-
-
-def test_each_case_its_file_and_the_default_keeps_mode_yaml(tmp_path, model_file):
+def test_each_case_its_file_and_the_default_keeps_mode_yaml(tmp_path, mlp_onnx_file):
     root = tmp_path / "bl"
     home = root / "models" / "mlp" / "default.yaml"
-    assert locate_case(root, model_file, "default", tmp_path, _seeded()).path == home
-    assert locate_case(root, model_file, "default", tmp_path, _seeded(0, {"x": [2, 4]}, X2)).path \
+    assert locate_case(root, mlp_onnx_file, "default", tmp_path, _seeded()).path == home
+    assert locate_case(root, mlp_onnx_file, "default", tmp_path,
+                       _seeded(0, {"x": [2, 4]}, X2)).path \
         == home.with_suffix("") / "seed0_x=2x4.yaml"
-    assert locate_case(root, model_file, "fusion_off", tmp_path, _stored()).path == \
+    assert locate_case(root, mlp_onnx_file, "fusion_off", tmp_path, _stored()).path == \
         home.with_name("fusion_off") / f"{case_name(_stored())}.yaml"
 
 
-def test_a_mode_yaml_from_before_cases_belongs_to_the_case_it_records(tmp_path, model_file):
+def test_a_mode_yaml_from_before_cases_belongs_to_the_case_it_records(tmp_path, mlp_onnx_file):
     root = tmp_path / "bl"
     home = root / "models" / "mlp" / "default.yaml"
     two = _seeded(0, {"x": [2, 4]}, X2)
     _record(home, two)  # what the old code left: one shared file, recording the last case
-    assert locate_case(root, model_file, "default", tmp_path, two).path == home
+    assert locate_case(root, mlp_onnx_file, "default", tmp_path, two).path == home
     one = _seeded(0, {"x": [1, 4]})
-    located = locate_case(root, model_file, "default", tmp_path, one)
+    located = locate_case(root, mlp_onnx_file, "default", tmp_path, one)
     assert located.path == home.with_suffix("") / "seed0_x=1x4.yaml"
     # even the default inputs get a file of their own when <mode>.yaml records another case
-    assert locate_case(root, model_file, "default", tmp_path, _seeded()).path == \
+    assert locate_case(root, mlp_onnx_file, "default", tmp_path, _seeded()).path == \
         home.with_suffix("") / "seed0.yaml"
     assert other_cases_note(located, one) == (
         f"note: a model and mode keep one baseline per inputs case (these inputs: seed0_x=1x4); "
         f"its other cases: {home} (seed0_x=2x4). A file no test uses any more (its seed, shapes "
         f"or arrays changed) can be deleted")
     _record(located.path, one)
-    assert locate_case(root, model_file, "default", tmp_path, one).path == located.path
-    alone = locate_case(tmp_path / "other", model_file, "default", tmp_path, one)
+    assert locate_case(root, mlp_onnx_file, "default", tmp_path, one).path == located.path
+    alone = locate_case(tmp_path / "other", mlp_onnx_file, "default", tmp_path, one)
     assert other_cases_note(alone, one) == ""  # the only case: nothing to add
 
 
-def test_an_unreadable_mode_yaml_is_reported_not_skipped(tmp_path, model_file):
+def test_an_unreadable_mode_yaml_is_reported_not_skipped(tmp_path, mlp_onnx_file):
     home = tmp_path / "bl" / "models" / "mlp" / "default.yaml"
     home.parent.mkdir(parents=True)
     home.write_text("format: [unclosed\n")
     # its error (and --accuracy-regen, which rewrites it) is what the check reports
-    assert locate_case(tmp_path / "bl", model_file, "default", tmp_path,
+    assert locate_case(tmp_path / "bl", mlp_onnx_file, "default", tmp_path,
                        _seeded(0, {"x": [1, 4]})).path == home
 
 

@@ -37,9 +37,6 @@ def stored_project(pytester):
 
 
 @pytest.fixture
-def model(tmp_path):
+def model(mlp_onnx_file):
     """``models/mlp.onnx`` (the tiny passing_mlp) under the test's temp folder."""
-    path = tmp_path / "models" / "mlp.onnx"
-    path.parent.mkdir()
-    onnx.save(tiny_models.passing_mlp(), str(path))
-    return path
+    return mlp_onnx_file
