@@ -224,8 +224,6 @@ def _input_fix(path: Path, written: Mapping, name: str, shape, dtype, want, want
     model's dtype), or ``input_shape:`` at the file's shape; else what to save."""
     import posixpath
 
-    from ..core.locations import shown
-
     fixes, rel = [], str(written[name])
     batch_only = (not fits and len(want) == len(shape) and len(shape) > 0
                   and want[0] is not None and shape[0] > want[0]
