@@ -19,7 +19,7 @@ def test_the_error_names_the_ids_that_exist():
 
 
 def test_under_visible_devices_the_ids_are_the_visible_ones():
-    """The runtime counts the visible devices; the user's ids are physical (``assign_device``)."""
+    """The runtime counts the visible devices; the user's ids are the ones it lists (``assign_device``)."""
     env = {"ASCEND_RT_VISIBLE_DEVICES": "4,6"}
     check_devices_exist((4, 6), 2, environ=env)
     with pytest.raises(ConfigError) as info:  # one of the two listed is not there
@@ -28,7 +28,7 @@ def test_under_visible_devices_the_ids_are_the_visible_ones():
                                     "(ASCEND_RT_VISIBLE_DEVICES=4,6), id 4; e.g. --ascend-device=4")
     pasted = int(str(info.value).rsplit("=", 1)[1])
     check_devices_exist((pasted,), 1, environ=env)
-    assert assign_device((pasted,), environ=env).logical == 0
+    assert assign_device((pasted,), environ=env).index == 0
 
 
 def test_no_device_at_all_says_to_leave_the_option_out():

@@ -84,6 +84,6 @@ def make_backend(kind: Union[str, BackendKind], cache, *, device_ids: Sequence[i
 
         assignment = assign_device(device_ids or (0,), worker_id, num_workers=num_workers,
                                    environ=environ)
-        return AscendBackend(cache, device_id=assignment.logical, soc_version=soc_version,
+        return AscendBackend(cache, device_id=assignment.index, soc_version=soc_version,
                              precision_policy=precision_policy, **options)
     raise ConfigError("--accuracy-backend", f"cannot build a backend of kind {kind!r}")

@@ -1,12 +1,15 @@
 """Which device a test process uses: device lists, the worker -> device mapping, device locks.
 
 ``--ascend-device=0,1 -n 4`` gives gw0->0, gw1->1, gw2->0, gw3->1 (worker ``gwK`` takes device
-``K mod len(list)``). The ids the user passes are the physical ids (what ``npu-smi info``
-shows). When ``ASCEND_RT_VISIBLE_DEVICES`` is already set, the runtime numbers only the visible
-devices ``0..n-1``; the chosen physical id is then translated to its position in that list (and
-a device that is not visible is a usage error). Nothing here touches the runtime, so the choice
-is made on the worker before any ACL initialisation. No pytest here: the plugin passes the
-worker id in.
+``K mod len(list)``). The ids the user passes are device ids as CANN names them: the chips'
+logical ids, what ``npu-smi info`` shows and ``ASCEND_RT_VISIBLE_DEVICES`` lists. When that
+variable is set, the runtime numbers only the devices it lists, ``0..n-1`` in its order (CANN's
+environment variable reference, ``ASCEND_RT_VISIBLE_DEVICES``: "the device index values are then
+0, 1, 2; use the index value when you specify a device"); the chosen id is then translated to its
+index in that list, and an id it does not list is a usage error naming the ids it does. The
+value is read as the runtime reads it (``parse_visible``). Nothing here touches the runtime, so
+the choice is made on the worker before any ACL initialisation. No pytest here: the plugin
+passes the worker id in.
 """
 from __future__ import annotations
 
@@ -52,33 +55,66 @@ def worker_index(worker_id: Optional[str]) -> int:
 
 @dataclass(frozen=True)
 class DeviceAssignment:
-    """The device one worker uses. ``physical`` is the id the user listed; ``logical`` is the
-    id to pass to the runtime (differs when ``ASCEND_RT_VISIBLE_DEVICES`` restricts it)."""
+    """The device one worker uses. ``device_id`` is the id the user listed (the chip's logical
+    id); ``index`` is the id to pass to the runtime: its index among the devices
+    ``ASCEND_RT_VISIBLE_DEVICES`` leaves visible, the same id when that is unset."""
 
-    physical: int
-    logical: int
+    device_id: int
+    index: int
     worker_id: Optional[str] = None
     visible: Optional[str] = None  # the ASCEND_RT_VISIBLE_DEVICES value seen, if any
     shared: bool = False  # more workers than devices: another worker uses this device too
 
     def describe(self) -> str:
-        text = f"device {self.physical}"
-        if self.logical != self.physical:
-            text += f" (logical {self.logical} of {VISIBLE_ENV}={self.visible})"
+        text = f"device {self.device_id}"
+        if self.visible is not None:
+            text += f" (index {self.index} under {VISIBLE_ENV}={self.visible})"
         return text
 
 
 def parse_visible(value: Optional[str]) -> Optional[Tuple[int, ...]]:
-    """The physical ids listed by ``ASCEND_RT_VISIBLE_DEVICES`` (None when unset or empty)."""
+    """The device ids ``ASCEND_RT_VISIBLE_DEVICES`` makes visible, read as the runtime reads
+    them (None when unset or empty). CANN's reference: ids separated by commas, "no other
+    characters; if there are any, only the device ids before them are read" (``1, 2,3`` reads
+    1: a space stands before 2), and "only ascending order is supported". So the ids are read
+    up to the first other character; a value that yields no id, or ids not in ascending order,
+    is a usage error saying so (the runtime's behaviour is then undocumented)."""
     if value is None or not value.strip():
         return None
-    ids = []
-    for part in value.split(","):
-        part = part.strip()
-        if not part.isdigit():
-            raise ConfigError(VISIBLE_ENV, f"expected comma-separated device ids, got {value!r}")
-        ids.append(int(part))
-    return tuple(ids)
+    m = re.match(r"\d+(?:,\d+)*", value)
+    if not m:
+        raise ConfigError(VISIBLE_ENV, f"{VISIBLE_ENV}={value!r} names no device: the runtime "
+                                       f"reads comma-separated device ids up to the first other "
+                                       f"character; e.g. {VISIBLE_ENV}=0,1")
+    ids = tuple(int(part) for part in m.group(0).split(","))
+    if any(b <= a for a, b in zip(ids, ids[1:])):
+        fixed = ",".join(map(str, sorted(set(ids))))
+        raise ConfigError(VISIBLE_ENV, f"{VISIBLE_ENV}={value!r}: the Ascend runtime supports "
+                                       f"only distinct ids in ascending order; e.g. "
+                                       f"{VISIBLE_ENV}={fixed}")
+    return ids
+
+
+def _read_note(value: str, visible: Tuple[int, ...]) -> str:
+    """`` (the runtime reads only 1: it stops at ' ')`` where ``value`` holds a character the
+    runtime stops at (``parse_visible``), else empty."""
+    other = re.search(r"[^\d,]", value)
+    if other is None:
+        return ""
+    return (f" (the runtime reads only {','.join(map(str, visible))}: it stops at "
+            f"{other.group(0)!r})")
+
+
+def _not_visible(missing: Sequence[int], visible: Tuple[int, ...], value: str) -> ConfigError:
+    """The usage error for device ids ``ASCEND_RT_VISIBLE_DEVICES`` does not list."""
+    ids = ",".join(map(str, visible))
+    many = len(missing) > 1
+    return ConfigError("--ascend-device", (
+        f"device{'s' if many else ''} {', '.join(map(str, missing))} {'are' if many else 'is'} "
+        f"not visible: {VISIBLE_ENV}={value}{_read_note(value, visible)} lists device "
+        f"id{'s' if len(visible) > 1 else ''} {', '.join(map(str, visible))}; --ascend-device "
+        f"takes those ids (the plugin passes the runtime each one's index among them); "
+        f"e.g. --ascend-device={ids}"))
 
 
 def assign_device(device_ids: Sequence[int], worker_id: Optional[str] = None, *,
@@ -88,18 +124,18 @@ def assign_device(device_ids: Sequence[int], worker_id: Optional[str] = None, *,
         raise ConfigError("--ascend-device", "no device ids given")
     env = os.environ if environ is None else environ
     k = worker_index(worker_id)
-    physical = device_ids[k % len(device_ids)]
+    device_id = device_ids[k % len(device_ids)]
     visible_text = env.get(VISIBLE_ENV)
     visible = parse_visible(visible_text)
     if visible is None:
-        logical = physical
-    elif physical in visible:
-        logical = visible.index(physical)
+        index = device_id
+    elif device_id in visible:
+        index = visible.index(device_id)
     else:
-        raise ConfigError("--ascend-device", f"device {physical} is not visible: "
-                                             f"{VISIBLE_ENV}={visible_text}")
+        raise _not_visible([device_id], visible, visible_text)
     shared = num_workers is not None and num_workers > len(device_ids)
-    return DeviceAssignment(physical, logical, worker_id, visible_text if visible else None, shared)
+    return DeviceAssignment(device_id, index, worker_id, visible_text if visible else None,
+                            shared)
 
 
 def check_devices_visible(device_ids: Sequence[int], environ=None) -> None:
@@ -110,8 +146,7 @@ def check_devices_visible(device_ids: Sequence[int], environ=None) -> None:
         return
     missing = [d for d in device_ids if d not in visible]
     if missing:
-        raise ConfigError("--ascend-device", f"device(s) {', '.join(map(str, missing))} not "
-                                             f"visible: {VISIBLE_ENV}={env.get(VISIBLE_ENV)}")
+        raise _not_visible(missing, visible, env.get(VISIBLE_ENV))
 
 
 def check_devices_exist(device_ids: Sequence[int], count: Optional[int], *,
@@ -143,11 +178,11 @@ def check_devices_exist(device_ids: Sequence[int], count: Optional[int], *,
 
 
 class DeviceLock:
-    """A cross-process lock per physical device (a ``filelock`` under the cache directory),
+    """A cross-process lock per device (a ``filelock`` under the cache directory),
     so workers that share a device take turns on it. A context manager."""
 
-    def __init__(self, cache_root, physical: int, timeout: float = 3600.0):
-        self.path = Path(cache_root) / ".locks" / f"device-{physical}.lock"
+    def __init__(self, cache_root, device_id: int, timeout: float = 3600.0):
+        self.path = Path(cache_root) / ".locks" / f"device-{device_id}.lock"
         self.timeout = timeout
         self._lock = None
 

@@ -130,7 +130,7 @@ def ascend_device(pytestconfig) -> Optional[int]:
     """The Ascend device id this test process uses, as listed in ``--ascend-device`` (with
     xdist, worker gwK takes device K mod len(list)); None when the CPU emulator is the backend."""
     device = get_state(pytestconfig).device
-    return None if device is None else device.physical
+    return None if device is None else device.device_id
 
 
 @pytest.fixture(scope="session")

@@ -256,7 +256,7 @@ class AccuracyState:
             return contextlib.nullcontext()
         from ..backends.devices import DeviceLock
 
-        return DeviceLock(self.settings.cache_dir, device.physical)
+        return DeviceLock(self.settings.cache_dir, device.device_id)
 
     def backend_label(self) -> str:
         """Which backend runs the tests, for the header and the summary."""

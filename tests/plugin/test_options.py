@@ -137,8 +137,9 @@ def test_invisible_device_is_a_usage_error(pytester, monkeypatch):
     pytester.makepyfile("def test_ok(): pass")
     result = pytester.runpytest("--ascend-device=0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: --ascend-device: device(s) 0 not "
-                                 "visible: ASCEND_RT_VISIBLE_DEVICES=4,5"])
+    result.stderr.fnmatch_lines(["ERROR: pytest-ascend-accuracy: --ascend-device: device 0 is not "
+                                 "visible: ASCEND_RT_VISIBLE_DEVICES=4,5 lists device ids 4, 5; "
+                                 "--ascend-device takes those ids * e.g. --ascend-device=4,5"])
 
 
 def test_plugin_can_be_disabled(pytester):
