@@ -20,7 +20,9 @@ leave no dynamic dim; keep_dtype, fusion switch and AIPP files must exist and pa
 resolved paths holding only the characters GE's CheckInputPathValid allows (``check_input_path``);
 the folders of ``--output`` are created as GE's CheckOutputPathValid creates them
 (``check_output_path``); ``--soc_version`` must be a chip of the toolkit's
-``data/platform_config/*.ini`` (``check_soc_version``, GE's ``EE1001``).
+``data/platform_config/*.ini`` (``check_soc_version``, GE's ``EE1001``). Dynamic profiles,
+``--out_nodes`` (the named outputs become the om's) and ``--host_env_os``/``--host_env_cpu``
+(the om named ``<output>_<os>_<cpu>.om``) follow GE's code in ``fake_atc_checks``.
 
 Failures print what real ATC prints (the layout of the real ATC console logs that msit keeps as
 test data: start line, ``ATC run failed, ...``, then ``E10001: Value [..] for parameter [--x]
@@ -46,6 +48,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .fake_atc_errors import AtcFailure, invalid
 from .fake_toolkit import FakeToolkit, install_fake_toolkit  # noqa: F401 (the toolkit tree)
 
 START_LINE = "ATC start working now, please wait for a moment."
@@ -64,6 +67,7 @@ enable_scope_fusion_passes enable_single_stream enable_small_channel enable_comp
 compress_weight_conf compression_optimize_conf disable_reuse_memory log dump_mode debug_dir
 op_compiler_cache_dir op_compiler_cache_mode op_debug_level op_debug_config status_check
 display_model_info deterministic external_weight virtual_type core_type aicore_num sparsity
+host_env_os host_env_cpu
 atomic_clean_policy shape_generalized_build_mode mdl_bank_path op_bank_path save_original_model
 check_report oo_level cal_conf target auto_tune_mode help h
 """.split())
@@ -95,19 +99,6 @@ CANNED_ERRORS = {
     "E10007": "[--framework] is required. The value must be [0(Caffe) or 1(MindSpore) or 3(TensorFlow) "
               "or 5(Onnx)].",
 }
-
-
-class AtcFailure(Exception):
-    """One error-manager line: code and message."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-
-
-def invalid(option: str, value: str, reason: str) -> AtcFailure:
-    return AtcFailure("E10001", f"Value [{value}] for parameter [--{option}] is invalid. Reason: {reason}")
 
 
 # -- command line -------------------------------------------------------------------------------
@@ -160,8 +151,14 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
         raise AtcFailure("E10007", CANNED_ERRORS["E10007"])
     if opts["framework"] != "5":
         raise invalid("framework", opts["framework"], "the fake atc converts ONNX models only (5)")
+    from .fake_atc_checks import apply_out_nodes, check_dynamic_profile, host_env, om_path
+
+    # GE CheckDynamicInputParamValid and CheckHostEnvOsAndHostEnvCpuValid: flag checks, before
+    # the model is read (fake_atc_checks)
+    check_dynamic_profile(opts, _parse_input_shape(opts.get("input_shape", "")))
+    out, lines = om_path(opts["output"], host_env(opts))
     check_input_path(opts["model"], "model")  # GE main.cc, before the model is read
-    check_output_path(opts["output"] + ".om", "output")  # main_impl CheckOutputPathWithSuffix
+    check_output_path(out, "output")  # main_impl CheckOutputPathWithSuffix
     check_soc_version(opts["soc_version"])  # GELib::Initialize, before the model is parsed
     model_path = Path(opts["model"])
     try:
@@ -183,6 +180,12 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
         raise invalid("model", opts["model"], f"Its external data cannot be read ({exc})") from None
     except Exception as exc:  # onnx raises several types for a bad file
         raise invalid("model", opts["model"], f"The file is not a valid ONNX model ({exc})") from None
+    if opts.get("out_nodes"):  # GE SetOutputNodeInfo, on the parsed graph (ATC's node names)
+        from ..graph.names import normalize_node_names
+
+        normalize_node_names(model.graph)
+        apply_out_nodes(model, opts["out_nodes"])
+        raw = model.SerializeToString()
     try:
         shapes = static_input_shapes(model, _parse_input_shape(opts.get("input_shape", "")))
     except ValueError as exc:
@@ -232,13 +235,13 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
         "input_shapes": {k: list(v) for k, v in shapes.items()},
         "insert_op_conf": opts.get("insert_op_conf"),
         "out_nodes": opts.get("out_nodes"),
+        "host_env": list(host_env(opts) or ()) or None,
         "atc_cmdline": " ".join(["atc", *argv]),
         "atc_version": os.environ.get("FAKE_ATC_VERSION", "unknown"),
     }
-    out = Path(opts["output"] + ".om")
-    write_fake_om(out, raw, meta)
+    write_fake_om(Path(out), raw, meta)
     (Path.cwd() / "fusion_result.json").write_text(json.dumps({"fake_atc": True, "fusion_switch": switch}))
-    return notes
+    return lines + notes
 
 
 def om_to_json(opts: Dict[str, str]) -> None:
@@ -278,7 +281,7 @@ def preload() -> None:
     import onnx.checker  # noqa: F401
 
     from ..dump import om_json  # noqa: F401
-    from . import fake_om  # noqa: F401
+    from . import fake_atc_checks, fake_om  # noqa: F401
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -305,8 +308,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _plog("ERROR", f"{failure.code}: {failure.message}")
         print(FAILED_LINE)
         print(f"{failure.code}: {failure.message}")
-        if failure.code in SOLUTIONS:
-            print(f"        Solution: {SOLUTIONS[failure.code]}")
+        from .fake_atc_checks import SOLUTIONS as CHECK_SOLUTIONS
+
+        solution = SOLUTIONS.get(failure.code) or CHECK_SOLUTIONS.get(failure.code)
+        if solution:
+            print(f"        Solution: {solution}")
         print("        TraceBack (most recent call last):", flush=True)
         return EXIT_FAILED
     for note in notes:

@@ -25,6 +25,7 @@ NC1HWC0 device layout when ``device_formats`` is on.
 from __future__ import annotations
 
 import ctypes
+import platform
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
@@ -104,6 +105,11 @@ class FakeNpu:
         if built_for and built_for != self.soc_name:  # an offline model is built for one chip
             raise ValueError(f"{path}: converted for {built_for} (--soc_version); this device "
                              f"is {self.soc_name}")
+        built_env = fake.meta.get("host_env")  # --host_env_os/--host_env_cpu (fake_atc_checks)
+        if built_env and built_env[1] != (platform.machine() or "x86_64"):
+            raise ValueError(f"{path}: built for {built_env[0]} {built_env[1]} "
+                             f"(--host_env_os/--host_env_cpu); this host is "
+                             f"{platform.machine()}")
         if fake.meta.get("insert_op_conf"):
             raise ValueError(f"{path}: the fake runtime cannot apply AIPP (--insert_op_conf)")
         session, input_specs, output_specs = _prepare(fake)

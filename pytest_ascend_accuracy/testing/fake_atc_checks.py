@@ -1,0 +1,212 @@
+"""Checks of the FAKE ATC (``fake_atc``) that follow GE's own code for three option groups:
+dynamic profiles, ``--out_nodes`` and ``--host_env_os``/``--host_env_cpu``. Tests only; the
+messages are GE's error-registry texts (hicann/ge ``base/common/error_registry/error_registry.cc``)
+so a test of the plugin's advice sees what a real ATC prints.
+
+* dynamic profiles (GE ``CheckDynamicInputParamValid``, mindspore-ai/graphengine
+  ``ge/ir_build/atc_ir_common.cc``): at most one of ``--dynamic_batch_size``,
+  ``--dynamic_image_size``, ``--dynamic_dims`` (E10009); ``--input_shape`` required (E10004);
+  an ``--input_shape`` with no -1 is refused (E10031 for a batch profile, E10019 for an image
+  size profile, E10001 "at least one dim should be -1 when set dynamic_dims"). A *valid* profile
+  is refused too, saying so: the fake builds no multi-profile model.
+* ``--out_nodes`` (GE ``ParseOutNodes``/``SetOutputNodeInfo``, hicann/ge ``parser`` omg code; CANN
+  ATC page ``--out_nodes``, canncommercial 900 atlasatcparam_16_0042: "如果不指定输出节点，则模型
+  的输出默认为最后一层的算子信息，如果指定，则以指定的为准"): ``node:index`` entries or, for ONNX,
+  model output names, not mixed (E10001); an unknown node is E10016, an index past the node's
+  outputs E10003. The named outputs become the model's outputs; nodes that no longer feed an
+  output are pruned (GE's ``PrunePass``, mindspore-ai/graphengine
+  ``ge/graph/passes/prune_pass.cc``).
+* ``--host_env_os``/``--host_env_cpu`` (GE ``SetDefaultHostEnvOsAndHostEnvCpu`` and
+  ``CheckHostEnvOsAndHostEnvCpuValid``, hicann/ge ``api/aclgrph/option_utils.cc``): a missing one
+  defaults to the toolkit's own (``opp/scene.info``: ``linux`` and this machine's CPU); each must
+  be one the toolkit's opp supports (CANN pages canncommercial/63RC2 atctool_000063/000064: OS
+  ``linux``, CPU ``aarch64``/``x86_64``), else E10001 with GE's reason. The om is then written as
+  ``<output>_<os>_<cpu>.om`` (GE ``ModelHelper``: ``"_" + host_env_os + "_" + host_env_cpu``
+  inserted before ``.om``; the CANN page's example ``xxx_linux_x86_64.om``). Newer GE names it so
+  only when the om carries host-specific .so files and otherwise prints "This model is irrelevant
+  to the host platform, parameters about host os and host cpu are ignored."
+  (``FileSaver::PrintModelSaveLog``); ``FAKE_ATC_HOST_PLATFORM_IRRELEVANT=1`` plays that case.
+"""
+from __future__ import annotations
+
+import os
+import platform
+from typing import Dict, List, Optional, Tuple
+
+from .fake_atc_errors import AtcFailure, invalid
+
+DYNAMIC_OPTIONS = ("dynamic_batch_size", "dynamic_image_size", "dynamic_dims")
+#: GE error-registry texts (hicann/ge base/common/error_registry/error_registry.cc)
+E10009 = ("--dynamic_batch_size, --dynamic_image_size, --input_shape_range, and --dynamic_dims "
+          "are mutually exclusive.")
+E10031 = ("--dynamic_batch_size is included, but none of the nodes specified in --input_shape has "
+          "a batch size equaling -1.")
+E10019 = ("When --dynamic_image_size is included, only the height and width axes can be -1 in "
+          "--input_shape.")
+E10016 = ("Opname {name} specified in --out_nodes is not found in the model. Confirm whether this "
+          "node name exists, or the node is not split with the specified delimiter ';'.")
+SOLUTIONS = {
+    "E10009": "1. In dynamic shape scenarios, include only one of these options in your "
+              "command line.  2. In static shape scenarios, remove these options from your "
+              "command line.",
+    "E10031": "1. In static shape scenarios, remove the --dynamic_batch_size option from your "
+              "command line. 2. In dynamic shape scenarios, set the corresponding axis of the "
+              "dynamic-shape input in --input_shape to -1.",
+    "E10019": "Try again with a valid --input_shape argument. Make sure that axes other than "
+              "height and width are not -1.",
+    "E10004": "Set a valid parameter value.",
+    "E10016": "Specify the name of an existing node in the graph.",
+}
+#: what the fake toolkit's opp supports (CANN --host_env_os/--host_env_cpu pages)
+SUPPORTED_HOST_ENV = {"linux": ("aarch64", "x86_64")}
+IRRELEVANT_LINE = ("This model is irrelevant to the host platform, parameters about host os and "
+                   "host cpu are ignored.")
+
+
+# -- dynamic profiles -----------------------------------------------------------------------------
+def check_dynamic_profile(opts: Dict[str, str], shapes: Dict[str, List[int]]) -> None:
+    """GE ``CheckDynamicInputParamValid`` on the parsed ``--input_shape``; returns when no dynamic
+    option is given, raises AtcFailure otherwise (a valid profile: the fake does not build one)."""
+    given = [name for name in DYNAMIC_OPTIONS if opts.get(name)]
+    if not given:
+        return
+    if len(given) > 1:
+        raise AtcFailure("E10009", E10009)
+    if not opts.get("input_shape"):
+        raise AtcFailure("E10004", "Value for --input_shape is empty.")
+    name = given[0]
+    if name == "dynamic_batch_size":
+        _batch_profile(shapes)
+    elif name == "dynamic_image_size":
+        _image_profile(shapes)
+    else:
+        _dims_profile(shapes, opts.get("input_format", ""))
+    raise invalid(name, opts[name], "the FAKE atc builds no dynamic-profile model (a real ATC "
+                                    "builds one model per profile); give a static --input_shape")
+
+
+def _batch_profile(shapes: Dict[str, List[int]]) -> None:
+    """CheckDynamicBatchSizeInputShapeValid: an input with no dims is E10012; at least one input
+    must have -1 as its batch (first) dim, else E10031."""
+    if any(not dims for dims in shapes.values()):
+        raise AtcFailure("E10012", "--dynamic_batch_size is included, but the dimension count of "
+                                   "the dynamic-shape input configured in --input_shape is less "
+                                   "than 1.")
+    if not any(dims[0] == -1 and dims.count(-1) == 1 for dims in shapes.values()):
+        raise AtcFailure("E10031", E10031)
+
+
+def _image_profile(shapes: Dict[str, List[int]]) -> None:
+    """CheckDynamicImagesizeInputShapeValid: only 4-D inputs may hold -1, and one must."""
+    dynamic = [dims for dims in shapes.values() if -1 in dims]
+    if not dynamic or any(len(dims) != 4 for dims in dynamic):
+        raise AtcFailure("E10019", E10019)
+
+
+def _dims_profile(shapes: Dict[str, List[int]], input_format: str) -> None:
+    """CheckDynamicDimsInputShapeValid: ``--input_format=ND``, 1 to 4 dims per input, and at
+    least one -1 over all inputs (each an E10001 with GE's parameter and reason texts)."""
+    if input_format != "ND":
+        raise invalid("input_format", input_format, "input_format must be ND when set dynamic_dims")
+    for dims in shapes.values():
+        if not 1 <= len(dims) <= 4:
+            raise invalid("input_shape's dim", str(len(dims)),
+                          "Dim num must within [1, 4] when set dynamic_dims")
+    if not any(-1 in dims for dims in shapes.values()):
+        raise invalid("input_shape's dynamic dim num", "0",
+                      "at least one dim should be -1 when set dynamic_dims")
+
+
+# -- --out_nodes ----------------------------------------------------------------------------------
+def apply_out_nodes(model, text: str) -> List[str]:
+    """Make the ``--out_nodes`` outputs the model's outputs, in place (pruning nodes that feed
+    none); returns the output tensor names. ``model`` is an onnx ModelProto whose node names are
+    normalised as ATC's ONNX parser names them (``graph.names.normalize_node_names``)."""
+    from onnx import ValueInfoProto
+
+    graph = model.graph
+    entries = [e for e in text.split(";") if e]
+    pairs, names = [], []
+    for entry in entries:
+        parts = entry.split(":")
+        if len(parts) == 1:
+            names.append(entry)
+        elif len(parts) == 2:
+            if not parts[1].strip().isdigit():
+                raise invalid("out_nodes", text, "The index is not a positive integer.")
+            pairs.append((parts[0], int(parts[1])))
+        else:
+            raise invalid("out_nodes", entry, "The parameter format is invalid. Valid format: "
+                                              "\"node_name1:0;node_name1:1;node_name2:0\".")
+    if pairs and names:
+        raise invalid("out_nodes", text, "Only one of index, top_name and output_name can be used.")
+    nodes = {n.name: n for n in graph.node}
+    outputs: List[str] = []
+    for node_name, index in pairs:
+        node = nodes.get(node_name)
+        if node is None:
+            raise AtcFailure("E10016", E10016.format(name=node_name))
+        if index >= len(node.output):
+            raise AtcFailure("E10003", f"Value {node_name} for parameter --out_nodes is invalid. "
+                                       f"Reason: Output index:\"{index}\" must be smaller than "
+                                       f"output size:{len(node.output)} and cannot be negative.")
+        outputs.append(node.output[index])
+    graph_outputs = {o.name: o for o in graph.output}
+    for name in names:  # ONNX only: "output必须是网络模型的输出"
+        if name not in graph_outputs:
+            raise invalid("out_nodes", name, "FAKE atc: no output of the model has this name (the "
+                                             "fake does not know real ATC's text for this case)")
+        outputs.append(name)
+    known = {vi.name: vi for vi in list(graph.value_info) + list(graph.output)}
+    chosen = []
+    for name in outputs:
+        vi = ValueInfoProto(name=name)
+        if name in known:
+            vi.CopyFrom(known[name])
+        chosen.append(vi)
+    del graph.output[:]
+    graph.output.extend(chosen)
+    _prune(graph, set(outputs))
+    return outputs
+
+
+def _prune(graph, needed: set) -> None:
+    """Drop the nodes none of whose outputs reaches a model output (GE's PrunePass)."""
+    keep = []
+    for node in reversed(list(graph.node)):
+        if any(out in needed for out in node.output):
+            keep.append(node)
+            needed.update(i for i in node.input if i)
+    kept = list(reversed(keep))
+    del graph.node[:]
+    graph.node.extend(kept)
+
+
+# -- --host_env_os / --host_env_cpu ---------------------------------------------------------------
+def host_env(opts: Dict[str, str]) -> Optional[Tuple[str, str]]:
+    """``(os, cpu)`` the om is built for when either option is given (the other defaulted as GE
+    does), else None; E10001 with GE's reason for a value the opp does not support."""
+    if not opts.get("host_env_os") and not opts.get("host_env_cpu"):
+        return None
+    os_name = opts.get("host_env_os") or "linux"
+    cpu = opts.get("host_env_cpu") or (platform.machine() or "x86_64")
+    if os_name not in SUPPORTED_HOST_ENV:
+        listed = "".join(f"{name} / " for name in SUPPORTED_HOST_ENV)
+        raise invalid("host_env_os", os_name, f"The OS {os_name} is not within the support list "
+                                              f"of {{{listed}}}, and the OS type must be "
+                                              f"consistent with that of the opp.")
+    if cpu not in SUPPORTED_HOST_ENV[os_name]:
+        listed = "".join(f"{name} / " for name in SUPPORTED_HOST_ENV[os_name])
+        raise invalid("host_env_cpu", cpu, f"The CPU {cpu} is not within the support list of "
+                                           f"{{{listed}}}, and the CPU type must be consistent "
+                                           f"with that of the opp.")
+    return os_name, cpu
+
+
+def om_path(output: str, env: Optional[Tuple[str, str]]) -> Tuple[str, List[str]]:
+    """The om file ATC writes for ``--output`` and the console lines it adds."""
+    if env is None:
+        return output + ".om", []
+    if os.environ.get("FAKE_ATC_HOST_PLATFORM_IRRELEVANT") == "1":
+        return output + ".om", [IRRELEVANT_LINE]
+    return f"{output}_{env[0]}_{env[1]}.om", []
