@@ -8,8 +8,10 @@ so such a script runs against it unchanged. Documented behaviours it keeps: ``ac
 per process (a second call returns ACL_ERROR_REPEAT_INITIALIZE); ``acl.mdl.init_dump`` fails
 when ``acl.init`` got a dump config and must come after ``acl.init``; ``set_dump`` applies to
 models loaded after it, until ``finalize_dump``; ``rt.set_device`` of a missing device fails
-with an ACL error code; ``execute_async`` work is done when its stream is synchronised; dump
-files land when the device is synchronised (see ``fake_npu``). Host and "device" memory are
+with an ACL error code, and ``ASCEND_RT_VISIBLE_DEVICES`` narrows and renumbers the devices
+``rt.get_device_count``/``rt.set_device`` see (``FakeNpu.visible_devices``);
+``execute_async`` work is done when its stream is synchronised; dump files land when the
+device is synchronised (see ``fake_npu``). Host and "device" memory are
 both real host memory (ctypes buffers), so ``memcpy`` really copies.
 """
 from __future__ import annotations
@@ -78,7 +80,7 @@ def _make_rt(state: FakeNpu) -> types.SimpleNamespace:
         state.calls.append(f"rt.set_device({device_id})")
         if not state.acl_initialised:
             return ACL_ERROR_UNINITIALIZE
-        if not 0 <= device_id < state.device_count:
+        if not 0 <= device_id < len(state.visible_devices()):  # ASCEND_RT_VISIBLE_DEVICES
             return ACL_ERROR_INVALID_DEVICE
         state.open_devices.add(device_id)
         state.current_device = device_id
@@ -134,7 +136,7 @@ def _make_rt(state: FakeNpu) -> types.SimpleNamespace:
         return ACL_SUCCESS
 
     return types.SimpleNamespace(
-        get_device_count=lambda: (state.device_count, ACL_SUCCESS),
+        get_device_count=lambda: (len(state.visible_devices()), ACL_SUCCESS),
         get_run_mode=lambda: (ACL_HOST, ACL_SUCCESS),
         get_device=lambda: (state.current_device or 0, ACL_SUCCESS),
         set_device=set_device, reset_device=reset_device,

@@ -26,7 +26,7 @@ def make_ais_bench_modules(state: FakeNpu):
 
         def __init__(self, device_id, model_path, acl_json_path=None, debug=False, loop=1):
             state.calls.append(f"InferSession({device_id})")
-            if not 0 <= device_id < state.device_count:
+            if not 0 <= device_id < len(state.visible_devices()):  # ASCEND_RT_VISIBLE_DEVICES
                 raise RuntimeError(f"[ERROR] fake aclruntime: aclrtSetDevice({device_id}) failed, "
                                    f"ret={ACL_ERROR_INVALID_DEVICE}")
             if not state.aclruntime_initialised:

@@ -21,11 +21,22 @@ Dump leaves: ``{dump_path}/{YYYYMMDDHHMMSS}/{device}/{model_name}/{model_id}/{st
 count loads from 1 per process, steps count executions of one loaded model from 0. Float tensors
 are stored as float16 under fp16 precision modes (``fake_om``) and 4-D float activations in the
 NC1HWC0 device layout when ``device_formats`` is on.
+
+Devices: ``device_count`` is the machine's; ``ASCEND_RT_VISIBLE_DEVICES`` narrows what the
+process sees as the CANN page says (envref_07_0028, canncommercial 900 maintenref/envvar): the
+listed ids are devices' logical ids, the process sees ``len(list)`` devices indexed ``0..n-1``
+(``get_device_count`` says n, ``set_device(i)`` opens the i-th listed), and reading stops at the
+first character that is neither a digit nor a comma ("1, 2,3" -> 1) and at the first invalid id
+("1,3,8" with no device 8 -> 1,3). The page supports ascending lists only; a descending one is
+kept in its order (CANN 6.3 ptmigr_0133: "3,2,1" -> index 0 is device 3). Assumed, no page says:
+an empty value is as if unset, and a repeated id stops the reading like an invalid one.
 """
 from __future__ import annotations
 
 import ctypes
+import os
 import platform
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
@@ -39,6 +50,7 @@ ACL_ERROR_REPEAT_INITIALIZE = 100002
 ACL_ERROR_INVALID_DEVICE = 107001
 ACL_ERROR_INVALID_MODEL = 500002
 ACL_HOST = 1  # aclrtRunMode: ACL_DEVICE = 0, ACL_HOST = 1
+VISIBLE_ENV = "ASCEND_RT_VISIBLE_DEVICES"
 NP_TO_ACL = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2,
              np.dtype(np.int32): 3, np.dtype(np.uint8): 4, np.dtype(np.int16): 6,
              np.dtype(np.uint16): 7, np.dtype(np.uint32): 8, np.dtype(np.int64): 9,
@@ -90,6 +102,18 @@ class FakeNpu:
     last_error: str = ""
     #: errors acl.get_recent_err_msg has not returned yet (it returns and clears them, newest first)
     unread_errors: List[str] = field(default_factory=list)
+
+    def visible_devices(self) -> List[int]:
+        """The logical ids this process sees, index ``i`` first (see the module docstring)."""
+        value = os.environ.get(VISIBLE_ENV, "")
+        if not value:
+            return list(range(self.device_count))
+        ids: List[int] = []
+        for part in re.match(r"[0-9,]*", value).group(0).split(","):
+            if not part or int(part) >= self.device_count or int(part) in ids:
+                break
+            ids.append(int(part))
+        return ids
 
     def record_error(self, message: str) -> None:
         """A failed call's reason: ``last_error`` (for tests), and what pyACL returns next."""
