@@ -35,7 +35,8 @@ def test_device(ascend_device, atc_convert):
     assert "--soc_version=Ascend310P3" in calls and "--precision_mode=allow_fp32_to_fp16" in calls
 
 
-def test_visible_devices_map_to_their_index(pytester, models_dir, fake_ascend, monkeypatch):
+def test_visible_devices_map_to_their_index(pytester, models_dir, monkeypatch, tmp_path):
+    use_fake_ascend(monkeypatch, tmp_path, device_count=8)  # the fake runtime honours the list
     monkeypatch.setenv("ASCEND_RT_VISIBLE_DEVICES", "6,7")
     pytester.makepyfile("""
         def test_device(ascend_device, pytestconfig):
