@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Collection, List, Mapping, Optional, Sequence, Tuple
 
@@ -37,9 +37,10 @@ from .env import backend_only_keys, normalise_environment
 from .former_draws import former_draw_notes
 from ..core.path_lock import PathLocked
 from ..core.regen import Regen
-from .file import (Baseline, BaselineWriteError, InputSpec, OpBaseline, ops_from_result,
+from .file import (VERSION, Baseline, BaselineWriteError, InputSpec, OpBaseline, ops_from_result,
                    read_baseline, round_cosine, round_error, write_baseline)
-from .older_versions import older_version_note, rel_judged_lines, written_lines
+from .older_versions import (older_version_note, rel_judged_lines, version_on_disk,
+                             written_lines)
 from ..errors import ConfigError
 
 REGEN_CHOICES = tuple(r.value for r in Regen)  # ("none", "failing", "all")
@@ -272,6 +273,8 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     ``plain(version)``: this run's lines as a file of an older version records them
     (msaccucmp's plain cosine in version 1, plain rel_l2 in versions 1 and 2), judged against
     such a file."""
+    if fresh.version < VERSION and plain is not None and version_on_disk(path) == VERSION:
+        fresh = replace(fresh, ops=plain(VERSION), version=VERSION)  # never rewritten as older
     env, spec, current, info_d = fresh.environment, fresh.inputs, fresh.ops, fresh.info
     if regen.before_use:
         _write(path, fresh, shown)
@@ -330,7 +333,8 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     j = judge_ops(old.ops, judged, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
                   new_fail=same_model, rel_l2_lines=rel_l2_lines)
     notes = _notes(old, info_d, j, max_drop) + older_version_note(
-        old, current, judged, shown, rel_judged_lines(max_rel_l2_rise, rel_l2_lines, current))
+        old, current, judged, shown, rel_judged_lines(max_rel_l2_rise, rel_l2_lines, current),
+        written=fresh.version)
     if not j.regressions:
         text = (f"accuracy baseline passed: {_count(j.judged, 'operator line')} within "
                 f"max_drop={max_drop:g} of {shown}")
