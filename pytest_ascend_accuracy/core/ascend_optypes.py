@@ -26,7 +26,7 @@ for a type. ONNX types not listed keep their name (``Add``, ``Mul``, ``Relu``, .
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable, List, Optional
 
 #: ONNX op type -> Ascend IR op type (only the types that change their name)
 ASCEND_TYPES: Dict[str, str] = {
@@ -69,6 +69,8 @@ ASCEND_TYPES: Dict[str, str] = {
 FINISHED_ALIASES: Dict[str, tuple] = {
     "BatchNormalization": ("BNInference",), "Transpose": ("TransposeD",),
     "MatMul": ("BatchMatMulV2",),
+    # older CANN's passes (const-to-attr; canndev's ResizeFusionPass): MODE_TYPES
+    "Resize": ("ResizeNearestNeighborV2D", "ResizeBilinearV2D"),
 }
 
 OPTYPE_PREFIX = "OpType::"
@@ -93,6 +95,22 @@ PARSER_TYPES: Dict[str, str] = {
     "GreaterOrEqual": "GreaterEqual", "IsNaN": "IsNan", "ScatterND": "ScatterNdUpdate",
     "Det": "MatrixDeterminant", "Pad": "PadV3", "Flatten": "FlattenV2", "ReduceL2": "LpNormV2",
     "LayerNormalization": "LayerNorm",
+}
+
+#: ONNX types whose Ascend type depends on an attribute: ONNX type -> (attribute, its ONNX
+#: default, {value: (parser type, finished type)}). ``Resize``: the newest CANN ONNX plugin
+#: found (``hicann/ops-cv`` ``common/src/framework/resize_onnx_plugin.cpp`` @2275f5b6, 2025,
+#: opsets 11-18; opset 10 alike) builds a ``mode="nearest"`` Resize as
+#: ``ResizeNearestNeighborV2`` and a ``linear``/``cubic`` one as ``Resize``; older plugins differ
+#: (canndev's ``ops/built-in/framework/onnx_plugin/resize_plugin.cc``, opsets 10-13, as the
+#: mirror ``dengguojie/vue-element-admin`` @f9f56511 holds it:
+#: ``ResizeNearestNeighborV2`` and ``ResizeBilinearV2``; another canndev version: ``Resize``
+#: for both, which its ``ResizeFusionPass`` turns into ``ResizeNearestNeighborV2D`` /
+#: ``ResizeBilinearV2D``: ``FINISHED_ALIASES``). The ``mode`` attribute's ONNX default is nearest
+MODE_TYPES: Dict[str, tuple] = {
+    "Resize": ("mode", "nearest", {
+        "nearest": ("ResizeNearestNeighborV2", "ResizeNearestNeighborV2"),
+        "linear": ("Resize", "Resize"), "cubic": ("Resize", "Resize")}),
 }
 
 #: Ascend types of the ops the Cube unit runs (and of operators fused onto them): under
@@ -143,3 +161,37 @@ def parser_types_of(onnx_types: Iterable[str]) -> List[str]:
     """The parser types of these ONNX types (what ``OpType::`` entries name), in first-seen
     order, without repeats."""
     return list(dict.fromkeys(parser_type(t) for t in onnx_types))
+
+
+def _mode_types(node) -> Optional[tuple]:
+    """``(parser type, finished type)`` of an ONNX node (``op_type`` and ``attribute`` read
+    as ``onnx.NodeProto`` has them) whose type depends on an attribute (``MODE_TYPES``)."""
+    spec = MODE_TYPES.get(node.op_type)
+    if spec is None:
+        return None
+    attr, default, types = spec
+    value = next((a.s.decode("utf-8", "replace") if isinstance(a.s, bytes) else str(a.s)
+                  for a in node.attribute if a.name == attr), default)
+    return types.get(value)
+
+
+def node_parser_type(node) -> str:
+    """The type ATC's ONNX parser gives this ONNX node: ``parser_type`` of its type, or, for a
+    type that depends on an attribute (``MODE_TYPES``: a nearest ``Resize`` is
+    ``ResizeNearestNeighborV2``), the type for its attribute's value."""
+    found = _mode_types(node)
+    return found[0] if found else parser_type(node.op_type)
+
+
+def node_ascend_type(node) -> str:
+    """The finished-graph type of this ONNX node: ``ascend_type`` of its type, or the one for
+    its attribute's value (``MODE_TYPES``)."""
+    found = _mode_types(node)
+    return found[1] if found else ascend_type(node.op_type)
+
+
+def mode_parser_names(parser: str) -> List[str]:
+    """``ONNX Resize (mode nearest)``-style descriptions of the nodes ``MODE_TYPES`` gives the
+    parser type ``parser``."""
+    return [f"{onnx_type} ({attr} {value})" for onnx_type, (attr, _, types) in MODE_TYPES.items()
+            for value, (p, _f) in types.items() if p == parser]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..core.ascend_optypes import (OPTYPE_PREFIX, PARSER_TYPES, finished_types,
-                                   parser_type)
+                                   mode_parser_names, node_parser_type, parser_type)
 from ..dump.layout import sanitize
 from ..errors import ConfigError
 
@@ -31,6 +31,9 @@ class ModelOps:
     label: str
     names: Tuple[str, ...]
     types: Tuple[str, ...]
+    #: the type ATC's parser gives each node (``node_parser_type``: a nearest Resize's is
+    #: ``ResizeNearestNeighborV2``); empty: ``parser_type`` of ``types``
+    parsed: Tuple[str, ...] = ()
 
     @property
     def type_of(self) -> Dict[str, str]:
@@ -73,21 +76,30 @@ class ModelOps:
     def check_keep_dtype(self, entries: Iterable[str], where: Optional[str]) -> None:
         """Op names must be node names; ``OpType::X`` must be the type ATC's parser gives some
         node (``core.ascend_optypes.PARSER_TYPES``), else ATC would keep nothing."""
-        ascend = list(dict.fromkeys(parser_type(t) for t in self.types))
-        onnx = list(dict.fromkeys(self.types))
+        parsed = self.parsed or tuple(parser_type(t) for t in self.types)
+        ascend = list(dict.fromkeys(parsed))
+        parsed_of: Dict[str, List[str]] = {}  # ONNX type -> the parser types of its nodes
+        for t, p in dict.fromkeys(zip(self.types, parsed)):
+            parsed_of.setdefault(t, []).append(p)
+        # an ONNX type is taken where the parser keeps its name for some node (a linear Resize
+        # is Resize, a nearest one ResizeNearestNeighborV2: OpType::Resize keeps no nearest one)
+        onnx = [t for t in parsed_of if t in parsed_of[t] or parser_type(t) != t]
         for entry in entries:
             if entry.startswith(OPTYPE_PREFIX):
                 typ = entry[len(OPTYPE_PREFIX):]
                 if typ in ascend or typ in onnx:
                     continue
-                near = difflib.get_close_matches(typ, ascend + onnx, n=3, cutoff=0.4)
+                near = difflib.get_close_matches(typ, ascend + list(parsed_of), n=3, cutoff=0.4)
                 # the finished graph's name of a type here (OpType::BNInference for a BatchNorm):
                 # ATC matches keep_dtype before the passes rename it, so the parser's name
-                finished = [o for o in onnx if typ in finished_types(o) and parser_type(o) != typ]
+                finished = [o for o in parsed_of if typ in finished_types(o)
+                            and typ not in parsed_of[o]]
                 near_entries = list(dict.fromkeys(
-                    [OPTYPE_PREFIX + parser_type(o) for o in finished]
-                    + [OPTYPE_PREFIX + parser_type(t) for t in near]))
-                onnx_names = [o for o, a in PARSER_TYPES.items() if a == typ]  # as written
+                    [OPTYPE_PREFIX + p for o in finished + [t for t in near if t in parsed_of]
+                     for p in parsed_of[o]]
+                    + [OPTYPE_PREFIX + t for t in near if t not in parsed_of]))
+                onnx_names = ([o for o, a in PARSER_TYPES.items() if a == typ]  # as written
+                              + mode_parser_names(typ))
                 spelled = (f" (ATC's type for ONNX {' / '.join(onnx_names)})" if onnx_names
                            else f" (a finished graph's name for ONNX {finished[0]}; "
                                 f"ATC matches keep_dtype on the graph as parsed, before that)"
@@ -212,7 +224,8 @@ def model_ops(model, loaded=None) -> ModelOps:
     graph.node.extend(proto.graph.node)
     normalize_node_names(graph)
     ops = ModelOps(model_label(model), tuple(n.name for n in graph.node),
-                   tuple(n.op_type for n in graph.node))
+                   tuple(n.op_type for n in graph.node),
+                   tuple(node_parser_type(n) for n in graph.node))
     if len(_CACHE) > 64:
         _CACHE.clear()
     _CACHE[digest] = ops

@@ -39,6 +39,7 @@ from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel
 from ..dump_modes import check_dump_mode, dumps_inputs, dumps_outputs
+from .atc_resize import warn_resize
 from .faults import Fault, check_fault_targets, check_faults
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
@@ -50,8 +51,9 @@ from .rounding import check_overflow
 #: config files its atc_cmdline names, written beside the om json; 6: the atc_cmdline records
 #: --input_shape, as ATC's does; 7: a folded constant only an If branch reads is kept, a
 #: folded weight's graph-input entry (IR 3) dropped, faults on If branch nodes applied; 8: a
-#: kept op is not UB-fused with one not kept)
-EMULATOR_FORMAT = 8
+#: kept op is not UB-fused with one not kept; 9: a nearest Resize typed ResizeNearestNeighborV2,
+#: the Resize ops ATC computes otherwise listed, atc_resize.py)
+EMULATOR_FORMAT = 9
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
@@ -166,6 +168,7 @@ class EmulatorBackend:
 
         entry = self.cache.get_or_build("emulator", key, build)
         plan_info = json.loads((entry / PLAN_FILE).read_text(encoding="utf-8")).get("info", {})
+        warn_resize(model_label(model), plan_info.get("atc_resize"))  # at each conversion
         return ConvertedModel(backend=self.name, path=entry / MODEL_FILE,
                               source_model=Path(model) if isinstance(model, (str, Path)) else Path(label),
                               mode=mode, key=key, model_name=label, om_json=entry / OM_JSON_FILE,

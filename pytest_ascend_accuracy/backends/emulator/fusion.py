@@ -36,7 +36,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
-from .optypes import ascend_type
+from .optypes import ascend_type, node_ascend_type
 
 GRAPH_RULES = ("LayerNormFusionPass", "GeluFusionPass", "ConvBatchnormFusionPass",
                "MatMulBiasAddFusionPass")
@@ -317,7 +317,7 @@ def build_units(graph, consts: Mapping[str, np.ndarray], *, fusion: bool,
         units.append(_unit(g, members, nodes, first.name, anchor, op_type, (rule,)))
     for i, n in enumerate(g.nodes):
         if i not in taken:
-            units.append(_unit(g, [i], [n], n.name, n.op_type, ascend_type(n.op_type), ()))
+            units.append(_unit(g, [i], [n], n.name, n.op_type, node_ascend_type(n), ()))
     units.sort(key=lambda u: u.position)
     units = _ub_fusion(units, g, enabled, keeps)
     return units, new_inits

@@ -6,4 +6,5 @@ keep_dtype file the emulator reads is the one ATC reads.
 """
 from __future__ import annotations
 
-from ...core.ascend_optypes import ASCEND_TYPES, ascend_type  # noqa: F401
+from ...core.ascend_optypes import (ASCEND_TYPES, ascend_type, node_ascend_type,  # noqa: F401
+                                    node_parser_type, parser_type)

@@ -27,13 +27,14 @@ from ...graph.prepare import prepare_model
 from ...graph.static import evaluate, static_tensors
 from ...graph.stream import node_reads
 from ...graph.value_kinds import refusal_text
+from .atc_resize import resize_rows
 from .branch_faults import apply_branch_faults, branch_types, targets_in_branches
 from .faults import FAULTABLE, Fault, fault_chain, insert_aipp_nodes, unfaultable
 from .fusion import build_units
 from .layouts import FILTER_OF
 from .plan import Plan, PlannedOp, Slot
 from .rounding import (FP16_MAX, VALUE_PRESERVING, round_array, rounding_nodes, rounds_inputs,
-                       rounds_outputs, unit_precision)
+                       kept_by_parser_type, rounds_outputs, unit_precision)
 
 FLOAT = 1  # onnx.TensorProto.FLOAT
 FLOAT16 = 10
@@ -392,9 +393,9 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     info = tensor_info(proto)
     consts = WeightValues(proto, prepared.folder)
     ranks = {k: len(v[1]) for k, v in info.items() if v[1] is not None}
+    keeps = kept_by_parser_type(mode, proto.graph.node)
     units, new_inits = build_units(proto.graph, consts, fusion=mode.fusion,
-                                   rules_off=mode.fusion_rules_off, ranks=ranks,
-                                   keeps=mode.keeps_fp32)
+                                   rules_off=mode.fusion_rules_off, ranks=ranks, keeps=keeps)
     for t in new_inits:
         consts[t.name] = numpy_helper.to_array(t)
     names_used = {n.name for n in proto.graph.node}
@@ -412,7 +413,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     active: Dict[str, List[str]] = {}
     for u in units:
         precision = unit_precision(mode, anchor_type=u.anchor_type, member_names=u.members,
-                                   member_types=u.member_types)
+                                   member_types=u.member_types, keeps=keeps)
         unit_faults = [f for f in faults if f.applies_to(u, buffer_on=buffer_on)]
         # faults on nodes inside the branches of an If run as one operator (branch_faults)
         in_branch = [f for n in u.nodes for f in targets_in_branches(
@@ -446,6 +447,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         # keep_dtype names that match no node (typos; ATC would warn): they keep nothing
         "unknown_keep_dtype": [k for k in mode.keep_dtype if not k.startswith("OpType::")
                                and k not in {m for u in units for m in u.members} and k not in folded],
+        "atc_resize": resize_rows(proto, (n for u in units for n in u.nodes)),  # atc_resize.py
         "untyped_tensors": sorted(o for u in units for o in u.output_origins if o not in info)[:50],
         "precisions": _count(op.precision for op in ops),
         "buffer_optimize": mode.buffer_optimize,

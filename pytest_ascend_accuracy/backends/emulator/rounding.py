@@ -29,12 +29,13 @@ onnxruntime's Cast do); values past 65504 become +-inf with ``overflow="inf"`` (
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional, Tuple
+from typing import Callable, Iterable, Optional, Tuple
 
 import numpy as np
 
 from ...errors import ConfigError
 from ...core.modes import Mode
+from .optypes import node_parser_type, parser_type
 
 from ...core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 OVERFLOW_POLICIES = ("inf", "saturate")
@@ -64,16 +65,20 @@ def check_overflow(overflow: str) -> str:
 
 
 def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
-                   member_types: Iterable[str]) -> str:
-    """Precision of one executed unit (a single op or a fused group) under ``mode``."""
+                   member_types: Iterable[str],
+                   keeps: Optional[Callable[[str, str], bool]] = None) -> str:
+    """Precision of one executed unit (a single op or a fused group) under ``mode``;
+    ``keeps(name, onnx_type)``: whether keep_dtype keeps a member (``Mode.keeps_fp32``)."""
     names = list(member_names)
     types = list(member_types)
     pm = mode.precision_mode
     if pm == "must_keep_origin_dtype":
         return "fp32"
     for name, typ in zip(names, types):
-        if mode.keeps_fp32(name, typ):  # (by the parser's type, as ATC: never a fused op's;
-            return "fp32"             # any member: UB units are all kept or none, build_units)
+        # by the parser's type, as ATC: never a fused op's; any member: UB units are all kept
+        # or none (build_units)
+        if (keeps or mode.keeps_fp32)(name, typ):
+            return "fp32"
     cube = anchor_type in CUBE_OPS
     if pm == "force_fp16":
         return "fp16"
@@ -87,6 +92,15 @@ def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
     if pm == "allow_fp32_to_bf16":
         return "bf16" if cube else "fp32"
     return "fp16"  # unknown future modes: the ATC default
+
+
+def kept_by_parser_type(mode: Mode, nodes) -> Callable[[str, str], bool]:
+    """``mode.keeps_fp32`` by the type ATC's parser gives each of ``nodes``: where that type
+    depends on an attribute (``core.ascend_optypes.MODE_TYPES``: a nearest Resize is
+    ``ResizeNearestNeighborV2``), ``OpType::`` entries match that type, as on ATC."""
+    moded = {n.name: node_parser_type(n) for n in nodes
+             if node_parser_type(n) != parser_type(n.op_type)}
+    return lambda name, typ: mode.keeps_fp32(name, moded.get(name, typ))
 
 
 def rounds_inputs(precision: str) -> Optional[str]:

@@ -1,0 +1,118 @@
+"""A nearest Resize as ATC's ONNX parser builds it (core.ascend_optypes.MODE_TYPES,
+backends.emulator.atc_resize): its type for keep_dtype and dumps, and the settings whose result
+the emulator cannot vouch for."""
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+
+from pytest_ascend_accuracy import keep_dtype
+from pytest_ascend_accuracy.backends.emulator.atc_resize import SAFE, resize_rows
+from pytest_ascend_accuracy.backends.emulator.rewrite import emulate_graph
+from pytest_ascend_accuracy.core.ascend_optypes import node_ascend_type, node_parser_type
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.graph.op_catalogue import check_mode
+
+
+def _resize(n_in=6, scale=1.5, opset=13, **attrs):
+    n_out = int(n_in * scale)
+    g = h.make_graph([h.make_node("Resize", ["x", "", "scales"], ["y"], name="resize", **attrs)],
+                     "rs", [h.make_tensor_value_info("x", T.FLOAT, [1, 2, n_in, n_in])],
+                     [h.make_tensor_value_info("y", T.FLOAT, [1, 2, n_out, n_out])],
+                     [nh.from_array(np.array([1, 1, scale, scale], np.float32), "scales")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+def _tf_nearest(x, n_out, *, align_corners=False, half_pixel_centers=False):
+    """TensorFlow's ResizeNearestNeighbor (the op ATC builds) on the last two axes."""
+    n_in = x.shape[-1]
+    o = np.arange(n_out)
+    if align_corners:
+        idx = np.floor(o * ((n_in - 1) / (n_out - 1)) + 0.5)  # roundf of a non-negative
+    elif half_pixel_centers:
+        idx = np.floor((o + 0.5) * (n_in / n_out))
+    else:
+        idx = np.floor(o * (n_in / n_out))
+    idx = np.clip(idx.astype(int), 0, n_in - 1)
+    return x[..., idx, :][..., idx]
+
+
+#: the flags every CANN parser found sets for a coordinate mode (atc_resize's docstring)
+_FLAGS = {"asymmetric": {}, "align_corners": {"align_corners": True},
+          "pytorch_half_pixel": {"half_pixel_centers": True}}
+
+
+@pytest.mark.parametrize("ctm, nm", sorted(SAFE))
+@pytest.mark.parametrize("n_in, scale", [(6, 1.5), (4, 2.0), (8, 0.5)])
+def test_the_safe_settings_are_what_tensorflows_op_computes(ctm, nm, n_in, scale):
+    m = _resize(n_in, scale, mode="nearest", coordinate_transformation_mode=ctm, nearest_mode=nm)
+    x = np.random.default_rng(0).random((1, 2, n_in, n_in)).astype(np.float32)
+    y = ort.InferenceSession(m.SerializeToString()).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(_tf_nearest(x, y.shape[-1], **_FLAGS[ctm]), y)
+    assert resize_rows(m, m.graph.node) == []
+
+
+@pytest.mark.parametrize("attrs, flags", [
+    ({}, {"half_pixel_centers": True}),  # ONNX's defaults, as the 2025 plugin maps them
+    ({"coordinate_transformation_mode": "asymmetric", "nearest_mode": "ceil"}, {}),
+    ({"coordinate_transformation_mode": "tf_half_pixel_for_nn", "nearest_mode": "floor"}, {})])
+def test_other_settings_differ_on_the_device_and_are_reported(attrs, flags):
+    m = _resize(mode="nearest", **attrs)
+    x = np.random.default_rng(0).random((1, 2, 6, 6)).astype(np.float32)
+    y = ort.InferenceSession(m.SerializeToString()).run(None, {"x": x})[0]
+    assert (_tf_nearest(x, 9, **flags) != y).any()
+    ctm = attrs.get("coordinate_transformation_mode", "half_pixel")
+    nm = attrs.get("nearest_mode", "round_prefer_floor")
+    assert resize_rows(m, m.graph.node) == [["resize", ctm, nm]]
+
+
+def test_the_parsers_disagree_on_onnxs_defaults():
+    """half_pixel: the 2025 plugin sets half_pixel_centers (other pixels than ONNX's at 1.5x,
+    above), canndev's did not (the same pixels here): what the device computes depends on
+    the CANN version, so the emulator reports the op instead of computing one of them."""
+    m = _resize(mode="nearest")
+    x = np.random.default_rng(0).random((1, 2, 6, 6)).astype(np.float32)
+    y = ort.InferenceSession(m.SerializeToString()).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(_tf_nearest(x, 9), y)
+    assert (_tf_nearest(x, 9, half_pixel_centers=True) != y).any()
+
+
+def test_linear_and_opset_10_resizes_are_not_reported():
+    linear = _resize(mode="linear")
+    assert resize_rows(linear, linear.graph.node) == []
+    old = _resize(opset=10)
+    assert resize_rows(old, old.graph.node) == []
+
+
+def test_a_nearest_resize_has_the_parsers_type_a_linear_one_keeps_resize():
+    nearest, linear, default = (_resize(mode="nearest").graph.node[0],
+                                _resize(mode="linear").graph.node[0], _resize().graph.node[0])
+    assert [node_parser_type(n) for n in (nearest, linear, default)] == [
+        "ResizeNearestNeighborV2", "Resize", "ResizeNearestNeighborV2"]
+    assert node_ascend_type(nearest) == "ResizeNearestNeighborV2"
+
+
+def test_keep_dtype_takes_the_parsers_type_of_a_nearest_resize(tmp_path):
+    path = tmp_path / "rs.onnx"
+    onnx.save(_resize(mode="nearest"), path)
+    check_mode(keep_dtype(["OpType::ResizeNearestNeighborV2"]), path, "t")
+    with pytest.raises(ConfigError) as info:
+        check_mode(keep_dtype(["OpType::Resize"]), path, "t")
+    assert "closest: 'OpType::ResizeNearestNeighborV2'" in str(info.value)
+    linear = tmp_path / "lin.onnx"
+    onnx.save(_resize(mode="linear"), linear)
+    check_mode(keep_dtype(["OpType::Resize"]), linear, "t")
+
+
+def test_the_emulator_types_and_keeps_a_nearest_resize_as_atc(tmp_path):
+    path = tmp_path / "rs.onnx"
+    onnx.save(_resize(mode="nearest"), path)
+    _, plan = emulate_graph(str(path), keep_dtype(["OpType::ResizeNearestNeighborV2"]))
+    (op,) = plan.ops
+    assert (op.op_type, op.precision) == ("ResizeNearestNeighborV2", "fp32")
+    _, plan = emulate_graph(str(path), keep_dtype([]))
+    assert plan.ops[0].precision == "fp16"
+    assert plan.info["atc_resize"] == [["resize", "half_pixel", "round_prefer_floor"]]

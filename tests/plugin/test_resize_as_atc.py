@@ -1,0 +1,73 @@
+"""A nearest Resize through the plugin: keep_dtype takes the type ATC's parser gives it
+(``OpType::ResizeNearestNeighborV2``, not ``OpType::Resize``), and a nearest Resize whose
+settings ATC computes otherwise passes on the emulator only with a warning naming it; the
+settings the warning gives, pasted into the model, silence it."""
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as T, helper as h, numpy_helper as nh
+
+TEST = '''
+import pytest
+from pytest_ascend_accuracy import accuracy, keep_dtype
+
+
+@pytest.mark.parametrize("entry", {entries!r})
+@accuracy(threshold=0.99)
+def test_resize(entry, ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    m = "models/rs.onnx"
+    inputs = accuracy_inputs(m, seed=0)
+    om = ascend_model(m, keep_dtype=[entry] if entry else [])
+    check_accuracy(om.run(inputs), golden_dump(m, inputs))
+'''
+
+
+def _save(pytester, **attrs):
+    g = h.make_graph([h.make_node("Resize", ["x", "", "scales"], ["y"], name="up", **attrs)],
+                     "rs", [h.make_tensor_value_info("x", T.FLOAT, [1, 2, 6, 6])],
+                     [h.make_tensor_value_info("y", T.FLOAT, [1, 2, 9, 9])],
+                     [nh.from_array(np.array([1, 1, 1.5, 1.5], np.float32), "scales")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    m.ir_version = 8
+    folder = pytester.path / "models"
+    folder.mkdir(exist_ok=True)
+    onnx.save(m, str(folder / "rs.onnx"))
+
+
+def test_keep_dtype_names_a_nearest_resize_by_atcs_type(pytester):
+    _save(pytester, mode="nearest", coordinate_transformation_mode="asymmetric",
+          nearest_mode="floor")
+    pytester.makepyfile(TEST.format(entries=["OpType::ResizeNearestNeighborV2",
+                                             "OpType::Resize"]))
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*keep_dtype entry 'OpType::Resize'*: no op of type 'Resize' in model 'rs';"
+        " closest: 'OpType::ResizeNearestNeighborV2'*"])
+
+
+@pytest.mark.parametrize("attrs, warned", [
+    ({"mode": "nearest"}, "coordinate_transformation_mode='half_pixel', "
+                          "nearest_mode='round_prefer_floor'"),
+    ({"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "ceil"},
+     "coordinate_transformation_mode='asymmetric', nearest_mode='ceil'"),
+    # the settings the warning gives, pasted: no warning
+    ({"mode": "nearest", "coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"},
+     None),
+    ({"mode": "nearest", "coordinate_transformation_mode": "pytorch_half_pixel",
+      "nearest_mode": "round_prefer_ceil"}, None),
+    ({"mode": "linear"}, None)])
+def test_a_nearest_resize_atc_computes_otherwise_passes_only_with_a_warning(
+        pytester, attrs, warned):
+    _save(pytester, **attrs)
+    pytester.makepyfile(TEST.format(entries=[""]))
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1 if warned else 0)
+    if warned:
+        result.stdout.fnmatch_lines([
+            f"*AtcResizeWarning: model 'rs': nearest Resize 'up' ({warned}): the emulator "
+            "computes it as ONNX defines it, but ATC's ONNX parser builds "
+            "ResizeNearestNeighborV2*a pass on the emulator proves nothing for this op*"
+            "coordinate_transformation_mode='asymmetric' with nearest_mode='floor'*"])
+    else:
+        result.stdout.no_fnmatch_line("*AtcResizeWarning*")
