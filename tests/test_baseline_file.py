@@ -11,7 +11,8 @@ from pytest_ascend_accuracy.baseline import file as bf
 from pytest_ascend_accuracy.baseline.env import atc_args_of, baseline_path, normalise_environment
 from pytest_ascend_accuracy.baseline.file import (Baseline, BaselineWriteError, InputSpec,
                                                   OpBaseline, TensorSpec, ops_from_result,
-                                                  read_baseline, render, write_baseline)
+                                                  read_baseline, render)
+from pytest_ascend_accuracy.baseline.writing import write_baseline
 from pytest_ascend_accuracy.errors import ConfigError
 from test_baseline_helpers import HEADER, SPEC, make_result
 

@@ -8,7 +8,8 @@ import numpy as np
 
 from pytest_ascend_accuracy.baseline.check import PASSED, REGRESSED, check_baseline
 from pytest_ascend_accuracy.baseline.file import (Baseline, ops_from_result, read_baseline,
-                                                  render, round_error, write_baseline)
+                                                  render, round_error)
+from pytest_ascend_accuracy.baseline.writing import write_baseline
 from pytest_ascend_accuracy.compare.engine import compare_dumps
 from pytest_ascend_accuracy.dump.model import DumpSet
 from test_baseline_helpers import HEADER, SPEC

@@ -38,7 +38,8 @@ from .former_draws import former_draw_notes
 from ..core.path_lock import PathLocked
 from ..core.regen import Regen
 from .file import (VERSION, Baseline, BaselineWriteError, InputSpec, OpBaseline, ops_from_result,
-                   read_baseline, round_cosine, round_error, write_baseline)
+                   read_baseline, round_cosine, round_error)
+from .writing import BaselineRefused, write_baseline
 from .older_versions import (older_version_note, rel_judged_lines, version_on_disk,
                              written_lines)
 from ..errors import ConfigError
@@ -417,6 +418,8 @@ def _write(path: Path, baseline: Baseline, shown: str) -> None:
 
             write_stored_inputs(path, baseline.inputs)
         write_baseline(path, baseline)
+    except BaselineRefused as exc:  # named as shown, as a failed write is
+        raise BaselineRefused(shown, exc.problem) from None
     except BaselineWriteError as exc:
         if exc.path == os.fspath(path):
             named = shown

@@ -233,26 +233,15 @@ def render_op(op: OpBaseline) -> str:
     head = f"- {{op: {quote(op.op)}, slot: {quote(op.slot)}"
     if not op.compared:
         return head + ", compared: false}"
-    cosine, rel_l2, max_abs = _op_numbers(op)
+    cosine, rel_l2, max_abs = op_numbers(op)
     return (f"{head}, cosine: {cosine}, rel_l2: {rel_l2}, max_abs: {max_abs}, "
             f"nan: {op.nan}, inf: {op.inf}}}")
 
 
-def _op_numbers(op: OpBaseline) -> Tuple[str, str, str]:
+def op_numbers(op: OpBaseline) -> Tuple[str, str, str]:
     return (float_text(op.cosine, f".{COSINE_DECIMALS}f"),
             float_text(op.rel_l2, f".{ERROR_DIGITS - 1}e"),
             float_text(op.max_abs, f".{ERROR_DIGITS - 1}e"))
-
-
-def _op_read_back(op: OpBaseline) -> Dict[str, object]:
-    """The op line ``render_op`` writes, as YAML loads it: its strings are ``quote``d (they
-    load as themselves), its numbers ``float_text``s (a decimal, ``.nan``, ``.inf``)."""
-    if not op.compared:
-        return {"op": op.op, "slot": op.slot, "compared": False}
-    back = {".nan": math.nan, ".inf": math.inf, "-.inf": -math.inf}
-    cosine, rel_l2, max_abs = (back[t] if t in back else float(t) for t in _op_numbers(op))
-    return {"op": op.op, "slot": op.slot, "cosine": cosine, "rel_l2": rel_l2,
-            "max_abs": max_abs, "nan": count_value(op.nan), "inf": count_value(op.inf)}
 
 
 def environment_order(env: Mapping[str, object]) -> List[str]:
@@ -288,43 +277,6 @@ def render(baseline: Baseline) -> str:
     else:
         lines.append("ops: []")
     return "\n".join(lines) + "\n"
-
-
-def write_baseline(path, baseline: Baseline) -> Path:
-    """Render and write ``baseline`` to ``path`` atomically. A baseline ``read_baseline`` would
-    refuse is not written (``ConfigError(path, "... (not written)")``): what is rendered is
-    read back (``baseline_from_data``) first, the header as YAML, the op lines by value. Such
-    files were written (one without ``soc_version``, an op named "", a cosine of 1.5, an int
-    environment key) and every later check failed on them as unreadable."""
-    where = os.fspath(path)
-    if baseline.version not in VERSIONS:
-        raise ConfigError(where, f"baseline version {baseline.version!r} is not one this "
-                                 f"package reads ({', '.join(map(str, VERSIONS))}); not written")
-    for part in ("environment", "info"):
-        odd = [k for k in getattr(baseline, part) if not isinstance(k, str)]
-        if odd:  # (sorting mixed keys failed with TypeError)
-            raise ConfigError(where, f"{part} key {odd[0]!r} is not a string (not written)")
-    import yaml
-    try:  # the header as YAML reads it back; the op lines by value (a whole parse: 3 s a write)
-        data = load_yaml(render(Baseline(baseline.environment, baseline.inputs, (),
-                                         baseline.info, baseline.version)),
-                         where, loader=fast_safe_loader(yaml), unique_keys=True)
-        if isinstance(data, dict):
-            data["ops"] = [_op_read_back(op) for op in baseline.ops]
-        for op in baseline.ops:  # YAML writes a lone surrogate as an escape it refuses to read
-            if any(isinstance(t, str) and any("\ud800" <= c <= "\udfff" for c in t)
-                   for t in (op.op, op.slot)):
-                raise ConfigError(where, f"op {op.op!r} slot {op.slot!r}: a lone surrogate "
-                                         f"(a name from undecodable bytes), which YAML cannot "
-                                         f"read back")
-        baseline_from_data(data, where)
-    except ConfigError as exc:
-        raise ConfigError(where, f"{exc.problem} (not written)") from None
-    except yaml.YAMLError as exc:  # a header value YAML writes but cannot read (a surrogate)
-        raise ConfigError(where, f"its header would not read back as YAML "
-                                 f"({getattr(exc, 'problem', None) or exc}); not written"
-                          ) from None
-    return atomic_write_text(path, render(baseline), what="baseline", error=BaselineWriteError)
 
 
 # --------------------------------------------------------------------------- parsing
@@ -495,5 +447,5 @@ def _inputs_from(data, where: str) -> InputSpec:
 
 __all__ = ["FORMAT", "VERSION", "VERSIONS", "PLAIN_COSINE_VERSION", "PLAIN_REL_L2_VERSION",
            "ENVIRONMENT_KEYS", "OpBaseline", "TensorSpec", "InputSpec", "Baseline",
-           "BaselineWriteError", "ops_from_result", "render", "write_baseline", "read_baseline",
+           "BaselineWriteError", "ops_from_result", "render", "read_baseline", "op_numbers",
            "atomic_write_text", "round_cosine", "round_error", "quote"]

@@ -119,12 +119,15 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
     try:
         base = check_against_baseline(state, outcome.result, handle, inputs, spec, nodeid=nodeid)
     except AscendAccuracyError as exc:  # an unreadable or unwritable baseline: the test fails
+        from ..baseline.writing import BaselineRefused
         from ..core.atomic_files import FileWriteError
 
         if isinstance(exc, FileWriteError):  # readable, but writing it failed: regen cannot help
             notes.append(_failed_note(state, nodeid, "not written",
                                       f"{exc} (make its folder writable or free space, then run "
                                       "again)"))
+        elif isinstance(exc, BaselineRefused):  # it would not read back: nothing was written
+            notes.append(_failed_note(state, nodeid, "not written", str(exc)))
         else:
             notes.append(_failed_note(state, nodeid, "unreadable",
                                       f"{exc} (--accuracy-regen rewrites it)"))

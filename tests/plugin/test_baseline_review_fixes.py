@@ -97,3 +97,33 @@ def test_a_baseline_value_of_nan_is_said_not_silently_unjudged(pytester):
     again = pytester.runpytest("-p", "no:cacheprovider", "-k", "small")
     again.assert_outcomes(passed=1)
     assert "BaselineGapWarning" not in again.stdout.str()
+
+
+UNDECODABLE = '''
+import os
+import shutil
+from pytest_ascend_accuracy import accuracy
+
+M = os.fsdecode(b"models/m\\xff.onnx")  # a file name that is not UTF-8
+shutil.copyfile("models/passing_mlp.onnx", M)
+
+
+@accuracy(threshold=0.9, max_drop=0.002)
+def test_m(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs(M, seed=0)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+'''
+
+
+def test_a_model_file_whose_name_is_not_utf8_gets_its_baseline(pytester, models_dir):
+    """The name reached the header as a lone surrogate: libyaml refused to read it back, so no
+    baseline was ever written and every run, the printed --accuracy-regen too, said "baseline
+    unreadable ... (--accuracy-regen rewrites it)" of a file that did not exist (a review)."""
+    pytester.makepyfile(test_m=UNDECODABLE)
+    first = pytester.runpytest("-p", "no:cacheprovider")
+    first.assert_outcomes(failed=1)
+    first.stdout.fnmatch_lines(["*baseline missing*"])
+    assert "unreadable" not in first.stdout.str()
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+    written = next((pytester.path / "accuracy-baselines" / "models").glob("*/default.yaml"))
+    assert 'model: "models/m\\\\udcff"' in written.read_text(encoding="utf-8")

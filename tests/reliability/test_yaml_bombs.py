@@ -3,7 +3,8 @@ YAML suite fails fast with a ConfigError naming the file, before anything walks 
 Before the bound, a nine-level bomb of 600 bytes hung validation and reached 2.27 GB."""
 import pytest
 
-from pytest_ascend_accuracy.baseline.file import read_baseline, render, write_baseline
+from pytest_ascend_accuracy.baseline.file import read_baseline, render
+from pytest_ascend_accuracy.baseline.writing import write_baseline
 from pytest_ascend_accuracy.core.safe_yaml import check_yaml_bounds, load_yaml
 from pytest_ascend_accuracy.errors import ConfigError
 from pytest_ascend_accuracy.plugin.yaml_suite import load_suite
