@@ -77,6 +77,7 @@ class PerShapeDeviceModel:
         from ..graph.per_shape import PerShape
 
         self.backend, self.model, self._mode = backend, model, mode
+        self.dump_root = dump_root  # where each run dumps (a public attribute, as DeviceModel's)
 
         def convert(shape) -> DeviceModel:
             converted = backend.convert(model, mode, input_shape=shape)

@@ -139,3 +139,19 @@ def test_a_refusal_of_another_kind_gets_no_shape_advice(tmp_path):
             run_dataset_check(om, samples, labels=labels, trace=False)
         assert str(info.value) == (f"sample '0': the model under test (inputs of 'dyn'): "
                                    f"{om.problem}")
+
+
+def test_a_per_shape_device_model_keeps_its_public_dump_root(tmp_path):
+    """``PerShapeDeviceModel`` (exported by ``dataset``) lost ``dump_root`` when it moved onto
+    ``graph.per_shape`` (a review); each run's dump still goes under the root given."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.dataset import PerShapeDeviceModel, load_device_model
+
+    path = tmp_path / "dyn.onnx"
+    onnx.save(spiky_model(dynamic_batch=True), str(path))
+    dev = load_device_model(EmulatorBackend(Cache(tmp_path / "cache")), path,
+                            dump_root=tmp_path / "dumps")
+    assert isinstance(dev, PerShapeDeviceModel) and dev.dump_root == tmp_path / "dumps"
+    dev.run(SAMPLES[1])
+    assert list((tmp_path / "dumps").iterdir())
