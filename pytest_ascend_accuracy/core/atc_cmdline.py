@@ -41,6 +41,15 @@ NOT_MODE_OPTIONS = frozenset({
     "status_check", "op_debug_level", "dump_mode"})
 
 
+#: ATC options that build an .om for another host (CANN: the file is then named
+#: ``<output>_<os>_<cpu>.om``, ``--host_env_os``/``--host_env_cpu`` pages): a check converts
+#: and runs the model on one machine, so they are refused with ``HOST_ENV_REFUSAL``
+HOST_ENV_OPTIONS = ("host_env_os", "host_env_cpu")
+HOST_ENV_REFUSAL = ("ATC option {name}=... builds the .om for another host (ATC then names the "
+                    "file <output>_<os>_<cpu>.om, e.g. model_linux_aarch64.om); a check converts "
+                    "and runs the model on this machine, so leave it out")
+
+
 def atc_options(cmdline: str) -> List[Tuple[str, str]]:
     """``(name, value)`` of every ``--name=value`` / ``--name value`` option of ``cmdline``.
 

@@ -15,6 +15,7 @@ from typing import Iterable, Mapping, Optional
 
 import pytest
 
+from ..core.atc_cmdline import HOST_ENV_OPTIONS, HOST_ENV_REFUSAL
 from ..errors import ConfigError
 
 #: ATC options a Mode sets: given as options they would bypass the mode (and its test id)
@@ -32,8 +33,6 @@ RESERVED_OPTIONS = ("model", "framework", "output", "soc_version", "mode", "om",
 NEUTRAL_OPTIONS = {
     "log": "ATC's log level",
     "input_format": "declares the layout of ONNX inputs (NCHW/ND); the tensors stay the same",
-    "host_env_os": "the build host's OS",
-    "host_env_cpu": "the build host's CPU",
     "display_model_info": "prints model information",
 }
 
@@ -53,10 +52,13 @@ def check_atc_options(options: Optional[Mapping[str, object]], where: str) -> No
                                      f"{MODE_OPTIONS[name]}")
         if name in RESERVED_OPTIONS:
             raise ConfigError(where, f"{name}=... is set by the backend itself")
+        if name in HOST_ENV_OPTIONS:
+            raise ConfigError(where, HOST_ENV_REFUSAL.format(name=name))
         near = difflib.get_close_matches(name, list(NEUTRAL_OPTIONS) + list(MODE_OPTIONS)
                                          + ["insert_op_conf"], n=3, cutoff=0.6)
-        raise ConfigError(where, f"ATC option {name}=... is not emulated (the emulator would run "
-                                 f"a different model than ATC builds), so it is refused"
+        raise ConfigError(where, f"ATC option {name}=... is refused on every backend: the CPU "
+                                 f"emulator cannot build what ATC builds with it, and a test "
+                                 f"means the same on the emulator and on an NPU"
                           + (f"; closest: {', '.join(near)}" if near else "")
                           + f"; accepted as numerically neutral: {', '.join(NEUTRAL_OPTIONS)}")
 

@@ -137,8 +137,8 @@ def test_mode_extra(ascend_model):
     run = pytester.runpytest("-p", "no:cacheprovider")
     run.assert_outcomes(passed=1, failed=2)
     run.stdout.fnmatch_lines([
-        "*atc_convert: ATC option op_select_implmode=... is not emulated*refused*",
-        "*Mode(extra=...): ATC option op_select_implmode=... is not emulated*refused*"])
+        "*atc_convert: ATC option op_select_implmode=... is refused on every backend*",
+        "*Mode(extra=...): ATC option op_select_implmode=... is refused on every backend*"])
 
 
 def test_diagnose_names_the_passing_mode_and_refuses_bad_settings_first(tmp_path):

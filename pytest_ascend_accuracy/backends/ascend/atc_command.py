@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...errors import ConfigError
-from ...core.atc_cmdline import PRECISION_MODE_V2
+from ...core.atc_cmdline import HOST_ENV_OPTIONS, HOST_ENV_REFUSAL, PRECISION_MODE_V2
 from ...core.modes import Mode
 from .precision_modes import precision_mode_for
 from .toolkit import parse_version
@@ -118,6 +118,9 @@ def build_atc_command(atc: "str | os.PathLike[str]", model: "str | os.PathLike[s
     if not re.fullmatch(r"[A-Za-z0-9_-]+", output_prefix):
         raise ConfigError("output", f"output prefix must be a plain file stem, got {output_prefix!r}")
     user = _normalise_options(atc_options)
+    for host_env in HOST_ENV_OPTIONS:  # ATC would write <output>_<os>_<cpu>.om, for another host
+        if host_env in user:
+            raise ConfigError("atc_options", HOST_ENV_REFUSAL.format(name=host_env))
     opts: Dict[str, str] = {}
     config_files = dict(mode.config_files())
     copied: Dict[str, str] = {}

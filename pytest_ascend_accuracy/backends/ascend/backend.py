@@ -172,6 +172,11 @@ class AscendBackend:
             raise ConfigError(os.fspath(model), "model file does not exist")
         model_name = om_model_name(model)
         info = read_onnx_io(model)
+        options = dict(atc_options or {})
+        given = next((k for k in options if str(k).lstrip("-") == "input_shape"), None)
+        if given is not None and input_shape is None:  # ATC's own option, as build_atc_command
+            input_shape = str(options.pop(given))  # takes it: its sizes resolve the shapes too
+            atc_options = options
         if isinstance(input_shape, str):
             input_shape = parse_input_shape(input_shape)
         shapes = resolve_input_shapes(model, info["inputs"], input_shape)
