@@ -154,7 +154,10 @@ def _per_op_threshold(value: Any, where: Optional[str], what: str, metric: str):
         own, number = value.metric, value.value
     else:
         return validate_threshold(value, where, what, metric)
-    own = validate_metric(own, where)
+    try:
+        own = validate_metric(own, where)
+    except ConfigError as exc:  # which entry: the metric alone named no op (a trial)
+        raise ConfigError(where, f"{what}: {exc.problem}") from None
     return Threshold(validate_threshold(number, where, f"{what}[{own!r}]", own), own)
 
 

@@ -45,6 +45,10 @@ def test_positional_threshold():
     ({"modes": ["default", "default"]}, "modes repeats default"),
     ({"per_op": ["relu1"]}, "per_op must be a mapping of op name to threshold, got list"),
     ({"per_op": {"relu1": 2}}, "per_op['relu1'] must be within [0, 1], got 2.0"),
+    # which entry: the metric alone named no op (a trial, in a YAML suite's per_op)
+    ({"per_op": {"relu1": 0.9, "fc": {"cosin": 0.9}}},
+     "per_op['fc']: unknown metric 'cosin'; closest: 'cosine'; known: cosine, rel_l2, max_abs, "
+     "mean_abs, rmse, max_rel, mean_rel, acc_rel, kl"),
     ({"ignore": [3]}, "ignore entries must be op names, got 3"),
     ({"tolerance": 0.1}, "@accuracy got unknown argument(s) tolerance; closest: "
                          "'scale_tolerance'; known: threshold, metric, per_op, ignore, modes, "
