@@ -12,6 +12,7 @@ from ..compare.fp16_range import failing_ops_past_fp16
 from ..compare.result import CompareResult, Verdict
 from ..compare.thresholds import Policy, ThresholdLike, check_metric
 from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE, default_threshold_for
+from .golden_overflow import warn_golden_overflow
 
 
 class AccuracyFailure(AssertionError):
@@ -68,6 +69,7 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[Thre
     if kl is None:
         kl = bool(csv_path) or "kl" in policy.metrics
     result = compare_dumps(actual, golden, mapping=mapping, progress=progress, kl=kl)
+    warn_golden_overflow(result)  # the model's own float16 overflow, compared as equal
     verdict = result.judge(policy)
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:

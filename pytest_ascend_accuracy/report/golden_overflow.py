@@ -1,0 +1,86 @@
+"""A golden that overflows float16 itself: said, not passed in silence.
+
+Where the ONNX model computes in float16 (an export in float16, or a Cast to float16 before a
+MatMul), onnxruntime's golden overflows exactly where the device does: both hold the same
+infinity, which the compare counts as equal (``compare.metrics``: an attention mask's ``-inf``
+must compare equal). A mixed-precision export whose fp16 MatMul overflowed then passed with
+every downstream row one-hot and nothing in the terminal, only ``OverFlow YES`` in the CSV of
+``--accuracy-report`` (a trial). ``GoldenOverflowWarning`` names those ops: their infinities are
+the model's own, and the check cannot judge those positions. A float32 golden's infinities
+(a mask's constant ``-inf``, which float32 computes exactly) are not warned about.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from typing import List
+
+#: golden dtypes whose infinities are the model's own float16 overflow
+_NARROW = ("float16", "bfloat16")
+#: the start of the message: ``-W 'ignore:the golden itself holds infinities'`` silences it
+MESSAGE_START = "the golden itself holds infinities"
+
+
+class GoldenOverflowWarning(UserWarning):
+    """The golden (onnxruntime on the ONNX model) holds, in a float16 op, the same infinities as
+    the device: the model overflows float16 in the framework itself."""
+
+
+def overflowing_rows(result) -> List:
+    """The rows (graph order) whose golden is float16 or bfloat16 and holds an infinity at a
+    position where the actual holds the same one."""
+    return [r for r in result.rows
+            if r.metrics is not None and getattr(r.metrics, "matched_inf", 0)
+            and str(r.golden_dtype or r.dtype) in _NARROW]
+
+
+def golden_overflow_text(result) -> str:
+    """The warning's text for ``result``, or "" where no float16 golden overflows."""
+    rows = overflowing_rows(result)
+    if not rows:
+        return ""
+    named = ", ".join(f"{r.op_name} ({r.metrics.matched_inf} of {r.metrics.size} positions, "
+                      f"{r.golden_dtype or r.dtype})" for r in rows[:3])
+    more = f", +{len(rows) - 3} more" if len(rows) > 3 else ""
+    return (f"{MESSAGE_START} where the device does, compared as equal: {named}{more}. The "
+            f"ONNX model computes in float16 there and onnxruntime overflowed it as the device "
+            f"did (|x| > 65504), so those positions are not judged, nor is what follows from "
+            f"them; compute those ops in float32 in the model (its Cast to float16 before them) "
+            f"or keep their values in float16's range. Deliberate infinities (a float16 mask's "
+            f"-inf) are fine: -W 'ignore:{MESSAGE_START}' silences this")
+
+
+def warn_golden_overflow(result) -> None:
+    """``GoldenOverflowWarning`` with ``golden_overflow_text(result)``, where there is one, at
+    the caller's own line: the first frame outside this package and pytest's machinery (the
+    test's ``check_accuracy`` call), not a line of the plugin's."""
+    text = golden_overflow_text(result)
+    if not text:
+        return
+    frame = sys._getframe(1)
+    while frame is not None and _ours(frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is None:
+        warnings.warn(GoldenOverflowWarning(text), stacklevel=2)
+        return
+    warnings.warn_explicit(GoldenOverflowWarning(text), GoldenOverflowWarning,
+                           frame.f_code.co_filename, frame.f_lineno,
+                           module=frame.f_globals.get("__name__"), module_globals=frame.f_globals)
+
+
+def _ours(filename: str) -> bool:
+    """A frame of this package, or of pytest or pluggy where they are loaded (never imported
+    here: the library works without pytest)."""
+    path = os.path.realpath(filename)
+    roots = [_PACKAGE] + [os.path.realpath(os.path.dirname(m.__file__))
+                          for m in (sys.modules.get("_pytest"), sys.modules.get("pluggy"))
+                          if getattr(m, "__file__", None)]
+    return any(path.startswith(root + os.sep) for root in roots)
+
+
+_PACKAGE = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))
+
+
+__all__ = ["GoldenOverflowWarning", "MESSAGE_START", "golden_overflow_text", "overflowing_rows",
+           "warn_golden_overflow"]
