@@ -193,11 +193,11 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
     notes = []
     keep = []
     if "keep_dtype" in opts:
-        from ..core.ascend_optypes import parser_type
+        from ..core.ascend_optypes import node_parser_type
 
         keep = _read_lines(opts["keep_dtype"], "keep_dtype")
         names = {n.name for n in model.graph.node}
-        parsed = {parser_type(n.op_type) for n in model.graph.node}  # what ATC matches types on
+        parsed = {node_parser_type(n) for n in model.graph.node}  # what ATC matches types on
         for entry in keep:
             if entry.startswith("OpType::"):
                 typ = entry[len("OpType::"):]

@@ -84,12 +84,15 @@ class FakeOm:
     def keeps(self, name: str, onnx_type: str) -> bool:
         """Whether the keep_dtype entries keep this node (by name, or by the type ATC's parser
         gives it); none under ``must_keep_origin_dtype``/``origin``, where ATC ignores them."""
-        from ..core.ascend_optypes import parser_type
+        from ..core.ascend_optypes import node_parser_type, parser_type
 
         if self.precision in _KEEP_IGNORED:
             return False
         kept = self.keep_dtype
-        return name in kept or f"OpType::{parser_type(onnx_type)}" in kept
+        node = next((n for n in self.model.graph.node if n.name == name), None)
+        # by the node where there is one: a nearest Resize parses as ResizeNearestNeighborV2
+        typ = node_parser_type(node) if node is not None else parser_type(onnx_type)
+        return name in kept or f"OpType::{typ}" in kept
 
     def output_nodes(self) -> List[Tuple[str, int, str]]:
         """The om's outputs in om order, as (producing op, its output index, ONNX output name):

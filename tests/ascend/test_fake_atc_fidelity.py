@@ -194,3 +194,30 @@ def test_an_om_built_for_another_cpu_does_not_load_here(capsys, tiny_model, tmp_
 
     with pytest.raises(RuntimeError, match=f"built for linux {other}"):
         InferSession(0, str(tmp_path / f"tiny_linux_{other}.om"))
+
+
+# -- keep_dtype by the type ATC's parser gives a node ---------------------------------------------
+def test_keep_dtype_of_a_nearest_resize_by_its_parsed_type(capsys, tmp_path):
+    """The fake matched OpType:: entries on the ONNX type's parser name alone: a nearest Resize
+    is ResizeNearestNeighborV2 to ATC's parser (a4ec2ca), which the fake warned matched no node,
+    and kept nothing."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode="nearest")],
+        "rs", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2, 12, 12])],
+        [numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "rs.onnx"))
+    (tmp_path / "keep.cfg").write_text("OpType::ResizeNearestNeighborV2\n")
+    code, out = run(capsys, *base(tmp_path / "rs.onnx", "--keep_dtype=keep.cfg"))
+    assert code == 0 and "matches no node" not in out, out
+    om = read_fake_om(tmp_path / "tiny.om")
+    assert om.keeps("up", "Resize")
+    (tmp_path / "keep.cfg").write_text("OpType::Resize\n")  # the linear mode's type: none here
+    code, out = run(capsys, *base(tmp_path / "rs.onnx", "--keep_dtype=keep.cfg"))
+    assert "keep_dtype op type [Resize] matches no node" in out
+    assert not read_fake_om(tmp_path / "tiny.om").keeps("up", "Resize")
