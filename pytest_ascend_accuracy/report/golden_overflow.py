@@ -11,10 +11,9 @@ the model's own, and the check cannot judge those positions. A float32 golden's 
 """
 from __future__ import annotations
 
-import os
-import sys
-import warnings
 from typing import List
+
+from ..core.caller_warning import warn_at_caller
 
 #: golden dtypes whose infinities are the model's own float16 overflow
 _NARROW = ("float16", "bfloat16")
@@ -53,33 +52,10 @@ def golden_overflow_text(result) -> str:
 
 def warn_golden_overflow(result) -> None:
     """``GoldenOverflowWarning`` with ``golden_overflow_text(result)``, where there is one, at
-    the caller's own line: the first frame outside this package and pytest's machinery (the
-    test's ``check_accuracy`` call), not a line of the plugin's."""
+    the test's own line (``core.caller_warning``)."""
     text = golden_overflow_text(result)
-    if not text:
-        return
-    frame = sys._getframe(1)
-    while frame is not None and _ours(frame.f_code.co_filename):
-        frame = frame.f_back
-    if frame is None:
-        warnings.warn(GoldenOverflowWarning(text), stacklevel=2)
-        return
-    warnings.warn_explicit(GoldenOverflowWarning(text), GoldenOverflowWarning,
-                           frame.f_code.co_filename, frame.f_lineno,
-                           module=frame.f_globals.get("__name__"), module_globals=frame.f_globals)
-
-
-def _ours(filename: str) -> bool:
-    """A frame of this package, or of pytest or pluggy where they are loaded (never imported
-    here: the library works without pytest)."""
-    path = os.path.realpath(filename)
-    roots = [_PACKAGE] + [os.path.realpath(os.path.dirname(m.__file__))
-                          for m in (sys.modules.get("_pytest"), sys.modules.get("pluggy"))
-                          if getattr(m, "__file__", None)]
-    return any(path.startswith(root + os.sep) for root in roots)
-
-
-_PACKAGE = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))
+    if text:
+        warn_at_caller(GoldenOverflowWarning(text))
 
 
 __all__ = ["GoldenOverflowWarning", "MESSAGE_START", "golden_overflow_text", "overflowing_rows",

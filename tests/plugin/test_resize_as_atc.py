@@ -65,7 +65,8 @@ def test_a_nearest_resize_atc_computes_otherwise_passes_only_with_a_warning(
     result.assert_outcomes(passed=1, warnings=1 if warned else 0)
     if warned:
         result.stdout.fnmatch_lines([
-            f"*AtcResizeWarning: model 'rs': nearest Resize 'up' ({warned}): the emulator "
+            # at the test's own line (its ascend_model call), not a line of the plugin's
+            f"*test_a_nearest_resize*.py:10: AtcResizeWarning: model 'rs': nearest Resize 'up' ({warned}): the emulator "
             "computes it as ONNX defines it, but ATC's ONNX parser builds "
             "ResizeNearestNeighborV2*a pass on the emulator proves nothing for this op*"
             "coordinate_transformation_mode='asymmetric' with nearest_mode='floor'*"])

@@ -25,8 +25,9 @@ Resize of opset 11 or newer is reported (``resize_rows``), with a warning at eac
 """
 from __future__ import annotations
 
-import warnings
 from typing import Iterable, List, Optional, Sequence
+
+from ...core.caller_warning import warn_at_caller
 
 
 class AtcResizeWarning(UserWarning):
@@ -51,10 +52,15 @@ def _attrs(node) -> dict:
     return out
 
 
-def resize_rows(model, nodes: Iterable) -> List[List[str]]:
-    """``[name, coordinate_transformation_mode, nearest_mode]`` of each nearest Resize among
-    ``nodes`` (ONNX nodes of ``model``, an ``onnx.ModelProto``) that ATC's parsers do not
-    compute as ONNX does (not ``SAFE``)."""
+def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
+    """``[name, coordinate_transformation_mode, nearest_mode, why]`` of each nearest Resize
+    among ``nodes`` (ONNX nodes of ``model``, an ``onnx.ModelProto``) that ATC's parsers do
+    not compute as ONNX does: a pair not ``SAFE`` (``why`` empty), or a ``SAFE`` pair at sizes
+    where it is not (``why`` says which; ``info``: the model's ``tensor_info``, without which
+    such sizes are not known and not reported). A review: ``asymmetric``/``floor`` resizing 10
+    rows by 0.35 takes rows 0, 2, 5 in ONNX (scale 0.35) and 0, 3, 6 on the device (10 / 3),
+    and ``pytorch_half_pixel`` to an output of 1 takes row 0 in ONNX, ``floor(0.5 * in)`` on
+    the device; both passed on the emulator without a word."""
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                 default=0)
     if opset < 11:
@@ -65,15 +71,82 @@ def resize_rows(model, nodes: Iterable) -> List[List[str]]:
             continue
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
-        if a["mode"] == "nearest" and pair not in SAFE:
-            rows.append([n.name, *pair])
+        if a["mode"] != "nearest":
+            continue
+        if pair not in SAFE:
+            rows.append([n.name, *pair, ""])
+            continue
+        why = _sizes_why(model, n, pair[0], info or {})
+        if why:
+            rows.append([n.name, *pair, why])
     return rows
+
+
+def _sizes_why(model, node, ctm: str, info) -> str:
+    """Why a ``SAFE`` pair is not safe at this node's sizes, or "" (also where they are not
+    known): scales whose product with an input size is not whole (ONNX computes with the scale,
+    the device with input / output size), or ``pytorch_half_pixel`` to an output size of 1
+    (ONNX takes position 0, the device ``floor(0.5 * in)``)."""
+    ins = (info.get(node.input[0]) or (0, None))[1] if node.input else None
+    outs = (info.get(node.output[0]) or (0, None))[1] if node.output else None
+    if not ins or not outs or len(ins) != len(outs) or None in ins or None in outs:
+        return ""
+    if ctm == "pytorch_half_pixel":
+        ones = [k for k, (i, o) in enumerate(zip(ins, outs)) if o == 1 and i > 1]
+        if ones:
+            return (f"resizing axis {ones[0]} from {ins[ones[0]]} to 1, which ONNX reads at "
+                    f"position 0 under pytorch_half_pixel and the device at floor(0.5 x "
+                    f"{ins[ones[0]]})")
+    scales = _scales(model, node)
+    if scales is None or len(scales) != len(ins):
+        return ""
+    for k, (i, s) in enumerate(zip(ins, scales)):
+        if s != 1 and abs(i * s - round(i * s)) > 1e-6:
+            return (f"its scales give axis {k} a fractional size ({i} x {s:g} = {i * s:g}, "
+                    f"output {outs[k]}): ONNX computes with the scale, the device with "
+                    f"{i} / {outs[k]}; give the Resize its output sizes (its 4th input) instead "
+                    f"of scales")
+    return ""
+
+
+def _scales(model, node) -> Optional[List[float]]:
+    """The constant ``scales`` input of a Resize given scales (not sizes), else None."""
+    if len(node.input) < 3 or not node.input[2] or (len(node.input) > 3 and node.input[3]):
+        return None
+    from onnx import numpy_helper
+
+    name = node.input[2]
+    for t in model.graph.initializer:
+        if t.name == name:
+            return [float(v) for v in numpy_helper.to_array(t).ravel()]
+    for n in model.graph.node:
+        if n.op_type == "Constant" and name in n.output:
+            for a in n.attribute:
+                if a.name == "value":
+                    return [float(v) for v in numpy_helper.to_array(a.t).ravel()]
+    return None
 
 
 def resize_warning(label: str, rows: Sequence[Sequence[str]]) -> str:
     """The warning for ``rows`` (``resize_rows``) of the model ``label``."""
+    odd = [r for r in rows if not r[3]]
+    sized = [r for r in rows if r[3]]
+    parts = []
+    if odd:
+        parts.append(_pair_text(label, odd))
+    if sized:
+        shown = "; ".join(f"{name!r} (coordinate_transformation_mode={ctm!r}, nearest_mode="
+                          f"{nm!r}): {why}" for name, ctm, nm, why in sized[:8])
+        more = f"; and {len(sized) - 8} more" if len(sized) > 8 else ""
+        parts.append(f"model {label!r}: nearest Resize {shown}{more}: the device takes other "
+                     f"source pixels than the emulator here, so a pass on the emulator proves "
+                     f"nothing for {'this op' if len(sized) == 1 else 'these ops'}")
+    return " ".join(parts)
+
+
+def _pair_text(label: str, rows) -> str:
     shown = "; ".join(f"{name!r} (coordinate_transformation_mode={ctm!r}, nearest_mode={nm!r})"
-                      for name, ctm, nm in rows[:8])
+                      for name, ctm, nm, _ in rows[:8])
     more = f"; and {len(rows) - 8} more" if len(rows) > 8 else ""
     ops = "this op" if len(rows) == 1 else "these ops"
     return (f"model {label!r}: nearest Resize {shown}{more}: the emulator computes it as ONNX "
@@ -84,11 +157,12 @@ def resize_warning(label: str, rows: Sequence[Sequence[str]]) -> str:
             f"nothing for {ops}. The settings every version computes as ONNX does: "
             f"coordinate_transformation_mode='asymmetric' with nearest_mode='floor', "
             f"'align_corners' with 'round_prefer_ceil', 'pytorch_half_pixel' with "
-            f"'round_prefer_ceil' (an output size that is the input size times the scale)")
+            f"'round_prefer_ceil' (with output sizes that are the input sizes times whole-number "
+            f"products of the scales, and for 'pytorch_half_pixel' no output size of 1)")
 
 
 def warn_resize(label: str, rows: Optional[Sequence[Sequence[str]]]) -> None:
     """Warn (``AtcResizeWarning``) of ``rows`` (``resize_rows``, read back from a converted
     entry) of the model ``label``; nothing when there are none."""
     if rows:
-        warnings.warn(AtcResizeWarning(resize_warning(label, rows)), stacklevel=3)
+        warn_at_caller(AtcResizeWarning(resize_warning(label, rows)))  # at the test's line

@@ -447,7 +447,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         # keep_dtype names that match no node (typos; ATC would warn): they keep nothing
         "unknown_keep_dtype": [k for k in mode.keep_dtype if not k.startswith("OpType::")
                                and k not in {m for u in units for m in u.members} and k not in folded],
-        "atc_resize": resize_rows(proto, (n for u in units for n in u.nodes)),  # atc_resize.py
+        "atc_resize": resize_rows(proto, (n for u in units for n in u.nodes), info),
         "untyped_tensors": sorted(o for u in units for o in u.output_origins if o not in info)[:50],
         "precisions": _count(op.precision for op in ops),
         "buffer_optimize": mode.buffer_optimize,
