@@ -159,3 +159,27 @@ def test_the_not_compared_hint_pasted_as_ignore_passes(dumps, tmp_path, capsys):
     assert hint.endswith("or accept them unchecked with --ignore extra_mul"), hint
     named = re.search(r"the golden holds no tensor for (\S+):", hint).group(1)
     assert cli.main(["compare", str(actual), str(golden), "--ignore", named]) == 0
+
+
+def test_a_device_ascend_rt_visible_devices_hides_is_named_with_a_cli_value_to_paste(
+        tmp_path, capsys, monkeypatch):
+    """The CLI's error named the plugin's option: 'e.g. --ascend-device=2,3', which the CLI
+    refuses (its option is --device N, one id; a review)."""
+    import onnx
+
+    from pytest_ascend_accuracy.testing import models as tiny_models
+    from pytest_ascend_accuracy.testing.fake_ascend import use_fake_ascend
+
+    use_fake_ascend(monkeypatch, tmp_path / "fake", device_count=4)
+    monkeypatch.setenv("ASCEND_RT_VISIBLE_DEVICES", "2,3")
+    onnx.save(tiny_models.passing_mlp(), str(tmp_path / "m.onnx"))
+    argv = ["diagnose", str(tmp_path / "m.onnx"), "--backend",
+            "ascend", "--cache-dir", str(tmp_path / "cache"), "--out", str(tmp_path / "fix")]
+    assert cli.main([*argv, "--device", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("ascend-accuracy: error: --device: device 0 is not visible: "
+                          "ASCEND_RT_VISIBLE_DEVICES=2,3 lists device ids 2, 3; --device takes "
+                          "those ids"), err
+    assert err.endswith("e.g. --device 2")
+    pasted = err.rsplit("e.g. ", 1)[1].split()  # the printed value, as given
+    assert cli.main([*argv, *pasted]) != 2, capsys.readouterr().err  # no usage error now

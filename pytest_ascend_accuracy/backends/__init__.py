@@ -64,12 +64,13 @@ def ascend_runtime_status() -> Tuple[bool, str]:
 def make_backend(kind: Union[str, BackendKind], cache, *, device_ids: Sequence[int] = (),
                  worker_id: Optional[str] = None, soc_version: Optional[str] = None,
                  num_workers: Optional[int] = None, environ=None, precision_policy: str = "auto",
-                 **options):
+                 device_option: str = "--ascend-device", **options):
     """Build the backend of ``kind`` (``emulator`` or ``ascend``, as resolved) over ``cache``.
 
     For ``ascend`` this worker's device is ``device_ids[K mod len]`` (see ``devices``);
     extra ``options`` go to the backend's constructor (e.g. ``overflow=`` for the emulator);
-    ``precision_policy`` is the ascend backend's (``atc_command.PRECISION_POLICIES``)."""
+    ``precision_policy`` is the ascend backend's (``atc_command.PRECISION_POLICIES``);
+    ``device_option``: the option that gave the ids, as errors name it (the CLI's ``--device``)."""
     try:
         kind = BackendKind(kind)
     except ValueError:
@@ -83,7 +84,7 @@ def make_backend(kind: Union[str, BackendKind], cache, *, device_ids: Sequence[i
         from .ascend.backend import AscendBackend
 
         assignment = assign_device(device_ids or (0,), worker_id, num_workers=num_workers,
-                                   environ=environ)
+                                   environ=environ, option=device_option)
         return AscendBackend(cache, device_id=assignment.index, soc_version=soc_version,
                              precision_policy=precision_policy, **options)
     raise ConfigError("--accuracy-backend", f"cannot build a backend of kind {kind!r}")

@@ -105,23 +105,29 @@ def _read_note(value: str, visible: Tuple[int, ...]) -> str:
             f"{other.group(0)!r})")
 
 
-def _not_visible(missing: Sequence[int], visible: Tuple[int, ...], value: str) -> ConfigError:
-    """The usage error for device ids ``ASCEND_RT_VISIBLE_DEVICES`` does not list."""
-    ids = ",".join(map(str, visible))
+def _not_visible(missing: Sequence[int], visible: Tuple[int, ...], value: str,
+                 option: str = "--ascend-device") -> ConfigError:
+    """The usage error for device ids ``ASCEND_RT_VISIBLE_DEVICES`` does not list, with a value
+    of ``option`` to paste: every listed id for the plugin's list, the first for the CLI's
+    ``--device N`` (one id)."""
     many = len(missing) > 1
-    return ConfigError("--ascend-device", (
+    example = (f"{option}={','.join(map(str, visible))}" if option == "--ascend-device"
+               else f"{option} {visible[0]}")
+    return ConfigError(option, (
         f"device{'s' if many else ''} {', '.join(map(str, missing))} {'are' if many else 'is'} "
         f"not visible: {VISIBLE_ENV}={value}{_read_note(value, visible)} lists device "
-        f"id{'s' if len(visible) > 1 else ''} {', '.join(map(str, visible))}; --ascend-device "
-        f"takes those ids (the plugin passes the runtime each one's index among them); "
-        f"e.g. --ascend-device={ids}"))
+        f"id{'s' if len(visible) > 1 else ''} {', '.join(map(str, visible))}; {option} "
+        f"takes those ids (they are passed to the runtime as each one's index among them); "
+        f"e.g. {example}"))
 
 
 def assign_device(device_ids: Sequence[int], worker_id: Optional[str] = None, *,
-                  num_workers: Optional[int] = None, environ=None) -> DeviceAssignment:
-    """Pick this worker's device: ``device_ids[K mod len]`` for worker ``gwK``."""
+                  num_workers: Optional[int] = None, environ=None,
+                  option: str = "--ascend-device") -> DeviceAssignment:
+    """Pick this worker's device: ``device_ids[K mod len]`` for worker ``gwK``; ``option``:
+    the option that gave the ids, as errors name it."""
     if not device_ids:
-        raise ConfigError("--ascend-device", "no device ids given")
+        raise ConfigError(option, "no device ids given")
     env = os.environ if environ is None else environ
     k = worker_index(worker_id)
     device_id = device_ids[k % len(device_ids)]
@@ -132,7 +138,7 @@ def assign_device(device_ids: Sequence[int], worker_id: Optional[str] = None, *,
     elif device_id in visible:
         index = visible.index(device_id)
     else:
-        raise _not_visible([device_id], visible, visible_text)
+        raise _not_visible([device_id], visible, visible_text, option)
     shared = num_workers is not None and num_workers > len(device_ids)
     return DeviceAssignment(device_id, index, worker_id, visible_text if visible else None,
                             shared)

@@ -71,7 +71,7 @@ def make_cli_backend(args: argparse.Namespace, cache, **emulator_options):
             raise ConfigError("--backend", "these options exist only in the emulator backend: "
                                            + ", ".join(k for k, v in emulator_options.items() if v))
         return make_backend(kind, cache, device_ids=(0 if args.device is None else args.device,),
-                            soc_version=args.soc_version or None)
+                            soc_version=args.soc_version or None, device_option="--device")
     given = [o for o, v in (("--device", args.device), ("--soc-version", args.soc_version))
              if v is not None]
     if given:  # they changed nothing on the CPU emulator, without a word

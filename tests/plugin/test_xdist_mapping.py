@@ -61,8 +61,8 @@ def test_invisible_device_is_an_error_naming_the_ids_to_pass():
         assign_device((0,), None, environ={VISIBLE_ENV: "4,5"})
     assert str(info.value) == (
         f"--ascend-device: device 0 is not visible: {VISIBLE_ENV}=4,5 lists device ids 4, 5; "
-        f"--ascend-device takes those ids (the plugin passes the runtime each one's index among "
-        f"them); e.g. --ascend-device=4,5")
+        f"--ascend-device takes those ids (they are passed to the runtime as each one's index "
+        f"among them); e.g. --ascend-device=4,5")
     with pytest.raises(ConfigError) as info:
         check_devices_visible((0, 1, 4), environ={VISIBLE_ENV: "4,5"})
     assert "devices 0, 1 are not visible" in str(info.value)
