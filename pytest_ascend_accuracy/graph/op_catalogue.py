@@ -104,11 +104,17 @@ class ModelOps:
                            else f" (a finished graph's name for ONNX {finished[0]}; "
                                 f"ATC matches keep_dtype on the graph as parsed, before that)"
                            if finished else "")
+                # an ONNX type the parser names by an attribute (a nearest Resize): some CANN
+                # versions parsed it under its own name (a review); op names match in every one
+                by_name = [n for n, t in zip(self.names, self.types) if t == typ][:3]
+                versions = (f"; CANN versions differ here (an older canndev parser named these "
+                            f"nodes {typ}): naming the op, e.g. {by_name[0]!r}, keeps it in "
+                            f"every version" if by_name else "")
                 raise ConfigError(where, f"keep_dtype entry {entry!r}{spelled}: no op of type "
                                          f"{typ!r} in model {self.label!r}"
                                   + _closest_text(near_entries)
                                   + f" (its op types as ATC parses them: {', '.join(ascend[:12])}"
-                                  + (", ..." if len(ascend) > 12 else "") + ")")
+                                  + (", ..." if len(ascend) > 12 else "") + ")" + versions)
             elif entry not in self._name_set:
                 members = split_concatenated_names(entry, self.names)
                 if members:  # a fused op as the failure block prints it: ATC wants its members
