@@ -164,3 +164,33 @@ def test_a_model_name_from_undecodable_bytes_is_written_escaped_in_info(tmp_path
     path = tmp_path / "b.yaml"
     write_baseline(path, Baseline(HEADER, SPEC, (), {"model": "models/m\udcff.onnx"}))
     assert read_baseline(path).info["model"] == "models/m\\udcff.onnx"
+
+
+def test_a_model_name_from_undecodable_bytes_is_not_noted_as_changed(tmp_path):
+    """The file holds the name escaped; the check compared it with the raw name and noted
+    "changed since the baseline (not judged): model 'm\\\\udcff' -> 'm\\udcff'" on every run,
+    which no regen could clear (a review)."""
+    from pytest_ascend_accuracy.baseline.check import check_baseline
+    from test_baseline_helpers import make_result
+
+    path, info = tmp_path / "default.yaml", {"model": "models/m\udcff"}
+    check_baseline(make_result(), path, header=HEADER, inputs=SPEC, info=info)
+    out = check_baseline(make_result(), path, header=HEADER, inputs=SPEC, info=info)
+    assert out.passed and "changed since the baseline" not in out.message, out.message
+
+
+def test_a_refused_baseline_leaves_no_stored_inputs_behind(tmp_path):
+    """The stored inputs were written before the baseline was refused (a review): 'not
+    written' was not true."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.baseline.check import check_baseline
+    from pytest_ascend_accuracy.baseline.inputs import input_spec
+    from test_baseline_helpers import make_result
+
+    spec = input_spec({"x": np.ones((1, 16), np.float32)}, seed=None, stored=True)
+    path = tmp_path / "bl" / "default.yaml"
+    with pytest.raises(BaselineRefused, match="holds a lone surrogate"):
+        check_baseline(make_result(), path, header={**HEADER, "extra": "cfg_\udcff"},
+                       inputs=spec)
+    assert not path.parent.exists() or not any(path.parent.iterdir())

@@ -37,9 +37,9 @@ from .env import backend_only_keys, normalise_environment
 from .former_draws import former_draw_notes
 from ..core.path_lock import PathLocked
 from ..core.regen import Regen
-from .file import (VERSION, Baseline, BaselineWriteError, InputSpec, OpBaseline, ops_from_result,
-                   read_baseline, round_cosine, round_error)
-from .writing import BaselineRefused, write_baseline
+from .file import (PLAIN_REL_L2_VERSION, VERSION, Baseline, BaselineWriteError, InputSpec,
+                   OpBaseline, ops_from_result, read_baseline, round_cosine, round_error)
+from .writing import BaselineRefused, shown_info, writable, write_baseline
 from .older_versions import (older_version_note, rel_judged_lines, version_on_disk,
                              written_lines)
 from ..errors import ConfigError
@@ -253,10 +253,11 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
         max_rel_l2_rise = _limit(max_rel_l2_rise, "max_rel_l2_rise", where)
     spec = _spec(inputs, where)
     env = normalise_environment(header, where)
-    info_d = normalise_environment(info or {}, f"{where} info", required=())
-    lines = written_lines(result, rel_judged_lines(max_rel_l2_rise, rel_l2_lines))
+    info_d = shown_info(normalise_environment(info or {}, f"{where} info", required=()))
+    lines = written_lines(result)
     version, current = next(iter(lines.items()))  # the version written, its lines
-    fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d, version=version)
+    fresh = Baseline(environment=env, inputs=spec, ops=current, info=info_d, version=version,
+                     rel_l2_as_judged=version == PLAIN_REL_L2_VERSION)  # its rel_l2s: judged
 
     def plain(version: int):  # this run's lines as a file of ``version`` records them
         return lines[version] if version in lines else ops_from_result(result, version=version)
@@ -275,7 +276,8 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
     (msaccucmp's plain cosine in version 1, plain rel_l2 in versions 1 and 2), judged against
     such a file."""
     if fresh.version < VERSION and plain is not None and version_on_disk(path) == VERSION:
-        fresh = replace(fresh, ops=plain(VERSION), version=VERSION)  # never rewritten as older
+        fresh = replace(fresh, ops=plain(VERSION), version=VERSION,  # never rewritten as older
+                        rel_l2_as_judged=False)
     env, spec, current, info_d = fresh.environment, fresh.inputs, fresh.ops, fresh.info
     if regen.before_use:
         _write(path, fresh, shown)
@@ -330,7 +332,8 @@ def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,
         old.info.get("model_sha256") == info_d.get("model_sha256")
     # the model the baseline recorded: a tensor it does not list was edited or cut out of the
     # file (an emptied ops list checked nothing, silently)
-    judged = plain(old.version) if old.version != fresh.version and plain else current
+    # this run's lines as the file records them: a marked version 2 file holds version 3's
+    judged = plain(old.judged_as) if old.judged_as != fresh.judged_as and plain else current
     j = judge_ops(old.ops, judged, max_drop=max_drop, max_rel_l2_rise=max_rel_l2_rise,
                   new_fail=same_model, rel_l2_lines=rel_l2_lines)
     notes = _notes(old, info_d, j, max_drop) + older_version_note(
@@ -413,6 +416,7 @@ def _write(path: Path, baseline: Baseline, shown: str) -> None:
     """Write the baseline (and its stored inputs); a failed write names the file as ``shown``
     spells the baseline (the plugin: relative to where pytest ran), not by its absolute path."""
     try:
+        baseline = writable(path, baseline)  # refused before anything is written
         if baseline.inputs.stored:
             from .inputs import write_stored_inputs
 

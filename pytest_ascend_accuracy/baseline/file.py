@@ -44,13 +44,13 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..core.atomic_files import BaselineWriteError, atomic_write_text
 from ..core.safe_yaml import fast_safe_loader, load_yaml
-from .yaml_text import count_value, float_text, key_text, quote, scalar
+from .yaml_text import float_text, key_text, quote, scalar
 from ..errors import ConfigError
 
 FORMAT = "pytest-ascend-accuracy/baseline"
@@ -89,6 +89,13 @@ _HEADER_COMMENT_V2 = """\
 # rounded to 6 decimals; rel_l2 and max_abs to 4 significant digits; nan / inf count the actual
 # tensor's NaN and +-Inf values.
 """
+#: the line a version 2 file this package writes carries after its comment: no line's rel_l2
+#: differs from the one the threshold judges, so a rel_l2 test judges it as version 3 (a
+#: review: a cosine test writing a shared file first left the rel_l2 test judging plain against
+#: plain, and a correct device's subnormal noise failed it); earlier releases read the comment
+#: as a comment, so the file stays theirs to read
+REL_L2_AS_JUDGED_MARK = ("# rel_l2 is also the one the threshold judges on every line here (it is "
+                         "msaccucmp's plain one too)")
 #: a version 1 file's comment (its cosine: msaccucmp's plain one), kept when it is rendered again
 _HEADER_COMMENT_V1 = """\
 # pytest-ascend-accuracy accuracy baseline: per-operator metrics of one model x mode against
@@ -198,6 +205,14 @@ class Baseline:
     #: the file format's version: what its ops' ``cosine`` is (``VERSIONS``); a file read keeps
     #: its own, so rendering it again never relabels a plain cosine as the judged one
     version: int = VERSION
+    #: a version 2 file carrying ``REL_L2_AS_JUDGED_MARK``: its rel_l2 is the judged one too
+    rel_l2_as_judged: bool = False
+
+    @property
+    def judged_as(self) -> int:
+        """The version whose figures its lines hold: a marked version 2 file's are version 3's."""
+        marked = self.version == PLAIN_REL_L2_VERSION and self.rel_l2_as_judged
+        return VERSION if marked else self.version
 
     @property
     def plain_cosine(self) -> bool:
@@ -252,9 +267,10 @@ def render(baseline: Baseline) -> str:
     """The file text (deterministic: the same baseline always renders to the same bytes)."""
     comment = {PLAIN_COSINE_VERSION: _HEADER_COMMENT_V1,
                PLAIN_REL_L2_VERSION: _HEADER_COMMENT_V2}.get(baseline.version, _HEADER_COMMENT)
-    lines = [comment.rstrip("\n"), f"format: {quote(FORMAT)}",
-             f"version: {baseline.version}",
-             "environment:"]
+    lines = [comment.rstrip("\n")]
+    if baseline.version == PLAIN_REL_L2_VERSION and baseline.rel_l2_as_judged:
+        lines.append(REL_L2_AS_JUDGED_MARK)
+    lines += [f"format: {quote(FORMAT)}", f"version: {baseline.version}", "environment:"]
     env = baseline.environment
     lines += [f"  {key_text(key)}: {scalar(env[key])}" for key in environment_order(env)]
     if baseline.info:
@@ -297,7 +313,20 @@ def read_baseline(path, *, shown: Optional[str] = None) -> Baseline:
         data = load_yaml(text, where, loader=fast_safe_loader(yaml), unique_keys=True)
     except yaml.YAMLError as exc:
         raise ConfigError(where, f"baseline is not valid YAML: {exc}") from None
-    return baseline_from_data(data, where)
+    baseline = baseline_from_data(data, where)
+    if baseline.version == PLAIN_REL_L2_VERSION and _marked(text):
+        baseline = replace(baseline, rel_l2_as_judged=True)
+    return baseline
+
+
+def _marked(text: str) -> bool:
+    """Whether the comment lines heading ``text`` hold ``REL_L2_AS_JUDGED_MARK``."""
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            return False
+        if line.rstrip() == REL_L2_AS_JUDGED_MARK:
+            return True
+    return False
 
 
 #: the keys a baseline file's parts hold (``render``): any other is a typo, refused (a

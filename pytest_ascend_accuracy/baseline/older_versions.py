@@ -3,17 +3,17 @@
 Version 1 recorded msaccucmp's plain cosine, versions 1 and 2 its plain rel_l2; version 3
 records the figures the threshold judges (``baseline.file``). An older file is judged against
 this run's figures as it recorded them, and ``older_version_note`` says where the threshold
-judges another figure. Version 2 is written where it records what version 3 would, for a check
-that judges no line's rel_l2 (a cosine test) and whose every line has the same judged and plain
-rel_l2: its bytes are then what earlier releases wrote, and read (a review: every file was
-version 3, which a machine still on such a release refuses). Otherwise version 3, whatever the
-check (two reviews: a rel_l2 test's file written as version 2 because its recording run had no
-subnormal difference was then judged plain against plain, and a later run's subnormal noise
-failed a correct device; a cosine test's version 2 file, shared with a rel_l2 test of the same
-model, mode and inputs, recorded a plain rel_l2 swollen by subnormal noise, under which a real
-fault passed the rel_l2 test). A rewrite never turns a version 3 file into a version 2 one
-(``version_on_disk``: the cosine test would otherwise write the shared file back as version 2
-under ``--accuracy-regen-all``).
+judges another figure. Version 2 is written where it records what version 3 would, every
+line's judged rel_l2 the plain one, and it says so (``file.REL_L2_AS_JUDGED_MARK``, a comment
+line): its bytes are then what earlier releases read, and a rel_l2 test judges it as version 3
+(``Baseline.judged_as``). Otherwise version 3. Three reviews shaped this: every file version 3
+was refused by machines still on an earlier release; a version 2 file of a rel_l2 test, judged
+plain against plain, failed a correct device on the next run's subnormal noise; and a cosine
+test's version 2 file shared with a rel_l2 test (one model, mode and inputs) did the same, or,
+recording a plain rel_l2 swollen by noise, hid 4 lost values (judged 0 -> 1.734e-02) under it,
+which test wrote first deciding (a race under xdist). A version 2 file without the mark (an
+earlier release's) is judged plain against plain, with a note. A rewrite never turns a version
+3 file into a version 2 one (``version_on_disk``: the last writer would flip it).
 """
 from __future__ import annotations
 
@@ -24,15 +24,14 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from .file import PLAIN_REL_L2_VERSION, VERSION, Baseline, OpBaseline, ops_from_result
 
 
-def written_lines(result, rel_judged: Optional[Set] = None) -> Dict[int, Tuple[OpBaseline, ...]]:
+def written_lines(result) -> Dict[int, Tuple[OpBaseline, ...]]:
     """``{version: lines}`` of ``result`` (a ``CompareResult``) as files of versions 3 and 2
-    record them, the one written first: version 3 where the check judges some line's rel_l2
-    rise (``rel_judged``: those lines' keys; None: every line) or where some line's judged
-    rel_l2 differs from the plain one, else version 2 (see the module docstring)."""
+    record them, the one written first: version 2 (marked: its rel_l2 is the judged one too)
+    where no line's judged rel_l2 differs from the plain one, else version 3 (see the module
+    docstring): whichever test writes a file its tests share, its lines are right for all."""
     judged = ops_from_result(result, version=VERSION)
     plain = ops_from_result(result, version=PLAIN_REL_L2_VERSION)
-    if (rel_judged is not None and not rel_judged
-            and all(_same(a.rel_l2, b.rel_l2) for a, b in zip(judged, plain))):
+    if all(_same(a.rel_l2, b.rel_l2) for a, b in zip(judged, plain)):
         return {PLAIN_REL_L2_VERSION: plain, VERSION: judged}
     return {VERSION: judged, PLAIN_REL_L2_VERSION: plain}
 
@@ -41,15 +40,34 @@ def version_on_disk(path) -> Optional[int]:
     """The ``version:`` a baseline file at ``path`` declares at the top level among its first
     lines (as ``render`` writes it), None where there is no such file or line: enough to keep a
     rewrite from writing the file back as an older version, without reading every line."""
+    head = []
     try:
         with open(path, encoding="utf-8") as f:
             for _, line in zip(range(40), f):
                 m = re.fullmatch(r"version:\s*(\d+)\s*(?:#.*)?", line.rstrip("\n"))
                 if m:
                     return int(m.group(1))
+                if line.startswith("ops:"):
+                    break
+                head.append(line)
     except (OSError, UnicodeDecodeError):
         return None
-    return None
+    return _version_in(head)
+
+
+def _version_in(head: List[str]) -> Optional[int]:
+    """The top-level ``version`` of a header the line match missed (a hand edit: ``version :
+    3``, ``"version": 3``, ``version: +3``; a review), read as YAML; None where it is not one."""
+    import yaml
+
+    from ..core.safe_yaml import fast_safe_loader, load_yaml
+
+    try:
+        data = load_yaml("".join(head), "baseline header", loader=fast_safe_loader(yaml))
+    except Exception:  # not YAML, or not a header: nothing to keep
+        return None
+    version = data.get("version") if isinstance(data, dict) else None
+    return version if type(version) is int else None
 
 
 def rel_judged_lines(max_rel_l2_rise, rel_l2_lines, current=None) -> Optional[Set]:

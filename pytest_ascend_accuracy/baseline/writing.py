@@ -79,14 +79,28 @@ def _op_read_back(op: OpBaseline) -> Dict[str, object]:
 
 
 def write_baseline(path, baseline: Baseline) -> Path:
-    """Render and write ``baseline`` to ``path`` atomically. A baseline ``read_baseline`` would
-    refuse is not written (``ConfigError(path, "... (not written)")``): what is rendered is
-    read back (``baseline_from_data``) first, the header as YAML, the op lines by value. Such
-    files were written (one without ``soc_version``, an op named "", a cosine of 1.5, an int
-    environment key) and every later check failed on them as unreadable."""
+    """Render and write ``baseline`` to ``path`` atomically, once ``writable`` took it."""
+    baseline = writable(path, baseline)
+    return atomic_write_text(path, render(baseline), what="baseline", error=BaselineWriteError)
+
+
+def shown_info(info):
+    """``info`` as a file holds it: text from undecodable bytes written as backslash escapes
+    (shown, never judged). A check compares the file's info with this, not with the raw text
+    (a review: every run noted the model as changed since the baseline, the escaped name
+    against the raw one, and no regen could clear it)."""
+    return _escaped(info) if _lone_surrogate(info) is not None else info
+
+
+def writable(path, baseline: Baseline) -> Baseline:
+    """``baseline`` as ``write_baseline`` writes it (``shown_info``), or ``BaselineRefused``
+    where ``read_baseline`` would refuse the file: what is rendered is read back
+    (``baseline_from_data``) first, the header as YAML, the op lines by value. Such files were
+    written (one without ``soc_version``, an op named "", a cosine of 1.5, an int environment
+    key) and every later check failed on them as unreadable. Called before anything is
+    written, stored inputs included (a review: a refused baseline left its inputs behind)."""
     where = os.fspath(path)
-    if _lone_surrogate(baseline.info) is not None:  # shown, never judged: kept, escaped
-        baseline = replace(baseline, info=_escaped(baseline.info))
+    baseline = replace(baseline, info=shown_info(baseline.info))
     _refuse_undecodable(baseline, where)
     if baseline.version not in VERSIONS:
         raise BaselineRefused(where, f"baseline version {baseline.version!r} is not one this "
@@ -109,7 +123,7 @@ def write_baseline(path, baseline: Baseline) -> Path:
         raise BaselineRefused(where, f"its header would not read back as YAML "
                                      f"({getattr(exc, 'problem', None) or exc}); not written"
                               ) from None
-    return atomic_write_text(path, render(baseline), what="baseline", error=BaselineWriteError)
+    return baseline
 
 
-__all__ = ["BaselineRefused", "write_baseline"]
+__all__ = ["BaselineRefused", "shown_info", "writable", "write_baseline"]

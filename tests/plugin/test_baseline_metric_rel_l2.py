@@ -154,12 +154,15 @@ def test_a_per_op_rel_l2_threshold_has_that_op_judged_by_rel_l2(pytester):
 
 
 def test_a_baseline_a_rel_l2_test_wrote_before_reads_and_passes_unchanged(pytester):
-    """A rel_l2 test's file is version 3 even where no line's judged rel_l2 differs from
-    msaccucmp's plain one (a review: written as version 2, it was judged plain against plain,
-    and a later run's float16 subnormal noise failed a correct device); it passes its own run
-    again, unchanged."""
+    """Where no line's judged rel_l2 differs from msaccucmp's plain one the file is version 2,
+    what earlier releases read, saying its rel_l2 is the judged one too (a review: unmarked, it
+    was judged plain against plain, and a later run's float16 subnormal noise failed a correct
+    device); it passes its own run again, unchanged."""
+    from pytest_ascend_accuracy.baseline.file import REL_L2_AS_JUDGED_MARK
+
     written = _recorded(pytester)
-    assert b"version: 3" in written and b"rel_l2: 9.530e-04" in written
+    assert b"version: 2" in written and b"rel_l2: 9.530e-04" in written
+    assert REL_L2_AS_JUDGED_MARK.encode() in written
     path = pytester.path / BASELINE
     older = path.read_bytes()
     result = _run(pytester)
