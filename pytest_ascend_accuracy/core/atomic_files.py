@@ -57,13 +57,16 @@ def dead_writer_leftovers(directory: Path, prefix: str, suffix: str = "") -> Lis
 
 
 def atomic_write_text(path, text: str, *, what: str = "file",
-                      error: type = FileWriteError) -> Path:
+                      error: type = FileWriteError, errors: str = "strict") -> Path:
     """Write ``text`` to ``path`` through a hidden temp file in the same directory, fsynced and
     renamed into place: readers see the old file or the new one, never a part. Temp files of
     writers that were killed before renaming are removed. An ``OSError`` becomes ``error``
     ("cannot write {what}: ..."), naming the path. The one atomic text writer of the package:
-    reports (CSV, JSON, HTML), baselines, triage's fix files. UTF-8, newlines as given."""
-    return atomic_write_bytes(path, text.encode("utf-8"), what=what, error=error)
+    reports (CSV, JSON, HTML), baselines, triage's fix files. UTF-8, newlines as given;
+    ``errors``: how text that UTF-8 cannot hold is written (a report passes
+    ``backslashreplace``: a model file named from undecodable bytes, ``m\\udcff``, failed a
+    passing check with UnicodeEncodeError under --accuracy-report, a review)."""
+    return atomic_write_bytes(path, text.encode("utf-8", errors), what=what, error=error)
 
 
 def atomic_write_bytes(path, data: bytes, *, what: str = "file",

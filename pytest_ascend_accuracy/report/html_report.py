@@ -345,7 +345,7 @@ def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "A
     """Write the self-contained HTML page atomically; returns the path."""
     text = html_text(result, verdict, title=title, hint=hint, links=links, files=files,
                      baseline=baseline)
-    return os.fspath(atomic_write_text(path, text, what="HTML report"))
+    return os.fspath(atomic_write_text(path, text, what="HTML report", errors="backslashreplace"))
 
 
 def dataset_html_text(heading: str, passed: bool, figures: Sequence[Tuple[str, str]], *,
@@ -368,4 +368,4 @@ def write_dataset_html(path, heading: str, passed: bool, figures: Sequence[Tuple
                        **kwargs) -> str:
     """Write ``dataset_html_text`` atomically; returns the path."""
     return os.fspath(atomic_write_text(path, dataset_html_text(heading, passed, figures, **kwargs),
-                                       what="HTML report"))
+                                       what="HTML report", errors="backslashreplace"))

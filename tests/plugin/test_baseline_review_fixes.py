@@ -127,3 +127,15 @@ def test_a_model_file_whose_name_is_not_utf8_gets_its_baseline(pytester, models_
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
     written = next((pytester.path / "accuracy-baselines" / "models").glob("*/default.yaml"))
     assert 'model: "models/m\\\\udcff"' in written.read_text(encoding="utf-8")
+
+
+def test_the_reports_of_a_model_whose_name_is_not_utf8_are_written(pytester, models_dir):
+    """--accuracy-report failed a passing check with UnicodeEncodeError writing report.html
+    (the title holds the model's name, m\\udcff; a review): reports write such text as
+    backslash escapes."""
+    pytester.makepyfile(test_m=UNDECODABLE.replace("max_drop=0.002", "max_drop=None"))
+    result = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep")
+    result.assert_outcomes(passed=1)
+    html = next((pytester.path / "rep").rglob("report.html")).read_text(encoding="utf-8")
+    assert "m\\udcff" in html
+    assert next((pytester.path / "rep").rglob("compare.csv")).read_text(encoding="utf-8")
