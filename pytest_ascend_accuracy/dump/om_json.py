@@ -282,8 +282,11 @@ def write_om_json(path, model_name: str, ops: Iterable[OmOp],
            "attr": _attr_list(attrs or {})}
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    # compact: json's C encoder (indent= takes the pure-Python one: 16 ms -> 2 ms for 140 ops)
-    tmp.write_text(json.dumps(doc, separators=(",", ":"), ensure_ascii=False), encoding="utf-8")
+    # compact: json's C encoder (indent= takes the pure-Python one: 16 ms -> 2 ms for 140 ops);
+    # text UTF-8 cannot hold (an AIPP file named from undecodable bytes in atc_cmdline, a
+    # review) as \\udcff, a JSON escape, which reads back as the same text
+    tmp.write_text(json.dumps(doc, separators=(",", ":"), ensure_ascii=False), encoding="utf-8",
+                   errors="backslashreplace")
     tmp.replace(path)
 
 

@@ -60,6 +60,15 @@ def test_round_trip(tmp_path):
     assert list(g.ops) == expected
 
 
+def test_text_from_undecodable_bytes_is_written_and_read_back(tmp_path):
+    """An AIPP file named from undecodable bytes (camera_\\xff.cfg) put a lone surrogate in the
+    atc_cmdline: writing the emulator's om json failed a check with UnicodeEncodeError (a
+    review); it is written as a JSON escape and reads back as the same text."""
+    attrs = {"atc_cmdline": "atc --insert_op_conf=camera_\udcff.cfg"}
+    write_om_json(tmp_path / "m.json", "tiny", [OmOp("add", "Add", 0)], attrs)
+    assert read_om_json(tmp_path / "m.json").attrs == attrs
+
+
 def test_written_json_has_the_atc_shape(tmp_path):
     write_om_json(tmp_path / "m.json", "tiny",
                   [OmOp("fused", "Conv2D", 0, ("conv", "relu"), (("relu", 0),))],
