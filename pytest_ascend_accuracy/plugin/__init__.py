@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ..backends.dump_modes import DUMP_MODES
+from ..core.frozen_heap import HeapHold
 from ..errors import ConfigError
 from .fixtures import (  # noqa: F401  (fixtures are registered by being names of this plugin)
     CONTEXT_KEY,
@@ -132,6 +133,10 @@ def pytest_load_initial_conftests(early_config, parser, args):
 def pytest_configure(config):
     """Register the marker, validate the options and put the session state on ``config``."""
     config.addinivalue_line("markers", MARKER_LINE)
+    # added before pytest's own cleanups (this plugin configures first), so run after them:
+    # the heap stays frozen from pytest_unconfigure through its exit collections (HeapHold)
+    config.stash[_EXIT_HEAP] = hold = HeapHold()
+    config.add_cleanup(hold.release)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_exist, check_devices_visible
     from .xdist_support import (SESSION_KEY, XdistHooks, get_num_workers, get_worker_id,
@@ -187,6 +192,14 @@ def pytest_configure(config):
     # when named by module (-p xdist.plugin, e.g. with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1)
     if any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin")):
         config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
+
+
+#: the heap held frozen through pytest's exit collections (``core.frozen_heap.HeapHold``)
+_EXIT_HEAP = pytest.StashKey[object]()
+
+
+def pytest_unconfigure(config):
+    config.stash.get(_EXIT_HEAP, HeapHold()).hold()
 
 
 def pytest_plugin_registered(plugin, manager):
@@ -275,8 +288,9 @@ def pytest_runtestloop(session):
     """A session that runs accuracy tests runs its test loop in ``core.frozen_heap``: garbage
     collections during the checks walk what the tests made, not every object of the imports
     and the collection."""
-    # (the xdist controller collects nothing: pytest 7 then has no ``session.items`` at all)
-    if any(_is_accuracy_test(item) for item in getattr(session, "items", ())):
+    # (an xdist controller: no ``session.items`` on pytest 7; --collect-only: no check runs)
+    items = getattr(session, "items", ())
+    if items and not session.config.option.collectonly and any(map(_is_accuracy_test, items)):
         from ..core.frozen_heap import frozen_heap
 
         with frozen_heap():
