@@ -133,9 +133,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
 def pytest_configure(config):
     """Register the marker, validate the options and put the session state on ``config``."""
     config.addinivalue_line("markers", MARKER_LINE)
-    # added before pytest's own cleanups (this plugin configures first), so run after them:
-    # the heap stays frozen from pytest_unconfigure through its exit collections (HeapHold)
-    config.stash[_EXIT_HEAP] = hold = HeapHold()
+    config.stash[_EXIT_HEAP] = hold = HeapHold()  # released after pytest's exit collections
     config.add_cleanup(hold.release)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_exist, check_devices_visible
@@ -369,11 +367,7 @@ def _failure_line(report) -> str:
 
 def _one_verdict_properties(item, report, marked: bool) -> None:
     """The test's ``accuracy_*`` JUnit properties as one verdict agreeing with its outcome
-    (``junit_verdict``): written from the teardown report, which junitxml (and xdist) reads. A
-    marked test that failed with no check verdict says so, and why, from its final failure
-    text (a dashboard that reads ``accuracy_passed`` saw nothing of it, where the terminal
-    section listed it); a failed pre-processing or dataset check is a verdict: its reason is
-    its own, without "no check verdict"."""
+    (``junit_verdict``), written from the teardown report, which junitxml (and xdist) reads."""
     if not marked and not item.user_properties:
         return  # (most tests of a suite: nothing to rewrite)
     from .junit_verdict import one_verdict
