@@ -76,3 +76,28 @@ def test_a_nearest_resize_atc_computes_otherwise_passes_only_with_a_warning(
             "coordinate_transformation_mode='asymmetric' with nearest_mode='floor'*"])
     else:
         result.stdout.no_fnmatch_line("*AtcResizeWarning*")
+
+
+def test_a_yaml_suites_warning_under_python_m_pytest_fails_nothing(pytester):
+    """A review: the warning, issued at the first frame outside the package, found
+    ``pytest/__main__``'s frame for a YAML item under ``python -m pytest``, and Python, asked
+    for that module's source, raised ImportError: the check failed. Run as a user runs it."""
+    _save(pytester, mode="nearest")
+    pytester.makefile(".yaml", accuracy_rs="models:\n  - model: models/rs.onnx\n"
+                                           "    threshold: 0.99\n    inputs: {seed: 0}\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(["*AtcResizeWarning: model 'rs': nearest Resize 'up'*"])
+
+
+def test_one_warning_per_line_however_often_it_runs(pytester):
+    """Python's once-per-location rule: five conversions at one line of a test warned five
+    times (a review: no warning registry was passed)."""
+    _save(pytester, mode="nearest")
+    pytester.makepyfile("""
+        def test_loop(ascend_model):
+            for _ in range(5):
+                ascend_model("models/rs.onnx")
+    """)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
