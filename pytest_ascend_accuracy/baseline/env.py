@@ -107,11 +107,11 @@ def environment_for(converted, **extra) -> Dict[str, object]:
     info = dict(converted.info or {})
     env: Dict[str, object] = {"backend": converted.backend}
     if converted.backend == "emulator":
-        from ..backends.emulator.backend import EMULATOR_FORMAT
+        from ..backends.emulator.backend import EMULATOR_NUMERICS
         from ..graph.onnx_graph import ort_version
 
         user = (info.get("emulator") or {}).get("atc_options") or {}
-        env.update(toolkit_version=f"emulator-{EMULATOR_FORMAT}/onnxruntime-{ort_version()}",
+        env.update(toolkit_version=f"emulator-{EMULATOR_NUMERICS}/onnxruntime-{ort_version()}",
                    soc_version="emulator",
                    atc_args=[f"--{k}={v}" for k, v in converted.mode.atc_options()]
                    # an AIPP file (insert_op_conf=) is an absolute path: its name only, as

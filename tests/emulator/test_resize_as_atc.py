@@ -145,3 +145,12 @@ def test_safe_settings_at_sizes_where_the_device_differs_are_reported(ctm, nm, n
         assert rows and rows[0][3], (ctm, n_in, scale)
     if float(n_in * scale).is_integer() and not (ctm == "pytorch_half_pixel" and y.shape[-1] == 1):
         assert rows == []  # where every version computes as ONNX does: no warning
+
+
+def test_rows_of_an_entry_an_earlier_format_wrote_still_warn():
+    """A review: rows cached by a4ec2ca's entries hold three items; reading them raised
+    IndexError and failed the check (the format is bumped too, 10)."""
+    from pytest_ascend_accuracy.backends.emulator.atc_resize import resize_warning
+
+    text = resize_warning("m", [["up", "half_pixel", "round_prefer_floor"]])
+    assert "nearest Resize 'up' (coordinate_transformation_mode='half_pixel'" in text

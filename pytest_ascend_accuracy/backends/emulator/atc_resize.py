@@ -129,6 +129,7 @@ def _scales(model, node) -> Optional[List[float]]:
 
 def resize_warning(label: str, rows: Sequence[Sequence[str]]) -> str:
     """The warning for ``rows`` (``resize_rows``) of the model ``label``."""
+    rows = [list(r) + [""] * (4 - len(r)) for r in rows]  # (a format-9 entry's rows: 3 items)
     odd = [r for r in rows if not r[3]]
     sized = [r for r in rows if r[3]]
     parts = []

@@ -52,8 +52,14 @@ from .rounding import check_overflow
 #: --input_shape, as ATC's does; 7: a folded constant only an If branch reads is kept, a
 #: folded weight's graph-input entry (IR 3) dropped, faults on If branch nodes applied; 8: a
 #: kept op is not UB-fused with one not kept; 9: a nearest Resize typed ResizeNearestNeighborV2,
-#: the Resize ops ATC computes otherwise listed, atc_resize.py)
-EMULATOR_FORMAT = 9
+#: the Resize ops ATC computes otherwise listed, atc_resize.py; 10: those rows say why, a
+#: 'safe' setting at sizes where it is not: a format-9 entry's rows had no reason, IndexError)
+EMULATOR_FORMAT = 10
+#: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
+#: ``baseline.env``): format 8 was the last such change. A baseline recorded the format itself,
+#: so every format bump (9: types and warnings only) made every emulator baseline "rebaseline
+#: required" on upgrade, and machines on two releases rewrote each other's files (a trial)
+EMULATOR_NUMERICS = 8
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
