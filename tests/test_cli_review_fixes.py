@@ -183,3 +183,41 @@ def test_a_device_ascend_rt_visible_devices_hides_is_named_with_a_cli_value_to_p
     assert err.endswith("e.g. --device 2")
     pasted = err.rsplit("e.g. ", 1)[1].split()  # the printed value, as given
     assert cli.main([*argv, *pasted]) != 2, capsys.readouterr().err  # no usage error now
+
+
+def test_compare_warns_of_a_float16_goldens_own_overflow(tmp_path, capsys):
+    """docs/formats.md said the CLI warns as assert_accuracy does; its compare called
+    compare_dumps itself and said nothing (a review)."""
+    import warnings
+
+    import numpy as np
+
+    from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+    from pytest_ascend_accuracy.dump.npy_writer import NpyDumpWriter
+    from pytest_ascend_accuracy.report.golden_overflow import GoldenOverflowWarning
+
+    y = np.array([1.0, np.inf, 2.0, np.inf], np.float16)
+    with NpyDumpWriter(tmp_path / "golden") as w:
+        w.write_op("mm", [], [y])
+    with AscendDumpWriter(tmp_path / "npu") as w:
+        w.write_op("MatMul", "mm", [], [y])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cli.main(["compare", str(tmp_path / "npu"), str(tmp_path / "golden")])
+    assert any(issubclass(w.category, GoldenOverflowWarning) and "mm (2 of 4 positions +Inf"
+               in str(w.message) for w in caught), [str(w.message) for w in caught]
+
+
+def test_diagnose_writes_its_reports_for_a_model_named_from_undecodable_bytes(tmp_path,
+                                                                              capsys):
+    """diagnosis.txt and .html were written strictly as UTF-8: the model's name (m\\udcff)
+    ended the run with UnicodeEncodeError (a review)."""
+    import onnx
+
+    from pytest_ascend_accuracy.testing import models as tiny_models
+
+    model = tmp_path / os.fsdecode(b"m\xff.onnx")
+    onnx.save(tiny_models.passing_mlp(), str(model))
+    assert cli.main(["diagnose", str(model), "--out", str(tmp_path / "fix"),
+                     "--cache-dir", str(tmp_path / "cache")]) == 0, capsys.readouterr().err
+    assert "m\\udcff" in (tmp_path / "fix" / "diagnosis.html").read_text(encoding="utf-8")

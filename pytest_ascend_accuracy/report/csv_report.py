@@ -196,4 +196,5 @@ def csv_text(result: CompareResult, verdict: Optional[Verdict] = None) -> str:
 
 def write_csv(result: CompareResult, path, verdict: Optional[Verdict] = None) -> str:
     """Write the msaccucmp-compatible CSV (atomically); returns the path."""
-    return os.fspath(atomic_write_text(path, csv_text(result, verdict), what="CSV report", errors="backslashreplace"))
+    return os.fspath(atomic_write_text(path, csv_text(result, verdict), what="CSV report",
+                                       errors="backslashreplace"))

@@ -6,8 +6,8 @@ infinity, which the compare counts as equal (``compare.metrics``: an attention m
 must compare equal). A mixed-precision export whose fp16 MatMul overflowed then passed with
 every downstream row one-hot and nothing in the terminal, only ``OverFlow YES`` in the CSV of
 ``--accuracy-report`` (a trial). ``GoldenOverflowWarning`` names those ops: their infinities are
-the model's own, and the check cannot judge those positions. A float32 golden's infinities
-(a mask's constant ``-inf``, which float32 computes exactly) are not warned about.
+the model's own, and the check cannot judge those positions. A float32 golden's infinities,
+and a float16 golden's ``-Inf`` (an attention mask's), are not warned about.
 """
 from __future__ import annotations
 
@@ -27,10 +27,13 @@ class GoldenOverflowWarning(UserWarning):
 
 
 def overflowing_rows(result) -> List:
-    """The rows (graph order) whose golden is float16 or bfloat16 and holds an infinity at a
-    position where the actual holds the same one."""
+    """The rows (graph order) whose golden is float16 or bfloat16 and holds ``+Inf`` where the
+    actual does too (positions compared as equal). ``-Inf`` alone is not taken: a float16
+    attention mask's ``-inf`` is deliberate, and a correct fp16 export warned at every check of
+    every mode (a review); an overflow to ``-Inf`` only is not said."""
     return [r for r in result.rows
             if r.metrics is not None and getattr(r.metrics, "matched_inf", 0)
+            and getattr(r.metrics, "posinf_golden", 0) and getattr(r.metrics, "posinf_actual", 0)
             and str(r.golden_dtype or r.dtype) in _NARROW]
 
 
@@ -39,15 +42,15 @@ def golden_overflow_text(result) -> str:
     rows = overflowing_rows(result)
     if not rows:
         return ""
-    named = ", ".join(f"{r.op_name} ({r.metrics.matched_inf} of {r.metrics.size} positions, "
-                      f"{r.golden_dtype or r.dtype})" for r in rows[:3])
+    named = ", ".join(f"{r.op_name} ({r.metrics.posinf_golden} of {r.metrics.size} positions "
+                      f"+Inf, {r.golden_dtype or r.dtype})" for r in rows[:3])
     more = f", +{len(rows) - 3} more" if len(rows) > 3 else ""
     return (f"{MESSAGE_START} where the device does, compared as equal: {named}{more}. The "
             f"ONNX model computes in float16 there and onnxruntime overflowed it as the device "
             f"did (|x| > 65504), so those positions are not judged, nor is what follows from "
             f"them; compute those ops in float32 in the model (its Cast to float16 before them) "
-            f"or keep their values in float16's range. Deliberate infinities (a float16 mask's "
-            f"-inf) are fine: -W 'ignore:{MESSAGE_START}' silences this")
+            f"or keep their values in float16's range. Deliberate ones are fine: "
+            f"-W 'ignore:{MESSAGE_START}' silences this")
 
 
 def warn_golden_overflow(result) -> None:

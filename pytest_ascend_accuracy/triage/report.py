@@ -211,9 +211,10 @@ def write_all(diagnosis, out_dir) -> Dict[str, str]:
     for name in ("diagnosis.txt", "diagnosis.json", "diagnosis.html"):
         files[name] = os.path.join(out, name)
     with_files = replace(diagnosis, fix_files=files)
-    atomic_write_text(files["diagnosis.txt"], text(with_files))
+    # reports: text UTF-8 cannot hold (a model file named from undecodable bytes) escaped
+    atomic_write_text(files["diagnosis.txt"], text(with_files), errors="backslashreplace")
     atomic_write_text(files["diagnosis.json"], json.dumps(to_dict(with_files), indent=2) + "\n")
-    atomic_write_text(files["diagnosis.html"], html_page(with_files))
+    atomic_write_text(files["diagnosis.html"], html_page(with_files), errors="backslashreplace")
     return files
 
 

@@ -56,7 +56,7 @@ def test_the_models_own_float16_overflow_is_warned_at_the_tests_line(project):
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines([
         "*test_ovf.py:9: GoldenOverflowWarning: the golden itself holds infinities where the "
-        "device does, compared as equal: mm (55 of 64 positions, float16). The ONNX model "
+        "device does, compared as equal: mm (55 of 64 positions +Inf, float16). The ONNX model "
         "computes in float16 there*"])
 
 
@@ -74,8 +74,10 @@ def _pair(dtype, golden_values):
 
 
 @pytest.mark.parametrize("dtype, values, warned", [
-    ("float16", [1.0, np.inf, 2.0, -np.inf], True),  # the model's own float16 overflow
+    ("float16", [1.0, np.inf, 2.0, np.inf], True),  # the model's own float16 overflow
     ("float32", [1.0, -np.inf, 2.0, -np.inf], False),  # a float32 mask's -inf: exact
+    # a float16 attention mask's -inf (a review: a correct fp16 export warned at every check)
+    ("float16", [1.0, -np.inf, 2.0, -np.inf], False),
     ("float16", [1.0, 2.0, 3.0, 4.0], False),
 ])
 def test_only_a_float16_goldens_infinities_are_warned_about(dtype, values, warned):
@@ -86,4 +88,4 @@ def test_only_a_float16_goldens_infinities_are_warned_about(dtype, values, warne
     got = [w for w in caught if issubclass(w.category, GoldenOverflowWarning)]
     assert bool(got) == warned
     if warned:
-        assert "op (2 of 4 positions, float16)" in str(got[0].message)
+        assert "op (2 of 4 positions +Inf, float16)" in str(got[0].message)
