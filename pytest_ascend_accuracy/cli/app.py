@@ -421,6 +421,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
     """Run the console script; returns the exit status."""
+    for stream in (sys.stdout, sys.stderr):  # a path from undecodable bytes (m\udcff) printed
+        if hasattr(stream, "reconfigure"):  # escaped, not a UnicodeEncodeError (a review)
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
