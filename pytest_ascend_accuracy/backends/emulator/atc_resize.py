@@ -84,47 +84,57 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
 
 def _sizes_why(model, node, ctm: str, info) -> str:
     """Why a ``SAFE`` pair is not safe at this node's sizes, or "" (also where they are not
-    known): scales whose product with an input size is not whole (ONNX computes with the scale,
-    the device with input / output size), or ``pytorch_half_pixel`` to an output size of 1
-    (ONNX takes position 0, the device ``floor(0.5 * in)``)."""
+    known): the source pixels onnxruntime takes against those the device takes
+    (``resize_pixels``, compared exactly for an NCHW Resize); for other shapes, a scale whose
+    product with an input size is not whole, or ``pytorch_half_pixel`` to an output size of 1."""
     ins = (info.get(node.input[0]) or (0, None))[1] if node.input else None
     outs = (info.get(node.output[0]) or (0, None))[1] if node.output else None
     if not ins or not outs or len(ins) != len(outs) or None in ins or None in outs:
         return ""
+    from .resize_pixels import differing_axis
+
+    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
+                default=11)
+    differs = differing_axis(node, _constants(model, node), ins, outs, ctm, opset)
+    if differs is not None:
+        if not differs:
+            return ""
+        axis, onnx_idx, dev_idx = differs
+        return (f"resizing axis {axis} from {ins[axis]} to {outs[axis]}, ONNX reads positions "
+                f"{_listed(onnx_idx)} and the device {_listed(dev_idx)}")
     if ctm == "pytorch_half_pixel":
         ones = [k for k, (i, o) in enumerate(zip(ins, outs)) if o == 1 and i > 1]
         if ones:
             return (f"resizing axis {ones[0]} from {ins[ones[0]]} to 1, which ONNX reads at "
                     f"position 0 under pytorch_half_pixel and the device at floor(0.5 x "
                     f"{ins[ones[0]]})")
-    scales = _scales(model, node)
-    if scales is None or len(scales) != len(ins):
+    scales = _constants(model, node).get(node.input[2]) if len(node.input) > 2 else None
+    if scales is None or len(scales) != len(ins) or (len(node.input) > 3 and node.input[3]):
         return ""
-    for k, (i, s) in enumerate(zip(ins, scales)):
+    for k, (i, s) in enumerate(zip(ins, (float(v) for v in scales))):
         if s != 1 and abs(i * s - round(i * s)) > 1e-6:
             return (f"its scales give axis {k} a fractional size ({i} x {s:g} = {i * s:g}, "
                     f"output {outs[k]}): ONNX computes with the scale, the device with "
-                    f"{i} / {outs[k]}; give the Resize its output sizes (its 4th input) instead "
-                    f"of scales")
+                    f"{i} / {outs[k]}")
     return ""
 
 
-def _scales(model, node) -> Optional[List[float]]:
-    """The constant ``scales`` input of a Resize given scales (not sizes), else None."""
-    if len(node.input) < 3 or not node.input[2] or (len(node.input) > 3 and node.input[3]):
-        return None
+def _listed(values) -> str:
+    return "[" + ", ".join(map(str, values[:8])) + (", ...]" if len(values) > 8 else "]")
+
+
+def _constants(model, node) -> dict:
+    """``{name: array}`` of the node's constant inputs (initializers, Constant nodes)."""
     from onnx import numpy_helper
 
-    name = node.input[2]
-    for t in model.graph.initializer:
-        if t.name == name:
-            return [float(v) for v in numpy_helper.to_array(t).ravel()]
+    wanted = {n for n in node.input if n}
+    out = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer if t.name in wanted}
     for n in model.graph.node:
-        if n.op_type == "Constant" and name in n.output:
+        if n.op_type == "Constant" and n.output and n.output[0] in wanted:
             for a in n.attribute:
                 if a.name == "value":
-                    return [float(v) for v in numpy_helper.to_array(a.t).ravel()]
-    return None
+                    out[n.output[0]] = numpy_helper.to_array(a.t)
+    return out
 
 
 def resize_warning(label: str, rows: Sequence[Sequence[str]]) -> str:
