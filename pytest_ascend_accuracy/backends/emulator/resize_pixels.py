@@ -46,7 +46,6 @@ def onnx_indices(node, consts, shape: Sequence[int], opset: int
     """(row indices, column indices) onnxruntime takes for ``node`` on an input of ``shape``
     (``[N, C, H, W]``), its ``scales``/``sizes`` from ``consts`` (name -> array); None where
     they are not constants or the pixels cannot be numbered exactly."""
-    import onnx
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
