@@ -182,3 +182,32 @@ def test_sizes_of_1_the_model_refuses_are_not_printed_as_a_command_that_passes(
     np.save(tmp_path / "x.npy", inputs["x"])  # either way it names, filled in
     _runs_pasted(f"{command} --inputs x={tmp_path / 'x.npy'}", capsys, tmp_path)
     _runs_pasted(f"{command} --input-shape x:12", capsys, tmp_path)
+
+
+def test_compare_with_a_golden_cache_entry_gives_the_sizes_it_records(tmp_path, capsys,
+                                                                      monkeypatch):
+    """A PP-OCRv4 trial: compare against a golden cache entry (its golden.json records the
+    model's name and input shapes, no model file) printed 'diagnose MODEL.onnx' without
+    --input-shape; pasted it was refused as dynamic, and the refusal's e.g. (1s) said PASSES
+    of a dump failing at 48x320. The command carries the recorded sizes now."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+    shape = {"input_ids": (2, 8), "attention_mask": (2, 8)}
+    folder = tmp_path / "p"
+    folder.mkdir()
+    onnx.save(tokens(), str(folder / "m.onnx"))
+    cache = Cache(folder / "cache")
+    backend = EmulatorBackend(cache)
+    inputs = make_inputs(folder / "m.onnx", seed=0, input_shape=shape)
+    dump = backend.run(backend.convert(folder / "m.onnx", None, input_shape=shape), inputs,
+                       dump_dir=folder / "dump")
+    golden = golden_dump(folder / "m.onnx", inputs, cache=cache, input_shape=shape)
+    monkeypatch.chdir(folder)
+    assert main(["compare", str(dump.root), str(golden.root)]) == 1
+    command, _ = _command(capsys.readouterr().out)
+    assert command.startswith("ascend-accuracy diagnose MODEL.onnx ")
+    assert command.endswith(" --input-shape 'input_ids:2,8;attention_mask:2,8'")
+    _runs_pasted(command.replace("MODEL.onnx", "m.onnx"), capsys, tmp_path)

@@ -29,6 +29,9 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
     from ..golden.stored_record import read_record
     from ..golden.stored_record_check import check_record
 
+    cached = _cache_entry_source(golden_dir)
+    if cached is not None:  # a golden cache entry, not a stored golden: no model file named
+        return cached
     try:
         record = read_record(golden_dir) if golden_dir and os.path.isdir(golden_dir) else None
         check_record(golden_dir, record)  # a hand-edited one names no model to trust
@@ -40,6 +43,33 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
     path = Path(written) if os.path.isabs(written) else Path(golden_dir) / written
     return _source(path, record.get("input_shape"), record.get("inputs_digest"),
                    lambda: _dump_tensors(golden_dir))
+
+
+def _cache_entry_source(golden_dir) -> Optional[Dict[str, object]]:
+    """``{"input_shape": ...}`` of a golden cache entry, given as its folder or its ``npy``
+    folder: its ``golden.json`` names the model and the input shapes it ran at, not the model
+    file, so the command keeps ``MODEL.onnx`` but carries the sizes. A PP-OCRv4 trial: without
+    them, the pasted command was refused as dynamic, and its ``e.g.`` (1 for each dynamic
+    dimension) said PASSES of a dump that fails at 48x320. None for anything else (a stored
+    golden's record has other keys) and where it records no shapes."""
+    import json
+
+    for folder in (golden_dir, os.path.dirname(os.path.normpath(golden_dir or "."))):
+        try:
+            with open(os.path.join(folder, "golden.json"), encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(record, dict) or not {"model_name", "graph"} <= set(record):
+            return None
+        try:
+            shapes = (record.get("graph") or {}).get("input_shapes") or {}
+            shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}"
+                             for k, v in shapes.items())
+        except (ValueError, TypeError, AttributeError):
+            return None
+        return {"input_shape": shape} if shape else None
+    return None
 
 
 def saved_source(meta, rows=()) -> Optional[Dict[str, object]]:
