@@ -51,26 +51,4 @@ def frozen_heap() -> Iterator[None]:
                 gc.unfreeze()
 
 
-class HeapHold:
-    """``frozen_heap`` held open from one call to another, not around a block: the plugin
-    holds it from ``pytest_unconfigure`` until the last of pytest's cleanups, so that the five
-    full collections pytest makes there (``unraisableexception.gc_collect_harder``, to report
-    what finalizers raise) walk only what was made since, not every object of the imports and
-    the session: 5 x 16-33 ms per pytest process (each xdist worker and the controller), one
-    collection instead. ``hold`` twice holds once; ``release`` without ``hold`` does nothing."""
-
-    def __init__(self) -> None:
-        self._block = None
-
-    def hold(self) -> None:
-        if self._block is None:
-            self._block = frozen_heap()
-            self._block.__enter__()
-
-    def release(self) -> None:
-        block, self._block = self._block, None
-        if block is not None:
-            block.__exit__(None, None, None)
-
-
-__all__ = ["HeapHold", "frozen_heap"]
+__all__ = ["frozen_heap"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from ..backends.dump_modes import DUMP_MODES
-from ..core.frozen_heap import HeapHold
 from ..errors import ConfigError
 from .fixtures import (  # noqa: F401  (fixtures are registered by being names of this plugin)
     CONTEXT_KEY,
@@ -133,8 +132,6 @@ def pytest_load_initial_conftests(early_config, parser, args):
 def pytest_configure(config):
     """Register the marker, validate the options and put the session state on ``config``."""
     config.addinivalue_line("markers", MARKER_LINE)
-    config.stash[_EXIT_HEAP] = hold = HeapHold()  # released after pytest's exit collections
-    config.add_cleanup(hold.release)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_exist, check_devices_visible
     from .xdist_support import (SESSION_KEY, XdistHooks, get_num_workers, get_worker_id,
@@ -190,14 +187,6 @@ def pytest_configure(config):
     # when named by module (-p xdist.plugin, e.g. with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1)
     if any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin")):
         config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
-
-
-#: the heap held frozen through pytest's exit collections (``core.frozen_heap.HeapHold``)
-_EXIT_HEAP = pytest.StashKey[object]()
-
-
-def pytest_unconfigure(config):
-    config.stash.get(_EXIT_HEAP, HeapHold()).hold()
 
 
 def pytest_plugin_registered(plugin, manager):
