@@ -31,7 +31,7 @@ import numpy as np
 from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet, OpRecord, TensorRef
 from ...dump.dtypes import UnsupportedDtype
-from ...errors import AscendAccuracyError, BackendError, ConversionError, DumpWriteError
+from ...errors import AscendAccuracyError, BackendError, ConfigError, ConversionError, DumpWriteError
 from ...core.modes import Mode, resolve_mode
 from ...graph.content_digests import model_digest
 from ...graph.onnx_graph import check_inputs, model_label, ort_version
@@ -40,6 +40,7 @@ from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aip
 from ..base import ConvertedModel
 from ..dump_modes import check_dump_mode, dumps_inputs, dumps_outputs
 from .atc_resize import warn_resize
+from .folded_keeps import folded_keep_problem
 from .faults import Fault, check_fault_targets, check_faults
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
@@ -173,8 +174,15 @@ class EmulatorBackend:
                                  "atc_version": f"emulator-{EMULATOR_FORMAT}/onnxruntime-{ort_version()}"})
 
         entry = self.cache.get_or_build("emulator", key, build)
-        plan_info = json.loads((entry / PLAN_FILE).read_text(encoding="utf-8")).get("info", {})
+        plan_json = json.loads((entry / PLAN_FILE).read_text(encoding="utf-8"))
+        plan_info = plan_json.get("info", {})
         warn_resize(model_label(model), plan_info.get("atc_resize"))  # at each conversion
+        problem = folded_keep_problem(  # at each conversion, a cache hit too (folded_keeps.py)
+            mode.keep_dtype, plan_info.get("folded") or (),
+            (m for op in plan_json.get("ops", ()) for m in op.get("original_names") or ()),
+            model_label(model))
+        if problem:
+            raise ConfigError("keep_dtype", problem)
         return ConvertedModel(backend=self.name, path=entry / MODEL_FILE,
                               source_model=Path(model) if isinstance(model, (str, Path)) else Path(label),
                               mode=mode, key=key, model_name=label, om_json=entry / OM_JSON_FILE,
