@@ -1,49 +1,51 @@
-"""A library warning at the user's own line: the first frame outside this package and any
-installed or standard-library code (pytest, pluggy, xdist, execnet, runpy, the ``pytest``
-script), which is a test's ``check_accuracy`` or ``ascend_model`` call. pytest's warnings
-summary then names the user's file and line, as for a warning the test raises itself (a warning
-at ``plugin/accuracy_check.py:273`` said nothing to a user). Where no such frame exists (a YAML
-suite's item, the CLI) the warning is issued at the library's caller, as ``warnings.warn``
-would. Python's once-per-location rule holds (the frame's ``__warningregistry__``: a review
-saw five warnings from five calls at one line), and no module source is asked for (a review:
-passing the frame's globals made Python ask ``pytest/__main__``'s loader for the source of
+"""A library warning at the user's own line: the first frame that is not this package's nor the
+machinery's that runs a test (pytest, pluggy, xdist, execnet, runpy, the ``pytest`` script or
+``python -m pytest``'s ``__main__``), which is a test's ``check_accuracy`` or ``ascend_model``
+call. pytest's warnings summary then names the user's file and line, as for a warning the test
+raises itself (a warning at ``plugin/accuracy_check.py:273`` said nothing to a user). Frames are
+told by their module's name, not by where the file lies: a test suite installed in
+site-packages and run with ``--pyargs`` is the user's code (a review: told by location, such a
+suite's warnings named a line of this package). Where no user frame exists (a YAML suite's
+item, the CLI) the warning is issued at the library's caller, as ``warnings.warn`` would.
+Python's once-per-location rule holds (the frame's ``__warningregistry__``: a review saw five
+warnings from five calls at one line), and no module source is asked for (a review: passing
+the frame's globals made Python ask ``pytest/__main__``'s loader for the source of
 ``__main__`` under ``python -m pytest``, an ImportError that failed the check)."""
 from __future__ import annotations
 
-import os
 import sys
-import sysconfig
 import warnings
 
-_PACKAGE = os.path.realpath(os.path.dirname(os.path.dirname(__file__)))
+#: top-level modules whose frames run tests, not write them
+_MACHINERY = frozenset({"pytest_ascend_accuracy", "_pytest", "pytest", "pluggy", "xdist",
+                        "execnet", "runpy", "importlib", "unittest", "contextlib",
+                        "__channelexec__"})  # (an xdist worker's main loop, run by execnet)
 
 
-def _installed_roots():
-    roots = {_PACKAGE}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib", "scripts"):
-        try:
-            roots.add(os.path.realpath(sysconfig.get_path(key)))
-        except (KeyError, TypeError):
-            continue
-    for m in (sys.modules.get("_pytest"), sys.modules.get("pluggy")):  # also where not installed
-        if getattr(m, "__file__", None):
-            roots.add(os.path.realpath(os.path.dirname(m.__file__)))
-    return tuple(roots)
-
-
-def _machinery(filename: str, roots) -> bool:
-    """A frame of this package, of installed or standard-library code, or a frozen module."""
-    if filename.startswith("<"):
+def _machinery(frame) -> bool:
+    """A frame of this package or of the machinery that runs tests (see the module docstring);
+    ``__main__`` counts as machinery where it is pytest's own (the script, ``-m pytest``)."""
+    if frame.f_code.co_filename.startswith("<"):  # frozen importlib, exec'd strings
         return True
-    path = os.path.realpath(filename)
-    return any(path == root or path.startswith(root + os.sep) for root in roots)
+    name = str(frame.f_globals.get("__name__") or "")
+    if name == "__main__":
+        spec = frame.f_globals.get("__spec__")
+        parent = getattr(spec, "name", "") or ""
+        return parent.split(".")[0] in _MACHINERY or _is_pytest_script(frame)
+    return name.split(".")[0] in _MACHINERY
+
+
+def _is_pytest_script(frame) -> bool:
+    """The console script ``pytest``/``py.test`` (its ``__main__`` imports pytest's console_main)."""
+    import os
+
+    return os.path.basename(frame.f_code.co_filename) in ("pytest", "py.test", "pytest.exe")
 
 
 def warn_at_caller(warning: Warning) -> None:
     """Issue ``warning`` at the first frame of the user's code (see the module docstring)."""
-    roots = _installed_roots()
     frame = sys._getframe(1)
-    while frame is not None and _machinery(frame.f_code.co_filename, roots):
+    while frame is not None and _machinery(frame):
         frame = frame.f_back
     if frame is None:
         warnings.warn(warning, stacklevel=3)
