@@ -143,3 +143,13 @@ def test_a_hand_written_version_line_is_read_as_yaml_reads_it(tmp_path, line):
     assert read_baseline(path).version == 3 and version_on_disk(path) == 3
     check_baseline(_run(_exact()), path, header=HEADER, inputs=SPEC, regen=Regen.ALL)
     assert _version(path) == ["version: 3"]
+
+
+def test_a_marked_file_saved_with_a_byte_order_mark_keeps_its_mark(tmp_path):
+    """An editor's UTF-8 BOM put the first comment line after it: the mark was not seen and a
+    correct device's noise failed the rel_l2 test (a review)."""
+    path = tmp_path / "default.yaml"
+    check_baseline(_run(_exact()), path, header=HEADER, inputs=SPEC)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert read_baseline(path).judged_as == 3
+    assert check_baseline(_run(_noisy()), path, header=HEADER, inputs=SPEC, **REL).passed

@@ -221,3 +221,13 @@ def test_diagnose_writes_its_reports_for_a_model_named_from_undecodable_bytes(tm
     assert cli.main(["diagnose", str(model), "--out", str(tmp_path / "fix"),
                      "--cache-dir", str(tmp_path / "cache")]) == 0, capsys.readouterr().err
     assert "m\\udcff" in (tmp_path / "fix" / "diagnosis.html").read_text(encoding="utf-8")
+
+
+def test_main_gives_the_callers_streams_back_as_they_were(tmp_path, capsys):
+    """main() set its streams' errors to backslashreplace and left them so for a caller that
+    ran it in its own process (a review)."""
+    import sys
+
+    before = (sys.stdout.errors, sys.stderr.errors)
+    cli.main(["cache", "--cache-dir", str(tmp_path / "none")])
+    assert (sys.stdout.errors, sys.stderr.errors) == before

@@ -314,7 +314,7 @@ def read_baseline(path, *, shown: Optional[str] = None) -> Baseline:
     except yaml.YAMLError as exc:
         raise ConfigError(where, f"baseline is not valid YAML: {exc}") from None
     baseline = baseline_from_data(data, where)
-    if baseline.version == PLAIN_REL_L2_VERSION and _marked(text):
+    if baseline.version == PLAIN_REL_L2_VERSION and _marked(text.lstrip("\ufeff")):  # (a BOM)
         baseline = replace(baseline, rel_l2_as_judged=True)
     return baseline
 

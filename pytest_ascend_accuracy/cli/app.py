@@ -420,10 +420,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    """Run the console script; returns the exit status."""
-    for stream in (sys.stdout, sys.stderr):  # a path from undecodable bytes (m\udcff) printed
-        if hasattr(stream, "reconfigure"):  # escaped, not a UnicodeEncodeError (a review)
-            stream.reconfigure(errors="backslashreplace")
+    """Run the console script; returns the exit status. Its output escapes text from
+    undecodable bytes (a model path m\\udcff printed to a strict stream ended the run with
+    UnicodeEncodeError, a review); the streams are given back as they were (main() called in a
+    process of its own kept them changed, a review)."""
+    streams = [s for s in (sys.stdout, sys.stderr) if hasattr(s, "reconfigure")]
+    before = [s.errors for s in streams]
+    for stream in streams:
+        stream.reconfigure(errors="backslashreplace")
+    try:
+        return _main(argv)
+    finally:
+        for stream, errors in zip(streams, before):
+            try:
+                stream.reconfigure(errors=errors)
+            except (ValueError, OSError):  # a stream closed meanwhile
+                pass
+
+
+def _main(argv: Optional[List[str]]) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
