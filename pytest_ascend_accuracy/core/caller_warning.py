@@ -36,7 +36,7 @@ def _machinery(frame) -> bool:
 
 
 def _is_pytest_script(frame) -> bool:
-    """The console script ``pytest``/``py.test`` (its ``__main__`` imports pytest's console_main)."""
+    """The console script ``pytest``/``py.test``, whose ``__main__`` calls console_main."""
     import os
 
     return os.path.basename(frame.f_code.co_filename) in ("pytest", "py.test", "pytest.exe")
