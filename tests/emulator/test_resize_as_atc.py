@@ -160,3 +160,47 @@ def test_rows_of_an_entry_an_earlier_format_wrote_still_warn():
 
     text = resize_warning("m", [["up", "half_pixel", "round_prefer_floor"]])
     assert "nearest Resize 'up' (coordinate_transformation_mode='half_pixel'" in text
+
+
+def _model_of(shape, scales, opset, axes=None, **attrs):
+    """A nearest Resize of an input of ``shape`` by ``scales`` (for ``axes`` where given)."""
+    out = list(shape)
+    for k, a in enumerate(axes if axes is not None else range(len(shape))):
+        out[a] = int(shape[a] * scales[k])
+    inputs = ["x", "scales"] if opset < 11 else ["x", "", "scales"]
+    if axes is not None:
+        attrs["axes"] = axes
+    g = h.make_graph([h.make_node("Resize", inputs, ["y"], name="rs", mode="nearest", **attrs)],
+                     "rs", [h.make_tensor_value_info("x", T.FLOAT, list(shape))],
+                     [h.make_tensor_value_info("y", T.FLOAT, out)],
+                     [nh.from_array(np.array(scales, np.float32), "scales")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+@pytest.mark.parametrize("shape, scales, opset, axes, attrs, warned", [
+    # a review (H26): other cases than NCHW fell back on a scale rule that warned falsely
+    # (align_corners never differs) or missed; opset 18's axes and opset 10 were never looked at
+    ([1, 4, 100], [1, 1, 0.3], 13, None,
+     {"coordinate_transformation_mode": "align_corners", "nearest_mode": "round_prefer_ceil"},
+     False),
+    ([1, 4, 10], [1, 1, 0.35], 13, None,
+     {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}, True),
+    ([1, 1, 10, 10], [0.35, 0.35], 18, [2, 3],
+     {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor"}, True),
+    ([1, 1, 7, 7], [1, 1, 0.75, 0.75], 10, None, {}, True),
+    ([1, 1, 10, 10], [1, 1, 0.5, 0.5], 10, None, {}, False),
+    ([1, 1, 4096, 4096], [1, 1, 0.3, 0.3], 13, None,
+     {"coordinate_transformation_mode": "align_corners", "nearest_mode": "round_prefer_ceil"},
+     False),
+])
+def test_resizes_of_any_rank_opset_and_size_are_judged_by_their_pixels(shape, scales, opset,
+                                                                       axes, attrs, warned):
+    from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+
+    m = _model_of(shape, scales, opset, axes, **attrs)
+    rows = resize_rows(m, m.graph.node, tensor_info(m))
+    assert bool(rows) == warned, rows
+    if warned:
+        assert "ONNX reads positions" in rows[0][3]

@@ -21,7 +21,9 @@ proves nothing for such an op. By TensorFlow's definitions (source index ``floor
 ``align_corners``; ``s = in / out``) three ONNX settings agree with what every version builds,
 where the output size is the input size times the scale: ``SAFE`` below. Any other nearest
 Resize of opset 11 or newer is reported (``resize_rows``), with a warning at each conversion
-(``resize_warning``). Opset 10 (no such attributes) is not reported.
+(``resize_warning``); so is a ``SAFE`` one, and an opset 10 one (no such attributes: both
+flags off), at sizes where the device takes other source pixels than onnxruntime
+(``resize_pixels``, compared axis by axis).
 """
 from __future__ import annotations
 
@@ -63,11 +65,16 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
     the device; both passed on the emulator without a word."""
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                 default=0)
-    if opset < 11:
-        return []
     rows = []
     for n in nodes:
         if n.op_type != "Resize" or n.domain not in ("", "ai.onnx"):
+            continue
+        if opset < 11:  # no coordinate attributes: ATC builds both flags off (a review)
+            mode = next((a.s.decode("utf-8", "replace") for a in n.attribute
+                         if a.name == "mode"), "nearest")
+            why = _sizes_why(model, n, "", info or {}) if mode == "nearest" else ""
+            if why:
+                rows.append([n.name, "", "", why])
             continue
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
@@ -83,10 +90,9 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
 
 
 def _sizes_why(model, node, ctm: str, info) -> str:
-    """Why a ``SAFE`` pair is not safe at this node's sizes, or "" (also where they are not
-    known): the source pixels onnxruntime takes against those the device takes
-    (``resize_pixels``, compared exactly for an NCHW Resize); for other shapes, a scale whose
-    product with an input size is not whole, or ``pytorch_half_pixel`` to an output size of 1."""
+    """Why a ``SAFE`` pair (or an opset 10 Resize, ``ctm`` "") is not safe at this node's
+    sizes, or "": the source pixels onnxruntime takes against those the device takes, axis by
+    axis (``resize_pixels``). "" also where the sizes or the scales are not known (no claim)."""
     ins = (info.get(node.input[0]) or (0, None))[1] if node.input else None
     outs = (info.get(node.output[0]) or (0, None))[1] if node.output else None
     if not ins or not outs or len(ins) != len(outs) or None in ins or None in outs:
@@ -96,27 +102,11 @@ def _sizes_why(model, node, ctm: str, info) -> str:
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                 default=11)
     differs = differing_axis(node, _constants(model, node), ins, outs, ctm, opset)
-    if differs is not None:
-        if not differs:
-            return ""
-        axis, onnx_idx, dev_idx = differs
-        return (f"resizing axis {axis} from {ins[axis]} to {outs[axis]}, ONNX reads positions "
-                f"{_listed(onnx_idx)} and the device {_listed(dev_idx)}")
-    if ctm == "pytorch_half_pixel":
-        ones = [k for k, (i, o) in enumerate(zip(ins, outs)) if o == 1 and i > 1]
-        if ones:
-            return (f"resizing axis {ones[0]} from {ins[ones[0]]} to 1, which ONNX reads at "
-                    f"position 0 under pytorch_half_pixel and the device at floor(0.5 x "
-                    f"{ins[ones[0]]})")
-    scales = _constants(model, node).get(node.input[2]) if len(node.input) > 2 else None
-    if scales is None or len(scales) != len(ins) or (len(node.input) > 3 and node.input[3]):
+    if not differs:
         return ""
-    for k, (i, s) in enumerate(zip(ins, (float(v) for v in scales))):
-        if s != 1 and abs(i * s - round(i * s)) > 1e-6:
-            return (f"its scales give axis {k} a fractional size ({i} x {s:g} = {i * s:g}, "
-                    f"output {outs[k]}): ONNX computes with the scale, the device with "
-                    f"{i} / {outs[k]}")
-    return ""
+    axis, onnx_idx, dev_idx = differs
+    return (f"resizing axis {axis} from {ins[axis]} to {outs[axis]}, ONNX reads positions "
+            f"{_listed(onnx_idx)} and the device {_listed(dev_idx)}")
 
 
 def _listed(values) -> str:
@@ -146,13 +136,19 @@ def resize_warning(label: str, rows: Sequence[Sequence[str]]) -> str:
     if odd:
         parts.append(_pair_text(label, odd))
     if sized:
-        shown = "; ".join(f"{name!r} (coordinate_transformation_mode={ctm!r}, nearest_mode="
-                          f"{nm!r}): {why}" for name, ctm, nm, why in sized[:8])
+        shown = "; ".join(f"{name!r} ({_settings(ctm, nm)}): {why}"
+                          for name, ctm, nm, why in sized[:8])
         more = f"; and {len(sized) - 8} more" if len(sized) > 8 else ""
         parts.append(f"model {label!r}: nearest Resize {shown}{more}: the device takes other "
                      f"source pixels than the emulator here, so a pass on the emulator proves "
                      f"nothing for {'this op' if len(sized) == 1 else 'these ops'}")
     return " ".join(parts)
+
+
+def _settings(ctm: str, nm: str) -> str:
+    if not ctm:
+        return "opset 10, without coordinate_transformation_mode"
+    return f"coordinate_transformation_mode={ctm!r}, nearest_mode={nm!r}"
 
 
 def _pair_text(label: str, rows) -> str:

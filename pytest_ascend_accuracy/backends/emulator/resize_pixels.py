@@ -1,27 +1,31 @@
 """Which source pixels a nearest Resize takes: onnxruntime's (what the emulator and the golden
 compute) against the ``ResizeNearestNeighborV2`` ATC builds (TensorFlow's definition, with the
-flags every CANN parser found sets for the three settings ``atc_resize.SAFE`` lists).
+flags every CANN parser found sets for the settings ``atc_resize.SAFE`` lists; at opset 10 both
+flags off).
 
 ``atc_resize`` warned of a "safe" setting wherever a scale gave a fractional size; a review
 found 186 of 417 such cases computed alike (``align_corners`` never differs: ONNX computes it
-from the sizes too). So the two index lists are computed and compared: onnxruntime's by running
-the Resize alone on an input that numbers its pixels (exactly its own arithmetic), the
+from the sizes too), and a second one found the scale rule's float32 products both warning
+falsely and missing differences. So the two index lists are computed and compared, one axis at
+a time (nearest indices do not depend on the other axes): onnxruntime's by running the Resize
+alone on an input of size 1 on every axis but that one, whose values number its positions
+(exactly its own arithmetic, at any rank, with ``axes`` (opset 18+) or opset 10's inputs), the
 device's by TensorFlow's formulas (``CalculateResizeScale``, ``floor`` of ``o * s`` or of
 ``(o + 0.5) * s`` with ``half_pixel_centers``, ``roundf`` with ``align_corners``, in float32,
-clamped). Only a 4-D input whose first two axes keep their size is looked at (the NCHW Resize
-of a detector or a segmentation head); other cases are not compared and get no claim.
+clamped). Where the scales or sizes are not constants nothing is compared and no claim made.
 """
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-#: the flags ATC's parsers set for each ``SAFE`` coordinate mode (atc_resize's docstring)
+#: the flags ATC's parsers set for each ``SAFE`` coordinate mode (atc_resize's docstring);
+#: opset 10's Resize (no such attribute) gets neither
 FLAGS = {"asymmetric": {}, "align_corners": {"align_corners": True},
-         "pytorch_half_pixel": {"half_pixel_centers": True}}
-#: pixels numbered exactly in float32
-_MAX_PIXELS = 1 << 24
+         "pytorch_half_pixel": {"half_pixel_centers": True}, "": {}}
+#: positions numbered exactly in float32
+_MAX_POSITIONS = 1 << 24
 
 
 def device_indices(n_in: int, n_out: int, *, align_corners: bool = False,
@@ -41,35 +45,52 @@ def device_indices(n_in: int, n_out: int, *, align_corners: bool = False,
     return np.clip(x.astype(np.int64), 0, n_in - 1)
 
 
-def onnx_indices(node, consts, shape: Sequence[int], opset: int
-                 ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
-    """(row indices, column indices) onnxruntime takes for ``node`` on an input of ``shape``
-    (``[N, C, H, W]``), its ``scales``/``sizes`` from ``consts`` (name -> array); None where
-    they are not constants or the pixels cannot be numbered exactly."""
+def _given(node, consts, opset: int):
+    """("scales" | "sizes", the constant vector, its axes) of a Resize, or None."""
+    from onnx import helper
+
+    inputs = list(node.input) + [""] * 4
+    if opset < 11:
+        name, kind = inputs[1], "scales"
+    elif inputs[3]:
+        name, kind = inputs[3], "sizes"
+    else:
+        name, kind = inputs[2], "scales"
+    vector = consts.get(name) if name else None
+    if vector is None:
+        return None
+    axes = next((list(helper.get_attribute_value(a)) for a in node.attribute
+                 if a.name == "axes"), None)
+    return kind, np.asarray(vector).ravel(), axes
+
+
+def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
+                      opset: int) -> Optional[np.ndarray]:
+    """The source index of each output position along ``axis`` as onnxruntime computes ``node``
+    on an input of ``shape`` (its ``scales``/``sizes`` from ``consts``, name -> array); None
+    where they are not constants, or onnxruntime refuses the probe."""
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
-    h, w = int(shape[2]), int(shape[3])
-    if h * w >= _MAX_PIXELS:
+    given = _given(node, consts, opset)
+    rank, n = len(shape), int(shape[axis])
+    if given is None or n >= _MAX_POSITIONS:
         return None
-    inputs = list(node.input) + [""] * (4 - len(node.input))
-    scales = consts.get(inputs[2]) if inputs[2] else None
-    sizes = consts.get(inputs[3]) if inputs[3] else None
-    if sizes is not None and len(sizes) == 4:
-        given = [("sizes", np.array([1, 1, *np.asarray(sizes)[2:]], np.int64))]
-        names = ["", "", "sizes"]
-    elif scales is not None and len(scales) == 4:
-        given = [("scales", np.array([1, 1, *np.asarray(scales)[2:]], np.float32))]
-        names = ["", "scales"]
-    else:
+    kind, vector, axes = given
+    axes = [a % rank for a in axes] if axes is not None else list(range(rank))
+    if len(vector) != len(axes) or axis not in axes:
         return None
+    dtype = np.int64 if kind == "sizes" else np.float32
+    probe_vector = np.array([vector[k] if a == axis else 1 for k, a in enumerate(axes)], dtype)
+    names = ["x", "scales"] if opset < 11 else (
+        ["x", "", "scales"] if kind == "scales" else ["x", "", "", "sizes"])
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    probe = helper.make_node("Resize", ["x", *names], ["y"], **attrs)
-    graph = helper.make_graph([probe], "probe",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT,
-                                                             [1, 1, h, w])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-                              [numpy_helper.from_array(a, n) for n, a in given])
+    probe = helper.make_node("Resize", names, ["y"], **attrs)
+    dims = [n if a == axis else 1 for a in range(rank)]
+    graph = helper.make_graph(
+        [probe], "probe", [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(probe_vector, kind)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = min(model.ir_version, 8)
     so = ort.SessionOptions()
@@ -77,28 +98,36 @@ def onnx_indices(node, consts, shape: Sequence[int], opset: int
     try:
         session = ort.InferenceSession(model.SerializeToString(), so,
                                        providers=["CPUExecutionProvider"])
-        x = np.arange(h * w, dtype=np.float32).reshape(1, 1, h, w)
-        y = session.run(None, {"x": x})[0].astype(np.int64)[0, 0]
+        x = np.arange(n, dtype=np.float32).reshape(dims)
+        return session.run(None, {"x": x})[0].astype(np.int64).ravel()
     except Exception:  # onnxruntime refuses what the model's own run would too: no claim
         return None
-    return y[:, 0] // w, y[0, :] % w
 
 
-def differing_axis(node, consts, ins: Sequence[int], outs: Sequence[int], ctm: str,
-                   opset: int) -> Optional[List]:
-    """``[axis, onnx indices, device indices]`` of the first axis (2 or 3) where onnxruntime
-    and the device take other source pixels, [] where they take the same, None where this
-    cannot be told (see the module docstring)."""
-    if len(ins) != 4 or len(outs) != 4 or list(ins[:2]) != list(outs[:2]):
+def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
+                   outs: Sequence[int], ctm: str, opset: int) -> Optional[List]:
+    """``[axis, onnx indices, device indices]`` of the first resized axis where onnxruntime
+    and the device take other source pixels, [] where they take the same on every axis, None
+    where this cannot be told (see the module docstring); ``ctm``: the Resize's
+    ``coordinate_transformation_mode``, "" at opset 10."""
+    given = _given(node, consts, opset)
+    if len(ins) != len(outs) or given is None:
         return None
-    got = onnx_indices(node, consts, ins, opset)
-    if got is None:
+    kind, vector, axes = given
+    axes = [a % len(ins) for a in axes] if axes is not None else list(range(len(ins)))
+    if len(vector) != len(axes):
         return None
-    for axis, onnx_idx in zip((2, 3), got):
-        dev = device_indices(int(ins[axis]), int(outs[axis]), **FLAGS[ctm])
-        if len(onnx_idx) != len(dev) or not np.array_equal(onnx_idx, dev):
-            return [axis, onnx_idx.tolist(), dev.tolist()]
+    for k, axis in enumerate(axes):  # every axis the Resize resizes (a scale of 1.05 on 10
+        n_in, n_out = ins[axis], outs[axis]  # keeps the size and moves pixels in ONNX)
+        if (vector[k] == 1) if kind == "scales" else (int(vector[k]) == int(n_in)):
+            continue
+        got = onnx_axis_indices(node, consts, ins, axis, opset)
+        if got is None:
+            return None
+        dev = device_indices(int(n_in), int(n_out), **FLAGS[ctm])
+        if len(got) != len(dev) or not np.array_equal(got, dev):
+            return [axis, got.tolist(), dev.tolist()]
     return []
 
 
-__all__ = ["FLAGS", "device_indices", "differing_axis", "onnx_indices"]
+__all__ = ["FLAGS", "device_indices", "differing_axis", "onnx_axis_indices"]
