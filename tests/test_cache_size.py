@@ -151,7 +151,7 @@ def test_cache_command_lists_and_prunes(tmp_path, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"cache {tmp_path}: 3 entries, ")
     assert "om" in out and "om/k0" in out and "last used" in out
-    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--max-size", "7000"]) == 0
+    assert cli.main(["cache", "--cache-dir", str(tmp_path), "--max-size", "7000B"]) == 0
     out = capsys.readouterr().out
     assert "removed 1 entry" in out and len(entries(Cache(tmp_path))) == 2
     assert cli.main(["cache", "--cache-dir", str(tmp_path), "--clear"]) == 0
@@ -269,7 +269,7 @@ def test_a_directory_that_is_no_cache_is_neither_listed_nor_pruned(tmp_path, cap
 
 @pytest.mark.parametrize("text, closest", [("2 gigabytes", "2GB"), ("2,5GB", "2.5GB"),
                                            ("2PB", "2048TB"), ("1e9", "1000000000"),
-                                           ("1_000_000", "1000000"), ("2 GBs", "2GB")])
+                                           ("1_000_000", "1000000B"), ("2 GBs", "2GB")])
 def test_a_size_that_cannot_be_read_names_the_closest_that_can(text, closest):
     """``0.5`` was read as 0 (every build then cleared the cache); other refusals said only
     'expected a size such as 2GB'."""
@@ -405,3 +405,16 @@ def test_the_listing_keeps_its_columns_for_a_long_namespace(tmp_path, capsys):
     assert cli.main(["cache", "--cache-dir", str(tmp_path)]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  ")][:2]
     assert len(lines) == 2 and len({line.index(" entry") for line in lines}) == 1, lines
+
+
+@pytest.mark.parametrize("text", ["500", "2", "1000"])
+def test_a_small_size_without_a_unit_is_refused_not_read_as_bytes(text):
+    """'ascend-accuracy cache --max-size 500' removed every entry (1.1 GB) without a word: 500
+    bytes (a trial). Below 1 MB a unit is asked for; '500B' still means bytes."""
+    with pytest.raises(ConfigError) as info:
+        parse_size(text, "--max-size")
+    assert str(info.value).startswith(f"--max-size: {text!r} has no unit and would be {text} "
+                                      f"bytes, less than any cache entry")
+    assert f"give the unit: {text}MB or {text}GB ({text}B if bytes are meant)" in str(info.value)
+    assert parse_size(f"{text.split('.')[0]}MB") == int(text.split('.')[0]) << 20  # as printed
+    assert parse_size("500B") == 500

@@ -32,7 +32,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
     group = p.add_mutually_exclusive_group()
     group.add_argument("--max-size", metavar="SIZE",
                        help="evict least-recently-used entries until the cache holds at most "
-                            "SIZE (e.g. 2GB, 500MB)")
+                            "SIZE (e.g. 2GB, 500MB; a number without a unit is bytes, "
+                            "refused below 1 MB: 500B)")
     group.add_argument("--clear", action="store_true",
                        help="evict every entry no running process holds")
 

@@ -58,7 +58,17 @@ def parse_size(text, where: str = "ascend_accuracy_cache_size") -> Optional[int]
         number = s.rstrip("bB").strip()
         raise ConfigError(where, f"{s!r} is {size:g} bytes: a size in bytes must be a whole "
                                  f"number; with a larger unit: {number}GB or {number}MB")
+    if re.fullmatch(r"[\d.]+", s) and 0 < size < _BARE_FLOOR:  # (0 is 0 in every unit)
+        # a bare number is bytes: '--max-size 500' removed every entry, 1.1 GB, without a word
+        # (a trial); below 1 MB a unit is asked for ('500B' still means bytes)
+        raise ConfigError(where, f"{s!r} has no unit and would be {s} bytes, less than any "
+                                 f"cache entry: every entry would go; give the unit: {s}MB or "
+                                 f"{s}GB ({s}B if bytes are meant)")
     return int(size)
+
+
+#: a size given without a unit below this (1 MB) is refused: it reads as bytes
+_BARE_FLOOR = 1 << 20
 
 
 def _read_size(s: str) -> Optional[float]:
@@ -93,6 +103,8 @@ def _closest_size(s: str) -> Optional[str]:
     if not unit and value != int(value):
         return None
     text = f"{int(value)}" if not unit else f"{value:g}{unit}"
+    if not unit and 0 < value < _BARE_FLOOR:  # (a bare number this small is refused)
+        text += "B"
     return text if text != s and _read_size(text) is not None else None
 
 
