@@ -53,7 +53,7 @@ class Runner:
         # is cached is only known by converting); a rerun gets the spent ones free from the cache
         if self.conversions >= self.budget:
             raise BudgetExhausted(f"conversion budget of {self.budget} spent")
-        self.progress(f"converting and running mode {mode.name}")
+        self.progress(f"converting and running mode {_short_name(mode)}")
         converted = self.backend.convert(self.model, mode, input_shape=self.input_shape,
                                          atc_options=self.atc_options)
         new = cache is None or cache.stats.misses > before
@@ -104,3 +104,13 @@ def range_ops(ev: Evaluation, golden, model=None) -> List[str]:
 def applied_rules(backend, converted) -> List[str]:
     probe = getattr(backend, "fusion_rules", None)
     return list(probe(converted)) if probe else []
+
+
+def _short_name(mode, limit: int = 120) -> str:
+    """``mode.name`` for a progress line: a keep_dtype mode's name lists every op kept, and a
+    rec model's diagnosis printed lines of 3,870 characters (a trial); cut, with the count."""
+    name = mode.name
+    if len(name) <= limit:
+        return name
+    kept = len(getattr(mode, "keep_dtype", ()) or ())
+    return f"{name[:limit - 20]}... ({kept} ops kept)" if kept else f"{name[:limit]}..."
