@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.baseline.check import check_baseline
-from pytest_ascend_accuracy.baseline.file import REL_L2_AS_JUDGED_MARK, ops_from_result, read_baseline
+from pytest_ascend_accuracy.baseline.file import (REL_L2_AS_JUDGED_MARK, ops_from_result,
+                                                  read_baseline)
 from pytest_ascend_accuracy.baseline.older_versions import version_on_disk
 from pytest_ascend_accuracy.baseline.writing import write_baseline
 from pytest_ascend_accuracy.compare.engine import compare_dumps

@@ -19,7 +19,8 @@ def test_the_error_names_the_ids_that_exist():
 
 
 def test_under_visible_devices_the_ids_are_the_visible_ones():
-    """The runtime counts the visible devices; the user's ids are the ones it lists (``assign_device``)."""
+    """The runtime counts the visible devices; the user's ids are the ones it lists
+    (``assign_device``)."""
     env = {"ASCEND_RT_VISIBLE_DEVICES": "4,6"}
     check_devices_exist((4, 6), 2, environ=env)
     with pytest.raises(ConfigError) as info:  # one of the two listed is not there

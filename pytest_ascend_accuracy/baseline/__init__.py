@@ -37,8 +37,8 @@ from .check import (MISSING, PASSED, REBASELINE, REGEN_CHOICES, REGRESSED, REWRI
                     OpChange, check_baseline, judge_ops, setup_changes)
 from .env import (atc_args_of, baseline_path, environment_for, key_path, locate_baseline,
                   mode_items, model_info, model_key)
-from .file import (ENVIRONMENT_KEYS, Baseline, BaselineWriteError, InputSpec,
-                            OpBaseline, TensorSpec, ops_from_result, read_baseline, render)
+from .file import (ENVIRONMENT_KEYS, Baseline, BaselineWriteError, InputSpec, OpBaseline,
+                   TensorSpec, ops_from_result, read_baseline, render)
 from .writing import BaselineRefused, write_baseline
 from .inputs import BaselineInputs, input_spec, inputs_dir, inputs_for_baseline
 from .metrics import BaselineMetricWarning, rel_l2_lines, unjudged_metrics
@@ -49,7 +49,8 @@ __all__ = ["check_baseline", "BaselineGapWarning", "BaselineOutcome", "ModelChan
            "REWRITTEN", "baseline_path", "environment_for", "atc_args_of", "mode_items",
            "key_path", "locate_baseline", "model_info", "model_key",
            "ENVIRONMENT_KEYS", "Baseline", "BaselineWriteError", "InputSpec", "OpBaseline",
-           "TensorSpec", "ops_from_result", "read_baseline", "render", "write_baseline", "BaselineRefused",
+           "TensorSpec", "ops_from_result", "read_baseline", "render", "write_baseline",
+           "BaselineRefused",
            "BaselineInputs", "input_spec", "inputs_dir", "inputs_for_baseline",
            "case_name", "locate_case", "BaselineMetricWarning", "rel_l2_lines",
            "unjudged_metrics"]

@@ -104,7 +104,8 @@ def writable(path, baseline: Baseline) -> Baseline:
     _refuse_undecodable(baseline, where)
     if baseline.version not in VERSIONS:
         raise BaselineRefused(where, f"baseline version {baseline.version!r} is not one this "
-                                 f"package reads ({', '.join(map(str, VERSIONS))}); not written")
+                                     f"package reads ({', '.join(map(str, VERSIONS))}); not "
+                                     f"written")
     for part in ("environment", "info"):
         odd = [k for k in getattr(baseline, part) if not isinstance(k, str)]
         if odd:  # (sorting mixed keys failed with TypeError)

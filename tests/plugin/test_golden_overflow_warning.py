@@ -37,7 +37,8 @@ def _mixed_overflow():
     graph = helper.make_graph(
         nodes, "mixed_ovf", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 32])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 16])],
-        [numpy_helper.from_array(np.array(20000, np.float32), "k"), numpy_helper.from_array(w, "w")])
+        [numpy_helper.from_array(np.array(20000, np.float32), "k"),
+         numpy_helper.from_array(w, "w")])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     return model

@@ -96,7 +96,8 @@ def test_names_are_checked_and_setup_mistakes_are_one_paragraph(pytester, block_
         "model 'block' (that is the name as dump file names write it); closest: 'enc/blk.0:norm'*",
         "ascend-accuracy configuration error: *insert_op_conf=... is not taken as an ATC option: "
         "pass the AIPP file as aipp=*",
-        "ascend-accuracy configuration error: *ATC option op_select_implmode=... is refused on every backend*",
+        "ascend-accuracy configuration error: *ATC option op_select_implmode=... is refused on "
+        "every backend*",
         "ascend-accuracy configuration error: *ONNX model 'models/nope.onnx' not found*",
         "ascend-accuracy configuration error: *unknown mode 'fusion-off'; closest: fusion_off*",
         "ascend-accuracy configuration error: *no model input named 'image'; inputs: x*",

@@ -70,7 +70,8 @@ def test_a_nearest_resize_atc_computes_otherwise_passes_only_with_a_warning(
     if warned:
         result.stdout.fnmatch_lines([
             # at the test's own line (its ascend_model call), not a line of the plugin's
-            f"*test_a_nearest_resize*.py:10: AtcResizeWarning: model 'rs': nearest Resize 'up' ({warned}): the emulator "
+            f"*test_a_nearest_resize*.py:10: AtcResizeWarning: model 'rs': nearest Resize "
+            f"'up' ({warned}): the emulator "
             "computes it as ONNX defines it, but ATC's ONNX parser builds "
             "ResizeNearestNeighborV2*a pass on the emulator proves nothing for this op*"
             "coordinate_transformation_mode='asymmetric' with nearest_mode='floor'*"])

@@ -31,7 +31,8 @@ import numpy as np
 from ...core.cache import Cache, make_key
 from ...dump.model import DumpSet, OpRecord, TensorRef
 from ...dump.dtypes import UnsupportedDtype
-from ...errors import AscendAccuracyError, BackendError, ConfigError, ConversionError, DumpWriteError
+from ...errors import (AscendAccuracyError, BackendError, ConfigError, ConversionError,
+                       DumpWriteError)
 from ...core.modes import Mode, resolve_mode
 from ...graph.content_digests import model_digest
 from ...graph.onnx_graph import check_inputs, model_label, ort_version
