@@ -414,7 +414,7 @@ def test_a_small_size_without_a_unit_is_refused_not_read_as_bytes(text):
     with pytest.raises(ConfigError) as info:
         parse_size(text, "--max-size")
     assert str(info.value).startswith(f"--max-size: {text!r} has no unit and would be {text} "
-                                      f"bytes, less than any cache entry")
+                                      f"bytes, which would evict nearly every entry")
     assert f"give the unit: {text}MB or {text}GB ({text}B if bytes are meant)" in str(info.value)
     assert parse_size(f"{text.split('.')[0]}MB") == int(text.split('.')[0]) << 20  # as printed
     assert parse_size("500B") == 500

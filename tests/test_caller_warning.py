@@ -39,3 +39,13 @@ def test_one_warning_per_line_however_often_it_is_called():
         warnings.simplefilter("default")
         scope["call"](warn_at_caller)
     assert len(caught) == 1
+
+
+def test_a_pytest_plugins_fixture_that_calls_the_test_is_machinery(monkeypatch):
+    """A review: pytest-benchmark's benchmark.pedantic(ascend_model, ...) made the warning name
+    pytest_benchmark/fixture.py:280; the installed pytest plugins' packages are skipped."""
+    from pytest_ascend_accuracy.core import caller_warning
+
+    monkeypatch.setattr(caller_warning, "_PLUGINS", [frozenset({"some_pytest_plugin"})])
+    (caught,) = _called_from("some_pytest_plugin.fixture", "/site/some_pytest_plugin/fixture.py")
+    assert caught.filename == __file__

@@ -61,9 +61,10 @@ def parse_size(text, where: str = "ascend_accuracy_cache_size") -> Optional[int]
     if re.fullmatch(r"[\d.]+", s) and 0 < size < _BARE_FLOOR:  # (0 is 0 in every unit)
         # a bare number is bytes: '--max-size 500' removed every entry, 1.1 GB, without a word
         # (a trial); below 1 MB a unit is asked for ('500B' still means bytes)
-        raise ConfigError(where, f"{s!r} has no unit and would be {s} bytes, less than any "
-                                 f"cache entry: every entry would go; give the unit: {s}MB or "
-                                 f"{s}GB ({s}B if bytes are meant)")
+        raise ConfigError(where, f"{s!r} has no unit and would be {s} bytes, which would "
+                                 f"evict nearly every entry (a golden or conversion is mostly "
+                                 f"megabytes); give the unit: {s}MB or {s}GB ({s}B if bytes "
+                                 f"are meant)")
     return int(size)
 
 

@@ -204,3 +204,74 @@ def test_resizes_of_any_rank_opset_and_size_are_judged_by_their_pixels(shape, sc
     assert bool(rows) == warned, rows
     if warned:
         assert "ONNX reads positions" in rows[0][3]
+
+
+def _scaled_model(opset, scales=(1, 1, 0.35, 0.35), n=10, **attrs):
+    inputs = ["x", "roi", "scales"] if opset < 13 else ["x", "", "scales"]
+    inits = [nh.from_array(np.array(scales, np.float32), "scales")]
+    if opset < 13:
+        inits.append(nh.from_array(np.zeros(0, np.float32), "roi"))
+    out = [1, 1, int(n * scales[2]), int(n * scales[3])]
+    g = h.make_graph([h.make_node("Resize", inputs, ["y"], name="rs", mode="nearest",
+                                  coordinate_transformation_mode="asymmetric",
+                                  nearest_mode="floor", **attrs)],
+                     "rs", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, n, n])],
+                     [h.make_tensor_value_info("y", T.FLOAT, out)], inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 8
+    return m
+
+
+@pytest.mark.parametrize("opset", [11, 12, 13])
+def test_torch_export_opsets_are_compared_too(opset):
+    """A review: at opsets 11 and 12 (torch.onnx's usual) the probe's empty roi was refused by
+    onnxruntime and no claim was made: rows 0, 2, 5 against 0, 3, 6 passed silently."""
+    from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+
+    m = _scaled_model(opset)
+    rows = resize_rows(m, m.graph.node, tensor_info(m))
+    assert rows and "ONNX reads positions [0, 2, 5] and the device [0, 3, 6]" in rows[0][3]
+
+
+@pytest.mark.parametrize("mode", ["default", "high_precision"])
+def test_every_mode_compares_the_sizes(tmp_path, mode):
+    """A review: the rows were computed after the emitter renamed the constants (scales ->
+    scales__fp16), so the default mode never compared the sizes; only force_fp32 warned."""
+    from pytest_ascend_accuracy.core.modes import resolve_mode
+
+    proto, plan = emulate_graph(_scaled_model(13), resolve_mode(mode))
+    assert plan.info["atc_resize"] and plan.info["atc_resize"][0][3]
+
+
+def test_a_resize_inside_an_if_branch_is_reported():
+    """A review: only top-level nodes were looked at."""
+    branch = h.make_graph(
+        [h.make_node("Resize", ["x", "", "sc"], ["yt"], name="rs_then", mode="nearest")],
+        "then", [], [h.make_tensor_value_info("yt", T.FLOAT, None)],
+        [nh.from_array(np.array([1, 1, 2, 2], np.float32), "sc")])
+    other = h.make_graph([h.make_node("Identity", ["x"], ["ye"], name="id_else")], "else", [],
+                         [h.make_tensor_value_info("ye", T.FLOAT, None)])
+    g = h.make_graph([h.make_node("If", ["c"], ["y"], name="if", then_branch=branch,
+                                  else_branch=other)],
+                     "m", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 4, 4]),
+                           h.make_tensor_value_info("c", T.BOOL, [])],
+                     [h.make_tensor_value_info("y", T.FLOAT, None)])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    assert [r[0] for r in resize_rows(m, m.graph.node)] == ["rs_then"]
+
+
+def test_keep_aspect_ratio_policy_gets_no_claim():
+    """A review: with keep_aspect_ratio_policy (opset 18) one scale serves every axis; probed
+    axis by axis, the warning named the wrong axis and missed the one that differed."""
+    from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+
+    g = h.make_graph([h.make_node("Resize", ["x", "", "", "sizes"], ["y"], name="rs",
+                                  mode="nearest", coordinate_transformation_mode="asymmetric",
+                                  nearest_mode="floor", axes=[2, 3],
+                                  keep_aspect_ratio_policy="not_larger")],
+                     "rs", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 10, 20])],
+                     [h.make_tensor_value_info("y", T.FLOAT, [1, 1, 4, 7])],
+                     [nh.from_array(np.array([10, 7], np.int64), "sizes")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18)])
+    m.ir_version = 8
+    assert resize_rows(m, m.graph.node, tensor_info(m)) == []

@@ -66,7 +66,7 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                 default=0)
     rows = []
-    for n in nodes:
+    for n in _with_branches(nodes):
         if n.op_type != "Resize" or n.domain not in ("", "ai.onnx"):
             continue
         if opset < 11:  # no coordinate attributes: ATC builds both flags off (a review)
@@ -87,6 +87,17 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
         if why:
             rows.append([n.name, *pair, why])
     return rows
+
+
+def _with_branches(nodes):
+    """``nodes`` and the nodes of their subgraphs (an If's branches, a Loop's body), depth
+    first: a nearest Resize inside an If branch went unreported (a review)."""
+    for n in nodes:
+        yield n
+        for a in n.attribute:
+            graphs = [a.g] if a.HasField("g") else list(a.graphs)
+            for g in graphs:
+                yield from _with_branches(g.node)
 
 
 def _sizes_why(model, node, ctm: str, info) -> str:

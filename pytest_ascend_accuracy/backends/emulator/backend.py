@@ -55,8 +55,9 @@ from .rounding import check_overflow
 #: folded weight's graph-input entry (IR 3) dropped, faults on If branch nodes applied; 8: a
 #: kept op is not UB-fused with one not kept; 9: a nearest Resize typed ResizeNearestNeighborV2,
 #: the Resize ops ATC computes otherwise listed, atc_resize.py; 10: those rows say why, a
-#: 'safe' setting at sizes where it is not: a format-9 entry's rows had no reason, IndexError)
-EMULATOR_FORMAT = 10
+#: 'safe' setting at sizes where it is not: a format-9 entry's rows had no reason, IndexError;
+#: 11: those sizes compared by the source pixels, before the constants are renamed)
+EMULATOR_FORMAT = 11
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``): format 8 was the last such change. A baseline recorded the format itself,
 #: so every format bump (9: types and warnings only) made every emulator baseline "rebaseline

@@ -82,15 +82,24 @@ def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
         return None
     dtype = np.int64 if kind == "sizes" else np.float32
     probe_vector = np.array([vector[k] if a == axis else 1 for k, a in enumerate(axes)], dtype)
-    names = ["x", "scales"] if opset < 11 else (
-        ["x", "", "scales"] if kind == "scales" else ["x", "", "", "sizes"])
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    if attrs.get("keep_aspect_ratio_policy", b"stretch") not in (b"stretch", "stretch"):
+        return None  # one scale for every axis from all of them: not one axis alone (no claim)
+    inits = [numpy_helper.from_array(probe_vector, kind)]
+    if opset < 11:
+        names = ["x", "scales"]
+    elif opset < 13:  # roi (and scales, with sizes) are required inputs there: empty ones
+        inits += [numpy_helper.from_array(np.zeros(0, np.float32), "roi")]
+        if kind == "sizes":
+            inits += [numpy_helper.from_array(np.zeros(0, np.float32), "no_scales")]
+        names = ["x", "roi", "scales"] if kind == "scales" else ["x", "roi", "no_scales", "sizes"]
+    else:
+        names = ["x", "", "scales"] if kind == "scales" else ["x", "", "", "sizes"]
     probe = helper.make_node("Resize", names, ["y"], **attrs)
     dims = [n if a == axis else 1 for a in range(rank)]
     graph = helper.make_graph(
         [probe], "probe", [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
-        [numpy_helper.from_array(probe_vector, kind)])
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = min(model.ir_version, 8)
     so = ort.SessionOptions()
@@ -100,7 +109,7 @@ def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
                                        providers=["CPUExecutionProvider"])
         x = np.arange(n, dtype=np.float32).reshape(dims)
         return session.run(None, {"x": x})[0].astype(np.int64).ravel()
-    except Exception:  # onnxruntime refuses what the model's own run would too: no claim
+    except Exception:  # onnxruntime refuses the probe: no claim
         return None
 
 

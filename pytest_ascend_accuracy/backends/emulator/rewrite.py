@@ -405,6 +405,9 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     for u in units:  # concatenated fused names must not clash with other node names
         if u.fused and u.name not in u.members and u.name in names_used:
             u.name = unique_name(u.name, names_used)
+    # before the emitter renames the graph's constants (scales -> scales__fp16: a review found
+    # the default mode's Resize rows empty, the sizes never compared)
+    atc_resize = resize_rows(proto, [n for u in units for n in u.nodes], info)
     emitter = _Emitter(proto, info, consts, overflow, device_formats, sink)
     emitter.inits.extend(new_inits)
     buffer_on = mode.buffer_optimize != "off_optimize"
@@ -447,7 +450,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         # keep_dtype names that match no node (typos; ATC would warn): they keep nothing
         "unknown_keep_dtype": [k for k in mode.keep_dtype if not k.startswith("OpType::")
                                and k not in {m for u in units for m in u.members} and k not in folded],
-        "atc_resize": resize_rows(proto, (n for u in units for n in u.nodes), info),
+        "atc_resize": atc_resize,  # atc_resize.py
         "untyped_tensors": sorted(o for u in units for o in u.output_origins if o not in info)[:50],
         "precisions": _count(op.precision for op in ops),
         "buffer_optimize": mode.buffer_optimize,
