@@ -115,7 +115,9 @@ def test_the_emulator_types_and_keeps_a_nearest_resize_as_atc(tmp_path):
     assert (op.op_type, op.precision) == ("ResizeNearestNeighborV2", "fp32")
     _, plan = emulate_graph(str(path), keep_dtype([]))
     assert plan.ops[0].precision == "fp16"
-    assert plan.info["atc_resize"] == [["resize", "half_pixel", "round_prefer_floor", ""]]
+    ((name, ctm, nm, why),) = plan.info["atc_resize"]
+    assert (name, ctm, nm) == ("resize", "half_pixel", "round_prefer_floor")
+    assert why.startswith("resizing axis 2 from 6 to 9, ONNX reads positions")
 
 
 def _tf_nearest_any(x, n_out, *, align_corners=False, half_pixel_centers=False):
@@ -212,9 +214,8 @@ def _scaled_model(opset, scales=(1, 1, 0.35, 0.35), n=10, **attrs):
     if opset < 13:
         inits.append(nh.from_array(np.zeros(0, np.float32), "roi"))
     out = [1, 1, int(n * scales[2]), int(n * scales[3])]
-    g = h.make_graph([h.make_node("Resize", inputs, ["y"], name="rs", mode="nearest",
-                                  coordinate_transformation_mode="asymmetric",
-                                  nearest_mode="floor", **attrs)],
+    attrs = {"coordinate_transformation_mode": "asymmetric", "nearest_mode": "floor", **attrs}
+    g = h.make_graph([h.make_node("Resize", inputs, ["y"], name="rs", mode="nearest", **attrs)],
                      "rs", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, n, n])],
                      [h.make_tensor_value_info("y", T.FLOAT, out)], inits)
     m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
@@ -274,4 +275,25 @@ def test_keep_aspect_ratio_policy_gets_no_claim():
                      [nh.from_array(np.array([10, 7], np.int64), "sizes")])
     m = h.make_model(g, opset_imports=[h.make_opsetid("", 18)])
     m.ir_version = 8
+    assert resize_rows(m, m.graph.node, tensor_info(m)) == []
+
+
+def test_onnx_defaults_doubling_an_image_are_not_warned_of():
+    """A trial: 129 warnings for sizes where neither CANN parser takes other pixels (ONNX's
+    defaults doubling an image among them); every nearest Resize is compared now, under both
+    parsers' flags, and warned of where one differs (32 -> 65: the 2025 parser's does)."""
+    from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+
+    doubled = _scaled_model(13, scales=(1, 1, 2.0, 2.0), n=16,
+                            coordinate_transformation_mode="half_pixel",
+                            nearest_mode="round_prefer_floor")
+    assert resize_rows(doubled, doubled.graph.node, tensor_info(doubled)) == []
+
+
+def test_the_output_size_is_onnxruntimes_not_shape_inferences():
+    """A trial: 10 x 0.7 is 6 to ONNX shape inference, 7 to onnxruntime and to ATC's float32
+    product; the warning said 'to 6' and listed 7 positions, where both take the same."""
+    from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+
+    m = _scaled_model(13, scales=(1, 1, 0.7, 0.7), n=10)
     assert resize_rows(m, m.graph.node, tensor_info(m)) == []

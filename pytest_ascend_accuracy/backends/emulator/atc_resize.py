@@ -80,11 +80,10 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
         if a["mode"] != "nearest":
             continue
-        if pair not in SAFE:
-            rows.append([n.name, *pair, ""])
-            continue
         why = _sizes_why(model, n, pair[0], info or {})
-        if why:
+        if why is None and pair not in SAFE:  # not compared: the settings alone decide
+            rows.append([n.name, *pair, ""])
+        elif why:
             rows.append([n.name, *pair, why])
     return rows
 
@@ -100,24 +99,28 @@ def _with_branches(nodes):
                 yield from _with_branches(g.node)
 
 
-def _sizes_why(model, node, ctm: str, info) -> str:
-    """Why a ``SAFE`` pair (or an opset 10 Resize, ``ctm`` "") is not safe at this node's
-    sizes, or "": the source pixels onnxruntime takes against those the device takes, axis by
-    axis (``resize_pixels``). "" also where the sizes or the scales are not known (no claim)."""
+def _sizes_why(model, node, ctm: str, info) -> Optional[str]:
+    """Where this Resize takes other source pixels on the device than in onnxruntime, under
+    some CANN parser, axis by axis (``resize_pixels``): the text; "" where it takes the same
+    under every parser (ONNX's defaults doubling an image do: a trial counted 129 such
+    warnings); None where the sizes or the scales are not known (then its settings decide)."""
     ins = (info.get(node.input[0]) or (0, None))[1] if node.input else None
     outs = (info.get(node.output[0]) or (0, None))[1] if node.output else None
     if not ins or not outs or len(ins) != len(outs) or None in ins or None in outs:
-        return ""
+        return None
     from .resize_pixels import differing_axis
 
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                 default=11)
     differs = differing_axis(node, _constants(model, node), ins, outs, ctm, opset)
+    if differs is None:
+        return None
     if not differs:
         return ""
-    axis, onnx_idx, dev_idx = differs
-    return (f"resizing axis {axis} from {ins[axis]} to {outs[axis]}, ONNX reads positions "
-            f"{_listed(onnx_idx)} and the device {_listed(dev_idx)}")
+    axis, onnx_idx, dev_idx, parser = differs
+    under = f" (as {parser} builds it)" if parser else ""
+    return (f"resizing axis {axis} from {ins[axis]} to {len(onnx_idx)}, ONNX reads positions "
+            f"{_listed(onnx_idx)} and the device{under} {_listed(dev_idx)}")
 
 
 def _listed(values) -> str:

@@ -56,13 +56,16 @@ from .rounding import check_overflow
 #: kept op is not UB-fused with one not kept; 9: a nearest Resize typed ResizeNearestNeighborV2,
 #: the Resize ops ATC computes otherwise listed, atc_resize.py; 10: those rows say why, a
 #: 'safe' setting at sizes where it is not: a format-9 entry's rows had no reason, IndexError;
-#: 11: those sizes compared by the source pixels, before the constants are renamed)
-EMULATOR_FORMAT = 11
+#: 11: those sizes compared by the source pixels, before the constants are renamed; 12: every
+#: nearest Resize compared under both CANN parsers' flags, at onnxruntime's output size)
+EMULATOR_FORMAT = 12
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
-#: ``baseline.env``): format 8 was the last such change. A baseline recorded the format itself,
-#: so every format bump (9: types and warnings only) made every emulator baseline "rebaseline
-#: required" on upgrade, and machines on two releases rewrote each other's files (a trial)
-EMULATOR_NUMERICS = 8
+#: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
+#: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
+#: releases rewrote each other's files (a trial). 9: format 9 did change numbers, a review
+#: found: OpType::Resize no longer keeps a nearest Resize in float32 (its type is
+#: ResizeNearestNeighborV2), so a model with both kinds computes that op in float16 now
+EMULATOR_NUMERICS = 9
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into

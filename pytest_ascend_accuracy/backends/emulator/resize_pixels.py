@@ -24,6 +24,28 @@ import numpy as np
 #: opset 10's Resize (no such attribute) gets neither
 FLAGS = {"asymmetric": {}, "align_corners": {"align_corners": True},
          "pytorch_half_pixel": {"half_pixel_centers": True}, "": {}}
+#: the flags each CANN ONNX parser found sets for a nearest Resize's coordinate mode (the
+#: modes not listed get neither): hicann/ops-cv resize_onnx_plugin.cpp (2025) and canndev's
+#: resize_plugin.cc; they differ for ONNX's default, half_pixel
+PARSER_FLAGS = {
+    "the 2025 ops-cv parser": {"half_pixel": {"half_pixel_centers": True},
+                               "pytorch_half_pixel": {"half_pixel_centers": True},
+                               "align_corners": {"align_corners": True}},
+    "canndev's parser": {"pytorch_half_pixel": {"half_pixel_centers": True},
+                         "align_corners": {"align_corners": True}},
+}
+
+
+def device_flag_sets(ctm: str) -> List:
+    """``[(which parser, flags)]`` of the distinct flag sets ATC's parsers give ``ctm``."""
+    out: List = []
+    for parser, table in PARSER_FLAGS.items():
+        flags = table.get(ctm, {})
+        if all(flags != f for _, f in out):
+            out.append((parser, flags))
+    return out
+
+
 #: positions numbered exactly in float32
 _MAX_POSITIONS = 1 << 24
 
@@ -115,10 +137,13 @@ def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
 
 def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
                    outs: Sequence[int], ctm: str, opset: int) -> Optional[List]:
-    """``[axis, onnx indices, device indices]`` of the first resized axis where onnxruntime
-    and the device take other source pixels, [] where they take the same on every axis, None
-    where this cannot be told (see the module docstring); ``ctm``: the Resize's
-    ``coordinate_transformation_mode``, "" at opset 10."""
+    """``[axis, onnx indices, device indices, which parser]`` of the first resized axis where
+    onnxruntime and the device, as some CANN parser builds it (``device_flag_sets``), take
+    other source pixels; [] where they take the same on every axis under every parser; None
+    where this cannot be told (see the module docstring). ``ctm``: the Resize's
+    ``coordinate_transformation_mode``, "" at opset 10. The output size is onnxruntime's
+    (ATC's float32 product too: 10 x 0.7 is 7, where ONNX shape inference says 6 and a false
+    warning named 7 positions 'to 6', a trial)."""
     given = _given(node, consts, opset)
     if len(ins) != len(outs) or given is None:
         return None
@@ -127,16 +152,19 @@ def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
     if len(vector) != len(axes):
         return None
     for k, axis in enumerate(axes):  # every axis the Resize resizes (a scale of 1.05 on 10
-        n_in, n_out = ins[axis], outs[axis]  # keeps the size and moves pixels in ONNX)
+        n_in = ins[axis]  # keeps the size and moves pixels in ONNX)
         if (vector[k] == 1) if kind == "scales" else (int(vector[k]) == int(n_in)):
             continue
         got = onnx_axis_indices(node, consts, ins, axis, opset)
         if got is None:
             return None
-        dev = device_indices(int(n_in), int(n_out), **FLAGS[ctm])
-        if len(got) != len(dev) or not np.array_equal(got, dev):
-            return [axis, got.tolist(), dev.tolist()]
+        sets = [("", FLAGS[""])] if not ctm else device_flag_sets(ctm)
+        for parser, flags in sets:
+            dev = device_indices(int(n_in), len(got), **flags)
+            if not np.array_equal(got, dev):
+                return [axis, got.tolist(), dev.tolist(), parser if len(sets) > 1 else ""]
     return []
 
 
-__all__ = ["FLAGS", "device_indices", "differing_axis", "onnx_axis_indices"]
+__all__ = ["FLAGS", "PARSER_FLAGS", "device_flag_sets", "device_indices", "differing_axis",
+           "onnx_axis_indices"]
