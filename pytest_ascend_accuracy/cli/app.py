@@ -365,10 +365,12 @@ def _run_compare(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    from ..report.golden_overflow import warn_golden_overflow
+    from ..report.golden_overflow import golden_overflow_text
     from .golden_source import diagnose_source
 
-    warn_golden_overflow(result)  # as assert_accuracy does: the model's own float16 overflow
+    overflow = golden_overflow_text(result, filter_advice=False)  # the model's own overflow
+    if overflow:  # said as assert_accuracy warns it, as a line of its own (no -W here)
+        print(f"{PROG}: warning: {overflow}", file=sys.stderr)
     result.meta["diagnose"] = diagnose_source(args.golden)  # the model and inputs to diagnose
     note = _inputs_note(result, actual, args.om_json) if args.inputs else ""
     note = "\n".join(n for n in (note, stale_golden_note(result, args.golden)) if n)

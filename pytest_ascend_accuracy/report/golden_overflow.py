@@ -37,8 +37,10 @@ def overflowing_rows(result) -> List:
             and str(r.golden_dtype or r.dtype) in _NARROW]
 
 
-def golden_overflow_text(result) -> str:
-    """The warning's text for ``result``, or "" where no float16 golden overflows."""
+def golden_overflow_text(result, filter_advice: bool = True) -> str:
+    """The warning's text for ``result``, or "" where no float16 golden overflows;
+    ``filter_advice``: end with the ``-W`` filter that silences it (pytest's option: the CLI,
+    which has no such option, prints the text as its own line without it, a review)."""
     rows = overflowing_rows(result)
     if not rows:
         return ""
@@ -49,8 +51,9 @@ def golden_overflow_text(result) -> str:
             f"ONNX model computes in float16 there and onnxruntime overflowed it as the device "
             f"did (|x| > 65504), so those positions are not judged, nor is what follows from "
             f"them; compute those ops in float32 in the model (its Cast to float16 before them) "
-            f"or keep their values in float16's range. Deliberate ones are fine: "
-            f"-W 'ignore:{MESSAGE_START}' silences this")
+            f"or keep their values in float16's range"
+            + (f". Deliberate ones are fine: -W 'ignore:{MESSAGE_START}' silences this"
+               if filter_advice else ""))
 
 
 def warn_golden_overflow(result) -> None:
