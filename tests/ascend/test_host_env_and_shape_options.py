@@ -55,3 +55,20 @@ def test_an_input_shape_among_the_atc_options_gives_the_sizes(tmp_path, monkeypa
     assert "--input_shape=x:3,16" in converted.info["atc_command"]
     out = backend.outputs(converted, {"x": np.ones((3, 16), np.float32)})
     assert next(iter(out.values())).shape[0] == 3
+
+
+def test_the_emulator_takes_an_input_shape_among_the_atc_options_too(tmp_path):
+    """A review: the ascend backend took it (2886651), the emulator said 'nothing gives its
+    size': one library call, two behaviours."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    model = tiny_models.passing_mlp()
+    for value in (model.graph.input[0], model.graph.output[0]):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    path = tmp_path / "dyn.onnx"
+    onnx.save(model, str(path))
+    backend = EmulatorBackend(Cache(tmp_path / "cache"))
+    converted = backend.convert(path, atc_options={"input_shape": "x:3,16"})
+    out = backend.outputs(converted, {"x": np.ones((3, 16), np.float32)})
+    assert next(iter(out.values())).shape[0] == 3

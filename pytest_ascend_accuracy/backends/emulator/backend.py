@@ -124,8 +124,10 @@ class EmulatorBackend:
 
             check_rules_off(mode.fusion_rules_off)
         check_fault_targets(self.faults, model)
-        shapes = parse_input_shape(input_shape)
         options = {str(k).lstrip("-"): str(v) for k, v in (atc_options or {}).items()}
+        if input_shape is None and "input_shape" in options:  # ATC's own option gives the
+            input_shape = options.pop("input_shape")  # sizes, as on the ascend backend
+        shapes = parse_input_shape(input_shape)
         # --insert_op_conf: keyed by content, applied at run; its output size checked against
         # the model input it feeds (ATC refuses a mismatch), so a cache hit is checked too
         aipp = conversion_aipp(options, model, shapes)
