@@ -474,16 +474,6 @@ def _inputs_from(data, where: str) -> InputSpec:
     return InputSpec(seed=seed, tensors=tuple(tensors), input_shape=shape, stored=stored)
 
 
-def __getattr__(name: str):
-    """``write_baseline`` moved to ``baseline.writing`` (this module was at 499 lines): still
-    importable from here, where earlier releases had it (a review)."""
-    if name == "write_baseline":
-        from .writing import write_baseline
-
-        return write_baseline
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = ["FORMAT", "VERSION", "VERSIONS", "PLAIN_COSINE_VERSION", "PLAIN_REL_L2_VERSION",
            "ENVIRONMENT_KEYS", "OpBaseline", "TensorSpec", "InputSpec", "Baseline",
            "BaselineWriteError", "ops_from_result", "render", "read_baseline", "op_numbers",
