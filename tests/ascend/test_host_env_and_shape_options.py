@@ -72,3 +72,5 @@ def test_the_emulator_takes_an_input_shape_among_the_atc_options_too(tmp_path):
     converted = backend.convert(path, atc_options={"input_shape": "x:3,16"})
     out = backend.outputs(converted, {"x": np.ones((3, 16), np.float32)})
     assert next(iter(out.values())).shape[0] == 3
+    with pytest.raises(ConfigError, match="input_shape given twice"):  # as the ascend backend
+        backend.convert(path, input_shape="x:3,16", atc_options={"input_shape": "x:5,16"})

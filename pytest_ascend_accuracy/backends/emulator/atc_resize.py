@@ -20,10 +20,11 @@ proves nothing for such an op. By TensorFlow's definitions (source index ``floor
 ``floor((o + 0.5) * s)`` with ``half_pixel_centers``; ``round(o * (in - 1) / (out - 1))`` with
 ``align_corners``; ``s = in / out``) three ONNX settings agree with what every version builds,
 where the output size is the input size times the scale: ``SAFE`` below. Any other nearest
-Resize of opset 11 or newer is reported (``resize_rows``), with a warning at each conversion
-(``resize_warning``); so is a ``SAFE`` one, and an opset 10 one (no such attributes: both
-flags off), at sizes where the device takes other source pixels than onnxruntime
-(``resize_pixels``, compared axis by axis).
+Resize whose sizes are known is compared axis by axis (``resize_pixels``): onnxruntime's source
+pixels against the op each parser builds (opset 10: both flags off), and reported where some
+parser's differ (``resize_rows``), with a warning at each conversion (``resize_warning``);
+where the sizes or scales are not known, a nearest Resize not ``SAFE`` is reported by its
+settings alone.
 """
 from __future__ import annotations
 
@@ -56,10 +57,10 @@ def _attrs(node) -> dict:
 
 def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
     """``[name, coordinate_transformation_mode, nearest_mode, why]`` of each nearest Resize
-    among ``nodes`` (ONNX nodes of ``model``, an ``onnx.ModelProto``) that ATC's parsers do
-    not compute as ONNX does: a pair not ``SAFE`` (``why`` empty), or a ``SAFE`` pair at sizes
-    where it is not (``why`` says which; ``info``: the model's ``tensor_info``, without which
-    such sizes are not known and not reported). A review: ``asymmetric``/``floor`` resizing 10
+    among ``nodes`` (ONNX nodes of ``model``, an ``onnx.ModelProto``, and their branches) that
+    some ATC parser does not compute as ONNX does: at known sizes (``info``: the model's
+    ``tensor_info``) where some parser's source pixels differ (``why`` says which), else a
+    pair not ``SAFE`` (``why`` empty). A review: ``asymmetric``/``floor`` resizing 10
     rows by 0.35 takes rows 0, 2, 5 in ONNX (scale 0.35) and 0, 3, 6 on the device (10 / 3),
     and ``pytorch_half_pixel`` to an output of 1 takes row 0 in ONNX, ``floor(0.5 * in)`` on
     the device; both passed on the emulator without a word."""

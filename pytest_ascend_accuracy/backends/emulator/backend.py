@@ -125,8 +125,11 @@ class EmulatorBackend:
             check_rules_off(mode.fusion_rules_off)
         check_fault_targets(self.faults, model)
         options = {str(k).lstrip("-"): str(v) for k, v in (atc_options or {}).items()}
-        if input_shape is None and "input_shape" in options:  # ATC's own option gives the
-            input_shape = options.pop("input_shape")  # sizes, as on the ascend backend
+        if "input_shape" in options:  # ATC's own option gives the sizes, as on the ascend
+            if input_shape is not None:  # backend, which refuses it given twice too
+                raise ConfigError("atc_options", "input_shape given twice (argument and atc "
+                                                 "option)")
+            input_shape = options.pop("input_shape")
         shapes = parse_input_shape(input_shape)
         # --insert_op_conf: keyed by content, applied at run; its output size checked against
         # the model input it feeds (ATC refuses a mismatch), so a cache hit is checked too

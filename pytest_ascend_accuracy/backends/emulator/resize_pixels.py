@@ -1,7 +1,7 @@
 """Which source pixels a nearest Resize takes: onnxruntime's (what the emulator and the golden
 compute) against the ``ResizeNearestNeighborV2`` ATC builds (TensorFlow's definition, with the
-flags every CANN parser found sets for the settings ``atc_resize.SAFE`` lists; at opset 10 both
-flags off).
+flags each CANN parser found sets for the coordinate mode, ``PARSER_FLAGS``; at opset 10 both
+flags off), at onnxruntime's output size.
 
 ``atc_resize`` warned of a "safe" setting wherever a scale gave a fractional size; a review
 found 186 of 417 such cases computed alike (``align_corners`` never differs: ONNX computes it
@@ -20,8 +20,8 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-#: the flags ATC's parsers set for each ``SAFE`` coordinate mode (atc_resize's docstring);
-#: opset 10's Resize (no such attribute) gets neither
+#: the flags of the ``SAFE`` coordinate modes, which every parser sets alike (atc_resize's
+#: docstring); "": opset 10's Resize (no such attribute) gets neither
 FLAGS = {"asymmetric": {}, "align_corners": {"align_corners": True},
          "pytorch_half_pixel": {"half_pixel_centers": True}, "": {}}
 #: the flags each CANN ONNX parser found sets for a nearest Resize's coordinate mode (the
