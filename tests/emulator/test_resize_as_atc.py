@@ -297,3 +297,40 @@ def test_the_output_size_is_onnxruntimes_not_shape_inferences():
 
     m = _scaled_model(13, scales=(1, 1, 0.7, 0.7), n=10)
     assert resize_rows(m, m.graph.node, tensor_info(m)) == []
+
+
+def _tf_bilinear_coordinates(n_in, n_out, *, align_corners=False, half_pixel_centers=False):
+    """TensorFlow's ResizeBilinear source coordinate of each output position (float64, as
+    written in its definition), clamped as interpolation of 0..n_in-1 clamps it."""
+    scale = (n_in - 1) / (n_out - 1) if align_corners and n_out > 1 else n_in / n_out
+    o = np.arange(n_out, dtype=np.float64)
+    x = (o + 0.5) * scale - 0.5 if half_pixel_centers else o * scale
+    return np.clip(x, 0, n_in - 1)
+
+
+_CANNDEV_LINEAR = {"pytorch_half_pixel": {"half_pixel_centers": True},
+                   "align_corners": {"align_corners": True}}
+
+
+@pytest.mark.parametrize("ctm", ["half_pixel", "pytorch_half_pixel", "align_corners",
+                                 "asymmetric"])
+def test_a_linear_resize_is_warned_of_exactly_where_canndevs_op_differs(ctm):
+    """A segmentation trial (880 settings): 101 linear ones canndev's ResizeBilinearV2 computes
+    otherwise went unwarned. Compared now: warned exactly where onnxruntime's source
+    coordinates and TensorFlow's op's (canndev's flags) differ."""
+    from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+
+    wrong = []
+    for n_in in (3, 5, 10, 33):
+        for scale in (0.5, 0.6, 1.5, 2.0, 1.97):
+            m = _resize(n_in, scale, mode="linear", coordinate_transformation_mode=ctm)
+            x = np.arange(n_in, dtype=np.float32)[None, None, :, None] * np.ones(
+                (1, 2, 1, n_in), np.float32)  # (_resize's input: [1, 2, n_in, n_in])
+            y = ort.InferenceSession(m.SerializeToString()).run(None, {"x": x})[0]
+            if y.shape[-2] != int(n_in * scale):
+                continue
+            dev = _tf_bilinear_coordinates(n_in, y.shape[-2], **_CANNDEV_LINEAR.get(ctm, {}))
+            same = np.allclose(y[0, 0, :, 0], dev, atol=1e-3)
+            if bool(resize_rows(m, m.graph.node, tensor_info(m))) == same:
+                wrong.append((n_in, scale, same))
+    assert not wrong

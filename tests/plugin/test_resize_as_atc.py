@@ -60,7 +60,7 @@ def test_keep_dtype_names_a_nearest_resize_by_atcs_type(pytester):
      None),
     ({"mode": "nearest", "coordinate_transformation_mode": "pytorch_half_pixel",
       "nearest_mode": "round_prefer_ceil"}, None),
-    ({"mode": "linear"}, None)])
+    ({"mode": "linear", "coordinate_transformation_mode": "asymmetric"}, None)])
 def test_a_nearest_resize_atc_computes_otherwise_passes_only_with_a_warning(
         pytester, attrs, warned):
     _save(pytester, **attrs)
@@ -101,3 +101,17 @@ def test_one_warning_per_line_however_often_it_runs(pytester):
     """)
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, warnings=1)
+
+
+def test_a_linear_resize_canndev_builds_otherwise_is_warned_of(pytester):
+    """A segmentation trial: a bilinear Resize with ONNX's default half_pixel (tf2onnx's) is
+    ResizeBilinearV2 without half_pixel_centers under canndev's parser; 33 -> 65 took other
+    source coordinates there (4.8% of pixels changed class) and passed without a word."""
+    _save(pytester, mode="linear")
+    pytester.makepyfile(TEST.format(entries=[""]))
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines([
+        "*AtcResizeWarning: model 'rs': linear Resize 'up' (coordinate_transformation_mode="
+        "'half_pixel'): resizing axis 2 from 6 to 9, ONNX reads source coordinates * and the "
+        "device (as canndev's parser (ResizeBilinearV2) builds it) *"])

@@ -79,6 +79,11 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
             continue
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
+        if a["mode"] == "linear":  # compared where sizes are known, never by settings alone
+            why = _sizes_why(model, n, pair[0], info or {}, linear=True)
+            if why:
+                rows.append([n.name, pair[0], "linear", why])
+            continue
         if a["mode"] != "nearest":
             continue
         why = _sizes_why(model, n, pair[0], info or {})
@@ -100,7 +105,7 @@ def _with_branches(nodes):
                 yield from _with_branches(g.node)
 
 
-def _sizes_why(model, node, ctm: str, info) -> Optional[str]:
+def _sizes_why(model, node, ctm: str, info, linear: bool = False) -> Optional[str]:
     """Where this Resize takes other source pixels on the device than in onnxruntime, under
     some CANN parser, axis by axis (``resize_pixels``): the text; "" where it takes the same
     under every parser (ONNX's defaults doubling an image do: a trial counted 129 such
@@ -113,14 +118,15 @@ def _sizes_why(model, node, ctm: str, info) -> Optional[str]:
 
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                 default=11)
-    differs = differing_axis(node, _constants(model, node), ins, outs, ctm, opset)
+    differs = differing_axis(node, _constants(model, node), ins, outs, ctm, opset, linear)
     if differs is None:
         return None
     if not differs:
         return ""
     axis, onnx_idx, dev_idx, parser = differs
     under = f" (as {parser} builds it)" if parser else ""
-    return (f"resizing axis {axis} from {ins[axis]} to {len(onnx_idx)}, ONNX reads positions "
+    what = "source coordinates" if linear else "positions"
+    return (f"resizing axis {axis} from {ins[axis]} to {len(onnx_idx)}, ONNX reads {what} "
             f"{_listed(onnx_idx)} and the device{under} {_listed(dev_idx)}")
 
 
@@ -150,19 +156,24 @@ def resize_warning(label: str, rows: Sequence[Sequence[str]]) -> str:
     parts = []
     if odd:
         parts.append(_pair_text(label, odd))
-    if sized:
+    for kind, group in (("nearest", [r for r in sized if r[2] != "linear"]),
+                        ("linear", [r for r in sized if r[2] == "linear"])):
+        if not group:
+            continue
         shown = "; ".join(f"{name!r} ({_settings(ctm, nm)}): {why}"
-                          for name, ctm, nm, why in sized[:8])
-        more = f"; and {len(sized) - 8} more" if len(sized) > 8 else ""
-        parts.append(f"model {label!r}: nearest Resize {shown}{more}: the device takes other "
+                          for name, ctm, nm, why in group[:8])
+        more = f"; and {len(group) - 8} more" if len(group) > 8 else ""
+        parts.append(f"model {label!r}: {kind} Resize {shown}{more}: the device takes other "
                      f"source pixels than the emulator here, so a pass on the emulator proves "
-                     f"nothing for {'this op' if len(sized) == 1 else 'these ops'}")
+                     f"nothing for {'this op' if len(group) == 1 else 'these ops'}")
     return " ".join(parts)
 
 
 def _settings(ctm: str, nm: str) -> str:
     if not ctm:
         return "opset 10, without coordinate_transformation_mode"
+    if nm == "linear":
+        return f"coordinate_transformation_mode={ctm!r}"
     return f"coordinate_transformation_mode={ctm!r}, nearest_mode={nm!r}"
 
 

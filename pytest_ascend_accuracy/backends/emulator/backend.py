@@ -57,8 +57,9 @@ from .rounding import check_overflow
 #: the Resize ops ATC computes otherwise listed, atc_resize.py; 10: those rows say why, a
 #: 'safe' setting at sizes where it is not: a format-9 entry's rows had no reason, IndexError;
 #: 11: those sizes compared by the source pixels, before the constants are renamed; 12: every
-#: nearest Resize compared under both CANN parsers' flags, at onnxruntime's output size)
-EMULATOR_FORMAT = 12
+#: nearest Resize compared under both CANN parsers' flags, at onnxruntime's output size; 13:
+#: linear Resize rows, against canndev's ResizeBilinearV2)
+EMULATOR_FORMAT = 13
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two

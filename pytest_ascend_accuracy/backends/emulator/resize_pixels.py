@@ -36,6 +36,26 @@ PARSER_FLAGS = {
 }
 
 
+#: a linear Resize: the 2025 ops-cv parser builds ``Resize`` keeping the coordinate mode;
+#: canndev's built ``ResizeBilinearV2`` with these flags (H20's reading of its
+#: resize_plugin.cc), so only canndev's can differ (a segmentation trial: tf2onnx's
+#: half_pixel bilinear 33 -> 65 took other source coordinates, 4.8% of pixels' classes)
+LINEAR_FLAGS = {"canndev's parser (ResizeBilinearV2)": {
+    "pytorch_half_pixel": {"half_pixel_centers": True}, "align_corners": {"align_corners": True}}}
+
+
+def device_coordinates(n_in: int, n_out: int, *, align_corners: bool = False,
+                       half_pixel_centers: bool = False) -> np.ndarray:
+    """The source coordinate of each output position along one axis as TensorFlow's
+    ResizeBilinear computes it (interpolating ``0..n_in-1`` gives it, clamped to that range)."""
+    f32 = np.float32
+    scale = (f32(n_in - 1) / f32(n_out - 1) if align_corners and n_out > 1
+             else f32(n_in) / f32(n_out))
+    o = np.arange(n_out, dtype=f32)
+    x = (o + f32(0.5)) * scale - f32(0.5) if half_pixel_centers else o * scale
+    return np.clip(x, 0, n_in - 1)
+
+
 def device_flag_sets(ctm: str) -> List:
     """``[(which parser, flags)]`` of the distinct flag sets ATC's parsers give ``ctm``."""
     out: List = []
@@ -90,7 +110,8 @@ def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
                       opset: int) -> Optional[np.ndarray]:
     """The source index of each output position along ``axis`` as onnxruntime computes ``node``
     on an input of ``shape`` (its ``scales``/``sizes`` from ``consts``, name -> array); None
-    where they are not constants, or onnxruntime refuses the probe."""
+    where they are not constants, or onnxruntime refuses the probe. For a linear Resize, the
+    source coordinate (float): interpolating the numbered positions gives it back, clamped."""
     import onnxruntime as ort
     from onnx import TensorProto, helper, numpy_helper
 
@@ -130,13 +151,15 @@ def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
         session = ort.InferenceSession(model.SerializeToString(), so,
                                        providers=["CPUExecutionProvider"])
         x = np.arange(n, dtype=np.float32).reshape(dims)
-        return session.run(None, {"x": x})[0].astype(np.int64).ravel()
+        y = session.run(None, {"x": x})[0].ravel()
+        return y if attrs.get("mode") in (b"linear", "linear") else y.astype(np.int64)
     except Exception:  # onnxruntime refuses the probe: no claim
         return None
 
 
 def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
-                   outs: Sequence[int], ctm: str, opset: int) -> Optional[List]:
+                   outs: Sequence[int], ctm: str, opset: int,
+                   linear: bool = False) -> Optional[List]:
     """``[axis, onnx indices, device indices, which parser]`` of the first resized axis where
     onnxruntime and the device, as some CANN parser builds it (``device_flag_sets``), take
     other source pixels; [] where they take the same on every axis under every parser; None
@@ -158,6 +181,13 @@ def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
         got = onnx_axis_indices(node, consts, ins, axis, opset)
         if got is None:
             return None
+        if linear:  # source coordinates, not indices
+            for parser, table in LINEAR_FLAGS.items():
+                dev = device_coordinates(int(n_in), len(got), **table.get(ctm, {}))
+                if not np.allclose(got, dev, atol=1e-3):
+                    return [axis, [round(float(v), 3) for v in got],
+                            [round(float(v), 3) for v in dev], parser]
+            continue
         sets = [("", FLAGS[""])] if not ctm else device_flag_sets(ctm)
         for parser, flags in sets:
             dev = device_indices(int(n_in), len(got), **flags)
@@ -166,5 +196,5 @@ def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
     return []
 
 
-__all__ = ["FLAGS", "PARSER_FLAGS", "device_flag_sets", "device_indices", "differing_axis",
-           "onnx_axis_indices"]
+__all__ = ["FLAGS", "LINEAR_FLAGS", "PARSER_FLAGS", "device_coordinates", "device_flag_sets",
+           "device_indices", "differing_axis", "onnx_axis_indices"]
