@@ -172,7 +172,8 @@ def _model_of(shape, scales, opset, axes=None, **attrs):
     inputs = ["x", "scales"] if opset < 11 else ["x", "", "scales"]
     if axes is not None:
         attrs["axes"] = axes
-    g = h.make_graph([h.make_node("Resize", inputs, ["y"], name="rs", mode="nearest", **attrs)],
+    attrs = {"mode": "nearest", **attrs}
+    g = h.make_graph([h.make_node("Resize", inputs, ["y"], name="rs", **attrs)],
                      "rs", [h.make_tensor_value_info("x", T.FLOAT, list(shape))],
                      [h.make_tensor_value_info("y", T.FLOAT, out)],
                      [nh.from_array(np.array(scales, np.float32), "scales")])
@@ -334,3 +335,25 @@ def test_a_linear_resize_is_warned_of_exactly_where_canndevs_op_differs(ctm):
             if bool(resize_rows(m, m.graph.node, tensor_info(m))) == same:
                 wrong.append((n_in, scale, same))
     assert not wrong
+
+
+def test_linear_resizes_at_opset_10_and_with_a_roi_are_judged_too():
+    """A review: canndev built an opset 10 linear Resize as ResizeBilinearV2 with both flags off
+    (ONNX: x / scale; the device: x * in / out), never compared; a tf_crop_and_resize's probe
+    left the roi out and quoted coordinates ONNX never reads (canndev takes no roi at all)."""
+    from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+
+    m = _model_of([1, 1, 10, 10], [1, 1, 0.35, 0.35], 10, None, mode="linear")
+    rows = resize_rows(m, m.graph.node, tensor_info(m))
+    assert rows and rows[0][2] == "linear" and "source coordinates [0.0, 2.857" in rows[0][3]
+    roi = nh.from_array(np.array([0, 0, 0.25, 0.25, 1, 1, 0.75, 0.75], np.float32), "roi")
+    g = h.make_graph([h.make_node("Resize", ["x", "roi", "scales"], ["y"], name="crop",
+                                  mode="linear",
+                                  coordinate_transformation_mode="tf_crop_and_resize")],
+                     "c", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 8, 8])],
+                     [h.make_tensor_value_info("y", T.FLOAT, [1, 1, 6, 6])],
+                     [roi, nh.from_array(np.array([1, 1, 0.75, 0.75], np.float32), "scales")])
+    crop = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    crop.ir_version = 8
+    (row,) = resize_rows(crop, crop.graph.node, tensor_info(crop))
+    assert row[3].startswith("its roi (tf_crop_and_resize) is not applied")

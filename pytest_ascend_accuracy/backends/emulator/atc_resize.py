@@ -70,17 +70,19 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
     for n in _with_branches(nodes):
         if n.op_type != "Resize" or n.domain not in ("", "ai.onnx"):
             continue
-        if opset < 11:  # no coordinate attributes: ATC builds both flags off (a review)
-            mode = next((a.s.decode("utf-8", "replace") for a in n.attribute
-                         if a.name == "mode"), "nearest")
-            why = _sizes_why(model, n, "", info or {}) if mode == "nearest" else ""
+        if opset < 11:  # no coordinate attributes: ATC builds both flags off (a review; canndev
+            mode = next((a.s.decode("utf-8", "replace") for a in n.attribute  # built linear
+                         if a.name == "mode"), "nearest")  # as ResizeBilinearV2 so too)
+            why = (_sizes_why(model, n, "", info or {}, linear=mode == "linear")
+                   if mode in ("nearest", "linear") else "")
             if why:
-                rows.append([n.name, "", "", why])
+                rows.append([n.name, "", "linear" if mode == "linear" else "", why])
             continue
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
         if a["mode"] == "linear":  # compared where sizes are known, never by settings alone
-            why = _sizes_why(model, n, pair[0], info or {}, linear=True)
+            why = (_crop_why(n, info or {}) if pair[0] == "tf_crop_and_resize"
+                   else _sizes_why(model, n, pair[0], info or {}, linear=True))
             if why:
                 rows.append([n.name, pair[0], "linear", why])
             continue
@@ -126,8 +128,26 @@ def _sizes_why(model, node, ctm: str, info, linear: bool = False) -> Optional[st
     axis, onnx_idx, dev_idx, parser = differs
     under = f" (as {parser} builds it)" if parser else ""
     what = "source coordinates" if linear else "positions"
-    return (f"resizing axis {axis} from {ins[axis]} to {len(onnx_idx)}, ONNX reads {what} "
-            f"{_listed(onnx_idx)} and the device{under} {_listed(dev_idx)}")
+    first = next((k for k, (a, b) in enumerate(zip(onnx_idx, dev_idx)) if a != b), 0)
+    start = max(0, first - 2)  # (from near the first difference: the heads may agree, a review)
+    at = f" from output position {start}" if start else ""
+    return (f"resizing axis {axis} from {ins[axis]} to {len(onnx_idx)}, ONNX reads {what}{at} "
+            f"{_listed(onnx_idx[start:])} and the device{under} {_listed(dev_idx[start:])}")
+
+
+#: a linear tf_crop_and_resize: canndev's ResizeBilinearV2 takes no roi (a review)
+_CROP_WHY = ("its roi (tf_crop_and_resize) is not applied by canndev's parser's "
+             "ResizeBilinearV2, which resizes the whole input")
+
+
+def _crop_why(node, info) -> str:
+    """``_CROP_WHY`` where the crop resizes (known sizes that differ), else "": a crop to the
+    input's own size copies it on both sides (a review)."""
+    ins = (info.get(node.input[0]) or (0, None))[1] if node.input else None
+    outs = (info.get(node.output[0]) or (0, None))[1] if node.output else None
+    if not ins or not outs or None in ins or None in outs or list(ins) == list(outs):
+        return ""
+    return _CROP_WHY
 
 
 def _listed(values) -> str:
