@@ -340,7 +340,8 @@ def test_a_linear_resize_is_warned_of_exactly_where_canndevs_op_differs(ctm):
 def test_linear_resizes_at_opset_10_and_with_a_roi_are_judged_too():
     """A review: canndev built an opset 10 linear Resize as ResizeBilinearV2 with both flags off
     (ONNX: x / scale; the device: x * in / out), never compared; a tf_crop_and_resize's probe
-    left the roi out and quoted coordinates ONNX never reads (canndev takes no roi at all)."""
+    left the roi out and quoted coordinates ONNX never reads (canndev takes no roi at all):
+    the probe reads the roi's window now."""
     from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
 
     m = _model_of([1, 1, 10, 10], [1, 1, 0.35, 0.35], 10, None, mode="linear")
@@ -355,5 +356,31 @@ def test_linear_resizes_at_opset_10_and_with_a_roi_are_judged_too():
                      [roi, nh.from_array(np.array([1, 1, 0.75, 0.75], np.float32), "scales")])
     crop = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
     crop.ir_version = 8
-    (row,) = resize_rows(crop, crop.graph.node, tensor_info(crop))
-    assert row[3].startswith("its roi (tf_crop_and_resize) is not applied")
+    (row,) = resize_rows(crop, crop.graph.node, tensor_info(crop))  # ONNX reads the window
+    assert "ONNX reads source coordinates [1.75, " in row[3], row  # (x 0.25..0.75 of 8)
+
+
+def test_a_nearest_crop_and_an_antialias_upscale_are_compared_exactly():
+    """A review (H33): a nearest tf_crop_and_resize with the whole image as its roi was warned
+    of by its settings though the device takes the same rows; an antialias upscale (where the
+    filter does nothing) was no longer compared at all."""
+    from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+
+    def crop(start, end, out):
+        roi = nh.from_array(np.array([0, 0, start, 0, 1, 1, end, 1], np.float32), "roi")
+        g = h.make_graph([h.make_node("Resize", ["x", "roi", "", "sizes"], ["y"], name="crop",
+                                      mode="nearest",
+                                      coordinate_transformation_mode="tf_crop_and_resize")],
+                         "c", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 8, 1])],
+                         [h.make_tensor_value_info("y", T.FLOAT, [1, 1, out, 1])],
+                         [roi, nh.from_array(np.array([1, 1, out, 1], np.int64), "sizes")])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+        m.ir_version = 8
+        return resize_rows(m, m.graph.node, tensor_info(m))
+
+    assert crop(0.0, 1.0, 16) == []
+    (row,) = crop(0.25, 0.75, 4)
+    assert "ONNX reads positions [2, 3, 4, 5] and the device [0, 2, 4, 6]" in row[3]
+    m = _model_of([1, 1, 33, 33], [1, 1, 1.97, 1.97], 18, None, mode="linear", antialias=1)
+    (row,) = resize_rows(m, m.graph.node, tensor_info(m))
+    assert "source coordinates" in row[3]

@@ -81,8 +81,9 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
         if a["mode"] == "linear":  # compared where sizes are known, never by settings alone
-            why = (_crop_why(n, info or {}) if pair[0] == "tf_crop_and_resize"
-                   else _sizes_why(model, n, pair[0], info or {}, linear=True))
+            why = _sizes_why(model, n, pair[0], info or {}, linear=True)
+            if why is None and _downscaling_antialias(n, info or {}):
+                why = _ANTIALIAS_WHY
             if why:
                 rows.append([n.name, pair[0], "linear", why])
             continue
@@ -135,19 +136,20 @@ def _sizes_why(model, node, ctm: str, info, linear: bool = False) -> Optional[st
             f"{_listed(onnx_idx[start:])} and the device{under} {_listed(dev_idx[start:])}")
 
 
-#: a linear tf_crop_and_resize: canndev's ResizeBilinearV2 takes no roi (a review)
-_CROP_WHY = ("its roi (tf_crop_and_resize) is not applied by canndev's parser's "
-             "ResizeBilinearV2, which resizes the whole input")
+#: a linear downscale with antialias (opset 18): canndev's op has no such filter (a review)
+_ANTIALIAS_WHY = ("its antialias filter, which acts when downscaling, is not one canndev's "
+                  "parser's ResizeBilinearV2 applies")
 
 
-def _crop_why(node, info) -> str:
-    """``_CROP_WHY`` where the crop resizes (known sizes that differ), else "": a crop to the
-    input's own size copies it on both sides (a review)."""
+def _downscaling_antialias(node, info) -> bool:
+    """A Resize with ``antialias`` whose known output is smaller than its input on some axis."""
+    if not any(a.name == "antialias" and a.i for a in node.attribute):
+        return False
     ins = (info.get(node.input[0]) or (0, None))[1] if node.input else None
     outs = (info.get(node.output[0]) or (0, None))[1] if node.output else None
-    if not ins or not outs or None in ins or None in outs or list(ins) == list(outs):
-        return ""
-    return _CROP_WHY
+    if not ins or not outs or None in ins or None in outs:
+        return False
+    return any(o < i for i, o in zip(ins, outs))
 
 
 def _listed(values) -> str:

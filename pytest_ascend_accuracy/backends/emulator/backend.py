@@ -59,8 +59,9 @@ from .rounding import check_overflow
 #: 11: those sizes compared by the source pixels, before the constants are renamed; 12: every
 #: nearest Resize compared under both CANN parsers' flags, at onnxruntime's output size; 13:
 #: linear Resize rows, against canndev's ResizeBilinearV2; 14: linear at opset 10, roi crops,
-#: no claim under antialias, lists from the first difference)
-EMULATOR_FORMAT = 14
+#: no claim under antialias, lists from the first difference; 15: crops probed with their roi,
+#: antialias upscales compared, antialias downscales said)
+EMULATOR_FORMAT = 15
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two

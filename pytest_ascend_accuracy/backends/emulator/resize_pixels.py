@@ -106,6 +106,23 @@ def _given(node, consts, opset: int):
     return kind, np.asarray(vector).ravel(), axes
 
 
+def _roi(node, consts, rank: int, axes: List[int], axis: int, attrs, opset: int):
+    """The probe's full-rank roi for ``tf_crop_and_resize`` (the node's window on ``axis``,
+    [0, 1] elsewhere), None for other modes, False where the roi is not a constant."""
+    if opset < 11 or attrs.get("coordinate_transformation_mode") not in (
+            b"tf_crop_and_resize", "tf_crop_and_resize"):
+        return None
+    name = node.input[1] if len(node.input) > 1 else ""
+    vector = consts.get(name) if name else None
+    if vector is None or len(np.asarray(vector).ravel()) != 2 * len(axes):
+        return False
+    vector = np.asarray(vector, np.float32).ravel()
+    starts, ends = vector[:len(axes)], vector[len(axes):]
+    k = axes.index(axis)
+    return np.array([starts[k] if a == axis else 0 for a in range(rank)]
+                    + [ends[k] if a == axis else 1 for a in range(rank)], np.float32)
+
+
 def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
                       opset: int) -> Optional[np.ndarray]:
     """The source index of each output position along ``axis`` as onnxruntime computes ``node``
@@ -124,18 +141,26 @@ def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
     if len(vector) != len(axes) or axis not in axes:
         return None
     dtype = np.int64 if kind == "sizes" else np.float32
-    probe_vector = np.array([vector[k] if a == axis else 1 for k, a in enumerate(axes)], dtype)
-    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    # full rank, without ``axes``: the probed axis's value, 1 elsewhere (its size there is 1)
+    probe_vector = np.array([vector[axes.index(a)] if a == axis else 1 for a in range(rank)],
+                            dtype)
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute if a.name != "axes"}
     if attrs.get("keep_aspect_ratio_policy", b"stretch") not in (b"stretch", "stretch"):
         return None  # one scale for every axis from all of them: not one axis alone (no claim)
-    if attrs.get("antialias") or attrs.get("coordinate_transformation_mode") in (
-            b"tf_crop_and_resize", "tf_crop_and_resize"):  # filter-weighted values, or the roi
-        return None  # the probe leaves out: no coordinates to read (no claim; a review)
+    downscaled = probe_vector[axis] < (n if kind == "sizes" else 1)
+    if attrs.get("antialias") and downscaled:  # filter-weighted values: no coordinates to read
+        return None  # (antialias acts only when downscaling: an upscale reads as usual)
+    roi = _roi(node, consts, rank, axes, axis, attrs, opset)
+    if roi is False:
+        return None
     inits = [numpy_helper.from_array(probe_vector, kind)]
+    if roi is not None:  # tf_crop_and_resize: ONNX reads the roi's window (a review)
+        inits.append(numpy_helper.from_array(roi, "roi"))
     if opset < 11:
         names = ["x", "scales"]
-    elif opset < 13:  # roi (and scales, with sizes) are required inputs there: empty ones
-        inits += [numpy_helper.from_array(np.zeros(0, np.float32), "roi")]
+    elif opset < 13 or roi is not None:  # roi (and scales, with sizes) are required there
+        if roi is None:
+            inits += [numpy_helper.from_array(np.zeros(0, np.float32), "roi")]
         if kind == "sizes":
             inits += [numpy_helper.from_array(np.zeros(0, np.float32), "no_scales")]
         names = ["x", "roi", "scales"] if kind == "scales" else ["x", "roi", "no_scales", "sizes"]
