@@ -73,7 +73,7 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
         if opset < 11:  # no coordinate attributes: ATC builds both flags off (a review; canndev
             mode = next((a.s.decode("utf-8", "replace") for a in n.attribute  # built linear
                          if a.name == "mode"), "nearest")  # as ResizeBilinearV2 so too)
-            why = (_sizes_why(model, n, "", info or {}, linear=mode == "linear")
+            why = (_sizes_why(model, n, "", info or {}, opset, linear=mode == "linear")
                    if mode in ("nearest", "linear") else "")
             if why:
                 rows.append([n.name, "", "linear" if mode == "linear" else "", why])
@@ -81,7 +81,7 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
         if a["mode"] == "linear":  # compared where sizes are known, never by settings alone
-            why = _sizes_why(model, n, pair[0], info or {}, linear=True)
+            why = _sizes_why(model, n, pair[0], info or {}, opset, linear=True)
             if why is None and _downscaling_antialias(n, info or {}):
                 why = _ANTIALIAS_WHY
             if why:
@@ -89,7 +89,7 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
             continue
         if a["mode"] != "nearest":
             continue
-        why = _sizes_why(model, n, pair[0], info or {})
+        why = _sizes_why(model, n, pair[0], info or {}, opset)
         if why is None and pair not in SAFE:  # not compared: the settings alone decide
             rows.append([n.name, *pair, ""])
         elif why:
@@ -108,19 +108,18 @@ def _with_branches(nodes):
                 yield from _with_branches(g.node)
 
 
-def _sizes_why(model, node, ctm: str, info, linear: bool = False) -> Optional[str]:
+def _sizes_why(model, node, ctm: str, info, opset: int,
+               linear: bool = False) -> Optional[str]:
     """Where this Resize takes other source pixels on the device than in onnxruntime, under
     some CANN parser, axis by axis (``resize_pixels``): the text; "" where it takes the same
     under every parser (ONNX's defaults doubling an image do: a trial counted 129 such
     warnings); None where the sizes or the scales are not known (then its settings decide)."""
-    ins = (info.get(node.input[0]) or (0, None))[1] if node.input else None
-    outs = (info.get(node.output[0]) or (0, None))[1] if node.output else None
-    if not ins or not outs or len(ins) != len(outs) or None in ins or None in outs:
+    shapes = _known_shapes(node, info)
+    if shapes is None:
         return None
     from .resize_pixels import differing_axis
 
-    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
-                default=11)
+    ins, outs = shapes
     differs = differing_axis(node, _constants(model, node), ins, outs, ctm, opset, linear)
     if differs is None:
         return None
@@ -145,11 +144,18 @@ def _downscaling_antialias(node, info) -> bool:
     """A Resize with ``antialias`` whose known output is smaller than its input on some axis."""
     if not any(a.name == "antialias" and a.i for a in node.attribute):
         return False
+    shapes = _known_shapes(node, info)
+    return shapes is not None and any(o < i for i, o in zip(*shapes))
+
+
+def _known_shapes(node, info):
+    """(input shape, output shape) of a Resize from the model's ``tensor_info``, or None where
+    either is not fully known or their ranks differ."""
     ins = (info.get(node.input[0]) or (0, None))[1] if node.input else None
     outs = (info.get(node.output[0]) or (0, None))[1] if node.output else None
-    if not ins or not outs or None in ins or None in outs:
-        return False
-    return any(o < i for i, o in zip(ins, outs))
+    if not ins or not outs or len(ins) != len(outs) or None in ins or None in outs:
+        return None
+    return ins, outs
 
 
 def _listed(values) -> str:

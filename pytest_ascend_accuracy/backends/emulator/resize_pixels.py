@@ -20,10 +20,6 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-#: the flags of the ``SAFE`` coordinate modes, which every parser sets alike (atc_resize's
-#: docstring); "": opset 10's Resize (no such attribute) gets neither
-FLAGS = {"asymmetric": {}, "align_corners": {"align_corners": True},
-         "pytorch_half_pixel": {"half_pixel_centers": True}, "": {}}
 #: the flags each CANN ONNX parser found sets for a nearest Resize's coordinate mode (the
 #: modes not listed get neither): hicann/ops-cv resize_onnx_plugin.cpp (2025) and canndev's
 #: resize_plugin.cc; they differ for ONNX's default, half_pixel
@@ -216,7 +212,7 @@ def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
                     return [axis, [round(float(v), 3) for v in got],
                             [round(float(v), 3) for v in dev], parser]
             continue
-        sets = [("", FLAGS[""])] if not ctm else device_flag_sets(ctm)
+        sets = [("", {})] if not ctm else device_flag_sets(ctm)  # opset 10: neither flag
         for parser, flags in sets:
             dev = device_indices(int(n_in), len(got), **flags)
             if not np.array_equal(got, dev):
@@ -224,5 +220,5 @@ def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
     return []
 
 
-__all__ = ["FLAGS", "LINEAR_FLAGS", "PARSER_FLAGS", "device_coordinates", "device_flag_sets",
+__all__ = ["LINEAR_FLAGS", "PARSER_FLAGS", "device_coordinates", "device_flag_sets",
            "device_indices", "differing_axis", "onnx_axis_indices"]
