@@ -85,3 +85,18 @@ def model_outputs(backend, converted: ConvertedModel, inputs: Inputs) -> Dict[st
         return dict(direct(converted, inputs))
     ds = backend.run(converted, inputs, dump=False)
     return {op.name: op.outputs[0].load() for op in ds.ops}
+
+
+def shape_from_options(input_shape, atc_options):
+    """(``input_shape``, ``atc_options`` without it) where ATC's own ``input_shape`` option
+    among ``atc_options`` gives the sizes: both backends take it so (a review: one library
+    call, two behaviours); given both ways, a ``ConfigError`` (ATC would get it twice)."""
+    options = dict(atc_options or {})
+    given = next((k for k in options if str(k).lstrip("-") == "input_shape"), None)
+    if given is None:
+        return input_shape, options
+    if input_shape is not None:
+        from ..errors import ConfigError
+
+        raise ConfigError("atc_options", "input_shape given twice (argument and atc option)")
+    return str(options.pop(given)), options

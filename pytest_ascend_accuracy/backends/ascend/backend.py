@@ -38,7 +38,7 @@ from ...dump.model import DumpSet
 from ...graph.content_digests import model_digest
 from ...errors import BackendError, ConfigError, ConversionError
 from ...core.modes import Mode, resolve_mode
-from ..base import ConvertedModel
+from ..base import ConvertedModel, shape_from_options
 from ..dump_modes import check_dump_mode
 from .atc_command import AtcCommand, build_atc_command, om_to_json_command
 from .atc_runner import parse_atc_errors, run_atc, stderr_progress
@@ -172,11 +172,7 @@ class AscendBackend:
             raise ConfigError(os.fspath(model), "model file does not exist")
         model_name = om_model_name(model)
         info = read_onnx_io(model)
-        options = dict(atc_options or {})
-        given = next((k for k in options if str(k).lstrip("-") == "input_shape"), None)
-        if given is not None and input_shape is None:  # ATC's own option, as build_atc_command
-            input_shape = str(options.pop(given))  # takes it: its sizes resolve the shapes too
-            atc_options = options
+        input_shape, atc_options = shape_from_options(input_shape, atc_options)
         if isinstance(input_shape, str):
             input_shape = parse_input_shape(input_shape)
         shapes = resolve_input_shapes(model, info["inputs"], input_shape)

@@ -38,7 +38,7 @@ from ...graph.content_digests import model_digest
 from ...graph.onnx_graph import check_inputs, model_label, ort_version
 from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from_json, tensor_info_to_json
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
-from ..base import ConvertedModel
+from ..base import ConvertedModel, shape_from_options
 from ..dump_modes import check_dump_mode, dumps_inputs, dumps_outputs
 from .atc_resize import warn_resize
 from .folded_keeps import folded_keep_problem
@@ -127,12 +127,8 @@ class EmulatorBackend:
 
             check_rules_off(mode.fusion_rules_off)
         check_fault_targets(self.faults, model)
-        options = {str(k).lstrip("-"): str(v) for k, v in (atc_options or {}).items()}
-        if "input_shape" in options:  # ATC's own option gives the sizes, as on the ascend
-            if input_shape is not None:  # backend, which refuses it given twice too
-                raise ConfigError("atc_options", "input_shape given twice (argument and atc "
-                                                 "option)")
-            input_shape = options.pop("input_shape")
+        input_shape, atc_options = shape_from_options(input_shape, atc_options)
+        options = {str(k).lstrip("-"): str(v) for k, v in atc_options.items()}
         shapes = parse_input_shape(input_shape)
         # --insert_op_conf: keyed by content, applied at run; its output size checked against
         # the model input it feeds (ATC refuses a mismatch), so a cache hit is checked too
