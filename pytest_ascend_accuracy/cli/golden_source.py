@@ -29,11 +29,14 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
     from ..golden.stored_record import read_record
     from ..golden.stored_record_check import check_record
 
-    cached = _cache_entry_source(golden_dir)
-    if cached is not None:  # a golden cache entry, not a stored golden: no model file named
-        return cached
     try:
         record = read_record(golden_dir) if golden_dir and os.path.isdir(golden_dir) else None
+        if record is None and golden_dir:  # a golden cache entry's npy folder: its entry's
+            parent = os.path.dirname(os.path.normpath(golden_dir))
+            entry = read_record(parent) if os.path.isdir(parent) else None
+            return _cache_entry_source(entry) if _is_cache_entry(entry) else None
+        if _is_cache_entry(record):  # not a stored golden: no model file named
+            return _cache_entry_source(record)
         check_record(golden_dir, record)  # a hand-edited one names no model to trust
     except AscendAccuracyError:
         return None
@@ -45,31 +48,24 @@ def diagnose_source(golden_dir) -> Optional[Dict[str, object]]:
                    lambda: _dump_tensors(golden_dir))
 
 
-def _cache_entry_source(golden_dir) -> Optional[Dict[str, object]]:
-    """``{"input_shape": ...}`` of a golden cache entry, given as its folder or its ``npy``
-    folder: its ``golden.json`` names the model and the input shapes it ran at, not the model
-    file, so the command keeps ``MODEL.onnx`` but carries the sizes. A PP-OCRv4 trial: without
-    them, the pasted command was refused as dynamic, and its ``e.g.`` (1 for each dynamic
-    dimension) said PASSES of a dump that fails at 48x320. None for anything else (a stored
-    golden's record has other keys) and where it records no shapes."""
-    import json
+def _is_cache_entry(record) -> bool:
+    """Whether ``record`` is a golden cache entry's ``golden.json`` (not a stored golden's)."""
+    return isinstance(record, dict) and {"model_name", "graph"} <= set(record)
 
-    for folder in (golden_dir, os.path.dirname(os.path.normpath(golden_dir or "."))):
-        try:
-            with open(os.path.join(folder, "golden.json"), encoding="utf-8") as f:
-                record = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if not isinstance(record, dict) or not {"model_name", "graph"} <= set(record):
-            return None
-        try:
-            shapes = (record.get("graph") or {}).get("input_shapes") or {}
-            shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}"
-                             for k, v in shapes.items())
-        except (ValueError, TypeError, AttributeError):
-            return None
-        return {"input_shape": shape} if shape else None
-    return None
+
+def _cache_entry_source(record) -> Optional[Dict[str, object]]:
+    """``{"input_shape": ...}`` of a golden cache entry's ``golden.json`` (``record``; the entry
+    given as its folder or its ``npy`` folder): it names the model and the input shapes it ran
+    at, not the model file, so the command keeps ``MODEL.onnx`` but carries the sizes. A
+    PP-OCRv4 trial: without them, the pasted command was refused as dynamic, and its ``e.g.``
+    (1 for each dynamic dimension) said PASSES of a dump that fails at 48x320. None where it
+    records no shapes."""
+    try:
+        shapes = (record.get("graph") or {}).get("input_shapes") or {}
+        shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in shapes.items())
+    except (ValueError, TypeError, AttributeError):
+        return None
+    return {"input_shape": shape} if shape else None
 
 
 def saved_source(meta, rows=()) -> Optional[Dict[str, object]]:
