@@ -46,6 +46,7 @@ def test_a_pytest_plugins_fixture_that_calls_the_test_is_machinery(monkeypatch):
     pytest_benchmark/fixture.py:280; the installed pytest plugins' packages are skipped."""
     from pytest_ascend_accuracy.core import caller_warning
 
-    monkeypatch.setattr(caller_warning, "_PLUGINS", [frozenset({"some_pytest_plugin"})])
+    monkeypatch.setattr(caller_warning, "_plugin_packages",
+                        lambda: frozenset({"some_pytest_plugin"}))
     (caught,) = _called_from("some_pytest_plugin.fixture", "/site/some_pytest_plugin/fixture.py")
     assert caught.filename == __file__

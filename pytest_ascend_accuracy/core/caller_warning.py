@@ -13,6 +13,7 @@ the frame's globals made Python ask ``pytest/__main__``'s loader for the source 
 ``__main__`` under ``python -m pytest``, an ImportError that failed the check)."""
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 
@@ -36,23 +37,18 @@ def _machinery(frame) -> bool:
     return top in _MACHINERY or top in _plugin_packages()
 
 
-_PLUGINS: list = []
-
-
+@functools.lru_cache(maxsize=None)
 def _plugin_packages() -> frozenset:
     """Top-level packages of the installed pytest plugins (``pytest11`` entry points): a
     fixture of theirs that calls the test's code (pytest-benchmark's ``benchmark.pedantic``)
     is machinery too (a review: the warning named pytest_benchmark/fixture.py:280)."""
-    if not _PLUGINS:
-        try:
-            from importlib.metadata import entry_points
+    try:
+        from importlib.metadata import entry_points
 
-            found = {ep.value.split(":")[0].split(".")[0]
-                     for ep in entry_points(group="pytest11")}
-        except Exception:  # (metadata unreadable: the fixed list alone)
-            found = set()
-        _PLUGINS.append(frozenset(found))
-    return _PLUGINS[0]
+        return frozenset(ep.value.split(":")[0].split(".")[0]
+                         for ep in entry_points(group="pytest11"))
+    except Exception:  # (metadata unreadable: the fixed list alone)
+        return frozenset()
 
 
 def _is_pytest_script(frame) -> bool:
