@@ -90,13 +90,24 @@ def model_outputs(backend, converted: ConvertedModel, inputs: Inputs) -> Dict[st
 def shape_from_options(input_shape, atc_options):
     """(``input_shape``, ``atc_options`` without it) where ATC's own ``input_shape`` option
     among ``atc_options`` gives the sizes: both backends take it so (a review: one library
-    call, two behaviours); given both ways, a ``ConfigError`` (ATC would get it twice)."""
+    call, two behaviours); given both ways, a ``ConfigError`` (ATC would get it twice). Any
+    option given under two spellings (``log`` and ``--log``) is refused too, as the command
+    builder refuses it: the emulator kept one of them without a word (a review: an
+    ``input_shape`` and a ``--input_shape`` converted at the one and wrote both on its command
+    line)."""
+    from ..errors import ConfigError
+
     options = dict(atc_options or {})
-    given = next((k for k in options if str(k).lstrip("-") == "input_shape"), None)
+    spelled: dict = {}
+    for key in options:
+        name = str(key).lstrip("-")
+        if name in spelled:
+            raise ConfigError("atc_options", f"--{name} given twice (as {spelled[name]!r} and "
+                                             f"{key!r}); keep one")
+        spelled[name] = key
+    given = spelled.get("input_shape")
     if given is None:
         return input_shape, options
     if input_shape is not None:
-        from ..errors import ConfigError
-
         raise ConfigError("atc_options", "input_shape given twice (argument and atc option)")
     return str(options.pop(given)), options

@@ -74,3 +74,36 @@ def test_the_emulator_takes_an_input_shape_among_the_atc_options_too(tmp_path):
     assert next(iter(out.values())).shape[0] == 3
     with pytest.raises(ConfigError, match="input_shape given twice"):  # as the ascend backend
         backend.convert(path, input_shape="x:3,16", atc_options={"input_shape": "x:5,16"})
+
+
+@pytest.mark.parametrize("options", [{"input_shape": "x:3,16", "--input_shape": "x:5,16"},
+                                     {"--input_shape": "x:5,16", "input_shape": "x:3,16"},
+                                     {"log": "error", "--log": "info"}])
+@pytest.mark.parametrize("backend_name", ["emulator", "ascend"])
+def test_an_option_under_two_spellings_is_refused_by_both_backends(tmp_path, monkeypatch,
+                                                                  options, backend_name):
+    """A review: the emulator converted at one ``input_shape`` and wrote both on its command
+    line (ATC would get --input_shape twice); the ascend backend refused, saying "argument and
+    atc option" of a call that gave no argument. Now both refuse, naming the two spellings."""
+    from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.testing.fake_ascend import use_fake_ascend
+
+    model = tiny_models.passing_mlp()
+    for value in (model.graph.input[0], model.graph.output[0]):
+        value.type.tensor_type.shape.dim[0].dim_param = "N"
+    path = tmp_path / "dyn.onnx"
+    onnx.save(model, str(path))
+    if backend_name == "ascend":
+        use_fake_ascend(monkeypatch, tmp_path / "fake", device_count=1)
+        backend = AscendBackend(Cache(tmp_path / "cache"), device_id=0, progress=None)
+    else:
+        backend = EmulatorBackend(Cache(tmp_path / "cache"))
+    first, second = list(options)
+    name = first.lstrip("-")
+    with pytest.raises(ConfigError) as info:
+        backend.convert(path, input_shape=None if name == "input_shape" else "x:3,16",
+                        atc_options=dict(options))
+    assert str(info.value) == (f"atc_options: --{name} given twice (as {first!r} and "
+                               f"{second!r}); keep one")
