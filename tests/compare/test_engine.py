@@ -211,3 +211,28 @@ def test_inner_parts_of_a_split_framework_op_say_so(tmp_path):
         ["P_RandomNormalLike_327_normal_170", "trans_Cast_65P_RandomNormalLike_327_mul_171"],
         "an intermediate part of RandomNormalLike_327, which ATC split into several ops: the "
         "framework op's tensor is the last part's output, compared there")
+
+
+@pytest.mark.parametrize("golden_shape, extra", [((2, 32), (2, 33)), ((11,), (12,)),
+                                                 ((1, 11, 3), (1, 12, 3))])
+def test_a_larger_actual_holding_values_past_the_golden_is_not_cut(golden_shape, extra):
+    """A trial: a NonZero keeping one element more ((2, 33) against (2, 32)) and the Gathers
+    after it ((33,) against (32,)) were cut to the golden's shape and passed; padding is
+    aligned (a multiple of 16) or zeros, these are values."""
+    rng = np.random.default_rng(1)
+    golden = rng.uniform(1, 2, golden_shape).astype(np.float32)
+    actual = rng.uniform(1, 2, extra).astype(np.float32)
+    actual[tuple(slice(0, d) for d in golden_shape)] = golden
+    r = compare_dumps(DumpSet.from_arrays({"a": [actual]}), DumpSet.from_arrays({"a": [golden]}))
+    row = r.rows[0]
+    assert "shape_mismatch" in row.flags and "cropped" not in row.flags and row.metrics is None
+    past = int(np.prod(extra)) - int(np.prod(golden_shape))
+    assert f"{past} of the {past} elements past the golden's shape are not zero" in row.reason
+    assert not r.judge(0.5).passed
+    padded = actual.copy()
+    padded[tuple(slice(0, d) for d in golden_shape)] = golden
+    padded[np.ones(extra, bool) & ~np.pad(np.ones(golden_shape, bool),
+                                          [(0, e - g) for e, g in zip(extra, golden_shape)])] = 0
+    zeros = compare_dumps(DumpSet.from_arrays({"a": [padded]}),
+                          DumpSet.from_arrays({"a": [golden]}))
+    assert "cropped" in zeros.rows[0].flags and zeros.judge(0.99).passed  # zeros: padding
