@@ -41,7 +41,8 @@ def unread(verdict: Verdict) -> bool:
 
 UNREAD_REASON = "the failing tensors were not read"
 #: op types (ONNX's and the Ascend types dumps show) whose output size depends on values
-VALUE_SIZED = ("NonZero", "NonMaxSuppression", "Unique", "Compress", "TopK", "BatchMultiClassNonMax")
+VALUE_SIZED = ("NonZero", "NonMaxSuppression", "Unique", "Compress", "TopK",
+               "BatchMultiClassNonMax")
 
 
 def unread_hint(verdict: Verdict, cli: bool = False) -> Tuple[str, str]:
