@@ -23,6 +23,17 @@ the real ATC 6.0 om json (../shared/realdata, ``tdnn``) has them: ``BatchNorm`` 
 stays ``Transpose`` (ATC 5.1 wrote ``TransposeD``), a 3-D ``MatMul`` is ``BatchMatMulV2`` and
 a 2-D one ``MatMulV2``. ``FINISHED_ALIASES`` holds the other finished names real files show
 for a type. ONNX types not listed keep their name (``Add``, ``Mul``, ``Relu``, ...).
+
+Recurrent ops: the parser registers ONNX ``LSTM`` as ``CommonLSTM`` and ``GRU`` as ``CommonGRU``
+(canndev's ``onnx_plugin/lstm_plugin.cc`` and ``gru_plugin.cc``, opsets 8-13, as the mirror
+``dengguojie/vue-element-admin`` @fc04ed3d / @f9f56511 holds them; the 2025 ``hicann/ops-nn``
+``common/src/framework/lstm_onnx_plugin.cpp`` / ``gru_onnx_plugin.cpp``, opsets 8-18, as its
+fork ``jbgztxdy/ops-nn`` @732de1d5 holds them), so ``keep_dtype(["OpType::LSTM"])`` is written
+``OpType::CommonLSTM``; the fusion passes then build ``DynamicRNN`` (the mirror's
+``fusion_pass/graph_fusion/ai_core/common_lstm_fusion_pass.cc`` @5536fcf7: one, or a forward
+and a reverse one for a bidirectional LSTM) and ``DynamicGRUV2`` (``gru_fusion_pass.cc``
+@10f1aa8f: "CommonGRU --> DynamicGRUV2"), the finished types. No ONNX plugin for the plain
+``RNN`` was found in either: it keeps its name here.
 """
 from __future__ import annotations
 
@@ -61,6 +72,8 @@ ASCEND_TYPES: Dict[str, str] = {
     "Pad": "PadV3",
     "Expand": "ExpandD",
     "Tile": "TileD",
+    "LSTM": "DynamicRNN",
+    "GRU": "DynamicGRUV2",
 }
 
 #: ONNX op type -> other finished-graph names real files or other CANN versions give it
@@ -94,7 +107,7 @@ PARSER_TYPES: Dict[str, str] = {
     "And": "LogicalAnd", "Or": "LogicalOr", "LessOrEqual": "LessEqual",
     "GreaterOrEqual": "GreaterEqual", "IsNaN": "IsNan", "ScatterND": "ScatterNdUpdate",
     "Det": "MatrixDeterminant", "Pad": "PadV3", "Flatten": "FlattenV2", "ReduceL2": "LpNormV2",
-    "LayerNormalization": "LayerNorm",
+    "LayerNormalization": "LayerNorm", "LSTM": "CommonLSTM", "GRU": "CommonGRU",
 }
 
 #: ONNX types whose Ascend type depends on an attribute: ONNX type -> (attribute, its ONNX

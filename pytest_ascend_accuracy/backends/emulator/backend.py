@@ -60,8 +60,9 @@ from .rounding import check_overflow
 #: nearest Resize compared under both CANN parsers' flags, at onnxruntime's output size; 13:
 #: linear Resize rows, against canndev's ResizeBilinearV2; 14: linear at opset 10, roi crops,
 #: no claim under antialias, lists from the first difference; 15: crops probed with their roi,
-#: antialias upscales compared, antialias downscales said)
-EMULATOR_FORMAT = 15
+#: antialias upscales compared, antialias downscales said; 16: an LSTM typed DynamicRNN, a GRU
+#: DynamicGRUV2, as CANN's fusion passes name them, core/ascend_optypes.py)
+EMULATOR_FORMAT = 16
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
