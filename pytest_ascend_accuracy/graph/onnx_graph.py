@@ -283,14 +283,14 @@ def check_inputs(model, inputs: Mapping[str, np.ndarray], where: str = "inputs")
 
 def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarray]:
     """Deterministic inputs for every model input: floats uniform in [0, 1) (like msit's
-    ``np.random.random``), integers in [0, 10) (or [0, n): ``integer_highs``), bools fair coins.
+    ``np.random.random``), integers in [0, 10) (or as ``integer_ranges`` says), bools fair coins.
     Input ``k`` (graph order) draws from ``numpy.random.default_rng([seed, k])``. Dynamic
     dims need ``input_shape``."""
-    from .integer_ranges import integer_highs
+    from .integer_ranges import integer_ranges
 
     proto = load_model(model, weights=False)  # the inputs, and the tables they index
     shapes = resolve_input_shapes(proto, input_shape)
-    bounds = integer_highs(proto, [vi.name for vi in graph_inputs(proto)])
+    bounds = integer_ranges(proto, [vi.name for vi in graph_inputs(proto)], shapes, tensor_info)
     out: Dict[str, np.ndarray] = {}
     for k, vi in enumerate(graph_inputs(proto)):
         if vi.name not in shapes:  # a sequence (resolve_input_shapes): no array to make
@@ -303,7 +303,7 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
         if dtype.kind == "f":
             arr = rng.random(shape, dtype=np.float64).astype(dtype)
         elif dtype.kind in "iu":
-            arr = rng.integers(0, min(10, bounds.get(vi.name, 10)), size=shape).astype(dtype)
+            arr = rng.integers(*bounds.get(vi.name, (0, 10)), size=shape).astype(dtype)
         elif dtype.kind == "b":
             arr = rng.random(shape) < 0.5
         else:  # bfloat16, float8, int4: why no array feeds it and what to do
