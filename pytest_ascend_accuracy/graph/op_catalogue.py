@@ -19,6 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from ..core.ascend_optypes import (OPTYPE_PREFIX, PARSER_TYPES, finished_types,
                                    mode_parser_names, node_parser_type, parser_type)
 from ..dump.layout import sanitize
+from .control_flow import UNPARSED_CONTROL_FLOW
 from ..errors import ConfigError
 
 _CACHE: Dict[str, "ModelOps"] = {}
@@ -34,6 +35,13 @@ class ModelOps:
     #: the type ATC's parser gives each node (``node_parser_type``: a nearest Resize's is
     #: ``ResizeNearestNeighborV2``); empty: ``parser_type`` of ``types``
     parsed: Tuple[str, ...] = ()
+    #: ``(name, where)`` of the nodes inside subgraphs (``graph.control_flow.subgraph_ops``):
+    #: not ops of their own to a run, refused with where they are
+    inside: Tuple[Tuple[str, str], ...] = ()
+    #: the names an error offers as the closest (default: ``names``): a device dump's, where
+    #: the golden's names are taken too (an If's inlined branch ops, offered, were refused
+    #: pasted as "never compared")
+    offered: Tuple[str, ...] = ()
 
     @property
     def type_of(self) -> Dict[str, str]:
@@ -128,7 +136,7 @@ class ModelOps:
                 raise ConfigError(where, self._unknown(entry, "keep_dtype entry"))
 
     def _unknown(self, entry: str, what: str) -> str:
-        ops = [n for n in self.names if not _ANY_TENSOR.search(n)]  # ops, not their tensors
+        ops = [n for n in self.offered or self.names if not _ANY_TENSOR.search(n)]  # not tensors
         # an op's name is offered for an op's name, a tensor's (topk:output:1) for a tensor's
         near = self.closest(entry, None if tensor_op(entry) else ops)
         of = (f"model {self.label!r}" if self.label != "the dumps" else self.label)
@@ -141,6 +149,20 @@ class ModelOps:
                     "the fused op in the modes that fuse it and to itself in the others")
         # nothing close: some of the real names, so the user sees how they are spelled (a CI
         # trial's ignore=["zzz"] read "'zzz' is not an op of model 'passing_mlp'" and no more)
+        owner = dict(self.inside).get(entry)
+        if owner:  # a branch's op (a trial: "is not an op", untrue; the closest failed pasted)
+            owner_type, _, owner_name = owner.rpartition(" of ")[2].partition(" ")
+            if owner_type in UNPARSED_CONTROL_FLOW:
+                return (f"{what} {entry!r} names an op inside {owner}; ATC's ONNX parser "
+                        f"converts no {owner_type} (E19010), so the model cannot be converted "
+                        f"(its conversion says why and what to do)")
+            head = f"{what} {entry!r} names an op inside {owner}, which a run executes and "
+            if what.startswith("keep_dtype"):
+                return (head + "dumps as one op: keep_dtype takes the ops of the main graph "
+                        "and keeps none inside it (not by naming the op that holds it either); "
+                        "the ops inside run in the conversion's precision: convert in high "
+                        "precision (modes=[HIGH_PRECISION]) to run them in float32")
+            return head + f"a comparison judges as one op: name {owner_name}"
         whose = "their" if self.label == "the dumps" else "its"
         listed = f"; {whose} ops: {_some_names(ops)}" if ops else ""
         if any(c in entry for c in "*?[") and not near:
@@ -219,6 +241,7 @@ def model_ops(model, loaded=None) -> ModelOps:
     ``loaded``: the model already read (``load_model(model, weights=False)``), not read again."""
     from .names import normalize_node_names
     from .content_digests import model_digest
+    from .control_flow import subgraph_ops
     from .onnx_graph import load_model, model_label
 
     digest = model_digest(model)
@@ -231,7 +254,7 @@ def model_ops(model, loaded=None) -> ModelOps:
     normalize_node_names(graph)
     ops = ModelOps(model_label(model), tuple(n.name for n in graph.node),
                    tuple(n.op_type for n in graph.node),
-                   tuple(node_parser_type(n) for n in graph.node))
+                   tuple(node_parser_type(n) for n in graph.node), tuple(subgraph_ops(graph)))
     if len(_CACHE) > 64:
         _CACHE.clear()
     _CACHE[digest] = ops
@@ -289,27 +312,35 @@ def with_real_names(dump, ops: ModelOps):
 
 
 def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Iterable[str],
-                        label: str, where: Optional[str]) -> None:
+                        label: str, where: Optional[str], offered: Iterable[str] = ()) -> None:
     """Per-op threshold and ignore entries must name some of ``names`` (the ops of the compared
-    dumps: real names, or globs matching one), else they would silently judge nothing."""
+    dumps: real names, or globs matching one), else they would silently judge nothing;
+    ``offered``: the names an error offers (default: ``names``)."""
     per_op, ignore = list(per_op), list(ignore)
     if not per_op and not ignore:
         return
-    ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), ())
+    ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), (),
+                   offered=tuple(dict.fromkeys(n for n in offered if n)))
     ops.check_names(per_op, "per_op entry", where, tensors=False)
     ops.check_names(ignore, "ignore entry", where, tensors=False)
 
 
 def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps: Iterable,
-                             where: Optional[str], default_label: str = "the dumps") -> None:
+                             where: Optional[str], default_label: str = "the dumps",
+                             actual=None) -> None:
     """``check_setting_names`` against the compared dumps: their ops' names and original
     names; the label is the first dump's model name (``default_label`` when none has one).
-    Reads no op when there is no entry to check."""
+    ``actual``: the device's dump among them, whose names alone an error offers (a golden's
+    other ops are never compared). Reads no op when there is no entry to check."""
     per_op, ignore = list(per_op), list(ignore)
     if not per_op and not ignore:
         return
     dumps = list(dumps)
-    names = (n for dump in dumps for op in dump.ops for n in (op.name,) + tuple(op.original_names)
-             + tuple(f"{op.name}:{t.slot}" for t in op.outputs + op.inputs))
+
+    def names(of):
+        return (n for dump in of for op in dump.ops for n in (op.name,) + tuple(op.original_names)
+                + tuple(f"{op.name}:{t.slot}" for t in op.outputs + op.inputs))
+
     label = next((d.model_name for d in dumps if getattr(d, "model_name", None)), None)
-    check_setting_names(per_op, ignore, names, label or default_label, where)
+    check_setting_names(per_op, ignore, names(dumps), label or default_label, where,
+                        offered=names([actual]) if actual is not None else ())

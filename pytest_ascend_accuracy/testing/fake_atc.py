@@ -180,6 +180,7 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
         raise invalid("model", opts["model"], f"Its external data cannot be read ({exc})") from None
     except Exception as exc:  # onnx raises several types for a bad file
         raise invalid("model", opts["model"], f"The file is not a valid ONNX model ({exc})") from None
+    _refuse_unparsed_ops(model)
     if opts.get("out_nodes"):  # GE SetOutputNodeInfo, on the parsed graph (ATC's node names)
         from ..graph.names import normalize_node_names
 
@@ -332,6 +333,18 @@ def _maybe_fail(model) -> None:
     node = model.graph.node[0] if len(model.graph.node) else None
     template = CANNED_ERRORS.get(code, "Failure requested through FAKE_ATC_FAIL.")
     raise AtcFailure(code, template.format(op=node.name if node else "?", type=node.op_type if node else "?"))
+
+
+def _refuse_unparsed_ops(model) -> None:
+    """E19010 for a Loop or Scan: ATC's ONNX parser registers no parser for them
+    (``graph.control_flow``)."""
+    from ..graph.control_flow import loop_ops, onnx_opset
+
+    found = loop_ops(model.graph)
+    if found:
+        name, op_type, _ = found[0]
+        raise AtcFailure("E19010", f"No parser is registered for Op [{name}, optype "
+                                   f"[ai.onnx::{onnx_opset(model)}::{op_type}]].")
 
 
 def _parse_input_shape(text: str) -> Dict[str, List[int]]:

@@ -296,7 +296,8 @@ class _Flow:
         pred = CountingPredicate(lambda s: self.run.evaluate(
             base | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__)))).passed)
         pred.know([], default.passed)
-        pred.know(names, True)  # assumed: keeping every op is what high precision does
+        if not any(t in ("If", "StatelessIf") for t in types.values()):  # else measured below
+            pred.know(names, True)  # assumed: keeping every op is what high precision does
         # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
         # the likeliest fix (often one conversion); then every seed together
         first = [n for n in drops[:1] if n in types]
@@ -305,10 +306,13 @@ class _Flow:
             return sorted(chosen, key=rank.__getitem__)
 
         # the smallest set known to pass so far: every op (measured, or what high precision
-        # passing stands for), then the seeds or the types found; a spent budget returns it
+        # passing stands for), then the seeds or types found; a spent budget returns it
         passing = names
         needed: List[str] = []  # ops the name search found needed before a budget cut
         try:
+            if not pred(names):  # naming an If keeps none of its branch ops (a trial)
+                return [], ("keeping every op the dump names fails: the ops inside an If's "
+                            "branches are not kept by naming the If"), False
             for trial in (list(dict.fromkeys(ranged + first)), seeds):
                 if trial and pred(trial):
                     passing = trial

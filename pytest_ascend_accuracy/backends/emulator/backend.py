@@ -61,15 +61,18 @@ from .rounding import check_overflow
 #: linear Resize rows, against canndev's ResizeBilinearV2; 14: linear at opset 10, roi crops,
 #: no claim under antialias, lists from the first difference; 15: crops probed with their roi,
 #: antialias upscales compared, antialias downscales said; 16: an LSTM typed DynamicRNN, a GRU
-#: DynamicGRUV2, as CANN's fusion passes name them, core/ascend_optypes.py)
-EMULATOR_FORMAT = 16
+#: DynamicGRUV2, as CANN's fusion passes name them, core/ascend_optypes.py; 17: Loop/Scan
+#: refused as ATC refuses them, graph/control_flow.py; an If's branch ops rounded in their
+#: precision, branch_rounding.py)
+EMULATOR_FORMAT = 17
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
 #: releases rewrote each other's files (a trial). 9: format 9 did change numbers, a review
 #: found: OpType::Resize no longer keeps a nearest Resize in float32 (its type is
-#: ResizeNearestNeighborV2), so a model with both kinds computes that op in float16 now
-EMULATOR_NUMERICS = 9
+#: ResizeNearestNeighborV2), so a model with both kinds computes that op in float16 now; 10:
+#: the ops inside an If kept as one operator run in float16 (they ran in float32)
+EMULATOR_NUMERICS = 10
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into

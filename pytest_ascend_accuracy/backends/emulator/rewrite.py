@@ -26,8 +26,10 @@ from ...graph.onnx_graph import model_label, tensor_info
 from ...graph.prepare import prepare_model
 from ...graph.static import evaluate, static_tensors
 from ...graph.stream import node_reads
+from ...graph.control_flow import loop_refusal
 from ...graph.value_kinds import refusal_text
 from .atc_resize import resize_rows
+from .branch_rounding import round_branches
 from .branch_faults import apply_branch_faults, branch_types, targets_in_branches
 from .faults import FAULTABLE, Fault, fault_chain, insert_aipp_nodes, unfaultable
 from .fusion import build_units
@@ -281,7 +283,7 @@ class _Emitter:
 
     # -- one unit ------------------------------------------------------------------------------
     def emit(self, unit, precision: str, faults: Sequence[Fault], producers: Dict[str, str],
-             branch_faults: Sequence[Fault] = ()) -> PlannedOp:
+             branch_faults: Sequence[Fault] = (), precision_of=None) -> PlannedOp:
         import onnx
 
         in_kind = rounds_inputs(precision)
@@ -309,6 +311,8 @@ class _Emitter:
                 self.branch_elem_types = branch_types(self.model)
             for copy in nodes:
                 apply_branch_faults(copy, branch_faults, self.branch_elem_types, self.prefix)
+        if precision_of is not None:  # an If's branch ops, each in its precision
+            round_branches(nodes, self, precision_of)
         preserving = len(unit.members) == 1 and unit.anchor_type in VALUE_PRESERVING
         out_slots: List[Slot] = []
         elems = {o: self.info.get(o, (0, None))[0] for o in unit.output_origins}
@@ -384,7 +388,8 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
 
     prepared = prepare_model(model, input_shape=input_shape, weights_by_reference=sink is not None)
     proto = prepared.model
-    refused = refusal_text(model_label(model), proto)  # strings, sequences: ATC has none
+    refused = (refusal_text(model_label(model), proto)  # strings, sequences: ATC has none
+               or loop_refusal(model_label(model), proto))  # nor a parser for Loop/Scan
     if refused:
         raise ConversionError(refused)
     sink = sink if prepared.folder else None
@@ -421,7 +426,9 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         # faults on nodes inside the branches of an If run as one operator (branch_faults)
         in_branch = [f for n in u.nodes for f in targets_in_branches(
             n, [f for f in faults if (f.kind != "buffer" or buffer_on) and f not in unit_faults])]
-        ops.append(emitter.emit(u, precision, unit_faults, producers, in_branch))
+        ops.append(emitter.emit(u, precision, unit_faults, producers, in_branch, lambda n: (
+            unit_precision(mode, anchor_type=n.op_type, member_names=[n.name],
+                           member_types=[n.op_type], keeps=keeps))))
         for described in ops[-1].faults:  # the faults it applied
             active.setdefault(described, []).append(u.name)
     graph = proto.graph

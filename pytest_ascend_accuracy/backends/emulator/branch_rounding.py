@@ -1,0 +1,133 @@
+"""The ops inside an ``If`` the emulator keeps as one operator, computed in their precision.
+
+An ``If`` whose condition depends on input values is not inlined at conversion (ATC converts
+without inputs): the emulator runs it as one operator. It rounded only that operator's inputs
+and outputs, so its branches ran in float32, and a trial's float16 overflow inside a branch
+(``x * 300``, squared: 88209 > 65504) passed where the same ops written flat failed. ATC parses
+each branch into a subgraph of the ``If`` (GraphEngine's ``IfSubgraphAdapter``) whose ops run
+on the device under the conversion's precision like any other. So each op of a branch (nested
+``If`` branches included) rounds its float inputs and outputs as ``rewrite`` rounds a unit's:
+by its precision under the mode (``rounding.unit_precision``, keep_dtype's ``OpType::`` entries
+included), value-preserving ops' outputs left as their rounded inputs make them.
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterator, Optional, Set, Tuple
+
+from .rounding import VALUE_PRESERVING, rounding_nodes, rounds_inputs, rounds_outputs
+
+FLOAT = 1  # onnx.TensorProto.FLOAT
+_GRAPH = 5  # onnx.AttributeProto.GRAPH
+
+
+def _branches(if_node) -> Iterator[object]:
+    for attr in if_node.attribute:
+        if attr.name in ("then_branch", "else_branch") and attr.type == _GRAPH:
+            yield attr.g
+
+
+def branch_names(if_node) -> Set[str]:
+    """Every node and value name inside ``if_node``'s branches (nested ones included): names a
+    rewrite must not reuse."""
+    names: Set[str] = set()
+    for g in _branches(if_node):
+        names.update(t.name for t in g.initializer)
+        for n in g.node:
+            names.add(n.name)
+            names.update(n.input)
+            names.update(n.output)
+            if n.op_type == "If":
+                names |= branch_names(n)
+    return names
+
+
+class BranchRounder:
+    """Rounds the ops of ``If`` branches in place. ``precision_of(node)``: the op's precision
+    ("fp16", "fp16in", "bf16", "fp32"); ``is_float(name)``: whether an outer value or a branch
+    value (by shape inference) is float32; ``exact``: outer values already exact in a rounding
+    kind (not rounded again); ``fresh(base)``: an unused name; ``prefix(what)``: a node name;
+    ``bounds()``: the saturation bounds' initializer names (overflow "saturate")."""
+
+    def __init__(self, precision_of: Callable[[object], str], is_float: Callable[[str], bool],
+                 exact: Dict[str, str], overflow: str, fresh: Callable[[str], str],
+                 prefix: Callable[[str], str], bounds: Callable[[], Tuple[str, str]]):
+        self.precision_of = precision_of
+        self.is_float = is_float
+        self.outer_exact = dict(exact)
+        self.overflow = overflow
+        self.fresh = fresh
+        self.prefix = prefix
+        self.bounds = bounds
+
+    def round_if(self, if_node) -> None:
+        for g in _branches(if_node):
+            self._round_graph(g, dict(self.outer_exact))
+
+    def _rounding(self, src: str, dst: str, kind: str):
+        bounds = self.bounds() if kind == "fp16" and self.overflow == "saturate" else None
+        return rounding_nodes(src, dst, kind, self.overflow, prefix=self.prefix("round"),
+                              bounds=bounds)
+
+    def _round_graph(self, g, exact: Dict[str, str]) -> None:
+        floats = {t.name for t in g.initializer if t.data_type == FLOAT}
+
+        def floaty(t: str) -> bool:
+            return t in floats or self.is_float(t)
+
+        rounded: Dict[Tuple[str, str], str] = {}
+        nodes = []
+        for node in list(g.node):
+            if node.op_type == "If":  # its own branches, each op in its precision
+                for sub in _branches(node):
+                    self._round_graph(sub, dict(exact))
+                nodes.append(node)
+                continue
+            precision = self.precision_of(node)
+            in_kind: Optional[str] = rounds_inputs(precision)
+            out_kind: Optional[str] = rounds_outputs(precision)
+            if in_kind:
+                for k, t in enumerate(node.input):
+                    if not t or not floaty(t) or exact.get(t) == in_kind:
+                        continue
+                    if (t, in_kind) not in rounded:
+                        dst = self.fresh(f"{t}__{in_kind}")
+                        nodes.extend(self._rounding(t, dst, in_kind))
+                        rounded[(t, in_kind)] = dst
+                        exact[dst] = in_kind
+                    node.input[k] = rounded[(t, in_kind)]
+            nodes.append(node)
+            if not out_kind:
+                continue
+            for k, o in enumerate(node.output):
+                if not o or not floaty(o):
+                    continue
+                if node.op_type in VALUE_PRESERVING:  # its rounded inputs' values
+                    exact[o] = out_kind
+                    continue
+                raw = self.fresh(f"{o}__emu_raw")
+                node.output[k] = raw
+                nodes.extend(self._rounding(raw, o, out_kind))
+                exact[o] = out_kind
+        del g.node[:]
+        g.node.extend(nodes)
+
+
+def round_branches(nodes, emitter, precision_of: Callable[[object], str]) -> None:
+    """Round, in place, the branch ops of the ``If`` nodes among ``nodes`` (a ``rewrite``
+    emitter's copies of a unit's nodes), with the emitter's names, types and exact values."""
+    from .branch_faults import branch_types
+
+    ifs = [n for n in nodes if n.op_type == "If"]
+    if not ifs:
+        return
+    if emitter.branch_elem_types is None:
+        emitter.branch_elem_types = branch_types(emitter.model)
+    types = emitter.branch_elem_types
+
+    def is_float(t: str) -> bool:
+        return types[t] == FLOAT if t in types else emitter.is_float(t)
+
+    for node in ifs:
+        emitter.used |= branch_names(node)
+        BranchRounder(precision_of, is_float, emitter.exact, emitter.overflow, emitter.fresh,
+                      emitter.prefix, emitter.saturate_bounds).round_if(node)

@@ -1,0 +1,86 @@
+"""ONNX ``Loop`` and ``Scan``: control flow ATC's ONNX parser cannot convert.
+
+GraphEngine's ONNX parser finds the subgraphs of an op through a ``SubgraphAdapter`` registered
+for its type (``parser/onnx/onnx_parser.cc``, ``AdaptAndFindAllOnnxGraph``), and only ``If`` has
+one (``parser/onnx/subgraph_adapter/if_subgraph_adapter.cc``: ``REGISTER_SUBGRAPH_ADAPTER_CREATOR``
+for ``If``, in every version of the parser found); CANN's ONNX op plugins (canndev
+``ops/built-in/framework/onnx_plugin``: ``if_plugin.cc``, no loop or scan plugin) register no
+parser for ``Loop`` or ``Scan`` either. ATC stops at such a node with ``E19010`` ("No parser is
+registered for Op [...]"), which the fake ATC (``testing.fake_atc``) prints for them too.
+
+The emulator ran a ``Loop`` or ``Scan`` as one operator, rounding only its inputs and outputs to
+float16, so a trial's float16 overflow inside a ``Loop`` body passed where the same ops written
+flat failed: a pass that proved nothing for the body, of a model no NPU would get. Such a model
+is refused at conversion (``loop_refusal``), naming the ops, as ATC refuses it.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Tuple
+
+#: op types whose bodies ATC's ONNX parser has no subgraph adapter for
+UNPARSED_CONTROL_FLOW = frozenset({"Loop", "Scan"})
+_GRAPH, _GRAPHS = 5, 10  # onnx.AttributeProto.GRAPH, GRAPHS
+
+
+def _subgraphs(node) -> Iterator[Tuple[str, object]]:
+    for attr in node.attribute:
+        if attr.type == _GRAPH:
+            yield attr.name, attr.g
+        elif attr.type == _GRAPHS:
+            for g in attr.graphs:
+                yield attr.name, g
+
+
+def loop_ops(graph, within: str = "") -> List[Tuple[str, str, str]]:
+    """``(node name, op type, where)`` of every ``Loop``/``Scan`` node of ``graph``, the
+    branches of its ``If`` nodes included (``where``: "" at the top, else ``"in the
+    then_branch of 'cond'"``), in graph order."""
+    found: List[Tuple[str, str, str]] = []
+    for j, node in enumerate(graph.node):
+        name = node.name or f"{node.op_type}_{j}"
+        if node.op_type in UNPARSED_CONTROL_FLOW and node.domain in ("", "ai.onnx"):
+            found.append((name, node.op_type, within))
+            continue  # its body is refused with it
+        for attr_name, sub in _subgraphs(node):
+            found.extend(loop_ops(sub, f"in the {attr_name} of {name!r}"))
+    return found
+
+
+def onnx_opset(model) -> int:
+    """The model's default-domain opset (what ATC's optype names carry: ``ai.onnx::11::Loop``)."""
+    return next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+
+
+def loop_refusal(label: str, model) -> str:
+    """Why ``model`` (shown as ``label``) cannot be converted: its ``Loop``/``Scan`` ops; ""
+    when it has none."""
+    found = loop_ops(model.graph)
+    if not found:
+        return ""
+    shown = "; ".join(f"{name!r} ({op}{' ' + where if where else ''})"
+                      for name, op, where in found[:8])
+    more = f"; and {len(found) - 8} more" if len(found) > 8 else ""
+    return (f"model {label!r} has {len(found)} Loop/Scan operator{'s' if len(found) != 1 else ''}: "
+            f"{shown}{more}. ATC's ONNX parser has no parser for them (only If has its subgraphs "
+            f"parsed; ATC stops with E19010 \"No parser is registered for Op [{found[0][0]}, "
+            f"optype [ai.onnx::{onnx_opset(model)}::{found[0][1]}]]\"), so the model cannot be "
+            f"converted, and the emulator does not compute a body's ops as a device would; export "
+            f"the loop unrolled (torch.onnx.export traces a Python loop into its iterations; a "
+            f"scripted one becomes a Loop), or check the parts before and after it as models of "
+            f"their own (onnx.utils.extract_model)")
+
+
+def subgraph_ops(graph, within: str = "") -> List[Tuple[str, str]]:
+    """``(node name, where)`` for every node inside a subgraph of ``graph``'s nodes (an If's
+    branches, a Loop's or Scan's body, nested ones included), ``where`` saying whose: ``"the
+    then_branch of If 'cond'"``. Unnamed nodes are named as ``graph.inline`` names them when an
+    If is inlined (``{if}/{then|else}/{op_type}_{j}``)."""
+    found: List[Tuple[str, str]] = []
+    for node in graph.node:
+        for attr_name, sub in _subgraphs(node):
+            where = f"the {attr_name} of {node.op_type} {node.name!r}"
+            side = attr_name.partition("_")[0]
+            for j, inner in enumerate(sub.node):
+                found.append((inner.name or f"{node.name}/{side}/{inner.op_type}_{j}", where))
+            found.extend(subgraph_ops(sub))
+    return found

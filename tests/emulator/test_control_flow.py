@@ -1,0 +1,183 @@
+"""Control flow as ATC converts it (a trial of recurrent and control-flow models): a Loop or
+Scan is refused as ATC refuses it (E19010: GraphEngine's ONNX parser has a subgraph adapter
+for If alone), and the ops inside an If the emulator keeps as one operator run in their
+precision: a float16 overflow inside the branch passed where the same ops written flat failed."""
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as TP
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+from pytest_ascend_accuracy.errors import ConfigError, ConversionError
+
+CONSTS = [nh.from_array(np.array([300.0], np.float32), "k300"),
+          nh.from_array(np.array([1.0 / 90000], np.float32), "kinv")]
+X = np.linspace(0.1, 0.99, 8, dtype=np.float32).reshape(1, 8)  # 297 ** 2 = 88209 > 65504
+
+
+def _vi(name, shape, elem=TP.FLOAT):
+    return h.make_tensor_value_info(name, elem, shape)
+
+
+def _squares(src, dst, prefix):
+    return [h.make_node("Mul", [src, "k300"], [prefix + "a"], name=prefix + "Mul_a"),
+            h.make_node("Mul", [prefix + "a", prefix + "a"], [prefix + "b"],
+                        name=prefix + "Mul_sq"),
+            h.make_node("Mul", [prefix + "b", "kinv"], [dst], name=prefix + "Mul_scale")]
+
+
+def _save(graph, path):
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, str(path))
+    return path
+
+
+def flat_model(path):
+    return _save(h.make_graph([h.make_node("Relu", ["x"], ["xr"], name="pre")]
+                              + _squares("xr", "y", "flat/"), "flat", [_vi("x", [1, 8])],
+                              [_vi("y", [1, 8])], CONSTS), path)
+
+
+def if_model(path):
+    """x -> Relu -> If(sum > 0): then the squares, else Identity (the condition depends on x)."""
+    then = h.make_graph(_squares("xr", "t_out", "then/"), "then", [], [_vi("t_out", [1, 8])],
+                        CONSTS)
+    other = h.make_graph([h.make_node("Identity", ["xr"], ["e_out"], name="else/id")], "else",
+                         [], [_vi("e_out", [1, 8])])
+    nodes = [h.make_node("Relu", ["x"], ["xr"], name="pre"),
+             h.make_node("ReduceSum", ["xr"], ["s"], name="rsum", keepdims=0),
+             h.make_node("Greater", ["s", "zero"], ["cnd"], name="gt"),
+             h.make_node("If", ["cnd"], ["y"], name="branch", then_branch=then, else_branch=other)]
+    return _save(h.make_graph(nodes, "ifov", [_vi("x", [1, 8])], [_vi("y", [1, 8])],
+                              [nh.from_array(np.array(0.0, np.float32), "zero")]), path)
+
+
+def loop_model(path):
+    body = h.make_graph([h.make_node("Identity", ["ci"], ["co"], name="body/cond")]
+                        + _squares("si", "so", "body/"), "body",
+                        [_vi("i", [], TP.INT64), _vi("ci", [], TP.BOOL), _vi("si", [1, 8])],
+                        [_vi("co", [], TP.BOOL), _vi("so", [1, 8])], CONSTS)
+    nodes = [h.make_node("Relu", ["x"], ["xr"], name="pre"),
+             h.make_node("Loop", ["trip", "cond", "xr"], ["y"], name="loop", body=body)]
+    return _save(h.make_graph(nodes, "loopov", [_vi("x", [1, 8])], [_vi("y", [1, 8])],
+                              [nh.from_array(np.array(1, np.int64), "trip"),
+                               nh.from_array(np.array(True), "cond")]), path)
+
+
+def _check(tmp_path, model_path, mode=None):
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accuracy
+
+    cache = Cache(tmp_path / "cache")
+    backend = EmulatorBackend(cache)
+    converted = backend.convert(model_path, mode=mode) if mode else backend.convert(model_path)
+    actual = backend.run(converted, {"x": X}, dump_dir=tmp_path / "dump")
+    golden = golden_dump(model_path, {"x": X}, cache=cache)
+    try:
+        assert_accuracy(actual, golden, threshold=0.99)
+    except AccuracyFailure as failure:
+        return str(failure)
+    return "passed"
+
+
+def test_a_float16_overflow_inside_an_if_branch_fails_as_written_flat(tmp_path):
+    flat = _check(tmp_path / "f", flat_model(tmp_path / "flat.onnx"))
+    branched = _check(tmp_path / "i", if_model(tmp_path / "ifov.onnx"))
+    assert "first failure in graph order: flat/Mul_sq" in flat
+    assert "first failure in graph order: branch" in branched  # passed on the parent
+
+
+def test_high_precision_runs_the_branch_ops_in_float32(tmp_path):
+    from pytest_ascend_accuracy.core.modes import HIGH_PRECISION
+
+    assert _check(tmp_path, if_model(tmp_path / "ifov.onnx"), HIGH_PRECISION) == "passed"
+
+
+def test_a_loop_is_refused_as_atc_refuses_it(tmp_path):
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    path = loop_model(tmp_path / "loopov.onnx")
+    with pytest.raises(ConversionError) as info:
+        EmulatorBackend(Cache(tmp_path / "cache")).convert(path)
+    assert str(info.value).startswith(
+        "model 'loopov' has 1 Loop/Scan operator: 'loop' (Loop). ATC's ONNX parser has no parser "
+        "for them (only If has its subgraphs parsed; ATC stops with E19010 \"No parser is "
+        "registered for Op [loop, optype [ai.onnx::13::Loop]]\"), so the model cannot be "
+        "converted")
+
+
+def test_the_fake_atc_refuses_a_loop_with_e19010(tmp_path, capsys, monkeypatch):
+    from pytest_ascend_accuracy.testing import fake_atc
+
+    monkeypatch.chdir(tmp_path)  # ATC writes fusion_result.json where it runs
+    path = loop_model(tmp_path / "loopov.onnx")
+    rc = fake_atc.main(["--framework=5", f"--model={path}", f"--output={tmp_path / 'out'}",
+                        "--soc_version=Ascend310P3", "--input_shape=x:1,8"])
+    out = capsys.readouterr().out
+    assert rc != 0
+    assert "E19010: No parser is registered for Op [loop, optype [ai.onnx::13::Loop]]." in out
+
+
+@pytest.mark.parametrize("entry, said", [
+    ("then/Mul_sq", "keep_dtype entry 'then/Mul_sq' names an op inside the then_branch of If "
+                    "'branch', which a run executes and dumps as one op: keep_dtype takes the ops "
+                    "of the main graph and keeps none inside it"),
+    ("body/Mul_sq", "keep_dtype entry 'body/Mul_sq' names an op inside the body of Loop 'loop'; "
+                    "ATC's ONNX parser converts no Loop (E19010)")])
+def test_keep_dtype_naming_an_op_inside_a_subgraph_says_where_it_is(tmp_path, entry, said):
+    from pytest_ascend_accuracy.core.modes import keep_dtype
+    from pytest_ascend_accuracy.graph.op_catalogue import check_mode
+
+    path = (if_model if entry.startswith("then") else loop_model)(tmp_path / "m.onnx")
+    with pytest.raises(ConfigError) as info:
+        check_mode(keep_dtype([entry]), path, "test")
+    assert said in str(info.value)
+
+
+def test_per_op_naming_a_branch_op_names_the_if(tmp_path):
+    from pytest_ascend_accuracy.core.modes import DEFAULT
+    from pytest_ascend_accuracy.graph.op_catalogue import check_model_settings
+
+    path = if_model(tmp_path / "ifov.onnx")
+    with pytest.raises(ConfigError) as info:
+        check_model_settings(path, {"then/Mul_sq": 0.9}, [], DEFAULT, "diagnose")
+    assert str(info.value).endswith("per_op entry 'then/Mul_sq' names an op inside the "
+                                    "then_branch of If 'branch', which a run executes and a "
+                                    "comparison judges as one op: name 'branch'")
+    check_model_settings(path, {"branch": 0.9}, [], DEFAULT, "diagnose")  # the name it gives
+
+
+def test_diagnose_names_high_precision_not_a_keep_dtype_set_that_fails_pasted(tmp_path, capsys):
+    """Its search assumed keeping every op the dump names passes where high precision does;
+    naming the If keeps none of its branch ops, so it printed keep_dtype {branch, pre, rsum,
+    gt} as restoring, which failed pasted. Now measured: high precision is the fix."""
+    from pytest_ascend_accuracy import cli
+
+    path = if_model(tmp_path / "ifov.onnx")
+    np.save(tmp_path / "x.npy", X)
+    cli.main(["diagnose", str(path), "--inputs", f"x={tmp_path / 'x.npy'}",
+              "--cache-dir", str(tmp_path / "cache")])
+    out = capsys.readouterr().out
+    assert "  fix: mode high_precision; ATC: --precision_mode=allow_fp32_to_fp16" in out
+    assert ("no smaller keep_dtype set found (keeping every op the dump names fails: the ops "
+            "inside an If's branches are not kept by naming the If)") in out
+
+
+def test_a_per_op_error_offers_the_device_run_s_names_not_the_golden_s_inlined_ones():
+    """The golden inlines an If's taken branch (then_MatMul); offered as the closest to
+    'then/MatMul', it was refused pasted as never compared."""
+    from pytest_ascend_accuracy.dump.model import DumpSet
+    from pytest_ascend_accuracy.graph.op_catalogue import check_dump_setting_names
+
+    y = np.ones((1, 8), np.float32)
+    golden = DumpSet.from_arrays({"pre": [y], "then_MatMul": [y], "then_Tanh": [y], "branch": [y]})
+    actual = DumpSet.from_arrays({"pre": [y], "branch": [y]})
+    with pytest.raises(ConfigError) as info:
+        check_dump_setting_names(["then/MatMul"], [], (golden, actual), "t", actual=actual)
+    assert "then_MatMul" not in str(info.value) and "'branch'" in str(info.value)
