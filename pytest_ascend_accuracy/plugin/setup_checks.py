@@ -77,12 +77,14 @@ def check_mode_names(mode, model, where: str, others=()) -> None:
         check_mode(mode, model, where, others)
 
 
-def check_op_names(spec, dumps: Iterable, where: str) -> None:
+def check_op_names(spec, dumps: Iterable, where: str, actual=None) -> None:
     """Per-op thresholds and ignored ops must name ops of the compared dumps (their real names,
-    or globs matching some), else they would silently judge nothing."""
+    or globs matching some), else they would silently judge nothing; an error offers the names
+    of ``actual`` (the device's dump), those compared."""
     from ..graph.op_catalogue import check_dump_setting_names
 
-    check_dump_setting_names([n for n, _ in spec.per_op], spec.ignore, dumps, where, "model")
+    check_dump_setting_names([n for n, _ in spec.per_op], spec.ignore, dumps, where, "model",
+                             actual=actual)
 
 
 def check_judged_names(spec, result, where: str) -> None:

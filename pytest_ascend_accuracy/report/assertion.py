@@ -65,7 +65,7 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[Thre
     if check_names:
         from ..graph.op_catalogue import check_dump_setting_names
         check_dump_setting_names([name for name, _ in policy.per_op], policy.ignore,
-                                 (actual, golden), "assert_accuracy")
+                                 (actual, golden), "assert_accuracy", actual=actual)
     if kl is None:
         kl = bool(csv_path) or "kl" in policy.metrics
     result = compare_dumps(actual, golden, mapping=mapping, progress=progress, kl=kl)
