@@ -26,6 +26,7 @@ from .metrics import compute_metrics
 from .parallel import measure_in_processes, processes_for
 from .reading import TensorReader
 from .result import NOT_COMPARED_FLAG, CompareResult, TensorCompare
+from .topk_ties import within_ties
 
 
 @dataclass(frozen=True)
@@ -320,6 +321,7 @@ def compare_dumps(actual: DumpLike, golden: DumpLike, *,
     else:
         for i in range(total):
             on_row(i, measure(i))
+    rows[:] = [within_ties(pairs[i], row) for i, row in enumerate(rows)]  # TopK tie reorders
     npu_only = set(plan.npu_only_ops)
     seen = {sanitize(n) for n in plan.coverage.compared + plan.coverage.fused}
     unmatched_why = _UnmatchedReason(golden)
