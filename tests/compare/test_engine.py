@@ -214,11 +214,12 @@ def test_inner_parts_of_a_split_framework_op_say_so(tmp_path):
 
 
 @pytest.mark.parametrize("golden_shape, extra", [((2, 32), (2, 33)), ((11,), (12,)),
-                                                 ((1, 11, 3), (1, 12, 3))])
+                                                 ((1, 11, 3), (1, 12, 3)), ((2, 47), (2, 48))])
 def test_a_larger_actual_holding_values_past_the_golden_is_not_cut(golden_shape, extra):
     """A trial: a NonZero keeping one element more ((2, 33) against (2, 32)) and the Gathers
-    after it ((33,) against (32,)) were cut to the golden's shape and passed; padding is
-    aligned (a multiple of 16) or zeros, these are values."""
+    after it ((33,) against (32,)) were cut to the golden's shape and passed; a review: (2, 48)
+    against (2, 47) passed under an "any axis aligned to 16" rule. Padding is zeros, or a 4-D
+    channel axis aligned to a C0; these are values."""
     rng = np.random.default_rng(1)
     golden = rng.uniform(1, 2, golden_shape).astype(np.float32)
     actual = rng.uniform(1, 2, extra).astype(np.float32)
@@ -236,3 +237,13 @@ def test_a_larger_actual_holding_values_past_the_golden_is_not_cut(golden_shape,
     zeros = compare_dumps(DumpSet.from_arrays({"a": [padded]}),
                           DumpSet.from_arrays({"a": [golden]}))
     assert "cropped" in zeros.rows[0].flags and zeros.judge(0.99).passed  # zeros: padding
+
+
+def test_a_channel_axis_aligned_to_c0_is_cut_whatever_its_padding_holds():
+    """NC1HWC0 read as NCHW: C padded to 16, the padded channels hold what the op computed of
+    zeros (a Sigmoid's 0.5), not zeros."""
+    y = np.random.default_rng(2).standard_normal((1, 3, 4, 4)).astype(np.float32)
+    padded = np.full((1, 16, 4, 4), 0.5, np.float16)
+    padded[:, :3] = y
+    r = compare_dumps(DumpSet.from_arrays({"a": [padded]}), DumpSet.from_arrays({"a": [y]}))
+    assert "cropped" in r.rows[0].flags and r.judge(0.99).passed
