@@ -97,7 +97,7 @@ class ModelOps:
                 typ = entry[len(OPTYPE_PREFIX):]
                 if typ in ascend or typ in onnx:
                     continue
-                near = difflib.get_close_matches(typ, ascend + list(parsed_of), n=3, cutoff=0.4)
+                near = _close_types(typ, ascend + list(parsed_of))
                 # the finished graph's name of a type here (OpType::BNInference for a BatchNorm):
                 # ATC matches keep_dtype before the passes rename it, so the parser's name
                 finished = [o for o in parsed_of if typ in finished_types(o)
@@ -230,6 +230,16 @@ def _some_names(names: Sequence[str], n: int = 8) -> str:
     return ", ".join(repr(x) for x in names[:n]) + (", ..." if len(names) > n else "")
 
 
+def _close_types(typ: str, pool: Sequence[str], n: int = 3) -> List[str]:
+    """The op types of ``pool`` closest to ``typ``, case ignored (a trial's ``OpType::Lstm`` got
+    no closest: difflib weighs ``Lstm`` against ``LSTM`` letter by letter)."""
+    by_lower: Dict[str, List[str]] = {}
+    for t in pool:
+        by_lower.setdefault(t.lower(), []).append(t)
+    near = difflib.get_close_matches(typ.lower(), list(by_lower), n=n, cutoff=0.4)
+    return list(dict.fromkeys(t for low in near for t in by_lower[low]))
+
+
 def _closest_text(near: Sequence[str]) -> str:
     if not near:
         return ""
@@ -312,14 +322,16 @@ def with_real_names(dump, ops: ModelOps):
 
 
 def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Iterable[str],
-                        label: str, where: Optional[str], offered: Iterable[str] = ()) -> None:
+                        label: str, where: Optional[str], offered: Iterable[str] = (),
+                        inside: Tuple[Tuple[str, str], ...] = ()) -> None:
     """Per-op threshold and ignore entries must name some of ``names`` (the ops of the compared
     dumps: real names, or globs matching one), else they would silently judge nothing;
-    ``offered``: the names an error offers (default: ``names``)."""
+    ``offered``: the names an error offers (default: ``names``); ``inside``: the model's ops
+    inside subgraphs (``ModelOps.inside``), refused saying where they are."""
     per_op, ignore = list(per_op), list(ignore)
     if not per_op and not ignore:
         return
-    ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), (),
+    ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), (), inside=inside,
                    offered=tuple(dict.fromkeys(n for n in offered if n)))
     ops.check_names(per_op, "per_op entry", where, tensors=False)
     ops.check_names(ignore, "ignore entry", where, tensors=False)
@@ -327,7 +339,7 @@ def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Ite
 
 def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps: Iterable,
                              where: Optional[str], default_label: str = "the dumps",
-                             actual=None) -> None:
+                             actual=None, inside: Tuple[Tuple[str, str], ...] = ()) -> None:
     """``check_setting_names`` against the compared dumps: their ops' names and original
     names; the label is the first dump's model name (``default_label`` when none has one).
     ``actual``: the device's dump among them, whose names alone an error offers (a golden's
@@ -343,4 +355,4 @@ def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps
 
     label = next((d.model_name for d in dumps if getattr(d, "model_name", None)), None)
     check_setting_names(per_op, ignore, names(dumps), label or default_label, where,
-                        offered=names([actual]) if actual is not None else ())
+                        offered=names([actual]) if actual is not None else (), inside=inside)

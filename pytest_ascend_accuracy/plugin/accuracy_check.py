@@ -263,7 +263,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     for dump in (actual, golden):
         state.check_not_removed(getattr(dump, "root", dump), nodeid)
     actual, golden = as_dump(actual), as_dump(golden)
-    check_op_names(spec, (golden, actual), nodeid, actual)
+    check_op_names(spec, (golden, actual), nodeid, actual, source_model)
     report_dir = _report_dir(state, nodeid)
     csv_path = report_dir / "compare.csv" if report_dir else None
     if report_dir:

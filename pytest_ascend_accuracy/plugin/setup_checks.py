@@ -77,14 +77,16 @@ def check_mode_names(mode, model, where: str, others=()) -> None:
         check_mode(mode, model, where, others)
 
 
-def check_op_names(spec, dumps: Iterable, where: str, actual=None) -> None:
+def check_op_names(spec, dumps: Iterable, where: str, actual=None, model=None) -> None:
     """Per-op thresholds and ignored ops must name ops of the compared dumps (their real names,
     or globs matching some), else they would silently judge nothing; an error offers the names
-    of ``actual`` (the device's dump), those compared."""
-    from ..graph.op_catalogue import check_dump_setting_names
+    of ``actual`` (the device's dump), those compared, and says where an op of ``model`` (the
+    ONNX model, when known) inside an If's branch is."""
+    from ..graph.op_catalogue import check_dump_setting_names, model_ops
 
+    inside = model_ops(model).inside if model is not None and (spec.per_op or spec.ignore) else ()
     check_dump_setting_names([n for n, _ in spec.per_op], spec.ignore, dumps, where, "model",
-                             actual=actual)
+                             actual=actual, inside=inside)
 
 
 def check_judged_names(spec, result, where: str) -> None:

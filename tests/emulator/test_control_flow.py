@@ -20,11 +20,14 @@ def _vi(name, shape, elem=TP.FLOAT):
     return h.make_tensor_value_info(name, elem, shape)
 
 
-def _squares(src, dst, prefix):
-    return [h.make_node("Mul", [src, "k300"], [prefix + "a"], name=prefix + "Mul_a"),
-            h.make_node("Mul", [prefix + "a", prefix + "a"], [prefix + "b"],
-                        name=prefix + "Mul_sq"),
-            h.make_node("Mul", [prefix + "b", "kinv"], [dst], name=prefix + "Mul_scale")]
+def _squares(src, dst, prefix, ops=3):
+    """x * 300, squared (past 65504), and (``ops`` 3) scaled back below 1."""
+    nodes = [h.make_node("Mul", [src, "k300"], [prefix + "a"], name=prefix + "Mul_a"),
+             h.make_node("Mul", [prefix + "a", prefix + "a"], [prefix + "b"],
+                         name=prefix + "Mul_sq"),
+             h.make_node("Mul", [prefix + "b", "kinv"], [dst], name=prefix + "Mul_scale")]
+    nodes[ops - 1].output[0] = dst
+    return nodes[:ops]
 
 
 def _save(graph, path):
@@ -35,16 +38,16 @@ def _save(graph, path):
     return path
 
 
-def flat_model(path):
+def flat_model(path, ops=3):
     return _save(h.make_graph([h.make_node("Relu", ["x"], ["xr"], name="pre")]
-                              + _squares("xr", "y", "flat/"), "flat", [_vi("x", [1, 8])],
+                              + _squares("xr", "y", "flat/", ops), "flat", [_vi("x", [1, 8])],
                               [_vi("y", [1, 8])], CONSTS), path)
 
 
-def if_model(path):
+def if_model(path, ops=3):
     """x -> Relu -> If(sum > 0): then the squares, else Identity (the condition depends on x)."""
-    then = h.make_graph(_squares("xr", "t_out", "then/"), "then", [], [_vi("t_out", [1, 8])],
-                        CONSTS)
+    then = h.make_graph(_squares("xr", "t_out", "then/", ops), "then", [],
+                        [_vi("t_out", [1, 8])], CONSTS)
     other = h.make_graph([h.make_node("Identity", ["xr"], ["e_out"], name="else/id")], "else",
                          [], [_vi("e_out", [1, 8])])
     nodes = [h.make_node("Relu", ["x"], ["xr"], name="pre"),
@@ -181,3 +184,14 @@ def test_a_per_op_error_offers_the_device_run_s_names_not_the_golden_s_inlined_o
     with pytest.raises(ConfigError) as info:
         check_dump_setting_names(["then/MatMul"], [], (golden, actual), "t", actual=actual)
     assert "then_MatMul" not in str(info.value) and "'branch'" in str(info.value)
+
+
+def test_a_branch_op_kept_in_float32_is_not_rounded_again_at_the_if(tmp_path):
+    """A review: keep_dtype OpType::Mul kept the branch's Muls in float32, then the If's own
+    output was rounded to float16 (88209 -> +Inf); the same ops flat passed. An If computes
+    nothing: its branch ops round their own outputs."""
+    from pytest_ascend_accuracy.core.modes import Mode
+
+    mode = Mode(keep_dtype=("OpType::Mul",))
+    assert _check(tmp_path / "f", flat_model(tmp_path / "flat.onnx", 2), mode) == "passed"
+    assert _check(tmp_path / "i", if_model(tmp_path / "ifov.onnx", 2), mode) == "passed"

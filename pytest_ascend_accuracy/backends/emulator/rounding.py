@@ -72,7 +72,9 @@ def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
     names = list(member_names)
     types = list(member_types)
     pm = mode.precision_mode
-    if pm == "must_keep_origin_dtype":
+    if pm == "must_keep_origin_dtype" or types == ["If"]:
+        # an If computes nothing: its branch ops round their own outputs (branch_rounding);
+        # rounding its outputs again made a branch op kept in float32 overflow there (a review)
         return "fp32"
     for name, typ in zip(names, types):
         # by the parser's type, as ATC: never a fused op's; any member: UB units are all kept
