@@ -279,7 +279,9 @@ def _cube_fed_integers(first, upstream: Upstream, mode) -> Hint:
     return Hint(MODES, reason, (mode | keep_dtype(list(upstream.chain)),),
                 advice="keep the ops computing them in float32 to see whether float16 rounding "
                        "moves them (passes: it does, and --accuracy-diagnose names a smaller "
-                       "set; still fails: float16 rounding is not the cause)")
+                       "set; still fails at this op: float16 rounding is not the cause; fails "
+                       "at a later op instead: it moved them, and that op's own float16 "
+                       "inputs may too, which --accuracy-diagnose searches)")
 
 
 def _cube_in(range_inputs: Sequence) -> bool:

@@ -86,6 +86,10 @@ def test_a_flipped_index_a_matmul_computes_gets_a_probe_that_passes_pasted(pytes
         block = "next step: " + block
         assert block.startswith("next step: integer values differ at pick"), block
         assert "takes float16 inputs even in high precision" in block.splitlines()[0]
+        # a detector trial: the pasted probe moved the failure to a later op (an NMS fed the
+        # same float16 scores), where "still fails: float16 rounding is not the cause" misled
+        assert ("still fails at this op: float16 rounding is not the cause; fails at a later op "
+                "instead: it moved them") in block.splitlines()[0]
         exprs, _, imports = parse_hint(block)
         assert exprs and all("keep_dtype(['logits', 'offset', 'pick'])" in e for e in exprs)
         assert exprs != ["HIGH_PRECISION"]
