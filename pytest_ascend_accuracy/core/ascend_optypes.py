@@ -34,6 +34,23 @@ fork ``jbgztxdy/ops-nn`` @732de1d5 holds them), so ``keep_dtype(["OpType::LSTM"]
 and a reverse one for a bidirectional LSTM) and ``DynamicGRUV2`` (``gru_fusion_pass.cc``
 @10f1aa8f: "CommonGRU --> DynamicGRUV2"), the finished types. No ONNX plugin for the plain
 ``RNN`` was found in either: it keeps its name here.
+
+Detector tails: ONNX ``NonMaxSuppression`` is ``NonMaxSuppressionV6`` as parsed (canndev's
+``onnx_plugin/non_max_suppression_plugin.cc``: registered as that type for opsets 10-13 at
+mirror @f9f56511, a ``PartitionedCall`` expanded to ``NonMaxSuppressionV6`` + ``Cast`` for
+opsets 10-15 at @031e9875; ``hicann/ops-cv`` ``objdetect/non_max_suppression_v6/framework/
+non_max_suppression_onnx_plugin.cpp`` @e2eb2135 the same for 10-18; canndev's
+``NonMaxSuppressionV6Fusion`` pass then sets ``NonMaxSuppressionV7``, a finished name:
+``FINISHED_ALIASES``). ``ArgMax`` is ``ArgMaxV2`` (``argmax_plugin.cc`` @031e9875, opsets 8-15,
+and a 2025 CANN ops-math ArgMax plugin, 8-18, whose path the index did not give: a
+``PartitionedCall`` expanded to ``ArgMaxV2``, plus ``ExpandDims`` when ``keepdims=1``; the parser
+expands it before keep_dtype is applied, see ``PARSER_TYPES``; the older @fc04ed3d expanded it
+to ``ArgMaxD``). ``GatherND`` is ``GatherNd`` (``gather_nd_plugin.cc`` @22b3623d, opsets
+8-15). ``ArgMin`` (``argmin_plugin.cc`` @031e9875; ``hicann/ops-math``
+``math/arg_min/framework/argmin_onnx_plugin.cpp`` @514e2e82; @fc04ed3d: ``ArgMinD``),
+``NonZero`` (``nonzero_plugin.cc``) and ``TopK`` (its plugin registers ``TopK`` for opsets
+10-18) keep their names. The versions that expanded to ``ArgMaxD``/``ArgMinD`` match neither
+spelling: naming the op keeps it in every version.
 """
 from __future__ import annotations
 
@@ -74,6 +91,9 @@ ASCEND_TYPES: Dict[str, str] = {
     "Tile": "TileD",
     "LSTM": "DynamicRNN",
     "GRU": "DynamicGRUV2",
+    "NonMaxSuppression": "NonMaxSuppressionV6",
+    "ArgMax": "ArgMaxV2",
+    "GatherND": "GatherNd",
 }
 
 #: ONNX op type -> other finished-graph names real files or other CANN versions give it
@@ -84,6 +104,8 @@ FINISHED_ALIASES: Dict[str, tuple] = {
     "MatMul": ("BatchMatMulV2",),
     # older CANN's passes (const-to-attr; canndev's ResizeFusionPass): MODE_TYPES
     "Resize": ("ResizeNearestNeighborV2D", "ResizeBilinearV2D"),
+    # canndev's NonMaxSuppressionV6Fusion pass: fuse_desc->SetType("NonMaxSuppressionV7")
+    "NonMaxSuppression": ("NonMaxSuppressionV7",),
 }
 
 OPTYPE_PREFIX = "OpType::"
@@ -108,6 +130,7 @@ PARSER_TYPES: Dict[str, str] = {
     "GreaterOrEqual": "GreaterEqual", "IsNaN": "IsNan", "ScatterND": "ScatterNdUpdate",
     "Det": "MatrixDeterminant", "Pad": "PadV3", "Flatten": "FlattenV2", "ReduceL2": "LpNormV2",
     "LayerNormalization": "LayerNorm", "LSTM": "CommonLSTM", "GRU": "CommonGRU",
+    "NonMaxSuppression": "NonMaxSuppressionV6", "ArgMax": "ArgMaxV2", "GatherND": "GatherNd",
 }
 
 #: ONNX types whose Ascend type depends on an attribute: ONNX type -> (attribute, its ONNX

@@ -336,15 +336,13 @@ def _maybe_fail(model) -> None:
 
 
 def _refuse_unparsed_ops(model) -> None:
-    """E19010 for a Loop or Scan: ATC's ONNX parser registers no parser for them
-    (``graph.control_flow``)."""
-    from ..graph.control_flow import loop_ops, onnx_opset
+    """E19010 for a Loop or Scan (ATC's ONNX parser registers no parser for them), E11010 for
+    an ArgMax/ArgMin with select_last_index=1 (its plugin refuses it): ``graph.parser_refusals``."""
+    from ..graph.parser_refusals import atc_parse_error
 
-    found = loop_ops(model.graph)
+    found = atc_parse_error(model)
     if found:
-        name, op_type, _ = found[0]
-        raise AtcFailure("E19010", f"No parser is registered for Op [{name}, optype "
-                                   f"[ai.onnx::{onnx_opset(model)}::{op_type}]].")
+        raise AtcFailure(*found)
 
 
 def _parse_input_shape(text: str) -> Dict[str, List[int]]:

@@ -63,8 +63,10 @@ from .rounding import check_overflow
 #: antialias upscales compared, antialias downscales said; 16: an LSTM typed DynamicRNN, a GRU
 #: DynamicGRUV2, as CANN's fusion passes name them, core/ascend_optypes.py; 17: Loop/Scan
 #: refused as ATC refuses them, graph/control_flow.py; an If's branch ops rounded in their
-#: precision, branch_rounding.py)
-EMULATOR_FORMAT = 17
+#: precision, branch_rounding.py; 18: NonMaxSuppression/ArgMax/GatherND typed
+#: NonMaxSuppressionV6/ArgMaxV2/GatherNd, ArgMax/ArgMin select_last_index=1 refused as ATC
+#: refuses it, graph/parser_refusals.py)
+EMULATOR_FORMAT = 18
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two

@@ -26,7 +26,7 @@ from ...graph.onnx_graph import model_label, tensor_info
 from ...graph.prepare import prepare_model
 from ...graph.static import evaluate, static_tensors
 from ...graph.stream import node_reads
-from ...graph.control_flow import loop_refusal
+from ...graph.parser_refusals import parser_refusal
 from ...graph.value_kinds import refusal_text
 from .atc_resize import resize_rows
 from .branch_rounding import round_branches
@@ -389,7 +389,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     prepared = prepare_model(model, input_shape=input_shape, weights_by_reference=sink is not None)
     proto = prepared.model
     refused = (refusal_text(model_label(model), proto)  # strings, sequences: ATC has none
-               or loop_refusal(model_label(model), proto))  # nor a parser for Loop/Scan
+               or parser_refusal(model_label(model), proto))  # Loop/Scan, refused attrs
     if refused:
         raise ConversionError(refused)
     sink = sink if prepared.folder else None

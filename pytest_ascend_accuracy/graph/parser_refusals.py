@@ -1,0 +1,103 @@
+"""What ATC's ONNX parser refuses to convert, in one place: ``Loop``/``Scan`` (no parser is
+registered for them: ``graph.control_flow``) and attribute values CANN's ONNX op plugins refuse.
+
+``ArgMax``/``ArgMin`` with ``select_last_index=1``: the plugins' ``ParseParams`` return FAILED
+("Only support select_last_index=0, but 1 is obtained now", canndev
+``ops/built-in/framework/onnx_plugin/argmax_plugin.cc`` as the mirror
+``dengguojie/vue-element-admin`` @031e9875 holds it, and the 2025 ops-math ArgMax plugin;
+"select_last_index should be 0, but now it's 1", ``argmin_plugin.cc`` @031e9875 and
+``hicann/ops-math`` ``math/arg_min/framework/argmin_onnx_plugin.cpp`` @514e2e82; an older
+canndev, @fc04ed3d, only warned and converted the op taking the first index). GraphEngine's
+parser then reports ``E11010`` with the op's name and its ``ai.onnx::<opset>::<type>``
+(``Ascend/parser`` ``parser/onnx/onnx_parser.cc`` @069eb8b2, ``ParseOpParam``:
+``ATCReportErrMessage("E11010", {"opname", "optype"}, ...)``) and the conversion stops. The
+error registry text of E11010 was not found (the 2025 registry found lists E11009 and E11012,
+not E11010): the fake ATC (``testing.fake_atc``) prints the code and the two arguments in
+words of ours, with the plugin's message.
+
+The emulator computed such an op (onnxruntime takes the last index) and passed a model no NPU
+would get; ``parser_refusal`` refuses it at conversion, naming the op and what to export instead.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Optional, Tuple
+
+from .control_flow import loop_ops, loop_refusal, onnx_opset
+
+#: ONNX type -> (attribute, the value the plugin refuses, the plugin's message)
+REFUSED_ATTRIBUTES = {
+    "ArgMax": ("select_last_index", 1, "Only support select_last_index=0, but 1 is obtained now"),
+    "ArgMin": ("select_last_index", 1, "select_last_index should be 0, but now it's 1"),
+}
+ATC_CODE = "E11010"
+_GRAPH, _GRAPHS = 5, 10  # onnx.AttributeProto.GRAPH, GRAPHS
+
+
+def _branches(node) -> Iterator[Tuple[str, object]]:
+    for attr in node.attribute:
+        if attr.type == _GRAPH:
+            yield attr.name, attr.g
+        elif attr.type == _GRAPHS:
+            for g in attr.graphs:
+                yield attr.name, g
+
+
+def refused_attributes(graph, within: str = "") -> List[Tuple[str, str, str, int, str]]:
+    """``(node name, op type, attribute, value, where)`` of every node of ``graph`` (the
+    branches of its ``If`` nodes included, which ATC parses too) whose attribute value a CANN
+    ONNX plugin refuses (``REFUSED_ATTRIBUTES``), in graph order; unnamed nodes named as
+    ``loop_ops`` names them."""
+    found = []
+    for j, node in enumerate(graph.node):
+        name = node.name or f"{node.op_type}_{j}"
+        spec = REFUSED_ATTRIBUTES.get(node.op_type) if node.domain in ("", "ai.onnx") else None
+        if spec is not None:
+            attr, refused, _ = spec
+            value = next((a.i for a in node.attribute if a.name == attr), 0)
+            if value == refused:
+                found.append((name, node.op_type, attr, value, within))
+        for attr_name, sub in _branches(node):
+            found.extend(refused_attributes(sub, f"in the {attr_name} of {name!r}"))
+    return found
+
+
+def attribute_refusal(label: str, model) -> str:
+    """Why ``model`` (shown as ``label``) cannot be converted: its ops with an attribute value
+    ATC's ONNX parser refuses; "" when it has none."""
+    found = refused_attributes(model.graph)
+    if not found:
+        return ""
+    name, op_type, attr, value, _ = found[0]
+    shown = "; ".join(f"{n!r} ({t}{' ' + w if w else ''})" for n, t, _a, _v, w in found[:8])
+    more = f"; and {len(found) - 8} more" if len(found) > 8 else ""
+    many = len(found) != 1
+    return (f"model {label!r} has {len(found)} operator{'s' if many else ''} with {attr}="
+            f"{value}: {shown}{more}. CANN's ONNX parser refuses {'them' if many else 'it'} "
+            f"(\"{REFUSED_ATTRIBUTES[op_type][2]}\"; ATC stops with {ATC_CODE} for Op [{name}], "
+            f"optype [ai.onnx::{onnx_opset(model)}::{op_type}]), so the model cannot be "
+            f"converted; export it with {attr}=0 (the first of equal values is taken), or, "
+            f"where the last one matters, reverse the axis before it (Slice with steps -1 on "
+            f"that axis) and take the axis length minus 1 minus the index")
+
+
+def parser_refusal(label: str, model) -> str:
+    """Why ATC's ONNX parser cannot convert ``model``: its ``Loop``/``Scan`` ops
+    (``loop_refusal``) or its refused attribute values (``attribute_refusal``); "" if neither."""
+    return loop_refusal(label, model) or attribute_refusal(label, model)
+
+
+def atc_parse_error(model) -> Optional[Tuple[str, str]]:
+    """``(code, message)`` ATC's ONNX parser stops ``model`` with, as the fake ATC prints it:
+    ``E19010`` for a ``Loop``/``Scan``, ``E11010`` for a refused attribute; None if neither."""
+    loops = loop_ops(model.graph)
+    if loops:
+        name, op_type, _ = loops[0]
+        return "E19010", (f"No parser is registered for Op [{name}, optype "
+                          f"[ai.onnx::{onnx_opset(model)}::{op_type}]].")
+    found = refused_attributes(model.graph)
+    if found:
+        name, op_type, _, _, _ = found[0]
+        return ATC_CODE, (f"Failed to parse the parameters of Op [{name}], optype "
+                          f"[ai.onnx::{onnx_opset(model)}::{op_type}]. "
+                          f"{REFUSED_ATTRIBUTES[op_type][2]}.")
+    return None
