@@ -338,7 +338,9 @@ class CompareResult:
         entry that names none of the rows' ops (op, golden or original names; globs match)."""
         from ..graph.op_catalogue import check_setting_names
 
-        check_setting_names(per_op, ignore, (n for r in self.rows for n in r.names), label, where)
+        ops = {n for r in self.rows for n in (r.op_name, r.golden_name) + r.original_names}
+        check_setting_names(per_op, ignore, (n for r in self.rows for n in r.names), label, where,
+                            clashes=ops & {r.tensor_index for r in self.rows})
 
     @property
     def compared_rows(self) -> Tuple[TensorCompare, ...]:

@@ -323,14 +323,24 @@ def with_real_names(dump, ops: ModelOps):
 
 def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Iterable[str],
                         label: str, where: Optional[str], offered: Iterable[str] = (),
-                        inside: Tuple[Tuple[str, str], ...] = ()) -> None:
+                        inside: Tuple[Tuple[str, str], ...] = (),
+                        clashes: Iterable[str] = ()) -> None:
     """Per-op threshold and ignore entries must name some of ``names`` (the ops of the compared
     dumps: real names, or globs matching one), else they would silently judge nothing;
     ``offered``: the names an error offers (default: ``names``); ``inside``: the model's ops
-    inside subgraphs (``ModelOps.inside``), refused saying where they are."""
+    inside subgraphs (``ModelOps.inside``), refused saying where they are; ``clashes``: names
+    that are an op's and another op's tensor's (``name_clashes``), refused: they judge both."""
+    clashes = frozenset(clashes)
     per_op, ignore = list(per_op), list(ignore)
     if not per_op and not ignore:
         return
+    for what, entries in (("per_op entry", per_op), ("ignore entry", ignore)):
+        for entry in entries:
+            if entry in clashes:  # a trial: ignore=["conv:output:0"] also ignored op conv's output
+                raise ConfigError(where, f"{what} {entry!r} names an op and also, as the failure "
+                                         f"table spells tensors, an output of op "
+                                         f"{entry.rsplit(':', 2)[0]!r}: it would apply to both; "
+                                         f"rename one of the two ops in the model")
     ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), (), inside=inside,
                    offered=tuple(dict.fromkeys(n for n in offered if n)))
     ops.check_names(per_op, "per_op entry", where, tensors=False)
@@ -354,5 +364,9 @@ def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps
                 + tuple(f"{op.name}:{t.slot}" for t in op.outputs + op.inputs))
 
     label = next((d.model_name for d in dumps if getattr(d, "model_name", None)), None)
+    ops = {n for dump in dumps for op in dump.ops for n in (op.name,) + tuple(op.original_names)}
+    tensors = {f"{op.name}:{t.slot}" for dump in dumps for op in dump.ops
+               for t in op.outputs + op.inputs}
     check_setting_names(per_op, ignore, names(dumps), label or default_label, where,
-                        offered=names([actual]) if actual is not None else (), inside=inside)
+                        offered=names([actual]) if actual is not None else (), inside=inside,
+                        clashes=ops & tensors)
