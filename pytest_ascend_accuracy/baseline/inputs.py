@@ -103,16 +103,18 @@ class BaselineInputs(MappingABC):
 def _check_names(model, inputs, input_shape) -> None:
     """``accuracy_inputs(m, inputs=...)``'s array names and ``input_shape`` names are the
     model's inputs (a misspelled one was stored and recorded as given)."""
-    from ..graph.input_names import check_input_names, require_mapping
+    from ..graph.input_names import check_input_names, listed_initializers, require_mapping
     from ..graph.onnx_graph import graph_inputs, load_model, model_label, parse_input_shape
 
     if model is None:
         return  # input_spec says what an inputs mapping is
-    names = [i.name for i in graph_inputs(load_model(model, weights=False))]
+    graph = load_model(model, weights=False)
+    names = [i.name for i in graph_inputs(graph)]
     where = f"accuracy_inputs(inputs=...) of {model_label(model)!r}"
     require_mapping(inputs, lambda: names, where)
-    check_input_names(inputs, names, where)
-    check_input_names(parse_input_shape(input_shape) or {}, names, "input_shape")
+    check_input_names(inputs, names, where, listed_initializers(graph))
+    check_input_names(parse_input_shape(input_shape) or {}, names, "input_shape",
+                      listed_initializers(graph))
 
 
 def inputs_for_baseline(model, path, *, seed: Optional[int] = None, input_shape=None,

@@ -5,7 +5,7 @@ Real exports are messy (design notes): nodes without names or with duplicate nam
 input dimensions, ``If`` nodes whose taken branch depends on shapes, ``Loop``/``Scan`` bodies.
 ``prepare_model`` turns a model into one that both sides can run and dump the same way:
 
-1. node names normalised (``onnx_names``: ``{op_type}_{index}``, duplicates made unique);
+1. node names normalised (``names``: ``{op_type}_{index}``; shared names refused, E19009);
 2. input shapes set from ``input_shape`` (``{name: shape}`` or ATC's ``"a:1,3;b:2"``); a dynamic
    dimension that is still unresolved raises ``ConfigError`` naming the input and dimension;
 3. ``If`` nodes whose condition is computable (from the given inputs, or from constants and
@@ -26,7 +26,7 @@ import numpy as np
 
 from ..errors import ConfigError, ConversionError
 from .feedable import check_feedable
-from .input_names import check_input_names, require_mapping
+from .input_names import check_input_names, listed_initializers, require_mapping
 from .shape_advice import ATC_POSITIVE_DIMS, dynamic_shape_error
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
@@ -188,7 +188,7 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
     ``require_static`` (naming every input left dynamic, its dimensions and how to fix it)."""
     shapes = parse_input_shape(input_shape, where, empty_ok=empty_ok) or {}
     inputs = {i.name: i for i in graph_inputs(model)}
-    check_input_names(shapes, inputs, where)
+    check_input_names(shapes, inputs, where, listed_initializers(model))
     resolved: Dict[str, Tuple[Optional[int], ...]] = {}
     dynamic: Dict[str, str] = {}  # input -> "'ids' dimension 1 ('S') is dynamic ([1, ?])"
     known: Dict[str, tuple] = {}  # input -> its given ((size, dim_param), ...): the advice
@@ -262,7 +262,7 @@ def check_inputs(model, inputs: Mapping[str, np.ndarray], where: str = "inputs")
     dtype and fixed dims as declared. Returns them as numpy arrays."""
     specs = {i.name: i for i in graph_inputs(model)}
     require_mapping(inputs, lambda: list(specs), where)
-    check_input_names(inputs, specs, where)
+    check_input_names(inputs, specs, where, listed_initializers(model))
     out: Dict[str, np.ndarray] = {}
     for name, vi in specs.items():
         check_feedable(vi, where)

@@ -17,12 +17,22 @@ words of ours, with the plugin's message.
 
 The emulator computed such an op (onnxruntime takes the last index) and passed a model no NPU
 would get; ``parser_refusal`` refuses it at conversion, naming the op and what to export instead.
+
+Ops that share a name (two nodes named ``dup``, as real exporters write them; a node named as a
+graph input): the parser's pre-check refuses the model with ``E19009`` (``names``: where its
+sources say so). The registry text is "Op [%s] has a name conflict in the graph." (Huawei's
+CANN 5.0.4 troubleshooting page "E19009 Operator Name Conflict", hiascend.com
+``troubleshooting_01_0112``). Preparation renamed the second ``dup`` to ``dup_1`` and both
+runs went on, so a failure named ``dup_1``, a name in no file the user has (an odd-graphs
+trial); ``name_refusal`` refuses the model in ``prepare.prepare_model``, before the golden run
+too (onnxruntime refuses two nodes of one name: "two nodes with same node name").
 """
 from __future__ import annotations
 
 from typing import Iterator, List, Optional, Tuple
 
 from .control_flow import loop_ops, loop_refusal, onnx_opset
+from .names import atc_op_names, repeated_names, unique_name
 
 #: ONNX type -> (attribute, the value the plugin refuses, the plugin's message)
 REFUSED_ATTRIBUTES = {
@@ -30,6 +40,7 @@ REFUSED_ATTRIBUTES = {
     "ArgMin": ("select_last_index", 1, "select_last_index should be 0, but now it's 1"),
 }
 ATC_CODE = "E11010"
+NAME_CODE = "E19009"  # the parser's pre-check: an op name repeated
 _GRAPH, _GRAPHS = 5, 10  # onnx.AttributeProto.GRAPH, GRAPHS
 
 
@@ -80,6 +91,52 @@ def attribute_refusal(label: str, model) -> str:
             f"that axis) and take the axis length minus 1 minus the index")
 
 
+def _renames(graph, repeated) -> List[Tuple[int, str]]:
+    """``(node index, new name)`` that leave no name of ``repeated`` shared: every node of a
+    name a graph input or an initializer's Const op also has, all but one node of a name only
+    nodes share (an unnamed one kept: naming it would shift the names ATC gives the unnamed
+    nodes after it); [] where those names would clash again."""
+    from types import SimpleNamespace as Ns
+
+    used = {name for name, _, _ in atc_op_names(graph)}
+    out = []
+    for name, holders in repeated.items():
+        nodes = [j for _, j in holders if j is not None]
+        if len(nodes) == len(holders):
+            keep = next((j for j in nodes if not graph.node[j].name), nodes[0])
+            nodes = [j for j in nodes if j != keep]
+        out += [(j, unique_name(name, used)) for j in nodes]
+    new = dict(out)
+    renamed = Ns(node=[Ns(name=new.get(j, n.name), op_type=n.op_type)
+                       for j, n in enumerate(graph.node)],
+                 input=graph.input, initializer=graph.initializer)
+    return [] if repeated_names(renamed) else out
+
+
+def name_refusal(label: str, graph) -> str:
+    """Why ATC's ONNX parser refuses ``graph`` (the main graph of model ``label``, as in the
+    file) for ops that share a name (``names.repeated_names``), with the renames that make
+    it convertible; "" when every name is unique."""
+    repeated = repeated_names(graph)
+    if not repeated:
+        return ""
+    shown = "; ".join(f"{name!r} names {' and '.join(w for w, _ in holders)}"
+                      for name, holders in list(repeated.items())[:5])
+    more = f"; and {len(repeated) - 5} more names" if len(repeated) > 5 else ""
+    first = next(iter(repeated))
+    named = [n.name for n in graph.node if n.name]
+    ort = (", and onnxruntime refuses to load it too (\"two nodes with same node name\")"
+           if len(set(named)) < len(named) else "")
+    renames = _renames(graph, repeated)
+    how = ("; ".join(f"m.graph.node[{j}].name = {new!r}" for j, new in renames)
+           if renames else "")
+    fix = (f"give each op its own name: export the model so, or rename on the loaded model m "
+           f"and save it ({how})" if how else "give each op its own name (export the model so)")
+    return (f"model {label!r} has ops that share a name: {shown}{more}. ATC's ONNX parser "
+            f"refuses it (its pre-check stops with {NAME_CODE} \"Op [{first}] has a name "
+            f"conflict in the graph.\"){ort}, so it is neither converted nor run here; {fix}")
+
+
 def parser_refusal(label: str, model) -> str:
     """Why ATC's ONNX parser cannot convert ``model``: its ``Loop``/``Scan`` ops
     (``loop_refusal``) or its refused attribute values (``attribute_refusal``); "" if neither."""
@@ -88,7 +145,11 @@ def parser_refusal(label: str, model) -> str:
 
 def atc_parse_error(model) -> Optional[Tuple[str, str]]:
     """``(code, message)`` ATC's ONNX parser stops ``model`` with, as the fake ATC prints it:
-    ``E19010`` for a ``Loop``/``Scan``, ``E11010`` for a refused attribute; None if neither."""
+    ``E19009`` for ops that share a name, ``E19010`` for a ``Loop``/``Scan``, ``E11010`` for a
+    refused attribute; None if none."""
+    repeated = repeated_names(model.graph)
+    if repeated:  # the pre-check's, before any op is parsed
+        return NAME_CODE, f"Op [{next(iter(repeated))}] has a name conflict in the graph."
     loops = loop_ops(model.graph)
     if loops:
         name, op_type, _ = loops[0]

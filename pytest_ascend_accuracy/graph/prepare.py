@@ -1,6 +1,7 @@
 """``prepare_model``: the one preparation both the golden run and the emulator apply.
 
-Node names normalised (``names``), input shapes set and checked (``onnx_graph``), computable
+Node names normalised (``names``; ops that share a name refused as ATC's parser refuses them,
+``parser_refusals.name_refusal``), input shapes set and checked (``onnx_graph``), computable
 ``If`` nodes inlined (``inline``); what was done and what could not be done is a ``GraphReport``.
 """
 from __future__ import annotations
@@ -13,10 +14,11 @@ import numpy as np
 from ..errors import ConfigError
 from .external import load_model_refs
 from .inline import inline_ifs
-from .input_names import check_input_names
+from .input_names import check_input_names, listed_initializers
 from .names import normalize_node_names
 from .onnx_graph import (check_inputs, graph_inputs, load_model, model_label, parse_input_shape,
                          resolve_input_shapes)
+from .parser_refusals import name_refusal
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,16 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
         proto, folder = load_model_refs(model)
     else:
         proto, folder = load_model(model), None
+    refused = name_refusal(model_label(model), proto.graph)  # ATC: E19009, parser_refusals
+    if refused:
+        raise ConfigError(_shown(model), refused)
     counts = normalize_node_names(proto.graph)  # by file position, as msit names them
     sort_nodes(proto.graph)
     check_every_input_is_made(proto.graph, model)
     shape_arg = parse_input_shape(input_shape)
     # a name no input has was dropped below with the arrays' names (golden_dump's input_shape)
-    check_input_names(shape_arg or {}, [i.name for i in graph_inputs(proto)], "input_shape")
+    check_input_names(shape_arg or {}, [i.name for i in graph_inputs(proto)], "input_shape",
+                      listed_initializers(proto))
     if inputs is not None:
         given = {k: tuple(np.asarray(v).shape) for k, v in inputs.items()}
         for name, shape in (shape_arg or {}).items():
@@ -107,20 +113,24 @@ def check_every_input_is_made(graph, model) -> None:
     """Refuse a node reading a tensor that is no graph input, no initializer and no node's
     output (a broken export: onnxruntime and ATC refuse the model too), naming the node and the
     tensor; the runs failed on it later with a bare ``KeyError: 'bn_b'``."""
-    import os
-
     made = ({i.name for i in graph.input} | {i.name for i in graph.initializer}
             | {i.values.name for i in graph.sparse_initializer}
             | {o for n in graph.node for o in n.output if o})
     for node in graph.node:
         missing = [i for i in node.input if i and i not in made]
         if missing:
-            is_file = isinstance(model, (str, os.PathLike))
-            shown = os.fspath(model) if is_file else model_label(model)
-            raise ConfigError(shown, f"node {node.name!r} ({node.op_type}) reads {missing[0]!r}, "
-                                     f"which is no graph input, no initializer and no node's "
-                                     f"output: the model is broken (onnxruntime refuses to load "
-                                     f"it too); export it again")
+            raise ConfigError(_shown(model), f"node {node.name!r} ({node.op_type}) reads "
+                                             f"{missing[0]!r}, which is no graph input, no "
+                                             f"initializer and no node's output: the model is "
+                                             f"broken (onnxruntime refuses to load it too); "
+                                             f"export it again")
+
+
+def _shown(model) -> str:
+    """The model as a refusal names it: its path, or its label."""
+    import os
+
+    return os.fspath(model) if isinstance(model, (str, os.PathLike)) else model_label(model)
 
 
 def sort_nodes(graph) -> bool:

@@ -97,7 +97,7 @@ def deferred_model(convert_model, model, mode, *, keep_dtype, input_shape, atc_o
     checked now, as an immediate conversion checks them; ``convert_model(input_shape)``
     converts for one shape; ``aipp``: the AIPP file it is converted with (``AippConfig``)."""
     from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
-    from ..graph.input_names import check_input_names
+    from ..graph.input_names import check_input_names, listed_initializers
     from ..graph.onnx_graph import graph_inputs, load_model, parse_input_shape
     from ..graph.shape_from_inputs import left_dynamic
     from .setup_checks import check_atc_options, check_mode_names
@@ -108,8 +108,9 @@ def deferred_model(convert_model, model, mode, *, keep_dtype, input_shape, atc_o
         return None
     # a name no input has would wait for the first run to be refused: refused now, as a
     # model converted at once refuses it
-    check_input_names(given or {}, [i.name for i in graph_inputs(load_model(model, weights=False))],
-                      "input_shape")
+    graph = load_model(model, weights=False)
+    check_input_names(given or {}, [i.name for i in graph_inputs(graph)], "input_shape",
+                      listed_initializers(graph))
     check_atc_options(atc_options, where)
     resolved = resolve_mode(mode, where)
     check_mode_names(resolved, model, where, others)

@@ -85,12 +85,16 @@ def inputs_spelling(value, model, at: str) -> None:
     names = model.input_names
     right = "{" + ", ".join(f"{n}: <file>.npy" for n in names or ["<input name>"]) + "}"
     of = "" if names is None else f" (the inputs of {model.name}: {', '.join(names) or '(none)'})"
+    from ..graph.input_names import listed_initializers, listed_text
+
+    listed = [] if model.graph is None else listed_initializers(model.graph)
     for key, rel in value.items():
         npz = isinstance(rel, str) and rel.endswith(".npz")
         if not npz and (names is None or str(key) in names):
             continue
         why = (f"a .npz archive is not read in a YAML suite, a .npy file per input is (got "
                f"{rel!r}: save each array with numpy.save)" if npz
+               else listed_text(str(key)) if str(key) in listed
                else f"no model input named {str(key)!r}{closest_text(str(key), names)}")
         raise ConfigError(f"{at}.{key}", f"{why}; write inputs: {right}{of}, or {{seed: N}} for "
                                          f"generated inputs")
@@ -135,14 +139,15 @@ def combined_shapes(input_shape: Optional[Shapes], input_shape_at: str,
 
 
 def _input_names(model, shapes: Optional[Shapes], at: str) -> None:
-    from ..graph.input_names import check_input_names
+    from ..graph.input_names import check_input_names, listed_initializers
 
     names = model.input_names if shapes else None
     if names is None:  # nothing to check, or not a model we can read: running it says so
         return
     unknown = [n for n in shapes if n not in names]
     if unknown:  # the model named: a defaults: entry applies to every model of the suite
-        check_input_names(unknown[:1], names, f"{at}.{unknown[0]} (model {model.name})")
+        check_input_names(unknown[:1], names, f"{at}.{unknown[0]} (model {model.name})",
+                          listed_initializers(model.graph))
 
 
 def check_input_files(inputs: InputsSpec, written, model, input_shape: Optional[Shapes],

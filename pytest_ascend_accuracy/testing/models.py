@@ -17,7 +17,7 @@ Each builder returns an ``onnx.ModelProto`` with fixed weights (seeded numpy), o
   residuals; node names in PyTorch export style (``/attn/q/MatMul``); fp16 error is real but
   stays well within cosine 0.95.
 - ``if_model``: an ``If`` on a shape condition (static once shapes are known), and
-  ``unnamed_model``: unnamed and duplicate node names, a dynamic batch dimension.
+  ``unnamed_model``: unnamed nodes between named ones, a dynamic batch dimension.
 """
 from __future__ import annotations
 
@@ -221,7 +221,9 @@ def if_model():
 
 
 def unnamed_model():
-    """Unnamed nodes, two nodes both named ``dup``, and a dynamic batch dimension ``N``."""
+    """Unnamed nodes, named ``dup`` and ``dup_1``, and a dynamic batch dimension ``N``. (Both
+    were named ``dup``, renamed ``dup_1`` on preparation; ATC refuses a model whose ops share
+    a name, E19009, and so does preparation now: ``graph.parser_refusals``.)"""
     from onnx import helper
 
     inits = [_init("w", np.full((4, 4), 0.5, np.float32)), _init("b", np.ones(4, np.float32))]
@@ -229,7 +231,7 @@ def unnamed_model():
         helper.make_node("MatMul", ["x", "w"], ["mm"]),
         helper.make_node("Add", ["mm", "b"], ["a"], name="dup"),
         helper.make_node("Relu", ["a"], ["r"]),
-        helper.make_node("Mul", ["r", "b"], ["y"], name="dup"),
+        helper.make_node("Mul", ["r", "b"], ["y"], name="dup_1"),
     ]
     return _model(nodes, [_vi("x", ["N", 4])], [_vi("y", ["N", 4])], inits, "unnamed_model")
 

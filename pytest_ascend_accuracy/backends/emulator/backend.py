@@ -35,7 +35,8 @@ from ...errors import (AscendAccuracyError, BackendError, ConfigError, Conversio
                        DumpWriteError)
 from ...core.modes import Mode, resolve_mode
 from ...graph.content_digests import model_digest
-from ...graph.onnx_graph import check_inputs, model_label, ort_version
+from ...graph.input_names import listed_initializers
+from ...graph.onnx_graph import check_inputs, load_model, model_label, ort_version
 from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from_json, tensor_info_to_json
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel, shape_from_options
@@ -65,8 +66,10 @@ from .rounding import check_overflow
 #: refused as ATC refuses them, graph/control_flow.py; an If's branch ops rounded in their
 #: precision, branch_rounding.py; 18: NonMaxSuppression/ArgMax/GatherND typed
 #: NonMaxSuppressionV6/ArgMaxV2/GatherNd, ArgMax/ArgMin select_last_index=1 refused as ATC
-#: refuses it, graph/parser_refusals.py)
-EMULATOR_FORMAT = 18
+#: refuses it, graph/parser_refusals.py; 19: ops that share a name refused as ATC refuses
+#: them, E19009, graph/parser_refusals.py: an entry made of such a model renamed one; the
+#: initializers an IR 3 model lists as inputs recorded, a run given one says what it is)
+EMULATOR_FORMAT = 19
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
@@ -162,7 +165,9 @@ class EmulatorBackend:
             except Exception as exc:  # onnx/onnxruntime errors on a model they cannot handle
                 raise ConversionError(f"emulator could not convert {label!r}: "
                                       f"{type(exc).__name__}: {exc}") from exc
-            plan.info.update({"mode": mode.name, "atc_options": options})
+            listed = listed_initializers(load_model(model, weights=False))  # IR 3's weights:
+            plan.info.update({"mode": mode.name, "atc_options": options,  # a run refuses them
+                              "listed_initializers": listed})  # as what they are
             plan.save(tmp / PLAN_FILE)
             info = tensor_info_to_json(tensor_info(proto))
             (tmp / TENSOR_INFO_FILE).write_text(json.dumps(info, separators=(",", ":")),
@@ -195,7 +200,7 @@ class EmulatorBackend:
         problem = folded_keep_problem(  # at each conversion, a cache hit too (folded_keeps.py)
             mode.keep_dtype, plan_info.get("folded") or (),
             (m for op in plan_json.get("ops", ()) for m in op.get("original_names") or ()),
-            model_label(model))
+            model_label(model), model)  # its OpType:: entries: the model's types
         if problem:
             raise ConfigError("keep_dtype", problem)
         return ConvertedModel(backend=self.name, path=entry / MODEL_FILE,
@@ -390,6 +395,8 @@ class _RunState:
         spec = onnx.ModelProto()
         spec.graph.input.extend(i for i in proto.graph.input if i.name in set(plan.model_inputs))
         aipp = AippInputs.load(Path(converted.path).parent, plan.model_inputs, declared=spec)
+        for name in plan.info.get("listed_initializers") or ():  # refused as what they are
+            spec.graph.input.add().name = spec.graph.initializer.add().name = name
         return _RunState(plan, proto, spec, inits, aipp, threads, folder,
                          _saved_tensor_info(Path(converted.path).parent / TENSOR_INFO_FILE))
 
