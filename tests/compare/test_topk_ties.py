@@ -52,13 +52,61 @@ def test_a_tie_inside_the_list_must_hold_the_same_indices(device_set):
     assert row.metrics.unequal == (0 if device_set == [10, 20] else 2)
 
 
-def test_a_tie_at_the_end_of_the_list_may_hold_another_tied_index():
-    """Which of several tied elements made the cut is the tie's order too."""
+@pytest.mark.parametrize("device_tail", [[10, 20], [5, 4], [99, -1], [1, 1]])
+def test_a_tie_at_the_end_of_the_list_is_not_forgiven(device_tail):
+    """Which of several tied elements made the cut cannot be told from the outputs: a review
+    passed other values' indices, indices out of range and a repeated one there."""
     values = np.array([[0.9, 0.86, 0.86]], np.float16)
     golden = _topk(values.astype(np.float32), np.array([[3, 20, 30]], np.int64))
-    device = _topk(values, np.array([[3, 10, 20]], np.int32))
+    device = _topk(values, np.array([[3] + device_tail], np.int32))
     row, _ = _row(device, golden)
+    assert row.metrics.unequal == 2
+
+
+@pytest.mark.parametrize("shape", [(2, 1), (3, 2)])
+def test_a_list_whose_axis_is_not_certain_is_compared_exactly(shape):
+    """A review: a (2, 1) top-1 over a batch whose probabilities both round to 1.0 was judged
+    along the batch and passed wrong indices; a (3, 2) TopK on axis 0 along the wrong axis."""
+    values = np.ones(shape, np.float16)
+    golden_idx = np.arange(np.prod(shape)).reshape(shape)
+    device_idx = golden_idx.ravel()[::-1].reshape(shape)
+    row, _ = _row(_topk(values, device_idx.astype(np.int32)),
+                  _topk(values.astype(np.float32), golden_idx))
+    assert row.metrics.unequal == int(np.count_nonzero(device_idx != golden_idx))
+
+
+def test_an_unreadable_values_tensor_leaves_the_row_as_compared(monkeypatch):
+    """A review: a TopK values file that failed to load aborted the whole comparison."""
+    from pytest_ascend_accuracy.dump.model import TensorRef
+    from pytest_ascend_accuracy.errors import DumpFormatError
+
+    values = np.array([[0.9, 0.86, 0.86, 0.5]], np.float16)
+    device = _topk(values, np.array([[3, 10, 20, 7]], np.int32))
+    golden = _topk(values.astype(np.float32), np.array([[3, 20, 10, 7]], np.int64))
+    real = TensorRef.load
+
+    def load(self):
+        if self.slot == "output:0" and self.dtype == "float16":
+            raise DumpFormatError("topk.0.out0.bin", "truncated file (a test)")
+        return real(self)
+
+    monkeypatch.setattr(TensorRef, "load", load)
+    row, _ = _row(device, golden)
+    assert row.metrics.unequal == 2
+
+
+def test_a_long_tie_is_judged_in_linear_time():
+    """A review: 8000 tied zeros took 18.7 s (each differing position walked its run)."""
+    import time
+
+    k = 20000
+    values = np.r_[np.float16(1.0), np.zeros(k - 2, np.float16), np.float16(-1.0)][None]
+    golden = _topk(values.astype(np.float32), np.arange(k)[None])
+    order = np.r_[0, np.arange(1, k - 1)[::-1], k - 1][None].astype(np.int32)
+    start = time.perf_counter()
+    row, _ = _row(_topk(values, order), golden)
     assert row.metrics.unequal == 0
+    assert time.perf_counter() - start < 5  # seconds; quadratic: minutes
 
 
 def test_other_integer_outputs_are_compared_exactly_as_before():
