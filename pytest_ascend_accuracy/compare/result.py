@@ -340,7 +340,8 @@ class CompareResult:
 
         ops = {n for r in self.rows for n in (r.op_name, r.golden_name) + r.original_names}
         check_setting_names(per_op, ignore, (n for r in self.rows for n in r.names), label, where,
-                            clashes=ops & {r.tensor_index for r in self.rows})
+                            clashes=ops & {n for r in self.rows for n in (
+                                r.tensor_index, f"{r.golden_name}:{r.golden_slot}")})
 
     @property
     def compared_rows(self) -> Tuple[TensorCompare, ...]:

@@ -330,16 +330,21 @@ def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Ite
     ``offered``: the names an error offers (default: ``names``); ``inside``: the model's ops
     inside subgraphs (``ModelOps.inside``), refused saying where they are; ``clashes``: names
     that are an op's and another op's tensor's (``name_clashes``), refused: they judge both."""
+    from fnmatch import fnmatchcase
+
     clashes = frozenset(clashes)
     per_op, ignore = list(per_op), list(ignore)
     if not per_op and not ignore:
         return
     for what, entries in (("per_op entry", per_op), ("ignore entry", ignore)):
         for entry in entries:
-            if entry in clashes:  # a trial: ignore=["conv:output:0"] also ignored op conv's output
+            hit = entry if entry in clashes else next(  # a glob too (a review)
+                (c for c in sorted(clashes) if any(ch in entry for ch in "*?[")
+                 and fnmatchcase(c, entry)), None)
+            if hit:  # a trial: ignore=["conv:output:0"] also ignored op conv's output
                 raise ConfigError(where, f"{what} {entry!r} names an op and also, as the failure "
                                          f"table spells tensors, an output of op "
-                                         f"{entry.rsplit(':', 2)[0]!r}: it would apply to both; "
+                                         f"{hit.rsplit(':', 2)[0]!r}: it would apply to both; "
                                          f"rename one of the two ops in the model")
     ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), (), inside=inside,
                    offered=tuple(dict.fromkeys(n for n in offered if n)))
