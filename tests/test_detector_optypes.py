@@ -178,8 +178,9 @@ def test_the_emulator_refuses_select_last_index_as_atc_does(tmp_path, which, op,
         f"parser refuses it (\"{said}\"; ATC stops with E11010 for Op [{name}], optype "
         f"[ai.onnx::13::{op_type}]), so the model cannot be converted; export it with "
         f"select_last_index=0 (the first of equal values is taken), or, where the last one "
-        f"matters, reverse the axis before it (Slice with steps -1 on that axis) and take the "
-        f"axis length minus 1 minus the index")
+        f"matters, reverse the axis before it (Slice with starts=[-1], ends=[-2**62], "
+        f"axes=[axis], steps=[-1]: ends=[0] would drop element 0) and take the axis length "
+        f"minus 1 minus the index")
 
 
 def test_an_argmax_inside_an_if_branch_is_refused_too(tmp_path):

@@ -87,8 +87,9 @@ def attribute_refusal(label: str, model) -> str:
             f"(\"{REFUSED_ATTRIBUTES[op_type][2]}\"; ATC stops with {ATC_CODE} for Op [{name}], "
             f"optype [ai.onnx::{onnx_opset(model)}::{op_type}]), so the model cannot be "
             f"converted; export it with {attr}=0 (the first of equal values is taken), or, "
-            f"where the last one matters, reverse the axis before it (Slice with steps -1 on "
-            f"that axis) and take the axis length minus 1 minus the index")
+            f"where the last one matters, reverse the axis before it (Slice with starts=[-1], "
+            f"ends=[-2**62], axes=[axis], steps=[-1]: ends=[0] would drop element 0) and take "
+            f"the axis length minus 1 minus the index")
 
 
 def _renames(graph, repeated) -> List[Tuple[int, str]]:
