@@ -22,7 +22,8 @@ UNPARSED_CONTROL_FLOW = frozenset({"Loop", "Scan"})
 _GRAPH, _GRAPHS = 5, 10  # onnx.AttributeProto.GRAPH, GRAPHS
 
 
-def _subgraphs(node) -> Iterator[Tuple[str, object]]:
+def subgraphs(node) -> Iterator[Tuple[str, object]]:
+    """``(attribute name, graph)`` of each subgraph of ``node`` (an If's branches, a body)."""
     for attr in node.attribute:
         if attr.type == _GRAPH:
             yield attr.name, attr.g
@@ -41,7 +42,7 @@ def loop_ops(graph, within: str = "") -> List[Tuple[str, str, str]]:
         if node.op_type in UNPARSED_CONTROL_FLOW and node.domain in ("", "ai.onnx"):
             found.append((name, node.op_type, within))
             continue  # its body is refused with it
-        for attr_name, sub in _subgraphs(node):
+        for attr_name, sub in subgraphs(node):
             found.extend(loop_ops(sub, f"in the {attr_name} of {name!r}"))
     return found
 
@@ -77,7 +78,7 @@ def subgraph_ops(graph, within: str = "") -> List[Tuple[str, str]]:
     If is inlined (``{if}/{then|else}/{op_type}_{j}``)."""
     found: List[Tuple[str, str]] = []
     for node in graph.node:
-        for attr_name, sub in _subgraphs(node):
+        for attr_name, sub in subgraphs(node):
             where = f"the {attr_name} of {node.op_type} {node.name!r}"
             side = attr_name.partition("_")[0]
             for j, inner in enumerate(sub.node):

@@ -29,9 +29,9 @@ too (onnxruntime refuses two nodes of one name: "two nodes with same node name")
 """
 from __future__ import annotations
 
-from typing import Iterator, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
-from .control_flow import loop_ops, loop_refusal, onnx_opset
+from .control_flow import loop_ops, loop_refusal, onnx_opset, subgraphs
 from .names import atc_op_names, repeated_names, unique_name
 
 #: ONNX type -> (attribute, the value the plugin refuses, the plugin's message)
@@ -41,16 +41,6 @@ REFUSED_ATTRIBUTES = {
 }
 ATC_CODE = "E11010"
 NAME_CODE = "E19009"  # the parser's pre-check: an op name repeated
-_GRAPH, _GRAPHS = 5, 10  # onnx.AttributeProto.GRAPH, GRAPHS
-
-
-def _branches(node) -> Iterator[Tuple[str, object]]:
-    for attr in node.attribute:
-        if attr.type == _GRAPH:
-            yield attr.name, attr.g
-        elif attr.type == _GRAPHS:
-            for g in attr.graphs:
-                yield attr.name, g
 
 
 def refused_attributes(graph, within: str = "") -> List[Tuple[str, str, str, int, str]]:
@@ -67,7 +57,7 @@ def refused_attributes(graph, within: str = "") -> List[Tuple[str, str, str, int
             value = next((a.i for a in node.attribute if a.name == attr), 0)
             if value == refused:
                 found.append((name, node.op_type, attr, value, within))
-        for attr_name, sub in _branches(node):
+        for attr_name, sub in subgraphs(node):
             found.extend(refused_attributes(sub, f"in the {attr_name} of {name!r}"))
     return found
 

@@ -80,8 +80,8 @@ def test_the_emulator_takes_an_input_shape_among_the_atc_options_too(tmp_path):
                                      {"--input_shape": "x:5,16", "input_shape": "x:3,16"},
                                      {"log": "error", "--log": "info"}])
 @pytest.mark.parametrize("backend_name", ["emulator", "ascend"])
-def test_an_option_under_two_spellings_is_refused_by_both_backends(tmp_path, monkeypatch,
-                                                                  options, backend_name):
+def test_an_option_under_two_spellings_is_refused_by_both_backends(
+        tmp_path, monkeypatch, options, backend_name):
     """A review: the emulator converted at one ``input_shape`` and wrote both on its command
     line (ATC would get --input_shape twice); the ascend backend refused, saying "argument and
     atc option" of a call that gave no argument. Now both refuse, naming the two spellings."""
