@@ -104,13 +104,60 @@ def _renames(graph, repeated) -> List[Tuple[int, str]]:
     return [] if repeated_names(renamed) else out
 
 
+def branch_repeats(graph) -> List[Tuple[str, dict]]:
+    """``(where, repeated names)`` of each If branch of ``graph`` (nested ones included) in
+    which ATC's pre-check finds ops sharing a name: the parser parses a branch as a graph of
+    its own, with a Data op for each outer value either branch reads (``IfSubgraphAdapter``
+    adds them to both as inputs), so a branch node named like such a value, or two branch
+    nodes of one name, stop it with E19009 (a review: they converted here, or failed in
+    onnxruntime's words)."""
+    from .stream import node_reads
+
+    found: List[Tuple[str, dict]] = []
+    for j, node in enumerate(graph.node):
+        if node.op_type != "If":
+            continue
+        branches = list(subgraphs(node))
+        outer: List[str] = []  # what either branch reads from outside: both get it as input
+        for _, sub in branches:
+            local = ({o for n in sub.node for o in n.output} | {t.name for t in sub.initializer}
+                     | {i.name for i in sub.input})
+            outer += [t for n in sub.node for t in node_reads(n) if t not in local]
+        for attr_name, sub in branches:
+            view = type(sub)()
+            view.node.extend(sub.node)
+            view.initializer.extend(sub.initializer)
+            view.input.extend(sub.input)
+            held = {i.name for i in sub.input} | {t.name for t in sub.initializer}
+            for name in dict.fromkeys(outer):
+                if name not in held:
+                    view.input.add().name = name
+            repeated = repeated_names(view)
+            if repeated:
+                found.append((f"the {attr_name} of If {node.name or f'If_{j}'!r}", repeated))
+            found.extend(branch_repeats(sub))
+    return found
+
+
 def name_refusal(label: str, graph) -> str:
     """Why ATC's ONNX parser refuses ``graph`` (the main graph of model ``label``, as in the
     file) for ops that share a name (``names.repeated_names``), with the renames that make
     it convertible; "" when every name is unique."""
     repeated = repeated_names(graph)
     if not repeated:
-        return ""
+        inner = branch_repeats(graph)
+        if not inner:
+            return ""
+        where, names = inner[0]
+        first = next(iter(names))
+        shown = "; ".join(f"{name!r} names {' and '.join(w for w, _ in holders)}"
+                          for name, holders in list(names.items())[:5])
+        return (f"model {label!r} has ops that share a name in {where} (a branch is parsed as "
+                f"a graph of its own, with a Data op for each outer value the If's branches "
+                f"read): {shown}. "
+                f"ATC's ONNX parser refuses it (its pre-check stops with {NAME_CODE} \"Op "
+                f"[{first}] has a name conflict in the graph.\"), so it is neither converted "
+                f"nor run here; give each op of the branch its own name (export the model so)")
     shown = "; ".join(f"{name!r} names {' and '.join(w for w, _ in holders)}"
                       for name, holders in list(repeated.items())[:5])
     more = f"; and {len(repeated) - 5} more names" if len(repeated) > 5 else ""
@@ -138,7 +185,8 @@ def atc_parse_error(model) -> Optional[Tuple[str, str]]:
     """``(code, message)`` ATC's ONNX parser stops ``model`` with, as the fake ATC prints it:
     ``E19009`` for ops that share a name, ``E19010`` for a ``Loop``/``Scan``, ``E11010`` for a
     refused attribute; None if none."""
-    repeated = repeated_names(model.graph)
+    repeated = repeated_names(model.graph) or next(
+        (names for _, names in branch_repeats(model.graph)), None)
     if repeated:  # the pre-check's, before any op is parsed
         return NAME_CODE, f"Op [{next(iter(repeated))}] has a name conflict in the graph."
     loops = loop_ops(model.graph)

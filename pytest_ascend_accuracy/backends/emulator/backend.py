@@ -68,8 +68,9 @@ from .rounding import check_overflow
 #: NonMaxSuppressionV6/ArgMaxV2/GatherNd, ArgMax/ArgMin select_last_index=1 refused as ATC
 #: refuses it, graph/parser_refusals.py; 19: ops that share a name refused as ATC refuses
 #: them, E19009, graph/parser_refusals.py: an entry made of such a model renamed one; the
-#: initializers an IR 3 model lists as inputs recorded, a run given one says what it is)
-EMULATOR_FORMAT = 19
+#: initializers an IR 3 model lists as inputs recorded, a run given one says what it is; 20:
+#: the same inside an If's branches)
+EMULATOR_FORMAT = 20
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two

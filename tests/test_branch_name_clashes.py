@@ -1,0 +1,52 @@
+"""Ops sharing a name inside an If branch (a review): ATC's ONNX parser parses each branch as a
+graph of its own, with a Data op for each outer value the If's branches read (its
+IfSubgraphAdapter adds them as inputs), and its pre-check stops at a repeated name with E19009;
+two branch nodes of one name failed in onnxruntime's words here, and a branch node named like
+an outer value it reads converted and ran. A branch node named like a main-graph node is fine."""
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as TP
+from onnx import helper as h
+
+from pytest_ascend_accuracy.errors import ConfigError
+from pytest_ascend_accuracy.graph.parser_refusals import atc_parse_error, name_refusal
+from pytest_ascend_accuracy.graph.prepare import prepare_model
+
+
+def _if_model(then_names):
+    """x -> Relu 'r' -> If(sum(r) > 0): then Neg, Abs of r (named ``then_names``), else r."""
+    vi = h.make_tensor_value_info
+    then = h.make_graph([h.make_node("Neg", ["r"], ["t1"], name=then_names[0]),
+                         h.make_node("Abs", ["t1"], ["t2"], name=then_names[1])], "then", [],
+                        [vi("t2", TP.FLOAT, [3])])
+    other = h.make_graph([h.make_node("Identity", ["r"], ["e"], name="else/id")], "else", [],
+                         [vi("e", TP.FLOAT, [3])])
+    nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"),
+             h.make_node("ReduceSum", ["r"], ["s"], name="rsum", keepdims=0),
+             h.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
+             h.make_node("If", ["c"], ["y"], name="if", then_branch=then, else_branch=other)]
+    graph = h.make_graph(nodes, "brm", [vi("x", TP.FLOAT, [3])], [vi("y", TP.FLOAT, [3])],
+                         [onnx.numpy_helper.from_array(np.array(0.0, np.float32), "zero")])
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize("names, said", [
+    (["bdup", "bdup"], "'bdup' names node[0] (Neg) and node[1] (Abs)"),
+    (["r", "abs"], "'r' names node[0] (Neg) and graph input 'r' (its Data op)")])
+def test_a_name_shared_inside_a_branch_is_refused_as_atc_refuses_it(names, said):
+    model = _if_model(names)
+    text = name_refusal("brm", model.graph)
+    assert text.startswith("model 'brm' has ops that share a name in the then_branch of If 'if' "
+                           "(a branch is parsed as a graph of its own, with a Data op for each "
+                           "outer value the If's branches read): " + said)
+    assert f"E19009 \"Op [{names[0]}] has a name conflict in the graph.\"" in text
+    assert atc_parse_error(model) == ("E19009", f"Op [{names[0]}] has a name conflict in the "
+                                                f"graph.")
+    with pytest.raises(ConfigError, match="share a name in the then_branch"):
+        prepare_model(model)
+
+
+def test_a_branch_node_named_like_a_main_graph_node_is_taken():
+    model = _if_model(["relu", "gt"])
+    assert name_refusal("brm", model.graph) == "" and atc_parse_error(model) is None
