@@ -297,20 +297,22 @@ def _golden_spread(acc: PairAccumulator, m: int) -> float:
     return max(0.0, acc.syy / m - mu * mu)
 
 
-def _centered_cosine(acc: PairAccumulator, m: int) -> float:
-    """cos(x - μ, y - μ) with μ the golden's mean over the finite positions, from the sums:
-    quantised codes carry a zero point (uint8's 128) that dominates their plain cosine, so an
-    op whose codes all became 128 read 0.9947 against codes spread ±13 around it."""
+def _centered_cosine(acc: PairAccumulator, m: int) -> Tuple[float, float]:
+    """(cos(x - μ, y - μ), ‖x - μ‖ / ‖y - μ‖) with μ the golden's mean over the finite
+    positions, from the sums: quantised codes carry a zero point (uint8's 128) that dominates
+    their plain cosine, so an op whose codes all became 128 read 0.9947 against codes spread
+    ±13 around it; and their plain norm ratio, which the scale guard judges, so codes at twice
+    the golden's scale around 128 read 1.00 and passed (a quantisation trial)."""
     mu = acc.my.mean
     sx, sy = acc.mx.mean * m, mu * m
     cxy = acc.sxy - mu * (sx + sy) + m * mu * mu
     cxx = acc.sxx - 2 * mu * sx + m * mu * mu
     cyy = acc.syy - 2 * mu * sy + m * mu * mu
     if cyy <= 0.0:  # a constant golden: nothing around its mean to compare with
-        return 1.0 if cxx <= 0.0 else NAN
+        return (1.0, 1.0) if cxx <= 0.0 else (NAN, math.inf)
     if cxx <= 0.0:
-        return NAN
-    return max(-1.0, min(cxy / math.sqrt(cxx * cyy), 1.0))
+        return NAN, 0.0
+    return max(-1.0, min(cxy / math.sqrt(cxx * cyy), 1.0)), math.sqrt(cxx / cyy)
 
 
 def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
@@ -348,6 +350,7 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
                              notes=tuple(notes) + ("no position is finite on both sides",),
                              **counts)
     nx, ny = math.sqrt(acc.sxx), math.sqrt(acc.syy)
+    around: Optional[float] = None  # the norm ratio around the golden's mean (8-bit codes)
     # zero means every value is 0 (msaccucmp's ‖·‖ <= eps called 1e-30 values zero)
     actual_zero = max(-acc.xmin, acc.xmax) == 0.0
     golden_zero = max(-acc.ymin, acc.ymax) == 0.0
@@ -375,9 +378,10 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
         cosine = NAN
         notes.append("values below 1e-154: their squares underflow, cosine undefined")
     elif centered and _golden_spread(acc, m) >= 1.0:
-        cosine = _centered_cosine(acc, m)
-        notes.append("8-bit integer codes: cosine taken around the golden's mean (a zero point "
-                     "such as uint8's 128 kept any tensor's plain cosine near 1)")
+        cosine, around = _centered_cosine(acc, m)
+        notes.append("8-bit integer codes: cosine and norm ratio taken around the golden's mean "
+                     "(a zero point such as uint8's 128 kept any tensor's plain cosine and "
+                     "scale near 1)")
     else:
         cosine = max(-1.0, min(acc.sxy / (nx * ny), 1.0))
     if golden_zero:
@@ -399,7 +403,8 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
         std=_std_text(acc), all_zero=all_zero, actual_zero=actual_zero,
         golden_zero=golden_zero,
         max_abs_actual=max(-acc.xmin, acc.xmax), max_abs_golden=max(-acc.ymin, acc.ymax),
-        norm_ratio=nx / ny if ny > 0.0 else (NAN if nx == 0.0 else math.inf),
+        norm_ratio=around if around is not None else (
+            nx / ny if ny > 0.0 else (NAN if nx == 0.0 else math.inf)),
         not_applicable=not_applicable, notes=tuple(notes), **counts)
 
 

@@ -60,7 +60,7 @@ def test_8_bit_codes_are_compared_around_the_goldens_mean():
     near[::50] += 1  # 1 LSB here and there: still the same tensor
     close = compare_dumps(DumpSet.from_arrays({"q": [near]}), DumpSet.from_arrays({"q": [codes]}))
     assert close.rows[0].metrics.cosine > 0.99 and close.judge(0.95).passed
-    assert "8-bit integer codes: cosine taken around the golden's mean" in " ".join(
+    assert "8-bit integer codes: cosine and norm ratio taken around the golden's mean" in " ".join(
         close.rows[0].metrics.notes)
 
 
