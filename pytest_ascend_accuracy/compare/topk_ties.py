@@ -6,11 +6,11 @@ a trial's 1000-long TopK failed a correct device with "2 of 1000 values differ (
 are compared exactly)", the device's values at those positions tied (0.859375, 0.859375). So
 where a TopK's indices (``output:1``) differ, each run of equal device values (``output:0``)
 holding a difference is looked at: the same indices in another order only reorder a tie, and
-are not counted as differing. Only where the list's axis is certain (one axis longer than 1:
-a dump holds no attributes; a review found a (2, 1) top-1 judged along the batch) and only
-runs that end inside the list (which of several tied elements made the cut cannot be told
-from the outputs: a review passed indices of other values, out of range or repeated there).
-Anything unreadable leaves the row as compared.
+are not counted as differing. Only where the list's axis is certain (``_list_axis``: the last,
+sorted along it alone; a batch of lists row by row) and only the same indices (which of
+several tied elements made the cut at the list's end cannot be told from the outputs: a
+review passed indices of other values, out of range or repeated there). Anything unreadable
+leaves the row as compared.
 """
 from __future__ import annotations
 
@@ -23,15 +23,27 @@ from ..errors import DumpFormatError
 from .rows import TensorCompare
 
 
-def _list_axis(shape) -> Optional[int]:
-    """The one axis longer than 1 (the list's), None when there is not exactly one."""
-    longer = [k for k, n in enumerate(shape) if n > 1]
-    return longer[0] if len(longer) == 1 else None
+def _monotonic(values: np.ndarray, axis: int) -> bool:
+    step = np.diff(values.astype(np.float64), axis=axis)
+    return bool(np.all(step <= 0) or np.all(step >= 0))
+
+
+def _list_axis(values: np.ndarray) -> Optional[int]:
+    """The list's axis: the last (ONNX's default), where it is longer than 1, the values are
+    sorted along it and along no other axis longer than 1; None otherwise (a dump holds no
+    attributes: a review found a (2, 1) top-1 judged along its batch, and a TopK on axis 0
+    judged along the last axis, where its columns happened to be sorted too)."""
+    last = values.ndim - 1
+    if last < 0 or values.shape[last] < 2 or not _monotonic(values, last):
+        return None
+    others = [k for k in range(last) if values.shape[k] > 1 and _monotonic(values, k)]
+    return None if others else last
 
 
 def _reordered(values: np.ndarray, actual: np.ndarray, golden: np.ndarray) -> int:
     """Differing positions of 1-D ``actual``/``golden`` inside runs of equal ``values`` that
-    end before the list does and hold the same indices on both sides."""
+    hold the same indices on both sides (a run that reaches the list's end with other indices
+    is which tied element made the cut: not told from the outputs, not forgiven)."""
     width = values.size
     starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
     stops = np.r_[starts[1:], width]
@@ -39,7 +51,7 @@ def _reordered(values: np.ndarray, actual: np.ndarray, golden: np.ndarray) -> in
     tied = 0
     for start, stop in zip(starts, stops):
         count = int(np.count_nonzero(differ[start:stop]))
-        if count and stop < width and stop - start > 1 and (
+        if count and stop - start > 1 and (
                 np.array_equal(np.sort(actual[start:stop]), np.sort(golden[start:stop]))):
             tied += count
     return tied
@@ -52,18 +64,22 @@ def within_ties(pair, row: TensorCompare) -> TensorCompare:
     op = pair.actual_op
     if (m is None or not m.unequal or not op.op_type.startswith("TopK")
             or pair.actual.slot != "output:1" or pair.golden is None
-            or tuple(pair.actual.shape) != tuple(pair.golden.shape)
-            or _list_axis(tuple(pair.actual.shape)) is None):
+            or tuple(pair.actual.shape) != tuple(pair.golden.shape)):
         return row
     values_ref = next((t for t in op.outputs if t.slot == "output:0"), None)
-    if values_ref is None or tuple(values_ref.shape) != tuple(pair.actual.shape):
+    shape = tuple(pair.actual.shape)
+    if values_ref is None or tuple(values_ref.shape) != shape:
         return row
     try:
-        values, actual, golden = (np.asarray(t.load()).reshape(-1)
+        values, actual, golden = (np.asarray(t.load()).reshape(shape)
                                   for t in (values_ref, pair.actual, pair.golden))
     except (DumpFormatError, OSError, ValueError):
         return row  # the row says what it could read; this pass adds nothing
-    tied = _reordered(values, actual, golden)
+    if _list_axis(values) is None:
+        return row
+    width = shape[-1]
+    tied = sum(_reordered(v, a, g) for v, a, g in zip(
+        values.reshape(-1, width), actual.reshape(-1, width), golden.reshape(-1, width)))
     if not tied:
         return row
     left = m.unequal - tied

@@ -116,3 +116,26 @@ def test_other_integer_outputs_are_compared_exactly_as_before():
                                  op_types={"argmax": "ArgMax"})
     row, _ = _row(device, golden, "output:0")
     assert row.metrics.unequal == 2
+
+
+def test_a_tie_at_the_end_holding_the_same_indices_is_a_reorder():
+    """A review (H46): a full sort (k = the axis length) whose last two values tie in float16
+    failed a correct device: the same indices, so no question of which one made the cut."""
+    values = np.array([[0.9, 0.7, 0.5, 0.5]], np.float16)
+    golden = _topk(values.astype(np.float32), np.array([[3, 0, 2, 1]], np.int64))
+    device = _topk(values, np.array([[3, 0, 1, 2]], np.int32))
+    row, _ = _row(device, golden)
+    assert row.metrics.unequal == 0
+
+
+def test_a_batch_of_lists_is_judged_row_by_row():
+    """A review (H46): a (2, 4) TopK over a batch failed a correct device (one axis longer than
+    1 was required); each row is a list along the last axis, sorted along it alone."""
+    values = np.array([[0.9, 0.6, 0.6, 0.1], [0.8, 0.7, 0.3, 0.2]], np.float16)
+    golden = _topk(values.astype(np.float32), np.array([[3, 4, 1, 6], [7, 6, 5, 4]], np.int64))
+    device = _topk(values, np.array([[3, 1, 4, 6], [7, 6, 5, 4]], np.int32))
+    row, _ = _row(device, golden)
+    assert row.metrics.unequal == 0
+    swapped = _topk(values, np.array([[3, 1, 4, 6], [7, 5, 6, 4]], np.int32))  # no tie there
+    row, _ = _row(swapped, golden)
+    assert row.metrics.unequal == 2
