@@ -40,6 +40,10 @@ REFUSED_ATTRIBUTES = {
     "ArgMin": ("select_last_index", 1, "select_last_index should be 0, but now it's 1"),
 }
 ATC_CODE = "E11010"
+#: ONNX quantisation ops no CANN ONNX parser plugin was found for (backends/emulator/atc_quant.py,
+#: which warns of them on the emulator, cites the sources)
+QUANT_OP_TYPES = frozenset({"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
+                            "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"})
 NAME_CODE = "E19009"  # the parser's pre-check: an op name repeated
 
 
@@ -183,13 +187,15 @@ def parser_refusal(label: str, model) -> str:
 
 def atc_parse_error(model) -> Optional[Tuple[str, str]]:
     """``(code, message)`` ATC's ONNX parser stops ``model`` with, as the fake ATC prints it:
-    ``E19009`` for ops that share a name, ``E19010`` for a ``Loop``/``Scan``, ``E11010`` for a
-    refused attribute; None if none."""
+    ``E19009`` for ops that share a name, ``E19010`` for a ``Loop``/``Scan`` or a quantisation
+    op, ``E11010`` for a refused attribute; None if none."""
     repeated = repeated_names(model.graph) or next(
         (names for _, names in branch_repeats(model.graph)), None)
     if repeated:  # the pre-check's, before any op is parsed
         return NAME_CODE, f"Op [{next(iter(repeated))}] has a name conflict in the graph."
-    loops = loop_ops(model.graph)
+    loops = loop_ops(model.graph) or [  # quantisation ops: no parser either (atc_quant.py)
+        (n.name or n.op_type, n.op_type, "") for n in model.graph.node
+        if n.op_type in QUANT_OP_TYPES and n.domain in ("", "ai.onnx")][:1]
     if loops:
         name, op_type, _ = loops[0]
         return "E19010", (f"No parser is registered for Op [{name}, optype "

@@ -119,6 +119,8 @@ def _runner_up_samples():
     return out
 
 
+@pytest.mark.filterwarnings("ignore::pytest_ascend_accuracy.backends.emulator.atc_quant."
+                            "AtcQuantWarning")  # tested in tests/emulator/test_atc_quant.py
 def test_uint8_scores_after_a_quantize_linear_are_scores_not_ids(tmp_path, cache):
     """A quantised classifier's uint8 [1, 10] (review of the [N, T] change: it was read as 10
     ids per row, so a runner-up's code moving by one step was a flip and top1 refused it)."""

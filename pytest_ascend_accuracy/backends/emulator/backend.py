@@ -41,6 +41,7 @@ from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel, shape_from_options
 from ..dump_modes import check_dump_mode, dumps_inputs, dumps_outputs
+from .atc_quant import quant_ops, warn_quant
 from .atc_resize import warn_resize
 from .folded_keeps import folded_keep_problem
 from .faults import Fault, check_fault_targets, check_faults
@@ -69,8 +70,9 @@ from .rounding import check_overflow
 #: refuses it, graph/parser_refusals.py; 19: ops that share a name refused as ATC refuses
 #: them, E19009, graph/parser_refusals.py: an entry made of such a model renamed one; the
 #: initializers an IR 3 model lists as inputs recorded, a run given one says what it is; 20:
-#: the same inside an If's branches)
-EMULATOR_FORMAT = 20
+#: the same inside an If's branches; 21: ONNX quantisation ops recorded, warned at each
+#: conversion, atc_quant.py)
+EMULATOR_FORMAT = 21
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
@@ -166,9 +168,10 @@ class EmulatorBackend:
             except Exception as exc:  # onnx/onnxruntime errors on a model they cannot handle
                 raise ConversionError(f"emulator could not convert {label!r}: "
                                       f"{type(exc).__name__}: {exc}") from exc
-            listed = listed_initializers(load_model(model, weights=False))  # IR 3's weights:
-            plan.info.update({"mode": mode.name, "atc_options": options,  # a run refuses them
-                              "listed_initializers": listed})  # as what they are
+            source = load_model(model, weights=False)  # IR 3's weights: a run refuses them
+            plan.info.update({"mode": mode.name, "atc_options": options,  # as what they are
+                              "listed_initializers": listed_initializers(source),
+                              "atc_quant": quant_ops(source.graph.node)})  # atc_quant.py
             plan.save(tmp / PLAN_FILE)
             info = tensor_info_to_json(tensor_info(proto))
             (tmp / TENSOR_INFO_FILE).write_text(json.dumps(info, separators=(",", ":")),
@@ -198,6 +201,7 @@ class EmulatorBackend:
         plan_json = json.loads((entry / PLAN_FILE).read_text(encoding="utf-8"))
         plan_info = plan_json.get("info", {})
         warn_resize(model_label(model), plan_info.get("atc_resize"))  # at each conversion
+        warn_quant(model_label(model), plan_info.get("atc_quant"))
         problem = folded_keep_problem(  # at each conversion, a cache hit too (folded_keeps.py)
             mode.keep_dtype, plan_info.get("folded") or (),
             (m for op in plan_json.get("ops", ()) for m in op.get("original_names") or ()),

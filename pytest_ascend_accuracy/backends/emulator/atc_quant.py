@@ -1,0 +1,50 @@
+"""ONNX quantisation ops, which ATC does not convert: a warning at each conversion.
+
+CANN's AMCT guide ("QAT Model Adaptation to CANN Format", atlasamct_16_0148 in the 8.2 and 8.5
+documentation) says a model quantised with ONNX's own QuantizeLinear and DequantizeLinear cannot
+be converted by ATC into an offline model: AMCT's ``convert_qat_model`` first replaces them with
+CANN's AscendQuant/AscendDequant/AscendAntiQuant (the deploy model ATC converts). canndev's and
+the 2025 ops repositories' ONNX plugins register parsers for those Ascend ops only, none for
+QuantizeLinear, DequantizeLinear, QLinearConv, QLinearMatMul, ConvInteger or MatMulInteger (a
+quantisation trial searched both). The emulator runs them as onnxruntime defines them, so a
+check of such a model passed as if an NPU would run it. It is not refused (goldens of such
+models, weight-only int4 ones included, and dataset checks of integer outputs are used as they
+are); each conversion warns instead, at the test's line, naming the ops and the way to a model
+ATC converts.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+from ...core.caller_warning import warn_at_caller
+
+from ...graph.parser_refusals import QUANT_OP_TYPES  # the fake ATC stops at them
+
+
+class AtcQuantWarning(UserWarning):
+    """A model with ONNX quantisation ops, which ATC does not convert as they are."""
+
+
+def quant_ops(nodes) -> List[List[str]]:
+    """``[name, op type]`` of the quantisation ops among ``nodes`` (a model's nodes, before any
+    folding: a weight's DequantizeLinear is parsed before it could be folded), in order."""
+    return [[n.name or n.op_type, n.op_type] for n in nodes
+            if n.op_type in QUANT_OP_TYPES and n.domain in ("", "ai.onnx")]
+
+
+def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
+    shown = "; ".join(f"{name!r} ({op})" for name, op in ops[:6])
+    more = f"; and {len(ops) - 6} more" if len(ops) > 6 else ""
+    return (f"model {label!r} has ONNX quantisation ops no CANN ONNX parser converts: "
+            f"{shown}{more}. CANN's AMCT guide (QAT model adaptation to CANN format) says such a "
+            f"model cannot be converted by ATC as it is: adapt it with "
+            f"amct_onnx.convert_qat_model(model_file, save_path), whose deploy model (AscendQuant/"
+            f"AscendDequant) ATC converts, and check that on an NPU; the emulator computes these "
+            f"ops as onnxruntime does, so a pass here says nothing of the deployed model")
+
+
+def warn_quant(label: str, ops: Optional[Sequence[Sequence[str]]]) -> None:
+    """Warn (``AtcQuantWarning``) of ``ops`` (``quant_ops``, read back from a converted entry)
+    of the model ``label``; nothing when there are none."""
+    if ops:
+        warn_at_caller(AtcQuantWarning(quant_warning(label, ops)))  # at the test's line

@@ -1,0 +1,64 @@
+"""ONNX quantisation ops, which ATC does not convert (CANN's AMCT guide: a model quantised with
+QuantizeLinear/DequantizeLinear must be adapted with convert_qat_model first; no CANN ONNX
+parser plugin for them or the QLinear/Integer ops was found): a quantisation trial's QDQ and
+QOperator models passed on the emulator without a word. Each conversion warns, a cache hit
+too; the fake ATC stops at them with E19010."""
+import warnings
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as TP
+from onnx import helper as h
+from onnx import numpy_helper as nh
+
+from pytest_ascend_accuracy.backends.emulator.atc_quant import AtcQuantWarning
+from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+from pytest_ascend_accuracy.core.cache import Cache
+
+
+def _qdq_model(path):
+    inits = [nh.from_array(np.array(0.02, np.float32), "s"),
+             nh.from_array(np.array(0, np.int8), "zp"),
+             nh.from_array(np.eye(4, dtype=np.float32), "w")]
+    nodes = [h.make_node("QuantizeLinear", ["x", "s", "zp"], ["q"], name="x_quant"),
+             h.make_node("DequantizeLinear", ["q", "s", "zp"], ["dq"], name="x_dequant"),
+             h.make_node("MatMul", ["dq", "w"], ["y"], name="mm")]
+    graph = h.make_graph(nodes, "qdq", [h.make_tensor_value_info("x", TP.FLOAT, [1, 4])],
+                         [h.make_tensor_value_info("y", TP.FLOAT, [1, 4])], inits)
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13)]), str(path))
+    return path
+
+
+def test_each_conversion_of_a_qdq_model_warns_a_cache_hit_too(tmp_path):
+    path = _qdq_model(tmp_path / "qdq.onnx")
+    backend = EmulatorBackend(Cache(tmp_path / "cache"))
+    for _ in range(2):
+        with pytest.warns(AtcQuantWarning) as caught:
+            backend.convert(path)
+        text = str(caught[0].message)
+        assert text.startswith("model 'qdq' has ONNX quantisation ops no CANN ONNX parser "
+                               "converts: 'x_quant' (QuantizeLinear); 'x_dequant' "
+                               "(DequantizeLinear). CANN's AMCT guide")
+        assert "amct_onnx.convert_qat_model(model_file, save_path)" in text
+
+
+def test_a_float_model_converts_without_it(tmp_path):
+    from pytest_ascend_accuracy.testing import models
+
+    onnx.save(models.passing_mlp(), str(tmp_path / "m.onnx"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AtcQuantWarning)
+        EmulatorBackend(Cache(tmp_path / "cache")).convert(tmp_path / "m.onnx")
+
+
+def test_the_fake_atc_stops_at_them_with_e19010(tmp_path, capsys, monkeypatch):
+    from pytest_ascend_accuracy.testing import fake_atc
+
+    monkeypatch.chdir(tmp_path)
+    path = _qdq_model(tmp_path / "qdq.onnx")
+    rc = fake_atc.main(["--framework=5", f"--model={path}", f"--output={tmp_path / 'out'}",
+                        "--soc_version=Ascend310P3", "--input_shape=x:1,4"])
+    assert rc != 0
+    assert ("E19010: No parser is registered for Op [x_quant, optype "
+            "[ai.onnx::13::QuantizeLinear]].") in capsys.readouterr().out
