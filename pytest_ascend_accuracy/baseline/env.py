@@ -107,11 +107,12 @@ def environment_for(converted, **extra) -> Dict[str, object]:
     info = dict(converted.info or {})
     env: Dict[str, object] = {"backend": converted.backend}
     if converted.backend == "emulator":
-        from ..backends.emulator.backend import EMULATOR_NUMERICS
+        from ..backends.emulator.numerics import numerics_version
         from ..graph.onnx_graph import ort_version
 
         user = (info.get("emulator") or {}).get("atc_options") or {}
-        env.update(toolkit_version=f"emulator-{EMULATOR_NUMERICS}/onnxruntime-{ort_version()}",
+        numerics = numerics_version(info.get("emulator"))  # its own model's (numerics.py)
+        env.update(toolkit_version=f"emulator-{numerics}/onnxruntime-{ort_version()}",
                    soc_version="emulator",
                    atc_args=[f"--{k}={v}" for k, v in converted.mode.atc_options()]
                    # an AIPP file (insert_op_conf=) is an absolute path: its name only, as

@@ -79,7 +79,8 @@ EMULATOR_FORMAT = 21
 #: releases rewrote each other's files (a trial). 9: format 9 did change numbers, a review
 #: found: OpType::Resize no longer keeps a nearest Resize in float32 (its type is
 #: ResizeNearestNeighborV2), so a model with both kinds computes that op in float16 now; 10:
-#: the ops inside an If kept as one operator run in float16 (they ran in float32)
+#: the ops inside an If kept as one operator run in float16 (they ran in float32): a model
+#: without such an If records 9 still (numerics.py)
 EMULATOR_NUMERICS = 10
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"

@@ -1,0 +1,33 @@
+"""Which emulator numerics a converted model's numbers are those of (what a baseline records).
+
+``backend.EMULATOR_NUMERICS`` is bumped when a conversion can compute other numbers. Some bumps
+change only models that have what they changed: 10 rounds the ops inside an If kept as one
+operator, which a model without such an If never had. A baseline records the numerics of its own
+model, so an upgrade says "rebaseline required" only where numbers really moved (an upgrade
+trial: bump 10 made every emulator baseline "rebaseline required", If or not, with op lines
+byte for byte the same after the regen, and machines on two releases rewrote each other's files).
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, Mapping, Optional
+
+
+def _kept_if(plan_info: Mapping) -> bool:
+    graph = plan_info.get("graph") or {}
+    return bool(graph.get("kept_ifs")) or any(
+        len(op) > 1 and op[1] == "If" for op in graph.get("subgraph_ops") or ())
+
+
+#: numerics versions that change only some models' numbers, each with the test of a converted
+#: model's plan info saying whether it has what changed
+PARTIAL: Dict[int, Callable[[Mapping], bool]] = {10: _kept_if}
+
+
+def numerics_version(plan_info: Optional[Mapping]) -> int:
+    """The newest numerics version whose change applies to the model ``plan_info`` (a
+    conversion's plan info) describes."""
+    from .backend import EMULATOR_NUMERICS
+
+    info = plan_info or {}
+    return max(v for v in range(1, EMULATOR_NUMERICS + 1)
+               if v not in PARTIAL or PARTIAL[v](info))
