@@ -43,7 +43,9 @@ def _list_axis(values: np.ndarray) -> Optional[int]:
 def _reordered(values: np.ndarray, actual: np.ndarray, golden: np.ndarray) -> int:
     """Differing positions of 1-D ``actual``/``golden`` inside runs of equal ``values`` that
     hold the same indices on both sides (a run that reaches the list's end with other indices
-    is which tied element made the cut: not told from the outputs, not forgiven)."""
+    is which tied element made the cut: not told from the outputs, not forgiven), shorter than
+    the row (a row of one value says nothing of the list's axis: a review passed a TopK on axis
+    0 with k=1, whose (1, C) one-hot maxima read as one tied list of C)."""
     width = values.size
     starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
     stops = np.r_[starts[1:], width]
@@ -51,7 +53,7 @@ def _reordered(values: np.ndarray, actual: np.ndarray, golden: np.ndarray) -> in
     tied = 0
     for start, stop in zip(starts, stops):
         count = int(np.count_nonzero(differ[start:stop]))
-        if count and stop - start > 1 and (
+        if count and 1 < stop - start < width and (  # a row all one value: no evidence of
                 np.array_equal(np.sort(actual[start:stop]), np.sort(golden[start:stop]))):
             tied += count
     return tied

@@ -139,3 +139,13 @@ def test_a_batch_of_lists_is_judged_row_by_row():
     swapped = _topk(values, np.array([[3, 1, 4, 6], [7, 5, 6, 4]], np.int32))  # no tie there
     row, _ = _row(swapped, golden)
     assert row.metrics.unequal == 2
+
+
+def test_a_row_of_one_value_is_not_taken_as_a_tied_list():
+    """A review (H47): a TopK on axis 0 with k=1 gives (1, C) column maxima; a one-hot's are
+    all 1.0, and indices swapped between columns passed as one tied list."""
+    values = np.ones((1, 4), np.float16)
+    golden = _topk(values.astype(np.float32), np.array([[0, 1, 2, 0]], np.int64))
+    device = _topk(values, np.array([[1, 0, 0, 2]], np.int32))
+    row, _ = _row(device, golden)
+    assert row.metrics.unequal == 4
