@@ -44,7 +44,22 @@ ATC_CODE = "E11010"
 #: which warns of them on the emulator, cites the sources)
 QUANT_OP_TYPES = frozenset({"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
                             "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"})
+#: the domains those ops come in: ONNX's, and onnxruntime's quantiser's contrib ops
+QUANT_DOMAINS = frozenset({"", "ai.onnx", "com.microsoft"})
 NAME_CODE = "E19009"  # the parser's pre-check: an op name repeated
+
+
+def quant_nodes(graph) -> List[Tuple[str, str]]:
+    """``(name, op type)`` of the quantisation ops (``QUANT_OP_TYPES``) of ``graph``, If
+    branches included (a review: ops inside a branch, and com.microsoft's QDQ contrib ops,
+    raised no warning), in graph order."""
+    found: List[Tuple[str, str]] = []
+    for node in graph.node:
+        if node.op_type in QUANT_OP_TYPES and node.domain in QUANT_DOMAINS:
+            found.append((node.name or node.op_type, node.op_type))
+        for _, sub in subgraphs(node):
+            found.extend(quant_nodes(sub))
+    return found
 
 
 def refused_attributes(graph, within: str = "") -> List[Tuple[str, str, str, int, str]]:
@@ -194,8 +209,7 @@ def atc_parse_error(model) -> Optional[Tuple[str, str]]:
     if repeated:  # the pre-check's, before any op is parsed
         return NAME_CODE, f"Op [{next(iter(repeated))}] has a name conflict in the graph."
     loops = loop_ops(model.graph) or [  # quantisation ops: no parser either (atc_quant.py)
-        (n.name or n.op_type, n.op_type, "") for n in model.graph.node
-        if n.op_type in QUANT_OP_TYPES and n.domain in ("", "ai.onnx")][:1]
+        (name, op_type, "") for name, op_type in quant_nodes(model.graph)[:1]]
     if loops:
         name, op_type, _ = loops[0]
         return "E19010", (f"No parser is registered for Op [{name}, optype "

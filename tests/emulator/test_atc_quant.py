@@ -62,3 +62,41 @@ def test_the_fake_atc_stops_at_them_with_e19010(tmp_path, capsys, monkeypatch):
     assert rc != 0
     assert ("E19010: No parser is registered for Op [x_quant, optype "
             "[ai.onnx::13::QuantizeLinear]].") in capsys.readouterr().out
+
+
+def _branch_quant_model(path, domain=""):
+    """A QuantizeLinear/DequantizeLinear pair inside an If's then branch (``domain``: ONNX's,
+    or onnxruntime's com.microsoft contrib ops, at the top)."""
+    vi = h.make_tensor_value_info
+    inits = [nh.from_array(np.array(0.02, np.float32), "s"),
+             nh.from_array(np.array(0, np.int8), "zp"),
+             nh.from_array(np.array(0.0, np.float32), "zero")]
+    qdq = [h.make_node("QuantizeLinear", ["x", "s", "zp"], ["q"], name="x_quant", domain=domain),
+           h.make_node("DequantizeLinear", ["q", "s", "zp"], ["t"], name="x_dequant",
+                       domain=domain)]
+    if domain:
+        nodes, outputs = qdq, "t"
+    else:
+        then = h.make_graph(qdq, "then", [], [vi("t", TP.FLOAT, [1, 4])])
+        other = h.make_graph([h.make_node("Identity", ["x"], ["e"], name="else/id")], "else", [],
+                             [vi("e", TP.FLOAT, [1, 4])])
+        nodes = [h.make_node("ReduceSum", ["x"], ["r"], name="rsum", keepdims=0),
+                 h.make_node("Greater", ["r", "zero"], ["c"], name="gt"),
+                 h.make_node("If", ["c"], ["y"], name="if", then_branch=then, else_branch=other)]
+        outputs = "y"
+    graph = h.make_graph(nodes, "qb", [vi("x", TP.FLOAT, [1, 4])],
+                         [vi(outputs, TP.FLOAT, [1, 4])], inits)
+    opsets = [h.make_opsetid("", 13)] + ([h.make_opsetid(domain, 1)] if domain else [])
+    onnx.save(h.make_model(graph, opset_imports=opsets), str(path))
+    return path
+
+
+@pytest.mark.parametrize("domain", ["", "com.microsoft"])
+def test_ops_inside_a_branch_and_contrib_ops_warn_too(tmp_path, domain):
+    """A review (H47): both converted without a word and the fake ATC took them."""
+    from pytest_ascend_accuracy.graph.parser_refusals import atc_parse_error
+
+    path = _branch_quant_model(tmp_path / "qb.onnx", domain)
+    with pytest.warns(AtcQuantWarning, match="'x_quant' \\(QuantizeLinear\\); 'x_dequant'"):
+        EmulatorBackend(Cache(tmp_path / "cache")).convert(path)
+    assert atc_parse_error(onnx.load(str(path)))[0] == "E19010"

@@ -5,9 +5,10 @@ documentation) says a model quantised with ONNX's own QuantizeLinear and Dequant
 be converted by ATC into an offline model: AMCT's ``convert_qat_model`` first replaces them with
 CANN's AscendQuant/AscendDequant/AscendAntiQuant (the deploy model ATC converts). canndev's and
 the 2025 ops repositories' ONNX plugins register parsers for those Ascend ops only, none for
-QuantizeLinear, DequantizeLinear, QLinearConv, QLinearMatMul, ConvInteger or MatMulInteger (a
-quantisation trial searched both). The emulator runs them as onnxruntime defines them, so a
-check of such a model passed as if an NPU would run it. It is not refused (goldens of such
+QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv, QLinearMatMul,
+ConvInteger or MatMulInteger (a quantisation trial searched both; onnxruntime's com.microsoft
+QDQ contrib ops have none either). Ops inside If branches count too. The emulator runs them
+as onnxruntime defines them, so a check of such a model passed as if an NPU would run it. It is not refused (goldens of such
 models, weight-only int4 ones included, and dataset checks of integer outputs are used as they
 are); each conversion warns instead, at the test's line, naming the ops and the way to a model
 ATC converts.
@@ -18,18 +19,18 @@ from typing import List, Optional, Sequence
 
 from ...core.caller_warning import warn_at_caller
 
-from ...graph.parser_refusals import QUANT_OP_TYPES  # the fake ATC stops at them
+from ...graph.parser_refusals import quant_nodes  # the fake ATC stops at them
 
 
 class AtcQuantWarning(UserWarning):
     """A model with ONNX quantisation ops, which ATC does not convert as they are."""
 
 
-def quant_ops(nodes) -> List[List[str]]:
-    """``[name, op type]`` of the quantisation ops among ``nodes`` (a model's nodes, before any
-    folding: a weight's DequantizeLinear is parsed before it could be folded), in order."""
-    return [[n.name or n.op_type, n.op_type] for n in nodes
-            if n.op_type in QUANT_OP_TYPES and n.domain in ("", "ai.onnx")]
+def quant_ops(graph) -> List[List[str]]:
+    """``[name, op type]`` of the quantisation ops of ``graph`` (a model's, before any folding:
+    a weight's DequantizeLinear is parsed before it could be folded; ``quant_nodes``), in
+    order."""
+    return [[name, op_type] for name, op_type in quant_nodes(graph)]
 
 
 def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:

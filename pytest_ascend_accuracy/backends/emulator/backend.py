@@ -172,7 +172,7 @@ class EmulatorBackend:
             source = load_model(model, weights=False)  # IR 3's weights: a run refuses them
             plan.info.update({"mode": mode.name, "atc_options": options,  # as what they are
                               "listed_initializers": listed_initializers(source),
-                              "atc_quant": quant_ops(source.graph.node)})  # atc_quant.py
+                              "atc_quant": quant_ops(source.graph)})  # atc_quant.py
             plan.save(tmp / PLAN_FILE)
             info = tensor_info_to_json(tensor_info(proto))
             (tmp / TENSOR_INFO_FILE).write_text(json.dumps(info, separators=(",", ":")),
