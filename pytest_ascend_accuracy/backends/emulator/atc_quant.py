@@ -8,10 +8,10 @@ the 2025 ops repositories' ONNX plugins register parsers for those Ascend ops on
 QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv, QLinearMatMul,
 ConvInteger or MatMulInteger (a quantisation trial searched both; onnxruntime's com.microsoft
 QDQ contrib ops have none either). Ops inside If branches count too. The emulator runs them
-as onnxruntime defines them, so a check of such a model passed as if an NPU would run it. It is not refused (goldens of such
-models, weight-only int4 ones included, and dataset checks of integer outputs are used as they
-are); each conversion warns instead, at the test's line, naming the ops and the way to a model
-ATC converts.
+as onnxruntime defines them, so a check of such a model passed as if an NPU would run it. It
+is not refused (goldens of such models, weight-only int4 ones included, and dataset checks of
+integer outputs are used as they are); each conversion warns instead, at the test's line,
+naming the ops and the way to a model ATC converts.
 """
 from __future__ import annotations
 
