@@ -50,3 +50,30 @@ def test_a_name_shared_inside_a_branch_is_refused_as_atc_refuses_it(names, said)
 def test_a_branch_node_named_like_a_main_graph_node_is_taken():
     model = _if_model(["relu", "gt"])
     assert name_refusal("brm", model.graph) == "" and atc_parse_error(model) is None
+
+
+def _unnamed_model(branch_abs_name):
+    """An unnamed Relu in the main graph, and in the then branch an unnamed Neg (ATC: Neg_1,
+    its counter of unnamed nodes goes on from the main graph) and an Abs named as given."""
+    vi = h.make_tensor_value_info
+    then = h.make_graph([h.make_node("Neg", ["r"], ["t1"]),
+                         h.make_node("Abs", ["t1"], ["t2"], name=branch_abs_name)], "then", [],
+                        [vi("t2", TP.FLOAT, [3])])
+    other = h.make_graph([h.make_node("Identity", ["r"], ["e"], name="else/id")], "else", [],
+                         [vi("e", TP.FLOAT, [3])])
+    nodes = [h.make_node("Relu", ["x"], ["r"]),
+             h.make_node("ReduceSum", ["r"], ["s"], name="rsum", keepdims=0),
+             h.make_node("Greater", ["s", "zero"], ["c"], name="gt"),
+             h.make_node("If", ["c"], ["y"], name="if", then_branch=then, else_branch=other)]
+    graph = h.make_graph(nodes, "bu", [vi("x", TP.FLOAT, [3])], [vi("y", TP.FLOAT, [3])],
+                         [onnx.numpy_helper.from_array(np.array(0.0, np.float32), "zero")])
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+
+
+def test_unnamed_branch_nodes_are_numbered_on_from_the_main_graph():
+    """A review (H47): ATC names unnamed nodes with one counter across the main graph and then
+    its subgraphs; each branch counted from 0 here, refusing a branch Abs named 'Neg_0' (ATC
+    takes it: the unnamed Neg is Neg_1) and taking one named 'Neg_1' (ATC refuses it)."""
+    assert atc_parse_error(_unnamed_model("Neg_0")) is None
+    assert atc_parse_error(_unnamed_model("Neg_1")) == (
+        "E19009", "Op [Neg_1] has a name conflict in the graph.")

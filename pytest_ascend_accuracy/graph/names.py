@@ -58,13 +58,14 @@ def uniquify_names(nodes: List, taken: Iterable[str] = ()) -> int:
     return renamed
 
 
-def atc_op_names(graph) -> List[Tuple[str, str, Optional[int]]]:
+def atc_op_names(graph, first_unnamed: int = 0) -> List[Tuple[str, str, Optional[int]]]:
     """``(name, what it is, node index or None)`` of each op ATC's ONNX parser makes of
     ``graph`` (a main graph, as the module docstring says), in the order its pre-check meets
     them; ``what``: ``node[2] (Relu)``, ``graph input 'x' (its Data op)``, ``initializer 'w'
-    (its Const op)``. ``graph`` is not changed."""
+    (its Const op)``. ``first_unnamed``: the number the parser's counter of unnamed nodes is
+    at (one counter across the main graph and then its subgraphs). ``graph`` is not changed."""
     ops: List[Tuple[str, str, Optional[int]]] = []
-    unnamed = 0
+    unnamed = first_unnamed
     for j, node in enumerate(graph.node):
         name = node.name
         if not name:
@@ -79,12 +80,12 @@ def atc_op_names(graph) -> List[Tuple[str, str, Optional[int]]]:
     return ops
 
 
-def repeated_names(graph) -> Dict[str, List[Tuple[str, Optional[int]]]]:
+def repeated_names(graph, first_unnamed: int = 0) -> Dict[str, List[Tuple[str, Optional[int]]]]:
     """The op names ``atc_op_names`` gives more than one op of ``graph``, each with its ops'
     ``(what, node index or None)``, in the order the names first repeat; {} when none."""
     seen: Dict[str, List[Tuple[str, Optional[int]]]] = {}
     repeated: Dict[str, List[Tuple[str, Optional[int]]]] = {}
-    for name, what, j in atc_op_names(graph):
+    for name, what, j in atc_op_names(graph, first_unnamed):
         seen.setdefault(name, []).append((what, j))
         if len(seen[name]) == 2:
             repeated[name] = seen[name]

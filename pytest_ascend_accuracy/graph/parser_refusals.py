@@ -123,38 +123,55 @@ def _renames(graph, repeated) -> List[Tuple[int, str]]:
     return [] if repeated_names(renamed) else out
 
 
-def branch_repeats(graph) -> List[Tuple[str, dict]]:
-    """``(where, repeated names)`` of each If branch of ``graph`` (nested ones included) in
-    which ATC's pre-check finds ops sharing a name: the parser parses a branch as a graph of
-    its own, with a Data op for each outer value either branch reads (``IfSubgraphAdapter``
-    adds them to both as inputs), so a branch node named like such a value, or two branch
-    nodes of one name, stop it with E19009 (a review: they converted here, or failed in
-    onnxruntime's words)."""
+def _if_branches(graph) -> List[Tuple[str, object, List[str]]]:
+    """``(where, branch, outer values)`` of each If branch of ``graph``'s nodes, in the order
+    the parser queues them; outer values: what either branch of that If reads from outside
+    (``IfSubgraphAdapter`` adds them to both as inputs)."""
     from .stream import node_reads
 
-    found: List[Tuple[str, dict]] = []
+    out: List[Tuple[str, object, List[str]]] = []
     for j, node in enumerate(graph.node):
         if node.op_type != "If":
             continue
         branches = list(subgraphs(node))
-        outer: List[str] = []  # what either branch reads from outside: both get it as input
+        outer: List[str] = []
         for _, sub in branches:
             local = ({o for n in sub.node for o in n.output} | {t.name for t in sub.initializer}
                      | {i.name for i in sub.input})
             outer += [t for n in sub.node for t in node_reads(n) if t not in local]
-        for attr_name, sub in branches:
-            view = type(sub)()
-            view.node.extend(sub.node)
-            view.initializer.extend(sub.initializer)
-            view.input.extend(sub.input)
-            held = {i.name for i in sub.input} | {t.name for t in sub.initializer}
-            for name in dict.fromkeys(outer):
-                if name not in held:
-                    view.input.add().name = name
-            repeated = repeated_names(view)
-            if repeated:
-                found.append((f"the {attr_name} of If {node.name or f'If_{j}'!r}", repeated))
-            found.extend(branch_repeats(sub))
+        out += [(f"the {attr_name} of If {node.name or f'If_{j}'!r}", sub, outer)
+                for attr_name, sub in branches]
+    return out
+
+
+def branch_repeats(graph) -> List[Tuple[str, dict]]:
+    """``(where, repeated names)`` of each If branch of ``graph`` (nested ones included) in
+    which ATC's pre-check finds ops sharing a name: the parser parses a branch as a graph of
+    its own, with a Data op for each outer value either branch reads, so a branch node named
+    like such a value, or two branch nodes of one name, stop it with E19009 (a review: they
+    converted here, or failed in onnxruntime's words). Unnamed nodes are named as the parser
+    names them: one counter across the main graph, then the subgraphs breadth first (a review:
+    each branch counted from 0, refusing a model ATC takes and taking one it refuses)."""
+    from collections import deque
+
+    unnamed = sum(1 for n in graph.node if not n.name)
+    found: List[Tuple[str, dict]] = []
+    queue = deque(_if_branches(graph))
+    while queue:
+        where, sub, outer = queue.popleft()
+        view = type(sub)()
+        view.node.extend(sub.node)
+        view.initializer.extend(sub.initializer)
+        view.input.extend(sub.input)
+        held = {i.name for i in sub.input} | {t.name for t in sub.initializer}
+        for name in dict.fromkeys(outer):
+            if name not in held:
+                view.input.add().name = name
+        repeated = repeated_names(view, unnamed)
+        unnamed += sum(1 for n in sub.node if not n.name)
+        if repeated:
+            found.append((where, repeated))
+        queue.extend(_if_branches(sub))
     return found
 
 
