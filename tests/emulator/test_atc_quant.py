@@ -37,8 +37,8 @@ def test_each_conversion_of_a_qdq_model_warns_a_cache_hit_too(tmp_path):
         with pytest.warns(AtcQuantWarning) as caught:
             backend.convert(path)
         text = str(caught[0].message)
-        assert text.startswith("model 'qdq' has ONNX quantisation ops no CANN ONNX parser "
-                               "converts: 'x_quant' (QuantizeLinear); 'x_dequant' "
+        assert text.startswith("ONNX quantisation ops no CANN ONNX parser converts, in model "
+                               "'qdq': 'x_quant' (QuantizeLinear); 'x_dequant' "
                                "(DequantizeLinear). CANN's AMCT guide")
         assert "amct_onnx.convert_qat_model(model_file, save_path)" in text
 
@@ -100,3 +100,23 @@ def test_ops_inside_a_branch_and_contrib_ops_warn_too(tmp_path, domain):
     with pytest.warns(AtcQuantWarning, match="'x_quant' \\(QuantizeLinear\\); 'x_dequant'"):
         EmulatorBackend(Cache(tmp_path / "cache")).convert(path)
     assert atc_parse_error(onnx.load(str(path)))[0] == "E19010"
+
+
+@pytest.mark.parametrize("how", [["-W", "ignore:ONNX quantisation ops"],
+                                 ["-o", "filterwarnings=error\nignore:ONNX quantisation ops"]])
+def test_the_readme_s_message_filter_silences_it_under_filterwarnings_error(pytester, how):
+    """An upgrade trial: a filterwarnings = error project failed on it, and a filter by class
+    stops an earlier version at start-up; the README's filter by message, pasted."""
+    _qdq_model(pytester.path / "qdq.onnx")
+    pytester.makeini("[pytest]\nfilterwarnings =\n    error\n")
+    pytester.makepyfile(test_q="""
+        import numpy as np
+        from pytest_ascend_accuracy import accuracy
+
+        @accuracy(threshold=0.95)
+        def test_q(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            inputs = accuracy_inputs("qdq.onnx", inputs={"x": np.ones((1, 4), np.float32)})
+            check_accuracy(ascend_model("qdq.onnx").run(inputs), golden_dump("qdq.onnx", inputs))
+    """)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)
+    pytester.runpytest("-p", "no:cacheprovider", *how).assert_outcomes(passed=1)

@@ -36,7 +36,9 @@ def quant_ops(graph) -> List[List[str]]:
 def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
     shown = "; ".join(f"{name!r} ({op})" for name, op in ops[:6])
     more = f"; and {len(ops) - 6} more" if len(ops) > 6 else ""
-    return (f"model {label!r} has ONNX quantisation ops no CANN ONNX parser converts: "
+    # the text starts the same for every model: -W 'ignore:ONNX quantisation ops' (a literal
+    # prefix on the command line) silences it on any version (an upgrade trial)
+    return (f"ONNX quantisation ops no CANN ONNX parser converts, in model {label!r}: "
             f"{shown}{more}. CANN's AMCT guide (QAT model adaptation to CANN format) says such a "
             f"model cannot be converted by ATC as it is: adapt it with "
             f"amct_onnx.convert_qat_model(model_file, save_path), whose deploy model (AscendQuant/"
