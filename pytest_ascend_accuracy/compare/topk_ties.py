@@ -40,12 +40,14 @@ def _list_axis(values: np.ndarray) -> Optional[int]:
     return None if others else last
 
 
-def _reordered(values: np.ndarray, actual: np.ndarray, golden: np.ndarray) -> int:
+def _reordered(values: np.ndarray, actual: np.ndarray, golden: np.ndarray,
+               whole_row: bool = False) -> int:
     """Differing positions of 1-D ``actual``/``golden`` inside runs of equal ``values`` that
     hold the same indices on both sides (a run that reaches the list's end with other indices
     is which tied element made the cut: not told from the outputs, not forgiven), shorter than
-    the row (a row of one value says nothing of the list's axis: a review passed a TopK on axis
-    0 with k=1, whose (1, C) one-hot maxima read as one tied list of C)."""
+    the row unless ``whole_row`` (a lone row of one value says nothing of the list's axis: a
+    review passed a TopK on axis 0 with k=1, whose (1, C) one-hot maxima read as one tied list
+    of C; in a batch of rows ``_list_axis`` has told the axis apart)."""
     width = values.size
     starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
     stops = np.r_[starts[1:], width]
@@ -53,7 +55,7 @@ def _reordered(values: np.ndarray, actual: np.ndarray, golden: np.ndarray) -> in
     tied = 0
     for start, stop in zip(starts, stops):
         count = int(np.count_nonzero(differ[start:stop]))
-        if count and 1 < stop - start < width and (  # a row all one value: no evidence of
+        if count and 1 < stop - start and (whole_row or stop - start < width) and (
                 np.array_equal(np.sort(actual[start:stop]), np.sort(golden[start:stop]))):
             tied += count
     return tied
@@ -80,7 +82,8 @@ def within_ties(pair, row: TensorCompare) -> TensorCompare:
     if _list_axis(values) is None:
         return row
     width = shape[-1]
-    tied = sum(_reordered(v, a, g) for v, a, g in zip(
+    rows = values.size // width
+    tied = sum(_reordered(v, a, g, whole_row=rows > 1) for v, a, g in zip(
         values.reshape(-1, width), actual.reshape(-1, width), golden.reshape(-1, width)))
     if not tied:
         return row

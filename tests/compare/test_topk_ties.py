@@ -149,3 +149,13 @@ def test_a_row_of_one_value_is_not_taken_as_a_tied_list():
     device = _topk(values, np.array([[1, 0, 0, 2]], np.int32))
     row, _ = _row(device, golden)
     assert row.metrics.unequal == 4
+
+
+def test_in_a_batch_a_whole_row_tie_is_a_reorder():
+    """A review (H49) of the previous rule: a (2, 2) batch of top-2 lists (the axis told apart)
+    whose row 0 ties in float16 failed a correct device."""
+    values = np.array([[0.86, 0.86], [0.9, 0.2]], np.float16)
+    golden = _topk(values.astype(np.float32), np.array([[5, 3], [1, 0]], np.int64))
+    device = _topk(values, np.array([[3, 5], [1, 0]], np.int32))
+    row, _ = _row(device, golden)
+    assert row.metrics.unequal == 0
