@@ -77,3 +77,11 @@ def test_unnamed_branch_nodes_are_numbered_on_from_the_main_graph():
     assert atc_parse_error(_unnamed_model("Neg_0")) is None
     assert atc_parse_error(_unnamed_model("Neg_1")) == (
         "E19009", "Op [Neg_1] has a name conflict in the graph.")
+
+
+def test_an_unnamed_if_is_named_as_atc_names_it():
+    """A review (H49): an unnamed If was called by its position ('If_3'); ATC and the
+    normalised graph call it by the counter of unnamed nodes ('If_0')."""
+    model = _if_model(["bdup", "bdup"])
+    model.graph.node[3].name = ""
+    assert "in the then_branch of If 'If_0'" in name_refusal("brm", model.graph)

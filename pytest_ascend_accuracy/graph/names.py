@@ -2,7 +2,9 @@
 
 Golden dumps, emulator dumps and keep_dtype entries all refer to operators by node name, so
 every node needs one unique, stable name. Unnamed nodes get ``{op_type}_{k}`` as ATC's ONNX
-parser names them, ``k`` counting the unnamed nodes of the main graph only, from 0
+parser names them, ``k`` counting the unnamed nodes from 0 (the main graph's first; the
+parser's counter then goes on through the subgraphs, breadth first: ``atc_op_names``'s
+``first_unnamed``)
 (``OnnxModelParser::AdaptAndFindAllOnnxGraph``: ``op_type() + "_" + to_string(index++)`` for a
 node without a name), so the names match the op names of a device's dumps and om json. msit's
 golden dumper numbers by node position instead (``Abs_1`` for the second node whoever named

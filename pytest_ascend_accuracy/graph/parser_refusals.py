@@ -43,22 +43,31 @@ ATC_CODE = "E11010"
 #: ONNX quantisation ops no CANN ONNX parser plugin was found for (backends/emulator/atc_quant.py,
 #: which warns of them on the emulator, cites the sources)
 QUANT_OP_TYPES = frozenset({"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
-                            "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"})
+                            "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger",
+                            "MatMulNBits"})  # (com.microsoft's 4-bit weight-only MatMul)
 #: the domains those ops come in: ONNX's, and onnxruntime's quantiser's contrib ops
 QUANT_DOMAINS = frozenset({"", "ai.onnx", "com.microsoft"})
 NAME_CODE = "E19009"  # the parser's pre-check: an op name repeated
 
 
-def quant_nodes(graph) -> List[Tuple[str, str]]:
-    """``(name, op type)`` of the quantisation ops (``QUANT_OP_TYPES``) of ``graph``, If
+def quant_nodes(graph) -> List[Tuple[str, str, str]]:
+    """``(name, op type, domain)`` of the quantisation ops (``QUANT_OP_TYPES``) of ``graph``, If
     branches included (a review: ops inside a branch, and com.microsoft's QDQ contrib ops,
-    raised no warning), in graph order."""
-    found: List[Tuple[str, str]] = []
-    for node in graph.node:
-        if node.op_type in QUANT_OP_TYPES and node.domain in QUANT_DOMAINS:
-            found.append((node.name or node.op_type, node.op_type))
-        for _, sub in subgraphs(node):
-            found.extend(quant_nodes(sub))
+    raised no warning), named as ATC's parser names them (an unnamed one ``{op_type}_{k}``, one
+    counter across the main graph and then its subgraphs, breadth first), in that order."""
+    from collections import deque
+
+    found: List[Tuple[str, str, str]] = []
+    unnamed = 0
+    queue = deque([graph])
+    while queue:
+        g = queue.popleft()
+        for node in g.node:
+            name = node.name or f"{node.op_type}_{unnamed}"
+            unnamed += not node.name
+            if node.op_type in QUANT_OP_TYPES and node.domain in QUANT_DOMAINS:
+                found.append((name, node.op_type, node.domain))
+            queue.extend(sub for _, sub in subgraphs(node))
     return found
 
 
@@ -123,14 +132,18 @@ def _renames(graph, repeated) -> List[Tuple[int, str]]:
     return [] if repeated_names(renamed) else out
 
 
-def _if_branches(graph) -> List[Tuple[str, object, List[str]]]:
+def _if_branches(graph, first_unnamed: int = 0) -> List[Tuple[str, object, List[str]]]:
     """``(where, branch, outer values)`` of each If branch of ``graph``'s nodes, in the order
     the parser queues them; outer values: what either branch of that If reads from outside
-    (``IfSubgraphAdapter`` adds them to both as inputs)."""
+    (``IfSubgraphAdapter`` adds them to both as inputs). An unnamed If is named as the parser
+    names it (``first_unnamed``: its counter of unnamed nodes when it reaches ``graph``)."""
     from .stream import node_reads
 
     out: List[Tuple[str, object, List[str]]] = []
-    for j, node in enumerate(graph.node):
+    unnamed = first_unnamed
+    for node in graph.node:
+        name = node.name or f"{node.op_type}_{unnamed}"
+        unnamed += not node.name
         if node.op_type != "If":
             continue
         branches = list(subgraphs(node))
@@ -139,8 +152,7 @@ def _if_branches(graph) -> List[Tuple[str, object, List[str]]]:
             local = ({o for n in sub.node for o in n.output} | {t.name for t in sub.initializer}
                      | {i.name for i in sub.input})
             outer += [t for n in sub.node for t in node_reads(n) if t not in local]
-        out += [(f"the {attr_name} of If {node.name or f'If_{j}'!r}", sub, outer)
-                for attr_name, sub in branches]
+        out += [(f"the {attr_name} of If {name!r}", sub, outer) for attr_name, sub in branches]
     return out
 
 
@@ -168,10 +180,10 @@ def branch_repeats(graph) -> List[Tuple[str, dict]]:
             if name not in held:
                 view.input.add().name = name
         repeated = repeated_names(view, unnamed)
+        queue.extend(_if_branches(sub, unnamed))
         unnamed += sum(1 for n in sub.node if not n.name)
         if repeated:
             found.append((where, repeated))
-        queue.extend(_if_branches(sub))
     return found
 
 
@@ -225,12 +237,13 @@ def atc_parse_error(model) -> Optional[Tuple[str, str]]:
         (names for _, names in branch_repeats(model.graph)), None)
     if repeated:  # the pre-check's, before any op is parsed
         return NAME_CODE, f"Op [{next(iter(repeated))}] has a name conflict in the graph."
-    loops = loop_ops(model.graph) or [  # quantisation ops: no parser either (atc_quant.py)
-        (name, op_type, "") for name, op_type in quant_nodes(model.graph)[:1]]
+    loops = loop_ops(model.graph) or quant_nodes(model.graph)[:1]  # no parser (atc_quant.py)
     if loops:
-        name, op_type, _ = loops[0]
-        return "E19010", (f"No parser is registered for Op [{name}, optype "
-                          f"[ai.onnx::{onnx_opset(model)}::{op_type}]].")
+        name, op_type, domain = loops[0]
+        domain = domain if domain not in ("", "ai.onnx") else ""
+        version = next((o.version for o in model.opset_import if o.domain == domain), 0)
+        return "E19010", (f"No parser is registered for Op [{name}, optype "  # domain::v::type
+                          f"[{domain or 'ai.onnx'}::{version}::{op_type}]].")
     found = refused_attributes(model.graph)
     if found:
         name, op_type, _, _, _ = found[0]

@@ -120,3 +120,31 @@ def test_the_readme_s_message_filter_silences_it_under_filterwarnings_error(pyte
     """)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)
     pytester.runpytest("-p", "no:cacheprovider", *how).assert_outcomes(passed=1)
+
+
+def test_ops_are_named_as_atc_names_them_and_their_domain_is_in_the_optype():
+    """A review (H49): an unnamed QuantizeLinear was called 'QuantizeLinear' (ATC and the om
+    json: QuantizeLinear_0), a com.microsoft one 'ai.onnx::13::QuantizeLinear' (ATC builds
+    domain::version::type), and a com.microsoft MatMulNBits (onnxruntime's 4-bit weight-only
+    quantiser) converted without a word."""
+    from pytest_ascend_accuracy.graph.parser_refusals import atc_parse_error, quant_nodes
+
+    model = onnx.load(str(_qdq_model(_tmp() / "qdq.onnx")))
+    for node in model.graph.node:
+        node.name = ""
+    assert [n for n, _, _ in quant_nodes(model.graph)] == ["QuantizeLinear_0",
+                                                           "DequantizeLinear_1"]
+    contrib = onnx.load(str(_branch_quant_model(_tmp() / "c.onnx", "com.microsoft")))
+    assert atc_parse_error(contrib) == ("E19010", "No parser is registered for Op [x_quant, "
+                                                  "optype [com.microsoft::1::QuantizeLinear]].")
+    nbits = h.make_node("MatMulNBits", ["x", "wq", "sc"], ["y"], name="mm_q4",
+                        domain="com.microsoft", K=4, N=4, bits=4, block_size=16)
+    assert quant_nodes(h.make_graph([nbits], "g", [], [])) == [
+        ("mm_q4", "MatMulNBits", "com.microsoft")]
+
+
+def _tmp():
+    import tempfile
+    from pathlib import Path
+
+    return Path(tempfile.mkdtemp())

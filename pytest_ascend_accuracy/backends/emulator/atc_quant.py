@@ -30,7 +30,7 @@ def quant_ops(graph) -> List[List[str]]:
     """``[name, op type]`` of the quantisation ops of ``graph`` (a model's, before any folding:
     a weight's DequantizeLinear is parsed before it could be folded; ``quant_nodes``), in
     order."""
-    return [[name, op_type] for name, op_type in quant_nodes(graph)]
+    return [[name, op_type] for name, op_type, _ in quant_nodes(graph)]
 
 
 def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:

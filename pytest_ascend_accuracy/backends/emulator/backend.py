@@ -71,8 +71,8 @@ from .rounding import check_overflow
 #: them, E19009, graph/parser_refusals.py: an entry made of such a model renamed one; the
 #: initializers an IR 3 model lists as inputs recorded, a run given one says what it is; 20:
 #: the same inside an If's branches; 21: ONNX quantisation ops recorded, warned at each
-#: conversion, atc_quant.py)
-EMULATOR_FORMAT = 21
+#: conversion, atc_quant.py; 22: those in If branches and com.microsoft's too, named as ATC)
+EMULATOR_FORMAT = 22
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
