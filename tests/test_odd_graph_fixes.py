@@ -182,3 +182,15 @@ def test_names_and_types_refused_together_and_no_model_read_without_a_type_entry
     assert text.endswith("remove them; closest ops that run: 'apply_mask'")
     # names only: the model is not read (a path that is no file would be refused)
     assert folded_keep_problem(["apply_mask"], ["causal_mask"], [], "m", tmp_path / "none") == ""
+
+
+def test_a_refusal_names_the_model_by_its_path_below_where_pytest_ran(tmp_path, monkeypatch):
+    """An upgrade trial: '/tmp/t48/proj/tests/../models/dup.onnx', absolute and with '..',
+    where the README says printed paths are relative to where pytest ran."""
+    (tmp_path / "models").mkdir()
+    (tmp_path / "tests").mkdir()
+    onnx.save(dup_model(), str(tmp_path / "models" / "dup.onnx"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as info:
+        prepare_model(str(tmp_path / "tests" / ".." / "models" / "dup.onnx"))
+    assert str(info.value).startswith("models/dup.onnx: model 'dup' has ops that share a name")

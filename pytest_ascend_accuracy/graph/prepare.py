@@ -127,10 +127,19 @@ def check_every_input_is_made(graph, model) -> None:
 
 
 def _shown(model) -> str:
-    """The model as a refusal names it: its path, or its label."""
+    """The model as a refusal names it: its path (relative to the working directory, where
+    pytest ran, when it lies below it, and normalised: an upgrade trial read
+    '/tmp/t48/proj/tests/../models/dup.onnx'), or its label."""
     import os
 
-    return os.fspath(model) if isinstance(model, (str, os.PathLike)) else model_label(model)
+    if not isinstance(model, (str, os.PathLike)):
+        return model_label(model)
+    path = os.path.normpath(os.fspath(model))
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+    return path if relative.startswith(os.pardir) else relative
 
 
 def sort_nodes(graph) -> bool:
