@@ -237,12 +237,14 @@ def atc_parse_error(model) -> Optional[Tuple[str, str]]:
         (names for _, names in branch_repeats(model.graph)), None)
     if repeated:  # the pre-check's, before any op is parsed
         return NAME_CODE, f"Op [{next(iter(repeated))}] has a name conflict in the graph."
-    loops = loop_ops(model.graph) or quant_nodes(model.graph)[:1]  # no parser (atc_quant.py)
-    if loops:
-        name, op_type, domain = loops[0]
+    unparsed = [(name, op_type, "") for name, op_type, _ in loop_ops(model.graph)[:1]] or (
+        quant_nodes(model.graph)[:1])  # no parser for them either (atc_quant.py)
+    if unparsed:
+        name, op_type, domain = unparsed[0]
         domain = domain if domain not in ("", "ai.onnx") else ""
-        version = next((o.version for o in model.opset_import if o.domain == domain), 0)
-        return "E19010", (f"No parser is registered for Op [{name}, optype "  # domain::v::type
+        version = (next((o.version for o in model.opset_import if o.domain == domain), 0)
+                   if domain else onnx_opset(model))  # ATC: domain::version::type
+        return "E19010", (f"No parser is registered for Op [{name}, optype "
                           f"[{domain or 'ai.onnx'}::{version}::{op_type}]].")
     found = refused_attributes(model.graph)
     if found:

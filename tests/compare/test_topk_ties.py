@@ -159,3 +159,18 @@ def test_in_a_batch_a_whole_row_tie_is_a_reorder():
     device = _topk(values, np.array([[3, 5], [1, 0]], np.int32))
     row, _ = _row(device, golden)
     assert row.metrics.unequal == 0
+
+
+@pytest.mark.parametrize("shape", [(1, 2, 3), (2, 1, 3)])
+def test_a_whole_row_tie_next_to_an_axis_of_length_1_is_not_forgiven(shape):
+    """A review (H50): a TopK on axis 0 or 1 with k=1 gives (1, 2, 3) or (2, 1, 3); a row of
+    equal column maxima passed indices swapped between columns as a tie."""
+    values = np.full(shape, 0.5, np.float16)
+    values.reshape(-1, 3)[1] = [0.9, 0.5, 0.1]  # another row sorted: the last axis looks right
+    golden_idx = np.zeros(shape, np.int64)
+    golden_idx.reshape(-1, 3)[0] = [0, 1, 2]
+    device_idx = golden_idx.copy()
+    device_idx.reshape(-1, 3)[0] = [2, 1, 0]
+    row, _ = _row(_topk(values, device_idx.astype(np.int32)),
+                  _topk(values.astype(np.float32), golden_idx))
+    assert row.metrics.unequal == 2

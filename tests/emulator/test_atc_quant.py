@@ -148,3 +148,28 @@ def _tmp():
     from pathlib import Path
 
     return Path(tempfile.mkdtemp())
+
+
+def test_the_fake_s_optype_takes_the_default_opset_however_it_is_spelled():
+    """A review (H50): a model declaring its default opset as 'ai.onnx' read version 0, and a
+    Loop inside an If branch read its location text as its domain."""
+    from pytest_ascend_accuracy.graph.parser_refusals import atc_parse_error
+
+    model = onnx.load(str(_qdq_model(_tmp() / "qdq.onnx")))
+    model.opset_import[0].domain = "ai.onnx"
+    assert atc_parse_error(model) == ("E19010", "No parser is registered for Op [x_quant, "
+                                                "optype [ai.onnx::13::QuantizeLinear]].")
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_control_flow import loop_model
+
+    loop = onnx.load(str(loop_model(_tmp() / "loop.onnx")))
+    wrapped = h.make_graph([h.make_node("If", ["c"], ["y"], name="if",
+                                        then_branch=loop.graph, else_branch=loop.graph)],
+                           "w", [h.make_tensor_value_info("c", TP.BOOL, [])],
+                           [h.make_tensor_value_info("y", TP.FLOAT, [1, 8])])
+    inner = h.make_model(wrapped, opset_imports=[h.make_opsetid("", 13)])
+    assert atc_parse_error(inner) == ("E19010", "No parser is registered for Op [loop, optype "
+                                                "[ai.onnx::13::Loop]].")
