@@ -78,11 +78,33 @@ def _closest(result, verdict) -> str:
         return ""
     value, row = (min if thr.higher_is_better else max)(scored, key=lambda vr: vr[0])
     kind = f" ({row.op_type})" if row.op_type else ""
+    others = [v for v, _ in scored if (v > value if thr.higher_is_better else v < value)]
+    limit = ((min(others) if others else (1.0 if thr.metric == "cosine" else math.inf))
+             if thr.higher_is_better else (max(others) if others else 0.0))
+    naming = _naming_threshold(value, thr.higher_is_better, limit)
+    names = (f"threshold={naming} names it" if naming else
+             f"no threshold of 10 decimals names it alone (the next op's {thr.metric} is "
+             f"{limit:.10g})")
     return (f"; the closest to it is #{row.order} {row.label}{kind} at {thr.metric} "
-            f"{value:.6f}: a threshold {'above' if thr.higher_is_better else 'below'} that names "
-            f"it (every op differs this little, yet the answer changed: a near-tie that float16 "
-            f"rounding tips, or one op's small but systematic difference, such as a detector's "
-            f"boxes moved a few pixels, which the op that threshold names shows)")
+            f"{value:.10g}: {names} (every op differs this little, yet the answer changed: a "
+            f"near-tie that float16 rounding tips, or one op's small but systematic difference, "
+            f"such as a detector's boxes moved a few pixels, which the op that threshold names "
+            f"shows)")
+
+
+def _naming_threshold(value: float, higher: bool, limit: float) -> Optional[str]:
+    """The shortest threshold (6 to 10 decimals) that ``value`` fails and the next op's figure
+    ``limit`` meets (above ``value`` and at most ``limit`` where higher is better, else below
+    it and at least ``limit``), so the op it names is the one at ``value``; None where there is
+    none. It said "a threshold above that names it" of a cosine printed 1.000000: 0.9999999
+    named nothing, and 1.0 named the first op with any float16 rounding (a dataset trial)."""
+    for digits in range(6, 11):
+        scale = 10 ** digits
+        t = (math.floor(value * scale) + 1) / scale if higher else (
+            math.ceil(value * scale) - 1) / scale
+        if (value < t <= limit) if higher else (limit <= t < value):
+            return f"{t:.{digits}f}"
+    return None
 
 
 def _uncached_golden(om, sample: Sample, tmp: Path):

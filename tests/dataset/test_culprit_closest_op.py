@@ -52,12 +52,24 @@ def test_no_failing_op_names_the_closest_and_that_threshold_names_it(device, tmp
     assert ("(every op differs this little, yet the answer changed: a near-tie that float16 "
             "rounding tips, or one op's small but systematic difference, such as a detector's "
             "boxes moved a few pixels, which the op that threshold names shows)") in note
-    found = re.search(r"the closest to it is #\d+ (\S+) \((\w+)\) at cosine (\d\.\d{6}): a "
-                      r"threshold above that names it", note)
+    found = re.search(r"the closest to it is #\d+ (\S+) \((\w+)\) at cosine ([\d.e-]+): "
+                      r"threshold=([\d.]+) names it", note)
     assert found, note
-    op, value = found.group(1), float(found.group(3))
-    # pasted: a threshold just above the figure printed names that op
+    op, value, named = found.group(1), float(found.group(3)), float(found.group(4))
+    assert value < named <= 1.0
+    # pasted: the threshold printed names that op (a dataset trial: "a threshold above
+    # 1.000000" could not be pasted, and 0.9999999 named nothing)
     with pytest.raises(DatasetFailure) as again:
-        check_dataset(om, samples(), metric="agreement", cache=cache,
-                      threshold=min(1.0, value + 1e-6))
+        check_dataset(om, samples(), metric="agreement", cache=cache, threshold=named)
     assert again.value.dataset.culprit.op == op, again.value.dataset.culprit.line()
+
+
+@pytest.mark.parametrize("value, higher, limit, shown", [
+    (0.99999994, True, 0.99999996, "0.99999995"), (0.99999994, True, 1.0, "1.000000"),
+    (0.9283, True, 0.99, "0.928301"), (0.99999994, True, 0.99999994, None),
+    (0.25, False, 0.1, "0.249999"), (0.0, False, 0.0, None)])
+def test_the_naming_threshold_fails_the_figure_and_meets_the_next_op_s(
+        value, higher, limit, shown):
+    from pytest_ascend_accuracy.dataset.culprit import _naming_threshold
+
+    assert _naming_threshold(value, higher, limit) == shown
