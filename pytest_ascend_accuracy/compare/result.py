@@ -215,7 +215,8 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
     if math.isnan(value):
         why = "; ".join(m.notes) or "value undefined"
         return "failed", Failure(row, thr, value, f"{thr.metric} is NaN ({why})", None)
-    reason = f"{thr.metric} {_fmt(value)} fails {thr.describe()}{_tiny_rule_text(m, thr.metric)}"
+    reason = (f"{thr.metric} {_fmt_beside(value, thr)} fails {thr.describe()}"
+              f"{_tiny_rule_text(m, thr.metric)}")
     return "failed", Failure(row, thr, value, reason, thr.loosest_passing(value))
 
 
@@ -265,6 +266,16 @@ def _nonfinite_reason(m: TensorMetrics) -> str:
 
 def _fmt(v: float) -> str:
     return "NaN" if math.isnan(v) else "{:.6f}".format(v)
+
+
+def _fmt_beside(v: float, thr) -> str:
+    """``v`` to 6 decimals, or to as many (up to 10) as show it on the failing side of ``thr``
+    (a dataset trial read "cosine 1.000000 fails cosine >= 0.99999993")."""
+    for digits in range(6, 11):
+        text = f"{v:.{digits}f}"
+        if not thr.passed(float(text)):
+            return text
+    return f"{v:.10g}"
 
 
 @dataclass(frozen=True)
