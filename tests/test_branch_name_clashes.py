@@ -85,3 +85,16 @@ def test_an_unnamed_if_is_named_as_atc_names_it():
     model = _if_model(["bdup", "bdup"])
     model.graph.node[3].name = ""
     assert "in the then_branch of If 'If_0'" in name_refusal("brm", model.graph)
+
+
+def test_refused_ops_are_named_by_atc_s_counter_not_their_position():
+    """A review (H50): an unnamed ArgMax second in its graph, after a named op, was 'ArgMax_1'
+    (its position); ATC's counter of unnamed nodes calls it 'ArgMax_0'."""
+    vi = h.make_tensor_value_info
+    nodes = [h.make_node("Relu", ["x"], ["r"], name="relu"),
+             h.make_node("ArgMax", ["r"], ["y"], axis=1, keepdims=0, select_last_index=1)]
+    graph = h.make_graph(nodes, "am", [vi("x", TP.FLOAT, [1, 4])], [vi("y", TP.INT64, [1])])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+    code, text = atc_parse_error(model)
+    assert code == "E11010" and text.startswith("Failed to parse the parameters of Op "
+                                                "[ArgMax_0], optype [ai.onnx::13::ArgMax].")

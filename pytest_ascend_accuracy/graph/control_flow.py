@@ -32,19 +32,34 @@ def subgraphs(node) -> Iterator[Tuple[str, object]]:
                 yield attr.name, g
 
 
-def loop_ops(graph, within: str = "") -> List[Tuple[str, str, str]]:
+def atc_named_nodes(graph) -> List[Tuple[object, str, str]]:
+    """``(node, name, where)`` of every node of ``graph`` and of its If branches, in the order
+    ATC's ONNX parser names them (``OnnxModelParser::AdaptAndFindAllOnnxGraph``: the main graph,
+    then the subgraphs an adapter finds, only If's, breadth first), each by its own name or
+    ``{op_type}_{k}`` with one counter of unnamed nodes across them all; ``where``: "" at the
+    top, else ``"in the then_branch of 'cond'"``. (Ops were named by their position in their
+    graph here, a review: ``Op [ArgMax_1]`` where ATC says ``ArgMax_0``.)"""
+    from collections import deque
+
+    out: List[Tuple[object, str, str]] = []
+    unnamed = 0
+    queue = deque([(graph, "")])
+    while queue:
+        g, where = queue.popleft()
+        for node in g.node:
+            name = node.name or f"{node.op_type}_{unnamed}"
+            unnamed += not node.name
+            out.append((node, name, where))
+            if node.op_type == "If":
+                queue.extend((sub, f"in the {attr} of {name!r}") for attr, sub in subgraphs(node))
+    return out
+
+
+def loop_ops(graph) -> List[Tuple[str, str, str]]:
     """``(node name, op type, where)`` of every ``Loop``/``Scan`` node of ``graph``, the
-    branches of its ``If`` nodes included (``where``: "" at the top, else ``"in the
-    then_branch of 'cond'"``), in graph order."""
-    found: List[Tuple[str, str, str]] = []
-    for j, node in enumerate(graph.node):
-        name = node.name or f"{node.op_type}_{j}"
-        if node.op_type in UNPARSED_CONTROL_FLOW and node.domain in ("", "ai.onnx"):
-            found.append((name, node.op_type, within))
-            continue  # its body is refused with it
-        for attr_name, sub in subgraphs(node):
-            found.extend(loop_ops(sub, f"in the {attr_name} of {name!r}"))
-    return found
+    branches of its ``If`` nodes included (``atc_named_nodes``)."""
+    return [(name, node.op_type, where) for node, name, where in atc_named_nodes(graph)
+            if node.op_type in UNPARSED_CONTROL_FLOW and node.domain in ("", "ai.onnx")]
 
 
 def onnx_opset(model) -> int:

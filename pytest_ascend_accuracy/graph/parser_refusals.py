@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from .control_flow import loop_ops, loop_refusal, onnx_opset, subgraphs
+from .control_flow import atc_named_nodes, loop_ops, loop_refusal, onnx_opset, subgraphs
 from .names import atc_op_names, repeated_names, unique_name
 
 #: ONNX type -> (attribute, the value the plugin refuses, the plugin's message)
@@ -53,40 +53,24 @@ NAME_CODE = "E19009"  # the parser's pre-check: an op name repeated
 def quant_nodes(graph) -> List[Tuple[str, str, str]]:
     """``(name, op type, domain)`` of the quantisation ops (``QUANT_OP_TYPES``) of ``graph``, If
     branches included (a review: ops inside a branch, and com.microsoft's QDQ contrib ops,
-    raised no warning), named as ATC's parser names them (an unnamed one ``{op_type}_{k}``, one
-    counter across the main graph and then its subgraphs, breadth first), in that order."""
-    from collections import deque
-
-    found: List[Tuple[str, str, str]] = []
-    unnamed = 0
-    queue = deque([graph])
-    while queue:
-        g = queue.popleft()
-        for node in g.node:
-            name = node.name or f"{node.op_type}_{unnamed}"
-            unnamed += not node.name
-            if node.op_type in QUANT_OP_TYPES and node.domain in QUANT_DOMAINS:
-                found.append((name, node.op_type, node.domain))
-            queue.extend(sub for _, sub in subgraphs(node))
-    return found
+    raised no warning), named as ATC's parser names them (``control_flow.atc_named_nodes``)."""
+    return [(name, node.op_type, node.domain) for node, name, _ in atc_named_nodes(graph)
+            if node.op_type in QUANT_OP_TYPES and node.domain in QUANT_DOMAINS]
 
 
-def refused_attributes(graph, within: str = "") -> List[Tuple[str, str, str, int, str]]:
+def refused_attributes(graph) -> List[Tuple[str, str, str, int, str]]:
     """``(node name, op type, attribute, value, where)`` of every node of ``graph`` (the
     branches of its ``If`` nodes included, which ATC parses too) whose attribute value a CANN
-    ONNX plugin refuses (``REFUSED_ATTRIBUTES``), in graph order; unnamed nodes named as
-    ``loop_ops`` names them."""
+    ONNX plugin refuses (``REFUSED_ATTRIBUTES``), named as ATC names them
+    (``control_flow.atc_named_nodes``)."""
     found = []
-    for j, node in enumerate(graph.node):
-        name = node.name or f"{node.op_type}_{j}"
+    for node, name, where in atc_named_nodes(graph):
         spec = REFUSED_ATTRIBUTES.get(node.op_type) if node.domain in ("", "ai.onnx") else None
         if spec is not None:
             attr, refused, _ = spec
             value = next((a.i for a in node.attribute if a.name == attr), 0)
             if value == refused:
-                found.append((name, node.op_type, attr, value, within))
-        for attr_name, sub in subgraphs(node):
-            found.extend(refused_attributes(sub, f"in the {attr_name} of {name!r}"))
+                found.append((name, node.op_type, attr, value, where))
     return found
 
 
