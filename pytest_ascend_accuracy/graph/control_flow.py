@@ -15,7 +15,7 @@ is refused at conversion (``loop_refusal``), naming the ops, as ATC refuses it.
 """
 from __future__ import annotations
 
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, NamedTuple, Tuple
 
 #: op types whose bodies ATC's ONNX parser has no subgraph adapter for
 UNPARSED_CONTROL_FLOW = frozenset({"Loop", "Scan"})
@@ -32,27 +32,48 @@ def subgraphs(node) -> Iterator[Tuple[str, object]]:
                 yield attr.name, g
 
 
-def atc_named_nodes(graph) -> List[Tuple[object, str, str]]:
-    """``(node, name, where)`` of every node of ``graph`` and of its If branches, in the order
-    ATC's ONNX parser names them (``OnnxModelParser::AdaptAndFindAllOnnxGraph``: the main graph,
-    then the subgraphs an adapter finds, only If's, breadth first), each by its own name or
-    ``{op_type}_{k}`` with one counter of unnamed nodes across them all; ``where``: "" at the
-    top, else ``"in the then_branch of 'cond'"``. (Ops were named by their position in their
-    graph here, a review: ``Op [ArgMax_1]`` where ATC says ``ArgMax_0``.)"""
+class ParsedGraph(NamedTuple):
+    """One graph as ATC's ONNX parser parses it (``atc_graphs``)."""
+
+    graph: object
+    where: str  # "" for the main graph, else "in the then_branch of 'cond'"
+    owner: object  # the If whose branch it is (None for the main graph)
+    owner_name: str
+    attr: str  # then_branch / else_branch ("" for the main graph)
+    first_unnamed: int  # the parser's counter of unnamed nodes when it reaches this graph
+    names: List[str]  # the names the parser gives its nodes, in order
+
+
+def atc_graphs(graph) -> List[ParsedGraph]:
+    """``graph`` and its If branches in the order ATC's ONNX parser parses them
+    (``OnnxModelParser::AdaptAndFindAllOnnxGraph``: the main graph, then the subgraphs an
+    adapter finds, only If's, breadth first), each node named by its own name or
+    ``{op_type}_{k}`` with one counter of unnamed nodes across them all. (Ops were named by
+    their position in their graph here, a review: ``Op [ArgMax_1]`` where ATC says
+    ``ArgMax_0``, and each branch counted from 0.)"""
     from collections import deque
 
-    out: List[Tuple[object, str, str]] = []
+    out: List[ParsedGraph] = []
     unnamed = 0
-    queue = deque([(graph, "")])
+    queue = deque([(graph, "", None, "", "")])
     while queue:
-        g, where = queue.popleft()
+        g, where, owner, owner_name, attr = queue.popleft()
+        first, names = unnamed, []
         for node in g.node:
-            name = node.name or f"{node.op_type}_{unnamed}"
+            names.append(node.name or f"{node.op_type}_{unnamed}")
             unnamed += not node.name
-            out.append((node, name, where))
             if node.op_type == "If":
-                queue.extend((sub, f"in the {attr} of {name!r}") for attr, sub in subgraphs(node))
+                queue.extend((sub, f"in the {a} of {names[-1]!r}", node, names[-1], a)
+                             for a, sub in subgraphs(node))
+        out.append(ParsedGraph(g, where, owner, owner_name, attr, first, names))
     return out
+
+
+def atc_named_nodes(graph) -> List[Tuple[object, str, str]]:
+    """``(node, name, where)`` of every node of ``graph`` and of its If branches, named and
+    ordered as ATC's ONNX parser names them (``atc_graphs``)."""
+    return [(node, name, parsed.where) for parsed in atc_graphs(graph)
+            for node, name in zip(parsed.graph.node, parsed.names)]
 
 
 def loop_ops(graph) -> List[Tuple[str, str, str]]:
@@ -86,17 +107,22 @@ def loop_refusal(label: str, model) -> str:
             f"their own (onnx.utils.extract_model)")
 
 
-def subgraph_ops(graph, within: str = "") -> List[Tuple[str, str]]:
-    """``(node name, where)`` for every node inside a subgraph of ``graph``'s nodes (an If's
-    branches, a Loop's or Scan's body, nested ones included), ``where`` saying whose: ``"the
-    then_branch of If 'cond'"``. Unnamed nodes are named as ``graph.inline`` names them when an
-    If is inlined (``{if}/{then|else}/{op_type}_{j}``)."""
-    found: List[Tuple[str, str]] = []
-    for node in graph.node:
-        for attr_name, sub in subgraphs(node):
-            where = f"the {attr_name} of {node.op_type} {node.name!r}"
-            side = attr_name.partition("_")[0]
-            for j, inner in enumerate(sub.node):
-                found.append((inner.name or f"{node.name}/{side}/{inner.op_type}_{j}", where))
-            found.extend(subgraph_ops(sub))
-    return found
+def inner_nodes(owner, owner_name: str = "") -> Iterator[Tuple[str, object, object, str]]:
+    """``(name, node, its graph, where)`` for every node inside ``owner``'s subgraphs (an If's
+    branches, a Loop's or Scan's body; nested ones included), named as ``graph.inline`` names
+    them when an If is inlined: its own name, or ``{owner}/{then|else|body}/{op_type}_{j}``;
+    ``where`` says whose: ``"the then_branch of If 'cond'"``."""
+    owner_name = owner_name or owner.name
+    for attr_name, sub in subgraphs(owner):
+        where = f"the {attr_name} of {owner.op_type} {owner_name!r}"
+        side = attr_name.partition("_")[0]
+        for j, node in enumerate(sub.node):
+            name = node.name or f"{owner_name}/{side}/{node.op_type}_{j}"
+            yield name, node, sub, where
+            yield from inner_nodes(node, name)
+
+
+def subgraph_ops(graph) -> List[Tuple[str, str]]:
+    """``(node name, where)`` for every node inside a subgraph of ``graph``'s nodes
+    (``inner_nodes``)."""
+    return [(name, where) for owner in graph.node for name, _, _, where in inner_nodes(owner)]

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 from typing import List, Optional, Tuple
 
-from .control_flow import atc_named_nodes, loop_ops, loop_refusal, onnx_opset, subgraphs
+from .control_flow import (atc_graphs, atc_named_nodes, loop_ops, loop_refusal, onnx_opset,
+                           subgraphs)
 from .names import atc_op_names, repeated_names, unique_name
 
 #: ONNX type -> (attribute, the value the plugin refuses, the plugin's message)
@@ -116,28 +117,17 @@ def _renames(graph, repeated) -> List[Tuple[int, str]]:
     return [] if repeated_names(renamed) else out
 
 
-def _if_branches(graph, first_unnamed: int = 0) -> List[Tuple[str, object, List[str]]]:
-    """``(where, branch, outer values)`` of each If branch of ``graph``'s nodes, in the order
-    the parser queues them; outer values: what either branch of that If reads from outside
-    (``IfSubgraphAdapter`` adds them to both as inputs). An unnamed If is named as the parser
-    names it (``first_unnamed``: its counter of unnamed nodes when it reaches ``graph``)."""
+def _outer_values(if_node) -> List[str]:
+    """What either branch of ``if_node`` reads from outside (``IfSubgraphAdapter`` adds them to
+    both as inputs)."""
     from .stream import node_reads
 
-    out: List[Tuple[str, object, List[str]]] = []
-    unnamed = first_unnamed
-    for node in graph.node:
-        name = node.name or f"{node.op_type}_{unnamed}"
-        unnamed += not node.name
-        if node.op_type != "If":
-            continue
-        branches = list(subgraphs(node))
-        outer: List[str] = []
-        for _, sub in branches:
-            local = ({o for n in sub.node for o in n.output} | {t.name for t in sub.initializer}
-                     | {i.name for i in sub.input})
-            outer += [t for n in sub.node for t in node_reads(n) if t not in local]
-        out += [(f"the {attr_name} of If {name!r}", sub, outer) for attr_name, sub in branches]
-    return out
+    outer: List[str] = []
+    for _, sub in subgraphs(if_node):
+        local = ({o for n in sub.node for o in n.output} | {t.name for t in sub.initializer}
+                 | {i.name for i in sub.input})
+        outer += [t for n in sub.node for t in node_reads(n) if t not in local]
+    return list(dict.fromkeys(outer))
 
 
 def branch_repeats(graph) -> List[Tuple[str, dict]]:
@@ -146,28 +136,21 @@ def branch_repeats(graph) -> List[Tuple[str, dict]]:
     its own, with a Data op for each outer value either branch reads, so a branch node named
     like such a value, or two branch nodes of one name, stop it with E19009 (a review: they
     converted here, or failed in onnxruntime's words). Unnamed nodes are named as the parser
-    names them: one counter across the main graph, then the subgraphs breadth first (a review:
-    each branch counted from 0, refusing a model ATC takes and taking one it refuses)."""
-    from collections import deque
-
-    unnamed = sum(1 for n in graph.node if not n.name)
+    names them (``control_flow.atc_graphs``)."""
     found: List[Tuple[str, dict]] = []
-    queue = deque(_if_branches(graph))
-    while queue:
-        where, sub, outer = queue.popleft()
+    for parsed in atc_graphs(graph)[1:]:
+        sub = parsed.graph
         view = type(sub)()
         view.node.extend(sub.node)
         view.initializer.extend(sub.initializer)
         view.input.extend(sub.input)
         held = {i.name for i in sub.input} | {t.name for t in sub.initializer}
-        for name in dict.fromkeys(outer):
+        for name in _outer_values(parsed.owner):
             if name not in held:
                 view.input.add().name = name
-        repeated = repeated_names(view, unnamed)
-        queue.extend(_if_branches(sub, unnamed))
-        unnamed += sum(1 for n in sub.node if not n.name)
+        repeated = repeated_names(view, parsed.first_unnamed)
         if repeated:
-            found.append((where, repeated))
+            found.append((f"the {parsed.attr} of If {parsed.owner_name!r}", repeated))
     return found
 
 

@@ -216,19 +216,15 @@ def _branch_names(model) -> Dict[str, str]:
 
 
 def branch_nodes(if_node, if_name: str = "") -> Iterator[Tuple[str, object, object]]:
-    """``(name, node, its graph)`` for every node of ``if_node``'s branches (nested ``If``
-    branches included), named as ``graph.inline`` names them when inlined: its own name, or
-    ``{if}/{then|else}/{op_type}_{j}``."""
-    if_name = if_name or if_node.name
-    for attr in if_node.attribute:
-        if attr.name not in ("then_branch", "else_branch") or attr.type != 5:
-            continue
-        side = attr.name.partition("_")[0]
-        for j, node in enumerate(attr.g.node):
-            name = node.name or f"{if_name}/{side}/{node.op_type}_{j}"
-            yield name, node, attr.g
-            if node.op_type == "If":
-                yield from branch_nodes(node, name)
+    """``(name, node, its graph)`` for every node of ``if_node``'s branches (nested ones
+    included), named as ``graph.inline`` names them when inlined
+    (``graph.control_flow.inner_nodes``); nothing for another op."""
+    from ...graph.control_flow import inner_nodes
+
+    if if_node.op_type != "If":
+        return
+    for name, node, graph, _ in inner_nodes(if_node, if_name):
+        yield name, node, graph
 
 
 def _graph_inputs(model) -> List[str]:
