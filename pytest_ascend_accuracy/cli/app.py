@@ -308,6 +308,11 @@ def _inputs_note(result, actual, om_json) -> str:
     if any(r.slot.startswith("input") and r.compared for r in result.rows):
         return ""
     head = "--inputs: no op input was compared: "
+    paired = [r for r in result.rows if r.slot.startswith("input") and "no_golden" not in r.flags]
+    if paired:  # a golden tensor was found, the pair was not comparable (a trial: an input
+        # in an unconverted layout was said to have "no golden tensor")
+        return head + (f"{len(paired)} paired with a golden tensor could not be compared "
+                       f"(first: {paired[0].label}: {paired[0].reason})")
     if not any(op.inputs for op in actual.ops):
         return head + ("the actual dump holds no op inputs (dumped in output mode; dump_mode "
                        "all or input writes them)")

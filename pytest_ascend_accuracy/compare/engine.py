@@ -152,6 +152,20 @@ def _device_layout_hint(a_shape, g_shape, dtype: str) -> str:
     return ""
 
 
+def _kept_layout(t: TensorRef) -> str:
+    """``"; ..."`` where ``t`` stays in a device layout its reader recognises but does not
+    convert (``device_formats.UNCONVERTED_DEVICE_FORMATS``): its stored shape is not the
+    framework's, whatever the dumps' run (a trial: an NC1HWC0_C04 input was blamed on the
+    dumps coming from different models)."""
+    from ..dump.device_formats import UNCONVERTED_DEVICE_FORMATS
+
+    fmt = getattr(t, "format", "") or ""
+    if fmt not in UNCONVERTED_DEVICE_FORMATS:
+        return ""
+    return (f"; the device stored it in its layout {fmt}, which neither this package nor "
+            f"msaccucmp converts back to the framework's, so it stays in its stored shape")
+
+
 def _device_aligned(a_shape, g_shape, op_type: str = "") -> bool:
     """Whether ``a_shape`` is ``g_shape`` padded as a device layout pads it: a 4-D tensor's
     channels up to NC1HWC0's C0 (16 or 32) or C04's 4 (C <= 4), or, for a matmul's output
@@ -208,10 +222,12 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
             crop = tuple(slice(0, d) for d in g_shape)
             flags.append("cropped")
         else:
-            return TensorCompare(**base, flags=tuple(flags + ["shape_mismatch"]), reason=(
+            kept = _kept_layout(p.actual)
+            return TensorCompare(**base, flags=tuple(flags + ["shape_mismatch"] + (
+                ["device_layout"] if kept else [])), reason=(
                 f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)}: "
                 f"{p.actual.size} vs {p.golden.size} elements, cannot compare"
-                + _device_layout_hint(a_shape, g_shape, p.actual.dtype)))
+                + (kept or _device_layout_hint(a_shape, g_shape, p.actual.dtype))))
     try:
         a = _load(p.actual, "actual", reader)
         if crop is not None:

@@ -8,6 +8,9 @@ opposite so that dumps it produces need the same conversion real ones do.
 Supported device formats:
 
 * ``NC1HWC0`` (5HD): (N, C1, H, W, C0) <-> NCHW; channels padded to C1*C0.
+* ``NC1HWC0_C04``: NC1HWC0 with C0 = 4 (GE's ``types.h``: "NC1HWC0, C0 =4"; the small-channel
+  layout of a first convolution's input), converted as NC1HWC0; msaccucmp 26.2 refuses it
+  ("Not supported from NC1HWC0_C04 to NCHW").
 * ``FRACTAL_NZ``: (..., C1, No, Ni, C0) <-> (..., n, c); n padded to No*Ni, c to C1*C0.
 * ``FRACTAL_Z`` (conv weights): (C1*H*W, N1, Ni, C0) <-> NCHW (needs ``original_shape`` for H, W).
 
@@ -23,9 +26,12 @@ import numpy as np
 from .channel_blocks import from_blocks, put_channels, to_blocks
 from .dtypes import element_count
 
-CONVERTIBLE = ("NC1HWC0", "FRACTAL_NZ", "FRACTAL_Z")
+CONVERTIBLE = ("NC1HWC0", "FRACTAL_NZ", "FRACTAL_Z", "NC1HWC0_C04")
+#: the 5HD layouts: C0 of NC1HWC0_C04 is always 4
+FIVE_HD = ("NC1HWC0", "NC1HWC0_C04")
+C04 = 4
 #: Device layouts this module recognises but cannot convert; tensors stay in device layout.
-UNCONVERTED_DEVICE_FORMATS = ("NC1HWC0_C04", "FRACTAL_Z_C04", "NDC1HWC0", "FRACTAL_Z_3D",
+UNCONVERTED_DEVICE_FORMATS = ("FRACTAL_Z_C04", "NDC1HWC0", "FRACTAL_Z_3D",
                               "FRACTAL_Z_3D_TRANSPOSE", "C1HWNCoC0", "FRACTAL_ZN_LSTM",
                               "FRACTAL_ZN_RNN", "FRACTAL_Z_G", "FRACTAL_ZZ", "NC1KHKWHWC0",
                               "C1HWNC0", "NHWC1C0", "NC1C0HWPAD", "FRACTAL_Z_WINO", "C1HWC0")
@@ -57,8 +63,8 @@ def logical_shape(fmt: str, device_shape: Sequence[int],
     """The shape ``to_logical`` returns, computed from shapes alone (no tensor bytes)."""
     dev = tuple(int(d) for d in device_shape)
     orig = None if original_shape is None else tuple(int(d) for d in original_shape)
-    if fmt == "NC1HWC0":
-        return _nc1hwc0_plan(dev, orig, original_format)[0]
+    if fmt in FIVE_HD:
+        return _nc1hwc0_plan(dev, orig, original_format, fmt)[0]
     if fmt == "FRACTAL_NZ":
         return _nz_plan(dev, orig)[0]
     if fmt == "FRACTAL_Z":
@@ -77,13 +83,17 @@ def nc1hwc0_ambiguous(device_shape: Sequence[int], original_shape: Sequence[int]
             and orig[:3] == (n, h, w) and orig[3] <= c1 * c0)
 
 
-def _nc1hwc0_plan(dev: Shape, orig: Optional[Shape], original_format: str = ""):
+def _nc1hwc0_plan(dev: Shape, orig: Optional[Shape], original_format: str = "",
+                  fmt: str = "NC1HWC0"):
     """(logical shape, channels kept, 'NCHW'|'NHWC'|'reshape'). An original shape that fits
     both readings is read as ``original_format`` says (the om json's ``origin_format``, as
     msaccucmp takes it, or the dump header's original op format), else as NCHW (ONNX's)."""
     if len(dev) != 5:
-        raise DeviceFormatError(f"NC1HWC0 tensor needs a 5-D shape, got {list(dev)}")
+        raise DeviceFormatError(f"{fmt} tensor needs a 5-D shape, got {list(dev)}")
     n, c1, h, w, c0 = dev
+    if fmt == "NC1HWC0_C04" and c0 != C04:
+        raise DeviceFormatError(f"NC1HWC0_C04 tensor needs C0 = 4 (its last dim), got "
+                                f"{list(dev)}")
     cfull = c1 * c0
     if not orig:
         return (n, cfull, h, w), cfull, "NCHW"
@@ -100,7 +110,7 @@ def _nc1hwc0_plan(dev: Shape, orig: Optional[Shape], original_format: str = ""):
             if c <= cfull and n * c * h * w == element_count(orig):
                 return orig, c, "reshape"
     raise DeviceFormatError(
-        f"NC1HWC0 shape {list(dev)} does not fit original shape {list(orig)}")
+        f"{fmt} shape {list(dev)} does not fit original shape {list(orig)}")
 
 
 def _nz_plan(dev: Shape, orig: Optional[Shape]):
@@ -142,8 +152,8 @@ def to_logical(device: np.ndarray, fmt: str, original_shape: Optional[Sequence[i
     ``original_format`` decides an NC1HWC0 shape that fits NCHW and NHWC (``_nc1hwc0_plan``)."""
     dev = tuple(device.shape)
     orig = None if original_shape is None else tuple(int(d) for d in original_shape)
-    if fmt == "NC1HWC0":
-        shape, keep, how = _nc1hwc0_plan(dev, orig, original_format)
+    if fmt in FIVE_HD:
+        shape, keep, how = _nc1hwc0_plan(dev, orig, original_format, fmt)
         if how == "NHWC":
             n, c1, h, w, c0 = dev
             nchw = device.transpose(0, 1, 4, 2, 3).reshape(n, c1 * c0, h, w)[:, :keep]
@@ -178,7 +188,7 @@ def device_shape(fmt: str, shape: Sequence[int], dtype, *, c0: Optional[int] = N
         if fmt in UNCONVERTED_DEVICE_FORMATS:
             raise DeviceFormatError(f"writing format {fmt} is not supported")
         return dims
-    c0 = c0 or default_c0(dtype)
+    c0, fmt = (C04, "NC1HWC0") if fmt == "NC1HWC0_C04" else (c0 or default_c0(dtype), fmt)
     if fmt == "NC1HWC0":
         if len(dims) in (1, 2):
             dims = (1,) + dims + (1, 1) if len(dims) == 1 else dims + (1, 1)
@@ -214,7 +224,7 @@ def to_device(array: np.ndarray, fmt: str, *, c0: Optional[int] = None) -> np.nd
         if fmt in UNCONVERTED_DEVICE_FORMATS:
             raise DeviceFormatError(f"writing format {fmt} is not supported")
         return a
-    c0 = c0 or default_c0(a.dtype)
+    c0, fmt = (C04, "NC1HWC0") if fmt == "NC1HWC0_C04" else (c0 or default_c0(a.dtype), fmt)
     if fmt == "NC1HWC0":
         if a.ndim == 2:
             a = a.reshape(a.shape[0], a.shape[1], 1, 1)

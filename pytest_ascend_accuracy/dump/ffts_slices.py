@@ -246,10 +246,11 @@ def _logical_axis(where: str, axis: int, slices: List[TensorSlice], refs: List[T
     fmt = slices[0].format
     if fmt not in df.CONVERTIBLE:
         return axis  # stored as it is read
-    if fmt == "NC1HWC0":
+    if fmt in df.FIVE_HD:
         hows = set()
         for s in slices:
-            hows.add(df._nc1hwc0_plan(s.device_shape, s.original_shape, s.original_format)[2])
+            hows.add(df._nc1hwc0_plan(s.device_shape, s.original_shape, s.original_format,
+                                      fmt)[2])
         if len(hows) == 1 and hows <= {"NCHW", "NHWC"} and axis < 4:
             logical = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 3, 1, 2)}[hows.pop()][axis]
             if axis != 1 or all(r.shape[logical] == s.device_shape[1] * s.device_shape[4]

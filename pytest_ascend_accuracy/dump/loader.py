@@ -293,7 +293,7 @@ def _tensor_ref_in_format(ref: TensorRef, original_format: str) -> TensorRef:
     """``ref`` (a tensor of a dump file) read as ``original_format`` says where its NC1HWC0
     shape fits both NCHW and NHWC (``device_formats.nc1hwc0_ambiguous``); ``ref`` itself
     otherwise. Its file's header is parsed again: the case is rare (H == W == C)."""
-    if (ref.format != "NC1HWC0" or original_format not in ("NCHW", "NHWC")
+    if (ref.format not in ("NC1HWC0", "NC1HWC0_C04") or original_format not in ("NCHW", "NHWC")
             or not nc1hwc0_ambiguous(ref.device_shape or (), ref.shape)):
         return ref
     parsed = parse_dump_file(ref.source)

@@ -3,6 +3,7 @@ left unread; ops left uncompared because another tool's golden naming cannot tel
 failures that meet the default threshold and fail only the user's stricter per_op figure."""
 from __future__ import annotations
 
+import shlex
 from typing import Tuple
 
 from ..compare.result import Verdict
@@ -61,6 +62,12 @@ def unread_hint(verdict: Verdict, cli: bool = False) -> Tuple[str, str]:
             + ("ascend-accuracy diagnose MODEL.onnx" if cli else "--accuracy-diagnose")
             + " tries high precision and keep_dtype sets and prints a mode that passes, if one "
               "does (if none does, the op itself computes otherwise)")
+    if "device_layout" in first.row.flags:  # stored in a layout no reader converts
+        name = first.row.tensor_index
+        return reason, (
+            "it cannot be compared as the device dumped it (its layout is not converted back): "
+            "to judge the other tensors without it, "
+            + (f"--ignore {shlex.quote(name)}" if cli else f"ignore=[{name!r}]"))
     return (reason,
             "make the dumps comparable first: both from the same model, input shapes and run"
             + ("" if not cli else
