@@ -113,7 +113,7 @@ def _check_names(model, inputs, input_shape) -> None:
     where = f"accuracy_inputs(inputs=...) of {model_label(model)!r}"
     require_mapping(inputs, lambda: names, where)
     check_input_names(inputs, names, where, listed_initializers(graph))
-    check_input_names(parse_input_shape(input_shape) or {}, names, "input_shape",
+    check_input_names(parse_input_shape(input_shape, model=graph) or {}, names, "input_shape",
                       listed_initializers(graph))
 
 

@@ -27,7 +27,8 @@ import numpy as np
 from ..errors import ConfigError, ConversionError
 from .feedable import check_feedable
 from .input_names import check_input_names, listed_initializers, require_mapping
-from .shape_advice import ATC_POSITIVE_DIMS, dynamic_shape_error
+from . import input_shape_parse
+from .shape_advice import dynamic_shape_error
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
 
@@ -144,39 +145,20 @@ def input_dtype(value_info) -> np.dtype:
         raise ConfigError(f"input {value_info.name!r}", f"unsupported element type {elem}") from exc
 
 
-def parse_input_shape(input_shape, where: str = "input_shape", *,
-                      empty_ok: bool = False) -> Optional[Dict[str, Tuple[int, ...]]]:
-    """``{name: shape}`` or ATC syntax ``"in1:1,3,224,224;in2:1,10"`` -> {name: tuple of ints}.
-    Dimensions are positive, as ATC's ``--input_shape`` takes them; ``empty_ok``: 0 allowed
-    too (the shapes of given arrays, which onnxruntime runs)."""
-    if input_shape is None:
-        return None
-    if isinstance(input_shape, str):
-        out: Dict[str, Tuple[int, ...]] = {}
-        for part in filter(None, (p.strip() for p in input_shape.split(";"))):
-            name, sep, dims = part.rpartition(":")
-            if not sep or not name:
-                raise ConfigError(where, f"expected 'name:d1,d2,...', got {part!r}")
-            out[name] = _dims(name, dims.split(",") if dims else [], where, empty_ok)
-        return out
-    if not isinstance(input_shape, Mapping):
-        raise ConfigError(where, f"expected a mapping {{input name: shape}} or an ATC string, "
-                                 f"got {type(input_shape).__name__}")
-    return {str(k): _dims(k, v, where, empty_ok) for k, v in input_shape.items()}
+def parse_input_shape(input_shape, where: str = "input_shape", *, empty_ok: bool = False,
+                      model=None) -> Optional[Dict[str, Tuple[int, ...]]]:
+    """``{name: shape}`` or ATC's ``"in1:1,3,224,224;in2:1,10"`` -> {name: tuple of ints}
+    (``input_shape_parse``); ``model``: lends its declared sizes to the static shape the
+    refusal of a ``-1`` or a range ``n1~n2`` gives to paste."""
+    def declared(names) -> Dict[str, Tuple[Optional[int], ...]]:
+        try:
+            proto = model if hasattr(model, "graph") else load_model(model, weights=False)
+        except Exception:  # noqa: BLE001 - a model that does not load says so where it is read
+            return {}
+        return {i.name: declared_shape(i) for i in graph_inputs(proto) if i.name in names}
 
-
-def _dims(name, dims, where, empty_ok: bool = False) -> Tuple[int, ...]:
-    try:
-        values = tuple(int(d) for d in dims)
-    except (TypeError, ValueError):
-        raise ConfigError(where, f"shape of input {name!r} must be a sequence of ints, got {dims!r}") from None
-    if any(d < 0 or (d == 0 and not empty_ok) for d in values):
-        raise ConfigError(where, f"shape of input {name!r} must be positive ints, got "
-                                 f"{list(values)}: {ATC_POSITIVE_DIMS}"
-                                 + (", so an empty input cannot be fed to a converted model; make "
-                                    "it a constant of the model (an initializer), or leave an "
-                                    "optional input out of it" if 0 in values else ""))
-    return values
+    return input_shape_parse.parse_input_shape(input_shape, where, empty_ok=empty_ok,
+                                               declared=None if model is None else declared)
 
 
 def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True,
@@ -186,7 +168,7 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
     A named input that does not exist, a rank that differs, or a value that contradicts a
     fixed dimension raises ``ConfigError``; so does a dynamic dimension left unresolved when
     ``require_static`` (naming every input left dynamic, its dimensions and how to fix it)."""
-    shapes = parse_input_shape(input_shape, where, empty_ok=empty_ok) or {}
+    shapes = parse_input_shape(input_shape, where, empty_ok=empty_ok, model=model) or {}
     inputs = {i.name: i for i in graph_inputs(model)}
     check_input_names(shapes, inputs, where, listed_initializers(model))
     resolved: Dict[str, Tuple[Optional[int], ...]] = {}

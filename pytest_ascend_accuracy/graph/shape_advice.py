@@ -17,8 +17,11 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
 
-#: ATC's refusal of a 0 (or negative) dimension in a static --input_shape (CANN error E10011)
-ATC_POSITIVE_DIMS = "ATC's --input_shape takes positive dimensions only (E10011)"
+#: ATC's refusal of a 0 (or negative) size of an input it converts static (CANN error E10011)
+ATC_POSITIVE_DIMS = "ATC refuses a size below 1 for an input it converts static (E10011)"
+
+#: why a check wants sizes where ATC would take -1 or a range (a dynamic-shape model)
+ONE_STATIC_SHAPE = "a check converts one static shape, the shape of the inputs it compares"
 
 #: {input name: [(dimension size or None, dim_param or "")...]} of the inputs left dynamic
 Declared = Mapping[str, Sequence[Tuple[Optional[int], str]]]
@@ -44,11 +47,26 @@ class DynamicShapeError(ConfigError):
                     f"{'s' if len(self.unranked) == 1 else ''} no rank: give as many dimensions "
                     "as the model reads there (the example's (1,) is 1-D)")
         return (f"{self.what}; nothing gives {their}: choose {them} (the sizes of the data you "
-                f"test with; {ATC_POSITIVE_DIMS}), e.g. with {self.chosen}: {pasted}{rank}")
+                f"test with; {ONE_STATIC_SHAPE}, each size 1 or more (E10011)), e.g. with "
+                f"{self.chosen}: {pasted}{rank}")
 
     def yaml_text(self) -> str:
         """The advice for a YAML suite entry: its ``input_shape:`` key."""
         return self._text(f"add to the entry: {yaml_form(self.example)}")
+
+
+class DynamicDimsGiven(DynamicShapeError):
+    """``input_shape`` gave ``-1`` or a range ``n1~n2``: a dynamic-shape build in ATC's reading
+    (GE checks positive sizes only for an input left static); a check wants one static shape."""
+
+    def __init__(self, where: str, what: str, example: Mapping[str, Tuple[int, ...]],
+                 chosen: str, n_dims: int):
+        super().__init__(where, what, example, chosen, (), n_dims)
+
+    def _text(self, pasted: str) -> str:
+        return (f"{self.what}: -1 and ranges (n1~n2) make ATC build a dynamic-shape model, and "
+                f"{ONE_STATIC_SHAPE}: give each dimension its size (of the data you test with), "
+                f"e.g. with {self.chosen}: {pasted}")
 
 
 def python_form(example: Mapping[str, Sequence[int]]) -> str:

@@ -102,7 +102,7 @@ def deferred_model(convert_model, model, mode, *, keep_dtype, input_shape, atc_o
     from ..graph.shape_from_inputs import left_dynamic
     from .setup_checks import check_atc_options, check_mode_names
 
-    given = parse_input_shape(input_shape)
+    given = parse_input_shape(input_shape, model=model)
     dynamic = left_dynamic(model, given)
     if not dynamic:
         return None

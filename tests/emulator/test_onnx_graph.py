@@ -83,9 +83,9 @@ def test_every_dynamic_input_is_named_at_once():
         "input_shape: 4 inputs are left dynamic: 'ids' dimension 1 ('S') is dynamic ([1, ?]); "
         "'past_k' dimension 2 ('P') is dynamic ([1, 8, ?, 64]); 'past_v' dimension 2 ('P') is "
         "dynamic ([1, 8, ?, 64]); 'mask' dimensions 0 ('B'), 1 ('S') are dynamic ([?, ?]); "
-        "nothing gives their sizes: choose them (the sizes of the data you test with; ATC's "
-        "--input_shape takes positive dimensions only (E10011)), e.g. with 1 for each dynamic "
-        "dimension: input_shape={'ids': (1, 1), 'past_k': (1, 8, 1, 64), 'past_v': (1, 8, 1, 64), "
+        "nothing gives their sizes: choose them (the sizes of the data you test with; a check "
+        "converts one static shape, the shape of the inputs it compares, each size 1 or more "
+        "(E10011)), e.g. with 1 for each dynamic dimension: input_shape={'ids': (1, 1), 'past_k': (1, 8, 1, 64), 'past_v': (1, 8, 1, 64), "
         "'mask': (1, 1)}")
     with pytest.raises(ConfigError) as err:  # the ones given are no longer named
         make_inputs(_kv_cache_model(), input_shape={"ids": (1, 3), "past_k": (1, 8, 2, 64)})

@@ -70,12 +70,13 @@ def test_the_dynamic_input_advice_says_up_front_that_atc_takes_no_zero_dimension
     with pytest.raises(ConfigError) as info:
         prepare_model(_empty_axes_model())
     assert str(info.value).endswith(
-        "choose it (the sizes of the data you test with; ATC's --input_shape takes positive "
-        "dimensions only (E10011)), e.g. with 1 for each dynamic dimension: "
+        "choose it (the sizes of the data you test with; a check converts one static shape, the "
+        "shape of the inputs it compares, each size 1 or more (E10011)), e.g. with 1 for each "
+        "dynamic dimension: "
         "input_shape={'axes': (1,)}")
     assert info.value.cli_text.endswith(
-        "ATC's --input_shape takes positive dimensions only (E10011)), e.g. with 1 for each "
-        "dynamic dimension: --input-shape 'axes:1'")
+        "each size 1 or more (E10011)), e.g. with 1 for each dynamic dimension: "
+        "--input-shape 'axes:1'")
 
 
 def test_an_empty_input_shape_is_refused_saying_why_and_what_to_do():
@@ -84,8 +85,8 @@ def test_an_empty_input_shape_is_refused_saying_why_and_what_to_do():
     with pytest.raises(ConfigError) as info:
         prepare_model(_empty_axes_model(), input_shape={"axes": (0,)})
     assert str(info.value) == (
-        "input_shape: shape of input 'axes' must be positive ints, got [0]: ATC's --input_shape "
-        "takes positive dimensions only (E10011), so an empty input cannot be fed to a converted "
+        "input_shape: shape of input 'axes' must be positive ints, got [0]: ATC refuses a size "
+        "below 1 for an input it converts static (E10011), so an empty input cannot be fed to a converted "
         "model; make it a constant of the model (an initializer), or leave an optional input "
         "out of it")
 
