@@ -299,7 +299,8 @@ def _device_outputs(om, inputs, where: str, converted_by: Optional[str]):
             raise
         of = f" ({exc.where})" if exc.where else ""
         note = _other_shape_note(om, inputs, converted_by)
-        raise ConfigError(where, f"the model under test{of}: {exc.problem}{note}") from None
+        problem = getattr(exc, "run_problem", exc.problem)  # the run's words, not ascend_model's
+        raise ConfigError(where, f"the model under test{of}: {problem}{note}") from None
 
 
 #: how a caller converts ``om`` at each sample's shape (a dimension left open converts per

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
+from .given_shape_words import given_shape_words
 from .marker_spec import AccuracySpec
 from .setup_checks import check_atc_options, check_mode_names
 from .report_folders import report_slug
@@ -87,7 +88,7 @@ class AscendModel:
         dump_dir = None
         if dump and self.dump_root is not None:
             dump_dir = self.dump_root() / f"dump-{next(_dump_counter)}"
-        with self.state.device_lock():
+        with self.state.device_lock(), given_shape_words(self):
             result = self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir,
                                             dump_mode=dump_mode)
         from ..aipp.conversion_name import name_conversion_aipp  # not the cache entry's
@@ -101,7 +102,7 @@ class AscendModel:
         __tracebackhide__ = True
         from ..backends.base import model_outputs
 
-        with self.state.device_lock():
+        with self.state.device_lock(), given_shape_words(self):
             return model_outputs(self.state.backend, self.converted, inputs)
 
     @property
@@ -135,9 +136,7 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
     mode = resolve_mode(mode, where)
     check_mode_names(mode, model, where, others)  # (others: only for the marker's mode)
     if keep_dtype:
-        if isinstance(keep_dtype, str):
-            keep_dtype = [keep_dtype]
-        kept = keep_dtype_mode(list(keep_dtype))
+        kept = keep_dtype_mode([keep_dtype] if isinstance(keep_dtype, str) else list(keep_dtype))
         check_mode_names(kept, model, where)  # this call's own names: each must be this model's
         mode = mode | kept
     converted = state.backend.convert(model, mode, input_shape=input_shape,
