@@ -6,7 +6,9 @@ Three spellings: a preset name or presets joined by ``+`` (``high_precision``,
 (``'{base: fusion_off, keep_dtype: ["fc"]}'``, keys ``core.modes.MODE_KEYS``; the form
 ``--accuracy-diagnose`` prints); and a mode's printed name (``keep_dtype(scale,fc)``,
 ``fusion_off+rules_off(R)+keep_dtype(fc)``, as test ids and the summary name a mode). Every
-keep_dtype entry is checked against the model's ops before anything is converted.
+keep_dtype entry is checked against the model's ops, and every ``extra`` ATC option as the
+plugin checks it (``core.atc_option_check``: the emulator ignored ``output_type: FP16`` and
+passed), before anything is converted.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ def mode_arg(text: str, model, where: str = "--mode"):
     """``--mode TEXT`` as a ``Mode`` checked against ``model``'s ops."""
     import yaml
 
+    from ..core.atc_option_check import check_atc_options
     from ..core.modes import mode_from_spec
     from ..graph.op_catalogue import check_mode
 
@@ -25,6 +28,7 @@ def mode_arg(text: str, model, where: str = "--mode"):
     except yaml.YAMLError as exc:
         raise ConfigError(where, f"not a preset name or a YAML mapping: {exc}") from None
     mode = mode_from_spec(value, where)
+    check_atc_options(mode.extra, f"{where} extra")
     check_mode(mode, model, where)
     return mode
 

@@ -51,7 +51,7 @@ class Mode:
     fusion: bool = True
     #: individual fusion rules switched off while fusion stays on (GraphFusion/UBFusion names).
     fusion_rules_off: Tuple[str, ...] = ()
-    #: extra ATC arguments as (option, value) pairs, e.g. (("op_select_implmode", "high_precision"),)
+    #: extra ATC options as (option, value) pairs, e.g. (("log", "info"),); core.atc_option_check
     extra: Tuple[Tuple[str, str], ...] = ()
     label: Optional[str] = field(default=None, compare=False)
 
@@ -481,7 +481,7 @@ def mode_from_spec(value, where: Optional[str] = None) -> Mode:
                     isinstance(k, str) and k and isinstance(v, (str, int, float))
                     and not isinstance(v, bool) for k, v in extra.items()):
                 raise ConfigError(f"{at}.extra", f"must map ATC options to values, e.g. "
-                                                 f"{{op_select_implmode: high_precision}}, got "
+                                                 f"{{log: info}}, got "
                                                  f"{extra!r}")
             fields["extra"] = tuple((k, str(v)) for k, v in extra.items())
         mode = replace(base, label=None, **fields)

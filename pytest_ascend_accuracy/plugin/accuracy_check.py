@@ -16,7 +16,8 @@ from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 from ..errors import ConfigError
 from .given_shape_words import given_shape_words
 from .marker_spec import AccuracySpec
-from .setup_checks import check_atc_options, check_mode_names
+from ..core.atc_option_check import check_atc_options
+from .setup_checks import check_mode_names
 from .report_folders import report_slug
 from .session import AccuracyState, CheckRecord
 
@@ -438,7 +439,7 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
     rootdir = state.settings.rootdir
     # one baseline per conversion: the same model and mode with an AIPP file is another one
     # (options that change no number, such as log=, do not make another conversion)
-    from .setup_checks import NEUTRAL_OPTIONS
+    from ..core.atc_option_check import NEUTRAL_OPTIONS
 
     label = baseline_label(handle.mode, {k: v for k, v in handle.atc_options.items()
                                          if str(k).lstrip("-") not in NEUTRAL_OPTIONS})

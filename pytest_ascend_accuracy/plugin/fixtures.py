@@ -139,7 +139,8 @@ def atc_convert(pytestconfig):
     ``ConvertedModel``: the model converted by ATC (or the emulator) under a mode preset name or
     ``Mode``; cached by content in the shared cache, so each conversion happens once."""
     from .accuracy_check import resolve_model
-    from .setup_checks import check_atc_options, check_mode_names
+    from ..core.atc_option_check import check_atc_options
+    from .setup_checks import check_mode_names
     from ..core.modes import resolve_mode
 
     state = get_state(pytestconfig)

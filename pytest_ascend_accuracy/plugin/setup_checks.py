@@ -4,75 +4,28 @@ does what it says or is refused with a ``ConfigError`` naming the closest real n
 - keep_dtype entries (names and ``OpType::X``) against the model (``graph.op_catalogue``);
 - per-op thresholds and ignored ops against the ops of the dumps compared;
 - ATC options given to ``ascend_model(...)``: each is emulated, documented as numerically
-  neutral, or refused (the emulator must never run a different model than ATC would build);
+  neutral, or refused (``core.atc_option_check``, which every path and backend runs);
 - setup mistakes (missing model, wrong input name or shape, dynamic dims, unknown mode) are
   shown as one short paragraph instead of a traceback (``setup_longrepr``).
 """
 from __future__ import annotations
 
-import difflib
-from typing import Iterable, Mapping, Optional
+from typing import Iterable, Optional
 
 import pytest
 
-from ..core.atc_cmdline import HOST_ENV_OPTIONS, HOST_ENV_REFUSAL
+from ..core.atc_option_check import check_mode_options
 from ..errors import ConfigError
-
-#: ATC options a Mode sets: given as options they would bypass the mode (and its test id)
-MODE_OPTIONS = {
-    "precision_mode": "mode=... (e.g. \"high_precision\") or Mode(precision_mode=...)",
-    "precision_mode_v2": "mode=... (e.g. \"high_precision\") or Mode(precision_mode=...)",
-    "keep_dtype": "keep_dtype=[...] (op names or OpType::X)",
-    "buffer_optimize": "mode=\"buffer_off\"",
-    "fusion_switch_file": "mode=\"fusion_off\" or Mode(fusion_rules_off=(...))",
-}
-#: options the backend sets itself
-RESERVED_OPTIONS = ("model", "framework", "output", "soc_version", "mode", "om", "json", "weight",
-                    "singleop")
-#: options that change no number the device computes: accepted and passed to ATC as given
-NEUTRAL_OPTIONS = {
-    "log": "ATC's log level",
-    "input_format": "declares the layout of ONNX inputs (NCHW/ND); the tensors stay the same",
-    "display_model_info": "prints model information",
-}
-
-
-def check_atc_options(options: Optional[Mapping[str, object]], where: str) -> None:
-    """Refuse ATC options the emulator cannot reproduce; see the module docstring."""
-    for key in options or {}:
-        name = str(key).lstrip("-")
-        if name in NEUTRAL_OPTIONS:
-            continue
-        if name == "insert_op_conf":
-            raise ConfigError(where, "insert_op_conf=... is not taken as an ATC option: pass the "
-                                     "AIPP file as aipp=\"aipp.cfg\" (it is then applied to the "
-                                     "inputs as the device does, and checked)")
-        if name in MODE_OPTIONS:
-            raise ConfigError(where, f"{name}=... is set by the conversion mode: use "
-                                     f"{MODE_OPTIONS[name]}")
-        if name in RESERVED_OPTIONS:
-            raise ConfigError(where, f"{name}=... is set by the backend itself")
-        if name in HOST_ENV_OPTIONS:
-            raise ConfigError(where, HOST_ENV_REFUSAL.format(name=name))
-        near = difflib.get_close_matches(name, list(NEUTRAL_OPTIONS) + list(MODE_OPTIONS)
-                                         + ["insert_op_conf"], n=3, cutoff=0.6)
-        raise ConfigError(where, f"ATC option {name}=... is refused on every backend: the CPU "
-                                 f"emulator cannot build what ATC builds with it, and a test "
-                                 f"means the same on the emulator and on an NPU"
-                          + (f"; closest: {', '.join(near)}" if near else "")
-                          + f"; accepted as numerically neutral: {', '.join(NEUTRAL_OPTIONS)}")
 
 
 def check_mode_names(mode, model, where: str, others=()) -> None:
     """keep_dtype entries of ``mode`` must name ops (or op types) of ``model``, or of one of
     ``others`` (the models its test converted before: ``graph.op_catalogue.check_mode``); the
     extra ATC options of a ``Mode(extra=...)`` pass ``check_atc_options`` like
-    ``ascend_model``'s."""
+    ``ascend_model``'s (``core.atc_option_check.check_mode_options``)."""
     from ..graph.op_catalogue import check_mode
 
-    extra = getattr(mode, "extra", ())
-    if extra:
-        check_atc_options(dict(extra), f"{where}: Mode(extra=...)")
+    check_mode_options(mode, where)
     if getattr(mode, "keep_dtype", ()) and model is not None:
         check_mode(mode, model, where, others)
 

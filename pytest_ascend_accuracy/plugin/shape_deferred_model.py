@@ -100,7 +100,8 @@ def deferred_model(convert_model, model, mode, *, keep_dtype, input_shape, atc_o
     from ..graph.input_names import check_input_names, listed_initializers
     from ..graph.onnx_graph import graph_inputs, load_model, parse_input_shape
     from ..graph.shape_from_inputs import left_dynamic
-    from .setup_checks import check_atc_options, check_mode_names
+    from ..core.atc_option_check import check_atc_options
+    from .setup_checks import check_mode_names
 
     given = parse_input_shape(input_shape, model=model)
     dynamic = left_dynamic(model, given)

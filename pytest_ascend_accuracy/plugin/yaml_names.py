@@ -133,7 +133,7 @@ def check_mode_extra(mode, at: str) -> None:
     import difflib
 
     from ..core.modes import MODE_FIELD_OPTIONS, own_field_advice
-    from .setup_checks import NEUTRAL_OPTIONS, check_atc_options
+    from ..core.atc_option_check import NEUTRAL_OPTIONS, check_atc_options
 
     # (an option the mode's own fields set never reaches here: Mode refuses it, saying what to
     # write instead)
@@ -145,6 +145,7 @@ def check_mode_extra(mode, at: str) -> None:
                                      "raw images, pre-processed as the device does), not an extra "
                                      "ATC option")
         if name in NEUTRAL_OPTIONS:
+            check_atc_options({name: value}, where)  # a value ATC takes
             continue
         near = difflib.get_close_matches(name, list(MODE_FIELD_OPTIONS), n=1, cutoff=0.6)
         if near:
@@ -157,6 +158,7 @@ def check_mode_extra(mode, at: str) -> None:
             check_atc_options({name: value}, where)
         except ConfigError as exc:
             raise ConfigError(where, exc.problem) from None
+    check_atc_options(getattr(mode, "extra", ()) or (), f"{at}.extra")  # one given twice
 
 
 def check_mode_names(model, modes, at: str) -> None:

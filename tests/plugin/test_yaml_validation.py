@@ -87,7 +87,7 @@ models:
      "unknown mode key; known: base, name, precision_mode, keep_dtype, buffer_optimize, fusion, "
      "fusion_rules_off, extra"),
     ("models: [{model: models/mlp.onnx, modes: [{extra: [log]}]}]", ": models[0].modes[0].extra",
-     "must map ATC options to values, e.g. {{op_select_implmode: high_precision}}, got ['log']"),
+     "must map ATC options to values, e.g. {{log: info}}, got ['log']"),
     ("models: [{model: models/mlp.onnx, modes: [{precision_mode: fp8}]}]", ": models[0].modes[0]",
      "unknown precision_mode 'fp8'; known: force_fp16, allow_fp32_to_fp16, must_keep_origin_dtype, "
      "force_fp32, cube_fp16in_fp32out, allow_mix_precision, allow_mix_precision_fp16, "

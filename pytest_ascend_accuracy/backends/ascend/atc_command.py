@@ -31,6 +31,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...errors import ConfigError
 from ...core.atc_cmdline import HOST_ENV_OPTIONS, HOST_ENV_REFUSAL, PRECISION_MODE_V2
+from ...core.atc_option_check import option_text
 from ...core.modes import Mode
 from .precision_modes import precision_mode_for
 from .toolkit import parse_version
@@ -241,7 +242,7 @@ def _normalise_options(options: Optional[Mapping[str, object]]) -> Dict[str, str
             raise ConfigError("atc_options", f"--{name} is set by the backend and cannot be overridden")
         if name in out:
             raise ConfigError("atc_options", f"--{name} given twice")
-        text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        text = option_text(name, value)  # display_model_info=True: 1, as ATC takes it
         if "\n" in text or "\0" in text:
             raise ConfigError("atc_options", f"value of --{name} must be a single line")
         out[name] = text

@@ -38,7 +38,8 @@ from ...dump.model import DumpSet
 from ...graph.content_digests import model_digest
 from ...errors import BackendError, ConfigError, ConversionError
 from ...core.modes import Mode, resolve_mode
-from ..base import ConvertedModel, shape_from_options
+from ..base import ConvertedModel
+from ..option_guard import checked_options
 from ..dump_modes import check_dump_mode
 from .atc_command import AtcCommand, build_atc_command, om_to_json_command
 from .atc_runner import parse_atc_errors, run_atc, stderr_progress
@@ -172,7 +173,8 @@ class AscendBackend:
             raise ConfigError(os.fspath(model), "model file does not exist")
         model_name = om_model_name(model)
         info = read_onnx_io(model)
-        input_shape, atc_options = shape_from_options(input_shape, atc_options)
+        input_shape, atc_options = checked_options(mode, input_shape, atc_options,
+                                                   emulated=False)
         if isinstance(input_shape, str):
             input_shape = parse_input_shape(input_shape)
         shapes = resolve_input_shapes(model, info["inputs"], input_shape)

@@ -39,7 +39,8 @@ from ...graph.input_names import listed_initializers
 from ...graph.onnx_graph import check_inputs, load_model, model_label, ort_version
 from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from_json, tensor_info_to_json
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
-from ..base import ConvertedModel, shape_from_options
+from ..base import ConvertedModel
+from ..option_guard import checked_options
 from ..dump_modes import check_dump_mode, dumps_inputs, dumps_outputs
 from .atc_quant import quant_ops, warn_quant
 from .atc_resize import warn_resize
@@ -140,8 +141,7 @@ class EmulatorBackend:
 
             check_rules_off(mode.fusion_rules_off)
         check_fault_targets(self.faults, model)
-        input_shape, atc_options = shape_from_options(input_shape, atc_options)
-        options = {str(k).lstrip("-"): str(v) for k, v in atc_options.items()}
+        input_shape, options = checked_options(mode, input_shape, atc_options)  # {name: text}
         shapes = parse_input_shape(input_shape)
         # --insert_op_conf: keyed by content, applied at run; its output size checked against
         # the model input it feeds (ATC refuses a mismatch), so a cache hit is checked too

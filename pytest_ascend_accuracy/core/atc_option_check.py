@@ -1,0 +1,132 @@
+"""The one check of the ATC options a user gives, on every path: ``ascend_model(**options)``,
+``Mode(extra=...)`` (a marker's mode, a YAML mode's ``extra``, ``--mode`` of ``diagnose`` and
+``dataset``) and, as a last guard, each backend's ``convert``. Each option is emulated,
+documented as numerically neutral and given a value ATC takes, or refused: the emulator must
+never run a different model than ATC would build (a trial: ``--mode '{extra: {output_type:
+FP16}}'`` passed on the emulator where ATC casts every output to float16).
+
+- numerically neutral (``NEUTRAL_OPTIONS``): accepted with the values ATC takes
+  (``NEUTRAL_VALUES``; ``log=verbose``, ``input_format=NHWC`` for ONNX, ``display_model_info=yes``
+  are ATC errors), a Python bool for ``display_model_info`` written as ATC's ``1``/``0``
+  (``option_text``: ATC refuses ``true``);
+- set by the mode (``MODE_OPTIONS``), by the backend (``RESERVED_OPTIONS``), for another host
+  (``HOST_ENV_OPTIONS``), the AIPP file, the gear options (``GEAR_OPTIONS``): refused saying what
+  to write instead;
+- one option given twice (``log`` and ``--log``, or ``(("log", "debug"), ("log", "info"))``):
+  refused naming both, ATC would get one of them;
+- any other: refused, naming the closest known names.
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Iterable, Mapping, Tuple, Union
+
+from ..errors import ConfigError
+from .atc_cmdline import HOST_ENV_OPTIONS, HOST_ENV_REFUSAL
+
+#: ATC options a Mode sets: given as options they would bypass the mode (and its test id)
+MODE_OPTIONS = {
+    "precision_mode": "mode=... (e.g. \"high_precision\") or Mode(precision_mode=...)",
+    "precision_mode_v2": "mode=... (e.g. \"high_precision\") or Mode(precision_mode=...)",
+    "keep_dtype": "keep_dtype=[...] (op names or OpType::X)",
+    "buffer_optimize": "mode=\"buffer_off\"",
+    "fusion_switch_file": "mode=\"fusion_off\" or Mode(fusion_rules_off=(...))",
+}
+#: options the backend sets itself
+RESERVED_OPTIONS = ("model", "framework", "output", "soc_version", "mode", "om", "json", "weight",
+                    "singleop")
+#: options that change no number the device computes: accepted and passed to ATC as given
+NEUTRAL_OPTIONS = {
+    "log": "ATC's log level",
+    "input_format": "declares the layout of ONNX inputs (NCHW/ND); the tensors stay the same",
+    "display_model_info": "prints model information",
+}
+#: the values ATC takes for each (GE main.cc's checks; ``--input_format`` for ONNX models; the
+#: ``--display_model_info`` page, atlasatcparam_16_0083), in ATC's case
+NEUTRAL_VALUES = {
+    "log": ("debug", "info", "warning", "error", "null"),
+    "input_format": ("NCHW", "ND", "NCDHW"),
+    "display_model_info": ("0", "1"),
+}
+#: ATC's gear options: one .om for several shapes, a shape picked at each run
+GEAR_OPTIONS = ("dynamic_batch_size", "dynamic_image_size", "dynamic_dims", "input_shape_range")
+GEAR_REFUSAL = ("ATC option {name}={value} builds one .om for several shapes (gears), and each "
+                "check converts and compares one static shape: leave the option out and check "
+                "each gear's shape as a conversion of its own, input_shape={{NAME: [d0, d1, ...]}} "
+                "per test or parametrized case (a YAML item's input_shape: key, diagnose's "
+                "--input-shape), one per gear (README: \"A model deployed with gears\")")
+
+Options = Union[Mapping[str, object], Iterable[Tuple[str, object]], None]
+
+
+def option_text(name: str, value: object) -> str:
+    """``value`` as ATC takes it on the command line: a bool is ``1``/``0`` for
+    ``display_model_info`` (ATC refuses ``true``), ``true``/``false`` elsewhere."""
+    if isinstance(value, bool):
+        if str(name).lstrip("-") == "display_model_info":
+            return "1" if value else "0"
+        return "true" if value else "false"
+    return str(value)
+
+
+def check_atc_options(options: Options, where: str, allowed: Iterable[str] = ()) -> None:
+    """Refuse ATC options the emulator cannot reproduce (see the module docstring); ``options``:
+    a mapping or ``(name, value)`` pairs (a Mode's ``extra``); ``allowed``: names a caller
+    takes as arguments of its own (a backend's ``insert_op_conf``, ``input_shape``)."""
+    pairs = list(options.items()) if isinstance(options, Mapping) else list(options or ())
+    seen: dict = {}
+    for key, value in pairs:
+        name = str(key).lstrip("-")
+        if name in seen:
+            first_key, first_value = seen[name]
+            raise ConfigError(where, f"ATC option {name} given twice ({first_key}="
+                                     f"{option_text(name, first_value)} and {key}="
+                                     f"{option_text(name, value)}): ATC would take one of them; "
+                                     f"keep the one you mean")
+        seen[name] = (key, value)
+        if name in allowed:
+            continue
+        if name in NEUTRAL_OPTIONS:
+            _check_value(name, value, where)
+            continue
+        raise ConfigError(where, _refusal(name, value))
+
+
+def check_mode_options(mode, where: str) -> None:
+    """The extra ATC options of ``mode`` (a ``Mode``), as ``check_atc_options`` takes them."""
+    extra = getattr(mode, "extra", ())
+    if extra:
+        check_atc_options(extra, f"{where}: Mode(extra=...)")
+
+
+def _check_value(name: str, value: object, where: str) -> None:
+    valid = NEUTRAL_VALUES[name]
+    text = option_text(name, value)
+    if text in valid:
+        return
+    lower = [v for v in valid if v.lower() == text.lower()]  # ATC's own case only
+    near = lower or difflib.get_close_matches(text, valid, n=1, cutoff=0.7)
+    raise ConfigError(where, f"ATC option {name}={text}: ATC takes {', '.join(valid)} (it stops "
+                             f"with E10001 at any other value)"
+                      + (f"; closest: {name}={near[0]}" if near else ""))
+
+
+def _refusal(name: str, value: object) -> str:
+    if name == "insert_op_conf":
+        return ("insert_op_conf=... is not taken as an ATC option: pass the AIPP file as "
+                "aipp=\"aipp.cfg\" (it is then applied to the inputs as the device does, and "
+                "checked)")
+    if name in MODE_OPTIONS:
+        return f"{name}=... is set by the conversion mode: use {MODE_OPTIONS[name]}"
+    if name in RESERVED_OPTIONS:
+        return f"{name}=... is set by the backend itself"
+    if name in HOST_ENV_OPTIONS:
+        return HOST_ENV_REFUSAL.format(name=name)
+    if name in GEAR_OPTIONS:
+        return GEAR_REFUSAL.format(name=name, value=option_text(name, value))
+    near = difflib.get_close_matches(name, list(NEUTRAL_OPTIONS) + list(MODE_OPTIONS)
+                                     + ["insert_op_conf"], n=3, cutoff=0.6)
+    return (f"ATC option {name}=... is refused on every backend: the CPU emulator cannot build "
+            f"what ATC builds with it, and a test means the same on the emulator and on an NPU"
+            + (f"; closest: {', '.join(near)}" if near else "")
+            + f"; accepted as numerically neutral: {', '.join(NEUTRAL_OPTIONS)}")
