@@ -256,6 +256,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     __tracebackhide__ = True
     from ..compare.thresholds import Policy
     from ..report.assertion import AccuracyFailure, as_dump, assert_accuracy
+    from ..report.checked_shapes import input_shape_text
     from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
     from ..report.hints import hint_for
     from .setup_checks import check_judged_names, check_op_names
@@ -310,6 +311,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         # is summarised by its own reason, and one where nothing was compared by its problem
         note=(f"first failing op {first.row.label} ({short_reason(first)})"
               if first is not None and first.would_pass is None else (verdict.problem or None)),
+        input_shape=input_shape_text(golden.meta, actual.meta),
     )
     state.record(record)
     outcome = CheckOutcome(result, verdict, record, failure, report_dir,
@@ -334,7 +336,9 @@ def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=
     passed (``accuracy_passed=false``, ``accuracy_baseline``, the page's headline, the JSON's
     ``baseline``); the threshold verdict itself stays as judged."""
     if record_property is not None:
-        _record_properties(record_property, outcome.record, outcome.verdict, baseline)
+        from .junit_verdict import record_check_properties
+
+        record_check_properties(record_property, outcome.record, outcome.verdict, baseline)
         if hint is not None:
             record_property("accuracy_hint", hint if isinstance(hint, str) else hint.one_line())
     if outcome.report_dir:
@@ -348,30 +352,6 @@ def _finite_or_none(value) -> Optional[float]:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(value) else value
-
-
-def _record_properties(record_property: Callable, record: CheckRecord, verdict,
-                       baseline: Optional[BaselineNote] = None) -> None:
-    from ..report.failure_text import first_failing_reason
-
-    first = verdict.first
-    passed = record.passed and (baseline is None or baseline.passed)
-    record_property("accuracy_model", record.model)
-    record_property("accuracy_mode", record.mode)
-    record_property("accuracy_passed", "true" if passed else "false")
-    if record.coverage is not None:
-        record_property("accuracy_coverage", f"{record.coverage:.4f}")
-    if baseline is not None:  # e.g. "regressed: norm: cosine 0.900000 -> 0.396693 (drop ...)"
-        record_property("accuracy_baseline", baseline.one_line())
-    if first is not None:
-        record_property("accuracy_first_failing_op", record.first_op)
-        value = _finite_or_none(first.value)
-        if value is not None:  # an op not compared (or NaN) has no value: its reason says why
-            record_property(f"accuracy_first_failing_{record.metric}", f"{value:.6f}")
-        # not "value < threshold" alone: scale guard (with the threshold too), NaN/Inf, ...
-        reason = first_failing_reason(first, verdict.policy)
-        if reason:
-            record_property("accuracy_first_failing_reason", reason)
 
 
 def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:

@@ -48,6 +48,7 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
                             defer_passed=spec.max_drop is not None,
                             one_of_several=one_of_several)
     except AccuracyFailure as exc:
+        _name_input_shape(state, nodeid, exc)
         if amend is not None:
             amend(exc)
         if state.settings.diagnose:
@@ -94,6 +95,28 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             f"{', '.join(base.unjudged[:5])}{', ...' if n > 5 else ''}; "
             f"--accuracy-regen-all records their values"), nodeid, state.settings.rootdir)
     return outcome
+
+
+def _name_input_shape(state: AccuracyState, nodeid: str, exc) -> None:
+    """Where the test's checks so far ran its model at several input shapes, the failure's
+    first line names the failing check's (pytest's short summary shows that line) and its
+    second says where among them it stands (``report.checked_shapes``); the check's record is
+    the test's last (``run_check`` records it before it raises)."""
+    from ..report.checked_shapes import several_shapes, shape_context
+
+    mine = [r for r in state.records if r.nodeid == nodeid]
+    if not mine or not exc.args:
+        return
+    mine = [r for r in mine if r.model == mine[-1].model]
+    shapes = [r.input_shape for r in mine]
+    if not several_shapes([(r.model, r.input_shape) for r in mine]):
+        return
+    first, sep, rest = str(exc.args[0]).partition("\n")
+    head = "accuracy FAILED: "
+    if first.startswith(head) and shapes[-1]:
+        first = f"accuracy FAILED at input {shapes[-1]}: {first[len(head):]}"
+    context = shape_context(len(mine) - 1, shapes, [r.passed for r in mine], mine[-1].model)
+    exc.args = (f"{first}\n{context}{sep}{rest}",) + tuple(exc.args[1:])
 
 
 def _failed_note(state: AccuracyState, nodeid: str, status: str, why: str) -> BaselineNote:

@@ -24,13 +24,16 @@ report is made, ``one_verdict`` rewrites each kind's sets (``FAMILIES``):
   ``dataset_check2_passed``, ...; k from 1), which no name of the unprefixed set begins with.
 
 A test with one check of a kind keeps that set's names as recorded. The user's own properties
-are left where they were.
+are left where they were. ``accuracy_input_shape`` (the shape a check ran at, as ATC's
+``--input_shape`` spells it) is kept only where the test's checks ran a model at several: a
+test looping over gears named no gear anywhere (a trial); one of a single shape reads as before.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from typing import FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, FrozenSet, List, Optional, Sequence, Tuple
 
 Props = List[Tuple[str, object]]
 
@@ -77,7 +80,10 @@ class Family:
 
 
 ACCURACY = Family("accuracy_", "accuracy_model", frozenset({
-    "model", "mode", "passed", "coverage", "baseline", "hint"}), ("first_failing_",))
+    "model", "mode", "passed", "input_shape", "coverage", "baseline", "hint"}),
+    ("first_failing_",))
+#: recorded by every accuracy check, kept where the test's checks differ in it
+INPUT_SHAPE = "accuracy_input_shape"
 DATASET = Family("dataset_", "dataset_metric", frozenset({
     "metric", "reference", "device", "drop", "max_drop", "samples", "flipped", "passed",
     "positions", "flipped_positions", "first_failing_op", "first_failing_reason",
@@ -105,6 +111,7 @@ def _family_verdict(props: Props, family: Family, failed: Optional[str], marked:
                     failing: FrozenSet[str]) -> Props:
     if family.rewritten(props):
         return props
+    props = _shape_where_several(props) if family is ACCURACY else props
     groups: List[Props] = []
     start = None  # where the first check's set was
     others: Props = []
@@ -148,3 +155,56 @@ def _reason(failed: str, family: Family, failing: FrozenSet[str], lead: str) -> 
     if failing - {family.prefix}:
         return failed
     return f"{lead}: {failed}"
+
+
+def _shape_where_several(props: Props) -> Props:
+    """``props`` without ``accuracy_input_shape`` unless the test's checks ran one model at more
+    than one (``report.checked_shapes.several_shapes``)."""
+    from ..report.checked_shapes import several_shapes
+
+    checks, model = [], ""
+    for name, value in props:
+        if name == "accuracy_model":
+            model = str(value)
+        elif name == INPUT_SHAPE:
+            checks.append((model, str(value)))
+    if several_shapes(checks):
+        return props
+    return [(n, v) for n, v in props if n != INPUT_SHAPE]
+
+
+def record_check_properties(record_property: Callable, record, verdict,
+                            baseline=None) -> None:
+    """One accuracy check's set, recorded as it finishes (``accuracy_check.publish``):
+    ``record`` its ``CheckRecord``, ``verdict`` its ``Verdict``, ``baseline`` its
+    ``BaselineNote`` (None: no baseline judged); ``one_verdict`` rewrites the test's sets."""
+    from ..report.failure_text import first_failing_reason
+
+    first = verdict.first
+    passed = record.passed and (baseline is None or baseline.passed)
+    record_property("accuracy_model", record.model)
+    record_property("accuracy_mode", record.mode)
+    record_property("accuracy_passed", "true" if passed else "false")
+    if record.input_shape:  # kept where the test's checks ran at several (one_verdict)
+        record_property(INPUT_SHAPE, record.input_shape)
+    if record.coverage is not None:
+        record_property("accuracy_coverage", f"{record.coverage:.4f}")
+    if baseline is not None:  # e.g. "regressed: norm: cosine 0.900000 -> 0.396693 (drop ...)"
+        record_property("accuracy_baseline", baseline.one_line())
+    if first is not None:
+        record_property("accuracy_first_failing_op", record.first_op)
+        value = _finite_or_none(first.value)
+        if value is not None:  # an op not compared (or NaN) has no value: its reason says why
+            record_property(f"accuracy_first_failing_{record.metric}", f"{value:.6f}")
+        # not "value < threshold" alone: scale guard (with the threshold too), NaN/Inf, ...
+        reason = first_failing_reason(first, verdict.policy)
+        if reason:
+            record_property("accuracy_first_failing_reason", reason)
+
+
+def _finite_or_none(value) -> Optional[float]:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(value) else value

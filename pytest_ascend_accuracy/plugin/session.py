@@ -72,6 +72,9 @@ class CheckRecord:
     report: Optional[str] = None
     #: why a check that passed its threshold still failed (its per-operator baseline)
     note: Optional[str] = None
+    #: the input shape it ran at, as ATC's --input_shape spells it (``img:1,3,64,64``; None:
+    #: not known): named where one test checked several (``report.checked_shapes``)
+    input_shape: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)

@@ -129,13 +129,15 @@ def _status(passed: bool, outcome: Optional[str]) -> str:
     return FAILED
 
 
-def failure_line(rec: CheckRecord, status: str = FAILED) -> str:
+def failure_line(rec: CheckRecord, status: str = FAILED, shape: str = "") -> str:
     """``FAILED node: first failing op X (cosine 0.41 < 0.95)`` (``XFAIL``/``CAUGHT ... (the
     test passed)``/``SKIPPED ... (the test was skipped)`` for a failed check its test expected,
-    see ``check_status``)."""
+    see ``check_status``); ``shape``: the check's input shape where its test checked several
+    (``shape_contexts``), after the model and mode."""
     op = "cosine" if rec.metric == "cosine" else rec.metric
     rel = "<" if rec.metric == "cosine" else ">"
-    where = f" [{rec.model}, {rec.mode}]" + _TEST_DID.get(status, "")
+    where = f" [{rec.model}, {rec.mode}]" + _TEST_DID.get(status, "") + (
+        f": {shape}" if shape else "")
     prefix = _LINE_PREFIX[status]
     if rec.note:
         return f"{prefix} {rec.nodeid}{where}: {rec.note}"
@@ -149,6 +151,26 @@ def failure_line(rec: CheckRecord, status: str = FAILED) -> str:
 
         detail = f"{op} {beside(value, rec.threshold)} {rel} {threshold_text(rec.threshold)}"
     return f"{prefix} {rec.nodeid}{where}: first failing op {rec.first_op} ({detail})"
+
+
+def shape_contexts(records: Sequence[CheckRecord]) -> List[str]:
+    """Per record, where its test's checks ran its model at several input shapes, which shape
+    it ran at and where among the test's checks of that model it stands
+    (``report.checked_shapes.shape_context``); else "". Records of one test keep the order
+    they were made in."""
+    from ..report.checked_shapes import several_shapes, shape_context
+
+    by_test: Dict[Tuple[str, str], List[int]] = {}
+    for k, r in enumerate(records):
+        by_test.setdefault((r.nodeid, r.model), []).append(k)
+    out = [""] * len(records)
+    for (_, model), ks in by_test.items():
+        shapes = [records[k].input_shape for k in ks]
+        if several_shapes([(model, shape) for shape in shapes]):
+            passed = [records[k].passed for k in ks]
+            for j, k in enumerate(ks):
+                out[k] = shape_context(j, shapes, passed, model)
+    return out
 
 
 def grid_lines(records: Sequence[CheckRecord], outcomes: Mapping[str, str] = {}) -> List[str]:
@@ -336,7 +358,9 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                      f"({plural(n_models, 'model')} x {plural(n_modes, 'mode')})"
                      + (f"; {before}" if before else ""))
         lines.extend("  " + line for line in grid_lines(records, outcomes))
-        lines.extend(failure_line(r, st) for r, st in zip(records, statuses) if st != PASSED)
+        shapes = shape_contexts(records)
+        lines.extend(failure_line(r, st, shape)
+                     for r, st, shape in zip(records, statuses, shapes) if st != PASSED)
     elif before and (dataset_records or preprocessing_records):  # their own lines follow
         lines.append(before)
     elif unchecked:
