@@ -273,3 +273,15 @@ def test_float16_on_both_sides_and_float32_actual():
     # float32 rounding of ratios near 1 is biased (grid spacing differs below and above 1):
     # the fast path's KL is good to ~2e-8 absolute, far below the 6 decimals reported
     assert f32.kl == pytest.approx(ref.kl, abs=5e-8)
+
+
+def test_kl_rounding_residue_below_zero_is_zero_not_minus_zero_in_a_report():
+    # a float16-rounded softmax of 15 values: the fast path's float32 ratios left -1.0e-8,
+    # printed "-0.000000" in compare.csv (a reports trial); KL is never below zero
+    rng = np.random.default_rng(212)
+    g = rng.standard_normal(int(rng.integers(5, 2000))).astype(np.float32)  # 15 values
+    g = np.exp(g) / np.exp(g).sum()
+    m = compute_metrics(g.astype(np.float16).astype(np.float32), g)
+    assert m.kl == 0.0 and f"{m.kl:.6f}" == "0.000000"
+    # a real divergence stays
+    assert compute_metrics(g[::-1].copy(), g).kl > 1e-3
