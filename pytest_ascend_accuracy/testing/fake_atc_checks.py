@@ -9,6 +9,13 @@ so a test of the plugin's advice sees what a real ATC prints.
   an ``--input_shape`` with no -1 is refused (E10031 for a batch profile, E10019 for an image
   size profile, E10001 "at least one dim should be -1 when set dynamic_dims"). A *valid* profile
   is refused too, saying so: the fake builds no multi-profile model.
+* dynamic shapes (GE ``CheckAndTransferInputShapeToRange``, run before the profile checks):
+  ``--input_shape_range`` prints GE's two screen warnings (deprecated; overrides
+  ``--input_shape``) and with a profile option is E10009; ``'~'`` in ``--input_shape`` with a
+  profile option is E10040. A shape range (``--input_shape_range``, or ``-1``/``n1~n2`` in
+  ``--input_shape`` with no profile option) is a dynamic-shape build in real ATC: the fake
+  refuses it in its own words ("the FAKE atc builds no dynamic-shape model"), never by
+  building the static model. ``--display_model_info`` takes only 0 or 1 (E10006, main.cc).
 * ``--out_nodes`` (GE ``ParseOutNodes``/``SetOutputNodeInfo``, hicann/ge ``parser`` omg code; CANN
   ATC page ``--out_nodes``, canncommercial 900 atlasatcparam_16_0042: "如果不指定输出节点，则模型
   的输出默认为最后一层的算子信息，如果指定，则以指定的为准"): ``node:index`` entries or, for ONNX,
@@ -45,7 +52,27 @@ E10019 = ("When --dynamic_image_size is included, only the height and width axes
           "--input_shape.")
 E10016 = ("Opname {name} specified in --out_nodes is not found in the model. Confirm whether this "
           "node name exists, or the node is not split with the specified delimiter ';'.")
+E10040 = ("As the --dynamic_batch_size, --dynamic_image_size, or --dynamic_dims argument is "
+          "included, the corresponding nodes specified in --input_shape must have -1 axes and "
+          "cannot have '~'.")
+E10006 = "Value {value} for parameter --{parameter} is invalid. The value must be either 1 or 0."
+#: GE CheckAndTransferInputShapeToRange's SCREEN_LOG lines (two literals joined, no space)
+RANGE_DEPRECATED = ("WARNING: Option input_shape_range is deprecated and will be removed in "
+                    "future version,please use input_shape instead")
+RANGE_OVERRIDES = ("WARNING: Option input_shape cannot use with option input_shape_range,it "
+                   "will be override by input_shape_range")
+#: the fake's own words where real ATC builds a dynamic-shape model (not ATC's text)
+NO_DYNAMIC_SHAPE = ("the FAKE atc builds no dynamic-shape model (a real ATC builds one from a "
+                    "shape range: --input_shape_range, or -1 or n1~n2 in --input_shape with no "
+                    "--dynamic_* option); give a static --input_shape")
 SOLUTIONS = {
+    "E10040": "1. In static shape scenarios, remove the --dynamic_batch_size, "
+              "--dynamic_image_size or --dynamic_dims option from your command line. \n 2. In "
+              "dynamic multi-batch scenarios, set the corresponding axis of the dynamic-shape "
+              "input in --input_shape to -1.\n 3. In dynamic shape scenarios, remove the "
+              "--dynamic_batch_size, --dynamic_image_size or --dynamic_dims option from your "
+              "command line and set --input_shape to -1 or n1~n2.",
+    "E10006": "Set a valid parameter value. The parameter value can only be 1 or 0.",
     "E10009": "1. In dynamic shape scenarios, include only one of these options in your "
               "command line.  2. In static shape scenarios, remove these options from your "
               "command line.",
@@ -63,7 +90,41 @@ IRRELEVANT_LINE = ("This model is irrelevant to the host platform, parameters ab
                    "host cpu are ignored.")
 
 
-# -- dynamic profiles -----------------------------------------------------------------------------
+# -- dynamic shapes and profiles -----------------------------------------------------------------
+def check_display_model_info(opts: Dict[str, str]) -> None:
+    """GE main.cc: ``--display_model_info`` must be "0" or "1" (E10006)."""
+    value = opts.get("display_model_info")
+    if value is not None and value not in ("0", "1"):
+        raise AtcFailure("E10006", E10006.format(value=value, parameter="display_model_info"))
+
+
+def shape_range_warnings(opts: Dict[str, str]) -> List[str]:
+    """The screen lines GE ``CheckAndTransferInputShapeToRange`` prints for
+    ``--input_shape_range`` (printed at once, whether the run then fails or not)."""
+    if not opts.get("input_shape_range"):
+        return []
+    return [RANGE_DEPRECATED] + ([RANGE_OVERRIDES] if opts.get("input_shape") else [])
+
+
+def check_shape_range(opts: Dict[str, str]) -> None:
+    """GE ``CheckAndTransferInputShapeToRange`` and ``CheckDynamicInputParamValid``'s E10009 for
+    a range: a range beside a profile option is E10009 (the range overrides --input_shape); a
+    ``'~'`` in --input_shape beside one is E10040; a shape range without one is a real ATC's
+    dynamic-shape build, refused in the fake's words (``NO_DYNAMIC_SHAPE``)."""
+    shape, shape_range = opts.get("input_shape", ""), opts.get("input_shape_range", "")
+    profiles = [name for name in DYNAMIC_OPTIONS if opts.get(name)]
+    if shape_range:
+        if profiles:
+            raise AtcFailure("E10009", E10009)
+        raise invalid("input_shape_range", shape_range, NO_DYNAMIC_SHAPE)
+    if profiles:
+        if "~" in shape:
+            raise AtcFailure("E10040", E10040)
+        return
+    if "~" in shape or "-1" in shape:  # GE's own test: either makes it a shape range
+        raise invalid("input_shape", shape, NO_DYNAMIC_SHAPE)
+
+
 def check_dynamic_profile(opts: Dict[str, str], shapes: Dict[str, List[int]]) -> None:
     """GE ``CheckDynamicInputParamValid`` on the parsed ``--input_shape``; returns when no dynamic
     option is given, raises AtcFailure otherwise (a valid profile: the fake does not build one)."""

@@ -260,7 +260,9 @@ def static_input_shapes(model, overrides: Optional[Mapping[str, Sequence[int]]] 
             dims = tuple(d.dim_value if d.HasField("dim_value") else -1
                          for d in inp.type.tensor_type.shape.dim)
         if any(d < 0 for d in dims):
-            raise ValueError(f"input {inp.name!r} has dynamic dims {list(dims)}; set --input_shape")
+            raise ValueError(f"input {inp.name!r} has dynamic dims {list(dims)} and no "
+                             f"--input_shape fixes them: the FAKE atc builds no dynamic-shape "
+                             f"model (a real ATC builds one); give a static --input_shape")
         shapes[inp.name] = dims
     if overrides:
         raise ValueError(f"--input_shape names {sorted(overrides)} that are not model inputs")
