@@ -76,12 +76,12 @@ def test_the_emulator_refuses_an_atc_option_it_would_ignore(mlp, tmp_path, monke
 
 @pytest.mark.parametrize("kind", ["emulator", "ascend"])
 @pytest.mark.parametrize("option, value, said", [
-    ("log", "verbose", "log=verbose: ATC takes debug, info, warning, error, null"),
-    ("log", "ERROR", "log=ERROR: ATC takes debug, info, warning, error, null (it stops with "
-                     "E10001 at any other value); closest: log=error"),
-    ("input_format", "NHWC", "input_format=NHWC: ATC takes NCHW, ND, NCDHW"),
+    ("log", "verbose", "log=verbose: ATC takes debug, info, warning, error, null, default"),
+    ("log", "ERROR", "log=ERROR: ATC takes debug, info, warning, error, null, default (it stops "
+                     "with E10010 at any other value); closest: log=error"),
+    ("input_format", "NHWC", "input_format=NHWC: ATC takes NCHW, ND, NCDHW (it stops with E10001"),
     ("input_format", "nchw", "closest: input_format=NCHW"),
-    ("display_model_info", "yes", "display_model_info=yes: ATC takes 0, 1"),
+    ("display_model_info", "yes", "display_model_info=yes: ATC takes 0, 1 (it stops with E10006"),
 ])
 def test_a_neutral_option_takes_only_the_values_atc_takes_on_every_backend(
         mlp, tmp_path, monkeypatch, kind, option, value, said):

@@ -41,13 +41,18 @@ NEUTRAL_OPTIONS = {
     "input_format": "declares the layout of ONNX inputs (NCHW/ND); the tensors stay the same",
     "display_model_info": "prints model information",
 }
-#: the values ATC takes for each (GE main.cc's checks; ``--input_format`` for ONNX models; the
-#: ``--display_model_info`` page, atlasatcparam_16_0083), in ATC's case
+#: the values ATC takes for each (GE main.cc's checks: ``init()``'s log levels, default
+#: included; ``CheckInputFormat`` for ONNX models; ``--display_model_info`` 0 or 1, page
+#: atlasatcparam_16_0083), in ATC's case, and the error ATC stops with at another value
 NEUTRAL_VALUES = {
-    "log": ("debug", "info", "warning", "error", "null"),
+    "log": ("debug", "info", "warning", "error", "null", "default"),
     "input_format": ("NCHW", "ND", "NCDHW"),
     "display_model_info": ("0", "1"),
 }
+VALUE_ERRORS = {"log": "E10010", "input_format": "E10001", "display_model_info": "E10006"}
+#: ``--input_format`` with ``--insert_op_conf`` (AIPP): NCHW or NHWC only (the --input_format
+#: page, atlasatcparam_16_0015, CANN 8.0-9.0), and ONNX takes no NHWC: NCHW
+AIPP_INPUT_FORMATS = ("NCHW",)
 #: ATC's gear options: one .om for several shapes, a shape picked at each run
 GEAR_OPTIONS = ("dynamic_batch_size", "dynamic_image_size", "dynamic_dims", "input_shape_range")
 GEAR_REFUSAL = ("ATC option {name}={value} builds one .om for several shapes (gears), and each "
@@ -69,11 +74,14 @@ def option_text(name: str, value: object) -> str:
     return str(value)
 
 
-def check_atc_options(options: Options, where: str, allowed: Iterable[str] = ()) -> None:
+def check_atc_options(options: Options, where: str, allowed: Iterable[str] = (),
+                      aipp: bool = False) -> None:
     """Refuse ATC options the emulator cannot reproduce (see the module docstring); ``options``:
     a mapping or ``(name, value)`` pairs (a Mode's ``extra``); ``allowed``: names a caller
-    takes as arguments of its own (a backend's ``insert_op_conf``, ``input_shape``)."""
+    takes as arguments of its own (a backend's ``insert_op_conf``, ``input_shape``); ``aipp``:
+    the conversion inserts AIPP (an ``insert_op_conf`` among the options counts too)."""
     pairs = list(options.items()) if isinstance(options, Mapping) else list(options or ())
+    aipp = aipp or any(str(k).lstrip("-") == "insert_op_conf" and v for k, v in pairs)
     seen: dict = {}
     for key, value in pairs:
         name = str(key).lstrip("-")
@@ -88,6 +96,12 @@ def check_atc_options(options: Options, where: str, allowed: Iterable[str] = ())
             continue
         if name in NEUTRAL_OPTIONS:
             _check_value(name, value, where)
+            if name == "input_format" and aipp and option_text(name, value) not in \
+                    AIPP_INPUT_FORMATS:
+                raise ConfigError(where, f"ATC option input_format={option_text(name, value)} "
+                                         f"with AIPP: ATC takes --input_format NCHW or NHWC with "
+                                         f"--insert_op_conf, and NHWC is no ONNX format: use "
+                                         f"input_format=\"NCHW\" or leave it out")
             continue
         raise ConfigError(where, _refusal(name, value))
 
@@ -107,7 +121,7 @@ def _check_value(name: str, value: object, where: str) -> None:
     lower = [v for v in valid if v.lower() == text.lower()]  # ATC's own case only
     near = lower or difflib.get_close_matches(text, valid, n=1, cutoff=0.7)
     raise ConfigError(where, f"ATC option {name}={text}: ATC takes {', '.join(valid)} (it stops "
-                             f"with E10001 at any other value)"
+                             f"with {VALUE_ERRORS[name]} at any other value)"
                       + (f"; closest: {name}={near[0]}" if near else ""))
 
 

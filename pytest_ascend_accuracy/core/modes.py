@@ -480,9 +480,11 @@ def mode_from_spec(value, where: Optional[str] = None) -> Mode:
             if not isinstance(extra, Mapping) or not all(
                     isinstance(k, str) and k and isinstance(v, (str, int, float))
                     and not isinstance(v, bool) for k, v in extra.items()):
+                null = isinstance(extra, Mapping) and None in extra.values()  # YAML's null
                 raise ConfigError(f"{at}.extra", f"must map ATC options to values, e.g. "
-                                                 f"{{log: info}}, got "
-                                                 f"{extra!r}")
+                                                 f"{{log: info}}, got {extra!r}"
+                                  + ("; YAML reads null as no value: quote it, log: \"null\""
+                                     if null else ""))
             fields["extra"] = tuple((k, str(v)) for k, v in extra.items())
         mode = replace(base, label=None, **fields)
         if "keep_dtype" in fields:

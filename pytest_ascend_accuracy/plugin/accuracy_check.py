@@ -123,7 +123,7 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
     keep_dtype are not this model's typos; ``keep_dtype`` given here is checked strictly)."""
     from ..core.modes import keep_dtype as keep_dtype_mode, resolve_mode
 
-    check_atc_options(atc_options, where)
+    check_atc_options(atc_options, where, aipp=aipp is not None)
     aipp_config = None
     if aipp is not None:
         from ..aipp import read_aipp_config

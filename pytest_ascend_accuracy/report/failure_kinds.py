@@ -63,11 +63,18 @@ def unread_hint(verdict: Verdict, cli: bool = False) -> Tuple[str, str]:
             + " tries high precision and keep_dtype sets and prints a mode that passes, if one "
               "does (if none does, the op itself computes otherwise)")
     if "device_layout" in first.row.flags:  # stored in a layout no reader converts
-        name = first.row.tensor_index
+        names = list(dict.fromkeys(f.row.tensor_index for f in verdict.failures
+                                   if "device_layout" in f.row.flags))
+        what, it = ("it", "it") if len(names) == 1 else (f"these {len(names)} tensors", "them")
+        if verdict.judged <= len(names):  # (a review: one --ignore per run, then "no tensor")
+            return reason, (f"{what} cannot be compared as the device dumped {it} (the layout "
+                            "is not converted back), and no other tensor is compared: this dump "
+                            "gives no verdict as it is")
         return reason, (
-            "it cannot be compared as the device dumped it (its layout is not converted back): "
-            "to judge the other tensors without it, "
-            + (f"--ignore {shlex.quote(name)}" if cli else f"ignore=[{name!r}]"))
+            f"{what} cannot be compared as the device dumped {it} (the layout is not converted "
+            f"back): to judge the other tensors without {it}, "
+            + (" ".join(f"--ignore {shlex.quote(n)}" for n in names) if cli
+               else f"ignore={names!r}"))
     return (reason,
             "make the dumps comparable first: both from the same model, input shapes and run"
             + ("" if not cli else

@@ -78,7 +78,7 @@ ENUMS: Dict[str, Tuple[str, ...]] = {
     "precision_mode_v2": ("fp16", "origin", "cube_fp16in_fp32out", "mixed_float16", "mixed_bfloat16",
                           "cube_hif8", "mixed_hif8"),
     "buffer_optimize": ("l2_optimize", "l1_optimize", "off_optimize"),
-    "log": ("debug", "info", "warning", "error", "null"),
+    "log": ("debug", "info", "warning", "error", "null", "default"),  # GE main.cc init()
     "op_select_implmode": ("high_precision", "high_performance", "high_precision_for_all",
                            "high_performance_for_all"),
     "input_format": ("NCHW", "ND", "NCDHW"),
@@ -125,6 +125,9 @@ def parse_args(argv: Sequence[str]) -> Dict[str, str]:
         if name in opts:
             raise invalid(name, value, "The parameter is given more than once")
         allowed = _allowed_values(name)
+        if name == "log" and value not in allowed:  # GE main.cc init(), before anything else
+            raise AtcFailure("E10010", f"invalid value for --log:{value}, only support debug, "
+                                       "info, warning, error, null")
         if allowed is not None and value not in allowed:
             raise invalid(name, value, "The current value is not within the valid range. Valid "
                                        f"values are: {', '.join(allowed)}.")

@@ -52,7 +52,6 @@ def test_success_prints_atc_lines_and_writes_a_marked_fake_om(capsys, tiny_model
     ("--precision_mode=fp16", "Valid values are: force_fp16, force_fp32, allow_fp32_to_fp16"),
     ("--precision_mode_v2=force_fp16", "Valid values are: fp16, origin"),
     ("--buffer_optimize=off", "Valid values are: l2_optimize"),
-    ("--log=verbose", "Valid values are: debug"),
     ("--input_format=NHWC", "Valid values are: NCHW, ND, NCDHW."),
     ("--no_such_option=1", "The parameter is not supported by this ATC"),
     ("--keep_dtype=missing.cfg", "The file does not exist"),
@@ -65,6 +64,15 @@ def test_documented_option_set_and_values(capsys, tiny_model, arg, reason):
     line, rest = failure(out)
     assert line.startswith("E10001: Value [") and reason in line
     assert rest[0] == "        Solution: Try again with a valid argument."
+
+
+def test_log_level_is_checked_first_as_ge_main_does(capsys, tiny_model):
+    # GE main.cc init(): {"default", "null", "debug", "info", "warning", "error"}, E10010
+    code, out = run(capsys, *base(tiny_model, "--log=verbose"))
+    assert code == 255
+    assert failure(out)[0] == ("E10010: invalid value for --log:verbose, only support debug, info, "
+                               "warning, error, null")
+    assert run(capsys, *base(tiny_model, "--log=default"))[0] == 0
 
 
 @pytest.mark.parametrize("version, accepted, refused", [
@@ -106,7 +114,7 @@ def test_failure_layout_matches_real_atc_console_logs(capsys, tiny_model):
             failure(real.split("        TraceBack (most recent call last):")[0]
                     + "        TraceBack (most recent call last):")
             assert real.splitlines()[3].startswith("        Solution: ")
-    _, rest = failure(run(capsys, *base(tiny_model, "--log=verbose"))[1])
+    _, rest = failure(run(capsys, *base(tiny_model, "--input_format=NHWC"))[1])
     assert rest[0].startswith("        Solution: ")
 
 

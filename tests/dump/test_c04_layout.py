@@ -25,12 +25,18 @@ def _five_hd(x, c0):
     return buf.reshape(n, c1, c0, h, w).transpose(0, 1, 3, 4, 2).copy()
 
 
-def _project(tmp_path, input_format):
-    rng = np.random.default_rng(0)
+def _project(tmp_path, input_format, ops=("conv1",)):
+    for k, op in enumerate(ops):
+        _write_op(tmp_path, input_format, op, k)
+    return [str(tmp_path / "dump"), str(tmp_path / "golden"), "--inputs"]
+
+
+def _write_op(tmp_path, input_format, op, k):
+    rng = np.random.default_rng(k)
     x = rng.standard_normal((1, 3, 5, 6)).astype(np.float16)
     y = rng.standard_normal((1, 16, 5, 6)).astype(np.float16)
     xdev, ydev = _five_hd(x, 4), _five_hd(y, 16)
-    message = dump_data_class("test_c04")(version="2.0", dump_time=1, op_name="conv1")
+    message = dump_data_class("test_c04")(version="2.0", dump_time=1 + k, op_name=op)
     # data_type 2: DT_FLOAT16 in dump_task.proto
     i = message.input.add(data_type=2, format=input_format, size=xdev.nbytes)
     i.shape.dim.extend(xdev.shape)
@@ -38,15 +44,14 @@ def _project(tmp_path, input_format):
     o = message.output.add(data_type=2, format=NC1HWC0, size=ydev.nbytes)
     o.shape.dim.extend(ydev.shape)
     o.original_shape.dim.extend(y.shape)
-    o.original_op.name = "conv1"
+    o.original_op.name = op
     header = message.SerializeToString()
-    (tmp_path / "dump").mkdir()
-    (tmp_path / "golden").mkdir()
-    (tmp_path / "dump" / "Conv2D.conv1.1.0.1700000000000000").write_bytes(
+    (tmp_path / "dump").mkdir(exist_ok=True)
+    (tmp_path / "golden").mkdir(exist_ok=True)
+    (tmp_path / "dump" / f"Conv2D.{op}.{k + 1}.0.170000000000000{k}").write_bytes(
         struct.pack("<Q", len(header)) + header + xdev.tobytes() + ydev.tobytes())
-    np.save(tmp_path / "golden" / "conv1.0.1600000000000000.npy", y.astype(np.float32))
-    np.save(tmp_path / "golden" / "input_conv1.0.1600000000000000.npy", x.astype(np.float32))
-    return [str(tmp_path / "dump"), str(tmp_path / "golden"), "--inputs"]
+    np.save(tmp_path / "golden" / f"{op}.0.160000000000000{k}.npy", y.astype(np.float32))
+    np.save(tmp_path / "golden" / f"input_{op}.0.160000000000000{k}.npy", x.astype(np.float32))
 
 
 def test_c04_input_is_converted_and_compared(tmp_path, capsys):
@@ -80,3 +85,20 @@ def test_unconverted_layout_names_itself_and_the_ignore_that_works_pasted(tmp_pa
     assert "no golden tensor for them" not in note
     assert cli.main(["compare"] + args + step.rsplit(", ", 1)[1].split()) == 0  # pasted
     assert "accuracy PASSED: 1 tensor meets cosine >= 0.95 (1 ignored)" in capsys.readouterr().out
+
+
+def test_every_unconverted_tensor_is_named_in_one_ignore_and_none_left_says_so(tmp_path, capsys):
+    # a review: the advice named the first tensor only; pasted, the run failed on the next
+    args = _project(tmp_path, FRACTAL_Z_C04, ops=("conv1", "conv2"))
+    assert cli.main(["compare"] + args) == 1
+    step = [line for line in capsys.readouterr().out.splitlines()
+            if line.startswith("next step:")][0]
+    assert step.endswith("these 2 tensors cannot be compared as the device dumped them (the "
+                         "layout is not converted back): to judge the other tensors without "
+                         "them, --ignore conv1:input:0 --ignore conv2:input:0")
+    assert cli.main(["compare"] + args + step.rsplit("them, ", 1)[1].split()) == 0  # pasted
+    assert "accuracy PASSED: 2 tensors meet cosine >= 0.95 (2 ignored)" in capsys.readouterr().out
+    assert cli.main(["compare"] + args + ["--ignore", "conv1:output:0", "--ignore",
+                                          "conv2:output:0"]) == 1
+    assert "and no other tensor is compared: this dump gives no verdict as it is" in (
+        capsys.readouterr().out)

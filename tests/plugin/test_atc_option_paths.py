@@ -38,8 +38,8 @@ def test_a_neutral_options_value_is_refused_and_the_closest_pasted_passes(pytest
     refused = pytester.runpytest("-q", "-p", "no:cacheprovider")
     refused.assert_outcomes(failed=1)
     refused.stdout.fnmatch_lines(["*configuration error: *ascend_model: ATC option log=ERROR: "
-                                  "ATC takes debug, info, warning, error, null (it stops with "
-                                  "E10001 at any other value); closest: log=error*"])
+                                  "ATC takes debug, info, warning, error, null, default (it "
+                                  "stops with E10010 at any other value); closest: log=error*"])
     closest = re.search(r"closest: (log=\w+)", refused.stdout.str()).group(1)
     name, _, value = closest.partition("=")
     pytester.makepyfile(test_opt=TEST.format(modes="", options=f', {name}="{value}"'))
