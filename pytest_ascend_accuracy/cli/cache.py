@@ -41,7 +41,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
     from ..core.cache_size import (MANIFEST, tree_size, entries, format_size, parse_size,
-                                   prune, unfinished_builds)
+                                   prune, unfinished_builds, broken_slots)
 
     root, found, bound = _cache_of(args)
     if not root.exists():  # a misspelled --cache-dir: the folders beside it nearest its name
@@ -69,8 +69,11 @@ def _run(args: argparse.Namespace) -> int:
         n = len(done.removed)
         dead = (f" and {done.dead_builds} unfinished build{'s' if done.dead_builds != 1 else ''} "
                 f"of killed processes ({format_size(done.dead_bytes)})" if done.dead_builds else "")
+        broken = (f" and {done.broken} link{'s' if done.broken != 1 else ''} or file"
+                  f"{'s' if done.broken != 1 else ''} where an entry's folder goes"
+                  if done.broken else "")
         print(f"cache {root}: removed {_entries(n)} "
-              f"({format_size(done.freed)}){dead}; {format_size(done.total_after)} left")
+              f"({format_size(done.freed)}){dead}{broken}; {format_size(done.total_after)} left")
         for e in done.kept_held:
             print(f"  kept {e.namespace}/{e.key[:12]} ({format_size(e.size)}): "
                   f"{e.why or 'in use by ' + e.held_by}")
@@ -99,6 +102,13 @@ def _run(args: argparse.Namespace) -> int:
         if these:
             print(f"  and {len(these)} unfinished build{'s' if len(these) != 1 else ''} "
                   f"({format_size(sum(b.size for b in these))}, not counted above) {state}")
+    broken = broken_slots(cache)
+    if broken:  # (a trial: a file left by a partial restore was listed nowhere)
+        print(f"  and {len(broken)} link{'s' if len(broken) != 1 else ''} or file"
+              f"{'s' if len(broken) != 1 else ''} where an entry's folder goes (not entries; "
+              f"--clear removes them, a build of the key replaces each): "
+              + ", ".join(str(p.relative_to(root)) for p in broken[:3])
+              + (", ..." if len(broken) > 3 else ""))
     if args.entries:
         for e in listed:
             used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.last_used))

@@ -128,6 +128,20 @@ class Vouched:
     files: Dict[str, Tuple[int, str]] = field(default_factory=dict)
 
 
+def clear_slot(path: Path) -> bool:
+    """Empty an entry's place before its build; whether anything was there. A link (to a
+    folder, dangling, or a loop) or a file where the entry's folder goes is removed too: a
+    trial left one there by a partial restore, and every build of the key then failed with
+    "Not a directory" (``rmtree`` ignored it, the rename into place could not replace it)."""
+    if path.is_symlink() or (os.path.lexists(path) and not path.is_dir()):
+        path.unlink()
+        return True
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+        return True
+    return False
+
+
 @dataclass
 class CacheStats:
     hits: int = 0
@@ -207,9 +221,8 @@ class Cache:
                 if self._intact(final):  # another process built it while we waited
                     self.stats.hits += 1
                     return final
-                if final.exists():  # corrupt or unfinished by an old layout: rebuild
+                if clear_slot(final):  # corrupt, unfinished by an old layout, or no folder
                     self.stats.rebuilt += 1
-                    shutil.rmtree(final, ignore_errors=True)
                 self._remove_stale_tmp(final)
                 tmp = final.parent / f".tmp-{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
                 tmp.mkdir()
@@ -293,6 +306,8 @@ class Cache:
 
     # -- integrity ---------------------------------------------------------------------------
     def _intact(self, path: Path) -> bool:
+        if path.is_symlink():  # an entry is a folder this cache wrote, never a link
+            return False
         manifest = path / MANIFEST
         try:
             with open(manifest, encoding="utf-8") as f:

@@ -229,6 +229,8 @@ class PruneResult:
     #: unfinished builds of killed processes removed (``unfinished_builds``): count, bytes
     dead_builds: int = 0
     dead_bytes: int = 0
+    #: links and files found where an entry's folder goes (``broken_slots``), removed
+    broken: int = 0
 
     @property
     def freed(self) -> int:
@@ -287,7 +289,40 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
         if build.dead and _drop_dead_build(cache, build.path):
             result.dead_builds += 1
             result.dead_bytes += build.size
+    if max_bytes == 0:  # a clear: what no build can replace goes too
+        result.broken = _drop_broken_slots(cache)
     return result
+
+
+def broken_slots(cache: Cache) -> List[Path]:
+    """Links and files where an entry's folder goes (``<namespace>/<key[:2]>/<key>``): no entry
+    (``entries`` lists folders), and each build of that key clears it (``cache.clear_slot``)."""
+    if not cache.root.is_dir():
+        return []
+    return [p for ns in _subdirs(cache.root) for shard in _subdirs(ns) if len(shard.name) == 2
+            for p in sorted(shard.iterdir()) if p.name.startswith(shard.name)
+            and (p.is_symlink() or not p.is_dir())]
+
+
+def _drop_broken_slots(cache: Cache) -> int:
+    from filelock import FileLock, Timeout
+
+    from .cache import clear_slot
+
+    dropped = 0
+    for path in broken_slots(cache):
+        lock = FileLock(str(cache.lock_path(path.parent.parent.name, path.name)))
+        try:
+            lock.acquire(timeout=0)
+        except (Timeout, OSError):
+            continue  # being built right now: the build clears it
+        try:
+            dropped += clear_slot(path)
+        except OSError:
+            pass
+        finally:
+            lock.release()
+    return dropped
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,13 @@ def path_lock(path, kind: str, lock_dir=None):
     except OSError as exc:
         raise ConfigError(str(path), f"cannot create the {kind} lock directory {directory}: "
                                      f"{exc.strerror or exc}") from None
-    key = hashlib.sha256(os.fspath(Path(path).resolve()).encode("utf-8", "surrogateescape"))
+    try:
+        resolved = Path(path).resolve()
+    except (RuntimeError, OSError) as exc:  # a symlink loop (RuntimeError up to Python 3.12)
+        raise ConfigError(str(path), f"cannot resolve the {kind}'s path: it is a symbolic link "
+                                     f"loop ({exc}); remove the link (or point it at a real "
+                                     f"file) and run again") from None
+    key = hashlib.sha256(os.fspath(resolved).encode("utf-8", "surrogateescape"))
     return FileLock(str(directory / f"{kind}-{key.hexdigest()[:32]}.lock"))
 
 

@@ -151,9 +151,9 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
                                       "again)"))
         elif isinstance(exc, BaselineRefused):  # it would not read back: nothing was written
             notes.append(_failed_note(state, nodeid, "not written", str(exc)))
-        else:
-            notes.append(_failed_note(state, nodeid, "unreadable",
-                                      f"{exc} (--accuracy-regen rewrites it)"))
+        else:  # (a link loop in its place: regen cannot write it either, the text says so)
+            regen = "" if "symbolic link loop" in str(exc) else " (--accuracy-regen rewrites it)"
+            notes.append(_failed_note(state, nodeid, "unreadable", f"{exc}{regen}"))
         raise
     from ..baseline.check import REWRITTEN, UNREADABLE
 
