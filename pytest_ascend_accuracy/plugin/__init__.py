@@ -444,6 +444,10 @@ def pytest_sessionfinish(session, exitstatus):
 
             remove_unsettled(state)
         state.close()
+        from .report_folders import finish_report_dir  # the controller writes DIR/index.json
+
+        finish_report_dir(state, index=workeroutput is None,
+                          interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
         if workeroutput is None:  # the controller (or a serial session): its registry goes
             state.forget_session_registry()
     if workeroutput is not None and state is not None:

@@ -18,7 +18,8 @@ from .given_shape_words import given_shape_words
 from .marker_spec import AccuracySpec
 from ..core.atc_option_check import check_atc_options
 from .setup_checks import check_mode_names
-from .report_folders import report_slug
+from .report_folders import begin_report_set, run_fields
+from .report_folders import report_slug  # noqa: F401  (check_flow, dataset_check: from here)
 from .session import AccuracyState, CheckRecord
 
 _dump_counter = itertools.count()
@@ -203,6 +204,10 @@ class CheckOutcome:
     #: whose baseline is still to be judged writes them (``publish``) once that is known
     report_dir: Optional[Path] = None
     title: str = ""
+    #: the set being written (``report.report_set``: moved to ``report_dir`` when complete)
+    #: and what its compare.json says of the run (``run_block``)
+    staged: Optional[object] = None
+    run: Optional[dict] = None
 
 
 @dataclass(frozen=True)
@@ -254,21 +259,39 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     said PASSED of a test its baseline failed). ``one_of_several``: the test converts other
     models too, so a hint's modes are given for this model's ``ascend_model`` call alone."""
     __tracebackhide__ = True
-    from ..compare.thresholds import Policy
-    from ..report.assertion import AccuracyFailure, as_dump, assert_accuracy
-    from ..report.checked_shapes import input_shape_text
-    from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
-    from ..report.hints import hint_for
-    from .setup_checks import check_judged_names, check_op_names
+    from ..report.assertion import as_dump
+    from .setup_checks import check_op_names
 
     for dump in (actual, golden):
         state.check_not_removed(getattr(dump, "root", dump), nodeid)
     actual, golden = as_dump(actual), as_dump(golden)
     check_op_names(spec, (golden, actual), nodeid, actual, source_model)
-    report_dir = _report_dir(state, nodeid)
-    csv_path = report_dir / "compare.csv" if report_dir else None
-    if report_dir:
-        report_dir.mkdir(parents=True, exist_ok=True)
+    staged = begin_report_set(state, nodeid)  # written aside, moved into place complete
+    try:
+        return _judged(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
+                       record_property=record_property, hint=hint, hint_mode=hint_mode,
+                       source_model=source_model, defer_passed=defer_passed,
+                       one_of_several=one_of_several, staged=staged)
+    except BaseException:  # no verdict (a refusal, an interrupt): no report folder
+        if staged is not None:
+            staged.discard()  # (a set in place stays)
+        raise
+
+
+def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid, model, mode,
+            record_property, hint, hint_mode, source_model, defer_passed, one_of_several,
+            staged) -> CheckOutcome:
+    """``run_check`` once the report set is begun (``staged``, None: no report)."""
+    __tracebackhide__ = True
+    from ..compare.thresholds import Policy
+    from ..report.assertion import AccuracyFailure, assert_accuracy
+    from ..report.checked_shapes import input_shape_text
+    from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
+    from ..report.hints import hint_for
+    from .setup_checks import check_judged_names
+
+    report_dir = staged.final if staged is not None else None
+    csv_path = staged.csv_path if staged is not None else None
     failure = None
     try:  # the hint is built below, from the verdict and the test's mode
         result = assert_accuracy(actual, golden, spec.threshold, spec.per_op_dict or None,
@@ -293,6 +316,8 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
             from dataclasses import replace
 
             shown_hint = replace(shown_hint, model=model, base=hint_mode)
+        if failure.csv_path:  # where the CSV will be once the set is in place
+            failure.csv_path = str(report_dir / "compare.csv")
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
         kept = actual.meta.get("dump_dir") or actual.root  # a failing test keeps its dumps
         kept = state.settings.show(kept) if kept else None
@@ -315,14 +340,15 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     )
     state.record(record)
     outcome = CheckOutcome(result, verdict, record, failure, report_dir,
-                           title=f"{nodeid} [{model}, {mode}]")
+                           title=f"{nodeid} [{model}, {mode}]", staged=staged,
+                           run=run_fields(state, nodeid, f"{model}, {mode}"))
     if failure is None and defer_passed:
         return outcome
     links = None
-    if report_dir and failure:  # a failure's tensors are copied next to it: links outlive dumps
+    if staged and failure:  # a failure's tensors are copied next to it: links outlive dumps
         from ..report.tensor_copies import copy_failing_tensors
 
-        links = copy_failing_tensors(actual, golden, verdict, report_dir)
+        links = copy_failing_tensors(actual, golden, verdict, staged.staging)
     publish(outcome, record_property, hint=shown_hint, links=links)
     if failure is not None:
         raise failure
@@ -341,9 +367,10 @@ def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=
         record_check_properties(record_property, outcome.record, outcome.verdict, baseline)
         if hint is not None:
             record_property("accuracy_hint", hint if isinstance(hint, str) else hint.one_line())
-    if outcome.report_dir:
-        write_reports(outcome.result, outcome.verdict, outcome.report_dir, title=outcome.title,
-                      hint=hint, links=links, baseline=baseline)
+    if outcome.staged is not None:  # the set moves into place complete, or not at all
+        outcome.staged.write(outcome.result, outcome.verdict, title=outcome.title, hint=hint,
+                             links=links, baseline=baseline.to_dict() if baseline else None,
+                             run=outcome.run)
 
 
 def _finite_or_none(value) -> Optional[float]:
@@ -352,32 +379,6 @@ def _finite_or_none(value) -> Optional[float]:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(value) else value
-
-
-def _report_dir(state: AccuracyState, nodeid: str) -> Optional[Path]:
-    """``DIR/<test slug>``; the second check of the same test goes to ``<slug>-2``."""
-    root = state.settings.report_dir
-    if root is None:
-        return None
-    slug = report_slug(nodeid)
-    n = state.report_slugs.get(slug, 0)
-    state.report_slugs[slug] = n + 1
-    return root / (slug if n == 0 else f"{slug}-{n + 1}")
-
-
-def write_reports(result, verdict, directory: Path, *, title: str, hint=None,
-                  links=None, baseline: Optional[BaselineNote] = None) -> List[Path]:
-    """CSV (written by ``assert_accuracy``), JSON and HTML (with the terminal's hint, links to
-    the CSV, the JSON and the copied failing tensors ``links``, the baseline outcome) for one
-    check into ``directory``."""
-    from ..report.html_report import write_html
-    from ..report.json_report import write_json
-
-    base = baseline.to_dict() if baseline is not None else None
-    written = [Path(write_json(result, directory / "compare.json", verdict, baseline=base))]
-    files = [n for n in ("compare.csv", "compare.json") if (directory / n).is_file()]
-    return written + [Path(write_html(result, directory / "report.html", verdict, title=title,
-                                      hint=hint, links=links, files=files, baseline=base))]
 
 
 def require_baseline_inputs(handle: "AscendModel", inputs, nodeid: str) -> None:

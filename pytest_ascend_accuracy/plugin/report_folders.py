@@ -1,9 +1,13 @@
 """Where a test's reports go under ``--accuracy-report DIR``: one folder per test id
-(``report_slug``), emptied when the test starts (``empty_report_folders``)."""
+(``report_slug``), emptied when the test starts (``empty_report_folders``), each check's set
+written aside and moved into place complete (``begin_report_set``, ``report.report_set``), and
+the run's ``DIR/index.json`` and ``index.html`` written when the session ends
+(``finish_report_dir``, ``report.run_index``)."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Optional
 
 
 def report_slug(nodeid: str) -> str:
@@ -33,8 +37,57 @@ def empty_report_folders(root: Path, slug: str) -> None:
     makes slugs unique, and a Python or YAML id cannot end in ``-N``)."""
     import shutil
 
+    from ..report.report_set import remove_partials
+
+    remove_partials(root, slug)  # the staging folders of a writer that was killed
     k, folder = 1, root / slug
     while folder.is_dir():
         shutil.rmtree(folder, ignore_errors=True)
         k += 1
         folder = root / f"{slug}-{k}"
+
+
+def report_dir_for(state, nodeid: str) -> Optional[Path]:
+    """``DIR/<test slug>``; the second check of the same test goes to ``<slug>-2``."""
+    root = state.settings.report_dir
+    if root is None:
+        return None
+    slug = report_slug(nodeid)
+    n = state.report_slugs.get(slug, 0)
+    state.report_slugs[slug] = n + 1
+    return root / (slug if n == 0 else f"{slug}-{n + 1}")
+
+
+def begin_report_set(state, nodeid: str):
+    """The ``report.report_set.ReportSet`` of the test's next check, None without
+    ``--accuracy-report``."""
+    final = report_dir_for(state, nodeid)
+    if final is None:
+        return None
+    from ..report.report_set import ReportSet
+
+    return ReportSet.begin(final)
+
+
+def run_fields(state, nodeid: str, check: str) -> dict:
+    """What a check's compare.json says of the run that wrote it (``report_set.run_block``
+    adds the time written and the outcome): the session's id (the xdist controller's on every
+    worker), when this process started, the test and the check."""
+    return {"id": state.session_key, "started": state.started, "nodeid": nodeid,
+            "check": check, "worker": state.worker_id}
+
+
+def finish_report_dir(state, *, index: bool, interrupted: bool) -> None:
+    """At the session's end: this process's staging folders that never settled go; the
+    controller (or a serial session, ``index``) writes the run's index of its folders."""
+    root = state.settings.report_dir
+    if root is None or not root.is_dir():
+        return
+    from ..report.report_set import remove_own_partials
+
+    remove_own_partials(root)
+    if index:
+        from ..report.run_index import write_run_index
+
+        write_run_index(root, {"id": state.session_key, "started": state.started,
+                               "interrupted": interrupted}, state.dataset_records)

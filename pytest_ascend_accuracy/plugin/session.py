@@ -161,6 +161,12 @@ def settings_from_config(config) -> Settings:
     )
 
 
+def _utc_now() -> str:
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
 @dataclass
 class AccuracyState:
     """Session state: one object on ``config``. Cache and backend are built on first use."""
@@ -180,8 +186,11 @@ class AccuracyState:
     #: baselines this process wrote from its own run: {absolute path: test id} (every xdist
     #: worker's are in the session's registry, ``baseline_written_by``)
     baselines_written: Dict[str, str] = field(default_factory=dict)
-    #: this pytest session's id, the xdist controller's on every worker (``session_registry``)
+    #: this pytest session's id, the xdist controller's on every worker (``session_registry``;
+    #: the run id of every compare.json and of DIR/index.json, ``plugin.report_folders``)
     session_key: str = ""
+    #: when this process's session started (UTC, ISO 8601): in compare.json and index.json
+    started: str = field(default_factory=_utc_now)
     #: tests that started in this session (``start_attempt``)
     attempted: set = field(default_factory=set)
     #: tests told their baseline does not judge their metric (``BaselineMetricWarning``, once)

@@ -1,7 +1,9 @@
 """JSON report: the saved CompareResult (re-judgeable with ``CompareResult.load``) plus the
 verdict it was judged with and, for a test with a per-operator baseline, the baseline check's
-outcome (``"baseline"``: passed, status, line, file, message). Strict JSON: NaN is written as
-null, infinities as "inf"/"-inf"."""
+outcome (``"baseline"``: passed, status, line, file, message) and, from the plugin, the run that
+wrote it (``"run"``: id, started, written, nodeid, check, passed, first_failing_op;
+``report.report_set.run_block``). Strict JSON: NaN is written as null, infinities as
+"inf"/"-inf"."""
 from __future__ import annotations
 
 import json
@@ -28,8 +30,11 @@ def verdict_dict(verdict: Verdict) -> Dict[str, object]:
 
 
 def json_text(result: CompareResult, verdict: Optional[Verdict] = None,
-              baseline: Optional[Mapping[str, object]] = None) -> str:
+              baseline: Optional[Mapping[str, object]] = None,
+              run: Optional[Mapping[str, object]] = None) -> str:
     data = result.to_dict()
+    if run is not None:  # first: a reader (``report.run_index``) finds it at the top
+        data = {"run": dict(run), **data}
     if verdict is not None:
         data["verdict"] = verdict_dict(verdict)
     if baseline is not None:  # the threshold verdict may pass while the baseline failed
@@ -38,8 +43,9 @@ def json_text(result: CompareResult, verdict: Optional[Verdict] = None,
 
 
 def write_json(result: CompareResult, path, verdict: Optional[Verdict] = None,
-               baseline: Optional[Mapping[str, object]] = None) -> str:
-    """Write the result (and verdict, and the baseline check's outcome) as JSON atomically;
-    ``CompareResult.load`` reads it back."""
-    return os.fspath(atomic_write_text(path, json_text(result, verdict, baseline),
+               baseline: Optional[Mapping[str, object]] = None,
+               run: Optional[Mapping[str, object]] = None) -> str:
+    """Write the result (and verdict, the baseline check's outcome, the run) as JSON
+    atomically; ``CompareResult.load`` reads it back."""
+    return os.fspath(atomic_write_text(path, json_text(result, verdict, baseline, run),
                                        what="JSON report"))

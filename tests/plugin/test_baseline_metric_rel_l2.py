@@ -78,7 +78,7 @@ def _props(pytester):
 
 
 def _report(pytester):
-    folder = next((pytester.path / "rep").iterdir())
+    folder = next(p for p in (pytester.path / "rep").iterdir() if p.is_dir())
     page = (folder / "report.html").read_text(encoding="utf-8")
     return page, json.loads((folder / "compare.json").read_text(encoding="utf-8"))
 

@@ -198,7 +198,9 @@ def test_accuracy_report_dir(pytester, models_dir):
     assert data["verdict"]["passed"] is False
     html = (failed / "report.html").read_text()
     assert "<svg" in html and "<script" not in html and "http" not in html.replace("http://www.w3.org", "")
-    assert len([p for p in (pytester.path / "reports").iterdir()]) == 4
+    assert len([p for p in (pytester.path / "reports").iterdir() if p.is_dir()]) == 4
+    index = json.loads((pytester.path / "reports" / "index.json").read_text())
+    assert [f["passed"] for f in index["folders"]].count(False) == 1 and index["checks"] == 4
 
 
 SLUG_TESTS = '''
@@ -227,7 +229,7 @@ def test_two_tests_whose_ids_differ_only_in_other_characters_get_two_report_dirs
     pytester.makepyfile(test_slug=SLUG_TESTS)
     pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep", *workers
                        ).assert_outcomes(failed=2)
-    dirs = sorted((pytester.path / "rep").iterdir())
+    dirs = sorted(p for p in (pytester.path / "rep").iterdir() if p.is_dir())
     assert len(dirs) == 2 and all(d.name.startswith("test_slug.py--test_models_a_b-") for d in dirs)
     titles = sorted(re.search(r"<title>([^<]*)", (d / "report.html").read_text()).group(1)
                     for d in dirs)

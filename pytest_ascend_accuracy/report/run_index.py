@@ -1,0 +1,148 @@
+"""``DIR/index.json`` and ``DIR/index.html``: the report folders one run wrote, with each
+check's verdict and first failing op, told apart from the folders older runs left in DIR.
+
+A run's folders are those whose ``compare.json`` names its run id (``"run"``, written by
+``report.report_set``), found by reading DIR when the session ends: every xdist worker's, and
+after a Ctrl-C those settled before it. Dataset pages (no compare.json) are the run's where
+its records name them. Nothing in DIR is deleted: a folder of another run is listed as such.
+(A trial reran a nightly into the same DIR with one test deselected: its old folder stayed
+beside the new ones and nothing said which run wrote which.)
+"""
+from __future__ import annotations
+
+import html
+import json
+import os
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Tuple
+from urllib.parse import quote
+
+from ..core.atomic_files import atomic_write_text
+
+FORMAT = "pytest-ascend-accuracy/report-index"
+VERSION = 1
+#: the files the index is written to, in DIR (never a test's folder: those are directories)
+INDEX_FILES = ("index.json", "index.html")
+#: how much of a compare.json is read for its ``"run"`` (written first) before the whole file
+_HEAD = 1 << 16
+
+
+def run_of(folder: Path) -> Optional[dict]:
+    """The ``"run"`` of ``folder/compare.json``; None when there is none (no file, unreadable,
+    written before runs were recorded)."""
+    path = Path(folder) / "compare.json"
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(_HEAD)
+            at = head.find('"run":')
+            if not 0 <= at <= 16:
+                return None
+            at += len('"run":')
+            while at < len(head) and head[at].isspace():
+                at += 1
+            try:
+                run, _ = json.JSONDecoder().raw_decode(head, at)
+            except ValueError:  # longer than the head: the whole file
+                run = json.loads(head + fh.read()).get("run")
+    except (OSError, ValueError):
+        return None
+    return run if isinstance(run, dict) else None
+
+
+def collect(root: Path, run_id: str,
+            dataset_records: Iterable[Mapping[str, object]] = ()) -> Tuple[List[dict], List[str]]:
+    """``(entries, other folders)``: one entry per check page this run wrote under ``root``
+    (sorted by folder), and the names of the folders in ``root`` it did not write."""
+    root = Path(root)
+    entries: List[dict] = []
+    ours = set()
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    for folder in folders:
+        run = run_of(folder)
+        if run is None or run.get("id") != run_id:
+            continue
+        ours.add(folder.name)
+        entries.append({"folder": folder.name, "kind": "accuracy", "nodeid": run.get("nodeid"),
+                        "check": run.get("check"), "passed": run.get("passed"),
+                        "first_failing_op": run.get("first_failing_op"),
+                        "baseline": run.get("baseline"), "written": run.get("written"),
+                        "page": f"{folder.name}/report.html"})
+    for record in dataset_records:
+        page = record.get("report")
+        if not page or not Path(str(page)).is_file():
+            continue
+        page = Path(str(page))
+        try:
+            rel = page.relative_to(root)
+        except ValueError:
+            continue
+        ours.add(rel.parts[0])
+        entries.append({"folder": rel.parts[0], "kind": "dataset", "nodeid": record.get("nodeid"),
+                        "check": f"{record.get('model')}, {record.get('mode')} (dataset)",
+                        "passed": record.get("passed"), "first_failing_op": record.get("first_op"),
+                        "baseline": None, "written": None, "page": rel.as_posix()})
+    entries.sort(key=lambda e: (e["folder"], e["page"]))
+    return entries, [p.name for p in folders if p.name not in ours]
+
+
+def index_data(run: Mapping[str, object], entries: List[dict], others: List[str]) -> Dict:
+    passed = sum(1 for e in entries if e["passed"])
+    return {"format": FORMAT, "version": VERSION, "run": dict(run),
+            "checks": len(entries), "passed": passed, "failed": len(entries) - passed,
+            "folders": entries, "other_folders": others}
+
+
+def _row(entry: Mapping[str, object]) -> str:
+    e = html.escape
+    ok = bool(entry["passed"])
+    first = entry.get("first_failing_op") or ""
+    note = entry.get("baseline") or ""
+    return (f'<tr class="{"pass" if ok else "fail"}"><td>{"PASSED" if ok else "FAILED"}</td>'
+            f'<td><a href="{e(quote(str(entry["page"])))}">{e(str(entry["nodeid"] or ""))}</a>'
+            f'</td><td>{e(str(entry["check"] or ""))}</td><td>{e(str(first))}</td>'
+            f'<td>{e(str(note))}</td></tr>')
+
+
+def index_html(data: Mapping[str, object]) -> str:
+    """The page: this run's checks (verdict, test linked to its page, check, first failing op,
+    baseline), then the names of the other runs' folders, unlinked."""
+    e = html.escape
+    run = data["run"]
+    head = f'run {e(str(run.get("id")))}, started {e(str(run.get("started")))}'
+    if run.get("interrupted"):
+        head += ", interrupted: the folders settled before the interrupt"
+    rows = "".join(_row(x) for x in data["folders"])
+    others = data["other_folders"]
+    body = [f"<h1>{data['checks']} check{'s' if data['checks'] != 1 else ''} of this run: "
+            f"{data['passed']} passed, {data['failed']} failed</h1>", f'<p class="meta">{head}</p>',
+            "<table><thead><tr><th>verdict</th><th>test</th><th>check</th>"
+            f"<th>first failing op</th><th>baseline</th></tr></thead><tbody>{rows}</tbody></table>"]
+    if others:
+        body += [f"<h2>{len(others)} folder{'s' if len(others) != 1 else ''} in this directory "
+                 "not written by this run (older runs; left as they were)</h2>",
+                 "<ul>" + "".join(f"<li>{e(n)}</li>" for n in others) + "</ul>"]
+    style = ("body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
+             "table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ddd;"
+             "padding:2px 6px;text-align:left}tr.pass td:first-child{color:#17692e}"
+             "tr.fail td:first-child{color:#b3261e}.meta{color:#555}")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>accuracy reports of run {e(str(run.get('id')))}</title><style>{style}</style>"
+            "</head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_run_index(root, run: Mapping[str, object],
+                    dataset_records: Iterable[Mapping[str, object]] = ()) -> List[str]:
+    """Write ``root/index.json`` and ``root/index.html`` for the run ``run`` (``id``,
+    ``started``, ``interrupted``; ``finished`` is added) atomically; their paths."""
+    import datetime
+
+    root = Path(root)
+    run = {**run, "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(
+        timespec="seconds")}
+    entries, others = collect(root, str(run.get("id")), dataset_records)
+    data = index_data(run, entries, others)
+    written = [atomic_write_text(root / "index.json", json.dumps(data, indent=1),
+                                 what="report index", errors="backslashreplace"),
+               atomic_write_text(root / "index.html", index_html(data), what="report index",
+                                 errors="backslashreplace")]
+    return [os.fspath(p) for p in written]
