@@ -13,6 +13,7 @@ whose outcome is unknown) is ``FAILED``, so the section never contradicts pytest
 from __future__ import annotations
 
 import math
+import os
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .session import CheckRecord, GoldenWrite
@@ -380,8 +381,10 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
         cache_line += f", {cache_stats['rebuilt']} corrupt entr{'y' if cache_stats['rebuilt'] == 1 else 'ies'} rebuilt"
     lines.append(cache_line)
     lines.extend(written_file_lines(golden_writes))
-    if report_dir:
-        lines.append(f"reports: {report_dir}")
+    if report_dir:  # the index of this run's folders, where the session wrote one
+        index = os.path.join(str(report_dir), "index.html")
+        lines.append(f"reports: {report_dir}"
+                     + (f" (this run's folders: {index})" if os.path.isfile(index) else ""))
     return lines
 
 

@@ -188,7 +188,8 @@ def test_accuracy_report_dir(pytester, models_dir):
     result = pytester.runpytest("--accuracy-report=reports")
     # relative to where pytest ran, as every printed path (they were absolute)
     result.stdout.fnmatch_lines(["full report: reports/test_acc.py--test_overflow_default-*/"
-                                 "compare.csv", "reports: reports"])
+                                 "compare.csv", "reports: reports (this run's folders: "
+                                 "reports/index.html)"])
     failed = next((pytester.path / "reports").glob("test_acc.py--test_overflow_default-*"))
     assert sorted(p.name for p in failed.iterdir()) == ["compare.csv", "compare.json", "report.html",
                                                         "tensors"]  # the failing ops' tensors
