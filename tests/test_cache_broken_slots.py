@@ -101,3 +101,29 @@ def test_mlp(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
         assert "it is a symbolic link loop" in line and line.endswith(
             "remove the link (or point it at a real file) and run again"), line
         assert "RuntimeError" not in result.stdout.str()
+
+
+def test_a_clear_never_removes_an_entry_built_after_its_listing(tmp_path, monkeypatch):
+    # a review: the broken place was listed, a session built the entry there and held it, and
+    # the clear removed the live folder under the key lock it took next
+    from pytest_ascend_accuracy.core import cache_size
+
+    builder = Cache(tmp_path / "c")
+    slot = builder.entry_path("golden", KEY)
+    _break(slot, "file")
+    listed = broken_slots(builder)
+    assert builder.get_or_build("golden", KEY, _build).is_dir()  # built, leased by builder
+    monkeypatch.setattr(cache_size, "broken_slots", lambda cache: listed)
+    done = prune(Cache(tmp_path / "c"), 0)
+    assert done.broken == 0 and (slot / "data.bin").is_file()
+
+
+def test_a_link_to_an_intact_entry_stays_a_hit(tmp_path):
+    shared = Cache(tmp_path / "shared")
+    real = shared.get_or_build("golden", KEY, _build)
+    cache = Cache(tmp_path / "c")
+    slot = cache.entry_path("golden", KEY)
+    slot.parent.mkdir(parents=True)
+    os.symlink(real, slot)
+    assert cache.get_or_build("golden", KEY, _build) == slot
+    assert cache.stats.as_dict() == {"hits": 1, "misses": 0, "rebuilt": 0} and slot.is_symlink()

@@ -293,8 +293,6 @@ class Cache:
 
     # -- integrity ---------------------------------------------------------------------------
     def _intact(self, path: Path) -> bool:
-        if path.is_symlink():  # an entry is a folder this cache wrote, never a link
-            return False
         manifest = path / MANIFEST
         try:
             with open(manifest, encoding="utf-8") as f:

@@ -307,8 +307,6 @@ def broken_slots(cache: Cache) -> List[Path]:
 def _drop_broken_slots(cache: Cache) -> int:
     from filelock import FileLock, Timeout
 
-    from .cache_slot import clear_slot
-
     dropped = 0
     for path in broken_slots(cache):
         lock = FileLock(str(cache.lock_path(path.parent.parent.name, path.name)))
@@ -316,8 +314,12 @@ def _drop_broken_slots(cache: Cache) -> int:
             lock.acquire(timeout=0)
         except (Timeout, OSError):
             continue  # being built right now: the build clears it
-        try:
-            dropped += clear_slot(path)
+        try:  # looked at again under the lock: a build may have put the entry there since
+            # the listing (a review: the entry a session had just built was removed), and a
+            # folder is never removed here, only a link or a file
+            if path.is_symlink() or (os.path.lexists(path) and not path.is_dir()):
+                path.unlink()
+                dropped += 1
         except OSError:
             pass
         finally:

@@ -1,5 +1,5 @@
-"""An entry's place in the cache emptied before its build (``core.cache``) or by a clear
-(``core.cache_size``): one module both import, so neither imports the other for it."""
+"""An entry's place in the cache emptied before its build (``core.cache``), whatever was
+left there: a folder, a file or a link."""
 from __future__ import annotations
 
 import os
