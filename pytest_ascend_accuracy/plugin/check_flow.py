@@ -107,7 +107,7 @@ def _name_input_shape(state: AccuracyState, nodeid: str, exc) -> None:
     mine = [r for r in state.records if r.nodeid == nodeid]
     if not mine or not exc.args:
         return
-    mine = [r for r in mine if r.model == mine[-1].model]
+    mine = [r for r in mine if (r.model, r.model_file) == (mine[-1].model, mine[-1].model_file)]
     shapes = [r.input_shape for r in mine]
     if not several_shapes([(r.model, r.input_shape) for r in mine]):
         return

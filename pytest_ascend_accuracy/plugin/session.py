@@ -75,6 +75,8 @@ class CheckRecord:
     #: the input shape it ran at, as ATC's --input_shape spells it (``img:1,3,64,64``; None:
     #: not known): named where one test checked several (``report.checked_shapes``)
     input_shape: Optional[str] = None
+    #: the model file it converted: two files of one name are two models (a review)
+    model_file: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)

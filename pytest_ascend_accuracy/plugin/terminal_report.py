@@ -161,11 +161,11 @@ def shape_contexts(records: Sequence[CheckRecord]) -> List[str]:
     they were made in."""
     from ..report.checked_shapes import several_shapes, shape_context
 
-    by_test: Dict[Tuple[str, str], List[int]] = {}
-    for k, r in enumerate(records):
-        by_test.setdefault((r.nodeid, r.model), []).append(k)
+    by_test: Dict[Tuple[str, str, Optional[str]], List[int]] = {}
+    for k, r in enumerate(records):  # two files of one name are two models
+        by_test.setdefault((r.nodeid, r.model, r.model_file), []).append(k)
     out = [""] * len(records)
-    for (_, model), ks in by_test.items():
+    for (_, model, _), ks in by_test.items():
         shapes = [records[k].input_shape for k in ks]
         if several_shapes([(model, shape) for shape in shapes]):
             passed = [records[k].passed for k in ks]

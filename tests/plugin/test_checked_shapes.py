@@ -132,3 +132,25 @@ def test_one_verdict_drops_a_shape_every_check_shares():
     out = dict(one_verdict(differ, "boom", True))
     assert out["accuracy_input_shape"] == "img:1,3,64,64"
     assert out["accuracy_check1_input_shape"] == "img:1,3,8,8"
+
+
+def test_two_model_files_of_one_name_are_not_one_model_at_two_shapes(pytester):
+    # a review: v1/det.onnx at 8x8 then v2/det.onnx at 64x64 read "check 2 of the 2 of det
+    # this test ran ...; before it img:1,3,8,8 passed": two files, not two shapes of one
+    for version in ("v1", "v2"):
+        (pytester.path / version).mkdir()
+        onnx.save(_det_model(), str(pytester.path / version / "det.onnx"))
+    pytester.makepyfile(test_two='''
+from pytest_ascend_accuracy import accuracy
+
+@accuracy(threshold=0.95)
+def test_v1_vs_v2(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    for model, hw in (("v1/det.onnx", (8, 8)), ("v2/det.onnx", (64, 64))):
+        inputs = accuracy_inputs(model, seed=0, input_shape={"img": [1, 3, *hw]})
+        check_accuracy(ascend_model(model).run(inputs), golden_dump(model, inputs))
+''')
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["FAILED test_two.py::test_v1_vs_v2 [[]det, default[]]: "
+                                 "first failing op sum *"])
+    assert "check 2 of the 2" not in result.stdout.str()
