@@ -29,20 +29,35 @@ _ORDER = ("compare.csv", "tensors", "compare.json", "report.html")
 
 @contextlib.contextmanager
 def interrupts_held():
-    """SIGINT and SIGTERM wait while the block runs (main thread, POSIX; elsewhere a no-op):
-    a few renames are not cut in half by a Ctrl-C, which is raised right after."""
+    """SIGINT and SIGTERM wait while the block runs (main thread; elsewhere a no-op): a few
+    renames are not cut in half by a Ctrl-C, which is delivered right after to the handler in
+    place. The handlers are swapped for one that only notes the signal: a signal mask holds it
+    in this thread alone, and the kernel hands a Ctrl-C to any thread that does not block it
+    (numpy's BLAS threads, onnxruntime's), so Python raised KeyboardInterrupt inside the block
+    (a review: a folder left with compare.csv alone)."""
     import signal
     import threading
 
-    if not hasattr(signal, "pthread_sigmask") \
-            or threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    caught = []
+    previous = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            old = signal.getsignal(signum)
+            if old is None:  # set outside Python: it could not be put back
+                continue
+            previous[signum] = signal.signal(signum, lambda n, frame: caught.append(n))
+        except (ValueError, OSError):  # not a signal this platform lets Python handle
+            continue
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+        for signum in dict.fromkeys(caught):
+            signal.raise_signal(signum)  # as it came, to the handler in place now
 
 
 @dataclass
@@ -131,25 +146,42 @@ def run_block(run: Mapping[str, object], verdict, baseline=None) -> dict:
 
 def remove_partials(root: Path, name: str) -> None:
     """Staging folders of ``name`` and its ``name-N`` siblings left by a writer that was killed
-    (SIGKILL: no ``discard``), removed when the test runs again."""
-    pattern = re.compile(rf"\.{re.escape(name)}(-\d+)?{re.escape(PARTIAL)}\d+-[0-9a-f]+")
-    try:
-        entries = list(Path(root).iterdir())
-    except OSError:
-        return
-    for entry in entries:
-        if pattern.fullmatch(entry.name):
+    (SIGKILL: no ``discard``), removed when the test runs again. Only a dead writer's: another
+    test's slug may read as this one's plus ``-N`` (its digest all digits), and its set being
+    written by a live worker was removed (a review: its CSV and tensors lost)."""
+    pattern = re.compile(rf"\.{re.escape(name)}(-\d+)?{re.escape(PARTIAL)}(\d+)-[0-9a-f]+")
+    for entry in _entries(root):
+        match = pattern.fullmatch(entry.name)
+        if match and not _alive(int(match.group(2))):
             shutil.rmtree(entry, ignore_errors=True)
 
 
 def remove_own_partials(root: Path) -> None:
     """At the session's end: staging folders of this process never settled (a deferred set
-    whose writer never came)."""
-    mark = f"{PARTIAL}{os.getpid()}-"
-    try:
-        entries = list(Path(root).iterdir())
-    except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith(".") and mark in entry.name:
+    whose writer never came), and any whose writer is dead (a worker killed while writing:
+    xdist does not run its test again, so no setup would remove it)."""
+    pattern = re.compile(rf"\..+{re.escape(PARTIAL)}(\d+)-[0-9a-f]+")
+    for entry in _entries(root):
+        match = pattern.fullmatch(entry.name)
+        if match and (int(match.group(1)) == os.getpid() or not _alive(int(match.group(1)))):
             shutil.rmtree(entry, ignore_errors=True)
+
+
+def _entries(root: Path):
+    try:
+        return list(Path(root).iterdir())
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this machine (a process of another user counts)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
