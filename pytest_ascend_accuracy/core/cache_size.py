@@ -143,6 +143,8 @@ class Entry:
 
 
 def _entry_size(path: Path) -> int:
+    if path.is_symlink():  # an entry linked from another cache takes no room in this one
+        return 0
     try:
         with open(path / MANIFEST, encoding="utf-8") as f:
             files = json.load(f)["files"]
@@ -246,14 +248,15 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
     result = PruneResult(total_before=sum(e.size for e in listed))
     total = result.total_before
     every = None  # .locks/all.lease, held exclusively through the prune
-    if total > max_bytes:
+    clear = max_bytes == 0 and bool(listed)  # every entry goes, one of no size too (a link)
+    if total > max_bytes or clear:
         try:
             every = cache_lease.try_exclusive(cache.root / ".locks" / cache_lease.ALL)
         except OSError:  # no .locks to lock in: no session could have leased anything
             every = -1
     try:
         for entry in listed:
-            if total <= max_bytes:
+            if total <= max_bytes and not clear:
                 break
             if every is None:  # a session past its descriptor budget holds every entry
                 result.kept_held.append(replace(entry, held_by=_ALL_HELD))
@@ -300,8 +303,22 @@ def broken_slots(cache: Cache) -> List[Path]:
     if not cache.root.is_dir():
         return []
     return [p for ns in _subdirs(cache.root) for shard in _subdirs(ns) if len(shard.name) == 2
-            for p in sorted(shard.iterdir()) if p.name.startswith(shard.name)
-            and (p.is_symlink() or not p.is_dir())]
+            for p in sorted(shard.iterdir()) if p.name.startswith(shard.name) and _broken(p)]
+
+
+def _broken(path: Path) -> bool:
+    """A file, or a link to no finished entry (a link to one is an entry: ``entries``)."""
+    if path.is_symlink():
+        return not (path / MANIFEST).is_file()
+    return not path.is_dir()
+
+
+def _remove(path: Path) -> None:
+    """A folder's tree, or the link itself (``rmtree`` refuses a link without a word)."""
+    if path.is_symlink():
+        path.unlink()
+    else:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _drop_broken_slots(cache: Cache) -> int:
@@ -317,7 +334,7 @@ def _drop_broken_slots(cache: Cache) -> int:
         try:  # looked at again under the lock: a build may have put the entry there since
             # the listing (a review: the entry a session had just built was removed), and a
             # folder is never removed here, only a link or a file
-            if path.is_symlink() or (os.path.lexists(path) and not path.is_dir()):
+            if os.path.lexists(path) and _broken(path):
                 path.unlink()
                 dropped += 1
         except OSError:
@@ -404,7 +421,7 @@ def _evict(cache: Cache, entry: Entry) -> Tuple[str, str]:
             os.rename(entry.path, aside)
         except OSError as exc:
             return "", f"cannot move it aside to remove it: {exc.strerror or exc}"
-        shutil.rmtree(aside, ignore_errors=True)
+        _remove(aside)  # (an entry linked from another cache: the link goes, not its files)
     finally:
         cache_lease.remove_locked(lease, fd)
     return "", ""
@@ -422,7 +439,7 @@ def _drop_stale_leases(cache: Cache) -> None:
     garbage), lease files of entries that are gone (under their exclusive lock: a session
     building the entry holds it), and the pid leases of earlier releases."""
     for aside in cache.root.glob("*/*/.evict-*"):
-        shutil.rmtree(aside, ignore_errors=True)
+        _remove(aside)
     locks = cache.root / ".locks"
     try:
         names = [p.name for p in locks.iterdir()]
