@@ -333,7 +333,8 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   preprocessing_records: Sequence[Mapping] = (),
                   outcomes: Mapping[str, str] = {},
                   unchecked: Sequence[Tuple[str, str, str]] = (),
-                  after_checks: Sequence[Tuple[str, str, str]] = ()) -> List[str]:
+                  after_checks: Sequence[Tuple[str, str, str]] = (),
+                  run_id: Optional[str] = None) -> List[str]:
     """Every line of the section, in order. Records are ordered by test id, so the section is
     the same whichever xdist worker ran which test. ``outcomes``: each test's outcome
     (``outcomes_by_test``), which says what a failed check was to its test; ``unchecked``:
@@ -381,11 +382,27 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
         cache_line += f", {cache_stats['rebuilt']} corrupt entr{'y' if cache_stats['rebuilt'] == 1 else 'ies'} rebuilt"
     lines.append(cache_line)
     lines.extend(written_file_lines(golden_writes))
-    if report_dir:  # the index of this run's folders, where the session wrote one
+    if report_dir:  # the index of this run's folders, where this session's is there
         index = os.path.join(str(report_dir), "index.html")
         lines.append(f"reports: {report_dir}"
-                     + (f" (this run's folders: {index})" if os.path.isfile(index) else ""))
+                     + (f" (this run's folders: {index})"
+                        if _index_of(report_dir, run_id) else ""))
     return lines
+
+
+def _index_of(report_dir: str, run_id: Optional[str]) -> bool:
+    """Whether ``report_dir``'s index is this run's: another session writing into the same
+    folder at once rewrites it when it ends (a review: the line named an index listing the
+    other session's folders)."""
+    import json
+
+    if not os.path.isfile(os.path.join(str(report_dir), "index.html")):
+        return False
+    try:
+        with open(os.path.join(str(report_dir), "index.json"), encoding="utf-8") as f:
+            return run_id is None or json.load(f)["run"]["id"] == run_id
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
 
 
 def written_file_lines(writes: Iterable[GoldenWrite]) -> List[str]:

@@ -250,3 +250,17 @@ def test_a_file_one_test_wrote_and_others_found_unchanged_counts_the_writer_only
                                           "  golden/mlp: written (missing)"]
     writes.append(GoldenWrite("golden/mlp", "written (missing)", "t.py::e"))
     assert written_file_lines(writes)[1] == "  golden/mlp: written (missing) (by 2 tests)"
+
+
+def test_the_reports_line_names_the_index_only_where_it_lists_this_run(tmp_path):
+    # a review: another session writing into the same folder ended later and rewrote the
+    # index; the line still said it held this run's folders
+    import json
+
+    (tmp_path / "index.html").write_text("<html>")
+    (tmp_path / "index.json").write_text(json.dumps({"run": {"id": "other"}}))
+    args = dict(backend="b", cache_stats={}, report_dir=str(tmp_path))
+    assert summary_lines([rec("t.py::t", "m", "default", True)], run_id="mine", **args)[-1] == \
+        f"reports: {tmp_path}"
+    assert summary_lines([rec("t.py::t", "m", "default", True)], run_id="other", **args)[-1] == \
+        f"reports: {tmp_path} (this run's folders: {tmp_path / 'index.html'})"
