@@ -63,13 +63,17 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
     notes = []
     try:
         base = _judge_baseline(state, outcome, handle, inputs, spec, nodeid, notes)
+    except KeyboardInterrupt:  # a Ctrl-C leaves no set (it read "the baseline check stopped
+        if outcome.staged is not None:  # with an error", a verdict of a test never finished)
+            outcome.staged.discard()
+        raise
     except BaseException:
         if not notes:
             notes.append(_failed_note(state, nodeid, "not judged",
                                       "the baseline check stopped with an error"))
+        publish(outcome, record_property, baseline=notes[-1])
         raise
-    finally:
-        publish(outcome, record_property, baseline=notes[-1] if notes else None)
+    publish(outcome, record_property, baseline=notes[-1] if notes else None)
     note = notes[-1]
     from .baseline_metric import unjudged_warning  # a metric it cannot judge: said, once
 

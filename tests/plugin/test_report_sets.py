@@ -150,3 +150,30 @@ def test_a_failure_names_the_csv_where_the_set_lies(pytester, models_dir):
     line = next(x for x in result.outlines if x.startswith("full report: "))
     assert line.startswith("full report: rep/test_acc.py--test_overflow_default-")
     assert (pytester.path / line[len("full report: "):]).is_file()
+
+
+def test_an_interrupt_while_the_baseline_is_judged_leaves_no_folder(pytester, monkeypatch):
+    # a review: the set was published on the way out, reading "baseline not judged: the
+    # baseline check stopped with an error" for a test a Ctrl-C stopped
+    from pytest_ascend_accuracy.plugin import check_flow
+    from pytest_ascend_accuracy.testing import models as tiny_models
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(check_flow, "_judge_baseline", interrupted)
+    onnx.save(tiny_models.passing_mlp(), str(pytester.path / "mlp.onnx"))
+    pytester.makeini("[pytest]\nascend_accuracy_max_drop = 0.002\n")
+    pytester.makepyfile(test_m="""
+from pytest_ascend_accuracy import accuracy
+
+@accuracy()
+def test_mlp(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("mlp.onnx", seed=0)
+    check_accuracy(ascend_model("mlp.onnx").run(inputs), golden_dump("mlp.onnx", inputs))
+""")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep",
+                                no_reraise_ctrlc=True)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    root = pytester.path / "rep"
+    assert _folders(root) == [] and _hidden(root) == []
