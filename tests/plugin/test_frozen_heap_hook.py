@@ -8,8 +8,11 @@ pytestmark = pytest.mark.usefixtures("unfrozen_heap")  # the suite's own freeze 
 CONFTEST = '''
 import gc
 
+from pytest_ascend_accuracy.core.frozen_heap import AT_IMPORT  # the interpreter's own count
+
+
 def pytest_runtest_call(item):
-    print(f"\\nFROZEN {item.name} {gc.get_freeze_count() > 0}")
+    print(f"\\nFROZEN {item.name} {gc.get_freeze_count() > AT_IMPORT}")
 '''
 
 TESTS = '''
