@@ -16,17 +16,17 @@ class _Node:
 
 @pytest.fixture(autouse=True)
 def _collector_on(unfrozen_heap):
-    if not gc.isenabled() or gc.get_freeze_count():
+    if not gc.isenabled() or gc.get_freeze_count() not in (0, fh.AT_IMPORT):
         pytest.skip("the collector is off or something froze objects already")
     yield
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() in (0, fh.AT_IMPORT)
 
 
 def test_objects_from_before_are_skipped_inside_and_collected_after():
     before = _Node()
     gone_before = weakref.ref(before)
     with fh.frozen_heap():
-        assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() > fh.AT_IMPORT
         del before
         gc.collect()
         assert gone_before() is not None  # frozen: the collection did not look at it
@@ -35,7 +35,7 @@ def test_objects_from_before_are_skipped_inside_and_collected_after():
         del during
         gc.collect()
         assert gone_during() is None  # the block's own garbage is collected as usual
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() in (0, fh.AT_IMPORT)
     gc.collect()
     assert gone_before() is None  # back with the collector, and collected
 
@@ -72,14 +72,14 @@ def test_only_the_outermost_block_freezes_and_unfreezes():
         with fh.frozen_heap():
             assert gc.get_freeze_count() == frozen  # nothing frozen twice
         assert gc.get_freeze_count() == frozen  # the inner block's end unfroze nothing
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() in (0, fh.AT_IMPORT)
 
 
 def test_an_exception_still_unfreezes():
     with pytest.raises(RuntimeError):
         with fh.frozen_heap():
             raise RuntimeError("check failed")
-    assert gc.get_freeze_count() == 0
+    assert gc.get_freeze_count() in (0, fh.AT_IMPORT)
 
 
 def test_a_process_that_froze_objects_itself_or_runs_without_the_collector_is_left_as_it_is():
@@ -94,7 +94,7 @@ def test_a_process_that_froze_objects_itself_or_runs_without_the_collector_is_le
     gc.disable()
     try:
         with fh.frozen_heap():
-            assert gc.get_freeze_count() == 0
+            assert gc.get_freeze_count() in (0, fh.AT_IMPORT)
     finally:
         gc.enable()
 
@@ -107,7 +107,7 @@ def test_a_count_the_interpreter_started_with_is_not_a_users_freeze(monkeypatch)
     try:
         with fh.frozen_heap():
             assert gc.get_freeze_count() > fh.AT_IMPORT  # the block froze the heap
-        assert gc.get_freeze_count() == 0
+        assert gc.get_freeze_count() in (0, fh.AT_IMPORT)
     finally:
         gc.unfreeze()
     del keep
