@@ -28,6 +28,7 @@ from ..errors import ConfigError, ConversionError
 from .feedable import check_feedable
 from .input_names import check_input_names, listed_initializers, require_mapping
 from . import input_shape_parse
+from .onnxruntime_version import require_onnx
 from .shape_advice import dynamic_shape_error
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
@@ -38,7 +39,7 @@ def load_model(model, *, weights: bool = True) -> "onnx.ModelProto":  # noqa: F8
     """A private copy of ``model`` (a path, serialized bytes or a ModelProto). ``weights=False``:
     a file's external-data weights are not read (references stay), and a big file's own big
     weights become references into it (``wire``): the graph without its weights."""
-    import onnx
+    onnx = require_onnx()  # (a ConfigError naming the extra where onnx is not installed)
 
     if isinstance(model, onnx.ModelProto):
         copy = onnx.ModelProto()

@@ -19,7 +19,12 @@ _ORT_CHECKED: list = []
 def require_onnxruntime():
     """The ``onnxruntime`` module, once its version is checked (``ConfigError`` when older than
     ``MIN_ONNXRUNTIME``; the check runs once per process)."""
-    import onnxruntime as ort
+    try:
+        import onnxruntime as ort
+    except ModuleNotFoundError as exc:
+        if exc.name != "onnxruntime":
+            raise
+        raise _not_installed("onnxruntime") from None
 
     if not _ORT_CHECKED:
         from ..core.versions import version_numbers
@@ -40,4 +45,26 @@ def require_onnxruntime():
     return ort
 
 
-__all__ = ["MIN_ONNXRUNTIME", "require_onnxruntime"]
+def require_onnx():
+    """The ``onnx`` module, or a ``ConfigError`` saying what to install (a bare
+    ``ModuleNotFoundError`` stopped a session's collection, naming no extra: a trial)."""
+    try:
+        import onnx
+    except ModuleNotFoundError as exc:
+        if exc.name != "onnx":
+            raise
+        raise _not_installed("onnx") from None
+    return onnx
+
+
+def _not_installed(name: str):
+    from ..errors import ConfigError
+
+    need = ".".join(map(str, MIN_ONNXRUNTIME))
+    return ConfigError(name, f"{name} is not installed; every golden and emulated run needs onnx "
+                             f"and onnxruntime {need} or newer: pip install "
+                             f"'pytest-ascend-accuracy[onnx]' (from a clone: pip install -e "
+                             f"'.[onnx]')")
+
+
+__all__ = ["MIN_ONNXRUNTIME", "require_onnx", "require_onnxruntime"]

@@ -1,0 +1,34 @@
+"""Without onnx (``pip install -e .``: no extra) a YAML suite's collection stopped with a bare
+``ModuleNotFoundError: No module named 'onnx'`` naming nothing to install (a trial on four
+Pythons); each check now says which extra to install, and the command it gives is the README's."""
+import onnx
+
+from pytest_ascend_accuracy.testing import models as tiny_models
+
+BLOCK = '''
+import sys
+
+
+class _Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("onnx", "onnxruntime"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+sys.meta_path.insert(0, _Block())
+'''
+
+
+def test_a_session_without_onnx_says_what_to_install(pytester, monkeypatch):
+    onnx.save(tiny_models.passing_mlp(), str(pytester.path / "mlp.onnx"))
+    (pytester.path / "site").mkdir()
+    (pytester.path / "site" / "sitecustomize.py").write_text(BLOCK)
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path / "site"))
+    pytester.makefile(".yaml", accuracy_m="models:\n  - model: mlp.onnx\n    inputs: {seed: 0}\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(failed=1)  # collected: the suite's item ran and said why
+    assert ("ascend-accuracy configuration error: onnx: onnx is not installed; every golden and "
+            "emulated run needs onnx and onnxruntime 1.21 or newer: pip install "
+            "'pytest-ascend-accuracy[onnx]' (from a clone: pip install -e '.[onnx]')"
+            ) in result.stdout.lines
+    assert "ModuleNotFoundError" not in result.stdout.str()
