@@ -16,7 +16,9 @@ renderings use the same numbers); step 5 runs right after step 1:
    values leave the float16 range (a BatchNorm variance past it hides while folded into its
    Conv), step 2 is repeated under that mode (steps ``fusion_off+high_precision``, ...), and
    when that restores accuracy under fusion off, the fusion rules are searched with fusion back
-   on and the set found kept (``fusion_rules+keep_dtype``; ``triage.fusion_rules``);
+   on and the set found kept (``fusion_rules+keep_dtype``; ``triage.fusion_rules``); where
+   buffer and fusion off each fix some of the ops that fail, the two are tried together, and
+   step 2 is repeated under the mode that got furthest (``triage.combos``);
 5. pre-processing and configuration (no conversion, so run right after step 1): the model's
    input tensors as the device saw them (the inputs of the ops that consume a graph input, or
    an ``Aipp`` op's output) against the golden inputs -- a pre-processing or AIPP mismatch
@@ -41,6 +43,7 @@ from ..compare.result import CompareResult, Verdict
 from ..compare.thresholds import Policy, check_metric
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
+from .combos import Combos
 from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
@@ -149,8 +152,9 @@ def diagnose(model, inputs: Optional[Mapping[str, np.ndarray]] = None, backend=N
     return diagnosis
 
 
-class _Flow:
-    """The step sequence; ``walk`` returns the Diagnosis fields that depend on the outcome."""
+class _Flow(Combos):
+    """The step sequence; ``walk`` returns the Diagnosis fields that depend on the outcome;
+    going on from a mode that got further is ``Combos``'."""
 
     def __init__(self, runner: Runner, threshold: float, metric: str, base: Mode = DEFAULT,
                  budget_option: str = CLI_BUDGET_OPTION, golden_inputs=None):
@@ -159,6 +163,7 @@ class _Flow:
         self.golden_inputs = golden_inputs  # None: the inputs the device runs on
         self.steps: List[StepResult] = []
         self.final: Optional[CompareResult] = None
+        self.repeated: set = set()  # modes the precision step was repeated under (``Combos``)
 
     def walk(self) -> dict:
         spent = self.run.conversions
@@ -180,7 +185,8 @@ class _Flow:
                                            f"{data.summary}; fix the pre-processing / AIPP "
                                            f"configuration before debugging operators")
             restored = (self._precision(default) or self._buffer(default)
-                        or self._fusion(default) or self._uncovered(default))
+                        or self._fusion(default) or self._uncovered(default)
+                        or self._combined(default))
             if restored:
                 return restored
         except BudgetExhausted as exc:
@@ -255,30 +261,6 @@ class _Flow:
                              f"--precision_mode=allow_fp32_to_fp16"
                              + ("" if where == "fp16" else f" ({where} with high precision)"),
                              fix_mode=base | HIGH_PRECISION)
-
-    def _uncovered(self, default: Evaluation) -> Optional[dict]:
-        """Buffer or fusion off that fails elsewhere, or for another reason, at an op whose
-        values leave float16's range, has uncovered a precision problem the default conversion
-        hid (a BatchNorm variance past float16's range is harmless while folded into its Conv):
-        the precision step again, under that mode."""
-        for off in (BUFFER_OFF, FUSION_OFF):
-            mode = self.base | off
-            ev = self.run.memo.get(replace(mode, label=None))
-            if ev is None or ev.passed or _same(mode, self.base) or not _moved(default, ev):
-                continue
-            first = ev.verdict.first
-            if first is None or not set(first.row.original_names or (first.row.op_name,)) & set(
-                    range_ops(ev, self.run.golden, self.run.model)):
-                continue  # not a float16 range problem: the operators are blamed as before
-            lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; {mode.name} "
-                    f"fails at op {_first_label(ev.verdict)} instead ({_why(first)}), where "
-                    f"values leave the float16 range")
-            restored = self._precision(ev, mode, lead, prefix=f"{off.name}+")
-            if restored and not off.fusion:  # the rules one by one, with the set found kept
-                return self._rules_under(default, restored)
-            if restored:
-                return restored
-        return None
 
     def _keep_dtype_search(self, default: Evaluation, drops: Sequence[str],
                            base: Mode) -> Tuple[List[str], str, bool]:
@@ -399,46 +381,6 @@ class _Flow:
             f"accuracy (ops whose results change with fusion off: {_names(differing)})",
             fix_mode=self.base | FUSION_OFF)
 
-    def _rules_under(self, default: Evaluation, restored: dict) -> dict:
-        """Fusion off passed only with a ``keep_dtype`` set (or high precision): the fusion rules
-        are searched with fusion back on and that set kept; the rules and the set are the fix
-        when they pass, fusion off and the set (``restored``) otherwise."""
-        fix = restored["fix_mode"]
-        on = replace(fix, fusion=self.base.fusion, label=None)
-        keep = restored["keep_dtype"]
-        step = "fusion_rules+" + restored["restored_by"].partition("+")[2]
-        what = f"keep_dtype {{{_names(keep)}}}" if keep else "high precision"
-        spent = self.run.conversions
-        try:
-            # the flow's own mode failed with every op kept (step 2): with this set kept too
-            rules, found, _ = search_rules(self.run, default, on, False)
-        except BudgetExhausted:
-            self.steps.append(StepResult(step, "", None, f"the budget ran out before the fusion "
-                                         f"rules were searched with {what}",
-                                         conversions=self.run.conversions - spent))
-            return dict(restored, budget_exhausted=True, verdict=(
-                f"{restored['verdict']} (the budget ran out before the fusion rules were searched "
-                f"with {what}: {self._rerun()} to name the rules instead of all fusion off)"))
-        if not found:
-            self.steps.append(StepResult(
-                step, "", None, f"no set of named rules restores accuracy with {what}; switch "
-                                f"all fusion off" if rules else "the backend names no fusion rules",
-                conversions=self.run.conversions - spent))
-            return restored
-        mode = rules_off(on, rules, found)
-        ev = self.run.evaluate(mode)  # memoised: the search measured it
-        self.final = ev.result
-        value = _fmt(_worst_value(ev.verdict, ev.result, self.metric))
-        self.steps.append(StepResult(
-            step, mode.name, True, f"switching off {_names(found)} with {what} restores "
-                                   f"{self.metric} {value} with the other fusion rules on",
-            conversions=self.run.conversions - spent, differing=tuple(found)))
-        return self._outcome(
-            step, f"{restored['verdict']}; with fusion back on, switching off only the fusion "
-                  f"rule(s) {_names(found)} ({self._fused_ops(default, ev, found)}) with {what} "
-                  f"restores {self.metric} {value} too",
-            fix_mode=mode, keep=keep, rules=tuple(found), exhausted=restored["budget_exhausted"])
-
     def _golden_step(self) -> dict:
         default = self.run.memo[replace(self.base, label=None)]
         failing = _failing_names(default.verdict)
@@ -453,9 +395,15 @@ class _Flow:
         return self._outcome(
             None, f"no conversion mode restores accuracy: under {self.base.name} the model "
                   f"differs from the golden network from op {_first_label(default.verdict)} on "
-                  f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes (the "
-                  f"diagnosis's steps: list says where each fails); check the operator "
-                  f"implementations against the reference")
+                  f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes"
+                  f"{self._together()} (the diagnosis's steps: list says where each fails); "
+                  f"check the operator implementations against the reference")
+
+    def _together(self) -> str:
+        """``, alone or together (tried together: ...)``: the modes tried on top of buffer or
+        fusion off (``Combos``), or "" where none was."""
+        together = [st.mode for st in self.steps if "+" in st.step and st.mode]
+        return f", alone or together (tried together: {_names(together)})" if together else ""
 
     # -- helpers ------------------------------------------------------------------------------
     def _rerun(self) -> str:

@@ -24,9 +24,11 @@ GUIDE_STEPS = {1: "dump every operator and compare", 2: "precision (high precisi
 
 def guide_step(step: str) -> int:
     """The guide's number of a ``StepResult.step`` name: ``fusion_off+keep_dtype`` (the
-    precision step repeated under fusion off) is step 2, ``fusion_rules+keep_dtype`` step 4."""
-    first, _, rest = step.partition("+")
-    name = first if first in ("fusion_rules",) or not rest else rest
+    precision step repeated under fusion off) is step 2, ``buffer_off+fusion_off`` (the modes
+    together) and ``fusion_rules+keep_dtype`` step 4: a step with the fusion rules in it is
+    step 4, else its last part's."""
+    parts = step.split("+")
+    name = "fusion_rules" if "fusion_rules" in parts else parts[-1]
     if name in ("default",):
         return 1
     if name in ("high_precision", "keep_dtype", "keep_dtype_all"):
