@@ -53,6 +53,14 @@
   504 module imports of filelock and 198 of yaml in 35 tests of tests/plugin), and numpy cannot
   be imported twice in one process. (tests/plugin and tests/aipp's conftests and three test
   files each did it for themselves; an xdist controller, which runs no test, does not.)
+* A model a test builds with ``onnx.helper.make_model`` and no ``ir_version`` gets the lowest IR
+  version its opsets need (``onnx.helper.find_min_ir_version_for``, as ``make_model_gen_version``
+  does), not the installed onnx's own: onnx stamps its newest one (IR 14 in onnx 1.23), and the
+  newest onnxruntime with Python 3.10 wheels (1.23.2) reads IR 11 at most ('Unsupported model IR
+  version: 14, max supported IR version: 11', 79 tests on 3.10). A test's own ``ir_version``
+  (given, or set on the model afterwards) wins, and the library's own calls are left as they
+  are (``_test_models_get_the_ir_version_their_opsets_need``; in the processes that collect
+  tests, before they do, so an xdist controller imports no onnx).
 * Temporary files the code under test keeps on purpose (the log directory of a failed ATC run,
   named in its message) go to a directory of pytest's own base temp (``tempfile.tempdir`` and
   ``TMPDIR`` for child processes), which pytest prunes, not to the machine's /tmp.
@@ -104,6 +112,32 @@ _OWNED_PREFIX = None
 if _children_compile_afresh() and not os.environ.get(SUITE_PYCACHE):
     _OWNED_PREFIX = tempfile.mkdtemp(prefix="ascend-accuracy-suite-pyc-")
     os.environ[SUITE_PYCACHE] = _OWNED_PREFIX
+
+
+def _test_models_get_the_ir_version_their_opsets_need():
+    """See the module's docstring: ``onnx.helper.make_model`` for the tests' calls."""
+    from onnx import helper
+
+    make_model = helper.make_model
+    if getattr(make_model, "_ir_for_opsets", False):
+        return
+
+    def make_model_for_its_opsets(graph, **kwargs):
+        model = make_model(graph, **kwargs)
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if "ir_version" not in kwargs and not caller.startswith("pytest_ascend_accuracy."):
+            model.ir_version = helper.find_min_ir_version_for(model.opset_import,
+                                                              ignore_unknown=True)
+        return model
+
+    make_model_for_its_opsets._ir_for_opsets = True
+    helper.make_model = make_model_for_its_opsets
+
+
+def pytest_sessionstart(session):
+    if hasattr(session.config, "workerinput") or not getattr(session.config.option,
+                                                             "numprocesses", None):
+        _test_models_get_the_ir_version_their_opsets_need()
 
 
 @pytest.fixture(scope="session", autouse=True)
