@@ -1,7 +1,7 @@
 """A check's report folder holds its whole set or nothing.
 
 ``compare.csv``, ``compare.json``, ``report.html`` (and a failure's ``tensors/``) are written
-into a hidden sibling folder, ``.<name>.partial-<pid>-<token>`` (``ReportSet.begin``), and
+into a hidden sibling folder, ``.<name>.partial-<pid>-<machine>-<token>`` (``ReportSet.begin``), and
 renamed into place as one (``ReportSet.write``). A Ctrl-C, or a check refused after its
 compare (no verdict), leaves no folder and no temp leftover (``ReportSet.discard``): a trial
 found folders holding compare.csv alone, its rows reading FAILED for a test JUnit never listed,
@@ -21,8 +21,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 
-#: the middle of a staging folder's name: ``.<final name>.partial-<pid>-<token>``
+#: the middle of a staging folder's name: ``.<final name>.partial-<pid>-<machine>-<token>``
 PARTIAL = ".partial-"
+
+
+def _machine() -> str:
+    """Who can see the writer's pid: this host and pid namespace, as 8 hex digits. A writer
+    of another container or host sharing the folder has a pid that means nothing here (a
+    review: a session's end removed a live writer's staging folder of another container)."""
+    import hashlib
+    import socket
+
+    try:
+        ns = str(os.stat("/proc/self/ns/pid").st_ino)
+    except OSError:
+        ns = ""
+    return hashlib.sha1(f"{socket.gethostname()}/{ns}".encode()).hexdigest()[:8]
+
+
 #: the order in which a set's entries join a folder that exists already (its page last)
 _ORDER = ("compare.csv", "tensors", "compare.json", "report.html")
 
@@ -56,8 +72,20 @@ def interrupts_held():
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
-        for signum in dict.fromkeys(caught):
-            signal.raise_signal(signum)  # as it came, to the handler in place now
+        # as they came, to the handlers in place now; a SIGTERM first, and each one raised
+        # whatever the one before raised (a Ctrl-C's KeyboardInterrupt lost a SIGTERM after
+        # it: a CI cancel left the process running)
+        _deliver(sorted(dict.fromkeys(caught), key=lambda n: n != signal.SIGTERM))
+
+
+def _deliver(signals) -> None:
+    import signal
+
+    if signals:
+        try:
+            signal.raise_signal(signals[0])
+        finally:
+            _deliver(signals[1:])
 
 
 @dataclass
@@ -71,7 +99,7 @@ class ReportSet:
     @classmethod
     def begin(cls, final) -> "ReportSet":
         final = Path(final)
-        token = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        token = f"{os.getpid()}-{_machine()}-{uuid.uuid4().hex[:8]}"
         staging = final.parent / f".{final.name}{PARTIAL}{token}"
         staging.mkdir(parents=True)
         return cls(final, staging)
@@ -149,10 +177,11 @@ def remove_partials(root: Path, name: str) -> None:
     (SIGKILL: no ``discard``), removed when the test runs again. Only a dead writer's: another
     test's slug may read as this one's plus ``-N`` (its digest all digits), and its set being
     written by a live worker was removed (a review: its CSV and tensors lost)."""
-    pattern = re.compile(rf"\.{re.escape(name)}(-\d+)?{re.escape(PARTIAL)}(\d+)-[0-9a-f]+")
+    pattern = re.compile(rf"\.{re.escape(name)}(-\d+)?{re.escape(PARTIAL)}(\d+)-([0-9a-f]+)-"
+                         rf"[0-9a-f]+")
     for entry in _entries(root):
         match = pattern.fullmatch(entry.name)
-        if match and not _alive(int(match.group(2))):
+        if match and _dead(int(match.group(2)), match.group(3)):
             shutil.rmtree(entry, ignore_errors=True)
 
 
@@ -160,10 +189,11 @@ def remove_own_partials(root: Path) -> None:
     """At the session's end: staging folders of this process never settled (a deferred set
     whose writer never came), and any whose writer is dead (a worker killed while writing:
     xdist does not run its test again, so no setup would remove it)."""
-    pattern = re.compile(rf"\..+{re.escape(PARTIAL)}(\d+)-[0-9a-f]+")
+    pattern = re.compile(rf"\..+{re.escape(PARTIAL)}(\d+)-([0-9a-f]+)-[0-9a-f]+")
     for entry in _entries(root):
         match = pattern.fullmatch(entry.name)
-        if match and (int(match.group(1)) == os.getpid() or not _alive(int(match.group(1)))):
+        if match and (match.group(2) == _machine() and int(match.group(1)) == os.getpid()
+                      or _dead(int(match.group(1)), match.group(2))):
             shutil.rmtree(entry, ignore_errors=True)
 
 
@@ -174,14 +204,16 @@ def _entries(root: Path):
         return []
 
 
-def _alive(pid: int) -> bool:
-    """Whether process ``pid`` runs on this machine (a process of another user counts)."""
-    if pid == os.getpid():
-        return True
+def _dead(pid: int, machine: str) -> bool:
+    """Whether the writer ``pid`` of ``machine`` is known to have ended: only a process of this
+    host and pid namespace can be looked at (another's counts as running), and only on POSIX
+    (on Windows ``os.kill(pid, 0)`` sends a Ctrl-C event: a review)."""
+    if machine != _machine() or os.name != "posix" or pid == os.getpid():
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
-        return False
-    except (PermissionError, OSError):
         return True
-    return True
+    except OSError:  # another user's process, or a pid this call may not signal
+        return False
+    return False

@@ -6,6 +6,7 @@ import os
 
 from pytest_ascend_accuracy.report.report_set import (
     ReportSet,
+    _machine,
     remove_own_partials,
     remove_partials,
 )
@@ -61,13 +62,24 @@ def _dead_pid():
 
 
 def test_a_killed_writers_staging_goes_with_its_tests_next_run_only(tmp_path):
-    dead = _dead_pid()
-    for name in (f".t.py--test_a.partial-{dead}-0abc1234", f".t.py--test_a-2.partial-{dead}-ff",
-                 f".t.py--test_ab.partial-{dead}-0abc1234", "t.py--test_a", ".hidden"):
+    dead, here = _dead_pid(), _machine()
+    for name in (f".t.py--test_a.partial-{dead}-{here}-0abc1234",
+                 f".t.py--test_a-2.partial-{dead}-{here}-ff",
+                 f".t.py--test_ab.partial-{dead}-{here}-0abc1234", "t.py--test_a", ".hidden"):
         (tmp_path / name).mkdir()
     remove_partials(tmp_path, "t.py--test_a")
-    assert sorted(os.listdir(tmp_path)) == [".hidden", f".t.py--test_ab.partial-{dead}-0abc1234",
-                                            "t.py--test_a"]
+    assert sorted(os.listdir(tmp_path)) == [
+        ".hidden", f".t.py--test_ab.partial-{dead}-{here}-0abc1234", "t.py--test_a"]
+
+
+def test_a_writer_of_another_machine_or_container_is_never_taken_for_dead(tmp_path):
+    # a review: a writer of another pid namespace sharing DIR had a pid no process here has,
+    # and a session's end removed its staging folder mid-write
+    other = f".t.py--test_a.partial-{_dead_pid()}-0123abcd-0abc1234"
+    (tmp_path / other).mkdir()
+    remove_partials(tmp_path, "t.py--test_a")
+    remove_own_partials(tmp_path)
+    assert os.listdir(tmp_path) == [other]
 
 
 def test_a_live_writers_staging_is_never_removed_by_another_tests_setup(tmp_path):
@@ -81,11 +93,11 @@ def test_a_live_writers_staging_is_never_removed_by_another_tests_setup(tmp_path
 
 def test_the_session_end_removes_this_process_and_dead_writers_staging(tmp_path):
     mine = ReportSet.begin(tmp_path / "x")
-    (tmp_path / ".y.partial-1-00000000").mkdir()  # a live process's (pid 1)
-    dead = _dead_pid()
-    (tmp_path / f".z.partial-{dead}-00000000").mkdir()  # a worker killed while writing
+    live = f".y.partial-1-{_machine()}-00000000"  # a live process's (pid 1)
+    (tmp_path / live).mkdir()
+    (tmp_path / f".z.partial-{_dead_pid()}-{_machine()}-00000000").mkdir()  # a killed worker's
     remove_own_partials(tmp_path)
-    assert not mine.staging.exists() and os.listdir(tmp_path) == [".y.partial-1-00000000"]
+    assert not mine.staging.exists() and os.listdir(tmp_path) == [live]
 
 
 def test_interrupts_are_held_whichever_thread_the_kernel_hands_them_to(tmp_path):
@@ -132,3 +144,30 @@ def test_the_run_is_read_from_the_head_of_a_large_compare_json(tmp_path):
     assert [(e["folder"], e["passed"]) for e in entries] == [("a", False)]
     assert others == ["b", "c"]
     assert collect(tmp_path, "r2") == ([], ["a", "b", "c"])
+
+
+def test_a_sigterm_after_a_ctrl_c_in_the_block_still_ends_the_process():
+    # a review: the Ctrl-C was raised first, its KeyboardInterrupt left the SIGTERM undelivered
+    import subprocess
+    import sys
+
+    code = ("import os, signal\n"
+            "from pytest_ascend_accuracy.report.report_set import interrupts_held\n"
+            "try:\n"
+            "    with interrupts_held():\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "        os.kill(os.getpid(), signal.SIGTERM)\n"
+            "except KeyboardInterrupt:\n"
+            "    pass\n"
+            "print('still running')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == -15 and "still running" not in done.stdout, done
+
+
+def test_no_pid_is_signalled_on_windows(monkeypatch):
+    # os.kill(pid, 0) there sends a console Ctrl-C event (signal.CTRL_C_EVENT == 0)
+    from pytest_ascend_accuracy.report import report_set
+
+    monkeypatch.setattr(report_set.os, "name", "nt")
+    monkeypatch.setattr(report_set.os, "kill", lambda *a: (_ for _ in ()).throw(AssertionError))
+    assert report_set._dead(_dead_pid(), _machine()) is False
