@@ -33,7 +33,9 @@ from typing import Iterator
 
 _LOCK = threading.Lock()
 _STATE = {"depth": 0, "froze": False}
-#: the freeze count when this module was imported: the interpreter's own (see the docstring)
+#: the freeze count when this module was imported: the interpreter's own (see the docstring);
+#: the plugin imports it as pytest loads it, before any conftest could freeze (a review: a
+#: conftest's gc.freeze() was taken for the interpreter's and unfrozen at the session's end)
 AT_IMPORT = gc.get_freeze_count()
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ..backends.dump_modes import DUMP_MODES
+from ..core import frozen_heap as _frozen_heap  # noqa: F401  (its count before any conftest)
 from ..errors import ConfigError
 from .fixtures import (  # noqa: F401  (fixtures are registered by being names of this plugin)
     CONTEXT_KEY,

@@ -77,3 +77,24 @@ def test_a_session_that_collected_nothing_has_no_items_to_look_at():
     loop = plugin.pytest_runtestloop(SimpleNamespace())  # (a hookwrapper: a generator)
     next(loop)  # no AttributeError
     assert next(loop, "done") == "done"
+
+
+def test_a_conftests_own_freeze_is_left_frozen(pytester, models_dir):
+    # a review: the count was read when the block first ran, after the conftest had frozen
+    # objects, so the block froze again and its unfreeze released the user's objects too
+    pytester.makeconftest('''
+import gc
+
+gc.collect()
+gc.freeze()
+USER = gc.get_freeze_count()
+
+
+def pytest_sessionfinish(session):
+    with open("kept.txt", "w") as f:
+        f.write(str(gc.get_freeze_count() > USER // 2 > 0))  # (some die by refcount)
+''')
+    pytester.makepyfile(test_kinds=TESTS)
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert (pytester.path / "kept.txt").read_text() == "True"
