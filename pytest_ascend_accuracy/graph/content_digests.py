@@ -63,8 +63,9 @@ def _stamp(path: str) -> _Stamp:
 def model_digest(model) -> str:
     """``"<algorithm>:<hex>"`` of the model's bytes: the file's bytes and its external data
     files' for a path, the serialization otherwise."""
-    import onnx
+    from .onnxruntime_version import require_onnx
 
+    onnx = require_onnx()  # (a ConfigError naming the extra where onnx is not installed)
     name, h = _content_hasher()
     if isinstance(model, onnx.ModelProto):
         h.update(model.SerializeToString())

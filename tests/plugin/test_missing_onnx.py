@@ -32,3 +32,19 @@ def test_a_session_without_onnx_says_what_to_install(pytester, monkeypatch):
             "'pytest-ascend-accuracy[onnx]' (from a clone: pip install -e '.[onnx]')"
             ) in result.stdout.lines
     assert "ModuleNotFoundError" not in result.stdout.str()
+
+
+def test_the_cli_without_onnx_says_what_to_install(pytester, monkeypatch):
+    # a review: `ascend-accuracy diagnose` reached model_digest's own `import onnx` first
+    import subprocess
+    import sys
+
+    onnx.save(tiny_models.passing_mlp(), str(pytester.path / "mlp.onnx"))
+    (pytester.path / "site").mkdir()
+    (pytester.path / "site" / "sitecustomize.py").write_text(BLOCK)
+    monkeypatch.setenv("PYTHONPATH", str(pytester.path / "site"))
+    done = subprocess.run([sys.executable, "-m", "pytest_ascend_accuracy.cli", "diagnose",
+                           "mlp.onnx"], cwd=pytester.path, capture_output=True, text=True)
+    assert done.returncode == 2, done
+    assert "onnx is not installed" in done.stderr and "pip install " in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
