@@ -142,3 +142,19 @@ def test_a_clear_removes_a_linked_entrys_link_and_frees_nothing_of_the_other_cac
     done = prune(cache, 0)
     assert [e.key for e in done.removed] == [KEY] and done.freed == 0
     assert os.listdir(slot.parent) == [] and (real / "data.bin").is_file()
+
+
+def test_a_size_bound_keeps_a_linked_entry_whose_eviction_frees_nothing(tmp_path):
+    # a review: --max-size evicted a link (0 bytes here) before real entries, losing a hit
+    shared = Cache(tmp_path / "shared")
+    real = shared.get_or_build("golden", KEY, _build)
+    cache = Cache(tmp_path / "c")
+    slot = cache.entry_path("golden", KEY)
+    slot.parent.mkdir(parents=True)
+    os.symlink(real, slot)  # the least recently used
+    cache.get_or_build("golden", "cd" + "1" * 62, _build)
+    cache.get_or_build("golden", "ef" + "2" * 62, _build)
+    cache.release()
+    done = prune(cache, 150)
+    assert KEY not in [e.key for e in done.removed] and slot.is_symlink()
+    assert len(done.removed) == 1 and done.total_after <= 150

@@ -258,6 +258,8 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
         for entry in listed:
             if total <= max_bytes and not clear:
                 break
+            if entry.size == 0 and not clear:  # a linked entry: evicting it frees nothing
+                continue
             if every is None:  # a session past its descriptor budget holds every entry
                 result.kept_held.append(replace(entry, held_by=_ALL_HELD))
                 continue
