@@ -9,10 +9,15 @@ rounding at a later op, fixed by fusion off and two ops kept in float32). So, wi
 
 - ``_uncovered``: a mode failing later at an op whose values leave float16's range (a BatchNorm
   variance past it hides while folded into its Conv) repeats the precision step under it;
-- ``_combined``: where both modes fix some of the ops that fail, buffer and fusion off are
-  tried together; then the precision step (high precision, every op kept, the ``keep_dtype``
-  search) is repeated under the mode that got furthest (its first failure latest in graph
-  order), the modes together included;
+- ``_combined``: where both modes help (``_helps``: fix some of the ops that fail, lift the
+  value at the first failure, or, with it unchanged, change the ops after it -- a review, H69:
+  a faulty fusion rule's error reaching a buffer fault's op, or both faults on one fused op,
+  fixed by neither mode alone), buffer and fusion off are tried together; then the precision
+  step (high precision, every op kept, the ``keep_dtype`` search) is repeated under the mode
+  that got furthest (its first failure latest in graph order), the modes together included;
+- ``_past_precision``: where step 2 moved the first failure later and failed there, steps 3
+  and 4 are tried under it, and the two together where each helps; a pass is narrowed to a
+  ``keep_dtype`` set under buffer/fusion off (float16 rounding before a buffer fault);
 - ``_rules_under``: a fix with fusion off in it names the fusion rules instead, searched with
   fusion back on and the rest of the fix kept.
 
@@ -23,15 +28,22 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import List, Optional, Tuple
 
-from ..core.modes import BUFFER_OFF, FUSION_OFF, Mode
+from ..core.modes import BUFFER_OFF, FUSION_OFF, HIGH_PRECISION, Mode
 from .fusion_rules import rules_off, search_rules
+from .hp_wording import every_kept_label
 from .result import StepResult, fmt as _fmt
-from .runner import Evaluation, range_ops
+from .runner import Evaluation, framework_ops, range_ops
 from .search import BudgetExhausted
 from .verdict_view import _first_label, _moved, _names, _same, _why, _worst_value
 
 #: the modes of steps 3 and 4, by the names their steps (and the steps under them) carry
 OFFS = (("buffer_off", BUFFER_OFF), ("fusion_off", FUSION_OFF))
+#: the part of the way to the threshold a value at the same first failure must move to count
+#: as lifted (both faults on conv1relu1, buffer off: cosine 0.37 -> 0.70 of 0.95, 0.57 of the
+#: way; an op fault that fusion off moves from conv2relu2 to conv2: 0.707 -> 0.717, 0.04)
+LIFT = 0.25
+#: a first failure's value unchanged (keeping every op in float32 moved one by 2e-6)
+NOISE = 1e-3
 
 
 def _covers(failure) -> Tuple[str, ...]:
@@ -74,34 +86,30 @@ class Combos:
         return None
 
     def _combined(self, default: Evaluation) -> Optional[dict]:
-        """Buffer and fusion off together where each fixes some of the ops the flow's own mode
-        fails at; then the precision step under the mode that got furthest."""
-        helped = []  # (step name, mode, evaluation, the ops it fixes)
+        """Buffer and fusion off together where each helps (``_helps``: fixes an op, changes
+        the run or lifts the value at the first failure); then the precision step under the
+        mode that got furthest."""
+        helped = []  # (step name, mode, evaluation, how it helped)
         for name, off in OFFS:
             mode = self.base | off
             ev = self.run.memo.get(replace(mode, label=None))
             if ev is None or ev.passed or _same(mode, self.base) or ev.verdict.first is None:
                 continue
-            fixed = fixed_ops(default, ev)
-            if fixed:
-                helped.append((name, mode, ev, fixed))
+            how = self._helps(default, ev)
+            if how:
+                helped.append((name, mode, ev, how))
         if not helped:
             return None
         lead = f"{self.base.name} fails at op {_first_label(default.verdict)}; " + "; ".join(
-            f"{mode.name} fixes {_names(fixed)} and fails at op {_first_label(ev.verdict)}"
-            for _, mode, ev, fixed in helped)
+            f"{mode.name} {how} and fails at op {_first_label(ev.verdict)}"
+            for _, mode, ev, how in helped)
         if len(helped) == 2:
             both = self.base | BUFFER_OFF | FUSION_OFF
             ev, _ = self._mode_step("buffer_off+fusion_off", both, default)
             if ev.passed:
-                self.final = ev.result
-                value = _fmt(_worst_value(ev.verdict, ev.result, self.metric))
-                return self._rules_under(default, self._outcome(
-                    "buffer_off+fusion_off",
-                    f"{lead}; the two together restore {self.metric} {value}: convert with "
-                    f"--buffer_optimize=off_optimize and fusion off", fix_mode=both))
+                return self._passes_together(default, lead, both, ev)
             if ev.verdict.first is not None:
-                helped.append(("buffer_off+fusion_off", both, ev, fixed_ops(default, ev)))
+                helped.append(("buffer_off+fusion_off", both, ev, ""))
                 lead += (f"; {both.name} fails at op {_first_label(ev.verdict)} "
                          f"({_why(ev.verdict.first)})")
         fresh = [h for h in helped if replace(h[1], label=None) not in self.repeated]
@@ -111,6 +119,148 @@ class Combos:
         if len(fresh) > 1:
             lead += f"; {mode.name} got furthest"
         return self._repeat(default, ev, mode, lead, name)
+
+    def _passes_together(self, default: Evaluation, lead: str, both: Mode,
+                         ev: Evaluation) -> dict:
+        """Buffer and fusion off together passed: the fix, narrowed to the fusion rules."""
+        self.final = ev.result
+        value = _fmt(_worst_value(ev.verdict, ev.result, self.metric))
+        return self._rules_under(default, self._outcome(
+            "buffer_off+fusion_off",
+            f"{lead}; the two together restore {self.metric} {value}: convert with "
+            f"--buffer_optimize=off_optimize and fusion off", fix_mode=both))
+
+    def _helps(self, before: Evaluation, ev: Evaluation) -> str:
+        """How a mode's failing run ``ev`` helped against ``before``: it fixes some of the ops
+        that failed; its first failure is later in graph order; at the same first failure (or
+        a member of that fused op) the value is lifted; or, with that value unchanged, later
+        ops change (their values differ between the two runs past the threshold: a buffer
+        fault at ``head`` that a faulty fusion rule's error upstream keeps failing). "" where
+        none holds: an op fault that fusion off moves from ``conv1relu1`` to ``conv1`` changes
+        the ops after it, and fixes nothing."""
+        fixed = fixed_ops(before, ev)
+        if fixed:
+            return f"fixes {_names(fixed)}"
+        a, b = before.verdict.first, ev.verdict.first
+        if a is None or b is None:
+            return ""
+        inside = set(_covers(b)) <= set(_covers(a))  # the same op, or a member of it
+        if not inside and self._reach(ev)[0] > self._reach(before)[0]:
+            return f"gets further (from op {a.row.label} to op {b.row.label})"
+        if not inside or a.value != a.value or b.value != b.value:
+            return ""
+        gap = b.threshold.value - a.value  # how far the value was from passing (signed)
+        if gap and (b.value - a.value) / gap >= LIFT:
+            return (f"lifts {b.threshold.metric} at op {b.row.label} from {_fmt(a.value)} to "
+                    f"{_fmt(b.value)}")
+        if a.row.label != b.row.label or abs(b.value - a.value) > NOISE:  # moved inside its
+            return ""  # fused op, or changed: the ops after it change with it
+        differing = self._differing(before, ev)
+        return f"changes op(s) {_names(differing)}" if differing else ""
+
+    def _past_precision(self, default: Evaluation) -> Optional[dict]:
+        """Step 2 (high precision, else every op kept) moved the first failure later, and
+        failed there: steps 3 and 4 under it, and where each helps, the two together; a mode
+        that passes is narrowed as the flow does (the precision step under buffer/fusion off:
+        a ``keep_dtype`` set instead of high precision; the fusion rules instead of all fusion
+        off). Float16 rounding before a buffer fault: high precision fails at the fault,
+        ``buffer_off+high_precision`` passes, and so does ``buffer_off`` with two ops kept."""
+        got = self._precision_further(default)
+        if got is None:
+            return None
+        step, p_mode, p_ev, kept = got
+
+        def under(*offs: Mode) -> Mode:  # step 2's mode with ``offs``, labelled as step 2 does
+            mode = self.base
+            for off in offs:
+                mode = mode | off
+            return replace(p_mode | mode, label=every_kept_label(mode, kept) if kept else None)
+        lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; {p_mode.name} "
+                f"fails at op {_first_label(p_ev.verdict)} instead ({_why(p_ev.verdict.first)})")
+        helped = 0
+        for name, off in OFFS:
+            mode = under(off)
+            if _same(mode, p_mode):
+                continue
+            ev = self.run.memo.get(replace(mode, label=None))
+            if ev is None:
+                ev, _ = self._mode_step(f"{step}+{name}", mode, p_ev)
+            if ev.passed:
+                return self._narrow(default, self.base | off, f"{lead}; {name} fixes it", name)
+            helped += bool(ev.verdict.first is not None and self._helps(p_ev, ev))
+        both = under(BUFFER_OFF, FUSION_OFF)
+        if helped < 2 or replace(both, label=None) in self.run.memo:
+            return None
+        ev, _ = self._mode_step(f"{step}+buffer_off+fusion_off", both, p_ev)
+        if not ev.passed:
+            return None
+        return self._narrow(default, self.base | BUFFER_OFF | FUSION_OFF,
+                            f"{lead}; buffer_off and fusion_off together fix it",
+                            "buffer_off+fusion_off")
+
+    def _precision_further(self, default: Evaluation
+                           ) -> Optional[Tuple[str, Mode, Evaluation, int]]:
+        """(step name, mode, run, ops kept: 0 for high precision) of step 2's run whose first
+        failure is latest in graph order, later than the default's; None where neither got
+        further."""
+        names, _ = framework_ops(default)
+        tried = [("high_precision", self.base | HIGH_PRECISION),
+                 ("keep_dtype_all", self.base | Mode(keep_dtype=tuple(names)))]
+        found = []
+        for step, mode in tried:
+            ev = self.run.memo.get(replace(mode, label=None))
+            if (ev is not None and not _same(mode, self.base) and not ev.passed
+                    and ev.verdict.first is not None
+                    and self._reach(ev)[0] > self._reach(default)[0]):
+                found.append((self._reach(ev)[0], -len(found), step, ev.mode, ev,
+                              len(mode.keep_dtype) - len(self.base.keep_dtype)))
+        if not found:
+            return None
+        return max(found, key=lambda f: f[:2])[2:]
+
+    def _narrow(self, default: Evaluation, mode: Mode, lead: str, name: str) -> Optional[dict]:
+        """Step 2 under ``mode`` (buffer and/or fusion off) where step 2's mode with it passed:
+        a ``keep_dtype`` set (or high precision), then the fusion rules."""
+        # the step that passed: the precision step under ``mode`` measures it again (from the
+        # memo), so it is listed there once, with the conversion it cost
+        at, passed = len(self.steps) - 1, self.steps.pop()
+        ev = self.run.memo.get(replace(mode, label=None))
+        if ev is None:
+            ev, _ = self._mode_step(name, mode, default)
+        restored = (self._passes_together(default, lead, mode, ev) if ev.passed  # (measured
+                    else self._repeat(default, ev, mode, lead, name))  # failing: cannot be)
+        again = [i for i, st in enumerate(self.steps) if st.mode == passed.mode]
+        if again:
+            self.steps[again[0]] = replace(self.steps[again[0]], conversions=(
+                self.steps[again[0]].conversions + passed.conversions))
+        else:
+            self.steps.insert(at, passed)
+        return restored
+
+    def _untried(self) -> List[str]:
+        """The combinations of high precision, buffer off and fusion off never converted."""
+        out = []
+        for combo in ((HIGH_PRECISION, BUFFER_OFF), (HIGH_PRECISION, FUSION_OFF),
+                      (BUFFER_OFF, FUSION_OFF), (HIGH_PRECISION, BUFFER_OFF, FUSION_OFF)):
+            mode = self.base
+            for part in combo:
+                mode = mode | part
+            if (replace(mode, label=None) not in self.run.memo and not any(
+                    _same(mode, self.base | part) for part in combo)):
+                out.append(mode.name)
+        return out
+
+    def _together(self) -> str:
+        """``, alone or in the combinations tried (...); not tried: ...``: the modes tried on
+        top of another (``Combos``), and those of high precision, buffer and fusion off never
+        converted; "" where none was combined."""
+        together = [st.mode for st in self.steps if "+" in st.step and st.mode]
+        if not together:
+            return ""
+        untried = self._untried()
+        return (f", alone or in the combinations tried ({_names(together)})"
+                + (f"; not tried, as a part of each changed nothing or got no further: "
+                   f"{_names(untried)}" if untried else ""))
 
     def _repeat(self, default: Evaluation, ev: Evaluation, mode: Mode, lead: str,
                 name: str) -> Optional[dict]:

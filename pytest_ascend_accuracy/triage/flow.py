@@ -17,8 +17,10 @@ renderings use the same numbers); step 5 runs right after step 1:
    Conv), step 2 is repeated under that mode (steps ``fusion_off+high_precision``, ...), and
    when that restores accuracy under fusion off, the fusion rules are searched with fusion back
    on and the set found kept (``fusion_rules+keep_dtype``; ``triage.fusion_rules``); where
-   buffer and fusion off each fix some of the ops that fail, the two are tried together, and
-   step 2 is repeated under the mode that got furthest (``triage.combos``);
+   buffer and fusion off each help (fix an op, lift the first failure's value, or change the
+   ops after it), the two are tried together, and step 2 is repeated under the mode that got
+   furthest; where step 2 moved the first failure later, steps 3 and 4 are tried under it
+   (``triage.combos``);
 5. pre-processing and configuration (no conversion, so run right after step 1): the model's
    input tensors as the device saw them (the inputs of the ops that consume a graph input, or
    an ``Aipp`` op's output) against the golden inputs -- a pre-processing or AIPP mismatch
@@ -186,7 +188,8 @@ class _Flow(Combos):
                                            f"configuration before debugging operators")
             restored = (self._precision(default) or self._buffer(default)
                         or self._fusion(default) or self._uncovered(default)
-                        or self._combined(default))
+                        or self._combined(default)
+                        or self._past_precision(default))
             if restored:
                 return restored
         except BudgetExhausted as exc:
@@ -398,12 +401,6 @@ class _Flow(Combos):
                   f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes"
                   f"{self._together()} (the diagnosis's steps: list says where each fails); "
                   f"check the operator implementations against the reference")
-
-    def _together(self) -> str:
-        """``, alone or together (tried together: ...)``: the modes tried on top of buffer or
-        fusion off (``Combos``), or "" where none was."""
-        together = [st.mode for st in self.steps if "+" in st.step and st.mode]
-        return f", alone or together (tried together: {_names(together)})" if together else ""
 
     # -- helpers ------------------------------------------------------------------------------
     def _rerun(self) -> str:
