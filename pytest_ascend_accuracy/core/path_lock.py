@@ -9,6 +9,7 @@ files. ``core.cache`` locks its keys the same way (``filelock``), inside the cac
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import tempfile
@@ -27,6 +28,19 @@ def default_lock_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"pytest-ascend-accuracy-{uid}-locks"
 
 
+def _resolved(path: Path) -> Path:
+    """``path`` resolved; raises where a symbolic link loop is on it. A plain ``resolve()``
+    raised RuntimeError on a loop up to Python 3.12; from 3.13 it gives the loop's own path
+    back (only ``strict=True`` still raises, OSError ELOOP), so two spellings of one looping
+    path took different locks and the loop was never named."""
+    try:
+        return path.resolve(strict=True)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise
+    return path.resolve()  # not there yet (a file still to write): where it will be
+
+
 def path_lock(path, kind: str, lock_dir=None):
     """The ``filelock.FileLock`` of one ``kind`` of file at ``path`` (``golden``, ``baseline``)."""
     from filelock import FileLock
@@ -38,7 +52,7 @@ def path_lock(path, kind: str, lock_dir=None):
         raise ConfigError(str(path), f"cannot create the {kind} lock directory {directory}: "
                                      f"{exc.strerror or exc}") from None
     try:
-        resolved = Path(path).resolve()
+        resolved = _resolved(Path(path))
     except (RuntimeError, OSError) as exc:  # a symlink loop (RuntimeError up to Python 3.12)
         raise ConfigError(str(path), f"cannot resolve the {kind}'s path: it is a symbolic link "
                                      f"loop ({exc}); remove the link (or point it at a real "
