@@ -90,7 +90,8 @@ def test_model_failing_in_every_mode_reports_the_operators(cache):
     d = run(models.conv_bn_relu(), cache, faults=[Fault.on_op("conv2")])
     assert d.restored_by is None
     assert [s.step for s in d.steps] == ["default", "data", "high_precision", "keep_dtype_all",
-                                         "buffer_off", "fusion_off", "golden"]
+                                         "buffer_off", "fusion_off", "buffer_off+fusion_off",
+                                         "golden"]  # the pair too: an op fault fails in it
     golden = d.step("golden")
     assert golden.first_failure == "conv2relu2" and golden.failing == ("conv2relu2",)
     assert "no conversion mode restores accuracy" in d.verdict
@@ -197,7 +198,7 @@ def test_the_last_step_names_the_modes_tried_instead_of_claiming_every_op_fails_
     golden = d.step("golden")
     assert "in every mode tried" not in golden.summary
     assert ("no mode tried passes (high_precision, keep_dtype(all 9 ops), buffer_off, "
-            "fusion_off)") in golden.summary
+            "fusion_off, buffer_off+fusion_off)") in golden.summary
 
 
 def test_a_default_verdict_that_judged_nothing_is_not_diagnosed_and_does_not_crash(cache):

@@ -120,6 +120,34 @@ class Combos:
             lead += f"; {mode.name} got furthest"
         return self._repeat(default, ev, mode, lead, name)
 
+    def _last_pair(self, default: Evaluation) -> Optional[dict]:
+        """Buffer and fusion off together, and the precision step under them, where nothing
+        else restored and each alone failed, whether or not either seemed to help: that is a
+        guess, and two reviews found cases every guess missed (a fault of one part small
+        beside the other's; a float16 range problem fusion off uncovers at a BatchNorm, with a
+        buffer fault after it). Only a diagnosis that would end NOT RESTORED pays for it."""
+        both = self.base | BUFFER_OFF | FUSION_OFF
+        if replace(both, label=None) in self.run.memo:
+            return None  # tried already (``_combined``)
+        alone = [self.run.memo.get(replace(self.base | off, label=None)) for _, off in OFFS]
+        if any(ev is None or ev.passed or ev.verdict.first is None for ev in alone) \
+                or any(_same(self.base | off, self.base) for _, off in OFFS):
+            return None
+        lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; buffer_off and "
+                f"fusion_off each fail alone")
+        ev, _ = self._mode_step("buffer_off+fusion_off", both, default)
+        if ev.passed:
+            return self._passes_together(default, lead, both, ev)
+        first = ev.verdict.first
+        if first is None or replace(both, label=None) in self.repeated:
+            return None
+        ranged = set(_covers(first)) & set(range_ops(ev, self.run.golden, self.run.model))
+        if not ranged and self._reach(ev)[0] <= self._reach(default)[0]:
+            return None  # no further, and not a float16 range problem: an operator's own fault
+        lead += (f"; {both.name} fails at op {_first_label(ev.verdict)} "
+                 f"({_why(ev.verdict.first)})")
+        return self._repeat(default, ev, both, lead, "buffer_off+fusion_off")
+
     def _passes_together(self, default: Evaluation, lead: str, both: Mode,
                          ev: Evaluation) -> dict:
         """Buffer and fusion off together passed: the fix, narrowed to the fusion rules."""

@@ -189,7 +189,7 @@ class _Flow(Combos):
             restored = (self._precision(default) or self._buffer(default)
                         or self._fusion(default) or self._uncovered(default)
                         or self._combined(default)
-                        or self._past_precision(default))
+                        or self._past_precision(default) or self._last_pair(default))
             if restored:
                 return restored
         except BudgetExhausted as exc:
