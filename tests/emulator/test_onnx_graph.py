@@ -85,7 +85,8 @@ def test_every_dynamic_input_is_named_at_once():
         "dynamic ([1, 8, ?, 64]); 'mask' dimensions 0 ('B'), 1 ('S') are dynamic ([?, ?]); "
         "nothing gives their sizes: choose them (the sizes of the data you test with; a check "
         "converts one static shape, the shape of the inputs it compares, each size 1 or more "
-        "(E10011)), e.g. with 1 for each dynamic dimension: input_shape={'ids': (1, 1), 'past_k': (1, 8, 1, 64), 'past_v': (1, 8, 1, 64), "
+        "(E10011)), e.g. with 1 for each dynamic dimension: input_shape={'ids': (1, 1), "
+        "'past_k': (1, 8, 1, 64), 'past_v': (1, 8, 1, 64), "
         "'mask': (1, 1)}")
     with pytest.raises(ConfigError) as err:  # the ones given are no longer named
         make_inputs(_kv_cache_model(), input_shape={"ids": (1, 3), "past_k": (1, 8, 2, 64)})

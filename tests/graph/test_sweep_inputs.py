@@ -86,7 +86,8 @@ def test_an_empty_input_shape_is_refused_saying_why_and_what_to_do():
         prepare_model(_empty_axes_model(), input_shape={"axes": (0,)})
     assert str(info.value) == (
         "input_shape: shape of input 'axes' must be positive ints, got [0]: ATC refuses a size "
-        "below 1 for an input it converts static (E10011), so an empty input cannot be fed to a converted "
+        "below 1 for an input it converts static (E10011), so an empty input cannot be fed to a "
+        "converted "
         "model; make it a constant of the model (an initializer), or leave an optional input "
         "out of it")
 
