@@ -7,7 +7,6 @@ JUnit properties and the per-test report files. Heavy modules are imported insid
 from __future__ import annotations
 
 import itertools
-import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
 from ..errors import ConfigError
 from .given_shape_words import given_shape_words
+from .junit_verdict import finite_or_none
 from .marker_spec import AccuracySpec
 from ..core.atc_option_check import check_atc_options
 from .setup_checks import check_mode_names
@@ -329,7 +329,7 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         metric=first.threshold.metric if first is not None else spec.metric,
         threshold=first.threshold.value if first is not None else spec.threshold,
         first_op=first.row.label if first else None,
-        first_value=_finite_or_none(first.value) if first else None,
+        first_value=finite_or_none(first.value) if first else None,
         coverage=coverage_fraction(result),
         report=str(report_dir) if report_dir else None,
         # a failure that is not "value < threshold" (NaN/Inf on one side, not comparable)
@@ -372,14 +372,6 @@ def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=
         outcome.staged.write(outcome.result, outcome.verdict, title=outcome.title, hint=hint,
                              links=links, baseline=baseline.to_dict() if baseline else None,
                              run=outcome.run)
-
-
-def _finite_or_none(value) -> Optional[float]:
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if math.isnan(value) else value
 
 
 def require_baseline_inputs(handle: "AscendModel", inputs, nodeid: str) -> None:

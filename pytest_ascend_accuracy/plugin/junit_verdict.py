@@ -193,7 +193,7 @@ def record_check_properties(record_property: Callable, record, verdict,
         record_property("accuracy_baseline", baseline.one_line())
     if first is not None:
         record_property("accuracy_first_failing_op", record.first_op)
-        value = _finite_or_none(first.value)
+        value = finite_or_none(first.value)
         if value is not None:  # an op not compared (or NaN) has no value: its reason says why
             record_property(f"accuracy_first_failing_{record.metric}", f"{value:.6f}")
         # not "value < threshold" alone: scale guard (with the threshold too), NaN/Inf, ...
@@ -202,7 +202,7 @@ def record_check_properties(record_property: Callable, record, verdict,
             record_property("accuracy_first_failing_reason", reason)
 
 
-def _finite_or_none(value) -> Optional[float]:
+def finite_or_none(value) -> Optional[float]:
     try:
         value = float(value)
     except (TypeError, ValueError):
