@@ -142,8 +142,12 @@ class Combos:
         if first is None or replace(both, label=None) in self.repeated:
             return None
         ranged = set(_covers(first)) & set(range_ops(ev, self.run.golden, self.run.model))
-        if not ranged and self._reach(ev)[0] <= self._reach(default)[0]:
-            return None  # no further, and not a float16 range problem: an operator's own fault
+        before = default.verdict.first
+        inside = before is not None and set(_covers(first)) <= set(_covers(before))
+        if not ranged and (inside or self._reach(ev)[0] <= self._reach(default)[0]):
+            # not further (an unfused member of the op that failed is the same op), and not a
+            # float16 range problem: an operator's own fault
+            return None
         lead += (f"; {both.name} fails at op {_first_label(ev.verdict)} "
                  f"({_why(ev.verdict.first)})")
         return self._repeat(default, ev, both, lead, "buffer_off+fusion_off")
@@ -215,7 +219,9 @@ class Combos:
                 ev, _ = self._mode_step(f"{step}+{name}", mode, p_ev)
             if ev.passed:
                 return self._narrow(default, self.base | off, f"{lead}; {name} fixes it", name)
-            helped += bool(ev.verdict.first is not None and self._helps(p_ev, ev))
+            # each alone failed: the two together, whether or not either seemed to help
+            # (a review: a small rule fault beside a big buffer fault, after float16 rounding)
+            helped += ev.verdict.first is not None
         both = under(BUFFER_OFF, FUSION_OFF)
         if helped < 2 or replace(both, label=None) in self.run.memo:
             return None
