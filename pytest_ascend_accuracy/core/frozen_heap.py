@@ -19,7 +19,7 @@ that froze objects itself (``gc.get_freeze_count()`` above what it was when this
 imported) or runs with the collector disabled is left exactly as it is. CPython 3.12.1 starts
 with 375 objects counted frozen (``python -S -I`` too, and again after any full collection
 that follows a ``gc.unfreeze``; 0 on 3.10, 3.11, 3.13), which read as a user's freeze and left
-the block off on that release (a trial on four Pythons): the count at import is the
+the block off on that release (a trial on four Pythons): on 3.12 the count at import is the
 interpreter's own. While the block lasts, ``gc.get_objects()`` and
 ``gc.get_referrers()`` do not see the frozen objects, and a ``gc.freeze()`` made inside it is
 undone with the block's own.
