@@ -15,8 +15,8 @@ next full collection, so a block begun right after would freeze that garbage aga
 made by one check would outlive every later one.
 
 Nesting is counted (only the outermost block collects, freezes and unfreezes), and a process
-that froze objects itself (``gc.get_freeze_count()`` above what it was when this module was
-imported) or runs with the collector disabled is left exactly as it is. CPython 3.12.1 starts
+that froze objects itself (``gc.get_freeze_count()`` above zero; on 3.12, above what it was
+when this module was imported) or runs with the collector disabled is left exactly as it is. CPython 3.12.1 starts
 with 375 objects counted frozen (``python -S -I`` too, and again after any full collection
 that follows a ``gc.unfreeze``; 0 on 3.10, 3.11, 3.13), which read as a user's freeze and left
 the block off on that release (a trial on four Pythons): on 3.12 the count at import is the
