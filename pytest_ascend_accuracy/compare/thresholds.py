@@ -201,6 +201,9 @@ class Policy:
         ``threshold_for``'s order; None: the default."""
         rules = (lambda key: bool(names) and key == names[-1] and ":" in key,
                  lambda key: bool(names) and key == names[0],
+                 # a tensor's label before a plain name: a fused op's member label
+                 # (relu1:output:0) lost to 'relu1' listed first (a trial)
+                 lambda key: ":" in key and key in names,
                  lambda key: key in names,
                  lambda key: self._match(key, names))
         for rule in rules:

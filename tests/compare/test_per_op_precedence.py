@@ -96,3 +96,16 @@ def test_the_closest_names_of_an_op_are_ops_not_its_input_tensors():
         check_setting_names({"bn11": 0.9}, [], ["bn1", "bn1:input:1", "bn1:output:0", "bn2"],
                             "the dumps", "per_op")
     assert ":input:" not in str(exc.value) and "closest: 'bn1'" in str(exc.value)
+
+
+def test_a_members_tensor_label_wins_over_a_members_plain_name_whatever_the_order():
+    # a trial: under fusion the label relu1:output:0 (which names that tensor in every mode)
+    # lost to 'relu1' listed first, so one marker gave the tensor two thresholds by mode: a
+    # false pass at 0.5 where the label asked 0.99
+    cbr = ("conv1relu1", "relu1", "conv1", "bn1", "relu1", "relu1:output:0",
+           "conv1relu1:output:0")
+    for per_op in ({"relu1": 0.5, "relu1:output:0": 0.99},
+                   {"relu1:output:0": 0.99, "relu1": 0.5}):
+        assert Policy.build(0.95, per_op).threshold_for(cbr).value == 0.99
+        unfused = ("relu1", "relu1", "relu1", "relu1:output:0")
+        assert Policy.build(0.95, per_op).threshold_for(unfused).value == 0.99
