@@ -198,7 +198,11 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
               if k in (entry.get("per_op") or {}) or k in applied["per_op"]}
     shared = [n for n in base_ignore if n in applied["ignore"]]
     ignore = shared + [n for n in own_ignore if n not in shared]
-    thresholds = _thresholds(defaults.get("threshold"), None, metric, f"{dat}.threshold")
+    # the defaults' threshold is one of the defaults' metric: a model of another metric gives
+    # its own (a trial: defaults {threshold: 0.99} judged a rel_l2 model as rel_l2 <= 0.99)
+    same_metric = metric == validate_metric(defaults.get("metric", "cosine"), f"{dat}.metric")
+    thresholds = _thresholds(defaults.get("threshold") if same_metric else None, None, metric,
+                             f"{dat}.threshold")
     own = _thresholds(entry.get("threshold"), modes, metric, f"{at}.threshold")
     thresholds = own if "*" in own else {**thresholds, **own}  # a plain number wins outright
     from .aipp_check import yaml_aipp

@@ -145,3 +145,28 @@ def test_safe_load_refuses_python_tags(suite):
     path = suite("models: !!python/object/apply:os.system ['echo hi']")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_suite(path)
+
+
+def test_a_defaults_threshold_is_not_taken_for_a_model_of_another_metric(tmp_path):
+    # a trial: defaults {threshold: 0.99} judged a model of metric rel_l2 as rel_l2 <= 0.99
+    # (the marker refuses that), and defaults {metric: rel_l2, threshold: 0.1} a cosine model
+    # as cosine >= 0.1: two false passes
+    import onnx
+
+    from pytest_ascend_accuracy.testing import models as tiny_models
+
+    onnx.save(tiny_models.passing_mlp(), str(tmp_path / "mlp.onnx"))
+    path = tmp_path / "accuracy_m.yaml"
+    path.write_text("defaults: {threshold: 0.99}\n"
+                    "models:\n  - {name: m, model: mlp.onnx, metric: rel_l2}\n")
+    with pytest.raises(ConfigError, match=r"models\[0\]\.threshold: metric='rel_l2' needs an "
+                                          r"explicit threshold"):
+        list(load_suite(path))
+    path.write_text("defaults: {metric: rel_l2, threshold: 0.1}\n"
+                    "models:\n  - {name: m, model: mlp.onnx, metric: cosine}\n")
+    [case] = list(load_suite(path, default_threshold=0.95))
+    assert (case.spec.metric, case.spec.threshold) == ("cosine", 0.95)
+    path.write_text("defaults: {metric: rel_l2, threshold: 0.1}\n"
+                    "models:\n  - {name: m, model: mlp.onnx}\n")  # the defaults' own metric
+    [case] = list(load_suite(path))
+    assert (case.spec.metric, case.spec.threshold) == ("rel_l2", 0.1)
