@@ -201,3 +201,36 @@ def test_a_bfloat16_input_is_refused_saying_no_file_feeds_it_and_what_to_export(
     onnx.save(_cast_relu(onnx.TensorProto.FLOAT), str(folder / "models" / "bf.onnx"))
     suite("{model: models/bf.onnx, inputs: {x: data/x.npy}, %s}" % modes).assert_outcomes(
         passed=1)
+
+
+def test_values_past_the_inputs_dtype_get_no_cast_to_paste(pytester, suite):
+    # a trial: a float32 file with 1e5 for a float16 input was offered .astype('float16');
+    # pasted, 1e5 became inf, and the test passed with every output +Inf on both sides
+    big = np.full((1, 16), 1e300)  # float64 past float32's range
+    np.save(pytester.path / "suites" / "data" / "big.npy", big)
+    error = _error(suite("{name: m, model: models/mlp.onnx, inputs: {x: data/big.npy}}"))
+    assert error.endswith(
+        "models[0].inputs.x: data/big.npy holds float64 values; model mlp.onnx's input 'x' is "
+        "float32: its values do not fit float32: values up to 1e+300, past float32's largest "
+        "3.40282e+38; the model's input cannot hold them (the device would see other values), "
+        "so save values float32 holds"), error
+    assert "astype" not in error
+
+
+def test_cast_losses_of_each_kind():
+    from pytest_ascend_accuracy.plugin.yaml_inputs import _cast_loses
+
+    import tempfile
+    from pathlib import Path
+
+    def loses(values, want):
+        with tempfile.TemporaryDirectory() as tmp:
+            np.save(Path(tmp) / "v.npy", np.asarray(values))
+            return _cast_loses(Path(tmp) / "v.npy", np.asarray(values).dtype, np.dtype(want))
+
+    assert loses([1.0, 1e5], "float16").startswith("values up to 100000, past float16's")
+    assert loses([1.0, 6e4], "float16") == ""
+    assert loses(np.array([1, 2**40], np.int64), "int32").startswith("values from 1 to")
+    assert loses(np.array([0, 5], np.int64), "int32") == ""
+    assert loses([0.5, 1.0], "int64") == "NaN, infinite or fractional values for an integer input"
+    assert loses(np.array([0, 2], np.int64), "bool") == "1 value(s) other than 0 and 1"
