@@ -71,5 +71,11 @@ def closest_text(name, known, *, n: int = 1, cutoff: float = 0.6) -> str:
     error that already lists them all; ``""`` when none is near."""
     import difflib
 
-    near = difflib.get_close_matches(str(name), [str(k) for k in known], n=n, cutoff=cutoff)
+    known = [str(k) for k in known]
+    # a name that differs only in case first: difflib compares case, so 'Img_A' was offered
+    # 'img_b' and 'X' nothing for 'x' (a trial)
+    same = [k for k in known if k.lower() == str(name).lower() and k != str(name)]
+    near = same + [k for k in difflib.get_close_matches(str(name), known, n=n, cutoff=cutoff)
+                   if k not in same]
+    near = near[:max(n, len(same))]
     return ("; closest: " + ", ".join(repr(k) for k in near)) if near else ""

@@ -44,3 +44,14 @@ def test_the_error_names_the_spelling_with_the_models_input_names(suite, inputs,
     spelled = re.search(r"write inputs: (\{.+?\})", str(info.value)).group(1)
     case, = load_suite(suite(spelled.replace("<file>", "line")))  # filled in, as it says
     assert case.inputs.files == (("x", path.parent / "line.npy"),)
+
+
+def test_a_name_differing_only_in_case_is_the_closest():
+    # a trial: difflib compares case, so 'Img_A' was offered 'img_b' and 'X' nothing for 'x'
+    from pytest_ascend_accuracy.errors import closest_text
+
+    assert closest_text("Img_A", ["img_a", "img_b"]) == "; closest: 'img_a'"
+    assert closest_text("IMG_A", ["img_a", "img_b"]) == "; closest: 'img_a'"
+    assert closest_text("X", ["x"]) == "; closest: 'x'"
+    assert closest_text("img_c", ["img_a", "img_b"]) == "; closest: 'img_b'"  # difflib's, as before
+    assert closest_text("zzz", ["img_a"]) == ""
