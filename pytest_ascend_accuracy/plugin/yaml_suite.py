@@ -222,7 +222,8 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         check_dataset_output(onnx_model, dataset, f"{at}.dataset")
     for mode in modes:
         spec = make_spec(threshold=thresholds.get(mode.name, thresholds.get("*")), metric=metric,
-                         per_op=per_op,
+                         per_op=per_op, modes=modes,  # the entry's modes, as a marker's (a
+                         # member's tensor is judged in one without fusion: a trial)
                          ignore=ignore, default_threshold=default_threshold,
                          where=f"{at}.threshold", max_drop=setting("max_drop"),
                          scale_tolerance=scale_tolerance)

@@ -114,3 +114,17 @@ def test_a_mode_turning_off_one_other_rule_does_not_excuse_a_member_tensor(pytes
                             'Mode(fusion_rules_off=("LayerNormFusionPass",))]')))
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert "passed" not in result.parseoutcomes()
+
+
+def test_a_yaml_entry_judges_a_member_tensor_in_its_mode_without_fusion(pytester, models_dir):
+    # a thresholds trial: the marker took ignore ['conv1:output:0'] with modes default and
+    # fusion_off; the same YAML entry was refused in default, advising to list fusion_off in
+    # modes=, which it did (each YAML item's spec knew no modes)
+    entry = ("models:\n  - name: mlp\n    model: models/passing_mlp.onnx\n"
+             "    modes: [{modes}]\n    per_op: {{fc1/MatMul:output:0: 0.9}}\n")
+    pytester.path.joinpath("accuracy_m.yaml").write_text(entry.format(modes="default, fusion_off"))
+    pytester.runpytest("-p", "no:cacheprovider", "accuracy_m.yaml").assert_outcomes(passed=2)
+    pytester.path.joinpath("accuracy_m.yaml").write_text(entry.format(modes="default"))
+    refused = pytester.runpytest("-p", "no:cacheprovider", "accuracy_m.yaml")
+    refused.assert_outcomes(failed=1)
+    assert INNER_REFUSED in refused.stdout.str()
