@@ -98,6 +98,13 @@ def inputs_spelling(value, model, at: str) -> None:
                else f"no model input named {str(key)!r}{closest_text(str(key), names)}")
         raise ConfigError(f"{at}.{key}", f"{why}; write inputs: {right}{of}, or {{seed: N}} for "
                                          f"generated inputs")
+    given = {str(k) for k in value}
+    missing = [n for n in names or () if n not in given and n not in listed]
+    if missing:  # (a trial: found only when the item ran, naming no key and no fix)
+        shown = ", ".join(repr(n) for n in missing)
+        full = _flow({n: value.get(n, "<file>.npy") for n in names})
+        raise ConfigError(at, f"model input{'s' if len(missing) > 1 else ''} {shown} not given; "
+                              f"write inputs: {full}{of}, or {{seed: N}} for generated inputs")
 
 
 def shape_map(value, at: str) -> Optional[Shapes]:
