@@ -16,11 +16,11 @@ made by one check would outlive every later one.
 
 Nesting is counted (only the outermost block collects, freezes and unfreezes), and a process
 that froze objects itself (``gc.get_freeze_count()`` above zero; on 3.12, above what it was
-when this module was imported) or runs with the collector disabled is left exactly as it is. CPython 3.12.1 starts
-with 375 objects counted frozen (``python -S -I`` too, and again after any full collection
-that follows a ``gc.unfreeze``; 0 on 3.10, 3.11, 3.13), which read as a user's freeze and left
-the block off on that release (a trial on four Pythons): on 3.12 the count at import is the
-interpreter's own. While the block lasts, ``gc.get_objects()`` and
+when this module was imported) or runs with the collector disabled is left exactly as it is.
+CPython 3.12.1 starts with 375 objects counted frozen (``python -S -I`` too, and again after
+any full collection that follows a ``gc.unfreeze``; 0 on 3.10, 3.11, 3.13), which read as a
+user's freeze and left the block off on that release (a trial on four Pythons): on 3.12 the
+count at import is the interpreter's own. While the block lasts, ``gc.get_objects()`` and
 ``gc.get_referrers()`` do not see the frozen objects, and a ``gc.freeze()`` made inside it is
 undone with the block's own.
 """
