@@ -232,7 +232,8 @@ def _dims(shape) -> str:
 def _cast_loses(path: Path, dtype, want_dtype) -> str:
     """What casting ``path``'s values to ``want_dtype`` would change beyond rounding ("" for
     nothing): values past its range (an overflow to inf, an integer that wraps), a NaN or a
-    fraction cast to an integer, a value other than 0/1 cast to bool."""
+    fraction cast to an integer, a value other than 0/1 cast to bool. Read memory-mapped, a
+    million values at a time (an input file may be large)."""
     import numpy as np
 
     try:
@@ -242,20 +243,28 @@ def _cast_loses(path: Path, dtype, want_dtype) -> str:
     want = np.dtype(want_dtype)
     if values.size == 0 or values.dtype.kind not in "biuf":
         return ""
-    finite = values[np.isfinite(values)] if values.dtype.kind == "f" else values
+    flat = values.ravel(order="K")  # a view of a C- or Fortran-ordered file
+    bad, odd, low, high = 0, False, np.inf, -np.inf
+    for start in range(0, flat.size, 1 << 20):
+        chunk = np.asarray(flat[start:start + (1 << 20)])
+        if want.kind == "b":
+            bad += int(np.count_nonzero((chunk != 0) & (chunk != 1)))
+            continue
+        finite = chunk[np.isfinite(chunk)] if chunk.dtype.kind == "f" else chunk
+        odd |= chunk.dtype.kind == "f" and (finite.size < chunk.size
+                                            or bool(np.any(finite != np.round(finite))))
+        if finite.size:
+            low, high = min(low, float(finite.min())), max(high, float(finite.max()))
     if want.kind == "b":
-        bad = int(np.count_nonzero((values != 0) & (values != 1)))
         return f"{bad} value(s) other than 0 and 1" if bad else ""
     if want.kind == "f":
-        top = float(np.abs(finite).max()) if finite.size else 0.0
+        top = max(abs(low), abs(high)) if high >= low else 0.0
         limit = float(np.finfo(want).max)
         return f"values up to {top:g}, past {want}'s largest {limit:g}" if top > limit else ""
-    info = np.iinfo(want)
-    if values.dtype.kind == "f" and (finite.size < values.size
-                                     or np.any(finite != np.round(finite))):
+    if odd:
         return "NaN, infinite or fractional values for an integer input"
-    low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
-    if low < info.min or high > info.max:
+    info = np.iinfo(want)
+    if high >= low and (low < info.min or high > info.max):
         return f"values from {low:g} to {high:g}, past {want}'s {info.min}..{info.max}"
     return ""
 
