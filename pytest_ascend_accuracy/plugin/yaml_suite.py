@@ -189,8 +189,15 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         raise ConfigError(f"{at}.golden", "must be a path (a directory, relative to the suite file)")
     metric_at = f"{at}.metric" if "metric" in entry else f"{dat}.metric"
     metric = validate_metric(setting("metric", "cosine"), metric_at)
-    per_op = dict(validate_per_op(defaults.get("per_op"),
-                                  f"{dat}.per_op", metric))
+    # numbers of the defaults are the defaults' metric's (a review: a defaults per_op 0.99,
+    # meant as cosine, judged a rel_l2 model as rel_l2 <= 0.99)
+    defaults_metric = validate_metric(defaults.get("metric", "cosine"), f"{dat}.metric")
+    per_op = dict(validate_per_op(defaults.get("per_op"), f"{dat}.per_op", defaults_metric))
+    if defaults_metric != metric:  # a plain number is read in the spec's metric: name its own
+        from ..compare.thresholds import Threshold
+
+        per_op = {k: v if isinstance(v, Threshold) else Threshold(v, defaults_metric)
+                  for k, v in per_op.items()}
     per_op.update(validate_per_op(entry.get("per_op"), f"{at}.per_op", metric))
     # names of ops: the model's own must be its ops; the defaults' apply where they name one
     applied, keys = names.for_model(onnx_model, entry, at)
@@ -200,7 +207,7 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     ignore = shared + [n for n in own_ignore if n not in shared]
     # the defaults' threshold is one of the defaults' metric: a model of another metric gives
     # its own (a trial: defaults {threshold: 0.99} judged a rel_l2 model as rel_l2 <= 0.99)
-    same_metric = metric == validate_metric(defaults.get("metric", "cosine"), f"{dat}.metric")
+    same_metric = metric == defaults_metric
     thresholds = _thresholds(defaults.get("threshold") if same_metric else None, None, metric,
                              f"{dat}.threshold")
     own = _thresholds(entry.get("threshold"), modes, metric, f"{at}.threshold")

@@ -170,3 +170,22 @@ def test_a_defaults_threshold_is_not_taken_for_a_model_of_another_metric(tmp_pat
                     "models:\n  - {name: m, model: mlp.onnx}\n")  # the defaults' own metric
     [case] = list(load_suite(path))
     assert (case.spec.metric, case.spec.threshold) == ("rel_l2", 0.1)
+
+
+def test_a_defaults_per_op_number_is_one_of_the_defaults_metric(tmp_path):
+    # a review: defaults per_op {fc2/MatMul: 0.99} (cosine: the defaults set no metric) judged
+    # a model of metric rel_l2 as rel_l2 <= 0.99
+    import onnx
+
+    from pytest_ascend_accuracy.compare.thresholds import Threshold
+    from pytest_ascend_accuracy.testing import models as tiny_models
+
+    onnx.save(tiny_models.passing_mlp(), str(tmp_path / "mlp.onnx"))
+    path = tmp_path / "accuracy_m.yaml"
+    path.write_text("defaults: {per_op: {'*': 0.99}}\n"
+                    "models:\n  - {name: m, model: mlp.onnx, metric: rel_l2, threshold: 0.5}\n")
+    [case] = list(load_suite(path))
+    assert dict(case.spec.per_op)["*"] == Threshold(0.99, "cosine")
+    path.write_text("defaults: {per_op: {'*': 0.99}}\nmodels:\n  - {name: m, model: mlp.onnx}\n")
+    [case] = list(load_suite(path))
+    assert dict(case.spec.per_op)["*"] == 0.99  # the same metric: a number, as before
