@@ -99,6 +99,12 @@ def inputs_spelling(value, model, at: str) -> None:
         raise ConfigError(f"{at}.{key}", f"{why}; write inputs: {right}{of}, or {{seed: N}} for "
                                          f"generated inputs")
     given = {str(k) for k in value}
+    for vi in model.inputs or ():  # (a review: a sequence input was asked for as a .npy file)
+        if not vi.type.HasField("tensor_type") and vi.name not in listed:
+            kind = (vi.type.WhichOneof("value") or "non-tensor").replace("_type", "")
+            raise ConfigError(at, f"model input {vi.name!r} is a {kind}, not a tensor: ATC has "
+                                  f"no {kind} tensors and no file feeds it; export the model "
+                                  f"with a tensor in its place")
     missing = [n for n in names or () if n not in given and n not in listed]
     if missing:  # (a trial: found only when the item ran, naming no key and no fix)
         shown = ", ".join(repr(n) for n in missing)
@@ -241,8 +247,8 @@ def _cast_loses(path: Path, dtype, want_dtype) -> str:
     except (OSError, ValueError):
         return ""
     want = np.dtype(want_dtype)
-    if values.size == 0 or values.dtype.kind not in "biuf":
-        return ""
+    if values.size == 0 or values.dtype.kind not in "biuf" or want.kind not in "biuf":
+        return ""  # (a string or complex input: a review saw np.iinfo refuse 'O' and 'c')
     flat = values.ravel(order="K")  # a view of a C- or Fortran-ordered file
     bad, odd, low, high = 0, False, np.inf, -np.inf
     for start in range(0, flat.size, 1 << 20):

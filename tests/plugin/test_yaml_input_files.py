@@ -234,3 +234,16 @@ def test_cast_losses_of_each_kind():
     assert loses(np.array([0, 5], np.int64), "int32") == ""
     assert loses([0.5, 1.0], "int64") == "NaN, infinite or fractional values for an integer input"
     assert loses(np.array([0, 2], np.int64), "bool") == "1 value(s) other than 0 and 1"
+
+
+def test_no_cast_check_for_a_string_or_complex_input():
+    # a review: np.iinfo refused 'O' and 'c' and the suite's collection crashed
+    from pytest_ascend_accuracy.plugin.yaml_inputs import _cast_loses
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(Path(tmp) / "v.npy", np.arange(4))
+        for want in ("complex64", "object"):
+            assert _cast_loses(Path(tmp) / "v.npy", np.dtype("int64"), np.dtype(want)) == ""

@@ -79,3 +79,28 @@ def test_an_input_left_out_is_refused_when_the_suite_loads_with_the_mapping_to_w
     np.save(tmp_path / "b.npy", np.ones((1, 4), np.float32))
     path.write_text("models: [{model: two.onnx, inputs: {a: a.npy, b: b.npy}}]\n")  # filled in
     assert len(list(load_suite(path))) == 1
+
+
+def test_a_sequence_input_is_refused_as_such_not_asked_for_as_a_file(tmp_path):
+    # a review: a model with a sequence input was told to write `s: <file>.npy`; pasted, the
+    # run failed 'unsupported element type 0'
+    from onnx import TensorProto, helper
+
+    seq = helper.make_tensor_sequence_value_info("s", TensorProto.FLOAT, None)
+    graph = helper.make_graph(
+        [helper.make_node("SequenceLength", ["s"], ["n"], name="len"),
+         helper.make_node("Identity", ["x"], ["y"], name="id")], "seq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4]), seq],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4]),
+         helper.make_tensor_value_info("n", TensorProto.INT64, [])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(tmp_path / "seq.onnx"))
+    np.save(tmp_path / "x.npy", np.zeros((1, 4), np.float32))
+    path = tmp_path / "accuracy_suite.yaml"
+    path.write_text("models: [{model: seq.onnx, inputs: {x: x.npy}}]\n")
+    with pytest.raises(ConfigError) as info:
+        load_suite(path)
+    assert str(info.value).endswith(
+        "models[0].inputs: model input 's' is a sequence, not a tensor: ATC has no sequence "
+        "tensors and no file feeds it; export the model with a tensor in its place"), info.value
