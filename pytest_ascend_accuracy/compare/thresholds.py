@@ -185,8 +185,9 @@ class Policy:
         name, original op names, tensor index last, see ``TensorCompare.names``): a key naming
         the tensor itself first (``split:output:0``), then one naming the dump op itself (a
         fused ``fc2/MatMul`` keeps its own entry beside one for its member ``fc2/Add``,
-        whichever is listed first), then the first listed key naming one of its other names
-        (golden, members), then the first glob that matches."""
+        whichever is listed first), then the first listed key naming another tensor label of
+        it (a member's ``relu1:output:0``), then the first listed key naming one of its other
+        names (golden, members), then the first glob that matches."""
         entry = self._entry(names)
         return self.default if entry is None else entry[1]
 
