@@ -20,6 +20,16 @@ def _build(tmp):
     (tmp / "data.bin").write_bytes(b"x" * 10)
 
 
+def _linked(tmp_path):
+    """(a cache, its place of KEY, the entry there links to): an entry of another cache."""
+    real = Cache(tmp_path / "shared").get_or_build("golden", KEY, _build)
+    cache = Cache(tmp_path / "c")
+    slot = cache.entry_path("golden", KEY)
+    slot.parent.mkdir(parents=True)
+    os.symlink(real, slot)
+    return cache, slot, real
+
+
 def _break(slot, kind):
     slot.parent.mkdir(parents=True, exist_ok=True)
     if kind == "loop":
@@ -119,12 +129,7 @@ def test_a_clear_never_removes_an_entry_built_after_its_listing(tmp_path, monkey
 
 
 def test_a_link_to_an_intact_entry_stays_a_hit(tmp_path):
-    shared = Cache(tmp_path / "shared")
-    real = shared.get_or_build("golden", KEY, _build)
-    cache = Cache(tmp_path / "c")
-    slot = cache.entry_path("golden", KEY)
-    slot.parent.mkdir(parents=True)
-    os.symlink(real, slot)
+    cache, slot, real = _linked(tmp_path)
     assert cache.get_or_build("golden", KEY, _build) == slot
     assert cache.stats.as_dict() == {"hits": 1, "misses": 0, "rebuilt": 0} and slot.is_symlink()
 
@@ -132,12 +137,7 @@ def test_a_link_to_an_intact_entry_stays_a_hit(tmp_path):
 def test_a_clear_removes_a_linked_entrys_link_and_frees_nothing_of_the_other_cache(tmp_path):
     # a review: the link was moved aside to .evict-* and rmtree refused it without a word;
     # "removed 1 entry" claimed the other cache's bytes, and the link stayed for good
-    shared = Cache(tmp_path / "shared")
-    real = shared.get_or_build("golden", KEY, _build)
-    cache = Cache(tmp_path / "c")
-    slot = cache.entry_path("golden", KEY)
-    slot.parent.mkdir(parents=True)
-    os.symlink(real, slot)
+    cache, slot, real = _linked(tmp_path)
     assert broken_slots(cache) == []  # a link to a finished entry is an entry
     done = prune(cache, 0)
     assert [e.key for e in done.removed] == [KEY] and done.freed == 0
@@ -146,12 +146,7 @@ def test_a_clear_removes_a_linked_entrys_link_and_frees_nothing_of_the_other_cac
 
 def test_a_size_bound_keeps_a_linked_entry_whose_eviction_frees_nothing(tmp_path):
     # a review: --max-size evicted a link (0 bytes here) before real entries, losing a hit
-    shared = Cache(tmp_path / "shared")
-    real = shared.get_or_build("golden", KEY, _build)
-    cache = Cache(tmp_path / "c")
-    slot = cache.entry_path("golden", KEY)
-    slot.parent.mkdir(parents=True)
-    os.symlink(real, slot)  # the least recently used
+    cache, slot, real = _linked(tmp_path)  # the least recently used
     cache.get_or_build("golden", "cd" + "1" * 62, _build)
     cache.get_or_build("golden", "ef" + "2" * 62, _build)
     cache.release()

@@ -167,18 +167,7 @@ def _paste_atc(fake, model, args_file):
 ])
 def test_the_cli_prints_restored_and_its_fix_passes_pasted(tmp_path, capsys, monkeypatch, shift,
                                                            fault_args, files):
-    import onnx
-
-    from pytest_ascend_accuracy.cli import main
-    from pytest_ascend_accuracy.testing.fake_ascend import use_fake_ascend
-
-    monkeypatch.chdir(tmp_path)
-    onnx.save(cbr(shift), "m.onnx")
-    common = ["--cache-dir", "c", *fault_args]
-    assert main(["diagnose", "m.onnx", *common, "--out", "fix"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("ascend-accuracy diagnosis of m: RESTORED\n"), out
-    assert (tmp_path / "fix" / "atc_args.txt").read_text().splitlines() == files
+    out = diagnosed_and_pasted(tmp_path, capsys, monkeypatch, cbr(shift), fault_args, files)
     assert f"ATC: {' '.join(files)}\n" in out
     assert json.loads((tmp_path / "fix" / "fusion_switch.cfg").read_text()) == {
         "Switch": {"GraphFusion": {"ConvBatchnormFusionPass": "off"}}}
@@ -186,11 +175,29 @@ def test_the_cli_prints_restored_and_its_fix_passes_pasted(tmp_path, capsys, mon
         assert (tmp_path / "fix" / "keep_dtype.cfg").read_text() == "shift_down\nshift_up\n"
     else:
         assert not (tmp_path / "fix" / "keep_dtype.cfg").exists()
+
+
+def diagnosed_and_pasted(tmp_path, capsys, monkeypatch, model, fault_args, files) -> str:
+    """``ascend-accuracy diagnose`` of ``model`` under ``fault_args``: RESTORED, its
+    atc_args.txt ``files``, its YAML mode pasted as ``--mode`` PASSES, and the fake ATC takes
+    atc_args.txt pasted after the options it leaves out; the diagnosis's output."""
+    import onnx
+
+    from pytest_ascend_accuracy.cli import main
+    from pytest_ascend_accuracy.testing.fake_ascend import use_fake_ascend
+
+    monkeypatch.chdir(tmp_path)
+    onnx.save(model, "m.onnx")
+    common = ["--cache-dir", "c", *fault_args]
+    assert main(["diagnose", "m.onnx", *common, "--out", "fix"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ascend-accuracy diagnosis of m: RESTORED\n"), out
+    assert (tmp_path / "fix" / "atc_args.txt").read_text().splitlines() == files
     (yaml,) = re.findall(r"in a YAML suite: modes: \[(.+)\]$", out, re.M)
     assert main(["diagnose", "m.onnx", *common, "--mode", yaml]) == 0
     assert "PASSES" in capsys.readouterr().out
-    # the fake ATC takes atc_args.txt pasted after the options it leaves out
     fake = use_fake_ascend(monkeypatch, tmp_path / "asc", toolkit_version="8.0.RC2")
     pasted = _paste_atc(fake, tmp_path / "m.onnx", "fix/atc_args.txt")
     assert pasted.returncode == 0, pasted.stdout + pasted.stderr
     assert "ATC run success" in pasted.stdout
+    return out

@@ -6,9 +6,7 @@ RESTORED ... check the operator implementations" where ``buffer_off+fusion_off``
 with two ops kept in float32, passed pasted. A mode helps now where it changes the run (ops that
 differ from the default run) or lifts the value at the first failure: the two are tried
 together, and steps 3 and 4 are tried under a step 2 that got further; each fix pasted passes."""
-import os
 import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -22,7 +20,7 @@ from pytest_ascend_accuracy.core.cache import Cache  # noqa: E402
 from pytest_ascend_accuracy.core.modes import Mode  # noqa: E402
 from pytest_ascend_accuracy.triage.flow import diagnose  # noqa: E402
 
-from test_triage_combos import cbr  # noqa: E402
+from test_triage_combos import cbr, diagnosed_and_pasted  # noqa: E402
 
 RULE = "GraphFusion:ConvBatchnormFusionPass"
 BUFFER_OFF_KEEP = Mode(buffer_optimize="off_optimize", keep_dtype=("shift_down", "shift_up"))
@@ -160,13 +158,6 @@ def test_a_model_no_mode_fixes_says_which_combinations_it_tried(cache):
     assert d.verdict.endswith("check the operator implementations against the reference")
 
 
-def _paste_atc(fake, model, args_file):
-    line = (f"{fake.toolkit.atc} --model={model} --framework=5 --output=pasted "
-            f"--soc_version=Ascend310P3 $(cat {args_file})")
-    env = dict(os.environ, FAKE_ATC_CALLS=os.devnull)
-    return subprocess.run(["sh", "-c", line], capture_output=True, text=True, env=env)
-
-
 @pytest.mark.parametrize("make, fault_args, files", [
     (cbr_prop, ["--fault", "rule:ConvBatchnormFusionPass", "--fault", "buffer:head"],
      ["--precision_mode=force_fp16", "--buffer_optimize=off_optimize",
@@ -180,25 +171,7 @@ def _paste_atc(fake, model, args_file):
 ])
 def test_the_cli_prints_restored_and_its_fix_passes_pasted(tmp_path, capsys, monkeypatch, make,
                                                            fault_args, files):
-    import onnx
-
-    from pytest_ascend_accuracy.cli import main
-    from pytest_ascend_accuracy.testing.fake_ascend import use_fake_ascend
-
-    monkeypatch.chdir(tmp_path)
-    onnx.save(make(), "m.onnx")
-    common = ["--cache-dir", "c", *fault_args]
-    assert main(["diagnose", "m.onnx", *common, "--out", "fix"]) == 0
-    out = capsys.readouterr().out
-    assert out.startswith("ascend-accuracy diagnosis of m: RESTORED\n"), out
-    assert (tmp_path / "fix" / "atc_args.txt").read_text().splitlines() == files
-    (yaml,) = re.findall(r"in a YAML suite: modes: \[(.+)\]$", out, re.M)
-    assert main(["diagnose", "m.onnx", *common, "--mode", yaml]) == 0
-    assert "PASSES" in capsys.readouterr().out
-    fake = use_fake_ascend(monkeypatch, tmp_path / "asc", toolkit_version="8.0.RC2")
-    pasted = _paste_atc(fake, tmp_path / "m.onnx", "fix/atc_args.txt")
-    assert pasted.returncode == 0, pasted.stdout + pasted.stderr
-    assert "ATC run success" in pasted.stdout
+    diagnosed_and_pasted(tmp_path, capsys, monkeypatch, make(), fault_args, files)
 
 
 def bnvar():

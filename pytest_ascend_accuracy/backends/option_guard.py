@@ -25,12 +25,10 @@ def checked_options(mode, input_shape, atc_options, *, emulated: bool = True):
     from ..core.atc_option_check import (NEUTRAL_OPTIONS, check_atc_options, check_mode_options,
                                          option_text)
 
-    check_mode_options(mode, "convert")
     input_shape, options = shape_from_options(input_shape, atc_options)  # one given twice
     aipp = any(str(k).lstrip("-") == "insert_op_conf" and v for k, v in options.items())
+    check_mode_options(mode, "convert", aipp=aipp)  # a mode's input_format meets the AIPP file
     checked = options if emulated else {k: v for k, v in options.items()
                                         if str(k).lstrip("-") in NEUTRAL_OPTIONS}
     check_atc_options(checked, "atc_options", allowed=BACKEND_OPTIONS, aipp=aipp)
-    if aipp and getattr(mode, "extra", ()):  # a mode's input_format meets the AIPP file here
-        check_atc_options(mode.extra, "convert: Mode(extra=...)", aipp=True)
     return input_shape, {str(k).lstrip("-"): option_text(k, v) for k, v in options.items()}

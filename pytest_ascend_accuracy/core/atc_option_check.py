@@ -106,11 +106,12 @@ def check_atc_options(options: Options, where: str, allowed: Iterable[str] = (),
         raise ConfigError(where, _refusal(name, value))
 
 
-def check_mode_options(mode, where: str) -> None:
-    """The extra ATC options of ``mode`` (a ``Mode``), as ``check_atc_options`` takes them."""
+def check_mode_options(mode, where: str, aipp: bool = False) -> None:
+    """The extra ATC options of ``mode`` (a ``Mode``), as ``check_atc_options`` takes them
+    (``aipp``: the conversion inserts AIPP, which a mode's ``input_format`` must suit)."""
     extra = getattr(mode, "extra", ())
     if extra:
-        check_atc_options(extra, f"{where}: Mode(extra=...)")
+        check_atc_options(extra, f"{where}: Mode(extra=...)", aipp=aipp)
 
 
 def _check_value(name: str, value: object, where: str) -> None:

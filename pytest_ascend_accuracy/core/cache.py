@@ -51,7 +51,6 @@ from ..errors import CacheError
 from . import cache_lease, writer_lock
 from .atomic_files import dead_writer_leftovers
 from .cache_size import MANIFEST, prune
-from .cache_slot import clear_slot
 
 _LOCKS = ".locks"
 STAMP = ".verified.json"
@@ -127,6 +126,20 @@ class Vouched:
 
     hash: str = HASH
     files: Dict[str, Tuple[int, str]] = field(default_factory=dict)
+
+
+def clear_slot(path: Path) -> bool:
+    """Empty an entry's place before its build; whether anything was there. A link (to a
+    folder, dangling, or a loop) or a file where the entry's folder goes is removed too: a
+    trial left one there by a partial restore, and every build of the key then failed with
+    "Not a directory" (``rmtree`` ignored it, the rename into place could not replace it)."""
+    if path.is_symlink() or (os.path.lexists(path) and not path.is_dir()):
+        path.unlink()
+        return True
+    if path.exists():
+        shutil.rmtree(path, ignore_errors=True)
+        return True
+    return False
 
 
 @dataclass

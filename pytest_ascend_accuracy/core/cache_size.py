@@ -302,7 +302,7 @@ def prune(cache: Cache, max_bytes: int) -> PruneResult:
 def broken_slots(cache: Cache) -> List[Path]:
     """Links and files where an entry's folder goes (``<namespace>/<key[:2]>/<key>``): no entry
     (``entries`` lists folders), and each build of that key clears it
-    (``cache_slot.clear_slot``)."""
+    (``cache.clear_slot``)."""
     if not cache.root.is_dir():
         return []
     return [p for ns in _subdirs(cache.root) for shard in _subdirs(ns) if len(shard.name) == 2

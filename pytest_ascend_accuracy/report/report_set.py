@@ -13,6 +13,7 @@ so ``report.run_index`` can list one run's folders among older ones.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -25,6 +26,7 @@ from typing import Mapping, Optional
 PARTIAL = ".partial-"
 
 
+@functools.lru_cache(maxsize=None)
 def _machine() -> str:
     """Who can see the writer's pid: this host and pid namespace, as 8 hex digits. A writer
     of another container or host sharing the folder has a pid that means nothing here (a

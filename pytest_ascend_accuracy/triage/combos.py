@@ -74,8 +74,7 @@ class Combos:
             if ev is None or ev.passed or _same(mode, self.base) or not _moved(default, ev):
                 continue
             first = ev.verdict.first
-            if first is None or not set(_covers(first)) & set(
-                    range_ops(ev, self.run.golden, self.run.model)):
+            if first is None or not self._ranged(ev):
                 continue  # not a float16 range problem: the operators are blamed as before
             lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; {mode.name} "
                     f"fails at op {_first_label(ev.verdict)} instead ({_why(first)}), where "
@@ -104,14 +103,11 @@ class Combos:
             f"{mode.name} {how} and fails at op {_first_label(ev.verdict)}"
             for _, mode, ev, how in helped)
         if len(helped) == 2:
-            both = self.base | BUFFER_OFF | FUSION_OFF
-            ev, _ = self._mode_step("buffer_off+fusion_off", both, default)
-            if ev.passed:
-                return self._passes_together(default, lead, both, ev)
+            both, ev, lead, restored = self._pair(default, lead)
+            if restored:
+                return restored
             if ev.verdict.first is not None:
                 helped.append(("buffer_off+fusion_off", both, ev, ""))
-                lead += (f"; {both.name} fails at op {_first_label(ev.verdict)} "
-                         f"({_why(ev.verdict.first)})")
         fresh = [h for h in helped if replace(h[1], label=None) not in self.repeated]
         if not fresh:
             return None
@@ -133,24 +129,38 @@ class Combos:
         if any(ev is None or ev.passed or ev.verdict.first is None for ev in alone) \
                 or any(_same(self.base | off, self.base) for _, off in OFFS):
             return None
-        lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; buffer_off and "
-                f"fusion_off each fail alone")
-        ev, _ = self._mode_step("buffer_off+fusion_off", both, default)
-        if ev.passed:
-            return self._passes_together(default, lead, both, ev)
+        both, ev, lead, restored = self._pair(default, (
+            f"{self.base.name} fails at op {_first_label(default.verdict)}; buffer_off and "
+            f"fusion_off each fail alone"))
+        if restored:
+            return restored
         first = ev.verdict.first
         if first is None or replace(both, label=None) in self.repeated:
             return None
-        ranged = set(_covers(first)) & set(range_ops(ev, self.run.golden, self.run.model))
         before = default.verdict.first
         inside = before is not None and set(_covers(first)) <= set(_covers(before))
-        if not ranged and (inside or self._reach(ev)[0] <= self._reach(default)[0]):
+        if not self._ranged(ev) and (inside or self._reach(ev)[0] <= self._reach(default)[0]):
             # not further (an unfused member of the op that failed is the same op), and not a
             # float16 range problem: an operator's own fault
             return None
-        lead += (f"; {both.name} fails at op {_first_label(ev.verdict)} "
-                 f"({_why(ev.verdict.first)})")
         return self._repeat(default, ev, both, lead, "buffer_off+fusion_off")
+
+    def _pair(self, default: Evaluation, lead: str):
+        """Buffer and fusion off together: ``(mode, evaluation, lead, restored)``, the lead
+        saying where it failed, ``restored`` the outcome where it passed (else None)."""
+        both = self.base | BUFFER_OFF | FUSION_OFF
+        ev, _ = self._mode_step("buffer_off+fusion_off", both, default)
+        if ev.passed:
+            return both, ev, lead, self._passes_together(default, lead, both, ev)
+        if ev.verdict.first is not None:
+            lead += (f"; {both.name} fails at op {_first_label(ev.verdict)} "
+                     f"({_why(ev.verdict.first)})")
+        return both, ev, lead, None
+
+    def _ranged(self, ev: Evaluation) -> bool:
+        """Whether ``ev``'s first failure covers an op whose values leave float16's range."""
+        return bool(set(_covers(ev.verdict.first))
+                    & set(range_ops(ev, self.run.golden, self.run.model)))
 
     def _passes_together(self, default: Evaluation, lead: str, both: Mode,
                          ev: Evaluation) -> dict:
