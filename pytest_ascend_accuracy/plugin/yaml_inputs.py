@@ -10,8 +10,10 @@ Each ``.npy`` file of ``inputs:`` is checked against the model's input at collec
 header (``check_input_files``): a file of another batch, rank or dtype is refused under its key,
 naming the file and a fix that works as printed (a cast spells the dtype as a string,
 ``.astype('bool')``: ``np.bool`` is missing from numpy 1.24 to 1.26). An input of a type no
-file can feed (bfloat16, float8, int4: onnxruntime takes no such array) is refused saying so,
-and what to export instead (``graph.feedable``).
+file can feed (bfloat16, float8, int4: onnxruntime takes no such array; complex: it loads no
+such model; string: a .npy file of strings holds Python objects) is refused saying so, and what
+to export instead (``graph.feedable``); so is a sequence, optional or sparse input, before any
+advice names it as a file (``inputs_spelling``).
 """
 from __future__ import annotations
 
@@ -88,6 +90,10 @@ def inputs_spelling(value, model, at: str) -> None:
     from ..graph.input_names import listed_initializers, listed_text
 
     listed = [] if model.graph is None else listed_initializers(model.graph)
+    for vi in model.inputs or ():  # first: no mapping feeds the model (a review: a sequence
+        # input was asked for as a .npy file, by the missing-input and the misspelling advice)
+        if not vi.type.HasField("tensor_type") and vi.name not in listed:
+            raise ConfigError(at, _not_a_tensor(vi, model.name, at))
     for key, rel in value.items():
         npz = isinstance(rel, str) and rel.endswith(".npz")
         if not npz and (names is None or str(key) in names):
@@ -99,18 +105,29 @@ def inputs_spelling(value, model, at: str) -> None:
         raise ConfigError(f"{at}.{key}", f"{why}; write inputs: {right}{of}, or {{seed: N}} for "
                                          f"generated inputs")
     given = {str(k) for k in value}
-    for vi in model.inputs or ():  # (a review: a sequence input was asked for as a .npy file)
-        if not vi.type.HasField("tensor_type") and vi.name not in listed:
-            kind = (vi.type.WhichOneof("value") or "non-tensor").replace("_type", "")
-            raise ConfigError(at, f"model input {vi.name!r} is a {kind}, not a tensor: ATC has "
-                                  f"no {kind} tensors and no file feeds it; export the model "
-                                  f"with a tensor in its place")
     missing = [n for n in names or () if n not in given and n not in listed]
     if missing:  # (a trial: found only when the item ran, naming no key and no fix)
         shown = ", ".join(repr(n) for n in missing)
         full = _flow({n: value.get(n, "<file>.npy") for n in names})
         raise ConfigError(at, f"model input{'s' if len(missing) > 1 else ''} {shown} not given; "
                               f"write inputs: {full}{of}, or {{seed: N}} for generated inputs")
+
+
+#: an input that is no tensor: (its kind with an article, what ATC has none of, what it is not)
+_NOT_TENSOR = {"sequence_type": ("a sequence", "sequence tensors", "a tensor"),
+               "optional_type": ("an optional", "optional values", "a tensor"),
+               "map_type": ("a map", "maps", "a tensor"),
+               "sparse_tensor_type": ("a sparse tensor", "sparse tensors", "a dense tensor")}
+
+
+def _not_a_tensor(vi, model_name: str, at: str) -> str:
+    """Why input ``vi`` (a sequence, optional, map or sparse tensor) is refused; the model named
+    where the key is the defaults' (it applies to every model of the suite: a review)."""
+    which = vi.type.WhichOneof("value") or ""
+    kind, none, dense = _NOT_TENSOR.get(which, ("a non-tensor value", "such values", "a tensor"))
+    of = f" of {model_name}" if at.rpartition(": ")[2].startswith("defaults") else ""
+    return (f"model input {vi.name!r}{of} is {kind}, not {dense}: ATC has no {none} and no file "
+            f"feeds it; export the model with {dense} in its place")
 
 
 def shape_map(value, at: str) -> Optional[Shapes]:
@@ -183,10 +200,10 @@ def check_input_files(inputs: InputsSpec, written, model, input_shape: Optional[
     for name, path in inputs.files:
         vi = specs.get(name)
         if vi is None or not vi.type.HasField("tensor_type"):
-            continue  # no such input (inputs_spelling said so) or a sequence: the run says
+            continue  # no such input, or no tensor: inputs_spelling said so
         key, rel = f"{at}.{name}", str(written[name])
-        try:  # bfloat16, float8, int4: no file feeds it (onnxruntime takes no such array)
-            check_feedable(vi, key)
+        try:  # bfloat16, float8, int4, complex, string: no file feeds it
+            check_feedable(vi, key, from_file=True)
         except ConfigError as exc:
             raise ConfigError(key, f"{rel}: {exc.problem}") from None
         try:
