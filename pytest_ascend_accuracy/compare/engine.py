@@ -328,12 +328,23 @@ def compare_dumps(actual: DumpLike, golden: DumpLike, *,
     rows and progress order are identical to one process). None: this process's core share
     (``core.cpu_share``) for a compare of at least ``parallel.MIN_BYTES``, else one.
     ``chunk_size`` and ``workers`` below 1 raise ``ConfigError``.
+
+    An ``actual`` compared while it ran (a DumpSet with ``compared_with(golden, kl=,
+    chunk_size=)`` and ``materialize()``, ``backends.emulator.compared_run``) hands back the
+    result it made against this ``golden`` with these settings, when it made one; otherwise
+    its dump is written first (``materialize``) and compared as any other.
     """
     _check_count("chunk_size", chunk_size)
     _check_count("workers", workers, none_ok=True)
     actual, golden = as_dump(actual), as_dump(golden)
-    golden = in_actual_spelling(golden, actual)  # p2o.Conv.0, not the file's p2o_Conv_0
-    plan = match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
+    compared = getattr(actual, "compared_with", None)  # a run compared while it ran
+    if compared is not None:
+        if mapping is None and not compare_inputs:
+            result = compared(golden, kl=kl, chunk_size=chunk_size)
+            if result is not None:
+                return result
+        actual.materialize()  # its dump written, compared from its files as any other
+    golden, plan = plan_comparison(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
     total = len(plan.pairs)
     bytes_total = sum(_nbytes(p.actual) + _nbytes(p.golden) for p in plan.pairs)
     rows, done = [], [0]
@@ -356,6 +367,21 @@ def compare_dumps(actual: DumpLike, golden: DumpLike, *,
         for i in range(total):
             on_row(i, measure(i))
     rows[:] = [within_ties(pairs[i], row) for i, row in enumerate(rows)]  # TopK tie reorders
+    return finish_comparison(plan, rows, actual, golden, kl=kl)
+
+
+def plan_comparison(actual: DumpSet, golden: DumpSet, *, mapping=None, compare_inputs=False):
+    """(``golden`` in ``actual``'s spelling, the ``MatchPlan`` of the two): the pairs
+    ``compare_dumps`` measures, each with ``compare_pair`` then ``within_ties``."""
+    golden = in_actual_spelling(golden, actual)  # p2o.Conv.0, not the file's p2o_Conv_0
+    return golden, match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
+
+
+def finish_comparison(plan, rows, actual: DumpSet, golden: DumpSet, *, kl: bool
+                      ) -> CompareResult:
+    """The ``CompareResult`` of ``plan`` (``plan_comparison``) given the rows of its pairs in
+    order: the ops it left unmatched and the outputs the golden lacks added as rows."""
+    rows = list(rows)
     npu_only = set(plan.npu_only_ops)
     seen = {sanitize(n) for n in plan.coverage.compared + plan.coverage.fused}
     unmatched_why = _UnmatchedReason(golden)

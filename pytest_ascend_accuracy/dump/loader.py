@@ -115,17 +115,34 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None,
     if not entries:
         why = f" (skipped: {skipped[:5]})" if skipped else ""
         raise DumpFormatError(directory, f"empty dump directory: no dump files in it{why}")
-    records: List[OpRecord] = []
-    parsed_of = {}
+    files = []
     for e in entries:
-        f = e.fields
         known = written.get(e.path.name) if written else None
         parsed = known.parsed if known is not None and known.describes(e.path) \
             else parse_dump_file(e.path)
+        files.append((e.fields, parsed))
+    dump = assemble_leaf(files, directory, skipped)
+    info = describe_leaf(directory)
+    if info.standard:
+        dump.meta.update(timestamp_dir=info.timestamp, device_id=int(info.device_id),
+                         model_id=info.model_id, step=info.step)
+    dump.model_name = model_name or info.model_name
+    return dump
+
+
+def assemble_leaf(files, directory, skipped=()) -> DumpSet:
+    """The DumpSet of one leaf's dump files, given as (``DumpFileName`` fields, ``ParsedDump``)
+    with distinct ``ParsedDump.path``s: in (timestamp, task id) order, FFTS slices joined,
+    repeated dumps of one op collapsed to the last (``read_ascend_dir``; also a dump a run
+    compared instead of writing, ``unwritten``)."""
+    records: List[OpRecord] = []
+    parsed_of = {}
+    task_of = {}
+    for f, parsed in files:
         parsed_of[parsed.path] = parsed
+        task_of[str(parsed.path)] = (f.timestamp, f.task_id)
         records.append(op_record(parsed, name=f.base_op_name, op_type=f.op_type,
                                  timestamp=f.timestamp))
-    task_of = {str(e.path): (e.fields.timestamp, e.fields.task_id) for e in entries}
     records, joined = join_sliced_ops(records, parsed_of, task_of, directory)
     records.sort(key=lambda r: task_of[r.source])
     latest: Dict[str, OpRecord] = {}
@@ -143,12 +160,8 @@ def read_ascend_dir(directory, *, model_name: Optional[str] = None,
         meta["skipped_files"] = skipped
     if joined:
         meta["ffts_slices_joined"] = joined
-    info = describe_leaf(directory)
-    if info.standard:
-        meta.update(timestamp_dir=info.timestamp, device_id=int(info.device_id),
-                    model_id=info.model_id, step=info.step)
-    return DumpSet(ops, kind="ascend", root=str(directory),
-                   model_name=model_name or info.model_name, meta=meta)
+    return DumpSet(ops, kind="ascend", root=str(directory) if directory is not None else None,
+                   meta=meta)
 
 
 def apply_om_json(dump: DumpSet, graph: OmGraph, *, source: Optional[str] = None) -> DumpSet:

@@ -46,6 +46,7 @@ from .atc_quant import quant_ops, warn_quant
 from .atc_resize import warn_resize
 from .folded_keeps import folded_keep_problem
 from .faults import Fault, check_fault_targets, check_faults
+from .op_values import aipp_format, op_values, slot_layout, stored_type
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
 
@@ -89,9 +90,6 @@ OM_JSON_FILE = "model.json"
 #: segments by these sizes without running shape inference again (most of the set-up time of
 #: a cached model's run)
 TENSOR_INFO_FILE = "tensor_info.json"
-#: segments a run computes beyond the one being written (``graph.streamed_run``): a second one
-#: keeps onnxruntime busy while a slow segment is written, for one more segment's tensors held
-RUN_AHEAD = 2
 
 
 class EmulatorBackend:
@@ -268,14 +266,8 @@ class EmulatorBackend:
         plan = state.plan
         inputs, aipp_ops = preprocess(state.aipp, inputs, converted.info.get("insert_op_conf"))
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
-        try:  # in segments (graph.stream): tensors come as the ops need them, never all at once
-            streamed = state.segmented(plan.fetch, writing=True).run(feeds, ahead=RUN_AHEAD)
-        except Exception as exc:
-            raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
-        values = streamed.values
-        inits = state.inits
-        last_use = _last_use(plan)
-        keep = set(plan.model_outputs)
+        run = op_values(state, converted.model_name, feeds, with_inputs=with_inputs,
+                        with_outputs=with_outputs)
         root = Path(dump_dir) if dump_dir is not None else self._own_dump_dir()
         leaf = _fresh_leaf(root, converted.model_name)
         base_ts = int(time.time() * 1e6)
@@ -290,56 +282,67 @@ class EmulatorBackend:
                     writer.write_op("Aipp", name, [raw] if with_inputs else [],
                                     [out] if with_outputs else [], task_id=len(plan.ops) + k,
                                     timestamp_us=base_ts - len(aipp_ops) + k,  # AIPP writes 5HD:
-                                    output_formats=["NC1HWC0" if self.device_formats
-                                                    and np.ndim(out) == 4 else "ND"])
-                for k, op in enumerate(plan.ops):
+                                    output_formats=[aipp_format(self.device_formats, out)])
+                for v in run:
                     try:
-                        streamed.ensure(s.fetch for s in op.inputs + op.outputs
-                                        if s.source == "run")
-                    except Exception as exc:
-                        raise BackendError(f"emulator run of {converted.model_name!r} failed: "
-                                           f"{exc}") from exc
-                    in_slots = op.inputs if with_inputs else ()
-                    out_slots = op.outputs if with_outputs else ()
-                    ins = [_tensor(s, values, feeds, inits) for s in in_slots]
-                    outs = [_tensor(s, values, feeds, inits) for s in out_slots]
-                    try:
-                        writer.write_op(op.op_type, op.name, ins, outs,
-                                        output_origins=[s.origin for s in out_slots],
-                                        input_dtypes=[_stored(s) for s in in_slots],
-                                        output_dtypes=[_stored(s) for s in out_slots],
-                                        input_formats=[_layout(s, a)
-                                                       for s, a in zip(in_slots, ins)],
-                                        output_formats=[_layout(s, a)
-                                                        for s, a in zip(out_slots, outs)],
-                                        task_id=k, timestamp_us=base_ts + k)
+                        writer.write_op(v.op.op_type, v.op.name, v.inputs, v.outputs,
+                                        output_origins=[s.origin for s in v.out_slots],
+                                        input_dtypes=[stored_type(s) for s in v.in_slots],
+                                        output_dtypes=[stored_type(s) for s in v.out_slots],
+                                        input_formats=[slot_layout(s, a)
+                                                       for s, a in zip(v.in_slots, v.inputs)],
+                                        output_formats=[slot_layout(s, a)
+                                                        for s, a in zip(v.out_slots, v.outputs)],
+                                        task_id=v.k, timestamp_us=base_ts + v.k)
                     except UnsupportedDtype as exc:  # a value no dump holds (a string)
                         raise BackendError(f"emulator run of {converted.model_name!r}: op "
-                                           f"{op.name!r} ({op.op_type}): {exc}") from None
+                                           f"{v.op.name!r} ({v.op.op_type}): {exc}") from None
                     except DumpWriteError as exc:
                         from .dump_space import dump_write_failed
 
                         writer.close()  # no file is created ahead while the partial dump goes
-                        raise dump_write_failed(exc, converted.model_name, leaf, plan.ops[k:],
-                                                written=writer.written, dump_mode=mode) from exc
-                    del ins, outs
-                    for s in op.inputs + op.outputs:
-                        if (s.source == "run" and last_use.get(s.fetch, -1) <= k
-                                and s.fetch not in keep):
-                            values.pop(s.fetch, None)
+                        raise dump_write_failed(exc, converted.model_name, leaf,
+                                                plan.ops[v.k:], written=writer.written,
+                                                dump_mode=mode) from exc
         finally:  # the run's tensors are written (or abandoned): their arena memory goes back
-            values.clear()
-            streamed.close()
+            run.close()
         result = load_dump(leaf, om_json=state.om_graph(converted), model_name=converted.model_name,
                            written=writer.parsed)  # its headers, not read back from the files
-        result.meta["om_json"] = str(converted.om_json)  # (as load_dump records the file)
-        info = converted.info.get("emulator", {})
-        result.meta.update({"backend": "emulator", "mode": converted.mode.name,
-                            "overflow": self.overflow, "dump_dir": str(root), "dump_mode": mode,
-                            "faults_active": info.get("faults_active", {}),
-                            # nodes computed at conversion (constants, static shapes): never run
-                            "folded_ops": list(info.get("folded", []))})
+        result.meta.update(self.run_meta(converted, root, mode))
         return result
+
+    def run_meta(self, converted: ConvertedModel, root, mode: str) -> dict:
+        """What a run's DumpSet says of it beyond its files (``meta``)."""
+        info = converted.info.get("emulator", {})
+        return {"om_json": str(converted.om_json),  # (as load_dump records the file)
+                "backend": "emulator", "mode": converted.mode.name, "overflow": self.overflow,
+                "dump_dir": str(root), "dump_mode": mode,
+                "faults_active": info.get("faults_active", {}),
+                # nodes computed at conversion (constants, static shapes): never run
+                "folded_ops": list(info.get("folded", []))}
+
+    def run_compared(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], golden,
+                     *, kl: bool = True, dump_dir=None, rerun=None) -> DumpSet:
+        """``run(converted, inputs, dump_dir=dump_dir)`` compared against ``golden`` while it
+        runs, writing no dump (``compared_run``): a ``ComparedRun`` whose
+        ``compare_dumps(run, golden, kl=kl)`` is the comparison made, and which runs again with
+        its dump written when anything reads its values. ``rerun``: how to run again (default:
+        ``run`` with ``dump_dir``). Where the run cannot be compared so (dump mode other than
+        ``output``, an output whose shape or dtype is not planned, a golden that is not a
+        DumpSet), the run's own DumpSet, written."""
+        from .compared_run import compare_while_running
+
+        def again() -> DumpSet:
+            return self.run(converted, inputs, dump_dir=dump_dir)
+
+        if self.dump_mode == "output" and isinstance(golden, DumpSet):
+            root = Path(dump_dir) if dump_dir is not None else ""
+            done = compare_while_running(self, self._state(converted), converted, inputs,
+                                         golden, kl=kl, rerun=rerun or again,
+                                         meta=self.run_meta(converted, root, "output"))
+            if done is not None:
+                return done
+        return (rerun or again)()
 
     def _state(self, converted: ConvertedModel) -> "_RunState":
         state = self._states.get(converted.key)
@@ -441,39 +444,6 @@ def _fresh_leaf(root: Path, model_name: str) -> Path:
             return leaf
         except FileExistsError:
             step += 1
-
-
-def _tensor(slot, values, feeds, inits) -> np.ndarray:
-    if slot.source == "run":
-        arr = values[slot.fetch]
-    elif slot.source == "input":
-        arr = feeds[slot.fetch]
-    else:
-        arr = inits[slot.fetch]
-    arr = np.asarray(arr)
-    if slot.dtype and slot.dtype != "bfloat16" and arr.dtype != np.dtype(slot.dtype):
-        arr = arr.astype(slot.dtype)
-    return arr
-
-
-def _layout(slot, array) -> str:
-    """The device format to dump ``array`` in: the planned one when the array fits it."""
-    from .layouts import fits
-
-    return slot.format if slot.format and fits(slot.format, array) else "ND"
-
-
-def _stored(slot) -> Optional[str]:
-    """The dump type to store a tensor as when numpy has no such dtype (bf16)."""
-    return "bfloat16" if slot.dtype == "bfloat16" else None
-
-
-def _last_use(plan: Plan) -> Dict[str, int]:
-    last: Dict[str, int] = {}
-    for k, op in enumerate(plan.ops):
-        for s in op.inputs + op.outputs:
-            last[s.fetch] = k
-    return last
 
 
 #: a converted model bigger than this keeps its weights in ``model.onnx.data`` (ONNX external

@@ -1,0 +1,239 @@
+"""A run compared against a golden while it runs: a passing check writes no dump.
+
+``EmulatorBackend.run_compared(converted, inputs, golden)`` knows, before running, the dump its
+run would write (``dump.unwritten``: every op's header from the plan's shapes, dtypes, formats
+and origins), matches it with ``golden`` as ``compare_dumps`` would (``plan_comparison``), and
+measures each pair while the op's values are alive, in the thread that would have written
+them (``compare_pair``, then ``within_ties``; ``finish_comparison`` adds the unmatched rows).
+No file is written. Each op's actual values are checked against the header predicted for it
+(shape, dtype, format): one that differs (an output whose shape depends on values) ends the
+comparison, and the run is made again as ``run`` makes it.
+
+The ``ComparedRun`` returned is a DumpSet of that dump; ``compare_dumps(run, golden)`` hands
+back the result made against that golden (``compared_with``) instead of comparing again.
+Anything that reads its values otherwise (a tensor's ``load()``), or a failing check that
+reports the failing ops' files (``materialize``, ``report.assertion``), runs the model again
+with its dump written (the emulator computes the same values), and the DumpSet is then that
+written dump.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from ...compare.engine import compare_pair, finish_comparison, plan_comparison
+from ...compare.kernel import DEFAULT_CHUNK
+from ...compare.reading import TensorReader
+from ...compare.topk_ties import within_ties
+from ...dump.model import DumpSet
+from ...dump.unwritten import PlannedOp, PlannedTensor, stored_values, unwritten_dump
+from .op_values import aipp_format, slot_layout, stored_type
+
+
+class ComparedRun(DumpSet):
+    """A run's dump, compared against ``golden`` as it ran and not written (module doc)."""
+
+    def __init__(self, dump: DumpSet, *, golden: DumpSet, spelled: List[str], result, kl: bool,
+                 rerun: Callable[[], DumpSet]):
+        super().__init__(dump.ops, kind=dump.kind, root=None, model_name=dump.model_name,
+                         meta=dump.meta)
+        self._golden, self._spelled, self._result = golden, spelled, result
+        self._kl, self._rerun, self._written = kl, rerun, None
+
+    @property
+    def written(self) -> bool:
+        """Whether the dump was written since (``materialize``)."""
+        return self._written is not None
+
+    def compared_with(self, golden: DumpSet, *, kl: bool, chunk_size: int = DEFAULT_CHUNK):
+        """The result of the comparison made while running, when it was made against
+        ``golden`` (the same DumpSet, or its ops respelled by ``in_actual_spelling``) with these
+        settings (``kl`` computed when asked for; the compare's own chunk size); else None."""
+        if self._written is not None or chunk_size != DEFAULT_CHUNK or (kl and not self._kl):
+            return None
+        mine = self._golden
+        if golden is not mine:
+            names = [op.name for op in golden.ops]
+            if (golden.meta is not mine.meta or golden.root != mine.root
+                    or len(golden.ops) != len(mine.ops)
+                    or names not in ([op.name for op in mine.ops], self._spelled)
+                    or any(a.outputs is not b.outputs or a.inputs is not b.inputs
+                           for a, b in zip(golden.ops, mine.ops))):
+                return None
+        return self._result
+
+    def materialize(self) -> "ComparedRun":
+        """Run again with the dump written; from then on this DumpSet is that dump."""
+        if self._written is None:
+            written = self._rerun()
+            self._written = written
+            self.ops, self.kind, self.root = written.ops, written.kind, written.root
+            self.model_name = written.model_name
+            self.meta.update(written.meta)  # (the same dict: held by whoever held this one's)
+            self.meta["compared_while_running"] = False
+            self.__post_init__()
+        return self
+
+
+class _Live:
+    """The loader of one tensor of the unwritten dump: its values while its op's are alive
+    (``values``), else those of the dump written by running again (``ComparedRun``)."""
+
+    def __init__(self, values: Dict, k: int, slot: str, owner: List):
+        self.values, self.k, self.slot, self.owner = values, k, slot, owner
+
+    def __call__(self) -> np.ndarray:
+        found = self.values.get((self.k, self.slot))
+        if found is not None:
+            return found
+        run = self.owner[0]
+        if run is None:  # (a pair is measured only while its op's values are alive)
+            raise RuntimeError(f"values of op {self.k} {self.slot} read outside its op")
+        op = run.materialize().ops
+        return _written_tensor(op, self.k, self.slot, self.owner[1])
+
+
+def _written_tensor(ops, k: int, slot: str, names: List[str]):
+    name = names[k]
+    for op in ops:
+        if op.name == name:
+            for t in op.outputs + op.inputs:
+                if t.slot == slot:
+                    return t.load()
+    raise KeyError(f"the written dump has no {slot} of op {name!r}")
+
+
+def planned_ops(plan, aipp_ops, device_formats: bool, base_ts: int,
+                shape_of: Callable[[object], Optional[tuple]]) -> Optional[List[PlannedOp]]:
+    """The ops ``EmulatorBackend.run`` writes in dump mode ``output``, each output as the
+    writer gets it (``PlannedTensor``), from the plan (``shape_of(slot)``: a shape the plan
+    does not hold); None where a shape or dtype is not known before the run."""
+    n = len(aipp_ops)
+    ops = [PlannedOp("Aipp", name, (PlannedTensor(tuple(out.shape), out.dtype.name,
+                                                  aipp_format(device_formats, out)),),
+                     len(plan.ops) + k, base_ts - n + k)
+           for k, (name, _, out) in enumerate(aipp_ops)]
+    for k, op in enumerate(plan.ops):
+        outs = []
+        for s in op.outputs:
+            dtype = s.dtype if s.dtype and s.dtype != "bfloat16" else s.type
+            shape = s.shape if s.shape is not None else shape_of(s)
+            if shape is None or not dtype:
+                return None
+            probe = np.broadcast_to(np.zeros((), np.uint8), shape)  # (its ndim, no memory)
+            outs.append(PlannedTensor(tuple(shape), dtype, slot_layout(s, probe),
+                                      s.origin, stored_type(s)))
+        ops.append(PlannedOp(op.op_type, op.name, tuple(outs), k, base_ts + k))
+    return ops
+
+
+def guessed_shape(info, golden: DumpSet):
+    """``shape_of`` for ``planned_ops``: the shape the model's tensor info gives the slot's
+    tensor, else that of the golden's tensor of the slot's origin (a guess each run checks:
+    ``matches_plan``)."""
+    from ...dump.layout import sanitize
+
+    def shape_of(slot) -> Optional[tuple]:
+        known = (info or {}).get(slot.fetch)
+        if known is not None and known[1] is not None and all(
+                isinstance(d, int) for d in known[1]):
+            return tuple(known[1])
+        if slot.origin is None:
+            return None
+        op = golden.get(slot.origin[0]) or golden.get(sanitize(slot.origin[0]))
+        for t in op.outputs if op is not None else ():
+            if t.index == slot.origin[1]:
+                return tuple(t.shape)
+        return None
+    return shape_of
+
+
+def matches_plan(array: np.ndarray, t: PlannedTensor, slot) -> bool:
+    """Whether ``array``, written, would have the header planned for it."""
+    return (tuple(array.shape) == t.shape and array.dtype.name == t.dtype
+            and slot_layout(slot, array) == t.format)
+
+
+class Comparison:
+    """The pairs of an unwritten dump against a golden, measured op by op."""
+
+    def __init__(self, dump: DumpSet, golden: DumpSet, *, kl: bool):
+        self.dump, self.kl = dump, kl
+        self.golden, self.plan = plan_comparison(dump, golden)
+        self.rows: List[object] = [None] * len(self.plan.pairs)
+        self.by_op: Dict[int, List[int]] = {}
+        for i, p in enumerate(self.plan.pairs):
+            self.by_op.setdefault(p.actual.loader.k, []).append(i)
+        self.reader = TensorReader()
+
+    def measure(self, k: int) -> None:
+        """Measure the pairs of op ``k`` (its values alive)."""
+        for i in self.by_op.pop(k, ()):
+            pair = self.plan.pairs[i]
+            self.rows[i] = within_ties(pair, compare_pair(pair, kl=self.kl, reader=self.reader))
+
+    def result(self):
+        if self.by_op:  # (every op of the dump ran)
+            raise RuntimeError(f"ops never measured: {sorted(self.by_op)[:5]}")
+        return finish_comparison(self.plan, self.rows, self.dump, self.golden, kl=self.kl)
+
+
+def compare_while_running(backend, state, converted, inputs, golden: DumpSet, *, kl: bool,
+                          rerun: Callable[[], DumpSet], meta: dict) -> Optional[ComparedRun]:
+    """``EmulatorBackend.run_compared``'s run (module doc); None where it cannot be compared so
+    (nothing written, the caller runs as ``run`` does)."""
+    from ...aipp.emulation import preprocess
+    from ...dump.loader import apply_om_json
+    from ...graph.onnx_graph import check_inputs
+    from .op_values import op_values
+
+    plan = state.plan
+    inputs, aipp_ops = preprocess(state.aipp, inputs, converted.info.get("insert_op_conf"))
+    feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
+    planned = planned_ops(plan, aipp_ops, backend.device_formats, int(time.time() * 1e6),
+                          guessed_shape(state.info, golden))
+    if planned is None:
+        return None
+    values: Dict = {}
+    owner: List = [None, [op.name for op in planned]]
+    dump = unwritten_dump(planned, lambda k, slot: _Live(values, k, slot, owner))
+    if dump is None:
+        return None
+    dump = apply_om_json(dump, state.om_graph(converted))
+    dump.model_name = converted.model_name
+    dump.meta.update(meta)
+    dump.meta["compared_while_running"] = True
+    comparison = Comparison(dump, golden, kl=kl)
+    n = len(aipp_ops)
+    for k, (_, _, out) in enumerate(aipp_ops):  # the Aipp ops run first
+        values[(k, "output:0")] = frozen(stored_values(out, planned[k].outputs[0]))
+        comparison.measure(k)
+        values.clear()
+    run = op_values(state, converted.model_name, feeds, with_inputs=False, with_outputs=True)
+    try:
+        for v in run:
+            k = n + v.k
+            for i, (slot, array) in enumerate(zip(v.out_slots, v.outputs)):
+                t = planned[k].outputs[i]
+                if not matches_plan(array, t, slot):
+                    return None  # (a shape that depends on values: written as run writes)
+                values[(k, f"output:{i}")] = frozen(stored_values(array, t))
+            comparison.measure(k)
+            values.clear()
+    finally:
+        values.clear()
+        run.close()
+    spelled = [op.name for op in comparison.golden.ops]
+    compared = ComparedRun(dump, golden=golden, spelled=spelled, result=comparison.result(),
+                           kl=kl, rerun=rerun)
+    owner[0] = compared
+    return compared
+
+
+def frozen(array: np.ndarray) -> np.ndarray:
+    """A read-only view: the compare reads the run's arrays, which later ops still use."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
