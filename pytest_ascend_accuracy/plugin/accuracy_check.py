@@ -81,20 +81,35 @@ class AscendModel:
     aipp: object = None
     #: the user's extra ATC options of this conversion (the AIPP file as ``insert_op_conf``)
     atc_options: Mapping[str, object] = field(default_factory=dict, repr=False)
+    #: (run inputs) -> (golden DumpSet, kl) a run compares against while it runs, or None
+    #: (``compared_runs``): the golden the test made of this model before running it
+    compare_with: Optional[Callable[[], object]] = field(default=None, repr=False)
 
     def run(self, inputs, dump: bool = True, dump_mode: Optional[str] = None):
         """Run once on ``inputs`` ({input name: array}); with ``dump`` every operator's dump,
         of what ``dump_mode`` says (``output``, ``input`` or ``all``; default: the session's
         ``--accuracy-dump-mode``)."""
         __tracebackhide__ = True
+        from ..aipp.conversion_name import name_conversion_aipp  # not the cache entry's
+
         dump_dir = None
         if dump and self.dump_root is not None:
             dump_dir = self.dump_root() / f"dump-{next(_dump_counter)}"
-        with self.state.device_lock(), given_shape_words(self):
-            result = self.state.backend.run(self.converted, inputs, dump=dump, dump_dir=dump_dir,
-                                            dump_mode=dump_mode)
-        from ..aipp.conversion_name import name_conversion_aipp  # not the cache entry's
-        name_conversion_aipp(result, self.atc_options.get("insert_op_conf"))
+
+        def run_written():
+            __tracebackhide__ = True
+            with self.state.device_lock(), given_shape_words(self):
+                written = self.state.backend.run(self.converted, inputs, dump=dump,
+                                                 dump_dir=dump_dir, dump_mode=dump_mode)
+            name_conversion_aipp(written, self.atc_options.get("insert_op_conf"))
+            return written
+
+        from .compared_runs import run_compared
+
+        result = run_compared(self, inputs, dump_dir, run_written) if (
+            dump and dump_mode is None) else None
+        if result is None:
+            result = run_written()
         if self.on_run is not None:
             self.on_run(self, inputs, result)
         return result
@@ -117,7 +132,7 @@ class AscendModel:
 
 def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_shape=None,
                   atc_options=None, dump_root=None, where="ascend_model", on_run=None,
-                  aipp=None, others=()) -> AscendModel:
+                  aipp=None, others=(), compare_with=None) -> AscendModel:
     """Convert ``model`` under ``mode`` (plus ``keep_dtype`` ops) and wrap it for running;
     ``aipp`` (a resolved path) goes to ATC as ``--insert_op_conf``; ``others``: the models the
     test converted before, given where ``mode`` is the marker's (their op names in its
@@ -144,7 +159,7 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
     return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run, aipp_config,
-                       dict(atc_options or {}))
+                       dict(atc_options or {}), compare_with)
 
 
 def warn_inputs_not_stored(state: AccuracyState, golden, shown: str, status: str) -> None:

@@ -5,6 +5,7 @@ Only pytest is imported at module level; numpy, onnx and the backends load on fi
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Optional, Tuple
@@ -61,6 +62,8 @@ class TestContext:
     runs: List[ModelRun] = field(default_factory=list)
     #: the DumpSets golden_dump returned to this test (weakly; ``_refuse_swapped``)
     goldens: List[Callable[[], object]] = field(default_factory=list)
+    #: (model, the golden's weak reference) of each golden_dump call: ``goldens_of``
+    golden_models: List[Tuple[object, Callable[[], object]]] = field(default_factory=list)
     #: the models ``ascend_model`` converted for this test, in order (resolved paths)
     converted: List[object] = field(default_factory=list)
     #: checks this test started (check_accuracy, check_dataset, check_preprocessing): a test
@@ -78,6 +81,18 @@ class TestContext:
         from .accuracy_check import resolve_model
 
         return resolve_model(model, self.bases, where)
+
+    def goldens_of(self, model) -> list:
+        """The goldens this test made of ``model`` (a path, or the same ModelProto) that it
+        still holds, in order."""
+        found = []
+        for made, ref in self.golden_models:
+            golden = ref()
+            if golden is not None and (made is model or (
+                    isinstance(made, (str, os.PathLike)) and isinstance(model, (str, os.PathLike))
+                    and made == model)):
+                found.append(golden)
+        return found
 
     def run_of(self, actual) -> Optional[ModelRun]:
         """The run that produced the dump ``actual`` (the baseline check and the diagnosis
@@ -122,7 +137,6 @@ def _ascend_accuracy_context(request, _ascend_accuracy_mode) -> TestContext:
                       marks=len(list(request.node.iter_markers("accuracy"))))
     request.node.stash[CONTEXT_KEY] = ctx
     return ctx
-
 
 
 @pytest.fixture(scope="session")
@@ -194,10 +208,13 @@ def ascend_model(request, _ascend_accuracy_context):
         # mode given here is this call's own)
         others = _others(ctx.converted, model) if mode is None else ()
 
-        def convert(shape):
+        from .compared_runs import golden_chooser
+
+        def convert(shape):  # a golden made of this model before running: compared as it runs
             return convert_model(state, model, mode_arg, keep_dtype=keep_dtype,
                                  input_shape=shape, atc_options=atc_options, dump_root=dump_root,
-                                 where=where, on_run=remember, aipp=aipp, others=others)
+                                 where=where, on_run=remember, aipp=aipp, others=others,
+                                 compare_with=golden_chooser(state, ctx, model))
 
         from .shape_deferred_model import deferred_model
 
@@ -253,6 +270,7 @@ def golden_dump(request, _ascend_accuracy_context):
         if path is None:
             dump = fresh_golden(state, model, inputs, input_shape)
             ctx.goldens.append(weakly(dump))
+            ctx.golden_models.append((model, ctx.goldens[-1]))
             return dump
         target = _stored_golden_path(path, request)
 
@@ -272,6 +290,7 @@ def golden_dump(request, _ascend_accuracy_context):
 
             pytest.fail(golden_files.missing_message(shown, model_name(model)), pytrace=False)
         ctx.goldens.append(weakly(dump))
+        ctx.golden_models.append((model, ctx.goldens[-1]))
         return dump
 
     return make

@@ -394,6 +394,11 @@ class AccuracyYamlItem(pytest.Item):
             from .yaml_preprocessing import golden_inputs as aipp_golden_inputs
 
             golden_inputs = aipp_golden_inputs(self, case, inputs, f"{self.nodeid}: reference")
+        if early is not None:  # compared against it while it runs (``compared_runs``)
+            from .compared_runs import kl_wanted
+
+            kl = kl_wanted(state, spec, self.nodeid)
+            handle.compare_with = lambda _inputs: (early, kl)
         actual = handle.run(inputs)
         golden, status = (early, None) if early is not None else self._golden(state, golden_inputs)
         if status == golden_files.USED:  # --accuracy-regen rewrites it if this test fails

@@ -1,0 +1,83 @@
+"""Runs compared against the test's golden while they run: a passing check writes no dump.
+
+A test that makes its golden before running the model (``golden = golden_dump(model,
+inputs)``, then ``ascend_model(model).run(inputs)``; a YAML suite's entries always do) has the
+run compared against that golden as it goes, on a backend that can
+(``EmulatorBackend.run_compared``): ``check_accuracy(actual, golden)`` then judges the
+comparison made, and a passing check never wrote its dump. A failing check, or anything
+reading the run's tensors, runs the model again with the dump written (``compared_run``).
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+
+def run_compared(handle, inputs, dump_dir, run_written: Callable[[], object]):
+    """``handle.run(inputs)`` compared against the golden ``handle.compare_with()`` gives, or
+    None (no golden, or a backend that compares only dumps): the caller runs as always."""
+    __tracebackhide__ = True
+    backend = handle.state.backend
+    chosen = handle.compare_with(inputs) if handle.compare_with is not None else None
+    if chosen is None or not hasattr(backend, "run_compared"):
+        return None
+    golden, kl = chosen
+    from .given_shape_words import given_shape_words
+
+    with handle.state.device_lock(), given_shape_words(handle):
+        result = backend.run_compared(handle.converted, inputs, golden, kl=kl,
+                                      dump_dir=dump_dir, rerun=run_written)
+    from ..aipp.conversion_name import name_conversion_aipp  # not the cache entry's
+
+    name_conversion_aipp(result, handle.atc_options.get("insert_op_conf"))
+    return result
+
+
+def kl_wanted(state, spec, nodeid: str) -> bool:
+    """Whether a check of ``spec`` computes the KL divergence: a report set written (its CSV
+    has the column) or a threshold judging by it (``assert_accuracy``'s own choice)."""
+    from ..compare.thresholds import Policy
+    from .report_folders import report_dir_for
+
+    if report_dir_for(state, nodeid) is not None:
+        return True
+    try:
+        policy = Policy.build(spec.threshold, spec.per_op_dict or None, spec.ignore,
+                              spec.metric, spec.scale_tolerance)
+    except Exception:  # refused at the check, with its reason
+        return True
+    return "kl" in policy.metrics
+
+
+def golden_chooser(state, ctx, model) -> Callable[[object], Optional[tuple]]:
+    """``AscendModel.compare_with`` of a test's ``ascend_model(model)``: given a run's inputs,
+    the last golden the test made of ``model`` from those inputs, else the last one it made of
+    ``model`` (an AIPP model's golden runs on pre-processed images), that it still holds, with
+    whether its check wants the KL divergence."""
+    def choose(inputs):
+        goldens = ctx.goldens_of(model)
+        if not goldens:
+            return None
+        golden = goldens[-1]
+        if len(goldens) > 1:
+            golden = _made_from(goldens, inputs) or golden
+        return golden, kl_wanted(state, ctx.spec, ctx.nodeid)
+    return choose
+
+
+def _made_from(goldens, inputs):
+    """The last of ``goldens`` whose inputs were ``inputs`` (by digest), else None."""
+    from ..graph.content_digests import inputs_digest
+    from ..golden.stored_record import SOURCE_META
+
+    try:
+        digest = inputs_digest({k: np.asarray(v) for k, v in
+                                dict(getattr(inputs, "arrays", inputs)).items()})
+    except Exception:  # inputs the run refuses, with its own reason
+        return None
+    for golden in reversed(goldens):
+        source = golden.meta.get(SOURCE_META)
+        if isinstance(source, dict) and source.get("inputs_digest") == digest:
+            return golden
+    return None

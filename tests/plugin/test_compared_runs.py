@@ -1,0 +1,146 @@
+"""A test that makes its golden before running the model, and every YAML entry, has the run
+compared as it runs (``plugin.compared_runs``): a passing check writes no dump file, a failing
+one fails with the same block as a run made first, its dump kept and named, and ``compare``
+pasted from it reads it."""
+import csv
+import re
+from pathlib import Path
+
+import pytest
+
+from pytest_ascend_accuracy.dump.layout import AscendDumpWriter
+
+GOLDEN_FIRST = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95)
+def test_golden_first(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/{model}.onnx")
+    golden = golden_dump("models/{model}.onnx", inputs)
+    actual = ascend_model("models/{model}.onnx").run(inputs)
+    check_accuracy(actual, golden)
+
+
+@accuracy(threshold=0.95)
+def test_run_first(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/{model}.onnx")
+    actual = ascend_model("models/{model}.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/{model}.onnx", inputs))
+'''
+
+
+@pytest.fixture
+def writes(monkeypatch):
+    """Dump files written, counted (the runs happen in this process)."""
+    count = []
+    real = AscendDumpWriter.write_op
+
+    def counting(self, *args, **kwargs):
+        count.append(args[1] if len(args) > 1 else kwargs.get("op_name"))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(AscendDumpWriter, "write_op", counting)
+    return count
+
+
+def _block(run, test):
+    """The failure block of ``test``, paths of its tmp dirs and timings out."""
+    text = run.stdout.str()
+    start = text.index(f"_ {test} _")
+    end = text.find("\n___", start + 1)
+    block = text[start:end if end > 0 else None].split("\n", 1)[1]
+    block = block.split("\n=====")[0]
+    block = re.sub(r"test_acc\.py:\d+", "test_acc.py:N", block)
+    return re.sub(r"\S*(pytest-\d+|ascend-dumps)\S*", "PATH", block)
+
+
+def test_a_passing_check_with_its_golden_first_writes_no_dump(pytester, models_dir, writes):
+    pytester.makepyfile(test_acc=GOLDEN_FIRST.format(model="passing_mlp"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "-k", "golden_first")
+    run.assert_outcomes(passed=1)
+    assert writes == []
+    run = pytester.runpytest("-p", "no:cacheprovider", "-k", "run_first")
+    run.assert_outcomes(passed=1)
+    assert writes  # the run before the golden: its dump written, as before
+
+
+def test_a_failing_check_with_its_golden_first_fails_alike_and_keeps_its_dump(
+        pytester, models_dir, capsys):
+    from pytest_ascend_accuracy.cli import main
+
+    pytester.makepyfile(test_acc=GOLDEN_FIRST.format(model="overflow"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "-rf")
+    run.assert_outcomes(failed=2)
+    first, later = _block(run, "test_golden_first"), _block(run, "test_run_first")
+    assert "first failure in graph order: norm" in first or "norm" in first
+    assert first.replace("test_golden_first", "T") == later.replace("test_run_first", "T")
+    kept = [line for line in run.stdout.lines if line.startswith("dump kept: ")]
+    assert len(kept) == 2
+    path = kept[0][len("dump kept: "):]
+    assert (pytester.path / path).is_dir() and any((pytester.path / path).rglob("*.*"))
+    goldens = list((pytester.path / ".ascend-accuracy" / "golden").glob("*/*/golden.json"))
+    capsys.readouterr()
+    assert main(["compare", path, str(goldens[0].parent / "npy")]) == 1  # pasted
+    assert "norm" in capsys.readouterr().out
+
+
+def test_the_report_of_a_check_with_its_golden_first_is_the_same(pytester, models_dir, writes):
+    pytester.makepyfile(test_acc=GOLDEN_FIRST.format(model="passing_mlp"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep")
+    run.assert_outcomes(passed=2)
+    assert len(set(writes)) == len(writes) > 0  # run_first's dump only: KL computed as it ran
+    sets = {p.parent.name: p for p in (pytester.path / "rep").rglob("compare.csv")}
+    assert len(sets) == 2, sorted(str(p) for p in (pytester.path / "rep").rglob("*"))
+    first, later = (list(csv.reader(Path(sets[k]).open())) for k in sorted(sets))
+    assert len(first) == len(later) > 1 and first[0] == later[0]
+    header = first[0]
+    kl = header.index("KullbackLeiblerDivergence")
+    for a, b in zip(first[1:], later[1:]):
+        assert a == b
+        assert a[kl] not in ("", "NaN")  # computed while running: the report asks for it
+
+
+YAML = """
+models:
+  - name: mlp
+    model: models/passing_mlp.onnx
+    threshold: 0.95
+  - name: overflow
+    model: models/overflow.onnx
+    threshold: 0.95
+"""
+
+
+def test_a_yaml_entry_is_compared_as_it_runs(pytester, models_dir, writes):
+    (pytester.path / "accuracy_models.yaml").write_text(YAML)
+    run = pytester.runpytest("-p", "no:cacheprovider", "accuracy_models.yaml", "-k", "mlp")
+    run.assert_outcomes(passed=1)
+    assert writes == []
+    run = pytester.runpytest("-p", "no:cacheprovider", "accuracy_models.yaml", "-k", "overflow")
+    run.assert_outcomes(failed=1)
+    assert writes  # the failing entry's dump, written to be kept and reported
+    assert any(line.startswith("dump kept: ") for line in run.stdout.lines)
+
+
+TWO_GOLDENS = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95)
+def test_two_inputs(ascend_model, golden_dump, check_accuracy):
+    first, second = (make_inputs("models/passing_mlp.onnx", seed=s) for s in (0, 1))
+    goldens = [golden_dump("models/passing_mlp.onnx", x) for x in (first, second)]
+    om = ascend_model("models/passing_mlp.onnx")
+    for x, golden in zip((first, second), goldens):
+        check_accuracy(om.run(x), golden)
+'''
+
+
+def test_each_run_is_compared_with_the_golden_of_its_inputs(pytester, models_dir, writes):
+    pytester.makepyfile(test_acc=TWO_GOLDENS)
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(passed=1)
+    assert writes == []  # the first run against the first golden, not the last one made
