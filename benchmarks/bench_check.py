@@ -24,13 +24,16 @@ and a check's memory is the larger of that and its peak before the compare. Per 
 * ``bare``    -- onnxruntime (optimisations off, every node output marked as a graph output)
                  run once, each intermediate written with ``np.save``: the time baseline;
 * ``plain``   -- a plain onnxruntime inference of the model (defaults): the memory baseline;
-* ``cold``    -- a model check on an empty cache: golden + conversion + emulated run + dumps
-                 (op outputs, the plugin's default dump mode) + compare + verdict (cosine, no
-                 report: no KL, as the plugin) + removing the passing dump (as the plugin does:
+* ``cold``    -- a model check on an empty cache, as the plugin makes it where the golden comes
+                 first (a YAML entry; a test calling ``golden_dump`` before ``run``): golden +
+                 conversion + emulated run compared with the golden as it runs, writing no dump
+                 (``plugin.compared_runs``) + verdict (cosine, no report: no KL, as the plugin);
+                 ``warm`` -- the same check again (golden, conversion cached);
+                 ``warm, dump written`` -- the warm check of a test that runs the model first:
+                 the run writes its dump (op outputs, the plugin's default dump mode), then
+                 the compare reads it, then the passing dump is removed (as the plugin does:
                  renamed on the clock, its files removed by a thread off it, the time printed);
-                 ``warm`` --
-                 the same check again (golden, conversion cached); ``warm, numpy kernel`` --
-                 the warm check with the compiled compare pass turned off
+                 ``warm, numpy kernel`` -- that check with the compiled compare pass turned off
                  (``ASCEND_ACCURACY_NUMPY_KERNEL=1``, compare/pair_sums.py), what it saves.
 
 Imports (onnx, onnxruntime, and on the check's side this package's library modules) happen
@@ -175,8 +178,14 @@ def _check(model: str, shape: str, work: Path, feeds) -> dict:
     converted = backend.convert(model, resolve_mode("default"), input_shape=shape)
     phases["convert"], t = time.perf_counter() - t, time.perf_counter()
     dump_dir = work / f"dump-{time.time_ns()}"  # made by the run, as the plugin's dump-N are
-    actual = backend.run(converted, feeds, dump_dir=dump_dir)
-    phases["run+dump"] = time.perf_counter() - t
+    written_dump = bool(os.environ.get("BENCH_WRITE_DUMP"))
+    if written_dump:  # the test runs the model before making its golden: the dump is written
+        actual = backend.run(converted, feeds, dump_dir=dump_dir)
+    else:  # the golden first (a YAML entry, or a test calling golden_dump before run): the run
+        # is compared as it runs and writes no dump (plugin.compared_runs), KL off as the
+        # plugin's check without a report
+        actual = backend.run_compared(converted, feeds, golden, kl=False, dump_dir=dump_dir)
+    phases["run+dump" if written_dump else "run+compare"] = time.perf_counter() - t
     # the compare's worker processes exist only during the compare: their private memory
     # counts on top of this process's peak during the compare, not its peak during the run
     from rss import peak_rss_bytes, reset_peak_rss
@@ -190,8 +199,9 @@ def _check(model: str, shape: str, work: Path, feeds) -> dict:
         passed = True
     except AccuracyFailure:
         passed = False
-    phases["compare"] = time.perf_counter() - t
-    written = {"golden": files_and_bytes(Path(golden.root)), "device dump": files_and_bytes(dump_dir)}  # off the clock
+    phases["compare" if written_dump else "judge"] = time.perf_counter() - t
+    written = {"golden": files_and_bytes(Path(golden.root)),  # off the clock
+               "device dump": files_and_bytes(dump_dir) if dump_dir.exists() else [0, 0]}
     from pytest_ascend_accuracy.core.background_removal import BackgroundRemoval
 
     removal = BackgroundRemoval()  # the plugin's cleanup of a passing test's dumps: the test
@@ -221,12 +231,13 @@ CHILDREN = {"bare": child_bare, "plain": child_plain, "check": child_check}
 
 
 def run_child(kind: str, model: Path, shape: str, work: Path, preheat: int = 0,
-              numpy_kernel: bool = False) -> dict:
+              numpy_kernel: bool = False, write_dump: bool = False) -> dict:
     from rss import run_phase
 
     return run_phase(str(Path(__file__).resolve()),
                      ["--child", kind, "--model", model, "--shape", shape, "--workdir", work,
-                      "--preheat-mb", preheat >> 20] + (["--numpy-kernel"] if numpy_kernel else []))
+                      "--preheat-mb", preheat >> 20] + (["--numpy-kernel"] if numpy_kernel else [])
+                     + (["--write-dump"] if write_dump else []))
 
 
 def _settle() -> None:
@@ -252,9 +263,10 @@ def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3
     """``rounds`` rounds of bare, plain, cold check, warm check (each in a fresh process, on a
     fresh cache each round, ``preheat`` bytes touched and freed first); every figure is the
     median round's, peaks the largest."""
-    kinds = {"bare": [], "plain": [], "cold": [], "warm": [], "warm, numpy kernel": []}
+    kinds = {"bare": [], "plain": [], "cold": [], "warm": [], "warm, dump written": [],
+             "warm, numpy kernel": []}
     baselines = [("bare", "bare"), ("plain", "plain")]
-    warm = [("warm", "check"), ("warm, numpy kernel", "check")]
+    warm = [("warm", "check"), ("warm, dump written", "check"), ("warm, numpy kernel", "check")]
     for k in range(rounds):
         work = root / f"{short}-{k}"
         work.mkdir(parents=True, exist_ok=True)
@@ -265,10 +277,12 @@ def bench_model(short: str, model: Path, shape: str, root: Path, rounds: int = 3
         for kind, child in (baselines + checks if k % 2 == 0 else checks + baselines):
             _settle()
             kinds[kind].append(run_child(child, model, shape, work, preheat,
-                                         numpy_kernel=kind.endswith("numpy kernel")))
+                                         numpy_kernel=kind.endswith("numpy kernel"),
+                                         write_dump=kind != "warm" and kind != "cold"))
             shutil.rmtree(work / "bare", ignore_errors=True)
         shutil.rmtree(work, ignore_errors=True)
-    for run in kinds["cold"] + kinds["warm"] + kinds["warm, numpy kernel"]:
+    for run in (kinds["cold"] + kinds["warm"] + kinds["warm, dump written"]
+                + kinds["warm, numpy kernel"]):
         _check_memory(run)
     return {"model": short, "shape": shape, "rounds": rounds, "create_s": _create_cost(root),
             "file_system": file_system(root),
@@ -345,31 +359,36 @@ def print_model(r: dict) -> bool:
           + ")")
     print(f"   bare onnxruntime + np.save of every tensor  {bare['wall_s']:6.2f} s   peak RSS {mb(bare['peak_rss'])}")
     print(f"   plain onnxruntime inference                 {plain['wall_s']:6.2f} s   peak RSS {mb(plain['peak_rss'])}")
-    numpy_warm = r["warm, numpy kernel"]
-    for label, c in (("cold", cold), ("warm", warm), ("warm, numpy kernel", numpy_warm)):
+    numpy_warm, written_warm = r["warm, numpy kernel"], r["warm, dump written"]
+    for label, c in (("cold", cold), ("warm", warm), ("warm, dump written", written_warm),
+                     ("warm, numpy kernel", numpy_warm)):
         parts = ", ".join(f"{k} {v:.2f}" for k, v in c["phases"].items())
         kids = (f" (compare: {mb(c['compare_peak_rss'])} + {mb(c['children_private'])} private in "
                 f"{c['compare_processes'] - 1} worker{'s' if c['compare_processes'] > 2 else ''})"
                 if c["compare_processes"] > 1 else "")
         print(f"   check {label:4s} ({'passed' if c['passed'] else 'FAILED'}, {c['ops']} ops)      "
               f"{c['wall_s']:6.2f} s   peak RSS {mb(c['peak_rss'])}{kids}   [{parts}]")
-    print(f"   compare kernel: {warm['kernel']} (the last row: {numpy_warm['kernel']}); warm compare "
-          f"phase {warm['phases']['compare']:.2f} s against {numpy_warm['phases']['compare']:.2f} s, "
-          f"{warm['phases']['compare'] / numpy_warm['phases']['compare']:.2f}; warm check "
-          f"{warm['wall_s'] / numpy_warm['wall_s']:.2f}")
+    print(f"   compare kernel: {written_warm['kernel']} (the last row: {numpy_warm['kernel']}); "
+          f"warm compare phase, dump written, {written_warm['phases']['compare']:.2f} s against "
+          f"{numpy_warm['phases']['compare']:.2f} s, "
+          f"{written_warm['phases']['compare'] / numpy_warm['phases']['compare']:.2f}; warm check "
+          f"{written_warm['wall_s'] / numpy_warm['wall_s']:.2f}")
+    print(f"   cold and warm: the golden first, the run compared as it runs, no dump written "
+          f"(plugin.compared_runs); 'dump written': the run first (a test calling run before "
+          f"golden_dump), its dump written then compared: warm {warm['wall_s']:.2f} s against "
+          f"{written_warm['wall_s']:.2f} s, {warm['wall_s'] / written_warm['wall_s']:.2f}")
     goals = [("time: cold check / bare", cold["wall_s"] / bare["wall_s"], 3.0, "<="),
              ("time: warm check / cold check", warm["wall_s"] / cold["wall_s"], 0.5, "<="),
              ("memory: cold check peak (+workers) / budget", cold["memory"] / budget, 1.0, "<="),
              ("memory: warm check peak (+workers) / budget", warm["memory"] / budget, 1.0, "<=")]
-    gw, dw = cold["written"]["golden"], cold["written"]["device dump"]
+    gw, dw = cold["written"]["golden"], written_warm["written"]["device dump"]
     print(f"   written: bare {mb(bare['written'][1])} in {bare['written'][0]} files; cold check: golden "
           f"{mb(gw[1])} in {gw[0]} file(s) (op outputs, plus graph inputs and initializers as op "
-          f"inputs, in one pack), device dump {mb(dw[1])} in {dw[0]} files; the passing dump "
-          f"removed (the plugin's cleanup) in {cold['removed_s']:.3f} s / "
-          f"{warm['removed_s']:.3f} s "
-          f"(cold / warm), of which the test waits {cold['phases']['cleanup']:.3f} / "
-          f"{warm['phases']['cleanup']:.3f} s (the rename) and a thread removes the files while "
-          f"the next test runs")
+          f"inputs, in one pack), device dump 0 bytes (cold, warm) and {mb(dw[1])} in {dw[0]} "
+          f"files (warm, dump written), that passing dump removed (the plugin's cleanup) in "
+          f"{written_warm['removed_s']:.3f} s, of which the test waits "
+          f"{written_warm['phases']['cleanup']:.3f} s (the rename) and a thread removes the "
+          f"files while the next test runs")
     files = dw[0]
     create = r["create_s"]
     print(f"   creating a file here ({r['file_system']}) right after the rounds (median of 200): "
@@ -386,7 +405,7 @@ def print_model(r: dict) -> bool:
     # of warm: warm <= cold / 2 needs it cut by 2 x warm - cold
     short = 2 * warm["wall_s"] - cold["wall_s"]
     if short > 0:
-        redo = warm["phases"]["run+dump"] + warm["phases"]["compare"]
+        redo = warm["phases"]["run+compare"] + warm["phases"]["judge"]
         print(f"   warm / cold: the run and the compare ({redo:.2f} s) would have to lose "
               f"{short:.2f} s ({short / redo:.0%}) for 0.5, every other phase as it is")
     return ok
@@ -410,8 +429,11 @@ def main(argv=None) -> int:
     ap.add_argument("--preheat-mb", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--workdir", help=argparse.SUPPRESS)
     ap.add_argument("--numpy-kernel", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--write-dump", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
+        if args.write_dump:  # the run before the golden: its dump written, then compared
+            os.environ["BENCH_WRITE_DUMP"] = "1"
         if args.numpy_kernel:  # the compare without the compiled pass (compare/pair_sums.py)
             os.environ["ASCEND_ACCURACY_NUMPY_KERNEL"] = "1"
         from rss import report_phase
