@@ -12,8 +12,8 @@ from pytest_ascend_accuracy import accuracy, keep_dtype
 def test_mlp_matches_golden(model_file, sample_inputs, ascend_model, golden_dump, check_accuracy):
     model = model_file("passing_mlp")
     inputs = sample_inputs(model)
-    actual = ascend_model(model).run(inputs)
-    check_accuracy(actual, golden_dump(model, inputs))
+    golden = golden_dump(model, inputs)  # first: the run is compared with it as it runs
+    check_accuracy(ascend_model(model).run(inputs), golden)
 
 
 @accuracy(threshold=0.99)
@@ -32,8 +32,8 @@ def test_overflow_model(model_file, sample_inputs, ascend_model, golden_dump, ch
     # fails in [default] (fp16 overflow in norm), passes in the two fixed modes
     model = model_file("overflow")
     inputs = sample_inputs(model)
-    actual = ascend_model(model).run(inputs)
-    check_accuracy(actual, golden_dump(model, inputs))
+    golden = golden_dump(model, inputs)
+    check_accuracy(ascend_model(model).run(inputs), golden)
 
 
 @accuracy(threshold=0.99, modes=["default", "fusion_off"])
@@ -41,8 +41,8 @@ def test_conv_bn_relu(model_file, sample_inputs, ascend_model, golden_dump, chec
     # with fusion on, Conv+BatchNormalization+Relu run as one fused op, dumped once
     model = model_file("conv_bn_relu")
     inputs = sample_inputs(model)
-    actual = ascend_model(model).run(inputs)
-    check_accuracy(actual, golden_dump(model, inputs))
+    golden = golden_dump(model, inputs)
+    check_accuracy(ascend_model(model).run(inputs), golden)
 
 
 def test_conversion_is_cached(model_file, atc_convert, ascend_device):
