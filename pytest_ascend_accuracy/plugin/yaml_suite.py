@@ -47,6 +47,7 @@ from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, vali
                           validate_modes, validate_per_op, validate_threshold)
 from ..core.modes import Mode, resolve_mode
 from .yaml_aipp_shape import dataset_handle, entry_shape
+from .yaml_defaults import defaults_per_op
 from .yaml_model import EntryModel
 from .yaml_inputs import (InputsSpec, check_input_files, combined_shapes, existing_file,
                           inputs_spelling, parse_inputs, shape_map)
@@ -189,15 +190,8 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         raise ConfigError(f"{at}.golden", "must be a path (a directory, relative to the suite file)")
     metric_at = f"{at}.metric" if "metric" in entry else f"{dat}.metric"
     metric = validate_metric(setting("metric", "cosine"), metric_at)
-    # numbers of the defaults are the defaults' metric's (a review: a defaults per_op 0.99,
-    # meant as cosine, judged a rel_l2 model as rel_l2 <= 0.99)
     defaults_metric = validate_metric(defaults.get("metric", "cosine"), f"{dat}.metric")
-    per_op = dict(validate_per_op(defaults.get("per_op"), f"{dat}.per_op", defaults_metric))
-    if defaults_metric != metric:  # a plain number is read in the spec's metric: name its own
-        from ..compare.thresholds import Threshold
-
-        per_op = {k: v if isinstance(v, Threshold) else Threshold(v, defaults_metric)
-                  for k, v in per_op.items()}
+    per_op = defaults_per_op(defaults, dat, defaults_metric, metric)  # (in their metric)
     per_op.update(validate_per_op(entry.get("per_op"), f"{at}.per_op", metric))
     # names of ops: the model's own must be its ops; the defaults' apply where they name one
     applied, keys = names.for_model(onnx_model, entry, at)

@@ -1,0 +1,39 @@
+"""A YAML suite's ``defaults:`` numbers, read in the defaults' own metric.
+
+A number under ``defaults:`` (``threshold``, a ``per_op`` entry) is a threshold of the
+defaults' metric (cosine where they set none), whatever metric a model judges by: a defaults
+``per_op`` 0.99, meant as cosine, judged a ``rel_l2`` model as rel_l2 <= 0.99 (a review). An
+entry the defaults' metric refuses (1.5 as a cosine) says so and how to write it for a model
+of another metric (``{rel_l2: 1.5}``).
+"""
+from __future__ import annotations
+
+from typing import Dict, Mapping
+
+from ..errors import ConfigError
+
+
+def defaults_per_op(defaults: Mapping, dat: str, defaults_metric: str, metric: str) -> Dict:
+    """``defaults.per_op`` as {op name: threshold} for a model judged by ``metric``: numbers
+    of ``defaults_metric`` made ``Threshold``s of it where the two differ."""
+    from ..compare.thresholds import Threshold
+    from .marker_spec import validate_per_op
+
+    raw = defaults.get("per_op")
+    try:
+        per_op = dict(validate_per_op(raw, f"{dat}.per_op", defaults_metric))
+    except ConfigError as exc:
+        if metric == defaults_metric or not isinstance(raw, Mapping):
+            raise
+        which = ("cosine (the defaults set no metric)" if "metric" not in defaults
+                 else defaults_metric)
+        example = next((f"{{{k!r}: {{{metric}: {v!r}}}}}" for k, v in raw.items()
+                        if isinstance(v, (int, float)) and not isinstance(v, bool)), None)
+        raise ConfigError(f"{dat}.per_op", f"{exc.problem}: a number of defaults.per_op is a "
+                                           f"threshold of the defaults' metric, {which}"
+                          + (f"; for a {metric} threshold write per_op: {example}"
+                             if example else "")) from None
+    if defaults_metric != metric:  # a plain number is read in the spec's metric: name its own
+        per_op = {k: v if isinstance(v, Threshold) else Threshold(v, defaults_metric)
+                  for k, v in per_op.items()}
+    return per_op
