@@ -5,10 +5,13 @@ inputs)``, then ``ascend_model(model).run(inputs)``; a YAML suite's entries alwa
 run compared against that golden as it goes, on a backend that can
 (``EmulatorBackend.run_compared``): ``check_accuracy(actual, golden)`` then judges the
 comparison made, and a passing check never wrote its dump. A failing check, or anything
-reading the run's tensors, runs the model again with the dump written (``compared_run``).
+reading the run's tensors, runs the model again with the dump written (``compared_run``), as
+does a test that fails otherwise (a baseline, its own assert): a failing test keeps the dumps of
+its runs (``dump_cleanup.settle``).
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Optional
 
 import numpy as np
@@ -31,16 +34,18 @@ def run_compared(handle, inputs, dump_dir, run_written: Callable[[], object]):
     from ..aipp.conversion_name import name_conversion_aipp  # not the cache entry's
 
     name_conversion_aipp(result, handle.atc_options.get("insert_op_conf"))
+    later = getattr(result, "write_later", None)
+    if later is not None and dump_dir is not None:  # a test that fails keeps its dumps
+        handle.state.unwritten_runs.setdefault(Path(dump_dir).parent, []).append(later())
     return result
 
 
-def kl_wanted(state, spec, nodeid: str) -> bool:
+def kl_wanted(state, spec) -> bool:
     """Whether a check of ``spec`` computes the KL divergence: a report set written (its CSV
     has the column) or a threshold judging by it (``assert_accuracy``'s own choice)."""
     from ..compare.thresholds import Policy
-    from .report_folders import report_dir_for
 
-    if report_dir_for(state, nodeid) is not None:
+    if state.settings.report_dir is not None:  # (report_dir_for would count a check)
         return True
     try:
         policy = Policy.build(spec.threshold, spec.per_op_dict or None, spec.ignore,
@@ -62,7 +67,7 @@ def golden_chooser(state, ctx, model) -> Callable[[object], Optional[tuple]]:
         golden = goldens[-1]
         if len(goldens) > 1:
             golden = _made_from(goldens, inputs) or golden
-        return golden, kl_wanted(state, ctx.spec, ctx.nodeid)
+        return golden, kl_wanted(state, ctx.spec)
     return choose
 
 

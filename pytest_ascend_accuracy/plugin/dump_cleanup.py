@@ -51,6 +51,17 @@ def register(item, directory: Path) -> Path:
     return directory
 
 
+def _write(unwritten, report) -> None:
+    """Write the dumps of a failed test's runs compared as they ran (``compared_runs``); one
+    that cannot be written is said in the test's report, not raised from the hook."""
+    for write in unwritten:
+        try:
+            write()
+        except Exception as exc:  # (the test failed already: its report says why)
+            report.sections.append(("ascend-accuracy", f"a run's dump could not be written "
+                                                       f"for inspection: {exc}"))
+
+
 def settle(item, report) -> None:
     """After the call phase: delete the item's dump directories when it passed (gone from
     their place at once, their files in a thread while the next test runs: the session's
@@ -73,8 +84,11 @@ def settle(item, report) -> None:
               and not item.stash.get(_SUBTEST_FAILED_KEY, False))
     for directory in item.stash.get(DUMPS_KEY, ()):
         state.unsettled_dumps.pop(Path(directory), None)
+        unwritten = state.unwritten_runs.pop(Path(directory), ())
         if passed:
             state.remove_dumps(directory, item.nodeid)
+        else:  # its runs compared as they ran write their dumps now: a failed test keeps them
+            _write(unwritten, report)
     if passed:
         item.stash[DUMPS_KEY] = []
 
@@ -86,3 +100,4 @@ def remove_unsettled(state) -> None:
     for directory, nodeid in list(state.unsettled_dumps.items()):
         state.remove_dumps(directory, nodeid)
     state.unsettled_dumps.clear()
+    state.unwritten_runs.clear()

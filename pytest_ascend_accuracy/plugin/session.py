@@ -201,6 +201,9 @@ class AccuracyState:
     removed_dumps: Dict[Path, str] = field(default_factory=dict)
     #: dump directories of tests whose call phase has not ended (``plugin.dump_cleanup``)
     unsettled_dumps: Dict[Path, str] = field(default_factory=dict)
+    #: runs compared as they ran, not written, by the dump directory they would write into:
+    #: what writes each (``compared_runs``; a test that fails writes them, ``dump_cleanup``)
+    unwritten_runs: Dict[Path, list] = field(default_factory=dict)
     #: the progress reporter (``plugin.progress.TerminalProgress``), None when not shown
     progress: Any = None
     _cache: Any = None

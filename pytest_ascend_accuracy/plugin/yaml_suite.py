@@ -391,7 +391,7 @@ class AccuracyYamlItem(pytest.Item):
         if early is not None:  # compared against it while it runs (``compared_runs``)
             from .compared_runs import kl_wanted
 
-            kl = kl_wanted(state, spec, self.nodeid)
+            kl = kl_wanted(state, spec)
             handle.compare_with = lambda _inputs: (early, kl)
         actual = handle.run(inputs)
         golden, status = (early, None) if early is not None else self._golden(state, golden_inputs)

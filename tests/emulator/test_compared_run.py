@@ -180,12 +180,16 @@ def test_another_golden_writes_the_dump_and_compares_it(cache, tmp_path):
     assert run.written
     written = compare_dumps(backend.run(converted, feeds, dump_dir=tmp_path / "w"), other)
     assert _rows(result) == _rows(written)
-    # KL asked of a run compared without it: written and compared again
-    run = backend.run_compared(converted, feeds, golden, kl=False)
-    assert compare_dumps(run, golden, kl=False) is run.compared_with(golden, kl=False)
-    assert not run.written
-    compare_dumps(run, golden, kl=True)
-    assert run.written
+    # KL asked of a run compared without it, or not asked of one compared with it: written
+    # and compared again, as the written dump compares
+    for made, asked in ((False, True), (True, False)):
+        run = backend.run_compared(converted, feeds, golden, kl=made)
+        assert compare_dumps(run, golden, kl=made) is run.compared_with(golden, kl=made)
+        assert not run.written
+        result = compare_dumps(run, golden, kl=asked)
+        assert run.written and result.meta["kl"] is asked
+        assert _rows(result) == _rows(compare_dumps(
+            backend.run(converted, feeds, dump_dir=tmp_path / f"w{made}"), golden, kl=asked))
 
 
 def test_a_failing_check_reports_from_the_written_dump(cache, tmp_path):
@@ -193,7 +197,7 @@ def test_a_failing_check_reports_from_the_written_dump(cache, tmp_path):
     feeds, golden, backend, converted = _converted(cache, model)
     with pytest.raises(AccuracyFailure) as written:
         assert_accuracy(backend.run(converted, feeds, dump_dir=tmp_path / "w"), golden, 0.95)
-    run = backend.run_compared(converted, feeds, golden, dump_dir=tmp_path / "c")
+    run = backend.run_compared(converted, feeds, golden, kl=False, dump_dir=tmp_path / "c")
     with pytest.raises(AccuracyFailure) as compared:
         assert_accuracy(run, golden, 0.95)
     assert run.written and (tmp_path / "c").is_dir()
@@ -209,8 +213,20 @@ def test_a_passing_check_judges_the_comparison_made(cache, tmp_path):
     feeds = _inputs(model)
     golden = golden_dump(model, feeds, cache=cache)
     backend = EmulatorBackend(cache, dump_mode="output")
-    run = backend.run_compared(backend.convert(model, "default"), feeds, golden,
-                               dump_dir=tmp_path / "c")
+    run = backend.run_compared(backend.convert(model, "default"), feeds, golden, kl=False,
+                               dump_dir=tmp_path / "c")  # (no KL: assert_accuracy's own choice)
     result = assert_accuracy(run, golden, 0.95)
     assert result is run.compared_with(golden, kl=False)
     assert not run.written and not (tmp_path / "c").exists()
+
+
+def test_materialize_gives_a_dump_to_read_by_path(cache, tmp_path):
+    from pytest_ascend_accuracy.dump.loader import load_dump
+
+    model = models.conv_bn_relu()
+    feeds, golden, backend, converted = _converted(cache, model)
+    run = backend.run_compared(converted, feeds, golden, dump_dir=tmp_path / "c")
+    assert run.root is None and run.meta["dump_dir"] is None
+    assert run.materialize() is run and run.meta["dump_dir"] == str(tmp_path / "c")
+    again = load_dump(run.meta["dump_dir"])  # as README says a test reads it by path
+    assert [op.name for op in again.ops] == [op.name for op in run.ops]

@@ -92,7 +92,8 @@ def test_the_report_of_a_check_with_its_golden_first_is_the_same(pytester, model
     run.assert_outcomes(passed=2)
     assert len(set(writes)) == len(writes) > 0  # run_first's dump only: KL computed as it ran
     sets = {p.parent.name: p for p in (pytester.path / "rep").rglob("compare.csv")}
-    assert len(sets) == 2, sorted(str(p) for p in (pytester.path / "rep").rglob("*"))
+    # each test's one set in its own folder (choosing a golden counted no check: -2)
+    assert sorted(sets) == ["test_acc.py--test_golden_first", "test_acc.py--test_run_first"]
     first, later = (list(csv.reader(Path(sets[k]).open())) for k in sorted(sets))
     assert len(first) == len(later) > 1 and first[0] == later[0]
     header = first[0]
@@ -144,3 +145,26 @@ def test_each_run_is_compared_with_the_golden_of_its_inputs(pytester, models_dir
     run = pytester.runpytest("-p", "no:cacheprovider")
     run.assert_outcomes(passed=1)
     assert writes == []  # the first run against the first golden, not the last one made
+
+
+FAILS_AFTER = """
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+@accuracy(threshold=0.95)
+def test_fails_after_its_check(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs("models/passing_mlp.onnx")
+    golden = golden_dump("models/passing_mlp.onnx", inputs)
+    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs), golden)
+    assert False, "the test's own assert"
+"""
+
+
+def test_a_test_failing_after_its_passing_check_keeps_the_dump(pytester, models_dir):
+    pytester.makepyfile(test_acc=FAILS_AFTER)
+    run = pytester.runpytest("-p", "no:cacheprovider", "--basetemp", str(pytester.path / "bt"))
+    run.assert_outcomes(failed=1)
+    dumps = [d for d in (pytester.path / "bt").glob("*/ascend-dumps/dump-*")
+             if not d.parents[1].is_symlink()]  # (pytest's <name>current link)
+    assert len(dumps) == 1 and any(p.is_file() for p in dumps[0].rglob("*")), dumps

@@ -19,6 +19,7 @@ written dump.
 from __future__ import annotations
 
 import time
+import weakref
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
@@ -40,7 +41,8 @@ class ComparedRun(DumpSet):
         super().__init__(dump.ops, kind=dump.kind, root=None, model_name=dump.model_name,
                          meta=dump.meta)
         self._golden, self._spelled, self._result = golden, spelled, result
-        self._kl, self._rerun, self._written = kl, rerun, None
+        self._kl, self._rerun, self._written = bool(kl), rerun, None
+        self._done = [False]  # (shared with ``write_later``'s callable)
 
     @property
     def written(self) -> bool:
@@ -50,8 +52,9 @@ class ComparedRun(DumpSet):
     def compared_with(self, golden: DumpSet, *, kl: bool, chunk_size: int = DEFAULT_CHUNK):
         """The result of the comparison made while running, when it was made against
         ``golden`` (the same DumpSet, or its ops respelled by ``in_actual_spelling``) with these
-        settings (``kl`` computed when asked for; the compare's own chunk size); else None."""
-        if self._written is not None or chunk_size != DEFAULT_CHUNK or (kl and not self._kl):
+        settings (KL computed as asked for, or not; the compare's own chunk size); else
+        None."""
+        if self._written is not None or chunk_size != DEFAULT_CHUNK or bool(kl) != self._kl:
             return None
         mine = self._golden
         if golden is not mine:
@@ -68,13 +71,27 @@ class ComparedRun(DumpSet):
         """Run again with the dump written; from then on this DumpSet is that dump."""
         if self._written is None:
             written = self._rerun()
-            self._written = written
+            self._written, self._done[0] = written, True
             self.ops, self.kind, self.root = written.ops, written.kind, written.root
             self.model_name = written.model_name
             self.meta.update(written.meta)  # (the same dict: held by whoever held this one's)
             self.meta["compared_while_running"] = False
             self.__post_init__()
         return self
+
+    def write_later(self) -> Callable[[], None]:
+        """A callable that writes this run's dump once, this DumpSet alive or not (a test
+        that fails after its checks passed keeps the dumps of its runs)."""
+        ref, rerun, done = weakref.ref(self), self._rerun, self._done
+
+        def write() -> None:
+            run = ref()
+            if run is not None:
+                run.materialize()
+            elif not done[0]:
+                done[0] = True
+                rerun()
+        return write
 
 
 class _Live:
@@ -205,6 +222,7 @@ def compare_while_running(backend, state, converted, inputs, golden: DumpSet, *,
     dump.model_name = converted.model_name
     dump.meta.update(meta)
     dump.meta["compared_while_running"] = True
+    dump.meta["dump_dir"] = None  # (none written; ``materialize`` writes it where run would)
     comparison = Comparison(dump, golden, kl=kl)
     n = len(aipp_ops)
     for k, (_, _, out) in enumerate(aipp_ops):  # the Aipp ops run first
