@@ -343,6 +343,8 @@ def pytest_runtest_makereport(item, call):
             item.stash[_FAILED_WHY] = _failure_line(report)
         if report.when == "teardown":
             _one_verdict_properties(item, report, marked)
+            if CONTEXT_KEY in item.stash:  # its runs' inputs are not held for the session
+                item.stash[CONTEXT_KEY].runs.clear()
 
 
 #: the first line of the test's first failed phase (the JUnit reason of a failure no check made)

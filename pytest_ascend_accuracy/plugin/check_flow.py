@@ -73,6 +73,10 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
                                       "the baseline check stopped with an error"))
         publish(outcome, record_property, baseline=notes[-1])
         raise
+    if not base.passed:  # the test fails: its reports name the dump it keeps
+        from .compared_runs import with_written_dump
+
+        outcome = with_written_dump(outcome, actual, golden)
     publish(outcome, record_property, baseline=notes[-1] if notes else None)
     note = notes[-1]
     from .baseline_metric import unjudged_warning  # a metric it cannot judge: said, once

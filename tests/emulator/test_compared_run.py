@@ -230,3 +230,10 @@ def test_materialize_gives_a_dump_to_read_by_path(cache, tmp_path):
     assert run.materialize() is run and run.meta["dump_dir"] == str(tmp_path / "c")
     again = load_dump(run.meta["dump_dir"])  # as README says a test reads it by path
     assert [op.name for op in again.ops] == [op.name for op in run.ops]
+
+
+def test_a_written_dump_materializes_as_itself(cache, tmp_path):
+    model = models.conv_bn_relu()
+    feeds, golden, backend, converted = _converted(cache, model)
+    written = backend.run(converted, feeds, dump_dir=tmp_path / "w")
+    assert written.materialize() is written  # README's call works on any run's DumpSet

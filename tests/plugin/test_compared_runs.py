@@ -168,3 +168,57 @@ def test_a_test_failing_after_its_passing_check_keeps_the_dump(pytester, models_
     dumps = [d for d in (pytester.path / "bt").glob("*/ascend-dumps/dump-*")
              if not d.parents[1].is_symlink()]  # (pytest's <name>current link)
     assert len(dumps) == 1 and any(p.is_file() for p in dumps[0].rglob("*")), dumps
+
+
+BASELINE_GOLDEN_FIRST = """
+from pytest_ascend_accuracy import accuracy
+
+
+@accuracy(threshold=0.05, max_drop=0.002, scale_tolerance=None)
+def test_overflow_kept(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/overflow.onnx", seed=0)
+    golden = golden_dump("models/overflow.onnx", inputs)
+    check_accuracy(ascend_model("models/overflow.onnx").run(inputs), golden)
+"""
+
+
+def _report_json(pytester):
+    import json
+
+    found = list((pytester.path / "rep").rglob("compare.json"))
+    assert len(found) == 1, found
+    return json.loads(found[0].read_text())
+
+
+def test_a_baseline_regression_reports_the_dump_it_keeps(pytester, models_dir):
+    from test_baseline_option import BASELINE, _raise_cosine
+
+    pytester.makepyfile(test_bl=BASELINE_GOLDEN_FIRST)
+    pytester.runpytest("-q").assert_outcomes(failed=1)  # the baseline written
+    _raise_cosine(pytester.path / BASELINE, "norm", 0.1)
+    run = pytester.runpytest("-q", "--accuracy-report=rep")
+    run.assert_outcomes(failed=1)
+    run.stdout.fnmatch_lines(["  norm: cosine 0.496693 -> 0.396693 (drop 0.100000 > 0.002)"])
+    report = _report_json(pytester)
+    root = report["actual_root"]
+    assert root and Path(root).is_dir(), root  # the dump kept, named as a run-first test's
+    assert all(Path(r["source"]).is_file() for r in report["rows"] if r.get("metrics")), report
+
+
+def test_a_test_failing_after_its_check_names_the_kept_dump_in_its_report(pytester, models_dir):
+    pytester.makepyfile(test_acc=FAILS_AFTER)
+    pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep").assert_outcomes(
+        failed=1)
+    root = _report_json(pytester)["actual_root"]
+    assert root and any(p.is_file() for p in Path(root).rglob("*")), root
+
+
+def test_a_finished_test_holds_no_run_inputs(pytester, models_dir):
+    # a review: each TestContext kept its runs' inputs (a 16 MB input a test) for the session
+    from pytest_ascend_accuracy.plugin.fixtures import CONTEXT_KEY
+
+    pytester.makepyfile(test_acc=GOLDEN_FIRST.format(model="passing_mlp"))
+    rec = pytester.inline_run("-p", "no:cacheprovider")
+    rec.assertoutcome(passed=2)
+    items = rec.getcalls("pytest_collection_finish")[0].session.items
+    assert [len(item.stash[CONTEXT_KEY].runs) for item in items] == [0, 0]

@@ -10,7 +10,10 @@ No file is written. Each op's actual values are checked against the header predi
 comparison, and the run is made again as ``run`` makes it.
 
 The ``ComparedRun`` returned is a DumpSet of that dump; ``compare_dumps(run, golden)`` hands
-back the result made against that golden (``compared_with``) instead of comparing again.
+back the result made against that golden (``compared_with``) instead of comparing again. Its
+``actual_root`` is the directory the run's dump goes to when it is written (none is written for
+a passing check: as a run-first check's dump, removed when its test passes); its rows name no
+file.
 Anything that reads its values otherwise (a tensor's ``load()``), or a failing check that
 reports the failing ops' files (``materialize``, ``report.assertion``), runs the model again
 with its dump written (the emulator computes the same values), and the DumpSet is then that
@@ -18,6 +21,7 @@ written dump.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 import weakref
 from typing import Callable, Dict, List, Optional
@@ -244,8 +248,11 @@ def compare_while_running(backend, state, converted, inputs, golden: DumpSet, *,
         values.clear()
         run.close()
     spelled = [op.name for op in comparison.golden.ops]
-    compared = ComparedRun(dump, golden=golden, spelled=spelled, result=comparison.result(),
-                           kl=kl, rerun=rerun)
+    result = comparison.result()
+    if meta.get("dump_dir"):  # where its dump goes if it is written (a failed test's is)
+        result = dataclasses.replace(result, actual_root=str(meta["dump_dir"]))
+    compared = ComparedRun(dump, golden=golden, spelled=spelled, result=result, kl=kl,
+                           rerun=rerun)
     owner[0] = compared
     return compared
 
