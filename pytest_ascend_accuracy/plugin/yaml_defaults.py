@@ -23,17 +23,37 @@ def defaults_per_op(defaults: Mapping, dat: str, defaults_metric: str, metric: s
     try:
         per_op = dict(validate_per_op(raw, f"{dat}.per_op", defaults_metric))
     except ConfigError as exc:
-        if metric == defaults_metric or not isinstance(raw, Mapping):
+        fix = _other_metric_fix(raw, dat, defaults_metric, metric)
+        if metric == defaults_metric or fix is None:
             raise
         which = ("cosine (the defaults set no metric)" if "metric" not in defaults
                  else defaults_metric)
-        example = next((f"{{{k!r}: {{{metric}: {v!r}}}}}" for k, v in raw.items()
-                        if isinstance(v, (int, float)) and not isinstance(v, bool)), None)
         raise ConfigError(f"{dat}.per_op", f"{exc.problem}: a number of defaults.per_op is a "
-                                           f"threshold of the defaults' metric, {which}"
-                          + (f"; for a {metric} threshold write per_op: {example}"
-                             if example else "")) from None
+                                           f"threshold of the defaults' metric, {which}; for a "
+                                           f"{metric} threshold write per_op: {fix}") from None
     if defaults_metric != metric:  # a plain number is read in the spec's metric: name its own
         per_op = {k: v if isinstance(v, Threshold) else Threshold(v, defaults_metric)
                   for k, v in per_op.items()}
     return per_op
+
+
+def _other_metric_fix(raw, dat: str, defaults_metric: str, metric: str):
+    """The entry to write for the first plain number of ``raw`` the defaults' metric refuses,
+    as a threshold of ``metric``, where ``metric`` takes it; None where the refused entry is
+    no plain number or ``metric`` refuses it too (the refusal is then the whole message)."""
+    from .marker_spec import validate_per_op
+
+    for name, value in (raw.items() if isinstance(raw, Mapping) else ()):
+        try:
+            validate_per_op({name: value}, f"{dat}.per_op", defaults_metric)
+            continue
+        except ConfigError:
+            pass
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        try:
+            validate_per_op({name: {metric: value}}, f"{dat}.per_op", metric)
+        except ConfigError:
+            return None
+        return f"{{{name!r}: {{{metric}: {value!r}}}}}"
+    return None

@@ -92,8 +92,14 @@ def inputs_spelling(value, model, at: str) -> None:
     listed = [] if model.graph is None else listed_initializers(model.graph)
     for vi in model.inputs or ():  # first: no mapping feeds the model (a review: a sequence
         # input was asked for as a .npy file, by the missing-input and the misspelling advice)
-        if not vi.type.HasField("tensor_type") and vi.name not in listed:
+        if vi.name in listed:
+            continue
+        if not vi.type.HasField("tensor_type"):
             raise ConfigError(at, _not_a_tensor(vi, model.name, at))
+        if vi.name not in value:  # a string or complex input no advice may ask a file of (a
+            from ..graph.feedable import check_feedable  # review; a file given: its own check)
+
+            check_feedable(vi, at, from_file=True)
     for key, rel in value.items():
         npz = isinstance(rel, str) and rel.endswith(".npz")
         if not npz and (names is None or str(key) in names):

@@ -30,3 +30,17 @@ def test_a_refused_defaults_per_op_number_names_its_metric_and_the_fix(pytester)
     suite.write_text(SUITE.replace("PER_OP", fix))  # pasted
     run = pytester.runpytest("-p", "no:cacheprovider", str(suite))
     run.assert_outcomes(passed=1)
+
+
+def test_the_fix_names_the_refused_entry_and_only_one_the_model_s_metric_takes(pytester):
+    (pytester.path / "models").mkdir()
+    onnx.save(tiny_models.passing_mlp(), str(pytester.path / "models" / "passing_mlp.onnx"))
+    suite = pytester.path / "accuracy_models.yaml"
+    suite.write_text(SUITE.replace("PER_OP", "{fc1/MatMul: 0.9, fc2/MatMul: 1.5}"))
+    text = pytester.runpytest("-p", "no:cacheprovider", str(suite)).stdout.str()
+    assert "write per_op: {'fc2/MatMul': {rel_l2: 1.5}}" in text, text  # not fc1's 0.9
+    for refused in ("{fc2/MatMul: -0.2}", "{fc2/MatMul: high}", "{fc2/MatMul: {rel_12: 1.5}}"):
+        suite.write_text(SUITE.replace("PER_OP", refused))
+        text = pytester.runpytest("-p", "no:cacheprovider", str(suite)).stdout.str()
+        assert "defaults.per_op: per_op['fc2/MatMul']" in text, text
+        assert "a number of defaults.per_op" not in text, text  # no fix the metric refuses

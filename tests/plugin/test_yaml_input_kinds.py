@@ -161,3 +161,20 @@ def test_each_kind_of_non_tensor_input_is_named_in_words(tmp_path, kind, words):
     path.write_text("models: [{model: m.onnx, inputs: {x: x.npy}}]\n")
     text = _refusal(path)
     assert text.endswith(f"models[0].inputs: model input 'o' {words}"), text
+
+
+@pytest.mark.parametrize("inputs", ["{x: x.npy}", "{xx: x.npy}", "{x: x.npz}"])
+@pytest.mark.parametrize("elem,words", [(TensorProto.STRING, "is string: a string input"),
+                                        (TensorProto.COMPLEX64, "is complex64: onnxruntime")])
+def test_a_string_or_complex_input_is_not_asked_for_as_a_file(tmp_path, inputs, elem, words):
+    # a review: the missing-input and misspelling advice wrote {x: <file>.npy, s: <file>.npy},
+    # and each file or {seed: N} pasted for s was refused
+    _save(tmp_path / "two.onnx", [helper.make_node("Identity", ["x"], ["y"], name="id"),
+                                  helper.make_node("Identity", ["s"], ["z"], name="id2")],
+          [_tensor("x", TensorProto.FLOAT, [1, 4]), _tensor("s", elem, [1])],
+          [_tensor("y", TensorProto.FLOAT, [1, 4]), _tensor("z", elem, [1])])
+    np.save(tmp_path / "x.npy", np.zeros((1, 4), np.float32))
+    path = tmp_path / "accuracy_s.yaml"
+    path.write_text(f"models: [{{model: two.onnx, inputs: {inputs}}}]\n")
+    text = _refusal(path)
+    assert f"model input 's' {words}" in text and "<file>.npy" not in text, text
