@@ -87,8 +87,8 @@ def settle(item, report) -> None:
         unwritten = state.unwritten_runs.pop(Path(directory), ())
         if passed:
             state.remove_dumps(directory, item.nodeid)
-        else:  # its runs compared as they ran write their dumps now: a failed test keeps them
-            _write(unwritten, report)
+        elif report.failed or item.stash.get(_SUBTEST_FAILED_KEY, False):
+            _write(unwritten, report)  # runs compared as they ran: a failed test keeps dumps
     if passed:
         item.stash[DUMPS_KEY] = []
 

@@ -222,3 +222,10 @@ def test_a_finished_test_holds_no_run_inputs(pytester, models_dir):
     rec.assertoutcome(passed=2)
     items = rec.getcalls("pytest_collection_finish")[0].session.items
     assert [len(item.stash[CONTEXT_KEY].runs) for item in items] == [0, 0]
+
+
+def test_a_test_skipped_after_its_check_runs_nothing_again(pytester, models_dir, writes):
+    pytester.makepyfile(test_acc=FAILS_AFTER.replace('assert False, "the test\'s own assert"',
+                                                     'import pytest; pytest.skip("later")'))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(skipped=1)
+    assert writes == []  # no one inspects a skipped test's dump: not run again to write it
