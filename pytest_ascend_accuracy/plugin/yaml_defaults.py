@@ -38,14 +38,19 @@ def defaults_per_op(defaults: Mapping, dat: str, defaults_metric: str, metric: s
 
 
 def _other_metric_fix(raw, dat: str, defaults_metric: str, metric: str):
-    """The entry to write for the first plain number of ``raw`` the defaults' metric refuses,
-    as a threshold of ``metric``, where ``metric`` takes it; None where the refused entry is
-    no plain number or ``metric`` refuses it too (the refusal is then the whole message)."""
+    """``raw`` (the defaults' per_op) with each plain number the defaults' metric refuses
+    written as a threshold of ``metric``, every other entry as it is (pasted, none is lost); None
+    where a refused entry is no plain number or ``metric`` refuses it too (the refusal is then
+    the whole message)."""
     from .marker_spec import validate_per_op
 
-    for name, value in (raw.items() if isinstance(raw, Mapping) else ()):
+    if not isinstance(raw, Mapping):
+        return None
+    parts = []
+    for name, value in raw.items():
         try:
             validate_per_op({name: value}, f"{dat}.per_op", defaults_metric)
+            parts.append(f"{name!r}: {_flow(value)}")
             continue
         except ConfigError:
             pass
@@ -55,5 +60,12 @@ def _other_metric_fix(raw, dat: str, defaults_metric: str, metric: str):
             validate_per_op({name: {metric: value}}, f"{dat}.per_op", metric)
         except ConfigError:
             return None
-        return f"{{{name!r}: {{{metric}: {value!r}}}}}"
-    return None
+        parts.append(f"{name!r}: {{{metric}: {value!r}}}")
+    return "{" + ", ".join(parts) + "}"
+
+
+def _flow(value) -> str:
+    """``value`` (a per_op threshold as YAML gave it) in YAML flow style."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value.items()) + "}"
+    return repr(value)

@@ -96,10 +96,11 @@ def inputs_spelling(value, model, at: str) -> None:
             continue
         if not vi.type.HasField("tensor_type"):
             raise ConfigError(at, _not_a_tensor(vi, model.name, at))
-        if vi.name not in value:  # a string or complex input no advice may ask a file of (a
-            from ..graph.feedable import check_feedable  # review; a file given: its own check)
+        from ..graph.feedable import check_feedable  # a string or complex input no advice may
 
-            check_feedable(vi, at, from_file=True)
+        given = value.get(vi.name)  # ask a file of (two reviews), its file named where given
+        check_feedable(vi, f"{at}.{vi.name}: {given}" if isinstance(given, str) else at,
+                       from_file=True)
     for key, rel in value.items():
         npz = isinstance(rel, str) and rel.endswith(".npz")
         if not npz and (names is None or str(key) in names):

@@ -36,9 +36,18 @@ def test_the_fix_names_the_refused_entry_and_only_one_the_model_s_metric_takes(p
     (pytester.path / "models").mkdir()
     onnx.save(tiny_models.passing_mlp(), str(pytester.path / "models" / "passing_mlp.onnx"))
     suite = pytester.path / "accuracy_models.yaml"
-    suite.write_text(SUITE.replace("PER_OP", "{fc1/MatMul: 0.9, fc2/MatMul: 1.5}"))
+    # the whole mapping, every refused number rewritten, every other entry kept (a review: the
+    # fix named one entry, and pasted it dropped fc1's threshold: FAILED became passed)
+    suite.write_text(SUITE.replace("PER_OP", "{fc1/MatMul: 0.99999999999, fc2/MatMul: 1.5, "
+                                             "fc3/MatMul: 1.2}"))
     text = pytester.runpytest("-p", "no:cacheprovider", str(suite)).stdout.str()
-    assert "write per_op: {'fc2/MatMul': {rel_l2: 1.5}}" in text, text  # not fc1's 0.9
+    fix = ("{'fc1/MatMul': 0.99999999999, 'fc2/MatMul': {rel_l2: 1.5}, "
+           "'fc3/MatMul': {rel_l2: 1.2}}")
+    assert f"write per_op: {fix}" in text, text
+    suite.write_text(SUITE.replace("PER_OP", fix))  # pasted: fc1 still judged, and fails
+    run = pytester.runpytest("-p", "no:cacheprovider", str(suite))
+    run.assert_outcomes(failed=1)
+    assert "fc1/MatMul" in run.stdout.str()
     for refused in ("{fc2/MatMul: -0.2}", "{fc2/MatMul: high}", "{fc2/MatMul: {rel_12: 1.5}}"):
         suite.write_text(SUITE.replace("PER_OP", refused))
         text = pytester.runpytest("-p", "no:cacheprovider", str(suite)).stdout.str()

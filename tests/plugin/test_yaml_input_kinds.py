@@ -163,7 +163,8 @@ def test_each_kind_of_non_tensor_input_is_named_in_words(tmp_path, kind, words):
     assert text.endswith(f"models[0].inputs: model input 'o' {words}"), text
 
 
-@pytest.mark.parametrize("inputs", ["{x: x.npy}", "{xx: x.npy}", "{x: x.npz}"])
+@pytest.mark.parametrize("inputs", ["{x: x.npy}", "{xx: x.npy}", "{x: x.npz}",
+                                    "{xx: x.npy, s: s.npy}", "{s: s.npz}", "{s: s.npy}"])
 @pytest.mark.parametrize("elem,words", [(TensorProto.STRING, "is string: a string input"),
                                         (TensorProto.COMPLEX64, "is complex64: onnxruntime")])
 def test_a_string_or_complex_input_is_not_asked_for_as_a_file(tmp_path, inputs, elem, words):
