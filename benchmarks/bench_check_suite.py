@@ -353,8 +353,9 @@ def bench_xdist(root: Path, det_size: int, repeat: int, preheat: bool = True) ->
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"   cores busy (CPU / wall): serial {serial['cpu_s'] / serial['wall_s']:.2f}, -n 2 "
           f"{par['cpu_s'] / par['wall_s']:.2f}, of {cores}: serial already runs onnxruntime beside "
-          f"the thread writing its tensors and forks the compare, so -n 2 gains only what serial "
-          f"leaves idle")
+          f"the thread comparing its tensors with the golden as they come (the suite's YAML "
+          f"entries make their goldens first: plugin.compared_runs), so -n 2 gains only what "
+          f"serial leaves idle")
     print(f"   the checks themselves (pytest --durations, call phase; each model's golden is "
           f"built in its first check): {calls_side_by_side(serial, par)}")
     print(f"   cores busy, the whole machine sampled every {CoreSampler.STEP} s: serial "
