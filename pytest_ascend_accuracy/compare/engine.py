@@ -91,6 +91,11 @@ def _nbytes(t: Optional[TensorRef]) -> int:
     return t.size * item
 
 
+def pair_nbytes(p: TensorPair) -> int:
+    """The bytes of a pair's two tensors (``CompareProgress.bytes_total`` sums them)."""
+    return _nbytes(p.actual) + _nbytes(p.golden)
+
+
 def _shape_text(shape) -> str:
     return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 

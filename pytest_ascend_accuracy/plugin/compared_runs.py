@@ -28,9 +28,11 @@ def run_compared(handle, inputs, dump_dir, run_written: Callable[[], object]):
     golden, kl = chosen
     from .given_shape_words import given_shape_words
 
+    progress = handle.state.progress  # ("comparing N/M tensors", as a written run's compare)
     with handle.state.device_lock(), given_shape_words(handle):
         result = backend.run_compared(handle.converted, inputs, golden, kl=kl,
-                                      dump_dir=dump_dir, rerun=run_written)
+                                      dump_dir=dump_dir, rerun=run_written,
+                                      progress=progress.compare() if progress else None)
     from ..aipp.conversion_name import name_conversion_aipp  # not the cache entry's
 
     name_conversion_aipp(result, handle.atc_options.get("insert_op_conf"))

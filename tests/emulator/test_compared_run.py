@@ -237,3 +237,15 @@ def test_a_written_dump_materializes_as_itself(cache, tmp_path):
     feeds, golden, backend, converted = _converted(cache, model)
     written = backend.run(converted, feeds, dump_dir=tmp_path / "w")
     assert written.materialize() is written  # README's call works on any run's DumpSet
+
+
+def test_progress_is_called_after_each_pair_as_compare_dumps_calls_it(cache, tmp_path):
+    model = models.transformer_block()
+    feeds, golden, backend, converted = _converted(cache, model)
+    seen, written = [], []
+    compare_dumps(backend.run(converted, feeds, dump_dir=tmp_path / "w"), golden,
+                  progress=written.append)
+    backend.run_compared(converted, feeds, golden, progress=seen.append)
+    assert [(p.done, p.total, p.op_name) for p in seen] == \
+        [(p.done, p.total, p.op_name) for p in written]
+    assert seen[-1].bytes_done == seen[-1].bytes_total == written[-1].bytes_total

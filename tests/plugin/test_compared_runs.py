@@ -229,3 +229,13 @@ def test_a_test_skipped_after_its_check_runs_nothing_again(pytester, models_dir,
                                                      'import pytest; pytest.skip("later")'))
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(skipped=1)
     assert writes == []  # no one inspects a skipped test's dump: not run again to write it
+
+
+def test_a_run_compared_as_it_runs_shows_the_compare_s_progress_line(pytester, models_dir):
+    # issue 17's progress line for long compares: a written run's compare drew it, and a run
+    # compared as it runs compares all the same
+    pytester.makepyfile(test_acc=GOLDEN_FIRST.format(model="passing_mlp"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "-k", "golden_first",
+                             "--accuracy-progress")
+    run.assert_outcomes(passed=1)
+    assert re.search(r"ascend-accuracy: comparing (\d+)/\1 tensors", run.stdout.str())

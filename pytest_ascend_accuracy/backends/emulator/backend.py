@@ -322,12 +322,13 @@ class EmulatorBackend:
                 "folded_ops": list(info.get("folded", []))}
 
     def run_compared(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], golden,
-                     *, kl: bool = True, dump_dir=None, rerun=None) -> DumpSet:
+                     *, kl: bool = True, dump_dir=None, rerun=None, progress=None) -> DumpSet:
         """``run(converted, inputs, dump_dir=dump_dir)`` compared against ``golden`` while it
         runs, writing no dump (``compared_run``): a ``ComparedRun`` whose
         ``compare_dumps(run, golden, kl=kl)`` is the comparison made, and which runs again with
         its dump written when anything reads its values. ``rerun``: how to run again (default:
-        ``run`` with ``dump_dir``). Where the run cannot be compared so (dump mode other than
+        ``run`` with ``dump_dir``); ``progress``: ``compare_dumps``'s callback, after each pair
+        measured. Where the run cannot be compared so (dump mode other than
         ``output``, an output whose shape or dtype is not planned, a golden that is not a
         DumpSet), the run's own DumpSet, written."""
         from .compared_run import compare_while_running
@@ -339,7 +340,8 @@ class EmulatorBackend:
             root = Path(dump_dir) if dump_dir is not None else ""
             done = compare_while_running(self, self._state(converted), converted, inputs,
                                          golden, kl=kl, rerun=rerun or again,
-                                         meta=self.run_meta(converted, root, "output"))
+                                         meta=self.run_meta(converted, root, "output"),
+                                         progress=progress)
             if done is not None:
                 return done
         return (rerun or again)()

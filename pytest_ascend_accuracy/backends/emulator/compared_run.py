@@ -28,7 +28,8 @@ from typing import Callable, Dict, List, Optional
 
 import numpy as np
 
-from ...compare.engine import compare_pair, finish_comparison, plan_comparison
+from ...compare.engine import (CompareProgress, compare_pair, finish_comparison, pair_nbytes,
+                               plan_comparison)
 from ...compare.kernel import DEFAULT_CHUNK
 from ...compare.reading import TensorReader
 from ...compare.topk_ties import within_ties
@@ -180,20 +181,28 @@ def matches_plan(array: np.ndarray, t: PlannedTensor, slot) -> bool:
 class Comparison:
     """The pairs of an unwritten dump against a golden, measured op by op."""
 
-    def __init__(self, dump: DumpSet, golden: DumpSet, *, kl: bool):
-        self.dump, self.kl = dump, kl
+    def __init__(self, dump: DumpSet, golden: DumpSet, *, kl: bool, progress=None):
+        self.dump, self.kl, self.progress = dump, kl, progress
         self.golden, self.plan = plan_comparison(dump, golden)
         self.rows: List[object] = [None] * len(self.plan.pairs)
         self.by_op: Dict[int, List[int]] = {}
         for i, p in enumerate(self.plan.pairs):
             self.by_op.setdefault(p.actual.loader.k, []).append(i)
         self.reader = TensorReader()
+        self.done, self.bytes_done = 0, 0
+        self.bytes_total = sum(pair_nbytes(p) for p in self.plan.pairs)
 
     def measure(self, k: int) -> None:
-        """Measure the pairs of op ``k`` (its values alive)."""
+        """Measure the pairs of op ``k`` (its values alive); ``progress`` (``compare_dumps``'s
+        callback) is called after each."""
         for i in self.by_op.pop(k, ()):
             pair = self.plan.pairs[i]
             self.rows[i] = within_ties(pair, compare_pair(pair, kl=self.kl, reader=self.reader))
+            self.done += 1
+            self.bytes_done += pair_nbytes(pair)
+            if self.progress is not None:
+                self.progress(CompareProgress(self.done, len(self.rows), pair.actual_op.name,
+                                              self.bytes_done, self.bytes_total))
 
     def result(self):
         if self.by_op:  # (every op of the dump ran)
@@ -202,7 +211,8 @@ class Comparison:
 
 
 def compare_while_running(backend, state, converted, inputs, golden: DumpSet, *, kl: bool,
-                          rerun: Callable[[], DumpSet], meta: dict) -> Optional[ComparedRun]:
+                          rerun: Callable[[], DumpSet], meta: dict,
+                          progress=None) -> Optional[ComparedRun]:
     """``EmulatorBackend.run_compared``'s run (module doc); None where it cannot be compared so
     (nothing written, the caller runs as ``run`` does)."""
     from ...aipp.emulation import preprocess
@@ -227,7 +237,7 @@ def compare_while_running(backend, state, converted, inputs, golden: DumpSet, *,
     dump.meta.update(meta)
     dump.meta["compared_while_running"] = True
     dump.meta["dump_dir"] = None  # (none written; ``materialize`` writes it where run would)
-    comparison = Comparison(dump, golden, kl=kl)
+    comparison = Comparison(dump, golden, kl=kl, progress=progress)
     n = len(aipp_ops)
     for k, (_, _, out) in enumerate(aipp_ops):  # the Aipp ops run first
         values[(k, "output:0")] = frozen(stored_values(out, planned[k].outputs[0]))
