@@ -83,7 +83,7 @@ class AscendModel:
     atc_options: Mapping[str, object] = field(default_factory=dict, repr=False)
     #: (run inputs) -> (golden DumpSet, kl) a run compares against while it runs, or None
     #: (``compared_runs``): the golden the test made of this model before running it
-    compare_with: Optional[Callable[[], object]] = field(default=None, repr=False)
+    compare_with: Optional[Callable[[object], object]] = field(default=None, repr=False)
 
     def run(self, inputs, dump: bool = True, dump_mode: Optional[str] = None):
         """Run once on ``inputs`` ({input name: array}); with ``dump`` every operator's dump,

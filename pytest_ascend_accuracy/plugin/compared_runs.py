@@ -18,8 +18,9 @@ import numpy as np
 
 
 def run_compared(handle, inputs, dump_dir, run_written: Callable[[], object]):
-    """``handle.run(inputs)`` compared against the golden ``handle.compare_with()`` gives, or
-    None (no golden, or a backend that compares only dumps): the caller runs as always."""
+    """``handle.run(inputs)`` compared against the golden ``handle.compare_with(inputs)``
+    gives, or None (no golden, or a backend that compares only dumps): the caller runs as
+    always."""
     __tracebackhide__ = True
     backend = handle.state.backend
     chosen = handle.compare_with(inputs) if handle.compare_with is not None else None
@@ -29,7 +30,9 @@ def run_compared(handle, inputs, dump_dir, run_written: Callable[[], object]):
     from .given_shape_words import given_shape_words
 
     progress = handle.state.progress  # ("comparing N/M tensors", as a written run's compare)
-    with handle.state.device_lock(), given_shape_words(handle):
+    # no device lock held here: the emulator's runs take no device, and ``run_written``, which
+    # a run that cannot be compared so (or a later rerun) calls, takes it itself
+    with given_shape_words(handle):
         result = backend.run_compared(handle.converted, inputs, golden, kl=kl,
                                       dump_dir=dump_dir, rerun=run_written,
                                       progress=progress.compare() if progress else None)
