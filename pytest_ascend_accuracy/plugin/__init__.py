@@ -140,7 +140,9 @@ def pytest_configure(config):
 
     try:
         from .ini_names import check_ini_keys
+        from .option_form import check_option_form
 
+        check_option_form(config)  # (an ini file not read: its keys are not checked either)
         check_ini_keys(config)
         from ..core.compiled_modules import check_switches
         from ..core.env_names import check_env_names
