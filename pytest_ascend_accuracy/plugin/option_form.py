@@ -27,6 +27,8 @@ def check_option_form(config) -> None:
     the ini file pytest would have read from the invocation folder was not read (module doc)."""
     import pytest
 
+    if getattr(config.option, "inifilename", None):  # -c FILE: the ini file it names is read
+        return
     params = config.invocation_params
     args = [str(a) for a in params.args] + shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
     base = Path(params.dir)

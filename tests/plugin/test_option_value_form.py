@@ -33,3 +33,12 @@ def test_a_separate_value_inside_the_project_is_left_alone(pytester):
     pytester.mkdir("cache")
     pytester.runpytest("-p", "no:cacheprovider", "--accuracy-cache-dir", "cache"
                        ).assert_outcomes(passed=1)
+
+
+def test_an_ini_file_named_with_c_is_the_one_read(pytester):
+    pytester.makeini("[pytest]\nascend_accuracy_cache_size = 1MB\n")  # (not the one -c names)
+    (pytester.path / "ci.ini").write_text("[pytest]\nascend_accuracy_cache_size = 7MB\n")
+    pytester.makepyfile(test_one=TEST)
+    (pytester.path.parent / "shared").mkdir(exist_ok=True)
+    pytester.runpytest("-p", "no:cacheprovider", "-c", "ci.ini", "--accuracy-report", "../shared"
+                       ).assert_outcomes(passed=1)
