@@ -33,8 +33,8 @@ from . import dtypes as dt
 from .file_span import FileSpan, SpanLoader
 from .model import OpRecord, TensorRef
 from .nano import parse_nano
-from .proto import (MAX_DIMS, DumpData, OpAttr, OpInput, OpOutput, OriginalOp, ProtoDecodeError,
-                    Shape, Span)
+from .proto import MAX_DIMS, DumpData, OpAttr, OpInput, OpOutput, ProtoDecodeError, Span
+from .tensor_header import tensor_message
 
 VERSION = "2.0"
 
@@ -349,11 +349,7 @@ def _encode(t: DumpTensor, cls, index: int):
     if device is None:
         device = df.to_device(storage, t.format, c0=c0)
     size = device.nbytes + int(t.padding)
-    fields = dict(data_type=enum, format=dt.format_id(t.format), shape=Shape(tuple(device.shape)),
-                  size=size, original_shape=Shape(tuple(arr.shape)))
-    if cls is OpOutput and t.origin is not None and t.origin[0]:
-        fields["original_op"] = OriginalOp(name=str(t.origin[0]), output_index=int(t.origin[1]))
-    return cls(**fields), device
+    return tensor_message(cls, enum, t.format, device.shape, size, arr.shape, t.origin), device
 
 
 def _raw_bytes(arr: np.ndarray):

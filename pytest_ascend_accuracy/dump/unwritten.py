@@ -23,7 +23,8 @@ from . import dtypes as dt
 from .ascend_bin import VERSION, _parsed_v2, _varints_hold
 from .layout import MAX_NAME_BYTES, build_file_name, parse_file_name
 from .model import DumpSet, TensorRef
-from .proto import MAX_DIMS, DumpData, OpOutput, OriginalOp, Shape
+from .proto import MAX_DIMS, DumpData, OpOutput
+from .tensor_header import tensor_message
 
 
 @dataclass(frozen=True)
@@ -53,18 +54,14 @@ class PlannedOp:
 
 def header_message(t: PlannedTensor) -> Tuple[OpOutput, int]:
     """The ``OpOutput`` message ``ascend_bin._encode`` writes for such a tensor, and its size
-    in bytes."""
+    in bytes (the stored shape from the shapes alone, ``device_formats.device_shape``)."""
     enum = dt.enum_for(t.stored or t.dtype)
     device = tuple(df.device_shape(t.format, t.shape, np.dtype(t.dtype)))
     count = 1
     for d in device:
         count *= int(d)
     size = count * dt.storage_dtype(enum).itemsize
-    fields = dict(data_type=enum, format=dt.format_id(t.format), shape=Shape(device),
-                  size=size, original_shape=Shape(tuple(int(d) for d in t.shape)))
-    if t.origin is not None and t.origin[0]:
-        fields["original_op"] = OriginalOp(name=str(t.origin[0]), output_index=int(t.origin[1]))
-    return OpOutput(**fields), size
+    return tensor_message(OpOutput, enum, t.format, device, size, t.shape, t.origin), size
 
 
 def stored_values(array: np.ndarray, t: PlannedTensor) -> np.ndarray:
