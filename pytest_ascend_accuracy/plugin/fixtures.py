@@ -60,10 +60,9 @@ class TestContext:
     stored_goldens: List[Tuple[Path, Callable[[], object]]] = field(default_factory=list)
     #: every ascend_model run of this test, in order: which model made which dump
     runs: List[ModelRun] = field(default_factory=list)
-    #: the DumpSets golden_dump returned to this test (weakly; ``_refuse_swapped``)
-    goldens: List[Callable[[], object]] = field(default_factory=list)
-    #: (model, the golden's weak reference) of each golden_dump call: ``goldens_of``
-    golden_models: List[Tuple[object, Callable[[], object]]] = field(default_factory=list)
+    #: (model, the DumpSet golden_dump returned, weakly) of each call of this test
+    #: (``_refuse_swapped``, ``goldens_of``)
+    goldens: List[Tuple[object, Callable[[], object]]] = field(default_factory=list)
     #: the models ``ascend_model`` converted for this test, in order (resolved paths)
     converted: List[object] = field(default_factory=list)
     #: checks this test started (check_accuracy, check_dataset, check_preprocessing): a test
@@ -86,7 +85,7 @@ class TestContext:
         """The goldens this test made of ``model`` (a path, or the same ModelProto) that it
         still holds, in order."""
         found = []
-        for made, ref in self.golden_models:
+        for made, ref in self.goldens:
             golden = ref()
             if golden is not None and (made is model or (
                     isinstance(made, (str, os.PathLike)) and isinstance(model, (str, os.PathLike))
@@ -269,8 +268,7 @@ def golden_dump(request, _ascend_accuracy_context):
         model = ctx.resolve(model, "golden_dump")
         if path is None:
             dump = fresh_golden(state, model, inputs, input_shape)
-            ctx.goldens.append(weakly(dump))
-            ctx.golden_models.append((model, ctx.goldens[-1]))
+            ctx.goldens.append((model, weakly(dump)))
             return dump
         target = _stored_golden_path(path, request)
 
@@ -289,8 +287,7 @@ def golden_dump(request, _ascend_accuracy_context):
             from .accuracy_check import model_name
 
             pytest.fail(golden_files.missing_message(shown, model_name(model)), pytrace=False)
-        ctx.goldens.append(weakly(dump))
-        ctx.golden_models.append((model, ctx.goldens[-1]))
+        ctx.goldens.append((model, weakly(dump)))
         return dump
 
     return make
@@ -317,7 +314,7 @@ def _refuse_swapped(ctx, actual, golden) -> None:
 
     device = [run.dump() for run in ctx.runs]
     if (any(d is golden for d in device) and not any(d is actual for d in device)
-            and (SOURCE_META in actual.meta or any(g() is actual for g in ctx.goldens))):
+            and (SOURCE_META in actual.meta or any(g() is actual for _, g in ctx.goldens))):
         raise ConfigError("check_accuracy", "the arguments are swapped: the first is this "
                                             "test's golden (golden_dump's), the second its "
                                             "device run (a run of ascend_model's); swap them, "
