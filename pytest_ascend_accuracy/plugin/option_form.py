@@ -27,13 +27,16 @@ def check_option_form(config) -> None:
     gives once this plugin's options are known (module doc)."""
     import pytest
 
+    base = Path(config.invocation_params.dir)
+    values = (getattr(config.option, o[2:].replace("-", "_"), None) for o in VALUE_OPTIONS)
+    if not any(v is not None and (base / str(v)).exists() for v in values):
+        return  # no value pytest can have taken for a path: no ini search done again
     meant = _meant_setup(config)
     if meant is None:
         return
     read = (Path(config.rootpath), Path(config.inipath) if config.inipath else None)
     if _same(meant, read):
         return
-    base = Path(config.invocation_params.dir)
     given = [f"{o} {v}" for o, v in _separate_values(config)]
     how = ("; write " + ", ".join(g.replace(" ", "=", 1) for g in given) if given
            else "; give this plugin's options as --option=VALUE")
