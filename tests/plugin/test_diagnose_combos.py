@@ -54,6 +54,24 @@ FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_
                  r"import (.+)\)$", re.M)
 
 
+def _diagnosed_fix_passes_pasted(pytester, faults, says, expr):
+    """The faulty model's test diagnosed: RESTORED saying ``says``, fixed by the mode ``expr``,
+    which pasted (the test's modes=[...] and the YAML entry's) passes."""
+    pytester.makeconftest(FAULTY.format(faults=faults))
+    pytester.makepyfile(test_cbr=TEST.format(imports="DEFAULT", expr="DEFAULT"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-diagnose")
+    run.assert_outcomes(failed=1)
+    text = run.stdout.str()
+    assert "no conversion mode restores accuracy" not in text
+    assert says in text, text
+    fix_expr, yaml, imports = FIX.search(text).groups()
+    assert fix_expr == expr
+    pytester.makepyfile(test_cbr=TEST.format(imports=imports, expr=fix_expr))
+    pytester.makefile(".yaml", accuracy_cbr=SUITE.format(yaml=yaml))
+    fixed = pytester.runpytest("-p", "no:cacheprovider")
+    fixed.assert_outcomes(passed=2)
+
+
 @pytest.mark.parametrize("shift, faults, says, expr", [
     (False, [("rule", "ConvBatchnormFusionPass"), ("buffer", "head")],
      "buffer_off fixes head and fails at op conv1relu1; fusion_off fixes conv1relu1 and fails at "
@@ -72,19 +90,7 @@ def test_the_modes_together_restore_it_and_the_fix_passes_pasted(pytester, shift
     import onnx
 
     onnx.save(cbr(shift), str(pytester.mkdir("models") / "cbr.onnx"))
-    pytester.makeconftest(FAULTY.format(faults=faults))
-    pytester.makepyfile(test_cbr=TEST.format(imports="DEFAULT", expr="DEFAULT"))
-    run = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-diagnose")
-    run.assert_outcomes(failed=1)
-    text = run.stdout.str()
-    assert "no conversion mode restores accuracy" not in text
-    assert says in text, text
-    fix_expr, yaml, imports = FIX.search(text).groups()
-    assert fix_expr == expr
-    pytester.makepyfile(test_cbr=TEST.format(imports=imports, expr=fix_expr))
-    pytester.makefile(".yaml", accuracy_cbr=SUITE.format(yaml=yaml))
-    fixed = pytester.runpytest("-p", "no:cacheprovider")
-    fixed.assert_outcomes(passed=2)
+    _diagnosed_fix_passes_pasted(pytester, faults, says, expr)
 
 
 def test_a_test_no_mode_fixes_stays_not_restored_naming_the_combinations(pytester):
@@ -124,16 +130,4 @@ def test_a_mode_that_helps_without_fixing_an_op_is_combined_and_the_fix_passes_p
 
     onnx.save(getattr(test_triage_combos_help, make)(),
               str(pytester.mkdir("models") / "cbr.onnx"))
-    pytester.makeconftest(FAULTY.format(faults=faults))
-    pytester.makepyfile(test_cbr=TEST.format(imports="DEFAULT", expr="DEFAULT"))
-    run = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-diagnose")
-    run.assert_outcomes(failed=1)
-    text = run.stdout.str()
-    assert "no conversion mode restores accuracy" not in text
-    assert says in text, text
-    fix_expr, yaml, imports = FIX.search(text).groups()
-    assert fix_expr == expr
-    pytester.makepyfile(test_cbr=TEST.format(imports=imports, expr=fix_expr))
-    pytester.makefile(".yaml", accuracy_cbr=SUITE.format(yaml=yaml))
-    fixed = pytester.runpytest("-p", "no:cacheprovider")
-    fixed.assert_outcomes(passed=2)
+    _diagnosed_fix_passes_pasted(pytester, faults, says, expr)
