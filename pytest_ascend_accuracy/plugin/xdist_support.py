@@ -17,6 +17,10 @@ WORKEROUTPUT_KEY = "ascend_accuracy"
 #: workerinput key of the controller's session key (``AccuracyState.session_key``)
 SESSION_KEY = "ascend_accuracy_session"
 
+#: workerinput key of the controller's ``--dist`` as xdist runs it (a worker's own option says
+#: "no": the controller does not hand it on)
+DIST_KEY = "ascend_accuracy_dist"
+
 
 def get_worker_id(config) -> Optional[str]:
     """This process's xdist worker id, or None on the controller / without xdist."""
@@ -177,6 +181,7 @@ class XdistHooks:
         """Every worker of the session gets the controller's session key (the baselines this
         session wrote are registered under it, ``AccuracyState.note_baseline_written``)."""
         node.workerinput[SESSION_KEY] = self.state.session_key
+        node.workerinput[DIST_KEY] = getattr(node.config.option, "dist", None)
 
     def pytest_testnodedown(self, node, error):
         """Merge a finished worker's accuracy results and cache counters into the controller."""
@@ -191,12 +196,16 @@ def interleave_models(config, items) -> None:
     xdist's load scheduling sends each worker, in turn, the next ``chunk`` tests of the common
     collection order (``_chunk``). Suites list a model's modes together, so every worker would
     start on the same model and all but one would wait for its golden run (built once, under
-    the cache's lock). Taking the models in turn, ``chunk`` checks at a time, gives each worker
-    its own model to start with. Each model's checks keep their order; other tests keep their
-    places. Under ``worksteal`` (``steal_by_default``) xdist first splits the collection into
-    one run of consecutive tests per worker, which may all start on one model: a worker whose
-    golden another is building converts and runs meanwhile (``fresh_golden(wait=False)``), and
-    the order measured the same as one that starts each run on another model."""
+    the cache's lock), or, since a check whose golden another worker is building does not wait
+    (``fresh_golden(wait=False)``), run with its dump written and compare it once the golden
+    is there. Taking the models in turn, ``chunk`` checks at a time, gives each worker its own
+    model to start with. Under ``worksteal`` (``steal_by_default``) xdist first splits the
+    collection into one run of consecutive tests per worker (``_worksteal_runs``): each run
+    takes the models in turn from its own first model, the next run's from the next model, so
+    the workers start on different models there too (8 PP-OCRv4 checks, ``-n 2``: both workers
+    started on det, one building its golden while the other ran a det check beside it, dump
+    written; benchmarks/bench_check_suite.py). Each model's checks keep their order; other
+    tests keep their places."""
     if not is_worker(config):
         return
     slots = [k for k, item in enumerate(items) if _model_of(item) is not None]
@@ -206,13 +215,32 @@ def interleave_models(config, items) -> None:
     if len(queues) < 2:
         return
     chunk = _chunk(config, len(items))
-    ordered = []
-    while any(queues.values()):
-        for queue in queues.values():
-            ordered.extend(queue[:chunk])
-            del queue[:chunk]
+    runs = [(0, len(items))]
+    if config.workerinput.get(DIST_KEY) == WORKSTEAL:
+        runs = _worksteal_runs(len(items), get_num_workers(config) or 1)
+    models, ordered = list(queues), []
+    for r, (start, end) in enumerate(runs):
+        want = len(ordered) + sum(1 for k in slots if start <= k < end)
+        first = r % len(models)
+        rotation = models[first:] + models[:first]
+        while len(ordered) < want:
+            for model in rotation:
+                take = min(chunk, want - len(ordered))
+                ordered.extend(queues[model][:take])
+                del queues[model][:take]
     for k, item in zip(slots, ordered):
         items[k] = item
+
+
+def _worksteal_runs(count: int, workers: int):
+    """``[(start, end)]`` of the consecutive tests xdist's ``worksteal`` first sends each of
+    ``workers`` idle workers (xdist 3.x: ``len(pending) // workers_left`` each, in turn)."""
+    runs, start = [], 0
+    for i in range(workers):
+        size = (count - start) // (workers - i)
+        runs.append((start, start + size))
+        start += size
+    return runs
 
 
 def _chunk(config, count: int) -> int:

@@ -153,3 +153,44 @@ def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypat
     assert len(header) == 1
     assert ("xdist: worksteal, chosen by this plugin" in header[0]) == \
         (scheduling == "WorkStealingScheduling")
+
+
+TWO_MODEL_SUITE = """
+defaults:
+  threshold: 0.0
+  modes: [default, fusion_off, high_precision, buffer_off]
+models:
+  - model: models/passing_mlp.onnx
+  - model: models/overflow.onnx
+"""
+
+RECORDS_FIRST_TESTS = """
+import os
+
+def pytest_runtest_logstart(nodeid, location):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        with open(os.path.join(os.path.dirname(__file__), "ran.txt"), "a") as f:
+            f.write(f"{worker} {nodeid}\\n")
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+@pytest.mark.parametrize("dist", [(), ("--dist", "load")], ids=["worksteal", "load"])
+def test_under_n_2_each_worker_starts_on_a_model_of_its_own(pytester, models_dir, dist):
+    """8 checks of two models: each worker's first check is of another model, under the
+    plugin's worksteal (the first split xdist makes, ``xdist_support._worksteal_runs``) as
+    under load; ordered for load, both worksteal workers started on the first model, the
+    second one checking it beside the first one's golden build."""
+    _needs_work_stealing()
+    pytester.makefile(".yaml", accuracy_two=TWO_MODEL_SUITE)
+    pytester.makeconftest(RECORDS_FIRST_TESTS)
+    result = pytester.runpytest("-n", "2", *dist, "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=5, failed=3)  # overflow fails but under high_precision
+    ran = {}
+    for line in (pytester.path / "ran.txt").read_text().splitlines():
+        worker, nodeid = line.split()
+        ran.setdefault(worker, []).append(nodeid)
+    assert sorted(ran) == ["gw0", "gw1"]
+    firsts = {nodeids[0].split("::")[1].partition("[")[0] for nodeids in ran.values()}
+    assert firsts == {"passing_mlp", "overflow"}, ran

@@ -8,8 +8,9 @@ import pytest
 from pytest_ascend_accuracy.core import cpu_share
 from pytest_ascend_accuracy.errors import ConfigError
 from pytest_ascend_accuracy.graph import onnx_graph
-from pytest_ascend_accuracy.plugin.xdist_support import (interleave_models, share_cores,
-                                                          steal_by_default)
+from pytest_ascend_accuracy.plugin.xdist_support import (DIST_KEY, _worksteal_runs,
+                                                         interleave_models, share_cores,
+                                                         steal_by_default)
 
 
 @pytest.fixture(autouse=True)
@@ -21,10 +22,11 @@ def _restore_threads(monkeypatch):
     onnx_graph._ORT_THREADS.update(saved)
 
 
-def _config(workers=None):
+def _config(workers=None, dist="load"):
     if workers is None:
         return SimpleNamespace()
-    return SimpleNamespace(workerinput={"workerid": "gw0", "workercount": workers},
+    return SimpleNamespace(workerinput={"workerid": "gw0", "workercount": workers,
+                                        DIST_KEY: dist},
                            option=SimpleNamespace(maxschedchunk=None))
 
 
@@ -154,6 +156,43 @@ def test_yaml_checks_alternate_by_model_on_workers():
     assert [i.name for i in few] == ["py", "det-a", "cls-a", "det-b", "cls-b", "det-c"]
     interleave_models(_config(2), items)  # else in chunks of 2 (xdist: max(n // workers // 4, 2))
     assert [i.name for i in items] == ["py", "det-a", "det-b", "cls-a", "cls-b", "det-c"]
+
+
+def _names(models, per_model):
+    return [_item(f"{m}-{k}", m) for m in models for k in "abcd"[:per_model]]
+
+
+@pytest.mark.parametrize("workers, models, other, runs", [
+    # xdist's worksteal sends 2 workers 4 + 4 tests: the second run starts on cls
+    (2, ["det", "cls"], 0, [["det-a", "det-b", "cls-a", "cls-b"],
+                            ["cls-c", "cls-d", "det-c", "det-d"]]),
+    # a test of the session that is no check keeps its place, and counts in the runs (4 + 5)
+    (2, ["det", "cls"], 1, [["py", "det-a", "det-b", "cls-a"],
+                            ["cls-b", "cls-c", "det-c", "det-d", "cls-d"]]),
+    # 3 workers, 3 models of 2 checks: 2 + 2 + 2, each run on a model of its own
+    (3, ["det", "cls", "rec"], 0, [["det-a", "det-b"], ["cls-a", "cls-b"], ["rec-a", "rec-b"]]),
+])
+def test_under_worksteal_each_workers_first_run_starts_on_another_model(workers, models, other,
+                                                                        runs):
+    """xdist's worksteal first splits the collection into one run of consecutive tests per
+    worker (``_worksteal_runs``); ordered for load, both runs of 8 PP-OCRv4 checks started on
+    det, and the second worker ran a det check with its dump written beside the golden build."""
+    per_model = 4 if len(models) == 2 else 2
+    items = [_item("py")] * other + _names(models, per_model)
+    interleave_models(_config(workers, dist="worksteal"), items)
+    names = [i.name for i in items]
+    assert [names[a:b] for a, b in _worksteal_runs(len(names), workers)] == runs
+    for model in models:  # each model's checks in their own order
+        assert [n for n in names if n.startswith(model)] == sorted(n for n in names
+                                                                   if n.startswith(model))
+
+
+def test_worksteal_runs_are_xdist_s_first_split():
+    """The sizes xdist 3.x's ``WorkStealingScheduling.check_schedule`` sends idle workers."""
+    assert _worksteal_runs(8, 2) == [(0, 4), (4, 8)]
+    assert _worksteal_runs(9, 2) == [(0, 4), (4, 9)]
+    assert _worksteal_runs(10, 3) == [(0, 3), (3, 6), (6, 10)]
+    assert _worksteal_runs(1, 2) == [(0, 0), (0, 1)]
 
 
 def _controller(numprocesses=2, dist="no", ini=True, **option):
