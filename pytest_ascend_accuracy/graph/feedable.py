@@ -26,14 +26,16 @@ STRING = 8  # onnx.TensorProto.STRING
 BF16_MODE = "allow_fp32_to_bf16"
 
 
-def check_feedable(vi, where: str, from_file: bool = False) -> None:
+def check_feedable(vi, where: str, from_file: bool = False, generated: bool = False) -> None:
     """A ``ConfigError`` for a model input of a type onnxruntime cannot be fed from numpy
     (``_NOT_FEEDABLE``) or cannot load (``_COMPLEX``), saying what to do: both the golden run and
     the emulator feed onnxruntime, which said "Unable to convert type dtype('V2') into
     TensorProto element type" from the middle of a run. (A Cast to bfloat16 behind a float32
     input would not do: CPU onnxruntime computes almost no operator in bfloat16, Celu, Add,
     Relu, MatMul among them.) ``from_file``: the input is to be read from a ``.npy`` file,
-    which feeds no string input either."""
+    which feeds no string input either; ``generated``: its values are to be drawn from a seed,
+    which makes numbers, no strings (a YAML entry of ``{seed: N}`` said only "cannot make random
+    inputs of dtype object", once it ran)."""
     elem = vi.type.tensor_type.elem_type if vi.type.HasField("tensor_type") else 0
     if elem in _COMPLEX:
         kind, part = _COMPLEX[elem]
@@ -43,13 +45,17 @@ def check_feedable(vi, where: str, from_file: bool = False) -> None:
             f"type for an ONNX model; export the model with the real and imaginary parts as "
             f"{part} inputs (two inputs, or one with a last dimension of 2) and pass {part} "
             f"arrays"))
-    if elem == STRING and from_file:  # (a review: "save it as object", pasted, was refused)
+    if elem == STRING and (from_file or generated):  # (a review: "save it as object", pasted,
+        # was refused)
+        why = ("a string input cannot be fed from a .npy file (an input file holds numbers or "
+               "bools; numpy saves strings as Python objects, read only with pickling, off here, "
+               "or as unicode text)" if from_file else
+               "a seed draws random numbers, no strings, and no .npy file feeds a string input "
+               "either")
         raise ConfigError(where, (
-            f"model input {vi.name!r} is string: a string input cannot be fed from a .npy file "
-            f"(an input file holds numbers or bools; numpy saves strings as Python objects, read "
-            f"only with pickling, off here, or as unicode text), and an Ascend check holds "
-            f"numeric tensors only (ATC converts no string operator); encode the strings to "
-            f"integer ids before the model and export it with an int64 input in their place"))
+            f"model input {vi.name!r} is string: {why}, and an Ascend check holds numeric "
+            f"tensors only (ATC converts no string operator); encode the strings to integer ids "
+            f"before the model and export it with an int64 input in their place"))
     if elem not in _NOT_FEEDABLE:
         return
     kind, instead = _NOT_FEEDABLE[elem]

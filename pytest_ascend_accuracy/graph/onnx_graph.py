@@ -289,8 +289,8 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
             arr = rng.integers(*bounds.get(vi.name, (0, 10)), size=shape).astype(dtype)
         elif dtype.kind == "b":
             arr = rng.random(shape) < 0.5
-        else:  # bfloat16, float8, int4: why no array feeds it and what to do
-            check_feedable(vi, f"inputs of {model_label(model)!r}")
+        else:  # bfloat16, float8, int4, string: why no array feeds it and what to do
+            check_feedable(vi, f"inputs of {model_label(model)!r}", generated=True)
             raise ConfigError(f"input {vi.name!r}", f"cannot make random inputs of dtype {dtype}")
         out[vi.name] = arr
     return out

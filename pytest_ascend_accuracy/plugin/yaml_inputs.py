@@ -194,12 +194,19 @@ def check_input_files(inputs: InputsSpec, written, model, input_shape: Optional[
     the header alone, at collection. A frames file of batch 4 for a batch-1 model failed the
     item when it ran with ``input 'x' has shape [4, 16], the model declares [1, 16]``, naming
     neither the file nor the key. ``written``: the mapping as the suite writes it (the paths
-    the advice names); ``model``: a ``yaml_model.EntryModel`` (not readable: the run says)."""
+    the advice names); ``model``: a ``yaml_model.EntryModel`` (not readable: the run says).
+    Inputs drawn from a seed (``{seed: N}``, the default) are checked for a type no seed makes
+    (``feedable.check_feedable``), here rather than once the item runs."""
     from ..dump.npy_header import read_npy_layout
     from ..errors import DumpFormatError
     from ..graph.feedable import check_feedable
     from ..graph.onnx_graph import declared_shape, input_dtype
 
+    if inputs.seed is not None:  # drawn from the seed: refused here, not once the item runs
+        for vi in model.inputs or ():
+            if vi.type.HasField("tensor_type"):
+                check_feedable(vi, at, generated=True)
+        return
     if not inputs.files:
         return
     specs = {i.name: i for i in model.inputs or ()}

@@ -30,3 +30,18 @@ def test_seeded_inputs_of_an_unfeedable_type_say_why_and_what_to_do(elem, kind, 
     assert f"export the model {instead}" in text
     if kind == "bfloat16":
         assert "YAML: modes: [{precision_mode: allow_fp32_to_bf16}]" in text
+
+
+def test_seeded_inputs_of_a_string_input_say_why_and_what_to_export():
+    # they said "cannot make random inputs of dtype object"
+    x = helper.make_tensor_value_info("t", TensorProto.STRING, [1])
+    y = helper.make_tensor_value_info("y", TensorProto.STRING, [1])
+    graph = helper.make_graph([helper.make_node("Identity", ["t"], ["y"], name="id")], "strin",
+                              [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    with pytest.raises(ConfigError) as info:
+        make_inputs(model, seed=0)
+    text = str(info.value)
+    assert ("model input 't' is string: a seed draws random numbers, no strings" in text
+            and "export it with an int64 input in their place" in text), text
+    assert "dtype object" not in text
