@@ -278,7 +278,11 @@ def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
     from ..triage.flow import PLUGIN_BUDGET_OPTION, diagnose
 
     root = state.settings.report_dir or (state.settings.cache_dir / "diagnoses")
-    out_dir = Path(root) / report_slug(nodeid) / "diagnosis"
+    out_dir = Path(root) / report_slug(nodeid) / _diagnosis_folder(state, nodeid)
+    import shutil
+
+    shutil.rmtree(out_dir, ignore_errors=True)  # an earlier run's files (the cache's folders
+    # outlive a session): only this diagnosis's fix files lie beside its atc_args.txt
     arrays = getattr(inputs, "arrays", inputs)  # BaselineInputs hold their arrays
     with state.device_lock():
         d = diagnose(handle.model, arrays, state.backend, spec.threshold,
@@ -308,6 +312,17 @@ def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
         lines.extend(_fix_folder_note(out_dir, d.fix_files))
     lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
     return lines, d, out_dir
+
+
+def _diagnosis_folder(state: AccuracyState, nodeid: str) -> str:
+    """``diagnosis`` for a test's first diagnosed failure, ``diagnosis-2`` for its second (a
+    failing subtest after another), counted per attempt as its dataset reports are. Both went
+    to one folder: the second's files over the first's, whose failure still named them (its
+    keep_dtype.cfg beside the second's atc_args.txt)."""
+    key = f"{report_slug(nodeid)}/diagnosis"
+    n = state.report_slugs.get(key, 0)
+    state.report_slugs[key] = n + 1
+    return "diagnosis" if n == 0 else f"diagnosis-{n + 1}"
 
 
 def _fix_folder_note(out_dir: Path, files) -> list:
