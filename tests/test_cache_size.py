@@ -418,3 +418,24 @@ def test_a_small_size_without_a_unit_is_refused_not_read_as_bytes(text):
     assert f"give the unit: {text}MB or {text}GB ({text}B if bytes are meant)" in str(info.value)
     assert parse_size(f"{text.split('.')[0]}MB") == int(text.split('.')[0]) << 20  # as printed
     assert parse_size("500B") == 500
+
+
+@pytest.mark.parametrize("how", ["env", "ini"])
+def test_a_refused_cache_directory_is_named_where_it_was_given(tmp_path, capsys, monkeypatch, how):
+    """The directory came from PYTEST_ADDOPTS or the ini file, not from --cache-dir: the error
+    said "--cache-dir: ... is not an ascend-accuracy cache" of an option never given."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("t")
+    monkeypatch.chdir(tmp_path)
+    if how == "env":
+        monkeypatch.setenv("PYTEST_ADDOPTS", "--accuracy-cache-dir=docs")
+        where = "--accuracy-cache-dir in PYTEST_ADDOPTS"
+    else:
+        monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+        (tmp_path / "pytest.ini").write_text("[pytest]\nascend_accuracy_cache_dir = docs\n")
+        where = "ascend_accuracy_cache_dir in pytest.ini"
+    assert cli.main(["cache", "--clear"]) == 2
+    err = capsys.readouterr().err
+    assert f"{where}: docs is not an ascend-accuracy cache" in err, err
+    assert "--cache-dir" not in err
+    assert (tmp_path / "docs" / "index.md").is_file()

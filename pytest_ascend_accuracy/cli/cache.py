@@ -44,6 +44,8 @@ def _run(args: argparse.Namespace) -> int:
                                    prune, unfinished_builds, broken_slots)
 
     root, found, bound = _cache_of(args)
+    # where the directory was named: --cache-dir, PYTEST_ADDOPTS, the ini file, the default
+    named = "--cache-dir" if args.cache_dir is not None else found.strip()[1:-1]
     if not root.exists():  # a misspelled --cache-dir: the folders beside it nearest its name
         from ..dataset.samples import closest_in_folder
 
@@ -51,15 +53,14 @@ def _run(args: argparse.Namespace) -> int:
               f"{closest_in_folder(root, True, str(root))}{found}")
         return EXIT_OK
     if not root.is_dir():
-        raise ConfigError("--cache-dir", f"{root} is not a directory")
+        raise ConfigError(named, f"{root} is not a directory")
     if not any(root.iterdir()):
         print(f"cache {root}: empty")
         return EXIT_OK
     if not (root / ".locks").is_dir() and not any(root.glob(f"*/??/*/{MANIFEST}")):
         # (a cache's first lookup makes .locks; every finished entry has its manifest)
-        raise ConfigError("--cache-dir", f"{root} is not an ascend-accuracy cache (no .locks "
-                                         f"folder, no entry with a {MANIFEST}): nothing in it "
-                                         f"is listed or removed")
+        raise ConfigError(named, f"{root} is not an ascend-accuracy cache (no .locks folder, no "
+                                 f"entry with a {MANIFEST}): nothing in it is listed or removed")
     cache = Cache(root)
     if args.clear or args.max_size is not None:
         limit = 0 if args.clear else parse_size(args.max_size, "--max-size")
