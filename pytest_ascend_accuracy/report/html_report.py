@@ -40,7 +40,7 @@ svg{max-width:100%;height:auto} svg text{font:11px sans-serif;fill:#444}
 #first-failure{border:1px solid #b3261e;border-radius:4px;padding:6px 12px;background:#fff8f7}
 #first-failure h2{margin-top:4px}
 nav.failures ol{max-height:15em;overflow-y:auto;margin:0;padding-left:4em}
-nav.failures li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+nav.failures li{overflow-wrap:anywhere}
 td:target{outline:2px solid #b3261e;background:#f9c9c3}
 #baseline.fail{border:1px solid #b3261e;border-radius:4px;padding:6px 12px;background:#fff8f7}
 """
@@ -253,9 +253,11 @@ def _failure_index(result: CompareResult, verdict: Verdict, links: Optional[Link
     for f in verdict.failures[:INDEX_LIMIT]:
         r = f.row
         tensors = _tensor_links(links, r)
-        items.append(f"<li>{_e(f.reason)}" + (f" ({tensors})" if tensors else "")
-                     + f': <a href="#{ids.get((r.op_name, r.slot), "")}">#{r.order} '
-                       f'{_e(r.label)}</a></li>')
+        # the op first, the entry wrapped: each was one line cut at the window's edge, and a
+        # long reason hid the op's name behind the ellipsis
+        items.append(f'<li><a href="#{ids.get((r.op_name, r.slot), "")}">#{r.order} '
+                     f'{_e(r.label)}</a>: {_e(f.reason)}'
+                     + (f" ({tensors})" if tensors else "") + "</li>")
     more = len(verdict.failures) - INDEX_LIMIT
     tail = f"<p>... and {more} more failing tensors in the table below.</p>" if more > 0 else ""
     return (f'<nav class="failures" id="failing-ops"><h2>failing ops ({len(verdict.failures)})'

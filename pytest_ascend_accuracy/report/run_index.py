@@ -121,7 +121,8 @@ def index_html(data: Mapping[str, object]) -> str:
         body += [f"<h2>{len(others)} folder{'s' if len(others) != 1 else ''} in this directory "
                  "not written by this run (older runs; left as they were)</h2>",
                  "<ul>" + "".join(f"<li>{e(n)}</li>" for n in others) + "</ul>"]
-    style = ("body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
+    style = ("body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;"
+             "overflow-wrap:anywhere}"  # (a test id with no break point ran past the window)
              "table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #ddd;"
              "padding:2px 6px;text-align:left}tr.pass td:first-child{color:#17692e}"
              "tr.fail td:first-child{color:#b3261e}.meta{color:#555}")

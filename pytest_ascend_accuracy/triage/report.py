@@ -168,11 +168,12 @@ def html_page(diagnosis) -> str:
     d = diagnosis
     e = html.escape
     rows = "".join(
-        f"<tr><td>{guide_step(s.step)}</td><td>{e(step_name(s))}</td><td>{e(s.mode)}</td>"
+        f"<tr><td>{guide_step(s.step)}</td><td class=\"w\">{e(step_name(s))}</td>"
+        f"<td class=\"w\">{e(s.mode)}</td>"
         f"<td class=\"{'pass' if s.passed else 'fail' if s.passed is False else ''}\">"
         f"{ {True: 'passed', False: 'failed', None: '-'}[s.passed]}</td>"
-        f"<td>{s.conversions}</td><td>{e(s.summary)}</td></tr>"
-        for s in d.steps)
+        f"<td>{s.conversions}</td><td class=\"w\">{e(s.summary)}</td></tr>"  # (it wraps: the
+        for s in d.steps)  # page was 2,157 px wide for PP-OCRv4 det, _STYLE's cells never wrap)
     fix = ""
     if d.fix_mode is not None and d.restored_by != "default":
         written = d.fix_files or {}

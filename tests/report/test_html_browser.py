@@ -124,6 +124,13 @@ def test_report_in_a_headless_browser(browser, tmp_path):
             url = urlparse(absolute)
             assert url.scheme == "file" and Path(unquote(url.path)).is_file(), raw
 
+    cut = browser.execute_script(  # every entry's op in view, whole (entries were one line
+        "return Array.from(document.querySelectorAll('#failing-ops li')).filter(li =>"  # cut
+        "  li.querySelector('a').getBoundingClientRect().right"  # at the edge, the op's name
+        "    > li.getBoundingClientRect().right + 0.5 || li.scrollWidth > li.clientWidth"  # last
+        ").length;")
+    assert cut == 0
+
     browser.find_element("css selector", "#failing-ops li:nth-child(5) a[href^='#']").click()
     row = browser.execute_script(
         "const e = document.querySelector(':target'); const r = e.getBoundingClientRect();"
@@ -133,3 +140,46 @@ def test_report_in_a_headless_browser(browser, tmp_path):
     if shot:  # PYTEST_ASCEND_SCREENSHOT=/tmp/report.png: look at the page yourself
         browser.get(page.as_uri())
         browser.save_screenshot(shot)
+
+
+def _fits(browser, page: Path):
+    """[scrollWidth, clientWidth, innerWidth] of ``page``, and its console errors."""
+    browser.get(page.as_uri())
+    errors = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    return browser.execute_script(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth,"
+        "        window.innerWidth];"), errors
+
+
+def test_diagnosis_page_fits_the_window(browser, tmp_path):
+    """``--accuracy-diagnose``'s diagnosis.html: a step's "what it showed" never wrapped
+    (PP-OCRv4 det: 2,157 px wide in a 1,400 px window; a tiny model's 1,408 px)."""
+    from pytest_ascend_accuracy.triage.report import html_page
+    from pytest_ascend_accuracy.triage.result import Diagnosis, StepResult
+
+    ops = [f"backbone.stage{i}.block{i}.conv{i}/Conv2D_{i}" for i in range(40)]
+    steps = (StepResult("default", "default", False, "fails at op " + ops[0] + "; below the "
+                        "threshold: " + ", ".join(ops), first_failure=ops[0], failing=tuple(ops)),
+             StepResult("precision", "keep_dtype(" + ",".join(ops[:12]) + ")", True,
+                        "keep_dtype {" + ", ".join(ops[:12]) + "} restores cosine 0.999 under fp16"))
+    page = tmp_path / "diagnosis.html"
+    page.write_text(html_page(Diagnosis(model="det.onnx", backend="emulator", threshold=0.99,
+                                        metric="cosine", restored_by="precision",
+                                        verdict="keep_dtype restores it", steps=steps)))
+    sizes, errors = _fits(browser, page)
+    assert errors == [] and sizes[2] == WIDTH and sizes[0] <= sizes[1], sizes
+
+
+def test_run_index_fits_the_window(browser, tmp_path):
+    """index.html with a test id that holds no break point ran 2,206 px wide."""
+    from pytest_ascend_accuracy.report.run_index import index_data, index_html
+
+    nodeid = "test_m.py::test_model[" + "backbone.stage3.block12.attention.qkv_projection_" * 4 + "]"
+    entry = {"folder": "f", "kind": "accuracy", "nodeid": nodeid, "check": "m, default",
+             "passed": False, "first_failing_op": "block12." * 20 + "Conv", "baseline": None,
+             "written": None, "page": "f/report.html"}
+    page = tmp_path / "index.html"
+    page.write_text(index_html(index_data({"id": "r1", "started": "now"}, [entry],
+                                          ["other_" * 60])))
+    sizes, errors = _fits(browser, page)
+    assert errors == [] and sizes[2] == WIDTH and sizes[0] <= sizes[1], sizes
