@@ -161,7 +161,8 @@ def test_diagnosis_page_fits_the_window(browser, tmp_path):
     steps = (StepResult("default", "default", False, "fails at op " + ops[0] + "; below the "
                         "threshold: " + ", ".join(ops), first_failure=ops[0], failing=tuple(ops)),
              StepResult("precision", "keep_dtype(" + ",".join(ops[:12]) + ")", True,
-                        "keep_dtype {" + ", ".join(ops[:12]) + "} restores cosine 0.999 under fp16"))
+                        "keep_dtype {" + ", ".join(ops[:12]) + "} restores cosine 0.999 under "
+                        "fp16"))
     page = tmp_path / "diagnosis.html"
     page.write_text(html_page(Diagnosis(model="det.onnx", backend="emulator", threshold=0.99,
                                         metric="cosine", restored_by="precision",
@@ -174,7 +175,8 @@ def test_run_index_fits_the_window(browser, tmp_path):
     """index.html with a test id that holds no break point ran 2,206 px wide."""
     from pytest_ascend_accuracy.report.run_index import index_data, index_html
 
-    nodeid = "test_m.py::test_model[" + "backbone.stage3.block12.attention.qkv_projection_" * 4 + "]"
+    nodeid = ("test_m.py::test_model[" + "backbone.stage3.block12.attention.qkv_projection_" * 4
+              + "]")
     entry = {"folder": "f", "kind": "accuracy", "nodeid": nodeid, "check": "m, default",
              "passed": False, "first_failing_op": "block12." * 20 + "Conv", "baseline": None,
              "written": None, "page": "f/report.html"}
