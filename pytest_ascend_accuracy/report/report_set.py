@@ -133,13 +133,23 @@ class ReportSet:
     def settle(self) -> Path:
         """Rename the staging folder to ``final``; where ``final`` holds other files of the
         test already (a dataset page, a corrected AIPP copy), move the set's entries in, the
-        page last, with interrupts held."""
+        page last, with interrupts held. A set's own kinds of entry (``_ORDER``) that this set
+        lacks go first: another session's set of the same test, settled there meanwhile (two
+        sessions writing one report directory), left its failure's ``tensors/`` beside this
+        passing page."""
         with interrupts_held():
             try:
                 os.rename(self.staging, self.final)
             except OSError:
                 if not self.final.is_dir():
                     raise
+                for name in _ORDER:
+                    stale = self.final / name
+                    if not os.path.lexists(self.staging / name) and os.path.lexists(stale):
+                        if stale.is_dir() and not stale.is_symlink():
+                            shutil.rmtree(stale, ignore_errors=True)
+                        else:
+                            stale.unlink()
                 entries = sorted(self.staging.iterdir(), key=lambda p: (
                     _ORDER.index(p.name) if p.name in _ORDER else -1, p.name))
                 for entry in entries:

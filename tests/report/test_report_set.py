@@ -41,6 +41,21 @@ def test_a_set_joins_a_folder_holding_the_tests_other_pages(tmp_path):
     assert os.listdir(tmp_path) == ["t.py--test_a"] and s.settled
 
 
+def test_a_set_replaces_another_sets_entries_it_lacks(tmp_path):
+    """Two sessions checking one test into one report directory (H85): the later set, a
+    passing one without tensors, settled beside the other's failure tensors; the test's
+    other pages stay."""
+    _staged(tmp_path).settle()  # the other session's failing set
+    (tmp_path / "t.py--test_a" / "dataset.html").write_text("page")
+    passing = ReportSet.begin(tmp_path / "t.py--test_a")
+    (passing.staging / "compare.json").write_text('{"run": {"id": "r2"}}')
+    (passing.staging / "report.html").write_text("<html>passed")
+    passing.settle()
+    assert sorted(os.listdir(passing.final)) == ["compare.json", "dataset.html", "report.html"]
+    assert (passing.final / "report.html").read_text() == "<html>passed"
+    assert os.listdir(tmp_path) == ["t.py--test_a"]
+
+
 def test_discard_leaves_nothing_and_a_settled_set_stays(tmp_path):
     s = _staged(tmp_path)
     s.discard()
