@@ -119,7 +119,8 @@ def index_html(data: Mapping[str, object]) -> str:
             f"<th>first failing op</th><th>baseline</th></tr></thead><tbody>{rows}</tbody></table>"]
     if others:
         body += [f"<h2>{len(others)} folder{'s' if len(others) != 1 else ''} in this directory "
-                 "not written by this run (older runs; left as they were)</h2>",
+                 "not written by this run (earlier runs', or those of a session writing here "
+                 "at the same time; left as they were)</h2>",
                  "<ul>" + "".join(f"<li>{e(n)}</li>" for n in others) + "</ul>"]
     style = ("body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;"
              "overflow-wrap:anywhere}"  # (a test id with no break point ran past the window)
