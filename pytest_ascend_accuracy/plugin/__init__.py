@@ -257,7 +257,8 @@ def pytest_generate_tests(metafunc):
                              indirect=True)
 
 
-def pytest_collection_modifyitems(config, items):
+@pytest.hookimpl(trylast=True)  # after -k, -m and --deselect: the runs xdist splits are
+def pytest_collection_modifyitems(config, items):  # of the tests that remain (H84)
     """Under xdist: YAML checks alternate by model, so workers start on different models."""
     from .xdist_support import interleave_models
 

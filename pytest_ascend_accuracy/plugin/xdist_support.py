@@ -218,18 +218,43 @@ def interleave_models(config, items) -> None:
     runs = [(0, len(items))]
     if config.workerinput.get(DIST_KEY) == WORKSTEAL:
         runs = _worksteal_runs(len(items), get_num_workers(config) or 1)
+    wants = [sum(1 for k in slots if start <= k < end) for start, end in runs]
+    firsts = _first_models(list(queues), {m: len(q) for m, q in queues.items()}, wants)
     models, ordered = list(queues), []
-    for r, (start, end) in enumerate(runs):
-        want = len(ordered) + sum(1 for k in slots if start <= k < end)
-        first = r % len(models)
-        rotation = models[first:] + models[:first]
+    kept = dict.fromkeys(models, 0)  # checks held back for a later run to start on
+    for m in firsts:
+        kept[m] += 1
+    for first, want in zip(firsts, wants):
+        want += len(ordered)
+        if first is not None:
+            kept[first] -= 1  # (this run's own)
+        at = models.index(first) if first is not None else 0
+        rotation = models[at:] + models[:at]
         while len(ordered) < want:
             for model in rotation:
-                take = min(chunk, want - len(ordered))
-                ordered.extend(queues[model][:take])
-                del queues[model][:take]
+                take = min(chunk, want - len(ordered), len(queues[model]) - kept[model])
+                if take <= 0 and all(len(queues[m]) <= kept[m] for m in models):
+                    take = min(chunk, want - len(ordered))  # (never: the runs hold them all)
+                ordered.extend(queues[model][:max(take, 0)])
+                del queues[model][:max(take, 0)]
     for k, item in zip(slots, ordered):
         items[k] = item
+
+
+def _first_models(models, counts, wants):
+    """The model each run starts on: the runs take the models in turn, each one a model
+    that still has a check left for it once the runs before have taken theirs (a model of few
+    checks used up by the first run gave the second one the first run's model, H84); None for
+    a run of no checks."""
+    firsts, left = [], dict(counts)
+    for r, want in enumerate(wants):
+        at = r % len(models)
+        rotation = models[at:] + models[:at]
+        first = next((m for m in rotation if left[m] > 0), None) if want else None
+        if first is not None:
+            left[first] -= 1
+        firsts.append(first)
+    return firsts
 
 
 def _worksteal_runs(count: int, workers: int):
@@ -253,6 +278,8 @@ def _chunk(config, count: int) -> int:
 
 
 def _model_of(item):
+    """The item's model file, one key however the suites spell its path (``models/m.onnx``
+    and ``sub/../models/m.onnx`` were two models, H84)."""
     case = getattr(item, "case", None)
     model = getattr(case, "model", None)
-    return str(model) if model is not None else None
+    return os.path.realpath(model) if model is not None else None

@@ -176,15 +176,21 @@ def pytest_runtest_logstart(nodeid, location):
 
 
 @pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
-@pytest.mark.parametrize("dist", [(), ("--dist", "load")], ids=["worksteal", "load"])
+@pytest.mark.parametrize("dist", [(), ("--dist", "load"), ("-k", "not plain"),
+                                  ("--dist", "load", "-k", "not plain")],
+                         ids=["worksteal", "load", "worksteal-k", "load-k"])
 def test_under_n_2_each_worker_starts_on_a_model_of_its_own(pytester, models_dir, dist):
     """8 checks of two models: each worker's first check is of another model, under the
     plugin's worksteal (the first split xdist makes, ``xdist_support._worksteal_runs``) as
     under load; ordered for load, both worksteal workers started on the first model, the
-    second one checking it beside the first one's golden build."""
+    second one checking it beside the first one's golden build. With tests deselected
+    (``-k``) too: the order was made before deselection, for runs xdist never split (H84)."""
     _needs_work_stealing()
     pytester.makefile(".yaml", accuracy_two=TWO_MODEL_SUITE)
     pytester.makeconftest(RECORDS_FIRST_TESTS)
+    if "-k" in dist:
+        pytester.makepyfile(test_plain="".join(f"def test_plain_{k}():\n    pass\n\n"
+                                               for k in range(8)))
     result = pytester.runpytest("-n", "2", *dist, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=5, failed=3)  # overflow fails but under high_precision
     ran = {}

@@ -187,6 +187,26 @@ def test_under_worksteal_each_workers_first_run_starts_on_another_model(workers,
                                                                    if n.startswith(model))
 
 
+def test_a_model_of_few_checks_is_kept_for_the_run_that_starts_on_it():
+    """A x6, B x2: the first run took both B checks and the second started on A too (H84)."""
+    items = [_item(f"A{k}", "A") for k in range(6)] + [_item(f"B{k}", "B") for k in range(2)]
+    interleave_models(_config(2, dist="worksteal"), items)
+    assert [i.name for i in items] == ["A0", "A1", "B0", "A2", "B1", "A3", "A4", "A5"]
+    few = [_item(f"A{k}", "A") for k in range(2)] + [_item(f"B{k}", "B") for k in range(6)]
+    interleave_models(_config(2, dist="worksteal"), few)
+    assert [i.name for i in few][::4] == ["A0", "B2"]  # each run on its own model first
+
+
+def test_one_model_file_spelled_two_ways_is_one_model(tmp_path):
+    (tmp_path / "models").mkdir()
+    (tmp_path / "sub").mkdir()
+    one, other = tmp_path / "models" / "m.onnx", tmp_path / "sub" / ".." / "models" / "m.onnx"
+    items = ([_item(f"m-{k}", one if k in "ac" else other) for k in "abcd"]
+             + [_item(f"n-{k}", tmp_path / "n.onnx") for k in "abcd"])
+    interleave_models(_config(2, dist="worksteal"), items)
+    assert [i.name for i in items] == ["m-a", "m-b", "n-a", "n-b", "n-c", "n-d", "m-c", "m-d"]
+
+
 def test_worksteal_runs_are_xdist_s_first_split():
     """The sizes xdist 3.x's ``WorkStealingScheduling.check_schedule`` sends idle workers."""
     assert _worksteal_runs(8, 2) == [(0, 4), (4, 8)]
