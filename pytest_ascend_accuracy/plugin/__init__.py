@@ -136,7 +136,7 @@ def pytest_configure(config):
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_exist, check_devices_visible
     from .xdist_support import (SESSION_KEY, XdistHooks, get_num_workers, get_worker_id,
-                                share_cores)
+                                is_worker, share_cores)
 
     try:
         from .ini_names import check_ini_keys
@@ -189,7 +189,8 @@ def pytest_configure(config):
     # registered as "xdist" when autoloaded or named by its entry point, as "xdist.plugin"
     # when named by module (-p xdist.plugin, e.g. with PYTEST_DISABLE_PLUGIN_AUTOLOAD=1)
     if any(config.pluginmanager.hasplugin(name) for name in ("xdist", "xdist.plugin")):
-        config.pluginmanager.register(XdistHooks(state), "ascend_accuracy_xdist")
+        config.pluginmanager.register(XdistHooks(state, is_worker(config)),
+                                      "ascend_accuracy_xdist")
 
 
 def pytest_plugin_registered(plugin, manager):

@@ -11,6 +11,8 @@ import os
 import sys
 from typing import Mapping, MutableMapping, Optional
 
+import pytest
+
 
 WORKEROUTPUT_KEY = "ascend_accuracy"
 
@@ -171,11 +173,33 @@ def _xdist_version() -> tuple:
         return ()
 
 
+#: a test's teardown report's attribute carrying its accuracy records from a worker
+RECORDS_ATTR = "ascend_accuracy_records"
+
+
 class XdistHooks:
     """Hooks that exist only when pytest-xdist is loaded (registered by the plugin then)."""
 
-    def __init__(self, state):
+    def __init__(self, state, worker: bool = False):
         self.state = state
+        self.worker = worker
+
+    @pytest.hookimpl(tryfirst=True)  # on a worker, before xdist sends the report
+    def pytest_runtest_logreport(self, report):
+        """Each test's check, dataset and pre-processing records go to the controller with its
+        teardown report, as its outcome does, not only in the worker's output when the worker
+        ends: a worker killed (SIGKILL, the OOM killer, ``os._exit``) never sends that, and the
+        verdicts of the tests it had finished were missing from the summary, counted as tests
+        that failed without a check verdict, and their dataset pages from the report index
+        (H84, ``--max-worker-restart``)."""
+        if report.when != "teardown":
+            return
+        if self.worker:
+            setattr(report, RECORDS_ATTR, self.state.test_records(report.nodeid))
+            return
+        data = getattr(report, RECORDS_ATTR, None)
+        if isinstance(data, dict):
+            self.state.take_test_records(report.nodeid, data)
 
     def pytest_configure_node(self, node):
         """Every worker of the session gets the controller's session key (the baselines this

@@ -200,3 +200,30 @@ def test_under_n_2_each_worker_starts_on_a_model_of_its_own(pytester, models_dir
     assert sorted(ran) == ["gw0", "gw1"]
     firsts = {nodeids[0].split("::")[1].partition("[")[0] for nodeids in ran.values()}
     assert firsts == {"passing_mlp", "overflow"}, ran
+
+
+CRASHES = """
+import os
+
+
+def test_z_worker_dies():
+    os._exit(3)  # as SIGKILL or the OOM killer end a worker: no output sent at its end
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+def test_a_crashed_workers_finished_checks_keep_their_verdicts(pytester, models_dir):
+    """The checks a worker finished before it died reach the summary: they came to the
+    controller only in the worker's output at its end, which a killed worker never sends, and
+    read "@accuracy test failed without a check verdict" (H84)."""
+    pytester.makefile(".yaml", accuracy_one="defaults: {threshold: 0.95}\nmodels:\n"
+                                            "  - model: models/passing_mlp.onnx\n"
+                                            "    modes: [default, fusion_off]\n"
+                                            "  - model: models/overflow.onnx\n")
+    pytester.makepyfile(test_z_crash=CRASHES)
+    result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=2)  # overflow[default] and the crash
+    result.stdout.fnmatch_lines(["*3 accuracy checks: 2 passed, 1 failed (2 models x 2 modes)*"])
+    text = result.stdout.str()
+    assert "worker 'gw0' crashed while running 'test_z_crash.py::test_z_worker_dies'" in text
+    assert "without a check verdict" not in text
