@@ -247,7 +247,8 @@ def interleave_models(config, items) -> None:
     models, ordered = list(queues), []
     kept = dict.fromkeys(models, 0)  # checks held back for a later run to start on
     for m in firsts:
-        kept[m] += 1
+        if m is not None:  # (a run of no checks starts on none)
+            kept[m] += 1
     for first, want in zip(firsts, wants):
         want += len(ordered)
         if first is not None:

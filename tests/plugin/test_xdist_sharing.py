@@ -197,6 +197,15 @@ def test_a_model_of_few_checks_is_kept_for_the_run_that_starts_on_it():
     assert [i.name for i in few][::4] == ["A0", "B2"]  # each run on its own model first
 
 
+def test_a_run_of_no_checks_starts_on_no_model():
+    """Plain tests fill the first run: the order of the checks after them holds (the first
+    version failed the collection of every worker, KeyError: None, the example project's)."""
+    items = ([_item(f"py{k}") for k in range(4)] + [_item(f"A{k}", "A") for k in range(2)]
+             + [_item(f"B{k}", "B") for k in range(2)])
+    interleave_models(_config(2, dist="worksteal"), items)
+    assert [i.name for i in items] == ["py0", "py1", "py2", "py3", "B0", "B1", "A0", "A1"]
+
+
 def test_one_model_file_spelled_two_ways_is_one_model(tmp_path):
     (tmp_path / "models").mkdir()
     (tmp_path / "sub").mkdir()
