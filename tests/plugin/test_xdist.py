@@ -176,9 +176,8 @@ def pytest_runtest_logstart(nodeid, location):
 
 
 @pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
-@pytest.mark.parametrize("dist", [(), ("--dist", "load"), ("-k", "not plain"),
-                                  ("--dist", "load", "-k", "not plain")],
-                         ids=["worksteal", "load", "worksteal-k", "load-k"])
+@pytest.mark.parametrize("dist", [(), ("-k", "not plain"), ("--dist", "load", "-k", "not plain")],
+                         ids=["worksteal", "worksteal-k", "load-k"])
 def test_under_n_2_each_worker_starts_on_a_model_of_its_own(pytester, models_dir, dist):
     """8 checks of two models: each worker's first check is of another model, under the
     plugin's worksteal (the first split xdist makes, ``xdist_support._worksteal_runs``) as
