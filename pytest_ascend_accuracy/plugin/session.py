@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ..backends import BackendKind
 from ..core.locations import DEFAULT_CACHE_DIR, path_under
@@ -185,8 +185,6 @@ class AccuracyState:
     worker_cache_stats: Dict[str, int] = field(default_factory=dict)
     workers_merged: int = 0
     report_slugs: Dict[str, int] = field(default_factory=dict)
-    #: on the xdist controller: the tests whose records came with their reports
-    tests_received: Set[str] = field(default_factory=set)
     #: baselines this process wrote from its own run: {absolute path: test id} (every xdist
     #: worker's are in the session's registry, ``baseline_written_by``)
     baselines_written: Dict[str, str] = field(default_factory=dict)
@@ -424,32 +422,11 @@ class AccuracyState:
             "cache": self.cache_stats(),
         }
 
-    def test_records(self, nodeid: str) -> Dict[str, Any]:
-        """A worker's records of one test, sent with its teardown report (``XdistHooks``)."""
-        return {"records": [r.to_dict() for r in self.records if r.nodeid == nodeid],
-                "dataset_records": [r for r in self.dataset_records if r.get("nodeid") == nodeid],
-                "preprocessing_records": [r for r in self.preprocessing_records
-                                          if r.get("nodeid") == nodeid]}
-
-    def take_test_records(self, nodeid: str, data: Dict[str, Any]) -> None:
-        """The controller takes ``test_records``: they replace what it held of the test (an
-        earlier attempt's), and the worker's output at its end adds none of them again."""
-        self.tests_received.add(nodeid)
-        self.records[:] = [r for r in self.records if r.nodeid != nodeid] + [
-            CheckRecord.from_dict(r) for r in data.get("records", ())]
-        for mine, key in ((self.dataset_records, "dataset_records"),
-                          (self.preprocessing_records, "preprocessing_records")):
-            mine[:] = [r for r in mine if r.get("nodeid") != nodeid] + list(data.get(key, ()))
-
     def merge_worker(self, data: Dict[str, Any]) -> None:
-        sent = self.tests_received  # (with their tests' reports)
-        self.records.extend(CheckRecord.from_dict(r) for r in data.get("records", ())
-                            if r.get("nodeid") not in sent)
+        self.records.extend(CheckRecord.from_dict(r) for r in data.get("records", ()))
         self.golden_writes.extend(GoldenWrite(**g) for g in data.get("golden_writes", ()))
-        self.dataset_records.extend(r for r in data.get("dataset_records", ())
-                                    if r.get("nodeid") not in sent)
-        self.preprocessing_records.extend(r for r in data.get("preprocessing_records", ())
-                                          if r.get("nodeid") not in sent)
+        self.dataset_records.extend(data.get("dataset_records", ()))
+        self.preprocessing_records.extend(data.get("preprocessing_records", ()))
         for k, v in data.get("cache", {}).items():
             self.worker_cache_stats[k] = self.worker_cache_stats.get(k, 0) + int(v)
         self.workers_merged += 1

@@ -173,33 +173,39 @@ def _xdist_version() -> tuple:
         return ()
 
 
-#: a test's teardown report's attribute carrying its accuracy records from a worker
-RECORDS_ATTR = "ascend_accuracy_records"
-
-
 class XdistHooks:
     """Hooks that exist only when pytest-xdist is loaded (registered by the plugin then)."""
 
     def __init__(self, state, worker: bool = False):
+        from .worker_handoff import ControllerSide, WorkerSide
+
         self.state = state
         self.worker = worker
+        self.side = WorkerSide(state) if worker else ControllerSide(state)
 
     @pytest.hookimpl(tryfirst=True)  # on a worker, before xdist sends the report
     def pytest_runtest_logreport(self, report):
-        """Each test's check, dataset and pre-processing records go to the controller with its
-        teardown report, as its outcome does, not only in the worker's output when the worker
-        ends: a worker killed (SIGKILL, the OOM killer, ``os._exit``) never sends that, and the
-        verdicts of the tests it had finished were missing from the summary, counted as tests
-        that failed without a check verdict, and their dataset pages from the report index
-        (H84, ``--max-worker-restart``)."""
+        """Each test's results go to the controller with its teardown report
+        (``worker_handoff``)."""
+        from .worker_handoff import HANDOFF_ATTR
+
         if report.when != "teardown":
             return
         if self.worker:
-            setattr(report, RECORDS_ATTR, self.state.test_records(report.nodeid))
+            setattr(report, HANDOFF_ATTR, self.side.handoff(report.nodeid))
             return
-        data = getattr(report, RECORDS_ATTR, None)
+        data = getattr(report, HANDOFF_ATTR, None)
         if isinstance(data, dict):
-            self.state.take_test_records(report.nodeid, data)
+            node = getattr(getattr(report, "node", None), "gateway", None)
+            worker = getattr(report, "worker_id", None) or getattr(node, "id", "?")
+            self.side.take(str(worker), report.nodeid, data)
+
+    @pytest.hookimpl(trylast=True)  # after the plugin's own, which fills the worker's output
+    def pytest_sessionfinish(self, session):
+        """A worker's output at its end holds only what no test's report carried."""
+        output = getattr(session.config, "workeroutput", None)
+        if self.worker and output is not None and WORKEROUTPUT_KEY in output:
+            output[WORKEROUTPUT_KEY] = self.side.remainder(output[WORKEROUTPUT_KEY])
 
     def pytest_configure_node(self, node):
         """Every worker of the session gets the controller's session key (the baselines this

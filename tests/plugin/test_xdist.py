@@ -226,3 +226,55 @@ def test_a_crashed_workers_finished_checks_keep_their_verdicts(pytester, models_
     text = result.stdout.str()
     assert "worker 'gw0' crashed while running 'test_z_crash.py::test_z_worker_dies'" in text
     assert "without a check verdict" not in text
+
+
+BASELINE_FIRST = """
+from pytest_ascend_accuracy import accuracy
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy(threshold=0.95, max_drop=0.002)
+def test_mlp(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs(M, seed=0)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+def test_a_crashed_workers_written_baselines_and_cache_counts_are_said(pytester, models_dir):
+    """The baseline a test wrote before its worker died is listed to check in, and the cache
+    line counts its lookups: both came only in the worker's output at its end (H86)."""
+    pytester.makepyfile(test_a=BASELINE_FIRST, test_z_crash=CRASHES)
+    result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)  # the baseline missing, and the crash
+    result.stdout.fnmatch_lines(["1 baseline file written:",
+                                 "  accuracy-baselines/models/passing_mlp/default.yaml: *"])
+    cache = [line for line in result.outlines if line.startswith("cache: ")]
+    assert cache and cache[0] != "cache: 0 hits, 0 misses", cache
+
+
+EACH = """
+import os
+
+from pytest_ascend_accuracy import accuracy
+
+FAILS = os.environ.get("PYTEST_XDIST_WORKER") == "gw0"  # (as on two devices that differ)
+
+
+@accuracy(threshold=0.95 if FAILS else 0.0, scale_tolerance=2.0 if FAILS else None)
+def test_overflow(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/overflow.onnx", seed=0)
+    actual = ascend_model("models/overflow.onnx").run(inputs)
+    check_accuracy(actual, golden_dump("models/overflow.onnx", inputs))
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+def test_dist_each_counts_every_workers_verdict(pytester, models_dir):
+    """Under --dist each every worker runs every test: the summary counts both verdicts (the
+    first per-test handoff kept the one whose report came last, H86)."""
+    pytester.makepyfile(test_each=EACH)
+    result = pytester.runpytest("-n", "2", "--dist", "each", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["2 accuracy checks: 1 passed, 1 failed (1 model x 1 mode)"])
