@@ -258,12 +258,12 @@ def pytest_generate_tests(metafunc):
                              indirect=True)
 
 
-@pytest.hookimpl(trylast=True)  # after -k, -m and --deselect: the runs xdist splits are
-def pytest_collection_modifyitems(config, items):  # of the tests that remain (H84)
+@pytest.hookimpl(tryfirst=True)  # before xdist's sends the order: of the tests that remain
+def pytest_collection_finish(session):  # after -k, -m, --deselect, --lf (H84, H86)
     """Under xdist: YAML checks alternate by model, so workers start on different models."""
     from .xdist_support import interleave_models
 
-    interleave_models(config, items)
+    interleave_models(session.config, session.items)
 
 
 def pytest_collect_file(file_path, parent):

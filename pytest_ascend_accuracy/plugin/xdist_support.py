@@ -277,13 +277,14 @@ def _first_models(models, counts, wants):
     that still has a check left for it once the runs before have taken theirs (a model of few
     checks used up by the first run gave the second one the first run's model, H84); None for
     a run of no checks."""
-    firsts, left = [], dict(counts)
-    for r, want in enumerate(wants):
-        at = r % len(models)
+    firsts, left, started = [], dict(counts), 0
+    for want in wants:
+        at = started % len(models)  # (a run of no checks takes no turn, H86)
         rotation = models[at:] + models[:at]
         first = next((m for m in rotation if left[m] > 0), None) if want else None
         if first is not None:
             left[first] -= 1
+            started += 1
         firsts.append(first)
     return firsts
 
@@ -313,4 +314,6 @@ def _model_of(item):
     and ``sub/../models/m.onnx`` were two models, H84)."""
     case = getattr(item, "case", None)
     model = getattr(case, "model", None)
-    return os.path.realpath(model) if model is not None else None
+    if not isinstance(model, (str, os.PathLike)):  # (another plugin's item may hold anything)
+        return None
+    return os.path.realpath(model)

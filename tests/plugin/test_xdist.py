@@ -278,3 +278,32 @@ def test_dist_each_counts_every_workers_verdict(pytester, models_dir):
     result = pytester.runpytest("-n", "2", "--dist", "each", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["2 accuracy checks: 1 passed, 1 failed (1 model x 1 mode)"])
+
+
+LAST_FAILED = """
+defaults:
+  threshold: 0.95
+models:
+  - model: models/overflow.onnx
+    modes: [default, fusion_off, high_precision]
+  - model: models/passing_mlp.onnx
+    modes: [default, fusion_off, high_precision]
+    threshold: {default: 1.0}
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+def test_lf_with_a_path_keeps_each_worker_on_a_model_of_its_own(pytester, models_dir):
+    """``--lf accuracy_lf.yaml`` selects the last failures after every plugin's
+    pytest_collection_modifyitems: the order made there gave both workers overflow (H86)."""
+    _needs_work_stealing()
+    pytester.makefile(".yaml", accuracy_lf=LAST_FAILED)
+    pytester.runpytest().assert_outcomes(passed=3, failed=3)  # (serial: the last failures)
+    pytester.makeconftest(RECORDS_FIRST_TESTS)
+    result = pytester.runpytest("-n", "2", "--lf", "accuracy_lf.yaml")
+    result.assert_outcomes(failed=3)
+    ran = {}
+    for line in (pytester.path / "ran.txt").read_text().splitlines():
+        worker, nodeid = line.split()
+        ran.setdefault(worker, []).append(nodeid.split("::")[1].partition("[")[0])
+    assert {models[0] for models in ran.values()} == {"overflow", "passing_mlp"}, ran

@@ -203,7 +203,21 @@ def test_a_run_of_no_checks_starts_on_no_model():
     items = ([_item(f"py{k}") for k in range(4)] + [_item(f"A{k}", "A") for k in range(2)]
              + [_item(f"B{k}", "B") for k in range(2)])
     interleave_models(_config(2, dist="worksteal"), items)
-    assert [i.name for i in items] == ["py0", "py1", "py2", "py3", "B0", "B1", "A0", "A1"]
+    assert [i.name for i in items] == ["py0", "py1", "py2", "py3", "A0", "A1", "B0", "B1"]
+
+
+def test_a_run_of_no_checks_takes_no_turn_of_the_models():
+    """A check, a plain test, two checks, three workers: the third run started on the first
+    run's model, the other one free (H86)."""
+    items = [_item("A0", "A"), _item("py"), _item("A1", "A"), _item("B0", "B")]
+    interleave_models(_config(3, dist="worksteal"), items)
+    assert [i.name for i in items] == ["A0", "py", "B0", "A1"]
+
+
+def test_an_item_whose_model_is_no_path_is_no_check():
+    items = [_item("x", 3), _item("A0", "A"), _item("B0", "B")]
+    interleave_models(_config(2, dist="worksteal"), items)  # (os.path.realpath(3) raised)
+    assert [i.name for i in items] == ["x", "A0", "B0"]
 
 
 def test_one_model_file_spelled_two_ways_is_one_model(tmp_path):
