@@ -203,9 +203,11 @@ def check_input_files(inputs: InputsSpec, written, model, input_shape: Optional[
     from ..graph.onnx_graph import declared_shape, input_dtype
 
     if inputs.seed is not None:  # drawn from the seed: refused here, not once the item runs
-        for vi in model.inputs or ():
+        where = (f"{at} (not given: {{seed: 0}})" if written is None  # (a key not in the file)
+                 else f"{at} (model {model.name})" if at.endswith("defaults.inputs") else at)
+        for vi in model.inputs or ():  # (defaults': the model named, as for shapes, H86)
             if vi.type.HasField("tensor_type"):
-                check_feedable(vi, at, generated=True)
+                check_feedable(vi, where, generated=True)
         return
     if not inputs.files:
         return
