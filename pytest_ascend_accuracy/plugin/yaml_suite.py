@@ -306,7 +306,11 @@ class AccuracyYamlFile(pytest.File):
 
         state = get_state(self.config)
         for case in load_suite(self.path, default_threshold=state.settings.threshold):
-            yield AccuracyYamlItem.from_parent(self, name=case.test_name, case=case)
+            # the id as a string, parsed as pytest parses the ids it stores: pytest 9.2 gave
+            # "m[mode]" a name holding the brackets, never equal to the stored id of its last
+            # failure, whose brackets are parameters (--lf and --ff reran every check)
+            yield AccuracyYamlItem.from_parent(self, name=case.test_name, case=case,
+                                               nodeid=f"{self.nodeid}::{case.test_name}")
 
     def repr_failure(self, excinfo):  # a Collector's takes no style (pytest 8 and 9)
         exc = excinfo.value
