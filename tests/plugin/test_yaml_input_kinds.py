@@ -79,6 +79,10 @@ def test_a_string_input_drawn_from_a_seed_is_refused_at_collection(tmp_path, sui
     text = _refusal(path)
     assert text.endswith(f"{at}: {SEEDED_STRING}"), text
     assert "dtype object" not in text
+    # as advised: the ids as an int64 input, drawn from the same seed, load
+    _save(tmp_path / "strin.onnx", [helper.make_node("Identity", ["t"], ["y"], name="id")],
+          [_tensor("t", TensorProto.INT64, ["n"])], [_tensor("y", TensorProto.INT64, ["n"])])
+    assert len(list(load_suite(path))) == 1
 
 
 COMPLEX = ("model input 'c' is complex64: onnxruntime, which runs the golden model and the "
