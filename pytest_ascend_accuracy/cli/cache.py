@@ -43,9 +43,8 @@ def _run(args: argparse.Namespace) -> int:
     from ..core.cache_size import (MANIFEST, tree_size, entries, format_size, parse_size,
                                    prune, unfinished_builds, broken_slots)
 
-    root, found, bound = _cache_of(args)
-    # where the directory was named: --cache-dir, PYTEST_ADDOPTS, the ini file, the default
-    named = "--cache-dir" if args.cache_dir is not None else found.strip()[1:-1]
+    root, named, bound = _cache_of(args)  # named: --cache-dir, PYTEST_ADDOPTS, the ini file...
+    found = "" if args.cache_dir is not None else f" ({named})"
     if not root.exists():  # a misspelled --cache-dir: the folders beside it nearest its name
         from ..dataset.samples import closest_in_folder
 
@@ -120,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _cache_of(args: argparse.Namespace):
-    """(the cache directory, where it was found, its bound) for ``args``: ``--cache-dir`` as
+    """(the cache directory, where it was named, its bound) for ``args``: ``--cache-dir`` as
     given, else the one ``pytest PATH`` run from here uses: ``--accuracy-cache-dir`` in
     ``PYTEST_ADDOPTS`` or the ini file's ``addopts`` (relative to here, where pytest runs,
     as the plugin takes the option: ``plugin.settings_values.read_cache_dir``), else the ini
@@ -134,7 +133,7 @@ def _cache_of(args: argparse.Namespace):
     from .pytest_ini import find_pytest_ini
 
     if args.cache_dir is not None:
-        return Path(args.cache_dir).expanduser(), "", ""
+        return Path(args.cache_dir).expanduser(), "--cache-dir", ""
     _check_exists(args.path)
     ini = find_pytest_ini(args.path)
     inifile = _relative(ini.inifile) if ini.inifile else None
@@ -157,13 +156,13 @@ def _cache_of(args: argparse.Namespace):
         if not option.value.strip():
             raise ConfigError(f"--accuracy-cache-dir in {option.where}",
                               "given with an empty value, which pytest refuses")
-        root, where = path_under(Path.cwd(), option.value), f" (--accuracy-cache-dir in {option.where})"
+        root, where = path_under(Path.cwd(), option.value), f"--accuracy-cache-dir in {option.where}"
     elif setting:
-        root, where = path_under(ini.rootdir, setting), f" ({key} in {source(key)})"
+        root, where = path_under(ini.rootdir, setting), f"{key} in {source(key)}"
     else:
         root = ini.rootdir / DEFAULT_CACHE_DIR
-        where = (f" (the default under the rootdir {_relative(ini.rootdir)}"
-                 + (f", ini file {inifile})" if inifile else ", no ini file)"))
+        where = (f"the default under the rootdir {_relative(ini.rootdir)}"
+                 + (f", ini file {inifile}" if inifile else ", no ini file"))
     size = values.get("ascend_accuracy_cache_size", "").strip()
     limit = read_cache_size(size) if size else None  # (checked above, naming its source)
     bound = "" if limit is None else f", bound {format_size(limit)}"
