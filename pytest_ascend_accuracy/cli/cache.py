@@ -156,7 +156,8 @@ def _cache_of(args: argparse.Namespace):
         if not option.value.strip():
             raise ConfigError(f"--accuracy-cache-dir in {option.where}",
                               "given with an empty value, which pytest refuses")
-        root, where = path_under(Path.cwd(), option.value), f"--accuracy-cache-dir in {option.where}"
+        root = path_under(Path.cwd(), option.value)
+        where = f"--accuracy-cache-dir in {option.where}"
     elif setting:
         root, where = path_under(ini.rootdir, setting), f"{key} in {source(key)}"
     else:
