@@ -45,7 +45,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
                       trace: bool = True, reference_inputs: Optional[Callable] = None,
                       names_where: str = "per_op/ignore", higher_is_better: bool = True,
                       scale_tolerance=DEFAULT_SCALE_TOLERANCE,
-                      converted_by: Optional[str] = None):
+                      converted_by: Optional[str] = None, on_traced: Optional[Callable] = None):
     """Run the check and return ``(DatasetResult, CompareResult | None, Verdict | None)``; the
     last two are the traced sample's comparison when the check failed and a sample flipped.
     ``reference_inputs(sample inputs) -> inputs`` feeds the reference run when the device model
@@ -59,7 +59,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     ``converted_by`` (``SHAPE_FIXES``: ``ascend_model``, ``load_device_model``,
     ``--input-shape``) words the fix of a sample of another shape than ``om`` was converted at
     for the caller that converted it (default: ``load_device_model`` for a ``DeviceModel``, else
-    ``ascend_model``)."""
+    ``ascend_model``). ``on_traced(actual, golden, verdict)`` runs while the traced sample's
+    dumps can be read, once one of its operators fails (``culprit.trace_sample``)."""
     if converted_by is not None and converted_by not in SHAPE_FIXES:
         raise ConfigError("converted_by", f"expected one of {', '.join(SHAPE_FIXES)}, got "
                                           f"{converted_by!r}")
@@ -135,7 +136,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if not result.passed and trace and traced is not None:
         result.culprit, compared, verdict = trace_sample(
             om, traced, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,
-            metric=op_metric, reference_inputs=reference_inputs, scale_tolerance=scale_tolerance)
+            metric=op_metric, reference_inputs=reference_inputs, scale_tolerance=scale_tolerance,
+            on_traced=on_traced)
         result.culprit = replace(result.culprit, role=role)
     return result, compared, verdict
 

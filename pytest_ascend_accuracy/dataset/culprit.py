@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import tempfile
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 from ..compare.engine import compare_dumps
 from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE
@@ -23,10 +23,13 @@ from .samples import Sample
 
 def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None, ignore=(),
                  metric: str = "cosine", reference_inputs=None,
-                 scale_tolerance=DEFAULT_SCALE_TOLERANCE) -> Tuple[Culprit, object, object]:
+                 scale_tolerance=DEFAULT_SCALE_TOLERANCE,
+                 on_traced: Optional[Callable] = None) -> Tuple[Culprit, object, object]:
     """(Culprit, CompareResult or None, Verdict or None) for ``sample``; the golden runs on
     ``reference_inputs(sample.inputs)`` when given (raw inputs of an AIPP model). The policy
-    holds ``scale_tolerance`` (the scale guard), as the accuracy check of that sample does."""
+    holds ``scale_tolerance`` (the scale guard), as the accuracy check of that sample does.
+    ``on_traced(actual, golden, verdict)`` runs once an operator fails, while both dumps can
+    still be read (a report copies the failing tensors next to its page)."""
     import dataclasses
 
     from ..golden.onnxruntime_golden import golden_dump
@@ -43,6 +46,16 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
             result = compare_dumps(actual, golden)  # reads every tensor: tmp may go after it
         except AscendAccuracyError as exc:
             return Culprit(sample.id, note=f"could not dump and compare it: {exc}"), None, None
+        culprit, verdict = _judged(om, sample, result, threshold, per_op, ignore, metric,
+                                   scale_tolerance)
+        if on_traced is not None and culprit.op is not None:
+            on_traced(actual, golden, verdict)
+    return culprit, result, verdict
+
+
+def _judged(om, sample: Sample, result, threshold, per_op, ignore, metric: str,
+            scale_tolerance) -> Tuple[Culprit, object]:
+    """The traced sample's Culprit and Verdict (None where its entries name none of its ops)."""
     # the entries name ops of the model (checked before any sample ran: ``check_op_names``);
     # one naming none of this comparison's ops (a fused op's name in a mode that does not fuse
     # it) leaves the sample untraced: the dataset failure stands, said with its own figures
@@ -52,17 +65,17 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
     try:
         result.check_names(list(per_op or ()), ignore, None, model_label(om.model))
     except ConfigError as exc:
-        return Culprit(sample.id, note=f"not traced to an operator: {exc.problem}"), result, None
+        return Culprit(sample.id, note=f"not traced to an operator: {exc.problem}"), None
     verdict = result.judge(Policy.build(threshold, per_op, ignore, metric, scale_tolerance))
     first = verdict.first
     if first is None and verdict.problem:  # nothing judged or compared: no operator to blame
-        return Culprit(sample.id, note=f"no operator named: {verdict.problem}"), result, verdict
+        return Culprit(sample.id, note=f"no operator named: {verdict.problem}"), verdict
     if first is None:
         note = f"every operator meets the threshold ({verdict.policy.default.describe()})"
-        return Culprit(sample.id, note=note + _closest(result, verdict)), result, verdict
+        return Culprit(sample.id, note=note + _closest(result, verdict)), verdict
     row = first.row
     return (Culprit(sample.id, op=row.label, op_type=row.op_type, reason=first.reason,
-                    value=_finite(first.value), order=row.order), result, verdict)
+                    value=_finite(first.value), order=row.order), verdict)
 
 
 def _closest(result, verdict) -> str:

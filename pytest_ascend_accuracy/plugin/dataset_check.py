@@ -3,7 +3,8 @@
 Runs ``dataset.run_dataset_check`` with the session's cache and the test's ``@accuracy``
 policy (which judges the traced sample's operators), shows a progress line through the
 terminal reporter (not under ``-q``, not on xdist workers), records the figures for the
-session summary, JUnit properties and, with ``--accuracy-report=DIR``, ``dataset.html``.
+session summary, JUnit properties and, with ``--accuracy-report=DIR``, ``dataset.html``
+(``plugin.dataset_page``).
 """
 from __future__ import annotations
 
@@ -58,17 +59,21 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
     from ..dataset.result import DatasetFailure, to_record
     from ..graph.onnx_graph import model_label
 
+    from .dataset_page import DatasetPage
+
     mode = getattr(getattr(om, "mode", None), "name", "default")
     model = name or (model_label(om.model) if hasattr(om, 'model') else 'model')
     label = f"{model} [{mode}]"
+    page = DatasetPage.next_for(state, nodeid)
     result, compared, verdict = run_dataset_check(
         om, samples, metric=metric, labels=labels, max_drop=max_drop, output=output,
         postprocess=postprocess, cache=state.cache, threshold=spec.threshold,
         per_op=spec.per_op_dict or None, ignore=spec.ignore, op_metric=spec.metric,
         progress=progress_reporter(config, label), reference_inputs=reference_inputs,
         names_where=names_where, higher_is_better=higher_is_better,
-        scale_tolerance=spec.scale_tolerance)
-    report = _write_report(state, nodeid, result, compared, verdict)
+        scale_tolerance=spec.scale_tolerance,
+        on_traced=page.copy_tensors if page is not None else None)
+    report = page.write(state, nodeid, result, compared, verdict) if page is not None else None
     record = to_record(result, nodeid, report)
     record["model"] = model
     state.dataset_records.append(record)
@@ -158,39 +163,6 @@ def _sample_inputs(samples, sample_id: str):
     import numpy as np
 
     return {str(k): np.asarray(v) for k, v in item.items()}
-
-
-def _write_report(state: AccuracyState, nodeid: str, result, compared, verdict) -> Optional[str]:
-    root = state.settings.report_dir
-    if root is None:
-        return None
-    from ..report.html_report import write_dataset_html
-    from .accuracy_check import report_slug
-
-    slug = report_slug(nodeid)
-    directory = Path(root) / slug
-    directory.mkdir(parents=True, exist_ok=True)
-    n = state.report_slugs.get(f"{slug}/dataset", 0)  # a second check of the test: dataset-2
-    state.report_slugs[f"{slug}/dataset"] = n + 1
-    name = "dataset.html" if n == 0 else f"dataset-{n + 1}.html"
-    figures = [("model", result.model), ("mode", result.mode), ("metric", result.metric),
-               ("reference", f"{result.reference:.6f}"), ("device", f"{result.device:.6f}"),
-               ("drop", f"{result.drop:.6f} (max_drop {result.max_drop:g}"
-                        + ("" if result.higher_is_better else "; lower is better: "
-                                                              "device - reference") + ")"),
-               ("samples", str(result.samples)),
-               ("flipped", ", ".join(result.flipped) or "none")]
-    if result.positions > 1:  # a sequence output: a sample flips when any position does
-        figures.append(("flipped positions", f"{result.flipped_positions} of "
-                                             f"{result.all_positions()}"))
-    if result.untracked:
-        figures.append(("flips", f"not tracked ({result.untracked})"))
-    if result.culprit is not None:
-        figures.append(("traced", result.culprit.line()))
-    path = write_dataset_html(directory / name, result.message().splitlines()[0],
-                              result.passed, figures, title=f"{nodeid} [dataset]",
-                              result=compared, verdict=verdict)
-    return str(path)
 
 
 class MarkerMaxDropWarning(UserWarning):

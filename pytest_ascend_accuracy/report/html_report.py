@@ -352,18 +352,23 @@ def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "A
 
 def dataset_html_text(heading: str, passed: bool, figures: Sequence[Tuple[str, str]], *,
                       title: str = "Dataset accuracy", result: Optional[CompareResult] = None,
-                      verdict: Optional[Verdict] = None) -> str:
-    """A dataset check's page: its verdict line, a table of figures and, when a flipped sample
-    was traced, that sample's per-operator chart and table."""
-    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in figures)
+                      verdict: Optional[Verdict] = None, links: Optional[Links] = None,
+                      traced: str = "") -> str:
+    """A dataset check's page: its verdict line, a table of figures and, when a sample was
+    traced (``traced`` says which and why), that sample's first failure, the index of its
+    failing ops (``links``: their tensors copied next to the page), its per-operator chart and
+    table, as a check's own page shows them."""
+    # values wrap: a list of 300 flipped samples ran the page 9,250 px wide
+    rows = "".join(f'<tr><th>{_e(k)}</th><td class="w">{_e(v)}</td></tr>' for k, v in figures)
     body = [f'<h1 class="{"pass" if passed else "fail"}">{_e(heading)}</h1>',
             f"<table><tbody>{rows}</tbody></table>"]
     if result is not None and verdict is not None:
-        body += ["<h2>first flipped sample, every operator compared</h2>", chart_svg(result, verdict),
-                 _table(result, verdict)]
+        body += [f"<h2>{_e(traced or 'traced sample, every operator compared')}</h2>",
+                 _first_failure(result, verdict, links), _failure_index(result, verdict, links),
+                 chart_svg(result, verdict), _table(result, verdict)]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+            + "\n".join(b for b in body if b) + "\n</body></html>\n")
 
 
 def write_dataset_html(path, heading: str, passed: bool, figures: Sequence[Tuple[str, str]],

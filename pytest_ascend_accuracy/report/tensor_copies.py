@@ -4,9 +4,10 @@ A failing test's dumps stay in pytest's temp dir, which pytest rotates away afte
 a report that linked there would point at nothing. ``copy_failing_tensors`` writes, for the
 first ``limit`` failing tensors in graph order, the actual and the golden tensor as ``.npy``
 files (their logical values, as compared) under ``<report dir>/tensors/`` and returns the
-relative links the HTML report shows. The first failure is always copied; the others only
-while the copies stay within ``max_bytes`` (a report is not a second dump). Each file is
-written under a temp name and renamed.
+relative links the HTML report shows (a dataset page's traced sample: under a folder of its
+own, ``folder``). The first failure is always copied; the others only while the copies stay
+within ``max_bytes`` (a report is not a second dump). Each file is written under a temp name
+and renamed.
 """
 from __future__ import annotations
 
@@ -73,16 +74,16 @@ def _nbytes(ref) -> int:
 
 
 def copy_failing_tensors(actual, golden, verdict, directory, *, limit: int = DEFAULT_LIMIT,
-                         max_bytes: int = DEFAULT_MAX_BYTES) -> Links:
+                         max_bytes: int = DEFAULT_MAX_BYTES, folder: str = "tensors") -> Links:
     """Copy the first ``limit`` failing tensors of ``verdict`` (actual and golden side) into
-    ``directory/tensors`` (past the first, within ``max_bytes``); the links relative to
+    ``directory/folder`` (past the first, within ``max_bytes``); the links relative to
     ``directory``."""
     links: Links = {}
     spent = 0
     rows = [f.row for f in verdict.failures][:limit]
     if not rows:
         return links
-    out = Path(directory) / "tensors"
+    out = Path(directory) / folder
     out.mkdir(parents=True, exist_ok=True)
     for k, row in enumerate(rows):
         stem = f"{row.order:04d}-{_safe(row.op_name)}-{_safe(row.slot)}"
@@ -95,6 +96,6 @@ def copy_failing_tensors(actual, golden, verdict, directory, *, limit: int = DEF
         pair = []
         for side, ref in zip(("actual", "golden"), refs):
             saved = _save(ref, out / f"{stem}.{side}.npy") if ref is not None else None
-            pair.append(f"tensors/{saved}" if saved else None)
+            pair.append(f"{folder}/{saved}" if saved else None)
         links[(row.op_name, row.slot)] = (pair[0], pair[1])
     return links

@@ -142,6 +142,48 @@ def test_report_in_a_headless_browser(browser, tmp_path):
         browser.save_screenshot(shot)
 
 
+def test_dataset_page_opens_on_the_traced_first_failure(browser, tmp_path):
+    """A failing dataset check's page: the figures, then the traced sample's first failure in
+    view, the index of its failing ops, its tensors beside the page (``dataset-tensors/``)."""
+    from pytest_ascend_accuracy.report.html_report import dataset_html_text
+
+    rng = np.random.default_rng(1)
+    golden = {f"stage{i}/" + "long_block_name_" * 8 + f"Conv_{i}":
+              [rng.standard_normal((1, 8, 4, 4)).astype(np.float32)] for i in range(40)}
+    actual = {k: [(v[0] + (rng.standard_normal(v[0].shape) * (i >= 12))).astype(np.float16)]
+              for i, (k, v) in enumerate(golden.items())}
+    actual_dump = DumpSet.from_arrays(actual)
+    golden_dump = DumpSet.from_arrays(golden)
+    result = compare_dumps(actual_dump, golden_dump)
+    verdict = result.judge(0.99)
+    links = copy_failing_tensors(actual_dump, golden_dump, verdict, tmp_path,
+                                 folder="dataset-tensors")
+    figures = [("model", "m"), ("flipped", ", ".join(f"{i:03d}" for i in range(300))),
+               ("traced", "first flipped sample 000: first operator below the threshold: ...")]
+    page = tmp_path / "dataset.html"
+    page.write_text(dataset_html_text("dataset accuracy FAILED: top1 0.4 vs 0.5", False, figures,
+                                      result=result, verdict=verdict, links=links,
+                                      traced="first flipped sample 000, every operator compared"))
+    sizes, errors = _fits(browser, page)
+    assert errors == [] and sizes[2] == WIDTH and sizes[0] <= sizes[1], sizes
+    first = browser.execute_script(
+        "const e = document.getElementById('first-failure'); const r = e.getBoundingClientRect();"
+        "return [r.top, r.bottom, window.innerHeight, e.textContent,"
+        "        document.querySelectorAll('#failing-ops li').length];")
+    assert 0 <= first[0] < first[1] <= first[2], first
+    assert "Conv_12" in first[3] and first[4] == 28
+    hrefs = browser.execute_script(
+        "return Array.from(document.querySelectorAll('a[href]')).map(a => [a.getAttribute('href'),"
+        "  a.href]);")
+    assert any(h.startswith("dataset-tensors/") for h, _ in hrefs)
+    for raw, absolute in hrefs:
+        if raw.startswith("#"):
+            assert browser.execute_script("return !!document.getElementById(arguments[0]);",
+                                          raw[1:]), raw
+        else:
+            assert Path(unquote(urlparse(absolute).path)).is_file(), raw
+
+
 def _fits(browser, page: Path):
     """[scrollWidth, clientWidth, innerWidth] of ``page``, and its console errors."""
     browser.get(page.as_uri())

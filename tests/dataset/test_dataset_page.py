@@ -1,0 +1,115 @@
+"""A failing dataset check's page, as ``--accuracy-report`` writes it: it opens on the traced
+sample's first failure, indexes the sample's failing ops, and links their tensors, copied next
+to the page (``dataset-tensors/``), so the links outlive the dumps. Before, the page had the
+chart and the table alone, and no tensor of the sample a user was told to look at (H85)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from .conftest import spiky_model, spiky_samples
+
+TEST_FILE = '''
+import os
+from pytest_ascend_accuracy import accuracy
+
+
+@accuracy(threshold=0.95)
+def test_one(ascend_model, check_dataset):
+    check_dataset(ascend_model("models/spiky.onnx"), "samples", metric="agreement",
+                  max_drop=float(os.environ.get("DROP", "0.01")))
+'''
+
+TWO_FILE = '''
+import pytest
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.dataset.result import DatasetFailure
+
+
+@accuracy(threshold=0.95)
+def test_two(ascend_model, check_dataset):
+    om = ascend_model("models/spiky.onnx")
+    with pytest.raises(DatasetFailure):
+        check_dataset(om, "samples", metric="agreement")
+    check_dataset(om, "samples", metric="agreement", max_drop=0.02)
+'''
+
+
+@pytest.fixture
+def project(pytester):
+    (pytester.path / "models").mkdir()
+    onnx.save(spiky_model(), str(pytester.path / "models" / "spiky.onnx"))
+    samples, _ = spiky_samples()
+    (pytester.path / "samples").mkdir()
+    for i, s in enumerate(samples):
+        np.savez(pytester.path / "samples" / f"{i:03d}.npz", **s)
+    pytester.makepyfile(test_one=TEST_FILE, test_two=TWO_FILE)
+    return pytester
+
+
+def _hrefs(page: Path):
+    return re.findall(r'href="([^"]+)"', page.read_text())
+
+
+def test_a_failing_pages_first_failure_index_and_tensors(project):
+    project.runpytest("-p", "no:cacheprovider", "test_one.py",
+                      "--accuracy-report=rep").assert_outcomes(failed=1)
+    (page,) = (project.path / "rep").rglob("dataset.html")
+    text = page.read_text()
+    first = re.search(r'<section id="first-failure"><h2>first failure: <a href="#(r\d+)">#\d+ '
+                      r'amplify2</a></h2><p>NaN/Inf on one side only at (\d+) position', text)
+    assert first, text[-3000:]
+    assert "<h2>first flipped sample 003, every operator compared</h2>" in text
+    assert f'<td id="{first.group(1)}">' in text  # the section jumps to the op's row
+    index = re.search(r'<nav class="failures" id="failing-ops"><h2>failing ops \((\d+)\)', text)
+    assert index and int(index.group(1)) >= 1
+    files = [h for h in _hrefs(page) if not h.startswith("#")]
+    assert files and all(h.startswith("dataset-tensors/") for h in files), files
+    assert all((page.parent / h).is_file() for h in files)  # every link resolves
+    assert files[0].endswith("amplify2-output_0.actual.npy")
+    assert files[1].endswith("amplify2-output_0.golden.npy")
+    actual, golden = (np.load(page.parent / h) for h in files[:2])
+    # the copies are the traced sample's tensors as compared: the overflow the page names
+    assert np.isposinf(actual).sum() == int(first.group(2)) and np.isfinite(golden).all()
+    assert actual.dtype == np.float16 and golden.dtype == np.float32
+
+
+def test_a_rerun_that_passes_removes_the_earlier_copies(project, monkeypatch):
+    project.runpytest("-p", "no:cacheprovider", "test_one.py",
+                      "--accuracy-report=rep").assert_outcomes(failed=1)
+    (page,) = (project.path / "rep").rglob("dataset.html")
+    assert (page.parent / "dataset-tensors").is_dir()
+    monkeypatch.setenv("DROP", "1.0")  # the same test, now within its max_drop: no trace
+    project.runpytest("-p", "no:cacheprovider", "test_one.py",
+                      "--accuracy-report=rep").assert_outcomes(passed=1)
+    assert "dataset accuracy PASSED" in page.read_text()
+    assert not (page.parent / "dataset-tensors").exists()
+    assert [h for h in _hrefs(page) if not h.startswith("#")] == []
+
+
+def test_a_tests_second_failing_check_copies_into_a_folder_of_its_own(project):
+    project.runpytest("-p", "no:cacheprovider", "test_two.py",
+                      "--accuracy-report=rep").assert_outcomes(failed=1)
+    folder = project.path / "rep" / "test_two.py--test_two"
+    links = {name: [h for h in _hrefs(folder / name) if not h.startswith("#")]
+             for name in ("dataset.html", "dataset-2.html")}
+    assert links["dataset.html"] and all(h.startswith("dataset-tensors/")
+                                         for h in links["dataset.html"])
+    assert links["dataset-2.html"] and all(h.startswith("dataset-2-tensors/")
+                                           for h in links["dataset-2.html"])
+    assert all((folder / h).is_file() for hs in links.values() for h in hs)
+
+
+def test_the_traced_section_says_which_sample_and_why():
+    """The section read "first flipped sample" over a map check's trace of the sample whose
+    scores moved most (no sample flips under mAP)."""
+    from pytest_ascend_accuracy.dataset.result import Culprit
+    from pytest_ascend_accuracy.plugin.dataset_page import _traced
+
+    moved = Culprit("img_7", op="head/Conv", role="scores moved most in sample")
+    assert _traced(moved) == "scores moved most in sample img_7, every operator compared"
+    assert _traced(Culprit("003", op="x")) == "first flipped sample 003, every operator compared"
