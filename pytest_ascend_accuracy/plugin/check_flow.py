@@ -17,8 +17,8 @@ from typing import Callable, Optional
 
 import pytest
 
-from .accuracy_check import (BaselineNote, check_against_baseline, publish, report_slug,
-                             require_baseline_inputs, run_check)
+from .accuracy_check import BaselineNote, publish, report_slug, run_check
+from .baseline_judging import check_against_baseline, require_baseline_inputs
 from .session import AccuracyState
 
 
