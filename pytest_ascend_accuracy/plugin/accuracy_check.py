@@ -265,14 +265,17 @@ PROBLEM_ADVICE = ("read the device dump with load_dump(DIR, om_json=\"model.json
 def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid: str,
               model: str, mode: str, record_property: Optional[Callable] = None,
               hint: Optional[str] = None, hint_mode=None, source_model=None,
-              defer_passed: bool = False, one_of_several: bool = False) -> CheckOutcome:
+              defer_passed: bool = False, one_of_several: bool = False,
+              on_failure: Optional[Callable] = None) -> CheckOutcome:
     """Compare, judge, record, write reports; re-raise ``AccuracyFailure`` when it failed.
     ``hint_mode`` (the ``Mode`` the test converted with) makes the hint paste-able into the
     test's ``modes=[...]``; every rendering (terminal, HTML, JUnit) gets the same hint.
     ``defer_passed``: a passing check records no JUnit property and writes no report file:
     its caller judges a baseline first and calls ``publish`` with that outcome (the reports
     said PASSED of a test its baseline failed). ``one_of_several``: the test converts other
-    models too, so a hint's modes are given for this model's ``ascend_model`` call alone."""
+    models too, so a hint's modes are given for this model's ``ascend_model`` call alone.
+    ``on_failure(failure)`` runs before a failure's reports are written (its diagnosis, which
+    it returns the page of for ``report.html`` to link; None: no page)."""
     __tracebackhide__ = True
     from ..report.assertion import as_dump
     from .setup_checks import check_op_names
@@ -286,7 +289,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         return _judged(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
                        record_property=record_property, hint=hint, hint_mode=hint_mode,
                        source_model=source_model, defer_passed=defer_passed,
-                       one_of_several=one_of_several, staged=staged)
+                       one_of_several=one_of_several, staged=staged, on_failure=on_failure)
     except BaseException:  # no verdict (a refusal, an interrupt): no report folder
         if staged is not None:
             staged.discard()  # (a set in place stays)
@@ -295,7 +298,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
 
 def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid, model, mode,
             record_property, hint, hint_mode, source_model, defer_passed, one_of_several,
-            staged) -> CheckOutcome:
+            staged, on_failure) -> CheckOutcome:
     """``run_check`` once the report set is begun (``staged``, None: no report)."""
     __tracebackhide__ = True
     from ..compare.thresholds import Policy
@@ -365,18 +368,25 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         from ..report.tensor_copies import copy_failing_tensors
 
         links = copy_failing_tensors(actual, golden, verdict, staged.staging)
-    publish(outcome, record_property, hint=shown_hint, links=links)
+    diagnosis = None
+    try:
+        if failure is not None and on_failure is not None:
+            diagnosis = on_failure(failure)
+    finally:  # (a Ctrl-C in a diagnosis leaves the check's reports, as before it ran)
+        publish(outcome, record_property, hint=shown_hint, links=links, diagnosis=diagnosis)
     if failure is not None:
         raise failure
     return outcome
 
 
 def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=None,
-            links=None, baseline: Optional[BaselineNote] = None) -> None:
+            links=None, baseline: Optional[BaselineNote] = None,
+            diagnosis: Optional[Path] = None) -> None:
     """The JUnit properties and report files of a finished check; ``baseline`` (when one was
     judged, or could not be) is stated in each: a test its baseline failed is not reported
     passed (``accuracy_passed=false``, ``accuracy_baseline``, the page's headline, the JSON's
-    ``baseline``); the threshold verdict itself stays as judged."""
+    ``baseline``); the threshold verdict itself stays as judged. ``diagnosis``: the page of
+    the failure's diagnosis, which the report links (relative, as the folders move together)."""
     if record_property is not None:
         from .junit_verdict import record_check_properties
 
@@ -386,7 +396,8 @@ def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=
     if outcome.staged is not None:  # the set moves into place complete, or not at all
         outcome.staged.write(outcome.result, outcome.verdict, title=outcome.title, hint=hint,
                              links=links, baseline=baseline.to_dict() if baseline else None,
-                             run=outcome.run)
+                             run=outcome.run, diagnosis=None if diagnosis is None else Path(
+                                 os.path.relpath(diagnosis, outcome.staged.final)).as_posix())
 
 
 # -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------

@@ -38,24 +38,25 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
     ``one_of_several``: the test converts other models too (fixes are given for this model's
     ``ascend_model`` call, not the marker)."""
     __tracebackhide__ = True
-    from ..report.assertion import AccuracyFailure
 
-    try:
-        outcome = run_check(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
-                            record_property=record_property,
-                            hint_mode=handle.mode if handle is not None else None,
-                            source_model=_source_model(handle),
-                            defer_passed=spec.max_drop is not None,
-                            one_of_several=one_of_several)
-    except AccuracyFailure as exc:
+    def on_failure(exc) -> Optional[Path]:
+        """A failure's own lines, then its diagnosis (before its report, which links it)."""
         _name_input_shape(state, nodeid, exc)
         if amend is not None:
             amend(exc)
-        if state.settings.diagnose:
-            note = diagnosis_note(state, handle, inputs, spec, nodeid,
-                                  model if one_of_several else "", golden=golden)
-            exc.args = (f"{exc.args[0].rstrip()}\n{note}",)
-        raise
+        if not state.settings.diagnose:
+            return None
+        state.diagnosed.pop(nodeid, None)
+        note = diagnosis_note(state, handle, inputs, spec, nodeid,
+                              model if one_of_several else "", golden=golden)
+        exc.args = (f"{exc.args[0].rstrip()}\n{note}",)
+        return state.diagnosed.pop(nodeid, None)
+
+    outcome = run_check(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
+                        record_property=record_property,
+                        hint_mode=handle.mode if handle is not None else None,
+                        source_model=_source_model(handle), defer_passed=spec.max_drop is not None,
+                        one_of_several=one_of_several, on_failure=on_failure)
     if spec.max_drop is None:
         return outcome
     # the JUnit properties and report files are written once the baseline is judged, and say
@@ -292,6 +293,8 @@ def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
                      mode=handle.mode, atc_options=getattr(handle, "atc_options", None) or None,
                      scale_tolerance=spec.scale_tolerance, budget_option=PLUGIN_BUDGET_OPTION,
                      golden=golden, golden_inputs=golden_inputs)
+    if (out_dir / "diagnosis.html").is_file():  # the page the failure's report links
+        state.diagnosed[nodeid] = out_dir / "diagnosis.html"
     shown = state.settings.show(out_dir)
     lines = [f"diagnosis (--accuracy-diagnose{' ' + on if on else ''}, {d.conversions} new "
              f"conversion"

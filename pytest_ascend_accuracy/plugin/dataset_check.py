@@ -73,18 +73,25 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
         names_where=names_where, higher_is_better=higher_is_better,
         scale_tolerance=spec.scale_tolerance,
         on_traced=page.copy_tensors if page is not None else None)
-    report = page.write(state, nodeid, result, compared, verdict) if page is not None else None
-    record = to_record(result, nodeid, report)
+    record = to_record(result, nodeid, str(page.path) if page is not None else None)
     record["model"] = model
     state.dataset_records.append(record)
     if record_property is not None:
         for key, value in result.properties().items():
             record_property(key, value)
-    if not result.passed:
-        failure = DatasetFailure(result, compared, verdict)
-        if state.settings.diagnose:
+    failure = None if result.passed else DatasetFailure(result, compared, verdict)
+    diagnosis = None
+    try:  # the diagnosis first: the page links it
+        if failure is not None and state.settings.diagnose:
+            state.diagnosed.pop(nodeid, None)
             note = dataset_diagnosis(state, om, samples, result, spec, nodeid, reference_inputs)
             failure.args = (f"{failure.args[0].rstrip()}\n{note}",)
+            diagnosis = state.diagnosed.pop(nodeid, None)
+            record["diagnosis"] = None if diagnosis is None else str(diagnosis)  # (the index)
+    finally:
+        if page is not None:
+            page.write(state, nodeid, result, compared, verdict, diagnosis=diagnosis)
+    if failure is not None:
         raise failure
     return result
 

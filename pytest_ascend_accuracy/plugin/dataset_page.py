@@ -40,6 +40,10 @@ class DatasetPage:
         return cls(Path(root) / slug, "dataset" if n == 0 else f"dataset-{n + 1}", key)
 
     @property
+    def path(self) -> Path:
+        return self.directory / f"{self.stem}.html"
+
+    @property
     def tensors(self) -> str:
         return f"{self.stem}-tensors"
 
@@ -51,17 +55,23 @@ class DatasetPage:
         self.links = copy_failing_tensors(actual, golden, verdict, self.directory,
                                           folder=self.tensors)
 
-    def write(self, state: AccuracyState, nodeid: str, result, compared, verdict) -> str:
-        """Write the page (atomically); returns its path."""
+    def write(self, state: AccuracyState, nodeid: str, result, compared, verdict, *,
+              diagnosis: Optional[Path] = None) -> str:
+        """Write the page (atomically), linking ``diagnosis`` (the failure's diagnosis page)
+        where given; returns its path."""
+        import os
+
         from ..report.html_report import write_dataset_html
 
         state.report_slugs[self.key] = state.report_slugs.get(self.key, 0) + 1
         self.directory.mkdir(parents=True, exist_ok=True)
-        path = write_dataset_html(self.directory / f"{self.stem}.html",
+        if diagnosis is not None:
+            diagnosis = Path(os.path.relpath(diagnosis, self.directory)).as_posix()
+        path = write_dataset_html(self.path,
                                   result.message().splitlines()[0], result.passed,
                                   _figures(result), title=f"{nodeid} [dataset]", result=compared,
                                   verdict=verdict, links=self.links,
-                                  traced=_traced(result.culprit))
+                                  traced=_traced(result.culprit), diagnosis=diagnosis)
         return str(path)
 
 

@@ -185,6 +185,9 @@ class AccuracyState:
     worker_cache_stats: Dict[str, int] = field(default_factory=dict)
     workers_merged: int = 0
     report_slugs: Dict[str, int] = field(default_factory=dict)
+    #: the page of the diagnosis just written for a test (``check_flow.diagnosis_lines``),
+    #: taken by the report of the failure it diagnosed, which links it
+    diagnosed: Dict[str, Path] = field(default_factory=dict)
     #: baselines this process wrote from its own run: {absolute path: test id} (every xdist
     #: worker's are in the session's registry, ``baseline_written_by``)
     baselines_written: Dict[str, str] = field(default_factory=dict)

@@ -17,6 +17,7 @@ import html
 import math
 import os
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from urllib.parse import quote
 
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
 from ..core.atomic_files import atomic_write_text
@@ -313,12 +314,14 @@ def _baseline_head(verdict: Verdict, baseline: Mapping[str, object]) -> List[str
 
 def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy report",
               hint=None, links: Optional[Links] = None, files: Sequence[str] = (),
-              baseline: Optional[Mapping[str, object]] = None) -> str:
+              baseline: Optional[Mapping[str, object]] = None,
+              diagnosis: Optional[str] = None) -> str:
     """The page; ``hint`` is the terminal's (a text or a ``report.hints.Hint``); ``links``
     the failing tensors copied next to the page (``report.tensor_copies``); ``files`` other
     files next to it to link (the CSV, the JSON); ``baseline`` the per-operator baseline
     check's outcome (``passed``, ``status``, ``line``, ``message``), stated in the verdict
-    area: a test its baseline failed is not headed PASSED."""
+    area: a test its baseline failed is not headed PASSED; ``diagnosis`` the failure's
+    ``--accuracy-diagnose`` page (relative), linked under the hint."""
     cls = "pass" if verdict.passed else "fail"
     summary = _baseline_head(verdict, baseline) if baseline is not None else [
         f'<h1 class="{cls}">{_e(verdict.describe())}</h1>']
@@ -334,6 +337,7 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
         else:
             text = hint if hint is not None else default_hint(verdict, result=result)
             summary.append(f"<p>next step: {_e(text)}</p>")
+    summary.append(_diagnosis_link(diagnosis))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
             + "\n".join(summary) + "\n" + _failure_index(result, verdict, links) + "\n"
@@ -341,27 +345,36 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
             + _table(result, verdict) + "\n</body></html>\n")
 
 
+def _diagnosis_link(page: Optional[str]) -> str:
+    """The line linking a failure's ``--accuracy-diagnose`` page and its fix files."""
+    if not page:
+        return ""
+    return (f'<p id="diagnosis">diagnosis (--accuracy-diagnose): <a href="{_e(quote(page))}">'
+            f'{_e(page)}</a> (its fix files and atc_args.txt lie beside it)</p>')
+
+
 def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "Accuracy report",
                hint=None, links: Optional[Links] = None, files: Sequence[str] = (),
-               baseline: Optional[Mapping[str, object]] = None) -> str:
+               baseline: Optional[Mapping[str, object]] = None,
+               diagnosis: Optional[str] = None) -> str:
     """Write the self-contained HTML page atomically; returns the path."""
     text = html_text(result, verdict, title=title, hint=hint, links=links, files=files,
-                     baseline=baseline)
+                     baseline=baseline, diagnosis=diagnosis)
     return os.fspath(atomic_write_text(path, text, what="HTML report", errors="backslashreplace"))
 
 
 def dataset_html_text(heading: str, passed: bool, figures: Sequence[Tuple[str, str]], *,
                       title: str = "Dataset accuracy", result: Optional[CompareResult] = None,
                       verdict: Optional[Verdict] = None, links: Optional[Links] = None,
-                      traced: str = "") -> str:
+                      traced: str = "", diagnosis: Optional[str] = None) -> str:
     """A dataset check's page: its verdict line, a table of figures and, when a sample was
     traced (``traced`` says which and why), that sample's first failure, the index of its
     failing ops (``links``: their tensors copied next to the page), its per-operator chart and
-    table, as a check's own page shows them."""
+    table, as a check's own page shows them; ``diagnosis`` as ``html_text`` takes it."""
     # values wrap: a list of 300 flipped samples ran the page 9,250 px wide
     rows = "".join(f'<tr><th>{_e(k)}</th><td class="w">{_e(v)}</td></tr>' for k, v in figures)
     body = [f'<h1 class="{"pass" if passed else "fail"}">{_e(heading)}</h1>',
-            f"<table><tbody>{rows}</tbody></table>"]
+            f"<table><tbody>{rows}</tbody></table>", _diagnosis_link(diagnosis)]
     if result is not None and verdict is not None:
         body += [f"<h2>{_e(traced or 'traced sample, every operator compared')}</h2>",
                  _first_failure(result, verdict, links), _failure_index(result, verdict, links),

@@ -113,18 +113,19 @@ class ReportSet:
 
     def write(self, result, verdict, *, title: str, hint=None, links=None,
               baseline: Optional[Mapping[str, object]] = None,
-              run: Optional[Mapping[str, object]] = None) -> Path:
+              run: Optional[Mapping[str, object]] = None, diagnosis: Optional[str] = None) -> Path:
         """``compare.json`` (with ``run``, completed by the outcome) and ``report.html`` beside
-        the CSV, then the whole set into place; on any error or interrupt, nothing."""
+        the CSV, then the whole set into place; on any error or interrupt, nothing.
+        ``diagnosis``: the failure's diagnosis page, relative to the set's folder (linked)."""
         from .html_report import write_html
         from .json_report import write_json
 
         try:
-            run = None if run is None else run_block(run, verdict, baseline)
+            run = None if run is None else run_block(run, verdict, baseline, diagnosis)
             write_json(result, self.staging / "compare.json", verdict, baseline=baseline, run=run)
             files = [n for n in ("compare.csv", "compare.json") if (self.staging / n).is_file()]
             write_html(result, self.staging / "report.html", verdict, title=title, hint=hint,
-                       links=links, files=files, baseline=baseline)
+                       links=links, files=files, baseline=baseline, diagnosis=diagnosis)
             return self.settle()
         except BaseException:
             self.discard()
@@ -168,11 +169,13 @@ class ReportSet:
                 shutil.rmtree(self.staging, ignore_errors=True)
 
 
-def run_block(run: Mapping[str, object], verdict, baseline=None) -> dict:
+def run_block(run: Mapping[str, object], verdict, baseline=None,
+              diagnosis: Optional[str] = None) -> dict:
     """``compare.json``'s ``"run"``: what names the run (``id``, ``started``, ``nodeid``,
     ``check``...) plus when this file was written and the check's outcome as the terminal
     states it (``passed``: the threshold verdict and, where judged, the baseline;
-    ``first_failing_op``)."""
+    ``first_failing_op``; ``diagnosis``: its ``--accuracy-diagnose`` page, relative to the
+    folder, or None)."""
     import datetime
 
     first = verdict.first
@@ -181,7 +184,7 @@ def run_block(run: Mapping[str, object], verdict, baseline=None) -> dict:
                 timespec="seconds"),
             "passed": passed, "first_failing_op": first.row.label if first else None,
             "baseline": (f"{baseline.get('status')}: {baseline.get('line')}"
-                         if baseline is not None else None)}
+                         if baseline is not None else None), "diagnosis": diagnosis}
 
 
 def remove_partials(root: Path, name: str) -> None:

@@ -66,7 +66,9 @@ def collect(root: Path, run_id: str,
                         "check": run.get("check"), "passed": run.get("passed"),
                         "first_failing_op": run.get("first_failing_op"),
                         "baseline": run.get("baseline"), "written": run.get("written"),
-                        "page": f"{folder.name}/report.html"})
+                        "page": f"{folder.name}/report.html",
+                        "diagnosis": _within(root, folder / str(run["diagnosis"]))
+                        if run.get("diagnosis") else None})
     for record in dataset_records:
         page = record.get("report")
         if not page or not Path(str(page)).is_file():
@@ -80,9 +82,22 @@ def collect(root: Path, run_id: str,
         entries.append({"folder": rel.parts[0], "kind": "dataset", "nodeid": record.get("nodeid"),
                         "check": f"{record.get('model')}, {record.get('mode')} (dataset)",
                         "passed": record.get("passed"), "first_failing_op": record.get("first_op"),
-                        "baseline": None, "written": None, "page": rel.as_posix()})
+                        "baseline": None, "written": None, "page": rel.as_posix(),
+                        "diagnosis": _within(root, Path(str(record["diagnosis"])))
+                        if record.get("diagnosis") else None})
     entries.sort(key=lambda e: (e["folder"], e["page"]))
     return entries, [p.name for p in folders if p.name not in ours]
+
+
+def _within(root: Path, page: Path) -> Optional[str]:
+    """``page`` relative to ``root`` (posix), None where it is not in ``root`` or not there."""
+    try:
+        rel = Path(os.path.relpath(page, root))
+    except ValueError:
+        return None
+    if rel.parts[:1] == ("..",) or not (root / rel).is_file():
+        return None
+    return rel.as_posix()
 
 
 def index_data(run: Mapping[str, object], entries: List[dict], others: List[str]) -> Dict:
@@ -97,15 +112,17 @@ def _row(entry: Mapping[str, object]) -> str:
     ok = bool(entry["passed"])
     first = entry.get("first_failing_op") or ""
     note = entry.get("baseline") or ""
+    diagnosis = entry.get("diagnosis")
+    diagnosed = (f'<a href="{e(quote(str(diagnosis)))}">diagnosis</a>' if diagnosis else "")
     return (f'<tr class="{"pass" if ok else "fail"}"><td>{"PASSED" if ok else "FAILED"}</td>'
             f'<td><a href="{e(quote(str(entry["page"])))}">{e(str(entry["nodeid"] or ""))}</a>'
             f'</td><td>{e(str(entry["check"] or ""))}</td><td>{e(str(first))}</td>'
-            f'<td>{e(str(note))}</td></tr>')
+            f'<td>{e(str(note))}</td><td>{diagnosed}</td></tr>')
 
 
 def index_html(data: Mapping[str, object]) -> str:
     """The page: this run's checks (verdict, test linked to its page, check, first failing op,
-    baseline), then the names of the other runs' folders, unlinked."""
+    baseline, diagnosis page), then the names of the other runs' folders, unlinked."""
     e = html.escape
     run = data["run"]
     head = f'run {e(str(run.get("id")))}, started {e(str(run.get("started")))}'
@@ -116,7 +133,8 @@ def index_html(data: Mapping[str, object]) -> str:
     body = [f"<h1>{data['checks']} check{'s' if data['checks'] != 1 else ''} of this run: "
             f"{data['passed']} passed, {data['failed']} failed</h1>", f'<p class="meta">{head}</p>',
             "<table><thead><tr><th>verdict</th><th>test</th><th>check</th>"
-            f"<th>first failing op</th><th>baseline</th></tr></thead><tbody>{rows}</tbody></table>"]
+            f"<th>first failing op</th><th>baseline</th><th>--accuracy-diagnose</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>"]
     if others:
         body += [f"<h2>{len(others)} folder{'s' if len(others) != 1 else ''} in this directory "
                  "not written by this run (earlier runs', or those of a session writing here "

@@ -113,3 +113,21 @@ def test_the_traced_section_says_which_sample_and_why():
     moved = Culprit("img_7", op="head/Conv", role="scores moved most in sample")
     assert _traced(moved) == "scores moved most in sample img_7, every operator compared"
     assert _traced(Culprit("003", op="x")) == "first flipped sample 003, every operator compared"
+
+
+def test_a_diagnosed_failures_page_and_index_link_its_diagnosis(project):
+    result = project.runpytest("-p", "no:cacheprovider", "test_one.py", "--accuracy-diagnose",
+                               "--accuracy-report=rep")
+    result.assert_outcomes(failed=1)
+    (named,) = [line.split("full diagnosis: ", 1)[1] for line in result.outlines
+                if "full diagnosis: " in line]
+    (page,) = (project.path / "rep").rglob("dataset.html")
+    line = re.search(r'<p id="diagnosis">diagnosis \(--accuracy-diagnose\): <a href="([^"]+)">',
+                     page.read_text())
+    assert line and line.group(1) == "diagnosis/diagnosis.html"
+    assert (page.parent / line.group(1)).parent == project.path / Path(named).parent
+    assert (page.parent / line.group(1)).is_file()
+    import json
+
+    (entry,) = json.loads((project.path / "rep" / "index.json").read_text())["folders"]
+    assert entry["diagnosis"] == f"{page.parent.name}/diagnosis/diagnosis.html"
