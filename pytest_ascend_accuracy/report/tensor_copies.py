@@ -19,7 +19,7 @@ from typing import Dict, Optional, Tuple
 
 #: failing tensors copied per report (graph order; the first is what the user looks at first)
 DEFAULT_LIMIT = 10
-#: bytes of copies per report beyond the first failure's
+#: bytes of copies per report beyond the first failure's (which is always copied)
 DEFAULT_MAX_BYTES = 64 << 20
 #: (op name, slot) -> (actual link, golden link); a link is None when that side is missing
 Links = Dict[Tuple[str, str], Tuple[Optional[str], Optional[str]]]
@@ -55,11 +55,13 @@ def _save(ref, path: Path) -> Optional[str]:
         with open(tmp, "wb") as f:
             np.save(f, values)
         os.replace(tmp, path)
-    except OSError:
+    except BaseException as exc:  # a Ctrl-C too: no temp file stays behind
         try:
             tmp.unlink()
         except OSError:
             pass
+        if not isinstance(exc, OSError):
+            raise
         return None
     return path.name
 
@@ -74,16 +76,21 @@ def _nbytes(ref) -> int:
 
 
 def copy_failing_tensors(actual, golden, verdict, directory, *, limit: int = DEFAULT_LIMIT,
-                         max_bytes: int = DEFAULT_MAX_BYTES, folder: str = "tensors") -> Links:
-    """Copy the first ``limit`` failing tensors of ``verdict`` (actual and golden side) into
-    ``directory/folder`` (past the first, within ``max_bytes``); the links relative to
-    ``directory``."""
+                         max_bytes: int = DEFAULT_MAX_BYTES, folder: str = "tensors",
+                         into=None) -> Links:
+    """Copy the first failure of ``verdict`` (``verdict.first``, the one the page opens on)
+    and the failing tensors after it in graph order, ``limit`` in all, actual and golden side,
+    into ``directory/folder`` (``into``: another folder that will be moved there; past the
+    first failure, within ``max_bytes``); the links relative to ``directory``."""
     links: Links = {}
     spent = 0
-    rows = [f.row for f in verdict.failures][:limit]
-    if not rows:
+    first = verdict.first
+    if first is None:
         return links
-    out = Path(directory) / folder
+    # the first failure skips "not compared" rows (no golden tensor) that may come before it:
+    # counted among the failures, ten of them left it uncopied (a review)
+    rows = [first.row] + [f.row for f in verdict.failures if f.row is not first.row][:limit - 1]
+    out = Path(into) if into is not None else Path(directory) / folder
     out.mkdir(parents=True, exist_ok=True)
     for k, row in enumerate(rows):
         stem = f"{row.order:04d}-{_safe(row.op_name)}-{_safe(row.slot)}"
@@ -92,7 +99,7 @@ def copy_failing_tensors(actual, golden, verdict, directory, *, limit: int = DEF
         size = sum(_nbytes(r) for r in refs if r is not None)
         if k and spent + size > max_bytes:
             break
-        spent += size
+        spent += size if k else 0  # the first failure's own bytes are not counted
         pair = []
         for side, ref in zip(("actual", "golden"), refs):
             saved = _save(ref, out / f"{stem}.{side}.npy") if ref is not None else None

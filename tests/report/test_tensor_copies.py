@@ -27,10 +27,55 @@ def test_copies_are_the_compared_values(tmp_path):
 
 def test_the_first_failure_is_copied_whatever_the_budget(tmp_path):
     actual, golden, verdict = _failing(size=1000)  # 8000 bytes a pair
+    # the budget is for the copies beyond the first failure's, as DEFAULT_MAX_BYTES says
+    # (the code counted the first one's bytes in it)
     links = copy_failing_tensors(actual, golden, verdict, tmp_path, max_bytes=20000)
-    assert list(links) == [("op0", "output:0"), ("op1", "output:0")]
+    assert list(links) == [("op0", "output:0"), ("op1", "output:0"), ("op2", "output:0")]
     links = copy_failing_tensors(actual, golden, verdict, tmp_path / "b", max_bytes=0)
     assert list(links) == [("op0", "output:0")]
+
+
+def test_the_first_failure_after_ops_not_compared_is_copied_first(tmp_path):
+    """The page opens on ``verdict.first``, the first op compared and failed; ops of the device
+    with no golden tensor before it fail as "not compared". Counted among the failures, ten of
+    them took the whole limit and left the first failure with no tensors (a review)."""
+    rng = np.random.default_rng(0)
+    actual = {f"npu_extra_{i}": [rng.standard_normal((4, 8)).astype(np.float16)]
+              for i in range(12)}
+    g = rng.standard_normal((4, 8)).astype(np.float32)
+    actual["bad_op"] = [(-g).astype(np.float16)]
+    actual_dump, golden_dump = DumpSet.from_arrays(actual), DumpSet.from_arrays({"bad_op": [g]})
+    verdict = compare_dumps(actual_dump, golden_dump).judge(0.95)
+    assert verdict.first.row.op_name == "bad_op" and verdict.failures[0].row is not \
+        verdict.first.row
+    links = copy_failing_tensors(actual_dump, golden_dump, verdict, tmp_path)
+    assert list(links)[0] == ("bad_op", "output:0") and len(links) == 10
+    a, g_link = links[("bad_op", "output:0")]
+    np.testing.assert_array_equal(np.load(tmp_path / g_link), g)
+
+
+def test_an_interrupted_copy_leaves_no_temp_file(tmp_path, monkeypatch):
+    """A Ctrl-C inside ``np.save`` left its ``.tmp`` file (only an OSError removed it)."""
+    actual, golden, verdict = _failing()
+    calls = []
+    real = np.save
+
+    def interrupted(f, values):
+        calls.append(1)
+        if len(calls) == 3:
+            f.write(b"half")
+            raise KeyboardInterrupt
+        real(f, values)
+
+    monkeypatch.setattr(np, "save", interrupted)
+    try:
+        copy_failing_tensors(actual, golden, verdict, tmp_path)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the interrupt was swallowed")
+    assert sorted(p.name for p in (tmp_path / "tensors").iterdir()) == [
+        "0000-op0-output_0.actual.npy", "0000-op0-output_0.golden.npy"]
 
 
 def test_a_passing_verdict_copies_nothing(tmp_path):
