@@ -65,14 +65,19 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
     model = name or (model_label(om.model) if hasattr(om, 'model') else 'model')
     label = f"{model} [{mode}]"
     page = DatasetPage.next_for(state, nodeid)
-    result, compared, verdict = run_dataset_check(
-        om, samples, metric=metric, labels=labels, max_drop=max_drop, output=output,
-        postprocess=postprocess, cache=state.cache, threshold=spec.threshold,
-        per_op=spec.per_op_dict or None, ignore=spec.ignore, op_metric=spec.metric,
-        progress=progress_reporter(config, label), reference_inputs=reference_inputs,
-        names_where=names_where, higher_is_better=higher_is_better,
-        scale_tolerance=spec.scale_tolerance,
-        on_traced=page.copy_tensors if page is not None else None)
+    try:
+        result, compared, verdict = run_dataset_check(
+            om, samples, metric=metric, labels=labels, max_drop=max_drop, output=output,
+            postprocess=postprocess, cache=state.cache, threshold=spec.threshold,
+            per_op=spec.per_op_dict or None, ignore=spec.ignore, op_metric=spec.metric,
+            progress=progress_reporter(config, label), reference_inputs=reference_inputs,
+            names_where=names_where, higher_is_better=higher_is_better,
+            scale_tolerance=spec.scale_tolerance,
+            on_traced=page.copy_tensors if page is not None else None)
+    except BaseException:  # (a Ctrl-C while the trace copied its tensors: none stay)
+        if page is not None:
+            page.discard()
+        raise
     record = to_record(result, nodeid, str(page.path) if page is not None else None)
     record["model"] = model
     state.dataset_records.append(record)

@@ -2,9 +2,11 @@
 for a test's second dataset check), and, when the check traced a failing sample to an
 operator, that sample's failing tensors copied next to it (``dataset-tensors/``,
 ``dataset-2-tensors/``) so the page's links outlive the dumps, as a check's ``report.html``
-has its ``tensors/``. The page opens on the traced sample's first failure and indexes its
-failing ops (``report.html_report.dataset_html_text``). An earlier run's pages and copies go
-when the test starts (``report_folders.empty_report_folders``).
+has its ``tensors/``. The copies are written aside (``report.report_set``) and moved into place
+with the page: a Ctrl-C while they are written leaves neither. The page opens on the traced
+sample's first failure and indexes its failing ops (``report.html_report.dataset_html_text``).
+An earlier run's pages and copies go when the test starts
+(``report_folders.empty_report_folders``).
 """
 from __future__ import annotations
 
@@ -25,6 +27,8 @@ class DatasetPage:
     stem: str
     key: str
     links: dict = field(default_factory=dict)
+    #: the copies being written (``ReportSet``), moved into place with the page
+    staged: Optional[object] = None
 
     @classmethod
     def next_for(cls, state: AccuracyState, nodeid: str) -> Optional["DatasetPage"]:
@@ -49,11 +53,18 @@ class DatasetPage:
 
     def copy_tensors(self, actual, golden, verdict) -> None:
         """``dataset.run_dataset_check``'s ``on_traced``: the traced sample's failing tensors,
-        copied while its dumps can be read."""
+        copied (aside) while its dumps can be read."""
+        from ..report.report_set import ReportSet
         from ..report.tensor_copies import copy_failing_tensors
 
+        self.staged = ReportSet.begin(self.directory / self.tensors)
         self.links = copy_failing_tensors(actual, golden, verdict, self.directory,
-                                          folder=self.tensors)
+                                          folder=self.tensors, into=self.staged.staging)
+
+    def discard(self) -> None:
+        """The check stopped before its page (a Ctrl-C, an error): no copies stay."""
+        if self.staged is not None:
+            self.staged.discard()
 
     def write(self, state: AccuracyState, nodeid: str, result, compared, verdict, *,
               diagnosis: Optional[Path] = None) -> str:
@@ -61,18 +72,33 @@ class DatasetPage:
         where given; returns its path."""
         import os
 
+        from ..dataset.result import LISTED
         from ..report.html_report import write_dataset_html
+        from ..report.report_set import interrupts_held
 
         state.report_slugs[self.key] = state.report_slugs.get(self.key, 0) + 1
         self.directory.mkdir(parents=True, exist_ok=True)
         if diagnosis is not None:
             diagnosis = Path(os.path.relpath(diagnosis, self.directory)).as_posix()
-        path = write_dataset_html(self.path,
-                                  result.message().splitlines()[0], result.passed,
-                                  _figures(result), title=f"{nodeid} [dataset]", result=compared,
-                                  verdict=verdict, links=self.links,
-                                  traced=_traced(result.culprit), diagnosis=diagnosis)
-        return str(path)
+        with interrupts_held():  # the copies and their page, together
+            if self.staged is not None:
+                self.staged.settle()
+            return str(write_dataset_html(
+                self.path, result.message().splitlines()[0], result.passed, _figures(result),
+                title=f"{nodeid} [dataset]", result=compared, verdict=verdict, links=self.links,
+                traced=_traced(result.culprit), diagnosis=diagnosis,
+                flipped=result.flipped if len(result.flipped) > LISTED else ()))
+
+
+def _first_ids(ids) -> str:
+    """The flipped samples the terminal names (the page lists them all at its end): 200
+    ImageNet file names ran the figures past the window's height, and the page no longer
+    opened on the traced sample's first failure (a review)."""
+    from ..dataset.result import LISTED, listed
+
+    if len(ids) <= LISTED:
+        return ", ".join(ids) or "none"
+    return f"{listed(ids)} (all {len(ids)} at the end of the page)"
 
 
 def _traced(culprit) -> str:
@@ -87,7 +113,7 @@ def _figures(result):
                         + ("" if result.higher_is_better else "; lower is better: "
                                                               "device - reference") + ")"),
                ("samples", str(result.samples)),
-               ("flipped", ", ".join(result.flipped) or "none")]
+               ("flipped", _first_ids(result.flipped))]
     if result.positions > 1:  # a sequence output: a sample flips when any position does
         figures.append(("flipped positions", f"{result.flipped_positions} of "
                                              f"{result.all_positions()}"))

@@ -366,11 +366,13 @@ def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "A
 def dataset_html_text(heading: str, passed: bool, figures: Sequence[Tuple[str, str]], *,
                       title: str = "Dataset accuracy", result: Optional[CompareResult] = None,
                       verdict: Optional[Verdict] = None, links: Optional[Links] = None,
-                      traced: str = "", diagnosis: Optional[str] = None) -> str:
+                      traced: str = "", diagnosis: Optional[str] = None,
+                      flipped: Sequence[str] = ()) -> str:
     """A dataset check's page: its verdict line, a table of figures and, when a sample was
     traced (``traced`` says which and why), that sample's first failure, the index of its
     failing ops (``links``: their tensors copied next to the page), its per-operator chart and
-    table, as a check's own page shows them; ``diagnosis`` as ``html_text`` takes it."""
+    table, as a check's own page shows them; ``diagnosis`` as ``html_text`` takes it;
+    ``flipped``: every flipped sample, listed at the end (the figures name the first few)."""
     # values wrap: a list of 300 flipped samples ran the page 9,250 px wide
     rows = "".join(f'<tr><th>{_e(k)}</th><td class="w">{_e(v)}</td></tr>' for k, v in figures)
     body = [f'<h1 class="{"pass" if passed else "fail"}">{_e(heading)}</h1>',
@@ -379,6 +381,9 @@ def dataset_html_text(heading: str, passed: bool, figures: Sequence[Tuple[str, s
         body += [f"<h2>{_e(traced or 'traced sample, every operator compared')}</h2>",
                  _first_failure(result, verdict, links), _failure_index(result, verdict, links),
                  chart_svg(result, verdict), _table(result, verdict)]
+    if flipped:
+        body += [f'<h2 id="flipped">flipped samples ({len(flipped)})</h2>',
+                 f'<p class="meta">{_e(", ".join(flipped))}</p>']
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
             + "\n".join(b for b in body if b) + "\n</body></html>\n")

@@ -131,3 +131,38 @@ def test_a_diagnosed_failures_page_and_index_link_its_diagnosis(project):
 
     (entry,) = json.loads((project.path / "rep" / "index.json").read_text())["folders"]
     assert entry["diagnosis"] == f"{page.parent.name}/diagnosis/diagnosis.html"
+
+
+INTERRUPTED = '''
+import numpy as np
+from pytest_ascend_accuracy import accuracy
+
+_save = np.save
+calls = []
+
+
+def save_then_ctrl_c(f, values, *a, **k):
+    calls.append(1)
+    if len(calls) == 3:  # Ctrl-C arrives while the trace copies its third tensor
+        raise KeyboardInterrupt
+    return _save(f, values, *a, **k)
+
+
+@accuracy(threshold=0.95)
+def test_ctrl_c_while_copying(ascend_model, check_dataset, monkeypatch):
+    om = ascend_model("models/spiky.onnx")
+    monkeypatch.setattr(np, "save", save_then_ctrl_c)
+    check_dataset(om, "samples", metric="agreement")
+'''
+
+
+def test_a_ctrl_c_while_the_trace_copies_leaves_no_copies(project):
+    """The copies went straight into ``dataset-tensors/``: a Ctrl-C left two of them and a
+    temp file with no page, where a folder holds its whole set or nothing (a review)."""
+    project.makepyfile(test_interrupt=INTERRUPTED)
+    # (a subprocess: an in-process run hands its KeyboardInterrupt on to this session)
+    project.runpytest_subprocess("-p", "no:cacheprovider", "test_interrupt.py",
+                                 "--accuracy-report=rep")
+    left = [p.relative_to(project.path / "rep").as_posix()
+            for p in (project.path / "rep").rglob("*") if p.is_file()]
+    assert not [p for p in left if "/" in p], left  # nothing in the test's folder

@@ -162,12 +162,16 @@ def test_dataset_page_opens_on_the_traced_first_failure(browser, tmp_path):
     verdict = result.judge(0.99)
     links = copy_failing_tensors(actual_dump, golden_dump, verdict, tmp_path,
                                  folder="dataset-tensors")
-    figures = [("model", "m"), ("flipped", ", ".join(f"{i:03d}" for i in range(300))),
+    from pytest_ascend_accuracy.plugin.dataset_page import _first_ids
+
+    ids = [f"ILSVRC2012_val_{i:08d}" for i in range(300)]  # 200 such ids hid the first failure
+    figures = [("model", "m"), ("flipped", _first_ids(ids)),
                ("traced", "first flipped sample 000: first operator below the threshold: ...")]
     page = tmp_path / "dataset.html"
     page.write_text(dataset_html_text("dataset accuracy FAILED: top1 0.4 vs 0.5", False, figures,
                                       result=result, verdict=verdict, links=links,
-                                      traced="first flipped sample 000, every operator compared"))
+                                      traced="first flipped sample 000, every operator compared",
+                                      flipped=ids))
     sizes, errors = _fits(browser, page)
     assert errors == [] and sizes[2] == WIDTH and sizes[0] <= sizes[1], sizes
     first = browser.execute_script(
@@ -176,6 +180,9 @@ def test_dataset_page_opens_on_the_traced_first_failure(browser, tmp_path):
         "        document.querySelectorAll('#failing-ops li').length];")
     assert 0 <= first[0] < first[1] <= first[2], first
     assert "Conv_12" in first[3] and first[4] == 28
+    listed = browser.execute_script("return document.getElementById('flipped').nextElementSibling"
+                                    "  .textContent;")
+    assert listed.split(", ") == ids  # every flipped sample, at the end
     hrefs = browser.execute_script(
         "return Array.from(document.querySelectorAll('a[href]')).map(a => [a.getAttribute('href'),"
         "  a.href]);")
