@@ -65,7 +65,8 @@ def _judged(om, sample: Sample, result, threshold, per_op, ignore, metric: str,
     try:
         result.check_names(list(per_op or ()), ignore, None, model_label(om.model))
     except ConfigError as exc:
-        return Culprit(sample.id, note=f"not traced to an operator: {exc.problem}"), None
+        why = _never_compared(result, per_op, ignore) or exc.problem
+        return Culprit(sample.id, note=f"not traced to an operator: {why}"), None
     verdict = result.judge(Policy.build(threshold, per_op, ignore, metric, scale_tolerance))
     first = verdict.first
     if first is None and verdict.problem:  # nothing judged or compared: no operator to blame
@@ -76,6 +77,21 @@ def _judged(om, sample: Sample, result, threshold, per_op, ignore, metric: str,
     row = first.row
     return (Culprit(sample.id, op=row.label, op_type=row.op_type, reason=first.reason,
                     value=_finite(first.value), order=row.order), verdict)
+
+
+def _never_compared(result, per_op, ignore) -> str:
+    """Why an entry naming no compared tensor names one of the model's ops never compared (a
+    constant folded at conversion), as ``check_accuracy`` says it; "" where none does. It read
+    "'bias_const' is not an op of model 'spiky_c'" of a Constant node of that model."""
+    from fnmatch import fnmatchcase
+
+    names = [n for r in result.rows for n in r.names if n]
+    for what, entries in (("per_op entry", list(per_op or ())), ("ignore entry", list(ignore))):
+        for entry in entries:
+            if not any(n == entry or fnmatchcase(n, entry) for n in names) \
+                    and result.coverage.never_compared(entry)[0]:
+                return result.coverage.judges_nothing(what, entry)
+    return ""
 
 
 def _closest(result, verdict) -> str:

@@ -73,3 +73,27 @@ def test_the_naming_threshold_fails_the_figure_and_meets_the_next_op_s(
     from pytest_ascend_accuracy.dataset.culprit import _naming_threshold
 
     assert _naming_threshold(value, higher, limit) == shown
+
+
+def test_an_entry_naming_a_folded_constant_says_so(device, tmp_path, cache):
+    """The names were checked against the model before any sample ran, where a Constant node
+    is an op; the trace then said "'bias_const' is not an op of model 'spiky_c'". It says what
+    check_accuracy says of the same entry: folded at conversion, it judges nothing."""
+    from .conftest import spiky_model, spiky_samples
+
+    model = spiky_model(name="spiky_c")
+    bias = next(i for i in model.graph.initializer if i.name == "bias")
+    model.graph.node.insert(0, helper.make_node("Constant", [], ["bias"], name="bias_const",
+                                                value=bias))
+    model.graph.initializer.remove(bias)
+    path = tmp_path / "spiky_c.onnx"
+    onnx.save(model, str(path))
+    with pytest.raises(DatasetFailure) as info:
+        check_dataset(device(path), spiky_samples()[0], metric="agreement", cache=cache,
+                      per_op={"bias_const": 0.5})
+    culprit = info.value.dataset.culprit
+    assert culprit.op is None
+    assert culprit.note == (
+        "not traced to an operator: per_op entry 'bias_const' names only ops never compared "
+        "here (bias_const): folded at conversion: the converter computed them, the device never "
+        "runs or dumps them; it would judge nothing, so remove it")
