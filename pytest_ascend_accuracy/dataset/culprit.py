@@ -48,8 +48,14 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
             return Culprit(sample.id, note=f"could not dump and compare it: {exc}"), None, None
         culprit, verdict = _judged(om, sample, result, threshold, per_op, ignore, metric,
                                    scale_tolerance)
-        if on_traced is not None and culprit.op is not None:
-            on_traced(actual, golden, verdict)
+        if culprit.op is not None:
+            from ..report.hints import aipp_first_op
+
+            hint = aipp_first_op(actual, verdict, result)  # the AIPP file before the op
+            if hint is not None:
+                culprit = dataclasses.replace(culprit, next_step="\n".join(hint.lines()))
+            if on_traced is not None:
+                on_traced(actual, golden, verdict)
     return culprit, result, verdict
 
 

@@ -35,6 +35,9 @@ class Culprit:
     note: str = ""
     #: why this sample was traced: the first flipped one, or (map) the one whose scores moved most
     role: str = "first flipped sample"
+    #: what to do before blaming ``op`` ("next step: ..."; an AIPP model failing at its first
+    #: operator: the pre-processing), as ``check_accuracy`` says it; "" for none
+    next_step: str = ""
 
     def line(self) -> str:
         if self.op is None:
@@ -158,6 +161,8 @@ class DatasetResult:
                          f"{_ids(self.nonfinite_reference)}")
         if self.culprit is not None:
             lines.append(self.culprit.line())
+            if self.culprit.next_step:
+                lines.append(self.culprit.next_step)
         elif not self.passed and self.untracked:
             lines.append("top-1 flips were not tracked, so no operator was traced")
         elif not self.passed and not self.flipped:

@@ -121,4 +121,6 @@ def _figures(result):
         figures.append(("flips", f"not tracked ({result.untracked})"))
     if result.culprit is not None:
         figures.append(("traced", result.culprit.line()))
+        if result.culprit.next_step:  # as the terminal says it
+            figures.append(("advice", result.culprit.next_step))
     return figures

@@ -86,3 +86,26 @@ def test_a_yaml_dataset_item_converted_per_sample_shape_runs_step_5(pytester):
                                 "accuracy_dz.yaml", "-k", "dataset")
     result.assert_outcomes(failed=1, deselected=1)
     result.stdout.fnmatch_lines([STEP_5, "*mean_chn_0: 0 -> 123  # the reference subtracts*"])
+
+
+def test_a_failed_dataset_check_at_the_first_op_after_aipp_says_check_the_pre_processing(
+        aipp_project):
+    """``check_accuracy`` of such a model says to check the AIPP file before blaming the first
+    operator after it; the dataset check named that operator alone (a review). Its advice, taken
+    as printed: --accuracy-diagnose names the fields, and the corrected file passes."""
+    aipp_project.makefile(".cfg", zeroed=_zeroed(src_hw=(16, 16)))
+    aipp_project.makepyfile(test_ds=TEST)
+    result = aipp_project.runpytest("-q", "-p", "no:cacheprovider", "--accuracy-report=rep")
+    result.assert_outcomes(failed=1)
+    (page,) = (aipp_project.path / "rep").rglob("dataset.html")
+    assert ("<th>advice</th><td class=\"w\">next step: the first operator after AIPP "
+            "(conv1relu1) already fails") in page.read_text()  # the page says it too
+    result.stdout.fnmatch_lines([
+        "first flipped sample 0: first operator below the threshold: conv1relu1 (Conv2D) #1*",
+        "next step: the first operator after AIPP (conv1relu1) already fails: check the "
+        "pre-processing before blaming it: rerun with --accuracy-diagnose: step 5 compares the "
+        "device's Aipp output with the golden inputs, names the fields of zeroed.cfg to correct*"])
+    result = aipp_project.runpytest("-q", "-p", "no:cacheprovider", "--accuracy-diagnose")
+    result.stdout.fnmatch_lines([STEP_5, "*corrected AIPP file: zeroed.corrected.cfg"])
+    aipp_project.makepyfile(test_ds=TEST.replace('"zeroed.cfg"', '"zeroed.corrected.cfg"'))
+    aipp_project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
