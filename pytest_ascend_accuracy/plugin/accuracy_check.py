@@ -274,8 +274,9 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     its caller judges a baseline first and calls ``publish`` with that outcome (the reports
     said PASSED of a test its baseline failed). ``one_of_several``: the test converts other
     models too, so a hint's modes are given for this model's ``ascend_model`` call alone.
-    ``on_failure(failure)`` runs before a failure's reports are written (its diagnosis, which
-    it returns the page of for ``report.html`` to link; None: no page)."""
+    ``on_failure(failure)`` runs once a failure's reports are in place (its diagnosis; it
+    returns the diagnosis page, which ``report.html`` and ``compare.json`` then link, or
+    None)."""
     __tracebackhide__ = True
     from ..report.assertion import as_dump
     from .setup_checks import check_op_names
@@ -368,25 +369,25 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         from ..report.tensor_copies import copy_failing_tensors
 
         links = copy_failing_tensors(actual, golden, verdict, staged.staging)
-    diagnosis = None
-    try:
-        if failure is not None and on_failure is not None:
-            diagnosis = on_failure(failure)
-    finally:  # (a Ctrl-C in a diagnosis leaves the check's reports, as before it ran)
-        publish(outcome, record_property, hint=shown_hint, links=links, diagnosis=diagnosis)
+    publish(outcome, record_property, hint=shown_hint, links=links)
     if failure is not None:
+        if on_failure is not None:  # the diagnosis: minutes of conversions, after the set is in
+            try:  # place (a SIGTERM or the OOM killer in it leaves the check's reports whole)
+                raise failure
+            except AccuracyFailure:  # (an error in it is shown after the failure's own text)
+                diagnosis = on_failure(failure)
+            if diagnosis is not None and staged is not None:
+                staged.link_diagnosis(Path(os.path.relpath(diagnosis, staged.final)).as_posix())
         raise failure
     return outcome
 
 
 def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=None,
-            links=None, baseline: Optional[BaselineNote] = None,
-            diagnosis: Optional[Path] = None) -> None:
+            links=None, baseline: Optional[BaselineNote] = None) -> None:
     """The JUnit properties and report files of a finished check; ``baseline`` (when one was
     judged, or could not be) is stated in each: a test its baseline failed is not reported
     passed (``accuracy_passed=false``, ``accuracy_baseline``, the page's headline, the JSON's
-    ``baseline``); the threshold verdict itself stays as judged. ``diagnosis``: the page of
-    the failure's diagnosis, which the report links (relative, as the folders move together)."""
+    ``baseline``); the threshold verdict itself stays as judged."""
     if record_property is not None:
         from .junit_verdict import record_check_properties
 
@@ -396,8 +397,7 @@ def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=
     if outcome.staged is not None:  # the set moves into place complete, or not at all
         outcome.staged.write(outcome.result, outcome.verdict, title=outcome.title, hint=hint,
                              links=links, baseline=baseline.to_dict() if baseline else None,
-                             run=outcome.run, diagnosis=None if diagnosis is None else Path(
-                                 os.path.relpath(diagnosis, outcome.staged.final)).as_posix())
+                             run=outcome.run)
 
 
 # -- pytest-facing helpers (called from plugin hooks; pytest objects are duck-typed) ------------

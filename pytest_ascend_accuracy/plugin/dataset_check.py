@@ -84,21 +84,24 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
     if record_property is not None:
         for key, value in result.properties().items():
             record_property(key, value)
-    failure = None if result.passed else DatasetFailure(result, compared, verdict)
-    diagnosis = None
-    try:  # the diagnosis first: the page links it
-        if failure is not None and state.settings.diagnose:
-            state.diagnosed.pop(nodeid, None)
+    if page is not None:
+        page.write(state, nodeid, result, compared, verdict)
+    if result.passed:
+        return result
+    failure = DatasetFailure(result, compared, verdict)
+    if state.settings.diagnose:  # after the page: a job cancelled in its conversions keeps it
+        state.diagnosed.pop(nodeid, None)
+        try:
+            raise failure
+        except DatasetFailure:  # (an error in it is shown after the failure's own text)
             note = dataset_diagnosis(state, om, samples, result, spec, nodeid, reference_inputs)
-            failure.args = (f"{failure.args[0].rstrip()}\n{note}",)
-            diagnosis = state.diagnosed.pop(nodeid, None)
-            record["diagnosis"] = None if diagnosis is None else str(diagnosis)  # (the index)
-    finally:
-        if page is not None:
-            page.write(state, nodeid, result, compared, verdict, diagnosis=diagnosis)
-    if failure is not None:
-        raise failure
-    return result
+        failure.args = (f"{failure.args[0].rstrip()}\n{note}",)
+        diagnosis = state.diagnosed.pop(nodeid, None)
+        if diagnosis is not None:
+            record["diagnosis"] = str(diagnosis)  # (the index links it)
+            if page is not None:
+                page.link_diagnosis(diagnosis)
+    raise failure
 
 
 def dataset_diagnosis(state: AccuracyState, om, samples, result, spec, nodeid: str,

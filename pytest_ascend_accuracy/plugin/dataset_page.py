@@ -29,6 +29,8 @@ class DatasetPage:
     links: dict = field(default_factory=dict)
     #: the copies being written (``ReportSet``), moved into place with the page
     staged: Optional[object] = None
+    #: (test id, DatasetResult, CompareResult, Verdict) the page was written from
+    written: Optional[tuple] = None
 
     @classmethod
     def next_for(cls, state: AccuracyState, nodeid: str) -> Optional["DatasetPage"]:
@@ -57,7 +59,7 @@ class DatasetPage:
         from ..report.report_set import ReportSet
         from ..report.tensor_copies import copy_failing_tensors
 
-        self.staged = ReportSet.begin(self.directory / self.tensors)
+        self.staged = ReportSet.begin(self.directory / self.tensors, at=self.directory.parent)
         self.links = copy_failing_tensors(actual, golden, verdict, self.directory,
                                           folder=self.tensors, into=self.staged.staging)
 
@@ -66,28 +68,36 @@ class DatasetPage:
         if self.staged is not None:
             self.staged.discard()
 
-    def write(self, state: AccuracyState, nodeid: str, result, compared, verdict, *,
-              diagnosis: Optional[Path] = None) -> str:
-        """Write the page (atomically), linking ``diagnosis`` (the failure's diagnosis page)
-        where given; returns its path."""
-        import os
-
-        from ..dataset.result import LISTED
-        from ..report.html_report import write_dataset_html
+    def write(self, state: AccuracyState, nodeid: str, result, compared, verdict) -> str:
+        """Write the page (atomically), its copies moved into place with it; its path."""
         from ..report.report_set import interrupts_held
 
         state.report_slugs[self.key] = state.report_slugs.get(self.key, 0) + 1
         self.directory.mkdir(parents=True, exist_ok=True)
-        if diagnosis is not None:
-            diagnosis = Path(os.path.relpath(diagnosis, self.directory)).as_posix()
+        self.written = (nodeid, result, compared, verdict)
         with interrupts_held():  # the copies and their page, together
             if self.staged is not None:
                 self.staged.settle()
-            return str(write_dataset_html(
-                self.path, result.message().splitlines()[0], result.passed, _figures(result),
-                title=f"{nodeid} [dataset]", result=compared, verdict=verdict, links=self.links,
-                traced=_traced(result.culprit), diagnosis=diagnosis,
-                flipped=result.flipped if len(result.flipped) > LISTED else ()))
+            return self._render(None)
+
+    def link_diagnosis(self, diagnosis: Path) -> None:
+        """The page again, linking the failure's ``--accuracy-diagnose`` page (written after
+        it: a job cancelled in the diagnosis's conversions keeps the page)."""
+        import os
+
+        if self.written is not None:
+            self._render(Path(os.path.relpath(diagnosis, self.directory)).as_posix())
+
+    def _render(self, diagnosis: Optional[str]) -> str:
+        from ..dataset.result import LISTED
+        from ..report.html_report import write_dataset_html
+
+        nodeid, result, compared, verdict = self.written
+        return str(write_dataset_html(
+            self.path, result.message().splitlines()[0], result.passed, _figures(result),
+            title=f"{nodeid} [dataset]", result=compared, verdict=verdict, links=self.links,
+            traced=_traced(result.culprit), diagnosis=diagnosis,
+            flipped=result.flipped if len(result.flipped) > LISTED else ()))
 
 
 def _first_ids(ids) -> str:

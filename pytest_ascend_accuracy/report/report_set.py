@@ -97,12 +97,19 @@ class ReportSet:
     final: Path
     staging: Path
     settled: bool = False
+    #: what ``write`` rendered the set's pages from (``link_diagnosis`` renders them again)
+    written: Optional[dict] = None
 
     @classmethod
-    def begin(cls, final) -> "ReportSet":
+    def begin(cls, final, *, at=None) -> "ReportSet":
+        """A set to settle into ``final``, staged beside it, or in ``at`` (a folder above it,
+        the report directory, whose staging folders of dead writers the session's end removes:
+        ``<test>/dataset-tensors`` is staged as ``.<test>--dataset-tensors.partial-...`` in DIR,
+        and nothing of it, not even ``<test>/``, exists until it settles)."""
         final = Path(final)
         token = f"{os.getpid()}-{_machine()}-{uuid.uuid4().hex[:8]}"
-        staging = final.parent / f".{final.name}{PARTIAL}{token}"
+        name = final.name if at is None else "--".join(final.relative_to(at).parts)
+        staging = (final.parent if at is None else Path(at)) / f".{name}{PARTIAL}{token}"
         staging.mkdir(parents=True)
         return cls(final, staging)
 
@@ -113,23 +120,40 @@ class ReportSet:
 
     def write(self, result, verdict, *, title: str, hint=None, links=None,
               baseline: Optional[Mapping[str, object]] = None,
-              run: Optional[Mapping[str, object]] = None, diagnosis: Optional[str] = None) -> Path:
+              run: Optional[Mapping[str, object]] = None) -> Path:
         """``compare.json`` (with ``run``, completed by the outcome) and ``report.html`` beside
-        the CSV, then the whole set into place; on any error or interrupt, nothing.
-        ``diagnosis``: the failure's diagnosis page, relative to the set's folder (linked)."""
-        from .html_report import write_html
-        from .json_report import write_json
-
+        the CSV, then the whole set into place; on any error or interrupt, nothing."""
+        self.written = dict(result=result, verdict=verdict, title=title, hint=hint, links=links,
+                            baseline=baseline, run=run)
         try:
-            run = None if run is None else run_block(run, verdict, baseline, diagnosis)
-            write_json(result, self.staging / "compare.json", verdict, baseline=baseline, run=run)
-            files = [n for n in ("compare.csv", "compare.json") if (self.staging / n).is_file()]
-            write_html(result, self.staging / "report.html", verdict, title=title, hint=hint,
-                       links=links, files=files, baseline=baseline, diagnosis=diagnosis)
+            self._pages(self.staging, None)
             return self.settle()
         except BaseException:
             self.discard()
             raise
+
+    def link_diagnosis(self, diagnosis: str) -> None:
+        """Once the failure's ``--accuracy-diagnose`` page is written (``diagnosis``, relative
+        to ``final``): ``compare.json`` names it and ``report.html`` links it, each file
+        replaced whole. The set was in place while the diagnosis ran (its conversions take
+        minutes on a device): a job cancelled then keeps the check's reports."""
+        if self.settled and self.written is not None:
+            with interrupts_held():
+                self._pages(self.final, diagnosis)
+
+    def _pages(self, folder: Path, diagnosis: Optional[str]) -> None:
+        from .html_report import write_html
+        from .json_report import write_json
+
+        w = self.written
+        run = None if w["run"] is None else run_block(w["run"], w["verdict"], w["baseline"],
+                                                      diagnosis)
+        write_json(w["result"], folder / "compare.json", w["verdict"], baseline=w["baseline"],
+                   run=run)
+        files = [n for n in ("compare.csv", "compare.json") if (folder / n).is_file()]
+        write_html(w["result"], folder / "report.html", w["verdict"], title=w["title"],
+                   hint=w["hint"], links=w["links"], files=files, baseline=w["baseline"],
+                   diagnosis=diagnosis)
 
     def settle(self) -> Path:
         """Rename the staging folder to ``final``; where ``final`` holds other files of the
