@@ -43,13 +43,17 @@ def test_the_first_failure_after_ops_not_compared_is_copied_first(tmp_path):
     actual = {f"npu_extra_{i}": [rng.standard_normal((4, 8)).astype(np.float16)]
               for i in range(12)}
     g = rng.standard_normal((4, 8)).astype(np.float32)
+    golden = {"bad_op": [g]}
     actual["bad_op"] = [(-g).astype(np.float16)]
-    actual_dump, golden_dump = DumpSet.from_arrays(actual), DumpSet.from_arrays({"bad_op": [g]})
+    for i in range(3):  # compared failures after it: the next ones copied (they were not)
+        golden[f"after_{i}"] = [g * (i + 1)]
+        actual[f"after_{i}"] = [(-g * (i + 1)).astype(np.float16)]
+    actual_dump, golden_dump = DumpSet.from_arrays(actual), DumpSet.from_arrays(golden)
     verdict = compare_dumps(actual_dump, golden_dump).judge(0.95)
     assert verdict.first.row.op_name == "bad_op" and verdict.failures[0].row is not \
         verdict.first.row
     links = copy_failing_tensors(actual_dump, golden_dump, verdict, tmp_path)
-    assert list(links)[0] == ("bad_op", "output:0") and len(links) == 10
+    assert [op for op, _ in links] == ["bad_op", "after_0", "after_1", "after_2"]
     a, g_link = links[("bad_op", "output:0")]
     np.testing.assert_array_equal(np.load(tmp_path / g_link), g)
 
