@@ -96,7 +96,9 @@ def _never_compared(result, per_op, ignore) -> str:
         for entry in entries:
             if not any(n == entry or fnmatchcase(n, entry) for n in names) \
                     and result.coverage.never_compared(entry)[0]:
-                return result.coverage.judges_nothing(what, entry)
+                # without check_accuracy's "or list a mode without fusion": this check, in this
+                # mode, stays untraced whatever else the marker lists (a review)
+                return result.coverage.judges_nothing(what, entry, cli=True)
     return ""
 
 

@@ -109,3 +109,26 @@ def test_a_failed_dataset_check_at_the_first_op_after_aipp_says_check_the_pre_pr
     result.stdout.fnmatch_lines([STEP_5, "*corrected AIPP file: zeroed.corrected.cfg"])
     aipp_project.makepyfile(test_ds=TEST.replace('"zeroed.cfg"', '"zeroed.corrected.cfg"'))
     aipp_project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_an_entry_naming_a_fused_members_tensor_gets_advice_that_traces(aipp_project):
+    """The trace said to name the fused op "or list a mode without fusion in modes=", which
+    leaves this mode's dataset check untraced whatever the marker lists (a review). The advice
+    it gives now, taken as printed, traces the sample."""
+    aipp_project.makefile(".cfg", zeroed=_zeroed(src_hw=(16, 16)))
+    marked = TEST.replace("def test_ds(",
+                          "@accuracy(threshold=0.95, per_op={PER_OP})\ndef test_ds(")
+    head = "from pytest_ascend_accuracy import accuracy\n"
+    aipp_project.makepyfile(test_ds=head + marked.replace("PER_OP", '"bn1:output:0": 0.5'))
+    result = aipp_project.runpytest("-q", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines([
+        "first flipped sample 0: not traced to an operator: per_op entry 'bn1:output:0' names "
+        "only ops never compared here (bn1): inside fused ops, whose member tensors the "
+        "device never dumps; name it 'bn1' (without the slot) to judge the fused op that "
+        "holds it"])
+    assert "fusion_off" not in result.stdout.str()
+    aipp_project.makepyfile(test_ds=head + marked.replace("PER_OP", '"bn1": 0.5'))
+    result = aipp_project.runpytest("-q", "-p", "no:cacheprovider")
+    # traced: conv1relu1 (holding bn1) judged at 0.5 passes it (cosine 0.69), the next fails
+    result.stdout.fnmatch_lines(["first flipped sample 0: first operator below the threshold: "
+                                 "conv2relu2 (Conv2D) #2, cosine 0.70* fails cosine >= 0.95"])
