@@ -371,12 +371,6 @@ class AccuracyYamlItem(pytest.Item):
             if case.aipp is not None and not case.inputs.files:  # seeded images: the batch
                 case = replace(case, input_shape=entry_shape(case))  # given, or the advice
             spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
-        # the golden first, unless another xdist worker is building it: then this one
-        # converts and runs meanwhile instead of waiting for it (the checks of one model's
-        # modes would otherwise queue behind the first one's golden)
-        early = None
-        if case.golden is None and case.aipp is None:
-            early = ac.fresh_golden(state, case.model, inputs, case.input_shape, wait=False)
         from ..graph.shape_from_inputs import shape_from_inputs
 
         # dynamic dims the entry leaves open: its inputs' (AIPP: C x H x W the file's, the
@@ -387,6 +381,13 @@ class AccuracyYamlItem(pytest.Item):
             handle = ac.convert_model(state, case.model, case.mode, input_shape=shape,
                                       dump_root=self._dump_root, where=self.nodeid,
                                       aipp=case.aipp)
+        # the golden before the run, unless another xdist worker is still building it: then
+        # this one runs meanwhile instead of waiting for it (the checks of one model's modes
+        # would otherwise queue behind the first one's golden); asked after the conversion,
+        # which another worker's build often outlasts
+        early = None
+        if case.golden is None and case.aipp is None:
+            early = ac.fresh_golden(state, case.model, inputs, case.input_shape, wait=False)
         golden_inputs = inputs
         if case.aipp is not None:  # step 5 first; the golden runs on reference(raw inputs)
             from .yaml_preprocessing import golden_inputs as aipp_golden_inputs
