@@ -183,3 +183,38 @@ def test_wait_false_gives_none_while_another_process_builds(tmp_path):
     assert entry is not None and (entry / "f").read_text() == "x"
     assert cache.get_or_build("golden", "k" * 64, built.append, wait=False) == entry  # cached
     assert built == []
+
+
+def test_a_wait_in_seconds_takes_a_build_that_ends_within_it(tmp_path):
+    """``wait=SECONDS`` (a YAML check once converted: ``EARLY_GOLDEN_WAIT_S``): another
+    process's build that ends within it is taken (here: the lock freed after 0.3 s, then built
+    under it as usual); one that outlasts it gives None after that long, not after the
+    ``lock_timeout``."""
+    import threading
+    import time
+
+    from filelock import FileLock
+
+    cache = Cache(tmp_path)
+    lock = cache.lock_path("golden", "k" * 64)
+    lock.parent.mkdir(parents=True)
+    taken, freed = threading.Event(), threading.Event()
+
+    def another_builder(hold_s):  # (a lock is its thread's: taken and freed there)
+        with FileLock(str(lock)).acquire(timeout=1):
+            taken.set()
+            time.sleep(hold_s)
+        freed.set()
+
+    threading.Thread(target=another_builder, args=(1.0,)).start()
+    taken.wait(5)
+    start = time.monotonic()
+    assert cache.get_or_build("golden", "k" * 64, lambda tmp: None, wait=0.2) is None
+    assert 0.2 <= time.monotonic() - start < 1.0
+    freed.wait(5)
+    taken.clear()
+    threading.Thread(target=another_builder, args=(0.3,)).start()
+    taken.wait(5)
+    entry = cache.get_or_build("golden", "k" * 64, lambda tmp: (tmp / "f").write_text("x"),
+                               wait=5.0)
+    assert entry is not None and (entry / "f").read_text() == "x"

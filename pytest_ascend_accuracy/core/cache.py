@@ -45,7 +45,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ContextManager, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Callable, ContextManager, Dict, List, Mapping, Optional, Set, Tuple, Union
 
 from ..errors import CacheError
 from . import cache_lease, writer_lock
@@ -190,10 +190,11 @@ class Cache:
         return None
 
     def get_or_build(self, namespace: str, key: str, build: Callable[[Path], Optional[Vouched]],
-                     *, wait: bool = True) -> Optional[Path]:
+                     *, wait: Union[bool, float] = True) -> Optional[Path]:
         """Return the entry for ``key``, building it with ``build(tmpdir)`` if needed (which may
         return the ``Vouched`` digests of what it wrote). ``wait=False``: None instead of
-        waiting while another process holds the key's lock (is building it)."""
+        waiting while another process holds the key's lock (is building it); a number: None
+        if it still holds it after that many seconds."""
         final = self.entry_path(namespace, key)
         self._lease(namespace, key)  # before looking: a concurrent prune then keeps it
         if self._intact(final):
@@ -210,9 +211,9 @@ class Cache:
         from filelock import FileLock, Timeout
 
         lock = FileLock(str(self.lock_path(namespace, key)))
-        if not wait:
+        if wait is not True:
             try:
-                lock.acquire(timeout=0)
+                lock.acquire(timeout=0 if wait is False else max(0.0, float(wait)))
             except Timeout:
                 return None  # another process is building it
             lock.release()  # free now: build (or find) it below, under the lock as always

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Union
 
 import numpy as np
 
@@ -71,9 +71,10 @@ def golden_key(model, inputs: Mapping[str, np.ndarray], input_shape=None, *,
 
 
 def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_shape=None,
-                wait: bool = True) -> Optional[DumpSet]:
+                wait: Union[bool, float] = True) -> Optional[DumpSet]:
     """The golden DumpSet of ``model`` on ``inputs`` (built once, then read from the cache).
-    ``wait=False``: None while another process is building it (instead of waiting).
+    ``wait=False``: None while another process is building it (instead of waiting); a
+    number: None if it still is after that many seconds.
     Its ``meta["golden_source"]`` names the model and inputs (``stored_record``): a stored
     golden written from it records them. Its ops carry the model's own names (``conv 1``, not
     the ``conv_1`` of its file names: ``graph.op_catalogue.with_real_names``), as the plugin's

@@ -188,10 +188,18 @@ def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:
                              f"{_tried(candidates)})")
 
 
-def fresh_golden(state: AccuracyState, model, inputs, input_shape=None, *, wait: bool = True):
+#: how long a YAML check, once converted, waits for the golden another xdist worker is building
+#: before it runs without it (its dump written, compared from the files once the golden is
+#: there): a mid-size model's whole build here (PP-OCRv4 det 736x736: 0.55-0.7 s), which the
+#: second worker reaching det's first check missed by 0.13 s; a longer build is not waited for
+EARLY_GOLDEN_WAIT_S = 1.0
+
+
+def fresh_golden(state: AccuracyState, model, inputs, input_shape=None, *, wait=True):
     """The golden dump from onnxruntime fp32 (content-addressed in the shared cache), its op
     names spelled as the model spells them (golden file names hold sanitized names).
-    ``wait=False``: None while another worker is building it."""
+    ``wait=False``: None while another worker is building it (a number: None if it still is
+    after that many seconds)."""
     from ..golden.onnxruntime_golden import golden_dump
 
     dump = golden_dump(model, inputs, cache=state.cache, input_shape=input_shape, wait=wait)

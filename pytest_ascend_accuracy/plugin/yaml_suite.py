@@ -381,13 +381,14 @@ class AccuracyYamlItem(pytest.Item):
             handle = ac.convert_model(state, case.model, case.mode, input_shape=shape,
                                       dump_root=self._dump_root, where=self.nodeid,
                                       aipp=case.aipp)
-        # the golden before the run, unless another xdist worker is still building it: then
-        # this one runs meanwhile instead of waiting for it (the checks of one model's modes
-        # would otherwise queue behind the first one's golden); asked after the conversion,
-        # which another worker's build often outlasts
+        # the golden before the run, unless another xdist worker is still building it after
+        # this one has converted and waited ``EARLY_GOLDEN_WAIT_S``: then it runs meanwhile
+        # instead of waiting for it (the checks of one model's modes would otherwise queue
+        # behind the first one's golden)
         early = None
         if case.golden is None and case.aipp is None:
-            early = ac.fresh_golden(state, case.model, inputs, case.input_shape, wait=False)
+            early = ac.fresh_golden(state, case.model, inputs, case.input_shape,
+                                    wait=ac.EARLY_GOLDEN_WAIT_S)
         golden_inputs = inputs
         if case.aipp is not None:  # step 5 first; the golden runs on reference(raw inputs)
             from .yaml_preprocessing import golden_inputs as aipp_golden_inputs
