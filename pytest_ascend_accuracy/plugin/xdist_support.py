@@ -225,17 +225,18 @@ def interleave_models(config, items) -> None:
 
     xdist's load scheduling sends each worker, in turn, the next ``chunk`` tests of the common
     collection order (``_chunk``). Suites list a model's modes together, so every worker would
-    start on the same model and all but one would wait for its golden run (built once, under
-    the cache's lock), or, since a check whose golden another worker is building waits for it
-    only so long (``accuracy_check.EARLY_GOLDEN_WAIT_S``), run with its dump written and
-    compare it once the golden is there. Taking the models in turn, ``chunk`` checks at a
-    time, gives each worker its own model to start with. Under ``worksteal`` (``steal_by_default``) xdist first splits the
-    collection into one run of consecutive tests per worker (``_worksteal_runs``): each run
-    takes the models in turn from its own first model, the next run's from the next model, so
-    the workers start on different models there too (8 PP-OCRv4 checks, ``-n 2``: both workers
-    started on det, one building its golden while the other ran a det check beside it, dump
-    written; benchmarks/bench_check_suite.py). Each model's checks keep their order; other
-    tests keep their places."""
+    start on the same model and all but one would wait for its golden run (built once, under the
+    cache's lock), or, since a check whose golden another worker is building waits for it only
+    so long (``accuracy_check.EARLY_GOLDEN_WAIT_S``), run with its dump written and compare it
+    once the golden is there. Taking the models in turn, ``chunk`` checks at a time, gives each
+    worker its own model to start with. Under ``worksteal`` (``steal_by_default``) xdist first
+    splits the collection into one run of consecutive tests per worker (``_worksteal_runs``):
+    each run takes the models in turn from its own first model, the next run's from the next
+    model, so the workers start on different models there too (8 PP-OCRv4 checks, ``-n 2``: both
+    workers started on det, one building its golden while the other ran a det check beside it,
+    dump written; benchmarks/bench_check_suite.py). Each model's checks keep their order; other
+    tests keep their places.
+    """
     if not is_worker(config):
         return
     slots = [k for k, item in enumerate(items) if _model_of(item) is not None]
