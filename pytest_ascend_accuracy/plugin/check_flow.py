@@ -40,7 +40,8 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
     __tracebackhide__ = True
 
     def on_failure(exc) -> Optional[Path]:
-        """A failure's own lines, then its diagnosis (before its report, which links it)."""
+        """A failure's own lines, then its diagnosis, once its report is in place; the
+        diagnosis page, which the report then links (None: none written)."""
         _name_input_shape(state, nodeid, exc)
         if amend is not None:
             amend(exc)
