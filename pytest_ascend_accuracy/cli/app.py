@@ -232,15 +232,10 @@ def _check_never_compared(result, per_op, ignore) -> None:
     """A --per-op or --ignore entry naming only golden ops never compared (folded at conversion,
     or unmatched) is refused as the plugin refuses it, saying why; "is not an op of the dumps"
     said of an op the golden holds misled."""
-    from fnmatch import fnmatchcase
-
-    rows = [n for r in result.rows for n in r.names if n]
-    for option, entries in (("--per-op", per_op), ("--ignore", ignore)):
-        for entry in entries:
-            if (not any(n == entry or fnmatchcase(n, entry) for n in rows)
-                    and result.coverage.never_compared(entry)[0]):
-                what = f"{option[2:].replace('-', '_')} entry"
-                raise ConfigError(option, result.coverage.judges_nothing(what, entry, cli=True))
+    for what, entry in result.uncompared_entries(per_op, ignore):
+        if result.coverage.never_compared(entry)[0]:
+            option = "--per-op" if what == "per_op entry" else "--ignore"
+            raise ConfigError(option, result.coverage.judges_nothing(what, entry, cli=True))
 
 
 # --------------------------------------------------------------------------- progress

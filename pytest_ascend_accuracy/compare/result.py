@@ -354,6 +354,18 @@ class CompareResult:
                             clashes=ops & {n for r in self.rows for n in (
                                 r.tensor_index, f"{r.golden_name}:{r.golden_slot}")})
 
+    def uncompared_entries(self, per_op, ignore) -> List[Tuple[str, str]]:
+        """``(what, entry)`` of each per-op (``"per_op entry"``) or ignore (``"ignore entry"``)
+        entry naming no compared tensor (op, golden or original names, tensor names; globs
+        match): what ``Coverage.never_compared`` and ``judges_nothing`` then explain."""
+        from fnmatch import fnmatchcase
+
+        names = [n for r in self.rows for n in r.names if n]
+        return [(what, entry)
+                for what, entries in (("per_op entry", per_op or ()), ("ignore entry", ignore))
+                for entry in entries
+                if not any(n == entry or fnmatchcase(n, entry) for n in names)]
+
     @property
     def compared_rows(self) -> Tuple[TensorCompare, ...]:
         """Rows that have a golden counterpart (without the unmatched actual ops)."""

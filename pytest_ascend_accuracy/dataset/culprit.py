@@ -89,16 +89,11 @@ def _never_compared(result, per_op, ignore) -> str:
     """Why an entry naming no compared tensor names one of the model's ops never compared (a
     constant folded at conversion), as ``check_accuracy`` says it; "" where none does. It read
     "'bias_const' is not an op of model 'spiky_c'" of a Constant node of that model."""
-    from fnmatch import fnmatchcase
-
-    names = [n for r in result.rows for n in r.names if n]
-    for what, entries in (("per_op entry", list(per_op or ())), ("ignore entry", list(ignore))):
-        for entry in entries:
-            if not any(n == entry or fnmatchcase(n, entry) for n in names) \
-                    and result.coverage.never_compared(entry)[0]:
-                # without check_accuracy's "or list a mode without fusion": this check, in this
-                # mode, stays untraced whatever else the marker lists (a review)
-                return result.coverage.judges_nothing(what, entry, cli=True)
+    for what, entry in result.uncompared_entries(list(per_op or ()), ignore):
+        if result.coverage.never_compared(entry)[0]:
+            # without check_accuracy's "or list a mode without fusion": this check, in this
+            # mode, stays untraced whatever else the marker lists (a review)
+            return result.coverage.judges_nothing(what, entry, cli=True)
     return ""
 
 

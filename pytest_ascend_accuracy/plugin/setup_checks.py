@@ -49,18 +49,12 @@ def check_judged_names(spec, result, where: str) -> None:
     ``per_op={"p2o.Shape.2": ...}`` passed without a word. An error naming why; but a fused
     member's tensor (``fc1/MatMul:output:0``) in a marker with a mode without fusion is that
     mode's op of its own, judged there."""
-    from fnmatch import fnmatchcase
-
-    rows = [n for r in result.rows for n in r.names if n]
-    for what, entries in (("per_op entry", [n for n, _ in spec.per_op]), ("ignore entry", spec.ignore)):
-        for entry in entries:
-            if any(n == entry or fnmatchcase(n, entry) for n in rows):
-                continue
-            if (result.coverage.never_compared(entry)[1] == "fused"
-                    and any(not m.fusion for m in spec.modes)):
-                continue  # a fused member's tensor: a mode of the marker without fusion judges
-                # it (not one switching off some rules: they need not unfuse this member)
-            raise ConfigError(where, result.coverage.judges_nothing(what, entry))
+    for what, entry in result.uncompared_entries([n for n, _ in spec.per_op], spec.ignore):
+        if (result.coverage.never_compared(entry)[1] == "fused"
+                and any(not m.fusion for m in spec.modes)):
+            continue  # a fused member's tensor: a mode of the marker without fusion judges
+            # it (not one switching off some rules: they need not unfuse this member)
+        raise ConfigError(where, result.coverage.judges_nothing(what, entry))
 
 
 def check_marks_unchanged(request, ctx) -> None:

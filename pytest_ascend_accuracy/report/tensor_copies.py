@@ -90,7 +90,7 @@ def copy_failing_tensors(actual, golden, verdict, directory, *, limit: int = DEF
     # the first failure skips "not compared" rows (no golden tensor) that may come before it:
     # counted among the failures, ten of them left it uncopied (a review)
     at = next(i for i, f in enumerate(verdict.failures) if f.row is first.row)
-    rows = [first.row] + [f.row for f in verdict.failures[at + 1:]][:limit - 1]
+    rows = [f.row for f in verdict.failures[at:at + limit]]
     out = Path(into) if into is not None else Path(directory) / folder
     out.mkdir(parents=True, exist_ok=True)
     for k, row in enumerate(rows):
