@@ -64,7 +64,8 @@ from ..core.path_lock import LOCK_TIMEOUT_S, PathLocked, path_lock
 from ..core.regen import Regen
 from ..errors import AscendAccuracyError, ConfigError, DumpFormatError
 from . import stored_record as record
-from .stored_record_check import DamagedRecord, check_record, files_problem, unlisted_files
+from .stored_record_check import (DamagedRecord, changed_problem, check_record, files_problem,
+                                  unlisted_files)
 from .stored_recovery import (_DEL, _NEW, _TMP, Recovery, _fsync_dir, _recover,  # noqa: F401
                               _remove, _token)
 
@@ -84,6 +85,7 @@ REWRITTEN_UNREADABLE = "rewritten (--accuracy-regen: a file of it could not be r
 REWRITTEN_RECORD = ("rewritten (--accuracy-regen: its golden.json was not as this package writes "
                     "it)")
 REWRITTEN_FORMAT = "rewritten (--accuracy-regen: written in an older golden format)"
+REWRITTEN_CHANGED = "rewritten (--accuracy-regen: tensor files changed since it was written)"
 #: appended to a rewrite's status when the golden kept its op inputs
 KEPT_INPUTS = ", op inputs kept"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
@@ -184,8 +186,9 @@ def _replace(path: Path, dump, store_inputs: bool, tmp: Path) -> bool:
         if identity is not None:  # a golden computed from a model (not a DumpSet of arrays)
             from .onnxruntime_golden import GOLDEN_FORMAT
 
+            digests = record.file_digests(tmp, files)
             record.write_record(tmp, record.build_record(path, identity, files, store_inputs,
-                                                         GOLDEN_FORMAT))
+                                                         GOLDEN_FORMAT, digests))
         if path.is_dir() and _same_files(tmp, path):
             _remove(tmp)
             return False
@@ -290,7 +293,8 @@ class GoldenPolicy:
         (``stored_record.identity_of`` the model, inputs and input shape ``compute`` uses) is
         refused (``StoredGoldenMismatch``) before anything is compared; under
         ``--accuracy-regen`` it is rewritten first, and the test fails this once all the same.
-        Its tensors' dtypes are checked against the ones written."""
+        Its tensors' dtypes are checked against the ones written, and their bytes against the
+        digests written (a record of ``record_version`` 2)."""
         path = Path(path)
         with _Locked(path, self.lock_dir):
             with _write_errors(path, self._shown(path)):
@@ -429,6 +433,12 @@ class GoldenPolicy:
                                                   f"{listed}{more}. A golden is the model's fp32 "
                                                   f"reference: restore the files, or rewrite the "
                                                   f"golden with --accuracy-regen-all")
+            changed = record.changed_files(rec, path)
+            if changed:
+                head, fix = changed_problem(changed, shown)
+                self._refuse(path, compute, REWRITTEN_CHANGED, (
+                    f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
+                    f"again to compare against the new golden"), f"{head}. {fix}")
             return
         low = record.low_precision_files(golden)
         if low:

@@ -4,12 +4,16 @@ A stored golden (``golden_dump(path=...)``, ``golden:`` of a YAML suite) is only
 of the model and the inputs it was written from. The record (``RECORD_FILE``, JSON, docs/formats.md
 §7) says which: the model's sha256 and its path relative to the golden directory, the inputs'
 digest (``graph.content_digests.inputs_digest``, as in ``golden_key``), the ``input_shape``, the
-package's ``GOLDEN_FORMAT``, whether op inputs were stored, and each file's dtype. Readers list
+package's ``GOLDEN_FORMAT``, whether op inputs were stored, each file's dtype and, since
+``record_version`` 2, each file's digest (``digests``). Readers list
 ``*.npy`` files only (``dump.npy_dir``, msaccucmp, msit), so the record is never read as a tensor.
 
 When a golden with a record is used, this test's model and inputs are checked against it
 before anything is compared (``mismatch``), and each tensor's dtype against the one written
-(``dtype_changes``); a record that is not one this package wrote (``{}``, partial, hand-edited)
+(``dtype_changes``), and each tensor file's bytes against the digest written
+(``changed_files``: a file re-saved with other values of the same dtype and shape was compared
+as the reference, and blamed the device's operator for it); a record that is not one this
+package wrote (``{}``, partial, hand-edited)
 is refused naming it (``stored_record_check``), never read as none. A golden without a record
 (an older version of this package, another tool) is used as before; its float16 tensors are
 only warned about (``low_precision_files``). Its
@@ -30,8 +34,8 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from ..graph.content_digests import model_sha256
 
 RECORD_FILE = "golden.json"
-#: bump when the record's fields change
-RECORD_VERSION = 1
+#: bump when the record's fields change (2: ``digests``)
+RECORD_VERSION = 2
 #: float dtypes below the float32 of a golden (a golden is onnxruntime's fp32 reference)
 LOW_PRECISION = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
 #: ``DumpSet.meta`` key under which ``golden_dump`` leaves what the golden was computed from
@@ -90,9 +94,11 @@ def identity_of(model, inputs: Mapping[str, object], input_shape=None, *,
 
 # --------------------------------------------------------------------------- the record
 def build_record(golden_dir: Path, identity: Optional[GoldenIdentity], files: Mapping[str, str],
-                 inputs_stored: bool, golden_format: int) -> Dict[str, object]:
+                 inputs_stored: bool, golden_format: int,
+                 digests: Mapping[str, str]) -> Dict[str, object]:
     """The record of a golden written at ``golden_dir`` (its final place) with ``files``
-    ({file name: dtype}); ``golden_format``: ``onnxruntime_golden.GOLDEN_FORMAT``."""
+    ({file name: dtype}) of ``digests`` (``file_digests``); ``golden_format``:
+    ``onnxruntime_golden.GOLDEN_FORMAT``."""
     from .. import __version__
 
     record: Dict[str, object] = {"record_version": RECORD_VERSION, "golden_format": golden_format,
@@ -109,8 +115,51 @@ def build_record(golden_dir: Path, identity: Optional[GoldenIdentity], files: Ma
             sha = model_sha256(identity.model_file)
         record.update({"model": model, "model_sha256": sha,
                        "inputs_digest": identity.inputs_digest, "input_shape": identity.input_shape})
-    record.update({"inputs_stored": bool(inputs_stored), "tensors": dict(sorted(files.items()))})
+    record.update({"inputs_stored": bool(inputs_stored), "tensors": dict(sorted(files.items())),
+                   "digests": dict(sorted(digests.items()))})
     return record
+
+
+def file_digests(directory: Path, names) -> Dict[str, str]:
+    """``{file name: "<algorithm>:<hex digest>"}`` of the files ``names`` in ``directory``: the
+    record's ``digests`` (the cache manifests' algorithm, ``core.cache.HASH``)."""
+    from ..core.cache import HASH, file_digest
+
+    return {n: f"{HASH}:{file_digest(Path(directory) / n)}" for n in sorted(names)}
+
+
+#: {(absolute path, recorded digest): the file's stat when its bytes last matched it}
+_VERIFIED: Dict[Tuple[str, str], Tuple[int, int, int, int]] = {}
+
+
+def changed_files(record: Mapping[str, object], golden_dir: Path) -> List[str]:
+    """The tensor files of ``golden_dir`` whose bytes are not the ones the golden was written
+    with (their digest is not the record's; a missing one is ``missing_files``'). A record of
+    ``record_version`` 1 holds no digests: nothing to check. A file whose stat has not changed
+    since its bytes matched in this process is not read again (a session's tests of one
+    golden hash it once)."""
+    digests = record.get("digests")
+    if not isinstance(digests, Mapping):
+        return []
+    from ..core.cache import file_digest
+
+    out = []
+    for name, want in sorted(digests.items()):
+        path = Path(golden_dir) / name
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        key = (os.path.abspath(path), want)
+        if _VERIFIED.get(key) == stamp:
+            continue
+        algorithm, _, digest = want.partition(":")
+        if file_digest(path, algorithm) == digest:
+            _VERIFIED[key] = stamp
+        else:
+            out.append(name)
+    return out
 
 
 def write_record(directory: Path, record: Mapping[str, object]) -> None:

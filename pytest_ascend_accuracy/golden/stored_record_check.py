@@ -2,9 +2,10 @@
 whether the golden's files are the ones it lists: a record that is not is refused naming the
 file and every problem, never read as "no record".
 
-Every record this package has written (record_version 1, since golden format 6: commit
-0787663, unchanged since) holds all of ``KEYS``, each of its type: ``build_record`` writes
-them all, and only for a golden computed from a model (a golden without a model has no record).
+Every record this package has written holds all of ``KEYS`` of its ``record_version``, each of
+its type: ``build_record`` writes them all, and only for a golden computed from a model (a golden
+without a model has no record). Version 1 (golden format 6, commit 0787663, to this record's
+change) has all but ``digests``; version 2 adds ``digests``, one per file of ``tensors``.
 So a missing key, a key of another type or an unknown key is a hand edit or a damaged file, and
 an empty or partial record is one: read as it was, ``{}`` turned off the model and inputs check
 (``"model_sha256" not in record``) and the file checks (no ``tensors``), and the test passed
@@ -29,7 +30,7 @@ from .stored_record import LOW_PRECISION, RECORD_FILE, RECORD_VERSION
 
 #: the record's keys: what each must hold, as messages say it (``build_record`` writes them all)
 KEYS: Dict[str, str] = {
-    "record_version": "an integer (1)",
+    "record_version": "an integer (1 or 2)",
     "golden_format": "a positive integer (the GOLDEN_FORMAT that wrote it)",
     "written_by": "a string (the package version that wrote it)",
     "model": "a non-empty string (the model's path relative to the golden, or its label)",
@@ -38,7 +39,12 @@ KEYS: Dict[str, str] = {
     "input_shape": "a mapping {input name: [dim, ...]} ({} when none was given)",
     "inputs_stored": "true or false",
     "tensors": "a non-empty mapping {file name (.npy): numpy dtype}",
+    "digests": "a mapping {file name: '<algorithm>:<hex digits>'} of the files tensors lists",
 }
+#: the keys a record of each ``record_version`` holds (1: written before ``digests``)
+VERSION_KEYS = {1: tuple(k for k in KEYS if k != "digests"), 2: tuple(KEYS)}
+#: the algorithms a ``digests`` entry names (``core.cache.file_digest`` reads both)
+DIGEST_ALGORITHMS = ("xxh3_128", "sha256")
 
 
 class DamagedRecord(DumpFormatError):
@@ -99,7 +105,7 @@ def _tensors(v) -> bool:
 
 
 _VALID: Dict[str, Callable[[object], bool]] = {
-    "record_version": lambda v: _int(v) and v == RECORD_VERSION,
+    "record_version": lambda v: _int(v) and v in VERSION_KEYS,
     "golden_format": lambda v: _int(v) and v > 0,
     "written_by": lambda v: isinstance(v, str),
     "model": lambda v: isinstance(v, str) and bool(v),
@@ -109,6 +115,9 @@ _VALID: Dict[str, Callable[[object], bool]] = {
     "input_shape": _shape,
     "inputs_stored": lambda v: isinstance(v, bool),
     "tensors": _tensors,
+    "digests": lambda v: isinstance(v, dict) and all(
+        isinstance(d, str) and d.partition(":")[0] in DIGEST_ALGORITHMS
+        and bool(_DIGEST.match(d)) for d in v.values()),
 }
 
 
@@ -162,10 +171,11 @@ def record_problems(record: Mapping[str, object]) -> List[str]:
     if newer_record(record):
         return [newer_record(record)]
     out = []
-    unknown = [k for k in record if k not in KEYS]
-    missing = [k for k in KEYS if k not in record]
+    keys = VERSION_KEYS.get(record.get("record_version"), tuple(KEYS))
+    unknown = [k for k in record if k not in keys]
+    missing = [k for k in keys if k not in record]
     for k in unknown:
-        near = difflib.get_close_matches(str(k), missing or list(KEYS), n=1, cutoff=0.6)
+        near = difflib.get_close_matches(str(k), missing or list(keys), n=1, cutoff=0.6)
         out.append(f"unknown key {_shown(k)}" + (f" (did you mean {near[0]!r}?)" if near else ""))
     if missing:
         out.append(f"missing {', '.join(missing)} (every golden.json this package writes has "
@@ -175,6 +185,12 @@ def record_problems(record: Mapping[str, object]) -> List[str]:
             got = (_bad_tensors(record[k]) if k == "tensors" and isinstance(record[k], dict)
                    else f"got {_shown(record[k])}")
             out.append(f"{k}: expected {KEYS[k]}, {got}")
+    digests, tensors = record.get("digests"), record.get("tensors")
+    if isinstance(digests, dict) and isinstance(tensors, dict) and set(digests) != set(tensors):
+        odd = sorted(set(digests) ^ set(tensors), key=str)
+        out.append(f"digests: expected one digest for each file of tensors, got "
+                   f"{', '.join(_shown(n) for n in odd[:3])}{' and more' if len(odd) > 3 else ''}"
+                   f" in only one of them")
     return out
 
 
@@ -206,6 +222,23 @@ def unlisted_files(record: Mapping[str, object], golden_dir) -> List[str]:
     except OSError:
         return []
     return sorted(n for n in names if n not in listed)
+
+
+def changed_problem(changed: List[str], golden_shown: str):
+    """(what is wrong, what to do) for a golden whose tensor files ``changed`` are not the
+    bytes its record's ``digests`` vouch for (``stored_record.changed_files``); ``golden_shown``:
+    the golden's path as the user types it."""
+    import shlex
+
+    listed = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    folder = shlex.quote(golden_shown)
+    return (f"tensor files changed since the golden was written (their bytes are not the ones its "
+            f"{RECORD_FILE} records), so they are not the reference of the model and inputs it "
+            f"names: {listed}"), (
+            f"Restore them (git checkout -- {folder}, where it is checked in), or run the test "
+            f"again with --accuracy-regen to rewrite the golden, or delete "
+            f"{shlex.quote(golden_shown + '/' + RECORD_FILE)} to compare against the files as "
+            f"they are, unchecked")
 
 
 def files_problem(gone: List[str], extra: List[str], extra_shown: List[str]):

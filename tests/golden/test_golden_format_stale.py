@@ -46,7 +46,8 @@ def if_by_value():
 
 def old_layout(golden: Path, *, record: bool = True) -> None:
     """Turn a format-7 golden of ``if_by_value`` into what format 6 wrote: no file of the If,
-    the ops after it one timestamp lower, ``golden_format`` 6 (or, ``record=False``, no
+    the ops after it one timestamp lower, ``golden_format`` 6 in a ``record_version`` 1
+    (or, ``record=False``, no
     golden.json: a golden of a version before the record)."""
     files = sorted(golden.glob("*.npy"), key=lambda p: int(p.name.split(".")[-2]))
     dropped = [p for p in files if p.name.startswith(f"{IF}.")]
@@ -71,6 +72,8 @@ def old_layout(golden: Path, *, record: bool = True) -> None:
     rec["golden_format"] = 6
     rec["tensors"] = {renamed.get(k, k): v for k, v in rec["tensors"].items()
                       if k != dropped[0].name}
+    rec["record_version"] = 1  # (format 6's record: no digests)
+    del rec["digests"]
     rec_file.write_text(json.dumps(rec, indent=1) + "\n")
 
 

@@ -59,8 +59,8 @@ def test_the_records_this_package_writes_have_no_problem(tmp_path, model):
 
 @pytest.mark.parametrize("damage, said", [
     (lambda r: {}, "missing record_version, golden_format, written_by, model, model_sha256, "
-                   "inputs_digest, input_shape, inputs_stored, tensors (every golden.json this "
-                   "package writes has them)"),
+                   "inputs_digest, input_shape, inputs_stored, tensors, digests (every "
+                   "golden.json this package writes has them)"),
     (lambda r: {"record_version": 1}, "missing golden_format, written_by, model,"),
     (lambda r: {k: v for k, v in r.items() if k != "model_sha256"},
      "missing model_sha256 (every golden.json this package writes has it)"),
@@ -81,8 +81,9 @@ def test_the_records_this_package_writes_have_no_problem(tmp_path, model):
      "tensors: expected a non-empty mapping {file name (.npy): numpy dtype}, got "
      "\"../../x.npy\": \"float32\""),
     (lambda r: dict(r, tensors={k: "float33" for k in r["tensors"]}), "\"float33\""),
-    (lambda r: dict(r, record_version="1"), "record_version: expected an integer (1), got \"1\""),
-    (lambda r: dict(r, record_version=0), "record_version: expected an integer (1), got 0"),
+    (lambda r: dict(r, record_version="1"),
+     "record_version: expected an integer (1 or 2), got \"1\""),
+    (lambda r: dict(r, record_version=0), "record_version: expected an integer (1 or 2), got 0"),
     (lambda r: dict(r, golden_format="7"), "golden_format: expected a positive integer"),
     (lambda r: dict(r, golden_format=True), "golden_format: expected a positive integer"),
     (lambda r: dict(r, inputs_stored="no"), "inputs_stored: expected true or false, got \"no\""),
@@ -107,20 +108,20 @@ def test_a_damaged_record_is_refused_naming_the_file_and_problem(tmp_path, model
 
 def test_a_record_of_a_newer_version_is_refused_saying_so(tmp_path, model):
     golden, record = written(tmp_path, model)
-    newer = dict(record, record_version=2, identity={"sha": record.pop("model_sha256")})
+    newer = dict(record, record_version=3, identity={"sha": record.pop("model_sha256")})
     (golden / rec.RECORD_FILE).write_text(json.dumps(newer))
     compute = computer(model)
     with pytest.raises(stored.StoredGoldenUnreadable) as err:
         stored.GoldenPolicy().obtain(golden, compute, compute.identity)
     assert ("stored golden record of a newer version, so which model and inputs the golden comes "
-            "from cannot be checked: record_version 2, written by pytest-ascend-accuracy "
+            "from cannot be checked: record_version 3, written by pytest-ascend-accuracy "
             in str(err.value))
     assert str(err.value).endswith(
-        "reads record_version 1, whose fields may mean otherwise\nFix: upgrade "
+        "reads record_version 2, whose fields may mean otherwise\nFix: upgrade "
         f"pytest-ascend-accuracy to {__version__} (the version that wrote it) or newer")
     newer.pop("written_by")  # the version that wrote it unknown
     assert check.upgrade_fix(newer) == ("upgrade pytest-ascend-accuracy to the version that "
-                                        "wrote it (one that reads record_version 2)")
+                                        "wrote it (one that reads record_version 3)")
 
 
 def test_regen_rewrites_a_damaged_record_and_the_next_use_reads_it(tmp_path, model):

@@ -74,7 +74,7 @@ def test_under_tb_no_an_errors_later_lines_stay_in_the_summary(pytester, models_
     pytester.makepyfile(test_stored=stored_golden_test)
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=1)  # written (missing)
     record = pytester.path / "golden" / "mlp" / "golden.json"
-    record.write_text(json.dumps(dict(json.loads(record.read_text()), record_version=2,
+    record.write_text(json.dumps(dict(json.loads(record.read_text()), record_version=3,
                                       written_by="pytest-ascend-accuracy 9.1.0")))
     for style in ("no", "line", "auto"):
         result = pytester.runpytest("-p", "no:cacheprovider", f"--tb={style}")

@@ -29,8 +29,8 @@ def test_an_empty_record_fails_the_test_and_regen_on_the_test_id_rewrites_it(
         f"ascend-accuracy StoredGoldenUnreadable: {SHOWN}: stored golden record not as this "
         "package writes it (edited by hand, or damaged?), so which model and inputs the golden "
         "comes from cannot be checked: missing record_version, golden_format, written_by, model, "
-        "model_sha256, inputs_digest, input_shape, inputs_stored, tensors (every golden.json "
-        "this package writes has them)",
+        "model_sha256, inputs_digest, input_shape, inputs_stored, tensors, digests (every "
+        "golden.json this package writes has them)",
         "Fix: run the test again with --accuracy-regen to rewrite the stored golden golden/mlp "
         f"from this test's model and inputs (then check it in), or delete {SHOWN} to use the "
         "golden's tensors without checking which model and inputs they come from"])
@@ -97,23 +97,23 @@ def test_a_yaml_suites_golden_with_a_damaged_record_is_refused(pytester, models_
                                             "    golden: golden/mlp\n")
     pytester.runpytest().assert_outcomes(failed=1)  # written (missing)
     record = pytester.path / SHOWN
-    newer = dict(json.loads(record.read_text()), record_version=2,
+    newer = dict(json.loads(record.read_text()), record_version=3,
                  written_by="pytest-ascend-accuracy 9.1.0")
     record.write_text(json.dumps(newer))
     refused = pytester.runpytest()
     refused.assert_outcomes(failed=1)
     refused.stdout.fnmatch_lines([
         f"*{SHOWN}: stored golden record of a newer version, so which model and inputs the "
-        "golden comes from cannot be checked: record_version 2, written by "
+        "golden comes from cannot be checked: record_version 3, written by "
         "pytest-ascend-accuracy 9.1.0: this version of pytest-ascend-accuracy reads "
-        "record_version 1, whose fields may mean otherwise",
+        "record_version 2, whose fields may mean otherwise",
         "Fix: upgrade pytest-ascend-accuracy to 9.1.0 (the version that wrote it) or newer"])
     # not "--accuracy-regen" nor "delete golden.json": both put this older version's golden in
     # place of the newer one a teammate checked in
     fix = next(s for s in refused.outlines if s.startswith("Fix: "))
     assert "regen" not in fix and "delete" not in fix
     assert json.loads(record.read_text()) == newer  # left as it was
-    # the upgrade, as far as a test can make one: a version that reads record_version 2
+    # the upgrade, as far as a test can make one: a version that reads record_version 3
     pytester.makeconftest(UPGRADED)
     pytester.runpytest_subprocess().assert_outcomes(passed=1)
     assert json.loads(record.read_text()) == newer
@@ -126,5 +126,6 @@ def test_a_yaml_suites_golden_with_a_damaged_record_is_refused(pytester, models_
 UPGRADED = """
 from pytest_ascend_accuracy.golden import stored_record, stored_record_check
 
-stored_record.RECORD_VERSION = stored_record_check.RECORD_VERSION = 2
+stored_record.RECORD_VERSION = stored_record_check.RECORD_VERSION = 3
+stored_record_check.VERSION_KEYS[3] = stored_record_check.VERSION_KEYS[2]
 """

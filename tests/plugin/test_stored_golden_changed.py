@@ -1,0 +1,105 @@
+"""A stored golden whose tensor file was re-saved with other values of the same dtype and shape
+(a hand edit, a bad merge, another tool's file copied over it) is refused naming the file, before
+anything is compared: before, it was compared as the reference, and the test blamed the
+device's operator for the golden's change ("accuracy FAILED ... relu2"). Each of the three
+fixes the message gives works pasted: restoring the file with git, --accuracy-regen, deleting
+golden.json (the files are then compared as they are). A golden whose record predates the
+digests (record_version 1) is used as before."""
+import json
+import shlex
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from tests.plugin.test_stored_golden_mismatch import project
+
+HEAD = ("ascend-accuracy configuration error: golden/mlp: tensor files changed since the golden "
+        "was written (their bytes are not the ones its golden.json records), so they are not the "
+        "reference of the model and inputs it names: {name}. ")
+
+
+def changed(pytester):
+    """A passing project whose stored golden then has relu2's values negated."""
+    project(pytester)
+    pytester.runpytest().assert_outcomes(failed=1)  # written (missing)
+    pytester.runpytest().assert_outcomes(passed=1)
+    relu = next((pytester.path / "golden" / "mlp").glob("relu2.0.*.npy"))
+    return relu
+
+
+def refused(pytester, relu):
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([HEAD.format(name=relu.name) + "Restore them*"])
+    result.stdout.no_fnmatch_line("*accuracy FAILED*")  # no operator blamed for it
+    line = next(s for s in result.outlines if "Restore them (" in s)
+    return line.split(". Restore them", 1)[1]
+
+
+def git(pytester, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                   cwd=pytester.path, check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models_dir):
+    relu = changed(pytester)
+    git(pytester, "init", "-q")
+    git(pytester, "add", "golden")
+    git(pytester, "commit", "-q", "-m", "golden")
+    np.save(relu, -np.load(relu))
+    fixes = refused(pytester, relu)
+    command = fixes.split("(", 1)[1].split(", where it is checked in)", 1)[0]
+    assert command == "git checkout -- golden/mlp"
+    subprocess.run(command, shell=True, cwd=pytester.path, check=True)
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_regen_rewrites_it_and_the_next_run_passes(pytester, models_dir):
+    relu = changed(pytester)
+    np.save(relu, np.load(relu) * 1.5)  # same dtype, shape and size
+    fixes = refused(pytester, relu)
+    assert ", or run the test again with --accuracy-regen to rewrite the golden, " in fixes
+    regen = pytester.runpytest("--accuracy-regen")
+    regen.assert_outcomes(failed=1)
+    regen.stdout.fnmatch_lines([f"*{relu.name}; rewrote it (--accuracy-regen): the test fails "
+                                f"this time, run it again to compare against the new golden",
+                                "  golden/mlp: rewritten (--accuracy-regen: tensor files changed "
+                                "since it was written)"])
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+def test_deleting_the_record_compares_the_files_as_they_are(pytester, models_dir):
+    relu = changed(pytester)
+    np.save(relu, -np.load(relu))
+    fixes = refused(pytester, relu)
+    command = fixes.split(", or delete ", 1)[1].split(" to compare against the files", 1)[0]
+    assert command == "golden/mlp/golden.json"
+    subprocess.run(f"rm {command}", shell=True, cwd=pytester.path, check=True)
+    compared = pytester.runpytest()  # the negated values are the reference now: relu2 blamed
+    compared.assert_outcomes(failed=1)
+    compared.stdout.fnmatch_lines(["accuracy FAILED: *"])
+
+
+def test_a_record_without_digests_is_used_as_before(pytester, models_dir):
+    """A golden written before the digests (record_version 1) is checked as it was then."""
+    relu = changed(pytester)
+    record = pytester.path / "golden" / "mlp" / "golden.json"
+    old = json.loads(record.read_text())
+    del old["digests"]
+    record.write_text(json.dumps(dict(old, record_version=1)))
+    pytester.runpytest().assert_outcomes(passed=1)
+    np.save(relu, -np.load(relu))  # (unchecked, as every version-1 golden: compared)
+    pytester.runpytest().stdout.fnmatch_lines(["accuracy FAILED: *"])
+
+
+def test_the_message_quotes_a_golden_path_for_the_shell(tmp_path):
+    from pytest_ascend_accuracy.golden.stored_record_check import changed_problem
+
+    head, fix = changed_problem(["a.0.1.npy"], "my goldens/mlp")
+    assert head.endswith(": a.0.1.npy")
+    assert shlex.split(fix.split("(", 1)[1].split(", where", 1)[0]) == [
+        "git", "checkout", "--", "my goldens/mlp"]
+    assert "delete 'my goldens/mlp/golden.json' to compare" in fix
