@@ -314,7 +314,7 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
     from ..report.assertion import AccuracyFailure, assert_accuracy
     from ..report.checked_shapes import input_shape_text
     from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
-    from ..report.hints import hint_for
+    from ..report.hints import diagnosis_below, hint_for
     from .setup_checks import check_judged_names
 
     report_dir = staged.final if staged is not None else None
@@ -339,10 +339,12 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         shown_hint = hint if hint is not None else hint_for(
             verdict, golden, hint_mode, actual=actual, result=result,
             problem_advice=PROBLEM_ADVICE, model=source_model)
-        if one_of_several and not isinstance(shown_hint, str) and shown_hint.modes:
-            from dataclasses import replace
+        from dataclasses import replace
 
+        if one_of_several and not isinstance(shown_hint, str) and shown_hint.modes:
             shown_hint = replace(shown_hint, model=model, base=hint_mode)
+        if state.settings.diagnose and not isinstance(shown_hint, str):  # (its verdict follows)
+            shown_hint = replace(shown_hint, advice=diagnosis_below(shown_hint.advice))
         if failure.csv_path:  # where the CSV will be once the set is in place
             failure.csv_path = str(report_dir / "compare.csv")
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None

@@ -78,6 +78,13 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
         if page is not None:
             page.discard()
         raise
+    if state.settings.diagnose and result.culprit is not None and result.culprit.next_step:
+        from dataclasses import replace
+
+        from ..report.hints import diagnosis_below
+
+        result.culprit = replace(result.culprit,  # (the diagnosis's verdict follows the failure)
+                                 next_step=diagnosis_below(result.culprit.next_step))
     record = to_record(result, nodeid, str(page.path) if page is not None else None)
     record["model"] = model
     state.dataset_records.append(record)

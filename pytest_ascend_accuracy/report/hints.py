@@ -309,15 +309,25 @@ def aipp_first_op(actual, verdict, result) -> Optional[Hint]:
                 advice=aipp_advice(_aipp_file(actual, result)))
 
 
+#: the AIPP advice's first clause, and how it reads where --accuracy-diagnose was given (the
+#: diagnosis's verdict follows the failure: "rerun with" the option given sent users round)
+AIPP_RERUN = "rerun with --accuracy-diagnose: step 5 compares"
+AIPP_DIAGNOSED = "the diagnosis below (--accuracy-diagnose, step 5) compares"
 #: the AIPP hint's advice (``aipp_advice``): ``{file}`` the AIPP file as pasted where pytest ran
 AIPP_ADVICE = (
-    "rerun with --accuracy-diagnose: step 5 compares the device's Aipp output with the golden "
+    AIPP_RERUN + " the device's Aipp output with the golden "
     "inputs, names the fields of {file} to correct and prints an ascend-accuracy diagnose "
     "command that runs pasted; or check {file} against your own pre-processing: "
     "check_preprocessing(om, images, reference=fn), or from the shell: ascend-accuracy diagnose "
     "--aipp {file} --images FRAMES.npy --reference MODULE:FN, where FRAMES.npy is one .npy of "
     "the raw uint8 images the test ran (N x H x W x C; NV12: N x H*3/2 x W) and MODULE:FN your "
     "pre-processing function (FN(image) -> float CHW; path/to/file.py:FN also works)")
+
+
+def diagnosis_below(text: str) -> str:
+    """A hint's advice (or its lines) as said in a failure --accuracy-diagnose diagnoses: the
+    AIPP advice points at the diagnosis that follows instead of asking for a rerun with it."""
+    return text.replace(AIPP_RERUN, AIPP_DIAGNOSED)
 
 
 def aipp_advice(path: str = "") -> str:

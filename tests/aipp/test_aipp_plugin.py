@@ -160,8 +160,12 @@ def test_accuracy_diagnose_on_an_aipp_model_runs_step_5(aipp_project):
     result = aipp_project.runpytest("-q", "--accuracy-diagnose", "-k", "swapped_file_accuracy")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
+        "next step: the first operator after AIPP (*) already fails: check the pre-processing "
+        "before blaming it: the diagnosis below (--accuracy-diagnose, step 5) compares the "
+        "device's Aipp output with the golden inputs, names the fields of swapped.cfg to correct*",
         "diagnosis (--accuracy-diagnose, *): the device saw different inputs than the golden run:*",
         "*rbuv_swap_switch: true -> false*"])
+    result.stdout.no_fnmatch_line("*rerun with --accuracy-diagnose*")  # (it was given)
 
 
 DATASET_TESTS = '''
