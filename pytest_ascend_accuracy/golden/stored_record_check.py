@@ -39,12 +39,13 @@ KEYS: Dict[str, str] = {
     "input_shape": "a mapping {input name: [dim, ...]} ({} when none was given)",
     "inputs_stored": "true or false",
     "tensors": "a non-empty mapping {file name (.npy): numpy dtype}",
-    "digests": "a mapping {file name: '<algorithm>:<hex digits>'} of the files tensors lists",
+    "digests": "a mapping {file name: 'xxh3_128:<32 hex digits>' or 'sha256:<64 hex digits>'} "
+               "of the files tensors lists",
 }
 #: the keys a record of each ``record_version`` holds (1: written before ``digests``)
 VERSION_KEYS = {1: tuple(k for k in KEYS if k != "digests"), 2: tuple(KEYS)}
-#: the algorithms a ``digests`` entry names (``core.cache.file_digest`` reads both)
-DIGEST_ALGORITHMS = ("xxh3_128", "sha256")
+#: the algorithms a ``digests`` entry names (``core.cache.file_digest`` reads both): hex digits
+DIGEST_ALGORITHMS = {"xxh3_128": 32, "sha256": 64}
 
 
 class DamagedRecord(DumpFormatError):
@@ -116,8 +117,9 @@ _VALID: Dict[str, Callable[[object], bool]] = {
     "inputs_stored": lambda v: isinstance(v, bool),
     "tensors": _tensors,
     "digests": lambda v: isinstance(v, dict) and all(
-        isinstance(d, str) and d.partition(":")[0] in DIGEST_ALGORITHMS
-        and bool(_DIGEST.match(d)) for d in v.values()),
+        isinstance(d, str) and bool(_DIGEST.match(d))
+        and len(d.partition(":")[2]) == DIGEST_ALGORITHMS.get(d.partition(":")[0])
+        for d in v.values()),
 }
 
 
@@ -167,7 +169,7 @@ def upgrade_fix(record: Mapping[str, object]) -> str:
 
 def record_problems(record: Mapping[str, object]) -> List[str]:
     """What is wrong with a record read from ``golden.json`` (empty: it is one this package
-    wrote, of this ``RECORD_VERSION``)."""
+    wrote, of a ``record_version`` this version reads: ``VERSION_KEYS``)."""
     if newer_record(record):
         return [newer_record(record)]
     out = []
@@ -197,7 +199,7 @@ def record_problems(record: Mapping[str, object]) -> List[str]:
 def check_record(golden_dir, record: Optional[Mapping[str, object]]) -> None:
     """Raise ``DamagedRecord`` naming the golden's ``golden.json`` and every problem when
     ``record`` (``stored_record.read_record``'s, None: no record) is not one this package
-    wrote of this record version."""
+    wrote, of a record version this version reads."""
     if record is None:
         return
     problems = record_problems(record)
@@ -231,11 +233,14 @@ def changed_problem(changed: List[str], golden_shown: str):
     import shlex
 
     listed = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    # HEAD, not the index: a staged change (git add -A, a resolved merge) was restored as it was;
+    # -C: pytest may run from a folder above the checkout, which git refuses as no repository
     folder = shlex.quote(golden_shown)
     return (f"tensor files changed since the golden was written (their bytes are not the ones its "
             f"{RECORD_FILE} records), so they are not the reference of the model and inputs it "
             f"names: {listed}"), (
-            f"Restore them (git checkout -- {folder}, where it is checked in), or run the test "
+            f"Restore them (git -C {folder} checkout HEAD -- ., where it is checked in), or run "
+            f"the test "
             f"again with --accuracy-regen to rewrite the golden, or delete "
             f"{shlex.quote(golden_shown + '/' + RECORD_FILE)} to compare against the files as "
             f"they are, unchecked")

@@ -29,6 +29,10 @@ def test_a_changed_file_is_found_even_after_its_bytes_were_verified(tmp_path, mo
     real = cache.file_digest
     monkeypatch.setattr(cache, "file_digest", lambda p, *a: reads.append(p) or real(p, *a))
     assert rec.changed_files(record, golden) == []
+    assert rec.changed_files(record, golden) == [] and len(reads) == 4  # just written: racy
+    monkeypatch.setattr(rec, "RACY_NS", -1)  # (as if written more than 2 s ago)
+    reads.clear()
+    assert rec.changed_files(record, golden) == []
     assert rec.changed_files(record, golden) == [] and len(reads) == 2  # read once each
     relu = next(golden.glob("relu1.*.npy"))
     np.save(relu, np.load(relu) * 2)  # the same size: the stat's times tell
@@ -43,6 +47,8 @@ def test_a_changed_file_is_found_even_after_its_bytes_were_verified(tmp_path, mo
      "missing digests (every golden.json this package writes has it)"),
     (lambda r: dict(r, record_version=1), "unknown key \"digests\""),
     (lambda r: dict(r, digests={k: "md5:00" for k in r["digests"]}), "digests: expected a mapping"),
+    (lambda r: dict(r, digests={k: v[:-1] for k, v in r["digests"].items()}),
+     "digests: expected a mapping"),  # an xxh3_128 of 31 hex digits: edited, not a changed file
     (lambda r: dict(r, digests=dict(list(r["digests"].items())[:1])),
      "digests: expected one digest for each file of tensors, got "),
 ])

@@ -50,10 +50,20 @@ def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models
     git(pytester, "add", "golden")
     git(pytester, "commit", "-q", "-m", "golden")
     np.save(relu, -np.load(relu))
+    git(pytester, "add", "-A")  # staged too (a resolved merge): the index holds the change
     fixes = refused(pytester, relu)
     command = fixes.split("(", 1)[1].split(", where it is checked in)", 1)[0]
-    assert command == "git checkout -- golden/mlp"
+    assert command == "git -C golden/mlp checkout HEAD -- ."
     subprocess.run(command, shell=True, cwd=pytester.path, check=True)
+    pytester.runpytest().assert_outcomes(passed=1)
+    # pytest run from a folder above the checkout: the path it prints is relative to there
+    np.save(relu, -np.load(relu))
+    from pytest_ascend_accuracy.golden.stored_record_check import changed_problem
+
+    above = pytester.path.parent
+    _, fix = changed_problem([relu.name], f"{pytester.path.name}/golden/mlp")
+    command = fix.split("(", 1)[1].split(", where it is checked in)", 1)[0]
+    subprocess.run(command, shell=True, cwd=above, check=True)
     pytester.runpytest().assert_outcomes(passed=1)
 
 
@@ -101,5 +111,5 @@ def test_the_message_quotes_a_golden_path_for_the_shell(tmp_path):
     head, fix = changed_problem(["a.0.1.npy"], "my goldens/mlp")
     assert head.endswith(": a.0.1.npy")
     assert shlex.split(fix.split("(", 1)[1].split(", where", 1)[0]) == [
-        "git", "checkout", "--", "my goldens/mlp"]
+        "git", "-C", "my goldens/mlp", "checkout", "HEAD", "--", "."]
     assert "delete 'my goldens/mlp/golden.json' to compare" in fix
