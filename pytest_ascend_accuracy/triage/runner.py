@@ -14,6 +14,11 @@ from ..core.modes import Mode
 from .search import BudgetExhausted
 
 
+#: what the runs after a diagnosis's first dump (``Runner.evaluate``; "all" before, the baseline
+#: of ``benchmarks/bench_diagnosis_dumps.py``)
+LATER_DUMP_MODE = "output"
+
+
 @dataclass
 class Evaluation:
     mode: Mode
@@ -61,9 +66,13 @@ class Runner:
             self.conversions += 1
         else:
             self.cache_hits += 1
-        # every op's inputs too: the input check (step 5) reads what the device was fed
+        # the first run (the base mode, ``walk``'s first) dumps every op's inputs too: the input
+        # check (step 5) reads what the device was fed; the others are compared by their
+        # outputs only (``compare_dumps``), and an inputs dump doubled each run's files (det
+        # 736: 0.46 of the bytes and 0.70 of the time with outputs only, bench_dump_mode.py)
         dump = self.backend.run(converted, self.inputs, dump=True,
-                                dump_dir=self.dump_root / f"run{len(self.memo)}", dump_mode="all")
+                                dump_dir=self.dump_root / f"run{len(self.memo)}",
+                                dump_mode=LATER_DUMP_MODE if self.memo else "all")
         result = compare_dumps(dump, self.golden, kl=self.kl)
         ev = Evaluation(mode, converted, dump, result, self.judge(result), new)
         self.memo[key] = ev
