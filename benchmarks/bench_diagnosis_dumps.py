@@ -1,6 +1,8 @@
-"""What a diagnosis (``--accuracy-diagnose``, ``ascend-accuracy diagnose``) writes and takes when
-only its first run dumps op inputs (step 5 reads them) and the later runs their outputs, against
-every run dumping ``all`` as before (``triage.runner.LATER_DUMP_MODE``), issue 17.
+"""What a diagnosis (``--accuracy-diagnose``, ``ascend-accuracy diagnose``) writes, holds on disk
+and takes when only its first run dumps op inputs (step 5 reads them), the later runs their
+outputs, and a search's runs lose their dumps once judged (run again where a step reads one),
+against every run dumping ``all`` and keeping it to the end as before
+(``triage.runner.LATER_DUMP_MODE``, ``KEEP_SEARCH_DUMPS``), issue 17.
 
     python benchmarks/bench_diagnosis_dumps.py                     # PP-OCRv4 det 320, 3 rounds
     python benchmarks/bench_diagnosis_dumps.py --det-size 736 --rounds 2
@@ -27,7 +29,8 @@ sys.path.insert(0, str(HERE))
 
 from ocr_models import MODELS, files_and_bytes, ocr_model, random_inputs  # noqa: E402
 
-VARIANTS = ("all", "output")  # LATER_DUMP_MODE: the baseline (before), then this version's
+#: (LATER_DUMP_MODE, KEEP_SEARCH_DUMPS): the baseline (before), then this version's
+VARIANTS = {"before": ("all", True), "now": ("output", False)}
 
 
 def bench(size: int, rounds: int, threshold: float, budget: int) -> dict:
@@ -45,39 +48,43 @@ def bench(size: int, rounds: int, threshold: float, budget: int) -> dict:
     work = Path(tempfile.mkdtemp(prefix="bench-diagnosis-dumps-"))
     written = []
 
+    peak = [0]
+
     class Measured(EmulatorBackend):
         def run(self, converted, inputs, **kw):
             dump = super().run(converted, inputs, **kw)
             if kw.get("dump_dir") is not None:
                 written.append(files_and_bytes(Path(kw["dump_dir"])))
+                peak[0] = max(peak[0], files_and_bytes(Path(kw["dump_dir"]).parent)[1])
             return dump
 
     try:
         def one(variant: str):
-            runner.LATER_DUMP_MODE = variant
+            runner.LATER_DUMP_MODE, runner.KEEP_SEARCH_DUMPS = VARIANTS[variant]
             written.clear()
+            peak[0] = 0
             cache = Cache(work / "cache")
             t = time.perf_counter()
             d = diagnose(model, feeds, Measured(cache), threshold, budget=budget, cache=cache,
                          input_shape=shape)
             t = time.perf_counter() - t
             cache.release()
-            return t, [list(w) for w in written], d.verdict
+            return t, [list(w) for w in written], peak[0], d.verdict
 
-        one("output")  # untimed: golden and conversions into the cache, then kept as they are:
+        one("now")  # untimed: golden and conversions into the cache, then kept as they are:
         shutil.copytree(work / "cache", work / "filled")  # a diagnosis whose budget ran out
         times = {v: [] for v in VARIANTS}  # converts further from a fuller cache each time
-        dumps, verdicts = {}, {}
+        dumps, peaks, verdicts = {}, {}, {}
         for _ in range(rounds):
             for v in VARIANTS:
                 shutil.rmtree(work / "cache")
                 shutil.copytree(work / "filled", work / "cache")
-                t, dumps[v], verdicts[v] = one(v)
+                t, dumps[v], peaks[v], verdicts[v] = one(v)
                 times[v].append(t)
     finally:
-        runner.LATER_DUMP_MODE = "output"
+        runner.LATER_DUMP_MODE, runner.KEEP_SEARCH_DUMPS = VARIANTS["now"]
         shutil.rmtree(work, ignore_errors=True)
-    return {"shape": shape, "times": times, "dumps": dumps, "verdicts": verdicts}
+    return {"shape": shape, "times": times, "dumps": dumps, "peaks": peaks, "verdicts": verdicts}
 
 
 def main(argv=None) -> int:
@@ -98,14 +105,15 @@ def main(argv=None) -> int:
         runs = r["dumps"][v]
         total[v] = sum(b for _, b in runs)
         each = " ".join(f"{t:.2f}" for t in r["times"][v])
-        print(f"   later runs dump {v:6s}: {med[v]:6.2f} s  [{each}]  {len(runs)} runs, "
-              f"{total[v] / 1e6:5.0f} MB in {sum(f for f, _ in runs)} files "
-              f"(first run {runs[0][1] / 1e6:.0f} MB)")
-    same = r["verdicts"]["all"] == r["verdicts"]["output"]
-    print(f"   output / all: time {med['output'] / med['all']:.2f}, bytes "
-          f"{total['output'] / max(1, total['all']):.2f}; the same verdict: {same}")
+        print(f"   {v:6s} {VARIANTS[v]}: {med[v]:6.2f} s  [{each}]  {len(runs)} runs, "
+              f"{total[v] / 1e6:5.0f} MB written in {sum(f for f, _ in runs)} files, "
+              f"{r['peaks'][v] / 1e6:5.0f} MB on disk at most")
+    same = r["verdicts"]["before"] == r["verdicts"]["now"]
+    print(f"   now / before: time {med['now'] / med['before']:.2f}, bytes written "
+          f"{total['now'] / max(1, total['before']):.2f}, on disk at most "
+          f"{r['peaks']['now'] / max(1, r['peaks']['before']):.2f}; the same verdict: {same}")
     for v in VARIANTS:
-        print(f"   verdict ({v}): {r['verdicts'][v]}")
+        print(f"   verdict ({v}): {r['verdicts'][v][:300]}")
     return 0 if same else 1
 
 

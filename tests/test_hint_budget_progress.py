@@ -28,7 +28,7 @@ class _Runner:
         self.budget, self.converted, self.conversions = budget, converted, 0
         self.memo, self.golden, self.model = {}, None, None
 
-    def evaluate(self, mode):
+    def evaluate(self, mode, keep_dump=True):
         key = replace(mode, label=None)
         if key in self.memo:
             return self.memo[key]

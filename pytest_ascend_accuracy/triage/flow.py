@@ -179,7 +179,7 @@ class _Flow(Combos):
                                      "the default conversion already meets the threshold")
             if default.verdict.problem:  # nothing to judge or compare: no mode can change that
                 return self._outcome(None, f"not diagnosed: {default.verdict.problem}")
-            data = input_check(default.converted, default.dump,
+            data = input_check(default.converted, self.run.dump_of(default),
                                self.golden_inputs or self.run.inputs)
             self.steps.append(data)
             if data.passed is False:
@@ -279,7 +279,8 @@ class _Flow(Combos):
         rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
         ordered = sorted(names, key=rank.__getitem__)
         pred = CountingPredicate(lambda s: self.run.evaluate(
-            base | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__)))).passed)
+            base | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__))),
+            keep_dump=False).passed)
         pred.know([], default.passed)
         if not any(t in ("If", "StatelessIf") for t in types.values()):  # else measured below
             pred.know(names, True)  # assumed: keeping every op is what high precision does
@@ -436,7 +437,8 @@ class _Flow(Combos):
 
     def _differing(self, base: Evaluation, other: Evaluation) -> List[str]:
         """Ops whose output differs between two device runs (first drop first)."""
-        result = compare_dumps(base.dump, other.dump, kl=self.metric == "kl")
+        result = compare_dumps(self.run.dump_of(base), self.run.dump_of(other),
+                               kl=self.metric == "kl")
         verdict = result.judge(self.threshold, metric=self.metric)
         return _failing_names(verdict)
 

@@ -37,7 +37,8 @@ def search_rules(run: Runner, default: Evaluation, fix: Mode,
     rules = applied_rules(run.backend, default.converted)
     if not rules:
         return rules, [], 0
-    pred = CountingPredicate(lambda s: run.evaluate(rules_off(fix, rules, s)).passed)
+    pred = CountingPredicate(lambda s: run.evaluate(rules_off(fix, rules, s),
+                                                    keep_dump=False).passed)
     pred.know([], fix_passes_alone)
     if not pred(rules):
         return rules, [], pred.calls

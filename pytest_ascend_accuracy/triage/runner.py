@@ -3,6 +3,7 @@ what an evaluation holds: the framework ops a run covers, the ops past float16's
 fusion rules a conversion applied."""
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
@@ -14,9 +15,11 @@ from ..core.modes import Mode
 from .search import BudgetExhausted
 
 
-#: what the runs after a diagnosis's first dump (``Runner.evaluate``; "all" before, the baseline
-#: of ``benchmarks/bench_diagnosis_dumps.py``)
+#: what the runs after a diagnosis's first dump (``Runner.evaluate``), and whether a search's
+#: runs keep their dumps until the diagnosis ends; before: "all" and True, the baseline of
+#: ``benchmarks/bench_diagnosis_dumps.py``
 LATER_DUMP_MODE = "output"
+KEEP_SEARCH_DUMPS = False
 
 
 @dataclass
@@ -27,6 +30,10 @@ class Evaluation:
     result: CompareResult
     verdict: Verdict
     new_conversion: bool
+    #: where its dump was written; a search's run's files are removed once it is judged
+    #: (``Runner.dump_of`` runs it again where they are needed)
+    dump_dir: Optional[Path] = None
+    removed: bool = False
 
     @property
     def passed(self) -> bool:
@@ -48,7 +55,10 @@ class Runner:
         self.cache_hits = 0
         self.memo: Dict[Mode, Evaluation] = {}
 
-    def evaluate(self, mode: Mode) -> Evaluation:
+    def evaluate(self, mode: Mode, *, keep_dump: bool = True) -> Evaluation:
+        """``mode`` converted, run with its dump written and judged (memoised). ``keep_dump``
+        False (the searches' many runs, judged by their verdict alone): its files go once it is
+        judged, and ``dump_of`` runs it again where a step reads them."""
         key = replace(mode, label=None)
         if key in self.memo:
             return self.memo[key]
@@ -70,13 +80,28 @@ class Runner:
         # check (step 5) reads what the device was fed; the others are compared by their
         # outputs only (``compare_dumps``), and an inputs dump doubled each run's files (det
         # 736: 0.46 of the bytes and 0.70 of the time with outputs only, bench_dump_mode.py)
-        dump = self.backend.run(converted, self.inputs, dump=True,
-                                dump_dir=self.dump_root / f"run{len(self.memo)}",
+        dump_dir = self.dump_root / f"run{len(self.memo)}"
+        dump = self.backend.run(converted, self.inputs, dump=True, dump_dir=dump_dir,
                                 dump_mode=LATER_DUMP_MODE if self.memo else "all")
         result = compare_dumps(dump, self.golden, kl=self.kl)
-        ev = Evaluation(mode, converted, dump, result, self.judge(result), new)
+        ev = Evaluation(mode, converted, dump, result, self.judge(result), new, dump_dir)
+        if not (keep_dump or KEEP_SEARCH_DUMPS) and self.memo:
+            # judged: its files go (every run's stayed until the diagnosis ended: 32 runs of
+            # PP-OCRv4 det 160, 2.6 GB, most of them the searches'); its ops' names stay for
+            # ``framework_ops``
+            shutil.rmtree(dump_dir, ignore_errors=True)
+            ev.removed = True
         self.memo[key] = ev
         return ev
+
+    def dump_of(self, ev: Evaluation):
+        """``ev``'s dump with its files, run again (its conversion is at hand) where they were
+        removed once it was judged; the device computes the same values."""
+        if ev.removed:
+            ev.dump = self.backend.run(ev.converted, self.inputs, dump=True, dump_dir=ev.dump_dir,
+                                       dump_mode=LATER_DUMP_MODE)
+            ev.removed = False
+        return ev.dump
 
 
 def framework_ops(ev: Evaluation) -> Tuple[List[str], Dict[str, str]]:
