@@ -11,7 +11,8 @@ Needs the ``ocr`` extra. One untimed diagnosis first fills the cache (golden, co
 each timed one, alternating (``all``, ``output``, ...), starts from a copy of that cache (a
 diagnosis whose budget ran out converts further from a fuller cache), so they walk the same
 modes and time the runs, their dumps and compares; each run's dump directory is measured as it
-is written (a diagnosis keeps them until it ends). Read the ratios, not the seconds (a shared
+is written, and the dumps on disk after each run (before, a diagnosis kept every one until it
+ended). Read the ratios, not the seconds (a shared
 VM's page-cache writes).
 """
 from __future__ import annotations

@@ -76,3 +76,35 @@ def test_a_removed_dump_is_run_again_where_a_step_reads_it(tmp_path):
     again = compare_dumps(dump, golden)
     assert [r.metrics.value("cosine") for r in again.rows] == [
         r.metrics.value("cosine") for r in ev.result.rows]
+
+
+def test_a_removal_that_left_a_file_is_run_again_into_a_folder_of_its_own(tmp_path, monkeypatch):
+    """A removal can leave a file (NFS's .nfsXXXX of a file still open): a device's run refuses
+    a dump folder holding an earlier run's files, so the run goes into one of its own (H91)."""
+    import shutil
+
+    from pytest_ascend_accuracy.core.modes import Mode
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+    from pytest_ascend_accuracy.triage import runner as runner_module
+
+    cache, model = Cache(tmp_path / "cache"), models.overflow()
+    inputs = make_inputs(model)
+    golden = golden_dump(model, inputs, cache=cache)
+    run = runner_module.Runner(EmulatorBackend(cache), model, inputs, golden,
+                               judge=lambda r: r.judge(0.95), budget=8, input_shape=None,
+                               dump_root=tmp_path / "dumps", progress=lambda _: None)
+    run.evaluate(Mode())
+
+    real = shutil.rmtree
+
+    def leaves_a_file(path, ignore_errors=False):
+        real(path, ignore_errors=ignore_errors)
+        path.mkdir()
+        (path / ".nfs0001").write_bytes(b"")
+
+    monkeypatch.setattr(runner_module.shutil, "rmtree", leaves_a_file)
+    ev = run.evaluate(Mode(keep_dtype=("norm",)), keep_dump=False)
+    assert ev.removed
+    dump = run.dump_of(ev)
+    assert ev.dump_dir.name.endswith("-again") and dump.root.startswith(str(ev.dump_dir))

@@ -314,7 +314,7 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
     from ..report.assertion import AccuracyFailure, assert_accuracy
     from ..report.checked_shapes import input_shape_text
     from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
-    from ..report.hints import diagnosis_below, hint_for
+    from ..report.hints import hint_for
     from .setup_checks import check_judged_names
 
     report_dir = staged.final if staged is not None else None
@@ -339,12 +339,10 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         shown_hint = hint if hint is not None else hint_for(
             verdict, golden, hint_mode, actual=actual, result=result,
             problem_advice=PROBLEM_ADVICE, model=source_model)
-        from dataclasses import replace
-
         if one_of_several and not isinstance(shown_hint, str) and shown_hint.modes:
+            from dataclasses import replace
+
             shown_hint = replace(shown_hint, model=model, base=hint_mode)
-        if state.settings.diagnose and not isinstance(shown_hint, str):  # (its verdict follows)
-            shown_hint = replace(shown_hint, advice=diagnosis_below(shown_hint.advice))
         if failure.csv_path:  # where the CSV will be once the set is in place
             failure.csv_path = str(report_dir / "compare.csv")
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
@@ -379,21 +377,44 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         from ..report.tensor_copies import copy_failing_tensors
 
         links = copy_failing_tensors(actual, golden, verdict, staged.staging)
-    publish(outcome, record_property, hint=shown_hint, links=links)
+    diagnosed = failure is not None and on_failure is not None
+    publish(outcome, record_property, hint=shown_hint, links=links, hint_property=not diagnosed)
     if failure is not None:
-        if on_failure is not None:  # the diagnosis: minutes of conversions, after the set is in
-            try:  # place (a SIGTERM or the OOM killer in it leaves the check's reports whole)
+        if diagnosed:  # the diagnosis: minutes of conversions, after the set is in place (a
+            try:  # SIGTERM or the OOM killer in it leaves the check's reports whole)
                 raise failure
             except AccuracyFailure:  # (an error in it is shown after the failure's own text)
                 diagnosis = on_failure(failure)
-            if diagnosis is not None and staged is not None:
-                staged.link_diagnosis(Path(os.path.relpath(diagnosis, staged.final)).as_posix())
+            # the hint points at a diagnosis that ran, not at a rerun with the option given
+            before, shown_hint = shown_hint, diagnosed_hint(shown_hint, diagnosis is not None)
+            if staged is not None and (diagnosis is not None or shown_hint != before):
+                staged.link_diagnosis(None if diagnosis is None else Path(
+                    os.path.relpath(diagnosis, staged.final)).as_posix(), hint=shown_hint)
+            if record_property is not None and shown_hint is not None:
+                record_property("accuracy_hint", _one_line(shown_hint))
         raise failure
     return outcome
 
 
+def diagnosed_hint(hint, ran: bool):
+    """``hint`` as a failure --accuracy-diagnose was given for shows it once the diagnosis is
+    done (``ran``: its verdict follows; else its note says why it did not run)."""
+    from dataclasses import replace
+
+    from ..report.hints import diagnosis_below
+
+    if hint is None or isinstance(hint, str):
+        return hint
+    return replace(hint, advice=diagnosis_below(hint.advice, ran))
+
+
+def _one_line(hint) -> str:
+    return hint if isinstance(hint, str) else hint.one_line()
+
+
 def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=None,
-            links=None, baseline: Optional[BaselineNote] = None) -> None:
+            links=None, baseline: Optional[BaselineNote] = None,
+            hint_property: bool = True) -> None:
     """The JUnit properties and report files of a finished check; ``baseline`` (when one was
     judged, or could not be) is stated in each: a test its baseline failed is not reported
     passed (``accuracy_passed=false``, ``accuracy_baseline``, the page's headline, the JSON's
@@ -402,8 +423,8 @@ def publish(outcome: CheckOutcome, record_property: Optional[Callable], *, hint=
         from .junit_verdict import record_check_properties
 
         record_check_properties(record_property, outcome.record, outcome.verdict, baseline)
-        if hint is not None:
-            record_property("accuracy_hint", hint if isinstance(hint, str) else hint.one_line())
+        if hint is not None and hint_property:  # (else after the diagnosis, as it reads then)
+            record_property("accuracy_hint", _one_line(hint))
     if outcome.staged is not None:  # the set moves into place complete, or not at all
         outcome.staged.write(outcome.result, outcome.verdict, title=outcome.title, hint=hint,
                              links=links, baseline=baseline.to_dict() if baseline else None,

@@ -78,13 +78,6 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
         if page is not None:
             page.discard()
         raise
-    if state.settings.diagnose and result.culprit is not None and result.culprit.next_step:
-        from dataclasses import replace
-
-        from ..report.hints import diagnosis_below
-
-        result.culprit = replace(result.culprit,  # (the diagnosis's verdict follows the failure)
-                                 next_step=diagnosis_below(result.culprit.next_step))
     record = to_record(result, nodeid, str(page.path) if page is not None else None)
     record["model"] = model
     state.dataset_records.append(record)
@@ -97,17 +90,25 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
         return result
     failure = DatasetFailure(result, compared, verdict)
     if state.settings.diagnose:  # after the page: a job cancelled in its conversions keeps it
+        from dataclasses import replace
+
+        from .check_flow import pointing_at
+
         state.diagnosed.pop(nodeid, None)
         try:
             raise failure
         except DatasetFailure:  # (an error in it is shown after the failure's own text)
             note = dataset_diagnosis(state, om, samples, result, spec, nodeid, reference_inputs)
-        failure.args = (f"{failure.args[0].rstrip()}\n{note}",)
         diagnosis = state.diagnosed.pop(nodeid, None)
+        failure.args = (f"{pointing_at(failure.args[0], diagnosis).rstrip()}\n{note}",)
         if diagnosis is not None:
             record["diagnosis"] = str(diagnosis)  # (the index links it)
-            if page is not None:
-                page.link_diagnosis(diagnosis)
+        advice = result.culprit.next_step if result.culprit is not None else ""
+        if advice:  # the page's advice as the terminal's reads now
+            result.culprit = replace(result.culprit, next_step=pointing_at(advice, diagnosis))
+        if page is not None and (diagnosis is not None
+                                 or advice and result.culprit.next_step != advice):
+            page.link_diagnosis(diagnosis)
     raise failure
 
 

@@ -80,13 +80,15 @@ class DatasetPage:
                 self.staged.settle()
             return self._render(None)
 
-    def link_diagnosis(self, diagnosis: Path) -> None:
+    def link_diagnosis(self, diagnosis: Optional[Path]) -> None:
         """The page again, linking the failure's ``--accuracy-diagnose`` page (written after
-        it: a job cancelled in the diagnosis's conversions keeps the page)."""
+        it: a job cancelled in the diagnosis's conversions keeps the page; None: the diagnosis
+        did not run, and the page is only made again with the advice as it reads now)."""
         import os
 
         if self.written is not None:
-            self._render(Path(os.path.relpath(diagnosis, self.directory)).as_posix())
+            self._render(None if diagnosis is None else
+                         Path(os.path.relpath(diagnosis, self.directory)).as_posix())
 
     def _render(self, diagnosis: Optional[str]) -> str:
         from ..dataset.result import LISTED

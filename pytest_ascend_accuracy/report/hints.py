@@ -324,10 +324,15 @@ AIPP_ADVICE = (
     "pre-processing function (FN(image) -> float CHW; path/to/file.py:FN also works)")
 
 
-def diagnosis_below(text: str) -> str:
-    """A hint's advice (or its lines) as said in a failure --accuracy-diagnose diagnoses: the
-    AIPP advice points at the diagnosis that follows instead of asking for a rerun with it."""
-    return text.replace(AIPP_RERUN, AIPP_DIAGNOSED)
+def diagnosis_below(text: str, ran: bool = True) -> str:
+    """A hint's advice (or its lines) as said in a failure --accuracy-diagnose was given for:
+    the AIPP advice points at the diagnosis that follows (``ran``) instead of asking for a
+    rerun with it, or, where it did not run (it says why), keeps its other way only."""
+    if ran:
+        return text.replace(AIPP_RERUN, AIPP_DIAGNOSED)
+    import re
+
+    return re.sub(re.escape(AIPP_RERUN) + r"[^\n]*?; or ", "", text)
 
 
 def aipp_advice(path: str = "") -> str:

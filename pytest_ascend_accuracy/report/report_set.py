@@ -132,12 +132,15 @@ class ReportSet:
             self.discard()
             raise
 
-    def link_diagnosis(self, diagnosis: str) -> None:
+    def link_diagnosis(self, diagnosis: Optional[str], hint=None) -> None:
         """Once the failure's ``--accuracy-diagnose`` page is written (``diagnosis``, relative
-        to ``final``): ``compare.json`` names it and ``report.html`` links it, each file
-        replaced whole. The set was in place while the diagnosis ran (its conversions take
-        minutes on a device): a job cancelled then keeps the check's reports."""
+        to ``final``; None: it did not run): ``compare.json`` names it and ``report.html``
+        links it (``hint``: the hint as it reads now, where given), each file replaced whole.
+        The set was in place while the diagnosis ran (its conversions take minutes on a
+        device): a job cancelled then keeps the check's reports."""
         if self.settled and self.written is not None:
+            if hint is not None:
+                self.written["hint"] = hint
             with interrupts_held():
                 self._pages(self.final, diagnosis)
 

@@ -98,9 +98,13 @@ class Runner:
         """``ev``'s dump with its files, run again (its conversion is at hand) where they were
         removed once it was judged; the device computes the same values."""
         if ev.removed:
-            ev.dump = self.backend.run(ev.converted, self.inputs, dump=True, dump_dir=ev.dump_dir,
+            self.progress(f"running mode {_short_name(ev.mode)} again for its dump")
+            target = ev.dump_dir  # (a folder whose removal left a file: a device's run refuses it)
+            if target.exists():
+                target = target.with_name(f"{target.name}-again")
+            ev.dump = self.backend.run(ev.converted, self.inputs, dump=True, dump_dir=target,
                                        dump_mode=LATER_DUMP_MODE)
-            ev.removed = False
+            ev.removed, ev.dump_dir = False, target
         return ev.dump
 
 
