@@ -377,15 +377,15 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         from ..report.tensor_copies import copy_failing_tensors
 
         links = copy_failing_tensors(actual, golden, verdict, staged.staging)
-    diagnosed = failure is not None and on_failure is not None
-    publish(outcome, record_property, hint=shown_hint, links=links, hint_property=not diagnosed)
+    asked = failure is not None and on_failure is not None and state.settings.diagnose
+    publish(outcome, record_property, hint=shown_hint, links=links, hint_property=not asked)
     if failure is not None:
-        if diagnosed:  # the diagnosis: minutes of conversions, after the set is in place (a
-            try:  # SIGTERM or the OOM killer in it leaves the check's reports whole)
+        if on_failure is not None:  # the diagnosis: minutes of conversions, after the set is in
+            try:  # place (a SIGTERM or the OOM killer in it leaves the check's reports whole)
                 raise failure
             except AccuracyFailure:  # (an error in it is shown after the failure's own text)
                 diagnosis = on_failure(failure)
-            # the hint points at a diagnosis that ran, not at a rerun with the option given
+        if asked:  # the hint points at a diagnosis that ran, not at a rerun with the option
             before, shown_hint = shown_hint, diagnosed_hint(shown_hint, diagnosis is not None)
             if staged is not None and (diagnosis is not None or shown_hint != before):
                 staged.link_diagnosis(None if diagnosis is None else Path(
