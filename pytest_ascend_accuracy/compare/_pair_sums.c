@@ -6,8 +6,10 @@
  * Σ|x-y|, max |x-y|, Σr and max r with r = |x-y| / |y| where |y| > eps (float64 eps, as
  * msaccucmp) and 0 elsewhere, both sides' min and max, Σx, Σy and both sides' Σ(v - mean)².
  *
- * |x-y|, r, Σ|x-y|, Σr, Σx and Σy are float32 values summed in 16 float32 lanes for blocks of
- * 256 values, each block's lane sums then added in double: as the numpy kernel (compare.kernel),
+ * |x-y|, r, Σ|x-y|, Σr, Σx and Σy are float32 values summed in 16 float32 lanes (L) for blocks
+ * of 256 values, each block's lane sums then added in double, in lane order: as the numpy kernel
+ * (compare.kernel). The lanes are worked in two halves of W = 8 (lanes 0-7 over the block, then
+ * 8-15), whose accumulators fit in AVX2's 16 registers, with the same sums;
  * whose float32 |x-y| and r it reproduces bit for bit, so max |x-y| and max r are identical.
  * Σx², Σy², Σxy and Σ(x-y)² are summed in double throughout (the cosine needs them to ~1e-14,
  * not the numpy kernel's ~1e-7). Σ(v - mean)² comes from Σv² - (Σv)²/n when that keeps at least
@@ -19,8 +21,10 @@
  * double sum of squares NaN or Inf; float16 is widened with the integer trick of
  * compare.fp16.widen_f16, whose Inf/NaN patterns come out finite but >= 65536 in magnitude,
  * which the min/max show. The order of every addition is fixed by the code
- * (16 lanes, then lane order), and contraction into fused multiply-adds is off, so every
- * instruction set target_clones picks gives the same bits. The GIL is released meanwhile.
+ * (L lanes in two halves, then lane order; the double sums in W/2 lanes), and contraction into
+ * fused multiply-adds is off, so every instruction set target_clones picks gives the same bits
+ * (an SSE2-only build and this one's AVX2 copy: the same bits over float16/float32 pairs of
+ * 1 to 300,000 values, KL included). The GIL is released meanwhile.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -38,8 +42,11 @@
 #error "_pair_sums needs float arithmetic in float (FLT_EVAL_METHOD 0, e.g. SSE2, not x87)"
 #endif
 
-#define W 16      /* float lanes */
-#define BLOCK 16  /* vectors summed in float32 before their sums go into doubles */
+#define L 16      /* float32 lanes of the sums the numpy kernel has too (compare.kernel) */
+#define W 8       /* float lanes of a vector: half of L, each pass's accumulators fit in the 16
+                   * registers of AVX2 (with W = 16 they spilled: 3.3x slower than the numpy
+                   * kernel on a CPU without AVX-512, benchmarks/bench_compare.py) */
+#define BLOCK 16  /* L-value steps summed in float32 before their sums go into doubles */
 #define F32_EPS_OF_F64 2.220446049250313e-16f  /* float64 eps, exact in float32 */
 #define NONFINITE_LIMIT 65536.0f  /* a widened float16 Inf/NaN pattern is at least this */
 
@@ -52,7 +59,9 @@ typedef double vd __attribute__((vector_size(W * 4)));  /* W/2 doubles */
 /* one copy per instruction set, picked at load time: needs GCC on x86-64 with glibc (ifunc) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__ELF__) && \
     defined(__GLIBC__)
-#define TARGETS __attribute__((target_clones("avx512f", "arch=haswell", "default")))
+/* by feature: "arch=haswell" is chosen by CPU model (__builtin_cpu_is), so no AMD CPU and no
+ * other Intel model ran it, only the SSE2 default */
+#define TARGETS __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define TARGETS
 #endif
@@ -111,8 +120,8 @@ VINLINE vf vsplat(float a) {
     return r;
 }
 
-VINLINE double hsum(vf v) {
-    double s = 0;
+/* s plus the lanes of v, in lane order: a block's L lane sums are its two halves' in turn */
+VINLINE double hadd(double s, vf v) {
     for (int k = 0; k < W; k++) s += v[k];
     return s;
 }
@@ -138,13 +147,15 @@ enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, S
         vd dxx = {0}, dyy = {0}, dxy = {0}, ddd = {0};                                       \
         vf mabs = vsplat(0.0f), mrel = mabs, inf = vsplat(INFINITY), eps = vsplat(F32_EPS_OF_F64); \
         vf xmin = inf, ymin = inf, xmax = -inf, ymax = -inf;                                 \
-        Py_ssize_t i = 0, whole = n - n % W;                                                 \
+        Py_ssize_t i = 0, whole = n - n % L;                                                 \
         while (i < whole) {                                                                  \
-            vf sabs = {0}, srel = {0}, sx = {0}, sy = {0};                                   \
-            Py_ssize_t end = i + (Py_ssize_t)W * BLOCK;                                      \
+            Py_ssize_t end = i + (Py_ssize_t)L * BLOCK;                                      \
             if (end > whole) end = whole;                                                    \
-            for (; i < end; i += W) {                                                        \
-                vf a = LOADX(x + i), g = LOADY(y + i);                                       \
+            double babs = 0, brel = 0, bx = 0, by = 0; /* the block's L lane sums */         \
+            for (int h = 0; h < L; h += W) { /* lanes h..h+W-1 of every L values */          \
+            vf sabs = {0}, srel = {0}, sx = {0}, sy = {0};                                   \
+            for (Py_ssize_t j = i + h; j < end; j += L) {                                    \
+                vf a = LOADX(x + j), g = LOADY(y + j);                                       \
                 vf d = a - g;                                                                \
                 vf ad = vmax(d, -d), ag = vmax(g, -g);                                       \
                 vf r = ad / sel(ag > eps, ag, inf);                                          \
@@ -169,10 +180,16 @@ enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, S
                 ymin = vmin(ymin, g);                                                        \
                 ymax = vmax(ymax, g);                                                        \
             }                                                                                \
-            tabs += hsum(sabs);                                                              \
-            trel += hsum(srel);                                                              \
-            tx += hsum(sx);                                                                  \
-            ty += hsum(sy);                                                                  \
+            babs = hadd(babs, sabs);                                                         \
+            brel = hadd(brel, srel);                                                         \
+            bx = hadd(bx, sx);                                                               \
+            by = hadd(by, sy);                                                               \
+            }                                                                                \
+            tabs += babs;                                                                    \
+            trel += brel;                                                                    \
+            tx += bx;                                                                        \
+            ty += by;                                                                        \
+            i = end;                                                                         \
         }                                                                                    \
         double txx = 0, tyy = 0, txy = 0, tdd = 0;                                           \
         for (int k = 0; k < W / 2; k++) {                                                    \
@@ -190,7 +207,7 @@ enum { SXX, SYY, SXY, SDD, SABS, MABS, SREL, MREL, XMIN, XMAX, YMIN, YMAX, SX, S
             m[4] = ymin[k] < m[4] ? ymin[k] : m[4];                                          \
             m[5] = ymax[k] > m[5] ? ymax[k] : m[5];                                          \
         }                                                                                    \
-        for (; i < n; i++) { /* the last n % W values, one at a time, in the same arithmetic */ \
+        for (; i < n; i++) { /* the last n % L values, one at a time, in the same arithmetic */ \
             float a = ONEX(x + i), g = ONEY(y + i);                                          \
             float d = a - g, ad = fabsf(d), ag = fabsf(g);                                   \
             float r = ad / (ag > F32_EPS_OF_F64 ? ag : INFINITY);                            \
@@ -326,16 +343,22 @@ enum { KSU, KSV, KE, KK, NKL };
         vf vcx = vsplat(cx), vcy = vsplat(cy), vxlo = vsplat(xr ? xlo : 0.0f);               \
         vf vylo = vsplat(yr ? ylo : 0.0f);                                                   \
         double su0 = 0, sv0 = 0;                                                             \
-        Py_ssize_t whole = n - n % W, first = whole < 65536 ? whole : 65536;                 \
-        for (Py_ssize_t j = 0; j < first;) { /* vectors, float32 lanes per block */          \
-            vf bu = {0}, bv = {0};                                                           \
-            for (Py_ssize_t end = j + (Py_ssize_t)W * BLOCK < first ? j + W * BLOCK : first; \
-                 j < end; j += W) {                                                          \
-                bu += vmax(LOADX(x + j) - vxlo, vcx);                                        \
-                bv += vmax(LOADY(y + j) - vylo, vcy);                                        \
+        Py_ssize_t whole = n - n % L, first = whole < 65536 ? whole : 65536;                 \
+        for (Py_ssize_t j = 0; j < first;) { /* vectors, L float32 lanes per block */        \
+            Py_ssize_t end = j + (Py_ssize_t)L * BLOCK < first ? j + L * BLOCK : first;      \
+            double s_u = 0, s_v = 0;                                                         \
+            for (int h = 0; h < L; h += W) {                                                 \
+                vf bu = {0}, bv = {0};                                                       \
+                for (Py_ssize_t q = j + h; q < end; q += L) {                                \
+                    bu += vmax(LOADX(x + q) - vxlo, vcx);                                    \
+                    bv += vmax(LOADY(y + q) - vylo, vcy);                                    \
+                }                                                                            \
+                s_u = hadd(s_u, bu);                                                         \
+                s_v = hadd(s_v, bv);                                                         \
             }                                                                                \
-            su0 += hsum(bu);                                                                 \
-            sv0 += hsum(bv);                                                                 \
+            su0 += s_u;                                                                      \
+            sv0 += s_v;                                                                      \
+            j = end;                                                                         \
         }                                                                                    \
         for (Py_ssize_t j = whole; j < n && whole < 65536; j++) { /* and a short tail */    \
             su0 += shift_clamp1(ONEX(x + j), xlo, xr, cx);                                   \
@@ -350,11 +373,13 @@ enum { KSU, KSV, KE, KK, NKL };
         double su = 0, sv = 0, se = 0;                                                       \
         Py_ssize_t i = 0;                                                                    \
         while (i < whole) {                                                                  \
-            vf bu = {0}, bv = {0}, be = {0};                                                 \
-            Py_ssize_t end = i + (Py_ssize_t)W * BLOCK;                                      \
+            Py_ssize_t end = i + (Py_ssize_t)L * BLOCK;                                      \
             if (end > whole) end = whole;                                                    \
-            for (; i < end; i += W) {                                                        \
-                vf u = LOADX(x + i) - vxlo, v = LOADY(y + i) - vylo;                         \
+            double s_u = 0, s_v = 0, s_e = 0; /* the block's L lane sums */                  \
+            for (int h = 0; h < L; h += W) {                                                 \
+            vf bu = {0}, bv = {0}, be = {0};                                                 \
+            for (Py_ssize_t q = i + h; q < end; q += L) {                                    \
+                vf u = LOADX(x + q) - vxlo, v = LOADY(y + q) - vylo;                         \
                 u = vmax(u, vcx);                                                            \
                 v = vmax(v, vcy);                                                            \
                 vf kv = v * vk, w = u / kv;                                                  \
@@ -366,9 +391,14 @@ enum { KSU, KSV, KE, KK, NKL };
                 bv += v;                                                                     \
                 be += u * vlogf(w) + (kv - u);                                               \
             }                                                                                \
-            su += hsum(bu);                                                                  \
-            sv += hsum(bv);                                                                  \
-            se += hsum(be);                                                                  \
+            s_u = hadd(s_u, bu);                                                             \
+            s_v = hadd(s_v, bv);                                                             \
+            s_e = hadd(s_e, be);                                                             \
+            }                                                                                \
+            su += s_u;                                                                       \
+            sv += s_v;                                                                       \
+            se += s_e;                                                                       \
+            i = end;                                                                         \
         }                                                                                    \
         float wlo = INFINITY, whi = 0.0f;                                                    \
         for (int k = 0; k < W; k++) {                                                        \
