@@ -8,6 +8,7 @@ from setuptools import Extension, setup
 setup(ext_modules=[Extension(
     "pytest_ascend_accuracy.compare._pair_sums",
     sources=["pytest_ascend_accuracy/compare/_pair_sums.c"],
+    depends=["pytest_ascend_accuracy/compare/_pair_sums_kl.h"],
     # IEEE NaN/Inf semantics (the C file refuses -ffast-math); contraction off: every instruction
     # set (target_clones) then gives the same bits
     extra_compile_args=["-O3", "-fno-fast-math", "-ffp-contract=off", "-Wno-psabi"],
