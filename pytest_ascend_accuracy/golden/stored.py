@@ -311,7 +311,7 @@ class GoldenPolicy:
                 check_record(path, rec)  # damaged or partial: refused, never "no record"
                 self._check_identity(path, compute, identity, rec)
                 golden = read_golden(path)
-                self._check_dtypes(path, golden, compute, rec)
+                self._check_files(path, golden, compute, rec)
             except StoredGoldenMismatch:
                 raise
             except DumpFormatError as exc:  # its record or a tensor file cannot be read
@@ -413,7 +413,9 @@ class GoldenPolicy:
             raise error(self._shown(path), rewritten)
         raise error(self._shown(path), refused)
 
-    def _check_dtypes(self, path: Path, golden, compute: Callable[[], object], rec) -> None:
+    def _check_files(self, path: Path, golden, compute: Callable[[], object], rec) -> None:
+        """The tensor files against the record: none gone or unlisted, each of its dtype and
+        its digest; without a record, float16 files warned about."""
         shown = self._shown(path)
         if rec is not None:
             gone, extra = record.missing_files(rec, path), unlisted_files(rec, path)

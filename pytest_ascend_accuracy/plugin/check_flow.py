@@ -51,7 +51,9 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
         note = diagnosis_note(state, handle, inputs, spec, nodeid,
                               model if one_of_several else "", golden=golden)
         page = state.diagnosed.pop(nodeid, None)
-        exc.args = (f"{pointing_at(exc.args[0], page).rstrip()}\n{note}",)
+        from ..report.hints import diagnosis_below
+
+        exc.args = (f"{diagnosis_below(exc.args[0], ran=page is not None).rstrip()}\n{note}",)
         return page
 
     outcome = run_check(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
@@ -235,16 +237,6 @@ def warn_at_test(warning: Warning, nodeid: str, rootdir) -> None:
             return
         frame = frame.f_back
     warnings.warn_explicit(warning, type(warning), shown, 1)
-
-
-def pointing_at(text: str, page) -> str:
-    """A failure's text once its --accuracy-diagnose diagnosis is done: ``page`` (the diagnosis
-    page) where it ran, whose verdict follows -- the AIPP advice no longer asks for a rerun with
-    the option given -- or None where it did not run (its note says why): that advice keeps
-    its other way only (``report.hints.diagnosis_below``)."""
-    from ..report.hints import diagnosis_below
-
-    return diagnosis_below(text, ran=page is not None)
 
 
 def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str,

@@ -92,7 +92,7 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
     if state.settings.diagnose:  # after the page: a job cancelled in its conversions keeps it
         from dataclasses import replace
 
-        from .check_flow import pointing_at
+        from ..report.hints import diagnosis_below
 
         state.diagnosed.pop(nodeid, None)
         try:
@@ -100,14 +100,14 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
         except DatasetFailure:  # (an error in it is shown after the failure's own text)
             note = dataset_diagnosis(state, om, samples, result, spec, nodeid, reference_inputs)
         diagnosis = state.diagnosed.pop(nodeid, None)
-        failure.args = (f"{pointing_at(failure.args[0], diagnosis).rstrip()}\n{note}",)
+        ran = diagnosis is not None  # (the AIPP advice points at it, or not at a rerun)
+        failure.args = (f"{diagnosis_below(failure.args[0], ran).rstrip()}\n{note}",)
         if diagnosis is not None:
             record["diagnosis"] = str(diagnosis)  # (the index links it)
         advice = result.culprit.next_step if result.culprit is not None else ""
         if advice:  # the page's advice as the terminal's reads now
-            result.culprit = replace(result.culprit, next_step=pointing_at(advice, diagnosis))
-        if page is not None and (diagnosis is not None
-                                 or advice and result.culprit.next_step != advice):
+            result.culprit = replace(result.culprit, next_step=diagnosis_below(advice, ran))
+        if page is not None and (ran or advice and result.culprit.next_step != advice):
             page.link_diagnosis(diagnosis)
     raise failure
 
