@@ -437,7 +437,7 @@ class GoldenPolicy:
                                                   f"golden with --accuracy-regen-all")
             changed = record.changed_files(rec, path)
             if changed:
-                head, fix = changed_problem(changed, shown)
+                head, fix = changed_problem(changed, shown, path, rec.get("digests") or {})
                 self._refuse(path, compute, REWRITTEN_CHANGED, (
                     f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
                     f"again to compare against the new golden"), f"{head}. {fix}")

@@ -226,24 +226,28 @@ def unlisted_files(record: Mapping[str, object], golden_dir) -> List[str]:
     return sorted(n for n in names if n not in listed)
 
 
-def changed_problem(changed: List[str], golden_shown: str):
+def changed_problem(changed: List[str], golden_shown: str, golden_dir,
+                    digests: Mapping[str, object]):
     """(what is wrong, what to do) for a golden whose tensor files ``changed`` are not the
     bytes its record's ``digests`` vouch for (``stored_record.changed_files``); ``golden_shown``:
-    the golden's path as the user types it."""
+    the golden's path as the user types it, ``golden_dir`` its path here. The git command to
+    restore them is given only where git holds those bytes (``git_copy.restore_command``)."""
     import shlex
 
+    from .git_copy import restore_command
+
     listed = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
-    # HEAD, not the index: a staged change (git add -A, a resolved merge) was restored as it was;
     # -C: pytest may run from a folder above the checkout, which git refuses as no repository
-    folder = shlex.quote(golden_shown)
+    command, why_not = restore_command(golden_dir, shlex.quote(golden_shown), changed, digests)
+    restore = (f"Restore them ({command})" if command else
+               f"Restore them from a copy of the golden as it was written (git has none: "
+               f"{why_not})")
     return (f"tensor files changed since the golden was written (their bytes are not the ones its "
             f"{RECORD_FILE} records), so they are not the reference of the model and inputs it "
             f"names: {listed}"), (
-            f"Restore them (git -C {folder} checkout HEAD -- ., where it is checked in), or run "
-            f"the test "
-            f"again with --accuracy-regen to rewrite the golden, or delete "
-            f"{shlex.quote(golden_shown + '/' + RECORD_FILE)} to compare against the files as "
-            f"they are, unchecked")
+            f"{restore}, or run the test again with --accuracy-regen to rewrite the golden, or "
+            f"delete {shlex.quote(golden_shown + '/' + RECORD_FILE)} to compare against the files "
+            f"as they are, unchecked")
 
 
 def files_problem(gone: List[str], extra: List[str], extra_shown: List[str]):

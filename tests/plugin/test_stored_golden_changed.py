@@ -34,8 +34,8 @@ def refused(pytester, relu):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([HEAD.format(name=relu.name) + "Restore them*"])
     result.stdout.no_fnmatch_line("*accuracy FAILED*")  # no operator blamed for it
-    line = next(s for s in result.outlines if "Restore them (" in s)
-    return line.split(". Restore them", 1)[1]
+    line = next(s for s in result.outlines if ". Restore them" in s)
+    return "Restore them" + line.split(". Restore them", 1)[1]
 
 
 def git(pytester, *args):
@@ -43,7 +43,14 @@ def git(pytester, *args):
                    cwd=pytester.path, check=True, capture_output=True)
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def printed_command(fixes):
+    return fixes.split("Restore them (", 1)[1].split("), or run the test again", 1)[0]
+
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+@needs_git
 def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models_dir):
     relu = changed(pytester)
     git(pytester, "init", "-q")
@@ -51,8 +58,7 @@ def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models
     git(pytester, "commit", "-q", "-m", "golden")
     np.save(relu, -np.load(relu))
     git(pytester, "add", "-A")  # staged too (a resolved merge): the index holds the change
-    fixes = refused(pytester, relu)
-    command = fixes.split("(", 1)[1].split(", where it is checked in)", 1)[0]
+    command = printed_command(refused(pytester, relu))
     assert command == "git -C golden/mlp checkout HEAD -- ."
     subprocess.run(command, shell=True, cwd=pytester.path, check=True)
     pytester.runpytest().assert_outcomes(passed=1)
@@ -61,10 +67,44 @@ def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models
     from pytest_ascend_accuracy.golden.stored_record_check import changed_problem
 
     above = pytester.path.parent
-    _, fix = changed_problem([relu.name], f"{pytester.path.name}/golden/mlp")
-    command = fix.split("(", 1)[1].split(", where it is checked in)", 1)[0]
-    subprocess.run(command, shell=True, cwd=above, check=True)
+    digests = json.loads((relu.parent / "golden.json").read_text())["digests"]
+    _, fix = changed_problem([relu.name], f"{pytester.path.name}/golden/mlp", relu.parent, digests)
+    subprocess.run(printed_command(fix), shell=True, cwd=above, check=True)
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+@needs_git
+def test_a_golden_staged_but_never_committed_is_restored_from_the_index(pytester, models_dir):
+    """No HEAD: ``checkout HEAD`` failed with "invalid reference: HEAD"; what git add staged
+    holds the bytes, and restoring from there passes."""
+    relu = changed(pytester)
+    git(pytester, "init", "-q")
+    git(pytester, "add", "golden")
+    np.save(relu, -np.load(relu))
+    command = printed_command(refused(pytester, relu))
+    assert command == "git -C golden/mlp checkout -- ."
+    subprocess.run(command, shell=True, cwd=pytester.path, check=True)
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+@needs_git
+def test_no_git_command_where_git_holds_other_bytes(pytester, models_dir):
+    """The change committed (or a golden outside git): no git command restores the recorded
+    bytes, so none is printed; the other two fixes stay."""
+    relu = changed(pytester)
+    np.save(relu, -np.load(relu))
+    fixes = refused(pytester, relu)
+    assert fixes.startswith("Restore them from a copy of the golden as it was written (git has "
+                            "none: the golden is not in a git work tree), or run the test again "
+                            "with --accuracy-regen")
+    git(pytester, "init", "-q")
+    git(pytester, "add", "golden")
+    git(pytester, "commit", "-q", "-m", "the changed file committed")
+    fixes = refused(pytester, relu)
+    assert fixes.startswith("Restore them from a copy of the golden as it was written (git has "
+                            "none: neither git's last commit nor its index holds the bytes "
+                            "golden.json records for them), or run")
+    assert "git -C" not in fixes
 
 
 def test_regen_rewrites_it_and_the_next_run_passes(pytester, models_dir):
@@ -105,11 +145,22 @@ def test_a_record_without_digests_is_used_as_before(pytester, models_dir):
     pytester.runpytest().stdout.fnmatch_lines(["accuracy FAILED: *"])
 
 
+@needs_git
 def test_the_message_quotes_a_golden_path_for_the_shell(tmp_path):
+    from pytest_ascend_accuracy.golden.stored_record import file_digests
     from pytest_ascend_accuracy.golden.stored_record_check import changed_problem
 
-    head, fix = changed_problem(["a.0.1.npy"], "my goldens/mlp")
+    folder = tmp_path / "my goldens" / "mlp"
+    folder.mkdir(parents=True)
+    (folder / "a.0.1.npy").write_bytes(b"golden")
+    digests = file_digests(folder, ["a.0.1.npy"])
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+    (folder / "a.0.1.npy").write_bytes(b"edited")
+    head, fix = changed_problem(["a.0.1.npy"], "my goldens/mlp", folder, digests)
     assert head.endswith(": a.0.1.npy")
-    assert shlex.split(fix.split("(", 1)[1].split(", where", 1)[0]) == [
-        "git", "-C", "my goldens/mlp", "checkout", "HEAD", "--", "."]
+    assert shlex.split(printed_command(fix)) == [
+        "git", "-C", "my goldens/mlp", "checkout", "--", "."]
     assert "delete 'my goldens/mlp/golden.json' to compare" in fix
+    subprocess.run(printed_command(fix), shell=True, cwd=tmp_path, check=True)
+    assert (folder / "a.0.1.npy").read_bytes() == b"golden"
