@@ -369,7 +369,7 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
     state.record(record)
     outcome = CheckOutcome(result, verdict, record, failure, report_dir,
                            title=f"{nodeid} [{model}, {mode}]", staged=staged,
-                           run=run_fields(state, nodeid, f"{model}, {mode}"))
+                           run=run_fields(state, nodeid, f"{model}, {mode}", result.actual_root))
     if failure is None and defer_passed:
         return outcome
     links = None

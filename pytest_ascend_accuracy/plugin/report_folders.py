@@ -69,12 +69,25 @@ def begin_report_set(state, nodeid: str):
     return ReportSet.begin(final)
 
 
-def run_fields(state, nodeid: str, check: str) -> dict:
+#: compare.json's ``run.actual_dump`` (and the page's "actual:" line) for a run dumped into the
+#: test's own folder (``plugin.dump_cleanup``): it is not there after a passing test
+OWN_DUMP_FATE = ("the test's own dump folder: kept if the test fails; removed when it passes or "
+                 "xfails")
+
+
+def run_fields(state, nodeid: str, check: str, actual_root=None) -> dict:
     """What a check's compare.json says of the run that wrote it (``report_set.run_block``
     adds the time written and the outcome): the session's id (the xdist controller's on every
-    worker), when this process started, the test and the check."""
-    return {"id": state.session_key, "started": state.started, "nodeid": nodeid,
-            "check": check, "worker": state.worker_id}
+    worker), when this process started, the test and the check; ``actual_dump`` where the
+    run's dump (``actual_root``) lies in a folder of the test's own dumps, which a passing
+    test removes (a passing check's page named a folder that was gone, or never written)."""
+    fields = {"id": state.session_key, "started": state.started, "nodeid": nodeid,
+              "check": check, "worker": state.worker_id}
+    if actual_root:
+        path = Path(actual_root)
+        if any(state.unsettled_dumps.get(d) == nodeid for d in (path, *path.parents)):
+            fields["actual_dump"] = OWN_DUMP_FATE
+    return fields
 
 
 def finish_report_dir(state, *, index: bool, interrupted: bool) -> None:

@@ -315,18 +315,20 @@ def _baseline_head(verdict: Verdict, baseline: Mapping[str, object]) -> List[str
 def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy report",
               hint=None, links: Optional[Links] = None, files: Sequence[str] = (),
               baseline: Optional[Mapping[str, object]] = None,
-              diagnosis: Optional[str] = None) -> str:
+              diagnosis: Optional[str] = None, actual_note: Optional[str] = None) -> str:
     """The page; ``hint`` is the terminal's (a text or a ``report.hints.Hint``); ``links``
     the failing tensors copied next to the page (``report.tensor_copies``); ``files`` other
     files next to it to link (the CSV, the JSON); ``baseline`` the per-operator baseline
     check's outcome (``passed``, ``status``, ``line``, ``message``), stated in the verdict
     area: a test its baseline failed is not headed PASSED; ``diagnosis`` the failure's
-    ``--accuracy-diagnose`` page (relative), linked under the hint."""
+    ``--accuracy-diagnose`` page (relative), linked under the hint; ``actual_note`` what
+    becomes of the actual dump's folder, after its path."""
     cls = "pass" if verdict.passed else "fail"
     summary = _baseline_head(verdict, baseline) if baseline is not None else [
         f'<h1 class="{cls}">{_e(verdict.describe())}</h1>']
     summary += [_first_failure(result, verdict, links),
-                f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}<br>'
+                f'<p class="meta">actual: {_e(result.actual_root or "(in memory)")}'
+                + (f" ({_e(actual_note)})" if actual_note else "") + "<br>"
                 f'golden: {_e(result.golden_root or "(in memory)")}<br>'
                 f'{_e(coverage_line(result))}'
                 + ("<br>files: " + " ".join(f'<a href="{_e(f)}">{_e(f)}</a>' for f in files)
@@ -356,10 +358,10 @@ def _diagnosis_link(page: Optional[str]) -> str:
 def write_html(result: CompareResult, path, verdict: Verdict, *, title: str = "Accuracy report",
                hint=None, links: Optional[Links] = None, files: Sequence[str] = (),
                baseline: Optional[Mapping[str, object]] = None,
-               diagnosis: Optional[str] = None) -> str:
+               diagnosis: Optional[str] = None, actual_note: Optional[str] = None) -> str:
     """Write the self-contained HTML page atomically; returns the path."""
     text = html_text(result, verdict, title=title, hint=hint, links=links, files=files,
-                     baseline=baseline, diagnosis=diagnosis)
+                     baseline=baseline, diagnosis=diagnosis, actual_note=actual_note)
     return os.fspath(atomic_write_text(path, text, what="HTML report", errors="backslashreplace"))
 
 

@@ -156,7 +156,7 @@ class ReportSet:
         files = [n for n in ("compare.csv", "compare.json") if (folder / n).is_file()]
         write_html(w["result"], folder / "report.html", w["verdict"], title=w["title"],
                    hint=w["hint"], links=w["links"], files=files, baseline=w["baseline"],
-                   diagnosis=diagnosis)
+                   diagnosis=diagnosis, actual_note=(w["run"] or {}).get("actual_dump"))
 
     def settle(self) -> Path:
         """Rename the staging folder to ``final``; where ``final`` holds other files of the
