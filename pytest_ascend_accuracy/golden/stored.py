@@ -407,9 +407,10 @@ class GoldenPolicy:
         ``StoredGoldenMismatch`` class raised."""
         error = error or StoredGoldenMismatch
         if self.regen.after_failure:
-            self._write(path, compute, self._keeps_inputs(path))
+            inputs = self._keeps_inputs(path)
+            self._write(path, compute, inputs)
             if self.on_recovery is not None:
-                self.on_recovery(path, note)
+                self.on_recovery(path, note + (KEPT_INPUTS if inputs else ""))
             raise error(self._shown(path), rewritten)
         raise error(self._shown(path), refused)
 
