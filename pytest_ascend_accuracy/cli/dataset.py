@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
     check_arguments(args.samples, metric, args.max_drop, args.threshold,  # before converting
                     postprocess=postprocess, higher_is_better=higher_is_better,
                     scale_tolerance=scale_tolerance)
-    mode = mode_arg(args.mode, args.model)
+    mode = mode_arg(args.mode, args.model, command="dataset")
     cache = Cache(Path(args.cache_dir))
     backend = make_cli_backend(args, cache)
     interactive = sys.stderr.isatty()

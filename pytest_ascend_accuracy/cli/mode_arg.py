@@ -15,11 +15,12 @@ from __future__ import annotations
 from ..errors import ConfigError
 
 
-def mode_arg(text: str, model, where: str = "--mode"):
-    """``--mode TEXT`` as a ``Mode`` checked against ``model``'s ops."""
+def mode_arg(text: str, model, where: str = "--mode", command: str = "diagnose"):
+    """``--mode TEXT`` of ``ascend-accuracy COMMAND`` as a ``Mode`` checked against ``model``'s
+    ops."""
     import yaml
 
-    from ..core.atc_option_check import check_atc_options
+    from ..core.atc_option_check import CLI_AIPP_ADVICE, check_atc_options
     from ..core.modes import mode_from_spec
     from ..graph.op_catalogue import check_mode
 
@@ -28,7 +29,8 @@ def mode_arg(text: str, model, where: str = "--mode"):
     except yaml.YAMLError as exc:
         raise ConfigError(where, f"not a preset name or a YAML mapping: {exc}") from None
     mode = mode_from_spec(value, where)
-    check_atc_options(mode.extra, f"{where} extra")
+    check_atc_options(mode.extra, f"{where} extra",
+                      advice={"insert_op_conf": CLI_AIPP_ADVICE[command]})
     check_mode(mode, model, where)
     return mode
 

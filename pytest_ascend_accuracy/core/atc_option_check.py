@@ -63,6 +63,28 @@ GEAR_REFUSAL = ("ATC option {name}={value} builds one .om for several shapes (ge
 
 Options = Union[Mapping[str, object], Iterable[Tuple[str, object]], None]
 
+#: ``atc_convert(model, mode, **atc_options)``'s own spelling of what a refused option does:
+#: its mode is an argument, and ``keep_dtype=[...]`` (``ascend_model``'s) was refused again
+ATC_CONVERT_ADVICE = {
+    "keep_dtype": ("keep_dtype=... is set by the conversion mode: use mode=keep_dtype([...]) "
+                   "(op names or OpType::X; from pytest_ascend_accuracy import keep_dtype)"),
+    "insert_op_conf": ("insert_op_conf=... is not taken as an ATC option, and atc_convert "
+                       "converts without AIPP: convert with the file through "
+                       "ascend_model(model, aipp=\"aipp.cfg\") (its .converted is the "
+                       "ConvertedModel; run then takes raw images, pre-processed as the device "
+                       "does)"),
+}
+#: ``--mode``'s ``extra`` of ``ascend-accuracy diagnose`` and ``dataset``: the AIPP file's own
+#: options (the Python spelling ``aipp="aipp.cfg"`` means nothing on a command line)
+CLI_AIPP_ADVICE = {
+    "diagnose": ("insert_op_conf is not an extra ATC option of --mode: give the AIPP file as "
+                 "--aipp FILE with --images DIR|FILE.npy and --reference MODULE:FN (the model is "
+                 "then converted with it and fed the raw images)"),
+    "dataset": ("insert_op_conf is not an extra ATC option of --mode, and ascend-accuracy "
+                "dataset runs the model without AIPP: check the AIPP file with ascend-accuracy "
+                "diagnose MODEL --aipp FILE --images DIR|FILE.npy --reference MODULE:FN"),
+}
+
 
 def option_text(name: str, value: object) -> str:
     """``value`` as ATC takes it on the command line: a bool is ``1``/``0`` for
@@ -75,11 +97,13 @@ def option_text(name: str, value: object) -> str:
 
 
 def check_atc_options(options: Options, where: str, allowed: Iterable[str] = (),
-                      aipp: bool = False) -> None:
+                      aipp: bool = False, advice: Mapping[str, str] = None) -> None:
     """Refuse ATC options the emulator cannot reproduce (see the module docstring); ``options``:
     a mapping or ``(name, value)`` pairs (a Mode's ``extra``); ``allowed``: names a caller
     takes as arguments of its own (a backend's ``insert_op_conf``, ``input_shape``); ``aipp``:
-    the conversion inserts AIPP (an ``insert_op_conf`` among the options counts too)."""
+    the conversion inserts AIPP (an ``insert_op_conf`` among the options counts too);
+    ``advice``: the caller's own refusal of an option, where ``ascend_model``'s spelling of
+    the fix does not work in it (``ATC_CONVERT_ADVICE``, ``CLI_AIPP_ADVICE``)."""
     pairs = list(options.items()) if isinstance(options, Mapping) else list(options or ())
     aipp = aipp or any(str(k).lstrip("-") == "insert_op_conf" and v for k, v in pairs)
     seen: dict = {}
@@ -103,7 +127,7 @@ def check_atc_options(options: Options, where: str, allowed: Iterable[str] = (),
                                          f"--insert_op_conf, and NHWC is no ONNX format: use "
                                          f"input_format=\"NCHW\" or leave it out")
             continue
-        raise ConfigError(where, _refusal(name, value))
+        raise ConfigError(where, (advice or {}).get(name) or _refusal(name, value))
 
 
 def check_mode_options(mode, where: str, aipp: bool = False) -> None:

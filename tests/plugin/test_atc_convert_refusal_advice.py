@@ -1,0 +1,57 @@
+"""A refused ATC option's fix is spelled for the call that refused it. ``atc_convert(model,
+"default", keep_dtype="keep.cfg")`` said "use keep_dtype=[...]", which atc_convert refused
+again (it has no such argument: its mode is one); its own fix, ``mode=keep_dtype([...])``,
+passes pasted. ``insert_op_conf=`` said "pass the AIPP file as aipp=...", which atc_convert
+refused as an unknown ATC option; it now names ``ascend_model(model, aipp=...)``, which
+converts with the file."""
+import re
+
+import onnx
+import pytest
+
+from pytest_ascend_accuracy.aipp.samples import imagenet_aipp
+from pytest_ascend_accuracy.testing import models as tiny_models
+
+TEST = '''
+from pytest_ascend_accuracy import keep_dtype
+
+
+def test_convert(atc_convert, ascend_model):
+    converted = {call}
+    assert converted is not None
+'''
+
+
+@pytest.fixture
+def project(pytester):
+    onnx.save(tiny_models.overflow(), str(pytester.path / "overflow.onnx"))
+    onnx.save(tiny_models.conv_bn_relu(), str(pytester.path / "net.onnx"))
+    (pytester.path / "good.cfg").write_text(imagenet_aipp(src_hw=(16, 16)))
+    return pytester
+
+
+def _refusal(project, call):
+    project.makepyfile(test_convert=TEST.format(call=call))
+    run = project.runpytest("-q", "-p", "no:cacheprovider")
+    run.assert_outcomes(failed=1)
+    return next(line for line in run.outlines
+                if line.startswith("ascend-accuracy configuration error: atc_convert: "))
+
+
+def test_keep_dtype_given_to_atc_convert_names_its_mode_argument(project):
+    line = _refusal(project, 'atc_convert("overflow.onnx", "default", keep_dtype="keep.cfg")')
+    fix = re.search(r"use (mode=keep_dtype\(\[\.\.\.\]\)) \(op names or OpType::X; from "
+                    r"pytest_ascend_accuracy import keep_dtype\)", line).group(1)
+    pasted = 'atc_convert("overflow.onnx", {})'.format(fix.replace("[...]", '["norm"]'))
+    project.makepyfile(test_convert=TEST.format(call=pasted))
+    project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_an_aipp_file_given_to_atc_convert_names_ascend_model(project):
+    line = _refusal(project, 'atc_convert("net.onnx", "default", insert_op_conf="good.cfg")')
+    assert "atc_convert converts without AIPP" in line
+    fix = re.search(r'through (ascend_model\(model, aipp="aipp.cfg"\)) \(its \.converted is the '
+                    r'ConvertedModel', line).group(1)
+    pasted = fix.replace("(model,", '("net.onnx",').replace("aipp.cfg", "good.cfg") + ".converted"
+    project.makepyfile(test_convert=TEST.format(call=pasted))
+    project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
