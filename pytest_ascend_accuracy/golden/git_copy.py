@@ -1,62 +1,71 @@
-"""Which git command puts back a stored golden's changed tensor files, if any does.
+"""Which git command puts back a stored golden's tensor files, if any does.
 
-A golden whose files changed since it was written (``stored_record.changed_files``) is refused
-with a way to restore them. ``git -C <golden> checkout HEAD -- .`` works only where the golden's
-last commit holds the bytes its ``golden.json`` records: a golden staged but never committed has
-no ``HEAD`` (``fatal: invalid reference: HEAD``), one rewritten by ``--accuracy-regen`` and not
-yet committed has other bytes there, and a folder outside any git work tree has none. So each
-changed file's copy in ``HEAD``, then in git's index (what ``git add`` staged), is hashed with the
-record's own algorithm, and the command is offered only for the copy that holds every recorded
-digest; ``checkout -- .`` restores the folder's tracked files, so the copy's ``golden.json`` must
-be the one in the folder as well (or not tracked, which the command leaves alone).
+A golden whose files changed or went missing since it was written (``stored_record``'s
+``changed_files``, ``missing_files``, ``dtype_changes``) is refused with a way to restore them.
+``git -C <golden> checkout HEAD -- <files>`` works only where the golden's last commit holds the
+bytes its ``golden.json`` records: a golden staged but never committed has no ``HEAD``
+(``fatal: invalid reference: HEAD``), one rewritten by ``--accuracy-regen`` and not yet
+committed has other bytes there, and a folder outside any git work tree has none. So each file's
+copy in ``HEAD``, then in git's index (what ``git add`` staged), is hashed with the record's own
+algorithm as checkout would write it (``git cat-file --filters``: git LFS and other filter
+drivers, ``core.autocrlf``), streamed (a 1 GB tensor), and the command is offered only for the
+copy that holds every recorded digest. It names the files themselves: ``-- .`` also put back
+other files of the folder, whose copy nobody had checked (a review: an uncommitted repair of
+another file was undone, and the next run refused again). A file git's skip-worktree bit
+covers is left as it is by checkout: no command then either.
 """
+import shlex
 import subprocess
+import time
 from pathlib import Path
-from typing import Mapping, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
-from .stored_record import RECORD_FILE
-
-#: the seconds one git call may take before it counts as "no copy"
-GIT_TIMEOUT_S = 10
-#: (the object spec prefix of a copy, the command's words before "-- .")
+#: the seconds all git calls of one refusal may take before git counts as holding no copy
+GIT_BUDGET_S = 300
+#: (the object spec prefix of a copy, the command's words before "--")
 SOURCES = (("HEAD:", "checkout HEAD"), (":", "checkout"))
+_CHUNK = 1 << 20
 
 
-def _blob(folder: Path, spec: str) -> Optional[bytes]:
-    """The bytes git holds for ``spec`` (``HEAD:./name``, ``:./name``), None where it holds none
-    or git cannot be run."""
+def _git(folder: Path, *args: str, deadline: float) -> Optional[subprocess.CompletedProcess]:
     try:
-        done = subprocess.run(["git", "-C", str(folder), "cat-file", "blob", spec],
-                              capture_output=True, timeout=GIT_TIMEOUT_S)
+        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
+                              timeout=max(1.0, deadline - time.monotonic()))
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout if done.returncode == 0 else None
 
 
-def _digest(data: bytes, algorithm: str) -> Optional[str]:
+def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Optional[str]:
+    """The digest of what checkout writes for ``spec`` (``HEAD:./name``, ``:./name``), read as
+    git streams it; None where git holds no such file, cannot be run or runs past ``deadline``."""
     from ..core.cache import new_hasher
 
     try:
         h = new_hasher(algorithm)
-    except ValueError:
+        proc = subprocess.Popen(["git", "-C", str(folder), "cat-file", "--filters", spec],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    except (OSError, ValueError):
         return None
-    h.update(data)
+    with proc:
+        while True:
+            chunk = proc.stdout.read(_CHUNK)
+            if not chunk:
+                break
+            h.update(chunk)
+            if time.monotonic() > deadline:
+                proc.kill()
+                return None
+        if proc.wait() != 0:
+            return None
     return h.hexdigest()
 
 
-def _holds(folder: Path, prefix: str, names: Sequence[str], digests: Mapping[str, object]) -> bool:
-    for name in names:
-        algorithm, _, want = str(digests.get(name, "")).partition(":")
-        data = _blob(folder, f"{prefix}./{name}")
-        if data is None or _digest(data, algorithm) != want:
-            return False
-    record = _blob(folder, f"{prefix}./{RECORD_FILE}")
-    if record is None:
-        return True  # not tracked there: checkout leaves the folder's own record as it is
-    try:
-        return record == (folder / RECORD_FILE).read_bytes()
-    except OSError:
-        return False
+def _skip_worktree(folder: Path, names: Sequence[str], deadline: float) -> List[str]:
+    listed = _git(folder, "ls-files", "-v", "--", *names, deadline=deadline)
+    if listed is None or listed.returncode != 0:
+        return []
+    return [line[2:] for line in listed.stdout.decode("utf-8", "replace").splitlines()
+            if line[:1] == "S"]
 
 
 def restore_command(folder, shown_quoted: str, names: Sequence[str],
@@ -65,15 +74,22 @@ def restore_command(folder, shown_quoted: str, names: Sequence[str],
     golden ``folder`` to the bytes ``digests`` record; or None, why git has no such copy).
     ``shown_quoted``: the folder as the user types it, quoted for the shell."""
     folder = Path(folder)
-    try:
-        inside = subprocess.run(["git", "-C", str(folder), "rev-parse", "--is-inside-work-tree"],
-                                capture_output=True, timeout=GIT_TIMEOUT_S)
-    except (OSError, subprocess.SubprocessError):
+    deadline = time.monotonic() + GIT_BUDGET_S
+    inside = _git(folder, "rev-parse", "--is-inside-work-tree", deadline=deadline)
+    if inside is None:
         return None, "git could not be run"
     if inside.returncode != 0 or inside.stdout.strip() != b"true":
-        return None, "the golden is not in a git work tree"
+        said = inside.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, "the golden is not in a git work tree" + (f" (git: {said[0]})" if said else "")
+    if not names or any(not isinstance(digests.get(n), str) for n in names):
+        return None, "its golden.json records no digest of them to check git's copy against"
+    skipped = _skip_worktree(folder, names, deadline)
+    if skipped:
+        return None, (f"git's skip-worktree bit is set on {', '.join(skipped[:3])}, so checkout "
+                      f"leaves them as they are")
     for prefix, words in SOURCES:
-        if _holds(folder, prefix, names, digests):
-            return f"git -C {shown_quoted} {words} -- .", ""
+        if all(_copy_digest(folder, f"{prefix}./{n}", str(digests[n]).partition(":")[0],
+                            deadline) == str(digests[n]).partition(":")[2] for n in names):
+            return f"git -C {shown_quoted} {words} -- {' '.join(map(shlex.quote, names))}", ""
     return None, ("neither git's last commit nor its index holds the bytes golden.json records "
                   "for them")

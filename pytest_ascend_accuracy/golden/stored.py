@@ -64,8 +64,8 @@ from ..core.path_lock import LOCK_TIMEOUT_S, PathLocked, path_lock
 from ..core.regen import Regen
 from ..errors import AscendAccuracyError, ConfigError, DumpFormatError
 from . import stored_record as record
-from .stored_record_check import (DamagedRecord, changed_problem, check_record, files_problem,
-                                  unlisted_files)
+from .stored_record_check import (DamagedRecord, changed_problem, check_record, dtype_problem,
+                                  files_problem, unlisted_files)
 from .stored_recovery import (_DEL, _NEW, _TMP, Recovery, _fsync_dir, _recover,  # noqa: F401
                               _remove, _token)
 
@@ -421,7 +421,8 @@ class GoldenPolicy:
         if rec is not None:
             gone, extra = record.missing_files(rec, path), unlisted_files(rec, path)
             if gone or extra:
-                head, fix = files_problem(gone, extra, [self._shown(path / n) for n in extra])
+                head, fix = files_problem(gone, extra, [self._shown(path / n) for n in extra],
+                                          shown, path, rec.get("digests") or {})
                 self._refuse(path, compute, REWRITTEN_INCOMPLETE if gone else REWRITTEN_UNLISTED, (
                     f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
                     f"again to compare against the new golden"), (
@@ -429,13 +430,8 @@ class GoldenPolicy:
                     f"rewrite the golden"))
             changed = record.dtype_changes(rec, golden)
             if changed:
-                listed = ", ".join(f"{n} ({got}, written as {want})" for n, want, got in changed[:5])
-                more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
-                raise StoredGoldenMismatch(shown, f"tensor files re-saved in another dtype than the "
-                                                  f"model's, which the golden was written with: "
-                                                  f"{listed}{more}. A golden is the model's fp32 "
-                                                  f"reference: restore the files, or rewrite the "
-                                                  f"golden with --accuracy-regen-all")
+                raise StoredGoldenMismatch(shown, dtype_problem(changed, shown, path,
+                                                                rec.get("digests") or {}))
             changed = record.changed_files(rec, path)
             if changed:
                 head, fix = changed_problem(changed, shown, path, rec.get("digests") or {})

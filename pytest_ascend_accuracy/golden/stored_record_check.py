@@ -226,34 +226,57 @@ def unlisted_files(record: Mapping[str, object], golden_dir) -> List[str]:
     return sorted(n for n in names if n not in listed)
 
 
-def changed_problem(changed: List[str], golden_shown: str, golden_dir,
-                    digests: Mapping[str, object]):
-    """(what is wrong, what to do) for a golden whose tensor files ``changed`` are not the
-    bytes its record's ``digests`` vouch for (``stored_record.changed_files``); ``golden_shown``:
-    the golden's path as the user types it, ``golden_dir`` its path here. The git command to
-    restore them is given only where git holds those bytes (``git_copy.restore_command``)."""
+def restore_fix(names: List[str], golden_shown: str, golden_dir, digests: Mapping[str, object],
+                verb: str = "Restore them") -> str:
+    """``verb`` with the git command that restores the tensor files ``names`` (where git holds
+    the bytes ``digests`` record: ``git_copy.restore_command``), or why there is none;
+    ``golden_shown``: the golden's path as the user types it, ``golden_dir`` its path here."""
     import shlex
 
     from .git_copy import restore_command
 
-    listed = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
     # -C: pytest may run from a folder above the checkout, which git refuses as no repository
-    command, why_not = restore_command(golden_dir, shlex.quote(golden_shown), changed, digests)
-    restore = (f"Restore them ({command})" if command else
-               f"Restore them from a copy of the golden as it was written (git has none: "
-               f"{why_not})")
+    command, why_not = restore_command(golden_dir, shlex.quote(golden_shown), names, digests)
+    return (f"{verb} ({command})" if command else
+            f"{verb} from a copy of the golden as it was written (no git command restores them: "
+            f"{why_not})")
+
+
+def changed_problem(changed: List[str], golden_shown: str, golden_dir,
+                    digests: Mapping[str, object]):
+    """(what is wrong, what to do) for a golden whose tensor files ``changed`` are not the
+    bytes its record's ``digests`` vouch for (``stored_record.changed_files``)."""
+    import shlex
+
+    listed = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
     return (f"tensor files changed since the golden was written (their bytes are not the ones its "
             f"{RECORD_FILE} records), so they are not the reference of the model and inputs it "
             f"names: {listed}"), (
-            f"{restore}, or run the test again with --accuracy-regen to rewrite the golden, or "
-            f"delete {shlex.quote(golden_shown + '/' + RECORD_FILE)} to compare against the files "
-            f"as they are, unchecked")
+            f"{restore_fix(changed, golden_shown, golden_dir, digests)}, or run the test again "
+            f"with --accuracy-regen to rewrite the golden, or delete "
+            f"{shlex.quote(golden_shown + '/' + RECORD_FILE)} to compare against the files as "
+            f"they are, unchecked")
 
 
-def files_problem(gone: List[str], extra: List[str], extra_shown: List[str]):
+def dtype_problem(changed, golden_shown: str, golden_dir, digests: Mapping[str, object]) -> str:
+    """The refusal of a golden whose files ``changed`` (``stored_record.dtype_changes``: name,
+    dtype written, dtype now) were re-saved in another dtype."""
+    listed = ", ".join(f"{n} ({got}, written as {want})" for n, want, got in changed[:5])
+    more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+    restore = restore_fix([n for n, _, _ in changed], golden_shown, golden_dir, digests,
+                          "restore the files")
+    return (f"tensor files re-saved in another dtype than the model's, which the golden was "
+            f"written with: {listed}{more}. A golden is the model's fp32 reference: {restore}, or "
+            f"rewrite the golden with --accuracy-regen-all")
+
+
+def files_problem(gone: List[str], extra: List[str], extra_shown: List[str],
+                  golden_shown: str = "", golden_dir=None,
+                  digests: Optional[Mapping[str, object]] = None):
     """(what is wrong, what to do) for a golden whose ``.npy`` files are not the ones its
-    record lists: ``gone`` (``stored_record.missing_files``), ``extra`` (``unlisted_files``;
-    ``extra_shown``: their paths as the user types them)."""
+    record lists: ``gone`` (``stored_record.missing_files``; restored as ``restore_fix`` says
+    where ``golden_dir`` is given), ``extra`` (``unlisted_files``; ``extra_shown``: their paths
+    as the user types them)."""
     import shlex
 
     def listed(names):
@@ -262,7 +285,8 @@ def files_problem(gone: List[str], extra: List[str], extra_shown: List[str]):
     heads, fixes = [], []
     if gone:
         heads.append(f"tensor files its {RECORD_FILE} lists are missing: {listed(gone)}")
-        fixes.append("Restore them")
+        fixes.append("Restore them" if golden_dir is None else
+                     restore_fix(gone, golden_shown, golden_dir, digests or {}))
     if extra:
         heads.append(f"it holds tensor files its {RECORD_FILE} does not list: {listed(extra)} "
                      f"(not written with this golden: copied in, or left from another one), "

@@ -1,6 +1,6 @@
-"""golden.git_copy: the git command that restores a changed stored golden is offered only for a
-copy (the last commit, else the index) that holds every recorded digest and the folder's own
-golden.json; none otherwise, with the reason."""
+"""golden.git_copy: the git command that restores a stored golden's files is offered only for a
+copy (the last commit, else the index) that holds every recorded digest as checkout writes it,
+and names the files themselves; none otherwise, with the reason."""
 import shutil
 import subprocess
 
@@ -22,6 +22,7 @@ def golden(tmp_path):
     folder = tmp_path / "golden" / "m"
     folder.mkdir(parents=True)
     (folder / "a.npy").write_bytes(b"written")
+    (folder / "b.npy").write_bytes(b"other")
     (folder / "golden.json").write_text('{"record": 1}\n')
     git(tmp_path, "init", "-q")
     git(tmp_path, "add", ".")
@@ -33,37 +34,76 @@ def test_the_last_commit_holds_the_recorded_bytes(golden):
     digests = file_digests(golden, ["a.npy"])
     (golden / "a.npy").write_bytes(b"edited!")
     assert restore_command(golden, "golden/m", ["a.npy"], digests) == (
-        "git -C golden/m checkout HEAD -- .", "")
+        "git -C golden/m checkout HEAD -- a.npy", "")
 
 
-def test_a_record_other_than_the_commits_is_not_restored_over(golden):
-    """checkout HEAD -- . would put back the commit's golden.json too, not the folder's."""
-    digests = file_digests(golden, ["a.npy"])
-    (golden / "golden.json").write_text('{"record": 2}\n')
+def test_the_command_restores_the_named_files_alone(golden):
+    """b.npy repaired in the folder, not yet committed: ``-- .`` put back HEAD's b.npy too."""
+    (golden / "b.npy").write_bytes(b"repaired")
+    digests = file_digests(golden, ["a.npy", "b.npy"])
     (golden / "a.npy").write_bytes(b"edited!")
-    command, why = restore_command(golden, "golden/m", ["a.npy"], digests)
-    assert command is None
-    assert why == ("neither git's last commit nor its index holds the bytes golden.json "
-                   "records for them")
+    command, _ = restore_command(golden, "golden/m", ["a.npy"], digests)
+    subprocess.run(command, shell=True, cwd=golden.parent.parent, check=True)
+    assert file_digests(golden, ["a.npy", "b.npy"]) == digests
 
 
 def test_other_recorded_bytes_than_gits(golden):
     (golden / "a.npy").write_bytes(b"regenerated")
     digests = file_digests(golden, ["a.npy"])  # the record of a golden rewritten, uncommitted
     (golden / "a.npy").write_bytes(b"edited!")
-    assert restore_command(golden, "golden/m", ["a.npy"], digests)[0] is None
+    assert restore_command(golden, "golden/m", ["a.npy"], digests) == (None, (
+        "neither git's last commit nor its index holds the bytes golden.json records for them"))
     git(golden, "add", "a.npy")  # (the edit staged: the index does not hold them either)
     assert restore_command(golden, "golden/m", ["a.npy"], digests)[0] is None
 
 
-def test_a_digest_of_an_unknown_algorithm_is_no_copy(golden):
+def test_a_filter_driver_copy_is_hashed_as_checkout_writes_it(golden, tmp_path):
+    """git LFS and other filters store other bytes than checkout writes (cat-file --filters)."""
+    if shutil.which("base64") is None:
+        pytest.skip("no base64 command")
+    git(tmp_path, "config", "filter.b64.clean", "base64 -w0")
+    git(tmp_path, "config", "filter.b64.smudge", "base64 -d")
+    (tmp_path / ".gitattributes").write_text("*.npy filter=b64\n")
+    (golden / "a.npy").write_bytes(b"filtered bytes")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "filtered")
+    digests = file_digests(golden, ["a.npy"])
     (golden / "a.npy").write_bytes(b"edited!")
+    command, _ = restore_command(golden, "golden/m", ["a.npy"], digests)
+    assert command == "git -C golden/m checkout HEAD -- a.npy"
+    subprocess.run(command, shell=True, cwd=tmp_path, check=True)
+    assert file_digests(golden, ["a.npy"]) == digests
+
+
+def test_a_missing_file_is_restored_and_names_are_quoted(golden, tmp_path):
+    (golden / "it's b.npy").write_bytes(b"quoted")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "more")
+    digests = file_digests(golden, ["it's b.npy"])
+    (golden / "it's b.npy").unlink()
+    command, _ = restore_command(golden, "'my golden'", ["it's b.npy"], digests)
+    assert command == "git -C 'my golden' checkout HEAD -- 'it'\"'\"'s b.npy'"
+
+
+def test_skip_worktree_files_are_left_as_they_are_by_checkout(golden):
+    digests = file_digests(golden, ["a.npy"])
+    git(golden, "update-index", "--skip-worktree", "a.npy")
+    (golden / "a.npy").write_bytes(b"edited!")
+    command, why = restore_command(golden, "g", ["a.npy"], digests)
+    assert command is None and why.startswith("git's skip-worktree bit is set on a.npy")
+
+
+def test_without_digests_or_an_unknown_algorithm_no_copy_is_vouched_for(golden):
+    (golden / "a.npy").write_bytes(b"edited!")
+    assert restore_command(golden, "g", ["a.npy"], {}) == (
+        None, "its golden.json records no digest of them to check git's copy against")
     assert restore_command(golden, "g", ["a.npy"], {"a.npy": "md5:0"})[0] is None
 
 
 def test_without_git_or_a_work_tree(tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))  # (a basetemp in a repo)
-    assert restore_command(tmp_path, "g", ["a.npy"], {}) == (
-        None, "the golden is not in a git work tree")
+    command, why = restore_command(tmp_path, "g", ["a.npy"], {})
+    assert command is None
+    assert why.startswith("the golden is not in a git work tree (git: fatal: not a git repository")
     monkeypatch.setenv("PATH", str(tmp_path))
     assert restore_command(tmp_path, "g", ["a.npy"], {}) == (None, "git could not be run")

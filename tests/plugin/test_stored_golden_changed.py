@@ -59,7 +59,7 @@ def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models
     np.save(relu, -np.load(relu))
     git(pytester, "add", "-A")  # staged too (a resolved merge): the index holds the change
     command = printed_command(refused(pytester, relu))
-    assert command == "git -C golden/mlp checkout HEAD -- ."
+    assert command == f"git -C golden/mlp checkout HEAD -- {relu.name}"
     subprocess.run(command, shell=True, cwd=pytester.path, check=True)
     pytester.runpytest().assert_outcomes(passed=1)
     # pytest run from a folder above the checkout: the path it prints is relative to there
@@ -82,28 +82,29 @@ def test_a_golden_staged_but_never_committed_is_restored_from_the_index(pytester
     git(pytester, "add", "golden")
     np.save(relu, -np.load(relu))
     command = printed_command(refused(pytester, relu))
-    assert command == "git -C golden/mlp checkout -- ."
+    assert command == f"git -C golden/mlp checkout -- {relu.name}"
     subprocess.run(command, shell=True, cwd=pytester.path, check=True)
     pytester.runpytest().assert_outcomes(passed=1)
 
 
 @needs_git
-def test_no_git_command_where_git_holds_other_bytes(pytester, models_dir):
+def test_no_git_command_where_git_holds_other_bytes(pytester, models_dir, monkeypatch):
     """The change committed (or a golden outside git): no git command restores the recorded
     bytes, so none is printed; the other two fixes stay."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(pytester.path.parent))  # outside any repo
     relu = changed(pytester)
     np.save(relu, -np.load(relu))
     fixes = refused(pytester, relu)
-    assert fixes.startswith("Restore them from a copy of the golden as it was written (git has "
-                            "none: the golden is not in a git work tree), or run the test again "
-                            "with --accuracy-regen")
+    assert fixes.startswith("Restore them from a copy of the golden as it was written (no git "
+                            "command restores them: the golden is not in a git work tree (git: "
+                            "fatal: not a git repository")
     git(pytester, "init", "-q")
     git(pytester, "add", "golden")
     git(pytester, "commit", "-q", "-m", "the changed file committed")
     fixes = refused(pytester, relu)
-    assert fixes.startswith("Restore them from a copy of the golden as it was written (git has "
-                            "none: neither git's last commit nor its index holds the bytes "
-                            "golden.json records for them), or run")
+    assert fixes.startswith("Restore them from a copy of the golden as it was written (no git "
+                            "command restores them: neither git's last commit nor its index "
+                            "holds the bytes golden.json records for them), or run")
     assert "git -C" not in fixes
 
 
@@ -160,7 +161,35 @@ def test_the_message_quotes_a_golden_path_for_the_shell(tmp_path):
     head, fix = changed_problem(["a.0.1.npy"], "my goldens/mlp", folder, digests)
     assert head.endswith(": a.0.1.npy")
     assert shlex.split(printed_command(fix)) == [
-        "git", "-C", "my goldens/mlp", "checkout", "--", "."]
+        "git", "-C", "my goldens/mlp", "checkout", "--", "a.0.1.npy"]
     assert "delete 'my goldens/mlp/golden.json' to compare" in fix
     subprocess.run(printed_command(fix), shell=True, cwd=tmp_path, check=True)
     assert (folder / "a.0.1.npy").read_bytes() == b"golden"
+
+
+@needs_git
+def test_a_missing_or_dtype_changed_file_is_restored_with_the_printed_git_command(
+        pytester, models_dir):
+    """"Restore them" and "restore the files" named no command, though git held the files."""
+    relu = changed(pytester)
+    git(pytester, "init", "-q")
+    git(pytester, "add", "golden")
+    git(pytester, "commit", "-q", "-m", "golden")
+    kept = relu.read_bytes()
+    relu.unlink()
+    gone = pytester.runpytest()
+    gone.assert_outcomes(failed=1)
+    line = next(s for s in gone.outlines if "lists are missing: " in s)
+    command = line.split("Restore them (", 1)[1].split("), or run the test again", 1)[0]
+    assert command == f"git -C golden/mlp checkout HEAD -- {relu.name}"
+    subprocess.run(command, shell=True, cwd=pytester.path, check=True)
+    pytester.runpytest().assert_outcomes(passed=1)
+    np.save(relu, np.load(relu).astype(np.float16))
+    resaved = pytester.runpytest()
+    resaved.assert_outcomes(failed=1)
+    line = next(s for s in resaved.outlines if "re-saved in another dtype" in s)
+    command = line.split("restore the files (", 1)[1].split("), or rewrite the golden", 1)[0]
+    assert command == f"git -C golden/mlp checkout HEAD -- {relu.name}"
+    subprocess.run(command, shell=True, cwd=pytester.path, check=True)
+    assert relu.read_bytes() == kept
+    pytester.runpytest().assert_outcomes(passed=1)
