@@ -46,7 +46,7 @@ def _run(args: argparse.Namespace) -> int:
     root, named, bound = _cache_of(args)  # named: --cache-dir, PYTEST_ADDOPTS, the ini file...
     found = "" if args.cache_dir is not None else f" ({named})"
     if not root.exists():  # a misspelled --cache-dir: the folders beside it nearest its name
-        from ..dataset.samples import closest_in_folder
+        from ..core.closest_paths import closest_in_folder
 
         print(f"cache {root}: empty (the directory does not exist)"
               f"{closest_in_folder(root, True, str(root))}{found}")

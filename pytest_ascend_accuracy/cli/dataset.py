@@ -96,7 +96,10 @@ def _run(args: argparse.Namespace) -> int:
     from ..dataset.samples import read_labels
 
     if not os.path.isfile(args.model):
-        raise ConfigError(args.model, "no such model file")
+        from ..core.closest_paths import closest_in_folder
+
+        raise ConfigError(args.model, "no such model file"
+                          + closest_in_folder(args.model, False, args.model, (".onnx",)))
     metric = args.metric
     if ":" in metric:
         metric = _load_callable(metric, "--metric")

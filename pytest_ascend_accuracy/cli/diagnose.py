@@ -133,7 +133,10 @@ def _run(args: argparse.Namespace) -> int:
     if not args.model:
         raise ConfigError("diagnose", "give the ONNX model (or --aipp, --images and --reference)")
     if not os.path.isfile(args.model):
-        raise ConfigError(args.model, "no such model file")
+        from ..core.closest_paths import closest_in_folder
+
+        raise ConfigError(args.model, "no such model file"
+                          + closest_in_folder(args.model, False, args.model, (".onnx",)))
     mode = _mode(args.mode, args.model)
     if args.out:  # the fix's config files go there: ATC would refuse them, so say it now
         from ..triage.fix_folder import path_problem

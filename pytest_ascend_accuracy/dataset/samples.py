@@ -20,6 +20,7 @@ from typing import Dict, Iterable, Iterator, List, Mapping, Optional
 
 import numpy as np
 
+from ..core.closest_paths import closest_in_folder
 from ..dump.user_arrays import read_npz
 from ..errors import ConfigError
 
@@ -253,23 +254,6 @@ def _per_row(value, rows: int, where: str) -> List[object]:
         raise ConfigError(where, f"the sample holds a batch of {rows} rows: give {rows} labels, "
                                  f"one per row")
     return list(value)
-
-
-def closest_in_folder(path: Path, directory: bool, shown: Optional[str] = None) -> str:
-    """``" (closest: data/close, data/clf10)"``: the entries of ``path``'s folder nearest its
-    misspelled name (folders for a ``directory``, else .json/.npy files), spelled as the path
-    was (``shown`` for ``path``, when the error prints it another way); ``""`` when none is."""
-    path = Path(path)
-    folder = path.parent
-    if not folder.is_dir():
-        return ""
-    names = sorted(e.name for e in folder.iterdir()
-                   if (e.is_dir() if directory else e.is_file() and e.suffix in (".json", ".npy")))
-    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
-    if not close:
-        return ""
-    prefix = os.path.dirname(shown if shown is not None else os.fspath(path))
-    return f" (closest: {', '.join(os.path.join(prefix, c) for c in close)})"
 
 
 def _closest(name: str, names, what: str = "sample ids") -> str:

@@ -19,6 +19,7 @@ op is dropped. Without an om json, the dump's ``OriginalOp`` fields and timestam
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
@@ -45,7 +46,10 @@ def load_dump(path, *, om_json=None, model_name: Optional[str] = None,
     (path, inode, size, mtime); every other file is read as always."""
     p = Path(path)
     if not p.exists():
-        raise DumpFormatError(p, "no such file or directory")
+        from ..core.closest_paths import closest_in_folder
+
+        raise DumpFormatError(p, "no such file or directory"
+                              + closest_in_folder(p, None, os.fspath(path), None))
     graph = None
     if om_json is not None:
         graph = om_json if isinstance(om_json, OmGraph) else read_om_json(om_json)

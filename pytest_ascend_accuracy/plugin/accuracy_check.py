@@ -39,7 +39,20 @@ def resolve_model(model, bases: Sequence[Path], where: str = "model"):
         if c.is_file():
             return c
     raise ConfigError(where, f"ONNX model {os.fspath(model)!r} not found (looked for "
-                             f"{_tried(candidates)})")
+                             f"{_tried(candidates)}){_closest(candidates, model)}")
+
+
+def _closest(candidates: Sequence[Path], given) -> str:
+    """The nearest files to a misspelled one in the first folder looked at that has any,
+    spelled as the test spelled it (``core.closest_paths``)."""
+    from ..core.closest_paths import closest_in_folder
+
+    suffix = Path(given).suffix
+    for c in candidates:
+        near = closest_in_folder(c, False, os.fspath(given), (suffix,) if suffix else None)
+        if near:
+            return near
+    return ""
 
 
 def _tried(candidates: Sequence[Path]) -> str:
@@ -185,7 +198,7 @@ def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:
         if c.is_file():
             return c
     raise ConfigError(where, f"{what} {os.fspath(path)!r} not found (looked for "
-                             f"{_tried(candidates)})")
+                             f"{_tried(candidates)}){_closest(candidates, path)}")
 
 
 #: how long a YAML check, once converted, waits for the golden another xdist worker is building

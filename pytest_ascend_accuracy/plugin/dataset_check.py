@@ -227,7 +227,7 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
     import math
     import os
 
-    from ..dataset.samples import closest_in_folder
+    from ..core.closest_paths import closest_in_folder
     from ..errors import ConfigError, closest_text
 
     if not isinstance(value, dict):
@@ -277,7 +277,8 @@ def _yaml_labels(value, base_dir: Path, at: str):
     import os
 
     from ..core.locations import shown
-    from ..dataset.samples import closest_in_folder, read_labels
+    from ..core.closest_paths import closest_in_folder
+    from ..dataset.samples import read_labels
     from ..errors import ConfigError, DumpFormatError
 
     if not isinstance(value, str) or not (base_dir / value).is_file():

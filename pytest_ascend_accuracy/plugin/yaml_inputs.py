@@ -52,8 +52,11 @@ def existing_file(base_dir: Path, rel: str, at: str) -> Path:
     p = Path(rel).expanduser()
     p = p if p.is_absolute() else base_dir / p
     if not p.is_file():
+        from ..core.closest_paths import closest_in_folder
+
+        near = closest_in_folder(p, False, rel, (p.suffix,) if p.suffix else None)
         raise ConfigError(at, f"file not found: {shown(os.path.normpath(p), Path.cwd())} "
-                              f"({rel!r} from the suite's folder)")
+                              f"({rel!r} from the suite's folder){near}")
     return p
 
 
