@@ -74,3 +74,15 @@ def test_the_known_keys_are_those_the_plugin_registers(pytestconfig):
     assert registered == set(PLUGIN_INI_KEYS)
     key, near = misspelled_ini_key(["ascend_toolkit_home", "ascend_accuracy_max_dorp"])
     assert key == "ascend_accuracy_max_dorp" and near[0] == "ascend_accuracy_max_drop"
+
+
+def test_a_command_line_option_written_as_a_key_is_refused_saying_so(project, capsys):
+    """As a pytest run refuses it (tests/plugin/test_ini_command_line_options.py): before, the
+    command named 'ascend_device_lock' as its closest key."""
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\nascend_device = '0'\n")
+    assert cli.main(["cache"]) == 2
+    err = capsys.readouterr().err
+    assert ("error: pyproject.toml: unknown ini key 'ascend_device': --ascend-device is a "
+            "command-line option, which has no ini key; give it on the command line "
+            "(--ascend-device=0) or add it to the ini file's addopts "
+            "(addopts = \"--ascend-device=0\", or after the options addopts has)") in err, err

@@ -147,7 +147,9 @@ def _cache_of(args: argparse.Namespace):
     misspelled = misspelled_ini_key(values, PLUGIN_INI_KEYS + _PYTEST_INI_KEYS)
     if misspelled is not None:  # the setting it meant would be ignored: another cache pruned
         key = misspelled[0]
-        raise ConfigError(source(key) or "ini", misspelled_text(*misspelled))
+        raise ConfigError(source(key) or "ini", misspelled_text(
+            *misspelled, overrides[key].value if key in overrides else values.get(key),
+            toml=key not in overrides and str(inifile or "").endswith(".toml")))
     check_ini_values(values, source)  # what pytest refuses: nothing listed or removed
     key = "ascend_accuracy_cache_dir"
     option = option_given(added, "--accuracy-cache-dir")

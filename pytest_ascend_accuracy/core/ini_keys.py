@@ -23,9 +23,47 @@ PLUGIN_INI_KEYS = (
     "ascend_accuracy_worksteal",
 )
 
+#: the plugin's command-line options that have no ini key, and whether each takes a value
+#: (``plugin.pytest_addoption``; a test checks the two agree). Written as ini keys
+#: (``ascend_device = 0``) they were taken for misspellings of keys that mean something else:
+#: ``ascend_device_lock = 0``, pasted, was accepted and the run stayed on the emulator
+COMMAND_LINE_ONLY = {
+    "--ascend-device": True, "--accuracy-backend": True, "--accuracy-report": True,
+    "--accuracy-diagnose": False, "--accuracy-diagnose-budget": True, "--accuracy-progress": False,
+    "--accuracy-regen": False, "--accuracy-regen-all": False, "--accuracy-store-inputs": False,
+}
+
 #: how close an unknown key must be to one of ours to be taken for its misspelling: a key of
 #: some other tool that happens to start with ``ascend_`` is left to pytest's own warning
 CLOSE = 0.75
+
+
+#: how close an unknown key must be to a command-line option's ini spelling to be taken for it
+OPTION_CLOSE = 0.9
+
+
+def _ini_spellings(option: str) -> List[str]:
+    """How an ini file would spell ``option``: ``--ascend-device`` as ``ascend_device`` or
+    ``ascend_accuracy_device``, ``--accuracy-report`` as ``accuracy_report`` or
+    ``ascend_accuracy_report``."""
+    bare = option.lstrip("-").replace("-", "_")
+    rest = bare[len(PREFIX):] if bare.startswith(PREFIX) else bare
+    rest = rest[len("accuracy_"):] if rest.startswith("accuracy_") else rest
+    return sorted({bare, PREFIX + bare, f"{PREFIX}accuracy_{rest}"})
+
+
+def _score(key: str, names: Iterable[str]) -> float:
+    return max((difflib.SequenceMatcher(None, key, n).ratio() for n in names), default=0.0)
+
+
+def command_line_option(key: str, ours: Iterable[str] = PLUGIN_INI_KEYS) -> Optional[str]:
+    """The command-line-only option (``COMMAND_LINE_ONLY``) that the unknown ini key ``key``
+    spells, exactly or closer than any ini key of ours (``OPTION_CLOSE`` at least); None if
+    none."""
+    best, option = max((_score(key, _ini_spellings(o)), o) for o in COMMAND_LINE_ONLY)
+    if best >= OPTION_CLOSE and best > _score(key, ours):
+        return option
+    return None
 
 
 def misspelled_ini_key(given: Iterable[str], known: Iterable[str] = PLUGIN_INI_KEYS
@@ -39,6 +77,9 @@ def misspelled_ini_key(given: Iterable[str], known: Iterable[str] = PLUGIN_INI_K
     for key in given:
         if key in known:
             continue
+        option = command_line_option(key, ours)
+        if option is not None:
+            return key, [option]
         if key.startswith(PREFIX):
             near = difflib.get_close_matches(key, ours, n=2, cutoff=CLOSE)
         else:  # ours without the prefix: ``accuracy_threshold``
@@ -49,8 +90,20 @@ def misspelled_ini_key(given: Iterable[str], known: Iterable[str] = PLUGIN_INI_K
     return None
 
 
-def misspelled_text(key: str, near: Iterable[str]) -> str:
+def misspelled_text(key: str, near: Iterable[str], value: object = None,
+                    toml: bool = False) -> str:
     """The error's text: ``unknown ini key 'k'; closest: 'a', 'b'`` (and, for a key without
-    the prefix, that every key of this plugin has it)."""
+    the prefix, that every key of this plugin has it); for a command-line option written as a
+    key (``near`` is ``[option]``), how to give it instead, with the key's ``value`` (``toml``:
+    the ini file is a pyproject.toml, whose addopts is a string)."""
+    near = list(near)
+    if len(near) == 1 and near[0] in COMMAND_LINE_ONLY:
+        option = near[0]
+        arg = option if not COMMAND_LINE_ONLY[option] else f"{option}={str(value or '').strip()}"
+        arg = arg if not arg.endswith("=") else f"{option}=VALUE"
+        example = f'addopts = "{arg}"' if toml else f"addopts = {arg}"
+        return (f"unknown ini key {key!r}: {option} is a command-line option, which has no ini "
+                f"key; give it on the command line ({arg}) or add it to the ini file's addopts "
+                f"({example}, or after the options addopts has)")
     prefix = "" if key.startswith(PREFIX) else f" (this plugin's ini keys start with {PREFIX})"
     return f"unknown ini key {key!r}{prefix}; closest: " + ", ".join(repr(n) for n in near)

@@ -9,9 +9,10 @@ from ..core.ini_keys import misspelled_ini_key, misspelled_text
 from ..errors import ConfigError
 
 
-def _ini_keys(config):
-    """The keys the ini file gives: pytest 9's ``_inicfg`` (its public ``inicfg`` warns from
-    9.2 and fails a ``-W error`` session), else the ``inicfg`` of older versions."""
+def _inicfg(config):
+    """What the ini file gives: pytest 9's ``_inicfg`` (its public ``inicfg`` warns from 9.2
+    and fails a ``-W error`` session; its values are ``ConfigValue``s), else the ``inicfg`` of
+    older versions."""
     inicfg = getattr(config, "_inicfg", None)
     if inicfg is None:
         import warnings
@@ -19,7 +20,11 @@ def _ini_keys(config):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             inicfg = getattr(config, "inicfg", None)
-    return list(inicfg or ())
+    return inicfg or {}
+
+
+def _ini_keys(config):
+    return list(_inicfg(config))
 
 
 def check_ini_keys(config) -> None:
@@ -29,14 +34,20 @@ def check_ini_keys(config) -> None:
     known = list(getattr(getattr(config, "_parser", None), "_inidict", {}) or {})
     if not known:  # pytest's private table moved: no check rather than a false refusal
         return
-    overrides = [str(o).partition("=")[0].strip()
-                 for o in (getattr(getattr(config, "option", None), "override_ini", None)
-                           or ())]
+    overridden = dict(str(o).partition("=")[::2]
+                      for o in (getattr(getattr(config, "option", None), "override_ini", None)
+                                or ()))
+    overrides = [k.strip() for k in overridden]
     given = list(_ini_keys(config)) + overrides
     found = misspelled_ini_key(given, known)
     if found is None:
         return
     key, near = found
-    where = ("-o" if key in overrides else
-             f"{config.inipath}" if getattr(config, "inipath", None) else "ini")
-    raise ConfigError(where, misspelled_text(key, near))
+    inipath = getattr(config, "inipath", None)
+    if key in overrides:
+        where, value = "-o", next(v for k, v in overridden.items() if k.strip() == key)
+    else:
+        value = _inicfg(config).get(key)
+        where, value = (f"{inipath}" if inipath else "ini"), getattr(value, "value", value)
+    raise ConfigError(where, misspelled_text(key, near, value,
+                                             toml=str(inipath or "").endswith(".toml")))

@@ -1,0 +1,69 @@
+"""A command-line option written as an ini key (``ascend_device = 0``) is refused saying it is a
+command-line option and how to give it (on the command line, or in addopts), with the key's
+value: it was taken for a misspelling of the closest ini key, ``ascend_device_lock``, which,
+pasted, was accepted while the run stayed on the emulator. The advice passes pasted."""
+import pytest
+
+from pytest_ascend_accuracy.core.ini_keys import COMMAND_LINE_ONLY, PLUGIN_INI_KEYS
+
+from conftest import ACCURACY_TESTS
+
+#: the plugin's options that have an ini key (all others are ``COMMAND_LINE_ONLY``)
+WITH_INI_KEYS = {"--accuracy-threshold": "ascend_accuracy_threshold",
+                 "--accuracy-cache-dir": "ascend_accuracy_cache_dir",
+                 "--ascend-precision-policy": "ascend_precision_policy",
+                 "--soc-version": "ascend_soc_version",
+                 "--accuracy-dump-mode": "ascend_accuracy_dump_mode"}
+
+
+def _error(result):
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    return next(s for s in result.errlines if "unknown ini key" in s)
+
+
+def test_the_table_is_the_plugins_own_options(pytestconfig):
+    group = pytestconfig._parser.getgroup("ascend-accuracy")
+    options = {o.names()[-1]: o for o in group.options}
+    assert set(options) == set(COMMAND_LINE_ONLY) | set(WITH_INI_KEYS)
+    for name, takes_value in COMMAND_LINE_ONLY.items():
+        assert (options[name].attrs().get("action") != "store_true") is takes_value, name
+    assert set(WITH_INI_KEYS.values()) <= set(PLUGIN_INI_KEYS)
+
+
+@pytest.mark.parametrize("ini, line, pasted", [
+    ("pytest.ini", "[pytest]\nascend_accuracy_report = rep\n", "[pytest]\n{addopts}\n"),
+    ("pyproject.toml", "[tool.pytest.ini_options]\nascend_accuracy_report = 'rep'\n",
+     "[tool.pytest.ini_options]\n{addopts}\n"),
+])
+def test_an_option_written_as_a_key_names_the_addopts_line_that_works(
+        pytester, models_dir, ini, line, pasted):
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    (pytester.path / ini).write_text(line)
+    error = _error(pytester.runpytest("-k", "mlp"))
+    assert ("unknown ini key 'ascend_accuracy_report': --accuracy-report is a command-line "
+            "option, which has no ini key; give it on the command line (--accuracy-report=rep) "
+            "or add it to the ini file's addopts (") in error
+    assert "closest" not in error
+    addopts = error.split("addopts (", 1)[1].split(", or after the options addopts has)")[0]
+    assert addopts == ('addopts = "--accuracy-report=rep"' if ini.endswith(".toml") else
+                       "addopts = --accuracy-report=rep")
+    (pytester.path / ini).write_text(pasted.format(addopts=addopts))
+    pytester.runpytest("-k", "mlp").assert_outcomes(passed=1)
+    assert (pytester.path / "rep" / "index.html").is_file()
+
+
+def test_the_device_and_a_flag_are_not_taken_for_other_keys(pytester):
+    pytester.makepyfile("def test_ok(): pass")
+    pytester.makeini("[pytest]\nascend_device = 0\n")
+    error = _error(pytester.runpytest())
+    assert "--ascend-device is a command-line option" in error
+    assert "(--ascend-device=0)" in error and "ascend_device_lock" not in error
+    pytester.makeini("[pytest]\nascend_accuracy_regen = true\n")
+    assert "(addopts = --accuracy-regen, or after" in _error(pytester.runpytest())
+    pytester.makeini("[pytest]\n")
+    error = _error(pytester.runpytest("-o", "accuracy_report=out"))
+    assert error.startswith("ERROR: pytest-ascend-accuracy: -o: unknown ini key "
+                            "'accuracy_report': --accuracy-report is a command-line option")
+    assert "(--accuracy-report=out)" in error
+    pytester.makeini("[pytest]\nascend_device_lck = 0\n")  # a misspelling of a key stays one
+    assert "closest: 'ascend_device_lock'" in _error(pytester.runpytest())
