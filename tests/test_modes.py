@@ -111,3 +111,17 @@ def test_a_bar_between_non_presets_is_not_offered_a_plus_spelling():
     with pytest.raises(ConfigError) as err:
         resolve_mode("keep_dtype(norm)|high_precision", "modes")
     assert "+" not in str(err.value).split("known:")[0] and "KEEP_DTYPE" not in str(err.value)
+
+
+def test_extra_takes_the_mapping_the_yaml_form_prints():
+    """``Mode(extra={"log": "info"})``, as a YAML mode writes ``extra``, raised ValueError, and
+    a two-letter key was unpacked into its letters (``{"og": "x"}`` became ``(("o", "g"),)``)."""
+    from pytest_ascend_accuracy import Mode
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    assert Mode(extra={"log": "info"}) == Mode(extra=(("log", "info"),))
+    assert Mode(extra={"og": "x"}).extra == (("og", "x"),)
+    for bad in ({"log"}, ("log", "info"), "log"):
+        with pytest.raises(ConfigError, match=r"extra takes ATC options as \{option: value\} or "
+                                              r"\(option, value\) pairs"):
+            Mode(extra=bad)

@@ -14,6 +14,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Uni
 
 from ..errors import ConfigError, closest_text
 from .ascend_optypes import OPTYPE_PREFIX, parser_type, to_ascend_entry
+from .mode_extra import option_pairs
 
 #: ``--precision_mode`` values documented for ATC (docs/formats.md §5).
 PRECISION_MODES = (
@@ -74,8 +75,7 @@ class Mode:
                            _clean_names(self.fusion_rules_off, "fusion_rules_off"))
         for rule in self.fusion_rules_off:
             _check_rule_section(rule)
-        object.__setattr__(self, "extra", tuple(sorted((str(k).lstrip("-"), str(v))
-                                                       for k, v in self.extra)))
+        object.__setattr__(self, "extra", tuple(sorted(option_pairs(self.extra))))
         # the command line would carry the mode's own value too (two precision options ATC
         # refuses together), or drop this one: either way not what the mode says
         given = [(key, value) for key, value in self.extra if key in MODE_FIELD_OPTIONS]
