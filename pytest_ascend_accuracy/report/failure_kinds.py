@@ -46,8 +46,15 @@ VALUE_SIZED = ("NonZero", "NonMaxSuppression", "Unique", "Compress", "TopK",
                "BatchMultiClassNonMax")
 
 
-def unread_hint(verdict: Verdict, cli: bool = False) -> Tuple[str, str]:
-    """(reason, advice) of a verdict whose failing tensors were all left unread."""
+def _cli_diagnose(verdict: Verdict, result) -> str:
+    from .cli_commands import cli_diagnose
+
+    return cli_diagnose(verdict, result=result)
+
+
+def unread_hint(verdict: Verdict, cli: bool = False, result=None) -> Tuple[str, str]:
+    """(reason, advice) of a verdict whose failing tensors were all left unread; ``result``:
+    the compare's, whose model the CLI's diagnose command names (``cli_commands``)."""
     first = verdict.failures[0]
     reason = f"{UNREAD_REASON} ({printable(first.row.label)}: {printable(first.reason)})"
     if ("shape_mismatch" in first.row.flags and first.row.op_type.startswith(VALUE_SIZED)
@@ -59,7 +66,7 @@ def unread_hint(verdict: Verdict, cli: bool = False) -> Tuple[str, str]:
             "the other tensors of this run compare, so the inputs agree: an op whose output size "
             "depends on values (NonZero, NonMaxSuppression, TopK with a computed k, ...) kept "
             "another count, as float16 rounding of values at its threshold can make it do; "
-            + ("ascend-accuracy diagnose MODEL.onnx" if cli else "--accuracy-diagnose")
+            + (_cli_diagnose(verdict, result) if cli else "--accuracy-diagnose")
             + " tries high precision and keep_dtype sets and prints a mode that passes, if one "
               "does (if none does, the op itself computes otherwise)")
     if "device_layout" in first.row.flags:  # stored in a layout no reader converts

@@ -263,7 +263,7 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         return (f"the golden holds no tensor for {listed}: check that the golden dump has their "
                 f"outputs (a file per op output); {om_json}{accept}")
     if unread(verdict):  # nothing was read: no overflow to speak of, no mode to try
-        return ": ".join(unread_hint(verdict, cli))
+        return ": ".join(unread_hint(verdict, cli, result))
     from .fp16_fix_ops import device_mode
 
     # the dump's mode (its om json's atc_cmdline) where its dtypes are the device's own
