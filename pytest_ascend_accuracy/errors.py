@@ -39,10 +39,14 @@ class BackendError(AscendAccuracyError, RuntimeError):
 class ConversionError(BackendError):
     """Model conversion (ATC, or the emulator's equivalent) failed."""
 
-    def __init__(self, message: str, *, command=None, log_tail: str = "", code: Optional[str] = None):
+    def __init__(self, message: str, *, command=None, log_tail: str = "",
+                 code: Optional[str] = None, errors=()):
         self.command = list(command) if command is not None else None
         self.log_tail = log_tail
         self.code = code
+        #: every (code, message) error line of the whole output (``log_tail`` is its last lines:
+        #: a refusal followed by a long TraceBack lost its code there)
+        self.errors = tuple(errors)
         super().__init__(message)
 
 

@@ -38,6 +38,9 @@ Environment knobs for tests:
   FAKE_ATC_REJECT=<names>  comma list of ``option`` or ``option=value`` this "old toolkit" rejects
   FAKE_ATC_CALLS=<file>    append one JSON line per invocation: {"argv": [...], "cwd": ..., "pid": ...}
   FAKE_ATC_SERVER=0        run each call in a fresh interpreter instead of the persistent one
+  FAKE_ATC_TRACEBACK=<n>   print n TraceBack lines after a failure, as real ATC prints one line
+                           per failing op or call level (msit's E19010 log: 6; a model with many
+                           unparsed ops: one each)
 """
 from __future__ import annotations
 
@@ -324,6 +327,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if solution:
             print(f"        Solution: {solution}")
         print("        TraceBack (most recent call last):", flush=True)
+        for n in range(int(os.environ.get("FAKE_ATC_TRACEBACK") or 0)):
+            print(f"        Call failed.[FUNC:Level{n}][FILE:fake_atc.py][LINE:{n}]")
         return EXIT_FAILED
     for note in notes:
         print(note)

@@ -113,3 +113,14 @@ def test_a_toolkit_that_has_the_chips_ini_is_not_said_to_lack_it(tmp_path):
     (folder / "Ascend950PR.ini").unlink()
     assert "it has no Ascend950PR.ini" in refused_soc_advice("Ascend950PR", tmp_path,
                                                              (0, "Ascend950PR"), given=False)
+
+
+def test_the_refusal_is_found_past_a_long_traceback(fake_atc_on_path, tiny_model, tmp_path,
+                                                    monkeypatch):
+    """The chip refusal was looked for in the output's last 20 lines only: followed by a longer
+    TraceBack (real ATC prints a line per call level or failing op), its advice was lost."""
+    fake_runtime.install(monkeypatch, flavor="acl", soc_name=CHIP)
+    monkeypatch.setenv("FAKE_ATC_TRACEBACK", "30")
+    advice = refused(tiny_model, tmp_path / "cache", "Ascend999")
+    assert advice.startswith("--soc_version=Ascend999 is not a chip this toolkit can convert "
+                             "for (it knows the names of the .ini files in ")

@@ -192,7 +192,8 @@ def _failure(argv, returncode, output, cwd, what, toolkit_version) -> Conversion
         lines.append(text + ".")
     lines.append(f"command: {_shell_line(argv)}")
     lines.append(_tails(output, cwd))
-    return ConversionError("\n".join(lines), command=argv, log_tail=tail(output), code=code)
+    return ConversionError("\n".join(lines), command=argv, log_tail=tail(output), code=code,
+                           errors=errors)
 
 
 def _path_refused(bad: str, errors) -> bool:

@@ -228,7 +228,7 @@ class AscendBackend:
             kept = _keep_failure_logs(cwd)
             note = f"\nfull ATC log kept at {kept}" if kept else ""
             text = str(exc)
-            if self._soc and is_soc_refusal(parse_atc_errors(exc.log_tail)):
+            if self._soc and is_soc_refusal(exc.errors or parse_atc_errors(exc.log_tail)):
                 head, sep, rest = text.partition("\ncommand: ")  # the advice before the logs
                 device = self._device_soc()
                 if device is None and self._explicit_soc is None:  # the chip came from it
@@ -238,7 +238,7 @@ class AscendBackend:
                                             toolkit=toolkit.describe())
                 text = head + "\n" + advice + sep + rest
             raise ConversionError(text + note, command=exc.command, log_tail=exc.log_tail,
-                                  code=exc.code) from exc
+                                  code=exc.code, errors=exc.errors) from exc
 
     def _converted(self, entry: Path, key: str, model: Path, mode: Mode) -> ConvertedModel:
         record = json.loads((entry / RECORD).read_text(encoding="utf-8"))
