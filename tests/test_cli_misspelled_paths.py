@@ -56,4 +56,8 @@ def test_closest_in_folder_by_kind_and_suffix(tmp_path):
     assert closest_in_folder(tmp_path / "model", None, "model", None) == (
         " (closest: modeldir, model.onnx, model.json)")
     assert closest_in_folder(tmp_path / "zzz", None, "zzz", None) == ""
+    (tmp_path / "overflow.onnx").write_bytes(b"")  # the shared suffix is no likeness
+    assert closest_in_folder(tmp_path / "nope.onnx", False, "nope.onnx", (".onnx",)) == ""
+    assert closest_in_folder(tmp_path / "overflw.onnx", False, "overflw.onnx", (".onnx",)) == (
+        " (closest: overflow.onnx)")
     assert closest_in_folder(tmp_path / "nope" / "model.onnx", False) == ""

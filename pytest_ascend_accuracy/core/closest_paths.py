@@ -33,7 +33,13 @@ def closest_in_folder(path, directory: Optional[bool], shown: Optional[str] = No
         if not is_dir and wanted is not None and not entry.name.endswith(wanted):
             continue
         names.append(entry.name)
-    close = difflib.get_close_matches(path.name, sorted(names), n=3, cutoff=0.6)
+    suffix = next((x for x in wanted or () if path.name.endswith(x)), "")
+    if suffix:  # the suffix all candidates share is no likeness: "nope.onnx" is no "overflow.onnx"
+        stems = {n[:-len(suffix)] if n.endswith(suffix) else n: n for n in names}
+        close = [stems[c] for c in difflib.get_close_matches(path.name[:-len(suffix)],
+                                                            sorted(stems), n=3, cutoff=0.6)]
+    else:
+        close = difflib.get_close_matches(path.name, sorted(names), n=3, cutoff=0.6)
     if not close:
         return ""
     prefix = os.path.dirname(shown if shown is not None else os.fspath(path))
