@@ -36,8 +36,8 @@ def closest_in_folder(path, directory: Optional[bool], shown: Optional[str] = No
     suffix = next((x for x in wanted or () if path.name.endswith(x)), "")
     if suffix:  # the suffix all candidates share is no likeness: "nope.onnx" is no "overflow.onnx"
         stems = {n[:-len(suffix)] if n.endswith(suffix) else n: n for n in names}
-        close = [stems[c] for c in difflib.get_close_matches(path.name[:-len(suffix)],
-                                                            sorted(stems), n=3, cutoff=0.6)]
+        near = difflib.get_close_matches(path.name[:-len(suffix)], sorted(stems), n=3, cutoff=0.6)
+        close = [stems[c] for c in near]
     else:
         close = difflib.get_close_matches(path.name, sorted(names), n=3, cutoff=0.6)
     if not close:
