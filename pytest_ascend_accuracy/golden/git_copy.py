@@ -20,44 +20,66 @@ import time
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
-#: the seconds all git calls of one refusal may take before git counts as holding no copy
-GIT_BUDGET_S = 300
+#: the seconds all git calls of one refusal may take (a filter such as git LFS may fetch each
+#: copy, or hang): past it git is stopped and the message says it took too long
+GIT_BUDGET_S = 60
 #: (the object spec prefix of a copy, the command's words before "--")
 SOURCES = (("HEAD:", "checkout HEAD"), (":", "checkout"))
 _CHUNK = 1 << 20
 
 
+class _TooSlow(Exception):
+    """git ran past the refusal's deadline (killed)."""
+
+
+def _env() -> dict:
+    import os
+
+    return {**os.environ, "GIT_TERMINAL_PROMPT": "0"}  # never a credential prompt (LFS)
+
+
 def _git(folder: Path, *args: str, deadline: float) -> Optional[subprocess.CompletedProcess]:
     try:
         return subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
-                              timeout=max(1.0, deadline - time.monotonic()))
+                              stdin=subprocess.DEVNULL, env=_env(),
+                              timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        raise _TooSlow() from None
     except (OSError, subprocess.SubprocessError):
         return None
 
 
 def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Optional[str]:
     """The digest of what checkout writes for ``spec`` (``HEAD:./name``, ``:./name``), read as
-    git streams it; None where git holds no such file, cannot be run or runs past ``deadline``."""
+    git streams it; None where git holds no such file or cannot be run. Raises ``_TooSlow``
+    where git is still at it at ``deadline`` (killed then: a read that waits on a slow filter
+    is not cut short by checking the clock between reads)."""
+    import threading
+
     from ..core.cache import new_hasher
 
     try:
         h = new_hasher(algorithm)
         proc = subprocess.Popen(["git", "-C", str(folder), "cat-file", "--filters", spec],
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env=_env())
     except (OSError, ValueError):
         return None
-    with proc:
-        while True:
-            chunk = proc.stdout.read(_CHUNK)
-            if not chunk:
-                break
-            h.update(chunk)
-            if time.monotonic() > deadline:
-                proc.kill()
-                return None
-        if proc.wait() != 0:
-            return None
-    return h.hexdigest()
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), proc.kill)
+    timer.start()
+    try:
+        with proc:
+            while True:
+                chunk = proc.stdout.read(_CHUNK)
+                if not chunk:
+                    break
+                h.update(chunk)
+            code = proc.wait()
+    finally:
+        timer.cancel()
+    if time.monotonic() >= deadline:
+        raise _TooSlow()
+    return h.hexdigest() if code == 0 else None
 
 
 def _skip_worktree(folder: Path, names: Sequence[str], deadline: float) -> List[str]:
@@ -65,7 +87,7 @@ def _skip_worktree(folder: Path, names: Sequence[str], deadline: float) -> List[
     if listed is None or listed.returncode != 0:
         return []
     return [line[2:] for line in listed.stdout.decode("utf-8", "replace").splitlines()
-            if line[:1] == "S"]
+            if line[:1] in ("S", "s")]  # (lower case: assume-unchanged as well)
 
 
 def restore_command(folder, shown_quoted: str, names: Sequence[str],
@@ -75,6 +97,15 @@ def restore_command(folder, shown_quoted: str, names: Sequence[str],
     ``shown_quoted``: the folder as the user types it, quoted for the shell."""
     folder = Path(folder)
     deadline = time.monotonic() + GIT_BUDGET_S
+    try:
+        return _restore_command(folder, shown_quoted, names, digests, deadline)
+    except _TooSlow:
+        return None, (f"git took longer than {GIT_BUDGET_S} s to hand over its copies (a filter "
+                      f"such as git LFS fetching them?)")
+
+
+def _restore_command(folder: Path, shown_quoted: str, names: Sequence[str],
+                     digests: Mapping[str, object], deadline: float):
     inside = _git(folder, "rev-parse", "--is-inside-work-tree", deadline=deadline)
     if inside is None:
         return None, "git could not be run"
@@ -82,7 +113,8 @@ def restore_command(folder, shown_quoted: str, names: Sequence[str],
         said = inside.stderr.decode("utf-8", "replace").strip().splitlines()
         return None, "the golden is not in a git work tree" + (f" (git: {said[0]})" if said else "")
     if not names or any(not isinstance(digests.get(n), str) for n in names):
-        return None, "its golden.json records no digest of them to check git's copy against"
+        return None, ("its golden.json records no digest of them to check git's copy against "
+                      "(a golden written before digests: --accuracy-regen-all adds them)")
     skipped = _skip_worktree(folder, names, deadline)
     if skipped:
         return None, (f"git's skip-worktree bit is set on {', '.join(skipped[:3])}, so checkout "

@@ -349,10 +349,11 @@ class GoldenPolicy:
         failed against it would be (it fails before comparing, so nothing else rewrites it)."""
         bad = self._shown(exc.path) if exc.path else self._shown(path)
         if self.regen.after_failure:
-            self._write(path, compute, self._keeps_inputs(path))
+            inputs = self._keeps_inputs(path)
+            self._write(path, compute, inputs)
             if self.on_recovery is not None:
-                self.on_recovery(path, REWRITTEN_RECORD if isinstance(exc, DamagedRecord)
-                                 else REWRITTEN_UNREADABLE)
+                self.on_recovery(path, (REWRITTEN_RECORD if isinstance(exc, DamagedRecord)
+                                        else REWRITTEN_UNREADABLE) + (KEPT_INPUTS if inputs else ""))
             raise StoredGoldenUnreadable(bad, (
                 f"{exc.problem}\nrewrote the stored golden {self._shown(path)} from this test's "
                 f"model and inputs (--accuracy-regen); the test fails this time, run it again "
@@ -404,7 +405,8 @@ class GoldenPolicy:
         """Raise ``StoredGoldenMismatch`` for a golden that cannot be used as it is: under
         ``--accuracy-regen`` rewritten from ``compute()`` first (``note`` for the summary,
         ``rewritten`` the message), else ``refused``, which names the fix; ``error``: the
-        ``StoredGoldenMismatch`` class raised."""
+        ``StoredGoldenMismatch`` class raised; ``refused`` may be a function making it (its fix
+        asks git, which a rewrite does not need)."""
         error = error or StoredGoldenMismatch
         if self.regen.after_failure:
             inputs = self._keeps_inputs(path)
@@ -412,7 +414,7 @@ class GoldenPolicy:
             if self.on_recovery is not None:
                 self.on_recovery(path, note + (KEPT_INPUTS if inputs else ""))
             raise error(self._shown(path), rewritten)
-        raise error(self._shown(path), refused)
+        raise error(self._shown(path), refused() if callable(refused) else refused)
 
     def _check_files(self, path: Path, golden, compute: Callable[[], object], rec) -> None:
         """The tensor files against the record: none gone or unlisted, each of its dtype and
@@ -425,8 +427,8 @@ class GoldenPolicy:
                                           shown, path, rec.get("digests") or {})
                 self._refuse(path, compute, REWRITTEN_INCOMPLETE if gone else REWRITTEN_UNLISTED, (
                     f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
-                    f"again to compare against the new golden"), (
-                    f"{head}. {fix}, or run the test again with --accuracy-regen to "
+                    f"again to compare against the new golden"), lambda: (
+                    f"{head}. {fix()}, or run the test again with --accuracy-regen to "
                     f"rewrite the golden"))
             changed = record.dtype_changes(rec, golden)
             if changed:
@@ -437,7 +439,7 @@ class GoldenPolicy:
                 head, fix = changed_problem(changed, shown, path, rec.get("digests") or {})
                 self._refuse(path, compute, REWRITTEN_CHANGED, (
                     f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
-                    f"again to compare against the new golden"), f"{head}. {fix}")
+                    f"again to compare against the new golden"), lambda: f"{head}. {fix()}")
             return
         low = record.low_precision_files(golden)
         if low:

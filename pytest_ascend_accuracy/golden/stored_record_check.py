@@ -238,20 +238,21 @@ def restore_fix(names: List[str], golden_shown: str, golden_dir, digests: Mappin
     # -C: pytest may run from a folder above the checkout, which git refuses as no repository
     command, why_not = restore_command(golden_dir, shlex.quote(golden_shown), names, digests)
     return (f"{verb} ({command})" if command else
-            f"{verb} from a copy of the golden as it was written (no git command restores them: "
+            f"{verb} from a copy of the golden as it was written (no git command is offered: "
             f"{why_not})")
 
 
 def changed_problem(changed: List[str], golden_shown: str, golden_dir,
                     digests: Mapping[str, object]):
-    """(what is wrong, what to do) for a golden whose tensor files ``changed`` are not the
-    bytes its record's ``digests`` vouch for (``stored_record.changed_files``)."""
+    """(what is wrong, a function making what to do) for a golden whose tensor files
+    ``changed`` are not the bytes its record's ``digests`` vouch for
+    (``stored_record.changed_files``): the fix asks git, which a rewrite need not wait for."""
     import shlex
 
     listed = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
     return (f"tensor files changed since the golden was written (their bytes are not the ones its "
             f"{RECORD_FILE} records), so they are not the reference of the model and inputs it "
-            f"names: {listed}"), (
+            f"names: {listed}"), lambda: (
             f"{restore_fix(changed, golden_shown, golden_dir, digests)}, or run the test again "
             f"with --accuracy-regen to rewrite the golden, or delete "
             f"{shlex.quote(golden_shown + '/' + RECORD_FILE)} to compare against the files as "
@@ -273,10 +274,10 @@ def dtype_problem(changed, golden_shown: str, golden_dir, digests: Mapping[str, 
 def files_problem(gone: List[str], extra: List[str], extra_shown: List[str],
                   golden_shown: str = "", golden_dir=None,
                   digests: Optional[Mapping[str, object]] = None):
-    """(what is wrong, what to do) for a golden whose ``.npy`` files are not the ones its
-    record lists: ``gone`` (``stored_record.missing_files``; restored as ``restore_fix`` says
-    where ``golden_dir`` is given), ``extra`` (``unlisted_files``; ``extra_shown``: their paths
-    as the user types them)."""
+    """(what is wrong, a function making what to do) for a golden whose ``.npy`` files are not
+    the ones its record lists: ``gone`` (``stored_record.missing_files``; restored as
+    ``restore_fix`` says where ``golden_dir`` is given), ``extra`` (``unlisted_files``;
+    ``extra_shown``: their paths as the user types them)."""
     import shlex
 
     def listed(names):
@@ -285,12 +286,13 @@ def files_problem(gone: List[str], extra: List[str], extra_shown: List[str],
     heads, fixes = [], []
     if gone:
         heads.append(f"tensor files its {RECORD_FILE} lists are missing: {listed(gone)}")
-        fixes.append("Restore them" if golden_dir is None else
+        fixes.append(lambda: "Restore them" if golden_dir is None else
                      restore_fix(gone, golden_shown, golden_dir, digests or {}))
     if extra:
         heads.append(f"it holds tensor files its {RECORD_FILE} does not list: {listed(extra)} "
                      f"(not written with this golden: copied in, or left from another one), "
                      f"whose values would be compared unchecked")
         rm = " ".join(shlex.quote(s) for s in extra_shown)
-        fixes.append(("remove them" if gone else "Remove them") + f" ({'rm ' + rm})")
-    return "; ".join(heads), " and ".join(fixes)
+        removal = ("remove them" if gone else "Remove them") + f" ({'rm ' + rm})"
+        fixes.append(lambda: removal)
+    return "; ".join(heads), lambda: " and ".join(f() for f in fixes)

@@ -96,7 +96,8 @@ def test_skip_worktree_files_are_left_as_they_are_by_checkout(golden):
 def test_without_digests_or_an_unknown_algorithm_no_copy_is_vouched_for(golden):
     (golden / "a.npy").write_bytes(b"edited!")
     assert restore_command(golden, "g", ["a.npy"], {}) == (
-        None, "its golden.json records no digest of them to check git's copy against")
+        None, "its golden.json records no digest of them to check git's copy against (a golden "
+              "written before digests: --accuracy-regen-all adds them)")
     assert restore_command(golden, "g", ["a.npy"], {"a.npy": "md5:0"})[0] is None
 
 
@@ -107,3 +108,25 @@ def test_without_git_or_a_work_tree(tmp_path, monkeypatch):
     assert why.startswith("the golden is not in a git work tree (git: fatal: not a git repository")
     monkeypatch.setenv("PATH", str(tmp_path))
     assert restore_command(tmp_path, "g", ["a.npy"], {}) == (None, "git could not be run")
+
+
+def test_a_slow_filter_is_stopped_at_the_budget_and_said_so(golden, tmp_path, monkeypatch):
+    """A filter that blocks (git LFS fetching, a prompt) held the run as long as it ran: the
+    clock was read only between reads. It is killed at the budget, and the reason says so."""
+    import time
+
+    from pytest_ascend_accuracy.golden import git_copy
+
+    git(tmp_path, "config", "filter.slow.smudge", "sleep 30; cat")
+    git(tmp_path, "config", "filter.slow.clean", "cat")
+    (tmp_path / ".gitattributes").write_text("*.npy filter=slow\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "slow")
+    digests = file_digests(golden, ["a.npy"])
+    (golden / "a.npy").write_bytes(b"edited!")
+    monkeypatch.setattr(git_copy, "GIT_BUDGET_S", 1)
+    start = time.monotonic()
+    assert restore_command(golden, "g", ["a.npy"], digests) == (None, (
+        "git took longer than 1 s to hand over its copies (a filter such as git LFS fetching "
+        "them?)"))
+    assert time.monotonic() - start < 10

@@ -103,6 +103,12 @@ def test_regen_keeps_the_inputs_of_a_golden_stored_with_them(pytester, models_di
                                 "since it was written), op inputs kept"])  # (as they are)
     assert sorted(p.name for p in golden.iterdir()) == files
     pytester.runpytest().assert_outcomes(passed=1)
+    relu.write_bytes(b"not a tensor")  # unreadable: rewritten, and it says the inputs stay
+    regen = pytester.runpytest("--accuracy-regen")
+    regen.assert_outcomes(failed=1)
+    regen.stdout.fnmatch_lines(["  golden/mlp: rewritten (--accuracy-regen: a file of it could "
+                                "not be read), op inputs kept"])
+    assert sorted(p.name for p in golden.iterdir()) == files
 
 
 def test_a_golden_tensor_resaved_as_float16_is_an_error_naming_it(pytester, models_dir):
@@ -130,7 +136,7 @@ def test_a_tensor_file_gone_from_a_recorded_golden_is_named_and_regen_restores_i
     broken.assert_outcomes(failed=1)
     broken.stdout.fnmatch_lines([f"*golden/mlp: tensor files its golden.json lists are missing: "
                                  f"{gone.name}. Restore them from a copy of the golden as it "
-                                 f"was written (no git command restores them: the golden is not "
+                                 f"was written (no git command is offered: the golden is not "
                                  f"in a git work tree (git: fatal: not a git repository*), or "
                                  f"run the test again with --accuracy-regen to rewrite the "
                                  f"golden*"])
