@@ -349,11 +349,11 @@ class GoldenPolicy:
         failed against it would be (it fails before comparing, so nothing else rewrites it)."""
         bad = self._shown(exc.path) if exc.path else self._shown(path)
         if self.regen.after_failure:
-            inputs = self._keeps_inputs(path)
-            self._write(path, compute, inputs)
+            inputs = KEPT_INPUTS if self._keeps_inputs(path) else ""
+            self._write(path, compute, bool(inputs))
             if self.on_recovery is not None:
                 self.on_recovery(path, (REWRITTEN_RECORD if isinstance(exc, DamagedRecord)
-                                        else REWRITTEN_UNREADABLE) + (KEPT_INPUTS if inputs else ""))
+                                        else REWRITTEN_UNREADABLE) + inputs)
             raise StoredGoldenUnreadable(bad, (
                 f"{exc.problem}\nrewrote the stored golden {self._shown(path)} from this test's "
                 f"model and inputs (--accuracy-regen); the test fails this time, run it again "
