@@ -128,7 +128,7 @@ def _cache_of(args: argparse.Namespace):
     (``backends.ini_values``)."""
     from ..backends.ini_values import check_ini_values, read_cache_size
     from ..core.cache_size import format_size
-    from ..core.ini_keys import PLUGIN_INI_KEYS, misspelled_ini_key, misspelled_text
+    from ..core.ini_keys import PLUGIN_INI_KEYS, addopts_form, misspelled_ini_key, misspelled_text
     from .pytest_args import added_arguments, option_given, overrides_given
     from .pytest_ini import find_pytest_ini
 
@@ -149,7 +149,7 @@ def _cache_of(args: argparse.Namespace):
         key = misspelled[0]
         raise ConfigError(source(key) or "ini", misspelled_text(
             *misspelled, overrides[key].value if key in overrides else values.get(key),
-            toml=key not in overrides and str(inifile or "").endswith(".toml")))
+            form="ini" if key in overrides else addopts_form(ini.inifile)))
     check_ini_values(values, source)  # what pytest refuses: nothing listed or removed
     key = "ascend_accuracy_cache_dir"
     option = option_given(added, "--accuracy-cache-dir")

@@ -90,20 +90,59 @@ def misspelled_ini_key(given: Iterable[str], known: Iterable[str] = PLUGIN_INI_K
     return None
 
 
+#: how ``addopts`` is written in each kind of ini file: text pytest splits as a shell does
+#: (pytest.ini, tox.ini, setup.cfg), a TOML string (``[tool.pytest.ini_options]``), a TOML list
+#: (pytest 9's ``pytest.toml`` and ``[tool.pytest]``: a string there is a TypeError)
+ADDOPTS_FORMS = ("ini", "toml-string", "toml-list")
+_OFF = ("", "false", "0", "no", "off")
+
+
+def addopts_form(inipath) -> str:
+    """Which of ``ADDOPTS_FORMS`` the ini file ``inipath`` (None: none) writes addopts in."""
+    import os
+
+    name = os.path.basename(str(inipath or ""))
+    if name in ("pytest.toml", ".pytest.toml"):
+        return "toml-list"
+    if not name.endswith(".toml"):
+        return "ini"
+    try:
+        with open(inipath, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return "toml-string"
+    if "[tool.pytest.ini_options]" not in text and "[tool.pytest]" in text:
+        return "toml-list"
+    return "toml-string"
+
+
 def misspelled_text(key: str, near: Iterable[str], value: object = None,
-                    toml: bool = False) -> str:
+                    form: str = "ini") -> str:
     """The error's text: ``unknown ini key 'k'; closest: 'a', 'b'`` (and, for a key without
     the prefix, that every key of this plugin has it); for a command-line option written as a
-    key (``near`` is ``[option]``), how to give it instead, with the key's ``value`` (``toml``:
-    the ini file is a pyproject.toml, whose addopts is a string)."""
+    key (``near`` is ``[option]``), how to give it instead, with the key's ``value`` (``form``:
+    ``addopts_form`` of the ini file)."""
     near = list(near)
     if len(near) == 1 and near[0] in COMMAND_LINE_ONLY:
-        option = near[0]
-        arg = option if not COMMAND_LINE_ONLY[option] else f"{option}={str(value or '').strip()}"
-        arg = arg if not arg.endswith("=") else f"{option}=VALUE"
-        example = f'addopts = "{arg}"' if toml else f"addopts = {arg}"
-        return (f"unknown ini key {key!r}: {option} is a command-line option, which has no ini "
-                f"key; give it on the command line ({arg}) or add it to the ini file's addopts "
-                f"({example}, or after the options addopts has)")
+        return _option_text(key, near[0], value, form)
     prefix = "" if key.startswith(PREFIX) else f" (this plugin's ini keys start with {PREFIX})"
     return f"unknown ini key {key!r}{prefix}; closest: " + ", ".join(repr(n) for n in near)
+
+
+def _option_text(key: str, option: str, value: object, form: str) -> str:
+    import json
+    import shlex
+
+    text = str(value if value is not None else "").strip()
+    head = f"unknown ini key {key!r}: {option} is a command-line option, which has no ini key"
+    if not COMMAND_LINE_ONLY[option]:
+        if text.lower() in _OFF:  # (the option is off unless given: nothing to write)
+            return f"{head}, off unless given: delete the line"
+        item = option
+    else:
+        item = f"{option}={text or 'VALUE'}"
+    arg = item if not COMMAND_LINE_ONLY[option] else f"{option}={shlex.quote(text or 'VALUE')}"
+    example = {"ini": f"addopts = {arg}", "toml-string": f"addopts = {json.dumps(arg)}",
+               "toml-list": f"addopts = [{json.dumps(item)}]"}[form]
+    return (f"{head}; give it on the command line ({arg}) or add it to the ini file's addopts "
+            f"({example}, or after the options addopts has)")

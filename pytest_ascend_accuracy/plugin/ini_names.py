@@ -5,7 +5,7 @@ left baseline checking off). A key far from all of ours is another tool's: pytes
 rule is ``core.ini_keys``' (pytest-free: ``ascend-accuracy cache`` applies it to the ini file)."""
 from __future__ import annotations
 
-from ..core.ini_keys import misspelled_ini_key, misspelled_text
+from ..core.ini_keys import addopts_form, misspelled_ini_key, misspelled_text
 from ..errors import ConfigError
 
 
@@ -49,5 +49,5 @@ def check_ini_keys(config) -> None:
     else:
         value = _inicfg(config).get(key)
         where, value = (f"{inipath}" if inipath else "ini"), getattr(value, "value", value)
-    raise ConfigError(where, misspelled_text(key, near, value,
-                                             toml=str(inipath or "").endswith(".toml")))
+    raise ConfigError(where, misspelled_text(key, near, value, form="ini" if where == "-o" else
+                                             addopts_form(inipath)))

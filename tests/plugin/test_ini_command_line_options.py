@@ -67,3 +67,38 @@ def test_the_device_and_a_flag_are_not_taken_for_other_keys(pytester):
     assert "(--accuracy-report=out)" in error
     pytester.makeini("[pytest]\nascend_device_lck = 0\n")  # a misspelling of a key stays one
     assert "closest: 'ascend_device_lock'" in _error(pytester.runpytest())
+
+
+@pytest.mark.parametrize("ini, head", [
+    ("pytest.toml", "[pytest]"), ("pyproject.toml", "[tool.pytest]"),  # pytest 9's TOML tables
+    ("tox.ini", "[pytest]")])
+def test_a_value_with_a_space_is_quoted_and_each_form_passes_pasted(
+        pytester, models_dir, ini, head):
+    """addopts is a list in pytest 9's TOML tables (a string is a TypeError there), and a value
+    with a space was pasted unquoted ('file or directory not found: reports')."""
+    if ini.endswith(".toml") and int(pytest.__version__.split(".")[0]) < 9:
+        pytest.skip("pytest < 9 reads no pytest.toml or [tool.pytest]")
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    value = "'my rep'" if ini.endswith(".toml") else "my rep"
+    (pytester.path / ini).write_text(f"{head}\nascend_accuracy_report = {value}\n")
+    error = _error(pytester.runpytest("-k", "mlp"))
+    assert "give it on the command line (--accuracy-report='my rep')" in error
+    addopts = error.split("addopts (", 1)[1].split(", or after the options addopts has)")[0]
+    assert addopts == {"pytest.toml": 'addopts = ["--accuracy-report=my rep"]',
+                       "pyproject.toml": 'addopts = ["--accuracy-report=my rep"]',
+                       "tox.ini": "addopts = --accuracy-report='my rep'"}[ini]
+    (pytester.path / ini).write_text(f"{head}\n{addopts}\n")
+    pytester.runpytest("-k", "mlp").assert_outcomes(passed=1)
+    assert (pytester.path / "my rep" / "index.html").is_file()
+
+
+def test_an_option_set_off_is_told_to_go_not_to_be_turned_on(pytester):
+    """``ascend_accuracy_regen = false`` was told to add --accuracy-regen: every run would
+    then rewrite failing goldens."""
+    pytester.makepyfile("def test_ok(): pass")
+    for value in ("false", "0", "off"):
+        pytester.makeini(f"[pytest]\nascend_accuracy_regen = {value}\n")
+        error = _error(pytester.runpytest())
+        assert error.endswith("unknown ini key 'ascend_accuracy_regen': --accuracy-regen is a "
+                              "command-line option, which has no ini key, off unless given: "
+                              "delete the line"), error
