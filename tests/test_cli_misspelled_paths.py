@@ -44,6 +44,8 @@ def test_a_misspelled_dump_names_the_closest(project, capsys):
     assert main(["compare", "dumps/goldn", "dumps/golden"]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "dumps/goldn: no such file or directory (closest: dumps/golden)" in err
+    assert main(["compare", "dumps/goldn/", "dumps/golden"]) == EXIT_BAD_INPUT  # a folder's "/"
+    assert "(closest: dumps/golden)" in capsys.readouterr().err
 
 
 def test_closest_in_folder_by_kind_and_suffix(tmp_path):

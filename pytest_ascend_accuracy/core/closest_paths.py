@@ -42,5 +42,6 @@ def closest_in_folder(path, directory: Optional[bool], shown: Optional[str] = No
         close = difflib.get_close_matches(path.name, sorted(names), n=3, cutoff=0.6)
     if not close:
         return ""
-    prefix = os.path.dirname(shown if shown is not None else os.fspath(path))
+    given = shown if shown is not None else os.fspath(path)
+    prefix = os.path.dirname(given.rstrip("/" + os.sep) or given)  # ("dumps/rn1/": in dumps)
     return f" (closest: {', '.join(os.path.join(prefix, c) for c in close)})"
