@@ -71,8 +71,10 @@ def begin_report_set(state, nodeid: str):
 
 #: compare.json's ``run.actual_dump`` (and the page's "actual:" line) for a run dumped into the
 #: test's own folder (``plugin.dump_cleanup``): it is not there after a passing test
-OWN_DUMP_FATE = ("the test's own dump folder: kept if the test fails; removed when it passes or "
-                 "xfails")
+#: (its body: the folder is settled when the call ends, so an error in a fixture's teardown after
+#: a passing body finds it removed)
+OWN_DUMP_FATE = ("the test's own dump folder: kept if the test's body fails; removed when the body "
+                 "passes or xfails")
 
 
 def run_fields(state, nodeid: str, check: str, actual_root=None) -> dict:
