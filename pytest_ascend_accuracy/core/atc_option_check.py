@@ -74,6 +74,27 @@ ATC_CONVERT_ADVICE = {
                        "ConvertedModel; run then takes raw images, pre-processed as the device "
                        "does)"),
 }
+
+
+def atc_convert_advice(mode=None) -> Mapping[str, str]:
+    """``ATC_CONVERT_ADVICE`` with its keep_dtype fix written for the call's own ``mode`` (a
+    resolved ``Mode``): ``mode=keep_dtype([...])`` beside ``"high_precision"`` dropped that."""
+    from dataclasses import replace
+
+    from .modes import DEFAULT
+
+    if mode is None or replace(mode, keep_dtype=(), label=None) == DEFAULT:
+        return ATC_CONVERT_ADVICE
+    base = replace(mode, keep_dtype=(), label=None)
+    names = sorted(set(base.python_imports()) | {"keep_dtype"})
+    own = (f", with the mode's own {', '.join(map(repr, mode.keep_dtype))}"
+           if mode.keep_dtype else "")
+    return {**ATC_CONVERT_ADVICE, "keep_dtype": (
+        f"keep_dtype=... is set by the conversion mode: use mode={base.python_expr()} | "
+        f"keep_dtype([...]) (op names or OpType::X{own}; from pytest_ascend_accuracy import "
+        f"{', '.join(names)})")}
+
+
 #: ``--mode``'s ``extra`` of ``ascend-accuracy diagnose`` and ``dataset``: the AIPP file's own
 #: options (the Python spelling ``aipp="aipp.cfg"`` means nothing on a command line)
 CLI_AIPP_ADVICE = {
@@ -130,12 +151,14 @@ def check_atc_options(options: Options, where: str, allowed: Iterable[str] = (),
         raise ConfigError(where, (advice or {}).get(name) or _refusal(name, value))
 
 
-def check_mode_options(mode, where: str, aipp: bool = False) -> None:
+def check_mode_options(mode, where: str, aipp: bool = False,
+                       advice: Mapping[str, str] = None) -> None:
     """The extra ATC options of ``mode`` (a ``Mode``), as ``check_atc_options`` takes them
-    (``aipp``: the conversion inserts AIPP, which a mode's ``input_format`` must suit)."""
+    (``aipp``: the conversion inserts AIPP, which a mode's ``input_format`` must suit;
+    ``advice``: the caller's own spelling of a fix)."""
     extra = getattr(mode, "extra", ())
     if extra:
-        check_atc_options(extra, f"{where}: Mode(extra=...)", aipp=aipp)
+        check_atc_options(extra, f"{where}: Mode(extra=...)", aipp=aipp, advice=advice)
 
 
 def _check_value(name: str, value: object, where: str) -> None:

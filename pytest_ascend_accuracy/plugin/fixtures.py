@@ -152,7 +152,7 @@ def atc_convert(pytestconfig):
     ``ConvertedModel``: the model converted by ATC (or the emulator) under a mode preset name or
     ``Mode``; cached by content in the shared cache, so each conversion happens once."""
     from .accuracy_check import resolve_model
-    from ..core.atc_option_check import ATC_CONVERT_ADVICE, check_atc_options
+    from ..core.atc_option_check import atc_convert_advice, check_atc_options
     from .setup_checks import check_mode_names
     from ..core.modes import resolve_mode
 
@@ -161,11 +161,12 @@ def atc_convert(pytestconfig):
 
     def convert(model, mode="default", *, input_shape=None, **atc_options):
         __tracebackhide__ = True
-        # emulated, neutral or refused (saying what atc_convert takes instead)
-        check_atc_options(atc_options, "atc_convert", advice=ATC_CONVERT_ADVICE)
-        model = resolve_model(model, bases, "atc_convert")
         mode = resolve_mode(mode, "atc_convert")
-        check_mode_names(mode, model, "atc_convert")  # keep_dtype names must exist in the model
+        advice = atc_convert_advice(mode)  # (what atc_convert takes instead of a refused option)
+        check_atc_options(atc_options, "atc_convert", advice=advice)  # emulated, neutral, refused
+        model = resolve_model(model, bases, "atc_convert")
+        # keep_dtype names must exist in the model
+        check_mode_names(mode, model, "atc_convert", advice=advice)
         return state.backend.convert(model, mode, input_shape=input_shape,
                                      atc_options=atc_options or None)
 

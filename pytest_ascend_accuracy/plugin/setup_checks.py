@@ -18,14 +18,15 @@ from ..core.atc_option_check import check_mode_options
 from ..errors import ConfigError
 
 
-def check_mode_names(mode, model, where: str, others=()) -> None:
+def check_mode_names(mode, model, where: str, others=(), advice=None) -> None:
     """keep_dtype entries of ``mode`` must name ops (or op types) of ``model``, or of one of
     ``others`` (the models its test converted before: ``graph.op_catalogue.check_mode``); the
     extra ATC options of a ``Mode(extra=...)`` pass ``check_atc_options`` like
-    ``ascend_model``'s (``core.atc_option_check.check_mode_options``)."""
+    ``ascend_model``'s (``core.atc_option_check.check_mode_options``; ``advice``: the caller's
+    own spelling of a fix)."""
     from ..graph.op_catalogue import check_mode
 
-    check_mode_options(mode, where)
+    check_mode_options(mode, where, advice=advice)
     if getattr(mode, "keep_dtype", ()) and model is not None:
         check_mode(mode, model, where, others)
 

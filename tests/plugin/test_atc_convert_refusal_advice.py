@@ -55,3 +55,23 @@ def test_an_aipp_file_given_to_atc_convert_names_ascend_model(project):
     pasted = fix.replace("(model,", '("net.onnx",').replace("aipp.cfg", "good.cfg") + ".converted"
     project.makepyfile(test_convert=TEST.format(call=pasted))
     project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_the_fix_keeps_the_mode_given_beside_it(project):
+    """``mode=keep_dtype([...])`` beside ``"high_precision"`` dropped high precision."""
+    line = _refusal(project, 'atc_convert("overflow.onnx", "high_precision", keep_dtype="k.cfg")')
+    fix = re.search(r"use (mode=HIGH_PRECISION \| keep_dtype\(\[\.\.\.\]\)) \(op names or "
+                    r"OpType::X; from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype\)",
+                    line).group(1)
+    pasted = 'atc_convert("overflow.onnx", {}).mode'.format(fix.replace("[...]", '["norm"]'))
+    project.makepyfile(test_convert=TEST.replace("from pytest_ascend_accuracy import keep_dtype",
+                                                 "from pytest_ascend_accuracy import "
+                                                 "HIGH_PRECISION, keep_dtype").format(
+        call=pasted) + "    assert converted.precision_mode == 'allow_fp32_to_fp16'\n")
+    project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_an_aipp_file_in_a_modes_extra_names_ascend_model_too(project):
+    line = _refusal(project, 'atc_convert("net.onnx", Mode(extra={"insert_op_conf": "good.cfg"}))'
+                    .replace("Mode(", "__import__('pytest_ascend_accuracy').Mode("))
+    assert "atc_convert converts without AIPP: convert with the file through ascend_model(" in line
