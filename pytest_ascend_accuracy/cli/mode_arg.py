@@ -29,8 +29,11 @@ def mode_arg(text: str, model, where: str = "--mode", command: str = "diagnose")
     except yaml.YAMLError as exc:
         raise ConfigError(where, f"not a preset name or a YAML mapping: {exc}") from None
     mode = mode_from_spec(value, where)
-    check_atc_options(mode.extra, f"{where} extra",
-                      advice={"insert_op_conf": CLI_AIPP_ADVICE[command]})
+    import shlex
+
+    aipp = dict(mode.extra).get("insert_op_conf") or "FILE"
+    check_atc_options(mode.extra, f"{where} extra", advice={"insert_op_conf": CLI_AIPP_ADVICE[
+        command].format(model=shlex.quote(str(model)), aipp=shlex.quote(aipp))})
     check_mode(mode, model, where)
     return mode
 

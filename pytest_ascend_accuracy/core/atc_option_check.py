@@ -96,14 +96,17 @@ def atc_convert_advice(mode=None) -> Mapping[str, str]:
 
 
 #: ``--mode``'s ``extra`` of ``ascend-accuracy diagnose`` and ``dataset``: the AIPP file's own
-#: options (the Python spelling ``aipp="aipp.cfg"`` means nothing on a command line)
+#: options (the Python spelling ``aipp="aipp.cfg"`` means nothing on a command line), the model
+#: and the file filled in (shell-quoted), the images and the reference left to the user
 CLI_AIPP_ADVICE = {
     "diagnose": ("insert_op_conf is not an extra ATC option of --mode: give the AIPP file as "
-                 "--aipp FILE with --images DIR|FILE.npy and --reference MODULE:FN (the model is "
-                 "then converted with it and fed the raw images)"),
+                 "--aipp {aipp} with --images IMAGES and --reference MODULE:FN (IMAGES: a folder "
+                 "of raw .npy images, or one .npy of them; the model is then converted with the "
+                 "file and fed the raw images)"),
     "dataset": ("insert_op_conf is not an extra ATC option of --mode, and ascend-accuracy "
                 "dataset runs the model without AIPP: check the AIPP file with ascend-accuracy "
-                "diagnose MODEL --aipp FILE --images DIR|FILE.npy --reference MODULE:FN"),
+                "diagnose {model} --aipp {aipp} --images IMAGES --reference MODULE:FN (IMAGES: a "
+                "folder of raw .npy images, or one .npy of them)"),
 }
 
 

@@ -13,8 +13,7 @@ from pytest_ascend_accuracy.cli.app import EXIT_BAD_INPUT, main
 
 from .test_cli_diagnose_aipp_flow import project  # noqa: F401  (the fixture)
 
-FILLED = {"DIR|FILE.npy": "frames.npy", "MODULE:FN": "prep.py:preprocess", "FILE": "camera.cfg",
-          "MODEL": "img.onnx"}  # (in this order: FILE is part of DIR|FILE.npy)
+FILLED = {"IMAGES": "frames.npy", "MODULE:FN": "prep.py:preprocess"}  # what the user knows
 
 
 def _fill(text):
@@ -28,8 +27,9 @@ def test_diagnose_names_its_own_aipp_options_and_they_run(project, capsys):  # n
                  "--cache-dir", ".cache"]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert 'aipp="aipp.cfg"' not in err
-    options = re.search(r"give the AIPP file as (--aipp FILE) with (--images DIR\|FILE\.npy) and "
-                        r"(--reference MODULE:FN) \(", err).groups()
+    options = re.search(r"give the AIPP file as (--aipp camera\.cfg) with (--images IMAGES) and "
+                        r"(--reference MODULE:FN) \(IMAGES: a folder of raw \.npy images, or one "
+                        r"\.npy of them;", err).groups()
     pasted = shlex.split(_fill(" ".join(options)))
     assert main(["diagnose", "img.onnx", *pasted, "--cache-dir", ".cache"]) == 0
     assert "step 5 (pre-processing / AIPP): pre-processing check passed" in capsys.readouterr().out
@@ -44,8 +44,9 @@ def test_dataset_names_the_diagnose_command_that_checks_the_file(project, capsys
     assert main(["dataset", "img.onnx", "samples", "--metric", "agreement", "--mode",
                  "{extra: {insert_op_conf: camera.cfg}}"]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
-    command = re.search(r"check the AIPP file with (ascend-accuracy diagnose MODEL --aipp FILE "
-                        r"--images DIR\|FILE\.npy --reference MODULE:FN)", err).group(1)
+    command = re.search(r"check the AIPP file with (ascend-accuracy diagnose img\.onnx --aipp "
+                        r"camera\.cfg --images IMAGES --reference MODULE:FN) \(IMAGES",
+                        err).group(1)
     argv = shlex.split(_fill(command))
     assert argv[0] == "ascend-accuracy"
     assert main([*argv[1:], "--cache-dir", ".cache"]) == 0
