@@ -121,6 +121,8 @@ def test_extra_takes_the_mapping_the_yaml_form_prints():
 
     assert Mode(extra={"log": "info"}) == Mode(extra=(("log", "info"),))
     assert Mode(extra={"og": "x"}).extra == (("og", "x"),)
+    # a bool as ATC takes it, as the keyword form display_model_info=True is (it read "True")
+    assert Mode(extra={"display_model_info": True}).extra == (("display_model_info", "1"),)
     for bad in ({"log"}, ("log", "info"), "log"):
         with pytest.raises(ConfigError, match=r"extra takes ATC options as \{option: value\} or "
                                               r"\(option, value\) pairs"):

@@ -23,6 +23,7 @@ from typing import Iterable, Mapping, Tuple, Union
 
 from ..errors import ConfigError
 from .atc_cmdline import HOST_ENV_OPTIONS, HOST_ENV_REFUSAL
+from .mode_extra import option_text  # noqa: F401  (atc_command and the tests: from here)
 
 #: ATC options a Mode sets: given as options they would bypass the mode (and its test id)
 MODE_OPTIONS = {
@@ -108,16 +109,6 @@ CLI_AIPP_ADVICE = {
                 "diagnose {model} --aipp {aipp} --images IMAGES --reference MODULE:FN (IMAGES: a "
                 "folder of raw .npy images, or one .npy of them)"),
 }
-
-
-def option_text(name: str, value: object) -> str:
-    """``value`` as ATC takes it on the command line: a bool is ``1``/``0`` for
-    ``display_model_info`` (ATC refuses ``true``), ``true``/``false`` elsewhere."""
-    if isinstance(value, bool):
-        if str(name).lstrip("-") == "display_model_info":
-            return "1" if value else "0"
-        return "true" if value else "false"
-    return str(value)
 
 
 def check_atc_options(options: Options, where: str, allowed: Iterable[str] = (),
