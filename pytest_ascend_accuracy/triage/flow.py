@@ -234,8 +234,25 @@ class _Flow(Combos):
             hp_says = (f"{high_precision_fails(hp.verdict)}; keeping every op in float32 does"
                        if hp_says else "keeping every op in float32 passes")
         spent = self.run.conversions
-        keep, note, cut_short = self._keep_dtype_search(default, drops, base)
         where = "fp16" if _same(base, DEFAULT) else f"mode {base.name}"
+        try:
+            keep, note, cut_short = self._keep_dtype_search(default, drops, base)
+        except BudgetExhausted:
+            if not hp.passed:
+                raise
+            # high precision measured passing: its fix stands (the diagnosis said NOT RESTORED
+            # and printed none, though its own step 2 passed)
+            self.steps.append(StepResult(
+                prefix + "keep_dtype", "", None,
+                "the budget ran out before a keep_dtype set was searched",
+                conversions=self.run.conversions - spent))
+            self.final = hp.result
+            return self._outcome(prefix + "high_precision", (
+                f"{lead}; high precision passes; convert with --precision_mode=allow_fp32_to_fp16"
+                + ("" if where == "fp16" else f" ({where} with high precision)")
+                + f" (the budget ran out before a keep_dtype set was searched: {self._rerun()} "
+                  f"to keep fewer ops in float32 instead)"),
+                fix_mode=base | HIGH_PRECISION, exhausted=True)
         if keep:
             mode = base | Mode(keep_dtype=tuple(keep))
             ev = self.run.evaluate(mode)  # memoised: the search measured it
