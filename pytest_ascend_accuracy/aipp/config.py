@@ -28,7 +28,10 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from ..errors import ConfigError
 from .keys import (DEFAULTS, ENUMS, KEY_KINDS, REGISTER_RANGES, REPEATED_KEYS, RGB2YUV_DEFAULTS,
                    SUPPORTED_FORMATS, UINT32_KEYS, closest_names)
-from .textformat import BOOL_WORDS, Tok, parse_float, parse_int, tokens, unquoted_hint
+from .mean_fraction import min_chn_in_block, split_mean_hint
+# (format_value: fix_comments and image_size import it from here)
+from .textformat import (BOOL_WORDS, Tok, format_value, parse_float, parse_int,  # noqa: F401
+                         tokens, unquoted_hint)
 
 _FP16_MAX = 65504.0
 
@@ -145,17 +148,6 @@ def _indent_of(text: str, op: AippOp) -> str:
         if not any(ch in line for ch in "{}"):
             return line[:len(line) - len(stripped)] or "    "
     return "    "
-
-
-def format_value(value) -> str:
-    """A value as the file writes it (``true``/``false``, integers, short floats)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return f"{value:.8g}"
-    return str(value)
 
 
 def shown_path(path: str) -> str:
@@ -285,7 +277,7 @@ def _block(toks: List[Tok], i: int, path: str, start_line: int, close: str = "}"
                     f"parameter {key} can not be configed repeatedly\")" if key in REPEATED_KEYS
                     else f"{key}: given twice in one aipp_op block ({first}; protobuf text "
                          f"format refuses a second value of a non-repeated field)"))
-            values[key] = _convert(key, v, path)
+            values[key] = _convert(key, v, path, min_chn_in_block(key, values, toks[i:], close))
             lines[key] = v.line
             spans[key] = v.span
         i = _skip_separator(toks, i)
@@ -339,8 +331,9 @@ def _skip_separator(toks: List[Tok], i: int) -> int:
     return i
 
 
-def _convert(key: str, tok: Tok, path: str):
-    """A value token as TextFormat reads it into the key's field (:mod:`.textformat`)."""
+def _convert(key: str, tok: Tok, path: str, min_now: Optional[float] = None):
+    """A value token as TextFormat reads it into the key's field (:mod:`.textformat`);
+    ``min_now``: a ``mean_chn_N``'s block's ``min_chn_N``, which its fraction's advice adds to."""
     kind = KEY_KINDS[key]
     s = tok.text
     where = f"{path}:{tok.line}"
@@ -364,7 +357,7 @@ def _convert(key: str, tok: Tok, path: str):
             raise ConfigError(where, f"{key}: {exc}") from None
         if value is None:
             raise ConfigError(where, f"{key}: expected an integer, found {s!r}"
-                                     f"{_split_mean_hint(key, s)}")
+                                     f"{split_mean_hint(key, s, min_now)}")
         return value
     if kind == "float":
         value = parse_float(s)
@@ -384,22 +377,6 @@ def _convert(key: str, tok: Tok, path: str):
     same = [c for c in choices if c.lower() == s.lower()]  # enum names are case-sensitive
     hint = f" (did you mean {same[0]}?)" if same else closest_names(s, choices)
     raise ConfigError(where, f"{key}: {s!r} is not one of {numbered}{unset or hint}")
-
-
-def _split_mean_hint(key: str, s: str) -> str:
-    """For a fractional ``mean_chn``: how the device's registers hold that offset."""
-    if not key.startswith("mean_chn_"):
-        return ""
-    try:
-        value = float(s)
-    except ValueError:
-        return ""
-    if value != value or abs(value) == float("inf"):
-        return ""
-    whole = int(value)  # toward zero: the rest keeps the sign of the value
-    return (f" (mean_chn is the device's int16 register; the fraction goes in min_chn, which "
-            f"is subtracted too: put {whole} in {key} and {format_value(round(value - whole, 6))} "
-            f"in min_chn_{key[-1]})")
 
 
 def _validate(op: AippOp) -> None:

@@ -139,3 +139,14 @@ def unquoted_hint(key: str, tok: Tok, kind: str, choices: Sequence[str] = ()) ->
     elif what == "a number" and parse_float(word) is None:
         return head + f"write a number without quotes: {key}: 0.0"
     return head + f"write it without quotes: {key}: {word}"
+
+
+def format_value(value) -> str:
+    """A value as the file writes it (``true``/``false``, integers, short floats)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:.8g}"
+    return str(value)

@@ -63,3 +63,29 @@ def test_fractional_mean_says_how_to_split_it():
     with pytest.raises(ConfigError) as e:  # not a number at all: no split to suggest
         parse_aipp_config(HEAD + " mean_chn_0: abc\n}\n", "a.cfg")
     assert "min_chn" not in str(e.value)
+
+
+@pytest.mark.parametrize("before", [True, False], ids=["min-before", "min-after"])
+def test_a_fraction_beside_a_min_chn_is_added_to_it_and_passes_pasted(before):
+    """``mean_chn_0: 123.5`` beside ``min_chn_0: 0.175`` (the ImageNet mean 123.675) was told
+    "0.5 in min_chn_0": pasted it replaced 0.175, and 0 of 4 images agreed."""
+    import re
+
+    from pytest_ascend_accuracy.aipp.check import check_preprocessing
+    from pytest_ascend_accuracy.aipp.samples import imagenet_aipp, imagenet_reference, random_rgb
+
+    text = imagenet_aipp(src_hw=(4, 4))
+    assert "    mean_chn_0: 123\n    min_chn_0: 0.675\n" in text
+    frac = text.replace("    mean_chn_0: 123\n    min_chn_0: 0.675\n",
+                        "    min_chn_0: 0.175\n    mean_chn_0: 123.5\n" if before else
+                        "    mean_chn_0: 123.5\n    min_chn_0: 0.175\n")
+    with pytest.raises(ConfigError) as e:
+        parse_aipp_config(frac, "a.cfg")
+    advice = re.search(r"put (\d+) in mean_chn_0 and add 0\.5 to min_chn_0 \(0\.175 -> "
+                       r"([\d.]+)\)", str(e.value))
+    assert advice, str(e.value)
+    pasted = re.sub(r"mean_chn_0: 123\.5", f"mean_chn_0: {advice.group(1)}", frac)
+    pasted = re.sub(r"min_chn_0: 0\.175", f"min_chn_0: {advice.group(2)}", pasted)
+    result = check_preprocessing(parse_aipp_config(pasted, "a.cfg"), random_rgb(4, 4, 4),
+                                 reference=imagenet_reference)
+    assert result.passed

@@ -1,0 +1,46 @@
+"""The advice for a fractional ``mean_chn_N``: the device's ``mean_chn`` register is an int16,
+so the fraction goes in ``min_chn_N``, which is subtracted too. Where the block sets
+``min_chn_N`` already, the fraction is added to it: the advice said to put the fraction there,
+and pasted it replaced the file's own value (a ``mean_chn_0: 123.5`` beside ``min_chn_0:
+0.175``, the ImageNet mean 123.675, was told "0.5 in min_chn_0": 0 of 4 images then agreed)."""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from .textformat import Tok, format_value, parse_float
+
+
+def min_chn_in_block(key: str, values, rest: List[Tok], close: str) -> Optional[float]:
+    """The block's ``min_chn_N`` for a ``mean_chn_N`` key: parsed already, or given later in
+    the block (``rest``: its tokens from here), else None."""
+    if not key.startswith("mean_chn_"):
+        return None
+    name = "min_chn_" + key[-1]
+    if name in values:
+        return values[name]
+    for k, t in enumerate(rest[:-2]):
+        if t.kind == "punct" and t.text == close:
+            break
+        if t.text == name and rest[k + 1].text == ":":
+            return parse_float(rest[k + 2].text)
+    return None
+
+
+def split_mean_hint(key: str, s: str, min_now: Optional[float] = None) -> str:
+    """For a fractional ``mean_chn``: how the device's registers hold that offset (the fraction
+    added to the block's own ``min_chn``, ``min_now``: it was told to replace it)."""
+    if not key.startswith("mean_chn_"):
+        return ""
+    try:
+        value = float(s)
+    except ValueError:
+        return ""
+    if value != value or abs(value) == float("inf"):
+        return ""
+    whole = int(value)  # toward zero: the rest keeps the sign of the value
+    frac = round(value - whole, 6)
+    min_text = (f"{format_value(frac)} in min_chn_{key[-1]}" if not min_now else
+                f"add {format_value(frac)} to min_chn_{key[-1]} ({format_value(min_now)} -> "
+                f"{format_value(round(min_now + frac, 6))})")
+    return (f" (mean_chn is the device's int16 register; the fraction goes in min_chn, which "
+            f"is subtracted too: put {whole} in {key} and {min_text})")
