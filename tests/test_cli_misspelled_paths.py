@@ -63,3 +63,26 @@ def test_closest_in_folder_by_kind_and_suffix(tmp_path):
     assert closest_in_folder(tmp_path / "overflw.onnx", False, "overflw.onnx", (".onnx",)) == (
         " (closest: overflow.onnx)")
     assert closest_in_folder(tmp_path / "nope" / "model.onnx", False) == ""
+
+
+def test_an_aipp_file_a_reference_module_and_a_saved_result_name_their_closest(project):
+    """diagnose --aipp, --reference/--metric/--postprocess FILE.py:FN and judge RESULT said
+    "no such file" alone (H95)."""
+    from pytest_ascend_accuracy.aipp.config import read_aipp_config
+    from pytest_ascend_accuracy.aipp.user_files import load_reference
+    from pytest_ascend_accuracy.compare.result import CompareResult
+    from pytest_ascend_accuracy.errors import AscendAccuracyError
+
+    (project / "aipp").mkdir()
+    (project / "aipp" / "camera.cfg").write_text("aipp_op {\n aipp_mode: static\n}\n")
+    (project / "tests").mkdir()
+    (project / "tests" / "preprocessing.py").write_text("def prep(image):\n    return image\n")
+    (project / "rep").mkdir()
+    (project / "rep" / "compare.json").write_text("{}")
+    for call, near in ((lambda: read_aipp_config("aipp/camra.cfg"), "aipp/camera.cfg"),
+                       (lambda: load_reference("tests/preprocesing.py:prep"),
+                        "tests/preprocessing.py"),
+                       (lambda: CompareResult.load("rep/compar.json"), "rep/compare.json")):
+        with pytest.raises(AscendAccuracyError) as e:
+            call()
+        assert str(e.value).endswith(f"(closest: {near})"), str(e.value)

@@ -171,8 +171,12 @@ def read_aipp_config(path) -> AippConfig:
         with open(path, "r", encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
-        raise ConfigError(shown_path(path), f"cannot read the AIPP file: {e.strerror or e}") \
-            from None
+        from ..core.closest_paths import closest_in_folder
+
+        near = closest_in_folder(path, False, shown_path(path), None) if not os.path.exists(
+            path) else ""
+        raise ConfigError(shown_path(path), f"cannot read the AIPP file: {e.strerror or e}"
+                                            f"{near}") from None
     except UnicodeDecodeError:
         raise ConfigError(shown_path(path), "the AIPP file is not UTF-8 text") from None
     return parse_aipp_config(text, path)

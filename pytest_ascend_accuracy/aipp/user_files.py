@@ -55,9 +55,11 @@ def _import(name: str, base_dir, where: str):
         if base_dir is not None and not path.is_absolute():
             path = Path(base_dir) / path
         if not path.is_file():
+            from ..core.closest_paths import closest_in_folder
             from ..core.locations import shown
 
-            raise ConfigError(where, f"no such file {shown(path, os.getcwd())!r}")
+            near = closest_in_folder(path, False, name, (".py",))
+            raise ConfigError(where, f"no such file {shown(path, os.getcwd())!r}{near}")
         # under a name of its own (its stem and path): registered as its bare stem it stayed in
         # sys.modules, and a test of the same process importing another folder's ``prep``
         # got this file's module (an NV12 reference fed RGB images: "cannot reshape")

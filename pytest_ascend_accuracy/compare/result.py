@@ -434,7 +434,10 @@ class CompareResult:
             with open(path, encoding="utf-8") as fh:
                 text = fh.read()
         except OSError as exc:
-            raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+            from ..core.closest_paths import closest_in_folder
+
+            near = "" if os.path.exists(path) else closest_in_folder(path, False, path, (".json",))
+            raise DumpFormatError(path, f"cannot read: {exc.strerror or exc}{near}") from None
         return CompareResult.from_json(text, where=path)
 
 
