@@ -89,7 +89,31 @@ def _load_callable(spec: str, option: str):
     return named
 
 
+#: the check's argument names and Python spellings in its errors, as this command spells them
+#: (it printed "postprocess: metric "map" needs postprocess(outputs) -> ..." and
+#: "higher_is_better=False", which no option of the command takes)
+CLI_WORDS = (("higher_is_better=False", "--higher-is-better false"),
+             ("needs postprocess(outputs)", "needs --postprocess MODULE:FUNCTION, a "
+                                            "FUNCTION(outputs)"))
+CLI_WHERE = {"postprocess": "--postprocess", "higher_is_better": "--higher-is-better",
+             "max_drop": "--max-drop", "output": "--output", "metric": "--metric",
+             "threshold": "--threshold", "scale_tolerance": "--scale-tolerance"}
+
+
 def _run(args: argparse.Namespace) -> int:
+    try:
+        return _check(args)
+    except ConfigError as exc:
+        if exc.cli_text is not None or exc.where not in CLI_WHERE:
+            raise
+        problem = exc.problem
+        for python, cli in CLI_WORDS:
+            problem = problem.replace(python, cli)
+        raise ConfigError(exc.where, exc.problem,
+                          cli_text=f"{CLI_WHERE[exc.where]}: {problem}") from None
+
+
+def _check(args: argparse.Namespace) -> int:
     from ..core.cache import Cache
     from ..dataset import load_device_model, run_dataset_check
     from ..dataset.check import check_arguments, refuse_unread, unread_options
