@@ -19,8 +19,8 @@ def project(tmp_path, monkeypatch):
     (tmp_path / "samples").mkdir()
     np.savez("samples/0.npz", x=np.zeros((1, 16), np.float32))
     (tmp_path / "l.json").write_text(json.dumps({"0": 1}))
-    (tmp_path / "boxes.json").write_text(json.dumps([[{"bbox": [0, 0, 1, 1],
-                                                        "category_id": 1}]]))
+    boxes = [[{"bbox": [0, 0, 1, 1], "category_id": 1}]]
+    (tmp_path / "boxes.json").write_text(json.dumps(boxes))
     return tmp_path
 
 
