@@ -149,7 +149,7 @@ def _cache_of(args: argparse.Namespace):
         key = misspelled[0]
         raise ConfigError(source(key) or "ini", misspelled_text(
             *misspelled, overrides[key].value if key in overrides else values.get(key),
-            form="ini" if key in overrides else addopts_form(ini.inifile)))
+            form=addopts_form(ini.inifile), override=key in overrides))
     check_ini_values(values, source)  # what pytest refuses: nothing listed or removed
     key = "ascend_accuracy_cache_dir"
     option = option_given(added, "--accuracy-cache-dir")

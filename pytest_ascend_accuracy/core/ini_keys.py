@@ -98,7 +98,8 @@ _OFF = ("", "false", "0", "no", "off")
 
 
 def addopts_form(inipath) -> str:
-    """Which of ``ADDOPTS_FORMS`` the ini file ``inipath`` (None: none) writes addopts in."""
+    """Which of ``ADDOPTS_FORMS`` the ini file ``inipath`` (None: none) writes addopts in; a
+    pyproject.toml is read as TOML, as pytest reads it (a comment naming a table is none)."""
     import os
 
     name = os.path.basename(str(inipath or ""))
@@ -107,37 +108,42 @@ def addopts_form(inipath) -> str:
     if not name.endswith(".toml"):
         return "ini"
     try:
-        with open(inipath, encoding="utf-8") as f:
-            text = f.read()
-    except OSError:
+        try:
+            import tomllib
+        except ImportError:  # Python 3.10: pytest's own dependency
+            import tomli as tomllib
+        with open(inipath, "rb") as f:
+            tool = tomllib.load(f).get("tool", {}).get("pytest")
+    except Exception:  # (unreadable: pytest says so itself)
         return "toml-string"
-    if "[tool.pytest.ini_options]" not in text and "[tool.pytest]" in text:
-        return "toml-list"
-    return "toml-string"
+    # pytest 9: a [tool.pytest] table without ini_options is its native TOML, even empty
+    return "toml-list" if isinstance(tool, dict) and "ini_options" not in tool else "toml-string"
 
 
 def misspelled_text(key: str, near: Iterable[str], value: object = None,
-                    form: str = "ini") -> str:
+                    form: str = "ini", override: bool = False) -> str:
     """The error's text: ``unknown ini key 'k'; closest: 'a', 'b'`` (and, for a key without
     the prefix, that every key of this plugin has it); for a command-line option written as a
     key (``near`` is ``[option]``), how to give it instead, with the key's ``value`` (``form``:
-    ``addopts_form`` of the ini file)."""
+    ``addopts_form`` of the ini file; ``override``: the key came as ``-o KEY=VALUE``)."""
     near = list(near)
     if len(near) == 1 and near[0] in COMMAND_LINE_ONLY:
-        return _option_text(key, near[0], value, form)
+        return _option_text(key, near[0], value, form, override)
     prefix = "" if key.startswith(PREFIX) else f" (this plugin's ini keys start with {PREFIX})"
     return f"unknown ini key {key!r}{prefix}; closest: " + ", ".join(repr(n) for n in near)
 
 
-def _option_text(key: str, option: str, value: object, form: str) -> str:
+def _option_text(key: str, option: str, value: object, form: str, override: bool) -> str:
     import json
     import shlex
 
     text = str(value if value is not None else "").strip()
     head = f"unknown ini key {key!r}: {option} is a command-line option, which has no ini key"
+    given = f"-o {shlex.quote(f'{key}={text}')}" if override else "the line"
     if not COMMAND_LINE_ONLY[option]:
         if text.lower() in _OFF:  # (the option is off unless given: nothing to write)
-            return f"{head}, off unless given: delete the line"
+            undo = f"leave out {given}" if override else "delete the line"
+            return f"{head}, off unless given: {undo}"
         item = option
     else:
         item = f"{option}={text or 'VALUE'}"
@@ -145,4 +151,5 @@ def _option_text(key: str, option: str, value: object, form: str) -> str:
     example = {"ini": f"addopts = {arg}", "toml-string": f"addopts = {json.dumps(arg)}",
                "toml-list": f"addopts = [{json.dumps(item)}]"}[form]
     return (f"{head}; give it on the command line ({arg}) or add it to the ini file's addopts "
-            f"({example}, or after the options addopts has)")
+            f"({example}, or after the options addopts has)"
+            + (f", in place of {given}" if override else ""))

@@ -49,5 +49,5 @@ def check_ini_keys(config) -> None:
     else:
         value = _inicfg(config).get(key)
         where, value = (f"{inipath}" if inipath else "ini"), getattr(value, "value", value)
-    raise ConfigError(where, misspelled_text(key, near, value, form="ini" if where == "-o" else
-                                             addopts_form(inipath)))
+    raise ConfigError(where, misspelled_text(key, near, value, form=addopts_form(inipath),
+                                             override=where == "-o"))

@@ -102,3 +102,25 @@ def test_an_option_set_off_is_told_to_go_not_to_be_turned_on(pytester):
         assert error.endswith("unknown ini key 'ascend_accuracy_regen': --accuracy-regen is a "
                               "command-line option, which has no ini key, off unless given: "
                               "delete the line"), error
+
+
+@pytest.mark.parametrize("ini, head", [
+    ("pyproject.toml", "[tool.pytest.ini_options]"),
+    ("pyproject.toml", "# was [tool.pytest.ini_options]\n[tool.pytest]"),  # read as TOML
+    ("pytest.toml", "[pytest]")])
+def test_an_override_gets_the_ini_files_own_addopts_form(pytester, models_dir, ini, head):
+    """``-o ascend_accuracy_report=r`` beside a TOML ini file was given ``addopts =
+    --accuracy-report=r``, which that file cannot parse; a pyproject.toml's form was guessed
+    from its text, so a comment naming the other table chose the wrong one."""
+    if int(pytest.__version__.split(".")[0]) < 9 and "ini_options" not in head.split("\n")[-1]:
+        pytest.skip("pytest < 9 reads no pytest.toml or [tool.pytest]")
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    (pytester.path / ini).write_text(f"{head}\n")
+    error = _error(pytester.runpytest("-k", "mlp", "-o", "ascend_accuracy_report=r"))
+    assert error.endswith(", in place of -o ascend_accuracy_report=r"), error
+    addopts = error.split("addopts (", 1)[1].split(", or after the options addopts has)")[0]
+    (pytester.path / ini).write_text(f"{head}\n{addopts}\n")
+    pytester.runpytest("-k", "mlp").assert_outcomes(passed=1)
+    assert (pytester.path / "r" / "index.html").is_file()
+    error = _error(pytester.runpytest("-o", "ascend_accuracy_regen=false"))
+    assert error.endswith("off unless given: leave out -o ascend_accuracy_regen=false"), error
