@@ -94,10 +94,18 @@ def _load_callable(spec: str, option: str):
 #: "higher_is_better=False", which no option of the command takes)
 CLI_WORDS = (("higher_is_better=False", "--higher-is-better false"),
              ("needs postprocess(outputs)", "needs --postprocess MODULE:FUNCTION, a "
-                                            "FUNCTION(outputs)"))
+                                            "FUNCTION(outputs)"),
+             ("with output=...", "with --output NAME"),
+             ("use metric='top1' or 'agreement'", "use --metric top1 or --metric agreement"),
+             ("use metric='agreement'", "use --metric agreement"),
+             ("or a callable metric(outputs, labels)", "or --metric MODULE:FUNCTION, a "
+                                                       "FUNCTION(outputs, labels)"),
+             ("give a max_drop below", "give a --max-drop below"),
+             ("and max_drop is", "and --max-drop is"), ("within max_drop", "within --max-drop"))
 CLI_WHERE = {"postprocess": "--postprocess", "higher_is_better": "--higher-is-better",
              "max_drop": "--max-drop", "output": "--output", "metric": "--metric",
-             "threshold": "--threshold", "scale_tolerance": "--scale-tolerance"}
+             "threshold": "--threshold", "scale_tolerance": "--scale-tolerance",
+             "labels": "--labels", "samples": "SAMPLES"}
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -109,8 +117,8 @@ def _run(args: argparse.Namespace) -> int:
         problem = exc.problem
         for python, cli in CLI_WORDS:
             problem = problem.replace(python, cli)
-        raise ConfigError(exc.where, exc.problem,
-                          cli_text=f"{CLI_WHERE[exc.where]}: {problem}") from None
+        where = args.samples if exc.where == "samples" else CLI_WHERE[exc.where]
+        raise ConfigError(exc.where, exc.problem, cli_text=f"{where}: {problem}") from None
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -39,3 +39,35 @@ def test_errors_name_the_commands_options(project, capsys, extra, said):
     err = capsys.readouterr().err
     assert f"ascend-accuracy: error: {said}" in err, err
     assert "higher_is_better" not in err and "postprocess(" not in err
+
+
+def test_a_two_output_model_an_argmax_top5_and_a_missing_folder(project, capsys, monkeypatch):
+    """More of the check's spellings: ``with output=...``, ``metric='top1' or 'agreement'``,
+    and errors headed ``labels:`` or ``samples:`` (H96)."""
+    from onnx import TensorProto as T
+    from onnx import helper as h
+
+    from tests.dataset.test_class_rows_and_inf import argmax_model, close_samples
+
+    graph = h.make_graph([h.make_node("Relu", ["x"], ["a"], name="r"),
+                          h.make_node("Neg", ["x"], ["b"], name="n")], "two",
+                         [h.make_tensor_value_info("x", T.FLOAT, [1, 16])],
+                         [h.make_tensor_value_info("a", T.FLOAT, [1, 16]),
+                          h.make_tensor_value_info("b", T.FLOAT, [1, 16])])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13)], ir_version=8),
+              "two.onnx")
+    assert main(["dataset", "two.onnx", "samples", "--labels", "l.json", "--cache-dir",
+                 "c"]) == EXIT_BAD_INPUT
+    assert ("error: --output: the model has 2 outputs (a, b): say which one the metric reads "
+            "with --output NAME") in capsys.readouterr().err
+    argmax_model(project / "am.onnx")
+    (project / "al.json").write_text(json.dumps(close_samples(project / "close")))
+    assert main(["dataset", "am.onnx", "close", "--labels", "al.json", "--metric", "top5",
+                 "--cache-dir", "c"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "use --metric top1 or --metric agreement, or read the scores output before the " \
+           "ArgMax with --output NAME" in err, err
+    assert main(["dataset", "two.onnx", "smples", "--labels", "l.json", "--output", "a",
+                 "--cache-dir", "c"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "error: smples: " in err and "(closest: samples)" in err, err
