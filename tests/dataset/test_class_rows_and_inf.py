@@ -96,7 +96,8 @@ def test_an_argmax_output_is_the_class_itself(argmax_case, capsys):
     assert _run("--metric", "top5", "--labels", "labels.json") == 2
     err = capsys.readouterr().err
     assert "metric top5 ranks 5 classes per row, but output 'cls' of shape [1] is one class " \
-           "per row (an integer output, such as ArgMax's): use metric='top1' or 'agreement'" in err
+           "per row (an integer output, such as ArgMax's): use --metric top1 or --metric " \
+           "agreement" in err
 
 
 def binary_model(path):
