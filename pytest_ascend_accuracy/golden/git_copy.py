@@ -38,15 +38,30 @@ def _env() -> dict:
     return {**os.environ, "GIT_TERMINAL_PROMPT": "0"}  # never a credential prompt (LFS)
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    import os
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def _git(folder: Path, *args: str, deadline: float) -> Optional[subprocess.CompletedProcess]:
     try:
-        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True,
-                              stdin=subprocess.DEVNULL, env=_env(),
-                              timeout=max(0.1, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        raise _TooSlow() from None
-    except (OSError, subprocess.SubprocessError):
+        proc = subprocess.Popen(["git", "-C", str(folder), *args], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
+                                start_new_session=True)
+    except OSError:
         return None
+    try:
+        out, err = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        proc.communicate()
+        raise _TooSlow() from None
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
 def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Optional[str]:
@@ -62,10 +77,12 @@ def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Op
         h = new_hasher(algorithm)
         proc = subprocess.Popen(["git", "-C", str(folder), "cat-file", "--filters", spec],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env=_env())
+                                stderr=subprocess.DEVNULL, env=_env(), start_new_session=True)
     except (OSError, ValueError):
         return None
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), proc.kill)
+    # git in a session of its own: its filters (git-lfs, a smudge command) are stopped with it
+    # (killing git alone left them running, orphaned), and there is no terminal to prompt on
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), _stop, (proc,))
     timer.start()
     try:
         with proc:

@@ -117,7 +117,7 @@ def test_a_slow_filter_is_stopped_at_the_budget_and_said_so(golden, tmp_path, mo
 
     from pytest_ascend_accuracy.golden import git_copy
 
-    git(tmp_path, "config", "filter.slow.smudge", "sleep 30; cat")
+    git(tmp_path, "config", "filter.slow.smudge", "sleep 31.25; cat")
     git(tmp_path, "config", "filter.slow.clean", "cat")
     (tmp_path / ".gitattributes").write_text("*.npy filter=slow\n")
     git(tmp_path, "add", ".")
@@ -130,3 +130,7 @@ def test_a_slow_filter_is_stopped_at_the_budget_and_said_so(golden, tmp_path, mo
         "git took longer than 1 s to hand over its copies (a filter such as git LFS fetching "
         "them?)"))
     assert time.monotonic() - start < 10
+    # the filter is stopped with git (killing git alone left it running, orphaned)
+    time.sleep(0.2)
+    left = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert "sleep 31.25" not in left
