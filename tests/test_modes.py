@@ -127,3 +127,17 @@ def test_extra_takes_the_mapping_the_yaml_form_prints():
         with pytest.raises(ConfigError, match=r"extra takes ATC options as \{option: value\} or "
                                               r"\(option, value\) pairs"):
             Mode(extra=bad)
+
+
+def test_a_yaml_extras_booleans():
+    """YAML reads ``true`` as a bool: display_model_info takes it as ATC's 1 (as Mode(extra=...)
+    does); another option is refused saying to quote it, not "must map ATC options to values"
+    alone, though the mapping was one."""
+    from pytest_ascend_accuracy.core.modes import mode_from_spec
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    mode = mode_from_spec({"extra": {"display_model_info": True}}, "m")
+    assert mode.extra == (("display_model_info", "1"),)
+    with pytest.raises(ConfigError, match=r"YAML reads yes/no, on/off and true/false as "
+                                          r"booleans: quote the value as written, log: "):
+        mode_from_spec({"extra": {"log": True}}, "m")

@@ -28,3 +28,27 @@ def option_text(name: str, value: object) -> str:
             return "1" if value else "0"
         return "true" if value else "false"
     return str(value)
+
+
+def yaml_extra_pairs(extra, where: str) -> Tuple[Tuple[str, str], ...]:
+    """A YAML mode's ``extra`` mapping as ``(option, value)`` text pairs. YAML reads ``true``,
+    ``yes``, ``on`` (and their opposites) as booleans: taken as ATC's 1/0 for
+    ``display_model_info`` (``option_text``), which ``Mode(extra=...)`` takes too, and refused
+    for any other option saying to quote it (a bool was refused as "must map ATC options to
+    values", though the mapping was one); YAML's null likewise."""
+    def plain(k, v) -> bool:
+        return (isinstance(k, str) and bool(k) and isinstance(v, (str, int, float))
+                and (not isinstance(v, bool) or k.lstrip("-") == "display_model_info"))
+
+    if not isinstance(extra, Mapping) or not all(plain(k, v) for k, v in extra.items()):
+        odd = [(k, v) for k, v in extra.items() if v is None or isinstance(v, bool)] \
+            if isinstance(extra, Mapping) else []
+        hint = ""
+        if odd and odd[0][1] is None:
+            hint = f'; YAML reads null as no value: quote it, {odd[0][0]}: "null"'
+        elif odd:
+            hint = (f"; YAML reads yes/no, on/off and true/false as booleans: quote the value as "
+                    f'written, {odd[0][0]}: "..."')
+        raise ConfigError(where, f"must map ATC options to values, e.g. {{log: info}}, got "
+                                 f"{extra!r}{hint}")
+    return tuple((k, option_text(k, v)) for k, v in extra.items())

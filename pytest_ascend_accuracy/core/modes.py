@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Uni
 
 from ..errors import ConfigError, closest_text
 from .ascend_optypes import OPTYPE_PREFIX, parser_type, to_ascend_entry
-from .mode_extra import option_pairs
+from .mode_extra import option_pairs, yaml_extra_pairs
 
 #: ``--precision_mode`` values documented for ATC (docs/formats.md §5).
 PRECISION_MODES = (
@@ -476,16 +476,7 @@ def mode_from_spec(value, where: Optional[str] = None) -> Mode:
         if "fusion" in fields and not isinstance(fields["fusion"], bool):
             raise ConfigError(f"{at}.fusion", f"must be true or false, got {fields['fusion']!r}")
         if "extra" in fields:  # extra ATC options, {option: value}, as Mode(extra=...) takes
-            extra = fields["extra"]
-            if not isinstance(extra, Mapping) or not all(
-                    isinstance(k, str) and k and isinstance(v, (str, int, float))
-                    and not isinstance(v, bool) for k, v in extra.items()):
-                null = isinstance(extra, Mapping) and None in extra.values()  # YAML's null
-                raise ConfigError(f"{at}.extra", f"must map ATC options to values, e.g. "
-                                                 f"{{log: info}}, got {extra!r}"
-                                  + ("; YAML reads null as no value: quote it, log: \"null\""
-                                     if null else ""))
-            fields["extra"] = tuple((k, str(v)) for k, v in extra.items())
+            fields["extra"] = yaml_extra_pairs(fields["extra"], f"{at}.extra")
         mode = replace(base, label=None, **fields)
         if "keep_dtype" in fields:
             mode = replace(mode, keep_dtype=base.keep_dtype + fields["keep_dtype"])
