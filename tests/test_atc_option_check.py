@@ -147,3 +147,16 @@ def test_the_yaml_error_example_of_extra_is_an_accepted_option(mlp):
     assert example == "{log: info}"
     assert mode_arg(f"{{extra: {example}}}", mlp).extra == (("log", "info"),)
     assert mode_from_spec({"extra": yaml.safe_load(example)}).extra == (("log", "info"),)
+
+
+def test_atc_convert_advice_names_the_modes_own_entries_and_the_file_given():
+    """Under the default base the mode's own keep_dtype entries went unnamed (under
+    high_precision they were named), and the AIPP fix said aipp="aipp.cfg" for any file (H96)."""
+    from pytest_ascend_accuracy import Mode, keep_dtype
+    from pytest_ascend_accuracy.core.atc_option_check import atc_convert_advice
+
+    assert "with the mode's own 'a';" in atc_convert_advice(keep_dtype(["a"]))["keep_dtype"]
+    assert 'ascend_model(model, aipp="my a.cfg")' in atc_convert_advice(
+        Mode(extra={"insert_op_conf": "my a.cfg"}))["insert_op_conf"]
+    assert 'ascend_model(model, aipp="b.cfg")' in atc_convert_advice(
+        None, {"insert_op_conf": "b.cfg"})["insert_op_conf"]

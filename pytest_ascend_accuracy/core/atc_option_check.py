@@ -77,23 +77,36 @@ ATC_CONVERT_ADVICE = {
 }
 
 
-def atc_convert_advice(mode=None) -> Mapping[str, str]:
-    """``ATC_CONVERT_ADVICE`` with its keep_dtype fix written for the call's own ``mode`` (a
-    resolved ``Mode``): ``mode=keep_dtype([...])`` beside ``"high_precision"`` dropped that."""
+def atc_convert_advice(mode=None, options: Options = None) -> Mapping[str, str]:
+    """``ATC_CONVERT_ADVICE`` written for the call: the keep_dtype fix combined with its own
+    ``mode`` (a resolved ``Mode``: ``mode=keep_dtype([...])`` beside ``"high_precision"``
+    dropped that, and the mode's own entries are named), the AIPP fix with the file given
+    (in ``options``, the call's ATC options, or the mode's ``extra``)."""
+    import json
     from dataclasses import replace
 
     from .modes import DEFAULT
 
-    if mode is None or replace(mode, keep_dtype=(), label=None) == DEFAULT:
-        return ATC_CONVERT_ADVICE
+    advice = dict(ATC_CONVERT_ADVICE)
+    given = dict(options or {})
+    given.update(getattr(mode, "extra", ()) or ())
+    aipp = next((str(v) for k, v in given.items() if str(k).lstrip("-") == "insert_op_conf"),
+                None)
+    if aipp:
+        advice["insert_op_conf"] = advice["insert_op_conf"].replace(
+            'aipp="aipp.cfg"', f"aipp={json.dumps(aipp)}")
+    if mode is None:
+        return advice
     base = replace(mode, keep_dtype=(), label=None)
-    names = sorted(set(base.python_imports()) | {"keep_dtype"})
+    names = sorted(set(base.python_imports()) | {"keep_dtype"}) if base != DEFAULT else [
+        "keep_dtype"]
     own = (f", with the mode's own {', '.join(map(repr, mode.keep_dtype))}"
            if mode.keep_dtype else "")
-    return {**ATC_CONVERT_ADVICE, "keep_dtype": (
-        f"keep_dtype=... is set by the conversion mode: use mode={base.python_expr()} | "
-        f"keep_dtype([...]) (op names or OpType::X{own}; from pytest_ascend_accuracy import "
-        f"{', '.join(names)})")}
+    expr = f"{base.python_expr()} | keep_dtype([...])" if base != DEFAULT else "keep_dtype([...])"
+    advice["keep_dtype"] = (f"keep_dtype=... is set by the conversion mode: use mode={expr} (op "
+                            f"names or OpType::X{own}; from pytest_ascend_accuracy import "
+                            f"{', '.join(names)})")
+    return advice
 
 
 #: ``--mode``'s ``extra`` of ``ascend-accuracy diagnose`` and ``dataset``: the AIPP file's own

@@ -162,7 +162,7 @@ def atc_convert(pytestconfig):
     def convert(model, mode="default", *, input_shape=None, **atc_options):
         __tracebackhide__ = True
         mode = resolve_mode(mode, "atc_convert")
-        advice = atc_convert_advice(mode)  # (what atc_convert takes instead of a refused option)
+        advice = atc_convert_advice(mode, atc_options)  # (what atc_convert takes instead)
         check_atc_options(atc_options, "atc_convert", advice=advice)  # emulated, neutral, refused
         model = resolve_model(model, bases, "atc_convert")
         # keep_dtype names must exist in the model

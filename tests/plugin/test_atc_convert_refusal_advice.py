@@ -50,9 +50,9 @@ def test_keep_dtype_given_to_atc_convert_names_its_mode_argument(project):
 def test_an_aipp_file_given_to_atc_convert_names_ascend_model(project):
     line = _refusal(project, 'atc_convert("net.onnx", "default", insert_op_conf="good.cfg")')
     assert "atc_convert converts without AIPP" in line
-    fix = re.search(r'through (ascend_model\(model, aipp="aipp.cfg"\)) \(its \.converted is the '
-                    r'ConvertedModel', line).group(1)
-    pasted = fix.replace("(model,", '("net.onnx",').replace("aipp.cfg", "good.cfg") + ".converted"
+    fix = re.search(r'through (ascend_model\(model, aipp="good.cfg"\)) \(its \.converted is the '
+                    r'ConvertedModel', line).group(1)  # (the file given, filled in)
+    pasted = fix.replace("(model,", '("net.onnx",') + ".converted"
     project.makepyfile(test_convert=TEST.format(call=pasted))
     project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
 
