@@ -183,19 +183,21 @@ def test_a_missing_or_dtype_changed_file_is_restored_with_the_printed_git_comman
     git(pytester, "commit", "-q", "-m", "golden")
     kept = relu.read_bytes()
     relu.unlink()
-    gone = pytester.runpytest()
-    gone.assert_outcomes(failed=1)
-    line = next(s for s in gone.outlines if "lists are missing: " in s)
-    command = line.split("Restore them (", 1)[1].split("), or run the test again", 1)[0]
-    assert command == f"git -C golden/mlp checkout HEAD -- {relu.name}"
-    subprocess.run(command, shell=True, cwd=pytester.path, check=True)
-    pytester.runpytest().assert_outcomes(passed=1)
+    _paste_restore(pytester, relu, "lists are missing: ", "Restore them (",
+                   "), or run the test again")
     np.save(relu, np.load(relu).astype(np.float16))
-    resaved = pytester.runpytest()
-    resaved.assert_outcomes(failed=1)
-    line = next(s for s in resaved.outlines if "re-saved in another dtype" in s)
-    command = line.split("restore the files (", 1)[1].split("), or rewrite the golden", 1)[0]
+    _paste_restore(pytester, relu, "re-saved in another dtype", "restore the files (",
+                   "), or rewrite the golden")
+    assert relu.read_bytes() == kept
+
+
+def _paste_restore(pytester, relu, marker, before, after):
+    """The refusal's git command, between ``before`` and ``after`` on the line holding
+    ``marker``: it names the file, and pasted it restores it (the next run passes)."""
+    refused = pytester.runpytest()
+    refused.assert_outcomes(failed=1)
+    line = next(s for s in refused.outlines if marker in s)
+    command = line.split(before, 1)[1].split(after, 1)[0]
     assert command == f"git -C golden/mlp checkout HEAD -- {relu.name}"
     subprocess.run(command, shell=True, cwd=pytester.path, check=True)
-    assert relu.read_bytes() == kept
     pytester.runpytest().assert_outcomes(passed=1)
