@@ -61,6 +61,9 @@ def _git(folder: Path, *args: str, deadline: float) -> Optional[subprocess.Compl
         _stop(proc)
         proc.communicate()
         raise _TooSlow() from None
+    except BaseException:  # a Ctrl-C reaches this process only: git is in a session of its own
+        _stop(proc)
+        raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
@@ -92,6 +95,9 @@ def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Op
                     break
                 h.update(chunk)
             code = proc.wait()
+    except BaseException:  # a Ctrl-C reaches this process only: git is in a session of its own
+        _stop(proc)
+        raise
     finally:
         timer.cancel()
     if time.monotonic() >= deadline:

@@ -1,6 +1,7 @@
 """golden.git_copy: the git command that restores a stored golden's files is offered only for a
 copy (the last commit, else the index) that holds every recorded digest as checkout writes it,
 and names the files themselves; none otherwise, with the reason."""
+import os
 import shutil
 import subprocess
 
@@ -110,35 +111,74 @@ def test_without_git_or_a_work_tree(tmp_path, monkeypatch):
     assert restore_command(tmp_path, "g", ["a.npy"], {}) == (None, "git could not be run")
 
 
-def test_a_slow_filter_is_stopped_at_the_budget_and_said_so(golden, tmp_path, monkeypatch):
-    """A filter that blocks (git LFS fetching, a prompt) held the run as long as it ran: the
-    clock was read only between reads. It is killed at the budget, and the reason says so."""
-    import time
+def _left(tag: str):
+    """The command lines of running processes holding ``tag`` (Linux's /proc)."""
+    import glob
 
-    from pytest_ascend_accuracy.golden import git_copy
+    found = []
+    for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
+        try:
+            with open(cmdline, "rb") as f:
+                line = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if tag in line:
+            found.append(line)
+    return found
 
-    git(tmp_path, "config", "filter.slow.smudge", "sleep 31.25; cat")
+
+def _slow_filter(golden, tmp_path):
+    """A golden whose .npy files pass through a smudge filter that sleeps: its tag (a sleep of
+    its own length, unique to this run) names its processes."""
+    import os
+
+    tag = f"sleep 31.{os.getpid() % 1000:03d}{len(str(tmp_path)) % 10}"
+    git(tmp_path, "config", "filter.slow.smudge", f"{tag}; cat")
     git(tmp_path, "config", "filter.slow.clean", "cat")
     (tmp_path / ".gitattributes").write_text("*.npy filter=slow\n")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-q", "-m", "slow")
     digests = file_digests(golden, ["a.npy"])
     (golden / "a.npy").write_bytes(b"edited!")
+    return tag, digests
+
+
+def test_a_slow_filter_is_stopped_at_the_budget_and_said_so(golden, tmp_path, monkeypatch):
+    """A filter that blocks (git LFS fetching, a prompt) held the run as long as it ran: the
+    clock was read only between reads. It is killed at the budget, with its filter (killing
+    git alone left the filter running, orphaned), and the reason says so."""
+    import time
+
+    from pytest_ascend_accuracy.golden import git_copy
+
+    tag, digests = _slow_filter(golden, tmp_path)
     monkeypatch.setattr(git_copy, "GIT_BUDGET_S", 1)
     start = time.monotonic()
     assert restore_command(golden, "g", ["a.npy"], digests) == (None, (
         "git took longer than 1 s to hand over its copies (a filter such as git LFS fetching "
         "them?)"))
     assert time.monotonic() - start < 10
-    # the filter is stopped with git (killing git alone left it running, orphaned)
     time.sleep(0.2)
-    import glob
+    assert _left(tag) == []
 
-    left = []
-    for cmdline in glob.glob("/proc/[0-9]*/cmdline"):
-        try:
-            with open(cmdline, "rb") as f:
-                left.append(f.read().replace(b"\0", b" ").decode("utf-8", "replace"))
-        except OSError:
-            pass
-    assert not any("sleep 31.25" in c for c in left)
+
+def test_a_ctrl_c_while_git_filters_stops_git_and_its_filter(golden, tmp_path):
+    """git runs in a session of its own, so a Ctrl-C reaches Python alone: it left git and its
+    filter running, orphaned."""
+    import signal
+    import sys
+    import time
+
+    tag, digests = _slow_filter(golden, tmp_path)
+    code = ("import sys; from pytest_ascend_accuracy.golden.git_copy import restore_command; "
+            f"restore_command({str(golden)!r}, 'g', ['a.npy'], {digests!r})")
+    child = subprocess.Popen([sys.executable, "-c", code], start_new_session=True,
+                             stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while not _left(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _left(tag), "the filter never started"
+    os.killpg(child.pid, signal.SIGINT)  # the terminal's Ctrl-C: to the foreground group
+    child.wait(timeout=20)
+    time.sleep(0.3)
+    assert _left(tag) == []
