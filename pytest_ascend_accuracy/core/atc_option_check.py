@@ -92,9 +92,14 @@ def atc_convert_advice(mode=None, options: Options = None) -> Mapping[str, str]:
     given.update(getattr(mode, "extra", ()) or ())
     aipp = next((str(v) for k, v in given.items() if str(k).lstrip("-") == "insert_op_conf"),
                 None)
-    if aipp:
+    moded = mode is not None and replace(mode, label=None) != DEFAULT
+    if aipp or moded:  # the file given, and the call's mode (ascend_model's own is the test's)
         advice["insert_op_conf"] = advice["insert_op_conf"].replace(
-            'aipp="aipp.cfg"', f"aipp={json.dumps(aipp)}")
+            'ascend_model(model, aipp="aipp.cfg")',
+            f"ascend_model(model, {mode.python_expr() + ', ' if moded else ''}aipp="
+            f"{json.dumps(aipp or 'aipp.cfg')})"
+            + (f" (from pytest_ascend_accuracy import {', '.join(mode.python_imports())})"
+               if moded else ""))
     if mode is None:
         return advice
     base = replace(mode, keep_dtype=(), label=None)

@@ -75,3 +75,18 @@ def test_an_aipp_file_in_a_modes_extra_names_ascend_model_too(project):
     line = _refusal(project, 'atc_convert("net.onnx", Mode(extra={"insert_op_conf": "good.cfg"}))'
                     .replace("Mode(", "__import__('pytest_ascend_accuracy').Mode("))
     assert "atc_convert converts without AIPP: convert with the file through ascend_model(" in line
+
+
+def test_the_aipp_fix_keeps_the_mode_of_the_call(project):
+    """``ascend_model(model, aipp=...)`` converts in the test's own mode (default here), not
+    the high_precision the atc_convert call asked for (H97)."""
+    line = _refusal(project, 'atc_convert("net.onnx", "high_precision", '
+                             'insert_op_conf="good.cfg")')
+    fix = re.search(r'through (ascend_model\(model, HIGH_PRECISION, aipp="good.cfg"\)) \(from '
+                    r'pytest_ascend_accuracy import HIGH_PRECISION\)', line).group(1)
+    pasted = fix.replace("(model,", '("net.onnx",') + ".converted"
+    project.makepyfile(test_convert=TEST.replace(
+        "from pytest_ascend_accuracy import keep_dtype",
+        "from pytest_ascend_accuracy import HIGH_PRECISION").format(call=pasted)
+        + "    assert converted.mode.precision_mode == 'allow_fp32_to_fp16'\n")
+    project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
