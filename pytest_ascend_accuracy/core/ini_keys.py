@@ -116,8 +116,14 @@ def addopts_form(inipath) -> str:
             tool = tomllib.load(f).get("tool", {}).get("pytest")
     except Exception:  # (unreadable: pytest says so itself)
         return "toml-string"
-    # pytest 9: a [tool.pytest] table without ini_options is its native TOML, even empty
-    return "toml-list" if isinstance(tool, dict) and "ini_options" not in tool else "toml-string"
+    if not isinstance(tool, dict):
+        return "toml-string"
+    # as pytest 9's findpaths reads it: keys of [tool.pytest] besides ini_options make it native
+    # TOML (an empty ini_options beside them is none); else an ini_options table, even empty,
+    # is ini mode; else (an empty [tool.pytest]) an addopts written there makes it native TOML
+    if any(k != "ini_options" for k in tool):
+        return "toml-list"
+    return "toml-string" if tool.get("ini_options") is not None else "toml-list"
 
 
 def misspelled_text(key: str, near: Iterable[str], value: object = None,

@@ -126,3 +126,16 @@ def test_an_override_gets_the_ini_files_own_addopts_form(pytester, models_dir, i
     assert (pytester.path / "r" / "index.html").is_file()
     error = _error(pytester.runpytest("-o", "ascend_accuracy_regen=false"))
     assert error.endswith("off unless given: leave out -o ascend_accuracy_regen=false"), error
+
+
+@pytest.mark.parametrize("text, form", [
+    ("[tool.pytest]\nminversion = '9'\n[tool.pytest.ini_options]\n", "toml-list"),  # (H97)
+    ("[tool.pytest.ini_options]\naddopts = '-q'\n", "toml-string"),
+    ("[tool.pytest.ini_options]\n", "toml-string"),  # empty: still ini mode for pytest 9
+    ("[tool.pytest]\n", "toml-list"),
+    ("# was [tool.pytest.ini_options]\n[tool.pytest]\nminversion = '9'\n", "toml-list")])
+def test_a_pyprojects_addopts_form_is_the_one_pytest_reads(tmp_path, text, form):
+    from pytest_ascend_accuracy.core.ini_keys import addopts_form
+
+    (tmp_path / "pyproject.toml").write_text(text)
+    assert addopts_form(tmp_path / "pyproject.toml") == form
