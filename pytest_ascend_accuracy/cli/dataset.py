@@ -98,8 +98,9 @@ CLI_WORDS = (("higher_is_better=False", "--higher-is-better false"),
              ("with output=...", "with --output NAME"),
              ("use metric='top1' or 'agreement'", "use --metric top1 or --metric agreement"),
              ("use metric='agreement'", "use --metric agreement"),
-             ("or a callable metric(outputs, labels)", "or --metric MODULE:FUNCTION, a "
-                                                       "FUNCTION(outputs, labels)"),
+             ("a callable metric(outputs, labels)", "--metric MODULE:FUNCTION, a "
+                                                    "FUNCTION(outputs, labels)"),
+             ("(or a callable)", "(or MODULE:FUNCTION)"),
              ("give a max_drop below", "give a --max-drop below"),
              ("and max_drop is", "and --max-drop is"), ("within max_drop", "within --max-drop"))
 CLI_WHERE = {"postprocess": "--postprocess", "higher_is_better": "--higher-is-better",

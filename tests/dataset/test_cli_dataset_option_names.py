@@ -71,3 +71,19 @@ def test_a_two_output_model_an_argmax_top5_and_a_missing_folder(project, capsys,
                  "--cache-dir", "c"]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "error: smples: " in err and "(closest: samples)" in err, err
+
+
+def test_a_binary_output_and_an_unknown_metric_name_the_metric_option(project, capsys):
+    """"score it with a callable metric(outputs, labels)" and "(or a callable)" (H97)."""
+    from tests.dataset.test_class_rows_and_inf import binary_model
+
+    binary_model(project / "bin.onnx")
+    assert main(["dataset", "bin.onnx", "samples", "--labels", "l.json", "--metric", "top1",
+                 "--cache-dir", "c"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "score it with --metric MODULE:FUNCTION, a FUNCTION(outputs, labels)" in err, err
+    assert main(["dataset", "m.onnx", "samples", "--labels", "l.json", "--metric", "top2",
+                 "--cache-dir", "c"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "built-in metrics: top1, top5, agreement, map (or MODULE:FUNCTION)" in err, err
+    assert "callable" not in err
