@@ -138,6 +138,8 @@ def test_a_yaml_extras_booleans():
 
     mode = mode_from_spec({"extra": {"display_model_info": True}}, "m")
     assert mode.extra == (("display_model_info", "1"),)
-    with pytest.raises(ConfigError, match=r"YAML reads yes/no, on/off and true/false as "
-                                          r"booleans: quote the value as written, log: "):
-        mode_from_spec({"extra": {"log": True}}, "m")
+    with pytest.raises(ConfigError, match=r"log: YAML reads yes/no, on/off and true/false as "
+                                          r"booleans, not ATC values: write the value ATC "
+                                          r"takes, quoted, log: \"VALUE\" \(ATC's \"null\" is no "
+                                          r"log\)"):
+        mode_from_spec({"extra": {"log": False}}, "m")  # (log: off: which word, YAML hides)

@@ -43,12 +43,13 @@ def yaml_extra_pairs(extra, where: str) -> Tuple[Tuple[str, str], ...]:
     if not isinstance(extra, Mapping) or not all(plain(k, v) for k, v in extra.items()):
         odd = [(k, v) for k, v in extra.items() if v is None or isinstance(v, bool)] \
             if isinstance(extra, Mapping) else []
-        hint = ""
-        if odd and odd[0][1] is None:
-            hint = f'; YAML reads null as no value: quote it, {odd[0][0]}: "null"'
-        elif odd:
-            hint = (f"; YAML reads yes/no, on/off and true/false as booleans: quote the value as "
-                    f'written, {odd[0][0]}: "..."')
+        if odd and odd[0][1] is not None:  # (which word was written, YAML no longer says)
+            key = odd[0][0]
+            meant = ' (ATC\'s "null" is no log)' if key.lstrip("-") == "log" else ""
+            raise ConfigError(where, f"{key}: YAML reads yes/no, on/off and true/false as "
+                                     f"booleans, not ATC values: write the value ATC takes, "
+                                     f'quoted, {key}: "VALUE"{meant}')
+        null = f'; YAML reads null as no value: quote it, {odd[0][0]}: "null"' if odd else ""
         raise ConfigError(where, f"must map ATC options to values, e.g. {{log: info}}, got "
-                                 f"{extra!r}{hint}")
+                                 f"{extra!r}{null}")
     return tuple((k, option_text(k, v)) for k, v in extra.items())
