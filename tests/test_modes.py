@@ -143,3 +143,14 @@ def test_a_yaml_extras_booleans():
                                           r"takes, quoted, log: \"VALUE\" \(ATC's \"null\" is no "
                                           r"log\)"):
         mode_from_spec({"extra": {"log": False}}, "m")  # (log: off: which word, YAML hides)
+
+
+def test_a_misspelled_mode_argument_names_the_closest():
+    """``Mode(fusion_rules_of=...)`` raised Python's TypeError, naming no argument Mode takes."""
+    from pytest_ascend_accuracy import Mode
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"Mode: unknown argument 'fusion_rules_of'; closest: "
+                                          r"'fusion_rules_off'; it takes precision_mode, "):
+        Mode(fusion_rules_of=["GraphFusion:X"])
+    assert Mode(fusion_rules_off=["GraphFusion:X"]).fusion_rules_off == ("GraphFusion:X",)

@@ -14,6 +14,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Uni
 
 from ..errors import ConfigError, closest_text
 from .ascend_optypes import OPTYPE_PREFIX, parser_type, to_ascend_entry
+from .keyword_names import closest_keywords
 from .mode_extra import option_pairs, yaml_extra_pairs
 
 #: ``--precision_mode`` values documented for ATC (docs/formats.md §5).
@@ -233,6 +234,9 @@ class Mode:
             opts.append(("fusion_switch_file", at(FUSION_SWITCH_FILE)))
         opts.extend(self.extra)
         return opts
+
+
+Mode.__init__ = closest_keywords(Mode.__init__, "Mode")  # Mode(fusion_rules_of=...): closest
 
 
 def fusion_switch_json(fusion: bool, rules_off: Iterable[str] = ()) -> str:

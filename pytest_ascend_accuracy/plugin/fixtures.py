@@ -12,6 +12,7 @@ from typing import Callable, List, Optional, Tuple
 
 import pytest
 
+from ..core.keyword_names import closest_keywords
 from ..errors import ConfigError
 from .session import get_state
 
@@ -292,7 +293,7 @@ def golden_dump(request, _ascend_accuracy_context):
         ctx.goldens.append((model, weakly(dump)))
         return dump
 
-    return make
+    return closest_keywords(make, 'golden_dump')
 
 
 def _junit_property_recorder(item):
@@ -367,7 +368,7 @@ def check_accuracy(request, _ascend_accuracy_context):
                           one_of_several=others)
         return outcome  # the --accuracy-diagnose note and the baseline check: check_flow
 
-    return check
+    return closest_keywords(check, 'check_accuracy')
 
 
 @pytest.fixture
@@ -420,7 +421,7 @@ def check_dataset(request, _ascend_accuracy_context):
                            reference_inputs=reference_inputs,
                            higher_is_better=higher_is_better)
 
-    return check
+    return closest_keywords(check, 'check_dataset')
 
 
 @pytest.fixture
@@ -439,7 +440,7 @@ def accuracy_inputs(request, _ascend_accuracy_context):
         return inputs_for_baseline(model, None, seed=None if inputs is not None else seed,
                                    input_shape=input_shape, inputs=inputs)
 
-    return make
+    return closest_keywords(make, 'accuracy_inputs')
 
 
 def _stored_golden_path(path, request) -> Path:
