@@ -92,6 +92,9 @@ def atc_convert_advice(mode=None, options: Options = None) -> Mapping[str, str]:
     given.update(getattr(mode, "extra", ()) or ())
     aipp = next((str(v) for k, v in given.items() if str(k).lstrip("-") == "insert_op_conf"),
                 None)
+    if mode is not None:  # (the file itself is what the advice moves out of the mode)
+        mode = replace(mode, extra=tuple(p for p in mode.extra
+                                         if str(p[0]).lstrip("-") != "insert_op_conf"))
     moded = mode is not None and replace(mode, label=None) != DEFAULT
     if aipp or moded:  # the file given, and the call's mode (ascend_model's own is the test's)
         advice["insert_op_conf"] = advice["insert_op_conf"].replace(
