@@ -143,6 +143,11 @@ def test_a_yaml_extras_booleans():
                                           r"takes, quoted, log: \"VALUE\" \(ATC's \"null\" is no "
                                           r"log\)"):
         mode_from_spec({"extra": {"log": False}}, "m")  # (log: off: which word, YAML hides)
+    # an allowed boolean before the bad value is not blamed for it (H98)
+    with pytest.raises(ConfigError, match=r"^m\.extra: log: YAML reads"):
+        mode_from_spec({"extra": {"display_model_info": True, "log": True}}, "m")
+    with pytest.raises(ConfigError, match=r"YAML reads null as no value: quote it, log: "):
+        mode_from_spec({"extra": {"display_model_info": True, "log": None}}, "m")
 
 
 def test_a_misspelled_mode_argument_names_the_closest():

@@ -19,12 +19,13 @@ def closest_keywords(fn: Callable, where: str) -> Callable:
         return fn
     names = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
              and p.name != "self"]
+    known = frozenset(names)
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
         __tracebackhide__ = True
-        unknown = [k for k in kwargs if k not in names]
-        if unknown:
+        if not known.issuperset(kwargs):
+            unknown = [k for k in kwargs if k not in known]
             raise ConfigError(where, f"unknown argument {unknown[0]!r}"
                                      f"{closest_text(unknown[0], names)}; it takes "
                                      f"{', '.join(names)}")

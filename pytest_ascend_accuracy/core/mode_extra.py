@@ -41,8 +41,8 @@ def yaml_extra_pairs(extra, where: str) -> Tuple[Tuple[str, str], ...]:
                 and (not isinstance(v, bool) or k.lstrip("-") == "display_model_info"))
 
     if not isinstance(extra, Mapping) or not all(plain(k, v) for k, v in extra.items()):
-        odd = [(k, v) for k, v in extra.items() if v is None or isinstance(v, bool)] \
-            if isinstance(extra, Mapping) else []
+        odd = [(k, v) for k, v in extra.items() if not plain(k, v) and (
+            v is None or isinstance(v, bool))] if isinstance(extra, Mapping) else []
         if odd and odd[0][1] is not None:  # (which word was written, YAML no longer says)
             key = odd[0][0]
             meant = ' (ATC\'s "null" is no log)' if key.lstrip("-") == "log" else ""

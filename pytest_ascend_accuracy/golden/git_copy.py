@@ -63,6 +63,7 @@ def _git(folder: Path, *args: str, deadline: float) -> Optional[subprocess.Compl
         raise _TooSlow() from None
     except BaseException:  # a Ctrl-C reaches this process only: git is in a session of its own
         _stop(proc)
+        proc.wait()
         raise
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
@@ -89,15 +90,16 @@ def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Op
     timer.start()
     try:
         with proc:
-            while True:
-                chunk = proc.stdout.read(_CHUNK)
-                if not chunk:
-                    break
-                h.update(chunk)
-            code = proc.wait()
-    except BaseException:  # a Ctrl-C reaches this process only: git is in a session of its own
-        _stop(proc)
-        raise
+            try:
+                while True:
+                    chunk = proc.stdout.read(_CHUNK)
+                    if not chunk:
+                        break
+                    h.update(chunk)
+                code = proc.wait()
+            except BaseException:  # a Ctrl-C (or a timeout's exception) reaches this process
+                _stop(proc)  # only, and Popen's exit would wait for git: stopped first
+                raise
     finally:
         timer.cancel()
     if time.monotonic() >= deadline:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional, Tuple
 
+from ..core.keyword_names import closest_keywords
 from ..errors import ConfigError
 from .session import get_state
 
@@ -41,7 +42,7 @@ def preprocessing_checker(request, ctx):
         raise AccuracyFailure(result.report(corrected_path=written, show=state.settings.show),
                               None, None)
 
-    return check
+    return closest_keywords(check, "check_preprocessing")
 
 
 def _input_names(model) -> list:

@@ -51,3 +51,15 @@ def test_dataset_names_the_diagnose_command_that_checks_the_file(project, capsys
     assert argv[0] == "ascend-accuracy"
     assert main([*argv[1:], "--cache-dir", ".cache"]) == 0
     assert "step 5 (pre-processing / AIPP): pre-processing check passed" in capsys.readouterr().out
+
+
+def test_check_preprocessing_names_a_misspelled_argument(pytester):
+    """``check_preprocessing(om, images, referense=...)`` raised Python's TypeError (H98)."""
+    pytester.makepyfile("""
+        def test_p(check_preprocessing):
+            check_preprocessing(None, [], referense=None)
+    """)
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=1)
+    run.stdout.fnmatch_lines(["*check_preprocessing: unknown argument 'referense'; closest: "
+                              "'reference'; it takes *"])

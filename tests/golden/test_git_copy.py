@@ -182,3 +182,22 @@ def test_a_ctrl_c_while_git_filters_stops_git_and_its_filter(golden, tmp_path):
     child.wait(timeout=20)
     time.sleep(0.3)
     assert _left(tag) == []
+
+
+def test_another_exception_while_git_filters_stops_it_at_once(golden, tmp_path):
+    """Only a Ctrl-C stopped git at once: any other exception (a test timeout's, SystemExit
+    from a SIGTERM handler) left Popen's exit waiting for git and its filter (H98)."""
+    import sys
+    import time
+
+    tag, digests = _slow_filter(golden, tmp_path)
+    code = ("import signal, sys\n"
+            "def _exit(*a):\n    raise SystemExit(3)\n"
+            "signal.signal(signal.SIGALRM, _exit); signal.alarm(2)\n"
+            "from pytest_ascend_accuracy.golden.git_copy import restore_command\n"
+            f"restore_command({str(golden)!r}, 'g', ['a.npy'], {digests!r})\n")
+    start = time.monotonic()
+    child = subprocess.run([sys.executable, "-c", code], stderr=subprocess.DEVNULL, timeout=60)
+    assert child.returncode == 3 and time.monotonic() - start < 15
+    time.sleep(0.3)
+    assert _left(tag) == []
