@@ -92,8 +92,9 @@ def misspelled_ini_key(given: Iterable[str], known: Iterable[str] = PLUGIN_INI_K
 
 #: how ``addopts`` is written in each kind of ini file: text pytest splits as a shell does
 #: (pytest.ini, tox.ini, setup.cfg), a TOML string (``[tool.pytest.ini_options]``), a TOML list
-#: (pytest 9's ``pytest.toml`` and ``[tool.pytest]``: a string there is a TypeError)
-ADDOPTS_FORMS = ("ini", "toml-string", "toml-list")
+#: (pytest 9's ``pytest.toml`` and ``[tool.pytest]``: a string there is a TypeError), or no ini
+#: file at all (one to write)
+ADDOPTS_FORMS = ("ini", "toml-string", "toml-list", "none")
 _OFF = ("", "false", "0", "no", "off")
 
 
@@ -101,6 +102,9 @@ def addopts_form(inipath) -> str:
     """Which of ``ADDOPTS_FORMS`` the ini file ``inipath`` (None: none) writes addopts in; a
     pyproject.toml is read as TOML, as pytest reads it (a comment naming a table is none)."""
     import os
+
+    if not inipath:
+        return "none"
 
     name = os.path.basename(str(inipath or ""))
     if name in ("pytest.toml", ".pytest.toml"):
@@ -155,7 +159,9 @@ def _option_text(key: str, option: str, value: object, form: str, override: bool
         item = f"{option}={text or 'VALUE'}"
     arg = item if not COMMAND_LINE_ONLY[option] else f"{option}={shlex.quote(text or 'VALUE')}"
     example = {"ini": f"addopts = {arg}", "toml-string": f"addopts = {json.dumps(arg)}",
-               "toml-list": f"addopts = [{json.dumps(item)}]"}[form]
-    return (f"{head}; give it on the command line ({arg}) or add it to the ini file's addopts "
-            f"({example}, or after the options addopts has)"
+               "toml-list": f"addopts = [{json.dumps(item)}]"}.get(form)
+    where = (f"add it to the ini file's addopts ({example}, or after the options addopts has)"
+             if example else f"write a pytest.ini where pytest runs: [pytest] with addopts = "
+                             f"{arg}")
+    return (f"{head}; give it on the command line ({arg}) or {where}"
             + (f", in place of {given}" if override else ""))

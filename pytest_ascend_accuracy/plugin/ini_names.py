@@ -38,7 +38,8 @@ def check_ini_keys(config) -> None:
                       for o in (getattr(getattr(config, "option", None), "override_ini", None)
                                 or ()))
     overrides = [k.strip() for k in overridden]
-    given = list(_ini_keys(config)) + overrides
+    # (pytest 9 keeps an override's key unstripped in its table: `-o ' key = v '`)
+    given = overrides + [k for k in (k.strip() for k in _ini_keys(config)) if k not in overrides]
     found = misspelled_ini_key(given, known)
     if found is None:
         return
@@ -47,7 +48,7 @@ def check_ini_keys(config) -> None:
     if key in overrides:
         where, value = "-o", next(v for k, v in overridden.items() if k.strip() == key)
     else:
-        value = _inicfg(config).get(key)
+        value = next((v for k, v in _inicfg(config).items() if k.strip() == key), None)
         where, value = (f"{inipath}" if inipath else "ini"), getattr(value, "value", value)
     raise ConfigError(where, misspelled_text(key, near, value, form=addopts_form(inipath),
                                              override=where == "-o"))

@@ -139,3 +139,17 @@ def test_a_pyprojects_addopts_form_is_the_one_pytest_reads(tmp_path, text, form)
 
     (tmp_path / "pyproject.toml").write_text(text)
     assert addopts_form(tmp_path / "pyproject.toml") == form
+
+
+def test_without_an_ini_file_and_with_spaces_in_an_override(pytester, models_dir):
+    """With no ini file the advice named "the ini file's addopts"; ``-o ' key = v '`` (pytest 9
+    keeps the key unstripped) was blamed on an ini file (H97)."""
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    error = _error(pytester.runpytest("-k", "mlp", "-o", " ascend_accuracy_report = r "))
+    assert error.startswith("ERROR: pytest-ascend-accuracy: -o: unknown ini key "
+                            "'ascend_accuracy_report': "), error
+    assert ("or write a pytest.ini where pytest runs: [pytest] with addopts = "
+            "--accuracy-report=r, in place of -o ascend_accuracy_report=r") in error, error
+    (pytester.path / "pytest.ini").write_text("[pytest]\naddopts = --accuracy-report=r\n")
+    pytester.runpytest("-k", "mlp").assert_outcomes(passed=1)
+    assert (pytester.path / "r" / "index.html").is_file()
