@@ -375,9 +375,11 @@ def _one_verdict_properties(item, report, marked: bool) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    """Reports made while the test function runs are its subtests' (``dump_cleanup.running``)."""
+    """Reports made meanwhile are subtests' (``dump_cleanup``); an xfail gets no diagnosis."""
     from .dump_cleanup import running
+    from .expected_failure import note_expected_failure
 
+    note_expected_failure(item, getattr(item.config, STATE_ATTR, None))
     with running(item):
         yield
 

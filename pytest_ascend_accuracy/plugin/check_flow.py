@@ -47,12 +47,17 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             amend(exc)
         if not state.settings.diagnose:
             return None
+        from ..report.hints import diagnosis_below
+        from .expected_failure import skipped_diagnosis
+
+        skipped = skipped_diagnosis(state, nodeid, type(exc))
+        if skipped:  # an xfail: minutes of conversions nobody would see
+            exc.args = (f"{diagnosis_below(exc.args[0], ran=False).rstrip()}\n{skipped}",)
+            return None
         state.diagnosed.pop(nodeid, None)
         note = diagnosis_note(state, handle, inputs, spec, nodeid,
                               model if one_of_several else "", golden=golden)
         page = state.diagnosed.pop(nodeid, None)
-        from ..report.hints import diagnosis_below
-
         exc.args = (f"{diagnosis_below(exc.args[0], ran=page is not None).rstrip()}\n{note}",)
         return page
 

@@ -89,7 +89,14 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
     if result.passed:
         return result
     failure = DatasetFailure(result, compared, verdict)
-    if state.settings.diagnose:  # after the page: a job cancelled in its conversions keeps it
+    from .expected_failure import skipped_diagnosis
+
+    skipped = state.settings.diagnose and skipped_diagnosis(state, nodeid, DatasetFailure)
+    if skipped:  # an xfail: minutes of conversions nobody would see
+        from ..report.hints import diagnosis_below
+
+        failure.args = (f"{diagnosis_below(failure.args[0], False).rstrip()}\n{skipped}",)
+    elif state.settings.diagnose:  # after the page: a job cancelled in its conversions keeps it
         from dataclasses import replace
 
         from ..report.hints import diagnosis_below

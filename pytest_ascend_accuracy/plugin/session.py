@@ -188,6 +188,8 @@ class AccuracyState:
     #: the page of the diagnosis just written for a test (``check_flow.diagnosis_lines``),
     #: taken by the report of the failure it diagnosed, which links it
     diagnosed: Dict[str, Path] = field(default_factory=dict)
+    #: the running test where pytest expects it to fail (``expected_failure``: no diagnosis)
+    expected_failure: Optional[object] = None
     #: baselines this process wrote from its own run: {absolute path: test id} (every xdist
     #: worker's are in the session's registry, ``baseline_written_by``)
     baselines_written: Dict[str, str] = field(default_factory=dict)
