@@ -18,6 +18,8 @@ from ..errors import ConfigError
 def mode_arg(text: str, model, where: str = "--mode", command: str = "diagnose"):
     """``--mode TEXT`` of ``ascend-accuracy COMMAND`` as a ``Mode`` checked against ``model``'s
     ops."""
+    import shlex
+
     import yaml
 
     from ..core.atc_option_check import CLI_AIPP_ADVICE, check_atc_options
@@ -29,8 +31,6 @@ def mode_arg(text: str, model, where: str = "--mode", command: str = "diagnose")
     except yaml.YAMLError as exc:
         raise ConfigError(where, f"not a preset name or a YAML mapping: {exc}") from None
     mode = mode_from_spec(value, where)
-    import shlex
-
     aipp = dict(mode.extra).get("insert_op_conf") or "FILE"
     check_atc_options(mode.extra, f"{where} extra", advice={"insert_op_conf": CLI_AIPP_ADVICE[
         command].format(model=shlex.quote(str(model)), aipp=shlex.quote(aipp))})

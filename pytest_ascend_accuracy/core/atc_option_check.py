@@ -64,57 +64,48 @@ GEAR_REFUSAL = ("ATC option {name}={value} builds one .om for several shapes (ge
 
 Options = Union[Mapping[str, object], Iterable[Tuple[str, object]], None]
 
-#: ``atc_convert(model, mode, **atc_options)``'s own spelling of what a refused option does:
-#: its mode is an argument, and ``keep_dtype=[...]`` (``ascend_model``'s) was refused again
-ATC_CONVERT_ADVICE = {
-    "keep_dtype": ("keep_dtype=... is set by the conversion mode: use mode=keep_dtype([...]) "
-                   "(op names or OpType::X; from pytest_ascend_accuracy import keep_dtype)"),
-    "insert_op_conf": ("insert_op_conf=... is not taken as an ATC option, and atc_convert "
-                       "converts without AIPP: convert with the file through "
-                       "ascend_model(model, aipp=\"aipp.cfg\") (its .converted is the "
-                       "ConvertedModel; run then takes raw images, pre-processed as the device "
-                       "does)"),
-}
+#: ``atc_convert(model, mode, **atc_options)``'s own spelling of what a refused option does
+#: (``atc_convert_advice`` fills in the call's mode and file): its mode is an argument, and
+#: ``keep_dtype=[...]`` and ``aipp=`` (``ascend_model``'s) were refused again
+ATC_CONVERT_KEEP_DTYPE = ("keep_dtype=... is set by the conversion mode: use mode={expr} (op "
+                          "names or OpType::X{own}; from pytest_ascend_accuracy import {names})")
+ATC_CONVERT_AIPP = ("insert_op_conf=... is not taken as an ATC option, and atc_convert converts "
+                    "without AIPP: convert with the file through ascend_model(model, "
+                    "{mode}aipp={file}){imports} (its .converted is the ConvertedModel; run then "
+                    "takes raw images, pre-processed as the device does)")
 
 
 def atc_convert_advice(mode=None, options: Options = None) -> Mapping[str, str]:
-    """``ATC_CONVERT_ADVICE`` written for the call: the keep_dtype fix combined with its own
-    ``mode`` (a resolved ``Mode``: ``mode=keep_dtype([...])`` beside ``"high_precision"``
-    dropped that, and the mode's own entries are named), the AIPP fix with the file given
-    (in ``options``, the call's ATC options, or the mode's ``extra``)."""
+    """The refusals ``atc_convert`` gives instead of ``ascend_model``'s, written for the call:
+    the keep_dtype fix combined with its own ``mode`` (a resolved ``Mode``:
+    ``mode=keep_dtype([...])`` beside ``"high_precision"`` dropped that, and the mode's own
+    entries are named), the AIPP fix with the file given (in ``options``, the call's ATC
+    options, or the mode's ``extra``) and the mode without it."""
     import json
     from dataclasses import replace
 
     from .modes import DEFAULT
 
-    advice = dict(ATC_CONVERT_ADVICE)
     given = dict(options or {})
     given.update(getattr(mode, "extra", ()) or ())
     aipp = next((str(v) for k, v in given.items() if str(k).lstrip("-") == "insert_op_conf"),
-                None)
-    if mode is not None:  # (the file itself is what the advice moves out of the mode)
-        mode = replace(mode, extra=tuple(p for p in mode.extra
-                                         if str(p[0]).lstrip("-") != "insert_op_conf"))
-    moded = mode is not None and replace(mode, label=None) != DEFAULT
-    if aipp or moded:  # the file given, and the call's mode (ascend_model's own is the test's)
-        advice["insert_op_conf"] = advice["insert_op_conf"].replace(
-            'ascend_model(model, aipp="aipp.cfg")',
-            f"ascend_model(model, {mode.python_expr() + ', ' if moded else ''}aipp="
-            f"{json.dumps(aipp or 'aipp.cfg')})"
-            + (f" (from pytest_ascend_accuracy import {', '.join(mode.python_imports())})"
-               if moded else ""))
-    if mode is None:
-        return advice
-    base = replace(mode, keep_dtype=(), label=None)
-    names = sorted(set(base.python_imports()) | {"keep_dtype"}) if base != DEFAULT else [
-        "keep_dtype"]
-    own = (f", with the mode's own {', '.join(map(repr, mode.keep_dtype))}"
-           if mode.keep_dtype else "")
-    expr = f"{base.python_expr()} | keep_dtype([...])" if base != DEFAULT else "keep_dtype([...])"
-    advice["keep_dtype"] = (f"keep_dtype=... is set by the conversion mode: use mode={expr} (op "
-                            f"names or OpType::X{own}; from pytest_ascend_accuracy import "
-                            f"{', '.join(names)})")
-    return advice
+                "aipp.cfg")
+    mode = DEFAULT if mode is None else replace(  # (the file is what the advice moves out)
+        mode, label=None, extra=tuple(p for p in mode.extra
+                                      if str(p[0]).lstrip("-") != "insert_op_conf"))
+    base = replace(mode, keep_dtype=())
+    moded, based = mode != DEFAULT, base != DEFAULT
+    return {
+        "keep_dtype": ATC_CONVERT_KEEP_DTYPE.format(
+            expr=f"{base.python_expr()} | keep_dtype([...])" if based else "keep_dtype([...])",
+            own=(f", with the mode's own {', '.join(map(repr, mode.keep_dtype))}"
+                 if mode.keep_dtype else ""),
+            names=", ".join(sorted(set(base.python_imports()) | {"keep_dtype"}) if based
+                            else ["keep_dtype"])),
+        "insert_op_conf": ATC_CONVERT_AIPP.format(
+            mode=f"{mode.python_expr()}, " if moded else "", file=json.dumps(aipp),
+            imports=(f" (from pytest_ascend_accuracy import {', '.join(mode.python_imports())})"
+                     if moded else ""))}
 
 
 #: ``--mode``'s ``extra`` of ``ascend-accuracy diagnose`` and ``dataset``: the AIPP file's own
@@ -139,7 +130,7 @@ def check_atc_options(options: Options, where: str, allowed: Iterable[str] = (),
     takes as arguments of its own (a backend's ``insert_op_conf``, ``input_shape``); ``aipp``:
     the conversion inserts AIPP (an ``insert_op_conf`` among the options counts too);
     ``advice``: the caller's own refusal of an option, where ``ascend_model``'s spelling of
-    the fix does not work in it (``ATC_CONVERT_ADVICE``, ``CLI_AIPP_ADVICE``)."""
+    the fix does not work in it (``atc_convert_advice``, ``CLI_AIPP_ADVICE``)."""
     pairs = list(options.items()) if isinstance(options, Mapping) else list(options or ())
     aipp = aipp or any(str(k).lstrip("-") == "insert_op_conf" and v for k, v in pairs)
     seen: dict = {}

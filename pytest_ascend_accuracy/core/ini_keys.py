@@ -105,8 +105,7 @@ def addopts_form(inipath) -> str:
 
     if not inipath:
         return "none"
-
-    name = os.path.basename(str(inipath or ""))
+    name = os.path.basename(str(inipath))
     if name in ("pytest.toml", ".pytest.toml"):
         return "toml-list"
     if not name.endswith(".toml"):

@@ -48,11 +48,18 @@ def _stop(proc: subprocess.Popen) -> None:
         pass
 
 
+def _start(folder: Path, args, stderr) -> subprocess.Popen:
+    """git in a session of its own: its filters (git-lfs, a smudge command) are stopped with it
+    (``_stop``: killing git alone left them running, orphaned), and there is no terminal to
+    prompt on; no stdin."""
+    return subprocess.Popen(["git", "-C", str(folder), *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=stderr, env=_env(),
+                            start_new_session=True)
+
+
 def _git(folder: Path, *args: str, deadline: float) -> Optional[subprocess.CompletedProcess]:
     try:
-        proc = subprocess.Popen(["git", "-C", str(folder), *args], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(),
-                                start_new_session=True)
+        proc = _start(folder, args, subprocess.PIPE)
     except OSError:
         return None
     try:
@@ -79,13 +86,9 @@ def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Op
 
     try:
         h = new_hasher(algorithm)
-        proc = subprocess.Popen(["git", "-C", str(folder), "cat-file", "--filters", spec],
-                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL, env=_env(), start_new_session=True)
+        proc = _start(folder, ("cat-file", "--filters", spec), subprocess.DEVNULL)
     except (OSError, ValueError):
         return None
-    # git in a session of its own: its filters (git-lfs, a smudge command) are stopped with it
-    # (killing git alone left them running, orphaned), and there is no terminal to prompt on
     timer = threading.Timer(max(0.0, deadline - time.monotonic()), _stop, (proc,))
     timer.start()
     try:
@@ -144,9 +147,10 @@ def _restore_command(folder: Path, shown_quoted: str, names: Sequence[str],
     if skipped:
         return None, (f"git's skip-worktree bit is set on {', '.join(skipped[:3])}, so checkout "
                       f"leaves them as they are")
+    recorded = {n: str(digests[n]).partition(":") for n in names}  # (algorithm, ":", hex)
     for prefix, words in SOURCES:
-        if all(_copy_digest(folder, f"{prefix}./{n}", str(digests[n]).partition(":")[0],
-                            deadline) == str(digests[n]).partition(":")[2] for n in names):
+        if all(_copy_digest(folder, f"{prefix}./{n}", recorded[n][0], deadline) == recorded[n][2]
+               for n in names):
             return f"git -C {shown_quoted} {words} -- {' '.join(map(shlex.quote, names))}", ""
     return None, ("neither git's last commit nor its index holds the bytes golden.json records "
                   "for them")

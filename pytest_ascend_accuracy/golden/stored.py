@@ -349,11 +349,8 @@ class GoldenPolicy:
         failed against it would be (it fails before comparing, so nothing else rewrites it)."""
         bad = self._shown(exc.path) if exc.path else self._shown(path)
         if self.regen.after_failure:
-            inputs = KEPT_INPUTS if self._keeps_inputs(path) else ""
-            self._write(path, compute, bool(inputs))
-            if self.on_recovery is not None:
-                self.on_recovery(path, (REWRITTEN_RECORD if isinstance(exc, DamagedRecord)
-                                        else REWRITTEN_UNREADABLE) + inputs)
+            self._rewrite(path, compute, REWRITTEN_RECORD if isinstance(exc, DamagedRecord)
+                          else REWRITTEN_UNREADABLE)
             raise StoredGoldenUnreadable(bad, (
                 f"{exc.problem}\nrewrote the stored golden {self._shown(path)} from this test's "
                 f"model and inputs (--accuracy-regen); the test fails this time, run it again "
@@ -409,12 +406,17 @@ class GoldenPolicy:
         asks git, which a rewrite does not need)."""
         error = error or StoredGoldenMismatch
         if self.regen.after_failure:
-            inputs = self._keeps_inputs(path)
-            self._write(path, compute, inputs)
-            if self.on_recovery is not None:
-                self.on_recovery(path, note + (KEPT_INPUTS if inputs else ""))
+            self._rewrite(path, compute, note)
             raise error(self._shown(path), rewritten)
         raise error(self._shown(path), refused() if callable(refused) else refused)
+
+    def _rewrite(self, path: Path, compute: Callable[[], object], note: str) -> None:
+        """Rewrite a refused golden from ``compute()`` as the kind it was (op inputs too where
+        it held them) and report it with ``note`` (``KEPT_INPUTS`` added where so)."""
+        inputs = self._keeps_inputs(path)
+        self._write(path, compute, inputs)
+        if self.on_recovery is not None:
+            self.on_recovery(path, note + (KEPT_INPUTS if inputs else ""))
 
     def _check_files(self, path: Path, golden, compute: Callable[[], object], rec) -> None:
         """The tensor files against the record: none gone or unlisted, each of its dtype and

@@ -235,6 +235,7 @@ class _Flow(Combos):
                        if hp_says else "keeping every op in float32 passes")
         spent = self.run.conversions
         where = "fp16" if _same(base, DEFAULT) else f"mode {base.name}"
+        unsearched = False
         try:
             keep, note, cut_short = self._keep_dtype_search(default, drops, base)
         except BudgetExhausted:
@@ -242,17 +243,7 @@ class _Flow(Combos):
                 raise
             # high precision measured passing: its fix stands (the diagnosis said NOT RESTORED
             # and printed none, though its own step 2 passed)
-            self.steps.append(StepResult(
-                prefix + "keep_dtype", "", None,
-                "the budget ran out before a keep_dtype set was searched",
-                conversions=self.run.conversions - spent))
-            self.final = hp.result
-            return self._outcome(prefix + "high_precision", (
-                f"{lead}; high precision passes; convert with --precision_mode=allow_fp32_to_fp16"
-                + ("" if where == "fp16" else f" ({where} with high precision)")
-                + f" (the budget ran out before a keep_dtype set was searched: {self._rerun()} "
-                  f"to keep fewer ops in float32 instead)"),
-                fix_mode=base | HIGH_PRECISION, exhausted=True)
+            keep, unsearched = [], True
         if keep:
             mode = base | Mode(keep_dtype=tuple(keep))
             ev = self.run.evaluate(mode)  # memoised: the search measured it
@@ -271,7 +262,8 @@ class _Flow(Combos):
                    f"to search further)" if cut_short else ""),
                 fix_mode=mode, keep=tuple(keep), exhausted=cut_short)
         self.steps.append(StepResult(prefix + "keep_dtype", "", None,
-                                     f"no smaller keep_dtype set found ({note})",
+                                     "the budget ran out before a keep_dtype set was searched"
+                                     if unsearched else f"no smaller keep_dtype set found ({note})",
                                      conversions=self.run.conversions - spent))
         if not hp.passed:
             return None
@@ -279,8 +271,11 @@ class _Flow(Combos):
         return self._outcome(prefix + "high_precision",
                              f"{lead}; high precision passes; convert with "
                              f"--precision_mode=allow_fp32_to_fp16"
-                             + ("" if where == "fp16" else f" ({where} with high precision)"),
-                             fix_mode=base | HIGH_PRECISION)
+                             + ("" if where == "fp16" else f" ({where} with high precision)")
+                             + (f" (the budget ran out before a keep_dtype set was searched: "
+                                f"{self._rerun()} to keep fewer ops in float32 instead)"
+                                if unsearched else ""),
+                             fix_mode=base | HIGH_PRECISION, exhausted=unsearched)
 
     def _keep_dtype_search(self, default: Evaluation, drops: Sequence[str],
                            base: Mode) -> Tuple[List[str], str, bool]:
