@@ -175,6 +175,16 @@ def _modules_imported_once():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _installed_metadata_read_once():
+    """See ``installed_metadata_read_once`` (before the first test, so before any pytester run)."""
+    from installed_metadata_read_once import read_once
+
+    with pytest.MonkeyPatch.context() as patch:
+        read_once(patch)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _temp_files_stay_in_pytests_base_temp(tmp_path_factory):
     where = str(tmp_path_factory.mktemp("tmpdir"))
     saved = tempfile.tempdir, os.environ.get("TMPDIR")

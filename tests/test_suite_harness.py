@@ -33,3 +33,33 @@ def test_the_tests_process_reads_installed_bytecode_and_its_children_share_one_c
     assert sys.pycache_prefix is None
     assert os.environ["PYTHONPYCACHEPREFIX"] == shared
     assert "PYTHONDONTWRITEBYTECODE" not in os.environ
+
+
+def _what_a_run_loaded(pytester):
+    """(plugin names, plugin distributions, modules marked for rewrite) of one in-process run."""
+    pytester.makepyfile(test_one="def test_it():\n    pass\n")
+    recorder = pytester.inline_run("-p", "no:cacheprovider")
+    recorder.assertoutcome(passed=1)
+    manager = recorder.getcall("pytest_collection_finish").session.config.pluginmanager
+    names = sorted(name for name, plugin in manager.list_name_plugin()
+                   if plugin is not None and not name.isdigit())
+    dists = sorted((dist.project_name, dist.version) for _, dist in manager.list_plugin_distinfo())
+    return names, dists, sorted(manager.rewrite_hook._must_rewrite)
+
+
+def test_inline_runs_load_what_they_would_with_the_metadata_read_once(pytester, monkeypatch):
+    """``installed_metadata_read_once``: an in-process run loads the same plugins, from the same
+    distributions, and rewrites the same modules as with ``importlib.metadata``'s own reading."""
+    import importlib.metadata
+
+    import _pytest.config
+    from installed_metadata_read_once import REAL
+
+    assert importlib.metadata.distributions is not REAL["distributions"]
+    read_once = _what_a_run_loaded(pytester)
+    assert ("pytest-ascend-accuracy", "0.1.0") in read_once[1]
+    assert "pytest_ascend_accuracy" in read_once[2]
+    for name, real in REAL.items():
+        monkeypatch.setattr(importlib.metadata if name == "distributions" else _pytest.config,
+                            name, real)
+    assert _what_a_run_loaded(pytester) == read_once
