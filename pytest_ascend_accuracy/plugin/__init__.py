@@ -135,8 +135,9 @@ def pytest_configure(config):
     config.addinivalue_line("markers", MARKER_LINE)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_exist, check_devices_visible
-    from .xdist_support import (SESSION_KEY, XdistHooks, get_num_workers, get_worker_id,
-                                is_worker, share_cores)
+    from .dump_lifetime import DumpLifetime
+    from .xdist_support import (XdistHooks, get_num_workers, get_worker_id, is_worker,
+                                session_key, share_cores)
 
     try:
         from .ini_names import check_ini_keys
@@ -162,12 +163,9 @@ def pytest_configure(config):
                 check_devices_exist(settings.device_ids, runtime_device_count(),
                                     where="--ascend-device" if device_given
                                     else "--accuracy-backend")
-        import uuid
-
         state = AccuracyState(settings, worker_id=get_worker_id(config),
-                              num_workers=get_num_workers(config),
-                              session_key=(getattr(config, "workerinput", None) or {}).get(
-                                  SESSION_KEY) or uuid.uuid4().hex)
+                              num_workers=get_num_workers(config), session_key=session_key(config),
+                              dump_lifetime=DumpLifetime.of(config))
         state.device  # noqa: B018  (this worker's device, chosen before any runtime starts)
         share_cores(config)  # onnxruntime threads: each xdist worker its share of the cores
     except ConfigError as exc:

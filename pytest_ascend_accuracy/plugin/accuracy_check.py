@@ -360,9 +360,11 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
             failure.csv_path = str(report_dir / "compare.csv")
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
         kept = actual.meta.get("dump_dir") or actual.root  # a failing test keeps its dumps
+        lifetime = state.dump_lifetime.note(kept) if kept and state.dump_lifetime else None
         kept = state.settings.show(kept) if kept else None
         failure.args = (failure_text(result, verdict, csv_path=shown_csv, hint=shown_hint,
-                                     report_how=PLUGIN_REPORT_HOW, dump_kept=kept),)
+                                     report_how=PLUGIN_REPORT_HOW, dump_kept=kept,
+                                     dump_lifetime=lifetime),)
     record = CheckRecord(
         # the first failure's own threshold and metric (a per_op one, when set), else the default
         nodeid=nodeid, model=model, mode=mode, passed=bool(verdict.passed),

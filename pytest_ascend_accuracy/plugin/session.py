@@ -198,6 +198,9 @@ class AccuracyState:
     session_key: str = ""
     #: when this process's session started (UTC, ISO 8601): in compare.json and index.json
     started: str = field(default_factory=_utc_now)
+    #: how long pytest keeps a failing test's dumps (``dump_lifetime.DumpLifetime``), said after
+    #: ``dump kept: DIR``; None: not said
+    dump_lifetime: Optional[Any] = None
     #: tests that started in this session (``start_attempt``)
     attempted: set = field(default_factory=set)
     #: tests told their baseline does not judge their metric (``BaselineMetricWarning``, once)

@@ -24,6 +24,13 @@ SESSION_KEY = "ascend_accuracy_session"
 DIST_KEY = "ascend_accuracy_dist"
 
 
+def session_key(config) -> str:
+    """This pytest session's id: the xdist controller's on every worker, else a new one."""
+    import uuid
+
+    return (getattr(config, "workerinput", None) or {}).get(SESSION_KEY) or uuid.uuid4().hex
+
+
 def get_worker_id(config) -> Optional[str]:
     """This process's xdist worker id, or None on the controller / without xdist."""
     workerinput = getattr(config, "workerinput", None)

@@ -402,14 +402,16 @@ def report_line(csv_path, how: str = DEFAULT_REPORT_HOW) -> str:
 def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
                  hint=None, worst: int = WORST_ROWS,
                  report_how: str = DEFAULT_REPORT_HOW, range_inputs: Sequence = (),
-                 cli: bool = False, dump_kept: Optional[str] = None, golden=None) -> str:
+                 cli: bool = False, dump_kept: Optional[str] = None, golden=None,
+                 dump_lifetime: Optional[str] = None) -> str:
     """The fixed failure block for a failed verdict. ``report_how`` says how to get the CSV
     when ``csv_path`` is None. ``hint``: a text, a ``report.hints.Hint`` (printed with the
     modes to paste), or None for ``default_hint``. ``cli``: the ``ascend-accuracy`` command's
     spelling of every option named (``--ignore NAME``), as ``default_hint(cli=True)``.
     ``dump_kept``: where the failing run's device dump stays, as printed (the plugin keeps a
     failing test's dumps; a YAML trial found them only through compare.json's actual_root),
-    a line after the report's. ``golden``: the golden DumpSet, for ``default_hint``."""
+    a line after the report's; ``dump_lifetime``, the line after it: how long it stays
+    (``plugin.dump_lifetime``). ``golden``: the golden DumpSet, for ``default_hint``."""
     if verdict.passed:
         return summary_text(result, verdict, csv_path=csv_path)
     head = verdict.describe()
@@ -427,6 +429,8 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
     lines += [coverage_line(result), report_line(csv_path, report_how)]
     if dump_kept:
         lines.append(f"dump kept: {printable(dump_kept)}")
+        if dump_lifetime:
+            lines.append(dump_lifetime)
     if hint is not None and not isinstance(hint, str):
         lines += hint.lines()
     else:

@@ -1,0 +1,76 @@
+"""How long pytest keeps a failing test's dumps, said where ``dump kept: DIR`` names them.
+
+A test's dumps live in its ``tmp_path``, which pytest keeps as its temp folder's settings say,
+not as this plugin does: the numbered ``pytest-of-USER/pytest-N`` folder of a session is removed
+when the ``tmp_path_retention_count``-th later session that makes a temp folder (a session that
+uses ``tmp_path``, of any project: they share the root) starts (3 by default), at once when the
+session ends under ``tmp_path_retention_policy = none``, and a ``--basetemp`` folder is emptied
+when the next session starts. ``dump kept: DIR`` and ``ascend-accuracy compare DIR GOLDEN`` read
+as lasting; after a few more runs the folder was gone (H99). The line after it says which case
+holds, with the option that keeps the folder where one does."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+#: pytest's own numbered session folder (``make_numbered_dir_with_cleanup``'s prefix)
+_NUMBERED = re.compile(r"pytest-\d+")
+
+
+@dataclass(frozen=True)
+class DumpLifetime:
+    """The temp folder settings of this pytest process (``of``)."""
+
+    config: object = None  # (its TempPathFactory, made after this plugin's pytest_configure)
+    policy: str = "all"  # tmp_path_retention_policy
+    count: int = 3  # tmp_path_retention_count
+
+    @classmethod
+    def of(cls, config) -> "DumpLifetime":
+        def ini(name, default):
+            try:
+                return config.getini(name)
+            except ValueError:  # a pytest without the key (before 7.3)
+                return default
+
+        try:
+            count = int(ini("tmp_path_retention_count", 3))
+        except (TypeError, ValueError):
+            count = 3
+        return cls(config=config, policy=str(ini("tmp_path_retention_policy", "all")), count=count)
+
+    def note(self, folder) -> Optional[str]:
+        """The line after ``dump kept: folder``, or None where ``folder`` is not in pytest's
+        temp folder (a dump folder the test chose)."""
+        factory = getattr(self.config, "_tmp_path_factory", None)
+        base = getattr(factory, "_basetemp", None)  # (never made here: see above)
+        if base is None:
+            return None
+        base = Path(base)
+        try:
+            Path(folder).resolve().relative_to(base.resolve())
+        except (OSError, ValueError):
+            return None
+        session = base.parent if base.parent.name and _NUMBERED.fullmatch(base.parent.name) \
+            else base
+        copy = "copy it elsewhere to compare it later"
+        if not (_NUMBERED.fullmatch(session.name) and session.parent.name.startswith("pytest-of-")):
+            return ("  (under --basetemp, which pytest empties when its next session starts: "
+                    f"{copy})")
+        if self.policy == "none" or self.count <= 0:
+            setting = "tmp_path_retention_policy = none" if self.policy == "none" else \
+                "tmp_path_retention_count = 0"
+            return (f"  (in pytest's temp folder, removed when this session ends ({setting}): "
+                    "run with -o tmp_path_retention_policy=failed -o tmp_path_retention_count=3 "
+                    "to keep a failing test's folder)")
+        later = "the next pytest session" if self.count == 1 else \
+            f"the {_ordinal(self.count)} pytest session after this one"
+        return (f"  (in pytest's temp folder: {later} that makes a temp folder (tmp_path), of "
+                f"any project, removes it (tmp_path_retention_count = {self.count}); {copy})")
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
