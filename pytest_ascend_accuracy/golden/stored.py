@@ -86,6 +86,7 @@ REWRITTEN_RECORD = ("rewritten (--accuracy-regen: its golden.json was not as thi
                     "it)")
 REWRITTEN_FORMAT = "rewritten (--accuracy-regen: written in an older golden format)"
 REWRITTEN_CHANGED = "rewritten (--accuracy-regen: tensor files changed since it was written)"
+REWRITTEN_DTYPE = "rewritten (--accuracy-regen: tensor files re-saved in another dtype)"
 #: appended to a rewrite's status when the golden kept its op inputs
 KEPT_INPUTS = ", op inputs kept"
 #: fixed 16-digit timestamps: the same golden always gets the same file names (clean diffs)
@@ -432,16 +433,14 @@ class GoldenPolicy:
                     f"again to compare against the new golden"), lambda: (
                     f"{head}. {fix()}, or run the test again with --accuracy-regen to "
                     f"rewrite the golden"))
-            changed = record.dtype_changes(rec, golden)
-            if changed:
-                raise StoredGoldenMismatch(shown, dtype_problem(changed, shown, path,
-                                                                rec.get("digests") or {}))
-            changed = record.changed_files(rec, path)
-            if changed:
-                head, fix = changed_problem(changed, shown, path, rec.get("digests") or {})
-                self._refuse(path, compute, REWRITTEN_CHANGED, (
-                    f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
-                    f"again to compare against the new golden"), lambda: f"{head}. {fix()}")
+            for problem, changed, note in (
+                    (dtype_problem, record.dtype_changes(rec, golden), REWRITTEN_DTYPE),
+                    (changed_problem, record.changed_files(rec, path), REWRITTEN_CHANGED)):
+                if changed:
+                    head, fix = problem(changed, shown, path, rec.get("digests") or {})
+                    self._refuse(path, compute, note, (
+                        f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
+                        f"again to compare against the new golden"), lambda: f"{head}. {fix()}")
             return
         low = record.low_precision_files(golden)
         if low:

@@ -259,16 +259,18 @@ def changed_problem(changed: List[str], golden_shown: str, golden_dir,
             f"they are, unchecked")
 
 
-def dtype_problem(changed, golden_shown: str, golden_dir, digests: Mapping[str, object]) -> str:
-    """The refusal of a golden whose files ``changed`` (``stored_record.dtype_changes``: name,
-    dtype written, dtype now) were re-saved in another dtype."""
+def dtype_problem(changed, golden_shown: str, golden_dir, digests: Mapping[str, object]):
+    """(what is wrong, a function making what to do) for a golden whose files ``changed``
+    (``stored_record.dtype_changes``: name, dtype written, dtype now) were re-saved in another
+    dtype: the fix asks git, which a rewrite need not wait for."""
     listed = ", ".join(f"{n} ({got}, written as {want})" for n, want, got in changed[:5])
     more = f" and {len(changed) - 5} more" if len(changed) > 5 else ""
-    restore = restore_fix([n for n, _, _ in changed], golden_shown, golden_dir, digests,
-                          "restore the files")
+    names = [n for n, _, _ in changed]
     return (f"tensor files re-saved in another dtype than the model's, which the golden was "
-            f"written with: {listed}{more}. A golden is the model's fp32 reference: {restore}, or "
-            f"rewrite the golden with --accuracy-regen-all")
+            f"written with: {listed}{more}"), lambda: (
+            f"A golden is the model's fp32 reference: "
+            f"{restore_fix(names, golden_shown, golden_dir, digests, 'restore the files')}, or "
+            f"rewrite the golden: run the test again with --accuracy-regen")
 
 
 def files_problem(gone: List[str], extra: List[str], extra_shown: List[str],

@@ -121,6 +121,16 @@ def test_a_golden_tensor_resaved_as_float16_is_an_error_naming_it(pytester, mode
     result.stdout.fnmatch_lines([f"*golden/mlp: tensor files re-saved in another dtype*{relu.name} "
                                  f"(float16, written as float32)*"])
     result.stdout.no_fnmatch_line("*accuracy FAILED*")
+    # the advice's last fix, pasted (H99: it said --accuracy-regen-all, and the README grouped it
+    # with --accuracy-regen, which left the float16 file in place: refused again)
+    line = next(s for s in result.outlines if "re-saved in another dtype" in s)
+    assert line.endswith("or rewrite the golden: run the test again with --accuracy-regen")
+    regen = pytester.runpytest("--accuracy-regen")
+    regen.assert_outcomes(failed=1)
+    regen.stdout.fnmatch_lines(["  golden/mlp: rewritten (--accuracy-regen: tensor files re-saved "
+                                "in another dtype)*"])
+    assert np.load(relu).dtype == np.float32
+    pytester.runpytest().assert_outcomes(passed=1)
 
 
 def test_a_tensor_file_gone_from_a_recorded_golden_is_named_and_regen_restores_it(
