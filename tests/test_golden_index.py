@@ -215,3 +215,25 @@ def test_golden_build_writes_each_npy_file_once_in_place(tmp_path, monkeypatch):
     model = models.transformer_block()
     golden_dump(model, make_inputs(model), cache=Cache(tmp_path / "cache"))
     assert [p for p in renamed if p.suffix in (".npy", ".csv")] == []
+
+
+def test_a_packed_npy_folder_copied_away_from_its_entry_names_the_entry_to_pass(
+        tmp_path, emulated_run, capsys):
+    """``cp -r <entry>/npy`` (docs/cli.md names an entry's ``npy/`` folder as a GOLDEN) read as
+    "empty dump directory" (H99): the pack's index is one folder up. The error says so, and
+    the entry folder it names, passed instead (or copied whole), compares."""
+    import shutil
+
+    from pytest_ascend_accuracy.cli import main
+
+    dump, om_json, _ = emulated_run(tmp_path, models.passing_mlp())
+    entry = next((tmp_path / "cache" / "golden").glob(f"*/*/{DUMP_DIR}")).parent
+    shutil.copytree(entry / DUMP_DIR, tmp_path / "golden_npy")
+    capsys.readouterr()
+    assert main(["compare", dump, str(tmp_path / "golden_npy"), "--om-json", om_json]) == 2
+    err = capsys.readouterr().err
+    assert f"holds {PACK_FILE}, the tensors of a golden cache entry's npy/ folder" in err
+    assert f"pass the entry folder (the one holding {INDEX_FILE}), or copy the whole entry" in err
+    for golden in (entry, shutil.copytree(entry, tmp_path / "golden_entry")):
+        assert main(["compare", dump, str(golden), "--om-json", om_json]) == 0
+        assert capsys.readouterr().out.startswith("accuracy PASSED")

@@ -108,6 +108,28 @@ def describe_leaf(path: Path) -> LeafInfo:
     return LeafInfo(path)
 
 
+def _pack_without_index(root: Path) -> Optional[str]:
+    """Why ``root`` reads as empty where it is a packed npy folder (a golden cache entry's
+    ``npy/``: every tensor in one file, read through the index one folder up) copied or linked
+    away from that index (H99: "empty dump directory" for ``cp -r <entry>/npy``), else None."""
+    from .npy_index import ENTRY_NPY_DIR, INDEX_NAME
+
+    try:
+        for f in sorted(root.iterdir()):
+            if f.is_file() and not f.name.startswith(".") and f.suffix != ".npy":
+                with open(f, "rb") as stream:
+                    if stream.read(6) == b"\x93NUMPY":  # (a pack is .npy records end to end)
+                        return (f"holds {f.name}, the tensors of a golden cache entry's "
+                                f"{ENTRY_NPY_DIR}/ folder packed into one file, which only the "
+                                f"entry's {INDEX_NAME} (in the folder above {ENTRY_NPY_DIR}/) "
+                                f"describes, and there is none above this folder: pass the entry "
+                                f"folder (the one holding {INDEX_NAME}), or copy the whole entry, "
+                                f"not its {ENTRY_NPY_DIR}/ folder alone")
+    except OSError:
+        return None
+    return None
+
+
 def choose_leaf(root, model_name: Optional[str] = None, *,
                 sub_models: Sequence[str] = ()) -> LeafInfo:
     """The leaf directory to load for ``root``; raises ``DumpFormatError`` naming the choices
@@ -124,6 +146,9 @@ def choose_leaf(root, model_name: Optional[str] = None, *,
         if _has_stats_csv(root):
             raise DumpFormatError(root, "holds only statistics CSV files (acl.json dump_data: "
                                         "stats); tensor dumps (dump_data: tensor) are needed")
+        packed = _pack_without_index(root)
+        if packed:
+            raise DumpFormatError(root, packed)
         jsons = _json_files(root)
         if jsons:
             shown = ", ".join(jsons[:3]) + (", ..." if len(jsons) > 3 else "")
