@@ -16,7 +16,6 @@ import hashlib
 import os
 import shutil
 import uuid
-import warnings
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -332,8 +331,10 @@ def _report(done: InputsRecovery, baseline_path) -> None:
     if done:
         from ..core.locations import shown  # relative to here, as every printed path
 
-        warnings.warn(UserWarning(f"stored inputs of baseline {shown(baseline_path, os.getcwd())}: "
-                                  f"{done.note()}"), stacklevel=3)
+        from ..core.caller_warning import warn_at_caller
+
+        warn_at_caller(UserWarning(f"stored inputs of baseline "
+                                   f"{shown(baseline_path, os.getcwd())}: {done.note()}"))
 
 
 def load_stored_inputs(baseline_path, spec: InputSpec) -> Dict[str, np.ndarray]:

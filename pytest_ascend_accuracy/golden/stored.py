@@ -444,15 +444,15 @@ class GoldenPolicy:
             return
         low = record.low_precision_files(golden)
         if low:
-            import warnings
+            from ..core.caller_warning import warn_at_caller
 
             listed = ", ".join(f"{n} ({d})" for n, d in low[:5])
             more = f" and {len(low) - 5} more" if len(low) > 5 else ""
-            warnings.warn(UserWarning(
+            warn_at_caller(UserWarning(
                 f"stored golden {shown}: {listed}{more} hold lower-precision floats; a golden is "
                 f"the fp32 reference, right only where the model's own tensors are of that type. "
                 f"This golden has no {record.RECORD_FILE} record to tell (written by an older "
-                f"version or another tool): --accuracy-regen-all rewrites it with one"), stacklevel=4)
+                f"version or another tool): --accuracy-regen-all rewrites it with one"))
 
     def _check_format(self, path: Path, golden, compute: Callable[[], object], identity,
                       rec) -> None:
@@ -464,9 +464,9 @@ class GoldenPolicy:
 
         newer = stored_format.newer_format(rec)
         if newer:
-            import warnings
+            from ..core.caller_warning import warn_at_caller
 
-            warnings.warn(UserWarning(f"stored golden {self._shown(path)}: {newer}"), stacklevel=4)
+            warn_at_caller(UserWarning(f"stored golden {self._shown(path)}: {newer}"))
             return
         source = getattr(identity, "source", None)
         if source is None:

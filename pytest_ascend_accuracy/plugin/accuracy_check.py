@@ -182,12 +182,12 @@ def warn_inputs_not_stored(state: AccuracyState, golden, shown: str, status: str
 
     if state.settings.store_inputs and status == golden_files.USED \
             and not any(op.inputs for op in golden):
-        import warnings
+        from ..core.caller_warning import warn_at_caller
 
-        warnings.warn(UserWarning(
+        warn_at_caller(UserWarning(
             f"--accuracy-store-inputs: the stored golden {shown} holds op outputs only and was "
             f"used as it is; the option applies when a golden is written: add "
-            f"--accuracy-regen-all to rewrite it with every op's inputs"), stacklevel=2)
+            f"--accuracy-regen-all to rewrite it with every op's inputs"))
 
 
 def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:

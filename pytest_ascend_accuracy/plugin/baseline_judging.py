@@ -62,13 +62,12 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
     located = locate_case(state.settings.baseline_dir, handle.model, label, rootdir, inputs,
                           owner)
     if located.belongs is not None:
-        import warnings
-
+        from ..core.caller_warning import warn_at_caller
         from ..core.locations import Located, MovedFileWarning
 
         folder = Located(located.path.parent, belongs=located.belongs.parent)  # modes + inputs
         in_memory = not isinstance(handle.model, (str, os.PathLike))
-        warnings.warn(MovedFileWarning(folder.message(
+        warn_at_caller(MovedFileWarning(folder.message(
             "the accuracy baselines folder", state.settings.invocation_dir,
             why=("baselines of in-memory models are now keyed by graph name and test"
                  if in_memory else

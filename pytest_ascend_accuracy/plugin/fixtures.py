@@ -446,12 +446,12 @@ def accuracy_inputs(request, _ascend_accuracy_context):
 def _stored_golden_path(path, request) -> Path:
     """``golden_dump(path=...)`` relative to the test file's directory; a golden found only at
     the old rootdir-relative place is used there, with a ``MovedFileWarning``."""
-    import warnings
-
+    from ..core.caller_warning import warn_at_caller
     from ..core.locations import MovedFileWarning, resolve_near_test
 
     located = resolve_near_test(path, Path(request.path).parent,
                                 legacy_dir=request.config.rootpath, what="golden_dump(path=...)")
     if located.belongs is not None:
-        warnings.warn(MovedFileWarning(located.message("golden file", request.config.invocation_params.dir)))
+        warn_at_caller(MovedFileWarning(located.message("golden file",
+                                                        request.config.invocation_params.dir)))
     return located.path
