@@ -53,10 +53,8 @@ class DumpLifetime:
             Path(folder).resolve().relative_to(base.resolve())
         except (OSError, ValueError):
             return None
-        session = base.parent if base.parent.name and _NUMBERED.fullmatch(base.parent.name) \
-            else base
         copy = "copy it elsewhere to compare it later"
-        if not (_NUMBERED.fullmatch(session.name) and session.parent.name.startswith("pytest-of-")):
+        if not _numbered(self.config, factory, base):
             return ("  (under --basetemp, which pytest empties when its next session starts: "
                     f"{copy})")
         if self.policy == "none" or self.count <= 0:
@@ -69,6 +67,17 @@ class DumpLifetime:
             f"the {_ordinal(self.count)} pytest session after this one"
         return (f"  (in pytest's temp folder: {later} that makes a temp folder (tmp_path), of "
                 f"any project, removes it (tmp_path_retention_count = {self.count}); {copy})")
+
+
+def _numbered(config, factory, base: Path) -> bool:
+    """Whether ``base`` is (in) one of pytest's numbered session folders, not a --basetemp:
+    an xdist worker's base temp is always given (``popen-gwN`` under its controller's)."""
+    if hasattr(config, "workerinput"):
+        session = base.parent
+        return bool(_NUMBERED.fullmatch(session.name)) and \
+            session.parent.name.startswith("pytest-of-")
+    return getattr(factory, "_given_basetemp", None) is None and \
+        not getattr(getattr(config, "option", None), "basetemp", None)
 
 
 def _ordinal(n: int) -> str:

@@ -127,6 +127,9 @@ def test_failure_block_is_shown_exactly(pytester, models_dir):
     kept = next(x for x in lines if x.startswith("dump kept: "))
     assert re.fullmatch(r"dump kept: \S*/test_overflow_default_0/ascend-dumps/dump-\d+", kept)
     expected.insert(report + 1, kept)
+    # then how long it stays: pytester gives the run a --basetemp
+    expected.insert(report + 2, "  (under --basetemp, which pytest empties when its next session "
+                                "starts: copy it elsewhere to compare it later)")
     cut = next(i for i, line in enumerate(expected) if line.startswith("next step:"))
     assert lines[start:start + cut] == expected[:cut]
     end = lines.index("test_acc.py:16: AccuracyFailure")
