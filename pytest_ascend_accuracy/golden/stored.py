@@ -239,10 +239,13 @@ def _fsync_tree(directory: Path) -> None:
 
 
 def read_golden(path):
-    """The stored golden as a DumpSet."""
+    """The stored golden as a DumpSet, every tensor held as its files are now
+    (``dump.pinned``): ``GoldenPolicy`` reads it under the golden's lock, and a rewrite by
+    another session after the lock is released must not change what this test compares."""
     from ..dump.loader import load_dump
+    from ..dump.pinned import pinned
 
-    return load_dump(Path(path))
+    return pinned(load_dump(Path(path)))
 
 
 # --------------------------------------------------------------------------- policy
