@@ -176,7 +176,7 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
     from ..baseline.check import REWRITTEN, UNREADABLE
 
     key = os.path.abspath(base.path)
-    writer = state.baseline_written_by(key) if base.passed and base.written is None else None
+    writer = state.written_by(key) if base.passed and base.written is None else None
     if base.written is not None:
         # what was done to the file, not what the check found ("baseline unreadable" listed
         # under "1 baseline file written" read as a failed write: a CI trial)
@@ -184,7 +184,7 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
                 "fails)" if base.status == UNREADABLE else f"baseline {base.status}")
         state.record_golden_write(state.settings.show(base.written), done, nodeid)
         if base.status != REWRITTEN:  # missing, or unreadable and rewritten (--accuracy-regen)
-            state.note_baseline_written(key, nodeid)
+            state.note_written(key, nodeid)
     elif writer is not None:
         # a rerun (pytest-rerunfailures) or another test of the same conversion, on any xdist
         # worker: the baseline this session wrote from its own run is no reviewed baseline,

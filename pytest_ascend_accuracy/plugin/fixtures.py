@@ -282,14 +282,12 @@ def golden_dump(request, _ascend_accuracy_context):
         dump = real_names(dump, model)  # file names hold sanitized op names
         shown = state.settings.show(target)
         warn_inputs_not_stored(state, dump, shown, status)
-        if status != golden_files.USED:
-            state.record_golden_write(shown, status, ctx.nodeid)
         if status == golden_files.USED:  # only a golden read as is may be regenerated later
             ctx.stored_goldens.append((target, compute))
-        if status == golden_files.WRITTEN_MISSING and not state.settings.regen.before_use:
-            from .accuracy_check import model_name
+        from .accuracy_check import model_name
+        from .stored_golden_use import settle
 
-            pytest.fail(golden_files.missing_message(shown, model_name(model)), pytrace=False)
+        settle(state, target, status, shown, model_name(model), ctx.nodeid)
         ctx.goldens.append((model, weakly(dump)))
         return dump
 

@@ -190,9 +190,9 @@ class AccuracyState:
     diagnosed: Dict[str, Path] = field(default_factory=dict)
     #: the running test where pytest expects it to fail (``expected_failure``: no diagnosis)
     expected_failure: Optional[object] = None
-    #: baselines this process wrote from its own run: {absolute path: test id} (every xdist
-    #: worker's are in the session's registry, ``baseline_written_by``)
-    baselines_written: Dict[str, str] = field(default_factory=dict)
+    #: baselines and stored goldens this process wrote from its own run: {absolute path: test
+    #: id} (every xdist worker's are in the session's registry, ``written_by``)
+    files_written: Dict[str, str] = field(default_factory=dict)
     #: this pytest session's id, the xdist controller's on every worker (``session_registry``;
     #: the run id of every compare.json and of DIR/index.json, ``plugin.report_folders``)
     session_key: str = ""
@@ -327,17 +327,18 @@ class AccuracyState:
     def record(self, record: CheckRecord) -> None:
         self.records.append(record)
 
-    # -- baselines written by this session (every worker's) -----------------------------------
+    # -- baselines and stored goldens written by this session (every worker's) -----------------
     @property
     def session_registry(self) -> Path:
-        """``<cache dir>/.sessions/<session key>.baselines``: one line per baseline a process of
-        this session wrote from its own run (a file: xdist workers share no memory)."""
-        return self.settings.cache_dir / ".sessions" / f"{self.session_key}.baselines"
+        """``<cache dir>/.sessions/<session key>.written``: one line per baseline or stored
+        golden a process of this session wrote from its own run (a file: xdist workers share no
+        memory)."""
+        return self.settings.cache_dir / ".sessions" / f"{self.session_key}.written"
 
-    def note_baseline_written(self, path: str, nodeid: str) -> None:
+    def note_written(self, path: str, nodeid: str) -> None:
         """``path`` (absolute) was written by ``nodeid``'s run: no check of this session may
-        pass against it (``baseline_written_by``)."""
-        self.baselines_written[path] = nodeid
+        pass against it (``written_by``)."""
+        self.files_written[path] = nodeid
         try:
             self.session_registry.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.session_registry, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -348,10 +349,10 @@ class AccuracyState:
         except OSError:  # a read-only cache: this process still knows its own
             pass
 
-    def baseline_written_by(self, path: str) -> Optional[str]:
+    def written_by(self, path: str) -> Optional[str]:
         """The test whose run wrote ``path`` in this session, on any worker; None if none."""
-        if path in self.baselines_written:
-            return self.baselines_written[path]
+        if path in self.files_written:
+            return self.files_written[path]
         try:
             text = self.session_registry.read_text(encoding="utf-8", errors="surrogateescape")
         except OSError:

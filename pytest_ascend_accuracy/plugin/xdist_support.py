@@ -216,7 +216,7 @@ class XdistHooks:
 
     def pytest_configure_node(self, node):
         """Every worker of the session gets the controller's session key (the baselines this
-        session wrote are registered under it, ``AccuracyState.note_baseline_written``)."""
+        session wrote are registered under it, ``AccuracyState.note_written``)."""
         node.workerinput[SESSION_KEY] = self.state.session_key
         node.workerinput[DIST_KEY] = getattr(node.config.option, "dist", None)
 

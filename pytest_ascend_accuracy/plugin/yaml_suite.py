@@ -456,7 +456,6 @@ class AccuracyYamlItem(pytest.Item):
     def _golden(self, state, inputs):
         """(golden dump, stored-golden status or None when no stored golden is used)."""
         from . import accuracy_check as ac
-        from ..golden import stored as golden_files
 
         case = self.case
         if case.golden is None:
@@ -469,10 +468,9 @@ class AccuracyYamlItem(pytest.Item):
         dump = ac.real_names(dump, case.model)  # file names hold sanitized op names
         shown = state.settings.show(case.golden)
         ac.warn_inputs_not_stored(state, dump, shown, status)
-        if status != golden_files.USED:
-            state.record_golden_write(shown, status, self.nodeid)
-        if status == golden_files.WRITTEN_MISSING and not state.settings.regen.before_use:
-            pytest.fail(golden_files.missing_message(shown, ac.model_name(case.model)), pytrace=False)
+        from .stored_golden_use import settle
+
+        settle(state, case.golden, status, shown, ac.model_name(case.model), self.nodeid)
         return dump, status
 
     def _shape_advice(self):

@@ -80,3 +80,43 @@ def test_two_tests_of_one_baseline_on_two_workers_both_fail_the_session_that_wro
     first.assert_outcomes(failed=2)
     pytester.runpytest("-n", "2", "-p", "no:benchmark").assert_outcomes(passed=2)
     assert not list((pytester.path / ".ascend-accuracy" / ".sessions").glob("*"))  # cleaned up
+
+
+STORED = """
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy(threshold=0.95)
+def test_stored(ascend_model, golden_dump, check_accuracy):
+    inputs = make_inputs(M)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs, path="golden/mlp"))
+"""
+
+STORED_YAML = """
+models:
+  - name: mlp
+    model: models/passing_mlp.onnx
+    golden: golden/yaml_mlp
+"""
+
+
+@pytest.mark.parametrize("how", ["fixture", "yaml"])
+def test_a_stored_golden_written_by_the_first_attempt_fails_the_rerun(pytester, models_dir, how):
+    """H100: a missing stored golden was written by the first attempt (which failed), and the
+    rerun compared against it and passed: a fresh clone without goldens went green. The next
+    session, as the message says, compares against it."""
+    if how == "fixture":
+        pytester.makepyfile(test_stored=STORED)
+    else:
+        pytester.makefile(".yaml", accuracy_mlp=STORED_YAML)
+    golden = "golden/mlp" if how == "fixture" else "golden/yaml_mlp"
+    rerun = pytester.runpytest("--reruns", "1")
+    assert rerun.parseoutcomes() == {"failed": 1, "rerun": 1}
+    rerun.stdout.fnmatch_lines([f"*golden file {golden} was written by this session (by *"
+                                f"test_stored*), not read as it was when the session started*"
+                                if how == "fixture" else
+                                f"*golden file {golden} was written by this session*"])
+    pytester.runpytest().assert_outcomes(passed=1)  # the next session judges against it
