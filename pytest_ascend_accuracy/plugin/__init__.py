@@ -326,7 +326,7 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     marked = item.get_closest_marker("accuracy") is not None
-    if report.failed and marked:
+    if marked and (report.failed or report.when == "setup"):  # (setup: xdist_support's crashes)
         # for the summary's tests without a check verdict (xdist sends a report's attributes;
         # its keywords hold every parent's name too: a folder named accuracy/ matched them)
         from .setup_checks import error_first_line

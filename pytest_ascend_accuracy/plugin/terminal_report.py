@@ -83,7 +83,8 @@ def failed_before_check(stats: Mapping[str, Sequence],
                 continue
             why = getattr(report, WHY, None) or first_line(getattr(report, "longrepr", None)) or \
                 f"failed in {getattr(report, 'when', 'the test')}"
-            out[nodeid] = (why, "FAILED" if getattr(report, "when", "call") == "call" else "ERROR")
+            out[nodeid] = (why, "FAILED" if category == "failed" else "ERROR")  # (pytest's own:
+            # a worker's crash, when "???", is a failure)
     return sorted((nodeid, why, label) for nodeid, (why, label) in out.items())
 
 

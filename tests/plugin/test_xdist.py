@@ -228,6 +228,35 @@ def test_a_crashed_workers_finished_checks_keep_their_verdicts(pytester, models_
     assert "without a check verdict" not in text
 
 
+MARKED_CRASHES = """
+import os
+
+from pytest_ascend_accuracy import accuracy
+
+
+@accuracy(threshold=0.95)
+def test_z_marked_dies(golden_dump):
+    os._exit(3)  # as an ACL runtime's segfault ends a worker in a device run
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+def test_an_accuracy_test_whose_worker_crashed_is_a_failure_of_the_section(pytester, models_dir):
+    """xdist makes a crashed test's report on the controller, which did not know the test was
+    an ``@accuracy`` one: the section said "1 accuracy check: 1 passed, 0 failed" beside
+    pytest's failure of it (H100). Its worker's setup report says it is one."""
+    pytester.makefile(".yaml", accuracy_one="defaults: {threshold: 0.95}\nmodels:\n"
+                                            "  - model: models/passing_mlp.onnx\n")
+    pytester.makepyfile(test_z_crash=MARKED_CRASHES)
+    result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "1 accuracy check: 1 passed, 0 failed (1 model x 1 mode); 1 @accuracy test failed "
+        "without a check verdict",
+        "*FAILED test_z_crash.py::test_z_marked_dies: no check verdict: worker 'gw0' crashed "
+        "while running*"], consecutive=False)
+
+
 BASELINE_FIRST = """
 from pytest_ascend_accuracy import accuracy
 
