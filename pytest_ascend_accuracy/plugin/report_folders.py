@@ -104,5 +104,9 @@ def finish_report_dir(state, *, index: bool, interrupted: bool) -> None:
     if index:
         from ..report.run_index import write_run_index
 
+        reported = None
+        if interrupted:  # only the tests pytest reported (a worker may finish one after it)
+            reported = {r.nodeid for r in state.records} | {
+                str(d.get("nodeid")) for d in state.dataset_records}
         write_run_index(root, {"id": state.session_key, "started": state.started,
-                               "interrupted": interrupted}, state.dataset_records)
+                               "interrupted": interrupted}, state.dataset_records, reported)

@@ -100,11 +100,15 @@ def _within(root: Path, page: Path) -> Optional[str]:
     return rel.as_posix()
 
 
-def index_data(run: Mapping[str, object], entries: List[dict], others: List[str]) -> Dict:
+def index_data(run: Mapping[str, object], entries: List[dict], others: List[str],
+               unreported: Iterable[dict] = ()) -> Dict:
+    """``unreported``: entries of this run whose tests pytest never reported (``write_run_index``),
+    listed apart under ``unreported_folders``, not counted."""
     passed = sum(1 for e in entries if e["passed"])
     return {"format": FORMAT, "version": VERSION, "run": dict(run),
             "checks": len(entries), "passed": passed, "failed": len(entries) - passed,
-            "folders": entries, "other_folders": others}
+            "folders": entries, "other_folders": others,
+            "unreported_folders": [e["folder"] for e in unreported]}
 
 
 def _row(entry: Mapping[str, object]) -> str:
@@ -135,6 +139,13 @@ def index_html(data: Mapping[str, object]) -> str:
             "<table><thead><tr><th>verdict</th><th>test</th><th>check</th>"
             f"<th>first failing op</th><th>baseline</th><th>--accuracy-diagnose</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>"]
+    late = data.get("unreported_folders") or []
+    if late:
+        body += [f"<h2>{len(late)} folder{'s' if len(late) != 1 else ''} of this run whose test "
+                 "pytest never reported (an xdist worker finished it after the interrupt): not "
+                 "counted above</h2>",
+                 "<ul>" + "".join(f'<li><a href="{e(quote(n))}/report.html">{e(n)}</a></li>'
+                                  for n in late) + "</ul>"]
     if others:
         body += [f"<h2>{len(others)} folder{'s' if len(others) != 1 else ''} in this directory "
                  "not written by this run (earlier runs', or those of a session writing here "
@@ -151,16 +162,25 @@ def index_html(data: Mapping[str, object]) -> str:
 
 
 def write_run_index(root, run: Mapping[str, object],
-                    dataset_records: Iterable[Mapping[str, object]] = ()) -> List[str]:
+                    dataset_records: Iterable[Mapping[str, object]] = (),
+                    reported: Optional[Iterable[str]] = None) -> List[str]:
     """Write ``root/index.json`` and ``root/index.html`` for the run ``run`` (``id``,
-    ``started``, ``interrupted``; ``finished`` is added) atomically; their paths."""
+    ``started``, ``interrupted``; ``finished`` is added) atomically; their paths. ``reported``:
+    the test ids pytest reported, where that may be fewer than the run's folders (after a
+    Ctrl-C under xdist a worker finishes its test and settles its folder, which pytest never
+    reports: the index counted checks the terminal never showed, H100); None: all are."""
     import datetime
 
     root = Path(root)
     run = {**run, "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(
         timespec="seconds")}
     entries, others = collect(root, str(run.get("id")), dataset_records)
-    data = index_data(run, entries, others)
+    late: List[dict] = []
+    if reported is not None:
+        reported = set(reported)
+        late = [e for e in entries if e["nodeid"] not in reported]
+        entries = [e for e in entries if e["nodeid"] in reported]
+    data = index_data(run, entries, others, late)
     written = [atomic_write_text(root / "index.json", json.dumps(data, indent=1),
                                  what="report index", errors="backslashreplace"),
                atomic_write_text(root / "index.html", index_html(data), what="report index",

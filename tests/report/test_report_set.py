@@ -186,3 +186,27 @@ def test_no_pid_is_signalled_on_windows(monkeypatch):
     monkeypatch.setattr(report_set.os, "name", "nt")
     monkeypatch.setattr(report_set.os, "kill", lambda *a: (_ for _ in ()).throw(AssertionError))
     assert report_set._dead(_dead_pid(), _machine()) is False
+
+
+def test_after_an_interrupt_only_the_tests_pytest_reported_are_counted(tmp_path):
+    """Under xdist a Ctrl-C lets each worker finish its test, whose folder settles although
+    pytest never reports that test: the index counted "7 checks: 5 passed, 2 failed" beside the
+    terminal's 6 (H100). Given the reported ids, the others are listed apart, not counted."""
+    from pytest_ascend_accuracy.report.run_index import write_run_index
+
+    for name, nodeid, passed in (("a", "t.py::test_a", True), ("b", "t.py::test_b", False)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "compare.json").write_text(json.dumps(
+            {"run": {"id": "r1", "nodeid": nodeid, "passed": passed}}))
+    write_run_index(tmp_path, {"id": "r1", "interrupted": True}, reported={"t.py::test_a"})
+    data = json.loads((tmp_path / "index.json").read_text())
+    assert (data["checks"], data["passed"], data["failed"]) == (1, 1, 0)
+    assert [e["folder"] for e in data["folders"]] == ["a"]
+    assert data["unreported_folders"] == ["b"] and data["other_folders"] == []
+    page = (tmp_path / "index.html").read_text()
+    assert "1 check of this run: 1 passed, 0 failed" in page
+    assert "1 folder of this run whose test pytest never reported" in page
+    assert '<a href="b/report.html">b</a>' in page
+    write_run_index(tmp_path, {"id": "r1", "interrupted": False})  # not interrupted: all count
+    data = json.loads((tmp_path / "index.json").read_text())
+    assert data["checks"] == 2 and data["unreported_folders"] == []
