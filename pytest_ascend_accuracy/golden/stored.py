@@ -239,9 +239,7 @@ def _fsync_tree(directory: Path) -> None:
 
 
 def read_golden(path):
-    """The stored golden as a DumpSet, every tensor held as its files are now
-    (``dump.pinned``): ``GoldenPolicy`` reads it under the golden's lock, and a rewrite by
-    another session after the lock is released must not change what this test compares."""
+    """The stored golden as a DumpSet held as its files are now, under its lock (``pinned``)."""
     from ..dump.loader import load_dump
     from ..dump.pinned import pinned
 

@@ -30,7 +30,10 @@ def _section(result):
 def test_a_file_written_by_several_tests_is_listed_once(pytester, models_dir, workers):
     pytester.makepyfile(test_shared=SHARED)
     first = pytester.runpytest("-p", "no:cacheprovider")  # (the counted run: the last one)
-    first.assert_outcomes(failed=3)  # the golden and the baseline did not exist: written
+    first.assert_outcomes(failed=3)  # the golden did not exist: written, and no check used it
+    # (the session that wrote it compares nothing against it: stored_golden_use)
+    second = pytester.runpytest("-p", "no:cacheprovider")
+    second.assert_outcomes(failed=3)  # then the baseline, as for the golden
     assert pytester.runpytest("-p", "no:cacheprovider").ret == 0
 
     result = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-regen-all", *workers)
