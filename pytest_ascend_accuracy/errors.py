@@ -20,6 +20,11 @@ class DumpFormatError(AscendAccuracyError, ValueError):
         super().__init__(f"{self.path}: {problem}" if self.path else problem)
 
 
+class FileReplacedError(DumpFormatError):
+    """A tensor file replaced after its dump was checked (``dump.pinned``): no compare of it
+    may stand, so the compare stops instead of listing it as an unreadable tensor."""
+
+
 class ConfigError(AscendAccuracyError, ValueError):
     """Bad user configuration (marker argument, YAML suite, option): names where and what."""
 

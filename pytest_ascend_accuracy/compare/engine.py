@@ -18,7 +18,7 @@ import numpy as np
 from ..dump.dtypes import value_dtype
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, TensorRef
-from ..errors import ConfigError, DumpFormatError
+from ..errors import ConfigError, DumpFormatError, FileReplacedError
 from .golden_spelling import in_actual_spelling
 from .kernel import DEFAULT_CHUNK
 from .matching import TensorPair, match_ops
@@ -250,6 +250,8 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
         g = _load(p.golden, "golden", reader)
         metrics = compute_metrics(a, g, chunk_size=chunk_size, kl=kl)
     except DumpFormatError as exc:
+        if isinstance(exc, FileReplacedError):  # no row of it may stand: no verdict at all
+            raise
         return TensorCompare(**base, flags=tuple(flags + ["unreadable"]),
                              reason=f"cannot read: {exc}")
     finally:
