@@ -2,12 +2,14 @@
 
 A test's dumps live in its ``tmp_path``, which pytest keeps as its temp folder's settings say,
 not as this plugin does: the numbered ``pytest-of-USER/pytest-N`` folder of a session is removed
-when the ``tmp_path_retention_count``-th later session that makes a temp folder (a session that
-uses ``tmp_path``, of any project: they share the root) starts (3 by default), at once when the
-session ends under ``tmp_path_retention_policy = none``, and a ``--basetemp`` folder is emptied
-when the next session starts. ``dump kept: DIR`` and ``ascend-accuracy compare DIR GOLDEN`` read
-as lasting; after a few more runs the folder was gone (H99). The line after it says which case
-holds, with the option that keeps the folder where one does."""
+by a later session that makes a temp folder (one that uses ``tmp_path``, of any project: they
+share the root), by that session's own ``tmp_path_retention_count`` (3 by default: the 3rd such
+session; a later session's count, not this one's, decides, H101), at once when this session ends
+under ``tmp_path_retention_policy = none`` (or a count of 0), and a ``--basetemp`` folder is
+emptied by the next session given the same ``--basetemp``. ``dump kept: DIR`` and
+``ascend-accuracy compare DIR GOLDEN`` read as lasting; after a few more runs the folder was
+gone (H99). The line after it says which case holds, with the option that keeps the folder
+where one does."""
 from __future__ import annotations
 
 import re
@@ -55,18 +57,17 @@ class DumpLifetime:
             return None
         copy = "copy it elsewhere to compare it later"
         if not _numbered(self.config, factory, base):
-            return ("  (under --basetemp, which pytest empties when its next session starts: "
-                    f"{copy})")
+            return ("  (under --basetemp, which the next pytest session given the same "
+                    f"--basetemp empties: {copy})")
         if self.policy == "none" or self.count <= 0:
             setting = "tmp_path_retention_policy = none" if self.policy == "none" else \
                 "tmp_path_retention_count = 0"
             return (f"  (in pytest's temp folder, removed when this session ends ({setting}): "
                     "run with -o tmp_path_retention_policy=failed -o tmp_path_retention_count=3 "
                     "to keep a failing test's folder)")
-        later = "the next pytest session" if self.count == 1 else \
-            f"the {_ordinal(self.count)} pytest session after this one"
-        return (f"  (in pytest's temp folder: {later} that makes a temp folder (tmp_path), of "
-                f"any project, removes it (tmp_path_retention_count = {self.count}); {copy})")
+        return ("  (in pytest's temp folder, which later pytest sessions of any project prune "
+                "by their own tmp_path_retention_count: at the default 3, the 3rd one after "
+                f"this one that makes a temp folder (tmp_path) removes it; {copy})")
 
 
 def _numbered(config, factory, base: Path) -> bool:
@@ -78,8 +79,3 @@ def _numbered(config, factory, base: Path) -> bool:
             session.parent.name.startswith("pytest-of-")
     return getattr(factory, "_given_basetemp", None) is None and \
         not getattr(getattr(config, "option", None), "basetemp", None)
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"

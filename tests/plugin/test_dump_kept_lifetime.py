@@ -32,28 +32,27 @@ def _pytest(pytester, *args):
     return pytester.run(sys.executable, "-m", "pytest", *args)
 
 
-def test_a_numbered_folder_is_said_to_go_with_the_nth_later_session_and_it_does(
+def test_a_numbered_folder_is_said_to_go_with_the_3rd_later_session_and_it_does(
         pytester, models_dir, monkeypatch):
+    """Later sessions prune by their own count (H101: a note that repeated this session's
+    ``-o tmp_path_retention_count=10`` was wrong: the default later sessions removed it at 3)."""
     _own_temp_root(pytester, monkeypatch)
     pytester.makepyfile(test_acc=ACCURACY_TESTS)
-    run = _pytest(pytester, *FAILING)
+    run = _pytest(pytester, *FAILING, "-o", "tmp_path_retention_count=10")
     assert run.ret == 1
     folder, note = _kept(run.outlines)
-    assert note == ("  (in pytest's temp folder: the 3rd pytest session after this one that makes "
-                    "a temp folder (tmp_path), of any project, removes it "
-                    "(tmp_path_retention_count = 3); copy it elsewhere to compare it later)")
-    assert (pytester.path / folder).is_dir()
-
-    run = _pytest(pytester, *FAILING, "-o", "tmp_path_retention_count=1")
-    folder, note = _kept(run.outlines)
-    assert "the next pytest session that makes a temp folder (tmp_path)" in note
-    assert (pytester.path / folder).is_dir()
+    assert note == ("  (in pytest's temp folder, which later pytest sessions of any project prune "
+                    "by their own tmp_path_retention_count: at the default 3, the 3rd one after "
+                    "this one that makes a temp folder (tmp_path) removes it; copy it elsewhere "
+                    "to compare it later)")
     pytester.makepyfile(test_no_temp="def test_it():\n    pass\n",
                         test_temp="def test_it(tmp_path):\n    pass\n")
-    for name in ("test_no_temp.py", "test_temp.py"):  # another project's, as far as pytest knows
-        assert _pytest(pytester, name, "-p", "no:cacheprovider", "-p", "no:ascend_accuracy",
-                       "-o", "tmp_path_retention_count=1").ret == 0
-        assert (pytester.path / folder).exists() == (name == "test_no_temp.py")
+    # another project's sessions, as far as pytest knows; one without tmp_path removes nothing
+    for name, left in (("test_no_temp.py", True), ("test_temp.py", True),
+                       ("test_temp.py", True), ("test_temp.py", False)):
+        run = _pytest(pytester, name, "-p", "no:cacheprovider", "-p", "no:ascend_accuracy")
+        assert run.ret == 0
+        assert (pytester.path / folder).exists() == left
 
 
 def test_policy_none_is_said_to_remove_it_now_and_the_printed_options_keep_it(
@@ -67,7 +66,7 @@ def test_policy_none_is_said_to_remove_it_now_and_the_printed_options_keep_it(
     pasted = shlex.split(note.split("run with ", 1)[1].split(" to keep", 1)[0])
     run = _pytest(pytester, *FAILING, "-o", "tmp_path_retention_policy=none", *pasted)
     folder, note = _kept(run.outlines)
-    assert "the 3rd pytest session after this one that makes a temp folder" in note
+    assert "at the default 3, the 3rd one after this one that makes a temp folder" in note
     assert (pytester.path / folder).is_dir()
 
 
@@ -77,8 +76,8 @@ def test_a_basetemp_folder_is_said_to_go_with_the_next_session_and_it_does(
     base = pytester.path / "mybase"
     run = pytester.runpytest(*FAILING, f"--basetemp={base}")
     folder, note = _kept(run.outlines)
-    assert note == ("  (under --basetemp, which pytest empties when its next session starts: "
-                    "copy it elsewhere to compare it later)")
+    assert note == ("  (under --basetemp, which the next pytest session given the same "
+                    "--basetemp empties: copy it elsewhere to compare it later)")
     assert (pytester.path / folder).resolve().is_relative_to(base.resolve())
     assert (pytester.path / folder).is_dir()
     pytester.runpytest("-p", "no:cacheprovider", "-k", "test_mlp", f"--basetemp={base}")

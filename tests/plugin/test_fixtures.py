@@ -128,8 +128,8 @@ def test_failure_block_is_shown_exactly(pytester, models_dir):
     assert re.fullmatch(r"dump kept: \S*/test_overflow_default_0/ascend-dumps/dump-\d+", kept)
     expected.insert(report + 1, kept)
     # then how long it stays: pytester gives the run a --basetemp
-    expected.insert(report + 2, "  (under --basetemp, which pytest empties when its next session "
-                                "starts: copy it elsewhere to compare it later)")
+    expected.insert(report + 2, "  (under --basetemp, which the next pytest session given the "
+                                "same --basetemp empties: copy it elsewhere to compare it later)")
     cut = next(i for i, line in enumerate(expected) if line.startswith("next step:"))
     assert lines[start:start + cut] == expected[:cut]
     end = lines.index("test_acc.py:16: AccuracyFailure")
