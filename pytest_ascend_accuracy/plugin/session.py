@@ -363,10 +363,29 @@ class AccuracyState:
                 return nodeid
         return None
 
+    def marked_registry(self, worker: str) -> Path:
+        """``<cache dir>/.sessions/<session key>.marked-<worker>``: the @accuracy tests a worker
+        collected (``xdist_support.XdistHooks.pytest_collection_finish``)."""
+        return self.session_registry.with_name(f"{self.session_key}.marked-{worker}")
+
+    def marked_by_workers(self) -> set:
+        found = set()
+        for path in self.session_registry.parent.glob(f"{self.session_key}.marked-*"):
+            try:
+                found.update(path.read_text(encoding="utf-8", errors="surrogateescape").split("\n"))
+            except OSError:
+                pass
+        return found - {""}
+
     def forget_session_registry(self) -> None:
-        """At the session's end (the controller): the registry goes, its folder if empty."""
+        """At the session's end (the controller): the registries go, their folder if empty."""
+        for path in [self.session_registry,
+                     *self.session_registry.parent.glob(f"{self.session_key}.marked-*")]:
+            try:
+                path.unlink()
+            except OSError:
+                pass
         try:
-            self.session_registry.unlink()
             self.session_registry.parent.rmdir()
         except OSError:
             pass

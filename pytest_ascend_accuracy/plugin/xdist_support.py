@@ -211,15 +211,32 @@ class XdistHooks:
             worker = getattr(report, "worker_id", None) or getattr(node, "id", "?")
             self.side.take(str(worker), report.nodeid, data)
 
+    def pytest_collection_finish(self, session):
+        """(A worker) the ``@accuracy`` tests it collected, for the controller's crash reports:
+        a setup report may never come (a crash in setup; pytest-rerunfailures logs an
+        attempt's reports only after it, H101)."""
+        if not self.worker:
+            return
+        marked = [i.nodeid for i in session.items if i.get_closest_marker("accuracy")]
+        if not marked:  # (nothing written for a session without accuracy tests)
+            return
+        try:
+            path = self.state.marked_registry(get_worker_id(session.config) or "gw")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("".join(f"{n}\n" for n in marked), encoding="utf-8",
+                            errors="surrogatepass")
+        except OSError:  # a read-only cache: a test's setup report still tells
+            pass
+
     def pytest_handlecrashitem(self, crashitem, report, sched):
         """A worker died running an ``@accuracy`` test (an ACL runtime's segfault, the OOM
         killer): xdist makes the failed report here, on the controller, where the test's mark
         is not known; the summary's section left the test out ("1 passed, 0 failed" beside
-        pytest's failure, H100). Its setup report told which tests are marked. Returns None: a
-        rerun plugin's own answer stands."""
+        pytest's failure, H100). Its setup report, or its worker's list of marked tests, tells.
+        Returns None: a rerun plugin's own answer stands."""
         from .terminal_report import MARKED
 
-        if crashitem in self.marked:
+        if crashitem in self.marked or crashitem in self.state.marked_by_workers():
             setattr(report, MARKED, True)
 
     @pytest.hookimpl(trylast=True)  # after the plugin's own, which fills the worker's output

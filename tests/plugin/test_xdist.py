@@ -255,6 +255,14 @@ def test_an_accuracy_test_whose_worker_crashed_is_a_failure_of_the_section(pytes
         "without a check verdict",
         "*FAILED test_z_crash.py::test_z_marked_dies: no check verdict: worker 'gw0' crashed "
         "while running*"], consecutive=False)
+    # a crash in setup, and under pytest-rerunfailures (which logs an attempt's setup report
+    # only after the attempt): no setup report reaches the controller (H101)
+    pytester.makepyfile(conftest="import os, pytest\n\n@pytest.fixture\n"
+                                 "def dies():\n    os._exit(3)\n")
+    pytester.makepyfile(test_z_crash=MARKED_CRASHES.replace("(golden_dump)", "(dies)"))
+    result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["*1 @accuracy test failed without a check verdict"])
+    assert not list((pytester.path / ".ascend-accuracy" / ".sessions").glob("*"))
 
 
 BASELINE_FIRST = """
