@@ -11,8 +11,7 @@ written from (``stored_record``): a golden with a record is checked against this
 and inputs before use, and refused (or, under ``--accuracy-regen``, rewritten) when they
 differ; one of an older golden format that lacks what this model's golden now holds is refused
 the same way (``stored_format``, docs/formats.md §7.1). The policy (``GoldenPolicy``, built from
-a ``core.regen.Regen``) is
-the only code that writes one:
+a ``core.regen.Regen``) is the only code that writes one:
 
 * missing                                -> written; the caller fails the test naming the file
                                             (with ``--accuracy-regen-all`` the test goes on);
@@ -44,11 +43,10 @@ it deleted it (often half deleted) after a newer golden was in place: it is neve
 Every other leftover is removed, and what was done is returned so the caller can report it.
 An incomplete ``.tmp-*`` is never read.
 
-**Errors.** A write that fails (full disk, read-only folder) raises ``GoldenWriteError`` naming
-the golden as the caller shows it, the golden in place left as it was; a golden whose record or
-tensor files cannot be read, or whose record is not one this package writes or whose ``.npy``
-files are not the ones it lists (``stored_record_check``), is refused naming the file, and
-rewritten under ``--accuracy-regen`` (``REWRITTEN_UNREADABLE``, ``REWRITTEN_RECORD``).
+**Errors.** A failed write (full disk, read-only folder) raises ``GoldenWriteError`` naming the
+golden as shown, the one in place kept; an unreadable record or tensor, a record this package
+did not write, or ``.npy`` files it does not list (``stored_record_check``) are refused naming
+the file, and rewritten under ``--accuracy-regen`` (``REWRITTEN_UNREADABLE``, ``_RECORD``).
 """
 from __future__ import annotations
 
@@ -284,6 +282,8 @@ class GoldenPolicy:
     lock_dir: Optional[Path] = None
     store_inputs: bool = False
     on_recovery: Optional[Callable[[Path, str], None]] = field(default=None, compare=False)
+    #: told of a golden written missing, under its lock (H101: after it, a worker could race)
+    on_missing_written: Callable[[Path], None] = field(default=lambda path: None, compare=False)
     #: a path as errors name it (``Settings.show``); default: relative to the working directory
     show: Optional[Callable[[Path], str]] = field(default=None, compare=False)
 
@@ -304,6 +304,7 @@ class GoldenPolicy:
             _no_file_in_the_way(path)
             if not path.exists():
                 self._write(path, compute, self.store_inputs)
+                self.on_missing_written(path)
                 return read_golden(path), WRITTEN_MISSING
             if self.regen.before_use:
                 changed = self._write(path, compute, self._keeps_inputs(path))

@@ -428,7 +428,9 @@ class AccuracyState:
             self.record_golden_write(self.settings.show(path), note, nodeid)
 
         return GoldenPolicy(self.settings.regen, on_recovery=recovered,
-                            store_inputs=self.settings.store_inputs, show=self.settings.show)
+                            store_inputs=self.settings.store_inputs, show=self.settings.show,
+                            on_missing_written=lambda p: self.note_written(os.path.abspath(p),
+                                                                           nodeid))
 
     def cache_stats(self) -> Dict[str, int]:
         """This process's cache counters plus every merged worker's."""

@@ -33,8 +33,7 @@ def settle(state: AccuracyState, target, status: str, shown: str, model_name: st
         state.record_golden_write(shown, status, nodeid)
     if state.settings.regen.before_use:  # --accuracy-regen-all: every golden is written first
         return
-    if status == golden_files.WRITTEN_MISSING:
-        state.note_written(key, nodeid)
+    if status == golden_files.WRITTEN_MISSING:  # (noted under its lock: golden_policy)
         pytest.fail(golden_files.missing_message(shown, model_name), pytrace=False)
     writer = state.written_by(key) if status == golden_files.USED else None
     if writer is not None:
