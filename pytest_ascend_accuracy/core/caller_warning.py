@@ -13,9 +13,12 @@ the frame's globals made Python ask ``pytest/__main__``'s loader for the source 
 ``__main__`` under ``python -m pytest``, an ImportError that failed the check)."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import sys
 import warnings
+from typing import Dict, Optional, Tuple
 
 #: top-level modules whose frames run tests, not write them
 _MACHINERY = frozenset({"pytest_ascend_accuracy", "_pytest", "pytest", "pluggy", "xdist",
@@ -58,17 +61,39 @@ def _is_pytest_script(frame) -> bool:
     return os.path.basename(frame.f_code.co_filename) in ("pytest", "py.test", "pytest.exe")
 
 
+#: where a warning with no user frame goes instead (``warnings_at``): (file, line) or None
+_AT: "contextvars.ContextVar[Optional[Tuple[str, int]]]" = contextvars.ContextVar(
+    "ascend_accuracy_warnings_at", default=None)
+_REGISTRIES: Dict[str, dict] = {}  # once-per-location registries of those places
+
+
+@contextlib.contextmanager
+def warnings_at(filename: str, lineno: int = 1):
+    """A warning issued inside the block with no user frame on the stack (a YAML suite's item:
+    pytest, then this package) goes to ``filename:lineno``, not to this package's line (H101)."""
+    token = _AT.set((str(filename), int(lineno)))
+    try:
+        yield
+    finally:
+        _AT.reset(token)
+
+
 def warn_at_caller(warning: Warning) -> None:
     """Issue ``warning`` at the first frame of the user's code (see the module docstring)."""
     frame = sys._getframe(1)
     while frame is not None and _machinery(frame):
         frame = frame.f_back
     if frame is None:
-        warnings.warn(warning, stacklevel=3)
+        at = _AT.get()
+        if at is None:
+            warnings.warn(warning, stacklevel=3)
+        else:
+            warnings.warn_explicit(warning, type(warning), at[0], at[1],
+                                   registry=_REGISTRIES.setdefault(at[0], {}))
         return
     registry = frame.f_globals.setdefault("__warningregistry__", {})
     warnings.warn_explicit(warning, type(warning), frame.f_code.co_filename, frame.f_lineno,
                            module=frame.f_globals.get("__name__"), registry=registry)
 
 
-__all__ = ["warn_at_caller"]
+__all__ = ["warn_at_caller", "warnings_at"]

@@ -339,8 +339,11 @@ class AccuracyYamlItem(pytest.Item):
         self.add_marker(pytest.mark.accuracy)
 
     def runtest(self):
+        from .yaml_warning_place import warnings_at_entry
+
         try:
-            self._run()
+            with warnings_at_entry(self.path, self.case):  # (no user frame: warnings go here)
+                self._run()
         except ConfigError as exc:  # a setting of the suite: the error names its file and key
             keyed = self._keyed(exc)
             if keyed is None:

@@ -1,0 +1,26 @@
+"""A warning raised while a YAML suite's item runs names the suite file at the entry's line, as
+a Python test's names the test's line (``core.caller_warning.warnings_at``): it named
+``plugin/yaml_suite.py:470``, a line of this package (H101)."""
+
+SUITE = """defaults:
+  threshold: 0.95
+models:
+  - name: other
+    model: models/overflow.onnx
+    modes: [high_precision]
+  - name: mlp
+    model: models/passing_mlp.onnx
+    golden: golden/yaml_mlp
+"""
+
+
+def test_a_yaml_items_warning_names_the_suite_file_at_its_entry(pytester, models_dir):
+    pytester.makefile(".yaml", accuracy_mlp=SUITE)
+    pytester.runpytest("-p", "no:cacheprovider", "-k", "not other")  # the golden: written
+    # (a process of its own: in this one, this test's frame would be the user's frame found)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "not other",
+                                           "--accuracy-store-inputs")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*accuracy_mlp.yaml:7: UserWarning: --accuracy-store-inputs: "
+                                 "the stored golden golden/yaml_mlp holds op outputs only*"])
+    result.stdout.no_fnmatch_line("*yaml_suite.py*")
