@@ -238,6 +238,7 @@ class XdistHooks:
 
         if crashitem in self.marked or crashitem in self.state.marked_by_workers():
             setattr(report, MARKED, True)
+            _junit_verdict_of_crash(getattr(sched, "config", None), report)
 
     @pytest.hookimpl(trylast=True)  # after the plugin's own, which fills the worker's output
     def pytest_sessionfinish(self, session):
@@ -357,3 +358,23 @@ def _model_of(item):
     if not isinstance(model, (str, os.PathLike)):  # (another plugin's item may hold anything)
         return None
     return os.path.realpath(model)
+
+
+def _junit_verdict_of_crash(config, report) -> None:
+    """The JUnit properties a marked test that failed with no check gets (``accuracy_passed``
+    false and the reason: ``junit_verdict.one_verdict``), for a crashed one: junitxml adds a
+    report's properties only at its teardown, which a crashed test never has. Added to the
+    test's testcase in junitxml's own writer; nothing where ``--junitxml`` is not given."""
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # (a pytest that moved it: the summary still counts the test)
+        return
+    xml = config.stash.get(xml_key, None) if config is not None else None
+    if xml is None:
+        return
+    from .junit_verdict import one_verdict
+    from .terminal_report import first_line
+
+    reporter = xml.node_reporter(report)  # (the testcase the crash report then goes to)
+    for name, value in one_verdict([], first_line(report.longrepr) or "worker crashed", True):
+        reporter.add_property(name, str(value))

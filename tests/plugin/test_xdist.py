@@ -248,8 +248,17 @@ def test_an_accuracy_test_whose_worker_crashed_is_a_failure_of_the_section(pytes
     pytester.makefile(".yaml", accuracy_one="defaults: {threshold: 0.95}\nmodels:\n"
                                             "  - model: models/passing_mlp.onnx\n")
     pytester.makepyfile(test_z_crash=MARKED_CRASHES)
-    result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider")
+    result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider",
+                                "--junitxml=j.xml")
     result.assert_outcomes(passed=1, failed=1)
+    import xml.etree.ElementTree as ET
+
+    case = next(c for c in ET.parse(pytester.path / "j.xml").getroot().iter("testcase")
+                if c.get("name") == "test_z_marked_dies")
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props["accuracy_passed"] == "false"  # (it had no properties at all, H100)
+    assert props["accuracy_first_failing_reason"].startswith(
+        "no check verdict: worker 'gw0' crashed while running")
     result.stdout.fnmatch_lines([
         "1 accuracy check: 1 passed, 0 failed (1 model x 1 mode); 1 @accuracy test failed "
         "without a check verdict",
