@@ -84,6 +84,8 @@ def _take(counter) -> int:
 
 
 def _child(measure, count: int, counter, conn) -> None:
+    from ..errors import FileReplacedError
+
     try:
         while True:
             index = _take(counter)
@@ -91,6 +93,8 @@ def _child(measure, count: int, counter, conn) -> None:
                 break
             conn.send((index, measure(index)))
         conn.send(("done", _private_bytes()))
+    except FileReplacedError:  # ends the compare: the parent measures this pair and raises it
+        pass  # (escaping, it printed a traceback per child, H102)
     finally:
         conn.close()
 

@@ -26,9 +26,10 @@ from .model import DumpSet, TensorRef
 Identity = Tuple[int, int, int, int]
 
 #: what a read of a replaced file says (the error's file is the one replaced)
-REPLACED = ("replaced since this golden was checked: another pytest session rewrote it while "
-            "this test ran (--accuracy-regen or --accuracy-regen-all there), so its values are "
-            "not the ones checked; run the test again to compare against the golden as it is now")
+REPLACED = ("changed on disk since this golden was checked (rewritten or touched while this "
+            "test ran: another pytest session's --accuracy-regen or --accuracy-regen-all, a git "
+            "checkout or pull, a copy), so its values are not the ones checked; run the test "
+            "again to compare against the golden as it is now")
 
 
 def _identity(st: os.stat_result) -> Identity:

@@ -228,6 +228,7 @@ class XdistHooks:
         except OSError:  # a read-only cache: a test's setup report still tells
             pass
 
+    @pytest.hookimpl(trylast=True)  # after a rerun plugin's, which may make it a "rerun"
     def pytest_handlecrashitem(self, crashitem, report, sched):
         """A worker died running an ``@accuracy`` test (an ACL runtime's segfault, the OOM
         killer): xdist makes the failed report here, on the controller, where the test's mark
@@ -238,7 +239,8 @@ class XdistHooks:
 
         if crashitem in self.marked or crashitem in self.state.marked_by_workers():
             setattr(report, MARKED, True)
-            _junit_verdict_of_crash(getattr(sched, "config", None), report)
+            if report.outcome != "rerun":  # (H102: a rerun that passed kept "false")
+                _junit_verdict_of_crash(getattr(sched, "config", None), report)
 
     @pytest.hookimpl(trylast=True)  # after the plugin's own, which fills the worker's output
     def pytest_sessionfinish(self, session):

@@ -47,11 +47,11 @@ def test_a_golden_rewritten_after_it_was_handed_out_is_never_compared(tmp_path, 
     assert status == stored.REWRITTEN_ALL
     for op in golden:
         for t in op.outputs:
-            with pytest.raises(DumpFormatError, match="replaced since this golden was checked"):
+            with pytest.raises(DumpFormatError, match="changed on disk since this golden was checked"):
                 t.load()
             span = span_of(t.loader)
             assert span is not None  # the compare engine's own read refuses it too
-            with pytest.raises(DumpFormatError, match="another pytest session rewrote it"):
+            with pytest.raises(DumpFormatError, match="another pytest session's --accuracy-regen"):
                 span.read_into(np.empty(span.nbytes + 8, np.uint8))
     with pytest.raises(DumpFormatError) as err:
         compare_dumps(golden, golden)
@@ -73,3 +73,28 @@ def test_a_handed_out_golden_holds_no_file_open(tmp_path, model):
     if before is not None:
         assert len(os.listdir("/proc/self/fd")) - before < 10
     assert [float(op.outputs[0].load()[0]) for op in golden][:3] == [0.0, 1.0, 2.0]
+
+
+def test_a_replaced_golden_in_a_parallel_compare_is_one_clean_error(tmp_path, model, capfd):
+    """The forked children of a parallel compare (compare/parallel.py) stop quietly on a
+    replaced file and the parent raises it: each child printed a traceback (H102)."""
+    from pytest_ascend_accuracy.compare import parallel
+
+    if not parallel.available():
+        pytest.skip("the parallel compare forks: Linux only")
+    path = tmp_path / "golden" / "big"
+    compute = computer(model)
+
+    def many():
+        dump = DumpSet.from_arrays({f"op{k}": [np.full(64, k, np.float32)] for k in range(200)})
+        dump.meta[rec.SOURCE_META] = compute.identity.as_meta()
+        return dump
+
+    stored.GoldenPolicy().obtain(path, many, compute.identity)
+    golden, _ = stored.GoldenPolicy().obtain(path, many, compute.identity)
+    for f in path.glob("*.npy"):
+        os.utime(f, ns=(1, 1))  # (touched: as a git checkout of the same bytes)
+    capfd.readouterr()
+    with pytest.raises(DumpFormatError, match="changed on disk since this golden was checked"):
+        compare_dumps(golden, golden, workers=4)
+    assert "Traceback" not in capfd.readouterr().err

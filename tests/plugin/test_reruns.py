@@ -120,3 +120,33 @@ def test_a_stored_golden_written_by_the_first_attempt_fails_the_rerun(pytester, 
                                 if how == "fixture" else
                                 f"*golden file {golden} was written by this session*"])
     pytester.runpytest().assert_outcomes(passed=1)  # the next session judges against it
+
+
+CRASHES_ONCE = """
+import os
+from pathlib import Path
+from pytest_ascend_accuracy import accuracy
+
+
+@accuracy(threshold=0.95)
+def test_z_crashes_once(golden_dump):
+    marker = Path("crashed")
+    if not marker.exists():
+        marker.touch()
+        os._exit(3)  # as an ACL runtime's segfault ends the worker
+"""
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+def test_a_crash_rerun_that_passes_leaves_no_failed_verdict_in_junit(pytester, models_dir):
+    """A worker's crash that pytest-rerunfailures turns into a rerun is no verdict: its
+    testcase said accuracy_passed=false beside the rerun that passed (H102)."""
+    import xml.etree.ElementTree as ET
+
+    pytester.makepyfile(test_z=CRASHES_ONCE)
+    result = pytester.runpytest("-n", "1", "--reruns", "1", "-p", "no:cacheprovider",
+                                "--junitxml=j.xml")
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1}
+    values = [p.get("value") for p in ET.parse(pytester.path / "j.xml").getroot().iter("property")
+              if p.get("name") == "accuracy_passed"]
+    assert "false" not in values, values
