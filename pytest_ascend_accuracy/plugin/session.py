@@ -378,11 +378,17 @@ class AccuracyState:
         return found - {""}
 
     def forget_session_registry(self) -> None:
-        """At the session's end (the controller): the registries go, their folder if empty."""
-        for path in [self.session_registry,
-                     *self.session_registry.parent.glob(f"{self.session_key}.marked-*")]:
+        """At the session's end (the controller): the registries go, their folder if empty;
+        so do those of sessions ended a week ago or more without removing theirs (a killed
+        controller's: a CI timeout, H102)."""
+        import time
+
+        week_ago = time.time() - 7 * 24 * 3600
+        for path in self.session_registry.parent.glob("*"):
             try:
-                path.unlink()
+                if path.name.startswith(f"{self.session_key}.") or \
+                        path.stat().st_mtime < week_ago:
+                    path.unlink()
             except OSError:
                 pass
         try:

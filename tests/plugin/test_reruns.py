@@ -150,3 +150,22 @@ def test_a_crash_rerun_that_passes_leaves_no_failed_verdict_in_junit(pytester, m
     values = [p.get("value") for p in ET.parse(pytester.path / "j.xml").getroot().iter("property")
               if p.get("name") == "accuracy_passed"]
     assert "false" not in values, values
+
+
+def test_registries_a_killed_session_left_go_a_week_later(pytester, models_dir):
+    """A controller killed (a CI timeout) never removed its session's registries (H102); a
+    later session's end removes those a week old, and leaves a recent one of another session
+    (which may still run)."""
+    import os
+    import time
+
+    sessions = pytester.path / ".ascend-accuracy" / ".sessions"
+    sessions.mkdir(parents=True)
+    old, recent = sessions / "dead.marked-gw0", sessions / "alive.written"
+    old.write_text("x\n")
+    recent.write_text("y\n")
+    week = 7 * 24 * 3600
+    os.utime(old, (time.time() - week - 60,) * 2)
+    pytester.makepyfile(test_bl=BASELINE)
+    pytester.runpytest("-p", "no:cacheprovider")
+    assert not old.exists() and recent.exists()
