@@ -58,18 +58,24 @@ def test_a_golden_rewritten_after_it_was_handed_out_is_never_compared(tmp_path, 
     assert REPLACED in str(err.value)
 
 
-def test_a_handed_out_golden_holds_no_file_open(tmp_path, model):
+def _written_with_ops(tmp_path, model, ops: int, size: int):
+    """(path, compute, identity) of a stored golden of ``ops`` ops of ``size`` values each."""
     path = tmp_path / "golden" / "big"
     compute = computer(model)
 
     def many():
-        dump = DumpSet.from_arrays({f"op{k}": [np.full(3, k, np.float32)] for k in range(300)})
+        dump = DumpSet.from_arrays({f"op{k}": [np.full(size, k, np.float32)] for k in range(ops)})
         dump.meta[rec.SOURCE_META] = compute.identity.as_meta()
         return dump
 
     stored.GoldenPolicy().obtain(path, many, compute.identity)
+    return path, many, compute.identity
+
+
+def test_a_handed_out_golden_holds_no_file_open(tmp_path, model):
+    path, many, identity = _written_with_ops(tmp_path, model, 300, 3)
     before = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
-    golden, _ = stored.GoldenPolicy().obtain(path, many, compute.identity)
+    golden, _ = stored.GoldenPolicy().obtain(path, many, identity)
     if before is not None:
         assert len(os.listdir("/proc/self/fd")) - before < 10
     assert [float(op.outputs[0].load()[0]) for op in golden][:3] == [0.0, 1.0, 2.0]
@@ -82,16 +88,8 @@ def test_a_replaced_golden_in_a_parallel_compare_is_one_clean_error(tmp_path, mo
 
     if not parallel.available():
         pytest.skip("the parallel compare forks: Linux only")
-    path = tmp_path / "golden" / "big"
-    compute = computer(model)
-
-    def many():
-        dump = DumpSet.from_arrays({f"op{k}": [np.full(64, k, np.float32)] for k in range(200)})
-        dump.meta[rec.SOURCE_META] = compute.identity.as_meta()
-        return dump
-
-    stored.GoldenPolicy().obtain(path, many, compute.identity)
-    golden, _ = stored.GoldenPolicy().obtain(path, many, compute.identity)
+    path, many, identity = _written_with_ops(tmp_path, model, 200, 64)
+    golden, _ = stored.GoldenPolicy().obtain(path, many, identity)
     for f in path.glob("*.npy"):
         os.utime(f, ns=(1, 1))  # (touched: as a git checkout of the same bytes)
     capfd.readouterr()
