@@ -255,3 +255,41 @@ def test_a_baseline_cut_short_for_the_model_it_recorded_fails(path):
     grown = judge_ops(ops[:1], ops, max_drop=0.01)  # another model: a note, as before
     assert grown.regressions == () and grown.new_ops == ("b",)
     assert replace(ops[0]).key == ops[0].key
+
+
+def test_a_baseline_this_run_wrote_is_told_under_its_lock_and_a_requested_rewrite_is_not(path):
+    """``on_written`` (the plugin's session registry: no check of the session may pass against
+    a baseline it wrote) is told while the baseline's lock is held: told after, another xdist
+    worker waiting on the lock could judge against the file before the registry had it (H102,
+    as for stored goldens)."""
+    import threading
+
+    from filelock import Timeout
+
+    from pytest_ascend_accuracy.core.path_lock import path_lock
+
+    told = []
+
+    def on_written(written):
+        held = {}
+
+        def other_worker():  # (a FileLock is per thread: a thread stands for another process)
+            lock = path_lock(written, "baseline")
+            try:
+                lock.acquire(timeout=0.05)
+            except Timeout:
+                held["by_us"] = True
+                return
+            lock.release()
+            held["by_us"] = False
+
+        t = threading.Thread(target=other_worker)
+        t.start()
+        t.join()
+        told.append((written, held["by_us"]))
+
+    check(make_result(), path, on_written=on_written)
+    assert told == [(path, True)]
+    check(make_result(), path, on_written=on_written, regen="all")  # asked for: not told
+    check(make_result(), path, on_written=on_written)  # passes against it: not told
+    assert told == [(path, True)]

@@ -31,7 +31,7 @@ import math
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Collection, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Collection, List, Mapping, Optional, Sequence, Tuple
 
 from .env import backend_only_keys, normalise_environment
 from .former_draws import former_draw_notes
@@ -235,15 +235,17 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
                    max_drop: float = 0.002, max_rel_l2_rise: Optional[float] = None,
                    regen=Regen.NONE, info: Optional[Mapping[str, object]] = None,
                    shown: Optional[str] = None,
-                   rel_l2_lines: Optional[Collection[Tuple[str, str]]] = None
-                   ) -> BaselineOutcome:
+                   rel_l2_lines: Optional[Collection[Tuple[str, str]]] = None,
+                   on_written: Optional[Callable[[Path], None]] = None) -> BaselineOutcome:
     """Judge ``result`` (a ``CompareResult``) against the baseline at ``path``; see the module
     docstring. ``header``: the environment (``backend``, ``toolkit_version``, ``soc_version``,
     ``atc_args`` and any extra plain keys, see ``baseline.environment_for``). ``inputs``: the
     ``BaselineInputs`` (or its ``InputSpec``) the run used; unseeded inputs are refused.
     ``info``: shown in the file and in messages, never judged (model name, model sha256).
     ``shown``: how messages spell ``path`` (the plugin: relative to where pytest ran).
-    ``max_rel_l2_rise`` judges the rel_l2 of the ``rel_l2_lines`` keys (``judge_ops``)."""
+    ``max_rel_l2_rise`` judges the rel_l2 of the ``rel_l2_lines`` keys (``judge_ops``).
+    ``on_written(path)``: told, still under the baseline's lock, when this run wrote a baseline
+    that was missing or unreadable (not one ``--accuracy-regen`` rewrote on request)."""
     path = Path(path)
     shown = shown if shown is not None else os.fspath(path)
     where = f"baseline {shown}"
@@ -264,8 +266,11 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     # one process at a time reads, judges and rewrites a baseline (and its stored inputs):
     # xdist workers whose tests share one recorded it twice at once, half of each
     with PathLocked(path, "baseline"):
-        return _judge(path, fresh, regen, max_drop, max_rel_l2_rise, shown, plain,
-                      rel_l2_lines)
+        outcome = _judge(path, fresh, regen, max_drop, max_rel_l2_rise, shown, plain,
+                         rel_l2_lines)
+        if on_written is not None and outcome.written is not None and outcome.status != REWRITTEN:
+            on_written(path)  # (told after the lock, another worker could pass against it)
+        return outcome
 
 
 def _judge(path: Path, fresh: Baseline, regen: Regen, max_drop: float,

@@ -75,5 +75,6 @@ def check_against_baseline(state: AccuracyState, result, handle: "AscendModel", 
     return with_other_cases(check_baseline(
         result, located.path, header=environment_for(handle.converted), inputs=inputs,
         max_drop=spec.max_drop, regen=state.settings.regen, **rel_l2_limits(result, spec),
-        info=model_info(handle.model, rootdir, owner), shown=state.settings.show(located.path)),
+        info=model_info(handle.model, rootdir, owner), shown=state.settings.show(located.path),
+        on_written=lambda p: state.note_written(os.path.abspath(p), nodeid)),
         located, inputs.spec, state.settings.show)

@@ -173,7 +173,7 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
             regen = "" if "symbolic link loop" in str(exc) else " (--accuracy-regen rewrites it)"
             notes.append(_failed_note(state, nodeid, "unreadable", f"{exc}{regen}"))
         raise
-    from ..baseline.check import REWRITTEN, UNREADABLE
+    from ..baseline.check import UNREADABLE
 
     key = os.path.abspath(base.path)
     writer = state.written_by(key) if base.passed and base.written is None else None
@@ -183,8 +183,8 @@ def _judge_baseline(state: AccuracyState, outcome, handle, inputs, spec, nodeid:
         done = ("baseline rewritten (--accuracy-regen: it could not be read; the test still "
                 "fails)" if base.status == UNREADABLE else f"baseline {base.status}")
         state.record_golden_write(state.settings.show(base.written), done, nodeid)
-        if base.status != REWRITTEN:  # missing, or unreadable and rewritten (--accuracy-regen)
-            state.note_written(key, nodeid)
+        # (a missing or unreadable one this run wrote is in the session's registry: noted under
+        # the baseline's lock, check_baseline's on_written)
     elif writer is not None:
         # a rerun (pytest-rerunfailures) or another test of the same conversion, on any xdist
         # worker: the baseline this session wrote from its own run is no reviewed baseline,
