@@ -43,6 +43,7 @@ class FileSpan:
         view = memoryview(buffer)[:n]
         done = 0
         with open(self.path, "rb", buffering=0) as f:  # unbuffered: straight into ``buffer``
+            self.opened(f)
             f.seek(self.offset)
             while done < n:  # a read may return less than asked; loop until the end of file
                 got = f.readinto(view[done:])
@@ -50,6 +51,10 @@ class FileSpan:
                     return None
                 done += got
         return buffer[:n].view(self.dtype)
+
+    def opened(self, f) -> None:
+        """Called with the file opened for ``read_into``, before reading (``dump.pinned``
+        checks it is the file it recorded)."""
 
 
 class SpanLoader:

@@ -51,19 +51,8 @@ class HeldSpan(FileSpan):
 
     identity: Optional[Identity] = None
 
-    def read_into(self, buffer):
-        n = self.nbytes
-        view = memoryview(buffer)[:n]
-        done = 0
-        with open(self.path, "rb", buffering=0) as f:
-            _check(self.path, self.identity, os.fstat(f.fileno()))
-            f.seek(self.offset)
-            while done < n:
-                got = f.readinto(view[done:])
-                if not got:
-                    return None
-                done += got
-        return buffer[:n].view(self.dtype)
+    def opened(self, f) -> None:
+        _check(self.path, self.identity, os.fstat(f.fileno()))
 
 
 class _HeldLoader(SpanLoader):

@@ -435,9 +435,10 @@ class GoldenPolicy:
                     f"again to compare against the new golden"), lambda: (
                     f"{head}. {fix()}, or run the test again with --accuracy-regen to "
                     f"rewrite the golden"))
-            for problem, changed, note in (
-                    (dtype_problem, record.dtype_changes(rec, golden), REWRITTEN_DTYPE),
-                    (changed_problem, record.changed_files(rec, path), REWRITTEN_CHANGED)):
+            for problem, find, note in (  # (in turn: a dtype change refuses before hashing)
+                    (dtype_problem, lambda: record.dtype_changes(rec, golden), REWRITTEN_DTYPE),
+                    (changed_problem, lambda: record.changed_files(rec, path), REWRITTEN_CHANGED)):
+                changed = find()
                 if changed:
                     head, fix = problem(changed, shown, path, rec.get("digests") or {})
                     self._refuse(path, compute, note, (

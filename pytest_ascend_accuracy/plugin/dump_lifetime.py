@@ -23,25 +23,16 @@ _NUMBERED = re.compile(r"pytest-\d+")
 
 @dataclass(frozen=True)
 class DumpLifetime:
-    """The temp folder settings of this pytest process (``of``)."""
+    """The temp folder settings of this pytest process, read when a note is made (a failure):
+    its TempPathFactory is made after this plugin's ``pytest_configure``."""
 
-    config: object = None  # (its TempPathFactory, made after this plugin's pytest_configure)
-    policy: str = "all"  # tmp_path_retention_policy
-    count: int = 3  # tmp_path_retention_count
+    config: object = None
 
-    @classmethod
-    def of(cls, config) -> "DumpLifetime":
-        def ini(name, default):
-            try:
-                return config.getini(name)
-            except ValueError:  # a pytest without the key (before 7.3)
-                return default
-
+    def _ini(self, name: str, default):
         try:
-            count = int(ini("tmp_path_retention_count", 3))
-        except (TypeError, ValueError):
-            count = 3
-        return cls(config=config, policy=str(ini("tmp_path_retention_policy", "all")), count=count)
+            return self.config.getini(name)
+        except (AttributeError, ValueError):  # a pytest without the key (before 7.3)
+            return default
 
     def note(self, folder) -> Optional[str]:
         """The line after ``dump kept: folder``, or None where ``folder`` is not in pytest's
@@ -59,8 +50,13 @@ class DumpLifetime:
         if not _numbered(self.config, factory, base):
             return ("  (under --basetemp, which the next pytest session given the same "
                     f"--basetemp empties: {copy})")
-        if self.policy == "none" or self.count <= 0:
-            setting = "tmp_path_retention_policy = none" if self.policy == "none" else \
+        policy = str(self._ini("tmp_path_retention_policy", "all"))
+        try:
+            count = int(self._ini("tmp_path_retention_count", 3))
+        except (TypeError, ValueError):
+            count = 3
+        if policy == "none" or count <= 0:
+            setting = "tmp_path_retention_policy = none" if policy == "none" else \
                 "tmp_path_retention_count = 0"
             return (f"  (in pytest's temp folder, removed when this session ends ({setting}): "
                     "run with -o tmp_path_retention_policy=failed -o tmp_path_retention_count=3 "

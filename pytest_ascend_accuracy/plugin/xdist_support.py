@@ -189,17 +189,13 @@ class XdistHooks:
         self.state = state
         self.worker = worker
         self.side = WorkerSide(state) if worker else ControllerSide(state)
-        self.marked = set()  # (controller) the @accuracy tests whose setup a worker reported
 
     @pytest.hookimpl(tryfirst=True)  # on a worker, before xdist sends the report
     def pytest_runtest_logreport(self, report):
         """Each test's results go to the controller with its teardown report
         (``worker_handoff``)."""
-        from .terminal_report import MARKED
         from .worker_handoff import HANDOFF_ATTR
 
-        if not self.worker and report.when == "setup" and getattr(report, MARKED, False):
-            self.marked.add(report.nodeid)
         if report.when != "teardown":
             return
         if self.worker:
@@ -212,9 +208,9 @@ class XdistHooks:
             self.side.take(str(worker), report.nodeid, data)
 
     def pytest_collection_finish(self, session):
-        """(A worker) the ``@accuracy`` tests it collected, for the controller's crash reports:
-        a setup report may never come (a crash in setup; pytest-rerunfailures logs an
-        attempt's reports only after it, H101)."""
+        """(A worker) the ``@accuracy`` tests it collected, for the controller's crash reports
+        (``pytest_handlecrashitem``): no report of a crashed test's own may have come (a crash
+        in setup; pytest-rerunfailures logs an attempt's reports only after it, H101)."""
         if not self.worker:
             return
         marked = [i.nodeid for i in session.items if i.get_closest_marker("accuracy")]
@@ -233,11 +229,11 @@ class XdistHooks:
         """A worker died running an ``@accuracy`` test (an ACL runtime's segfault, the OOM
         killer): xdist makes the failed report here, on the controller, where the test's mark
         is not known; the summary's section left the test out ("1 passed, 0 failed" beside
-        pytest's failure, H100). Its setup report, or its worker's list of marked tests, tells.
-        Returns None: a rerun plugin's own answer stands."""
+        pytest's failure, H100). Its worker's list of marked tests tells. Returns None: a rerun
+        plugin's own answer stands."""
         from .terminal_report import MARKED
 
-        if crashitem in self.marked or crashitem in self.state.marked_by_workers():
+        if crashitem in self.state.marked_by_workers():
             setattr(report, MARKED, True)
             if report.outcome != "rerun":  # (H102: a rerun that passed kept "false")
                 _junit_verdict_of_crash(getattr(sched, "config", None), report)
