@@ -438,8 +438,7 @@ class GoldenPolicy:
             for problem, find, note in (  # (in turn: a dtype change refuses before hashing)
                     (dtype_problem, lambda: record.dtype_changes(rec, golden), REWRITTEN_DTYPE),
                     (changed_problem, lambda: record.changed_files(rec, path), REWRITTEN_CHANGED)):
-                changed = find()
-                if changed:
+                if changed := find():
                     head, fix = problem(changed, shown, path, rec.get("digests") or {})
                     self._refuse(path, compute, note, (
                         f"{head}; rewrote it (--accuracy-regen): the test fails this time, run it "
