@@ -185,6 +185,16 @@ def _installed_metadata_read_once():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _traceback_sources_parsed_once():
+    """See ``traceback_source_parsed_once``."""
+    from traceback_source_parsed_once import parse_once
+
+    with pytest.MonkeyPatch.context() as patch:
+        parse_once(patch)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _temp_files_stay_in_pytests_base_temp(tmp_path_factory):
     where = str(tmp_path_factory.mktemp("tmpdir"))
     saved = tempfile.tempdir, os.environ.get("TMPDIR")

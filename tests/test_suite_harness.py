@@ -5,6 +5,7 @@ pytest caches a rewritten test module as a ``.pyc`` keyed by the source's mtime 
 and its size. A second version of the same size written within the same second was read back
 from that cache, so the inner run executed the *first* version (CI failed this way once:
 tests/plugin/test_ocr_det_hint.py ran its pasted hint again instead of the sanitized one)."""
+import re
 
 
 def test_a_rewritten_test_file_of_the_same_size_runs_its_new_text(pytester):
@@ -63,3 +64,41 @@ def test_inline_runs_load_what_they_would_with_the_metadata_read_once(pytester, 
         monkeypatch.setattr(importlib.metadata if name == "distributions" else _pytest.config,
                             name, real)
     assert _what_a_run_loaded(pytester) == read_once
+
+
+_FAILING_AND_BROKEN = {
+    "test_fails": ("import pytest\n\n\n@pytest.fixture\ndef value():\n    return 2\n\n\n"
+                   "def helper(x):\n    if x:\n        raise ValueError(\n            'no'\n"
+                   "        )\n\n\ndef test_it(value):\n    assert value == 2\n"
+                   "    helper(value)\n"),
+    "test_broken": "import not_a_module_anywhere\n",
+}
+
+
+def test_reports_show_what_they_would_with_each_source_parsed_once(pytester, monkeypatch):
+    """``traceback_source_parsed_once``: a failing test's long traceback and the ``Interrupted``
+    report of a collection error read as with pytest's own parsing, every entry of them."""
+    import _pytest._code.code
+    import _pytest._code.source
+    from traceback_source_parsed_once import REAL
+
+    assert _pytest._code.code.getstatementrange_ast is not REAL
+    pytester.makepyfile(**_FAILING_AND_BROKEN)
+    args = ("--tb=long", "--fulltrace", "-p", "no:cacheprovider")
+
+    def reports():
+        return [pytester.runpytest(f"{name}.py", *args).outlines for name in _FAILING_AND_BROKEN]
+
+    once = [reports(), reports()]
+    for module in (_pytest._code.source, _pytest._code.code):
+        monkeypatch.setattr(module, "getstatementrange_ast", REAL)
+    real = reports()
+    assert any(line.startswith("E") and line.endswith("ValueError: no") for line in real[0])
+    assert any("Interrupted: 1 error during collection" in line for line in real[1])
+
+    def same_run(runs):  # (the objects' addresses and the time taken differ from run to run)
+        return [[re.sub(r" at 0x[0-9a-f]+>", ">", line.rsplit(" in ", 1)[0] if line[:1] == "="
+                        else line) for line in lines] for lines in runs]
+
+    assert same_run(once[0]) == same_run(once[1]) == same_run(real)
+    assert len(real[1]) > 300  # (--fulltrace: every entry of pytest's own stack is shown)
