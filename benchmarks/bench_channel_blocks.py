@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from pytest_ascend_accuracy.dump import channel_blocks
 
-    if channel_blocks.extension() is None:
+    if channel_blocks.channel_blocks_extension() is None:
         print("the _channel_blocks extension is not built here: "
               "pip install -e . (needs a C compiler)")
         return 1

@@ -26,7 +26,7 @@ def pair(tmp_path):
     from pytest_ascend_accuracy.testing import models
     from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
-    proto = models.overflow()
+    proto = models.overflow_model()
     next(n for n in proto.graph.node if n.name == "norm").name = DOTTED
     return emulated_pair(tmp_path, proto, FUSION_OFF, name="det", store_inputs=True)
 

@@ -45,3 +45,27 @@ def test_pytest_help_does_not_import_heavy_dependencies():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "onnx" not in proc.stdout, proc.stdout
+
+
+#: names two of the package's modules both define, on purpose: console scripts' entry points,
+#: and fixtures (plugin/fixtures.py, names fixed by the design) that call the library function
+#: of their own name
+ONE_NAME_TWO_FACES = {"main", "golden_dump", "check_dataset", "check_preprocessing"}
+
+
+def test_no_two_public_definitions_of_the_package_share_a_name():
+    """The guide's "no two things with one name": a reader who finds ``csv_rows`` or ``settle``
+    finds one thing (module-level public functions and classes)."""
+    import ast
+    from collections import defaultdict
+
+    where = defaultdict(list)
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                    and not node.name.startswith("_")):
+                where[node.name].append(str(path.relative_to(PACKAGE)))
+    shared = {name: paths for name, paths in where.items()
+              if len(paths) > 1 and name not in ONE_NAME_TWO_FACES}
+    assert not shared, shared
+    assert all(len(where[name]) == 2 for name in ONE_NAME_TWO_FACES), where

@@ -123,7 +123,7 @@ def test_a_subcommand_can_be_registered(capsys):
     def run(args):
         print(f"n={args.n}")
         return 0
-    cli.register(cli.Command("hello-test", "test command", configure, run))
+    cli.add_command(cli.Command("hello-test", "test command", configure, run))
     try:
         assert cli.main(["hello-test", "--n", "3"]) == 0
         assert capsys.readouterr().out == "n=3\n"

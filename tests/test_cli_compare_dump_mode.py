@@ -62,7 +62,7 @@ def _emulated(tmp_path, mode=None, *, proto=None, store_inputs=False, input_shap
     from pytest_ascend_accuracy.testing import models
     from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
-    pair = emulated_pair(tmp_path, proto if proto is not None else models.overflow(), mode,
+    pair = emulated_pair(tmp_path, proto if proto is not None else models.overflow_model(), mode,
                          name="overflow", store_inputs=store_inputs, input_shape=input_shape)
     return pair.model, pair.compare_argv()
 
@@ -96,7 +96,7 @@ def test_compare_with_the_om_json_shows_and_takes_the_models_own_names(tmp_path,
     trial)."""
     from pytest_ascend_accuracy.testing import models
 
-    proto = models.overflow()
+    proto = models.overflow_model()
     for node in proto.graph.node:  # PP-OCR's dotted names: p2o.Conv.0
         node.name = node.name.replace("/", ".").replace("to_flat", "to.flat")
     _, base = _emulated(tmp_path, proto=proto)
@@ -114,7 +114,7 @@ def test_the_pointer_carries_the_dumps_input_shape(tmp_path, capsys):
     refused ("dimension 0 ('batch') is dynamic"; a review; PP-OCR det is such a model)."""
     from pytest_ascend_accuracy.testing import models
 
-    proto = models.overflow()
+    proto = models.overflow_model()
     x = proto.graph.input[0]
     x.type.tensor_type.shape.dim[0].dim_param = "batch"
     x.type.tensor_type.shape.dim[0].ClearField("dim_value")

@@ -21,7 +21,7 @@ def test_overflow(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
 
 
 def test_the_judged_results_diagnose_command_names_the_model_and_runs(pytester, capsys):
-    onnx.save(tiny_models.overflow(), str(pytester.path / "overflow.onnx"))
+    onnx.save(tiny_models.overflow_model(), str(pytester.path / "overflow.onnx"))
     pytester.makepyfile(test_o=TEST)
     pytester.runpytest("-p", "no:cacheprovider", "--accuracy-report=rep").assert_outcomes(failed=1)
     (saved,) = pytester.path.glob("rep/*/compare.json")

@@ -105,10 +105,10 @@ def test_diagnose_judges_under_the_scale_guard_too(tmp_path, capsys):
     'PASSES: the default conversion already meets the threshold'."""
     import onnx
 
-    from pytest_ascend_accuracy.testing.models import overflow
+    from pytest_ascend_accuracy.testing.models import overflow_model
 
     model = tmp_path / "ovf.onnx"
-    onnx.save(overflow(), str(model))
+    onnx.save(overflow_model(), str(model))
     common = ["diagnose", str(model), "--threshold", "0.05", "--cache-dir", str(tmp_path / "c")]
     assert cli.main(common) == 0
     assert "diagnosis of ovf: RESTORED" in capsys.readouterr().out

@@ -14,9 +14,10 @@ HAS_COMPILER = bool(shutil.which(sysconfig.get_config_var("CC") or "cc") or shut
 
 
 @pytest.mark.skipif(not HAS_COMPILER, reason="no C compiler here: the install leaves them out")
-@pytest.mark.parametrize("load, name", [(pair_sums.extension, "compare._pair_sums"),
+@pytest.mark.parametrize("load, name", [(pair_sums.pair_sums_extension, "compare._pair_sums"),
                                         (tiny_values.pass_extension, "compare._tiny_pass"),
-                                        (channel_blocks.extension, "dump._channel_blocks")])
+                                        (channel_blocks.channel_blocks_extension,
+                                         "dump._channel_blocks")])
 def test_the_install_builds_the_extension_where_a_c_compiler_is_there(load, name):
     assert load() is not None, (
         f"pytest_ascend_accuracy.{name} is not importable although a C compiler is installed: "

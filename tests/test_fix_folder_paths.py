@@ -21,7 +21,7 @@ def overflow(tmp_path, monkeypatch):
     for var in ("FAKE_ATC_FAIL", "FAKE_ATC_HANG", "FAKE_ATC_REJECT", "FAKE_ATC_CALLS",
                 "FAKE_ATC_VERSION"):
         monkeypatch.delenv(var, raising=False)
-    onnx.save(models.overflow(), "overflow.onnx")
+    onnx.save(models.overflow_model(), "overflow.onnx")
     return tmp_path / "overflow.onnx"
 
 

@@ -140,7 +140,7 @@ def test_output_nodes_feed_the_csv_is_output_node_column(cache):
     from pytest_ascend_accuracy.compare.engine import compare_dumps
     from pytest_ascend_accuracy.report.csv_report import csv_rows
 
-    model = models.overflow()
+    model = models.overflow_model()
     inputs = make_inputs(model)
     golden = golden_dump(model, inputs, cache=cache)
     assert golden.meta["output_nodes"] == ["fc2/Add"]

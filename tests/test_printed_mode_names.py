@@ -26,7 +26,7 @@ from pytest_ascend_accuracy.testing import models
 ])
 def test_a_printed_mode_name_is_refused_with_its_spellings_that_work(printed, tmp_path):
     model = tmp_path / "overflow.onnx"
-    model.write_bytes(models.overflow().SerializeToString())
+    model.write_bytes(models.overflow_model().SerializeToString())
     meant = mode_arg(printed, str(model))       # what diagnose --mode reads it as
     with pytest.raises(ConfigError) as err:
         resolve_mode(printed, "models[0].modes[0]")

@@ -26,7 +26,7 @@ def run(model, cache, faults=(), **kw):
 
 
 def test_fp16_overflow_in_one_op_is_fixed_by_keeping_that_op(cache, tmp_path):
-    d = run(models.overflow(), cache, out_dir=tmp_path / "fix")
+    d = run(models.overflow_model(), cache, out_dir=tmp_path / "fix")
     assert d.restored_by == "keep_dtype"
     assert d.keep_dtype == ("norm",)
     assert d.fix_mode == Mode(keep_dtype=("norm",))
@@ -126,7 +126,7 @@ def test_a_tight_threshold_is_printed_as_given(cache):
 
 
 def test_text_rendering_names_step_fix_and_cost(cache):
-    d = run(models.overflow(), cache)
+    d = run(models.overflow_model(), cache)
     out = text(d)
     assert out.splitlines()[0] == "ascend-accuracy diagnosis of overflow: RESTORED"
     assert ("  fix: mode keep_dtype(norm); ATC: --precision_mode=force_fp16 --keep_dtype=./keep_dtype.cfg"
@@ -139,7 +139,7 @@ def test_cli_diagnose_writes_files_and_exits_by_outcome(tmp_path, capsys):
     import onnx
 
     path = tmp_path / "overflow.onnx"
-    onnx.save(models.overflow(), str(path))
+    onnx.save(models.overflow_model(), str(path))
     out = tmp_path / "out"
     code = main(["diagnose", str(path), "--cache-dir", str(tmp_path / "c"), "--out", str(out)])
     printed = capsys.readouterr().out
@@ -163,7 +163,7 @@ def _overflow_then_big_mul():
     import numpy as np
     from onnx import helper, numpy_helper
 
-    model = models.overflow()
+    model = models.overflow_model()
     out = model.graph.output[0].name
     model.graph.node[-1].output[0] = "pre_big"
     model.graph.initializer.append(numpy_helper.from_array(np.full(1, 1e5, np.float32), "big"))
@@ -204,7 +204,7 @@ def test_the_last_step_names_the_modes_tried_instead_of_claiming_every_op_fails_
 def test_a_default_verdict_that_judged_nothing_is_not_diagnosed_and_does_not_crash(cache):
     """ignore=["*"] leaves no tensor judged: the flow read the first failure's value (None) and
     --accuracy-diagnose ended in AttributeError (review of the change that made it a failure)."""
-    d = run(models.overflow(), cache, ignore=["*"])
+    d = run(models.overflow_model(), cache, ignore=["*"])
     assert d.restored_by is None and d.conversions == 1
     assert d.verdict.startswith("not diagnosed: no tensor was judged")
     assert d.steps[0].summary.startswith("fails: no tensor was judged")
@@ -213,6 +213,6 @@ def test_a_default_verdict_that_judged_nothing_is_not_diagnosed_and_does_not_cra
 def test_a_check_failed_on_scale_alone_is_diagnosed_under_the_same_scale_guard(cache):
     """--accuracy-diagnose judged without the scale guard: a check that failed on scale alone
     (threshold 0.05, cosine 0.397, L2 norm 0.4x) was "already meeting the threshold" there."""
-    guarded = run(models.overflow(), cache, threshold=0.05, scale_tolerance=2.0)
+    guarded = run(models.overflow_model(), cache, threshold=0.05, scale_tolerance=2.0)
     assert guarded.restored_by == "keep_dtype" and guarded.keep_dtype == ("norm",)
-    assert run(models.overflow(), cache, threshold=0.05).restored_by == "default"  # no guard
+    assert run(models.overflow_model(), cache, threshold=0.05).restored_by == "default"  # no guard

@@ -19,7 +19,7 @@ def cache(tmp_path):
 
 
 def run(cache, **kw):
-    return diagnose(models.overflow(), backend=EmulatorBackend(cache), cache=cache, budget=2,
+    return diagnose(models.overflow_model(), backend=EmulatorBackend(cache), cache=cache, budget=2,
                     **kw)
 
 

@@ -14,7 +14,7 @@ def model(tmp_path, monkeypatch):
     import onnx
 
     monkeypatch.chdir(tmp_path)
-    onnx.save(tiny_models.overflow(), "overflow.onnx")
+    onnx.save(tiny_models.overflow_model(), "overflow.onnx")
     return "overflow.onnx"
 
 

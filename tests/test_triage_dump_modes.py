@@ -27,7 +27,7 @@ class Recording(EmulatorBackend):
 def test_only_the_first_run_of_a_diagnosis_dumps_op_inputs(tmp_path):
     cache = Cache(tmp_path / "cache")
     backend = Recording(cache)
-    d = diagnose(models.overflow(), backend=backend, cache=cache)
+    d = diagnose(models.overflow_model(), backend=backend, cache=cache)
     assert d.restored_by == "keep_dtype" and d.keep_dtype == ("norm",)  # as with every run "all"
     assert d.step("data").passed is True  # step 5 read the first run's inputs
     assert len(backend.runs) >= 3
@@ -63,7 +63,7 @@ def test_a_removed_dump_is_run_again_where_a_step_reads_it(tmp_path):
     from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
     from pytest_ascend_accuracy.triage.runner import Runner
 
-    cache, model = Cache(tmp_path / "cache"), models.overflow()
+    cache, model = Cache(tmp_path / "cache"), models.overflow_model()
     inputs = make_inputs(model)
     golden = golden_dump(model, inputs, cache=cache)
     run = Runner(EmulatorBackend(cache), model, inputs, golden, judge=lambda r: r.judge(0.95),
@@ -88,7 +88,7 @@ def test_a_removal_that_left_a_file_is_run_again_into_a_folder_of_its_own(tmp_pa
     from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
     from pytest_ascend_accuracy.triage import runner as runner_module
 
-    cache, model = Cache(tmp_path / "cache"), models.overflow()
+    cache, model = Cache(tmp_path / "cache"), models.overflow_model()
     inputs = make_inputs(model)
     golden = golden_dump(model, inputs, cache=cache)
     run = runner_module.Runner(EmulatorBackend(cache), model, inputs, golden,

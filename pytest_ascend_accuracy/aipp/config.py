@@ -29,8 +29,8 @@ from ..errors import ConfigError
 from .keys import (DEFAULTS, ENUMS, KEY_KINDS, REGISTER_RANGES, REPEATED_KEYS, RGB2YUV_DEFAULTS,
                    SUPPORTED_FORMATS, UINT32_KEYS, closest_names)
 from .mean_fraction import min_chn_in_block, split_mean_hint
-# (format_value: fix_comments and image_size import it from here)
-from .textformat import (BOOL_WORDS, Tok, format_value, parse_float, parse_int,  # noqa: F401
+# (aipp_value_text: fix_comments and image_size import it from here)
+from .textformat import (BOOL_WORDS, Tok, aipp_value_text, parse_float, parse_int,  # noqa: F401
                          tokens, unquoted_hint)
 
 _FP16_MAX = 65504.0
@@ -122,7 +122,7 @@ class AippConfig:
             for key, value in fields.items():
                 if key not in KEY_KINDS:
                     raise ConfigError(self.shown, f"cannot set unknown key {key!r}")
-                text = format_value(value)
+                text = aipp_value_text(value)
                 if key in op.spans:
                     s, e = op.spans[key]
                     edits.append((s, e, text))

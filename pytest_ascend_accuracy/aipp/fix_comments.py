@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
-from .config import AippOp, format_value
+from .config import AippOp, aipp_value_text
 from .norm_values import WHOLE_TEXT, file_offset, swap_note, swapped_mean_std
 
 
@@ -25,7 +25,7 @@ class FieldFix:
     why: str
 
     def __str__(self) -> str:
-        return f"{self.key}: {format_value(self.old)} -> {format_value(self.new)}"
+        return f"{self.key}: {aipp_value_text(self.old)} -> {aipp_value_text(self.new)}"
 
 
 def describe_fixes(op: AippOp, changes: Dict[str, object], size_why: str,

@@ -14,7 +14,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from .apply import _is_single_image
-from .config import AippOp, format_value
+from .config import AippOp, aipp_value_text
 
 
 def check_output_size(op: AippOp, name: str, raw: np.ndarray, result: np.ndarray,
@@ -110,7 +110,7 @@ def _crop_advice(op: AippOp, image: Tuple[int, int], model: Tuple[int, int]) -> 
     add: List[str] = []
     change: List[Tuple[int, str]] = []
     for key, value in want.items():
-        line = f"{key}: {format_value(value)}"
+        line = f"{key}: {aipp_value_text(value)}"
         if key not in op.values:
             add.append(f"    {line}")
         elif op.values[key] != value:

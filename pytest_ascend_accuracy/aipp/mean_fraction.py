@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from .textformat import Tok, format_value, parse_float
+from .textformat import Tok, aipp_value_text, parse_float
 
 
 def min_chn_in_block(key: str, values, rest: List[Tok], close: str) -> Optional[float]:
@@ -39,8 +39,8 @@ def split_mean_hint(key: str, s: str, min_now: Optional[float] = None) -> str:
         return ""
     whole = int(value)  # toward zero: the rest keeps the sign of the value
     frac = round(value - whole, 6)
-    min_text = (f"{format_value(frac)} in min_chn_{key[-1]}" if not min_now else
-                f"add {format_value(frac)} to min_chn_{key[-1]} ({format_value(min_now)} -> "
-                f"{format_value(round(min_now + frac, 6))})")
+    min_text = (f"{aipp_value_text(frac)} in min_chn_{key[-1]}" if not min_now else
+                f"add {aipp_value_text(frac)} to min_chn_{key[-1]} ({aipp_value_text(min_now)} -> "
+                f"{aipp_value_text(round(min_now + frac, 6))})")
     return (f" (mean_chn is the device's int16 register; the fraction goes in min_chn, which "
             f"is subtracted too: put {whole} in {key} and {min_text})")

@@ -141,7 +141,7 @@ def unquoted_hint(key: str, tok: Tok, kind: str, choices: Sequence[str] = ()) ->
     return head + f"write it without quotes: {key}: {word}"
 
 
-def format_value(value) -> str:
+def aipp_value_text(value) -> str:
     """A value as the file writes it (``true``/``false``, integers, short floats)."""
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -2,7 +2,7 @@
 
 Subcommands are registered as ``Command`` values (a name, a help line, a function that adds
 the arguments and a function that runs them and returns the exit status), so another module
-can add one with ``register(Command(...))`` before ``main`` builds the parser.
+can add one with ``add_command(Command(...))`` before ``main`` builds the parser.
 
 Exit status: 0 passed, 1 accuracy failure, 2 bad input or usage (the message names the file
 and the problem; no traceback).
@@ -42,7 +42,7 @@ class Command:
 _COMMANDS: Dict[str, Command] = {}
 
 
-def register(command: Command) -> Command:
+def add_command(command: Command) -> Command:
     """Add (or replace) a subcommand."""
     _COMMANDS[command.name] = command
     return command
@@ -387,8 +387,8 @@ def stale_golden_note(result, golden) -> str:
     return stale_note(golden, [(r.op_name, r.op_type) for r in result.rows if not r.golden_name])
 
 
-register(Command("compare", "compare an actual dump with a golden dump", _configure_compare,
-                 _run_compare))
+add_command(Command("compare", "compare an actual dump with a golden dump", _configure_compare,
+                    _run_compare))
 
 
 # --------------------------------------------------------------------------- main

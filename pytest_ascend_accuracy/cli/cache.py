@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..core.locations import DEFAULT_CACHE_DIR, path_under
 from ..errors import ConfigError
-from .app import EXIT_OK, Command, register
+from .app import EXIT_OK, Command, add_command
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -208,5 +208,5 @@ def _relative(path: Path) -> str:
     return rel if not rel.startswith(os.pardir) else str(path)
 
 
-register(Command("cache", "show what the conversion/golden cache holds; prune it "
-                          "(--max-size SIZE, --clear)", _configure, _run))
+add_command(Command("cache", "show what the conversion/golden cache holds; prune it "
+                    "(--max-size SIZE, --clear)", _configure, _run))

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..errors import ConfigError
 from .app import (DEFAULT_SCALE_TOLERANCE, EXIT_FAILED, EXIT_OK, SCALE_OFF, Command,
-                  backend_options, make_cli_backend, register, scale_tolerance_arg)
+                  backend_options, make_cli_backend, add_command, scale_tolerance_arg)
 from .mode_arg import mode_arg
 
 
@@ -187,5 +187,5 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_OK if result.passed else EXIT_FAILED
 
 
-register(Command("dataset", "a dataset metric (top1/top5/agreement/map) on the device against "
-                            "the onnxruntime fp32 reference", _configure, _run))
+add_command(Command("dataset", "a dataset metric (top1/top5/agreement/map) on the device against "
+                    "the onnxruntime fp32 reference", _configure, _run))

@@ -12,7 +12,7 @@ import numpy as np
 from . import aipp_step
 from .mode_arg import mode_arg as _mode
 from .app import (DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, EXIT_FAILED, EXIT_OK, SCALE_OFF,
-                  Command, backend_options, make_cli_backend, op_options, per_op_arg, register,
+                  Command, backend_options, make_cli_backend, op_options, per_op_arg, add_command,
                   resolve_threshold, scale_tolerance_arg)
 from ..backends import BackendKind
 from ..dump.user_arrays import read_npy, read_npz
@@ -184,5 +184,5 @@ def _run(args: argparse.Namespace) -> int:
     return EXIT_OK if d.fixed else EXIT_FAILED
 
 
-register(Command("diagnose", "walk the precision-debugging flow for a model and name the fix",
-                 _configure, _run))
+add_command(Command("diagnose", "walk the precision-debugging flow for a model and name the fix",
+                    _configure, _run))

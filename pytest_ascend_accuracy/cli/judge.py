@@ -8,7 +8,7 @@ import json
 
 from ..core.check_defaults import DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE, DEFAULT_THRESHOLD
 from ..errors import ConfigError
-from .app import (Command, judge_and_report, register, resolve_threshold, scale_tolerance_arg,
+from .app import (Command, judge_and_report, add_command, resolve_threshold, scale_tolerance_arg,
                   stale_golden_note, threshold_options)
 
 
@@ -133,5 +133,6 @@ def _run_judge(args: argparse.Namespace) -> int:
                             note=note)
 
 
-register(Command("judge", "judge a saved JSON result again under other thresholds (no dumps read)",
-                 _configure_judge, _run_judge))
+add_command(Command("judge",
+                    "judge a saved JSON result again under other thresholds (no dumps read)",
+                    _configure_judge, _run_judge))

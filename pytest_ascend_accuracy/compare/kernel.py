@@ -66,7 +66,7 @@ class Moments:
         return math.sqrt(self.m2 / self.n) if self.n else float("nan")
 
 
-class Workspace:
+class ScratchBuffers:
     """Chunk-sized scratch buffers, reused across tensor pairs (one set per thread and chunk
     size): allocating fresh buffers per tensor costs page faults that rival the arithmetic."""
 
@@ -83,11 +83,11 @@ class Workspace:
             np.empty(chunk_size, np.float32) for _ in range(5))
 
     @classmethod
-    def get(cls, chunk_size: int) -> "Workspace":
+    def get(cls, chunk_size: int) -> "ScratchBuffers":
         cache = cls._local.__dict__.setdefault("by_size", {})
         ws = cache.get(chunk_size)
         if ws is None:
-            ws = cache[chunk_size] = Workspace(chunk_size)
+            ws = cache[chunk_size] = ScratchBuffers(chunk_size)
         return ws
 
 
@@ -101,7 +101,7 @@ class PairAccumulator:
     ``needs_second_pass``) ``start_kl`` and ``update_kl`` per chunk pair again."""
 
     def __init__(self, chunk_size: int = DEFAULT_CHUNK, kl: bool = True):
-        ws = Workspace.get(chunk_size)
+        ws = ScratchBuffers.get(chunk_size)
         self._ws = ws
         self.kl_wanted = kl
         self.size = 0  # positions seen

@@ -408,7 +408,7 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
         not_applicable=not_applicable, notes=tuple(notes), **counts)
 
 
-def format_value(value: Optional[float]) -> str:
+def format_metric(value: Optional[float]) -> str:
     """msaccucmp's number format: ``'{:.6f}'``, ``NaN`` for a missing or NaN value."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "NaN"

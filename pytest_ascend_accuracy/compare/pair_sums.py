@@ -36,7 +36,7 @@ _HALF, _SINGLE = np.dtype(np.float16), np.dtype(np.float32)
 _MODULE: list = []  # [module or None], once looked up
 
 
-def extension():
+def pair_sums_extension():
     """The compiled module, or None when it was not built here (or is turned off)."""
     # the first _pair_sums.c had no ABI constant and took 5 arguments
     return load_once(_MODULE, f"{__package__}._pair_sums", ABI, NUMPY_KERNEL_ENV)
@@ -52,7 +52,7 @@ def accumulate(acc: PairAccumulator, x: np.ndarray, y: np.ndarray) -> bool:
         return False
     if not (x.flags.c_contiguous and y.flags.c_contiguous):
         return False
-    module = extension()
+    module = pair_sums_extension()
     if module is None:
         return False
     n = int(x.size)
@@ -75,7 +75,7 @@ def accumulate(acc: PairAccumulator, x: np.ndarray, y: np.ndarray) -> bool:
 
 def kernel_name() -> str:
     """Which kernel computes finite float16/float32 metrics here (for benchmarks and reports)."""
-    return "compiled (_pair_sums)" if extension() is not None else "numpy"
+    return "compiled (_pair_sums)" if pair_sums_extension() is not None else "numpy"
 
 
-__all__ = ["NUMPY_KERNEL_ENV", "accumulate", "extension", "kernel_name"]
+__all__ = ["NUMPY_KERNEL_ENV", "accumulate", "kernel_name", "pair_sums_extension"]

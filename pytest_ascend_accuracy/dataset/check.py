@@ -31,8 +31,8 @@ from .detection import MeanAP, vacuous_reference
 from .reference import ReferenceModel, as_float32
 from .result import DatasetFailure, DatasetResult
 from .samples import Labels, SampleSource
-from .scoring import (Agreement, CallableMetric, RowFlips, TopK, callable_label, check_metric,
-                      check_signature, metric_name, pick_output)
+from .scoring import (CallableMetric, RowFlips, Top1Agreement, TopK, callable_label,
+                      check_dataset_metric, check_signature, metric_name, pick_output)
 
 #: progress(done, total or None) is called at most this often (seconds) plus once at the end
 PROGRESS_EVERY = 0.5
@@ -71,7 +71,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
                                        op_metric, postprocess=postprocess,
                                        higher_is_better=higher_is_better,
                                        scale_tolerance=scale_tolerance)
-    check_op_names(om.model, per_op, ignore, names_where)
+    check_dataset_op_names(om.model, per_op, ignore, names_where)
     given = {"labels": labels, "postprocess": postprocess, "output": output}
     refuse_unread(metric, [f"{k}=" for k in unread_options(metric, given)])
     lbls = labels.fresh() if isinstance(labels, Labels) else Labels(labels)
@@ -161,7 +161,7 @@ def check_arguments(samples, metric="top1", max_drop=0.01, threshold=0.95, per_o
     when a failing check traces its first flipped sample."""
     from ..compare.thresholds import Policy
 
-    check_metric(metric)
+    check_dataset_metric(metric)
     if postprocess is not None:
         if not callable(postprocess):
             raise ConfigError("postprocess", f"expected a callable postprocess(outputs) -> "
@@ -184,7 +184,7 @@ def check_higher_is_better(metric, value, where: str = "higher_is_better") -> No
                                  f"metric where lower is better, such as a loss")
 
 
-def check_op_names(model, per_op, ignore, where: str) -> None:
+def check_dataset_op_names(model, per_op, ignore, where: str) -> None:
     """``per_op`` and ``ignore`` entries name ops of ``model`` (``graph.op_catalogue``: node
     names, globs matching one, ``OP:output:N``), else a ``ConfigError`` at ``where`` naming the
     model as the accuracy check does and the closest names; an unreadable model is left to the
@@ -270,7 +270,7 @@ def _scorer(metric, out_name, labels, flips, postprocess, index=False):
     if metric == "map":
         return MeanAP(postprocess, labels)
     if metric == "agreement":
-        return _Quiet(Agreement(flips))
+        return _Quiet(Top1Agreement(flips))
     return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels, index))
 
 

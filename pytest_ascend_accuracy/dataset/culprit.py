@@ -62,7 +62,8 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
 def _judged(om, sample: Sample, result, threshold, per_op, ignore, metric: str,
             scale_tolerance) -> Tuple[Culprit, object]:
     """The traced sample's Culprit and Verdict (None where its entries name none of its ops)."""
-    # the entries name ops of the model (checked before any sample ran: ``check_op_names``);
+    # the entries name ops of the model (checked before any sample ran:
+    # ``check.check_dataset_op_names``);
     # one naming none of this comparison's ops (a fused op's name in a mode that does not fuse
     # it) leaves the sample untraced: the dataset failure stands, said with its own figures
     from ..errors import ConfigError

@@ -304,7 +304,7 @@ class TopK:
         return self.correct[0] / self.rows, self.correct[1] / self.rows
 
 
-class Agreement:
+class Top1Agreement:
     """Share of rows whose device top-1 equals the reference's (the reference scores 1.0)."""
 
     def __init__(self, flips: RowFlips):
@@ -439,7 +439,7 @@ def metric_name(metric) -> str:
     return str(metric)
 
 
-def check_metric(metric) -> None:
+def check_dataset_metric(metric) -> None:
     if callable(metric):
         check_signature(metric, ("outputs", "labels"), "metric")
         return

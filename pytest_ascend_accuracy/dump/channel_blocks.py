@@ -32,7 +32,7 @@ _MODULE: list = []  # [module or None], once looked up
 MIN_VALUES = 4096
 
 
-def extension():
+def channel_blocks_extension():
     """The compiled module, or None when it was not built here (or is turned off)."""
     return load_once(_MODULE, f"{__package__}._channel_blocks", ABI, NUMPY_LAYOUT_ENV)
 
@@ -41,7 +41,7 @@ def _compiled(*arrays: np.ndarray):
     first = arrays[0]
     if first.size < MIN_VALUES or first.shape[2] * first.shape[3] == 1:
         return None
-    module = extension()
+    module = channel_blocks_extension()
     if module is None:
         return None
     for a in arrays:
@@ -165,5 +165,5 @@ def from_blocks(device: np.ndarray, c: int) -> np.ndarray:
     return np.ascontiguousarray(nchw)
 
 
-__all__ = ["CHUNK_BYTES", "DeviceBlocks", "MIN_VALUES", "NUMPY_LAYOUT_ENV", "extension",
-           "from_blocks", "put_channels", "to_blocks"]
+__all__ = ["CHUNK_BYTES", "DeviceBlocks", "MIN_VALUES", "NUMPY_LAYOUT_ENV",
+           "channel_blocks_extension", "from_blocks", "put_channels", "to_blocks"]

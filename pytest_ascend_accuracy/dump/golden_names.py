@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Dict, Optional, Set
 
 from ..errors import DumpFormatError
-from .layout import csv_rows, sanitize
+from .layout import name_table_rows, sanitize
 
 NAMES_FILE = "op_names.csv"
 INPUT_PREFIX = "input_"
@@ -101,7 +101,7 @@ def read_names(directory) -> Dict[str, str]:
     if not path.is_file():
         return {}
     names: Dict[str, str] = {}
-    for line, row in csv_rows(path):
+    for line, row in name_table_rows(path):
         if len(row) != 2:
             raise DumpFormatError(path, f"line {line}: expected 'stem,real name', "
                                         f"got {len(row)} fields")

@@ -125,7 +125,7 @@ def parse_file_name(name: str) -> Optional[DumpFileName]:
 
 
 # --------------------------------------------------------------------------- mapping.csv
-def csv_rows(path) -> Iterator[Tuple[int, List[str]]]:
+def name_table_rows(path) -> Iterator[Tuple[int, List[str]]]:
     """``(line number, row)`` of a name-table CSV (``mapping.csv``, ``op_names.csv``); every
     parser error (not UTF-8, a field over 131,072 chars, a NUL byte, an unterminated quote, an
     unreadable file) is a ``DumpFormatError`` naming the file and the line."""
@@ -150,7 +150,7 @@ def read_mapping(directory) -> Dict[str, str]:
     if not path.is_file():
         return {}
     mapping: Dict[str, str] = {}
-    for line, row in csv_rows(path):
+    for line, row in name_table_rows(path):
         if not row or not "".join(row).strip():
             continue
         if len(row) < 2:

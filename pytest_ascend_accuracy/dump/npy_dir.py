@@ -35,7 +35,7 @@ import numpy as np
 from ..errors import DumpFormatError
 from .file_span import FileSpan, SpanLoader
 from .golden_names import INPUT_PREFIX, op_of_stem, output_stems, read_names
-from .layout import MAPPING_FILE, csv_rows, parse_file_name, read_mapping
+from .layout import MAPPING_FILE, name_table_rows, parse_file_name, read_mapping
 from .model import DumpSet, OpRecord, TensorRef
 from .npy_header import _NPY_ERRORS, NpyLayout, read_npy_header, read_npy_layout
 
@@ -132,7 +132,7 @@ def read_input_refs(directory) -> List[Tuple[str, str]]:
     if not path.is_file():
         return []
     out = []
-    for line, row in csv_rows(path):
+    for line, row in name_table_rows(path):
         if not row or not "".join(row).strip():
             continue
         if len(row) != 2 or not GOLDEN_PATTERN.match(row[0]) or not row[0].startswith(INPUT_PREFIX):

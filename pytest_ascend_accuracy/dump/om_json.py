@@ -124,10 +124,10 @@ class OmGraph:
 
     @property
     def model_outputs(self) -> Tuple[ModelOutput, ...]:
-        return model_outputs(self)
+        return om_framework_outputs(self)
 
 
-def model_outputs(graph: OmGraph) -> Tuple[ModelOutput, ...]:
+def om_framework_outputs(graph: OmGraph) -> Tuple[ModelOutput, ...]:
     """Om output ``i`` -> framework output, from ``attr_model_out_nodes_name`` (entries
     ``node:index:name``; older ATC writes ``node:index``, the name is then ``node:index``).
     Empty when the file has no such attr. Om outputs follow this list, not ONNX graph.output
@@ -422,5 +422,5 @@ def _read_op(op, where: str, graph: str, path) -> OmOp:
                 npu_only, graph, tuple(descs) if any(descs) else (), subgraphs)
 
 
-__all__ = ["OmOp", "OmGraph", "OmTensorDesc", "ModelOutput", "model_outputs", "write_om_json",
-           "read_om_json", "encode_value", "decode_value"]
+__all__ = ["OmOp", "OmGraph", "OmTensorDesc", "ModelOutput", "om_framework_outputs",
+           "write_om_json", "read_om_json", "encode_value", "decode_value"]

@@ -41,7 +41,7 @@ class PlannedTensor:
 
 
 @dataclass(frozen=True)
-class PlannedOp:
+class UnwrittenOp:
     """One op a writer would write: ``write_op(op_type, name, [], outputs, task_id=task_id,
     timestamp_us=timestamp)``."""
 
@@ -77,7 +77,7 @@ def stored_values(array: np.ndarray, t: PlannedTensor) -> np.ndarray:
 NOT_WRITTEN = None
 
 
-def unwritten_dump(ops: Sequence[PlannedOp],
+def unwritten_dump(ops: Sequence[UnwrittenOp],
                    loader: Callable[[int, str], Callable[[], np.ndarray]]) -> Optional[DumpSet]:
     """The DumpSet ``read_ascend_dir`` would give for the files written for ``ops``, each
     tensor's ``loader`` being ``loader(index of its op in ops, slot)``; None where a file of

@@ -19,8 +19,9 @@ Mark = Optional[str]
 Declared = Callable[[Iterable[str]], Mapping[str, Tuple[Optional[int], ...]]]
 
 
-def parse_input_shape(input_shape, where: str = "input_shape", *, empty_ok: bool = False,
-                      declared: Optional[Declared] = None) -> Optional[Dict[str, Tuple[int, ...]]]:
+def parse_input_shape_text(input_shape, where: str = "input_shape", *, empty_ok: bool = False,
+                           declared: Optional[Declared] = None
+                           ) -> Optional[Dict[str, Tuple[int, ...]]]:
     """``{name: shape}`` or ATC syntax -> {name: tuple of ints}. Dimensions are positive;
     ``empty_ok``: 0 allowed too (the shapes of given arrays, which onnxruntime runs). A ``-1``
     or a range raises ``DynamicDimsGiven``; ``declared(names)``, when given, lends the model's

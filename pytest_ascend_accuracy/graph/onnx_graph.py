@@ -158,8 +158,8 @@ def parse_input_shape(input_shape, where: str = "input_shape", *, empty_ok: bool
             return {}
         return {i.name: declared_shape(i) for i in graph_inputs(proto) if i.name in names}
 
-    return input_shape_parse.parse_input_shape(input_shape, where, empty_ok=empty_ok,
-                                               declared=None if model is None else declared)
+    return input_shape_parse.parse_input_shape_text(input_shape, where, empty_ok=empty_ok,
+                                                    declared=None if model is None else declared)
 
 
 def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True,

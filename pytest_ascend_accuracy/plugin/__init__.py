@@ -402,9 +402,9 @@ def _makereport(item, call, report) -> None:
     if call.when == "call" and report.passed:
         item.stash[_CALL_PASSED] = True
     if call.when in ("setup", "call"):  # a passing check leaves no dumps, a failing one keeps them
-        from .dump_cleanup import settle
+        from .dump_cleanup import settle_dumps
 
-        settle(item, report)
+        settle_dumps(item, report)
     if call.when != "call" or not report.failed:
         return
     ctx = item.stash.get(CONTEXT_KEY, None)

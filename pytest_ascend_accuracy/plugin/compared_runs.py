@@ -7,7 +7,7 @@ run compared against that golden as it goes, on a backend that can
 comparison made, and a passing check never wrote its dump. A failing check, or anything
 reading the run's tensors, runs the model again with the dump written (``compared_run``), as
 does a test that fails otherwise (a baseline, its own assert): a failing test keeps the dumps of
-its runs (``dump_cleanup.settle``).
+its runs (``dump_cleanup.settle_dumps``).
 """
 from __future__ import annotations
 

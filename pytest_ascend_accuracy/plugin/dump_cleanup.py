@@ -2,8 +2,8 @@
 dumps; an interrupted session (Ctrl-C) removes those of the test it interrupted.
 
 ``ascend_model(...).run`` and YAML items dump into directories registered on the test item
-(``register``); when the call phase passed, ``settle`` deletes them, so a passing check
-leaves nothing outside the cache (pytest keeps the temp dirs of the last three sessions, which
+(``register_dump_dir``); when the call phase passed, ``settle_dumps`` deletes them, so a passing
+check leaves nothing outside the cache (pytest keeps the temp dirs of the last three sessions, which
 held every dump of every test); the files go in a thread, and the session's end waits for it.
 A failing test's dumps stay for inspection in pytest's temp dir; its report
 (``--accuracy-report``) holds copies of the failing tensors (``report.tensor_copies``), so the
@@ -36,7 +36,7 @@ def running(item):
         item.stash[_RUNNING_KEY] = False
 
 
-def register(item, directory: Path) -> Path:
+def register_dump_dir(item, directory: Path) -> Path:
     """Remember ``directory`` as holding dumps of ``item``; returns it. A directory of that name
     removed with an earlier test's dumps (pytest's numbered temp dirs take a freed number
     again) holds this item's dumps from now on."""
@@ -62,7 +62,7 @@ def _write(unwritten, report) -> None:
                                                        f"for inspection: {exc}"))
 
 
-def settle(item, report) -> None:
+def settle_dumps(item, report) -> None:
     """After the call phase: delete the item's dump directories when it passed (gone from
     their place at once, their files in a thread while the next test runs: the session's
     ``core.background_removal``, waited for when the session ends); a failed item keeps them.

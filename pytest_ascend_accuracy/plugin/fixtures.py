@@ -192,9 +192,9 @@ def ascend_model(request, _ascend_accuracy_context):
     state = get_state(request.config)
 
     def dump_root() -> Path:  # removed when the test passes (plugin.dump_cleanup)
-        from .dump_cleanup import register
+        from .dump_cleanup import register_dump_dir
 
-        return register(request.node, request.getfixturevalue("tmp_path") / "ascend-dumps")
+        return register_dump_dir(request.node, request.getfixturevalue("tmp_path") / "ascend-dumps")
 
     def remember(handle, inputs, dump) -> None:
         ctx.runs.append(ModelRun.of(handle, inputs, dump))

@@ -16,8 +16,8 @@ from ..backends import BackendKind
 from ..core.locations import DEFAULT_CACHE_DIR, path_under
 from ..core.regen import Regen
 from ..errors import ConfigError
-from .settings_values import (ini_bool, read_cache_dir, read_cache_size, read_dump_mode,
-                              read_max_drop, read_positive, read_precision_policy)
+from .settings_values import (ini_bool, read_cache_dir, cache_size_setting, dump_mode_setting,
+                              max_drop_setting, read_positive, precision_policy_setting)
 
 
 @dataclass(frozen=True)
@@ -148,18 +148,18 @@ def settings_from_config(config) -> Settings:
         report_dir=report_dir or None, soc_version=soc,
         device_lock=ini_bool(config, "ascend_device_lock"), rootdir=rootdir,
         invocation_dir=invocation_dir,
-        max_drop=read_max_drop(config),
+        max_drop=max_drop_setting(config),
         baseline_dir=path_under(rootdir, config.getini("ascend_accuracy_baseline_dir")
                                 or "accuracy-baselines"),
         diagnose=bool(config.getoption("accuracy_diagnose")),
         diagnose_budget=read_positive(config.getoption("accuracy_diagnose_budget"),
                                       "--accuracy-diagnose-budget"),
-        cache_size=read_cache_size(config),
+        cache_size=cache_size_setting(config),
         store_inputs=bool(config.getoption("accuracy_store_inputs", False)),
         progress=bool(config.getoption("accuracy_progress", False)),
-        dump_mode=read_dump_mode(config.getoption("accuracy_dump_mode", None), config),
-        precision_policy=read_precision_policy(config.getoption("ascend_precision_policy", None),
-                                               config),
+        dump_mode=dump_mode_setting(config.getoption("accuracy_dump_mode", None), config),
+        precision_policy=precision_policy_setting(config.getoption("ascend_precision_policy", None),
+                                                  config),
     )
 
 

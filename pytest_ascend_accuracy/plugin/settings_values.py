@@ -40,7 +40,7 @@ def _where(config, key: str) -> str:
     return ini_where(key, ini_source(config, key))
 
 
-def read_precision_policy(option, config) -> str:
+def precision_policy_setting(option, config) -> str:
     """The ascend backend's precision policy: the option, else the ini value (checked, the
     closest on a typo; ``backends.ini_values``, shared with ``ascend-accuracy cache``)."""
     from ..backends.ini_values import read_precision_policy as read
@@ -50,7 +50,7 @@ def read_precision_policy(option, config) -> str:
     return read(config.getini("ascend_precision_policy"), _where(config, "ascend_precision_policy"))
 
 
-def read_dump_mode(option, config) -> str:
+def dump_mode_setting(option, config) -> str:
     """The run's dump mode: the option, else the ini value (checked, closest names on a typo)."""
     from ..backends.ini_values import read_dump_mode as read
 
@@ -60,7 +60,7 @@ def read_dump_mode(option, config) -> str:
     return read(config.getini(key), _where(config, key))
 
 
-def read_cache_size(config) -> Optional[int]:
+def cache_size_setting(config) -> Optional[int]:
     from ..backends.ini_values import read_cache_size as read
 
     key = "ascend_accuracy_cache_size"
@@ -93,7 +93,7 @@ def ini_bool(config, name: str) -> bool:
         raise bool_error(quoted[-1] if quoted else text, where) from None
 
 
-def read_max_drop(config) -> Optional[float]:
+def max_drop_setting(config) -> Optional[float]:
     from ..backends.ini_values import read_max_drop as read
 
     key = "ascend_accuracy_max_drop"

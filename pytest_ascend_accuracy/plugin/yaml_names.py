@@ -161,7 +161,7 @@ def check_mode_extra(mode, at: str) -> None:
     check_atc_options(getattr(mode, "extra", ()) or (), f"{at}.extra")  # one given twice
 
 
-def check_mode_names(model, modes, at: str) -> None:
+def check_yaml_mode_names(model, modes, at: str) -> None:
     """The ``keep_dtype`` entries of a model's YAML modes (``at``: the modes' key,
     ``models[0].modes`` or ``defaults.modes``) name ops or op types of ``model``, refused at
     collection under their key as ``ascend_model`` refuses them when it converts (that error

@@ -52,7 +52,7 @@ from .yaml_model import EntryModel
 from .yaml_inputs import (InputsSpec, check_input_files, combined_shapes, existing_file,
                           inputs_spelling, parse_inputs, shape_map)
 from .yaml_names import (CaseKeys, SuiteNames, check_dataset_output, check_mode_extra,
-                         check_mode_names)
+                         check_yaml_mode_names)
 
 TOP_KEYS = ("defaults", "models")
 SETTING_KEYS = ("threshold", "metric", "per_op", "ignore", "modes", "inputs", "input_shape",
@@ -177,7 +177,7 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
         return f"{at if key in entry or key not in defaults else dat}.{key}"
 
     modes = _modes(setting("modes", ["default"]), key_at("modes"))
-    check_mode_names(onnx_model, modes, key_at("modes"))
+    check_yaml_mode_names(onnx_model, modes, key_at("modes"))
     inputs_spelling(setting("inputs"), onnx_model, key_at("inputs"))
     inputs, gen_shapes = parse_inputs(setting("inputs", {"seed": 0}), base_dir, key_at("inputs"))
     input_shape = combined_shapes(shape_map(setting("input_shape"), key_at("input_shape")),
@@ -484,12 +484,12 @@ class AccuracyYamlItem(pytest.Item):
     def _dump_root(self) -> Path:
         import tempfile
 
-        from .dump_cleanup import register  # removed when the item passes
+        from .dump_cleanup import register_dump_dir  # removed when the item passes
 
         factory = getattr(self.config, "_tmp_path_factory", None)
         if factory is not None:
-            return register(self, factory.mktemp(f"{self.case.name}-dump", numbered=True))
-        return register(self, Path(tempfile.mkdtemp(prefix="ascend-accuracy-")))
+            return register_dump_dir(self, factory.mktemp(f"{self.case.name}-dump", numbered=True))
+        return register_dump_dir(self, Path(tempfile.mkdtemp(prefix="ascend-accuracy-")))
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, (AssertionError, AscendAccuracyError)):

@@ -47,7 +47,7 @@ import math
 import os
 from typing import Iterable, List, Optional
 
-from ..compare.metrics import METRIC_COLUMNS, format_value
+from ..compare.metrics import METRIC_COLUMNS, format_metric
 from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
 from ..core.atomic_files import atomic_write_text
 from ..core.fp16 import FP16_MAX  # msaccucmp ConstManager.OVERFLOW_MAX_VALUE
@@ -173,7 +173,7 @@ def csv_rows(result: CompareResult, verdict: Optional[Verdict] = None) -> Iterab
             elif key == "std":
                 values.append(m.std)
             else:
-                values.append(format_value(getattr(m, key)))
+                values.append(format_metric(getattr(m, key)))
         reasons = [row.reason] if row.reason else []
         if m is not None:
             reasons += list(m.notes) + [n for n in (csv_cosine_note(m),) if n]

@@ -43,7 +43,7 @@ _KEEP_IGNORED = {"must_keep_origin_dtype", "origin"}
 
 
 @dataclass(frozen=True)
-class PlannedOp:
+class FakeOmOp:
     """One op of the fake converted graph (possibly a fusion of several ONNX nodes)."""
 
     name: str
@@ -78,7 +78,7 @@ class FakeOm:
     def input_shapes(self) -> Dict[str, Tuple[int, ...]]:
         return {k: tuple(v) for k, v in dict(self.meta.get("input_shapes") or {}).items()}
 
-    def plan(self) -> List[PlannedOp]:
+    def plan(self) -> List[FakeOmOp]:
         return plan_ops(self.model, fusion_enabled(self.meta.get("fusion_switch")), self.keeps)
 
     def keeps(self, name: str, onnx_type: str) -> bool:
@@ -114,7 +114,7 @@ class FakeOm:
         """ONNX output names in om output order."""
         return [name for _, _, name in self.output_nodes()]
 
-    def storage_dtype(self, op: PlannedOp) -> str:
+    def storage_dtype(self, op: FakeOmOp) -> str:
         """float16 or float32: how this op's float tensors are stored in its dump."""
         # a fused op's members are all kept or none (plan_ops): its first member tells
         if self.keeps(op.name, op.type):
@@ -195,7 +195,7 @@ def parse_fusion_switch(text: str) -> Dict[str, Dict[str, str]]:
 
 
 def plan_ops(model, fusion: bool = True,
-             keeps: Optional[Callable[[str, str], bool]] = None) -> List[PlannedOp]:
+             keeps: Optional[Callable[[str, str], bool]] = None) -> List[FakeOmOp]:
     """The fake converted graph: one PlannedOp per ONNX node, or per fused pair. ``keeps(name,
     onnx_type)``: whether keep_dtype keeps a node; a kept node is not fused with one not kept."""
     def kept(node) -> bool:
@@ -218,7 +218,7 @@ def plan_ops(model, fusion: bool = True,
                     and node.output[0] not in graph_outputs and users[0].name not in fused_into
                     and kept(node) == kept(users[0])):
                 fused_into[users[0].name] = node
-    ops: List[PlannedOp] = []
+    ops: List[FakeOmOp] = []
     absorbed = {n.name for n in fused_into.values()}
     for node in graph.node:
         if node.name in absorbed:
@@ -227,12 +227,12 @@ def plan_ops(model, fusion: bool = True,
         if head is not None:
             external = tuple(i for i in head.input if i) + tuple(
                 i for i in node.input if i and i not in head.output)
-            ops.append(PlannedOp(
+            ops.append(FakeOmOp(
                 name=head.name, type=head.op_type, members=(head.name, node.name), inputs=external,
                 outputs=tuple(node.output),
                 output_origins=tuple((node.name, k) for k in range(len(node.output)))))
         else:
-            ops.append(PlannedOp(
+            ops.append(FakeOmOp(
                 name=node.name, type=node.op_type, members=(node.name,),
                 inputs=tuple(i for i in node.input if i), outputs=tuple(node.output),
                 output_origins=tuple((node.name, k) for k in range(len(node.output)))))

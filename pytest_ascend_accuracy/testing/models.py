@@ -3,9 +3,10 @@
 Each builder returns an ``onnx.ModelProto`` with fixed weights (seeded numpy), opset 17:
 
 - ``passing_mlp``: three MatMul+bias layers with Relu; passes in fp16.
-- ``overflow``: an MLP whose BatchNormalization ``norm`` has running variances of 1e9 (past
-  fp16's 65504, like the real PP-OCRv4 detector's first BN): in fp16 the variance becomes inf
-  and most channels collapse to the bias, so default mode fails first at ``norm``; high
+- ``overflow`` (``overflow_model``): an MLP whose BatchNormalization ``norm`` has running
+  variances of 1e9 (past fp16's 65504, like the real PP-OCRv4 detector's first BN): in fp16 the
+  variance becomes inf and most channels collapse to the bias, so default mode fails first at
+  ``norm``; high
   precision (vector ops fp32) and ``keep_dtype(["norm"])`` pass. The overflow sits in an
   operand *of* ``norm`` on purpose: a value that overflows at an op's *output* is cast to fp16
   again at its consumer's input (on the NPU as in the emulator), so keeping one op fp32 cannot
@@ -83,7 +84,7 @@ def passing_mlp():
     return _model(nodes, [_vi("x", [1, 16])], [_vi("y", [1, 8])], inits, "passing_mlp")
 
 
-def overflow():
+def overflow_model():
     from onnx import helper
 
     r = _rng(2)
@@ -282,7 +283,7 @@ def fused_matmul_add(w=None, b=None):
 
 MODELS: Dict[str, Callable] = {
     "passing_mlp": passing_mlp,
-    "overflow": overflow,
+    "overflow": overflow_model,
     "conv_bn_relu": conv_bn_relu,
     "transformer_block": transformer_block,
 }

@@ -210,7 +210,7 @@ def test_diagnose_refuses_a_mode_extra_file_option(tmp_path, monkeypatch, capsys
     from pytest_ascend_accuracy.testing import models
 
     monkeypatch.chdir(tmp_path)
-    onnx.save(models.overflow(), "overflow.onnx")
+    onnx.save(models.overflow_model(), "overflow.onnx")
     (tmp_path / "mix.json").write_text('{"allow": []}\n', encoding="utf-8")
     assert cli.main(["diagnose", "overflow.onnx", "--cache-dir", "c", "--out", "nested/fix",
                      "--mode", "{base: default, extra: {modify_mixlist: mix.json}}"]) == 2

@@ -31,14 +31,14 @@ def two_output_model(path):
 
 
 def test_outputs_follow_the_om_json_not_onnx_order(tmp_path, fake_atc_on_path, monkeypatch):
-    from pytest_ascend_accuracy.dump.om_json import model_outputs, read_om_json
+    from pytest_ascend_accuracy.dump.om_json import om_framework_outputs, read_om_json
 
     fake_runtime.install(monkeypatch, flavor="acl")
     model = two_output_model(tmp_path / "two.onnx")
     x = np.array([[-2.0, -0.5, 0.5, 2.0]], dtype=np.float32)
     with AscendBackend(Cache(tmp_path / "cache"), soc_version="Ascend310P3", progress=None) as be:
         om = be.convert(model)
-        entries = model_outputs(read_om_json(om.om_json))
+        entries = om_framework_outputs(read_om_json(om.om_json))
         assert [(m.node, m.index, m.name) for m in entries] == [("relu_e", 0, "early"), ("sig_l", 0, "late")]
         assert om.info["output_names"] == ["late", "early"]  # ONNX order: the other way round
         got = be.outputs(om, {"x": x})

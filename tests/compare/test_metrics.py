@@ -6,7 +6,7 @@ import pytest
 
 from pytest_ascend_accuracy.compare.fp16 import f16_min_max, widen_f16
 from pytest_ascend_accuracy.compare.metrics import (
-    TensorMetrics, compute_metrics, format_value)
+    TensorMetrics, compute_metrics, format_metric)
 
 F32_EPS = float(np.finfo(np.float32).eps)
 
@@ -234,11 +234,11 @@ def test_metrics_round_trip_through_dict():
     assert m.to_dict()["rel_l2"] == "inf" and m.to_dict()["cosine"] is None
 
 
-def test_format_value():
-    assert format_value(0.5) == "0.500000"
-    assert format_value(float("nan")) == "NaN"
-    assert format_value(None) == "NaN"
-    assert format_value(float("inf")) == "inf"
+def test_format_metric():
+    assert format_metric(0.5) == "0.500000"
+    assert format_metric(float("nan")) == "NaN"
+    assert format_metric(None) == "NaN"
+    assert format_metric(float("inf")) == "inf"
 
 
 def test_f16_min_max_matches_numpy_on_every_pattern_mix():

@@ -14,7 +14,7 @@ from pytest_ascend_accuracy.compare.metrics import compute_metrics
 
 from nan_aware import differences
 
-needs_extension = pytest.mark.skipif(pair_sums.extension() is None,
+needs_extension = pytest.mark.skipif(pair_sums.pair_sums_extension() is None,
                                      reason="the _pair_sums extension is not built here")
 
 
@@ -110,7 +110,7 @@ def test_nan_and_inf_are_left_to_the_numpy_kernel(monkeypatch, bad, side, where,
     x, y = _pair("normal", 1000, 3, dx, dy)
     value = -np.float64("nan") if bad == "-nan" else np.float64(bad)
     (x if side == "actual" else y)[where] = value
-    ext = pair_sums.extension()
+    ext = pair_sums.pair_sums_extension()
     assert ext.sums(x, x.dtype == np.float16, y, y.dtype == np.float16, x.size) is None
     assert not pair_sums.accumulate(PairAccumulator(kl=False), x, y)
     assert not differences(compute_metrics(x, y, kl=False),
@@ -121,7 +121,7 @@ def test_nan_and_inf_are_left_to_the_numpy_kernel(monkeypatch, bad, side, where,
 def test_every_float16_inf_and_nan_pattern_is_refused():
     patterns = np.arange(0x7C00, 0x8000, dtype=np.uint16)  # +inf, then every NaN payload
     patterns = np.concatenate([patterns, patterns | 0x8000]).view(np.float16)
-    ext = pair_sums.extension()
+    ext = pair_sums.pair_sums_extension()
     ones = np.ones(40, np.float32)
     for k in range(patterns.size):
         x = np.zeros(40, np.float16)
@@ -153,7 +153,7 @@ def test_unaligned_buffers_give_the_same_sums():
     shifted = np.frombuffer(raw, np.float32, count=y.size, offset=1)
     shifted[:] = y
     assert not shifted.flags.aligned and shifted.flags.c_contiguous
-    ext = pair_sums.extension()
+    ext = pair_sums.pair_sums_extension()
     assert ext.sums(x, True, shifted, False, x.size) == ext.sums(x, True, y, False, x.size)
 
 
@@ -166,7 +166,7 @@ def test_random_pairs_agree_with_the_numpy_kernel(n, dx, dy, seed, scale, offset
                                                   independent):
     """What a check computes (no KL) and a report adds (KL), both kernels, random finite pairs:
     close sides, and (``independent``) sides of other scales, where KL's guess k matters."""
-    if pair_sums.extension() is None:
+    if pair_sums.pair_sums_extension() is None:
         pytest.skip("the _pair_sums extension is not built here")
     rng = np.random.default_rng(seed)
     y = (offset + scale * rng.standard_normal(n)).astype(dy)
@@ -303,7 +303,7 @@ def test_a_build_of_another_abi_is_not_used(monkeypatch):
     arguments): it is left unused, not called with arguments it does not take."""
     monkeypatch.setattr(pair_sums, "_MODULE", [])
     monkeypatch.setattr(pair_sums, "ABI", 99)
-    assert pair_sums.extension() is None
+    assert pair_sums.pair_sums_extension() is None
     x, y = _pair("normal", 300, 1, np.float16, np.float32)
     assert not pair_sums.accumulate(PairAccumulator(kl=False), x, y)
     assert compute_metrics(x, y, kl=False).finite == 300
@@ -311,7 +311,7 @@ def test_a_build_of_another_abi_is_not_used(monkeypatch):
 
 @needs_extension
 def test_buffers_must_hold_the_values_they_are_said_to():
-    ext = pair_sums.extension()
+    ext = pair_sums.pair_sums_extension()
     x = np.zeros(10, np.float16)
     y = np.zeros(10, np.float32)
     with pytest.raises(ValueError, match="buffer sizes"):
@@ -322,7 +322,7 @@ def test_buffers_must_hold_the_values_they_are_said_to():
 
 def test_the_environment_variable_turns_the_pass_off(monkeypatch):
     monkeypatch.setenv(pair_sums.NUMPY_KERNEL_ENV, "1")
-    assert pair_sums.extension() is None
+    assert pair_sums.pair_sums_extension() is None
     assert pair_sums.kernel_name() == "numpy"
     x, y = _pair("normal", 300, 1, np.float16, np.float32)
     assert not pair_sums.accumulate(PairAccumulator(kl=False), x, y)

@@ -17,7 +17,7 @@ def _every_size_compiled():
     channel_blocks.MIN_VALUES = saved
 
 
-needs_extension = pytest.mark.skipif(channel_blocks.extension() is None,
+needs_extension = pytest.mark.skipif(channel_blocks.channel_blocks_extension() is None,
                                      reason="the _channel_blocks extension is not built here")
 
 
@@ -27,7 +27,7 @@ def _both(monkeypatch, a, shape):
     back = df.to_logical(compiled, "NC1HWC0", shape)
     with monkeypatch.context() as m:
         m.setenv(channel_blocks.NUMPY_LAYOUT_ENV, "1")
-        assert channel_blocks.extension() is None
+        assert channel_blocks.channel_blocks_extension() is None
         numpy_dev = df.to_device(a, "NC1HWC0")
         numpy_back = df.to_logical(numpy_dev, "NC1HWC0", shape)
     return compiled, back, numpy_dev, numpy_back
@@ -78,7 +78,7 @@ def test_random_shapes_and_bit_patterns_round_trip_as_numpy_does(n, c, h, w, siz
 
 def test_what_the_compiled_loops_do_not_take_goes_through_numpy(monkeypatch):
     calls = []
-    module = channel_blocks.extension()
+    module = channel_blocks.channel_blocks_extension()
     if module is not None:
         class Counting:
             ABI = module.ABI
@@ -147,7 +147,7 @@ def test_buffers_at_odd_addresses_are_moved_as_aligned_ones(size):
     odd = raw[1:].view(kind).reshape(a.shape)
     odd[...] = a
     assert not odd.flags.aligned
-    ext = channel_blocks.extension()
+    ext = channel_blocks.channel_blocks_extension()
     dev = np.zeros((2, 3, 9, 11, 16), kind)
     ext.to_blocks(odd, dev, 2, 37, 3, 99, 16, size)
     _same(dev, df.to_device(a, "NC1HWC0"))
@@ -161,7 +161,7 @@ def test_buffers_at_odd_addresses_are_moved_as_aligned_ones(size):
 
 @needs_extension
 def test_buffers_that_do_not_fit_the_shapes_are_refused():
-    ext = channel_blocks.extension()
+    ext = channel_blocks.channel_blocks_extension()
     a = np.zeros((1, 20, 3, 3), np.float16)
     out = np.zeros((1, 2, 3, 3, 16), np.float16)
     ext.to_blocks(a, out, 1, 20, 2, 9, 16, 2)
@@ -254,7 +254,7 @@ def test_device_blocks_bigger_than_a_chunk_go_in_runs_of_positions(monkeypatch, 
 
 @needs_extension
 def test_block_positions_refuses_what_does_not_fit():
-    module = channel_blocks.extension()
+    module = channel_blocks.channel_blocks_extension()
     logical = np.zeros((3, 10), np.float16)
     out = np.zeros((4, 16), np.float16)
     module.block_positions(logical, out, 3, 10, 16, 2, 6, 2)

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from pytest_ascend_accuracy.dump.om_json import (ModelOutput, OmGraph, OmOp, OmTensorDesc,
-                                                model_outputs, read_om_json, write_om_json)
+                                                 om_framework_outputs, read_om_json, write_om_json)
 from pytest_ascend_accuracy.errors import DumpFormatError
 
 REAL_SHAPED = {
@@ -181,8 +181,9 @@ def test_model_outputs_follow_attr_model_out_nodes_name(tmp_path):
     assert [o.name for o in outs] == ["output0", "output2", "output1"]
     assert outs[1] == ModelOutput("Gather_7_gatherv2_3", 0, "output2")
     older = OmGraph("m", (), {"attr_model_out_nodes_name": ("a:1", "plain")})
-    assert model_outputs(older) == (ModelOutput("a", 1, "a:1"), ModelOutput("plain", 0, "plain"))
-    assert model_outputs(OmGraph("m", ())) == ()
+    assert om_framework_outputs(older) == (ModelOutput("a", 1, "a:1"),
+                                           ModelOutput("plain", 0, "plain"))
+    assert om_framework_outputs(OmGraph("m", ())) == ()
 
 
 def test_writer_emits_device_descs_and_npu_only_ops_like_atc(tmp_path):
@@ -276,7 +277,7 @@ def test_out_node_names_holding_a_colon_keep_it(tmp_path):
     graph = OmGraph("m", (OmOp("Add_7", "Add", 1), OmOp("x:1:y", "Relu", 2)),
                     attrs={"attr_model_out_nodes_name": [
                         "Add_7:0:Identity:0", "Cast_1219:0:output0", "x:1:y:0:out", "n:2"]})
-    assert model_outputs(graph) == (ModelOutput("Add_7", 0, "Identity:0"),
-                                    ModelOutput("Cast_1219", 0, "output0"),
-                                    ModelOutput("x:1:y", 0, "out"),
-                                    ModelOutput("n", 2, "n:2"))
+    assert om_framework_outputs(graph) == (ModelOutput("Add_7", 0, "Identity:0"),
+                                           ModelOutput("Cast_1219", 0, "output0"),
+                                           ModelOutput("x:1:y", 0, "out"),
+                                           ModelOutput("n", 2, "n:2"))

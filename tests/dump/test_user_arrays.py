@@ -57,7 +57,7 @@ def test_every_entry_point_reads_user_arrays_through_the_check(lying_npy, tmp_pa
     import onnx
 
     model = tmp_path / "m.onnx"
-    onnx.save(models.overflow(), str(model))
+    onnx.save(models.overflow_model(), str(model))
     code = main(["diagnose", str(model), "--inputs", f"x={lying_npy}",
                  "--cache-dir", str(tmp_path / "c")])
     assert code == 2 and "x.npy: truncated .npy file" in capsys.readouterr().err

@@ -24,7 +24,7 @@ from pytest_ascend_accuracy.testing import models  # noqa: E402
 @pytest.fixture
 def overflow_model(tmp_path):
     path = tmp_path / "overflow.onnx"
-    onnx.save(models.overflow(), str(path))
+    onnx.save(models.overflow_model(), str(path))
     return path
 
 
@@ -126,7 +126,7 @@ def test_repeated_runs_into_one_dump_path_never_mix(cache, tmp_path):
 
 
 def test_run_without_dump_returns_model_outputs(cache):
-    model = models.overflow()
+    model = models.overflow_model()
     backend = EmulatorBackend(cache)
     out = backend.run(backend.convert(model, DEFAULT), make_inputs(model), dump=False)
     assert out.names == ["y"] and out["y"].output(0).shape == (1, 8)

@@ -193,7 +193,7 @@ def test_another_golden_writes_the_dump_and_compares_it(cache, tmp_path):
 
 
 def test_a_failing_check_reports_from_the_written_dump(cache, tmp_path):
-    model = models.overflow()
+    model = models.overflow_model()
     feeds, golden, backend, converted = _converted(cache, model)
     with pytest.raises(AccuracyFailure) as written:
         assert_accuracy(backend.run(converted, feeds, dump_dir=tmp_path / "w"), golden, 0.95)

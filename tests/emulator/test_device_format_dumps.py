@@ -53,7 +53,7 @@ def test_conv_and_matmul_tensors_are_dumped_in_device_layouts(cache, tmp_path):
 
 
 def test_vector_ops_and_non_4d_tensors_stay_nd(cache, tmp_path):
-    layouts = _layouts(_run(cache, tmp_path, models.overflow()))
+    layouts = _layouts(_run(cache, tmp_path, models.overflow_model()))
     assert layouts["norm"] == (["ND"] * 5, ["ND"])  # a 3-D BatchNormalization: NCHW/ND on a device
     assert layouts["fc1/MatMul"] == (["FRACTAL_NZ", "FRACTAL_NZ", "ND"], ["FRACTAL_NZ"])
 
@@ -78,7 +78,7 @@ CASES = {  # model, mode, faults -> (passes, first failing op)
     "conv fault fails": (models.conv_bn_relu, DEFAULT, (Fault.on_op("conv2"),), (False, "conv2relu2")),
     "conv unfused fault fails": (models.conv_bn_relu, FUSION_OFF, (Fault.on_op("conv1"),), (False, "conv1")),
     "matmul passes": (models.passing_mlp, DEFAULT, (), (True, None)),
-    "overflow fails": (models.overflow, DEFAULT, (), (False, "norm")),
+    "overflow fails": (models.overflow_model, DEFAULT, (), (False, "norm")),
     "matmul fault fails": (models.transformer_block, DEFAULT, (Fault.on_op("/mlp/fc2/MatMul"),), None),
 }
 

@@ -82,7 +82,7 @@ def test_output_overflow_is_not_fixed_by_keeping_the_producer_alone():
 
 
 def test_overflow_model_fails_at_norm_in_default_and_passes_otherwise():
-    model = models.overflow()
+    model = models.overflow_model()
     x = make_inputs(model)
     gold = golden_values(model, x)
     for mode, ok in ((DEFAULT, False), (FUSION_OFF, False), (HIGH_PRECISION, True), (keep_dtype(["norm"]), True)):
@@ -138,7 +138,7 @@ def test_graph_outputs_keep_their_names_with_rounded_values():
 
 
 def test_keep_dtype_names_that_match_nothing_are_reported():
-    _, plan = emulate_graph(models.overflow(), keep_dtype(["norm", "nrom", "OpType::Exp"]))
+    _, plan = emulate_graph(models.overflow_model(), keep_dtype(["norm", "nrom", "OpType::Exp"]))
     assert plan.info["unknown_keep_dtype"] == ["nrom"]
 
 

@@ -69,7 +69,7 @@ def test_a_golden_of_other_inputs_or_another_model_is_refused_before_use(tmp_pat
         inputs = inputs_of(1)
     else:
         used_model = model.parent / "other.onnx"
-        onnx.save(tiny_models.overflow(), str(used_model))
+        onnx.save(tiny_models.overflow_model(), str(used_model))
     with pytest.raises(stored.StoredGoldenMismatch) as err:
         obtain(stored.GoldenPolicy(show=lambda p: "shown/" + os.path.basename(p)), golden,
                computer(used_model, inputs))

@@ -58,11 +58,11 @@ def test_the_shape_comes_from_the_arrays_only_where_the_model_leaves_it_open():
 
 
 def test_the_ascend_backend_advice_is_a_shape_to_paste(tmp_path):
-    from pytest_ascend_accuracy.backends.ascend.backend import resolve_input_shapes
+    from pytest_ascend_accuracy.backends.ascend.backend import input_shapes_for_atc
 
     inputs = {"x": (-1, 3, -1), "y": (2,)}
     with pytest.raises(ConfigError) as info:
-        resolve_input_shapes(tmp_path / "m.onnx", inputs, None)
+        input_shapes_for_atc(tmp_path / "m.onnx", inputs, None)
     assert str(info.value).endswith("input_shape={'x': (1, 3, 1)}")
-    assert resolve_input_shapes(tmp_path / "m.onnx", inputs, {"x": (1, 3, 1)}) == {
+    assert input_shapes_for_atc(tmp_path / "m.onnx", inputs, {"x": (1, 3, 1)}) == {
         "x": (1, 3, 1), "y": (2,)}

@@ -18,12 +18,13 @@ def _reversed(model):
 
 
 def test_a_sorted_graph_is_left_alone_and_a_reversed_one_sorted_back():
-    model = models.overflow()
+    model = models.overflow_model()
     listed = [n.name for n in model.graph.node]
     assert sort_nodes(model.graph) is False and [n.name for n in model.graph.node] == listed
-    back = _reversed(models.overflow())
+    back = _reversed(models.overflow_model())
     assert sort_nodes(back.graph) is True and [n.name for n in back.graph.node] == listed
-    assert [n.name for n in prepare_model(_reversed(models.overflow())).model.graph.node] == listed
+    prepared = prepare_model(_reversed(models.overflow_model())).model
+    assert [n.name for n in prepared.graph.node] == listed
 
 
 def test_independent_nodes_keep_the_files_order():
@@ -49,9 +50,9 @@ def test_the_first_failure_of_a_reversed_model_is_the_op_that_went_wrong(tmp_pat
     from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
     from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
-    model = _reversed(models.overflow())
+    model = _reversed(models.overflow_model())
     cache = Cache(tmp_path / "cache")
-    inputs = {k: np.asarray(v) for k, v in make_inputs(models.overflow()).items()}
+    inputs = {k: np.asarray(v) for k, v in make_inputs(models.overflow_model()).items()}
     backend = EmulatorBackend(cache)
     actual = backend.run(backend.convert(model), inputs, dump=True, dump_dir=tmp_path / "d")
     verdict = compare_dumps(actual, golden_dump(model, inputs, cache=cache)).judge(0.95)

@@ -33,7 +33,7 @@ def models_dir(pytester):
 
     directory = pytester.mkdir("models")
     for name in ("passing_mlp", "overflow"):
-        onnx.save(getattr(tiny_models, name)(), str(directory / f"{name}.onnx"))
+        onnx.save(tiny_models.MODELS[name](), str(directory / f"{name}.onnx"))
     return directory
 
 
@@ -44,7 +44,7 @@ NAME = "enc/blk.0:norm"
 @pytest.fixture
 def block_model(pytester):
     """``models/block.onnx``: the overflow model with its ``norm`` op named ``NAME``."""
-    model = tiny_models.overflow()
+    model = tiny_models.overflow_model()
     for node in model.graph.node:
         if node.name == "norm":
             node.name = NAME

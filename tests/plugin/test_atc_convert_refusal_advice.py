@@ -24,7 +24,7 @@ def test_convert(atc_convert, ascend_model):
 
 @pytest.fixture
 def project(pytester):
-    onnx.save(tiny_models.overflow(), str(pytester.path / "overflow.onnx"))
+    onnx.save(tiny_models.overflow_model(), str(pytester.path / "overflow.onnx"))
     onnx.save(tiny_models.conv_bn_relu(), str(pytester.path / "net.onnx"))
     (pytester.path / "good.cfg").write_text(imagenet_aipp(src_hw=(16, 16)))
     return pytester

@@ -110,7 +110,7 @@ def test_gears(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
 
 def test_diagnoses_fix_for_a_mode_with_a_neutral_extra_runs_pasted(pytester):
     pytester.mkdir("models")
-    onnx.save(tiny_models.overflow(), str(pytester.path / "models" / "overflow.onnx"))
+    onnx.save(tiny_models.overflow_model(), str(pytester.path / "models" / "overflow.onnx"))
     out = subprocess.run([sys.executable, "-m", "pytest_ascend_accuracy.cli", "diagnose",
                           "models/overflow.onnx", "--mode", "{extra: {log: info}}",
                           "--cache-dir", "c"], cwd=pytester.path, capture_output=True, text=True)

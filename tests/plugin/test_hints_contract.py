@@ -157,7 +157,7 @@ def test_keep_dtype_hint_names_the_op_whose_operand_overflows_as_well(pytester):
     import onnx
     from onnx import helper, numpy_helper
 
-    model = tiny_models.overflow()
+    model = tiny_models.overflow_model()
     out = model.graph.output[0].name
     model.graph.node[-1].output[0] = "pre_big"
     model.graph.initializer.append(numpy_helper.from_array(np.full(1, 1e5, np.float32), "big"))

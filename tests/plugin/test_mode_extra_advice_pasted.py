@@ -94,7 +94,7 @@ def test_the_diagnose_mode_advice_pasted_runs(tmp_path, monkeypatch, capsys):
     from pytest_ascend_accuracy.testing import models as tiny_models
 
     monkeypatch.chdir(tmp_path)
-    onnx.save(tiny_models.overflow(), "overflow.onnx")
+    onnx.save(tiny_models.overflow_model(), "overflow.onnx")
     args = ["diagnose", "overflow.onnx", "--cache-dir", "cache", "--out", "fix"]
     assert main(args + ["--mode", "{extra: {precision_mode: force_fp32}}"]) == 2
     mapping, _ = _advised(capsys.readouterr().err)

@@ -139,7 +139,7 @@ def test_cli_diagnose_mode_refuses_unknown_names(tmp_path, capsys):
 
     from pytest_ascend_accuracy.cli import main
 
-    model = tiny_models.overflow()
+    model = tiny_models.overflow_model()
     path = tmp_path / "m.onnx"
     onnx.save(model, str(path))
     code = main(["diagnose", str(path), "--mode", "{base: fusion_off, keep_dtype: [nrom]}",

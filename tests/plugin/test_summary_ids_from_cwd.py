@@ -23,7 +23,7 @@ def test_a_failed_check_is_named_as_pytest_names_it_and_runs_pasted(pytester):
     project = pytester.mkdir("proj")
     (project / "pytest.ini").write_text("[pytest]\n")  # the rootdir: proj, not where pytest runs
     (project / "models").mkdir()
-    onnx.save(tiny_models.overflow(), str(project / "models" / "overflow.onnx"))
+    onnx.save(tiny_models.overflow_model(), str(project / "models" / "overflow.onnx"))
     (project / "tests").mkdir()
     (project / "tests" / "test_m.py").write_text(TEST.replace('"models/', '"proj/models/'))
     run = pytester.runpytest("proj", "-p", "no:cacheprovider", "-rf")

@@ -23,7 +23,7 @@ def suite(pytester):
     import onnx
 
     directory = pytester.mkdir("models")
-    onnx.save(tiny_models.overflow(), str(directory / "overflow.onnx"))
+    onnx.save(tiny_models.overflow_model(), str(directory / "overflow.onnx"))
     onnx.save(tiny_models.passing_mlp(), str(directory / "mlp.onnx"))
     (pytester.path / "accuracy_suite.yaml").write_text(SUITE)
     return pytester.path / "accuracy_suite.yaml"

@@ -149,7 +149,7 @@ def test_ctrl_c_removes_the_interrupted_tests_dumps_and_keeps_the_failed_ones(tm
     from pytest_ascend_accuracy.testing import models
 
     for name in ("overflow", "passing_mlp"):
-        onnx.save(getattr(models, name)(), str(tmp_path / f"{name}.onnx"))
+        onnx.save(models.MODELS[name](), str(tmp_path / f"{name}.onnx"))
     (tmp_path / "test_ctrl_c.py").write_text(INTERRUPTED_CHECK)
     flag, basetemp = tmp_path / "flag", tmp_path / "bt"
     proc = start("import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "

@@ -19,7 +19,7 @@ def overflow(tmp_path_factory):
     from pytest_ascend_accuracy.testing import models
     from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
-    pair = emulated_pair(tmp_path_factory.mktemp("overflow"), models.overflow(),
+    pair = emulated_pair(tmp_path_factory.mktemp("overflow"), models.overflow_model(),
                          name="overflow", store_inputs=True)
     return pair.model, pair.dump, pair.golden
 

@@ -177,7 +177,7 @@ class AscendBackend:
                                                    emulated=False)
         if isinstance(input_shape, str):
             input_shape = parse_input_shape(input_shape)
-        shapes = resolve_input_shapes(model, info["inputs"], input_shape)
+        shapes = input_shapes_for_atc(model, info["inputs"], input_shape)
         toolkit = self.toolkit
         input_format = "NCHW" if all(len(d) == 4 for d in shapes.values()) else "ND"
         return build_atc_command(
@@ -366,7 +366,7 @@ def read_onnx_io(model: Path) -> Dict[str, List]:
     return {"inputs": inputs, "input_names": list(inputs), "output_names": [o.name for o in proto.graph.output]}
 
 
-def resolve_input_shapes(model: Path, inputs: Mapping[str, Tuple[int, ...]],
+def input_shapes_for_atc(model: Path, inputs: Mapping[str, Tuple[int, ...]],
                          given: Optional[Mapping[str, Sequence[int]]]) -> Dict[str, Tuple[int, ...]]:
     """Static shape of every input: the model's, overridden by ``given``; dynamic ones must be given."""
     given = dict(given or {})

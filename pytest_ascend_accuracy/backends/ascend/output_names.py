@@ -2,7 +2,7 @@
 
 ATC does not keep ONNX ``graph.output`` order: the om json's model attr
 ``attr_model_out_nodes_name`` lists om output ``i`` as ``node:index:name`` (read by
-``dump.om_json.model_outputs``), and in a real ATC 5.1 file om output 1 is the framework's
+``dump.om_json.om_framework_outputs``), and in a real ATC 5.1 file om output 1 is the framework's
 ``output2`` (msit's ``msquickcmp/om/model.json``). So om output ``i`` is named:
 
 1. ``name`` when it is an ONNX graph output;
@@ -59,6 +59,6 @@ def onnx_output_producers(model: "str | os.PathLike[str]") -> Dict[Tuple[str, in
 def _model_outputs(om_json: Optional[Path]) -> List[Tuple[str, int, str]]:
     if om_json is None or not Path(om_json).is_file():
         return []
-    from ...dump.om_json import model_outputs, read_om_json
+    from ...dump.om_json import om_framework_outputs, read_om_json
 
-    return [(m.node, m.index, m.name) for m in model_outputs(read_om_json(om_json))]
+    return [(m.node, m.index, m.name) for m in om_framework_outputs(read_om_json(om_json))]

@@ -34,7 +34,7 @@ from ...compare.kernel import DEFAULT_CHUNK
 from ...compare.reading import TensorReader
 from ...compare.topk_ties import within_ties
 from ...dump.model import DumpSet
-from ...dump.unwritten import PlannedOp, PlannedTensor, stored_values, unwritten_dump
+from ...dump.unwritten import UnwrittenOp, PlannedTensor, stored_values, unwritten_dump
 from .op_values import aipp_format, slot_layout, stored_type
 
 
@@ -128,14 +128,14 @@ def _written_tensor(ops, k: int, slot: str, names: List[str]):
 
 
 def planned_ops(plan, aipp_ops, device_formats: bool, base_ts: int,
-                shape_of: Callable[[object], Optional[tuple]]) -> Optional[List[PlannedOp]]:
+                shape_of: Callable[[object], Optional[tuple]]) -> Optional[List[UnwrittenOp]]:
     """The ops ``EmulatorBackend.run`` writes in dump mode ``output``, each output as the
     writer gets it (``PlannedTensor``), from the plan (``shape_of(slot)``: a shape the plan
     does not hold); None where a shape or dtype is not known before the run."""
     n = len(aipp_ops)
-    ops = [PlannedOp("Aipp", name, (PlannedTensor(tuple(out.shape), out.dtype.name,
-                                                  aipp_format(device_formats, out)),),
-                     len(plan.ops) + k, base_ts - n + k)
+    ops = [UnwrittenOp("Aipp", name, (PlannedTensor(tuple(out.shape), out.dtype.name,
+                                                    aipp_format(device_formats, out)),),
+                       len(plan.ops) + k, base_ts - n + k)
            for k, (name, _, out) in enumerate(aipp_ops)]
     for k, op in enumerate(plan.ops):
         outs = []
@@ -147,7 +147,7 @@ def planned_ops(plan, aipp_ops, device_formats: bool, base_ts: int,
             probe = np.broadcast_to(np.zeros((), np.uint8), shape)  # (its ndim, no memory)
             outs.append(PlannedTensor(tuple(shape), dtype, slot_layout(s, probe),
                                       s.origin, stored_type(s)))
-        ops.append(PlannedOp(op.op_type, op.name, tuple(outs), k, base_ts + k))
+        ops.append(UnwrittenOp(op.op_type, op.name, tuple(outs), k, base_ts + k))
     return ops
 
 
