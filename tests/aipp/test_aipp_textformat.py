@@ -4,7 +4,9 @@ ATC reads ``--insert_op_conf`` into ``domi.InsertNewOps`` with protobuf's TextFo
 message is built here from ``AippOpParams`` as CANN's ``insert_op.proto`` declares it (field
 types, numbers, ``repeated``, enum values: transcribed from mindspore-ai/graphengine
 ``metadef/graph/proto/insert_op.proto``, commit 5b11020e, the same in ``ge/proto``,
-``src/proto`` and Huawei-Ascend/tensorflow ``inc/common/proto``), and every case is parsed by
+``src/proto`` and Huawei-Ascend/tensorflow ``inc/common/proto``; the current CANN proto,
+mirror-cann/ge ``graph_metadef/proto/insert_op.proto`` commit fcbeb6f2, adds ``float
+padding_value = 72``, the one field those older copies lack), and every case is parsed by
 python ``google.protobuf.text_format`` and by ours. Where TextFormat takes a file ours refuses,
 the case names why: GE's own checks after parsing (``AippOp::ValidateParams``), what the
 emulator does not do, or a spelling protobuf's C++ parser (the one ATC links) refuses though
@@ -34,7 +36,7 @@ int32 src_image_size_w = 57; int32 src_image_size_h = 58; bool crop = 59;
 int32 load_start_pos_w = 60; int32 load_start_pos_h = 61; int32 crop_size_w = 62;
 int32 crop_size_h = 63; bool resize = 64; int32 resize_output_w = 65; int32 resize_output_h = 66;
 bool padding = 67; int32 left_padding_size = 68; int32 right_padding_size = 69;
-int32 top_padding_size = 70; int32 bottom_padding_size = 71;
+int32 top_padding_size = 70; int32 bottom_padding_size = 71; float padding_value = 72;
 int32 mean_chn_0 = 10; int32 mean_chn_1 = 11; int32 mean_chn_2 = 12; int32 mean_chn_3 = 19;
 float min_chn_0 = 13; float min_chn_1 = 14; float min_chn_2 = 15; float min_chn_3 = 20;
 repeated float var_reci_chn_0 = 16; repeated float var_reci_chn_1 = 17;
@@ -46,8 +48,8 @@ repeated int32 output_bias_0 = 39; repeated int32 output_bias_1 = 40;
 repeated int32 output_bias_2 = 41; repeated int32 input_bias_0 = 42;
 repeated int32 input_bias_1 = 43; repeated int32 input_bias_2 = 44;
 uint32 raw_rgbir_to_f16_n = 45;"""
-#: keys we read that this proto version lacks (the emulator's padding fill value)
-NOT_IN_PROTO = {"padding_value"}
+#: keys we read that the proto lacks: none (``padding_value`` is field 72 of the current proto)
+NOT_IN_PROTO: set = set()
 
 _F = descriptor_pb2.FieldDescriptorProto
 _TYPES = {"bool": _F.TYPE_BOOL, "int32": _F.TYPE_INT32, "uint32": _F.TYPE_UINT32,
