@@ -15,7 +15,7 @@ quoted enum, bool or number included: TextFormat refuses them), a key given twic
 not be configed repeatedly"), dynamic AIPP, input formats
 other than YUV420SP_U8 / RGB888_U8 / XRGB8888_U8 / YUV400_U8, resize, rotation and single-line
 mode, CSC to gray (one channel) or on YUV400_U8, crop windows outside the source image, odd crop
-offsets/sizes for YUV420SP_U8.
+offsets for YUV420SP_U8.
 """
 from __future__ import annotations
 
@@ -453,10 +453,12 @@ def _validate_csc_output(op: AippOp) -> None:
 
 
 def _validate_crop(op: AippOp) -> None:
-    yuv420 = op.input_format == "YUV420SP_U8"
-    for key in ("load_start_pos_w", "load_start_pos_h", "crop_size_w", "crop_size_h"):
-        if yuv420 and op.get(key) % 2:
-            raise op.error(key, f"{op.get(key)} is odd; YUV420SP_U8 crops need even offsets and sizes")
+    # the ATC guide (crop_padding_config.md, "Crop/Padding配置说明"): for YUV420SP_U8
+    # load_start_pos_w/h must be even; the crop size may be odd
+    for key in ("load_start_pos_w", "load_start_pos_h"):
+        if op.input_format == "YUV420SP_U8" and op.get(key) % 2:
+            raise op.error(key, f"{op.get(key)} is odd; YUV420SP_U8 crops start at even "
+                                f"offsets (load_start_pos_w and load_start_pos_h)")
     for axis in ("w", "h"):
         src, pos, size = (op.get(f"src_image_size_{axis}"), op.get(f"load_start_pos_{axis}"),
                           op.get(f"crop_size_{axis}"))

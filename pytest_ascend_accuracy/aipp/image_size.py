@@ -92,6 +92,8 @@ def _images_needed(op: AippOp, image: Tuple[int, int], model: Tuple[int, int]):
         if size <= 0:
             return None
         out.append(size)
+    if op.input_format == "YUV420SP_U8" and any(n % 2 for n in out):
+        return None  # NV12 images have an even height and width
     return tuple(out)
 
 
@@ -104,8 +106,8 @@ def _crop_advice(op: AippOp, image: Tuple[int, int], model: Tuple[int, int]) -> 
         crop = size - _pads(op, axis)
         if crop <= 0 or start + crop > have:
             return ""
-        if op.input_format == "YUV420SP_U8" and (crop % 2 or have % 2):
-            return ""  # YUV420SP_U8 crops need even sizes
+        if op.input_format == "YUV420SP_U8" and have % 2:
+            return ""  # YUV420SP_U8 images have even sizes (the crop size may be odd)
         want[f"crop_size_{axis}"] = crop
     add: List[str] = []
     change: List[Tuple[int, str]] = []
