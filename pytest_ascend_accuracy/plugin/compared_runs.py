@@ -60,20 +60,51 @@ def kl_wanted(state, spec) -> bool:
     return "kl" in policy.metrics
 
 
-def golden_chooser(state, ctx, model) -> Callable[[object], Optional[tuple]]:
+def golden_chooser(state, ctx, model, *, raw_inputs: bool = False
+                   ) -> Callable[[object], Optional[tuple]]:
     """``AscendModel.compare_with`` of a test's ``ascend_model(model)``: given a run's inputs,
-    the last golden the test made of ``model`` from those inputs, else the last one it made of
-    ``model`` (an AIPP model's golden runs on pre-processed images), that it still holds, with
-    whether its check wants the KL divergence."""
+    the last golden the test made of ``model`` from those inputs, that it still holds, with
+    whether its check wants the KL divergence; None where it made none from them (the run is
+    written, and ``check_accuracy`` refuses a golden of other inputs: ``refuse_other_inputs``).
+    ``raw_inputs``: an AIPP model, whose runs take raw images and whose golden runs on
+    pre-processed ones: the last golden it made of ``model``."""
     def choose(inputs):
         goldens = ctx.goldens_of(model)
         if not goldens:
             return None
-        golden = goldens[-1]
-        if len(goldens) > 1:
-            golden = _made_from(goldens, inputs) or golden
+        golden = _made_from(goldens, inputs)
+        if golden is None and raw_inputs:
+            golden = goldens[-1]
+        if golden is None:
+            return None
         return golden, kl_wanted(state, ctx.spec)
     return choose
+
+
+def refuse_other_inputs(run, actual, golden) -> None:
+    """``check_accuracy(actual, golden)`` where ``actual`` is a test's run (``run``, a
+    ``ModelRun``) of a model without AIPP and ``golden`` was made from other inputs (another
+    seed, shape or file, by the digest ``golden_dump`` records): compared so every operator
+    differs and no conversion mode could help, so the check is refused, saying so."""
+    from ..errors import ConfigError
+    from ..golden.stored_record import SOURCE_META
+
+    source = golden.meta.get(SOURCE_META) if golden is not None else None
+    handle = run.handle if run is not None else None
+    if (run is None or run.dump() is not actual or getattr(handle, "aipp", None) is not None
+            or (getattr(handle, "atc_options", None) or {}).get("insert_op_conf")
+            or not isinstance(source, dict) or not source.get("inputs_digest")
+            or _made_from([golden], run.inputs) is not None):
+        return
+    arrays = dict(getattr(run.inputs, "arrays", run.inputs))
+    shapes = ", ".join(f"{k} {np.asarray(v).dtype} {tuple(np.shape(v))}"
+                       for k, v in sorted(arrays.items()))
+    raise ConfigError("check_accuracy",
+                      f"the golden was made from other inputs than this run's (its inputs "
+                      f"digest {source['inputs_digest'][:19]}..., the run's inputs: {shapes}): "
+                      f"compared so every operator differs and no conversion mode can fix it; "
+                      f"make the golden from the inputs the run was given: "
+                      f"golden_dump(model, inputs) with the same inputs as run(inputs)")
 
 
 def _made_from(goldens, inputs):

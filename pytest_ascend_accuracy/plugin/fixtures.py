@@ -216,7 +216,9 @@ def ascend_model(request, _ascend_accuracy_context):
             return convert_model(state, model, mode_arg, keep_dtype=keep_dtype,
                                  input_shape=shape, atc_options=atc_options, dump_root=dump_root,
                                  where=where, on_run=remember, aipp=aipp, others=others,
-                                 compare_with=golden_chooser(state, ctx, model))
+                                 compare_with=golden_chooser(
+                                     state, ctx, model,
+                                     raw_inputs=_inserts_aipp(aipp, atc_options)))
 
         from .shape_deferred_model import deferred_model
 
@@ -259,7 +261,7 @@ def golden_dump(request, _ascend_accuracy_context):
     file in your repository: written and the test failed when missing, used as is otherwise,
     rewritten only with ``--accuracy-regen`` (failing tests) or ``--accuracy-regen-all``."""
     from ..golden import stored as golden_files
-    from ..golden.stored_record import identity_of
+    from ..golden.stored_record import SOURCE_META, identity_of
     from .accuracy_check import fresh_golden, real_names, warn_inputs_not_stored
 
     ctx = _ascend_accuracy_context
@@ -278,8 +280,11 @@ def golden_dump(request, _ascend_accuracy_context):
         def compute():
             return fresh_golden(state, model, inputs, input_shape)
 
-        dump, status = policy.obtain(target, compute, identity_of(model, inputs, input_shape))
+        identity = identity_of(model, inputs, input_shape)
+        dump, status = policy.obtain(target, compute, identity)
         dump = real_names(dump, model)  # file names hold sanitized op names
+        # (held to these inputs by obtain: what a run of other inputs is refused by)
+        dump.meta.setdefault(SOURCE_META, identity.as_meta())
         shown = state.settings.show(target)
         warn_inputs_not_stored(state, dump, shown, status)
         if status == golden_files.USED:  # only a golden read as is may be regenerated later
@@ -304,6 +309,13 @@ def _junit_property_recorder(item):
         item.user_properties.append((name, value))
 
     return record
+
+
+def _inserts_aipp(aipp, atc_options) -> bool:
+    """The conversion inserts AIPP (``aipp=``, or ATC's ``insert_op_conf`` given as an option):
+    its runs take raw images, its golden pre-processed ones."""
+    return aipp is not None or any(str(k).lstrip("-") == "insert_op_conf" and v
+                                   for k, v in atc_options.items())
 
 
 def _refuse_swapped(ctx, actual, golden) -> None:
@@ -331,6 +343,7 @@ def check_accuracy(request, _ascend_accuracy_context):
     result for the terminal summary, ``--accuracy-report`` and JUnit XML properties."""
     from .accuracy_check import model_name
     from .check_flow import checked
+    from .compared_runs import refuse_other_inputs
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -348,6 +361,7 @@ def check_accuracy(request, _ascend_accuracy_context):
         _refuse_swapped(ctx, actual, golden)
         spec = ctx.spec.merged(per_op, ignore, where=ctx.nodeid)
         run = ctx.run_of(actual)
+        refuse_other_inputs(run, actual, golden)
         handle = run.handle if run is not None else None
         # the model as the test names it (its file stem): a dump's model-name directory holds
         # the sanitized spelling (ch_ppocr_mobile_v2_0_cls_infer), which names no file
