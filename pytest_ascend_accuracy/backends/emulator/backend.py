@@ -139,6 +139,9 @@ class EmulatorBackend:
 
             check_rules_off(mode.fusion_rules_off)
         check_fault_targets(self.faults, model)
+        from .bf16_opset import check_bf16_opset
+
+        check_bf16_opset(model, mode, model_label(model))
         input_shape, options = checked_options(mode, input_shape, atc_options)  # {name: text}
         shapes = parse_input_shape(input_shape)
         # --insert_op_conf: keyed by content, applied at run; its output size checked against
