@@ -268,7 +268,8 @@ def check_baseline(result, path, *, header: Mapping[str, object], inputs,
     with PathLocked(path, "baseline"):
         outcome = _judge(path, fresh, regen, max_drop, max_rel_l2_rise, shown, plain,
                          rel_l2_lines)
-        if on_written is not None and outcome.written is not None and outcome.status != REWRITTEN:
+        if (on_written is not None and outcome.written is not None
+                and outcome.status in (MISSING, UNREADABLE)):  # (not a regen of a regression)
             on_written(path)  # (told after the lock, another worker could pass against it)
         return outcome
 
