@@ -15,7 +15,9 @@ quoted enum, bool or number included: TextFormat refuses them), a key given twic
 not be configed repeatedly"), dynamic AIPP, input formats
 other than YUV420SP_U8 / RGB888_U8 / XRGB8888_U8 / YUV400_U8, resize, rotation and single-line
 mode, CSC to gray (one channel) or on YUV400_U8, crop windows outside the source image, odd crop
-offsets for YUV420SP_U8.
+offsets for YUV420SP_U8, and what the AIPP operator refuses at conversion (:mod:`.ranges`:
+``mean_chn``/``min_chn`` outside 0..255, padding over 32, a crop size of 0 with padding, crop or
+padding without ``src_image_size``).
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from ..errors import ConfigError
 from .keys import (DEFAULTS, ENUMS, KEY_KINDS, REGISTER_RANGES, REPEATED_KEYS, RGB2YUV_DEFAULTS,
                    SUPPORTED_FORMATS, UINT32_KEYS, closest_names)
 from .mean_fraction import min_chn_in_block, split_mean_hint
+from .ranges import check_operator_ranges
 # (aipp_value_text: fix_comments and image_size import it from here)
 from .textformat import (BOOL_WORDS, Tok, aipp_value_text, parse_float, parse_int,  # noqa: F401
                          tokens, unquoted_hint)
@@ -421,8 +424,6 @@ def _validate(op: AippOp) -> None:
         if key.startswith(("min_chn", "var_reci_chn", "padding_value")) and abs(value) > _FP16_MAX:
             raise op.error(key, f"{value:g} is outside float16's range (the device stores it as "
                                 f"float16, max {_FP16_MAX:g})")
-        if key.startswith("mean_chn") and not -32768 <= value <= 32767:
-            raise op.error(key, f"{value} does not fit the device's int16 mean register")
         low, high = REGISTER_RANGES.get(key, (value, value))
         if not low <= value <= high:
             kept = value & 0xff if high == 255 else ((value & 0xffff) ^ 0x8000) - 0x8000
@@ -430,6 +431,7 @@ def _validate(op: AippOp) -> None:
                                 f"the device would use {kept}, not {value}")
     if op.get("crop"):
         _validate_crop(op)
+    check_operator_ranges(op)
 
 
 def _validate_csc_output(op: AippOp) -> None:

@@ -44,6 +44,8 @@ def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why:
         return _padding_value_why(op, float(old), float(new))
     if key.startswith("crop"):
         return size_why or "the reference is cropped"
+    if key.startswith("src_image_size_"):
+        return "the images' size: ATC refuses a crop without it"
     return "the reference pre-processing needs it"
 
 

@@ -1,12 +1,15 @@
-"""The advice for a fractional ``mean_chn_N``: the device's ``mean_chn`` register is an int16,
-so the fraction goes in ``min_chn_N``, which is subtracted too. Where the block sets
-``min_chn_N`` already, the fraction is added to it: the advice said to put the fraction there,
-and pasted it replaced the file's own value (a ``mean_chn_0: 123.5`` beside ``min_chn_0:
-0.175``, the ImageNet mean 123.675, was told "0.5 in min_chn_0": 0 of 4 images then agreed)."""
+"""The advice for a fractional ``mean_chn_N``: ``mean_chn`` is a whole number (0..255 for U8
+input, :mod:`.ranges`), so the fraction goes in ``min_chn_N`` (0..255), which is subtracted too.
+Where the block sets ``min_chn_N`` already, the fraction is added to it: the advice said to put
+the fraction there, and pasted it replaced the file's own value (a ``mean_chn_0: 123.5`` beside
+``min_chn_0: 0.175``, the ImageNet mean 123.675, was told "0.5 in min_chn_0": 0 of 4 images then
+agreed)."""
 from __future__ import annotations
 
+import math
 from typing import List, Optional
 
+from .ranges import offset_advice, offset_fields
 from .textformat import Tok, aipp_value_text, parse_float
 
 
@@ -37,10 +40,20 @@ def split_mean_hint(key: str, s: str, min_now: Optional[float] = None) -> str:
         return ""
     if value != value or abs(value) == float("inf"):
         return ""
-    whole = int(value)  # toward zero: the rest keeps the sign of the value
-    frac = round(value - whole, 6)
-    min_text = (f"{aipp_value_text(frac)} in min_chn_{key[-1]}" if not min_now else
-                f"add {aipp_value_text(frac)} to min_chn_{key[-1]} ({aipp_value_text(min_now)} -> "
-                f"{aipp_value_text(round(min_now + frac, 6))})")
-    return (f" (mean_chn is the device's int16 register; the fraction goes in min_chn, which "
-            f"is subtracted too: put {whole} in {key} and {min_text})")
+    whole, frac = int(math.floor(value)), round(value - math.floor(value), 6)
+    total = value + (min_now or 0.0)
+    lead = (" (mean_chn is the device's whole-number register, 0..255 for U8 input; the "
+            "fraction goes in min_chn, 0..255, which is subtracted too: ")
+    fields = offset_fields(total, snap=False)
+    if fields is None:
+        return lead + offset_advice(int(key[-1]), total) + ")"
+    mean, low = fields
+    name = f"min_chn_{key[-1]}"
+    if not min_now:
+        min_text = f"{aipp_value_text(low)} in {name}"
+    elif mean == whole:
+        min_text = (f"add {aipp_value_text(frac)} to {name} ({aipp_value_text(min_now)} -> "
+                    f"{aipp_value_text(low)})")
+    else:
+        min_text = f"{aipp_value_text(low)} in {name} (not {aipp_value_text(min_now)})"
+    return lead + f"put {mean} in {key} and {min_text})"

@@ -45,15 +45,15 @@ from .keys import YUV2RGB_STANDARDS, matrix_keys
 from .fix_comments import FieldFix, describe_fixes
 from .norm_values import fitted_reasons, snap_normalisation
 from .padding_note import per_channel_border_note
+from .ranges import offset_advice, offset_fields
 
 _MAX_OFFSETS = 1500
 _SAMPLE = 4096  # reference positions correlated per crop offset
-#: a fitted offset beyond the device's int16 mean register (a hypothesis that explains nothing,
-#: e.g. a wrong crop window fitted with a near-zero scale) is never offered as a correction
-_MEAN_LIMIT = 32767.0
 #: an unverified correction is still shown as "closest" only when it leaves every image within
 #: this many tolerances; beyond it the fitted fields are noise (the mistake is outside the search)
 _CLOSE = 10.0
+#: a normalisation fit this good (unexplained variance fraction) is the reference's own
+_GOOD_FIT = 1e-3
 
 
 @dataclass
@@ -94,7 +94,8 @@ def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.
         if candidate.verified:
             break
     if best is not None and not best.verified and _worst(best) > _CLOSE:  # no fields to offer
-        return Correction([], op, best.agreements, False, per_channel_border_note(op, images, refs))
+        return Correction([], op, best.agreements, False,
+                          per_channel_border_note(op, images, refs) or best.note)
     if best is not None and not best.verified:
         best.note = best.note or per_channel_border_note(op, images, refs)
     return best
@@ -133,8 +134,24 @@ def _best_for_crop(op: AippOp, crop_changes: Dict[str, object], images, refs, ch
     else:  # not verified: the values stay as fitted
         reasons = fitted_reasons(op, all_changes, params)
     fixes, note = describe_fixes(op, all_changes, size_why, reasons)
-    return Correction(fixes, op.with_values(all_changes), agreements, all(a.ok for a in agreements),
-                      note)
+    verified = all(a.ok for a in agreements)
+    if not verified and best_score < _GOOD_FIT:
+        note = note or _unheld_offsets(op, params)
+    return Correction(fixes, op.with_values(all_changes), agreements, verified, note)
+
+
+def _unheld_offsets(op: AippOp, params) -> str:
+    """Why a well-fitted normalisation is no correction: the channels whose offset no accepted
+    ``mean_chn`` / ``min_chn`` holds (:func:`.ranges.offset_advice`), or ''."""
+    out = []
+    for c, (a, b) in enumerate(params):
+        if a and offset_fields(-b / a) is None:
+            out.append(f"channel {c}: the reference's offset is {-b / a:.6g}; "
+                       f"{offset_advice(c, -b / a)}")
+    if not out:
+        return ""
+    return ("no AIPP file reproduces the reference's normalisation (ATC refuses mean_chn and "
+            "min_chn outside 0..255): " + "; ".join(out))
 
 
 def _groups(norm: Dict[str, object]) -> List[Tuple[str, ...]]:
@@ -224,16 +241,15 @@ def _normalisation_changes(op: AippOp, params) -> Dict[str, object]:
         if a == 0:
             continue
         total = -b / a
-        if not abs(total) < _MEAN_LIMIT:  # no file can hold it (int16 mean register): not a fix
-            continue
         old_mean, old_min = int(op.get(f"mean_chn_{c}")), float(op.get(f"min_chn_{c}"))
         if abs(total - (old_mean + old_min)) <= 0.07:
             continue
-        if old_mean == 0 and abs(old_min) >= 1:  # the file keeps the whole offset in min_chn
-            out[f"min_chn_{c}"] = round(total, 3)
+        # ATC takes mean_chn and min_chn 0..255 each (:mod:`.ranges`): an offset outside 0..510
+        # is no correction (a hypothesis that explains nothing, or a reference no file matches)
+        fields = offset_fields(total, whole_in_min=old_mean == 0 and abs(old_min) >= 1)
+        if fields is None:
             continue
-        mean = int(round(total)) if abs(total - round(total)) < 0.02 else int(np.floor(total))
-        rest = round(total - mean, 3)
+        mean, rest = fields
         if mean != old_mean:
             out[f"mean_chn_{c}"] = mean
         if abs(rest - old_min) > 0.01:
@@ -314,6 +330,9 @@ def _crop_size_changes(op: AippOp, src_hw, ref_hw) -> Tuple[Optional[Dict[str, o
     changes: Dict[str, object] = {"crop_size_h": want_h, "crop_size_w": want_w}
     if not op.get("crop"):
         changes["crop"] = True
+    for axis, size in (("h", h), ("w", w)):  # ATC refuses a crop without the source size
+        if not op.get(f"src_image_size_{axis}"):
+            changes[f"src_image_size_{axis}"] = size
     return changes, f"the reference is {want_w}x{want_h} before padding"
 
 

@@ -27,6 +27,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from .config import AippOp
 from .hints import close
+from .ranges import offset_fields
 
 #: name -> (means, stds) on the 0..1 scale, channels R, G, B
 STANDARD_STATS = {
@@ -224,7 +225,10 @@ def snap_normalisation(op: AippOp, changes: Dict[str, object], agreements, param
             for total, why in offset_candidates(op, c) + [(r, "round") for r in rounded]:
                 if abs(total - fitted) > near:
                     continue
-                trial = dict(rest, **split_offset(op, c, total))
+                fields = split_offset(op, c, total)
+                if fields is None:  # no accepted mean_chn / min_chn holds it
+                    continue
+                trial = dict(rest, **fields)
                 found = verified(trial)
                 if found is not None:
                     changes, agreements = trial, found
@@ -264,16 +268,17 @@ def fitted_reasons(op: AippOp, changes: Dict[str, object], params) -> Dict[str, 
 WHOLE_TEXT = "<the note is the whole comment>"
 
 
-def split_offset(op: AippOp, c: int, total: float) -> Dict[str, object]:
+def split_offset(op: AippOp, c: int, total: float) -> Optional[Dict[str, object]]:
     """Channel ``c``'s offset ``total`` as the ``mean_chn`` / ``min_chn`` fields that change:
     a whole ``mean_chn`` and the fraction in ``min_chn`` (all of it in ``min_chn`` where the file
-    keeps the whole offset there); a field already holding its part is left out."""
+    keeps the whole offset there), each within the 0..255 ATC accepts (:mod:`.ranges`); a field
+    already holding its part is left out. None when no pair of accepted values holds ``total``."""
     mean_k, min_k = f"mean_chn_{c}", f"min_chn_{c}"
     old_mean, old_min = int(op.get(mean_k)), float(op.get(min_k))
-    if old_mean == 0 and abs(old_min) >= 1:
-        return {} if abs(total - old_min) <= 0.0005 else {min_k: round(total, 3)}
-    mean = int(round(total)) if abs(total - round(total)) < 0.02 else int(math.floor(total))
-    rest = round(total - mean, 3)
+    fields = offset_fields(total, whole_in_min=old_mean == 0 and abs(old_min) >= 1)
+    if fields is None:
+        return None
+    mean, rest = fields
     out: Dict[str, object] = {}
     if mean != old_mean:
         out[mean_k] = mean

@@ -35,8 +35,8 @@ def test_odd_crop_size_of_nv12_is_accepted_and_applied(size_w, size_h):
     assert out.shape == (3, size_h + 35, size_w + 35)
 
 
-@pytest.mark.parametrize("key,kwargs", [("load_start_pos_w", {"pos_w": 11}),
-                                         ("load_start_pos_h", {"pos_h": 21})])
+@pytest.mark.parametrize("key,kwargs", [
+    ("load_start_pos_w", {"pos_w": 11}), ("load_start_pos_h", {"pos_h": 21})])
 def test_odd_crop_offset_of_nv12_is_refused(key, kwargs):
     with pytest.raises(ConfigError) as exc:
         parse_aipp_config(_nv12_block(**kwargs), "crop.cfg")

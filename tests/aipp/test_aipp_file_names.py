@@ -55,10 +55,8 @@ NO_SOURCE_SIZE = "aipp_op {\n    aipp_mode: static\n    input_format: %s\n%s}\n"
     ("RGB888_U8", "", random_rgb(1, 20, 24), "24 wide and 20 high (no crop, no padding)"),
     ("RGB888_U8", "    crop: false\n    src_image_size_h: 0\n", random_rgb(1, 20, 24),
      "24 wide and 20 high (no crop, no padding)"),
-    ("RGB888_U8", "    padding: true\n    left_padding_size: 2\n    top_padding_size: 1\n",
-     random_rgb(1, 20, 24), "26 wide and 21 high (padding 2 wide, 1 high)"),
-    ("YUV420SP_U8", "    crop: true\n    load_start_pos_w: 2\n", random_nv12(1, 20, 24),
-     "22 wide and 20 high (crop from load_start_pos_w 2, load_start_pos_h 0 to the edge)"),
+    # crop or padding without src_image_size: ATC refuses the file (test_aipp_operator_ranges)
+    ("YUV420SP_U8", "", random_nv12(1, 20, 24), "24 wide and 20 high (no crop, no padding)"),
 ])
 def test_a_size_left_to_the_images_names_the_file_and_the_keys_to_add(setup, tmp_path, fmt,
                                                                       extra, images, shown):

@@ -182,7 +182,7 @@ def test_a_correction_that_does_not_verify_says_its_csc_values_are_fitted():
     assert fitted_reasons(rgb, {"min_chn_0": 0.687}, [(1 / 58.395, -123.687 / 58.395)]) == {}
 
 
-PAD_CFG = imagenet_aipp(extra="    padding: true\n    top_padding_size: 2\n"
+PAD_CFG = imagenet_aipp(src_hw=(12, 16), extra="    padding: true\n    top_padding_size: 2\n"
                               "    bottom_padding_size: 2\n    left_padding_size: 2\n"
                               "    right_padding_size: 2\n    padding_value: 0")
 

@@ -154,7 +154,7 @@ CASES = [
     ("unknown key", "src_image_size: 224", SAME),
     ("key case", "Src_image_size_w: 224", SAME),
     # integers (int32 / uint32)
-    ("negative int", "mean_chn_0: -5", SAME),
+    ("negative int", "mean_chn_0: -5", "outside 0..255"),
     ("octal int", "src_image_size_w: 010", SAME),
     ("not octal", "src_image_size_w: 08", SAME),
     ("hex int", "src_image_size_w: 0x10", SAME),
@@ -162,7 +162,7 @@ CASES = [
     ("exponent int", "src_image_size_w: 1e2", SAME),
     ("float for int", "src_image_size_w: 224.0", SAME),
     ("int32 max", "src_image_size_w: 2147483647", SAME),
-    ("int32 min", "mean_chn_0: -2147483648", "int16 mean register"),
+    ("int32 min", "mean_chn_0: -2147483648", "outside 0..255"),
     ("over int32", "src_image_size_w: 2147483648", SAME),
     ("under int32", "mean_chn_0: -2147483649", SAME),
     ("negative uint32", "related_input_rank: -1", SAME),
@@ -175,7 +175,7 @@ CASES = [
     ("f suffix", "var_reci_chn_0: 0.5f", SAME),
     ("leading dot", "var_reci_chn_0: .5", SAME),
     ("trailing dot", "var_reci_chn_0: 5.", SAME),
-    ("negative float", "min_chn_0: -0.5", SAME),
+    ("negative float", "min_chn_0: -0.5", "outside 0..255"),
     ("octal float", "var_reci_chn_0: 010", SAME),
     ("hex float", "var_reci_chn_0: 0x10", SAME),
     ("half exponent", "var_reci_chn_0: 1e", SAME),
@@ -183,7 +183,7 @@ CASES = [
     ("nan", "min_chn_0: nan", "finite"),
     ("plus float", "min_chn_0: +0.5", "cpp"),
     # bools
-    *[(f"bool {w}", f"padding: {w}", SAME)
+    *[(f"bool {w}", f"rbuv_swap_switch: {w}", SAME)
       for w in ("true", "True", "t", "1", "false", "False", "f", "0", "TRUE", "yes", "2", "0x1")],
     # enums
     ("enum name", "aipp_op { aipp_mode: static input_format: YUV400_U8 }", SAME),
@@ -197,7 +197,7 @@ CASES = [
     ("dynamic", "aipp_op { aipp_mode: dynamic max_src_image_size: 752640 }", "not supported"),
     # repeated and non-repeated keys
     ("non-repeated twice", "crop: true\n crop: true", SAME),
-    ("non-repeated default, then set", "crop: false\n crop: true", SAME),
+    ("non-repeated default, then set", "rbuv_swap_switch: false\n rbuv_swap_switch: true", SAME),
     ("non-repeated set, then default", "crop: true\n crop: false", SAME),
     ("non-repeated -0.0 is set", "min_chn_0: -0.0\n min_chn_0: 1", SAME),
     ("non-repeated 0 is not set", "min_chn_0: 0\n min_chn_0: 1", SAME),

@@ -26,8 +26,8 @@ def test_bool_spellings_textformat_refuses_are_refused(word):
                                          ("false", False), ("False", False), ("f", False),
                                          ("0", False)])
 def test_bool_spellings_textformat_takes(word, value):
-    cfg = parse_aipp_config(HEAD + f" padding: {word}\n}}\n", "a.cfg")
-    assert cfg.ops[0].values["padding"] is value
+    cfg = parse_aipp_config(HEAD + f" rbuv_swap_switch: {word}\n}}\n", "a.cfg")
+    assert cfg.ops[0].values["rbuv_swap_switch"] is value
 
 
 def test_enum_numbers_are_the_proto_numbers():
@@ -59,7 +59,9 @@ def test_fractional_mean_says_how_to_split_it():
     assert "put 123 in mean_chn_0 and 0.675 in min_chn_0" in str(e.value)
     with pytest.raises(ConfigError) as e:
         parse_aipp_config(HEAD + " mean_chn_2: -5.5\n}\n", "a.cfg")
-    assert "put -5 in mean_chn_2 and -0.5 in min_chn_2" in str(e.value)
+    # ATC takes mean_chn and min_chn 0..255 only: no split of a negative offset to suggest
+    assert "no mean_chn_2 / min_chn_2 pair subtracts -5.5: each is 0..255" in str(e.value)
+    assert "put -" not in str(e.value)
     with pytest.raises(ConfigError) as e:  # not a number at all: no split to suggest
         parse_aipp_config(HEAD + " mean_chn_0: abc\n}\n", "a.cfg")
     assert "min_chn" not in str(e.value)

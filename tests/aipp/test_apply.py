@@ -64,7 +64,8 @@ def test_nv12_csc_matches_the_documented_integer_formula():
 
 
 def test_yuv400_is_one_channel_and_crop_then_padding():
-    op = _op(" input_format: YUV400_U8\n crop: true\n load_start_pos_w: 1\n load_start_pos_h: 1\n"
+    op = _op(" input_format: YUV400_U8\n src_image_size_w: 4\n src_image_size_h: 3\n crop: true\n"
+             " load_start_pos_w: 1\n load_start_pos_h: 1\n"
              " crop_size_w: 2\n crop_size_h: 1\n padding: true\n left_padding_size: 1\n"
              " top_padding_size: 1\n padding_value: -1\n var_reci_chn_0: 0.5")
     img = np.arange(12, dtype=np.uint8).reshape(3, 4)

@@ -25,7 +25,7 @@ def test_matching_rgb_file_passes():
 
 
 def test_matching_nv12_file_with_csc_and_crop_passes():
-    result = _check(imagenet_aipp("YUV420SP_U8", csc=True, crop=CROP), NV12,
+    result = _check(imagenet_aipp("YUV420SP_U8", csc=True, crop=CROP, src_hw=(16, 24)), NV12,
                     lambda im: nv12_reference(im, crop=CROP))
     assert result.passed, result.report()
 
@@ -80,7 +80,7 @@ def test_means_in_bgr_order_are_a_channel_order_mix_up():
 
 def test_crop_offset_wrong_names_load_start_pos():
     ref = lambda im: nv12_reference(im, crop=CROP)  # noqa: E731
-    text = imagenet_aipp("YUV420SP_U8", csc=True, crop=(2, 8, 12, 16))
+    text = imagenet_aipp("YUV420SP_U8", csc=True, crop=(2, 8, 12, 16), src_hw=(16, 24))
     result = _check(text, NV12, ref)
     assert _fixes(result) == {"load_start_pos_w": (8, 4)}
     assert result.verified
@@ -90,7 +90,11 @@ def test_missing_crop_is_found_from_the_reference_shape():
     ref = lambda im: imagenet_reference(im, crop=(3, 5, 8, 8))  # noqa: E731
     result = _check(imagenet_aipp(), RGB, ref)
     assert _fixes(result) == {"crop": (False, True), "crop_size_h": (0, 8), "crop_size_w": (0, 8),
-                              "load_start_pos_h": (0, 3), "load_start_pos_w": (0, 5)}
+                              "load_start_pos_h": (0, 3), "load_start_pos_w": (0, 5),
+                              "src_image_size_h": (0, 12), "src_image_size_w": (0, 16)}
+    # the corrected file, as written, is one ATC takes (a crop needs src_image_size) and passes
+    fixed = parse_aipp_config(result.corrected_text(), "aipp.cfg")
+    assert check_preprocessing(fixed, RGB, ref).passed
 
 
 def test_yuv420sp_with_bt709_matrix_names_the_bt601_values():

@@ -139,7 +139,7 @@ def test_related_input_name_is_refused_naming_the_line():
         parse_aipp_config(text, "aipp.cfg")
 
 
-PAD_FILE = imagenet_aipp(extra="""    padding: true
+PAD_FILE = imagenet_aipp(src_hw=(12, 16), extra="""    padding: true
     top_padding_size: 2
     bottom_padding_size: 2
     left_padding_size: 2
