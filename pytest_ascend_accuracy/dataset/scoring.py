@@ -222,9 +222,14 @@ class RowFlips:
 class TopK:
     """Share of rows whose label is among the k largest logits (a row holding NaN is wrong;
     -inf and +inf order as values); an output of class ids (``index``) of one value per row is
-    the class itself, compared with the label (top1 only)."""
+    the class itself, compared with the label (top1 only), and ``id_classes`` (the classes its
+    ArgMax picks from, where the graph says) bounds its labels as a scores output's width does.
+    ``lost`` names the rows the metric lost (the label in the reference's top k, not in the
+    device's), ``first_lost`` the first sample holding one; ``classes`` is the class count
+    (None: an output of class ids whose graph does not say it)."""
 
-    def __init__(self, k: int, output: str, labels: Labels, index: bool = False):
+    def __init__(self, k: int, output: str, labels: Labels, index: bool = False,
+                 id_classes: Optional[int] = None):
         if not labels.given:
             raise ConfigError("labels", f"metric top{k} needs labels (a sequence in sample "
                                         "order or a {sample id: label} mapping); 'agreement' "
@@ -232,6 +237,9 @@ class TopK:
         self.k, self.output, self.labels, self.index = k, output, labels, index
         self.correct = [0, 0]  # reference, device
         self.rows = 0
+        self.classes: Optional[int] = id_classes if index else None
+        self.lost: List[str] = []
+        self.first_lost: Optional[Sample] = None
 
     def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> None:
         rv = values_present(np.asarray(ref[self.output]), self.output)
@@ -248,16 +256,9 @@ class TopK:
         if self.k > r.shape[1]:
             raise ConfigError("metric", f"top{self.k} needs at least {self.k} classes; output "
                                         f"{self.output!r} has {r.shape[1]}")
+        self.classes = r.shape[1]
         truth = self._truth(sample, r.shape[0], r.shape[1])
-        for side, rows in enumerate((r, d)):
-            scored = ~np.isnan(rows).any(axis=1)  # -inf/+inf are values; NaN ranks nothing
-            if self.k == 1:  # argmax takes the first of equal maxima, as the stable sort does
-                hit = rows.argmax(axis=1) == truth
-            else:
-                top = np.argsort(-rows, axis=1, kind="stable")[:, :self.k]
-                hit = (top == truth[:, None]).any(axis=1)
-            self.correct[side] += int(np.count_nonzero(hit & scored))
-        self.rows += r.shape[0]
+        self._count(sample, topk_hits(r, truth, self.k), topk_hits(d, truth, self.k))
 
     def _refuse_sequence(self, shape, per_row: str, agrees: str) -> None:
         raise ConfigError("metric", f"metric top{self.k} scores one label per row, but output "
@@ -279,29 +280,41 @@ class TopK:
                                         f"metric='top1' or 'agreement', or read the scores "
                                         f"output before the ArgMax with output=...")
         d = device_like(ids, dev[self.output], self.output, sample).reshape(ids.shape)
-        truth = self._truth(sample, ids.shape[0], None)
-        self.correct[0] += int(np.count_nonzero(ids == truth))
-        self.correct[1] += int(np.count_nonzero(d == truth))  # NaN equals no label
-        self.rows += ids.shape[0]
+        truth = self._truth(sample, ids.shape[0], self.classes)
+        self._count(sample, ids == truth, d == truth)  # NaN equals no label
+
+    def _count(self, sample: Sample, ref_hit: np.ndarray, dev_hit: np.ndarray) -> None:
+        """Add one sample's rows, right or wrong on each side; name the rows it lost."""
+        self.correct[0] += int(np.count_nonzero(ref_hit))
+        self.correct[1] += int(np.count_nonzero(dev_hit))
+        lost = np.flatnonzero(ref_hit & ~dev_hit)
+        if lost.size:
+            ids = row_ids(sample, len(ref_hit))
+            self.lost.extend(ids[k] for k in lost)
+            self.first_lost = self.first_lost or sample
+        self.rows += len(ref_hit)
 
     def _truth(self, sample: Sample, rows: int, classes: Optional[int]) -> np.ndarray:
-        truth = []
-        for label in self.labels.for_sample(sample, rows):
-            label = _class_index(label, sample, self.labels.where)
-            if classes is not None and not 0 <= label < classes:
-                raise ConfigError(self.labels.where, f"label of sample {sample.id!r} is {label}, "
-                                                     f"outside the {classes} classes of output "
-                                                     f"{self.output!r}")
-            if label < 0:
-                raise ConfigError(self.labels.where, f"label of sample {sample.id!r} is {label}, "
-                                                     f"not a class index")
-            truth.append(label)
-        return np.asarray(truth)
+        return np.asarray([class_label(label, f"sample {sample.id!r}", self.labels.where,
+                                       classes, f"output {self.output!r}")
+                           for label in self.labels.for_sample(sample, rows)])
 
     def values(self) -> Tuple[float, float]:
         if not self.rows:
             raise ConfigError("samples", "no samples")
         return self.correct[0] / self.rows, self.correct[1] / self.rows
+
+
+def topk_hits(rows: np.ndarray, truth: np.ndarray, k: int) -> np.ndarray:
+    """Per row of ``rows`` (rows x classes): is ``truth`` among its k largest values? A row
+    holding NaN is wrong; -inf and +inf order as values; equal values rank by class index."""
+    scored = ~np.isnan(rows).any(axis=1)  # NaN ranks nothing
+    if k == 1:  # argmax takes the first of equal maxima, as the stable sort does
+        hit = rows.argmax(axis=1) == truth
+    else:
+        top = np.argsort(-rows, axis=1, kind="stable")[:, :k]
+        hit = (top == truth[:, None]).any(axis=1)
+    return hit & scored
 
 
 class Top1Agreement:
@@ -417,19 +430,25 @@ def check_signature(fn, args: Tuple[str, ...], what: str) -> None:
                                 f"{what}({', '.join(args)}): {exc}") from None
 
 
-def _class_index(label, sample: Sample, where: str = "labels") -> int:
-    """An integer label (3, 3.0, numpy integers, "3"); 3.7 is a mistake, not class 3, and so
-    is True (a bool is no class index: ``[True]`` read as class 1 hid a wrong labels list)."""
+def class_label(label, whose: str, where: str = "labels", classes: Optional[int] = None,
+                of: str = "") -> int:
+    """``label`` (of ``whose``: "sample 'a'", "row 3") as a class index: an integer (3, 3.0,
+    numpy integers, "3") from 0, below ``classes`` where known (the classes ``of`` holds);
+    3.7 is a mistake, not class 3, and so is True (a bool is no class index: ``[True]`` read
+    as class 1 hid a wrong labels list). Anything else is a ``ConfigError`` at ``where``."""
     if isinstance(label, (bool, np.bool_)):
-        raise ConfigError(where, f"label of sample {sample.id!r} is {label!r}, a bool, not a "
-                                 f"class index")
+        raise ConfigError(where, f"label of {whose} is {label!r}, a bool, not a class index")
     try:
         index = int(label)
         if isinstance(label, (float, np.floating)) and index != label:
             raise ValueError(label)
     except (TypeError, ValueError, OverflowError):
-        raise ConfigError(where, f"label of sample {sample.id!r} is {label!r}, not a class "
-                                 f"index") from None
+        raise ConfigError(where, f"label of {whose} is {label!r}, not a class index") from None
+    if classes is not None and not 0 <= index < classes:
+        raise ConfigError(where, f"label of {whose} is {index}, outside the {classes} classes "
+                                 f"of {of}")
+    if index < 0:
+        raise ConfigError(where, f"label of {whose} is {index}, not a class index")
     return index
 
 
