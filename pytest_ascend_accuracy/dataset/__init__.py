@@ -2,8 +2,9 @@
 device against the reference network, traced to the first operator below the threshold.
 
 Modules: ``samples`` (sample sources and labels), ``reference`` (onnxruntime fp32 outputs,
-cached per sample), ``scoring`` and ``detection`` (the metrics), ``culprit`` (one flipped
-sample dumped on both sides and compared), ``result`` (figures, failure), ``check`` (the loop),
+cached per sample), ``scoring`` and ``detection`` (the metrics), ``chance`` (a top-k reference
+no device could fail against, refused), ``culprit`` (one lost or flipped sample dumped on both
+sides and compared), ``result`` (figures, failure), ``check`` (the loop),
 ``device`` (a converted model bound to its backend; one per sample shape where a dimension
 is left open), ``metrics`` (Top-k and
 ``assert_metric_close`` for figures computed by hand).

@@ -5,9 +5,12 @@ cached per sample, see ``reference``) and through the model under test (``om.out
 outputs read as float32), one sample at a time. The metric is computed on both sides; the check
 passes iff ``reference - device <= max_drop`` (``higher_is_better=False``, for a figure where
 lower is better such as a callable's loss: ``device - reference <= max_drop``). On failure the
-first sample whose top-1 flipped is dumped on both sides and compared (``culprit``), and
-``DatasetFailure`` names the metric, both values, the drop, the flipped sample ids and the
-first operator below the threshold.
+first sample top1/top5 lost (right in the reference, wrong on the device), else the first whose
+top-1 flipped, is dumped on both sides and compared (``culprit``), and ``DatasetFailure`` names
+the metric, both values, the drop, the flipped and lost sample ids and the first operator
+below the threshold. A reference figure no device could fail against (top-k at or below
+chance: labels that do not match the model; a ``max_drop`` at or over it) is refused
+(``chance``), as map's is (``detection.vacuous_reference``).
 An input the metric does not read (``labels`` for agreement, ``postprocess`` but for map,
 ``output`` for map) is refused (``READS``): ignored, it would hide the caller's mistake.
 
@@ -27,6 +30,7 @@ import numpy as np
 from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE
 from ..errors import ConfigError
 from .culprit import trace_sample
+from .chance import vacuous_score
 from .detection import MeanAP, vacuous_reference
 from .reference import ReferenceModel, as_float32
 from .result import DatasetFailure, DatasetResult
@@ -81,7 +85,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     index = out_name in reference.class_id_outputs
     flips = (RowFlips(out_name, metric_name(metric), strict=not callable(metric), index=index)
              if out_name is not None else None)
-    scorer = _scorer(metric, out_name, lbls, flips, postprocess, index)
+    scorer = _scorer(metric, out_name, lbls, flips, postprocess, index,
+                     reference.class_id_classes.get(out_name))
     total = source.count()
     first_flipped = None
     done = 0
@@ -109,9 +114,13 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if flips is not None and flips.nonfinite_reference and not callable(metric):
         raise unscorable_reference(metric, out_name, flips.nonfinite_reference)
     ref_value, dev_value = scorer.values()
-    vacuous = vacuous_reference(scorer, ref_value, max_drop) if metric == "map" else None
+    vacuous = (vacuous_reference(scorer, ref_value, max_drop) if metric == "map" else
+               None if callable(metric) else
+               vacuous_score(metric, getattr(scorer, "scorer", None), ref_value, max_drop,
+                             out_name))
     if vacuous is not None:
         raise vacuous
+    lost = getattr(getattr(scorer, "scorer", None), "lost", [])  # top-k: right -> wrong rows
     result = DatasetResult(
         metric=metric_name(metric), reference=ref_value, device=dev_value, max_drop=max_drop,
         samples=done, rows=flips.rows if flips is not None else done,
@@ -122,13 +131,13 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         positions_min=flips.positions_min if flips is not None else 0,
         positions_total=flips.positions_total if flips is not None else 0,
         flipped_positions=flips.flipped_positions if flips is not None else 0,
-        untracked=flips.untracked if flips is not None else "",
+        untracked=flips.untracked if flips is not None else "", lost=tuple(lost),
         model=reference.label, mode=_mode_name(om), output=out_name,
         higher_is_better=higher_is_better,
         conversions=len(shapes) if getattr(om, "per_shape", False) else 1,
         reference_cached=reference.hits, reference_runs=reference.runs)
     compared = verdict = None
-    traced, role = first_flipped, "first flipped sample"
+    traced, role = _traced_sample(scorer, first_flipped)
     moved = getattr(scorer, "moved", None)  # map: the sample whose scores moved most
     if not result.passed and not result.flipped and moved is not None:
         result.moved = (moved[1].id, moved[2], moved[3])
@@ -264,14 +273,24 @@ def _output_for(metric, names, output):
     return None
 
 
-def _scorer(metric, out_name, labels, flips, postprocess, index=False):
+def _scorer(metric, out_name, labels, flips, postprocess, index=False, id_classes=None):
     if callable(metric):
         return _Quiet(CallableMetric(metric, labels))
     if metric == "map":
         return MeanAP(postprocess, labels)
     if metric == "agreement":
         return _Quiet(Top1Agreement(flips))
-    return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels, index))
+    return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels, index, id_classes))
+
+
+def _traced_sample(scorer, first_flipped):
+    """(sample, role) a failing check traces: the first a top-k metric lost (right in the
+    reference, wrong on the device: a flip from one wrong class to another cost nothing, and
+    a top5 loss need not flip the top-1), else the first flipped one."""
+    lost = getattr(getattr(scorer, "scorer", None), "first_lost", None)
+    if lost is None or (first_flipped is not None and lost.id == first_flipped.id):
+        return first_flipped, "first flipped sample"
+    return lost, "first lost sample"
 
 
 class _Quiet:

@@ -69,6 +69,41 @@ def class_id_outputs(graph) -> frozenset:
                      or (kind in _INTEGER_TYPES and from_index_op(name)))
 
 
+def class_id_classes(proto, outputs) -> Dict[str, int]:
+    """How many classes each of ``outputs`` (class ids) picks from, where the graph says it:
+    the static size of the axis its ArgMax/ArgMin/TopK reduces (reached through casts and
+    reshapes), from ONNX shape inference; an output whose size is open is left out (its labels
+    are then unbounded above). A label outside them can never be right on either side."""
+    if not outputs:
+        return {}
+    import onnx
+
+    try:
+        graph = onnx.shape_inference.infer_shapes(proto).graph
+    except Exception:  # noqa: BLE001 - shape inference is a bonus: the graph as declared
+        graph = proto.graph
+    dims = {t.name: list(t.dims) for t in graph.initializer}
+    for info in list(graph.input) + list(graph.value_info) + list(graph.output):
+        dims[info.name] = [d.dim_value if d.HasField("dim_value") else 0
+                           for d in info.type.tensor_type.shape.dim]
+    producer = {out: node for node in graph.node for out in node.output}
+    found = {}
+    for name in outputs:
+        node, seen = producer.get(name), set()
+        while node is not None and node.op_type in _PASS_ON_OPS and node.input \
+                and node.input[0] not in seen:
+            seen.add(node.input[0])
+            node = producer.get(node.input[0])
+        if node is None or node.op_type not in _INDEX_OPS:
+            continue
+        axis = next((a.i for a in node.attribute if a.name == "axis"),
+                    -1 if node.op_type == "TopK" else 0)
+        shape = dims.get(node.input[0]) or []
+        if -len(shape) <= axis < len(shape) and shape[axis] > 0:
+            found[name] = int(shape[axis])
+    return found
+
+
 def as_float32(outputs: Mapping[str, np.ndarray]) -> Dict[str, np.ndarray]:
     """Outputs as float32 whatever dtype they came in (fp16 from a device, int64 ids...)."""
     return {name: np.asarray(value).astype(np.float32, copy=False)
@@ -91,6 +126,8 @@ class ReferenceModel:
         #: outputs that hold class ids (``class_id_outputs``): the scorers read their values as
         #: the classes themselves (outputs are all returned as float32)
         self.class_id_outputs = class_id_outputs(proto.graph)
+        #: the classes each of them picks from, where the graph says (``class_id_classes``)
+        self.class_id_classes = class_id_classes(proto, self.class_id_outputs)
         try:
             self._session = _session(proto.SerializeToString(), folder)
         except Exception as exc:

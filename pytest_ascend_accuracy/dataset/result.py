@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
 from ..report.assertion import AccuracyFailure
+from .metrics import apart_decimals, figure_text
 
 #: sample ids listed in a message before "... and N more"
 LISTED = 20
@@ -33,7 +34,9 @@ class Culprit:
     value: Optional[float] = None
     order: Optional[int] = None
     note: str = ""
-    #: why this sample was traced: the first flipped one, or (map) the one whose scores moved most
+    #: why this sample was traced: the first flipped one, the first a top-k metric lost (right
+    #: in the reference, wrong on the device) where that is another, or (map) the one whose
+    #: scores moved most
     role: str = "first flipped sample"
     #: what to do before blaming ``op`` ("next step: ..."; an AIPP model failing at its first
     #: operator: the pre-processing), as ``check_accuracy`` says it; "" for none
@@ -77,6 +80,9 @@ class DatasetResult:
     positions_total: int = 0  # 0: rows x positions
     flipped_positions: int = 0
     untracked: str = ""
+    #: top1/top5: the rows the metric lost (the label in the reference's top k, not in the
+    #: device's), in sample order; a top5 loss need not flip the top-1
+    lost: Tuple[str, ...] = ()
     #: map, failed, no sample changed: (sample, reference score, device score) of the detection
     #: whose score moved most (``detection.MeanAP.moved``), the sample traced
     moved: Optional[Tuple[str, float, float]] = None
@@ -104,8 +110,12 @@ class DatasetResult:
         a lower-is-better figure: '... (lower is better: rise 5.9385 > max_drop 0.0100)'."""
         sign = "<=" if self.passed else ">"
         what = "drop" if self.higher_is_better else "lower is better: rise"
-        return (f"{self.metric} {_f(self.device)} on the device vs {_f(self.reference)} reference "
-                f"({what} {_f(self.drop)} {sign} max_drop {_f(self.max_drop)})")
+        # enough decimals that a failing drop never reads as its max_drop
+        d = apart_decimals((self.device, self.reference),
+                           *([] if self.passed else [(self.drop, self.max_drop)]))
+        f = figure_text
+        return (f"{self.metric} {f(self.device, d)} on the device vs {f(self.reference, d)} "
+                f"reference ({what} {f(self.drop, d)} {sign} max_drop {f(self.max_drop, d)})")
 
     def positions_range(self, sep: str = " to ") -> str:
         """The positions per row: '40', or '8 to 40' where the samples' shapes vary."""
@@ -150,6 +160,9 @@ class DatasetResult:
                          f"detections of all samples by score)")
         elif self.output is not None or self.metric == "map":
             lines.append(f"{what}: none" + (f" ({seq[2:]})" if seq else ""))
+        if self.lost:
+            lines.append(f"{self.metric} lost ({len(self.lost)} of {total}, right in the "
+                         f"reference, wrong on the device): {_ids(self.lost)}")
         if self.nonfinite:
             how = ("a detection holding NaN/Inf matches nothing" if self.metric == "map" else
                    "a row with NaN counts as wrong; an Inf the reference lacks is scored as a "
@@ -165,7 +178,7 @@ class DatasetResult:
                 lines.append(self.culprit.next_step)
         elif not self.passed and self.untracked:
             lines.append("top-1 flips were not tracked, so no operator was traced")
-        elif not self.passed and not self.flipped:
+        elif not self.passed and not self.flipped and not self.lost:
             lines.append("no sample's " + ("detections" if self.metric == "map" else "top-1")
                          + " changed, so no operator was traced")
         return "\n".join(lines)
@@ -219,7 +232,3 @@ def _ids(ids) -> str:
     ids = list(ids)
     shown = ", ".join(ids[:LISTED])
     return shown + (f" ... and {len(ids) - LISTED} more" if len(ids) > LISTED else "")
-
-
-def _f(value: float) -> str:
-    return f"{value:.4f}" if math.isfinite(value) else str(value)

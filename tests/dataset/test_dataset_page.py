@@ -83,7 +83,9 @@ def test_a_rerun_that_passes_removes_the_earlier_copies(project, monkeypatch):
                       "--accuracy-report=rep").assert_outcomes(failed=1)
     (page,) = (project.path / "rep").rglob("dataset.html")
     assert (page.parent / "dataset-tensors").is_dir()
-    monkeypatch.setenv("DROP", "1.0")  # the same test, now within its max_drop: no trace
+    # the same test, now within its max_drop (agreement 0.9 of the reference's 1.0): no trace;
+    # a max_drop of 1.0 is refused, as no device could fail it
+    monkeypatch.setenv("DROP", "0.5")
     project.runpytest("-p", "no:cacheprovider", "test_one.py",
                       "--accuracy-report=rep").assert_outcomes(passed=1)
     assert "dataset accuracy PASSED" in page.read_text()

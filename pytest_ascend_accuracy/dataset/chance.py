@@ -1,0 +1,60 @@
+"""A reference figure no device could fail against, refused as ``detection.vacuous_reference``
+refuses a map of ~0: a check that cannot fail proves nothing, yet reads as PASSED.
+
+Top-k (``vacuous_score``): the onnxruntime fp32 reference runs the original model, so on the
+right labels it scores well above chance. At or below chance, ``k / C`` with ``C`` classes (a
+label drawn at random is in a row's top k that often), the labels do not match the model's
+outputs (another class numbering, 1-based, another class order, or a list in another order
+than the samples): a device guessing at random scores as well, a dead one (all NaN) passes
+where the reference scores 0 -- the bound is chance where ``C`` is known, and no row right
+where it is not (an output of class ids whose graph leaves the class axis open). Above chance,
+a ``max_drop`` at or over the reference figure is refused: a device getting every row wrong
+scores 0 and would still pass. Agreement's reference is 1.0 by definition, so only a
+``max_drop`` of 1 or more makes it vacuous. A callable metric's range is unknown: not judged.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..errors import ConfigError
+from .metrics import apart_decimals, figure_text
+
+
+def vacuous_score(metric: str, scorer, reference: float, max_drop: float,
+                  output: Optional[str]) -> Optional[ConfigError]:
+    """The error of a ``metric`` (top1, top5, agreement) check whose reference figure no device
+    could fail against, or which labels that do not match the model give; None when sound.
+    ``scorer`` is the ``scoring.TopK`` that scored it (``rows``, ``correct``, ``classes``)."""
+    if metric == "agreement":
+        return _max_drop_error(metric, reference, max_drop, "every top-1 differs")
+    if metric not in ("top1", "top5"):
+        return None
+    k, classes = scorer.k, scorer.classes
+    right, rows = scorer.correct[0], scorer.rows
+    chance = min(1.0, k / classes) if classes else None
+    if chance is None and right or chance is not None and reference > chance:
+        return _max_drop_error(metric, reference, max_drop, "every row is wrong")
+    odds = (f", no better than chance ({k} in {classes} classes: {chance:.4f})"
+            if chance is not None else "")
+    why = ("no device could fail this check (one getting every row wrong scores 0)"
+           if reference <= max_drop else
+           "a device guessing classes at random would score as well")
+    return ConfigError("labels", f"metric {metric}: the onnxruntime fp32 reference gets {right} "
+                                 f"of {rows} rows right ({reference:.4f}){odds}, so {why}: "
+                                 f"the labels do not match output {output!r}. Check their class "
+                                 f"numbering (label c is column c of the output, counting from "
+                                 f"0, in the model's class order: not 1-based, not another "
+                                 f"dataset's order) and their order (a list follows the "
+                                 f"samples' order; a mapping is keyed by sample id)")
+
+
+def _max_drop_error(metric: str, reference: float, max_drop: float,
+                    worst: str) -> Optional[ConfigError]:
+    if reference > max_drop:
+        return None
+    d = apart_decimals((reference, 0.0), (reference, max_drop))
+    ref = figure_text(reference, d)
+    return ConfigError("max_drop", f"metric {metric}: the onnxruntime fp32 reference scores "
+                                   f"{ref} and max_drop is {figure_text(max_drop, d)}, so no "
+                                   f"device could fail this check (one where {worst} scores "
+                                   f"0): give a max_drop below {ref}")
