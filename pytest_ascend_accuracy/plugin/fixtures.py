@@ -280,8 +280,10 @@ def golden_dump(request, _ascend_accuracy_context):
         def compute():
             return fresh_golden(state, model, inputs, input_shape)
 
+        from .stored_golden_use import obtain_held, settle
+
         identity = identity_of(model, inputs, input_shape)
-        dump, status = policy.obtain(target, compute, identity)
+        dump, status = obtain_held(state, policy, target, compute, identity, ctx.nodeid)
         dump = real_names(dump, model)  # file names hold sanitized op names
         # (held to these inputs by obtain: what a run of other inputs is refused by)
         dump.meta.setdefault(SOURCE_META, identity.as_meta())
@@ -290,7 +292,6 @@ def golden_dump(request, _ascend_accuracy_context):
         if status == golden_files.USED:  # only a golden read as is may be regenerated later
             ctx.stored_goldens.append((target, compute))
         from .accuracy_check import model_name
-        from .stored_golden_use import settle
 
         settle(state, target, status, shown, model_name(model), ctx.nodeid)
         ctx.goldens.append((model, weakly(dump)))

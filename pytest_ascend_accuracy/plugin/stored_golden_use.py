@@ -6,7 +6,13 @@ reference), and so does any later use of it in the same session, on any xdist wo
 (pytest-rerunfailures' ``--reruns``) passed against the file its first attempt had just written,
 and a fresh CI clone without the goldens went green on every run (H100), as it did for
 baselines (``check_flow``, the session's registry ``AccuracyState.note_written``). As for
-baselines, a golden ``--accuracy-regen`` rewrote is not one of them: the user asked for it."""
+baselines, a golden ``--accuracy-regen`` rewrote is not one of them: the user asked for it.
+
+One stored golden holds one model's golden on one set of inputs: two tests of a session that
+name one path with other inputs (a test parametrized over input shapes, one ``path=``) are
+refused before the second reads it (``obtain_held``). One of the two always failed against the
+other's golden, and under ``--accuracy-regen`` each rewrote the file the other had written, in
+every session (H103): the advice it printed could never end."""
 from __future__ import annotations
 
 import os
@@ -20,6 +26,42 @@ def written_this_session_message(shown: str, writer: str) -> str:
     return (f"golden file {shown} was written by this session (by {writer}), not read as it "
             f"was when the session started: a check against it compares with a golden nobody "
             f"has reviewed. Check it in and run the session again to compare against it.")
+
+
+def obtain_held(state: AccuracyState, policy, target, compute, identity, nodeid: str):
+    """``policy.obtain(target, compute, identity)`` for the test ``nodeid``: refused first where
+    another test of this session, on any worker, held ``target`` for other inputs; held for
+    these once obtained (the session's registry ``<key>.held``)."""
+    key, digest = os.path.abspath(target), getattr(identity, "inputs_digest", None)
+    registry = state.session_registry.with_name(f"{state.session_key}.held")
+    try:
+        lines = registry.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        path, held, shape, holder = (line.split("\t") + ["", "", ""])[:4]
+        if path == key and digest and held != digest and holder != nodeid:
+            pytest.fail(shared_message(state.settings.show(target), holder, shape,
+                                       identity.input_shape), pytrace=False)
+    dump, status = policy.obtain(target, compute, identity)
+    if digest:
+        try:
+            registry.parent.mkdir(parents=True, exist_ok=True)
+            with open(registry, "a", encoding="utf-8", errors="surrogateescape") as f:
+                f.write(f"{key}\t{digest}\t{identity.input_shape}\t{nodeid}\n")
+        except OSError:  # a read-only cache: the check is then this session's loss only
+            pass
+    return dump, status
+
+
+def shared_message(shown: str, holder: str, held_shape, shape) -> str:
+    inputs = (f"input_shape {held_shape}, this test's {shape}" if str(held_shape) != str(shape)
+              else "another seed or inputs file")
+    return (f"golden file {shown} is used in this session by {holder} with other inputs "
+            f"({inputs}): a stored golden holds one model's golden on one set of inputs, so "
+            f"each test would fail against the other's, and --accuracy-regen would rewrite it "
+            f"for each in turn. Give this test a golden path of its own (golden_dump(..., "
+            f"path=...), a YAML entry's golden:)")
 
 
 def settle(state: AccuracyState, target, status: str, shown: str, model_name: str,
@@ -40,4 +82,4 @@ def settle(state: AccuracyState, target, status: str, shown: str, model_name: st
         pytest.fail(written_this_session_message(shown, writer), pytrace=False)
 
 
-__all__ = ["settle", "written_this_session_message"]
+__all__ = ["obtain_held", "settle", "shared_message", "written_this_session_message"]

@@ -464,14 +464,14 @@ class AccuracyYamlItem(pytest.Item):
         if case.golden is None:
             return ac.fresh_golden(state, case.model, inputs, case.input_shape), None
         from ..golden.stored_record import identity_of
+        from .stored_golden_use import obtain_held, settle
 
-        policy = state.golden_policy(self.nodeid)
-        dump, status = policy.obtain(case.golden, self._compute,
-                                     identity_of(case.model, inputs, case.input_shape))
+        identity = identity_of(case.model, inputs, case.input_shape)
+        dump, status = obtain_held(state, state.golden_policy(self.nodeid), case.golden,
+                                   self._compute, identity, self.nodeid)
         dump = ac.real_names(dump, case.model)  # file names hold sanitized op names
         shown = state.settings.show(case.golden)
         ac.warn_inputs_not_stored(state, dump, shown, status)
-        from .stored_golden_use import settle
 
         settle(state, case.golden, status, shown, ac.model_name(case.model), self.nodeid)
         return dump, status

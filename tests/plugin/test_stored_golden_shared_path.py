@@ -1,0 +1,48 @@
+"""One stored golden path given by two tests with other inputs (a test parametrized over input
+shapes or seeds, one ``path=``): one always failed against the other's golden, and under
+``--accuracy-regen`` each rewrote the file the other had just written, in every session (H103,
+PP-OCR cls at widths 192 and 100). Refused before the second test reads it, saying so, without
+rewriting anything; a path of its own, as the refusal says, passes."""
+
+TESTS = '''
+import pytest
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@accuracy(threshold=0.99)
+def test_shared(ascend_model, golden_dump, check_accuracy, seed):
+    inputs = make_inputs(M, seed=seed)
+    golden = golden_dump(M, inputs, path={PATH})
+    check_accuracy(ascend_model(M).run(inputs), golden)
+'''
+
+REFUSED = ("*golden file golden/shared is used in this session by test_shared.py::test_shared[[]0[]] "
+           "with other inputs (another seed or inputs file): a stored golden holds one model's "
+           "golden on one set of inputs, so each test would fail against the other's, and "
+           "--accuracy-regen would rewrite it for each in turn. Give this test a golden path "
+           "of its own (golden_dump(..., path=...), a YAML entry's golden:)")
+
+
+def test_one_golden_path_for_two_inputs_is_refused_and_never_rewritten_in_turn(
+        pytester, models_dir):
+    pytester.makepyfile(test_shared=TESTS.replace("{PATH}", '"golden/shared"'))
+    first = pytester.runpytest("-p", "no:cacheprovider")
+    first.assert_outcomes(failed=2)  # [0] wrote it (missing), [1] refused
+    first.stdout.fnmatch_lines([REFUSED])
+    record = (pytester.path / "golden" / "shared" / "golden.json").read_bytes()
+
+    for args in ((), ("--accuracy-regen",)):
+        again = pytester.runpytest("-p", "no:cacheprovider", *args)
+        again.assert_outcomes(passed=1, failed=1)
+        again.stdout.fnmatch_lines([REFUSED])
+        assert "rewrote" not in again.stdout.str()
+        assert (pytester.path / "golden" / "shared" / "golden.json").read_bytes() == record
+
+    # as the refusal says: each test its own path
+    pytester.makepyfile(test_shared=TESTS.replace("{PATH}", 'f"golden/shared_{seed}"'))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=2)  # written missing
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
