@@ -17,8 +17,8 @@ from pytest_ascend_accuracy.dataset import DatasetFailure, DatasetResult, check_
 from .conftest import spiky_model
 
 
-def test_a_lost_sample_is_traced_before_an_earlier_flip_that_cost_nothing(device, tmp_path,
-                                                                           cache):
+def test_a_lost_sample_is_traced_before_an_earlier_flip_that_cost_nothing(
+        device, tmp_path, cache):
     onnx.save(spiky_model(), str(tmp_path / "spiky.onnx"))
     om = device(tmp_path / "spiky.onnx")
     wrong = np.zeros((1, 8), np.float32)  # label 0: wrong on both sides, a near-tie 2 vs 1
