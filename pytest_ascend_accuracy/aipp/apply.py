@@ -11,6 +11,9 @@ Semantics, order and storage, from CANN's documentation and operator code:
   (``rbuv_swap_switch`` true reads B, G, R); XRGB8888_U8 is X, R, G, B bytes
   (``ax_swap_switch`` true reads R, G, B, X: "RGBA->ARGB" in aclAippInfo's description), the X
   byte is dropped; YUV400_U8 is one Y plane (one output channel).
+- Crop (atlasatc_16_0029, config_file_template.md): ``crop_size_w/h`` 0 (or left out) crops the
+  model input's width/height (``--input_shape``) from ``load_start_pos``, not to the image's
+  edge (ascend-opp ``aipp_comm.py``: ``if crop_size_h == 0: crop_size_h = H``, H the output's).
 - CSC (CSC Configuration, atlasatc_16_0021.html): YUV input: ``out = (M x (in - input_bias)) >>
   8``; RGB input: ``out = ((M x in) >> 8) + output_bias``; integer matrix and biases, result
   saturated to 0..255. Matrix rows produce output channels 0, 1, 2 in order (the same table
@@ -136,18 +139,40 @@ def _check_src_size(op: AippOp, h: int, w: int, name: Optional[str]) -> None:
             raise op.error(key, f"{want}, but {_images(name)} are {w} wide and {h} high")
 
 
-def crop(op: AippOp, px: np.ndarray, out_hw: Optional[Tuple[int, int]] = None) -> np.ndarray:
-    """The crop window (``load_start_pos_*``, ``crop_size_*``); a size of 0 means 'to the edge'."""
+def crop(op: AippOp, px: np.ndarray) -> np.ndarray:
+    """The crop window (``load_start_pos_*``, ``crop_size_*``); a size of 0 is the model
+    input's (``op.model_hw``; ATC guide: "抠图大小 ... 取值来自模型转换时--input_shape参数中的宽和高")."""
     if not op.get("crop"):
         return px
     h, w = px.shape[:2]
     y0, x0 = op.get("load_start_pos_h"), op.get("load_start_pos_w")
-    ch = op.get("crop_size_h") or (out_hw[0] if out_hw else h - y0)
-    cw = op.get("crop_size_w") or (out_hw[1] if out_hw else w - x0)
-    if y0 + ch > h or x0 + cw > w or ch <= 0 or cw <= 0:
-        raise op.error("crop_size_w" if x0 + cw > w else "crop_size_h",
-                       f"crop window {cw}x{ch} at ({x0}, {y0}) does not fit a {w}x{h} image")
+    ch, cw = crop_hw(op)
+    if y0 + ch > h or x0 + cw > w:
+        axis = "w" if x0 + cw > w else "h"
+        raise op.error(f"crop_size_{axis}", f"crop window {cw}x{ch}{_model_sized(op)} at "
+                                            f"({x0}, {y0}) does not fit a {w}x{h} image")
     return px[y0:y0 + ch, x0:x0 + cw]
+
+
+def crop_hw(op: AippOp) -> Tuple[int, int]:
+    """The crop's height and width; a size of 0 without the model input's size known is an
+    error naming the key (the crop takes the model input's size, and this check has no model)."""
+    sizes = []
+    for axis, dim in (("h", "height"), ("w", "width")):
+        size = op.crop_size(axis)
+        if size is None:
+            key = f"crop_size_{axis}"
+            where, what = (key, "0") if key in op.values else ("crop", f"{key} is left out")
+            raise op.error(where, f"{what}: the crop then takes the model input's {dim} (ATC: "
+                                  f"from --input_shape), which is not known here: set {key}")
+        sizes.append(size)
+    return sizes[0], sizes[1]
+
+
+def _model_sized(op: AippOp) -> str:
+    """How a crop window sized by the model input says so ('' when the file sizes it)."""
+    zero = [f"crop_size_{axis} 0" for axis in ("w", "h") if not op.get(f"crop_size_{axis}")]
+    return f" ({' and '.join(zero)}: the model input's size)" if zero else ""
 
 
 def csc_matrix(op: AippOp) -> np.ndarray:
@@ -207,11 +232,11 @@ def pad(op: AippOp, chw: np.ndarray) -> np.ndarray:
 
 
 def output_hw(op: AippOp, src_hw: Tuple[int, int]) -> Tuple[int, int]:
-    """Height and width of the AIPP output for a source image of ``src_hw``."""
+    """Height and width of the AIPP output for a source image of ``src_hw`` (a crop size of 0:
+    the model input's, ``op.model_hw``; an error where that is not known)."""
     h, w = src_hw
     if op.get("crop"):
-        h = op.get("crop_size_h") or h - op.get("load_start_pos_h")
-        w = op.get("crop_size_w") or w - op.get("load_start_pos_w")
+        h, w = crop_hw(op)
     if op.get("padding"):
         h += op.get("top_padding_size") + op.get("bottom_padding_size")
         w += op.get("left_padding_size") + op.get("right_padding_size")

@@ -112,9 +112,16 @@ def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], imag
         raise missing_block(cfg, rank, inputs)
     name = inputs[rank] if rank < len(inputs) else None
     imgs = _image_list(op, images)
+    sized = not op.get("crop") or all(op.crop_size(axis) for axis in ("h", "w"))
     for img in imgs:  # raises naming the file's key and the images' shape or size
-        crop(op, decode(op, img, name=name))
+        px = decode(op, img, name=name)
+        if sized:
+            crop(op, px)
     refs = [_reference_tensor(reference, img, i) for i, img in enumerate(imgs)]
+    if not sized:  # a crop size of 0 is the model input's: what the reference makes
+        op = op.with_model_hw(refs[0].shape[1:])
+        for img in imgs:
+            crop(op, decode(op, img, name=name))
     agreements = [judge_image(op, img, ref, name=name) for img, ref in zip(imgs, refs)]
     result = PreprocessingCheck(cfg, op, agreements)
     if not result.passed and search:

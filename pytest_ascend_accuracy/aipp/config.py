@@ -49,6 +49,10 @@ class AippOp:
     spans: Dict[str, Tuple[int, int]]
     start_line: int
     close_offset: int
+    #: the model input's height and width, which a crop size of 0 takes (ATC: from
+    #: ``--input_shape``, ascend-opp ``aipp_comm.py``: ``if crop_size_h == 0: crop_size_h = H``);
+    #: None where the block is read without its model
+    model_hw: Optional[Tuple[int, int]] = None
 
     def get(self, key: str):
         """The value of ``key`` (the template's default when the file leaves it out; for the
@@ -76,7 +80,22 @@ class AippOp:
         """A copy with some values replaced (what-if configurations for the mistake search)."""
         values = dict(self.values)
         values.update(changes)
-        return AippOp(self.path, values, self.lines, self.spans, self.start_line, self.close_offset)
+        return AippOp(self.path, values, self.lines, self.spans, self.start_line, self.close_offset,
+                      self.model_hw)
+
+    def with_model_hw(self, hw: Optional[Tuple[int, int]]) -> "AippOp":
+        """A copy that knows its model input's height and width (what a crop size of 0 is)."""
+        hw = None if hw is None or None in tuple(hw) else (int(hw[0]), int(hw[1]))
+        return AippOp(self.path, self.values, self.lines, self.spans, self.start_line,
+                      self.close_offset, hw)
+
+    def crop_size(self, axis: str) -> Optional[int]:
+        """The crop's size along ``axis`` ('h' or 'w'): ``crop_size_*``, or for 0 the model
+        input's (None while that is not known)."""
+        given = int(self.get(f"crop_size_{axis}"))
+        if given or self.model_hw is None:
+            return given or None
+        return self.model_hw[0 if axis == "h" else 1]
 
     @property
     def shown(self) -> str:

@@ -94,13 +94,15 @@ def check_model_inputs(ops: Sequence[AippOp], inputs: Sequence[Tuple[str, Sequen
             raise op.error("input_format", f"{op.input_format} gives {channels} channel(s) after "
                                            f"AIPP, but model input {name!r} is {shown} "
                                            f"(N x C x H x W: C = {dims[1]})")
+        _check_model_sized_crop(op, name, shown, dims)
         out = {axis: _output_size(op, axis) for axis in ("h", "w")}
         for axis, dim in (("h", dims[2]), ("w", dims[3])):
             size, key, how = out[axis]
             if size is None or dim is None or size == dim:
                 continue
-            wide = f"{out['w'][0]} wide" if out["w"][0] is not None else "as wide as the images"
-            high = f"{out['h'][0]} high" if out["h"][0] is not None else "as high as the images"
+            sized = "the model input" if op.get("crop") else "the images"
+            wide = f"{out['w'][0]} wide" if out["w"][0] is not None else f"as wide as {sized}"
+            high = f"{out['h'][0]} high" if out["h"][0] is not None else f"as high as {sized}"
             raise op.error(key, f"the image after AIPP is {wide} and {high} ({how}), but model "
                                 f"input {name!r} is {shown} (N x C x H x W: {dims[3]} wide, "
                                 f"{dims[2]} high); the image after AIPP must be the size the model "
@@ -108,17 +110,37 @@ def check_model_inputs(ops: Sequence[AippOp], inputs: Sequence[Tuple[str, Sequen
                                 f"input")
 
 
+def _check_model_sized_crop(op: AippOp, name: str, shown: str, dims) -> None:
+    """A crop size of 0 takes the model input's size: that window, from ``load_start_pos``,
+    must fit ``src_image_size`` (ATC: "load_start_pos_h + crop_size_h should be less than or
+    equal to src_image_size_h")."""
+    if not op.get("crop"):
+        return
+    for axis, dim, what in (("w", dims[3], "width"), ("h", dims[2], "height")):
+        src, pos = int(op.get(f"src_image_size_{axis}")), int(op.get(f"load_start_pos_{axis}"))
+        if op.get(f"crop_size_{axis}") or dim is None or not src or pos + dim <= src:
+            continue
+        fix = [f"load_start_pos_{axis}: {src - dim} (or less)"] if src >= dim else []
+        fix.append(f"a model input {what} (--input_shape) of at most {src - pos}")
+        fix = " or ".join(fix)
+        raise op.error(f"load_start_pos_{axis}", (
+            f"{pos}, and crop_size_{axis} 0 crops the model input's {what}: model input {name!r} "
+            f"is {shown} (N x C x H x W), so the window reaches {pos} + {dim} = {pos + dim}, "
+            f"past src_image_size_{axis} {src}; without padding the crop is the model input's "
+            f"size, so the fix is {fix}"))
+
+
 def _output_size(op: AippOp, axis: str) -> Tuple[Optional[int], str, str]:
     """``(size, the key that sets it, how)`` of the AIPP output along ``axis`` ('h' or 'w');
-    size None when only the images fix it (no ``src_image_size`` and no crop size)."""
-    src, pos = int(op.get(f"src_image_size_{axis}")), int(op.get(f"load_start_pos_{axis}"))
+    size None when only the images (no ``src_image_size``, no crop), or the model input (a crop
+    size of 0), fix it."""
+    src = int(op.get(f"src_image_size_{axis}"))
     crop = int(op.get(f"crop_size_{axis}"))
     if op.get("crop") and crop:
         size, key, how = crop, f"crop_size_{axis}", [f"crop_size_{axis} {crop}"]
-    elif op.get("crop") and src:
-        size, key, how = src - pos, f"load_start_pos_{axis}", [f"src_image_size_{axis} {src} - "
-                                                               f"load_start_pos_{axis} {pos}"]
-    elif not op.get("crop") and src:
+    elif op.get("crop"):  # the model input's size (ATC refuses it with padding)
+        return None, f"crop_size_{axis}", f"crop_size_{axis} 0: the model input's"
+    elif src:
         size, key, how = src, f"src_image_size_{axis}", [f"src_image_size_{axis} {src}, no crop"]
     else:
         return None, f"src_image_size_{axis}", ""
@@ -195,6 +217,9 @@ class AippInputs:
                 continue  # check_inputs reports the missing input
             if source:
                 op = replace(op, path=str(source))
+            dims = self.declared.get(name)
+            if dims is not None and len(dims) == 4:  # what a crop size of 0 takes
+                op = op.with_model_hw((dims[2], dims[3]))
             raw = np.asarray(inputs[name])
             if raw.dtype != np.uint8:
                 raise ConfigError(f"inputs of the AIPP model ({op.shown})",

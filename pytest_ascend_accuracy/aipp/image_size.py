@@ -75,7 +75,7 @@ def _how(op: AippOp) -> str:
                  if op.get(f"crop_size_{a}")]
         parts.append(f"crop from load_start_pos_w {op.get('load_start_pos_w')}, load_start_pos_h "
                      f"{op.get('load_start_pos_h')}{''.join(sizes)}"
-                     f"{' to the edge' if len(sizes) < 2 else ''}")
+                     f"{', the model input sized' if len(sizes) < 2 else ''}")
     if op.get("padding"):
         parts.append(f"padding {_pads(op, 'w')} wide, {_pads(op, 'h')} high")
     return "; ".join(parts) or "no crop, no padding"

@@ -72,6 +72,8 @@ class Correction:
 def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> Correction:
     """Search the likely mistakes (module docstring) for a correction that makes them agree."""
     channels = refs[0].shape[0]
+    if op.model_hw is None:  # the reference makes the model input: a crop size of 0 is its
+        op = op.with_model_hw(refs[0].shape[1:])
     src_hw = decode(op, images[0]).shape[:2]
     size_changes, size_why = _crop_size_changes(op, src_hw, refs[0].shape[1:])
     if size_changes is None:
@@ -319,8 +321,7 @@ def _crop_size_changes(op: AippOp, src_hw, ref_hw) -> Tuple[Optional[Dict[str, o
     want_h, want_w = ref_hw[0] - pads_h, ref_hw[1] - pads_w
     h, w = src_hw
     if op.get("crop"):
-        cur_h = op.get("crop_size_h") or h - op.get("load_start_pos_h")
-        cur_w = op.get("crop_size_w") or w - op.get("load_start_pos_w")
+        cur_h, cur_w = op.crop_size("h"), op.crop_size("w")
     else:
         cur_h, cur_w = h, w
     if (cur_h, cur_w) == (want_h, want_w):

@@ -86,9 +86,11 @@ def aipp_placeholders(config: AippConfig, model, arrays: Mapping[str, object]) -
         single = _is_single_image(op, raw)
         if not single and raw.shape[0] == 0:
             continue
-        h, w = output_hw(op, image_hw(op, raw))
         fixed = [_output_size(op, axis)[0] for axis in ("h", "w")]
-        shape = (1 if single else raw.shape[0], dims[1] or op.channels,
-                 dims[2] or fixed[0] or h, dims[3] or fixed[1] or w)
+        h, w = dims[2] or fixed[0], dims[3] or fixed[1]
+        if h is None or w is None:  # the images' size through the crop and padding
+            seen = output_hw(op.with_model_hw((dims[2], dims[3])), image_hw(op, raw))
+            h, w = h or seen[0], w or seen[1]
+        shape = (1 if single else raw.shape[0], dims[1] or op.channels, h, w)
         out[vi.name] = np.broadcast_to(np.zeros((), input_dtype(vi)), shape)
     return out
