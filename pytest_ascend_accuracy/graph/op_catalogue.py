@@ -42,6 +42,9 @@ class ModelOps:
     #: the golden's names are taken too (an If's inlined branch ops, offered, were refused
     #: pasted as "never compared")
     offered: Tuple[str, ...] = ()
+    #: ``(tensor, op, output index)`` of every node output: a tensor's name given for an op's
+    #: is refused naming the op that makes it (a string-alike "closest" op judged another)
+    outputs: Tuple[Tuple[str, str, int], ...] = ()
 
     @property
     def type_of(self) -> Dict[str, str]:
@@ -163,6 +166,13 @@ class ModelOps:
                         "the ops inside run in the conversion's precision: convert in high "
                         "precision (modes=[HIGH_PRECISION]) to run them in float32")
             return head + f"a comparison judges as one op: name {owner_name}"
+        made = next(((op, i) for t, op, i in self.outputs if t == entry and op != entry), None)
+        if made is not None:
+            op, i = made
+            return (f"{what} {entry!r} is a tensor of {of}, output {i} of op {op!r}: name the "
+                    f"op, {op!r}")
+        if entry.startswith(OPTYPE_PREFIX) and not what.startswith("keep_dtype"):
+            return f"{what} {entry!r}: " + self._no_optype(entry[len(OPTYPE_PREFIX):])
         whose = "their" if self.label == "the dumps" else "its"
         listed = f"; {whose} ops: {_some_names(ops)}" if ops else ""
         if any(c in entry for c in "*?[") and not near:
@@ -171,6 +181,23 @@ class ModelOps:
         if sanitize(entry) == entry and near and sanitize(near[0]) == entry and near[0] != entry:
             text += " (that is the name as dump file names write it)"
         return text + (_closest_text(near) if near else listed)
+
+    def _no_optype(self, typ: str) -> str:
+        """What to write instead of an ``OpType::`` entry outside keep_dtype: a glob matching
+        exactly the ops of that type where one does, else their names."""
+        import fnmatch
+        import os.path
+
+        of_type = [n for n, t in zip(self.names, self.types) if t == typ or parser_type(t) == typ]
+        head = ("OpType:: entries are keep_dtype's (ATC's --keep_dtype file); per_op and "
+                "ignore take op names or globs of them")
+        if not of_type:
+            return head + f", and model {self.label!r} has no op of type {typ!r}"
+        glob = os.path.commonprefix(of_type) + "*"
+        if len(of_type) > 1 and len(glob) > 1 and \
+                [n for n in self.names if fnmatch.fnmatchcase(n, glob)] == of_type:
+            return head + f": the {len(of_type)} {typ} ops are {glob!r}"
+        return head + f": the {typ} ops are " + _some_names(of_type)
 
     def __post_init__(self):
         by: Dict[str, List[str]] = {}
@@ -264,7 +291,9 @@ def model_ops(model, loaded=None) -> ModelOps:
     normalize_node_names(graph)
     ops = ModelOps(model_label(model), tuple(n.name for n in graph.node),
                    tuple(n.op_type for n in graph.node),
-                   tuple(node_parser_type(n) for n in graph.node), tuple(subgraph_ops(graph)))
+                   tuple(node_parser_type(n) for n in graph.node), tuple(subgraph_ops(graph)),
+                   outputs=tuple((t, n.name, i) for n in graph.node
+                                 for i, t in enumerate(n.output) if t))
     if len(_CACHE) > 64:
         _CACHE.clear()
     _CACHE[digest] = ops

@@ -21,8 +21,9 @@ def test_shared(ascend_model, golden_dump, check_accuracy, seed):
 '''
 
 REFUSED = ("*golden file golden/shared is used in this session by "
-           "test_shared.py::test_shared[[]0[]] with other inputs (another seed or inputs file): a stored golden holds one model's "
-           "golden on one set of inputs, so each test would fail against the other's, and "
+           "test_shared.py::test_shared[[]0[]] with other inputs (another seed or inputs "
+           "file): a stored golden holds one model's golden on one set of inputs, so each test "
+           "would fail against the other's, and "
            "--accuracy-regen would rewrite it for each in turn. Give this test a golden path "
            "of its own (golden_dump(..., path=...), a YAML entry's golden:)")
 
