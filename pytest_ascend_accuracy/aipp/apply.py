@@ -8,9 +8,12 @@ Semantics, order and storage, from CANN's documentation and operator code:
 - Input layouts (AIPP overview, atlasmcg_05_c30_0007): YUV420SP_U8 is NV12 (a Y plane of H rows,
   then H/2 rows of interleaved U, V; ``rbuv_swap_switch`` true reads NV21); chroma is brought to
   YUV444 by repeating each U, V sample over its 2x2 block; RGB888_U8 is R, G, B bytes
-  (``rbuv_swap_switch`` true reads B, G, R); XRGB8888_U8 is X, R, G, B bytes
-  (``ax_swap_switch`` true reads R, G, B, X: "RGBA->ARGB" in aclAippInfo's description), the X
-  byte is dropped; YUV400_U8 is one Y plane (one output channel).
+  (``rbuv_swap_switch`` true reads B, G, R); XRGB8888_U8 is four bytes a pixel, the X byte
+  first with ``ax_swap_switch`` true (X, R, G, B) and last without it (R, G, B, X), as the
+  guide's configurations set it (CSC_config.md "XRGB8888_U8转RGB": ``ax_swap_switch : true``,
+  "RGBX8888_U8转GRAY": false; config_file_template.md table 2: XRGB package true, RGBX false;
+  the template's "RGBA->ARGB" wording does not say which way), the X byte is dropped;
+  YUV400_U8 is one Y plane (one output channel).
 - Crop (atlasatc_16_0029, config_file_template.md): ``crop_size_w/h`` 0 (or left out) crops the
   model input's width/height (``--input_shape``) from ``load_start_pos``, not to the image's
   edge (ascend-opp ``aipp_comm.py``: ``if crop_size_h == 0: crop_size_h = H``, H the output's).
@@ -92,8 +95,9 @@ def decode(op: AippOp, image: np.ndarray, *, name: Optional[str] = None) -> np.n
         _expect(op, img.ndim == 3 and img.shape[-1] == 3, name, img, "H x W x 3 bytes (R, G, B)")
         px = img.astype(np.int32)
     elif fmt == "XRGB8888_U8":
-        _expect(op, img.ndim == 3 and img.shape[-1] == 4, name, img, "H x W x 4 bytes (X, R, G, B)")
-        px = img[..., 0:3] if op.get("ax_swap_switch") else img[..., 1:4]
+        order = "X, R, G, B" if op.get("ax_swap_switch") else "R, G, B, X"
+        _expect(op, img.ndim == 3 and img.shape[-1] == 4, name, img, f"H x W x 4 bytes ({order})")
+        px = img[..., 1:4] if op.get("ax_swap_switch") else img[..., 0:3]
         px = px.astype(np.int32)
     elif fmt == "YUV420SP_U8":
         _expect(op, img.ndim == 2 and img.shape[0] % 3 == 0

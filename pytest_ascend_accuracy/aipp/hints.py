@@ -23,7 +23,8 @@ def why_changed(op: AippOp, key: str, new, changes: Dict[str, object], size_why:
             return "the images' chroma order is " + ("NV21 (V, U)" if new else "NV12 (U, V)")
         return "the reference's channel order is the other one (RGB vs BGR)"
     if key == "ax_swap_switch":
-        return "the images carry the X byte " + ("last (RGBX)" if new else "first (XRGB)")
+        # ax_swap_switch true reads X first (CSC_config.md: "XRGB8888_U8转RGB" sets it true)
+        return "the images carry the X byte " + ("first (XRGB)" if new else "last (RGBX)")
     if key in matrix_keys() or key.startswith("input_bias_") or key == "csc_switch":
         return _csc_why(changes)
     if key.startswith("var_reci_chn_"):

@@ -38,11 +38,13 @@ def test_rbuv_swap_reads_bgr_bytes():
     assert out.reshape(-1).tolist() == [3, 2, 1]
 
 
-def test_xrgb_drops_x_and_ax_swap_reads_rgbx():
+def test_xrgb_drops_x_and_ax_swap_reads_x_first():
+    """CANN's "XRGB8888_U8转RGB" sets ax_swap_switch: true; without it the X byte is last
+    (RGBX: tests/aipp/test_aipp_xrgb_order.py holds every documented package)."""
     raw = np.array([[[9, 1, 2, 3]]], dtype=np.uint8)
-    assert apply_aipp(_op(" input_format: XRGB8888_U8"), raw).reshape(-1).tolist() == [1, 2, 3]
+    assert apply_aipp(_op(" input_format: XRGB8888_U8"), raw).reshape(-1).tolist() == [9, 1, 2]
     swapped = apply_aipp(_op(" input_format: XRGB8888_U8\n ax_swap_switch: true"), raw)
-    assert swapped.reshape(-1).tolist() == [9, 1, 2]
+    assert swapped.reshape(-1).tolist() == [1, 2, 3]
 
 
 def test_nv12_csc_matches_the_documented_integer_formula():
