@@ -134,10 +134,10 @@ def dataset_diagnosis(state: AccuracyState, om, samples, result, spec, nodeid: s
         return (f"{head}: not run: no sample was traced to an operator ({why}); the flow "
                 f"restores operators that fail the @accuracy threshold on one sample")
     if culprit.op is None:
-        return (f"{head}: not run: the first flipped sample {culprit.sample} was traced to no "
+        return (f"{head}: not run: the {culprit.role} {culprit.sample} was traced to no "
                 f"operator ({culprit.note}); the flow restores operators that fail the "
                 f"@accuracy threshold")
-    on = f"on the first flipped sample {culprit.sample}"
+    on = f"on the {culprit.role} {culprit.sample}"
     if getattr(om, "aipp", None) is None and reference_inputs is not None:
         return (f"{head}: not run: the reference ran on reference_inputs(sample), not on the "
                 f"model's own inputs, and the flow compares the model with itself in fp32")

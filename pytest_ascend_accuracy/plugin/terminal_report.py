@@ -233,9 +233,9 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
     lines = [f"{plural(len(records), 'dataset check')}: {passed} passed, "
              f"{len(records) - passed} failed{_expected(statuses)}"]
     for r in records:
-        sign = "<=" if r["passed"] else ">"
-        lines.append(f"  {r['model']} [{r['mode']}] {r['metric']} {r['device']:.4f} device vs "
-                     f"{r['reference']:.4f} reference ({_drop_text(r)} "
+        sign, d = "<=" if r["passed"] else ">", _decimals(r)
+        lines.append(f"  {r['model']} [{r['mode']}] {r['metric']} {r['device']:.{d}f} device vs "
+                     f"{r['reference']:.{d}f} reference ({_drop_text(r, d)} "
                      f"{sign} {r['max_drop']:g}), {plural(r['samples'], 'sample')}, "
                      f"{r['flipped']} flipped")
     for r, status in zip(records, statuses):
@@ -244,17 +244,26 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
                       if r.get("first_op") else "")
             caught = _TEST_DID.get(status, "")
             lines.append(f"{_LINE_PREFIX[status]} {r['nodeid']} [{r['model']}, {r['mode']}]"
-                         f"{caught}: {r['metric']} {_drop_text(r)} > "
+                         f"{caught}: {r['metric']} {_drop_text(r, _decimals(r))} > "
                          f"max_drop {r['max_drop']:g}{traced}")
     return lines
 
 
-def _drop_text(r: Mapping) -> str:
+def _decimals(r: Mapping) -> int:
+    """4, or as many as it takes for two figures that differ not to print alike ("drop 0.0000
+    > max_drop 0" hid a drop of 0.00004: ``dataset.metrics.apart_decimals``)."""
+    from ..dataset.metrics import apart_decimals
+
+    drop = abs(r["reference"] - r["device"])
+    return apart_decimals((r["device"], r["reference"]), (drop, r["max_drop"]))
+
+
+def _drop_text(r: Mapping, decimals: int = 4) -> str:
     """``drop 0.1000`` (reference - device), or for a lower-is-better figure (a loss)
     ``lower is better: rise 5.9385`` (device - reference), as ``DatasetResult.figures``."""
     if r.get("higher_is_better", True):
-        return f"drop {r['reference'] - r['device']:.4f}"
-    return f"lower is better: rise {r['device'] - r['reference']:.4f}"
+        return f"drop {r['reference'] - r['device']:.{decimals}f}"
+    return f"lower is better: rise {r['device'] - r['reference']:.{decimals}f}"
 
 
 def preprocessing_lines(records: Sequence[Mapping],
