@@ -171,8 +171,25 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
         mode = mode | kept
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
+    if mode.fusion_rules_off:
+        _warn_unused_rules(state, model, mode, input_shape, atc_options)
     return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run, aipp_config,
                        dict(atc_options or {}), compare_with)
+
+
+def _warn_unused_rules(state: AccuracyState, model, mode, input_shape, atc_options) -> None:
+    """``backends.emulator.rules_unused``, at the test's line (the emulator only: its plan says
+    which rules fused something)."""
+    from ..backends.emulator.backend import EmulatorBackend
+    from ..backends.emulator.rules_unused import (FusionRuleUnusedWarning, unused_rules_off,
+                                                  unused_text)
+    from ..core.caller_warning import warn_at_caller
+
+    if isinstance(state.backend, EmulatorBackend):
+        unused = unused_rules_off(state.backend, model, mode, input_shape=input_shape,
+                                  atc_options=atc_options or None)
+        if unused:
+            warn_at_caller(FusionRuleUnusedWarning(unused_text(unused, model)))
 
 
 def warn_inputs_not_stored(state: AccuracyState, golden, shown: str, status: str) -> None:
