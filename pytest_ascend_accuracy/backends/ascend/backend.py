@@ -386,12 +386,16 @@ def input_shapes_for_atc(model: Path, inputs: Mapping[str, Tuple[int, ...]],
 
 
 def _subgraph_names(om_json: Path) -> List[str]:
-    """Names of the om json's sub-graphs (msit lists them in acl.json's dump_list too)."""
+    """Names of the om json's sub-graphs for acl.json's dump_list, as the loader expects their
+    dumps (``OmGraph.sub_graphs``: every graph after the first and every op's
+    ``subgraph_name``, which msit's ``get_sub_graph_name`` lists): from ``graph[1:]`` alone, a
+    branch an If names only by its op went undumped and its ops left the comparison (H107)."""
+    from ...dump.om_json import read_om_json
+    from ...errors import DumpFormatError
+
     try:
-        data = json.loads(om_json.read_text(encoding="utf-8"))
-        graphs = data.get("graph") or []
-        return [g["name"] for g in graphs[1:] if isinstance(g, dict) and g.get("name")]
-    except (OSError, ValueError, AttributeError, TypeError):
+        return list(read_om_json(om_json).sub_graphs)
+    except DumpFormatError:  # (the om json is read again, with its error, where it is used)
         return []
 
 
