@@ -67,8 +67,8 @@ def test_labels_in_another_class_order_are_refused_not_passed(tmp_path):
     with pytest.raises(ConfigError) as info:
         run_dataset_check(_Om(_model(tmp_path), dead), samples, labels=shifted, trace=False)
     assert info.value.where == "labels"
-    assert (f"metric top1: the onnxruntime fp32 reference gets 0 of {N} rows right (0.0000), no "
-            f"better than chance (1 in {C} classes: 0.1000), so no device could fail this "
+    assert (f"metric top1: the onnxruntime fp32 reference gets 0 of {N} rows right (0.0000), "
+            f"below chance (1 in {C} classes: 0.1000), so no device could fail this "
             f"check") in str(info.value)
     assert "Check their class numbering" in str(info.value)
     # the right labels fail the dead device
@@ -82,9 +82,9 @@ def test_a_top5_reference_at_chance_is_refused(tmp_path):
     samples, labels = _data()
     shifted = [(label + 1) % C for label in labels]
     zeros = _Om(_model(tmp_path), lambda x: np.zeros(x.shape, np.float32))
-    with pytest.raises(ConfigError, match=r"no better than chance \(5 in 10 classes: 0\.5000\), "
+    with pytest.raises(ConfigError, match=r"below chance \(5 in 10 classes: 0\.5000\), "
                                           r"so a device guessing classes at random would score "
-                                          r"as well"):
+                                          r"better: the labels likely do not match"):
         run_dataset_check(zeros, samples, metric="top5", labels=shifted, trace=False)
 
 
@@ -139,3 +139,28 @@ def test_an_argmax_over_an_open_class_axis_with_no_row_right_is_refused(tmp_path
                                           rf"could fail this check"):
         run_dataset_check(stuck, samples, labels=[(label + 1) % C for label in labels],
                           trace=False)
+
+
+def test_a_reference_at_chance_exactly_is_judged_not_refused(tmp_path):
+    """A 2-class model (PP-OCR's angle classifier has two) right on 2 of 4 samples, on its
+    right labels, scores 0.5 = chance: an honest figure of a few samples, refused as "labels do
+    not match" though max_drop 0.01 fails a dead device (H106)."""
+    model = _model(tmp_path, classes=2)
+    samples = [{"x": np.array([[a, b]], np.float32)} for a, b in
+               ((2, 1), (1, 2), (2, 1), (1, 2))]
+    labels = [0, 1, 1, 0]  # the first two right, the last two wrong: 0.5
+    result = check_dataset(_Om(model, lambda x: x), samples, labels=labels, trace=False)
+    assert result.reference == 0.5 and result.passed
+    with pytest.raises(DatasetFailure):
+        check_dataset(_Om(model, dead), samples, labels=labels, trace=False)
+
+
+def test_top5_of_five_classes_is_refused_as_a_check_only_nan_can_fail(tmp_path):
+    model = _model(tmp_path, classes=5)
+    samples = [{"x": np.eye(5, dtype=np.float32)[[k]]} for k in range(5)]
+    with pytest.raises(ConfigError, match=r"metric top5 of output 'y', which has 5 classes: "
+                                          r"every label is among a row's top 5, so every device "
+                                          r"whose outputs are finite scores 1 and only NaN rows "
+                                          r"could fail; judge it by top1"):
+        run_dataset_check(_Om(model, lambda x: x), samples, metric="top5",
+                          labels=list(range(5)), trace=False)
