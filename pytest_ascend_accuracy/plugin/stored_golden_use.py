@@ -29,35 +29,42 @@ def written_this_session_message(shown: str, writer: str) -> str:
 
 
 def obtain_held(state: AccuracyState, policy, target, compute, identity, nodeid: str):
-    """``policy.obtain(target, compute, identity)`` for the test ``nodeid``: refused first where
-    another test of this session, on any worker, held ``target`` for other inputs; held for
-    these once obtained (the session's registry ``<key>.held``)."""
+    """``policy.obtain(target, compute, identity)`` for the test ``nodeid``, refused first where
+    this session, on any worker, held ``target`` for other inputs (the session's registry
+    ``<key>.held``). The claim is appended before anything is read or written, then the
+    registry read: the first claim of ``target`` in the file wins, so of two xdist workers
+    that reach one path at once with other inputs exactly one goes on (H106: a claim written
+    after the golden was read let both through, to rewrite it in turn under --accuracy-regen)."""
     key, digest = os.path.abspath(target), getattr(identity, "inputs_digest", None)
+    if not digest:
+        return policy.obtain(target, compute, identity)
     registry = state.session_registry.with_name(f"{state.session_key}.held")
+    line = f"{key}\t{digest}\t{identity.input_shape}\t{nodeid}\n"
     try:
+        registry.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(registry, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:  # one short append: whole lines, whichever worker writes
+            os.write(fd, line.encode("utf-8", "surrogateescape"))
+        finally:
+            os.close(fd)
         lines = registry.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
-    except OSError:
+    except OSError:  # a read-only cache: the check is then this session's loss only
         lines = []
-    for line in lines:
-        path, held, shape, holder = (line.split("\t") + ["", "", ""])[:4]
-        if path == key and digest and held != digest and holder != nodeid:
-            pytest.fail(shared_message(state.settings.show(target), holder, shape,
-                                       identity.input_shape), pytrace=False)
-    dump, status = policy.obtain(target, compute, identity)
-    if digest:
-        try:
-            registry.parent.mkdir(parents=True, exist_ok=True)
-            with open(registry, "a", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(f"{key}\t{digest}\t{identity.input_shape}\t{nodeid}\n")
-        except OSError:  # a read-only cache: the check is then this session's loss only
-            pass
-    return dump, status
+    for held in lines:
+        path, first, shape, holder = (held.split("\t") + ["", "", ""])[:4]
+        if path == key:  # the first claim of this path decides
+            if first != digest:
+                pytest.fail(shared_message(state.settings.show(target), holder, nodeid, shape,
+                                           identity.input_shape), pytrace=False)
+            break
+    return policy.obtain(target, compute, identity)
 
 
-def shared_message(shown: str, holder: str, held_shape, shape) -> str:
-    inputs = (f"input_shape {held_shape}, this test's {shape}" if str(held_shape) != str(shape)
+def shared_message(shown: str, holder: str, nodeid: str, held_shape, shape) -> str:
+    inputs = (f"input_shape {held_shape}, this call's {shape}" if str(held_shape) != str(shape)
               else "another seed or inputs file")
-    return (f"golden file {shown} is used in this session by {holder} with other inputs "
+    by = "an earlier golden_dump call of this test" if holder == nodeid else holder
+    return (f"golden file {shown} is used in this session by {by} with other inputs "
             f"({inputs}): a stored golden holds one model's golden on one set of inputs, so "
             f"each test would fail against the other's, and --accuracy-regen would rewrite it "
             f"for each in turn. Give this test a golden path of its own (golden_dump(..., "

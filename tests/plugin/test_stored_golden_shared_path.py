@@ -43,7 +43,43 @@ def test_one_golden_path_for_two_inputs_is_refused_and_never_rewritten_in_turn(
         assert "rewrote" not in again.stdout.str()
         assert (pytester.path / "golden" / "shared" / "golden.json").read_bytes() == record
 
+    # two xdist workers reaching the path at once: exactly one goes on, the other is refused
+    # (H106: a claim written after the golden was read let both through, and under
+    # --accuracy-regen each rewrote the file, one crashing on the other's rewrite)
+    both = pytester.runpytest("-p", "no:cacheprovider", "-n", "2", "--accuracy-regen")
+    refused = [line for line in both.outlines if line.startswith("FAILED ")
+               and "is used in this session by test_shared.py::test_shared[" in line]
+    assert len(refused) == 1, both.outlines
+    assert both.stdout.str().count("rewrote it from") <= 1
+    assert "FileReplacedError" not in both.stdout.str()
+
     # as the refusal says: each test its own path
     pytester.makepyfile(test_shared=TESTS.replace("{PATH}", 'f"golden/shared_{seed}"'))
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(failed=2)  # written missing
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
+
+
+TWICE = '''
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy(threshold=0.99)
+def test_twice(ascend_model, golden_dump, check_accuracy):
+    for seed in (0, 1):
+        inputs = make_inputs(M, seed=seed)
+        golden = golden_dump(M, inputs, path="golden/one")
+        check_accuracy(ascend_model(M).run(inputs), golden)
+'''
+
+
+def test_one_test_giving_one_path_two_inputs_is_refused_too(pytester, models_dir):
+    pytester.makepyfile(test_twice=TWICE)
+    pytester.runpytest("-p", "no:cacheprovider", "--accuracy-regen-all")
+    again = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-regen")
+    again.assert_outcomes(failed=1)
+    again.stdout.fnmatch_lines(["*golden file golden/one is used in this session by an earlier "
+                                "golden_dump call of this test with other inputs*"])
+    assert "rewrote it from" not in again.stdout.str()
