@@ -84,44 +84,63 @@ def golden_chooser(state, ctx, model, *, raw_inputs: bool = False
 def refuse_other_inputs(run, actual, golden) -> None:
     """``check_accuracy(actual, golden)`` where ``actual`` is a test's run (``run``, a
     ``ModelRun``) of a model without AIPP and ``golden`` was made from other inputs (another
-    seed, shape or file, by the digest ``golden_dump`` records): compared so every operator
-    differs and no conversion mode could help, so the check is refused, saying so."""
+    seed, shape or file, by the digest ``golden_dump`` records, or a stored golden's record
+    where it was given as a path): compared so every operator differs and no conversion mode
+    could help, so the check is refused, saying so. The run's inputs as they were when it ran
+    (a test may reuse or change its arrays after it, H106)."""
     from ..errors import ConfigError
-    from ..golden.stored_record import SOURCE_META
 
-    source = golden.meta.get(SOURCE_META) if golden is not None else None
     handle = run.handle if run is not None else None
     if (run is None or run.dump() is not actual or getattr(handle, "aipp", None) is not None
-            or (getattr(handle, "atc_options", None) or {}).get("insert_op_conf")
-            or not isinstance(source, dict) or not source.get("inputs_digest")
-            or _made_from([golden], run.inputs) is not None):
+            or (getattr(handle, "atc_options", None) or {}).get("insert_op_conf")):
         return
-    arrays = dict(getattr(run.inputs, "arrays", run.inputs))
-    shapes = ", ".join(f"{k} {np.asarray(v).dtype} {tuple(np.shape(v))}"
-                       for k, v in sorted(arrays.items()))
+    digest, shapes = run.digested
+    made_from = _golden_inputs_digest(golden)
+    if digest is None or made_from is None or made_from == digest:
+        return
     raise ConfigError("check_accuracy",
                       f"the golden was made from other inputs than this run's (its inputs "
-                      f"digest {source['inputs_digest'][:19]}..., the run's inputs: {shapes}): "
+                      f"digest {made_from[:19]}..., the run's inputs: {shapes}): "
                       f"compared so every operator differs and no conversion mode can fix it; "
                       f"make the golden from the inputs the run was given: "
                       f"golden_dump(model, inputs) with the same inputs as run(inputs)")
 
 
-def _made_from(goldens, inputs):
-    """The last of ``goldens`` whose inputs were ``inputs`` (by digest), else None."""
+def digested(inputs) -> tuple:
+    """(``inputs_digest`` of a run's inputs, their names, dtypes and shapes as text), or
+    (None, "") for inputs the run refuses, with its own reason."""
     from ..graph.content_digests import inputs_digest
-    from ..golden.stored_record import SOURCE_META
 
     try:
-        digest = inputs_digest({k: np.asarray(v) for k, v in
-                                dict(getattr(inputs, "arrays", inputs)).items()})
-    except Exception:  # inputs the run refuses, with its own reason
+        arrays = {k: np.asarray(v) for k, v in dict(getattr(inputs, "arrays", inputs)).items()}
+        return inputs_digest(arrays), ", ".join(f"{k} {v.dtype} {tuple(v.shape)}"
+                                                for k, v in sorted(arrays.items()))
+    except Exception:  # noqa: BLE001
+        return None, ""
+
+
+def _golden_inputs_digest(golden):
+    """The inputs digest ``golden`` was made from: its ``golden_source`` (``golden_dump``'s),
+    else the record of the stored golden it was read from as a path; None where unknown."""
+    from ..golden.stored_record import SOURCE_META, read_record
+
+    source = golden.meta.get(SOURCE_META) if golden is not None else None
+    if isinstance(source, dict) and source.get("inputs_digest"):
+        return source["inputs_digest"]
+    root = getattr(golden, "root", None)
+    try:
+        rec = read_record(root) if root else None
+    except Exception:  # noqa: BLE001 - an unreadable record says so where the golden is read
         return None
-    for golden in reversed(goldens):
-        source = golden.meta.get(SOURCE_META)
-        if isinstance(source, dict) and source.get("inputs_digest") == digest:
-            return golden
-    return None
+    return rec.get("inputs_digest") if isinstance(rec, dict) else None
+
+
+def _made_from(goldens, inputs):
+    """The last of ``goldens`` whose inputs were ``inputs`` (by digest), else None."""
+    digest = digested(inputs)[0]
+    if digest is None:
+        return None
+    return next((g for g in reversed(goldens) if _golden_inputs_digest(g) == digest), None)
 
 
 def with_written_dump(outcome, actual, golden):

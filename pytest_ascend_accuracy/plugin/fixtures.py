@@ -30,11 +30,15 @@ class ModelRun:
     dump: Callable[[], object]  # weakref to the DumpSet
     #: the run dumped its operators (``run(inputs, dump=False)`` gives the outputs only)
     dumped: bool = True
+    #: (inputs digest, shapes as text) when it ran: a test may change its arrays afterwards
+    digested: tuple = (None, "")
 
     @staticmethod
     def of(handle, inputs, dump) -> "ModelRun":
+        from .compared_runs import digested
+
         dumped = (getattr(dump, "meta", None) or {}).get("dumped", True) is not False
-        return ModelRun(handle, inputs, weakly(dump), dumped)
+        return ModelRun(handle, inputs, weakly(dump), dumped, digested(inputs))
 
 
 def weakly(obj) -> Callable[[], object]:

@@ -74,3 +74,57 @@ def test_a_stored_golden_of_other_inputs_is_refused_too(pytester, models_dir):
     pytester.makepyfile(test_stored=STORED.replace("{SEED}", "0"))
     pytester.runpytest("-p", "no:cacheprovider", "--accuracy-regen")  # the golden's inputs changed
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+LATER = '''
+import numpy as np
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy(threshold=0.99)
+def test_changed_after_the_run(ascend_model, golden_dump, check_accuracy):
+    x = make_inputs(M, seed=0)
+    golden = golden_dump(M, x)
+    actual = ascend_model(M).run(x)
+    x["x"] += 1.0  # the test's own later use of its array
+    check_accuracy(actual, golden)
+
+
+@accuracy(threshold=0.99)
+def test_one_buffer_for_each_batch(ascend_model, golden_dump, check_accuracy):
+    buf, om, pairs = np.empty((1, 16), np.float32), ascend_model(M), []
+    for seed in (0, 1):
+        buf[:] = make_inputs(M, seed=seed)["x"]
+        pairs.append((om.run({"x": buf}), golden_dump(M, {"x": buf})))
+    for actual, golden in pairs:
+        check_accuracy(actual, golden)
+
+
+@accuracy(threshold=0.99)
+def test_golden_path_of_other_inputs(ascend_model, check_accuracy):
+    check_accuracy(ascend_model(M).run(make_inputs(M, seed=0)), "golden/seed1")
+'''
+
+
+def test_inputs_are_taken_as_they_were_when_the_run_ran_and_a_golden_path_by_its_record(
+        pytester, models_dir):
+    """A test that changed or reused its arrays after the run was refused though the golden
+    and the run had the same inputs; a stored golden given as a path carries no source, and a
+    run of other inputs against it still blamed the first operator (H106)."""
+    pytester.makepyfile(test_writer='''
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+def test_write(golden_dump):
+    golden_dump("models/passing_mlp.onnx", make_inputs("models/passing_mlp.onnx", seed=1),
+                path="golden/seed1")
+''', test_later=LATER)
+    pytester.runpytest("-p", "no:cacheprovider", "test_writer.py", "--accuracy-regen-all")
+    result = pytester.runpytest("-p", "no:cacheprovider", "test_later.py")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([f"FAILED test_later.py::test_golden_path_of_other_inputs: no "
+                                 f"check verdict: ascend-accuracy configuration error: "
+                                 f"{REFUSED}*"])
