@@ -171,10 +171,11 @@ class ModelOps:
             op, i = made
             return (f"{what} {entry!r} is a tensor of {of}, output {i} of op {op!r}: name the "
                     f"op, {op!r}")
-        if entry.startswith(OPTYPE_PREFIX) and not what.startswith("keep_dtype"):
-            return f"{what} {entry!r}: " + self._no_optype(entry[len(OPTYPE_PREFIX):])
         whose = "their" if self.label == "the dumps" else "its"
         listed = f"; {whose} ops: {_some_names(ops)}" if ops else ""
+        if entry.startswith(OPTYPE_PREFIX) and not what.startswith("keep_dtype"):
+            return f"{what} {entry!r}: " + self._no_optype(entry[len(OPTYPE_PREFIX):], of,
+                                                           listed)
         if any(c in entry for c in "*?[") and not near:
             return f"{what} {entry!r} (a glob) matches no op of {of}{listed}"
         text = f"{what} {entry!r} is not an op of {of}"
@@ -182,17 +183,20 @@ class ModelOps:
             text += " (that is the name as dump file names write it)"
         return text + (_closest_text(near) if near else listed)
 
-    def _no_optype(self, typ: str) -> str:
+    def _no_optype(self, typ: str, of: str, listed: str) -> str:
         """What to write instead of an ``OpType::`` entry outside keep_dtype: a glob matching
-        exactly the ops of that type where one does, else their names."""
+        exactly the ops of that type where one does, else their names (``listed``: some of
+        the ops, where their types are not known here: a catalogue of the compared dumps')."""
         import fnmatch
         import os.path
 
         of_type = [n for n, t in zip(self.names, self.types) if t == typ or parser_type(t) == typ]
         head = ("OpType:: entries are keep_dtype's (ATC's --keep_dtype file); per_op and "
                 "ignore take op names or globs of them")
+        if not self.types:  # names only: no claim about the types
+            return head + listed
         if not of_type:
-            return head + f", and model {self.label!r} has no op of type {typ!r}"
+            return head + f", and {of} has no op of type {typ!r}"
         glob = os.path.commonprefix(of_type) + "*"
         if len(of_type) > 1 and len(glob) > 1 and \
                 [n for n in self.names if fnmatch.fnmatchcase(n, glob)] == of_type:

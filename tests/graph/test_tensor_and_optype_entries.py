@@ -60,3 +60,18 @@ def test_an_optype_entry_outside_keep_dtype_is_refused_with_the_glob_of_its_ops(
     check("p2o.MatMul.*")  # as the error says
     with pytest.raises(ConfigError, match="has no op of type 'Conv'"):
         check("OpType::Conv")
+
+
+def test_an_optype_entry_checked_against_dumps_makes_no_claim_about_types():
+    """The compared dumps' catalogue holds names only: it said "model 'passing_mlp' has no op
+    of type 'Relu'" of a model with two Relus (H106, through check_accuracy's per_op)."""
+    from pytest_ascend_accuracy.graph.op_catalogue import check_setting_names
+
+    with pytest.raises(ConfigError) as info:
+        check_setting_names({"OpType::Relu": 0.9}, [], ["fc1", "relu1", "relu2"],
+                            "passing_mlp", "t")
+    text = str(info.value)
+    assert ("per_op entry 'OpType::Relu': OpType:: entries are keep_dtype's (ATC's --keep_dtype "
+            "file); per_op and ignore take op names or globs of them; its ops: 'fc1', 'relu1', "
+            "'relu2'") in text
+    assert "no op of type" not in text
