@@ -11,6 +11,7 @@ then take (the compare is of one model).
 """
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from ...errors import ConfigError
@@ -32,13 +33,14 @@ def check_bf16_opset(model, mode, label: str) -> None:
     opset = next((o.version for o in proto.opset_import if o.domain in ("", "ai.onnx")), None)
     if opset is None or opset >= CAST_BF16_OPSET:
         return
-    advice = "convert it to opset 13 with onnx's version converter and test that file"
-    if not hasattr(model, "graph"):
+    advice = "convert it to opset 13 with onnx's version converter and test the file it writes"
+    if not hasattr(model, "graph"):  # (a shell command: quoted whole, whatever the path holds)
         src = Path(model)
         out = src.with_name(f"{src.stem}_opset13{src.suffix}")
-        advice += (f": python -c \"import onnx; from onnx import version_converter; "
+        program = (f"import onnx; from onnx import version_converter; "
                    f"onnx.save(version_converter.convert_version(onnx.load({str(src)!r}), 13), "
-                   f"{str(out)!r})\"")
+                   f"{str(out)!r})")
+        advice += f", {str(out)!r}: python -c {shlex.quote(program)}"
     raise ConfigError(f"precision_mode={mode.precision_mode}",
                       f"the emulator rounds to bfloat16 with Cast, which takes bfloat16 from "
                       f"ONNX opset {CAST_BF16_OPSET}; model {label!r} is opset {opset} (real ATC "
