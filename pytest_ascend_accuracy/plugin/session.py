@@ -16,6 +16,7 @@ from ..backends import BackendKind
 from ..core.locations import DEFAULT_CACHE_DIR, path_under
 from ..core.regen import Regen
 from ..errors import ConfigError
+from .registry_text import registry_bytes, registry_text
 from .settings_values import (ini_bool, read_cache_dir, cache_size_setting, dump_mode_setting,
                               max_drop_setting, read_positive, precision_policy_setting)
 
@@ -343,7 +344,7 @@ class AccuracyState:
             self.session_registry.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.session_registry, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:  # one short append: whole lines, whichever worker writes
-                os.write(fd, f"{path}\t{nodeid}\n".encode("utf-8", "surrogatepass"))
+                os.write(fd, registry_bytes(f"{path}\t{nodeid}\n"))
             finally:
                 os.close(fd)
         except OSError:  # a read-only cache: this process still knows its own
@@ -354,7 +355,7 @@ class AccuracyState:
         if path in self.files_written:
             return self.files_written[path]
         try:
-            text = self.session_registry.read_text(encoding="utf-8", errors="surrogateescape")
+            text = registry_text(self.session_registry.read_bytes())
         except OSError:
             return None
         for line in text.splitlines():
@@ -372,7 +373,7 @@ class AccuracyState:
         found = set()
         for path in self.session_registry.parent.glob(f"{self.session_key}.marked-*"):
             try:
-                found.update(path.read_text(encoding="utf-8", errors="surrogateescape").split("\n"))
+                found.update(registry_text(path.read_bytes()).split("\n"))
             except OSError:
                 pass
         return found - {""}

@@ -19,6 +19,7 @@ import os
 
 import pytest
 
+from .registry_text import registry_bytes, registry_text
 from .session import AccuracyState
 
 
@@ -44,10 +45,10 @@ def obtain_held(state: AccuracyState, policy, target, compute, identity, nodeid:
         registry.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(registry, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:  # one short append: whole lines, whichever worker writes
-            os.write(fd, line.encode("utf-8", "surrogateescape"))
+            os.write(fd, registry_bytes(line))
         finally:
             os.close(fd)
-        lines = registry.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+        lines = registry_text(registry.read_bytes()).splitlines()
     except OSError:  # a read-only cache: the check is then this session's loss only
         lines = []
     for held in lines:

@@ -13,6 +13,8 @@ from typing import Mapping, MutableMapping, Optional
 
 import pytest
 
+from .registry_text import registry_bytes
+
 
 WORKEROUTPUT_KEY = "ascend_accuracy"
 
@@ -219,8 +221,7 @@ class XdistHooks:
         try:
             path = self.state.marked_registry(get_worker_id(session.config) or "gw")
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("".join(f"{n}\n" for n in marked), encoding="utf-8",
-                            errors="surrogatepass")
+            path.write_bytes(registry_bytes("".join(f"{n}\n" for n in marked)))
         except OSError:  # a read-only cache: a test's setup report still tells
             pass
 
