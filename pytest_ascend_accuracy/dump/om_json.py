@@ -416,8 +416,12 @@ def _read_op(op, where: str, graph: str, path) -> OmOp:
         except _SHAPE_ERRORS as exc:
             raise DumpFormatError(path, f"{where} output_desc[{k}]: bad shape ({exc})") from None
     inputs = tuple(str(i) for i in op.get("input") or ())
+    # GE writes a removed instance as "" (OpDesc::RemoveSubgraphInstanceName): no graph, and
+    # no model a dump_list may name (H108); anything but a list of strings names none either
     subgraphs = op.get(SUBGRAPH_NAME) or ()
-    subgraphs = (subgraphs,) if isinstance(subgraphs, str) else tuple(str(s) for s in subgraphs)
+    subgraphs = (subgraphs,) if isinstance(subgraphs, str) else (
+        tuple(subgraphs) if isinstance(subgraphs, list) else ())
+    subgraphs = tuple(s for s in subgraphs if isinstance(s, str) and s)
     return OmOp(str(op["name"]), str(op.get("type", "")), op_id, names, tuple(origins), inputs,
                 npu_only, graph, tuple(descs) if any(descs) else (), subgraphs)
 

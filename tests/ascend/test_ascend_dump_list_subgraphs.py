@@ -32,3 +32,15 @@ def test_graphs_listed_and_named_by_ops_are_each_in_it_once(tmp_path):
 def test_an_unreadable_om_json_gives_none(tmp_path):
     (tmp_path / "m.json").write_text("{", encoding="utf-8")
     assert _subgraph_names(tmp_path / "m.json") == []
+
+
+def test_an_empty_or_malformed_subgraph_name_names_no_model(tmp_path):
+    """GE serializes a removed sub-graph instance as "" (OpDesc::RemoveSubgraphInstanceName):
+    put in dump_list, our own acl.json writer refused it and every dumped run failed (H108)."""
+    doc = {"name": "m", "graph": [{"name": "m", "op": [
+        {"name": "a", "type": "PartitionedCall", "subgraph_name": [""], "attr": []},
+        {"name": "b", "type": "If", "subgraph_name": {"x": 1}, "attr": []},
+        {"name": "c", "type": "If", "subgraph_name": ["then_c", 7, ""], "attr": []}]}]}
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert _subgraph_names(path) == ["then_c"]
