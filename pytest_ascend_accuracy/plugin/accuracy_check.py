@@ -172,12 +172,13 @@ def convert_model(state: AccuracyState, model, mode, *, keep_dtype=None, input_s
     converted = state.backend.convert(model, mode, input_shape=input_shape,
                                       atc_options=atc_options or None)
     if mode.fusion_rules_off:
-        _warn_unused_rules(state, model, mode, input_shape, atc_options)
+        _warn_unused_rules(state, model, mode, converted, input_shape, atc_options)
     return AscendModel(converted, mode, model, input_shape, state, dump_root, on_run, aipp_config,
                        dict(atc_options or {}), compare_with)
 
 
-def _warn_unused_rules(state: AccuracyState, model, mode, input_shape, atc_options) -> None:
+def _warn_unused_rules(state: AccuracyState, model, mode, converted, input_shape,
+                       atc_options) -> None:
     """``backends.emulator.rules_unused``, at the test's line (the emulator only: its plan says
     which rules fused something)."""
     from ..backends.emulator.backend import EmulatorBackend
@@ -186,8 +187,8 @@ def _warn_unused_rules(state: AccuracyState, model, mode, input_shape, atc_optio
     from ..core.caller_warning import warn_at_caller
 
     if isinstance(state.backend, EmulatorBackend):
-        unused = unused_rules_off(state.backend, model, mode, input_shape=input_shape,
-                                  atc_options=atc_options or None)
+        unused = unused_rules_off(state.backend, model, mode, converted,
+                                  input_shape=input_shape, atc_options=atc_options or None)
         if unused:
             warn_at_caller(FusionRuleUnusedWarning(unused_text(unused, model)))
 
