@@ -18,6 +18,13 @@ def test_a_failing_drop_never_prints_as_its_max_drop():
                         "max_drop 0")
 
 
+def test_a_passing_check_keeps_four_decimals_whatever_its_float_noise():
+    """74 of 100 against 75 of 100 with max_drop 0.01 printed in 17 decimals (H108)."""
+    assert dataset_lines([_record(0.74, 0.75, 0.01, True)])[1] == (
+        "  resnet [default] top1 0.7400 device vs 0.7500 reference (drop 0.0100 <= 0.01), "
+        "25000 samples, 1 flipped")
+
+
 def test_plain_figures_keep_four_decimals():
     assert dataset_lines([_record(0.75, 0.76, 0.02, True)])[1] == (
         "  resnet [default] top1 0.7500 device vs 0.7600 reference (drop 0.0100 <= 0.02), "
