@@ -36,7 +36,8 @@ def obtain_held(state: AccuracyState, policy, target, compute, identity, nodeid:
     registry read: the first claim of ``target`` in the file wins, so of two xdist workers
     that reach one path at once with other inputs exactly one goes on (H106: a claim written
     after the golden was read let both through, to rewrite it in turn under --accuracy-regen)."""
-    key, digest = os.path.abspath(target), getattr(identity, "inputs_digest", None)
+    # (by its real path: the same golden given through a link is one file, H108)
+    key, digest = os.path.realpath(target), getattr(identity, "inputs_digest", None)
     if not digest:
         return policy.obtain(target, compute, identity)
     registry = state.session_registry.with_name(f"{state.session_key}.held")

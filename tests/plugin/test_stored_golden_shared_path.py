@@ -83,3 +83,32 @@ def test_one_test_giving_one_path_two_inputs_is_refused_too(pytester, models_dir
     again.stdout.fnmatch_lines(["*golden file golden/one is used in this session by an earlier "
                                 "golden_dump call of this test with other inputs*"])
     assert "rewrote it from" not in again.stdout.str()
+
+
+LINKED = '''
+import pytest
+from pytest_ascend_accuracy import accuracy
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+M = "models/passing_mlp.onnx"
+
+
+@pytest.mark.parametrize("seed, path", [(0, "golden/real"), (1, "golden/alias")])
+@accuracy(threshold=0.99)
+def test_linked(ascend_model, golden_dump, check_accuracy, seed, path):
+    inputs = make_inputs(M, seed=seed)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs, path=path))
+'''
+
+
+def test_one_golden_given_through_a_link_is_one_path(pytester, models_dir):
+    """golden/alias -> golden/real: two names of one golden, keyed apart, let both tests through
+    to rewrite it in turn (H108)."""
+    pytester.makepyfile(test_linked=LINKED)
+    pytester.runpytest("-p", "no:cacheprovider", "-k", "real")  # writes golden/real
+    (pytester.path / "golden" / "alias").symlink_to("real", target_is_directory=True)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-regen")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*golden file golden/alias is used in this session by "
+                                 "test_linked.py::test_linked[[]0-golden/real[]] with other "
+                                 "inputs*"])
