@@ -7,7 +7,7 @@ fuses only once another entry is off (H108: UBFusion's MatMul+Add after MatMulBi
 TEST = '''
 from pytest_ascend_accuracy import Mode, accuracy
 
-M = "models/passing_mlp.onnx"
+M = "models/{MODEL}.onnx"
 
 
 @accuracy(threshold=0.99)
@@ -19,9 +19,13 @@ def test_rule_off(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
 '''
 
 
+def _test(rules, model="passing_mlp"):
+    return TEST.replace("{RULE!r}", ", ".join(repr(r) for r in rules)).replace("{MODEL}", model)
+
+
 def test_a_rule_off_that_fuses_nothing_in_the_model_is_warned_of_at_the_test(
         pytester, models_dir):
-    pytester.makepyfile(test_rules=TEST.replace("{RULE!r}", repr("ConvBatchnormFusionPass")))
+    pytester.makepyfile(test_rules=_test(["ConvBatchnormFusionPass"]))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines([
@@ -32,26 +36,10 @@ def test_a_rule_off_that_fuses_nothing_in_the_model_is_warned_of_at_the_test(
 
 
 def test_a_rule_off_that_fuses_ops_of_the_model_is_not(pytester, models_dir):
-    pytester.makepyfile(test_rules=TEST.replace("{RULE!r}", repr("MatMulBiasAddFusionPass")))
+    pytester.makepyfile(test_rules=_test(["MatMulBiasAddFusionPass"]))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "FusionRuleUnusedWarning" not in result.stdout.str()
-
-
-PAIR = '''
-from pytest_ascend_accuracy import Mode, accuracy
-
-M = "models/fused.onnx"
-
-
-@accuracy(threshold=0.0)
-def test_pair_off(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
-    inputs = accuracy_inputs(M, seed=0)
-    golden = golden_dump(M, inputs)
-    om = ascend_model(M, mode=Mode(fusion_rules_off=(
-        "MatMulBiasAddFusionPass", "UBFusion:ATbeMatmulElemwiseFusionPass")))
-    check_accuracy(om.run(inputs), golden)
-'''
 
 
 def test_a_rule_that_fuses_only_once_another_entry_is_off_is_not(pytester):
@@ -63,7 +51,8 @@ def test_a_rule_that_fuses_only_once_another_entry_is_off_is_not(pytester):
     pytester.mkdir("models")
     weight = np.full((16, 8), 0.1, np.float32)  # (no float16 overflow: the warning alone)
     onnx.save(models.fused_matmul_add(w=weight), str(pytester.path / "models" / "fused.onnx"))
-    pytester.makepyfile(test_pair=PAIR)
+    pytester.makepyfile(test_pair=_test(["MatMulBiasAddFusionPass",
+                                         "UBFusion:ATbeMatmulElemwiseFusionPass"], "fused"))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert "FusionRuleUnusedWarning" not in result.stdout.str()
