@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, List, Optional, Sequence, Union
+from typing import Callable, Iterable, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -100,16 +100,22 @@ class PreprocessingCheck:
 
 def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], images,
                         reference: Callable[[np.ndarray], np.ndarray], *, rank: int = 0,
-                        search: bool = True, inputs: Sequence[str] = ()) -> PreprocessingCheck:
+                        search: bool = True, inputs: Sequence[str] = (),
+                        model_hw: Optional[Tuple[int, int]] = None) -> PreprocessingCheck:
     """Compare the AIPP output of each raw image with ``reference(image)`` (float CHW, or NCHW
     with N = 1); on mismatch search the fields to correct (``search=False`` skips that).
     ``inputs``: the model's input names in order (errors name the input, not its rank). The
     images are checked against the block (layout, ``src_image_size``, the crop) before the
-    reference sees them: a wrong layout is the file's error, not a crash inside the reference."""
+    reference sees them: a wrong layout is the file's error, not a crash inside the reference.
+    ``model_hw``: the model input's height and width, where a converted model gives them: a
+    crop size of 0 is that (H109: taken from the reference, a reference of another size passed
+    a file whose device output differs); without it, the reference's."""
     cfg = config if isinstance(config, AippConfig) else read_aipp_config(config)
     op = cfg.for_input(rank)
     if op is None:
         raise missing_block(cfg, rank, inputs)
+    if model_hw is not None:
+        op = op.with_model_hw(model_hw)
     name = inputs[rank] if rank < len(inputs) else None
     imgs = _image_list(op, images)
     sized = not op.get("crop") or all(op.crop_size(axis) for axis in ("h", "w"))

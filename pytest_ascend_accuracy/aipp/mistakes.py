@@ -72,8 +72,16 @@ class Correction:
 def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.ndarray]) -> Correction:
     """Search the likely mistakes (module docstring) for a correction that makes them agree."""
     channels = refs[0].shape[0]
+    ref_hw = tuple(int(d) for d in refs[0].shape[1:])
     if op.model_hw is None:  # the reference makes the model input: a crop size of 0 is its
-        op = op.with_model_hw(refs[0].shape[1:])
+        op = op.with_model_hw(ref_hw)
+    elif ref_hw != tuple(op.model_hw):  # AIPP's output is the model input's size (ATC)
+        (mh, mw), (rh, rw) = op.model_hw, ref_hw
+        return Correction([], op, [], False, (
+            f"the reference makes {rw}x{rh} images but the model input is {mw}x{mh}, the size "
+            f"AIPP's output must have (ATC refuses another): no field of the file makes the "
+            f"reference's; it is another model's pre-processing, or the model is to be "
+            f"converted at {rw}x{rh} (input_shape)"))
     src_hw = decode(op, images[0]).shape[:2]
     size_changes, size_why = _crop_size_changes(op, src_hw, refs[0].shape[1:])
     if size_changes is None:
