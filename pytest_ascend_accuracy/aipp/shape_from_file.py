@@ -42,6 +42,17 @@ def aipp_input_shape(config: AippConfig, model, input_shape=None, where: str = "
         dims = declared_shape(vi)
         if len(dims) != 4 or None not in dims:
             continue  # not N x C x H x W (the conversion says so), or static already
+        open_axes = [a for a, k in (("h", 2), ("w", 3))
+                     if op.get("crop") and not op.get(f"crop_size_{a}") and dims[k] is None]
+        if open_axes:  # the crop is the model input's size, which nothing gives (H109)
+            shown = ", ".join("?" if d is None else str(d) for d in dims)
+            raise op.error("crop", (
+                f"true without {' and '.join(f'crop_size_{a}' for a in open_axes)} crops "
+                f"the model input's height and width (as ATC does), and input {vi.name!r} of "
+                f"the model leaves them dynamic ([{shown}]): give the size the model is "
+                f"deployed at, as the conversion's input_shape (ascend_model(..., "
+                f"input_shape=...), a YAML entry's input_shape:) or in the file "
+                f"({', '.join(f'crop_size_{a}' for a in open_axes)})"))
         channels = op.channels
         h, w = (_output_size(op, axis)[0] for axis in ("h", "w"))
         filled = (dims[0], dims[1] or channels, dims[2] or h, dims[3] or w)
