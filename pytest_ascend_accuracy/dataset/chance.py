@@ -10,9 +10,8 @@ passes where the reference scores 0 -- the bound is chance where ``C`` is known,
 right where it is not (an output of class ids whose graph leaves the class axis open). At
 chance exactly a few samples score so honestly (a 2-class model right on 2 of 4, H106): not
 refused. A top k over k classes or fewer scores 1 on every finite row: refused. At or above
-chance,
-a ``max_drop`` at or over the reference figure is refused: a device getting every row wrong
-scores 0 and would still pass. Agreement's reference is 1.0 by definition, so only a
+chance, a ``max_drop`` at or over the reference figure is refused: a device getting every row
+wrong scores 0 and would still pass. Agreement's reference is 1.0 by definition, so only a
 ``max_drop`` of 1 or more makes it vacuous. A callable metric's range is unknown: not judged.
 """
 from __future__ import annotations
@@ -51,11 +50,10 @@ def vacuous_score(metric: str, scorer, reference: float, max_drop: float,
     return ConfigError("labels", f"metric {metric}: the onnxruntime fp32 reference gets {right} "
                                  f"of {rows} rows right ({reference:.4f}){odds}, so {why}: "
                                  f"the labels likely do not match output {output!r}. Check "
-                                 f"their class "
-                                 f"numbering (label c is column c of the output, counting from "
-                                 f"0, in the model's class order: not 1-based, not another "
-                                 f"dataset's order) and their order (a list follows the "
-                                 f"samples' order; a mapping is keyed by sample id)")
+                                 f"their class numbering (label c is column c of the output, "
+                                 f"counting from 0, in the model's class order: not 1-based, "
+                                 f"not another dataset's order) and their order (a list follows "
+                                 f"the samples' order; a mapping is keyed by sample id)")
 
 
 def _max_drop_error(metric: str, reference: float, max_drop: float,

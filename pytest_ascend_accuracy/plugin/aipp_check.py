@@ -31,9 +31,9 @@ def preprocessing_checker(request, ctx):
                                      "ascend_model(model, aipp=\"aipp.cfg\")")
         if not callable(reference):
             raise ConfigError(where, "reference= must be a function image -> float CHW tensor")
-        names = _input_names(getattr(om, "model", None))
+        names, model_hw = _model_inputs(om, rank)
         result = run_preprocessing_check(config, images, reference, rank=rank, inputs=names,
-                                         model_hw=_model_hw(om, names, rank))
+                                         model_hw=model_hw)
         written = record_preprocessing(
             state, ctx.nodeid, result, None if result.passed else corrected_copy(
                 state, ctx.nodeid, result, lambda: request.getfixturevalue("tmp_path")),
@@ -46,32 +46,26 @@ def preprocessing_checker(request, ctx):
     return closest_keywords(check, "check_preprocessing")
 
 
-def _input_names(model) -> list:
-    """The model's input names in order (errors name the AIPP input); none without a model."""
-    if model is None:
-        return []
-    from ..graph.onnx_graph import graph_inputs, load_model
-
-    return [i.name for i in graph_inputs(load_model(model, weights=False))]
-
-
-def _model_hw(om, names, rank: int):
-    """The H x W of the converted model's input ``rank`` (what a crop size of 0 crops): its
-    ``input_shape`` where given, else its declared dims; None where not known or dynamic."""
+def _model_inputs(om, rank: int):
+    """(the model's input names in order, which errors name; the H x W of input ``rank``, what a
+    crop size of 0 crops: the conversion's ``input_shape`` where it gives it, else the declared
+    dims; None where not known or dynamic); no names and None without a model."""
     model = getattr(om, "model", None)
-    if model is None or rank >= len(names):
-        return None
+    if model is None:
+        return [], None
     from ..graph.onnx_graph import declared_shape, graph_inputs, load_model, parse_input_shape
 
+    inputs = graph_inputs(load_model(model, weights=False))
+    if rank >= len(inputs):
+        return [i.name for i in inputs], None
     try:  # (a dict or ATC's "x:1,3,224,224" text)
-        given = (parse_input_shape(getattr(om, "input_shape", None)) or {}).get(names[rank])
+        given = (parse_input_shape(getattr(om, "input_shape", None)) or {}).get(inputs[rank].name)
     except Exception:  # noqa: BLE001 - refused where the model was converted
         given = None
-    if given is None:
-        proto = load_model(model, weights=False)
-        given = declared_shape(next(i for i in graph_inputs(proto) if i.name == names[rank]))
-    hw = tuple(given)[-2:] if len(tuple(given)) == 4 else ()
-    return hw if len(hw) == 2 and all(isinstance(d, int) and d > 0 for d in hw) else None
+    dims = tuple(given if given is not None else declared_shape(inputs[rank]))
+    hw = dims[-2:] if len(dims) == 4 else ()
+    ok = len(hw) == 2 and all(isinstance(d, int) and d > 0 for d in hw)
+    return [i.name for i in inputs], hw if ok else None
 
 
 def corrected_copy(state, nodeid: str, result, temp_dir,

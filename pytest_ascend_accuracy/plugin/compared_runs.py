@@ -90,10 +90,9 @@ def refuse_other_inputs(run, actual, golden) -> None:
     (a test may reuse or change its arrays after it, H106)."""
     from ..errors import ConfigError
 
-    handle = run.handle if run is not None else None
-    if (run is None or run.dump() is not actual or getattr(handle, "aipp", None) is not None
-            or (getattr(handle, "atc_options", None) or {}).get("insert_op_conf")):
-        return
+    if (run is None or run.dump() is not actual
+            or inserts_aipp(None, getattr(run.handle, "atc_options", None) or {})):
+        return  # (an AIPP file given as aipp= is among the handle's options as insert_op_conf)
     digest, shapes = run.digested
     made_from = _golden_inputs_digest(golden)
     if digest is None or made_from is None or made_from == digest:
@@ -104,6 +103,13 @@ def refuse_other_inputs(run, actual, golden) -> None:
                       f"compared so every operator differs and no conversion mode can fix it; "
                       f"make the golden from the inputs the run was given: "
                       f"golden_dump(model, inputs) with the same inputs as run(inputs)")
+
+
+def inserts_aipp(aipp, atc_options) -> bool:
+    """The conversion inserts AIPP (``aipp=``, or ATC's ``insert_op_conf`` among its options):
+    its runs take raw images, its golden pre-processed ones."""
+    return aipp is not None or any(str(k).lstrip("-") == "insert_op_conf" and v
+                                   for k, v in atc_options.items())
 
 
 def digested(inputs) -> tuple:

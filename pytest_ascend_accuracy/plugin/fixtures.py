@@ -214,7 +214,7 @@ def ascend_model(request, _ascend_accuracy_context):
         # mode given here is this call's own)
         others = _others(ctx.converted, model) if mode is None else ()
 
-        from .compared_runs import golden_chooser
+        from .compared_runs import golden_chooser, inserts_aipp
 
         def convert(shape):  # a golden made of this model before running: compared as it runs
             return convert_model(state, model, mode_arg, keep_dtype=keep_dtype,
@@ -222,7 +222,7 @@ def ascend_model(request, _ascend_accuracy_context):
                                  where=where, on_run=remember, aipp=aipp, others=others,
                                  compare_with=golden_chooser(
                                      state, ctx, model,
-                                     raw_inputs=_inserts_aipp(aipp, atc_options)))
+                                     raw_inputs=inserts_aipp(aipp, atc_options)))
 
         from .shape_deferred_model import deferred_model
 
@@ -314,13 +314,6 @@ def _junit_property_recorder(item):
         item.user_properties.append((name, value))
 
     return record
-
-
-def _inserts_aipp(aipp, atc_options) -> bool:
-    """The conversion inserts AIPP (``aipp=``, or ATC's ``insert_op_conf`` given as an option):
-    its runs take raw images, its golden pre-processed ones."""
-    return aipp is not None or any(str(k).lstrip("-") == "insert_op_conf" and v
-                                   for k, v in atc_options.items())
 
 
 def _refuse_swapped(ctx, actual, golden) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional
 
 from .plan import PLAN_FILE, Plan
 
@@ -29,6 +29,20 @@ def unused_rules_off(backend, model, mode, converted, *, input_shape=None,
     conversion that fails says nothing here (the mode's own conversion succeeded)."""
     if not mode.fusion_rules_off or not mode.fusion:
         return []
+    key = str(converted.path)  # (a cache entry: one model, mode and options, read once)
+    if key not in _FOUND:
+        if len(_FOUND) > 256:
+            _FOUND.clear()
+        _FOUND[key] = _unused(backend, model, mode, converted, input_shape, atc_options)
+    return list(_FOUND[key])
+
+
+#: ``unused_rules_off`` by converted model: a test converting one model in one mode again, or
+#: its next test, does not convert and read the plans of the comparison again
+_FOUND: Dict[str, List[str]] = {}
+
+
+def _unused(backend, model, mode, converted, input_shape, atc_options) -> List[str]:
     own, unused = _fused(converted), []
     for entry in mode.fusion_rules_off:
         rest = tuple(e for e in mode.fusion_rules_off if e != entry)
