@@ -13,8 +13,9 @@ an input that is another node's output is not written again but recorded in ``in
 (``dump.npy_dir``), so each activation is stored once and the loaded DumpSet is unchanged; a graph
 input or initializer is written as its first reader's input file, and later readers refer to it;
 a tensor is dropped from memory after its last consumer is written, so there is never more
-than the one copy onnxruntime returned. Tensor indices count present tensors only: an omitted
-optional input or output (empty name) is skipped, as the emulator numbers them too. A bfloat16
+than the one copy onnxruntime returned. A tensor keeps its slot's index: an omitted optional
+input or output (empty name) leaves its number unused (LSTM's ``Y_h`` is output 1), as ATC's
+dumps, msit and the emulator number them. A bfloat16
 or float8 tensor (which ``graph.stream`` fetches through an exact Cast to float32) is written as
 its float32 values: a ``.npy`` file has no such dtype (``dump.dtypes.npy_values``).
 

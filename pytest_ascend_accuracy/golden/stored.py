@@ -177,8 +177,8 @@ def _replace(path: Path, dump, store_inputs: bool, tmp: Path) -> bool:
         files = {}
         with NpyDumpWriter(tmp, private=True) as writer:  # tmp is ours until renamed whole
             for i, op in enumerate(dump.ops):
-                ins = [t.load() for t in op.inputs] if store_inputs else []
-                outs = [t.load() for t in op.outputs]
+                ins = record.by_slot(op.inputs) if store_inputs else []
+                outs = record.by_slot(op.outputs)  # LSTM's ["", "Y_h"]: Y_h stays output 1
                 paths = writer.write_op(op.name, ins, outs, timestamp_us=GOLDEN_TS0 + i)
                 files.update(record.written_files(paths, outs + ins))  # outputs come first
         identity = record.GoldenIdentity.from_meta(getattr(dump, "meta", {}))

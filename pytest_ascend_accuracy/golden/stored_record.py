@@ -215,9 +215,27 @@ def mismatch(record: Mapping[str, object], identity: GoldenIdentity, shown_model
     return out
 
 
+def by_slot(tensors) -> list:
+    """The arrays of an op's ``tensors`` at their slots' indices, ``None`` where a slot has no
+    tensor (an omitted optional output or input: LSTM's outputs ``["", "Y_h"]``), so a stored
+    golden numbers them as the golden in memory, ATC's dumps and msit do (H111: ``Y_h`` was
+    stored as output 0, and the check of a stored golden failed "golden op has no output 1").
+    Indices that repeat or are negative (a DumpSet a user built) keep their order instead."""
+    tensors = list(tensors)
+    indices = [t.index for t in tensors]
+    if len(set(indices)) != len(indices) or any(i < 0 for i in indices):
+        return [t.load() for t in tensors]
+    slots = [None] * (max(indices, default=-1) + 1)
+    for t in tensors:
+        slots[t.index] = t.load()
+    return slots
+
+
 def written_files(paths, arrays) -> Dict[str, str]:
-    """{file name: dtype} of what a writer wrote (``paths`` and the arrays, in order)."""
-    return {Path(p).name: str(a.dtype) for p, a in zip(paths, arrays)}
+    """{file name: dtype} of what a writer wrote (``paths`` and the arrays, in order; a
+    ``None`` slot wrote no file)."""
+    present = [a for a in arrays if a is not None]
+    return {Path(p).name: str(a.dtype) for p, a in zip(paths, present)}
 
 
 def dtype_changes(record: Mapping[str, object], dump) -> List[Tuple[str, str, str]]:
