@@ -50,8 +50,9 @@ from ..graph.value_kinds import refusal_text
 #: 5: every tensor in one PACK_FILE, found through INDEX_FILE; 6: ops in an order that runs
 #: for a model listed out of order, graph.prepare.sort_nodes, and unnamed nodes named as ATC
 #: names them, graph.names; 7: an If decided by the input values keeps its name and outputs
-#: over its inlined branch, graph.inline)
-GOLDEN_FORMAT = 7
+#: over its inlined branch, graph.inline; 8: so does every If a conversion runs as an operator,
+#: one whose condition reads the shape of an If kept for its inputs included)
+GOLDEN_FORMAT = 8
 DUMP_DIR = ENTRY_NPY_DIR  # (``dump.load_dump`` reads an entry as it)
 #: the one file of ``DUMP_DIR`` that holds every tensor's ``.npy`` record (``NpyDumpWriter(pack=)``):
 #: a golden of 600 tensors is one file created, not 600 (each costs ~0.3 ms on ext4)

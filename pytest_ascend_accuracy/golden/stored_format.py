@@ -14,9 +14,12 @@ What each bump changed in what a stored golden holds (docs/formats.md §7.1):
 * 7: an ``If`` decided by the input values keeps its name and outputs over its inlined branch
   (``graph.inline``): a golden of format 6 or older has no tensor of that ``If``, which the
   device dumps as one operator, so it was reported not compared (a false failure) or, ignored,
-  left unjudged.
+  left unjudged;
+* 8: so is every ``If`` a conversion runs as an operator: one whose condition reads the shape
+  of an ``If`` kept for its inputs looked static once that one was reduced, and was inlined
+  away (H110, silero_vad_half); a golden of format 7 of such a model lacks its tensor.
 
-Only 7 is told here (``stale_ifs``): a golden of format 6 or older (or without a recorded
+Only 7 and 8 are told here (``stale_ifs``): a golden of format 6 or older (or without a recorded
 format) of a model whose golden run keeps an ``If``, lacking that ``If``'s tensor, is refused
 naming the fix (``GoldenPolicy``), and the CLI says so beside the verdict (``stale_note``). The
 others need no check or are told elsewhere: 6's order pairs nothing (ops pair by name), and its
@@ -35,12 +38,14 @@ from ..errors import AscendAccuracyError
 #: the newest ``GOLDEN_FORMAT`` whose change to stored goldens this module has decided on (a
 #: test holds it equal: a bump says here whether a stored golden of the format before it is
 #: still right, and for which models)
-DECIDED_FOR = 7
-#: the format since which a golden keeps an ``If`` decided by the input values (``graph.inline``)
-IF_KEPT = 7
+DECIDED_FOR = 8
+#: the format since which a golden keeps every ``If`` a conversion runs as an operator (one
+#: decided by the input values since 7, ``graph.inline``; one reading its shape since 8)
+IF_KEPT = 8
 #: what format ``IF_KEPT`` changed, as messages say it
-IF_KEPT_CHANGE = ("keeps an If decided by the input values under its own name, over its "
-                  "inlined branch, as the device dumps it: one operator")
+IF_KEPT_CHANGE = ("keeps every If the device runs as one operator (one decided by the input "
+                  "values, or reading the shape of one) under its own name, over its inlined "
+                  "branch, as the device dumps it")
 
 
 @dataclass(frozen=True)
@@ -149,7 +154,7 @@ def stale_note(golden, not_compared: Sequence[Tuple[str, str]], shown: str = "")
     for name, op_type in not_compared:
         if op_type == "If" and name not in ifs:
             ifs.append(name)
-    if not ifs or not folder.is_dir():
+    if not ifs or not folder.is_dir() or _cache_entry(folder):
         return ""
     try:
         record = read_record(folder)
@@ -165,3 +170,13 @@ def stale_note(golden, not_compared: Sequence[Tuple[str, str]], shown: str = "")
             f"format {IF_KEPT}, which {IF_KEPT_CHANGE}: that is why If {listed} had no golden "
             f"tensor. Rewrite it: run the test that stores it with --accuracy-regen (or delete "
             f"it and run that test, which writes it again), then compare again")
+
+
+def _cache_entry(folder: Path) -> bool:
+    """Whether ``folder`` is a golden cache entry (its ``npy/`` and index beside a
+    ``golden.json`` of the cache's own, which names no golden format): an entry written by this
+    version's format, which its key holds, so rewriting it changes nothing (H110: the CLI
+    advised --accuracy-regen for one)."""
+    from ..dump.npy_index import ENTRY_NPY_DIR, INDEX_NAME
+
+    return (folder / ENTRY_NPY_DIR).is_dir() and (folder / INDEX_NAME).is_file()

@@ -18,7 +18,10 @@ emulator convert without inputs, so their ``If`` stays one operator) is inlined 
 taken branch's nodes come before it under their own names, and the ``If`` itself stays, its
 branches reduced to ``Identity`` nodes of the inlined outputs, so its outputs keep the ``If``'s
 name and inputs, as the device's dump of the ``If`` operator has them (``keep_if``); the
-branch's tensors are golden tensors of their own.
+branch's tensors are golden tensors of their own. With inputs, what a conversion without them
+inlines is inlined first, so every ``If`` left is one the device runs as an operator, and each
+is kept: an ``If`` whose condition reads the shape of a kept one looks static once that one is
+reduced, yet the device, which never reduced it, runs it as an operator.
 
 ``Loop`` and ``Scan`` are never touched (their bodies run a data-dependent number of times).
 """
@@ -45,7 +48,11 @@ def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None, *,
     from .onnx_graph import tensor_info
     from .static import evaluate, static_tensors
 
-    done: List[Tuple[str, str]] = []
+    # first what a conversion without inputs inlines (ATC, the emulator), so the graph is theirs;
+    # every If left then is an operator of theirs, kept (H110: silero_vad_half's nested Ifs read
+    # the shape of an If kept for its inputs, which once reduced looked static to the next round:
+    # they were inlined away, and the device's If operators had no golden tensor)
+    done: List[Tuple[str, str]] = [] if inputs is None else inline_ifs(model, folder=folder)
     kept_ids: Set[str] = set()
     for _ in range(MAX_ROUNDS):
         ifs = [n for n in model.graph.node if n.op_type == "If" and n.domain in ("", "ai.onnx")
@@ -53,8 +60,8 @@ def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None, *,
         if not ifs:
             break
         conds = [n.input[0] for n in ifs]
-        static = static_tensors(model, tensor_info(model))
         if inputs is None:
+            static = static_tensors(model, tensor_info(model))
             conds = [c for c in conds if c in static]
         if not conds:
             break
@@ -67,7 +74,7 @@ def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None, *,
             if node.input[0] not in values:
                 continue
             taken = "then" if bool(np.asarray(values[node.input[0]]).reshape(-1)[0]) else "else"
-            keep = node.input[0] not in static  # known from the inputs alone: the If stays
+            keep = inputs is not None  # known from the inputs alone: the If stays
             _inline_one(model.graph, node, taken, keep_if=keep)
             done.append((node.name, taken))
             if keep:

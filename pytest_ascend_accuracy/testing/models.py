@@ -221,6 +221,45 @@ def if_model():
     return _model(nodes, [_vi("x", ["batch", 4], TensorProto.FLOAT)], [_vi("y", None)], inits, "if_model")
 
 
+def nested_if_model():
+    """``If`` 'pick' decided by the values of ``x`` (Identity, rank 2, when they sum above 0;
+    else Squeeze, rank 1), then, in the then branch of 'wrap' (a constant condition: a
+    conversion brings it up into the main graph), ``If`` 'by_rank' on the rank of pick's
+    output (Relu, else Neg), squared: silero_vad_half's shape (H110). A conversion, which has
+    no inputs, runs both as operators."""
+    from onnx import TensorProto, helper
+
+    def branch(node, out):
+        return helper.make_graph([node], f"{node.name}_branch", [], [_vi(out, None)])
+
+    inits = [_init("zero", np.array(0.0, np.float32)), _init("two", np.array(2, np.int64)),
+             _init("always", np.array(True)), _init("axes", np.array([0], np.int64))]
+    wrap_then = helper.make_graph([
+        helper.make_node("Shape", ["y"], ["shp"], name="shape"),
+        helper.make_node("Size", ["shp"], ["rank"], name="rank"),
+        helper.make_node("Equal", ["rank", "two"], ["is_2d"], name="is_2d"),
+        helper.make_node("If", ["is_2d"], ["z_in"], name="by_rank",
+                         then_branch=branch(helper.make_node("Relu", ["y"], ["t2"], name="relu"),
+                                            "t2"),
+                         else_branch=branch(helper.make_node("Neg", ["y"], ["e2"], name="neg"),
+                                            "e2"))], "wrap_then", [], [_vi("z_in", None)])
+    nodes = [
+        helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
+        helper.make_node("Greater", ["s", "zero"], ["positive"], name="positive"),
+        helper.make_node("If", ["positive"], ["y"], name="pick",
+                         then_branch=branch(helper.make_node("Identity", ["x"], ["t1"],
+                                                             name="keep_rank"), "t1"),
+                         else_branch=branch(helper.make_node("Squeeze", ["x", "axes"], ["e1"],
+                                                             name="drop_rank"), "e1")),
+        helper.make_node("If", ["always"], ["z"], name="wrap", then_branch=wrap_then,
+                         else_branch=branch(helper.make_node("Identity", ["y"], ["e3"],
+                                                             name="as_is"), "e3")),
+        helper.make_node("Mul", ["z", "z"], ["out"], name="square"),
+    ]
+    return _model(nodes, [_vi("x", [1, 4], TensorProto.FLOAT)], [_vi("out", None)], inits,
+                  "nested_if_model")
+
+
 def unnamed_model():
     """Unnamed nodes, named ``dup`` and ``dup_1``, and a dynamic batch dimension ``N``. (Both
     were named ``dup``, renamed ``dup_1`` on preparation; ATC refuses a model whose ops share

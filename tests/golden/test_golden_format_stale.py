@@ -68,7 +68,7 @@ def old_layout(golden: Path, *, record: bool = True) -> None:
         rec_file.unlink()
         return
     rec = json.loads(rec_file.read_text())
-    assert rec["golden_format"] == 7
+    assert rec["golden_format"] == 8
     rec["golden_format"] = 6
     rec["tensors"] = {renamed.get(k, k): v for k, v in rec["tensors"].items()
                       if k != dropped[0].name}
@@ -114,8 +114,9 @@ def test_a_format_6_golden_without_the_kept_if_is_stale():
     assert stale.ifs == (IF,) and not stale.error
     assert stale.problem() == (
         "this stored golden was written in golden format 6 (its golden.json), before golden "
-        "format 7, which keeps an If decided by the input values under its own name, over its "
-        "inlined branch, as the device dumps it: one operator; this version writes format 7. "
+        "format 8, which keeps every If the device runs as one operator (one decided by the "
+        "input values, or reading the shape of one) under its own name, over its inlined "
+        "branch, as the device dumps it; this version writes format 8. "
         "This golden has no tensor of If 'pick', so the device's 'pick' would be reported not "
         "compared (or, ignored, left unjudged)")
 
@@ -136,7 +137,9 @@ def test_a_golden_without_a_recorded_format_is_told_by_what_it_holds(record, say
 def test_a_difference_that_cannot_matter_is_none():
     from pytest_ascend_accuracy.testing import models
 
-    assert stored_format.stale_ifs({"golden_format": 7}, [], if_by_value(), X) is None
+    assert stored_format.stale_ifs({"golden_format": 8}, [], if_by_value(), X) is None
+    # format 7 kept an If decided by the input values: a golden holding it lacks nothing
+    assert stored_format.stale_ifs({"golden_format": 7}, ["pick"], if_by_value(), X) is None
     assert stored_format.stale_ifs({"golden_format": 6}, [], models.passing_mlp(), {}) is None
     # an If on a shape is inlined by every format (no If kept): nothing lacks
     static = models.if_model()
@@ -162,12 +165,12 @@ def test_what_cannot_be_told_is_said_and_a_users_error_named_as_it_is(monkeypatc
 
 
 def test_a_newer_format_is_named_with_the_version_that_wrote_it():
-    assert stored_format.newer_format({"golden_format": 7}) is None
+    assert stored_format.newer_format({"golden_format": 8}) is None
     assert stored_format.newer_format(None) is None
-    said = stored_format.newer_format({"golden_format": 8,
+    said = stored_format.newer_format({"golden_format": 9,
                                        "written_by": "pytest-ascend-accuracy 9"})
-    assert said.startswith("written in golden format 8 by pytest-ascend-accuracy 9, newer than "
-                           "this version's 7")
+    assert said.startswith("written in golden format 9 by pytest-ascend-accuracy 9, newer than "
+                           "this version's 8")
 
 
 # -------------------------------------------------------------------------- the policy
@@ -178,15 +181,15 @@ def test_the_policy_refuses_then_regen_rewrites_in_the_current_format(if_golden)
         GoldenPolicy().obtain(path, compute, identity)
     text = str(refused.value)
     assert "golden format 6 (its golden.json)" in text and "no tensor of If 'pick'" in text
-    assert ("\nFix: run the test again with --accuracy-regen to rewrite it in golden format 7"
+    assert ("\nFix: run the test again with --accuracy-regen to rewrite it in golden format 8"
             in text)
     assert json.loads((path / RECORD_FILE).read_text())["golden_format"] == 6  # not rewritten
     notes = []
-    with pytest.raises(stored.StoredGoldenOutdated, match="Rewrote it in golden format 7"):
+    with pytest.raises(stored.StoredGoldenOutdated, match="Rewrote it in golden format 8"):
         GoldenPolicy(Regen.FAILING, on_recovery=lambda p, n: notes.append(n)).obtain(
             path, compute, identity)
     assert notes == ["rewritten (--accuracy-regen: written in an older golden format)"]
-    assert json.loads((path / RECORD_FILE).read_text())["golden_format"] == 7
+    assert json.loads((path / RECORD_FILE).read_text())["golden_format"] == 8
     golden, status = GoldenPolicy().obtain(path, compute, identity)
     assert status == USED and IF in golden
 
@@ -250,7 +253,7 @@ def test_the_printed_fix_pasted_rewrites_the_golden_and_the_test_passes(
     model = pytester.path / "models" / "if_by_value.onnx"
     model.write_bytes(if_by_value().SerializeToString())
     pytester.makepyfile(test_if=TEST)
-    pytester.runpytest().assert_outcomes(failed=1)  # written (missing), format 7
+    pytester.runpytest().assert_outcomes(failed=1)  # written (missing), format 8
     golden = pytester.path / "golden" / "if"
     old_layout(golden)
 
@@ -258,9 +261,9 @@ def test_the_printed_fix_pasted_rewrites_the_golden_and_the_test_passes(
     refused.assert_outcomes(failed=1)
     refused.stdout.fnmatch_lines([
         "*golden/if: this stored golden was written in golden format 6 (its golden.json), before "
-        "golden format 7, which keeps an If decided by the input values under its own name*"
+        "golden format 8, which keeps every If the device runs as one operator*"
         "This golden has no tensor of If 'pick'*",
-        "Fix: run the test again with --accuracy-regen to rewrite it in golden format 7 from "
+        "Fix: run the test again with --accuracy-regen to rewrite it in golden format 8 from "
         "models/if_by_value.onnx and these inputs (then check it in)"])
     refused.stdout.no_fnmatch_line("*accuracy FAILED*")  # nothing compared, no op blamed
     option = re.search(r"Fix: run the test again with (\S+) ", refused.stdout.str()).group(1)
@@ -272,9 +275,10 @@ def test_the_printed_fix_pasted_rewrites_the_golden_and_the_test_passes(
     assert code == 1
     note = out.splitlines()[-1]
     assert note == (f"{golden}: this stored golden was written in golden format 6 (its "
-                    "golden.json), before golden format 7, which keeps an If decided by the input "
-                    "values under its own name, over its inlined branch, as the device dumps it: "
-                    "one operator: that is why If 'pick' had no golden tensor. Rewrite it: run "
+                    "golden.json), before golden format 8, which keeps every If the device runs "
+                    "as one operator (one decided by the input values, or reading the shape of "
+                    "one) under its own name, over its inlined branch, as the device dumps it: "
+                    "that is why If 'pick' had no golden tensor. Rewrite it: run "
                     "the test that stores it with --accuracy-regen (or delete it and run that "
                     "test, which writes it again), then compare again")
     assert cli.main(["judge", str(tmp_path / "r.json")]) == 1  # a saved result: the same note
@@ -282,11 +286,37 @@ def test_the_printed_fix_pasted_rewrites_the_golden_and_the_test_passes(
 
     regen = pytester.runpytest(option)  # the printed option, as printed
     regen.assert_outcomes(failed=1)
-    regen.stdout.fnmatch_lines(["Rewrote it in golden format 7 from models/if_by_value.onnx and "
+    regen.stdout.fnmatch_lines(["Rewrote it in golden format 8 from models/if_by_value.onnx and "
                                 "this test's inputs (--accuracy-regen); the test fails this time*",
                                 "  golden/if: rewritten (--accuracy-regen: written in an older "
                                 "golden format)"])
-    assert json.loads((golden / RECORD_FILE).read_text())["golden_format"] == 7
+    assert json.loads((golden / RECORD_FILE).read_text())["golden_format"] == 8
     pytester.runpytest().assert_outcomes(passed=1)
     code, out = _compare(actual, golden, tmp_path / "r.json", capsys)
     assert code == 0 and "stored golden" not in out
+
+
+def test_a_format_7_golden_without_an_if_reading_a_kept_ifs_shape_is_stale():
+    """Format 8 keeps every If a conversion runs as an operator (H110): a format-7 golden of a
+    model whose If reads the shape of an If kept for its inputs lacks that If."""
+    from pytest_ascend_accuracy.testing import models
+
+    inputs = {"x": np.float32([[1, 2, 3, 4]])}
+    stale = stored_format.stale_ifs({"golden_format": 7}, ["sum", "positive", "pick", "square"],
+                                    models.nested_if_model(), inputs)
+    assert stale.ifs == ("by_rank",)
+    assert stored_format.stale_ifs({"golden_format": 7}, ["pick", "by_rank"],
+                                   models.nested_if_model(), inputs) is None
+
+
+def test_a_cache_entry_given_to_the_cli_is_not_called_a_stale_stored_golden(tmp_path):
+    """A golden cache entry (which docs/cli.md lets compare read) has a golden.json of the
+    cache's own, naming no golden format: the CLI advised --accuracy-regen for it, which
+    changes nothing (H110)."""
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
+
+    dump = golden_dump(if_by_value(), X, cache=Cache(tmp_path / "cache"))
+    entry = next(p for p in Path(dump.root).parents if (p / "golden.json").is_file())
+    assert stored_format.stale_note(entry, [("pick", "If")]) == ""
+    assert stored_format.stale_note(Path(dump.root), [("pick", "If")]) == ""
