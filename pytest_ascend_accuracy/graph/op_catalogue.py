@@ -357,12 +357,16 @@ def with_real_names(dump, ops: ModelOps):
 def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Iterable[str],
                         label: str, where: Optional[str], offered: Iterable[str] = (),
                         inside: Tuple[Tuple[str, str], ...] = (),
-                        clashes: Iterable[str] = ()) -> None:
+                        clashes: Iterable[str] = (),
+                        outputs: Tuple[Tuple[str, str, int], ...] = ()) -> None:
     """Per-op threshold and ignore entries must name some of ``names`` (the ops of the compared
     dumps: real names, or globs matching one), else they would silently judge nothing;
     ``offered``: the names an error offers (default: ``names``); ``inside``: the model's ops
     inside subgraphs (``ModelOps.inside``), refused saying where they are; ``clashes``: names
-    that are an op's and another op's tensor's (``name_clashes``), refused: they judge both."""
+    that are an op's and another op's tensor's (``name_clashes``), refused: they judge both;
+    ``outputs``: the model's ``(tensor, op, index)`` (``ModelOps.outputs``): a tensor's name
+    (Netron's ``/model.22/Concat_output_0``) is refused naming the op that makes it, where
+    that op is one of ``names`` (difflib offered ``/model.22/Concat_6``, another op)."""
     from fnmatch import fnmatchcase
 
     clashes = frozenset(clashes)
@@ -379,19 +383,24 @@ def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Ite
                                          f"table spells tensors, an output of op "
                                          f"{hit.rsplit(':', 2)[0]!r}: it would apply to both; "
                                          f"rename one of the two ops in the model")
-    ops = ModelOps(str(label), tuple(dict.fromkeys(n for n in names if n)), (), inside=inside,
-                   offered=tuple(dict.fromkeys(n for n in offered if n)))
+    names = tuple(dict.fromkeys(n for n in names if n))
+    known = frozenset(names)
+    ops = ModelOps(str(label), names, (), inside=inside,
+                   offered=tuple(dict.fromkeys(n for n in offered if n)),
+                   outputs=tuple(o for o in outputs if o[1] in known))
     ops.check_names(per_op, "per_op entry", where, tensors=False)
     ops.check_names(ignore, "ignore entry", where, tensors=False)
 
 
 def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps: Iterable,
                              where: Optional[str], default_label: str = "the dumps",
-                             actual=None, inside: Tuple[Tuple[str, str], ...] = ()) -> None:
+                             actual=None, inside: Tuple[Tuple[str, str], ...] = (),
+                             outputs: Tuple[Tuple[str, str, int], ...] = ()) -> None:
     """``check_setting_names`` against the compared dumps: their ops' names and original
     names; the label is the first dump's model name (``default_label`` when none has one).
     ``actual``: the device's dump among them, whose names alone an error offers (a golden's
-    other ops are never compared). Reads no op when there is no entry to check."""
+    other ops are never compared); ``outputs``: the model's tensors (``check_setting_names``).
+    Reads no op when there is no entry to check."""
     per_op, ignore = list(per_op), list(ignore)
     if not per_op and not ignore:
         return
@@ -407,4 +416,4 @@ def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps
                for t in op.outputs + op.inputs}
     check_setting_names(per_op, ignore, names(dumps), label or default_label, where,
                         offered=names([actual]) if actual is not None else (), inside=inside,
-                        clashes=ops & tensors)
+                        clashes=ops & tensors, outputs=outputs)

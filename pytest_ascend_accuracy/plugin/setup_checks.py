@@ -35,12 +35,14 @@ def check_op_names(spec, dumps: Iterable, where: str, actual=None, model=None) -
     """Per-op thresholds and ignored ops must name ops of the compared dumps (their real names,
     or globs matching some), else they would silently judge nothing; an error offers the names
     of ``actual`` (the device's dump), those compared, and says where an op of ``model`` (the
-    ONNX model, when known) inside an If's branch is."""
+    ONNX model, when known) inside an If's branch is, and which op makes a tensor of it named
+    (as keep_dtype's check does: ``graph.op_catalogue.ModelOps.outputs``)."""
     from ..graph.op_catalogue import check_dump_setting_names, model_ops
 
-    inside = model_ops(model).inside if model is not None and (spec.per_op or spec.ignore) else ()
+    ops = model_ops(model) if model is not None and (spec.per_op or spec.ignore) else None
     check_dump_setting_names([n for n, _ in spec.per_op], spec.ignore, dumps, where, "model",
-                             actual=actual, inside=inside)
+                             actual=actual, inside=ops.inside if ops else (),
+                             outputs=ops.outputs if ops else ())
 
 
 def check_judged_names(spec, result, where: str) -> None:
