@@ -6,7 +6,8 @@ numbered as the developers' guide numbers them (``result.GUIDE_STEPS``; README, 
 renderings use the same numbers); step 5 runs right after step 1:
 
 1. default conversion, every operator dumped and compared with the golden fp32 run; stop if it
-   passes;
+   passes, or fails on coverage alone (every failing op "not compared": no mode changes what
+   the golden holds, ``triage.coverage``);
 2. high precision; if that passes, the operators whose cosine drops between the two runs seed a
    search for a minimal ``keep_dtype`` set that restores accuracy under the default mode
    (``triage_search``: seeds first, then op types, then names inside the types that matter);
@@ -46,6 +47,7 @@ from ..compare.thresholds import Policy, check_metric
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .combos import Combos
+from .coverage import coverage_verdict
 from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
@@ -179,6 +181,9 @@ class _Flow(Combos):
                                      "the default conversion already meets the threshold")
             if default.verdict.problem:  # nothing to judge or compare: no mode can change that
                 return self._outcome(None, f"not diagnosed: {default.verdict.problem}")
+            coverage = coverage_verdict(default.verdict, self.budget_option)
+            if coverage:  # every failing op not compared: no mode changes what the golden holds
+                return self._outcome(None, coverage)
             data = input_check(default.converted, self.run.dump_of(default),
                                self.golden_inputs or self.run.inputs)
             self.steps.append(data)
