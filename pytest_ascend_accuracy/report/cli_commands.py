@@ -49,11 +49,53 @@ def cli_diagnose(verdict: Verdict, mode=None, result: Optional[CompareResult] = 
 
     dumped, _ = dumped_mode(result)
     source = (result.meta.get("diagnose") if result is not None else None) or {}
-    shape = input_shape_of(_cmdline(result)) or source.get("input_shape") or ""
+    told = input_shape_of(_cmdline(result)) or ""
+    shape = told or source.get("input_shape") or ""
     shaped = f" --input-shape {shlex.quote(shape)}" if shape else ""
     model = shlex.quote(shown(source["model"], os.getcwd())) if _model_there(source) else CLI_MODEL
+    if told and source.get("sizes_chosen"):  # the conversion's own sizes: none was chosen
+        source = _sized(source, told, result)
     return (f"ascend-accuracy diagnose {model}{cli_mode(mode, dumped)}{shaped}"
             + cli_judge_options(verdict) + _inputs_unknown(source))
+
+
+def _sized(source, told: str, result: CompareResult):
+    """``source`` where the dump's ATC command line gives the input sizes (``told``) that
+    neither the golden's record nor its tensors gave: nothing was chosen, and diagnose's seed-0
+    inputs at those sizes are the golden's where they have its recorded digest. The note said
+    "the sizes the golden ran at are not known ... add --input-shape" after the command's own
+    --input-shape from the command line, and said nothing of the inputs (nudenet 320n, H110)."""
+    from ..errors import AscendAccuracyError
+    from ..graph.input_shape_parse import parse_input_shape_text
+
+    try:
+        names = set(parse_input_shape_text(told, "atc_cmdline --input_shape"))
+    except (AscendAccuracyError, ValueError):  # an unreadable one: the golden's account stands
+        return source
+    if not set(source["sizes_chosen"]) <= names:
+        return source
+    sized = {k: v for k, v in source.items() if k not in ("sizes_chosen", "sizes_unfit")}
+    sized["seed"] = _seeded(source, told, result)
+    return sized
+
+
+def _seeded(source, shape: str, result: CompareResult):
+    """0 where diagnose's seed-0 inputs at ``shape`` have the digest the result's golden records
+    of its inputs (``golden_source``), else None (not those inputs, or not known)."""
+    golden = result.meta.get("golden") or {}
+    record = golden.get("golden_source") if isinstance(golden, dict) else None
+    digest = record.get("inputs_digest") if isinstance(record, dict) else None
+    if not digest or not _model_there(source):
+        return None
+    from ..errors import AscendAccuracyError
+    from ..graph.content_digests import inputs_digest
+    from ..graph.onnx_graph import make_inputs
+
+    try:
+        made = make_inputs(str(source["model"]), seed=0, input_shape=shape)
+    except (AscendAccuracyError, ValueError):  # refused: not known to be the golden's inputs
+        return None
+    return 0 if inputs_digest(made) == digest else None
 
 
 def _model_there(source) -> bool:
