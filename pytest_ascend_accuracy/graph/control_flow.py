@@ -15,7 +15,7 @@ is refused at conversion (``loop_refusal``), naming the ops, as ATC refuses it.
 """
 from __future__ import annotations
 
-from typing import Iterator, List, NamedTuple, Tuple
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 #: op types whose bodies ATC's ONNX parser has no subgraph adapter for
 UNPARSED_CONTROL_FLOW = frozenset({"Loop", "Scan"})
@@ -122,7 +122,30 @@ def inner_nodes(owner, owner_name: str = "") -> Iterator[Tuple[str, object, obje
             yield from inner_nodes(node, name)
 
 
-def subgraph_ops(graph) -> List[Tuple[str, str]]:
-    """``(node name, where)`` for every node inside a subgraph of ``graph``'s nodes
-    (``inner_nodes``)."""
-    return [(name, where) for owner in graph.node for name, _, _, where in inner_nodes(owner)]
+def subgraph_ops(graph, inlined: Optional[Dict[str, str]] = None) -> List[Tuple[str, str, str]]:
+    """``(node name, where, compared)`` for every node inside a subgraph of ``graph``'s nodes
+    (``inner_nodes``); ``compared``: the op a run executes it in, which a comparison judges --
+    the outermost ``If`` (or Loop, Scan) that stays an operator, ``inlined`` (the Ifs a
+    conversion inlines, ``op_catalogue.conversion_inlined_ifs``) skipped --, the node itself
+    where each owner is inlined taking its branch (an op of the converted main graph), ""
+    where one takes the other branch (a conversion drops it). (The immediate owner was named:
+    silero_vad's LSTM in If 'If_0_then_branch__Inline_0__/decoder/If_1', pasted, was refused
+    naming 'If_0', the op compared, H110.)"""
+    inlined = inlined or {}
+    out: List[Tuple[str, str, str]] = []
+
+    def walk(owner, owner_name: str, compared: Optional[str]) -> None:
+        for attr_name, sub in subgraphs(owner):
+            where = f"the {attr_name} of {owner.op_type} {owner_name!r}"
+            side = attr_name.partition("_")[0]
+            taken = inlined.get(owner_name) if owner.op_type == "If" else None
+            here = (compared if compared is not None else owner_name if taken is None
+                    else None if taken == side else "")
+            for j, node in enumerate(sub.node):
+                name = node.name or f"{owner_name}/{side}/{node.op_type}_{j}"
+                out.append((name, where, name if here is None else here))
+                walk(node, name, here)
+
+    for node in graph.node:
+        walk(node, node.name, None)
+    return out

@@ -35,9 +35,11 @@ class ModelOps:
     #: the type ATC's parser gives each node (``node_parser_type``: a nearest Resize's is
     #: ``ResizeNearestNeighborV2``); empty: ``parser_type`` of ``types``
     parsed: Tuple[str, ...] = ()
-    #: ``(name, where)`` of the nodes inside subgraphs (``graph.control_flow.subgraph_ops``):
-    #: not ops of their own to a run, refused with where they are
-    inside: Tuple[Tuple[str, str], ...] = ()
+    #: ``(name, where, compared)`` of the nodes inside subgraphs
+    #: (``graph.control_flow.subgraph_ops``): not ops of their own to a run, refused with where
+    #: they are and the op to name (``compared``), but for those a conversion brings up into
+    #: its main graph (``compared`` is the name itself): ops of a model's catalogue
+    inside: Tuple[Tuple[str, str, str], ...] = ()
     #: the names an error offers as the closest (default: ``names``): a device dump's, where
     #: the golden's names are taken too (an If's inlined branch ops, offered, were refused
     #: pasted as "never compared")
@@ -72,12 +74,21 @@ class ModelOps:
         """Every entry names a node of the model, or is a glob (``fc2/*``) matching one; the
         sanitized spelling of a name matches nothing and is refused with the real name.
         ``tensors``: ``OP:output:N`` is taken for a node ``OP`` (a model's node names say
-        nothing of its tensors; names that list them, a comparison's, pass False)."""
+        nothing of its tensors; names that list them, a comparison's, pass False). An op inside
+        an If's branch is refused naming the op compared (``inside``), unless a conversion
+        brings it into the main graph (a model's catalogue) or the device's dump has it."""
         from fnmatch import fnmatchcase
 
         for entry in entries:
+            if (self.offered and self._compared.get(entry, entry) != entry
+                    and entry not in self._offered_set):
+                # a branch op the device runs inside an If: only a golden, which inlines the
+                # If it keeps, has it, and it would judge nothing; the refusal names the If
+                raise ConfigError(where, self._unknown(entry, what))
             if entry in self._name_set or (tensors and tensor_op(entry) in self._name_set):
                 continue
+            if self.types and self._compared.get(entry) == entry:
+                continue  # a model's op its conversion brings up out of an inlined If
             if any(c in entry for c in "*?[") and any(fnmatchcase(n, entry) for n in self.names):
                 continue
             if tensors and split_concatenated_names(tensor_op(entry) or entry, self.names):
@@ -152,20 +163,26 @@ class ModelOps:
                     "the fused op in the modes that fuse it and to itself in the others")
         # nothing close: some of the real names, so the user sees how they are spelled (a CI
         # trial's ignore=["zzz"] read "'zzz' is not an op of model 'passing_mlp'" and no more)
-        owner = dict(self.inside).get(entry)
+        owner = next(((w, c) for n, w, c in self.inside if n == entry and c != entry), None)
         if owner:  # a branch's op (a trial: "is not an op", untrue; the closest failed pasted)
+            owner, compared = owner
             owner_type, _, owner_name = owner.rpartition(" of ")[2].partition(" ")
             if owner_type in UNPARSED_CONTROL_FLOW:
                 return (f"{what} {entry!r} names an op inside {owner}; ATC's ONNX parser "
                         f"converts no {owner_type} (E19010), so the model cannot be converted "
                         f"(its conversion says why and what to do)")
-            head = f"{what} {entry!r} names an op inside {owner}, which a run executes and "
+            if not compared:
+                return (f"{what} {entry!r} names an op inside {owner}, a branch a conversion "
+                        f"drops: the If's condition is known without inputs and takes the "
+                        f"other branch, so no run executes this op")
+            within = f", within {compared!r}" if repr(compared) != owner_name else ""
+            head = f"{what} {entry!r} names an op inside {owner}{within}, which a run executes and "
             if what.startswith("keep_dtype"):
                 return (head + "dumps as one op: keep_dtype takes the ops of the main graph "
                         "and keeps none inside it (not by naming the op that holds it either); "
                         "the ops inside run in the conversion's precision: convert in high "
                         "precision (modes=[HIGH_PRECISION]) to run them in float32")
-            return head + f"a comparison judges as one op: name {owner_name}"
+            return head + f"a comparison judges as one op: name {compared!r}"
         made = next(((op, i) for t, op, i in self.outputs if t == entry and op != entry), None)
         if made is not None:
             op, i = made
@@ -209,6 +226,8 @@ class ModelOps:
             by.setdefault(sanitize(n), []).append(n)
         object.__setattr__(self, "_name_set", frozenset(self.names))
         object.__setattr__(self, "_by_sanitized", {k: tuple(v) for k, v in by.items()})
+        object.__setattr__(self, "_compared", {n: c for n, _, c in self.inside})
+        object.__setattr__(self, "_offered_set", frozenset(self.offered))
 
 
 _TENSOR_SUFFIX = re.compile(r":output:\d+$")
@@ -293,15 +312,38 @@ def model_ops(model, loaded=None) -> ModelOps:
     graph = type(proto.graph)()
     graph.node.extend(proto.graph.node)
     normalize_node_names(graph)
+    # which Ifs a conversion inlines (read with the weights): only for a model with an If
+    inlined = (conversion_inlined_ifs(model) if any(n.op_type == "If" for n in graph.node)
+               else {})
     ops = ModelOps(model_label(model), tuple(n.name for n in graph.node),
                    tuple(n.op_type for n in graph.node),
-                   tuple(node_parser_type(n) for n in graph.node), tuple(subgraph_ops(graph)),
+                   tuple(node_parser_type(n) for n in graph.node),
+                   tuple(subgraph_ops(graph, inlined)),
                    outputs=tuple((t, n.name, i) for n in graph.node
                                  for i, t in enumerate(n.output) if t))
     if len(_CACHE) > 64:
         _CACHE.clear()
     _CACHE[digest] = ops
     return ops
+
+
+def conversion_inlined_ifs(model) -> Dict[str, str]:
+    """``{If name: "then"|"else"}`` of the ``If`` nodes a conversion inlines (their condition
+    known without inputs: ``graph.inline``), nested ones brought up included, as
+    ``prepare_model(model)`` inlines them; {} where that cannot be worked out (the conversion
+    says why)."""
+    from .external import load_model_refs
+    from .inline import inline_ifs
+    from .names import normalize_node_names
+    from .prepare import sort_nodes
+
+    try:
+        proto, folder = load_model_refs(model)
+        normalize_node_names(proto.graph)
+        sort_nodes(proto.graph)
+        return dict(inline_ifs(proto, folder=folder))
+    except Exception:  # noqa: BLE001 -- nothing known inlined: every If an operator
+        return {}
 
 
 def check_mode(mode, model, where: Optional[str], others: Sequence = ()) -> None:
@@ -356,7 +398,7 @@ def with_real_names(dump, ops: ModelOps):
 
 def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Iterable[str],
                         label: str, where: Optional[str], offered: Iterable[str] = (),
-                        inside: Tuple[Tuple[str, str], ...] = (),
+                        inside: Tuple[Tuple[str, str, str], ...] = (),
                         clashes: Iterable[str] = (),
                         outputs: Tuple[Tuple[str, str, int], ...] = ()) -> None:
     """Per-op threshold and ignore entries must name some of ``names`` (the ops of the compared
@@ -394,7 +436,7 @@ def check_setting_names(per_op: Iterable[str], ignore: Iterable[str], names: Ite
 
 def check_dump_setting_names(per_op: Iterable[str], ignore: Iterable[str], dumps: Iterable,
                              where: Optional[str], default_label: str = "the dumps",
-                             actual=None, inside: Tuple[Tuple[str, str], ...] = (),
+                             actual=None, inside: Tuple[Tuple[str, str, str], ...] = (),
                              outputs: Tuple[Tuple[str, str, int], ...] = ()) -> None:
     """``check_setting_names`` against the compared dumps: their ops' names and original
     names; the label is the first dump's model name (``default_label`` when none has one).
