@@ -15,6 +15,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from ..core.check_defaults import default_threshold_for
 from ..errors import ConfigError, DumpFormatError
 from .metrics import TensorMetrics, encode_float
+from .one_element import ONE_ELEMENT, one_element_failure
 from .rows import Coverage, Failure, TensorCompare, _s
 from .thresholds import Policy, ThresholdLike, check_metric
 from .tiny_values import CLOSE_WORDS
@@ -142,6 +143,8 @@ class Verdict:
         if any(f.reason.startswith("scale:") for f in judged):  # cosine alone passed them
             t = self.policy.scale_tolerance
             thr = f"{thr} or the scale guard (L2 norm within {1 / t:.3g}-{t:g}x the golden's)"
+        if any(f.reason.startswith(ONE_ELEMENT) for f in judged):
+            thr = f"{thr} (a one-element tensor: the relative error it allows)"
         return (f"accuracy FAILED: {len(judged)} of {n_judged} tensor{_s(n_judged)} "
                 f"fail {thr}; first failure in graph order: {first.label} (#{first.order})"
                 + (f"; {note}" if hidden else ""))
@@ -208,6 +211,9 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
         return "skipped", None
     value = m.value(thr.metric)
     if thr.passed(value):
+        lone = one_element_failure(m, thr)  # cosine tells a one-element tensor's sign only
+        if lone:
+            return "failed", Failure(row, thr, value, lone, None)
         # passes, but not in scale (ops given their own threshold by per_op are the user's call)
         if thr is policy.default and policy.off_scale(m.norm_ratio) and not m.golden_zero:
             return "failed", Failure(row, thr, value, _scale_reason(m, policy.scale_tolerance), None)
