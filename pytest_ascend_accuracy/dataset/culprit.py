@@ -49,11 +49,14 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
         culprit, verdict = _judged(om, sample, result, threshold, per_op, ignore, metric,
                                    scale_tolerance)
         if culprit.op is not None:
-            from ..report.hints import aipp_first_op
+            from ..report.hints import hint_for
 
-            hint = aipp_first_op(actual, verdict, result)  # the AIPP file before the op
-            if hint is not None:
-                culprit = dataclasses.replace(culprit, next_step="\n".join(hint.lines()))
+            # what check_accuracy of this sample would say to try next (the AIPP file before
+            # the op, a float16 range, a mode to compare with): a failing dataset check ended
+            # at the traced op with no next step (H112)
+            hint = hint_for(verdict, golden, getattr(om, "mode", None), actual=actual,
+                            result=result, model=om.model)
+            culprit = dataclasses.replace(culprit, next_step="\n".join(hint.lines()))
             if on_traced is not None:
                 on_traced(actual, golden, verdict)
     return culprit, result, verdict
