@@ -25,48 +25,6 @@ from .session import AccuracyState, CheckRecord
 _dump_counter = itertools.count()
 
 
-def resolve_model(model, bases: Sequence[Path], where: str = "model"):
-    """A path (relative ones tried against each of ``bases`` in turn, then the working
-    directory) or an in-memory model (``onnx.ModelProto``/bytes) passed through."""
-    if not isinstance(model, (str, os.PathLike)):
-        return model
-    p = Path(model).expanduser()
-    if p.is_absolute():
-        candidates = [p]
-    else:
-        candidates = [Path(b) / p for b in bases] + [Path.cwd() / p]
-    for c in candidates:
-        if c.is_file():
-            return c
-    raise ConfigError(where, f"ONNX model {os.fspath(model)!r} not found (looked for "
-                             f"{_tried(candidates)}){_closest(candidates, model)}")
-
-
-def _closest(candidates: Sequence[Path], given) -> str:
-    """The nearest files to a misspelled one in the first folder looked at that has any,
-    spelled as the test spelled it (``core.closest_paths``)."""
-    from ..core.closest_paths import closest_in_folder
-
-    suffix = Path(given).suffix
-    for c in candidates:
-        near = closest_in_folder(c, False, os.fspath(given), (suffix,) if suffix else None)
-        if near:
-            return near
-    return ""
-
-
-def _tried(candidates: Sequence[Path]) -> str:
-    """The places looked at, relative to where pytest runs (README: printed paths are
-    relative; a CI trial found these absolute)."""
-    def shown(c: Path) -> str:
-        try:
-            return os.path.relpath(c)
-        except ValueError:  # another drive
-            return str(c)
-
-    return ", ".join(dict.fromkeys(shown(c) for c in candidates))
-
-
 def model_name(model) -> str:
     from ..graph.onnx_graph import model_label
 
@@ -206,17 +164,6 @@ def warn_inputs_not_stored(state: AccuracyState, golden, shown: str, status: str
             f"--accuracy-store-inputs: the stored golden {shown} holds op outputs only and was "
             f"used as it is; the option applies when a golden is written: add "
             f"--accuracy-regen-all to rewrite it with every op's inputs"))
-
-
-def resolve_file(path, bases: Sequence[Path], where: str, what: str) -> Path:
-    """A user file (``aipp=``): absolute, or relative to each of ``bases``, then the cwd."""
-    p = Path(path).expanduser()
-    candidates = [p] if p.is_absolute() else [Path(b) / p for b in bases] + [Path.cwd() / p]
-    for c in candidates:
-        if c.is_file():
-            return c
-    raise ConfigError(where, f"{what} {os.fspath(path)!r} not found (looked for "
-                             f"{_tried(candidates)}){_closest(candidates, path)}")
 
 
 #: how long a YAML check, once converted, waits for the golden another xdist worker is building

@@ -17,7 +17,7 @@ def preprocessing_checker(request, ctx):
         __tracebackhide__ = True
         from ..aipp import check_preprocessing as run_preprocessing_check
         from ..report.assertion import AccuracyFailure
-        from .accuracy_check import resolve_file
+        from .user_paths import resolve_file
         from .setup_checks import check_marks_unchanged
 
         ctx.checks += 1

@@ -82,7 +82,7 @@ class TestContext:
     marks: int = 0
 
     def resolve(self, model, where):
-        from .accuracy_check import resolve_model
+        from .user_paths import resolve_model
 
         return resolve_model(model, self.bases, where)
 
@@ -156,7 +156,7 @@ def atc_convert(pytestconfig):
     """Factory ``atc_convert(model, mode="default", *, input_shape=None, **atc_options)`` ->
     ``ConvertedModel``: the model converted by ATC (or the emulator) under a mode preset name or
     ``Mode``; cached by content in the shared cache, so each conversion happens once."""
-    from .accuracy_check import resolve_model
+    from .user_paths import resolve_model
     from ..core.atc_option_check import atc_convert_advice, check_atc_options
     from .setup_checks import check_mode_names
     from ..core.modes import resolve_mode
@@ -190,7 +190,8 @@ def ascend_model(request, _ascend_accuracy_context):
     input's C x H x W (``aipp.shape_from_file``). Dynamic dimensions that ``input_shape``
     leaves open take each ``run(inputs)``'s shapes (``shape_deferred_model``; an AIPP input's
     batch: the number of images)."""
-    from .accuracy_check import convert_model, resolve_file
+    from .accuracy_check import convert_model
+    from .user_paths import resolve_file
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)

@@ -60,8 +60,11 @@ def test_atc_convert_and_ascend_model(pytester, models_dir):
     result.assert_outcomes(passed=4, failed=1)
     # a setup mistake reads as one paragraph, not a traceback through the plugin
     # the places looked at, relative to where pytest ran (a CI trial found them absolute)
+    # (rootdir, test folder and working directory one folder: which one is said, H112)
     result.stdout.fnmatch_lines(["ascend-accuracy configuration error: *ascend_model: ONNX model "
-                                 "'models/nope.onnx' not found (looked for models/nope.onnx)"])
+                                 "'models/nope.onnx' not found (looked for models/nope.onnx in "
+                                 f"{pytester.path}, which is pytest's rootdir, the test file's "
+                                 "folder and the working directory)"])
 
 
 def test_golden_dump_is_cached(pytester, models_dir):
