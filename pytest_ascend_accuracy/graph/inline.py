@@ -37,13 +37,14 @@ MAX_ROUNDS = 16
 
 
 def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None, *,
-               folder: Optional[str] = None,
-               kept: Optional[List[str]] = None) -> List[Tuple[str, str]]:
+               folder: Optional[str] = None, kept: Optional[List[str]] = None,
+               operators: Optional[List[str]] = None) -> List[Tuple[str, str]]:
     """Inline every ``If`` of the main graph whose condition is computable; returns
     ``[(if node name, "then"|"else"), ...]`` in the order they were inlined (``folder``: where
     the model's external-data weights are, ``graph.external``). The names of the ``If`` nodes
     whose condition needed ``inputs``, inlined and kept (module docstring), are appended to
-    ``kept``."""
+    ``kept``; with ``inputs``, the names of the ``If`` nodes a conversion without them runs as
+    operators (those left once it has inlined what it does) to ``operators``."""
     from ..errors import ConversionError
     from .onnx_graph import tensor_info
     from .static import evaluate, static_tensors
@@ -53,6 +54,9 @@ def inline_ifs(model, inputs: Optional[Mapping[str, np.ndarray]] = None, *,
     # the shape of an If kept for its inputs, which once reduced looked static to the next round:
     # they were inlined away, and the device's If operators had no golden tensor)
     done: List[Tuple[str, str]] = [] if inputs is None else inline_ifs(model, folder=folder)
+    if inputs is not None and operators is not None:
+        operators.extend(n.name for n in model.graph.node
+                         if n.op_type == "If" and n.domain in ("", "ai.onnx"))
     kept_ids: Set[str] = set()
     for _ in range(MAX_ROUNDS):
         ifs = [n for n in model.graph.node if n.op_type == "If" and n.domain in ("", "ai.onnx")

@@ -31,6 +31,9 @@ class GraphReport:
     #: the inlined ``If`` nodes kept as operators over their branch (condition known from the
     #: inputs only: the device runs the If, ``inline``)
     kept_ifs: Tuple[str, ...] = ()
+    #: with inputs: the ``If`` nodes a conversion without them runs as operators (of
+    #: ``kept_ifs``, those the device dumps; the others come out of a kept If's branch)
+    operator_ifs: Tuple[str, ...] = ()
     #: operators that keep a subgraph (Loop, Scan, If not inlined): internal tensors not dumped
     subgraph_ops: Tuple[Tuple[str, str], ...] = ()  # (node name, op type)
     input_shapes: Tuple[Tuple[str, Tuple[int, ...]], ...] = ()
@@ -97,13 +100,15 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
     shapes = resolve_input_shapes(proto, shape_arg, require_static=require_static,
                                   empty_ok=inputs is not None)
     kept: list = []
-    inlined = inline_ifs(proto, inputs, folder=folder, kept=kept)
+    operators: list = []
+    inlined = inline_ifs(proto, inputs, folder=folder, kept=kept, operators=operators)
     subgraph_ops = tuple((n.name, n.op_type) for n in proto.graph.node
                          if any(a.type in (5, 10) for a in n.attribute)  # GRAPH / GRAPHS
                          and n.name not in kept)
     report = GraphReport(
         unnamed_nodes=counts["unnamed"], renamed_duplicates=counts["renamed_duplicates"],
-        inlined_ifs=tuple(inlined), kept_ifs=tuple(kept), subgraph_ops=subgraph_ops,
+        inlined_ifs=tuple(inlined), kept_ifs=tuple(kept), operator_ifs=tuple(operators),
+        subgraph_ops=subgraph_ops,
         input_shapes=tuple((k, tuple(int(d) if d is not None else -1 for d in v))
                            for k, v in shapes.items()))
     return PreparedModel(proto, report, folder)

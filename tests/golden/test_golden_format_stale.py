@@ -320,3 +320,30 @@ def test_a_cache_entry_given_to_the_cli_is_not_called_a_stale_stored_golden(tmp_
     entry = next(p for p in Path(dump.root).parents if (p / "golden.json").is_file())
     assert stored_format.stale_note(entry, [("pick", "If")]) == ""
     assert stored_format.stale_note(Path(dump.root), [("pick", "If")]) == ""
+
+
+def test_an_if_inside_a_kept_ifs_branch_is_not_asked_of_a_format_7_golden():
+    """An If in the branch of an If decided by the input values is inside that operator on the
+    device, never dumped: a format-7 golden holding the outer If lacks nothing (H113: silero_vad's
+    golden, holding If_0, was refused naming the Ifs of If_0's branch)."""
+    def vi(name):
+        return h.make_tensor_value_info(name, TensorProto.FLOAT, None)
+
+    inner = h.make_node("If", ["c"], ["t"], name="inner",
+                        then_branch=h.make_graph([h.make_node("Relu", ["x"], ["r"], name="relu")],
+                                                 "t", [], [vi("r")]),
+                        else_branch=h.make_graph([h.make_node("Neg", ["x"], ["n"], name="neg")],
+                                                 "e", [], [vi("n")]))
+    outer = h.make_node("If", ["c"], ["y"], name="outer",
+                        then_branch=h.make_graph([inner], "ot", [], [vi("t")]),
+                        else_branch=h.make_graph([h.make_node("Identity", ["x"], ["i"],
+                                                              name="same")], "oe", [], [vi("i")]))
+    graph = h.make_graph([h.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
+                          h.make_node("Greater", ["s", "zero"], ["c"], name="positive"), outer],
+                         "nested", [h.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                         [vi("y")], [nh.from_array(np.float32(0), "zero")])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+    assert stored_format.stale_ifs({"golden_format": 7}, ["sum", "positive", "outer"], model,
+                                   X) is None
+    assert stored_format.stale_ifs({"golden_format": 6}, ["sum", "positive"], model,
+                                   X).ifs == ("outer",)
