@@ -473,18 +473,18 @@ class GoldenPolicy:
         source = getattr(identity, "source", None)
         if source is None:
             return
-        stale = stored_format.stale_ifs(rec, golden.names, *source)
-        if stale is None:
+        problem = stored_format.stale_problem(rec, golden, *source)
+        if problem is None:
             return
         from .onnxruntime_golden import GOLDEN_FORMAT
 
         model = (self._shown(identity.model_file) if identity.model_file
                  else identity.model_label)
         self._refuse(path, compute, REWRITTEN_FORMAT, (
-            f"{stale.problem()}.\nRewrote it in golden format {GOLDEN_FORMAT} from {model} and "
+            f"{problem}.\nRewrote it in golden format {GOLDEN_FORMAT} from {model} and "
             f"this test's inputs (--accuracy-regen); the test fails this time, run it again to "
             f"compare against the new golden"), (
-            f"{stale.problem()}.\nFix: run the test again with --accuracy-regen to rewrite it in "
+            f"{problem}.\nFix: run the test again with --accuracy-regen to rewrite it in "
             f"golden format {GOLDEN_FORMAT} from {model} and these inputs (then check it in)"),
             StoredGoldenOutdated)
 

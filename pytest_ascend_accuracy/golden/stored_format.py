@@ -17,7 +17,9 @@ What each bump changed in what a stored golden holds (docs/formats.md §7.1):
   left unjudged;
 * 8: so is every ``If`` a conversion runs as an operator: one whose condition reads the shape
   of an ``If`` kept for its inputs looked static once that one was reduced, and was inlined
-  away (H110, silero_vad_half); a golden of format 7 of such a model lacks its tensor.
+  away (H110, silero_vad_half); a golden of format 7 of such a model lacks its tensor. Also
+  since 8 a stored golden numbers an op's outputs by their slots (``renumbered_ops``): before,
+  an output after an omitted optional one (LSTM's ``Y_h``) was numbered down.
 
 Only 7 and 8 are told here (``stale_ifs``): a golden of format 6 or older (or without a recorded
 format) of a model whose golden run keeps an ``If``, lacking that ``If``'s tensor, is refused
@@ -184,3 +186,64 @@ def _cache_entry(folder: Path) -> bool:
     from ..dump.npy_index import ENTRY_NPY_DIR, INDEX_NAME
 
     return (folder / ENTRY_NPY_DIR).is_dir() and (folder / INDEX_NAME).is_file()
+
+
+#: the format since which a stored golden numbers an op's tensors by their slots: an omitted
+#: optional output leaves its number unused (LSTM's ``Y_h`` is output 1, as ATC's dumps and msit
+#: number it); before, a later output was numbered down (``stored_record.by_slot``, H111)
+SLOTS_KEPT = 8
+
+
+def renumbered_ops(record: Optional[Mapping[str, object]], golden, model) -> Tuple[str, ...]:
+    """The ops of ``model`` whose outputs a stored golden written before ``SLOTS_KEPT`` (or
+    without a recorded format) holds under other numbers than their slots: the device's output
+    1 of such an op read "golden op has no output 1" with advice to make both dumps from the
+    same model (H113). msit's goldens number outputs by slot: they hold nothing renumbered."""
+    fmt, _ = written_format(record)
+    if fmt is not None and fmt >= SLOTS_KEPT:
+        return ()
+    from ..graph.op_catalogue import model_ops
+
+    slots: dict = {}
+    for _tensor, op, index in model_ops(model).outputs:
+        slots.setdefault(op, []).append(index)
+    found = []
+    for op, present in slots.items():
+        if present == list(range(len(present))):
+            continue  # no omitted output before a present one: numbered alike
+        held = golden.get(op) or golden.get(_sanitized(op))
+        if held is not None and sorted(t.index for t in held.outputs) != sorted(present):
+            found.append(op)
+    return tuple(found)
+
+
+def _sanitized(name: str) -> str:
+    from ..dump.layout import sanitize
+
+    return sanitize(name)
+
+
+def stale_problem(record: Optional[Mapping[str, object]], golden, model,
+                  inputs: Mapping[str, object], input_shape=None) -> Optional[str]:
+    """What makes a stored golden (its ``record`` and the loaded ``golden``) too old for this
+    model's golden (``stale_ifs``, ``renumbered_ops``), for the refusal; None when nothing."""
+    stale = stale_ifs(record, golden.names, model, inputs, input_shape)
+    problems = [stale.problem()] if stale is not None else []
+    try:
+        renumbered = renumbered_ops(record, golden, model)
+    except AscendAccuracyError:
+        raise
+    except Exception:  # noqa: BLE001 -- the model's ops unreadable: the check's run says why
+        renumbered = ()
+    if renumbered:
+        from .onnxruntime_golden import GOLDEN_FORMAT
+
+        _, written = written_format(record)
+        ops = ", ".join(repr(n) for n in renumbered)
+        problems.append(
+            f"this stored golden was written in {written}, before golden format {SLOTS_KEPT}, "
+            f"which numbers an op's outputs by their slots (an omitted optional output leaves "
+            f"its number unused, as the device's dumps do); this version writes format "
+            f"{GOLDEN_FORMAT}. It numbers the outputs of {ops} after an omitted one down, so the "
+            f"device's outputs of {ops} would be compared with the wrong tensors or none")
+    return ". ".join(problems) or None

@@ -347,3 +347,25 @@ def test_an_if_inside_a_kept_ifs_branch_is_not_asked_of_a_format_7_golden():
                                    X) is None
     assert stored_format.stale_ifs({"golden_format": 6}, ["sum", "positive"], model,
                                    X).ifs == ("outer",)
+
+
+def test_msits_slot_numbering_and_a_model_without_omitted_outputs_are_not_renumbered():
+    from pytest_ascend_accuracy.dump.model import DumpSet
+
+    lstm = h.make_graph([h.make_node("LSTM", ["X", "W", "R"], ["", "Y_h"], name="lstm",
+                                     hidden_size=2)], "g",
+                        [h.make_tensor_value_info("X", TensorProto.FLOAT, [5, 1, 3])],
+                        [h.make_tensor_value_info("Y_h", TensorProto.FLOAT, [1, 1, 2])],
+                        [nh.from_array(np.zeros((1, 8, 3), np.float32), "W"),
+                         nh.from_array(np.zeros((1, 8, 2), np.float32), "R")])
+    model = h.make_model(lstm, opset_imports=[h.make_opsetid("", 14)])
+    y_h = np.zeros((1, 1, 2), np.float32)
+    from dataclasses import replace
+
+    shifted = DumpSet.from_arrays({"lstm": [y_h]})  # before format 8
+    op = shifted.get("lstm")
+    by_slot = DumpSet([replace(op, outputs=(replace(op.outputs[0], index=1),))])  # msit, or 8
+    assert stored_format.renumbered_ops(None, by_slot, model) == ()
+    assert stored_format.renumbered_ops({"golden_format": 7}, shifted, model) == ("lstm",)
+    assert stored_format.renumbered_ops({"golden_format": 8}, shifted, model) == ()
+    assert stored_format.renumbered_ops({"golden_format": 7}, shifted, if_by_value()) == ()
