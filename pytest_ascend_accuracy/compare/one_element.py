@@ -11,7 +11,9 @@ cosine 1/sqrt(1 + r^2), so threshold T allows r = sqrt(1/T^2 - 1) (0.142 at 0.99
 """
 from __future__ import annotations
 
+import json
 import math
+import shlex
 
 from .metrics import SIGN_FLOOR, TensorMetrics
 from .thresholds import Threshold, threshold_text
@@ -35,19 +37,20 @@ def passing_threshold(error: float) -> float:
     return math.floor(1e6 / math.sqrt(1.0 + error * error)) / 1e6
 
 
-def one_element_failure(m: TensorMetrics, thr: Threshold) -> str:
-    """Why a one-element tensor whose cosine meets ``thr`` fails it by its relative error, with
-    the threshold that passes it; "" when the rule does not apply or the error is allowed."""
+def one_element_failure(m: TensorMetrics, thr: Threshold, op: str) -> str:
+    """Why a one-element tensor of ``op`` whose cosine meets ``thr`` fails it by its relative
+    error, with the per-op threshold that passes it, spelled to paste; "" when the rule does
+    not apply or the error is allowed."""
     if (thr.metric != "cosine" or m.size != 1 or m.finite != 1 or m.exact or m.golden_zero
             or max(m.max_abs_actual, m.max_abs_golden) < SIGN_FLOOR):
         return ""
     error, bound = m.value("rel_l2"), allowed_error(thr.value)
     if not error > bound:
         return ""
-    lower = passing_threshold(error)
-    fix = (f"a cosine threshold of {threshold_text(lower)} for this op passes it (per_op= in a "
-           f"test, --per-op on the command line)" if lower > 0.0 else
-           "no cosine threshold above 0 passes it")
+    lower = threshold_text(passing_threshold(error))
+    fix = (f"a cosine threshold of {lower} for this op passes it: per_op={{{json.dumps(op)}: "
+           f"{lower}}} in a test, --per-op {shlex.quote(f'{op}={lower}')} on the command line"
+           if float(lower) > 0.0 else "no cosine threshold above 0 passes it")
     return (f"{ONE_ELEMENT} cosine tells only its sign; its relative error {error:.4g} is over "
             f"the {bound:.4g} that cosine >= {threshold_text(thr.value)} allows (an error of that "
             f"size at right angles to a golden of many elements gives that cosine); {fix}")

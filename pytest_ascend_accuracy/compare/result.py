@@ -211,7 +211,7 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
         return "skipped", None
     value = m.value(thr.metric)
     if thr.passed(value):
-        lone = one_element_failure(m, thr)  # cosine tells a one-element tensor's sign only
+        lone = one_element_failure(m, thr, row.op_name)  # cosine: a one-element tensor's sign
         if lone:
             return "failed", Failure(row, thr, value, lone, None)
         # passes, but not in scale (ops given their own threshold by per_op are the user's call)

@@ -1,6 +1,7 @@
 """A one-element tensor judged by a cosine threshold is judged by its relative error against
 the error that threshold allows (compare/one_element.py): silero-vad's speech probability,
 1.8x off, passed threshold=0.99 on cosine (its sign) and the 2x scale guard (H110)."""
+import ast
 import math
 import re
 
@@ -27,9 +28,10 @@ def test_a_probability_1_8x_off_fails_and_the_printed_threshold_pasted_passes():
     assert failure.reason.startswith("one element: cosine tells only its sign; its relative "
                                      "error 0.8022 is over the 0.1425 that cosine >= 0.99 allows")
     assert "(a one-element tensor: the relative error it allows)" in verdict.describe()
-    printed = float(re.search(r"a cosine threshold of (\S+) for this op passes it",
-                              failure.reason).group(1))
-    assert result(0.00164, 0.00091).judge(0.99, per_op={"prob": printed}).passed
+    printed = re.search(r"passes it: per_op=(\{.*\}) in a test, --per-op (\S+) on the command "
+                        r"line$", failure.reason)
+    assert printed.group(2) == "prob=0.780031"
+    assert result(0.00164, 0.00091).judge(0.99, per_op=ast.literal_eval(printed.group(1))).passed
 
 
 @pytest.mark.parametrize("actual, golden", [

@@ -45,11 +45,19 @@ def test_a_one_element_tensor_off_by_two_thirds_fails_and_the_printed_fixes_pass
         "error it allows); first failure in graph order: offset (#0)",
         "  why * one element: cosine tells only its sign; its relative error 0.6667 is over the "
         "0.1425 that cosine >= 0.99 allows *; a cosine threshold of 0.832024 for this op passes "
-        "it (per_op= in a test, --per-op on the command line)"])
+        "it: per_op={\"offset\": 0.832024} in a test, --per-op offset=0.832024 on the command "
+        "line"])
     fix = re.search(r"  fix: modes=(\[keep_dtype\(\['offset'\]\)\])", failed.stdout.str()).group(1)
 
     pytester.makepyfile(test_offset=TEST.format(EXTRA=f", modes={fix}"))
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
-    pytester.makepyfile(test_offset=TEST.format(
-        EXTRA=', per_op={"offset": 0.832024, "gain": 0.832024}'))
+    # the printed per_op entry, pasted: offset passes, and gain (the same error) names its own
+    per_op = re.search(r"passes it: (per_op=\{.*?\}) in a test", failed.stdout.str()).group(1)
+    pytester.makepyfile(test_offset=TEST.format(EXTRA=f", {per_op}"))
+    moved = pytester.runpytest("-p", "no:cacheprovider")
+    moved.assert_outcomes(failed=1)
+    moved.stdout.fnmatch_lines(["*first failure in graph order: gain (#1)",
+                                '*passes it: per_op={"gain": 0.832024} in a test*'])
+    both = per_op[:-1] + ', "gain": 0.832024}'
+    pytester.makepyfile(test_offset=TEST.format(EXTRA=f", {both}"))
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
