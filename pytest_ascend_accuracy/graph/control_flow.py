@@ -131,8 +131,17 @@ def subgraph_ops(graph, inlined: Optional[Dict[str, str]] = None) -> List[Tuple[
     where one takes the other branch (a conversion drops it). (The immediate owner was named:
     silero_vad's LSTM in If 'If_0_then_branch__Inline_0__/decoder/If_1', pasted, was refused
     naming 'If_0', the op compared, H110.)"""
+    return [(name, where, compared) for name, where, compared, _ in
+            subgraph_nodes(graph, inlined)]
+
+
+def subgraph_nodes(graph, inlined: Optional[Dict[str, str]] = None
+                   ) -> List[Tuple[str, str, str, object]]:
+    """``subgraph_ops`` with each node itself: ``(name, where, compared, node)`` (its type
+    for keep_dtype's ``OpType::`` entries, which ATC matches on every node of the parsed
+    graph, an If's subgraphs included)."""
     inlined = inlined or {}
-    out: List[Tuple[str, str, str]] = []
+    out: List[Tuple[str, str, str, object]] = []
 
     def walk(owner, owner_name: str, compared: Optional[str]) -> None:
         for attr_name, sub in subgraphs(owner):
@@ -143,7 +152,7 @@ def subgraph_ops(graph, inlined: Optional[Dict[str, str]] = None) -> List[Tuple[
                     else None if taken == side else "")
             for j, node in enumerate(sub.node):
                 name = node.name or f"{owner_name}/{side}/{node.op_type}_{j}"
-                out.append((name, where, name if here is None else here))
+                out.append((name, where, name if here is None else here, node))
                 walk(node, name, here)
 
     for node in graph.node:

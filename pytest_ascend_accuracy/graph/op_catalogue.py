@@ -19,6 +19,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from ..core.ascend_optypes import (OPTYPE_PREFIX, PARSER_TYPES, finished_types,
                                    mode_parser_names, node_parser_type, parser_type)
 from ..dump.layout import sanitize
+from .branch_entries import (glob_inside_text, is_glob, keep_dtype_glob_text,
+                             keep_dtype_inside_text)
 from .control_flow import UNPARSED_CONTROL_FLOW
 from ..errors import ConfigError
 
@@ -40,6 +42,9 @@ class ModelOps:
     #: they are and the op to name (``compared``), but for those a conversion brings up into
     #: its main graph (``compared`` is the name itself): ops of a model's catalogue
     inside: Tuple[Tuple[str, str, str], ...] = ()
+    #: ``(ONNX type, ATC parser's type)`` of each node of ``inside`` (a model's catalogue):
+    #: keep_dtype's ``OpType::`` entries reach the ops of an If's branches (``GetAllNodes``)
+    inside_types: Tuple[Tuple[str, str], ...] = ()
     #: the names an error offers as the closest (default: ``names``): a device dump's, where
     #: the golden's names are taken too (an If's inlined branch ops, offered, were refused
     #: pasted as "never compared")
@@ -76,9 +81,8 @@ class ModelOps:
         ``tensors``: ``OP:output:N`` is taken for a node ``OP`` (a model's node names say
         nothing of its tensors; names that list them, a comparison's, pass False). An op inside
         an If's branch is refused naming the op compared (``inside``), unless a conversion
-        brings it into the main graph (a model's catalogue) or the device's dump has it."""
-        from fnmatch import fnmatchcase
-
+        brings it into the main graph (a model's catalogue) or the device's dump has it; a
+        glob alike (``_glob_taken``)."""
         for entry in entries:
             if (self.offered and self._compared.get(entry, entry) != entry
                     and entry not in self._offered_set):
@@ -89,19 +93,38 @@ class ModelOps:
                 continue
             if self.types and self._compared.get(entry) == entry:
                 continue  # a model's op its conversion brings up out of an inlined If
-            if any(c in entry for c in "*?[") and any(fnmatchcase(n, entry) for n in self.names):
-                continue
+            if is_glob(entry):
+                if self._glob_taken(entry):
+                    continue
+                raise ConfigError(where, self._unknown(entry, what))
             if tensors and split_concatenated_names(tensor_op(entry) or entry, self.names):
                 continue  # a fused op's name (conv1relu1): it names ops where a mode fuses them
             raise ConfigError(where, self._unknown(entry, what))
 
+    def _glob_taken(self, entry: str) -> bool:
+        """A per_op/ignore glob matches an op compared: a name (a comparison's: of the device's
+        dump where ``offered``, not only branch ops a golden has), or an op a conversion brings
+        up out of an inlined If (a model's catalogue)."""
+        from fnmatch import fnmatchcase
+
+        inner = [(n, c) for n, _, c in self.inside if fnmatchcase(n, entry)]
+        if self.offered and any(c and c != n for n, c in inner) and not any(
+                fnmatchcase(n, entry) for n in self.offered):
+            return False  # ops the device runs inside an If: refused naming it
+        return (any(fnmatchcase(n, entry) for n in self.names)
+                or bool(self.types) and any(c == n for n, c in inner))
+
     def check_keep_dtype(self, entries: Iterable[str], where: Optional[str]) -> None:
         """Op names must be node names; ``OpType::X`` must be the type ATC's parser gives some
-        node (``core.ascend_optypes.PARSER_TYPES``), else ATC would keep nothing."""
-        parsed = self.parsed or tuple(parser_type(t) for t in self.types)
+        node (``core.ascend_optypes.PARSER_TYPES``), else ATC would keep nothing: of the main
+        graph or of an If's branch a run executes (ATC keeps by type on every parsed node)."""
+        run = [ts for ts, (_, _, c) in zip(self.inside_types, self.inside) if c]
+        types = self.types + tuple(t for t, _ in run)
+        parsed = (self.parsed or tuple(parser_type(t) for t in self.types)) + tuple(
+            p for _, p in run)
         ascend = list(dict.fromkeys(parsed))
         parsed_of: Dict[str, List[str]] = {}  # ONNX type -> the parser types of its nodes
-        for t, p in dict.fromkeys(zip(self.types, parsed)):
+        for t, p in dict.fromkeys(zip(types, parsed)):
             parsed_of.setdefault(t, []).append(p)
         # an ONNX type is taken where the parser keeps its name for some node (a linear Resize
         # is Resize, a nearest one ResizeNearestNeighborV2: OpType::Resize keeps no nearest one)
@@ -137,6 +160,10 @@ class ModelOps:
                                   + _closest_text(near_entries)
                                   + f" (its op types as ATC parses them: {', '.join(ascend[:12])}"
                                   + (", ..." if len(ascend) > 12 else "") + ")" + versions)
+            elif is_glob(entry) and entry not in self._name_set:
+                raise ConfigError(where, keep_dtype_glob_text(
+                    entry, self.names, self.inside, [p for _, p in self.inside_types],
+                    f"model {self.label!r}"))
             elif entry not in self._name_set:
                 members = split_concatenated_names(entry, self.names)
                 if members:  # a fused op as the failure block prints it: ATC wants its members
@@ -163,9 +190,17 @@ class ModelOps:
                     "the fused op in the modes that fuse it and to itself in the others")
         # nothing close: some of the real names, so the user sees how they are spelled (a CI
         # trial's ignore=["zzz"] read "'zzz' is not an op of model 'passing_mlp'" and no more)
-        owner = next(((w, c) for n, w, c in self.inside if n == entry and c != entry), None)
-        if owner:  # a branch's op (a trial: "is not an op", untrue; the closest failed pasted)
-            owner, compared = owner
+        keep = what.startswith("keep_dtype")
+        if is_glob(entry) and not keep:
+            text = glob_inside_text(entry, what, self.inside, of)
+            if text:
+                return text
+        # a branch's op (a trial: "is not an op", untrue; the closest failed pasted); for
+        # keep_dtype one a conversion brings up too (ATC keeps by name before it does)
+        owner = next(((w, c, i) for i, (n, w, c) in enumerate(self.inside)
+                      if n == entry and (c != entry or keep)), None)
+        if owner:
+            owner, compared, i = owner
             owner_type, _, owner_name = owner.rpartition(" of ")[2].partition(" ")
             if owner_type in UNPARSED_CONTROL_FLOW:
                 return (f"{what} {entry!r} names an op inside {owner}; ATC's ONNX parser "
@@ -175,13 +210,14 @@ class ModelOps:
                 return (f"{what} {entry!r} names an op inside {owner}, a branch a conversion "
                         f"drops: the If's condition is known without inputs and takes the "
                         f"other branch, so no run executes this op")
+            if keep and i < len(self.inside_types):
+                parsed = self.inside_types[i][1]
+                every = (self.parsed or tuple(map(parser_type, self.types))) + tuple(
+                    p for (_, p), (_, _, c) in zip(self.inside_types, self.inside) if c)
+                return keep_dtype_inside_text(entry, owner, compared, parsed,
+                                              every.count(parsed))
             within = f", within {compared!r}" if repr(compared) != owner_name else ""
             head = f"{what} {entry!r} names an op inside {owner}{within}, which a run executes and "
-            if what.startswith("keep_dtype"):
-                return (head + "dumps as one op: keep_dtype takes the ops of the main graph "
-                        "and keeps none inside it (not by naming the op that holds it either); "
-                        "the ops inside run in the conversion's precision: convert in high "
-                        "precision (modes=[HIGH_PRECISION]) to run them in float32")
             return head + f"a comparison judges as one op: name {compared!r}"
         made = next(((op, i) for t, op, i in self.outputs if t == entry and op != entry), None)
         if made is not None:
@@ -301,7 +337,7 @@ def model_ops(model, loaded=None) -> ModelOps:
     ``loaded``: the model already read (``load_model(model, weights=False)``), not read again."""
     from .names import normalize_node_names
     from .content_digests import model_digest
-    from .control_flow import subgraph_ops
+    from .control_flow import subgraph_nodes
     from .onnx_graph import load_model, model_label
 
     digest = model_digest(model)
@@ -315,10 +351,12 @@ def model_ops(model, loaded=None) -> ModelOps:
     # which Ifs a conversion inlines (read with the weights): only for a model with an If
     inlined = (conversion_inlined_ifs(model) if any(n.op_type == "If" for n in graph.node)
                else {})
+    inner = subgraph_nodes(graph, inlined)
     ops = ModelOps(model_label(model), tuple(n.name for n in graph.node),
                    tuple(n.op_type for n in graph.node),
                    tuple(node_parser_type(n) for n in graph.node),
-                   tuple(subgraph_ops(graph, inlined)),
+                   tuple((n, w, c) for n, w, c, _ in inner),
+                   inside_types=tuple((x.op_type, node_parser_type(x)) for *_, x in inner),
                    outputs=tuple((t, n.name, i) for n in graph.node
                                  for i, t in enumerate(n.output) if t))
     if len(_CACHE) > 64:

@@ -1,0 +1,108 @@
+"""What a refusal says of a per_op, ignore or keep_dtype entry that reaches ops inside an ``If``'s
+branches (``graph.op_catalogue.ModelOps.inside``: ``(name, where, compared)``).
+
+- per_op / ignore: a glob (``If_0_then_branch__Inline_0__/decoder/*``, ``*/rnn/If*``) matching
+  no op compared but ops of a branch a run executes inside an If (which a comparison judges as
+  one op) names that If, as an exact name does (H113: silero_vad's glob was refused "matches no
+  op ...; its ops: 'Equal_0', 'If_0', ..." and If_0 was never named);
+- keep_dtype: ATC applies the file to the graph as its ONNX parser built it (docs/formats.md,
+  ``--keep_dtype``), where an If's branches are subgraphs whose ops the parser renames
+  ``<subgraph>/<op>`` (``PostOpProcessForSubgraph``) and an If whose condition is known
+  without inputs is still an If; ``KeepDtypeFunc`` looks at every node of that graph,
+  subgraphs included (``GetAllNodes``), by name or by ``OpType::``. So a branch op's ONNX name
+  keeps nothing (refused), and ``OpType::`` of its parser type keeps it (taken, and offered);
+  the file takes no patterns (a glob is refused saying so, with the names it matches).
+"""
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+from typing import List, Optional, Sequence, Tuple
+
+from .control_flow import UNPARSED_CONTROL_FLOW
+
+Inside = Sequence[Tuple[str, str, str]]
+
+
+def is_glob(entry: str) -> bool:
+    return any(c in entry for c in "*?[")
+
+
+def _names(names: Sequence[str], n: int = 8) -> str:
+    return ", ".join(repr(x) for x in names[:n]) + (", ..." if len(names) > n else "")
+
+
+def _owner(where: str) -> Tuple[str, str]:
+    """``("If", "'cond'")`` of ``"the then_branch of If 'cond'"``."""
+    owner_type, _, owner_name = where.rpartition(" of ")[2].partition(" ")
+    return owner_type, owner_name
+
+
+def glob_inside_text(entry: str, what: str, inside: Inside, of: str) -> Optional[str]:
+    """The refusal of a per_op or ignore glob that matches no op compared, where it matches ops
+    inside branches: those a run executes inside an If name that If (the op compared), those
+    of branches a conversion drops are said never to run; None where it matches no such op."""
+    hits = [h for h in inside if fnmatchcase(h[0], entry)]
+    within = [h for h in hits if h[2] and h[2] != h[0]]  # run inside an operator
+    if within:
+        name, where, compared = within[0]
+        owner_type, owner_name = _owner(where)
+        if owner_type in UNPARSED_CONTROL_FLOW:
+            return (f"{what} {entry!r} (a glob) matches ops inside {where}; ATC's ONNX parser "
+                    f"converts no {owner_type} (E19010), so the model cannot be converted (its "
+                    f"conversion says why and what to do)")
+        ops = list(dict.fromkeys(c for _, _, c in within))
+        count = f"{len(within)} op{'s' if len(within) != 1 else ''}"
+        inner = f", within {compared!r}" if repr(compared) != owner_name else ""
+        one = "as one op" if len(ops) == 1 else "each as one op"
+        return (f"{what} {entry!r} (a glob) matches no op of {of} a comparison judges, but "
+                f"{count} inside If branches, e.g. {name!r} (in {where}{inner}), which a run "
+                f"executes and a comparison judges {one}: name "
+                + " and ".join(repr(c) for c in ops))
+    if hits and all(not c for _, _, c in hits):
+        name, where, _ = hits[0]
+        return (f"{what} {entry!r} (a glob) matches only ops inside branches a conversion drops, "
+                f"e.g. {name!r} (in {where}): the If's condition is known without inputs and "
+                f"takes the other branch, so no run executes them")
+    return None
+
+
+def keep_dtype_inside_text(entry: str, where: str, compared: str, parsed: str,
+                           of_type: int) -> str:
+    """The refusal of a keep_dtype entry naming an op inside an If's branch (run: ``compared``
+    not empty), with the ``OpType::`` entry that keeps it (``parsed``: its parser type, of
+    which the model has ``of_type`` ops that run)."""
+    _, owner_name = _owner(where)
+    if compared == entry:
+        state = (", which a conversion brings into its main graph once it folds the If (its "
+                 "condition is known without inputs)")
+    else:
+        state = f", within {compared!r}" if repr(compared) != owner_name else ""
+    others = (f", with the other {of_type - 1} {parsed} op{'s' if of_type != 2 else ''} of the "
+              f"model" if of_type > 1 else "")
+    return (f"keep_dtype entry {entry!r} names an op inside {where}{state}: ATC applies keep_dtype "
+            f"to the graph as its parser built it, where an If's branches are subgraphs whose ops "
+            f"it renames '<subgraph>/<op>', so it keeps no branch op by its ONNX name; "
+            f"'OpType::{parsed}' keeps it{others}: modes=[keep_dtype(['OpType::{parsed}'])]; or "
+            f"convert in high precision (modes=[HIGH_PRECISION]) to run every op in float32")
+
+
+def keep_dtype_glob_text(entry: str, names: Sequence[str], inside: Inside,
+                         inside_parsed: Sequence[str], of: str) -> str:
+    """The refusal of a keep_dtype entry that is a glob: ATC reads each line as one name or
+    ``OpType::`` entry. Names the main-graph ops it matches, and the ``OpType::`` entries that
+    keep the branch ops it matches (``inside_parsed``: their parser types, as ``inside``)."""
+    main = [n for n in names if fnmatchcase(n, entry)]
+    types: List[str] = list(dict.fromkeys(
+        p for (n, _, c), p in zip(inside, inside_parsed) if c and fnmatchcase(n, entry)))
+    text = (f"keep_dtype entry {entry!r} is a glob: ATC's keep_dtype file takes op names and "
+            f"OpType:: entries as written, no patterns")
+    if main:
+        text += f"; the ops of {of} it matches: keep_dtype([{_names(main, 12)}])"
+    if types:
+        typed = [f"OpType::{t}" for t in types]
+        text += ("; it matches ops inside If branches, which ATC renames when it parses them: "
+                 "their types keep them (with the other ops of each type): "
+                 + (f"keep_dtype({typed!r})" if len(typed) <= 4 else _names(typed, 4)))
+    if not main and not types:
+        text += f", and it matches no op of {of}"
+    return text
