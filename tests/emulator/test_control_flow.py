@@ -129,8 +129,7 @@ def test_the_fake_atc_refuses_a_loop_with_e19010(tmp_path, capsys, monkeypatch):
 
 @pytest.mark.parametrize("entry, said", [
     ("then/Mul_sq", "keep_dtype entry 'then/Mul_sq' names an op inside the then_branch of If "
-                    "'branch', which a run executes and dumps as one op: keep_dtype takes the ops "
-                    "of the main graph and keeps none inside it"),
+                    "'branch': ATC applies keep_dtype to the graph as its parser built it"),
     ("body/Mul_sq", "keep_dtype entry 'body/Mul_sq' names an op inside the body of Loop 'loop'; "
                     "ATC's ONNX parser converts no Loop (E19010)")])
 def test_keep_dtype_naming_an_op_inside_a_subgraph_says_where_it_is(tmp_path, entry, said):
