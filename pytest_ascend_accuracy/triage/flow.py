@@ -7,7 +7,9 @@ renderings use the same numbers); step 5 runs right after step 1:
 
 1. default conversion, every operator dumped and compared with the golden fp32 run; stop if it
    passes, or fails on coverage alone (every failing op "not compared": no mode changes what
-   the golden holds, ``triage.coverage``);
+   the golden holds, ``triage.coverage``); where such ops fail beside value failures, every
+   run is judged with them set aside (ignored) and the verdict names them with the check's
+   remedy, to paste beside the fix;
 2. high precision; if that passes, the operators whose cosine drops between the two runs seed a
    search for a minimal ``keep_dtype`` set that restores accuracy under the default mode
    (``triage_search``: seeds first, then op types, then names inside the types that matter);
@@ -47,7 +49,7 @@ from ..compare.thresholds import Policy, check_metric
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .combos import Combos
-from .coverage import coverage_verdict
+from .coverage import aside_note, aside_policy, coverage_verdict, ignore_to_paste, set_aside
 from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
@@ -168,8 +170,19 @@ class _Flow(Combos):
         self.steps: List[StepResult] = []
         self.final: Optional[CompareResult] = None
         self.repeated: set = set()  # modes the precision step was repeated under (``Combos``)
+        self.aside: List[str] = []  # ops not compared, set aside (``_set_aside``)
+        self.first_verdict: Optional[Verdict] = None
 
     def walk(self) -> dict:
+        outcome = self._walk()
+        if self.aside:  # the fix alone leaves them failing: said, with their remedy
+            outcome["verdict"] += aside_note(self.first_verdict, self.aside, self.budget_option,
+                                             outcome["restored_by"] is not None)
+            outcome.update(set_aside=tuple(self.aside),
+                           ignore_with_fix=tuple(ignore_to_paste(self.first_verdict, self.aside)))
+        return outcome
+
+    def _walk(self) -> dict:
         spent = self.run.conversions
         try:
             default = self.run.evaluate(self.base)
@@ -184,6 +197,7 @@ class _Flow(Combos):
             coverage = coverage_verdict(default.verdict, self.budget_option)
             if coverage:  # every failing op not compared: no mode changes what the golden holds
                 return self._outcome(None, coverage)
+            self._set_aside(default)
             data = input_check(default.converted, self.run.dump_of(default),
                                self.golden_inputs or self.run.inputs)
             self.steps.append(data)
@@ -202,6 +216,17 @@ class _Flow(Combos):
                                        f"{self._rerun()} to continue from the cache",
                                  exhausted=True)
         return self._golden_step()
+
+    def _set_aside(self, default: Evaluation) -> None:
+        """Where ops not compared fail beside value failures, judge every run without them:
+        they fail under any mode, so none could pass (F6); the first run is judged again."""
+        aside = set_aside(default.verdict)
+        if not aside:
+            return
+        self.aside, self.first_verdict = aside, default.verdict
+        policy = aside_policy(default.verdict.policy, aside)
+        self.run.judge = lambda result: result.judge(policy)
+        default.verdict = self.run.judge(default.result)
 
     # -- steps --------------------------------------------------------------------------------
     def _mode_step(self, step: str, mode: Mode, default: Evaluation):

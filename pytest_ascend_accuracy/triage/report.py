@@ -109,6 +109,11 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         lines.append(f"  in a test: modes=[{d.fix_mode.python_expr()}] (from pytest_ascend_accuracy "
                      f"import {', '.join(d.fix_mode.python_imports())}); in a YAML suite: "
                      f"modes: [{d.fix_mode.yaml_form()}]")
+        if d.set_aside:  # the fix alone leaves them failing (``triage.coverage``)
+            lines.append(f"  with the ops set aside ignored: "
+                         f"{' '.join('--ignore ' + shlex.quote(s) for s in d.set_aside)} on the "
+                         f"command line; in a test: ignore={list(d.ignore_with_fix)!r}; in a "
+                         f"YAML suite: ignore: [{', '.join(map(json.dumps, d.ignore_with_fix))}]")
     for name, path in sorted(written.items()):
         lines.append(f"  wrote {name}: {path}")
     lines.append("")
@@ -144,6 +149,7 @@ def to_dict(diagnosis) -> dict:
             "keep_dtype": list(d.keep_dtype), "fusion_rules_off": list(d.fusion_rules_off)},
         "conversions": d.conversions, "cache_hits": d.cache_hits, "budget": d.budget,
         "budget_exhausted": d.budget_exhausted, "files": dict(d.fix_files),
+        "set_aside": list(d.set_aside), "ignore_with_fix": list(d.ignore_with_fix),
         "steps": [{
             "step": s.step, "mode": s.mode, "passed": s.passed, "summary": s.summary,
             "first_failure": s.first_failure, "first_value": _json_float(s.first_value),

@@ -100,6 +100,11 @@ class Diagnosis:
     final: Optional[CompareResult] = field(default=None, compare=False, repr=False)
     #: how the caller's user raises the budget, ``{n}`` for the number (``flow.CLI_BUDGET_OPTION``)
     budget_option: str = CLI_BUDGET_OPTION
+    #: ops not compared (no golden tensor) beside value failures: every mode was judged
+    #: without them, and the check needs them ignored beside the fix (``triage.coverage``)
+    set_aside: Tuple[str, ...] = ()
+    #: the ignore list a test pastes with the fix (its own entries, then ``set_aside``)
+    ignore_with_fix: Tuple[str, ...] = ()
 
     @property
     def fixed(self) -> bool:
