@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 import warnings
@@ -249,8 +250,11 @@ def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str,
     """The --accuracy-diagnose verdict for a failed check, or why there is none; ``one_model``:
     the failing model's name where the test converts others too (``diagnose_failure``);
     ``on``: what ``inputs`` are where they are not the check's own (a dataset check's sample);
-    ``golden``: the golden the check compared with (a model with an AIPP file is run on raw
-    images: the flow's step 5 compares its Aipp output with the golden's inputs)."""
+    ``golden``: the golden the check compared with, which the flow judges every run against
+    (a fresh onnxruntime golden judged something else: a golden the test made or stored without
+    an op read "the default conversion already meets the threshold" of the check it failed);
+    a model with an AIPP file is run on raw images: the flow's step 5 compares its Aipp output
+    with the golden's inputs."""
     from ..errors import AscendAccuracyError
 
     head = f"diagnosis (--accuracy-diagnose{' ' + on if on else ''})"
@@ -263,20 +267,25 @@ def diagnosis_note(state: AccuracyState, handle, inputs, spec, nodeid: str,
 
             return aipp_diagnosis(state, handle, inputs, golden, spec, nodeid, head, one_model,
                                   run_flow=diagnosis_lines)
+        if golden is not None:  # (a dump path as check_accuracy takes it)
+            from ..report.assertion import as_dump
+
+            golden = as_dump(golden)
         return diagnose_failure(state, handle, inputs, spec, nodeid=nodeid, one_model=one_model,
-                                on=on)
+                                on=on, golden=golden)
     except AscendAccuracyError as exc:
         return f"{head}: could not run: {exc}"
 
 
 def diagnose_failure(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
-                     one_model: str = "", on: str = "") -> str:
+                     one_model: str = "", on: str = "", golden=None) -> str:
     """Run the debugging flow from the failing test's own mode (``handle.mode``) on its own
     inputs; the lines to append to the failure. Fix files go to the test's report directory
     (or the cache). ``one_model``: the fix is given for that model's ``ascend_model`` call;
-    ``on``: what ``inputs`` are (``diagnosis_note``)."""
+    ``on``: what ``inputs`` are (``diagnosis_note``); ``golden``: the check's (None: a fresh
+    onnxruntime golden of ``inputs``)."""
     return "\n".join(diagnosis_lines(state, handle, inputs, spec, nodeid=nodeid,
-                                     one_model=one_model, on=on)[0])
+                                     one_model=one_model, on=on, golden=golden)[0])
 
 
 def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
@@ -320,6 +329,11 @@ def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
             lines.append(f"  fix: modes=[{d.fix_mode.python_expr()}]  (YAML: modes: "
                          f"[{d.fix_mode.yaml_form()}]; from pytest_ascend_accuracy import "
                          f"{imports})")
+        if d.set_aside:  # not compared: they fail under any mode (``triage.coverage``)
+            lines.append(f"  with it: ignore={list(d.ignore_with_fix)!r} in the test's "
+                         f"@accuracy(...) (YAML: ignore: "
+                         f"[{', '.join(json.dumps(s) for s in d.ignore_with_fix)}]), for the ops "
+                         f"not compared set aside above")
         lines.append(f"  fix files written to {shown}/ ({files})")
         lines.extend(_fix_folder_note(out_dir, d.fix_files))
     lines.append(f"  full diagnosis: {shown}/diagnosis.txt")
