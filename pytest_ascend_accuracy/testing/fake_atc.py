@@ -157,8 +157,9 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
         raise AtcFailure("E10007", CANNED_ERRORS["E10007"])
     if opts["framework"] != "5":
         raise invalid("framework", opts["framework"], "the fake atc converts ONNX models only (5)")
-    from .fake_atc_checks import (apply_out_nodes, check_display_model_info,
-                                  check_dynamic_profile, check_shape_range, host_env, om_path,
+    from .fake_atc_checks import (apply_out_nodes, check_aipp_input_format,
+                                  check_display_model_info, check_dynamic_profile,
+                                  check_scalar_entries, check_shape_range, host_env, om_path,
                                   shape_range_warnings)
 
     # GE CheckAndTransferInputShapeToRange, CheckDynamicInputParamValid and
@@ -167,6 +168,8 @@ def convert(opts: Dict[str, str], argv: Sequence[str]) -> List[str]:
     for line in shape_range_warnings(opts):  # SCREEN_LOG: shown even where the run fails
         print(line, flush=True)
     check_shape_range(opts)
+    check_scalar_entries(opts, os.environ.get("FAKE_ATC_VERSION"))  # GE ParseInputShape
+    check_aipp_input_format(opts)
     check_dynamic_profile(opts, _parse_input_shape(opts.get("input_shape", "")))
     out, lines = om_path(opts["output"], host_env(opts))
     check_input_path(opts["model"], "model")  # GE main.cc, before the model is read

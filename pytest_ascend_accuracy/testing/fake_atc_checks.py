@@ -33,6 +33,14 @@ so a test of the plugin's advice sees what a real ATC prints.
   only when the om carries host-specific .so files and otherwise prints "This model is irrelevant
   to the host platform, parameters about host os and host cpu are ignored."
   (``FileSaver::PrintModelSaveLog``); ``FAKE_ATC_HOST_PLATFORM_IRRELEVANT=1`` plays that case.
+* an empty ``--input_shape`` entry (``sr:``, a scalar input): a toolkit before 8.0 refuses it as
+  GE ``ParseInputShape`` does (mindspore-ai/graphengine ``ge/ir_build/atc_ir_common.cc``:
+  E10002, reason ``kEmptyError`` "can not be empty", sample ``kInputShapeSample1``; the message
+  is CANN 6.0.1's E10002 page, troubleshooting_01_0003); CANN 6.0.1's --input_shape page
+  (atctool_0052) has a scalar input given no entry. From 8.0.RC2 the pages (atlasatc_16_0050,
+  atlasatcparam_16_0016) take ``name:`` for a scalar (``check_scalar_entries``).
+* ``--input_format`` beside ``--insert_op_conf``: NCHW or NHWC only (the --input_format page,
+  atlasatcparam_16_0015), refused otherwise in the fake's words (``check_aipp_input_format``).
 """
 from __future__ import annotations
 
@@ -271,3 +279,40 @@ def om_path(output: str, env: Optional[Tuple[str, str]]) -> Tuple[str, List[str]
     if os.environ.get("FAKE_ATC_HOST_PLATFORM_IRRELEVANT") == "1":
         return output + ".om", [IRRELEVANT_LINE]
     return f"{output}_{env[0]}_{env[1]}.om", []
+
+
+# -- --input_shape's scalar entries, --input_format with AIPP ---------------------------------
+#: GE's E10002 (CANN 6.0.1 error page) with ParseInputShape's reason and sample
+E10002 = "Value [{shape}] for parameter [--input_shape] is invalid. Reason: {reason}. The value " \
+         "must be formatted as [{sample}]."
+SOLUTIONS["E10002"] = ("The valid format is [input_name1:n1,c1,h1,w1;input_name2:n2,c2,h2,w2]. "
+                       "Replace [input_name#] with node names. Ensure that the shape values are "
+                       "integers.")
+#: the first release whose --input_shape page takes ``name:`` for a scalar input (8.0.RC2's
+#: atlasatc_16_0050; 8.0.RC1's pages are not known here, so 8.0 counts as taking it)
+SCALAR_ENTRY_SINCE = (8, 0)
+
+
+def check_scalar_entries(opts: Dict[str, str], version: Optional[str]) -> None:
+    """E10002 for an ``--input_shape`` entry with no dims (``sr:``) on a toolkit before 8.0
+    (``version``: the faked CANN version; an unknown one is taken as new)."""
+    from ..core.versions import version_numbers
+
+    numbers = version_numbers(version or "")
+    if not numbers or tuple(numbers[:2]) >= SCALAR_ENTRY_SINCE:
+        return
+    for entry in filter(None, opts.get("input_shape", "").split(";")):
+        name, sep, dims = entry.rpartition(":")
+        if sep and not dims.strip():
+            raise AtcFailure("E10002", E10002.format(shape=entry, reason="can not be empty",
+                                                     sample='"input_name1:n1,c1,h1,w1"'))
+
+
+def check_aipp_input_format(opts: Dict[str, str]) -> None:
+    """``--input_format`` other than NCHW/NHWC beside ``--insert_op_conf`` (the --input_format
+    page's constraint); E10001 in the fake's own words (real GE's text is not known here)."""
+    value = opts.get("input_format")
+    if opts.get("insert_op_conf") and value and value not in ("NCHW", "NHWC"):
+        raise invalid("input_format", value, "FAKE atc: with --insert_op_conf, --input_format "
+                                             "takes NCHW or NHWC only (the CANN --input_format "
+                                             "page; the fake does not know real ATC's text)")

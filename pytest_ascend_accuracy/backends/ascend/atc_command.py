@@ -217,7 +217,13 @@ def supports_precision_mode_v2(toolkit_version: Optional[str]) -> bool:
 
 
 def format_input_shape(shapes: Mapping[str, Sequence[int]]) -> str:
-    """``{"in1": (1,3,224,224), "in2": (1,10)}`` -> ``in1:1,3,224,224;in2:1,10`` (-1 = dynamic)."""
+    """``{"in1": (1,3,224,224), "in2": (1,10)}`` -> ``in1:1,3,224,224;in2:1,10`` (-1 = dynamic).
+
+    A scalar (0-d) input is left out: CANN 6.0's ATC takes no entry for one (its --input_shape
+    page, atctool_0052: "如果模型输入数据为标量...无需配置对应节点的--input_shape参数") and its GE
+    (``ParseInputShape``) stops at ``sr:`` with E10002 "can not be empty"; from 8.0.RC2 the entry
+    is optional (atlasatc_16_0050, atlasatcparam_16_0016) and needed only beside the gear
+    options, which every backend refuses (``core.atc_option_check.GEAR_OPTIONS``)."""
     parts = []
     for name, dims in shapes.items():
         if not name or ";" in name:
@@ -228,6 +234,8 @@ def format_input_shape(shapes: Mapping[str, Sequence[int]]) -> str:
             raise ConfigError("input_shape", f"shape of {name!r} must be integers, got {dims!r}") from None
         if any(d < -1 for d in values):
             raise ConfigError("input_shape", f"shape of {name!r} has a negative dim other than -1: {values}")
+        if not values:
+            continue
         parts.append(f"{name}:{','.join(str(d) for d in values)}")
     return ";".join(parts)
 

@@ -179,7 +179,10 @@ class AscendBackend:
             input_shape = parse_input_shape(input_shape)
         shapes = input_shapes_for_atc(model, info["inputs"], input_shape)
         toolkit = self.toolkit
-        input_format = "NCHW" if all(len(d) == 4 for d in shapes.values()) else "ND"
+        # NCHW with an AIPP file: ATC takes --input_format NCHW or NHWC beside --insert_op_conf
+        # (atlasatcparam_16_0015), ND there is refused, and NCHW is ONNX's default for every input
+        aipp = bool(atc_options.get("insert_op_conf"))
+        input_format = "NCHW" if aipp or all(len(d) == 4 for d in shapes.values()) else "ND"
         return build_atc_command(
             toolkit.atc, model, mode, output_prefix=model_name, soc_version=self.soc_version(),
             input_shape=shapes if input_shape else None, input_format=input_format,
