@@ -36,6 +36,7 @@ from typing import List, Mapping, Optional, Sequence
 import numpy as np
 
 from ...errors import BackendError
+from .input_checks import check_input
 
 ACL_SUCCESS = 0
 ACL_ERROR_REPEAT_INITIALIZE = 100002
@@ -161,12 +162,9 @@ class AclDriver:
                 if name not in inputs:
                     raise BackendError(f"the model expects input {name!r} (index {i}); given: "
                                        f"{', '.join(inputs) or 'none'}")
-                array = np.ascontiguousarray(inputs[name])
                 size = acl.mdl.get_input_size_by_index(desc, i)
-                if array.nbytes != size:
-                    raise BackendError(f"input {name!r}: {array.nbytes} bytes ({array.dtype} "
-                                       f"{list(array.shape)}) but the converted model expects {size}; "
-                                       f"convert with input_shape matching the data")
+                array = check_input(name, inputs[name], self._input_dtype(desc, i), size,
+                                    self._input_dims(desc, i))
                 dev = self._device_buffer(size, resources)
                 data = array.tobytes()
                 self._check(acl.rt.memcpy(dev, size, self._host_ptr(data, array), size,
@@ -211,6 +209,16 @@ class AclDriver:
         return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape).copy()
 
     # -- helpers -----------------------------------------------------------------------------------
+    def _input_dtype(self, desc, index):
+        """The om input's numpy dtype (``acl.mdl.get_input_data_type``), None if unknown."""
+        code = self._acl.mdl.get_input_data_type(desc, index)
+        return np.dtype(ACL_DTYPES[code]) if code in ACL_DTYPES else None
+
+    def _input_dims(self, desc, index):
+        """The om input's dims (``acl.mdl.get_input_dims``), None where it reports none."""
+        dims, ret = self._acl.mdl.get_input_dims(desc, index)
+        return [int(d) for d in dims["dims"]] if ret == ACL_SUCCESS and dims else None
+
     def _device_buffer(self, size, resources):
         dev = self._value(self._acl.rt.malloc(size, ACL_MEM_MALLOC_HUGE_FIRST), "acl.rt.malloc")
         resources.append(("device", dev))

@@ -20,6 +20,7 @@ from typing import List, Mapping, Optional, Sequence
 import numpy as np
 
 from ...errors import BackendError
+from .input_checks import ais_bench_dtype, check_input
 
 #: appended to "no dump written" errors raised for this driver.
 DUMP_LIMIT_HINT = ("With the ais_bench runtime, aclruntime reads acl.json only when it initialises "
@@ -67,14 +68,18 @@ class AisBenchDriver:
             raise BackendError(f"ais_bench could not load {om_path} on Ascend device {self.device_id}: "
                                f"{exc}") from exc
         try:
-            names = [desc.name for desc in session.get_inputs()]
+            descs = list(session.get_inputs())
             feeds = []
-            for i, name in enumerate(names):
+            for i, desc in enumerate(descs):
+                name = desc.name
                 key = name if name in inputs else (input_names[i] if i < len(input_names) else name)
                 if key not in inputs:
                     raise BackendError(f"the model expects input {name!r} (index {i}); given: "
                                        f"{', '.join(inputs) or 'none'}")
-                feeds.append(np.ascontiguousarray(inputs[key]))
+                # the dtype only: aclruntime checks sizes itself (its desc's size is not
+                # documented as the byte count this driver would compare)
+                feeds.append(check_input(name, inputs[key], ais_bench_dtype(desc), None,
+                                         getattr(desc, "shape", None)))
             try:
                 outputs = session.infer(feeds, mode="static")
             except Exception as exc:
