@@ -20,6 +20,7 @@ onnx and onnxruntime are imported inside functions so importing this module stay
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
@@ -30,6 +31,7 @@ from .input_names import check_input_names, listed_initializers, require_mapping
 from . import input_shape_parse
 from .onnxruntime_version import require_onnx
 from .shape_advice import dynamic_shape_error
+from .shape_trial import runner as trial_runner
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
 
@@ -163,12 +165,14 @@ def parse_input_shape(input_shape, where: str = "input_shape", *, empty_ok: bool
 
 
 def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True,
-                         where: str = "input_shape",
-                         empty_ok: bool = False) -> Dict[str, Tuple[Optional[int], ...]]:
+                         where: str = "input_shape", empty_ok: bool = False,
+                         source=None, seed: int = 0) -> Dict[str, Tuple[Optional[int], ...]]:
     """Apply ``input_shape`` to the model's inputs in place and return every input's shape.
     A named input that does not exist, a rank that differs, or a value that contradicts a
     fixed dimension raises ``ConfigError``; so does a dynamic dimension left unresolved when
-    ``require_static`` (naming every input left dynamic, its dimensions and how to fix it)."""
+    ``require_static`` (naming every input left dynamic, its dimensions and how to fix it,
+    a shape that runs on ``source`` -- the model file ``model`` was read from, else ``model``
+    where it holds its weights -- with the inputs of ``seed``: ``shape_advice``)."""
     shapes = parse_input_shape(input_shape, where, empty_ok=empty_ok, model=model) or {}
     inputs = {i.name: i for i in graph_inputs(model)}
     check_input_names(shapes, inputs, where, listed_initializers(model))
@@ -203,7 +207,9 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
         what = (f"input {next(iter(dynamic.values()))}" if len(dynamic) == 1 else
                 f"{len(dynamic)} inputs are left dynamic: " + "; ".join(dynamic.values()))
         left = {n: _dims_of(inputs[n]) for n in dynamic}
-        raise dynamic_shape_error(where, what, left, known, list(inputs))
+        raise dynamic_shape_error(where, what, left, known, list(inputs), runner=partial(
+            trial_runner, model if source is None else source, seed, make_inputs,
+            session_options))  # (run when the advice is shown)
     return resolved
 
 
@@ -272,7 +278,7 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
     from .integer_ranges import integer_ranges
 
     proto = load_model(model, weights=False)  # the inputs, and the tables they index
-    shapes = resolve_input_shapes(proto, input_shape)
+    shapes = resolve_input_shapes(proto, input_shape, source=model, seed=seed)
     bounds = integer_ranges(proto, [vi.name for vi in graph_inputs(proto)], shapes, tensor_info)
     out: Dict[str, np.ndarray] = {}
     for k, vi in enumerate(graph_inputs(proto)):
