@@ -13,6 +13,14 @@ with an ACL error code, and ``ASCEND_RT_VISIBLE_DEVICES`` narrows and renumbers 
 ``execute_async`` work is done when its stream is synchronised; dump files land when the
 device is synchronised (see ``fake_npu``). Host and "device" memory are
 both real host memory (ctypes buffers), so ``memcpy`` really copies.
+
+An output whose dims the conversion left unknown (-1, ``fake_om``) is as the
+aclmdlGetOutputSizeByIndex page has it: its size is 0; an output buffer created with data 0
+and size 0 gets memory the runtime allocates at execution (the buffer's address and size then
+say where), and a buffer too small for an output fails the execution, saying the size it
+needs; ``get_cur_output_dims`` gives the dims of the last execution. When onnxruntime cannot
+run the model, ``execute`` returns 500002 (ACL_ERROR_GE_FAILURE) and
+``get_recent_err_msg`` says why, naming the fake.
 """
 from __future__ import annotations
 
@@ -22,9 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .fake_npu import (ACL_ERROR_INVALID_DEVICE, ACL_ERROR_INVALID_MODEL, ACL_ERROR_INVALID_PARAM,
-                       ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_UNINITIALIZE, ACL_HOST, ACL_SUCCESS,
-                       NP_TO_ACL, FakeNpu)
+from .fake_npu import (ACL_ERROR_GE_FAILURE, ACL_ERROR_INVALID_DEVICE, ACL_ERROR_INVALID_MODEL,
+                       ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_UNINITIALIZE,
+                       ACL_HOST, ACL_SUCCESS, NP_TO_ACL, FakeNpu, FakeRunFailure)
 
 
 def make_acl_module(state: FakeNpu) -> types.ModuleType:
@@ -214,10 +222,18 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         state.handles[desc] = ("desc", model_id)
         return ACL_SUCCESS
 
-    def dims(spec):
-        return {"name": spec[0], "dimCount": len(spec[1]), "dims": list(spec[1])}, ACL_SUCCESS
+    def dims(spec, shape=None):
+        shape = spec[1] if shape is None else shape
+        return {"name": spec[0], "dimCount": len(shape), "dims": list(shape)}, ACL_SUCCESS
+
+    def cur_dims(d, i):
+        model = desc_model(d)
+        ran = model.last_dims[i] if i < len(model.last_dims) else None
+        return dims(model.output_specs[i], ran)
 
     def nbytes(spec):
+        if any(d < 0 for d in spec[1]):  # left unknown by the conversion: the page's size 0
+            return 0
         return int(np.prod(spec[1], dtype=np.int64)) * spec[2].itemsize
 
     def index_by_name(specs, name):
@@ -238,13 +254,26 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
             feeds[name] = np.frombuffer(ctypes.string_at(ptr, size), dtype=dtype).reshape(shape)
         try:
             outputs = state.execute(model_id, feeds)
+        except FakeRunFailure as exc:
+            state.record_error(str(exc))
+            return ACL_ERROR_GE_FAILURE
         except (ValueError, KeyError) as exc:
             state.record_error(str(exc))
             return ACL_ERROR_INVALID_PARAM
-        for array, buf in zip(outputs, state.handles[out_ds]):
+        for index, (array, buf) in enumerate(zip(outputs, state.handles[out_ds])):
             _, ptr, size = state.handles[buf]
             data = np.ascontiguousarray(array).tobytes()
-            if len(data) > size:
+            if ptr == 0 and size == 0:  # the runtime allocates it (aclmdlGetOutputSizeByIndex)
+                ptr = state.malloc(len(data))
+                state.handles[buf] = ("buffer", ptr, len(data))
+            elif len(data) > size:
+                name, om_dims, _ = model.output_specs[index]
+                unknown = (f" (the om leaves its dims {list(om_dims)} unknown, so "
+                           f"acl.mdl.get_output_size_by_index gives 0: a buffer created with "
+                           f"data 0 and size 0 is allocated by the runtime)"
+                           if any(d < 0 for d in om_dims) else "")
+                state.record_error(f"output {index} ({name!r}) needs {len(data)} bytes; its "
+                                   f"buffer holds {size}{unknown}")
                 return ACL_ERROR_INVALID_PARAM
             ctypes.memmove(ptr, data, len(data))
         return ACL_SUCCESS
@@ -275,7 +304,7 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         get_output_size_by_index=lambda d, i: nbytes(desc_model(d).output_specs[i]),
         get_input_dims=lambda d, i: dims(desc_model(d).input_specs[i]),
         get_output_dims=lambda d, i: dims(desc_model(d).output_specs[i]),
-        get_cur_output_dims=lambda d, i: dims(desc_model(d).output_specs[i]),  # static shapes
+        get_cur_output_dims=cur_dims,
         get_input_data_type=lambda d, i: NP_TO_ACL[desc_model(d).input_specs[i][2]],
         get_output_data_type=lambda d, i: NP_TO_ACL[desc_model(d).output_specs[i][2]],
         create_dataset=lambda: state.handle([]), add_dataset_buffer=add_dataset_buffer,

@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from .fake_npu import ACL_ERROR_INVALID_DEVICE, FakeNpu
+from .fake_npu import ACL_ERROR_INVALID_DEVICE, FakeNpu, FakeRunFailure
 
 
 def make_ais_bench_modules(state: FakeNpu):
@@ -41,12 +41,10 @@ def make_ais_bench_modules(state: FakeNpu):
             self._freed = False
 
         def get_inputs(self):
-            return [types.SimpleNamespace(name=n, shape=list(s), datatype=str(d), size=int(np.prod(s)) * d.itemsize)
-                    for n, s, d in state.models[self.model_id].input_specs]
+            return [_desc(*spec) for spec in state.models[self.model_id].input_specs]
 
         def get_outputs(self):
-            return [types.SimpleNamespace(name=n, shape=list(s), datatype=str(d), size=int(np.prod(s)) * d.itemsize)
-                    for n, s, d in state.models[self.model_id].output_specs]
+            return [_desc(*spec) for spec in state.models[self.model_id].output_specs]
 
         def infer(self, feeds, mode="static", custom_sizes=100000):
             specs = state.models[self.model_id].input_specs
@@ -54,7 +52,7 @@ def make_ais_bench_modules(state: FakeNpu):
                 raise RuntimeError(f"fake aclruntime: {len(feeds)} inputs given, model has {len(specs)}")
             try:
                 outputs = state.execute(self.model_id, {s[0]: np.asarray(f) for s, f in zip(specs, feeds)})
-            except ValueError as exc:
+            except (ValueError, FakeRunFailure) as exc:
                 raise RuntimeError(f"fake aclruntime: {exc}") from exc
             state.current_device = self.device_id
             state.synchronize()
@@ -79,3 +77,9 @@ def make_ais_bench_modules(state: FakeNpu):
     for mod in (pkg, infer, interface):
         mod.__fake__ = True
     return pkg, infer, interface
+
+
+def _desc(name, shape, dtype):
+    """An input/output description; size 0 where the om leaves a dim unknown (-1)."""
+    size = 0 if any(d < 0 for d in shape) else int(np.prod(shape)) * dtype.itemsize
+    return types.SimpleNamespace(name=name, shape=list(shape), datatype=str(dtype), size=size)

@@ -49,6 +49,9 @@ ACL_ERROR_UNINITIALIZE = 100001
 ACL_ERROR_REPEAT_INITIALIZE = 100002
 ACL_ERROR_INVALID_DEVICE = 107001
 ACL_ERROR_INVALID_MODEL = 500002
+#: aclError 500002 is ACL_ERROR_GE_FAILURE: what a failed aclmdlExecute returns (the fake's
+#: onnxruntime failing to run the model is reported so, ``FakeRunFailure``)
+ACL_ERROR_GE_FAILURE = 500002
 ACL_HOST = 1  # aclrtRunMode: ACL_DEVICE = 0, ACL_HOST = 1
 VISIBLE_ENV = "ASCEND_RT_VISIBLE_DEVICES"
 NP_TO_ACL = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8): 2,
@@ -56,7 +59,12 @@ NP_TO_ACL = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8)
              np.dtype(np.uint16): 7, np.dtype(np.uint32): 8, np.dtype(np.int64): 9,
              np.dtype(np.uint64): 10, np.dtype(np.float64): 11, np.dtype(np.bool_): 12}
 
-Spec = Tuple[str, Tuple[int, ...], np.dtype]
+Spec = Tuple[str, Tuple[int, ...], np.dtype]  # dims -1 (-2: rank) where the om leaves them unknown
+
+
+class FakeRunFailure(RuntimeError):
+    """onnxruntime, standing in for the device, could not run a loaded fake om (what a real
+    device would run or refuse is not known: the message says it is the fake)."""
 
 
 @dataclass
@@ -73,6 +81,8 @@ class LoadedModel:
     steps: int = 0
     under_set_dump: bool = False  # loaded between set_dump and finalize_dump
     in_flight: List[tuple] = field(default_factory=list)  # dump data not yet on disk
+    #: the dims of each output at the last execution (aclmdlGetCurOutputDims)
+    last_dims: List[Tuple[int, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -154,6 +164,7 @@ class FakeNpu:
                 raise ValueError(f"input {name!r}: got {arr.dtype}{list(arr.shape)}, the om expects "
                                  f"{dtype}{list(shape)}")
         values = _run_all(model, feeds)
+        model.last_dims = [tuple(np.shape(values[name])) for name, _, _ in model.output_specs]
         step = model.steps
         model.steps += 1
         config = self._dump_entry(model)
@@ -234,8 +245,11 @@ class FakeNpu:
 
 # -- running the ONNX model --------------------------------------------------------------------
 def _prepare(fake):
-    """An onnxruntime session exposing every node output, and the input/output specs; outputs
-    in the om's order (``FakeOm.output_order``, which is not always ONNX ``graph.output``'s)."""
+    """An onnxruntime session exposing every node output, and the om's input/output specs
+    (``FakeOm.io_specs``: fixed at conversion, outputs in om order). Nothing is run: a real
+    aclmdlLoadFromFile runs no model, and zeros made up to learn output shapes took branches
+    (silero_vad's ``sr``) no caller feeds. ValueError naming the fake when onnxruntime refuses
+    to build the session (load returns an ACL error for it)."""
     import onnx
     import onnxruntime as ort
 
@@ -250,29 +264,44 @@ def _prepare(fake):
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     options.log_severity_level = 3
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    shapes = fake.input_shapes
-    input_specs = []
-    for inp in session.get_inputs():
-        if inp.name in shapes:
-            input_specs.append((inp.name, tuple(shapes[inp.name]), np.dtype(_ORT_TYPES[inp.type])))
-    zeros = {name: np.zeros(shape, dtype) for name, shape, dtype in input_specs}
-    names = fake.output_order()
-    first = dict(zip(names, session.run(names, zeros)))
-    output_specs = [(n, tuple(first[n].shape), first[n].dtype) for n in names]
+    try:
+        session = ort.InferenceSession(model.SerializeToString(), options,
+                                       providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 -- onnxruntime raises its own types
+        raise ValueError(f"{fake.path}: the FAKE runtime (onnxruntime on the CPU, no NPU) "
+                         f"cannot load the model: {_first_line(exc)}") from exc
+    inputs, outputs = fake.io_specs()
+    input_specs = [(n, tuple(d), np.dtype(t)) for n, t, d in inputs]
+    output_specs = [(n, tuple(d), np.dtype(t)) for n, t, d in outputs]
     return session, input_specs, output_specs
 
 
 def _run_all(model: LoadedModel, feeds: Dict[str, np.ndarray]) -> Dict[str, np.ndarray]:
+    """Every tensor of one run. A float16 input the om has for a float32 one (through
+    ``--input_fp16_nodes``) is cast as ATC's inserted Cast casts it; FakeRunFailure when
+    onnxruntime cannot run the model on these inputs."""
     from onnx import numpy_helper
 
     session = model.session
+    wanted = {i.name: _ORT_TYPES.get(i.type) for i in session.get_inputs()}
+    feeds = {k: (v.astype(wanted[k]) if wanted.get(k) and v.dtype != wanted[k] else v)
+             for k, v in feeds.items()}
     names = [o.name for o in session.get_outputs()]
-    values = dict(zip(names, session.run(names, feeds)))
+    try:
+        values = dict(zip(names, session.run(names, feeds)))
+    except Exception as exc:  # noqa: BLE001 -- onnxruntime raises its own types
+        raise FakeRunFailure(
+            f"the FAKE NPU (onnxruntime on the CPU standing in for the device) could not run "
+            f"model {model.fake.model_name!r} ({model.fake.path}): {_first_line(exc)}") from exc
     values.update(feeds)
     for init in model.fake.model.graph.initializer:
         values.setdefault(init.name, numpy_helper.to_array(init))
     return values
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
 
 
 def _stored(array: np.ndarray, dtype: str) -> np.ndarray:

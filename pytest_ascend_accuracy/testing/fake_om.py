@@ -22,6 +22,13 @@ The plan mimics, in a deliberately small way, what ATC does to a graph:
   section the fake's switch sits in): each node is judged on its own before that fusion, so a
   kept node and one not kept are not fused (a Cast stands between them) and a fused op is kept
   only as a whole (docs/formats.md, "keep_dtype and fusion").
+
+The om's inputs and outputs (name, dtype, dims) are fixed at conversion, as ATC fixes them, in
+``meta.json`` (``om_inputs``/``om_outputs``, ``write_fake_om``); the fake runtime's ``load``
+reads them and runs nothing (aclmdlLoadFromFile runs no model). Output dims are inferred at the
+converted shapes (``_converted``); one left unknown is -1, as ACL reports it (its
+aclmdlGetOutputSizeByIndex is 0). An input ``--input_fp16_nodes`` names is float16 in the om
+(GE ``ProcessInputFP16``: its Data node DT_FLOAT16, a Cast to the model's type after it).
 """
 from __future__ import annotations
 
@@ -32,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 MARKER_NAME = "FAKE_OM"
 MARKER_TEXT = "pytest-ascend-accuracy fake om: NOT an Ascend offline model (tests only)\n"
 FUSION_RULE = "FakeConvReluFusionPass"
@@ -40,6 +49,9 @@ CUBE_TYPES = ("Conv", "ConvTranspose", "Gemm", "MatMul")
 _FP16_MODES = {"force_fp16", "fp16", "allow_mix_precision", "allow_mix_precision_fp16", "mixed_float16"}
 _CUBE_FP16_MODES = {"allow_fp32_to_fp16"}
 _KEEP_IGNORED = {"must_keep_origin_dtype", "origin"}
+
+
+IoSpec = Tuple[str, str, Tuple[int, ...]]  # (name, numpy dtype name, dims; -1: unknown)
 
 
 @dataclass(frozen=True)
@@ -77,6 +89,22 @@ class FakeOm:
     @property
     def input_shapes(self) -> Dict[str, Tuple[int, ...]]:
         return {k: tuple(v) for k, v in dict(self.meta.get("input_shapes") or {}).items()}
+
+    @property
+    def fp16_inputs(self) -> Tuple[str, ...]:
+        """The inputs ``--input_fp16_nodes`` names (meta's, else read from the atc command)."""
+        if "input_fp16_nodes" in self.meta:
+            return tuple(n for n in str(self.meta["input_fp16_nodes"] or "").split(";") if n)
+        return fp16_nodes_of_cmdline(str(self.meta.get("atc_cmdline") or ""))
+
+    def io_specs(self) -> Tuple[List[IoSpec], List[IoSpec]]:
+        """The om's (inputs, outputs) as ``(name, numpy dtype name, dims)``, outputs in om
+        order; dims -1 where the conversion left them unknown. An om written before they were
+        recorded gets them computed as ``write_fake_om`` computes them."""
+        if "om_inputs" in self.meta and "om_outputs" in self.meta:
+            return ([(n, d, tuple(s)) for n, d, s in self.meta["om_inputs"]],
+                    [(n, d, tuple(s)) for n, d, s in self.meta["om_outputs"]])
+        return om_io_specs(self.model, self.input_shapes, self.fp16_inputs, self.output_order())
 
     def plan(self) -> List[FakeOmOp]:
         return plan_ops(self.model, fusion_enabled(self.meta.get("fusion_switch")), self.keeps)
@@ -127,8 +155,21 @@ class FakeOm:
 
 
 def write_fake_om(path: "str | Path", onnx_bytes: bytes, meta: Mapping[str, object]) -> Path:
-    """Write the fake artefact (zip: marker, model.onnx, meta.json)."""
+    """Write the fake artefact (zip: marker, model.onnx, meta.json); the om's inputs and
+    outputs (``FakeOm.io_specs``) are fixed here, at conversion, unless meta gives them."""
     path = Path(path)
+    meta = dict(meta)
+    if "om_inputs" not in meta or "om_outputs" not in meta:
+        import onnx
+
+        from ..graph.names import normalize_node_names
+
+        om = FakeOm(path, onnx.load_model_from_string(onnx_bytes), meta)
+        normalize_node_names(om.model.graph)  # output_order names ops as read_fake_om does
+        inputs, outputs = om_io_specs(om.model, om.input_shapes, om.fp16_inputs,
+                                      om.output_order())
+        meta["om_inputs"] = [[n, d, list(s)] for n, d, s in inputs]
+        meta["om_outputs"] = [[n, d, list(s)] for n, d, s in outputs]
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(MARKER_NAME, MARKER_TEXT)
         zf.writestr("model.onnx", onnx_bytes)
@@ -267,3 +308,193 @@ def static_input_shapes(model, overrides: Optional[Mapping[str, Sequence[int]]] 
     if overrides:
         raise ValueError(f"--input_shape names {sorted(overrides)} that are not model inputs")
     return shapes
+
+
+def om_io_specs(model, input_shapes: Mapping[str, Sequence[int]], fp16_inputs: Sequence[str],
+                output_names: Sequence[str]) -> Tuple[List[IoSpec], List[IoSpec]]:
+    """The om's inputs and outputs as a conversion fixes them, running no input value: inputs
+    at their converted shapes (float16 where ``--input_fp16_nodes`` names them), outputs (in
+    ``output_names`` order) as ``_converted`` infers them, -1 for a dim left unknown and
+    ``(-2,)`` (ACL's unknown rank) where no rank is known."""
+    import onnx
+    from onnx import helper
+
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    graph = probe.graph
+    declared = {o.name: _dims(o) for o in graph.output}
+    for value in graph.input:
+        if value.name in input_shapes:
+            dims = value.type.tensor_type.shape.dim
+            del dims[:]
+            for d in input_shapes[value.name]:
+                dims.add().dim_value = int(d)
+    for value in graph.output:  # inferred at the converted shapes, not the exported ones
+        value.type.tensor_type.ClearField("shape")
+    del graph.value_info[:]
+    inferred = _converted(probe)
+    known = {v.name: v for v in list(inferred.value_info) + list(inferred.output)
+             + list(inferred.input)}
+    for t in inferred.initializer:  # an output folded to a constant
+        if t.name in output_names:
+            known[t.name] = helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+
+    def dtype(value) -> str:
+        elem = value.type.tensor_type.elem_type
+        return str(helper.tensor_dtype_to_np_dtype(elem)) if elem else "float32"
+
+    inputs = [(v.name, "float16" if v.name in fp16_inputs else dtype(v),
+               tuple(int(d) for d in input_shapes[v.name]))
+              for v in graph.input if v.name in input_shapes]
+    outputs = []
+    for name in output_names:
+        value = known.get(name)
+        dims = _dims(value) if value is not None else None
+        if dims is None:
+            dims = declared.get(name)
+        outputs.append((name, dtype(value) if value is not None else "float32",
+                        dims if dims is not None else (-2,)))
+    return inputs, outputs
+
+
+def _converted(model, depth: int = 0):
+    """``model``'s graph with its shapes inferred as a conversion without inputs has them:
+    static tensors folded and static If conditions decided (``graph.inline``) in turns, then
+    each If left (its condition an input's value) given its branches' shapes merged per dim,
+    as GE merges them (a dim the branches disagree on, or one unknown, is -1)."""
+    from onnx import shape_inference
+
+    from ..graph.inline import inline_ifs
+
+    for _ in range(8):
+        _fold_static(model)
+        if not inline_ifs(model, None):
+            break
+    graph = model.graph
+    if depth < 4:
+        for node in (n for n in graph.node if n.op_type == "If"):
+            merged = [_branch_shapes(model, a.g, depth) for a in node.attribute
+                      if a.name in ("then_branch", "else_branch")]
+            for k, out in enumerate(node.output):
+                dims = [m[k] if m and k < len(m) else None for m in merged]
+                if out and dims and all(d is not None and len(d) == len(dims[0]) for d in dims):
+                    graph.value_info.append(_value(out, dims[0][1], [
+                        d if all(o[2][j] == d for o in dims) else -1
+                        for j, d in enumerate(dims[0][2])]))
+    try:
+        return shape_inference.infer_shapes(model, strict_mode=False, data_prop=True).graph
+    except Exception:  # noqa: BLE001 -- onnx raises several types; the declared dims stay
+        return graph
+
+
+def _branch_shapes(model, branch, depth):
+    """``[(name, elem type, dims)]`` of a branch's outputs, inferred as its own model whose
+    inputs are the outer tensors it reads; None for an output of unknown rank."""
+    import onnx
+
+    from ..graph.onnx_graph import tensor_info
+
+    outer = tensor_info(model)
+    inits = {t.name: t for t in model.graph.initializer}
+    made = {o for n in branch.node for o in n.output} | {t.name for t in branch.initializer}
+    read = [i for n in branch.node for i in n.input if i and i not in made]
+    read += [o.name for o in branch.output if o.name not in made]
+    sub = onnx.ModelProto()
+    sub.CopyFrom(model)
+    del sub.graph.node[:], sub.graph.input[:], sub.graph.output[:], sub.graph.value_info[:]
+    del sub.graph.initializer[:]
+    sub.graph.node.extend(branch.node)
+    sub.graph.initializer.extend(branch.initializer)
+    for name in dict.fromkeys(read):
+        if name in inits:
+            sub.graph.initializer.append(inits[name])
+        elif outer.get(name, (0, None))[1] is not None and None not in outer[name][1]:
+            sub.graph.input.append(_value(name, outer[name][0], list(outer[name][1])))
+        else:
+            return None  # reads a tensor of unknown shape: its outputs stay unknown
+    sub.graph.output.extend(onnx.ValueInfoProto(name=o.name) for o in branch.output)
+    known = {v.name: v for v in list(_converted(sub, depth + 1).output)}
+    shapes = []
+    for o in branch.output:
+        dims = _dims(known[o.name]) if o.name in known else None
+        elem = known[o.name].type.tensor_type.elem_type if o.name in known else 0
+        shapes.append(None if dims is None else (o.name, elem, dims))
+    return shapes
+
+
+def _value(name, elem, dims):
+    from onnx import helper
+    return helper.make_tensor_value_info(name, elem, [d if d >= 0 else None for d in dims])
+
+
+def _fold_static(model, rounds: int = 8) -> None:
+    """Fold what ATC folds before it infers shapes: tensors that depend on no input value
+    (constants, shapes of static tensors: ``graph.static``) become initializers, so shape
+    inference sees the shape a computed ``Reshape`` target gives (PP-OCR cls, rec: batch and
+    length were left unknown). Only the static nodes are run; best effort (a model onnxruntime
+    cannot fold keeps what inference finds without folding)."""
+    import onnx
+
+    from ..graph.onnx_graph import tensor_info
+    from ..graph.static import evaluate, static_tensors
+
+    graph = model.graph
+    for _ in range(rounds):
+        inits = {t.name for t in graph.initializer}
+        info = tensor_info(model)
+        static = static_tensors(model, info)
+        nodes = [onnx.NodeProto() for _ in graph.node]
+        for copy, node in zip(nodes, graph.node):
+            copy.CopyFrom(node)
+        folded = [bool(n.output) and all(o in static for o in n.output if o) for n in nodes]
+        wanted = [o for n, f in zip(nodes, folded) if f for o in n.output if o and o not in inits]
+        if not wanted:
+            return
+        cone = onnx.ModelProto()
+        cone.CopyFrom(model)
+        del cone.graph.node[:]
+        cone.graph.node.extend(_shape_constant(n, info) if n.op_type in ("Shape", "Size")
+                               and n.input[0] not in static else n
+                               for n, f in zip(nodes, folded) if f)  # reads no input value
+        try:
+            values = evaluate(cone, wanted)
+        except Exception:  # noqa: BLE001 -- folding is best effort
+            return
+        del graph.node[:]
+        graph.node.extend(n for n, f in zip(nodes, folded) if not f)
+        graph.initializer.extend(onnx.numpy_helper.from_array(np.asarray(v), k)
+                                 for k, v in values.items() if k not in inits)
+
+
+def _shape_constant(node, info):
+    """A ``Constant`` holding what a ``Shape``/``Size`` of a fully known shape gives."""
+    from onnx import helper, numpy_helper
+    shape = [int(d) for d in info[node.input[0]][1]]
+    if node.op_type == "Size":
+        value = np.array(int(np.prod(shape, dtype=np.int64)), np.int64)
+    else:
+        attrs = {a.name: a.i for a in node.attribute}
+        value = np.array(shape[attrs.get("start", 0):attrs.get("end", len(shape))], np.int64)
+    return helper.make_node("Constant", [], list(node.output), name=node.name,
+                            value=numpy_helper.from_array(value))
+
+
+def _dims(value) -> Optional[Tuple[int, ...]]:
+    """A value's dims, -1 for one not fixed; None when it has no shape (unknown rank)."""
+    tensor = value.type.tensor_type
+    if not tensor.HasField("shape"):
+        return None
+    return tuple(d.dim_value if d.HasField("dim_value") else -1 for d in tensor.shape.dim)
+
+
+def fp16_nodes_of_cmdline(cmdline: str) -> Tuple[str, ...]:
+    """The node names of ``--input_fp16_nodes`` in an atc command line (``=`` or space form)."""
+    words = cmdline.split()
+    for k, word in enumerate(words):
+        name, sep, value = word.partition("=")
+        if name.lstrip("-") != "input_fp16_nodes" or not word.startswith("-"):
+            continue
+        if not sep:
+            value = words[k + 1] if k + 1 < len(words) and not words[k + 1].startswith("-") else ""
+        return tuple(n for n in value.strip("\"'").split(";") if n)
+    return ()
