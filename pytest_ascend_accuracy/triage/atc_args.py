@@ -106,8 +106,8 @@ def _mode_spelling(mode, input_shape, atc_options) -> FixAtc:
     user_files: List[Tuple[str, str]] = []
     shapes = parse_input_shape(input_shape)
     user = {str(k).lstrip("-"): v for k, v in (atc_options or {}).items()}
-    if shapes and "input_shape" not in user:
-        options.append(("input_shape", format_input_shape(shapes)))
+    if shapes and "input_shape" not in user and format_input_shape(shapes):
+        options.append(("input_shape", format_input_shape(shapes)))  # (scalars only: none)
     configs = mode.config_files()
     for name, value in [*mode.atc_options(), *user.items()]:
         text = ("true" if value else "false") if isinstance(value, bool) else str(value)
