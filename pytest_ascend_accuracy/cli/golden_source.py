@@ -139,9 +139,11 @@ def _shapes(model: Path, recorded, tensors):
         if not left_dynamic(str(model), shapes or None):
             return shapes, []
         shapes.update(input_shapes_from_tensors(str(model), tensors(), shapes))
-        resolve_input_shapes(load_model(str(model), weights=False), shapes or None)
-    except DynamicShapeError as exc:  # not told: its example (1 for each dynamic dimension)
-        return exc.example, [n for n in exc.example if n not in shapes]
+        resolve_input_shapes(load_model(str(model), weights=False), shapes or None,
+                             source=str(model))
+    except DynamicShapeError as exc:  # not told: its example, checked to run (graph.shape_trial:
+        example = exc.pasted or exc.example  # silero_vad fails at 1, runs at 128)
+        return example, [n for n in example if n not in shapes]
     except (AscendAccuracyError, ValueError):  # a model diagnose cannot read says so itself
         return shapes, []
     names = [i for i in _input_names(model) if i in shapes]

@@ -379,12 +379,18 @@ def input_shapes_for_atc(model: Path, inputs: Mapping[str, Tuple[int, ...]],
     shapes = {name: tuple(int(d) for d in given.get(name, dims)) for name, dims in inputs.items()}
     left = [name for name, dims in shapes.items() if any(d < 0 for d in dims)]
     if left:  # the advice the library gives, a shape to paste (graph.shape_advice)
+        from functools import partial
+
+        from ...graph.onnx_graph import make_inputs, session_options
         from ...graph.shape_advice import dynamic_shape_error
+        from ...graph.shape_trial import runner
 
         what = "; ".join(f"input {n!r} has dynamic dims {list(inputs[n])}" for n in left)
         raise dynamic_shape_error(os.fspath(model), what,
                                   {n: [(None if d < 0 else d, "") for d in shapes[n]] for n in left},
-                                  {n: [(d, "") for d in shapes[n]] for n in given}, list(inputs))
+                                  {n: [(d, "") for d in shapes[n]] for n in given}, list(inputs),
+                                  runner=partial(runner, os.fspath(model), 0, make_inputs,
+                                                 session_options))  # (run when shown)
     return shapes
 
 

@@ -1,0 +1,33 @@
+"""The two callers F10 left with today's unchecked example: the diagnose command the CLI prints
+for a golden that tells no sizes (``cli.golden_source``) and the Ascend backend's convert
+without shapes (``input_shapes_for_atc``) offer the shape that ran, not 1 where 1 fails."""
+from pathlib import Path
+
+import onnx
+import pytest
+
+from pytest_ascend_accuracy.graph.shape_advice import DynamicShapeError
+
+from .test_shape_advice_trial import reflect_pad
+
+pytest.importorskip("onnxruntime")
+
+
+def test_the_printed_diagnose_command_sizes_a_reflect_pad_as_it_runs(tmp_path):
+    from pytest_ascend_accuracy.cli.golden_source import _shapes
+
+    model = tmp_path / "pad.onnx"
+    onnx.save(reflect_pad(), str(model))
+    shapes, chosen = _shapes(Path(model), {}, lambda: [])
+    assert chosen == ["x"] and shapes["x"][1] > 1  # 1 fails: 'Pad reflect requires ... >= 2'
+
+
+def test_the_ascend_backends_refusal_offers_the_shape_that_ran(tmp_path):
+    from pytest_ascend_accuracy.backends.ascend.backend import input_shapes_for_atc
+
+    model = tmp_path / "pad.onnx"
+    onnx.save(reflect_pad(), str(model))
+    with pytest.raises(DynamicShapeError) as info:
+        input_shapes_for_atc(model, {"x": (-1, -1)}, None)
+    assert info.value.pasted is not None and info.value.pasted["x"][1] > 1
+    assert "sizes that ran in onnxruntime on seeded inputs where 1 failed" in str(info.value)
