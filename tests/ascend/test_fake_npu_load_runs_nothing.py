@@ -195,3 +195,17 @@ def test_shapes_computed_from_static_shapes_are_fixed_at_conversion(
     np.testing.assert_array_equal(be.outputs(converted, {"x": x})["y"],
                                   np.maximum(x.reshape(1, 8), 0))
     be.close()
+
+
+def test_an_output_the_om_leaves_unknown_is_read_from_the_buffer_the_runtime_allocated(
+        fake_atc_on_path, tmp_path, monkeypatch):
+    """The backend's ACL driver gave an output of size 0 (dims the om leaves unknown) a
+    0-byte buffer, and execution failed 'needs 16 bytes; its buffer holds 0'; it now creates
+    the buffer with data 0 and size 0, which the runtime allocates (aclmdlGetOutputSizeByIndex,
+    method 1), reads it and frees it."""
+    fake_runtime.install(monkeypatch, flavor="acl")
+    be = AscendBackend(Cache(tmp_path / "cache"), progress=None)
+    converted = be.convert(_if_model(tmp_path / "iffy.onnx", else_dims=(1, 6)))
+    x = np.array([[-1.0, 2.0, -3.0, 4.0]], np.float32)
+    out = be.outputs(converted, {"x": x, "sr": np.array(SR, np.int64)})
+    np.testing.assert_array_equal(out["y"], np.maximum(x, 0))

@@ -175,10 +175,14 @@ class AclDriver:
             sizes = []
             for i in range(acl.mdl.get_num_outputs(desc)):
                 size = acl.mdl.get_output_size_by_index(desc, i)
-                sizes.append((self._device_buffer(size, resources), size))
+                # size 0: dims the om leaves unknown; a buffer of data 0 and size 0 has the
+                # runtime allocate it at execution (aclmdlGetOutputSizeByIndex, method 1)
+                sizes.append((self._device_buffer(size, resources) if size else 0, size))
                 self._add(out_ds, sizes[-1][0], size, resources)
             self._check(acl.mdl.execute(model_id, in_ds, out_ds), "acl.mdl.execute")
             self._check(acl.rt.synchronize_device(), "acl.rt.synchronize_device")
+            sizes = [(dev, size) if size else self._allocated(out_ds, i, resources)
+                     for i, (dev, size) in enumerate(sizes)]
             return [self._read_output(desc, i, dev, size) for i, (dev, size) in enumerate(sizes)]
         finally:
             for kind, handle in reversed(resources):
@@ -189,6 +193,18 @@ class AclDriver:
                 elif kind == "device":
                     acl.rt.free(handle)
             acl.mdl.destroy_desc(desc)
+
+    def _allocated(self, out_ds, index, resources):
+        """(device pointer, size) of output ``index``'s buffer that the runtime allocated at
+        execution; the memory is the caller's to free (``aclrtFree``), as the page says."""
+        acl = self._acl
+        buf = acl.mdl.get_dataset_buffer(out_ds, index)
+        dev, size = acl.get_data_buffer_addr(buf), acl.get_data_buffer_size_v2(buf)
+        if not dev:
+            raise BackendError(f"output {index}: the om leaves its size unknown (0) and the "
+                               f"runtime allocated no buffer for it at execution")
+        resources.append(("device", dev))
+        return dev, size
 
     def _read_output(self, desc, index, dev, size) -> np.ndarray:
         acl = self._acl
