@@ -60,12 +60,44 @@ class Trial:
     tried: Tuple[int, ...]
 
 
+#: trials made in this process, by (model file, its mtime and size, seed, example, slots): a
+#: model refused at every size cost up to ``BUDGET_S`` per error shown, paid again by every
+#: check of it (3 YAML entries of one model: 46 s; H115)
+_TRIALS: Dict[tuple, Optional["Trial"]] = {}
+
+
 def first_that_runs(runner: Callable[[], Optional[Run]], example: Mapping[str, Tuple[int, ...]],
                     slots: Sequence[Slot]) -> Optional[Trial]:
     """The ``Trial`` of ``example`` (the advice's, 1 at each of ``slots``) with the ``run`` that
     ``runner()`` makes (``runner`` below); None where it cannot be run (no onnxruntime, weights
     not at hand, a session onnxruntime refuses, inputs it cannot make, or the same refusal at
-    every size: the seeded values', not the shape's): the advice stays unchecked."""
+    every size: the seeded values', not the shape's): the advice stays unchecked. Made once per
+    process for a model file (``_TRIALS``)."""
+    key = _trial_key(runner, example, slots)
+    if key is not None and key in _TRIALS:
+        return _TRIALS[key]
+    trial = _first_that_runs(runner, example, slots)
+    if key is not None:
+        _TRIALS[key] = trial
+    return trial
+
+
+def _trial_key(runner, example, slots) -> Optional[tuple]:
+    """The memo key of a trial whose ``runner`` is a ``functools.partial`` of ``runner`` below
+    on a model file; None for a model given as bytes or a ModelProto (not memoised)."""
+    args = getattr(runner, "args", ())
+    if getattr(runner, "func", None) is not globals()["runner"] or len(args) < 2 \
+            or not isinstance(args[0], (str, os.PathLike)):
+        return None
+    try:
+        st = os.stat(args[0])
+    except OSError:
+        return None
+    return (os.path.realpath(args[0]), st.st_mtime_ns, st.st_size, args[1],
+            tuple(sorted((n, tuple(d)) for n, d in example.items())), tuple(slots))
+
+
+def _first_that_runs(runner, example, slots) -> Optional[Trial]:
     run = runner()
     if run is None:
         return None

@@ -1,6 +1,7 @@
 """The two callers F10 left with today's unchecked example: the diagnose command the CLI prints
 for a golden that tells no sizes (``cli.golden_source``) and the Ascend backend's convert
 without shapes (``input_shapes_for_atc``) offer the shape that ran, not 1 where 1 fails."""
+import os
 from pathlib import Path
 
 import onnx
@@ -31,3 +32,30 @@ def test_the_ascend_backends_refusal_offers_the_shape_that_ran(tmp_path):
         input_shapes_for_atc(model, {"x": (-1, -1)}, None)
     assert info.value.pasted is not None and info.value.pasted["x"][1] > 1
     assert "sizes that ran in onnxruntime on seeded inputs where 1 failed" in str(info.value)
+
+
+def test_a_model_files_trial_is_made_once_per_process(tmp_path, monkeypatch):
+    """H115: a model refused at every size cost up to 20 s per error shown, paid again by
+    every check of it (3 YAML entries of one model: 46 s)."""
+    from pytest_ascend_accuracy.graph import shape_trial
+    from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+    from .test_shape_advice_trial import twelve_only
+
+    made = []
+    session = shape_trial._session
+    monkeypatch.setattr(shape_trial, "_session", lambda *a: made.append(1) or session(*a))
+    model = tmp_path / "twelve.onnx"
+    onnx.save(twelve_only(), str(model))
+    said = []
+    for _ in range(3):
+        with pytest.raises(DynamicShapeError) as info:
+            make_inputs(str(model))
+        said.append(str(info.value))
+    assert len(made) == 1 and said[0] == said[1] == said[2]
+    assert "no example is offered" in said[0]
+    os.utime(model, ns=(1, 1))  # the file changed (another mtime): tried again
+    with pytest.raises(DynamicShapeError) as info:
+        make_inputs(str(model))
+    str(info.value)
+    assert len(made) == 2
