@@ -176,8 +176,9 @@ def test_sizes_of_1_the_model_refuses_are_not_printed_as_a_command_that_passes(
     command, said = _command(capsys.readouterr().out)
     assert "--input-shape" not in command
     assert said == (" (the sizes the golden ran at are not known: its record and tensors do not "
-                    "give those of 'x', and 1 for each dynamic dimension does not fit the model, "
-                    "whose ONNX shape inference refuses it: add --input-shape with the sizes the "
+                    "give those of 'x', and 1 for each dynamic dimension does not fit the model: "
+                    "its ONNX shape inference or onnxruntime refuses it; add --input-shape with "
+                    "the sizes the "
                     "golden ran at, or give the inputs it was made from: --inputs x=FILE.npy)")
     np.save(tmp_path / "x.npy", inputs["x"])  # either way it names, filled in
     _runs_pasted(f"{command} --inputs x={tmp_path / 'x.npy'}", capsys, tmp_path)

@@ -111,8 +111,8 @@ def _shaped(model: Path, recorded, digest, tensors) -> Dict[str, object]:
     failed pasted (a review)."""
     from ..graph.shapes_from_tensors import sizes_fit
 
-    shapes, chosen = _shapes(model, recorded, tensors)
-    unfit = bool(chosen) and not sizes_fit(str(model), shapes)
+    shapes, chosen, runs = _shapes(model, recorded, tensors)
+    unfit = bool(chosen) and not (runs and sizes_fit(str(model), shapes))
     if unfit:
         shapes = {k: v for k, v in shapes.items() if k not in chosen}
     shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in shapes.items())
@@ -127,7 +127,8 @@ def _shaped(model: Path, recorded, digest, tensors) -> Dict[str, object]:
 def _shapes(model: Path, recorded, tensors):
     """(``recorded`` completed with the sizes of the inputs it leaves dynamic, in input order;
     the inputs whose sizes nothing told, given 1 for each dynamic dimension as diagnose's own
-    advice does, so that the command runs pasted)."""
+    advice does, so that the command runs pasted; whether onnxruntime runs the model at those
+    1s, where it was tried: ``graph.shape_trial``, silero_vad's reflect Pad refuses them)."""
     from ..errors import AscendAccuracyError
     from ..graph.onnx_graph import load_model, resolve_input_shapes
     from ..graph.shape_advice import DynamicShapeError
@@ -137,17 +138,17 @@ def _shapes(model: Path, recorded, tensors):
     shapes = {str(k): tuple(int(d) for d in v) for k, v in (recorded or {}).items()}
     try:
         if not left_dynamic(str(model), shapes or None):
-            return shapes, []
+            return shapes, [], True
         shapes.update(input_shapes_from_tensors(str(model), tensors(), shapes))
         resolve_input_shapes(load_model(str(model), weights=False), shapes or None,
                              source=str(model))
-    except DynamicShapeError as exc:  # not told: its example, checked to run (graph.shape_trial:
-        example = exc.pasted or exc.example  # silero_vad fails at 1, runs at 128)
-        return example, [n for n in example if n not in shapes]
+    except DynamicShapeError as exc:  # not told: its example (1 for each dynamic dimension)
+        runs = exc.pasted == exc.example  # (an example not tried counts as running)
+        return exc.example, [n for n in exc.example if n not in shapes], runs
     except (AscendAccuracyError, ValueError):  # a model diagnose cannot read says so itself
-        return shapes, []
+        return shapes, [], True
     names = [i for i in _input_names(model) if i in shapes]
-    return {n: shapes[n] for n in names}, []
+    return {n: shapes[n] for n in names}, [], True
 
 
 def _dump_tensors(golden_dir):

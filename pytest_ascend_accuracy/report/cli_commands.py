@@ -114,7 +114,8 @@ def _inputs_unknown(source) -> str:
     if chosen and source.get("sizes_unfit"):  # 1s the model refuses: nothing to run pasted
         return (f" (the sizes the golden ran at are not known: its record and tensors do not "
                 f"give those of {', '.join(repr(n) for n in chosen)}, and 1 for each dynamic "
-                f"dimension does not fit the model, whose ONNX shape inference refuses it: add "
+                f"dimension does not fit the model: its ONNX shape inference or onnxruntime "
+                f"refuses it; add "
                 f"--input-shape with the sizes the golden ran at, or give the inputs it was "
                 f"made from: {given})")
     if chosen:  # a dynamic model's golden that told no sizes: the command runs at 1s (a trial)

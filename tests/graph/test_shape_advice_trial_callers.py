@@ -1,6 +1,7 @@
 """The two callers F10 left with today's unchecked example: the diagnose command the CLI prints
-for a golden that tells no sizes (``cli.golden_source``) and the Ascend backend's convert
-without shapes (``input_shapes_for_atc``) offer the shape that ran, not 1 where 1 fails."""
+for a golden that tells no sizes (``cli.golden_source``) leaves out 1s onnxruntime refuses, and
+the Ascend backend's convert without shapes (``input_shapes_for_atc``) offers the shape that
+ran, not 1 where 1 fails."""
 import os
 from pathlib import Path
 
@@ -14,13 +15,16 @@ from .test_shape_advice_trial import reflect_pad
 pytest.importorskip("onnxruntime")
 
 
-def test_the_printed_diagnose_command_sizes_a_reflect_pad_as_it_runs(tmp_path):
-    from pytest_ascend_accuracy.cli.golden_source import _shapes
+def test_the_printed_diagnose_command_leaves_out_1s_onnxruntime_refuses(tmp_path):
+    """1 for each dynamic dimension passes ONNX shape inference for a reflect Pad but not
+    onnxruntime ('Pad reflect requires axis length >= 2'): the command leaves them out and
+    says the sizes the golden ran at are wanted, as for 1s shape inference refuses."""
+    from pytest_ascend_accuracy.cli.golden_source import _shaped
 
     model = tmp_path / "pad.onnx"
     onnx.save(reflect_pad(), str(model))
-    shapes, chosen = _shapes(Path(model), {}, lambda: [])
-    assert chosen == ["x"] and shapes["x"][1] > 1  # 1 fails: 'Pad reflect requires ... >= 2'
+    said = _shaped(Path(model), {}, lambda: None, lambda: [])
+    assert said["input_shape"] == "" and said["sizes_unfit"] and said["sizes_chosen"] == ["x"]
 
 
 def test_the_ascend_backends_refusal_offers_the_shape_that_ran(tmp_path):
