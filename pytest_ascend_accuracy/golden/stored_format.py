@@ -18,7 +18,7 @@ What each bump changed in what a stored golden holds (docs/formats.md §7.1):
 * 8: so is every ``If`` a conversion runs as an operator: one whose condition reads the shape
   of an ``If`` kept for its inputs looked static once that one was reduced, and was inlined
   away (H110, silero_vad_half); a golden of format 7 of such a model lacks its tensor. Also
-  since 8 a stored golden numbers an op's outputs by their slots (``renumbered_ops``): before,
+  since 8 a stored golden numbers an op's outputs by their slots (``shifted_outputs``): before,
   an output after an omitted optional one (LSTM's ``Y_h``) was numbered down.
 
 Only 7 and 8 are told here (``stale_ifs``): a golden of format 6 or older (or without a recorded
@@ -194,7 +194,7 @@ def _cache_entry(folder: Path) -> bool:
 SLOTS_KEPT = 8
 
 
-def renumbered_ops(record: Optional[Mapping[str, object]], golden, model) -> Tuple[str, ...]:
+def shifted_outputs(record: Optional[Mapping[str, object]], golden, model) -> Tuple[str, ...]:
     """The ops of ``model`` whose outputs a stored golden written before ``SLOTS_KEPT`` (or
     without a recorded format) holds under other numbers than their slots: the device's output
     1 of such an op read "golden op has no output 1" with advice to make both dumps from the
@@ -226,11 +226,11 @@ def _sanitized(name: str) -> str:
 def stale_problem(record: Optional[Mapping[str, object]], golden, model,
                   inputs: Mapping[str, object], input_shape=None) -> Optional[str]:
     """What makes a stored golden (its ``record`` and the loaded ``golden``) too old for this
-    model's golden (``stale_ifs``, ``renumbered_ops``), for the refusal; None when nothing."""
+    model's golden (``stale_ifs``, ``shifted_outputs``), for the refusal; None when nothing."""
     stale = stale_ifs(record, golden.names, model, inputs, input_shape)
     problems = [stale.problem()] if stale is not None else []
     try:
-        renumbered = renumbered_ops(record, golden, model)
+        renumbered = shifted_outputs(record, golden, model)
     except AscendAccuracyError:
         raise
     except Exception:  # noqa: BLE001 -- the model's ops unreadable: the check's run says why

@@ -365,7 +365,7 @@ def test_msits_slot_numbering_and_a_model_without_omitted_outputs_are_not_renumb
     shifted = DumpSet.from_arrays({"lstm": [y_h]})  # before format 8
     op = shifted.get("lstm")
     by_slot = DumpSet([replace(op, outputs=(replace(op.outputs[0], index=1),))])  # msit, or 8
-    assert stored_format.renumbered_ops(None, by_slot, model) == ()
-    assert stored_format.renumbered_ops({"golden_format": 7}, shifted, model) == ("lstm",)
-    assert stored_format.renumbered_ops({"golden_format": 8}, shifted, model) == ()
-    assert stored_format.renumbered_ops({"golden_format": 7}, shifted, if_by_value()) == ()
+    assert stored_format.shifted_outputs(None, by_slot, model) == ()
+    assert stored_format.shifted_outputs({"golden_format": 7}, shifted, model) == ("lstm",)
+    assert stored_format.shifted_outputs({"golden_format": 8}, shifted, model) == ()
+    assert stored_format.shifted_outputs({"golden_format": 7}, shifted, if_by_value()) == ()
