@@ -120,7 +120,7 @@ def test_input_fp16_nodes_makes_that_input_float16_in_the_om(
         fake_atc_on_path, tmp_path, monkeypatch):
     """ATC's --input_fp16_nodes page: the named input's data type is float16 (GE
     ProcessInputFP16 sets its Data node to DT_FLOAT16): half the bytes, fed float16."""
-    from conftest import build_model
+    from tests.ascend.conftest import build_model
 
     fake_runtime.install(monkeypatch, flavor="both")
     be = AscendBackend(Cache(tmp_path / "cache"), progress=None)
