@@ -80,6 +80,14 @@ def make_acl_module(state: FakeNpu) -> types.ModuleType:
     acl.get_data_buffer_size = lambda h: buffer(h)[2] if buffer(h) else 0  # deprecated name
     acl.get_data_buffer_size_v2 = acl.get_data_buffer_size
     acl.mdl = _make_mdl(state, read_acl_json)
+
+    def tensor_dims(h):
+        value = state.handles.get(h)
+        return value[1] if isinstance(value, tuple) and value[0] == "tensor_desc" else ()
+
+    acl.get_tensor_desc_num_dims = lambda h: len(tensor_dims(h))
+    acl.get_tensor_desc_dim_v2 = lambda h, k: (tensor_dims(h)[k], ACL_SUCCESS)
+    acl.destroy_tensor_desc = lambda h: state.release(h)
     return acl
 
 
@@ -157,6 +165,7 @@ def _make_rt(state: FakeNpu) -> types.SimpleNamespace:
 
 
 def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
+    ran_in: dict = {}  # output dataset -> the shapes its last execution wrote
     def init_dump():
         state.calls.append("mdl.init_dump")
         if not state.acl_initialised:
@@ -226,10 +235,15 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         shape = spec[1] if shape is None else shape
         return {"name": spec[0], "dimCount": len(shape), "dims": list(shape)}, ACL_SUCCESS
 
-    def cur_dims(d, i):
-        model = desc_model(d)
+    def cur_dims(d, i):  # the run's dims for a static om; -1 left where the om has them
+        model = desc_model(d)  # (aclmdlGetCurOutputDims: dynamic outputs' come from
+        spec = model.output_specs[i]  # aclmdlGetDatasetTensorDesc after execution)
         ran = model.last_dims[i] if i < len(model.last_dims) else None
-        return dims(model.output_specs[i], ran)
+        return dims(spec, None if any(d < 0 for d in spec[1]) else ran)
+
+    def dataset_tensor_desc(ds, i):  # what an output held after its execution
+        shape = ran_in.get(ds, ())[i] if i < len(ran_in.get(ds, ())) else None
+        return 0 if shape is None else state.handle(("tensor_desc", tuple(shape)))
 
     def nbytes(spec):
         if any(d < 0 for d in spec[1]):  # left unknown by the conversion: the page's size 0
@@ -260,6 +274,7 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         except (ValueError, KeyError) as exc:
             state.record_error(str(exc))
             return ACL_ERROR_INVALID_PARAM
+        ran_in[out_ds] = [tuple(np.shape(a)) for a in outputs]
         for index, (array, buf) in enumerate(zip(outputs, state.handles[out_ds])):
             _, ptr, size = state.handles[buf]
             data = np.ascontiguousarray(array).tobytes()
@@ -304,7 +319,7 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         get_output_size_by_index=lambda d, i: nbytes(desc_model(d).output_specs[i]),
         get_input_dims=lambda d, i: dims(desc_model(d).input_specs[i]),
         get_output_dims=lambda d, i: dims(desc_model(d).output_specs[i]),
-        get_cur_output_dims=cur_dims,
+        get_cur_output_dims=cur_dims, get_dataset_tensor_desc=dataset_tensor_desc,
         get_input_data_type=lambda d, i: NP_TO_ACL[desc_model(d).input_specs[i][2]],
         get_output_data_type=lambda d, i: NP_TO_ACL[desc_model(d).output_specs[i][2]],
         create_dataset=lambda: state.handle([]), add_dataset_buffer=add_dataset_buffer,

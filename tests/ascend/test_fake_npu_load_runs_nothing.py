@@ -209,3 +209,47 @@ def test_an_output_the_om_leaves_unknown_is_read_from_the_buffer_the_runtime_all
     x = np.array([[-1.0, 2.0, -3.0, 4.0]], np.float32)
     out = be.outputs(converted, {"x": x, "sr": np.array(SR, np.int64)})
     np.testing.assert_array_equal(out["y"], np.maximum(x, 0))
+
+
+def _two_unknown_dims_model(path):
+    """``y = If(sr == 16000, Relu(x) [1,4], Reshape(x, [4,1]))``: both dims of y unknown."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    then = helper.make_graph([helper.make_node("Relu", ["x"], ["t"], name="relu")], "then", [],
+                             [helper.make_tensor_value_info("t", TensorProto.FLOAT, [1, 4])])
+    to = helper.make_tensor("to", TensorProto.INT64, [2], [4, 1])
+    other = helper.make_graph(
+        [helper.make_node("Constant", [], ["s"], name="shape", value=to),
+         helper.make_node("Reshape", ["x", "s"], ["e"], name="column")],
+        "else", [], [helper.make_tensor_value_info("e", TensorProto.FLOAT, [4, 1])])
+    nodes = [helper.make_node("Constant", [], ["k"], name="k",
+                              value=helper.make_tensor("kv", TensorProto.INT64, [], [SR])),
+             helper.make_node("Equal", ["sr", "k"], ["c"], name="eq"),
+             helper.make_node("If", ["c"], ["y"], name="If_0", then_branch=then,
+                              else_branch=other)]
+    graph = helper.make_graph(
+        nodes, "twodims", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4]),
+                           helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "M"])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def test_an_output_with_every_dim_unknown_takes_its_dims_from_the_dataset_and_frees_it(
+        fake_atc_on_path, tmp_path, monkeypatch):
+    """H116: aclmdlGetCurOutputDims gives a dynamic output's om dims (-1 where unknown), not
+    the run's; the run's come from aclmdlGetDatasetTensorDesc after execution. The memory the
+    runtime allocated is freed, whether the run passed or failed."""
+    npu = fake_runtime.install(monkeypatch, flavor="acl")
+    be = AscendBackend(Cache(tmp_path / "cache"), progress=None)
+    converted = be.convert(_two_unknown_dims_model(tmp_path / "twodims.onnx"))
+    x = np.array([[-1.0, 2.0, -3.0, 4.0]], np.float32)
+    held = len(npu.memory)
+    out = be.outputs(converted, {"x": x, "sr": np.array(SR, np.int64)})
+    np.testing.assert_array_equal(out["y"], np.maximum(x, 0))
+    out = be.outputs(converted, {"x": x, "sr": np.array(8000, np.int64)})
+    np.testing.assert_array_equal(out["y"], x.reshape(4, 1))
+    assert len(npu.memory) == held

@@ -151,6 +151,7 @@ class AclDriver:
         acl = self._acl
         desc = acl.mdl.create_desc()
         resources: List = []  # (kind, handle) released in reverse order
+        out_ds, by_runtime = None, []  # outputs whose memory the runtime allocates (size 0)
         try:
             self._check(acl.mdl.get_desc(desc, model_id), "acl.mdl.get_desc")
             in_ds = acl.mdl.create_dataset()
@@ -177,14 +178,19 @@ class AclDriver:
                 size = acl.mdl.get_output_size_by_index(desc, i)
                 # size 0: dims the om leaves unknown; a buffer of data 0 and size 0 has the
                 # runtime allocate it at execution (aclmdlGetOutputSizeByIndex, method 1)
-                sizes.append((self._device_buffer(size, resources) if size else 0, size))
+                sizes.append((self._device_buffer(size, resources) if size else 0, size, None))
+                by_runtime += [] if size else [i]
                 self._add(out_ds, sizes[-1][0], size, resources)
             self._check(acl.mdl.execute(model_id, in_ds, out_ds), "acl.mdl.execute")
             self._check(acl.rt.synchronize_device(), "acl.rt.synchronize_device")
-            sizes = [(dev, size) if size else self._allocated(out_ds, i, resources)
-                     for i, (dev, size) in enumerate(sizes)]
-            return [self._read_output(desc, i, dev, size) for i, (dev, size) in enumerate(sizes)]
+            sizes = [self._allocated(out_ds, i) if i in by_runtime else item
+                     for i, item in enumerate(sizes)]
+            return [self._read_output(desc, i, *item) for i, item in enumerate(sizes)]
         finally:
+            for i in by_runtime:  # the caller's to free, the run failed or not (H116)
+                dev = acl.get_data_buffer_addr(acl.mdl.get_dataset_buffer(out_ds, i))
+                if dev:
+                    acl.rt.free(dev)
             for kind, handle in reversed(resources):
                 if kind == "dataset":
                     acl.mdl.destroy_dataset(handle)
@@ -194,19 +200,26 @@ class AclDriver:
                     acl.rt.free(handle)
             acl.mdl.destroy_desc(desc)
 
-    def _allocated(self, out_ds, index, resources):
-        """(device pointer, size) of output ``index``'s buffer that the runtime allocated at
-        execution; the memory is the caller's to free (``aclrtFree``), as the page says."""
+    def _allocated(self, out_ds, index):
+        """(device pointer, size, dims) of output ``index``'s buffer that the runtime allocated
+        at execution (the memory is the caller's to free, ``aclrtFree``, as the page says: the
+        ``finally`` of ``_execute``); its dims from the dataset's tensor description, which
+        describes a dynamic output after execution (aclmdlGetDatasetTensorDesc), where
+        aclmdlGetCurOutputDims gives the om's dims, -1 where unknown (H116)."""
         acl = self._acl
         buf = acl.mdl.get_dataset_buffer(out_ds, index)
         dev, size = acl.get_data_buffer_addr(buf), acl.get_data_buffer_size_v2(buf)
         if not dev:
             raise BackendError(f"output {index}: the om leaves its size unknown (0) and the "
                                f"runtime allocated no buffer for it at execution")
-        resources.append(("device", dev))
-        return dev, size
+        dims = None
+        tensor = acl.mdl.get_dataset_tensor_desc(out_ds, index)
+        if tensor:
+            dims = [int(acl.get_tensor_desc_dim_v2(tensor, k)[0])
+                    for k in range(acl.get_tensor_desc_num_dims(tensor))]
+        return dev, size, dims
 
-    def _read_output(self, desc, index, dev, size) -> np.ndarray:
+    def _read_output(self, desc, index, dev, size, ran_dims=None) -> np.ndarray:
         acl = self._acl
         host = self._value(acl.rt.malloc_host(size), "acl.rt.malloc_host")
         try:
@@ -215,13 +228,20 @@ class AclDriver:
             raw = acl.util.ptr_to_bytes(host, size)
         finally:
             acl.rt.free_host(host)
-        dims = self._value(acl.mdl.get_cur_output_dims(desc, index), "acl.mdl.get_cur_output_dims")
+        if ran_dims is None:
+            dims = self._value(acl.mdl.get_cur_output_dims(desc, index),
+                               "acl.mdl.get_cur_output_dims")["dims"]
+        else:
+            dims = ran_dims
         code = acl.mdl.get_output_data_type(desc, index)
         if code not in ACL_DTYPES:
             raise BackendError(f"output {index} has ACL data type {code}, which this runtime cannot read")
         dtype = np.dtype(ACL_DTYPES[code])
-        shape = tuple(int(d) for d in dims["dims"])
+        shape = tuple(int(d) for d in dims)
         count = int(np.prod(shape)) if shape else 1
+        if any(d < 0 for d in shape) or count * dtype.itemsize > size:
+            raise BackendError(f"output {index}: its dims {list(shape)} do not describe the "
+                               f"{size} bytes the runtime returned")
         return np.frombuffer(raw, dtype=dtype, count=count).reshape(shape).copy()
 
     # -- helpers -----------------------------------------------------------------------------------
