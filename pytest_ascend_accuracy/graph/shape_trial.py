@@ -60,7 +60,7 @@ class Trial:
     tried: Tuple[int, ...]
 
 
-#: trials made in this process, by (model file, its mtime and size, seed, example, slots): a
+#: trials made in this process, by (model content digest, seed, example, slots): a
 #: model refused at every size cost up to ``BUDGET_S`` per error shown, paid again by every
 #: check of it (3 YAML entries of one model: 46 s; H115)
 _TRIALS: Dict[tuple, Optional["Trial"]] = {}
@@ -84,17 +84,21 @@ def first_that_runs(runner: Callable[[], Optional[Run]], example: Mapping[str, T
 
 def _trial_key(runner, example, slots) -> Optional[tuple]:
     """The memo key of a trial whose ``runner`` is a ``functools.partial`` of ``runner`` below
-    on a model file; None for a model given as bytes or a ModelProto (not memoised)."""
+    on a model file: its content (and external data's) digest, not its name and mtime, which a
+    file rewritten in place at the same size and mtime keeps (H116: an edge Pad got the reflect
+    Pad's advice); None for a model given as bytes or a ModelProto (not memoised)."""
+    from .content_digests import model_digest
+
     args = getattr(runner, "args", ())
     if getattr(runner, "func", None) is not globals()["runner"] or len(args) < 2 \
             or not isinstance(args[0], (str, os.PathLike)):
         return None
     try:
-        st = os.stat(args[0])
-    except OSError:
+        digest = model_digest(os.fspath(args[0]))
+    except Exception:  # noqa: BLE001 - unreadable: tried each time, as before the memo
         return None
-    return (os.path.realpath(args[0]), st.st_mtime_ns, st.st_size, args[1],
-            tuple(sorted((n, tuple(d)) for n, d in example.items())), tuple(slots))
+    return (digest, args[1], tuple(sorted((n, tuple(d)) for n, d in example.items())),
+            tuple(slots))
 
 
 def _first_that_runs(runner, example, slots) -> Optional[Trial]:
