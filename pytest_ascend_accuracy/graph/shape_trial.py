@@ -84,19 +84,24 @@ def first_that_runs(runner: Callable[[], Optional[Run]], example: Mapping[str, T
 
 def _trial_key(runner, example, slots) -> Optional[tuple]:
     """The memo key of a trial whose ``runner`` is a ``functools.partial`` of ``runner`` below
-    on a model file: its content (and external data's) digest, not its name and mtime, which a
-    file rewritten in place at the same size and mtime keeps (H116: an edge Pad got the reflect
-    Pad's advice); None for a model given as bytes or a ModelProto (not memoised)."""
-    from .content_digests import model_digest
+    on a model file: a digest of the file's bytes, not its name and mtime, which a file
+    rewritten in place at the same size and mtime keeps (H116: an edge Pad got the reflect
+    Pad's advice; external data files are not in it: the graph decides what runs); None for a
+    model given as bytes or a ModelProto (not memoised)."""
+    import hashlib
 
     args = getattr(runner, "args", ())
     if getattr(runner, "func", None) is not globals()["runner"] or len(args) < 2 \
             or not isinstance(args[0], (str, os.PathLike)):
         return None
+    digest = hashlib.blake2b(digest_size=16)
     try:
-        digest = model_digest(os.fspath(args[0]))
-    except Exception:  # noqa: BLE001 - unreadable: tried each time, as before the memo
+        with open(args[0], "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:  # unreadable: tried each time, as before the memo
         return None
+    digest = (os.path.realpath(args[0]), digest.hexdigest())
     return (digest, args[1], tuple(sorted((n, tuple(d)) for n, d in example.items())),
             tuple(slots))
 
