@@ -9,7 +9,6 @@
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import warnings
@@ -330,10 +329,11 @@ def diagnosis_lines(state: AccuracyState, handle, inputs, spec, *, nodeid: str,
                          f"[{d.fix_mode.yaml_form()}]; from pytest_ascend_accuracy import "
                          f"{imports})")
         if d.set_aside:  # not compared: they fail under any mode (``triage.coverage``)
+            from ..report.ignore_spelling import yaml_list
+
             lines.append(f"  with it: ignore={list(d.ignore_with_fix)!r} in the test's "
-                         f"@accuracy(...) (YAML: ignore: "
-                         f"[{', '.join(json.dumps(s) for s in d.ignore_with_fix)}]), for the ops "
-                         f"not compared set aside above")
+                         f"@accuracy(...) (YAML: ignore: {yaml_list(d.ignore_with_fix)}), for "
+                         f"the ops not compared set aside above")
         lines.append(f"  fix files written to {shown}/ ({files})")
         lines.extend(_fix_folder_note(out_dir, d.fix_files))
     lines.append(f"  full diagnosis: {shown}/diagnosis.txt")

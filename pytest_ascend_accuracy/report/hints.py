@@ -46,7 +46,6 @@ Names are the model's own (never the sanitized spelling of dump file names).
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from typing import List, Optional, Sequence
@@ -172,18 +171,16 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         return Hint(PROBLEM, "check that both dumps come from the same model and run",
                     advice=problem_advice)
     from ..compare.result import NOT_COMPARED
+    from .ignore_spelling import ignore_spelled, not_compared_ops
 
-    hidden_rows = [f for f in verdict.failures if f.reason.startswith(NOT_COMPARED)]
-    hidden = list(dict.fromkeys(f.row.op_name for f in hidden_rows))  # one op: several outputs
-    if hidden and len(hidden_rows) == len(verdict.failures):
+    hidden = not_compared_ops(verdict)
+    if hidden and all(f.reason.startswith(NOT_COMPARED) for f in verdict.failures):
         from .failure_kinds import naming_reason
 
-        listed = ", ".join(json.dumps(n) for n in hidden)
         why = naming_reason(verdict) or "no golden tensor: a fault there would go unseen"
         return Hint(IGNORE, f"{len(hidden)} op{'s' if len(hidden) != 1 else ''} not compared "
                             f"({why})",
-                    advice=f"to accept that, ignore them: @accuracy(ignore={hidden!r}) "
-                           f"(YAML: ignore: [{listed}])")
+                    advice=f"to accept that, ignore them: {ignore_spelled(hidden)}")
     from .failure_kinds import unread, unread_hint
 
     if unread(verdict):  # no value was read: nothing to say about float16 range or modes

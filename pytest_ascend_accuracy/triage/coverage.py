@@ -12,24 +12,21 @@ are judged as if they were ignored, and the verdict says so and gives the same r
 beside the fix (``aside_note``)."""
 from __future__ import annotations
 
-import json
-import shlex
 from dataclasses import replace
 from typing import List, Optional, Sequence
 
 from ..compare.result import NOT_COMPARED, Verdict
 from ..compare.thresholds import Policy
+from ..report.ignore_spelling import ignore_flags, ignore_spelled, not_compared_ops
 from .result import PLUGIN_BUDGET_OPTION
 
 
 def uncompared(verdict: Verdict) -> List[str]:
     """The ops of ``verdict``'s failures where every one of them is not compared (each op
     once, in graph order); [] where it passed, failed as a whole, or a value failed."""
-    if verdict.passed or verdict.problem or not verdict.failures:
-        return []
     if not all(f.reason.startswith(NOT_COMPARED) for f in verdict.failures):
         return []
-    return list(dict.fromkeys(f.row.op_name for f in verdict.failures))
+    return set_aside(verdict)
 
 
 def coverage_verdict(verdict: Verdict, budget_option: str) -> Optional[str]:
@@ -55,8 +52,7 @@ def set_aside(verdict: Verdict) -> List[str]:
     or the verdict failed as a whole."""
     if verdict.passed or verdict.problem:
         return []
-    return list(dict.fromkeys(f.row.op_name for f in verdict.failures
-                              if f.reason.startswith(NOT_COMPARED)))
+    return not_compared_ops(verdict)
 
 
 def aside_policy(policy: Policy, aside: Sequence[str]) -> Policy:
@@ -101,10 +97,8 @@ def _accept(verdict: Verdict, ops: Sequence[str], budget_option: str) -> str:
     check's own entries kept), or the command's --ignore words."""
     names = ignore_to_paste(verdict, ops)
     if budget_option == PLUGIN_BUDGET_OPTION:
-        return (f"@accuracy(ignore={names!r}) (YAML: ignore: "
-                f"[{', '.join(json.dumps(s) for s in names)}])")
-    return (f"add {' '.join('--ignore ' + shlex.quote(s) for s in ops)} to the command "
-            f"(diagnose(..., ignore={names!r}) in Python)")
+        return ignore_spelled(names)
+    return f"add {ignore_flags(ops)} to the command (diagnose(..., ignore={names!r}) in Python)"
 
 
 def _s(n: int) -> str:

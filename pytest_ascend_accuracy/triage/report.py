@@ -110,10 +110,11 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
                      f"import {', '.join(d.fix_mode.python_imports())}); in a YAML suite: "
                      f"modes: [{d.fix_mode.yaml_form()}]")
         if d.set_aside:  # the fix alone leaves them failing (``triage.coverage``)
-            lines.append(f"  with the ops set aside ignored: "
-                         f"{' '.join('--ignore ' + shlex.quote(s) for s in d.set_aside)} on the "
+            from ..report.ignore_spelling import ignore_flags, yaml_list
+
+            lines.append(f"  with the ops set aside ignored: {ignore_flags(d.set_aside)} on the "
                          f"command line; in a test: ignore={list(d.ignore_with_fix)!r}; in a "
-                         f"YAML suite: ignore: [{', '.join(map(json.dumps, d.ignore_with_fix))}]")
+                         f"YAML suite: ignore: {yaml_list(d.ignore_with_fix)}")
     for name, path in sorted(written.items()):
         lines.append(f"  wrote {name}: {path}")
     lines.append("")
