@@ -114,14 +114,17 @@ class ModelOps:
         return (any(fnmatchcase(n, entry) for n in self.names)
                 or bool(self.types) and any(c == n for n, c in inner))
 
+    def _run_types(self) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+        """(ONNX types, ATC parser types) of the ops a run executes, If branches' included."""
+        run = [ts for ts, (_, _, c) in zip(self.inside_types, self.inside) if c]
+        return (self.types + tuple(t for t, _ in run),
+                (self.parsed or tuple(map(parser_type, self.types))) + tuple(p for _, p in run))
+
     def check_keep_dtype(self, entries: Iterable[str], where: Optional[str]) -> None:
         """Op names must be node names; ``OpType::X`` must be the type ATC's parser gives some
         node (``core.ascend_optypes.PARSER_TYPES``), else ATC would keep nothing: of the main
         graph or of an If's branch a run executes (ATC keeps by type on every parsed node)."""
-        run = [ts for ts, (_, _, c) in zip(self.inside_types, self.inside) if c]
-        types = self.types + tuple(t for t, _ in run)
-        parsed = (self.parsed or tuple(parser_type(t) for t in self.types)) + tuple(
-            p for _, p in run)
+        types, parsed = self._run_types()
         ascend = list(dict.fromkeys(parsed))
         parsed_of: Dict[str, List[str]] = {}  # ONNX type -> the parser types of its nodes
         for t, p in dict.fromkeys(zip(types, parsed)):
@@ -212,10 +215,8 @@ class ModelOps:
                         f"other branch, so no run executes this op")
             if keep and i < len(self.inside_types):
                 parsed = self.inside_types[i][1]
-                every = (self.parsed or tuple(map(parser_type, self.types))) + tuple(
-                    p for (_, p), (_, _, c) in zip(self.inside_types, self.inside) if c)
                 return keep_dtype_inside_text(entry, owner, compared, parsed,
-                                              every.count(parsed))
+                                              self._run_types()[1].count(parsed))
             within = f", within {compared!r}" if repr(compared) != owner_name else ""
             head = f"{what} {entry!r} names an op inside {owner}{within}, which a run executes and "
             return head + f"a comparison judges as one op: name {compared!r}"
