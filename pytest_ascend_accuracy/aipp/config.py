@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..errors import ConfigError
@@ -78,16 +78,12 @@ class AippOp:
 
     def with_values(self, changes: Mapping[str, object]) -> "AippOp":
         """A copy with some values replaced (what-if configurations for the mistake search)."""
-        values = dict(self.values)
-        values.update(changes)
-        return AippOp(self.path, values, self.lines, self.spans, self.start_line, self.close_offset,
-                      self.model_hw)
+        return replace(self, values={**self.values, **changes})
 
     def with_model_hw(self, hw: Optional[Tuple[int, int]]) -> "AippOp":
         """A copy that knows its model input's height and width (what a crop size of 0 is)."""
         hw = None if hw is None or None in tuple(hw) else (int(hw[0]), int(hw[1]))
-        return AippOp(self.path, self.values, self.lines, self.spans, self.start_line,
-                      self.close_offset, hw)
+        return replace(self, model_hw=hw)
 
     def crop_size(self, axis: str) -> Optional[int]:
         """The crop's size along ``axis`` ('h' or 'w'): ``crop_size_*``, or for 0 the model
@@ -440,7 +436,8 @@ def _validate(op: AippOp) -> None:
         if kind == "int" and key.endswith(("_size_w", "_size_h", "_pos_w", "_pos_h", "_padding_size",
                                            "related_input_rank")) and value < 0:
             raise op.error(key, f"must be >= 0, found {value}")
-        if key.startswith(("min_chn", "var_reci_chn", "padding_value")) and abs(value) > _FP16_MAX:
+        # (min_chn: its operator range 0..255 says more, ``check_operator_ranges``)
+        if key.startswith(("var_reci_chn", "padding_value")) and abs(value) > _FP16_MAX:
             raise op.error(key, f"{value:g} is outside float16's range (the device stores it as "
                                 f"float16, max {_FP16_MAX:g})")
         low, high = REGISTER_RANGES.get(key, (value, value))

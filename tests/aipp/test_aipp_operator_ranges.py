@@ -146,3 +146,10 @@ def test_an_offset_over_255_is_advised_as_mean_255_plus_min_and_passes_pasted():
     assert fixes.get("mean_chn_0") == 255 and fixes.get("min_chn_0") == pytest.approx(45), fixes
     corrected = parse_aipp_config(result.corrected_text(), "aipp.cfg")
     assert check_preprocessing(corrected, images, _shifted_reference(300.0)).passed
+
+
+def test_a_min_past_float16_is_refused_by_its_operator_range():
+    """min_chn_0: 70000 read "outside float16's range" (a check run before the range's), where
+    the operator's 0..255 says more: what the pair can subtract."""
+    msg = _refused(HEAD + " min_chn_0: 70000\n}\n")
+    assert "outside 0..255" in msg and "no mean_chn_0 / min_chn_0 pair subtracts 70000" in msg
