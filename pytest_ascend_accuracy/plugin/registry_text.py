@@ -7,6 +7,8 @@ bytes, which read back as the same text. Any other lone surrogate, which that ca
 is written with ``surrogatepass`` rather than crash the session."""
 from __future__ import annotations
 
+import os
+
 
 def registry_bytes(text: str) -> bytes:
     try:
@@ -19,4 +21,16 @@ def registry_text(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-__all__ = ["registry_bytes", "registry_text"]
+def append_line(registry, line: str) -> None:
+    """Append ``line`` (ending in a newline) to ``registry``, its folder made: one short
+    ``O_APPEND`` write, so whole lines arrive whichever xdist worker writes. OSError where the
+    cache is read-only (each caller says what that costs)."""
+    registry.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(registry, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, registry_bytes(line))
+    finally:
+        os.close(fd)
+
+
+__all__ = ["append_line", "registry_bytes", "registry_text"]

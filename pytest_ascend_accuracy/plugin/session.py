@@ -16,7 +16,7 @@ from ..backends import BackendKind
 from ..core.locations import DEFAULT_CACHE_DIR, path_under
 from ..core.regen import Regen
 from ..errors import ConfigError
-from .registry_text import registry_bytes, registry_text
+from .registry_text import append_line, registry_text
 from .settings_values import (ini_bool, read_cache_dir, cache_size_setting, dump_mode_setting,
                               max_drop_setting, read_positive, precision_policy_setting)
 
@@ -341,12 +341,7 @@ class AccuracyState:
         pass against it (``written_by``)."""
         self.files_written[path] = nodeid
         try:
-            self.session_registry.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.session_registry, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-            try:  # one short append: whole lines, whichever worker writes
-                os.write(fd, registry_bytes(f"{path}\t{nodeid}\n"))
-            finally:
-                os.close(fd)
+            append_line(self.session_registry, f"{path}\t{nodeid}\n")
         except OSError:  # a read-only cache: this process still knows its own
             pass
 

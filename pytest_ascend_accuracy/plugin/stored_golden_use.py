@@ -19,7 +19,7 @@ import os
 
 import pytest
 
-from .registry_text import registry_bytes, registry_text
+from .registry_text import append_line, registry_text
 from .session import AccuracyState
 
 
@@ -43,12 +43,7 @@ def obtain_held(state: AccuracyState, policy, target, compute, identity, nodeid:
     registry = state.session_registry.with_name(f"{state.session_key}.held")
     line = f"{key}\t{digest}\t{identity.input_shape}\t{nodeid}\n"
     try:
-        registry.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(registry, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        try:  # one short append: whole lines, whichever worker writes
-            os.write(fd, registry_bytes(line))
-        finally:
-            os.close(fd)
+        append_line(registry, line)
         lines = registry_text(registry.read_bytes()).splitlines()
     except OSError:  # a read-only cache: the check is then this session's loss only
         lines = []
