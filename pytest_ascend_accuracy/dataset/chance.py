@@ -28,7 +28,7 @@ def vacuous_score(metric: str, scorer, reference: float, max_drop: float,
     could fail against, or which labels that do not match the model give; None when sound.
     ``scorer`` is the ``scoring.TopK`` that scored it (``rows``, ``correct``, ``classes``)."""
     if metric == "agreement":
-        return _max_drop_error(metric, reference, max_drop, "every top-1 differs")
+        return max_drop_refusal(metric, reference, max_drop, "where every top-1 differs")
     if metric not in ("top1", "top5"):
         return None
     k, classes = scorer.k, scorer.classes
@@ -41,7 +41,7 @@ def vacuous_score(metric: str, scorer, reference: float, max_drop: float,
     chance = k / classes if classes else None
     # at chance exactly is an honest result of a few samples (a 2-class model right on 2 of 4)
     if chance is None and right or chance is not None and reference >= chance:
-        return _max_drop_error(metric, reference, max_drop, "every row is wrong")
+        return max_drop_refusal(metric, reference, max_drop, "where every row is wrong")
     odds = (f", below chance ({k} in {classes} classes: {chance:.4f})"
             if chance is not None else "")
     why = ("no device could fail this check (one getting every row wrong scores 0)"
@@ -56,13 +56,15 @@ def vacuous_score(metric: str, scorer, reference: float, max_drop: float,
                                  f"the samples' order; a mapping is keyed by sample id)")
 
 
-def _max_drop_error(metric: str, reference: float, max_drop: float,
-                    worst: str) -> Optional[ConfigError]:
+def max_drop_refusal(metric: str, reference: float, max_drop: float,
+                     worst: str) -> Optional[ConfigError]:
+    """The error of a ``max_drop`` at or above the reference figure (None below it): the worst
+    device (``worst``: "where every row is wrong", "finding nothing") scores 0 and passes."""
     if reference > max_drop:
         return None
     d = apart_decimals((reference, 0.0), (reference, max_drop))
     ref = figure_text(reference, d)
     return ConfigError("max_drop", f"metric {metric}: the onnxruntime fp32 reference scores "
                                    f"{ref} and max_drop is {figure_text(max_drop, d)}, so no "
-                                   f"device could fail this check (one where {worst} scores "
-                                   f"0): give a max_drop below {ref}")
+                                   f"device could fail this check (one {worst} scores 0): "
+                                   f"give a max_drop below {ref}")

@@ -295,10 +295,9 @@ def vacuous_reference(scorer: MeanAP, reference: float, max_drop: float) -> Opti
     if reference > max_drop:
         return None
     if reference >= NEAR_ZERO:  # the labels match: max_drop is what lets any device through
-        return ConfigError("max_drop", f"metric map: the onnxruntime fp32 reference scores "
-                                       f"{reference:.4f} and max_drop is {max_drop:.4f}, so no "
-                                       f"device could fail this check (one finding nothing "
-                                       f"scores 0): give a max_drop below {reference:.4f}")
+        from .chance import max_drop_refusal
+
+        return max_drop_refusal("map", reference, max_drop, "finding nothing")
     found = scorer.found[0]
     if not scorer.truth:
         what = "the labels hold no ground-truth boxes"
