@@ -84,13 +84,12 @@ def written_format(record: Optional[Mapping[str, object]]) -> Tuple[Optional[int
     return None, "no recorded golden format (its golden.json has no golden_format)"
 
 
-def _has_if(model) -> bool:
-    """Whether ``model``'s main graph holds an ``If`` (only those are inlined, then kept): its
-    op types as ``graph.op_catalogue.model_ops`` read them once per model content (every use
-    of a golden without a format-7 record asked, parsing the model each time)."""
+def _ops(model, ops=None):
+    """``model``'s ops (``graph.op_catalogue.model_ops``, read once per model content: every
+    use of a golden without a format-8 record asks), or ``ops`` where the caller has them."""
     from ..graph.op_catalogue import model_ops
 
-    return "If" in model_ops(model).types
+    return ops if ops is not None else model_ops(model)
 
 
 def _held(name: str, names) -> bool:
@@ -102,7 +101,8 @@ def _held(name: str, names) -> bool:
 
 
 def stale_ifs(record: Optional[Mapping[str, object]], golden_names: Iterable[str], model,
-              inputs: Mapping[str, object], input_shape=None) -> Optional[StaleFormat]:
+              inputs: Mapping[str, object], input_shape=None, *,
+              ops=None) -> Optional[StaleFormat]:
     """The stored golden (its ``record``, None when it has none, and its op names) as older
     than this model's golden needs: written before format ``IF_KEPT`` (or without a recorded
     format) and lacking an ``If`` the golden run of ``model`` on ``inputs`` keeps. None when
@@ -112,7 +112,7 @@ def stale_ifs(record: Optional[Mapping[str, object]], golden_names: Iterable[str
     if fmt is not None and fmt >= IF_KEPT:
         return None
     try:
-        if not _has_if(model):
+        if "If" not in _ops(model, ops).types:  # (only a main graph's Ifs are kept)
             return None
         import numpy as np
 
@@ -194,7 +194,8 @@ def _cache_entry(folder: Path) -> bool:
 SLOTS_KEPT = 8
 
 
-def shifted_outputs(record: Optional[Mapping[str, object]], golden, model) -> Tuple[str, ...]:
+def shifted_outputs(record: Optional[Mapping[str, object]], golden, model, *,
+                    ops=None) -> Tuple[str, ...]:
     """The ops of ``model`` whose outputs a stored golden written before ``SLOTS_KEPT`` (or
     without a recorded format) holds under other numbers than their slots: the device's output
     1 of such an op read "golden op has no output 1" with advice to make both dumps from the
@@ -202,10 +203,8 @@ def shifted_outputs(record: Optional[Mapping[str, object]], golden, model) -> Tu
     fmt, _ = written_format(record)
     if fmt is not None and fmt >= SLOTS_KEPT:
         return ()
-    from ..graph.op_catalogue import model_ops
-
     slots: dict = {}
-    for _tensor, op, index in model_ops(model).outputs:
+    for _tensor, op, index in _ops(model, ops).outputs:
         slots.setdefault(op, []).append(index)
     found = []
     for op, present in slots.items():
@@ -227,14 +226,18 @@ def stale_problem(record: Optional[Mapping[str, object]], golden, model,
                   inputs: Mapping[str, object], input_shape=None) -> Optional[str]:
     """What makes a stored golden (its ``record`` and the loaded ``golden``) too old for this
     model's golden (``stale_ifs``, ``shifted_outputs``), for the refusal; None when nothing."""
-    stale = stale_ifs(record, golden.names, model, inputs, input_shape)
-    problems = [stale.problem()] if stale is not None else []
+    fmt, _ = written_format(record)
+    if fmt is not None and fmt >= min(IF_KEPT, SLOTS_KEPT):
+        return None
     try:
-        renumbered = shifted_outputs(record, golden, model)
+        ops = _ops(model)  # read once for both
     except AscendAccuracyError:
         raise
-    except Exception:  # noqa: BLE001 -- the model's ops unreadable: the check's run says why
-        renumbered = ()
+    except Exception:  # noqa: BLE001 -- the model's ops unreadable: each check says so itself
+        ops = None
+    stale = stale_ifs(record, golden.names, model, inputs, input_shape, ops=ops)
+    problems = [stale.problem()] if stale is not None else []
+    renumbered = shifted_outputs(record, golden, model, ops=ops) if ops is not None else ()
     if renumbered:
         from .onnxruntime_golden import GOLDEN_FORMAT
 
