@@ -66,48 +66,48 @@ class Trial:
 _TRIALS: Dict[tuple, Optional["Trial"]] = {}
 
 
-def first_that_runs(runner: Callable[[], Optional[Run]], example: Mapping[str, Tuple[int, ...]],
+def first_that_runs(make_run: Callable[[], Optional[Run]],
+                    example: Mapping[str, Tuple[int, ...]],
                     slots: Sequence[Slot]) -> Optional[Trial]:
     """The ``Trial`` of ``example`` (the advice's, 1 at each of ``slots``) with the ``run`` that
-    ``runner()`` makes (``runner`` below); None where it cannot be run (no onnxruntime, weights
+    ``make_run()`` makes (``runner`` below); None where it cannot be run (no onnxruntime, weights
     not at hand, a session onnxruntime refuses, inputs it cannot make, or the same refusal at
     every size: the seeded values', not the shape's): the advice stays unchecked. Made once per
     process for a model file (``_TRIALS``)."""
-    key = _trial_key(runner, example, slots)
+    key = _trial_key(make_run, example, slots)
     if key is not None and key in _TRIALS:
         return _TRIALS[key]
-    trial = _first_that_runs(runner, example, slots)
+    trial = _first_that_runs(make_run, example, slots)
     if key is not None:
         _TRIALS[key] = trial
     return trial
 
 
-def _trial_key(runner, example, slots) -> Optional[tuple]:
-    """The memo key of a trial whose ``runner`` is a ``functools.partial`` of ``runner`` below
+def _trial_key(make_run, example, slots) -> Optional[tuple]:
+    """The memo key of a trial whose ``make_run`` is a ``functools.partial`` of ``runner`` below
     on a model file: a digest of the file's bytes, not its name and mtime, which a file
     rewritten in place at the same size and mtime keeps (H116: an edge Pad got the reflect
     Pad's advice; external data files are not in it: the graph decides what runs); None for a
     model given as bytes or a ModelProto (not memoised)."""
     import hashlib
 
-    args = getattr(runner, "args", ())
-    if getattr(runner, "func", None) is not globals()["runner"] or len(args) < 2 \
+    args = getattr(make_run, "args", ())
+    if getattr(make_run, "func", None) is not runner or len(args) < 2 \
             or not isinstance(args[0], (str, os.PathLike)):
         return None
-    digest = hashlib.blake2b(digest_size=16)
+    content = hashlib.blake2b(digest_size=16)
     try:
         with open(args[0], "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
-                digest.update(block)
+                content.update(block)
     except OSError:  # unreadable: tried each time, as before the memo
         return None
-    digest = (os.path.realpath(args[0]), digest.hexdigest())
-    return (digest, args[1], tuple(sorted((n, tuple(d)) for n, d in example.items())),
-            tuple(slots))
+    return (os.path.realpath(args[0]), content.hexdigest(), args[1],
+            tuple(sorted((n, tuple(d)) for n, d in example.items())), tuple(slots))
 
 
-def _first_that_runs(runner, example, slots) -> Optional[Trial]:
-    run = runner()
+def _first_that_runs(make_run, example, slots) -> Optional[Trial]:
+    run = make_run()
     if run is None:
         return None
     failed = run(dict(example))
