@@ -43,7 +43,7 @@ from .apply import csc, csc_matrix, decode, pixels_before_normalisation
 from .config import AippOp
 from .keys import YUV2RGB_STANDARDS, matrix_keys
 from .fix_comments import FieldFix, describe_fixes
-from .norm_values import fitted_reasons, snap_normalisation
+from .norm_values import fitted_reasons, snap_normalisation, split_offset
 from .padding_note import per_channel_border_note
 from .ranges import offset_advice, offset_fields
 
@@ -251,19 +251,11 @@ def _normalisation_changes(op: AippOp, params) -> Dict[str, object]:
         if a == 0:
             continue
         total = -b / a
-        old_mean, old_min = int(op.get(f"mean_chn_{c}")), float(op.get(f"min_chn_{c}"))
-        if abs(total - (old_mean + old_min)) <= 0.07:
+        if abs(total - (float(op.get(f"mean_chn_{c}")) + float(op.get(f"min_chn_{c}")))) <= 0.07:
             continue
         # ATC takes mean_chn and min_chn 0..255 each (:mod:`.ranges`): an offset outside 0..510
         # is no correction (a hypothesis that explains nothing, or a reference no file matches)
-        fields = offset_fields(total, whole_in_min=old_mean == 0 and abs(old_min) >= 1)
-        if fields is None:
-            continue
-        mean, rest = fields
-        if mean != old_mean:
-            out[f"mean_chn_{c}"] = mean
-        if abs(rest - old_min) > 0.01:
-            out[f"min_chn_{c}"] = rest
+        out.update(split_offset(op, c, total, tolerance=0.01) or {})
     return out
 
 

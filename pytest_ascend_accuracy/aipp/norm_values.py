@@ -268,11 +268,13 @@ def fitted_reasons(op: AippOp, changes: Dict[str, object], params) -> Dict[str, 
 WHOLE_TEXT = "<the note is the whole comment>"
 
 
-def split_offset(op: AippOp, c: int, total: float) -> Optional[Dict[str, object]]:
+def split_offset(op: AippOp, c: int, total: float,
+                 tolerance: float = 0.0005) -> Optional[Dict[str, object]]:
     """Channel ``c``'s offset ``total`` as the ``mean_chn`` / ``min_chn`` fields that change:
     a whole ``mean_chn`` and the fraction in ``min_chn`` (all of it in ``min_chn`` where the file
     keeps the whole offset there), each within the 0..255 ATC accepts (:mod:`.ranges`); a field
-    already holding its part is left out. None when no pair of accepted values holds ``total``."""
+    already holding its part (``min_chn`` within ``tolerance``) is left out. None when no pair
+    of accepted values holds ``total``."""
     mean_k, min_k = f"mean_chn_{c}", f"min_chn_{c}"
     old_mean, old_min = int(op.get(mean_k)), float(op.get(min_k))
     fields = offset_fields(total, whole_in_min=old_mean == 0 and abs(old_min) >= 1)
@@ -282,6 +284,6 @@ def split_offset(op: AippOp, c: int, total: float) -> Optional[Dict[str, object]
     out: Dict[str, object] = {}
     if mean != old_mean:
         out[mean_k] = mean
-    if abs(rest - old_min) > 0.0005:
+    if abs(rest - old_min) > tolerance:
         out[min_k] = rest
     return out
