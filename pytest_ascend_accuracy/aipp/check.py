@@ -119,15 +119,15 @@ def check_preprocessing(config: Union[AippConfig, str, "os.PathLike[str]"], imag
     name = inputs[rank] if rank < len(inputs) else None
     imgs = _image_list(op, images)
     sized = not op.get("crop") or all(op.crop_size(axis) for axis in ("h", "w"))
-    for img in imgs:  # raises naming the file's key and the images' shape or size
-        px = decode(op, img, name=name)
-        if sized:
-            crop(op, px)
+    # raises naming the file's key and the images' shape or size, each image decoded once
+    pixels = [decode(op, img, name=name) for img in imgs]
+    for px in pixels if sized else ():
+        crop(op, px)
     refs = [_reference_tensor(reference, img, i) for i, img in enumerate(imgs)]
-    if not sized:  # a crop size of 0 is the model input's: what the reference makes
+    if op.model_hw is None:  # the reference makes the model input: a crop size of 0 is its
         op = op.with_model_hw(refs[0].shape[1:])
-        for img in imgs:
-            crop(op, decode(op, img, name=name))
+    for px in () if sized else pixels:
+        crop(op, px)
     agreements = [judge_image(op, img, ref, name=name) for img, ref in zip(imgs, refs)]
     result = PreprocessingCheck(cfg, op, agreements)
     if not result.passed and search:

@@ -73,9 +73,9 @@ def find_correction(op: AippOp, images: Sequence[np.ndarray], refs: Sequence[np.
     """Search the likely mistakes (module docstring) for a correction that makes them agree."""
     channels = refs[0].shape[0]
     ref_hw = tuple(int(d) for d in refs[0].shape[1:])
-    if op.model_hw is None:  # the reference makes the model input: a crop size of 0 is its
-        op = op.with_model_hw(ref_hw)
-    elif ref_hw != tuple(op.model_hw):  # AIPP's output is the model input's size (ATC)
+    # AIPP's output is the model input's size (ATC); where that is not known,
+    # ``check_preprocessing`` gave the op the reference's
+    if op.model_hw is not None and ref_hw != tuple(op.model_hw):
         (mh, mw), (rh, rw) = op.model_hw, ref_hw
         return Correction([], op, [], False, (
             f"the reference makes {rw}x{rh} images but the model input is {mw}x{mh}, the size "
