@@ -44,24 +44,35 @@ _INDEX_OPS = {"ArgMax": 0, "ArgMin": 0, "TopK": 1}
 _PASS_ON_OPS = frozenset(("Cast", "Identity", "Reshape", "Squeeze", "Unsqueeze", "Flatten"))
 
 
+def _index_producer(producer, name: str):
+    """``(node, output index)`` of the ArgMax/ArgMin/TopK that makes ``name``, through casts and
+    reshapes only; None where another op makes it."""
+    seen = set()
+    while name in producer and name not in seen:
+        seen.add(name)
+        node, k = producer[name]
+        if node.op_type in _INDEX_OPS:
+            return node, k
+        if node.op_type not in _PASS_ON_OPS or not node.input:
+            return None
+        name = node.input[0]
+    return None
+
+
+def _producers(graph) -> dict:
+    return {out: (node, k) for node in graph.node for k, out in enumerate(node.output)}
+
+
 def class_id_outputs(graph) -> frozenset:
     """The graph's outputs that hold class ids, not scores: those of INT64/UINT64, and those of
     another integer type (UINT8..INT32: a QuantizeLinear at the end of a classifier gives uint8
     scores, MatMulInteger int32 ones) fed by ArgMax/ArgMin/TopK's indices through casts and
     reshapes only."""
-    producer = {out: (node, k) for node in graph.node for k, out in enumerate(node.output)}
+    producer = _producers(graph)
 
     def from_index_op(name: str) -> bool:
-        seen = set()
-        while name in producer and name not in seen:
-            seen.add(name)
-            node, k = producer[name]
-            if node.op_type in _INDEX_OPS:
-                return k == _INDEX_OPS[node.op_type]
-            if node.op_type not in _PASS_ON_OPS or not node.input:
-                return False
-            name = node.input[0]
-        return False
+        found = _index_producer(producer, name)
+        return found is not None and found[1] == _INDEX_OPS[found[0].op_type]
 
     kinds = {o.name: o.type.tensor_type.elem_type for o in graph.output}
     return frozenset(name for name, kind in kinds.items()
@@ -72,34 +83,24 @@ def class_id_outputs(graph) -> frozenset:
 def class_id_classes(proto, outputs) -> Dict[str, int]:
     """How many classes each of ``outputs`` (class ids) picks from, where the graph says it:
     the static size of the axis its ArgMax/ArgMin/TopK reduces (reached through casts and
-    reshapes), from ONNX shape inference; an output whose size is open is left out (its labels
-    are then unbounded above). A label outside them can never be right on either side."""
+    reshapes), from ONNX shape inference (``graph.onnx_graph.tensor_info``); an output whose
+    size is open is left out (its labels are then unbounded above). A label outside them can
+    never be right on either side."""
     if not outputs:
         return {}
-    import onnx
+    from ..graph.onnx_graph import tensor_info
 
-    try:
-        graph = onnx.shape_inference.infer_shapes(proto).graph
-    except Exception:  # noqa: BLE001 - shape inference is a bonus: the graph as declared
-        graph = proto.graph
-    dims = {t.name: list(t.dims) for t in graph.initializer}
-    for info in list(graph.input) + list(graph.value_info) + list(graph.output):
-        dims[info.name] = [d.dim_value if d.HasField("dim_value") else 0
-                           for d in info.type.tensor_type.shape.dim]
-    producer = {out: node for node in graph.node for out in node.output}
+    info, producer = tensor_info(proto), _producers(proto.graph)
     found = {}
     for name in outputs:
-        node, seen = producer.get(name), set()
-        while node is not None and node.op_type in _PASS_ON_OPS and node.input \
-                and node.input[0] not in seen:
-            seen.add(node.input[0])
-            node = producer.get(node.input[0])
-        if node is None or node.op_type not in _INDEX_OPS:
+        made = _index_producer(producer, name)
+        if made is None:
             continue
+        node = made[0]
         axis = next((a.i for a in node.attribute if a.name == "axis"),
                     -1 if node.op_type == "TopK" else 0)
-        shape = dims.get(node.input[0]) or []
-        if -len(shape) <= axis < len(shape) and shape[axis] > 0:
+        shape = (info.get(node.input[0]) or (0, None))[1] or ()
+        if -len(shape) <= axis < len(shape) and shape[axis]:
             found[name] = int(shape[axis])
     return found
 
