@@ -34,8 +34,8 @@ def made(m, drop, marker=""):
     return MADE.replace("{M}", m).replace("{DROP}", drop).replace("{MARKER}", marker)
 
 
-def test_a_golden_the_test_made_without_an_op_is_diagnosed_as_the_check_judged(pytester,
-                                                                                 models_dir):
+def test_a_golden_the_test_made_without_an_op_is_diagnosed_as_the_check_judged(
+        pytester, models_dir):
     pytester.makepyfile(test_made=made("passing_mlp", "relu1"))
     result = pytester.runpytest("-q", "-p", "no:cacheprovider", "--accuracy-diagnose")
     result.assert_outcomes(failed=1)
