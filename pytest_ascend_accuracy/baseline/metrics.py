@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import FrozenSet, Tuple
 
-from ..compare.metrics import JUDGEABLE
+from ..compare.metric_names import JUDGEABLE
 
 #: the metrics a baseline judges the rise (or the cosine's drop) of, by ``max_drop``
 JUDGED = ("cosine", "rel_l2")

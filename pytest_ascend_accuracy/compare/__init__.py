@@ -1,13 +1,17 @@
 """Comparison of two dumps: streamed metrics, operator matching, re-judgeable results.
 
 ``compare_dumps(actual, golden) -> CompareResult``; ``CompareResult.judge(...) -> Verdict``.
+The names below are imported from their modules on first use (``core.lazy_exports``).
 
 Layer above ``graph``: may import ``graph``, ``dump``, ``core`` and ``errors``.
 """
-from .engine import CompareProgress, compare_dumps  # noqa: F401
-from .metrics import TensorMetrics, compute_metrics  # noqa: F401
-from .result import CompareResult, Coverage, Failure, TensorCompare, Verdict  # noqa: F401
-from .thresholds import Policy, Threshold  # noqa: F401
+from ..core.lazy_exports import lazy_exports
 
-__all__ = ["CompareProgress", "compare_dumps", "TensorMetrics", "compute_metrics", "CompareResult",
-           "Coverage", "Failure", "TensorCompare", "Verdict", "Policy", "Threshold"]
+_EXPORTS = {
+    ".engine": ["CompareProgress", "compare_dumps"],
+    ".metrics": ["TensorMetrics", "compute_metrics"],
+    ".result": ["CompareResult", "Coverage", "Failure", "TensorCompare", "Verdict"],
+    ".thresholds": ["Policy", "Threshold"],
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [name for names in _EXPORTS.values() for name in names]

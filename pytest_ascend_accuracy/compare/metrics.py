@@ -61,24 +61,8 @@ import numpy as np
 from .kernel import DEFAULT_CHUNK, PairAccumulator
 from .pair_sums import accumulate
 from . import tiny_values
+from .metric_names import HIGHER_IS_BETTER, JUDGEABLE, METRIC_COLUMNS  # noqa: F401
 
-#: metric names, in msaccucmp's CSV order, with their column names
-METRIC_COLUMNS = {
-    "cosine": "CosineSimilarity",
-    "max_abs": "MaxAbsoluteError",
-    "acc_rel": "AccumulatedRelativeError",
-    "rel_l2": "RelativeEuclideanDistance",
-    "kl": "KullbackLeiblerDivergence",
-    "std": "StandardDeviation",
-    "mean_abs": "MeanAbsoluteError",
-    "rmse": "RootMeanSquareError",
-    "max_rel": "MaxRelativeError",
-    "mean_rel": "MeanRelativeError",
-}
-#: numeric metrics a threshold can judge; cosine is the only one where higher is better
-JUDGEABLE = ("cosine", "rel_l2", "max_abs", "mean_abs", "rmse", "max_rel", "mean_rel",
-             "acc_rel", "kl")
-HIGHER_IS_BETTER = frozenset({"cosine"})
 NAN = float("nan")
 
 

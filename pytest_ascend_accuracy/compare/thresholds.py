@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 from typing import Iterable, Mapping, Optional, Tuple, Union
 
 from ..errors import ConfigError, closest_text
-from .metrics import HIGHER_IS_BETTER, JUDGEABLE
+from .metric_names import HIGHER_IS_BETTER, JUDGEABLE
 
 _DECIMALS = 6
 

@@ -1,9 +1,16 @@
 """Dump model, readers and writers (Ascend binary format, npy directories).
+The names below are imported from their modules on first use (``core.lazy_exports``).
 
 Layer above ``core``: may import ``core`` and ``errors`` only.
 """
-from .model import DumpSet, OpRecord, TensorRef  # noqa: F401
-from .layout import AscendDumpWriter, run_dir, sanitize  # noqa: F401
-from .npy_writer import NpyDumpWriter  # noqa: F401
-from .om_json import OmGraph, OmOp, read_om_json, write_om_json  # noqa: F401
-from .loader import load_dump  # noqa: F401
+from ..core.lazy_exports import lazy_exports
+
+_EXPORTS = {
+    ".model": ["DumpSet", "OpRecord", "TensorRef"],
+    ".layout": ["AscendDumpWriter", "run_dir", "sanitize"],
+    ".npy_writer": ["NpyDumpWriter"],
+    ".om_json": ["OmGraph", "OmOp", "read_om_json", "write_om_json"],
+    ".loader": ["load_dump"],
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [name for names in _EXPORTS.values() for name in names]

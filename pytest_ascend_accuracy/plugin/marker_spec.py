@@ -69,7 +69,7 @@ class AccuracySpec:
 def known_metrics() -> Tuple[str, ...]:
     """Metric names a threshold may apply to, as the compare engine names them: ``cosine``
     passes when the value is >= the threshold, the error metrics when it is <=."""
-    from ..compare.metrics import JUDGEABLE
+    from ..compare.metric_names import JUDGEABLE
 
     return tuple(JUDGEABLE)
 

@@ -1,10 +1,15 @@
 """Reports of a CompareResult: the failure text, msaccucmp-compatible CSV, JSON and HTML.
+The names below are imported from their modules on first use (``core.lazy_exports``).
 
 Layer above ``compare``: may import ``compare`` and everything below it.
 """
-from .csv_report import write_csv  # noqa: F401
-from .failure_text import failure_text, summary_text  # noqa: F401
-from .html_report import write_html  # noqa: F401
-from .json_report import write_json  # noqa: F401
+from ..core.lazy_exports import lazy_exports
 
-__all__ = ["write_csv", "failure_text", "summary_text", "write_html", "write_json"]
+_EXPORTS = {
+    ".csv_report": ["write_csv"],
+    ".failure_text": ["failure_text", "summary_text"],
+    ".html_report": ["write_html"],
+    ".json_report": ["write_json"],
+}
+__getattr__ = lazy_exports(__name__, _EXPORTS)
+__all__ = [name for names in _EXPORTS.values() for name in names]
