@@ -4,6 +4,14 @@
 ``infer(feeds, mode="static")`` runs it and returns numpy arrays, ``free_resource()`` releases it
 (documented ais_bench API). One session is created per run, with that run's acl.json.
 
+An om output whose size the om leaves unknown (aclmdlGetOutputSizeByIndex 0: NonZero, an If
+whose branches differ in shape; or dims with -1) cannot be run here: aclruntime allocates every
+output buffer before the run from that size (``CreateOutMemoryData``), so static mode fails
+("out i:N size is zero"; with a size but -1 dims it returns the whole buffer with dims
+4294967295), and dymshape needs each output's byte size (``custom_sizes``) up front, which this
+plugin cannot know. ``check_output_sizes`` refuses such an om before the run, pointing to pyACL,
+whose driver has the runtime allocate those outputs at execution.
+
 Known limit, from aclruntime's source (``DeviceManager::InitDevices``): the acl.json path is handed
 to ``aclInit`` when aclruntime initialises ACL, which it does once, for the first session of the
 process. A later session's acl.json is therefore not read and, for a different model or dump
@@ -22,11 +30,13 @@ import numpy as np
 from ...errors import BackendError
 from .input_checks import ais_bench_dtype, check_input
 
+#: how advice names the pyACL runtime, the one way past this driver's limits
+ACL_RUNTIME_ADVICE = ("the pyACL runtime (AscendBackend(runtime='acl') or "
+                      "ASCEND_ACCURACY_RUNTIME=acl)")
 #: appended to "no dump written" errors raised for this driver.
 DUMP_LIMIT_HINT = ("With the ais_bench runtime, aclruntime reads acl.json only when it initialises "
                    "ACL (the first InferSession of the process), so later models are not dumped; "
-                   "use the pyACL runtime (AscendBackend(runtime='acl') or "
-                   "ASCEND_ACCURACY_RUNTIME=acl) to dump several models in one session.")
+                   f"use {ACL_RUNTIME_ADVICE} to dump several models in one session.")
 
 
 class AisBenchDriver:
@@ -68,6 +78,7 @@ class AisBenchDriver:
             raise BackendError(f"ais_bench could not load {om_path} on Ascend device {self.device_id}: "
                                f"{exc}") from exc
         try:
+            check_output_sizes(om_path, session.get_outputs())
             descs = list(session.get_inputs())
             feeds = []
             for i, desc in enumerate(descs):
@@ -90,3 +101,34 @@ class AisBenchDriver:
             if hasattr(session, "free_resource"):
                 session.free_resource()
             self._last_session = session
+
+
+def check_output_sizes(om_path: Path, descs) -> None:
+    """BackendError naming the outputs of ``descs`` (``session.get_outputs()``) whose byte size
+    the om leaves unknown (size 0, or a dim below 0), and the runtime that runs them."""
+    unknown = []
+    for i, desc in enumerate(descs):
+        dims = [int(d) for d in (getattr(desc, "shape", None) or ())]
+        size = int(getattr(desc, "size", 0) or 0)
+        if size == 0 or any(d < 0 for d in dims):
+            unknown.append(f"{getattr(desc, 'name', None) or f'output {i}'!r} (dims {dims}, "
+                           f"size {size})")
+    if not unknown:
+        return
+    raise BackendError(
+        f"the ais_bench runtime cannot run {om_path}: the om leaves the size of output(s) "
+        f"{', '.join(unknown)} unknown until the run (e.g. NonZero, or an If whose branches "
+        f"differ in shape), and aclruntime allocates every output buffer before the run: "
+        f"static mode refuses a size of 0 and returns unknown dims as 4294967295, dymshape "
+        f"needs byte sizes this plugin cannot know. Use {ACL_RUNTIME_ADVICE}: it has the "
+        f"runtime allocate such outputs at execution.{_acl_import_note()}")
+
+
+def _acl_import_note() -> str:
+    """Where pyACL does not import here, why (the advice needs it)."""
+    try:
+        importlib.import_module("acl")
+    except Exception as exc:  # ImportError, or OSError from a missing libascendcl.so
+        return (f" pyACL does not import in this process ({type(exc).__name__}: {exc}): it "
+                f"ships with the CANN toolkit/nnrt; `source set_env.sh` first.")
+    return ""
