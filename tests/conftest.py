@@ -36,7 +36,11 @@
 * A pytest run the tests start leaves hypothesis's pytest plugin out (``PYTEST_ADDOPTS``, added
   to what the test set): its terminal summary imports all of hypothesis, 0.57 s of CPU at the
   end of every pytest process (an empty run: 0.90 s with it, 0.33 s without), and no inner run
-  uses hypothesis. A test that sets ``PYTEST_ADDOPTS`` itself replaces it.
+  uses hypothesis. It loads ``inner_run_plugins/inner_runs_skip_exit_gc.py`` instead (on
+  ``PYTHONPATH``): no five full garbage collections at the end of each subprocess run and xdist
+  worker, as pytester's in-process runs already skip them (see that module). A test that sets
+  ``PYTEST_ADDOPTS`` itself replaces both; one that sets ``PYTHONPATH`` keeps
+  ``inner_run_env.INNER_RUN_PLUGINS`` on it (``inner_run_env.inner_run_pythonpath``).
 * After collection this process sets aside what it holds: it opens the plugin's own
   ``core.frozen_heap`` block (``gc.freeze`` after one full collection) and keeps it open for the
   test loop. Without it every in-process pytester run of an accuracy test began with a full
@@ -72,9 +76,17 @@ import tempfile
 
 import pytest
 
+from inner_run_env import INNER_RUN_ADDOPTS, INNER_RUN_PLUGINS
 from pytest_ascend_accuracy.graph.onnx_graph import set_ort_threads
 
 set_ort_threads(spinning=False)
+sys.path.insert(0, INNER_RUN_PLUGINS)  # (pytester's in-process runs import them from here)
+try:  # an in-process xdist run's workers start on the sys.path xdist's plugin saw at its import
+    from xdist.plugin import _sys_path as _xdist_workers_sys_path
+
+    _xdist_workers_sys_path.append(INNER_RUN_PLUGINS)  # (in place: workermanage holds it too)
+except ImportError:
+    pass
 
 #: a memory file system at least this free takes the suite's temporary files (see above)
 SHM_TEMPROOT, SHM_FREE_AT_LEAST = "/dev/shm", 2 << 30
@@ -218,16 +230,14 @@ def _inner_runs_are_not_xdist_workers(request, monkeypatch):
             monkeypatch.delenv(name, raising=False)
 
 
-#: what every pytest run a test starts is given (see the module's docstring)
-INNER_RUN_ADDOPTS = "-p no:hypothesispytest"
-
-
 @pytest.fixture(autouse=True)
 def _inner_runs_leave_hypothesis_out(request, monkeypatch):
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")  # which removes PYTEST_ADDOPTS when it starts
     given = os.environ.get("PYTEST_ADDOPTS", "")
     monkeypatch.setenv("PYTEST_ADDOPTS", f"{given} {INNER_RUN_ADDOPTS}".strip())
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (os.environ.get("PYTHONPATH"), INNER_RUN_PLUGINS) if p))
 
 
 @pytest.fixture(autouse=True)

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from inner_run_env import inner_run_pythonpath
+
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "ascend_backend.md"
 
@@ -30,7 +32,7 @@ def test_the_xdist_plugin_recipe_runs_the_example_project_as_the_page_says(tmp_p
                         DOC.read_text(encoding="utf-8")).group(1)
     argv = command.split()[1:]  # after PYTHONPATH=.
     assert argv[:3] == ["python", "-m", "pytest"]
-    env = dict(os.environ, PYTHONPATH=str(project))
+    env = dict(os.environ, PYTHONPATH=inner_run_pythonpath(project))  # (and the suite's)
     env.pop("ASCEND_RT_VISIBLE_DEVICES", None)
     proc = subprocess.run([sys.executable, *argv[1:], "-p", "no:cacheprovider"], cwd=project,
                           env=env, capture_output=True, text=True, timeout=300)

@@ -2,6 +2,7 @@
 ``ModuleNotFoundError: No module named 'onnx'`` naming nothing to install (a trial on four
 Pythons); each check now says which extra to install, and the command it gives is the README's."""
 import onnx
+from inner_run_env import inner_run_pythonpath
 
 from pytest_ascend_accuracy.testing import models as tiny_models
 
@@ -23,7 +24,7 @@ def test_a_session_without_onnx_says_what_to_install(pytester, monkeypatch):
     onnx.save(tiny_models.passing_mlp(), str(pytester.path / "mlp.onnx"))
     (pytester.path / "site").mkdir()
     (pytester.path / "site" / "sitecustomize.py").write_text(BLOCK)
-    monkeypatch.setenv("PYTHONPATH", str(pytester.path / "site"))
+    monkeypatch.setenv("PYTHONPATH", inner_run_pythonpath(pytester.path / "site"))
     pytester.makefile(".yaml", accuracy_m="models:\n  - model: mlp.onnx\n    inputs: {seed: 0}\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
     result.assert_outcomes(failed=1)  # collected: the suite's item ran and said why
