@@ -1,4 +1,6 @@
-"""A pytest plugin the suite loads into every pytest run its tests start (tests/conftest.py:
+"""PYTEST_DONT_REWRITE (a module of a few lines, imported again by every in-process run).
+
+A pytest plugin the suite loads into every pytest run its tests start (tests/conftest.py:
 ``PYTEST_ADDOPTS`` names it, ``PYTHONPATH`` finds it), never into a user's run.
 
 Since pytest 8.4 each pytest process ends with five full ``gc.collect()`` passes before it
