@@ -13,5 +13,4 @@ _EXPORTS = {
     ".result": ["CompareResult", "Coverage", "Failure", "TensorCompare", "Verdict"],
     ".thresholds": ["Policy", "Threshold"],
 }
-__getattr__ = lazy_exports(__name__, _EXPORTS)
-__all__ = [name for names in _EXPORTS.values() for name in names]
+lazy_exports(__name__, _EXPORTS)

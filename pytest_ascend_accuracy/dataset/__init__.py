@@ -9,11 +9,13 @@ sides and compared), ``result`` (figures, failure), ``check`` (the loop),
 is left open), ``metrics`` (Top-k and
 ``assert_metric_close`` for figures computed by hand).
 
-May import every layer up to ``triage``; never ``plugin`` or ``cli``.
+May import every layer up to ``triage``; never ``plugin`` or ``cli``. The names below are
+imported from their modules on first use (``core.lazy_exports``).
 """
-from .check import check_dataset, run_dataset_check
-from .device import DeviceModel, PerShapeDeviceModel, load_device_model
-from .result import Culprit, DatasetFailure, DatasetResult
+from ..core.lazy_exports import lazy_exports
 
-__all__ = ["check_dataset", "run_dataset_check", "DeviceModel", "PerShapeDeviceModel",
-           "load_device_model", "Culprit", "DatasetFailure", "DatasetResult"]
+lazy_exports(__name__, {
+    ".check": ["check_dataset", "run_dataset_check"],
+    ".device": ["DeviceModel", "PerShapeDeviceModel", "load_device_model"],
+    ".result": ["Culprit", "DatasetFailure", "DatasetResult"],
+})

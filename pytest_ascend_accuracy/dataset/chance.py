@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..errors import ConfigError
-from .metrics import apart_decimals, figure_text
+from .figure_decimals import apart_decimals, figure_text
 
 
 def vacuous_score(metric: str, scorer, reference: float, max_drop: float,

@@ -13,6 +13,8 @@ from typing import Sequence, Tuple
 
 import numpy as np
 
+from .figure_decimals import apart_decimals, figure_text  # noqa: F401
+
 
 class MetricMismatch(AssertionError):
     """A dataset figure is outside its tolerance of the reference."""
@@ -143,16 +145,3 @@ def topk_from_outputs(outputs: Sequence[np.ndarray], labels, ks: Sequence[int] =
     return {f"top{k}": topk_accuracy(table, labels, k) for k in ks}
 
 
-def apart_decimals(*pairs: Tuple[float, float]) -> int:
-    """The fewest decimals, 4 at least, at which the two figures of every pair that differ
-    print differently: "drop 0.0000 > max_drop 0.0000" hid a real drop of 0.00004."""
-    for decimals in range(4, 18):
-        if all(a == b or not (math.isfinite(a) and math.isfinite(b))
-               or f"{a:.{decimals}f}" != f"{b:.{decimals}f}" for a, b in pairs):
-            return decimals
-    return 17
-
-
-def figure_text(value: float, decimals: int = 4) -> str:
-    """``value`` with ``decimals`` decimals (``apart_decimals``); nan and inf as Python says."""
-    return f"{value:.{decimals}f}" if math.isfinite(value) else str(value)

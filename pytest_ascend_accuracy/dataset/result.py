@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Optional, Tuple
 
 from ..report.assertion import AccuracyFailure
-from .metrics import apart_decimals, figure_text
+from .figure_decimals import apart_decimals, figure_text
 
 #: sample ids listed in a message before "... and N more"
 LISTED = 20

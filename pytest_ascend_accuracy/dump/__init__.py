@@ -1,4 +1,5 @@
 """Dump model, readers and writers (Ascend binary format, npy directories).
+
 The names below are imported from their modules on first use (``core.lazy_exports``).
 
 Layer above ``core``: may import ``core`` and ``errors`` only.
@@ -12,5 +13,4 @@ _EXPORTS = {
     ".om_json": ["OmGraph", "OmOp", "read_om_json", "write_om_json"],
     ".loader": ["load_dump"],
 }
-__getattr__ = lazy_exports(__name__, _EXPORTS)
-__all__ = [name for names in _EXPORTS.values() for name in names]
+lazy_exports(__name__, _EXPORTS)

@@ -251,9 +251,10 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
 
 def _decimals(r: Mapping) -> int:
     """4, or for a failed check as many as it takes for two figures that differ not to print
-    alike ("drop 0.0000 > max_drop 0" hid a drop of 0.00004: ``dataset.metrics.apart_decimals``,
-    as the check's own verdict line; a passing 74/100 against 75/100 read in 17 decimals)."""
-    from ..dataset.metrics import apart_decimals
+    alike ("drop 0.0000 > max_drop 0" hid a drop of 0.00004:
+    ``dataset.figure_decimals.apart_decimals``, as the check's own verdict line; a passing
+    74/100 against 75/100 read in 17 decimals)."""
+    from ..dataset.figure_decimals import apart_decimals
 
     if r["passed"]:
         return 4

@@ -1,4 +1,5 @@
 """Reports of a CompareResult: the failure text, msaccucmp-compatible CSV, JSON and HTML.
+
 The names below are imported from their modules on first use (``core.lazy_exports``).
 
 Layer above ``compare``: may import ``compare`` and everything below it.
@@ -11,5 +12,4 @@ _EXPORTS = {
     ".html_report": ["write_html"],
     ".json_report": ["write_json"],
 }
-__getattr__ = lazy_exports(__name__, _EXPORTS)
-__all__ = [name for names in _EXPORTS.values() for name in names]
+lazy_exports(__name__, _EXPORTS)

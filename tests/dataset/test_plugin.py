@@ -71,6 +71,17 @@ def test_fixture_fails_fp16_passes_high_precision_with_summary_and_junit(project
     assert "amplify2" in html and "<svg" in html
 
 
+def test_the_xdist_controller_prints_dataset_lines_without_numpy(project):
+    """The controller runs no check; the dataset lines' decimals imported numpy there
+    (``dataset.metrics``; tests/plugin/test_controller_imports.py for accuracy checks)."""
+    pytest.importorskip("xdist")
+    result = project.runpytest_subprocess("-n", "1", "-p", "no:cacheprovider",
+                                          "-p", "record_controller_modules")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["2 dataset checks: 1 passed, 1 failed"])
+    assert json.loads((project.path / "controller_modules.json").read_text()) == []
+
+
 def test_two_dataset_checks_in_one_test_get_two_pages(project):
     """The second check of a test wrote its dataset.html over the first's (found reviewing)."""
     project.makepyfile(test_two="""

@@ -1,8 +1,9 @@
 """The xdist controller runs no check: printing the summary of its workers' checks (a failed
 one's first failing op and threshold included) imports neither numpy nor onnx. It did, through
 ``report.checked_shapes`` and ``compare.thresholds`` (the ``report`` and ``compare`` packages
-imported their numpy modules eagerly), 0.28-0.4 s on the wall clock after the last worker ended
-(benchmarks/bench_check_suite.py's -n 2 run)."""
+imported their numpy modules eagerly), 0.23-0.4 s on the wall clock after the last worker ended
+(benchmarks/bench_check_suite.py's -n 2 run). A dataset check's lines:
+tests/dataset/test_plugin.py."""
 import json
 
 import pytest
@@ -11,28 +12,11 @@ from conftest import ACCURACY_TESTS
 
 pytest.importorskip("xdist")
 
-#: the controller (no ``workerinput``) records which heavy modules it holds once all is printed
-CONFTEST = """
-import json
-import sys
-
-import pytest
-
-HEAVY = ("numpy", "onnx", "onnxruntime")
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config):
-    if not hasattr(config, "workerinput"):
-        with open("controller_modules.json", "w") as f:
-            json.dump(sorted(m for m in HEAVY if m in sys.modules), f)
-"""
-
 
 def test_the_controller_prints_the_summary_without_numpy_or_onnx(pytester, models_dir):
-    pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_acc=ACCURACY_TESTS)
-    result = pytester.runpytest_subprocess("-n", "1", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess("-n", "1", "-p", "no:cacheprovider",
+                                           "-p", "record_controller_modules")
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.re_match_lines([
         r"4 accuracy checks: 3 passed, 1 failed .*",
