@@ -85,7 +85,7 @@ try:  # an in-process xdist run's workers start on the sys.path xdist's plugin s
     from xdist.plugin import _sys_path as _xdist_workers_sys_path
 
     _xdist_workers_sys_path.append(INNER_RUN_PLUGINS)  # (in place: workermanage holds it too)
-except ImportError:
+except (ImportError, AttributeError):  # no xdist, or a private name that changed
     pass
 
 #: a memory file system at least this free takes the suite's temporary files (see above)
@@ -238,6 +238,17 @@ def _inner_runs_leave_hypothesis_out(request, monkeypatch):
     monkeypatch.setenv("PYTEST_ADDOPTS", f"{given} {INNER_RUN_ADDOPTS}".strip())
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
         p for p in (os.environ.get("PYTHONPATH"), INNER_RUN_PLUGINS) if p))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that set ``PYTHONPATH`` without ``inner_run_env.inner_run_pythonpath`` fails in
+    every inner run with pytest's 'Error importing plugin': say which helper it needs."""
+    report = (yield).get_result()
+    if report.failed and 'Error importing plugin "inner_runs_skip_exit_gc"' in report.longreprtext:
+        report.sections.append(("suite harness", (
+            "this test set PYTHONPATH without the suite's inner-run plugins: build it with "
+            "inner_run_env.inner_run_pythonpath(...) (tests/conftest.py's docstring)")))
 
 
 @pytest.fixture(autouse=True)
