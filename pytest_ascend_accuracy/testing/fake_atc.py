@@ -353,8 +353,10 @@ def _maybe_fail(model) -> None:
 
 
 def _refuse_unparsed_ops(model) -> None:
-    """E19010 for a Loop or Scan (ATC's ONNX parser registers no parser for them), E11010 for
-    an ArgMax/ArgMin with select_last_index=1 (its plugin refuses it): ``graph.parser_refusals``."""
+    """E19010 for a Loop or Scan, a quantisation op or an op of another domain than ai.onnx
+    (ATC's ONNX parser registers no parser for them: ai.onnx.ml's, onnxruntime's com.microsoft
+    contrib ops), E11010 for an ArgMax/ArgMin with select_last_index=1 (its plugin refuses it):
+    ``graph.parser_refusals``."""
     from ..graph.parser_refusals import atc_parse_error
 
     found = atc_parse_error(model)

@@ -37,6 +37,7 @@ from ...core.modes import Mode, resolve_mode
 from ...graph.content_digests import model_digest
 from ...graph.input_names import listed_initializers
 from ...graph.onnx_graph import check_inputs, load_model, model_label, ort_version
+from ...graph.parser_refusals import domain_refusal
 from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from_json, tensor_info_to_json
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel
@@ -73,8 +74,10 @@ from .rounding import check_overflow
 #: them, E19009, graph/parser_refusals.py: an entry made of such a model renamed one; the
 #: initializers an IR 3 model lists as inputs recorded, a run given one says what it is; 20:
 #: the same inside an If's branches; 21: ONNX quantisation ops recorded, warned at each
-#: conversion, atc_quant.py; 22: those in If branches and com.microsoft's too, named as ATC)
-EMULATOR_FORMAT = 22
+#: conversion, atc_quant.py; 22: those in If branches and com.microsoft's too, named as ATC;
+#: 23: ops of a domain other than ai.onnx (ai.onnx.ml, com.microsoft, ...) refused as ATC
+#: refuses them, E19010, graph/parser_refusals.py: an entry made of such a model ran them)
+EMULATOR_FORMAT = 23
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
@@ -160,6 +163,11 @@ class EmulatorBackend:
             from .layouts import om_desc
             from .rewrite import emulate_graph
 
+            # the model as in the file: ATC parses the If branches a conversion inlines too
+            source = load_model(model, weights=False)  # IR 3's weights: a run refuses them
+            refused = domain_refusal(model_label(model), source)  # E19010, parser_refusals.py
+            if refused:
+                raise ConversionError(refused)
             try:  # external-data weights go straight to model.onnx.data
                 proto, plan = emulate_graph(model, mode, input_shape=shapes, faults=self.faults,
                                             overflow=self.overflow,
@@ -170,7 +178,6 @@ class EmulatorBackend:
             except Exception as exc:  # onnx/onnxruntime errors on a model they cannot handle
                 raise ConversionError(f"emulator could not convert {label!r}: "
                                       f"{type(exc).__name__}: {exc}") from exc
-            source = load_model(model, weights=False)  # IR 3's weights: a run refuses them
             plan.info.update({"mode": mode.name, "atc_options": options,  # as what they are
                               "listed_initializers": listed_initializers(source),
                               "atc_quant": quant_ops(source.graph)})  # atc_quant.py
