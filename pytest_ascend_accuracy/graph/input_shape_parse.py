@@ -13,6 +13,10 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 from ..errors import ConfigError
 from .shape_advice import ATC_POSITIVE_DIMS, DynamicDimsGiven
 
+#: what follows ``ATC_POSITIVE_DIMS`` where a size is 0 (also where the plugin says the 0 came
+#: from the arrays a run was given: ``plugin.shape_deferred_model``)
+EMPTY_INPUT_ADVICE = ("so an empty input cannot be fed to a converted model; make it a constant "
+                      "of the model (an initializer), or leave an optional input out of it")
 #: a dimension ATC reads as dynamic: -1, or a range "n1~n2" (None: not one of these)
 Mark = Optional[str]
 #: names -> the model's declared sizes of those inputs (None where dynamic)
@@ -74,9 +78,7 @@ def _dims(name, dims, where, empty_ok: bool = False) -> Tuple[int, ...]:
     if any(d < 0 or (d == 0 and not empty_ok) for d in values):
         raise ConfigError(where, f"shape of input {name!r} must be positive ints, got "
                                  f"{list(values)}: {ATC_POSITIVE_DIMS}"
-                                 + (", so an empty input cannot be fed to a converted model; make "
-                                    "it a constant of the model (an initializer), or leave an "
-                                    "optional input out of it" if 0 in values else ""))
+                                 + (f", {EMPTY_INPUT_ADVICE}" if 0 in values else ""))
     return values
 
 

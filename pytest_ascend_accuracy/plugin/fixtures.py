@@ -241,7 +241,9 @@ def ascend_model(request, _ascend_accuracy_context):
         # dynamic dims left open: converted at run(inputs), at their shapes
         handle = deferred_model(convert, model, mode_arg, keep_dtype=keep_dtype,
                                 input_shape=input_shape, atc_options=atc_options,
-                                where=where, others=others, aipp=config)
+                                where=where, others=others, aipp=config,
+                                shown=state.settings.show(model)
+                                if isinstance(model, (str, os.PathLike)) else None)
         handle = handle or convert(input_shape)
         ctx.converted.append(model)
         return handle

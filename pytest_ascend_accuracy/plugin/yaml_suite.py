@@ -374,13 +374,13 @@ class AccuracyYamlItem(pytest.Item):
             if case.aipp is not None and not case.inputs.files:  # seeded images: the batch
                 case = replace(case, input_shape=entry_shape(case))  # given, or the advice
             spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
-        from ..graph.shape_from_inputs import shape_from_inputs
+        from .shape_deferred_model import entry_shape_of
 
         # dynamic dims the entry leaves open: its inputs' (AIPP: C x H x W the file's, the
         arrays = getattr(inputs, "arrays", inputs)  # batch the images', as ascend_model does)
         with self._shape_advice():
             shape = (entry_shape(case, arrays) if case.aipp is not None
-                     else shape_from_inputs(case.model, case.input_shape, arrays))
+                     else entry_shape_of(case, arrays, self.nodeid, state.settings.show))
             handle = ac.convert_model(state, case.model, case.mode, input_shape=shape,
                                       dump_root=self._dump_root, where=self.nodeid,
                                       aipp=case.aipp)
