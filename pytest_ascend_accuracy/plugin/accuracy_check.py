@@ -252,7 +252,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
               model: str, mode: str, record_property: Optional[Callable] = None,
               hint: Optional[str] = None, hint_mode=None, source_model=None,
               defer_passed: bool = False, one_of_several: bool = False,
-              on_failure: Optional[Callable] = None) -> CheckOutcome:
+              on_failure: Optional[Callable] = None, label: str = "") -> CheckOutcome:
     """Compare, judge, record, write reports; re-raise ``AccuracyFailure`` when it failed.
     ``hint_mode`` (the ``Mode`` the test converted with) makes the hint paste-able into the
     test's ``modes=[...]``; every rendering (terminal, HTML, JUnit) gets the same hint.
@@ -262,7 +262,8 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
     models too, so a hint's modes are given for this model's ``ascend_model`` call alone.
     ``on_failure(failure)`` runs once a failure's reports are in place (its diagnosis; it
     returns the diagnosis page, which ``report.html`` and ``compare.json`` then link, or
-    None)."""
+    None). ``label``: the model as the check's texts name it (its record keeps ``model``, the
+    stem: ``model_labels``)."""
     __tracebackhide__ = True
     from ..report.assertion import as_dump
     from .setup_checks import check_op_names
@@ -276,7 +277,8 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
         return _judged(state, actual, golden, spec, nodeid=nodeid, model=model, mode=mode,
                        record_property=record_property, hint=hint, hint_mode=hint_mode,
                        source_model=source_model, defer_passed=defer_passed,
-                       one_of_several=one_of_several, staged=staged, on_failure=on_failure)
+                       one_of_several=one_of_several, staged=staged, on_failure=on_failure,
+                       label=label or model)
     except BaseException:  # no verdict (a refusal, an interrupt): no report folder
         if staged is not None:
             staged.discard()  # (a set in place stays)
@@ -285,7 +287,7 @@ def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodei
 
 def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid, model, mode,
             record_property, hint, hint_mode, source_model, defer_passed, one_of_several,
-            staged, on_failure) -> CheckOutcome:
+            staged, on_failure, label) -> CheckOutcome:
     """``run_check`` once the report set is begun (``staged``, None: no report)."""
     __tracebackhide__ = True
     from ..compare.thresholds import Policy
@@ -320,7 +322,7 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         if one_of_several and not isinstance(shown_hint, str) and shown_hint.modes:
             from dataclasses import replace
 
-            shown_hint = replace(shown_hint, model=model, base=hint_mode)
+            shown_hint = replace(shown_hint, model=label, base=hint_mode)
         if failure.csv_path:  # where the CSV will be once the set is in place
             failure.csv_path = str(report_dir / "compare.csv")
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
@@ -348,8 +350,8 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
     )
     state.record(record)
     outcome = CheckOutcome(result, verdict, record, failure, report_dir,
-                           title=f"{nodeid} [{model}, {mode}]", staged=staged,
-                           run=run_fields(state, nodeid, f"{model}, {mode}", result.actual_root))
+                           title=f"{nodeid} [{label}, {mode}]", staged=staged,
+                           run=run_fields(state, nodeid, f"{label}, {mode}", result.actual_root))
     if failure is None and defer_passed:
         return outcome
     links = None

@@ -31,18 +31,20 @@ def _source_model(handle):
 
 def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: str, mode: str,
             handle=None, inputs=None, record_property: Optional[Callable] = None,
-            amend: Optional[Callable] = None, one_of_several: bool = False):
+            amend: Optional[Callable] = None, one_of_several: bool = False, label: str = ""):
     """Run the check and its follow-ups; ``handle`` is the ``AscendModel`` that produced
     ``actual`` from ``inputs`` (None when the test compares dumps it did not produce);
     ``amend(exc)`` may add lines to a failure before the diagnosis is appended;
     ``one_of_several``: the test converts other models too (fixes are given for this model's
-    ``ascend_model`` call, not the marker)."""
+    ``ascend_model`` call, not the marker); ``label``: the model as the test's texts name it
+    where its stem ``model`` names another file of the test too (``model_labels``)."""
     __tracebackhide__ = True
+    label = label or model
 
     def on_failure(exc) -> Optional[Path]:
         """A failure's own lines, then its diagnosis, once its report is in place; the
         diagnosis page, which the report then links (None: none written)."""
-        _name_input_shape(state, nodeid, exc)
+        _name_input_shape(state, nodeid, exc, label)
         if amend is not None:
             amend(exc)
         if not state.settings.diagnose:
@@ -56,7 +58,7 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             return None
         state.diagnosed.pop(nodeid, None)
         note = diagnosis_note(state, handle, inputs, spec, nodeid,
-                              model if one_of_several else "", golden=golden)
+                              label if one_of_several else "", golden=golden)
         page = state.diagnosed.pop(nodeid, None)
         exc.args = (f"{diagnosis_below(exc.args[0], ran=page is not None).rstrip()}\n{note}",)
         return page
@@ -65,7 +67,7 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
                         record_property=record_property,
                         hint_mode=handle.mode if handle is not None else None,
                         source_model=_source_model(handle), defer_passed=spec.max_drop is not None,
-                        one_of_several=one_of_several, on_failure=on_failure)
+                        one_of_several=one_of_several, on_failure=on_failure, label=label)
     if spec.max_drop is None:
         return outcome
     # the JUnit properties and report files are written once the baseline is judged, and say
@@ -115,11 +117,12 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
     return outcome
 
 
-def _name_input_shape(state: AccuracyState, nodeid: str, exc) -> None:
+def _name_input_shape(state: AccuracyState, nodeid: str, exc, label: str) -> None:
     """Where the test's checks so far ran its model at several input shapes, the failure's
     first line names the failing check's (pytest's short summary shows that line) and its
-    second says where among them it stands (``report.checked_shapes``); the check's record is
-    the test's last (``run_check`` records it before it raises)."""
+    second says where among them it stands (``report.checked_shapes``; the model named
+    ``label``); the check's record is the test's last (``run_check`` records it before it
+    raises)."""
     from ..report.checked_shapes import several_shapes, shape_context
 
     mine = [r for r in state.records if r.nodeid == nodeid]
@@ -133,7 +136,7 @@ def _name_input_shape(state: AccuracyState, nodeid: str, exc) -> None:
     head = "accuracy FAILED: "
     if first.startswith(head) and shapes[-1]:
         first = f"accuracy FAILED at input {shapes[-1]}: {first[len(head):]}"
-    context = shape_context(len(mine) - 1, shapes, [r.passed for r in mine], mine[-1].model)
+    context = shape_context(len(mine) - 1, shapes, [r.passed for r in mine], label)
     exc.args = (f"{first}\n{context}{sep}{rest}",) + tuple(exc.args[1:])
 
 

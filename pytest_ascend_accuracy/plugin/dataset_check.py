@@ -58,6 +58,7 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
     from ..dataset import run_dataset_check
     from ..dataset.result import DatasetFailure, to_record
     from ..graph.onnx_graph import model_label
+    from .model_labels import label_key
 
     from .dataset_page import DatasetPage
 
@@ -79,7 +80,8 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
             page.discard()
         raise
     record = to_record(result, nodeid, str(page.path) if page is not None else None)
-    record["model"] = model
+    record["model"] = model  # its file tells it from another of one name (``model_labels``)
+    record["model_file"] = None if name or not hasattr(om, "model") else label_key(om.model)[1]
     state.dataset_records.append(record)
     if record_property is not None:
         for key, value in result.properties().items():

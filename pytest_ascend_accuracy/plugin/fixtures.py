@@ -345,6 +345,7 @@ def check_accuracy(request, _ascend_accuracy_context):
     from .accuracy_check import model_name
     from .check_flow import checked
     from .compared_runs import refuse_other_inputs
+    from .model_labels import label_in_test
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
@@ -378,7 +379,8 @@ def check_accuracy(request, _ascend_accuracy_context):
         outcome = checked(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
                           mode=str(mode), handle=handle, inputs=inputs,
                           record_property=_junit_property_recorder(request.node),
-                          one_of_several=others)
+                          one_of_several=others, label=label_in_test(handle.model, ctx.converted)
+                          if handle is not None else "")
         return outcome  # the --accuracy-diagnose note and the baseline check: check_flow
 
     return closest_keywords(check, 'check_accuracy')

@@ -103,10 +103,13 @@ def finish_report_dir(state, *, index: bool, interrupted: bool) -> None:
     remove_own_partials(root)
     if index:
         from ..report.run_index import write_run_index
+        from .model_labels import relabelled
 
         reported = None
         if interrupted:  # only the tests pytest reported (a worker may finish one after it)
             reported = {r.nodeid for r in state.records} | {
                 str(d.get("nodeid")) for d in state.dataset_records}
+        records, dataset_records = relabelled(state.records, state.dataset_records)
+        checks = {Path(r.report).name: f"{r.model}, {r.mode}" for r in records if r.report}
         write_run_index(root, {"id": state.session_key, "started": state.started,
-                               "interrupted": interrupted}, state.dataset_records, reported)
+                               "interrupted": interrupted}, dataset_records, reported, checks)

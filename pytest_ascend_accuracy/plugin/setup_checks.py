@@ -138,9 +138,10 @@ def warn_if_nothing_checked(item, ctx) -> None:
     dumped = [r for r in ctx.runs if r.dumped]
     if not dumped:
         return
-    from ..graph.onnx_graph import model_label
+    from .model_labels import label_in_test  # two files of one name: by their folders
 
-    models = ", ".join(dict.fromkeys(model_label(r.handle.model) for r in dumped))
+    mine = [r.handle.model for r in dumped]
+    models = ", ".join(dict.fromkeys(label_in_test(m, mine) for m in mine))
     item.warn(NothingCheckedWarning(
         f"{ctx.nodeid} is marked @accuracy and dumped a run of {models}, but started no "
         f"check: pass the dump to check_accuracy(actual, golden) (a comparison made with "

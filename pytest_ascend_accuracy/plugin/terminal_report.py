@@ -355,6 +355,9 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
     ``failed_before_check``'s tests, counted and listed after the checks' failures;
     ``after_checks``: ``failed_after_checks``'s, likewise; the pre-processing and dataset
     checks follow, each kind with its own count."""
+    from .model_labels import relabelled  # two files of one name: by their folders
+
+    records, dataset_records = relabelled(records, dataset_records)
     records = sorted(records, key=lambda r: r.nodeid)
     lines = [f"backend: {backend}"]
     before = "; ".join(

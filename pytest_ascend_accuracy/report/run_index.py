@@ -163,18 +163,24 @@ def index_html(data: Mapping[str, object]) -> str:
 
 def write_run_index(root, run: Mapping[str, object],
                     dataset_records: Iterable[Mapping[str, object]] = (),
-                    reported: Optional[Iterable[str]] = None) -> List[str]:
+                    reported: Optional[Iterable[str]] = None,
+                    checks: Mapping[str, str] = {}) -> List[str]:
     """Write ``root/index.json`` and ``root/index.html`` for the run ``run`` (``id``,
     ``started``, ``interrupted``; ``finished`` is added) atomically; their paths. ``reported``:
     the test ids pytest reported, where that may be fewer than the run's folders (after a
     Ctrl-C under xdist a worker finishes its test and settles its folder, which pytest never
-    reports: the index counted checks the terminal never showed, H100); None: all are."""
+    reports: the index counted checks the terminal never showed, H100); None: all are.
+    ``checks``: {folder name: its check as the session's summary names it} (two model files of
+    one name told apart by their folders, which a worker writing one folder does not know)."""
     import datetime
 
     root = Path(root)
     run = {**run, "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(
         timespec="seconds")}
     entries, others = collect(root, str(run.get("id")), dataset_records)
+    for entry in entries:
+        if entry["kind"] == "accuracy" and entry["folder"] in checks:
+            entry["check"] = checks[entry["folder"]]
     late: List[dict] = []
     if reported is not None:
         reported = set(reported)

@@ -151,6 +151,6 @@ def test_v1_vs_v2(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
 ''')
     result = pytester.runpytest("-q", "-p", "no:cacheprovider", "-rf")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["FAILED test_two.py::test_v1_vs_v2 [[]det, default[]]: "
+    result.stdout.fnmatch_lines(["FAILED test_two.py::test_v1_vs_v2 [[]v2/det, default[]]: "
                                  "first failing op sum *"])
     assert "check 2 of the 2" not in result.stdout.str()
