@@ -41,6 +41,7 @@ def test_each_conversion_of_a_qdq_model_warns_a_cache_hit_too(tmp_path):
                                "'qdq': 'x_quant' (QuantizeLinear); 'x_dequant' "
                                "(DequantizeLinear). CANN's AMCT guide")
         assert "amct_onnx.convert_qat_model(model_file, save_path)" in text
+        assert "QuantizeLinear-DequantizeLinear pairs" not in text  # what convert_qat_model takes
 
 
 def test_a_float_model_converts_without_it(tmp_path):
@@ -127,7 +128,8 @@ def test_ops_are_named_as_atc_names_them_and_their_domain_is_in_the_optype():
     json: QuantizeLinear_0), a com.microsoft one 'ai.onnx::13::QuantizeLinear' (ATC builds
     domain::version::type), and a com.microsoft MatMulNBits (onnxruntime's 4-bit weight-only
     quantiser) converted without a word."""
-    from pytest_ascend_accuracy.graph.parser_refusals import atc_parse_error, quant_nodes
+    from pytest_ascend_accuracy.graph.op_domains import quant_nodes
+    from pytest_ascend_accuracy.graph.parser_refusals import atc_parse_error
 
     model = onnx.load(str(_qdq_model(_tmp() / "qdq.onnx")))
     for node in model.graph.node:
@@ -173,3 +175,39 @@ def test_the_fake_s_optype_takes_the_default_opset_however_it_is_spelled():
     inner = h.make_model(wrapped, opset_imports=[h.make_opsetid("", 13)])
     assert atc_parse_error(inner) == ("E19010", "No parser is registered for Op [loop, optype "
                                                 "[ai.onnx::13::Loop]].")
+
+
+def test_onnxruntime_s_quantisation_contrib_ops_are_its_schemas_or_onnx_s_ops():
+    """QUANT_OP_TYPES was checked against onnxruntime 1.32.0 (graph/op_domains.py): each name
+    is one of its com.microsoft schemas or an ONNX op, and the QOperator ops its quantiser
+    writes (QLinearOpsRegistry: quantization/operators/*.py) are all in it."""
+    ort = pytest.importorskip("onnxruntime")
+    from onnxruntime.capi import onnxruntime_pybind11_state as ort_c
+
+    from pytest_ascend_accuracy.graph.op_domains import QUANT_OP_TYPES
+
+    contrib = {s.name for s in ort_c.get_all_operator_schema() if s.domain == "com.microsoft"}
+    release = tuple(int(p) for p in ort.__version__.split("+")[0].split(".")[:2])
+    if "QLinearAdd" not in contrib or release < (1, 32):  # (older ones lack newer ops)
+        pytest.skip(f"onnxruntime {ort.__version__}: not the 1.32 the list was checked with")
+    standard = {s.name for s in onnx.defs.get_all_schemas() if s.domain == ""}
+    assert QUANT_OP_TYPES <= contrib | standard, sorted(QUANT_OP_TYPES - contrib - standard)
+    written = {"QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu",
+               "QLinearConcat", "QLinearAveragePool", "QLinearGlobalAveragePool",
+               "QLinearSoftmax", "QLinearWhere", "QGemm", "QAttention",
+               "QEmbedLayerNormalization", "DynamicQuantizeLSTM", "MatMulNBits",
+               "GatherBlockQuantized", "MatMulBnb4"}
+    assert written <= QUANT_OP_TYPES and written <= contrib
+
+
+def test_a_qoperator_model_is_told_to_be_quantised_in_qdq_format():
+    """convert_qat_model adapts QuantizeLinear-DequantizeLinear pairs (the AMCT guide's
+    table), not QLinearConv and onnxruntime's QOperator ops: the warning said to adapt it so."""
+    from pytest_ascend_accuracy.backends.emulator.atc_quant import quant_warning
+
+    text = quant_warning("qop", [["x_q", "QuantizeLinear"], ["conv_quant", "QLinearConv"],
+                                 ["add_quant", "QLinearAdd"], ["add2_quant", "QLinearAdd"]])
+    assert ("check that on an NPU (it adapts QuantizeLinear-DequantizeLinear pairs, not "
+            "QLinearConv, QLinearAdd: quantise the float model in the QDQ format, "
+            "onnxruntime.quantization.quantize_static with quant_format=QuantFormat.QDQ); the "
+            "emulator computes") in text, text

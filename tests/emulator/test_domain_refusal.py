@@ -5,7 +5,10 @@ emulator passing ``ai_onnx_ml_tree_ensemble_set_membership`` (float16 moved 1.2 
 a leaf of 100 landed in another class, the whole-tensor cosine 0.9975 passed), and an
 onnxruntime-optimised model's com.microsoft contrib ops converted as well. Both are refused at
 conversion now, as ATC refuses them (E19010); the quantisation ops atc_quant.py warns of are
-still only warned of; the fake ATC stops at them with ATC's words."""
+still only warned of, onnxruntime's QOperator contrib ops too (a review: a quantize_static
+QOperator model was refused as an optimised one); the fake ATC stops at them with ATC's words.
+The extract_model cut is offered only where ATC parses the part it cuts, and a call of a
+model-local function declared in ONNX's domain is refused like one of another domain."""
 import warnings
 
 import numpy as np
@@ -94,6 +97,7 @@ def test_the_extract_model_call_it_prints_gives_a_model_that_converts(tmp_path):
     from onnx import utils  # noqa: F401 (the call as printed)
 
     eval(call, {"onnx": onnx})
+    assert atc_parse_error(onnx.load(str(tmp_path / "npu_part.onnx"))) is None
     backend = EmulatorBackend(Cache(tmp_path / "cache"))
     x = np.array([[-1, 0.2, 0.7, 3]] * 2, np.float32)
     out = backend.outputs(backend.convert(tmp_path / "npu_part.onnx"), {"x": x})
@@ -185,26 +189,48 @@ def test_the_fake_atc_stops_at_them_with_e19010(tmp_path, capsys, monkeypatch, m
     assert f"E19010: {said}" in capsys.readouterr().out
 
 
-def test_a_model_local_function_is_refused_and_inlining_it_as_advised_converts(tmp_path):
+def _apply(advice, path, out):
+    """``advice`` (a statement the refusal prints) run as pasted into a fresh Python after
+    ``import onnx``, its paths filled in."""
+    import subprocess
+    import sys
+
+    code = "import onnx\n" + advice.replace("input_path", repr(str(path))).replace(
+        "output_path", repr(str(out)))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize("domain", ["local", ""])
+def test_a_model_local_function_is_refused_and_inlining_it_as_advised_converts(tmp_path,
+                                                                               domain):
     """A node calling one of the model's own functions (torch's export_modules_as_functions,
-    onnxscript): onnxruntime expands it, ATC's parser looks it up as local::1::AddB."""
-    add_b = h.make_function("local", "AddB", ["p", "q"], ["r"],
+    onnxscript): onnxruntime expands it, ATC's parser looks it up as local::1::AddB. One
+    declared in ONNX's domain (onnx.checker refuses it; the emulator converted it and its run
+    failed in onnxruntime's words) is ai.onnx::13::AddB to the parser (a review)."""
+    add_b = h.make_function(domain, "AddB", ["p", "q"], ["r"],
                             [h.make_node("Add", ["p", "q"], ["r"])], [h.make_opsetid("", 13)])
     b = onnx.numpy_helper.from_array(np.ones((1, 4), np.float32), "b")
-    graph = h.make_graph([h.make_node("AddB", ["x", "b"], ["y"], name="add_b", domain="local")],
+    graph = h.make_graph([h.make_node("AddB", ["x", "b"], ["y"], name="add_b", domain=domain)],
                          "fn", [vi("x", TP.FLOAT, [1, 4])], [vi("y", TP.FLOAT, [1, 4])], [b])
     path = tmp_path / "fn.onnx"
-    onnx.save(h.make_model(graph, functions=[add_b], opset_imports=[
-        h.make_opsetid("", 13), h.make_opsetid("local", 1)]), str(path))
+    onnx.save(h.make_model(graph, functions=[add_b], opset_imports=[h.make_opsetid("", 13)] + (
+        [h.make_opsetid(domain, 1)] if domain else [])), str(path))
     text = _refusal(path, tmp_path)  # before: converted
-    assert "'add_b' (local::1::AddB)" in text, text
-    advice = "onnx.save(onnx.inliner.inline_local_functions(onnx.load(input_path)), output_path)"
-    assert advice in text and "OriginOpType" not in text, text
-    from onnx import inliner  # noqa: F401 (the call as printed)
-
-    eval(advice.replace("input_path", repr(str(path))).replace(
-        "output_path", repr(str(tmp_path / "inlined.onnx"))), {"onnx": onnx})
-    EmulatorBackend(Cache(tmp_path / "cache")).convert(tmp_path / "inlined.onnx")
+    optype = f"{domain or 'ai.onnx'}::{1 if domain else 13}::AddB"
+    assert text.startswith(f"model 'fn' has 1 operator calling the model's own function "
+                           f"(model.functions): 'add_b' ({optype}). "), text
+    assert f"E19010 \"No parser is registered for Op [add_b, optype [{optype}]].\"" in text
+    advice = ("import onnx.inliner; onnx.save(onnx.inliner.inline_local_functions("
+              "onnx.load(input_path)), output_path)")
+    assert text.endswith(advice) and "OriginOpType" not in text, text
+    assert atc_parse_error(onnx.load(str(path))) == (
+        "E19010", f"No parser is registered for Op [add_b, optype [{optype}]].")
+    _apply(advice, path, tmp_path / "inlined.onnx")
+    backend = EmulatorBackend(Cache(tmp_path / "cache"))
+    x = np.arange(4, dtype=np.float32).reshape(1, 4)
+    out = backend.outputs(backend.convert(tmp_path / "inlined.onnx"), {"x": x})
+    assert np.allclose(out["y"], x + 1)
 
 
 def test_a_custom_domain_is_told_the_optype_a_plugin_would_register(tmp_path):
@@ -252,6 +278,90 @@ def test_quantisation_ops_are_still_only_warned_of(tmp_path):
     assert atc_parse_error(onnx.load(str(path))) == (
         "E19010", "No parser is registered for Op [x_quant, optype "
                   "[com.microsoft::1::QuantizeLinear]].")
+
+
+def qoperator_model(path):
+    """Conv -> Add -> Sigmoid quantised by onnxruntime's quantize_static in the QOperator
+    format: QuantizeLinear, QLinearConv, com.microsoft's QLinearAdd and QLinearSigmoid,
+    DequantizeLinear (a review's reproduction)."""
+    quantization = pytest.importorskip("onnxruntime.quantization")
+    rng = np.random.default_rng(0)
+    w = onnx.numpy_helper.from_array(rng.standard_normal((4, 4, 3, 3)).astype(np.float32) * 0.1,
+                                     "w")
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             h.make_node("Add", ["c", "x"], ["a"], name="add"),
+             h.make_node("Sigmoid", ["a"], ["y"], name="sig")]
+    graph = h.make_graph(nodes, "g", [vi("x", TP.FLOAT, [1, 4, 8, 8])],
+                         [vi("y", TP.FLOAT, [1, 4, 8, 8])], [w])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13)]),
+              str(path.with_suffix(".f32.onnx")))
+
+    class Reader(quantization.CalibrationDataReader):
+        def __init__(self):
+            self.data = iter([{"x": rng.standard_normal((1, 4, 8, 8)).astype(np.float32)}
+                              for _ in range(4)])
+
+        def get_next(self):
+            return next(self.data, None)
+
+    quantization.quantize_static(str(path.with_suffix(".f32.onnx")), str(path), Reader(),
+                                 quant_format=quantization.QuantFormat.QOperator)
+    return path
+
+
+def test_an_onnxruntime_qoperator_model_is_warned_of_not_refused(tmp_path):
+    """Its com.microsoft QLinearAdd/QLinearSigmoid are quantisation ops the quantiser wrote:
+    refused as onnxruntime's optimisations' contrib ops before (a review)."""
+    path = qoperator_model(tmp_path / "qop.onnx")
+    model = onnx.load(str(path))
+    assert [(n.domain, n.op_type) for n in model.graph.node] == [
+        ("", "QuantizeLinear"), ("", "QLinearConv"), ("com.microsoft", "QLinearAdd"),
+        ("com.microsoft", "QLinearSigmoid"), ("", "DequantizeLinear")]
+    with pytest.warns(AtcQuantWarning) as caught:
+        EmulatorBackend(Cache(tmp_path / "cache")).convert(path)  # before: ConversionError
+    text = str(caught[0].message)
+    assert ("'conv_quant' (QLinearConv); 'add_quant' (QLinearAdd); 'sig_quant' "
+            "(QLinearSigmoid)") in text, text
+    assert ("(it adapts QuantizeLinear-DequantizeLinear pairs, not QLinearConv, QLinearAdd, "
+            "QLinearSigmoid: quantise the float model in the QDQ format") in text, text
+    assert "optimisations" not in text
+    assert atc_parse_error(model) == (  # the fake ATC: its first op
+        "E19010", "No parser is registered for Op [x_QuantizeLinear, optype "
+                  "[ai.onnx::13::QuantizeLinear]].")
+
+
+def _before_binarizer(path, first):
+    """``first`` (nodes reading x, writing p) -> Cast -> ai.onnx.ml Binarizer."""
+    nodes = first + [h.make_node("Cast", ["p"], ["f"], name="cast", to=TP.FLOAT),
+                     h.make_node("Binarizer", ["f"], ["y"], name="bin", domain="ai.onnx.ml")]
+    s = onnx.numpy_helper.from_array(np.array(0.02, np.float32), "s")
+    zp = onnx.numpy_helper.from_array(np.array(0, np.int8), "zp")
+    graph = h.make_graph(nodes, "cut", [vi("x", TP.FLOAT, [2, 4])], [vi("y", TP.FLOAT, [2, None])],
+                         [s, zp])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13),
+                                                 h.make_opsetid("ai.onnx.ml", 1)]), str(path))
+    return path
+
+
+@pytest.mark.parametrize("first, stop", [
+    ([h.make_node("QuantizeLinear", ["x", "s", "zp"], ["q"], name="x_quant"),
+      h.make_node("DequantizeLinear", ["q", "s", "zp"], ["p"], name="x_dequant")],
+     ("E19010", "No parser is registered for Op [x_quant, optype "
+                "[ai.onnx::13::QuantizeLinear]].")),
+    ([h.make_node("ArgMax", ["x"], ["p"], name="am", axis=1, select_last_index=1)],
+     ("E11010", "Failed to parse the parameters of Op [am], optype [ai.onnx::13::ArgMax]. "
+                "Only support select_last_index=0, but 1 is obtained now."))],
+    ids=["quantisation op", "refused attribute"])
+def test_no_cut_is_offered_where_atc_refuses_the_part_before_them(tmp_path, first, stop):
+    """A review: the part the printed extract_model call cut out held a QuantizeLinear (the
+    fake ATC stops at it, E19010) or an ArgMax with select_last_index=1 (E11010)."""
+    path = _before_binarizer(tmp_path / "m.onnx", first)
+    text = _refusal(path, tmp_path)
+    assert "'bin' (ai.onnx.ml::1::Binarizer)" in text and "extract_model" not in text, text
+    from onnx import utils
+
+    utils.extract_model(str(path), str(tmp_path / "part.onnx"), ["x"], ["f"])  # the cut it was
+    assert atc_parse_error(onnx.load(str(tmp_path / "part.onnx"))) == stop
 
 
 def test_a_plain_model_converts_without_a_word(tmp_path):

@@ -6,12 +6,17 @@ be converted by ATC into an offline model: AMCT's ``convert_qat_model`` first re
 CANN's AscendQuant/AscendDequant/AscendAntiQuant (the deploy model ATC converts). canndev's and
 the 2025 ops repositories' ONNX plugins register parsers for those Ascend ops only, none for
 QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv, QLinearMatMul,
-ConvInteger or MatMulInteger (a quantisation trial searched both; onnxruntime's com.microsoft
-QDQ contrib ops have none either). Ops inside If branches count too. The emulator runs them
-as onnxruntime defines them, so a check of such a model passed as if an NPU would run it. It
-is not refused (goldens of such models, weight-only int4 ones included, and dataset checks of
-integer outputs are used as they are); each conversion warns instead, at the test's line,
-naming the ops and the way to a model ATC converts.
+ConvInteger or MatMulInteger (a quantisation trial searched both), nor for onnxruntime's
+com.microsoft quantisation contrib ops, QDQ, QOperator and weight-only (of com.microsoft they
+register MultiHeadAttention only; ``graph.op_domains``, whose ``QUANT_OP_TYPES`` lists them,
+says where from). Ops inside If branches count too. The guide's convert_qat_model adapts
+QuantizeLinear-DequantizeLinear pairs (around Conv, Gemm, ConvTranspose, MatMul and Add, the
+8.5 guide's table), so a model of other quantisation ops (onnxruntime's QOperator format) is
+told to be quantised in the QDQ format instead. The emulator runs them as onnxruntime defines
+them, so a check of such a model passed as if an NPU would run it. It is not refused (goldens
+of such models, weight-only int4 ones included, and dataset checks of integer outputs are used
+as they are); each conversion warns instead, at the test's line, naming the ops and the way to
+a model ATC converts.
 """
 from __future__ import annotations
 
@@ -19,7 +24,12 @@ from typing import List, Optional, Sequence
 
 from ...core.caller_warning import warn_at_caller
 
-from ...graph.parser_refusals import quant_nodes  # the fake ATC stops at them
+from ...graph.op_domains import listed, quant_nodes  # the fake ATC stops at them
+
+
+#: the ops AMCT's convert_qat_model adapts (the guide's table: QuantizeLinear-DequantizeLinear
+#: pairs); the others (QLinearConv, onnxruntime's QOperator contrib ops, ...) it does not
+QDQ_OP_TYPES = frozenset({"QuantizeLinear", "DequantizeLinear"})
 
 
 class AtcQuantWarning(UserWarning):
@@ -34,16 +44,20 @@ def quant_ops(graph) -> List[List[str]]:
 
 
 def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
-    shown = "; ".join(f"{name!r} ({op})" for name, op in ops[:6])
-    more = f"; and {len(ops) - 6} more" if len(ops) > 6 else ""
+    shown = listed([f"{name!r} ({op})" for name, op in ops], 6)
+    others = list(dict.fromkeys(op for _, op in ops if op not in QDQ_OP_TYPES))
     # the text starts the same for every model: -W 'ignore:ONNX quantisation ops' (a literal
     # prefix on the command line) silences it on any version (an upgrade trial)
     return (f"ONNX quantisation ops no CANN ONNX parser converts, in model {label!r}: "
-            f"{shown}{more}. CANN's AMCT guide (QAT model adaptation to CANN format) says such a "
+            f"{shown}. CANN's AMCT guide (QAT model adaptation to CANN format) says such a "
             f"model cannot be converted by ATC as it is: adapt it with "
             f"amct_onnx.convert_qat_model(model_file, save_path), whose deploy model (AscendQuant/"
-            f"AscendDequant) ATC converts, and check that on an NPU; the emulator computes these "
-            f"ops as onnxruntime does, so a pass here says nothing of the deployed model")
+            f"AscendDequant) ATC converts, and check that on an NPU"
+            + (f" (it adapts QuantizeLinear-DequantizeLinear pairs, not {', '.join(others)}: "
+               f"quantise the float model in the QDQ format, onnxruntime.quantization."
+               f"quantize_static with quant_format=QuantFormat.QDQ)" if others else "")
+            + "; the emulator computes these ops as onnxruntime does, so a pass here says "
+              "nothing of the deployed model")
 
 
 def warn_quant(label: str, ops: Optional[Sequence[Sequence[str]]]) -> None:
