@@ -76,8 +76,10 @@ from .rounding import check_overflow
 #: the same inside an If's branches; 21: ONNX quantisation ops recorded, warned at each
 #: conversion, atc_quant.py; 22: those in If branches and com.microsoft's too, named as ATC;
 #: 23: ops of a domain other than ai.onnx (ai.onnx.ml, com.microsoft, ...) refused as ATC
-#: refuses them, E19010, graph/parser_refusals.py: an entry made of such a model ran them)
-EMULATOR_FORMAT = 23
+#: refuses them, E19010, graph/parser_refusals.py: an entry made of such a model ran them;
+#: 24: a call of a model-local function of ONNX's own domain refused too, and onnxruntime's
+#: QOperator quantisation ops warned of again, graph/op_domains.py)
+EMULATOR_FORMAT = 24
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
