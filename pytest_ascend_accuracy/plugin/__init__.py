@@ -492,6 +492,7 @@ def pytest_terminal_summary(terminalreporter, config):
                     outcomes_by_test(terminalreporter.stats), unchecked, after)
     for line in summary_lines(**ids, backend=state.backend_label(), cache_stats=stats,
                               golden_writes=state.golden_writes, run_id=state.session_key,
+                              base=state.settings.invocation_dir,
                               report_dir=state.settings.show(report_dir)
                               if report_dir and (state.records or state.dataset_records)
                               else None):

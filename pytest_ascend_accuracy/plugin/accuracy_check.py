@@ -347,6 +347,7 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
               if first is not None and first.would_pass is None else (verdict.problem or None)),
         input_shape=input_shape_text(golden.meta, actual.meta),
         model_file=os.path.realpath(source_model) if source_model is not None else None,
+        model_as_given=os.path.abspath(source_model) if source_model is not None else None,
     )
     state.record(record)
     outcome = CheckOutcome(result, verdict, record, failure, report_dir,

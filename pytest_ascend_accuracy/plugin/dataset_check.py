@@ -58,7 +58,7 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
     from ..dataset import run_dataset_check
     from ..dataset.result import DatasetFailure, to_record
     from ..graph.onnx_graph import model_label
-    from .model_labels import label_key
+    from .model_labels import named_key
 
     from .dataset_page import DatasetPage
 
@@ -81,7 +81,8 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
         raise
     record = to_record(result, nodeid, str(page.path) if page is not None else None)
     record["model"] = model  # its file tells it from another of one name (``model_labels``)
-    record["model_file"] = None if name or not hasattr(om, "model") else label_key(om.model)[1]
+    _, record["model_file"], record["model_as_given"] = (
+        (None, None, None) if name or not hasattr(om, "model") else named_key(om.model))
     state.dataset_records.append(record)
     if record_property is not None:
         for key, value in result.properties().items():

@@ -379,7 +379,8 @@ def check_accuracy(request, _ascend_accuracy_context):
         outcome = checked(state, actual, golden, spec, nodeid=ctx.nodeid, model=str(model),
                           mode=str(mode), handle=handle, inputs=inputs,
                           record_property=_junit_property_recorder(request.node),
-                          one_of_several=others, label=label_in_test(handle.model, ctx.converted)
+                          one_of_several=others, label=label_in_test(
+                              handle.model, ctx.converted, state.settings.invocation_dir)
                           if handle is not None else "")
         return outcome  # the --accuracy-diagnose note and the baseline check: check_flow
 

@@ -109,7 +109,8 @@ def finish_report_dir(state, *, index: bool, interrupted: bool) -> None:
         if interrupted:  # only the tests pytest reported (a worker may finish one after it)
             reported = {r.nodeid for r in state.records} | {
                 str(d.get("nodeid")) for d in state.dataset_records}
-        records, dataset_records = relabelled(state.records, state.dataset_records)
+        records, dataset_records = relabelled(state.records, state.dataset_records,
+                                              state.settings.invocation_dir)
         checks = {Path(r.report).name: f"{r.model}, {r.mode}" for r in records if r.report}
         write_run_index(root, {"id": state.session_key, "started": state.started,
                                "interrupted": interrupted}, dataset_records, reported, checks)

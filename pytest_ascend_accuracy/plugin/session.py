@@ -76,8 +76,12 @@ class CheckRecord:
     #: the input shape it ran at, as ATC's --input_shape spells it (``img:1,3,64,64``; None:
     #: not known): named where one test checked several (``report.checked_shapes``)
     input_shape: Optional[str] = None
-    #: the model file it converted: two files of one name are two models (a review)
+    #: the model file it converted, its real path: two files of one name are two models (a
+    #: review), one file reached by two paths (a link) is one
     model_file: Optional[str] = None
+    #: that file as its test gave it, made absolute (links not followed): its label is made of
+    #: it (``model_labels``; a link's target names folders the test never named)
+    model_as_given: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
         return asdict(self)

@@ -141,7 +141,8 @@ def warn_if_nothing_checked(item, ctx) -> None:
     from .model_labels import label_in_test  # two files of one name: by their folders
 
     mine = [r.handle.model for r in dumped]
-    models = ", ".join(dict.fromkeys(label_in_test(m, mine) for m in mine))
+    base = item.config.invocation_params.dir  # (paths are shown from where pytest ran)
+    models = ", ".join(dict.fromkeys(label_in_test(m, mine, base) for m in mine))
     item.warn(NothingCheckedWarning(
         f"{ctx.nodeid} is marked @accuracy and dumped a run of {models}, but started no "
         f"check: pass the dump to check_accuracy(actual, golden) (a comparison made with "

@@ -348,16 +348,17 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                   outcomes: Mapping[str, str] = {},
                   unchecked: Sequence[Tuple[str, str, str]] = (),
                   after_checks: Sequence[Tuple[str, str, str]] = (),
-                  run_id: Optional[str] = None) -> List[str]:
+                  run_id: Optional[str] = None, base=None) -> List[str]:
     """Every line of the section, in order. Records are ordered by test id, so the section is
     the same whichever xdist worker ran which test. ``outcomes``: each test's outcome
     (``outcomes_by_test``), which says what a failed check was to its test; ``unchecked``:
     ``failed_before_check``'s tests, counted and listed after the checks' failures;
     ``after_checks``: ``failed_after_checks``'s, likewise; the pre-processing and dataset
-    checks follow, each kind with its own count."""
+    checks follow, each kind with its own count. ``base``: where pytest ran (a model's label
+    is made of its path as shown from there, ``model_labels``)."""
     from .model_labels import relabelled  # two files of one name: by their folders
 
-    records, dataset_records = relabelled(records, dataset_records)
+    records, dataset_records = relabelled(records, dataset_records, base)
     records = sorted(records, key=lambda r: r.nodeid)
     lines = [f"backend: {backend}"]
     before = "; ".join(
