@@ -312,9 +312,14 @@ def _device_outputs(om, inputs, where: str, converted_by: Optional[str]):
     ended with "inputs of 'dyn': input 'x' has shape [2, 8], the model declares [1, 8]", naming
     no sample. The reference took the sample, so where an input's shape is not the one ``om``
     was converted at (``om.input_shape``), the fix is said as ``converted_by`` spells it
-    (``SHAPE_FIXES``); any other refusal is said as it is."""
+    (``SHAPE_FIXES``); an empty array is said as the sample's (``graph.per_shape``: the model
+    does not know the sample); any other refusal is said as it is."""
+    from ..graph.per_shape import EmptyInputError
+
     try:
         return om.outputs(inputs)
+    except EmptyInputError as exc:
+        raise exc.retold(where, "the sample's array") from None
     except ConfigError as exc:
         if str(exc.where or "").startswith("sample "):
             raise

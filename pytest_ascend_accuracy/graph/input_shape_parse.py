@@ -13,8 +13,8 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 from ..errors import ConfigError
 from .shape_advice import ATC_POSITIVE_DIMS, DynamicDimsGiven
 
-#: what follows ``ATC_POSITIVE_DIMS`` where a size is 0 (also where the plugin says the 0 came
-#: from the arrays a run was given: ``plugin.shape_deferred_model``)
+#: what follows ``ATC_POSITIVE_DIMS`` where a size is 0 (also where an array's 0 is refused
+#: before its conversion: ``per_shape.refuse_empty_taken``)
 EMPTY_INPUT_ADVICE = ("so an empty input cannot be fed to a converted model; make it a constant "
                       "of the model (an initializer), or leave an optional input out of it")
 #: a dimension ATC reads as dynamic: -1, or a range "n1~n2" (None: not one of these)

@@ -28,13 +28,10 @@ class ShapeDeferredModel:
         self.aipp = aipp  # the AIPP file (``AippConfig``): run() takes raw images
         from ..graph.per_shape import PerShape
 
-        def checked_convert(shape):  # an empty array's 0 is said as the array's, not a setting's
-            refuse_empty_taken(model, shape, self.dynamic, f"{where}: run", shown,
-                               lambda _: "the array run() was given for it")
-            return convert(shape)
-
         self._given = given  # the input_shape the call gave (for some inputs, or None)
-        self._shapes = PerShape(model, given, checked_convert)  # input_shape -> AscendModel
+        # input_shape -> AscendModel; an empty array's 0 is said as the array's, not a setting's
+        self._shapes = PerShape(model, given, convert, shown=shown,
+                                origin=lambda _: "the array run() was given for it")
         self.model, self.mode, self.where = model, mode, where
         self.atc_options = dict(atc_options or {})
         self.dynamic = tuple(dynamic)  # the inputs whose shape each run's arrays give
@@ -128,48 +125,6 @@ def deferred_model(convert_model, model, mode, *, keep_dtype, input_shape, atc_o
         resolved = resolved | kept
     return ShapeDeferredModel(convert_model, model, resolved, atc_options=atc_options,
                               where=where, dynamic=dynamic, given=given, aipp=aipp, shown=shown)
-
-
-def entry_shape_of(case, arrays, where: str, show: Callable[[object], str]):
-    """A YAML entry's input shape (``case``, a ``SuiteCase``): its ``input_shape``, and where
-    the model leaves a size open, its arrays' (``graph.shape_from_inputs``); an empty array
-    of a ``.npy`` file is refused naming that file and the model (``refuse_empty_taken``)."""
-    from ..graph.shape_from_inputs import left_dynamic, shape_from_inputs
-
-    shape = shape_from_inputs(case.model, case.input_shape, arrays)
-    files = dict(case.inputs.files)
-    refuse_empty_taken(case.model, shape, left_dynamic(case.model, case.input_shape), where,
-                       show(case.model), lambda name: (
-                           f"the array of the entry's inputs ({show(files[name])})"
-                           if name in files else "the array of the entry's inputs"))
-    return shape
-
-
-def refuse_empty_taken(model, shape, taken, where: str, shown: Optional[str],
-                       array: Callable[[str], str]) -> None:
-    """A ``ConfigError`` where an input of ``taken`` (those whose size the arrays give: the
-    model leaves one open, a declared 0 included) has a size 0 in ``shape``: the conversion's
-    refusal named ``input_shape``, a setting the test never gave, and no model (an audit's
-    ``test_reduce_sum_empty_set``). Said as the array's shape, with what the model file
-    (``shown``) declares; ``array(name)``: the input's array, as the message names it."""
-    from ..graph.input_shape_parse import EMPTY_INPUT_ADVICE
-    from ..graph.onnx_graph import graph_inputs, load_model
-    from ..graph.shape_advice import ATC_POSITIVE_DIMS
-
-    empty = [n for n in taken if 0 in tuple((shape or {}).get(n, ()))]
-    if not empty:
-        return
-    name, dims = empty[0], [int(d) for d in shape[empty[0]]]
-    of = shown or getattr(getattr(model, "graph", None), "name", None) or "the model"
-    declared = ""
-    vi = next((i for i in graph_inputs(load_model(model, weights=False)) if i.name == name), None)
-    if vi is not None and vi.type.tensor_type.HasField("shape"):
-        sizes = [str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?")
-                 for d in vi.type.tensor_type.shape.dim]
-        declared = f" (the model {'file ' if shown else ''}declares [{', '.join(sizes)}])"
-    raise ConfigError(where, f"input {name!r} of {of} is empty: {array(name)} has shape "
-                             f"{dims}{declared}, and the conversion takes that shape; "
-                             f"{ATC_POSITIVE_DIMS}, {EMPTY_INPUT_ADVICE}")
 
 
 @contextmanager

@@ -10,7 +10,7 @@ which pasted converts. Used by ``yaml_suite`` only.
 """
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
 
 def entry_shape(case, arrays: Optional[Mapping[str, object]] = None):
@@ -33,13 +33,14 @@ def entry_shape(case, arrays: Optional[Mapping[str, object]] = None):
     return shape_from_inputs(case.model, case.input_shape, placeholders)
 
 
-def dataset_handle(convert, case, where: str):
+def dataset_handle(convert, case, where: str, show: Optional[Callable[[object], str]] = None):
     """A dataset item's model: converted per sample shape where the model has a dimension
     left open (an AIPP entry's batch: each sample's images), as ``ascend_model(m)`` converts
     it, whatever shape ``input_shape:`` or ``inputs.shapes`` give the entry's accuracy item:
     converted at that one shape, a batch-2 sample was refused, and the entry's only fix
     (dropping ``input_shape:``) failed its accuracy item (dimension 'N' is dynamic). A model
-    with every dimension fixed converts now."""
+    with every dimension fixed converts now. ``show``: a path as messages print it (the model
+    file an empty sample's refusal names)."""
     from .shape_deferred_model import deferred_model
 
     config = None
@@ -48,7 +49,8 @@ def dataset_handle(convert, case, where: str):
 
         config = read_aipp_config(case.aipp)
     handle = deferred_model(convert, case.model, case.mode, keep_dtype=None, input_shape=None,
-                            atc_options=None, where=where, aipp=config)
+                            atc_options=None, where=where, aipp=config,
+                            shown=show(case.model) if show is not None else None)
     if handle is not None:
         return handle
     if config is None:

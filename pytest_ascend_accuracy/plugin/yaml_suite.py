@@ -374,13 +374,13 @@ class AccuracyYamlItem(pytest.Item):
             if case.aipp is not None and not case.inputs.files:  # seeded images: the batch
                 case = replace(case, input_shape=entry_shape(case))  # given, or the advice
             spec, inputs = suite_spec_and_inputs(state, case)  # as a Python test gets them
-        from .shape_deferred_model import entry_shape_of
-
+        from .yaml_entry_shape import shape_from_entry_arrays
         # dynamic dims the entry leaves open: its inputs' (AIPP: C x H x W the file's, the
         arrays = getattr(inputs, "arrays", inputs)  # batch the images', as ascend_model does)
         with self._shape_advice():
             shape = (entry_shape(case, arrays) if case.aipp is not None
-                     else entry_shape_of(case, arrays, self.nodeid, state.settings.show))
+                     else shape_from_entry_arrays(case, arrays, self.nodeid,
+                                                  state.settings.show))
             handle = ac.convert_model(state, case.model, case.mode, input_shape=shape,
                                       dump_root=self._dump_root, where=self.nodeid,
                                       aipp=case.aipp)
@@ -429,7 +429,7 @@ class AccuracyYamlItem(pytest.Item):
                                         dump_root=self._dump_root, where=self.nodeid,
                                         aipp=case.aipp)
 
-        handle = dataset_handle(convert, case, self.nodeid)  # AIPP: C x H x W from its file
+        handle = dataset_handle(convert, case, self.nodeid, state.settings.show)  # AIPP: CHW
         reference_inputs = None
         if case.aipp is not None:  # raw samples: the reference run gets reference(raw images)
             from .yaml_preprocessing import reference_inputs as aipp_reference_inputs
