@@ -86,7 +86,7 @@ REGISTERED_TYPES = {("com.microsoft", "MultiHeadAttention"): frozenset(range(11,
 REGISTERED_DOMAINS = {"npu": frozenset({1})}
 
 
-def listed(items: Sequence[str], limit: int, noun: str = "") -> str:
+def found_list(items: Sequence[str], limit: int, noun: str = "") -> str:
     """The first ``limit`` of ``items`` joined by "; ", then "; and N more" (``noun`` after
     it: "names") for the rest: how a refusal lists what it found."""
     rest = len(items) - limit
@@ -185,7 +185,7 @@ def _domain_advice(model, found) -> List[str]:
 def foreign_refusal(label: str, model, found) -> str:
     """Why ``model`` (shown as ``label``) cannot be converted: ``found`` (``foreign_nodes``,
     not empty), ATC's words and what to do by their domains."""
-    shown = listed([f"{name!r} ({atc_optype(model, node)}{' ' + where if where else ''})"
+    shown = found_list([f"{name!r} ({atc_optype(model, node)}{' ' + where if where else ''})"
                     for node, name, where in found], 8)
     calls = sum(calls_local_function(model, node) for node, _, _ in found)
     domains = list(dict.fromkeys(node.domain for node, _, _ in found

@@ -45,7 +45,7 @@ from .control_flow import (atc_graphs, atc_named_nodes, loop_ops, loop_refusal, 
                            subgraphs)
 from .names import atc_op_names, repeated_names, unique_name
 from .op_domains import (ONNX_DOMAINS, UNPARSED_CODE, atc_optype, foreign_nodes, foreign_refusal,
-                         is_foreign, is_quant, listed)
+                         found_list, is_foreign, is_quant)
 
 #: ONNX type -> (attribute, the value the plugin refuses, the plugin's message)
 REFUSED_ATTRIBUTES = {
@@ -135,7 +135,7 @@ def attribute_refusal(label: str, model) -> str:
     if not found:
         return ""
     name, op_type, attr, value, _ = found[0]
-    shown = listed([f"{n!r} ({t}{' ' + w if w else ''})" for n, t, _a, _v, w in found], 8)
+    shown = found_list([f"{n!r} ({t}{' ' + w if w else ''})" for n, t, _a, _v, w in found], 8)
     many = len(found) != 1
     return (f"model {label!r} has {len(found)} operator{'s' if many else ''} with {attr}="
             f"{value}: {shown}. CANN's ONNX parser refuses {'them' if many else 'it'} "
@@ -217,7 +217,7 @@ def name_refusal(label: str, graph) -> str:
             return ""
         where, names = inner[0]
         first = next(iter(names))
-        shown = listed([f"{name!r} names {' and '.join(w for w, _ in holders)}"
+        shown = found_list([f"{name!r} names {' and '.join(w for w, _ in holders)}"
                         for name, holders in names.items()], 5)
         return (f"model {label!r} has ops that share a name in {where} (a branch is parsed as "
                 f"a graph of its own, with a Data op for each outer value the If's branches "
@@ -225,7 +225,7 @@ def name_refusal(label: str, graph) -> str:
                 f"ATC's ONNX parser refuses it (its pre-check stops with {NAME_CODE} \"Op "
                 f"[{first}] has a name conflict in the graph.\"), so it is neither converted "
                 f"nor run here; give each op of the branch its own name (export the model so)")
-    shown = listed([f"{name!r} names {' and '.join(w for w, _ in holders)}"
+    shown = found_list([f"{name!r} names {' and '.join(w for w, _ in holders)}"
                     for name, holders in repeated.items()], 5, "names")
     first = next(iter(repeated))
     named = [n.name for n in graph.node if n.name]

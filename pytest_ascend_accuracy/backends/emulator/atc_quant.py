@@ -24,7 +24,7 @@ from typing import List, Optional, Sequence
 
 from ...core.caller_warning import warn_at_caller
 
-from ...graph.op_domains import listed, quant_nodes  # the fake ATC stops at them
+from ...graph.op_domains import found_list, quant_nodes  # the fake ATC stops at them
 
 
 #: the ops AMCT's convert_qat_model adapts (the guide's table: QuantizeLinear-DequantizeLinear
@@ -44,7 +44,7 @@ def quant_ops(graph) -> List[List[str]]:
 
 
 def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
-    shown = listed([f"{name!r} ({op})" for name, op in ops], 6)
+    shown = found_list([f"{name!r} ({op})" for name, op in ops], 6)
     others = list(dict.fromkeys(op for _, op in ops if op not in QDQ_OP_TYPES))
     # the text starts the same for every model: -W 'ignore:ONNX quantisation ops' (a literal
     # prefix on the command line) silences it on any version (an upgrade trial)
