@@ -186,7 +186,7 @@ def foreign_refusal(label: str, model, found) -> str:
     """Why ``model`` (shown as ``label``) cannot be converted: ``found`` (``foreign_nodes``,
     not empty), ATC's words and what to do by their domains."""
     shown = found_list([f"{name!r} ({atc_optype(model, node)}{' ' + where if where else ''})"
-                    for node, name, where in found], 8)
+                        for node, name, where in found], 8)
     calls = sum(calls_local_function(model, node) for node, _, _ in found)
     domains = list(dict.fromkeys(node.domain for node, _, _ in found
                                  if not calls_local_function(model, node)))

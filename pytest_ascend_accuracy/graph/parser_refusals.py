@@ -218,7 +218,7 @@ def name_refusal(label: str, graph) -> str:
         where, names = inner[0]
         first = next(iter(names))
         shown = found_list([f"{name!r} names {' and '.join(w for w, _ in holders)}"
-                        for name, holders in names.items()], 5)
+                            for name, holders in names.items()], 5)
         return (f"model {label!r} has ops that share a name in {where} (a branch is parsed as "
                 f"a graph of its own, with a Data op for each outer value the If's branches "
                 f"read): {shown}. "
@@ -226,7 +226,7 @@ def name_refusal(label: str, graph) -> str:
                 f"[{first}] has a name conflict in the graph.\"), so it is neither converted "
                 f"nor run here; give each op of the branch its own name (export the model so)")
     shown = found_list([f"{name!r} names {' and '.join(w for w, _ in holders)}"
-                    for name, holders in repeated.items()], 5, "names")
+                        for name, holders in repeated.items()], 5, "names")
     first = next(iter(repeated))
     named = [n.name for n in graph.node if n.name]
     ort = (", and onnxruntime refuses to load it too (\"two nodes with same node name\")"

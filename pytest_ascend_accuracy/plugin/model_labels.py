@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 from pathlib import PurePath
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 #: (the model's label, the real path of its file, or None: an in-memory model, a dump)
 Key = Tuple[str, Optional[str]]
