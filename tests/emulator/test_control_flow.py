@@ -115,6 +115,34 @@ def test_a_loop_is_refused_as_atc_refuses_it(tmp_path):
         "converted")
 
 
+def untaken_loop_model(path):
+    """If(a constant true): then Identity, else a Loop. Preparation keeps the taken branch
+    only; ATC parses both branches and stops at the Loop."""
+    loop = onnx.load(str(loop_model(path.with_name("inner.onnx"))))
+    other = h.make_graph([h.make_node("Identity", ["x"], ["xr"], name="else/id")]
+                         + [n for n in loop.graph.node if n.op_type == "Loop"], "else", [],
+                         [_vi("y", [1, 8])], list(loop.graph.initializer))
+    then = h.make_graph([h.make_node("Identity", ["x"], ["t"], name="then/id")], "then", [],
+                        [_vi("t", [1, 8])])
+    nodes = [h.make_node("If", ["yes"], ["out"], name="pick", then_branch=then,
+                         else_branch=other)]
+    return _save(h.make_graph(nodes, "untaken", [_vi("x", [1, 8])], [_vi("out", [1, 8])],
+                              [nh.from_array(np.array(True), "yes")]), path)
+
+
+def test_a_loop_in_a_branch_the_conversion_drops_is_refused_too(tmp_path):
+    """The Loop/Scan check ran on the prepared model, which kept the taken branch only: the
+    model converted here, where ATC, parsing both branches, stops with E19010."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+    from pytest_ascend_accuracy.graph.parser_refusals import atc_parse_error
+
+    path = untaken_loop_model(tmp_path / "untaken.onnx")
+    assert atc_parse_error(onnx.load(str(path)))[0] == "E19010"  # the fake ATC's verdict
+    with pytest.raises(ConversionError, match=r"'loop' \(Loop in the else_branch of 'pick'\)"):
+        EmulatorBackend(Cache(tmp_path / "cache")).convert(path)
+
+
 def test_the_fake_atc_refuses_a_loop_with_e19010(tmp_path, capsys, monkeypatch):
     from pytest_ascend_accuracy.testing import fake_atc
 

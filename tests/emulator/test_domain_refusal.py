@@ -384,9 +384,10 @@ def test_a_conversion_cached_before_the_refusal_is_not_served(tmp_path, monkeypa
     from pytest_ascend_accuracy.backends.emulator import rewrite
     from pytest_ascend_accuracy.graph import parser_refusals as refusals
 
-    monkeypatch.setattr(emulator_backend, "domain_refusal", lambda label, model: "")
-    monkeypatch.setattr(rewrite, "parser_refusal", lambda label, model: (
-        refusals.loop_refusal(label, model) or refusals.attribute_refusal(label, model)))
+    before = lambda label, model: (  # noqa: E731  (the Loop and attribute refusals alone)
+        refusals.loop_refusal(label, model) or refusals.attribute_refusal(label, model))
+    monkeypatch.setattr(emulator_backend, "parser_refusal", before)
+    monkeypatch.setattr(rewrite, "parser_refusal", before)
     EmulatorBackend(Cache(tmp_path / "cache")).convert(path)  # the previous release's entry
     monkeypatch.undo()
     with pytest.raises(ConversionError, match="ai.onnx.ml::1::Binarizer"):

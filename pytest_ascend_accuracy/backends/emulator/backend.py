@@ -37,7 +37,7 @@ from ...core.modes import Mode, resolve_mode
 from ...graph.content_digests import model_digest
 from ...graph.input_names import listed_initializers
 from ...graph.onnx_graph import check_inputs, load_model, model_label, ort_version
-from ...graph.parser_refusals import domain_refusal
+from ...graph.parser_refusals import parser_refusal
 from ...graph.onnx_graph import parse_input_shape, tensor_info, tensor_info_from_json, tensor_info_to_json
 from ...aipp.emulation import AIPP_FILE, AippInputs, aipp_om_ops, conversion_aipp, key_options, preprocess
 from ..base import ConvertedModel
@@ -78,8 +78,9 @@ from .rounding import check_overflow
 #: 23: ops of a domain other than ai.onnx (ai.onnx.ml, com.microsoft, ...) refused as ATC
 #: refuses them, E19010, graph/parser_refusals.py: an entry made of such a model ran them;
 #: 24: a call of a model-local function of ONNX's own domain refused too, and onnxruntime's
-#: QOperator quantisation ops warned of again, graph/op_domains.py)
-EMULATOR_FORMAT = 24
+#: QOperator quantisation ops warned of again, graph/op_domains.py; 25: a Loop/Scan or a
+#: refused attribute value in an If branch the conversion drops refused too, as ATC parses it)
+EMULATOR_FORMAT = 25
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
@@ -165,9 +166,10 @@ class EmulatorBackend:
             from .layouts import om_desc
             from .rewrite import emulate_graph
 
-            # the model as in the file: ATC parses the If branches a conversion inlines too
+            # the model as in the file: ATC parses the If branches a conversion inlines or drops
+            # too (a Loop in an untaken branch, an op of another domain there)
             source = load_model(model, weights=False)  # IR 3's weights: a run refuses them
-            refused = domain_refusal(model_label(model), source)  # E19010, parser_refusals.py
+            refused = parser_refusal(model_label(model), source)  # E19010/E11010, parser_refusals
             if refused:
                 raise ConversionError(refused)
             try:  # external-data weights go straight to model.onnx.data
