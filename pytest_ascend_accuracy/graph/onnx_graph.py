@@ -138,6 +138,16 @@ def declared_shape(value_info) -> Tuple[Optional[int], ...]:
                  for d in t.shape.dim)
 
 
+def declared_text(value_info) -> Optional[str]:
+    """An input's dims as its model declares them, ``[2, 0, 4]``, ``[batch, 3]``, ``?`` for a
+    dim with neither size nor name; None without a declared shape."""
+    t = value_info.type.tensor_type
+    if not t.HasField("shape"):
+        return None
+    return "[" + ", ".join(str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?")
+                           for d in t.shape.dim) + "]"
+
+
 def input_dtype(value_info) -> np.dtype:
     from onnx import helper
 

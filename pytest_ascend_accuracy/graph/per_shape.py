@@ -53,7 +53,7 @@ def refuse_empty_taken(model, shape: Optional[Mapping], taken: Iterable[str], wh
     came from, "the array run() was given for it", a YAML entry's ``.npy``), with what the
     model (``shown``: its file as messages name it; a path's own spelling by default)
     declares. ``proto``: the model's graph, where the caller read it already."""
-    from .onnx_graph import graph_inputs, load_model
+    from .onnx_graph import declared_text, graph_inputs, load_model
 
     empty = [n for n in taken if 0 in tuple((shape or {}).get(n, ()))]
     if not empty:
@@ -62,13 +62,10 @@ def refuse_empty_taken(model, shape: Optional[Mapping], taken: Iterable[str], wh
     is_file = isinstance(model, (str, os.PathLike))
     of = shown or (os.fspath(model) if is_file else None) or getattr(
         getattr(model, "graph", None), "name", None) or "the model"
-    declared = ""
     graph = proto if proto is not None else load_model(model, weights=False)
     vi = next((i for i in graph_inputs(graph) if i.name == name), None)
-    if vi is not None and vi.type.tensor_type.HasField("shape"):
-        sizes = [str(d.dim_value) if d.HasField("dim_value") else (d.dim_param or "?")
-                 for d in vi.type.tensor_type.shape.dim]
-        declared = f" (the model {'file ' if is_file else ''}declares [{', '.join(sizes)}])"
+    sizes = declared_text(vi) if vi is not None else None
+    declared = f" (the model {'file ' if is_file else ''}declares {sizes})" if sizes else ""
     raise EmptyInputError(where, name, dims, of, declared, (origin or _any_array)(name))
 
 

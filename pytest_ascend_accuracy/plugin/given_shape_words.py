@@ -28,7 +28,7 @@ def given_shape_words(handle):
 
 
 def _reworded(problem: str, model, input_shape):
-    from ..graph.onnx_graph import graph_inputs, load_model, parse_input_shape
+    from ..graph.onnx_graph import declared_text, graph_inputs, load_model, parse_input_shape
 
     if not input_shape:
         return None
@@ -41,7 +41,7 @@ def _reworded(problem: str, model, input_shape):
         said = f"the model declares {_show(dims)}"
         if f"input {name!r} has shape " not in problem or not problem.endswith(said):
             continue
-        declared = _declared(inputs.get(name))
+        declared = declared_text(inputs[name]) if name in inputs else None
         if declared is None or declared == _show(dims):
             return None  # the model itself declares it: the words are true
         return (problem[:-len(said)] + f"ascend_model(..., input_shape=...) converted it at "
@@ -49,14 +49,6 @@ def _reworded(problem: str, model, input_shape):
                 "shape, or drop input_shape= from the ascend_model(...) call: it then converts "
                 "at each run's input shapes")
     return None
-
-
-def _declared(vi):
-    if vi is None or not vi.type.tensor_type.HasField("shape"):
-        return None
-    dims = vi.type.tensor_type.shape.dim
-    return "[" + ", ".join(str(d.dim_value) if d.HasField("dim_value") and d.dim_value > 0
-                           else (d.dim_param or "?") for d in dims) + "]"
 
 
 def _show(dims) -> str:
