@@ -32,7 +32,7 @@ import numpy as np
 
 from .fake_npu import (ACL_ERROR_GE_FAILURE, ACL_ERROR_INVALID_DEVICE, ACL_ERROR_INVALID_MODEL,
                        ACL_ERROR_INVALID_PARAM, ACL_ERROR_REPEAT_INITIALIZE, ACL_ERROR_UNINITIALIZE,
-                       ACL_HOST, ACL_SUCCESS, NP_TO_ACL, FakeNpu, FakeRunFailure)
+                       ACL_HOST, ACL_SUCCESS, NP_TO_ACL, FakeNpu, FakeRunFailure, om_size)
 
 
 def make_acl_module(state: FakeNpu) -> types.ModuleType:
@@ -245,11 +245,6 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         shape = ran_in.get(ds, ())[i] if i < len(ran_in.get(ds, ())) else None
         return 0 if shape is None else state.handle(("tensor_desc", tuple(shape)))
 
-    def nbytes(spec):
-        if any(d < 0 for d in spec[1]):  # left unknown by the conversion: the page's size 0
-            return 0
-        return int(np.prod(spec[1], dtype=np.int64)) * spec[2].itemsize
-
     def index_by_name(specs, name):
         names = [s[0] for s in specs]
         return (names.index(name), ACL_SUCCESS) if name in names else (0, ACL_ERROR_INVALID_PARAM)
@@ -315,8 +310,8 @@ def _make_mdl(state: FakeNpu, read_acl_json) -> types.SimpleNamespace:
         get_output_name_by_index=lambda d, i: desc_model(d).output_specs[i][0],
         get_input_index_by_name=lambda d, name: index_by_name(desc_model(d).input_specs, name),
         get_output_index_by_name=lambda d, name: index_by_name(desc_model(d).output_specs, name),
-        get_input_size_by_index=lambda d, i: nbytes(desc_model(d).input_specs[i]),
-        get_output_size_by_index=lambda d, i: nbytes(desc_model(d).output_specs[i]),
+        get_input_size_by_index=lambda d, i: om_size(*desc_model(d).input_specs[i][1:3]),
+        get_output_size_by_index=lambda d, i: om_size(*desc_model(d).output_specs[i][1:3]),
         get_input_dims=lambda d, i: dims(desc_model(d).input_specs[i]),
         get_output_dims=lambda d, i: dims(desc_model(d).output_specs[i]),
         get_cur_output_dims=cur_dims, get_dataset_tensor_desc=dataset_tensor_desc,

@@ -36,7 +36,7 @@ import types
 
 import numpy as np
 
-from .fake_npu import ACL_ERROR_INVALID_DEVICE, FakeNpu, FakeRunFailure
+from .fake_npu import ACL_ERROR_INVALID_DEVICE, FakeNpu, FakeRunFailure, om_size
 
 #: interface.py's ``infer_mode_switch`` keys, and its words for any other mode
 INFER_MODES = ("static", "dymbatch", "dymhw", "dymdims", "dymshape")
@@ -144,7 +144,7 @@ def make_ais_bench_modules(state: FakeNpu):
             feeds = {}
             for i, ((name, dims, dtype), array) in enumerate(zip(specs, arrays)):
                 dims = self._shapes[i] if self._shapes else dims
-                need = _desc_size(dims, dtype)
+                need = om_size(dims, dtype)
                 if array.nbytes != need:  # CheckInVectorAndFillBaseTensor: bytes only
                     raise RuntimeError(f"{ACL_FAILURE}(fake aclruntime: Check i:{i} name:{name} "
                                        f"in size:{array.nbytes} needsize:{need} not match)")
@@ -178,7 +178,7 @@ def make_ais_bench_modules(state: FakeNpu):
             sizes = []
             for i, (_, dims, dtype) in enumerate(model.output_specs):
                 custom = self._custom_sizes
-                size = custom[i] if i < len(custom) else _desc_size(dims, dtype)
+                size = custom[i] if i < len(custom) else om_size(dims, dtype)
                 if size == 0:
                     raise RuntimeError(f"{OUTPUTSIZE_IS_ZERO}(fake aclruntime log: [ERROR] out "
                                        f"i:{i} size is zero)")
@@ -208,13 +208,6 @@ def make_ais_bench_modules(state: FakeNpu):
 
 def _desc(name, shape, dtype):
     """An input/output description; size 0 where the om leaves a dim unknown (-1)."""
-    size = _desc_size(shape, dtype)
+    size = om_size(shape, dtype)
     return types.SimpleNamespace(name=name, shape=list(shape), datatype=str(dtype), size=size,
                                  realsize=size)
-
-
-def _desc_size(shape, dtype) -> int:
-    """The byte size of ``shape`` (aclmdlGet*SizeByIndex): 0 where a dim is unknown (-1)."""
-    if any(d < 0 for d in shape):
-        return 0
-    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize

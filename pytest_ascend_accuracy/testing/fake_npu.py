@@ -62,6 +62,14 @@ NP_TO_ACL = {np.dtype(np.float32): 0, np.dtype(np.float16): 1, np.dtype(np.int8)
 Spec = Tuple[str, Tuple[int, ...], np.dtype]  # dims -1 (-2: rank) where the om leaves them unknown
 
 
+def om_size(shape, dtype) -> int:
+    """A tensor's byte size as the om gives it (aclmdlGet{Input,Output}SizeByIndex, ais_bench's
+    descriptors): 0 where the conversion left a dim unknown (-1)."""
+    if any(d < 0 for d in shape):
+        return 0
+    return int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+
+
 class FakeRunFailure(RuntimeError):
     """onnxruntime, standing in for the device, could not run a loaded fake om (what a real
     device would run or refuse is not known: the message says it is the fake)."""
