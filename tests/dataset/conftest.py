@@ -52,6 +52,24 @@ def spiky_samples(n: int = N, spiked=SPIKED, seed: int = 5):
     return samples, labels
 
 
+def spiky_project(root):
+    """``root/models/spiky.onnx``, ``root/samples/NNN.npz`` (``spiky_samples``) and
+    ``root/labels.json``, as a pytester project holds them; returns ``{sample id: label}``."""
+    import json
+
+    import onnx
+
+    (root / "models").mkdir()
+    onnx.save(spiky_model(), str(root / "models" / "spiky.onnx"))
+    samples, labels = spiky_samples()
+    (root / "samples").mkdir()
+    for i, s in enumerate(samples):
+        np.savez(root / "samples" / f"{i:03d}.npz", **s)
+    by_id = {f"{i:03d}": lab for i, lab in enumerate(labels)}
+    (root / "labels.json").write_text(json.dumps(by_id))
+    return by_id
+
+
 @pytest.fixture
 def cache(tmp_path):
     from pytest_ascend_accuracy.core.cache import Cache

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-import onnx
-
-from .conftest import spiky_model, spiky_samples
+from .conftest import spiky_project
 
 TEST_FILE = '''
 from pytest_ascend_accuracy import accuracy
@@ -22,13 +19,7 @@ def test_spiky(ascend_model, check_dataset):
 
 
 def test_a_failed_dataset_check_names_a_next_step_that_pasted_passes(pytester):
-    (pytester.path / "models").mkdir()
-    onnx.save(spiky_model(), str(pytester.path / "models" / "spiky.onnx"))
-    samples, labels = spiky_samples()
-    (pytester.path / "samples").mkdir()
-    for i, s in enumerate(samples):
-        np.savez(pytester.path / "samples" / f"{i:03d}.npz", **s)
-    by_id = {f"{i:03d}": lab for i, lab in enumerate(labels)}
+    by_id = spiky_project(pytester.path)
     pytester.makepyfile(test_ds=TEST_FILE.format(imports="", labels=by_id, modes=""))
     failed = pytester.runpytest("-p", "no:cacheprovider")
     failed.assert_outcomes(failed=1)

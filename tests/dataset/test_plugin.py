@@ -3,12 +3,10 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import onnx
 import pytest
 
-
-from .conftest import spiky_model, spiky_samples
+from .conftest import spiky_project
 
 
 TEST_FILE = '''
@@ -26,15 +24,7 @@ def test_spiky(ascend_model, check_dataset):
 
 @pytest.fixture
 def project(pytester):
-    (pytester.path / "models").mkdir()
-    onnx.save(spiky_model(), str(pytester.path / "models" / "spiky.onnx"))
-    samples, labels = spiky_samples()
-    (pytester.path / "samples").mkdir()
-    for i, s in enumerate(samples):
-        np.savez(pytester.path / "samples" / f"{i:03d}.npz", **s)
-    by_id = {f"{i:03d}": lab for i, lab in enumerate(labels)}
-    (pytester.path / "labels.json").write_text(json.dumps(by_id))
-    pytester.makepyfile(test_ds=TEST_FILE.format(labels=by_id))
+    pytester.makepyfile(test_ds=TEST_FILE.format(labels=spiky_project(pytester.path)))
     return pytester
 
 
