@@ -22,6 +22,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ..core.yaml_text import yaml_scalar
 from ..errors import ConfigError
 from .shape_trial import Run, Slot, Trial, first_that_runs, slots_of
 
@@ -164,7 +165,8 @@ def python_form(example: Mapping[str, Sequence[int]]) -> str:
 
 
 def yaml_form(example: Mapping[str, Sequence[int]]) -> str:
-    items = (f"{_yaml_key(n)}: [{', '.join(map(str, d))}]" for n, d in example.items())
+    """``input_shape: {x: [1, 4], "on": [1, 4]}`` (a ``?`` left to fill stays plain)."""
+    items = (f"{yaml_scalar(n)}: [{', '.join(map(str, d))}]" for n, d in example.items())
     return "input_shape: {" + ", ".join(items) + "}"
 
 
@@ -175,13 +177,6 @@ def cli_form(example: Mapping[str, Sequence[int]]) -> str:
 
 def _tuple(dims: Sequence[int]) -> str:
     return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
-
-
-def _yaml_key(name: str) -> str:
-    import json
-    import re
-
-    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name) else json.dumps(name)
 
 
 def dynamic_shape_error(where: str, what: str, dynamic: Declared,

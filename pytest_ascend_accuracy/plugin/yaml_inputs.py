@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Dict, Mapping, Optional, Tuple
 
 from ..core.locations import shown
+from ..core.yaml_text import yaml_flow_map
 from ..errors import ConfigError, closest_text
 
 Shapes = Dict[str, Tuple[int, ...]]
@@ -88,7 +89,8 @@ def inputs_spelling(value, model, at: str) -> None:
     if not isinstance(value, Mapping) or not value or "seed" in value:
         return
     names = model.input_names
-    right = "{" + ", ".join(f"{n}: <file>.npy" for n in names or ["<input name>"]) + "}"
+    right = (yaml_flow_map({n: "<file>.npy" for n in names}) if names
+             else "{<input name>: <file>.npy}")
     of = "" if names is None else f" (the inputs of {model.name}: {', '.join(names) or '(none)'})"
     from ..graph.input_names import listed_initializers, listed_text
 
@@ -118,7 +120,7 @@ def inputs_spelling(value, model, at: str) -> None:
     missing = [n for n in names or () if n not in given and n not in listed]
     if missing:  # (a trial: found only when the item ran, naming no key and no fix)
         shown = ", ".join(repr(n) for n in missing)
-        full = _flow({n: value.get(n, "<file>.npy") for n in names})
+        full = yaml_flow_map({n: value.get(n, "<file>.npy") for n in names})
         raise ConfigError(at, f"model input{'s' if len(missing) > 1 else ''} {shown} not given; "
                               f"write inputs: {full}{of}, or {{seed: N}} for generated inputs")
 
@@ -262,11 +264,6 @@ def _fits(want, shape) -> bool:
         d is None or d == s for d, s in zip(want, shape)))
 
 
-def _flow(mapping: Mapping) -> str:
-    """``{x: data/x_1.npy, y: [1, 3]}``: a mapping as one line of YAML."""
-    return "{" + ", ".join(f"{k}: {v}" for k, v in mapping.items()) + "}"
-
-
 def _dims(shape) -> str:
     return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
 
@@ -342,11 +339,12 @@ def _input_fix(path: Path, written: Mapping, name: str, shape, dtype, want, want
                     else f"save it as {want_dtype}")
             fixes.append(f'{keep}: python -c "import numpy as np; np.save({dst!r}, '
                          f'np.load({src!r}){cut}{cast})", then write inputs: '
-                         + _flow({**written, name: new_rel}))
+                         + yaml_flow_map({**written, name: new_rel}))
     if other_shape is not None:
         fixes.append("convert at the file's shape: input_shape: "
-                     + _flow({k: list(v) for k, v in other_shape.items()}))
+                     + yaml_flow_map({k: list(v) for k, v in other_shape.items()}))
     if not fixes:
         fixes.append(f"save an array of shape {_dims(want)} and dtype {want_dtype} with "
-                     f"numpy.save, then write inputs: " + _flow({**written, name: "<file>.npy"}))
+                     f"numpy.save, then write inputs: "
+                     + yaml_flow_map({**written, name: "<file>.npy"}))
     return "; or ".join(fixes)

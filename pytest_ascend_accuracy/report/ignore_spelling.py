@@ -4,9 +4,10 @@ a test (``@accuracy(ignore=[...])``), a YAML suite (``ignore: [...]``) and the c
 (``triage.coverage``, its text report, the plugin's fix lines) spell them alike."""
 from __future__ import annotations
 
-import json
 import shlex
 from typing import List, Sequence
+
+from ..core.yaml_text import yaml_quoted
 
 
 def not_compared_ops(verdict) -> List[str]:
@@ -19,8 +20,9 @@ def not_compared_ops(verdict) -> List[str]:
 
 
 def yaml_list(names: Sequence[str]) -> str:
-    """``["a", "b"]``: a YAML flow list of ``names``."""
-    return f"[{', '.join(json.dumps(n) for n in names)}]"
+    """``["a", "b"]``: a YAML flow list of ``names``, each quoted (``core.yaml_text``: JSON's
+    quoting loaded back another name for one outside the BMP, and a DEL not at all)."""
+    return f"[{', '.join(yaml_quoted(n) for n in names)}]"
 
 
 def ignore_spelled(names: Sequence[str]) -> str:

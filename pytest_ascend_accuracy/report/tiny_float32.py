@@ -28,6 +28,7 @@ from typing import Dict, List, Optional, Sequence
 
 from ..compare.result import TensorCompare, Verdict
 from ..compare.thresholds import threshold_text
+from ..core.yaml_text import yaml_flow_map
 from .printable import printable
 
 #: float32's epsilon at 1.0: the largest error float32 arithmetic leaves on values computed
@@ -193,8 +194,7 @@ def advice(verdict: Verdict, rows, *, cli: bool = False, library: bool = False) 
     shown = ", ".join(f"{k!r}: {_python(v)}" for k, v in entries.items())
     if library:
         return f"{what}: assert_accuracy(..., per_op={{{shown}}})"
-    yaml = ", ".join(f"{_yaml_key(k)}: {_yaml(v)}" for k, v in entries.items())
-    return (f"{what}: @accuracy(per_op={{{shown}}}) (YAML: per_op: {{{yaml}}}; "
+    return (f"{what}: @accuracy(per_op={{{shown}}}) (YAML: per_op: {yaml_flow_map(entries)}; "
             "check_accuracy(actual, golden, per_op=...) takes the same entries for one check)")
 
 
@@ -202,20 +202,6 @@ def _python(value) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{k!r}: {threshold_text(v)}" for k, v in value.items()) + "}"
     return threshold_text(value)
-
-
-def _yaml(value) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {threshold_text(v)}" for k, v in value.items()) + "}"
-    return threshold_text(value)
-
-
-def _yaml_key(name: str) -> str:
-    """``name`` as a YAML flow-mapping key (quoted where YAML would read it otherwise)."""
-    import json
-    import re
-
-    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_./-]*", name) else json.dumps(name)
 
 
 def text_hint(verdict: Verdict, result=None, golden=None, mode=None, *, cli: bool = False
