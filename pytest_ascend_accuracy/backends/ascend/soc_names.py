@@ -119,5 +119,6 @@ def mismatch_advice(built_for: str, device_id: int, device_soc: str) -> str:
     """For a run that failed where the .om was converted for another chip than the device's."""
     return (f"The .om was converted for {built_for} (--soc_version) but Ascend device {device_id} "
             f"is {device_soc}: an offline model runs on the chip it was converted for. Convert "
-            f"for this device: --soc-version={device_soc} (AscendBackend(soc_version="
-            f"{device_soc!r})), or leave --soc-version out to use the chip the device reports.")
+            f"for this device: --soc-version={device_soc} (soc_version={device_soc!r} in "
+            f"AscendBackend(...)), or leave --soc-version out to use the chip the device "
+            f"reports.")
