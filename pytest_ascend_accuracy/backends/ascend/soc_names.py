@@ -67,12 +67,17 @@ def refused_soc_advice(soc: str, home: "str | os.PathLike[str] | None",
                 + _toolkit_for(device[1], toolkit) + f" Then pass --soc-version={device[1]}, "
                 "or leave --soc-version out to use the chip the device reports.")
     if device is not None:
+        # the argument to give the call, not a call: AscendBackend(soc_version=...) pasted
+        # raised TypeError (the backend's cache is its first argument), as mismatch_advice's did
         return (text + f". Ascend device {device[0]} is {device[1]}: pass --soc-version="
-                f"{device[1]} (AscendBackend(soc_version={device[1]!r})), or leave --soc-version "
-                "out to use the chip the device reports.")
+                f"{device[1]} (soc_version={device[1]!r} in AscendBackend(...)), or leave "
+                "--soc-version out to use the chip the device reports.")
+    # no device chip known: the runtime cannot report it, so leaving --soc-version out fails too
+    # ("not given and the runtime reports none"); the option is needed, with the right value
     return (text + ". Pass the device's chip: `npu-smi info` shows its Name, the value is "
-            "Ascend<Name> (pytest --soc-version=..., AscendBackend(soc_version=...)), or leave "
-            "--soc-version out to use the chip the device reports.")
+            "Ascend<Name>: pytest --soc-version=Ascend<Name> (soc_version='Ascend<Name>' in "
+            "AscendBackend(...)); this runtime cannot report the chip, so --soc-version cannot "
+            "be left out.")
 
 
 def _device_chip_unknown(soc: str, device_id: int, folder: Optional[Path], given: bool,
