@@ -50,8 +50,9 @@ from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..core.atomic_files import BaselineWriteError, atomic_write_text
 from ..core.safe_yaml import fast_safe_loader, load_yaml
-from .yaml_text import float_text, key_text, quote, scalar
+from ..core.yaml_text import yaml_float, yaml_quoted
 from ..errors import ConfigError
+from .file_values import key_text, scalar
 
 FORMAT = "pytest-ascend-accuracy/baseline"
 #: the version written: 3, whose op lines' ``cosine`` and ``rel_l2`` are the ones judged
@@ -245,7 +246,7 @@ def ops_from_result(result, *, plain_cosine: bool = False,
 
 # --------------------------------------------------------------------------- rendering
 def render_op(op: OpBaseline) -> str:
-    head = f"- {{op: {quote(op.op)}, slot: {quote(op.slot)}"
+    head = f"- {{op: {yaml_quoted(op.op)}, slot: {yaml_quoted(op.slot)}"
     if not op.compared:
         return head + ", compared: false}"
     cosine, rel_l2, max_abs = op_numbers(op)
@@ -254,9 +255,9 @@ def render_op(op: OpBaseline) -> str:
 
 
 def op_numbers(op: OpBaseline) -> Tuple[str, str, str]:
-    return (float_text(op.cosine, f".{COSINE_DECIMALS}f"),
-            float_text(op.rel_l2, f".{ERROR_DIGITS - 1}e"),
-            float_text(op.max_abs, f".{ERROR_DIGITS - 1}e"))
+    return (yaml_float(op.cosine, f".{COSINE_DECIMALS}f"),
+            yaml_float(op.rel_l2, f".{ERROR_DIGITS - 1}e"),
+            yaml_float(op.max_abs, f".{ERROR_DIGITS - 1}e"))
 
 
 def environment_order(env: Mapping[str, object]) -> List[str]:
@@ -270,7 +271,7 @@ def render(baseline: Baseline) -> str:
     lines = [comment.rstrip("\n")]
     if baseline.version == PLAIN_REL_L2_VERSION and baseline.rel_l2_as_judged:
         lines.append(REL_L2_AS_JUDGED_MARK)
-    lines += [f"format: {quote(FORMAT)}", f"version: {baseline.version}", "environment:"]
+    lines += [f"format: {yaml_quoted(FORMAT)}", f"version: {baseline.version}", "environment:"]
     env = baseline.environment
     lines += [f"  {key_text(key)}: {scalar(env[key])}" for key in environment_order(env)]
     if baseline.info:
@@ -282,8 +283,8 @@ def render(baseline: Baseline) -> str:
               f"  stored: {scalar(spec['stored'])}"]
     if spec["tensors"]:
         lines.append("  tensors:")
-        lines += [f"  - {{name: {quote(t['name'])}, dtype: {quote(t['dtype'])}, "
-                  f"shape: {scalar(t['shape'])}, sha256: {quote(t['sha256'])}}}"
+        lines += [f"  - {{name: {yaml_quoted(t['name'])}, dtype: {yaml_quoted(t['dtype'])}, "
+                  f"shape: {scalar(t['shape'])}, sha256: {yaml_quoted(t['sha256'])}}}"
                   for t in spec["tensors"]]
     else:
         lines.append("  tensors: []")
@@ -477,4 +478,4 @@ def _inputs_from(data, where: str) -> InputSpec:
 __all__ = ["FORMAT", "VERSION", "VERSIONS", "PLAIN_COSINE_VERSION", "PLAIN_REL_L2_VERSION",
            "ENVIRONMENT_KEYS", "OpBaseline", "TensorSpec", "InputSpec", "Baseline",
            "BaselineWriteError", "ops_from_result", "render", "read_baseline", "op_numbers",
-           "atomic_write_text", "round_cosine", "round_error", "quote"]
+           "atomic_write_text", "round_cosine", "round_error"]

@@ -22,7 +22,7 @@ from ..core.atomic_files import BaselineWriteError, atomic_write_text
 from ..core.safe_yaml import fast_safe_loader, load_yaml
 from ..errors import ConfigError
 from .file import VERSIONS, Baseline, OpBaseline, baseline_from_data, op_numbers, render
-from .yaml_text import count_value
+from .file_values import count_value
 
 
 class BaselineRefused(ConfigError):
@@ -72,8 +72,8 @@ def _refuse_undecodable(baseline: Baseline, where: str) -> None:
 
 
 def _op_read_back(op: OpBaseline) -> Dict[str, object]:
-    """The op line ``render_op`` writes, as YAML loads it: its strings are ``quote``d (they
-    load as themselves), its numbers ``float_text``s (a decimal, ``.nan``, ``.inf``)."""
+    """The op line ``render_op`` writes, as YAML loads it: its strings are ``yaml_quoted``
+    (they load as themselves), its numbers ``yaml_float``s (a decimal, ``.nan``, ``.inf``)."""
     if not op.compared:
         return {"op": op.op, "slot": op.slot, "compared": False}
     back = {".nan": math.nan, ".inf": math.inf, "-.inf": -math.inf}

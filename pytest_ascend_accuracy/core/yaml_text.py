@@ -11,15 +11,16 @@ comment (an audit, H325). Words YAML 1.1 or 1.2 readers take for a boolean or nu
 quoted too, whatever PyYAML makes of them: a suite may be read by another tool.
 
 Numbers are written as YAML 1.1 reads them back: ``1.0e-07``, not Python's ``1e-07`` (a
-string to PyYAML, whose floats need a dot). ``baseline.yaml_text.quote`` writes the same
-double-quoted form in baseline files.
+string to PyYAML, whose floats need a dot). A baseline file (``baseline.file``) writes its
+strings with ``yaml_quoted`` and its floats with ``yaml_float`` too: one spelling of each,
+whatever prints it.
 """
 from __future__ import annotations
 
 import math
 import numbers
 import re
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Optional
 
 #: plain where the whole name is of these characters and starts with one of the first set (and
 #: is not dots alone: ``...`` ends a document where a line starts with it)
@@ -65,23 +66,31 @@ def yaml_scalar(text: str) -> str:
     return text if tag == "tag:yaml.org,2002:str" else yaml_quoted(text)
 
 
-def yaml_number(value) -> str:
-    """A bool, int or float as YAML reads it back (a float as the shortest text that is that
-    float, with the dot YAML 1.1 needs: ``1.0e-07``, ``1.0``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    value = float(value)
+def yaml_float(value: float, fmt: Optional[str] = None) -> str:
+    """A float as YAML 1.1 reads it back: ``.nan``, ``.inf``, ``-.inf``, else ``format(value,
+    fmt)`` (the shortest text that is that float where no ``fmt``: ``repr``) with the dot and
+    the exponent's sign YAML 1.1 floats need: ``1.0e-07``, ``1.0e+16``, ``1.000e-03``."""
     if math.isnan(value):
         return ".nan"
     if math.isinf(value):
         return ".inf" if value > 0 else "-.inf"
-    text = repr(value)
+    text = format(value, fmt) if fmt else repr(float(value))
     mantissa, e, exponent = text.partition("e")
-    if "." not in mantissa:
+    if e and "." not in mantissa:
         mantissa += ".0"
+    if e and exponent[:1] not in ("+", "-"):
+        exponent = "+" + exponent
     return mantissa + e + exponent
+
+
+def yaml_number(value) -> str:
+    """A bool, int or float as YAML reads it back (a float as ``yaml_float``: ``1.0e-07``,
+    ``1.0``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    return yaml_float(float(value))
 
 
 def yaml_value(value) -> str:
