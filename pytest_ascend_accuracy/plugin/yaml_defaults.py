@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Dict, Mapping
 
+from ..core.yaml_text import yaml_flow_map
 from ..errors import ConfigError
 
 
@@ -38,19 +39,21 @@ def defaults_per_op(defaults: Mapping, dat: str, defaults_metric: str, metric: s
 
 
 def _other_metric_fix(raw, dat: str, defaults_metric: str, metric: str):
-    """``raw`` (the defaults' per_op) with each plain number the defaults' metric refuses
-    written as a threshold of ``metric``, every other entry as it is (pasted, none is lost); None
-    where a refused entry is no plain number or ``metric`` refuses it too (the refusal is then
-    the whole message)."""
+    r"""``raw`` (the defaults' per_op) with each plain number the defaults' metric refuses
+    written as a threshold of ``metric``, every other entry as it is (pasted, none is lost), in
+    YAML that loads back as those names and numbers (``core.yaml_text``; ``repr`` wrote 1e-07,
+    a string to YAML, and an op ``a\b`` as ``'a\\b'``, which YAML reads back with both
+    backslashes); None where a refused entry is no plain number or ``metric`` refuses it too
+    (the refusal is then the whole message)."""
     from .marker_spec import validate_per_op
 
     if not isinstance(raw, Mapping):
         return None
-    parts = []
+    fixed = {}
     for name, value in raw.items():
         try:
             validate_per_op({name: value}, f"{dat}.per_op", defaults_metric)
-            parts.append(f"{name!r}: {_flow(value)}")
+            fixed[name] = value
             continue
         except ConfigError:
             pass
@@ -60,12 +63,5 @@ def _other_metric_fix(raw, dat: str, defaults_metric: str, metric: str):
             validate_per_op({name: {metric: value}}, f"{dat}.per_op", metric)
         except ConfigError:
             return None
-        parts.append(f"{name!r}: {{{metric}: {value!r}}}")
-    return "{" + ", ".join(parts) + "}"
-
-
-def _flow(value) -> str:
-    """``value`` (a per_op threshold as YAML gave it) in YAML flow style."""
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value.items()) + "}"
-    return repr(value)
+        fixed[name] = {metric: value}
+    return yaml_flow_map(fixed)

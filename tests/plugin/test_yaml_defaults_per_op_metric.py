@@ -25,7 +25,7 @@ def test_a_refused_defaults_per_op_number_names_its_metric_and_the_fix(pytester)
     text = run.stdout.str()
     assert ("per_op['fc2/MatMul'] must be within [0, 1], got 1.5: a number of defaults.per_op "
             "is a threshold of the defaults' metric, cosine (the defaults set no metric); for a "
-            "rel_l2 threshold write per_op: {'fc2/MatMul': {rel_l2: 1.5}}") in text, text
+            "rel_l2 threshold write per_op: {fc2/MatMul: {rel_l2: 1.5}}") in text, text
     fix = text.split("write per_op: ")[1].split("\n")[0].strip()
     suite.write_text(SUITE.replace("PER_OP", fix))  # pasted
     run = pytester.runpytest("-p", "no:cacheprovider", str(suite))
@@ -41,8 +41,8 @@ def test_the_fix_names_the_refused_entry_and_only_one_the_model_s_metric_takes(p
     suite.write_text(SUITE.replace("PER_OP", "{fc1/MatMul: 0.99999999999, fc2/MatMul: 1.5, "
                                              "fc3/MatMul: 1.2}"))
     text = pytester.runpytest("-p", "no:cacheprovider", str(suite)).stdout.str()
-    fix = ("{'fc1/MatMul': 0.99999999999, 'fc2/MatMul': {rel_l2: 1.5}, "
-           "'fc3/MatMul': {rel_l2: 1.2}}")
+    fix = ("{fc1/MatMul: 0.99999999999, fc2/MatMul: {rel_l2: 1.5}, "
+           "fc3/MatMul: {rel_l2: 1.2}}")
     assert f"write per_op: {fix}" in text, text
     suite.write_text(SUITE.replace("PER_OP", fix))  # pasted: fc1 still judged, and fails
     run = pytester.runpytest("-p", "no:cacheprovider", str(suite))
