@@ -16,6 +16,7 @@ from ..errors import ConfigError, closest_text
 from .ascend_optypes import OPTYPE_PREFIX, parser_type, to_ascend_entry
 from .keyword_names import closest_keywords
 from .mode_extra import option_pairs, yaml_extra_pairs
+from .yaml_text import yaml_quoted, yaml_value
 
 #: ``--precision_mode`` values documented for ATC (docs/formats.md §5).
 PRECISION_MODES = (
@@ -200,7 +201,7 @@ class Mode:
                 ("fusion", self.fusion), ("fusion_rules_off", list(self.fusion_rules_off)))
                 if v != getattr(DEFAULT, k) and v != []]
             if self.extra:  # (its ATC options: the YAML form without them converted otherwise)
-                items.append("extra: {" + ", ".join(f"{json.dumps(k)}: {json.dumps(v)}"
+                items.append("extra: {" + ", ".join(f"{_yaml_value(k)}: {_yaml_value(v)}"
                                                     for k, v in self.extra) + "}")
         else:
             items = [] if base_name == "default" else [f"base: {base_name}"]
@@ -273,12 +274,14 @@ def _preset_combination(mode: Mode) -> Optional[str]:
 
 
 def _yaml_value(v) -> str:
-    """A YAML flow-style value; strings JSON-quoted (valid YAML, safe for dots and colons)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
+    """A YAML flow-style value; strings double-quoted (``core.yaml_text.yaml_quoted``: safe
+    for dots and colons, and a name outside the BMP loads back as itself, where JSON's
+    ``\\ud83d\\ude00`` loaded as two surrogates)."""
+    if isinstance(v, str):
+        return yaml_quoted(v)
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_yaml_value(x) for x in v) + "]"
-    return json.dumps(v)
+    return yaml_value(v)
 
 
 #: ATC options a mode's own fields set: never among its ``extra`` options
