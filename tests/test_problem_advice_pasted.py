@@ -1,10 +1,15 @@
-"""``report.hints.PROBLEM_ADVICE``, the next step of a comparison where no tensor was compared,
-applied in each spelling it gives (audit H325: printed, never applied by a test): a device dump
-converted to .npy by msaccucmp (its files name the fused op only, ``fc_MatMulrelu``) against
-the golden of the ONNX ops it fused. ``load_dump(DIR, om_json="model.json")`` (DIR filled in,
-the om json under the name printed), ``--om-json`` on the command line, ``mapping=`` and
-``--mapping``: each compares the op, and the check passes."""
-import json
+"""``PROBLEM_ADVICE`` (``report.failure_text``; ``hints.next_step``'s default), the plugin's
+next step of a comparison where no tensor was compared, applied as printed (audit H325:
+printed, never applied by a test): a device dump converted to .npy by msaccucmp (its files
+name the fused op only, ``fc_MatMulrelu``) against the golden of the ONNX ops it fused.
+``load_dump(DIR, om_json="model.json")`` (DIR filled in, the om json under the name printed)
+compares the op, and the check passes; passed to check_accuracy as it says, in a pytest test,
+the test passes.
+
+It was one of two ``PROBLEM_ADVICE`` (the plugin's own, and ``report.hints``', which reached no
+user, with ``--om-json`` and ``mapping=`` / ``--mapping`` spellings check_accuracy has not); the
+advice the command line and ``assert_accuracy`` print: tests/test_failure_text_advice_pasted.py
+(``dumped`` writes its dumps too)."""
 import re
 import shutil
 from pathlib import Path
@@ -13,14 +18,15 @@ import numpy as np
 import pytest
 
 import pytest_ascend_accuracy as api
-from pytest_ascend_accuracy.cli import main
+from pytest_ascend_accuracy.report.failure_text import PROBLEM_ADVICE
 from pytest_ascend_accuracy.report.hints import PROBLEM, next_step
 
 pytest.importorskip("onnxruntime")
 
 
-def _fused_model(path: Path) -> Path:
-    """MatMul -> Add -> Relu, which the conversion fuses into one op ``fc/MatMulrelu``."""
+def _fused_model(path: Path, tail: bool = False) -> Path:
+    """MatMul -> Add -> Relu, which the conversion fuses into one op ``fc/MatMulrelu``; with
+    ``tail``, a Sigmoid ``sig`` after it, which it does not fuse."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -29,7 +35,9 @@ def _fused_model(path: Path) -> Path:
              numpy_helper.from_array(r.standard_normal(8).astype(np.float32), "b")]
     nodes = [helper.make_node("MatMul", ["x", "w"], ["m"], name="fc/MatMul"),
              helper.make_node("Add", ["m", "b"], ["a"], name="fc/Add"),
-             helper.make_node("Relu", ["a"], ["y"], name="relu")]
+             helper.make_node("Relu", ["a"], ["r" if tail else "y"], name="relu")]
+    if tail:
+        nodes.append(helper.make_node("Sigmoid", ["r"], ["y"], name="sig"))
     graph = helper.make_graph(
         nodes, "fused", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])], inits)
@@ -39,30 +47,38 @@ def _fused_model(path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def unpaired(tmp_path, monkeypatch):
-    """(the converted .npy dump folder, the stored golden), cwd holding the om json as
-    ``model.json``."""
+def dumped(folder: Path, tail: bool = False) -> Path:
+    """Writes into ``folder`` the model's device dump converted to .npy as ``npy`` (as
+    ``msaccucmp convert -f ND`` writes it: no header, no origin), its stored golden as
+    ``golden`` and the om json as ``model.json``; returns ``folder``. ``tail``: the model
+    with ``sig`` after the fused op, which compares by name alone."""
     from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
     from pytest_ascend_accuracy.core.cache import Cache
     from pytest_ascend_accuracy.golden.onnxruntime_golden import golden_dump
     from pytest_ascend_accuracy.golden.stored import store_golden
     from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
 
-    monkeypatch.chdir(tmp_path)
-    model = _fused_model(tmp_path / "fused.onnx")
-    cache = Cache(tmp_path / "cache")
+    model = _fused_model(folder / "fused.onnx", tail)
+    cache = Cache(folder / "cache")
     backend = EmulatorBackend(cache)
     converted = backend.convert(model)
-    dump = backend.run(converted, make_inputs(model), dump_dir=tmp_path / "dump")
-    shutil.copy(converted.om_json, tmp_path / "model.json")
-    folder = tmp_path / "npy"  # as `msaccucmp convert -f ND` writes it: no header, no origin
-    folder.mkdir()
+    dump = backend.run(converted, make_inputs(model), dump_dir=folder / "dump")
+    shutil.copy(converted.om_json, folder / "model.json")
+    (folder / "npy").mkdir()
     for op in dump.ops:
         array = np.asarray(op.outputs[0].load())
         shape = "x".join(map(str, array.shape))
-        np.save(folder / f"{Path(op.outputs[0].source).name}.output.0.{shape}.npy", array)
-    store_golden(tmp_path / "golden", golden_dump(model, make_inputs(model), cache=cache))
+        np.save(folder / "npy" / f"{Path(op.outputs[0].source).name}.output.0.{shape}.npy",
+                array)
+    store_golden(folder / "golden", golden_dump(model, make_inputs(model), cache=cache))
+    return folder
+
+
+@pytest.fixture
+def unpaired(tmp_path, monkeypatch):
+    """(the converted .npy dump folder, the stored golden), cwd holding the om json as
+    ``model.json``."""
+    monkeypatch.chdir(dumped(tmp_path))
     return "npy", "golden"
 
 
@@ -82,23 +98,28 @@ def test_the_load_dump_call_pasted_reads_the_fused_ops_names(unpaired):
     assert api.compare_dumps(dump, golden).judge(0.99).passed
 
 
-def test_the_om_json_option_pasted_compares(unpaired, capsys):
-    actual, golden = unpaired
-    advice = _advice(api.load_dump(actual), golden)
-    option = re.search(r"\((--\S+) on the command line\)", advice).group(1)
-    file = re.search(r'om_json="([^"]+)"', advice).group(1)
-    assert main(["compare", actual, golden]) == 1
-    assert main(["compare", actual, golden, option, file]) == 0
-    assert "accuracy PASSED" in capsys.readouterr().out
+#: a pytest test checking the dump against the golden, as the advice has it pasted (``{actual}``)
+CHECKED = '''
+{imports}
 
 
-def test_the_mapping_pasted_both_ways_compares(unpaired, capsys):
-    actual, golden = unpaired
-    advice = _advice(api.load_dump(actual), golden)
-    keyword, option = re.search(r"map op names with (\w+)= \((--\S+)\)", advice).groups()
-    pairs = {"fc_MatMulrelu": "relu"}  # the dump's op, the golden op whose output it is
-    result = api.compare_dumps(api.load_dump(actual), golden, **{keyword: pairs})
-    assert result.judge(0.99).passed
-    Path("pairs.json").write_text(json.dumps(pairs))
-    assert main(["compare", actual, golden, option, "pairs.json"]) == 0
-    assert "accuracy PASSED" in capsys.readouterr().out
+def test_fused(check_accuracy):
+    check_accuracy({actual}, "golden")
+'''
+
+
+def test_the_plugin_advice_pasted_into_the_test_passes(pytester):
+    dumped(pytester.path)
+    pytester.makepyfile(test_fused=CHECKED.format(imports="", actual='"npy"'))
+    failed = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    failed.assert_outcomes(failed=1)
+    out = failed.stdout.str()
+    said = re.search(r"read the device dump with (load_dump\(DIR, .*?\)) \(the om json of atc "
+                     r"--mode=1; (from pytest_ascend_accuracy import load_dump)\) so fused ops "
+                     r"find their original names, and pass that to check_accuracy", out)
+    assert said, out
+    assert PROBLEM_ADVICE in " ".join(out.split())  # the one constant, as the plugin prints it
+    call, imports = said.groups()
+    pytester.makepyfile(test_fused=CHECKED.format(imports=imports,
+                                                  actual=call.replace("DIR", '"npy"')))
+    pytester.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)

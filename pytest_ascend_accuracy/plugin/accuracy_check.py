@@ -242,12 +242,6 @@ def coverage_fraction(result) -> Optional[float]:
     return cov.matched / ran
 
 
-#: how a pytest test makes a device dump comparable (check_accuracy has no om_json=/mapping=)
-PROBLEM_ADVICE = ("read the device dump with load_dump(DIR, om_json=\"model.json\") (the om "
-                  "json of atc --mode=1; from pytest_ascend_accuracy import load_dump) so fused "
-                  "ops find their original names, and pass that to check_accuracy")
-
-
 def run_check(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid: str,
               model: str, mode: str, record_property: Optional[Callable] = None,
               hint: Optional[str] = None, hint_mode=None, source_model=None,
@@ -293,7 +287,8 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
     from ..compare.thresholds import Policy
     from ..report.assertion import AccuracyFailure, assert_accuracy
     from ..report.checked_shapes import input_shape_text
-    from ..report.failure_text import PLUGIN_REPORT_HOW, failure_text, short_reason
+    from ..report.failure_text import (PLUGIN_REPORT_HOW, PROBLEM_ADVICE, failure_text,
+                                       short_reason)
     from ..report.hints import hint_for
     from .setup_checks import check_judged_names
 

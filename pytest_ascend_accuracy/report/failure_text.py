@@ -216,6 +216,17 @@ def _worst_block(verdict: Verdict, limit: int) -> List[str]:
     return lines
 
 
+#: how a Python caller makes a device dump comparable: read it with its om json and pass the
+#: dump read to ``{check}`` (check_accuracy, assert_accuracy: neither takes om_json=, which
+#: pasted raised TypeError); the command line's spelling: ``default_hint(cli=True)``
+LOAD_DUMP_ADVICE = ('read the device dump with load_dump(DIR, om_json="model.json") (the om json '
+                    "of atc --mode=1; from pytest_ascend_accuracy import load_dump) so fused ops "
+                    "find their original names, and pass that to {check}")
+#: how a pytest test makes two dumps comparable (check_accuracy has no mapping= either): the
+#: plugin's ``problem`` hint (``hints.next_step``)
+PROBLEM_ADVICE = LOAD_DUMP_ADVICE.format(check="check_accuracy")
+
+
 def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                  result: Optional[CompareResult] = None, *, cli: bool = False,
                  golden=None) -> str:
@@ -235,9 +246,11 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
             return ("check that both dumps come from the same model and run; pass the om json "
                     "(--om-json F, from atc --mode=1) so fused ops find their original names, "
                     "or map op names with --mapping F")
-        return ("check that both dumps come from the same model and run; pass the om json "
-                "(om_json= / --om-json) so fused ops find their original names, or map op names "
-                "with mapping= / --mapping")
+        # assert_accuracy has no om_json= (the advice said om_json=: pasted, TypeError): it
+        # takes the dump read with it; its mapping= pairs names
+        return ("check that both dumps come from the same model and run; "
+                + LOAD_DUMP_ADVICE.format(check="assert_accuracy") + ", or map op names with "
+                "assert_accuracy(..., mapping={DUMP_OP: GOLDEN_OP})")
     from ..compare.result import NOT_COMPARED
 
     hidden = [f.row.op_name for f in verdict.failures if f.reason.startswith(NOT_COMPARED)]
@@ -246,10 +259,9 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         listed = ", ".join(printable(n) for n in hidden[:3]) + (", ..." if len(hidden) > 3 else "")
         had_om_json = result is not None and bool(
             (result.meta.get("actual") or {}).get("om_json"))
-        om_json = "" if had_om_json else (
-            "where the dump names ATC's fused ops, pass the om json ("
-            + ("--om-json F" if cli else "om_json= / --om-json") + ", from "
-            "atc --mode=1) so they find their original names; ")
+        om_json = "" if had_om_json else "where the dump names ATC's fused ops, " + (
+            "pass the om json (--om-json F, from atc --mode=1) so they find their original "
+            "names; " if cli else LOAD_DUMP_ADVICE.format(check="assert_accuracy") + "; ")
         if cli:
             import shlex
 

@@ -33,9 +33,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   where those are more than ``CHAIN_LIMIT`` or not known). NaN/Inf where the golden stays within
   float16: high precision as a probe, or where the op turning NaN/Inf runs on the Cube unit,
   its own ops kept in float32 (``failure_kinds.cube_ops_kept``).
-- ``problem`` (nothing matched): how to make the dumps comparable (with ``problem_advice``,
-  the caller's own spelling of the options that do it: ``load_dump(DIR, om_json=...)`` in a
-  pytest test, ``--om-json`` / ``--mapping`` on the command line).
+- ``problem`` (nothing matched): how to make the dumps comparable (``PROBLEM_ADVICE``, from
+  ``failure_text``: the device dump read with ``load_dump(DIR, om_json=...)`` and passed to
+  ``check_accuracy``; with ``problem_advice``, another caller's own spelling).
 - ``ignore`` (every failure is an op with no golden tensor, "not compared"): the ``ignore=``
   marker argument and YAML ``ignore:`` entry that accept them; applied, the test passes.
 - ``aipp`` (a model with an AIPP op fails at its first compared operator): check the
@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Sequence
 
 from .upstream import CHAIN_LIMIT, Upstream  # noqa: F401  (callers read them here too)
+from .failure_text import PROBLEM_ADVICE  # (the plugin's problem hint: next_step's default)
 
 KEEP_DTYPE, MODES, PROBLEM, AIPP, IGNORE = "keep_dtype", "modes", "problem", "aipp", "ignore"
 PER_OP = "per_op"
@@ -66,10 +67,6 @@ COMPARE_ADVICE = ("compare with these modes to see whether a fusion pass or buff
                   "the first failure; where neither passes (float16 rounding alone, which "
                   "neither changes), " + DIAGNOSE_ADVICE)
 
-#: how to make two dumps comparable, as the library API and the CLI spell it
-PROBLEM_ADVICE = ("read the device dump with load_dump(DIR, om_json=\"model.json\") (--om-json "
-                  "on the command line) so fused ops find their original names, or map op "
-                  "names with mapping= (--mapping)")
 
 
 @dataclass(frozen=True)

@@ -295,9 +295,11 @@ def test_nothing_compared_is_a_failure_not_a_vacuous_pass():
         "coverage: 2 golden ops: 0 compared, 0 inside fused ops, 2 unmatched (onnx_a, onnx_b); "
         "1 actual op unmatched (npu_a)\n"
         "full report: not written (pass csv_path=...)\n"
-        "next step: check that both dumps come from the same model and run; pass the om json "
-        "(om_json= / --om-json) so fused ops find their original names, or map op names with "
-        "mapping= / --mapping")
+        "next step: check that both dumps come from the same model and run; read the device "
+        "dump with load_dump(DIR, om_json=\"model.json\") (the om json of atc --mode=1; from "
+        "pytest_ascend_accuracy import load_dump) so fused ops find their original names, and "
+        "pass that to assert_accuracy, or map op names with assert_accuracy(..., "
+        "mapping={DUMP_OP: GOLDEN_OP})")  # (pasted: tests/test_failure_text_advice_pasted.py)
     assert r.judge(0.0, ignore=["*"]).passed is False  # ignoring cannot make "nothing" pass
     mapped = compare_dumps(DumpSet.from_arrays({"npu_a": [np.ones(2, np.float16)]}),
                            DumpSet.from_arrays({"onnx_a": [np.ones(2, np.float32)]}),
