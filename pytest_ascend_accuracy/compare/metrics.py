@@ -20,6 +20,9 @@ Deliberate differences from msaccucmp, each visible in the result:
   position (a NaN or an Inf on one side only, infinities of opposite sign, NaN against Inf)
   is a *mismatch* that fails whatever the threshold. All metrics are computed over the
   positions finite on both sides, and the NaN/+Inf/−Inf counts of each side are kept.
+  A golden of exactly ±float32 max (``torch.finfo(torch.float32).min``, Hugging Face's attention
+  mask) against the device's infinity of the same sign (or float16's saturated ±65504) counts
+  as equal too, and is left out likewise (``stand_in``, ``mask_stand_in``).
 * A side is zero when every value is exactly 0 (msaccucmp compares the norms with float64
   eps, so a golden of 1e-30 values the device flushed to 0 read "both all zero" and passed).
   A pair that is all zero on both sides gets cosine 1.0 *and* the ``all_zero`` flag with a
@@ -60,7 +63,7 @@ import numpy as np
 
 from .kernel import DEFAULT_CHUNK, PairAccumulator
 from .pair_sums import accumulate
-from . import tiny_values
+from . import mask_stand_in, tiny_values
 from .metric_names import HIGHER_IS_BETTER, JUDGEABLE, METRIC_COLUMNS  # noqa: F401
 
 NAN = float("nan")
@@ -90,6 +93,9 @@ class TensorMetrics:
     neginf_golden: int = 0
     matched_inf: int = 0  # same ±inf at the same position on both sides: equal
     matched_nan: int = 0  # NaN at the same position on both sides: equal
+    #: golden ±float32 max (a mask's stand-in for an infinity) against the device's infinity of
+    #: the same sign or float16's saturated value: equal, left out (``mask_stand_in``)
+    stand_in: int = 0
     mismatch: int = 0  # other non-finite positions: always a failure
     exact: bool = False  # integer/bool values, counted for exact equality
     unequal: int = 0  # of those, positions whose values differ: a failure
@@ -191,11 +197,29 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
                   for s in range(0, x.size, chunk_size)) if exact else 0
     m, sums = _metrics(x, y, chunk_size=chunk_size, kl=kl)
     if not exact:
+        m, sums = _with_stand_ins(m, sums, x, y, chunk_size, kl)
         return _with_tiny_rule(m, x, y, chunk_size, sums)
     kind = "bool" if y.dtype == np.bool_ else "integer"
     note = (f"{kind} values compared exactly: {unequal} of {m.size} differ" if unequal else
             f"{kind} values compared exactly: all equal")
     return replace(m, exact=True, unequal=unequal, notes=m.notes + (note,))
+
+
+def _with_stand_ins(m: TensorMetrics, sums: Tuple[float, float, float], x: np.ndarray,
+                    y: np.ndarray, chunk_size: int, kl: bool):
+    """``(m, sums)`` worked out again without the positions where the golden holds the mask
+    stand-in ±float32 max and the device an infinity or float16's saturated value of the same
+    sign (``mask_stand_in``), where there are any: those count as equal, the device's
+    infinities there stay in its counts, and a note says so."""
+    if not mask_stand_in.may_hold_stand_in(m.max_abs_golden, m.mismatch, y.dtype):
+        return m, sums
+    found = mask_stand_in.count_stand_ins(x, y, chunk_size)
+    if not found.total:
+        return m, sums
+    m, sums = _metrics(x, y, chunk_size=chunk_size, kl=kl, drop=mask_stand_in.stand_in_positions)
+    return replace(m, stand_in=found.total, posinf_actual=m.posinf_actual + found.pos_inf,
+                   neginf_actual=m.neginf_actual + found.neg_inf,
+                   notes=(mask_stand_in.stand_in_note(found),) + m.notes), sums
 
 
 def _with_tiny_rule(m: TensorMetrics, x: np.ndarray, y: np.ndarray, chunk_size: int,
@@ -232,9 +256,10 @@ def is_exact(golden_dtype) -> bool:
     return dtype == np.bool_ or (dtype.kind in "iu" and dtype.itemsize == 8)
 
 
-def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int,
-             kl: bool) -> Tuple[TensorMetrics, Tuple[float, float, float]]:
-    """The metrics, and the sums Σx², Σy², Σxy they came from."""
+def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool,
+             drop=None) -> Tuple[TensorMetrics, Tuple[float, float, float]]:
+    """The metrics, and the sums Σx², Σy², Σxy they came from; ``drop(x_chunk, y_chunk)``:
+    the positions of a chunk pair left out (the element count stays the whole tensor's)."""
     is_bool = x.dtype == np.bool_ and y.dtype == np.bool_
     if x.dtype == np.bool_:
         x = x.view(np.uint8)
@@ -244,20 +269,33 @@ def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int,
     centered = x.dtype.kind in "iu" and x.dtype.itemsize == 1 and y.dtype == x.dtype
     want_kl = kl and not is_bool
     acc = PairAccumulator(chunk_size, kl=want_kl)
-    if not is_bool and accumulate(acc, x, y):  # compiled passes (pair_sums), when they apply
+    if drop is None and not is_bool and accumulate(acc, x, y):  # compiled passes (pair_sums)
         return (_finish(acc, n, is_bool=False, with_kl=want_kl, kl_requested=kl),
                 (acc.sxx, acc.syy, acc.sxy))
     with np.errstate(all="ignore"):  # overflow/NaN are detected and handled explicitly
-        acc.prepare(x, y)
-        for s in range(0, n, chunk_size):
-            acc.update(x[s:s + chunk_size], y[s:s + chunk_size])
+        if drop is None:  # whole-array min/max: not of the positions kept
+            acc.prepare(x, y)
+        for xa, ya in _chunks(x, y, chunk_size, drop):
+            acc.update(xa, ya)
         if acc.needs_second_pass:
             acc.start_kl()
-            for s in range(0, n, chunk_size):
-                acc.update_kl(x[s:s + chunk_size], y[s:s + chunk_size])
+            for xa, ya in _chunks(x, y, chunk_size, drop):
+                acc.update_kl(xa, ya)
     want_kl = want_kl and acc.finite > 0
     return (_finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl,
                     centered=centered and not is_bool), (acc.sxx, acc.syy, acc.sxy))
+
+
+def _chunks(x: np.ndarray, y: np.ndarray, chunk_size: int, drop):
+    """The chunk pairs of ``x`` and ``y``, without the positions ``drop`` names."""
+    for s in range(0, x.size, chunk_size):
+        xa, ya = x[s:s + chunk_size], y[s:s + chunk_size]
+        if drop is not None:
+            gone = drop(xa, ya)
+            if gone.any():
+                keep = ~gone
+                xa, ya = xa[keep], ya[keep]
+        yield xa, ya
 
 
 def _std_text(acc: PairAccumulator) -> str:
@@ -297,6 +335,14 @@ def _centered_cosine(acc: PairAccumulator, m: int) -> Tuple[float, float]:
     if cxx <= 0.0:
         return NAN, 0.0
     return max(-1.0, min(cxy / math.sqrt(cxx * cyy), 1.0)), math.sqrt(cxx / cyy)
+
+
+def _compared_part(m: int, size: int) -> str:
+    """Where a zero side is zero: "" for the whole tensor, else the positions compared (a mask
+    whose other positions hold -inf or -3.4e38 read "both tensors are all zero")."""
+    if m == size:
+        return ""
+    return f" at the {m} of {size} positions compared (the other {size - m}: as noted before)"
 
 
 def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
@@ -351,13 +397,15 @@ def _finish(acc: PairAccumulator, size: int, *, is_bool: bool, with_kl: bool,
                      f"below {SIGN_FLOOR:.3g} not even that; judge its size by an error metric")
     elif all_zero:
         cosine = 1.0
-        notes.append("both tensors are all zero")
+        notes.append("both tensors are all zero" + _compared_part(m, size))
     elif actual_zero:
         cosine = NAN
-        notes.append("the actual tensor is all zero, the golden one is not: cosine undefined")
+        notes.append(f"the actual tensor is all zero{_compared_part(m, size)}, the golden one "
+                     "is not: cosine undefined")
     elif golden_zero:
         cosine = NAN
-        notes.append("the golden tensor is all zero, the actual one is not: cosine undefined")
+        notes.append(f"the golden tensor is all zero{_compared_part(m, size)}, the actual one "
+                     "is not: cosine undefined")
     elif nx == 0.0 or ny == 0.0:  # values so small their squares underflow float64
         cosine = NAN
         notes.append("values below 1e-154: their squares underflow, cosine undefined")

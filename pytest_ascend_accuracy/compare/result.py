@@ -23,19 +23,24 @@ from .tiny_values import CLOSE_WORDS
 #: 2: metrics record ``exact``/``unequal`` (integer and bool values compared exactly) and
 #: ``matched_nan``; 3: ``normal_cosine``/``tiny_equal`` (float16 positions below its smallest
 #: normal on both sides, close by ``tiny_values``' test, compared as equal); 4: the same for the
-#: scale-free error metrics (``normal_rel_l2``, ...); an older file is read and judged by the
-#: rules it was written under
-FORMAT_VERSION = 4
+#: scale-free error metrics (``normal_rel_l2``, ...); 5: ``stand_in`` (a golden's ±float32
+#: max, an attention mask's stand-in for an infinity, against the device's infinity of the same
+#: sign compared as equal: ``mask_stand_in``); an older file is read and judged by the rules it
+#: was written under
+FORMAT_VERSION = 5
 _TINY_RULE = ("float16 positions below its smallest normal (6.1e-05) on both sides and "
               f"{CLOSE_WORDS} were not compared as equal")
+_STAND_IN_RULE = ("a golden's ±float32 max (an attention mask's stand-in for an infinity) "
+                  "against the device's infinity of the same sign was a mismatch")
 #: what an older result was written without (``CompareResult.older_rules``)
 OLDER_RULES = {1: "NaN at the same position on both sides was a mismatch, 8-bit codes were "
                   "not compared around the golden's mean, integer tensors were compared "
-                  "exactly by another rule or not at all, and " + _TINY_RULE,
-               2: _TINY_RULE,
+                  f"exactly by another rule or not at all, {_TINY_RULE}, and {_STAND_IN_RULE}",
+               2: f"{_TINY_RULE}, and {_STAND_IN_RULE}",
                3: _TINY_RULE.replace("were not compared as equal", "were compared as equal "
                                      "for the cosine only, not for rel_l2, max_rel, mean_rel, "
-                                     "acc_rel and kl")}
+                                     "acc_rel and kl") + f", and {_STAND_IN_RULE}",
+               4: _STAND_IN_RULE}
 
 
 #: reason prefix of a failure for an actual op none of whose framework ops has a golden
@@ -216,7 +221,8 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
             return "failed", Failure(row, thr, value, lone, None)
         # passes, but not in scale (ops given their own threshold by per_op are the user's call)
         if thr is policy.default and policy.off_scale(m.norm_ratio) and not m.golden_zero:
-            return "failed", Failure(row, thr, value, _scale_reason(m, policy.scale_tolerance), None)
+            return "failed", Failure(row, thr, value,
+                                     _scale_reason(m, thr.metric, policy.scale_tolerance), None)
         return "passed", None
     if math.isnan(value):
         why = "; ".join(m.notes) or "value undefined"
@@ -238,10 +244,17 @@ def _tiny_rule_text(m: TensorMetrics, metric: str) -> str:
             f"{metric} {_fmt(plain)})")
 
 
-def _scale_reason(m: TensorMetrics, tolerance: float) -> str:
+def _scale_reason(m: TensorMetrics, metric: str, tolerance: float) -> str:
+    """Why a tensor meeting its threshold fails the scale guard, quoting the figure judged (a
+    float16 map's flushed subnormals: "cosine 0.357822 is blind to scale" beside a judged 1)."""
+    judged, plain = m.value(metric), getattr(m, metric)
+    what = (f"the cosine judged, {_fmt(judged)}, is blind to scale" if metric == "cosine" else
+            f"{metric} {judged:.6g} meets its threshold")  # significant digits: 3e-8 too
+    if _fmt(judged) != _fmt(plain):  # the judged figure counts float16's subnormals as equal
+        what += f"; msaccucmp's {metric} {_fmt(plain)}"
     return (f"scale: L2 norm {m.norm_ratio:.4g}x the golden's, outside {1 / tolerance:.3g}-"
-            f"{tolerance:g}x (cosine {_fmt(m.cosine)} is blind to scale; scale_tolerance= tunes "
-            "this, --scale-tolerance on the command line)")
+            f"{tolerance:g}x ({what}; scale_tolerance= tunes this, --scale-tolerance on the "
+            "command line)")
 
 
 def _listed(names, limit: int = 5) -> str:

@@ -8,6 +8,12 @@ every downstream row one-hot and nothing in the terminal, only ``OverFlow YES`` 
 ``--accuracy-report`` (a trial). ``GoldenOverflowWarning`` names those ops: their infinities are
 the model's own, and the check cannot judge those positions. A float32 golden's infinities,
 and a float16 golden's ``-Inf`` (an attention mask's), are not warned about.
+
+``MaskStandInWarning`` says the other rule that counts unequal values as equal: a golden of
+±float32 max (Hugging Face's ``torch.finfo(torch.float32).min`` attention mask) against the
+device's infinity or saturated float16 value of the same sign (``compare.mask_stand_in``). A
+check of a GPT-2 or BERT export then passes where it failed at the mask's ``Where``, and says
+which positions it did not judge.
 """
 from __future__ import annotations
 
@@ -19,6 +25,16 @@ from ..core.caller_warning import warn_at_caller
 _NARROW = ("float16", "bfloat16")
 #: the start of the message: ``-W 'ignore:the golden itself holds infinities'`` silences it
 MESSAGE_START = "the golden itself holds infinities"
+
+
+#: the start of the stand-in's message: ``-W 'ignore:mask stand-in compared as equal'``
+STAND_IN_START = "mask stand-in compared as equal"
+
+
+class MaskStandInWarning(UserWarning):
+    """Positions where the golden holds ±float32 max (a framework's stand-in for an infinity in
+    an attention mask) and the device the infinity (or float16's saturated value) of the same
+    sign were compared as equal."""
 
 
 class GoldenOverflowWarning(UserWarning):
@@ -56,13 +72,35 @@ def golden_overflow_text(result, filter_advice: bool = True) -> str:
                if filter_advice else ""))
 
 
+def stand_in_text(result, filter_advice: bool = True) -> str:
+    """The ``MaskStandInWarning``'s text for ``result``, or "" where no row holds the stand-in
+    (``TensorMetrics.stand_in``); ``filter_advice`` as for ``golden_overflow_text``."""
+    rows = [r for r in result.rows if r.metrics is not None
+            and getattr(r.metrics, "stand_in", 0)]
+    if not rows:
+        return ""
+    named = ", ".join(f"{r.op_name} ({r.metrics.stand_in} of {r.metrics.size} positions)"
+                      for r in rows[:3])
+    more = f", +{len(rows) - 3} more" if len(rows) > 3 else ""
+    return (f"{STAND_IN_START}: {named}{more}. The golden holds float32's -max (-3.4e38, as "
+            f"torch.finfo(torch.float32).min gives an attention mask) or +max there and the "
+            f"device the infinity of that sign (float16 cannot hold the value; a chip "
+            f"converting in saturation mode gives +-65504): both mask alike, so those "
+            f"positions are not judged; every other position is"
+            + (f". -W 'ignore:{STAND_IN_START}' silences this" if filter_advice else ""))
+
+
 def warn_golden_overflow(result) -> None:
-    """``GoldenOverflowWarning`` with ``golden_overflow_text(result)``, where there is one, at
-    the test's own line (``core.caller_warning``)."""
+    """``GoldenOverflowWarning`` with ``golden_overflow_text(result)``, and
+    ``MaskStandInWarning`` with ``stand_in_text(result)``, where there is one, at the test's
+    own line (``core.caller_warning``)."""
     text = golden_overflow_text(result)
     if text:
         warn_at_caller(GoldenOverflowWarning(text))
+    text = stand_in_text(result)
+    if text:
+        warn_at_caller(MaskStandInWarning(text))
 
 
-__all__ = ["GoldenOverflowWarning", "MESSAGE_START", "golden_overflow_text", "overflowing_rows",
-           "warn_golden_overflow"]
+__all__ = ["GoldenOverflowWarning", "MESSAGE_START", "MaskStandInWarning", "STAND_IN_START",
+           "golden_overflow_text", "overflowing_rows", "stand_in_text", "warn_golden_overflow"]
