@@ -90,6 +90,9 @@ class RangeFindings(list):
     passing: Tuple[str, ...] = ()
     #: the verdict ignores ops whose edges to the failures are unknown: not looked at
     ignored_unlooked: bool = False
+    #: the fused groups of the compared rows (each a row's ``original_names``, two or more):
+    #: a keep_dtype fix keeping one member keeps the others (``fused_groups``)
+    fused: Tuple[Tuple[Tuple[str, ...], str], ...] = ()
 
 
 def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: int = 3,
@@ -340,6 +343,7 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
     failing, first = _failing_members(golden, verdict)
     found = golden_inputs_past_fp16(golden, first, limit=len(first), model=model,
                                     op_types=op_types)
+    found.fused = fused_groups((*rows, *(f.row for f in verdict.failures)))
     _infinite_outputs_past_fp16(golden, verdict, found)
     if rows:  # an op no row holds was folded at conversion: keeping it keeps nothing, and a
         # keep_dtype fix naming it is refused (a review: the printed fix, pasted, failed)
@@ -365,6 +369,17 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
             _add(found, finding)
         setattr(found, attr, tuple(dict.fromkeys(f.op for f in more if f.op in names)))
     return found
+
+
+def fused_groups(rows) -> Tuple[Tuple[Tuple[str, ...], str], ...]:
+    """``(members, fused op type)`` of the ops ATC fused, one per row of ``rows`` that holds
+    two or more original ops (``original_names``, from the om json or the emulator's fusion):
+    keeping one member in
+    float32 splits the group, and the others then output float16 on their own (a MobileNetV3
+    hint kept a HardSwish but not the Conv fused with it, whose output underflowed: pasted, it
+    failed at that HardSwish)."""
+    return tuple(dict.fromkeys((tuple(r.original_names), r.op_type) for r in rows
+                               if len(set(r.original_names)) > 1))
 
 
 #: how many failing rows have their golden operands looked at (every member of a fused one)

@@ -59,6 +59,7 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
     # gave before; a review)
     rows = fp16_range_rows(verdict, nan_counts=True if range_inputs or not hasattr(
         range_inputs, "checked") else None)
+    fused = getattr(range_inputs, "fused", ())
     row_ids = {id(r) for r in rows}
     range_ops = {f.op for f in range_inputs}
     names: List[str] = []
@@ -84,6 +85,10 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
     if tiny:
         names = [n for n in names if n not in tiny]
         range_inputs = _Shown([f for f in range_inputs if f.op not in tiny], range_inputs)
+    if (_underflow_only(range_inputs, rows)
+            and not explains_first(verdict, range_inputs, names, row_ids)):
+        return [], ""  # the fallback says no overflow was seen, and points to diagnosing
+    names, partners = _with_partners(verdict, fused, names, {*kept, *tiny})
     reasons = []
     if range_inputs:
         found = "; ".join(printable(f.describe()) for f in range_inputs[:3])
@@ -106,6 +111,8 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
         reasons.append("values leave the float16 range (NaN/Inf in the actual output or |golden| "
                        "> 65504)")
     reason = ", and ".join(reasons)
+    if explains_first(verdict, range_inputs, names, row_ids):
+        reason += _promise(verdict, range_inputs, names)
     for name, dtype in kept.items():
         reason += (f"; {printable(name)} is left out (this run outputs it in {dtype} already: "
                    "keeping it in float32 changes nothing)")
@@ -113,7 +120,104 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
         reason += (f"; {printable(name)} is left out (golden below float16's smallest normal, "
                    f"|{peak:.3g}|: kept in float32 it is judged without float16's allowance "
                    "for values that small)")
+    if partners:  # the user must read why the hint names ops no finding names
+        shown = ", ".join(printable(n) for n in list(partners)[:3])
+        reason += (f"; {shown}{', ...' if len(partners) > 3 else ''} kept too, fused with "
+                   "those ops (keeping one op of a fusion alone splits it, and the others "
+                   "then output float16)")
     return names, reason
+
+
+def _first_row(verdict: Verdict) -> Optional[TensorCompare]:
+    """The row of the verdict's first failure (the one its line names), None where none."""
+    first = verdict.first
+    return first.row if first is not None else None
+
+
+def explains_first(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
+                   row_ids) -> bool:
+    """Whether keeping ``names`` in float32 explains the verdict's first failure: one of its
+    op's names (every member of a fused op) is kept for its own values or operands, or the op
+    producing its flushed operand is (``RangeFinding.feeds``), or a finding upstream of the
+    failures the verdict ignores or passes (``.ignored``, ``.passing``) is. Findings come from
+    the first few failing rows, and a later row's finding does not explain an earlier failure:
+    an EfficientNet-B0 whose first failure was a Conv losing subnormal precision (cosine
+    0.986978) got ``keep_dtype`` of two ops after it, which pasted failed at that Conv with the
+    same cosine. True where nothing failed."""
+    row = _first_row(verdict)
+    if row is None:
+        return True
+    kept = set(names)
+    members = {n for n in _row_names(row) if n}
+    if members & kept:
+        return True
+    upstream = {*getattr(range_inputs, "ignored", ()), *getattr(range_inputs, "passing", ())}
+    return any(f.op in kept and (getattr(f, "feeds", "") in members or f.op in upstream)
+               for f in range_inputs)
+
+
+def _underflow_only(range_inputs: Sequence, rows) -> bool:
+    """Whether the golden was read (``RangeFindings``) and every finding is an underflow, no
+    row's golden passing 65504: the hints printed where no fix is named then say no overflow
+    was seen, which is so (an overflow's fix stays named: their "golden values stay within
+    float16" would not be)."""
+    from ..compare.fp16_range import UNDERFLOW
+
+    return (hasattr(range_inputs, "checked") and all(f.kind == UNDERFLOW for f in range_inputs)
+            and not any(r.metrics is not None and r.metrics.max_abs_golden > FP16_MAX
+                        for r in rows))
+
+
+def _with_partners(verdict: Verdict, fused, names: Sequence[str], left_out) -> tuple:
+    """``(names, {partner: member})``: ``names`` with the other members of each fused group
+    one of them belongs to (``fused``, ``compare.fp16_range.fused_groups``, and the failing
+    rows' own), each right after its member, except those ``left_out`` on purpose."""
+    from ..compare.fp16_range import fused_groups
+
+    from ..core.ascend_optypes import is_cube
+
+    groups = (*fused, *fused_groups(f.row for f in verdict.failures))
+    out = KeepNames()
+    partners: dict = {}
+    for name in names:
+        if name not in out:
+            out.append(name)
+        for group, op_type in groups:
+            if name not in group:
+                continue
+            out.on_cube = out.on_cube or is_cube(op_type)
+            for other in group:
+                if other not in out and other not in names and other not in left_out:
+                    out.append(other)
+                    partners.setdefault(other, name)
+    return out, partners
+
+
+class KeepNames(list):
+    """The ops a keep_dtype fix names; ``on_cube``: one of them is fused into an op that runs
+    on the Cube unit (a Conv with its HardSwish), whose float16 high precision keeps, so
+    ``high_precision_may_fix`` is False (a review: the fused pair's hint offered high precision,
+    which pasted failed)."""
+
+    on_cube = False
+
+
+def _promise(verdict: Verdict, range_inputs: Sequence, names: Sequence[str]) -> str:
+    """What keeping ``names`` is known to do, where some failing op after the first is neither
+    kept nor fed by a kept op: a prediction for the first failure only (a DeepLabV3's hint,
+    pasted, failed further on; an SSDlite's kept its first failing Conv+Relu, which pasted
+    still failed there, fed float16 subnormals from upstream: cosine 0.933781)."""
+    kept = set(names)
+    fed = {getattr(f, "feeds", "") for f in range_inputs if f.op in kept}
+    first = _first_row(verdict)
+    for f in verdict.failures:
+        if f.row is first or f.row.metrics is None:
+            continue
+        if not ({n for n in _row_names(f.row) if n} & (kept | fed)):
+            return (f"; kept for the first failing op ({printable(first.op_name)}): pasted, "
+                    "ops after it (or, fed float16 from upstream, that op itself) may still "
+                    "fail")
+    return ""
 
 
 class _Shown(list):
@@ -221,10 +325,13 @@ def _tiny_left_out(verdict: Verdict, range_inputs: Sequence, names: Sequence[str
 
 def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
     """Whether converting in high precision can keep ``names`` (a keep_dtype fix's ops) within
-    float16: not when one of them runs on the Cube unit (``CUBE_TYPES``), whose inputs stay
-    float16 under high precision (a MatMul fused with a Mul by 1e5 still overflowed)."""
+    float16: not when one of them runs on the Cube unit (``CUBE_TYPES``), or is fused into an
+    op that does (``KeepNames.on_cube``), whose inputs stay float16 under high precision (a
+    MatMul fused with a Mul by 1e5 still overflowed)."""
     from ..core.ascend_optypes import is_cube
 
+    if getattr(names, "on_cube", False):
+        return False
     wanted = set(names)
     for f in verdict.failures:
         r = f.row
