@@ -14,6 +14,7 @@ from typing import Dict, Mapping, Sequence, Tuple
 import numpy as np
 
 from .config import AippConfig, AippOp
+from ..core.yaml_text import yaml_flow_map
 from ..errors import ConfigError
 
 
@@ -32,7 +33,7 @@ def seeded_raw_images(config: AippConfig, model_inputs: Mapping[str, np.ndarray]
         if len(shape) != 4:
             raise ConfigError(op.where(), f"input {name!r} has shape {tuple(shape)}: an AIPP "
                                           f"input is N x C x H x W; give its images as a .npy file "
-                                          f"(inputs: {{{name}: frames.npy}})")
+                                          f"(inputs: {yaml_flow_map({name: 'frames.npy'})})")
         h, w = source_size(op, int(shape[2]), int(shape[3]))
         out[name] = _images(op.input_format, int(shape[0]), h, w, rng)
     return out

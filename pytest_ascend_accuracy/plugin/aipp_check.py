@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Callable, Optional, Tuple
 
 from ..core.keyword_names import closest_keywords
+from ..core.yaml_text import yaml_scalar
 from ..errors import ConfigError
 from .session import get_state
 
@@ -94,7 +95,7 @@ def corrected_copy(state, nodeid: str, result, temp_dir,
     if suite is not None:  # aipp: paths are relative to the suite file
         in_suite = Path(os.path.relpath(copy.path, Path(suite).parent)).as_posix()
         if not Path(shown).is_absolute() and in_suite != shown:
-            text += f" (in {Path(suite).name}: aipp: {in_suite})"
+            text += f" (in {Path(suite).name}: aipp: {yaml_scalar(in_suite)})"
     return shown, f"{text} ({copy.note})" if copy.note else text
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from ..core.yaml_text import yaml_flow_map
 from .session import AccuracyState
 
 #: seconds between progress lines; checks that finish sooner print none
@@ -221,7 +222,8 @@ def warn_marker_max_drop(item, ctx) -> None:
         f"(each operator's cosine drop against its stored baseline, for check_accuracy), and "
         f"this test ran check_dataset only, which it does not change: the dataset check held "
         f"the metric's drop to check_dataset's own max_drop={used}; pass "
-        f"check_dataset(..., max_drop={value!r}) (YAML: dataset: {{max_drop: {value!r}}}) to "
+        f"check_dataset(..., max_drop={value!r}) (YAML: dataset: "
+        f"{yaml_flow_map({'max_drop': value})}) to "
         f"use it there, and leave it out of @accuracy"))
 
 

@@ -187,3 +187,25 @@ def test_the_corrected_file_is_also_spelled_as_the_suite_in_a_sub_folder_takes_i
     assert found, result.stdout.str()
     suite.write_text(AIPP_SUITE.format(cfg=found.group(1), extra=""))  # pasted into the suite
     aipp_project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_the_corrected_files_suite_spelling_in_a_folder_yaml_reads_otherwise_pastes(aipp_project):
+    """The suite's spelling of the corrected file was written bare: in a folder ``cfg #2`` it
+    read ``aipp: cfg #2/bad.corrected.cfg``, which YAML loads as ``cfg`` (the rest a comment).
+    It is written as YAML reads it back (``core.yaml_text``), and pasted the suite passes."""
+    bad = imagenet_aipp(src_hw=(16, 16)).replace("var_reci_chn_0: 0.0171248",
+                                                 "var_reci_chn_0: 58.395")
+    suites = aipp_project.path / "suites"
+    (suites / "cfg #2").mkdir(parents=True)
+    (suites / "cfg #2" / "bad.cfg").write_text(bad)
+    (suites / "models").symlink_to(aipp_project.path / "models")
+    (suites / "prep.py").write_text(PREP)
+    suite = suites / "accuracy_cam.yaml"
+    suite.write_text(AIPP_SUITE.format(cfg='"cfg #2/bad.cfg"', extra=""))
+    result = aipp_project.runpytest("-q", "-p", "no:cacheprovider", "--accuracy-report=reports")
+    result.assert_outcomes(failed=1)
+    found = re.search(r"\(in accuracy_cam\.yaml: aipp: (.+)\)$", result.stdout.str(), re.M)
+    assert found, result.stdout.str()
+    assert found.group(1) == '"cfg #2/bad.corrected.cfg"'
+    suite.write_text(AIPP_SUITE.format(cfg=found.group(1), extra=""))  # pasted as printed
+    aipp_project.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
