@@ -77,13 +77,22 @@ def keep_dtype_inside_text(entry: str, where: str, compared: str, parsed: str,
                  "condition is known without inputs)")
     else:
         state = f", within {compared!r}" if repr(compared) != owner_name else ""
+    from ..core.ascend_optypes import is_cube
+
     others = (f", with the other {of_type - 1} {parsed} op{'s' if of_type != 2 else ''} of the "
               f"model" if of_type > 1 else "")
+    # high precision is allow_fp32_to_fp16: vector ops keep float32 where they support it, Cube
+    # ops run in float16 (it said "to run every op in float32": H324, whose branch ops were
+    # vector ops while its Convs failed in float16 under it)
+    hp = ("; high precision (modes=[HIGH_PRECISION], --precision_mode=allow_fp32_to_fp16) does "
+          f"not keep it: it runs Cube ops such as {parsed} in float16" if is_cube(parsed) else
+          "; or convert in high precision (modes=[HIGH_PRECISION], "
+          "--precision_mode=allow_fp32_to_fp16), which runs vector ops such as this one in "
+          "float32 where they support it, and Cube ops (Conv, MatMul, Gemm) still in float16")
     return (f"keep_dtype entry {entry!r} names an op inside {where}{state}: ATC applies keep_dtype "
             f"to the graph as its parser built it, where an If's branches are subgraphs whose ops "
             f"it renames '<subgraph>/<op>', so it keeps no branch op by its ONNX name; "
-            f"'OpType::{parsed}' keeps it{others}: modes=[keep_dtype(['OpType::{parsed}'])]; or "
-            f"convert in high precision (modes=[HIGH_PRECISION]) to run every op in float32")
+            f"'OpType::{parsed}' keeps it{others}: modes=[keep_dtype(['OpType::{parsed}'])]{hp}")
 
 
 def keep_dtype_glob_text(entry: str, names: Sequence[str], inside: Inside,
