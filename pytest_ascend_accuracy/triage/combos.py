@@ -30,6 +30,7 @@ from typing import List, Optional, Tuple
 
 from ..core.modes import BUFFER_OFF, FUSION_OFF, HIGH_PRECISION, Mode
 from .fusion_rules import rules_off, search_rules
+from .branch_keep import branch_ops
 from .hp_wording import every_kept_label
 from .result import StepResult, fmt as _fmt
 from .runner import Evaluation, framework_ops, range_ops
@@ -211,12 +212,14 @@ class Combos:
         if got is None:
             return None
         step, p_mode, p_ev, kept = got
+        branch = branch_ops(self.run.model) if kept else None
 
         def under(*offs: Mode) -> Mode:  # step 2's mode with ``offs``, labelled as step 2 does
             mode = self.base
             for off in offs:
                 mode = mode | off
-            return replace(p_mode | mode, label=every_kept_label(mode, kept) if kept else None)
+            return replace(p_mode | mode, label=every_kept_label(mode, kept, branch)
+                           if kept else None)
         lead = (f"{self.base.name} fails at op {_first_label(default.verdict)}; {p_mode.name} "
                 f"fails at op {_first_label(p_ev.verdict)} instead ({_why(p_ev.verdict.first)})")
         helped = 0
@@ -244,20 +247,21 @@ class Combos:
 
     def _precision_further(self, default: Evaluation
                            ) -> Optional[Tuple[str, Mode, Evaluation, int]]:
-        """(step name, mode, run, ops kept: 0 for high precision) of step 2's run whose first
-        failure is latest in graph order, later than the default's; None where neither got
-        further."""
+        """(step name, mode, run, ops kept: 0 for high precision; the ops the dump names, for
+        every op kept, which keeps the ops inside If branches by type too) of step 2's run whose
+        first failure is latest in graph order, later than the default's; None where neither
+        got further."""
         names, _ = framework_ops(default)
-        tried = [("high_precision", self.base | HIGH_PRECISION),
-                 ("keep_dtype_all", self.base | Mode(keep_dtype=tuple(names)))]
+        every = tuple(names) + branch_ops(self.run.model).entries  # as ``_precision`` keeps
+        tried = [("high_precision", self.base | HIGH_PRECISION, 0),
+                 ("keep_dtype_all", self.base | Mode(keep_dtype=every), len(names))]
         found = []
-        for step, mode in tried:
+        for step, mode, kept in tried:
             ev = self.run.memo.get(replace(mode, label=None))
             if (ev is not None and not _same(mode, self.base) and not ev.passed
                     and ev.verdict.first is not None
                     and self._reach(ev)[0] > self._reach(default)[0]):
-                found.append((self._reach(ev)[0], -len(found), step, ev.mode, ev,
-                              len(mode.keep_dtype) - len(self.base.keep_dtype)))
+                found.append((self._reach(ev)[0], -len(found), step, ev.mode, ev, kept))
         if not found:
             return None
         return max(found, key=lambda f: f[:2])[2:]

@@ -50,6 +50,7 @@ from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .combos import Combos
 from .coverage import aside_note, aside_policy, coverage_verdict, ignore_to_paste, set_aside
+from .branch_keep import branch_ops, kept_words
 from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
@@ -254,20 +255,24 @@ class _Flow(Combos):
             # high precision still feeds cube ops (Conv, MatMul and what fuses into them)
             # float16; keep_dtype keeps an op wholly in its original dtype. Keeping every op
             # may pass where high precision does not -- values out of the float16 range, or
-            # plain float16 rounding under a tight threshold: then search a small set
-            names, _ = framework_ops(default)
-            every = replace(base | Mode(keep_dtype=tuple(names)), label=every_kept_label(
-                base, len(names)))
+            # plain float16 rounding under a tight threshold: then search a small set.
+            # Every op: those the dump names and, by type, those inside If branches
+            # (a dump names the If alone, and keeping it kept none of them: H324)
+            names, branch = framework_ops(default)[0], branch_ops(self.run.model)
+            every = replace(base | Mode(keep_dtype=tuple(names) + branch.entries),
+                            label=every_kept_label(base, len(names), branch))
             kept, _ = self._mode_step(prefix + "keep_dtype_all", every, default)
             if not kept.passed:
                 return None
-            hp_says = (f"{high_precision_fails(hp.verdict)}; keeping every op in float32 does"
+            hp_says = (f"{high_precision_fails(hp.verdict, branch)}; keeping every op in "
+                       f"float32 does"
                        if hp_says else "keeping every op in float32 passes")
         spent = self.run.conversions
         where = "fp16" if _same(base, DEFAULT) else f"mode {base.name}"
         unsearched = False
         try:
-            keep, note, cut_short = self._keep_dtype_search(default, drops, base)
+            keep, note, cut_short = self._keep_dtype_search(default, drops, base,
+                                                            every_passed=not hp.passed)
         except BudgetExhausted:
             if not hp.passed:
                 raise
@@ -281,7 +286,7 @@ class _Flow(Combos):
             value = _worst_value(ev.verdict, ev.result, self.metric)
             self.steps.append(StepResult(
                 prefix + "keep_dtype", mode.name, True,
-                f"keeping {len(keep)} op(s) in float32 restores {self.metric} "
+                f"keeping {kept_words(keep)} in float32 restores {self.metric} "
                 f"{_fmt(value)} under mode {base.name} ({note})",
                 conversions=self.run.conversions - spent, differing=tuple(keep)))
             return self._outcome(
@@ -307,28 +312,32 @@ class _Flow(Combos):
                                 if unsearched else ""),
                              fix_mode=base | HIGH_PRECISION, exhausted=unsearched)
 
-    def _keep_dtype_search(self, default: Evaluation, drops: Sequence[str],
-                           base: Mode) -> Tuple[List[str], str, bool]:
+    def _keep_dtype_search(self, default: Evaluation, drops: Sequence[str], base: Mode,
+                           every_passed: bool = False) -> Tuple[List[str], str, bool]:
         """Seeds (fp16-range ops, then ops whose cosine drops first) are tried together first;
         then op types, then names inside the types that matter. Returns (names, note, cut
         short): where the budget runs out once a passing set is measured (every op, or the
         ops of the types that matter), that set, which pastes and passes, with cut short
-        True."""
+        True. The ops inside If branches are candidates by ``OpType::`` (``branch_keep``);
+        ``every_passed``: keeping every op was measured passing (``_precision``)."""
         names, types = framework_ops(default)
+        branch = branch_ops(self.run.model)
+        names, inside_first = branch.candidates(names, types, default.verdict)
         ranged = range_ops(default, self.run.golden, self.run.model)
         ranged = [n for n in dict.fromkeys(ranged) if n in types]
-        seeds = list(dict.fromkeys(ranged + [n for n in drops if n in types]))
+        seeds = list(dict.fromkeys(ranged + [n for n in drops if n in types] + inside_first))
         rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
         ordered = sorted(names, key=rank.__getitem__)
         pred = CountingPredicate(lambda s: self.run.evaluate(
             base | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__))),
             keep_dump=False).passed)
         pred.know([], default.passed)
-        if not any(t in ("If", "StatelessIf") for t in types.values()):  # else measured below
-            pred.know(names, True)  # assumed: keeping every op is what high precision does
+        if every_passed or not any(t in ("If", "StatelessIf") for t in types.values()):
+            pred.know(names, True)  # measured, or assumed: what high precision passing does
         # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
         # the likeliest fix (often one conversion); then every seed together
-        first = [n for n in drops[:1] if n in types]
+        first = [n for n in drops[:1] if n in types] + inside_first
+        seed_if = " (or kept by type inside the If failing first)" if inside_first else ""
 
         def by_rank(chosen):  # the order the search converted them in (the memo's key)
             return sorted(chosen, key=rank.__getitem__)
@@ -338,16 +347,16 @@ class _Flow(Combos):
         passing = names
         needed: List[str] = []  # ops the name search found needed before a budget cut
         try:
-            if not pred(names):  # naming an If keeps none of its branch ops (a trial)
-                return [], ("keeping every op the dump names fails: the ops inside an If's "
-                            "branches are not kept by naming the If"), False
+            if not pred(names):  # naming an If keeps none of its branch ops: by type
+                return [], ("keeping every op the dump names fails" + (
+                    ", and by type the ops inside If branches" if branch else "")), False
             for trial in (list(dict.fromkeys(ranged + first)), seeds):
                 if trial and pred(trial):
                     passing = trial
                     keep = minimal_subset(trial, pred, needed=needed)
                     return by_rank(keep), (f"seeded with {len(trial)} op(s) out of fp16 range or "
-                                           f"dropping first, {pred.calls} conversion(s) in the "
-                                           f"search"), False
+                                           f"dropping first{seed_if}, {pred.calls} "
+                                           f"conversion(s) in the search"), False
             groups: Dict[str, List[str]] = {}
             for n in ordered:
                 groups.setdefault(types.get(n, ""), []).append(n)

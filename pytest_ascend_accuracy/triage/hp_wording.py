@@ -8,10 +8,11 @@ from __future__ import annotations
 from ..compare.result import Verdict
 
 
-def high_precision_fails(verdict: Verdict) -> str:
+def high_precision_fails(verdict: Verdict, branch=None) -> str:
     """``high precision does not pass (...)``: the first op it fails at and what that op is --
-    a Cube op (high precision still feeds it float16), an op whose golden values all lie below
-    float16's smallest normal, or neither."""
+    a Cube op (high precision still feeds it float16), an If whose branches hold Cube ops
+    (``branch``: ``branch_keep.BranchOps``; it said "not a Cube op" of an If running a MatMul),
+    an op whose golden values all lie below float16's smallest normal, or neither."""
     from ..compare.tiny_values import FP16_TINY
     from ..report.failure_kinds import on_cube
 
@@ -24,6 +25,11 @@ def high_precision_fails(verdict: Verdict) -> str:
     head = f"high precision does not pass (it fails at op {row.label}{kind}"
     if on_cube(row):
         return f"{head}, a Cube op: high precision still feeds Cube ops float16 inputs)"
+    inner = [n for c, n in (branch.cube if branch else ()) if c == row.label]
+    if inner:
+        return (f"{head}, whose branches run Cube ops ({', '.join(inner[:3])}"
+                f"{', ...' if len(inner) > 3 else ''}): high precision still feeds Cube ops "
+                f"float16 inputs)")
     m = row.metrics
     if (m is not None and 0 < m.max_abs_golden < FP16_TINY
             and "float" in (row.golden_dtype or "float")):
@@ -33,13 +39,16 @@ def high_precision_fails(verdict: Verdict) -> str:
     return f"{head}, not a Cube op)"
 
 
-def every_kept_label(base, n_ops: int) -> str:
+def every_kept_label(base, n_ops: int, branch=None) -> str:
     """The label of the step-2 run with every op kept under ``base``: ``keep_dtype(all 3 ops)``,
     ``fusion_off+keep_dtype(all 3 ops)`` under fusion off (it read ``keep_dtype(all 3 ops)``
-    of a fusion_off run)."""
+    of a fusion_off run); with ``branch`` (``branch_keep.BranchOps``) the ops inside If branches
+    it keeps by type too: ``keep_dtype(all 872 ops, and the 30 ops inside If_1941's branches by
+    9 OpType:: entries)`` (it read ``keep_dtype(all 872 ops)`` and kept none of them)."""
     from ..core.modes import DEFAULT
 
+    from .branch_keep import every_label_tail
     from .verdict_view import _same
 
-    every = f"keep_dtype(all {n_ops} ops)"
+    every = f"keep_dtype(all {n_ops} ops{every_label_tail(branch) if branch else ''})"
     return every if _same(base, DEFAULT) else f"{base.name}+{every}"

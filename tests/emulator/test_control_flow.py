@@ -183,20 +183,23 @@ def test_per_op_naming_a_branch_op_names_the_if(tmp_path):
     check_model_settings(path, {"branch": 0.9}, [], DEFAULT, "diagnose")  # the name it gives
 
 
-def test_diagnose_names_high_precision_not_a_keep_dtype_set_that_fails_pasted(tmp_path, capsys):
+def test_diagnose_names_no_keep_dtype_set_that_fails_pasted(tmp_path, capsys):
     """Its search assumed keeping every op the dump names passes where high precision does;
     naming the If keeps none of its branch ops, so it printed keep_dtype {branch, pre, rsum,
-    gt} as restoring, which failed pasted. Now measured: high precision is the fix."""
+    gt} as restoring, which failed pasted. Then measured, high precision was the fix; now the
+    branch ops are candidates by ``OpType::`` (as ATC keeps them, H324), and the set found
+    keeps the branch's Muls, which passes converted."""
     from pytest_ascend_accuracy import cli
+    from pytest_ascend_accuracy.core.modes import keep_dtype
 
     path = if_model(tmp_path / "ifov.onnx")
     np.save(tmp_path / "x.npy", X)
     cli.main(["diagnose", str(path), "--inputs", f"x={tmp_path / 'x.npy'}",
               "--cache-dir", str(tmp_path / "cache")])
     out = capsys.readouterr().out
-    assert "  fix: mode high_precision; ATC: --precision_mode=allow_fp32_to_fp16" in out
-    assert ("no smaller keep_dtype set found (keeping every op the dump names fails: the ops "
-            "inside an If's branches are not kept by naming the If)") in out
+    assert "in a test: modes=[keep_dtype(['OpType::Mul'])]" in out, out
+    assert "keep_dtype {branch" not in out
+    assert _check(tmp_path / "fix", path, keep_dtype(["OpType::Mul"])) == "passed"
 
 
 def test_a_per_op_error_offers_the_device_run_s_names_not_the_golden_s_inlined_ones():

@@ -1,0 +1,105 @@
+"""The ops inside an ``If``'s branches for the diagnosis's keep_dtype steps.
+
+A dump names the ``If`` a run executes as one op, so the step that keeps "every op" kept the
+ops the dump names and none of a branch's: an ``If`` is kept as an op that computes nothing,
+and each op of its branches runs in the conversion's precision (the emulator's
+``branch_rounding``, as GraphEngine's parser makes each branch a subgraph run on the device).
+ssdlite's ``keep_dtype(all 872 ops)`` failed at If_1941 (its 30 branch ops, NMS's offset trick
+among them, left float16) and the diagnosis blamed the operators, though
+``precision_mode='must_keep_origin_dtype'`` and the 872 names plus the branch ops' types passed.
+
+ATC applies keep_dtype to the graph as its parser built it: ``KeepDtypeFunc`` walks
+``GetAllNodes()`` (subgraphs included) and keeps a node by name or by ``OpType::`` (its parser
+type); a branch op's ONNX name is not the name the parser gives it (``<subgraph>/<op>``). So
+the branch ops are kept by ``OpType::`` of their parser types (``graph.branch_entries``), which
+keeps every op of those types, the main graph's included; the diagnosis searches those entries
+beside the names, so a fix may hold them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Sequence, Tuple
+
+from ..core.ascend_optypes import OPTYPE_PREFIX
+
+
+@dataclass(frozen=True)
+class BranchOps:
+    """The ops a run executes inside ``If`` branches (not those a conversion inlines)."""
+
+    #: ``OpType::`` entries of their parser types, in graph order
+    entries: Tuple[str, ...] = ()
+    #: how many ops they are
+    count: int = 0
+    #: the ops a comparison judges them in (the Ifs of the main graph)
+    owners: Tuple[str, ...] = ()
+    #: ``(If judged, op)`` of the Cube ops among them (high precision feeds them float16)
+    cube: Tuple[Tuple[str, str], ...] = ()
+    #: ``(If judged, OpType:: entry)`` of each of them
+    owned: Tuple[Tuple[str, str], ...] = ()
+
+    def candidates(self, names: List[str], types: Dict[str, str],
+                   verdict) -> Tuple[List[str], List[str]]:
+        """A keep_dtype search's candidates: ``names`` (a dump's, with their ``types``, which
+        gain the entries' types) and the entries; and the entries keeping the branch ops of
+        the If ``verdict`` first fails at (the likeliest fix there: seeds)."""
+        new = [e for e in self.entries if e not in types]
+        types.update((e, e[len(OPTYPE_PREFIX):]) for e in new)
+        row = verdict.first.row if verdict.first is not None else None
+        ops = (row.original_names or (row.op_name,)) if row is not None else ()
+        return names + new, list(dict.fromkeys(e for c, e in self.owned if c in ops))
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+
+def branch_ops(model) -> BranchOps:
+    """The ops ``model`` runs inside If branches, with the ``OpType::`` entries that keep them
+    (``graph.op_catalogue.ModelOps.inside``: ``compared`` is the If judged, empty for a branch
+    a conversion drops, the op itself for one it brings up into the main graph)."""
+    from ..core.ascend_optypes import is_cube
+    from ..graph.op_catalogue import model_ops
+
+    ops = model_ops(model)
+    run = [(c, p, n) for (n, _, c), (_, p) in zip(ops.inside, ops.inside_types)
+           if c and c != n]
+    return BranchOps(tuple(dict.fromkeys(OPTYPE_PREFIX + p for _, p, _ in run)), len(run),
+                     tuple(dict.fromkeys(c for c, _, _ in run)),
+                     tuple((c, n) for c, p, n in run if is_cube(p)),
+                     tuple((c, OPTYPE_PREFIX + p) for c, p, _ in run))
+
+
+def is_type_entry(entry: str) -> bool:
+    return entry.startswith(OPTYPE_PREFIX)
+
+
+def _few(names: Sequence[str], n: int = 3) -> str:
+    return ", ".join(names[:n]) + (", ..." if len(names) > n else "")
+
+
+def inside_words(branch: BranchOps) -> str:
+    """``the 30 ops inside If_1941's branches``."""
+    owners = branch.owners
+    whose = f"{owners[0]}'s" if len(owners) == 1 else f"{len(owners)} Ifs' ({_few(owners)})"
+    return f"the {branch.count} op{'s' if branch.count != 1 else ''} inside {whose} branches"
+
+
+def every_label_tail(branch: BranchOps) -> str:
+    """What the every-op step keeps beyond the ops the dump names: ``, and the 30 ops inside
+    If_1941's branches by 9 OpType:: entries``; empty without branch ops."""
+    if not branch:
+        return ""
+    n = len(branch.entries)
+    return f", and {inside_words(branch)} by {n} OpType:: entr{'ies' if n != 1 else 'y'}"
+
+
+def kept_words(keep: Sequence[str]) -> str:
+    """``2 op(s)``, or where ``OpType::`` entries are among them ``1 op(s) and every op of type
+    Add (OpType::Add)``: an entry of a type keeps each op of it."""
+    types = [k[len(OPTYPE_PREFIX):] for k in keep if is_type_entry(k)]
+    names = [k for k in keep if not is_type_entry(k)]
+    if not types:
+        return f"{len(names)} op(s)"
+    of = (f"every op of type{'s' if len(types) != 1 else ''} {', '.join(types)} "
+          f"({', '.join(OPTYPE_PREFIX + t for t in types)})")
+    return f"{len(names)} op(s) and {of}" if names else of
