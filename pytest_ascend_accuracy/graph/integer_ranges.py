@@ -21,6 +21,10 @@ from typing import Callable, Dict, Iterable, Iterator, Mapping, Optional, Tuple
 #: ops that carry an integer input's values through unchanged (a Cast, a reshaping)
 _PASS_THROUGH = frozenset({"Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten",
                            "Transpose", "Expand"})
+#: ops whose output has their first input's shape: a table reached through them from an
+#: initializer keeps its size (a QDQ model's Gather reads ``DequantizeLinear(weight_quantized)``,
+#: a float16 conversion's ``Cast(weight)``)
+_SAME_SHAPE = frozenset({"DequantizeLinear", "QuantizeLinear", "Cast", "CastLike", "Identity"})
 #: recurrent ops whose input 4 is ``sequence_lens`` (the ONNX spec, every opset)
 _RECURRENT = frozenset({"LSTM", "GRU", "RNN"})
 _SEQUENCE_LENS = 4
@@ -84,15 +88,19 @@ def integer_highs(model, names: Iterable[str]) -> Dict[str, int]:
     ``model``, a ModelProto) lie in [0, n). A mask (its name holds ``mask``): 2, or less where
     it indexes a smaller table. Else one whose
     values index a constant table of ``n`` entries (``n >= 1``; the smallest where several): a
-    Gather's ``indices`` whose ``data`` is an initializer or a Constant, reached directly or
-    through ops that pass the values on unchanged (``_PASS_THROUGH``, as their first input)."""
+    Gather's ``indices`` whose ``data`` is an initializer or a Constant, or one of those through
+    ops that keep its shape (``_SAME_SHAPE``: a QDQ model's ``DequantizeLinear``), reached
+    directly or through ops that pass the values on unchanged (``_PASS_THROUGH``, as their
+    first input)."""
     graph = model.graph
     dims = {t.name: tuple(t.dims) for t in graph.initializer}
-    for node in graph.node:
+    for node in graph.node:  # (in graph order: a producer before its readers)
         if node.op_type == "Constant" and node.output:
             for a in node.attribute:
                 if a.name == "value":
                     dims[node.output[0]] = tuple(a.t.dims)
+        elif node.op_type in _SAME_SHAPE and node.input and node.input[0] in dims:
+            dims[node.output[0]] = dims[node.input[0]]
     readers = _readers(graph)
     out: Dict[str, int] = {}
     for name in names:
