@@ -28,7 +28,9 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
+from ...core.atc_paths import AtcPathWarning, path_warning
 from ...core.cache import Cache, make_key
+from ...core.caller_warning import warn_at_caller
 from ...dump.model import DumpSet, OpRecord, TensorRef
 from ...dump.dtypes import UnsupportedDtype
 from ...errors import (AscendAccuracyError, BackendError, ConfigError, ConversionError,
@@ -215,6 +217,9 @@ class EmulatorBackend:
         plan_info = plan_json.get("info", {})
         warn_resize(model_label(model), plan_info.get("atc_resize"))  # at each conversion
         warn_quant(model_label(model), plan_info.get("atc_quant"))
+        path_text = path_warning(model_label(model), model)  # where it lies, not in the key
+        if path_text:
+            warn_at_caller(AtcPathWarning(path_text))  # at the test's line (core.atc_paths)
         problem = folded_keep_problem(  # at each conversion, a cache hit too (folded_keeps.py)
             mode.keep_dtype, plan_info.get("folded") or (),
             (m for op in plan_json.get("ops", ()) for m in op.get("original_names") or ()),
