@@ -365,12 +365,15 @@ def _run_compare(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    from ..report.golden_overflow import golden_overflow_text
+    from ..report.golden_overflow import golden_overflow_text, stand_in_text
     from .golden_source import diagnose_source
 
-    overflow = golden_overflow_text(result, filter_advice=False)  # the model's own overflow
-    if overflow:  # said as assert_accuracy warns it, as a line of its own (no -W here)
-        print(f"{PROG}: warning: {overflow}", file=sys.stderr)
+    # the model's own overflow, and a mask's -float32 max against the device's -inf: said as
+    # assert_accuracy warns them, each a line of its own (no -W here)
+    for warning in (golden_overflow_text(result, filter_advice=False),
+                    stand_in_text(result, filter_advice=False)):
+        if warning:
+            print(f"{PROG}: warning: {warning}", file=sys.stderr)
     result.meta["diagnose"] = diagnose_source(args.golden)  # the model and inputs to diagnose
     note = _inputs_note(result, actual, args.om_json) if args.inputs else ""
     note = "\n".join(n for n in (note, stale_golden_note(result, args.golden)) if n)

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from ..core.check_defaults import default_threshold_for
 from ..errors import ConfigError, DumpFormatError
-from .metrics import TensorMetrics, encode_float
+from .metrics import TensorMetrics, encode_float, is_exact
 from .one_element import ONE_ELEMENT, one_element_failure
 from .rows import Coverage, Failure, TensorCompare, _s
 from .thresholds import Policy, ThresholdLike, check_metric
@@ -93,8 +93,7 @@ class Verdict:
     @property
     def first_failure(self) -> Optional[TensorCompare]:
         """The row of ``first`` (None when passed)."""
-        first = self.first
-        return first.row if first is not None else None
+        return self.first.row if self.first is not None else None
 
     def worst(self, n: int = 5) -> List[Failure]:
         """The ``n`` worst failures, worst first (ties keep graph order)."""
@@ -115,7 +114,8 @@ class Verdict:
             if not f.fixable or f.threshold != self.policy.default:
                 return None
             m = f.row.metrics
-            if m is not None and self.policy.off_scale(m.norm_ratio) and not m.golden_zero:
+            if m is not None and not m.golden_zero and self.policy.off_scale(
+                    guard_ratio(m, f.threshold.metric)[0]):
                 return None
             values.append(f.would_pass)
         return min(values) if self.policy.default.higher_is_better else max(values)
@@ -220,7 +220,8 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
         if lone:
             return "failed", Failure(row, thr, value, lone, None)
         # passes, but not in scale (ops given their own threshold by per_op are the user's call)
-        if thr is policy.default and policy.off_scale(m.norm_ratio) and not m.golden_zero:
+        if thr is policy.default and not m.golden_zero and policy.off_scale(
+                guard_ratio(m, thr.metric)[0]):
             return "failed", Failure(row, thr, value,
                                      _scale_reason(m, thr.metric, policy.scale_tolerance), None)
         return "passed", None
@@ -244,15 +245,33 @@ def _tiny_rule_text(m: TensorMetrics, metric: str) -> str:
             f"{metric} {_fmt(plain)})")
 
 
+def guard_ratio(m: TensorMetrics, metric: str) -> Tuple[float, bool]:
+    """``(ratio, tiny)``: the L2 norm ratio the scale guard judges, over the positions the judged
+    figure of ``metric`` compares: if ``normal_<metric>`` (``tiny``), ‖x'‖/‖y‖ (x' with float16's
+    close subnormals as the golden's) from their cosine c and rel_l2 d (d² = r² - 2rc + 1), the
+    root within √(rel_l2² - d²) of ``norm_ratio``, else that (H324's mobilenet: 0.4068x)."""
+    plain, c, d = m.norm_ratio, m.normal_cosine, m.normal_rel_l2
+    normal = getattr(m, "normal_" + metric, None)
+    if c is None or d is None or normal is None or m.value(metric) != normal:
+        return plain, False
+    near = math.sqrt(max(m.rel_l2 ** 2 - d * d, 0.0)) * (1 + 1e-7) + 1e-9
+    wide = math.sqrt(max(c * c - 1.0 + d * d, 0.0))
+    roots = {r for r in (c - wide, c + wide) if r >= 0.0 and abs(r - plain) <= near}
+    return (roots.pop(), True) if len(roots) == 1 else (plain, False)
+
+
 def _scale_reason(m: TensorMetrics, metric: str, tolerance: float) -> str:
-    """Why a tensor meeting its threshold fails the scale guard, quoting the figure judged (a
+    """Why a tensor meeting its threshold fails the scale guard, quoting the figures judged (a
     float16 map's flushed subnormals: "cosine 0.357822 is blind to scale" beside a judged 1)."""
     judged, plain = m.value(metric), getattr(m, metric)
     what = (f"the cosine judged, {_fmt(judged)}, is blind to scale" if metric == "cosine" else
             f"{metric} {judged:.6g} meets its threshold")  # significant digits: 3e-8 too
     if _fmt(judged) != _fmt(plain):  # the judged figure counts float16's subnormals as equal
         what += f"; msaccucmp's {metric} {_fmt(plain)}"
-    return (f"scale: L2 norm {m.norm_ratio:.4g}x the golden's, outside {1 / tolerance:.3g}-"
+    ratio, tiny = guard_ratio(m, metric)
+    over = (f" with the {m.tiny_equal} position{_s(m.tiny_equal)} the {metric} judged counts as "
+            f"equal (every position: {m.norm_ratio:.4g}x)" if tiny else "")
+    return (f"scale: L2 norm {ratio:.4g}x the golden's{over}, outside {1 / tolerance:.3g}-"
             f"{tolerance:g}x ({what}; scale_tolerance= tunes this, --scale-tolerance on the "
             "command line)")
 
@@ -312,12 +331,12 @@ class CompareResult:
               metric: str = "cosine", scale_tolerance: Optional[float] = None) -> Verdict:
         """Judge the saved metric values under a policy; reads no tensor. ``threshold``: the
         plugin's 0.95 for cosine; another metric needs one (it was judged at 0.95 silently).
-        ``scale_tolerance`` fails tensors whose L2 norm is not within 1/t..t times the
-        golden's: off unless given here (a re-judging of metric values, ``passing_threshold``
-        included), where ``assert_accuracy``, ``check_accuracy`` and the CLI apply 2. Every
-        ``per_op`` and ``ignore`` entry must name a compared op (a real name, or a glob
-        matching one: ``check_names``),
-        else it would judge nothing; a ``Policy`` given as ``threshold`` is taken as checked."""
+        ``scale_tolerance`` fails tensors whose L2 norm is not within 1/t..t times the golden's:
+        off unless given here (a re-judging of metric values, ``passing_threshold`` included),
+        where ``assert_accuracy``, ``check_accuracy`` and the CLI apply 2. Every ``per_op`` and
+        ``ignore`` entry must name a compared op (a real name, or a glob matching one:
+        ``check_names``), else it would judge nothing; a ``Policy`` threshold is taken as
+        checked."""
         if isinstance(threshold, Policy):
             policy = threshold
         else:
@@ -419,10 +438,8 @@ class CompareResult:
             rows = tuple(TensorCompare.from_dict(r) for r in d["rows"])
             if version != FORMAT_VERSION:  # exact comparison where today's rule has it only
                 rows = tuple(_exact_as_today(r) for r in rows)
-            return CompareResult(rows=rows,
-                                 coverage=Coverage.from_dict(d["coverage"]),
-                                 actual_root=d.get("actual_root"), golden_root=d.get("golden_root"),
-                                 meta=meta)
+            return CompareResult(rows=rows, coverage=Coverage.from_dict(d["coverage"]), meta=meta,
+                                 actual_root=d.get("actual_root"), golden_root=d.get("golden_root"))
         except (KeyError, TypeError, ValueError) as exc:
             raise DumpFormatError(where, f"malformed compare result: {exc!r}") from None
 
@@ -431,9 +448,8 @@ class CompareResult:
         """How this result, read from an older file, was measured unlike a comparison made
         now ("" for a current one): its rows are judged as they were written."""
         version = self.meta.get("format_version")
-        if version not in OLDER_RULES:
-            return ""
-        return f"written by an earlier version ({OLDER_RULES[version]})"
+        return f"written by an earlier version ({OLDER_RULES[version]})" if (
+            version in OLDER_RULES) else ""
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, allow_nan=False)
@@ -464,10 +480,6 @@ def _exact_as_today(row: TensorCompare) -> TensorCompare:
     """A row read from an older file: compared exactly only where today's rule would (a bool
     or 64-bit integer golden); an int32 row a file of this session's first rule marked exact
     is judged by its metrics, as now."""
-    from dataclasses import replace
-
-    from .metrics import is_exact
-
     m = row.metrics
     if m is None or not m.exact or not row.golden_dtype:
         return row
@@ -485,6 +497,4 @@ def _jsonable(value):
         return [_jsonable(v) for v in value]
     if isinstance(value, float):
         return encode_float(value)
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    return str(value)
+    return value if value is None or isinstance(value, (bool, int, str)) else str(value)

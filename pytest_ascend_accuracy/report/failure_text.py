@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from typing import List, Optional, Sequence
 
-from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
+from ..compare.result import (CompareResult, Failure, TensorCompare, Verdict, guard_ratio,
+                              nonfinite_kind)
 from ..compare.thresholds import beside, threshold_text
 
 from .fp16_fix_ops import (  # noqa: E402,F401  (callers and tests read them here too)
@@ -67,8 +68,8 @@ def _metric_line(f: Failure, policy=None, cli: bool = False) -> str:
         if thr.passed(f.value):  # the value meets its threshold: something else failed it
             what = ("fails the scale guard" if f.reason.startswith("scale:")
                     else "fails for the reason below")
-            return f"{_num(f.value)} (meets {threshold_text(thr.value)}; {what})"
-        return f"{_num(f.value)} (threshold {threshold_text(thr.value)}; no threshold passes it)"
+            return f"{_small(f.value)} (meets {threshold_text(thr.value)}; {what})"
+        return f"{_small(f.value)} (threshold {threshold_text(thr.value)}; no threshold passes it)"
     sign = "<" if thr.higher_is_better else ">"
     shown = f"{beside(f.value, thr.value)} {sign} {threshold_text(thr.value)}"
     key = policy.threshold_key(f.row.names) if policy is not None else None
@@ -92,10 +93,20 @@ NO_COSINE_THRESHOLD = ("no threshold above 0 passes it: the tensor is orthogonal
 
 
 def _fails_guard_too(f: Failure, policy) -> bool:
-    """Whether ``f``, a failure of its threshold, fails the scale guard as well."""
+    """Whether ``f``, a failure of its threshold, fails the scale guard as well (by the ratio
+    judging uses: ``guard_ratio``)."""
     m = f.row.metrics
     return not (policy is None or f.would_pass is None or f.threshold is not policy.default
-                or m is None or m.golden_zero or not policy.off_scale(m.norm_ratio))
+                or m is None or m.golden_zero
+                or not policy.off_scale(guard_ratio(m, f.threshold.metric)[0]))
+
+
+def _small(v: Optional[float]) -> str:
+    """An error figure: six decimals, or 4 significant digits for a non-zero one below 1e-3,
+    which six decimals printed as 0.000000 (H324's mobilenet: max abs error 3e-8)."""
+    if v is not None and math.isfinite(v) and 0.0 < abs(v) < 1e-3:
+        return f"{v:.4g}"
+    return _num(v)
 
 
 def first_failing_reason(f: Failure, policy=None) -> str:
@@ -107,8 +118,9 @@ def first_failing_reason(f: Failure, policy=None) -> str:
     if not _fails_guard_too(f, policy):
         return ""
     t = policy.scale_tolerance
-    return (f"{short_reason(f)} and the scale guard: L2 norm {f.row.metrics.norm_ratio:.4g}x the "
-            f"golden's, outside {1 / t:.3g}-{t:g}x")
+    ratio = guard_ratio(f.row.metrics, f.threshold.metric)[0]
+    return (f"{short_reason(f)} and the scale guard: L2 norm {ratio:.4g}x the golden's, outside "
+            f"{1 / t:.3g}-{t:g}x")
 
 
 def _scale_guard_too(f: Failure, policy, cli: bool) -> str:
@@ -117,7 +129,7 @@ def _scale_guard_too(f: Failure, policy, cli: bool) -> str:
     a wider ``scale_tolerance``, or None; else "". (The threshold alone, pasted, still failed.)"""
     if not _fails_guard_too(f, policy):
         return ""
-    r = f.row.metrics.norm_ratio
+    r = guard_ratio(f.row.metrics, f.threshold.metric)[0]
     t = policy.scale_tolerance
     need = max(r, 1.0 / r) if 0.0 < r < math.inf else math.inf
     wider = ""
@@ -160,8 +172,8 @@ def _first_block(f: Failure, policy=None, cli: bool = False) -> List[str]:
     if f.threshold.metric != "cosine" and m is not None:
         fields.append(("cosine", _num(judged_cosine(m))))
     fields += [
-        ("max abs error", _num(m.max_abs) if m else "NaN"),
-        ("max rel error", _num(m.value("max_rel")) if m else "NaN"),
+        ("max abs error", _small(m.max_abs) if m else "NaN"),
+        ("max rel error", _small(m.value("max_rel")) if m else "NaN"),
         ("NaN/Inf", _nonfinite(row)),
     ]
     if f.would_pass is None:
@@ -198,8 +210,8 @@ def _is_num(v: str) -> bool:
 def _row_cells(f: Failure) -> List[str]:
     m = f.row.metrics
     return [str(f.row.order), printable(f.row.label, _NAME_WIDTH), printable(f.row.op_type) or "-",
-            _num(judged_cosine(m)) if m else "NaN", _num(m.value("rel_l2")) if m else "NaN",
-            _num(m.max_abs) if m else "NaN", printable(short_reason(f), 60)]
+            _num(judged_cosine(m)) if m else "NaN", _small(m.value("rel_l2")) if m else "NaN",
+            _small(m.max_abs) if m else "NaN", printable(short_reason(f), 60)]
 
 
 def _worst_block(verdict: Verdict, limit: int) -> List[str]:
@@ -468,9 +480,9 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         # the judged metric's own column where it is not one of the three shown
         extra = [] if thr.metric in ("cosine", "rel_l2", "max_abs") else [thr.metric]
         lines += table([[str(r.order), printable(r.label, _NAME_WIDTH), printable(r.op_type) or "-",
-                         _num(judged_cosine(r.metrics)), _num(r.metrics.value("rel_l2")),
-                         _num(r.metrics.max_abs)]
-                        + [_num(r.metrics.value(m)) for m in extra]
+                         _num(judged_cosine(r.metrics)), _small(r.metrics.value("rel_l2")),
+                         _small(r.metrics.max_abs)]
+                        + [_small(r.metrics.value(m)) for m in extra]
                         for r in lowest],
                        ["#", "op", "type", "cosine", "rel_l2", "max_abs"] + extra)
         lines += plain_cosine_lines(lowest, metrics=["cosine", "rel_l2"] + extra)
