@@ -112,7 +112,7 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
                        "> 65504)")
     reason = ", and ".join(reasons)
     if explains_first(verdict, range_inputs, names, row_ids):
-        reason += _promise(verdict, range_inputs, names)
+        reason += _promise(verdict, range_inputs, names, aside={*kept, *tiny})
     for name, dtype in kept.items():
         reason += (f"; {printable(name)} is left out (this run outputs it in {dtype} already: "
                    "keeping it in float32 changes nothing)")
@@ -202,16 +202,20 @@ class KeepNames(list):
     on_cube = False
 
 
-def _promise(verdict: Verdict, range_inputs: Sequence, names: Sequence[str]) -> str:
+def _promise(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
+             aside=frozenset()) -> str:
     """What keeping ``names`` is known to do, where some failing op after the first is neither
     kept nor fed by a kept op: a prediction for the first failure only (a DeepLabV3's hint,
     pasted, failed further on; an SSDlite's kept its first failing Conv+Relu, which pasted
-    still failed there, fed float16 subnormals from upstream: cosine 0.933781)."""
+    still failed there, fed float16 subnormals from upstream: cosine 0.933781). The ops left
+    out on purpose (``aside``: output in float32 already, or tiny), whose reason the hint gives,
+    are not such ops: a tiny Sigmoid after a kept BatchNorm got the caveat, and the hint pasted
+    passed."""
     kept = set(names)
     fed = {getattr(f, "feeds", "") for f in range_inputs if f.op in kept}
     first = _first_row(verdict)
     for f in verdict.failures:
-        if f.row is first or f.row.metrics is None:
+        if f.row is first or f.row.metrics is None or set(_row_names(f.row)) & set(aside):
             continue
         if not ({n for n in _row_names(f.row) if n} & (kept | fed)):
             return (f"; kept for the first failing op ({printable(first.op_name)}): pasted, "
