@@ -155,11 +155,17 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     out_dir = Path(directory) / DUMP_DIR
 
     def failed(exc: Exception) -> BackendError:
+        from ..graph.integer_ranges import index_hint
         from ..graph.shared_dims import failure_context
 
         shapes = {n: np.shape(a) for n, a in inputs.items()}
+        path = str(model) if isinstance(model, (str, Path)) else None
+        try:  # an index out of its table's range: the input that holds it, and what to give
+            hint = index_hint(proto, str(exc), inputs, model_path=path)
+        except Exception:  # (the refusal is the error to show)
+            hint = ""
         return BackendError(f"onnxruntime could not run the golden model {model_label(model)!r}"
-                            f"{failure_context(model, shapes)}: {exc}")
+                            f"{failure_context(model, shapes)}: {exc}{hint}")
 
     try:
         run = SegmentedModel(proto, names, keep_sessions=False,  # runs once

@@ -13,10 +13,18 @@
   ``layout=1``, the ONNX spec's batch-first layout): onnxruntime refuses any other ("Invalid
   value/s in sequence_lens. All values must be >= 0 and <= seq_length"), and a length of 0 runs
   no step at all. A trial's LSTM of 6 steps drew [5, 8] from [0, 10), and the golden failed.
+
+Where the table cannot be traced (computed, or reached through a Reshape), the seeded indices
+stay in [0, 10) and onnxruntime refuses the golden run naming only its node;
+``index_hint`` says which input holds the index, whether it was seeded, and the arrays to give
+in pytest's, a YAML suite's and the CLI's spelling (``golden.onnxruntime_golden`` adds it).
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Dict, Iterable, Iterator, Mapping, Optional, Tuple
+
+import numpy as np
 
 #: ops that carry an integer input's values through unchanged (a Cast, a reshaping)
 _PASS_THROUGH = frozenset({"Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten",
@@ -144,3 +152,134 @@ def _bound(tensor: str, readers, dims, seen) -> Optional[int]:
             if shape and -len(shape) <= axis < len(shape) and shape[axis] >= 1:
                 found.append(int(shape[axis]))
     return min(found) if found else None
+
+
+# -- an index onnxruntime refused: which input, and what to give ----------------------------
+#: onnxruntime's words (1.32 CPU kernels: gather.cc, gather_elements.cc, gather_nd.cc) for an
+#: index out of its data's range; the node is named ``Name:'...'`` before them
+_REFUSED = re.compile(r"running (Gather|GatherElements|GatherND) node\. Name:'(.*?)' Status "
+                      r"Message: (.*)", re.S)
+_GATHER_RANGE = re.compile(r"idx=(-?\d+) must be within the inclusive range \[(-?\d+),(-?\d+)\]")
+_GATHER_ND = re.compile(r"invalid index found, index = (-?\d+)")
+_ELEMENTS = "Out of range value in index tensor"
+#: seeds tried for "were these arrays make_inputs' draw?" (the plugin's, the CLI's and a YAML
+#: suite's default is 0; a test's own seed is usually small)
+_SEEDS_TRIED = 100
+
+
+def index_hint(model, message: str, inputs: Mapping[str, object], *,
+               model_path: Optional[str] = None) -> str:
+    """What to add to onnxruntime's refusal ``message`` of an index out of range (Gather,
+    GatherElements, GatherND) in ``model`` (the ModelProto onnxruntime ran, its node names)
+    on ``inputs``: '' unless the refused indices are a graph input's values, reached through
+    ops that pass them on (``_PASS_THROUGH``). Where that input's array is ``make_inputs``'
+    seeded draw (seed 0 to 99): '; seeded input 'ids' drew integers from [0, 10) (seed 0), but
+    Gather 'g' takes [0, 1] ...: give your own arrays (pytest: ...; YAML: ...; ascend-accuracy
+    diagnose ... --inputs ...)', each spelling naming one ``<input>.npy`` per model input
+    (every form takes every input); ``model_path``: the model's file, for the CLI's. Else the
+    given array holds the index: '; input 'ids' holds 9 ..., but Gather 'g' takes [0, 1]'."""
+    found = _REFUSED.search(message or "")
+    if not found:
+        return ""
+    op_type, node_name, said = found.groups()
+    graph = model.graph
+    node = next((n for n in graph.node if n.name == node_name and n.op_type == op_type), None)
+    if node is None or len(node.input) < 2:
+        return ""
+    source = _graph_input_of(graph, node.input[1], inputs)
+    if source is None:
+        return ""
+    takes, index = _what_it_takes(graph, node, said)
+    array = np.asarray(inputs[source])
+    where = f"{op_type} {node_name!r} " + (f"takes {takes}" if takes else "refused it")
+    seeded = _seeded_draw(model, source, array)
+    within = f"within {takes}" if takes else "in range"
+    if seeded is None:
+        held = f"holds {index}" if index is not None else "holds an index out of range"
+        return (f"; input {source!r} {held}, but {where}: the arrays given hold an index out of "
+                f"range; give {source!r} values {within}")
+    (low, high), seed = seeded
+    return (f"; seeded input {source!r} drew integers from [{low}, {high}) (seed {seed}), but "
+            f"{where} (a table this package cannot trace to a constant, so it cannot bound the "
+            f"draw): give your own arrays, a .npy file per model input (numpy.save), those of "
+            f"{source!r} {within} ({_spellings(graph, model_path)})")
+
+
+def _graph_input_of(graph, tensor: str, inputs) -> Optional[str]:
+    """The graph input (one of ``inputs``) whose values ``tensor`` is, through
+    ``_PASS_THROUGH`` ops (their first input), or None."""
+    producers = {o: n for n in graph.node for o in n.output if o}
+    seen = set()
+    while tensor not in inputs:
+        node = producers.get(tensor)
+        if node is None or node.op_type not in _PASS_THROUGH or not node.input or tensor in seen:
+            return None
+        seen.add(tensor)
+        tensor = node.input[0]
+    return tensor
+
+
+def _what_it_takes(graph, node, said: str) -> Tuple[Optional[str], Optional[int]]:
+    """('[0, 1]' or None, the refused index or None) from onnxruntime's words ``said`` (a
+    Gather names its range) or the data's size where the model holds it (GatherElements)."""
+    gather = _GATHER_RANGE.search(said)
+    if gather:
+        index, _, high = (int(v) for v in gather.groups())
+        return f"[0, {high}]", index
+    nd = _GATHER_ND.search(said)
+    if nd:
+        return None, int(nd.group(1))
+    if _ELEMENTS in said:
+        dims = {t.name: tuple(t.dims) for t in graph.initializer}
+        shape = dims.get(node.input[0])
+        axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
+        if shape and -len(shape) <= axis < len(shape):
+            return f"[0, {int(shape[axis]) - 1}]", None
+    return None, None
+
+
+def _seeded_draw(model, name: str, array: np.ndarray):
+    """((low, high), seed) where ``array`` is ``make_inputs``' draw of input ``name`` of
+    ``model`` for a seed below ``_SEEDS_TRIED`` (input ``k`` draws from
+    ``default_rng([seed, k])``), else None."""
+    graph = model.graph
+    inits = {t.name for t in graph.initializer}
+    names = [i.name for i in graph.input if i.name not in inits]
+    if name not in names or array.dtype.kind not in "iu" or array.size > 1 << 20:
+        return None
+    k = names.index(name)
+    bounds = integer_ranges(model, [name], {name: array.shape}).get(name, (0, 10))
+    for seed in range(_SEEDS_TRIED):
+        drawn = np.random.default_rng([seed, k]).integers(*bounds, size=array.shape)
+        if np.array_equal(drawn.astype(array.dtype), array):
+            return bounds, seed
+    return None
+
+
+def _spellings(graph, model_path: Optional[str]) -> str:
+    """'pytest: inputs={...} in the test's accuracy_inputs(...) (import numpy); YAML: inputs:
+    {...}; ascend-accuracy diagnose MODEL --inputs a=a.npy ...', one ``<input>.npy`` per model
+    input (``model_path``: the model's file, else ``MODEL.onnx``)."""
+    import shlex
+
+    from ..core.yaml_text import yaml_flow_map
+
+    inits = {t.name for t in graph.initializer}
+    files: Dict[str, str] = {}
+    for vi in graph.input:
+        if vi.name not in inits:
+            stem = _file_stem(vi.name)
+            taken = set(files.values())  # two names of one stem ('a:0', 'a/0'): numbered
+            files[vi.name] = next(f for f in (f"{stem}{s}.npy" for s in ("", *range(1, 99)))
+                                  if f not in taken)
+    pytest_form = ", ".join(f"{n!r}: numpy.load({f!r})" for n, f in files.items())
+    cli = " ".join(f"--inputs {shlex.quote(f'{n}={f}')}" for n, f in files.items())
+    target = shlex.quote(model_path) if model_path else "MODEL.onnx"
+    return (f"pytest: inputs={{{pytest_form}}} in the test's accuracy_inputs(...) (import "
+            f"numpy); YAML: inputs: {yaml_flow_map(files)}; ascend-accuracy diagnose {target} "
+            f"{cli}")
+
+
+def _file_stem(name: str) -> str:
+    """``name``'s characters a file name can hold (others ``_``)."""
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name).strip(".") or "input"
