@@ -9,6 +9,14 @@ every downstream row one-hot and nothing in the terminal, only ``OverFlow YES`` 
 the model's own, and the check cannot judge those positions. A float32 golden's infinities,
 and a float16 golden's ``-Inf`` (an attention mask's), are not warned about.
 
+What follows is judged, and may differ: onnxruntime's CPU provider computes most float16 ops
+(MatMul, Mul, Softmax, ...) with float32 kernels and drops the Cast pairs between two of them,
+so its next float16 op can read the value before it overflowed, where the device (and the
+emulator, ``backends.emulator.float16_model``) reads the infinity: a float16 attention export
+whose scores overflow holds +-Inf at its MatMul on both sides, and a finite Softmax in the
+golden against NaN on the device (a trial). The warning says so, and its advice fits both a
+float16 export (export in float32) and a Cast to float16 in a float32 model (drop it).
+
 ``MaskStandInWarning`` says the other rule that counts unequal values as equal: a golden of
 ±float32 max (Hugging Face's ``torch.finfo(torch.float32).min`` attention mask) against the
 device's infinity or saturated float16 value of the same sign (``compare.mask_stand_in``). A
@@ -64,10 +72,13 @@ def golden_overflow_text(result, filter_advice: bool = True) -> str:
                       f"+Inf, {r.golden_dtype or r.dtype})" for r in rows[:3])
     more = f", +{len(rows) - 3} more" if len(rows) > 3 else ""
     return (f"{MESSAGE_START} where the device does, compared as equal: {named}{more}. The "
-            f"ONNX model computes in float16 there and onnxruntime overflowed it as the device "
-            f"did (|x| > 65504), so those positions are not judged, nor is what follows from "
-            f"them; compute those ops in float32 in the model (its Cast to float16 before them) "
-            f"or keep their values in float16's range"
+            f"ONNX model computes in float16 there and the op's float16 output overflowed in "
+            f"onnxruntime too (|x| > 65504), so those positions are not judged. The ops after "
+            f"them are, and may differ: onnxruntime's CPU computes most float16 ops in float32 "
+            f"and can pass the next one the value before it overflowed where the device passes "
+            f"the infinity, so a failure further on can come from this overflow. Compute those "
+            f"ops in float32 in the model (export it in float32, or drop the Cast to float16 "
+            f"before them) or keep their values in float16's range"
             + (f". Deliberate ones are fine: -W 'ignore:{MESSAGE_START}' silences this"
                if filter_advice else ""))
 

@@ -15,6 +15,7 @@ The model's own outputs keep their names (holding the rounded values).
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
@@ -32,7 +33,8 @@ from .atc_resize import resize_rows
 from .branch_rounding import round_branches
 from .branch_faults import apply_branch_faults, branch_types, targets_in_branches
 from .faults import FAULTABLE, Fault, fault_chain, insert_aipp_nodes, unfaultable
-from .fusion import build_units
+from .float16_model import float16_tensors, narrow_outputs, origin_precision, widen, widened_inputs
+from .fusion import RULES, build_units
 from .layouts import FILTER_OF
 from .plan import Plan, PlannedOp, Slot
 from .rounding import (FP16_MAX, VALUE_PRESERVING, round_array, rounding_nodes, rounds_inputs,
@@ -177,6 +179,7 @@ class _Emitter:
         self.used |= {i for n in model.graph.node for i in n.input}
         self.bounds: Optional[Tuple[str, str]] = None
         self.counter = 0
+        self.widened: Dict[str, str] = {}  # float16 graph input -> its float32 copy
 
     # -- helpers -------------------------------------------------------------------------------
     def fresh(self, base: str) -> str:
@@ -292,7 +295,9 @@ class _Emitter:
         in_slots: List[Slot] = []
         refs: List[str] = []
         for t in unit.external_inputs():
-            if in_kind and self.is_float(t):
+            if t in self.widened:  # a float16 model's input (float16_model)
+                mapping[t], slot = self.widened[t], self.plain_slot(t)
+            elif in_kind and self.is_float(t):
                 mapping[t], slot = self.round_input(t, in_kind)
             else:
                 slot = self.plain_slot(t)
@@ -396,6 +401,8 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     aipp = set(insert_aipp_nodes(proto.graph, faults))
     folded = fold_constants(proto, prepared.folder)
     info = tensor_info(proto)
+    half = float16_tensors(proto, info)  # float16 ops computed in float32, rounded (float16_model)
+    widen(proto, info, half, prepared.folder)
     consts = WeightValues(proto, prepared.folder)
     ranks = {k: len(v[1]) for k, v in info.items() if v[1] is not None}
     keeps = kept_by_parser_type(mode, proto.graph.node)
@@ -415,6 +422,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     atc_resize = resize_rows(proto, [n for u in units for n in u.nodes], info)
     emitter = _Emitter(proto, info, consts, overflow, device_formats, sink)
     emitter.inits.extend(new_inits)
+    emitter.widened = widened_inputs(emitter, half)
     buffer_on = mode.buffer_optimize != "off_optimize"
     producers: Dict[str, str] = {}
     ops: List[PlannedOp] = []
@@ -422,6 +430,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     for u in units:
         precision = unit_precision(mode, anchor_type=u.anchor_type, member_names=u.members,
                                    member_types=u.member_types, keeps=keeps)
+        precision = origin_precision(precision, mode.precision_mode, u.output_origins, half)
         unit_faults = [f for f in faults if f.applies_to(u, buffer_on=buffer_on)]
         # faults on nodes inside the branches of an If run as one operator (branch_faults)
         in_branch = [f for n in u.nodes for f in targets_in_branches(
@@ -436,6 +445,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     graph.node.extend(emitter.nodes)
     graph.initializer.extend(emitter.inits)
     remove_unused_initializers(proto)
+    ops = narrow_outputs(proto, ops, half, emitter.fresh)
     if sink is not None:
         sink.finish(proto, prepared.folder)
     model_outputs = [o.name for o in graph.output]
@@ -446,7 +456,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         if name not in existing:
             graph.output.append(onnx.ValueInfoProto(name=name))
             existing.add(name)
-    known_rules = set(_all_rules())
+    known_rules = set(RULES)
     plan.info = {
         "graph": prepared.report.as_dict(),
         "folded": folded,
@@ -459,10 +469,11 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
                                and k not in {m for u in units for m in u.members} and k not in folded],
         "atc_resize": atc_resize,  # atc_resize.py
         "untyped_tensors": sorted(o for u in units for o in u.output_origins if o not in info)[:50],
-        "precisions": _count(op.precision for op in ops),
+        "precisions": dict(Counter(op.precision for op in ops)),
         "buffer_optimize": mode.buffer_optimize,
         "device_formats": device_formats,
         "overflow": overflow,
+        "float16_tensors": len(half),  # widened (float16_model)
     }
     return proto, plan
 
@@ -484,16 +495,3 @@ def _np_name(elem: int) -> str:
         return tensor_dtype_to_np_dtype(elem).name
     except (KeyError, TypeError, ValueError):
         return ""
-
-
-def _all_rules():
-    from .fusion import RULES
-
-    return RULES
-
-
-def _count(values) -> Dict[str, int]:
-    out: Dict[str, int] = {}
-    for v in values:
-        out[v] = out.get(v, 0) + 1
-    return out
