@@ -14,6 +14,11 @@ before it (the phases alternate, so a change in machine load hits both) -- and e
 peak RSS. Goals: ratio >= 0.5 (judged on the median); compare peak RSS < 300 MB + 3 x the
 largest tensor.
 
+It then times ``compute_metrics`` on one pair masked as an attention mask is (the golden's
+-3.4e38, ``compare/mask_stand_in.py``, against the device's -inf at every 7th position, at one
+position, or its saturated -65504 at every 7th) against the same pair unmasked, in one child
+process, and prints each ratio (``--mask-elements 0`` skips this).
+
     python benchmarks/bench_compare.py                      # 1,000 tensors, 1 GB
     python benchmarks/bench_compare.py --size-gb 0.05 --tensors 100   # quick run
 """
@@ -110,6 +115,47 @@ def _phase_compare(actual_dir: str, golden_dir: str, kl: bool, chunk_size: int,
             "min_cosine": min(r.metrics.cosine for r in result.rows if r.metrics)}
 
 
+def mask_pairs(n: int, seed: int = 1) -> dict:
+    """A float16 device close to a float32 golden, unmasked and masked three ways."""
+    rng = np.random.default_rng(seed)
+    golden = rng.standard_normal(n, dtype=np.float32)
+    device = (golden + np.float32(1e-3) * rng.standard_normal(n, dtype=np.float32)).astype(
+        np.float16)
+    stand_in = np.finfo(np.float32).min
+    pairs = {"unmasked": (device, golden)}
+    for name, at, value in (("every 7th position -inf", slice(None, None, 7), -np.inf),
+                            ("one position -inf", slice(5, 6), -np.inf),
+                            ("every 7th position saturated -65504", slice(None, None, 7),
+                             -65504.0)):
+        d, g = device.copy(), golden.copy()
+        d[at], g[at] = value, stand_in
+        pairs[name] = (d, g)
+    return pairs
+
+
+def _phase_mask(n: int, repeat: int) -> dict:
+    from pytest_ascend_accuracy.compare.metrics import compute_metrics
+
+    pairs = mask_pairs(n)
+    best = {name: float("inf") for name in pairs}
+    for _ in range(repeat):  # alternate, so a change in machine load hits every case
+        for name, (d, g) in pairs.items():
+            start = time.perf_counter()
+            compute_metrics(d, g)
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
+
+
+def _print_mask(n: int, best: dict) -> None:
+    base = best["unmasked"]
+    print(f"mask stand-in, compute_metrics of one {n:,}-element pair (device float16, golden "
+          f"float32, KL included), best of the runs: unmasked {base:.3f} s")
+    for name, seconds in best.items():
+        if name != "unmasked":
+            print(f"  golden -3.4e38, device {name}: {seconds:.3f} s, {seconds / base:.1f}x "
+                  "the unmasked pair")
+
+
 def _run_child(args: list) -> dict:
     return run_phase(os.path.abspath(__file__), args)
 
@@ -125,6 +171,8 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=1,
                    help="compare_dumps(workers=N) threads (default 1, like the baseline)")
     p.add_argument("--dir", help="work directory (default: a temporary one, removed after)")
+    p.add_argument("--mask-elements", type=int, default=10_000_000,
+                   help="elements of the masked pair timed against itself unmasked (0: skip)")
     p.add_argument("--_phase", help=argparse.SUPPRESS)
     p.add_argument("--_actual", help=argparse.SUPPRESS)
     p.add_argument("--_golden", help=argparse.SUPPRESS)
@@ -132,6 +180,9 @@ def main(argv=None) -> int:
 
     if args._phase == "baseline":
         print(json.dumps(_phase_baseline(args._actual, args._golden)))
+        return 0
+    if args._phase == "mask":
+        print(json.dumps(_phase_mask(args.mask_elements, args.repeat)))
         return 0
     if args._phase == "compare":
         print(json.dumps(_phase_compare(args._actual, args._golden, not args.no_kl,
@@ -190,6 +241,10 @@ def main(argv=None) -> int:
               f"{'met' if peak < rss_goal else 'NOT met'})")
         print(f"best and median of {args.repeat} alternating runs per phase, each in a fresh process; "
               f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+        if args.mask_elements:
+            _print_mask(args.mask_elements, _run_child(
+                ["--_phase", "mask", "--mask-elements", str(args.mask_elements),
+                 "--repeat", str(args.repeat)]))
     finally:
         if not args.dir:
             shutil.rmtree(work, ignore_errors=True)

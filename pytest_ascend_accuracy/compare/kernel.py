@@ -10,7 +10,10 @@ Fast path: a chunk whose two sides are float16/float32 and all finite is compute
 with BLAS dots and numpy reductions over an L2-sized buffer, and every partial result is added
 into float64 accumulators, so errors stay at chunk scale (~1e-7 relative) rather than growing
 with the tensor. Slow path: a chunk with a non-finite value, another dtype, or a float32
-overflow is done exactly in float64 with explicit NaN/Inf masks.
+overflow is done exactly in float64 with explicit NaN/Inf masks, after leaving out the positions
+a ``drop`` rule names (``PairAccumulator(drop=...)``: the mask stand-in, ``mask_stand_in``): such
+a position always lands there, as its golden ±float32 max overflows the fast path's float32
+squares (or is float64), so the rule costs the fast path nothing.
 
 What keeps the fast path at about 30 array passes per chunk (each a numpy call on 64k values,
 so both the passes and the calls count): float16 is widened with integer operations
@@ -100,10 +103,15 @@ class PairAccumulator:
     """Partial sums of one tensor pair: ``prepare`` once, ``update`` per chunk pair, then (if
     ``needs_second_pass``) ``start_kl`` and ``update_kl`` per chunk pair again."""
 
-    def __init__(self, chunk_size: int = DEFAULT_CHUNK, kl: bool = True):
+    def __init__(self, chunk_size: int = DEFAULT_CHUNK, kl: bool = True, drop=None):
         ws = ScratchBuffers.get(chunk_size)
         self._ws = ws
         self.kl_wanted = kl
+        #: ``drop(x, y)`` of a float64 chunk pair: the positions left out of every sum and count
+        #: (the slow path's chunks only; see the module's docstring)
+        self._drop = drop
+        self.dropped = 0  # positions left out, and the actual side's infinities among them
+        self.dropped_posinf = self.dropped_neginf = 0
         self.size = 0  # positions seen
         self.finite = 0  # positions finite on both sides (compared as numbers)
         self.sxx = self.syy = self.sxy = self.sdd = 0.0
@@ -231,9 +239,24 @@ class PairAccumulator:
             self.neginf[side] += int(np.isneginf(v).sum())
         return finite
 
+    def _kept(self, x: np.ndarray, y: np.ndarray, count: bool):
+        """``x`` and ``y`` without the positions ``drop`` names (counted in pass one)."""
+        gone = self._drop(x, y)
+        if not gone.any():
+            return x, y
+        if count:
+            at = x[gone]
+            self.dropped += len(at)
+            self.dropped_posinf += int(np.isposinf(at).sum())
+            self.dropped_neginf += int(np.isneginf(at).sum())
+        keep = ~gone
+        return x[keep], y[keep]
+
     def _slow(self, xa, xg) -> None:
         x = np.asarray(xa, dtype=np.float64)
         y = np.asarray(xg, dtype=np.float64)
+        if self._drop is not None:
+            x, y = self._kept(x, y, count=True)
         fx = self._count_nonfinite(x, 0)
         fy = self._count_nonfinite(y, 1)
         both = fx & fy
@@ -369,6 +392,9 @@ class PairAccumulator:
             return
         x = np.asarray(xa, dtype=np.float64)
         y = np.asarray(xg, dtype=np.float64)
+        if self.dropped > self.dropped_posinf + self.dropped_neginf:
+            # finite positions were dropped (where only infinities were, the test below does)
+            x, y = self._kept(x, y, count=False)
         both = np.isfinite(x) & np.isfinite(y)
         if not both.all():
             x, y = x[both], y[both]

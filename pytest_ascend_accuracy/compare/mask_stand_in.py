@@ -11,9 +11,11 @@ binade). Both mask alike: Softmax after them gave cosine 1.000000 on real GPT-2 
 whose checks all failed at the mask's ``Where`` ("NaN/Inf on one side only") before this rule.
 
 The rule, at each position: a golden of exactly +float32 max (-float32 max) against a device
-value of +inf (-inf), or a finite one of the same sign in float16's top binade (2**15 to 65504:
-the saturated stand-in), counts as equal, as a mask's ``-inf`` on both sides does; those
-positions are left out of every metric, as non-finite ones are. Only that exact golden value:
+value of +inf (-inf), or, where the device tensor is float16, a finite one of the same sign in
+float16's top binade (2**15 to 65504: the saturated stand-in; a float32 device holds -3.4e38
+itself, so its -40000 there is a wrong value and fails), counts as equal, as a mask's ``-inf``
+on both sides does; those positions are left out of every metric, as non-finite ones are, in
+the same pass (``PairAccumulator(drop=...)``). Only that exact golden value:
 float32 max is the one value no computation reaches but the constant itself (an overflowing
 activation is ``inf``, not max), so matching it is not a guess about scale. Other stand-ins are
 not taken: -1e4 (the original BERT's) fits float16 and compares as a number; -1e9 (a
@@ -40,48 +42,37 @@ class StandIns(NamedTuple):
 
     neg_inf: int = 0  # golden -float32 max, device -inf
     pos_inf: int = 0  # golden +float32 max, device +inf
-    saturated: int = 0  # golden ±float32 max, device a float16 value in [2**15, 65504], same sign
+    saturated: int = 0  # golden ±float32 max, float16 device a value in [2**15, 65504], same sign
 
     @property
     def total(self) -> int:
         return self.neg_inf + self.pos_inf + self.saturated
 
 
-def may_hold_stand_in(max_abs_golden: float, mismatch: int, golden_dtype) -> bool:
-    """Whether a pair whose plain metrics read ``max_abs_golden`` and ``mismatch`` may hold the
-    stand-in (a device infinity against it is a mismatch; a saturated one leaves it finite in
-    the golden's maximum): a float golden of 4 bytes or more only (float16 cannot hold it)."""
+def golden_may_hold(golden_dtype) -> bool:
+    """Whether a golden of this dtype can hold the stand-in: a float of 4 bytes or more
+    (float16 cannot)."""
     dtype = np.dtype(golden_dtype)
-    if dtype.kind != "f" or dtype.itemsize < 4:
-        return False
-    return mismatch > 0 or max_abs_golden >= F32_MAX
+    return dtype.kind == "f" and dtype.itemsize >= 4
 
 
-def stand_in_positions(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Where, in one chunk pair (``x`` the device's, ``y`` the golden's), the rule holds."""
-    neg, pos = y == -F32_MAX, y == F32_MAX
-    if not (neg.any() or pos.any()):
-        return neg
-    xv = np.asarray(x, dtype=np.float64)
+def stand_in_positions(x: np.ndarray, y: np.ndarray, f16_device: bool) -> np.ndarray:
+    """Where, in one chunk pair (``x`` the device's, ``y`` the golden's), the rule holds;
+    ``f16_device``: the device tensor is float16, the one dtype whose saturated value the
+    stand-in becomes (a float32 device holds -3.4e38 itself, so its -40000 is a wrong value).
+    The device side is looked at only where the golden holds ±float32 max."""
+    at = np.abs(y) == F32_MAX
+    if not at.any():
+        return at
+    where = np.flatnonzero(at)
+    xv = np.asarray(x[where], dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        a = np.abs(xv)
-        device = np.isinf(xv) | ((a >= F16_TOP) & (a <= F16_MAX))
-    return device & ((neg & (xv < 0)) | (pos & (xv > 0)))
-
-
-def count_stand_ins(x: np.ndarray, y: np.ndarray, chunk_size: int) -> StandIns:
-    """The rule's positions in the flat pair, chunk by chunk."""
-    neg_inf = pos_inf = saturated = 0
-    for s in range(0, x.size, chunk_size):
-        xa, ya = x[s:s + chunk_size], y[s:s + chunk_size]
-        at = stand_in_positions(xa, ya)
-        if not at.any():
-            continue
-        xv = np.asarray(xa[at], dtype=np.float64)
-        n_neg, n_pos = int(np.isneginf(xv).sum()), int(np.isposinf(xv).sum())
-        neg_inf, pos_inf = neg_inf + n_neg, pos_inf + n_pos
-        saturated += len(xv) - n_neg - n_pos
-    return StandIns(neg_inf, pos_inf, saturated)
+        device = np.isinf(xv)
+        if f16_device:
+            a = np.abs(xv)
+            device |= (a >= F16_TOP) & (a <= F16_MAX)
+        at[where] = device & ((xv < 0) == (y[where] < 0))
+    return at
 
 
 def stand_in_note(found: StandIns) -> str:
@@ -94,15 +85,28 @@ def stand_in_note(found: StandIns) -> str:
         parts.append(f"{_positions_hold(found.pos_inf)} float32's +max (3.4e38) in the "
                      "golden, the stand-in for +inf, and +inf on the device")
     if found.saturated:
-        parts.append(f"{_positions_hold(found.saturated)} float32's ±max (±3.4e38) in the "
-                     "golden, the mask stand-in for an infinity, and float16's saturated value "
-                     "of the same sign (2**15 to 65504) on the device")
+        parts.append(f"{_positions_hold(found.saturated)}{_SATURATED}")
     return "; ".join(parts) + " (compared as equal, as the same infinity on both sides is)"
+
+
+_SATURATED = (" float32's ±max (±3.4e38) in the golden, the mask stand-in for an infinity, and "
+              "float16's saturated value of the same sign (2**15 to 65504) on the device")
+
+
+def saturated_in(notes) -> int:
+    """How many positions the rule took with float16's saturated value on the device, from a
+    row's notes (``stand_in_note`` wrote them; a saved result keeps them): 0 where none. Those
+    are finite on both sides, so msaccucmp's figures take them in where ours leave them out."""
+    for note in notes:
+        for part in note.split("; "):
+            if _SATURATED in part:
+                return int(part.split(" ", 1)[0])
+    return 0
 
 
 def _positions_hold(n: int) -> str:
     return f"{n} position holds" if n == 1 else f"{n} positions hold"
 
 
-__all__ = ["F16_MAX", "F16_TOP", "F32_MAX", "StandIns", "count_stand_ins", "may_hold_stand_in",
+__all__ = ["F16_MAX", "F16_TOP", "F32_MAX", "StandIns", "golden_may_hold", "saturated_in",
            "stand_in_note", "stand_in_positions"]

@@ -21,8 +21,9 @@ Deliberate differences from msaccucmp, each visible in the result:
   is a *mismatch* that fails whatever the threshold. All metrics are computed over the
   positions finite on both sides, and the NaN/+Inf/−Inf counts of each side are kept.
   A golden of exactly ±float32 max (``torch.finfo(torch.float32).min``, Hugging Face's attention
-  mask) against the device's infinity of the same sign (or float16's saturated ±65504) counts
-  as equal too, and is left out likewise (``stand_in``, ``mask_stand_in``).
+  mask) against the device's infinity of the same sign (or, on a float16 device, its saturated
+  value) counts as equal too, and is left out likewise, in the same pass (``stand_in``,
+  ``mask_stand_in``).
 * A side is zero when every value is exactly 0 (msaccucmp compares the norms with float64
   eps, so a golden of 1e-30 values the device flushed to 0 read "both all zero" and passed).
   A pair that is all zero on both sides gets cosine 1.0 *and* the ``all_zero`` flag with a
@@ -57,6 +58,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from typing import Dict, Optional, Tuple
 
 import numpy as np
@@ -94,7 +96,7 @@ class TensorMetrics:
     matched_inf: int = 0  # same ±inf at the same position on both sides: equal
     matched_nan: int = 0  # NaN at the same position on both sides: equal
     #: golden ±float32 max (a mask's stand-in for an infinity) against the device's infinity of
-    #: the same sign or float16's saturated value: equal, left out (``mask_stand_in``)
+    #: the same sign or a float16 device's saturated value: equal, left out (``mask_stand_in``)
     stand_in: int = 0
     mismatch: int = 0  # other non-finite positions: always a failure
     exact: bool = False  # integer/bool values, counted for exact equality
@@ -197,7 +199,6 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
                   for s in range(0, x.size, chunk_size)) if exact else 0
     m, sums = _metrics(x, y, chunk_size=chunk_size, kl=kl)
     if not exact:
-        m, sums = _with_stand_ins(m, sums, x, y, chunk_size, kl)
         return _with_tiny_rule(m, x, y, chunk_size, sums)
     kind = "bool" if y.dtype == np.bool_ else "integer"
     note = (f"{kind} values compared exactly: {unequal} of {m.size} differ" if unequal else
@@ -205,21 +206,16 @@ def compute_metrics(actual: np.ndarray, golden: np.ndarray, *, chunk_size: int =
     return replace(m, exact=True, unequal=unequal, notes=m.notes + (note,))
 
 
-def _with_stand_ins(m: TensorMetrics, sums: Tuple[float, float, float], x: np.ndarray,
-                    y: np.ndarray, chunk_size: int, kl: bool):
-    """``(m, sums)`` worked out again without the positions where the golden holds the mask
-    stand-in ±float32 max and the device an infinity or float16's saturated value of the same
-    sign (``mask_stand_in``), where there are any: those count as equal, the device's
-    infinities there stay in its counts, and a note says so."""
-    if not mask_stand_in.may_hold_stand_in(m.max_abs_golden, m.mismatch, y.dtype):
-        return m, sums
-    found = mask_stand_in.count_stand_ins(x, y, chunk_size)
-    if not found.total:
-        return m, sums
-    m, sums = _metrics(x, y, chunk_size=chunk_size, kl=kl, drop=mask_stand_in.stand_in_positions)
+def _with_stand_ins(m: TensorMetrics, acc: PairAccumulator) -> TensorMetrics:
+    """``m`` with the positions the pass left out as the mask stand-in (the golden's ±float32
+    max against the device's infinity of the same sign or float16's saturated value:
+    ``mask_stand_in``) counted as equal, the device's infinities there kept in its counts, and
+    a note saying so."""
+    found = mask_stand_in.StandIns(acc.dropped_neginf, acc.dropped_posinf,
+                                   acc.dropped - acc.dropped_neginf - acc.dropped_posinf)
     return replace(m, stand_in=found.total, posinf_actual=m.posinf_actual + found.pos_inf,
                    neginf_actual=m.neginf_actual + found.neg_inf,
-                   notes=(mask_stand_in.stand_in_note(found),) + m.notes), sums
+                   notes=(mask_stand_in.stand_in_note(found),) + m.notes)
 
 
 def _with_tiny_rule(m: TensorMetrics, x: np.ndarray, y: np.ndarray, chunk_size: int,
@@ -256,11 +252,15 @@ def is_exact(golden_dtype) -> bool:
     return dtype == np.bool_ or (dtype.kind in "iu" and dtype.itemsize == 8)
 
 
-def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool,
-             drop=None) -> Tuple[TensorMetrics, Tuple[float, float, float]]:
-    """The metrics, and the sums Σx², Σy², Σxy they came from; ``drop(x_chunk, y_chunk)``:
-    the positions of a chunk pair left out (the element count stays the whole tensor's)."""
+def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int,
+             kl: bool) -> Tuple[TensorMetrics, Tuple[float, float, float]]:
+    """The metrics, and the sums Σx², Σy², Σxy they came from, in one pass (and one more for KL
+    where it cannot be folded in); the mask stand-in's positions (``mask_stand_in``) are left
+    out as the pass meets them (the element count stays the whole tensor's)."""
     is_bool = x.dtype == np.bool_ and y.dtype == np.bool_
+    drop = None
+    if mask_stand_in.golden_may_hold(y.dtype):
+        drop = partial(mask_stand_in.stand_in_positions, f16_device=x.dtype == np.float16)
     if x.dtype == np.bool_:
         x = x.view(np.uint8)
     if y.dtype == np.bool_:
@@ -268,34 +268,37 @@ def _metrics(x: np.ndarray, y: np.ndarray, *, chunk_size: int, kl: bool,
     n = x.size
     centered = x.dtype.kind in "iu" and x.dtype.itemsize == 1 and y.dtype == x.dtype
     want_kl = kl and not is_bool
-    acc = PairAccumulator(chunk_size, kl=want_kl)
-    if drop is None and not is_bool and accumulate(acc, x, y):  # compiled passes (pair_sums)
-        return (_finish(acc, n, is_bool=False, with_kl=want_kl, kl_requested=kl),
-                (acc.sxx, acc.syy, acc.sxy))
+    # a float16 device may hold the stand-in saturated, a finite value: where the (then finite)
+    # golden reaches float32 max, the min/max of the compiled pass or of ``prepare`` take in
+    # positions the rule leaves out, so the pass starts again without them
+    saturable = drop is not None and x.dtype == np.float16
+    acc = PairAccumulator(chunk_size, kl=want_kl, drop=drop)
+    if not is_bool and accumulate(acc, x, y):  # compiled passes (pair_sums): all finite
+        if not (saturable and _reaches_f32_max(acc)):
+            return (_finish(acc, n, is_bool=False, with_kl=want_kl, kl_requested=kl),
+                    (acc.sxx, acc.syy, acc.sxy))
+        acc = PairAccumulator(chunk_size, kl=want_kl, drop=drop)
+    else:
+        acc.prepare(x, y)
+        if saturable and _reaches_f32_max(acc):
+            acc = PairAccumulator(chunk_size, kl=want_kl, drop=drop)
     with np.errstate(all="ignore"):  # overflow/NaN are detected and handled explicitly
-        if drop is None:  # whole-array min/max: not of the positions kept
-            acc.prepare(x, y)
-        for xa, ya in _chunks(x, y, chunk_size, drop):
-            acc.update(xa, ya)
+        for s in range(0, n, chunk_size):
+            acc.update(x[s:s + chunk_size], y[s:s + chunk_size])
         if acc.needs_second_pass:
             acc.start_kl()
-            for xa, ya in _chunks(x, y, chunk_size, drop):
-                acc.update_kl(xa, ya)
+            for s in range(0, n, chunk_size):
+                acc.update_kl(x[s:s + chunk_size], y[s:s + chunk_size])
     want_kl = want_kl and acc.finite > 0
-    return (_finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl,
-                    centered=centered and not is_bool), (acc.sxx, acc.syy, acc.sxy))
+    m = _finish(acc, n, is_bool=is_bool, with_kl=want_kl, kl_requested=kl,
+                centered=centered and not is_bool)
+    return (_with_stand_ins(m, acc) if acc.dropped else m), (acc.sxx, acc.syy, acc.sxy)
 
 
-def _chunks(x: np.ndarray, y: np.ndarray, chunk_size: int, drop):
-    """The chunk pairs of ``x`` and ``y``, without the positions ``drop`` names."""
-    for s in range(0, x.size, chunk_size):
-        xa, ya = x[s:s + chunk_size], y[s:s + chunk_size]
-        if drop is not None:
-            gone = drop(xa, ya)
-            if gone.any():
-                keep = ~gone
-                xa, ya = xa[keep], ya[keep]
-        yield xa, ya
+def _reaches_f32_max(acc: PairAccumulator) -> bool:
+    """Whether the golden's min/max the accumulator holds reach ±float32 max (False where it
+    holds none: -inf and inf as set)."""
+    return max(-acc.ymin, acc.ymax) >= mask_stand_in.F32_MAX
 
 
 def _std_text(acc: PairAccumulator) -> str:

@@ -34,10 +34,13 @@ whose judged cosine differs, a cosine below 0.99 already means a relative Euclid
 above 0.05, ``‖x-y‖/‖y‖ >= sin θ``, so the judged one would not change the rule's answer).
 ``CosineSimilarity`` is msaccucmp's plain cosine even where the verdict judged a higher one (a
 float16 tensor below its smallest normal, ``compare/tiny_values.py``): ``CompareFailReason``
-then says so and gives the cosine judged. The metric columns msaccucmp leaves ``NaN`` are
-``NaN`` here too: all but the cosine for a bool tensor (its algorithms refuse bool data), all
-but the cosine, accumulated relative error and relative Euclidean distance for a zero-size one
-(``_msaccucmp_columns``). The file is written atomically.
+then says so and gives the cosine judged. Where a float16 device holds its saturated value
+against the golden's ±float32 max (the mask stand-in, ``compare/mask_stand_in.py``) the cosine,
+as every figure, leaves those positions out and msaccucmp's takes them in:
+``CompareFailReason`` says that too (``figures.csv_cosine_note``). The metric columns
+msaccucmp leaves ``NaN`` are ``NaN`` here too: all but the cosine for a bool tensor (its
+algorithms refuse bool data), all but the cosine, accumulated relative error and relative
+Euclidean distance for a zero-size one (``_msaccucmp_columns``). The file is written atomically.
 """
 from __future__ import annotations
 

@@ -7,12 +7,17 @@ counted as equal (``normal_cosine``), which judging takes where it is the higher
 (``TensorMetrics.value("cosine")``). Every table, chart and baseline shows the judged one, so a
 row that passed is never drawn or listed below its threshold; where the plain figure differs it
 is named as msaccucmp's (a review: the HTML chart drew the real PP-OCRv4 detector's passing
-probability map at 0.997705, under its 0.999 threshold line).
+probability map at 0.997705, under its 0.999 threshold line). The plain cosine, as every figure,
+leaves out the positions where a float16 device's saturated value stands against the golden's
+±float32 max (the mask stand-in, ``compare/mask_stand_in.py``), which msaccucmp's takes in:
+``csv_cosine_note`` says so on such a row.
 """
 from __future__ import annotations
 
 import math
 from typing import List, Optional, Sequence
+
+from ..compare import mask_stand_in
 
 
 def six_places(v: Optional[float]) -> str:
@@ -47,12 +52,21 @@ def plain_cosine_text(m, metric: str = "cosine") -> str:
 
 
 def csv_cosine_note(m) -> str:
-    """The CSV's note on a row whose ``CosineSimilarity`` (msaccucmp's plain cosine) does not
-    read as the cosine judged; else ""."""
-    if not plain_differs(m):
-        return ""
-    return (f"CosineSimilarity is msaccucmp's plain cosine; the cosine judged is "
-            f"{six_places(judged_cosine(m))}")
+    """The CSV's note on a row whose ``CosineSimilarity`` is not msaccucmp's figure as it
+    stands: where it does not read as the cosine judged (msaccucmp's plain cosine beside the
+    judged one), and where the mask stand-in's saturated positions are left out of it, which
+    msaccucmp's cosine takes in (``mask_stand_in.saturated_in``); else ""."""
+    notes = []
+    saturated = mask_stand_in.saturated_in(m.notes) if m is not None else 0
+    if saturated:
+        notes.append(f"CosineSimilarity and the other figures leave out the {saturated} "
+                     f"position{'s' if saturated > 1 else ''} of float16's saturated value "
+                     "against the golden's ±3.4e38 (the mask stand-in, compared as equal); "
+                     "msaccucmp's take them in")
+    if plain_differs(m):
+        notes.append(f"CosineSimilarity is msaccucmp's plain cosine; the cosine judged is "
+                     f"{six_places(judged_cosine(m))}")
+    return "; ".join(notes)
 
 
 def plain_cosine_lines(rows: Sequence, indent: str = "  ",
