@@ -1,7 +1,10 @@
 """A golden that overflows float16 itself is said, not passed in silence (a trial): a
 mixed-precision export (x * 20000, Cast to float16, MatMul) overflows in onnxruntime exactly where
 the device does; the equal infinities compared as equal and the test passed with nothing in the
-terminal, only ``OverFlow YES`` in the CSV of --accuracy-report."""
+terminal, only ``OverFlow YES`` in the CSV of --accuracy-report. The warning names those ops; the
+check then fails further on, at the Softmax: the device's reads the MatMul's infinity (NaN), while
+onnxruntime's CPU, computing the float16 ops in float32, hands it the value before it overflowed
+(that pass was a false pass the emulator now shows: backends/emulator/float16_model.py)."""
 import warnings
 
 import numpy as np
@@ -54,7 +57,7 @@ def project(pytester):
 
 def test_the_models_own_float16_overflow_is_warned_at_the_tests_line(project):
     result = project.runpytest("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1, warnings=1)
+    result.assert_outcomes(failed=1, warnings=1)
     result.stdout.fnmatch_lines([
         "*test_ovf.py:9: GoldenOverflowWarning: the golden itself holds infinities where the "
         "device does, compared as equal: mm (55 of 64 positions +Inf, float16). The ONNX model "
@@ -65,7 +68,7 @@ def test_the_filter_the_warning_prints_silences_it(project):
     """Its own advice, pasted: -W 'ignore:the golden itself holds infinities'."""
     result = project.runpytest("-p", "no:cacheprovider", "-W",
                                "ignore:the golden itself holds infinities")
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(failed=1)
     assert "GoldenOverflowWarning" not in result.stdout.str()
 
 

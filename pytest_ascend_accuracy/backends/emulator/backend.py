@@ -81,8 +81,10 @@ from .rounding import check_overflow
 #: refuses them, E19010, graph/parser_refusals.py: an entry made of such a model ran them;
 #: 24: a call of a model-local function of ONNX's own domain refused too, and onnxruntime's
 #: QOperator quantisation ops warned of again, graph/op_domains.py; 25: a Loop/Scan or a
-#: refused attribute value in an If branch the conversion drops refused too, as ATC parses it)
-EMULATOR_FORMAT = 25
+#: refused attribute value in an If branch the conversion drops refused too, as ATC parses it;
+#: 26: a model computing in float16 is computed in float32 with each float16 op's output
+#: rounded to float16, as the device computes it: float16_model.py)
+EMULATOR_FORMAT = 26
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
@@ -90,8 +92,10 @@ EMULATOR_FORMAT = 25
 #: found: OpType::Resize no longer keeps a nearest Resize in float32 (its type is
 #: ResizeNearestNeighborV2), so a model with both kinds computes that op in float16 now; 10:
 #: the ops inside an If kept as one operator run in float16 (they ran in float32): a model
-#: without such an If records 9 still (numerics.py)
-EMULATOR_NUMERICS = 10
+#: without such an If records 9 still (numerics.py); 11: a model computing in float16 gets
+#: each float16 op's output rounded to float16 (onnxruntime's CPU carried float32 between
+#: them): a model without float16 tensors records its earlier number
+EMULATOR_NUMERICS = 11
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
