@@ -97,3 +97,37 @@ def test_the_cli_form_pasted_runs(tmp_path):
                            timeout=600)  # (as printed: its cache the default, in tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr
     assert "onnxruntime could not run" not in again.stdout + again.stderr
+
+
+DEVICE_FIRST = '''
+{imports}from pytest_ascend_accuracy import accuracy
+
+
+@accuracy(threshold=0.99)
+def test_embeddings(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/m.onnx", {given})
+    actual = ascend_model("models/m.onnx").run(inputs, dump=True)
+    check_accuracy(actual, golden_dump("models/m.onnx", inputs))
+'''
+
+
+@pytest.mark.parametrize("dump", [True, False], ids=["dumped", "outputs"])
+def test_a_device_run_before_the_golden_says_the_same_and_the_form_pasted_passes(project, dump):
+    """The emulator's own run of the device is refused first where the test runs it before its
+    golden: it said onnxruntime's words alone (F27's finding); it now names the input and the
+    arrays as the golden's refusal does (``op_values.run_failed``), for a dumped run and for
+    ``.outputs(...)`` alike."""
+    test = DEVICE_FIRST if dump else DEVICE_FIRST.replace(
+        ".run(inputs, dump=True)", ".outputs(inputs)").replace(
+        "check_accuracy(actual, golden_dump(\"models/m.onnx\", inputs))",
+        "assert actual and golden_dump(\"models/m.onnx\", inputs)")
+    project.makepyfile(test_emb=test.format(imports="", given="seed=0"))
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "emulator run of 'm' failed" in out, out
+    _seeded_refusal(out)
+    given, imports = PYTEST.search(out).groups()
+    _valid_arrays(project.path)
+    project.makepyfile(test_emb=test.format(imports=imports + "\n", given=given))
+    project.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

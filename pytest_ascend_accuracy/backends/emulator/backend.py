@@ -263,7 +263,9 @@ class EmulatorBackend:
             streamed = state.segmented(names).run(feeds)
             streamed.ensure(names)
         except Exception as exc:
-            raise BackendError(f"emulator run of {converted.model_name!r} failed: {exc}") from exc
+            from .op_values import run_failed
+
+            raise run_failed(converted.model_name, exc, feeds, converted.source_model) from exc
         # copies: the run's arrays live in the shared arena, given back once they are dropped
         out = {n: np.array(streamed.values[n]) for n in names}
         streamed.values.clear()
@@ -290,7 +292,7 @@ class EmulatorBackend:
         inputs, aipp_ops = preprocess(state.aipp, inputs, converted.info.get("insert_op_conf"))
         feeds = check_inputs(state.input_model, inputs, where=f"inputs of {converted.model_name!r}")
         run = op_values(state, converted.model_name, feeds, with_inputs=with_inputs,
-                        with_outputs=with_outputs)
+                        with_outputs=with_outputs, source_model=converted.source_model)
         root = Path(dump_dir) if dump_dir is not None else self._own_dump_dir()
         leaf = _fresh_leaf(root, converted.model_name)
         base_ts = int(time.time() * 1e6)

@@ -243,7 +243,8 @@ def compare_while_running(backend, state, converted, inputs, golden: DumpSet, *,
         values[(k, "output:0")] = frozen(stored_values(out, planned[k].outputs[0]))
         comparison.measure(k)
         values.clear()
-    run = op_values(state, converted.model_name, feeds, with_inputs=False, with_outputs=True)
+    run = op_values(state, converted.model_name, feeds, with_inputs=False, with_outputs=True,
+                    source_model=converted.source_model)
     try:
         for v in run:
             k = n + v.k

@@ -10,6 +10,7 @@ the loop ends (their arena memory goes back). ``EmulatorBackend.run`` writes the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
@@ -34,24 +35,49 @@ class OpValues:
     outputs: List[np.ndarray]
 
 
-def op_values(state, model_name: str, feeds, *, with_inputs: bool, with_outputs: bool
-              ) -> "RunValues":
+def op_values(state, model_name: str, feeds, *, with_inputs: bool, with_outputs: bool,
+              source_model=None) -> "RunValues":
     """The run of ``state`` (``backend._RunState``) on ``feeds``, started (module doc).
-    Raises ``BackendError`` naming ``model_name`` where onnxruntime fails."""
+    Raises ``BackendError`` naming ``model_name`` where onnxruntime fails (``run_failed``;
+    ``source_model``: the model file converted, for the index hint)."""
     try:  # in segments (graph.stream): tensors come as the ops need them, never all at once
         streamed = state.segmented(state.plan.fetch, writing=True).run(feeds, ahead=RUN_AHEAD)
     except Exception as exc:
-        raise BackendError(f"emulator run of {model_name!r} failed: {exc}") from exc
-    return RunValues(state, model_name, feeds, streamed, with_inputs, with_outputs)
+        raise run_failed(model_name, exc, feeds, source_model) from exc
+    return RunValues(state, model_name, feeds, streamed, with_inputs, with_outputs,
+                     source_model)
+
+
+def run_failed(model_name: str, exc: Exception, feeds, source_model=None) -> BackendError:
+    """The error for an emulated run onnxruntime refused: its message, and where it refused an
+    index out of its table's range, the input that holds it and the arrays to give
+    (``graph.integer_ranges.index_hint``, as the golden's refusal says it: a test that ran the
+    device before its golden got onnxruntime's words alone). ``source_model``: the model file
+    converted (its node names are the emulated graph's), None for a model given in memory."""
+    hint = ""
+    path = Path(source_model) if source_model is not None else None
+    if path is not None and path.is_file():
+        try:
+            import onnx
+
+            from ...graph.integer_ranges import index_hint
+
+            proto = onnx.load(str(path), load_external_data=False)
+            hint = index_hint(proto, str(exc), feeds, model_path=str(path))
+        except Exception:  # (the refusal is the error to show)
+            hint = ""
+    return BackendError(f"emulator run of {model_name!r} failed: {exc}{hint}")
 
 
 class RunValues:
     """A started run: iterate for its ``OpValues`` in plan order, once; ``close()`` (always,
     iterated or not) gives its tensors' memory back."""
 
-    def __init__(self, state, model_name, feeds, streamed, with_inputs, with_outputs):
+    def __init__(self, state, model_name, feeds, streamed, with_inputs, with_outputs,
+                 source_model=None):
         self.state, self.model_name, self.feeds, self.streamed = state, model_name, feeds, streamed
         self.with_inputs, self.with_outputs = with_inputs, with_outputs
+        self.source_model = source_model
 
     def __iter__(self) -> Iterator[OpValues]:
         plan, streamed, feeds, inits = self.state.plan, self.streamed, self.feeds, self.state.inits
@@ -62,8 +88,7 @@ class RunValues:
             try:
                 streamed.ensure(s.fetch for s in op.inputs + op.outputs if s.source == "run")
             except Exception as exc:
-                raise BackendError(f"emulator run of {self.model_name!r} failed: "
-                                   f"{exc}") from exc
+                raise run_failed(self.model_name, exc, feeds, self.source_model) from exc
             in_slots = op.inputs if self.with_inputs else ()
             out_slots = op.outputs if self.with_outputs else ()
             item = OpValues(k, op, in_slots, [slot_value(s, values, feeds, inits)
