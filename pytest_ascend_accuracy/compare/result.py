@@ -23,10 +23,9 @@ from .tiny_values import CLOSE_WORDS
 #: 2: metrics record ``exact``/``unequal`` (integer and bool values compared exactly) and
 #: ``matched_nan``; 3: ``normal_cosine``/``tiny_equal`` (float16 positions below its smallest
 #: normal on both sides, close by ``tiny_values``' test, compared as equal); 4: the same for the
-#: scale-free error metrics (``normal_rel_l2``, ...); 5: ``stand_in`` (a golden's ±float32
-#: max, an attention mask's stand-in for an infinity, against the device's infinity of the same
-#: sign compared as equal: ``mask_stand_in``); an older file is read and judged by the rules it
-#: was written under
+#: scale-free error metrics (``normal_rel_l2``, ...); 5: ``stand_in`` (a golden's ±float32 max,
+#: a mask's stand-in for an infinity, against the device's same-sign infinity compared as equal:
+#: ``mask_stand_in``); an older file is read and judged by the rules it was written under
 FORMAT_VERSION = 5
 _TINY_RULE = ("float16 positions below its smallest normal (6.1e-05) on both sides and "
               f"{CLOSE_WORDS} were not compared as equal")
@@ -246,17 +245,18 @@ def _tiny_rule_text(m: TensorMetrics, metric: str) -> str:
 
 
 def guard_ratio(m: TensorMetrics, metric: str) -> Tuple[float, bool]:
-    """``(ratio, tiny)``: the L2 norm ratio the scale guard judges, over the positions the judged
-    figure of ``metric`` compares: if ``normal_<metric>`` (``tiny``), ‖x'‖/‖y‖ (x' with float16's
-    close subnormals as the golden's) from their cosine c and rel_l2 d (d² = r² - 2rc + 1), the
-    root within √(rel_l2² - d²) of ``norm_ratio``, else that (H324's mobilenet: 0.4068x)."""
+    """``(ratio, tiny)``: the scale guard's L2 norm ratio over the positions ``metric``'s judged
+    figure compares: if ``normal_<metric>`` (``tiny``), ‖x'‖/‖y‖ (x' with float16's close
+    subnormals as the golden's) from their cosine c and rel_l2 d (d² = r² - 2rc + 1), the root
+    within √(rel_l2² - d²) of ``norm_ratio``, else that (H324's mobilenet: 0.4068x)."""
     plain, c, d = m.norm_ratio, m.normal_cosine, m.normal_rel_l2
     normal = getattr(m, "normal_" + metric, None)
     if c is None or d is None or normal is None or m.value(metric) != normal:
         return plain, False
     near = math.sqrt(max(m.rel_l2 ** 2 - d * d, 0.0)) * (1 + 1e-7) + 1e-9
-    wide = math.sqrt(max(c * c - 1.0 + d * d, 0.0))
-    roots = {r for r in (c - wide, c + wide) if r >= 0.0 and abs(r - plain) <= near}
+    wide = math.sqrt(max(c * c - 1.0 + d * d, 0.0))  # under 1e-6: a double root rounding split
+    roots = {r for r in ((c,) if wide <= 1e-6 * max(c, 1.0) else (c - wide, c + wide))
+             if r >= 0.0 and abs(r - plain) <= near}
     return (roots.pop(), True) if len(roots) == 1 else (plain, False)
 
 

@@ -142,6 +142,23 @@ def test_the_ratio_judged_is_the_one_of_the_arrays_with_those_positions_equal(se
             assert ratio == m.norm_ratio
 
 
+def test_a_double_root_split_by_rounding_is_one_root():
+    """An all-subnormal tensor, part of it flushed, the rest float16's rounding of the golden:
+    the guard's two roots coincide in real numbers (c*c - 1 + d*d is 0) and rounding split them
+    by 1e-8 (3.5e-17 under the root), both fell within reach of the plain ratio and the guard
+    judged the plain one (a review, H339: 0.4447x failed a tensor whose judged ratio was 0.9918).
+    They are one root now: the judged positions' ratio, on every draw."""
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        golden = (rng.random(182) * 2.8e-7).astype(np.float32) * rng.choice([1, -1], 182)
+        device = golden.astype(np.float16)
+        device[rng.random(182) < 0.3] = 0
+        m = _result(device, golden).rows[0].metrics
+        ratio, tiny = guard_ratio(m, "cosine")
+        assert tiny, (seed, m.norm_ratio)
+        assert ratio == pytest.approx(_as_judged(device, golden), rel=1e-6, abs=1e-9), seed
+
+
 def test_a_failure_block_prints_small_errors_with_significant_digits():
     device, golden = _mixed(0.4)
     r = _result(device, golden)
