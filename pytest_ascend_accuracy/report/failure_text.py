@@ -15,7 +15,8 @@ from ..compare.result import (CompareResult, Failure, TensorCompare, Verdict, gu
 from ..compare.thresholds import beside, threshold_text
 
 from .fp16_fix_ops import (  # noqa: E402,F401  (callers and tests read them here too)
-    fp16_range_rows, high_precision_may_fix, keep_dtype_names)
+    API_DIAGNOSE, diagnose_by_running, float16_hint, flushed_after_first, fp16_range_rows,
+    high_precision_may_fix, keep_dtype_names)
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
 from .failure_kinds import (  # noqa: E402
@@ -295,6 +296,11 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     mode = device_mode(dumped, (result.meta.get("actual_kind") or "")
                        if result is not None else "")
     names, reason = keep_dtype_names(verdict, range_inputs, mode)
+    half = float16_hint(verdict, names, range_inputs, result)
+    if half:  # an op the model computes in float16: no mode makes it float32
+        return half
+    if names and names.unexplained:  # an overflow after the first failure: not its fix
+        return f"{reason}; {diagnose_by_running(verdict, result, cli)}"
     if names and cli:
         from ..core.modes import HIGH_PRECISION, keep_dtype
 
@@ -338,16 +344,16 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     if cli:  # a plain sequence, not golden_inputs_past_fp16's findings: nothing was looked at
         seen = (no_overflow_seen(range_inputs) if hasattr(range_inputs, "checked")
                 else SAVED_NOT_CHECKED)  # (judge: a saved result holds no golden tensor)
-        seen += per_op_only(verdict)
+        seen += flushed_after_first(verdict, range_inputs) + per_op_only(verdict)
         return (f"{seen}: {cli_diagnose(verdict, None, result)} walks the "
                 "debugging flow on the ONNX model the dump ran (high precision, ops kept in "
                 "float32, buffer reuse off, fusion off) and names the mode that restores "
                 "accuracy, if one does" + not_carried(result))
-    return (f"{no_overflow_seen(range_inputs)}{per_op_only(verdict)}: compare with "
+    return (f"{no_overflow_seen(range_inputs)}{flushed_after_first(verdict, range_inputs)}"
+            f"{per_op_only(verdict)}: compare with "
             "mode=\"fusion_off\" and mode=\"buffer_off\" to see whether a fusion pass or buffer "
             "reuse causes the first failure; where neither passes (float16 rounding alone), "
-            "diagnose(model, inputs, threshold=...) names the ops to keep in float32 (from "
-            "pytest_ascend_accuracy.triage.flow import diagnose)")
+            + API_DIAGNOSE)
 
 
 def _high_precision_offered(verdict: Verdict, names, result) -> tuple:

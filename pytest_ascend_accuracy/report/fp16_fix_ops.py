@@ -85,8 +85,8 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
     if tiny:
         names = [n for n in names if n not in tiny]
         range_inputs = _Shown([f for f in range_inputs if f.op not in tiny], range_inputs)
-    if (_underflow_only(range_inputs, rows)
-            and not explains_first(verdict, range_inputs, names, row_ids)):
+    explained = explains_first(verdict, range_inputs, names, row_ids)
+    if _underflow_only(range_inputs, rows) and not explained:
         return [], ""  # the fallback says no overflow was seen, and points to diagnosing
     names, partners = _with_partners(verdict, fused, names, {*kept, *tiny})
     reasons = []
@@ -106,13 +106,15 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
                       "failing ops")
         what = ("operands" if all(str(f.slot).startswith("input") for f in range_inputs)
                 else "values")
-        reasons.append(f"golden {what} leave the float16 range ({found})")
+        reasons.append((f"golden {what} leave the float16 range", found))
     if rows:
-        reasons.append("values leave the float16 range (NaN/Inf in the actual output or |golden| "
-                       "> 65504)")
-    reason = ", and ".join(reasons)
-    if explains_first(verdict, range_inputs, names, row_ids):
-        reason += _promise(verdict, range_inputs, names, aside={*kept, *tiny})
+        reasons.append(("values leave the float16 range", "NaN/Inf in the actual output or "
+                        "|golden| > 65504"))
+    reason = names.found = ", and ".join(f"{lead} ({why})" for lead, why in reasons)
+    if not explained:  # an overflow after the first failure: named, never offered as its fix
+        names.unexplained = True
+        return names, _unexplained(verdict, names, reasons)
+    reason += _promise(verdict, range_inputs, names, aside={*kept, *tiny})
     for name, dtype in kept.items():
         reason += (f"; {printable(name)} is left out (this run outputs it in {dtype} already: "
                    "keeping it in float32 changes nothing)")
@@ -197,9 +199,50 @@ class KeepNames(list):
     """The ops a keep_dtype fix names; ``on_cube``: one of them is fused into an op that runs
     on the Cube unit (a Conv with its HardSwish), whose float16 high precision keeps, so
     ``high_precision_may_fix`` is False (a review: the fused pair's hint offered high precision,
-    which pasted failed)."""
+    which pasted failed). ``unexplained``: keeping them does not explain the verdict's first
+    failure (``explains_first``), so no hint offers them as a fix (the reason says so:
+    ``_unexplained``); ``found``: what leaves the float16 range, the reason's first part."""
 
     on_cube = False
+    unexplained = False
+    found = ""
+
+
+#: what a hint says where the float16-range findings do not explain the first failure
+#: (``KeepNames.unexplained``): the plugin's advice (the CLI's and the API's say their own)
+UNEXPLAINED_ADVICE = ("run with --accuracy-diagnose to find one by running: it walks the "
+                      "debugging flow (high precision, ops kept in float32, buffer reuse off, "
+                      "fusion off) and names the mode that restores accuracy, if one does")
+
+
+#: the Python API's way to search for a fix by running (``failure_text.default_hint``)
+API_DIAGNOSE = ("diagnose(model, inputs, threshold=...) names the ops to keep in float32 (from "
+                "pytest_ascend_accuracy.triage.flow import diagnose)")
+
+
+def diagnose_by_running(verdict: Verdict, result, cli: bool) -> str:
+    """How the CLI's (``cli``) or the API's user finds a fix by running where no op list is
+    known (``KeepNames.unexplained``): ``UNEXPLAINED_ADVICE`` in their spelling."""
+    from .cli_commands import cli_diagnose, not_carried
+
+    if cli:
+        return (f"{cli_diagnose(verdict, None, result)} finds one by running (high precision, "
+                "ops kept in float32, buffer reuse off, fusion off)" + not_carried(result))
+    return "to find one by running, " + API_DIAGNOSE
+
+
+def _unexplained(verdict: Verdict, names: Sequence[str], reasons) -> str:
+    """The reason of a hint whose float16-range findings (``reasons``: (what, details), at
+    ``names``) do not explain the verdict's first failure: ``keep_dtype(['Mul_3'])`` was
+    printed as the fix of a check failing first at conv1_relu, whose values stay within
+    float16, and pasted it still failed there."""
+    first = _first_row(verdict)
+    ops = ", ".join(printable(n) for n in list(names)[:3]) + (", ..." if len(names) > 3 else "")
+    where = ", and ".join(f"{lead} at {ops} ({why})" if k == 0 else f"{lead} ({why})"
+                          for k, (lead, why) in enumerate(reasons))
+    return (f"{where}, but not at or before the first failing op "
+            f"({printable(first.label if first is not None else '')}): no op list is known "
+            "to fix it")
 
 
 def _promise(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
@@ -342,3 +385,93 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
         if is_cube(r.op_type) and wanted & {r.op_name, r.golden_name, *r.original_names}:
             return False
     return True
+
+
+#: what a hint says of a failing op the ONNX model itself computes in float16 (``in_float16``):
+#: high precision (allow_fp32_to_fp16) and keep_dtype keep a float16 op float16 (ATC's
+#: --precision_mode; the emulator does the same: ``backends.emulator.float16_model``), so the
+#: "convert in high precision" probe of an attention export in float16 failed as the default
+#: did, and said nothing (H337)
+FLOAT16_MODEL_REASON = ("the ONNX model itself computes {label} in float16 (its golden is "
+                        "float16), which high precision and keep_dtype leave float16 (no mode "
+                        "changes it)")
+FLOAT16_MODEL_ADVICE = ("export the model in float32 (or drop the model's Cast to float16 before "
+                        "{label}) and check that export: against its float32 golden, a failure "
+                        "names the ops to keep in float32, or the mode, that fix it")
+
+
+def in_float16(row: Optional[TensorCompare], model=None) -> bool:
+    """Whether ``row``'s op is one the ONNX model computes in float16: its golden is float16
+    (onnxruntime ran the op in the model's dtype) and ``model`` (the ONNX model the golden ran:
+    a path, ModelProto or ``compare.fp16_range.ModelEdges``; None where not known) does not
+    type that output float32 (a float16 copy of a float32 model's golden: stored so by another
+    tool)."""
+    if row is None or str(row.golden_dtype) != "float16" or not row.golden_name:
+        return False
+    if model is None:
+        return True
+    slot = str(row.golden_slot or "output:0")
+    if not slot.startswith("output:"):
+        return True
+    elem = _output_types(getattr(model, "model", model)).get(
+        (row.golden_name, int(slot.split(":")[1] or 0)))
+    return elem != 1  # onnx.TensorProto.FLOAT; unknown: the golden's dtype says it
+
+
+def _output_types(model) -> dict:
+    """``{(node name as the golden names it, output index): ONNX element type}`` of ``model``,
+    ``{}`` where it cannot be read."""
+    from ..graph.onnx_graph import tensor_info
+    from ..graph.prepare import prepare_model
+
+    try:
+        proto = prepare_model(model, require_static=False, weights_by_reference=True).model
+        info = tensor_info(proto)
+    except Exception:  # a model gone or unreadable since the check ran: the golden's dtype
+        return {}
+    return {(n.name, k): info[o][0] for n in proto.graph.node for k, o in enumerate(n.output)
+            if o in info}
+
+
+def float16_model_text(label: str, lead: str) -> Tuple[str, str]:  # (FLOAT16_MODEL_*)
+    """(reason, advice) of a hint for a failing op at ``label`` the model computes in float16
+    (``in_float16``), ``lead`` what fails there."""
+    shown = printable(label)
+    return (f"{lead}; " + FLOAT16_MODEL_REASON.format(label=shown),
+            FLOAT16_MODEL_ADVICE.format(label=shown))
+
+
+def float16_hint(verdict: Verdict, names: Sequence[str], range_inputs: Sequence = (),
+                 result=None) -> str:
+    """``failure_text.default_hint``'s text where its hint would keep ``names`` in float32 or
+    probe a NaN/Inf with high precision at an op the model computes in float16
+    (``in_float16``, the model the one a stored golden records: ``result.meta["diagnose"]``),
+    else ""."""
+    import os
+
+    from .failure_kinds import NONFINITE_REASON, nonfinite_failure
+
+    source = ((getattr(result, "meta", None) or {}).get("diagnose") or {}).get("model")
+    model = source if source and os.path.isfile(str(source)) else None
+    row, lead = _first_row(verdict), getattr(names, "found", "")
+    if not names:
+        failure = nonfinite_failure(verdict) if hasattr(range_inputs, "checked") else None
+        row = failure.row if failure is not None else None
+        lead = NONFINITE_REASON.format(label=printable(row.label)) if row is not None else ""
+    if row is None or not in_float16(row, model):
+        return ""
+    return ": ".join(float16_model_text(row.label, lead))
+
+
+def flushed_after_first(verdict: Verdict, range_inputs: Sequence = ()) -> str:
+    """``"; values flush to 0 only after the first failing op (...)"``: the underflow findings
+    a fallback hint's "no float16 overflow seen" leaves unsaid, where none of them is at or
+    feeds the first failing op (``explains_first``: the keep_dtype fix is refused), else ""."""
+    from ..compare.fp16_range import UNDERFLOW
+
+    flushed = [f for f in range_inputs if getattr(f, "kind", "") == UNDERFLOW]
+    if not flushed or explains_first(verdict, range_inputs, [f.op for f in flushed], set()):
+        return ""
+    shown = "; ".join(printable(f.describe()) for f in flushed[:3])
+    return (f"; values flush to 0 only after the first failing op ({shown}"
+            f"{'; ...' if len(flushed) > 3 else ''})")

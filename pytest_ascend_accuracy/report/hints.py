@@ -2,7 +2,10 @@
 
 A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verbatim):
 
-- ``keep_dtype`` (values or golden operands leave the float16 range: past 65504, or flushed to 0,
+- ``keep_dtype`` (values or golden operands leave the float16 range at or before the first
+  failing op (``fp16_fix_ops.explains_first``; after it only: ``modes``, no op list, the
+  reason saying so, and ``--accuracy-diagnose``; an underflow only: the fallback, its
+  flushes named): past 65504, or flushed to 0,
   ``compare.fp16_range``, which also names the op producing an operand that flushes, and looks
   at the operands of the ops feeding the failures that are ignored, or that pass a loosened
   threshold the default check fails: the printed "threshold that would pass", pasted, must not
@@ -33,6 +36,10 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   where those are more than ``CHAIN_LIMIT`` or not known). NaN/Inf where the golden stays within
   float16: high precision as a probe, or where the op turning NaN/Inf runs on the Cube unit,
   its own ops kept in float32 (``failure_kinds.cube_ops_kept``).
+- ``float16_model`` (the first failing op is one the ONNX model itself computes in float16,
+  ``fp16_fix_ops.in_float16``, where the hint would keep ops in float32 or probe with high
+  precision: neither makes a float16 op float32): no mode; export the model in float32 (or
+  drop its Cast to float16 before that op) and check that export, whose hint then applies.
 - ``problem`` (nothing matched): how to make the dumps comparable (``PROBLEM_ADVICE``, from
   ``failure_text``: the device dump read with ``load_dump(DIR, om_json=...)`` and passed to
   ``check_accuracy``; with ``problem_advice``, another caller's own spelling).
@@ -54,7 +61,7 @@ from .upstream import CHAIN_LIMIT, Upstream  # noqa: F401  (callers read them he
 from .failure_text import PROBLEM_ADVICE  # (the plugin's problem hint: next_step's default)
 
 KEEP_DTYPE, MODES, PROBLEM, AIPP, IGNORE = "keep_dtype", "modes", "problem", "aipp", "ignore"
-PER_OP = "per_op"
+PER_OP, FLOAT16_MODEL = "per_op", "float16_model"
 
 #: what ``--accuracy-diagnose`` does when fusion and buffer reuse are off already (``triage.flow``:
 #: high precision, every op kept in float32, then the search for a small keep_dtype set)
@@ -145,18 +152,22 @@ def model_argument(mode, base=None) -> str:
 
 def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
               problem_advice: str = PROBLEM_ADVICE, upstream=None, rows: Sequence = (),
-              dump_kind: str = "") -> Hint:
+              dump_kind: str = "", model=None) -> Hint:
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
     ``problem_advice``: how the caller's user makes two dumps comparable; ``upstream``: an
     ``Upstream``, what feeds a first failure of integer values (``integer_upstream``) or of tiny
     float32 values (``tiny_float32.float16_upstream``); ``rows``: the compared rows, where known
     (``failure_kinds.tiny_failing`` reads the passing ones); ``dump_kind``: the actual dump's
     ``DumpSet.kind`` (``ascend``: its dtypes are the device's own, which with ``mode`` tell an
-    op output in float32 already: ``fp16_fix_ops.float32_already``)."""
+    op output in float32 already: ``fp16_fix_ops.float32_already``); ``model``: the ONNX model
+    the golden ran, where known, which says whether the failing op computes in float16 there
+    (``fp16_fix_ops.in_float16``: no mode changes such an op, a float32 export does)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
-    from .fp16_fix_ops import high_precision_may_fix, keep_dtype_names
+    from .fp16_fix_ops import flushed_after_first
+    from .fp16_fix_ops import (UNEXPLAINED_ADVICE, float16_model_text, high_precision_may_fix,
+                               in_float16, keep_dtype_names)
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
@@ -188,6 +199,12 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     names, reason = keep_dtype_names(verdict, range_inputs, device_mode(mode, dump_kind))
     if not set(names) - set(mode.keep_dtype):  # pasted, the test's own mode: nothing changes
         names = []
+    first_row = verdict.first.row if verdict.first is not None else None
+    if names and in_float16(first_row, model):  # keep_dtype keeps a float16 op float16
+        reason, advice = float16_model_text(first_row.label, names.found)
+        return Hint(FLOAT16_MODEL, reason, advice=advice)
+    if names and names.unexplained:  # an overflow after the first failure: not its fix
+        return Hint(MODES, reason, advice=UNEXPLAINED_ADVICE)
     if names:
         from .failure_kinds import high_precision_blocker
 
@@ -209,6 +226,9 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     failure = nonfinite_failure(verdict) if hasattr(range_inputs, "checked") else None
     if failure is not None:  # NaN/Inf with the golden in range (read): a probe, not the ops
         label = failure.row.label  # it ran through
+        if in_float16(failure.row, model):  # high precision keeps a float16 op float16
+            reason, advice = float16_model_text(label, NONFINITE_REASON.format(label=label))
+            return Hint(FLOAT16_MODEL, reason, advice=advice)
         cube = cube_ops_kept(failure.row)
         if cube and set(cube) - set(mode.keep_dtype):  # high precision still feeds it float16
             return Hint(MODES, NONFINITE_CUBE_REASON.format(label=label),
@@ -246,7 +266,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                     advice="convert in high precision to see whether float16 rounding moves "
                            "them (--accuracy-diagnose then names the ops to keep in float32)")
     compare = [m for m in (mode | FUSION_OFF, mode | BUFFER_OFF) if m != mode]
-    seen = no_overflow_seen(range_inputs) + per_op_only(verdict)
+    seen = (no_overflow_seen(range_inputs) + flushed_after_first(verdict, range_inputs)
+            + per_op_only(verdict))
     if not compare:
         return Hint(MODES, f"{seen}, and fusion and buffer reuse are already off",
                     advice=DIAGNOSE_ADVICE)
@@ -382,7 +403,7 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
     kind = getattr(actual, "kind", "") or ((getattr(result, "meta", None) or {}).get(
         "actual_kind") or "")
     return next_step(verdict, ranges, mode, problem_advice=problem_advice, upstream=upstream,
-                     rows=rows, dump_kind=kind)
+                     rows=rows, dump_kind=kind, model=model)
 
 
 def integer_upstream(verdict, golden, rows, model=None) -> Optional[Upstream]:

@@ -52,9 +52,10 @@ next worst operators (2 of 2):
 
 coverage: 6 golden ops: 4 compared, 1 inside fused ops, 1 unmatched (Shape_9); 0 actual ops unmatched
 full report: out/report.csv
-next step: values leave the float16 range (NaN/Inf in the actual output or |golden| > 65504): \
-convert in mode HIGH_PRECISION, or keep these ops in float32 in mode keep_dtype(['Mul_3']) \
-(from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype)"""
+next step: values leave the float16 range at Mul_3 (NaN/Inf in the actual output or |golden| > \
+65504), but not at or before the first failing op (conv1_relu): no op list is known to fix it; to \
+find one by running, diagnose(model, inputs, threshold=...) names the ops to keep in float32 (from \
+pytest_ascend_accuracy.triage.flow import diagnose)"""
 
 
 def test_failure_block_exact_text():

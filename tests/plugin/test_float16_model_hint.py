@@ -1,0 +1,96 @@
+"""A model that itself computes in float16 (a ``model.half()`` export) and fails: high precision
+and keep_dtype keep its float16 ops float16 (ATC --precision_mode; the emulator does the same),
+so the hint offers no mode; it says to export in float32 and check that export, whose own hint
+(pasted) then fixes it. An attention export whose scores overflow float16 got "convert in high
+precision to see whether float16 rounding is the cause" (H337's attn_half.onnx), which pasted
+failed as the default did."""
+import re
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+
+TEST = '''
+from pytest_ascend_accuracy import accuracy{imports}
+
+
+@accuracy(threshold=0.99{modes})
+def test_attn(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/{name}.onnx", seed=0)
+    golden = golden_dump("models/{name}.onnx", inputs)
+    check_accuracy(ascend_model("models/{name}.onnx").run(inputs, dump=True), golden)
+'''
+
+
+def _attention(path, dtype):
+    """MatMul by +-1e4 weights (scores past 65504 for inputs in [0, 1)), then Softmax."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    elem = TensorProto.FLOAT16 if dtype == np.float16 else TensorProto.FLOAT
+    w = np.tile(np.r_[-np.ones(8), np.ones(8)] * 1e4, (16, 1)).astype(dtype)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "W"], ["scores"], name="qk"),
+         helper.make_node("Softmax", ["scores"], ["y"], name="softmax", axis=-1)],
+        "attn", [helper.make_tensor_value_info("x", elem, [1, 8, 16])],
+        [helper.make_tensor_value_info("y", elem, [1, 8, 16])],
+        [numpy_helper.from_array(w, "W")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+def _hint(text):
+    block = text[text.index("next step:"):]
+    return block[:block.index("\n\n")] if "\n\n" in block else block
+
+
+def test_a_float16_models_hint_offers_no_mode_and_its_float32_export_is_fixed(pytester):
+    (pytester.path / "models").mkdir()
+    _attention(pytester.path / "models" / "attn_half.onnx", np.float16)
+    _attention(pytester.path / "models" / "attn32.onnx", np.float32)
+    pytester.makepyfile(test_half=TEST.format(imports="", modes="", name="attn_half"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "test_half.py")
+    run.assert_outcomes(failed=1)
+    hint = _hint(run.stdout.str())
+    assert "the ONNX model itself computes softmax in float16 (its golden is float16)" in hint
+    assert ("export the model in float32 (or drop the model's Cast to float16 before softmax) "
+            "and check that export") in hint, hint
+    # no mode: high precision (and keep_dtype) leave a float16 op float16
+    assert "modes=[" not in hint and "HIGH_PRECISION" not in hint, hint
+    assert "convert in high precision" not in hint, hint
+    # ... which the emulator shows: the high precision the hint used to offer fails the same
+    pytester.makepyfile(test_half_hp=TEST.format(imports=", HIGH_PRECISION",
+                                                 modes=", modes=[HIGH_PRECISION]",
+                                                 name="attn_half"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "test_half_hp.py")
+    run.assert_outcomes(failed=1)
+    assert "first failure in graph order: softmax" in run.stdout.str()
+    # the float32 export, as the hint says: its failure names the ops to keep in float32 ...
+    pytester.makepyfile(test_f32=TEST.format(imports="", modes="", name="attn32"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "test_f32.py")
+    run.assert_outcomes(failed=1)
+    hint = _hint(run.stdout.str())
+    expr = re.search(r"^\s+modes=\[(.+)\]$", hint, re.M).group(1)
+    assert expr.startswith("keep_dtype("), hint
+    # ... that, pasted, fix it
+    pytester.makepyfile(test_f32_kept=TEST.format(imports=", keep_dtype",
+                                                  modes=f", modes=[{expr}]", name="attn32"))
+    run = pytester.runpytest("-p", "no:cacheprovider", "test_f32_kept.py")
+    run.assert_outcomes(passed=1)
+
+
+def test_a_float16_golden_of_a_float32_model_keeps_its_modes(tmp_path):
+    """A float16 golden of a float32 model (stored so by another tool): the model says float32,
+    so the mode probe stays."""
+    from pytest_ascend_accuracy.report.fp16_fix_ops import in_float16
+    from pytest_ascend_accuracy.compare.rows import TensorCompare
+
+    _attention(tmp_path / "attn32.onnx", np.float32)
+    _attention(tmp_path / "attn_half.onnx", np.float16)
+    row = TensorCompare(order=1, op_name="softmax", op_type="SoftmaxV2", original_names=(),
+                        slot="output:0", golden_name="softmax", dtype="float16",
+                        golden_dtype="float16")
+    assert not in_float16(row, str(tmp_path / "attn32.onnx"))
+    assert in_float16(row, str(tmp_path / "attn_half.onnx")) and in_float16(row)
