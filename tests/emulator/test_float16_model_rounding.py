@@ -107,3 +107,27 @@ def test_the_float32_twin_computes_the_same_and_converts_as_before():
     assert plan.info["float16_tensors"] == 0
     added = ("emu::widen", "emu::narrow")
     assert not [n.name for n in proto.graph.node if n.name.startswith(added)]
+
+
+@pytest.mark.parametrize("precision_mode", ["force_fp32", "cube_fp16in_fp32out"])
+def test_a_cast_to_float16_stays_float16_under_a_mode_raising_float16_ops(precision_mode):
+    """A mode chooses an op's precision, not a conversion's target type: a float32 model's Cast
+    to float16 was computed and dumped in float32 under force_fp32 (a review), where the parent
+    and the golden overflowed float16 there. It outputs float16 (inf past 65504) under every mode;
+    the float16 op after it is the mode's to raise."""
+    nodes = [helper.make_node("Mul", ["x", "k"], ["a"], name="mul0"),
+             helper.make_node("Cast", ["a"], ["h"], name="c16", to=TensorProto.FLOAT16),
+             helper.make_node("Mul", ["h", "h"], ["hh"], name="sq16"),
+             helper.make_node("Cast", ["hh"], ["f"], name="c32", to=TensorProto.FLOAT),
+             helper.make_node("Add", ["f", "x"], ["y"], name="add32")]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array(1.0, np.float32), "k")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    x = np.array([[1e5, -1e5, 3.0, 1000.0], [0.1, 2.0, 70000.0, -5.0]], np.float32)
+    plan, outs = emulate(model, Mode(fusion=False, precision_mode=precision_mode), {"x": x})
+    c16 = outs["c16"][0]
+    assert c16.dtype == np.float16
+    np.testing.assert_array_equal(c16, x.astype(np.float16))  # inf at 1e5, -1e5 and 70000
+    assert np.isinf(c16).sum() == 3

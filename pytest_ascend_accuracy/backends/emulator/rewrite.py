@@ -430,7 +430,8 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     for u in units:
         precision = unit_precision(mode, anchor_type=u.anchor_type, member_names=u.members,
                                    member_types=u.member_types, keeps=keeps)
-        precision = origin_precision(precision, mode.precision_mode, u.output_origins, half)
+        precision = origin_precision(precision, mode.precision_mode, u.output_origins, half,
+                                     u.member_types)
         unit_faults = [f for f in faults if f.applies_to(u, buffer_on=buffer_on)]
         # faults on nodes inside the branches of an If run as one operator (branch_faults)
         in_branch = [f for n in u.nodes for f in targets_in_branches(
