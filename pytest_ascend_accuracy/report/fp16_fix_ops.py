@@ -253,14 +253,19 @@ def _promise(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
     still failed there, fed float16 subnormals from upstream: cosine 0.933781). The ops left
     out on purpose (``aside``: output in float32 already, or tiny), whose reason the hint gives,
     are not such ops: a tiny Sigmoid after a kept BatchNorm got the caveat, and the hint pasted
-    passed."""
+    passed. Nor is a later failing op with no range finding of its own: it fails on what the
+    first one handed it (the example project's overflow model got the caveat on every op after
+    its BatchNorm, and keep_dtype(['norm']) pasted passes)."""
     kept = set(names)
     fed = {getattr(f, "feeds", "") for f in range_inputs if f.op in kept}
+    own = {f.op for f in range_inputs} | {getattr(f, "feeds", "") for f in range_inputs}
     first = _first_row(verdict)
     for f in verdict.failures:
-        if f.row is first or f.row.metrics is None or set(_row_names(f.row)) & set(aside):
+        row_names = {n for n in _row_names(f.row) if n}
+        if (f.row is first or f.row.metrics is None or row_names & set(aside)
+                or not row_names & own):
             continue
-        if not ({n for n in _row_names(f.row) if n} & (kept | fed)):
+        if not (row_names & (kept | fed)):
             return (f"; kept for the first failing op ({printable(first.op_name)}): pasted, "
                     "ops after it (or, fed float16 from upstream, that op itself) may still "
                     "fail")
