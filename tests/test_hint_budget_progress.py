@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from pytest_ascend_accuracy.core.modes import DEFAULT
 from pytest_ascend_accuracy.triage import flow as triage_flow
+from pytest_ascend_accuracy.triage.branch_keep import BranchOps
 from pytest_ascend_accuracy.triage.search import BudgetExhausted
 
 NAMES = [f"conv{i}" for i in range(16)]
@@ -18,6 +19,7 @@ NEEDED = {"conv3", "conv9", "conv12"}  # float16 rounding: these three in float3
 class _Ev:
     mode: object
     passed: bool
+    verdict: object = None  # (read for the If it fails at, where the model has branches)
 
 
 class _Runner:
@@ -45,6 +47,8 @@ def _search(budget, converted, monkeypatch):
     monkeypatch.setattr(triage_flow, "framework_ops",
                         lambda ev: (list(NAMES), {n: "Conv2D(fused)" for n in NAMES}))
     monkeypatch.setattr(triage_flow, "range_ops", lambda ev, golden, model: [])
+    # this runner has no model file: no If branches (branch_keep reads the model's catalogue)
+    monkeypatch.setattr(triage_flow, "branch_ops", lambda model: BranchOps())
     run = _Runner(budget, converted)
     walk = triage_flow._Flow(run, 0.9999, "cosine")
     every = run.evaluate(DEFAULT | triage_flow.Mode(keep_dtype=tuple(NAMES)))  # keep_dtype_all

@@ -44,6 +44,8 @@ class BranchOps:
         gain the entries' types) and the entries; and the entries keeping the branch ops of
         the If ``verdict`` first fails at (the likeliest fix there: seeds)."""
         new = [e for e in self.entries if e not in types]
+        if not new and not self.owned:  # no If branches: the names as they were
+            return names, []
         types.update((e, e[len(OPTYPE_PREFIX):]) for e in new)
         row = verdict.first.row if verdict.first is not None else None
         ops = (row.original_names or (row.op_name,)) if row is not None else ()
