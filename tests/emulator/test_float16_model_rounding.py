@@ -129,5 +129,6 @@ def test_a_cast_to_float16_stays_float16_under_a_mode_raising_float16_ops(precis
     plan, outs = emulate(model, Mode(fusion=False, precision_mode=precision_mode), {"x": x})
     c16 = outs["c16"][0]
     assert c16.dtype == np.float16
-    np.testing.assert_array_equal(c16, x.astype(np.float16))  # inf at 1e5, -1e5 and 70000
+    with np.errstate(over="ignore"):  # inf at 1e5, -1e5 and 70000, as float16 holds them
+        np.testing.assert_array_equal(c16, x.astype(np.float16))
     assert np.isinf(c16).sum() == 3
