@@ -54,6 +54,7 @@ from .branch_keep import branch_ops, kept_words
 from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
+from .model_float16 import no_mode_verdict, stopped_note
 from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,  # noqa: F401
                      StepResult, fmt as _fmt, rerun_with_budget)
 from .runner import Evaluation, Runner, framework_ops, range_ops
@@ -214,8 +215,8 @@ class _Flow(Combos):
                 return restored
         except BudgetExhausted as exc:
             return self._outcome(None, f"stopped: {exc} after {len(self.steps)} step(s); "
-                                       f"{self._rerun()} to continue from the cache",
-                                 exhausted=True)
+                                       f"{self._rerun()} to continue from the cache"
+                                 + stopped_note(self), exhausted=True)
         return self._golden_step()
 
     def _set_aside(self, default: Evaluation) -> None:
@@ -447,12 +448,12 @@ class _Flow(Combos):
             f"no mode tried passes ({', '.join(tried) or 'none'})",
             first_failure=_first_label(default.verdict), failing=tuple(failing),
             table=_table(default.verdict)))
-        return self._outcome(
-            None, f"no conversion mode restores accuracy: under {self.base.name} the model "
-                  f"differs from the golden network from op {_first_label(default.verdict)} on "
-                  f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes"
-                  f"{self._together()} (the diagnosis's steps: list says where each fails); "
-                  f"check the operator implementations against the reference")
+        return self._outcome(None, no_mode_verdict(self, default.verdict, failing, tried) or (
+            f"no conversion mode restores accuracy: under {self.base.name} the model "
+            f"differs from the golden network from op {_first_label(default.verdict)} on "
+            f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes"
+            f"{self._together()} (the diagnosis's steps: list says where each fails); "
+            f"check the operator implementations against the reference"))
 
     # -- helpers ------------------------------------------------------------------------------
     def _rerun(self) -> str:
