@@ -400,9 +400,11 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
 FLOAT16_MODEL_REASON = ("the ONNX model itself computes {label} in float16 (its golden is "
                         "float16), which high precision and keep_dtype leave float16 (no mode "
                         "changes it)")
-FLOAT16_MODEL_ADVICE = ("export the model in float32 (or drop the model's Cast to float16 before "
-                        "{label}) and check that export: against its float32 golden, a failure "
-                        "names the ops to keep in float32, or the mode, that fix it")
+#: (a model.half() export has no Cast to drop: the words say where one is, F29's finding)
+FLOAT16_MODEL_ADVICE = ("export the model in float32 (or, where the model casts to float16 "
+                        "before {label}, drop that Cast) and check that export: against its "
+                        "float32 golden, a failure names the ops to keep in float32, or the "
+                        "mode, that fix it")
 
 
 def in_float16(row: Optional[TensorCompare], model=None) -> bool:

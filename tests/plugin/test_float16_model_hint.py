@@ -55,8 +55,8 @@ def test_a_float16_models_hint_offers_no_mode_and_its_float32_export_is_fixed(py
     run.assert_outcomes(failed=1)
     hint = _hint(run.stdout.str())
     assert "the ONNX model itself computes softmax in float16 (its golden is float16)" in hint
-    assert ("export the model in float32 (or drop the model's Cast to float16 before softmax) "
-            "and check that export") in hint, hint
+    assert ("export the model in float32 (or, where the model casts to float16 before "
+            "softmax, drop that Cast) and check that export") in hint, hint
     # no mode: high precision (and keep_dtype) leave a float16 op float16
     assert "modes=[" not in hint and "HIGH_PRECISION" not in hint, hint
     assert "convert in high precision" not in hint, hint
