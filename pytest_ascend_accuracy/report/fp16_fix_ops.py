@@ -399,7 +399,7 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
 #: did, and said nothing (H337)
 FLOAT16_MODEL_REASON = ("the ONNX model itself computes {label} in float16 (its golden is "
                         "float16), which high precision and keep_dtype leave float16 (no mode "
-                        "changes it)")
+                        "makes it match its float16 golden)")
 #: (a model.half() export has no Cast to drop: the words say where one is, F29's finding)
 FLOAT16_MODEL_ADVICE = ("export the model in float32 (or, where the model casts to float16 "
                         "before {label}, drop that Cast) and check that export: against its "
@@ -410,19 +410,18 @@ FLOAT16_MODEL_ADVICE = ("export the model in float32 (or, where the model casts 
 def in_float16(row: Optional[TensorCompare], model=None) -> bool:
     """Whether ``row``'s op is one the ONNX model computes in float16: its golden is float16
     (onnxruntime ran the op in the model's dtype) and ``model`` (the ONNX model the golden ran:
-    a path, ModelProto or ``compare.fp16_range.ModelEdges``; None where not known) does not
-    type that output float32 (a float16 copy of a float32 model's golden: stored so by another
-    tool)."""
+    a path, ModelProto or ``compare.fp16_range.ModelEdges``) types that output float16. Not
+    where the model is not known or does not name the op: a float16 golden alone is no proof (a
+    float32 model's golden stored as float16 by another tool lost the high-precision probe that
+    worked, and was told "the ONNX model itself computes conv1 in float16": a review, H341)."""
     if row is None or str(row.golden_dtype) != "float16" or not row.golden_name:
         return False
-    if model is None:
-        return True
     slot = str(row.golden_slot or "output:0")
-    if not slot.startswith("output:"):
-        return True
+    if model is None or not slot.startswith("output:"):
+        return False
     elem = _output_types(getattr(model, "model", model)).get(
         (row.golden_name, int(slot.split(":")[1] or 0)))
-    return elem != 1  # onnx.TensorProto.FLOAT; unknown: the golden's dtype says it
+    return elem == 10  # onnx.TensorProto.FLOAT16
 
 
 def _output_types(model) -> dict:

@@ -93,4 +93,23 @@ def test_a_float16_golden_of_a_float32_model_keeps_its_modes(tmp_path):
                         slot="output:0", golden_name="softmax", dtype="float16",
                         golden_dtype="float16")
     assert not in_float16(row, str(tmp_path / "attn32.onnx"))
-    assert in_float16(row, str(tmp_path / "attn_half.onnx")) and in_float16(row)
+    assert in_float16(row, str(tmp_path / "attn_half.onnx"))
+    assert not in_float16(row)  # no model known: a float16 golden alone is no proof (H341)
+
+
+def test_a_float16_golden_without_its_model_keeps_the_high_precision_probe():
+    """A float32 model's golden stored as float16 by another tool, the device's conv1 turned to
+    +Inf: assert_accuracy, which knows no model, said 'the ONNX model itself computes conv1 in
+    float16 ... no mode' and dropped the HIGH_PRECISION probe a float32 golden gets (H341)."""
+    from pytest_ascend_accuracy import AccuracyFailure, DumpSet, assert_accuracy
+
+    x = np.random.default_rng(0).standard_normal(256).astype(np.float32)
+    golden = {"conv1": [x.astype(np.float16)], "mul": [(x * 2).astype(np.float16)]}
+    device = x.astype(np.float16)
+    device[:40] = np.inf
+    with pytest.raises(AccuracyFailure) as failed:
+        assert_accuracy(DumpSet.from_arrays({"conv1": [device], "mul": golden["mul"]}),
+                        DumpSet.from_arrays(golden), 0.99)
+    hint = [line for line in str(failed.value).splitlines() if line.startswith("next step")]
+    assert hint and "HIGH_PRECISION" in hint[0], hint
+    assert "itself computes" not in hint[0], hint
