@@ -161,13 +161,13 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     ``DumpSet.kind`` (``ascend``: its dtypes are the device's own, which with ``mode`` tell an
     op output in float32 already: ``fp16_fix_ops.float32_already``); ``model``: the ONNX model
     the golden ran, where known, which says whether the failing op computes in float16 there
-    (``fp16_fix_ops.in_float16``: no mode changes such an op, a float32 export does)."""
+    (``fp16_fix_ops.in_float16``: no mode makes such an op match its float16 golden, a float32
+    export does)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
-    from .fp16_fix_ops import flushed_after_first
-    from .fp16_fix_ops import (UNEXPLAINED_ADVICE, float16_model_text, high_precision_may_fix,
-                               in_float16, keep_dtype_names)
+    from .fp16_fix_ops import (UNEXPLAINED_ADVICE, float16_model_text, flushed_after_first,
+                               high_precision_may_fix, in_float16, keep_dtype_names)
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
