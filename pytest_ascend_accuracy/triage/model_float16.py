@@ -42,7 +42,7 @@ def check_export(budget_option: str, model) -> str:
             "(diagnose(export, ...) in Python)")
 
 
-def next_step(label: str, budget_option: str, model) -> str:
+def export_step(label: str, budget_option: str, model) -> str:
     """``next step: export the model in float32 ...; `` and how the caller checks that export."""
     return (f"next step: {FLOAT16_MODEL_ADVICE.format(label=label)}; "
             f"{check_export(budget_option, model)}")
@@ -64,7 +64,7 @@ def no_mode_verdict(flow, verdict: Verdict, failing: Sequence[str],
             f"{_names(failing)}), and " + FLOAT16_MODEL_REASON.format(label=label)
             + f"; buffer reuse and fusion off change no op's precision either: no mode tried "
               f"passes ({', '.join(tried) or 'none'}; the diagnosis's steps: list says where "
-              f"each fails); {next_step(label, flow.budget_option, model)}")
+              f"each fails); {export_step(label, flow.budget_option, model)}")
 
 
 def stopped_note(flow) -> str:
@@ -78,4 +78,4 @@ def stopped_note(flow) -> str:
         return ""
     return (f"; but {FLOAT16_MODEL_REASON.format(label=label)}: a larger budget tries more "
             f"modes, none of which changes that; "
-            f"{next_step(label, flow.budget_option, flow.run.model)}")
+            f"{export_step(label, flow.budget_option, flow.run.model)}")
