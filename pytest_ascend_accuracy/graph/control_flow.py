@@ -101,10 +101,20 @@ def loop_refusal(label: str, model) -> str:
             f"{shown}{more}. ATC's ONNX parser has no parser for them (only If has its subgraphs "
             f"parsed; ATC stops with E19010 \"No parser is registered for Op [{found[0][0]}, "
             f"optype [ai.onnx::{onnx_opset(model)}::{found[0][1]}]]\"), so the model cannot be "
-            f"converted, and the emulator does not compute a body's ops as a device would; export "
-            f"the loop unrolled (torch.onnx.export traces a Python loop into its iterations; a "
-            f"scripted one becomes a Loop), or check the parts before and after it as models of "
-            f"their own (onnx.utils.extract_model)")
+            f"converted, and the emulator does not compute a body's ops as a device would; "
+            f"{_unrolled(model)}, or check the parts before and after it as models of their own "
+            f"(onnx.utils.extract_model)")
+
+
+def _unrolled(model) -> str:
+    """How the model's exporter writes the loop unrolled: a tf2onnx model's Loop is a Keras
+    recurrent layer's while loop (Keras 3's LSTM exports as ``functional_1/lstm_1/while_loop``;
+    ``unroll=True`` exported without one and passed: an audit, H340), else torch's."""
+    if str(getattr(model, "producer_name", "")).lower() in ("tf2onnx", "keras2onnx"):
+        return ("export the loop unrolled (tf2onnx writes a tf.while_loop as a Loop: a Keras "
+                "LSTM, GRU or SimpleRNN layer built with unroll=True exports without one)")
+    return ("export the loop unrolled (torch.onnx.export traces a Python loop into its "
+            "iterations; a scripted one becomes a Loop)")
 
 
 def inner_nodes(owner, owner_name: str = "") -> Iterator[Tuple[str, object, object, str]]:

@@ -115,6 +115,27 @@ def test_a_loop_is_refused_as_atc_refuses_it(tmp_path):
         "converted")
 
 
+@pytest.mark.parametrize("producer, advice", [
+    ("pytorch", "torch.onnx.export traces a Python loop into its iterations"),
+    ("tf2onnx", "a Keras LSTM, GRU or SimpleRNN layer built with unroll=True exports without one")])
+def test_the_loop_refusal_says_how_the_models_own_exporter_unrolls_it(tmp_path, producer, advice):
+    """A Keras 3 LSTM exported by tf2onnx is a Loop (``functional_1/lstm_1/while_loop``): the
+    refusal's only advice was torch's (an audit, H340, where ``unroll=True`` exported without the
+    Loop and passed); it names the model's own exporter's way."""
+    from pytest_ascend_accuracy.backends.emulator.backend import EmulatorBackend
+    from pytest_ascend_accuracy.core.cache import Cache
+
+    path = loop_model(tmp_path / "loopov.onnx")
+    model = onnx.load(str(path))
+    model.producer_name = producer
+    onnx.save(model, str(path))
+    with pytest.raises(ConversionError) as info:
+        EmulatorBackend(Cache(tmp_path / "cache")).convert(path)
+    assert advice in str(info.value)
+    other = [a for p, a in (("pytorch", "torch.onnx"), ("tf2onnx", "unroll=True")) if p != producer]
+    assert other[0] not in str(info.value)
+
+
 def untaken_loop_model(path):
     """If(a constant true): then Identity, else a Loop. Preparation keeps the taken branch
     only; ATC parses both branches and stops at the Loop."""
