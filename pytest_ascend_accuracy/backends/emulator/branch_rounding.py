@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict, Iterator, Optional, Set, Tuple
 
+from ...graph.control_flow import subgraphs
+from .branch_faults import Path, branch_types, child_path
 from .rounding import VALUE_PRESERVING, rounding_nodes, rounds_inputs, rounds_outputs
 
 FLOAT = 1  # onnx.TensorProto.FLOAT
@@ -24,6 +26,13 @@ def _branches(if_node) -> Iterator[object]:
     for attr in if_node.attribute:
         if attr.name in ("then_branch", "else_branch") and attr.type == _GRAPH:
             yield attr.g
+
+
+def _branch_paths(if_node, path: Path, owner: object) -> Iterator[Tuple[object, Path]]:
+    """Each branch of ``if_node`` with its path (``branch_faults.child_path``)."""
+    for k, (attr, g) in enumerate(subgraphs(if_node)):
+        if attr in ("then_branch", "else_branch"):
+            yield g, child_path(path, owner, k)
 
 
 def branch_names(if_node) -> Set[str]:
@@ -43,12 +52,14 @@ def branch_names(if_node) -> Set[str]:
 
 class BranchRounder:
     """Rounds the ops of ``If`` branches in place. ``precision_of(node)``: the op's precision
-    ("fp16", "fp16in", "bf16", "fp32"); ``is_float(name)``: whether an outer value or a branch
-    value (by shape inference) is float32; ``exact``: outer values already exact in a rounding
+    ("fp16", "fp16in", "bf16", "fp32"); ``is_float(name, path)``: whether an outer value or a
+    value of the branch at ``path`` (``branch_faults.child_path``; by shape inference, each
+    branch its own types) is float32; ``exact``: outer values already exact in a rounding
     kind (not rounded again); ``fresh(base)``: an unused name; ``prefix(what)``: a node name;
     ``bounds()``: the saturation bounds' initializer names (overflow "saturate")."""
 
-    def __init__(self, precision_of: Callable[[object], str], is_float: Callable[[str], bool],
+    def __init__(self, precision_of: Callable[[object], str],
+                 is_float: Callable[[str, Path], bool],
                  exact: Dict[str, str], overflow: str, fresh: Callable[[str], str],
                  prefix: Callable[[str], str], bounds: Callable[[], Tuple[str, str]]):
         self.precision_of = precision_of
@@ -60,26 +71,30 @@ class BranchRounder:
         self.bounds = bounds
 
     def round_if(self, if_node) -> None:
-        for g in _branches(if_node):
-            self._round_graph(g, dict(self.outer_exact))
+        """Round the branches of ``if_node``, a node of the main graph (a copy)."""
+        for g, path in _branch_paths(if_node, (), tuple(if_node.output)):
+            self._round_graph(g, dict(self.outer_exact), path)
 
     def _rounding(self, src: str, dst: str, kind: str):
         bounds = self.bounds() if kind == "fp16" and self.overflow == "saturate" else None
         return rounding_nodes(src, dst, kind, self.overflow, prefix=self.prefix("round"),
                               bounds=bounds)
 
-    def _round_graph(self, g, exact: Dict[str, str]) -> None:
+    def _round_graph(self, g, exact: Dict[str, str], path: Path) -> None:
         floats = {t.name for t in g.initializer if t.data_type == FLOAT}
 
         def floaty(t: str) -> bool:
-            return t in floats or self.is_float(t)
+            return t in floats or self.is_float(t, path)
 
         rounded: Dict[Tuple[str, str], str] = {}
         nodes = []
+        ordinal = 0  # among g's nodes with subgraphs (child_path)
         for node in list(g.node):
+            owner = ordinal
+            ordinal += any(True for _ in subgraphs(node))
             if node.op_type == "If":  # its own branches, each op in its precision
-                for sub in _branches(node):
-                    self._round_graph(sub, dict(exact))
+                for sub, sub_path in _branch_paths(node, path, owner):
+                    self._round_graph(sub, dict(exact), sub_path)
                 nodes.append(node)
                 continue
             precision = self.precision_of(node)
@@ -115,8 +130,6 @@ class BranchRounder:
 def round_branches(nodes, emitter, precision_of: Callable[[object], str]) -> None:
     """Round, in place, the branch ops of the ``If`` nodes among ``nodes`` (a ``rewrite``
     emitter's copies of a unit's nodes), with the emitter's names, types and exact values."""
-    from .branch_faults import branch_types
-
     ifs = [n for n in nodes if n.op_type == "If"]
     if not ifs:
         return
@@ -124,8 +137,9 @@ def round_branches(nodes, emitter, precision_of: Callable[[object], str]) -> Non
         emitter.branch_elem_types = branch_types(emitter.model)
     types = emitter.branch_elem_types
 
-    def is_float(t: str) -> bool:
-        return types[t] == FLOAT if t in types else emitter.is_float(t)
+    def is_float(t: str, path: Path) -> bool:
+        elem = types.elem(path, t)
+        return elem == FLOAT if elem is not None else emitter.is_float(t)
 
     for node in ifs:
         emitter.used |= branch_names(node)
