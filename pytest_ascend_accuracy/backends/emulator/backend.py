@@ -83,8 +83,10 @@ from .rounding import check_overflow
 #: QOperator quantisation ops warned of again, graph/op_domains.py; 25: a Loop/Scan or a
 #: refused attribute value in an If branch the conversion drops refused too, as ATC parses it;
 #: 26: a model computing in float16 is computed in float32 with each float16 op's output
-#: rounded to float16, as the device computes it: float16_model.py)
-EMULATOR_FORMAT = 26
+#: rounded to float16, as the device computes it: float16_model.py; 27: each If branch rounds
+#: by its own value types, branch_faults.BranchTypes: an entry of a model whose branches name
+#: values alike with other types failed to run or left a float value unrounded)
+EMULATOR_FORMAT = 27
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
