@@ -24,21 +24,11 @@ def test_attn(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
 
 
 def _attention(path, dtype):
-    """MatMul by +-1e4 weights (scores past 65504 for inputs in [0, 1)), then Softmax."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    """MatMul by +-1e4 weights (scores past 65504 for inputs in [0, 1)), then Softmax: the
+    diagnosis tests' model (tests/test_triage_float16_model.py), in ``dtype``."""
+    from tests.test_triage_float16_model import attention
 
-    elem = TensorProto.FLOAT16 if dtype == np.float16 else TensorProto.FLOAT
-    w = np.tile(np.r_[-np.ones(8), np.ones(8)] * 1e4, (16, 1)).astype(dtype)
-    graph = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "W"], ["scores"], name="qk"),
-         helper.make_node("Softmax", ["scores"], ["y"], name="softmax", axis=-1)],
-        "attn", [helper.make_tensor_value_info("x", elem, [1, 8, 16])],
-        [helper.make_tensor_value_info("y", elem, [1, 8, 16])],
-        [numpy_helper.from_array(w, "W")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
-    onnx.save(model, str(path))
+    attention(path, half=dtype == np.float16)
 
 
 def _hint(text):
