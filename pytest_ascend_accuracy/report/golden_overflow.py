@@ -68,10 +68,9 @@ def golden_overflow_text(result, filter_advice: bool = True) -> str:
     rows = overflowing_rows(result)
     if not rows:
         return ""
-    named = ", ".join(f"{r.op_name} ({r.metrics.posinf_golden} of {r.metrics.size} positions "
-                      f"+Inf, {r.golden_dtype or r.dtype})" for r in rows[:3])
-    more = f", +{len(rows) - 3} more" if len(rows) > 3 else ""
-    return (f"{MESSAGE_START} where the device does, compared as equal: {named}{more}. The "
+    named = _named(rows, lambda r: f"{r.metrics.posinf_golden} of {r.metrics.size} positions "
+                                   f"+Inf, {r.golden_dtype or r.dtype}")
+    return (f"{MESSAGE_START} where the device does, compared as equal: {named}. The "
             f"ONNX model computes in float16 there and the op's float16 output overflowed in "
             f"onnxruntime too (|x| > 65504), so those positions are not judged. The ops after "
             f"them are, and may differ: onnxruntime's CPU computes most float16 ops in float32 "
@@ -90,15 +89,19 @@ def stand_in_text(result, filter_advice: bool = True) -> str:
             and getattr(r.metrics, "stand_in", 0)]
     if not rows:
         return ""
-    named = ", ".join(f"{r.op_name} ({r.metrics.stand_in} of {r.metrics.size} positions)"
-                      for r in rows[:3])
-    more = f", +{len(rows) - 3} more" if len(rows) > 3 else ""
-    return (f"{STAND_IN_START}: {named}{more}. The golden holds float32's -max (-3.4e38, as "
+    named = _named(rows, lambda r: f"{r.metrics.stand_in} of {r.metrics.size} positions")
+    return (f"{STAND_IN_START}: {named}. The golden holds float32's -max (-3.4e38, as "
             f"torch.finfo(torch.float32).min gives an attention mask) or +max there and the "
             f"device the infinity of that sign (float16 cannot hold the value; a chip "
             f"converting in saturation mode gives +-65504): both mask alike, so those "
             f"positions are not judged; every other position is"
             + (f". -W 'ignore:{STAND_IN_START}' silences this" if filter_advice else ""))
+
+
+def _named(rows, what) -> str:
+    """``op (what), ...`` of the first three ``rows``, then ``+N more``."""
+    more = f", +{len(rows) - 3} more" if len(rows) > 3 else ""
+    return ", ".join(f"{r.op_name} ({what(r)})" for r in rows[:3]) + more
 
 
 def warn_golden_overflow(result) -> None:
