@@ -33,40 +33,37 @@ def _files(project):
         "input_format: RGB888_U8", "input_format: RGB888_U8\n    rbuv_swap_switch: true"))
 
 
+def _run(project, convert, pasted):
+    """The test file with ``convert`` and ``pasted`` filled in, run."""
+    project.makepyfile(test_cam=TEST.format(convert=convert, pasted=pasted))
+    return project.runpytest("-q", "-p", "no:cacheprovider")
+
+
 def test_the_hints_check_preprocessing_call_pasted_finds_the_field(aipp_project):
     p = aipp_project
     _files(p)
-    p.makepyfile(test_cam=TEST.format(convert='ascend_model(model, aipp="swapped.cfg")',
-                                      pasted="pass"))
-    failed = p.runpytest("-q", "-p", "no:cacheprovider")
+    failed = _run(p, 'ascend_model(model, aipp="swapped.cfg")', "pass")
     failed.assert_outcomes(failed=1)
     hint = next(x for x in failed.stdout.lines
                 if x.startswith("next step: the first operator after AIPP"))
     call = re.search(r"against your own pre-processing: (check_preprocessing\(.*?\)), or from "
                      r"the shell", hint)
     assert call, hint
-    p.makepyfile(test_cam=TEST.format(convert='ascend_model(model, aipp="swapped.cfg")',
-                                      pasted=call.group(1)))
-    checked = p.runpytest("-q", "-p", "no:cacheprovider")
+    checked = _run(p, 'ascend_model(model, aipp="swapped.cfg")', call.group(1))
     checked.assert_outcomes(failed=1)
     out = checked.stdout.str()
     assert "rbuv_swap_switch: true -> false" in out  # the pre-processing named, not an op
     assert "next step: the first operator after AIPP" not in out  # failed before the check
-    p.makepyfile(test_cam=TEST.format(convert='ascend_model(model, aipp="aipp.cfg")',
-                                      pasted=call.group(1)))
-    p.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    _run(p, 'ascend_model(model, aipp="aipp.cfg")', call.group(1)).assert_outcomes(passed=1)
 
 
 def test_the_refusals_ascend_model_call_pasted_converts_with_the_file(aipp_project):
     p = aipp_project
     _files(p)
-    p.makepyfile(test_cam=TEST.format(convert="ascend_model(model)",
-                                      pasted="check_preprocessing(om, images, reference=fn)"))
-    refused = p.runpytest("-q", "-p", "no:cacheprovider")
+    check = "check_preprocessing(om, images, reference=fn)"
+    refused = _run(p, "ascend_model(model)", check)
     refused.assert_outcomes(failed=1)
     said = re.search(r"the model has no AIPP file: convert it with (ascend_model\(.*?\))$",
                      refused.stdout.str(), re.M)
     assert said, refused.stdout.str()
-    p.makepyfile(test_cam=TEST.format(convert=said.group(1),
-                                      pasted="check_preprocessing(om, images, reference=fn)"))
-    p.runpytest("-q", "-p", "no:cacheprovider").assert_outcomes(passed=1)
+    _run(p, said.group(1), check).assert_outcomes(passed=1)

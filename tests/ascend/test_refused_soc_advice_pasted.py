@@ -20,14 +20,7 @@ from pytest_ascend_accuracy.backends.ascend.backend import AscendBackend
 from pytest_ascend_accuracy.core.cache import Cache
 from pytest_ascend_accuracy.errors import ConversionError
 from pytest_ascend_accuracy.testing.fake_ascend import use_fake_ascend
-
-RUN_ON_DEVICE = '''
-import numpy as np
-
-
-def test_run(ascend_model):
-    ascend_model(r"{model}").run({{"x": np.zeros((1, 3, 4, 4), np.float32)}})
-'''
+from tests.ascend.test_soc_advice_pasted import RUN_ON_DEVICE  # the same test file, run on it
 
 #: the device reports its chip (pyACL)
 KNOWN = re.compile(r"Ascend device 0 is \w+: pass (--soc-version=\S+) \((soc_version='\w+') in "
