@@ -135,9 +135,7 @@ def test_mlp(ascend_model, golden_dump, check_accuracy):
 
 
 @pytest.fixture
-def mlp_project(pytester):
-    (pytester.path / "models").mkdir()
-    onnx.save(tiny_models.passing_mlp(), str(pytester.path / "models" / "passing_mlp.onnx"))
+def mlp_project(pytester, models_dir):  # (conftest's models_dir saves passing_mlp.onnx)
     pytester.makepyfile(test_mlp=MLP_TEST)
     return pytester
 
