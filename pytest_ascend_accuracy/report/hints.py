@@ -38,8 +38,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   its own ops kept in float32 (``failure_kinds.cube_ops_kept``).
 - ``float16_model`` (the first failing op is one the ONNX model itself computes in float16,
   ``fp16_fix_ops.in_float16``, where the hint would keep ops in float32 or probe with high
-  precision: neither makes a float16 op float32): no mode; export the model in float32 (or
-  drop its Cast to float16 before that op) and check that export, whose hint then applies.
+  precision: neither makes a float16 op float32): no mode; export the model in float32 (or,
+  where it casts to float16 before that op, drop that Cast) and check that export, whose hint
+  then applies.
 - ``problem`` (nothing matched): how to make the dumps comparable (``PROBLEM_ADVICE``, from
   ``failure_text``: the device dump read with ``load_dump(DIR, om_json=...)`` and passed to
   ``check_accuracy``; with ``problem_advice``, another caller's own spelling).
