@@ -57,6 +57,10 @@
   504 module imports of filelock and 198 of yaml in 35 tests of tests/plugin), and numpy cannot
   be imported twice in one process. (tests/plugin and tests/aipp's conftests and three test
   files each did it for themselves; an xdist controller, which runs no test, does not.)
+* pluggy's argument names of each hook function are read once per process, not at every
+  registration (``hook_argnames_read_once``): an in-process pytester run registers every
+  plugin again, and reading ~280 signatures was a quarter of the CPU time of a run of a
+  one-line test file.
 * A model a test builds with ``onnx.helper.make_model`` and no ``ir_version`` gets the lowest IR
   version its opsets need (``onnx.helper.find_min_ir_version_for``, as ``make_model_gen_version``
   does), not the installed onnx's own: onnx stamps its newest one (IR 14 in onnx 1.23), and the
@@ -190,6 +194,16 @@ def _modules_imported_once():
 def _installed_metadata_read_once():
     """See ``installed_metadata_read_once`` (before the first test, so before any pytester run)."""
     from installed_metadata_read_once import read_once
+
+    with pytest.MonkeyPatch.context() as patch:
+        read_once(patch)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hook_argnames_read_once():
+    """See ``hook_argnames_read_once`` (before the first test, so before any pytester run)."""
+    from hook_argnames_read_once import read_once
 
     with pytest.MonkeyPatch.context() as patch:
         read_once(patch)

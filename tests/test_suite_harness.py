@@ -102,3 +102,26 @@ def test_reports_show_what_they_would_with_each_source_parsed_once(pytester, mon
 
     assert same_run(once[0]) == same_run(once[1]) == same_run(real)
     assert len(real[1]) > 300  # (--fulltrace: every entry of pytest's own stack is shown)
+
+
+def test_every_hook_function_of_a_run_gets_pluggys_own_argument_names(pytester):
+    """``hook_argnames_read_once``: for each hook implementation and specification of an
+    in-process accuracy run (pytest's plugins, this plugin, the inner test file's conftest, a
+    plugin object's methods), what the memo gives, first and again, is what pluggy reads."""
+    import pluggy._hooks
+    from hook_argnames_read_once import REAL
+
+    assert pluggy._hooks.varnames is not REAL
+    pytester.makeconftest("class Seen:\n    def pytest_report_header(self, config):\n"
+                          "        return 'seen'\n\n\ndef pytest_configure(config):\n"
+                          "    config.pluginmanager.register(Seen(), 'seen')\n")
+    pytester.makepyfile("def test_it():\n    pass\n")
+    run = pytester.inline_run()
+    functions = [impl.function for hook in vars(run._pluginmanager.hook).values()
+                 if isinstance(hook, pluggy.HookCaller) for impl in hook.get_hookimpls()]
+    functions += [hook.spec.function for hook in vars(run._pluginmanager.hook).values()
+                  if isinstance(hook, pluggy.HookCaller) and hook.spec is not None]
+    assert len(functions) > 200 and any(getattr(f, "__self__", None) for f in functions)
+    for function in functions:
+        assert pluggy._hooks.varnames(function) == REAL(function), function
+        assert pluggy._hooks.varnames(function) == REAL(function), function
