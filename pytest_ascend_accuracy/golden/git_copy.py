@@ -89,9 +89,13 @@ def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Op
         proc = _start(folder, ("cat-file", "--filters", spec), subprocess.DEVNULL)
     except (OSError, ValueError):
         return None
-    timer = threading.Timer(max(0.0, deadline - time.monotonic()), _stop, (proc,))
-    timer.start()
+    timer = None
     try:
+        # a daemon: a Ctrl-C that lands before the loop below left this process waiting at its
+        # exit for the timer, GIT_BUDGET_S, and git running till then (seen once in the suite)
+        timer = threading.Timer(max(0.0, deadline - time.monotonic()), _stop, (proc,))
+        timer.daemon = True
+        timer.start()
         with proc:
             try:
                 while True:
@@ -103,8 +107,12 @@ def _copy_digest(folder: Path, spec: str, algorithm: str, deadline: float) -> Op
             except BaseException:  # a Ctrl-C (or a timeout's exception) reaches this process
                 _stop(proc)  # only, and Popen's exit would wait for git: stopped first
                 raise
+    except BaseException:  # (one before ``with``: git is stopped all the same)
+        _stop(proc)
+        raise
     finally:
-        timer.cancel()
+        if timer is not None:
+            timer.cancel()
     if time.monotonic() >= deadline:
         raise _TooSlow()
     return h.hexdigest() if code == 0 else None

@@ -201,3 +201,32 @@ def test_another_exception_while_git_filters_stops_it_at_once(golden, tmp_path):
     assert child.returncode == 3 and time.monotonic() - start < 15
     time.sleep(0.3)
     assert _left(tag) == []
+
+
+def test_a_ctrl_c_as_the_deadline_timer_starts_stops_git_and_leaves_no_timer(
+        golden, tmp_path, monkeypatch):
+    """A Ctrl-C that landed after the budget's timer started and before the read loop's own
+    handler: git and its filter ran on, and the timer, not a daemon, held the process at its
+    exit for the whole budget (the subprocess Ctrl-C test above timed out once so, at 20 s)."""
+    import threading
+    import time
+
+    tag, digests = _slow_filter(golden, tmp_path)
+    started = []
+
+    class InterruptedAtStart(threading.Timer):
+        def start(self):
+            super().start()
+            started.append(self)
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(threading, "Timer", InterruptedAtStart)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            restore_command(golden, "g", ["a.npy"], digests)
+        assert started and all(t.daemon for t in started)
+        time.sleep(0.3)
+        assert _left(tag) == []
+    finally:
+        for timer in started:
+            timer.cancel()
