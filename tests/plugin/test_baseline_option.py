@@ -3,7 +3,6 @@ missing -> written and failing, then passing, a drop beyond max_drop failing wit
 --accuracy-regen rewriting it, unseeded inputs refused."""
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 BASELINE_TEST = """
@@ -212,9 +211,11 @@ def test_goldens_near_the_test_file_and_old_places_still_read(pytester, models_d
     assert golden.is_dir() and (baseline / "default.yaml").is_file()
 
 
-def test_moved_file_commands_are_relative_to_where_pytest_ran(pytester, models_dir):
+def test_moved_file_commands_are_relative_to_where_pytest_ran(pytester, models_dir, monkeypatch):
     """Run from a sub-folder, the warning's paths and command paste there (they were relative to
-    the rootdir, so ``mv`` found nothing)."""
+    the rootdir, so ``mv`` found nothing). (In this process, from the sub-folder: the plugin
+    reads where pytest ran from its working directory and ``invocation_params``, as a
+    subprocess's; a subprocess cost 1.5 s of CPU more.)"""
     pytester.makeini("[pytest]\n")  # the rootdir, found from tests/ too
     pytester.mkdir("tests")
     (pytester.path / "tests" / "test_mlp.py").write_text(OLD_PLACES_TEST)
@@ -223,11 +224,11 @@ def test_moved_file_commands_are_relative_to_where_pytest_ran(pytester, models_d
     (pytester.path / "goldens").mkdir()
     golden.rename(pytester.path / "goldens" / "mlp")
     tests = pytester.path / "tests"
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W",
-                          "always"], cwd=tests, capture_output=True, text=True)
-    lines = [line for line in run.stdout.splitlines() if "golden file ../goldens/mlp" in line]
+    monkeypatch.chdir(tests)
+    run = pytester.runpytest("-q", "-p", "no:cacheprovider", "-W", "always")
+    lines = [line for line in run.outlines if "golden file ../goldens/mlp" in line]
     assert lines and lines[0].endswith("until you move it: mkdir -p goldens && mv ../goldens/mlp "
-                                       "goldens/mlp"), run.stdout
+                                       "goldens/mlp"), run.outlines
     subprocess.run(lines[0].split("until you move it: ", 1)[1], shell=True, cwd=tests, check=True)
     assert golden.is_dir()
 
@@ -249,7 +250,9 @@ def test_the_example_project_runs_with_baselines_on(pytester):
     """ini ascend_accuracy_max_drop on the example project (README): 8 of its checks refused
     its seeded inputs as "random unseeded", and its AIPP test shared the plain conversion's
     baseline (and its AIPP file's absolute path was refused in the header). Now the first run
-    writes one baseline per conversion and the second passes all but the intended failure."""
+    writes one baseline per conversion and the second passes all but the intended failure.
+    (Both runs in this process: nothing here crosses a process boundary, and two subprocesses
+    cost 3 s of CPU more.)"""
     import shutil
 
     example = Path(__file__).resolve().parents[2] / "example_project"
@@ -259,13 +262,13 @@ def test_the_example_project_runs_with_baselines_on(pytester):
     shutil.rmtree(pytester.path / ".ascend-accuracy", ignore_errors=True)
     ini = pytester.path / "pytest.ini"
     ini.write_text(ini.read_text() + "ascend_accuracy_max_drop = 0.002\n")
-    first = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    first = pytester.runpytest("-q", "-p", "no:cacheprovider")
     # 9 baselines written, 3 more tests of those conversions refused against a baseline this
     # session wrote (a comparison of the device with itself), + the intended failure
     first.assert_outcomes(failed=13, passed=3)
     first.stdout.fnmatch_lines(["*was written by this session (by *, from its own run): comparing "
                                 "against it compares the device with itself*"])
-    second = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    second = pytester.runpytest("-q", "-p", "no:cacheprovider")
     second.assert_outcomes(failed=1, passed=15)
     second.stdout.fnmatch_lines(["FAILED tests/test_models.py::test_overflow_model[[]default[]] *"])
     baselines = pytester.path / "accuracy-baselines" / "models" / "conv_bn_relu"
