@@ -20,11 +20,24 @@ HEAD = ("ascend-accuracy configuration error: golden/mlp: tensor files changed s
         "reference of the model and inputs it names: {name}. ")
 
 
-def changed(pytester):
-    """A passing project whose stored golden then has relu2's values negated."""
-    project(pytester)
-    pytester.runpytest().assert_outcomes(failed=1)  # written (missing)
-    pytester.runpytest().assert_outcomes(passed=1)
+@pytest.fixture(scope="module")
+def passing_copy(tmp_path_factory):
+    """Where ``changed`` keeps the passing project its first call made, for the module's other
+    tests: each test ran the same two runs on the same files to get there (the runs write no
+    path of their folder into it, and git is asked nothing until a golden is refused)."""
+    return tmp_path_factory.mktemp("stored-golden-changed") / "project"
+
+
+def changed(pytester, passing_copy):
+    """A passing project (its golden written, then passed), whose relu2 file the test changes;
+    the first call runs it, later ones copy that folder."""
+    if passing_copy.is_dir():
+        shutil.copytree(passing_copy, pytester.path, dirs_exist_ok=True)
+    else:
+        project(pytester)
+        pytester.runpytest().assert_outcomes(failed=1)  # written (missing)
+        pytester.runpytest().assert_outcomes(passed=1)
+        shutil.copytree(pytester.path, passing_copy)
     relu = next((pytester.path / "golden" / "mlp").glob("relu2.0.*.npy"))
     return relu
 
@@ -51,8 +64,9 @@ needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not i
 
 
 @needs_git
-def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models_dir):
-    relu = changed(pytester)
+def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models_dir,
+                                                                passing_copy):
+    relu = changed(pytester, passing_copy)
     git(pytester, "init", "-q")
     git(pytester, "add", "golden")
     git(pytester, "commit", "-q", "-m", "golden")
@@ -74,10 +88,11 @@ def test_restoring_the_file_with_the_printed_git_command_passes(pytester, models
 
 
 @needs_git
-def test_a_golden_staged_but_never_committed_is_restored_from_the_index(pytester, models_dir):
+def test_a_golden_staged_but_never_committed_is_restored_from_the_index(pytester, models_dir,
+                                                                        passing_copy):
     """No HEAD: ``checkout HEAD`` failed with "invalid reference: HEAD"; what git add staged
     holds the bytes, and restoring from there passes."""
-    relu = changed(pytester)
+    relu = changed(pytester, passing_copy)
     git(pytester, "init", "-q")
     git(pytester, "add", "golden")
     np.save(relu, -np.load(relu))
@@ -88,11 +103,12 @@ def test_a_golden_staged_but_never_committed_is_restored_from_the_index(pytester
 
 
 @needs_git
-def test_no_git_command_where_git_holds_other_bytes(pytester, models_dir, monkeypatch):
+def test_no_git_command_where_git_holds_other_bytes(pytester, models_dir, monkeypatch,
+                                                    passing_copy):
     """The change committed (or a golden outside git): no git command restores the recorded
     bytes, so none is printed; the other two fixes stay."""
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(pytester.path.parent))  # outside any repo
-    relu = changed(pytester)
+    relu = changed(pytester, passing_copy)
     np.save(relu, -np.load(relu))
     fixes = refused(pytester, relu)
     assert fixes.startswith("Restore them from a copy of the golden as it was written (no git "
@@ -108,8 +124,9 @@ def test_no_git_command_where_git_holds_other_bytes(pytester, models_dir, monkey
     assert "git -C" not in fixes
 
 
-def test_regen_rewrites_it_and_the_next_run_passes(pytester, models_dir, monkeypatch):
-    relu = changed(pytester)
+def test_regen_rewrites_it_and_the_next_run_passes(pytester, models_dir, monkeypatch,
+                                                   passing_copy):
+    relu = changed(pytester, passing_copy)
     np.save(relu, np.load(relu) * 1.5)  # same dtype, shape and size
     fixes = refused(pytester, relu)
     assert ", or run the test again with --accuracy-regen to rewrite the golden, " in fixes
@@ -127,8 +144,8 @@ def test_regen_rewrites_it_and_the_next_run_passes(pytester, models_dir, monkeyp
     pytester.runpytest().assert_outcomes(passed=1)
 
 
-def test_deleting_the_record_compares_the_files_as_they_are(pytester, models_dir):
-    relu = changed(pytester)
+def test_deleting_the_record_compares_the_files_as_they_are(pytester, models_dir, passing_copy):
+    relu = changed(pytester, passing_copy)
     np.save(relu, -np.load(relu))
     fixes = refused(pytester, relu)
     command = fixes.split(", or delete ", 1)[1].split(" to compare against the files", 1)[0]
@@ -139,9 +156,9 @@ def test_deleting_the_record_compares_the_files_as_they_are(pytester, models_dir
     compared.stdout.fnmatch_lines(["accuracy FAILED: *"])
 
 
-def test_a_record_without_digests_is_used_as_before(pytester, models_dir):
+def test_a_record_without_digests_is_used_as_before(pytester, models_dir, passing_copy):
     """A golden written before the digests (record_version 1) is checked as it was then."""
-    relu = changed(pytester)
+    relu = changed(pytester, passing_copy)
     record = pytester.path / "golden" / "mlp" / "golden.json"
     old = json.loads(record.read_text())
     del old["digests"]
@@ -175,9 +192,9 @@ def test_the_message_quotes_a_golden_path_for_the_shell(tmp_path):
 
 @needs_git
 def test_a_missing_or_dtype_changed_file_is_restored_with_the_printed_git_command(
-        pytester, models_dir):
+        pytester, models_dir, passing_copy):
     """"Restore them" and "restore the files" named no command, though git held the files."""
-    relu = changed(pytester)
+    relu = changed(pytester, passing_copy)
     git(pytester, "init", "-q")
     git(pytester, "add", "golden")
     git(pytester, "commit", "-q", "-m", "golden")
