@@ -2,6 +2,8 @@
 summary's "N golden files ..." / "N baseline files written" lines, not one per test (CI trial:
 four parametrizations sharing `golden/mlp` under --accuracy-regen-all printed "4 golden files
 regenerated" and "4 baseline files written" with the same path four times)."""
+import shutil
+
 import pytest
 
 SHARED = '''
@@ -25,9 +27,23 @@ def _section(result):
     return lines[start + 1:]
 
 
-@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
-def test_a_file_written_by_several_tests_is_listed_once(pytester, models_dir, workers):
+@pytest.fixture(scope="module")
+def _after_three_sessions_made():
+    """Where the project of ``after_three_sessions`` lies once a test of this module made it."""
+    return {}
+
+
+@pytest.fixture
+def after_three_sessions(request, pytester, tmp_path_factory, _after_three_sessions_made):
+    """The project after the three sessions that write the golden, then the baseline, then
+    pass (serial, in-process): the same three sessions for each case of the test below, so they
+    run once a module and each case gets a copy of the project they left (no absolute path is
+    stored in it; the copy keeps the files' times)."""
+    made = _after_three_sessions_made.get("project")
+    if made is not None:
+        shutil.copytree(made, pytester.path, symlinks=True, dirs_exist_ok=True)
+        return pytester
+    request.getfixturevalue("models_dir")
     pytester.makepyfile(test_shared=SHARED)
     first = pytester.runpytest("-p", "no:cacheprovider")  # (the counted run: the last one)
     first.assert_outcomes(failed=3)  # the golden did not exist: written, and no check used it
@@ -35,7 +51,16 @@ def test_a_file_written_by_several_tests_is_listed_once(pytester, models_dir, wo
     second = pytester.runpytest("-p", "no:cacheprovider")
     second.assert_outcomes(failed=3)  # then the baseline, as for the golden
     assert pytester.runpytest("-p", "no:cacheprovider").ret == 0
+    copy = tmp_path_factory.mktemp("after-three-sessions") / "project"
+    shutil.copytree(pytester.path, copy, symlinks=True)
+    _after_three_sessions_made["project"] = copy
+    return pytester
 
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_file_written_by_several_tests_is_listed_once(after_three_sessions, workers):
+    pytester = after_three_sessions
     result = pytester.runpytest("-p", "no:cacheprovider", "--accuracy-regen-all", *workers)
     result.assert_outcomes(passed=3)
     tail = _section(result)
