@@ -75,29 +75,30 @@ def test_the_file_system_of_the_work_dir_is_named(tmp_path):
 
 
 @pytest.mark.parametrize("extra", [[], ["-n", "2"]], ids=["serial", "xdist"])
-def test_each_check_s_call_time_is_read_from_pytest_s_durations(tmp_path, extra):
+def test_each_check_s_call_time_is_read_from_pytest_s_durations(pytester, extra):
     """The suite benchmark compares each check's call phase serially and under -n 2: read from
     a real pytest's ``--durations=0`` lines, as the benchmark runs it (setup and teardown lines
-    are not calls)."""
+    are not calls). The lines are pytest's terminal output whichever process prints them: the
+    session runs in this process (under -n 2 its workers are processes of their own)."""
     if extra:
         pytest.importorskip("xdist")
-    (tmp_path / "test_two.py").write_text(
+    pytester.makepyfile(test_two=(
         "import time, pytest\n"
         "@pytest.fixture\ndef slow():\n    time.sleep(0.3)\n    yield\n"
         "@pytest.mark.parametrize('mode', ['a', 'b'])\n"
-        "def test_check(mode, slow):\n    time.sleep(0.01 if mode == 'a' else 0.06)\n")
+        "def test_check(mode, slow):\n    time.sleep(0.01 if mode == 'a' else 0.06)\n"))
     bench = _bench()
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "--durations=0", "--durations-min=0", *extra], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-    calls = bench.check_calls(done.stdout)
+    done = pytester.runpytest("-q", "-p", "no:cacheprovider", "--durations=0",
+                              "--durations-min=0", *extra)
+    stdout = done.stdout.str() + "\n"
+    assert done.ret == 0, stdout + done.stderr.str()
+    calls = bench.check_calls(stdout)
     assert sorted(calls) == ["test_two.py::test_check[a]", "test_two.py::test_check[b]"]
     # the call line's figure, not the setup line's (the fixture's 0.3 s): read from the output
     # itself, not bounded by wall-clock time (a 10 ms call is not under 0.3 s on every machine)
     setup_a, call_a = (re.search(rf"^([\d.]+)s {phase}\s+test_two.py::test_check\[a\]$",
-                                 done.stdout, re.M) for phase in ("setup", "call"))
-    assert setup_a and call_a and float(setup_a.group(1)) >= 0.3, done.stdout
+                                 stdout, re.M) for phase in ("setup", "call"))
+    assert setup_a and call_a and float(setup_a.group(1)) >= 0.3, stdout
     assert calls["test_two.py::test_check[a]"] == float(call_a.group(1)) >= 0.01
     assert calls["test_two.py::test_check[b]"] >= 0.06
     run = {"calls": calls, "wall_s": 1.0}
