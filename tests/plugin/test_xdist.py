@@ -3,6 +3,7 @@ identical results and summary (workers' results and cache counters merged on the
 import pytest
 
 from conftest import ACCURACY_TESTS
+from inner_run_env import INNER_RUN_ADDOPTS
 
 pytest.importorskip("xdist")
 
@@ -75,6 +76,9 @@ def test_device(ascend_device, worker_id):
 def test_workers_take_device_k_mod_count(pytester, monkeypatch, tmp_path):
     from pytest_ascend_accuracy.testing.fake_atc import install_fake_toolkit
 
+    # no atc call here (the toolkit is found on PATH by its install record): its persistent
+    # interpreter is not started ahead of one (a background python importing onnx, 1-2 s of CPU)
+    monkeypatch.setenv("FAKE_ATC_SERVER", "0")
     toolkit = install_fake_toolkit(tmp_path / "cann")
     monkeypatch.setenv("PATH", f"{toolkit.home / 'bin'}:{__import__('os').environ['PATH']}")
     monkeypatch.delenv("ASCEND_TOOLKIT_HOME", raising=False)
@@ -109,6 +113,20 @@ def _needs_work_stealing():
         pytest.skip("pytest-xdist before 3.2.1: the plugin keeps load (worksteal could hang)")
 
 
+def _workers_import_from(request, path) -> bool:
+    """The xdist workers of a run in this process start on the ``sys.path`` xdist's plugin saw
+    at its import, not on this process's (tests/conftest.py): ``path`` is added there for the
+    test; False where that list is not found (the test's run then goes in a process of its own,
+    whose workers find modules in its working directory, as that process does)."""
+    try:
+        from xdist.plugin import _sys_path
+    except ImportError:
+        return False
+    _sys_path.append(str(path))
+    request.addfinalizer(lambda: _sys_path.remove(str(path)))
+    return True
+
+
 ADDS_DIST_LOAD = """
 def pytest_load_initial_conftests(early_config, parser, args):
     args[:] = ["--dist", "load"] + args  # (the pytest docs' way of adding options)
@@ -126,8 +144,8 @@ def pytest_load_initial_conftests(early_config, parser, args):
     (("-n", "1"), "ini-off", "LoadScheduling"),
 ], ids=["no-dist", "no-dist-one-worker", "dist-load", "env-addopts", "ini-addopts",
         "plugin-adds-it", "ini-off"])
-def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypatch, args, how,
-                                                              scheduling):
+def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypatch, request,
+                                                             args, how, scheduling):
     """``-n 2`` alone runs xdist's worksteal; a --dist load given any way keeps load: on the
     command line, in PYTEST_ADDOPTS, in the ini's addopts, added by a plugin at start-up; and
     ini ``ascend_accuracy_worksteal = false`` keeps it too. The controller chooses before any
@@ -135,17 +153,20 @@ def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypat
     worksteal chosen for -n 2 and for -n 1, each run starts one worker, not two (CPU of this
     test alone here: 9.9 s for six runs of two workers, 6.5 s for these seven)."""
     _needs_work_stealing()
-    if how == "env":
-        monkeypatch.setenv("PYTEST_ADDOPTS", "--dist load")
+    if how == "env":  # (the suite's inner-run options kept, tests/conftest.py's docstring:
+        # without them this run's worker alone imported hypothesis, compiling it into the suite's
+        # bytecode cache first: 2.2-3.9 s of CPU for this run, 0.5-0.9 s with them)
+        monkeypatch.setenv("PYTEST_ADDOPTS", f"--dist load {INNER_RUN_ADDOPTS}")
     elif how == "addopts":
         pytester.makeini("[pytest]\naddopts = --dist load\n")
     elif how == "plugin":
-        pytester.makepyfile(adds_dist_load=ADDS_DIST_LOAD)  # (found from the cwd in a process
-        # of its own, the workers' too; in this process pytester's workers do not find it)
+        pytester.makepyfile(adds_dist_load=ADDS_DIST_LOAD)
+        pytester.syspathinsert()  # (the controller, in this process, imports it from there)
+        in_process = _workers_import_from(request, pytester.path)
     elif how == "ini-off":
         pytester.makeini("[pytest]\nascend_accuracy_worksteal = false\n")
     pytester.makepyfile(test_two=TWO_TESTS)
-    run = pytester.runpytest_subprocess if how == "plugin" else pytester.runpytest
+    run = pytester.runpytest if how != "plugin" or in_process else pytester.runpytest_subprocess
     result = run(*args, "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([f"scheduling tests via {scheduling}"])
