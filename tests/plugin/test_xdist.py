@@ -230,23 +230,73 @@ def test_z_worker_dies():
     os._exit(3)  # as SIGKILL or the OOM killer end a worker: no output sent at its end
 """
 
+BASELINE_FIRST = """
+from pytest_ascend_accuracy import accuracy
+
+M = "models/passing_mlp.onnx"
+
+
+@accuracy(threshold=0.95, max_drop=0.002)
+def test_mlp(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs(M, seed=0)
+    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
+"""
+
+CRASH_SUITE = ("defaults: {threshold: 0.95}\nmodels:\n"
+               "  - model: models/passing_mlp.onnx\n"
+               "    modes: [default, fusion_off]\n"
+               "  - model: models/overflow.onnx\n")
+
+
+@pytest.fixture(scope="module")
+def _shared_runs():
+    """Inner runs that several tests of this module check, each its own way."""
+    return {}
+
+
+@pytest.fixture
+def crashed_worker_run(request, pytester, _shared_runs):
+    """One ``-n 1`` session whose worker dies (a plain test, ``CRASHES``) after it finished the
+    checks of a YAML suite and a test that wrote a baseline; shared by the tests of what such a
+    worker's finished tests keep (one session of two worker starts and their imports, not two).
+    The first test to ask runs it in its own pytester project; a test run alone runs it too."""
+    if "crash" not in _shared_runs:
+        request.getfixturevalue("models_dir")
+        pytester.makefile(".yaml", accuracy_one=CRASH_SUITE)
+        pytester.makepyfile(test_a=BASELINE_FIRST, test_z_crash=CRASHES)
+        _shared_runs["crash"] = pytester.runpytest("-n", "1", "--max-worker-restart=1",
+                                                   "-p", "no:cacheprovider")
+    return _shared_runs["crash"]
+
+
+#: the shared crash run's outcomes: overflow[default], test_mlp (its baseline missing) and the
+#: crash failed
+CRASH_OUTCOMES = {"passed": 2, "failed": 3}
+
 
 @pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
-def test_a_crashed_workers_finished_checks_keep_their_verdicts(pytester, models_dir):
+def test_a_crashed_workers_finished_checks_keep_their_verdicts(crashed_worker_run):
     """The checks a worker finished before it died reach the summary: they came to the
     controller only in the worker's output at its end, which a killed worker never sends, and
     read "@accuracy test failed without a check verdict" (H84)."""
-    pytester.makefile(".yaml", accuracy_one="defaults: {threshold: 0.95}\nmodels:\n"
-                                            "  - model: models/passing_mlp.onnx\n"
-                                            "    modes: [default, fusion_off]\n"
-                                            "  - model: models/overflow.onnx\n")
-    pytester.makepyfile(test_z_crash=CRASHES)
-    result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=2, failed=2)  # overflow[default] and the crash
-    result.stdout.fnmatch_lines(["*3 accuracy checks: 2 passed, 1 failed (2 models x 2 modes)*"])
+    result = crashed_worker_run
+    result.assert_outcomes(**CRASH_OUTCOMES)
+    result.stdout.fnmatch_lines(["*4 accuracy checks: 2 passed, 2 failed (2 models x 2 modes)*"])
     text = result.stdout.str()
     assert "worker 'gw0' crashed while running 'test_z_crash.py::test_z_worker_dies'" in text
     assert "without a check verdict" not in text
+
+
+@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
+def test_a_crashed_workers_written_baselines_and_cache_counts_are_said(crashed_worker_run):
+    """The baseline a test wrote before its worker died is listed to check in, and the cache
+    line counts its lookups: both came only in the worker's output at its end (H86)."""
+    result = crashed_worker_run
+    result.assert_outcomes(**CRASH_OUTCOMES)  # the baseline missing, and the crash among them
+    result.stdout.fnmatch_lines(["1 baseline file written:",
+                                 "  accuracy-baselines/models/passing_mlp/default.yaml: *"])
+    cache = [line for line in result.outlines if line.startswith("cache: ")]
+    assert cache and cache[0] != "cache: 0 hits, 0 misses", cache
 
 
 MARKED_CRASHES = """
@@ -290,35 +340,11 @@ def test_an_accuracy_test_whose_worker_crashed_is_a_failure_of_the_section(pytes
     pytester.makepyfile(conftest="import os, pytest\n\n@pytest.fixture\n"
                                  "def dies():\n    os._exit(3)\n")
     pytester.makepyfile(test_z_crash=MARKED_CRASHES.replace("(golden_dump)", "(dies)"))
+    (pytester.path / "accuracy_one.yaml").unlink()  # (the first run's check, which this one
+    # ran again before its crash: its worker imported numpy, onnx and onnxruntime for it alone)
     result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider")
     result.stdout.fnmatch_lines(["*1 @accuracy test failed without a check verdict"])
     assert not list((pytester.path / ".ascend-accuracy" / ".sessions").glob("*"))
-
-
-BASELINE_FIRST = """
-from pytest_ascend_accuracy import accuracy
-
-M = "models/passing_mlp.onnx"
-
-
-@accuracy(threshold=0.95, max_drop=0.002)
-def test_mlp(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
-    inputs = accuracy_inputs(M, seed=0)
-    check_accuracy(ascend_model(M).run(inputs), golden_dump(M, inputs))
-"""
-
-
-@pytest.mark.filterwarnings("ignore:Benchmarks are automatically disabled")  # pytest-benchmark
-def test_a_crashed_workers_written_baselines_and_cache_counts_are_said(pytester, models_dir):
-    """The baseline a test wrote before its worker died is listed to check in, and the cache
-    line counts its lookups: both came only in the worker's output at its end (H86)."""
-    pytester.makepyfile(test_a=BASELINE_FIRST, test_z_crash=CRASHES)
-    result = pytester.runpytest("-n", "1", "--max-worker-restart=1", "-p", "no:cacheprovider")
-    result.assert_outcomes(failed=2)  # the baseline missing, and the crash
-    result.stdout.fnmatch_lines(["1 baseline file written:",
-                                 "  accuracy-baselines/models/passing_mlp/default.yaml: *"])
-    cache = [line for line in result.outlines if line.startswith("cache: ")]
-    assert cache and cache[0] != "cache: 0 hits, 0 misses", cache
 
 
 EACH = """
