@@ -113,20 +113,6 @@ def _needs_work_stealing():
         pytest.skip("pytest-xdist before 3.2.1: the plugin keeps load (worksteal could hang)")
 
 
-def _workers_import_from(request, path) -> bool:
-    """The xdist workers of a run in this process start on the ``sys.path`` xdist's plugin saw
-    at its import, not on this process's (tests/conftest.py): ``path`` is added there for the
-    test; False where that list is not found (the test's run then goes in a process of its own,
-    whose workers find modules in its working directory, as that process does)."""
-    try:
-        from xdist.plugin import _sys_path
-    except ImportError:
-        return False
-    _sys_path.append(str(path))
-    request.addfinalizer(lambda: _sys_path.remove(str(path)))
-    return True
-
-
 ADDS_DIST_LOAD = """
 def pytest_load_initial_conftests(early_config, parser, args):
     args[:] = ["--dist", "load"] + args  # (the pytest docs' way of adding options)
@@ -144,8 +130,8 @@ def pytest_load_initial_conftests(early_config, parser, args):
     (("-n", "1"), "ini-off", "LoadScheduling"),
 ], ids=["no-dist", "no-dist-one-worker", "dist-load", "env-addopts", "ini-addopts",
         "plugin-adds-it", "ini-off"])
-def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypatch, request,
-                                                             args, how, scheduling):
+def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypatch, args, how,
+                                                             scheduling):
     """``-n 2`` alone runs xdist's worksteal; a --dist load given any way keeps load: on the
     command line, in PYTEST_ADDOPTS, in the ini's addopts, added by a plugin at start-up; and
     ini ``ascend_accuracy_worksteal = false`` keeps it too. The controller chooses before any
@@ -160,13 +146,12 @@ def test_n_without_dist_steals_work_and_a_given_dist_is_kept(pytester, monkeypat
     elif how == "addopts":
         pytester.makeini("[pytest]\naddopts = --dist load\n")
     elif how == "plugin":
-        pytester.makepyfile(adds_dist_load=ADDS_DIST_LOAD)
-        pytester.syspathinsert()  # (the controller, in this process, imports it from there)
-        in_process = _workers_import_from(request, pytester.path)
+        pytester.makepyfile(adds_dist_load=ADDS_DIST_LOAD)  # (found from the cwd in a process
+        # of its own, the workers' too; in this process pytester's workers do not find it)
     elif how == "ini-off":
         pytester.makeini("[pytest]\nascend_accuracy_worksteal = false\n")
     pytester.makepyfile(test_two=TWO_TESTS)
-    run = pytester.runpytest if how != "plugin" or in_process else pytester.runpytest_subprocess
+    run = pytester.runpytest_subprocess if how == "plugin" else pytester.runpytest
     result = run(*args, "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines([f"scheduling tests via {scheduling}"])
