@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 
-from pytest_ascend_accuracy.compare import kernel
+from pytest_ascend_accuracy.compare import kernel, pair_sums
 from pytest_ascend_accuracy.compare.engine import compare_dumps
 from pytest_ascend_accuracy.compare.metrics import compute_metrics
 from pytest_ascend_accuracy.compare.result import CompareResult
@@ -66,10 +66,14 @@ def test_a_masked_pair_reads_as_its_kept_positions_compared_directly(device_mask
     m, direct = compute_metrics(d, g), compute_metrics(kept_d, kept_g)
     assert m.stand_in == d.size - kept_d.size and m.mismatch == 0
     assert (m.finite, m.max_abs, m.std) == (direct.finite, direct.max_abs, direct.std)
+    # the numpy kernel (no C compiler, or ASCEND_ACCURACY_NUMPY_KERNEL=1) sums a plain pair in
+    # float32 chunks: its direct figures are the exact ones to 5e-7 (norm ratio 1.00000062
+    # against 1.00000013 here), where the rule's pass, like the compiled kernel, is exact
+    rel = 1e-12 if pair_sums.pair_sums_extension() is not None else 1e-6
     for key in ("cosine", "norm_ratio", "rel_l2", "rmse"):
-        assert getattr(m, key) == pytest.approx(getattr(direct, key), rel=1e-12), key
+        assert getattr(m, key) == pytest.approx(getattr(direct, key), rel=rel), key
     for key in ("mean_abs", "mean_rel", "acc_rel", "max_rel"):  # direct: float32 terms
-        assert getattr(m, key) == pytest.approx(getattr(direct, key), rel=1e-7), key
+        assert getattr(m, key) == pytest.approx(getattr(direct, key), rel=max(rel, 1e-7)), key
     exact = _exact(kept_d, kept_g)
     for key, want in exact.items():
         assert getattr(m, key) == pytest.approx(want, rel=1e-9), key
