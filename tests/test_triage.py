@@ -216,3 +216,21 @@ def test_a_check_failed_on_scale_alone_is_diagnosed_under_the_same_scale_guard(c
     guarded = run(models.overflow_model(), cache, threshold=0.05, scale_tolerance=2.0)
     assert guarded.restored_by == "keep_dtype" and guarded.keep_dtype == ("norm",)
     assert run(models.overflow_model(), cache, threshold=0.05).restored_by == "default"  # no guard
+
+
+def test_a_step_tables_small_errors_print_in_significant_digits():
+    """A YOLO diagnosis's step table printed ``max-abs 0.000000`` for an error of 2e-8 that
+    the failure itself printed as 1.931e-08: errors below 1e-3 now print 4 significant digits
+    there too, as in the failure's own text (``report.figures.error_figure``); the cosine keeps
+    six places, and a zero error stays 0.000000."""
+    from pytest_ascend_accuracy.triage.result import Diagnosis, OpLine, StepResult
+
+    step = StepResult("default", "default", False, "first failure at /model.9/Concat",
+                      table=(OpLine("/model.9/Concat", "Concat", 0.541978, 2.5e-4, 1.931e-08),
+                             OpLine("/model.9/cv1/act/Mul", "Mul", 0.99, 0.0, 0.0)))
+    shown = text(Diagnosis(model="yolo.onnx", backend="emulator", threshold=0.99,
+                           metric="cosine", restored_by=None, verdict="not restored",
+                           steps=(step,)))
+    assert ("/model.9/Concat       Concat         cos 0.541978  rel-L2 0.00025  "
+            "max-abs 1.931e-08") in shown, shown
+    assert "cos 0.990000  rel-L2 0.000000  max-abs 0.000000" in shown, shown

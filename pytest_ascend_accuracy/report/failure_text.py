@@ -23,6 +23,7 @@ from .failure_kinds import (  # noqa: E402
     NONFINITE_REASON, cube_probe, high_precision_blocker, naming_reason, nonfinite_in_range,
     per_op_only, unread, unread_hint)
 from .figures import judged_cosine, plain_cosine_lines  # noqa: E402  (the cosine judged)
+from .figures import error_figure as _small  # noqa: E402
 from .figures import six_places as _num  # noqa: E402
 from .printable import printable  # noqa: E402  (callers read it here too)
 
@@ -100,14 +101,6 @@ def _fails_guard_too(f: Failure, policy) -> bool:
     return not (policy is None or f.would_pass is None or f.threshold is not policy.default
                 or m is None or m.golden_zero
                 or not policy.off_scale(guard_ratio(m, f.threshold.metric)[0]))
-
-
-def _small(v: Optional[float]) -> str:
-    """An error figure: six decimals, or 4 significant digits for a non-zero one below 1e-3,
-    which six decimals printed as 0.000000 (H324's mobilenet: max abs error 3e-8)."""
-    if v is not None and math.isfinite(v) and 0.0 < abs(v) < 1e-3:
-        return f"{v:.4g}"
-    return _num(v)
 
 
 def first_failing_reason(f: Failure, policy=None) -> str:

@@ -25,6 +25,7 @@ from typing import Dict, List, Optional
 from ..compare.thresholds import threshold_text
 from ..core.atomic_files import atomic_write_bytes, atomic_write_text
 from ..errors import ConfigError
+from ..report.figures import error_figure
 from .fix_folder import REPORT_FILES, copy_names, folder_parts, named_files, shell_line
 from .result import GUIDE_STEPS, guide_step
 
@@ -133,7 +134,8 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
             width = max(len(r.op) for r in s.table)
             for r in s.table:
                 lines.append(f"     {r.op:<{width}}  {r.op_type:<14} cos {_num(r.cosine)}  "
-                             f"rel-L2 {_num(r.rel_l2)}  max-abs {_num(r.max_abs)}  {r.note}".rstrip())
+                             f"rel-L2 {error_figure(r.rel_l2)}  "
+                             f"max-abs {error_figure(r.max_abs)}  {r.note}".rstrip())
     return "\n".join(lines) + "\n"
 
 
