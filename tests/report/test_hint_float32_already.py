@@ -58,6 +58,16 @@ def test_an_op_output_in_float32_already_is_not_named():
     assert names == ["norm"], (names, reason)
     assert reason.endswith("; fc is left out (this run outputs it in float32 already: keeping "
                            "it in float32 changes nothing)"), reason
+    # the test's own mode keeps fc: the hint's mode prints it, so the reason does not call it
+    # left out (A1, YOLO11n: "... is left out" beside a printed keep_dtype list naming it)
+    names, reason = keep_dtype_names(verdict, _found(RangeFinding("norm", "input:0", 1e9)),
+                                     keep_dtype(["fc"]))
+    assert names == ["norm"], (names, reason)
+    assert reason.endswith("; fc is kept by the test's own keep_dtype already (this run "
+                           "outputs it in float32)"), reason
+    hint = next_step(verdict, _found(RangeFinding("norm", "input:0", 1e9)), keep_dtype(["fc"]),
+                     dump_kind="ascend")
+    assert hint.kind == KEEP_DTYPE and set(hint.modes[0].keep_dtype) == {"fc", "norm"}, hint
 
 
 def test_float32_nan_inf_a_cube_op_and_a_float16_output_stay_named():
