@@ -67,6 +67,19 @@ def cast_square(path, half):
 
 
 #: (builder, the float16 model's file, its float32 export's)
+#: a user's test file of one of these models (``{name}``: its file under models/), for the
+#: plugin-level tests (tests/plugin/test_diagnose_float16_model.py, test_float16_model_hint.py)
+PLUGIN_TEST = '''
+from pytest_ascend_accuracy import accuracy{imports}
+
+
+@accuracy(threshold=0.99{modes})
+def test_model(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/{name}", seed=0)
+    golden = golden_dump("models/{name}", inputs)
+    check_accuracy(ascend_model("models/{name}").run(inputs, dump=True), golden)
+'''
+
 MODELS = {"half_export": (attention, "attn_half.onnx", "attn32.onnx"),
           "cast_to_float16": (cast_square, "castsq.onnx", "sq32.onnx")}
 

@@ -11,18 +11,8 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-from tests.test_triage_float16_model import ADVICE, MODELS, REASON  # noqa: E402
-
-TEST = '''
-from pytest_ascend_accuracy import accuracy{imports}
-
-
-@accuracy(threshold=0.99{modes})
-def test_model(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
-    inputs = accuracy_inputs("models/{name}", seed=0)
-    golden = golden_dump("models/{name}", inputs)
-    check_accuracy(ascend_model("models/{name}").run(inputs, dump=True), golden)
-'''
+from tests.test_triage_float16_model import (  # noqa: E402
+    ADVICE, MODELS, REASON, PLUGIN_TEST as TEST)
 
 FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
                  r"import (.+)\)$", re.M)

@@ -11,24 +11,7 @@ import pytest
 
 pytest.importorskip("onnxruntime")
 
-TEST = '''
-from pytest_ascend_accuracy import accuracy{imports}
-
-
-@accuracy(threshold=0.99{modes})
-def test_attn(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
-    inputs = accuracy_inputs("models/{name}.onnx", seed=0)
-    golden = golden_dump("models/{name}.onnx", inputs)
-    check_accuracy(ascend_model("models/{name}.onnx").run(inputs, dump=True), golden)
-'''
-
-
-def _attention(path, dtype):
-    """MatMul by +-1e4 weights (scores past 65504 for inputs in [0, 1)), then Softmax: the
-    diagnosis tests' model (tests/test_triage_float16_model.py), in ``dtype``."""
-    from tests.test_triage_float16_model import attention
-
-    attention(path, half=dtype == np.float16)
+from tests.test_triage_float16_model import PLUGIN_TEST as TEST, attention  # noqa: E402
 
 
 def _hint(text):
@@ -38,9 +21,9 @@ def _hint(text):
 
 def test_a_float16_models_hint_offers_no_mode_and_its_float32_export_is_fixed(pytester):
     (pytester.path / "models").mkdir()
-    _attention(pytester.path / "models" / "attn_half.onnx", np.float16)
-    _attention(pytester.path / "models" / "attn32.onnx", np.float32)
-    pytester.makepyfile(test_half=TEST.format(imports="", modes="", name="attn_half"))
+    attention(pytester.path / "models" / "attn_half.onnx", half=True)
+    attention(pytester.path / "models" / "attn32.onnx", half=False)
+    pytester.makepyfile(test_half=TEST.format(imports="", modes="", name="attn_half.onnx"))
     run = pytester.runpytest("-p", "no:cacheprovider", "test_half.py")
     run.assert_outcomes(failed=1)
     hint = _hint(run.stdout.str())
@@ -53,12 +36,12 @@ def test_a_float16_models_hint_offers_no_mode_and_its_float32_export_is_fixed(py
     # ... which the emulator shows: the high precision the hint used to offer fails the same
     pytester.makepyfile(test_half_hp=TEST.format(imports=", HIGH_PRECISION",
                                                  modes=", modes=[HIGH_PRECISION]",
-                                                 name="attn_half"))
+                                                 name="attn_half.onnx"))
     run = pytester.runpytest("-p", "no:cacheprovider", "test_half_hp.py")
     run.assert_outcomes(failed=1)
     assert "first failure in graph order: softmax" in run.stdout.str()
     # the float32 export, as the hint says: its failure names the ops to keep in float32 ...
-    pytester.makepyfile(test_f32=TEST.format(imports="", modes="", name="attn32"))
+    pytester.makepyfile(test_f32=TEST.format(imports="", modes="", name="attn32.onnx"))
     run = pytester.runpytest("-p", "no:cacheprovider", "test_f32.py")
     run.assert_outcomes(failed=1)
     hint = _hint(run.stdout.str())
@@ -66,7 +49,7 @@ def test_a_float16_models_hint_offers_no_mode_and_its_float32_export_is_fixed(py
     assert expr.startswith("keep_dtype("), hint
     # ... that, pasted, fix it
     pytester.makepyfile(test_f32_kept=TEST.format(imports=", keep_dtype",
-                                                  modes=f", modes=[{expr}]", name="attn32"))
+                                                  modes=f", modes=[{expr}]", name="attn32.onnx"))
     run = pytester.runpytest("-p", "no:cacheprovider", "test_f32_kept.py")
     run.assert_outcomes(passed=1)
 
@@ -77,8 +60,8 @@ def test_a_float16_golden_of_a_float32_model_keeps_its_modes(tmp_path):
     from pytest_ascend_accuracy.report.fp16_fix_ops import in_float16
     from pytest_ascend_accuracy.compare.rows import TensorCompare
 
-    _attention(tmp_path / "attn32.onnx", np.float32)
-    _attention(tmp_path / "attn_half.onnx", np.float16)
+    attention(tmp_path / "attn32.onnx", half=False)
+    attention(tmp_path / "attn_half.onnx", half=True)
     row = TensorCompare(order=1, op_name="softmax", op_type="SoftmaxV2", original_names=(),
                         slot="output:0", golden_name="softmax", dtype="float16",
                         golden_dtype="float16")
