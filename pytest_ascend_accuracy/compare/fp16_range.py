@@ -24,6 +24,7 @@ moves the output by less than float16 resolves.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import numpy as np
@@ -93,6 +94,15 @@ class RangeFindings(list):
     #: the fused groups of the compared rows (each a row's ``original_names``, two or more):
     #: a keep_dtype fix keeping one member keeps the others (``fused_groups``)
     fused: Tuple[Tuple[Tuple[str, ...], str], ...] = ()
+    #: ``input_producers`` of the golden and model the findings were read from, to call
+    #: (``failing_ops_past_fp16``; not a tuple, which ``in_model_spelling`` would rename)
+    read_producers: Optional[Callable[[], Optional[Dict[str, List[str]]]]] = None
+
+    def feeding(self) -> Optional[Dict[str, List[str]]]:
+        """``read_producers()``, read once; None where not known."""
+        if self.read_producers is not None and not hasattr(self, "_feeding"):
+            self._feeding = self.read_producers()
+        return getattr(self, "_feeding", None)
 
 
 def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: int = 3,
@@ -299,18 +309,9 @@ def ops_upstream(golden: DumpSet, targets: Iterable[str], *,
     whose operands are the files of the outputs feeding them, as the cached onnxruntime golden
     stores them). None where neither tells the edges (an op earlier in graph order need not
     feed a target)."""
-    feeds: Optional[Dict[str, List[str]]] = None
-    types: Dict[str, str] = {}
-    if model is not None:
-        inputs, producers, _, types = _graph_edges(model)
-        if inputs:
-            feeds = {name: [producers[t][0] for t in tensors if t in producers]
-                     for name, tensors in inputs.items()}
-    if feeds is None:  # a golden that stores an operand made by an op as that op's output file
-        made_by = _producers_by_file(golden)
-        files = {op.name: [made_by[t.source][0] for t in op.inputs if t.source in made_by]
-                 for op in golden.ops}
-        feeds = files if any(files.values()) else None  # (inputs as files of their own: unknown)
+    edges = _graph_edges(model) if model is not None else ({}, {}, {}, {})
+    types = edges[3]
+    feeds = _feeds(golden, edges)
     if feeds is None:
         return None
     wanted = [t for t in targets if t]
@@ -322,6 +323,26 @@ def ops_upstream(golden: DumpSet, targets: Iterable[str], *,
                 todo.append(producer)
     up = seen - set(wanted)
     return {op.name: op.op_type or types.get(op.name, "") for op in golden.ops if op.name in up}
+
+
+def input_producers(golden: DumpSet, model=None) -> Optional[Dict[str, List[str]]]:
+    """``{golden op name: the ops whose outputs it takes}``: the edges of ``model`` (the ONNX
+    model the golden ran) where given, else the golden's own operand files (a golden whose
+    operands are the files of the outputs feeding them, as the cached onnxruntime golden stores
+    them); None where neither tells."""
+    return _feeds(golden, _graph_edges(model) if model is not None else ({}, {}))
+
+
+def _feeds(golden: DumpSet, edges) -> Optional[Dict[str, List[str]]]:
+    """``input_producers`` from a model's ``_graph_edges`` (empty: not known)."""
+    inputs, producers = edges[:2]
+    if inputs:
+        return {name: [producers[t][0] for t in tensors if t in producers]
+                for name, tensors in inputs.items()}
+    made_by = _producers_by_file(golden)  # an operand made by an op: that op's output file
+    files = {op.name: [made_by[t.source][0] for t in op.inputs if t.source in made_by]
+             for op in golden.ops}
+    return files if any(files.values()) else None  # (inputs as files of their own: unknown)
 
 
 #: how many ignored ops upstream of the failures have their golden operands looked at (and as
@@ -344,6 +365,7 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
     found = golden_inputs_past_fp16(golden, first, limit=len(first), model=model,
                                     op_types=op_types)
     found.fused = fused_groups((*rows, *(f.row for f in verdict.failures)))
+    found.read_producers = partial(input_producers, golden, model)
     _infinite_outputs_past_fp16(golden, verdict, found)
     if rows:  # an op no row holds was folded at conversion: keeping it keeps nothing, and a
         # keep_dtype fix naming it is refused (a review: the printed fix, pasted, failed)

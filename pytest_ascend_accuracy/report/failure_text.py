@@ -288,7 +288,8 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     dumped = dumped_mode(result)[0]
     mode = device_mode(dumped, (result.meta.get("actual_kind") or "")
                        if result is not None else "")
-    names, reason = keep_dtype_names(verdict, range_inputs, mode)
+    names, reason = keep_dtype_names(verdict, range_inputs, mode,
+                                     result.rows if result is not None else ())
     half = float16_hint(verdict, names, range_inputs, result)
     if half:  # an op the model computes in float16: no mode makes it float32
         return half

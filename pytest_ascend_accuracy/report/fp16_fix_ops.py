@@ -11,6 +11,7 @@ from ..compare.result import TensorCompare, Verdict
 from ..core.fp16 import FP16_MAX
 from .model_spelling import row_model_name
 from .printable import printable
+from .rounded_upstream import rounded_feeds, rounded_reason
 
 
 def fp16_range_rows(verdict: Verdict, *, nan_counts: Optional[bool] = None
@@ -44,8 +45,8 @@ def _floating(dtype: str) -> bool:
     return not dtype or "float" in dtype
 
 
-def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
-                     mode=None) -> Tuple[List[str], str]:
+def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
+                     rows: Sequence[TensorCompare] = ()) -> Tuple[List[str], str]:
     """The ops a ``keep_dtype`` fix names, in the failures' (graph) order, and why: failing ops
     whose golden operands pass 65504 (``range_inputs``, ``compare.fp16_range.RangeFinding``)
     and failing ops whose values leave the float16 range (``fp16_range_rows``, by their original
@@ -53,13 +54,17 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
     ops after it failing on their own values, and keeping only one kind leaves the other
     failing. ``([], "")`` when neither. ``mode``: the failing run's conversion mode where its
     dump holds the device's own dtypes (the emulator's, an Ascend binary dump: ``device_mode``),
-    which ``float32_already`` needs; None where not known."""
+    which ``float32_already`` needs; None where not known. ``rows``: the compared rows, where
+    known (``rounded_upstream.rounded_feeds`` reads the passing ones: a kept op fed values
+    float16 rounded already makes the fix ``unexplained``)."""
+    compared = rows  # (``rows`` below: the failing rows pointing at float16 range)
     # NaN/Inf rows count with a range finding, or where no golden was read at all (a saved
     # result: nothing tells an overflow from a value rounded to 0, and judge keeps the hint it
     # gave before; a review)
     rows = fp16_range_rows(verdict, nan_counts=True if range_inputs or not hasattr(
         range_inputs, "checked") else None)
     fused = getattr(range_inputs, "fused", ())
+    feeding = range_inputs.feeding() if hasattr(range_inputs, "feeding") else None
     row_ids = {id(r) for r in rows}
     range_ops = {f.op for f in range_inputs}
     names: List[str] = []
@@ -114,6 +119,10 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (),
     if not explained:  # an overflow after the first failure: named, never offered as its fix
         names.unexplained = True
         return names, _unexplained(verdict, names, reasons)
+    fed = rounded_feeds(verdict, feeding, names, _row_names, compared)
+    if fed:  # a kept op takes values float16 rounded before it: no list of these ops fixes it
+        names.unexplained = True
+        return names, rounded_reason(verdict, names, reasons, fed)
     reason += _promise(verdict, range_inputs, names, aside={*kept, *tiny})
     for name, dtype in kept.items():
         if name in mode.keep_dtype:  # printed in the mode all the same: "left out" read wrong
@@ -254,7 +263,9 @@ def _promise(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
     """What keeping ``names`` is known to do, where some failing op after the first is neither
     kept nor fed by a kept op: a prediction for the first failure only (a DeepLabV3's hint,
     pasted, failed further on; an SSDlite's kept its first failing Conv+Relu, which pasted
-    still failed there, fed float16 subnormals from upstream: cosine 0.933781). The ops left
+    still failed there, fed float16 subnormals from upstream: cosine 0.933781, which
+    ``rounded_upstream.rounded_feeds`` now tells where the edges and rows are known, making such
+    a fix ``unexplained``). The ops left
     out on purpose (``aside``: output in float32 already, or tiny), whose reason the hint gives,
     are not such ops: a tiny Sigmoid after a kept BatchNorm got the caveat, and the hint pasted
     passed. Nor is a later failing op with no range finding of its own: it fails on what the

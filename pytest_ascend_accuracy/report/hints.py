@@ -5,7 +5,9 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
 - ``keep_dtype`` (values or golden operands leave the float16 range at or before the first
   failing op (``fp16_fix_ops.explains_first``; after it only: ``modes``, no op list, the
   reason saying so, and ``--accuracy-diagnose``; an underflow only: the fallback, its
-  flushes named): past 65504, or flushed to 0,
+  flushes named; likewise where a kept op takes values float16 rounded already below its
+  smallest normal from an op not kept, ``rounded_upstream.rounded_feeds``): past 65504, or
+  flushed to 0,
   ``compare.fp16_range``, which also names the op producing an operand that flushes, and looks
   at the operands of the ops feeding the failures that are ignored, or that pass a loosened
   threshold the default check fails: the printed "threshold that would pass", pasted, must not
@@ -197,7 +199,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         return Hint(PROBLEM, reason, advice=advice)
     from .fp16_fix_ops import device_mode
 
-    names, reason = keep_dtype_names(verdict, range_inputs, device_mode(mode, dump_kind))
+    names, reason = keep_dtype_names(verdict, range_inputs, device_mode(mode, dump_kind),
+                                     rows)
     if not set(names) - set(mode.keep_dtype):  # pasted, the test's own mode: nothing changes
         names = []
     first_row = verdict.first.row if verdict.first is not None else None

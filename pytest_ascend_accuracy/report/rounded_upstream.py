@@ -1,0 +1,95 @@
+"""Whether a float16-range keep_dtype fix can work at all: an op it keeps in float32 that takes
+an operand from an op it does not keep, output in float16 by the failing run with golden values
+all below float16's smallest normal (2**-14), takes that operand rounded already, which no list
+confined to the failing ops gives back.
+
+A random-init YOLOv8n (ultralytics export, BatchNorm statistics at init) failed first at
+/model.9/cv2/conv/Conv, its operand from /model.9/Concat flushing to 0; the hint kept that Conv,
+the Concat and two ops after them. Pasted, the first failure moved to the kept Concat (float32,
+cosine 0.541978: its float16 inputs from /model.9/cv1/act/Mul and three MaxPools, all below
+2**-14 and failing the check by their plain cosine, 0.305025 for the Mul, though passing by
+float16's allowance for values that small), and each later hint moved it one op earlier. An
+SSDlite kept its first failing Conv+Relu the same way and failed there (cosine 0.933781). Such a
+fix is named, never offered (``fp16_fix_ops.keep_dtype_names``: ``KeepNames.unexplained``), and
+the hint points to the diagnosis, which finds a mode by running it."""
+from __future__ import annotations
+
+from typing import List, Sequence, Tuple
+
+from ..compare.result import TensorCompare, Verdict
+from .printable import printable
+
+#: dtypes a run outputs rounded to float16's grid (bfloat16 keeps float32's exponent range)
+_FLOAT16 = ("float16",)
+
+
+def rounded_feeds(verdict: Verdict, feeding, names: Sequence[str], row_names,
+                  rows: Sequence[TensorCompare] = ()) -> List[Tuple[str, str, TensorCompare]]:
+    """``[(kept op, producer, its row)]``, in ``names``' order: each op of ``names`` (a keep_dtype
+    fix) and an op whose output it takes (``feeding``: ``{golden op: its producers}``,
+    ``compare.fp16_range.input_producers``; nothing where None) that ``names`` does not keep,
+    whose row (among ``rows``, the compared rows, and the failures') the run output in float16,
+    its golden values all below float16's smallest normal and not all 0, and that fails the
+    check by its plain figure (it fails, or passes only by float16's allowance for such values:
+    ``compare.tiny_values``). ``row_names(row)``: the names a keep_dtype fix may name a row's op
+    by (``fp16_fix_ops._row_names``)."""
+    if not feeding:
+        return []
+    failed = {id(f.row) for f in verdict.failures}
+    by_name: dict = {}
+    for r in [f.row for f in verdict.failures] + [r for r in rows if id(r) not in failed]:
+        for n in row_names(r):
+            if n:
+                by_name.setdefault(n, r)
+    kept = set(names)
+    found = []
+    for name in names:
+        own = by_name.get(name)
+        golden = dict.fromkeys((name, *((own.golden_name, *own.original_names) if own else ())))
+        producers = dict.fromkeys(p for g in golden if g for p in feeding.get(g, ()))
+        for producer in producers:
+            row = by_name.get(producer)
+            if (row is None or row is own or set(row_names(row)) & kept
+                    or not _rounded(row, verdict, id(row) in failed)):
+                continue
+            found.append((name, producer, row))
+    return found
+
+
+def _rounded(row: TensorCompare, verdict: Verdict, failing: bool) -> bool:
+    """Whether the run output ``row`` in float16, its golden values all below float16's
+    smallest normal (not all 0), and its plain figure fails the check (``failing``: it fails)."""
+    from ..compare.tiny_values import FP16_TINY
+
+    m = row.metrics
+    if (m is None or row.dtype not in _FLOAT16 or "float" not in (row.golden_dtype or "float")
+            or not 0 < m.max_abs_golden < FP16_TINY):
+        return False
+    if failing:
+        return True
+    thr = verdict.policy.threshold_for(row.names)
+    return thr.metric not in m.not_applicable and not thr.passed(getattr(m, thr.metric))
+
+
+def rounded_reason(verdict: Verdict, names: Sequence[str], reasons,
+                   fed: Sequence[Tuple[str, str, TensorCompare]]) -> str:
+    """The reason of a hint whose keep_dtype fix (``names``; ``reasons``: (what, details) of
+    its findings) keeps ops fed rounded values (``rounded_feeds``, not empty): what was found,
+    which op takes values rounded by which ops it does not keep, and that no op list is known
+    to fix it."""
+    ops = ", ".join(printable(n) for n in list(names)[:3]) + (", ..." if len(names) > 3 else "")
+    where = ", and ".join(f"{lead} at {ops} ({why})" if k == 0 else f"{lead} ({why})"
+                          for k, (lead, why) in enumerate(reasons))
+    kept, first, row = fed[0]
+    producers = list(dict.fromkeys(p for n, p, _ in fed if n == kept))
+    shown = ", ".join(printable(p) for p in producers[:3]) + (
+        ", ..." if len(producers) > 3 else "")
+    metric = verdict.policy.threshold_for(row.names).metric
+    figure = getattr(row.metrics, metric)
+    many = len(producers) > 1
+    return (f"{where}, but keeping them in float32 is no fix: {printable(kept)} takes values "
+            f"float16 rounded already from {shown}, not kept (float16 in this run, golden "
+            f"values below float16's smallest normal: {printable(first)}'s at most "
+            f"|{row.metrics.max_abs_golden:.3g}|, its plain {metric} {figure:.6f} failing the "
+            f"check{', as the others do' if many else ''}), which no op list confined to the "
+            "failing ops restores: no op list is known to fix it")
