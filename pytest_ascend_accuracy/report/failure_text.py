@@ -15,8 +15,9 @@ from ..compare.result import (CompareResult, Failure, TensorCompare, Verdict, gu
 from ..compare.thresholds import beside, threshold_text
 
 from .fp16_fix_ops import (  # noqa: E402,F401  (callers and tests read them here too)
-    API_DIAGNOSE, diagnose_by_running, float16_hint, flushed_after_first, fp16_range_rows,
+    API_DIAGNOSE, diagnose_by_running, flushed_after_first, fp16_range_rows,
     high_precision_may_fix, keep_dtype_names)
+from .float16_model import float16_hint  # noqa: E402
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
 from .failure_kinds import (  # noqa: E402

@@ -122,7 +122,7 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
     fed = rounded_feeds(verdict, feeding, names, _row_names, compared)
     if fed:  # a kept op takes values float16 rounded before it: no list of these ops fixes it
         names.unexplained = True
-        return names, rounded_reason(verdict, names, reasons, fed)
+        return names, rounded_reason(verdict, found_at(names, reasons), fed)
     reason += _promise(verdict, range_inputs, names, aside={*kept, *tiny})
     for name, dtype in kept.items():
         if name in mode.keep_dtype:  # printed in the mode all the same: "left out" read wrong
@@ -244,16 +244,21 @@ def diagnose_by_running(verdict: Verdict, result, cli: bool) -> str:
     return "to find one by running, " + API_DIAGNOSE
 
 
+def found_at(names: Sequence[str], reasons) -> str:
+    """What leaves the float16 range (``reasons``: (what, details)), at the first few of
+    ``names``: the lead of a reason that names ops but offers no fix."""
+    ops = ", ".join(printable(n) for n in list(names)[:3]) + (", ..." if len(names) > 3 else "")
+    return ", and ".join(f"{lead} at {ops} ({why})" if k == 0 else f"{lead} ({why})"
+                         for k, (lead, why) in enumerate(reasons))
+
+
 def _unexplained(verdict: Verdict, names: Sequence[str], reasons) -> str:
     """The reason of a hint whose float16-range findings (``reasons``: (what, details), at
     ``names``) do not explain the verdict's first failure: ``keep_dtype(['Mul_3'])`` was
     printed as the fix of a check failing first at conv1_relu, whose values stay within
     float16, and pasted it still failed there."""
     first = _first_row(verdict)
-    ops = ", ".join(printable(n) for n in list(names)[:3]) + (", ..." if len(names) > 3 else "")
-    where = ", and ".join(f"{lead} at {ops} ({why})" if k == 0 else f"{lead} ({why})"
-                          for k, (lead, why) in enumerate(reasons))
-    return (f"{where}, but not at or before the first failing op "
+    return (f"{found_at(names, reasons)}, but not at or before the first failing op "
             f"({printable(first.label if first is not None else '')}): no op list is known "
             "to fix it")
 
@@ -405,83 +410,6 @@ def high_precision_may_fix(verdict: Verdict, names: Sequence[str]) -> bool:
         if is_cube(r.op_type) and wanted & {r.op_name, r.golden_name, *r.original_names}:
             return False
     return True
-
-
-#: what a hint says of a failing op the ONNX model itself computes in float16 (``in_float16``):
-#: high precision (allow_fp32_to_fp16) and keep_dtype keep a float16 op float16 (ATC's
-#: --precision_mode; the emulator does the same: ``backends.emulator.float16_model``), so the
-#: "convert in high precision" probe of an attention export in float16 failed as the default
-#: did, and said nothing (H337)
-FLOAT16_MODEL_REASON = ("the ONNX model itself computes {label} in float16 (its golden is "
-                        "float16), which high precision and keep_dtype leave float16 (no mode "
-                        "makes it match its float16 golden)")
-#: (a model.half() export has no Cast to drop: the words say where one is, F29's finding)
-FLOAT16_MODEL_ADVICE = ("export the model in float32 (or, where the model casts to float16 "
-                        "before {label}, drop that Cast) and check that export: against its "
-                        "float32 golden, a failure names the ops to keep in float32, or the "
-                        "mode, that fix it")
-
-
-def in_float16(row: Optional[TensorCompare], model=None) -> bool:
-    """Whether ``row``'s op is one the ONNX model computes in float16: its golden is float16
-    (onnxruntime ran the op in the model's dtype) and ``model`` (the ONNX model the golden ran:
-    a path, ModelProto or ``compare.fp16_range.ModelEdges``) types that output float16. Not
-    where the model is not known or does not name the op: a float16 golden alone is no proof (a
-    float32 model's golden stored as float16 by another tool lost the high-precision probe that
-    worked, and was told "the ONNX model itself computes conv1 in float16": a review, H341)."""
-    if row is None or str(row.golden_dtype) != "float16" or not row.golden_name:
-        return False
-    slot = str(row.golden_slot or "output:0")
-    if model is None or not slot.startswith("output:"):
-        return False
-    elem = _output_types(getattr(model, "model", model)).get(
-        (row.golden_name, int(slot.split(":")[1] or 0)))
-    return elem == 10  # onnx.TensorProto.FLOAT16
-
-
-def _output_types(model) -> dict:
-    """``{(node name as the golden names it, output index): ONNX element type}`` of ``model``,
-    ``{}`` where it cannot be read."""
-    from ..graph.onnx_graph import tensor_info
-    from ..graph.prepare import prepare_model
-
-    try:
-        proto = prepare_model(model, require_static=False, weights_by_reference=True).model
-        info = tensor_info(proto)
-    except Exception:  # a model gone or unreadable since the check ran: the golden's dtype
-        return {}
-    return {(n.name, k): info[o][0] for n in proto.graph.node for k, o in enumerate(n.output)
-            if o in info}
-
-
-def float16_model_text(label: str, lead: str) -> Tuple[str, str]:  # (FLOAT16_MODEL_*)
-    """(reason, advice) of a hint for a failing op at ``label`` the model computes in float16
-    (``in_float16``), ``lead`` what fails there."""
-    shown = printable(label)
-    return (f"{lead}; " + FLOAT16_MODEL_REASON.format(label=shown),
-            FLOAT16_MODEL_ADVICE.format(label=shown))
-
-
-def float16_hint(verdict: Verdict, names: Sequence[str], range_inputs: Sequence = (),
-                 result=None) -> str:
-    """``failure_text.default_hint``'s text where its hint would keep ``names`` in float32 or
-    probe a NaN/Inf with high precision at an op the model computes in float16
-    (``in_float16``, the model the one a stored golden records: ``result.meta["diagnose"]``),
-    else ""."""
-    import os
-
-    from .failure_kinds import NONFINITE_REASON, nonfinite_failure
-
-    source = ((getattr(result, "meta", None) or {}).get("diagnose") or {}).get("model")
-    model = source if source and os.path.isfile(str(source)) else None
-    row, lead = _first_row(verdict), getattr(names, "found", "")
-    if not names:
-        failure = nonfinite_failure(verdict) if hasattr(range_inputs, "checked") else None
-        row = failure.row if failure is not None else None
-        lead = NONFINITE_REASON.format(label=printable(row.label)) if row is not None else ""
-    if row is None or not in_float16(row, model):
-        return ""
-    return ": ".join(float16_model_text(row.label, lead))
 
 
 def flushed_after_first(verdict: Verdict, range_inputs: Sequence = ()) -> str:

@@ -39,7 +39,7 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   float16: high precision as a probe, or where the op turning NaN/Inf runs on the Cube unit,
   its own ops kept in float32 (``failure_kinds.cube_ops_kept``).
 - ``float16_model`` (the first failing op is one the ONNX model itself computes in float16,
-  ``fp16_fix_ops.in_float16``, where the hint would keep ops in float32 or probe with high
+  ``float16_model.in_float16``, where the hint would keep ops in float32 or probe with high
   precision: neither makes a float16 op float32): no mode; export the model in float32 (or,
   where it casts to float16 before that op, drop that Cast) and check that export, whose hint
   then applies.
@@ -164,13 +164,14 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     ``DumpSet.kind`` (``ascend``: its dtypes are the device's own, which with ``mode`` tell an
     op output in float32 already: ``fp16_fix_ops.float32_already``); ``model``: the ONNX model
     the golden ran, where known, which says whether the failing op computes in float16 there
-    (``fp16_fix_ops.in_float16``: no mode makes such an op match its float16 golden, a float32
+    (``float16_model.in_float16``: no mode makes such an op match its float16 golden, a float32
     export does)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
-    from .fp16_fix_ops import (UNEXPLAINED_ADVICE, float16_model_text, flushed_after_first,
-                               high_precision_may_fix, in_float16, keep_dtype_names)
+    from .float16_model import float16_model_text, in_float16
+    from .fp16_fix_ops import (UNEXPLAINED_ADVICE, flushed_after_first, high_precision_may_fix,
+                               keep_dtype_names)
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:

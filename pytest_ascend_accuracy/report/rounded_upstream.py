@@ -71,15 +71,12 @@ def _rounded(row: TensorCompare, verdict: Verdict, failing: bool) -> bool:
     return thr.metric not in m.not_applicable and not thr.passed(getattr(m, thr.metric))
 
 
-def rounded_reason(verdict: Verdict, names: Sequence[str], reasons,
+def rounded_reason(verdict: Verdict, found: str,
                    fed: Sequence[Tuple[str, str, TensorCompare]]) -> str:
-    """The reason of a hint whose keep_dtype fix (``names``; ``reasons``: (what, details) of
-    its findings) keeps ops fed rounded values (``rounded_feeds``, not empty): what was found,
-    which op takes values rounded by which ops it does not keep, and that no op list is known
-    to fix it."""
-    ops = ", ".join(printable(n) for n in list(names)[:3]) + (", ..." if len(names) > 3 else "")
-    where = ", and ".join(f"{lead} at {ops} ({why})" if k == 0 else f"{lead} ({why})"
-                          for k, (lead, why) in enumerate(reasons))
+    """The reason of a hint whose keep_dtype fix keeps ops fed rounded values (``rounded_feeds``,
+    not empty; ``found``: what leaves the float16 range where, ``fp16_fix_ops.found_at``): what
+    was found, which op takes values rounded by which ops it does not keep, and that no op list
+    is known to fix it."""
     kept, first, row = fed[0]
     producers = list(dict.fromkeys(p for n, p, _ in fed if n == kept))
     shown = ", ".join(printable(p) for p in producers[:3]) + (
@@ -87,7 +84,7 @@ def rounded_reason(verdict: Verdict, names: Sequence[str], reasons,
     metric = verdict.policy.threshold_for(row.names).metric
     figure = getattr(row.metrics, metric)
     many = len(producers) > 1
-    return (f"{where}, but keeping them in float32 is no fix: {printable(kept)} takes values "
+    return (f"{found}, but keeping them in float32 is no fix: {printable(kept)} takes values "
             f"float16 rounded already from {shown}, not kept (float16 in this run, golden "
             f"values below float16's smallest normal: {printable(first)}'s at most "
             f"|{row.metrics.max_abs_golden:.3g}|, its plain {metric} {figure:.6f} failing the "

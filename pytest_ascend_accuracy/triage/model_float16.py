@@ -1,5 +1,5 @@
 """What the diagnosis says where the first failing op is one the ONNX model itself computes in
-float16 (a ``model.half()`` export, a Cast to float16 before it: ``report.fp16_fix_ops.
+float16 (a ``model.half()`` export, a Cast to float16 before it: ``report.float16_model.
 in_float16``). High precision and keep_dtype leave a float16 op float16 (ATC --precision_mode;
 the emulator since ``backends.emulator.float16_model``), and buffer reuse and fusion off change
 no op's precision, so no mode the flow tries can fix such an op's own overflow: an attention
@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Optional, Sequence
 
 from ..compare.result import Verdict
-from ..report.fp16_fix_ops import FLOAT16_MODEL_ADVICE, FLOAT16_MODEL_REASON, in_float16
+from ..report.float16_model import FLOAT16_MODEL_ADVICE, FLOAT16_MODEL_REASON, in_float16
 from ..report.printable import printable
 from .result import PLUGIN_BUDGET_OPTION
 from .verdict_view import _names

@@ -57,7 +57,7 @@ def test_a_float16_models_hint_offers_no_mode_and_its_float32_export_is_fixed(py
 def test_a_float16_golden_of_a_float32_model_keeps_its_modes(tmp_path):
     """A float16 golden of a float32 model (stored so by another tool): the model says float32,
     so the mode probe stays."""
-    from pytest_ascend_accuracy.report.fp16_fix_ops import in_float16
+    from pytest_ascend_accuracy.report.float16_model import in_float16
     from pytest_ascend_accuracy.compare.rows import TensorCompare
 
     attention(tmp_path / "attn32.onnx", half=False)
