@@ -199,10 +199,46 @@ def grid_lines(records: Sequence[CheckRecord], outcomes: Mapping[str, str] = {})
         return f"{statuses.count(PASSED)}/{len(statuses)} passed"
 
     modes = sorted(modes, key=lambda m: m != "default")  # default first, the rest as met
-    header = ["model"] + modes
+    titles, legend = grid_titles(modes)
+    header = ["model"] + titles
     rows = [[m] + [cell(m, mode) for mode in modes] for m in models]
     widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
-    return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header] + rows]
+    return ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip()
+            for row in [header] + rows] + legend
+
+
+#: a grid column title longer than this gives the counts of its mode's lists, not the names
+#: (A1: a pasted 313-op diagnosis fix made the grid's header one line of 19,310 characters)
+GRID_TITLE_MAX = 40
+#: the lists a mode's name spells out (``core.modes.Mode.name``), and what each holds
+_LISTS = {"keep_dtype": ("op", "ops"), "rules_off": ("rule", "rules")}
+
+
+def grid_titles(modes: Sequence[str]) -> Tuple[List[str], List[str]]:
+    """``(column titles, legend lines)`` of the grid's ``modes``: a mode's name, or where longer
+    than ``GRID_TITLE_MAX`` with its op lists given by count (``fusion_off+keep_dtype(313
+    ops)``); two modes alike so are numbered (``... #1``, ``... #2``) and the legend spells
+    each out (the test ids and failure lines spell every mode in full)."""
+    import re
+
+    def short(mode: str) -> str:
+        if len(mode) <= GRID_TITLE_MAX:
+            return mode
+
+        def count(m):
+            n = len(m.group(2).split(","))
+            return f"{m.group(1)}({n} {_LISTS[m.group(1)][n != 1]})"
+        return re.sub(r"\b(keep_dtype|rules_off)\(([^()]*)\)", count, mode)
+
+    titles = [short(m) for m in modes]
+    legend: List[str] = []
+    for k, title in enumerate(titles):
+        alike = [j for j, t in enumerate(titles) if t == title and modes[j] != modes[k]]
+        if alike and title == short(modes[k]):  # (its first time: number every one alike)
+            for n, j in enumerate(sorted({k, *alike}), 1):
+                titles[j] = f"{title} #{n}"
+                legend.append(f"{title} #{n}: {modes[j]}")
+    return titles, legend
 
 
 def grid_row(rec: CheckRecord) -> str:
