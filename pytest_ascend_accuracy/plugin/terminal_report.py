@@ -135,10 +135,11 @@ def failure_line(rec: CheckRecord, status: str = FAILED, shape: str = "") -> str
     """``FAILED node: first failing op X (cosine 0.41 < 0.95)`` (``XFAIL``/``CAUGHT ... (the
     test passed)``/``SKIPPED ... (the test was skipped)`` for a failed check its test expected,
     see ``check_status``); ``shape``: the check's input shape where its test checked several
-    (``shape_contexts``), after the model and mode."""
+    (``shape_contexts``), after the model and mode (a long one as the grid titles it,
+    ``short_mode``: the test id beside it spells it in full)."""
     op = "cosine" if rec.metric == "cosine" else rec.metric
     rel = "<" if rec.metric == "cosine" else ">"
-    where = f" [{rec.model}, {rec.mode}]" + _TEST_DID.get(status, "") + (
+    where = f" [{rec.model}, {short_mode(rec.mode)}]" + _TEST_DID.get(status, "") + (
         f": {shape}" if shape else "")
     prefix = _LINE_PREFIX[status]
     if rec.note:
@@ -214,27 +215,30 @@ GRID_TITLE_MAX = 40
 _LISTS = {"keep_dtype": ("op", "ops"), "rules_off": ("rule", "rules")}
 
 
+def short_mode(mode: str) -> str:
+    """``mode``'s name, or where longer than ``GRID_TITLE_MAX`` with its keep_dtype and
+    rules_off lists given by count (``fusion_off+keep_dtype(313 ops)``)."""
+    import re
+
+    if len(mode) <= GRID_TITLE_MAX:
+        return mode
+
+    def count(m):
+        n = len(m.group(2).split(","))
+        return f"{m.group(1)}({n} {_LISTS[m.group(1)][n != 1]})"
+    return re.sub(r"\b(keep_dtype|rules_off)\(([^()]*)\)", count, mode)
+
+
 def grid_titles(modes: Sequence[str]) -> Tuple[List[str], List[str]]:
     """``(column titles, legend lines)`` of the grid's ``modes``: a mode's name, or where longer
     than ``GRID_TITLE_MAX`` with its op lists given by count (``fusion_off+keep_dtype(313
     ops)``); two modes alike so are numbered (``... #1``, ``... #2``) and the legend spells
     each out (the test ids and failure lines spell every mode in full)."""
-    import re
-
-    def short(mode: str) -> str:
-        if len(mode) <= GRID_TITLE_MAX:
-            return mode
-
-        def count(m):
-            n = len(m.group(2).split(","))
-            return f"{m.group(1)}({n} {_LISTS[m.group(1)][n != 1]})"
-        return re.sub(r"\b(keep_dtype|rules_off)\(([^()]*)\)", count, mode)
-
-    titles = [short(m) for m in modes]
+    titles = [short_mode(m) for m in modes]
     legend: List[str] = []
     for k, title in enumerate(titles):
         alike = [j for j, t in enumerate(titles) if t == title and modes[j] != modes[k]]
-        if alike and title == short(modes[k]):  # (its first time: number every one alike)
+        if alike and title == short_mode(modes[k]):  # (its first time: number every one alike)
             for n, j in enumerate(sorted({k, *alike}), 1):
                 titles[j] = f"{title} #{n}"
                 legend.append(f"{title} #{n}: {modes[j]}")
