@@ -17,9 +17,9 @@ def _chain(path):
         nodes.append(helper.make_node("Sigmoid" if i % 2 == 0 else "Relu", [prev], [f"t{i}"],
                                       name=name))
         prev = f"t{i}"
-    graph = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info(
-        "x", TensorProto.FLOAT, [1, 8])], [helper.make_tensor_value_info(prev, TensorProto.FLOAT,
-                                                                        [1, 8])])
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])
+    y = helper.make_tensor_value_info(prev, TensorProto.FLOAT, [1, 8])
+    graph = helper.make_graph(nodes, "chain", [x], [y])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     onnx.save(model, str(path))
