@@ -234,14 +234,16 @@ def grid_titles(modes: Sequence[str]) -> Tuple[List[str], List[str]]:
     than ``GRID_TITLE_MAX`` with its op lists given by count (``fusion_off+keep_dtype(313
     ops)``); two modes alike so are numbered (``... #1``, ``... #2``) and the legend spells
     each out (the test ids and failure lines spell every mode in full)."""
-    titles = [short_mode(m) for m in modes]
-    legend: List[str] = []
-    for k, title in enumerate(titles):
-        alike = [j for j, t in enumerate(titles) if t == title and modes[j] != modes[k]]
-        if alike and title == short_mode(modes[k]):  # (its first time: number every one alike)
-            for n, j in enumerate(sorted({k, *alike}), 1):
-                titles[j] = f"{title} #{n}"
-                legend.append(f"{title} #{n}: {modes[j]}")
+    short = [short_mode(m) for m in modes]
+    alike: Dict[str, List[str]] = {}
+    for mode, title in zip(modes, short):
+        alike.setdefault(title, []).append(mode)
+    titles, legend = [], []
+    for mode, title in zip(modes, short):
+        if len(alike[title]) > 1:
+            title = f"{title} #{alike[title].index(mode) + 1}"
+            legend.append(f"{title}: {mode}")
+        titles.append(title)
     return titles, legend
 
 

@@ -186,22 +186,35 @@ def tiny_failing(verdict: Verdict, names=(), rows=()):
     onnxruntime's own float32 Sigmoid is off by up to 7e-08 (at 96: 7 distinct golden values,
     cosine 0.851 with the exact sigmoid of its own logits); at 320 (golden below 2.3e-05) it
     passed at 0.95 with cosine 0.9988, which a threshold of 0.999 fails (a fix-files trial)."""
-    from ..compare.tiny_values import FP16_TINY
-
     named, policy = set(names), verdict.policy
     failed = {id(f.row) for f in verdict.failures}
-    for r in [f.row for f in verdict.failures] + [r for r in rows if id(r) not in failed]:
-        m = r.metrics
-        if (m is None or not 0 < m.max_abs_golden < FP16_TINY or named & set(r.names)
-                or "float" not in (r.golden_dtype or "float") or policy.is_ignored(r.names)):
-            continue
-        if id(r) in failed:
-            return r
-        thr = policy.threshold_for(r.names)
-        if (thr.metric not in m.not_applicable and thr.passed(m.value(thr.metric))
-                and not thr.passed(getattr(m, thr.metric))):
+    for r in failures_then_rows(verdict, rows):
+        if not (named & set(r.names) or policy.is_ignored(r.names)) \
+                and tiny_and_failing(r, policy, id(r) in failed):
             return r
     return None
+
+
+def failures_then_rows(verdict: Verdict, rows=()) -> list:
+    """The verdict's failing rows, then the other ``rows`` (the compared rows, where known)."""
+    failed = {id(f.row) for f in verdict.failures}
+    return [f.row for f in verdict.failures] + [r for r in rows if id(r) not in failed]
+
+
+def tiny_and_failing(row, policy, failing: bool) -> bool:
+    """Whether ``row``'s golden values (a float dtype) all lie below float16's smallest normal,
+    not all 0, and it fails (``failing``) or its plain figure does: a passing row so passes
+    only by float16's allowance for such values (``compare.tiny_values``)."""
+    from ..compare.tiny_values import FP16_TINY
+
+    m = row.metrics
+    if (m is None or not 0 < m.max_abs_golden < FP16_TINY
+            or "float" not in (row.golden_dtype or "float")):
+        return False
+    if failing:
+        return True
+    thr = policy.threshold_for(row.names)
+    return thr.metric not in m.not_applicable and not thr.passed(getattr(m, thr.metric))
 
 
 #: why the float16-range hint offers no high precision (``tiny_failing``)

@@ -46,7 +46,7 @@ def _floating(dtype: str) -> bool:
 
 
 def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
-                     rows: Sequence[TensorCompare] = ()) -> Tuple[List[str], str]:
+                     compared: Sequence[TensorCompare] = ()) -> Tuple[List[str], str]:
     """The ops a ``keep_dtype`` fix names, in the failures' (graph) order, and why: failing ops
     whose golden operands pass 65504 (``range_inputs``, ``compare.fp16_range.RangeFinding``)
     and failing ops whose values leave the float16 range (``fp16_range_rows``, by their original
@@ -54,17 +54,15 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
     ops after it failing on their own values, and keeping only one kind leaves the other
     failing. ``([], "")`` when neither. ``mode``: the failing run's conversion mode where its
     dump holds the device's own dtypes (the emulator's, an Ascend binary dump: ``device_mode``),
-    which ``float32_already`` needs; None where not known. ``rows``: the compared rows, where
+    which ``float32_already`` needs; None where not known. ``compared``: the compared rows, where
     known (``rounded_upstream.rounded_feeds`` reads the passing ones: a kept op fed values
     float16 rounded already makes the fix ``unexplained``)."""
-    compared = rows  # (``rows`` below: the failing rows pointing at float16 range)
     # NaN/Inf rows count with a range finding, or where no golden was read at all (a saved
     # result: nothing tells an overflow from a value rounded to 0, and judge keeps the hint it
     # gave before; a review)
     rows = fp16_range_rows(verdict, nan_counts=True if range_inputs or not hasattr(
         range_inputs, "checked") else None)
     fused = getattr(range_inputs, "fused", ())
-    feeding = range_inputs.feeding() if hasattr(range_inputs, "feeding") else None
     row_ids = {id(r) for r in rows}
     range_ops = {f.op for f in range_inputs}
     names: List[str] = []
@@ -119,6 +117,7 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
     if not explained:  # an overflow after the first failure: named, never offered as its fix
         names.unexplained = True
         return names, _unexplained(verdict, names, reasons)
+    feeding = range_inputs.feeding() if hasattr(range_inputs, "feeding") else None
     fed = rounded_feeds(verdict, feeding, names, _row_names, compared)
     if fed:  # a kept op takes values float16 rounded before it: no list of these ops fixes it
         names.unexplained = True

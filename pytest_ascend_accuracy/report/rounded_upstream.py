@@ -19,9 +19,6 @@ from typing import List, Sequence, Tuple
 from ..compare.result import TensorCompare, Verdict
 from .printable import printable
 
-#: dtypes a run outputs rounded to float16's grid (bfloat16 keeps float32's exponent range)
-_FLOAT16 = ("float16",)
-
 
 def rounded_feeds(verdict: Verdict, feeding, names: Sequence[str], row_names,
                   rows: Sequence[TensorCompare] = ()) -> List[Tuple[str, str, TensorCompare]]:
@@ -33,11 +30,13 @@ def rounded_feeds(verdict: Verdict, feeding, names: Sequence[str], row_names,
     check by its plain figure (it fails, or passes only by float16's allowance for such values:
     ``compare.tiny_values``). ``row_names(row)``: the names a keep_dtype fix may name a row's op
     by (``fp16_fix_ops._row_names``)."""
+    from .failure_kinds import failures_then_rows, tiny_and_failing
+
     if not feeding:
         return []
     failed = {id(f.row) for f in verdict.failures}
     by_name: dict = {}
-    for r in [f.row for f in verdict.failures] + [r for r in rows if id(r) not in failed]:
+    for r in failures_then_rows(verdict, rows):
         for n in row_names(r):
             if n:
                 by_name.setdefault(n, r)
@@ -49,26 +48,12 @@ def rounded_feeds(verdict: Verdict, feeding, names: Sequence[str], row_names,
         producers = dict.fromkeys(p for g in golden if g for p in feeding.get(g, ()))
         for producer in producers:
             row = by_name.get(producer)
-            if (row is None or row is own or set(row_names(row)) & kept
-                    or not _rounded(row, verdict, id(row) in failed)):
+            # float16 rounds it (bfloat16 keeps float32's exponent range), below its normals
+            if (row is None or row is own or set(row_names(row)) & kept or row.dtype != "float16"
+                    or not tiny_and_failing(row, verdict.policy, id(row) in failed)):
                 continue
             found.append((name, producer, row))
     return found
-
-
-def _rounded(row: TensorCompare, verdict: Verdict, failing: bool) -> bool:
-    """Whether the run output ``row`` in float16, its golden values all below float16's
-    smallest normal (not all 0), and its plain figure fails the check (``failing``: it fails)."""
-    from ..compare.tiny_values import FP16_TINY
-
-    m = row.metrics
-    if (m is None or row.dtype not in _FLOAT16 or "float" not in (row.golden_dtype or "float")
-            or not 0 < m.max_abs_golden < FP16_TINY):
-        return False
-    if failing:
-        return True
-    thr = verdict.policy.threshold_for(row.names)
-    return thr.metric not in m.not_applicable and not thr.passed(getattr(m, thr.metric))
 
 
 def rounded_reason(verdict: Verdict, found: str,

@@ -137,7 +137,7 @@ def _names(tmp_path, scales=SCALES, act_dtype=np.float16, model=True, rows=True)
     assert verdict.first.row.op_name == "shrink"
     path = _model(tmp_path / "fed.onnx", scales) if model else None
     ranges = failing_ops_past_fp16(golden, verdict, result.rows, model=path)
-    names, reason = keep_dtype_names(verdict, ranges, rows=result.rows if rows else ())
+    names, reason = keep_dtype_names(verdict, ranges, compared=result.rows if rows else ())
     return result, verdict, ranges, names, reason
 
 
