@@ -3,7 +3,8 @@ the column title gives the mode's lists by count, so the grid stays readable, an
 failure line's [model, mode] beside a test id that still spells the mode in full (A1: a pasted
 313-op fix made the grid's header one line of 19,310 characters, the row under it unreadable)."""
 from pytest_ascend_accuracy.plugin.session import CheckRecord
-from pytest_ascend_accuracy.plugin.terminal_report import GRID_TITLE_MAX, grid_titles, summary_lines
+from pytest_ascend_accuracy.plugin.terminal_report import summary_lines
+from pytest_ascend_accuracy.report.mode_titles import GRID_TITLE_MAX, grid_titles
 
 OPS = [f"/model.{i}/act/Op" for i in range(40)]
 
