@@ -112,6 +112,9 @@ class TensorMetrics:
     #: None: not worked out, or no such position differs)
     normal_cosine: Optional[float] = None
     tiny_equal: int = 0  # positions that rule counted as equal
+    #: ``norm_ratio`` with those positions as equal (the scale guard's figure beside a judged
+    #: ``normal_*`` one; None: not worked out, or a compare.json written before it was)
+    normal_norm_ratio: Optional[float] = None
     #: the scale-free error metrics with the same positions as equal, where lower than the
     #: plain figure (``tiny_values.judged_errors``; None: not worked out, or not lower)
     normal_rel_l2: Optional[float] = None
@@ -231,6 +234,7 @@ def _with_tiny_rule(m: TensorMetrics, x: np.ndarray, y: np.ndarray, chunk_size: 
     fields, notes = {"tiny_equal": found.equal}, []
     if not math.isnan(found.cosine):
         fields["normal_cosine"] = found.cosine
+        fields["normal_norm_ratio"] = found.norm_ratio
         notes.append(tiny_values.note(m.cosine, found.cosine, found.equal))
     if tiny_values.material(found, m.rel_l2 ** 2 * sums[1], m.acc_rel, m.max_rel):
         kl = "kl" not in m.not_applicable and math.isfinite(m.kl)

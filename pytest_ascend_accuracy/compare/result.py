@@ -16,7 +16,8 @@ from ..core.check_defaults import default_threshold_for
 from ..errors import ConfigError, DumpFormatError
 from .metrics import TensorMetrics, encode_float, is_exact
 from .one_element import ONE_ELEMENT, one_element_failure
-from .rows import Coverage, Failure, TensorCompare, _s
+from .rows import Coverage, Failure, TensorCompare, _fmt, _s
+from .scale_guard import guard_ratio, scale_reason
 from .thresholds import Policy, ThresholdLike, check_metric
 from .tiny_values import CLOSE_WORDS
 
@@ -222,7 +223,7 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
         if thr is policy.default and not m.golden_zero and policy.off_scale(
                 guard_ratio(m, thr.metric)[0]):
             return "failed", Failure(row, thr, value,
-                                     _scale_reason(m, thr.metric, policy.scale_tolerance), None)
+                                     scale_reason(m, thr.metric, policy.scale_tolerance), None)
         return "passed", None
     if math.isnan(value):
         why = "; ".join(m.notes) or "value undefined"
@@ -242,38 +243,6 @@ def _tiny_rule_text(m: TensorMetrics, metric: str) -> str:
     return (f" (with the {m.tiny_equal} position{_s(m.tiny_equal)} below float16's smallest "
             f"normal on both sides, {CLOSE_WORDS}, counted as equal; msaccucmp's "
             f"{metric} {_fmt(plain)})")
-
-
-def guard_ratio(m: TensorMetrics, metric: str) -> Tuple[float, bool]:
-    """``(ratio, tiny)``: the scale guard's L2 norm ratio over the positions ``metric``'s judged
-    figure compares: if ``normal_<metric>`` (``tiny``), ‖x'‖/‖y‖ (x' with float16's close
-    subnormals as the golden's) from their cosine c and rel_l2 d (d² = r² - 2rc + 1), the root
-    within √(rel_l2² - d²) of ``norm_ratio``, else that (H324's mobilenet: 0.4068x)."""
-    plain, c, d = m.norm_ratio, m.normal_cosine, m.normal_rel_l2
-    normal = getattr(m, "normal_" + metric, None)
-    if c is None or d is None or normal is None or m.value(metric) != normal:
-        return plain, False
-    near = math.sqrt(max(m.rel_l2 ** 2 - d * d, 0.0)) * (1 + 1e-7) + 1e-9
-    wide = math.sqrt(max(c * c - 1.0 + d * d, 0.0))  # under 1e-6: a double root rounding split
-    roots = {r for r in ((c,) if wide <= 1e-6 * max(c, 1.0) else (c - wide, c + wide))
-             if r >= 0.0 and abs(r - plain) <= near}
-    return (roots.pop(), True) if len(roots) == 1 else (plain, False)
-
-
-def _scale_reason(m: TensorMetrics, metric: str, tolerance: float) -> str:
-    """Why a tensor meeting its threshold fails the scale guard, quoting the figures judged (a
-    float16 map's flushed subnormals: "cosine 0.357822 is blind to scale" beside a judged 1)."""
-    judged, plain = m.value(metric), getattr(m, metric)
-    what = (f"the cosine judged, {_fmt(judged)}, is blind to scale" if metric == "cosine" else
-            f"{metric} {judged:.6g} meets its threshold")  # significant digits: 3e-8 too
-    if _fmt(judged) != _fmt(plain):  # the judged figure counts float16's subnormals as equal
-        what += f"; msaccucmp's {metric} {_fmt(plain)}"
-    ratio, tiny = guard_ratio(m, metric)
-    over = (f" with the {m.tiny_equal} position{_s(m.tiny_equal)} the {metric} judged counts as "
-            f"equal (every position: {m.norm_ratio:.4g}x)" if tiny else "")
-    return (f"scale: L2 norm {ratio:.4g}x the golden's{over}, outside {1 / tolerance:.3g}-"
-            f"{tolerance:g}x ({what}; scale_tolerance= tunes this, --scale-tolerance on the "
-            "command line)")
 
 
 def _listed(names, limit: int = 5) -> str:
@@ -300,10 +269,6 @@ def _nonfinite_reason(m: TensorMetrics) -> str:
     return (f"{nonfinite_kind(m)} at {m.mismatch} position{_s(m.mismatch)} (actual "
             f"{m.nan_actual} NaN, {m.posinf_actual} +Inf, {m.neginf_actual} -Inf; golden "
             f"{m.nan_golden} NaN, {m.posinf_golden} +Inf, {m.neginf_golden} -Inf)")
-
-
-def _fmt(v: float) -> str:
-    return "NaN" if math.isnan(v) else "{:.6f}".format(v)
 
 
 def _fmt_beside(v: float, thr) -> str:

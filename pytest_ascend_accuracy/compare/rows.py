@@ -3,6 +3,7 @@ the golden graph was seen (``Coverage``) and a row that failed a verdict (``Fail
 values with their JSON forms. ``compare.result`` judges them and holds them together."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Dict, Mapping, Optional, Tuple
 
@@ -168,6 +169,10 @@ class Coverage:
 
 def _s(n: int) -> str:
     return "" if n == 1 else "s"
+
+
+def _fmt(v: float) -> str:
+    return "NaN" if math.isnan(v) else "{:.6f}".format(v)
 
 
 @dataclass(frozen=True)

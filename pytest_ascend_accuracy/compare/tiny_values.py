@@ -105,6 +105,9 @@ class TinyPass(NamedTuple):
     sdd: float = 0.0
     sum_rel: float = 0.0
     max_rel: float = 0.0
+    #: ‖x'‖/‖y‖, x' the actual with the golden's values at the close positions (the scale
+    #: guard's figure beside the judged one: ``scale_guard.guard_ratio``); NaN where not found
+    norm_ratio: float = math.nan
 
 
 def normal_cosine(x: np.ndarray, y: np.ndarray, chunk_size: int, sums: Tuple[float, ...],
@@ -125,11 +128,12 @@ def normal_cosine(x: np.ndarray, y: np.ndarray, chunk_size: int, sums: Tuple[flo
         return TinyPass(math.nan, 0)
     found = (equal, sdd, sum_rel, max_rel)
     if tiny == finite and not apart:
-        return TinyPass(1.0, *found)
+        return TinyPass(1.0, *found, norm_ratio=1.0)
     sxx, sxy = sxx + dxx, sxy + dxy
     if sxx <= 0.0 or syy <= 0.0:
         return TinyPass(math.nan, *found)
-    return TinyPass(max(-1.0, min(sxy / (math.sqrt(sxx) * math.sqrt(syy)), 1.0)), *found)
+    return TinyPass(max(-1.0, min(sxy / (math.sqrt(sxx) * math.sqrt(syy)), 1.0)), *found,
+                    norm_ratio=math.sqrt(sxx) / math.sqrt(syy))
 
 
 def _compiled_tally(x: np.ndarray, y: np.ndarray):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import List, Optional, Sequence
 
-from ..compare.result import (CompareResult, Failure, TensorCompare, Verdict, guard_ratio,
-                              nonfinite_kind)
+from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
+from ..compare.scale_guard import guard_ratio
 from ..compare.thresholds import beside, threshold_text
 
 from .fp16_fix_ops import (  # noqa: E402,F401  (callers and tests read them here too)

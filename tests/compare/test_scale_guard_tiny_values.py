@@ -3,15 +3,18 @@ MobileNetV3's SE Mul, all below float16's smallest normal, read cosine 1.000000 
 positions counted as equal by ``compare/tiny_values.py`` and failed the guard at an L2 norm of
 0.4068x, the device having flushed its subnormals, which that rule allows). Where the judged
 figure counts float16's close subnormals as equal, the guard takes the norm of the actual with
-the golden's values there (``result.guard_ratio``); a device scaled by 0.4 (cosine is blind to
+the golden's values there (``scale_guard.guard_ratio``); a device scaled by 0.4 (cosine is blind to
 it) still fails, all tiny or mixed with flushed values. Small error figures print with
 significant digits, not as 0.000000 (the same failure block read ``max abs error 0.000000``
 for an error of 3e-8)."""
+import json
+
 import numpy as np
 import pytest
 
 from pytest_ascend_accuracy.compare.engine import compare_dumps
-from pytest_ascend_accuracy.compare.result import guard_ratio
+from pytest_ascend_accuracy.compare.result import CompareResult
+from pytest_ascend_accuracy.compare.scale_guard import guard_ratio
 from pytest_ascend_accuracy.dump.model import DumpSet
 from pytest_ascend_accuracy.report.failure_text import failure_text
 
@@ -157,6 +160,57 @@ def test_a_double_root_split_by_rounding_is_one_root():
         ratio, tiny = guard_ratio(m, "cosine")
         assert tiny, (seed, m.norm_ratio)
         assert ratio == pytest.approx(_as_judged(device, golden), rel=1e-6, abs=1e-9), seed
+
+
+def _both_roots_near():
+    """A golden below 3.3e-7 beside one value of 9.5e-7, the device 0.3x: every position but
+    that one counted as equal (the judged cosine 0.99), whose ratio is 0.987x, over every
+    position 0.31x; from the cosine and rel_l2 judged alone its roots are 0.987 and 0.999, both
+    within reach of 0.31 (A1's random-init YOLOv8n, a map float16 had rounded: 0.1497x beside
+    a judged cosine of 0.998815)."""
+    golden = np.random.default_rng(0).uniform(-1.35e-7, 3.3e-7, 1078).astype(np.float32)
+    golden[0] = 9.5e-7
+    return (golden * np.float32(0.3)).astype(np.float16), golden
+
+
+def test_the_ratio_judged_is_read_where_two_roots_would_be_near_the_plain_one():
+    device, golden = _both_roots_near()
+    r = _result(device, golden)
+    m = r.rows[0].metrics
+    assert m.value("cosine") == m.normal_cosine > 0.99 > m.cosine and m.norm_ratio < 0.35
+    ratio, tiny = guard_ratio(m, "cosine")
+    assert tiny and ratio == pytest.approx(_as_judged(device, golden), rel=1e-6)
+    assert 0.98 < ratio < 0.99
+    assert r.judge(0.99, scale_tolerance=2).passed  # before: scale 0.3132x, failed
+    assert r.judge(0.995, scale_tolerance=2).first.reason.startswith("cosine 0.993234 fails")
+
+
+def test_a_compare_json_written_before_the_judged_ratio_was_says_what_the_figure_counts():
+    """A compare.json of a version that did not store ``normal_norm_ratio`` (the field left
+    out) is judged by the two roots, and where both are near the plain ratio, by that: its
+    reason says the cosine judged counts the positions below float16's smallest normal as
+    equal, which is why it passes where msaccucmp's does not (it read "the cosine judged,
+    0.998815, is blind to scale; msaccucmp's cosine 0.044796", as though scale-blindness had
+    made the cosine high)."""
+    device, golden = _both_roots_near()
+    d = json.loads(_result(device, golden).to_json())
+    for row in d["rows"]:
+        del row["metrics"]["normal_norm_ratio"]
+    r = CompareResult.from_dict(d)
+    m = r.rows[0].metrics
+    assert m.normal_norm_ratio is None and guard_ratio(m, "cosine") == (m.norm_ratio, False)
+    assert r.judge(0.99, scale_tolerance=2).first.reason == (
+        f"scale: L2 norm {m.norm_ratio:.4g}x the golden's, outside 0.5-2x (the cosine judged, "
+        f"{m.normal_cosine:.6f}, counts the 1077 positions below float16's smallest normal on "
+        "both sides, of one sign and within 2**-22 + 1/8 of the golden value of each other, as "
+        f"equal and is blind to scale; msaccucmp's cosine {m.cosine:.6f}; scale_tolerance= "
+        "tunes this, --scale-tolerance on the command line)")
+    # one root near the plain ratio: that one, as the stored ratio gives it
+    device, golden = _mixed(2.5, low=4e-9, high=1.1e-8)
+    d = json.loads(_result(device, golden).to_json())
+    stored = d["rows"][0]["metrics"].pop("normal_norm_ratio")
+    m = CompareResult.from_dict(d).rows[0].metrics
+    assert guard_ratio(m, "cosine") == (pytest.approx(stored, rel=1e-9), True)
 
 
 def test_a_failure_block_prints_small_errors_with_significant_digits():
