@@ -33,11 +33,9 @@ from ..dump.dtypes import value_dtype
 from ..dump.model import DumpSet
 
 from ..core.ascend_optypes import finished_types  # noqa: E402
-from ..core.check_defaults import (  # noqa: E402
-    DEFAULT_SCALE_TOLERANCE, DEFAULT_THRESHOLD)
+from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
-from .result import judge_row  # noqa: E402
-from .thresholds import Policy  # noqa: E402
+from .quiet_rows import quiet_rows  # noqa: E402
 
 OVERFLOW, UNDERFLOW = "overflow", "underflow"
 
@@ -356,11 +354,11 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
     rows, every member of a fused one: ``_failing_members``), then of the ops upstream of them
     (by the graph's edges, ``ops_upstream``) that its policy ignores (up to ``IGNORED_LIMIT``,
     among ``rows``, the compared rows), then of those that pass it though the default check
-    would fail them (``_off_by_default``, up to ``IGNORED_LIMIT``): an operand leaving the float16
-    range there moves every failing op after it. ``ignore=["norm"]`` hid norm's 1e9 variance,
-    and a threshold lowered until norm passed did the same (the printed "threshold that would
-    pass", pasted): the hint said "no float16 overflow seen". Their findings come after the
-    failing ops', their ops in ``.ignored`` and ``.passing``."""
+    would fail them (``quiet_rows.off_by_default``, up to ``IGNORED_LIMIT``): an operand leaving
+    the float16 range there moves every failing op after it. ``ignore=["norm"]`` hid norm's 1e9
+    variance, and a threshold lowered until norm passed did the same (the printed "threshold
+    that would pass", pasted): the hint said "no float16 overflow seen". Their findings come
+    after the failing ops', their ops in ``.ignored`` and ``.passing``."""
     failing, first = _failing_members(golden, verdict)
     found = golden_inputs_past_fp16(golden, first, limit=len(first), model=model,
                                     op_types=op_types)
@@ -371,7 +369,7 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
         # keep_dtype fix naming it is refused (a review: the printed fix, pasted, failed)
         run = {n for r in rows for n in (r.golden_name, r.op_name, *r.original_names) if n}
         found[:] = [f for f in found if f.op in run]
-    ignored, passing = _quiet_rows(verdict, rows) if failing else ([], [])
+    ignored, passing = quiet_rows(verdict, rows) if failing else ([], [])
     if not (ignored or passing):
         return found
     up = ops_upstream(golden, failing, model=model)
@@ -428,32 +426,6 @@ def _failing_members(golden: DumpSet, verdict) -> Tuple[List[str], List[str]]:
             first += own
             rows += 1
     return every, first
-
-
-def _quiet_rows(verdict, rows) -> Tuple[list, list]:
-    """``(ignored, passing)``: the rows the verdict's policy ignores, and those it passes that
-    the default check fails (``_off_by_default``), in graph order."""
-    policy = verdict.policy
-    failed = {id(f.row) for f in verdict.failures}
-    ignored, passing = [], []
-    for r in rows:
-        if policy.is_ignored(r.names):
-            ignored.append(r)
-        elif id(r) not in failed and _off_by_default(r):
-            passing.append(r)
-    return ignored, passing
-
-
-#: the default check (``core.check_defaults``), which ``_off_by_default`` judges passing rows by
-_DEFAULT_POLICY = Policy.build(DEFAULT_THRESHOLD, scale_tolerance=DEFAULT_SCALE_TOLERANCE)
-
-
-def _off_by_default(row) -> bool:
-    """Whether the default check (cosine 0.95, L2 norm within 0.5-2x the golden's) fails
-    ``row``: a passing op whose own values stayed close is no suspect, whatever its operands
-    hold (an attention mask's -1e9 turns -inf harmlessly), and naming it would send the user
-    to keep an op whose float32 changes nothing."""
-    return row.metrics is not None and judge_row(row, _DEFAULT_POLICY)[0] == "failed"
 
 
 #: how many failing ops past the first ones have their golden output read where the device
