@@ -228,17 +228,22 @@ def _with_tiny_rule(m: TensorMetrics, x: np.ndarray, y: np.ndarray, chunk_size: 
     positions it counts as equal carry enough of their sums to move them."""
     if not tiny_values.applies(x.dtype, y.dtype, m.cosine, m.size):
         return m
-    found = tiny_values.normal_cosine(x, y, chunk_size, sums, m.finite)
+    held = tiny_values.float16_values(x, chunk_size)  # a float32 actual: float16's values only
+    if held is None:
+        return m
+    found = tiny_values.normal_cosine(held, y, chunk_size, sums, m.finite)
     if not found.equal:
         return m
     fields, notes = {"tiny_equal": found.equal}, []
+    if held is not x:
+        notes.append(tiny_values.FLOAT32_HELD_NOTE)
     if not math.isnan(found.cosine):
         fields["normal_cosine"] = found.cosine
         fields["normal_norm_ratio"] = found.norm_ratio
         notes.append(tiny_values.note(m.cosine, found.cosine, found.equal))
     if tiny_values.material(found, m.rel_l2 ** 2 * sums[1], m.acc_rel, m.max_rel):
         kl = "kl" not in m.not_applicable and math.isfinite(m.kl)
-        lower = {k: v for k, v in tiny_values.judged_errors(x, y, chunk_size, kl).items()
+        lower = {k: v for k, v in tiny_values.judged_errors(held, y, chunk_size, kl).items()
                  if v < getattr(m, k)}
         fields.update((f"normal_{k}", v) for k, v in lower.items())
         if lower:

@@ -19,8 +19,9 @@ offset, a scale, a region computed wrong or flushed to zero where the golden is 
 matter), flips signs, or moves a value by more than an eighth of itself plus 2**-22 (a bias, a
 shuffle, attention over the wrong keys) still counts in full,
 and a side that is all zero keeps its own rule (cosine NaN: an underflow, which ``fp16_range``
-names). Worked out only for a float16 actual whose plain cosine is below
-``NORMAL_COSINE_BELOW`` (a threshold at or under that figure passes every other tensor
+names). Worked out only for a float16 actual, or a float32 one whose every value float16 holds
+exactly (a float32 op passing a float16 op's values on: ``float16_values``), whose plain cosine
+is below ``NORMAL_COSINE_BELOW`` (a threshold at or under that figure passes every other tensor
 anyway), over the positions finite on both sides. The same map read rel_l2 0.069322, kl
 0.433116, max_rel 3 at 736x736 (0.494926, 1.308260, 3 at 160x160; msaccucmp's own functions
 give the same): 0 each with those positions as equal. They are computed again only where those
@@ -38,7 +39,7 @@ everything else and tests hold the two to the same counts and figures.
 from __future__ import annotations
 
 import math
-from typing import Dict, NamedTuple, Tuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -61,6 +62,9 @@ FP16_TINY_ATOL = 2.0 ** -22
 FP16_TINY_RTOL = 0.125
 #: the rule's closeness test in words, as reasons and notes give it
 CLOSE_WORDS = "of one sign and within 2**-22 + 1/8 of the golden value of each other"
+#: the note of a float32 actual the rule reads as float16 (``float16_values``)
+FLOAT32_HELD_NOTE = ("float32 values that float16 holds exactly (a float16 op's, passed on): "
+                     "float16's rule for values below its smallest normal applies to them")
 #: the rule is computed for tensors whose plain cosine is below this: a threshold at or under it
 #: already passes every tensor at or above it
 NORMAL_COSINE_BELOW = 1.0 - 1e-5
@@ -89,9 +93,32 @@ def pass_extension():
 def applies(x_dtype, y_dtype, cosine: float, size: int) -> bool:
     """Whether the rule is worked out for an actual of ``x_dtype`` against a golden of
     ``y_dtype`` whose plain ``cosine`` over ``size`` positions is known (NaN: a zero side, or
-    nothing finite, keeps its own rule)."""
-    return (np.dtype(x_dtype) == np.float16 and np.dtype(y_dtype).kind == "f" and size > 1
+    nothing finite, keeps its own rule); a float32 actual only where ``float16_values`` finds
+    float16's values in it."""
+    return (np.dtype(x_dtype) in (_HALF, _SINGLE) and np.dtype(y_dtype).kind == "f" and size > 1
             and math.isfinite(cosine) and cosine < NORMAL_COSINE_BELOW)
+
+
+def float16_values(x: np.ndarray, chunk_size: int) -> Optional[np.ndarray]:
+    """``x`` as float16 where it holds float16's values: a float16 actual itself, and a float32
+    one whose every value float16 holds exactly (NaN and ±Inf too), which a float32 op that
+    moves a float16 op's values on gives (a Transpose, Reshape, Concat or MaxPool after a
+    float16 MatMul under high precision): its values below float16's smallest normal are the
+    float16 op's, whose rule passed them there, and a plain cosine failed the op that only
+    copied them (T1's random-init ConvNeXt: the layer scale's float16 Mul passed by the rule,
+    the float32 Transpose after it failed at 0.333783 with the same values, so high precision
+    failed where the default passed). None for any other float32 actual (computed in float32:
+    the first chunk almost always holds a value float16 does not), read chunk by chunk."""
+    if x.dtype == _HALF:
+        return x
+    if x.dtype != _SINGLE:
+        return None
+    with np.errstate(over="ignore", invalid="ignore"):
+        for s in range(0, x.size, chunk_size):
+            part = x[s:s + chunk_size]
+            if not np.array_equal(part.astype(_HALF).astype(_SINGLE), part, equal_nan=True):
+                return None
+        return x.astype(_HALF)
 
 
 class TinyPass(NamedTuple):

@@ -130,11 +130,20 @@ def test_a_fault_where_the_golden_is_large_enough_to_matter_fails(fault, kernel)
 
 
 def test_the_rule_is_float16s_a_float32_device_is_judged_by_the_plain_cosine():
-    """float32 holds 1e-6 to 24 bits: no subnormal grid to excuse."""
-    golden, device = _det_map(np.random.default_rng(5))
-    m = _result(device.astype(np.float32), golden).rows[0].metrics
+    """float32 holds 1e-6 to 24 bits: no subnormal grid to excuse a Sigmoid computed in
+    float32 (the device's logits as ``_det_map``'s, its output not rounded to float16). A
+    float32 tensor holding float16's values only, as an op copying the float16 map gives, is
+    judged as the float16 map is (``tests/compare/test_tiny_values_held_in_float32.py``)."""
+    rng = np.random.default_rng(5)
+    logits = -10.5 - rng.gamma(2.0, 3.0, (1, 1, 96, 96))
+    golden = _sigmoid(logits).astype(np.float32)
+    device_logits = logits.astype(np.float16).astype(np.float64) + rng.normal(0, 0.05, golden.shape)
+    device = _sigmoid(device_logits).astype(np.float32)
+    m = _result(device, golden).rows[0].metrics
     assert m.normal_cosine is None and m.value("cosine") == m.cosine < 0.999
-    assert not _judge(device.astype(np.float32), golden).passed
+    assert not _judge(device, golden).passed
+    golden, half = _det_map(np.random.default_rng(5))
+    assert _judge(half.astype(np.float32), golden).passed == _judge(half, golden).passed is True
 
 
 def test_a_failure_gives_both_figures_and_its_threshold_pasted_passes():
