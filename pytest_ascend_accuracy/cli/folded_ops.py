@@ -1,14 +1,28 @@
 """The golden ops of ``ascend-accuracy compare``'s golden that the conversion folded away
 (constants, shapes of known tensors: ``graph.folded_nodes``), so the CLI counts them as the
-plugin does: "folded at conversion", not "unmatched".
+plugin does: "folded at conversion", not "unmatched" (``compare_folded``).
 
-The plugin knows them from its own conversion (the backend's ``meta["folded_ops"]``). The CLI
-has a dump and a golden: a device dump holds nothing of a folded op (an ATC om json neither:
-its ``Const`` ops are named ``dynamic_const_<n>_<k>`` or after an initializer, with no original
-op names; only a folded op other than a constant sometimes shows, as a ``Const`` output's
-``_datadump_origin_name``, ``../shared/realdata`` tdnn ``Cast_311``). A stored golden's record
-names its model and the model's sha256 (``golden.stored_record``): that model, when it is
-still there unchanged, says which nodes fold. Without it the ops stay "unmatched".
+The plugin knows them from its own conversion (the backend's ``meta["folded_ops"]``: the
+emulator's ``plan.json`` ``info.folded``). The CLI has a dump, a golden and perhaps an om json;
+a device dump holds nothing of a folded op. Where they come from (the first alone where it
+applies, else the other two together):
+
+- the emulator's om json (``atc_version`` ``emulator-...``) still in its conversion's folder:
+  the ``plan.json`` beside it lists them, the list the plugin reads (``emulator_folded``). The
+  om json itself lists only the ops that run (no ``Const``), so ``compare --om-json`` of a
+  kept emulator dump and its golden cache entry counted ConvNeXt's 45 folded ops (``Identity``
+  of shared weights, GELU's ``Constant``) "unmatched" where the plugin said "45 folded at
+  conversion, 0 unmatched" (T1 finding 5);
+- a real ATC om json shows a folded op only as the origin of the ``Const`` that holds its value
+  (``const_origins``): its ``Const`` ops are named ``dynamic_const_<n>_<k>`` or after an
+  initializer, with no original op names, and an output's ``_datadump_origin_name`` names the
+  folded op (``../shared/realdata`` tdnn, ATC 6.0: ``Cast_311`` -> ``dynamic_const_67614_276``)
+  or the op that runs with that constant (``BatchNormalization_365``, which its
+  ``BNInferenceD`` names too: not folded). So it names some of them, not all;
+- a stored golden's record names its model and the model's sha256 (``golden.stored_record``):
+  that model, when it is still there unchanged, says which nodes fold.
+
+Without any of them the ops stay "unmatched".
 Which nodes fold depends on the input shapes (a Shape of a static tensor folds): those of the
 record's ``input_shape``, and for a dynamic input it leaves out (a golden whose shapes came
 from its arrays records ``{}``: silero_vad_16k_op15 then counted 151 golden ops unmatched,
@@ -23,6 +37,66 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
+
+#: how the emulator's om json starts its ``atc_version`` (``backends/emulator/backend.py``
+#: writes ``emulator-<format>/onnxruntime-<version>``); ATC writes its own version there
+EMULATOR_ATC_VERSION = "emulator-"
+#: om json op types holding a constant
+CONST_TYPES = ("Const", "Constant")
+
+
+def compare_folded(om_json, golden) -> List[str]:
+    """The golden ops ``ascend-accuracy compare`` counts folded at conversion: the emulator
+    conversion's own list where ``om_json`` (a path, or None) is the emulator's in its folder
+    (all of them: the stored golden's model is not read), else those the om json shows as
+    constants and those the model of the stored golden ``golden`` folds."""
+    from ..dump.om_json import read_om_json
+
+    graph = read_om_json(om_json) if om_json else None  # (load_dump read it: it parses)
+    listed = emulator_folded(graph, om_json) if graph is not None else None
+    if listed is not None:
+        return list(listed)
+    shown = const_origins(graph) if graph is not None else ()
+    return list(dict.fromkeys((*shown, *stored_golden_folded(golden))))
+
+
+def emulator_folded(graph, om_json) -> Optional[Tuple[str, ...]]:
+    """The nodes the emulator folded in the conversion whose om json ``graph`` (read from the
+    path ``om_json``) is: its ``plan.json``'s ``info.folded``, the list the plugin reads; None
+    where ``graph`` is no emulator om json, or no plan of it lies beside it (the om json
+    copied alone), or the plan is of another conversion (an op it dumps the om json lacks)."""
+    import json
+
+    from ..backends.emulator.plan import PLAN_FILE
+
+    if not str(graph.attrs.get("atc_version", "")).startswith(EMULATOR_ATC_VERSION):
+        return None
+    try:
+        plan = json.loads((Path(om_json).parent / PLAN_FILE).read_text(encoding="utf-8"))
+        folded = plan["info"]["folded"]
+        dumped = {op["name"] for op in plan["ops"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(folded, list) or not all(isinstance(n, str) for n in folded):
+        return None
+    if not dumped <= {op.name for op in graph.ops}:  # not this om json's conversion
+        return None
+    return tuple(folded)
+
+
+def const_origins(graph) -> Tuple[str, ...]:
+    """The framework ops the om json ``graph`` shows folded: named by a ``Const`` op (its
+    outputs' ``_datadump_origin_name``, or its original op names) and by no op that runs (a
+    ``Const`` holding a running op's weights names that op: real ATC 6.0,
+    ``BatchNormalization_365`` beside its ``BNInferenceD``)."""
+    running = set()
+    for op in graph.ops:
+        if op.type not in CONST_TYPES:
+            running.update((op.name, *op.original_names,
+                            *(o[0] for o in op.output_origins if o)))
+    shown = [n for op in graph.ops if op.type in CONST_TYPES
+             for n in (*op.original_names, *(o[0] for o in op.output_origins if o))]
+    return tuple(n for n in dict.fromkeys(shown) if n not in running)
 
 
 def stored_golden_model(golden) -> Optional[Path]:
