@@ -21,8 +21,8 @@ from .float16_model import float16_hint  # noqa: E402
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
 from .failure_kinds import (  # noqa: E402
-    NONFINITE_REASON, cube_probe, high_precision_blocker, naming_reason, nonfinite_in_range,
-    per_op_only, unread, unread_hint)
+    NONFINITE_REASON, cube_probe, naming_reason, nonfinite_in_range, per_op_only, unread,
+    unread_hint)
 from .figures import judged_cosine, plain_cosine_lines  # noqa: E402  (the cosine judged)
 from .figures import error_figure as _small  # noqa: E402
 from .figures import six_places as _num  # noqa: E402
@@ -296,28 +296,10 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         return half
     if names and names.unexplained:  # an overflow after the first failure: not its fix
         return f"{reason}; {diagnose_by_running(verdict, result, cli)}"
-    if names and cli:
-        from ..core.modes import HIGH_PRECISION, keep_dtype
-
-        hp, blocker = _high_precision_offered(verdict, names, result)
-        return (f"{reason}: keep these ops in float32 (ATC --keep_dtype=FILE, one op name a "
-                f"line){' or convert in high precision' if hp else ''}; check it on the ONNX "
-                f"model the dump ran: {cli_diagnose(verdict, keep_dtype(names), result)}"
-                + (f" (or{cli_mode(HIGH_PRECISION, dumped)})" if hp else f" ({blocker})")
-                + " passes with exit status 0" + not_carried(result))
     if names:
-        shown = ", ".join(repr(printable(n)) for n in names[:5])
-        more = ", ..." if len(names) > 5 else ""
-        # modes, as the library takes them (no function has a keep_dtype= argument): a
-        # backend's convert(model, mode), diagnose(mode=), ascend_model, modes=[...]
-        kept = f"keep_dtype([{shown}{more}])"
-        where = "(from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype)"
-        hp, blocker = _high_precision_offered(verdict, names, result)
-        if not hp:
-            return (f"{reason}: keep these ops in float32, converting in mode {kept} "
-                    f"({blocker}) {where}")
-        return (f"{reason}: convert in mode HIGH_PRECISION, or keep these ops in float32 in mode "
-                f"{kept} {where}")
+        from .keep_dtype_text import keep_dtype_text
+
+        return keep_dtype_text(verdict, names, reason, result, dumped, cli=cli)
     label = nonfinite_in_range(verdict) if hasattr(range_inputs, "checked") else ""
     if label:  # NaN/Inf with the golden in range: a probe, not the ops it ran through
         reason = NONFINITE_REASON.format(label=printable(label))
@@ -349,14 +331,6 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
             "mode=\"fusion_off\" and mode=\"buffer_off\" to see whether a fusion pass or buffer "
             "reuse causes the first failure; where neither passes (float16 rounding alone), "
             + API_DIAGNOSE)
-
-
-def _high_precision_offered(verdict: Verdict, names, result) -> tuple:
-    """(whether the float16-range fix keeping ``names`` offers high precision too, why not)."""
-    if not high_precision_may_fix(verdict, names):
-        return False, "high precision still feeds Cube ops float16"
-    blocker = high_precision_blocker(verdict, names, result.rows if result is not None else ())
-    return not blocker, blocker
 
 
 #: ``judge``'s reason: it reads a saved result, whose golden operands no one looked at
