@@ -102,6 +102,17 @@ class RangeFindings(list):
             self._feeding = self.read_producers()
         return getattr(self, "_feeding", None)
 
+    #: the findings of the failing ops after the first ``FAILING_LIMIT`` rows, to call (up to
+    #: ``LATER_LIMIT`` ops; ``failing_ops_past_fp16``): read only where a fix asks (``later``)
+    read_later: Optional[Callable[[], list]] = None
+
+    def later(self) -> list:
+        """``read_later()``, read once: whether a failing op after the first few loses values of
+        its own to float16 (a fix keeping the first ones names no op of it); [] where not known."""
+        if self.read_later is not None and not hasattr(self, "_later"):
+            self._later = list(self.read_later())
+        return getattr(self, "_later", [])
+
 
 def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: int = 3,
                             model=None, op_types: Optional[Mapping[str, str]] = None
@@ -364,6 +375,10 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
                                     op_types=op_types)
     found.fused = fused_groups((*rows, *(f.row for f in verdict.failures)))
     found.read_producers = partial(input_producers, golden, model)
+    later = [n for n in failing if n not in first]
+    if later:
+        found.read_later = partial(golden_inputs_past_fp16, golden, later, limit=LATER_LIMIT,
+                                   model=model, op_types=op_types)
     _infinite_outputs_past_fp16(golden, verdict, found)
     if rows:  # an op no row holds was folded at conversion: keeping it keeps nothing, and a
         # keep_dtype fix naming it is refused (a review: the printed fix, pasted, failed)
@@ -404,6 +419,10 @@ def fused_groups(rows) -> Tuple[Tuple[Tuple[str, ...], str], ...]:
 
 #: how many failing rows have their golden operands looked at (every member of a fused one)
 FAILING_LIMIT = 3
+#: how many ops of the failing rows after those have theirs looked at where a fix asks
+#: (``RangeFindings.later``): each stage of an LR-ASPP with random BatchNorm statistics flushed
+#: values of its own past the first three failing rows, which a fix keeping those left failing
+LATER_LIMIT = 16
 
 
 def _failing_members(golden: DumpSet, verdict) -> Tuple[List[str], List[str]]:

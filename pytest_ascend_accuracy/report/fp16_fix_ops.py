@@ -122,7 +122,9 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
     if fed:  # a kept op takes values float16 rounded before it: no list of these ops fixes it
         names.unexplained = True
         return names, rounded_reason(verdict, found_at(names, reasons), fed)
-    reason += _promise(verdict, range_inputs, names, aside={*kept, *tiny})
+    promise = _promise(verdict, range_inputs, names, aside={*kept, *tiny})
+    names.partial = bool(promise)
+    reason += promise
     for name, dtype in kept.items():
         if name in mode.keep_dtype:  # printed in the mode all the same: "left out" read wrong
             reason += (f"; {printable(name)} is kept by the test's own keep_dtype already (this "
@@ -213,11 +215,20 @@ class KeepNames(list):
     ``high_precision_may_fix`` is False (a review: the fused pair's hint offered high precision,
     which pasted failed). ``unexplained``: keeping them does not explain the verdict's first
     failure (``explains_first``), so no hint offers them as a fix (the reason says so:
-    ``_unexplained``); ``found``: what leaves the float16 range, the reason's first part."""
+    ``_unexplained``); ``found``: what leaves the float16 range, the reason's first part;
+    ``partial``: a failing op after the first may still fail pasted (``_promise``), which the
+    reason says, and each caller's advice adds how to find a fix by running (``STILL_FAILS``)."""
 
     on_cube = False
     unexplained = False
+    partial = False
     found = ""
+
+
+#: where a fix may still fail pasted (``KeepNames.partial``): how the plugin's user finds one
+STILL_FAILS = ("where it still fails, run with --accuracy-diagnose, which walks the debugging "
+               "flow (high precision, ops kept in float32, buffer reuse off, fusion off) and "
+               "names the mode that restores accuracy, if one does")
 
 
 #: what a hint says where the float16-range findings do not explain the first failure
@@ -274,20 +285,37 @@ def _promise(verdict: Verdict, range_inputs: Sequence, names: Sequence[str],
     are not such ops: a tiny Sigmoid after a kept BatchNorm got the caveat, and the hint pasted
     passed. Nor is a later failing op with no range finding of its own: it fails on what the
     first one handed it (the example project's overflow model got the caveat on every op after
-    its BatchNorm, and keep_dtype(['norm']) pasted passes)."""
+    its BatchNorm, and keep_dtype(['norm']) pasted passes). Findings of its own include those of
+    the failing ops after the first few that output float16 in the run (``RangeFindings.later``,
+    read only here): an LR-ASPP with random BatchNorm statistics, in high precision, lost values
+    to float16 in each stage (backbone.12's kept, backbone.13's fc1 Conv flushing the kept
+    GlobalAveragePool's output on its float16 input), and its list, printed with no caveat,
+    failed pasted 6 of 6 (T1). An op the run outputs in float32 keeps its own values (a Mul by
+    1e8 in high precision passed pasted)."""
     kept = set(names)
     fed = {getattr(f, "feeds", "") for f in range_inputs if f.op in kept}
     own = {f.op for f in range_inputs} | {getattr(f, "feeds", "") for f in range_inputs}
     first = _first_row(verdict)
+    later = None
     for f in verdict.failures:
         row_names = {n for n in _row_names(f.row) if n}
         if (f.row is first or f.row.metrics is None or row_names & set(aside)
-                or not row_names & own):
+                or row_names & (kept | fed)):
             continue
-        if not (row_names & (kept | fed)):
-            return (f"; kept for the first failing op ({printable(first.op_name)}): pasted, "
-                    "ops after it (or, fed float16 from upstream, that op itself) may still "
-                    "fail")
+        lost = ""
+        if not row_names & own:
+            if f.row.dtype != "float16":  # computed in float32: its own values are not lost
+                continue
+            if later is None:
+                later = range_inputs.later() if hasattr(range_inputs, "later") else []
+            found = [g for g in later if g.op in row_names or g.feeds in row_names]
+            if not found:
+                continue
+            lost = (f" ({printable(f.row.label)} loses values of its own to float16: "
+                    f"{printable(found[0].describe())})")
+        return (f"; kept for the first failing op ({printable(first.op_name)}): pasted, "
+                "ops after it (or, fed float16 from upstream, that op itself) may still "
+                f"fail{lost}")
     return ""
 
 

@@ -19,8 +19,11 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   precision still feeds it float16), or where an op whose golden values all lie below float16's
   smallest normal fails or passes only by float16's allowance for them
   (``failure_kinds.tiny_failing``: high precision outputs it in float32, judged plainly). Applied,
-  the failing ops pass. It never names an op only for its own values where the run outputs it in
-  float32 already (``fp16_fix_ops.float32_already``), nor offers the test's own mode.
+  the failing ops pass; where a failing op after the first loses values of its own to float16
+  (``fp16_fix_ops._promise``, reading the later failing ops' findings), the reason says it may
+  still fail, naming that op, and the advice adds ``--accuracy-diagnose``, whose fix passes.
+  It never names an op only for its own values where the run outputs it in float32 already
+  (``fp16_fix_ops.float32_already``), nor offers the test's own mode.
 - ``per_op`` (the first failure a float32 output whose golden values all lie below float16's
   smallest normal, computed from float32 values only, within float32's epsilon at 1.0 of the
   golden: ``report.tiny_float32``): the check's per_op entries with one judging it by
@@ -170,8 +173,8 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
     from .float16_model import float16_model_text, in_float16
-    from .fp16_fix_ops import (UNEXPLAINED_ADVICE, flushed_after_first, high_precision_may_fix,
-                               keep_dtype_names)
+    from .fp16_fix_ops import (STILL_FAILS, UNEXPLAINED_ADVICE, flushed_after_first,
+                               high_precision_may_fix, keep_dtype_names)
 
     mode = mode if mode is not None else DEFAULT
     if verdict.problem:
@@ -222,9 +225,10 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                 suggested.append(mode | HIGH_PRECISION)
             else:
                 note = f" ({note})"
+        still = f" ({STILL_FAILS})" if names.partial else ""  # the reason says it may
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
-                        ", or convert in high precision" if len(suggested) > 1 else note))
+                        ", or convert in high precision" if len(suggested) > 1 else note) + still)
     from .failure_kinds import (NONFINITE_ADVICE, NONFINITE_CUBE_ADVICE, NONFINITE_CUBE_REASON,
                                 NONFINITE_REASON, cube_ops_kept, nonfinite_failure)
 

@@ -1,12 +1,19 @@
 """A float16-range keep_dtype fix as the CLI's and the Python API's failure text give it
 (``failure_text.default_hint``; the plugin's is ``hints.next_step``): the ops to keep, whether
-high precision is offered beside them, and how to check the fix."""
+high precision is offered beside them, how to check the fix, and, where it may still fail pasted
+(``fp16_fix_ops.KeepNames.partial``), how to find one by running."""
 from __future__ import annotations
 
 from ..compare.result import Verdict
 from .printable import printable
 
-CLI_EXIT_NOTE = " passes with exit status 0"
+#: what the CLI's ``ascend-accuracy diagnose --mode ...`` check of a fix means by its exit status:
+#: 0 where the mode passes, and 0 too where it failed and the diagnosis went on to restore
+#: accuracy with more ops kept (a ConvNeXt's 8-op fix, "passes with exit status 0", exited 0
+#: with RESTORED and 3 more MatMuls kept: T1)
+CLI_EXIT_NOTE = (" passes with exit status 0 (its first line says PASSES where this mode passes "
+                 "as given, and RESTORED, also with exit status 0, where it passed only with "
+                 "more ops kept, which its fix names)")
 
 
 def keep_dtype_text(verdict: Verdict, names, reason: str, result, dumped, *,
@@ -15,6 +22,7 @@ def keep_dtype_text(verdict: Verdict, names, reason: str, result, dumped, *,
     ``fp16_fix_ops.keep_dtype_names``), for the CLI (``cli``: ATC's --keep_dtype and the
     ``diagnose`` command to check it, with ``dumped``, the dump's own mode) or the API."""
     from .cli_commands import cli_diagnose, cli_mode, not_carried
+    from .fp16_fix_ops import API_DIAGNOSE
 
     hp, blocker = high_precision_offered(verdict, names, result)
     if cli:
@@ -31,11 +39,12 @@ def keep_dtype_text(verdict: Verdict, names, reason: str, result, dumped, *,
     # convert(model, mode), diagnose(mode=), ascend_model, modes=[...]
     kept = f"keep_dtype([{shown}{more}])"
     where = "(from pytest_ascend_accuracy import HIGH_PRECISION, keep_dtype)"
+    still = f"; where it still fails, {API_DIAGNOSE}" if getattr(names, "partial", False) else ""
     if not hp:
         return (f"{reason}: keep these ops in float32, converting in mode {kept} "
-                f"({blocker}) {where}")
+                f"({blocker}) {where}{still}")
     return (f"{reason}: convert in mode HIGH_PRECISION, or keep these ops in float32 in mode "
-            f"{kept} {where}")
+            f"{kept} {where}{still}")
 
 
 def high_precision_offered(verdict: Verdict, names, result) -> tuple:
