@@ -91,6 +91,11 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
     explained = explains_first(verdict, range_inputs, names, row_ids)
     if _underflow_only(range_inputs, rows) and not explained:
         return [], ""  # the fallback says no overflow was seen, and points to diagnosing
+    from .overflow_feeds import float16_producers, producers_reason
+
+    # the float16 ops computing a kept overflowing Cube op's operands (T1: a ViT's q/k_proj)
+    produce, further = float16_producers(verdict, range_inputs, names, compared, _row_names)
+    names = [*names, *(n for n in produce if n not in names)]
     names, partners = _with_partners(verdict, fused, names, {*kept, *tiny})
     reasons = []
     if range_inputs:
@@ -123,8 +128,8 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
         names.unexplained = True
         return names, rounded_reason(verdict, found_at(names, reasons), fed)
     promise = _promise(verdict, range_inputs, names, aside={*kept, *tiny})
-    names.partial = bool(promise)
-    reason += promise
+    names.partial = bool(promise or further)
+    reason += promise + producers_reason(produce, further)
     for name, dtype in kept.items():
         if name in mode.keep_dtype:  # printed in the mode all the same: "left out" read wrong
             reason += (f"; {printable(name)} is kept by the test's own keep_dtype already (this "

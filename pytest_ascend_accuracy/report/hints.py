@@ -22,6 +22,8 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   the failing ops pass; where a failing op after the first loses values of its own to float16
   (``fp16_fix_ops._promise``, reading the later failing ops' findings), the reason says it may
   still fail, naming that op, and the advice adds ``--accuracy-diagnose``, whose fix passes.
+  An overflowing Cube op it keeps brings the float16 ops computing its operands
+  (``overflow_feeds``), the list saying it may still fail where float16 values lie further up.
   It never names an op only for its own values where the run outputs it in float32 already
   (``fp16_fix_ops.float32_already``), nor offers the test's own mode.
 - ``per_op`` (the first failure a float32 output whose golden values all lie below float16's
