@@ -53,6 +53,7 @@ def load_model_refs(model) -> Tuple[object, Optional[str]]:
     import onnx
     from onnx.external_data_helper import _get_all_tensors, load_external_data_for_tensor
 
+    from .data_links import data_folder
     from .onnx_graph import data_files, load_model
 
     if isinstance(model, (onnx.ModelProto, bytes, bytearray)):
@@ -64,8 +65,8 @@ def load_model_refs(model) -> Tuple[object, Optional[str]]:
     refs = [t for t in _get_all_tensors(proto) if is_external(t)]
     if not refs:
         return proto, None
-    base = os.path.dirname(os.path.abspath(path))
     data_files(proto, path)  # each one there, or an error naming it
+    base = data_folder(proto, path)  # (a link's data: the locations rewritten to its target)
     kept = set()
     for t in proto.graph.initializer:
         if is_external(t) and _nbytes(t) > LOAD_BELOW:

@@ -26,6 +26,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from ..errors import ConfigError, ConversionError
+from . import data_links, wire
 from .feedable import check_feedable
 from .input_names import check_input_names, listed_initializers, require_mapping
 from . import input_shape_parse
@@ -55,23 +56,20 @@ def load_model(model, *, weights: bool = True) -> "onnx.ModelProto":  # noqa: F8
     path = os.fspath(model)
     if not os.path.isfile(path):
         raise ConfigError(path, "ONNX model file not found")
-    if not weights and os.path.getsize(path) > _wire().SCAN_ABOVE:
+    if not weights and os.path.getsize(path) > wire.SCAN_ABOVE:
         try:
-            light = _wire().model_with_weight_refs(path)
+            light = wire.model_with_weight_refs(path)
         except Exception:  # not what it should be: onnx.load says what is wrong
             light = None
         if light is not None:
             return light
     try:
-        return onnx.load(path, load_external_data=weights)
+        proto = onnx.load(path, load_external_data=False)
     except Exception as exc:
         raise ConfigError(path, f"cannot read ONNX model ({type(exc).__name__}: {exc})") from exc
-
-
-def _wire():
-    from . import wire
-
-    return wire
+    if weights:  # where onnxruntime reads them, through a link too (data_links)
+        data_links.load_weights(proto, path)
+    return proto
 
 
 def external_data_files(path) -> List[str]:

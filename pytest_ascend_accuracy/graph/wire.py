@@ -5,7 +5,8 @@ data reference to its own bytes inside the model file.
 where onnxruntime's plain inference of the same file peaks at 1.8 GB. ``model_with_weight_refs``
 walks the protobuf wire format of the file through a memory map instead: the main graph's
 initializers whose ``raw_data`` is over ``REF_ABOVE`` bytes are parsed without it and marked
-external, with ``location`` the model file itself and ``offset``/``length`` where their
+external, with ``location`` the model file itself (by the name it was opened under: a link's
+name, which ``data_links`` resolves as any data file's) and ``offset``/``length`` where their
 ``raw_data`` lies in it; everything else is parsed as protobuf would. onnxruntime (and
 ``graph.external``) then read those weights from the file like any external data.
 """
