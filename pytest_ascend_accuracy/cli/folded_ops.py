@@ -41,8 +41,6 @@ from typing import Dict, List, Optional, Tuple
 #: how the emulator's om json starts its ``atc_version`` (``backends/emulator/backend.py``
 #: writes ``emulator-<format>/onnxruntime-<version>``); ATC writes its own version there
 EMULATOR_ATC_VERSION = "emulator-"
-#: om json op types holding a constant
-CONST_TYPES = ("Const", "Constant")
 
 
 def compare_folded(om_json, golden) -> List[str]:
@@ -50,6 +48,7 @@ def compare_folded(om_json, golden) -> List[str]:
     conversion's own list where ``om_json`` (a path, or None) is the emulator's in its folder
     (all of them: the stored golden's model is not read), else those the om json shows as
     constants and those the model of the stored golden ``golden`` folds."""
+    from ..dump.om_folded import const_origins
     from ..dump.om_json import read_om_json
 
     graph = read_om_json(om_json) if om_json else None  # (load_dump read it: it parses)
@@ -82,21 +81,6 @@ def emulator_folded(graph, om_json) -> Optional[Tuple[str, ...]]:
     if not dumped <= {op.name for op in graph.ops}:  # not this om json's conversion
         return None
     return tuple(folded)
-
-
-def const_origins(graph) -> Tuple[str, ...]:
-    """The framework ops the om json ``graph`` shows folded: named by a ``Const`` op (its
-    outputs' ``_datadump_origin_name``, or its original op names) and by no op that runs (a
-    ``Const`` holding a running op's weights names that op: real ATC 6.0,
-    ``BatchNormalization_365`` beside its ``BNInferenceD``)."""
-    running = set()
-    for op in graph.ops:
-        if op.type not in CONST_TYPES:
-            running.update((op.name, *op.original_names,
-                            *(o[0] for o in op.output_origins if o)))
-    shown = [n for op in graph.ops if op.type in CONST_TYPES
-             for n in (*op.original_names, *(o[0] for o in op.output_origins if o))]
-    return tuple(n for n in dict.fromkeys(shown) if n not in running)
 
 
 def stored_golden_model(golden) -> Optional[Path]:

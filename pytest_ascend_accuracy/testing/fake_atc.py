@@ -29,8 +29,9 @@ test data: start line, ``ATC run failed, ...``, then ``E10001: Value [..] for pa
 is invalid. Reason: ...``, an indented ``Solution:`` line where GE's error registry has one and
 ``TraceBack (most recent call last):``) and exit 255; success prints ``ATC run success, welcome
 to the next use.``. ``--mode=1 --om=X.om --json=Y.json`` writes the om json through
-``dump.om_json.write_om_json``, with ``attr_model_out_nodes_name`` in om output order. Every
-run appends to a plog file under ``$ASCEND_PROCESS_LOG_PATH/debug/plog/``.
+``dump.om_json.write_om_json``, with ``attr_model_out_nodes_name`` in om output order and a
+``Const`` for each folded tensor an op that runs reads (``fake_om_folding``). Every run appends
+to a plog file under ``$ASCEND_PROCESS_LOG_PATH/debug/plog/``.
 
 Environment knobs for tests:
   FAKE_ATC_FAIL=<code>     fail with that error code (E19010, EZ3003, E19999, ...) after validation
@@ -264,6 +265,7 @@ def om_to_json(opts: Dict[str, str]) -> None:
     """``--mode=1 --om=X.om --json=Y.json``: the om json of a fake .om."""
     from ..dump.om_json import OmOp, write_om_json
     from .fake_om import graph_input_names, read_fake_om
+    from .fake_om_folding import folded_consts
 
     for required in ("om", "json"):
         if not opts.get(required):
@@ -281,6 +283,7 @@ def om_to_json(opts: Dict[str, str]) -> None:
     for op in fake.plan():
         for j, out in enumerate(op.outputs):
             producer[out] = f"{op.name}:{j}"
+    ops += folded_consts(fake, producer, len(ops))  # what the conversion folded, as real ATC
     for op in fake.plan():
         ops.append(OmOp(name=op.name, type=op.type, id=len(ops), original_names=op.members,
                         output_origins=op.output_origins,

@@ -8,6 +8,10 @@ writes and the dumps the fake runtime writes agree, the way a real om and its du
 
 The plan mimics, in a deliberately small way, what ATC does to a graph:
 
+* constant folding: a node ``graph.folded_nodes`` names at the converted input shapes (a
+  constant, a shape of a known tensor, what only they feed) is computed at conversion: it
+  neither runs nor dumps, and the om json holds a ``Const`` for each folded tensor an op that
+  runs reads, its output's origin naming the node that made it (``fake_om_folding``);
 * one fusion rule, ``FakeConvReluFusionPass`` (a GraphFusion rule): a Conv/Gemm/MatMul/Add/
   BatchNormalization node whose only output feeds exactly one Relu (and is not a graph output)
   becomes one op named after the first node, listing both original names; its output stands for
@@ -38,8 +42,6 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
-
-import numpy as np
 
 MARKER_NAME = "FAKE_OM"
 MARKER_TEXT = "pytest-ascend-accuracy fake om: NOT an Ascend offline model (tests only)\n"
@@ -107,7 +109,11 @@ class FakeOm:
         return om_io_specs(self.model, self.input_shapes, self.fp16_inputs, self.output_order())
 
     def plan(self) -> List[FakeOmOp]:
-        return plan_ops(self.model, fusion_enabled(self.meta.get("fusion_switch")), self.keeps)
+        """The ops that run: the nodes ATC folds (``fake_om_folding``) neither run nor dump."""
+        from .fake_om_folding import running_model
+
+        switch = self.meta.get("fusion_switch")
+        return plan_ops(running_model(self), fusion_enabled(switch), self.keeps)
 
     def keeps(self, name: str, onnx_type: str) -> bool:
         """Whether the keep_dtype entries keep this node (by name, or by the type ATC's parser
@@ -365,9 +371,10 @@ def _converted(model, depth: int = 0):
     from onnx import shape_inference
 
     from ..graph.inline import inline_ifs
+    from .fake_om_folding import fold_static
 
     for _ in range(8):
-        _fold_static(model)
+        fold_static(model)
         if not inline_ifs(model, None):
             break
     graph = model.graph
@@ -425,58 +432,6 @@ def _branch_shapes(model, branch, depth):
 def _value(name, elem, dims):
     from onnx import helper
     return helper.make_tensor_value_info(name, elem, [d if d >= 0 else None for d in dims])
-
-
-def _fold_static(model, rounds: int = 8) -> None:
-    """Fold what ATC folds before it infers shapes: tensors that depend on no input value
-    (constants, shapes of static tensors: ``graph.static``) become initializers, so shape
-    inference sees the shape a computed ``Reshape`` target gives (PP-OCR cls, rec: batch and
-    length were left unknown). Only the static nodes are run; best effort (a model onnxruntime
-    cannot fold keeps what inference finds without folding)."""
-    import onnx
-
-    from ..graph.onnx_graph import tensor_info
-    from ..graph.static import evaluate, static_tensors
-
-    graph = model.graph
-    for _ in range(rounds):
-        inits = {t.name for t in graph.initializer}
-        info = tensor_info(model)
-        static = static_tensors(model, info)
-        nodes = [onnx.NodeProto() for _ in graph.node]
-        for copy, node in zip(nodes, graph.node):
-            copy.CopyFrom(node)
-        folded = [bool(n.output) and all(o in static for o in n.output if o) for n in nodes]
-        wanted = [o for n, f in zip(nodes, folded) if f for o in n.output if o and o not in inits]
-        if not wanted:
-            return
-        cone = onnx.ModelProto()
-        cone.CopyFrom(model)
-        del cone.graph.node[:]
-        cone.graph.node.extend(_shape_constant(n, info) if n.op_type in ("Shape", "Size")
-                               and n.input[0] not in static else n
-                               for n, f in zip(nodes, folded) if f)  # reads no input value
-        try:
-            values = evaluate(cone, wanted)
-        except Exception:  # noqa: BLE001 -- folding is best effort
-            return
-        del graph.node[:]
-        graph.node.extend(n for n, f in zip(nodes, folded) if not f)
-        graph.initializer.extend(onnx.numpy_helper.from_array(np.asarray(v), k)
-                                 for k, v in values.items() if k not in inits)
-
-
-def _shape_constant(node, info):
-    """A ``Constant`` holding what a ``Shape``/``Size`` of a fully known shape gives."""
-    from onnx import helper, numpy_helper
-    shape = [int(d) for d in info[node.input[0]][1]]
-    if node.op_type == "Size":
-        value = np.array(int(np.prod(shape, dtype=np.int64)), np.int64)
-    else:
-        attrs = {a.name: a.i for a in node.attribute}
-        value = np.array(shape[attrs.get("start", 0):attrs.get("end", len(shape))], np.int64)
-    return helper.make_node("Constant", [], list(node.output), name=node.name,
-                            value=numpy_helper.from_array(value))
 
 
 def _dims(value) -> Optional[Tuple[int, ...]]:

@@ -18,7 +18,9 @@ outputs(converted, inputs)
 run(converted, inputs, dump=True)
     Runs once on the device (opened once per backend, closed by ``close()``), with an acl.json
     dump configuration pointing at a new directory, finds this run's dump leaf and returns it as
-    a DumpSet read by ``dump.loader.load_dump`` with the om json attached (fused-op names).
+    a DumpSet read by ``dump.loader.load_dump`` with the om json attached (fused-op names);
+    its ``meta["folded_ops"]`` lists the golden ops the conversion folded (``atc_folded``),
+    which the comparison counts "folded at conversion", not unmatched.
 """
 from __future__ import annotations
 
@@ -79,6 +81,7 @@ class AscendBackend:
         self._runs_root: Optional[Path] = None
         self._run_count = 0
         self._output_names: Dict[str, List[str]] = {}
+        self._folded: Dict[str, List[str]] = {}
 
     # -- environment -------------------------------------------------------------------------------
     @property
@@ -295,8 +298,19 @@ class AscendBackend:
         ds = load_dump(result.dump.path, om_json=converted.om_json, model_name=converted.model_name)
         ds.meta.update(self._meta(converted))
         ds.meta.update(dump_dir=os.fspath(result.dump.path), acl_json=os.fspath(result.acl_json),
-                       dump_mode=mode)
+                       dump_mode=mode, folded_ops=list(self._folded_ops(converted)))
         return ds
+
+    def _folded_ops(self, converted: ConvertedModel) -> List[str]:
+        """The golden ops this conversion folded (``atc_folded``: its om json's ``Const``
+        origins, the model's ``Constant`` nodes), read once per converted model."""
+        folded = self._folded.get(converted.key)
+        if folded is None:
+            from .atc_folded import atc_folded_ops
+
+            folded = self._folded[converted.key] = atc_folded_ops(converted.om_json,
+                                                                  converted.source_model)
+        return folded
 
     def _device_soc(self) -> Optional[Tuple[int, str]]:
         """(device id, the chip it reports), or None where the runtime cannot say."""
