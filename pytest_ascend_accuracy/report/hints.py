@@ -35,9 +35,11 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
 - ``modes`` (no overflow seen): the test's mode with fusion off, and with buffer reuse off, to
   compare; applied, they convert and run, and say whether a fusion pass or buffer reuse is
   the cause; where neither passes (float16 rounding under a tight threshold),
-  ``--accuracy-diagnose``, whose fix passes pasted. When the first failure is integer values
-  that differ (an ArgMax index, a Cast to
-  int: compared exactly), the test's mode in high precision instead, which says whether
+  ``--accuracy-diagnose``, whose fix passes pasted. On the emulator, which does not emulate
+  buffer reuse (``emulated_probes``), the hint says buffer reuse off repeats the verdict there,
+  and offers no probe where that one is all that is left (the test's fusion already off).
+  When the first failure is integer values that differ (an ArgMax index, a Cast to int:
+  compared exactly), the test's mode in high precision instead, which says whether
   float16 rounding moved them; where a Cube op computes them (high precision still feeds it
   float16), the test's mode with the ops computing them kept in float32 (``--accuracy-diagnose``
   where those are more than ``CHAIN_LIMIT`` or not known). NaN/Inf where the golden stays within
@@ -160,7 +162,7 @@ def model_argument(mode, base=None) -> str:
 
 def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
               problem_advice: str = PROBLEM_ADVICE, upstream=None, rows: Sequence = (),
-              dump_kind: str = "", model=None) -> Hint:
+              dump_kind: str = "", model=None, buffer_neutral: bool = False) -> Hint:
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
     ``problem_advice``: how the caller's user makes two dumps comparable; ``upstream``: an
     ``Upstream``, what feeds a first failure of integer values (``integer_upstream``) or of tiny
@@ -170,7 +172,9 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     op output in float32 already: ``fp16_fix_ops.float32_already``); ``model``: the ONNX model
     the golden ran, where known, which says whether the failing op computes in float16 there
     (``float16_model.in_float16``: no mode makes such an op match its float16 golden, a float32
-    export does)."""
+    export does); ``buffer_neutral``: the run's backend cannot change its values with buffer
+    reuse off (the emulator: ``emulated_probes.buffer_off_neutral``), which the no-overflow
+    hint then says, or offers no such probe where it is the only one."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
@@ -282,9 +286,18 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     if not compare:
         return Hint(MODES, f"{seen}, and fusion and buffer reuse are already off",
                     advice=DIAGNOSE_ADVICE)
+    note = ""
+    if buffer_neutral and mode | BUFFER_OFF in compare:  # the emulator: buffer_off repeats it
+        from . import emulated_probes as emulated
+
+        buffer = (mode | BUFFER_OFF).python_expr()
+        if compare == [mode | BUFFER_OFF]:
+            return Hint(MODES, seen + emulated.PLUGIN_ONLY_BUFFER.format(mode=buffer),
+                        advice=DIAGNOSE_ADVICE)
+        note = emulated.PLUGIN_NOTE.format(mode=buffer)
     # plain float16 rounding under a tight threshold fails under both as well (a PP-OCRv4
     # trial at 0.9999: both pasted, both failed): the flow that keeps ops in float32 follows
-    return Hint(MODES, seen, tuple(compare), advice=COMPARE_ADVICE)
+    return Hint(MODES, seen, tuple(compare), advice=COMPARE_ADVICE + note)
 
 
 def _cube_fed_integers(first, upstream: Upstream, mode) -> Hint:
@@ -413,8 +426,11 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
         upstream = float16_upstream(verdict, rows, golden, model, mode)
     kind = getattr(actual, "kind", "") or ((getattr(result, "meta", None) or {}).get(
         "actual_kind") or "")
+    from .emulated_probes import buffer_off_neutral, run_meta
+
     return next_step(verdict, ranges, mode, problem_advice=problem_advice, upstream=upstream,
-                     rows=rows, dump_kind=kind, model=model)
+                     rows=rows, dump_kind=kind, model=model,
+                     buffer_neutral=buffer_off_neutral(run_meta(actual, result)))
 
 
 def integer_upstream(verdict, golden, rows, model=None) -> Optional[Upstream]:
