@@ -10,7 +10,9 @@ are not counted as differing. Only where the list's axis is certain (``_list_axi
 sorted along it alone; a batch of lists row by row) and only the same indices (which of
 several tied elements made the cut at the list's end cannot be told from the outputs: a
 review passed indices of other values, out of range or repeated there). Anything unreadable
-leaves the row as compared.
+leaves the row as compared. Where the golden holds the TopK's input, the positions left
+differing are judged against it as near ties (``topk_near_ties``: values closer than the
+device's own error, the cut included).
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import numpy as np
 
 from ..errors import DumpFormatError
 from .rows import TensorCompare
+from .topk_near_ties import NearTies, golden_input, golden_values, near_tie_note, near_ties
 
 
 def _monotonic(values: np.ndarray, axis: int) -> bool:
@@ -41,23 +44,23 @@ def _list_axis(values: np.ndarray) -> Optional[int]:
 
 
 def _reordered(values: np.ndarray, actual: np.ndarray, golden: np.ndarray,
-               whole_row: bool = False) -> int:
+               whole_row: bool = False) -> np.ndarray:
     """Differing positions of 1-D ``actual``/``golden`` inside runs of equal ``values`` that
     hold the same indices on both sides (a run that reaches the list's end with other indices
     is which tied element made the cut: not told from the outputs, not forgiven), shorter than
     the row unless ``whole_row`` (a lone row of one value says nothing of the list's axis: a
     review passed a TopK on axis 0 with k=1, whose (1, C) one-hot maxima read as one tied list
-    of C; in a batch of rows ``_list_axis`` has told the axis apart)."""
+    of C; in a batch of rows ``_list_axis`` has told the axis apart), as a bool mask."""
     width = values.size
     starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
     stops = np.r_[starts[1:], width]
     differ = actual != golden
-    tied = 0
+    tied = np.zeros(width, bool)
     for start, stop in zip(starts, stops):
-        count = int(np.count_nonzero(differ[start:stop]))
-        if count and 1 < stop - start and (whole_row or stop - start < width) and (
+        if differ[start:stop].any() and 1 < stop - start and (
+                whole_row or stop - start < width) and (
                 np.array_equal(np.sort(actual[start:stop]), np.sort(golden[start:stop]))):
-            tied += count
+            tied[start:stop] = differ[start:stop]
     return tied
 
 
@@ -86,12 +89,27 @@ def within_ties(pair, row: TensorCompare) -> TensorCompare:
     # (a review: a TopK on axis 0 or 1 with k=1 gives (1, 2, 3) or (2, 1, 3), whose rows of
     # equal maxima passed wrong indices as ties)
     whole_row = values.size // width > 1 and 1 not in shape
-    tied = sum(_reordered(v, a, g, whole_row=whole_row) for v, a, g in zip(
-        values.reshape(-1, width), actual.reshape(-1, width), golden.reshape(-1, width)))
-    if not tied:
+    tied = np.concatenate([_reordered(v, a, g, whole_row=whole_row) for v, a, g in zip(
+        values.reshape(-1, width), actual.reshape(-1, width), golden.reshape(-1, width))])
+    near = _near_ties(pair, values, actual, golden, tied.reshape(shape), values_ref.dtype)
+    count = int(np.count_nonzero(tied))
+    close = int(np.count_nonzero(near.forgiven)) if near is not None else 0
+    if not count and not close:
         return row
-    left = m.unequal - tied
-    note = (f"{tied} of the {m.unequal} differing indices only reorder values tied on the device "
-            f"(ONNX's TopK lists a tie's lower index first): compared as sets within ties")
-    flags = tuple(f for f in row.flags if f != "exact_unequal" or left) + ("ties_reordered",)
-    return replace(row, metrics=replace(m, unequal=left, notes=m.notes + (note,)), flags=flags)
+    left = m.unequal - count - close
+    notes = ((f"{count} of the {m.unequal} differing indices only reorder values tied on the "
+              f"device (ONNX's TopK lists a tie's lower index first): compared as sets within "
+              f"ties",) if count else ())
+    notes += (near_tie_note(near, m.unequal, left),) if close else ()
+    flags = tuple(f for f in row.flags if f != "exact_unequal" or left) + (
+        ("ties_reordered",) if count else ()) + (("near_ties",) if close else ())
+    return replace(row, metrics=replace(m, unequal=left, notes=m.notes + notes), flags=flags)
+
+
+def _near_ties(pair, values, actual, golden, tied, dtype) -> Optional[NearTies]:
+    """The near ties (``topk_near_ties``) among the positions ``tied`` leaves differing, where
+    the golden holds the TopK's input and values; None where it does not."""
+    x, golden_vals = golden_input(pair), golden_values(pair)
+    if x is None or golden_vals is None:
+        return None
+    return near_ties(x, golden_vals, values, actual, golden, tied, dtype)
