@@ -188,6 +188,39 @@ def _device_aligned(a_shape, g_shape, op_type: str = "") -> bool:
             and all(a_shape[k] == up(g_shape[k], 16) for k in (rank - 2, rank - 1)))
 
 
+#: op types (ONNX's and the Ascend types dumps show) whose output size depends on values and
+#: whose every element is data: a 0 there is an index (NonZero's, NonMaxSuppression's
+#: [batch, class, box], TopK's output:1) or a kept value, never padding. The Ascend
+#: NonMaxSuppressionV6 kernel fills the rows of its fixed-size output it did not select with -1
+#: (docs/formats.md section 6.1), NonZero's om leaves its size unknown (docs/ascend_backend.md):
+#: neither pads with zeros
+_NO_ZERO_PADDING = ("NonZero", "NonMaxSuppression", "TopK", "Unique", "Compress")
+
+
+def _not_padding(a_shape, g_shape, op_type: str, values: int, past: int) -> str:
+    """The reason of a larger actual whose elements past the golden's shape are data: those
+    that are not zero (``values`` of ``past``), or all of them for an op of
+    ``_NO_ZERO_PADDING``."""
+    head = (f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)}: "
+            f"{int(np.prod(a_shape))} vs {int(np.prod(g_shape))} elements, cannot compare: ")
+    if op_type.startswith(_NO_ZERO_PADDING):
+        zeros = past - values
+        return head + (f"{op_type}'s output size depends on values, so what lies past the "
+                       f"golden's shape ({past} element{'s' if past > 1 else ''}) is what it kept "
+                       f"and the golden did not, not padding"
+                       + (f" ({zeros} of them 0: an index or value, not a fill)" if zeros else ""))
+    return head + (f"{values} of the {past} elements past the golden's shape are not zero, so "
+                   f"not padding (an output whose size depends on values, e.g. NonZero or "
+                   f"NonMaxSuppression, is larger)")
+
+
+def _value_sized(op_type: str) -> str:
+    """``": ..."`` where ``op_type``'s output size depends on values (``_NO_ZERO_PADDING``)."""
+    if not op_type.startswith(_NO_ZERO_PADDING):
+        return ""
+    return f": {op_type}'s output size depends on values, and it kept another count than the golden"
+
+
 def _beyond_golden(full: np.ndarray, g_shape, op_type: str = "") -> Tuple[int, int]:
     """(elements of ``full`` past ``g_shape`` that are not zero, elements past it), (0, 0)
     where the device's layout padded it (``_device_aligned``: it leaves there whatever it
@@ -224,6 +257,13 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
             # a padded actual (every dim at least the golden's): cut to the golden's shape, as
             # msaccucmp does (TensorConversion.slice_data, docs/formats.md §6.1). Not a batch:
             # devices pad channels and last dims, and a bigger batch is a wrong --input_shape
+            if not p.golden.size:  # a layout pads a dim to a multiple, and 0's multiple is 0
+                return TensorCompare(**base, flags=tuple(flags + ["shape_mismatch"]), reason=(
+                    f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)}: "
+                    f"{p.actual.size} vs 0 elements, cannot compare: the golden is empty, and "
+                    f"no padding fills an empty tensor (an output whose size depends on values, "
+                    f"e.g. NonZero or NonMaxSuppression, kept {p.actual.size} "
+                    f"element{'s' if p.actual.size > 1 else ''} the golden did not)"))
             crop = tuple(slice(0, d) for d in g_shape)
             flags.append("cropped")
         else:
@@ -232,20 +272,19 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
                 ["device_layout"] if kept else [])), reason=(
                 f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)}: "
                 f"{p.actual.size} vs {p.golden.size} elements, cannot compare"
-                + (kept or _device_layout_hint(a_shape, g_shape, p.actual.dtype))))
+                + (kept or _device_layout_hint(a_shape, g_shape, p.actual.dtype)
+                   or _value_sized(p.actual_op.op_type))))
     try:
         a = _load(p.actual, "actual", reader)
         if crop is not None:
             full = np.asarray(a).reshape(a_shape)
-            values, past = _beyond_golden(full, g_shape, p.actual_op.op_type)
-            if values:  # not padding: a count that depends on values differs
+            op_type = p.actual_op.op_type
+            values, past = _beyond_golden(full, g_shape, op_type)
+            if values or (past and op_type.startswith(_NO_ZERO_PADDING)):
+                # not padding: a count that depends on values differs
                 return TensorCompare(**base, flags=tuple(f for f in flags if f != "cropped")
-                                     + ("shape_mismatch",), reason=(
-                    f"shape {_shape_text(a_shape)} vs golden {_shape_text(g_shape)}: "
-                    f"{p.actual.size} vs {p.golden.size} elements, cannot compare: {values} of "
-                    f"the {past} elements past the golden's shape are not zero, so not padding "
-                    f"(an output whose size depends on values, e.g. NonZero or "
-                    f"NonMaxSuppression, is larger)"))
+                                     + ("shape_mismatch",),
+                                     reason=_not_padding(a_shape, g_shape, op_type, values, past))
             a = np.ascontiguousarray(full[crop])
         g = _load(p.golden, "golden", reader)
         metrics = compute_metrics(a, g, chunk_size=chunk_size, kl=kl)
