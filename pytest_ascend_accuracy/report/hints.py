@@ -64,7 +64,7 @@ Names are the model's own (never the sanitized spelling of dump file names).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import List, Optional, Sequence
 
 from .upstream import CHAIN_LIMIT, Upstream  # noqa: F401  (callers read them here too)
@@ -426,11 +426,17 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
         upstream = float16_upstream(verdict, rows, golden, model, mode)
     kind = getattr(actual, "kind", "") or ((getattr(result, "meta", None) or {}).get(
         "actual_kind") or "")
+    from .after_selection import selection_advice
     from .emulated_probes import buffer_off_neutral, run_meta
 
-    return next_step(verdict, ranges, mode, problem_advice=problem_advice, upstream=upstream,
+    # a first failure after a TopK that only reordered near ties (T2): say so, and what helps
+    selection = selection_advice(verdict, golden, rows, model, mode, ranges, kind)
+    if selection is not None and not selection.lead:
+        return Hint(MODES, selection.reason, selection.modes, advice=selection.advice)
+    hint = next_step(verdict, ranges, mode, problem_advice=problem_advice, upstream=upstream,
                      rows=rows, dump_kind=kind, model=model,
                      buffer_neutral=buffer_off_neutral(run_meta(actual, result)))
+    return hint if selection is None else replace(hint, reason=f"{selection.lead}; {hint.reason}")
 
 
 def integer_upstream(verdict, golden, rows, model=None) -> Optional[Upstream]:
