@@ -265,7 +265,7 @@ class _Flow(Combos):
             kept, _ = self._mode_step(prefix + "keep_dtype_all", every, default)
             if not kept.passed:
                 return None
-            hp_says = (f"{high_precision_fails(hp.verdict, branch)}; keeping every op in "
+            hp_says = (f"{high_precision_fails(hp.verdict, branch, self.run)}; keeping every op in "
                        f"float32 does"
                        if hp_says else "keeping every op in float32 passes")
         spent = self.run.conversions

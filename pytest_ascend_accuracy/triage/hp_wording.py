@@ -8,11 +8,15 @@ from __future__ import annotations
 from ..compare.result import Verdict
 
 
-def high_precision_fails(verdict: Verdict, branch=None) -> str:
+def high_precision_fails(verdict: Verdict, branch=None, run=None) -> str:
     """``high precision does not pass (...)``: the first op it fails at and what that op is --
     a Cube op (high precision still feeds it float16), an If whose branches hold Cube ops
     (``branch``: ``branch_keep.BranchOps``; it said "not a Cube op" of an If running a MatMul),
-    an op whose golden values all lie below float16's smallest normal, or neither."""
+    an op whose golden values all lie below float16's smallest normal, or neither; of neither,
+    the Cube ops upstream of it by the graph's edges (``run``: the ``runner.Runner``, whose
+    golden and model give them), which high precision still feeds float16 (T2: "it fails at op
+    /rpn/TopK:output:1 (TopK), not a Cube op" read as "float16 is not the cause", while the
+    backbone's and the RPN head's Convs computing the scores it ranks ran in float16)."""
     from ..compare.tiny_values import FP16_TINY
     from ..report.failure_kinds import on_cube
 
@@ -36,7 +40,30 @@ def high_precision_fails(verdict: Verdict, branch=None) -> str:
         return (f"{head}, whose golden values all lie below "
                 f"float16's smallest normal (|{m.max_abs_golden:.3g}|): high precision outputs it "
                 f"in float32, judged without float16's allowance for values that small)")
+    cube = _cube_upstream(row, run)
+    if cube:
+        near = ", ".join(repr(n) for n in cube[-3:][::-1])
+        return (f"{head}, not a Cube op, but computed from {len(cube)} Cube "
+                f"op{'s' if len(cube) > 1 else ''} that high precision still feeds float16 "
+                f"inputs ({'the nearest ' if len(cube) > 3 else ''}{near}"
+                f"{', ...' if len(cube) > 3 else ''}))")
     return f"{head}, not a Cube op)"
+
+
+def _cube_upstream(row, run) -> tuple:
+    """The Cube ops upstream of ``row``'s op in graph order (``report.upstream.feeding_ops``:
+    by the edges of ``run``'s model or golden); () where none, or the edges are not known."""
+    from ..core.ascend_optypes import is_cube
+    from ..report.upstream import feeding_ops
+
+    golden = getattr(run, "golden", None)
+    if golden is None:
+        return ()
+    try:
+        _, up = feeding_ops(row, golden, getattr(run, "model", None))
+    except Exception:  # noqa: BLE001 -- the wording only: it says what it knows
+        return ()
+    return tuple(n for n, t in (up or {}).items() if is_cube(t))
 
 
 def every_kept_label(base, n_ops: int, branch=None) -> str:
