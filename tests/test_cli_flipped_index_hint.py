@@ -18,8 +18,10 @@ from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 REASON = ("next step: integer values differ at argmax (an index, id or count computed from "
           "float16-rounded values): convert in high precision to see whether float16 rounding "
           "moves them: ascend-accuracy diagnose MODEL.onnx --mode high_precision passes with "
-          "exit status 0 where it does (still failing, it walks on: ops kept in float32, "
-          "buffer reuse off, fusion off)")
+          "exit status 0 (its first line says PASSES where this mode passes as given, and "
+          "RESTORED, also with exit status 0, where it passed only with more ops kept, which its "
+          "fix names); where this mode still fails, it walks on: ops kept in float32, buffer "
+          "reuse off, fusion off")
 
 
 def _nudged_argmax():
@@ -89,3 +91,41 @@ def test_a_hand_edited_golden_record_keeps_the_commands_placeholder(tmp_path, ca
         json.dump(record, f)
     assert cli.main(pair.compare_argv()) == 1
     assert REASON in capsys.readouterr().out.splitlines()  # MODEL.onnx, as without a record
+
+
+def _cube_nudged_argmax():
+    """``_nudged_argmax`` with its scores made by a MatMul (a Cube op: high precision still
+    feeds it float16)."""
+    one = numpy_helper.from_array(np.ones((1, 1), np.float32), "one")
+    delta = numpy_helper.from_array(np.full((1,), 1e-4, np.float32), "delta")
+    nodes = [helper.make_node("MatMul", ["x", "one"], ["s"], name="mm"),
+             helper.make_node("Add", ["s", "delta"], ["sd"], name="nudge"),
+             helper.make_node("Concat", ["s", "sd"], ["pair"], name="pair", axis=1),
+             helper.make_node("ArgMax", ["pair"], ["y"], name="argmax", axis=1, keepdims=0)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", 1, [64, 1])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, [64])],
+                              initializer=[one, delta])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def test_a_cube_fed_index_gets_its_ops_kept_and_the_exit_status_is_told_right(tmp_path, capsys):
+    """The command keeping the ops computing a Cube-fed index says what its exit status means
+    (0 for PASSES and for RESTORED with more ops kept: it read "passes with exit status 0 where
+    it does; still failing, float16 rounding is not the cause"), and passes pasted."""
+    pair = emulated_pair(tmp_path, _cube_nudged_argmax(), store_inputs=True)  # edges: the chain
+    assert cli.main(pair.compare_argv()) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("next step: integer values differ"))
+    assert "take float16 inputs even in high precision" in line or "takes float16" in line, line
+    assert line.endswith(
+        "passes with exit status 0 (its first line says PASSES where this mode passes as given, "
+        "and RESTORED, also with exit status 0, where it passed only with more ops kept, which "
+        "its fix names); where this mode still fails at this op, float16 rounding is not the "
+        "cause"), line
+    command = re.search(r"(ascend-accuracy diagnose .+?) passes with", line).group(1)
+    assert "--mode" in command and "keep_dtype" in command, command
+    argv = [str(pair.model) if a == CLI_MODEL else a for a in shlex.split(command)[1:]]
+    assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0
+    assert "PASSES" in capsys.readouterr().out.splitlines()[0]

@@ -211,9 +211,13 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         ranges = in_model_spelling(ranges, result.rows)
     hint = None
     if not verdict.passed:  # (the HTML report shows it too)
+        from .folded_ops import stored_golden_model
         from .integer_hint import integer_hint
 
-        hint = (integer_hint(verdict, ranges, result, golden)
+        # the stored golden's model (where it records one, unchanged) tells the graph's edges:
+        # the ops computing a flipped index, which a stored golden's operand copies do not
+        model = stored_golden_model(args.golden) if getattr(args, "golden", None) else None
+        hint = (integer_hint(verdict, ranges, result, golden, model)
                 or default_hint(verdict, ranges, result, cli=True, golden=golden))
     if args.json:
         write_json(result, args.json, verdict)

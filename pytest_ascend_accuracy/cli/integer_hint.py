@@ -16,7 +16,8 @@ from typing import Optional, Sequence
 INTEGER_REASON = "integer values differ at "
 
 
-def integer_hint(verdict, range_inputs: Sequence, result, golden=None) -> Optional[str]:
+def integer_hint(verdict, range_inputs: Sequence, result, golden=None,
+                 model=None) -> Optional[str]:
     """The hint for ``verdict`` when its first failure is integer values that differ and
     ``next_step`` (in the dump's own mode) has its integer advice for it; else None (the CLI's
     ``default_hint`` serves). ``golden``: the golden DumpSet, whose operand files may say which
@@ -28,9 +29,10 @@ def integer_hint(verdict, range_inputs: Sequence, result, golden=None) -> Option
     from ..dump.model import DumpSet
     from ..report.cli_commands import cli_diagnose, dumped_mode, not_carried
     from ..report.hints import MODES, integer_upstream, next_step
+    from ..report.keep_dtype_text import CLI_EXIT_NOTE
 
     upstream = integer_upstream(verdict, golden if golden is not None else DumpSet([]),
-                                result.rows)
+                                result.rows, model)
     hint = next_step(verdict, range_inputs, dumped_mode(result)[0], upstream=upstream)
     if hint.kind != MODES or not hint.reason.startswith(INTEGER_REASON):
         return None
@@ -41,8 +43,8 @@ def integer_hint(verdict, range_inputs: Sequence, result, golden=None) -> Option
     command = cli_diagnose(verdict, hint.modes[0], result)
     if upstream is not None and upstream.cube:
         return (f"{hint.reason}: keep the ops computing them in float32 to see whether float16 "
-                f"rounding moves them: {command} passes with exit status 0 where it does; "
-                "still failing, float16 rounding is not the cause" + not_carried(result))
+                f"rounding moves them: {command}{CLI_EXIT_NOTE}; where this mode still fails "
+                "at this op, float16 rounding is not the cause" + not_carried(result))
     return (f"{hint.reason}: convert in high precision to see whether float16 rounding moves "
-            f"them: {command} passes with exit status 0 where it does (still failing, it walks "
-            "on: ops kept in float32, buffer reuse off, fusion off)" + not_carried(result))
+            f"them: {command}{CLI_EXIT_NOTE}; where this mode still fails, it walks on: ops "
+            "kept in float32, buffer reuse off, fusion off" + not_carried(result))
