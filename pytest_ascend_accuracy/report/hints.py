@@ -286,7 +286,6 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     if not compare:
         return Hint(MODES, f"{seen}, and fusion and buffer reuse are already off",
                     advice=DIAGNOSE_ADVICE)
-    note = ""
     if buffer_neutral and mode | BUFFER_OFF in compare:  # the emulator: buffer_off repeats it
         from . import emulated_probes as emulated
 
@@ -294,10 +293,11 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         if compare == [mode | BUFFER_OFF]:
             return Hint(MODES, seen + emulated.PLUGIN_ONLY_BUFFER.format(mode=buffer),
                         advice=DIAGNOSE_ADVICE)
-        note = emulated.PLUGIN_NOTE.format(mode=buffer)
+        return Hint(MODES, seen, (mode | FUSION_OFF,),
+                    advice=emulated.PLUGIN_FUSION_ONLY.format(mode=buffer) + DIAGNOSE_ADVICE)
     # plain float16 rounding under a tight threshold fails under both as well (a PP-OCRv4
     # trial at 0.9999: both pasted, both failed): the flow that keeps ops in float32 follows
-    return Hint(MODES, seen, tuple(compare), advice=COMPARE_ADVICE + note)
+    return Hint(MODES, seen, tuple(compare), advice=COMPARE_ADVICE)
 
 
 def _cube_fed_integers(first, upstream: Upstream, mode) -> Hint:

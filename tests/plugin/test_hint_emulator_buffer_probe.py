@@ -56,8 +56,11 @@ ONLY_BUFFER = ("no float16 overflow seen, fusion is already off, and buffer reus
                "nothing on this backend, the emulator, which does not emulate buffer reuse (on "
                "an Ascend device, --ascend-device=N, compare with modes=[BUFFER_OFF | "
                "FUSION_OFF]): run with --accuracy-diagnose")
-NOTE = ("; on this backend, the emulator, buffer reuse is not emulated: modes=[BUFFER_OFF] "
-        "repeats this verdict (it tells only on an Ascend device, --ascend-device=N):")
+FUSION_ONLY = ("compare with this mode to see whether a fusion pass causes the first failure "
+               "(buffer reuse off is not offered: this backend, the emulator, does not emulate "
+               "buffer reuse, so modes=[BUFFER_OFF] repeats this verdict; on an Ascend device, "
+               "--ascend-device=N, compare with it too); where it does not pass (float16 "
+               "rounding alone, which it does not change), run with --accuracy-diagnose")
 TIGHT = 0.9999999  # plain float16 rounding fails it (tests/plugin/test_hint_fp16_rounding_paste)
 
 
@@ -95,11 +98,14 @@ def test_under_fusion_off_the_emulator_offers_the_diagnosis_instead(pytester, mo
     _run(pytester, expr, imports).assert_outcomes(passed=2)
 
 
-def test_beside_fusion_off_it_says_buffer_off_repeats_the_verdict(pytester, models_dir):
+def test_beside_fusion_off_buffer_off_is_not_offered_and_it_says_why(pytester, models_dir):
+    """Offered beside fusion off with a note that it repeated the verdict (U2's first step), it
+    was still a probe that could change nothing: fusion off alone now, and why."""
     run = _run(pytester, "DEFAULT", "DEFAULT")
     run.assert_outcomes(failed=1)
     hint = _hint(run.stdout.str())
-    assert NOTE in hint and "  or modes=[BUFFER_OFF]" in hint, hint
+    assert FUSION_ONLY in hint and "  modes=[FUSION_OFF]" in hint.splitlines(), hint
+    assert "  or modes=" not in hint, hint
     probe = _run(pytester, "BUFFER_OFF", "BUFFER_OFF")
     probe.assert_outcomes(failed=1)
     assert _verdict(probe.stdout.str()) == _verdict(run.stdout.str())
