@@ -42,6 +42,8 @@ PLUGIN_FUSION_ONLY = ("compare with this mode to see whether a fusion pass cause
 PLUGIN_ONLY_BUFFER = (", fusion is already off, and buffer reuse off changes nothing on this "
                       "backend, the emulator, which does not emulate buffer reuse (on an Ascend "
                       "device, --ascend-device=N, compare with modes=[{mode}])")
-#: the Python API's words beside its mode="buffer_off" (``failure_text.default_hint``)
-API_NOTE = (" (on the emulator backend, which does not emulate buffer reuse, mode=\"buffer_off\" "
-            "repeats this verdict: it tells only on an Ascend device)")
+#: the Python API's probe on the emulator (``failure_text.default_hint``): fusion off alone
+API_FUSION_ONLY = ('mode="fusion_off" to see whether a fusion pass causes the first failure '
+                   '(mode="buffer_off" is not offered: the emulator backend does not emulate '
+                   'buffer reuse, so it repeats this verdict; on an Ascend device compare with '
+                   'it too); where it does not pass (float16 rounding alone), ')

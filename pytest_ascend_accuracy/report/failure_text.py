@@ -326,14 +326,13 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                 "debugging flow on the ONNX model the dump ran (high precision, ops kept in "
                 "float32, buffer reuse off, fusion off) and names the mode that restores "
                 "accuracy, if one does" + not_carried(result))
-    from .emulated_probes import API_NOTE, buffer_off_neutral, run_meta
+    from .emulated_probes import API_FUSION_ONLY, buffer_off_neutral, run_meta
 
-    note = API_NOTE if buffer_off_neutral(run_meta(result=result)) else ""  # the emulator
+    probe = (API_FUSION_ONLY if buffer_off_neutral(run_meta(result=result)) else  # the emulator
+             'mode="fusion_off" and mode="buffer_off" to see whether a fusion pass or buffer '
+             "reuse causes the first failure; where neither passes (float16 rounding alone), ")
     return (f"{no_overflow_seen(range_inputs)}{flushed_after_first(verdict, range_inputs)}"
-            f"{per_op_only(verdict)}: compare with "
-            f"mode=\"fusion_off\" and mode=\"buffer_off\"{note} to see whether a fusion pass or "
-            "buffer reuse causes the first failure; where neither passes (float16 rounding "
-            "alone), " + API_DIAGNOSE)
+            f"{per_op_only(verdict)}: compare with {probe}" + API_DIAGNOSE)
 
 
 #: ``judge``'s reason: it reads a saved result, whose golden operands no one looked at

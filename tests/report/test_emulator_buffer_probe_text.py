@@ -1,6 +1,6 @@
 """The Python API's and ``hint_for``'s "no float16 overflow seen" probe where the run was the
-emulator's, which does not emulate buffer reuse (``report.emulated_probes``): the API's text says
-mode="buffer_off" repeats the verdict there, and the plugin's hint for a fusion-off run offers no
+emulator's, which does not emulate buffer reuse (``report.emulated_probes``): the API's text offers
+mode="fusion_off" alone and says why (mode="buffer_off" repeats the verdict there), and the plugin's hint for a fusion-off run offers no
 probe; an Ascend device's run, or the emulator with a buffer fault injected, keeps the probe as
 it was (T1: the pasted probes repeated the verdict, with nothing said)."""
 import pytest
@@ -10,10 +10,10 @@ from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accu
 pytest.importorskip("onnxruntime")
 
 THRESHOLD = 0.9999999  # plain float16 rounding fails passing_mlp's MatMuls
-API_NOTE = ('mode="buffer_off" (on the emulator backend, which does not emulate buffer reuse, '
-            'mode="buffer_off" repeats this verdict: it tells only on an Ascend device) to see '
-            "whether a fusion pass or buffer reuse causes the first failure; where neither "
-            "passes (float16 rounding alone), diagnose(")
+API_NOTE = ('compare with mode="fusion_off" to see whether a fusion pass causes the first '
+            'failure (mode="buffer_off" is not offered: the emulator backend does not emulate '
+            "buffer reuse, so it repeats this verdict; on an Ascend device compare with it too); "
+            "where it does not pass (float16 rounding alone), diagnose(")
 
 
 def _run(tmp_path, mode=None, faults=()):
@@ -40,7 +40,7 @@ def _text(run):
     return str(exc.value).splitlines()[-1]
 
 
-def test_the_api_says_buffer_off_repeats_the_verdict_on_the_emulator(tmp_path):
+def test_the_api_offers_fusion_off_alone_on_the_emulator(tmp_path):
     from pytest_ascend_accuracy.backends.emulator.faults import Fault
 
     assert API_NOTE in _text(_run(tmp_path))
