@@ -1,8 +1,9 @@
 """The Python API's and ``hint_for``'s "no float16 overflow seen" probe where the run was the
-emulator's, which does not emulate buffer reuse (``report.emulated_probes``): the API's text offers
-mode="fusion_off" alone and says why (mode="buffer_off" repeats the verdict there), and the plugin's hint for a fusion-off run offers no
-probe; an Ascend device's run, or the emulator with a buffer fault injected, keeps the probe as
-it was (T1: the pasted probes repeated the verdict, with nothing said)."""
+emulator's, which does not emulate buffer reuse (``report.emulated_probes``): the API's text
+offers mode="fusion_off" alone and says why (mode="buffer_off" repeats the verdict there), and
+the plugin's hint for a fusion-off run offers no probe; an Ascend device's run, or the emulator
+with a buffer fault injected, keeps the probe as it was (T1: the pasted probes repeated the
+verdict, with nothing said)."""
 import pytest
 
 from pytest_ascend_accuracy.report.assertion import AccuracyFailure, assert_accuracy
