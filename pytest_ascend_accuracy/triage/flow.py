@@ -58,6 +58,7 @@ from .model_float16 import no_mode_verdict, stopped_note
 from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,  # noqa: F401
                      StepResult, fmt as _fmt, rerun_with_budget)
 from .runner import Evaluation, Runner, framework_ops, range_ops
+from .kept_share import with_whole_model
 from .search import BudgetExhausted, CountingPredicate, minimal_subset
 from .verdict_view import (TABLE_ROWS, _failing_names, _first_label, _moved,  # noqa: F401
                            _names, _same, _table, _why, _worst_value)
@@ -176,7 +177,7 @@ class _Flow(Combos):
         self.first_verdict: Optional[Verdict] = None
 
     def walk(self) -> dict:
-        outcome = self._walk()
+        outcome = with_whole_model(self._walk(), self.run, self.base)  # "RESTORED only by ..."
         if self.aside:  # the fix alone leaves them failing: said, with their remedy
             outcome["verdict"] += aside_note(self.first_verdict, self.aside, self.budget_option,
                                              outcome["restored_by"] is not None)

@@ -88,6 +88,12 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
     d = diagnosis
     head = "RESTORED" if d.fixed and d.restored_by != "default" else (
         "PASSES" if d.restored_by == "default" else "NOT RESTORED")
+    if d.whole_model:  # still a fix that passes pasted (exit 0), but no float16 one
+        from .kept_share import kept_ops
+
+        kept = kept_ops(d.keep_dtype)
+        head += (f" only by keeping {kept} of {d.ops_total} ops in float32 "
+                 f"({'the whole model' if kept >= d.ops_total else 'nearly the whole model'})")
     lines = [f"ascend-accuracy diagnosis of {d.model}: {head}",
              f"  {d.verdict}",
              f"  backend: {d.backend}; threshold: {d.metric} {threshold_text(d.threshold)}; "
@@ -116,6 +122,13 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
             lines.append(f"  with the ops set aside ignored: {ignore_flags(d.set_aside)} on the "
                          f"command line; in a test: ignore={list(d.ignore_with_fix)!r}; in a "
                          f"YAML suite: ignore: {yaml_list(d.ignore_with_fix)}")
+    if d.ignore_instead:  # the order after near-tie selections: what judges the rest
+        from ..report.ignore_spelling import ignore_flags, yaml_list
+
+        lines.append(f"  instead, to judge the rest with the ops after the selections ignored "
+                     f"(that hides them): {ignore_flags(d.ignore_instead)} on the command line; "
+                     f"in a test: ignore={list(d.ignore_instead)!r}; in a YAML suite: ignore: "
+                     f"{yaml_list(d.ignore_instead)}")
     for name, path in sorted(written.items()):
         lines.append(f"  wrote {name}: {path}")
     lines.append("")
@@ -153,6 +166,8 @@ def to_dict(diagnosis) -> dict:
         "conversions": d.conversions, "cache_hits": d.cache_hits, "budget": d.budget,
         "budget_exhausted": d.budget_exhausted, "files": dict(d.fix_files),
         "set_aside": list(d.set_aside), "ignore_with_fix": list(d.ignore_with_fix),
+        "ops_total": d.ops_total, "whole_model": d.whole_model,
+        "ignore_instead": list(d.ignore_instead),
         "steps": [{
             "step": s.step, "mode": s.mode, "passed": s.passed, "summary": s.summary,
             "first_failure": s.first_failure, "first_value": _json_float(s.first_value),

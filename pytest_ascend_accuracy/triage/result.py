@@ -105,10 +105,25 @@ class Diagnosis:
     set_aside: Tuple[str, ...] = ()
     #: the ignore list a test pastes with the fix (its own entries, then ``set_aside``)
     ignore_with_fix: Tuple[str, ...] = ()
+    #: the ops the default run's dump names (0: not known): a fix keeping nearly all of them
+    #: is the whole model in float32 (``kept_share``)
+    ops_total: int = 0
+    #: where such a fix restores only the order after TopKs whose differences are near ties
+    #: (``report.after_selection``): the ignore entries of the ops after them, which judge the
+    #: rest instead
+    ignore_instead: Tuple[str, ...] = ()
 
     @property
     def fixed(self) -> bool:
         return self.restored_by is not None
+
+    @property
+    def whole_model(self) -> bool:
+        """Whether the fix keeps nearly every op the run names in float32 (``kept_share``)."""
+        from .kept_share import kept_ops, nearly_all
+
+        return (self.fixed and self.restored_by != "default"
+                and nearly_all(kept_ops(self.keep_dtype), self.ops_total))
 
     def step(self, name: str) -> Optional[StepResult]:
         for s in self.steps:

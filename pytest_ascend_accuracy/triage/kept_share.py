@@ -1,0 +1,82 @@
+"""A diagnosis whose fix keeps (nearly) every op in float32 says so, and what fails.
+
+T2: torchvision Faster R-CNN's diagnosis ended ``RESTORED`` with a 953-op keep_dtype (957 from
+the command, every op of the model), exit status 0: the whole network in float32 under
+another name. Its first failure followed RPN TopKs whose differing indices only reorder near
+ties (``report.after_selection``): every op after them compares by position, and only scores
+made (nearly) exact, the ops before them kept, restore that order. So where the fix found keeps
+at least ``NEARLY`` of the ops the default run's dump names (``MIN_OPS`` of them at least),
+the verdict says how many of how many (``triage.report`` heads it ``RESTORED only by keeping N
+of M ops in float32``), and names the selection where that is what fails, with the ignore
+entries that judge the rest instead (``Diagnosis.ignore_instead``). Such a fix still passes
+pasted: the command's exit status stays 0 (docs/cli.md), its text no longer reads as a float16
+fix.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Sequence
+
+#: the share of the dump's ops a fix keeps from which it is the whole model "or nearly"
+NEARLY = 0.9
+#: the fewest ops a model has for that to be said: in a smaller one any fix of two ops is most
+#: of it, which says nothing (a 2-op attention whose two ops were each measured needed)
+MIN_OPS = 5
+
+
+def kept_ops(keep: Sequence[str]) -> int:
+    """How many ops ``keep`` names (its ``OpType::`` entries, which keep ops by type inside If
+    branches, aside)."""
+    from .branch_keep import is_type_entry
+
+    return sum(1 for k in keep if not is_type_entry(k))
+
+
+def nearly_all(kept: int, total: int) -> bool:
+    """Whether keeping ``kept`` of ``total`` ops is the whole model, or nearly."""
+    return total >= MIN_OPS and kept >= NEARLY * total
+
+
+def with_whole_model(outcome: dict, runner, base) -> dict:
+    """``outcome`` (``_Flow._walk``'s) with ``ops_total``, the ops the default run's dump names,
+    and, where its keep_dtype fix keeps nearly all of them, its verdict saying so."""
+    from .runner import framework_ops
+
+    default = runner.memo.get(replace(base, label=None))
+    if default is None:  # not even the first run finished (a budget of nothing)
+        return outcome
+    total = len(framework_ops(default)[0])
+    keep = outcome.get("keep_dtype") or ()
+    kept = kept_ops(keep)
+    if not (outcome.get("restored_by") not in (None, "default") and keep
+            and nearly_all(kept, total)):
+        return {**outcome, "ops_total": total}
+    note = (f"; that fix keeps {kept} of the {total} ops the run names in float32, the whole "
+            f"model{'' if kept >= total else ', or nearly'}: it passes pasted, but the model "
+            f"then runs in float32 wherever it matters, and no smaller set was found")
+    cause, ignore = _selection_cause(default, runner)
+    return {**outcome, "ops_total": total, "verdict": outcome["verdict"] + note + cause,
+            "ignore_instead": ignore}
+
+
+def _selection_cause(default, runner):
+    """(What fails, where it is the order after TopKs whose differences are (near) ties, and
+    the ignore entries of the ops after them; ("", ()) otherwise."""
+    from ..report.after_selection import after_selection
+
+    rows = default.result.rows
+    found = after_selection(default.verdict, runner.golden, rows, runner.model)
+    if found is None:
+        return "", ()
+    shown = ", ".join(found.selections[:3]) + (", ..." if len(found.selections) > 3 else "")
+    if found.itself:
+        return (f"; what fails first is {shown}, whose indices are partly near ties (the same "
+                f"elements within the device's own error, in another order: its row's note)",
+                ())
+    many = len(found.selections) > 1
+    them = "them" if many else "it"
+    return (f"; what fails is the order after {shown}, {'selections' if many else 'a selection'}"
+            f" (TopK) whose differing indices all reorder ties or near ties: every op after "
+            f"{them} compares by position, and keeping ops in float32 restores that only by "
+            f"making the values ranked (nearly) exact; ignoring the {len(found.after)} ops after "
+            f"{them} judges the rest instead"), found.entries
