@@ -3,9 +3,9 @@ below float16's smallest normal (2**-14), computed from float32 values only, and
 epsilon at 1.0 (2**-23) of the golden everywhere. The compare's allowance for values that small
 (``compare.tiny_values``) is for a float16 actual (or a float32 one holding float16's values
 only, passed on from a float16 op); a float32 one computed in float32 is judged by its plain
-figure, and a cosine over values that small measures the float32 rounding of whatever computes them on
-either side (a Sigmoid computed as 1 - e near 1 leaves errors up to float32's epsilon there;
-onnxruntime's float32 Sigmoid near 0 gives multiples of 2**-25), not the device.
+figure, and a cosine over values that small measures the float32 rounding of whatever
+computes them on either side (a Sigmoid computed as 1 - e near 1 leaves errors up to float32's
+epsilon there; onnxruntime's float32 Sigmoid near 0 gives multiples of 2**-25), not the device.
 
 Two things must hold before the hint judges such an op by its size:
 
