@@ -211,12 +211,12 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         ranges = in_model_spelling(ranges, result.rows)
     hint = None
     if not verdict.passed:  # (the HTML report shows it too)
-        from .folded_ops import stored_golden_model
+        from ..golden.stored_record import recorded_model
         from .integer_hint import integer_hint
 
         # the stored golden's model (where it records one, unchanged) tells the graph's edges:
         # the ops computing a flipped index, which a stored golden's operand copies do not
-        model = stored_golden_model(args.golden) if getattr(args, "golden", None) else None
+        model = recorded_model(args.golden) if getattr(args, "golden", None) else None
         hint = (integer_hint(verdict, ranges, result, golden, model)
                 or default_hint(verdict, ranges, result, cli=True, golden=golden))
     if args.json:
@@ -341,13 +341,17 @@ def _run_compare(args: argparse.Namespace) -> int:
     from ..compare.engine import compare_dumps
     from ..compare.golden_spelling import in_actual_spelling
     from ..dump.loader import load_dump
+    from ..golden.stored_record import recorded_model
+    from ..golden.stored_topk_inputs import with_topk_inputs
     from .folded_ops import with_stored_model_names
 
     resolve_threshold(args)
     scale_tolerance = scale_tolerance_arg(args.scale_tolerance)  # before any work
     mapping = _read_mapping(args.mapping) if args.mapping else None
     actual = load_dump(args.actual, om_json=args.om_json, model_name=args.model_name)
-    golden = load_dump(args.golden)
+    # a stored golden of op outputs only: each TopK fed the values it ranks, which its
+    # indices are judged against (near ties), as in the cache's golden
+    golden = with_topk_inputs(load_dump(args.golden), recorded_model(args.golden))
     # the model's own op names where the golden's files spell them sanitized (p2o_Add_10): the
     # dump's headers or om json name them (p2o.Add.10), as the plugin shows them
     golden = in_actual_spelling(with_stored_model_names(golden, args.golden), actual)

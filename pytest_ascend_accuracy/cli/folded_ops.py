@@ -38,6 +38,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from ..golden.stored_record import recorded_model
+
 #: how the emulator's om json starts its ``atc_version`` (``backends/emulator/backend.py``
 #: writes ``emulator-<format>/onnxruntime-<version>``); ATC writes its own version there
 EMULATOR_ATC_VERSION = "emulator-"
@@ -83,26 +85,6 @@ def emulator_folded(graph, om_json) -> Optional[Tuple[str, ...]]:
     return tuple(folded)
 
 
-def stored_golden_model(golden) -> Optional[Path]:
-    """The model the stored golden ``golden`` (a directory) records, when it is still there
-    unchanged; None when it records none, or the model is gone, changed or unreadable."""
-    from ..golden.stored_record import read_record
-    from ..graph.content_digests import model_sha256
-
-    folder = Path(golden)
-    try:
-        record = read_record(folder) if folder.is_dir() else None
-        name = record.get("model") if record else None
-        if not isinstance(name, str) or not name:
-            return None
-        model = folder / name
-        if not model.is_file() or model_sha256(model) != record.get("model_sha256"):
-            return None  # another model than the golden's: its names say nothing of it
-        return model
-    except Exception:  # noqa: BLE001 -- a record or model that cannot be read names nothing
-        return None
-
-
 def stored_golden_folded(golden) -> Tuple[str, ...]:
     """The golden ops folded at conversion, from the model the stored golden ``golden`` (a
     directory) records; () when it records none, or the model is gone, changed or unreadable;
@@ -121,7 +103,7 @@ def folded_or_why(golden) -> Tuple[Tuple[str, ...], str]:
     from ..golden.stored_record import read_record
     from ..graph.shape_advice import DynamicShapeError
 
-    model = stored_golden_model(golden)
+    model = recorded_model(golden)
     if model is None:
         return (), ""
     try:
@@ -175,7 +157,7 @@ def with_stored_model_names(dump, golden):
     the model. ``dump`` as it is where the record names no model that is still there."""
     from ..graph.op_catalogue import model_ops, with_real_names
 
-    model = stored_golden_model(golden)
+    model = recorded_model(golden)
     if model is None:
         return dump
     try:

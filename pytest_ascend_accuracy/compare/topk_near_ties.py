@@ -5,8 +5,10 @@ scores a few 1e-6 apart; the device's scores, computed in float16 upstream, carr
 1e-3, so it lists 149 of the golden's 150 proposals in another order (88 positions differ,
 its values distinct 141 of 150: not the exact ties ``topk_ties`` forgives). Such a list is what
 a TopK of the golden's values gives once each value moves by the device's error, and no
-device error. So where the golden holds the TopK's input (``input:0``, the values ranked;
-a golden of outputs only leaves the row as compared), each differing position ``j`` of a row
+device error. So where the golden holds the TopK's input (``input:0``, the values ranked: a
+stored golden of op outputs only is fed it from the model its record names,
+``golden.stored_topk_inputs``; a golden without it leaves the row as compared), each differing
+position ``j`` of a row
 is looked at with ``x`` the golden input, ``a`` the device's index there and ``b`` the
 golden's:
 

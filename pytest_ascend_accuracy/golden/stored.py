@@ -25,23 +25,22 @@ workers of ``-n 8 --accuracy-regen-all`` that share a golden take turns. A rewri
 produces the same bytes leaves the directory untouched, so a worker reading it is never
 disturbed by the seven that regenerate it after it.
 
-**Replace protocol.** The new golden is written to ``.<name>.tmp-<pid>-<ns>-<id>``; when every
-file is written and fsynced the directory is renamed to ``.<name>.new-...``: that rename is the
-completeness marker, the last thing written. Then the old golden moves to ``.<name>.del-...``
-(a name recovery never restores), the new one into place, and the old one is removed: a kill
-while it is being deleted leaves a part of it only under that name. The writer holds its lock
+**Replace protocol.** The new golden is written to ``.<name>.tmp-<pid>-<ns>-<id>``; when every file
+is written and fsynced the directory is renamed to ``.<name>.new-...``: that rename is the
+completeness marker, the last thing written. Then the old golden moves to ``.<name>.del-...`` (a
+name recovery never restores), the new one into place, and the old one is removed: a kill while it
+is being deleted leaves a part of it only under that name. The writer holds its lock
 (``core.writer_lock``) on all of these from before the ``.tmp-*`` until the end. **Recovery**
-(``recover_interrupted``, run under the lock before every use) is deterministic and touches
-only entries whose writer's lock it takes (a live writer's, in another container too, is left
-alone): a complete ``.new-*`` left by a killed writer wins (the newest, by the time in its
-name), else the golden in place stays, else an ``.old-*`` comes back only when it is known
-complete: one of the layout
-before write times were in these names (``.<name>.old-<pid>-<id>``, whose writer renamed it
-there whole before installing the new golden), and, when it has a ``golden.json``, holding
-every file that lists. An ``.old-*`` with a write time was left by the previous protocol while
-it deleted it (often half deleted) after a newer golden was in place: it is never restored.
-Every other leftover is removed, and what was done is returned so the caller can report it.
-An incomplete ``.tmp-*`` is never read.
+(``recover_interrupted``, run under the lock before every use) is deterministic and touches only
+entries whose writer's lock it takes (a live writer's, in another container too, is left alone): a
+complete ``.new-*`` left by a killed writer wins (the newest, by the time in its name), else the
+golden in place stays, else an ``.old-*`` comes back only when it is known complete: one of the
+layout before write times were in these names (``.<name>.old-<pid>-<id>``, whose writer renamed it
+there whole before installing the new golden), and, when it has a ``golden.json``, holding every
+file that lists. An ``.old-*`` with a write time was left by the previous protocol while it deleted
+it (often half deleted) after a newer golden was in place: it is never restored. Every other
+leftover is removed, and what was done is returned so the caller can report it. An incomplete
+``.tmp-*`` is never read.
 
 **Errors.** A failed write (full disk, read-only folder) raises ``GoldenWriteError`` naming the
 golden as shown, the one in place kept; an unreadable record or tensor, a record this package
@@ -237,11 +236,12 @@ def _fsync_tree(directory: Path) -> None:
 
 
 def read_golden(path):
-    """The stored golden as a DumpSet held as its files are now, under its lock (``pinned``)."""
+    """The stored golden held to its files as they are now (``pinned``), TopKs fed their input."""
     from ..dump.loader import load_dump
     from ..dump.pinned import pinned
+    from .stored_topk_inputs import with_topk_inputs
 
-    return pinned(load_dump(Path(path)))
+    return with_topk_inputs(pinned(load_dump(Path(path))), record.recorded_model(path))
 
 
 # --------------------------------------------------------------------------- policy

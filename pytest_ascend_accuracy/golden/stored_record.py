@@ -191,6 +191,24 @@ def read_record(golden_dir) -> Optional[Dict[str, object]]:
     return record
 
 
+def recorded_model(golden_dir) -> Optional[Path]:
+    """The model the stored golden ``golden_dir`` records, when it is still there unchanged;
+    None when it records none, or the model is gone, changed or unreadable (another model than
+    the golden's: its names and edges say nothing of it)."""
+    folder = Path(golden_dir)
+    try:
+        record = read_record(folder) if folder.is_dir() else None
+        name = record.get("model") if record else None
+        if not isinstance(name, str) or not name:
+            return None
+        model = folder / name
+        if not model.is_file() or model_sha256(model) != record.get("model_sha256"):
+            return None
+        return model
+    except Exception:  # noqa: BLE001 -- a record or model that cannot be read names nothing
+        return None
+
+
 def mismatch(record: Mapping[str, object], identity: GoldenIdentity, shown_model: str,
              written_model=None) -> List[str]:
     """What differs between the record (``stored_record_check.check_record`` passed it) and
