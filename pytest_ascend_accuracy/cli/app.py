@@ -213,12 +213,18 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
     if not verdict.passed:  # (the HTML report shows it too)
         from ..golden.stored_record import recorded_model
         from .integer_hint import integer_hint
+        from .selection_hint import selection_hint
 
         # the stored golden's model (where it records one, unchanged) tells the graph's edges:
         # the ops computing a flipped index, which a stored golden's operand copies do not
         model = recorded_model(args.golden) if getattr(args, "golden", None) else None
-        hint = (integer_hint(verdict, ranges, result, golden, model)
-                or default_hint(verdict, ranges, result, cli=True, golden=golden))
+
+        def plain() -> str:
+            return (integer_hint(verdict, ranges, result, golden, model)
+                    or default_hint(verdict, ranges, result, cli=True, golden=golden))
+
+        # after TopKs that reordered near ties: the ignore flags that judge the rest (T2)
+        hint = selection_hint(verdict, ranges, result, golden, model, plain) or plain()
     if args.json:
         write_json(result, args.json, verdict)
     if args.html:

@@ -157,50 +157,88 @@ def selection_advice(verdict, golden, rows: Sequence, model, mode, ranges,
     ``ignore`` entries of what follows them, stating what that hides, and a ``keep_dtype`` list
     of the ops among them whose values leave the float16 range, marked as a float16 problem of
     their own; at a selection itself, what was found (its ``lead``)."""
-    from ..core.modes import DEFAULT, keep_dtype
-    from .fp16_fix_ops import device_mode, keep_dtype_names
     from .ignore_spelling import ignore_spelled
 
     found = after_selection(verdict, golden, rows, model)
     if found is None:
         return None
-    first = verdict.first.row
     if found.itself:
-        return SelectionAdvice(lead=(
-            f"{first.label}'s indices are partly near ties (the same elements within the "
-            f"device's own error, in another order: its row's note says how many), the others "
-            f"not, picks the device made otherwise by more than that error"))
-    mode = mode if mode is not None else DEFAULT
+        return SelectionAdvice(lead=selection_lead(verdict))
+    advice = (f"to judge the rest, ignore {ignored_what(found)}: "
+              f"{ignore_spelled(found.entries)}; {hides(found)}")
+    kept = kept_after(found, verdict, ranges, mode, dump_kind, rows)
+    if kept is None:
+        return SelectionAdvice(selection_reason(verdict, found), advice)
+    advice += (f"; {apart_from_that(verdict, found, kept)}; keep "
+               f"{'it' if len(kept[1]) == 1 else 'them'} in float32 beside the ignore")
+    return SelectionAdvice(selection_reason(verdict, found), advice, (kept[0],))
+
+
+#: what ignoring the ops after a selection hides (``sel``: "the selection(s)", ``them``)
+HIDES = ("that hides every op after {sel} whatever its values, the model's outputs computed "
+         "from {them} among them: judge those by what they mean in a check of your own (the same "
+         "boxes matched by IoU, say)")
+
+
+def hides(found: AfterSelection) -> str:
+    """What ignoring the ops after the selections hides."""
     many = len(found.selections) > 1
-    them = "them" if many else "it"
+    return HIDES.format(sel="the selections" if many else "the selection",
+                        them="them" if many else "it")
+
+
+def selection_lead(verdict) -> str:
+    """What is said before the hint of a first failure that is such a selection itself."""
+    return (f"{verdict.first.row.label}'s indices are partly near ties (the same elements "
+            f"within the device's own error, in another order: its row's note says how many), "
+            f"the others not, picks the device made otherwise by more than that error")
+
+
+def selection_reason(verdict, found: AfterSelection) -> str:
+    """Why the first failure after the selections is no float16 rounding."""
+    many = len(found.selections) > 1
     notes = "their rows' notes say" if many else "its row's note says"
-    reason = (f"the first failing op {first.label} comes after {_listed(found.selections)}, "
-              f"{'selections' if many else 'a selection'} (TopK) whose differing indices all "
-              f"reorder ties or near ties (the same elements within the device's own error, "
-              f"in another order: {notes} how many); "
-              f"every op after a selection is compared position by position in the golden's "
-              f"order, so it fails with that order, not with float16 rounding, and no mode or "
-              f"op list fixes that (keeping every op in float32 does only by making the scores "
-              f"exact)")
-    among = ("every failing op is among them" if not found.elsewhere else
-             f"{len(found.elsewhere)} failing op{'s' if len(found.elsewhere) != 1 else ''} "
-             f"elsewhere still fail{'' if len(found.elsewhere) != 1 else 's'}: "
-             f"{_listed(found.elsewhere)}")
-    advice = (f"to judge the rest, ignore the {len(found.after)} ops after {them} ({among}): "
-              f"{ignore_spelled(found.entries)}; that hides every op after "
-              f"{'the selections' if many else 'the selection'} whatever its values, the "
-              f"model's outputs computed from {them} among them: judge those by what they "
-              f"mean in a check of your own (the same boxes matched by IoU, say)")
+    return (f"the first failing op {verdict.first.row.label} comes after "
+            f"{_listed(found.selections)}, {'selections' if many else 'a selection'} (TopK) "
+            f"whose differing indices all reorder ties or near ties (the same elements within "
+            f"the device's own error, in another order: {notes} how many); every op after a "
+            f"selection is compared position by position in the golden's order, so it fails "
+            f"with that order, not with float16 rounding, and no mode or op list fixes that "
+            f"(keeping every op in float32 does only by making the scores exact)")
+
+
+def ignored_what(found: AfterSelection) -> str:
+    """``the N ops after it (every failing op is among them)``."""
+    them = "them" if len(found.selections) > 1 else "it"
+    n = len(found.elsewhere)
+    among = ("every failing op is among them" if not n else
+             f"{n} failing op{'s' if n != 1 else ''} elsewhere still fail{'' if n != 1 else 's'}"
+             f": {_listed(found.elsewhere)}")
+    return f"the {len(found.after)} ops after {them} ({among})"
+
+
+def kept_after(found: AfterSelection, verdict, ranges, mode, dump_kind: str, rows):
+    """(the mode keeping them, their names, the keep list's account) where every op the
+    float16-range fix would keep comes after the selections, else None (nothing after them
+    leaves the range, or something before them does, which its own hint names)."""
+    from ..core.modes import DEFAULT, keep_dtype
+    from .fp16_fix_ops import device_mode, keep_dtype_names
+
+    mode = mode if mode is not None else DEFAULT
     names, _ = keep_dtype_names(verdict, ranges, device_mode(mode, dump_kind), rows)
     after = set(found.after)
     others = [n for n in names if n not in mode.keep_dtype]  # (kept by the test already)
     kept = [n for n in others if n in after]
-    if not kept or len(kept) < len(others):  # nothing after it leaves the range, or something
-        return SelectionAdvice(reason, advice)  # before it does, which its own hint names
-    one = len(kept) == 1
-    advice += (f"; apart from that, {names.found}: a float16 problem of "
-               f"{'its' if one else 'their'} own after the selection{'s' if many else ''}, "
-               f"which the ignore hides and which does not cause the first failure (pasted "
-               f"alone, the check still fails at {first.label}); keep {'it' if one else 'them'} "
-               f"in float32 beside the ignore")
-    return SelectionAdvice(reason, advice, (mode | keep_dtype(kept),))
+    if not kept or len(kept) < len(others):
+        return None
+    return mode | keep_dtype(kept), tuple(kept), names.found
+
+
+def apart_from_that(verdict, found: AfterSelection, kept) -> str:
+    """The keep list's account, marked as a float16 problem that does not fix the first
+    failure."""
+    one = len(kept[1]) == 1
+    return (f"apart from that, {kept[2]}: a float16 problem of {'its' if one else 'their'} own "
+            f"after the selection{'s' if len(found.selections) > 1 else ''}, which the ignore "
+            f"hides and which does not cause the first failure (pasted alone, the check still "
+            f"fails at {verdict.first.row.label})")
