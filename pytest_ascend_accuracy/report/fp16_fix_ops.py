@@ -115,9 +115,9 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
         what = ("operands" if all(str(f.slot).startswith("input") for f in range_inputs)
                 else "values")
         reasons.append((f"golden {what} leave the float16 range", found))
-    if rows:
-        reasons.append(("values leave the float16 range", "NaN/Inf in the actual output or "
-                        "|golden| > 65504"))
+    if rows:  # (beside the golden's finding, not its words again: T2 read them twice)
+        reasons.append(("so do failing values" if reasons else "values leave the float16 range",
+                        "NaN/Inf in the actual output or |golden| > 65504"))
     reason = names.found = ", and ".join(f"{lead} ({why})" for lead, why in reasons)
     if not explained:  # an overflow after the first failure: named, never offered as its fix
         names.unexplained = True

@@ -52,8 +52,8 @@ def test_the_hint_keeps_both_the_op_with_the_big_operand_and_the_ops_past_the_ra
     assert hint.kind == "keep_dtype"
     assert hint.modes[0].python_expr() == "keep_dtype(['norm', 'fc'])"
     assert hint.reason.startswith("golden values leave the float16 range (norm input:1 "
-                                  "reaches |1e+09|; fc output:0 reaches |7e+04|), and values "
-                                  "leave the float16 range")
+                                  "reaches |1e+09|; fc output:0 reaches |7e+04|), and so do "
+                                  "failing values (NaN/Inf in the actual output")
     assert "in mode keep_dtype(['norm', 'fc'])" in default_hint(verdict, ranges)
 
 

@@ -155,8 +155,8 @@ def test_fp16_overflow_hint_names_original_ops():
     from pytest_ascend_accuracy.compare.fp16_range import failing_ops_past_fp16
 
     assert default_hint(v, failing_ops_past_fp16(golden, v, r.rows)) == (
-        "golden values leave the float16 range (Relu_2 output:0 reaches |7e+04|), and values "
-        "leave the float16 range (NaN/Inf in the actual output or |golden| > 65504): convert in "
+        "golden values leave the float16 range (Relu_2 output:0 reaches |7e+04|), and so do "
+        "failing values (NaN/Inf in the actual output or |golden| > 65504): convert in "
         "mode HIGH_PRECISION, or keep these ops in float32 in mode "
         "keep_dtype(['BatchNormalization_1', 'Relu_2']) (from pytest_ascend_accuracy import "
         "HIGH_PRECISION, keep_dtype)")
