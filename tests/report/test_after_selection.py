@@ -107,3 +107,23 @@ def test_a_first_failure_before_the_selection_keeps_its_hint(golden):
     verdict, hint = _hint(golden, broken_scores=True)
     assert verdict.first.row.op_name == "scores"
     assert "comes after topk" not in hint.reason and "near ties" not in hint.reason
+
+
+def test_the_command_lines_hint_says_the_same(golden):
+    """``cli.selection_hint``: after the selection, the ``--ignore`` flags of the same ops;
+    at a TopK with a real wrong pick, what was found, then the hint it gets without."""
+    from pytest_ascend_accuracy.cli.selection_hint import selection_hint
+
+    model, gold = golden
+    for wrong_pick in (False, True):
+        result = compare_dumps(_device(gold, wrong_pick=wrong_pick), gold)
+        verdict = result.judge(0.99)
+        text = selection_hint(verdict, (), result, gold, model, otherwise=lambda: "OWN HINT")
+        if wrong_pick:
+            assert text.startswith("topk:output:1's indices are partly near ties")
+            assert text.endswith("by more than that error; OWN HINT")
+        else:
+            assert text.startswith("the first failing op gather comes after topk:output:1")
+            assert ("add to this command --ignore gather --ignore area --ignore side, which "
+                    "ignore the 3 ops after it (every failing op is among them)") in text
+    assert selection_hint(verdict, (), result, None, model) is None  # (judge: no golden)
