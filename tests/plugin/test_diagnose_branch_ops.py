@@ -6,6 +6,7 @@ pasted verbatim into ``modes=[...]`` and into a YAML suite, passes."""
 import re
 
 from tests.test_triage_branch_ops import BRANCH_TYPES, branch_model
+from pasted_fix_lines import FIX
 
 TEST = '''
 import numpy as np
@@ -28,9 +29,6 @@ models:
     threshold: 0.99
     modes: [{yaml}]
 '''
-
-FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
-                 r"import (.+)\)$", re.M)
 
 
 def test_the_branch_ops_are_kept_by_type_and_the_fix_passes_pasted(pytester):

@@ -3,13 +3,13 @@
 said "no conversion mode restores accuracy ... check the operator implementations"; it goes on
 from the modes now, and its fix, pasted verbatim into ``modes=[...]`` and into a YAML suite,
 passes on the same faulty device."""
-import re
 
 import pytest
 
 pytest.importorskip("onnxruntime")
 
 from test_triage_combos import cbr  # noqa: E402
+from pasted_fix_lines import FIX  # noqa: E402
 
 #: the emulated device's faults, from the test's parameters
 FAULTY = '''
@@ -49,9 +49,6 @@ models:
     model: models/cbr.onnx
     modes: [{yaml}]
 '''
-
-FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
-                 r"import (.+)\)$", re.M)
 
 
 def _diagnosed_fix_passes_pasted(pytester, faults, says, expr):

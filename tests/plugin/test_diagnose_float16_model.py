@@ -5,7 +5,6 @@ float16 op's precision, and ended "... check the operator implementations agains
 reference". It says which modes it tried, that none can, and the next step in the plugin's
 spelling; done as it says (the test pointed at the float32 export, rerun with
 --accuracy-diagnose), the diagnosis names a fix that passes pasted."""
-import re
 
 import pytest
 
@@ -13,9 +12,7 @@ pytest.importorskip("onnxruntime")
 
 from tests.test_triage_float16_model import (  # noqa: E402
     ADVICE, MODELS, REASON, PLUGIN_TEST as TEST)
-
-FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
-                 r"import (.+)\)$", re.M)
+from pasted_fix_lines import FIX  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", sorted(MODELS))

@@ -9,6 +9,7 @@ named the CLI's ``--budget``; pasted as printed, the plugin's own option continu
 import re
 
 from pytest_ascend_accuracy.report.hints import DIAGNOSE_ADVICE
+from pasted_fix_lines import FIX
 
 TEST = '''
 from pytest_ascend_accuracy import accuracy, {imports}
@@ -29,9 +30,6 @@ models:
     threshold: 0.9999999
     modes: [{yaml}]
 '''
-
-FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
-                 r"import (.+)\)$", re.M)
 
 
 def _failing(pytester):

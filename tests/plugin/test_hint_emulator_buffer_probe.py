@@ -10,6 +10,7 @@ thing buffer reuse off changes there), the probe stays, and pasted it passes."""
 import re
 
 import pytest
+from pasted_fix_lines import FIX
 
 pytest.importorskip("onnxruntime")
 
@@ -50,8 +51,6 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     backends.make_backend = _MAKE
 '''
-FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
-                 r"import (.+)\)$", re.M)
 ONLY_BUFFER = ("no float16 overflow seen, fusion is already off, and buffer reuse off changes "
                "nothing on this backend, the emulator, which does not emulate buffer reuse (on "
                "an Ascend device, --ascend-device=N, compare with modes=[BUFFER_OFF | "

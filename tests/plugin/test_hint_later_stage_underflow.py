@@ -10,11 +10,11 @@ after it halves the values, so that stage 4 flushes values of its own. The hint 
 now says that ops after it may still fail, naming mm4act4, and points to --accuracy-diagnose;
 pasted, it fails there, and the diagnosis' fix passes pasted in Python and YAML. Where each
 stage keeps its values (no halving), the same list carries no caveat and passes pasted."""
-import re
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from pasted_fix_lines import FIX, MODES
+from stage_underflow_model import stage_underflow_model
 
 TEST = '''
 import numpy as np
@@ -35,10 +35,6 @@ models:
     inputs: {{x: x.npy}}
     modes: [{yaml}]
 '''
-MODES = re.compile(r"^  modes=\[(.+)\]\n    YAML: modes: \[(.+)\]\n  \(from pytest_ascend_accuracy "
-                   r"import (.+)\)$", re.M)
-FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
-                 r"import (.+)\)$", re.M)
 #: the advice's pointer where the list may still fail (``fp16_fix_ops.STILL_FAILS``)
 STILL_FAILS = "where it still fails, run with --accuracy-diagnose, which walks the debugging flow"
 CAVEAT = ("kept for the first failing op (mm0act0): pasted, ops after it (or, fed float16 from "
@@ -47,24 +43,7 @@ CAVEAT = ("kept for the first failing op (mm0act0): pasted, ops after it (or, fe
 
 
 def _model(path, shrink):
-    """x @ w0 (w0 flushing to 0 in float16), then 5 more MatMul+Relu stages, each scaling by
-    about ``shrink``, and a Mul by 1e8."""
-    rng = np.random.default_rng(1)
-    inits, nodes, cur = [], [], "x"
-    for k in range(6):
-        w = rng.uniform(0.5, 1.5, (64, 64)) * (1e-8 if k == 0 else shrink / 64)
-        inits.append(numpy_helper.from_array(w.astype(np.float32), f"w{k}"))
-        nodes += [helper.make_node("MatMul", [cur, f"w{k}"], [f"m{k}"], name=f"mm{k}"),
-                  helper.make_node("Relu", [f"m{k}"], [f"r{k}"], name=f"act{k}")]
-        cur = f"r{k}"
-    inits.append(numpy_helper.from_array(np.array(1e8, np.float32), "g"))
-    nodes.append(helper.make_node("Mul", [cur, "g"], ["y"], name="grow"))
-    graph = helper.make_graph(
-        nodes, "stages", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])], initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
-    model.ir_version = 8
-    onnx.save(model, str(path))
+    onnx.save(stage_underflow_model(shrink), str(path))
 
 
 def _setup(pytester, shrink):

@@ -10,11 +10,11 @@ hint's list, pasted, passes (before, it named scores, attn and mix alone, which 
 attn, cosine 0.880815). With a float16 MatMul embedding the tokens first, rounding them before
 any op the list keeps, the hint says the list may still fail and points to --accuracy-diagnose;
 pasted, it fails, and the diagnosis' fix passes pasted, in Python and YAML."""
-import re
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from pasted_fix_lines import FIX, MODES
 
 TEST = '''
 import numpy as np
@@ -35,10 +35,6 @@ models:
     inputs: {{x: x.npy}}
     modes: [{yaml}]
 '''
-MODES = re.compile(r"^  modes=\[(.+)\]\n    YAML: modes: \[(.+)\]\n  \(from pytest_ascend_accuracy "
-                   r"import (.+)\)$", re.M)
-FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
-                 r"import (.+)\)$", re.M)
 KEPT_TOO = ("q_proj, k_proj kept too: float16 in this run, they compute the operands of scores, "
             "whose values pass 65504, where their rounding is magnified")
 MAY_FAIL = ("pasted, the list may still fail: the operands of scores, whose values pass 65504, "

@@ -13,39 +13,20 @@ import io
 import re
 import shlex
 
-import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
 
 from pytest_ascend_accuracy.cli import app as cli
 from pytest_ascend_accuracy.core.modes import HIGH_PRECISION
 
 pytest.importorskip("onnxruntime")
 
+from stage_underflow_model import stage_underflow_model  # noqa: E402
+
 CAVEAT = ("pasted, ops after it (or, fed float16 from upstream, that op itself) may still fail "
           "(mm4act4 loses values of its own to float16: ")
 EXIT_NOTE = ("passes with exit status 0 (its first line says PASSES where this mode passes as "
              "given, and RESTORED, also with exit status 0, where it passed only with more ops "
              "kept, which its fix names)")
-
-
-def _stages(shrink=0.5):
-    rng = np.random.default_rng(1)
-    inits, nodes, cur = [], [], "x"
-    for k in range(6):
-        w = rng.uniform(0.5, 1.5, (64, 64)) * (1e-8 if k == 0 else shrink / 64)
-        inits.append(numpy_helper.from_array(w.astype(np.float32), f"w{k}"))
-        nodes += [helper.make_node("MatMul", [cur, f"w{k}"], [f"m{k}"], name=f"mm{k}"),
-                  helper.make_node("Relu", [f"m{k}"], [f"r{k}"], name=f"act{k}")]
-        cur = f"r{k}"
-    inits.append(numpy_helper.from_array(np.array(1e8, np.float32), "g"))
-    nodes.append(helper.make_node("Mul", [cur, "g"], ["y"], name="grow"))
-    graph = helper.make_graph(
-        nodes, "stages", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 64])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 64])], initializer=inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
-    model.ir_version = 8
-    return model
 
 
 def _main(argv):
@@ -58,7 +39,8 @@ def _main(argv):
 def test_the_cli_says_what_exit_status_0_means_and_pasted_it_means_that(tmp_path):
     from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
-    pair = emulated_pair(tmp_path, _stages(), HIGH_PRECISION, name="stages", store_inputs=True)
+    pair = emulated_pair(tmp_path, stage_underflow_model(), HIGH_PRECISION, name="stages",
+                         store_inputs=True)
     code, out = _main(pair.compare_argv())
     assert code == 1
     hint = next(line for line in out.splitlines() if line.startswith("next step:"))
@@ -81,7 +63,7 @@ def test_the_api_text_points_to_diagnose_where_the_list_may_still_fail(tmp_path)
 
     for shrink, partial in ((0.5, True), (1.0, False)):
         (tmp_path / str(shrink)).mkdir()
-        pair = emulated_pair(tmp_path / str(shrink), _stages(shrink), HIGH_PRECISION,
+        pair = emulated_pair(tmp_path / str(shrink), stage_underflow_model(shrink), HIGH_PRECISION,
                              name="stages", store_inputs=True)
         with pytest.raises(AccuracyFailure) as exc:
             assert_accuracy(load_dump(pair.dump, om_json=pair.om_json), pair.golden, 0.99)

@@ -23,6 +23,7 @@ from pytest_ascend_accuracy.dump.model import DumpSet
 from pytest_ascend_accuracy.report.failure_text import default_hint
 from pytest_ascend_accuracy.report.fp16_fix_ops import UNEXPLAINED_ADVICE, keep_dtype_names
 from pytest_ascend_accuracy.report.hints import MODES, next_step
+from pasted_fix_lines import FIX
 
 SCALES = {"s": 1e-7, "q": 0.25, "g": 4e4}  # to_sub, shrink, grow
 
@@ -46,8 +47,6 @@ models:
     inputs: {{seed: 0}}
     modes: [{yaml}]
 '''
-FIX = re.compile(r"^  fix: modes=\[(.+)\]  \(YAML: modes: \[(.+)\]; from pytest_ascend_accuracy "
-                 r"import (.+)\)$", re.M)
 NO_FIX = ("but keeping them in float32 is no fix: shrink takes values float16 rounded already "
           "from act, not kept (float16 in this run, golden values below float16's smallest "
           "normal: act's at most |")
