@@ -87,3 +87,13 @@ def test_a_saved_result_judged_again_keeps_the_generic_hint(pair, tmp_path, caps
     out = capsys.readouterr().out
     assert "first failure in graph order: gather (#4)" in out
     assert "add to this command" not in out
+
+
+def test_entries_the_compare_ignores_already_are_not_printed_again(pair, capsys):
+    argv = pair.compare_argv() + ["--threshold", "0.99", "--ignore", "gather"]
+    assert cli.main(argv) == 1
+    hint = next(line for line in capsys.readouterr().out.splitlines()
+                if line.startswith("next step: "))
+    flags = re.search(r"add to this command ((?:--ignore \S+ ?)+), which", hint)
+    assert flags and shlex.split(flags.group(1)) == ["--ignore", "area", "--ignore", "side"]
+    assert cli.main(argv + shlex.split(flags.group(1))) == 0

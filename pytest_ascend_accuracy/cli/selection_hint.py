@@ -33,7 +33,7 @@ def selection_hint(verdict, range_inputs: Sequence, result, golden=None, model=N
         return None
     if found.itself:
         return f"{selection_lead(verdict)}; {otherwise()}"
-    flags = ignore_flags(found.entries)
+    flags = ignore_flags([e for e in found.entries if e not in verdict.policy.ignore])
     text = (f"{selection_reason(verdict, found)}: to judge the rest, add to this command "
             f"{flags}, which ignore {ignored_what(found)}; {hides(found)}")
     kept = kept_after(found, verdict, range_inputs, dumped_mode(result)[0],

@@ -75,10 +75,12 @@ def _step(magnitude: np.ndarray, dtype: str) -> np.ndarray:
 
 
 def golden_input(pair) -> Optional[np.ndarray]:
-    """The golden TopK's input ``input:0`` (the values it ranked), or None where the golden
-    holds no such input or it cannot be read."""
+    """The golden TopK's input ``input:0`` (the values it ranked: its own, else the one fed it by
+    the model's edges, ``OpRecord.fed_inputs``), or None where the golden has no such input or
+    it cannot be read."""
     op = pair.golden_op
-    ref = next((t for t in (op.inputs if op is not None else ()) if t.slot == "input:0"), None)
+    refs = (*op.inputs, *op.fed_inputs) if op is not None else ()
+    ref = next((t for t in refs if t.slot == "input:0"), None)
     if ref is None:
         return None
     try:

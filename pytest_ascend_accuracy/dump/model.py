@@ -66,7 +66,10 @@ class TensorRef:
 @dataclass(frozen=True)
 class OpRecord:
     """One dumped operator. ``original_names`` lists the framework ops a fused operator covers
-    (empty means the op stands for itself). ``order`` is its execution position."""
+    (empty means the op stands for itself). ``order`` is its execution position. ``fed_inputs``:
+    inputs the dump does not hold itself, the outputs feeding them by the model's edges (a
+    stored golden's TopKs, ``golden.stored_topk_inputs``), read only by what asks for them by
+    name: never counted as inputs the dump holds, compared or listed."""
 
     name: str
     op_type: str = ""
@@ -76,6 +79,7 @@ class OpRecord:
     order: int = 0
     timestamp: int = 0
     source: Optional[str] = None  # the dump file (Ascend) or a directory (npy)
+    fed_inputs: Tuple[TensorRef, ...] = ()
 
     @property
     def covers(self) -> Tuple[str, ...]:

@@ -9,18 +9,27 @@ failed against a stored golden of the same model and inputs, at its TopK: "78 of
 differ (int64 values are compared exactly)" where the cache's compare said they reorder near
 ties (T2's Faster R-CNN: /rpn/TopK). The values a TopK ranked are the output of the op feeding
 it, which the stored golden holds: where its record names the model, still there unchanged,
-each TopK of the model's main graph gets that output as its ``input:0``, the file the cache
-entry would reference. Nothing else changes: no other op gets inputs, no file is written.
+each TopK of the model's main graph fed by another node's output gets that output as a fed
+``input:0`` (``OpRecord.fed_inputs``: the file the cache entry would reference). A fed input is
+no input the golden holds: whatever asks whether a golden holds inputs (the graph's edges read
+from its operand files, ``--accuracy-store-inputs``' warning, ``compare --inputs``) sees none,
+as before. Nothing is written. A TopK fed by a graph input, or inside an If's branch, gets
+nothing: its row is compared as it was.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from typing import Dict, Optional, Tuple
 
+#: {model content digest: ``_topk_feeds`` of it}: a golden is read once per test that uses it
+_FEEDS: Dict[str, Dict[str, Tuple[str, int]]] = {}
+_LOCK = threading.Lock()
+
 
 def with_topk_inputs(golden, model) -> object:
-    """``golden`` (a DumpSet read from a stored golden) with ``input:0`` of each TopK that lacks
-    it: the golden output of the op feeding it in ``model`` (the ONNX model the golden ran,
+    """``golden`` (a DumpSet read from a stored golden) with ``input:0`` fed to each TopK that
+    has none: the golden output of the op feeding it in ``model`` (the ONNX model the golden ran,
     ``stored_record.recorded_model``); ``golden`` itself where ``model`` is None, has no TopK,
     or cannot be read."""
     if model is None:
@@ -39,11 +48,11 @@ def with_topk_inputs(golden, model) -> object:
     changed, out = False, []
     for op in golden.ops:
         feed = feeds.get(ops.real_name(op.name))
-        ref = None if feed is None or any(t.slot == "input:0" for t in op.inputs) else \
-            _output(by_real.get(feed[0]), feed[1])
+        held = any(t.slot == "input:0" for t in (*op.inputs, *op.fed_inputs))
+        ref = None if feed is None or held else _output(by_real.get(feed[0]), feed[1])
         if ref is not None:
-            op = replace(op, inputs=(replace(ref, kind="input", index=0, origin=None),
-                                     *op.inputs))
+            fed = replace(ref, kind="input", index=0, origin=None)
+            op = replace(op, fed_inputs=(*op.fed_inputs, fed))
             changed = True
         out.append(op)
     if not changed:
@@ -55,19 +64,28 @@ def with_topk_inputs(golden, model) -> object:
 def _topk_feeds(model) -> Dict[str, Tuple[str, int]]:
     """``{TopK node name: (name of the node whose output it ranks, that output's index)}`` of
     the model's main graph, its nodes named as the golden run names them; {} where the model
-    cannot be read."""
+    cannot be read. Remembered by the model's content digest (a 50 MB model's parse took 0.13 s
+    at every read of its golden)."""
+    from ..graph.content_digests import model_digest
     from ..graph.names import normalize_node_names
     from ..graph.onnx_graph import load_model
 
     try:
-        proto = load_model(model, weights=False)
+        digest = model_digest(model)
+        with _LOCK:
+            known = _FEEDS.get(digest)
+        if known is not None:
+            return known
+        graph = load_model(model, weights=False).graph  # (a private copy: named in place)
     except Exception:  # noqa: BLE001 -- a model gone or unreadable: nothing to look up
         return {}
-    graph = proto.graph  # (a private copy: named in place)
     normalize_node_names(graph)
     made = {o: (n.name, k) for n in graph.node for k, o in enumerate(n.output) if o}
-    return {n.name: made[n.input[0]] for n in graph.node
-            if n.op_type == "TopK" and n.input and n.input[0] in made}
+    feeds = {n.name: made[n.input[0]] for n in graph.node
+             if n.op_type == "TopK" and n.input and n.input[0] in made}
+    with _LOCK:
+        _FEEDS[digest] = feeds
+    return feeds
 
 
 def _output(op, index: int) -> Optional[object]:

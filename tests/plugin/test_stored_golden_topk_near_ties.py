@@ -59,3 +59,18 @@ def test_stored_with_its_inputs_it_is_judged_alike(pytester):
     again = pytester.runpytest("-p", "no:cacheprovider", "-k", "stored")
     again.assert_outcomes(failed=1)
     assert VERDICT in again.stdout.str()
+
+
+def test_store_inputs_still_says_a_golden_of_outputs_only_was_used_as_it_is(pytester):
+    """The fed TopK input is no input the golden holds: ``--accuracy-store-inputs`` meeting a
+    golden written without them still says it did nothing (review: the warning was lost for
+    every model with a TopK)."""
+    (pytester.path / "models").mkdir()
+    onnx.save(near_tie_detector(), str(pytester.path / "models" / "det.onnx"))
+    pytester.makepyfile(test_det=TEST)
+    pytester.runpytest("-p", "no:cacheprovider", "-k", "stored")
+    again = pytester.runpytest("-p", "no:cacheprovider", "-k", "stored",
+                               "--accuracy-store-inputs")
+    again.assert_outcomes(failed=1)
+    assert ("--accuracy-store-inputs: the stored golden golden/det holds op outputs only and was "
+            "used as it is") in again.stdout.str()
