@@ -68,15 +68,41 @@ def _emulated(tmp_path, mode=None, *, proto=None, store_inputs=False, input_shap
 
 
 def test_compares_diagnose_pointer_carries_the_dumps_mode_and_pasted_it_passes(tmp_path, capsys):
+    """Against a stored golden of op outputs only whose model is gone (its operands unknown):
+    the generic pointer, in the dump's mode; pasted, the diagnosis restores."""
+    import shutil
+
     model, compare = _emulated(tmp_path, FUSION_OFF)
+    moved = tmp_path / "elsewhere" / "golden"  # (its record names ../overflow.onnx: not there)
+    shutil.copytree(compare[2], moved)
+    compare[2] = str(moved)
     assert cli.main(compare) == 1
     out = capsys.readouterr().out
-    command = re.search(r"(ascend-accuracy diagnose \S+ --mode \S+)", out)  # the golden's model
+    command = re.search(r"(ascend-accuracy diagnose \S+ --mode \S+)", out)
     assert command and command.group(1).endswith("--mode fusion_off"), out
     argv = shlex.split(command.group(1).replace("MODEL.onnx", shlex.quote(str(model))))[1:]
     assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0  # restored
     diagnosis = capsys.readouterr().out
     assert "RESTORED" in diagnosis and "fusion_off fails at op norm" in diagnosis, diagnosis
+
+
+def test_a_stored_golden_of_outputs_only_has_its_operands_read_through_its_model(tmp_path,
+                                                                                 capsys):
+    """Where the stored golden's record names its model, still there: the failing op's golden
+    operands are read from the outputs feeding them (as the plugin reads them), so the CLI
+    finds norm's 1e9 variance and gives its keep_dtype fix in the dump's mode, which pasted
+    passes (it said their operands were not checked and pointed to a diagnosis)."""
+    model, compare = _emulated(tmp_path, FUSION_OFF)
+    assert cli.main(compare) == 1
+    out = capsys.readouterr().out
+    assert "next step: golden operands leave the float16 range (norm input:4 reaches |1e+09|)" \
+        in out, out
+    command = re.search(r"(ascend-accuracy diagnose \S+ --mode '[^']*')", out)
+    assert command and command.group(1).endswith(
+        "--mode '{base: fusion_off, keep_dtype: [\"norm\"]}'"), out
+    argv = shlex.split(command.group(1))[1:]
+    assert cli.main(argv + ["--cache-dir", str(tmp_path / "cache")]) == 0
+    assert capsys.readouterr().out.startswith("ascend-accuracy diagnosis of overflow: PASSES")
 
 
 def test_the_high_precision_alternative_keeps_the_dumps_mode_too(tmp_path, capsys):

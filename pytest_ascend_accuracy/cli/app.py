@@ -196,6 +196,11 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         recorded_ignore), args.metric, scale_tolerance))
     csv_path = write_csv(result, args.csv, verdict) if args.csv else None
     ranges = ()
+    from ..golden.stored_record import recorded_model
+
+    # the stored golden's model (where it records one, unchanged) tells the graph's edges: the
+    # operands of a golden of outputs only, the ops computing a flipped index
+    model = recorded_model(args.golden) if getattr(args, "golden", None) else None
     if golden is not None and not verdict.passed:
         from ..compare.fp16_range import failing_ops_past_fp16
 
@@ -203,7 +208,8 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         # hid norm's 1e9 operand and the hint said "no float16 overflow seen", as assert_accuracy
         # did before it)
         types = {r.golden_name: r.op_type for r in result.rows if r.golden_name and r.op_type}
-        ranges = failing_ops_past_fp16(golden, verdict, result.rows, op_types=types)
+        ranges = failing_ops_past_fp16(golden, verdict, result.rows, model=model,
+                                       op_types=types)
         from ..report.model_spelling import in_model_spelling
 
         # the golden's file names sanitise the model's op names (p2o_BatchNormalization_1): the
@@ -211,13 +217,8 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         ranges = in_model_spelling(ranges, result.rows)
     hint = None
     if not verdict.passed:  # (the HTML report shows it too)
-        from ..golden.stored_record import recorded_model
         from .integer_hint import integer_hint
         from .selection_hint import selection_hint
-
-        # the stored golden's model (where it records one, unchanged) tells the graph's edges:
-        # the ops computing a flipped index, which a stored golden's operand copies do not
-        model = recorded_model(args.golden) if getattr(args, "golden", None) else None
 
         def plain() -> str:
             return (integer_hint(verdict, ranges, result, golden, model)

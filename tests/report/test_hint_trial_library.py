@@ -48,13 +48,23 @@ def test_assert_accuracy_names_the_ignored_op_whose_operand_overflows(overflow, 
         exc.value)
 
 
-def test_cli_compare_says_the_ignored_ops_were_not_looked_at(overflow, capsys):
+def test_cli_compare_says_the_ignored_ops_were_not_looked_at(overflow, tmp_path, capsys):
     """``compare --ignore`` takes the same path as assert_accuracy (it looked at the failing
-    ops alone and said "no float16 overflow seen" of a golden it could not tell edges from)."""
+    ops alone and said "no float16 overflow seen" of a golden it could not tell edges from).
+    A stored golden whose record names its model, still there, tells its edges through it."""
+    import shutil
+
     from pytest_ascend_accuracy.cli import app as cli
 
     _, actual, stored = overflow
-    assert cli.main(["compare", actual, stored, "--ignore", "norm", "--ignore", "to_flat"]) == 1
+    argv = ["compare", actual, stored, "--ignore", "norm", "--ignore", "to_flat"]
+    assert cli.main(argv) == 1
+    out = capsys.readouterr().out
+    assert "norm is ignored but feeds the failing ops" in out, out
+    moved = tmp_path / "elsewhere" / "golden"  # (its record names ../overflow.onnx: not there)
+    shutil.copytree(stored, moved)
+    assert cli.main(["compare", actual, str(moved), "--ignore", "norm",
+                     "--ignore", "to_flat"]) == 1
     assert "the ignored ops' operands were not looked at" in capsys.readouterr().out
 
 
