@@ -148,8 +148,11 @@ class Verdict:
         if any(f.reason.startswith("scale:") for f in judged):  # cosine alone passed them
             t = self.policy.scale_tolerance
             thr = f"{thr} or the scale guard (L2 norm within {1 / t:.3g}-{t:g}x the golden's)"
-        if any(f.reason.startswith(ONE_ELEMENT) for f in judged):
+        ones = sum(1 for f in judged if f.reason.startswith(ONE_ELEMENT))
+        if ones == len(judged):
             thr = f"{thr} (a one-element tensor: the relative error it allows)"
+        elif ones:  # not the first failure's bracket (T3: a 96,000-element first failure)
+            thr = f"{thr} ({ones} of them one-element, by the relative error it allows)"
         return (f"accuracy FAILED: {len(judged)} of {n_judged} tensor{_s(n_judged)} "
                 f"fail {thr}; first failure in graph order: {first.label} (#{first.order})"
                 + (f"; {note}" if hidden else ""))

@@ -55,3 +55,14 @@ def test_the_bound_and_its_inverse():
     assert allowed_error(0.0) == math.inf and allowed_error(1.0) == 0.0
     for error in (1e-4, 0.01, 0.3, 0.8022, 5.0):
         assert allowed_error(passing_threshold(error)) >= error
+
+
+def test_the_verdict_line_says_how_many_one_element_failures_beside_others():
+    """T3: "fail cosine >= 0.95 (a one-element tensor: the relative error it allows); first
+    failure in graph order: ..." where the first failure had 96,000 elements and one-element
+    failures came later: the bracket counts them."""
+    feat = (np.ones((1, 8), np.float32), -np.ones((1, 8), np.float32))
+    verdict = result(0.00164, 0.00091, extra=feat).judge(0.99)
+    assert len(verdict.failures) == 2
+    assert ("fail cosine >= 0.99 (1 of them one-element, by the relative error it allows); "
+            "first failure in graph order: ") in verdict.describe(), verdict.describe()
