@@ -363,9 +363,10 @@ def _run_compare(args: argparse.Namespace) -> int:
     # dump's headers or om json name them (p2o.Add.10), as the plugin shows them
     golden = in_actual_spelling(with_stored_model_names(golden, args.golden), actual)
     if "folded_ops" not in actual.meta:  # as the plugin counts them: folded, not unmatched
-        from .folded_ops import compare_folded
+        from .folded_ops import compare_folded, compare_inside
 
         actual.meta["folded_ops"] = compare_folded(args.om_json, args.golden)
+        actual.meta.setdefault("inside_ops", compare_inside(args.om_json, args.golden))
     if mapping:
         from ..compare.matching import check_mapping
 

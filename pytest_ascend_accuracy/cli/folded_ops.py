@@ -66,6 +66,39 @@ def emulator_folded(graph, om_json) -> Optional[Tuple[str, ...]]:
     path ``om_json``) is: its ``plan.json``'s ``info.folded``, the list the plugin reads; None
     where ``graph`` is no emulator om json, or no plan of it lies beside it (the om json
     copied alone), or the plan is of another conversion (an op it dumps the om json lacks)."""
+    folded = (_emulator_plan_info(graph, om_json) or {}).get("folded")
+    if not isinstance(folded, list) or not all(isinstance(n, str) for n in folded):
+        return None
+    return tuple(folded)
+
+
+def compare_inside(om_json, golden) -> Dict[str, str]:
+    """``{golden op: the operator running it}`` for the nodes inside an If (Loop, Scan) the
+    conversion runs as one operator, which ``ascend-accuracy compare`` counts inside it as the
+    plugin does, not "unmatched" (``graph.control_flow.operator_members``): the emulator
+    conversion's plan beside its om json (``info.inside``), else the model of the stored golden
+    ``golden``, where its record names one still there unchanged; {} otherwise."""
+    from ..dump.om_json import read_om_json
+
+    graph = read_om_json(om_json) if om_json else None
+    inside = (_emulator_plan_info(graph, om_json) or {}).get("inside") if graph else None
+    if isinstance(inside, dict):
+        return {str(k): str(v) for k, v in inside.items()}
+    model = recorded_model(golden)
+    if model is None:
+        return {}
+    from ..graph.op_catalogue import model_ops
+
+    try:  # the op a run executes each subgraph node in, the conversion's inlined Ifs skipped
+        return {name: ran for name, _, ran in model_ops(model).inside if ran and ran != name}
+    except Exception:  # noqa: BLE001 -- a model that cannot be read tells nothing
+        return {}
+
+
+def _emulator_plan_info(graph, om_json) -> Optional[dict]:
+    """The ``info`` of the emulator conversion's ``plan.json`` beside ``om_json`` (its om json
+    ``graph``), or None where it is no emulator om json, has no plan beside it, or the plan is
+    of another conversion (an op it dumps the om json lacks)."""
     import json
 
     from ..backends.emulator.plan import PLAN_FILE
@@ -74,15 +107,13 @@ def emulator_folded(graph, om_json) -> Optional[Tuple[str, ...]]:
         return None
     try:
         plan = json.loads((Path(om_json).parent / PLAN_FILE).read_text(encoding="utf-8"))
-        folded = plan["info"]["folded"]
+        info = plan["info"]
         dumped = {op["name"] for op in plan["ops"]}
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not isinstance(folded, list) or not all(isinstance(n, str) for n in folded):
+    if not isinstance(info, dict) or not dumped <= {op.name for op in graph.ops}:
         return None
-    if not dumped <= {op.name for op in graph.ops}:  # not this om json's conversion
-        return None
-    return tuple(folded)
+    return info
 
 
 def stored_golden_folded(golden) -> Tuple[str, ...]:

@@ -429,7 +429,8 @@ def finish_comparison(plan, rows, actual: DumpSet, golden: DumpSet, *, kl: bool
     order: the ops it left unmatched and the outputs the golden lacks added as rows."""
     rows = list(rows)
     npu_only = set(plan.npu_only_ops)
-    seen = {sanitize(n) for n in plan.coverage.compared + plan.coverage.fused}
+    seen = {sanitize(n) for n in (*plan.coverage.compared, *plan.coverage.fused,
+                                  *plan.coverage.in_ifs)}
     unmatched_why = _UnmatchedReason(golden)
     inner = frozenset(actual.meta.get("om_inner_ops", ()) or ())
     for op in plan.unmatched_ops:

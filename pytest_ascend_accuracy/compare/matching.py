@@ -419,6 +419,12 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
         _cover(op, index, covered)
     fused = [n for n in covered if n not in compared]
     seen = set(compared) | set(fused)
+    # nodes inside an If the device runs as one operator, which dumps none of its branch's
+    # tensors (a backend that knows them lists them in meta["inside_ops"]: {node: the If})
+    ran = {op.name for op in actual.ops}
+    in_if_names = {g.name for n, owner in (actual.meta.get("inside_ops") or {}).items()
+                   if owner in ran for g in (index.get(n),) if g is not None} - seen
+    seen |= in_if_names
     # ops the converter computed at conversion time (constants, static shapes) never run on the
     # device: a backend that knows them lists them in meta["folded_ops"]
     folded_names = {g.name for g in (index.get(n) for n in actual.meta.get("folded_ops", ()))
@@ -427,6 +433,7 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     folded = [n for n in ordered if n in folded_names]
     unmatched_golden = [n for n in ordered if n not in seen and n not in folded_names]
     coverage = Coverage(golden_total=len(index.ops), compared=tuple(compared), fused=tuple(fused),
+                        in_ifs=tuple(n for n in ordered if n in in_if_names),
                         folded=tuple(folded), unmatched_golden=tuple(unmatched_golden),
                         unmatched_actual=tuple(op.name for op in unmatched_actual),
                         npu_only=tuple(npu_only_names))

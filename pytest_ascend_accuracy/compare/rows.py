@@ -98,10 +98,13 @@ class Coverage:
     unmatched_golden: Tuple[str, ...] = ()
     unmatched_actual: Tuple[str, ...] = ()  # actual ops with no golden counterpart
     npu_only: Tuple[str, ...] = ()  # subset of unmatched_actual: ops with no framework origin
+    #: golden ops inside an If the device runs as one operator (its branch's tensors are never
+    #: dumped: ``graph.control_flow.operator_members``)
+    in_ifs: Tuple[str, ...] = ()
 
     @property
     def matched(self) -> int:
-        return len(self.compared) + len(self.fused)
+        return len(self.compared) + len(self.fused) + len(self.in_ifs)
 
     def describe(self, limit: int = 5) -> str:
         def listed(names):
@@ -110,6 +113,7 @@ class Coverage:
             return f" ({shown}{more})" if names else ""
         text = (f"{self.golden_total} golden op{_s(self.golden_total)}: "
                 f"{len(self.compared)} compared, {len(self.fused)} inside fused ops, "
+                + (f"{len(self.in_ifs)} inside If operators, " if self.in_ifs else "")
                 + (f"{len(self.folded)} folded at conversion, " if self.folded else "") +
                 f"{len(self.unmatched_golden)} unmatched{listed(self.unmatched_golden)}; "
                 f"{len(self.unmatched_actual)} actual op{_s(len(self.unmatched_actual))} "
@@ -120,14 +124,15 @@ class Coverage:
         """(the golden ops a per-op or ignore ``entry`` -- a name, a glob or ``OP:output:N`` --
         names among those never compared, and which they are): ``folded`` at conversion,
         else ``fused`` (a member's tensor, ``fc1/MatMul:output:0``, inside a fused op whose
-        outputs alone are dumped), else ``unmatched``; ``((), "")`` when it names none."""
+        outputs alone are dumped), else ``in_if`` (inside an If run as one operator), else
+        ``unmatched``; ``((), "")`` when it names none."""
         from fnmatch import fnmatchcase
 
         from ..graph.op_catalogue import tensor_op
 
         op = tensor_op(entry)  # p2o.Cast.0:output:0 names the op p2o.Cast.0
         kinds = (("folded", self.folded), ("fused", self.fused if op else ()),
-                 ("unmatched", self.unmatched_golden))
+                 ("in_if", self.in_ifs), ("unmatched", self.unmatched_golden))
         for kind, names in kinds:
             named = tuple(n for n in names if n == (op or entry) or fnmatchcase(n, op or entry))
             if named:
@@ -150,6 +155,9 @@ class Coverage:
                 f"{tensor_op(entry)!r} (without the slot) to judge the fused op that holds it"
                 + ("" if cli else ", or list a mode without fusion (\"fusion_off\") in modes="
                    " to judge the member's own tensor there"))
+        if kind == "in_if":
+            return head + ("inside an If the device runs as one operator, which dumps none of "
+                           "its branch's tensors; name the If to judge its output")
         why = ("folded at conversion: the converter computed them, the device never runs or "
                "dumps them" if kind == "folded" else "no op of the device run matches them (the "
                "coverage line lists the golden ops left unmatched)")
@@ -159,12 +167,14 @@ class Coverage:
         return {"golden_total": self.golden_total, "compared": list(self.compared),
                 "fused": list(self.fused), "folded": list(self.folded),
                 "unmatched_golden": list(self.unmatched_golden),
-                "unmatched_actual": list(self.unmatched_actual), "npu_only": list(self.npu_only)}
+                "unmatched_actual": list(self.unmatched_actual), "npu_only": list(self.npu_only),
+                "in_ifs": list(self.in_ifs)}
 
     @staticmethod
     def from_dict(d) -> "Coverage":
         return Coverage(int(d["golden_total"]), **{k: tuple(d.get(k, ())) for k in (
-            "compared", "fused", "folded", "unmatched_golden", "unmatched_actual", "npu_only")})
+            "compared", "fused", "folded", "unmatched_golden", "unmatched_actual", "npu_only",
+            "in_ifs")})
 
 
 def _s(n: int) -> str:

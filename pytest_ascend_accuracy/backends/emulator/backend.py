@@ -85,8 +85,9 @@ from .rounding import check_overflow
 #: 26: a model computing in float16 is computed in float32 with each float16 op's output
 #: rounded to float16, as the device computes it: float16_model.py; 27: each If branch rounds
 #: by its own value types, branch_faults.BranchTypes: an entry of a model whose branches name
-#: values alike with other types failed to run or left a float value unrounded)
-EMULATOR_FORMAT = 27
+#: values alike with other types failed to run or left a float value unrounded; 28: the plan
+#: lists the nodes inside an If run as one operator, info "inside": counted inside it)
+EMULATOR_FORMAT = 28
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
@@ -345,8 +346,9 @@ class EmulatorBackend:
                 "backend": "emulator", "mode": converted.mode.name, "overflow": self.overflow,
                 "dump_dir": str(root), "dump_mode": mode,
                 "faults_active": info.get("faults_active", {}),
-                # nodes computed at conversion (constants, static shapes): never run
-                "folded_ops": list(info.get("folded", []))}
+                # nodes computed at conversion (constants, static shapes): never run; nodes
+                # inside an If run as one operator: never dumped ({node: that operator})
+                "folded_ops": list(info.get("folded", [])), "inside_ops": info.get("inside", {})}
 
     def run_compared(self, converted: ConvertedModel, inputs: Mapping[str, np.ndarray], golden,
                      *, kl: bool = True, dump_dir=None, rerun=None, progress=None) -> DumpSet:

@@ -9,9 +9,8 @@ Steps (all deterministic, no inputs needed):
 4. per unit, by its precision (``rounding.unit_precision``): round float inputs (weights in
    numpy, activations with Cast-to-fp16-and-back nodes), run the member nodes in float32,
    apply active faults, round float outputs; fused groups are rounded only at their borders;
-5. record a ``Plan``: for each unit the tensors to dump and their dtypes.
-
-The model's own outputs keep their names (holding the rounded values).
+5. record a ``Plan``: for each unit the tensors to dump and their dtypes (the model's own
+   outputs keep their names, holding the rounded values).
 """
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 import numpy as np
 
 from ...core.modes import Mode
+from ...graph.control_flow import operator_members
 from ...graph.folded_nodes import folded_node_protos
 from ...errors import ConfigError, ConversionError
 from ...graph.onnx_graph import model_label, tensor_info
@@ -400,6 +400,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     sink = sink if prepared.folder else None
     aipp = set(insert_aipp_nodes(proto.graph, faults))
     folded = fold_constants(proto, prepared.folder)
+    inside = operator_members(proto.graph)  # branch ops of Ifs run as operators: never dumped
     info = tensor_info(proto)
     half = float16_tensors(proto, info)  # float16 ops computed in float32, rounded (float16_model)
     widen(proto, info, half, prepared.folder)
@@ -461,6 +462,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     plan.info = {
         "graph": prepared.report.as_dict(),
         "folded": folded,
+        "inside": inside,
         "fused": {u.name: list(u.members) for u in units if u.fused},
         "faults_active": {k: v for k, v in active.items()},
         "faults_inactive": [f.describe() for f in faults if f.describe() not in active],
