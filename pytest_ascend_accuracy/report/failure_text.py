@@ -72,6 +72,10 @@ def _metric_line(f: Failure, policy=None, cli: bool = False) -> str:
             what = ("fails the scale guard" if f.reason.startswith("scale:")
                     else "fails for the reason below")
             return f"{_small(f.value)} (meets {threshold_text(thr.value)}; {what})"
+        m = f.row.metrics
+        if m is not None and m.exact and m.unequal:  # (T2: an index row read as a cosine miss)
+            return (f"{_small(f.value)} (threshold {threshold_text(thr.value)}; integer values "
+                    "are compared exactly: any difference fails them, below)")
         return f"{_small(f.value)} (threshold {threshold_text(thr.value)}; no threshold passes it)"
     sign = "<" if thr.higher_is_better else ">"
     shown = f"{beside(f.value, thr.value)} {sign} {threshold_text(thr.value)}"

@@ -259,3 +259,17 @@ def test_assert_accuracy_checks_per_op_and_ignore_names_as_the_plugin_and_cli_do
             assert_accuracy(actual, golden, 0.95, **kwargs)
         assert entry in str(err.value) and "Conv_5" in str(err.value), str(err.value)
     assert_accuracy(actual, golden, 0.95, per_op={"Conv_*": 0.99})  # a real glob: judged
+
+
+def test_an_integer_rows_cosine_line_says_it_is_compared_exactly():
+    """T2: a TopK's indices row read "cosine 0.831747 (threshold 0.99; no threshold passes it)",
+    as if a cosine threshold were what it missed: integer values are compared exactly."""
+    idx = np.arange(100, dtype=np.int64).reshape(1, 100)
+    moved = idx[:, ::-1].copy()  # (cosine 0.5: below the threshold too)
+    r = compare_dumps(DumpSet.from_arrays({"topk": [moved]}),
+                      DumpSet.from_arrays({"topk": [idx]}))
+    text = failure_text(r, r.judge(0.99))
+    line = next(x for x in text.splitlines() if x.startswith("  cosine"))
+    assert line.endswith("(threshold 0.99; integer values are compared exactly: any difference "
+                         "fails them, below)"), line
+    assert "no threshold passes it" not in text
