@@ -195,12 +195,13 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
     verdict = result.judge(Policy.build(args.threshold, per_op, tuple(args.ignore) + tuple(
         recorded_ignore), args.metric, scale_tolerance))
     csv_path = write_csv(result, args.csv, verdict) if args.csv else None
-    ranges = ()
-    from ..golden.stored_record import recorded_model
+    ranges, model = (), None
+    if not verdict.passed and getattr(args, "golden", None):
+        from ..golden.stored_record import recorded_model
 
-    # the stored golden's model (where it records one, unchanged) tells the graph's edges: the
-    # operands of a golden of outputs only, the ops computing a flipped index
-    model = recorded_model(args.golden) if getattr(args, "golden", None) else None
+        # the stored golden's model (where it records one, unchanged) tells the graph's edges:
+        # the operands of a golden of outputs only, the ops computing a flipped index
+        model = recorded_model(args.golden)
     if golden is not None and not verdict.passed:
         from ..compare.fp16_range import failing_ops_past_fp16
 
@@ -363,10 +364,9 @@ def _run_compare(args: argparse.Namespace) -> int:
     # dump's headers or om json name them (p2o.Add.10), as the plugin shows them
     golden = in_actual_spelling(with_stored_model_names(golden, args.golden), actual)
     if "folded_ops" not in actual.meta:  # as the plugin counts them: folded, not unmatched
-        from .folded_ops import compare_folded, compare_inside
+        from .folded_ops import conversion_meta
 
-        actual.meta["folded_ops"] = compare_folded(args.om_json, args.golden)
-        actual.meta.setdefault("inside_ops", compare_inside(args.om_json, args.golden))
+        actual.meta.update(conversion_meta(args.om_json, args.golden))
     if mapping:
         from ..compare.matching import check_mapping
 

@@ -1,6 +1,6 @@
 """The golden ops of ``ascend-accuracy compare``'s golden that the conversion folded away
 (constants, shapes of known tensors: ``graph.folded_nodes``), so the CLI counts them as the
-plugin does: "folded at conversion", not "unmatched" (``compare_folded``).
+plugin does: "folded at conversion", not "unmatched" (``conversion_meta``).
 
 The plugin knows them from its own conversion (the backend's ``meta["folded_ops"]``: the
 emulator's ``plan.json`` ``info.folded``). The CLI has a dump, a golden and perhaps an om json;
@@ -8,7 +8,7 @@ a device dump holds nothing of a folded op. Where they come from (the first alon
 applies, else the other two together):
 
 - the emulator's om json (``atc_version`` ``emulator-...``) still in its conversion's folder:
-  the ``plan.json`` beside it lists them, the list the plugin reads (``emulator_folded``). The
+  the ``plan.json`` beside it lists them, the list the plugin reads. The
   om json itself lists only the ops that run (no ``Const``), so ``compare --om-json`` of a
   kept emulator dump and its golden cache entry counted ConvNeXt's 45 folded ops (``Identity``
   of shared weights, GELU's ``Constant``) "unmatched" where the plugin said "45 folded at
@@ -45,51 +45,37 @@ from ..golden.stored_record import recorded_model
 EMULATOR_ATC_VERSION = "emulator-"
 
 
-def compare_folded(om_json, golden) -> List[str]:
-    """The golden ops ``ascend-accuracy compare`` counts folded at conversion: the emulator
-    conversion's own list where ``om_json`` (a path, or None) is the emulator's in its folder
-    (all of them: the stored golden's model is not read), else those the om json shows as
-    constants and those the model of the stored golden ``golden`` folds."""
+def conversion_meta(om_json, golden) -> Dict[str, object]:
+    """What ``ascend-accuracy compare`` knows of the conversion, as a run's ``meta`` gives it
+    the plugin, the om json (a path, or None) and its emulator plan read once:
+    ``folded_ops``, the golden ops counted folded at conversion (the emulator conversion's own
+    list where ``om_json`` is the emulator's in its folder, all of them; else those the om json
+    shows as constants and those the model of the stored golden ``golden`` folds), and
+    ``inside_ops``, ``{golden op: the If running it}`` for the nodes inside an If the conversion
+    runs as one operator (``graph.control_flow.operator_members``: the plan's ``info.inside``,
+    else that model's; {} without either)."""
     from ..dump.om_folded import const_origins
     from ..dump.om_json import read_om_json
 
     graph = read_om_json(om_json) if om_json else None  # (load_dump read it: it parses)
-    listed = emulator_folded(graph, om_json) if graph is not None else None
-    if listed is not None:
-        return list(listed)
-    shown = const_origins(graph) if graph is not None else ()
-    return list(dict.fromkeys((*shown, *stored_golden_folded(golden))))
+    info = _emulator_plan_info(graph, om_json) if graph is not None else None
+    folded, inside = (info or {}).get("folded"), (info or {}).get("inside")
+    if not (isinstance(folded, list) and all(isinstance(n, str) for n in folded)):
+        shown = const_origins(graph) if graph is not None else ()
+        folded = list(dict.fromkeys((*shown, *stored_golden_folded(golden))))
+    if not isinstance(inside, dict):
+        inside = _model_inside(recorded_model(golden))
+    return {"folded_ops": list(folded), "inside_ops": {str(k): str(v) for k, v in inside.items()}}
 
 
-def emulator_folded(graph, om_json) -> Optional[Tuple[str, ...]]:
-    """The nodes the emulator folded in the conversion whose om json ``graph`` (read from the
-    path ``om_json``) is: its ``plan.json``'s ``info.folded``, the list the plugin reads; None
-    where ``graph`` is no emulator om json, or no plan of it lies beside it (the om json
-    copied alone), or the plan is of another conversion (an op it dumps the om json lacks)."""
-    folded = (_emulator_plan_info(graph, om_json) or {}).get("folded")
-    if not isinstance(folded, list) or not all(isinstance(n, str) for n in folded):
-        return None
-    return tuple(folded)
-
-
-def compare_inside(om_json, golden) -> Dict[str, str]:
-    """``{golden op: the operator running it}`` for the nodes inside an If (Loop, Scan) the
-    conversion runs as one operator, which ``ascend-accuracy compare`` counts inside it as the
-    plugin does, not "unmatched" (``graph.control_flow.operator_members``): the emulator
-    conversion's plan beside its om json (``info.inside``), else the model of the stored golden
-    ``golden``, where its record names one still there unchanged; {} otherwise."""
-    from ..dump.om_json import read_om_json
-
-    graph = read_om_json(om_json) if om_json else None
-    inside = (_emulator_plan_info(graph, om_json) or {}).get("inside") if graph else None
-    if isinstance(inside, dict):
-        return {str(k): str(v) for k, v in inside.items()}
-    model = recorded_model(golden)
+def _model_inside(model) -> Dict[str, str]:
+    """``operator_members`` of ``model`` as a conversion runs it (its inlined Ifs skipped), or
+    {} where there is no model or it cannot be read."""
     if model is None:
         return {}
     from ..graph.op_catalogue import model_ops
 
-    try:  # the op a run executes each subgraph node in, the conversion's inlined Ifs skipped
+    try:
         return {name: ran for name, _, ran in model_ops(model).inside if ran and ran != name}
     except Exception:  # noqa: BLE001 -- a model that cannot be read tells nothing
         return {}

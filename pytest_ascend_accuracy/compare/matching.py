@@ -421,8 +421,9 @@ def match_ops(actual: DumpSet, golden: DumpSet, *, mapping: Optional[Mapping[str
     seen = set(compared) | set(fused)
     # nodes inside an If the device runs as one operator, which dumps none of its branch's
     # tensors (a backend that knows them lists them in meta["inside_ops"]: {node: the If})
-    ran = {op.name for op in actual.ops}
-    in_if_names = {g.name for n, owner in (actual.meta.get("inside_ops") or {}).items()
+    inside = actual.meta.get("inside_ops") or {}
+    ran = {op.name for op in actual.ops} if inside else set()
+    in_if_names = {g.name for n, owner in inside.items()
                    if owner in ran for g in (index.get(n),) if g is not None} - seen
     seen |= in_if_names
     # ops the converter computed at conversion time (constants, static shapes) never run on the

@@ -13,8 +13,8 @@ each TopK of the model's main graph fed by another node's output gets that outpu
 ``input:0`` (``OpRecord.fed_inputs``: the file the cache entry would reference). A fed input is
 no input the golden holds: whatever asks whether a golden holds inputs (the graph's edges read
 from its operand files, ``--accuracy-store-inputs``' warning, ``compare --inputs``) sees none,
-as before. Nothing is written. A TopK fed by a graph input, or inside an If's branch, gets
-nothing: its row is compared as it was.
+as before. Nothing is written. A TopK fed by a graph input, or inside the branch of an If
+not inlined by preparing the model, gets nothing: its row is compared as it was.
 """
 from __future__ import annotations
 
@@ -63,26 +63,24 @@ def with_topk_inputs(golden, model) -> object:
 
 def _topk_feeds(model) -> Dict[str, Tuple[str, int]]:
     """``{TopK node name: (name of the node whose output it ranks, that output's index)}`` of
-    the model's main graph, its nodes named as the golden run names them; {} where the model
-    cannot be read. Remembered by the model's content digest (a 50 MB model's parse took 0.13 s
-    at every read of its golden)."""
+    the model's main graph, its nodes named as the golden run names them
+    (``compare.fp16_range.ModelEdges``, the edges the hints read); {} where the model cannot be
+    read. Remembered by the model's content digest (a 50 MB model's parse took 0.13 s at every
+    read of its golden)."""
+    from ..compare.fp16_range import ModelEdges
     from ..graph.content_digests import model_digest
-    from ..graph.names import normalize_node_names
-    from ..graph.onnx_graph import load_model
 
     try:
         digest = model_digest(model)
-        with _LOCK:
-            known = _FEEDS.get(digest)
-        if known is not None:
-            return known
-        graph = load_model(model, weights=False).graph  # (a private copy: named in place)
     except Exception:  # noqa: BLE001 -- a model gone or unreadable: nothing to look up
         return {}
-    normalize_node_names(graph)
-    made = {o: (n.name, k) for n in graph.node for k, o in enumerate(n.output) if o}
-    feeds = {n.name: made[n.input[0]] for n in graph.node
-             if n.op_type == "TopK" and n.input and n.input[0] in made}
+    with _LOCK:
+        known = _FEEDS.get(digest)
+    if known is not None:
+        return known
+    inputs, producers, _, types = ModelEdges(model).edges()  # (all empty: unreadable)
+    feeds = {name: producers[tensors[0]] for name, tensors in inputs.items()
+             if types.get(name) == "TopK" and tensors and tensors[0] in producers}
     with _LOCK:
         _FEEDS[digest] = feeds
     return feeds
