@@ -132,7 +132,8 @@ def _covers(entry: str, name: str) -> bool:
     return entry == name or (entry.endswith("/*") and name.startswith(entry[:-1]))
 
 
-def _listed(names: Sequence[str], limit: int = 3) -> str:
+def first_names(names: Sequence[str], limit: int = 3) -> str:
+    """The first ``limit`` of ``names``, printable, then ``, ...`` where there are more."""
     from .printable import printable
 
     shown = ", ".join(printable(n) for n in names[:limit])
@@ -199,7 +200,7 @@ def selection_reason(verdict, found: AfterSelection) -> str:
     many = len(found.selections) > 1
     notes = "their rows' notes say" if many else "its row's note says"
     return (f"the first failing op {verdict.first.row.label} comes after "
-            f"{_listed(found.selections)}, {'selections' if many else 'a selection'} (TopK) "
+            f"{first_names(found.selections)}, {'selections' if many else 'a selection'} (TopK) "
             f"whose differing indices all reorder ties or near ties (the same elements within "
             f"the device's own error, in another order: {notes} how many); every op after a "
             f"selection is compared position by position in the golden's order, so it fails "
@@ -213,7 +214,7 @@ def ignored_what(found: AfterSelection) -> str:
     n = len(found.elsewhere)
     among = ("every failing op is among them" if not n else
              f"{n} failing op{'s' if n != 1 else ''} elsewhere still fail{'' if n != 1 else 's'}"
-             f": {_listed(found.elsewhere)}")
+             f": {first_names(found.elsewhere)}")
     return f"the {len(found.after)} ops after {them} ({among})"
 
 

@@ -62,13 +62,13 @@ def with_whole_model(outcome: dict, runner, base) -> dict:
 def _selection_cause(default, runner):
     """(What fails, where it is the order after TopKs whose differences are (near) ties, and
     the ignore entries of the ops after them; ("", ()) otherwise."""
-    from ..report.after_selection import after_selection
+    from ..report.after_selection import after_selection, first_names
 
     rows = default.result.rows
     found = after_selection(default.verdict, runner.golden, rows, runner.model)
     if found is None:
         return "", ()
-    shown = ", ".join(found.selections[:3]) + (", ..." if len(found.selections) > 3 else "")
+    shown = first_names(found.selections)
     if found.itself:
         return (f"; what fails first is {shown}, whose indices are partly near ties (the same "
                 f"elements within the device's own error, in another order: its row's note)",
