@@ -27,6 +27,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being names o
     check_preprocessing,
     golden_dump,
 )
+from .loop_heap import close_after_exit_collections, freeze_for_the_loop
 from .session import STATE_ATTR, get_state
 
 MARKER_LINE = ("accuracy(threshold=0.95, metric='cosine', per_op=None, ignore=(), modes=None, "
@@ -133,6 +134,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
 def pytest_configure(config):
     """Register the marker, validate the options and put the session state on ``config``."""
     config.addinivalue_line("markers", MARKER_LINE)
+    close_after_exit_collections(config)
     from .session import AccuracyState, settings_from_config
     from ..backends.devices import check_devices_exist, check_devices_visible
     from .dump_lifetime import DumpLifetime
@@ -275,18 +277,12 @@ def pytest_collect_file(file_path, parent):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtestloop(session):
-    """A session that runs accuracy tests runs its test loop in ``core.frozen_heap``: garbage
-    collections during the checks walk what the tests made, not every object of the imports
-    and the collection."""
-    # (an xdist controller: no ``session.items`` on pytest 7; --collect-only: no check runs)
+    """A session that runs accuracy tests runs its test loop in ``core.frozen_heap``, until
+    its config ends (``loop_heap``)."""
+    # (an xdist controller: no ``session.items`` on pytest 7)
     items = getattr(session, "items", ())
-    if items and not session.config.option.collectonly and any(map(_is_accuracy_test, items)):
-        from ..core.frozen_heap import frozen_heap
-
-        with frozen_heap():
-            yield
-    else:
-        yield
+    freeze_for_the_loop(session, bool(items) and any(map(_is_accuracy_test, items)))
+    yield
 
 
 def _is_accuracy_test(item) -> bool:
