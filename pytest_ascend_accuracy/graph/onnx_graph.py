@@ -287,7 +287,7 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
 
     proto = load_model(model, weights=False)  # the inputs, and the tables they index
     shapes = resolve_input_shapes(proto, input_shape, source=model, seed=seed)
-    bounds = integer_ranges(proto, [vi.name for vi in graph_inputs(proto)], shapes, tensor_info)
+    bounds = None  # read from the graph for the first integer input (28 ms on PP-OCRv4 det)
     out: Dict[str, np.ndarray] = {}
     for k, vi in enumerate(graph_inputs(proto)):
         if vi.name not in shapes:  # a sequence (resolve_input_shapes): no array to make
@@ -300,6 +300,9 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
         if dtype.kind == "f":
             arr = rng.random(shape, dtype=np.float64).astype(dtype)
         elif dtype.kind in "iu":
+            if bounds is None:
+                bounds = integer_ranges(proto, [vi.name for vi in graph_inputs(proto)], shapes,
+                                        tensor_info)
             arr = rng.integers(*bounds.get(vi.name, (0, 10)), size=shape).astype(dtype)
         elif dtype.kind == "b":
             arr = rng.random(shape) < 0.5
