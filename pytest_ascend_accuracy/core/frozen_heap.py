@@ -62,4 +62,17 @@ def frozen_heap() -> Iterator[None]:
                 gc.unfreeze()
 
 
-__all__ = ["frozen_heap"]
+def refreeze() -> None:
+    """Inside the outermost block, where it froze: give the frozen objects back to the
+    collector, collect once, and set aside again what is alive. Objects frozen at the block's
+    start that have become garbage since are freed here (their finalizers run, and an
+    exception one raises reaches ``sys.unraisablehook`` now), not left frozen for the rest of
+    the block. Elsewhere (a nested block, one that froze nothing, no block) it does nothing."""
+    with _LOCK:
+        if _STATE["depth"] == 1 and _STATE["froze"]:
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
+
+
+__all__ = ["frozen_heap", "refreeze"]

@@ -27,7 +27,8 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being names o
     check_preprocessing,
     golden_dump,
 )
-from .loop_heap import close_after_exit_collections, freeze_for_the_loop
+from .loop_heap import (close_after_exit_collections, freeze_for_the_loop,
+                        settle_after_the_loop)
 from .session import STATE_ATTR, get_state
 
 MARKER_LINE = ("accuracy(threshold=0.95, metric='cosine', per_op=None, ignore=(), modes=None, "
@@ -281,8 +282,10 @@ def pytest_runtestloop(session):
     its config ends (``loop_heap``)."""
     # (an xdist controller: no ``session.items`` on pytest 7)
     items = getattr(session, "items", ())
-    freeze_for_the_loop(session, bool(items) and any(map(_is_accuracy_test, items)))
+    frozen = freeze_for_the_loop(session, bool(items) and any(map(_is_accuracy_test, items)))
     yield
+    if frozen:
+        settle_after_the_loop()
 
 
 def _is_accuracy_test(item) -> bool:

@@ -2,15 +2,20 @@
 
 A session that runs accuracy tests runs its test loop in ``core.frozen_heap``: garbage
 collections during the checks walk what the tests made, not every object of the imports and
-the collection. The block does not end with the loop but with the config, after pytest's own
-collections at exit: pytest ends every session with five full collections
-(``_pytest.unraisableexception``'s clean-up, ``gc_collect_harder``, for unraisable exceptions of
-garbage cycles). With the block still open they walk what the tests made -- the process's
-objects at the loop's start, after a full collection, were no garbage then and are alive at its
-end: modules, the config, the session and its items -- not every object of onnx, onnxruntime,
-numpy and the collection: 0.07-0.13 s at the end of each process that ran a PP-OCR check, each
-xdist worker included, 0.01-0.06 s so (the 8-check suite of benchmarks/bench_check_suite.py,
-serial and ``-n 2``, one run each way).
+the collection. pytest ends every session with five full collections
+(``_pytest.unraisableexception``'s clean-up, ``gc_collect_harder``), which find garbage cycles
+and report what their finalizers raise. Ending the block with the loop handed them every
+object of onnx, onnxruntime, numpy and the collection to walk, five times: 0.07-0.13 s at the
+end of each process that ran a PP-OCR check, each xdist worker included. So at the loop's end
+the block collects once with everything given back (``frozen_heap.refreeze``: what the tests
+dropped of the objects frozen at the loop's start is freed there, and what its finalizers
+raise is reported as before), sets aside again what is alive, and ends with the config, after
+pytest's five collections, which then walk only what was made since the loop ended (on the
+8-check PP-OCR suite of benchmarks/bench_check_suite.py, serially: 0.03-0.04 s for the one
+collection, 0.001 s for the five). Objects
+alive at the loop's end that only become garbage after it (during the terminal summary or a
+plugin's ``pytest_unconfigure``) are left to the interpreter's exit: a finalizer's exception
+there is printed by Python ("Exception ignored in ..."), not reported by pytest.
 """
 from __future__ import annotations
 
@@ -25,19 +30,31 @@ _HEAP_KEY = pytest.StashKey[ExitStack]()
 def close_after_exit_collections(config) -> None:
     """At the plugin's ``pytest_configure``: the clean-up that ends the block, registered
     before pytest's ``unraisableexception`` plugin registers its own (pluggy calls a
-    later-registered plugin's hooks first, and this plugin registers after pytest's own), so
-    the config runs it after that one (clean-ups run last registered first). Registered
-    later (the plugin named in a conftest's ``pytest_plugins``), it runs before them, which
-    then walk every object, as they did before."""
+    later-registered plugin's hooks first, and this plugin registers after pytest's own: by
+    entry point, ``-p``, or a conftest's ``pytest_plugins``), so the config runs it after that
+    one (clean-ups run last registered first). Where this plugin is registered only once the
+    configure hooks have begun (``pluginmanager.register`` from another plugin's
+    ``pytest_configure``), it runs before them, which then walk every object, as before."""
     stack = ExitStack()
     config.stash[_HEAP_KEY] = stack
     config.add_cleanup(stack.close)
 
 
-def freeze_for_the_loop(session, accuracy_tests: bool) -> None:
-    """At the test loop's start: open the block for a session that runs accuracy tests (not
-    an xdist controller, which holds no items, nor ``--collect-only``)."""
-    if accuracy_tests and not session.config.option.collectonly:
-        from ..core.frozen_heap import frozen_heap
+def settle_after_the_loop() -> None:
+    """At the test loop's end: one full collection with the frozen objects given back, then
+    what is alive set aside again (``frozen_heap.refreeze``; nothing where the loop froze
+    nothing)."""
+    from ..core.frozen_heap import refreeze
 
-        session.config.stash[_HEAP_KEY].enter_context(frozen_heap())
+    refreeze()
+
+
+def freeze_for_the_loop(session, accuracy_tests: bool) -> bool:
+    """At the test loop's start: open the block for a session that runs accuracy tests (not
+    an xdist controller, which holds no items, nor ``--collect-only``); whether it did."""
+    if not accuracy_tests or session.config.option.collectonly:
+        return False
+    from ..core.frozen_heap import frozen_heap
+
+    session.config.stash[_HEAP_KEY].enter_context(frozen_heap())
+    return True
