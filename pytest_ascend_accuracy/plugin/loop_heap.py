@@ -12,10 +12,10 @@ dropped of the objects frozen at the loop's start is freed there, and what its f
 raise is reported as before), sets aside again what is alive, and ends with the config, after
 pytest's five collections, which then walk only what was made since the loop ended (on the
 8-check PP-OCR suite of benchmarks/bench_check_suite.py, serially: 0.03-0.04 s for the one
-collection, 0.001 s for the five). Objects
-alive at the loop's end that only become garbage after it (during the terminal summary or a
-plugin's ``pytest_unconfigure``) are left to the interpreter's exit: a finalizer's exception
-there is printed by Python ("Exception ignored in ..."), not reported by pytest.
+collection, 0.001 s for the five). Objects alive at the loop's end that only become garbage
+after it (during the terminal summary or a plugin's ``pytest_unconfigure``) are left to the
+interpreter's exit: a finalizer's exception there is printed by Python ("Exception ignored
+in ..."), not reported by pytest.
 """
 from __future__ import annotations
 
