@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from ..backends.dump_modes import DUMP_MODES
-from ..core import frozen_heap as _frozen_heap  # noqa: F401  (its count before any conftest)
+from ..core import frozen_heap as _frozen_heap  # (imported first: its count before any conftest)
 from ..errors import ConfigError
 from .fixtures import (  # noqa: F401  (fixtures are registered by being names of this plugin)
     CONTEXT_KEY,
@@ -27,8 +27,7 @@ from .fixtures import (  # noqa: F401  (fixtures are registered by being names o
     check_preprocessing,
     golden_dump,
 )
-from .loop_heap import (close_after_exit_collections, freeze_for_the_loop,
-                        settle_after_the_loop)
+from .loop_heap import close_after_exit_collections, freeze_for_the_loop
 from .session import STATE_ATTR, get_state
 
 MARKER_LINE = ("accuracy(threshold=0.95, metric='cosine', per_op=None, ignore=(), modes=None, "
@@ -284,8 +283,8 @@ def pytest_runtestloop(session):
     items = getattr(session, "items", ())
     frozen = freeze_for_the_loop(session, bool(items) and any(map(_is_accuracy_test, items)))
     yield
-    if frozen:
-        settle_after_the_loop()
+    if frozen:  # one collection with the heap given back, what lives set aside again (loop_heap)
+        _frozen_heap.refreeze()
 
 
 def _is_accuracy_test(item) -> bool:

@@ -7,7 +7,8 @@ the collection. pytest ends every session with five full collections
 and report what their finalizers raise. Ending the block with the loop handed them every
 object of onnx, onnxruntime, numpy and the collection to walk, five times: 0.07-0.13 s at the
 end of each process that ran a PP-OCR check, each xdist worker included. So at the loop's end
-the block collects once with everything given back (``frozen_heap.refreeze``: what the tests
+the block collects once with everything given back (``frozen_heap.refreeze``, which the
+plugin's ``pytest_runtestloop`` calls where ``freeze_for_the_loop`` opened the block: what the tests
 dropped of the objects frozen at the loop's start is freed there, and what its finalizers
 raise is reported as before), sets aside again what is alive, and ends with the config, after
 pytest's five collections, which then walk only what was made since the loop ended (on the
@@ -38,15 +39,6 @@ def close_after_exit_collections(config) -> None:
     stack = ExitStack()
     config.stash[_HEAP_KEY] = stack
     config.add_cleanup(stack.close)
-
-
-def settle_after_the_loop() -> None:
-    """At the test loop's end: one full collection with the frozen objects given back, then
-    what is alive set aside again (``frozen_heap.refreeze``; nothing where the loop froze
-    nothing)."""
-    from ..core.frozen_heap import refreeze
-
-    refreeze()
 
 
 def freeze_for_the_loop(session, accuracy_tests: bool) -> bool:
