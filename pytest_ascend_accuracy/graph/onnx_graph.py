@@ -419,9 +419,11 @@ def tensor_info(model) -> Dict[str, Tuple[int, Optional[Tuple[Optional[int], ...
     a model it cannot handle yields only what the graph declares."""
     import onnx
 
+    from .shape_inference_copy import shape_inference_model
+
     try:
-        inferred = onnx.shape_inference.infer_shapes(_without_big_weights(model), strict_mode=False,
-                                                     data_prop=True)
+        inferred = onnx.shape_inference.infer_shapes(shape_inference_model(model),
+                                                     strict_mode=False, data_prop=True)
     except Exception:
         inferred = model
     g = inferred.graph
@@ -457,42 +459,6 @@ def tensor_info_from_json(data) -> Dict[str, Tuple[int, Optional[Tuple[Optional[
                 for name, (elem, shape) in data.items()}
     except (AttributeError, TypeError, ValueError) as exc:
         raise ValueError(f"not a saved tensor_info: {exc}") from None
-
-
-#: initializers above this size are declared, not copied, for shape inference
-_BIG_WEIGHT = 1 << 20
-#: models whose weights add up to more than this are inferred on the light copy
-_LIGHT_ABOVE = 256 << 20
-
-
-def _without_big_weights(model):
-    """``model`` itself, or, when its weights are large (shape inference serialises the model:
-    protobuf stops at 2 GB), a light copy in which each big initializer is a typed graph input
-    of the same shape: shapes come out the same, the weights are not copied."""
-    import onnx
-    from onnx import helper
-
-    g = model.graph
-    if sum(len(t.raw_data) for t in g.initializer) < _LIGHT_ABOVE:
-        return model
-    light = onnx.ModelProto()
-    light.ir_version = max(int(model.ir_version), 4)
-    light.opset_import.extend(model.opset_import)
-    light.functions.extend(model.functions)
-    lg = light.graph
-    lg.name = g.name
-    lg.node.extend(g.node)
-    lg.input.extend(g.input)
-    lg.output.extend(g.output)
-    lg.value_info.extend(g.value_info)
-    listed = {i.name for i in g.input}
-    for t in g.initializer:
-        if len(t.raw_data) > _BIG_WEIGHT:
-            if t.name not in listed:
-                lg.input.append(helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
-        else:
-            lg.initializer.append(t)
-    return light
 
 
 def as_model_bytes(model) -> bytes:

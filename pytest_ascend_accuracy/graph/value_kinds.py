@@ -37,10 +37,11 @@ def value_kinds(model) -> Dict[str, str]:
     tensors (declared, or inferred by onnx's shape inference, best effort)."""
     import onnx
 
-    from .onnx_graph import _without_big_weights
+    from .shape_inference_copy import shape_inference_model
 
     try:  # (a model of big weights is inferred on a light copy, as tensor_info does)
-        inferred = onnx.shape_inference.infer_shapes(_without_big_weights(model), strict_mode=False)
+        inferred = onnx.shape_inference.infer_shapes(shape_inference_model(model),
+                                                     strict_mode=False)
     except Exception:  # inference is best effort: what the graph declares still counts
         inferred = model
     g = inferred.graph

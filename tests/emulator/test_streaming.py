@@ -170,15 +170,17 @@ def test_a_model_with_external_data(tmp_path):
 def test_shapes_of_a_model_with_big_weights_come_from_a_light_copy(monkeypatch):
     """Shape inference serialises the model (2 GB limit): big weights are declared, not copied,
     and the shapes, hence where a model may be cut, stay the same."""
-    from pytest_ascend_accuracy.graph import onnx_graph
+    from pytest_ascend_accuracy.graph import onnx_graph, shape_inference_copy as copy
 
     model = models.transformer_block()
     names = [o for n in model.graph.node for o in n.output]
     full = onnx_graph.tensor_info(model)
     cuts = [s.nodes for s in stream.SegmentedModel(model, names, segment_bytes=6000).segments]
-    monkeypatch.setattr(onnx_graph, "_LIGHT_ABOVE", 0)
-    monkeypatch.setattr(onnx_graph, "_BIG_WEIGHT", 256)  # the weight matrices, not shape constants
-    light = onnx_graph._without_big_weights(model)
+    monkeypatch.setattr(copy, "LIGHT_ABOVE", 0)
+    # the weight matrices, not shape constants
+    monkeypatch.setattr(copy, "FLOAT_DECLARED_ABOVE", 256)
+    monkeypatch.setattr(copy, "ANY_DECLARED_ABOVE", 256)
+    light = copy.shape_inference_model(model)
     moved = {i.name for i in light.graph.input} - {i.name for i in model.graph.input}
     assert "/attn/q.weight" in moved and len(model.graph.initializer) == 26  # the model is untouched
     assert len(light.graph.initializer) == 26 - len(moved)
