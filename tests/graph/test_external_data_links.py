@@ -68,7 +68,7 @@ def by_reference(monkeypatch):
 
 @pytest.fixture
 def big_file(monkeypatch, by_reference):
-    """Every model file is read as a file over ``wire.SCAN_ABOVE`` (64 MB) is: its weights over
+    """Every model file is read as a file over ``wire.SCAN_ABOVE`` (4 MB) is: its weights over
     SMALL bytes become references into the file itself."""
     monkeypatch.setattr(wire, "SCAN_ABOVE", 0)
     monkeypatch.setattr(wire, "REF_ABOVE", SMALL)

@@ -1,15 +1,17 @@
-"""A model of a few MB of weights, as most CNNs are (a torchvision ResNet-18 is 47 MB): onnx's
-shape inference gets a copy without them (``graph/shape_inference_copy.py``).
+"""A model file of a few MB of weights, as most CNNs are (a torchvision ResNet-18 is 47 MB),
+is read without its big weights (``graph/wire.py``, files over ``SCAN_ABOVE``), and onnx's shape
+inference gets a copy without them (``graph/shape_inference_copy.py``).
 
-Until 2026-12-07 only models of over 256 MB of weights got that copy: below, every shape
-inference copied each weight four times (a 50 MB MatMul chain's cold check: 2.20 s, 1.16 s
-with the copy)."""
+Until 2026-12-07 only files over 64 MB were read so: a ResNet-18 check at 224x224 peaked at
+629 MB against a budget of 310 MB (issue 17's, ``benchmarks/bench_check.py --model-file``);
+and only models of over 256 MB of weights got that copy: below, every shape inference copied
+each weight four times (a 50 MB MatMul chain's cold check: 2.20 s, 1.16 s with the copy)."""
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from pytest_ascend_accuracy.graph import shape_inference_copy
-from pytest_ascend_accuracy.graph.onnx_graph import tensor_info
+from pytest_ascend_accuracy.graph import external, shape_inference_copy, wire
+from pytest_ascend_accuracy.graph.onnx_graph import load_model, tensor_info
 from pytest_ascend_accuracy.graph.value_kinds import value_kinds
 
 
@@ -38,6 +40,20 @@ def _chain(n: int, d: int, *, constants: bool = False):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     return model
+
+
+def test_a_file_of_a_few_mb_of_weights_is_read_without_them(tmp_path):
+    assert wire.SCAN_ABOVE <= 4 << 20
+    path = tmp_path / "chain.onnx"
+    onnx.save_model(_chain(3, 640), str(path))  # 3 x 1.6 MB of weights: a 4.9 MB file
+    assert wire.SCAN_ABOVE < path.stat().st_size < 64 << 20
+    light = load_model(path, weights=False)
+    refs = [t.name for t in light.graph.initializer if external.is_external(t)]
+    assert refs == ["w0", "w1", "w2"]  # the 1.6 MB weights, not the shape or the scales
+    full = onnx.load(str(path))
+    for t, original in zip(light.graph.initializer, full.graph.initializer):
+        np.testing.assert_array_equal(external.initializer_array(t, str(tmp_path)),
+                                      numpy_helper.to_array(original))
 
 
 def test_shape_inference_gets_a_copy_without_the_big_weights(monkeypatch):
