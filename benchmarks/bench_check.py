@@ -2,6 +2,8 @@
 
     python benchmarks/bench_check.py                    # PP-OCRv4 det 736x736 and cls, then -n 2
     python benchmarks/bench_check.py --det-size 320 --xdist-det-size 320 --repeat 2
+    python benchmarks/bench_check.py --which "" --skip-xdist --model-file m.onnx \
+        --input-shape x:1,3,224,224                     # any model of one float input
 
 Each step first touches and frees about as much memory as it will use (``PREHEAT``, off the
 clock; ``--no-preheat`` skips it), and rounds alternate which side goes first. On this
@@ -423,6 +425,10 @@ def main(argv=None) -> int:
     ap.add_argument("--no-preheat", action="store_true",
                     help="run each step without touching and freeing memory first (see docstring)")
     ap.add_argument("--which", default="det,cls")
+    ap.add_argument("--model-file", help="also measure this ONNX model against the same goals")
+    ap.add_argument("--input-shape", default="",
+                    help="the --model-file's one float input and its shape, as ATC's "
+                         "--input_shape: x:1,3,224,224")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--shape", help=argparse.SUPPRESS)
@@ -431,6 +437,8 @@ def main(argv=None) -> int:
     ap.add_argument("--numpy-kernel", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--write-dump", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.model_file and not args.input_shape:
+        ap.error("--model-file needs --input-shape (its float input's name and shape)")
     if args.child:
         if args.write_dump:  # the run before the golden: its dump written, then compared
             os.environ["BENCH_WRITE_DUMP"] = "1"
@@ -448,6 +456,11 @@ def main(argv=None) -> int:
             shape = MODELS[short][1].format(size=args.det_size)
             preheat = PREHEAT[short](args.det_size) if not args.no_preheat else 0
             ok &= print_model(bench_model(short, ocr_model(short), shape, root, args.rounds, preheat))
+        if args.model_file:  # preheat: above what its weights and tensors take, as PREHEAT's
+            path = Path(args.model_file).resolve()
+            preheat = 0 if args.no_preheat else max(256 << 20, 4 * path.stat().st_size)
+            ok &= print_model(bench_model(path.stem, path, args.input_shape, root, args.rounds,
+                                          preheat))
         if not args.skip_xdist:
             from bench_check_suite import bench_xdist
 
