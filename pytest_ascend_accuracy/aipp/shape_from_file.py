@@ -66,7 +66,7 @@ def aipp_input_shape(config: AippConfig, model, input_shape=None, where: str = "
     if not fixed:
         return input_shape
     try:
-        resolve_input_shapes(proto, given, where=where)
+        resolve_input_shapes(proto, given, where=where, source=model)  # (the advice is run)
     except DynamicShapeError as exc:
         note = "; ".join(f"the AIPP file {config.shown} fixes C x H x W of {n!r}: "
                          f"{' x '.join('?' if d is None else str(d) for d in dims[1:])}"

@@ -98,7 +98,7 @@ def prepare_model(model, *, input_shape=None, inputs: Optional[Mapping[str, np.n
     # the given arrays' shapes may hold a 0 (onnxruntime runs an empty input; the user's
     # input_shape, read above, may not: ATC refuses it)
     shapes = resolve_input_shapes(proto, shape_arg, require_static=require_static,
-                                  empty_ok=inputs is not None)
+                                  empty_ok=inputs is not None, source=model)
     kept: list = []
     operators: list = []
     inlined = inline_ifs(proto, inputs, folder=folder, kept=kept, operators=operators)

@@ -70,7 +70,8 @@ class ShapeDeferredModel:
 
                     aipp_input_shape(self.aipp, self.model, self._given)
                 else:
-                    resolve_input_shapes(load_model(self.model, weights=False), self._given)
+                    resolve_input_shapes(load_model(self.model, weights=False), self._given,
+                                         source=self.model)  # its weights: the advice is run
                 advice = ""
             except ConfigError as exc:
                 advice = f": {exc.problem}"
