@@ -435,9 +435,9 @@ def tensor_info(model) -> Dict[str, Tuple[int, Optional[Tuple[Optional[int], ...
         shape = declared_shape(vi) if tt.HasField("shape") else None
         if vi.name not in info or info[vi.name][1] is None:
             info[vi.name] = (tt.elem_type, shape)
-    for t in g.initializer:
+    for t in model.graph.initializer:  # (the model's: the copy inferred may lack big ones)
         info[t.name] = (t.data_type, tuple(int(d) for d in t.dims))
-    for n in g.node:
+    for n in model.graph.node:
         if n.op_type == "Constant":
             for a in n.attribute:
                 if a.name == "value" and a.type == onnx.AttributeProto.TENSOR:

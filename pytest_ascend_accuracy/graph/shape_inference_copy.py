@@ -17,7 +17,11 @@ tensor above ``FLOAT_DECLARED_ABOVE`` and any tensor above ``ANY_DECLARED_ABOVE`
 initializer or the value of a main-graph Constant node (PaddleOCR's exports hold their weights
 in Constant nodes), is declared, not copied, and the shapes come out the same. The copy is made
 only where such tensors add up to more than ``LIGHT_ABOVE``: on a graph of small weights,
-copying its nodes costs more than it saves."""
+copying its nodes costs more than it saves. Left as they are, so that inference sees what it
+sees on the model (a review found each case differed): a Constant whose output is also a
+graph output (declared there without a type, it would stand for the weight), an input that
+lists a big initializer (IR 3: inference takes the declaration), and sparse initializers.
+``onnx_graph.tensor_info`` takes initializers' and Constants' types and dims from the model."""
 from __future__ import annotations
 
 #: a floating-point weight above this many bytes is declared, not copied
@@ -49,9 +53,11 @@ def shape_inference_model(model):
 
     g = model.graph
     big = {t.name: t for t in g.initializer if declared(t)}
+    outputs = {o.name for o in g.output}  # (declared untyped there, its users lose the shape)
     constants = {}  # node index -> its big value
     for k, n in enumerate(g.node):
-        if n.op_type == "Constant" and n.domain in ("", "ai.onnx") and len(n.output) == 1:
+        if (n.op_type == "Constant" and n.domain in ("", "ai.onnx") and len(n.output) == 1
+                and n.output[0] not in outputs):
             value = next((a.t for a in n.attribute
                           if a.name == "value" and a.type == onnx.AttributeProto.TENSOR), None)
             if value is not None and declared(value):
@@ -65,15 +71,18 @@ def shape_inference_model(model):
     lg = light.graph
     lg.name = g.name
     lg.node.extend(n for k, n in enumerate(g.node) if k not in constants)
-    lg.input.extend(g.input)
+
+    def typed(name, t):  # the input that stands for a weight: its type and its dims
+        return helper.make_tensor_value_info(name, t.data_type, list(t.dims))
+
+    lg.input.extend(g.input)  # one that lists a big initializer (IR 3) stays as declared:
+    listed = {i.name for i in g.input}  # inference takes the declaration there, as on the model
+    lg.input.extend(typed(t.name, t) for t in big.values() if t.name not in listed)
+    lg.input.extend(typed(g.node[k].output[0], t) for k, t in constants.items())
     lg.output.extend(g.output)
     lg.value_info.extend(g.value_info)
     lg.initializer.extend(t for t in g.initializer if t.name not in big)
-    listed = {i.name for i in g.input}
-    typed = [(t.name, t) for t in big.values() if t.name not in listed]
-    typed += [(g.node[k].output[0], t) for k, t in constants.items()]
-    lg.input.extend(helper.make_tensor_value_info(name, t.data_type, list(t.dims))
-                    for name, t in typed)
+    lg.sparse_initializer.extend(g.sparse_initializer)
     return light
 
 

@@ -87,3 +87,59 @@ def test_small_weights_and_big_integer_ones_under_1_mb_are_copied():
     model.graph.initializer.append(big_ints)
     light = shape_inference_copy.shape_inference_model(model)
     assert "ids" in {t.name for t in light.graph.initializer}
+
+
+def _weight(name: str, d: int = 1100):  # 4.8 MB of float32: above LIGHT_ABOVE alone
+    return numpy_helper.from_array(np.ones((d, d), np.float32), name)
+
+
+def _light_and_whole(model, monkeypatch):
+    """``(tensor_info, value_kinds)`` through the light copy, then on the whole model."""
+    assert shape_inference_copy.shape_inference_model(model) is not model
+    light = tensor_info(model), value_kinds(model)
+    monkeypatch.setattr(shape_inference_copy, "LIGHT_ABOVE", 1 << 62)
+    whole = tensor_info(model), value_kinds(model)
+    monkeypatch.undo()
+    return light, whole
+
+
+def _model(nodes, inputs, outputs, inits=(), ir=8, opset=17, **kw):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits), **kw)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = ir
+    return model
+
+
+def test_the_copy_infers_what_the_whole_model_does_where_it_differs_in_kind(monkeypatch):
+    """Cases a review found the copy's shapes differed in: a big Constant that is also a graph
+    output declared untyped (its users lost their shapes), a sparse initializer (dropped), an
+    IR 3 input that lists a big initializer (its dims lost)."""
+    vi = helper.make_tensor_value_info
+    x = vi("x", TensorProto.FLOAT, [4, 1100])
+    mm = helper.make_node("MatMul", ["x", "w"], ["m"], name="mm")
+    relu = helper.make_node("Relu", ["m"], ["y"], name="relu")
+    weight = helper.make_node("Constant", [], ["w"], name="c", value=_weight("wv"))
+    big = helper.make_node("Constant", [], ["b"], name="b", value=_weight("bv"))
+    add_b = helper.make_node("MatMul", ["y", "b"], ["z"], name="mb")
+    sparse = helper.make_sparse_tensor(
+        numpy_helper.from_array(np.ones(3, np.float32), "sp"),
+        numpy_helper.from_array(np.array([0, 5, 9], np.int64), "sp_idx"), [4, 1100])
+    add_sparse = helper.make_node("Add", ["y", "sp"], ["s"], name="add")
+    untyped = vi("y", TensorProto.FLOAT, None)
+    cases = {
+        "a Constant that is a graph output": _model(
+            [weight, mm, relu, big, add_b], [x], [untyped, vi("w", TensorProto.FLOAT, None),
+                                                  vi("z", TensorProto.FLOAT, None)]),
+        "a sparse initializer": _model([mm, relu, add_sparse], [x], [vi("s", TensorProto.FLOAT,
+                                                                        None)],
+                                       [_weight("w")], sparse_initializer=[sparse]),
+        "an IR 3 input listing a big initializer": _model(
+            [mm, relu], [x, vi("w", TensorProto.FLOAT, None)], [untyped], [_weight("w")],
+            ir=3, opset=8),
+    }
+    for case, model in cases.items():
+        light, whole = _light_and_whole(model, monkeypatch)
+        assert light == whole, case
+    assert light[0]["w"] == (TensorProto.FLOAT, (1100, 1100))  # the initializer's own dims
+    z = _light_and_whole(cases["a Constant that is a graph output"], monkeypatch)[0][0]["z"]
+    assert z == (TensorProto.FLOAT, (4, 1100))
