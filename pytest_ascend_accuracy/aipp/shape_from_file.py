@@ -66,13 +66,14 @@ def aipp_input_shape(config: AippConfig, model, input_shape=None, where: str = "
     if not fixed:
         return input_shape
     try:
-        resolve_input_shapes(proto, given, where=where, source=model)  # (the advice is run)
+        resolve_input_shapes(proto, given, where=where, source=model)
     except DynamicShapeError as exc:
         note = "; ".join(f"the AIPP file {config.shown} fixes C x H x W of {n!r}: "
                          f"{' x '.join('?' if d is None else str(d) for d in dims[1:])}"
                          for n, dims in fixed.items())
         raise DynamicShapeError(exc.where, f"{exc.what} ({note})", exc.example, exc.chosen,
-                                exc.unranked, exc.n_dims) from None
+                                exc.unranked, exc.n_dims, trial=exc._trial_call,  # tried on
+                                reused=exc.reused, slots=exc.slots) from None  # the file
     out = dict(given)
     out.update({n: tuple(int(d) for d in dims) for n, dims in fixed.items()})
     return out

@@ -106,3 +106,27 @@ def test_an_aipp_model_takes_its_shape_from_the_file_and_its_batch_from_the_imag
             "before, give ascend_model its input_shape: input 'x' dimension 0 is dynamic "
             "([?, 3, 16, 16])") in out
     assert "e.g. with 1 for each dynamic dimension: input_shape={'x': (1, 3, 16, 16)}" in out
+
+
+def test_the_advice_with_the_files_sizes_is_run_on_the_model(tmp_path):
+    """Where the batch is left, the advice keeps the file's C x H x W and is tried in
+    onnxruntime on the model: a Reshape to [2, -1, 16, 16] refuses a batch of 1 (a review: the
+    error re-raised with the file's note dropped the trial, so 1 was offered untried)."""
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, "H", "W"])
+    shape = helper.make_tensor("shape", TensorProto.INT64, [4], [2, -1, 16, 16])
+    graph = helper.make_graph([helper.make_node("Reshape", ["x", "shape"], ["y"], name="r")],
+                              "g", [x], [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                                       None)], [shape])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    path = tmp_path / "reshape.onnx"
+    onnx.save(model, str(path))
+    cfg = tmp_path / "rgb.cfg"
+    cfg.write_text("aipp_op {\n  aipp_mode: static\n  related_input_rank: 0\n"
+                   "  input_format: RGB888_U8\n  src_image_size_w: 16\n  src_image_size_h: 16\n}\n")
+    with pytest.raises(DynamicShapeError) as e:
+        aipp_input_shape(read_aipp_config(str(cfg)), str(path))
+    text = str(e.value)
+    assert "sizes that ran in onnxruntime on seeded inputs where 1 failed (Reshape 'r'" in text
+    assert e.value.pasted == {"x": (32, 3, 16, 16)}
