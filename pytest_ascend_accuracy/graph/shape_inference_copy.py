@@ -10,24 +10,30 @@ YOLOv8n (the ``nudenet`` wheel's ``320n.onnx``, 12 MB of weights) 13 ms against 
 protobuf stops at 2 GB, so a bigger model's shapes came out unknown (its segments uncut) until
 the light copy (2026-12-03, then only above 256 MB of weights).
 
-A weight's values never decide a shape. Shape inference reads values only where shapes are
-computed from them: the small integer tensors of data propagation (a Reshape's shape, a Slice's
-starts) and a Resize's or Upsample's float scales, a few values each. So a floating-point
-tensor above ``FLOAT_DECLARED_ABOVE`` and any tensor above ``ANY_DECLARED_ABOVE``, an
-initializer or the value of a main-graph Constant node (PaddleOCR's exports hold their weights
-in Constant nodes), is declared, not copied, and the shapes come out the same. The copy is made
-only where such tensors add up to more than ``LIGHT_ABOVE``: on a graph of small weights,
-copying its nodes costs more than it saves. Left as they are, so that inference sees what it
-sees on the model (a review found each case differed): a Constant whose output is also a
-graph output (declared there without a type, it would stand for the weight), an input that
-lists a big initializer (IR 3: inference takes the declaration), and sparse initializers.
-``onnx_graph.tensor_info`` takes initializers' and Constants' types and dims from the model."""
+A float weight's values never decide a shape. Shape inference reads values only where shapes
+are computed from them: the integer tensors of data propagation (a Reshape's shape, a Slice's
+starts, a table a shape is gathered from) and a Resize's or Upsample's float scales, a few
+values each. So a floating-point tensor above ``FLOAT_DECLARED_ABOVE``, and a tensor of any
+type above ``ANY_DECLARED_ABOVE`` (for protobuf's limit), an initializer or the value of a
+main-graph Constant node (PaddleOCR's exports hold their weights in Constant nodes), is
+declared, not copied, and the shapes come out the same. The copy is made only where such
+tensors add up to more than ``LIGHT_ABOVE``: on a graph of small weights, copying its nodes
+costs more than it saves. So that inference sees what it sees on the model (two reviews found
+each case differed): a Constant whose output is also a graph output stays (declared there
+without a type, it would stand for the weight); an input that lists a big initializer keeps
+its declaration where it has a type (inference takes it) and is typed from the initializer
+where it has none; sparse initializers are copied; ``onnx_graph.tensor_info`` takes
+initializers' and Constants' types and dims from the model. Where a declaration (a value_info,
+an input's type) contradicts a weight's dims or leaves them open, the copy keeps the weight's
+own and its users' shapes come out known where the model's did not.
+"""
 from __future__ import annotations
 
 #: a floating-point weight above this many bytes is declared, not copied
 FLOAT_DECLARED_ABOVE = 64 << 10
-#: a tensor of any type above this many bytes is declared, not copied
-ANY_DECLARED_ABOVE = 1 << 20
+#: a tensor of any type above this many bytes is declared, not copied (protobuf's 2 GB limit;
+#: an integer tensor shapes are computed from is far smaller)
+ANY_DECLARED_ABOVE = 64 << 20
 #: the light copy is made where the declared tensors add up to more than this many bytes
 LIGHT_ABOVE = 4 << 20
 
@@ -75,8 +81,11 @@ def shape_inference_model(model):
     def typed(name, t):  # the input that stands for a weight: its type and its dims
         return helper.make_tensor_value_info(name, t.data_type, list(t.dims))
 
-    lg.input.extend(g.input)  # one that lists a big initializer (IR 3) stays as declared:
-    listed = {i.name for i in g.input}  # inference takes the declaration there, as on the model
+    # an input that lists a big initializer keeps its declaration where it has a type (inference
+    # takes it, as on the model), and is typed from the initializer where it has none
+    lg.input.extend(typed(i.name, big[i.name]) if i.name in big and not (
+        i.type.HasField("tensor_type") and i.type.tensor_type.elem_type) else i for i in g.input)
+    listed = {i.name for i in g.input}
     lg.input.extend(typed(t.name, t) for t in big.values() if t.name not in listed)
     lg.input.extend(typed(g.node[k].output[0], t) for k, t in constants.items())
     lg.output.extend(g.output)

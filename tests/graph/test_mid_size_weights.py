@@ -111,9 +111,10 @@ def _model(nodes, inputs, outputs, inits=(), ir=8, opset=17, **kw):
 
 
 def test_the_copy_infers_what_the_whole_model_does_where_it_differs_in_kind(monkeypatch):
-    """Cases a review found the copy's shapes differed in: a big Constant that is also a graph
+    """Cases reviews found the copy's shapes differed in: a big Constant that is also a graph
     output declared untyped (its users lost their shapes), a sparse initializer (dropped), an
-    IR 3 input that lists a big initializer (its dims lost)."""
+    input that lists a big initializer (its dims lost; untyped: its type too), and an int64
+    tensor over 1 MB shapes are computed from (data propagation lost)."""
     vi = helper.make_tensor_value_info
     x = vi("x", TensorProto.FLOAT, [4, 1100])
     mm = helper.make_node("MatMul", ["x", "w"], ["m"], name="mm")
@@ -136,10 +137,18 @@ def test_the_copy_infers_what_the_whole_model_does_where_it_differs_in_kind(monk
         "an IR 3 input listing a big initializer": _model(
             [mm, relu], [x, vi("w", TensorProto.FLOAT, None)], [untyped], [_weight("w")],
             ir=3, opset=8),
+        "an input listing a big initializer untyped": _model(
+            [mm, relu], [x, onnx.ValueInfoProto(name="w")], [untyped], [_weight("w")]),
+        "an int64 table over 1 MB a shape is gathered from": _model(
+            [helper.make_node("Gather", ["table", "i"], ["shp"], name="ga"),
+             helper.make_node("Reshape", ["x", "shp"], ["r"], name="re"), mm, relu],
+            [x], [untyped, vi("r", TensorProto.FLOAT, None)],
+            [_weight("w"), numpy_helper.from_array(np.arange(200_000, dtype=np.int64), "table"),
+             numpy_helper.from_array(np.array([1100, 4], np.int64), "i")]),
     }
     for case, model in cases.items():
         light, whole = _light_and_whole(model, monkeypatch)
         assert light == whole, case
-    assert light[0]["w"] == (TensorProto.FLOAT, (1100, 1100))  # the initializer's own dims
+    assert light[0]["r"] == (TensorProto.FLOAT, (1100, 4))  # the gathered shape
     z = _light_and_whole(cases["a Constant that is a graph output"], monkeypatch)[0][0]["z"]
     assert z == (TensorProto.FLOAT, (4, 1100))
