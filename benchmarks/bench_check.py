@@ -3,7 +3,7 @@
     python benchmarks/bench_check.py                    # PP-OCRv4 det 736x736 and cls, then -n 2
     python benchmarks/bench_check.py --det-size 320 --xdist-det-size 320 --repeat 2
     python benchmarks/bench_check.py --which "" --skip-xdist --model-file m.onnx \
-        --input-shape x:1,3,224,224                     # any model of one float input
+        --input-shape "x:1,3,224,224"                   # any model (ATC's --input_shape)
 
 Each step first touches and frees about as much memory as it will use (``PREHEAT``, off the
 clock; ``--no-preheat`` skips it), and rounds alternate which side goes first. On this
@@ -427,8 +427,8 @@ def main(argv=None) -> int:
     ap.add_argument("--which", default="det,cls")
     ap.add_argument("--model-file", help="also measure this ONNX model against the same goals")
     ap.add_argument("--input-shape", default="",
-                    help="the --model-file's one float input and its shape, as ATC's "
-                         "--input_shape: x:1,3,224,224")
+                    help="the --model-file's input shapes, as ATC's --input_shape: "
+                         "x:1,3,224,224 or ids:1,128;mask:1,128")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--model", help=argparse.SUPPRESS)
     ap.add_argument("--shape", help=argparse.SUPPRESS)
@@ -438,7 +438,7 @@ def main(argv=None) -> int:
     ap.add_argument("--write-dump", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.model_file and not args.input_shape:
-        ap.error("--model-file needs --input-shape (its float input's name and shape)")
+        ap.error("--model-file needs --input-shape (its inputs' names and shapes)")
     if args.child:
         if args.write_dump:  # the run before the golden: its dump written, then compared
             os.environ["BENCH_WRITE_DUMP"] = "1"
