@@ -29,6 +29,8 @@ own and its users' shapes come out known where the model's did not.
 """
 from __future__ import annotations
 
+import math
+
 #: a floating-point weight above this many bytes is declared, not copied
 FLOAT_DECLARED_ABOVE = 64 << 10
 #: a tensor of any type above this many bytes is declared, not copied (protobuf's 2 GB limit;
@@ -48,12 +50,13 @@ def shape_inference_model(model):
 
     floats = {getattr(onnx.TensorProto, name) for name in _FLOAT_TYPES
               if hasattr(onnx.TensorProto, name)}
-    sizes = {}  # id(tensor) -> bytes, of the declared ones
+    total = 0  # the bytes of the tensors declared
 
     def declared(t) -> bool:
+        nonlocal total
         size = _data_bytes(t)
         if size > ANY_DECLARED_ABOVE or (size > FLOAT_DECLARED_ABOVE and t.data_type in floats):
-            sizes[id(t)] = size
+            total += size
             return True
         return False
 
@@ -68,7 +71,7 @@ def shape_inference_model(model):
                           if a.name == "value" and a.type == onnx.AttributeProto.TENSOR), None)
             if value is not None and declared(value):
                 constants[k] = value
-    if sum(sizes.values()) <= LIGHT_ABOVE:
+    if total <= LIGHT_ABOVE:
         return model
     light = onnx.ModelProto()
     light.ir_version = max(int(model.ir_version), 4)
@@ -96,22 +99,22 @@ def shape_inference_model(model):
 
 
 def _data_bytes(t) -> int:
-    """The bytes of a TensorProto's values held in the proto (``ByteSize`` would serialise it):
-    its ``raw_data``, else its element count times the element's size (0 for data kept in an
-    external file, or of a type numpy has no size for)."""
-    if t.raw_data:
-        return len(t.raw_data)
+    """The bytes of a TensorProto's values held in the proto, from its dims and element type
+    (reading ``raw_data`` copies it: 3 ms a read for ResNet-18's 45 MB; ``ByteSize``
+    serialises it); 0 for values kept in an external file, or of a type numpy has no size for."""
     if t.data_location == 1:  # EXTERNAL: the proto holds a file reference, not the values
         return 0
-    from onnx import helper
+    if t.data_type not in _ITEMSIZE:
+        from onnx import helper
 
-    count = 1
-    for d in t.dims:
-        count *= int(d)
-    try:
-        return count * helper.tensor_dtype_to_np_dtype(t.data_type).itemsize
-    except (KeyError, TypeError, ValueError):
-        return 0
+        try:
+            _ITEMSIZE[t.data_type] = helper.tensor_dtype_to_np_dtype(t.data_type).itemsize
+        except (KeyError, TypeError, ValueError):
+            _ITEMSIZE[t.data_type] = 0
+    return math.prod(int(d) for d in t.dims) * _ITEMSIZE[t.data_type]
+
+
+_ITEMSIZE: dict = {}  # ONNX element type -> bytes of a numpy element (0: none)
 
 
 __all__ = ["ANY_DECLARED_ABOVE", "FLOAT_DECLARED_ABOVE", "LIGHT_ABOVE", "shape_inference_model"]
