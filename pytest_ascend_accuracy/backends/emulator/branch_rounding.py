@@ -9,12 +9,23 @@ on the device under the conversion's precision like any other. So each op of a b
 ``If`` branches included) rounds its float inputs and outputs as ``rewrite`` rounds a unit's:
 by its precision under the mode (``rounding.unit_precision``, keep_dtype's ``OpType::`` entries
 included), value-preserving ops' outputs left as their rounded inputs make them.
+
+A branch's constants are weights as the main graph's are: ATC's ONNX parser makes every
+initializer a Const node itself, and folds what only constants feed, so a ``Constant`` node of
+a branch (and a deterministic node that only static values feed, such as ``ConstantOfShape`` of
+a constant shape) computes nothing on the device and rounds nothing: its float output reaches
+each consumer in float32 and the consumer rounds it by its own precision, as ``rewrite`` rounds
+a folded main-graph constant. Rounding a Constant's output as an fp16 op's made keep_dtype of a
+Conv whose weights a branch's Constant holds a no-op (silero_vad.onnx: ``OpType::Conv2D``
+changed nothing, bit for bit, while the same network with outer initializers changed), and made
+a diagnosis "fix" it with ``OpType::Constant``.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, Optional, Set, Tuple
 
 from ...graph.control_flow import subgraphs
+from ...graph.static import NONDETERMINISTIC
 from .branch_faults import Path, branch_types, child_path
 from .rounding import VALUE_PRESERVING, rounding_nodes, rounds_inputs, rounds_outputs
 
@@ -50,6 +61,27 @@ def branch_names(if_node) -> Set[str]:
     return names
 
 
+def _folded(node, static: FrozenSet[str]) -> bool:
+    return any(node.output) and all(o in static for o in node.output if o)
+
+
+def _static_values(g, outer: FrozenSet[str]) -> FrozenSet[str]:
+    """The values of branch ``g`` that do not depend on input values (``graph.static``'s rule
+    within a branch): its initializers, ``outer`` ones, Constant outputs and the outputs of
+    deterministic nodes without subgraphs that only those feed. A branch's outputs are not
+    folded (the If passes them on, as a main graph's outputs are not)."""
+    static: Set[str] = set(outer) | {t.name for t in g.initializer} | {""}
+    outputs = {o.name for o in g.output}
+    for node in g.node:
+        if (node.op_type in NONDETERMINISTIC or node.domain not in ("", "ai.onnx")
+                or any(a.type in (_GRAPH, 10) for a in node.attribute)):
+            continue
+        if node.op_type == "Constant" or all(i in static for i in node.input):
+            static.update(o for o in node.output if o and o not in outputs)
+    static.discard("")
+    return frozenset(static)
+
+
 class BranchRounder:
     """Rounds the ops of ``If`` branches in place. ``precision_of(node)``: the op's precision
     ("fp16", "fp16in", "bf16", "fp32"); ``is_float(name, path)``: whether an outer value or a
@@ -70,18 +102,21 @@ class BranchRounder:
         self.prefix = prefix
         self.bounds = bounds
 
-    def round_if(self, if_node) -> None:
-        """Round the branches of ``if_node``, a node of the main graph (a copy)."""
+    def round_if(self, if_node, outer_static: FrozenSet[str] = frozenset()) -> None:
+        """Round the branches of ``if_node``, a node of the main graph (a copy);
+        ``outer_static``: the main graph's constants (its initializers)."""
         for g, path in _branch_paths(if_node, (), tuple(if_node.output)):
-            self._round_graph(g, dict(self.outer_exact), path)
+            self._round_graph(g, dict(self.outer_exact), path, outer_static)
 
     def _rounding(self, src: str, dst: str, kind: str):
         bounds = self.bounds() if kind == "fp16" and self.overflow == "saturate" else None
         return rounding_nodes(src, dst, kind, self.overflow, prefix=self.prefix("round"),
                               bounds=bounds)
 
-    def _round_graph(self, g, exact: Dict[str, str], path: Path) -> None:
+    def _round_graph(self, g, exact: Dict[str, str], path: Path,
+                     outer_static: FrozenSet[str] = frozenset()) -> None:
         floats = {t.name for t in g.initializer if t.data_type == FLOAT}
+        static = _static_values(g, outer_static)
 
         def floaty(t: str) -> bool:
             return t in floats or self.is_float(t, path)
@@ -94,7 +129,10 @@ class BranchRounder:
             ordinal += any(True for _ in subgraphs(node))
             if node.op_type == "If":  # its own branches, each op in its precision
                 for sub, sub_path in _branch_paths(node, path, owner):
-                    self._round_graph(sub, dict(exact), sub_path)
+                    self._round_graph(sub, dict(exact), sub_path, static)
+                nodes.append(node)
+                continue
+            if _folded(node, static):  # a weight: its consumers round it (module docstring)
                 nodes.append(node)
                 continue
             precision = self.precision_of(node)
@@ -141,7 +179,8 @@ def round_branches(nodes, emitter, precision_of: Callable[[object], str]) -> Non
         elem = types.elem(path, t)
         return elem == FLOAT if elem is not None else emitter.is_float(t)
 
+    outer = frozenset(emitter.consts)  # the main graph's initializers, folded constants too
     for node in ifs:
         emitter.used |= branch_names(node)
         BranchRounder(precision_of, is_float, emitter.exact, emitter.overflow, emitter.fresh,
-                      emitter.prefix, emitter.saturate_bounds).round_if(node)
+                      emitter.prefix, emitter.saturate_bounds).round_if(node, outer)
