@@ -12,7 +12,11 @@
   4) takes values in [1, seq_length], seq_length being its ``X``'s axis 0 (axis 1 under
   ``layout=1``, the ONNX spec's batch-first layout): onnxruntime refuses any other ("Invalid
   value/s in sequence_lens. All values must be >= 0 and <= seq_length"), and a length of 0 runs
-  no step at all. A trial's LSTM of 6 steps drew [5, 8] from [0, 10), and the golden failed.
+  no step at all. A trial's LSTM of 6 steps drew [5, 8] from [0, 10), and the golden failed;
+* an input that none of these bounds and that the model compares for equality with a constant
+  (``Equal(sr, 16000) -> If``, silero-vad's sample rate) takes that constant, every element
+  (the first ``Equal`` in graph order where several are): a seeded run takes the path the
+  model singles out, not the one [0, 10) happens to pick (``graph.compared_inputs``).
 
 Where the table cannot be traced (computed, or reached through a Reshape), the seeded indices
 stay in [0, 10) and onnxruntime refuses the golden run naming only its node;
@@ -26,6 +30,8 @@ import re
 from typing import Callable, Dict, Iterable, Iterator, Mapping, Optional, Tuple
 
 import numpy as np
+
+from .compared_inputs import compared_constants
 
 #: ops that carry an integer input's values through unchanged (a Cast, a reshaping)
 _PASS_THROUGH = frozenset({"Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten",
@@ -47,7 +53,9 @@ def integer_ranges(model, names: Iterable[str], shapes: Mapping[str, Tuple[int, 
     """``{input name: (low, high)}``: the seeded values of those of ``names`` (``model``'s
     integer graph inputs, of these ``shapes``) lie in [low, high); inputs not listed take
     [0, 10). [0, n) for ``integer_highs``'s ``n`` (at most 10); [1, seq_length + 1) for a
-    recurrent op's ``sequence_lens`` (``sequence_lengths``), below a table it also indexes.
+    recurrent op's ``sequence_lens`` (``sequence_lengths``), below a table it also indexes;
+    [c, c + 1) for one of the rest that the model compares with a constant ``c``
+    (``compared_inputs.compared_constants``).
     An ``X`` that is no graph input is sized by ``tensor_info(model)`` (``onnx_graph``'s:
     ``{tensor: (element type, shape)}``, called once), else it is not sized."""
     names = list(names)
@@ -64,9 +72,13 @@ def integer_ranges(model, names: Iterable[str], shapes: Mapping[str, Tuple[int, 
             inferred["info"] = tensor_info(model)
         return (inferred["info"].get(tensor) or (0, None))[1]
 
-    for name, steps in sequence_lengths(model, names, shape_of).items():
+    lengths = sequence_lengths(model, names, shape_of)
+    for name, steps in lengths.items():
         high = min(steps + 1, highs.get(name, steps + 1))  # and below a table it indexes
         out[name] = (1, high) if high > 1 else (0, 1)
+    free = [n for n in names if n not in out and n not in lengths]
+    for name, compared in compared_constants(model, free).items():  # the value it is equal to
+        out[name] = (compared.value, compared.value + 1)
     return out
 
 

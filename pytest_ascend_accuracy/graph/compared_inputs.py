@@ -1,0 +1,131 @@
+"""Integer inputs a model compares for equality with a constant: seeded, they take that value.
+
+silero-vad's ``sr`` (a scalar int64) feeds only ``Equal(sr, 16000) -> If``: the 16 kHz path is
+the ``then`` branch, every other value runs the 8 kHz ``else`` branch. Drawn from [0, 10) as
+other seeded integers are, ``sr`` was 9 or 5, so every seeded check verified the branch the
+model is not deployed with, and at the deployed shape (``input`` [1, 576]) the golden run
+failed with onnxruntime's LSTM error, which named neither ``sr`` nor its value (an audit on the
+real silero-vad 6.2.3 models). An integer input whose values reach an ``Equal`` with a constant
+(an initializer or a ``Constant`` node, on either side, of one value: a scalar or every element
+the same) is now drawn as that constant, a scalar or every element ``c``: a seeded run takes
+the path the model singles out. The values are followed through ops that pass them on unchanged
+(``_CARRY``: a Cast, a Reshape, a Squeeze... as their first input; ``Gather`` and ``Slice`` of
+them, whose elements are the input's: op18's ``Gather(Reshape(sr, [-1]), 0)``). Where several
+constants are compared, the first ``Equal`` in graph order gives the value. Only the main graph
+is read (an ``Equal`` inside a branch does not count), and only inputs whose draw nothing else
+bounds: a table index keeps its draw below the table (an ``input_ids`` compared with the pad
+id would otherwise be all padding), a mask its 0 and 1, a ``sequence_lens`` its lengths
+(``graph.integer_ranges``); a constant the input's dtype cannot hold is not drawn.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
+
+import numpy as np
+
+#: ops whose output holds their first input's values (as ``integer_ranges._PASS_THROUGH``), and
+#: ops whose output holds some of its elements (``Gather``/``Slice`` of the input, as ``data``)
+_CARRY = frozenset({"Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten",
+                    "Transpose", "Expand", "Gather", "Slice"})
+
+
+class Compared(NamedTuple):
+    """What an input is compared with: the constant and the ``Equal`` node's name."""
+
+    value: int
+    node: str
+
+
+def compared_constants(model, names: Iterable[str]) -> Dict[str, Compared]:
+    """``{input name: Compared}`` for those of ``names`` (``model``'s integer graph inputs, a
+    ModelProto) whose values reach an ``Equal`` with a one-valued integral constant on its
+    other side, through ``_CARRY`` ops; the first such ``Equal`` in graph order where several
+    are, and only a constant the input's dtype holds. Others are not listed."""
+    graph = model.graph
+    constants = _constants(graph)
+    readers: Dict[str, list] = {}  # tensor -> [(graph position, node, input slot)]
+    for k, node in enumerate(graph.node):
+        for slot, name in enumerate(node.input):
+            readers.setdefault(name, []).append((k, node, slot))
+    dtypes = {vi.name: vi.type.tensor_type.elem_type for vi in graph.input}
+    out: Dict[str, Compared] = {}
+    for name in names:
+        found: List[Tuple[int, Compared]] = []
+        for k, node, slot in _carried(name, readers, set()):
+            if node.op_type != "Equal" or len(node.input) != 2 or slot > 1:
+                continue
+            value = constants.get(node.input[1 - slot])
+            if value is not None and _holds(dtypes.get(name), value):
+                found.append((k, Compared(value, node.name or node.output[0])))
+        if found:
+            out[name] = min(found)[1]
+    return out
+
+
+def _carried(tensor: str, readers, seen) -> Iterable[tuple]:
+    """``(graph position, node, slot)`` of every op reading ``tensor``'s values, directly or
+    through ``_CARRY`` ops (as their first input)."""
+    if tensor in seen:
+        return
+    seen.add(tensor)
+    for k, node, slot in readers.get(tensor, ()):
+        yield k, node, slot
+        if node.op_type in _CARRY and slot == 0:
+            for out in node.output:
+                if out:
+                    yield from _carried(out, readers, seen)
+
+
+def _constants(graph) -> Dict[str, int]:
+    """``{tensor: c}`` for the main graph's initializers and ``Constant`` outputs (and
+    ``Cast``s of them) whose elements are all the integral value ``c``."""
+    from onnx import numpy_helper
+
+    out: Dict[str, int] = {}
+    for t in graph.initializer:
+        if int(np.prod(t.dims, dtype=np.int64)) <= 64:  # (a table is not a compared value)
+            _add(out, t.name, lambda t=t: numpy_helper.to_array(t))
+    for node in graph.node:
+        if node.op_type == "Constant" and node.output:
+            for a in node.attribute:
+                if a.name == "value":
+                    _add(out, node.output[0], lambda a=a: numpy_helper.to_array(a.t))
+                elif a.name in ("value_int", "value_float"):
+                    _add(out, node.output[0], lambda a=a: np.asarray(a.i if a.name ==
+                                                                       "value_int" else a.f))
+                elif a.name in ("value_ints", "value_floats"):
+                    _add(out, node.output[0], lambda a=a: np.asarray(
+                        list(a.ints) if a.name == "value_ints" else list(a.floats)))
+        elif node.op_type == "Cast" and node.input and node.input[0] in out and node.output:
+            out[node.output[0]] = out[node.input[0]]
+    return out
+
+
+def _add(out: Dict[str, int], name: str, read) -> None:
+    try:
+        array = np.asarray(read())
+    except Exception:  # (an external or odd tensor: not a compared value)
+        return
+    if array.size == 0 or array.size > 64 or array.dtype.kind not in "iuf":
+        return
+    first = array.reshape(-1)[0]
+    if not np.all(array == first) or not np.isfinite(first) or float(first) != int(first):
+        return
+    out[name] = int(first)
+
+
+def _holds(elem_type: Optional[int], value: int) -> bool:
+    """Whether an input of ONNX element type ``elem_type`` (an integer type) holds ``value``."""
+    from onnx import helper
+
+    try:
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+    except Exception:
+        return False
+    if dtype.kind not in "iu":
+        return False
+    info = np.iinfo(dtype)
+    return info.min <= value <= info.max
+
+
+__all__ = ["Compared", "compared_constants"]
