@@ -83,7 +83,8 @@ class BaselineInputs(MappingABC):
     """Inputs for a baselined run: a read-only mapping {input name: array} (pass it wherever
     inputs go) that also carries its ``spec`` for ``check_baseline``. ``origin`` says where the
     arrays came from: ``seed`` (given now), ``stored-seed`` (the baseline's seed), ``user``
-    (arrays given now) or ``stored-arrays`` (the baseline's ``.npy`` files)."""
+    (arrays given now), ``seed+user`` (some given now, the rest seeded) or ``stored-arrays``
+    (the baseline's ``.npy`` files)."""
 
     arrays: Mapping[str, np.ndarray] = field(repr=False)
     spec: InputSpec
@@ -122,6 +123,10 @@ def inputs_for_baseline(model, path, *, seed: Optional[int] = None, input_shape=
 
     * ``seed=N``: ``make_inputs(model, seed=N, input_shape=...)`` (recorded in the baseline);
     * ``inputs={...}``: your arrays, stored as ``.npy`` next to the baseline when it is written;
+    * both: your arrays for the inputs they name, the others seeded as ``seed=N`` alone draws
+      them (silero-vad's ``sr`` given, its audio and state seeded); every array is stored next
+      to the baseline, as your own are, so a rerun needs neither the seed nor this version's
+      draw to reproduce them;
     * neither: taken from the existing baseline at ``path`` (its seed and input_shape, or its
       stored arrays). With no baseline either, unseeded random inputs would be the only
       choice, and they are refused with a ``ConfigError``.
@@ -130,8 +135,12 @@ def inputs_for_baseline(model, path, *, seed: Optional[int] = None, input_shape=
     reports the difference as "rebaseline required"."""
     from ..graph.onnx_graph import make_inputs
 
-    if seed is not None and inputs is not None:
-        raise ConfigError("inputs_for_baseline", "give seed= or inputs=, not both")
+    if seed is not None and inputs is not None:  # yours, and the rest seeded: all stored
+        seed = _check_seed(seed, "inputs_for_baseline")
+        _check_names(model, inputs, input_shape)
+        arrays = make_inputs(model, seed=seed, input_shape=input_shape, given=inputs)
+        spec = input_spec(arrays, stored=True, input_shape=input_shape)
+        return BaselineInputs(dict(spec.arrays), spec, "seed+user")
     if inputs is not None:  # names only: AIPP models take raw images of other shapes
         _check_names(model, inputs, input_shape)
         spec = input_spec(inputs, stored=True, input_shape=input_shape)

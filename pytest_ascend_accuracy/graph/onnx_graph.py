@@ -278,14 +278,22 @@ def check_inputs(model, inputs: Mapping[str, np.ndarray], where: str = "inputs")
     return out
 
 
-def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarray]:
+def make_inputs(model, *, seed: int = 0, input_shape=None,
+                given: Optional[Mapping[str, object]] = None) -> Dict[str, np.ndarray]:
     """Deterministic inputs for every model input: floats uniform in [0, 1) (like msit's
-    ``np.random.random``), integers in [0, 10) (or as ``integer_ranges`` says), bools fair coins.
-    Input ``k`` (graph order) draws from ``numpy.random.default_rng([seed, k])``. Dynamic
-    dims need ``input_shape``."""
+    ``np.random.random``), integers in [0, 10) (or as ``integer_ranges`` says: one the model
+    compares with a constant takes it), bools fair coins. Input ``k`` (graph order) draws from
+    ``numpy.random.default_rng([seed, k])``. Dynamic dims need ``input_shape``. ``given``:
+    arrays of some inputs, used as they are (their dynamic dims taken from them); the others
+    are drawn as without them."""
     from .integer_ranges import integer_ranges
 
     proto = load_model(model, weights=False)  # the inputs, and the tables they index
+    given = dict(given or {})
+    if given:
+        from .shape_from_inputs import shape_from_inputs
+
+        input_shape = shape_from_inputs(model, input_shape, given)
     shapes = resolve_input_shapes(proto, input_shape, source=model, seed=seed)
     bounds = None  # read from the graph for the first integer input (28 ms on PP-OCRv4 det)
     out: Dict[str, np.ndarray] = {}
@@ -294,6 +302,9 @@ def make_inputs(model, *, seed: int = 0, input_shape=None) -> Dict[str, np.ndarr
             raise ConversionError(f"model {model_label(model)!r} has a sequence input "
                                   f"{vi.name!r}: ATC has no sequence tensors; export the model "
                                   "with a tensor in its place")
+        if vi.name in given:
+            out[vi.name] = np.asarray(given[vi.name])
+            continue
         shape = tuple(int(d) for d in shapes[vi.name])
         dtype = input_dtype(vi)
         rng = np.random.default_rng([int(seed), k])

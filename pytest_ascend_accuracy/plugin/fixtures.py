@@ -445,18 +445,47 @@ def accuracy_inputs(request, _ascend_accuracy_context):
     """Factory ``accuracy_inputs(model, *, seed=0, input_shape=None, inputs=None)``: inputs a
     rerun reproduces, {input name: array}. Seeded (``make_inputs``) by default, or your
     ``inputs=`` arrays, which a baseline check (``@accuracy(max_drop=...)``) stores next to
-    its baseline file. Baseline checks refuse inputs that do not come from here."""
+    its baseline file. Both ``seed=`` and ``inputs=``: your arrays for the inputs they name,
+    every other input seeded (as ``seed=`` alone draws it; its dynamic dims from
+    ``input_shape`` or your arrays), e.g. ``accuracy_inputs(m, seed=0, inputs={"sr": sr})``;
+    a baseline check stores them all next to its baseline. ``inputs=`` without ``seed=`` must
+    give every input. Baseline checks refuse inputs that do not come from here."""
     from ..baseline import inputs_for_baseline
 
     ctx = _ascend_accuracy_context
+    unset = object()  # seed= not given: inputs= alone must hold every input
 
-    def make(model, *, seed=0, input_shape=None, inputs=None):
+    def make(model, *, seed=unset, input_shape=None, inputs=None):
         __tracebackhide__ = True
         model = ctx.resolve(model, "accuracy_inputs")
-        return inputs_for_baseline(model, None, seed=None if inputs is not None else seed,
+        if inputs is not None and seed is unset:
+            _every_input_given(model, inputs)
+        seed = 0 if seed is unset and inputs is None else seed
+        return inputs_for_baseline(model, None, seed=None if seed is unset else seed,
                                    input_shape=input_shape, inputs=inputs)
 
     return closest_keywords(make, 'accuracy_inputs')
+
+
+def _every_input_given(model, inputs) -> None:
+    """Refuse ``accuracy_inputs(m, inputs=...)`` without ``seed=`` that leaves out a model
+    input, naming them and ``seed=0`` (which seeds them); other problems are said later."""
+    from collections.abc import Mapping
+
+    from ..graph.onnx_graph import graph_inputs, load_model, model_label
+
+    if not isinstance(inputs, Mapping):
+        return
+    names = [i.name for i in graph_inputs(load_model(model, weights=False))]
+    missing = [n for n in names if n not in inputs]
+    if missing and inputs:  # (an empty mapping: refused later, saying what it must be)
+        many = len(missing) > 1
+        listed = ", ".join(repr(n) for n in missing)
+        raise ConfigError(f"accuracy_inputs(inputs=...) of {model_label(model)!r}",
+                          f"model input{'s' * many} {listed} not given; inputs: "
+                          f"{', '.join(names)}. Give {'them' if many else 'it'} too, or add "
+                          f"seed=0 to seed the inputs you leave out: "
+                          f"accuracy_inputs(..., seed=0, inputs={{...}})")
 
 
 def _stored_golden_path(path, request) -> Path:
