@@ -15,11 +15,17 @@ QuantizeLinear-DequantizeLinear pairs (around Conv, Gemm, ConvTranspose, MatMul 
 told to be quantised in the QDQ format instead. The emulator runs them as onnxruntime defines
 them, so a check of such a model passed as if an NPU would run it. It is not refused (goldens
 of such models, weight-only int4 ones included, and dataset checks of integer outputs are used
-as they are); each conversion warns instead, at the test's line, naming the ops and the way to
-a model ATC converts.
+as they are); a conversion warns instead, at the test's line, naming the ops and the way to
+a model ATC converts: once per model in one warnings scope (``warnings.filters``' list, which
+each ``catch_warnings`` block holds its own of: pytest's around each test and ``pytest.warns``
+included), cache hits too. Python's own once-per-location rule is not enough: any
+``catch_warnings`` block (the compare's worker start, ``compare/parallel.py``) clears it, and an
+audit's ``ascend-accuracy diagnose`` of ddddocr's quantised ``common_old.onnx`` printed the
+~1000-character warning 64 times, once per conversion.
 """
 from __future__ import annotations
 
+import warnings
 from typing import List, Optional, Sequence
 
 from ...core.caller_warning import warn_at_caller
@@ -60,8 +66,24 @@ def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
               "nothing of the deployed model")
 
 
+#: the warnings scope last warned in (its ``warnings.filters`` list, held so that its identity
+#: is not reused) and the models warned of in it
+_WARNED: list = [None, set()]
+
+
+def _first_in_scope(key) -> bool:
+    """Whether ``key`` was not warned of yet in the current warnings scope (module docstring)."""
+    if _WARNED[0] is not warnings.filters:  # a new catch_warnings block: a test, pytest.warns
+        _WARNED[0], _WARNED[1] = warnings.filters, set()
+    if key in _WARNED[1]:
+        return False
+    _WARNED[1].add(key)
+    return True
+
+
 def warn_quant(label: str, ops: Optional[Sequence[Sequence[str]]]) -> None:
     """Warn (``AtcQuantWarning``) of ``ops`` (``quant_ops``, read back from a converted entry)
-    of the model ``label``; nothing when there are none."""
-    if ops:
+    of the model ``label``, once per model and ops in a warnings scope; nothing when there are
+    none."""
+    if ops and _first_in_scope((label, tuple(tuple(op) for op in ops))):
         warn_at_caller(AtcQuantWarning(quant_warning(label, ops)))  # at the test's line
