@@ -249,3 +249,60 @@ def test_progress_is_called_after_each_pair_as_compare_dumps_calls_it(cache, tmp
     assert [(p.done, p.total, p.op_name) for p in seen] == \
         [(p.done, p.total, p.op_name) for p in written]
     assert seen[-1].bytes_done == seen[-1].bytes_total == written[-1].bytes_total
+
+
+def _counting_pairs(monkeypatch):
+    """The number of pairs ``compare_dumps`` measures from now on."""
+    from pytest_ascend_accuracy.compare import engine
+
+    calls = [0]
+    measure = engine.compare_pair
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return measure(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "compare_pair", counted)
+    return calls
+
+
+@pytest.mark.parametrize("name,mode", [("overflow", "default"), ("overflow", "fusion_off"),
+                                       ("conv_bn_relu", "default")])
+def test_a_failing_check_names_the_written_files_without_comparing_again(
+        cache, tmp_path, monkeypatch, name, mode):
+    """The run is made again to write the failing ops' files; the comparison made while it
+    ran is the one of those files (the same values), so it is not made again: the rows are
+    those of a compare of the written dump, files included, and no pair is measured."""
+    from pytest_ascend_accuracy.dump.model import DumpSet
+
+    model = models.MODELS[name]()
+    feeds = _inputs(model)
+    golden = golden_dump(model, feeds, cache=cache)
+    faults = (Fault("op", "conv1"),) if name == "conv_bn_relu" else ()
+    backend = EmulatorBackend(cache, dump_mode="output", faults=faults)
+    converted = backend.convert(model, mode)
+    run = backend.run_compared(converted, feeds, golden, kl=False, dump_dir=tmp_path / "c")
+    calls = _counting_pairs(monkeypatch)
+    with pytest.raises(AccuracyFailure) as failed:
+        assert_accuracy(run, golden, 0.95)
+    assert calls[0] == 0 and run.written
+    result = failed.value.result
+    written = DumpSet(run.ops, kind=run.kind, root=run.root, model_name=run.model_name,
+                      meta=dict(run.meta))  # (the written dump, as any other DumpSet)
+    from_files = compare_dumps(written, golden, kl=False)
+    assert calls[0] == len([r for r in from_files.rows if r.golden_name])
+    assert [repr(r) for r in result.rows] == [repr(r) for r in from_files.rows]
+    assert result.actual_root == from_files.actual_root
+    assert result.meta["actual"]["dump_dir"] == str(tmp_path / "c")
+    assert result.meta["actual"]["compared_while_running"] is False
+
+
+def test_a_written_dump_unlike_the_one_compared_is_compared_again(cache, tmp_path, monkeypatch):
+    model = models.overflow_model()
+    feeds, golden, backend, converted = _converted(cache, model)
+    run = backend.run_compared(converted, feeds, golden, kl=False, dump_dir=tmp_path / "c")
+    run.materialize()
+    run._written.ops = run._written.ops[:-1]  # (an op the written dump lacks)
+    calls = _counting_pairs(monkeypatch)
+    result = compare_dumps(run, golden, kl=False)
+    assert calls[0] > 0 and all(r.source for r in result.rows if r.metrics is not None)
