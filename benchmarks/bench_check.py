@@ -407,9 +407,12 @@ def print_model(r: dict) -> bool:
     # of warm: warm <= cold / 2 needs it cut by 2 x warm - cold
     short = 2 * warm["wall_s"] - cold["wall_s"]
     if short > 0:
-        redo = warm["phases"]["run+compare"] + warm["phases"]["judge"]
-        print(f"   warm / cold: the run and the compare ({redo:.2f} s) would have to lose "
-              f"{short:.2f} s ({short / redo:.0%}) for 0.5, every other phase as it is")
+        ran, judged = warm["phases"]["run+compare"], warm["phases"]["judge"]
+        redo = ran + judged  # (judging a failure writes its dump: the run made again)
+        print(f"   warm / cold: the run and the compare ({ran:.2f} s) and judging "
+              f"({judged:.2f} s{'' if warm['passed'] else ': a failure, its dump written'}) "
+              f"would have to lose {short:.2f} s ({short / redo:.0%}) for 0.5, every other "
+              "phase as it is")
     return ok
 
 
