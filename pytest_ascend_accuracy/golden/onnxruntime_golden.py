@@ -155,13 +155,16 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
     out_dir = Path(directory) / DUMP_DIR
 
     def failed(exc: Exception) -> BackendError:
-        from ..graph.integer_ranges import index_hint
+        from ..graph.integer_ranges import seeded_input_hint
+        from ..graph.onnx_graph import load_model
         from ..graph.shared_dims import failure_context
 
         shapes = {n: np.shape(a) for n, a in inputs.items()}
         path = str(model) if isinstance(model, (str, Path)) else None
-        try:  # an index out of its table's range: the input that holds it, and what to give
-            hint = index_hint(proto, str(exc), inputs, model_path=path)
+        try:  # an index out of its table's range: the input that holds it, and what to give;
+            # a seeded input the model compares with a constant: what it drew, and how to give it
+            hint = seeded_input_hint(proto, str(exc), inputs, model_path=path,
+                                     source=load_model(model, weights=False))
         except Exception:  # (the refusal is the error to show)
             hint = ""
         return BackendError(f"onnxruntime could not run the golden model {model_label(model)!r}"

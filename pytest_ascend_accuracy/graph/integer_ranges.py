@@ -218,6 +218,60 @@ def index_hint(model, message: str, inputs: Mapping[str, object], *,
             f"{source!r} {within} ({_spellings(graph, model_path)})")
 
 
+def seeded_input_hint(model, message: str, inputs: Mapping[str, object], *,
+                      source=None, model_path: Optional[str] = None) -> str:
+    """What to add to onnxruntime's refusal ``message`` of ``model`` (the ModelProto it ran)
+    on ``inputs``: ``index_hint``'s words where an index was out of range; else, where
+    ``inputs`` are ``make_inputs``' seeded draw (seed 0 to 99) and a seeded integer input of
+    ``source`` (the model as given, before its ``If``s were decided: ``model`` where None) is
+    compared with a constant ('sr' by ``Equal(sr, 16000)``), '; seeded input 'sr' drew 16000
+    (seed 0), the constant the model compares it with (Equal 'eq'): the run took the path that
+    value picks; to run it with the values you deploy, give them yourself (pytest: ...; YAML:
+    ...; ascend-accuracy diagnose ... --inputs ...)', for each such input."""
+    said = index_hint(model, message, inputs, model_path=model_path)
+    if said:
+        return said
+    from .compared_inputs import compared_constants
+
+    graph = (model if source is None else source).graph
+    inits = {t.name for t in graph.initializer}
+    names = [i.name for i in graph.input if i.name not in inits]
+    compared = compared_constants(model if source is None else source,
+                                  [n for n in names if n in inputs])
+    if not compared:
+        return ""
+    seed = _draw_seed(names, inputs)
+    if seed is None:
+        return ""
+    drew = []
+    for name, (value, node) in compared.items():
+        array = np.asarray(inputs[name])
+        if array.dtype.kind in "iu" and array.size and bool(np.all(array == value)):
+            drew.append(f"seeded input {name!r} drew {value} (seed {seed}), the constant the "
+                        f"model compares it with (Equal {node!r})")
+    if not drew:
+        return ""
+    return (f"; {'; '.join(drew)}: the run took the path that value picks; to run it with the "
+            f"values you deploy, give them yourself, a .npy file each (numpy.save) "
+            f"({_spellings(graph, model_path, seeded=(seed, list(compared)))})")
+
+
+def _draw_seed(names, inputs) -> Optional[int]:
+    """The seed (below ``_SEEDS_TRIED``) whose ``make_inputs`` draw the float inputs of
+    ``inputs`` are (their first 16 values: input ``k`` draws from ``default_rng([seed, k])``),
+    or None (no float input of 4 values or more, or none matches)."""
+    floats = [(k, np.asarray(inputs[n]).reshape(-1)[:16]) for k, n in enumerate(names)
+              if n in inputs and np.asarray(inputs[n]).dtype.kind == "f"
+              and np.asarray(inputs[n]).size >= 4]
+    if not floats:
+        return None
+    for seed in range(_SEEDS_TRIED):
+        if all(np.array_equal(np.random.default_rng([seed, k]).random(len(head)).astype(
+                head.dtype), head) for k, head in floats):
+            return seed
+    return None
+
+
 def _graph_input_of(graph, tensor: str, inputs) -> Optional[str]:
     """The graph input (one of ``inputs``) whose values ``tensor`` is, through
     ``_PASS_THROUGH`` ops (their first input), or None."""
@@ -273,10 +327,11 @@ def _seeded_draw(model, name: str, array: np.ndarray):
     return None
 
 
-def _spellings(graph, model_path: Optional[str]) -> str:
+def _spellings(graph, model_path: Optional[str], seeded=None) -> str:
     """'pytest: inputs={...} in the test's accuracy_inputs(...) (import numpy); YAML: inputs:
     {...}; ascend-accuracy diagnose MODEL --inputs a=a.npy ...', one ``<input>.npy`` per model
-    input (``model_path``: the model's file, else ``MODEL.onnx``)."""
+    input (``model_path``: the model's file, else ``MODEL.onnx``). ``seeded``: (seed, names):
+    pytest's form gives only those inputs and seeds the others, 'seed=0, inputs={...}'."""
     import shlex
 
     from ..core.yaml_text import yaml_flow_map
@@ -289,10 +344,13 @@ def _spellings(graph, model_path: Optional[str]) -> str:
             taken = set(files.values())  # two names of one stem ('a:0', 'a/0'): numbered
             files[vi.name] = next(f for f in (f"{stem}{s}.npy" for s in ("", *range(1, 99)))
                                   if f not in taken)
-    pytest_form = ", ".join(f"{n!r}: numpy.load({f!r})" for n, f in files.items())
+    pytest_form = ", ".join(f"{n!r}: numpy.load({f!r})" for n, f in files.items()
+                            if seeded is None or n in seeded[1])
+    pytest_form = (f"inputs={{{pytest_form}}}" if seeded is None
+                   else f"seed={seeded[0]}, inputs={{{pytest_form}}}")
     cli = " ".join(f"--inputs {shlex.quote(f'{n}={f}')}" for n, f in files.items())
     target = shlex.quote(model_path) if model_path else "MODEL.onnx"
-    return (f"pytest: inputs={{{pytest_form}}} in the test's accuracy_inputs(...) (import "
+    return (f"pytest: {pytest_form} in the test's accuracy_inputs(...) (import "
             f"numpy); YAML: inputs: {yaml_flow_map(files)}; ascend-accuracy diagnose {target} "
             f"{cli}")
 

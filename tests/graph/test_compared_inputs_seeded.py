@@ -120,3 +120,24 @@ def test_a_table_index_a_mask_and_a_constant_the_dtype_cannot_hold_keep_their_dr
     ranges = integer_ranges(model, ["input_ids", "attention_mask", "small"],
                             {"input_ids": (1, 8), "attention_mask": (1, 8), "small": (1,)})
     assert ranges == {"input_ids": (0, 5), "attention_mask": (0, 2)}  # small: [0, 10)
+
+
+def test_the_shape_advice_is_tried_on_the_then_branch_and_runs_with_sr_16000():
+    """The advice's example is run on seeded inputs: on sr=9 (before) the else branch ran at
+    [1, 1] and the advice offered it, which fails with the deployed sr=16000."""
+    import ast
+    import re
+
+    import onnxruntime as ort
+
+    from pytest_ascend_accuracy.errors import ConfigError
+
+    model = sr_model()
+    with pytest.raises(ConfigError) as caught:
+        make_inputs(model, seed=0)
+    advice = re.search(r"input_shape=(\{.*?\})", str(caught.value)).group(1)
+    shape = ast.literal_eval(advice)
+    assert shape["input"][1] >= 256, advice
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(0).random(shape["input"], dtype=np.float32)
+    session.run(None, {"input": x, "sr": np.array(16000, np.int64)})
