@@ -16,6 +16,7 @@ from ..errors import ConfigError, closest_text
 from .ascend_optypes import OPTYPE_PREFIX, parser_type, to_ascend_entry
 from .keyword_names import closest_keywords
 from .mode_extra import option_pairs, yaml_extra_pairs
+from .unquoted_names import list_note
 from .yaml_text import yaml_quoted, yaml_value
 
 #: ``--precision_mode`` values documented for ATC (docs/formats.md §5).
@@ -478,7 +479,8 @@ def mode_from_spec(value, where: Optional[str] = None) -> Mode:
                 items = fields[k]
                 items = [items] if isinstance(items, str) else items
                 if not isinstance(items, list) or not all(isinstance(v, str) and v for v in items):
-                    raise ConfigError(f"{at}.{k}", f"must be a list of op names, got {fields[k]!r}")
+                    raise ConfigError(f"{at}.{k}", f"must be a list of op names, got {fields[k]!r}"
+                                      + list_note(k, items))
                 fields[k] = tuple(items)
         if "fusion" in fields and not isinstance(fields["fusion"], bool):
             raise ConfigError(f"{at}.fusion", f"must be true or false, got {fields['fusion']!r}")

@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping, Optional, Tuple
 
 from ..errors import ConfigError, closest_text
 from ..core.modes import Mode, resolve_mode
+from ..core.unquoted_names import mapping_key_note, quoted_list, unquoted_name_note
 
 from ..core.check_defaults import (DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE,  # noqa: F401
                                    DEFAULT_THRESHOLD, default_threshold_for)
@@ -134,7 +135,8 @@ def validate_per_op(value: Any, where: Optional[str],
     out = {}
     for name, thr in value.items():
         if not isinstance(name, str) or not name:
-            raise ConfigError(where, f"per_op keys must be op names, got {name!r}")
+            raise ConfigError(where, f"per_op keys must be op names, got {name!r}"
+                                     + mapping_key_note("per_op", name, value))
         out[name] = _per_op_threshold(thr, where, f"per_op[{name!r}]", metric)
     return tuple(out.items())  # as listed: the first of two globs matching an op wins
 
@@ -172,7 +174,9 @@ def validate_ignore(value: Any, where: Optional[str]) -> Tuple[str, ...]:
     out = []
     for name in value:
         if not isinstance(name, str) or not name:
-            raise ConfigError(where, f"ignore entries must be op names, got {name!r}")
+            note = unquoted_name_note(name, quoted_list("ignore", value))
+            raise ConfigError(where, f"ignore entries must be op names, got {name!r}"
+                                     + (f", {note}" if note else ""))
         if name not in out:
             out.append(name)
     return tuple(out)

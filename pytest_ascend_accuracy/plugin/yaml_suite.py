@@ -46,6 +46,7 @@ from ..errors import AscendAccuracyError, ConfigError, closest_text
 from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, validate_metric,
                           validate_modes, validate_per_op, validate_threshold)
 from ..core.modes import Mode, resolve_mode
+from ..core.unquoted_names import op_name_list
 from .yaml_aipp_shape import dataset_handle, entry_shape
 from .yaml_defaults import defaults_per_op
 from .yaml_model import EntryModel
@@ -183,8 +184,8 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     input_shape = combined_shapes(shape_map(setting("input_shape"), key_at("input_shape")),
                                   key_at("input_shape"), gen_shapes, f"{key_at('inputs')}.shapes",
                                   onnx_model)
-    base_ignore = _list(defaults.get("ignore"), f"{dat}.ignore")
-    own_ignore = _list(entry.get("ignore"), f"{at}.ignore")
+    base_ignore = op_name_list(defaults.get("ignore"), f"{dat}.ignore")
+    own_ignore = op_name_list(entry.get("ignore"), f"{at}.ignore")
     golden = entry.get("golden")
     if golden is not None and (not isinstance(golden, str) or not golden):
         raise ConfigError(f"{at}.golden", "must be a path (a directory, relative to the suite file)")
@@ -244,16 +245,6 @@ def _scale_tolerance(value, at: str) -> Optional[float]:
         return check_scale_tolerance(value)
     except ConfigError as exc:
         raise ConfigError(at, exc.problem.replace("or None to", "or null to")) from None
-
-
-def _list(value, at: str) -> List[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ConfigError(at, f"must be a list of op names, got {value!r}")
-    return list(value)
 
 
 def _modes(value, at: str) -> Tuple[Mode, ...]:
