@@ -30,6 +30,7 @@ import numpy as np
 from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE
 from ..errors import ConfigError
 from .culprit import trace_sample
+from .batch_axis import AUTO, BatchAxis, check_batch_axis
 from .chance import vacuous_score
 from .detection import MeanAP, vacuous_reference
 from .reference import ReferenceModel, as_float32
@@ -49,7 +50,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
                       trace: bool = True, reference_inputs: Optional[Callable] = None,
                       names_where: str = "per_op/ignore", higher_is_better: bool = True,
                       scale_tolerance=DEFAULT_SCALE_TOLERANCE,
-                      converted_by: Optional[str] = None, on_traced: Optional[Callable] = None):
+                      converted_by: Optional[str] = None, on_traced: Optional[Callable] = None,
+                      batch_axis=AUTO):
     """Run the check and return ``(DatasetResult, CompareResult | None, Verdict | None)``; the
     last two are the traced sample's comparison when the check failed and a sample flipped.
     ``reference_inputs(sample inputs) -> inputs`` feeds the reference run when the device model
@@ -64,7 +66,9 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     ``--input-shape``) words the fix of a sample of another shape than ``om`` was converted at
     for the caller that converted it (default: ``load_device_model`` for a ``DeviceModel``, else
     ``ascend_model``). ``on_traced(actual, golden, verdict)`` runs while the traced sample's
-    dumps can be read, once one of its operators fails (``culprit.trace_sample``)."""
+    dumps can be read, once one of its operators fails (``culprit.trace_sample``).
+    ``batch_axis`` is the axis of the metric's output that holds the samples (``batch_axis``:
+    found from the sizes by default; None for an output with no batch axis)."""
     if converted_by is not None and converted_by not in SHAPE_FIXES:
         raise ConfigError("converted_by", f"expected one of {', '.join(SHAPE_FIXES)}, got "
                                           f"{converted_by!r}")
@@ -74,7 +78,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     source, max_drop = check_arguments(samples, metric, max_drop, threshold, per_op, ignore,
                                        op_metric, postprocess=postprocess,
                                        higher_is_better=higher_is_better,
-                                       scale_tolerance=scale_tolerance)
+                                       scale_tolerance=scale_tolerance, batch_axis=batch_axis)
     check_dataset_op_names(om.model, per_op, ignore, names_where)
     given = {"labels": labels, "postprocess": postprocess, "output": output}
     refuse_unread(metric, [f"{k}=" for k in unread_options(metric, given)])
@@ -83,10 +87,14 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     reference = ReferenceModel(om.model, cache=cache)
     out_name = _output_for(metric, reference.output_names, output)
     index = out_name in reference.class_id_outputs
-    flips = (RowFlips(out_name, metric_name(metric), strict=not callable(metric), index=index)
-             if out_name is not None else None)
+    axes = (BatchAxis(out_name, batch_axis, reference.batch_axes.get(out_name))
+            if out_name is not None else None)
+    if axes is None and batch_axis != AUTO:
+        refuse_unread(metric, ["batch_axis="], "batch_axis")
+    flips = (RowFlips(out_name, metric_name(metric), strict=not callable(metric), index=index,
+                      axes=axes) if out_name is not None else None)
     scorer = _scorer(metric, out_name, lbls, flips, postprocess, index,
-                     reference.class_id_classes.get(out_name))
+                     reference.class_id_classes.get(out_name), axes)
     total = source.count()
     first_flipped = None
     done = 0
@@ -135,7 +143,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         model=reference.label, mode=_mode_name(om), output=out_name,
         higher_is_better=higher_is_better,
         conversions=len(shapes) if getattr(om, "per_shape", False) else 1,
-        reference_cached=reference.hits, reference_runs=reference.runs)
+        reference_cached=reference.hits, reference_runs=reference.runs,
+        layout_note=axes.note() if axes is not None else "")
     compared = verdict = None
     traced, role = _traced_sample(scorer, first_flipped)
     moved = getattr(scorer, "moved", None)  # map: the sample whose scores moved most
@@ -164,7 +173,7 @@ def check_dataset(om, samples, *, metric="top1", labels=None, max_drop: float = 
 
 def check_arguments(samples, metric="top1", max_drop=0.01, threshold=0.95, per_op=None,
                     ignore=(), op_metric="cosine", *, postprocess=None, higher_is_better=True,
-                    scale_tolerance=DEFAULT_SCALE_TOLERANCE):
+                    scale_tolerance=DEFAULT_SCALE_TOLERANCE, batch_axis=AUTO):
     """``(SampleSource, max_drop)`` once every argument checked before any sample runs (the CLI
     calls it before converting the model): an impossible threshold would otherwise surface only
     when a failing check traces its first flipped sample."""
@@ -177,6 +186,7 @@ def check_arguments(samples, metric="top1", max_drop=0.01, threshold=0.95, per_o
                                              f"detections, got {type(postprocess).__name__}")
         check_signature(postprocess, ("outputs",), "postprocess")
     max_drop = _check_max_drop(max_drop)
+    check_batch_axis(batch_axis)
     check_higher_is_better(metric, higher_is_better)
     Policy.build(threshold, per_op, ignore, op_metric, scale_tolerance)
     return SampleSource(samples), max_drop
@@ -216,7 +226,8 @@ READS = {"top1": ("labels", "output"), "top5": ("labels", "output"), "agreement"
 #: why a metric has no use for an input, for the error that refuses it
 _WHY = {"postprocess": "postprocess turns outputs into detections, for metric map only",
         "labels": "agreement compares the device's top-1 with the reference's, no labels",
-        "output": "map reads the detections postprocess makes of all the outputs"}
+        "output": "map reads the detections postprocess makes of all the outputs",
+        "batch_axis": "map and a callable of several outputs read the outputs as they are"}
 
 
 def unread_options(metric, given: Dict[str, object]) -> List[str]:
@@ -227,16 +238,16 @@ def unread_options(metric, given: Dict[str, object]) -> List[str]:
     return [name for name, value in given.items() if value is not None and name not in reads]
 
 
-def refuse_unread(metric, names: List[str]) -> None:
+def refuse_unread(metric, names: List[str], where: str = "metric") -> None:
     """ConfigError naming the options (as the caller spells them: ``labels=``, ``--labels``)
     that ``metric`` does not read, and why; nothing when ``names`` is empty."""
     if not names:
         return
-    why = "; ".join(_WHY[key] for key in ("labels", "postprocess", "output")
-                    if any(n.strip("-=") == key for n in names))
+    why = "; ".join(_WHY[key] for key in ("labels", "postprocess", "output", "batch_axis")
+                    if any(n.strip("-=").replace("-", "_") == key for n in names))
     them = "it" if len(names) == 1 else "them"
     name = callable_label(metric) if callable(metric) else metric
-    raise ConfigError("metric", f"metric {name} does not use "
+    raise ConfigError(where, f"metric {name} does not use "
                                 f"{' or '.join(names)}: leave {them} out"
                                 + (f" ({why})" if why else ""))
 
@@ -273,14 +284,15 @@ def _output_for(metric, names, output):
     return None
 
 
-def _scorer(metric, out_name, labels, flips, postprocess, index=False, id_classes=None):
+def _scorer(metric, out_name, labels, flips, postprocess, index=False, id_classes=None,
+            axes=None):
     if callable(metric):
         return _Quiet(CallableMetric(metric, labels))
     if metric == "map":
         return MeanAP(postprocess, labels)
     if metric == "agreement":
         return _Quiet(Top1Agreement(flips))
-    return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels, index, id_classes))
+    return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels, index, id_classes, axes))
 
 
 def _traced_sample(scorer, first_flipped):

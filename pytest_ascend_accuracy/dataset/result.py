@@ -91,6 +91,8 @@ class DatasetResult:
     #: the conversions the device model made, one per input shape where a dimension was left
     #: open (``PerShapeDeviceModel``): each is an ATC run on a device, minutes, said not hidden
     conversions: int = 1
+    #: how the samples were read where not along the output's axis 0 (``batch_axis.note``)
+    layout_note: str = ""
     extra: Dict[str, object] = field(default_factory=dict)
 
     @property
@@ -142,6 +144,8 @@ class DatasetResult:
                     if self.conversions > 1 else "")
                  + f"; reference: {self.reference_runs} run, "
                    f"{self.reference_cached} from the cache"]
+        if self.layout_note:
+            lines.append(self.layout_note)
         total = self.rows or self.samples
         what = "detections changed" if self.metric == "map" else "flipped top-1"
         seq = ""

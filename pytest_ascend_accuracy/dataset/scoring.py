@@ -156,8 +156,9 @@ class RowFlips:
     only NaN/Inf rows are recorded."""
 
     def __init__(self, output: str, metric: str = "agreement", strict: bool = True,
-                 index: bool = False):
+                 index: bool = False, axes=None):
         self.output, self.metric, self.strict, self.index = output, metric, strict, index
+        self.axes = axes  # ``batch_axis.BatchAxis``: the output's batch axis read first
         self.flipped: List[str] = []
         self.flipped_samples: List[str] = []
         self.nonfinite: List[str] = []
@@ -177,6 +178,8 @@ class RowFlips:
             return False
         values_present(rv, self.output)
         dv = device_like(rv, dev[self.output], self.output, sample)
+        if self.axes is not None:
+            rv, dv = self.axes.rows_first(sample, rv, dv)
         ids = class_ids(rv, self.index)
         if ids is not None:  # the classes themselves: (rows, positions) ids
             r, d = ids[:, :, None], dv.reshape(ids.shape)[:, :, None]
@@ -229,12 +232,13 @@ class TopK:
     (None: an output of class ids whose graph does not say it)."""
 
     def __init__(self, k: int, output: str, labels: Labels, index: bool = False,
-                 id_classes: Optional[int] = None):
+                 id_classes: Optional[int] = None, axes=None):
         if not labels.given:
             raise ConfigError("labels", f"metric top{k} needs labels (a sequence in sample "
                                         "order or a {sample id: label} mapping); 'agreement' "
                                         "needs none")
         self.k, self.output, self.labels, self.index = k, output, labels, index
+        self.axes = axes  # ``batch_axis.BatchAxis``: the output's batch axis read first
         self.correct = [0, 0]  # reference, device
         self.rows = 0
         self.classes: Optional[int] = id_classes if index else None
@@ -243,16 +247,20 @@ class TopK:
 
     def add(self, sample: Sample, ref: Dict[str, np.ndarray], dev: Dict[str, np.ndarray]) -> None:
         rv = values_present(np.asarray(ref[self.output]), self.output)
+        dv = device_like(rv, dev[self.output], self.output, sample)
+        shape = rv.shape  # (as the output has it, in messages)
+        if self.axes is not None:
+            rv, dv = self.axes.rows_first(sample, rv, dv)
         ids = class_ids(rv, self.index)
         if ids is not None:
-            self._add_ids(sample, ids, dev, rv.shape)
+            self._add_ids(sample, ids, dv, shape)
             return
         r = class_scores(rv, self.output, f"top{self.k}")
         if r.shape[1] > 1:
-            self._refuse_sequence(rv.shape, f"{r.shape[1]} positions of {r.shape[2]} classes "
+            self._refuse_sequence(shape, f"{r.shape[1]} positions of {r.shape[2]} classes "
                                             f"per row", "the top-1 of every position does")
         r = r[:, 0, :]
-        d = device_like(rv, dev[self.output], self.output, sample).reshape(r.shape)
+        d = dv.reshape(r.shape)
         if self.k > r.shape[1]:
             raise ConfigError("metric", f"top{self.k} needs at least {self.k} classes; output "
                                         f"{self.output!r} has {r.shape[1]}")
@@ -279,7 +287,7 @@ class TopK:
                                         f"per row (an integer output, such as ArgMax's): use "
                                         f"metric='top1' or 'agreement', or read the scores "
                                         f"output before the ArgMax with output=...")
-        d = device_like(ids, dev[self.output], self.output, sample).reshape(ids.shape)
+        d = device_like(ids, dev, self.output, sample).reshape(ids.shape)
         truth = self._truth(sample, ids.shape[0], self.classes)
         self._count(sample, ids == truth, d == truth)  # NaN equals no label
 
