@@ -91,8 +91,8 @@ def _constants(graph) -> Dict[str, int]:
                 if a.name == "value":
                     _add(out, node.output[0], lambda a=a: numpy_helper.to_array(a.t))
                 elif a.name in ("value_int", "value_float"):
-                    _add(out, node.output[0], lambda a=a: np.asarray(a.i if a.name ==
-                                                                       "value_int" else a.f))
+                    _add(out, node.output[0],
+                         lambda a=a: np.asarray(a.i if a.name == "value_int" else a.f))
                 elif a.name in ("value_ints", "value_floats"):
                     _add(out, node.output[0], lambda a=a: np.asarray(
                         list(a.ints) if a.name == "value_ints" else list(a.floats)))

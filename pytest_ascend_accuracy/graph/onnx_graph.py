@@ -290,10 +290,11 @@ def make_inputs(model, *, seed: int = 0, input_shape=None,
 
     proto = load_model(model, weights=False)  # the inputs, and the tables they index
     given = dict(given or {})
-    if given:
-        from .shape_from_inputs import shape_from_inputs
-
-        input_shape = shape_from_inputs(model, input_shape, given)
+    if given:  # a given array sizes the dynamic dims of its input (shape_from_inputs' rule)
+        sized = parse_input_shape(input_shape, model=proto) or {}
+        input_shape = {**sized, **{vi.name: np.shape(given[vi.name]) for vi in graph_inputs(proto)
+                                   if vi.name in given and vi.name not in sized
+                                   and None in declared_shape(vi)}}
     shapes = resolve_input_shapes(proto, input_shape, source=model, seed=seed)
     bounds = None  # read from the graph for the first integer input (28 ms on PP-OCRv4 det)
     out: Dict[str, np.ndarray] = {}

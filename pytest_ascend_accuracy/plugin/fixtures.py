@@ -413,14 +413,14 @@ def check_dataset(request, _ascend_accuracy_context):
     inputs -> reference-network inputs) feeds the reference run, e.g. the reference
     pre-processing of an AIPP model's raw images. ``higher_is_better=False`` for a callable
     metric where lower is better (a loss): it then fails when ``device - reference >
-    max_drop``."""
+    max_drop``. ``batch_axis``: the output's axis of samples (found from the sizes)."""
     from .dataset_check import run_dataset
 
     ctx = _ascend_accuracy_context
     state = get_state(request.config)
 
     def check(om, samples, *, metric="top1", labels=None, max_drop=0.01, output=None,
-              postprocess=None, reference_inputs=None, higher_is_better=True):
+              postprocess=None, reference_inputs=None, higher_is_better=True, batch_axis="auto"):
         __tracebackhide__ = True
         ctx.checks += 1
         ctx.dataset_max_drops.append(max_drop)
@@ -435,7 +435,7 @@ def check_dataset(request, _ascend_accuracy_context):
                            max_drop=max_drop, output=output, postprocess=postprocess,
                            record_property=_junit_property_recorder(request.node),
                            reference_inputs=reference_inputs,
-                           higher_is_better=higher_is_better)
+                           higher_is_better=higher_is_better, batch_axis=batch_axis)
 
     return closest_keywords(check, 'check_dataset')
 
@@ -468,23 +468,20 @@ def accuracy_inputs(request, _ascend_accuracy_context):
 
 
 def _every_input_given(model, inputs) -> None:
-    """Refuse ``accuracy_inputs(m, inputs=...)`` without ``seed=`` that leaves out a model
-    input, naming them and ``seed=0`` (which seeds them); other problems are said later."""
+    """``accuracy_inputs(m, inputs=...)`` without ``seed=`` leaving out a model input: refused,
+    naming them and ``seed=0`` (which seeds them); other problems are said later."""
     from collections.abc import Mapping
 
     from ..graph.onnx_graph import graph_inputs, load_model, model_label
 
-    if not isinstance(inputs, Mapping):
-        return
     names = [i.name for i in graph_inputs(load_model(model, weights=False))]
-    missing = [n for n in names if n not in inputs]
+    missing = [n for n in names if n not in inputs] if isinstance(inputs, Mapping) else []
     if missing and inputs:  # (an empty mapping: refused later, saying what it must be)
         many = len(missing) > 1
-        listed = ", ".join(repr(n) for n in missing)
         raise ConfigError(f"accuracy_inputs(inputs=...) of {model_label(model)!r}",
-                          f"model input{'s' * many} {listed} not given; inputs: "
-                          f"{', '.join(names)}. Give {'them' if many else 'it'} too, or add "
-                          f"seed=0 to seed the inputs you leave out: "
+                          f"model input{'s' * many} {', '.join(map(repr, missing))} not given; "
+                          f"inputs: {', '.join(names)}. Give {'them' if many else 'it'} too, or "
+                          f"add seed=0 to seed the inputs you leave out: "
                           f"accuracy_inputs(..., seed=0, inputs={{...}})")
 
 
