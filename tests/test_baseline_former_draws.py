@@ -101,3 +101,34 @@ def test_another_seed_is_not_blamed_on_the_draw(path):
                          inputs=inputs_for_baseline(model, path, seed=0))
     assert out.status == REBASELINE and "inputs.seed" in [c[0] for c in out.changes]
     assert WHY not in out.message
+
+
+def compared_model():
+    """x [1, 4] float; sr int64 [] compared with 16000 (Equal), which picks y = x or x * 2."""
+    k = numpy_helper.from_array(np.array(16000, np.int64), "k")
+    two = numpy_helper.from_array(np.array(2.0, np.float32), "two")
+    nodes = [helper.make_node("Equal", ["sr", "k"], ["is16k"], name="eq"),
+             helper.make_node("Cast", ["is16k"], ["f"], name="cast", to=1),
+             helper.make_node("Add", ["f", "two"], ["s"], name="add"),
+             helper.make_node("Mul", ["x", "s"], ["y"], name="mul")]
+    graph = helper.make_graph(
+        nodes, "compared",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4]),
+         helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])], [k, two])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_compared_input_s_former_draw_is_named_with_its_constant(path):
+    """An input the model compares with a constant (silero-vad's sr) is drawn as that constant
+    now: a baseline whose sr is the former [0, 10) draw says so, constant included."""
+    model = compared_model()
+    old = make_inputs(model, seed=0)
+    assert int(old["sr"]) == 16000
+    old["sr"] = np.random.default_rng([0, 1]).integers(0, 10, ()).astype(np.int64)
+    check_baseline(make_result(), path, header=HEADER, inputs=input_spec(old, seed=0), info=SAME)
+    out = check_baseline(make_result(), path, header=HEADER,
+                         inputs=inputs_for_baseline(model, path, seed=0), info=SAME)
+    assert [c[0] for c in out.changes] == ["inputs.sr.sha256"]
+    assert f"  why: the recorded 'sr' is {WHY} 0 " in out.message
+    assert "an input the model compares with a constant (Equal) as that constant" in out.message
