@@ -115,3 +115,52 @@ def keep_dtype_glob_text(entry: str, names: Sequence[str], inside: Inside,
     if not main and not types:
         text += f", and it matches no op of {of}"
     return text
+
+
+#: parser types whose op keep_dtype cannot change: a Constant computes nothing (a weight, its
+#: consumer's precision), and an If computes nothing either (its branch ops do)
+KEEPS_NOTHING = frozenset({"Constant", "If"})
+
+
+def keep_entries(names: Sequence[str], op_names: Sequence[str], op_types: Sequence[str],
+                 inside: Inside, inside_parsed: Sequence[str]) -> List[str]:
+    """``names`` (a keep_dtype fix's ops, as a dump or a golden names them) as entries a
+    keep_dtype of the model takes and that keep what they name (the model's main-graph
+    ``op_names`` with their ONNX ``op_types``; ``inside`` with ``inside_parsed``, the parser
+    types of its ops: ``op_catalogue.ModelOps``): an op inside an If's branch (a golden or a
+    conversion that inlines the If names it so, but ATC keeps no branch op by its ONNX name:
+    ``keep_dtype_inside_text``) by ``OpType::`` of its parser type; an If, whose name keeps
+    none of its branch ops, by the ``OpType::`` entries of the ops run inside it (nested Ifs'
+    too), the name itself where none is known. Order kept, repeats dropped. silero_vad's op15
+    export: the hint and the diagnosis's fix named '/model/decoder/rnn/If' (in the branch of
+    If '/model/decoder/If_1'), which pasted was refused; and '/model/decoder/If', which pasted
+    was taken and the check still failed there (its Squeeze left float16)."""
+    children: dict = {}
+    where_of: dict = {}
+    for (name, where, compared), parsed in zip(inside, inside_parsed):
+        if not compared:  # a branch a conversion drops: no run executes it
+            continue
+        children.setdefault(_owner(where)[1], []).append((name, parsed))
+        where_of.setdefault(name, parsed)
+    main_ifs = {n for n, t in zip(op_names, op_types) if t in ("If", "StatelessIf")}
+
+    def under(if_name: str) -> List[str]:
+        out: List[str] = []
+        for name, parsed in children.get(repr(if_name), ()):
+            if parsed == "If":
+                out.extend(under(name))
+            elif parsed not in KEEPS_NOTHING:
+                out.append(f"OpType::{parsed}")
+        return out
+
+    entries: List[str] = []
+    for name in names:
+        parsed = where_of.get(name)
+        if parsed is None and name not in main_ifs:
+            entries.append(name)
+        elif parsed is not None and parsed not in ("If", *KEEPS_NOTHING):
+            entries.append(f"OpType::{parsed}")
+        elif parsed != "Constant":  # an If, of the main graph or of a branch
+            entries.extend(under(name) or ([name] if parsed is None else []))
+    return list(dict.fromkeys(entries))
+

@@ -46,7 +46,8 @@ def _floating(dtype: str) -> bool:
 
 
 def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
-                     compared: Sequence[TensorCompare] = ()) -> Tuple[List[str], str]:
+                     compared: Sequence[TensorCompare] = (), model=None
+                     ) -> Tuple[List[str], str]:
     """The ops a ``keep_dtype`` fix names, in the failures' (graph) order, and why: failing ops
     whose golden operands pass 65504 (``range_inputs``, ``compare.fp16_range.RangeFinding``)
     and failing ops whose values leave the float16 range (``fp16_range_rows``, by their original
@@ -56,7 +57,9 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
     dump holds the device's own dtypes (the emulator's, an Ascend binary dump: ``device_mode``),
     which ``float32_already`` needs; None where not known. ``compared``: the compared rows, where
     known (``rounded_upstream.rounded_feeds`` reads the passing ones: a kept op fed values
-    float16 rounded already makes the fix ``unexplained``)."""
+    float16 rounded already makes the fix ``unexplained``). ``model``: the ONNX model the
+    golden ran (a path, a ModelProto, or ``ModelEdges``), where known: the ops inside its If
+    branches and its Ifs are then named as keep_dtype takes them (``_as_entries``)."""
     # NaN/Inf rows count with a range finding, or where no golden was read at all (a saved
     # result: nothing tells an overflow from a value rounded to 0, and judge keeps the hint it
     # gave before; a review)
@@ -146,7 +149,33 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
         reason += (f"; {shown}{', ...' if len(partners) > 3 else ''} kept too, fused with "
                    "those ops (keeping one op of a fusion alone splits it, and the others "
                    "then output float16)")
-    return names, reason
+    return names, reason + _as_entries(names, model)
+
+
+def _as_entries(names: "KeepNames", model) -> str:
+    """Turn ``names`` in place into entries ``model``'s keep_dtype takes and that keep them
+    (``graph.branch_entries.keep_entries``: a branch op by ``OpType::`` of its parser type, an
+    If by those of the ops inside it), and say so; "" where nothing changes or no model is
+    known. silero_vad's op15 hint named '/model/decoder/rnn/If', an op inside an If's branch
+    that the conversion inlines: pasted, it was refused."""
+    model = getattr(model, "model", model)  # a ModelEdges' model
+    if model is None:
+        return ""
+    from ..graph.branch_entries import keep_entries
+    from ..graph.op_catalogue import model_ops
+
+    ops = model_ops(model)
+    entries = (keep_entries(names, ops.names, ops.types, ops.inside,
+                            [p for _, p in ops.inside_types]) if ops.inside else list(names))
+    if entries == list(names):
+        return ""
+    gone = [n for n in names if n not in entries]
+    names[:] = entries
+    typed = [e for e in entries if e.startswith("OpType::")]
+    return (f"; {', '.join(printable(n) for n in gone[:3])}{', ...' if len(gone) > 3 else ''} "
+            f"kept by type ({', '.join(typed[:4])}{', ...' if len(typed) > 4 else ''}): ATC "
+            "keeps an op inside an If's branch by OpType:: of its parser type, not by its ONNX "
+            "name, and an If's name keeps none of its branch ops")
 
 
 def _first_row(verdict: Verdict) -> Optional[TensorCompare]:

@@ -37,19 +37,45 @@ class BranchOps:
     cube: Tuple[Tuple[str, str], ...] = ()
     #: ``(If judged, OpType:: entry)`` of each of them
     owned: Tuple[Tuple[str, str], ...] = ()
+    #: the model's catalogue for ``graph.branch_entries.keep_entries`` (names, types, inside,
+    #: inside's parser types); empty without If branches
+    catalogue: tuple = ()
+
+    def as_entries(self, names: Sequence[str]) -> List[str]:
+        """``names`` as entries keep_dtype takes and that keep them (``keep_entries``): an op
+        inside a branch (a conversion inlining its If dumps it by its ONNX name) by
+        ``OpType::``, an If by the entries of the ops inside it."""
+        if not self.catalogue:
+            return list(names)
+        from ..graph.branch_entries import keep_entries
+
+        return keep_entries(names, *self.catalogue)
+
+    def every(self, names: Sequence[str]) -> Tuple[str, ...]:
+        """The keep_dtype entries of every op: ``names`` (a dump's) and the ops inside If
+        branches by type (a dump names the If alone, and keeping it kept none of them: H324;
+        nor does naming an op of a branch a conversion inlines: ``as_entries``)."""
+        return tuple(self.as_entries([*names, *self.entries]))
 
     def candidates(self, names: List[str], types: Dict[str, str],
                    verdict) -> Tuple[List[str], List[str]]:
         """A keep_dtype search's candidates: ``names`` (a dump's, with their ``types``, which
-        gain the entries' types) and the entries; and the entries keeping the branch ops of
-        the If ``verdict`` first fails at (the likeliest fix there: seeds)."""
-        new = [e for e in self.entries if e not in types]
-        if not new and not self.owned:  # no If branches: the names as they were
+        gain the entries' types), each as keep_dtype takes it (``as_entries``: silero_vad's
+        op15 fix named '/model/decoder/rnn/LSTM', in the branch of an If its conversion
+        inlines, and was refused pasted), and the entries; and the entries keeping the branch
+        ops of the If ``verdict`` first fails at (the likeliest fix there: seeds)."""
+        if self.catalogue:
+            names = self.as_entries(names)
+        new = [e for e in self.entries if e not in types and e not in names]
+        if not new and not self.owned and not self.catalogue:  # no If branches: as they were
             return names, []
-        types.update((e, e[len(OPTYPE_PREFIX):]) for e in new)
+        types.update((e, e[len(OPTYPE_PREFIX):]) for e in [*names, *new]
+                     if e.startswith(OPTYPE_PREFIX))
         row = verdict.first.row if verdict.first is not None else None
         ops = (row.original_names or (row.op_name,)) if row is not None else ()
-        return names + new, list(dict.fromkeys(e for c, e in self.owned if c in ops))
+        seeds = [e for c, e in self.owned if c in ops] + [
+            e for e in self.as_entries(ops) if e.startswith(OPTYPE_PREFIX)]
+        return names + new, list(dict.fromkeys(seeds))
 
     def __bool__(self) -> bool:
         return bool(self.entries)
@@ -62,13 +88,20 @@ def branch_ops(model) -> BranchOps:
     from ..core.ascend_optypes import is_cube
     from ..graph.op_catalogue import model_ops
 
+    from ..graph.branch_entries import KEEPS_NOTHING
+
     ops = model_ops(model)
     run = [(c, p, n) for (n, _, c), (_, p) in zip(ops.inside, ops.inside_types)
            if c and c != n]
-    return BranchOps(tuple(dict.fromkeys(OPTYPE_PREFIX + p for _, p, _ in run)), len(run),
+    # a Constant or an If computes nothing keep_dtype changes (silero_vad.onnx's fix began
+    # with OpType::Constant, an artefact of the emulator rounding a branch's Constants)
+    kept = [(c, p) for c, p, _ in run if p not in KEEPS_NOTHING]
+    catalogue = ((ops.names, ops.types, ops.inside, tuple(p for _, p in ops.inside_types))
+                 if ops.inside else ())
+    return BranchOps(tuple(dict.fromkeys(OPTYPE_PREFIX + p for _, p in kept)), len(run),
                      tuple(dict.fromkeys(c for c, _, _ in run)),
                      tuple((c, n) for c, p, n in run if is_cube(p)),
-                     tuple((c, OPTYPE_PREFIX + p) for c, p, _ in run))
+                     tuple((c, OPTYPE_PREFIX + p) for c, p in kept), catalogue)
 
 
 def is_type_entry(entry: str) -> bool:

@@ -258,10 +258,9 @@ class _Flow(Combos):
             # float16; keep_dtype keeps an op wholly in its original dtype. Keeping every op
             # may pass where high precision does not -- values out of the float16 range, or
             # plain float16 rounding under a tight threshold: then search a small set.
-            # Every op: those the dump names and, by type, those inside If branches
-            # (a dump names the If alone, and keeping it kept none of them: H324)
+            # every op: the dump's and, by type, those inside If branches (BranchOps.every)
             names, branch = framework_ops(default)[0], branch_ops(self.run.model)
-            every = replace(base | Mode(keep_dtype=tuple(names) + branch.entries),
+            every = replace(base | Mode(keep_dtype=branch.every(names)),
                             label=every_kept_label(base, len(names), branch))
             kept, _ = self._mode_step(prefix + "keep_dtype_all", every, default)
             if not kept.passed:
@@ -325,9 +324,10 @@ class _Flow(Combos):
         names, types = framework_ops(default)
         branch = branch_ops(self.run.model)
         names, inside_first = branch.candidates(names, types, default.verdict)
-        ranged = range_ops(default, self.run.golden, self.run.model)
-        ranged = [n for n in dict.fromkeys(ranged) if n in types]
-        seeds = list(dict.fromkeys(ranged + [n for n in drops if n in types] + inside_first))
+        ranged, drops = (branch.as_entries(x) for x in (
+            range_ops(default, self.run.golden, self.run.model), drops))
+        ranged, drops = [n for n in ranged if n in types], [n for n in drops if n in types]
+        seeds = list(dict.fromkeys(ranged + drops + inside_first))
         rank = {n: i for i, n in enumerate(seeds + [n for n in names if n not in seeds])}
         ordered = sorted(names, key=rank.__getitem__)
         pred = CountingPredicate(lambda s: self.run.evaluate(
@@ -338,7 +338,7 @@ class _Flow(Combos):
             pred.know(names, True)  # measured, or assumed: what high precision passing does
         # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
         # the likeliest fix (often one conversion); then every seed together
-        first = [n for n in drops[:1] if n in types] + inside_first
+        first = drops[:1] + inside_first
         seed_if = " (or kept by type inside the If failing first)" if inside_first else ""
 
         def by_rank(chosen):  # the order the search converted them in (the memo's key)

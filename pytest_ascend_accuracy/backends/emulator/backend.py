@@ -87,8 +87,7 @@ from .rounding import check_overflow
 #: by its own value types, branch_faults.BranchTypes: an entry of a model whose branches name
 #: values alike with other types failed to run or left a float value unrounded; 28: the plan
 #: lists the nodes inside an If run as one operator, info "inside": counted inside it; 29: an
-#: If branch's Constant (and what only constants feed) follows its consumer's precision, as a
-#: main-graph weight: a kept Conv's Constant weights stay float32, branch_rounding.py)
+#: If branch's Constants follow their consumer's precision, as weights: branch_rounding.py)
 EMULATOR_FORMAT = 29
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
