@@ -94,7 +94,8 @@ def test_every_op_kept_includes_the_branch_ops_and_the_search_narrows_to_them(tm
     assert "no conversion mode restores accuracy" not in d.verdict
     # narrowed as for top-level ops: the branch's three types, nothing of the main graph
     assert set(d.keep_dtype) == BRANCH_TYPES, d.keep_dtype
-    assert "whose branches run Cube ops (else/matmul)" in d.verdict
+    # the branch the golden ran (the else branch), not both in file order (audit B finding 7)
+    assert "whose taken branch runs Cube ops (else/matmul)" in d.verdict, d.verdict
     assert "every op of types" in steps["keep_dtype"].summary
     assert _passes(tmp_path, model, d.fix_mode)  # the fix converts and passes
     # and each entry of it is needed

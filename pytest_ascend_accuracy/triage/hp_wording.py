@@ -31,8 +31,10 @@ def high_precision_fails(verdict: Verdict, branch=None, run=None) -> str:
         return f"{head}, a Cube op: high precision still feeds Cube ops float16 inputs)"
     inner = [n for c, n in (branch.cube if branch else ()) if c == row.label]
     if inner:
-        return (f"{head}, whose branches run Cube ops ({', '.join(inner[:3])}"
-                f"{', ...' if len(inner) > 3 else ''}): high precision still feeds Cube ops "
+        ran, which = _branch_ran(inner, run)
+        return (f"{head}, whose {which} Cube ops ({', '.join(ran[:3])}"
+                f"{', ...' if len(ran) > 3 else ''}{'' if which[0] == 't' else ', either one'}): "
+                f"high precision still feeds Cube ops "
                 f"float16 inputs)")
     m = row.metrics
     if (m is not None and 0 < m.max_abs_golden < FP16_TINY
@@ -48,6 +50,20 @@ def high_precision_fails(verdict: Verdict, branch=None, run=None) -> str:
                 f"inputs ({'the nearest ' if len(cube) > 3 else ''}{near}"
                 f"{', ...' if len(cube) > 3 else ''}))")
     return f"{head}, not a Cube op)"
+
+
+def _branch_ran(inner, run) -> tuple:
+    """``(ops, words)``: the Cube ops of ``inner`` (an If's, both branches in file order) in the
+    branch the golden ran, which its dump holds (it inlines the branch its inputs decide), with
+    ``"taken branch runs"``; all of them, ``"branches run"`` with "(either one)" after the ops,
+    where the golden holds none.
+    It named silero_vad.onnx's else_branch Convs, whose 8 kHz branch never ran (audit B)."""
+    from ..dump.layout import sanitize
+
+    golden = getattr(run, "golden", None)
+    ran = [n for n in inner if golden is not None and (
+        golden.get(n) is not None or golden.get(sanitize(n)) is not None)]
+    return (ran, "taken branch runs") if ran else (list(inner), "branches run")
 
 
 def _cube_upstream(row, run) -> tuple:
