@@ -109,9 +109,13 @@ class DynamicShapeError(ConfigError):
         if trial.example is None:
             return self._none_ran(form, trial)
         parts = list(self.reused)
-        if trial.batch_1:
-            parts.append("1 for the batch (each dynamic dimension 0)")
-        parts.append(f"{trial.size} for each {'other ' if parts else ''}dynamic dimension")
+        if trial.lone:
+            parts.append(f"{trial.size} for each dynamic dimension of {trial.lone!r} but its "
+                         f"batch, 1 for each other one")
+        else:
+            if trial.batch_1:
+                parts.append("1 for the batch (each dynamic dimension 0)")
+            parts.append(f"{trial.size} for each {'other ' if parts else ''}dynamic dimension")
         chosen = (", ".join(parts[:-1]) + " and " if len(parts) > 1 else "") + parts[-1]
         chosen += (f", sizes that ran in onnxruntime on seeded inputs where 1 failed "
                    f"({trial.failed})")
@@ -123,8 +127,10 @@ class DynamicShapeError(ConfigError):
             template[name][k] = "?"
         sizes = ", ".join(map(str, trial.tried))
         batch = " (and with 1 for the batch)" if any(b for _, _, b in self.slots) else ""
+        one_at_a_time = (" or for those of one input at a time"
+                         if len({name for name, _, _ in self.slots}) > 1 else "")
         others = (f", and so does each of {sizes} for each dynamic dimension{batch}"
-                  if trial.tried else "")
+                  f"{one_at_a_time}" if trial.tried else "")
         their, them = ("its size", "it") if self.n_dims == 1 else ("their sizes", "them")
         return (f"{self.what}; nothing gives {their}: choose {them} (the sizes of the data you "
                 f"test with; {ONE_STATIC_SHAPE}, each size 1 or more (E10011)); no example is "

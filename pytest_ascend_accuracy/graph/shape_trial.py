@@ -12,11 +12,16 @@ runs given instead, and where none does the advice says so and offers no value.
 Each size goes first to every dynamic dimension but a batch (dimension 0 of an input of two or
 more dimensions, 1 there: the sizes a model is run at, and a cheap run), then to every one
 (silero_vad's ``state`` [2, batch, 128] has its batch in dimension 1, the same unnamed batch as
-``input``'s dimension 0: it runs at 128 for each). The cost stays small: one session, its
-tries stopped after ``BUDGET_S`` seconds, a try skipped whose inputs hold more than
-``BATCH_1_ELEMENTS`` (``ALL_ELEMENTS`` where the batch takes the size too) elements, and no
-try at all where the model's weights are not at hand (a model read without its external data
-from a path the caller did not pass on: the advice stays as it was, unchecked).
+``input``'s dimension 0: its 8 kHz branch runs at 128 for each), then, where several inputs
+have dynamic dimensions, to those of one input at a time but its batch, every other 1
+(``Trial.lone``): silero_vad's 16 kHz branch, the one its seeded ``sr`` takes
+(``graph.compared_inputs``), needs 256 samples or more past its padding and a ``state`` whose
+batch is ``input``'s, and runs at ``input`` [1, 224], ``state`` [2, 1, 128]. The cost stays
+small: one session, its tries stopped after ``BUDGET_S`` seconds, a try skipped whose inputs
+hold more than ``BATCH_1_ELEMENTS`` (``ALL_ELEMENTS`` where the batch takes the size too)
+elements or made before, and no try at all where the model's weights are not at hand (a
+model read without its external data from a path the caller did not pass on: the advice stays
+as it was, unchecked).
 """
 from __future__ import annotations
 
@@ -52,12 +57,14 @@ class Trial:
     """What running the example said: ``example`` the first shape that ran (None: none did or
     none could be tried), ``size`` the size it gave (1: the example as made), ``batch_1``
     whether the batch stayed 1, ``failed`` why the example at 1 failed, ``tried`` the sizes
-    tried after 1."""
+    tried after 1, ``lone`` the input whose dynamic dimensions took the size, every other 1
+    ("" where every input's did)."""
     example: Optional[Dict[str, Tuple[int, ...]]]
     size: int
     batch_1: bool
     failed: str
     tried: Tuple[int, ...]
+    lone: str = ""
 
 
 #: trials made in this process, by (model content digest, seed, example, slots): a
@@ -117,14 +124,14 @@ def _first_that_runs(make_run, example, slots) -> Optional[Trial]:
         return None
     start, tried, why = time.monotonic(), [], {failed}
     failed = _why(failed)
-    for size, batch_1, shape in _tries(example, slots):
+    for size, batch_1, lone, shape in _tries(example, slots):
         if time.monotonic() - start > BUDGET_S:
             break
         if size not in tried:
             tried.append(size)
         failed_here = run(shape)
         if failed_here is None:
-            return Trial(shape, size, batch_1, failed, tuple(tried))
+            return Trial(shape, size, batch_1, failed, tuple(tried), lone)
         why.add(failed_here)
     if len(why) == 1 and tried:  # the same refusal at every size: of the seeded values (an
         return None  # axis input of 5), not of the shape; the user's data may run at 1
@@ -132,20 +139,29 @@ def _first_that_runs(make_run, example, slots) -> Optional[Trial]:
 
 
 def _tries(example, slots: Sequence[Slot]):
-    """``(size, batch_1, shape)`` of each try, in order, those too big left out."""
+    """``(size, batch_1, lone, shape)`` of each try, in order, those too big and those made
+    already left out."""
     has_batch = any(batch for _, _, batch in slots)
+    sized = list(dict.fromkeys(name for name, _, batch in slots if not batch))
+    lone_ones = sized if len({name for name, _, _ in slots}) > 1 else []
+    made = set()
     for size in SIZES:
-        for batch_1 in ((True, False) if has_batch else (False,)):
-            shape = _at(example, slots, size, batch_1)
+        variants = [(b, "") for b in ((True, False) if has_batch else (False,))]
+        for batch_1, lone in variants + [(True, name) for name in lone_ones]:
+            shape = _at(example, slots, size, batch_1, lone)
             most = BATCH_1_ELEMENTS if batch_1 or not has_batch else ALL_ELEMENTS
-            if _elements(shape) <= most:
-                yield size, batch_1, shape
+            key = tuple(sorted(shape.items()))
+            if _elements(shape) <= most and key not in made:
+                made.add(key)
+                yield size, batch_1, lone, shape
 
 
-def _at(example, slots, size: int, batch_1: bool) -> Dict[str, Tuple[int, ...]]:
+def _at(example, slots, size: int, batch_1: bool, lone: str = "") -> Dict[str, Tuple[int, ...]]:
+    """``example`` with ``size`` at each slot, 1 at a batch where ``batch_1``, and 1 at every
+    slot of another input than ``lone`` where it is given."""
     out = {n: list(d) for n, d in example.items()}
     for name, k, batch in slots:
-        out[name][k] = 1 if batch and batch_1 else size
+        out[name][k] = 1 if (batch and batch_1) or (lone and name != lone) else size
     return {n: tuple(d) for n, d in out.items()}
 
 
