@@ -60,6 +60,10 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input-shape", metavar="'in1:1,3,224,224;in2:1,10'",
                    help="input shapes, ATC syntax, one conversion for every sample (without "
                         "it, a model with dynamic dimensions converts at each sample's shape)")
+    p.add_argument("--batch-axis", metavar="AXIS|none", default="auto",
+                   help="the axis of the metric's output that holds the samples (default: the "
+                        "axis of the inputs' batch size, axis 0 first; 'none': the output has "
+                        "no batch axis, one row per sample); e.g. 1 for a time-major [T, N, C]")
     p.add_argument("--json", metavar="OUT", help="write the figures as JSON")
     p.add_argument("--cache-dir", default=".ascend-accuracy", help="conversion/reference cache")
     backend_options(p)
@@ -102,24 +106,47 @@ CLI_WORDS = (("higher_is_better=False", "--higher-is-better false"),
                                                     "FUNCTION(outputs, labels)"),
              ("(or a callable)", "(or MODULE:FUNCTION)"),
              ("give a max_drop below", "give a --max-drop below"),
-             ("and max_drop is", "and --max-drop is"), ("within max_drop", "within --max-drop"))
+             ("and max_drop is", "and --max-drop is"), ("within max_drop", "within --max-drop"),
+             ("batch_axis=None", "--batch-axis none"), ("batch_axis=", "--batch-axis "))
 CLI_WHERE = {"postprocess": "--postprocess", "higher_is_better": "--higher-is-better",
              "max_drop": "--max-drop", "output": "--output", "metric": "--metric",
              "threshold": "--threshold", "scale_tolerance": "--scale-tolerance",
-             "labels": "--labels", "samples": "SAMPLES"}
+             "labels": "--labels", "samples": "SAMPLES", "batch_axis": "--batch-axis"}
 
 
 def _run(args: argparse.Namespace) -> int:
     try:
         return _check(args)
     except ConfigError as exc:
-        if exc.cli_text is not None or exc.where not in CLI_WHERE:
+        problem = cli_words(exc.problem)
+        known = exc.where in CLI_WHERE
+        if exc.cli_text is not None or not (known or problem != exc.problem):
             raise
-        problem = exc.problem
-        for python, cli in CLI_WORDS:
-            problem = problem.replace(python, cli)
-        where = args.samples if exc.where == "samples" else CLI_WHERE[exc.where]
+        # a sample's error ("sample 'b': ... batch_axis=1") keeps its place, in these words
+        where = (args.samples if exc.where == "samples" else
+                 CLI_WHERE[exc.where] if known else exc.where)
         raise ConfigError(exc.where, exc.problem, cli_text=f"{where}: {problem}") from None
+
+
+def cli_words(text: str) -> str:
+    """``text`` with the check's Python spellings as this command's options (``CLI_WORDS``)."""
+    for python, cli in CLI_WORDS:
+        text = text.replace(python, cli)
+    return text
+
+
+def _batch_axis(text: str):
+    """``--batch-axis``: an int, 'none' (no batch axis) or 'auto'."""
+    from ..dataset.batch_axis import AUTO
+
+    word = text.strip().lower()
+    if word in (AUTO, "none"):
+        return None if word == "none" else AUTO
+    try:
+        return int(word)
+    except ValueError:
+        raise ConfigError("--batch-axis", f"expected an axis of the output (0, 1, ..., -1 for "
+                                          f"the last), 'none' or 'auto', got {text!r}") from None
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -146,9 +173,10 @@ def _check(args: argparse.Namespace) -> int:
                                       "FILE.npy; --metric agreement needs none")
     higher_is_better = args.higher_is_better == "true"
     scale_tolerance = scale_tolerance_arg(args.scale_tolerance)
+    batch_axis = _batch_axis(args.batch_axis)
     check_arguments(args.samples, metric, args.max_drop, args.threshold,  # before converting
                     postprocess=postprocess, higher_is_better=higher_is_better,
-                    scale_tolerance=scale_tolerance)
+                    scale_tolerance=scale_tolerance, batch_axis=batch_axis)
     mode = mode_arg(args.mode, args.model, command="dataset")
     cache = Cache(Path(args.cache_dir))
     backend = make_cli_backend(args, cache)
@@ -169,13 +197,14 @@ def _check(args: argparse.Namespace) -> int:
                                          threshold=args.threshold, progress=progress,
                                          higher_is_better=higher_is_better,
                                          scale_tolerance=scale_tolerance,
-                                         converted_by="--input-shape")
+                                         converted_by="--input-shape", batch_axis=batch_axis)
     finally:
         if om is not None:
             om.close()  # the traced sample's dump directory
         close = getattr(backend, "close", None)
         if close:
             close()
+    _in_cli_words(result, args)
     print(result.message())
     if args.json:
         data = dict(result.properties(), flipped=list(result.flipped),
@@ -185,6 +214,24 @@ def _check(args: argparse.Namespace) -> int:
         atomic_write_text(args.json, json.dumps(data, indent=1))
         print(f"wrote {args.json}")
     return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def _in_cli_words(result, args: argparse.Namespace) -> None:
+    """The result's note and next step as this command spells them: the modes to try as this
+    command with ``--mode`` (they were ``modes=[keep_dtype([...])]``, pytest code: audit 32)."""
+    from dataclasses import replace
+
+    from .dataset_advice import cli_next_step
+
+    result.layout_note = cli_words(result.layout_note)
+    culprit = result.culprit
+    if culprit is None or culprit.hint is None:
+        return
+    parser = argparse.ArgumentParser()
+    _configure(parser)
+    defaults = vars(parser.parse_args(["MODEL", "SAMPLES"]))
+    result.culprit = replace(culprit, next_step=cli_next_step(culprit.hint, args, defaults,
+                                                              culprit.sample))
 
 
 add_command(Command("dataset", "a dataset metric (top1/top5/agreement/map) on the device against "

@@ -33,6 +33,8 @@ NO_AXIS = None
 def check_batch_axis(value, where: str = "batch_axis"):
     """``value`` as ``AUTO``, ``None`` or an axis (an int >= 0, or negative from the end);
     anything else a ``ConfigError`` at ``where``."""
+    if isinstance(value, str) and value.lower() == "none":  # YAML's none, not null
+        return None
     if value == AUTO or value is None:
         return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
@@ -183,4 +185,4 @@ class BatchAxis:
         why = f"batch_axis={axis}" if given else (
             f"the axis of the inputs' batch size, {n}; axis 0, of {shape[0]}, is not")
         return (f"samples read along axis {axis} of output {self.output!r} (e.g. "
-                f"{_shape(shape)}: {why}); batch_axis= says another")
+                f"{_shape(shape)}: {why}); batch_axis=AXIS says another")

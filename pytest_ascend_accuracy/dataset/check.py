@@ -248,8 +248,8 @@ def refuse_unread(metric, names: List[str], where: str = "metric") -> None:
     them = "it" if len(names) == 1 else "them"
     name = callable_label(metric) if callable(metric) else metric
     raise ConfigError(where, f"metric {name} does not use "
-                                f"{' or '.join(names)}: leave {them} out"
-                                + (f" ({why})" if why else ""))
+                             f"{' or '.join(names)}: leave {them} out"
+                             + (f" ({why})" if why else ""))
 
 
 def unscorable_reference(metric, output: str, rows) -> ConfigError:

@@ -56,7 +56,7 @@ def trace_sample(om, sample: Sample, *, cache=None, threshold=0.95, per_op=None,
             # at the traced op with no next step (H112)
             hint = hint_for(verdict, golden, getattr(om, "mode", None), actual=actual,
                             result=result, model=om.model)
-            culprit = dataclasses.replace(culprit, next_step="\n".join(hint.lines()))
+            culprit = dataclasses.replace(culprit, next_step="\n".join(hint.lines()), hint=hint)
             if on_traced is not None:
                 on_traced(actual, golden, verdict)
     return culprit, result, verdict

@@ -41,6 +41,9 @@ class Culprit:
     #: what to do before blaming ``op`` ("next step: ..."; an AIPP model failing at its first
     #: operator: the pre-processing), as ``check_accuracy`` says it; "" for none
     next_step: str = ""
+    #: the ``report.hints.Hint`` ``next_step`` renders, for a caller of another spelling (the
+    #: dataset command prints its modes as commands)
+    hint: object = field(default=None, compare=False, repr=False)
 
     def line(self) -> str:
         if self.op is None:

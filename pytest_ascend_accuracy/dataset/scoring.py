@@ -258,7 +258,7 @@ class TopK:
         r = class_scores(rv, self.output, f"top{self.k}")
         if r.shape[1] > 1:
             self._refuse_sequence(shape, f"{r.shape[1]} positions of {r.shape[2]} classes "
-                                            f"per row", "the top-1 of every position does")
+                                         f"per row", "the top-1 of every position does")
         r = r[:, 0, :]
         d = dv.reshape(r.shape)
         if self.k > r.shape[1]:

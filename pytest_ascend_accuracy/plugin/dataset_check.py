@@ -48,7 +48,7 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
                 labels=None, max_drop=0.01, output=None, postprocess=None,
                 record_property: Optional[Callable[[str, str], None]] = None, reference_inputs=None,
                 names_where: str = "@accuracy per_op/ignore", higher_is_better: bool = True,
-                name: Optional[str] = None):
+                name: Optional[str] = None, batch_axis="auto"):
     """Run, record and report one dataset check; raises ``DatasetFailure`` when it fails.
     ``names_where`` starts the error of a per_op/ignore entry naming no op of the model (checked
     before any sample runs). The model is named as its accuracy check names it: ``name`` (a
@@ -74,7 +74,7 @@ def run_dataset(state: AccuracyState, om, samples, *, nodeid: str, spec, config,
             per_op=spec.per_op_dict or None, ignore=spec.ignore, op_metric=spec.metric,
             progress=progress_reporter(config, label), reference_inputs=reference_inputs,
             names_where=names_where, higher_is_better=higher_is_better,
-            scale_tolerance=spec.scale_tolerance,
+            scale_tolerance=spec.scale_tolerance, batch_axis=batch_axis,
             on_traced=page.copy_tensors if page is not None else None)
     except BaseException:  # (a Ctrl-C while the trace copied its tensors: none stay)
         if page is not None:
@@ -228,7 +228,7 @@ def warn_marker_max_drop(item, ctx) -> None:
 
 
 #: keys of a YAML suite entry's ``dataset:`` mapping
-YAML_KEYS = ("samples", "labels", "metric", "max_drop", "output")
+YAML_KEYS = ("samples", "labels", "metric", "max_drop", "output", "batch_axis")
 YAML_METRICS = ("top1", "top5", "agreement")
 
 
@@ -272,6 +272,10 @@ def yaml_dataset(value, base_dir: Path, at: str) -> dict:
         if not isinstance(value["output"], str):
             raise ConfigError(f"{at}.output", f"must be an output name, got {value['output']!r}")
         out["output"] = value["output"]
+    if "batch_axis" in value:  # the output's axis of samples (``dataset.batch_axis``)
+        from ..dataset.batch_axis import check_batch_axis
+
+        out["batch_axis"] = check_batch_axis(value["batch_axis"], f"{at}.batch_axis")
     if "labels" in value and metric == "agreement":
         raise ConfigError(f"{at}.labels", "metric agreement does not use labels (it compares the "
                                           "device's top-1 with the reference's): leave them out")

@@ -69,7 +69,7 @@ def test_a_time_major_output_counts_samples_not_time_steps(device, ctc):
     assert (result.positions_min, result.positions, result.flipped_positions) == (20, 29, 2)
     text = result.message()
     assert "samples read along axis 1 of output 'y' (e.g. [20, 1, 10]: the axis of the " \
-           "inputs' batch size, 1; axis 0, of 20, is not); batch_axis= says another" in text
+           "inputs' batch size, 1; axis 0, of 20, is not); batch_axis=AXIS says another" in text
     assert "flipped top-1 (2 of 50; a sample flips when any of its 20 to 29 positions does, " \
            "2 of 1225 positions flipped): 7, 31" in text
 
