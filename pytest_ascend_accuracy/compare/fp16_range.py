@@ -38,6 +38,7 @@ from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 from .quiet_rows import quiet_rows  # noqa: E402
 
 OVERFLOW, UNDERFLOW = "overflow", "underflow"
+IF_TYPES = frozenset({"If", "StatelessIf"})  # an If run as one operator (GraphEngine's types)
 
 #: ops whose output takes an operand's values only by adding them or selecting them: flushing a
 #: tiny operand moves the output by at most that value (a finding only where the output is tiny);
@@ -89,6 +90,11 @@ class RangeFindings(list):
     passing: Tuple[str, ...] = ()
     #: the verdict ignores ops whose edges to the failures are unknown: not looked at
     ignored_unlooked: bool = False
+    #: the failing rows' If operators (the device dumps their outputs only) and those whose
+    #: branch's golden tensors were read, with what was found there (``branch_range``)
+    failing_ifs: Tuple[str, ...] = ()
+    branches: Tuple[str, ...] = ()
+    in_branches: Tuple[RangeFinding, ...] = ()
     #: the fused groups of the compared rows (each a row's ``original_names``, two or more):
     #: a keep_dtype fix keeping one member keeps the others (``fused_groups``)
     fused: Tuple[Tuple[Tuple[str, ...], str], ...] = ()
@@ -374,6 +380,8 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
     found = golden_inputs_past_fp16(golden, first, limit=len(first), model=model,
                                     op_types=op_types)
     found.fused = fused_groups((*rows, *(f.row for f in verdict.failures)))
+    found.failing_ifs = tuple(dict.fromkeys(f.row.golden_name for f in verdict.failures
+                                            if f.row.op_type in IF_TYPES and f.row.golden_name))
     found.read_producers = partial(input_producers, golden, model)
     later = [n for n in failing if n not in first]
     if later:

@@ -87,6 +87,10 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[Thre
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:
         ranges = () if hint is not None else failing_ops_past_fp16(golden, verdict, result.rows)
+        if hint is None:  # the branch of a failing If the device runs as one operator
+            from ..compare.branch_range import read_branches, run_inside_ops
+
+            read_branches(ranges, golden, run_inside_ops(actual, result))
         raise AccuracyFailure(failure_text(result, verdict, csv_path=written, hint=hint,
                                            range_inputs=ranges, golden=golden),
                               result, verdict, written)

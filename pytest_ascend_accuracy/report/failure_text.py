@@ -304,9 +304,19 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         from .keep_dtype_text import keep_dtype_text
 
         return keep_dtype_text(verdict, names, reason, result, dumped, cli=cli)
+    from .if_branches import branch_reason, nothing_fused, unlooked_note
+
+    branch = branch_reason(range_inputs)
+    if branch:  # inside an If run as one operator: no mode promised (if_branches)
+        if cli:
+            return (f"{branch}: {cli_diagnose(verdict, None, result)} tries high precision and "
+                    "keeping every op in float32, the ops inside the If's branches included, "
+                    "and names the mode that restores accuracy, if one does"
+                    + not_carried(result))
+        return f"{branch}: {API_DIAGNOSE}"
     label = nonfinite_in_range(verdict) if hasattr(range_inputs, "checked") else ""
     if label:  # NaN/Inf with the golden in range: a probe, not the ops it ran through
-        reason = NONFINITE_REASON.format(label=printable(label))
+        reason = NONFINITE_REASON.format(label=printable(label)) + unlooked_note(range_inputs)
         cube = cube_probe(verdict)
         if cube and not cli:  # high precision still feeds a Cube op float16
             return cube
@@ -332,7 +342,13 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                 "accuracy, if one does" + not_carried(result))
     from .emulated_probes import API_FUSION_ONLY, buffer_off_neutral, run_meta
 
-    probe = (API_FUSION_ONLY if buffer_off_neutral(run_meta(result=result)) else  # the emulator
+    emulated = buffer_off_neutral(run_meta(result=result))
+    if result is not None and nothing_fused(result.rows, emulated):
+        from .if_branches import API_NOTHING_FUSED
+
+        return (f"{no_overflow_seen(range_inputs)}{flushed_after_first(verdict, range_inputs)}"
+                f"{per_op_only(verdict)}{API_NOTHING_FUSED}: {API_DIAGNOSE}")
+    probe = (API_FUSION_ONLY if emulated else  # the emulator
              'mode="fusion_off" and mode="buffer_off" to see whether a fusion pass or buffer '
              "reuse causes the first failure; where neither passes (float16 rounding alone), ")
     return (f"{no_overflow_seen(range_inputs)}{flushed_after_first(verdict, range_inputs)}"
@@ -352,6 +368,9 @@ def no_overflow_seen(range_inputs: Sequence = ()) -> str:
                 "to the failures: the ONNX model, or a golden of op outputs and inputs as the "
                 "cache holds it, would)" if getattr(range_inputs, "ignored_unlooked", False)
                 else "")
+    from .if_branches import unlooked_note
+
+    unlooked += unlooked_note(range_inputs)  # a failing If's branch not read: said
     if getattr(range_inputs, "checked", None) == 0:
         return ("no float16 overflow in the failing values; their golden operands were not "
                 "checked (the golden holds no inputs of the failing ops: a golden dumped with "

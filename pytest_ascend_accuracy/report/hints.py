@@ -162,7 +162,8 @@ def model_argument(mode, base=None) -> str:
 
 def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
               problem_advice: str = PROBLEM_ADVICE, upstream=None, rows: Sequence = (),
-              dump_kind: str = "", model=None, buffer_neutral: bool = False) -> Hint:
+              dump_kind: str = "", model=None, buffer_neutral: bool = False,
+              unfused: bool = False) -> Hint:
     """The hint for a failed ``verdict`` of a test converted under ``mode`` (a ``Mode``);
     ``problem_advice``: how the caller's user makes two dumps comparable; ``upstream``: an
     ``Upstream``, what feeds a first failure of integer values (``integer_upstream``) or of tiny
@@ -174,7 +175,10 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     (``float16_model.in_float16``: no mode makes such an op match its float16 golden, a float32
     export does); ``buffer_neutral``: the run's backend cannot change its values with buffer
     reuse off (the emulator: ``emulated_probes.buffer_off_neutral``), which the no-overflow
-    hint then says, or offers no such probe where it is the only one."""
+    hint then says, or offers no such probe where it is the only one; ``unfused``: no op of
+    the emulated run is fused (``if_branches.nothing_fused``), so fusion off is not offered
+    either. A failing If whose branch's golden values leave the float16 range
+    (``compare.branch_range``) gets ``--accuracy-diagnose``, no mode (``if_branches``)."""
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
@@ -235,6 +239,12 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
                         ", or convert in high precision" if len(suggested) > 1 else note) + still)
+    from .if_branches import BRANCH_ADVICE, branch_reason, unlooked_note
+
+    branch = branch_reason(range_inputs)
+    if branch:  # no mode promised: see if_branches
+        return Hint(MODES, branch, advice=BRANCH_ADVICE)
+    unlooked = unlooked_note(range_inputs)  # never "within float16" of a branch not read
     from .failure_kinds import (NONFINITE_ADVICE, NONFINITE_CUBE_ADVICE, NONFINITE_CUBE_REASON,
                                 NONFINITE_REASON, cube_ops_kept, nonfinite_failure)
 
@@ -242,16 +252,17 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     if failure is not None:  # NaN/Inf with the golden in range (read): a probe, not the ops
         label = failure.row.label  # it ran through
         if in_float16(failure.row, model):  # high precision keeps a float16 op float16
-            reason, advice = float16_model_text(label, NONFINITE_REASON.format(label=label))
+            reason, advice = float16_model_text(
+                label, NONFINITE_REASON.format(label=label) + unlooked)
             return Hint(FLOAT16_MODEL, reason, advice=advice)
         cube = cube_ops_kept(failure.row)
         if cube and set(cube) - set(mode.keep_dtype):  # high precision still feeds it float16
-            return Hint(MODES, NONFINITE_CUBE_REASON.format(label=label),
+            return Hint(MODES, NONFINITE_CUBE_REASON.format(label=label) + unlooked,
                         (mode | keep_dtype(list(cube)),), advice=NONFINITE_CUBE_ADVICE)
+        reason = NONFINITE_REASON.format(label=label) + unlooked
         if mode.is_high_precision or cube:
-            return Hint(MODES, NONFINITE_REASON.format(label=label), advice=DIAGNOSE_ADVICE)
-        return Hint(MODES, NONFINITE_REASON.format(label=label), (mode | HIGH_PRECISION,),
-                    advice=NONFINITE_ADVICE)
+            return Hint(MODES, reason, advice=DIAGNOSE_ADVICE)
+        return Hint(MODES, reason, (mode | HIGH_PRECISION,), advice=NONFINITE_ADVICE)
     from . import tiny_float32
 
     tiny = tiny_float32.tiny_float32_rows(verdict)
@@ -283,6 +294,12 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     compare = [m for m in (mode | FUSION_OFF, mode | BUFFER_OFF) if m != mode]
     seen = (no_overflow_seen(range_inputs) + flushed_after_first(verdict, range_inputs)
             + per_op_only(verdict))
+    if unfused and buffer_neutral and mode | FUSION_OFF in compare:  # it repeats the verdict
+        from .if_branches import plugin_nothing_fused
+
+        buffer = mode | BUFFER_OFF
+        return Hint(MODES, seen + plugin_nothing_fused(
+            buffer.python_expr() if buffer != mode else ""), advice=DIAGNOSE_ADVICE)
     if not compare:
         return Hint(MODES, f"{seen}, and fusion and buffer reuse are already off",
                     advice=DIAGNOSE_ADVICE)
@@ -419,6 +436,9 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
     types = {r.golden_name: r.op_type for r in rows if r.golden_name and r.op_type}
     model = ModelEdges(model) if model is not None else None  # its graph read once
     ranges = failing_ops_past_fp16(golden, verdict, rows, model=model, op_types=types)
+    from ..compare.branch_range import read_branches, run_inside_ops
+
+    read_branches(ranges, golden, run_inside_ops(actual, result), model=model, op_types=types)
     from .tiny_float32 import float16_upstream
 
     upstream = integer_upstream(verdict, golden, rows, model)
@@ -428,6 +448,7 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
         "actual_kind") or "")
     from .after_selection import selection_advice
     from .emulated_probes import buffer_off_neutral, run_meta
+    from .if_branches import nothing_fused
 
     # a first failure after a TopK that only reordered near ties (T2): say so, and what helps
     selection = selection_advice(verdict, golden, rows, model, mode, ranges, kind)
@@ -435,7 +456,8 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
         return Hint(MODES, selection.reason, selection.modes, advice=selection.advice)
     hint = next_step(verdict, ranges, mode, problem_advice=problem_advice, upstream=upstream,
                      rows=rows, dump_kind=kind, model=model,
-                     buffer_neutral=buffer_off_neutral(run_meta(actual, result)))
+                     buffer_neutral=buffer_off_neutral(run_meta(actual, result)),
+                     unfused=result is not None and nothing_fused(result.rows, True))
     return hint if selection is None else replace(hint, reason=f"{selection.lead}; {hint.reason}")
 
 
