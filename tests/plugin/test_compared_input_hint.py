@@ -86,3 +86,27 @@ def test_the_yaml_and_cli_forms_pasted_pass(project):
     done = subprocess.run([sys.executable, "-m", "pytest_ascend_accuracy.cli", *command[1:]],
                           cwd=project.path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+RUN_FIRST = '''
+from pytest_ascend_accuracy import accuracy
+
+M = "models/vad.onnx"
+
+
+@accuracy(threshold=0.99)
+def test_vad(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs(M, seed=0, input_shape={"input": (1, 128)})
+    actual = ascend_model(M, input_shape={"input": (1, 128)}).run(inputs, dump=True)
+    check_accuracy(actual, golden_dump(M, inputs))
+'''
+
+
+def test_a_device_run_before_its_golden_names_sr_too(project):
+    """The emulated run refused first (a test that runs the device before its golden): its
+    error says what the seeded sr drew, as the golden's does (it gave onnxruntime's words)."""
+    project.makepyfile(test_vad=RUN_FIRST)
+    result = project.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "emulator run of 'vad' failed" in out and SAID in out, out

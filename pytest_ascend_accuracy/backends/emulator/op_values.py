@@ -50,9 +50,11 @@ def op_values(state, model_name: str, feeds, *, with_inputs: bool, with_outputs:
 
 def run_failed(model_name: str, exc: Exception, feeds, source_model=None) -> BackendError:
     """The error for an emulated run onnxruntime refused: its message, and where it refused an
-    index out of its table's range, the input that holds it and the arrays to give
-    (``graph.integer_ranges.index_hint``, as the golden's refusal says it: a test that ran the
-    device before its golden got onnxruntime's words alone). ``source_model``: the model file
+    index out of its table's range, the input that holds it and the arrays to give, or where a
+    seeded input the model compares with a constant took a path that refused these inputs,
+    what it drew and how to give it (``graph.integer_ranges.seeded_input_hint``, as the
+    golden's refusal says it: a test that ran the device before its golden got onnxruntime's
+    words alone). ``source_model``: the model file
     converted (its node names are the emulated graph's), None for a model given in memory."""
     hint = ""
     path = Path(source_model) if source_model is not None else None
@@ -60,10 +62,10 @@ def run_failed(model_name: str, exc: Exception, feeds, source_model=None) -> Bac
         try:
             import onnx
 
-            from ...graph.integer_ranges import index_hint
+            from ...graph.integer_ranges import seeded_input_hint
 
             proto = onnx.load(str(path), load_external_data=False)
-            hint = index_hint(proto, str(exc), feeds, model_path=str(path))
+            hint = seeded_input_hint(proto, str(exc), feeds, model_path=str(path))
         except Exception:  # (the refusal is the error to show)
             hint = ""
     return BackendError(f"emulator run of {model_name!r} failed: {exc}{hint}")
