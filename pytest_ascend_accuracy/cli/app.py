@@ -226,7 +226,10 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
                     or default_hint(verdict, ranges, result, cli=True, golden=golden))
 
         # after TopKs that reordered near ties: the ignore flags that judge the rest (T2)
-        hint = selection_hint(verdict, ranges, result, golden, model, plain) or plain()
+        from .other_inputs import other_inputs_hint
+
+        hint = (other_inputs_hint(result, golden, getattr(args, "golden", None))
+                or selection_hint(verdict, ranges, result, golden, model, plain) or plain())
     if args.json:
         write_json(result, args.json, verdict)
     if args.html:
@@ -352,6 +355,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     from ..golden.stored_record import recorded_model
     from ..golden.stored_topk_inputs import with_topk_inputs
     from .folded_ops import with_stored_model_names
+    from .other_inputs import check_same_inputs
 
     resolve_threshold(args)
     scale_tolerance = scale_tolerance_arg(args.scale_tolerance)  # before any work
@@ -363,6 +367,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     # the model's own op names where the golden's files spell them sanitized (p2o_Add_10): the
     # dump's headers or om json name them (p2o.Add.10), as the plugin shows them
     golden = in_actual_spelling(with_stored_model_names(golden, args.golden), actual)
+    check_same_inputs(actual, golden, args.golden, args.om_json)  # (a golden of other inputs)
     if "folded_ops" not in actual.meta:  # as the plugin counts them: folded, not unmatched
         from .folded_ops import conversion_meta
 

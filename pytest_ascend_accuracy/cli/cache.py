@@ -110,11 +110,16 @@ def _run(args: argparse.Namespace) -> int:
               + ", ".join(str(p.relative_to(root)) for p in broken[:3])
               + (", ..." if len(broken) > 3 else ""))
     if args.entries:
+        from .other_inputs import golden_entry_text
+
         for e in listed:
             used = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.last_used))
             held = f"  held by {e.held_by}" if e.held_by else ""
             print(f"  {e.namespace}/{e.key[:16]}  {format_size(e.size):>10}  "
                   f"last used {used}{held}")
+            made = golden_entry_text(e) if e.namespace == "golden" else ""
+            if made:  # which golden is which: its model and inputs (compare DUMP GOLDEN)
+                print(f"      {made}")
     return EXIT_OK
 
 

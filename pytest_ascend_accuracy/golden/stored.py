@@ -390,10 +390,7 @@ class GoldenPolicy:
         differs = record.mismatch(rec, identity, model, written)
         if not differs:
             return
-        head = ("this stored golden was written from another model or other inputs than this "
-                "test's (its golden.json says so), so comparing against it would blame operators "
-                "for that difference:\n  "
-                + "\n  ".join(differs))
+        head = record.other_source_text(differs)
         self._refuse(path, compute, REWRITTEN_MISMATCH, (
             f"{head}\nrewrote it from {model} and this test's inputs (--accuracy-regen); the test "
             f"fails this time, run it again to compare against the new golden"), (

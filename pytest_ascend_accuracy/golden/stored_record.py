@@ -30,7 +30,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..graph.content_digests import model_sha256
 
@@ -231,6 +231,43 @@ def mismatch(record: Mapping[str, object], identity: GoldenIdentity, shown_model
         out.append(f"input_shape: written with {record.get('input_shape') or None}, this test "
                    f"gives {identity.input_shape or None}")
     return out
+
+
+def other_source_text(differs: Sequence[str], golden: str = "stored golden",
+                      whose: str = "this test's") -> str:
+    """Why a golden of another model or other inputs is refused (``differs``: ``mismatch``'s or
+    ``input_shapes_mismatch``'s lines), as the plugin says it of a stored golden and
+    ``ascend-accuracy compare`` of a dump of other inputs."""
+    return (f"this {golden} was written from another model or other inputs than {whose} (its "
+            f"golden.json says so), so comparing against it would blame operators for that "
+            f"difference:\n  " + "\n  ".join(differs))
+
+
+def recorded_input_shapes(record) -> Dict[str, Tuple[int, ...]]:
+    """The input shapes a golden's ``golden.json`` (``record``) says it was made at: a stored
+    golden's ``input_shape``, a golden cache entry's ``graph.input_shapes``; {} where none."""
+    if not isinstance(record, Mapping):
+        return {}
+    shapes = record.get("input_shape")
+    if not shapes and isinstance(record.get("graph"), Mapping):
+        shapes = record["graph"].get("input_shapes")
+    try:
+        return {str(k): tuple(int(d) for d in v) for k, v in (shapes or {}).items()}
+    except (TypeError, ValueError, AttributeError):
+        return {}
+
+
+def input_shapes_mismatch(recorded: Mapping[str, Sequence[int]],
+                          found: Mapping[str, Sequence[int]], whose: str) -> List[str]:
+    """``mismatch``'s line for input shapes that differ (``found``: those ``whose`` inputs have,
+    compared where both name an input); [] where they agree."""
+    from ..graph.shared_dims import shapes_text
+
+    common = [k for k in found if k in recorded]
+    if all(tuple(recorded[k]) == tuple(found[k]) for k in common):
+        return []
+    return [f"input shapes: written from inputs {shapes_text({k: recorded[k] for k in common})}"
+            f", {whose} inputs are {shapes_text({k: found[k] for k in common})}"]
 
 
 def by_slot(tensors) -> list:
