@@ -31,3 +31,29 @@ def test_models_without_one_record_numerics_9(tmp_path):
     onnx.save(models.passing_mlp(), str(tmp_path / "m.onnx"))
     for path in (tmp_path / "m.onnx", flat_model(tmp_path / "flat.onnx")):
         assert _toolkit(tmp_path, path) == f"emulator-9/onnxruntime-{ort_version()}"
+
+
+def _toolkit_in(tmp_path, path, mode):
+    converted = EmulatorBackend(Cache(tmp_path / "cache")).convert(path, mode=mode)
+    return environment_for(converted)["toolkit_version"]
+
+
+def test_a_branch_constant_reaching_an_op_kept_in_float32_records_numerics_12(tmp_path):
+    """12: an If branch's Constant is a weight, no longer rounded to float16 as an op's output;
+    only a conversion where it reaches an op that does not round its inputs to float16 computes
+    other numbers (keep_dtype of the Conv it feeds, high precision's vector ops). The same
+    model in the default mode, or with its weights outer initializers, records 10 still."""
+    from pytest_ascend_accuracy.core.modes import Mode
+    from test_branch_constant_weights import conv_if_model
+
+    const = conv_if_model(tmp_path / "c.onnx", "constant")
+    init = conv_if_model(tmp_path / "i.onnx", "initializer")
+    kept = Mode(keep_dtype=("OpType::Conv2D",))
+    high = Mode(precision_mode="allow_fp32_to_fp16")  # (the Mul by a ConstantOfShape: vector)
+    version = f"/onnxruntime-{ort_version()}"
+    assert _toolkit_in(tmp_path, const, kept) == "emulator-12" + version
+    assert _toolkit_in(tmp_path, const, high) == "emulator-12" + version
+    assert _toolkit_in(tmp_path, const, Mode()) == "emulator-10" + version
+    assert _toolkit_in(tmp_path, const, Mode(keep_dtype=("OpType::Mul",))) == \
+        "emulator-12" + version  # (its ConstantOfShape input: a weight of the branch)
+    assert _toolkit_in(tmp_path, init, kept) == "emulator-10" + version

@@ -98,8 +98,8 @@ EMULATOR_FORMAT = 29
 #: the ops inside an If kept as one operator run in float16 (they ran in float32): a model
 #: without such an If records 9 still (numerics.py); 11: a model computing in float16 gets
 #: each float16 op's output rounded to float16 (onnxruntime's CPU carried float32 between
-#: them): a model without float16 tensors records its earlier number
-EMULATOR_NUMERICS = 11
+#: them); 12: an If branch's constants reach ops kept in float32 unrounded (numerics.py)
+EMULATOR_NUMERICS = 12
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into

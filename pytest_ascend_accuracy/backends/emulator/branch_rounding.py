@@ -101,6 +101,9 @@ class BranchRounder:
         self.fresh = fresh
         self.prefix = prefix
         self.bounds = bounds
+        #: whether a constant of a branch reaches an op that does not round it to float16:
+        #: numbers that moved when constants became weights (``numerics`` 12)
+        self.weights_unrounded = False
 
     def round_if(self, if_node, outer_static: FrozenSet[str] = frozenset()) -> None:
         """Round the branches of ``if_node``, a node of the main graph (a copy);
@@ -117,6 +120,7 @@ class BranchRounder:
                      outer_static: FrozenSet[str] = frozenset()) -> None:
         floats = {t.name for t in g.initializer if t.data_type == FLOAT}
         static = _static_values(g, outer_static)
+        made_here = static - outer_static - floats  # (rounded as fp16 ops' outputs before 12)
 
         def floaty(t: str) -> bool:
             return t in floats or self.is_float(t, path)
@@ -138,6 +142,8 @@ class BranchRounder:
             precision = self.precision_of(node)
             in_kind: Optional[str] = rounds_inputs(precision)
             out_kind: Optional[str] = rounds_outputs(precision)
+            if in_kind != "fp16" and any(t in made_here and floaty(t) for t in node.input):
+                self.weights_unrounded = True
             if in_kind:
                 for k, t in enumerate(node.input):
                     if not t or not floaty(t) or exact.get(t) == in_kind:
@@ -182,5 +188,8 @@ def round_branches(nodes, emitter, precision_of: Callable[[object], str]) -> Non
     outer = frozenset(emitter.consts)  # the main graph's initializers, folded constants too
     for node in ifs:
         emitter.used |= branch_names(node)
-        BranchRounder(precision_of, is_float, emitter.exact, emitter.overflow, emitter.fresh,
-                      emitter.prefix, emitter.saturate_bounds).round_if(node, outer)
+        rounder = BranchRounder(precision_of, is_float, emitter.exact, emitter.overflow,
+                                emitter.fresh, emitter.prefix, emitter.saturate_bounds)
+        rounder.round_if(node, outer)
+        if rounder.weights_unrounded:  # (the plan's info, what numerics.py reads)
+            emitter.branch_weights_unrounded = True

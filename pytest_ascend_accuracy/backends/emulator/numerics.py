@@ -22,10 +22,20 @@ def _float16_model(plan_info: Mapping) -> bool:
     return bool(plan_info.get("float16_tensors"))
 
 
+def _branch_weights_unrounded(plan_info: Mapping) -> bool:
+    return bool(plan_info.get("branch_weights_unrounded"))
+
+
 #: numerics versions that change only some models' numbers, each with the test of a converted
 #: model's plan info saying whether it has what changed; 11: a model's float16 ops round their
-#: outputs to float16 (float16_model.py; a model without float16 tensors records 10 still)
-PARTIAL: Dict[int, Callable[[Mapping], bool]] = {10: _kept_if, 11: _float16_model}
+#: outputs to float16 (float16_model.py; a model without float16 tensors records 10 still);
+#: 12: a constant of an If's branch (a ``Constant`` node, or what only constants feed) is a
+#: weight, rounded by its consumer's precision, where it was rounded to float16 as an op's
+#: output: only a conversion where such a constant reaches an op that does not round its
+#: inputs to float16 (keep_dtype, high precision: silero-vad's branch Convs) computes other
+#: numbers (``branch_rounding``)
+PARTIAL: Dict[int, Callable[[Mapping], bool]] = {10: _kept_if, 11: _float16_model,
+                                                 12: _branch_weights_unrounded}
 
 
 def numerics_version(plan_info: Optional[Mapping]) -> int:

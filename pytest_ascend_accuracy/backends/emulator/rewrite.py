@@ -418,8 +418,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
     for u in units:  # concatenated fused names must not clash with other node names
         if u.fused and u.name not in u.members and u.name in names_used:
             u.name = unique_name(u.name, names_used)
-    # before the emitter renames the graph's constants (scales -> scales__fp16: a review found
-    # the default mode's Resize rows empty, the sizes never compared)
+    # before the emitter renames constants (scales -> scales__fp16: Resize sizes never compared)
     atc_resize = resize_rows(proto, [n for u in units for n in u.nodes], info)
     emitter = _Emitter(proto, info, consts, overflow, device_formats, sink)
     emitter.inits.extend(new_inits)
@@ -477,6 +476,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         "device_formats": device_formats,
         "overflow": overflow,
         "float16_tensors": len(half),  # widened (float16_model)
+        "branch_weights_unrounded": getattr(emitter, "branch_weights_unrounded", False),
     }
     return proto, plan
 
