@@ -442,8 +442,9 @@ def check_dataset(request, _ascend_accuracy_context):
 
 @pytest.fixture
 def accuracy_inputs(request, _ascend_accuracy_context):
-    """Factory ``accuracy_inputs(model, *, seed=0, input_shape=None, inputs=None)``: inputs a
-    rerun reproduces, {input name: array}. Seeded (``make_inputs``) by default, or your
+    """Factory ``accuracy_inputs(model, *, seed=None, input_shape=None, inputs=None)``: inputs
+    a rerun reproduces, {input name: array}. Seeded (``make_inputs``, seed 0 unless ``seed=``
+    says another) by default, or your
     ``inputs=`` arrays, which a baseline check (``@accuracy(max_drop=...)``) stores next to
     its baseline file. Both ``seed=`` and ``inputs=``: your arrays for the inputs they name,
     every other input seeded (as ``seed=`` alone draws it; its dynamic dims from
@@ -453,16 +454,15 @@ def accuracy_inputs(request, _ascend_accuracy_context):
     from ..baseline import inputs_for_baseline
 
     ctx = _ascend_accuracy_context
-    unset = object()  # seed= not given: inputs= alone must hold every input
 
-    def make(model, *, seed=unset, input_shape=None, inputs=None):
-        __tracebackhide__ = True
+    def make(model, *, seed=None, input_shape=None, inputs=None):
+        __tracebackhide__ = True  # seed None: 0, and with inputs= every input given
         model = ctx.resolve(model, "accuracy_inputs")
-        if inputs is not None and seed is unset:
+        if inputs is not None and seed is None:
             _every_input_given(model, inputs)
-        seed = 0 if seed is unset and inputs is None else seed
-        return inputs_for_baseline(model, None, seed=None if seed is unset else seed,
-                                   input_shape=input_shape, inputs=inputs)
+        seed = 0 if seed is None and inputs is None else seed
+        return inputs_for_baseline(model, None, seed=seed, input_shape=input_shape,
+                                   inputs=inputs)
 
     return closest_keywords(make, 'accuracy_inputs')
 
