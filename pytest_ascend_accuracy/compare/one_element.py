@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import shlex
+from typing import Mapping, Optional, Sequence
 
 from .metrics import SIGN_FLOOR, TensorMetrics
 from .thresholds import Threshold, threshold_text
@@ -48,9 +49,42 @@ def one_element_failure(m: TensorMetrics, thr: Threshold, op: str) -> str:
     if not error > bound:
         return ""
     lower = threshold_text(passing_threshold(error))
-    fix = (f"a cosine threshold of {lower} for this op passes it: per_op={{{json.dumps(op)}: "
-           f"{lower}}} in a test, --per-op {shlex.quote(f'{op}={lower}')} on the command line"
-           if float(lower) > 0.0 else "no cosine threshold above 0 passes it")
     return (f"{ONE_ELEMENT} cosine tells only its sign; its relative error {error:.4g} is over "
             f"the {bound:.4g} that cosine >= {threshold_text(thr.value)} allows (an error of that "
-            f"size at right angles to a golden of many elements gives that cosine); {fix}")
+            f"size at right angles to a golden of many elements gives that cosine); "
+            + per_op_fix(lower, (op,)))
+
+
+#: where a one-element failure's reason gives its fix (``per_op_fix``)
+FIX_AT = "; a cosine threshold of "
+
+
+def per_op_fix(lower: str, ops: Sequence[str], entries: Optional[Mapping[str, object]] = None
+               ) -> str:
+    """The fix of a one-element failure whose passing cosine threshold is ``lower`` (its text):
+    a per_op entry at ``lower`` for each of ``ops`` (the failing op, then those failing by the
+    same error: one paste passes them all, ``report.one_element_groups``), spelled for a test, a
+    YAML suite and the command line (``--per-op`` adds to the command's own); ``entries``: the whole
+    ``per_op`` to paste in a test or suite (the check's own entries with these), default
+    ``{op: lower}`` for each."""
+    if not float(lower) > 0.0:
+        return "no cosine threshold above 0 passes it"
+    if entries is None:
+        entries = {op: float(lower) for op in ops}
+    from ..core.yaml_text import yaml_flow_map
+
+    python = ", ".join(f"{json.dumps(k)}: {_python(v)}" for k, v in entries.items())
+    cli = " ".join(f"--per-op {shlex.quote(f'{op}={lower}')}" for op in ops)
+    others = ", ".join(ops[1:])
+    which = (f"this op and {others}, which fail{'s' if len(ops) == 2 else ''} by the same "
+             "relative error, passes them" if others else "this op passes it")
+    return (f"a cosine threshold of {lower} for {which}: per_op={{{python}}} in a test (YAML: "
+            f"per_op: {yaml_flow_map(entries)}), {cli} on the command line")
+
+
+def _python(value) -> str:
+    """A per_op value as Python: a number, or ``{"metric": number}``."""
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{json.dumps(k)}: {threshold_text(v)}"
+                               for k, v in value.items()) + "}"
+    return threshold_text(value)

@@ -311,6 +311,9 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
     # names checked against the dumps above (check_op_names): the policy as it is
     verdict = result.judge(Policy.build(spec.threshold, spec.per_op_dict or None, spec.ignore,
                                         spec.metric, spec.scale_tolerance))
+    from ..report.one_element_groups import grouped
+
+    verdict = grouped(verdict)  # (every rendering: one paste for a value's one-element copies)
     first = verdict.first
     shown_hint = None
     if failure is not None:

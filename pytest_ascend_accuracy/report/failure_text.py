@@ -438,6 +438,9 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
     (``plugin.dump_lifetime``). ``golden``: the golden DumpSet, for ``default_hint``."""
     if verdict.passed:
         return summary_text(result, verdict, csv_path=csv_path)
+    from .one_element_groups import grouped
+
+    verdict = grouped(verdict)  # one paste for the one-element copies of a value
     head = verdict.describe()
     if cli:
         from ..compare.result import IGNORE_NOTE, IGNORE_NOTE_CLI

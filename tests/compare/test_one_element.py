@@ -28,8 +28,8 @@ def test_a_probability_1_8x_off_fails_and_the_printed_threshold_pasted_passes():
     assert failure.reason.startswith("one element: cosine tells only its sign; its relative "
                                      "error 0.8022 is over the 0.1425 that cosine >= 0.99 allows")
     assert "(a one-element tensor: the relative error it allows)" in verdict.describe()
-    printed = re.search(r"passes it: per_op=(\{.*\}) in a test, --per-op (\S+) on the command "
-                        r"line$", failure.reason)
+    printed = re.search(r"passes it: per_op=(\{.*\}) in a test \(YAML: per_op: \{prob: "
+                        r"0.780031\}\), --per-op (\S+) on the command line$", failure.reason)
     assert printed.group(2) == "prob=0.780031"
     assert result(0.00164, 0.00091).judge(0.99, per_op=ast.literal_eval(printed.group(1))).passed
 

@@ -1,0 +1,74 @@
+"""A one-element output copied by Identity nodes (silero_vad.onnx's speech probability: If_0's
+output, copied by Introduce_0_id0) fails by the same relative error at each copy. Its hint gave
+the per_op entry for the first op alone, and only as Python and as a command-line flag (an
+audit: in a YAML suite, no YAML form); pasted, the check failed at the copy with the same hint
+for it. Now one hint names every op holding the value, with the check's own entries, as
+Python, YAML and flags, and one paste passes, in a test and in a YAML suite."""
+import re
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+TEST = '''
+import numpy as np
+from pytest_ascend_accuracy import accuracy
+
+X = np.array([[1.0015]], np.float32)
+
+
+@accuracy(threshold=0.99, per_op={per_op})
+def test_offset(ascend_model, golden_dump, check_accuracy):
+    actual = ascend_model("offset.onnx").run({{"x": X}})
+    check_accuracy(actual, golden_dump("offset.onnx", {{"x": X}}))
+'''
+
+SUITE = '''
+models:
+  - model: offset.onnx
+    inputs: {{x: x.npy}}
+    threshold: 0.99
+    per_op: {per_op}
+'''
+
+
+def _offset_model(path):
+    """x - 1 (x = 1.0015: float16 makes it 1.00195, a relative error of 0.30 at cosine 1),
+    copied twice by Identity nodes, the second an output; x + x the other output, which the
+    checks judge by an entry of their own."""
+    vi = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 1]) for n in ("x", "y", "z")]
+    graph = helper.make_graph(
+        [helper.make_node("Sub", ["x", "one"], ["d"], name="offset"),
+         helper.make_node("Identity", ["d"], ["c0"], name="copy_0"),
+         helper.make_node("Identity", ["c0"], ["y"], name="copy_1"),
+         helper.make_node("Add", ["x", "x"], ["z"], name="double")],
+        "offset", vi[:1], vi[1:], [numpy_helper.from_array(np.ones((1, 1), np.float32), "one")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+FIX = re.compile(r"per_op=(\{[^}]*\}) in a test \(YAML: per_op: (\{[^}]*\})\), (--per-op .+?) on "
+                 r"the command line")
+
+
+def test_one_paste_of_the_hint_passes_every_copy_in_a_test_and_a_yaml_suite(pytester):
+    _offset_model(pytester.path / "offset.onnx")
+    np.save(pytester.path / "x.npy", np.array([[1.0015]], np.float32))
+    pytester.makepyfile(test_offset=TEST.format(per_op='{"double": 0.5}'))  # kept in the fix
+    pytester.makefile(".yaml", accuracy_offset=SUITE.format(per_op="{double: 0.5}"))
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=2)
+    text = run.stdout.str()
+    found = FIX.findall(text)
+    assert found, text
+    python, yaml, flags = found[0]
+    assert python == ('{"double": 0.5, "offset": 0.957278, "copy_0": 0.957278, '
+                      '"copy_1": 0.957278}'), python
+    assert yaml == "{double: 0.5, offset: 0.957278, copy_0: 0.957278, copy_1: 0.957278}", yaml
+    assert flags == ("--per-op offset=0.957278 --per-op copy_0=0.957278 "
+                     "--per-op copy_1=0.957278")
+    assert "this op and copy_0, copy_1, which fail by the same relative error, passes them" in text
+    pytester.makepyfile(test_offset=TEST.format(per_op=python))
+    pytester.makefile(".yaml", accuracy_offset=SUITE.format(per_op=yaml))
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
