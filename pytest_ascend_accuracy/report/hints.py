@@ -37,7 +37,12 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   the cause; where neither passes (float16 rounding under a tight threshold),
   ``--accuracy-diagnose``, whose fix passes pasted. On the emulator, which does not emulate
   buffer reuse (``emulated_probes``), the hint says buffer reuse off repeats the verdict there,
-  and offers no probe where that one is all that is left (the test's fusion already off).
+  and offers no probe where that one is all that is left (the test's fusion already off, or no
+  op of the run fused: fusion off repeats it too, ``if_branches.nothing_fused``). A failing
+  ``If`` the device runs as one operator has the golden tensors of the branch that ran looked
+  at (``compare.branch_range``): values past float16 there name no mode (keep_dtype refuses a
+  branch op's name, high precision still feeds a Cube op float16), ``--accuracy-diagnose``,
+  whose fix passes pasted; a branch not read is said not looked at (``if_branches``).
   When the first failure is integer values that differ (an ArgMax index, a Cast to int:
   compared exactly), the test's mode in high precision instead, which says whether
   float16 rounding moved them; where a Cube op computes them (high precision still feeds it
