@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Optional, Tuple
 
 from ..errors import ConfigError, closest_text
 from ..core.modes import Mode, resolve_mode
-from ..core.unquoted_names import mapping_key_note, quoted_list, unquoted_name_note
+from ..core.unquoted_names import mapping_key_note
 
 from ..core.check_defaults import (DEFAULT_METRIC, DEFAULT_SCALE_TOLERANCE,  # noqa: F401
                                    DEFAULT_THRESHOLD, default_threshold_for)
@@ -119,14 +119,15 @@ def validate_metric(value: Any, where: Optional[str]) -> str:
     return value
 
 
-def validate_per_op(value: Any, where: Optional[str],
-                    metric: str = DEFAULT_METRIC) -> Tuple[Tuple[str, Any], ...]:
+def validate_per_op(value: Any, where: Optional[str], metric: str = DEFAULT_METRIC, *,
+                    yaml: bool = False) -> Tuple[Tuple[str, Any], ...]:
     """``{op name: threshold}``; names are the model's op names (or globs), checked against the
     compared dumps when the check runs (``setup_checks.check_op_names``). A threshold is a
     number for ``metric``, or one naming its own metric: ``{"max_abs": 1.2e-07}`` (YAML
     ``{max_abs: 1.2e-07}``) or a ``Threshold``, kept as a ``Threshold`` (a float32 output whose
     golden values all lie below float16's smallest normal is judged by its size, not by a cosine
-    of float32 rounding: ``report.tiny_float32``)."""
+    of float32 rounding: ``report.tiny_float32``). ``yaml``: a suite's, whose unquoted number
+    is said to be YAML's reading (a marker's is Python's own int: a string names an op)."""
     if value is None:
         return ()
     if not isinstance(value, Mapping):
@@ -136,7 +137,8 @@ def validate_per_op(value: Any, where: Optional[str],
     for name, thr in value.items():
         if not isinstance(name, str) or not name:
             raise ConfigError(where, f"per_op keys must be op names, got {name!r}"
-                                     + mapping_key_note("per_op", name, value))
+                                     + (mapping_key_note("per_op", name, value) if yaml
+                                        else _python_name_note(name)))
         out[name] = _per_op_threshold(thr, where, f"per_op[{name!r}]", metric)
     return tuple(out.items())  # as listed: the first of two globs matching an op wins
 
@@ -163,6 +165,14 @@ def _per_op_threshold(value: Any, where: Optional[str], what: str, metric: str):
     return Threshold(validate_threshold(number, where, f"{what}[{own!r}]", own), own)
 
 
+def _python_name_note(name: Any) -> str:
+    """A marker's op name given as an int (ONNX tensors named by number: ddddocr's ``387``):
+    op names are strings, ``"387"``; ``""`` for anything else."""
+    if isinstance(name, int) and not isinstance(name, bool):
+        return f" (an int: op names are strings, {str(name)!r})"
+    return ""
+
+
 def validate_ignore(value: Any, where: Optional[str]) -> Tuple[str, ...]:
     """A list of op names (a single string is one name)."""
     if value is None:
@@ -174,9 +184,8 @@ def validate_ignore(value: Any, where: Optional[str]) -> Tuple[str, ...]:
     out = []
     for name in value:
         if not isinstance(name, str) or not name:
-            note = unquoted_name_note(name, quoted_list("ignore", value))
             raise ConfigError(where, f"ignore entries must be op names, got {name!r}"
-                                     + (f", {note}" if note else ""))
+                                     + _python_name_note(name))
         if name not in out:
             out.append(name)
     return tuple(out)

@@ -22,7 +22,7 @@ def defaults_per_op(defaults: Mapping, dat: str, defaults_metric: str, metric: s
 
     raw = defaults.get("per_op")
     try:
-        per_op = dict(validate_per_op(raw, f"{dat}.per_op", defaults_metric))
+        per_op = dict(validate_per_op(raw, f"{dat}.per_op", defaults_metric, yaml=True))
     except ConfigError as exc:
         fix = _other_metric_fix(raw, dat, defaults_metric, metric)
         if metric == defaults_metric or fix is None:
@@ -52,7 +52,7 @@ def _other_metric_fix(raw, dat: str, defaults_metric: str, metric: str):
     fixed = {}
     for name, value in raw.items():
         try:
-            validate_per_op({name: value}, f"{dat}.per_op", defaults_metric)
+            validate_per_op({name: value}, f"{dat}.per_op", defaults_metric, yaml=True)
             fixed[name] = value
             continue
         except ConfigError:
@@ -60,7 +60,7 @@ def _other_metric_fix(raw, dat: str, defaults_metric: str, metric: str):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None
         try:
-            validate_per_op({name: {metric: value}}, f"{dat}.per_op", metric)
+            validate_per_op({name: {metric: value}}, f"{dat}.per_op", metric, yaml=True)
         except ConfigError:
             return None
         fixed[name] = {metric: value}

@@ -193,7 +193,7 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
     metric = validate_metric(setting("metric", "cosine"), metric_at)
     defaults_metric = validate_metric(defaults.get("metric", "cosine"), f"{dat}.metric")
     per_op = defaults_per_op(defaults, dat, defaults_metric, metric)  # (in their metric)
-    per_op.update(validate_per_op(entry.get("per_op"), f"{at}.per_op", metric))
+    per_op.update(validate_per_op(entry.get("per_op"), f"{at}.per_op", metric, yaml=True))
     # names of ops: the model's own must be its ops; the defaults' apply where they name one
     applied, keys = names.for_model(onnx_model, entry, at)
     per_op = {k: v for k, v in per_op.items()

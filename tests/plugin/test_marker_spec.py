@@ -49,7 +49,8 @@ def test_positional_threshold():
     ({"per_op": {"relu1": 0.9, "fc": {"cosin": 0.9}}},
      "per_op['fc']: unknown metric 'cosin'; closest: 'cosine'; known: cosine, rel_l2, max_abs, "
      "mean_abs, rmse, max_rel, mean_rel, acc_rel, kl"),
-    ({"ignore": [3]}, "ignore entries must be op names, got 3"),
+    ({"ignore": [3]}, "ignore entries must be op names, got 3 (an int: op names are strings, "
+                      "'3')"),
     ({"tolerance": 0.1}, "@accuracy got unknown argument(s) tolerance; closest: "
                          "'scale_tolerance'; known: threshold, metric, per_op, ignore, modes, "
                          "max_drop, scale_tolerance"),

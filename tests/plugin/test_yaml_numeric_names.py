@@ -74,14 +74,18 @@ def test_a_numeric_op_name_quoted_as_advised_is_taken(project, setting, said, pa
     result.assert_outcomes(passed=1)
 
 
-def test_the_marker_s_ignore_says_so_too():
-    from pytest_ascend_accuracy.plugin.marker_spec import validate_ignore
+def test_the_marker_s_ignore_and_per_op_say_op_names_are_strings():
+    """A marker is Python: 387 is the user's own int there, not YAML's reading of a name."""
+    from pytest_ascend_accuracy.plugin.marker_spec import validate_ignore, validate_per_op
 
     with pytest.raises(ConfigError) as caught:
         validate_ignore([387, "Conv_1"], "accuracy marker")
     assert caught.value.problem == (
-        'ignore entries must be op names, got 387, a number: YAML reads an unquoted 387 as one; '
-        'quote it: "387" (ignore: ["387", Conv_1])')
+        "ignore entries must be op names, got 387 (an int: op names are strings, '387')")
+    with pytest.raises(ConfigError) as caught:
+        validate_per_op({387: 0.9}, "accuracy marker")
+    assert caught.value.problem == (
+        "per_op keys must be op names, got 387 (an int: op names are strings, '387')")
 
 
 @pytest.mark.parametrize("value, said", [
