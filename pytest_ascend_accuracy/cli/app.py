@@ -203,19 +203,9 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         # the operands of a golden of outputs only, the ops computing a flipped index
         model = recorded_model(args.golden)
     if golden is not None and not verdict.passed:
-        from ..compare.fp16_range import failing_ops_past_fp16
+        from .failing_ranges import failing_ranges
 
-        # the failing ops' golden operands, and those of ignored ops feeding them (--ignore
-        # hid norm's 1e9 operand and the hint said "no float16 overflow seen", as assert_accuracy
-        # did before it)
-        types = {r.golden_name: r.op_type for r in result.rows if r.golden_name and r.op_type}
-        ranges = failing_ops_past_fp16(golden, verdict, result.rows, model=model,
-                                       op_types=types)
-        from ..report.model_spelling import in_model_spelling
-
-        # the golden's file names sanitise the model's op names (p2o_BatchNormalization_1): the
-        # hint names ops as the model does, as the plugin's does (a pasted keep_dtype was refused)
-        ranges = in_model_spelling(ranges, result.rows)
+        ranges = failing_ranges(golden, verdict, result, model)
     hint = None
     if not verdict.passed:  # (the HTML report shows it too)
         from .integer_hint import integer_hint
@@ -223,7 +213,8 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
 
         def plain() -> str:
             return (integer_hint(verdict, ranges, result, golden, model)
-                    or default_hint(verdict, ranges, result, cli=True, golden=golden))
+                    or default_hint(verdict, ranges, result, cli=True, golden=golden,
+                                    model=model))
 
         # after TopKs that reordered near ties: the ignore flags that judge the rest (T2)
         from .other_inputs import other_inputs_hint

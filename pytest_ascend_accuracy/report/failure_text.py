@@ -240,13 +240,15 @@ PROBLEM_ADVICE = LOAD_DUMP_ADVICE.format(check="check_accuracy")
 
 def default_hint(verdict: Verdict, range_inputs: Sequence = (),
                  result: Optional[CompareResult] = None, *, cli: bool = False,
-                 golden=None) -> str:
+                 golden=None, model=None) -> str:
     """What to run next, from what the failures look like. ``range_inputs`` are
     ``compare.fp16_range.RangeFinding`` values: golden operands past 65504 of failing ops.
     ``result``: the comparison judged, if at hand (an om json it already had is not asked for).
     ``cli``: spelled for the ``ascend-accuracy`` command (its options, and ``diagnose`` to try
     a mode), else for the Python API (``assert_accuracy``: ``ignore=``, ``keep_dtype=``).
-    ``golden``: the golden DumpSet, whose operand files tell which ops feed a failure."""
+    ``golden``: the golden DumpSet, whose operand files tell which ops feed a failure.
+    ``model``: the ONNX model the golden ran, where known: a keep list names the ops of its If
+    branches as keep_dtype takes them (``fp16_fix_ops.keep_dtype_names``)."""
     if verdict.problem:
         from ..compare.result import problem_advice
 
@@ -294,7 +296,7 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
     mode = device_mode(dumped, (result.meta.get("actual_kind") or "")
                        if result is not None else "")
     names, reason = keep_dtype_names(verdict, range_inputs, mode,
-                                     result.rows if result is not None else ())
+                                     result.rows if result is not None else (), model=model)
     half = float16_hint(verdict, names, range_inputs, result)
     if half:  # an op the model computes in float16: no mode makes it float32
         return half

@@ -219,7 +219,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     from .fp16_fix_ops import device_mode
 
     names, reason = keep_dtype_names(verdict, range_inputs, device_mode(mode, dump_kind),
-                                     rows)
+                                     rows, model=model)
     if not set(names) - set(mode.keep_dtype):  # pasted, the test's own mode: nothing changes
         names = []
     first_row = verdict.first.row if verdict.first is not None else None

@@ -122,27 +122,10 @@ def test_the_keep_list_of_a_hint_names_branch_ops_and_ifs_by_type(tmp_path):
     check_mode(keep_dtype(as_entries(list(BRANCH_NAMES))), path, "test")  # taken
 
 
-def test_the_hint_s_keep_list_given_the_model_is_taken_pasted(pytester, monkeypatch):
-    """The failure's hint, where ``keep_dtype_names`` is given the model (``model=``): it named
-    'in/Mul_sq' (a branch op the conversion inlines) and 'live_if', refused pasted or keeping
-    nothing. ``report.hints.next_step`` does not pass its ``model`` to ``keep_dtype_names`` yet
-    (not this change's file): the wiring is simulated here as that one-line change makes it."""
-    import pytest_ascend_accuracy.report.fp16_fix_ops as fix_ops
-    import pytest_ascend_accuracy.report.hints as hints
-
-    seen = {}
-    next_step, names_of = hints.next_step, fix_ops.keep_dtype_names
-
-    def wired_next_step(*args, **kwargs):
-        seen["model"] = kwargs.get("model")
-        return next_step(*args, **kwargs)
-
-    def wired_names(*args, **kwargs):
-        kwargs.setdefault("model", seen.get("model"))
-        return names_of(*args, **kwargs)
-
-    monkeypatch.setattr(hints, "next_step", wired_next_step)
-    monkeypatch.setattr(fix_ops, "keep_dtype_names", wired_names)
+def test_the_hint_s_keep_list_is_taken_pasted(pytester):
+    """The failure's hint: ``report.hints.next_step`` hands the model to ``keep_dtype_names``,
+    which then names branch ops and Ifs as keep_dtype takes them; it named 'in/Mul_sq' (a
+    branch op the conversion inlines) and 'live_if', refused pasted or keeping nothing."""
     inlined_model(pytester.path / "inlined.onnx")
     pytester.makepyfile(test_inlined=TEST.format(imports="DEFAULT", expr="DEFAULT"))
     run = pytester.runpytest("-p", "no:cacheprovider")
