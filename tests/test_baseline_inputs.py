@@ -35,9 +35,15 @@ def test_bad_seed(path, seed):
         inputs_for_baseline(models.passing_mlp(), path, seed=seed)
 
 
-def test_seed_and_arrays_together_are_refused(path):
-    with pytest.raises(ConfigError, match="not both"):
-        inputs_for_baseline(models.passing_mlp(), path, seed=0, inputs={"x": np.zeros(1)})
+def test_seed_and_arrays_together_take_the_arrays_given(path):
+    """They were refused ("not both"); now the arrays given feed their inputs and the seed
+    draws the others (``accuracy_inputs(m, seed=0, inputs={"sr": ...})``: silero-vad's sample
+    rate pinned, the audio seeded): stored, as arrays the user gave are."""
+    given = np.full((1, 16), 0.5, np.float32)
+    out = inputs_for_baseline(models.passing_mlp(), path, seed=0, inputs={"x": given})
+    assert np.array_equal(out.arrays["x"], given)
+    with pytest.raises(ConfigError, match="no model input named 'y'"):
+        inputs_for_baseline(models.passing_mlp(), path, seed=0, inputs={"y": given})
 
 
 def test_seeded_inputs_are_recorded_and_remade_from_the_baseline(path):
