@@ -313,7 +313,7 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
                                         spec.metric, spec.scale_tolerance))
     from ..report.one_element_groups import grouped
 
-    verdict = grouped(verdict)  # (every rendering: one paste for a value's one-element copies)
+    verdict = grouped(verdict, result.rows)  # (every rendering: one paste for its copies)
     first = verdict.first
     shown_hint = None
     if failure is not None:

@@ -442,7 +442,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         return summary_text(result, verdict, csv_path=csv_path)
     from .one_element_groups import grouped
 
-    verdict = grouped(verdict)  # one paste for the one-element copies of a value
+    verdict = grouped(verdict, result.rows)  # one paste for a value's one-element copies
     head = verdict.describe()
     if cli:
         from ..compare.result import IGNORE_NOTE, IGNORE_NOTE_CLI

@@ -24,11 +24,12 @@ def _lower(f) -> str:
     return threshold_text(passing_threshold(f.row.metrics.value("rel_l2")))
 
 
-def grouped(verdict):
+def grouped(verdict, rows=()):
     """``verdict`` with each one-element failure's fix naming every failing one-element op
     that the same threshold passes (a copy of its value, or a multiple: the same relative
-    error), keyed as the check's per_op would name them (``tiny_float32.per_op_key``), with the
-    check's own entries; the verdict itself where no failure is one-element."""
+    error), keyed as the check's per_op would name them (``tiny_float32.per_op_key``, given the
+    compared ``rows``: an op with other outputs by its tensor), with the check's own entries;
+    the verdict itself where no failure is one-element."""
     from .tiny_float32 import per_op_key
 
     ones = [f for f in verdict.failures
@@ -42,7 +43,7 @@ def grouped(verdict):
     fixed = {}
     for f in ones:
         lower = _lower(f)
-        ops = list(dict.fromkeys(per_op_key(verdict, g.row)
+        ops = list(dict.fromkeys(per_op_key(verdict, g.row, rows)
                                  for g in [f] + [g for g in alike[lower] if g is not f]))
         entries: Dict[str, object] = {
             name: thr.value if thr.metric == default else {thr.metric: thr.value}

@@ -121,18 +121,25 @@ def float16_upstream(verdict: Verdict, rows: Sequence[TensorCompare], golden=Non
                     tuple(found))
 
 
-def per_op_key(verdict: Verdict, row: TensorCompare) -> str:
+def per_op_key(verdict: Verdict, row: TensorCompare, rows=()) -> str:
     """The per_op key naming ``row``'s tensor: the check's own entry naming it exactly where it
     has one (a tensor key ``prob:output:0`` is taken before ``prob``: a new ``prob`` entry
     beside it would judge nothing), else its golden op as the model spells it, with the output
-    where it is not the first."""
+    where it is not the first, or where ``rows`` (the compared rows) hold another output of the
+    op: an op's name sets the threshold of every output of it (a review: silero_vad.onnx's
+    one-element fix ``{If_0: 0.997592}`` passed If_0's state output too, and a split's
+    ``{split: 0.83}`` passed its other output at cosine 0.879)."""
     from .model_spelling import row_model_name
 
     key = verdict.policy.threshold_key(row.names)
     if key is not None and not any(ch in key for ch in "*?["):
         return key
     name = row_model_name(row) or row.op_name  # (an exact name is taken before any glob)
-    return name if row.golden_slot in ("", "output:0") else f"{name}:{row.golden_slot}"
+    first = row.golden_slot in ("", "output:0")
+    if first and not any(r.op_name == row.op_name and r.slot != row.slot
+                         and r.slot.startswith("output") for r in rows):
+        return name
+    return f"{name}:{row.golden_slot or 'output:0'}"
 
 
 def per_op_entries(verdict: Verdict, rows) -> Dict[str, object]:
