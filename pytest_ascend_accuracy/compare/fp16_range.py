@@ -30,6 +30,7 @@ from typing import Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 import numpy as np
 
 from ..dump.dtypes import value_dtype
+from ..dump.layout import op_by_model_name
 from ..dump.model import DumpSet
 
 from ..core.ascend_optypes import finished_types  # noqa: E402
@@ -145,7 +146,7 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
         return known or (op_types or {}).get(name, "")
 
     for name in op_names:
-        op = golden.get(name)
+        op = op_by_model_name(golden, name)
         if op is None:
             continue
         seen += 1
@@ -182,7 +183,7 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
                 graph = _graph_edges(model) if graph is None else graph
                 producer = _producer_in_graph(golden, op.name, slot, graph)
             if producer is not None and producer[0] != op.name:
-                made = golden.get(producer[0])
+                made = op_by_model_name(golden, producer[0])
                 _add(found, RangeFinding(producer[0], producer[1], tiny, UNDERFLOW,
                                          type_of(producer[0], made.op_type if made else ""),
                                          feeds=op.name))
@@ -253,7 +254,7 @@ def _producer_in_graph(golden: DumpSet, op_name: str, slot: str,
     k = int(slot.split(":")[1])
     tensors = inputs.get(op_name, ())
     made = producers.get(tensors[k]) if k < len(tensors) else None
-    producer = golden.get(made[0]) if made else None
+    producer = op_by_model_name(golden, made[0]) if made else None
     return None if producer is None else (producer.name, f"output:{made[1]}")
 
 
@@ -309,7 +310,7 @@ def _operands_in_graph(golden: DumpSet, op_name: str, graph) -> List[Tuple[str, 
             out.append((f"input:{k}", weights[tensor]))
             continue
         made = producers.get(tensor)
-        producer = golden.get(made[0]) if made else None
+        producer = op_by_model_name(golden, made[0]) if made else None
         for t in producer.outputs if producer is not None else ():
             if t.index == made[1] and value_dtype(t.dtype).kind == "f":
                 out.append((f"input:{k}", t.load))
@@ -447,7 +448,7 @@ def _failing_members(golden: DumpSet, verdict) -> Tuple[List[str], List[str]]:
         if not r.golden_name:
             continue
         own = [n for n in dict.fromkeys((r.golden_name, *r.original_names))
-               if n and n in golden and n not in every]
+               if n and n not in every and op_by_model_name(golden, n) is not None]
         every += own
         if own and rows < FAILING_LIMIT:
             first += own
@@ -472,7 +473,7 @@ def _infinite_outputs_past_fp16(golden: DumpSet, verdict, found: RangeFindings) 
         if (m is None or not name or name in done
                 or m.posinf_actual + m.neginf_actual <= m.posinf_golden + m.neginf_golden):
             continue
-        op = golden.get(name)
+        op = op_by_model_name(golden, name)
         if op is None:
             continue
         done.add(name)
