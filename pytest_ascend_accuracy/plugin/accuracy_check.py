@@ -351,8 +351,6 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         model_as_given=os.path.abspath(source_model) if source_model is not None else None,
     )
     state.record(record)
-    if failure is None:  # most ops judged only through Ifs' outputs: said, not silent
-        _note_judged_through_ifs(result, label, mode)
     outcome = CheckOutcome(result, verdict, record, failure, report_dir,
                            title=f"{nodeid} [{label}, {mode}]", staged=staged,
                            run=run_fields(state, nodeid, f"{label}, {mode}", result.actual_root))
@@ -365,6 +363,8 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         links = copy_failing_tensors(actual, golden, verdict, staged.staging)
     asked = failure is not None and on_failure is not None and state.settings.diagnose
     publish(outcome, record_property, hint=shown_hint, links=links, hint_property=not asked)
+    if failure is None:  # most ops judged only through Ifs' outputs: said, once published (a
+        note_judged_through_ifs(result, label, mode)  # -W error run kept its JUnit and report)
     if failure is not None:
         if on_failure is not None:  # the diagnosis: minutes of conversions, after the set is in
             try:  # place (a SIGTERM or the OOM killer in it leaves the check's reports whole)
@@ -382,9 +382,11 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
     return outcome
 
 
-def _note_judged_through_ifs(result, label: str, mode: str) -> None:
+def note_judged_through_ifs(result, label: str, mode: str) -> None:
     """``report.if_coverage.in_if_note`` of a passing check, as a ``JudgedThroughIfWarning``
-    at the test's line (a YAML item's entry)."""
+    at the test's line (a YAML item's entry), after the check's verdict is published: under
+    ``-W error`` it fails the test, whose JUnit properties and report still hold the check (a
+    review: raised before, they said 'no check verdict' and the report folder was missing)."""
     from ..report.if_coverage import JudgedThroughIfWarning, in_if_note
 
     note = in_if_note(result.coverage, result.rows, f"{label} [{mode}]")

@@ -90,6 +90,10 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
 
         outcome = with_written_dump(outcome, actual, golden)
     publish(outcome, record_property, baseline=notes[-1] if notes else None)
+    if outcome.failure is None:  # (after its verdict is published, as run_check says it)
+        from .accuracy_check import note_judged_through_ifs
+
+        note_judged_through_ifs(outcome.result, label, mode)
     note = notes[-1]
     from .baseline_metric import unjudged_warning  # a metric it cannot judge: said, once
 

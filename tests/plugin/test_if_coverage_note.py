@@ -85,3 +85,32 @@ def test_the_fraction_counts_compared_and_fused_ops_of_those_that_ran():
                             in_ifs=tuple("defghi"))
 
     assert coverage_fraction(Result) == pytest.approx(3 / 9)
+
+
+def test_under_w_error_the_failed_test_keeps_its_check_s_junit_and_report(pytester):
+    """A review: the warning was raised before the check's verdict was published, so under
+    ``-W error`` JUnit said 'no check verdict' with no coverage, and the report index lacked
+    the check. It is raised after: the test fails (the warning is an error there), its check's
+    properties and report are there, as for any test failing after its checks passed."""
+    import json
+
+    import numpy as np
+
+    from vad_like_model import AUDIO, SR
+
+    vad_like_model(pytester.path / "vad_like.onnx")
+    np.save(pytester.path / "audio.npy", AUDIO)
+    np.save(pytester.path / "sr.npy", SR)
+    pytester.makefile(".yaml", accuracy_vad=SUITE)
+    pytester.makepyfile(test_vad=TEST.split("@accuracy(threshold=0.9)")[0])
+    run = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--junitxml=j.xml", "--accuracy-report=rep",
+        "-W", "error::pytest_ascend_accuracy.report.if_coverage.JudgedThroughIfWarning")
+    run.assert_outcomes(failed=2)
+    assert _coverages(pytester.path / "j.xml") == ["0.2500", "0.2500"]
+    junit = (pytester.path / "j.xml").read_text()
+    assert 'name="accuracy_first_failing_reason" value="no check verdict' not in junit
+    assert junit.count('name="accuracy_first_failing_reason" value="its checks passed, then '
+                       'the test failed: vad_like [default]: 6 of 8 ops') == 2, junit
+    index = json.loads((pytester.path / "rep" / "index.json").read_text())
+    assert index["checks"] == 2, index
