@@ -15,7 +15,11 @@ constants are compared, the first ``Equal`` in graph order gives the value. Only
 is read (an ``Equal`` inside a branch does not count), and only inputs whose draw nothing else
 bounds: a table index keeps its draw below the table (an ``input_ids`` compared with the pad
 id would otherwise be all padding), a mask its 0 and 1, a ``sequence_lens`` its lengths
-(``graph.integer_ranges``); a constant the input's dtype cannot hold is not drawn.
+(``graph.integer_ranges``); a constant the input's dtype cannot hold is not drawn. And only
+where the comparison picks a path: the input is a scalar (or one element), or the ``Equal``
+decides an ``If`` (its condition, through ``Not``/``And``/``Or``/a Cast...). A review: a
+token input compared with the pad id as a padding mask (``Equal(tokens, 0)``), its table
+not one this package traces, was seeded all padding, and the check passed on nothing.
 """
 from __future__ import annotations
 
@@ -48,6 +52,8 @@ def compared_constants(model, names: Iterable[str]) -> Dict[str, Compared]:
         for slot, name in enumerate(node.input):
             readers.setdefault(name, []).append((k, node, slot))
     dtypes = {vi.name: vi.type.tensor_type.elem_type for vi in graph.input}
+    one = {vi.name for vi in graph.input if vi.type.tensor_type.HasField("shape") and all(
+        d.HasField("dim_value") and d.dim_value == 1 for d in vi.type.tensor_type.shape.dim)}
     out: Dict[str, Compared] = {}
     for name in names:
         found: List[Tuple[int, Compared]] = []
@@ -55,7 +61,8 @@ def compared_constants(model, names: Iterable[str]) -> Dict[str, Compared]:
             if node.op_type != "Equal" or len(node.input) != 2 or slot > 1:
                 continue
             value = constants.get(node.input[1 - slot])
-            if value is not None and _holds(dtypes.get(name), value):
+            if (value is not None and _holds(dtypes.get(name), value)
+                    and (name in one or _decides_if(node.output[0], readers, set()))):
                 found.append((k, Compared(value, node.name or node.output[0])))
         if found:
             out[name] = min(found)[1]
@@ -74,6 +81,26 @@ def _carried(tensor: str, readers, seen) -> Iterable[tuple]:
             for out in node.output:
                 if out:
                     yield from _carried(out, readers, seen)
+
+
+#: ops through which a comparison's result still decides an If's condition
+_CONDITION = frozenset({"Not", "And", "Or", "Xor", "Cast", "Identity", "Reshape", "Squeeze",
+                        "Unsqueeze"})
+
+
+def _decides_if(tensor: str, readers, seen) -> bool:
+    """Whether ``tensor`` (a comparison's result) is an ``If``'s condition, directly or through
+    ``_CONDITION`` ops."""
+    if tensor in seen:
+        return False
+    seen.add(tensor)
+    for _, node, slot in readers.get(tensor, ()):
+        if node.op_type == "If" and slot == 0:
+            return True
+        if node.op_type in _CONDITION and any(
+                _decides_if(out, readers, seen) for out in node.output if out):
+            return True
+    return False
 
 
 def _constants(graph) -> Dict[str, int]:

@@ -141,3 +141,36 @@ def test_the_shape_advice_is_tried_on_the_then_branch_and_runs_with_sr_16000():
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     x = np.random.default_rng(0).random(shape["input"], dtype=np.float32)
     session.run(None, {"input": x, "sr": np.array(16000, np.int64)})
+
+
+def padding_mask_model():
+    """tokens [1, 8] int64 and x [1, 8]: y = sum(x * tokens * 9000 masked by Not(Equal(tokens,
+    0))): a padding mask, no If, no table the package traces (a review's model)."""
+    inits = [numpy_helper.from_array(np.array(9000.0, np.float32), "k"),
+             numpy_helper.from_array(np.array(0, np.int64), "pad_id"),
+             numpy_helper.from_array(np.array([1], np.int64), "ax1")]
+    nodes = [helper.make_node("Cast", ["tokens"], ["tf"], to=1, name="tf"),
+             helper.make_node("Mul", ["x", "tf"], ["xt"], name="xt"),
+             helper.make_node("Mul", ["xt", "k"], ["h"], name="scale"),
+             helper.make_node("Equal", ["tokens", "pad_id"], ["is_pad"], name="is_pad"),
+             helper.make_node("Not", ["is_pad"], ["keep"], name="keep"),
+             helper.make_node("Cast", ["keep"], ["keepf"], to=1, name="keepf"),
+             helper.make_node("Mul", ["h", "keepf"], ["hm"], name="masked"),
+             helper.make_node("ReduceSum", ["hm", "ax1"], ["y"], keepdims=0, name="pool")]
+    graph = helper.make_graph(
+        nodes, "pad_scale", [helper.make_tensor_value_info("tokens", TensorProto.INT64, [1, 8]),
+                             helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_a_padding_mask_s_tokens_are_not_drawn_as_the_pad_id():
+    """A review: tokens compared with the pad id to mask padding (no If decides on it, more
+    than one element) were seeded all padding, and the check passed on nothing; they keep
+    their [0, 10) draw. A one-element input compared with a constant still takes it."""
+    model = padding_mask_model()
+    assert compared_constants(model, ["tokens"]) == {}
+    tokens = make_inputs(model, seed=0)["tokens"]
+    assert tokens.any() and not (tokens == 0).all()
+    model.graph.input[0].type.tensor_type.shape.dim[1].dim_value = 1  # tokens [1, 1]
+    assert compared_constants(model, ["tokens"])["tokens"].value == 0
