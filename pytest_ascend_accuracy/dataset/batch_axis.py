@@ -12,9 +12,15 @@ that size, axis 0 first where it is one. For a batch of 1 any axis of size 1 rea
 rows (and an output with none has no batch axis: the sample is one row); for a larger batch
 with several axes of its size, the model's declared output dims break the tie (a ``dim_param``
 shared with an input's axis 0), else axis 0 is read, and a later sample whose axis 0 is not
-the batch is an error, never a silent change of reading. An output with no axis of the batch
-size (batch > 1) is an error too. ``batch_axis=`` (``--batch-axis``, YAML ``batch_axis:``)
-says it where the sizes cannot: an axis, or ``None`` for an output with no batch axis.
+the batch is an error, never a silent change of reading. ``batch_axis=`` (``--batch-axis``,
+YAML ``batch_axis:``) says it where the sizes cannot: an axis, or ``None`` for an output with
+no batch axis.
+
+Where the inputs' axis 0 is over 1 and the output's axis 0 is 1, or no output axis has the
+inputs' size, that axis 0 is no batch (a model taking one image ``[H, W, 3]`` or ``[3, H, W]``
+and making a batch of one itself): the output is read along axis 0 as before (a review: an
+``[H, W, 3]`` input's check stopped with "no axis of the inputs' batch size, 32", and a
+``[3, 8, 8]`` one read the 3 classes of its ``[1, 3]`` output as 3 samples).
 """
 from __future__ import annotations
 
@@ -108,10 +114,10 @@ class BatchAxis:
             if self.chosen[1] in fits:
                 return self.chosen[1]
             raise self._conflict(sample, shape, n, fits)
+        if n > 1 and (not fits or shape[0] == 1):  # the inputs' axis 0 is no batch: as before
+            return self.chosen[1] if self.chosen is not None else 0
         if not fits:
-            if n == 1:
-                return self._seen(NO_AXIS, shape, n)
-            raise ConfigError(f"sample {sample.id!r}", self._no_axis(shape, n))
+            return self._seen(NO_AXIS, shape, n)
         if n == 1:  # any size-1 axis reads one row the same way
             return self._seen(0 if 0 in fits else fits[0], shape, n)
         if len(fits) > 1:
@@ -157,12 +163,6 @@ class BatchAxis:
             f"inputs' batch, {n}, though sample {first!r} was read along it (the one axis of "
             f"its batch size there, or axis 0 among several): the axis that holds the samples "
             f"cannot be told from the sizes; say it with {fix}"))
-
-    def _no_axis(self, shape, n) -> str:
-        return (f"output {self.output!r} of shape {_shape(shape)} has no axis of the inputs' "
-                f"batch size, {n} (their axis 0): which axis holds the samples cannot be told; "
-                f"say it with batch_axis=AXIS (0 reads its {shape[0]} entries of axis 0 as "
-                f"the samples' rows), or batch_axis=None for one row per sample")
 
     def _ambiguous(self, shape, n, fits) -> str:
         axes = ", ".join(str(k) for k in fits)

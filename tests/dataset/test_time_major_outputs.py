@@ -108,9 +108,16 @@ def test_no_axis_of_the_batch():
     assert axes.axis_for(_sample((1, 64, 30)), (30, 8)) is None  # batch 1 squeezed: one row
     assert "read as one row per sample (it has no axis of the inputs' batch size, 1)" \
         in axes.note()
-    with pytest.raises(ConfigError, match=r"output 'y' of shape \[30, 8\] has no axis of the "
-                                          r"inputs' batch size, 4 .*batch_axis=AXIS"):
-        BatchAxis("y").axis_for(_sample((4, 64, 30)), (30, 8))
+
+
+def test_an_inputs_axis_0_the_output_does_not_carry_is_no_batch():
+    """A review: a model of one image [H, W, 3] (or [3, H, W]) making a batch of one itself
+    stopped with "no axis of the inputs' batch size, 32", and a [3, 8, 8] one read the 3
+    classes of its [1, 3] output as 3 samples; both read axis 0 again, as before."""
+    for inp, out in [((32, 32, 3), (1, 10)), ((3, 8, 8), (1, 3)), ((4, 64, 30), (30, 8))]:
+        axes = BatchAxis("y")
+        assert axes.axis_for(_sample(inp), out) == 0, (inp, out)
+        assert axes.note() == ""
 
 
 def test_a_reading_later_sizes_contradict_is_an_error():
