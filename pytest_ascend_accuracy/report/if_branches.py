@@ -70,11 +70,12 @@ def plugin_nothing_fused(buffer_mode: str = "") -> str:
     """The plugin's reason where fusion off is not offered for a run with nothing fused;
     ``buffer_mode``: the buffer-off mode an Ascend device would compare with ("": the test's
     mode has buffer reuse off already)."""
-    device = (f" (on an Ascend device, --ascend-device=N, compare with modes=[{buffer_mode}])"
-              if buffer_mode else "")
-    return (", and no mode to compare with changes it here: no op of this run is fused "
-            "(coverage: 0 inside fused ops), so fusion off repeats this verdict, and this "
-            "backend, the emulator, does not emulate buffer reuse" + device)
+    device = (f" (on an Ascend device, --ascend-device=N, compare with modes=[{buffer_mode}], "
+              "and with fusion off: ATC fuses ops of its own)" if buffer_mode else "")
+    # (not "no mode changes it": high precision may, which the diagnosis tries; a review)
+    return (", and neither fusion off nor buffer reuse off is a probe here: no op of this run "
+            "is fused (coverage: 0 inside fused ops), so fusion off repeats this verdict, and "
+            "this backend, the emulator, does not emulate buffer reuse" + device)
 
 
 #: the library's and the command line's
