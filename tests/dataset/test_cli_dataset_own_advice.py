@@ -70,7 +70,7 @@ def test_the_diagnosis_is_the_diagnose_command_on_the_traced_sample(
     out = capsys.readouterr().out
     assert "--accuracy-diagnose" not in out and "modes=[" not in out, out
     assert "(on an Ascend device, --backend ascend --device N, compare with --mode " \
-           "buffer_off)" in out
+           "buffer_off, and with fusion off: ATC fuses ops of its own)" in out
     assert "the diagnose command, on sample 007 (the one traced):\n  ascend-accuracy diagnose " \
            "ctc.onnx --inputs ctcs/007.npz --threshold 0.9999999999" in out
     line = re.search(r"^  (ascend-accuracy diagnose .*)$", out, re.M).group(1)
