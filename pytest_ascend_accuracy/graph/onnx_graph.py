@@ -295,6 +295,7 @@ def make_inputs(model, *, seed: int = 0, input_shape=None,
         input_shape = {**sized, **{vi.name: np.shape(given[vi.name]) for vi in graph_inputs(proto)
                                    if vi.name in given and vi.name not in sized
                                    and None in declared_shape(vi)}}
+        input_shape.update(_shared_named_dims(proto, given, input_shape))
     shapes = resolve_input_shapes(proto, input_shape, source=model, seed=seed)
     bounds = None  # read from the graph for the first integer input (28 ms on PP-OCRv4 det)
     out: Dict[str, np.ndarray] = {}
@@ -322,6 +323,24 @@ def make_inputs(model, *, seed: int = 0, input_shape=None,
             check_feedable(vi, f"inputs of {model_label(model)!r}", generated=True)
             raise ConfigError(f"input {vi.name!r}", f"cannot make random inputs of dtype {dtype}")
         out[vi.name] = arr
+    return out
+
+
+def _shared_named_dims(proto, given: Mapping[str, object], sized) -> Dict[str, tuple]:
+    """The shapes of inputs not ``given`` nor ``sized`` whose every dynamic dimension is named
+    as one of a given array's (``input_ids`` [batch, seq] given: ``attention_mask`` [batch,
+    seq] takes its sizes, one name being one size; a review found it refused)."""
+    named = {d.dim_param: int(np.shape(given[vi.name])[k]) for vi in graph_inputs(proto)
+             if vi.name in given for k, d in enumerate(vi.type.tensor_type.shape.dim)
+             if d.dim_param and k < np.ndim(given[vi.name])}
+    out = {}
+    for vi in graph_inputs(proto):
+        dims = vi.type.tensor_type.shape.dim
+        if (vi.name not in given and vi.name not in sized and dims
+                and any(d.dim_param in named for d in dims)
+                and all(d.HasField("dim_value") or d.dim_param in named for d in dims)):
+            out[vi.name] = tuple(d.dim_value if d.HasField("dim_value") else named[d.dim_param]
+                                 for d in dims)
     return out
 
 
