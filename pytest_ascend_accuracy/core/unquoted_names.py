@@ -47,8 +47,10 @@ def _shown(value: Any) -> str:
 
 
 def unquoted_name_note(value: Any, snippet: str = "") -> str:
-    """``"a number: YAML reads an unquoted 387 as one; quote it: "387" (SNIPPET)"`` for a name
-    YAML read as a number, boolean or date; ``""`` for anything else."""
+    """``"a number: YAML reads an unquoted 387 as one; quote it as the model spells it: "387"
+    (SNIPPET)"`` for a name YAML read as a number, boolean or date; ``""`` for anything else.
+    "As the model spells it": YAML reads ``017``, ``0x0F``, ``1_5`` and ``+15`` as 15 too, and
+    the quoted "15" would name another tensor (a review)."""
     kind = _kind(value)
     if kind is None:
         return ""
@@ -57,7 +59,8 @@ def unquoted_name_note(value: Any, snippet: str = "") -> str:
         spelled = {"a boolean": "true, false, yes, no, on or off"}.get(kind, _shown(value))
         return (f"{kind}: YAML reads an unquoted {spelled} as one; quote the name as the "
                 f"model spells it, in double quotes")
-    return (f"{kind}: YAML reads an unquoted {quoted[1:-1]} as one; quote it: {quoted}"
+    return (f"{kind}: YAML reads an unquoted {quoted[1:-1]} as one; quote it as the model "
+            f"spells it: {quoted}"
             + (f" ({snippet})" if snippet else ""))
 
 

@@ -44,11 +44,11 @@ def project(pytester):
 @pytest.mark.parametrize("setting, said, pasted", [
     ("per_op: {387: 0.999}",
      'models[0].per_op: per_op keys must be op names, got 387, a number: YAML reads an unquoted '
-     '387 as one; quote it: "387" (per_op: {"387": 0.999})',
+     '387 as one; quote it as the model spells it: "387" (per_op: {"387": 0.999})',
      'per_op: {"387": 0.999}'),
     ("ignore: [387]",
      'models[0].ignore: must be a list of op names, got [387]; 387 is a number: YAML reads an '
-     'unquoted 387 as one; quote it: "387" (ignore: ["387"])',
+     'unquoted 387 as one; quote it as the model spells it: "387" (ignore: ["387"])',
      'ignore: ["387"]')])
 def test_a_numeric_tensor_name_is_told_to_be_quoted_then_to_name_its_op(project, setting, said,
                                                                         pasted):
@@ -66,7 +66,7 @@ def test_a_numeric_tensor_name_is_told_to_be_quoted_then_to_name_its_op(project,
     ("modes: [{keep_dtype: [12]}]", '(keep_dtype: ["12"])', 'modes: [{keep_dtype: ["12"]}]')])
 def test_a_numeric_op_name_quoted_as_advised_is_taken(project, setting, said, pasted):
     out = project(setting).stdout.str()
-    assert f'12 as one; quote it: "12" {said}\n' in out
+    assert f'12 as one; quote it as the model spells it: "12" {said}\n' in out
     assert ("12 is a number: YAML reads an unquoted" in out
             or "got 12, a number: YAML reads an unquoted" in out)
     result = project(pasted)
