@@ -197,8 +197,23 @@ def problem_advice(problem: str) -> Optional[Tuple[str, str]]:
     return None
 
 
-def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure]]:
-    """``("ignored" | "unmatched" | "skipped" | "passed" | "failed", failure-or-None)``."""
+def tensor_keyed(rows) -> frozenset:
+    """The op names of ``rows`` with more than one compared output: a per_op entry naming such
+    an op sets the threshold of every output of it, so a fix of one of them names its tensor,
+    ``split:output:0`` (a review: ``--per-op split=0.832024`` pasted into diagnose passed
+    split's other output at cosine 0.879)."""
+    seen, multi = {}, set()
+    for r in rows:
+        if r.slot.startswith("output") and r.metrics is not None:
+            if seen.setdefault(r.op_name, r.slot) != r.slot:
+                multi.add(r.op_name)
+    return frozenset(multi)
+
+
+def judge_row(row: TensorCompare, policy: Policy,
+              keyed: frozenset = frozenset()) -> Tuple[str, Optional[Failure]]:
+    """``("ignored" | "unmatched" | "skipped" | "passed" | "failed", failure-or-None)``;
+    ``keyed``: ``tensor_keyed`` of the rows judged, whose one-element fixes name the tensor."""
     if policy.is_ignored(row.names):
         return "ignored", None
     if "no_golden" in row.flags and NOT_COMPARED_FLAG not in row.flags:
@@ -219,7 +234,8 @@ def judge_row(row: TensorCompare, policy: Policy) -> Tuple[str, Optional[Failure
         return "skipped", None
     value = m.value(thr.metric)
     if thr.passed(value):
-        lone = one_element_failure(m, thr, row.op_name)  # cosine: a one-element tensor's sign
+        lone = one_element_failure(m, thr, row.tensor_index if row.op_name in keyed
+                                   else row.op_name)  # cosine: a one-element tensor's sign
         if lone:
             return "failed", Failure(row, thr, value, lone, None)
         # passes, but not in scale (ops given their own threshold by per_op are the user's call)
@@ -321,8 +337,9 @@ class CompareResult:
                               "--no-kl); judging by 'kl' would skip every tensor")
         failures = []
         counts = {"ignored": 0, "unmatched": 0, "skipped": 0, "passed": 0, "failed": 0}
+        keyed = tensor_keyed(self.rows)
         for row in self.rows:
-            status, failure = judge_row(row, policy)
+            status, failure = judge_row(row, policy, keyed)
             counts[status] += 1
             if failure is not None:
                 failures.append(failure)

@@ -19,7 +19,7 @@ import os
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from urllib.parse import quote
 
-from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row
+from ..compare.result import CompareResult, TensorCompare, Verdict, judge_row, tensor_keyed
 from ..core.atomic_files import atomic_write_text
 from .failure_text import coverage_line, default_hint
 from .figures import judged_cosine, plain_cosine_text
@@ -270,8 +270,9 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
             "max_abs", "max_rel", "NaN/Inf (actual; golden)", "status", "reason / notes"]
     out = ["<table><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head)
            + "</tr></thead><tbody>"]
+    keyed = tensor_keyed(result.rows)
     for i, r in enumerate(result.rows):
-        status, failure = judge_row(r, verdict.policy)
+        status, failure = judge_row(r, verdict.policy, keyed)
         m = r.metrics
         nf = (f"{m.nan_actual}/{m.posinf_actual}/{m.neginf_actual}; "
               f"{m.nan_golden}/{m.posinf_golden}/{m.neginf_golden}") if m else ""

@@ -131,13 +131,14 @@ def per_op_key(verdict: Verdict, row: TensorCompare, rows=()) -> str:
     ``{split: 0.83}`` passed its other output at cosine 0.879)."""
     from .model_spelling import row_model_name
 
+    others = any(r.op_name == row.op_name and r.slot != row.slot
+                 and r.slot.startswith("output") for r in rows)
     key = verdict.policy.threshold_key(row.names)
-    if key is not None and not any(ch in key for ch in "*?["):
+    if (key is not None and not any(ch in key for ch in "*?[")
+            and not (others and ":" not in key)):  # (the op's own entry judges its others)
         return key
     name = row_model_name(row) or row.op_name  # (an exact name is taken before any glob)
-    first = row.golden_slot in ("", "output:0")
-    if first and not any(r.op_name == row.op_name and r.slot != row.slot
-                         and r.slot.startswith("output") for r in rows):
+    if row.golden_slot in ("", "output:0") and not others:
         return name
     return f"{name}:{row.golden_slot or 'output:0'}"
 

@@ -119,3 +119,34 @@ def test_the_fix_of_one_output_of_an_op_names_that_output(pytester):
     run = pytester.runpytest("-p", "no:cacheprovider")
     run.assert_outcomes(failed=1)
     run.stdout.fnmatch_lines(["*first failing op split:output:1 (cosine 0.87904* < 0.95)*"])
+
+
+def test_a_check_s_own_bare_entry_gives_way_to_the_tensor_s(pytester):
+    """A review: with @accuracy(per_op={"split": 0.9}) the fix kept the bare key,
+    per_op={"split": 0.832024}, which pasted passed split's other output (0.879 < 0.9)."""
+    split_model(pytester.path / "split.onnx")
+    pytester.makepyfile(test_split=SPLIT_TEST.format(per_op=', per_op={"split": 0.9}'))
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=1)
+    fix = re.search(r"per_op=(\{[^}]*\})", run.stdout.str()).group(1)
+    assert fix == '{"split": 0.9, "split:output:0": 0.832024}', fix
+    pytester.makepyfile(test_split=SPLIT_TEST.format(per_op=f", per_op={fix}"))
+    run = pytester.runpytest("-p", "no:cacheprovider")
+    run.assert_outcomes(failed=1)
+    run.stdout.fnmatch_lines(["*first failing op split:output:1 (cosine 0.87904* < 0.9)*"])
+
+
+def test_the_library_s_and_the_command_s_fix_name_the_tensor_too():
+    """The reason judge() gives (diagnose, compare, judge and the HTML report print it) named
+    the bare op, ``--per-op split=0.832024``, which pasted passed split's other output."""
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.dump.model import DumpSet
+
+    rest = np.random.default_rng(1).standard_normal(64).astype(np.float32)
+    golden = DumpSet.from_arrays({"split": [np.array([[1.2]], np.float32), rest]})
+    actual = DumpSet.from_arrays({"split": [np.array([[0.4]], np.float16),
+                                            (rest + 0.5).astype(np.float16)]})
+    verdict = compare_dumps(actual, golden).judge(0.95)
+    reason = next(f.reason for f in verdict.failures if f.row.slot == "output:0")
+    assert '"split:output:0": ' in reason and "--per-op split:output:0=" in reason, reason
+    assert '"split": ' not in reason and "--per-op split=" not in reason, reason
