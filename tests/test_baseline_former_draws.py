@@ -104,18 +104,23 @@ def test_another_seed_is_not_blamed_on_the_draw(path):
 
 
 def compared_model():
-    """x [1, 4] float; sr int64 [] compared with 16000 (Equal), which picks y = x or x * 2."""
+    """x [1, 4] float; sr int64 [] compared with 16000 (Equal) deciding If: y = x or x * 2."""
     k = numpy_helper.from_array(np.array(16000, np.int64), "k")
     two = numpy_helper.from_array(np.array(2.0, np.float32), "two")
+    out = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])]
+    then = helper.make_graph([helper.make_node("Identity", ["x"], ["y_then"], name="keep")],
+                             "then", [], [helper.make_tensor_value_info(
+                                 "y_then", TensorProto.FLOAT, [1, 4])])
+    other = helper.make_graph([helper.make_node("Mul", ["x", "two"], ["y_else"], name="dbl")],
+                              "else", [], [helper.make_tensor_value_info(
+                                  "y_else", TensorProto.FLOAT, [1, 4])])
     nodes = [helper.make_node("Equal", ["sr", "k"], ["is16k"], name="eq"),
-             helper.make_node("Cast", ["is16k"], ["f"], name="cast", to=1),
-             helper.make_node("Add", ["f", "two"], ["s"], name="add"),
-             helper.make_node("Mul", ["x", "s"], ["y"], name="mul")]
+             helper.make_node("If", ["is16k"], ["y"], name="pick", then_branch=then,
+                              else_branch=other)]
     graph = helper.make_graph(
         nodes, "compared",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4]),
-         helper.make_tensor_value_info("sr", TensorProto.INT64, [])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])], [k, two])
+         helper.make_tensor_value_info("sr", TensorProto.INT64, [])], out, [k, two])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 

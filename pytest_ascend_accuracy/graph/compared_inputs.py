@@ -16,10 +16,11 @@ is read (an ``Equal`` inside a branch does not count), and only inputs whose dra
 bounds: a table index keeps its draw below the table (an ``input_ids`` compared with the pad
 id would otherwise be all padding), a mask its 0 and 1, a ``sequence_lens`` its lengths
 (``graph.integer_ranges``); a constant the input's dtype cannot hold is not drawn. And only
-where the comparison picks a path: the input is a scalar (or one element), or the ``Equal``
-decides an ``If`` (its condition, through ``Not``/``And``/``Or``/a Cast...). A review: a
-token input compared with the pad id as a padding mask (``Equal(tokens, 0)``), its table
-not one this package traces, was seeded all padding, and the check passed on nothing.
+where the comparison picks a path: the ``Equal`` decides an ``If`` (its condition, through
+``Not``/``And``/``Or``/a Cast...). Two reviews: a token input compared with the pad id as a
+padding mask (``Equal(tokens, 0)``), its table not one this package traces, was seeded all
+padding, and the check passed on nothing; a scalar ``k`` masking an output by
+``Where(Equal(k, 3), 0, x)`` was seeded 3, and the check passed on zeros.
 """
 from __future__ import annotations
 
@@ -52,8 +53,6 @@ def compared_constants(model, names: Iterable[str]) -> Dict[str, Compared]:
         for slot, name in enumerate(node.input):
             readers.setdefault(name, []).append((k, node, slot))
     dtypes = {vi.name: vi.type.tensor_type.elem_type for vi in graph.input}
-    one = {vi.name for vi in graph.input if vi.type.tensor_type.HasField("shape") and all(
-        d.HasField("dim_value") and d.dim_value == 1 for d in vi.type.tensor_type.shape.dim)}
     out: Dict[str, Compared] = {}
     for name in names:
         found: List[Tuple[int, Compared]] = []
@@ -62,7 +61,7 @@ def compared_constants(model, names: Iterable[str]) -> Dict[str, Compared]:
                 continue
             value = constants.get(node.input[1 - slot])
             if (value is not None and _holds(dtypes.get(name), value)
-                    and (name in one or _decides_if(node.output[0], readers, set()))):
+                    and _decides_if(node.output[0], readers, set())):
                 found.append((k, Compared(value, node.name or node.output[0])))
         if found:
             out[name] = min(found)[1]
