@@ -16,8 +16,9 @@ the batch is an error, never a silent change of reading. ``batch_axis=`` (``--ba
 YAML ``batch_axis:``) says it where the sizes cannot: an axis, or ``None`` for an output with
 no batch axis.
 
-Where the inputs' axis 0 is over 1 and the output's axis 0 is 1, or no output axis has the
-inputs' size, that axis 0 is no batch (a model taking one image ``[H, W, 3]`` or ``[3, H, W]``
+Where the inputs' axis 0 is over 1 and the output's axis 0 is 1 (unless the model declares
+another axis the inputs' symbolic batch), or no output axis has the inputs' size, that axis 0
+is no batch (a model taking one image ``[H, W, 3]`` or ``[3, H, W]``
 and making a batch of one itself): the output is read along axis 0 as before (a review: an
 ``[H, W, 3]`` input's check stopped with "no axis of the inputs' batch size, 32", and a
 ``[3, 8, 8]`` one read the 3 classes of its ``[1, 3]`` output as 3 samples).
@@ -114,8 +115,8 @@ class BatchAxis:
             if self.chosen[1] in fits:
                 return self.chosen[1]
             raise self._conflict(sample, shape, n, fits)
-        if n > 1 and (not fits or shape[0] == 1):  # the inputs' axis 0 is no batch: as before
-            return self.chosen[1] if self.chosen is not None else 0
+        if n > 1 and (not fits or (shape[0] == 1 and not self._declared_one(shape, fits))):
+            return self.chosen[1] if self.chosen is not None else 0  # no batch: as before
         if not fits:
             return self._seen(NO_AXIS, shape, n)
         if n == 1:  # any size-1 axis reads one row the same way
@@ -145,6 +146,12 @@ class BatchAxis:
         if axis != 0 and self.other is None:
             self.other = (axis, shape, n)
         return axis
+
+    def _declared_one(self, shape, fits) -> bool:
+        """Whether the model declares one of ``fits`` as the inputs' symbolic batch (an output
+        ``[1, N, C]`` whose ``N`` is the inputs' axis 0: a review found its N read as positions)."""
+        return (bool(self.declared) and self.declared[0] == len(shape)
+                and any(k in self.declared[1:] for k in fits))
 
     def _declared(self, shape, fits):
         """The axes of ``fits`` the model declares as the inputs' symbolic batch (where the

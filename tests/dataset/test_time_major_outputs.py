@@ -140,6 +140,14 @@ def test_the_declared_batch_breaks_a_tie():
     assert axes.axis_for(_sample((4, 1, 8, 4)), (4, 4, 8)) == 1
 
 
+def test_an_output_of_one_whose_declared_batch_is_axis_1_reads_it():
+    """A review: an output [1, N, C] of a real batch N (declared with the inputs' dim_param)
+    was read along axis 0 by the no-batch rule, its N entries as positions of one row; an
+    undeclared one still reads axis 0 (a model of one [3, H, W] image making [1, 3])."""
+    assert BatchAxis("y", declared=(3, 1)).axis_for(_sample((4, 8)), (1, 4, 10)) == 1
+    assert BatchAxis("y").axis_for(_sample((4, 8)), (1, 4, 10)) == 0
+
+
 def test_a_batch_of_one_switches_size_1_axes_freely():
     axes = BatchAxis("y")
     assert axes.axis_for(_sample((1, 1, 8, 1), "a"), (1, 1, 8)) == 0  # T = 1: either reads
