@@ -225,6 +225,13 @@ def _in_cli_words(result, args: argparse.Namespace) -> None:
 
     result.layout_note = cli_words(result.layout_note)
     culprit = result.culprit
+    if culprit is not None:  # "threshold=1.000000 names it": the command's --threshold (a review)
+        import re
+
+        named = re.compile(r"\bthreshold=(\S+) names it")
+        culprit = result.culprit = replace(
+            culprit, reason=named.sub(r"--threshold \1 names it", culprit.reason),
+            note=named.sub(r"--threshold \1 names it", culprit.note))
     if culprit is None or culprit.hint is None:
         return
     parser = argparse.ArgumentParser()

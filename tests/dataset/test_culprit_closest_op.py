@@ -97,3 +97,26 @@ def test_an_entry_naming_a_folded_constant_says_so(device, tmp_path, cache):
         "not traced to an operator: per_op entry 'bias_const' names only ops never compared "
         "here (bias_const): folded at conversion: the converter computed them, the device never "
         "runs or dumps them; it would judge nothing, so remove it")
+
+
+def test_the_command_names_its_own_threshold_option_and_it_pastes(tmp_path, monkeypatch,
+                                                                   capsys):
+    """A review: ``ascend-accuracy dataset`` printed the library's ``threshold=1.000000 names
+    it``; the command's option is ``--threshold``, and given, it names the op."""
+    from pytest_ascend_accuracy.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    near_tie(tmp_path / "near_tie.onnx")
+    (tmp_path / "samples").mkdir()
+    for i, s in enumerate(samples()):
+        np.savez(tmp_path / "samples" / f"{i:03d}.npz", **s)
+    command = ["dataset", "near_tie.onnx", "samples", "--metric", "agreement",
+               "--cache-dir", "cache"]
+    assert main(command) == 1
+    out = capsys.readouterr().out
+    assert "threshold=" not in out.replace("--threshold ", ""), out
+    closest = r"the closest to it is #\d+ (\S+) .*?: --threshold ([\d.]+) names it"
+    found = re.search(closest, out)
+    assert found, out
+    assert main(command + ["--threshold", found.group(2)]) == 1
+    assert f"first operator below the threshold: {found.group(1)} " in capsys.readouterr().out
