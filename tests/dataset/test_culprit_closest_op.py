@@ -99,8 +99,8 @@ def test_an_entry_naming_a_folded_constant_says_so(device, tmp_path, cache):
         "runs or dumps them; it would judge nothing, so remove it")
 
 
-def test_the_command_names_its_own_threshold_option_and_it_pastes(tmp_path, monkeypatch,
-                                                                   capsys):
+def test_the_command_names_its_own_threshold_option_and_it_pastes(
+        tmp_path, monkeypatch, capsys):
     """A review: ``ascend-accuracy dataset`` printed the library's ``threshold=1.000000 names
     it``; the command's option is ``--threshold``, and given, it names the op."""
     from pytest_ascend_accuracy.cli import main
