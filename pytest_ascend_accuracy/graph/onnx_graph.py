@@ -31,7 +31,7 @@ from .feedable import check_feedable
 from .input_names import check_input_names, listed_initializers, require_mapping
 from . import input_shape_parse
 from .onnxruntime_version import require_onnx
-from .shape_advice import dynamic_shape_error
+from .shape_advice import dynamic_dims_text, dynamic_shape_error
 from .shape_trial import runner as trial_runner
 
 InputShape = Optional[Mapping[str, Sequence[int]]]
@@ -210,7 +210,7 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
         else:
             resolved[name] = declared
             if require_static and (any(d is None for d in declared) or not _has_shape(vi)):
-                dynamic[name] = f"{name!r} {_dynamic_dims(vi, declared)} ({_show(declared)})"
+                dynamic[name] = f"{name!r} {dynamic_dims_text(vi, declared)} ({_show(declared)})"
     if dynamic:  # all of them at once: fixing the first one only led to the next error
         what = (f"input {next(iter(dynamic.values()))}" if len(dynamic) == 1 else
                 f"{len(dynamic)} inputs are left dynamic: " + "; ".join(dynamic.values()))
@@ -219,17 +219,6 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
             trial_runner, model if source is None else source, seed, make_inputs,
             session_options))  # (run when the advice is shown)
     return resolved
-
-
-def _dynamic_dims(vi, declared) -> str:
-    """What is dynamic about an input: "dimension 1 ('S') is dynamic", "dimensions 0 ('B'),
-    1 ('S') are dynamic" or "has no declared shape"."""
-    dims = vi.type.tensor_type.shape.dim
-    ks = [k for k, d in enumerate(declared) if d is None]
-    if not ks:
-        return "has no declared shape"
-    shown = ", ".join(f"{k} ({dims[k].dim_param!r})" if dims[k].dim_param else f"{k}" for k in ks)
-    return f"dimension {shown} is dynamic" if len(ks) == 1 else f"dimensions {shown} are dynamic"
 
 
 def _dims_of(vi, given=None) -> Tuple[Tuple[Optional[int], str], ...]:

@@ -185,6 +185,27 @@ def _tuple(dims: Sequence[int]) -> str:
     return "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
 
 
+def dynamic_dims_text(vi, declared) -> str:
+    """What is dynamic about an input: "dimension 1 ('S') is dynamic", "dimensions 0 ('B'),
+    1 ('S') are dynamic" or "has no declared shape"."""
+    dims = vi.type.tensor_type.shape.dim
+    ks = [k for k, d in enumerate(declared) if d is None]
+    if not ks:
+        return "has no declared shape"
+    zero = [k for k in ks if dims[k].HasField("dim_value") and dims[k].dim_value == 0]
+    shown = ", ".join(f"{k} ({dims[k].dim_param!r})" if dims[k].dim_param else
+                      f"{k} (declared 0)" if k in zero else f"{k}" for k in ks)
+    return (f"dimension {shown} is dynamic" if len(ks) == 1 else
+            f"dimensions {shown} are dynamic") + (ZERO_DECLARED if zero else "")
+
+
+#: a dim_value 0, read as a size left open as exporters write it (an onnx sweep: a real 0 read
+#: so was asked for, though ATC converts no empty input)
+ZERO_DECLARED = (" (a declared 0 is read as a size left open, as exporters write it; a real "
+                 "size 0 is no input ATC converts, E10011: make an empty input a constant of "
+                 "the model, or leave it out)")
+
+
 def dynamic_shape_error(where: str, what: str, dynamic: Declared,
                         given: Mapping[str, Tuple[Tuple[int, str], ...]],
                         order: Sequence[str] = (), *,

@@ -66,3 +66,27 @@ def test_the_ascend_backend_advice_is_a_shape_to_paste(tmp_path):
     assert str(info.value).endswith("input_shape={'x': (1, 3, 1)}")
     assert input_shapes_for_atc(tmp_path / "m.onnx", inputs, {"x": (1, 3, 1)}) == {
         "x": (1, 3, 1), "y": (2,)}
+
+
+def test_a_declared_zero_is_said_to_be_read_as_open_and_why_no_zero_converts():
+    """An onnx sweep (its *_empty_set tests): a dimension declared 0 was called dynamic and
+    shown '?', though onnxruntime's own words said 'Expected: 0'; it is read as a size left
+    open (exporters write 0 so), and the error says so and that ATC converts no size 0."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from pytest_ascend_accuracy.graph.onnx_graph import resolve_input_shapes
+    from pytest_ascend_accuracy.graph.shape_advice import DynamicShapeError
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="relu")], "zero",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 0, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 0, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(model)
+    with pytest.raises(DynamicShapeError) as info:
+        resolve_input_shapes(model, require_static=True)
+    text = str(info.value)
+    assert "input 'x' dimension 1 (declared 0) is dynamic (a declared 0 is read as a size " \
+           "left open, as exporters write it; a real size 0 is no input ATC converts, " \
+           "E10011" in text, text
