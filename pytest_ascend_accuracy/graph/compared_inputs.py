@@ -28,10 +28,14 @@ from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-#: ops whose output holds their first input's values (as ``integer_ranges._PASS_THROUGH``), and
-#: ops whose output holds some of its elements (``Gather``/``Slice`` of the input, as ``data``)
-_CARRY = frozenset({"Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten",
-                    "Transpose", "Expand", "Gather", "Slice"})
+from .value_readers import PASS_THROUGH, reached, readers_of
+
+#: ops whose output holds their first input's values (``PASS_THROUGH``), and ops whose output
+#: holds some of its elements (``Gather``/``Slice`` of the input, as ``data``)
+_CARRY = PASS_THROUGH | {"Gather", "Slice"}
+#: ops through which a comparison's result still decides an If's condition
+_CONDITION = frozenset({"Not", "And", "Or", "Xor", "Cast", "Identity", "Reshape", "Squeeze",
+                        "Unsqueeze"})
 
 
 class Compared(NamedTuple):
@@ -48,58 +52,29 @@ def compared_constants(model, names: Iterable[str]) -> Dict[str, Compared]:
     are, and only a constant the input's dtype holds. Others are not listed."""
     graph = model.graph
     constants = _constants(graph)
-    readers: Dict[str, list] = {}  # tensor -> [(graph position, node, input slot)]
-    for k, node in enumerate(graph.node):
-        for slot, name in enumerate(node.input):
-            readers.setdefault(name, []).append((k, node, slot))
+    readers = readers_of(graph)
+    position = {id(node): k for k, node in enumerate(graph.node)}
     dtypes = {vi.name: vi.type.tensor_type.elem_type for vi in graph.input}
     out: Dict[str, Compared] = {}
     for name in names:
         found: List[Tuple[int, Compared]] = []
-        for k, node, slot in _carried(name, readers, set()):
+        for node, slot in reached(name, readers, _CARRY):
             if node.op_type != "Equal" or len(node.input) != 2 or slot > 1:
                 continue
             value = constants.get(node.input[1 - slot])
             if (value is not None and _holds(dtypes.get(name), value)
-                    and _decides_if(node.output[0], readers, set())):
-                found.append((k, Compared(value, node.name or node.output[0])))
+                    and _decides_if(node.output[0], readers)):
+                found.append((position[id(node)], Compared(value, node.name or node.output[0])))
         if found:
             out[name] = min(found)[1]
     return out
 
 
-def _carried(tensor: str, readers, seen) -> Iterable[tuple]:
-    """``(graph position, node, slot)`` of every op reading ``tensor``'s values, directly or
-    through ``_CARRY`` ops (as their first input)."""
-    if tensor in seen:
-        return
-    seen.add(tensor)
-    for k, node, slot in readers.get(tensor, ()):
-        yield k, node, slot
-        if node.op_type in _CARRY and slot == 0:
-            for out in node.output:
-                if out:
-                    yield from _carried(out, readers, seen)
-
-
-#: ops through which a comparison's result still decides an If's condition
-_CONDITION = frozenset({"Not", "And", "Or", "Xor", "Cast", "Identity", "Reshape", "Squeeze",
-                        "Unsqueeze"})
-
-
-def _decides_if(tensor: str, readers, seen) -> bool:
+def _decides_if(tensor: str, readers) -> bool:
     """Whether ``tensor`` (a comparison's result) is an ``If``'s condition, directly or through
     ``_CONDITION`` ops."""
-    if tensor in seen:
-        return False
-    seen.add(tensor)
-    for _, node, slot in readers.get(tensor, ()):
-        if node.op_type == "If" and slot == 0:
-            return True
-        if node.op_type in _CONDITION and any(
-                _decides_if(out, readers, seen) for out in node.output if out):
-            return True
-    return False
+    return any(node.op_type == "If" and slot == 0
+               for node, slot in reached(tensor, readers, _CONDITION))
 
 
 def _constants(graph) -> Dict[str, int]:

@@ -27,15 +27,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable, Dict, Iterable, Iterator, Mapping, Optional, Tuple
+from typing import Callable, Dict, Iterable, Mapping, Optional, Tuple
 
 import numpy as np
 
 from .compared_inputs import compared_constants
-
-#: ops that carry an integer input's values through unchanged (a Cast, a reshaping)
-_PASS_THROUGH = frozenset({"Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten",
-                           "Transpose", "Expand"})
+from .value_readers import PASS_THROUGH, reached, readers_of
 #: ops whose output has their first input's shape: a table reached through them from an
 #: initializer keeps its size (a QDQ model's Gather reads ``DequantizeLinear(weight_quantized)``,
 #: a float16 conversion's ``Cast(weight)``)
@@ -84,14 +81,14 @@ def integer_ranges(model, names: Iterable[str], shapes: Mapping[str, Tuple[int, 
 
 def sequence_lengths(model, names: Iterable[str], shape_of: ShapeOf) -> Dict[str, int]:
     """``{input name: seq_length}`` for those of ``names`` that a recurrent op (``_RECURRENT``)
-    reads as its ``sequence_lens``, directly or through ``_PASS_THROUGH`` ops: the length of
+    reads as its ``sequence_lens``, directly or through ``PASS_THROUGH`` ops: the length of
     the op's ``X`` on its sequence axis (0, or 1 where ``layout`` is 1), ``shape_of(X)``; the
     shortest where several read it. An input whose ``X`` has no known length is not listed."""
-    readers = _readers(model.graph)
+    readers = readers_of(model.graph)
     out: Dict[str, int] = {}
     for name in names:
         found = []
-        for node, slot in _reached(name, readers, set()):
+        for node, slot in reached(name, readers):
             if node.op_type not in _RECURRENT or slot != _SEQUENCE_LENS or not node.input[0]:
                 continue
             layout = next((a.i for a in node.attribute if a.name == "layout"), 0)
@@ -111,7 +108,7 @@ def integer_highs(model, names: Iterable[str]) -> Dict[str, int]:
     values index a constant table of ``n`` entries (``n >= 1``; the smallest where several): a
     Gather's ``indices`` whose ``data`` is an initializer or a Constant, or one of those through
     ops that keep its shape (``_SAME_SHAPE``: a QDQ model's ``DequantizeLinear``), reached
-    directly or through ops that pass the values on unchanged (``_PASS_THROUGH``, as their
+    directly or through ops that pass the values on unchanged (``PASS_THROUGH``, as their
     first input)."""
     graph = model.graph
     dims = {t.name: tuple(t.dims) for t in graph.initializer}
@@ -122,7 +119,7 @@ def integer_highs(model, names: Iterable[str]) -> Dict[str, int]:
                     dims[node.output[0]] = tuple(a.t.dims)
         elif node.op_type in _SAME_SHAPE and node.input and node.input[0] in dims:
             dims[node.output[0]] = dims[node.input[0]]
-    readers = _readers(graph)
+    readers = readers_of(graph)
     out: Dict[str, int] = {}
     for name in names:
         bound = _bound(name, readers, dims, set())
@@ -133,32 +130,10 @@ def integer_highs(model, names: Iterable[str]) -> Dict[str, int]:
     return out
 
 
-def _readers(graph) -> Dict[str, list]:
-    """``{tensor name: [(node, input slot), ...]}`` of the main graph."""
-    readers: Dict[str, list] = {}
-    for node in graph.node:
-        for slot, name in enumerate(node.input):
-            readers.setdefault(name, []).append((node, slot))
-    return readers
-
-
-def _reached(tensor: str, readers, seen) -> Iterator[tuple]:
-    """``(node, slot)`` of every op reading ``tensor``'s values: directly, or through ops that
-    pass them on unchanged (``_PASS_THROUGH``, as their first input)."""
-    if tensor in seen:
-        return
-    seen.add(tensor)
-    for node, slot in readers.get(tensor, ()):
-        yield node, slot
-        if node.op_type in _PASS_THROUGH and slot == 0:
-            for out in node.output:
-                yield from _reached(out, readers, seen)
-
-
 def _bound(tensor: str, readers, dims, seen) -> Optional[int]:
     """The smallest table size ``tensor``'s values index, or None."""
     found = []
-    for node, slot in _reached(tensor, readers, seen):
+    for node, slot in reached(tensor, readers, seen=seen):
         if node.op_type == "Gather" and slot == 1 and node.input[0] in dims:
             shape = dims[node.input[0]]
             axis = next((a.i for a in node.attribute if a.name == "axis"), 0)
@@ -185,7 +160,7 @@ def index_hint(model, message: str, inputs: Mapping[str, object], *,
     """What to add to onnxruntime's refusal ``message`` of an index out of range (Gather,
     GatherElements, GatherND) in ``model`` (the ModelProto onnxruntime ran, its node names)
     on ``inputs``: '' unless the refused indices are a graph input's values, reached through
-    ops that pass them on (``_PASS_THROUGH``). Where that input's array is ``make_inputs``'
+    ops that pass them on (``PASS_THROUGH``). Where that input's array is ``make_inputs``'
     seeded draw (seed 0 to 99): '; seeded input 'ids' drew integers from [0, 10) (seed 0), but
     Gather 'g' takes [0, 1] ...: give your own arrays (pytest: ...; YAML: ...; ascend-accuracy
     diagnose ... --inputs ...)', each spelling naming one ``<input>.npy`` per model input
@@ -274,12 +249,12 @@ def _draw_seed(names, inputs) -> Optional[int]:
 
 def _graph_input_of(graph, tensor: str, inputs) -> Optional[str]:
     """The graph input (one of ``inputs``) whose values ``tensor`` is, through
-    ``_PASS_THROUGH`` ops (their first input), or None."""
+    ``PASS_THROUGH`` ops (their first input), or None."""
     producers = {o: n for n in graph.node for o in n.output if o}
     seen = set()
     while tensor not in inputs:
         node = producers.get(tensor)
-        if node is None or node.op_type not in _PASS_THROUGH or not node.input or tensor in seen:
+        if node is None or node.op_type not in PASS_THROUGH or not node.input or tensor in seen:
             return None
         seen.add(tensor)
         tensor = node.input[0]
