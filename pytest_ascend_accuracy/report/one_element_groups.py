@@ -30,7 +30,8 @@ def grouped(verdict, rows=()):
     error), keyed as the check's per_op would name them (``tiny_float32.per_op_key``, given the
     compared ``rows``: an op with other outputs by its tensor), with the check's own entries;
     the verdict itself where no failure is one-element."""
-    from .tiny_float32 import per_op_key
+    from ..compare.result import tensor_keyed
+    from .tiny_float32 import per_op_key, with_own_entries
 
     ones = [f for f in verdict.failures
             if f.reason.startswith(ONE_ELEMENT) and FIX_AT in f.reason and f.row.metrics]
@@ -39,16 +40,13 @@ def grouped(verdict, rows=()):
     alike: Dict[str, List] = {}
     for f in ones:
         alike.setdefault(_lower(f), []).append(f)
-    default = verdict.policy.default.metric
+    keyed = tensor_keyed(rows)
     fixed = {}
     for f in ones:
         lower = _lower(f)
-        ops = list(dict.fromkeys(per_op_key(verdict, g.row, rows)
+        ops = list(dict.fromkeys(per_op_key(verdict, g.row, keyed)
                                  for g in [f] + [g for g in alike[lower] if g is not f]))
-        entries: Dict[str, object] = {
-            name: thr.value if thr.metric == default else {thr.metric: thr.value}
-            for name, thr in verdict.policy.per_op if name not in ops}
-        entries.update({op: float(lower) for op in ops})
+        entries = with_own_entries(verdict, {op: float(lower) for op in ops})
         head = f.reason[:f.reason.index(FIX_AT) + 2]
         fixed[id(f)] = replace(f, reason=head + per_op_fix(lower, ops, entries))
     return replace(verdict, failures=tuple(fixed.get(id(f), f) for f in verdict.failures))

@@ -121,18 +121,18 @@ def float16_upstream(verdict: Verdict, rows: Sequence[TensorCompare], golden=Non
                     tuple(found))
 
 
-def per_op_key(verdict: Verdict, row: TensorCompare, rows=()) -> str:
+def per_op_key(verdict: Verdict, row: TensorCompare, keyed: frozenset = frozenset()) -> str:
     """The per_op key naming ``row``'s tensor: the check's own entry naming it exactly where it
     has one (a tensor key ``prob:output:0`` is taken before ``prob``: a new ``prob`` entry
     beside it would judge nothing), else its golden op as the model spells it, with the output
-    where it is not the first, or where ``rows`` (the compared rows) hold another output of the
-    op: an op's name sets the threshold of every output of it (a review: silero_vad.onnx's
-    one-element fix ``{If_0: 0.997592}`` passed If_0's state output too, and a split's
-    ``{split: 0.83}`` passed its other output at cosine 0.879)."""
+    where it is not the first, or where its op is one of ``keyed`` (``compare.result.
+    tensor_keyed``: ops with other compared outputs): an op's name sets the threshold of every
+    output of it (a review: silero_vad.onnx's one-element fix ``{If_0: 0.997592}`` passed
+    If_0's state output too, and a split's ``{split: 0.83}`` passed its other output at cosine
+    0.879)."""
     from .model_spelling import row_model_name
 
-    others = any(r.op_name == row.op_name and r.slot != row.slot
-                 and r.slot.startswith("output") for r in rows)
+    others = row.op_name in keyed
     key = verdict.policy.threshold_key(row.names)
     if (key is not None and not any(ch in key for ch in "*?[")
             and not (others and ":" not in key)):  # (the op's own entry judges its others)
@@ -144,15 +144,19 @@ def per_op_key(verdict: Verdict, row: TensorCompare, rows=()) -> str:
 
 
 def per_op_entries(verdict: Verdict, rows) -> Dict[str, object]:
+    """``with_own_entries`` of ``{key: {"max_abs": TINY_BOUND}}`` for ``rows``."""
+    return with_own_entries(verdict, {per_op_key(verdict, r): {TINY_METRIC: TINY_BOUND}
+                                      for r in rows})
+
+
+def with_own_entries(verdict: Verdict, new: Dict[str, object]) -> Dict[str, object]:
     """The check's own per_op entries as written (a number for its metric, ``{metric: value}``
-    for another), then ``{key: {"max_abs": TINY_BOUND}}`` for ``rows`` (an existing entry of
-    the same key gives way to it): the ``per_op`` to paste in place of the check's own."""
+    for another), then ``new`` (an existing entry of the same key gives way to it): the
+    ``per_op`` to paste in place of the check's own."""
     default = verdict.policy.default.metric
-    new = {per_op_key(verdict, r): {TINY_METRIC: TINY_BOUND} for r in rows}
-    out: Dict[str, object] = {}
-    for name, thr in verdict.policy.per_op:
-        if name not in new:
-            out[name] = thr.value if thr.metric == default else {thr.metric: thr.value}
+    out: Dict[str, object] = {
+        name: thr.value if thr.metric == default else {thr.metric: thr.value}
+        for name, thr in verdict.policy.per_op if name not in new}
     out.update(new)
     return out
 
