@@ -33,13 +33,12 @@ from ..dump.dtypes import value_dtype
 from ..dump.layout import op_by_model_name
 from ..dump.model import DumpSet
 
-from ..core.ascend_optypes import finished_types  # noqa: E402
+from ..core.ascend_optypes import IF_TYPES, finished_types  # noqa: E402
 from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 from .quiet_rows import quiet_rows  # noqa: E402
 
 OVERFLOW, UNDERFLOW = "overflow", "underflow"
-IF_TYPES = frozenset({"If", "StatelessIf"})  # an If run as one operator (GraphEngine's types)
 
 #: ops whose output takes an operand's values only by adding them or selecting them: flushing a
 #: tiny operand moves the output by at most that value (a finding only where the output is tiny);

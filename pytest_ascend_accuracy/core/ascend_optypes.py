@@ -149,6 +149,10 @@ MODE_TYPES: Dict[str, tuple] = {
         "linear": ("Resize", "Resize"), "cubic": ("Resize", "Resize")}),
 }
 
+#: the types of an ``If`` the device runs as one operator (GraphEngine's): it dumps its
+#: outputs only, its branch's ops run inside it
+IF_TYPES = frozenset({"If", "StatelessIf"})
+
 #: Ascend types of the ops the Cube unit runs (and of operators fused onto them): under
 #: ``allow_fp32_to_fp16`` (high precision) they still take float16 inputs, so high precision
 #: does not keep their values within the float16 range; keep_dtype does

@@ -18,6 +18,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from typing import List, Optional, Sequence, Tuple
 
+from ..core.ascend_optypes import IF_TYPES
 from .control_flow import UNPARSED_CONTROL_FLOW
 
 Inside = Sequence[Tuple[str, str, str]]
@@ -142,7 +143,7 @@ def keep_entries(names: Sequence[str], op_names: Sequence[str], op_types: Sequen
             continue
         children.setdefault(_owner(where)[1], []).append((name, parsed))
         where_of.setdefault(name, parsed)
-    main_ifs = {n for n, t in zip(op_names, op_types) if t in ("If", "StatelessIf")}
+    main_ifs = {n for n, t in zip(op_names, op_types) if t in IF_TYPES}
 
     def under(if_name: str) -> List[str]:
         out: List[str] = []
@@ -163,4 +164,3 @@ def keep_entries(names: Sequence[str], op_names: Sequence[str], op_types: Sequen
         elif parsed != "Constant":  # an If, of the main graph or of a branch
             entries.extend(under(name) or ([name] if parsed is None else []))
     return list(dict.fromkeys(entries))
-

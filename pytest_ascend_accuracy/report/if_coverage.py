@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-#: the types of an If the device runs as one operator (``compare.fp16_range.IF_TYPES``)
-from ..compare.fp16_range import IF_TYPES
+from ..core.ascend_optypes import IF_TYPES
 
 
 class JudgedThroughIfWarning(UserWarning):

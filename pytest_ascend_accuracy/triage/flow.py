@@ -30,8 +30,7 @@ renderings use the same numbers); step 5 runs right after step 1:
    makes every other step pointless;
 6. the final per-operator comparison with the golden network names the operators that differ.
 
-The result names the step that restored accuracy, the fix as ready-to-use files (see
-``triage_report.write_fix_files``) and the conversions spent.
+The result names the step that restored accuracy, its fix files and the conversions spent.
 """
 from __future__ import annotations
 
@@ -46,6 +45,7 @@ import numpy as np
 from ..compare.engine import compare_dumps
 from ..compare.result import CompareResult, Verdict
 from ..compare.thresholds import Policy, check_metric
+from ..core.ascend_optypes import IF_TYPES
 from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .combos import Combos
@@ -334,7 +334,7 @@ class _Flow(Combos):
             base | Mode(keep_dtype=tuple(sorted(s, key=rank.__getitem__))),
             keep_dump=False).passed)
         pred.know([], default.passed)
-        if every_passed or not any(t in ("If", "StatelessIf") for t in types.values()):
+        if every_passed or not any(t in IF_TYPES for t in types.values()):
             pred.know(names, True)  # measured, or assumed: what high precision passing does
         # as the manual flow does: the fp16-range ops and the first op whose cosine drops are
         # the likeliest fix (often one conversion); then every seed together
