@@ -58,6 +58,7 @@ def read_branches(found: RangeFindings, golden: DumpSet,
     read). ``model`` and ``op_types`` as ``golden_inputs_past_fp16`` takes them. Returns
     ``found``."""
     read, findings = list(found.branches), list(found.in_branches)
+    seen = {(f.op, f.slot) for f in findings}
     for if_name in found.failing_ifs[:IF_LIMIT]:
         spelled = ops_ran_inside(golden, if_name, inside)
         names = list(spelled)[:BRANCH_OP_LIMIT]
@@ -69,8 +70,10 @@ def read_branches(found: RangeFindings, golden: DumpSet,
         read.append(if_name)
         more = [replace(f, op=spelled.get(f.op, f.op),
                         feeds=spelled.get(f.feeds, f.feeds)) for f in more]
-        findings.extend(f for f in more
-                        if not any((f.op, f.slot) == (g.op, g.slot) for g in findings))
+        for f in more:
+            if (f.op, f.slot) not in seen:
+                seen.add((f.op, f.slot))
+                findings.append(f)
     found.branches = tuple(dict.fromkeys(read))
     found.in_branches = tuple(findings)
     return found

@@ -18,10 +18,10 @@ no batch axis.
 
 Where the inputs' axis 0 is over 1 and the output's axis 0 is 1 (unless the model declares
 another axis the inputs' symbolic batch), or no output axis has the inputs' size, that axis 0
-is no batch (a model taking one image ``[H, W, 3]`` or ``[3, H, W]``
-and making a batch of one itself): the output is read along axis 0 as before (a review: an
-``[H, W, 3]`` input's check stopped with "no axis of the inputs' batch size, 32", and a
-``[3, 8, 8]`` one read the 3 classes of its ``[1, 3]`` output as 3 samples).
+is no batch (a model taking one image ``[H, W, 3]`` or ``[3, H, W]`` and making a batch of one
+itself): the output is read along axis 0 as before (a review: an ``[H, W, 3]`` input's check
+stopped with "no axis of the inputs' batch size, 32", and a ``[3, 8, 8]`` one read the 3
+classes of its ``[1, 3]`` output as 3 samples).
 """
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ class BatchAxis:
                 return self.chosen[1]
             raise self._conflict(sample, shape, n, fits)
         if n > 1 and (not fits or (shape[0] == 1 and not self._declared_one(shape, fits))):
-            return self.chosen[1] if self.chosen is not None else 0  # no batch: as before
+            return 0  # the inputs' axis 0 is no batch: read as before
         if not fits:
             return self._seen(NO_AXIS, shape, n)
         if n == 1:  # any size-1 axis reads one row the same way
