@@ -97,8 +97,8 @@ def _find_golden(golden_dir, cache_entry: bool) -> str:
 def _shell(path) -> str:
     import shlex
 
-    return shlex.quote(os.path.relpath(path) if not os.path.relpath(path).startswith("..")
-                       else str(path))
+    rel = os.path.relpath(path)
+    return shlex.quote(rel if not rel.startswith("..") else str(path))
 
 
 def check_same_inputs(actual, golden, golden_dir, om_json=None) -> None:
