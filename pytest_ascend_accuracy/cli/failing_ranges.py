@@ -9,14 +9,13 @@ def failing_ranges(golden, verdict, result, model):
     values of the branch each failing If ran (the dump holds the If's outputs only:
     ``compare.branch_range``). ``model``: the stored golden's model, where it records one
     (None: the graph's edges are not known), as ``assert_accuracy`` reads them."""
-    from ..compare.branch_range import read_branches, run_inside_ops
-    from ..compare.fp16_range import failing_ops_past_fp16
+    from ..compare.branch_range import failing_ops_and_branches, run_inside_ops
     from ..report.model_spelling import in_model_spelling
 
     types = {r.golden_name: r.op_type for r in result.rows if r.golden_name and r.op_type}
-    ranges = failing_ops_past_fp16(golden, verdict, result.rows, model=model, op_types=types)
+    ranges = failing_ops_and_branches(golden, verdict, result.rows,
+                                      inside=run_inside_ops(result=result), model=model,
+                                      op_types=types)
     # the golden's file names sanitise the model's op names (p2o_BatchNormalization_1): the
     # hint names ops as the model does, as the plugin's does (a pasted keep_dtype was refused)
-    ranges = in_model_spelling(ranges, result.rows)
-    return read_branches(ranges, golden, run_inside_ops(result=result), model=model,
-                         op_types=types)
+    return in_model_spelling(ranges, result.rows)

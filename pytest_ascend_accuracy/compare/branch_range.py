@@ -22,7 +22,7 @@ from typing import Dict, Mapping, Optional, Tuple
 
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet
-from .fp16_range import RangeFindings, golden_inputs_past_fp16
+from .fp16_range import RangeFindings, failing_ops_past_fp16, golden_inputs_past_fp16
 
 #: how many failing Ifs have their branch read, and how many golden ops of each branch at most
 #: (a detector's batched-NMS If holds 31; silero_vad.onnx's 205)
@@ -77,6 +77,16 @@ def read_branches(found: RangeFindings, golden: DumpSet,
     found.branches = tuple(dict.fromkeys(read))
     found.in_branches = tuple(findings)
     return found
+
+
+def failing_ops_and_branches(golden: DumpSet, verdict, rows=(), *,
+                             inside: Optional[Mapping[str, str]], model=None,
+                             op_types: Optional[Mapping[str, str]] = None) -> RangeFindings:
+    """``fp16_range.failing_ops_past_fp16`` with the branches of its failing Ifs read
+    (``read_branches``; ``inside``: ``run_inside_ops`` of the failing run), what every
+    failure's hint looks at."""
+    found = failing_ops_past_fp16(golden, verdict, rows, model=model, op_types=op_types)
+    return read_branches(found, golden, inside, model=model, op_types=op_types)
 
 
 def run_inside_ops(actual=None, result=None) -> Optional[Mapping[str, str]]:

@@ -159,7 +159,7 @@ def keep_entries(names: Sequence[str], op_names: Sequence[str], op_types: Sequen
         parsed = where_of.get(name)
         if parsed is None and name not in main_ifs:
             entries.append(name)
-        elif parsed is not None and parsed not in ("If", *KEEPS_NOTHING):
+        elif parsed is not None and parsed not in KEEPS_NOTHING:
             entries.append(f"OpType::{parsed}")
         elif parsed != "Constant":  # an If, of the main graph or of a branch
             entries.extend(under(name) or ([name] if parsed is None else []))

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Mapping, Optional
 
 from ..compare.engine import DumpLike, as_dump, compare_dumps  # noqa: F401  (as_dump too)
-from ..compare.fp16_range import failing_ops_past_fp16
+from ..compare.branch_range import failing_ops_and_branches, run_inside_ops
 from ..compare.result import CompareResult, Verdict
 from ..compare.thresholds import Policy, ThresholdLike, check_metric
 from ..core.check_defaults import DEFAULT_SCALE_TOLERANCE, default_threshold_for
@@ -86,11 +86,8 @@ def assert_accuracy(actual: DumpLike, golden: DumpLike, threshold: Optional[Thre
     warn_golden_overflow(result)  # the model's own float16 overflow, compared as equal
     written = write_csv(result, csv_path, verdict) if csv_path else None
     if not verdict.passed:
-        ranges = () if hint is not None else failing_ops_past_fp16(golden, verdict, result.rows)
-        if hint is None:  # the branch of a failing If the device runs as one operator
-            from ..compare.branch_range import read_branches, run_inside_ops
-
-            read_branches(ranges, golden, run_inside_ops(actual, result))
+        ranges = () if hint is not None else failing_ops_and_branches(
+            golden, verdict, result.rows, inside=run_inside_ops(actual, result))
         raise AccuracyFailure(failure_text(result, verdict, csv_path=written, hint=hint,
                                            range_inputs=ranges, golden=golden),
                               result, verdict, written)

@@ -90,7 +90,6 @@ COMPARE_ADVICE = ("compare with these modes to see whether a fusion pass or buff
                   "neither changes), " + DIAGNOSE_ADVICE)
 
 
-
 @dataclass(frozen=True)
 class Hint:
     """A next step: ``kind``, the reason, and the modes it suggests (first one is the fix)."""
@@ -431,7 +430,8 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
     the failing ops, and of the ignored or loosely passing ops upstream of them, checked for
     float16 range (found through ``model``, the ONNX model the golden ran, where the golden
     holds outputs only)."""
-    from ..compare.fp16_range import ModelEdges, failing_ops_past_fp16
+    from ..compare.branch_range import failing_ops_and_branches, run_inside_ops
+    from ..compare.fp16_range import ModelEdges
 
     if actual is not None and result is not None:
         aipp = aipp_first_op(actual, verdict, result)
@@ -440,10 +440,8 @@ def hint_for(verdict, golden, mode=None, *, actual=None, result=None,
     rows = result.rows if result is not None else [f.row for f in verdict.failures]
     types = {r.golden_name: r.op_type for r in rows if r.golden_name and r.op_type}
     model = ModelEdges(model) if model is not None else None  # its graph read once
-    ranges = failing_ops_past_fp16(golden, verdict, rows, model=model, op_types=types)
-    from ..compare.branch_range import read_branches, run_inside_ops
-
-    read_branches(ranges, golden, run_inside_ops(actual, result), model=model, op_types=types)
+    ranges = failing_ops_and_branches(golden, verdict, rows, inside=run_inside_ops(
+        actual, result), model=model, op_types=types)
     from .tiny_float32 import float16_upstream
 
     upstream = integer_upstream(verdict, golden, rows, model)
