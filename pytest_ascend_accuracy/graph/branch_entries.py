@@ -164,3 +164,12 @@ def keep_entries(names: Sequence[str], op_names: Sequence[str], op_types: Sequen
         elif parsed != "Constant":  # an If, of the main graph or of a branch
             entries.extend(under(name) or ([name] if parsed is None else []))
     return list(dict.fromkeys(entries))
+
+
+def model_keep_entries(ops, names: Sequence[str]) -> List[str]:
+    """``keep_entries`` of ``names`` in the model ``ops`` catalogues (``op_catalogue.
+    ModelOps``); ``names`` as they are where the model has no If branches."""
+    if not ops.inside:
+        return list(names)
+    return keep_entries(names, ops.names, ops.types, ops.inside,
+                        [p for _, p in ops.inside_types])

@@ -161,12 +161,10 @@ def _as_entries(names: "KeepNames", model) -> str:
     model = getattr(model, "model", model)  # a ModelEdges' model
     if model is None:
         return ""
-    from ..graph.branch_entries import keep_entries
+    from ..graph.branch_entries import model_keep_entries
     from ..graph.op_catalogue import model_ops
 
-    ops = model_ops(model)
-    entries = (keep_entries(names, ops.names, ops.types, ops.inside,
-                            [p for _, p in ops.inside_types]) if ops.inside else list(names))
+    entries = model_keep_entries(model_ops(model), names)
     if entries == list(names):
         return ""
     gone = [n for n in names if n not in entries]

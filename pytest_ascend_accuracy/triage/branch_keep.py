@@ -17,7 +17,7 @@ beside the names, so a fix may hold them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 from ..core.ascend_optypes import OPTYPE_PREFIX
@@ -37,19 +37,19 @@ class BranchOps:
     cube: Tuple[Tuple[str, str], ...] = ()
     #: ``(If judged, OpType:: entry)`` of each of them
     owned: Tuple[Tuple[str, str], ...] = ()
-    #: the model's catalogue for ``graph.branch_entries.keep_entries`` (names, types, inside,
-    #: inside's parser types); empty without If branches
-    catalogue: tuple = ()
+    #: the model's ``op_catalogue.ModelOps`` where it has If branches (None: it has none),
+    #: for ``graph.branch_entries.model_keep_entries``
+    catalogue: object = field(default=None, compare=False, repr=False)
 
     def as_entries(self, names: Sequence[str]) -> List[str]:
         """``names`` as entries keep_dtype takes and that keep them (``keep_entries``): an op
         inside a branch (a conversion inlining its If dumps it by its ONNX name) by
         ``OpType::``, an If by the entries of the ops inside it."""
-        if not self.catalogue:
+        if self.catalogue is None:
             return list(names)
-        from ..graph.branch_entries import keep_entries
+        from ..graph.branch_entries import model_keep_entries
 
-        return keep_entries(names, *self.catalogue)
+        return model_keep_entries(self.catalogue, names)
 
     def every(self, names: Sequence[str]) -> Tuple[str, ...]:
         """The keep_dtype entries of every op: ``names`` (a dump's) and the ops inside If
@@ -64,10 +64,10 @@ class BranchOps:
         op15 fix named '/model/decoder/rnn/LSTM', in the branch of an If its conversion
         inlines, and was refused pasted), and the entries; and the entries keeping the branch
         ops of the If ``verdict`` first fails at (the likeliest fix there: seeds)."""
-        if self.catalogue:
+        if self.catalogue is not None:
             names = self.as_entries(names)
         new = [e for e in self.entries if e not in types and e not in names]
-        if not new and not self.owned and not self.catalogue:  # no If branches: as they were
+        if not new and not self.owned and self.catalogue is None:  # no If branches: as they were
             return names, []
         types.update((e, e[len(OPTYPE_PREFIX):]) for e in [*names, *new]
                      if e.startswith(OPTYPE_PREFIX))
@@ -96,8 +96,7 @@ def branch_ops(model) -> BranchOps:
     # a Constant or an If computes nothing keep_dtype changes (silero_vad.onnx's fix began
     # with OpType::Constant, an artefact of the emulator rounding a branch's Constants)
     kept = [(c, p) for c, p, _ in run if p not in KEEPS_NOTHING]
-    catalogue = ((ops.names, ops.types, ops.inside, tuple(p for _, p in ops.inside_types))
-                 if ops.inside else ())
+    catalogue = ops if ops.inside else None
     return BranchOps(tuple(dict.fromkeys(OPTYPE_PREFIX + p for _, p in kept)), len(run),
                      tuple(dict.fromkeys(c for c, _, _ in run)),
                      tuple((c, n) for c, p, n in run if is_cube(p)),
