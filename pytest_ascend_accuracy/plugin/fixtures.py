@@ -445,10 +445,11 @@ def accuracy_inputs(request, _ascend_accuracy_context):
     """Factory ``accuracy_inputs(model, *, seed=None, input_shape=None, inputs=None)``: inputs
     a rerun reproduces, {input name: array}. Seeded (``make_inputs``, seed 0 unless ``seed=``
     says another) by default, or your ``inputs=`` arrays, which a baseline check
-    (``@accuracy(max_drop=...)``) stores next to its baseline file. Both ``seed=`` and ``inputs=``: your arrays for the inputs they name,
-    every other input seeded (as ``seed=`` alone draws it; its dynamic dims from
-    ``input_shape`` or your arrays), e.g. ``accuracy_inputs(m, seed=0, inputs={"sr": sr})``;
-    a baseline check stores them all next to its baseline. ``inputs=`` without ``seed=`` must
+    (``@accuracy(max_drop=...)``) stores next to its baseline file. Both ``seed=`` and
+    ``inputs=``: your arrays for the inputs they name, every other input seeded (as ``seed=``
+    alone draws it; its dynamic dims from ``input_shape`` or your arrays), e.g.
+    ``accuracy_inputs(m, seed=0, inputs={"sr": sr})``; a baseline check stores them all next
+    to its baseline. ``inputs=`` without ``seed=`` must
     give every input. Baseline checks refuse inputs that do not come from here."""
     from ..baseline import inputs_for_baseline
 
