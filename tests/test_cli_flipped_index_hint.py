@@ -12,6 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from pytest_ascend_accuracy.cli import app as cli
 from pytest_ascend_accuracy.core.locations import shown
+from pytest_ascend_accuracy.report.cli_commands import PLACEHOLDER_INPUTS
 from pytest_ascend_accuracy.report.failure_text import CLI_MODEL
 from pytest_ascend_accuracy.testing.emulated_pair import emulated_pair
 
@@ -90,7 +91,8 @@ def test_a_hand_edited_golden_record_keeps_the_commands_placeholder(tmp_path, ca
     with open(record_file, "w") as f:
         json.dump(record, f)
     assert cli.main(pair.compare_argv()) == 1
-    assert REASON in capsys.readouterr().out.splitlines()  # MODEL.onnx, as without a record
+    lines = capsys.readouterr().out.splitlines()  # MODEL.onnx, as without a record: and so
+    assert REASON + PLACEHOLDER_INPUTS in lines  # nothing tells the inputs either
 
 
 def _cube_nudged_argmax():

@@ -219,8 +219,11 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
         # after TopKs that reordered near ties: the ignore flags that judge the rest (T2)
         from .other_inputs import other_inputs_hint
 
-        hint = (other_inputs_hint(result, golden, getattr(args, "golden", None))
-                or selection_hint(verdict, ranges, result, golden, model, plain) or plain())
+        from ..report.cli_commands import with_inputs_note
+
+        hint = with_inputs_note(other_inputs_hint(result, golden, getattr(args, "golden", None))
+                                or selection_hint(verdict, ranges, result, golden, model, plain)
+                                or plain())
     if args.json:
         write_json(result, args.json, verdict)
     if args.html:

@@ -174,3 +174,19 @@ def not_carried(result: Optional[CompareResult]) -> str:
     return (f" (the dump's conversion also used {' '.join(left)}, per its om json's "
             "atc_cmdline, which the command does not carry: add its effect to --mode, e.g. "
             "fusion_off for a switch file that turns every fusion off)")
+
+
+#: said after a hint whose command names ``CLI_MODEL``: the golden names no model, so nothing
+#: tells the inputs the dump ran on either, and diagnose pasted with its seeded random inputs
+#: PASSED where the dump failed (int16-scale audio against silero's seeded draw, review 32)
+PLACEHOLDER_INPUTS = (f"; {CLI_MODEL} stands for the ONNX model the dump ran, which diagnose "
+                      "runs on seeded random inputs: give it the arrays the dump ran on, "
+                      "--inputs NAME=FILE.npy for each model input, or it may pass where this "
+                      "dump failed")
+
+
+def with_inputs_note(hint: Optional[str]) -> Optional[str]:
+    """``hint`` and ``PLACEHOLDER_INPUTS`` where one of its commands names ``CLI_MODEL``."""
+    if hint and f"ascend-accuracy diagnose {CLI_MODEL}" in hint:
+        return hint + PLACEHOLDER_INPUTS
+    return hint
