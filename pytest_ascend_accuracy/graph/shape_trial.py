@@ -123,7 +123,7 @@ def _first_that_runs(make_run, example, slots) -> Optional[Trial]:
     if failed == _CANNOT:
         return None
     start, tried, why = time.monotonic(), [], {failed}
-    failed = _why(failed)
+    failed = refusal_line(failed)
     for size, batch_1, lone, shape in _tries(example, slots):
         if time.monotonic() - start > BUDGET_S:
             break
@@ -230,7 +230,7 @@ def _session(source, session_options):
     return ort.InferenceSession(source, options, providers=["CPUExecutionProvider"])
 
 
-def _why(message: str) -> str:
+def refusal_line(message: str) -> str:
     """onnxruntime's refusal in one short line: the innermost node and its status message
     ("Pad 'pad': Pad reflect requires axis length >= 2 after slicing.")."""
     runs = list(re.finditer(r"running (\w+) node\. Name:'([^']*)' Status Message: ", message))

@@ -9,6 +9,7 @@ the loop ends (their arena memory goes back). ``EmulatorBackend.run`` writes the
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence
@@ -68,7 +69,25 @@ def run_failed(model_name: str, exc: Exception, feeds, source_model=None) -> Bac
             hint = seeded_input_hint(proto, str(exc), feeds, model_path=str(path))
         except Exception:  # (the refusal is the error to show)
             hint = ""
+        if not hint:
+            hint = _model_refuses(path, feeds, str(exc))
     return BackendError(f"emulator run of {model_name!r} failed: {exc}{hint}")
+
+
+def _model_refuses(path: Path, feeds, refused: str) -> str:
+    """``"; the ONNX model itself refuses these inputs: ..."`` where onnxruntime's float32
+    run of ``path`` refuses ``feeds`` too (``graph.model_refusal``), else ``""``."""
+    from ...core.locations import shown
+    from ...graph.model_refusal import model_refusal
+    from ...graph.shape_trial import refusal_line
+
+    said = model_refusal(path, feeds)
+    if said is None:
+        return ""
+    same = "the same way" if said == refusal_line(refused) else f"too ({said})"
+    return (f"; the ONNX model itself refuses these inputs: onnxruntime's float32 run of "
+            f"{shown(path, os.getcwd())} fails {same}: they do not fit the model, whatever the "
+            f"conversion, and its golden refuses them as well")
 
 
 class RunValues:
