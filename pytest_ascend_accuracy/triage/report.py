@@ -102,7 +102,8 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         from .result import rerun_with_budget
 
         lines.append(f"  the budget ran out: {rerun_with_budget(d.budget_option, d.budget)} to "
-                     f"continue from the cache")
+                     f"continue from the cache (the budget counts new conversions only: the "
+                     f"same command goes on as well, {d.budget} more at a time)")
     written = files or d.fix_files or {}
     if d.fix_mode is not None and d.restored_by != "default":
         # the config files as written (they were named ./keep_dtype.cfg wherever --out put them)

@@ -147,6 +147,22 @@ def test_diagnose_out_of_budget_names_budget_and_pasting_it_continues(tmp_path, 
     assert code == 0 and "RESTORED" in out.splitlines()[0]
 
 
+def test_diagnose_out_of_budget_goes_on_when_the_same_command_is_run_again(tmp_path, capsys):
+    """The budget counts new conversions only, as the budget line says (audit 32 read "rerun
+    with --budget 64" as the only way on): the same command, run again, gets further."""
+    from pytest_ascend_accuracy.testing import models
+
+    model = tmp_path / "two_overflows.onnx"
+    onnx.save(models.two_overflows(), str(model))
+    for _ in range(8):
+        code, out = _run(["diagnose", str(model), "--budget", "1"], model, tmp_path, capsys)
+        if "the budget ran out" not in out:
+            break
+        assert ("(the budget counts new conversions only: the same command goes on as well, "
+                "1 more at a time)") in out
+    assert code == 0 and "RESTORED" in out.splitlines()[0]
+
+
 @pytest.mark.parametrize("options", [
     ["--metric", "kl", "--threshold", "0.01"],  # diagnose judged KL it had not computed: exit 2
     ["--ignore", "norm_b", "--per-op", "to_flat=0.0"],  # dropped: it failed first on norm_b
