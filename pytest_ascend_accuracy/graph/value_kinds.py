@@ -1,4 +1,4 @@
-"""Values an Ascend accuracy check cannot hold: string tensors and sequences (maps, optionals).
+"""Values an Ascend accuracy check cannot hold: string tensors, sequences (maps) and optionals.
 
 ATC converts graphs of tensors of numeric types. CANN's list of supported ONNX operators (ATC's
 ONNX parser, CANN 5.0.4 and 8.0.0) has no sequence operator (``SequenceConstruct``,
@@ -7,7 +7,9 @@ ONNX parser, CANN 5.0.4 and 8.0.0) has no sequence operator (``SequenceConstruct
 ``DataType`` has no ``DT_STRING``, docs/formats.md). So such a model is refused at conversion,
 naming the operators and the values, instead of failing later with a dump writer's traceback
 (a string array) or a comparison that finds nothing to compare (a sequence dumped stacked into
-a tensor the golden, which skips sequences, never has).
+a tensor the golden, which skips sequences, never has). Optionals are told apart from
+sequences (the onnx 1.17 node-test sweep: ``OptionalGetElement`` of a plain tensor was refused
+as "sequence values" with advice about sequences, though the model had none).
 """
 from __future__ import annotations
 
@@ -17,14 +19,20 @@ STRING = 8  # onnx.TensorProto.STRING
 #: operators whose inputs or outputs are sequences, whatever type inference can tell
 SEQUENCE_OPS = frozenset({"SequenceConstruct", "SequenceEmpty", "SequenceInsert", "SequenceErase",
                           "SequenceAt", "SequenceLength", "SplitToSequence", "ConcatFromSequence",
-                          "SequenceMap", "Optional", "OptionalGetElement", "OptionalHasElement"})
+                          "SequenceMap"})
+#: operators whose inputs or outputs are optionals (or that unwrap a tensor as one)
+OPTIONAL_OPS = frozenset({"Optional", "OptionalGetElement", "OptionalHasElement"})
+_OPS = {"sequence": SEQUENCE_OPS, "optional": OPTIONAL_OPS}
+_KINDS = ("string", "sequence", "optional")
 
 
 def _kind(type_proto) -> str:
-    """"string", "sequence" (sequence, map, optional) or "" for a numeric tensor / unknown."""
+    """"string", "sequence" (sequence, map), "optional" or "" for a numeric tensor / unknown."""
     which = type_proto.WhichOneof("value")
-    if which in ("sequence_type", "map_type", "optional_type"):
+    if which in ("sequence_type", "map_type"):
         return "sequence"
+    if which == "optional_type":
+        return "optional"
     if which == "tensor_type" and type_proto.tensor_type.elem_type == STRING:
         return "string"
     if which == "sparse_tensor_type" and type_proto.sparse_tensor_type.elem_type == STRING:
@@ -33,8 +41,8 @@ def _kind(type_proto) -> str:
 
 
 def value_kinds(model) -> Dict[str, str]:
-    """``{value name: "string" | "sequence"}`` for the main graph's values that are not numeric
-    tensors (declared, or inferred by onnx's shape inference, best effort)."""
+    """``{value name: "string" | "sequence" | "optional"}`` for the main graph's values that are
+    not numeric tensors (declared, or inferred by onnx's shape inference, best effort)."""
     import onnx
 
     from .shape_inference_copy import shape_inference_model
@@ -64,16 +72,15 @@ def value_kinds(model) -> Dict[str, str]:
 
 
 def unsupported_values(model) -> Dict[str, List[Tuple[str, str, Tuple[str, ...]]]]:
-    """``{"string" | "sequence": [(node name, op type, (its values of that kind, ...)), ...]}``,
-    in graph order; empty when every value is a numeric tensor."""
+    """``{"string" | "sequence" | "optional": [(node name, op type, (its values of that kind,
+    ...)), ...]}``, in graph order; empty when every value is a numeric tensor."""
     kinds = value_kinds(model)
     found: Dict[str, List[Tuple[str, str, Tuple[str, ...]]]] = {}
     for n in model.graph.node:
         names = [t for t in list(n.input) + list(n.output) if t]
-        for kind in ("string", "sequence"):
+        for kind in _KINDS:
             values = tuple(dict.fromkeys(t for t in names if kinds.get(t) == kind))
-            if values or (kind == "sequence" and n.op_type in SEQUENCE_OPS
-                          and n.domain in ("", "ai.onnx")):
+            if values or (n.op_type in _OPS.get(kind, ()) and n.domain in ("", "ai.onnx")):
                 found.setdefault(kind, []).append((n.name, n.op_type, values))
     return found
 
@@ -85,16 +92,22 @@ _WHY = {
     "sequence": ("sequence values",
                  "ATC has no sequence tensors (no sequence operator is in CANN's supported "
                  "ONNX operators) and an Ascend dump holds tensors only"),
+    "optional": ("optional values",
+                 "ATC has no optional values (no Optional operator is in CANN's supported ONNX "
+                 "operators) and an Ascend dump holds tensors only"),
 }
 _FIX = {
     "string": "check the numeric part of the model: export it without the string operators "
               "(encode strings to integer ids before the model)",
     "sequence": "export the model with tensors in place of the sequences (Split, Concat, Gather "
                 "of a tensor; torch.onnx exports a list as a sequence, a stacked tensor as one)",
+    "optional": "export the model without the Optional operators (OptionalGetElement of a "
+                "tensor is that tensor, OptionalHasElement of one is true: an Identity and a "
+                "constant in their place)",
 }
 
 
-def refusal_text(label: str, model, kinds=("string", "sequence")) -> str:
+def refusal_text(label: str, model, kinds=_KINDS) -> str:
     """Why ``model`` (shown as ``label``) cannot be checked on Ascend, naming its operators and
     values of ``kinds``; "" when it has none."""
     found = unsupported_values(model)
