@@ -130,13 +130,9 @@ def _ascend_accuracy_mode(request):
 @pytest.fixture
 def _ascend_accuracy_context(request, _ascend_accuracy_mode) -> TestContext:
     """Per-test context: the validated marker spec, the mode and the stored goldens used."""
-    from .marker_spec import spec_from_marker
+    from .setup_checks import item_spec
 
-    state = get_state(request.config)
-    spec = spec_from_marker(request.node.get_closest_marker("accuracy"),
-                            default_threshold=state.settings.threshold,
-                            where=request.node.nodeid,
-                            default_max_drop=state.settings.max_drop)
+    spec = item_spec(request, get_state(request.config), _ascend_accuracy_mode)
     ctx = TestContext(request.node.nodeid, spec, _ascend_accuracy_mode, _bases(request),
                       marks=len(list(request.node.iter_markers("accuracy"))))
     request.node.stash[CONTEXT_KEY] = ctx

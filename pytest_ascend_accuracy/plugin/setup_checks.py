@@ -60,6 +60,35 @@ def check_judged_names(spec, result, where: str) -> None:
         raise ConfigError(where, result.coverage.judges_nothing(what, entry))
 
 
+def item_spec(request, state, mode):
+    """The test's ``@accuracy`` spec (``marker_spec.spec_from_marker`` of its closest marker),
+    once ``check_param_modes`` found no modes it would ignore (``mode``: the one it runs in)."""
+    from .marker_spec import spec_from_marker
+
+    check_param_modes(request.node, mode)
+    return spec_from_marker(request.node.get_closest_marker("accuracy"),
+                            default_threshold=state.settings.threshold,
+                            where=request.node.nodeid, default_max_drop=state.settings.max_drop)
+
+
+def check_param_modes(item, mode) -> None:
+    """``pytest.param(..., marks=accuracy(modes=[...]))``: a param's marks reach the test after
+    ``pytest_generate_tests`` made one test per mode of the test's own marker, so its modes
+    were ignored while its threshold applied (audit 33: a keep_dtype mode ran as default, and
+    its id said nothing). Refused, saying where modes go."""
+    callspec = getattr(item, "callspec", None)
+    marks = [m for m in getattr(callspec, "marks", ()) if m.name == "accuracy"]
+    if not any("modes" in m.kwargs for m in marks):
+        return
+    runs = getattr(mode, "name", None) or "the default mode"
+    raise ConfigError(item.nodeid, f"modes= in the accuracy mark of pytest.param "
+                      f"(id {callspec.id!r}) makes no test of its own: only the test's own "
+                      f"@accuracy(modes=[...]) marker (or pytestmark's) does, and this one would "
+                      f"run in {runs} without a word; put modes= on the test's @accuracy marker, "
+                      f"or convert in that mode in the test: ascend_model(MODEL, mode=...) (the "
+                      f"param's threshold= and its other settings apply as given)")
+
+
 def check_marks_unchanged(request, ctx) -> None:
     """A ``request.applymarker(accuracy(...))`` in the test body comes after the spec was read
     at setup: its threshold or metric would be ignored without a word (a user trial judged
