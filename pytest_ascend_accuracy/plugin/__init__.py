@@ -405,7 +405,6 @@ def _makereport(item, call, report) -> None:
         settle_dumps(item, report)
     if call.when == "setup" and report.failed and call.excinfo is not None:
         from .setup_checks import setup_longrepr  # a fixture's refusal: its paragraph too
-
         report.longrepr = setup_longrepr(item, call.excinfo) or report.longrepr
     if call.when != "call" or not report.failed:
         return
