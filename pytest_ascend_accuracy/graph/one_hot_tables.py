@@ -1,0 +1,104 @@
+"""Integer inputs a model one-hot encodes against a constant table: seeded, they span it.
+
+Google Magika (magika 1.0.3, a jax2tf export) reads ``bytes`` int32 [N, 2048], byte values 0..255
+and a padding token 256, and one-hot encodes them as ``Equal(Expand(Reshape(bytes)),
+table)`` with ``table`` the constant ``0..256`` [1, 1, 257]. Drawn from [0, 10) as other seeded
+integers are, the bytes used 10 of the table's 257 rows: a seeded check never ran the
+embedding of printable text, of a binary's high bytes or of the padding token, and the keep
+list its failure printed passed on seeded bytes and on a .py, but failed pasted on a real ELF,
+whose bytes overflow a GELU the seeded ones never reached (audit 33). An integer input whose
+values reach an ``Equal`` (through ops that pass them on: a Cast, a Reshape, an Expand...)
+whose other side is a constant holding every integer of a range of two or more, as a
+one-hot's row table does (an initializer or a ``Constant`` node, directly or through such
+ops), is drawn from that range, [min, max + 1): a seeded run spans every row the model
+encodes. A set of values that leaves gaps (special token ids ``[0, 101, 102]`` compared to
+find them) is no row table: such an input keeps its draw, which finds them nowhere rather than
+everywhere (drawn from the set, a check would pass on nothing but special tokens). One-valued constants are
+``graph.compared_inputs``' (a value a comparison singles out, drawn only where it decides an
+``If``); only the main graph is read, and only inputs whose draw nothing else bounds
+(``graph.integer_ranges``: a table index, a mask, a ``sequence_lens`` keep theirs).
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Optional, Tuple
+
+import numpy as np
+
+from .value_readers import PASS_THROUGH, reached, readers_of
+
+#: the largest table read (elements): a one-hot's row table is small; a graph's big weights
+#: compared with an input are no table to draw from
+_MAX_TABLE = 1 << 20
+
+
+def one_hot_ranges(model, names: Iterable[str]) -> Dict[str, Tuple[int, int]]:
+    """``{input name: (low, high)}`` for those of ``names`` (``model``'s integer graph inputs,
+    a ModelProto) one-hot encoded against a constant table (module doc): draw in [low, high).
+    The first such ``Equal`` in graph order gives the table; a table the input's dtype cannot
+    hold, whole, is not drawn from."""
+    graph = model.graph
+    readers = readers_of(graph)
+    tables = _tables(graph)
+    dtypes = {vi.name: vi.type.tensor_type.elem_type for vi in graph.input}
+    out: Dict[str, Tuple[int, int]] = {}
+    for name in names:
+        for node, slot in reached(name, readers):
+            if node.op_type != "Equal" or len(node.input) != 2 or slot > 1:
+                continue
+            span = tables.get(node.input[1 - slot])
+            if span is not None and _holds(dtypes.get(name), span):
+                out[name] = (span[0], span[1] + 1)
+                break
+    return out
+
+
+def _tables(graph) -> Dict[str, Tuple[int, int]]:
+    """``{tensor: (min, max)}`` for the main graph's integer constants holding every integer of
+    min..max, two or more (initializers, ``Constant`` outputs, and what ``PASS_THROUGH`` ops
+    make of them as their first input)."""
+    from onnx import numpy_helper
+
+    out: Dict[str, Tuple[int, int]] = {}
+    for t in graph.initializer:
+        if int(np.prod(t.dims, dtype=np.int64)) <= _MAX_TABLE:
+            _add(out, t.name, lambda t=t: numpy_helper.to_array(t))
+    for node in graph.node:
+        if node.op_type == "Constant" and node.output:
+            for a in node.attribute:
+                if a.name == "value":
+                    _add(out, node.output[0], lambda a=a: numpy_helper.to_array(a.t))
+                elif a.name == "value_ints":
+                    _add(out, node.output[0], lambda a=a: np.asarray(list(a.ints)))
+        elif (node.op_type in PASS_THROUGH and node.input and node.input[0] in out
+              and node.output and node.output[0]):
+            out[node.output[0]] = out[node.input[0]]
+    return out
+
+
+def _add(out: Dict[str, Tuple[int, int]], name: str, read) -> None:
+    try:
+        array = np.asarray(read())
+    except Exception:  # (an external or odd tensor: no table to read)
+        return
+    if array.size < 2 or array.size > _MAX_TABLE or array.dtype.kind not in "iu":
+        return
+    low, high = int(array.min()), int(array.max())
+    if low != high and high - low < array.size and np.unique(array).size == high - low + 1:
+        out[name] = (low, high)  # every row of low..high, as a one-hot's range is
+
+
+def _holds(elem_type: Optional[int], span: Tuple[int, int]) -> bool:
+    """Whether an input of ONNX element type ``elem_type`` (an integer type) holds the span."""
+    from onnx import helper
+
+    try:
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+    except Exception:
+        return False
+    if dtype.kind not in "iu":
+        return False
+    info = np.iinfo(dtype)
+    return info.min <= span[0] and span[1] + 1 <= info.max
+
+
+__all__ = ["one_hot_ranges"]
