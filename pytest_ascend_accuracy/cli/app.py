@@ -221,9 +221,10 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
 
         from ..report.cli_commands import with_inputs_note
 
+        named = (result.meta.get("diagnose") or {}).get("model_name")  # a cache entry's
         hint = with_inputs_note(other_inputs_hint(result, golden, getattr(args, "golden", None))
                                 or selection_hint(verdict, ranges, result, golden, model, plain)
-                                or plain())
+                                or plain(), named)
     if args.json:
         write_json(result, args.json, verdict)
     if args.html:

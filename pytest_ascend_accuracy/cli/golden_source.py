@@ -54,18 +54,20 @@ def _is_cache_entry(record) -> bool:
 
 
 def _cache_entry_source(record) -> Optional[Dict[str, object]]:
-    """``{"input_shape": ...}`` of a golden cache entry's ``golden.json`` (``record``; the entry
-    given as its folder or its ``npy`` folder): it names the model and the input shapes it ran
-    at, not the model file, so the command keeps ``MODEL.onnx`` but carries the sizes. A
-    PP-OCRv4 trial: without them, the pasted command was refused as dynamic, and its ``e.g.``
-    (1 for each dynamic dimension) said PASSES of a dump that fails at 48x320. None where it
-    records no shapes."""
+    """``{"input_shape": ..., "model_name": ...}`` of a golden cache entry's ``golden.json``
+    (``record``; the entry given as its folder or its ``npy`` folder): it names the model and
+    the input shapes it ran at, not the model file, so the command keeps ``MODEL.onnx`` but
+    carries the sizes. A PP-OCRv4 trial: without them, the pasted command was refused as
+    dynamic, and its ``e.g.`` (1 for each dynamic dimension) said PASSES of a dump that fails
+    at 48x320. None where it records neither."""
     try:
         shapes = (record.get("graph") or {}).get("input_shapes") or {}
         shape = ";".join(f"{k}:{','.join(str(int(d)) for d in v)}" for k, v in shapes.items())
     except (ValueError, TypeError, AttributeError):
         return None
-    return {"input_shape": shape} if shape else None
+    name = record.get("model_name")  # what MODEL.onnx stands for (audit 33)
+    named = {"model_name": name} if isinstance(name, str) and name else {}
+    return {"input_shape": shape, **named} if shape or named else None
 
 
 def saved_source(meta, rows=()) -> Optional[Dict[str, object]]:

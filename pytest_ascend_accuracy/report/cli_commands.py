@@ -185,8 +185,13 @@ PLACEHOLDER_INPUTS = (f"; {CLI_MODEL} stands for the ONNX model the dump ran, wh
                       "dump failed")
 
 
-def with_inputs_note(hint: Optional[str]) -> Optional[str]:
-    """``hint`` and ``PLACEHOLDER_INPUTS`` where one of its commands names ``CLI_MODEL``."""
+def with_inputs_note(hint: Optional[str], model_name: Optional[str] = None) -> Optional[str]:
+    """``hint`` and ``PLACEHOLDER_INPUTS`` where one of its commands names ``CLI_MODEL``, the
+    model named where the golden records its name (a cache entry's golden.json: audit 33)."""
     if hint and f"ascend-accuracy diagnose {CLI_MODEL}" in hint:
+        if model_name:
+            return hint + PLACEHOLDER_INPUTS.replace(
+                "the ONNX model the dump ran", f"the ONNX model the dump ran ({model_name}, "
+                "as the golden names it)", 1)
         return hint + PLACEHOLDER_INPUTS
     return hint
