@@ -8,6 +8,7 @@ aligned table capped at a few rows; coverage; where the full report is; what to 
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import List, Optional, Sequence
 
 from ..compare.result import CompareResult, Failure, TensorCompare, Verdict, nonfinite_kind
@@ -30,6 +31,7 @@ from .printable import printable  # noqa: E402  (callers read it here too)
 
 WORST_ROWS = 5
 _NAME_WIDTH = 48
+_name_cell = partial(printable, width=_NAME_WIDTH, tail=True)  # (its end tells rows apart)
 
 
 def _shape(shape) -> str:
@@ -208,7 +210,7 @@ def _is_num(v: str) -> bool:
 
 def _row_cells(f: Failure) -> List[str]:
     m = f.row.metrics
-    return [str(f.row.order), printable(f.row.label, _NAME_WIDTH), printable(f.row.op_type) or "-",
+    return [str(f.row.order), _name_cell(f.row.label), printable(f.row.op_type) or "-",
             _num(judged_cosine(m)) if m else "NaN", _small(m.value("rel_l2")) if m else "NaN",
             _small(m.max_abs) if m else "NaN", printable(short_reason(f), 60)]
 
@@ -484,7 +486,7 @@ def summary_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         lines += ["", f"closest to the threshold ({thr.metric}):"]
         # the judged metric's own column where it is not one of the three shown
         extra = [] if thr.metric in ("cosine", "rel_l2", "max_abs") else [thr.metric]
-        lines += table([[str(r.order), printable(r.label, _NAME_WIDTH), printable(r.op_type) or "-",
+        lines += table([[str(r.order), _name_cell(r.label), printable(r.op_type) or "-",
                          _num(judged_cosine(r.metrics)), _small(r.metrics.value("rel_l2")),
                          _small(r.metrics.max_abs)]
                         + [_small(r.metrics.value(m)) for m in extra]

@@ -273,3 +273,20 @@ def test_an_integer_rows_cosine_line_says_it_is_compared_exactly():
     assert line.endswith("(threshold 0.99; integer values are compared exactly: any difference "
                          "fails them, below)"), line
     assert "no threshold passes it" not in text
+
+
+def test_long_op_names_in_the_tables_keep_their_ends():
+    """Audit 33 (Magika, a jax2tf export): every row of the next-worst table read
+    ``jax2tf_get_logits_/pjit_get_logits_/MagikaV2/...``, the part that tells ops apart cut."""
+    name = "jax2tf_get_logits_/pjit_get_logits_/MagikaV2/LayerNorm_1/truediv_1"
+    assert printable(name, 48, tail=True) == "..." + name[-45:]
+    assert printable(name, 48, tail=True).endswith("/LayerNorm_1/truediv_1")
+    assert printable(name, 48) == name[:45] + "..."  # other fields keep their start
+    head = "jax2tf_get_logits_/pjit_get_logits_/MagikaV2/LayerNorm_1/"
+    ops = {head + tail: [f16([1, 1, 1, -1])] for tail in ("truediv_1", "Sub", "Maximum")}
+    result = compare_dumps(DumpSet.from_arrays(ops), DumpSet.from_arrays(
+        {name: [f32([1, 1, 1, 1])] for name in ops}), kl=False)
+    text = failure_text(result, result.judge(0.99))
+    for tail in ("/LayerNorm_1/Sub ", "/LayerNorm_1/Maximum "):
+        assert any(line.lstrip().split("  ")[0] and tail in line and "..." in line
+                   for line in text.splitlines()), text
