@@ -238,8 +238,9 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
              f"{len(records) - passed} failed{_expected(statuses)}"]
     for r in records:
         sign, d = "<=" if r["passed"] else ">", _decimals(r)
-        lines.append(f"  {r['model']} [{r['mode']}] {r['metric']} {r['device']:.{d}f} device vs "
-                     f"{r['reference']:.{d}f} reference ({_drop_text(r, d)} "
+        lines.append(f"  {r['model']} [{short_mode(r['mode'])}] {r['metric']} "
+                     f"{r['device']:.{d}f} device vs {r['reference']:.{d}f} reference "
+                     f"({_drop_text(r, d)} "
                      f"{sign} {r['max_drop']:g}), {plural(r['samples'], 'sample')}, "
                      f"{r['flipped']} flipped")
     for r, status in zip(records, statuses):
@@ -247,7 +248,8 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
             traced = (f"; first failing op {r['first_op']} (sample {r['first_sample']})"
                       if r.get("first_op") else "")
             caught = _TEST_DID.get(status, "")
-            lines.append(f"{_LINE_PREFIX[status]} {r['nodeid']} [{r['model']}, {r['mode']}]"
+            lines.append(f"{_LINE_PREFIX[status]} {r['nodeid']} [{r['model']}, "
+                         f"{short_mode(r['mode'])}]"
                          f"{caught}: {r['metric']} {_drop_text(r, _decimals(r))} > "
                          f"max_drop {r['max_drop']:g}{traced}")
     return lines

@@ -62,3 +62,13 @@ def test_the_diagnosis_names_the_sample_it_ran_on_as_the_check_traced_it(pyteste
     text = result.stdout.str()
     assert "(--accuracy-diagnose on the first lost sample 1, " in text, text
     assert "first flipped sample" not in text
+
+
+def test_a_long_keep_dtype_mode_is_given_by_count_as_in_the_grid():
+    """Audit 33 (Magika): a pasted 11-op keep list printed ~700 characters in each dataset line,
+    where the grid and the accuracy FAILED lines say keep_dtype(11 ops)."""
+    mode = "keep_dtype(" + ",".join(f"jax2tf_get_logits_/MagikaV2/op_{k}" for k in range(11)) + ")"
+    record = {**_record(0.5, 0.75, 0.01, False), "mode": mode}
+    lines = dataset_lines([record])
+    assert lines[1].startswith("  resnet [keep_dtype(11 ops)] top1 0.5000 device vs ")
+    assert lines[2].startswith("FAILED test_d.py::test_top1 [resnet, keep_dtype(11 ops)]: top1 ")
