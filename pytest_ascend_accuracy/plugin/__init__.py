@@ -472,7 +472,7 @@ def pytest_terminal_summary(terminalreporter, config):
     from .terminal_report import (failed_after_checks, failed_before_check, outcomes_by_test,
                                   relative_ids, shown_ids, summary_lines)
 
-    stats = state.cache_stats()
+    stats = state.summary_cache_stats()
     # a failed pre-processing check is its test's verdict; a passed one is not the accuracy's
     unchecked = failed_before_check(terminalreporter.stats, [r.nodeid for r in state.records] + [
         r["nodeid"] for r in state.dataset_records] + [

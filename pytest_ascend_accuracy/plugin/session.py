@@ -448,6 +448,19 @@ class AccuracyState:
             totals[k] = totals.get(k, 0) + v
         return totals
 
+    def summary_cache_stats(self) -> Dict[str, Any]:
+        """``cache_stats`` and, where this session added entries to an unbounded cache that
+        now holds more than ``UNBOUNDED_NOTE_BYTES``, ``held`` (bytes) and ``cache_dir`` (as
+        printed): the summary says so, with the bound to set."""
+        totals: Dict[str, Any] = dict(self.cache_stats())
+        if self.settings.cache_size is None and totals.get("misses"):
+            from ..core.cache_size import UNBOUNDED_NOTE_BYTES, held_bytes
+
+            held = held_bytes(self.settings.cache_dir)
+            if held > UNBOUNDED_NOTE_BYTES:
+                totals.update(held=held, cache_dir=self.settings.show(self.settings.cache_dir))
+        return totals
+
     # -- xdist transport (plain JSON-able data only) -----------------------------------------
     def to_workeroutput(self) -> Dict[str, Any]:
         return {

@@ -404,7 +404,7 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
     cache_line = f"cache: {plural(hits, 'hit')}, {plural(misses, 'miss')}"
     if cache_stats.get("rebuilt"):
         cache_line += f", {cache_stats['rebuilt']} corrupt entr{'y' if cache_stats['rebuilt'] == 1 else 'ies'} rebuilt"
-    lines.append(cache_line)
+    lines.append(cache_line + _unbounded_note(cache_stats))
     lines.extend(written_file_lines(golden_writes))
     if report_dir:  # the index of this run's folders, where this session's is there
         index = os.path.join(str(report_dir), "index.html")
@@ -412,6 +412,22 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                      + (f" (this run's folders: {index})"
                         if _index_of(report_dir, run_id) else ""))
     return lines
+
+
+def _unbounded_note(cache_stats: Mapping) -> str:
+    """What an unbounded cache holds where the session says so (``summary_cache_stats``), with
+    the ini bound that keeps it and the command that prunes it now, to paste."""
+    held = cache_stats.get("held")
+    if not isinstance(held, int):
+        return ""
+    import shlex
+
+    from ..core.cache_size import format_size
+
+    where = shlex.quote(str(cache_stats.get("cache_dir") or ".ascend-accuracy"))
+    return (f"; it holds {format_size(held)}, unbounded: ini ascend_accuracy_cache_size = 2GB "
+            f"keeps it within 2 GB (least recently used entries go), ascend-accuracy cache "
+            f"--cache-dir {where} --max-size 2GB prunes it now")
 
 
 def _index_of(report_dir: str, run_id: Optional[str]) -> bool:

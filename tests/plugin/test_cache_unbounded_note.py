@@ -1,0 +1,59 @@
+"""A session that added entries to an unbounded cache holding more than
+``UNBOUNDED_NOTE_BYTES`` says so on its cache line, with the bound to set and the command that
+prunes it (audits 32 and 33: a project cache grew to 2.4 GB and 4.2 GB within an hour, and
+nothing said so). Pasted, the ini line is taken and the note goes; the command runs."""
+import re
+import shlex
+
+import pytest
+
+from pytest_ascend_accuracy.core import cache_size
+
+pytest.importorskip("onnxruntime")
+
+TEST = """
+def test_one(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/passing_mlp.onnx", seed=0)
+    check_accuracy(ascend_model("models/passing_mlp.onnx").run(inputs),
+                   golden_dump("models/passing_mlp.onnx", inputs))
+"""
+
+
+@pytest.fixture
+def project(pytester, monkeypatch):
+    from pytest_ascend_accuracy.testing.models import save_models
+
+    save_models(pytester.path / "models", ["passing_mlp"])
+    pytester.makepyfile(test_one=TEST)
+    monkeypatch.setattr(cache_size, "UNBOUNDED_NOTE_BYTES", 1000)  # (a tiny cache is past it)
+    return pytester
+
+
+def _cache_line(result) -> str:
+    return next(line for line in result.stdout.lines if line.startswith("cache: "))
+
+
+def test_the_note_names_the_bound_and_the_pasted_ini_line_takes_it_away(project, capsys):
+    line = _cache_line(project.runpytest("-p", "no:randomly"))
+    assert re.fullmatch(r"cache: 0 hits, \d+ misses; it holds [\d.]+ [KM]B, unbounded: ini "
+                        r"ascend_accuracy_cache_size = 2GB keeps it within 2 GB \(least "
+                        r"recently used entries go\), ascend-accuracy cache --cache-dir "
+                        r"\.ascend-accuracy --max-size 2GB prunes it now", line), line
+    command = line.split(", ascend-accuracy cache ")[1].rsplit(" prunes it now", 1)[0]
+    from pytest_ascend_accuracy.cli import main
+
+    project.chdir()
+    assert main(["cache"] + shlex.split(command)) == 0  # pasted from where pytest ran
+    assert re.fullmatch(r"cache \.ascend-accuracy: removed 0 entries \(0 B\); [\d.]+ [KM]B "
+                        r"left", capsys.readouterr().out.splitlines()[-1])  # nothing to evict
+    ini = line.split("ini ")[1].split(" keeps")[0]  # ascend_accuracy_cache_size = 2GB
+    project.makeini(f"[pytest]\n{ini}\n")
+    project.makepyfile(test_two=TEST.replace("test_one", "test_two").replace(
+        "seed=0", "seed=1"))  # a new golden: a miss
+    assert _cache_line(project.runpytest("-p", "no:randomly")).startswith("cache: ")
+    assert "unbounded" not in project.runpytest("-p", "no:randomly").stdout.str()
+
+
+def test_a_session_that_added_nothing_says_nothing(project):
+    project.runpytest("-p", "no:randomly")
+    assert _cache_line(project.runpytest("-p", "no:randomly")).endswith(" 0 misses")
