@@ -13,6 +13,10 @@
   ``layout=1``, the ONNX spec's batch-first layout): onnxruntime refuses any other ("Invalid
   value/s in sequence_lens. All values must be >= 0 and <= seq_length"), and a length of 0 runs
   no step at all. A trial's LSTM of 6 steps drew [5, 8] from [0, 10), and the golden failed;
+* an input that none of these bounds and whose name says it is a length (``waveforms_lens``
+  beside ``waveforms`` [batch, N]) takes the length of the input it measures, every element
+  (``graph.length_inputs``): drawn 5 of 16000 samples, an audio front-end masked every frame
+  and the check passed on an all-zero output;
 * an input that none of these bounds and that the model one-hot encodes, ``Equal`` against a
   constant table of two or more values (Magika's bytes against ``0..256``), takes values
   spanning that table, [min, max] (``graph.one_hot_tables``): [0, 10) left 247 of its 257 rows
@@ -36,6 +40,7 @@ from typing import Callable, Dict, Iterable, Mapping, Optional, Tuple
 import numpy as np
 
 from .compared_inputs import compared_constants
+from .length_inputs import length_inputs
 from .one_hot_tables import one_hot_ranges
 from .value_readers import PASS_THROUGH, reached, readers_of
 #: ops whose output has their first input's shape: a table reached through them from an
@@ -56,10 +61,10 @@ def integer_ranges(model, names: Iterable[str], shapes: Mapping[str, Tuple[int, 
     integer graph inputs, of these ``shapes``) lie in [low, high); inputs not listed take
     [0, 10). [0, n) for ``integer_highs``'s ``n`` (at most 10); [1, seq_length + 1) for a
     recurrent op's ``sequence_lens`` (``sequence_lengths``), below a table it also indexes;
-    [low, high + 1) for one of the rest one-hot encoded against a table of those values
-    (``one_hot_tables``); [c, c + 1) for one of the rest that the model compares with a
-    constant ``c``
-    (``compared_inputs.compared_constants``).
+    [n, n + 1) for one of the rest that is the length ``n`` of another input
+    (``length_inputs``); [low, high + 1) for one of the rest one-hot encoded against a table
+    of those values (``one_hot_tables``); [c, c + 1) for one of the rest that the model
+    compares with a constant ``c`` (``compared_inputs.compared_constants``).
     An ``X`` that is no graph input is sized by ``tensor_info(model)`` (``onnx_graph``'s:
     ``{tensor: (element type, shape)}``, called once), else it is not sized."""
     names = list(names)
@@ -81,6 +86,9 @@ def integer_ranges(model, names: Iterable[str], shapes: Mapping[str, Tuple[int, 
         high = min(steps + 1, highs.get(name, steps + 1))  # and below a table it indexes
         out[name] = (1, high) if high > 1 else (0, 1)
     free = [n for n in names if n not in out and n not in lengths]
+    for name, length in length_inputs(model, free, shapes).items():  # the whole of what it
+        out[name] = (length, length + 1)  # measures: every sample valid
+    free = [n for n in free if n not in out]
     out.update(one_hot_ranges(model, free))  # the rows of the table it is one-hot encoded by
     free = [n for n in free if n not in out]
     for name, compared in compared_constants(model, free).items():  # the value it is equal to

@@ -1,0 +1,78 @@
+"""Seeded length inputs are the full length of the input they measure (audit 33, onnx_asr's
+pre-processors: ``waveforms_lens`` drawn 5 of 16000 samples masked every frame, the output was
+all zeros on both sides and the check passed on nothing)."""
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from pytest_ascend_accuracy.graph.length_inputs import length_inputs
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+
+
+def masked(lens_name="waveforms_lens", wave=("batch_size", "N"), lens=("batch_size",),
+           gather=False):
+    """y = where(arange(N) < lens, x * 2, 0): every sample past the length masked."""
+    inits = [numpy_helper.from_array(np.array(0, np.int64), "zero"),
+             numpy_helper.from_array(np.array(1, np.int64), "one"),
+             numpy_helper.from_array(np.array([1], np.int64), "axis1"),
+             numpy_helper.from_array(np.array(2.0, np.float32), "two"),
+             numpy_helper.from_array(np.array(0.0, np.float32), "fzero")]
+    nodes = [helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+             helper.make_node("Gather", ["shape", "one"], ["n"], name="n", axis=0),
+             helper.make_node("Range", ["zero", "n", "one"], ["steps"], name="steps"),
+             helper.make_node("Unsqueeze", [lens_name, "axis1"], ["lens2"], name="lens2"),
+             helper.make_node("Less", ["steps", "lens2"], ["valid"], name="valid"),
+             helper.make_node("Mul", ["x", "two"], ["scaled"], name="scale"),
+             helper.make_node("Where", ["valid", "scaled", "fzero"], ["y"], name="mask")]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if gather:  # the length also indexes a 4-row table: that bound comes first
+        inits.append(numpy_helper.from_array(np.ones((4, 2), np.float32), "table"))
+        nodes.append(helper.make_node("Gather", ["table", lens_name], ["g"], name="g"))
+        outputs.append(helper.make_tensor_value_info("g", TensorProto.FLOAT, None))
+    graph = helper.make_graph(nodes, "masked", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, list(wave)),
+        helper.make_tensor_value_info(lens_name, TensorProto.INT64, list(lens))], outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_length_is_drawn_as_the_whole_of_the_waveform(tmp_path):
+    onnx.save(masked(), str(tmp_path / "m.onnx"))
+    shape = {"x": (2, 16000), "waveforms_lens": (2,)}
+    drawn = make_inputs(str(tmp_path / "m.onnx"), seed=0, input_shape=shape)
+    assert drawn["waveforms_lens"].tolist() == [16000, 16000]
+    import onnxruntime
+
+    y, = onnxruntime.InferenceSession(str(tmp_path / "m.onnx")).run(["y"], drawn)
+    assert np.count_nonzero(y) == y.size  # nothing masked: the check compares every sample
+
+
+@pytest.mark.parametrize("wave, lens, shape, expected", [
+    (("B", 80, "T"), ("B",), (1, 80, 120), 120),  # an encoder's [batch, features, time]
+    ((1, 50), (), (1, 50), 50),  # a scalar length of a static waveform
+    (("B", "T", "F"), ("B",), (1, 120, 7), 120),  # two open: the largest
+])
+def test_the_measured_dimension(wave, lens, shape, expected):
+    shapes = {"x": shape, "waveforms_lens": (1,) if lens else ()}
+    assert length_inputs(masked(wave=wave, lens=lens), ["waveforms_lens"], shapes) == {
+        "waveforms_lens": expected}
+
+
+def test_other_names_and_a_table_index_keep_their_draws(tmp_path):
+    shapes = {"x": (1, 100), "k": (1,)}
+    assert length_inputs(masked(lens_name="k"), ["k"], shapes) == {}
+    onnx.save(masked(gather=True), str(tmp_path / "g.onnx"))
+    drawn = make_inputs(str(tmp_path / "g.onnx"), seed=0,
+                        input_shape={"x": (1, 100), "waveforms_lens": (1,)})
+    assert drawn["waveforms_lens"].max() < 4  # below the table it indexes, as before
+
+
+def test_a_seeded_check_compares_the_samples_it_masked_before(pytester):
+    onnx.save(masked(wave=(1, 64), lens=(1,)), str(pytester.path / "m.onnx"))
+    pytester.makepyfile("""
+        def test_m(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            inputs = accuracy_inputs("m.onnx", seed=0)
+            assert inputs["waveforms_lens"].tolist() == [64]
+            check_accuracy(ascend_model("m.onnx").run(inputs), golden_dump("m.onnx", inputs))
+    """)
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
