@@ -1,7 +1,7 @@
 """What ATC's ONNX parser refuses to convert, in one place (``parser_refusal``,
 ``atc_parse_error``): ops that share a name, ``Loop``/``Scan`` (no parser is registered for
-them: ``graph.control_flow``), ops of other domains (``graph.op_domains``) and attribute values
-CANN's ONNX op plugins refuse.
+them: ``graph.control_flow``), ``STFT``/``DFT`` (no plugin found: ``graph.signal_ops``), ops of
+other domains (``graph.op_domains``) and attribute values CANN's ONNX op plugins refuse.
 
 ``ArgMax``/``ArgMin`` with ``select_last_index=1``: the plugins' ``ParseParams`` return FAILED
 ("Only support select_last_index=0, but 1 is obtained now", canndev
@@ -254,10 +254,12 @@ def _ort_repeats(graph) -> bool:
 
 def parser_refusal(label: str, model) -> str:
     """Why ATC's ONNX parser cannot convert ``model``: its ``Loop``/``Scan`` ops
-    (``loop_refusal``), its ops of other domains (``domain_refusal``) or its refused attribute
-    values (``attribute_refusal``); "" if none."""
-    return (loop_refusal(label, model) or domain_refusal(label, model)
-            or attribute_refusal(label, model))
+    (``loop_refusal``), its ``STFT``/``DFT`` ops (``signal_ops``), its ops of other domains
+    (``domain_refusal``) or its refused attribute values (``attribute_refusal``); "" if none."""
+    from .signal_ops import signal_refusal
+
+    return (loop_refusal(label, model) or signal_refusal(label, model)
+            or domain_refusal(label, model) or attribute_refusal(label, model))
 
 
 def atc_parse_error(model) -> Optional[Tuple[str, str]]:
@@ -269,7 +271,9 @@ def atc_parse_error(model) -> Optional[Tuple[str, str]]:
         (names for _, names in branch_repeats(model.graph)), None)
     if repeated:  # the pre-check's, before any op is parsed
         return NAME_CODE, f"Op [{next(iter(repeated))}] has a name conflict in the graph."
-    loops = {(name, where) for name, _, where in loop_ops(model.graph)}
+    from .signal_ops import signal_ops
+
+    loops = {(name, where) for name, _, where in loop_ops(model.graph) + signal_ops(model.graph)}
     unparsed = next(((node, name) for node, name, where in atc_named_nodes(model.graph)
                      if (name, where) in loops or is_quant(node) or is_foreign(model, node)),
                     None)  # a quantisation op too: atc_quant.py warns of it on the emulator
