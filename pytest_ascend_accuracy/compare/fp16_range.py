@@ -37,6 +37,7 @@ from ..core.ascend_optypes import IF_TYPES, finished_types  # noqa: E402
 from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 from .quiet_rows import quiet_rows  # noqa: E402
+from .zero_singular import flushed_into_singular  # noqa: E402
 
 OVERFLOW, UNDERFLOW = "overflow", "underflow"
 
@@ -168,7 +169,8 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
             if peak > FP16_MAX:
                 _add(found, RangeFinding(op.name, slot, peak, OVERFLOW, op.op_type))
                 continue
-            tiny = _flushed_peak(values)
+            tiny = _flushed_peak(values) or flushed_into_singular(  # a Log's: any value
+                type_of(op.name, op.op_type), slot, values)
             if tiny is None:
                 continue
             op_type = op_type or type_of(op.name, op.op_type)

@@ -1,0 +1,69 @@
+"""A Log fed a floor float16 flushes to 0 is named with the op making the floor (audit 33:
+onnx_asr's whisper front-end floors its mel power at 1e-10; the device's Log gave -Inf on
+every padded frame, and the hint said no golden operand left float16's range, offering high
+precision, which pasted failed at the same op). Any flushed value of a Log's argument or a
+divisor counts, whatever its share of the tensor (``compare.zero_singular``)."""
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from pytest_ascend_accuracy.compare.zero_singular import flushed_into_singular
+
+pytest.importorskip("onnxruntime")
+
+
+def floored_log(path):
+    """log(clip((x @ w) ** 2, min=1e-10)), clamped to its max - 8 as whisper's front-end is."""
+    inits = [numpy_helper.from_array(np.array(1e-10, np.float32), "floor"),
+             numpy_helper.from_array(np.full((16, 16), 0.1, np.float32), "w"),
+             numpy_helper.from_array(np.array(8.0, np.float32), "eight")]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"], name="mel"),
+             helper.make_node("Mul", ["m", "m"], ["p"], name="power"),
+             helper.make_node("Clip", ["p", "floor", ""], ["c"], name="floor_clip"),
+             helper.make_node("Log", ["c"], ["l"], name="log"),
+             helper.make_node("ReduceMax", ["l"], ["mx"], name="rmax", keepdims=1),
+             helper.make_node("Sub", ["mx", "eight"], ["lo"], name="lo"),
+             helper.make_node("Max", ["l", "lo"], ["y"], name="clamp")]
+    graph = helper.make_graph(nodes, "floored", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 16])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+TEST = """
+import numpy as np
+{imports}
+{marker}
+def test_padded(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    x = np.random.default_rng(0).standard_normal((4, 16)).astype(np.float32)
+    x[2:] = 0  # padding: power 0, floored at 1e-10
+    inputs = accuracy_inputs("floored.onnx", inputs={{"x": x}})
+    check_accuracy(ascend_model("floored.onnx").run(inputs), golden_dump("floored.onnx", inputs))
+"""
+
+
+def test_the_hint_names_the_log_and_the_floor_and_pasted_it_passes(pytester):
+    floored_log(pytester.path / "floored.onnx")
+    pytester.makepyfile(test_padded=TEST.format(imports="", marker=""))
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert ("next step: golden values leave the float16 range (log input:0 underflows to 0 "
+            "(|1e-10|); floor_clip output:0 underflows to 0 (|1e-10|))") in out
+    mode = next(line.strip() for line in result.stdout.lines
+                if line.strip().startswith("modes=[keep_dtype("))
+    assert mode == "modes=[keep_dtype(['log', 'floor_clip'])]"
+    pytester.makepyfile(test_padded=TEST.format(
+        imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
+        marker=f"@accuracy({mode})"))
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+
+
+def test_only_a_singular_slot_counts_any_flushed_value():
+    values = np.array([1e-10, 0.5, 0.7, 0.0], np.float32)
+    assert flushed_into_singular("Log", "input:0", values) == pytest.approx(1e-10)
+    assert flushed_into_singular("RealDiv", "input:1", values) == pytest.approx(1e-10)
+    assert flushed_into_singular("Div", "input:0", values) is None  # a dividend: no Inf
+    assert flushed_into_singular("Mul", "input:0", values) is None
+    assert flushed_into_singular("Log", "input:0", np.array([1e-6, 0.0], np.float32)) is None
