@@ -28,6 +28,7 @@ from .figures import judged_cosine, plain_cosine_lines  # noqa: E402  (the cosin
 from .figures import error_figure as _small  # noqa: E402
 from .figures import six_places as _num  # noqa: E402
 from .printable import printable  # noqa: E402  (callers read it here too)
+from .would_pass import would_pass_text  # noqa: E402
 
 WORST_ROWS = 5
 _NAME_WIDTH = 48
@@ -67,7 +68,7 @@ def short_reason(f: Failure) -> str:
     return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {threshold_text(thr.value)}"
 
 
-def _metric_line(f: Failure, policy=None, cli: bool = False) -> str:
+def _metric_line(f: Failure, policy=None, cli: bool = False, failures=()) -> str:
     thr = f.threshold
     if f.would_pass is None:
         if thr.passed(f.value):  # the value meets its threshold: something else failed it
@@ -89,7 +90,7 @@ def _metric_line(f: Failure, policy=None, cli: bool = False) -> str:
     guard = _scale_guard_too(f, policy, cli)
     if guard:
         return f"{shown} ({guard})"
-    return f"{shown} (threshold that would pass: {_num(f.would_pass)})"
+    return f"{shown} ({would_pass_text(f, failures or (f,), _num)})"
 
 
 #: a cosine at or below 0 (the loosest threshold passing it 0, or below): the marker and the YAML
@@ -150,7 +151,7 @@ def _scale_guard_too(f: Failure, policy, cli: bool) -> str:
             f"{1 / t:.3g}-{t:g}x; {lowered} with {wider} would pass it")
 
 
-def _first_block(f: Failure, policy=None, cli: bool = False) -> List[str]:
+def _first_block(f: Failure, policy=None, cli: bool = False, failures=()) -> List[str]:
     row = f.row
     m = row.metrics
     shape = _shape(row.shape)
@@ -168,7 +169,7 @@ def _first_block(f: Failure, policy=None, cli: bool = False) -> List[str]:
         ("op type", printable(row.op_type) or "-"),
         ("dtypes", _dtypes(row)),
         ("shape", shape),
-        (f.threshold.metric, _metric_line(f, policy, cli)),
+        (f.threshold.metric, _metric_line(f, policy, cli, failures)),
     ]
     if f.threshold.metric != "cosine" and m is not None:
         fields.append(("cosine", _num(judged_cosine(m))))
@@ -452,7 +453,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         head = head.replace(IGNORE_NOTE, IGNORE_NOTE_CLI)
     lines = [head, ""]
     if verdict.first is not None:
-        lines += _first_block(verdict.first, verdict.policy, cli)
+        lines += _first_block(verdict.first, verdict.policy, cli, verdict.failures)
         block = _worst_block(verdict, worst)
         if block:
             lines += [""] + block
