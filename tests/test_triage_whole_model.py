@@ -64,3 +64,21 @@ def test_the_command_exits_0_and_its_ignore_flags_pasted_pass(tmp_path, capsys):
     flags = re.search(r"\(that hides them\): (.*) on the command line;", out).group(1)
     assert cli.main([*argv, *shlex.split(flags)]) == 0
     assert capsys.readouterr().out.splitlines()[0].endswith(": PASSES")
+
+
+def test_a_fix_that_completes_the_modes_own_list_counts_both(tmp_path, cache):
+    """Audit 33: a CLI diagnosis started from a pasted 19-op list and ended keeping all 20 ops,
+    headed plain RESTORED: only the op the search added was counted."""
+    import onnx
+
+    from pytest_ascend_accuracy import keep_dtype
+    from pytest_ascend_accuracy.testing import models
+
+    onnx.save(models.two_overflows(), str(tmp_path / "two.onnx"))
+    given = ["fc1/MatMul", "fc1/Add", "to_channels", "norm_a", "to_flat", "fc2/MatMul",
+             "fc2/Add"]
+    d = diagnose(str(tmp_path / "two.onnx"), mode=keep_dtype(given), threshold=0.95,
+                 cache=cache)
+    assert d.keep_dtype == ("norm_b",) and d.whole_model
+    assert text(d).splitlines()[0] == ("ascend-accuracy diagnosis of two: RESTORED only by "
+                                       "keeping 8 of 8 ops in float32 (the whole model)")

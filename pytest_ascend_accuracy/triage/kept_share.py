@@ -24,6 +24,14 @@ NEARLY = 0.9
 MIN_OPS = 5
 
 
+def fix_keeps(keep: Sequence[str], fix_mode) -> tuple:
+    """Every op the fix keeps: its mode's keep_dtype (the mode the diagnosis started from, a
+    pasted hint's list, with ``keep``, what the search added) where it has one, else ``keep``.
+    Audit 33: a CLI diagnosis starting from a 19-op list ended with all 20 ops kept, headed plain
+    ``RESTORED``: only the one op it added was counted."""
+    return tuple(dict.fromkeys((*(getattr(fix_mode, "keep_dtype", None) or ()), *keep)))
+
+
 def kept_ops(keep: Sequence[str]) -> int:
     """How many ops ``keep`` names (its ``OpType::`` entries, which keep ops by type inside If
     branches, aside)."""
@@ -46,7 +54,7 @@ def with_whole_model(outcome: dict, runner, base) -> dict:
     if default is None:  # not even the first run finished (a budget of nothing)
         return outcome
     total = len(framework_ops(default)[0])
-    keep = outcome.get("keep_dtype") or ()
+    keep = fix_keeps(outcome.get("keep_dtype") or (), outcome.get("fix_mode"))
     kept = kept_ops(keep)
     if not (outcome.get("restored_by") not in (None, "default") and keep
             and nearly_all(kept, total)):

@@ -89,9 +89,9 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
     head = "RESTORED" if d.fixed and d.restored_by != "default" else (
         "PASSES" if d.restored_by == "default" else "NOT RESTORED")
     if d.whole_model:  # still a fix that passes pasted (exit 0), but no float16 one
-        from .kept_share import kept_ops
+        from .kept_share import fix_keeps, kept_ops
 
-        kept = kept_ops(d.keep_dtype)
+        kept = kept_ops(fix_keeps(d.keep_dtype, d.fix_mode))
         head += (f" only by keeping {kept} of {d.ops_total} ops in float32 "
                  f"({'the whole model' if kept >= d.ops_total else 'nearly the whole model'})")
     lines = [f"ascend-accuracy diagnosis of {d.model}: {head}",

@@ -120,10 +120,11 @@ class Diagnosis:
     @property
     def whole_model(self) -> bool:
         """Whether the fix keeps nearly every op the run names in float32 (``kept_share``)."""
-        from .kept_share import kept_ops, nearly_all
+        from .kept_share import fix_keeps, kept_ops, nearly_all
 
         return (self.fixed and self.restored_by != "default"
-                and nearly_all(kept_ops(self.keep_dtype), self.ops_total))
+                and nearly_all(kept_ops(fix_keeps(self.keep_dtype, self.fix_mode)),
+                               self.ops_total))
 
     def step(self, name: str) -> Optional[StepResult]:
         for s in self.steps:
