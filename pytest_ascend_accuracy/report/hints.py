@@ -228,6 +228,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     if names and names.unexplained:  # an overflow after the first failure: not its fix
         return Hint(MODES, reason, advice=UNEXPLAINED_ADVICE)
     if names:
+        from ..core.whole_model import whole_model_note
         from .failure_kinds import high_precision_blocker
 
         suggested, note = [mode | keep_dtype(names)], ""
@@ -242,7 +243,9 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         still = f" ({STILL_FAILS})" if names.partial else ""  # the reason says it may
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
-                        ", or convert in high precision" if len(suggested) > 1 else note) + still)
+                        ", or convert in high precision" if len(suggested) > 1 else note) + still
+                    + whole_model_note(len(names), len({n for r in rows for n in (
+                        r.original_names or (r.op_name,))})))  # (every op the run names)
     from .if_branches import BRANCH_ADVICE, branch_reason, unlooked_note
 
     branch = branch_reason(range_inputs)

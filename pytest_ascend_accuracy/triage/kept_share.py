@@ -17,11 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-#: the share of the dump's ops a fix keeps from which it is the whole model "or nearly"
-NEARLY = 0.9
-#: the fewest ops a model has for that to be said: in a smaller one any fix of two ops is most
-#: of it, which says nothing (a 2-op attention whose two ops were each measured needed)
-MIN_OPS = 5
+from ..core.whole_model import MIN_OPS, NEARLY, nearly_all  # noqa: F401  (read here too)
 
 
 def fix_keeps(keep: Sequence[str], fix_mode) -> tuple:
@@ -38,11 +34,6 @@ def kept_ops(keep: Sequence[str]) -> int:
     from .branch_keep import is_type_entry
 
     return sum(1 for k in keep if not is_type_entry(k))
-
-
-def nearly_all(kept: int, total: int) -> bool:
-    """Whether keeping ``kept`` of ``total`` ops is the whole model, or nearly."""
-    return total >= MIN_OPS and kept >= NEARLY * total
 
 
 def with_whole_model(outcome: dict, runner, base) -> dict:
