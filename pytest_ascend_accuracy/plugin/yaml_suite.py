@@ -48,6 +48,7 @@ from .marker_spec import (DEFAULT_SCALE_TOLERANCE, AccuracySpec, make_spec, vali
 from ..core.modes import Mode, resolve_mode
 from ..core.unquoted_names import op_name_list
 from .yaml_aipp_shape import dataset_handle, entry_shape
+from .yaml_dataset_shape import first_sample_shape
 from .yaml_defaults import defaults_per_op
 from .yaml_model import EntryModel
 from .yaml_inputs import (InputsSpec, check_input_files, combined_shapes, existing_file,
@@ -229,7 +230,8 @@ def _cases(entry, defaults, base_dir: Path, where: str, index: int, default_thre
                          ignore=ignore, default_threshold=default_threshold,
                          where=f"{at}.threshold", max_drop=setting("max_drop"),
                          scale_tolerance=scale_tolerance)
-        yield SuiteCase(name, model, mode, spec, inputs, input_shape,
+        yield SuiteCase(name, model, mode, spec, inputs, first_sample_shape(  # a dataset's
+                            onnx_model, dataset, input_shape, inputs, aipp),  # open sizes
                         base_dir / golden if golden else None, aipp=aipp, reference=reference,
                         keys=keys)
         if dataset is not None:
