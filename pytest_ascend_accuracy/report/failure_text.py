@@ -29,6 +29,7 @@ from .figures import error_figure as _small  # noqa: E402
 from .figures import six_places as _num  # noqa: E402
 from .printable import printable  # noqa: E402  (callers read it here too)
 from .would_pass import would_pass_text  # noqa: E402
+from .outputs_note import outputs_lines  # noqa: E402
 
 WORST_ROWS = 5
 _NAME_WIDTH = 48
@@ -444,12 +445,10 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
     if verdict.passed:
         return summary_text(result, verdict, csv_path=csv_path)
     from .one_element_groups import grouped
-
     verdict = grouped(verdict, result.rows)  # one paste for a value's one-element copies
     head = verdict.describe()
     if cli:
         from ..compare.result import IGNORE_NOTE, IGNORE_NOTE_CLI
-
         head = head.replace(IGNORE_NOTE, IGNORE_NOTE_CLI)
     lines = [head, ""]
     if verdict.first is not None:
@@ -458,7 +457,8 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         if block:
             lines += [""] + block
         lines.append("")
-    lines += [coverage_line(result), report_line(csv_path, report_how)]
+    lines += [coverage_line(result), *outputs_lines(result, verdict, _num),
+              report_line(csv_path, report_how)]
     if dump_kept:
         lines.append(f"dump kept: {printable(dump_kept)}")
         if dump_lifetime:

@@ -1,0 +1,34 @@
+"""The failure block says where the model's outputs pass, and only there (audit 33: whisper's
+front-end failed at an intermediate Log whose -Inf its clamp absorbs; ``report.outputs_note``)."""
+import numpy as np
+
+from pytest_ascend_accuracy.compare.engine import compare_dumps
+from pytest_ascend_accuracy.dump.model import DumpSet
+from pytest_ascend_accuracy.report.failure_text import failure_text
+from pytest_ascend_accuracy.report.outputs_note import outputs_lines
+
+
+def _result(output_actual):
+    actual = DumpSet.from_arrays({"log": [np.array([1, -np.inf, 3], np.float16)],
+                                  "clamp": [np.array(output_actual, np.float16)]})
+    golden = DumpSet.from_arrays({"log": [np.array([1, -23, 3], np.float32)],
+                                  "clamp": [np.array([1, -10, 3], np.float32)]})
+    golden.meta["output_nodes"] = ["clamp"]
+    result = compare_dumps(actual, golden, kl=False)
+    result.meta.setdefault("golden", {})["output_nodes"] = ["clamp"]
+    return result
+
+
+def test_outputs_that_pass_are_named_with_their_figure():
+    result = _result([1, -10, 3])
+    verdict = result.judge(0.99)
+    assert outputs_lines(result, verdict, "{:.6f}".format) == [
+        "model outputs: clamp (cosine 1.000000) passes: the failing values do not reach it"]
+    assert "model outputs: clamp" in failure_text(result, verdict)
+
+
+def test_a_failing_output_or_a_passing_check_says_nothing():
+    result = _result([1, 5, 3])
+    assert outputs_lines(result, result.judge(0.99), str) == []
+    passing = _result([1, -10, 3])
+    assert outputs_lines(passing, passing.judge(0.99, ignore=["log"]), str) == []
