@@ -5,7 +5,10 @@ Versions of this package before seeded integer inputs learnt their ranges
 (``graph.integer_ranges``) drew every integer input from [0, 10); this one draws a *mask* input
 from {0, 1}, an index below the table it indexes, an LSTM/GRU/RNN's ``sequence_lens`` from
 [1, seq_length], and an input the model compares with a constant (``Equal(sr, 16000)``, which
-picks silero-vad's If branch: ``graph.compared_inputs``) as that constant (earlier versions drew it from [0, 10) too: the same former draw is recognised,
+picks silero-vad's If branch: ``graph.compared_inputs``) as that constant, a length input
+as the length of the input it measures (``graph.length_inputs``) and a one-hot encoded input
+over its table (``graph.one_hot_tables``) (earlier versions drew them from [0, 10) too: the
+same former draw is recognised,
 no other record is needed; a baseline could hold one only where onnxruntime took every value,
 a sequence of 9 steps or more, or a lucky draw). A baseline recorded by such a version
 then reads "rebaseline required ... inputs.attention_mask.sha256: ... -> ...", and its reader
@@ -53,15 +56,16 @@ def former_draw_notes(old: InputSpec, new: InputSpec, *, same_model: bool = Fals
     drew = (f"the recorded {listed} {'is' if len(names) == 1 else 'are'} what an earlier "
             f"version of pytest-ascend-accuracy drew for seed {old.seed} (every integer input "
             f"from [0, 10)); this version draws a *mask* input from {{0, 1}}, an index below "
-            f"the table it indexes, an LSTM/GRU/RNN's sequence_lens from [1, seq_length] and "
-            f"an input the model compares with a constant (Equal) as that constant, the values "
-            f"a real model is fed")
+            f"the table it indexes, an LSTM/GRU/RNN's sequence_lens from [1, seq_length], "
+            f"an input the model compares with a constant (Equal) as that constant, a length "
+            f"input (waveforms_lens) as the length of the input it measures and a one-hot "
+            f"encoded one over its table, the values a real model is fed")
     if not same_model:
         return [f"  why: perhaps {drew}; or an edit of the model (whose sha256 the baseline "
                 f"does not show to be the same) changed the range "
                 f"{'it is' if len(names) == 1 else 'they are'} drawn from (a table it indexes, "
                 f"a *mask* name, the sequence length of an RNN it feeds, a constant it is "
-                f"compared with)."]
+                f"compared with, the input it is the length of, a one-hot table)."]
     mine = ("Nothing of yours changed in " + listed if not inputs_only
             else "Nothing of yours changed")
     return [f"  why: {drew}. {mine}; a machine still on the earlier version reports the same "

@@ -37,7 +37,7 @@ from ..core.ascend_optypes import IF_TYPES, finished_types  # noqa: E402
 from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 from .quiet_rows import quiet_rows  # noqa: E402
-from .zero_singular import flushed_into_singular  # noqa: E402
+from .zero_singular import carries, flushed_into_singular  # noqa: E402
 
 OVERFLOW, UNDERFLOW = "overflow", "underflow"
 
@@ -183,11 +183,14 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
             if producer is None and model is not None:
                 graph = _graph_edges(model) if graph is None else graph
                 producer = _producer_in_graph(golden, op.name, slot, graph)
-            if producer is not None and producer[0] != op.name:
+            feeds = op.name  # and up through ops that carry the value on (a review: Transpose)
+            while producer is not None and producer[0] != feeds:
                 made = op_by_model_name(golden, producer[0])
-                _add(found, RangeFinding(producer[0], producer[1], tiny, UNDERFLOW,
-                                         type_of(producer[0], made.op_type if made else ""),
-                                         feeds=op.name))
+                kind = type_of(producer[0], made.op_type if made else "")
+                _add(found, RangeFinding(*producer, tiny, UNDERFLOW, kind, feeds=feeds))
+                graph = _graph_edges(model) if graph is None and model is not None else graph
+                feeds, producer = producer[0], carries(kind) and graph and _producer_in_graph(
+                    golden, producer[0], "input:0", graph) or None
         for slot, tiny in out_flushed:
             op_type = op_type or type_of(op.name, op.op_type)
             _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))
@@ -267,7 +270,6 @@ def _graph_edges(model):
     then says the operands were not checked)."""
     from ..graph.external import initializer_array
     from ..graph.prepare import prepare_model
-
     if isinstance(model, ModelEdges):
         return model.edges()
     try:

@@ -25,6 +25,19 @@ _SLOTS = {name: slots for t, slots in _SINGULAR.items()
           for name in (t, *finished_types(t))}
 
 
+#: ops whose output holds their first input's values (a flushed value passes through them)
+_CARRIERS = frozenset(name for t in ("Transpose", "Reshape", "Squeeze", "Unsqueeze", "Identity",
+                                     "Flatten", "Expand", "Cast")
+                      for name in (t, *finished_types(t)))
+
+
+def carries(op_type: str) -> bool:
+    """Whether an op of ``op_type`` hands its first input's values on unchanged: the op making
+    a flushed value lies before it, and both stay float32 (a review: ``Log(Transpose(Clip(...,
+    1e-10)))`` got ``keep_dtype(['log', 'transpose'])``, which pasted failed at the Log)."""
+    return op_type in _CARRIERS
+
+
 def singular_operand(op_type: str, slot: str) -> bool:
     """Whether ``slot`` of an op of ``op_type`` (ONNX or Ascend spelling) is singular at 0."""
     return slot in _SLOTS.get(op_type, ())
@@ -45,4 +58,4 @@ def flushed_into_singular(op_type: str, slot: str, values) -> Optional[float]:
     return float(np.max(np.abs(lost))) if lost.size else None
 
 
-__all__ = ["flushed_into_singular", "singular_operand"]
+__all__ = ["carries", "flushed_into_singular", "singular_operand"]

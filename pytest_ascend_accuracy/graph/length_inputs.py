@@ -5,20 +5,40 @@ onnx_asr 0.12's audio pre-processors (OnnxScript) take ``waveforms`` float [batc
 past it (``Range(0, T) < lens``; ``features_lens = (lens + pad) / hop``). Drawn from [0, 10) as
 other seeded integers are, ``waveforms_lens`` was 5 of 16000 samples: ``features_lens`` 0 and
 the ``features`` output all zeros on both sides, which the check scored cosine 1.0 ("both
-tensors are all zero") and passed, in pytest, YAML and ``diagnose`` alike (audit 33). An integer
-input of rank 0 or 1 whose name says it is a length (``lens``, ``length``, ``lengths``,
-``seq_len``: it holds ``len``, as an input named as a mask is read by its name) is drawn as the
-length of the input it measures, every element: a seeded run is the common single-utterance
-case, where every sample is valid. The input it measures is the first other input of two or
-more dimensions whose first dimension is the length's own (the same declared name, else the
-same size), and its length is the one dimension past the first that the model leaves open (a
-``[batch, 80, T]`` encoder input: ``T``), or where none or several are open, the largest.
+tensors are all zero") and passed, in pytest, YAML and ``diagnose`` alike (audit 33).
+
+An integer input of rank 0 or 1 named as the length of another input is drawn as that input's
+length, every element: a seeded run is the common single-utterance case, where every sample is
+valid. Only where both are sure (a review found guesses that made passing checks error, and
+one that changed which If branch ran):
+
+* the name ends in a length word, ``len``, ``lens``, ``length`` or ``lengths``, as a whole
+  word (``waveforms_lens``, ``feats_len``, ``input_lengths``, ``seq_len``; not ``blend_mode``),
+  and no bound or cache word precedes it (``max_len``, ``min_length``, ``past_sequence_length``,
+  ``cache_len`` are no lengths of an input);
+* the input it measures is the one named by the words before (``waveforms`` for
+  ``waveforms_lens``, ``acoustic_embeds`` for ``acoustic_embeds_len``), else the only other
+  input of two or more dimensions whose first dimension is the length's own (the same declared
+  name, else the same size) and whose length is sure (next point): a speaker embedding
+  ``[B, 192]`` beside the audio ``[B, T]`` leaves two, and the length keeps its draw;
+* its length is its one dimension past the first, or its one open dimension past the first
+  (a ``[batch, 80, T]`` encoder input: ``T``); a static ``[1, 50, 80]`` tells no axis, and the
+  length keeps its draw;
+* the length fits the input's integer type.
+
 Inputs whose draw something else bounds keep it (``graph.integer_ranges``: a table index, a
-mask, an RNN's ``sequence_lens``).
+mask, an RNN's ``sequence_lens``, a value an ``If`` is decided by).
 """
 from __future__ import annotations
 
+import re
 from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
+
+#: the last word of a length input's name
+_LENGTH_WORDS = frozenset({"len", "lens", "length", "lengths"})
+#: words before it that make it a bound, an offset or a cache size, not a length of an input
+_NOT_LENGTH = frozenset({"max", "min", "past", "cache", "total", "pad", "padded", "window",
+                         "chunk", "hop", "frame", "kernel", "block"})
 
 
 def length_inputs(model, names: Iterable[str],
@@ -27,40 +47,61 @@ def length_inputs(model, names: Iterable[str],
     ModelProto, of these ``shapes``) that are lengths of another input (module doc), ``n`` its
     length (at least 1); others are not listed."""
     declared = {vi.name: _dims(vi) for vi in model.graph.input}
+    types = {vi.name: vi.type.tensor_type.elem_type for vi in model.graph.input}
     out: Dict[str, int] = {}
     for name in names:
         shape = shapes.get(name)
-        if "len" not in name.lower() or shape is None or len(shape) > 1:
+        words = [w for w in re.split(r"[^a-z]+", name.lower()) if w]
+        if (shape is None or len(shape) > 1 or not words or words[-1] not in _LENGTH_WORDS
+                or _NOT_LENGTH & set(words[:-1])):
             continue
-        n = _measured(name, declared, shapes)
-        if n is not None and n >= 1:
+        n = _measured(name, "_".join(words[:-1]), declared, shapes)
+        if n is not None and n >= 1 and _holds(types.get(name), n):
             out[name] = n
     return out
 
 
-def _measured(name: str, declared, shapes) -> Optional[int]:
-    """The length of the input ``name`` measures, or None where no input fits."""
+def _measured(name: str, stem: str, declared, shapes) -> Optional[int]:
+    """The length of the input ``name`` measures, or None where none is sure."""
+    others = {o: d for o, d in declared.items()
+              if o != name and shapes.get(o) is not None and len(shapes[o]) >= 2}
+    named = [o for o in others if stem and "_".join(
+        w for w in re.split(r"[^a-z]+", o.lower()) if w) == stem]
+    if len(named) == 1:
+        return _length(others[named[0]], shapes[named[0]])
     own = declared.get(name) or ()
     size = shapes[name][0] if len(shapes[name]) == 1 else None
-    param = own[0] if len(own) == 1 and isinstance(own[0], str) else None
-    for other, dims in declared.items():
-        shape = shapes.get(other)
-        if other == name or shape is None or len(shape) < 2:
-            continue
-        same_name = param is not None and bool(dims) and dims[0] == param
-        if same_name or size is None or shape[0] == size:  # (a scalar length: the first)
-            return _length(dims, shape)
-    return None
+    param = own[0] if len(own) == 1 and isinstance(own[0], str) and own[0] else None
+    fits = [o for o, dims in others.items()
+            if (param is not None and dims and dims[0] == param
+                or size is not None and shapes[o][0] == size or size is None)
+            and _length(dims, shapes[o]) is not None]
+    return _length(others[fits[0]], shapes[fits[0]]) if len(fits) == 1 else None
 
 
-def _length(dims: Sequence, shape: Sequence[int]) -> int:
-    """The one open dimension past the first (declared by name, or unknown), else the
-    largest dimension past the first."""
-    open_axes = [k for k in range(1, len(shape))
-                 if k >= len(dims) or not isinstance(dims[k], int) or not dims[k]]
-    if len(open_axes) == 1:
-        return int(shape[open_axes[0]])
-    return int(max(shape[1:]))
+def _open_axes(dims: Sequence, shape: Sequence[int]):
+    return [k for k in range(1, len(shape))
+            if k >= len(dims) or not isinstance(dims[k], int) or not dims[k]]
+
+
+def _length(dims: Sequence, shape: Sequence[int]) -> Optional[int]:
+    """Its one dimension past the first, else its one open dimension past the first."""
+    if len(shape) == 2:
+        return int(shape[1])
+    open_axes = _open_axes(dims, shape)
+    return int(shape[open_axes[0]]) if len(open_axes) == 1 else None
+
+
+def _holds(elem_type: Optional[int], n: int) -> bool:
+    """Whether an input of ONNX element type ``elem_type`` holds ``n``."""
+    import numpy as np
+    from onnx import helper
+
+    try:
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+    except Exception:
+        return False
+    return dtype.kind in "iu" and n <= np.iinfo(dtype).max
 
 
 def _dims(value_info) -> Tuple:

@@ -12,8 +12,10 @@ whose other side is a constant holding every integer of a range of two or more, 
 one-hot's row table does (an initializer or a ``Constant`` node, directly or through such
 ops), is drawn from that range, [min, max + 1): a seeded run spans every row the model
 encodes. A set of values that leaves gaps (special token ids ``[0, 101, 102]`` compared to
-find them) is no row table: such an input keeps its draw, which finds them nowhere rather than
-everywhere (drawn from the set, a check would pass on nothing but special tokens). One-valued constants are
+find them) is no row table, and only an Equal whose one-hot an embedding multiplies (through a
+Cast, a MatMul, Gemm, Einsum or Conv) counts: special ids 0..2 compared to find them keep the
+[0, 10) draw, which finds them here and there rather than everywhere (drawn from the set, a
+review's check passed on nothing but special tokens). One-valued constants are
 ``graph.compared_inputs``' (a value a comparison singles out, drawn only where it decides an
 ``If``); only the main graph is read, and only inputs whose draw nothing else bounds
 (``graph.integer_ranges``: a table index, a mask, a ``sequence_lens`` keep theirs).
@@ -29,6 +31,8 @@ from .value_readers import PASS_THROUGH, reached, readers_of
 #: the largest table read (elements): a one-hot's row table is small; a graph's big weights
 #: compared with an input are no table to draw from
 _MAX_TABLE = 1 << 20
+#: ops that multiply a one-hot by an embedding
+_EMBEDDING = frozenset({"MatMul", "Gemm", "Einsum", "Conv"})
 
 
 def one_hot_ranges(model, names: Iterable[str]) -> Dict[str, Tuple[int, int]]:
@@ -40,16 +44,31 @@ def one_hot_ranges(model, names: Iterable[str]) -> Dict[str, Tuple[int, int]]:
     readers = readers_of(graph)
     tables = _tables(graph)
     dtypes = {vi.name: vi.type.tensor_type.elem_type for vi in graph.input}
+    position = {id(node): k for k, node in enumerate(graph.node)}
     out: Dict[str, Tuple[int, int]] = {}
     for name in names:
+        found = []
         for node, slot in reached(name, readers):
             if node.op_type != "Equal" or len(node.input) != 2 or slot > 1:
                 continue
             span = tables.get(node.input[1 - slot])
-            if span is not None and _holds(dtypes.get(name), span):
-                out[name] = (span[0], span[1] + 1)
-                break
+            if (span is not None and _holds(dtypes.get(name), span)
+                    and _embedded(node.output[0], readers)):
+                found.append((position[id(node)], span))
+        if found:
+            low, high = min(found)[1]
+            out[name] = (low, high + 1)
     return out
+
+
+def _embedded(tensor: str, readers) -> bool:
+    """Whether ``tensor`` (the Equal's result) is a one-hot an embedding multiplies: it reaches
+    a ``MatMul``/``Gemm``/``Einsum``/``Conv`` through a Cast or reshaping ops. A review: T5's
+    special ids 0..2, compared to find them (``ReduceMax``/``Not`` of the Equal), are a row
+    table too, and drawn from it every token was a special one and the check passed on
+    nothing."""
+    carry = PASS_THROUGH | {"CastLike"}
+    return any(node.op_type in _EMBEDDING for node, _ in reached(tensor, readers, carry))
 
 
 def _tables(graph) -> Dict[str, Tuple[int, int]]:
@@ -98,7 +117,7 @@ def _holds(elem_type: Optional[int], span: Tuple[int, int]) -> bool:
     if dtype.kind not in "iu":
         return False
     info = np.iinfo(dtype)
-    return info.min <= span[0] and span[1] + 1 <= info.max
+    return info.min <= span[0] and span[1] <= info.max  # (a uint8 holds 0..255)
 
 
 __all__ = ["one_hot_ranges"]

@@ -27,8 +27,12 @@ def first_sample_shape(model, dataset: Optional[dict], input_shape, inputs,
     if not open_inputs:
         return input_shape
     from ..dataset.samples import SampleSource
+    from ..errors import AscendAccuracyError
 
-    first = next(iter(SampleSource(str(dataset["samples"]))), None)
+    try:  # at collection: a bad sample fails the dataset item when it runs, not the whole file
+        first = next(iter(SampleSource(str(dataset["samples"]))), None)
+    except (AscendAccuracyError, OSError, ValueError):  # (a review)
+        return input_shape
     if first is None or not all(n in first.inputs for n in open_inputs):
         return input_shape
     return {**(input_shape or {}),

@@ -54,3 +54,19 @@ def test_an_entry_that_gives_its_shape_keeps_it(pytester):
     assert first_sample_shape(str(pytester.path / "lines.onnx"), {"samples": str(
         pytester.path / "samples")}, None, None, None) == {"x": (1, 3, 40)}
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=2)
+
+
+def test_an_unreadable_first_sample_fails_the_dataset_item_only(pytester):
+    """A review: reading it at collection stopped the whole file, its other entries too."""
+    lines_model(pytester.path / "lines.onnx")
+    (pytester.path / "samples").mkdir()
+    (pytester.path / "samples" / "000.npz").write_bytes(b"not an npz")
+    pytester.makefile(".yaml", accuracy_lines=SUITE + """
+  - name: other
+    model: lines.onnx
+    input_shape: {x: [1, 3, 8]}
+""")
+    result = pytester.runpytest("-p", "no:randomly")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed") == 1 and "error" not in outcomes, result.stdout.str()
+    assert "Interrupted" not in result.stdout.str()

@@ -50,12 +50,13 @@ def test_a_length_is_drawn_as_the_whole_of_the_waveform(tmp_path):
 @pytest.mark.parametrize("wave, lens, shape, expected", [
     (("B", 80, "T"), ("B",), (1, 80, 120), 120),  # an encoder's [batch, features, time]
     ((1, 50), (), (1, 50), 50),  # a scalar length of a static waveform
-    (("B", "T", "F"), ("B",), (1, 120, 7), 120),  # two open: the largest
+    (("B", "T", "F"), ("B",), (1, 120, 7), None),  # two open: no axis is sure, no rule
+    ((1, 50, 80), (1,), (1, 50, 80), None),  # static features: no axis is sure either
 ])
 def test_the_measured_dimension(wave, lens, shape, expected):
     shapes = {"x": shape, "waveforms_lens": (1,) if lens else ()}
-    assert length_inputs(masked(wave=wave, lens=lens), ["waveforms_lens"], shapes) == {
-        "waveforms_lens": expected}
+    assert length_inputs(masked(wave=wave, lens=lens), ["waveforms_lens"], shapes) == (
+        {"waveforms_lens": expected} if expected else {})
 
 
 def test_other_names_and_a_table_index_keep_their_draws(tmp_path):
@@ -76,3 +77,41 @@ def test_a_seeded_check_compares_the_samples_it_masked_before(pytester):
             check_accuracy(ascend_model("m.onnx").run(inputs), golden_dump("m.onnx", inputs))
     """)
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+
+
+def _inputs(**declared):
+    """A model of these inputs ({name: (elem type, dims)}), each passed to an output."""
+    vis = [helper.make_tensor_value_info(n, t, list(d)) for n, (t, d) in declared.items()]
+    nodes = [helper.make_node("Identity", [n], [f"{n}_out"], name=f"id_{n}") for n in declared]
+    outs = [helper.make_tensor_value_info(f"{n}_out", t, None) for n, (t, _) in declared.items()]
+    return helper.make_model(helper.make_graph(nodes, "m", vis, outs),
+                             opset_imports=[helper.make_opsetid("", 17)])
+
+
+F, I64, I16 = TensorProto.FLOAT, TensorProto.INT64, TensorProto.INT16
+
+
+@pytest.mark.parametrize("name", ["blend_mode", "max_len", "cache_len", "past_sequence_length",
+                                  "min_length", "lenient"])
+def test_names_that_are_no_lengths_keep_their_draw(name):
+    """A review: blend_mode (an If's decider) was drawn 224; a max_len bound 16000."""
+    model = _inputs(x=(F, ("B", "T")), **{name: (I64, ("B",))})
+    assert length_inputs(model, [name], {"x": (1, 300), name: (1,)}) == {}
+
+
+def test_the_input_a_length_names_is_the_one_it_measures():
+    """A review: a Paraformer-style decoder's acoustic_embeds_len took enc's T (50), not U."""
+    model = _inputs(enc=(F, ("B", "T", 16)), enc_len=(I64, ("B",)),
+                    acoustic_embeds=(F, ("B", "U", 16)), acoustic_embeds_len=(I64, ("B",)))
+    shapes = {"enc": (1, 50, 16), "enc_len": (1,), "acoustic_embeds": (1, 7, 16),
+              "acoustic_embeds_len": (1,)}
+    assert length_inputs(model, ["enc_len", "acoustic_embeds_len"], shapes) == {
+        "enc_len": 50, "acoustic_embeds_len": 7}
+
+
+def test_two_candidates_or_a_type_too_small_keep_the_draw():
+    """A review: a speaker embedding [B, 192] declared before the audio [B, T] gave 192."""
+    model = _inputs(spk=(F, ("B", 192)), audio=(F, ("B", "T")), feats_len=(I64, ("B",)),
+                    audio_len=(I16, ("B",)))
+    shapes = {"spk": (1, 192), "audio": (1, 40000), "feats_len": (1,), "audio_len": (1,)}
+    assert length_inputs(model, ["feats_len", "audio_len"], shapes) == {}  # 40000 > int16

@@ -75,3 +75,26 @@ def test_a_seeded_check_now_reaches_the_rows_that_overflow(pytester):
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1)
     assert "first failing op square" in result.stdout.str()
+
+
+def test_special_ids_compared_to_find_them_keep_the_draw():
+    """A review: T5's specials 0..2 are a row table too; ids == [0, 1, 2], any over the last
+    axis, masks them. Drawn from it, every token was special and the check passed on zeros."""
+    inits = [numpy_helper.from_array(np.array([0, 1, 2], np.int64), "specials"),
+             numpy_helper.from_array(np.array([-1], np.int64), "last")]
+    nodes = [helper.make_node("Unsqueeze", ["ids", "last"], ["ids3"], name="u"),
+             helper.make_node("Equal", ["ids3", "specials"], ["hit"], name="is_special"),
+             helper.make_node("Cast", ["hit"], ["hitf"], name="c", to=TensorProto.FLOAT),
+             helper.make_node("ReduceMax", ["hitf", "last"], ["any"], name="any", keepdims=0)]
+    graph = helper.make_graph(nodes, "specials", [
+        helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 16])],
+        [helper.make_tensor_value_info("any", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    assert one_hot_ranges(model, ["ids"]) == {}
+
+
+def test_a_uint8_input_one_hot_against_0_to_255_is_drawn_over_it():
+    """A review: 0..255 was refused for uint8 (off by one)."""
+    table = np.arange(256, dtype=np.uint8).reshape(1, 1, -1)
+    assert one_hot_ranges(byte_model(table, elem=TensorProto.UINT8), ["bytes"]) == {
+        "bytes": (0, 256)}
