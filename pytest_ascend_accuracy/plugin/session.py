@@ -41,6 +41,7 @@ class Settings:
     max_drop: Optional[float] = None  # ini default for every test; None: marker only
     baseline_dir: Path = Path("accuracy-baselines")
     cache_size: Optional[int] = None  # bytes (ini ascend_accuracy_cache_size); None: unbounded
+    ini_file: str = ""  # the ini file pytest read (config.inipath), "" for none
     store_inputs: bool = False  # --accuracy-store-inputs: stored goldens keep op inputs too
     progress: bool = False  # --accuracy-progress: progress lines for long conversions/compares
     #: --accuracy-dump-mode / ini ascend_accuracy_dump_mode: what each run dumps of every op
@@ -159,7 +160,7 @@ def settings_from_config(config) -> Settings:
         diagnose=bool(config.getoption("accuracy_diagnose")),
         diagnose_budget=read_positive(config.getoption("accuracy_diagnose_budget"),
                                       "--accuracy-diagnose-budget"),
-        cache_size=cache_size_setting(config),
+        cache_size=cache_size_setting(config), ini_file=str(config.inipath or ""),
         store_inputs=bool(config.getoption("accuracy_store_inputs", False)),
         progress=bool(config.getoption("accuracy_progress", False)),
         dump_mode=dump_mode_setting(config.getoption("accuracy_dump_mode", None), config),
@@ -458,7 +459,8 @@ class AccuracyState:
 
             held = held_bytes(self.settings.cache_dir)
             if held > UNBOUNDED_NOTE_BYTES:
-                totals.update(held=held, cache_dir=self.settings.show(self.settings.cache_dir))
+                totals.update(held=held, cache_dir=os.path.abspath(self.settings.cache_dir),
+                              ini_file=self.settings.ini_file)
         return totals
 
     # -- xdist transport (plain JSON-able data only) -----------------------------------------

@@ -76,11 +76,18 @@ def check_param_modes(item, mode) -> None:
     ``pytest_generate_tests`` made one test per mode of the test's own marker, so its modes
     were ignored while its threshold applied (audit 33: a keep_dtype mode ran as default, and
     its id said nothing). Refused, saying where modes go."""
+    from ..core.modes import resolve_mode
+
     callspec = getattr(item, "callspec", None)
     marks = [m for m in getattr(callspec, "marks", ()) if m.name == "accuracy"]
-    if not any("modes" in m.kwargs for m in marks):
-        return
-    runs = getattr(mode, "name", None) or "the default mode"
+    asked = [m.kwargs["modes"] for m in marks if m.kwargs.get("modes") is not None]
+    runs = resolve_mode(mode).name
+    try:  # the one mode it runs in, named again (a review: that worked, and was refused)
+        if all(len(a) == 1 and resolve_mode(a[0]).name == runs for a in asked):
+            return
+    except (TypeError, ConfigError):  # (an unknown mode is the marker check's to refuse)
+        pass
+    runs = "the default mode" if runs == "default" else runs
     raise ConfigError(item.nodeid, f"modes= in the accuracy mark of pytest.param "
                       f"(id {callspec.id!r}) makes no test of its own: only the test's own "
                       f"@accuracy(modes=[...]) marker (or pytestmark's) does, and this one would "
@@ -140,14 +147,27 @@ def setup_longrepr(item, excinfo) -> Optional[str]:
             and item_path.suffix in (".yaml", ".yml")):  # the advice above is spelled in Python
         text += (f"\n(in {item_path.name} that is the model entry's key "
                  f"input_shape: {{NAME: [d0, d1, ...]}})")
-    for entry in reversed(list(excinfo.traceback)):
-        if Path(str(entry.path)) == item_path:
-            import os
+    entries = list(excinfo.traceback)
+    # the test's own line, else (a fixture of a conftest.py or a helper it calls, a review) the
+    # innermost line of the user's code: the package's and installed packages' never
+    entry = next((e for e in reversed(entries) if Path(str(e.path)) == item_path), None) or next(
+        (e for e in reversed(entries) if _users(Path(str(e.path)))), None)
+    if entry is not None:
+        import os
 
-            rel = os.path.relpath(item_path, item.config.invocation_params.dir)
-            text += f"\n\n{rel}:{entry.lineno + 1}: {type(exc).__name__}"
-            break
+        rel = os.path.relpath(str(entry.path), item.config.invocation_params.dir)
+        text += f"\n\n{rel}:{entry.lineno + 1}: {type(exc).__name__}"
     return text
+
+
+def _users(path) -> bool:
+    """Whether ``path`` is a file of the user's: not this package's, nor an installed one's."""
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1]
+    resolved = path.resolve()
+    return (package not in resolved.parents and "site-packages" not in resolved.parts
+            and "dist-packages" not in resolved.parts and resolved.suffix == ".py")
 
 
 class NothingCheckedWarning(pytest.PytestWarning):

@@ -425,9 +425,15 @@ def _unbounded_note(cache_stats: Mapping) -> str:
     from ..core.cache_size import format_size
 
     where = shlex.quote(str(cache_stats.get("cache_dir") or ".ascend-accuracy"))
-    return (f"; it holds {format_size(held)}, unbounded: ini ascend_accuracy_cache_size = 2GB "
-            f"keeps it within 2 GB (least recently used entries go), ascend-accuracy cache "
-            f"--cache-dir {where} --max-size 2GB prunes it now")
+    ini = os.path.basename(str(cache_stats.get("ini_file") or ""))
+    # a TOML file takes a quoted string (a review: pasted bare, pyproject.toml stopped pytest)
+    line = ('ascend_accuracy_cache_size = "2GB"' if ini.endswith(".toml")
+            else "ascend_accuracy_cache_size = 2GB")
+    section = {"pyproject.toml": " in [tool.pytest.ini_options]"}.get(ini, "") if ini else (
+        " in a pytest.ini's [pytest] section")
+    return (f"; it holds {format_size(held)}, unbounded: {line}{section} keeps it within 2 GB "
+            f"(least recently used entries go), ascend-accuracy cache --cache-dir {where} "
+            f"--max-size 2GB prunes it now")
 
 
 def _index_of(report_dir: str, run_id: Optional[str]) -> bool:

@@ -69,7 +69,7 @@ def short_reason(f: Failure) -> str:
     return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {threshold_text(thr.value)}"
 
 
-def _metric_line(f: Failure, policy=None, cli: bool = False, failures=()) -> str:
+def _metric_line(f: Failure, policy=None, cli: bool = False, verdict=None) -> str:
     thr = f.threshold
     if f.would_pass is None:
         if thr.passed(f.value):  # the value meets its threshold: something else failed it
@@ -91,7 +91,7 @@ def _metric_line(f: Failure, policy=None, cli: bool = False, failures=()) -> str
     guard = _scale_guard_too(f, policy, cli)
     if guard:
         return f"{shown} ({guard})"
-    return f"{shown} ({would_pass_text(f, failures or (f,), _num)})"
+    return f"{shown} ({would_pass_text(f, verdict, _num, short_reason)})"
 
 
 #: a cosine at or below 0 (the loosest threshold passing it 0, or below): the marker and the YAML
@@ -152,7 +152,7 @@ def _scale_guard_too(f: Failure, policy, cli: bool) -> str:
             f"{1 / t:.3g}-{t:g}x; {lowered} with {wider} would pass it")
 
 
-def _first_block(f: Failure, policy=None, cli: bool = False, failures=()) -> List[str]:
+def _first_block(f: Failure, policy=None, cli: bool = False, verdict=None) -> List[str]:
     row = f.row
     m = row.metrics
     shape = _shape(row.shape)
@@ -170,7 +170,7 @@ def _first_block(f: Failure, policy=None, cli: bool = False, failures=()) -> Lis
         ("op type", printable(row.op_type) or "-"),
         ("dtypes", _dtypes(row)),
         ("shape", shape),
-        (f.threshold.metric, _metric_line(f, policy, cli, failures)),
+        (f.threshold.metric, _metric_line(f, policy, cli, verdict)),
     ]
     if f.threshold.metric != "cosine" and m is not None:
         fields.append(("cosine", _num(judged_cosine(m))))
@@ -452,7 +452,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         head = head.replace(IGNORE_NOTE, IGNORE_NOTE_CLI)
     lines = [head, ""]
     if verdict.first is not None:
-        lines += _first_block(verdict.first, verdict.policy, cli, verdict.failures)
+        lines += _first_block(verdict.first, verdict.policy, cli, verdict)
         block = _worst_block(verdict, worst)
         if block:
             lines += [""] + block

@@ -244,8 +244,10 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
         return Hint(KEEP_DTYPE, reason, tuple(suggested),
                     advice="keep these ops in float32" + (
                         ", or convert in high precision" if len(suggested) > 1 else note) + still
-                    + whole_model_note(len(names), len({n for r in rows for n in (
-                        r.original_names or (r.op_name,))})))  # (every op the run names)
+                    + whole_model_note(  # the list it prints, of every op the run names
+                        len({n for n in (*mode.keep_dtype, *names)
+                             if not str(n).startswith("OpType::")}),
+                        len({n for r in rows for n in (r.original_names or (r.op_name,))})))
     from .if_branches import BRANCH_ADVICE, branch_reason, unlooked_note
 
     branch = branch_reason(range_inputs)

@@ -1,7 +1,9 @@
 """A session that added entries to an unbounded cache holding more than
 ``UNBOUNDED_NOTE_BYTES`` says so on its cache line, with the bound to set and the command that
 prunes it (audits 32 and 33: a project cache grew to 2.4 GB and 4.2 GB within an hour, and
-nothing said so). Pasted, the ini line is taken and the note goes; the command runs."""
+nothing said so). Pasted, the ini line is taken, spelled for the project's ini file (a review:
+the bare 2GB stopped every run of a pyproject.toml project), and the note goes; the command
+runs from anywhere (the cache's absolute path)."""
 import re
 import shlex
 
@@ -33,25 +35,42 @@ def _cache_line(result) -> str:
     return next(line for line in result.stdout.lines if line.startswith("cache: "))
 
 
-def test_the_note_names_the_bound_and_the_pasted_ini_line_takes_it_away(project, capsys):
+def _second_test(project):
+    project.makepyfile(test_two=TEST.replace("test_one", "test_two").replace(
+        "seed=0", "seed=1"))  # a new golden: a miss
+
+
+@pytest.mark.parametrize("ini", ["pytest.ini", "pyproject.toml"])
+def test_the_note_names_the_bound_and_the_pasted_ini_line_takes_it_away(project, capsys, ini,
+                                                                        tmp_path):
+    project.makefile(".ini" if ini == "pytest.ini" else ".toml", **{ini.split(".")[0]: (
+        "[pytest]\n" if ini == "pytest.ini" else "[tool.pytest.ini_options]\n")})
     line = _cache_line(project.runpytest("-p", "no:randomly"))
-    assert re.fullmatch(r"cache: 0 hits, \d+ misses; it holds [\d.]+ [KM]B, unbounded: ini "
-                        r"ascend_accuracy_cache_size = 2GB keeps it within 2 GB \(least "
-                        r"recently used entries go\), ascend-accuracy cache --cache-dir "
-                        r"\.ascend-accuracy --max-size 2GB prunes it now", line), line
+    spelled = ('ascend_accuracy_cache_size = 2GB' if ini == "pytest.ini"
+               else 'ascend_accuracy_cache_size = "2GB" in [tool.pytest.ini_options]')
+    assert re.fullmatch(r"cache: 0 hits, \d+ misses; it holds [\d.]+ [KM]B, unbounded: "
+                        + re.escape(spelled) + r" keeps it within 2 GB \(least recently used "
+                        r"entries go\), ascend-accuracy cache --cache-dir \S+ --max-size 2GB "
+                        r"prunes it now", line), line
     command = line.split(", ascend-accuracy cache ")[1].rsplit(" prunes it now", 1)[0]
     from pytest_ascend_accuracy.cli import main
 
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    import os
+
+    os.chdir(elsewhere)  # (pytester's chdir is undone after the test)
+    assert main(["cache"] + shlex.split(command)) == 0
+    assert re.fullmatch(r"cache \S+: removed 0 entries \(0 B\); [\d.]+ [KM]B left",
+                        capsys.readouterr().out.splitlines()[-1])  # found, nothing to evict
     project.chdir()
-    assert main(["cache"] + shlex.split(command)) == 0  # pasted from where pytest ran
-    assert re.fullmatch(r"cache \.ascend-accuracy: removed 0 entries \(0 B\); [\d.]+ [KM]B "
-                        r"left", capsys.readouterr().out.splitlines()[-1])  # nothing to evict
-    ini = line.split("ini ")[1].split(" keeps")[0]  # ascend_accuracy_cache_size = 2GB
-    project.makeini(f"[pytest]\n{ini}\n")
-    project.makepyfile(test_two=TEST.replace("test_one", "test_two").replace(
-        "seed=0", "seed=1"))  # a new golden: a miss
-    assert _cache_line(project.runpytest("-p", "no:randomly")).startswith("cache: ")
-    assert "unbounded" not in project.runpytest("-p", "no:randomly").stdout.str()
+    ini_line = spelled.split(" in [")[0]
+    header = "[pytest]" if ini == "pytest.ini" else "[tool.pytest.ini_options]"
+    project.makefile(".ini" if ini == "pytest.ini" else ".toml",
+                     **{ini.split(".")[0]: f"{header}\n{ini_line}\n"})
+    _second_test(project)
+    result = project.runpytest("-p", "no:randomly")
+    assert _cache_line(result).startswith("cache: ") and "unbounded" not in result.stdout.str()
 
 
 def test_a_session_that_added_nothing_says_nothing(project):

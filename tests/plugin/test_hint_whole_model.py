@@ -48,3 +48,21 @@ def test_a_short_list_says_nothing_of_it(pytester):
     """)
     result = pytester.runpytest("-p", "no:randomly")
     assert "the whole model" not in result.stdout.str()
+
+
+def test_the_note_counts_the_list_it_prints_with_the_tests_own(pytester):
+    """A review: under @accuracy(modes=[keep_dtype(m0..m6)]) the hint printed all 10 ops and
+    no note, as only the 3 ops it added were counted."""
+    chain(pytester.path / "chain.onnx", ops=10)
+    pytester.makepyfile("""
+        from pytest_ascend_accuracy import accuracy, keep_dtype
+
+        @accuracy(modes=[keep_dtype([f"m{k}" for k in range(7)])])
+        def test_chain(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            inputs = accuracy_inputs("chain.onnx", seed=0)
+            check_accuracy(ascend_model("chain.onnx").run(inputs),
+                           golden_dump("chain.onnx", inputs))
+    """)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    assert "(10 of the 10 ops the run names: the whole model in float32" in result.stdout.str()

@@ -60,3 +60,32 @@ def test_the_spelling_the_refusal_offers_runs_in_the_mode(project):
     result.assert_outcomes(passed=1, failed=1)  # high precision passes where default fails
     assert "FAILED test_the_spelling_the_refusal_offers_runs_in_the_mode.py::test_default[default]" \
         in result.stdout.str()
+
+
+def test_a_params_mark_naming_the_mode_the_test_runs_in_is_taken(project):
+    """A review: modes=None, modes=["default"] and the test's own one mode repeated ran in the
+    mode they name, and were refused."""
+    project.makepyfile("""
+        import pytest
+        from pytest_ascend_accuracy import HIGH_PRECISION, accuracy
+
+        def _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            inputs = accuracy_inputs("models/overflow.onnx", seed=0)
+            check_accuracy(ascend_model("models/overflow.onnx").run(inputs),
+                           golden_dump("models/overflow.onnx", inputs))
+
+        @pytest.mark.parametrize("t", [
+            pytest.param(0.99, marks=accuracy(threshold=0.99, modes=None), id="none"),
+            pytest.param(0.99, marks=accuracy(threshold=0.99, modes=["default"]), id="dflt")])
+        def test_default(t, ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
+
+        @accuracy(modes=[HIGH_PRECISION])
+        @pytest.mark.parametrize("t", [
+            pytest.param(0.99, marks=accuracy(threshold=0.99, modes=[HIGH_PRECISION]), id="hp")])
+        def test_hp(t, ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
+    """)
+    result = project.runpytest("-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=2)  # high precision passes; default fails, judged
+    assert "makes no test of its own" not in result.stdout.str()
