@@ -24,11 +24,11 @@ padding, and the check passed on nothing; a scalar ``k`` masking an output by
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Tuple
 
 import numpy as np
 
-from .value_readers import PASS_THROUGH, reached, readers_of
+from .value_readers import PASS_THROUGH, integer_holds, reached, readers_of
 
 #: ops whose output holds their first input's values (``PASS_THROUGH``), and ops whose output
 #: holds some of its elements (``Gather``/``Slice`` of the input, as ``data``)
@@ -62,7 +62,7 @@ def compared_constants(model, names: Iterable[str]) -> Dict[str, Compared]:
             if node.op_type != "Equal" or len(node.input) != 2 or slot > 1:
                 continue
             value = constants.get(node.input[1 - slot])
-            if (value is not None and _holds(dtypes.get(name), value)
+            if (value is not None and integer_holds(dtypes.get(name), value, value)
                     and _decides_if(node.output[0], readers)):
                 found.append((position[id(node)], Compared(value, node.name or node.output[0])))
         if found:
@@ -113,20 +113,6 @@ def _add(out: Dict[str, int], name: str, read) -> None:
     if not np.all(array == first) or not np.isfinite(first) or float(first) != int(first):
         return
     out[name] = int(first)
-
-
-def _holds(elem_type: Optional[int], value: int) -> bool:
-    """Whether an input of ONNX element type ``elem_type`` (an integer type) holds ``value``."""
-    from onnx import helper
-
-    try:
-        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
-    except Exception:
-        return False
-    if dtype.kind not in "iu":
-        return False
-    info = np.iinfo(dtype)
-    return info.min <= value <= info.max
 
 
 __all__ = ["Compared", "compared_constants"]

@@ -34,6 +34,8 @@ from __future__ import annotations
 import re
 from typing import Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
+from .value_readers import integer_holds
+
 #: the last word of a length input's name
 _LENGTH_WORDS = frozenset({"len", "lens", "length", "lengths"})
 #: words before it that make it a bound, an offset or a cache size, not a length of an input
@@ -56,7 +58,7 @@ def length_inputs(model, names: Iterable[str],
                 or _NOT_LENGTH & set(words[:-1])):
             continue
         n = _measured(name, "_".join(words[:-1]), declared, shapes)
-        if n is not None and n >= 1 and _holds(types.get(name), n):
+        if n is not None and n >= 1 and integer_holds(types.get(name), n, n):
             out[name] = n
     return out
 
@@ -90,18 +92,6 @@ def _length(dims: Sequence, shape: Sequence[int]) -> Optional[int]:
         return int(shape[1])
     open_axes = _open_axes(dims, shape)
     return int(shape[open_axes[0]]) if len(open_axes) == 1 else None
-
-
-def _holds(elem_type: Optional[int], n: int) -> bool:
-    """Whether an input of ONNX element type ``elem_type`` holds ``n``."""
-    import numpy as np
-    from onnx import helper
-
-    try:
-        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
-    except Exception:
-        return False
-    return dtype.kind in "iu" and n <= np.iinfo(dtype).max
 
 
 def _dims(value_info) -> Tuple:

@@ -22,11 +22,11 @@ review's check passed on nothing but special tokens). One-valued constants are
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional, Tuple
+from typing import Dict, Iterable, Tuple
 
 import numpy as np
 
-from .value_readers import PASS_THROUGH, reached, readers_of
+from .value_readers import PASS_THROUGH, integer_holds, reached, readers_of
 
 #: the largest table read (elements): a one-hot's row table is small; a graph's big weights
 #: compared with an input are no table to draw from
@@ -52,7 +52,7 @@ def one_hot_ranges(model, names: Iterable[str]) -> Dict[str, Tuple[int, int]]:
             if node.op_type != "Equal" or len(node.input) != 2 or slot > 1:
                 continue
             span = tables.get(node.input[1 - slot])
-            if (span is not None and _holds(dtypes.get(name), span)
+            if (span is not None and integer_holds(dtypes.get(name), *span)  # (uint8: 0..255)
                     and _embedded(node.output[0], readers)):
                 found.append((position[id(node)], span))
         if found:
@@ -104,20 +104,6 @@ def _add(out: Dict[str, Tuple[int, int]], name: str, read) -> None:
     low, high = int(array.min()), int(array.max())
     if low != high and high - low < array.size and np.unique(array).size == high - low + 1:
         out[name] = (low, high)  # every row of low..high, as a one-hot's range is
-
-
-def _holds(elem_type: Optional[int], span: Tuple[int, int]) -> bool:
-    """Whether an input of ONNX element type ``elem_type`` (an integer type) holds the span."""
-    from onnx import helper
-
-    try:
-        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
-    except Exception:
-        return False
-    if dtype.kind not in "iu":
-        return False
-    info = np.iinfo(dtype)
-    return info.min <= span[0] and span[1] <= info.max  # (a uint8 holds 0..255)
 
 
 __all__ = ["one_hot_ranges"]

@@ -36,4 +36,20 @@ def reached(tensor: str, readers, carry: AbstractSet[str] = PASS_THROUGH,
                     yield from reached(out, readers, carry, seen)
 
 
-__all__ = ["PASS_THROUGH", "reached", "readers_of"]
+def integer_holds(elem_type: Optional[int], low: int, high: int) -> bool:
+    """Whether an input of ONNX element type ``elem_type`` is of an integer type holding every
+    value of ``low..high`` (a seeded draw of it: ``integer_ranges``' rules)."""
+    import numpy as np
+    from onnx import helper
+
+    try:
+        dtype = np.dtype(helper.tensor_dtype_to_np_dtype(elem_type))
+    except Exception:
+        return False
+    if dtype.kind not in "iu":
+        return False
+    info = np.iinfo(dtype)
+    return info.min <= low and high <= info.max
+
+
+__all__ = ["PASS_THROUGH", "integer_holds", "reached", "readers_of"]
