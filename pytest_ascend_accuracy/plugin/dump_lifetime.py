@@ -63,7 +63,9 @@ class DumpLifetime:
                     "to keep a failing test's folder)")
         return ("  (in pytest's temp folder, which later pytest sessions of any project prune "
                 "by their own tmp_path_retention_count: at the default 3, the 3rd one after "
-                f"this one that makes a temp folder (tmp_path) removes it; {copy})")
+                f"this one that makes a temp folder (tmp_path) removes it; {copy}, or run with "
+                "--basetemp=DIR, a folder no other session prunes)")  # (audit 33: a shared
+        # machine's other sessions removed a kept dump within minutes)
 
 
 def _numbered(config, factory, base: Path) -> bool:

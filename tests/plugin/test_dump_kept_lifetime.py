@@ -5,6 +5,7 @@ and ``ascend-accuracy compare DIR GOLDEN`` with it). The numbered ``pytest-of-US
 folder goes when the ``tmp_path_retention_count``-th later session starts, at once under
 ``tmp_path_retention_policy = none`` (whose printed options, pasted, keep it), and a
 ``--basetemp`` folder is emptied when the next session starts."""
+import re
 import shlex
 import sys
 
@@ -44,7 +45,8 @@ def test_a_numbered_folder_is_said_to_go_with_the_3rd_later_session_and_it_does(
     assert note == ("  (in pytest's temp folder, which later pytest sessions of any project prune "
                     "by their own tmp_path_retention_count: at the default 3, the 3rd one after "
                     "this one that makes a temp folder (tmp_path) removes it; copy it elsewhere "
-                    "to compare it later)")
+                    "to compare it later, or run with --basetemp=DIR, a folder no other session "
+                    "prunes)")
     pytester.makepyfile(test_no_temp="def test_it():\n    pass\n",
                         test_temp="def test_it(tmp_path):\n    pass\n")
     # another project's sessions, as far as pytest knows; one without tmp_path removes nothing
@@ -53,6 +55,21 @@ def test_a_numbered_folder_is_said_to_go_with_the_3rd_later_session_and_it_does(
         run = _pytest(pytester, name, "-p", "no:cacheprovider", "-p", "no:ascend_accuracy")
         assert run.ret == 0
         assert (pytester.path / folder).exists() == left
+
+
+def test_the_printed_basetemp_keeps_the_folder_through_later_sessions(pytester, models_dir,
+                                                                      monkeypatch):
+    _own_temp_root(pytester, monkeypatch)
+    pytester.makepyfile(test_acc=ACCURACY_TESTS)
+    _, note = _kept(_pytest(pytester, *FAILING).outlines)
+    option = re.search(r"run with (--basetemp=DIR)", note).group(1).replace("DIR", "kept")
+    run = _pytest(pytester, *FAILING, option)
+    folder, _ = _kept(run.outlines)
+    pytester.makepyfile(test_temp="def test_it(tmp_path):\n    pass\n")
+    for _ in range(4):  # another project's sessions, each making a temp folder
+        assert _pytest(pytester, "test_temp.py", "-p", "no:cacheprovider",
+                       "-p", "no:ascend_accuracy").ret == 0
+    assert (pytester.path / folder).is_dir()
 
 
 def test_policy_none_is_said_to_remove_it_now_and_the_printed_options_keep_it(
