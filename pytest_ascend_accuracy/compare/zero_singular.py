@@ -27,7 +27,7 @@ _SLOTS = {name: slots for t, slots in _SINGULAR.items()
 
 #: ops whose output holds their first input's values (a flushed value passes through them)
 _CARRIERS = frozenset(name for t in ("Transpose", "Reshape", "Squeeze", "Unsqueeze", "Identity",
-                                     "Flatten", "Expand", "Cast")
+                                     "Flatten", "Expand", "Cast", "Slice", "Pad", "Tile", "Gather")
                       for name in (t, *finished_types(t)))
 
 

@@ -55,16 +55,17 @@ ShapeOf = Callable[[str], Optional[Tuple[Optional[int], ...]]]
 
 
 def integer_ranges(model, names: Iterable[str], shapes: Mapping[str, Tuple[int, ...]],
-                   tensor_info: Optional[Callable[[object], Mapping[str, tuple]]] = None
-                   ) -> Dict[str, Tuple[int, int]]:
+                   tensor_info: Optional[Callable[[object], Mapping[str, tuple]]] = None,
+                   declared: Optional[Mapping[str, tuple]] = None) -> Dict[str, Tuple[int, int]]:
     """``{input name: (low, high)}``: the seeded values of those of ``names`` (``model``'s
     integer graph inputs, of these ``shapes``) lie in [low, high); inputs not listed take
     [0, 10). [0, n) for ``integer_highs``'s ``n`` (at most 10); [1, seq_length + 1) for a
     recurrent op's ``sequence_lens`` (``sequence_lengths``), below a table it also indexes;
-    [c, c + 1) for one of the rest that the model compares with a constant ``c`` deciding an
-    If (``compared_inputs.compared_constants``); [n, n + 1) for one of the rest that is the
-    length ``n`` of another input (``length_inputs``); [low, high + 1) for one of the rest
-    one-hot encoded against a table of those values (``one_hot_tables``).
+    [n, n + 1) for one of the rest that is the length ``n`` of another input
+    (``length_inputs``; ``declared``: the inputs' declared dimensions, where ``model``'s were
+    set to ``shapes``); [c, c + 1) for one of the rest that the model compares with a constant
+    ``c`` deciding an If (``compared_inputs.compared_constants``); [low, high + 1) for one of
+    the rest one-hot encoded against a table of those values (``one_hot_tables``).
     An ``X`` that is no graph input is sized by ``tensor_info(model)`` (``onnx_graph``'s:
     ``{tensor: (element type, shape)}``, called once), else it is not sized."""
     names = list(names)
@@ -86,11 +87,11 @@ def integer_ranges(model, names: Iterable[str], shapes: Mapping[str, Tuple[int, 
         high = min(steps + 1, highs.get(name, steps + 1))  # and below a table it indexes
         out[name] = (1, high) if high > 1 else (0, 1)
     free = [n for n in names if n not in out and n not in lengths]
+    for name, length in length_inputs(model, free, shapes, declared).items():  # the whole of
+        out[name] = (length, length + 1)  # what it measures: every sample valid (before an If
+    free = [n for n in free if n not in out]  # guard's Equal(x_len, 0): a re-review)
     for name, compared in compared_constants(model, free).items():  # the value it is equal to
         out[name] = (compared.value, compared.value + 1)  # where that decides an If
-    free = [n for n in free if n not in out]
-    for name, length in length_inputs(model, free, shapes).items():  # the whole of what it
-        out[name] = (length, length + 1)  # measures: every sample valid
     free = [n for n in free if n not in out]
     out.update(one_hot_ranges(model, free))  # the rows of the table it is one-hot encoded by
     return out

@@ -81,13 +81,19 @@ def check_param_modes(item, mode) -> None:
     callspec = getattr(item, "callspec", None)
     marks = [m for m in getattr(callspec, "marks", ()) if m.name == "accuracy"]
     asked = [m.kwargs["modes"] for m in marks if m.kwargs.get("modes") is not None]
-    runs = resolve_mode(mode).name
-    try:  # the one mode it runs in, named again (a review: that worked, and was refused)
-        if all(len(a) == 1 and resolve_mode(a[0]).name == runs for a in asked):
+    own = [m.kwargs["modes"] for m in item.iter_markers("accuracy")
+           if m not in marks and m.kwargs.get("modes") is not None][:1]
+    running = resolve_mode(mode)
+
+    def forms(modes):  # each mode however spelled: "fusion_off+buffer_off", FUSION_OFF | ...
+        return {resolve_mode(x).yaml_form() for x in (
+            [modes] if isinstance(modes, str) or not hasattr(modes, "__iter__") else modes)}
+    try:  # the mode it runs in, or the test's own list, named again (a review: refused)
+        if all(forms(a) in ({running.yaml_form()}, *map(forms, own)) for a in asked):
             return
     except (TypeError, ConfigError):  # (an unknown mode is the marker check's to refuse)
         pass
-    runs = "the default mode" if runs == "default" else runs
+    runs = "the default mode" if running.name == "default" else running.name
     raise ConfigError(item.nodeid, f"modes= in the accuracy mark of pytest.param "
                       f"(id {callspec.id!r}) makes no test of its own: only the test's own "
                       f"@accuracy(modes=[...]) marker (or pytestmark's) does, and this one would "
@@ -149,9 +155,10 @@ def setup_longrepr(item, excinfo) -> Optional[str]:
                  f"input_shape: {{NAME: [d0, d1, ...]}})")
     entries = list(excinfo.traceback)
     # the test's own line, else (a fixture of a conftest.py or a helper it calls, a review) the
-    # innermost line of the user's code: the package's and installed packages' never
+    # user's last line before the package's code: no stdlib frame (contextlib's, a re-review)
+    first = next((k for k, e in enumerate(entries) if _package(Path(str(e.path)))), len(entries))
     entry = next((e for e in reversed(entries) if Path(str(e.path)) == item_path), None) or next(
-        (e for e in reversed(entries) if _users(Path(str(e.path)))), None)
+        (e for e in reversed(entries[:first]) if _users(Path(str(e.path)))), None)
     if entry is not None:
         import os
 
@@ -160,14 +167,23 @@ def setup_longrepr(item, excinfo) -> Optional[str]:
     return text
 
 
-def _users(path) -> bool:
-    """Whether ``path`` is a file of the user's: not this package's, nor an installed one's."""
+def _package(path) -> bool:
+    """Whether ``path`` is a file of this package."""
     from pathlib import Path
 
-    package = Path(__file__).resolve().parents[1]
+    return Path(__file__).resolve().parents[1] in path.resolve().parents
+
+
+def _users(path) -> bool:
+    """Whether ``path`` is a file of the user's: not this package's, an installed one's or the
+    standard library's."""
+    import sysconfig
+
     resolved = path.resolve()
-    return (package not in resolved.parents and "site-packages" not in resolved.parts
-            and "dist-packages" not in resolved.parts and resolved.suffix == ".py")
+    stdlib = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib")}
+    return (not _package(path) and "site-packages" not in resolved.parts
+            and "dist-packages" not in resolved.parts and resolved.suffix == ".py"
+            and not any(resolved.is_relative_to(p) for p in stdlib))
 
 
 class NothingCheckedWarning(pytest.PytestWarning):

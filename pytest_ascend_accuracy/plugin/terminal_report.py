@@ -17,6 +17,7 @@ import os
 from typing import Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..report.mode_titles import grid_titles, short_mode
+from .cache_note import unbounded_note
 from .session import CheckRecord, GoldenWrite
 
 _IRREGULAR = {"miss": "misses"}
@@ -404,7 +405,7 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
     cache_line = f"cache: {plural(hits, 'hit')}, {plural(misses, 'miss')}"
     if cache_stats.get("rebuilt"):
         cache_line += f", {cache_stats['rebuilt']} corrupt entr{'y' if cache_stats['rebuilt'] == 1 else 'ies'} rebuilt"
-    lines.append(cache_line + _unbounded_note(cache_stats))
+    lines.append(cache_line + unbounded_note(cache_stats))
     lines.extend(written_file_lines(golden_writes))
     if report_dir:  # the index of this run's folders, where this session's is there
         index = os.path.join(str(report_dir), "index.html")
@@ -412,28 +413,6 @@ def summary_lines(records: Sequence[CheckRecord], *, backend: str,
                      + (f" (this run's folders: {index})"
                         if _index_of(report_dir, run_id) else ""))
     return lines
-
-
-def _unbounded_note(cache_stats: Mapping) -> str:
-    """What an unbounded cache holds where the session says so (``summary_cache_stats``), with
-    the ini bound that keeps it and the command that prunes it now, to paste."""
-    held = cache_stats.get("held")
-    if not isinstance(held, int):
-        return ""
-    import shlex
-
-    from ..core.cache_size import format_size
-
-    where = shlex.quote(str(cache_stats.get("cache_dir") or ".ascend-accuracy"))
-    ini = os.path.basename(str(cache_stats.get("ini_file") or ""))
-    # a TOML file takes a quoted string (a review: pasted bare, pyproject.toml stopped pytest)
-    line = ('ascend_accuracy_cache_size = "2GB"' if ini.endswith(".toml")
-            else "ascend_accuracy_cache_size = 2GB")
-    section = {"pyproject.toml": " in [tool.pytest.ini_options]"}.get(ini, "") if ini else (
-        " in a pytest.ini's [pytest] section")
-    return (f"; it holds {format_size(held)}, unbounded: {line}{section} keeps it within 2 GB "
-            f"(least recently used entries go), ascend-accuracy cache --cache-dir {where} "
-            f"--max-size 2GB prunes it now")
 
 
 def _index_of(report_dir: str, run_id: Optional[str]) -> bool:

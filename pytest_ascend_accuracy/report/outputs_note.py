@@ -4,8 +4,9 @@ onnx_asr's whisper front-end floors its log-mel at ``max - 8`` right after its `
 device's -Inf (a ``Clip(min=1e-10)`` floor float16 flushes to 0) never reaches ``features``, which
 matched the golden at cosine 1.000000, yet every realistic input failed "2 of 18 tensors" at
 the Log with nothing saying the output was right (audit 33). The check still fails, as the
-first op below the threshold is what it names; the line says which outputs pass and by how much,
-so a reader can tell an intermediate failure the model absorbs from one it hands on.
+first op below the threshold is what it names; the line says which outputs pass their threshold
+and by how much (rel_l2 beside the judged metric: a failure that only rescales an output passes
+its cosine, a review), so a reader can weigh an intermediate failure against what it hands on.
 """
 from __future__ import annotations
 
@@ -13,10 +14,12 @@ from typing import List
 
 
 def outputs_lines(result, verdict, num) -> List[str]:
-    """``["model outputs: y passes (cosine 1.000000): the failing values do not reach it"]``
-    where every compared row of a node producing a graph output (the golden's
-    ``output_nodes``) passes and some other tensor fails; [] otherwise. ``num``: the failure
-    block's number format."""
+    """``["model outputs: y (cosine 1.000000; rel_l2 0.000412) passes its threshold; the check
+    fails at ops before it"]`` where
+    every compared row of a node producing a graph output (the golden's ``output_nodes``)
+    passes and some other tensor fails; [] otherwise. It says what was measured, not that the
+    failure does not reach them (a review: a failure that only rescales the output passes its
+    cosine, 5.7% off). ``num``: the failure block's number format."""
     meta = result.meta.get("golden") if isinstance(result.meta, dict) else None
     outputs = {str(n) for n in (meta or {}).get("output_nodes", ()) or ()}
     if not outputs or verdict.passed:
@@ -27,12 +30,20 @@ def outputs_lines(result, verdict, num) -> List[str]:
     failing = {id(f.row) for f in verdict.failures}
     if not rows or any(id(r) in failing for r in rows):
         return []
-    metric = verdict.policy.default.metric
-    shown = ", ".join(f"{r.label} ({metric} {num(r.metrics.value(metric))})" for r in rows[:4])
+    shown = ", ".join(f"{r.label} ({_figures(r, verdict.policy, num)})" for r in rows[:4])
     more = f" and {len(rows) - 4} more" if len(rows) > 4 else ""
-    one = len(rows) == 1
-    return [f"model outputs: {shown}{more} pass{'es' if one else ''}: the failing values do "
-            f"not reach {'it' if one else 'them'}"]
+    one = len(rows) == 1 and not more
+    return [f"model outputs: {shown}{more} pass{'es its' if one else ' their'} threshold"
+            f"{'' if one else 's'}; the check fails at ops before {'it' if one else 'them'}"]
+
+
+def _figures(row, policy, num) -> str:
+    """The row's judged metric (its own per_op entry's, where one judges it) and rel_l2."""
+    metric = policy.threshold_for(row.names).metric
+    said = f"{metric} {num(row.metrics.value(metric))}"
+    if metric != "rel_l2" and "rel_l2" not in row.metrics.not_applicable:
+        said += f"; rel_l2 {num(row.metrics.value('rel_l2'))}"
+    return said
 
 
 __all__ = ["outputs_lines"]

@@ -23,10 +23,10 @@ def would_pass_text(f, verdict, num: Callable[[float], str],
     if not others:
         return f"threshold that would pass: {num(f.would_pass)}"
     mine = f"threshold that would pass this op: {num(f.would_pass)}"
-    if f.threshold != verdict.policy.default:  # its own per_op entry: the check's is another
+    if verdict.policy.threshold_key(f.row.names) is not None:  # its own per_op entry
         return mine
     check = verdict.passing_threshold
-    if check is None:
+    if check is None or not f.threshold.advisable(check):  # (-1: a tensor pointing away)
         g = next((g for g in others if _blocks(g, verdict)), others[0])
         return (f"{mine}; no threshold alone passes the check ({g.row.label}: "
                 f"{_why(g, verdict, reason)})")
@@ -40,14 +40,17 @@ def _blocks(g, verdict) -> bool:
     from ..compare.scale_guard import guard_ratio
 
     m = g.row.metrics
-    return (not g.fixable or g.threshold != verdict.policy.default
+    return (not g.fixable or verdict.policy.threshold_key(g.row.names) is not None
+            or not g.threshold.advisable(g.would_pass)
             or (m is not None and not m.golden_zero
                 and verdict.policy.off_scale(guard_ratio(m, g.threshold.metric)[0])))
 
 
 def _why(g, verdict, reason) -> str:
-    if g.threshold != verdict.policy.default:
+    if verdict.policy.threshold_key(g.row.names) is not None:
         return "judged by its own per_op threshold"
+    if g.fixable and not g.threshold.advisable(g.would_pass):
+        return "it points away from the golden's, which no threshold above 0 passes"
     if g.fixable:
         return "outside the scale guard too"
     return reason(g)

@@ -115,3 +115,48 @@ def test_two_candidates_or_a_type_too_small_keep_the_draw():
                     audio_len=(I16, ("B",)))
     shapes = {"spk": (1, 192), "audio": (1, 40000), "feats_len": (1,), "audio_len": (1,)}
     assert length_inputs(model, ["feats_len", "audio_len"], shapes) == {}  # 40000 > int16
+
+
+def test_make_inputs_draws_a_rank_3_inputs_length(tmp_path):
+    """A re-review: make_inputs set the shapes on the model before the rule read it, so no
+    axis of a [B, 80, T] input looked open and NeMo's length was drawn 5 of 120 frames."""
+    model = _inputs(processed_signal=(F, ("B", 80, "T")), processed_signal_length=(I64, ("B",)))
+    onnx.save(model, str(tmp_path / "nemo.onnx"))
+    drawn = make_inputs(str(tmp_path / "nemo.onnx"), seed=0, input_shape={
+        "processed_signal": (1, 80, 120), "processed_signal_length": (1,)})
+    assert drawn["processed_signal_length"].tolist() == [120]
+
+
+def test_inputs_of_one_length_and_camel_case_names():
+    """A re-review: HF input_lengths beside input_ids and attention_mask (one length) was
+    refused as two candidates; speechLengths was not split into words."""
+    model = _inputs(input_ids=(I64, ("B", "S")), attention_mask=(I64, ("B", "S")),
+                    input_lengths=(I64, ("B",)), speech=(F, ("B", "T", 560)),
+                    speechLengths=(I64, ("B",)))
+    shapes = {"input_ids": (1, 12), "attention_mask": (1, 12), "input_lengths": (1,),
+              "speech": (1, 30, 560), "speechLengths": (1,)}
+    assert length_inputs(model, ["input_lengths", "speechLengths"], shapes) == {
+        "input_lengths": 12, "speechLengths": 30}
+
+
+def test_a_length_an_empty_guard_compares_with_0_is_still_its_length(tmp_path):
+    """A re-review: If(Equal(x_len, 0)) drew x_len 0 once the If rule came first: the check
+    then passed on the empty branch's zeros."""
+    zero = numpy_helper.from_array(np.array(0, np.int64), "zero")
+    empty = helper.make_graph([helper.make_node("Constant", [], ["e"], name="ce",
+                                                value=numpy_helper.from_array(
+                                                    np.zeros((1, 64), np.float32)))],
+                              "empty", [], [helper.make_tensor_value_info("e", F, [1, 64])])
+    full = helper.make_graph([helper.make_node("Identity", ["x"], ["f"], name="idf")], "full",
+                             [], [helper.make_tensor_value_info("f", F, [1, 64])])
+    nodes = [helper.make_node("Squeeze", ["x_len"], ["n"], name="sq"),
+             helper.make_node("Equal", ["n", "zero"], ["is_empty"], name="eq"),
+             helper.make_node("If", ["is_empty"], ["y"], name="guard", then_branch=empty,
+                              else_branch=full)]
+    graph = helper.make_graph(nodes, "guarded", [
+        helper.make_tensor_value_info("x", F, [1, 64]),
+        helper.make_tensor_value_info("x_len", I64, [1])],
+        [helper.make_tensor_value_info("y", F, [1, 64])], [zero])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              str(tmp_path / "g.onnx"))
+    assert make_inputs(str(tmp_path / "g.onnx"), seed=0)["x_len"].tolist() == [64]

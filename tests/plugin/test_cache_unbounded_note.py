@@ -40,14 +40,21 @@ def _second_test(project):
         "seed=0", "seed=1"))  # a new golden: a miss
 
 
-@pytest.mark.parametrize("ini", ["pytest.ini", "pyproject.toml"])
+INI = {  # file: (its header, the line and section the note gives)
+    "pytest.ini": ("[pytest]", "ascend_accuracy_cache_size = 2GB in [pytest] of pytest.ini"),
+    "pyproject.toml": ("[tool.pytest.ini_options]", 'ascend_accuracy_cache_size = "2GB" in '
+                       "[tool.pytest.ini_options] of pyproject.toml"),
+    "setup.cfg": ("[tool:pytest]", "ascend_accuracy_cache_size = 2GB in [tool:pytest] of "
+                  "setup.cfg"),
+}
+
+
+@pytest.mark.parametrize("ini", list(INI))
 def test_the_note_names_the_bound_and_the_pasted_ini_line_takes_it_away(project, capsys, ini,
                                                                         tmp_path):
-    project.makefile(".ini" if ini == "pytest.ini" else ".toml", **{ini.split(".")[0]: (
-        "[pytest]\n" if ini == "pytest.ini" else "[tool.pytest.ini_options]\n")})
+    header, spelled = INI[ini]
+    (project.path / ini).write_text(header + "\n")
     line = _cache_line(project.runpytest("-p", "no:randomly"))
-    spelled = ('ascend_accuracy_cache_size = 2GB' if ini == "pytest.ini"
-               else 'ascend_accuracy_cache_size = "2GB" in [tool.pytest.ini_options]')
     assert re.fullmatch(r"cache: 0 hits, \d+ misses; it holds [\d.]+ [KM]B, unbounded: "
                         + re.escape(spelled) + r" keeps it within 2 GB \(least recently used "
                         r"entries go\), ascend-accuracy cache --cache-dir \S+ --max-size 2GB "
@@ -64,13 +71,25 @@ def test_the_note_names_the_bound_and_the_pasted_ini_line_takes_it_away(project,
     assert re.fullmatch(r"cache \S+: removed 0 entries \(0 B\); [\d.]+ [KM]B left",
                         capsys.readouterr().out.splitlines()[-1])  # found, nothing to evict
     project.chdir()
-    ini_line = spelled.split(" in [")[0]
-    header = "[pytest]" if ini == "pytest.ini" else "[tool.pytest.ini_options]"
-    project.makefile(".ini" if ini == "pytest.ini" else ".toml",
-                     **{ini.split(".")[0]: f"{header}\n{ini_line}\n"})
+    ini_line, section = spelled.split(" in ", 1)
+    assert section.startswith(header)
+    (project.path / ini).write_text(f"{header}\n{ini_line}\n")  # pasted as the note says
     _second_test(project)
     result = project.runpytest("-p", "no:randomly")
-    assert _cache_line(result).startswith("cache: ") and "unbounded" not in result.stdout.str()
+    assert result.ret == 0 and "unbounded" not in result.stdout.str()
+
+
+def test_a_pyproject_with_pytest_9s_native_table_is_told_that_table(project):
+    """A re-review: told [tool.pytest.ini_options] beside a native [tool.pytest], pytest
+    stopped: both tables may not be used."""
+    (project.path / "pyproject.toml").write_text("[tool.pytest]\n")
+    line = _cache_line(project.runpytest("-p", "no:randomly"))
+    assert 'ascend_accuracy_cache_size = "2GB" in [tool.pytest] of pyproject.toml' in line
+    (project.path / "pyproject.toml").write_text('[tool.pytest]\nascend_accuracy_cache_size = '
+                                                 '"2GB"\n')  # pasted into that table
+    _second_test(project)
+    result = project.runpytest("-p", "no:randomly")
+    assert result.ret == 0 and "unbounded" not in result.stdout.str()
 
 
 def test_a_session_that_added_nothing_says_nothing(project):

@@ -89,3 +89,38 @@ def test_a_params_mark_naming_the_mode_the_test_runs_in_is_taken(project):
     result = project.runpytest("-p", "no:randomly")
     result.assert_outcomes(passed=1, failed=2)  # high precision passes; default fails, judged
     assert "makes no test of its own" not in result.stdout.str()
+
+
+def test_other_spellings_of_the_same_modes_are_taken_too(project):
+    """A re-review: a bare string, the same combination spelled the other way round and the
+    test's own two-mode list repeated were still refused."""
+    project.makepyfile("""
+        import pytest
+        from pytest_ascend_accuracy import (BUFFER_OFF, FUSION_OFF, HIGH_PRECISION, accuracy)
+
+        def _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            inputs = accuracy_inputs("models/overflow.onnx", seed=0)
+            check_accuracy(ascend_model("models/overflow.onnx").run(inputs),
+                           golden_dump("models/overflow.onnx", inputs))
+
+        @accuracy(modes=[HIGH_PRECISION])
+        @pytest.mark.parametrize("t", [pytest.param(
+            0.99, marks=accuracy(threshold=0.99, modes="high_precision"), id="str")])
+        def test_str(t, ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
+
+        @accuracy(modes=["fusion_off+buffer_off"])
+        @pytest.mark.parametrize("t", [pytest.param(
+            0.99, marks=accuracy(threshold=0.99, modes=[BUFFER_OFF | FUSION_OFF]), id="c")])
+        def test_combo(t, ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
+
+        @accuracy(modes=[HIGH_PRECISION, "default"])
+        @pytest.mark.parametrize("t", [pytest.param(
+            0.99, marks=accuracy(threshold=0.99, modes=["default", HIGH_PRECISION]), id="b")])
+        def test_both(t, ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            _check(ascend_model, golden_dump, check_accuracy, accuracy_inputs)
+    """)
+    result = project.runpytest("-p", "no:randomly")
+    assert "makes no test of its own" not in result.stdout.str()
+    result.assert_outcomes(passed=2, failed=2)  # high precision passes; the others judged

@@ -23,7 +23,8 @@ def test_outputs_that_pass_are_named_with_their_figure():
     result = _result([1, -10, 3])
     verdict = result.judge(0.99)
     assert outputs_lines(result, verdict, "{:.6f}".format) == [
-        "model outputs: clamp (cosine 1.000000) passes: the failing values do not reach it"]
+        "model outputs: clamp (cosine 1.000000; rel_l2 0.000000) passes its threshold; the "
+        "check fails at ops before it"]
     assert "model outputs: clamp" in failure_text(result, verdict)
 
 
