@@ -29,7 +29,8 @@ one that changed which If branch ran):
 * the length fits the input's integer type.
 
 Inputs whose draw something else bounds keep it (``graph.integer_ranges``: a table index, a
-mask, an RNN's ``sequence_lens``, a value an ``If`` is decided by).
+mask, an RNN's ``sequence_lens``); a length an ``If`` guard compares with 0 is a length first
+(drawn 0, a re-review's check passed on the empty branch).
 """
 from __future__ import annotations
 
