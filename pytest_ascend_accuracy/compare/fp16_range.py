@@ -36,6 +36,8 @@ from ..dump.model import DumpSet
 from ..core.ascend_optypes import IF_TYPES, finished_types  # noqa: E402
 from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
+from .golden_edges import (ModelEdges, graph_edges, operands_in_graph,  # noqa: E402,F401
+                           producer_in_graph, producers_by_file)  # (ModelEdges: read here too)
 from .quiet_rows import quiet_rows  # noqa: E402
 from .zero_singular import carries, flushed_into_singular  # noqa: E402
 
@@ -141,7 +143,7 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
     def type_of(name: str, known: str = "") -> str:
         nonlocal graph
         if not known and model is not None:
-            graph = _graph_edges(model) if graph is None else graph
+            graph = graph_edges(model) if graph is None else graph
             known = graph[3].get(name, "")
         return known or (op_types or {}).get(name, "")
 
@@ -153,9 +155,9 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
         operands = [(t.slot, t.load, t.source) for t in op.inputs
                     if value_dtype(t.dtype).kind == "f"]
         if not op.inputs and model is not None:
-            graph = _graph_edges(model) if graph is None else graph
-            operands = [(slot, load, None) for slot, load in _operands_in_graph(golden, op.name,
-                                                                                graph)]
+            graph = graph_edges(model) if graph is None else graph
+            operands = [(slot, load, None)
+                        for slot, load in operands_in_graph(golden, op.name, graph)]
         op_type = ""
         out_flushed = [(t.slot, peak) for t in op.outputs if value_dtype(t.dtype).kind == "f"
                        for peak in [_flushed_peak(_read(t.load))] if peak is not None]
@@ -178,18 +180,18 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
                 continue
             _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))
             if made_by is None:
-                made_by = _producers_by_file(golden)
+                made_by = producers_by_file(golden)
             producer = made_by.get(source) if source else None
             if producer is None and model is not None:
-                graph = _graph_edges(model) if graph is None else graph
-                producer = _producer_in_graph(golden, op.name, slot, graph)
+                graph = graph_edges(model) if graph is None else graph
+                producer = producer_in_graph(golden, op.name, slot, graph)
             feeds = op.name  # and up through ops that carry the value on (a review: Transpose)
             while producer is not None and producer[0] != feeds:
                 made = op_by_model_name(golden, producer[0])
                 kind = type_of(producer[0], made.op_type if made else "")
                 _add(found, RangeFinding(*producer, tiny, UNDERFLOW, kind, feeds=feeds))
-                graph = _graph_edges(model) if graph is None and model is not None else graph
-                feeds, producer = producer[0], carries(kind) and graph and _producer_in_graph(
+                graph = graph_edges(model) if graph is None and model is not None else graph
+                feeds, producer = producer[0], carries(kind) and graph and producer_in_graph(
                     golden, producer[0], "input:0", graph) or None
         for slot, tiny in out_flushed:
             op_type = op_type or type_of(op.name, op.op_type)
@@ -244,82 +246,6 @@ def _flushed_peak(values: Optional[np.ndarray]) -> Optional[float]:
     return float(np.max(np.abs(v[lost])))
 
 
-def _producers_by_file(golden: DumpSet) -> Dict[str, Tuple[str, str]]:
-    """``{file of an output: (op name, output:k)}``: a golden run stores an operand that is
-    another op's output as that output's own file."""
-    return {t.source: (op.name, t.slot) for op in golden.ops for t in op.outputs if t.source}
-
-
-def _producer_in_graph(golden: DumpSet, op_name: str, slot: str,
-                       graph) -> Optional[Tuple[str, str]]:
-    """``(op name, output:k)`` of the op whose output feeds ``op_name``'s ``slot`` in the
-    model, when the golden holds that op."""
-    inputs, producers = graph[0], graph[1]
-    k = int(slot.split(":")[1])
-    tensors = inputs.get(op_name, ())
-    made = producers.get(tensors[k]) if k < len(tensors) else None
-    producer = op_by_model_name(golden, made[0]) if made else None
-    return None if producer is None else (producer.name, f"output:{made[1]}")
-
-
-def _graph_edges(model):
-    """``(inputs, producers, weights, types)`` of ``model`` with its nodes named as the golden
-    run names them (``graph.prepare``): ``{node name: its input tensor names}``, ``{tensor name:
-    (producer node name, output index)}``, ``{initializer name: loader}`` of the float
-    initializers and ``{node name: op type}``; empty where the model cannot be read (the hint
-    then says the operands were not checked)."""
-    from ..graph.external import initializer_array
-    from ..graph.prepare import prepare_model
-    if isinstance(model, ModelEdges):
-        return model.edges()
-    try:
-        prepared = prepare_model(model, require_static=False, weights_by_reference=True)
-    except Exception:  # a model gone or unreadable since the check ran: nothing to look up
-        return {}, {}, {}, {}
-    graph, folder = prepared.model.graph, prepared.folder
-    inputs = {n.name: list(n.input) for n in graph.node}
-    producers = {o: (n.name, k) for n in graph.node for k, o in enumerate(n.output) if o}
-    weights = {t.name: (lambda t=t: initializer_array(t, folder)) for t in graph.initializer
-               if t.data_type in _FLOAT_TYPES}
-    types = {n.name: n.op_type for n in graph.node}
-    return inputs, producers, weights, types
-
-
-class ModelEdges:
-    """A model (path or ModelProto) whose ``_graph_edges`` are read once, when first asked:
-    pass it as ``model=`` wherever one hint looks at the same model several times."""
-
-    def __init__(self, model):
-        self.model = model
-        self._edges = None
-
-    def edges(self):
-        if self._edges is None:
-            self._edges = _graph_edges(self.model)
-        return self._edges
-
-
-#: ONNX element types of float tensors (FLOAT, FLOAT16, DOUBLE, BFLOAT16)
-_FLOAT_TYPES = (1, 10, 11, 16)
-
-
-def _operands_in_graph(golden: DumpSet, op_name: str, graph) -> List[Tuple[str, Callable]]:
-    """``(input:k, loader)`` for each float input of ``op_name`` that is a weight of the model
-    or the output of another op the golden holds (the values the golden run fed it)."""
-    inputs, producers, weights = graph[:3]
-    out = []
-    for k, tensor in enumerate(inputs.get(op_name, ())):
-        if tensor in weights:
-            out.append((f"input:{k}", weights[tensor]))
-            continue
-        made = producers.get(tensor)
-        producer = op_by_model_name(golden, made[0]) if made else None
-        for t in producer.outputs if producer is not None else ():
-            if t.index == made[1] and value_dtype(t.dtype).kind == "f":
-                out.append((f"input:{k}", t.load))
-    return out
-
-
 def ops_upstream(golden: DumpSet, targets: Iterable[str], *,
                  model=None) -> Optional[Dict[str, str]]:
     """``{op name: op type}`` of the golden ops whose outputs reach one of ``targets`` (golden op
@@ -328,7 +254,7 @@ def ops_upstream(golden: DumpSet, targets: Iterable[str], *,
     whose operands are the files of the outputs feeding them, as the cached onnxruntime golden
     stores them). None where neither tells the edges (an op earlier in graph order need not
     feed a target)."""
-    edges = _graph_edges(model) if model is not None else ({}, {}, {}, {})
+    edges = graph_edges(model) if model is not None else ({}, {}, {}, {})
     types = edges[3]
     feeds = _feeds(golden, edges)
     if feeds is None:
@@ -349,16 +275,16 @@ def input_producers(golden: DumpSet, model=None) -> Optional[Dict[str, List[str]
     model the golden ran) where given, else the golden's own operand files (a golden whose
     operands are the files of the outputs feeding them, as the cached onnxruntime golden stores
     them); None where neither tells."""
-    return _feeds(golden, _graph_edges(model) if model is not None else ({}, {}))
+    return _feeds(golden, graph_edges(model) if model is not None else ({}, {}))
 
 
 def _feeds(golden: DumpSet, edges) -> Optional[Dict[str, List[str]]]:
-    """``input_producers`` from a model's ``_graph_edges`` (empty: not known)."""
+    """``input_producers`` from a model's ``graph_edges`` (empty: not known)."""
     inputs, producers = edges[:2]
     if inputs:
         return {name: [producers[t][0] for t in tensors if t in producers]
                 for name, tensors in inputs.items()}
-    made_by = _producers_by_file(golden)  # an operand made by an op: that op's output file
+    made_by = producers_by_file(golden)  # an operand made by an op: that op's output file
     files = {op.name: [made_by[t.source][0] for t in op.inputs if t.source in made_by]
              for op in golden.ops}
     return files if any(files.values()) else None  # (inputs as files of their own: unknown)
