@@ -185,14 +185,19 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
             if producer is None and model is not None:
                 graph = graph_edges(model) if graph is None else graph
                 producer = producer_in_graph(golden, op.name, slot, graph)
-            feeds = op.name  # and up through ops that carry the value on (a review: Transpose)
-            while producer is not None and producer[0] != feeds:
+            # and up through ops that carry the value on (a review: a Transpose; a re-review:
+            # a Concat, each of whose inputs holding flushed values is followed)
+            todo, seen_ops = [(producer, op.name)], {op.name}
+            while todo:
+                producer, feeds = todo.pop(0)
+                if producer is None or producer[0] in seen_ops:
+                    continue
+                seen_ops.add(producer[0])
                 made = op_by_model_name(golden, producer[0])
                 kind = type_of(producer[0], made.op_type if made else "")
                 _add(found, RangeFinding(*producer, tiny, UNDERFLOW, kind, feeds=feeds))
                 graph = graph_edges(model) if graph is None and model is not None else graph
-                feeds, producer = producer[0], carries(kind) and graph and producer_in_graph(
-                    golden, producer[0], "input:0", graph) or None
+                todo += [(p, producer[0]) for p in _carried_from(golden, producer[0], kind, graph)]
         for slot, tiny in out_flushed:
             op_type = op_type or type_of(op.name, op.op_type)
             _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))
@@ -205,6 +210,27 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
         if seen >= limit:
             break
     return found
+
+
+def _carried_from(golden: DumpSet, name: str, kind: str, graph) -> List[Tuple[str, str]]:
+    """The ops whose outputs ``name`` (of type ``kind``) carries on into a flushed value: its
+    first input's maker for an op that hands its input on (``zero_singular.carries``), for a
+    Concat each input's maker whose golden output holds a value float16 flushes to 0."""
+    if not graph:
+        return []
+    if carries(kind):
+        made = producer_in_graph(golden, name, "input:0", graph)
+        return [made] if made else []
+    if kind not in ("Concat", "ConcatD", "ConcatV2", "ConcatV2D"):
+        return []
+    out = []
+    for k in range(len(graph[0].get(name, ()))):
+        made = producer_in_graph(golden, name, f"input:{k}", graph)
+        op = op_by_model_name(golden, made[0]) if made else None
+        values = [_read(t.load) for t in (op.outputs if op else ()) if t.slot == made[1]]
+        if values and flushed_into_singular("Log", "input:0", values[0]) is not None:
+            out.append(made)
+    return out
 
 
 def _read(load) -> Optional[np.ndarray]:

@@ -80,3 +80,40 @@ def test_only_a_singular_slot_counts_any_flushed_value():
     assert flushed_into_singular("Div", "input:0", values) is None  # a dividend: no Inf
     assert flushed_into_singular("Mul", "input:0", values) is None
     assert flushed_into_singular("Log", "input:0", np.array([1e-6, 0.0], np.float32)) is None
+
+
+def test_a_floor_reaching_the_log_through_a_concat_is_kept_with_every_carrier(pytester):
+    """A re-review: Log(Concat(Transpose(Clip), Transpose(Clip))) got ['log', 'concat'], which
+    pasted failed at the Log: each Concat input holding a flushed value is followed up."""
+    inits = [numpy_helper.from_array(np.array(1e-10, np.float32), "floor"),
+             numpy_helper.from_array(np.array(0.5, np.float32), "half")]
+    nodes = [helper.make_node("Sub", ["x", "half"], ["c"], name="center"),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("Mul", ["r", "r"], ["p"], name="power"),
+             helper.make_node("Clip", ["p", "floor", ""], ["cl"], name="clip"),
+             helper.make_node("Transpose", ["cl"], ["t1"], name="t1", perm=[1, 0]),
+             helper.make_node("Transpose", ["cl"], ["t2"], name="t2", perm=[1, 0]),
+             helper.make_node("Concat", ["t1", "t2"], ["cc"], name="concat", axis=0),
+             helper.make_node("Log", ["cc"], ["y"], name="log")]
+    graph = helper.make_graph(nodes, "concat_floor", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [32, 4])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              str(pytester.path / "cf.onnx"))
+    body = """
+        {imports}
+        {marker}
+        def test_cf(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            inputs = accuracy_inputs("cf.onnx", seed=0)
+            check_accuracy(ascend_model("cf.onnx").run(inputs), golden_dump("cf.onnx", inputs))
+    """
+    pytester.makepyfile(test_cf=body.format(imports="", marker=""))
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    mode = next(line.strip() for line in result.stdout.lines
+                if line.strip().startswith("modes=[keep_dtype("))
+    assert mode == "modes=[keep_dtype(['log', 'concat', 't1', 't2', 'clip'])]", mode
+    pytester.makepyfile(test_cf=body.format(
+        imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
+        marker=f"@accuracy({mode})"))
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
