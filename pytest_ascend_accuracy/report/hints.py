@@ -301,8 +301,10 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                     advice="convert in high precision to see whether float16 rounding moves "
                            "them (--accuracy-diagnose then names the ops to keep in float32)")
     compare = [m for m in (mode | FUSION_OFF, mode | BUFFER_OFF) if m != mode]
+    from .kept_already import kept_already
+
     seen = (no_overflow_seen(range_inputs) + flushed_after_first(verdict, range_inputs)
-            + per_op_only(verdict))
+            + per_op_only(verdict) + kept_already(verdict, mode))
     if unfused and buffer_neutral and mode | FUSION_OFF in compare:  # it repeats the verdict
         from .if_branches import plugin_nothing_fused
 
