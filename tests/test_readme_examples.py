@@ -34,6 +34,8 @@ def _block_starting(first_line: str) -> list:
 
 def _masked(line: str) -> str:
     line = re.sub(r"^dump kept: .*", "dump kept: <path>", line)
+    line = re.sub(r"^(  compare them again: ascend-accuracy compare) \S+ \S+ --om-json \S+",
+                  r"\1 <dump> <golden> --om-json <om json>", line)
     line = re.sub(r" in \d+\.\d+s =+$", " in <time> =", line)
     return re.sub(r"onnxruntime \d+\.\d+\.\d+", "onnxruntime <version>", line)
 

@@ -329,6 +329,10 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         shown_csv = state.settings.show(failure.csv_path) if failure.csv_path else None
         kept = actual.meta.get("dump_dir") or actual.root  # a failing test keeps its dumps
         lifetime = state.dump_lifetime.note(kept) if kept and state.dump_lifetime else None
+        from .compare_again import compare_again  # the CLI command that judges them again
+
+        lifetime = "\n".join(filter(None, (
+            lifetime, compare_again(state, actual, golden, verdict))))
         kept = state.settings.show(kept) if kept else None
         failure.args = (failure_text(result, verdict, csv_path=shown_csv, hint=shown_hint,
                                      report_how=PLUGIN_REPORT_HOW, dump_kept=kept,

@@ -133,6 +133,10 @@ def test_failure_block_is_shown_exactly(pytester, models_dir):
     # then how long it stays: pytester gives the run a --basetemp
     expected.insert(report + 2, "  (under --basetemp, which the next pytest session given the "
                                 "same --basetemp empties: copy it elsewhere to compare it later)")
+    # and the command that compares the kept dump with its golden again (test_compare_again)
+    again = next(x for x in lines if x.startswith("  compare them again: "))
+    assert again.startswith(f"  compare them again: ascend-accuracy compare {kept[11:]} ")
+    expected.insert(report + 3, again)
     cut = next(i for i, line in enumerate(expected) if line.startswith("next step:"))
     assert lines[start:start + cut] == expected[:cut]
     end = lines.index("test_acc.py:16: AccuracyFailure")
