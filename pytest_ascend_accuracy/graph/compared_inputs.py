@@ -24,11 +24,11 @@ padding, and the check passed on nothing; a scalar ``k`` masking an output by
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, NamedTuple, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from .value_readers import PASS_THROUGH, integer_holds, reached, readers_of
+from .value_readers import PASS_THROUGH, constants_of, integer_holds, reached, readers_of
 
 #: ops whose output holds their first input's values (``PASS_THROUGH``), and ops whose output
 #: holds some of its elements (``Gather``/``Slice`` of the input, as ``data``)
@@ -78,41 +78,18 @@ def _decides_if(tensor: str, readers) -> bool:
 
 
 def _constants(graph) -> Dict[str, int]:
-    """``{tensor: c}`` for the main graph's initializers and ``Constant`` outputs (and
-    ``Cast``s of them) whose elements are all the integral value ``c``."""
-    from onnx import numpy_helper
-
-    out: Dict[str, int] = {}
-    for t in graph.initializer:
-        if int(np.prod(t.dims, dtype=np.int64)) <= 64:  # (a table is not a compared value)
-            _add(out, t.name, lambda t=t: numpy_helper.to_array(t))
-    for node in graph.node:
-        if node.op_type == "Constant" and node.output:
-            for a in node.attribute:
-                if a.name == "value":
-                    _add(out, node.output[0], lambda a=a: numpy_helper.to_array(a.t))
-                elif a.name in ("value_int", "value_float"):
-                    _add(out, node.output[0],
-                         lambda a=a: np.asarray(a.i if a.name == "value_int" else a.f))
-                elif a.name in ("value_ints", "value_floats"):
-                    _add(out, node.output[0], lambda a=a: np.asarray(
-                        list(a.ints) if a.name == "value_ints" else list(a.floats)))
-        elif node.op_type == "Cast" and node.input and node.input[0] in out and node.output:
-            out[node.output[0]] = out[node.input[0]]
-    return out
+    """``{tensor: c}`` for the main graph's constants of at most 64 elements (a table is no
+    compared value), and ``Cast``s of them, whose elements are all the integral value ``c``."""
+    return constants_of(graph, 64, _one_value, frozenset({"Cast"}))
 
 
-def _add(out: Dict[str, int], name: str, read) -> None:
-    try:
-        array = np.asarray(read())
-    except Exception:  # (an external or odd tensor: not a compared value)
-        return
-    if array.size == 0 or array.size > 64 or array.dtype.kind not in "iuf":
-        return
+def _one_value(array) -> Optional[int]:
+    if array.dtype.kind not in "iuf":
+        return None
     first = array.reshape(-1)[0]
     if not np.all(array == first) or not np.isfinite(first) or float(first) != int(first):
-        return
-    out[name] = int(first)
+        return None
+    return int(first)
 
 
 __all__ = ["Compared", "compared_constants"]

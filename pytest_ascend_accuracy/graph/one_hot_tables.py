@@ -22,11 +22,11 @@ review's check passed on nothing but special tokens). One-valued constants are
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Tuple
+from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
 
-from .value_readers import PASS_THROUGH, integer_holds, reached, readers_of
+from .value_readers import PASS_THROUGH, constants_of, integer_holds, reached, readers_of
 
 #: the largest table read (elements): a one-hot's row table is small; a graph's big weights
 #: compared with an input are no table to draw from
@@ -75,35 +75,18 @@ def _tables(graph) -> Dict[str, Tuple[int, int]]:
     """``{tensor: (min, max)}`` for the main graph's integer constants holding every integer of
     min..max, two or more (initializers, ``Constant`` outputs, and what ``PASS_THROUGH`` ops
     make of them as their first input)."""
-    from onnx import numpy_helper
-
-    out: Dict[str, Tuple[int, int]] = {}
-    for t in graph.initializer:
-        if int(np.prod(t.dims, dtype=np.int64)) <= _MAX_TABLE:
-            _add(out, t.name, lambda t=t: numpy_helper.to_array(t))
-    for node in graph.node:
-        if node.op_type == "Constant" and node.output:
-            for a in node.attribute:
-                if a.name == "value":
-                    _add(out, node.output[0], lambda a=a: numpy_helper.to_array(a.t))
-                elif a.name == "value_ints":
-                    _add(out, node.output[0], lambda a=a: np.asarray(list(a.ints)))
-        elif (node.op_type in PASS_THROUGH and node.input and node.input[0] in out
-              and node.output and node.output[0]):
-            out[node.output[0]] = out[node.input[0]]
-    return out
+    return constants_of(graph, _MAX_TABLE, _row_table, PASS_THROUGH)
 
 
-def _add(out: Dict[str, Tuple[int, int]], name: str, read) -> None:
-    try:
-        array = np.asarray(read())
-    except Exception:  # (an external or odd tensor: no table to read)
-        return
-    if array.size < 2 or array.size > _MAX_TABLE or array.dtype.kind not in "iu":
-        return
+def _row_table(array) -> Optional[Tuple[int, int]]:
+    """(min, max) where ``array`` holds every integer of min..max, two or more (a one-hot's
+    range), else None."""
+    if array.size < 2 or array.dtype.kind not in "iu":
+        return None
     low, high = int(array.min()), int(array.max())
     if low != high and high - low < array.size and np.unique(array).size == high - low + 1:
-        out[name] = (low, high)  # every row of low..high, as a one-hot's range is
+        return low, high
+    return None
 
 
 __all__ = ["one_hot_ranges"]

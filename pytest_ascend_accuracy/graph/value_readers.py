@@ -4,7 +4,7 @@ an input to the table it indexes, ``compared_inputs`` to the constant it is comp
 to the If that comparison decides."""
 from __future__ import annotations
 
-from typing import AbstractSet, Dict, Iterator, Optional
+from typing import AbstractSet, Any, Callable, Dict, Iterator, Optional
 
 #: ops that carry their first input's values through unchanged (a Cast, a reshaping)
 PASS_THROUGH = frozenset({"Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten",
@@ -36,6 +36,45 @@ def reached(tensor: str, readers, carry: AbstractSet[str] = PASS_THROUGH,
                     yield from reached(out, readers, carry, seen)
 
 
+def constants_of(graph, limit: int, classify: Callable[[Any], Any],
+                 carry: AbstractSet[str]) -> Dict[str, Any]:
+    """``{tensor: classify(values)}`` for ``graph``'s initializers and ``Constant`` outputs of at
+    most ``limit`` elements, and what ``carry`` ops make of them as their first input (a Cast
+    of one); a tensor ``classify`` gives None for, or that cannot be read (external data), is
+    left out. ``compared_inputs`` reads one-valued constants so, ``one_hot_tables`` row tables."""
+    import numpy as np
+    from onnx import numpy_helper
+
+    out: Dict[str, Any] = {}
+
+    def add(name: str, read) -> None:
+        try:
+            array = np.asarray(read())
+        except Exception:  # (an external or odd tensor: nothing to read)
+            return
+        if 0 < array.size <= limit:
+            kind = classify(array)
+            if kind is not None:
+                out[name] = kind
+    for t in graph.initializer:
+        if int(np.prod(t.dims, dtype=np.int64)) <= limit:
+            add(t.name, lambda t=t: numpy_helper.to_array(t))
+    for node in graph.node:
+        if node.op_type == "Constant" and node.output:
+            for a in node.attribute:
+                if a.name == "value":
+                    add(node.output[0], lambda a=a: numpy_helper.to_array(a.t))
+                elif a.name in ("value_int", "value_float"):
+                    add(node.output[0], lambda a=a: a.i if a.name == "value_int" else a.f)
+                elif a.name in ("value_ints", "value_floats"):
+                    add(node.output[0], lambda a=a: list(
+                        a.ints if a.name == "value_ints" else a.floats))
+        elif (node.op_type in carry and node.input and node.input[0] in out and node.output
+              and node.output[0]):
+            out[node.output[0]] = out[node.input[0]]
+    return out
+
+
 def integer_holds(elem_type: Optional[int], low: int, high: int) -> bool:
     """Whether an input of ONNX element type ``elem_type`` is of an integer type holding every
     value of ``low..high`` (a seeded draw of it: ``integer_ranges``' rules)."""
@@ -52,4 +91,4 @@ def integer_holds(elem_type: Optional[int], low: int, high: int) -> bool:
     return info.min <= low and high <= info.max
 
 
-__all__ = ["PASS_THROUGH", "integer_holds", "reached", "readers_of"]
+__all__ = ["PASS_THROUGH", "constants_of", "integer_holds", "reached", "readers_of"]
