@@ -79,8 +79,22 @@ def atc_named_nodes(graph) -> List[Tuple[object, str, str]]:
 def loop_ops(graph) -> List[Tuple[str, str, str]]:
     """``(node name, op type, where)`` of every ``Loop``/``Scan`` node of ``graph``, the
     branches of its ``If`` nodes included (``atc_named_nodes``)."""
+    return typed_ops(graph, UNPARSED_CONTROL_FLOW)
+
+
+def typed_ops(graph, types) -> List[Tuple[str, str, str]]:
+    """``(node name as ATC names it, op type, where)`` of every ONNX-domain node of ``graph``
+    of one of ``types``, the branches of its ``If`` nodes included."""
     return [(name, node.op_type, where) for node, name, where in atc_named_nodes(graph)
-            if node.op_type in UNPARSED_CONTROL_FLOW and node.domain in ("", "ai.onnx")]
+            if node.op_type in types and node.domain in ("", "ai.onnx")]
+
+
+def listed_ops(found) -> str:
+    """``'a' (Loop); 'b' (Scan in the then_branch of 'c')``, the first 8 of ``found``
+    (``typed_ops``' triples), and how many more."""
+    shown = "; ".join(f"{name!r} ({op}{' ' + where if where else ''})"
+                      for name, op, where in found[:8])
+    return shown + (f"; and {len(found) - 8} more" if len(found) > 8 else "")
 
 
 def onnx_opset(model) -> int:
@@ -94,11 +108,8 @@ def loop_refusal(label: str, model) -> str:
     found = loop_ops(model.graph)
     if not found:
         return ""
-    shown = "; ".join(f"{name!r} ({op}{' ' + where if where else ''})"
-                      for name, op, where in found[:8])
-    more = f"; and {len(found) - 8} more" if len(found) > 8 else ""
     return (f"model {label!r} has {len(found)} Loop/Scan operator{'s' if len(found) != 1 else ''}: "
-            f"{shown}{more}. ATC's ONNX parser has no parser for them (only If has its subgraphs "
+            f"{listed_ops(found)}. ATC's ONNX parser has no parser for them (only If has its subgraphs "
             f"parsed; ATC stops with E19010 \"No parser is registered for Op [{found[0][0]}, "
             f"optype [ai.onnx::{onnx_opset(model)}::{found[0][1]}]]\"), so the model cannot be "
             f"converted, and the emulator does not compute a body's ops as a device would; "

@@ -27,25 +27,21 @@ UNPARSED_SIGNAL_OPS = frozenset({"STFT", "DFT"})
 def signal_ops(graph) -> List[Tuple[str, str, str]]:
     """``(node name as ATC names it, op type, where)`` of every ``STFT``/``DFT`` of ``graph``,
     the branches of its ``If`` nodes included."""
-    from .control_flow import atc_named_nodes
+    from .control_flow import typed_ops
 
-    return [(name, node.op_type, where) for node, name, where in atc_named_nodes(graph)
-            if node.op_type in UNPARSED_SIGNAL_OPS and node.domain in ("", "ai.onnx")]
+    return typed_ops(graph, UNPARSED_SIGNAL_OPS)
 
 
 def signal_refusal(label: str, model) -> str:
     """Why ``model`` (shown as ``label``) cannot be converted: its STFT/DFT ops; "" if none."""
-    from .control_flow import onnx_opset
+    from .control_flow import listed_ops, onnx_opset
 
     found = signal_ops(model.graph)
     if not found:
         return ""
-    shown = "; ".join(f"{name!r} ({op}{' ' + where if where else ''})"
-                      for name, op, where in found[:8])
-    more = f"; and {len(found) - 8} more" if len(found) > 8 else ""
     name, op, _ = found[0]
     return (f"model {label!r} has {len(found)} STFT/DFT operator{'s' if len(found) != 1 else ''}"
-            f": {shown}{more}. No ATC ONNX parser plugin is registered for them (CANN's ONNX "
+            f": {listed_ops(found)}. No ATC ONNX parser plugin is registered for them (CANN's ONNX "
             f"op plugins have none; ATC stops with E19010 \"No parser is registered for Op "
             f"[{name}, optype [ai.onnx::{onnx_opset(model)}::{op}]]\"), so the model cannot be "
             f"converted; export the transform as a Conv over frames whose weights are the "
