@@ -39,7 +39,7 @@ from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
 from .golden_edges import (ModelEdges, graph_edges, operands_in_graph,  # noqa: E402,F401
                            producer_in_graph, producers_by_file)  # (ModelEdges: read here too)
 from .quiet_rows import quiet_rows  # noqa: E402
-from .zero_singular import carries, flushed_into_singular  # noqa: E402
+from .zero_singular import carries, flushed_into_singular, flushed_peak_any  # noqa: E402
 
 OVERFLOW, UNDERFLOW = "overflow", "underflow"
 
@@ -228,7 +228,7 @@ def _carried_from(golden: DumpSet, name: str, kind: str, graph) -> List[Tuple[st
         made = producer_in_graph(golden, name, f"input:{k}", graph)
         op = op_by_model_name(golden, made[0]) if made else None
         values = [_read(t.load) for t in (op.outputs if op else ()) if t.slot == made[1]]
-        if values and flushed_into_singular("Log", "input:0", values[0]) is not None:
+        if values and flushed_peak_any(values[0]) is not None:
             out.append(made)
     return out
 

@@ -47,7 +47,16 @@ def flushed_into_singular(op_type: str, slot: str, values) -> Optional[float]:
     """The largest |value| of ``values`` (an operand in ``slot`` of an ``op_type`` op) that
     float16 rounds to 0, where that slot is singular at 0; None where it is not, or none does
     (exact zeros, non-finite values and float16 subnormals never count)."""
-    if not singular_operand(op_type, slot) or values is None:
+    if not singular_operand(op_type, slot):
+        return None
+    return flushed_peak_any(values)
+
+
+def flushed_peak_any(values) -> Optional[float]:
+    """The largest |value| of ``values`` that float16 rounds to 0, whatever its share of the
+    tensor; None where none does (exact zeros, non-finite values and float16 subnormals never
+    count, nor a tensor of float16 or narrower)."""
+    if values is None:
         return None
     values = np.asarray(values)
     if values.dtype.kind != "f" or values.dtype.itemsize <= 2:
@@ -58,4 +67,4 @@ def flushed_into_singular(op_type: str, slot: str, values) -> Optional[float]:
     return float(np.max(np.abs(lost))) if lost.size else None
 
 
-__all__ = ["carries", "flushed_into_singular", "singular_operand"]
+__all__ = ["carries", "flushed_into_singular", "flushed_peak_any", "singular_operand"]
