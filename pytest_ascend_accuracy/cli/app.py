@@ -174,9 +174,11 @@ def per_op_arg(items: Sequence[str]) -> Dict[str, object]:
 
 
 def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE_TOLERANCE,
-                     recorded_ignore=(), recorded_per_op=None, note: str = "") -> int:
+                     recorded_ignore=(), recorded_per_op=None, note: str = "",
+                     actual=None) -> int:
     """Judge, write the requested reports, print the block (and ``note`` after it). With the
-    ``golden`` DumpSet the hint also looks at the failing ops' golden operands (fp16 range).
+    ``golden`` DumpSet the hint also looks at the failing ops' golden operands (fp16 range),
+    with the ``actual`` one too at the values its ops read from the graph's inputs.
     ``recorded_ignore``, ``recorded_per_op``: entries of a saved policy (not checked against
     the rows)."""
     from ..report.csv_report import write_csv
@@ -217,12 +219,15 @@ def judge_and_report(result, args, golden=None, *, scale_tolerance=DEFAULT_SCALE
                                     model=model))
 
         # after TopKs that reordered near ties: the ignore flags that judge the rest (T2)
-        from .other_inputs import other_inputs_hint
+        from .other_inputs import other_inputs_hint, other_values_hint
 
         from ..report.cli_commands import with_inputs_note
 
         named = (result.meta.get("diagnose") or {}).get("model_name")  # a cache entry's
-        hint = with_inputs_note(other_inputs_hint(result, golden, getattr(args, "golden", None))
+        golden_dir = getattr(args, "golden", None)
+        hint = with_inputs_note(other_inputs_hint(result, golden, golden_dir)
+                                or (actual is not None
+                                    and other_values_hint(actual, golden, golden_dir))
                                 or selection_hint(verdict, ranges, result, golden, model, plain)
                                 or plain(), named)
     if args.json:
@@ -393,7 +398,8 @@ def _run_compare(args: argparse.Namespace) -> int:
     result.meta["diagnose"] = diagnose_source(args.golden)  # the model and inputs to diagnose
     note = _inputs_note(result, actual, args.om_json) if args.inputs else ""
     note = "\n".join(n for n in (note, stale_golden_note(result, args.golden)) if n)
-    return judge_and_report(result, args, golden, scale_tolerance=scale_tolerance, note=note)
+    return judge_and_report(result, args, golden, scale_tolerance=scale_tolerance, note=note,
+                            actual=actual)
 
 
 def stale_golden_note(result, golden) -> str:

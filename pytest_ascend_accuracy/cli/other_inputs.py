@@ -150,6 +150,62 @@ def other_inputs_hint(result, golden, golden_dir) -> Optional[str]:
             f"inputs: {_find_golden(golden_dir, cache_entry)}")
 
 
+def _fed_pairs(actual, golden, recorded: Shapes):
+    """(dump op, its input slot's TensorRef, the golden's TensorRef, graph input) for each op input
+    of the dump that carries a graph input, as the golden's op of its name (or one it covers:
+    fused, its om json naming them) reads it, first reader of each input first."""
+    refs = _input_refs(golden, recorded)
+    seen = set()
+    for op in actual:
+        for gname in dict.fromkeys((op.name, *op.covers)):
+            record = golden.get(gname)
+            for t in op.inputs:
+                name = refs.get((gname, t.slot))
+                if name is None or name in seen or record is None:
+                    continue
+                held = next((g for g in record.inputs if g.slot == t.slot), None)
+                if held is not None:
+                    seen.add(name)
+                    yield op, t, held, name
+
+
+def other_values_hint(actual, golden, golden_dir) -> Optional[str]:
+    """The next step where the dump holds the values an op read from a graph input (dump mode
+    ``all`` or ``input``) and they differ from the golden's by more than float16 rounding
+    (``triage.inputs.judge_input``): a golden of other inputs of the same shapes (another seed
+    or file), or other pre-processing; no conversion mode changes an input, so the float16
+    advice would send a user after a difference no mode makes. None otherwise."""
+    import numpy as np
+
+    from ..golden.stored_record import recorded_input_shapes
+    from ..triage.inputs import judge_input
+
+    if not golden_dir or golden is None:
+        return None
+    record, cache_entry = golden_record(golden_dir)
+    recorded = recorded_input_shapes(record)
+    if not recorded:
+        return None
+    for op, fed, held, name in _fed_pairs(actual, golden, recorded):
+        try:
+            seen, want = fed.load(), held.load()
+        except Exception:  # noqa: BLE001 - a tensor that cannot be read is the compare's to say
+            continue
+        if np.size(seen) != np.size(want):
+            continue  # (other shapes: check_same_inputs refused them)
+        differs = judge_input(seen, want).differs
+        if differs:
+            return (f"the dump's inputs are not the golden's: {op.name} {fed.slot} carries "
+                    f"graph input {name!r} and differs from the values the golden was made "
+                    f"from ({differs}); no conversion mode changes an input, only float16 "
+                    f"rounding may: the golden was made from other inputs of the same shapes "
+                    f"(another seed or file), or the device's pre-processing differs (AIPP, "
+                    f"mean and scale, channel order): compare against the golden of the dump's "
+                    f"inputs ({_find_golden(golden_dir, cache_entry)}), or check the "
+                    f"pre-processing")
+    return None
+
+
 def golden_entry_text(entry) -> str:
     """``PATH  model common_old, inputs input1: [1, 1, 64, 256]`` for a golden cache entry (``cache
     --entries``; its small ``golden.json`` read alone), "" where it records neither."""
@@ -166,4 +222,4 @@ def golden_entry_text(entry) -> str:
 
 
 __all__ = ["check_same_inputs", "dump_input_shapes", "golden_entry_text", "golden_record",
-           "other_inputs_hint"]
+           "other_inputs_hint", "other_values_hint"]

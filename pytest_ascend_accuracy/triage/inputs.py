@@ -27,36 +27,23 @@ FP16_TINY = 2.0 ** -14
 
 def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
     """Compare the inputs the device saw with the golden inputs (no conversion needed)."""
-    from ..compare.metrics import compute_metrics
-
     pairs = _input_tensors(converted, dump, inputs)
     if not pairs:
         return StepResult("data", "", None, "no dumped tensor could be tied to a model input")
     lines, bad, lossy_notes = [], [], []
     for label, tensor, name in pairs:
-        shape = np.shape(inputs[name])
         seen = np.asarray(tensor.load(), dtype=np.float64).reshape(-1)
-        want = np.asarray(inputs[name], dtype=np.float64).reshape(-1)
-        if seen.size != want.size:
-            bad.append(f"{name} reaches {label} with {seen.size} values, golden has {want.size}")
+        if seen.size != np.size(inputs[name]):
+            bad.append(f"{name} reaches {label} with {seen.size} values, golden has "
+                       f"{np.size(inputs[name])}")
             continue
-        lossy, lossy_note = _float16_lossy(seen, want)
-        rest = ~lossy
-        # the figures are of the positions judged: those float16 can hold
-        m = compute_metrics(seen[rest], want[rest], kl=False) if rest.any() else None
-        ok = m is None or (not m.mismatch and (m.rel_l2 <= INPUT_REL_L2_TOLERANCE or m.all_zero))
-        note = "" if ok else _linear_fit_note(seen, want, rest, shape)
-        if lossy_note:
-            lossy_notes.append(f"input {name!r}: {lossy_note}")
-        nan = float("nan")
-        figures = (nan,) * 3 if m is None else (m.value("cosine"), m.rel_l2, m.max_abs)
-        lines.append(OpLine(label, name, *figures,
-                            "; ".join(n for n in (note, lossy_note) if n)))
-        if not ok:
-            figures = (f"NaN/Inf on one side only at {m.mismatch} position(s)" if m.mismatch
-                       else f"rel-L2 {_fmt(m.rel_l2)}")
-            bad.append(f"input {name!r} as seen by {label}: {figures}{note and ', ' + note}"
-                       + (f" ({lossy_note})" if lossy_note else ""))
+        seen_as = judge_input(seen, inputs[name])
+        if seen_as.lossy_note:
+            lossy_notes.append(f"input {name!r}: {seen_as.lossy_note}")
+        lines.append(OpLine(label, name, *seen_as.figures,
+                            "; ".join(n for n in (seen_as.note, seen_as.lossy_note) if n)))
+        if seen_as.differs:
+            bad.append(f"input {name!r} as seen by {label}: {seen_as.differs}")
     if bad:
         return StepResult("data", "", False, "; ".join(bad),
                           failing=tuple(line.op for line in lines if line.note), table=tuple(lines))
@@ -64,6 +51,40 @@ def input_check(converted, dump, inputs: Mapping[str, np.ndarray]):
                       f"{len(lines)} input tensor(s) match the golden inputs "
                       f"(rel-L2 <= {INPUT_REL_L2_TOLERANCE:g})"
                       + "".join(f"; {n}" for n in lossy_notes), table=tuple(lines))
+
+
+class InputSeen:
+    """How the device saw one golden input: ``differs`` ("" where only float16 rounding tells
+    them apart, else the figures and what the difference looks like), ``figures`` (cosine,
+    rel-L2, max abs of the positions float16 can hold), ``note`` (the linear-fit reading of a
+    difference) and ``lossy_note`` (what float16 could not hold, left to the precision step)."""
+
+    def __init__(self, differs: str, figures, note: str, lossy_note: str):
+        self.differs, self.figures, self.note, self.lossy_note = differs, figures, note, lossy_note
+
+
+def judge_input(seen, golden) -> InputSeen:
+    """Judge ``seen`` (the values a device op was fed) against ``golden`` (the golden input it
+    carries), of the same size: they may differ by float16 rounding only."""
+    from ..compare.metrics import compute_metrics
+
+    shape = np.shape(golden)
+    seen = np.asarray(seen, dtype=np.float64).reshape(-1)
+    want = np.asarray(golden, dtype=np.float64).reshape(-1)
+    lossy, lossy_note = _float16_lossy(seen, want)
+    rest = ~lossy
+    # the figures are of the positions judged: those float16 can hold
+    m = compute_metrics(seen[rest], want[rest], kl=False) if rest.any() else None
+    ok = m is None or (not m.mismatch and (m.rel_l2 <= INPUT_REL_L2_TOLERANCE or m.all_zero))
+    note = "" if ok else _linear_fit_note(seen, want, rest, shape)
+    nan = float("nan")
+    figures = (nan,) * 3 if m is None else (m.value("cosine"), m.rel_l2, m.max_abs)
+    differs = ""
+    if not ok:
+        differs = ((f"NaN/Inf on one side only at {m.mismatch} position(s)" if m.mismatch
+                    else f"rel-L2 {_fmt(m.rel_l2)}") + (f", {note}" if note else "")
+                   + (f" ({lossy_note})" if lossy_note else ""))
+    return InputSeen(differs, figures, note, lossy_note)
 
 
 def _float16_lossy(seen: np.ndarray, want: np.ndarray):
