@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Set
 
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, OpRecord
-from ..graph.op_catalogue import ConcatenatedNames
+from ..graph.concatenated_names import ConcatenatedNames
 
 
 def name_members(op: OpRecord, stems: ConcatenatedNames) -> List[str]:

@@ -41,7 +41,7 @@ from typing import Dict, List, Mapping, Optional, Tuple
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, OpRecord, TensorRef
 from ..errors import ConfigError
-from ..graph.op_catalogue import ConcatenatedNames
+from ..graph.concatenated_names import ConcatenatedNames
 from .golden_spelling import name_members
 from .result import Coverage
 

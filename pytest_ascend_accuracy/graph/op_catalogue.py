@@ -22,6 +22,8 @@ from ..dump.layout import sanitize
 from .branch_entries import (glob_inside_text, is_glob, keep_dtype_glob_text,
                              keep_dtype_inside_text)
 from .control_flow import UNPARSED_CONTROL_FLOW
+from .concatenated_names import split_concatenated_names
+from .op_tensor_names import op_and_tensor_text
 from ..errors import ConfigError
 
 _CACHE: Dict[str, "ModelOps"] = {}
@@ -50,7 +52,7 @@ class ModelOps:
     #: pasted as "never compared")
     offered: Tuple[str, ...] = ()
     #: ``(tensor, op, output index)`` of every node output: a tensor's name given for an op's
-    #: is refused naming the op that makes it (a string-alike "closest" op judged another)
+    #: is refused naming the op that makes it (``_unknown``; ``op_tensor_names``)
     outputs: Tuple[Tuple[str, str, int], ...] = ()
 
     @property
@@ -89,6 +91,10 @@ class ModelOps:
                 # a branch op the device runs inside an If: only a golden, which inlines the
                 # If it keeps, has it, and it would judge nothing; the refusal names the If
                 raise ConfigError(where, self._unknown(entry, what))
+            clash = entry in self._name_set and op_and_tensor_text(
+                entry, what, self.outputs, self.type_of)
+            if clash:  # (MTCNN's onet: op dense_6, a MatMul; tensor dense_6, Add1's)
+                raise ConfigError(where, clash)
             if entry in self._name_set or (tensors and tensor_op(entry) in self._name_set):
                 continue
             if self.types and self._compared.get(entry) == entry:
@@ -221,10 +227,9 @@ class ModelOps:
             head = f"{what} {entry!r} names an op inside {owner}{within}, which a run executes and "
             return head + f"a comparison judges as one op: name {compared!r}"
         made = next(((op, i) for t, op, i in self.outputs if t == entry and op != entry), None)
-        if made is not None:
-            op, i = made
-            return (f"{what} {entry!r} is a tensor of {of}, output {i} of op {op!r}: name the "
-                    f"op, {op!r}")
+        if made is not None:  # (a string-alike "closest" op judged another)
+            return f"{what} {entry!r} is a tensor of {of}, output {made[1]} of op {made[0]!r}: " \
+                   f"name the op, {made[0]!r}"
         whose = "their" if self.label == "the dumps" else "its"
         listed = f"; {whose} ops: {_some_names(ops)}" if ops else ""
         if entry.startswith(OPTYPE_PREFIX) and not what.startswith("keep_dtype"):
@@ -277,39 +282,6 @@ def tensor_op(entry: str) -> Optional[str]:
     inputs are not compared by the plugin); None for an entry without such a suffix."""
     m = _TENSOR_SUFFIX.search(entry)
     return entry[:m.start()] if m else None
-
-
-class ConcatenatedNames:
-    """A set of names, and cuts of a text into two or more of them laid end to end (``split``):
-    the set and its lengths are worked out once, for callers that cut many texts against one
-    set (every fused op of a dump against the golden's names)."""
-
-    def __init__(self, names: Iterable[str]):
-        self.known = frozenset(n for n in names if n)
-        self._lengths = sorted({len(n) for n in self.known}, reverse=True)
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.known
-
-    def split(self, text: str) -> Optional[List[str]]:
-        """``text`` cut into two or more of the names (``'Conv@24Add@15Relu@9'`` ->
-        ``['Conv@24', 'Add@15', 'Relu@9']``: a fused op's name is its members' names joined),
-        using the fewest names (the longest first name among equally short splits); ``None``
-        when no such split exists."""
-        size = len(text)
-        best: List[Optional[List[str]]] = [None] * size + [[]]  # best[i]: fewest for text[i:]
-        for i in range(size - 1, -1, -1):
-            for length in self._lengths:
-                rest = best[i + length] if i + length <= size else None
-                if rest is not None and text[i:i + length] in self.known and (
-                        best[i] is None or len(rest) + 1 < len(best[i])):
-                    best[i] = [text[i:i + length]] + rest
-        return best[0] if best[0] is not None and len(best[0]) >= 2 else None
-
-
-def split_concatenated_names(text: str, names: Iterable[str]) -> Optional[List[str]]:
-    """``ConcatenatedNames(names).split(text)``, for one text."""
-    return ConcatenatedNames(names).split(text)
 
 
 def _some_names(names: Sequence[str], n: int = 8) -> str:

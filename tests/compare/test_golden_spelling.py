@@ -120,7 +120,7 @@ def test_a_fused_name_no_header_member_ends_keeps_the_shortest_cut():
     """Where no member the header names ends the fused op's name, the shortest cut stands (it
     gave [] after 5a5a670: its fallback could not run, every fused op having header names)."""
     from pytest_ascend_accuracy.compare.golden_spelling import name_members
-    from pytest_ascend_accuracy.graph.op_catalogue import ConcatenatedNames
+    from pytest_ascend_accuracy.graph.concatenated_names import ConcatenatedNames
 
     stems = ConcatenatedNames({"a", "bc", "ab", "c"})
     assert name_members(OpRecord("abc", "Fused", original_names=("a", "bc")), stems) == ["a", "bc"]
