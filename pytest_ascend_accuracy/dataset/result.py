@@ -112,15 +112,18 @@ class DatasetResult:
 
     def figures(self) -> str:
         """'top1 0.9000 on the device vs 1.0000 reference (drop 0.1000 > max_drop 0.0100)';
-        a lower-is-better figure: '... (lower is better: rise 5.9385 > max_drop 0.0100)'."""
+        a lower-is-better figure: '... (lower is better: rise 5.9385 > max_drop 0.0100)'.
+        No figure prints as another it differs from: a drop other than 0 never prints as
+        0.0000 (nor -0.0000), a failing drop never as its max_drop, and a max_drop those
+        decimals would round prints as given ('rise 0.00003 > max_drop 1e-06', not 0.00000)."""
         sign = "<=" if self.passed else ">"
         what = "drop" if self.higher_is_better else "lower is better: rise"
-        # enough decimals that a failing drop never reads as its max_drop
-        d = apart_decimals((self.device, self.reference),
-                           *([] if self.passed else [(self.drop, self.max_drop)]))
+        drop = 0.0 if abs(self.drop) <= 1e-12 else self.drop  # (float sums' residue is none)
+        d = apart_decimals((self.device, self.reference), (drop, 0.0),
+                           *([] if self.passed else [(drop, self.max_drop)]))
         f = figure_text
         return (f"{self.metric} {f(self.device, d)} on the device vs {f(self.reference, d)} "
-                f"reference ({what} {f(self.drop, d)} {sign} max_drop {f(self.max_drop, d)})")
+                f"reference ({what} {f(drop, d)} {sign} max_drop {bound_text(self.max_drop, d)})")
 
     def positions_range(self, sep: str = " to ") -> str:
         """The positions per row: '40', or '8 to 40' where the samples' shapes vary."""
@@ -228,6 +231,14 @@ class DatasetFailure(AccuracyFailure):
     def __init__(self, dataset: DatasetResult, compare_result=None, verdict=None):
         super().__init__(dataset.message(), compare_result, verdict)
         self.dataset = dataset
+
+
+def bound_text(value: float, decimals: int) -> str:
+    """``max_drop`` in ``decimals`` decimals where four print it exactly ('0.0100'), else as
+    given ('1e-06', which the figures' 5 decimals printed as 0.00000)."""
+    if not math.isfinite(value) or float(f"{value:.4f}") == value:
+        return figure_text(value, decimals)
+    return f"{value:g}" if float(f"{value:g}") == value else repr(value)
 
 
 def listed(ids) -> str:

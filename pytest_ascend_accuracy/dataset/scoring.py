@@ -115,10 +115,19 @@ def class_scores(value: np.ndarray, output: str, metric: str) -> np.ndarray:
         raise ConfigError("metric", f"metric {metric} reads output {output!r} as class scores, "
                                     f"[N, C] (one row per batch entry) or [N, T, C] (T positions "
                                     f"of C classes, class axis last), but its shape is "
-                                    f"{_shape(arr.shape)}: no single class axis (a segmentation "
-                                    f"map [N, C, H, W]?); score it with a callable "
+                                    f"{_shape(arr.shape)}: no single class axis "
+                                    f"({_map_guess(arr.shape)}); score it with a callable "
                                     f"metric(outputs, labels)")
     return arr.reshape(layout)
+
+
+def _map_guess(shape) -> str:
+    """What an output of no single class axis likely is: classes last where the last axis is
+    smaller than every other after the batch (MTCNN's [1, H, W, 2]), else classes first."""
+    rest = [int(d) for d in shape[1:-1] if d != 1]
+    if len(shape) >= 3 and shape[-1] > 1 and all(shape[-1] < d for d in rest):
+        return "a per-position map with classes last [N, H, W, C]?"
+    return "a segmentation map [N, C, H, W]?"
 
 
 def _shape(shape) -> str:
