@@ -221,9 +221,14 @@ def _in_cli_words(result, args: argparse.Namespace) -> None:
     command with ``--mode`` (they were ``modes=[keep_dtype([...])]``, pytest code: audit 32)."""
     from dataclasses import replace
 
-    from .dataset_advice import cli_next_step
+    from .dataset_advice import cli_next_step, output_command
 
     result.layout_note = cli_words(result.layout_note)
+    parser = argparse.ArgumentParser()
+    _configure(parser)
+    defaults = vars(parser.parse_args(["MODEL", "SAMPLES"]))
+    result.track_lines = tuple(output_command(args, defaults, name)
+                               for name in result.track_outputs)
     culprit = result.culprit
     if culprit is not None:  # "threshold=1.000000 names it": the command's --threshold (a review)
         import re
@@ -234,9 +239,6 @@ def _in_cli_words(result, args: argparse.Namespace) -> None:
             note=named.sub(r"--threshold \1 names it", culprit.note))
     if culprit is None or culprit.hint is None:
         return
-    parser = argparse.ArgumentParser()
-    _configure(parser)
-    defaults = vars(parser.parse_args(["MODEL", "SAMPLES"]))
     result.culprit = replace(culprit, next_step=cli_next_step(culprit.hint, args, defaults,
                                                               culprit.sample))
 

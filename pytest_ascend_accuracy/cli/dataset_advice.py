@@ -52,6 +52,15 @@ def rerun_command(args: argparse.Namespace, defaults: dict, mode: str) -> str:
     return shlex.join(words)
 
 
+def output_command(args: argparse.Namespace, defaults: dict, output: str) -> str:
+    """``ascend-accuracy dataset MODEL SAMPLES [the options given] --output OUTPUT``: a
+    callable metric's run again with its flips tracked on ``output``."""
+    words = ["ascend-accuracy", "dataset", args.model, args.samples] + _given(args, defaults)
+    if args.mode != defaults.get("mode"):
+        words += ["--mode", args.mode]
+    return shlex.join(words + ["--output", output])
+
+
 def diagnose_command(args: argparse.Namespace, defaults: dict, sample: str) -> str:
     """``ascend-accuracy diagnose MODEL --inputs SAMPLES/ID.npz`` in the run's mode and with
     its threshold, scale guard, shapes, cache and backend."""

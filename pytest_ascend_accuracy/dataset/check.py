@@ -36,8 +36,9 @@ from .detection import MeanAP, vacuous_reference
 from .reference import ReferenceModel, as_float32
 from .result import DatasetFailure, DatasetResult
 from .samples import Labels, SampleSource
-from .scoring import (CallableMetric, RowFlips, Top1Agreement, TopK, callable_label,
-                      check_dataset_metric, check_signature, metric_name, pick_output)
+from .callable_metric import CallableMetric
+from .scoring import (RowFlips, Top1Agreement, TopK, callable_label, check_dataset_metric,
+                      check_signature, metric_name, pick_output)
 
 #: progress(done, total or None) is called at most this often (seconds) plus once at the end
 PROGRESS_EVERY = 0.5
@@ -95,6 +96,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
                       axes=axes) if out_name is not None else None)
     scorer = _scorer(metric, out_name, lbls, flips, postprocess, index,
                      reference.class_id_classes.get(out_name), axes)
+    several = callable(metric) and out_name is None  # a callable of several outputs
     total = source.count()
     first_flipped = None
     done = 0
@@ -129,17 +131,26 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if vacuous is not None:
         raise vacuous
     lost = getattr(getattr(scorer, "scorer", None), "lost", [])  # top-k: right -> wrong rows
+    called = scorer.scorer if callable(metric) else None  # ``CallableMetric``
+    nonfinite = flips.nonfinite if flips is not None else getattr(scorer, "nonfinite", ())
+    if called is not None and not nonfinite:  # NaN in an output flips were not tracked on
+        nonfinite = called.nonfinite
     result = DatasetResult(
         metric=metric_name(metric), reference=ref_value, device=dev_value, max_drop=max_drop,
         samples=done, rows=flips.rows if flips is not None else done,
         flipped=tuple(flips.flipped if flips is not None else getattr(scorer, "flipped", ())),
-        nonfinite=tuple(flips.nonfinite if flips is not None else getattr(scorer, "nonfinite", ())),
+        nonfinite=tuple(nonfinite),
+        nonfinite_outputs=(tuple(called.nonfinite_outputs)
+                           if called is not None and nonfinite is called.nonfinite else ()),
         nonfinite_reference=tuple(flips.nonfinite_reference) if flips is not None else (),
         positions=flips.positions if flips is not None else 1,
         positions_min=flips.positions_min if flips is not None else 0,
         positions_total=flips.positions_total if flips is not None else 0,
         flipped_positions=flips.flipped_positions if flips is not None else 0,
-        untracked=flips.untracked if flips is not None else "", lost=tuple(lost),
+        untracked=(flips.untracked if flips is not None else
+                   untracked_outputs(reference.output_names) if several else ""),
+        track_outputs=tuple(reference.output_names) if several else (),
+        lost=tuple(lost),
         model=reference.label, mode=_mode_name(om), output=out_name,
         higher_is_better=higher_is_better,
         conversions=len(shapes) if getattr(om, "per_shape", False) else 1,
@@ -151,6 +162,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if not result.passed and not result.flipped and moved is not None:
         result.moved = (moved[1].id, moved[2], moved[3])
         traced, role = moved[1], "scores moved most in sample"
+    elif not result.passed and not result.flipped and not result.lost and called is not None:
+        traced, role = _callable_traced(called, result)
     if not result.passed and trace and traced is not None:
         result.culprit, compared, verdict = trace_sample(
             om, traced, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,
@@ -287,12 +300,31 @@ def _output_for(metric, names, output):
 def _scorer(metric, out_name, labels, flips, postprocess, index=False, id_classes=None,
             axes=None):
     if callable(metric):
-        return _Quiet(CallableMetric(metric, labels))
+        return _Quiet(CallableMetric(metric, labels, out_name))
     if metric == "map":
         return MeanAP(postprocess, labels)
     if metric == "agreement":
         return _Quiet(Top1Agreement(flips))
     return _Quiet(TopK(5 if metric == "top5" else 1, out_name, labels, index, id_classes, axes))
+
+
+def untracked_outputs(names) -> str:
+    """Why a callable metric's flips were not tracked on a model of several outputs."""
+    return (f"the model has {len(names)} outputs, {', '.join(names)}, and a callable metric "
+            f"may read any of them")
+
+
+def _callable_traced(called: CallableMetric, result: DatasetResult):
+    """(sample, role) a failing callable check traces where no sample flipped: the first whose
+    device outputs hold NaN/Inf, else the one whose outputs moved most (``result.moved_outputs``
+    says so); (None, "") where every sample's outputs equal the reference's."""
+    if called.first_nonfinite is not None:
+        return called.first_nonfinite, "first NaN/Inf sample"
+    if called.moved is None or not called.moved[2] > 0:
+        return None, ""
+    sample, output, moved = called.moved
+    result.moved_outputs = (sample.id, output, moved)
+    return sample, "outputs moved most in sample"
 
 
 def _traced_sample(scorer, first_flipped):

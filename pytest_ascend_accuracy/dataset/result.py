@@ -83,12 +83,24 @@ class DatasetResult:
     positions_total: int = 0  # 0: rows x positions
     flipped_positions: int = 0
     untracked: str = ""
+    #: a callable metric of a model of several outputs: its outputs, each of which ``output=``
+    #: may name to track flips on it
+    track_outputs: Tuple[str, ...] = ()
+    #: how those options are spelled, one per output (default ``output='name'``; the dataset
+    #: command gives its own command lines)
+    track_lines: Tuple[str, ...] = ()
+    #: a callable metric: the outputs holding the NaN/Inf of ``nonfinite`` (its samples);
+    #: empty where ``nonfinite`` names rows of the output flips were tracked on
+    nonfinite_outputs: Tuple[str, ...] = ()
     #: top1/top5: the rows the metric lost (the label in the reference's top k, not in the
     #: device's), in sample order; a top5 loss need not flip the top-1
     lost: Tuple[str, ...] = ()
     #: map, failed, no sample changed: (sample, reference score, device score) of the detection
     #: whose score moved most (``detection.MeanAP.moved``), the sample traced
     moved: Optional[Tuple[str, float, float]] = None
+    #: a callable metric, failed, no sample flipped nor held NaN/Inf: (sample, output, rel_l2)
+    #: of the sample whose outputs moved most from the reference's, the sample traced
+    moved_outputs: Optional[Tuple[str, str, float]] = None
     #: False for a figure where lower is better (a loss): the drop is then device - reference
     higher_is_better: bool = True
     #: the conversions the device model made, one per input shape where a dimension was left
@@ -135,7 +147,8 @@ class DatasetResult:
         return self.positions_total or (self.rows or self.samples) * self.positions
 
     def summary_line(self) -> str:
-        flips = f", {len(self.flipped)} flipped" if self.flipped else ""
+        flips = (", flips not tracked" if self.untracked else
+                 f", {len(self.flipped)} flipped" if self.flipped else "")
         return (f"{self.model} [{self.mode}] {self.figures()}, {self.samples} samples{flips}"
                 + ("" if self.passed else " FAILED"))
 
@@ -161,6 +174,11 @@ class DatasetResult:
                    f"{self.flipped_positions} of {self.all_positions()} positions flipped")
         if self.untracked:
             lines.append(f"{what}: not tracked ({self.untracked})")
+            if self.track_outputs:
+                lines.append("to track the top-1 of one output, and trace the first sample it "
+                             "flips to an operator, name it:")
+                lines += [f"  {line}" for line in self.track_lines
+                          or [f"output={name!r}" for name in self.track_outputs]]
         elif self.flipped:
             lines.append(f"{what} ({len(self.flipped)} of {total}{seq}): {_ids(self.flipped)}")
         elif self.moved is not None:
@@ -170,10 +188,18 @@ class DatasetResult:
                          f"detections of all samples by score)")
         elif self.output is not None or self.metric == "map":
             lines.append(f"{what}: none" + (f" ({seq[2:]})" if seq else ""))
+        if self.moved_outputs is not None:
+            sample, output, moved = self.moved_outputs
+            lines.append(f"the outputs moved most in sample {sample}: output {output!r}, rel_l2 "
+                         f"{moved:.6g} against the reference")
         if self.lost:
             lines.append(f"{self.metric} lost ({len(self.lost)} of {total}, right in the "
                          f"reference, wrong on the device): {_ids(self.lost)}")
-        if self.nonfinite:
+        if self.nonfinite and self.nonfinite_outputs:  # a callable metric read them as it does
+            lines.append(f"NaN/Inf in the device outputs {', '.join(self.nonfinite_outputs)} "
+                         f"(NaN, or an Inf the reference lacks there) of "
+                         f"{len(self.nonfinite)} samples: {_ids(self.nonfinite)}")
+        elif self.nonfinite:
             how = ("a detection holding NaN/Inf matches nothing" if self.metric == "map" else
                    "a row with NaN counts as wrong; an Inf the reference lacks is scored as a "
                    "value")
@@ -220,6 +246,7 @@ def to_record(result: DatasetResult, nodeid: str,
             "reference": result.reference, "device": result.device, "max_drop": result.max_drop,
             "higher_is_better": result.higher_is_better,
             "samples": result.samples, "flipped": len(result.flipped), "passed": result.passed,
+            "untracked": bool(result.untracked),
             "first_op": culprit.op if culprit is not None else None,
             "first_sample": culprit.sample if culprit is not None else None, "report": report}
 

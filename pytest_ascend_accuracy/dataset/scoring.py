@@ -25,8 +25,7 @@ from __future__ import annotations
 
 import difflib
 import inspect
-import math
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -347,64 +346,6 @@ class Top1Agreement:
         if not self.flips.rows:
             raise ConfigError("samples", "no samples")
         return 1.0, 1.0 - len(self.flips.flipped) / self.flips.rows
-
-
-class CallableMetric:
-    """``metric(list_of_output_dicts, labels) -> float``, on each side (higher is better
-    unless the check says ``higher_is_better=False``: a loss).
-
-    A callable sees the whole dataset at once, so the outputs are kept in memory: the one
-    metric kind whose memory grows with the number of samples. A callable that raises, or
-    returns no number, is a mistake in the metric (``ConfigError`` naming it), not an accuracy
-    failure; so is NaN/Inf, unless only the device's figure is and its outputs held NaN/Inf."""
-
-    def __init__(self, fn: Callable, labels: Labels):
-        self.fn = fn
-        self.name = getattr(fn, "__name__", type(fn).__name__)
-        self.label = callable_label(fn)
-        self.labels = labels
-        self.ref: List[Dict[str, np.ndarray]] = []
-        self.dev: List[Dict[str, np.ndarray]] = []
-        self.label_list: List[object] = []
-        self.device_nonfinite = False
-
-    def add(self, sample: Sample, ref, dev) -> None:
-        self.ref.append(ref)
-        self.dev.append(dev)
-        if not self.device_nonfinite:
-            self.device_nonfinite = not all(np.isfinite(v).all() for v in dev.values())
-        if self.labels.given:
-            self.label_list.append(self.labels.raw(sample))
-
-    def values(self) -> Tuple[float, float]:
-        labels = self.label_list if self.labels.given else None
-        out = []
-        for side, outputs in (("reference", self.ref), ("device", self.dev)):
-            try:
-                value = self.fn(outputs, labels)
-            except ConfigError:
-                raise
-            except Exception as exc:
-                raise ConfigError("metric", f"metric {self.label} failed on the {side} outputs: "
-                                            f"{raised(exc)}") from exc
-            try:
-                number = float(value)
-            except (TypeError, ValueError, OverflowError):
-                raise ConfigError("metric", f"metric {self.label} returned {value!r} for the "
-                                            f"{side} outputs, not a number") from None
-            # the reference's figure must be a number; the device's may be infinite (a log of
-            # a probability float16 took to 0: an accuracy failure), NaN only where its outputs
-            # held NaN/Inf
-            if not math.isfinite(number) and (side == "reference" or (
-                    math.isnan(number) and not self.device_nonfinite)):
-                held = ("the onnxruntime fp32 reference's" if side == "reference"
-                        else "the device's (which hold no NaN/Inf)")
-                raise ConfigError("metric", f"metric {self.label} returned {number} for {held} "
-                                            f"outputs: a metric must return a finite number"
-                                            + ("" if side == "reference" else " (or an infinite "
-                                               "one for a device figure past any bound)"))
-            out.append(number)
-        return out[0], out[1]
 
 
 def callable_label(fn) -> str:

@@ -13,7 +13,7 @@ import pytest
 from pytest_ascend_accuracy.cli import main
 from pytest_ascend_accuracy.dataset import check_dataset
 from pytest_ascend_accuracy.dataset.samples import Labels, Sample
-from pytest_ascend_accuracy.dataset.scoring import CallableMetric
+from pytest_ascend_accuracy.dataset.callable_metric import CallableMetric
 from pytest_ascend_accuracy.errors import ConfigError
 
 from .conftest import spiky_samples

@@ -1,0 +1,130 @@
+"""A user's ``metric(outputs, labels) -> float``, on each side, and what it cannot say itself.
+
+A callable sees the whole dataset at once, so the outputs are kept in memory: the one metric
+kind whose memory grows with the number of samples. A callable that raises, or returns no
+number, is a mistake in the metric (``ConfigError`` naming it), not an accuracy failure; so is
+NaN/Inf, unless only the device's figure is and its outputs held NaN/Inf.
+
+Its figure names no sample, so, as the samples stream past, ``CallableMetric`` also records
+the samples whose device outputs hold NaN (or an Inf the reference lacks there:
+``nonfinite``, the outputs in ``nonfinite_outputs``) and the sample whose outputs moved most
+from the reference's (``moved``: the largest rel_l2 ``||device - reference|| / ||reference||``
+of one output); a failing check that no flipped sample explains traces one of them
+(``check``).
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ..errors import ConfigError
+from .samples import Labels, Sample
+from .scoring import callable_label, raised
+
+
+class CallableMetric:
+    """``metric(list_of_output_dicts, labels) -> float``, on each side (higher is better
+    unless the check says ``higher_is_better=False``: a loss). ``output`` (the check's
+    ``output=``) is the one output ``moved`` measures; None: every output."""
+
+    def __init__(self, fn: Callable, labels: Labels, output: Optional[str] = None):
+        self.fn = fn
+        self.name = getattr(fn, "__name__", type(fn).__name__)
+        self.label = callable_label(fn)
+        self.labels = labels
+        self.output = output
+        self.ref: List[Dict[str, np.ndarray]] = []
+        self.dev: List[Dict[str, np.ndarray]] = []
+        self.label_list: List[object] = []
+        self.device_nonfinite = False
+        #: sample ids whose device outputs hold NaN, or an Inf the reference lacks there
+        self.nonfinite: List[str] = []
+        #: the outputs holding them, in the model's order
+        self.nonfinite_outputs: Dict[str, None] = {}
+        self.first_nonfinite: Optional[Sample] = None
+        #: (sample, output, rel_l2) of the finite sample whose outputs moved most
+        self.moved: Optional[Tuple[Sample, str, float]] = None
+
+    def add(self, sample: Sample, ref, dev) -> None:
+        self.ref.append(ref)
+        self.dev.append(dev)
+        if not self.device_nonfinite:
+            self.device_nonfinite = not all(np.isfinite(v).all() for v in dev.values())
+        self._watch(sample, ref, dev)
+        if self.labels.given:
+            self.label_list.append(self.labels.raw(sample))
+
+    def _watch(self, sample: Sample, ref, dev) -> None:
+        """Record whether ``sample``'s device outputs hold NaN/Inf, else how far they moved."""
+        odd = []
+        worst: Optional[Tuple[str, float]] = None
+        for name, r in ref.items():
+            if name not in dev:
+                continue
+            r, d = np.asarray(r, np.float64), np.asarray(dev[name], np.float64)
+            if _odd(r, d):
+                odd.append(name)
+                continue
+            if (self.output is not None and name != self.output) or r.size != d.size \
+                    or not np.isfinite(r).all():
+                continue
+            moved = rel_l2(r.ravel(), d.ravel())
+            if worst is None or moved > worst[1]:
+                worst = (name, moved)
+        if odd:
+            self.nonfinite.append(sample.id)
+            self.nonfinite_outputs.update(dict.fromkeys(odd))
+            self.first_nonfinite = self.first_nonfinite or sample
+        elif worst is not None and (self.moved is None or worst[1] > self.moved[2]):
+            self.moved = (sample, worst[0], worst[1])
+
+    def values(self) -> Tuple[float, float]:
+        labels = self.label_list if self.labels.given else None
+        out = []
+        for side, outputs in (("reference", self.ref), ("device", self.dev)):
+            try:
+                value = self.fn(outputs, labels)
+            except ConfigError:
+                raise
+            except Exception as exc:
+                raise ConfigError("metric", f"metric {self.label} failed on the {side} outputs: "
+                                            f"{raised(exc)}") from exc
+            try:
+                number = float(value)
+            except (TypeError, ValueError, OverflowError):
+                raise ConfigError("metric", f"metric {self.label} returned {value!r} for the "
+                                            f"{side} outputs, not a number") from None
+            # the reference's figure must be a number; the device's may be infinite (a log of
+            # a probability float16 took to 0: an accuracy failure), NaN only where its outputs
+            # held NaN/Inf
+            if not math.isfinite(number) and (side == "reference" or (
+                    math.isnan(number) and not self.device_nonfinite)):
+                held = ("the onnxruntime fp32 reference's" if side == "reference"
+                        else "the device's (which hold no NaN/Inf)")
+                raise ConfigError("metric", f"metric {self.label} returned {number} for {held} "
+                                            f"outputs: a metric must return a finite number"
+                                            + ("" if side == "reference" else " (or an infinite "
+                                               "one for a device figure past any bound)"))
+            out.append(number)
+        return out[0], out[1]
+
+
+def _odd(ref: np.ndarray, dev: np.ndarray) -> bool:
+    """Does ``dev`` hold NaN, or an Inf where ``ref`` (of as many values) holds another value?"""
+    if not dev.size or np.isfinite(dev).all():
+        return False
+    if np.isnan(dev).any() or ref.size != dev.size:
+        return True
+    with np.errstate(invalid="ignore"):
+        return bool((np.isinf(dev) & (dev != ref.reshape(dev.shape))).any())
+
+
+def rel_l2(ref: np.ndarray, dev: np.ndarray) -> float:
+    """``||dev - ref|| / ||ref||``; a zero reference: 0 where the device is zero too, else inf."""
+    diff = float(np.linalg.norm(dev - ref))
+    norm = float(np.linalg.norm(ref))
+    if norm == 0.0:
+        return 0.0 if diff == 0.0 else math.inf
+    return diff / norm

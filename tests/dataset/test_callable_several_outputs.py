@@ -1,0 +1,120 @@
+"""A callable metric on a model of several outputs (audit 34: MTCNN's rnet, basic-pitch's nmp).
+
+Without ``output=`` no output's top-1 is tracked: the check said "0 flipped" and "no sample's
+top-1 changed, so no operator was traced" though nothing was tracked, never named the samples
+whose device outputs held NaN (every output of every sample, in nmp's case), and a failing
+callable with no flipped sample ended with no next step. Now it says flips were not tracked
+and why, gives ``output=NAME`` per output (which, pasted, tracks and traces them), names the
+NaN/Inf samples and traces the first, else traces the sample whose outputs moved most."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pytest_ascend_accuracy.dataset import run_dataset_check
+
+from .conftest import spiky_model, spiky_samples
+
+
+def two_output_spiky(path):
+    """``spiky`` with its ``scaled`` tensor as a second output: outputs logits, scaled."""
+    import onnx
+    from onnx import helper
+
+    model = spiky_model(name="two")
+    model.graph.output.append(helper.make_tensor_value_info("scaled", 1, [1, 8]))
+    onnx.save(model, str(path))
+    return path
+
+
+def top1_of_logits(outputs, labels):
+    logits = np.concatenate([o["logits"] for o in outputs])
+    return float(np.mean(logits.argmax(axis=1) == np.asarray(labels)))
+
+
+def total_logit(outputs, labels):
+    return float(sum(o["logits"].sum() for o in outputs))
+
+
+@pytest.fixture
+def two(tmp_path):
+    return two_output_spiky(tmp_path / "two.onnx")
+
+
+def test_untracked_flips_are_said_with_the_outputs_not_as_none_flipped(device, two):
+    samples, labels = spiky_samples()
+    result, _, _ = run_dataset_check(device(two), samples, metric=top1_of_logits,
+                                     labels=labels, trace=False)
+    text = result.message()
+    assert not result.passed and result.flipped == ()
+    assert "flipped top-1: not tracked (the model has 2 outputs, logits, scaled, and a callable " \
+           "metric may read any of them)" in text, text
+    assert "to track the top-1 of one output, and trace the first sample it flips to an " \
+           "operator, name it:\n  output='logits'\n  output='scaled'" in text, text
+    assert "no sample's top-1 changed" not in text, text
+    assert result.summary_line().endswith(", 20 samples, flips not tracked FAILED")
+    from pytest_ascend_accuracy.dataset.result import to_record
+
+    assert to_record(result, "t.py::test")["untracked"] is True
+
+
+def test_the_output_option_pasted_tracks_the_flips_and_traces_an_operator(device, two):
+    samples, labels = spiky_samples()
+    result, _, _ = run_dataset_check(device(two), samples, metric=top1_of_logits, labels=labels)
+    pasted = result.message().split("name it:\n")[1].splitlines()[0].strip()
+    assert pasted == "output='logits'"
+    options = eval(f"dict({pasted})")  # the line as a keyword of the call
+    again, _, _ = run_dataset_check(device(two), samples, metric=top1_of_logits, labels=labels,
+                                    **options)
+    text = again.message()
+    assert again.flipped == ("3", "11") and not again.untracked
+    assert "flipped top-1 (2 of 20): 3, 11" in text
+    assert "first flipped sample 3: first operator below the threshold: amplify2 (Mul)" in text
+
+
+def test_device_outputs_holding_inf_are_named_and_the_first_is_traced(device, two):
+    samples, labels = spiky_samples()  # 3 and 11 overflow float16 at amplify2: +inf
+    result, _, _ = run_dataset_check(device(two), samples, metric=top1_of_logits, labels=labels)
+    text = result.message()
+    assert result.nonfinite == ("3", "11") and result.nonfinite_outputs == ("logits", "scaled")
+    assert "NaN/Inf in the device outputs logits, scaled (NaN, or an Inf the reference lacks " \
+           "there) of 2 samples: 3, 11" in text, text
+    assert result.culprit.sample == "3" and result.culprit.op == "amplify2"
+    assert "first NaN/Inf sample 3: first operator below the threshold: amplify2 (Mul)" in text
+
+
+def test_a_single_output_callable_still_tracks_flips_on_its_only_output(device, tmp_path):
+    import onnx
+
+    onnx.save(spiky_model(), str(tmp_path / "one.onnx"))
+    samples, labels = spiky_samples()
+    result, _, _ = run_dataset_check(device(tmp_path / "one.onnx"), samples,
+                                     metric=top1_of_logits, labels=labels)
+    assert result.flipped == ("3", "11") and result.output == "logits"
+    assert result.culprit.op == "amplify2" and result.culprit.role == "first flipped sample"
+    assert "not tracked" not in result.message()
+
+
+def test_a_failing_callable_with_no_flip_traces_the_sample_whose_outputs_moved_most(device, two):
+    import onnxruntime as ort
+
+    samples, _ = spiky_samples(spiked=())  # nothing overflows: float16 rounding only
+    om = device(two)
+    result, _, _ = run_dataset_check(om, samples, metric=total_logit, max_drop=0.0)
+    assert not result.passed and result.nonfinite == ()
+    session = ort.InferenceSession(str(two))
+    moved = []
+    for k, s in enumerate(samples):
+        ref = dict(zip(["logits", "scaled"], session.run(None, s)))
+        dev = om.outputs(s)
+        for name in ref:
+            r, d = ref[name].astype(np.float64), np.asarray(dev[name], np.float64)
+            moved.append((np.linalg.norm(d - r) / np.linalg.norm(r), str(k), name))
+    rel, sample, output = max(moved)
+    assert result.moved_outputs[:2] == (sample, output)
+    assert result.moved_outputs[2] == pytest.approx(rel, rel=1e-6)
+    text = result.message()
+    assert f"the outputs moved most in sample {sample}: output {output!r}, rel_l2 {rel:.6g} " \
+           f"against the reference" in text, text
+    assert result.culprit.sample == sample
+    assert f"outputs moved most in sample {sample}: every operator meets the threshold" in text
