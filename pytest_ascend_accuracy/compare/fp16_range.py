@@ -36,10 +36,12 @@ from ..dump.model import DumpSet
 from ..core.ascend_optypes import IF_TYPES, finished_types  # noqa: E402
 from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
+from .flush_chain import flush_makers  # noqa: E402
 from .golden_edges import (ModelEdges, graph_edges, operands_in_graph,  # noqa: E402,F401
                            producer_in_graph, producers_by_file)  # (ModelEdges: read here too)
 from .quiet_rows import quiet_rows  # noqa: E402
-from .zero_singular import carries, flushed_into_singular, flushed_peak_any  # noqa: E402
+from .zero_singular import (carries, flushed_into_singular, flushed_peak_any,  # noqa: E402
+                            singular_operand)
 
 OVERFLOW, UNDERFLOW = "overflow", "underflow"
 
@@ -197,7 +199,9 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
                 kind = type_of(producer[0], made.op_type if made else "")
                 _add(found, RangeFinding(*producer, tiny, UNDERFLOW, kind, feeds=feeds))
                 graph = graph_edges(model) if graph is None and model is not None else graph
-                todo += [(p, producer[0]) for p in _carried_from(golden, producer[0], kind, graph)]
+                singular = singular_operand(type_of(op.name, op.op_type), slot)
+                todo += [(p, producer[0])
+                         for p in _carried_from(golden, producer[0], kind, graph, singular)]
         for slot, tiny in out_flushed:
             op_type = op_type or type_of(op.name, op.op_type)
             _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))
@@ -212,17 +216,21 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
     return found
 
 
-def _carried_from(golden: DumpSet, name: str, kind: str, graph) -> List[Tuple[str, str]]:
+def _carried_from(golden: DumpSet, name: str, kind: str, graph,
+                  singular: bool = False) -> List[Tuple[str, str]]:
     """The ops whose outputs ``name`` (of type ``kind``) carries on into a flushed value: its
     first input's maker for an op that hands its input on (``zero_singular.carries``), for a
-    Concat each input's maker whose golden output holds a value float16 flushes to 0."""
+    Concat each input's maker whose golden output holds a value float16 flushes to 0, and,
+    where the walk began at an operand singular at 0 (``singular``: a Log's, where any flushed
+    value is an Inf), for any other op the makers ``flush_chain.flush_makers`` finds (a share
+    of a tensor flushed elsewhere keeps the list to the ops failing: ``rounded_upstream``)."""
     if not graph:
         return []
     if carries(kind):
         made = producer_in_graph(golden, name, "input:0", graph)
         return [made] if made else []
     if kind not in ("Concat", "ConcatD", "ConcatV2", "ConcatV2D"):
-        return []
+        return flush_makers(golden, name, graph) if singular else []  # (audit 34)
     out = []
     for k in range(len(graph[0].get(name, ()))):
         made = producer_in_graph(golden, name, f"input:{k}", graph)
@@ -344,6 +352,7 @@ def failing_ops_past_fp16(golden: DumpSet, verdict, rows=(), *, model=None,
         found.read_later = partial(golden_inputs_past_fp16, golden, later, limit=LATER_LIMIT,
                                    model=model, op_types=op_types)
     _infinite_outputs_past_fp16(golden, verdict, found)
+    _nonfinite_operands_past_fp16(golden, verdict, found, first, model, op_types)
     if rows:  # an op no row holds was folded at conversion: keeping it keeps nothing, and a
         # keep_dtype fix naming it is refused (a review: the printed fix, pasted, failed)
         run = {n for r in rows for n in (r.golden_name, r.op_name, *r.original_names) if n}
@@ -438,6 +447,27 @@ def _infinite_outputs_past_fp16(golden: DumpSet, verdict, found: RangeFindings) 
                 _add_output_overflow(found, op, t)
         if looked >= INFINITE_LIMIT:
             break
+
+
+def _nonfinite_operands_past_fp16(golden: DumpSet, verdict, found: RangeFindings, looked,
+                                  model, op_types) -> None:
+    """Add the findings of the golden operands of the first failing op whose device output
+    turns NaN/Inf where its golden one does not (the op the failure block names so), where it
+    is not among the ops ``looked`` at: basic-pitch on a pure tone failed first at a CQT Conv
+    of tiny values, and its Log's argument, which float16 flushes, went unread: the block said
+    "the golden values stay within float16 (and no golden operand looked at leaves its
+    range)" (audit 34)."""
+    for f in verdict.failures:
+        m, name = f.row.metrics, f.row.golden_name
+        if m is None or not name or not m.mismatch or m.nonfinite_actual <= m.nonfinite_golden:
+            continue
+        if name not in looked:
+            more = golden_inputs_past_fp16(golden, [name], limit=1, model=model,
+                                           op_types=op_types)
+            found.checked += more.checked
+            for finding in more:
+                _add(found, finding)
+        return
 
 
 def _add_output_overflow(found: RangeFindings, op, t) -> None:

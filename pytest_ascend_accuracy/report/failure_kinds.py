@@ -164,6 +164,31 @@ NONFINITE_CUBE_REASON = ("values turn NaN/Inf at {label} though the golden value
                          "runs on the Cube unit, which takes float16 inputs and weights even in "
                          "high precision (a weight ATC folds with a BatchNorm's scale can pass "
                          "65504), so high precision failing would not rule float16 out")
+#: the clause of both reasons a finding at the op's own operands makes untrue
+_IN_RANGE = (" though the golden values stay within float16 (and no golden operand looked at "
+             "leaves its range)")
+
+
+def nonfinite_reason(row, range_inputs=(), cube: bool = False) -> str:
+    """``NONFINITE_REASON`` (``NONFINITE_CUBE_REASON`` where ``cube``) of ``row``, the op whose
+    values turn NaN/Inf; where ``range_inputs`` hold findings at that op's own operands (a
+    Log's argument float16 flushes, read after the first failing ops: basic-pitch on a pure
+    tone, audit 34), it names them instead of saying the golden stays within float16. Then the
+    failing Ifs whose branches were not read (``if_branches.unlooked_note``)."""
+    from .if_branches import unlooked_note
+
+    label = printable(row.label)
+    text = (NONFINITE_CUBE_REASON if cube else NONFINITE_REASON).format(label=label)
+    own = {n for n in (row.golden_name, *row.original_names) if n}
+    found = [f for f in range_inputs if getattr(f, "op", None) in own]
+    if not found:
+        return text + unlooked_note(range_inputs)
+    shown = "; ".join(printable(f.describe()) for f in found[:3])
+    return text.replace(_IN_RANGE, f", where golden values leave the float16 range ({shown}) "
+                                   "though no op list kept in float32 is known to explain the "
+                                   "first failing op", 1) + unlooked_note(range_inputs)
+
+
 #: ``{how}``: how the ops are kept (the plugin's hint lists the modes after it); ``{diagnose}``:
 #: what names the smallest set (the plugin's option, or the library's function)
 _NONFINITE_CUBE = ("keep its ops in float32{how} to see whether float16 is the cause (passes: "
@@ -224,7 +249,7 @@ TINY_NOTE = ("not high precision: {label}'s golden values all lie below float16'
              "either side alone can fail them")
 
 
-def cube_probe(verdict: Verdict) -> str:
+def cube_probe(verdict: Verdict, range_inputs=()) -> str:
     """``assert_accuracy``'s next step where ``nonfinite_failure``'s op runs on the Cube unit:
     its ops kept in float32 as a mode to convert in (``cube_ops_kept``), else ""."""
     f = nonfinite_failure(verdict)
@@ -232,7 +257,7 @@ def cube_probe(verdict: Verdict) -> str:
     if not cube:
         return ""
     shown = ", ".join(repr(printable(n)) for n in cube)
-    return (NONFINITE_CUBE_REASON.format(label=printable(f.row.label)) + "; "
+    return (nonfinite_reason(f.row, range_inputs, cube=True) + "; "
             + _NONFINITE_CUBE.format(how=f", converting in mode keep_dtype([{shown}]),",
                                      diagnose="diagnose(...)")
             + " (from pytest_ascend_accuracy import keep_dtype)")

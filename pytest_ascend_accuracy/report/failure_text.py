@@ -22,8 +22,8 @@ from .float16_model import float16_hint  # noqa: E402
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
 from .failure_kinds import (  # noqa: E402
-    NONFINITE_REASON, cube_probe, naming_reason, nonfinite_in_range, per_op_only, unread,
-    unread_hint)
+    cube_probe, naming_reason, nonfinite_failure, nonfinite_in_range, nonfinite_reason,
+    per_op_only, unread, unread_hint)
 from .figures import judged_cosine, plain_cosine_lines  # noqa: E402  (the cosine judged)
 from .figures import error_figure as _small  # noqa: E402
 from .figures import six_places as _num  # noqa: E402
@@ -310,7 +310,7 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         from .keep_dtype_text import keep_dtype_text
 
         return keep_dtype_text(verdict, names, reason, result, dumped, cli=cli)
-    from .if_branches import branch_reason, nothing_fused, unlooked_note
+    from .if_branches import branch_reason, nothing_fused
 
     branch = branch_reason(range_inputs)
     if branch:  # inside an If run as one operator: no mode promised (if_branches)
@@ -322,8 +322,8 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
         return f"{branch}: {API_DIAGNOSE}"
     label = nonfinite_in_range(verdict) if hasattr(range_inputs, "checked") else ""
     if label:  # NaN/Inf with the golden in range: a probe, not the ops it ran through
-        reason = NONFINITE_REASON.format(label=printable(label)) + unlooked_note(range_inputs)
-        cube = cube_probe(verdict)
+        reason = nonfinite_reason(nonfinite_failure(verdict).row, range_inputs)
+        cube = cube_probe(verdict, range_inputs)
         if cube and not cli:  # high precision still feeds a Cube op float16
             return cube
         if cli:

@@ -74,7 +74,7 @@ def float16_hint(verdict: Verdict, names: Sequence[str], range_inputs: Sequence 
     else ""."""
     import os
 
-    from .failure_kinds import NONFINITE_REASON, nonfinite_failure
+    from .failure_kinds import nonfinite_failure, nonfinite_reason
 
     source = ((getattr(result, "meta", None) or {}).get("diagnose") or {}).get("model")
     model = source if source and os.path.isfile(str(source)) else None
@@ -83,7 +83,7 @@ def float16_hint(verdict: Verdict, names: Sequence[str], range_inputs: Sequence 
     if not names:
         failure = nonfinite_failure(verdict) if hasattr(range_inputs, "checked") else None
         row = failure.row if failure is not None else None
-        lead = NONFINITE_REASON.format(label=printable(row.label)) if row is not None else ""
+        lead = nonfinite_reason(row, range_inputs) if row is not None else ""
     if row is None or not in_float16(row, model):
         return ""
     return ": ".join(float16_model_text(row.label, lead))

@@ -248,27 +248,25 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                         len({n for n in (*mode.keep_dtype, *names)
                              if not str(n).startswith("OpType::")}),
                         len({n for r in rows for n in (r.original_names or (r.op_name,))})))
-    from .if_branches import BRANCH_ADVICE, branch_reason, unlooked_note
+    from .if_branches import BRANCH_ADVICE, branch_reason
 
     branch = branch_reason(range_inputs)
     if branch:  # no mode promised: see if_branches
         return Hint(MODES, branch, advice=BRANCH_ADVICE)
-    unlooked = unlooked_note(range_inputs)  # never "within float16" of a branch not read
-    from .failure_kinds import (NONFINITE_ADVICE, NONFINITE_CUBE_ADVICE, NONFINITE_CUBE_REASON,
-                                NONFINITE_REASON, cube_ops_kept, nonfinite_failure)
+    from .failure_kinds import (NONFINITE_ADVICE, NONFINITE_CUBE_ADVICE, cube_ops_kept,
+                                nonfinite_failure, nonfinite_reason)
 
     failure = nonfinite_failure(verdict) if hasattr(range_inputs, "checked") else None
     if failure is not None:  # NaN/Inf with the golden in range (read): a probe, not the ops
-        label = failure.row.label  # it ran through
+        label = failure.row.label  # it ran through; never "within float16" of a branch not read
+        reason = nonfinite_reason(failure.row, range_inputs)  # (or of operands read: audit 34)
         if in_float16(failure.row, model):  # high precision keeps a float16 op float16
-            reason, advice = float16_model_text(
-                label, NONFINITE_REASON.format(label=label) + unlooked)
+            reason, advice = float16_model_text(label, reason)
             return Hint(FLOAT16_MODEL, reason, advice=advice)
         cube = cube_ops_kept(failure.row)
         if cube and set(cube) - set(mode.keep_dtype):  # high precision still feeds it float16
-            return Hint(MODES, NONFINITE_CUBE_REASON.format(label=label) + unlooked,
+            return Hint(MODES, nonfinite_reason(failure.row, range_inputs, cube=True),
                         (mode | keep_dtype(list(cube)),), advice=NONFINITE_CUBE_ADVICE)
-        reason = NONFINITE_REASON.format(label=label) + unlooked
         if mode.is_high_precision or cube:
             return Hint(MODES, reason, advice=DIAGNOSE_ADVICE)
         return Hint(MODES, reason, (mode | HIGH_PRECISION,), advice=NONFINITE_ADVICE)

@@ -117,3 +117,87 @@ def test_a_floor_reaching_the_log_through_a_concat_is_kept_with_every_carrier(py
         imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
         marker=f"@accuracy({mode})"))
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+
+
+def test_a_value_flushed_before_a_sqrt_keeps_the_ops_that_flush_it(pytester):
+    """basic-pitch's log-magnitude (audit 34): ``Log(Square(Transpose(Sqrt(ReduceSum(x * x))))
+    + 1e-10)``. A bin whose ``|x|^2`` is 1e-8 is flushed at the Mul and the ReduceSum, and the
+    Sqrt of that 0 is 0 where the golden has 1e-4, a normal float16: the hint kept the Log and
+    the Add only, which pasted failed at the Log. The walk goes on past the Add to every op
+    holding or taking a flushed value; the Sqrt, whose output float16 holds, is kept for the
+    flushed sum it takes."""
+    inits = [numpy_helper.from_array(np.array(1e-10, np.float32), "eps"),
+             numpy_helper.from_array(np.array([1], np.int64), "axis")]
+    nodes = [helper.make_node("Mul", ["x", "x"], ["p"], name="pow"),
+             helper.make_node("ReduceSum", ["p", "axis"], ["s"], name="sum", keepdims=0),
+             helper.make_node("Sqrt", ["s"], ["r"], name="sqrt"),
+             helper.make_node("Transpose", ["r"], ["t"], name="swap", perm=[1, 0]),
+             helper.make_node("Mul", ["t", "t"], ["q"], name="square"),
+             helper.make_node("Add", ["q", "eps"], ["a"], name="add"),
+             helper.make_node("Log", ["a"], ["y"], name="log")]
+    graph = helper.make_graph(nodes, "magnitude", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 2, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 4])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              str(pytester.path / "mag.onnx"))
+    body = """
+        import numpy as np
+        {imports}
+        {marker}
+        def test_mag(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            x = np.random.default_rng(0).uniform(0.5, 1.0, (4, 2, 8)).astype(np.float32)
+            x[:, :, 0] = 7.0e-5  # |x|^2 summed: 9.8e-9, flushed; its root 9.9e-5, normal
+            inputs = accuracy_inputs("mag.onnx", inputs={{"x": x}})
+            check_accuracy(ascend_model("mag.onnx").run(inputs), golden_dump("mag.onnx", inputs))
+    """
+    pytester.makepyfile(test_mag=body.format(imports="", marker=""))
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    mode = next(line.strip() for line in result.stdout.lines
+                if line.strip().startswith("modes=[keep_dtype("))
+    assert mode == ("modes=[keep_dtype(['log', 'add', 'square', 'swap', 'sqrt', 'sum', "
+                    "'pow'])]"), mode
+    pytester.makepyfile(test_mag=body.format(
+        imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
+        marker=f"@accuracy({mode})"))
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+
+
+def test_a_log_after_the_first_failures_is_read_before_saying_the_golden_is_in_range(pytester):
+    """basic-pitch on a pure tone (audit 34) failed first at ops of tiny values, and its Log,
+    fed values float16 flushes, turned -Inf past the first three failing rows, which alone
+    had their golden operands read: the next step said "the golden values stay within float16
+    (and no golden operand looked at leaves its range)". The NaN/Inf op's own operands are
+    read, and the step names what leaves the range there."""
+    k = np.ones(8, np.float32)
+    k[0] = 1e-4
+    inits = [numpy_helper.from_array(np.array(3.0, np.float32), "three"),
+             numpy_helper.from_array(k, "k")]
+    nodes = [helper.make_node("Mul", ["x", "three"], ["a"], name="pre1"),
+             helper.make_node("Mul", ["a", "three"], ["b"], name="pre2"),
+             helper.make_node("Mul", ["b", "three"], ["c"], name="pre3"),
+             helper.make_node("Mul", ["x", "k"], ["s"], name="small"),
+             helper.make_node("Mul", ["s", "s"], ["q"], name="square"),
+             helper.make_node("Log", ["q"], ["y"], name="log")]
+    graph = helper.make_graph(nodes, "late_log", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, [4, 8]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              str(pytester.path / "late.onnx"))
+    pytester.makepyfile(test_late="""
+        import numpy as np
+        from pytest_ascend_accuracy import accuracy
+
+        @accuracy(threshold=0.9999999999)
+        def test_late(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            x = np.random.default_rng(0).uniform(0.5, 1.0, (4, 8)).astype(np.float32)
+            inputs = accuracy_inputs("late.onnx", inputs={"x": x})
+            check_accuracy(ascend_model("late.onnx").run(inputs), golden_dump("late.onnx", inputs))
+    """)
+    result = pytester.runpytest("-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    step = next(line for line in result.stdout.lines if line.startswith("next step: "))
+    assert step.startswith("next step: values turn NaN/Inf at log, where golden values leave "
+                           "the float16 range (log input:0 underflows to 0 (|"), step
+    assert "stay within float16" not in step and "no golden operand" not in step
