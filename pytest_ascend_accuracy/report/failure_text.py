@@ -24,7 +24,7 @@ from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers re
 from .failure_kinds import (  # noqa: E402
     cube_probe, naming_reason, nonfinite_failure, nonfinite_in_range, nonfinite_reason,
     per_op_only, unread, unread_hint)
-from .figures import judged_cosine, plain_cosine_lines  # noqa: E402  (the cosine judged)
+from .figures import failing_cosine, judged_cosine, plain_cosine_lines  # noqa: E402
 from .figures import error_figure as _small  # noqa: E402
 from .figures import six_places as _num  # noqa: E402
 from .printable import printable  # noqa: E402  (callers read it here too)
@@ -213,7 +213,7 @@ def _is_num(v: str) -> bool:
 def _row_cells(f: Failure) -> List[str]:
     m = f.row.metrics
     return [str(f.row.order), _name_cell(f.row.label), printable(f.row.op_type) or "-",
-            _num(judged_cosine(m)) if m else "NaN", _small(m.value("rel_l2")) if m else "NaN",
+            failing_cosine(f) if m else "NaN", _small(m.value("rel_l2")) if m else "NaN",
             _small(m.max_abs) if m else "NaN", printable(short_reason(f), 60)]
 
 

@@ -43,6 +43,18 @@ def judged_cosine(m) -> float:
     return m.value("cosine")
 
 
+def failing_cosine(f) -> str:
+    """The cosine cell of a failing row ``f`` (``Failure``): six decimals, or as many as show
+    it below its cosine threshold (``beside``): a table printed ``0.999999  cosine < 0.999999``
+    for 0.9999985 (audit 34, a strict MTCNN check)."""
+    from ..compare.thresholds import beside
+
+    value = judged_cosine(f.row.metrics)
+    if f.threshold.metric != "cosine" or not math.isfinite(value):
+        return six_places(value)
+    return beside(value, f.threshold.value)
+
+
 def plain_differs(m, metric: str = "cosine") -> bool:
     """Whether msaccucmp's plain figure of ``metric`` for ``m`` reads otherwise than the judged
     one as printed (6 decimals): float16's subnormal positions counted as equal moved it. A

@@ -147,10 +147,23 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
         if s.table and s.passed is False:
             width = max(len(r.op) for r in s.table)
             for r in s.table:
-                lines.append(f"     {r.op:<{width}}  {r.op_type:<14} cos {_num(r.cosine)}  "
+                lines.append(f"     {r.op:<{width}}  {r.op_type:<14} cos {_cos(r.cosine, d)}  "
                              f"rel-L2 {error_figure(r.rel_l2)}  "
                              f"max-abs {error_figure(r.max_abs)}  {r.note}".rstrip())
     return "\n".join(lines) + "\n"
+
+
+def _cos(value: float, d) -> str:
+    """A step table's cosine: six decimals, or as many as show it apart from the diagnosis's
+    cosine threshold (a strict MTCNN check's table read ``cos 0.999999`` for 0.9999985 under
+    0.999999, audit 34)."""
+    import math
+
+    from ..compare.thresholds import beside
+
+    if d.metric != "cosine" or not math.isfinite(value) or d.threshold is None:
+        return _num(value)
+    return beside(value, float(d.threshold))
 
 
 def to_dict(diagnosis) -> dict:
