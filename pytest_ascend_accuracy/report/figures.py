@@ -50,7 +50,8 @@ def failing_cosine(f) -> str:
     from ..compare.thresholds import beside
 
     value = judged_cosine(f.row.metrics)
-    if f.threshold.metric != "cosine" or not math.isfinite(value):
+    if (f.threshold.metric != "cosine" or not math.isfinite(value)
+            or value >= f.threshold.value):  # (failing by the scale guard, say)
         return six_places(value)
     return beside(value, f.threshold.value)
 

@@ -161,7 +161,8 @@ def _cos(value: float, d) -> str:
 
     from ..compare.thresholds import beside
 
-    if d.metric != "cosine" or not math.isfinite(value) or d.threshold is None:
+    if (d.metric != "cosine" or not math.isfinite(value) or d.threshold is None
+            or value >= float(d.threshold)):
         return _num(value)
     return beside(value, float(d.threshold))
 

@@ -44,3 +44,10 @@ def test_the_diagnosis_step_table_shows_it_too():
     assert _cos(0.98765432, D) == "0.987654"
     D.metric = "max_abs"
     assert _cos(0.9999996, D) == "1.000000"  # (judged by another metric: six places)
+
+
+def test_a_cosine_at_or_above_the_threshold_keeps_six_places():
+    class D:
+        metric, threshold = "cosine", 0.99
+
+    assert _cos(0.99, D) == "0.990000" and _cos(0.995, D) == "0.995000"
