@@ -243,7 +243,7 @@ def dataset_lines(records: Sequence[Mapping], outcomes: Mapping[str, str] = {}) 
                      f"{r['device']:.{d}f} device vs {r['reference']:.{d}f} reference "
                      f"({_drop_text(r, d)} "
                      f"{sign} {r['max_drop']:g}), {plural(r['samples'], 'sample')}, "
-                     f"{r['flipped']} flipped")
+                     + ("flips not tracked" if r.get("untracked") else f"{r['flipped']} flipped"))
     for r, status in zip(records, statuses):
         if status != PASSED:
             traced = (f"; first failing op {r['first_op']} (sample {r['first_sample']})"
@@ -263,18 +263,25 @@ def _decimals(r: Mapping) -> int:
     74/100 against 75/100 read in 17 decimals)."""
     from ..dataset.figure_decimals import apart_decimals
 
-    if r["passed"]:
-        return 4
-    drop = abs(r["reference"] - r["device"])
-    return apart_decimals((r["device"], r["reference"]), (drop, r["max_drop"]))
+    drop = _drop(r)
+    if r["passed"]:  # a drop other than 0 never prints as 0.0000 (nor -0.0000)
+        return apart_decimals((drop, 0.0))
+    return apart_decimals((r["device"], r["reference"]), (abs(drop), r["max_drop"]),
+                          (drop, 0.0))
+
+
+def _drop(r: Mapping) -> float:
+    """How much worse the device is (``DatasetResult.drop``); a float sum's residue is 0."""
+    diff = r["reference"] - r["device"]
+    diff = diff if r.get("higher_is_better", True) else -diff
+    return 0.0 if abs(diff) <= 1e-12 else diff
 
 
 def _drop_text(r: Mapping, decimals: int = 4) -> str:
     """``drop 0.1000`` (reference - device), or for a lower-is-better figure (a loss)
     ``lower is better: rise 5.9385`` (device - reference), as ``DatasetResult.figures``."""
-    if r.get("higher_is_better", True):
-        return f"drop {r['reference'] - r['device']:.{decimals}f}"
-    return f"lower is better: rise {r['device'] - r['reference']:.{decimals}f}"
+    what = "drop" if r.get("higher_is_better", True) else "lower is better: rise"
+    return f"{what} {_drop(r):.{decimals}f}"
 
 
 def preprocessing_lines(records: Sequence[Mapping],

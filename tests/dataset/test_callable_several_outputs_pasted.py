@@ -73,6 +73,9 @@ def test_the_printed_output_option_pasted_in_the_test_traces_the_flipped_sample(
     ])
     text = result.stdout.str()
     assert "no sample's top-1 changed" not in text
+    # the session's summary line says the same: not "0 flipped"
+    result.stdout.fnmatch_lines(["*two [[]default[]] top1_of_logits 0.4000 device vs 0.5000 "
+                                 "reference (drop 0.1000 > 0.01), 20 samples, flips not tracked"])
     pasted = re.search(r"^  (output='logits')$", text, re.M).group(1)
     source = (pytester.path / "test_two.py").read_text()
     pytester.makepyfile(test_two=source.replace("metric=top1_of_logits)",

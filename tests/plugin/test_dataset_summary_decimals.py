@@ -72,3 +72,17 @@ def test_a_long_keep_dtype_mode_is_given_by_count_as_in_the_grid():
     lines = dataset_lines([record])
     assert lines[1].startswith("  resnet [keep_dtype(11 ops)] top1 0.5000 device vs ")
     assert lines[2].startswith("FAILED test_d.py::test_top1 [resnet, keep_dtype(11 ops)]: top1 ")
+
+
+def test_a_small_passing_rise_of_a_loss_never_prints_as_minus_zero():
+    """Audit 34 (MTCNN's mean face probability, lower is better): a passing check printed
+    ``drop -0.0000 <= 1e-06`` for a device 2e-5 better than the reference."""
+    record = {**_record(0.12833, 0.12835, 1e-6, True), "higher_is_better": False}
+    line = dataset_lines([record])[1]
+    assert "rise -0.0000 " not in line and "0.0000 device" not in line, line
+    assert "(lower is better: rise -0.00002 <= 1e-06)" in line, line
+
+
+def test_a_check_whose_flips_went_untracked_never_says_0_flipped():
+    line = dataset_lines([{**_record(0.5, 1.0, 0.0, False), "untracked": True}])[1]
+    assert line.endswith("25000 samples, flips not tracked"), line
