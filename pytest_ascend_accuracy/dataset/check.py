@@ -33,6 +33,7 @@ from .culprit import trace_sample
 from .batch_axis import AUTO, BatchAxis, check_batch_axis
 from .chance import vacuous_score
 from .detection import MeanAP, vacuous_reference
+from .joined_outputs import refuse_joined
 from .reference import ReferenceModel, as_float32
 from .result import DatasetFailure, DatasetResult
 from .samples import Labels, SampleSource
@@ -87,6 +88,7 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     lbls.check_pairing(source)
     reference = ReferenceModel(om.model, cache=cache)
     out_name = _output_for(metric, reference.output_names, output)
+    refuse_joined(metric, out_name, reference.joined_outputs.get(out_name))
     index = out_name in reference.class_id_outputs
     axes = (BatchAxis(out_name, batch_axis, reference.batch_axes.get(out_name))
             if out_name is not None else None)

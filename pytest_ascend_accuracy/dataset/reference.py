@@ -129,6 +129,10 @@ class ReferenceModel:
         self.class_id_outputs = class_id_outputs(proto.graph)
         #: the classes each of them picks from, where the graph says (``class_id_classes``)
         self.class_id_classes = class_id_classes(proto, self.class_id_outputs)
+        from .joined_outputs import joined_outputs
+
+        #: outputs joining scores with other values, a detector's head (``joined_outputs``)
+        self.joined_outputs = joined_outputs(proto.graph)
         from .batch_axis import declared_batch_axes
 
         #: per output, the axes it declares as the inputs' symbolic batch (its rank first)
