@@ -61,7 +61,7 @@ from .runner import Evaluation, Runner, framework_ops, range_ops
 from .kept_share import with_whole_model
 from .search import BudgetExhausted, CountingPredicate, minimal_subset
 from .verdict_view import (TABLE_ROWS, _failing_names, _first_label, _moved,  # noqa: F401
-                           _names, _same, _table, _why, _worst_value)
+                           _names, _same, _table, _why, _worst_value, restored_text)
 
 STEPS = ("default", "data", "high_precision", "keep_dtype", "buffer_off", "fusion_off",
          "fusion_rules", "golden")
@@ -284,16 +284,16 @@ class _Flow(Combos):
             mode = base | Mode(keep_dtype=tuple(keep))
             ev = self.run.evaluate(mode)  # memoised: the search measured it
             self.final = ev.result
-            value = _worst_value(ev.verdict, ev.result, self.metric)
+            value = restored_text(ev, default.verdict, self.metric)  # (a per_op's figure too)
             self.steps.append(StepResult(
                 prefix + "keep_dtype", mode.name, True,
-                f"keeping {kept_words(keep)} in float32 restores {self.metric} "
-                f"{_fmt(value)} under mode {base.name} ({note})",
+                f"keeping {kept_words(keep)} in float32 restores {value} under mode "
+                f"{base.name} ({note})",
                 conversions=self.run.conversions - spent, differing=tuple(keep)))
             return self._outcome(
                 prefix + "keep_dtype",
-                f"{lead}; {hp_says}; keep_dtype {{{_names(keep)}}} restores {self.metric} "
-                f"{_fmt(value)} under {where}"
+                f"{lead}; {hp_says}; keep_dtype {{{_names(keep)}}} restores {value} under "
+                f"{where}"
                 + (f" (the budget ran out before a smaller set was found: {self._rerun()} "
                    f"to search further)" if cut_short else ""),
                 fix_mode=mode, keep=tuple(keep), exhausted=cut_short)

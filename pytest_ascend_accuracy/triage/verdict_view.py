@@ -58,6 +58,31 @@ def _worst_value(verdict: Verdict, result: CompareResult, metric: str) -> float:
     return float("nan") if not values else min(values) if metric == "cosine" else max(values)
 
 
+def restored_text(ev: Evaluation, before: Verdict, metric: str) -> str:
+    """What a fix's run ``ev`` restores: ``cosine 0.999999`` (the worst of ``metric``), and where
+    the first failure of the run it fixes (``before``) was judged by another metric (a per_op
+    entry), that op's own figure: ``; conv2d_4 max_abs 0.000854 <= 0.001`` (a max_abs failure's
+    diagnosis said only "restores cosine 0.999999", audit 34)."""
+    from .result import fmt
+
+    text = f"{metric} {fmt(_worst_value(ev.verdict, ev.result, metric))}"
+    first = before.first
+    if first is None or first.threshold.metric == metric:
+        return text
+    own = first.threshold.metric
+    row = next((r for r in ev.result.compared_rows if r.label == first.row.label
+                and r.metrics is not None), None)
+    if row is None:
+        return text
+    from ..report.figures import error_figure
+
+    value, thr = row.metrics.value(own), first.threshold
+    sign = (">=" if thr.higher_is_better else "<=") if thr.passed(value) else (
+        "<" if thr.higher_is_better else ">")
+    shown = beside(value, thr.value) if thr.higher_is_better else error_figure(value)
+    return f"{text}; {first.row.label} {own} {shown} {sign} {threshold_text(thr.value)}"
+
+
 def _table(verdict: Verdict) -> Tuple[OpLine, ...]:
     rows = []
     for f in verdict.worst(TABLE_ROWS):
