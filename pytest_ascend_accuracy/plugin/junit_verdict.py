@@ -193,8 +193,12 @@ def record_check_properties(record_property: Callable, record, verdict,
         record_property("accuracy_baseline", baseline.one_line())
     if first is not None:
         record_property("accuracy_first_failing_op", record.first_op)
-        value = finite_or_none(first.value)
-        if value is not None:  # an op not compared (or NaN) has no value: its reason says why
+        m = first.row.metrics
+        # an op not compared (or NaN) has no value, and one failing by NaN/Inf on one side only
+        # none that failed (the figure of its finite positions read 1.000000 on basic-pitch's
+        # Log beside its reason, audit 34): its reason says why
+        value = None if m is not None and m.mismatch else finite_or_none(first.value)
+        if value is not None:
             record_property(f"accuracy_first_failing_{record.metric}", f"{value:.6f}")
         # not "value < threshold" alone: scale guard (with the threshold too), NaN/Inf, ...
         reason = first_failing_reason(first, verdict.policy)
