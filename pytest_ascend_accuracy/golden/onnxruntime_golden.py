@@ -106,6 +106,7 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     dump.meta.update({"backend": "golden", "onnxruntime": info.get("onnxruntime"),
                       "graph": info.get("graph", {}), "not_dumped": info.get("not_dumped", []),
                       "output_nodes": info.get("output_nodes", []),
+                      "output_tensors": info.get("output_tensors", {}),
                       "cache_entry": str(entry),
                       SOURCE_META: identity_of(model, arrays, input_shape, sha256=False,
                                                digest=digest).as_meta()})
@@ -250,6 +251,10 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
         "not_dumped": not_dumped,
         "nodes": len(graph.node),
         "output_nodes": output_nodes,
+        # the model's output names by their node and index: a keras2onnx Dense's output
+        # ``dense_6`` is made by ``Add1`` (its MatMul is the node named ``dense_6``, audit 34)
+        "output_tensors": {o: [n.name, k] for n in graph.node for k, o in enumerate(n.output)
+                           if o in model_outputs},
         # ops no conversion runs (ATC folds a Constant into its readers' weights): what
         # ``compare`` counts folded without an om json (audit 33: "878 unmatched")
         "constant_nodes": [n.name for n in graph.node if n.op_type == "Constant"],

@@ -30,11 +30,22 @@ def outputs_lines(result, verdict, num) -> List[str]:
     failing = {id(f.row) for f in verdict.failures}
     if not rows or any(id(r) in failing for r in rows):
         return []
-    shown = ", ".join(f"{r.label} ({_figures(r, verdict.policy, num)})" for r in rows[:4])
+    named = {(str(v[0]), f"output:{v[1]}"): str(t)
+             for t, v in ((meta or {}).get("output_tensors") or {}).items()}
+    shown = ", ".join(f"{r.label} ({_output_name(r, named)}{_figures(r, verdict.policy, num)})"
+                      for r in rows[:4])
     more = f" and {len(rows) - 4} more" if len(rows) > 4 else ""
     one = len(rows) == 1 and not more
     return [f"model outputs: {shown}{more} pass{'es its' if one else ' their'} threshold"
             f"{'' if one else 's'}; the check fails at ops before {'it' if one else 'them'}"]
+
+
+def _output_name(row, named) -> str:
+    """``"output dense_6: "`` where the model names the output ``row`` compares otherwise than
+    its op (keras2onnx's ``Add1`` makes ``dense_6``: an audit wrote per_op on ``dense_6``, the
+    MatMul, reading the line's ``Add1`` as another op), else ""."""
+    tensor = named.get((row.golden_name, row.golden_slot))
+    return f"output {tensor}: " if tensor and tensor != row.golden_name else ""
 
 
 def _figures(row, policy, num) -> str:

@@ -68,3 +68,16 @@ def test_the_op_it_names_judges_the_output_in_every_mode(pytester):
     result.stdout.fnmatch_lines(["*[[]default[]]*first failing op dense_6 (max_abs *> 0.01)*",
                                  "*[[]fusion_off[]]*first failing op Add1 (max_abs *> 0.01)*"],
                                 consecutive=False)
+
+
+def test_the_outputs_line_names_the_output_the_op_makes(pytester):
+    """The failure's "model outputs:" line named the output by its op, ``Add1``, where the user
+    knows it as ``dense_6`` (the wheel's own code fetches it so): it gives both."""
+    _dense(pytester.path / "dense.onnx")
+    only_unfused = TEST.replace('modes=["default", FUSION_OFF]', "modes=[FUSION_OFF]")
+    pytester.makepyfile(test_dense=only_unfused
+                        .format(setting="per_op={'dense_[6]': {'max_abs': 1e-9}}"))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["model outputs: Add1 (output dense_6: cosine 1.000000; rel_l2 * "
+                                 "passes its threshold; the check fails at ops before it"])
