@@ -61,7 +61,7 @@ def test_the_hint_names_the_log_and_the_floor_and_pasted_it_passes(pytester, bet
     assert ("next step: golden values leave the float16 range (log input:0 underflows to 0 "
             "(|1e-10|); ") in out
     # the -Inf never reaches the output, which the clamp floors at its max - 8 (whisper's)
-    assert any(line.startswith("model outputs: clamp (cosine 1.000000; rel_l2 ")
+    assert any(line.startswith("model outputs: clamp (output y: cosine 1.000000; rel_l2 ")
                and line.endswith(" passes its threshold; the check fails at ops before it")
                for line in result.stdout.lines)
     mode = next(line.strip() for line in result.stdout.lines
