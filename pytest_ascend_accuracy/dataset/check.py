@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import replace
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -39,7 +39,7 @@ from .result import DatasetFailure, DatasetResult
 from .samples import Labels, SampleSource
 from .callable_metric import CallableMetric
 from .scoring import (RowFlips, Top1Agreement, TopK, callable_label, check_dataset_metric,
-                      check_signature, metric_name, pick_output)
+                      check_signature, index_rows, metric_name, pick_output, score_layout)
 
 #: progress(done, total or None) is called at most this often (seconds) plus once at the end
 PROGRESS_EVERY = 0.5
@@ -151,7 +151,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
         flipped_positions=flips.flipped_positions if flips is not None else 0,
         untracked=(flips.untracked if flips is not None else
                    untracked_outputs(reference.output_names) if several else ""),
-        track_outputs=tuple(reference.output_names) if several else (),
+        track_outputs=(trackable_outputs(called.ref[0] if called.ref else {},
+                                         reference.joined_outputs) if several else ()),
         lost=tuple(lost),
         model=reference.label, mode=_mode_name(om), output=out_name,
         higher_is_better=higher_is_better,
@@ -164,8 +165,9 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     if not result.passed and not result.flipped and moved is not None:
         result.moved = (moved[1].id, moved[2], moved[3])
         traced, role = moved[1], "scores moved most in sample"
-    elif not result.passed and not result.flipped and not result.lost and called is not None:
-        traced, role = _callable_traced(called, result)
+    elif (not result.passed and not result.flipped and not result.lost and called is not None
+          and called.first_nonfinite is not None):  # (a review: not the one that "moved most")
+        traced, role = called.first_nonfinite, "first NaN/Inf sample"
     if not result.passed and trace and traced is not None:
         result.culprit, compared, verdict = trace_sample(
             om, traced, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,
@@ -316,17 +318,14 @@ def untracked_outputs(names) -> str:
             f"may read any of them")
 
 
-def _callable_traced(called: CallableMetric, result: DatasetResult):
-    """(sample, role) a failing callable check traces where no sample flipped: the first whose
-    device outputs hold NaN/Inf, else the one whose outputs moved most (``result.moved_outputs``
-    says so); (None, "") where every sample's outputs equal the reference's."""
-    if called.first_nonfinite is not None:
-        return called.first_nonfinite, "first NaN/Inf sample"
-    if called.moved is None or not called.moved[2] > 0:
-        return None, ""
-    sample, output, moved = called.moved
-    result.moved_outputs = (sample.id, output, moved)
-    return sample, "outputs moved most in sample"
+def trackable_outputs(outputs, joined) -> Tuple[str, ...]:
+    """The names of ``outputs`` (one sample's ``{name: array}``) whose top-1 ``output=`` can
+    track: a single class axis (``score_layout``), not one value per row, not a detector's head
+    (``joined``: ``joined_outputs``). A review: MTCNN's pnet maps and a sigmoid's [N, 1] were
+    offered, and pasted they tracked nothing."""
+    return tuple(name for name, value in outputs.items()
+                 if score_layout(np.shape(value)) is not None
+                 and index_rows(np.shape(value)) is None and name not in joined)
 
 
 def _traced_sample(scorer, first_flipped):

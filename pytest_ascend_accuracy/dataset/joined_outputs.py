@@ -35,8 +35,8 @@ def joined_outputs(graph) -> Dict[str, str]:
             continue
         kinds: Set[str] = set()
         _leaf_types(producer, node, kinds, set())
-        scores = sorted(kinds & _SCORES)
-        others = sorted(kinds - _SCORES)
+        scores = sorted(k for k in kinds if k in _SCORES or k.endswith(" of scores"))
+        others = sorted(k for k in kinds if k not in scores)
         if scores and others:
             found[out.name] = (f"Concat {node.name!r} of {', '.join(scores)} scores and "
                                f"{', '.join(others)} values")
@@ -51,18 +51,36 @@ def _past_movers(producer, tensor: str):
     return node
 
 
-def _leaf_types(producer, concat, kinds: Set[str], seen: Set[str]) -> None:
-    """The types of the ops computing ``concat``'s inputs, past movers and nested Concats."""
-    for tensor in concat.input:
-        node = _past_movers(producer, tensor)
-        if node is None or node.op_type in ("Constant", "ConstantOfShape"):
-            continue  # (a constant or a graph input joined on: no kind of its own)
-        if node.op_type == "Concat":
-            if node.name not in seen:
-                seen.add(node.name)
-                _leaf_types(producer, node, kinds, seen)
-        else:
-            kinds.add(node.op_type)
+def _leaf_types(producer, concat, kinds: Set[str], seen: Set[int]) -> None:
+    """The kinds of the ops computing ``concat``'s inputs, past movers and nested Concats (a
+    walk, not a recursion: a model of a thousand chained Concats raised RecursionError, a
+    review), each node once by identity (unnamed Concats all named ''). An op computed from a
+    score alone (``Sub(1, p)``: a binary classifier's ``Concat(1 - p, p)``, a review) is a
+    score."""
+    todo = [concat]
+    while todo:
+        for tensor in todo.pop().input:
+            node = _past_movers(producer, tensor)
+            if node is None or node.op_type in ("Constant", "ConstantOfShape"):
+                continue  # (a constant or a graph input joined on: no kind of its own)
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            if node.op_type == "Concat":
+                todo.append(node)
+            elif node.op_type in _SCORES:
+                kinds.add(node.op_type)
+            elif _of_scores(producer, node):
+                kinds.add(f"{node.op_type} of scores")
+            else:
+                kinds.add(node.op_type)
+
+
+def _of_scores(producer, node) -> bool:
+    """Whether every computed input of ``node`` is a score (``1 - p``, ``-p``, ``p * 2``)."""
+    made = [_past_movers(producer, t) for t in node.input]
+    made = [m for m in made if m is not None and m.op_type not in ("Constant", "ConstantOfShape")]
+    return bool(made) and all(m.op_type in _SCORES for m in made)
 
 
 def refuse_joined(metric, output: Optional[str], joined: Optional[str]) -> None:
@@ -76,8 +94,8 @@ def refuse_joined(metric, output: Optional[str], joined: Optional[str]) -> None:
         f"joining values of several kinds ({joined}): a detector's boxes beside its class "
         f"scores (Ultralytics' [N, 4 + classes, anchors])? Its argmax would compare which "
         f"anchor holds the largest box coordinate, a near tie float16 rounding tips; score a "
-        f"detector with metric='map' and postprocess= (its boxes, scores and classes), or a "
-        f"callable metric(outputs, labels)"))
+        f"detector with the map metric and a postprocess function giving its boxes, scores and "
+        f"classes, or with a metric function of your own"))
 
 
 __all__ = ["joined_outputs", "refuse_joined"]

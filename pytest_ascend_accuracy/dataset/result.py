@@ -99,8 +99,6 @@ class DatasetResult:
     #: whose score moved most (``detection.MeanAP.moved``), the sample traced
     moved: Optional[Tuple[str, float, float]] = None
     #: a callable metric, failed, no sample flipped nor held NaN/Inf: (sample, output, rel_l2)
-    #: of the sample whose outputs moved most from the reference's, the sample traced
-    moved_outputs: Optional[Tuple[str, str, float]] = None
     #: False for a figure where lower is better (a loss): the drop is then device - reference
     higher_is_better: bool = True
     #: the conversions the device model made, one per input shape where a dimension was left
@@ -174,6 +172,9 @@ class DatasetResult:
                    f"{self.flipped_positions} of {self.all_positions()} positions flipped")
         if self.untracked:
             lines.append(f"{what}: not tracked ({self.untracked})")
+            if not self.track_outputs and self.metric != "map":
+                lines.append("none of its outputs has a single class axis whose top-1 output= "
+                             "could track")
             if self.track_outputs:
                 lines.append("to track the top-1 of one output, and trace the first sample it "
                              "flips to an operator, name it:")
@@ -188,10 +189,6 @@ class DatasetResult:
                          f"detections of all samples by score)")
         elif self.output is not None or self.metric == "map":
             lines.append(f"{what}: none" + (f" ({seq[2:]})" if seq else ""))
-        if self.moved_outputs is not None:
-            sample, output, moved = self.moved_outputs
-            lines.append(f"the outputs moved most in sample {sample}: output {output!r}, rel_l2 "
-                         f"{moved:.6g} against the reference")
         if self.lost:
             lines.append(f"{self.metric} lost ({len(self.lost)} of {total}, right in the "
                          f"reference, wrong on the device): {_ids(self.lost)}")
@@ -224,7 +221,8 @@ class DatasetResult:
         props = {"dataset_metric": self.metric, "dataset_reference": f"{self.reference:.6f}",
                  "dataset_device": f"{self.device:.6f}", "dataset_drop": f"{self.drop:.6f}",
                  "dataset_max_drop": f"{self.max_drop:.6f}", "dataset_samples": str(self.samples),
-                 "dataset_flipped": str(len(self.flipped)),
+                 "dataset_flipped": ("not tracked" if self.untracked
+                                     else str(len(self.flipped))),
                  "dataset_passed": "true" if self.passed else "false"}
         if not self.higher_is_better:  # a loss: the drop is device - reference
             props["dataset_higher_is_better"] = "false"

@@ -50,7 +50,7 @@ def test_a_detector_head_is_refused_by_the_class_metrics(device, metric):
     assert (f"metric {metric} reads output 'output0' as class scores, but the model makes it by "
             "joining values of several kinds (Concat 'head' of Sigmoid scores and Mul values): "
             "a detector's boxes beside its class scores") in str(info.value)
-    assert "score a detector with metric='map' and postprocess=" in str(info.value)
+    assert "score a detector with the map metric and a postprocess function" in str(info.value)
 
 
 def test_a_callable_still_scores_it(device):
@@ -66,3 +66,34 @@ def test_scores_or_values_alone_stay_score_tensors():
         "output0": "Concat 'head' of Sigmoid scores and Mul values"}
     assert joined_outputs(_head(boxes_op="Softmax").graph) == {}  # chunks of scores
     assert joined_outputs(_head(scores_op="Relu").graph) == {}  # two heads' values
+
+
+def _graph(nodes, out="y"):
+    return helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", 1, [1, 4])],
+                             [helper.make_tensor_value_info(out, 1, None)],
+                             [numpy_helper.from_array(np.array(1.0, np.float32), "one")])
+
+
+def test_a_binary_classifiers_one_minus_p_beside_p_stays_a_score_tensor():
+    """A review: ``torch.cat([1 - p, p])`` (skl2onnx's binary exports too) was refused as a
+    detector's head."""
+    nodes = [helper.make_node("Sigmoid", ["x"], ["p"], name="sig"),
+             helper.make_node("Sub", ["one", "p"], ["q"], name="not_p"),
+             helper.make_node("Concat", ["q", "p"], ["y"], name="pair", axis=1)]
+    assert joined_outputs(_graph(nodes)) == {}
+
+
+def test_unnamed_nested_concats_are_each_read_and_a_long_chain_does_not_recurse():
+    nodes = [helper.make_node("Mul", ["x", "one"], ["b"]),
+             helper.make_node("Concat", ["b", "b"], ["c0"], axis=1)]
+    for k in range(1, 1500):  # a review: RecursionError on every dataset check
+        nodes.append(helper.make_node("Concat", [f"c{k - 1}", "b"], [f"c{k}"], axis=1))
+    nodes += [helper.make_node("Sigmoid", ["x"], ["s"]),
+              helper.make_node("Concat", ["c1499", "s"], ["y"], axis=1)]
+    assert joined_outputs(_graph(nodes)) == {"y": "Concat '' of Sigmoid scores and Mul values"}
+    inner = [helper.make_node("Sigmoid", ["x"], ["s"]),
+             helper.make_node("Concat", ["s", "s"], ["c1"], axis=1),
+             helper.make_node("Mul", ["x", "one"], ["b"]),
+             helper.make_node("Concat", ["b", "b"], ["c2"], axis=1),  # unnamed, as c1's Concat
+             helper.make_node("Concat", ["c1", "c2"], ["y"], axis=1)]
+    assert joined_outputs(_graph(inner)) == {"y": "Concat '' of Sigmoid scores and Mul values"}
