@@ -97,3 +97,60 @@ def test_a_dump_of_op_outputs_cannot_tell_and_keeps_the_float16_advice(made, cap
     dump, entry, _ = made(_seeded(1), mode="output")
     assert main(["compare", dump, entry, "--threshold", "0.99"]) == 1
     assert "inputs are not the golden's" not in _next_step(capsys)
+
+
+def _two_inputs(path):
+    """``Add(a, b)`` of two inputs of one shape (a BERT's input_ids and attention_mask share
+    theirs), then a Relu."""
+    nodes = [h.make_node("Add", ["a", "b"], ["s"], name="join"),
+             h.make_node("Relu", ["s"], ["y"], name="act")]
+    graph = h.make_graph(nodes, "pair", [h.make_tensor_value_info(n, TP.FLOAT, [1, 32])
+                                         for n in ("a", "b")],
+                         [h.make_tensor_value_info("y", TP.FLOAT, None)])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13)]), str(path))
+    return path
+
+
+def _ids(path):
+    """``Gather(table, ids)``: integer token ids into a float table."""
+    table = np.random.default_rng(2).standard_normal((16, 4)).astype(np.float32)
+    nodes = [h.make_node("Gather", ["table", "ids"], ["e"], name="embed"),
+             h.make_node("Relu", ["e"], ["y"], name="act")]
+    graph = h.make_graph(nodes, "ids", [h.make_tensor_value_info("ids", TP.INT64, [1, 8])],
+                         [h.make_tensor_value_info("y", TP.FLOAT, None)],
+                         [nh.from_array(table, "table")])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13)]), str(path))
+    return path
+
+
+def _compare(tmp_path, model, golden_inputs, dump_inputs):
+    cache = Cache(tmp_path / ".ascend-accuracy")
+    golden = golden_dump(model, golden_inputs, cache=cache)
+    backend = EmulatorBackend(cache, dump_mode="all")
+    backend.run(backend.convert(model), dump_inputs, dump_dir=tmp_path / "dump")
+    return main(["compare", "dump", golden.meta["cache_entry"], "--threshold", "0.99"])
+
+
+def test_inputs_sharing_a_shape_are_judged_too(tmp_path, monkeypatch, capsys):
+    """A review: models of several same-shaped inputs never got the step."""
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    pair = [{n: rng.standard_normal((1, 32)).astype(np.float32) for n in "ab"} for _ in "12"]
+    assert _compare(tmp_path, _two_inputs(tmp_path / "pair.onnx"), *pair) == 1
+    assert _next_step(capsys).startswith(
+        "next step: the dump's inputs are not the golden's: join input:0 carries graph input "
+        "'a' or 'b' and differs from the values the golden was made from (rel-L2 ")
+
+
+def test_integer_ids_that_differ_are_counted_not_read_as_an_image(tmp_path, monkeypatch, capsys):
+    """A review: token ids got "not a linear transform of the golden input (check channel
+    order, layout, resize)"."""
+    monkeypatch.chdir(tmp_path)
+    ids = np.arange(8, dtype=np.int64).reshape(1, 8)
+    other = ids.copy()
+    other[0, :3] = [9, 10, 11]
+    assert _compare(tmp_path, _ids(tmp_path / "ids.onnx"), {"ids": ids}, {"ids": other}) == 1
+    step = _next_step(capsys)
+    assert "embed input:1 carries graph input 'ids' and differs from the values the golden was " \
+           "made from (3 of 8 values differ)" in step, step
+    assert "channel order" not in step.split("no conversion mode")[0]

@@ -40,9 +40,11 @@ def golden_record(golden_dir) -> Tuple[Optional[dict], bool]:
     return None, False
 
 
-def _input_refs(golden, recorded: Shapes) -> Dict[Tuple[str, str], str]:
+def _input_refs(golden, recorded: Shapes, shared: bool = False) -> Dict[Tuple[str, str], str]:
     """{(golden op, input slot): graph input} of the golden's op inputs stored in their own
-    files (``input_<op>...``, not another op's output) whose shape is one recorded input's."""
+    files (``input_<op>...``, not another op's output) whose shape is one recorded input's;
+    ``shared``: also those of a shape several inputs share, named ``a or b`` (a BERT's
+    input_ids and attention_mask: which one is not told, but the slot is a graph input)."""
     by_shape: Dict[Tuple[int, ...], list] = {}
     for name, shape in recorded.items():
         by_shape.setdefault(tuple(shape), []).append(name)
@@ -51,8 +53,8 @@ def _input_refs(golden, recorded: Shapes) -> Dict[Tuple[str, str], str]:
         for t in op.inputs:
             names = by_shape.get(tuple(t.shape or ()), [])
             own = os.path.basename(str(t.source or "").split("#")[-1]).startswith("input_")
-            if own and len(names) == 1:
-                out[(op.name, t.slot)] = names[0]
+            if own and (len(names) == 1 or (shared and names)):
+                out[(op.name, t.slot)] = " or ".join(names)
     return out
 
 
@@ -154,12 +156,14 @@ def _fed_pairs(actual, golden, recorded: Shapes):
     """(dump op, its input slot's TensorRef, the golden's TensorRef, graph input) for each op input
     of the dump that carries a graph input, as the golden's op of its name (or one it covers:
     fused, its om json naming them) reads it, first reader of each input first."""
-    refs = _input_refs(golden, recorded)
+    refs = _input_refs(golden, recorded, shared=True)
     seen = set()
     for op in actual:
         for gname in dict.fromkeys((op.name, *op.covers)):
             record = golden.get(gname)
-            for t in op.inputs:
+            # a fused op's slots past its first pair with its members' only by chance (a
+            # review: a same-sized other operand read as the graph input)
+            for t in op.inputs[:1] if op.is_fused else op.inputs:
                 name = refs.get((gname, t.slot))
                 if name is None or name in seen or record is None:
                     continue
@@ -193,10 +197,12 @@ def other_values_hint(actual, golden, golden_dir) -> Optional[str]:
             continue
         if np.size(seen) != np.size(want):
             continue  # (other shapes: check_same_inputs refused them)
-        differs = judge_input(seen, want).differs
+        differs = (_ids_differ(seen, want) if np.issubdtype(np.asarray(want).dtype, np.integer)
+                   else judge_input(seen, want).differs)
         if differs:
             return (f"the dump's inputs are not the golden's: {op.name} {fed.slot} carries "
-                    f"graph input {name!r} and differs from the values the golden was made "
+                    f"graph input {' or '.join(map(repr, name.split(' or ')))} and differs "
+                    f"from the values the golden was made "
                     f"from ({differs}); no conversion mode changes an input, only float16 "
                     f"rounding may: the golden was made from other inputs of the same shapes "
                     f"(another seed or file), or the device's pre-processing differs (AIPP, "
@@ -204,6 +210,14 @@ def other_values_hint(actual, golden, golden_dir) -> Optional[str]:
                     f"inputs ({_find_golden(golden_dir, cache_entry)}), or check the "
                     f"pre-processing")
     return None
+
+
+def _ids_differ(seen, want) -> str:
+    """``"5 of 128 values differ"`` where integer inputs (token ids, lengths) differ, else ""."""
+    import numpy as np
+
+    count = int(np.sum(np.asarray(seen).reshape(-1) != np.asarray(want).reshape(-1)))
+    return f"{count} of {np.size(want)} values differ" if count else ""
 
 
 def golden_entry_text(entry) -> str:

@@ -23,7 +23,6 @@ from .branch_entries import (glob_inside_text, is_glob, keep_dtype_glob_text,
                              keep_dtype_inside_text)
 from .control_flow import UNPARSED_CONTROL_FLOW
 from .concatenated_names import split_concatenated_names
-from .op_tensor_names import op_and_tensor_text
 from ..errors import ConfigError
 
 _CACHE: Dict[str, "ModelOps"] = {}
@@ -52,7 +51,7 @@ class ModelOps:
     #: pasted as "never compared")
     offered: Tuple[str, ...] = ()
     #: ``(tensor, op, output index)`` of every node output: a tensor's name given for an op's
-    #: is refused naming the op that makes it (``_unknown``; ``op_tensor_names``)
+    #: is refused naming the op that makes it (``_unknown``)
     outputs: Tuple[Tuple[str, str, int], ...] = ()
 
     @property
@@ -91,10 +90,6 @@ class ModelOps:
                 # a branch op the device runs inside an If: only a golden, which inlines the
                 # If it keeps, has it, and it would judge nothing; the refusal names the If
                 raise ConfigError(where, self._unknown(entry, what))
-            clash = entry in self._name_set and op_and_tensor_text(
-                entry, what, self.outputs, self.type_of)
-            if clash:  # (MTCNN's onet: op dense_6, a MatMul; tensor dense_6, Add1's)
-                raise ConfigError(where, clash)
             if entry in self._name_set or (tensors and tensor_op(entry) in self._name_set):
                 continue
             if self.types and self._compared.get(entry) == entry:

@@ -108,7 +108,42 @@ def per_op_only(verdict: Verdict) -> str:
     shown = ", ".join(dict.fromkeys(keys[:3])) + (", ..." if len(keys) > 3 else "")
     return (f"; the failing ops fail only the per_op thresholds set for them ({shown}) and "
             f"meet the default {policy.default.describe()}: if that figure is stricter than "
-            "meant, loosen the entry")
+            "meant, loosen the entry" + member_entry_text(verdict))
+
+
+def member_entry(verdict: Verdict):
+    """``(key, row, maker)`` where the first failure is a fused op judged by a per_op entry
+    ``key`` naming a member of it other than ``maker``, the op whose output the fused op's
+    row compares; else None. keras2onnx's Dense (MTCNN's onet, audit 34): ``per_op`` on
+    ``dense_6``, the MatMul, judged the fused MatMul+Add by default and the MatMul alone under
+    ``fusion_off``, so the printed FUSION_OFF probe passed where the output, judged by the
+    default cosine, was worse: a false pass."""
+    from fnmatch import fnmatchcase
+
+    first = verdict.first
+    if first is None:
+        return None
+    row = first.row
+    key = verdict.policy.threshold_key(row.names)
+    maker = row.golden_name
+    if (key is None or not maker or len(set(row.original_names)) < 2 or ":" in key
+            or key == maker or fnmatchcase(maker, key)):
+        return None
+    return key, row, maker
+
+
+def member_entry_text(verdict: Verdict) -> str:
+    """``member_entry``'s consequence, said (""where there is none): under fusion_off the
+    entry judges another tensor, so a fusion probe would not compare like with like."""
+    found = member_entry(verdict)
+    if found is None:
+        return ""
+    key, row, maker = found
+    return (f"; the entry {key!r} judges fused op {printable(row.label)} "
+            f"({', '.join(printable(n) for n in row.original_names)}), whose output op "
+            f"{printable(maker)!r} makes, and under fusion_off op {key!r} alone (before "
+            f"{printable(maker)!r}), another tensor: to judge this output in every mode, key "
+            f"the entry {printable(maker)!r}")
 
 
 def nonfinite_failure(verdict: Verdict):

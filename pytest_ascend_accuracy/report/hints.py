@@ -299,10 +299,16 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
                     advice="convert in high precision to see whether float16 rounding moves "
                            "them (--accuracy-diagnose then names the ops to keep in float32)")
     compare = [m for m in (mode | FUSION_OFF, mode | BUFFER_OFF) if m != mode]
+    from .failure_kinds import member_entry, member_entry_text
     from .kept_already import kept_already
 
+    only = per_op_only(verdict)  # (it says member_entry's consequence, where there is one)
     seen = (no_overflow_seen(range_inputs) + flushed_after_first(verdict, range_inputs)
-            + per_op_only(verdict) + kept_already(verdict, mode))
+            + (only or member_entry_text(verdict)) + kept_already(verdict, mode))
+    if member_entry(verdict) is not None and mode | FUSION_OFF != mode:  # (audit 34)
+        return Hint(MODES, seen, advice="keyed so, a failure's hint compares fusion on and off "
+                                        "on that same output (fusion_off now judges another "
+                                        "tensor under this entry)")
     if unfused and buffer_neutral and mode | FUSION_OFF in compare:  # it repeats the verdict
         from .if_branches import plugin_nothing_fused
 
