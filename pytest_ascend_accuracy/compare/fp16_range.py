@@ -36,7 +36,7 @@ from ..dump.model import DumpSet
 from ..core.ascend_optypes import IF_TYPES, finished_types  # noqa: E402
 from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
-from .flush_chain import flush_makers  # noqa: E402
+from .flush_chain import Walk, flush_makers  # noqa: E402
 from .golden_edges import (ModelEdges, graph_edges, operands_in_graph,  # noqa: E402,F401
                            producer_in_graph, producers_by_file)  # (ModelEdges: read here too)
 from .quiet_rows import quiet_rows  # noqa: E402
@@ -74,8 +74,14 @@ class RangeFinding:
     kind: str = OVERFLOW
     op_type: str = ""
     feeds: str = ""
+    #: for an op kept because the values it takes come from a flushed one (a Sqrt of a flushed
+    #: sum, a scale of that root), where: ``sum output:0`` (``flush_chain``)
+    through: str = ""
 
     def describe(self) -> str:
+        if self.kind == UNDERFLOW and self.through:
+            return (f"{self.op} {self.slot} is computed from values float16 flushes to 0 at "
+                    f"{self.through}")
         if self.kind == UNDERFLOW:
             return f"{self.op} {self.slot} underflows to 0 (|{self.max_abs:.4g}|)"
         return f"{self.op} {self.slot} reaches |{self.max_abs:.4g}|"
@@ -103,6 +109,11 @@ class RangeFindings(list):
     #: the fused groups of the compared rows (each a row's ``original_names``, two or more):
     #: a keep_dtype fix keeping one member keeps the others (``fused_groups``)
     fused: Tuple[Tuple[Tuple[str, ...], str], ...] = ()
+    #: where the walk up from a flushed value stopped at one it does not follow (a clause,
+    #: ``flush_chain.Walk``): the list may miss ops before it
+    walk_stopped: str = ""
+    #: overflows at the operands of a late op turning NaN/Inf, for the words only
+    late_overflow: Tuple[RangeFinding, ...] = ()
     #: ``input_producers`` of the golden and model the findings were read from, to call
     #: (``failing_ops_past_fp16``; not a tuple, which ``in_model_spelling`` would rename)
     read_producers: Optional[Callable[[], Optional[Dict[str, List[str]]]]] = None
@@ -190,6 +201,7 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
             # and up through ops that carry the value on (a review: a Transpose; a re-review:
             # a Concat, each of whose inputs holding flushed values is followed)
             todo, seen_ops = [(producer, op.name)], {op.name}
+            walk = Walk() if singular_operand(type_of(op.name, op.op_type), slot) else None
             while todo:
                 producer, feeds = todo.pop(0)
                 if producer is None or producer[0] in seen_ops:
@@ -197,11 +209,14 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
                 seen_ops.add(producer[0])
                 made = op_by_model_name(golden, producer[0])
                 kind = type_of(producer[0], made.op_type if made else "")
-                _add(found, RangeFinding(*producer, tiny, UNDERFLOW, kind, feeds=feeds))
+                peak, through = producer[2:] if len(producer) == 4 else (tiny, "")
+                _add(found, RangeFinding(producer[0], producer[1], tiny if peak is None else peak,
+                                         UNDERFLOW, kind, feeds=feeds, through=through))
                 graph = graph_edges(model) if graph is None and model is not None else graph
-                singular = singular_operand(type_of(op.name, op.op_type), slot)
                 todo += [(p, producer[0])
-                         for p in _carried_from(golden, producer[0], kind, graph, singular)]
+                         for p in _carried_from(golden, producer[0], kind, graph, walk)]
+            if walk is not None and walk.stopped and not found.walk_stopped:
+                found.walk_stopped = walk.stopped
         for slot, tiny in out_flushed:
             op_type = op_type or type_of(op.name, op.op_type)
             _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))
@@ -216,21 +231,21 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
     return found
 
 
-def _carried_from(golden: DumpSet, name: str, kind: str, graph,
-                  singular: bool = False) -> List[Tuple[str, str]]:
+def _carried_from(golden: DumpSet, name: str, kind: str, graph, walk=None) -> list:
     """The ops whose outputs ``name`` (of type ``kind``) carries on into a flushed value: its
     first input's maker for an op that hands its input on (``zero_singular.carries``), for a
     Concat each input's maker whose golden output holds a value float16 flushes to 0, and,
-    where the walk began at an operand singular at 0 (``singular``: a Log's, where any flushed
-    value is an Inf), for any other op the makers ``flush_chain.flush_makers`` finds (a share
-    of a tensor flushed elsewhere keeps the list to the ops failing: ``rounded_upstream``)."""
+    where the walk began at an operand singular at 0 (``walk``, a ``flush_chain.Walk``: a Log's,
+    where any flushed value is an Inf), for any other op the makers ``flush_makers`` finds, with
+    their own figures (a share of a tensor flushed elsewhere keeps the list to the ops failing:
+    ``rounded_upstream``)."""
     if not graph:
         return []
     if carries(kind):
         made = producer_in_graph(golden, name, "input:0", graph)
         return [made] if made else []
     if kind not in ("Concat", "ConcatD", "ConcatV2", "ConcatV2D"):
-        return flush_makers(golden, name, graph) if singular else []  # (audit 34)
+        return flush_makers(golden, name, graph, walk) if walk is not None else []  # (audit 34)
     out = []
     for k in range(len(graph[0].get(name, ()))):
         made = producer_in_graph(golden, name, f"input:{k}", graph)
@@ -465,8 +480,11 @@ def _nonfinite_operands_past_fp16(golden: DumpSet, verdict, found: RangeFindings
             more = golden_inputs_past_fp16(golden, [name], limit=1, model=model,
                                            op_types=op_types)
             found.checked += more.checked
-            for finding in more:
-                _add(found, finding)
+            for finding in more:  # an overflow there keeps its probe (a review: a late
+                if finding.kind == UNDERFLOW:  # MatMul's 7e4 weight lost keep_dtype(['mm']))
+                    _add(found, finding)
+                else:
+                    found.late_overflow += (finding,)
         return
 
 

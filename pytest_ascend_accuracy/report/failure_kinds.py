@@ -215,13 +215,18 @@ def nonfinite_reason(row, range_inputs=(), cube: bool = False) -> str:
     label = printable(row.label)
     text = (NONFINITE_CUBE_REASON if cube else NONFINITE_REASON).format(label=label)
     own = {n for n in (row.golden_name, *row.original_names) if n}
-    found = [f for f in range_inputs if getattr(f, "op", None) in own]
+    found = [f for f in (*range_inputs, *getattr(range_inputs, "late_overflow", ()))
+             if getattr(f, "op", None) in own]
     if not found:
         return text + unlooked_note(range_inputs)
     shown = "; ".join(printable(f.describe()) for f in found[:3])
-    return text.replace(_IN_RANGE, f", where golden values leave the float16 range ({shown}) "
-                                   "though no op list kept in float32 is known to explain the "
-                                   "first failing op", 1) + unlooked_note(range_inputs)
+    if cube:
+        return text.replace(_IN_RANGE, f", where golden values leave the float16 range "
+                                       f"({shown})", 1) + unlooked_note(range_inputs)
+    # (a review: "or a fault" undercut the finding it had just named)
+    return (f"values turn NaN/Inf at {label}, where golden values leave the float16 range "
+            f"({shown}): float16 rounding of them, there or before it, though no list of ops to "
+            f"keep in float32 was found from the failing ops" + unlooked_note(range_inputs))
 
 
 #: ``{how}``: how the ops are kept (the plugin's hint lists the modes after it); ``{diagnose}``:

@@ -131,8 +131,9 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
         names.unexplained = True
         return names, rounded_reason(verdict, found_at(names, reasons), fed)
     promise = _promise(verdict, range_inputs, names, aside={*kept, *tiny})
-    names.partial = bool(promise or further)
-    reason += promise + producers_reason(produce, further)
+    stopped = getattr(range_inputs, "walk_stopped", "")  # (compare.flush_chain.Walk)
+    names.partial = bool(promise or further or stopped)
+    reason += promise + stopped + producers_reason(produce, further)
     for name, dtype in kept.items():
         if name in mode.keep_dtype:  # printed in the mode all the same: "left out" read wrong
             reason += (f"; {printable(name)} is kept by the test's own keep_dtype already (this "
@@ -359,6 +360,7 @@ class _Shown(list):
         super().__init__(shown)
         self.ignored = getattr(found, "ignored", ())
         self.passing = getattr(found, "passing", ())
+        self.walk_stopped = getattr(found, "walk_stopped", "")
 
 
 #: the dtypes keep_dtype gives an op's output (or wider): an op a run outputs in one of these

@@ -119,48 +119,91 @@ def test_a_floor_reaching_the_log_through_a_concat_is_kept_with_every_carrier(py
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
 
 
-def test_a_value_flushed_before_a_sqrt_keeps_the_ops_that_flush_it(pytester):
-    """basic-pitch's log-magnitude (audit 34): ``Log(Square(Transpose(Sqrt(ReduceSum(x * x))))
-    + 1e-10)``. A bin whose ``|x|^2`` is 1e-8 is flushed at the Mul and the ReduceSum, and the
-    Sqrt of that 0 is 0 where the golden has 1e-4, a normal float16: the hint kept the Log and
-    the Add only, which pasted failed at the Log. The walk goes on past the Add to every op
-    holding or taking a flushed value; the Sqrt, whose output float16 holds, is kept for the
-    flushed sum it takes."""
-    inits = [numpy_helper.from_array(np.array(1e-10, np.float32), "eps"),
-             numpy_helper.from_array(np.array([1], np.int64), "axis")]
+MAGNITUDE = """
+    import numpy as np
+    {imports}
+    {marker}
+    def test_mag(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+        x = np.random.default_rng(0).uniform(0.5, 1.0, {shape}).astype(np.float32)
+        x[..., 0] = {tiny}
+        inputs = accuracy_inputs("mag.onnx", inputs={{"x": x}})
+        check_accuracy(ascend_model("mag.onnx").run(inputs), golden_dump("mag.onnx", inputs))
+"""
+
+
+def _magnitude(path, between=(), concat=False):
+    """``Log(Square(BETWEEN(Sqrt(ReduceSum(x * x)))))``, x [4, 2, 8]: basic-pitch's
+    log-magnitude without its 1e-10 floor, ``between`` a list of (op type, constant or None)
+    between the root and the square; ``concat``: the root Concat-ed with a louder copy's."""
+    inits = [numpy_helper.from_array(np.array([1], np.int64), "axis"),
+             numpy_helper.from_array(np.array(2.0, np.float32), "two")]
     nodes = [helper.make_node("Mul", ["x", "x"], ["p"], name="pow"),
              helper.make_node("ReduceSum", ["p", "axis"], ["s"], name="sum", keepdims=0),
-             helper.make_node("Sqrt", ["s"], ["r"], name="sqrt"),
-             helper.make_node("Transpose", ["r"], ["t"], name="swap", perm=[1, 0]),
-             helper.make_node("Mul", ["t", "t"], ["q"], name="square"),
-             helper.make_node("Add", ["q", "eps"], ["a"], name="add"),
-             helper.make_node("Log", ["a"], ["y"], name="log")]
+             helper.make_node("Sqrt", ["s"], ["r"], name="sqrt")]
+    last = "r"
+    for k, (op, value) in enumerate(between):
+        ins = [last] if value is None else [last, f"c{k}"]
+        if value is not None:
+            inits.append(numpy_helper.from_array(np.array(value, np.float32), f"c{k}"))
+        nodes.append(helper.make_node(op, ins, [f"b{k}"], name=f"{op.lower()}{k}",
+                                      **({"perm": [1, 0]} if op == "Transpose" else {})))
+        last = f"b{k}"
+    if concat:
+        nodes += [helper.make_node("Mul", ["x", "two"], ["x2"], name="louder"),
+                  helper.make_node("Mul", ["x2", "x2"], ["p2"], name="pow2"),
+                  helper.make_node("ReduceSum", ["p2", "axis"], ["s2"], name="sum2", keepdims=0),
+                  helper.make_node("Sqrt", ["s2"], ["r2"], name="sqrt2"),
+                  helper.make_node("Concat", [last, "r2"], ["cat"], name="stack", axis=0)]
+        last = "cat"
+    nodes += [helper.make_node("Mul", [last, last], ["q"], name="square"),
+              helper.make_node("Log", ["q"], ["y"], name="log")]
     graph = helper.make_graph(nodes, "magnitude", [
         helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 2, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [8, 4])], inits)
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
-              str(pytester.path / "mag.onnx"))
-    body = """
-        import numpy as np
-        {imports}
-        {marker}
-        def test_mag(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
-            x = np.random.default_rng(0).uniform(0.5, 1.0, (4, 2, 8)).astype(np.float32)
-            x[:, :, 0] = 7.0e-5  # |x|^2 summed: 9.8e-9, flushed; its root 9.9e-5, normal
-            inputs = accuracy_inputs("mag.onnx", inputs={{"x": x}})
-            check_accuracy(ascend_model("mag.onnx").run(inputs), golden_dump("mag.onnx", inputs))
-    """
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+
+def _hint_then_pasted(pytester, mode=None):
+    """(the printed keep_dtype mode, or ``mode``; its next step; the pasted run's outcome)."""
+    body = MAGNITUDE.replace("{shape}", "(4, 2, 8)").replace("{tiny}", "7.0e-5")
     pytester.makepyfile(test_mag=body.format(imports="", marker=""))
     result = pytester.runpytest("-p", "no:randomly")
     result.assert_outcomes(failed=1)
-    mode = next(line.strip() for line in result.stdout.lines
-                if line.strip().startswith("modes=[keep_dtype("))
-    assert mode == ("modes=[keep_dtype(['log', 'add', 'square', 'swap', 'sqrt', 'sum', "
-                    "'pow'])]"), mode
+    step = next(line for line in result.stdout.lines if line.startswith("next step: "))
+    printed = next(line.strip() for line in result.stdout.lines
+                   if line.strip().startswith("modes=[keep_dtype("))
     pytester.makepyfile(test_mag=body.format(
         imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
-        marker=f"@accuracy({mode})"))
-    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+        marker=f"@accuracy({mode or printed})"))
+    pasted = pytester.runpytest("-p", "no:randomly").parseoutcomes()
+    return printed, step, pasted
+
+
+def test_a_value_flushed_before_a_sqrt_keeps_the_ops_that_flush_it(pytester):
+    """basic-pitch's log-magnitude (audit 34): a bin whose ``|x|^2`` sums to 9.8e-9 is flushed
+    at the Mul and the ReduceSum, and the Sqrt of that 0 is 0 where the golden has 9.9e-5, a
+    normal float16: the hint kept the Log and the Square, which pasted failed. The walk goes on
+    to every op holding or taking a flushed value (the Sqrt for the sum it takes), through a
+    Transpose and a scale by a constant (a review), each named with its own figure."""
+    _magnitude(pytester.path / "mag.onnx", between=[("Transpose", None), ("Mul", 0.5)])
+    printed, step, pasted = _hint_then_pasted(pytester)
+    assert printed == ("modes=[keep_dtype(['log', 'square', 'mul1', 'transpose0', 'sqrt', "
+                       "'sum', 'pow'])]"), printed
+    assert pasted == {"passed": 1}
+    assert "mul1 output:0 is computed from values float16 flushes to 0 at sum output:0" in step
+    # the list printed before, pasted: -Inf at the Log
+    assert _hint_then_pasted(pytester, "modes=[keep_dtype(['log', 'square'])]")[2] == {
+        "failed": 1}
+
+
+def test_a_concat_the_walk_does_not_follow_is_said(pytester):
+    """A review: ``Square(Concat(Sqrt(sum1), Sqrt(sum2)))`` got ``['log', 'square']``, which
+    pasted failed, with nothing saying the list stopped short."""
+    _magnitude(pytester.path / "mag.onnx", concat=True)
+    printed, step, pasted = _hint_then_pasted(pytester)
+    assert ("the walk up from the flushed value stopped at stack (a Concat), which holds, takes "
+            "or joins values float16 flushes too: ops before it are not listed") in step, step
+    assert "where it still fails, run with --accuracy-diagnose" in step
 
 
 def test_a_log_after_the_first_failures_is_read_before_saying_the_golden_is_in_range(pytester):
@@ -201,3 +244,26 @@ def test_a_log_after_the_first_failures_is_read_before_saying_the_golden_is_in_r
     assert step.startswith("next step: values turn NaN/Inf at log, where golden values leave "
                            "the float16 range (log input:0 underflows to 0 (|"), step
     assert "stay within float16" not in step and "no golden operand" not in step
+
+
+def test_ops_handing_on_a_graph_input_that_float16_flushes_are_kept(pytester):
+    """A review: ``Log(Square(Transpose(x)))`` with quiet input bins of 1e-8 got ``['log',
+    'square']``: the Transpose reading the input, float16 in the run, flushed them first."""
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], name="swap", perm=[1, 0]),
+             helper.make_node("Mul", ["t", "t"], ["q"], name="square"),
+             helper.make_node("Log", ["q"], ["y"], name="log")]
+    graph = helper.make_graph(nodes, "quiet", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              str(pytester.path / "mag.onnx"))
+    body = MAGNITUDE.replace("{shape}", "(4, 8)").replace("{tiny}", "1.0e-8")
+    pytester.makepyfile(test_mag=body.format(imports="", marker=""))
+    result = pytester.runpytest("-p", "no:randomly")
+    mode = next(line.strip() for line in result.stdout.lines
+                if line.strip().startswith("modes=[keep_dtype("))
+    assert mode == "modes=[keep_dtype(['log', 'square', 'swap'])]", mode
+    pytester.makepyfile(test_mag=body.format(
+        imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
+        marker=f"@accuracy({mode})"))
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
