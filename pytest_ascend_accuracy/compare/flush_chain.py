@@ -82,7 +82,8 @@ def flush_makers(golden: DumpSet, name: str, graph, walk: Optional[Walk] = None)
                 and walk is not None and not walk.stopped:
             walk.stopped = (f"; the walk up from the flushed value stopped at "
                             f"{made[0]} (a {graph[3].get(made[0], 'op')}), which holds, "
-                            f"takes or joins values float16 flushes too: ops before it are not listed")
+                            f"takes or joins values float16 flushes too: ops before it are not "
+                            f"listed")
     return list(dict.fromkeys(out))
 
 

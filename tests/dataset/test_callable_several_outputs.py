@@ -107,7 +107,6 @@ def test_a_failing_callable_with_no_flip_and_no_nan_traces_no_sample(device, two
     assert "moved most" not in result.message()
 
 
-
 def test_only_outputs_whose_top_1_can_be_tracked_are_offered():
     """A review: MTCNN's pnet maps [1, H, W, 2] and a sigmoid's [N, 1] were offered as
     ``output=`` lines, and pasted they tracked nothing."""
