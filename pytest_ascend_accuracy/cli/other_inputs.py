@@ -159,10 +159,14 @@ def _fed_pairs(actual, golden, recorded: Shapes):
     refs = _input_refs(golden, recorded, shared=True)
     seen = set()
     for op in actual:
-        for gname in dict.fromkeys((op.name, *op.covers)):
+        # a fused op pairs its first slot with its first member's: the golden op of its own
+        # name (ATC names it so), or the first its om json lists; never the last member alone,
+        # which a dump without the om json names, nor a slot past the first (reviews: a
+        # same-sized other operand, Add(b, MatMul(a, W))'s b, read as the input it reads)
+        names = ((op.name, *op.original_names[:1]) if len(op.original_names) > 1 else
+                 (op.name,)) if op.is_fused else (op.name,)
+        for gname in dict.fromkeys(names):
             record = golden.get(gname)
-            # a fused op's slots past its first pair with its members' only by chance (a
-            # review: a same-sized other operand read as the graph input)
             for t in op.inputs[:1] if op.is_fused else op.inputs:
                 name = refs.get((gname, t.slot))
                 if name is None or name in seen or record is None:

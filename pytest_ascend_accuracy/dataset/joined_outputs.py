@@ -35,10 +35,11 @@ def joined_outputs(graph) -> Dict[str, str]:
             continue
         kinds: Set[str] = set()
         _leaf_types(producer, node, kinds, set())
-        scores = sorted(k for k in kinds if k in _SCORES or k.endswith(" of scores"))
-        others = sorted(k for k in kinds if k not in scores)
+        scores = sorted(kinds & _SCORES)
+        others = sorted(kinds - _SCORES)
         if scores and others:
-            found[out.name] = (f"Concat {node.name!r} of {', '.join(scores)} scores and "
+            name = f"Concat {node.name!r}" if node.name else "an unnamed Concat"
+            found[out.name] = (f"{name} of {', '.join(scores)} scores and "
                                f"{', '.join(others)} values")
     return found
 
@@ -54,9 +55,8 @@ def _past_movers(producer, tensor: str):
 def _leaf_types(producer, concat, kinds: Set[str], seen: Set[int]) -> None:
     """The kinds of the ops computing ``concat``'s inputs, past movers and nested Concats (a
     walk, not a recursion: a model of a thousand chained Concats raised RecursionError, a
-    review), each node once by identity (unnamed Concats all named ''). An op computed from a
-    score alone (``Sub(1, p)``: a binary classifier's ``Concat(1 - p, p)``, a review) is a
-    score."""
+    review), each node once by identity (unnamed Concats all named ''). ``1 - p`` is a score
+    (``_complement_of``)."""
     todo = [concat]
     while todo:
         for tensor in todo.pop().input:
@@ -70,17 +70,19 @@ def _leaf_types(producer, concat, kinds: Set[str], seen: Set[int]) -> None:
                 todo.append(node)
             elif node.op_type in _SCORES:
                 kinds.add(node.op_type)
-            elif _of_scores(producer, node):
-                kinds.add(f"{node.op_type} of scores")
             else:
-                kinds.add(node.op_type)
+                kinds.add(_complement_of(producer, node) or node.op_type)
 
 
-def _of_scores(producer, node) -> bool:
-    """Whether every computed input of ``node`` is a score (``1 - p``, ``-p``, ``p * 2``)."""
-    made = [_past_movers(producer, t) for t in node.input]
-    made = [m for m in made if m is not None and m.op_type not in ("Constant", "ConstantOfShape")]
-    return bool(made) and all(m.op_type in _SCORES for m in made)
+def _complement_of(producer, node) -> str:
+    """The score type ``node`` complements, ``Sub(1, p)`` (a binary classifier's ``1 - p``
+    beside ``p``, a review), else "": a score scaled or shifted otherwise (YOLOv5's boxes,
+    ``Sigmoid(t) * 2 - 0.5`` times a stride) is a value, not a score."""
+    if node.op_type != "Sub" or len(node.input) != 2 or node.input[0] in producer and \
+            producer[node.input[0]].op_type not in ("Constant", "ConstantOfShape"):
+        return ""
+    made = _past_movers(producer, node.input[1])
+    return made.op_type if made is not None and made.op_type in _SCORES else ""
 
 
 def refuse_joined(metric, output: Optional[str], joined: Optional[str]) -> None:

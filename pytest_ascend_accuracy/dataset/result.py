@@ -98,7 +98,6 @@ class DatasetResult:
     #: map, failed, no sample changed: (sample, reference score, device score) of the detection
     #: whose score moved most (``detection.MeanAP.moved``), the sample traced
     moved: Optional[Tuple[str, float, float]] = None
-    #: a callable metric, failed, no sample flipped nor held NaN/Inf: (sample, output, rel_l2)
     #: False for a figure where lower is better (a loss): the drop is then device - reference
     higher_is_better: bool = True
     #: the conversions the device model made, one per input shape where a dimension was left
@@ -172,7 +171,7 @@ class DatasetResult:
                    f"{self.flipped_positions} of {self.all_positions()} positions flipped")
         if self.untracked:
             lines.append(f"{what}: not tracked ({self.untracked})")
-            if not self.track_outputs and self.metric != "map":
+            if not self.track_outputs and self.metric != "map" and self.output is None:
                 lines.append("none of its outputs has a single class axis whose top-1 output= "
                              "could track")
             if self.track_outputs:

@@ -126,8 +126,10 @@ def member_entry(verdict: Verdict):
     row = first.row
     key = verdict.policy.threshold_key(row.names)
     maker = row.golden_name
-    if (key is None or not maker or len(set(row.original_names)) < 2 or ":" in key
-            or key == maker or fnmatchcase(maker, key)):
+    if key is None or not maker or len(set(row.original_names)) < 2:
+        return None
+    named = key.split(":output:")[0]  # (a re-review: 'fc:output:0' the same)
+    if named == maker or fnmatchcase(maker, named):
         return None
     return key, row, maker
 
@@ -138,12 +140,17 @@ def member_entry_text(verdict: Verdict) -> str:
     found = member_entry(verdict)
     if found is None:
         return ""
+    from .would_pass import threshold_literal
+
     key, row, maker = found
+    alone = ("the op it matches alone" if any(c in key for c in "*?[")
+             else f"op {key.split(':output:')[0]!r} alone")
     return (f"; the entry {key!r} judges fused op {printable(row.label)} "
             f"({', '.join(printable(n) for n in row.original_names)}), whose output op "
-            f"{printable(maker)!r} makes, and under fusion_off op {key!r} alone (before "
+            f"{printable(maker)!r} makes, and under fusion_off {alone} (before "
             f"{printable(maker)!r}), another tensor: to judge this output in every mode, key "
-            f"the entry {printable(maker)!r}")
+            f"the entry {printable(maker)!r}: per_op={{{printable(maker)!r}: "
+            f"{threshold_literal(verdict.first.threshold)}}}")
 
 
 def nonfinite_failure(verdict: Verdict):

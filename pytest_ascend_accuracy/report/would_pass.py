@@ -47,6 +47,13 @@ def float16_steps_note(f) -> str:
             f"keep the ops computing these values in float32")
 
 
+def threshold_literal(threshold) -> str:
+    """A per_op entry's value as a test spells it, its metric named: ``{'max_abs': 0.01}``."""
+    from ..compare.thresholds import threshold_text
+
+    return f"{{{threshold.metric!r}: {threshold_text(threshold.value)}}}"
+
+
 def _threshold_text(f, verdict, num, reason) -> str:
     others = [g for g in getattr(verdict, "failures", ()) if g is not f]
     if not others:
@@ -85,4 +92,4 @@ def _why(g, verdict, reason) -> str:
     return reason(g)
 
 
-__all__ = ["would_pass_text"]
+__all__ = ["threshold_literal", "would_pass_text"]

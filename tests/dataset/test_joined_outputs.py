@@ -90,10 +90,22 @@ def test_unnamed_nested_concats_are_each_read_and_a_long_chain_does_not_recurse(
         nodes.append(helper.make_node("Concat", [f"c{k - 1}", "b"], [f"c{k}"], axis=1))
     nodes += [helper.make_node("Sigmoid", ["x"], ["s"]),
               helper.make_node("Concat", ["c1499", "s"], ["y"], axis=1)]
-    assert joined_outputs(_graph(nodes)) == {"y": "Concat '' of Sigmoid scores and Mul values"}
+    unnamed = {"y": "an unnamed Concat of Sigmoid scores and Mul values"}
+    assert joined_outputs(_graph(nodes)) == unnamed
     inner = [helper.make_node("Sigmoid", ["x"], ["s"]),
              helper.make_node("Concat", ["s", "s"], ["c1"], axis=1),
              helper.make_node("Mul", ["x", "one"], ["b"]),
              helper.make_node("Concat", ["b", "b"], ["c2"], axis=1),  # unnamed, as c1's Concat
              helper.make_node("Concat", ["c1", "c2"], ["y"], axis=1)]
-    assert joined_outputs(_graph(inner)) == {"y": "Concat '' of Sigmoid scores and Mul values"}
+    assert joined_outputs(_graph(inner)) == unnamed
+
+
+def test_a_box_computed_from_a_sigmoid_is_a_value_not_a_score():
+    """A re-review: ``Concat(Mul(Sigmoid(t), 640), Softmax)`` (YOLOv5's boxes are sigmoids
+    scaled by strides) was no longer refused once any op of a score counted as one."""
+    nodes = [helper.make_node("Sigmoid", ["x"], ["p"], name="sig"),
+             helper.make_node("Mul", ["p", "one"], ["b"], name="box"),
+             helper.make_node("Softmax", ["x"], ["c"], name="cls"),
+             helper.make_node("Concat", ["b", "c"], ["y"], name="head", axis=1)]
+    assert joined_outputs(_graph(nodes)) == {
+        "y": "Concat 'head' of Softmax scores and Mul values"}

@@ -7,8 +7,11 @@ pass. A first fix refused such names, which a review found refused valid entries
 (the plugin's own diagnose fix pasted among them): the entry is taken, and the failure says what
 it judges in each mode, offers no fusion probe that would judge another tensor, and names the
 op making the output, which pasted judges it in both modes."""
+import re
+
 import numpy as np
 import onnx
+import pytest
 from onnx import TensorProto as TP
 from onnx import helper as h
 from onnx import numpy_helper as nh
@@ -40,21 +43,26 @@ def _dense(path):
     return path
 
 
-def test_the_entry_is_taken_and_the_failure_keys_it_to_the_op_making_the_output(pytester):
+@pytest.mark.parametrize("key", ["dense_6", "dense_6:output:0"])
+def test_the_entry_is_taken_and_the_failure_keys_it_to_the_op_making_the_output(pytester, key):
+    """(A re-review: the tensor spelling of the member, ``dense_6:output:0``, got no note and
+    the fusion probe, which passed.)"""
     _dense(pytester.path / "dense.onnx")
-    pytester.makepyfile(test_dense=TEST.format(setting="per_op={'dense_6': {'max_abs': 0.01}}"))
+    pytester.makepyfile(test_dense=TEST.format(setting=f"per_op={{{key!r}: {{'max_abs': 0.01}}}}"))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1, passed=1)  # (the MatMul alone passes under fusion_off)
     text = result.stdout.str()
     assert "configuration error" not in text
     block = text[text.index("test_dense[default]"):]
     step = next(line for line in block.splitlines() if line.startswith("next step: "))
-    assert ("the entry 'dense_6' judges fused op dense_6 (dense_6, Add1), whose output op "
+    assert (f"the entry {key!r} judges fused op dense_6 (dense_6, Add1), whose output op "
             "'Add1' makes, and under fusion_off op 'dense_6' alone (before 'Add1'), another "
-            "tensor: to judge this output in every mode, key the entry 'Add1'") in step, step
+            "tensor: to judge this output in every mode, key the entry 'Add1': "
+            "per_op={'Add1': {'max_abs': 0.01}}") in step, step
     assert "FUSION_OFF" not in block[:block.index("short test summary")].split("next step")[1]
-    # as it says: the op making the output judges it, fused or not: max_abs 0.01 fails both
-    pytester.makepyfile(test_dense=TEST.format(setting="per_op={'Add1': {'max_abs': 0.01}}"))
+    # as it says, pasted: the op making the output judges it, fused or not: both fail
+    pasted = re.search(r"(per_op=\{'Add1': \{[^}]*\}\})", step).group(1)
+    pytester.makepyfile(test_dense=TEST.format(setting=pasted))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*[[]default[]]*first failing op dense_6 (max_abs *> 0.01)*",
