@@ -176,7 +176,8 @@ class DatasetResult:
                              "could track")
             if self.track_outputs:
                 lines.append("to track the top-1 of one output, and trace the first sample it "
-                             "flips to an operator, name it:")
+                             "flips to an operator, name it (one of class scores: the top-1 of "
+                             "boxes or other values tells nothing):")
                 lines += [f"  {line}" for line in self.track_lines
                           or [f"output={name!r}" for name in self.track_outputs]]
         elif self.flipped:

@@ -64,7 +64,7 @@ def test_the_printed_output_option_pasted_in_the_test_traces_the_flipped_sample(
         "flipped top-1: not tracked (the model has 2 outputs, logits, scaled, and a callable "
         "metric may read any of them)",
         "to track the top-1 of one output, and trace the first sample it flips to an operator, "
-        "name it:",
+        "name it (one of class scores: the top-1 of boxes or other values tells nothing):",
         "  output='logits'",
         "  output='scaled'",
         "NaN/Inf in the device outputs logits, scaled (NaN, or an Inf the reference lacks there) "
