@@ -22,7 +22,7 @@ holding flushed values are kept (nothing before them can be).
 """
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -48,10 +48,12 @@ Found = Tuple[str, str, Optional[float], str]
 
 class Walk:
     """``stopped``: where the walk stopped at a value float16 flushes that it does not follow
-    (a Concat, a Cube op, a graph input), said as a clause; "" where it did not."""
+    (a Concat, a Cube op), said as a clause; "" where it did not. Figures read once per walk
+    (a re-review: a chain of 100 scales took 8.7 s, each op walking it again)."""
 
     def __init__(self):
         self.stopped = ""
+        self.memo: Dict[tuple, object] = {}
 
 
 def flush_makers(golden: DumpSet, name: str, graph, walk: Optional[Walk] = None) -> List[Found]:
@@ -60,57 +62,87 @@ def flush_makers(golden: DumpSet, name: str, graph, walk: Optional[Walk] = None)
     hand values on or scale them by constants, those ops first (module docstring)."""
     if not graph:
         return []
+    walk = walk if walk is not None else Walk()
     out: List[Found] = []
     for k in range(len(graph[0].get(name, ()))):
-        chain: List[Tuple[str, str]] = []
-        made = producer_in_graph(golden, name, f"input:{k}", graph)
-        while made is not None and _passes(golden, made[0], graph):
-            chain.append(made)
-            made = producer_in_graph(golden, made[0], "input:0", graph)
-        held = _held(golden, made) if made is not None else None
-        takes = None if made is None or held is not None else _taken(golden, made, graph)
+        chain, made = _through_passers(golden, name, f"input:{k}", graph)
+        held = _held(golden, made, walk) if made is not None else None
+        takes = None if made is None or held is not None else _taken(golden, made, graph, walk)
         if made is not None and _takes_part(graph, made) and (held or takes):
             through = takes[1] if takes else ""
-            out += [_own(golden, c, through or f"{made[0]} {made[1]}") for c in chain]
+            out += [_own(golden, c, graph, walk, through or f"{made[0]} {made[1]}")
+                    for c in chain]
             out.append((made[0], takes[0] if takes else made[1],
                         held if held is not None else takes[2], through))
             continue
-        own = [_own(golden, c, "") for c in chain] if made is None else []
-        if any(f[2] is not None for f in own):  # the carriers of a graph input holding the
-            out += own  # flushed values (a review: the Transpose reading it was left out)
-        if made is not None and (held or takes or _joins_flushed(golden, made[0], graph)) \
-                and walk is not None and not walk.stopped:
-            walk.stopped = (f"; the walk up from the flushed value stopped at "
-                            f"{made[0]} (a {graph[3].get(made[0], 'op')}), which holds, "
-                            f"takes or joins values float16 flushes too: ops before it are not "
+        # the ops of the chain up to the last that holds or takes a flushed value itself: a
+        # scale by a constant holding tiny values (a re-review: Mul(relu, k), k[0] = 1e-8),
+        # the carriers of a graph input holding them (a review)
+        own = [_own(golden, c, graph, walk, "") for c in chain]
+        last = max((i for i, f in enumerate(own) if f[2] is not None), default=-1)
+        out += own[:last + 1]
+        if made is not None and (held or takes or _joins_flushed(golden, made[0], graph, walk)) \
+                and not walk.stopped:
+            walk.stopped = (f"; the walk up from the flushed value stopped at {made[0]} (a "
+                            f"{graph[3].get(made[0], 'op')}), which holds, takes or joins values "
+                            f"float16 flushes too: it and the ops computing its inputs are not "
                             f"listed")
     return list(dict.fromkeys(out))
 
 
-def _joins_flushed(golden: DumpSet, op: str, graph) -> bool:
-    """Whether ``op``, a Concat, joins a tensor whose maker holds or takes a flushed value (a
-    review: ``Square(Concat(Sqrt(sum1), Sqrt(sum2)))``, its roots normal, its sums flushed)."""
+def walked_on(golden: DumpSet, found: Found, graph, walk: Walk) -> List[Found]:
+    """What the walk reaches past ``found``, an op ``flush_makers`` returned: the makers before
+    it, where it is no op of a chain (those were walked with it; a chain's carriers walked
+    again went on into the Concat it stopped at: basic-pitch's list grew to 222 ops)."""
+    if _passes(found[0], graph) is not None:
+        return []
+    return flush_makers(golden, found[0], graph, walk)
+
+
+def _through_passers(golden: DumpSet, name: str, slot: str, graph):
+    """``(chain, made)``: the ops feeding ``name``'s ``slot`` that hand values on or scale them
+    by constants, nearest first, and the first op past them (None: a graph input)."""
+    chain: List[Tuple[str, str]] = []
+    made = producer_in_graph(golden, name, slot, graph)
+    while made is not None and len(chain) < 256:
+        on = _passes(made[0], graph)
+        if on is None:
+            break
+        chain.append(made)
+        made = producer_in_graph(golden, made[0], f"input:{on}", graph)
+    return chain, made
+
+
+def _joins_flushed(golden: DumpSet, op: str, graph, walk: Walk) -> bool:
+    """Whether ``op``, a Concat, joins a tensor whose maker, past ops handing values on, holds
+    or takes a flushed value (a review: ``Square(Concat(Sqrt(sum1), Sqrt(sum2)))``, its roots
+    normal, its sums flushed; a re-review: a Transpose between a root and the Concat)."""
     if graph[3].get(op, "") not in ("Concat", "ConcatD", "ConcatV2", "ConcatV2D"):
         return False
     for k in range(len(graph[0].get(op, ()))):
-        made = producer_in_graph(golden, op, f"input:{k}", graph)
+        _, made = _through_passers(golden, op, f"input:{k}", graph)
         if made is not None and _takes_part(graph, made) and (
-                _held(golden, made) is not None or _taken(golden, made, graph) is not None):
+                _held(golden, made, walk) is not None
+                or _taken(golden, made, graph, walk) is not None):
             return True
     return False
 
 
-def _passes(golden: DumpSet, op: str, graph) -> bool:
-    """Whether ``op`` hands its first input on (a carrier), or scales it by constants only."""
+def _passes(op: str, graph) -> Optional[int]:
+    """The input index ``op`` hands on: 0 for a carrier, the one computed input of a scale by
+    constants (either side: tf2onnx writes ``Mul(0.5, mag)``), else None."""
     kind = graph[3].get(op, "")
     if carries(kind):
-        return True
+        return 0
     if kind not in _SCALERS:
-        return False
+        return None
     inputs = graph[0].get(op, ())
-    computed = [t for t in inputs if t and t not in graph[2] and t in graph[1]
+    computed = [k for k, t in enumerate(inputs) if t and t not in graph[2] and t in graph[1]
                 and graph[3].get(graph[1][t][0], "") not in ("Constant", "ConstantOfShape")]
-    return len(computed) == 1 and inputs[:1] == computed[:1]
+    graph_inputs = [k for k, t in enumerate(inputs) if t and t not in graph[2]
+                    and t not in graph[1]]
+    found = computed + graph_inputs
+    return found[0] if len(found) == 1 else None
 
 
 def _takes_part(graph, made: Tuple[str, str]) -> bool:
@@ -118,29 +150,55 @@ def _takes_part(graph, made: Tuple[str, str]) -> bool:
     return kind not in _NOT_KEPT and not is_cube(kind)
 
 
-def _held(golden: DumpSet, made: Tuple[str, str]) -> Optional[float]:
+def _held(golden: DumpSet, made: Tuple[str, str], walk: Walk) -> Optional[float]:
     """The largest |value| of ``made``'s golden output that float16 flushes, or None."""
-    op = op_by_model_name(golden, made[0])
-    for t in op.outputs if op is not None else ():
-        if t.slot == made[1] and value_dtype(t.dtype).kind == "f":
-            return _peak(t.load)
-    return None
+    key = ("held", made)
+    if key not in walk.memo:
+        op = op_by_model_name(golden, made[0])
+        walk.memo[key] = next((_peak(t.load) for t in (op.outputs if op is not None else ())
+                               if t.slot == made[1] and value_dtype(t.dtype).kind == "f"), None)
+    return walk.memo[key]
 
 
-def _taken(golden: DumpSet, made: Tuple[str, str], graph) -> Optional[Tuple[str, str, float]]:
-    """``(input:k, "its maker's slot", peak)`` of the first operand of ``made``'s op holding a
-    value float16 flushes, or None."""
+def _taken(golden: DumpSet, made: Tuple[str, str], graph,
+           walk: Walk) -> Optional[Tuple[str, str, float]]:
+    """``(input:k, where it comes from, peak)`` of the first operand of ``made``'s op holding
+    a value float16 flushes (a weight, another op's output, or a graph input the golden holds
+    as the op's input: a re-review's ``Mul(x, 1e4)`` of a flushed input), or None."""
+    key = ("taken", made[0])
+    if key in walk.memo:
+        return walk.memo[key]
+    found = None
     for slot, load in operands_in_graph(golden, made[0], graph):
         peak = _peak(load)
         if peak is not None:
             maker = producer_in_graph(golden, made[0], slot, graph)
-            return slot, (f"{maker[0]} {maker[1]}" if maker else slot), peak
-    return None
+            found = slot, (f"{maker[0]} {maker[1]}" if maker else "a weight"), peak
+            break
+    op = op_by_model_name(golden, made[0]) if found is None else None
+    for t in op.inputs if op is not None else ():
+        tensors = graph[0].get(made[0], ())
+        k = int(t.slot.split(":")[1]) if t.slot.startswith("input:") else -1
+        if 0 <= k < len(tensors) and tensors[k] not in graph[1] and tensors[k] not in graph[2] \
+                and value_dtype(t.dtype).kind == "f":
+            peak = _peak(t.load)
+            if peak is not None:
+                found = t.slot, f"graph input {tensors[k]}", peak
+                break
+    walk.memo[key] = found
+    return found
 
 
-def _own(golden: DumpSet, made: Tuple[str, str], through: str) -> Found:
-    peak = _held(golden, made)
-    return made[0], made[1], peak, "" if peak is not None else through
+def _own(golden: DumpSet, made: Tuple[str, str], graph, walk: Walk, through: str) -> Found:
+    """An op of a chain with its own figure: what it holds that float16 flushes, else what it
+    takes, else what it is computed from (``through``)."""
+    peak = _held(golden, made, walk)
+    if peak is not None:
+        return made[0], made[1], peak, ""
+    takes = _taken(golden, made, graph, walk)
+    if takes is not None:
+        return made[0], takes[0], takes[2], takes[1]
+    return made[0], made[1], None, through
 
 
 def _peak(load) -> Optional[float]:
@@ -151,4 +209,4 @@ def _peak(load) -> Optional[float]:
     return flushed_peak_any(values)
 
 
-__all__ = ["Found", "Walk", "flush_makers"]
+__all__ = ["Found", "Walk", "flush_makers", "walked_on"]

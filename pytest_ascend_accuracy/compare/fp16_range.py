@@ -36,7 +36,7 @@ from ..dump.model import DumpSet
 from ..core.ascend_optypes import IF_TYPES, finished_types  # noqa: E402
 from ..core.check_defaults import DEFAULT_THRESHOLD  # noqa: E402
 from ..core.fp16 import FP16_MAX  # noqa: E402  (one definition, in core)
-from .flush_chain import Walk, flush_makers  # noqa: E402
+from .flush_chain import Walk, flush_makers, walked_on  # noqa: E402
 from .golden_edges import (ModelEdges, graph_edges, operands_in_graph,  # noqa: E402,F401
                            producer_in_graph, producers_by_file)  # (ModelEdges: read here too)
 from .quiet_rows import quiet_rows  # noqa: E402
@@ -74,11 +74,13 @@ class RangeFinding:
     kind: str = OVERFLOW
     op_type: str = ""
     feeds: str = ""
-    #: for an op kept because the values it takes come from a flushed one (a Sqrt of a flushed
-    #: sum, a scale of that root), where: ``sum output:0`` (``flush_chain``)
+    #: where an op's flushed values come from, for one kept as it takes them (``flush_chain``)
     through: str = ""
 
     def describe(self) -> str:
+        if self.kind == UNDERFLOW and self.through and self.slot.startswith("input"):
+            return (f"{self.op} {self.slot} takes values float16 flushes to 0 "
+                    f"(|{self.max_abs:.4g}|) from {self.through}")
         if self.kind == UNDERFLOW and self.through:
             return (f"{self.op} {self.slot} is computed from values float16 flushes to 0 at "
                     f"{self.through}")
@@ -101,18 +103,17 @@ class RangeFindings(list):
     passing: Tuple[str, ...] = ()
     #: the verdict ignores ops whose edges to the failures are unknown: not looked at
     ignored_unlooked: bool = False
-    #: the failing rows' If operators (the device dumps their outputs only) and those whose
-    #: branch's golden tensors were read, with what was found there (``branch_range``)
+    #: the failing rows' Ifs (the device dumps their outputs only) and those whose branch's
+    #: golden tensors were read, with what was found there (``branch_range``)
     failing_ifs: Tuple[str, ...] = ()
     branches: Tuple[str, ...] = ()
     in_branches: Tuple[RangeFinding, ...] = ()
     #: the fused groups of the compared rows (each a row's ``original_names``, two or more):
     #: a keep_dtype fix keeping one member keeps the others (``fused_groups``)
     fused: Tuple[Tuple[Tuple[str, ...], str], ...] = ()
-    #: where the walk up from a flushed value stopped at one it does not follow (a clause,
-    #: ``flush_chain.Walk``): the list may miss ops before it
+    #: where the walk up from a flushed value stopped short (``flush_chain.Walk``); overflows
+    #: at the operands of a late op turning NaN/Inf, for the words only
     walk_stopped: str = ""
-    #: overflows at the operands of a late op turning NaN/Inf, for the words only
     late_overflow: Tuple[RangeFinding, ...] = ()
     #: ``input_producers`` of the golden and model the findings were read from, to call
     #: (``failing_ops_past_fp16``; not a tuple, which ``in_model_spelling`` would rename)
@@ -198,8 +199,7 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
             if producer is None and model is not None:
                 graph = graph_edges(model) if graph is None else graph
                 producer = producer_in_graph(golden, op.name, slot, graph)
-            # and up through ops that carry the value on (a review: a Transpose; a re-review:
-            # a Concat, each of whose inputs holding flushed values is followed)
+            # and up through ops carrying it on (a Transpose; a Concat's inputs holding it)
             todo, seen_ops = [(producer, op.name)], {op.name}
             walk = Walk() if singular_operand(type_of(op.name, op.op_type), slot) else None
             while todo:
@@ -213,10 +213,10 @@ def golden_inputs_past_fp16(golden: DumpSet, op_names: Iterable[str], *, limit: 
                 _add(found, RangeFinding(producer[0], producer[1], tiny if peak is None else peak,
                                          UNDERFLOW, kind, feeds=feeds, through=through))
                 graph = graph_edges(model) if graph is None and model is not None else graph
-                todo += [(p, producer[0])
-                         for p in _carried_from(golden, producer[0], kind, graph, walk)]
-            if walk is not None and walk.stopped and not found.walk_stopped:
-                found.walk_stopped = walk.stopped
+                todo += [(p, producer[0]) for p in (
+                    walked_on(golden, producer, graph, walk) if len(producer) == 4
+                    else _carried_from(golden, producer[0], kind, graph, walk))]
+            found.walk_stopped = found.walk_stopped or (walk.stopped if walk else "")
         for slot, tiny in out_flushed:
             op_type = op_type or type_of(op.name, op.op_type)
             _add(found, RangeFinding(op.name, slot, tiny, UNDERFLOW, op_type))

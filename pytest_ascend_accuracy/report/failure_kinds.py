@@ -232,8 +232,8 @@ def nonfinite_reason(row, range_inputs=(), cube: bool = False) -> str:
                                        f"({shown})", 1) + unlooked_note(range_inputs)
     # (a review: "or a fault" undercut the finding it had just named)
     return (f"values turn NaN/Inf at {label}, where golden values leave the float16 range "
-            f"({shown}): float16 rounding of them, there or before it, though no list of ops to "
-            f"keep in float32 was found from the failing ops" + unlooked_note(range_inputs))
+            f"({shown}): float16's range is the cause, there or before it, though no list of ops "
+            f"to keep in float32 was found from the failing ops" + unlooked_note(range_inputs))
 
 
 #: ``{how}``: how the ops are kept (the plugin's hint lists the modes after it); ``{diagnose}``:

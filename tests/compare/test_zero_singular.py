@@ -202,7 +202,8 @@ def test_a_concat_the_walk_does_not_follow_is_said(pytester):
     _magnitude(pytester.path / "mag.onnx", concat=True)
     printed, step, pasted = _hint_then_pasted(pytester)
     assert ("the walk up from the flushed value stopped at stack (a Concat), which holds, takes "
-            "or joins values float16 flushes too: ops before it are not listed") in step, step
+            "or joins values float16 flushes too: it and the ops computing its inputs are not "
+            "listed") in step, step
     assert "where it still fails, run with --accuracy-diagnose" in step
 
 
@@ -267,3 +268,57 @@ def test_ops_handing_on_a_graph_input_that_float16_flushes_are_kept(pytester):
         imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
         marker=f"@accuracy({mode})"))
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+
+
+def _case(pytester, nodes, inits, outputs, marker=""):
+    """Run ``nodes`` (input x [4, 8] in [0.5, 1)) once; (the printed mode or "", next step)."""
+    graph = helper.make_graph(nodes, "case", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
+        [numpy_helper.from_array(np.asarray(v, np.float32), k) for k, v in inits.items()])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              str(pytester.path / "mag.onnx"))
+    body = MAGNITUDE.replace("{shape}", "(4, 8)").replace("x[..., 0] = {tiny}", "pass")
+    pytester.makepyfile(test_mag=body.format(imports="from pytest_ascend_accuracy import "
+                                             "accuracy, keep_dtype", marker=marker))
+    result = pytester.runpytest("-p", "no:randomly")
+    lines = result.stdout.lines
+    mode = next((line.strip() for line in lines if line.strip().startswith("modes=[")), "")
+    return mode, next(line for line in lines if line.startswith("next step: ")), body
+
+
+@pytest.mark.parametrize("order", [["r", "k"], ["k", "r"]])
+def test_a_scale_whose_constant_makes_the_flushed_value_is_kept(pytester, order):
+    """A re-review: ``Mul(relu, k)`` with ``k[0] = 1e-8`` before ``Log(Square(.))`` was taken
+    as a scale handing values on, and dropped with the chain: the list failed pasted (either
+    operand order: tf2onnx writes the constant first)."""
+    k = np.ones(8, np.float32)
+    k[0] = 1e-8
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="act"),
+             helper.make_node("Mul", order, ["s"], name="small"),
+             helper.make_node("Mul", ["s", "s"], ["q"], name="square"),
+             helper.make_node("Log", ["q"], ["y"], name="log")]
+    mode, _, body = _case(pytester, nodes, {"k": k}, ["y"])
+    assert mode == "modes=[keep_dtype(['log', 'square', 'small'])]", mode
+    pytester.makepyfile(test_mag=body.format(
+        imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
+        marker=f"@accuracy({mode})"))
+    pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
+
+
+def test_a_late_cube_op_past_65504_keeps_its_probe_and_names_the_weight(pytester):
+    """A review: reading a late NaN/Inf op's operands turned a MatMul's 7e4 weight into "no op
+    list is known to fix it"; its Cube probe stays, its reason naming the weight."""
+    w = np.full((8, 8), 0.1, np.float32)
+    w[0, 0] = 7.0e4
+    nodes = [helper.make_node("Mul", ["x", "three"], ["a"], name="pre1"),
+             helper.make_node("Mul", ["a", "three"], ["b"], name="pre2"),
+             helper.make_node("Mul", ["b", "three"], ["c"], name="pre3"),
+             helper.make_node("Mul", ["x", "tenth"], ["xs"], name="shrink"),
+             helper.make_node("MatMul", ["xs", "W"], ["y"], name="mm")]
+    mode, step, _ = _case(pytester, nodes, {"three": 3.0, "W": w, "tenth": 0.1}, ["c", "y"],
+                          marker="@accuracy(threshold=0.9999999999)")
+    assert mode == "modes=[keep_dtype(['mm'])]", mode
+    assert step.startswith("next step: values turn NaN/Inf at mm, where golden values leave the "
+                           "float16 range (mm input:1 reaches |7e+04|); mm runs on the Cube "
+                           "unit"), step
