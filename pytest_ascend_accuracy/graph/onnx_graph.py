@@ -31,6 +31,7 @@ from .feedable import check_feedable
 from .input_names import check_input_names, listed_initializers, require_mapping
 from . import input_shape_parse
 from .onnxruntime_version import require_onnx
+from .export_metadata import image_size
 from .shape_advice import dynamic_dims_text, dynamic_shape_error
 from .shape_trial import runner as trial_runner
 
@@ -217,7 +218,7 @@ def resolve_input_shapes(model, input_shape=None, *, require_static: bool = True
         left = {n: _dims_of(inputs[n]) for n in dynamic}
         raise dynamic_shape_error(where, what, left, known, list(inputs), runner=partial(
             trial_runner, model if source is None else source, seed, make_inputs,
-            session_options))  # (run when the advice is shown)
+            session_options), exported=image_size(model))  # (run when the advice is shown)
     return resolved
 
 

@@ -210,14 +210,16 @@ def dynamic_shape_error(where: str, what: str, dynamic: Declared,
                         given: Mapping[str, Tuple[Tuple[int, str], ...]],
                         order: Sequence[str] = (), *,
                         runner: Optional[Callable[[], Optional[Run]]] = None,
-                        ) -> DynamicShapeError:
+                        exported: Optional[Tuple[int, int]] = None) -> DynamicShapeError:
     """The error for the inputs of ``dynamic`` (each dimension as ``(size or None, dim_param)``;
     an input with no declared shape has no dimensions); ``given``: the dimensions of the inputs
     ``input_shape`` gave (``(size, dim_param)``): the example keeps them, so that it replaces
     the call's ``input_shape`` whole, and reuses their named sizes. ``order``: the model's
     input names, the example's order. ``runner``: makes the ``run`` the example is tried with
     (``shape_trial.runner`` of the model, bound by ``onnx_graph``) when the text is made;
-    None (the model is not at hand): the text is as it was, unchecked."""
+    None (the model is not at hand): the text is as it was, unchecked. ``exported``: the
+    ``(height, width)`` the model's metadata says it was exported for (``export_metadata``),
+    given to the last two dimensions of a 4-D input that leaves both open."""
     # a dim_value of 0 or less (an export's -1) is dynamic as an unset one is (declared_shape)
     dynamic = {n: tuple((s if s is not None and int(s) > 0 else None, p) for s, p in dims)
                for n, dims in dynamic.items()}
@@ -235,6 +237,11 @@ def dynamic_shape_error(where: str, what: str, dynamic: Declared,
             unranked.append(name)
             example[name] = (1,)
             continue
+        if exported and len(dims) == 4 and dims[2][0] is None and dims[3][0] is None:
+            dims = (*dims[:2], (exported[0], ""), (exported[1], ""))
+            said = f"the {exported[0]}x{exported[1]} its metadata's imgsz gives for its image"
+            if said not in reused:
+                reused.append(said)
         shape = []
         for size, param in dims:
             if size is None and param in sizes:
@@ -250,6 +257,10 @@ def dynamic_shape_error(where: str, what: str, dynamic: Declared,
     chosen = "1 for each dynamic dimension" if not reused else (
         ", ".join(reused) + " and 1 for each other dynamic dimension")
     n_dims = sum(1 for dims in dynamic.values() for size, _ in dims if size is None)
+    if exported:  # the image's two, sized by the metadata, stay the model's open dimensions
+        dynamic = {n: (tuple(dims[:2]) + tuple((exported[k], "") for k in range(2))
+                       if len(dims) == 4 and dims[2][0] is None and dims[3][0] is None else dims)
+                   for n, dims in dynamic.items()}
     slots = slots_of(dynamic, sizes)
     trial = None if runner is None else partial(first_that_runs, runner, dict(example), slots)
     return DynamicShapeError(where, what, example, chosen, unranked, n_dims + len(unranked),

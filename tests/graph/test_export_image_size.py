@@ -1,0 +1,45 @@
+"""The dynamic-shape advice offers the image size an exporter recorded: NudeNet's YOLOv8
+``320n.onnx`` (``images`` [batch, 3, height, width], Ultralytics' metadata ``imgsz: [320, 320]``)
+was offered 32x32, its first common size that runs, a 1x1 top feature map and a 21-anchor head,
+not the graph it is deployed as (audit 34)."""
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from pytest_ascend_accuracy.graph.export_metadata import image_size
+from pytest_ascend_accuracy.graph.onnx_graph import make_inputs
+from pytest_ascend_accuracy.graph.shape_advice import DynamicShapeError
+
+
+def _model(imgsz=None):
+    x = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", 3, "height", "width"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("Relu", ["images"], ["y"], name="act")], "det",
+                              [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    if imgsz is not None:
+        onnx.helper.set_model_props(model, {"author": "Ultralytics", "imgsz": imgsz,
+                                            "stride": "32"})
+    return model
+
+
+@pytest.mark.parametrize("imgsz, size", [("[320, 320]", (320, 320)), ("[480, 640]", (480, 640)),
+                                         ("640", (640, 640)), ("", None), (None, None)])
+def test_the_metadata_size_is_read(imgsz, size):
+    assert image_size(_model(imgsz)) == size
+
+
+def test_the_advice_offers_the_exported_size_and_it_runs_pasted():
+    with pytest.raises(DynamicShapeError) as info:
+        make_inputs(_model("[320, 320]"), seed=0)
+    text = str(info.value)
+    assert ("e.g. with the 320x320 its metadata's imgsz gives for its image and 1 for each "
+            "other dynamic dimension: input_shape={'images': (1, 3, 320, 320)}") in text, text
+    inputs = make_inputs(_model("[320, 320]"), seed=0, input_shape={"images": (1, 3, 320, 320)})
+    assert inputs["images"].shape == (1, 3, 320, 320)
+
+
+def test_without_metadata_the_advice_is_as_before():
+    with pytest.raises(DynamicShapeError) as info:
+        make_inputs(_model(), seed=0)
+    assert "imgsz" not in str(info.value)
