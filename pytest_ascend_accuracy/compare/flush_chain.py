@@ -130,7 +130,8 @@ def _joins_flushed(golden: DumpSet, op: str, graph, walk: Walk) -> bool:
 
 def _passes(op: str, graph) -> Optional[int]:
     """The input index ``op`` hands on: 0 for a carrier, the one computed input of a scale by
-    constants (either side: tf2onnx writes ``Mul(0.5, mag)``), else None."""
+    constants or graph inputs (either side: tf2onnx writes ``Mul(0.5, mag)``), the one graph
+    input of a scale of it by constants, else None."""
     kind = graph[3].get(op, "")
     if carries(kind):
         return 0
@@ -141,8 +142,9 @@ def _passes(op: str, graph) -> Optional[int]:
                 and graph[3].get(graph[1][t][0], "") not in ("Constant", "ConstantOfShape")]
     graph_inputs = [k for k, t in enumerate(inputs) if t and t not in graph[2]
                     and t not in graph[1]]
-    found = computed + graph_inputs
-    return found[0] if len(found) == 1 else None
+    if computed:  # another op's output, scaled by constants or a graph input (a gain fed at
+        return computed[0] if len(computed) == 1 else None  # run time: a final review)
+    return graph_inputs[0] if len(graph_inputs) == 1 else None  # (a graph input, rescaled)
 
 
 def _takes_part(graph, made: Tuple[str, str]) -> bool:

@@ -28,6 +28,7 @@ def joined_outputs(graph) -> Dict[str, str]:
     """``{output: "Concat 'name' of Sigmoid scores and Mul values"}`` of ``graph``'s outputs
     made so (module docstring)."""
     producer = {out: node for node in graph.node for out in node.output if out}
+    producer.update({t.name: None for t in graph.initializer})  # (constants: no producer op)
     found = {}
     for out in graph.output:
         node = _past_movers(producer, out.name)
@@ -78,9 +79,10 @@ def _complement_of(producer, node) -> str:
     """The score type ``node`` complements, ``Sub(1, p)`` (a binary classifier's ``1 - p``
     beside ``p``, a review), else "": a score scaled or shifted otherwise (YOLOv5's boxes,
     ``Sigmoid(t) * 2 - 0.5`` times a stride) is a value, not a score."""
-    if node.op_type != "Sub" or len(node.input) != 2 or node.input[0] in producer and \
-            producer[node.input[0]].op_type not in ("Constant", "ConstantOfShape"):
-        return ""
+    first = producer.get(node.input[0], "input") if len(node.input) == 2 else "input"
+    if node.op_type != "Sub" or not (first is None or getattr(first, "op_type", "") in (
+            "Constant", "ConstantOfShape")):
+        return ""  # (1 - p: a constant first, not a graph input, a final review)
     made = _past_movers(producer, node.input[1])
     return made.op_type if made is not None and made.op_type in _SCORES else ""
 

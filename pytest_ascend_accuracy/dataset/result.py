@@ -175,9 +175,9 @@ class DatasetResult:
                 lines.append("none of its outputs has a single class axis whose top-1 output= "
                              "could track")
             if self.track_outputs:
-                lines.append("to track the top-1 of one output, and trace the first sample it "
-                             "flips to an operator, name it (one of class scores: the top-1 of "
-                             "boxes or other values tells nothing):")
+                lines.append("to track the top-1 of one output of class scores (the top-1 of "
+                             "boxes or other values tells nothing), and trace the first sample "
+                             "it flips to an operator, name it:")
                 lines += [f"  {line}" for line in self.track_lines
                           or [f"output={name!r}" for name in self.track_outputs]]
         elif self.flipped:

@@ -237,7 +237,8 @@ def dynamic_shape_error(where: str, what: str, dynamic: Declared,
             unranked.append(name)
             example[name] = (1,)
             continue
-        if exported and len(dims) == 4 and dims[2][0] is None and dims[3][0] is None:
+        if (exported and len(dims) == 4 and dims[1][0] is not None and dims[2][0] is None
+                and dims[3][0] is None):  # (NCHW: an NHWC input's last is its channels)
             dims = (*dims[:2], (exported[0], ""), (exported[1], ""))
             said = f"the {exported[0]}x{exported[1]} its metadata's imgsz gives for its image"
             if said not in reused:
@@ -257,10 +258,6 @@ def dynamic_shape_error(where: str, what: str, dynamic: Declared,
     chosen = "1 for each dynamic dimension" if not reused else (
         ", ".join(reused) + " and 1 for each other dynamic dimension")
     n_dims = sum(1 for dims in dynamic.values() for size, _ in dims if size is None)
-    if exported:  # the image's two, sized by the metadata, stay the model's open dimensions
-        dynamic = {n: (tuple(dims[:2]) + tuple((exported[k], "") for k in range(2))
-                       if len(dims) == 4 and dims[2][0] is None and dims[3][0] is None else dims)
-                   for n, dims in dynamic.items()}
     slots = slots_of(dynamic, sizes)
     trial = None if runner is None else partial(first_that_runs, runner, dict(example), slots)
     return DynamicShapeError(where, what, example, chosen, unranked, n_dims + len(unranked),

@@ -129,7 +129,10 @@ def member_entry(verdict: Verdict):
     if key is None or not maker or len(set(row.original_names)) < 2:
         return None
     named = key.split(":output:")[0]  # (a re-review: 'fc:output:0' the same)
-    if named == maker or fnmatchcase(maker, named):
+    members = [m for m in row.original_names if m != maker]
+    # a member, or a glob matching one, not the fused op's own name (which fusion_off refuses)
+    if named == maker or fnmatchcase(maker, named) or not any(
+            m == named or fnmatchcase(m, named) for m in members):
         return None
     return key, row, maker
 
@@ -140,17 +143,18 @@ def member_entry_text(verdict: Verdict) -> str:
     found = member_entry(verdict)
     if found is None:
         return ""
-    from .would_pass import threshold_literal
+    from .would_pass import rekeyed_per_op
 
     key, row, maker = found
-    alone = ("the op it matches alone" if any(c in key for c in "*?[")
-             else f"op {key.split(':output:')[0]!r} alone")
+    glob = any(c in key for c in "*?[")
+    alone = "the op it matches alone" if glob else f"op {key.split(':output:')[0]!r} alone"
+    how = (f"add an entry {printable(maker)!r} before it" if glob
+           else f"key the entry {printable(maker)!r}")
     return (f"; the entry {key!r} judges fused op {printable(row.label)} "
             f"({', '.join(printable(n) for n in row.original_names)}), whose output op "
             f"{printable(maker)!r} makes, and under fusion_off {alone} (before "
-            f"{printable(maker)!r}), another tensor: to judge this output in every mode, key "
-            f"the entry {printable(maker)!r}: per_op={{{printable(maker)!r}: "
-            f"{threshold_literal(verdict.first.threshold)}}}")
+            f"{printable(maker)!r}), another tensor: to judge this output in every mode, {how}, "
+            f"every other entry as it is: {rekeyed_per_op(verdict.policy, key, maker)}")
 
 
 def nonfinite_failure(verdict: Verdict):

@@ -10,6 +10,7 @@ guard, or judged by a per_op entry, made the check's figure fail pasted).
 """
 from __future__ import annotations
 
+import shlex
 from typing import Callable
 
 
@@ -54,6 +55,29 @@ def threshold_literal(threshold) -> str:
     return f"{{{threshold.metric!r}: {threshold_text(threshold.value)}}}"
 
 
+def rekeyed_per_op(policy, key: str, maker: str) -> str:
+    """The check's whole per_op with ``key`` keyed ``maker`` (a glob kept, ``maker`` put before
+    it), in a test's, a YAML suite's and the shell's spelling (a final review: the note's lone
+    ``per_op={'Add1': ...}``, pasted, dropped the check's other entries, and was Python in a
+    YAML suite)."""
+    from ..compare.thresholds import threshold_text
+    from ..core.yaml_text import yaml_flow_map
+
+    entries = []
+    for name, thr in policy.per_op:
+        if name == key:
+            entries.append((maker, thr))
+            if any(c in key for c in "*?["):
+                entries.append((name, thr))
+        else:
+            entries.append((name, thr))
+    python = ", ".join(f"{n!r}: {threshold_literal(t)}" for n, t in entries)
+    yaml = yaml_flow_map({n: {t.metric: t.value} for n, t in entries})
+    shell = " ".join(f"--per-op {shlex.quote(f'{n}={t.metric}:{threshold_text(t.value)}')}"
+                     for n, t in entries)
+    return f"per_op={{{python}}} (YAML: per_op: {yaml}; shell: {shell})"
+
+
 def _threshold_text(f, verdict, num, reason) -> str:
     others = [g for g in getattr(verdict, "failures", ()) if g is not f]
     if not others:
@@ -92,4 +116,4 @@ def _why(g, verdict, reason) -> str:
     return reason(g)
 
 
-__all__ = ["threshold_literal", "would_pass_text"]
+__all__ = ["rekeyed_per_op", "threshold_literal", "would_pass_text"]

@@ -270,15 +270,17 @@ def test_ops_handing_on_a_graph_input_that_float16_flushes_are_kept(pytester):
     pytester.runpytest("-p", "no:randomly").assert_outcomes(passed=1)
 
 
-def _case(pytester, nodes, inits, outputs, marker=""):
-    """Run ``nodes`` (input x [4, 8] in [0.5, 1)) once; (the printed mode or "", next step)."""
+def _case(pytester, nodes, inits, outputs, marker="", tiny=None):
+    """Run ``nodes`` (input x [4, 8] in [0.5, 1), its first column ``tiny`` where given) once;
+    (the printed mode or "", next step, the test file's template)."""
     graph = helper.make_graph(nodes, "case", [
         helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
         [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
         [numpy_helper.from_array(np.asarray(v, np.float32), k) for k, v in inits.items()])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
               str(pytester.path / "mag.onnx"))
-    body = MAGNITUDE.replace("{shape}", "(4, 8)").replace("x[..., 0] = {tiny}", "pass")
+    body = MAGNITUDE.replace("{shape}", "(4, 8)").replace(
+        "x[..., 0] = {tiny}", "pass" if tiny is None else f"x[..., 0] = {tiny}")
     pytester.makepyfile(test_mag=body.format(imports="from pytest_ascend_accuracy import "
                                              "accuracy, keep_dtype", marker=marker))
     result = pytester.runpytest("-p", "no:randomly")
@@ -322,3 +324,49 @@ def test_a_late_cube_op_past_65504_keeps_its_probe_and_names_the_weight(pytester
     assert step.startswith("next step: values turn NaN/Inf at mm, where golden values leave the "
                            "float16 range (mm input:1 reaches |7e+04|); mm runs on the Cube "
                            "unit"), step
+
+
+def _pasted(pytester, body, mode) -> dict:
+    pytester.makepyfile(test_mag=body.format(
+        imports="from pytest_ascend_accuracy import accuracy, keep_dtype",
+        marker=f"@accuracy({mode})"))
+    return pytester.runpytest("-p", "no:randomly").parseoutcomes()
+
+
+@pytest.mark.parametrize("case", ["constant_first", "graph_input_rescaled"])
+def test_the_walk_goes_through_scales_of_every_spelling(pytester, case):
+    """A final review: ``Mul(0.5, mag)`` (tf2onnx writes the constant first), a flushed graph
+    input rescaled into range (``Mul(x, 100)``) and a gain fed at run time were each claimed
+    walked by a commit but tested by none; pasted, each list passes (the run-time gain:
+    ``fw/gain.py`` of that review, checked by hand)."""
+    tiny = "1.0e-4" if case != "graph_input_rescaled" else "1.0e-8"
+    half = {"constant_first": ["half", "r"]}.get(case)
+    if half:
+        nodes = [helper.make_node("Mul", ["x", "x"], ["p"], name="pow"),
+                 helper.make_node("Sqrt", ["p"], ["r"], name="sqrt"),
+                 helper.make_node("Mul", half, ["m"], name="scale")]
+    else:
+        nodes = [helper.make_node("Mul", ["x", "big"], ["m"], name="scale")]
+    nodes += [helper.make_node("Mul", ["m", "m"], ["q"], name="square"),
+              helper.make_node("Log", ["q"], ["y"], name="log")]
+    mode, step, body = _case(pytester, nodes, {"half": 0.5, "big": 100.0}, ["y"], tiny=tiny)
+    expected = {"constant_first": "['log', 'square', 'scale', 'sqrt', 'pow']",
+                "graph_input_rescaled": "['log', 'square', 'scale']"}[case]
+    assert mode == f"modes=[keep_dtype({expected})]", (mode, step)
+    assert _pasted(pytester, body, mode) == {"passed": 1}
+
+
+def test_a_concat_behind_a_transpose_is_said_where_the_walk_stops(pytester):
+    """A re-review: ``Square(Concat(Transpose(Sqrt(sum1)), Sqrt(sum2)))`` printed no stop."""
+    nodes = [helper.make_node("Mul", ["x", "x"], ["p"], name="pow"),
+             helper.make_node("Sqrt", ["p"], ["r"], name="sqrt"),
+             helper.make_node("Transpose", ["r"], ["t"], name="swap", perm=[1, 0]),
+             helper.make_node("Mul", ["x", "half"], ["x2"], name="quieter"),
+             helper.make_node("Mul", ["x2", "x2"], ["p2"], name="pow2"),
+             helper.make_node("Sqrt", ["p2"], ["r2"], name="sqrt2"),
+             helper.make_node("Transpose", ["r2"], ["t2"], name="swap2", perm=[1, 0]),
+             helper.make_node("Concat", ["t", "t2"], ["c"], name="stack", axis=0),
+             helper.make_node("Mul", ["c", "c"], ["q"], name="square"),
+             helper.make_node("Log", ["q"], ["y"], name="log")]
+    _, step, _ = _case(pytester, nodes, {"half": 0.5}, ["y"], tiny="1.0e-4")
+    assert "the walk up from the flushed value stopped at stack (a Concat)" in step, step

@@ -49,9 +49,9 @@ def test_untracked_flips_are_said_with_the_outputs_not_as_none_flipped(device, t
     assert not result.passed and result.flipped == ()
     assert "flipped top-1: not tracked (the model has 2 outputs, logits, scaled, and a callable " \
            "metric may read any of them)" in text, text
-    assert "to track the top-1 of one output, and trace the first sample it flips to an " \
-           "operator, name it (one of class scores: the top-1 of boxes or other values tells " \
-           "nothing):\n  output='logits'\n  output='scaled'" in text, text
+    assert "to track the top-1 of one output of class scores (the top-1 of boxes or other " \
+           "values tells nothing), and trace the first sample it flips to an operator, name " \
+           "it:\n  output='logits'\n  output='scaled'" in text, text
     assert "no sample's top-1 changed" not in text, text
     assert result.summary_line().endswith(", 20 samples, flips not tracked FAILED")
     from pytest_ascend_accuracy.dataset.result import to_record
@@ -62,7 +62,7 @@ def test_untracked_flips_are_said_with_the_outputs_not_as_none_flipped(device, t
 def test_the_output_option_pasted_tracks_the_flips_and_traces_an_operator(device, two):
     samples, labels = spiky_samples()
     result, _, _ = run_dataset_check(device(two), samples, metric=top1_of_logits, labels=labels)
-    pasted = result.message().split("tells nothing):\n")[1].splitlines()[0].strip()
+    pasted = result.message().split("name it:\n")[1].splitlines()[0].strip()
     assert pasted == "output='logits'"
     options = eval(f"dict({pasted})")  # the line as a keyword of the call
     again, _, _ = run_dataset_check(device(two), samples, metric=top1_of_logits, labels=labels,

@@ -63,8 +63,8 @@ def test_the_printed_output_option_pasted_in_the_test_traces_the_flipped_sample(
     result.stdout.fnmatch_lines([
         "flipped top-1: not tracked (the model has 2 outputs, logits, scaled, and a callable "
         "metric may read any of them)",
-        "to track the top-1 of one output, and trace the first sample it flips to an operator, "
-        "name it (one of class scores: the top-1 of boxes or other values tells nothing):",
+        "to track the top-1 of one output of class scores (the top-1 of boxes or other values "
+        "tells nothing), and trace the first sample it flips to an operator, name it:",
         "  output='logits'",
         "  output='scaled'",
         "NaN/Inf in the device outputs logits, scaled (NaN, or an Inf the reference lacks there) "

@@ -43,3 +43,16 @@ def test_without_metadata_the_advice_is_as_before():
     with pytest.raises(DynamicShapeError) as info:
         make_inputs(_model(), seed=0)
     assert "imgsz" not in str(info.value)
+
+
+def test_an_nhwc_input_is_not_given_the_image_size():
+    """A final review: ``[batch, height, width, 3]`` was offered ``(1, 1, 320, 320)``."""
+    x = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["batch", "height", "width", 3])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node("Relu", ["images"], ["y"], name="act")], "nhwc",
+                              [x], [y])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.helper.set_model_props(model, {"imgsz": "[320, 320]"})
+    with pytest.raises(DynamicShapeError) as info:
+        make_inputs(model, seed=0)
+    assert "imgsz" not in str(info.value) and "320" not in str(info.value)

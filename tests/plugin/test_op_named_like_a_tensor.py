@@ -57,8 +57,9 @@ def test_the_entry_is_taken_and_the_failure_keys_it_to_the_op_making_the_output(
     step = next(line for line in block.splitlines() if line.startswith("next step: "))
     assert (f"the entry {key!r} judges fused op dense_6 (dense_6, Add1), whose output op "
             "'Add1' makes, and under fusion_off op 'dense_6' alone (before 'Add1'), another "
-            "tensor: to judge this output in every mode, key the entry 'Add1': "
-            "per_op={'Add1': {'max_abs': 0.01}}") in step, step
+            "tensor: to judge this output in every mode, key the entry 'Add1', every other "
+            "entry as it is: per_op={'Add1': {'max_abs': 0.01}} (YAML: per_op: {Add1: "
+            "{max_abs: 0.01}}; shell: --per-op Add1=max_abs:0.01)") in step, step
     assert "FUSION_OFF" not in block[:block.index("short test summary")].split("next step")[1]
     # as it says, pasted: the op making the output judges it, fused or not: both fail
     pasted = re.search(r"(per_op=\{'Add1': \{[^}]*\}\})", step).group(1)
@@ -81,3 +82,39 @@ def test_the_outputs_line_names_the_output_the_op_makes(pytester):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["model outputs: Add1 (output dense_6: cosine 1.000000; rel_l2 * "
                                  "passes its threshold; the check fails at ops before it"])
+
+
+def test_the_rekeyed_per_op_keeps_every_other_entry_and_a_glob():
+    """A final review: the note's lone ``per_op={'Add1': ...}``, pasted, dropped the check's
+    other entries; a glob covering several layers keeps covering them."""
+    from pytest_ascend_accuracy.compare.thresholds import Policy
+    from pytest_ascend_accuracy.report.would_pass import rekeyed_per_op
+
+    policy = Policy.build(0.99, {"dense_6": {"max_abs": 0.01}, "prob": {"max_abs": 1.2e-07}})
+    assert rekeyed_per_op(policy, "dense_6", "Add1") == (
+        "per_op={'Add1': {'max_abs': 0.01}, 'prob': {'max_abs': 1.2e-07}} (YAML: per_op: "
+        "{Add1: {max_abs: 0.01}, prob: {max_abs: 1.2e-07}}; shell: --per-op Add1=max_abs:0.01 "
+        "--per-op prob=max_abs:1.2e-07)")
+    policy = Policy.build(0.99, {"dense_*": 0.999})
+    assert rekeyed_per_op(policy, "dense_*", "Add1").startswith(
+        "per_op={'Add1': {'cosine': 0.999}, 'dense_*': {'cosine': 0.999}}")
+
+
+def test_the_yaml_spelling_pasted_judges_the_output(pytester):
+    _dense(pytester.path / "dense.onnx")
+    suite = """
+models:
+  - name: dense
+    model: dense.onnx
+    threshold: 0.99
+    inputs: {seed: 0}
+    modes: [default, fusion_off]
+    per_op: PER_OP
+"""
+    pytester.makefile(".yaml", accuracy_dense=suite.replace("PER_OP", "{dense_6: {max_abs: 0.01}}"))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    step = next(line for line in result.stdout.lines if line.startswith("next step: "))
+    pasted = re.search(r"\(YAML: per_op: (\{.*?\}\});", step).group(1)
+    pytester.makefile(".yaml", accuracy_dense=suite.replace("PER_OP", pasted))
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
