@@ -118,3 +118,28 @@ models:
     pytester.makefile(".yaml", accuracy_dense=suite.replace("PER_OP", pasted))
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
+
+
+def test_an_entry_of_the_fused_ops_own_name_gets_no_member_note(pytester):
+    """A final review: keyed by the fused op's own name (``convrelu``), which no mode without
+    fusion has, the note said fusion_off judged "op 'convrelu' alone"."""
+    w = np.random.default_rng(1).standard_normal((4, 3, 3, 3)).astype(np.float32)
+    nodes = [h.make_node("Conv", ["x", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+             h.make_node("Relu", ["c"], ["y"], name="relu")]
+    graph = h.make_graph(nodes, "cr", [h.make_tensor_value_info("x", TP.FLOAT, [1, 3, 8, 8])],
+                         [h.make_tensor_value_info("y", TP.FLOAT, None)], [nh.from_array(w, "w")])
+    onnx.save(h.make_model(graph, opset_imports=[h.make_opsetid("", 13)]),
+              str(pytester.path / "cr.onnx"))
+    pytester.makepyfile(test_cr="""
+        from pytest_ascend_accuracy import accuracy
+
+        @accuracy(threshold=0.99, per_op={"convrelu": {"max_abs": 1e-9}})
+        def test_cr(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+            inputs = accuracy_inputs("cr.onnx", seed=0)
+            check_accuracy(ascend_model("cr.onnx").run(inputs), golden_dump("cr.onnx", inputs))
+    """)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    step = next(line for line in result.stdout.lines if line.startswith("next step: "))
+    assert "first failing op convrelu" in result.stdout.str()
+    assert "judges fused op" not in step, step
