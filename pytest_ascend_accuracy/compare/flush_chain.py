@@ -13,8 +13,9 @@ through ops that hand values on and ops that only scale them by constants (``Mul
 ``Div(mag, n_fft)``: a review found the walk stopped there, and the list failed pasted). Each
 op found is named with its own figure: what it holds that float16 flushes, or the flushed
 values it takes (``through``). It stops at ops on the Cube unit (Conv, MatMul, Gemm: a sum over
-many products, which a few flushed terms barely move; they run on float16 inputs in every mode
-anyway), at constants and at Concats (basic-pitch's CQT stacks nine octaves' Conv outputs, each
+many products, which a few flushed terms barely move), keeping one whose own output holds the
+flushed value (a re-review: its keep list passed pasted only with the MatMul), at constants
+and at Concats (basic-pitch's CQT stacks nine octaves' Conv outputs, each
 with a few values of 1e-9 no later op needs: the list grew from 50 ops to 115, where diagnose
 kept 6); where it stops at one of those that holds or takes flushed values, it says so
 (``Walk.stopped``), and the hint that the list may still fail. Ops that hand on a graph input
@@ -68,7 +69,8 @@ def flush_makers(golden: DumpSet, name: str, graph, walk: Optional[Walk] = None)
         chain, made = _through_passers(golden, name, f"input:{k}", graph)
         held = _held(golden, made, walk) if made is not None else None
         takes = None if made is None or held is not None else _taken(golden, made, graph, walk)
-        if made is not None and _takes_part(graph, made) and (held or takes):
+        cube_holds = made is not None and held is not None and is_cube(graph[3].get(made[0], ""))
+        if made is not None and (_takes_part(graph, made) and (held or takes) or cube_holds):
             through = takes[1] if takes else ""
             out += [_own(golden, c, graph, walk, through or f"{made[0]} {made[1]}")
                     for c in chain]
@@ -94,8 +96,8 @@ def walked_on(golden: DumpSet, found: Found, graph, walk: Walk) -> List[Found]:
     """What the walk reaches past ``found``, an op ``flush_makers`` returned: the makers before
     it, where it is no op of a chain (those were walked with it; a chain's carriers walked
     again went on into the Concat it stopped at: basic-pitch's list grew to 222 ops)."""
-    if _passes(found[0], graph) is not None:
-        return []
+    if _passes(found[0], graph) is not None or is_cube(graph[3].get(found[0], "")):
+        return []  # (a Cube op making the flushed value is kept; its inputs are not walked)
     return flush_makers(golden, found[0], graph, walk)
 
 

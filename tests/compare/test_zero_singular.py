@@ -370,3 +370,18 @@ def test_a_concat_behind_a_transpose_is_said_where_the_walk_stops(pytester):
              helper.make_node("Log", ["q"], ["y"], name="log")]
     _, step, _ = _case(pytester, nodes, {"half": 0.5}, ["y"], tiny="1.0e-4")
     assert "the walk up from the flushed value stopped at stack (a Concat)" in step, step
+
+
+def test_a_cube_op_making_the_flushed_value_is_kept_and_not_walked_past(pytester):
+    """A re-review: ``Log(Square(Mul(Transpose(MatMul(x, W)), 0.5)))`` with ``W[:, 0] = 1e-9``
+    printed a list without the MatMul, which pasted failed; kept, it passes."""
+    w = np.random.default_rng(1).uniform(0.5, 1.0, (8, 8)).astype(np.float32)
+    w[:, 0] = 1e-9
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["m"], name="mm"),
+             helper.make_node("Transpose", ["m"], ["t"], name="swap", perm=[1, 0]),
+             helper.make_node("Mul", ["t", "k"], ["s"], name="scale"),
+             helper.make_node("Mul", ["s", "s"], ["q"], name="square"),
+             helper.make_node("Log", ["q"], ["y"], name="log")]
+    mode, step, body = _case(pytester, nodes, {"W": w, "k": 0.5}, ["y"])
+    assert mode == "modes=[keep_dtype(['log', 'square', 'scale', 'swap', 'mm'])]", (mode, step)
+    assert _pasted(pytester, body, mode) == {"passed": 1}
