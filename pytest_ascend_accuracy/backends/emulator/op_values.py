@@ -84,10 +84,12 @@ def _model_refuses(path: Path, feeds, refused: str) -> str:
     said = model_refusal(path, feeds)
     if said is None:
         return ""
+    from ...graph.export_metadata import stride_note
+
     same = "the same way" if said == refusal_line(refused) else f"too ({said})"
     return (f"; the ONNX model itself refuses these inputs: onnxruntime's float32 run of "
             f"{shown(path, os.getcwd())} fails {same}: they do not fit the model, whatever the "
-            f"conversion, and its golden refuses them as well")
+            f"conversion, and its golden refuses them as well" + stride_note(path, feeds))
 
 
 class RunValues:
