@@ -238,6 +238,21 @@ def threshold_text(value: float) -> str:
     return text if float(text) == value else repr(float(value))
 
 
+def written_per_op(policy) -> dict:
+    """``policy``'s per_op entries as a user writes them: a number for its metric, ``{metric:
+    value}`` for another, in their order."""
+    default = policy.default.metric
+    return {name: thr.value if thr.metric == default else {thr.metric: thr.value}
+            for name, thr in policy.per_op}
+
+
+def per_op_value(value) -> str:
+    """A per_op value as a test writes it: a number, or ``{'metric': number}``."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k!r}: {threshold_text(v)}" for k, v in value.items()) + "}"
+    return threshold_text(value)
+
+
 def beside(value: float, threshold: float) -> str:
     """``value`` with enough decimals (6 to 12) to show on which side of ``threshold`` it lies:
     ``0.99999990`` against 0.9999999 where 6 decimals printed ``1.000000 < 0.9999999``."""

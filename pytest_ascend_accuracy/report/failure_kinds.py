@@ -154,7 +154,7 @@ def member_entry_text(verdict: Verdict) -> str:
             f"({', '.join(printable(n) for n in row.original_names)}), whose output op "
             f"{printable(maker)!r} makes, and under fusion_off {alone} (before "
             f"{printable(maker)!r}), another tensor: to judge this output in every mode, {how}, "
-            f"every other entry as it is: {rekeyed_per_op(verdict.policy, key, maker)}")
+            f"every other entry as it is: {rekeyed_per_op(verdict, key, maker)}")
 
 
 def nonfinite_failure(verdict: Verdict):

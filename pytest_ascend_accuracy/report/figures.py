@@ -44,16 +44,22 @@ def judged_cosine(m) -> float:
 
 
 def failing_cosine(f) -> str:
-    """The cosine cell of a failing row ``f`` (``Failure``): six decimals, or as many as show
-    it below its cosine threshold (``beside``): a table printed ``0.999999  cosine < 0.999999``
-    for 0.9999985 (audit 34, a strict MTCNN check)."""
+    """The cosine cell of a failing row ``f`` (``Failure``): ``cosine_cell`` of its judged
+    cosine where a cosine threshold judges it, else six decimals."""
+    value = judged_cosine(f.row.metrics)
+    return (cosine_cell(value, f.threshold.value) if f.threshold.metric == "cosine"
+            else six_places(value))
+
+
+def cosine_cell(value: float, threshold: float) -> str:
+    """A cosine in a table: six decimals, or, below ``threshold``, as many as show it below
+    (``beside``): tables printed ``0.999999  cosine < 0.999999`` for 0.9999985 (audit 34, a
+    strict MTCNN check); at or above it (a passing row, a scale-guard failure) six."""
     from ..compare.thresholds import beside
 
-    value = judged_cosine(f.row.metrics)
-    if (f.threshold.metric != "cosine" or not math.isfinite(value)
-            or value >= f.threshold.value):  # (failing by the scale guard, say)
+    if not math.isfinite(value) or value >= threshold:
         return six_places(value)
-    return beside(value, f.threshold.value)
+    return beside(value, threshold)
 
 
 def plain_differs(m, metric: str = "cosine") -> bool:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence
 
 from ..compare.result import TensorCompare, Verdict
-from ..compare.thresholds import threshold_text
+from ..compare.thresholds import per_op_value, threshold_text, written_per_op
 from ..core.yaml_text import yaml_flow_map
 from .printable import printable
 
@@ -153,10 +153,8 @@ def with_own_entries(verdict: Verdict, new: Dict[str, object]) -> Dict[str, obje
     """The check's own per_op entries as written (a number for its metric, ``{metric: value}``
     for another), then ``new`` (an existing entry of the same key gives way to it): the
     ``per_op`` to paste in place of the check's own."""
-    default = verdict.policy.default.metric
-    out: Dict[str, object] = {
-        name: thr.value if thr.metric == default else {thr.metric: thr.value}
-        for name, thr in verdict.policy.per_op if name not in new}
+    out: Dict[str, object] = {name: value for name, value
+                              in written_per_op(verdict.policy).items() if name not in new}
     out.update(new)
     return out
 
@@ -204,17 +202,11 @@ def advice(verdict: Verdict, rows, *, cli: bool = False, library: bool = False) 
         return what + ": " + " ".join(
             "--per-op " + shlex.quote(f"{per_op_key(verdict, r)}={TINY_METRIC}:{bound}")
             for r in rows)
-    shown = ", ".join(f"{k!r}: {_python(v)}" for k, v in entries.items())
+    shown = ", ".join(f"{k!r}: {per_op_value(v)}" for k, v in entries.items())
     if library:
         return f"{what}: assert_accuracy(..., per_op={{{shown}}})"
     return (f"{what}: @accuracy(per_op={{{shown}}}) (YAML: per_op: {yaml_flow_map(entries)}; "
             "check_accuracy(actual, golden, per_op=...) takes the same entries for one check)")
-
-
-def _python(value) -> str:
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k!r}: {threshold_text(v)}" for k, v in value.items()) + "}"
-    return threshold_text(value)
 
 
 def text_hint(verdict: Verdict, result=None, golden=None, mode=None, *, cli: bool = False

@@ -48,34 +48,26 @@ def float16_steps_note(f) -> str:
             f"keep the ops computing these values in float32")
 
 
-def threshold_literal(threshold) -> str:
-    """A per_op entry's value as a test spells it, its metric named: ``{'max_abs': 0.01}``."""
-    from ..compare.thresholds import threshold_text
-
-    return f"{{{threshold.metric!r}: {threshold_text(threshold.value)}}}"
-
-
-def rekeyed_per_op(policy, key: str, maker: str) -> str:
-    """The check's whole per_op with ``key`` keyed ``maker`` (a glob kept, ``maker`` put before
-    it), in a test's, a YAML suite's and the shell's spelling (a final review: the note's lone
-    ``per_op={'Add1': ...}``, pasted, dropped the check's other entries, and was Python in a
-    YAML suite)."""
-    from ..compare.thresholds import threshold_text
+def rekeyed_per_op(verdict, key: str, maker: str) -> str:
+    """The check's whole per_op as written (``compare.thresholds.written_per_op``) with ``key``
+    keyed ``maker`` (a glob kept, ``maker`` put before it), in a test's, a YAML suite's and the
+    shell's spelling (a final review: the note's lone ``per_op={'Add1': ...}``, pasted,
+    dropped the check's other entries, and was Python in a YAML suite)."""
+    from ..compare.thresholds import per_op_value, written_per_op
     from ..core.yaml_text import yaml_flow_map
 
-    entries = []
-    for name, thr in policy.per_op:
+    entries = {}
+    for name, value in written_per_op(verdict.policy).items():
         if name == key:
-            entries.append((maker, thr))
-            if any(c in key for c in "*?["):
-                entries.append((name, thr))
-        else:
-            entries.append((name, thr))
-    python = ", ".join(f"{n!r}: {threshold_literal(t)}" for n, t in entries)
-    yaml = yaml_flow_map({n: {t.metric: t.value} for n, t in entries})
-    shell = " ".join(f"--per-op {shlex.quote(f'{n}={t.metric}:{threshold_text(t.value)}')}"
-                     for n, t in entries)
-    return f"per_op={{{python}}} (YAML: per_op: {yaml}; shell: {shell})"
+            entries[maker] = value
+            if not any(c in key for c in "*?["):
+                continue
+        entries[name] = value
+    python = ", ".join(f"{n!r}: {per_op_value(v)}" for n, v in entries.items())
+    shell = " ".join("--per-op " + shlex.quote(f"{n}=" + (
+        f"{next(iter(v))}:{per_op_value(next(iter(v.values())))}" if isinstance(v, dict)
+        else per_op_value(v))) for n, v in entries.items())
+    return f"per_op={{{python}}} (YAML: per_op: {yaml_flow_map(entries)}; shell: {shell})"
 
 
 def _threshold_text(f, verdict, num, reason) -> str:
@@ -116,4 +108,4 @@ def _why(g, verdict, reason) -> str:
     return reason(g)
 
 
-__all__ = ["rekeyed_per_op", "threshold_literal", "would_pass_text"]
+__all__ = ["rekeyed_per_op", "would_pass_text"]

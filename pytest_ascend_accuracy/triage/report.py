@@ -154,17 +154,14 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
 
 
 def _cos(value: float, d) -> str:
-    """A step table's cosine: six decimals, or as many as show it apart from the diagnosis's
-    cosine threshold (a strict MTCNN check's table read ``cos 0.999999`` for 0.9999985 under
-    0.999999, audit 34)."""
-    import math
+    """A step table's cosine: ``cosine_cell`` against the diagnosis's cosine threshold (a
+    strict MTCNN check's table read ``cos 0.999999`` for 0.9999985, audit 34), else six
+    decimals."""
+    from ..report.figures import cosine_cell
 
-    from ..compare.thresholds import beside
-
-    if (d.metric != "cosine" or not math.isfinite(value) or d.threshold is None
-            or value >= float(d.threshold)):
+    if d.metric != "cosine" or d.threshold is None:
         return _num(value)
-    return beside(value, float(d.threshold))
+    return cosine_cell(value, float(d.threshold))
 
 
 def to_dict(diagnosis) -> dict:

@@ -87,17 +87,21 @@ def test_the_outputs_line_names_the_output_the_op_makes(pytester):
 def test_the_rekeyed_per_op_keeps_every_other_entry_and_a_glob():
     """A final review: the note's lone ``per_op={'Add1': ...}``, pasted, dropped the check's
     other entries; a glob covering several layers keeps covering them."""
+    from types import SimpleNamespace
+
     from pytest_ascend_accuracy.compare.thresholds import Policy
     from pytest_ascend_accuracy.report.would_pass import rekeyed_per_op
 
-    policy = Policy.build(0.99, {"dense_6": {"max_abs": 0.01}, "prob": {"max_abs": 1.2e-07}})
-    assert rekeyed_per_op(policy, "dense_6", "Add1") == (
+    check = SimpleNamespace(policy=Policy.build(0.99, {"dense_6": {"max_abs": 0.01},
+                                                       "prob": {"max_abs": 1.2e-07}}))
+    assert rekeyed_per_op(check, "dense_6", "Add1") == (
         "per_op={'Add1': {'max_abs': 0.01}, 'prob': {'max_abs': 1.2e-07}} (YAML: per_op: "
         "{Add1: {max_abs: 0.01}, prob: {max_abs: 1.2e-07}}; shell: --per-op Add1=max_abs:0.01 "
         "--per-op prob=max_abs:1.2e-07)")
-    policy = Policy.build(0.99, {"dense_*": 0.999})
-    assert rekeyed_per_op(policy, "dense_*", "Add1").startswith(
-        "per_op={'Add1': {'cosine': 0.999}, 'dense_*': {'cosine': 0.999}}")
+    check = SimpleNamespace(policy=Policy.build(0.99, {"dense_*": 0.999}))
+    assert rekeyed_per_op(check, "dense_*", "Add1") == (
+        "per_op={'Add1': 0.999, 'dense_*': 0.999} (YAML: per_op: {Add1: 0.999, \"dense_*\": "
+        "0.999}; shell: --per-op Add1=0.999 --per-op 'dense_*=0.999')")
 
 
 def test_the_yaml_spelling_pasted_judges_the_output(pytester):
