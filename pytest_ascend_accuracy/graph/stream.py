@@ -14,10 +14,14 @@ holds is the segments computed and not yet written, the tensors that cross into 
 and what the caller has not yet released.
 
 Every node runs once, in the same order (optimisations off), so the values are those of a single
-run up to float rounding: a Constant node's output that a later segment reads is that session's
-input, where one session takes it as a constant weight, and onnxruntime may pick another kernel
-for it (a MatMul of PP-OCRv4 rec: 81 of 440 tensors differ by at most 2.6e-7 relative against
-polygraphy's one-session run; H111). A cut never separates from its readers a value onnxruntime
+run up to float rounding. A Constant node whose output a later segment reads is copied into that
+segment's session (``_Segment.consts``), not handed over as its input: onnxruntime's shape
+inference must see such values as constants, and refused a session whose ``Resize`` sizes came
+from ``Concat(Slice(Shape(x), starts, ends), Constant)`` with the Slice's constants fed as
+inputs ("Number of elements of input 'sizes' (0) must be same as rank of input 'X' (4)": every
+PyTorch ``F.interpolate(size=...)`` export, IMG.LY's ISNet, audit 35); a constant fed as an
+input may also get another kernel than a constant weight (a MatMul of PP-OCRv4 rec: 81 of 440
+tensors differed by at most 2.6e-7 relative against polygraphy's one-session run; H111). A cut never separates from its readers a value onnxruntime
 cannot hand over as a numpy array (sequences, optionals, bfloat16/float8/int4 tensors, tensors
 of unknown type). A wanted bfloat16, float8_e4m3fn or float8_e5m2 tensor, which onnxruntime's
 Python API cannot return ("No corresponding Numpy type for Tensor Type"), is fetched through a
@@ -61,6 +65,8 @@ class _Segment:
     signature: Tuple = ()
     lock: threading.Lock = field(default_factory=threading.Lock)  # held while a session builds
     nbytes: int = 0  # what its nodes' outputs add up to (guessed where a shape is unknown)
+    #: Constant nodes of earlier segments whose outputs this one reads: copied into its session
+    consts: List[int] = field(default_factory=list)
     #: output name -> (name of its Cast-to-float32 fetch, ml_dtypes name) for the outputs
     #: onnxruntime cannot return as numpy (``FETCHED_AS_FLOAT32``)
     cast_fetch: Dict[str, Tuple[str, str]] = field(default_factory=dict)
@@ -219,6 +225,8 @@ class SegmentedModel:
                     if o:
                         self.segment_of[o] = s
         self.last_segment_read: Dict[str, int] = {}
+        constant = {o: k for k, n in enumerate(graph.node) if n.op_type == "Constant"
+                    and n.domain in ("", "ai.onnx") for o in n.output if o}
         for s, seg in enumerate(self.segments):
             produced: Set[str] = set()
             ins: List[str] = []
@@ -227,7 +235,10 @@ class SegmentedModel:
                 for name in reads[k]:
                     if name in produced:
                         continue
-                    if name in self.segment_of and self.segment_of[name] < s:
+                    if name in constant and self.segment_of[name] < s:
+                        seg.consts.append(constant[name])  # (see the module docstring)
+                        produced.add(name)
+                    elif name in self.segment_of and self.segment_of[name] < s:
                         ins.append(name)
                         self.last_segment_read[name] = s
                     elif name in self.inits and name not in self.producer:
@@ -363,7 +374,7 @@ def _build_session(model, seg: _Segment, s: int, signature, threads: int,
     sub.functions.extend(model.functions)
     g = sub.graph
     g.name = f"{graph.name or 'model'}_segment{s}"
-    g.node.extend(graph.node[k] for k in seg.nodes)
+    g.node.extend(graph.node[k] for k in [*seg.consts, *seg.nodes])
     g.input.extend(inputs)
     inits = {t.name: t for t in graph.initializer}
     g.initializer.extend(inits[n] for n in seg.inits)  # external data: references, not weights
