@@ -5,3 +5,11 @@ lives in its own module (``judge``, ``diagnose``, ...) and registers itself. Top
 ``plugin``: it may import any library layer, never ``plugin`` and never pytest.
 """
 from .app import main  # noqa: F401
+from .warning_lines import plain_warnings
+
+
+def console_main() -> int:
+    """The console script (and ``python -m pytest_ascend_accuracy.cli``): ``main()`` with each
+    warning printed as one plain line (``warning_lines``)."""
+    with plain_warnings():
+        return main()

@@ -1,7 +1,7 @@
 """``python -m pytest_ascend_accuracy.cli``: the console script."""
 import sys
 
-from .app import main
+from . import console_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())
