@@ -159,6 +159,7 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
         from ..graph.integer_ranges import seeded_input_hint
         from ..graph.onnx_graph import load_model
         from ..graph.shared_dims import failure_context
+        from ..graph.whole_run import runs_whole, segmented_failure_note
 
         shapes = {n: np.shape(a) for n, a in inputs.items()}
         path = str(model) if isinstance(model, (str, Path)) else None
@@ -168,8 +169,9 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
                                      source=load_model(model, weights=False))
         except Exception:  # (the refusal is the error to show)
             hint = ""
+        whole = segmented_failure_note(runs_whole(proto, inputs, prepared.folder))
         return BackendError(f"onnxruntime could not run the golden model {model_label(model)!r}"
-                            f"{failure_context(model, shapes)}: {exc}{hint}")
+                            f"{failure_context(model, shapes)}: {exc}{hint}{whole}")
 
     try:
         run = SegmentedModel(proto, names, keep_sessions=False,  # runs once
