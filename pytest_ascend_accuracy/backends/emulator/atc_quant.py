@@ -62,8 +62,11 @@ def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
             + (f" (it adapts QuantizeLinear-DequantizeLinear pairs, not {', '.join(others)}: "
                f"quantise the float model in the QDQ format, onnxruntime.quantization."
                f"quantize_static with quant_format=QuantFormat.QDQ)" if others else "")
-            + "; the emulator computes these ops as onnxruntime does, so a pass here says "
-              "nothing of the deployed model")
+            + "; the emulator computes these ops as float16 ops of a float16 model (their "
+              "float inputs, scales and outputs rounded to float16), not as the deployed model "
+              "computes, so neither a pass nor a failure here says what the deployed model "
+              "does (and the golden is this graph in float32 in onnxruntime, optimisations "
+              "off, not a CPU's int8 kernels)")
 
 
 #: the warnings scope last warned in (its ``warnings.filters`` list, held so that its identity
