@@ -66,7 +66,8 @@ def test_other_settings_differ_on_the_device_and_are_reported(attrs, flags):
     assert (_tf_nearest(x, 9, **flags) != y).any()
     ctm = attrs.get("coordinate_transformation_mode", "half_pixel")
     nm = attrs.get("nearest_mode", "round_prefer_floor")
-    assert resize_rows(m, m.graph.node) == [["resize", ctm, nm, ""]]
+    # (no sizes known: by its settings, at opset 13, which both parsers found take)
+    assert resize_rows(m, m.graph.node) == [["resize", ctm, nm, "", "ops-cv,canndev", 13]]
 
 
 def test_the_parsers_disagree_on_onnxs_defaults():
@@ -115,8 +116,9 @@ def test_the_emulator_types_and_keeps_a_nearest_resize_as_atc(tmp_path):
     assert (op.op_type, op.precision) == ("ResizeNearestNeighborV2", "fp32")
     _, plan = emulate_graph(str(path), keep_dtype([]))
     assert plan.ops[0].precision == "fp16"
-    ((name, ctm, nm, why),) = plan.info["atc_resize"]
-    assert (name, ctm, nm) == ("resize", "half_pixel", "round_prefer_floor")
+    ((name, ctm, nm, why, parsers, opset),) = plan.info["atc_resize"]
+    assert (name, ctm, nm, parsers, opset) == ("resize", "half_pixel", "round_prefer_floor",
+                                               "ops-cv", 13)
     assert why.startswith("resizing axis 2 from 6 to 9, ONNX reads positions")
 
 
@@ -232,7 +234,8 @@ def test_torch_export_opsets_are_compared_too(opset):
 
     m = _scaled_model(opset)
     rows = resize_rows(m, m.graph.node, tensor_info(m))
-    assert rows and "ONNX reads positions [0, 2, 5] and the device [0, 3, 6]" in rows[0][3]
+    assert rows and ("ONNX reads positions [0, 2, 5] and the device (as the 2025 parser "
+                     "builds it) [0, 3, 6]") in rows[0][3] and rows[0][4] == "ops-cv,canndev"
 
 
 @pytest.mark.parametrize("mode", ["default", "high_precision"])
@@ -380,7 +383,13 @@ def test_a_nearest_crop_and_an_antialias_upscale_are_compared_exactly():
 
     assert crop(0.0, 1.0, 16) == []
     (row,) = crop(0.25, 0.75, 4)
-    assert "ONNX reads positions [2, 3, 4, 5] and the device [0, 2, 4, 6]" in row[3]
+    assert ("ONNX reads positions [2, 3, 4, 5] and the device (as the 2025 parser builds it) "
+            "[0, 2, 4, 6]") in row[3]
+    # opset 18 (antialias's): only the 2025 parser takes it, and keeps a linear Resize with its
+    # coordinate mode; it drops antialias, which changes nothing upscaling (audit 35 F4: these
+    # were compared with canndev's ResizeBilinearV2, which takes no opset-18 model)
     m = _model_of([1, 1, 33, 33], [1, 1, 1.97, 1.97], 18, None, mode="linear", antialias=1)
+    assert resize_rows(m, m.graph.node, tensor_info(m)) == []
+    m = _model_of([1, 1, 33, 33], [1, 1, 0.5, 0.5], 18, None, mode="linear", antialias=1)
     (row,) = resize_rows(m, m.graph.node, tensor_info(m))
-    assert "source coordinates" in row[3]
+    assert "antialias filter" in row[3] and row[4:] == ["ops-cv", 18]

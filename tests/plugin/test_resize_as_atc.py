@@ -22,12 +22,12 @@ def test_resize(entry, ascend_model, golden_dump, check_accuracy, accuracy_input
 '''
 
 
-def _save(pytester, **attrs):
+def _save(pytester, opset=13, **attrs):
     g = h.make_graph([h.make_node("Resize", ["x", "", "scales"], ["y"], name="up", **attrs)],
                      "rs", [h.make_tensor_value_info("x", T.FLOAT, [1, 2, 6, 6])],
                      [h.make_tensor_value_info("y", T.FLOAT, [1, 2, 9, 9])],
                      [nh.from_array(np.array([1, 1, 1.5, 1.5], np.float32), "scales")])
-    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
     m.ir_version = 8
     folder = pytester.path / "models"
     folder.mkdir(exist_ok=True)
@@ -70,9 +70,9 @@ def test_a_nearest_resize_atc_computes_otherwise_passes_only_with_a_warning(
     if warned:
         result.stdout.fnmatch_lines([
             # at the test's own line (its ascend_model call), not a line of the plugin's
-            f"*test_a_nearest_resize*.py:10: AtcResizeWarning: model 'rs': nearest Resize "
-            f"'up' ({warned}): resizing axis 2 from 6 to 9, ONNX reads positions * and the "
-            "device* [[]*: the device takes other source pixels than the emulator here, so a "
+            f"*test_a_nearest_resize*.py:10: AtcResizeWarning: model 'rs' (ONNX opset 13): "
+            f"nearest Resize 'up' ({warned}): resizing axis 2 from 6 to 9, ONNX reads positions "
+            "* and the device (as * builds it) [[]*: * CANN ONNX parser* * opset 13 *, so *a "
             "pass on the emulator proves nothing for this op"])
     else:
         result.stdout.no_fnmatch_line("*AtcResizeWarning*")
@@ -87,7 +87,8 @@ def test_a_yaml_suites_warning_under_python_m_pytest_fails_nothing(pytester):
                                            "    threshold: 0.99\n    inputs: {seed: 0}\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines(["*AtcResizeWarning: model 'rs': nearest Resize 'up'*"])
+    result.stdout.fnmatch_lines(
+        ["*AtcResizeWarning: model 'rs' (ONNX opset 13): nearest Resize 'up'*"])
 
 
 def test_one_warning_per_line_however_often_it_runs(pytester):
@@ -112,6 +113,49 @@ def test_a_linear_resize_canndev_builds_otherwise_is_warned_of(pytester):
     result = pytester.runpytest("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, warnings=1)
     result.stdout.fnmatch_lines([
-        "*AtcResizeWarning: model 'rs': linear Resize 'up' (coordinate_transformation_mode="
-        "'half_pixel'): resizing axis 2 from 6 to 9, ONNX reads source coordinates * and the "
-        "device (as canndev's parser (ResizeBilinearV2) builds it) *"])
+        "*AtcResizeWarning: model 'rs' (ONNX opset 13): linear Resize 'up' ("
+        "coordinate_transformation_mode='half_pixel'): resizing axis 2 from 6 to 9, ONNX reads "
+        "source coordinates * and the device (as canndev's parser builds it) *: two CANN ONNX "
+        "parsers take a Resize at opset 13 and build it differently: *canndev's parser "
+        "(resize_plugin.cc, opsets 10-13) builds ResizeBilinearV2 with neither flag, which takes "
+        "other source pixels than the emulator here; the emulator does not know which one your "
+        "CANN has *, so under canndev's parser a pass on the emulator proves nothing for this "
+        "op"])
+
+
+def _save_chain(pytester, opset):
+    """ISNet's shape (audit 35 F4): 39 linear half_pixel Resizes, here up 4 -> 8 and down
+    8 -> 4 in turn, in a model of ``opset``."""
+    nodes, inits, name = [], [], "x"
+    for k in range(39):
+        nodes.append(h.make_node("Resize", [name, "", "up" if k % 2 == 0 else "down"],
+                                 [f"y{k}"], name=f"/stage{k}/Resize", mode="linear"))
+        name = f"y{k}"
+    inits = [nh.from_array(np.array([1, 1, 2, 2], np.float32), "up"),
+             nh.from_array(np.array([1, 1, 0.5, 0.5], np.float32), "down")]
+    g = h.make_graph(nodes, "isnet", [h.make_tensor_value_info("x", T.FLOAT, [1, 1, 4, 4])],
+                     [h.make_tensor_value_info(name, T.FLOAT, [1, 1, 8, 8])], inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+    m.ir_version = 8
+    (pytester.path / "models").mkdir(exist_ok=True)
+    onnx.save(m, str(pytester.path / "models" / "rs.onnx"))
+
+
+@pytest.mark.parametrize("opset, warned", [(15, False), (13, True)])
+def test_isnets_linear_resizes_are_warned_of_only_at_an_opset_canndevs_parser_takes(
+        pytester, opset, warned):
+    """Audit 35 F4: at opset 15 only the 2025 parser takes a Resize, and it keeps a linear one
+    as Resize with its coordinate mode: nothing to warn of. At opset 13 canndev's parser takes
+    it too, as ResizeBilinearV2 without half_pixel_centers: one warning for the model, its 39
+    ops shown 8 and 31 counted, naming the opset, both parsers and the CANN question."""
+    _save_chain(pytester, opset)
+    pytester.makepyfile(TEST.format(entries=[""]))
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1 if warned else 0)
+    if not warned:
+        result.stdout.no_fnmatch_line("*AtcResizeWarning*")
+        return
+    result.stdout.fnmatch_lines([
+        "*AtcResizeWarning: model 'rs' (ONNX opset 13): linear Resize '/stage0/Resize' *; and "
+        "31 more: two CANN ONNX parsers take a Resize at opset 13 and build it differently: * so "
+        "under canndev's parser a pass on the emulator proves nothing for these ops"])

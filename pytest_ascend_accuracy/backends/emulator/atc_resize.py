@@ -1,30 +1,25 @@
-"""Nearest ``Resize`` ops ATC computes otherwise than ONNX: the emulator cannot vouch for them.
+"""``Resize`` ops ATC computes otherwise than ONNX: the emulator cannot vouch for them.
 
-The emulator runs a Resize with onnxruntime, by ONNX's definition. ATC's ONNX parser does not
-keep that definition for a nearest Resize: every CANN ONNX plugin found builds
-``ResizeNearestNeighborV2`` (TensorFlow's op: two flags, ``align_corners`` and
-``half_pixel_centers``, and no ``nearest_mode``), and the plugins disagree on the flags:
+The emulator runs a Resize with onnxruntime, by ONNX's definition. ATC's ONNX parser builds a
+nearest Resize as ``ResizeNearestNeighborV2`` (TensorFlow's op: two flags, ``align_corners`` and
+``half_pixel_centers``, and no ``nearest_mode``) under every plugin found, and a linear one as
+``ResizeBilinearV2`` under canndev's or as ``Resize`` keeping its coordinate mode under the 2025
+one; which plugin takes a Resize depends on the model's ``ai.onnx`` opset (canndev's registers
+opsets 10-13, the 2025 one 10-18), and the plugins disagree on the flags: ``resize_parsers``
+holds the table and cites the sources. So which source pixel the device takes depends on the
+model's opset and, at opsets 10-13, on the CANN version, which the emulator does not know.
 
-* ``hicann/ops-cv`` ``common/src/framework/resize_onnx_plugin.cpp`` (2025, opsets 10-18):
-  ``half_pixel_centers`` for ``half_pixel`` and ``pytorch_half_pixel``, ``align_corners`` for
-  ``align_corners``; ``nearest_mode`` is not read; opset 10: both flags off;
-* canndev's ``ops/built-in/framework/onnx_plugin/resize_plugin.cc`` (opsets 10-13; the mirror
-  ``dengguojie/vue-element-admin`` @f9f56511): ``half_pixel_centers`` for
-  ``pytorch_half_pixel`` only (``half_pixel`` gets neither flag);
-* another canndev version builds ``Resize`` with every attribute, which its
-  ``ResizeFusionPass`` (static shapes) rewrites to ``ResizeNearestNeighborV2D`` with the flags
-  as the line above, deleting ``nearest_mode``.
-
-So which source pixel the device takes depends on the CANN version, and the emulator's pass
-proves nothing for such an op. By TensorFlow's definitions (source index ``floor(o * s)``;
-``floor((o + 0.5) * s)`` with ``half_pixel_centers``; ``round(o * (in - 1) / (out - 1))`` with
-``align_corners``; ``s = in / out``) three ONNX settings agree with what every version builds,
-where the output size is the input size times the scale: ``SAFE`` below. Any other nearest
-Resize whose sizes are known is compared axis by axis (``resize_pixels``): onnxruntime's source
-pixels against the op each parser builds (opset 10: both flags off), and reported where some
-parser's differ (``resize_rows``), with a warning at each conversion (``resize_warning``);
-where the sizes or scales are not known, a nearest Resize not ``SAFE`` is reported by its
-settings alone.
+By TensorFlow's definitions (source index ``floor(o * s)``; ``floor((o + 0.5) * s)`` with
+``half_pixel_centers``; ``round(o * (in - 1) / (out - 1))`` with ``align_corners``;
+``s = in / out``) some ONNX settings agree with what every parser that takes the opset builds,
+where the output size is the input size times the scale: ``safe_pairs`` (``SAFE`` at every
+opset; at 14-18, where only the 2025 parser is found, ``half_pixel`` with
+``round_prefer_ceil`` too). Any Resize whose sizes are known is compared axis by axis
+(``resize_pixels``): onnxruntime's source pixels against the op each such parser builds, and
+reported where some parser's differ (``resize_rows``: which parsers, and the opset), with one
+warning per model at each conversion (``resize_warning``), which names the parsers, their
+opsets and the model's, and says where the CANN version decides; where the sizes or scales are
+not known, a nearest Resize not safe is reported by its settings alone.
 """
 from __future__ import annotations
 
@@ -38,9 +33,22 @@ class AtcResizeWarning(UserWarning):
 
 
 #: (coordinate_transformation_mode, nearest_mode) pairs of a nearest Resize that every CANN
-#: parser found computes as ONNX does (see the module docstring)
+#: parser found computes as ONNX does, at any opset (see the module docstring)
 SAFE = frozenset({("asymmetric", "floor"), ("align_corners", "round_prefer_ceil"),
                   ("pytorch_half_pixel", "round_prefer_ceil")})
+
+
+def safe_pairs(opset: int) -> frozenset:
+    """The pairs every parser that takes a Resize at ``opset`` computes as ONNX does: ``SAFE``,
+    and at opsets 14-18, which only the 2025 parser takes (``half_pixel_centers`` for
+    ``half_pixel``), ``half_pixel`` with ``round_prefer_ceil`` (``floor(x + 0.5)`` of
+    ``x = (o + 0.5) / scale - 0.5`` is TensorFlow's ``floor((o + 0.5) * s)``)."""
+    from .resize_parsers import CANNDEV
+
+    if CANNDEV.takes(opset):
+        return SAFE
+    return SAFE | {("half_pixel", "round_prefer_ceil")}
+
 
 #: ONNX's defaults (opset 11+)
 _DEFAULTS = {"mode": "nearest", "coordinate_transformation_mode": "half_pixel",
@@ -55,45 +63,52 @@ def _attrs(node) -> dict:
     return out
 
 
-def resize_rows(model, nodes: Iterable, info=None) -> List[List[str]]:
-    """``[name, coordinate_transformation_mode, nearest_mode, why]`` of each nearest Resize
-    among ``nodes`` (ONNX nodes of ``model``, an ``onnx.ModelProto``, and their branches) that
-    some ATC parser does not compute as ONNX does: at known sizes (``info``: the model's
-    ``tensor_info``) where some parser's source pixels differ (``why`` says which), else a
-    pair not ``SAFE`` (``why`` empty). A review: ``asymmetric``/``floor`` resizing 10
-    rows by 0.35 takes rows 0, 2, 5 in ONNX (scale 0.35) and 0, 3, 6 on the device (10 / 3),
-    and ``pytorch_half_pixel`` to an output of 1 takes row 0 in ONNX, ``floor(0.5 * in)`` on
-    the device; both passed on the emulator without a word."""
+def resize_rows(model, nodes: Iterable, info=None) -> List[List]:
+    """``[name, coordinate_transformation_mode, nearest_mode or "linear", why, parsers,
+    opset]`` of each Resize among ``nodes`` (ONNX nodes of ``model``, an ``onnx.ModelProto``,
+    and their branches) that some ATC parser taking the model's opset does not compute as ONNX
+    does: at known sizes (``info``: the model's ``tensor_info``) where some such parser's source
+    pixels differ (``why`` says how, ``parsers`` which, their keys joined by ","), else a
+    nearest pair not safe at that opset (``why`` empty). A review: ``asymmetric``/``floor``
+    resizing 10 rows by 0.35 takes rows 0, 2, 5 in ONNX (scale 0.35) and 0, 3, 6 on the device
+    (10 / 3), and ``pytorch_half_pixel`` to an output of 1 takes row 0 in ONNX,
+    ``floor(0.5 * in)`` on the device; both passed on the emulator without a word."""
+    from .resize_parsers import parsers_for
+
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                 default=0)
+    takers = ",".join(p.key for p in parsers_for(opset))
+    if not takers:  # no parser found registers a Resize at this opset (19+): ATC refuses the
+        return []  # model rather than computing it otherwise (resize_parsers), no claim here
     rows = []
     for n in _with_branches(nodes):
         if n.op_type != "Resize" or n.domain not in ("", "ai.onnx"):
             continue
-        if opset < 11:  # no coordinate attributes: ATC builds both flags off (a review; canndev
-            mode = next((a.s.decode("utf-8", "replace") for a in n.attribute  # built linear
-                         if a.name == "mode"), "nearest")  # as ResizeBilinearV2 so too)
+        if opset < 11:  # no coordinate attributes: both parsers build both flags off (the
+            mode = next((a.s.decode("utf-8", "replace") for a in n.attribute  # 2025 one's
+                         if a.name == "mode"), "nearest")  # linear: Resize, half_pixel)
             why = (_sizes_why(model, n, "", info or {}, opset, linear=mode == "linear")
-                   if mode in ("nearest", "linear") else "")
+                   if mode in ("nearest", "linear") else None)
             if why:
-                rows.append([n.name, "", "linear" if mode == "linear" else "", why])
+                rows.append([n.name, "", "linear" if mode == "linear" else "", *why, opset])
             continue
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
         if a["mode"] == "linear":  # compared where sizes are known, never by settings alone
-            why = _sizes_why(model, n, pair[0], info or {}, opset, linear=True)
-            if why is None and _downscaling_antialias(n, info or {}):
-                why = _ANTIALIAS_WHY
+            if takers and _downscaling_antialias(n, info or {}):  # every parser drops it
+                why = (_ANTIALIAS_WHY, takers)
+            else:
+                why = _sizes_why(model, n, pair[0], info or {}, opset, linear=True)
             if why:
-                rows.append([n.name, pair[0], "linear", why])
+                rows.append([n.name, pair[0], "linear", *why, opset])
             continue
         if a["mode"] != "nearest":
             continue
         why = _sizes_why(model, n, pair[0], info or {}, opset)
-        if why is None and pair not in SAFE:  # not compared: the settings alone decide
-            rows.append([n.name, *pair, ""])
+        if why is None and pair not in safe_pairs(opset):  # not compared: the settings decide
+            rows.append([n.name, *pair, "", takers, opset])
         elif why:
-            rows.append([n.name, *pair, why])
+            rows.append([n.name, *pair, *why, opset])
     return rows
 
 
@@ -108,15 +123,16 @@ def _with_branches(nodes):
                 yield from _with_branches(g.node)
 
 
-def _sizes_why(model, node, ctm: str, info, opset: int,
-               linear: bool = False) -> Optional[str]:
+def _sizes_why(model, node, ctm: str, info, opset: int, linear: bool = False):
     """Where this Resize takes other source pixels on the device than in onnxruntime, under
-    some CANN parser, axis by axis (``resize_pixels``): the text; "" where it takes the same
-    under every parser (ONNX's defaults doubling an image do: a trial counted 129 such
-    warnings); None where the sizes or the scales are not known (then its settings decide)."""
+    some CANN parser that takes ``opset``, axis by axis (``resize_pixels``): (the text, the
+    parsers' keys joined by ","); () where it takes the same under every such parser (ONNX's
+    defaults doubling an image do: a trial counted 129 such warnings); None where the sizes or
+    the scales are not known (then its settings decide)."""
     shapes = _known_shapes(node, info)
     if shapes is None:
         return None
+    from .resize_parsers import parser_named
     from .resize_pixels import differing_axis
 
     ins, outs = shapes
@@ -124,20 +140,23 @@ def _sizes_why(model, node, ctm: str, info, opset: int,
     if differs is None:
         return None
     if not differs:
-        return ""
-    axis, onnx_idx, dev_idx, parser = differs
-    under = f" (as {parser} builds it)" if parser else ""
+        return ()
+    axis, onnx_idx, dev_idx, keys = differs
+    under = f" (as {parser_named(keys[0]).name.split(' (')[0]} builds it)"
     what = "source coordinates" if linear else "positions"
     first = next((k for k, (a, b) in enumerate(zip(onnx_idx, dev_idx)) if a != b), 0)
     start = max(0, first - 2)  # (from near the first difference: the heads may agree, a review)
     at = f" from output position {start}" if start else ""
     return (f"resizing axis {axis} from {ins[axis]} to {len(onnx_idx)}, ONNX reads {what}{at} "
-            f"{_listed(onnx_idx[start:])} and the device{under} {_listed(dev_idx[start:])}")
+            f"{_listed(onnx_idx[start:])} and the device{under} {_listed(dev_idx[start:])}",
+            ",".join(keys))
 
 
-#: a linear downscale with antialias (opset 18): canndev's op has no such filter (a review)
-_ANTIALIAS_WHY = ("its antialias filter, which acts when downscaling, is not one canndev's "
-                  "parser's ResizeBilinearV2 applies")
+#: a linear downscale with antialias (opset 18, which only the 2025 parser takes: it logs
+#: "Current antialias unsupported" and builds Resize without it; canndev's op had no such
+#: filter either, a review)
+_ANTIALIAS_WHY = ("its antialias filter, which acts when downscaling, is dropped by the parser "
+                  "(it builds the Resize without it)")
 
 
 def _downscaling_antialias(node, info) -> bool:
@@ -176,25 +195,43 @@ def _constants(model, node) -> dict:
     return out
 
 
-def resize_warning(label: str, rows: Sequence[Sequence[str]]) -> str:
-    """The warning for ``rows`` (``resize_rows``) of the model ``label``."""
-    rows = [list(r) + [""] * (4 - len(r)) for r in rows]  # (a format-9 entry's rows: 3 items)
-    odd = [r for r in rows if not r[3]]
-    sized = [r for r in rows if r[3]]
+def resize_warning(label: str, rows: Sequence[Sequence]) -> str:
+    """The one warning for ``rows`` (``resize_rows``) of the model ``label``: for each kind of
+    Resize, the ops (8, "and N more"), what each reads against the device, the model's opset,
+    the CANN parsers that take that opset, which of them differ, and where the CANN version
+    (unknown to the emulator) decides. Audit 35 F4: an opset-15 model's 39 linear Resizes were
+    warned of under canndev's ResizeBilinearV2, a parser that does not take opset 15."""
+    rows = [_padded(r) for r in rows]  # (a format-9 entry's rows: 3 items; before 30: 4)
+    opset = next((r[5] for r in rows if r[5] is not None), None)
+    head = f"model {label!r}" + (f" (ONNX opset {opset})" if opset is not None else "")
     parts = []
+    odd = [r for r in rows if not r[3]]
     if odd:
-        parts.append(_pair_text(label, odd))
-    for kind, group in (("nearest", [r for r in sized if r[2] != "linear"]),
-                        ("linear", [r for r in sized if r[2] == "linear"])):
-        if not group:
-            continue
-        shown = "; ".join(f"{name!r} ({_settings(ctm, nm)}): {why}"
-                          for name, ctm, nm, why in group[:8])
+        parts.append(_pair_text(head, odd, opset))
+    groups: dict = {}
+    for r in (r for r in rows if r[3]):
+        kind = "linear" if r[2] == "linear" else "nearest"
+        groups.setdefault((kind, r[4], r[1]), []).append(r)
+    for (kind, parsers, ctm), group in sorted(groups.items(), key=lambda g: g[0][0] == "linear"):
+        shown = "; ".join(f"{r[0]!r} ({_settings(r[1], r[2])}): {r[3]}" for r in group[:8])
         more = f"; and {len(group) - 8} more" if len(group) > 8 else ""
-        parts.append(f"model {label!r}: {kind} Resize {shown}{more}: the device takes other "
-                     f"source pixels than the emulator here, so a pass on the emulator proves "
-                     f"nothing for {'this op' if len(group) == 1 else 'these ops'}")
+        ops = "this op" if len(group) == 1 else "these ops"
+        if opset is None or not parsers:  # rows of an older entry: no parser recorded
+            clause, when = ("the device takes other source pixels than the emulator here", "")
+        else:
+            from .resize_parsers import which_cann
+
+            clause, when = which_cann(kind, ctm, opset, parsers.split(","))
+        parts.append(f"{head}: {kind} Resize {shown}{more}: {clause}, so {when}a pass on the "
+                     f"emulator proves nothing for {ops}")
     return " ".join(parts)
+
+
+def _padded(row) -> list:
+    """A row as ``resize_rows`` writes it now: rows an older entry cached lack the reason (3
+    items), the parsers and the opset (4)."""
+    row = list(row) + [""] * max(0, 5 - len(row))
+    return row + [None] if len(row) < 6 else row
 
 
 def _settings(ctm: str, nm: str) -> str:
@@ -205,21 +242,33 @@ def _settings(ctm: str, nm: str) -> str:
     return f"coordinate_transformation_mode={ctm!r}, nearest_mode={nm!r}"
 
 
-def _pair_text(label: str, rows) -> str:
-    shown = "; ".join(f"{name!r} (coordinate_transformation_mode={ctm!r}, nearest_mode={nm!r})"
-                      for name, ctm, nm, _ in rows[:8])
+def _pair_text(head: str, rows, opset: Optional[int]) -> str:
+    """Nearest Resizes whose sizes are not known, by their settings alone, at ``opset``."""
+    from .resize_parsers import CANNDEV, OPS_CV
+
+    shown = "; ".join(f"{r[0]!r} (coordinate_transformation_mode={r[1]!r}, "
+                      f"nearest_mode={r[2]!r})" for r in rows[:8])
     more = f"; and {len(rows) - 8} more" if len(rows) > 8 else ""
     ops = "this op" if len(rows) == 1 else "these ops"
-    return (f"model {label!r}: nearest Resize {shown}{more}: the emulator computes it as ONNX "
+    if opset is not None and not CANNDEV.takes(opset) and OPS_CV.takes(opset):
+        who = (f"at opset {opset} the only parser found that takes it is {OPS_CV.name}, which "
+               f"sets half_pixel_centers for 'half_pixel' and 'pytorch_half_pixel' (canndev's "
+               f"resize_plugin.cc registers opsets 10-13 only)")
+    else:
+        at = f"at opset {opset} " if opset is not None else ""
+        who = (f"{at}CANN versions set half_pixel_centers differently for 'half_pixel' "
+               f"({OPS_CV.name} sets it, {CANNDEV.name} does not), and the emulator does not "
+               f"know which your CANN has")
+    safe = sorted(safe_pairs(opset if opset is not None else 13))
+    settings = ", ".join(f"{c!r} with {n!r}" for c, n in safe)
+    return (f"{head}: nearest Resize {shown}{more}: the emulator computes it as ONNX "
             f"defines it, but ATC's ONNX parser builds ResizeNearestNeighborV2 "
-            f"(align_corners, half_pixel_centers), dropping nearest_mode, and CANN versions set "
-            f"half_pixel_centers differently for 'half_pixel' (the 2025 plugin sets it, canndev's "
-            f"did not): the device may take other source pixels, so a pass on the emulator proves "
-            f"nothing for {ops}. The settings every version computes as ONNX does: "
-            f"coordinate_transformation_mode='asymmetric' with nearest_mode='floor', "
-            f"'align_corners' with 'round_prefer_ceil', 'pytorch_half_pixel' with "
-            f"'round_prefer_ceil' (with output sizes that are the input sizes times whole-number "
-            f"products of the scales, and for 'pytorch_half_pixel' no output size of 1)")
+            f"(align_corners, half_pixel_centers), dropping nearest_mode, and {who}: the device "
+            f"may take other source pixels, so a pass on the emulator proves nothing for {ops}. "
+            f"The settings every parser that takes this opset computes as ONNX does "
+            f"(coordinate_transformation_mode with nearest_mode): {settings} (with output "
+            f"sizes that are the input sizes times whole-number products of the scales, and for "
+            f"'pytorch_half_pixel' no output size of 1)")
 
 
 def warn_resize(label: str, rows: Optional[Sequence[Sequence[str]]]) -> None:

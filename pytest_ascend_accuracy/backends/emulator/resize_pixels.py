@@ -1,7 +1,8 @@
-"""Which source pixels a nearest Resize takes: onnxruntime's (what the emulator and the golden
-compute) against the ``ResizeNearestNeighborV2`` ATC builds (TensorFlow's definition, with the
-flags each CANN parser found sets for the coordinate mode, ``PARSER_FLAGS``; at opset 10 both
-flags off), at onnxruntime's output size.
+"""Which source pixels a Resize takes: onnxruntime's (what the emulator and the golden compute)
+against the ``ResizeNearestNeighborV2``/``ResizeBilinearV2`` ATC builds (TensorFlow's
+definition, with the flags each CANN parser that takes the model's opset sets for the coordinate
+mode: ``resize_parsers``; a parser that keeps a linear ``Resize`` computes it as ONNX and is not
+compared), at onnxruntime's output size.
 
 ``atc_resize`` warned of a "safe" setting wherever a scale gave a fractional size; a review
 found 186 of 417 such cases computed alike (``align_corners`` never differs: ONNX computes it
@@ -20,25 +21,6 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
-#: the flags each CANN ONNX parser found sets for a nearest Resize's coordinate mode (the
-#: modes not listed get neither): hicann/ops-cv resize_onnx_plugin.cpp (2025) and canndev's
-#: resize_plugin.cc; they differ for ONNX's default, half_pixel
-PARSER_FLAGS = {
-    "the 2025 ops-cv parser": {"half_pixel": {"half_pixel_centers": True},
-                               "pytorch_half_pixel": {"half_pixel_centers": True},
-                               "align_corners": {"align_corners": True}},
-    "canndev's parser": {"pytorch_half_pixel": {"half_pixel_centers": True},
-                         "align_corners": {"align_corners": True}},
-}
-
-
-#: a linear Resize: the 2025 ops-cv parser builds ``Resize`` keeping the coordinate mode;
-#: canndev's built ``ResizeBilinearV2`` with these flags (H20's reading of its
-#: resize_plugin.cc), so only canndev's can differ (a segmentation trial: tf2onnx's
-#: half_pixel bilinear 33 -> 65 took other source coordinates, 4.8% of pixels' classes)
-LINEAR_FLAGS = {"canndev's parser (ResizeBilinearV2)": {
-    "pytorch_half_pixel": {"half_pixel_centers": True}, "align_corners": {"align_corners": True}}}
-
 
 def device_coordinates(n_in: int, n_out: int, *, align_corners: bool = False,
                        half_pixel_centers: bool = False) -> np.ndarray:
@@ -50,16 +32,6 @@ def device_coordinates(n_in: int, n_out: int, *, align_corners: bool = False,
     o = np.arange(n_out, dtype=f32)
     x = (o + f32(0.5)) * scale - f32(0.5) if half_pixel_centers else o * scale
     return np.clip(x, 0, n_in - 1)
-
-
-def device_flag_sets(ctm: str) -> List:
-    """``[(which parser, flags)]`` of the distinct flag sets ATC's parsers give ``ctm``."""
-    out: List = []
-    for parser, table in PARSER_FLAGS.items():
-        flags = table.get(ctm, {})
-        if all(flags != f for _, f in out):
-            out.append((parser, flags))
-    return out
 
 
 #: positions numbered exactly in float32
@@ -184,13 +156,19 @@ def onnx_axis_indices(node, consts, shape: Sequence[int], axis: int,
 def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
                    outs: Sequence[int], ctm: str, opset: int,
                    linear: bool = False) -> Optional[List]:
-    """``[axis, onnx indices, device indices, which parser]`` of the first resized axis where
-    onnxruntime and the device, as some CANN parser builds it (``device_flag_sets``), take
-    other source pixels; [] where they take the same on every axis under every parser; None
-    where this cannot be told (see the module docstring). ``ctm``: the Resize's
-    ``coordinate_transformation_mode``, "" at opset 10. The output size is onnxruntime's
-    (ATC's float32 product too: 10 x 0.7 is 7, where ONNX shape inference says 6 and a false
-    warning named 7 positions 'to 6', a trial)."""
+    """``[axis, onnx indices, device indices, [keys of the parsers that differ]]``: the first
+    resized axis where onnxruntime and the device, as some CANN parser that takes a Resize at
+    ``opset`` builds it (``resize_parsers.parsers_for``), take other source pixels, with the
+    device's under the first such parser, and every parser that differs on some axis; [] where
+    they take the same on every axis under every such parser; None where this cannot be told
+    (see the module docstring). ``ctm``: the Resize's ``coordinate_transformation_mode``, ""
+    at opset 10. The output size is onnxruntime's (ATC's float32 product too: 10 x 0.7 is 7,
+    where ONNX shape inference says 6 and a false warning named 7 positions 'to 6', a trial).
+    An opset-15 linear Resize meets only the 2025 parser, which keeps ``Resize``: nothing to
+    compare (audit 35 F4: every ISNet conversion was warned of under canndev's
+    ResizeBilinearV2, a parser that registers opsets 10-13 only)."""
+    from .resize_parsers import parsers_for
+
     given = _given(node, consts, opset)
     if len(ins) != len(outs) or given is None:
         return None
@@ -198,6 +176,14 @@ def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
     axes = [a % len(ins) for a in axes] if axes is not None else list(range(len(ins)))
     if len(vector) != len(axes):
         return None
+    if linear:
+        devices = [(p.key, p.linear_flags(ctm, opset)) for p in parsers_for(opset)]
+        devices = [(key, flags) for key, flags in devices if flags is not None]
+    else:
+        devices = [(p.key, p.nearest_flags(ctm, opset)) for p in parsers_for(opset)]
+    if not devices:
+        return []  # (no parser builds an op other than ONNX's here)
+    first, differ = None, []
     for k, axis in enumerate(axes):  # every axis the Resize resizes (a scale of 1.05 on 10
         n_in = ins[axis]  # keeps the size and moves pixels in ONNX)
         if (vector[k] == 1) if kind == "scales" else (int(vector[k]) == int(n_in)):
@@ -205,20 +191,22 @@ def differing_axis(node, consts: Dict[str, np.ndarray], ins: Sequence[int],
         got = onnx_axis_indices(node, consts, ins, axis, opset)
         if got is None:
             return None
-        if linear:  # source coordinates, not indices
-            for parser, table in LINEAR_FLAGS.items():
-                dev = device_coordinates(int(n_in), len(got), **table.get(ctm, {}))
-                if not np.allclose(got, dev, rtol=0, atol=1e-3):
-                    return [axis, [round(float(v), 3) for v in got],
-                            [round(float(v), 3) for v in dev], parser]
-            continue
-        sets = [("", {})] if not ctm else device_flag_sets(ctm)  # opset 10: neither flag
-        for parser, flags in sets:
-            dev = device_indices(int(n_in), len(got), **flags)
-            if not np.array_equal(got, dev):
-                return [axis, got.tolist(), dev.tolist(), parser if len(sets) > 1 else ""]
-    return []
+        for key, flags in devices:
+            if linear:  # source coordinates, not indices
+                dev = device_coordinates(int(n_in), len(got), **flags)
+                same = np.allclose(got, dev, rtol=0, atol=1e-3)
+                shown = ([round(float(v), 3) for v in got], [round(float(v), 3) for v in dev])
+            else:
+                dev = device_indices(int(n_in), len(got), **flags)
+                same = np.array_equal(got, dev)
+                shown = (got.tolist(), dev.tolist())
+            if same:
+                continue
+            if key not in differ:
+                differ.append(key)
+            if first is None:
+                first = [axis, *shown]
+    return [] if first is None else [*first, differ]
 
 
-__all__ = ["LINEAR_FLAGS", "PARSER_FLAGS", "device_coordinates", "device_flag_sets",
-           "device_indices", "differing_axis", "onnx_axis_indices"]
+__all__ = ["device_coordinates", "device_indices", "differing_axis", "onnx_axis_indices"]
