@@ -53,9 +53,8 @@ from .op_values import aipp_format, op_values, slot_layout, stored_type
 from .plan import PLAN_FILE, Plan
 from .rounding import check_overflow
 
-#: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE; 4: ops
-#: in an order that runs for a model listed out of order, unnamed nodes named as ATC names
-#: them, and keep_dtype OpType:: entries matched by the parser's type, as ATC does; 5: op
+#: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE; 4: ops in
+#: an order that runs, unnamed nodes named as ATC names them, OpType:: by parser type; 5: op
 #: types as the real ATC 6.0 om json has them, BNInferenceD, ReduceMinD, Transpose; the mode's
 #: config files its atc_cmdline names, written beside the om json; 6: the atc_cmdline records
 #: --input_shape, as ATC's does; 7: a folded constant only an If branch reads is kept, a
@@ -87,8 +86,9 @@ from .rounding import check_overflow
 #: by its own value types, branch_faults.BranchTypes: an entry of a model whose branches name
 #: values alike with other types failed to run or left a float value unrounded; 28: the plan
 #: lists the nodes inside an If run as one operator, info "inside": counted inside it; 29: an
-#: If branch's Constants follow their consumer's precision, as weights: branch_rounding.py)
-EMULATOR_FORMAT = 29
+#: If branch's Constants follow their consumer's precision, as weights: branch_rounding.py;
+#: 30: Resize rows record the parsers that take the model's opset, resize_parsers.py)
+EMULATOR_FORMAT = 30
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
