@@ -7,14 +7,16 @@ tensor is judged instead by its relative error against the error the cosine thre
 tensor of many elements: an error at right angles to the golden, of relative size r, gives
 cosine 1/sqrt(1 + r^2), so threshold T allows r = sqrt(1/T^2 - 1) (0.142 at 0.99, 0.329 at
 0.95). Values below float16's smallest normal on both sides are noise, as their sign is
-(``metrics.SIGN_FLOOR``), and pass.
+(``metrics.SIGN_FLOOR``), and pass. A tensor of one value per sample (``[N, 1]``: a batch's
+probabilities) is judged per sample the same way (``per_sample_scalars``), so that a batch does
+not pass what each sample alone fails.
 """
 from __future__ import annotations
 
 import json
 import math
 import shlex
-from typing import Mapping, Optional, Sequence
+from typing import Mapping, Optional, Sequence, Tuple
 
 from .metrics import SIGN_FLOOR, TensorMetrics
 from .thresholds import Threshold, threshold_text
@@ -38,46 +40,83 @@ def passing_threshold(error: float) -> float:
     return math.floor(1e6 / math.sqrt(1.0 + error * error)) / 1e6
 
 
-def one_element_failure(m: TensorMetrics, thr: Threshold, op: str) -> str:
+def one_element_failure(m: TensorMetrics, thr: Threshold, op: str,
+                        shape: Sequence[int] = ()) -> str:
     """Why a one-element tensor of ``op`` whose cosine meets ``thr`` fails it by its relative
     error, with the per-op threshold that passes it, spelled to paste; "" when the rule does
-    not apply or the error is allowed."""
-    if (thr.metric != "cosine" or m.size != 1 or m.finite != 1 or m.exact or m.golden_zero
+    not apply or the error is allowed. ``shape``: the tensor's (golden) shape, where one value
+    per sample, ``[N, 1]``, is judged per sample likewise (``per_sample_scalars``)."""
+    if (thr.metric != "cosine" or m.finite != m.size or m.exact or m.golden_zero
             or max(m.max_abs_actual, m.max_abs_golden) < SIGN_FLOOR):
         return ""
-    error, bound = m.value("rel_l2"), allowed_error(thr.value)
+    bound = allowed_error(thr.value)
+    if m.size == 1:
+        error, what = m.value("rel_l2"), "cosine tells only its sign; its relative error"
+    elif m.size > 1 and _per_sample(shape, m.size):
+        from .per_sample_scalars import sample_error, bracketed_shape
+
+        error = sample_error(m, bound, SIGN_FLOOR)
+        what = (f"per sample, as {bracketed_shape(shape)} holds one value for each of {m.size} "
+                f"samples (their cosine is led by the largest and tells little of the others): "
+                "its samples' largest relative error")
+    else:
+        return ""
     if not error > bound:
         return ""
-    lower = threshold_text(passing_threshold(error))
-    return (f"{ONE_ELEMENT} cosine tells only its sign; its relative error {error:.4g} is over "
-            f"the {bound:.4g} that cosine >= {threshold_text(thr.value)} allows (an error of that "
-            f"size at right angles to a golden of many elements gives that cosine); "
-            + per_op_fix(lower, (op,)))
+    return (f"{ONE_ELEMENT} {what} {error:.4g} is over the {bound:.4g} that cosine >= "
+            f"{threshold_text(thr.value)} allows (an error of that size at right angles to a "
+            f"golden of many elements gives that cosine); "
+            + per_op_fix(fix_threshold(m), (op,)))
+
+
+def _per_sample(shape: Sequence[int], size: int) -> bool:
+    from .per_sample_scalars import per_sample
+
+    return per_sample(shape) and math.prod(shape) == size
+
+
+def fix_threshold(m: TensorMetrics) -> str:
+    """The cosine threshold (its text, 6 decimals rounded down) that passes a tensor failing
+    by ``one_element_failure``: the one its relative error needs (per sample: the largest).
+    Its cosine meets it: it met the threshold the error failed, which is above this one."""
+    error = m.value("rel_l2" if m.size == 1 else "max_rel")
+    return threshold_text(passing_threshold(error))
 
 
 #: where a one-element failure's reason gives its fix (``per_op_fix``)
 FIX_AT = "; a cosine threshold of "
 
 
-def per_op_fix(lower: str, ops: Sequence[str], entries: Optional[Mapping[str, object]] = None
-               ) -> str:
+def per_op_fix(lower: str, ops: Sequence[str], entries: Optional[Mapping[str, object]] = None,
+               others: Sequence[Tuple[str, str]] = ()) -> str:
     """The fix of a one-element failure whose passing cosine threshold is ``lower`` (its text):
     a per_op entry at ``lower`` for each of ``ops`` (the failing op, then those failing by the
-    same error: one paste passes them all, ``report.one_element_groups``), spelled for a test, a
-    YAML suite and the command line (``--per-op`` adds to the command's own); ``entries``: the whole
-    ``per_op`` to paste in a test or suite (the check's own entries with these), default
-    ``{op: lower}`` for each."""
+    same error: one paste passes them all, ``report.one_element_groups``), and for each of
+    ``others`` (``(op, its threshold's text)``: the other one-element failures of the check, at
+    their own thresholds: pasted once, the fix passes every one of them, audit 35 section 6),
+    spelled for a test, a YAML suite and the command line (``--per-op`` adds to the command's
+    own); ``entries``: the whole ``per_op`` to paste in a test or suite (the check's own entries
+    with these), default ``{op: lower}`` for each of ``ops`` and ``others``' own."""
     if not float(lower) > 0.0:
         return "no cosine threshold above 0 passes it"
+    others = [(op, text) for op, text in others if op not in ops and float(text) > 0.0]
     if entries is None:
-        entries = {op: float(lower) for op in ops}
+        entries = {**{op: float(lower) for op in ops},
+                   **{op: float(text) for op, text in others}}
     from ..core.yaml_text import yaml_flow_map
 
     python = ", ".join(f"{json.dumps(k)}: {_python(v)}" for k, v in entries.items())
-    cli = " ".join(f"--per-op {shlex.quote(f'{op}={lower}')}" for op in ops)
-    others = ", ".join(ops[1:])
-    which = (f"this op and {others}, which fail{'s' if len(ops) == 2 else ''} by the same "
-             "relative error, passes them" if others else "this op passes it")
+    cli = " ".join(f"--per-op {shlex.quote(f'{op}={text}')}"
+                   for op, text in [(op, lower) for op in ops] + others)
+    same = ", ".join(ops[1:])
+    which = (f"this op and {same}, which fail{'s' if len(ops) == 2 else ''} by the same "
+             "relative error, passes them" if same else "this op passes it")
+    if others:
+        n, many = len(ops) + len(others), len(others) > 1
+        which += (f"; with the other one-element op{'s' if many else ''} that "
+                  f"fail{'' if many else 's'} at {'their' if many else 'its'} own "
+                  f"({', '.join(f'{op} {text}' for op, text in others)}), one paste "
+                  f"passes all {n}")
     return (f"a cosine threshold of {lower} for {which}: per_op={{{python}}} in a test (YAML: "
             f"per_op: {yaml_flow_map(entries)}), {cli} on the command line")
 

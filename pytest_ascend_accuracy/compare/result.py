@@ -235,7 +235,8 @@ def judge_row(row: TensorCompare, policy: Policy,
     value = m.value(thr.metric)
     if thr.passed(value):
         lone = one_element_failure(m, thr, row.tensor_index if row.op_name in keyed
-                                   else row.op_name)  # cosine: a one-element tensor's sign
+                                   else row.op_name,  # cosine: a one-element tensor's sign
+                                   row.golden_shape or row.shape)  # (or one value per sample)
         if lone:
             return "failed", Failure(row, thr, value, lone, None)
         # passes, but not in scale (ops given their own threshold by per_op are the user's call)
