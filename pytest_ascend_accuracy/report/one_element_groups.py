@@ -8,27 +8,31 @@ copy fails by the same error: pasting ``per_op={"If_0": 0.997592}`` failed the c
 failed at the Mul after the Sub's entry was pasted (the same relative error). ``grouped`` gives
 each such failure the fix for all of them at once: one entry per op that the same threshold
 passes, after the check's own per_op entries (pasted over them, they are kept), for a test, a
-YAML suite and the command line.
+YAML suite and the command line. The fix carries the check's other one-element failures too, each
+at its own threshold: Smart Turn's clip ``cut`` failed at three one-element ops (its last
+MatMul, its DequantizeLinear and the Sigmoid, the model's output) and the fix named the first
+alone; pasted, the next run offered the Sigmoid's entry (audit 35, section 6). One paste passes
+them all now.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Dict, List
 
-from ..compare.one_element import FIX_AT, ONE_ELEMENT, passing_threshold, per_op_fix
-from ..compare.thresholds import threshold_text
+from ..compare.one_element import FIX_AT, ONE_ELEMENT, fix_threshold, per_op_fix
 
 
 def _lower(f) -> str:
     """The cosine threshold (its text) that passes one-element failure ``f``."""
-    return threshold_text(passing_threshold(f.row.metrics.value("rel_l2")))
+    return fix_threshold(f.row.metrics)
 
 
 def grouped(verdict, rows=()):
     """``verdict`` with each one-element failure's fix naming every failing one-element op
     that the same threshold passes (a copy of its value, or a multiple: the same relative
-    error), keyed as the check's per_op would name them (``tiny_float32.per_op_key``, given the
-    compared ``rows``: an op with other outputs by its tensor), with the check's own entries;
+    error), then every other failing one-element op at its own threshold, keyed as the
+    check's per_op would name them (``tiny_float32.per_op_key``, given the compared ``rows``:
+    an op with other outputs by its tensor), with the check's own entries;
     the verdict itself where no failure is one-element."""
     from ..compare.result import tensor_keyed
     from .tiny_float32 import per_op_key, with_own_entries
@@ -41,12 +45,16 @@ def grouped(verdict, rows=()):
     for f in ones:
         alike.setdefault(_lower(f), []).append(f)
     keyed = tensor_keyed(rows)
+    keys = {id(f): per_op_key(verdict, f.row, keyed) for f in ones}
     fixed = {}
     for f in ones:
         lower = _lower(f)
-        ops = list(dict.fromkeys(per_op_key(verdict, g.row, keyed)
+        ops = list(dict.fromkeys(keys[id(g)]
                                  for g in [f] + [g for g in alike[lower] if g is not f]))
-        entries = with_own_entries(verdict, {op: float(lower) for op in ops})
+        others = list(dict.fromkeys((keys[id(g)], _lower(g)) for g in ones
+                                    if keys[id(g)] not in ops))
+        entries = with_own_entries(verdict, {**{op: float(lower) for op in ops},
+                                             **{op: float(text) for op, text in others}})
         head = f.reason[:f.reason.index(FIX_AT) + 2]
-        fixed[id(f)] = replace(f, reason=head + per_op_fix(lower, ops, entries))
+        fixed[id(f)] = replace(f, reason=head + per_op_fix(lower, ops, entries, others))
     return replace(verdict, failures=tuple(fixed.get(id(f), f) for f in verdict.failures))

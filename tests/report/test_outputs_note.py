@@ -28,8 +28,13 @@ def test_outputs_that_pass_are_named_with_their_figure():
     assert "model outputs: clamp" in failure_text(result, verdict)
 
 
-def test_a_failing_output_or_a_passing_check_says_nothing():
+def test_a_failing_output_is_said_to_fail_and_a_passing_check_says_nothing():
+    """Audit 35: a failing output had no line (Smart Turn's probability, 0.114 against 0.221,
+    failed by the one-element rule); it is named with its figure and FAILS."""
     result = _result([1, 5, 3])
-    assert outputs_lines(result, result.judge(0.99), str) == []
+    verdict = result.judge(0.99)
+    (line,) = outputs_lines(result, verdict, "{:.6f}".format)
+    assert line.startswith("model outputs: clamp (cosine ") and line.endswith(") FAILS"), line
+    assert line in failure_text(result, verdict)
     passing = _result([1, -10, 3])
     assert outputs_lines(passing, passing.judge(0.99, ignore=["log"]), str) == []
