@@ -37,6 +37,8 @@ def test_a_batch_fails_what_its_sample_alone_fails_and_the_printed_fix_pasted_pa
     assert fix == re.search(r"per_op=(\{.*?\}) in a test", alone.failures[0].reason).group(1)
     assert fix == '{"prob": 0.729138}', fix
     assert result(ACTUAL, GOLDEN, (2, 1)).judge(0.95, per_op=ast.literal_eval(fix)).passed
+    assert "(one value per sample: the relative error it allows)" in batch.describe()
+    assert "(a one-element tensor: the relative error it allows)" in alone.describe()
 
 
 @pytest.mark.parametrize("shape", [(2, 1), (2, 1, 1), (2, 1, 1, 1)])
