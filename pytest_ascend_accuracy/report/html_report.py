@@ -24,6 +24,7 @@ from ..core.atomic_files import atomic_write_text
 from .failure_text import coverage_line, default_hint
 from .figures import judged_cosine, plain_cosine_text
 from .figures import six_places as _num
+from .model_outputs import output_names, outputs_html
 
 _W, _PANEL_H, _PAD_L, _PAD_R, _PAD_T, _GAP = 960, 170, 64, 16, 18, 34
 _REL_FLOOR = 1e-7
@@ -270,7 +271,7 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
             "max_abs", "max_rel", "NaN/Inf (actual; golden)", "status", "reason / notes"]
     out = ["<table><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head)
            + "</tr></thead><tbody>"]
-    keyed = tensor_keyed(result.rows)
+    keyed, outputs = tensor_keyed(result.rows), output_names(result)
     for i, r in enumerate(result.rows):
         status, failure = judge_row(r, verdict.policy, keyed)
         m = r.metrics
@@ -282,7 +283,9 @@ def _table(result: CompareResult, verdict: Verdict) -> str:
         if m is not None:
             why += list(m.notes)
         cells = [f"#{r.order}", r.label, r.op_type, ", ".join(r.original_names),
-                 f"{r.golden_name} {r.golden_slot}".strip(),
+                 f"{r.golden_name} {r.golden_slot}".strip() + (
+                     f" = model output {outputs[key]}" if (key := (r.golden_name, r.golden_slot))
+                     in outputs else ""),
                  r.dtype + (f" / {r.golden_dtype}" if r.golden_dtype else ""),
                  "x".join(str(d) for d in r.shape)]
         nums = ([_num(judged_cosine(m)), _num(m.value("rel_l2")), _num(m.max_abs),
@@ -341,6 +344,7 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
             text = hint if hint is not None else default_hint(verdict, result=result)
             summary.append(f"<p>next step: {_e(text)}</p>")
     summary.append(_diagnosis_link(diagnosis))
+    summary.append(outputs_html(result, _e))  # the graph outputs, passing too (audit 35 F6)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
             + "\n".join(summary) + "\n" + _failure_index(result, verdict, links) + "\n"
