@@ -70,7 +70,7 @@ def flush_makers(golden: DumpSet, name: str, graph, walk: Optional[Walk] = None)
         held = _held(golden, made, walk) if made is not None else None
         takes = None if made is None or held is not None else _taken(golden, made, graph, walk)
         cube_holds = made is not None and held is not None and is_cube(graph[3].get(made[0], ""))
-        if made is not None and (_takes_part(graph, made) and (held or takes) or cube_holds):
+        if made is not None and (takes_part(graph, made) and (held or takes) or cube_holds):
             through = takes[1] if takes else ""
             out += [_own(golden, c, graph, walk, through or f"{made[0]} {made[1]}")
                     for c in chain]
@@ -103,16 +103,36 @@ def walked_on(golden: DumpSet, found: Found, graph, walk: Walk) -> List[Found]:
 
 def _through_passers(golden: DumpSet, name: str, slot: str, graph):
     """``(chain, made)``: the ops feeding ``name``'s ``slot`` that hand values on or scale them
-    by constants, nearest first, and the first op past them (None: a graph input)."""
+    by constants, nearest first, and the first op past them (None: a graph input), among the
+    ops the golden holds."""
+    return passing_chain(name, slot, graph, lambda op, at: producer_in_graph(golden, op, at,
+                                                                             graph))
+
+
+def passing_chain(name: str, slot: str, graph, producer=None):
+    """``(chain, made)`` as ``_through_passers``, where ``producer(op, slot)`` gives the
+    ``(op, output:k)`` feeding ``op``'s ``slot`` (by default the model's edges alone:
+    ``graph_producer``): the ops a value is carried through to ``name``, and the op making it
+    (``report.operand_makers`` walks a kept op's badly rounded operand back so)."""
+    producer = producer or (lambda op, at: graph_producer(op, at, graph))
     chain: List[Tuple[str, str]] = []
-    made = producer_in_graph(golden, name, slot, graph)
+    made = producer(name, slot)
     while made is not None and len(chain) < 256:
         on = _passes(made[0], graph)
         if on is None:
             break
         chain.append(made)
-        made = producer_in_graph(golden, made[0], f"input:{on}", graph)
+        made = producer(made[0], f"input:{on}")
     return chain, made
+
+
+def graph_producer(name: str, slot: str, graph) -> Optional[Tuple[str, str]]:
+    """``(op, output:k)`` making the tensor in ``name``'s ``slot`` (``input:k``) by the model's
+    edges (``golden_edges.graph_edges``), None for a graph input or a weight."""
+    tensors = graph[0].get(name, ())
+    k = int(slot.split(":")[1])
+    made = graph[1].get(tensors[k]) if k < len(tensors) else None
+    return None if made is None else (made[0], f"output:{made[1]}")
 
 
 def _joins_flushed(golden: DumpSet, op: str, graph, walk: Walk) -> bool:
@@ -123,7 +143,7 @@ def _joins_flushed(golden: DumpSet, op: str, graph, walk: Walk) -> bool:
         return False
     for k in range(len(graph[0].get(op, ()))):
         _, made = _through_passers(golden, op, f"input:{k}", graph)
-        if made is not None and _takes_part(graph, made) and (
+        if made is not None and takes_part(graph, made) and (
                 _held(golden, made, walk) is not None
                 or _taken(golden, made, graph, walk) is not None):
             return True
@@ -149,7 +169,9 @@ def _passes(op: str, graph) -> Optional[int]:
     return graph_inputs[0] if len(graph_inputs) == 1 else None  # (a graph input, rescaled)
 
 
-def _takes_part(graph, made: Tuple[str, str]) -> bool:
+def takes_part(graph, made: Tuple[str, str]) -> bool:
+    """Whether ``made``'s op computes a value of its own a keep list can keep: not a constant,
+    a shape, a join of many (``_NOT_KEPT``), nor a Cube op (a sum over many products)."""
     kind = graph[3].get(made[0], "")
     return kind not in _NOT_KEPT and not is_cube(kind)
 
@@ -213,4 +235,5 @@ def _peak(load) -> Optional[float]:
     return flushed_peak_any(values)
 
 
-__all__ = ["Found", "Walk", "flush_makers", "walked_on"]
+__all__ = ["Found", "Walk", "flush_makers", "graph_producer", "passing_chain", "takes_part",
+           "walked_on"]
