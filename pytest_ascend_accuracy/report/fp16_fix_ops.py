@@ -94,11 +94,17 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
     explained = explains_first(verdict, range_inputs, names, row_ids)
     if _underflow_only(range_inputs, rows) and not explained:
         return [], ""  # the fallback says no overflow was seen, and points to diagnosing
+    from .operand_makers import makers_reason, operand_makers
     from .overflow_feeds import float16_producers, producers_reason
 
     # the float16 ops computing a kept overflowing Cube op's operands (T1: a ViT's q/k_proj)
     produce, further = float16_producers(verdict, range_inputs, names, compared, _row_names)
     names = [*names, *(n for n in produce if n not in names)]
+    # and those making an operand a kept op scales kept values by, where its float16 rounding
+    # tells (audit 35: a dynamically quantised layer's scale, report.operand_makers)
+    makers = operand_makers(verdict, names, compared, model, {*kept, *tiny},
+                            getattr(range_inputs, "feeding", None))
+    names = [*names, *(n for n in makers if n not in names)]
     names, partners = _with_partners(verdict, fused, names, {*kept, *tiny})
     reasons = []
     if range_inputs:
@@ -132,8 +138,8 @@ def keep_dtype_names(verdict: Verdict, range_inputs: Sequence = (), mode=None,
         return names, rounded_reason(verdict, found_at(names, reasons), fed)
     promise = _promise(verdict, range_inputs, names, aside={*kept, *tiny})
     stopped = getattr(range_inputs, "walk_stopped", "")  # (compare.flush_chain.Walk)
-    names.partial = bool(promise or further or stopped)
-    reason += promise + stopped + producers_reason(produce, further)
+    names.partial = bool(promise or further or stopped or makers.stopped)
+    reason += promise + stopped + producers_reason(produce, further) + makers_reason(makers)
     for name, dtype in kept.items():
         if name in mode.keep_dtype:  # printed in the mode all the same: "left out" read wrong
             reason += (f"; {printable(name)} is kept by the test's own keep_dtype already (this "
