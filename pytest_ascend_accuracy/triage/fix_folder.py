@@ -23,8 +23,10 @@ from typing import Dict, Iterable, Mapping, Tuple
 from ..core.atc_paths import ATC_PATH_RULE, refused_chars
 from ..core.atc_paths import allowed as _allowed
 
-#: the files of a fix folder that its ATC options do not name
-REPORT_FILES = ("atc_args.txt", "diagnosis.txt", "diagnosis.json", "diagnosis.html")
+#: the files of a fix folder that its ATC options do not name (``atc_note.txt``: written in
+#: place of atc_args.txt for a model ATC does not convert, ``triage.quant_note``)
+REPORT_FILES = ("atc_args.txt", "diagnosis.txt", "diagnosis.json", "diagnosis.html",
+                "atc_note.txt")
 
 
 def path_problem(path) -> str:

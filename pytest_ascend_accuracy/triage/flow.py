@@ -55,6 +55,7 @@ from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
 from .model_float16 import no_mode_verdict, stopped_note
+from .quant_note import with_note
 from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,  # noqa: F401
                      StepResult, fmt as _fmt, rerun_with_budget)
 from .runner import Evaluation, Runner, framework_ops, range_ops
@@ -183,7 +184,7 @@ class _Flow(Combos):
                                              outcome["restored_by"] is not None)
             outcome.update(set_aside=tuple(self.aside),
                            ignore_with_fix=tuple(ignore_to_paste(self.first_verdict, self.aside)))
-        return outcome
+        return with_note(outcome, self.run.model)  # ATC does not convert its quantisation ops
 
     def _walk(self) -> dict:
         spent = self.run.conversions
@@ -440,8 +441,7 @@ class _Flow(Combos):
 
     def _golden_step(self) -> dict:
         default = self.run.memo[replace(self.base, label=None)]
-        failing = _failing_names(default.verdict)
-        self.final = default.result
+        failing, self.final = _failing_names(default.verdict), default.result
         tried = [st.mode for st in self.steps if st.mode and st.step != "default"]
         self.steps.append(StepResult(
             "golden", self.base.name, False,
@@ -462,8 +462,7 @@ class _Flow(Combos):
         return rerun_with_budget(self.budget_option, self.run.budget)
 
     def _add(self, step: str, ev: Evaluation, spent_before: int, *, differing=()) -> None:
-        v = ev.verdict
-        first = v.first
+        first = (v := ev.verdict).first
         if ev.passed:
             summary = "passes"
         elif first is None:  # failed as a whole (``Verdict.problem``): no op to name

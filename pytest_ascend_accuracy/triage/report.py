@@ -11,6 +11,10 @@
   as the diagnosed conversions read it), named ``<folder name>/<its name>`` the same way;
 - ``diagnosis.txt``, ``diagnosis.json`` and ``diagnosis.html`` (steps, tables, and the per-op
   chart of the final comparison).
+
+For a model with ONNX quantisation ops, which ATC does not convert as it is, none of the ATC
+files is written: ``atc_note.txt`` says why in their place, and the fix line names the mode on
+the emulator only (``triage.quant_note``).
 """
 from __future__ import annotations
 
@@ -107,12 +111,16 @@ def text(diagnosis, files: Optional[Dict[str, str]] = None) -> str:
     written = files or d.fix_files or {}
     if d.fix_mode is not None and d.restored_by != "default":
         # the config files as written (they were named ./keep_dtype.cfg wherever --out put them)
-        args = fix_atc_args(d, _config_dir(written), written)
-        unwritten = (" (its config files are written by --out DIR)"
-                     if not named_files(written) and d.fix_mode.config_files() else "")
-        lines.append(f"  fix: mode {d.fix_mode.name}; ATC{_run_from(written)}: "
-                     f"{shell_line(args)}{unwritten}")
-        if _spelled_for(d):
+        if d.atc_quant_ops:  # no ATC options for a model ATC refuses (``quant_note``)
+            lines.append(f"  fix: mode {d.fix_mode.name}, on the emulator only; ATC: none, ATC "
+                         f"does not convert this model as it is (above)")
+        else:
+            args = fix_atc_args(d, _config_dir(written), written)
+            unwritten = (" (its config files are written by --out DIR)"
+                         if not named_files(written) and d.fix_mode.config_files() else "")
+            lines.append(f"  fix: mode {d.fix_mode.name}; ATC{_run_from(written)}: "
+                         f"{shell_line(args)}{unwritten}")
+        if _spelled_for(d) and not d.atc_quant_ops:
             lines.append(f"  (these ATC options are {_spelled_for(d)})")
         lines.append(f"  in a test: modes=[{d.fix_mode.python_expr()}] (from pytest_ascend_accuracy "
                      f"import {', '.join(d.fix_mode.python_imports())}); in a YAML suite: "
@@ -171,8 +179,9 @@ def to_dict(diagnosis) -> dict:
         "restored_by": d.restored_by, "verdict": d.verdict,
         "fix": None if d.fix_mode is None else {
             "mode": d.fix_mode.name, "mode_key": d.fix_mode.key(),
-            "atc_args": fix_atc_args(d, _config_dir(d.fix_files or {}), d.fix_files),
-            "atc_args_spelled_for": _spelled_for(d) or None,
+            "atc_args": [] if d.atc_quant_ops else fix_atc_args(
+                d, _config_dir(d.fix_files or {}), d.fix_files),
+            "atc_args_spelled_for": None if d.atc_quant_ops else _spelled_for(d) or None,
             "python": d.fix_mode.python_expr(), "yaml": d.fix_mode.yaml_form(),
             "keep_dtype": list(d.keep_dtype), "fusion_rules_off": list(d.fusion_rules_off)},
         "conversions": d.conversions, "cache_hits": d.cache_hits, "budget": d.budget,
@@ -180,6 +189,7 @@ def to_dict(diagnosis) -> dict:
         "set_aside": list(d.set_aside), "ignore_with_fix": list(d.ignore_with_fix),
         "ops_total": d.ops_total, "whole_model": d.whole_model,
         "ignore_instead": list(d.ignore_instead),
+        "atc_converts": not d.atc_quant_ops, "atc_quant_ops": list(d.atc_quant_ops),
         "steps": [{
             "step": s.step, "mode": s.mode, "passed": s.passed, "summary": s.summary,
             "first_failure": s.first_failure, "first_value": _json_float(s.first_value),
@@ -211,7 +221,10 @@ def html_page(diagnosis) -> str:
         f"<td>{s.conversions}</td><td class=\"w\">{e(s.summary)}</td></tr>"  # (it wraps: the
         for s in d.steps)  # page was 2,157 px wide for PP-OCRv4 det, _STYLE's cells never wrap)
     fix = ""
-    if d.fix_mode is not None and d.restored_by != "default":
+    if d.fix_mode is not None and d.restored_by != "default" and d.atc_quant_ops:
+        fix = (f"<p>fix, on the emulator only: <code>modes=[{e(d.fix_mode.python_expr())}]"
+               "</code>; no ATC options: ATC does not convert this model as it is</p>")
+    elif d.fix_mode is not None and d.restored_by != "default":
         written = d.fix_files or {}
         fix = (f"<p>fix{e(_run_from(written))}: <code>"
                f"{e(shell_line(fix_atc_args(d, _config_dir(written), written)))}</code>")
@@ -237,7 +250,12 @@ def write_all(diagnosis, out_dir) -> Dict[str, str]:
     out = os.fspath(out_dir)
     os.makedirs(out, exist_ok=True)
     files: Dict[str, str] = {}
-    if diagnosis.fix_mode is not None and diagnosis.restored_by != "default":
+    from .quant_note import NOTE_FILE, note_file_text
+
+    quant = diagnosis.fix_mode is not None and note_file_text(diagnosis)
+    if quant and diagnosis.restored_by != "default":  # ATC refuses the model: a note instead
+        files[NOTE_FILE] = os.fspath(atomic_write_text(os.path.join(out, NOTE_FILE), quant))
+    elif diagnosis.fix_mode is not None and diagnosis.restored_by != "default":
         for name, content in diagnosis.fix_mode.config_files().items():
             files[name] = os.fspath(atomic_write_text(os.path.join(out, name), content))
         files.update(_copy_user_files(diagnosis.fix_atc, out))

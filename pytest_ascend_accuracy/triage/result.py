@@ -112,6 +112,9 @@ class Diagnosis:
     #: (``report.after_selection``): the ignore entries of the ops after them, which judge the
     #: rest instead
     ignore_instead: Tuple[str, ...] = ()
+    #: the model's ONNX quantisation op types, which ATC does not convert as they are
+    #: (``triage.quant_note``): the verdict says so, and no ATC files are written
+    atc_quant_ops: Tuple[str, ...] = ()
 
     @property
     def fixed(self) -> bool:
