@@ -19,7 +19,7 @@ from pytest_ascend_accuracy.cli.warning_lines import plain_warnings, warning_lin
 
 
 def _quantised(path):
-    """x -> QuantizeLinear -> DequantizeLinear -> Relu: ATC converts no such op (AtcQuantWarning)."""
+    """x -> QuantizeLinear -> DequantizeLinear -> Relu: no op ATC converts (AtcQuantWarning)."""
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="q"),
              helper.make_node("DequantizeLinear", ["q", "s", "z"], ["dq"], name="dq"),
              helper.make_node("Relu", ["dq"], ["y"], name="relu")]

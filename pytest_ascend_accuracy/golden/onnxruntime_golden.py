@@ -169,7 +169,8 @@ def run_golden(model, inputs: Mapping[str, np.ndarray], directory: Path, *, inpu
                                      source=load_model(model, weights=False))
         except Exception:  # (the refusal is the error to show)
             hint = ""
-        whole = segmented_failure_note(runs_whole(proto, inputs, prepared.folder))
+        whole = "" if hint else segmented_failure_note(  # (a hint blames the inputs)
+            runs_whole(proto, inputs, prepared.folder))
         return BackendError(f"onnxruntime could not run the golden model {model_label(model)!r}"
                             f"{failure_context(model, shapes)}: {exc}{hint}{whole}")
 

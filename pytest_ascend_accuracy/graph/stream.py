@@ -15,15 +15,16 @@ and what the caller has not yet released.
 
 Every node runs once, in the same order (optimisations off), so the values are those of a single
 run up to float rounding. A Constant node whose output a later segment reads is copied into that
-segment's session (``_Segment.consts``), not handed over as its input: onnxruntime's shape
+segment's session (``_Segment.consts``; up to ``COPIED_CONSTANT_BYTES``: a big one is handed
+over as before), not handed over as its input: onnxruntime's shape
 inference must see such values as constants, and refused a session whose ``Resize`` sizes came
 from ``Concat(Slice(Shape(x), starts, ends), Constant)`` with the Slice's constants fed as
 inputs ("Number of elements of input 'sizes' (0) must be same as rank of input 'X' (4)": every
 PyTorch ``F.interpolate(size=...)`` export, IMG.LY's ISNet, audit 35); a constant fed as an
 input may also get another kernel than a constant weight (a MatMul of PP-OCRv4 rec: 81 of 440
-tensors differed by at most 2.6e-7 relative against polygraphy's one-session run; H111). A cut never separates from its readers a value onnxruntime
-cannot hand over as a numpy array (sequences, optionals, bfloat16/float8/int4 tensors, tensors
-of unknown type). A wanted bfloat16, float8_e4m3fn or float8_e5m2 tensor, which onnxruntime's
+tensors differed by at most 2.6e-7 relative against polygraphy's one-session run; H111). A cut
+never separates from its readers a value onnxruntime cannot hand over as a numpy array
+(sequences, optionals, bfloat16/float8/int4 tensors, tensors of unknown type). A wanted bfloat16, float8_e4m3fn or float8_e5m2 tensor, which onnxruntime's
 Python API cannot return ("No corresponding Numpy type for Tensor Type"), is fetched through a
 Cast to float32 added to its segment's session (exact: every such value is a float32) and
 handed over as the ml_dtypes array of its own type, so its dtype stays what the model says.
@@ -226,7 +227,7 @@ class SegmentedModel:
                         self.segment_of[o] = s
         self.last_segment_read: Dict[str, int] = {}
         constant = {o: k for k, n in enumerate(graph.node) if n.op_type == "Constant"
-                    and n.domain in ("", "ai.onnx") for o in n.output if o}
+                    and n.domain in ("", "ai.onnx") and _small_constant(n) for o in n.output if o}
         for s, seg in enumerate(self.segments):
             produced: Set[str] = set()
             ins: List[str] = []
@@ -330,6 +331,27 @@ class SegmentedModel:
                 return None
             out.append((name, dtype.str, tuple(int(d) for d in entry[1])))
         return tuple(out)
+
+
+#: the most bytes of a Constant node copied into each later segment reading it (its value is
+#: held once per session): shape and size constants are a few int64s; a review's 64 MB
+#: Constant read by 12 segments took the golden from 4.2 s / 661 MB to 13.4 s / 1242 MB
+COPIED_CONSTANT_BYTES = 64 << 10
+
+
+def _small_constant(node) -> bool:
+    """Whether a Constant node's value is small enough to copy (``COPIED_CONSTANT_BYTES``)."""
+    for attr in node.attribute:
+        if attr.name == "value" and attr.type == 4:  # TENSOR
+            t = attr.t
+            if t.data_location == 1:  # external data: not copied
+                return False
+            return math.prod(t.dims) * (_itemsize(t.data_type) or 8) <= COPIED_CONSTANT_BYTES
+        if attr.name in ("value_int", "value_float", "value_string"):
+            return True
+        if attr.name in ("value_ints", "value_floats", "value_strings"):
+            return len(attr.ints) + len(attr.floats) + len(attr.strings) <= 1024
+    return False  # (sparse_value: handed over as before)
 
 
 def _unused(name: str, used: Set[str]) -> str:

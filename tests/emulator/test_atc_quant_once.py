@@ -115,4 +115,5 @@ def test_pytest_s_summary_shows_it_once_for_each_test_converting_the_model(pytes
                                  "*test_q.py:4: AtcQuantWarning: ONNX quantisation ops no CANN "
                                  "ONNX parser converts, in model 'qdq': 'x_quant' "
                                  "(QuantizeLinear); 'x_dequant' (DequantizeLinear). CANN's AMCT*"
-                                 "neither a pass nor a failure here says what the deployed model does*"])
+                                 "neither a pass nor a failure here says what the deployed "
+                                 "model does*"])

@@ -40,7 +40,7 @@ def test_a_failure_of_the_segmented_run_alone_says_the_model_runs_whole(tmp_path
     with pytest.raises(BackendError) as info:
         golden_dump(_reshape_model(), _inputs([2, 3]), cache=Cache(tmp_path))
     text = str(info.value)
-    assert "segment session refused" in text and NOTE in text and "please report it" in text
+    assert "segment session refused" in text and NOTE in text and "report it to" in text
 
 
 def test_a_model_onnxruntime_refuses_whole_gets_no_such_note(tmp_path):
@@ -48,3 +48,20 @@ def test_a_model_onnxruntime_refuses_whole_gets_no_such_note(tmp_path):
         golden_dump(_reshape_model(), _inputs([4, 4]), cache=Cache(tmp_path))
     text = str(info.value)
     assert "could not run the golden model" in text and NOTE not in text
+
+
+def test_a_model_over_the_whole_run_bound_is_not_tried_whole(tmp_path, monkeypatch):
+    """A review: on a 1.6 GB model the whole-model retry peaked at 4.9 GB of memory."""
+    from pytest_ascend_accuracy.graph import whole_run
+
+    def broken(self, s, feeds):
+        raise RuntimeError("segment session refused")
+
+    tried = []
+    monkeypatch.setattr(stream.SegmentedModel, "_run_segment", broken)
+    monkeypatch.setattr(whole_run, "WHOLE_RUN_BYTES", 10)
+    monkeypatch.setattr(whole_run, "ort_session", lambda *a, **k: tried.append(a), raising=False)
+    with pytest.raises(BackendError) as info:
+        golden_dump(_reshape_model(), _inputs([2, 3]), cache=Cache(tmp_path))
+    assert NOTE not in str(info.value) and "segment session refused" in str(info.value)
+    assert whole_run.runs_whole(_reshape_model(), _inputs([2, 3])) is whole_run.UNKNOWN

@@ -62,9 +62,10 @@ def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
             + (f" (it adapts QuantizeLinear-DequantizeLinear pairs, not {', '.join(others)}: "
                f"quantise the float model in the QDQ format, onnxruntime.quantization."
                f"quantize_static with quant_format=QuantFormat.QDQ)" if others else "")
-            + "; the emulator computes these ops as float16 ops of a float16 model (their "
-              "float inputs, scales and outputs rounded to float16), not as the deployed model "
-              "computes, so neither a pass nor a failure here says what the deployed model "
+            + "; the emulator computes these ops as it does any float op (their float "
+              "inputs, scales and outputs rounded to float16 where the mode computes in "
+              "float16), not as the deployed model computes, so neither a pass nor a failure "
+              "here says what the deployed model "
               "does (and the golden is this graph in float32 in onnxruntime, optimisations "
               "off, not a CPU's int8 kernels)")
 
