@@ -51,6 +51,7 @@ from ..graph.op_catalogue import model_ops, with_real_names
 from .combos import Combos
 from .coverage import aside_note, aside_policy, coverage_verdict, ignore_to_paste, set_aside
 from .branch_keep import branch_ops, kept_words
+from .fp32_rounding import conclusion as fp32_conclusion
 from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
@@ -454,7 +455,7 @@ class _Flow(Combos):
             f"differs from the golden network from op {_first_label(default.verdict)} on "
             f"({len(failing)} op(s): {_names(failing)}), and no mode tried passes"
             f"{self._together()} (the diagnosis's steps: list says where each fails); "
-            f"check the operator implementations against the reference"))
+            + fp32_conclusion(self, default)))
 
     # -- helpers ------------------------------------------------------------------------------
     def _rerun(self) -> str:
