@@ -7,9 +7,11 @@ tensor is judged instead by its relative error against the error the cosine thre
 tensor of many elements: an error at right angles to the golden, of relative size r, gives
 cosine 1/sqrt(1 + r^2), so threshold T allows r = sqrt(1/T^2 - 1) (0.142 at 0.99, 0.329 at
 0.95). Values below float16's smallest normal on both sides are noise, as their sign is
-(``metrics.SIGN_FLOOR``), and pass. A tensor of one value per sample (``[N, 1]``: a batch's
-probabilities) is judged per sample the same way (``per_sample_scalars``), so that a batch does
-not pass what each sample alone fails.
+(``metrics.SIGN_FLOOR``), and pass. (A tensor of one value per sample, ``[N, 1]``, is not
+judged so: a rule told by shape alone failed a seq-first per-frame logit ``[50, 1, 1]`` at
+cosine 1.000000, and a batch whose one sample lies below float16's normals where the device
+gives the exact float16 values, a review found; a batch's probability that doubles can still
+pass by its cosine, audit 35.)
 """
 from __future__ import annotations
 
@@ -40,27 +42,15 @@ def passing_threshold(error: float) -> float:
     return math.floor(1e6 / math.sqrt(1.0 + error * error)) / 1e6
 
 
-def one_element_failure(m: TensorMetrics, thr: Threshold, op: str,
-                        shape: Sequence[int] = ()) -> str:
+def one_element_failure(m: TensorMetrics, thr: Threshold, op: str) -> str:
     """Why a one-element tensor of ``op`` whose cosine meets ``thr`` fails it by its relative
     error, with the per-op threshold that passes it, spelled to paste; "" when the rule does
-    not apply or the error is allowed. ``shape``: the tensor's (golden) shape, where one value
-    per sample, ``[N, 1]``, is judged per sample likewise (``per_sample_scalars``)."""
-    if (thr.metric != "cosine" or m.finite != m.size or m.exact or m.golden_zero
+    not apply or the error is allowed."""
+    if (thr.metric != "cosine" or m.size != 1 or m.finite != 1 or m.exact or m.golden_zero
             or max(m.max_abs_actual, m.max_abs_golden) < SIGN_FLOOR):
         return ""
     bound = allowed_error(thr.value)
-    if m.size == 1:
-        error, what = m.value("rel_l2"), "cosine tells only its sign; its relative error"
-    elif m.size > 1 and _per_sample(shape, m.size):
-        from .per_sample_scalars import sample_error, bracketed_shape
-
-        error = sample_error(m, bound, SIGN_FLOOR)
-        what = (f"per sample, as {bracketed_shape(shape)} holds one value for each of {m.size} "
-                f"samples (their cosine is led by the largest and tells little of the others): "
-                "its samples' largest relative error")
-    else:
-        return ""
+    error, what = m.value("rel_l2"), "cosine tells only its sign; its relative error"
     if not error > bound:
         return ""
     return (f"{ONE_ELEMENT} {what} {error:.4g} is over the {bound:.4g} that cosine >= "
@@ -69,18 +59,11 @@ def one_element_failure(m: TensorMetrics, thr: Threshold, op: str,
             + per_op_fix(fix_threshold(m), (op,)))
 
 
-def _per_sample(shape: Sequence[int], size: int) -> bool:
-    from .per_sample_scalars import per_sample
-
-    return per_sample(shape) and math.prod(shape) == size
-
-
 def fix_threshold(m: TensorMetrics) -> str:
     """The cosine threshold (its text, 6 decimals rounded down) that passes a tensor failing
-    by ``one_element_failure``: the one its relative error needs (per sample: the largest).
-    Its cosine meets it: it met the threshold the error failed, which is above this one."""
-    error = m.value("rel_l2" if m.size == 1 else "max_rel")
-    return threshold_text(passing_threshold(error))
+    by ``one_element_failure``: the one its relative error needs. Its cosine meets it: it met
+    the threshold the error failed, which is above this one."""
+    return threshold_text(passing_threshold(m.value("rel_l2")))
 
 
 #: where a one-element failure's reason gives its fix (``per_op_fix``)

@@ -149,10 +149,8 @@ class Verdict:
             t = self.policy.scale_tolerance
             thr = f"{thr} or the scale guard (L2 norm within {1 / t:.3g}-{t:g}x the golden's)"
         ones = sum(1 for f in judged if f.reason.startswith(ONE_ELEMENT))
-        if ones == len(judged):  # ([N, 1] is judged per sample: one_element_failure)
-            sampled = judged[0].reason.startswith(f"{ONE_ELEMENT} per sample")
-            what = "one value per sample" if sampled else "a one-element tensor"
-            thr = f"{thr} ({what}: the relative error it allows)"
+        if ones == len(judged):
+            thr = f"{thr} (a one-element tensor: the relative error it allows)"
         elif ones:  # not the first failure's bracket (T3: a 96,000-element first failure)
             thr = f"{thr} ({ones} of them one-element, by the relative error it allows)"
         return (f"accuracy FAILED: {len(judged)} of {n_judged} tensor{_s(n_judged)} "
@@ -237,8 +235,7 @@ def judge_row(row: TensorCompare, policy: Policy,
     value = m.value(thr.metric)
     if thr.passed(value):
         lone = one_element_failure(m, thr, row.tensor_index if row.op_name in keyed
-                                   else row.op_name,  # cosine: a one-element tensor's sign
-                                   row.golden_shape or row.shape)  # (or one value per sample)
+                                   else row.op_name)  # cosine: a one-element tensor's sign
         if lone:
             return "failed", Failure(row, thr, value, lone, None)
         # passes, but not in scale (ops given their own threshold by per_op are the user's call)

@@ -73,7 +73,7 @@ def _figures(row, policy, num) -> str:
 
 def _failed_figures(failure, policy, num) -> str:
     """A failing output's figure: a one-element one's values, golden -> device, and relative
-    error; one value per sample, its samples' largest relative error; else as ``_figures``."""
+    error; else as ``_figures``."""
     from ..compare.one_element import ONE_ELEMENT
 
     m = failure.row.metrics
@@ -83,9 +83,6 @@ def _failed_figures(failure, policy, num) -> str:
         golden, actual = _signed(m)
         return (f"one element {golden} -> {actual}, relative error "
                 f"{m.value('rel_l2'):.3g}")
-    if failure.reason.startswith(ONE_ELEMENT):
-        return f"one value per sample, {m.size} samples: largest relative error " \
-               f"{m.value('max_rel'):.3g}"
     return _figures(failure.row, policy, num)
 
 
