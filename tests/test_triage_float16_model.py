@@ -84,9 +84,7 @@ MODELS = {"half_export": (attention, "attn_half.onnx", "attn32.onnx"),
           "cast_to_float16": (cast_square, "castsq.onnx", "sq32.onnx")}
 
 REASON = ("the ONNX model itself computes softmax in float16 (its golden is float16), which high "
-          "precision and keep_dtype leave float16 (no mode makes it match its float16 golden); "
-          "force_fp32 raises a float16 op (not a Cast's float16 target) to float32, still judged "
-          "against that float16 golden")
+          "precision and keep_dtype leave float16 (no mode makes it match its float16 golden)")
 ADVICE = ("next step: export the model in float32 (or, where the model casts to float16 before "
           "softmax, drop that Cast) and check that export: against its float32 golden, a failure "
           "names the ops to keep in float32, or the mode, that fix it")

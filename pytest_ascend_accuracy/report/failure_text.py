@@ -18,17 +18,17 @@ from ..compare.thresholds import beside, threshold_text
 from .fp16_fix_ops import (  # noqa: E402,F401  (callers and tests read them here too)
     API_DIAGNOSE, diagnose_by_running, flushed_after_first, fp16_range_rows,
     high_precision_may_fix, keep_dtype_names)
-from .float16_model import first_in_float16, float16_hint, model_rounding_note  # noqa: E402
+from .float16_model import float16_hint  # noqa: E402
 from .cli_commands import (  # noqa: E402,F401  (CLI_MODEL: tests and callers read it here)
     CLI_MODEL, cli_diagnose, cli_mode, dumped_mode, not_carried)
 from .failure_kinds import (  # noqa: E402
     cube_probe, naming_reason, nonfinite_failure, nonfinite_in_range, nonfinite_reason,
     per_op_only, unread, unread_hint)
 from .figures import failing_cosine, judged_cosine, plain_cosine_lines  # noqa: E402
-from .figures import error_figure as _small, six_places as _num  # noqa: E402
+from .figures import error_figure as _small  # noqa: E402
+from .figures import six_places as _num  # noqa: E402
 from .printable import printable  # noqa: E402  (callers read it here too)
 from .would_pass import would_pass_text  # noqa: E402
-from .overflow_seen import SAVED_NOT_CHECKED, no_overflow_seen  # noqa: E402,F401
 from .outputs_note import outputs_lines  # noqa: E402
 
 WORST_ROWS = 5
@@ -69,7 +69,7 @@ def short_reason(f: Failure) -> str:
     return f"{thr.metric} {'<' if thr.higher_is_better else '>'} {threshold_text(thr.value)}"
 
 
-def _metric_line(f: Failure, policy=None, cli: bool = False, verdict=None, half=False) -> str:
+def _metric_line(f: Failure, policy=None, cli: bool = False, verdict=None) -> str:
     thr = f.threshold
     if f.would_pass is None:
         if thr.passed(f.value):  # the value meets its threshold: something else failed it
@@ -91,7 +91,7 @@ def _metric_line(f: Failure, policy=None, cli: bool = False, verdict=None, half=
     guard = _scale_guard_too(f, policy, cli)
     if guard:
         return f"{shown} ({guard})"
-    return f"{shown} ({model_rounding_note(would_pass_text(f, verdict, _num, short_reason), half)})"
+    return f"{shown} ({would_pass_text(f, verdict, _num, short_reason)})"
 
 
 #: a cosine at or below 0 (the loosest threshold passing it 0, or below): the marker and the YAML
@@ -152,7 +152,7 @@ def _scale_guard_too(f: Failure, policy, cli: bool) -> str:
             f"{1 / t:.3g}-{t:g}x; {lowered} with {wider} would pass it")
 
 
-def _first_block(f: Failure, policy=None, cli: bool = False, verdict=None, half=False) -> List[str]:
+def _first_block(f: Failure, policy=None, cli: bool = False, verdict=None) -> List[str]:
     row = f.row
     m = row.metrics
     shape = _shape(row.shape)
@@ -170,7 +170,7 @@ def _first_block(f: Failure, policy=None, cli: bool = False, verdict=None, half=
         ("op type", printable(row.op_type) or "-"),
         ("dtypes", _dtypes(row)),
         ("shape", shape),
-        (f.threshold.metric, _metric_line(f, policy, cli, verdict, half)),
+        (f.threshold.metric, _metric_line(f, policy, cli, verdict)),
     ]
     if f.threshold.metric != "cosine" and m is not None:
         fields.append(("cosine", _num(judged_cosine(m))))
@@ -361,6 +361,29 @@ def default_hint(verdict: Verdict, range_inputs: Sequence = (),
             f"{per_op_only(verdict)}: compare with {probe}" + API_DIAGNOSE)
 
 
+#: ``judge``'s reason: it reads a saved result, whose golden operands no one looked at
+SAVED_NOT_CHECKED = ("no float16 overflow in the failing values; their golden operands were not "
+                     "checked (a saved result holds no golden tensors)")
+
+
+def no_overflow_seen(range_inputs: Sequence = ()) -> str:
+    """Why a hint found nothing to keep in float32: no float16 overflow seen, or -- when the
+    golden held none of the failing ops' inputs (``compare.fp16_range.RangeFindings.checked``
+    0) -- that their operands were not looked at, which a golden with inputs would allow."""
+    unlooked = ("; the ignored ops' operands were not looked at (the golden tells no edges "
+                "to the failures: the ONNX model, or a golden of op outputs and inputs as the "
+                "cache holds it, would)" if getattr(range_inputs, "ignored_unlooked", False)
+                else "")
+    from .if_branches import unlooked_note
+
+    unlooked += unlooked_note(range_inputs)  # a failing If's branch not read: said
+    if getattr(range_inputs, "checked", None) == 0:
+        return ("no float16 overflow in the failing values; their golden operands were not "
+                "checked (the golden holds no inputs of the failing ops: a golden dumped with "
+                "its operators' inputs shows whether one leaves the float16 range)" + unlooked)
+    return "no float16 overflow seen" + unlooked
+
+
 #: how to ask for the CSV, per caller: assert_accuracy's argument here; the plugin's option
 #: (``PLUGIN_REPORT_HOW``: ``check_accuracy`` has no csv_path) and the CLI's flag name their own
 DEFAULT_REPORT_HOW = "pass csv_path=..."
@@ -429,8 +452,7 @@ def failure_text(result: CompareResult, verdict: Verdict, *, csv_path=None,
         head = head.replace(IGNORE_NOTE, IGNORE_NOTE_CLI)
     lines = [head, ""]
     if verdict.first is not None:
-        half = first_in_float16(verdict, hint, result)  # no mode keeps its op in float32
-        lines += _first_block(verdict.first, verdict.policy, cli, verdict, half)
+        lines += _first_block(verdict.first, verdict.policy, cli, verdict)
         block = _worst_block(verdict, worst)
         if block:
             lines += [""] + block

@@ -50,11 +50,11 @@ A hint is a contract (tests/plugin/test_hints_contract.py applies each kind verb
   where those are more than ``CHAIN_LIMIT`` or not known). NaN/Inf where the golden stays within
   float16: high precision as a probe, or where the op turning NaN/Inf runs on the Cube unit,
   its own ops kept in float32 (``failure_kinds.cube_ops_kept``).
-- ``float16_model`` (the first failing op one the ONNX model computes in float16 itself,
+- ``float16_model`` (the first failing op is one the ONNX model itself computes in float16,
   ``float16_model.in_float16``, where the hint would keep ops in float32 or probe with high
-  precision, or every failure float16's own rounding there, ``rounding_failures``, which fusion
-  off only moves): no mode; export in float32 (or drop the Cast to float16 before that op) and
-  check that export, whose hint then applies; for rounding, or the threshold that would pass.
+  precision: neither makes a float16 op float32): no mode; export the model in float32 (or,
+  where it casts to float16 before that op, drop that Cast) and check that export, whose hint
+  then applies.
 - ``problem`` (nothing matched): how to make the dumps comparable (``PROBLEM_ADVICE``, from
   ``failure_text``: the device dump read with ``load_dump(DIR, om_json=...)`` and passed to
   ``check_accuracy``; with ``problem_advice``, another caller's own spelling).
@@ -186,7 +186,7 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, keep_dtype
     from .failure_kinds import per_op_only
     from .failure_text import no_overflow_seen
-    from .float16_model import float16_model_text, in_float16, rounding_hint
+    from .float16_model import float16_model_text, in_float16
     from .fp16_fix_ops import (STILL_FAILS, UNEXPLAINED_ADVICE, flushed_after_first,
                                high_precision_may_fix, keep_dtype_names)
 
@@ -305,8 +305,6 @@ def next_step(verdict, range_inputs: Sequence = (), mode=None, *,
     only = per_op_only(verdict)  # (it says member_entry's consequence, where there is one)
     seen = (no_overflow_seen(range_inputs) + flushed_after_first(verdict, range_inputs)
             + (only or member_entry_text(verdict)) + kept_already(verdict, mode))
-    if (half := rounding_hint(verdict, seen, model)):  # float16's own rounding: no mode
-        return Hint(FLOAT16_MODEL, **half)
     if member_entry(verdict) is not None and mode | FUSION_OFF != mode:  # (audit 34)
         return Hint(MODES, seen, advice="keyed so, a failure's hint compares fusion on and off "
                                         "on that same output (fusion_off now judges another "

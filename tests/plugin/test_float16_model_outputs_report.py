@@ -6,12 +6,61 @@ reader could not find how the matte did. Here the output ``y`` is made by the Ca
 ``to_float``."""
 import json
 
+import numpy as np
 import pytest
 
 pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
-from tests.plugin.test_float16_model_rounding import _models, _run  # noqa: E402
+TEST = '''
+from pytest_ascend_accuracy import accuracy, Mode{imports}
+
+
+@accuracy(threshold=0.99, per_op={{"sigmoid": {{"max_abs": {bound}}}}}{modes})
+def test_model(ascend_model, golden_dump, check_accuracy, accuracy_inputs):
+    inputs = accuracy_inputs("models/{name}", seed=0)
+    golden = golden_dump("models/{name}", inputs)
+    check_accuracy(ascend_model("models/{name}").run(inputs, dump=True), golden)
+'''
+
+
+def half_conv(path, half=True):
+    """x (float32) -> Cast to float16 -> Conv (float16 weights) -> Sigmoid -> Cast to float32;
+    without ``half``, its float32 export (the same weights in float32, no Casts)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(0)
+    w = (rng.standard_normal((4, 8, 3, 3)) * 0.5).astype(np.float16)
+    b = (rng.standard_normal(4) * 0.1).astype(np.float16)
+    dtype = np.float16 if half else np.float32
+    nodes = [helper.make_node("Conv", ["xh" if half else "x", "W", "B"], ["c"], name="conv",
+                              pads=[1, 1, 1, 1]),
+             helper.make_node("Sigmoid", ["c"], ["s" if half else "y"], name="sigmoid")]
+    if half:
+        nodes = ([helper.make_node("Cast", ["x"], ["xh"], name="to_half", to=TensorProto.FLOAT16)]
+                 + nodes + [helper.make_node("Cast", ["s"], ["y"], name="to_float",
+                                             to=TensorProto.FLOAT)])
+    graph = helper.make_graph(
+        nodes, "halfconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 16, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 16, 16])],
+        [numpy_helper.from_array(w.astype(dtype), "W"),
+         numpy_helper.from_array(b.astype(dtype), "B")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+
+
+def _run(pytester, name="half_conv.onnx", bound="1e-05", modes="", imports="", *args):
+    pytester.makepyfile(test_model=TEST.format(name=name, bound=bound, modes=modes,
+                                               imports=imports))
+    return pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly", *args)
+
+
+def _models(pytester):
+    (pytester.path / "models").mkdir()
+    half_conv(pytester.path / "models" / "half_conv.onnx")
+    half_conv(pytester.path / "models" / "conv32.onnx", half=False)
 
 
 def test_a_passing_reports_html_and_json_name_the_model_outputs(pytester):
