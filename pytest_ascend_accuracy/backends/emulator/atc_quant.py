@@ -66,8 +66,8 @@ def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
               "inputs, scales and outputs rounded to float16 where the mode computes in "
               "float16), not as the deployed model computes, so neither a pass nor a failure "
               "here says what the deployed model "
-              "does (and the golden is this graph in float32 in onnxruntime, optimisations "
-              "off, not a CPU's int8 kernels)")
+              "does (and the golden is this graph run in float32 by onnxruntime unoptimised, "
+              "not a CPU's int8 kernels)")
 
 
 #: the warnings scope last warned in (its ``warnings.filters`` list, held so that its identity
