@@ -24,8 +24,8 @@ PyTorch ``F.interpolate(size=...)`` export, IMG.LY's ISNet, audit 35); a constan
 input may also get another kernel than a constant weight (a MatMul of PP-OCRv4 rec: 81 of 440
 tensors differed by at most 2.6e-7 relative against polygraphy's one-session run; H111). A cut
 never separates from its readers a value onnxruntime cannot hand over as a numpy array
-(sequences, optionals, bfloat16/float8/int4 tensors, tensors of unknown type). A wanted bfloat16, float8_e4m3fn or float8_e5m2 tensor, which onnxruntime's
-Python API cannot return ("No corresponding Numpy type for Tensor Type"), is fetched through a
+(sequences, optionals, bfloat16/float8/int4 tensors, tensors of unknown type). A wanted
+bfloat16, float8_e4m3fn or float8_e5m2 tensor, which onnxruntime's Python API cannot return ("No corresponding Numpy type for Tensor Type"), is fetched through a
 Cast to float32 added to its segment's session (exact: every such value is a float32) and
 handed over as the ml_dtypes array of its own type, so its dtype stays what the model says.
 The segments' sessions never spin-wait, so their idle threads leave the cores to the thread
