@@ -25,9 +25,10 @@ input may also get another kernel than a constant weight (a MatMul of PP-OCRv4 r
 tensors differed by at most 2.6e-7 relative against polygraphy's one-session run; H111). A cut
 never separates from its readers a value onnxruntime cannot hand over as a numpy array
 (sequences, optionals, bfloat16/float8/int4 tensors, tensors of unknown type). A wanted
-bfloat16, float8_e4m3fn or float8_e5m2 tensor, which onnxruntime's Python API cannot return ("No corresponding Numpy type for Tensor Type"), is fetched through a
-Cast to float32 added to its segment's session (exact: every such value is a float32) and
-handed over as the ml_dtypes array of its own type, so its dtype stays what the model says.
+bfloat16, float8_e4m3fn or float8_e5m2 tensor, which onnxruntime's Python API cannot return ("No
+corresponding Numpy type for Tensor Type"), is fetched through a Cast to float32 added to its
+segment's session (exact: every such value is a float32) and handed over as the ml_dtypes array
+of its own type, so its dtype stays what the model says.
 The segments' sessions never spin-wait, so their idle threads leave the cores to the thread
 writing the tensors out. A session is built by the run's background thread, or
 ahead of time by the caller taking segments (``build_ahead``; each segment's ``lock`` keeps that
@@ -227,7 +228,8 @@ class SegmentedModel:
                         self.segment_of[o] = s
         self.last_segment_read: Dict[str, int] = {}
         constant = {o: k for k, n in enumerate(graph.node) if n.op_type == "Constant"
-                    and n.domain in ("", "ai.onnx") and _small_constant(n) for o in n.output if o}
+                    and n.domain in ("", "ai.onnx") and _small_constant(n)
+                    for o in n.output if o}
         for s, seg in enumerate(self.segments):
             produced: Set[str] = set()
             ins: List[str] = []
