@@ -137,3 +137,16 @@ def kept_words(keep: Sequence[str]) -> str:
     of = (f"every op of type{'s' if len(types) != 1 else ''} {', '.join(types)} "
           f"({', '.join(OPTYPE_PREFIX + t for t in types)})")
     return f"{len(names)} op(s) and {of}" if names else of
+
+
+def every_kept_mode(base, default, model):
+    """(``base`` keeping every op in its original dtype, the dump's op names, ``branch_ops``):
+    the mode of the diagnosis's ``keep_dtype_all`` step (its label left to the caller), from
+    ``default``, the evaluation under ``base``: the dump's ops and, by type, those inside If
+    branches (``BranchOps.every``). One definition, so the verdict that reads that step's run
+    back finds the run the step made."""
+    from ..core.modes import Mode
+    from .runner import framework_ops
+
+    names, branch = framework_ops(default)[0], branch_ops(model)
+    return base | Mode(keep_dtype=branch.every(names)), names, branch

@@ -50,7 +50,7 @@ from ..core.modes import BUFFER_OFF, DEFAULT, FUSION_OFF, HIGH_PRECISION, Mode
 from ..graph.op_catalogue import model_ops, with_real_names
 from .combos import Combos
 from .coverage import aside_note, aside_policy, coverage_verdict, ignore_to_paste, set_aside
-from .branch_keep import branch_ops, kept_words
+from .branch_keep import branch_ops, every_kept_mode, kept_words
 from .fp32_rounding import conclusion as fp32_conclusion
 from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
@@ -261,9 +261,8 @@ class _Flow(Combos):
             # may pass where high precision does not -- values out of the float16 range, or
             # plain float16 rounding under a tight threshold: then search a small set.
             # every op: the dump's and, by type, those inside If branches (BranchOps.every)
-            names, branch = framework_ops(default)[0], branch_ops(self.run.model)
-            every = replace(base | Mode(keep_dtype=branch.every(names)),
-                            label=every_kept_label(base, len(names), branch))
+            every, names, branch = every_kept_mode(base, default, self.run.model)
+            every = replace(every, label=every_kept_label(base, len(names), branch))
             kept, _ = self._mode_step(prefix + "keep_dtype_all", every, default)
             if not kept.passed:
                 return None

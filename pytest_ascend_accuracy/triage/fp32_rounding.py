@@ -120,15 +120,12 @@ def walk(result) -> Fp32Walk:
 
 def _kept_run(flow):
     """The all-float32 run under the flow's own mode (step 2 ``keep_dtype_all``), else None."""
-    from .branch_keep import branch_ops
-    from ..core.modes import Mode
-    from .runner import framework_ops
+    from .branch_keep import every_kept_mode
 
     default = flow.run.memo.get(replace(flow.base, label=None))
     if default is None:
         return None
-    names = framework_ops(default)[0]
-    every = flow.base | Mode(keep_dtype=branch_ops(flow.run.model).every(names))
+    every = every_kept_mode(flow.base, default, flow.run.model)[0]
     return flow.run.memo.get(replace(every, label=None))
 
 
