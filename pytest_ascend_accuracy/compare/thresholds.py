@@ -253,6 +253,28 @@ def per_op_value(value) -> str:
     return threshold_text(value)
 
 
+def per_op_python(entries) -> str:
+    """The inside of a ``per_op={...}`` a test writes, for ``entries`` as ``written_per_op``
+    gives them: ``'name': value`` each (``per_op_value``)."""
+    return ", ".join(f"{name!r}: {per_op_value(value)}" for name, value in entries.items())
+
+
+def per_op_flags(entries) -> str:
+    """``entries`` (as ``written_per_op`` gives them) as the command line's options, one
+    ``--per-op NAME=T`` (``NAME=METRIC:T`` for an entry of another metric) each, shell-quoted."""
+    import shlex
+
+    flags = []
+    for name, value in entries.items():
+        if isinstance(value, dict):
+            (metric, number), = value.items()
+            spelled = f"{name}={metric}:{threshold_text(number)}"
+        else:
+            spelled = f"{name}={threshold_text(value)}"
+        flags.append("--per-op " + shlex.quote(spelled))
+    return " ".join(flags)
+
+
 def beside(value: float, threshold: float) -> str:
     """``value`` with enough decimals (6 to 12) to show on which side of ``threshold`` it lies:
     ``0.99999990`` against 0.9999999 where 6 decimals printed ``1.000000 < 0.9999999``."""

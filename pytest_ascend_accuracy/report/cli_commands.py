@@ -7,7 +7,7 @@ import os
 from typing import Optional
 
 from ..compare.result import CompareResult, Verdict
-from ..compare.thresholds import threshold_text
+from ..compare.thresholds import per_op_flags, threshold_text, written_per_op
 from ..core.locations import shown
 
 #: how a command-line user converts and checks a mode: ``ascend-accuracy diagnose`` (compare and
@@ -31,10 +31,8 @@ def cli_judge_options(verdict: Verdict) -> str:
         opts.append("--scale-tolerance " + ("none" if t is None else f"{t:g}"))
     import shlex  # the compare's own per-op thresholds and ignore list: without them the
     # pasted diagnose failed first on an op the compare had ignored (code review)
-    default = thr.metric  # an entry of another metric names it (NAME=METRIC:T)
-    opts += ["--per-op " + shlex.quote(f"{name}=" + (
-        "" if own.metric == default else f"{own.metric}:") + threshold_text(own.value))
-        for name, own in verdict.policy.per_op]
+    flags = per_op_flags(written_per_op(verdict.policy))  # another metric's: NAME=METRIC:T
+    opts += [flags] if flags else []
     opts += [f"--ignore {shlex.quote(name)}" for name in verdict.policy.ignore]
     return "".join(" " + o for o in opts)
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Sequence
 
 from ..compare.result import TensorCompare, Verdict
-from ..compare.thresholds import per_op_value, threshold_text, written_per_op
+from ..compare.thresholds import per_op_flags, per_op_python, written_per_op
 from ..core.yaml_text import yaml_flow_map
 from .printable import printable
 
@@ -195,14 +195,10 @@ def advice(verdict: Verdict, rows, *, cli: bool = False, library: bool = False) 
     what = (f"judge {'them' if many else 'it'} by {'their' if many else 'its'} size instead, "
             "at most float32's epsilon at 1.0 (2**-23, rounded up) from the golden")
     entries = per_op_entries(verdict, rows)
-    bound = threshold_text(TINY_BOUND)
     if cli:
-        import shlex
-
-        return what + ": " + " ".join(
-            "--per-op " + shlex.quote(f"{per_op_key(verdict, r)}={TINY_METRIC}:{bound}")
-            for r in rows)
-    shown = ", ".join(f"{k!r}: {per_op_value(v)}" for k, v in entries.items())
+        return what + ": " + per_op_flags({per_op_key(verdict, r): {TINY_METRIC: TINY_BOUND}
+                                           for r in rows})
+    shown = per_op_python(entries)
     if library:
         return f"{what}: assert_accuracy(..., per_op={{{shown}}})"
     return (f"{what}: @accuracy(per_op={{{shown}}}) (YAML: per_op: {yaml_flow_map(entries)}; "

@@ -10,7 +10,6 @@ guard, or judged by a per_op entry, made the check's figure fail pasted).
 """
 from __future__ import annotations
 
-import shlex
 from typing import Callable
 
 
@@ -53,7 +52,7 @@ def rekeyed_per_op(verdict, key: str, maker: str) -> str:
     keyed ``maker`` (a glob kept, ``maker`` put before it), in a test's, a YAML suite's and the
     shell's spelling (a final review: the note's lone ``per_op={'Add1': ...}``, pasted,
     dropped the check's other entries, and was Python in a YAML suite)."""
-    from ..compare.thresholds import per_op_value, written_per_op
+    from ..compare.thresholds import per_op_flags, per_op_python, written_per_op
     from ..core.yaml_text import yaml_flow_map
 
     entries = {}
@@ -63,11 +62,8 @@ def rekeyed_per_op(verdict, key: str, maker: str) -> str:
             if not any(c in key for c in "*?["):
                 continue
         entries[name] = value
-    python = ", ".join(f"{n!r}: {per_op_value(v)}" for n, v in entries.items())
-    shell = " ".join("--per-op " + shlex.quote(f"{n}=" + (
-        f"{next(iter(v))}:{per_op_value(next(iter(v.values())))}" if isinstance(v, dict)
-        else per_op_value(v))) for n, v in entries.items())
-    return f"per_op={{{python}}} (YAML: per_op: {yaml_flow_map(entries)}; shell: {shell})"
+    return (f"per_op={{{per_op_python(entries)}}} (YAML: per_op: {yaml_flow_map(entries)}; "
+            f"shell: {per_op_flags(entries)})")
 
 
 def _threshold_text(f, verdict, num, reason) -> str:

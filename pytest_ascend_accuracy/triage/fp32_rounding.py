@@ -257,9 +257,7 @@ def _policy(verdict, value, entries):
 def _spelled(flow, verdict, value, entries) -> str:
     """``value`` and ``entries`` as the caller pastes them: the test's @accuracy(...) and
     YAML for the plugin, the command's options (and diagnose()'s) otherwise."""
-    import shlex
-
-    from ..compare.thresholds import per_op_value, threshold_text
+    from ..compare.thresholds import per_op_flags, per_op_python, threshold_text
     from ..core.yaml_text import yaml_flow_map
     from ..report.tiny_float32 import with_own_entries
 
@@ -269,16 +267,13 @@ def _spelled(flow, verdict, value, entries) -> str:
         python.append(f"threshold={threshold_text(value)}")
         yaml.append(f"threshold: {threshold_text(value)}")
     if merged:
-        python.append("per_op={" + ", ".join(f"{k!r}: {per_op_value(v)}"
-                                             for k, v in merged.items()) + "}")
+        python.append(f"per_op={{{per_op_python(merged)}}}")
         yaml.append(f"per_op: {yaml_flow_map(merged)}")
     if flow.budget_option == PLUGIN_BUDGET_OPTION:
         return (f"{', '.join(python)} in the test's @accuracy(...) (YAML: "
                 f"{'; '.join(yaml)})")
-    shell = ([f"--threshold {threshold_text(value)}"] if value is not None else []) + [
-        "--per-op " + shlex.quote(f"{k}={next(iter(v))}:{per_op_value(next(iter(v.values())))}"
-                                  if isinstance(v, dict) else f"{k}={per_op_value(v)}")
-        for k, v in entries.items()]
+    shell = ([f"--threshold {threshold_text(value)}"] if value is not None else []) + (
+        [per_op_flags(entries)] if entries else [])
     return f"{' '.join(shell)} ({', '.join(python)} in diagnose(...))"
 
 
