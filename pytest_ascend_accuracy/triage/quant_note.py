@@ -51,15 +51,9 @@ def quant_op_types(model) -> Tuple[str, ...]:
 def atc_quant_note(op_types: Sequence[str], restored: bool) -> str:
     """The sentence appended to the verdict of a diagnosis of a model with ``op_types``;
     ``restored``: the diagnosis names a fix (found on the emulator)."""
-    from ..backends.emulator.atc_quant import QDQ_OP_TYPES
+    from ..backends.emulator.atc_quant import amct_route
 
-    others = [t for t in op_types if t not in QDQ_OP_TYPES]
-    route = ("adapt it with amct_onnx.convert_qat_model(model_file, save_path), whose deploy "
-             "model (AscendQuant/AscendDequant) ATC converts")
-    if others:
-        route += (f" (it adapts QuantizeLinear-DequantizeLinear pairs, not {', '.join(others)}: "
-                  f"quantise the float model in the QDQ format first, onnxruntime.quantization."
-                  f"quantize_static with quant_format=QuantFormat.QDQ)")
+    route = amct_route(op_types)
     found = ("this fix was found on the emulator's float16 model of the quantised graph and "
              "holds there only (no atc_args.txt is written: its options and op names are for a "
              "model ATC refuses)" if restored else

@@ -49,19 +49,26 @@ def quant_ops(graph) -> List[List[str]]:
     return [[name, op_type] for name, op_type, _ in quant_nodes(graph)]
 
 
+def amct_route(op_types: Sequence[str], then: str = "") -> str:
+    """How a model holding quantisation ops of ``op_types`` becomes one ATC converts, as CANN's
+    AMCT guide has it (``then``: words after the route), and where some are not QDQ pairs, how
+    to quantise it so that AMCT adapts it; the warning's and the diagnosis's words alike."""
+    others = [t for t in dict.fromkeys(op_types) if t not in QDQ_OP_TYPES]
+    return ("adapt it with amct_onnx.convert_qat_model(model_file, save_path), whose deploy "
+            "model (AscendQuant/AscendDequant) ATC converts" + then
+            + (f" (it adapts QuantizeLinear-DequantizeLinear pairs, not {', '.join(others)}: "
+               f"quantise the float model in the QDQ format, onnxruntime.quantization."
+               f"quantize_static with quant_format=QuantFormat.QDQ)" if others else ""))
+
+
 def quant_warning(label: str, ops: Sequence[Sequence[str]]) -> str:
     shown = found_list([f"{name!r} ({op})" for name, op in ops], 6)
-    others = list(dict.fromkeys(op for _, op in ops if op not in QDQ_OP_TYPES))
     # the text starts the same for every model: -W 'ignore:ONNX quantisation ops' (a literal
     # prefix on the command line) silences it on any version (an upgrade trial)
     return (f"ONNX quantisation ops no CANN ONNX parser converts, in model {label!r}: "
             f"{shown}. CANN's AMCT guide (QAT model adaptation to CANN format) says such a "
-            f"model cannot be converted by ATC as it is: adapt it with "
-            f"amct_onnx.convert_qat_model(model_file, save_path), whose deploy model (AscendQuant/"
-            f"AscendDequant) ATC converts, and check that on an NPU"
-            + (f" (it adapts QuantizeLinear-DequantizeLinear pairs, not {', '.join(others)}: "
-               f"quantise the float model in the QDQ format, onnxruntime.quantization."
-               f"quantize_static with quant_format=QuantFormat.QDQ)" if others else "")
+            f"model cannot be converted by ATC as it is: "
+            + amct_route([op for _, op in ops], then=", and check that on an NPU")
             + "; the emulator computes these ops as it does any float op (their float "
               "inputs, scales and outputs rounded to float16 where the mode computes in "
               "float16), not as the deployed model computes, so neither a pass nor a failure "
