@@ -462,7 +462,8 @@ class _Flow(Combos):
         return rerun_with_budget(self.budget_option, self.run.budget)
 
     def _add(self, step: str, ev: Evaluation, spent_before: int, *, differing=()) -> None:
-        first = (v := ev.verdict).first
+        v = ev.verdict
+        first = v.first
         if ev.passed:
             summary = "passes"
         elif first is None:  # failed as a whole (``Verdict.problem``): no op to name
