@@ -154,3 +154,46 @@ def test_the_settings_the_opset_15_warning_offers_pasted_silence_it():
     assert _rows(_model(15, "nearest", sizes_known=False, **pasted), sizes=False) == []
     old = _rows(_model(13, "nearest", sizes_known=False, **pasted), sizes=False)
     assert old and "'half_pixel' with 'round_prefer_ceil'" not in resize_warning("m", old)
+
+
+TF_BICUBIC = dict(coordinate_transformation_mode="half_pixel", cubic_coeff_a=-0.5,
+                  exclude_outside=1)
+
+
+@pytest.mark.parametrize("opset", [11, 13, 15, 18])
+def test_a_cubic_resize_with_tensorflows_coefficients_is_warned_of(opset):
+    """The 2025 parser sets only mode and coordinate mode on the Resize it builds
+    (``ParseParamsResize``), so tf2onnx's bicubic (-0.5, exclude_outside 1) runs with CANN's
+    defaults (-0.75, 0) on the device, while the emulator computes the model's (review RA2 of
+    audit 35). At 11-13 canndev's parser refuses cubic outright."""
+    (row,) = _rows(_model(opset, "cubic", **TF_BICUBIC))
+    assert row[2:] == ["cubic", "the device computes it with CANN's cubic_coeff_a=-0.75, "
+                       "exclude_outside=0 where the model says cubic_coeff_a=-0.5, "
+                       "exclude_outside=1", "ops-cv", opset]
+    text = resize_warning("m", [row])
+    assert text.startswith(f"model 'm' (ONNX opset {opset}): Resize '/stage0/Resize' (cubic, "
+                           "coordinate_transformation_mode='half_pixel'): the device computes")
+    assert "the 2025 parser (hicann/ops-cv resize_onnx_plugin.cpp, opsets 10-18) builds Resize "\
+           "keeping only the model's mode and coordinate_transformation_mode" in text
+    assert "proves nothing for this op" in text
+    assert ("canndev's parser, which also takes opset" in text) == (opset <= 13)
+
+
+@pytest.mark.parametrize("mode, attrs", [
+    ("cubic", dict(coordinate_transformation_mode="half_pixel")),  # ONNX's defaults
+    ("cubic", dict(coordinate_transformation_mode="half_pixel", cubic_coeff_a=-0.75,
+                   exclude_outside=0)),
+    ("linear", dict(coordinate_transformation_mode="half_pixel", cubic_coeff_a=-0.5)),  # unread
+    ("cubic", dict(coordinate_transformation_mode="half_pixel", extrapolation_value=3.0))])
+def test_settings_the_parser_keeps_or_the_op_does_not_read_are_not_warned_of(mode, attrs):
+    """The warning's advice, ONNX's defaults, pasted: nothing dropped, no row; a linear op does
+    not read cubic_coeff_a, nor any op outside tf_crop_and_resize extrapolation_value."""
+    assert _rows(_model(15, mode, **attrs)) == []
+
+
+def test_extrapolation_value_is_dropped_under_tf_crop_and_resize():
+    m = _model(15, "linear", coordinate_transformation_mode="tf_crop_and_resize",
+               extrapolation_value=1.0, sizes_known=False)
+    (row,) = _rows(m, sizes=False)
+    assert row[3] == ("the device computes it with CANN's extrapolation_value=0 where the model "
+                      "says extrapolation_value=1")

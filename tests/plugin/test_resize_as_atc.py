@@ -159,3 +159,25 @@ def test_isnets_linear_resizes_are_warned_of_only_at_an_opset_canndevs_parser_ta
         "*AtcResizeWarning: model 'rs' (ONNX opset 13): linear Resize '/stage0/Resize' *; and "
         "31 more: two CANN ONNX parsers take a Resize at opset 13 and build it differently: * so "
         "under canndev's parser a pass on the emulator proves nothing for these ops"])
+
+
+@pytest.mark.parametrize("opset", [13, 15])
+def test_a_cubic_resize_with_tensorflows_coefficients_is_warned_of_and_defaults_are_not(
+        pytester, opset):
+    """tf2onnx's bicubic: the 2025 parser drops cubic_coeff_a and exclude_outside (the device
+    computes -0.75 and 0); exported with ONNX's defaults, as the warning says, it is silent."""
+    _save(pytester, opset=opset, mode="cubic", coordinate_transformation_mode="half_pixel",
+          cubic_coeff_a=-0.5, exclude_outside=1)
+    pytester.makepyfile(TEST.format(entries=[""]))
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines([
+        f"*.py:10: AtcResizeWarning: model 'rs' (ONNX opset {opset}): Resize 'up' (cubic, "
+        "coordinate_transformation_mode='half_pixel'): the device computes it with CANN's "
+        "cubic_coeff_a=-0.75, exclude_outside=0 where the model says cubic_coeff_a=-0.5, "
+        "exclude_outside=1: the 2025 parser * proves nothing for this op (a model exported "
+        "with ONNX's defaults, cubic_coeff_a=-0.75, exclude_outside=0, extrapolation_value=0, "
+        "loses nothing there)"])
+    _save(pytester, opset=opset, mode="cubic", coordinate_transformation_mode="half_pixel")
+    result = pytester.runpytest("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, warnings=0)

@@ -26,10 +26,11 @@ from __future__ import annotations
 from typing import Iterable, List, Optional, Sequence
 
 from ...core.caller_warning import warn_at_caller
+from .resize_parsers import CANNDEV, OPS_CV
 
 
 class AtcResizeWarning(UserWarning):
-    """A nearest Resize whose result on the device the emulator cannot vouch for."""
+    """A Resize whose result on the device the emulator cannot vouch for."""
 
 
 #: (coordinate_transformation_mode, nearest_mode) pairs of a nearest Resize that every CANN
@@ -43,8 +44,6 @@ def safe_pairs(opset: int) -> frozenset:
     and at opsets 14-18, which only the 2025 parser takes (``half_pixel_centers`` for
     ``half_pixel``), ``half_pixel`` with ``round_prefer_ceil`` (``floor(x + 0.5)`` of
     ``x = (o + 0.5) / scale - 0.5`` is TensorFlow's ``floor((o + 0.5) * s)``)."""
-    from .resize_parsers import CANNDEV
-
     if CANNDEV.takes(opset):
         return SAFE
     return SAFE | {("half_pixel", "round_prefer_ceil")}
@@ -94,6 +93,10 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List]:
             continue
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
+        dropped = dropped_settings(n) if a["mode"] in ("linear", "cubic") else ""
+        if dropped and OPS_CV.takes(opset):  # the one parser that builds Resize keeping them
+            rows.append([n.name, pair[0], a["mode"], dropped, OPS_CV.key, opset])
+            continue
         if a["mode"] == "linear":  # compared where sizes are known, never by settings alone
             if takers and _downscaling_antialias(n, info or {}):  # every parser drops it
                 why = (_ANTIALIAS_WHY, takers)
@@ -110,6 +113,39 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List]:
         elif why:
             rows.append([n.name, *pair, *why, opset])
     return rows
+
+
+#: the IR defaults of CANN's ``Resize`` (``REG_OP(Resize)``, ``image_ops.h``), which are
+#: ONNX's too: the 2025 parser sets only ``coordinate_transformation_mode`` and ``mode``
+#: (``ParseParamsResize``), so the op it builds has these whatever the model says
+CANN_RESIZE_DEFAULTS = {"cubic_coeff_a": -0.75, "exclude_outside": 0, "extrapolation_value": 0.0}
+
+
+def dropped_settings(node) -> str:
+    """What of a linear or cubic Resize the 2025 parser drops, in words (its ``cubic_coeff_a``
+    and ``exclude_outside`` where cubic, its ``extrapolation_value`` where
+    ``tf_crop_and_resize`` reads it), "" where the model keeps CANN's defaults. tf2onnx writes
+    TensorFlow's bicubic as ``cubic_coeff_a=-0.5, exclude_outside=1``: the device computes it
+    with -0.75 and 0 (review RA2 of audit 35: the README said the parser computes cubic "as
+    ONNX does")."""
+    values = {a.name: (a.f if a.name != "exclude_outside" else a.i) for a in node.attribute
+              if a.name in CANN_RESIZE_DEFAULTS}
+    mode = next((a.s.decode("utf-8", "replace") for a in node.attribute if a.name == "mode"),
+                "nearest")
+    ctm = next((a.s.decode("utf-8", "replace") for a in node.attribute
+                if a.name == "coordinate_transformation_mode"), "half_pixel")
+    read = (["cubic_coeff_a", "exclude_outside"] if mode == "cubic" else []) + (
+        ["extrapolation_value"] if ctm == "tf_crop_and_resize" else [])
+    off = [f"{k}={values[k]:g}" for k in read
+           if k in values and values[k] != CANN_RESIZE_DEFAULTS[k]]
+    if not off:
+        return ""
+    kept = ", ".join(f"{k}={CANN_RESIZE_DEFAULTS[k]:g}" for k in read
+                     if k in values and values[k] != CANN_RESIZE_DEFAULTS[k])
+    return f"{_DROPPED} {kept} where the model says {', '.join(off)}"
+
+
+_DROPPED = "the device computes it with CANN's"
 
 
 def _with_branches(nodes):
@@ -208,8 +244,11 @@ def resize_warning(label: str, rows: Sequence[Sequence]) -> str:
     odd = [r for r in rows if not r[3]]
     if odd:
         parts.append(_pair_text(head, odd, opset))
+    dropped = [r for r in rows if r[3].startswith(_DROPPED)]
+    if dropped:
+        parts.append(_dropped_text(head, dropped, opset))
     groups: dict = {}
-    for r in (r for r in rows if r[3]):
+    for r in (r for r in rows if r[3] and r not in dropped):
         kind = "linear" if r[2] == "linear" else "nearest"
         groups.setdefault((kind, r[4], r[1]), []).append(r)
     for (kind, parsers, ctm), group in sorted(groups.items(), key=lambda g: g[0][0] == "linear"):
@@ -225,6 +264,24 @@ def resize_warning(label: str, rows: Sequence[Sequence]) -> str:
         parts.append(f"{head}: {kind} Resize {shown}{more}: {clause}, so {when}a pass on the "
                      f"emulator proves nothing for {ops}")
     return " ".join(parts)
+
+
+def _dropped_text(head: str, rows, opset: Optional[int]) -> str:
+    """Linear or cubic Resizes whose settings the 2025 parser drops (``dropped_settings``); at
+    opsets 11-13 canndev's parser refuses a cubic one ("Unsupported interpolation mode")."""
+    shown = "; ".join(f"{r[0]!r} ({r[2]}, coordinate_transformation_mode={r[1]!r}): {r[3]}"
+                      for r in rows[:8])
+    more = f"; and {len(rows) - 8} more" if len(rows) > 8 else ""
+    ops = "this op" if len(rows) == 1 else "these ops"
+    cubic = any(r[2] == "cubic" for r in rows)
+    other = (f"; canndev's parser, which also takes opset {opset}, refuses a cubic Resize "
+             f"(\"Unsupported interpolation mode\")" if cubic and opset is not None
+             and CANNDEV.takes(opset) else "")
+    return (f"{head}: Resize {shown}{more}: {OPS_CV.name} builds Resize keeping only the "
+            f"model's mode and coordinate_transformation_mode{other}, so a pass on the "
+            f"emulator, which computes the model's settings, proves nothing for {ops} (a "
+            f"model exported with ONNX's defaults, cubic_coeff_a=-0.75, exclude_outside=0, "
+            f"extrapolation_value=0, loses nothing there)")
 
 
 def _padded(row) -> list:
@@ -244,8 +301,6 @@ def _settings(ctm: str, nm: str) -> str:
 
 def _pair_text(head: str, rows, opset: Optional[int]) -> str:
     """Nearest Resizes whose sizes are not known, by their settings alone, at ``opset``."""
-    from .resize_parsers import CANNDEV, OPS_CV
-
     shown = "; ".join(f"{r[0]!r} (coordinate_transformation_mode={r[1]!r}, "
                       f"nearest_mode={r[2]!r})" for r in rows[:8])
     more = f"; and {len(rows) - 8} more" if len(rows) > 8 else ""

@@ -87,8 +87,8 @@ from .rounding import check_overflow
 #: values alike with other types failed to run or left a float value unrounded; 28: the plan
 #: lists the nodes inside an If run as one operator, info "inside": counted inside it; 29: an
 #: If branch's Constants follow their consumer's precision, as weights: branch_rounding.py;
-#: 30: Resize rows record the parsers that take the model's opset, resize_parsers.py)
-EMULATOR_FORMAT = 30
+#: 30: Resize rows name the parsers taking the opset; 31: and settings one drops, atc_resize)
+EMULATOR_FORMAT = 31
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two

@@ -13,8 +13,10 @@ decides which plugin builds its Resize ops. The plugins found (code search):
   ``ai.onnx::10::Resize``. Opsets 11-18: a nearest Resize is ``ResizeNearestNeighborV2`` with
   ``half_pixel_centers`` for ``half_pixel`` and ``pytorch_half_pixel``, ``align_corners`` for
   ``align_corners`` (``nearest_mode`` is not read); a linear or cubic one is ``Resize`` keeping
-  the model's ``coordinate_transformation_mode`` and ``mode`` (``BuildInterpolatingResize``),
-  computed as ONNX defines it; ``antialias``, ``axes`` and ``keep_aspect_ratio_policy`` are only
+  the model's ``coordinate_transformation_mode`` and ``mode`` (``BuildInterpolatingResize``)
+  and nothing else: ``cubic_coeff_a``, ``exclude_outside`` and ``extrapolation_value`` take the
+  IR's defaults (-0.75, 0, 0.0: ``REG_OP(Resize)``, ONNX's too; ``atc_resize.dropped_settings``
+  warns of others); ``antialias``, ``axes`` and ``keep_aspect_ratio_policy`` are only
   logged ("Current antialias unsupported"). Opset 10: nearest with both flags off; linear is
   ``Resize`` given only its mode (``BuildLinearResizeV10``), so its coordinate mode is the IR's
   default, ``half_pixel`` (``REG_OP(Resize)``, CANN's ``image_ops.h``), where ONNX's opset-10
