@@ -11,7 +11,9 @@ Where an output fails, the line says so with its figure: Smart Turn's only outpu
 end-of-turn probability, 0.114 against the device's 0.221, failed by the one-element rule and the
 block had no line about it, its one-element rows last in a list sorted by cosine (audit 35,
 section 6): ``model outputs: node_sigmoid (output logits: one element 0.1142 -> 0.2208, relative
-error 0.933) FAILS``.
+error 0.933) FAILS``. An output failed by another rule than its judged figure (NaN or Inf on one
+side, integer values that differ, a scale off) gives the reason beside it: "cosine 1.000000 ...
+FAILS" alone read as a contradiction (review RB4 of audit 35).
 """
 from __future__ import annotations
 
@@ -83,7 +85,11 @@ def _failed_figures(failure, policy, num) -> str:
         golden, actual = _signed(m)
         return (f"one element {golden} -> {actual}, relative error "
                 f"{m.value('rel_l2'):.3g}")
-    return _figures(failure.row, policy, num)
+    figures = _figures(failure.row, policy, num)
+    if m.mismatch or m.exact or failure.threshold.passed(failure.value) or \
+            failure.value != failure.value:  # failed by another rule than its figure
+        return f"{figures}: {failure.reason}"
+    return figures
 
 
 def _signed(m):

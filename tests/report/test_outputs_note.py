@@ -38,3 +38,17 @@ def test_a_failing_output_is_said_to_fail_and_a_passing_check_says_nothing():
     assert line in failure_text(result, verdict)
     passing = _result([1, -10, 3])
     assert outputs_lines(passing, passing.judge(0.99, ignore=["log"]), str) == []
+
+
+def test_an_output_failing_by_nan_or_inf_says_why_beside_a_passing_figure():
+    """Review RB4 of audit 35: an output whose cosine passes but which holds an Inf the golden
+    does not read "cosine 1.000000 ... FAILS" with no reason."""
+    big = np.ones(64, np.float32)
+    actual = DumpSet.from_arrays({"y": [np.concatenate([big[:-1], [np.inf]]).astype(np.float16)]})
+    golden = DumpSet.from_arrays({"y": [big]})
+    result = compare_dumps(actual, golden, kl=False)
+    result.meta.setdefault("golden", {})["output_nodes"] = ["y"]
+    verdict = result.judge(0.99)
+    (line,) = outputs_lines(result, verdict, "{:.6f}".format)
+    assert line.endswith(": NaN/Inf on one side only at 1 position (actual 0 NaN, 1 +Inf, 0 -Inf; "
+                         "golden 0 NaN, 0 +Inf, 0 -Inf)) FAILS"), line
