@@ -427,7 +427,9 @@ def main(argv=None) -> int:
     ap.add_argument("--skip-xdist", action="store_true")
     ap.add_argument("--no-preheat", action="store_true",
                     help="run each step without touching and freeing memory first (see docstring)")
-    ap.add_argument("--which", default="det,cls")
+    ap.add_argument("--which", default="det,cls",
+                    help=f"the shipped models to measure, comma-separated, of "
+                         f"{','.join(MODELS)}; \"\" for none (with --model-file alone)")
     ap.add_argument("--model-file", help="also measure this ONNX model against the same goals")
     ap.add_argument("--input-shape", default="",
                     help="the --model-file's input shapes, as ATC's --input_shape: "
@@ -442,6 +444,11 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.model_file and not args.input_shape:
         ap.error("--model-file needs --input-shape (its inputs' names and shapes)")
+    unknown = [w for w in args.which.split(",") if w and w not in MODELS]
+    if unknown:  # (an audit passed --which model-file and got a KeyError traceback)
+        ap.error(f"--which {','.join(unknown)}: not a shipped model; known: "
+                 f"{', '.join(MODELS)}; measure a file of your own with --which \"\" "
+                 f"--model-file PATH --input-shape ...")
     if args.child:
         if args.write_dump:  # the run before the golden: its dump written, then compared
             os.environ["BENCH_WRITE_DUMP"] = "1"

@@ -124,3 +124,13 @@ def test_sessions_without_checks_leave_pytests_own_temp_root_alone(tmp_path):
                                  runs=1)
     assert set(walls) == {"serial", "-n 2"}
     assert list(temproot.iterdir()) == []
+
+
+def test_an_unknown_which_is_refused_with_the_known_names_not_a_traceback(capsys):
+    """Audit 36 B F6: ``--which model-file`` ended in ``KeyError: 'model-file'``."""
+    bench = _bench("bench_check")
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--which", "model-file", "--model-file", "m.onnx", "--input-shape", "x:1"])
+    assert exc.value.code == 2
+    assert ("--which model-file: not a shipped model; known: det, cls; measure a file of your "
+            "own with --which \"\" --model-file PATH") in capsys.readouterr().err
