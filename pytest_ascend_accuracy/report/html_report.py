@@ -344,7 +344,7 @@ def html_text(result: CompareResult, verdict: Verdict, *, title: str = "Accuracy
             text = hint if hint is not None else default_hint(verdict, result=result)
             summary.append(f"<p>next step: {_e(text)}</p>")
     summary.append(_diagnosis_link(diagnosis))
-    summary.append(outputs_html(result, _e))  # the graph outputs, passing too (audit 35 F6)
+    summary.append(outputs_html(result, _e, verdict))  # graph outputs, passing too (audit 35 F6)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>\n"
             + "\n".join(summary) + "\n" + _failure_index(result, verdict, links) + "\n"

@@ -38,7 +38,7 @@ def json_text(result: CompareResult, verdict: Optional[Verdict] = None,
         data = {"run": dict(run), **data}
     if verdict is not None:
         data["verdict"] = verdict_dict(verdict)
-    data["model_outputs"] = json_outputs(result)  # the graph outputs by name (audit 35 F6)
+    data["model_outputs"] = json_outputs(result, verdict)  # graph outputs by name (audit 35 F6)
     if baseline is not None:  # the threshold verdict may pass while the baseline failed
         data["baseline"] = dict(baseline)
     return json.dumps(data, indent=1, allow_nan=False)

@@ -25,11 +25,15 @@ def output_names(result: CompareResult) -> Dict[Tuple[str, str], str]:
             if isinstance(v, (list, tuple)) and len(v) == 2}
 
 
-def output_rows(result: CompareResult) -> List[dict]:
+def output_rows(result: CompareResult, verdict=None) -> List[dict]:
     """Each compared row making a graph output, in graph order: ``{"output": name, "op": the
     row's label, "slot", "order", "row": its index in result.rows, "cosine", "rel_l2",
-    "max_abs"}`` (figures None where not computed)."""
+    "max_abs"}`` (figures None where not computed), and with a ``verdict``, ``"passed"`` and
+    the failure's ``"reason"`` (None where it passes): a one-element output failing by its
+    relative error read "cosine 1.000000" on the page with nothing saying it failed (audit 36
+    B F5)."""
     names = output_names(result)
+    failing = {id(f.row): f for f in verdict.failures} if verdict is not None else {}
     out = []
     for i, r in enumerate(result.rows):
         name = names.get((r.golden_name, r.golden_slot))
@@ -40,6 +44,9 @@ def output_rows(result: CompareResult) -> List[dict]:
                     "cosine": None if m is None else _finite(judged_cosine(m)),
                     "rel_l2": None if m is None else _finite(m.value("rel_l2")),
                     "max_abs": None if m is None else _finite(m.max_abs)})
+        if verdict is not None:
+            f = failing.get(id(r))
+            out[-1].update(passed=f is None, reason=None if f is None else f.reason)
     return out
 
 
@@ -49,21 +56,24 @@ def _finite(v):
     return float(v) if v is not None and math.isfinite(v) else None
 
 
-def outputs_html(result: CompareResult, escape) -> str:
+def outputs_html(result: CompareResult, escape, verdict=None) -> str:
     """The page's ``model outputs:`` line (``escape``: its HTML escaping), each output naming
-    its op and figures and linking to its table row; "" where the golden records none."""
+    its op and figures and linking to its table row, and with a ``verdict``, ``FAILS`` and the
+    reason where it fails; "" where the golden records none."""
     items = []
-    for o in output_rows(result):
+    for o in output_rows(result, verdict):
         figures = "; ".join(f"{k} {six_places(o[k])}" for k in ("cosine", "rel_l2", "max_abs")
                             if o[k] is not None)
+        fails = (f' <strong class="fail">FAILS</strong>: {escape(o["reason"])}'
+                 if o.get("passed") is False else "")
         items.append(f'<a href="#r{o["row"]}">{escape(o["output"])}</a> (op '
-                     f'{escape(o["op"])}{"; " + escape(figures) if figures else ""})')
+                     f'{escape(o["op"])}{"; " + escape(figures) if figures else ""}){fails}')
     return f'<p id="model-outputs">model outputs: {", ".join(items)}</p>' if items else ""
 
 
-def json_outputs(result: CompareResult) -> List[dict]:
+def json_outputs(result: CompareResult, verdict=None) -> List[dict]:
     """``output_rows`` without the page's row index, for ``compare.json``."""
-    return [{k: v for k, v in o.items() if k != "row"} for o in output_rows(result)]
+    return [{k: v for k, v in o.items() if k != "row"} for o in output_rows(result, verdict)]
 
 
 __all__ = ["json_outputs", "output_names", "output_rows", "outputs_html"]

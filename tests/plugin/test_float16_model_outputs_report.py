@@ -79,3 +79,27 @@ def test_a_passing_reports_html_and_json_name_the_model_outputs(pytester):
     assert [(o["output"], o["op"], o["slot"]) for o in outputs] == [("y", "to_float",
                                                                      "output:0")], outputs
     assert outputs[0]["cosine"] > 0.999 and outputs[0]["max_abs"] < 0.01, outputs
+
+
+def test_a_failing_output_says_fails_with_its_reason_in_report_html_and_compare_json(pytester):
+    """Audit 36 B F5: the page listed a failing output with its figures only ("cosine
+    1.000000" for a one-element output failing by its relative error), and compare.json's
+    model_outputs held no verdict."""
+    _models(pytester)
+    run = _run(pytester, "conv32.onnx", "1e-09", "", "", "--accuracy-report=rep")
+    run.assert_outcomes(failed=1)
+    folder, = [p for p in (pytester.path / "rep").iterdir() if p.is_dir()]
+    page = (folder / "report.html").read_text()
+    line = page[page.index('<p id="model-outputs">'):]
+    line = line[:line.index("</p>")]
+    assert '">y</a> (op convsigmoid; cosine ' in line, line
+    assert ') <strong class="fail">FAILS</strong>: max_abs ' in line, line
+    assert "fails max_abs &lt;= 1e-09" in line, line
+    (out,) = json.loads((folder / "compare.json").read_text())["model_outputs"]
+    assert out["passed"] is False and "fails max_abs <= 1e-09" in out["reason"], out
+    run = _run(pytester, "conv32.onnx", "0.01", "", "", "--accuracy-report=rep2")
+    run.assert_outcomes(passed=1)
+    folder, = [p for p in (pytester.path / "rep2").iterdir() if p.is_dir()]
+    assert "FAILS" not in (folder / "report.html").read_text()
+    (out,) = json.loads((folder / "compare.json").read_text())["model_outputs"]
+    assert out["passed"] is True and out["reason"] is None
