@@ -11,6 +11,13 @@ reference lacks there (``nonfinite``, the outputs in ``nonfinite_outputs``); a f
 that no flipped sample explains traces the first of them (``check``). (A review: tracing the
 sample whose outputs moved most picked one the metric never read differently -- a flip is a
 near tie, which moves least -- and the diagnosis then offered a fix that fixed nothing.)
+
+Where no sample holds NaN/Inf, ``decisive`` asks the metric itself which sample its drop
+comes from: the reference's outputs with one sample's replaced by the device's, for each
+sample whose outputs differ; a sample that alone makes the check fail, by at least half its
+drop, is traced (openWakeWord's wake-word score, one value per sample and no class axis, failed
+0.875 against 1.0 with "no operator was traced" while one sample's score had gone 0.0001 -> 0.62:
+audit 36 B F4). That costs one metric call per differing sample, so up to ``RESTORE_LIMIT`` samples.
 """
 from __future__ import annotations
 
@@ -44,10 +51,12 @@ class CallableMetric:
         #: the outputs holding them, in the model's order
         self.nonfinite_outputs: Dict[str, None] = {}
         self.first_nonfinite: Optional[Sample] = None
+        self.samples: List[Sample] = []
 
     def add(self, sample: Sample, ref, dev) -> None:
         self.ref.append(ref)
         self.dev.append(dev)
+        self.samples.append(sample)
         if not self.device_nonfinite:
             self.device_nonfinite = not all(np.isfinite(v).all() for v in dev.values())
         self._watch(sample, ref, dev)
@@ -92,6 +101,36 @@ class CallableMetric:
                                                "one for a device figure past any bound)"))
             out.append(number)
         return out[0], out[1]
+
+    def decisive(self, drop_of: Callable[[float], float], max_drop: float, drop: float
+                 ) -> Optional[Tuple[Sample, float]]:
+        """(the sample whose device outputs alone, every other sample given its reference
+        outputs, drop the figure (``drop_of``) past ``max_drop`` and by at least half the
+        check's whole ``drop``, the largest such; the figure then); None where no one sample
+        does (a drop spread over many samples, float16's rounding of each: a sample traced
+        then named nothing to fix, a review), or more than ``RESTORE_LIMIT`` samples differ."""
+        labels = self.label_list if self.labels.given else None
+        differ = [i for i, (r, d) in enumerate(zip(self.ref, self.dev))
+                  if any(not np.array_equal(np.asarray(r[k]), np.asarray(d.get(k)))
+                         for k in r)]
+        if not differ or len(differ) > RESTORE_LIMIT:
+            return None
+        best = None
+        for i in differ:
+            outputs = list(self.ref)
+            outputs[i] = self.dev[i]
+            try:
+                value = float(self.fn(outputs, labels))
+            except Exception:  # (the figures themselves were computed: values() said so)
+                return None
+            alone = drop_of(value) if math.isfinite(value) else math.inf
+            if alone > max_drop and alone >= drop / 2 and (best is None or alone > best[0]):
+                best = (alone, i, value)
+        return None if best is None else (self.samples[best[1]], best[2])
+
+
+#: the most samples with differing outputs ``restoring`` tries, one metric call each
+RESTORE_LIMIT = 256
 
 
 def _odd(ref: np.ndarray, dev: np.ndarray) -> bool:

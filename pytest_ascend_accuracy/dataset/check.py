@@ -168,6 +168,13 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     elif (not result.passed and not result.flipped and not result.lost and called is not None
           and called.first_nonfinite is not None):  # (a review: not the one that "moved most")
         traced, role = called.first_nonfinite, "first NaN/Inf sample"
+    elif not result.passed and not result.flipped and not result.lost and called is not None:
+        alone = called.decisive(lambda v: replace(result, device=v).drop, result.max_drop,
+                                result.drop)
+        if alone is not None:  # (the metric itself says which sample its drop comes from)
+            traced, role = alone[0], (f"{result.metric} {result.reference:.4f} -> "
+                                      f"{alone[1]:.4f} with the device outputs of sample "
+                                      f"{alone[0].id} alone; sample")
     if not result.passed and trace and traced is not None:
         result.culprit, compared, verdict = trace_sample(
             om, traced, cache=cache, threshold=threshold, per_op=per_op, ignore=ignore,

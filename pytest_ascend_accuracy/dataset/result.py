@@ -35,8 +35,9 @@ class Culprit:
     order: Optional[int] = None
     note: str = ""
     #: why this sample was traced: the first flipped one, the first a top-k metric lost (right
-    #: in the reference, wrong on the device) where that is another, or (map) the one whose
-    #: scores moved most
+    #: in the reference, wrong on the device) where that is another, (map) the one whose
+    #: scores moved most, or (a callable) the first NaN/Inf one or the one the metric fails
+    #: on alone (``CallableMetric.decisive``)
     role: str = "first flipped sample"
     #: what to do before blaming ``op`` ("next step: ..."; an AIPP model failing at its first
     #: operator: the pre-processing), as ``check_accuracy`` says it; "" for none

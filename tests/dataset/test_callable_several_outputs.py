@@ -96,16 +96,38 @@ def test_a_single_output_callable_still_tracks_flips_on_its_only_output(device, 
     assert "not tracked" not in result.message()
 
 
-def test_a_failing_callable_with_no_flip_and_no_nan_traces_no_sample(device, two):
+def test_a_failing_callable_with_no_flip_and_no_nan_traces_what_the_metric_reads(device, two):
     """A review: tracing the sample whose outputs moved most picked one whose decision never
     changed (a flip is a near tie, which moves least), and the diagnosis then offered a fix
-    that fixed nothing. With nothing flipped and no NaN/Inf, no sample is traced, and the
-    result says so."""
+    that fixed nothing. Outputs moving say nothing of the metric: the sample traced is the one
+    the metric itself, given that sample's device outputs alone, fails by at least half the
+    drop (``CallableMetric.decisive``). Float16's rounding of a sum at max_drop 0: sample 3's
+    alone drops it more than the whole run does (the others' errors cancel)."""
     samples, _ = spiky_samples(spiked=())  # nothing overflows: float16 rounding only
     result, _, _ = run_dataset_check(device(two), samples, metric=total_logit, max_drop=0.0)
-    assert not result.passed and result.nonfinite == () and result.culprit is None
-    assert "top-1 flips were not tracked, so no operator was traced" in result.message()
-    assert "moved most" not in result.message()
+    text = result.message()
+    assert not result.passed and result.nonfinite == (), text
+    assert result.culprit.sample == "3" and result.culprit.op is None, text
+    assert ("total_logit 20.2939 -> 20.2936 with the device outputs of sample 3 alone; sample "
+            "3: every operator meets the threshold") in text, text
+    assert "moved most" not in text
+
+
+def test_a_drop_spread_over_many_samples_traces_none():
+    """Ten samples each 0.01 lower: none alone makes half the drop, none is traced."""
+    from pytest_ascend_accuracy.dataset.callable_metric import CallableMetric
+    from pytest_ascend_accuracy.dataset.samples import Labels, Sample
+
+    called = CallableMetric(total_logit, Labels(None))
+    for i in range(10):
+        called.add(Sample(str(i), i, {}), {"logits": np.ones((1, 2))},
+                   {"logits": np.array([[1.0, 0.99]])})
+    reference, device = called.values()
+    assert called.decisive(lambda v: reference - v, 0.0, reference - device) is None
+    called.dev[4] = {"logits": np.array([[1.0, 0.0]])}  # one sample now makes most of it
+    reference, device = called.values()
+    sample, value = called.decisive(lambda v: reference - v, 0.0, reference - device)
+    assert sample.id == "4" and value == reference - 1.0
 
 
 def test_only_outputs_whose_top_1_can_be_tracked_are_offered():
@@ -133,3 +155,50 @@ def test_a_nan_the_reference_holds_too_is_not_the_devices():
     assert not _odd(ref, np.array([1.0, np.nan, 3.0]))
     assert _odd(ref, np.array([np.nan, np.nan, 3.0]))
     assert _odd(ref, np.array([1.0, np.nan, np.inf]))
+
+
+def near_threshold_model(path):
+    """``score = Sigmoid(x * 64)`` per sample ([N, 1]: one value per sample, no class axis, as
+    openWakeWord's wake-word head), float16 rounding x * 64 moves a score near 0.5 across it."""
+    import onnx
+    from onnx import helper, numpy_helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Mul", ["x", "k"], ["z"], name="gain"),
+         helper.make_node("Sigmoid", ["z"], ["score"], name="squash")], "near",
+        [helper.make_tensor_value_info("x", 1, [1, 1])],
+        [helper.make_tensor_value_info("score", 1, [1, 1])],
+        [numpy_helper.from_array(np.array(64.0, np.float32), "k")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, str(path))
+    return path
+
+
+def detection_accuracy(outputs, labels):
+    """openWakeWord's decision, a detection where the score is at least 0.5, against labels."""
+    decided = [float(o["score"].ravel()[0]) >= 0.5 for o in outputs]
+    return float(np.mean(np.array(decided) == np.asarray(labels, bool)))
+
+
+def test_a_callable_whose_drop_one_sample_makes_traces_that_sample(cache, tmp_path):
+    """Audit 36 B F4: openWakeWord's score went 0.0001 -> 0.62 in one of 8 samples, the check
+    failed 0.875 against 1.0, and said "no operator was traced". The metric itself, given that
+    sample's reference outputs in place of the device's, passes: that sample is traced."""
+    from pytest_ascend_accuracy.backends.emulator import EmulatorBackend, Fault
+    from pytest_ascend_accuracy.dataset import load_device_model
+
+    path = near_threshold_model(tmp_path / "near.onnx")
+    xs = [-1.0, -0.5, 0.5, 1.0, -0.001, 0.75]  # sample 4: score 0.484, just under 0.5
+    samples = [{"x": np.array([[v]], np.float32)} for v in xs]
+    labels = [v > 0 for v in xs]
+    backend = EmulatorBackend(cache, faults=[Fault.on_op("gain", effect="offset", amount=2.0)])
+    om = load_device_model(backend, path, "default", dump_root=tmp_path / "dumps")
+    result, _, _ = run_dataset_check(om, samples, metric=detection_accuracy, labels=labels,
+                                     max_drop=0.0)
+    text = result.message()
+    assert not result.passed and result.culprit is not None, text
+    assert result.culprit.sample == "4", text
+    assert ("detection_accuracy 1.0000 -> 0.8333 with the device outputs of sample 4 alone; "
+            "sample 4: first "
+            "operator below the threshold: gain (Mul)") in text, text
