@@ -131,7 +131,31 @@ PARSER_TYPES: Dict[str, str] = {
     "Det": "MatrixDeterminant", "Pad": "PadV3", "Flatten": "FlattenV2", "ReduceL2": "LpNormV2",
     "LayerNormalization": "LayerNorm", "LSTM": "CommonLSTM", "GRU": "CommonGRU",
     "NonMaxSuppression": "NonMaxSuppressionV6", "ArgMax": "ArgMaxV2", "GatherND": "GatherNd",
+    # audit 36 (openWakeWord's 19 Max ops were written OpType::Max, which no CANN matches) and
+    # the sweep it led to, the newest registrations found (``OLDER_PARSER_TYPES``: older ones):
+    # 2025 ``hicann/ops-math`` ``math/maximum/framework/max_onnx_plugin.cpp`` @2e864ae5 and
+    # ``min_onnx_plugin.cpp``, opsets 8-18: a ``PartitionedCall`` the parser expands to a chain
+    # of ``Maximum``/``Minimum`` before keep_dtype applies; ``reduce_*_onnx_plugin.cpp``
+    # @6556868d: ReduceL1 ``LpNormV2``, ReduceSumSquare ``SquareSumV1``; ``hicann/ops-cv``
+    # ``upsample_onnx_plugin.cpp`` @8bdcc1a5: ``Resize``; ``jbgztxdy/ops-nn`` @732de1d5 (a fork
+    # of hicann/ops-nn): InstanceNormalization ``InstanceNorm``, GlobalMaxPool ``ReduceMax``;
+    # canndev's ``cumsum_plugin.cc`` and ``constant_of_shape_plugin.cc`` (mirror
+    # ``dengguojie/vue-element-admin`` @031e9875): ``Cumsum``, ``Fill``; ops-math
+    # ``similar_opp_onnx_plugin.cpp`` @4d171b27: BitwiseNot ``Invert``; and, by code search
+    # (their paths not given): Sum ``AccumulateNV2``, Xor ``BitwiseXor``, RoiAlign
+    # ``ROIAlign``, GridSample ``GridSampler2D``, the deprecated Scatter ``ScatterElements``
+    "Max": "Maximum", "Min": "Minimum", "Sum": "AccumulateNV2", "CumSum": "Cumsum",
+    "Upsample": "Resize", "InstanceNormalization": "InstanceNorm", "GlobalMaxPool": "ReduceMax",
+    "ReduceL1": "LpNormV2", "ReduceSumSquare": "SquareSumV1", "ConstantOfShape": "Fill",
+    "BitwiseNot": "Invert", "Xor": "BitwiseXor", "RoiAlign": "ROIAlign",
+    "GridSample": "GridSampler2D", "Scatter": "ScatterElements",
 }
+
+#: ONNX type -> parser types older CANN versions gave it (canndev's ``max_plugin.cc``, mirror
+#: ``dengguojie/vue-element-admin`` @09535940: ``REGISTER_CUSTOM_OP("MaxN")`` for
+#: ai.onnx::9..13::Max): an ``OpType::`` entry of one is refused with the name this table
+#: writes, and naming the op keeps it in every version
+OLDER_PARSER_TYPES: Dict[str, tuple] = {"Max": ("MaxN",), "GlobalMaxPool": ("MaxPool",)}
 
 #: ONNX types whose Ascend type depends on an attribute: ONNX type -> (attribute, its ONNX
 #: default, {value: (parser type, finished type)}). ``Resize``: the newest CANN ONNX plugin

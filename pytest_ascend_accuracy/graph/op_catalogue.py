@@ -16,8 +16,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..core.ascend_optypes import (OPTYPE_PREFIX, PARSER_TYPES, finished_types,
-                                   mode_parser_names, node_parser_type, parser_type)
+from ..core.ascend_optypes import (OLDER_PARSER_TYPES, OPTYPE_PREFIX, PARSER_TYPES,
+                                   finished_types, mode_parser_names, node_parser_type,
+                                   parser_type)
 from ..dump.layout import sanitize
 from .branch_entries import (glob_inside_text, is_glob, keep_dtype_glob_text,
                              keep_dtype_inside_text)
@@ -155,7 +156,9 @@ class ModelOps:
                            if finished else "")
                 # an ONNX type the parser names by an attribute (a nearest Resize): some CANN
                 # versions parsed it under its own name (a review); op names match in every one
-                by_name = [n for n, t in zip(self.names, self.types) if t == typ][:3]
+                older = [o for o, names in OLDER_PARSER_TYPES.items() if typ in names]
+                by_name = [n for n, t in zip(self.names, self.types)
+                           if t == typ or t in older][:3]
                 versions = (f"; CANN versions differ here (an older canndev parser named these "
                             f"nodes {typ}): naming the op, e.g. {by_name[0]!r}, keeps it in "
                             f"every version" if by_name else "")
