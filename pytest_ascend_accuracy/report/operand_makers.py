@@ -32,7 +32,10 @@ kept, and the fix says it may still fail.
 Only where the kept op takes a kept value too, which the bad operand scales: a kept op whose
 own input is a float16 network's subnormal activations takes values no list confined to the
 failing ops restores (``rounded_upstream``); and an operand that is only added moves the output
-by at most float16's step at that operand."""
+by at most float16's step at that operand: a Conv's, ConvTranspose's or Gemm's bias (input 2,
+Gemm's ``C``, ``SCALED_SLOTS``) is such an operand, and so is a kept value there (review RD of
+audit 35: ``Conv(kept, W, Mul(ReduceMean(x), 1e-6))`` added the bias's Mul and ReduceMean, and
+said the Conv multiplied the kept values by them)."""
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
@@ -44,6 +47,9 @@ from .printable import printable
 #: ONNX op types whose output scales with each operand: an operand's relative error is the
 #: output's (for an Add it is an absolute error, at most float16's step at that operand)
 SCALING_TYPES = frozenset({"Mul", "Div", "MatMul", "Gemm", "Conv", "ConvTranspose", "Einsum"})
+#: the input slots of a ``SCALING_TYPES`` op that multiply (or divide) each other, where not all:
+#: a Conv's and a Gemm's bias (input 2) is only added
+SCALED_SLOTS = {"Conv": (0, 1), "ConvTranspose": (0, 1), "Gemm": (0, 1)}
 #: ONNX op types that round a value to integer codes: an input error of any size moves some
 SNAPPING_TYPES = frozenset({"DynamicQuantizeLinear", "QuantizeLinear"})
 #: how many ops the walks add to one list: past it, none more is added and the fix says it
@@ -55,9 +61,14 @@ class Made(dict):
     """``{op to keep (its keep_dtype name): (kept op it feeds, the operand's op, why)}``, in the
     order found, ``why`` ``|peak|`` of an operand float16 holds badly or the kept quantiser
     requantising the product; ``stopped``: where a walk ended at a maker no list keeps (a Cube
-    op, a join) or went past ``ADD_LIMIT``, as ``(kept op, maker, its type)``, else None."""
+    op, a join) or went past ``ADD_LIMIT``, as ``(kept op, maker, its type)``, else None;
+    ``verbs``: ``{(kept op, operand's op): how it scales the kept values by the operand}``."""
 
     stopped: Optional[Tuple[str, str, str]] = None
+
+    def __init__(self):
+        super().__init__()
+        self.verbs: Dict[Tuple[str, str], str] = {}
 
 
 def operand_makers(verdict: Verdict, names: Sequence[str], rows: Sequence[TensorCompare],
@@ -99,7 +110,9 @@ def operand_makers(verdict: Verdict, names: Sequence[str], rows: Sequence[Tensor
         name = todo.pop(0)
         if types.get(name, "") not in SCALING_TYPES:
             continue
-        made = [graph[1].get(t) for t in graph[0].get(name, ())]
+        slots = SCALED_SLOTS.get(types[name])
+        made = [graph[1].get(t) if slots is None or k in slots else None
+                for k, t in enumerate(graph[0].get(name, ()))]
         if not any(m is not None and m[0] in kept for m in made):
             continue  # no kept value flows in: rounded_upstream's case, not this one
         for k, m in enumerate(made):
@@ -125,7 +138,17 @@ def operand_makers(verdict: Verdict, names: Sequence[str], rows: Sequence[Tensor
                 if name in snapped:
                     snapped[op] = snapped[name]
                 found.setdefault(keep_name[op], (keep_name.get(name, name), m[0], why))
+            found.verbs.setdefault((keep_name.get(name, name), m[0]), _verb(types[name], k))
     return found
+
+
+def _verb(kind: str, k: int) -> str:
+    """How an op of type ``kind`` scales the kept values by its operand in input ``k``, "{}"
+    for the operand's op: a Div divides (review RD of audit 35, R4), the others multiply."""
+    if kind != "Div":
+        return "multiplies the kept values by {}'s output"
+    return ("divides the kept values by {}'s output" if k else
+            "divides {}'s output by the kept values")
 
 
 def _feeding_graph(feeding, rows: Sequence[TensorCompare]):
@@ -201,8 +224,9 @@ def makers_reason(found: Made) -> str:
         why = whys[(kept, operand)]
         shown = ", ".join(printable(n) for n in ops[:3]) + (", ..." if len(ops) > 3 else "")
         they = "they make" if len(ops) > 1 else "it makes"
-        text += (f"; {shown} kept too: {printable(kept)} multiplies the kept values by "
-                 f"{printable(operand)}'s output, which {they} in float16 in this run")
+        verb = found.verbs.get((kept, operand), "multiplies the kept values by {}'s output")
+        text += (f"; {shown} kept too: {printable(kept)} {verb.format(printable(operand))}, "
+                 f"which {they} in float16 in this run")
         if isinstance(why, str):
             text += (f", and the kept {printable(why)} requantises the product, where float16's "
                      "rounding of it (2**-12) moves whole code steps")
@@ -221,5 +245,5 @@ def makers_reason(found: Made) -> str:
     return text
 
 
-__all__ = ["ADD_LIMIT", "Made", "SCALING_TYPES", "SNAPPING_TYPES", "makers_reason",
-           "operand_makers"]
+__all__ = ["ADD_LIMIT", "Made", "SCALED_SLOTS", "SCALING_TYPES", "SNAPPING_TYPES",
+           "makers_reason", "operand_makers"]
