@@ -35,7 +35,10 @@ failing ops restores (``rounded_upstream``); and an operand that is only added m
 by at most float16's step at that operand: a Conv's, ConvTranspose's or Gemm's bias (input 2,
 Gemm's ``C``, ``SCALED_SLOTS``) is such an operand, and so is a kept value there (review RD of
 audit 35: ``Conv(kept, W, Mul(ReduceMean(x), 1e-6))`` added the bias's Mul and ReduceMean, and
-said the Conv multiplied the kept values by them)."""
+said the Conv multiplied the kept values by them).
+
+A quantiser this adds reads values too, which an earlier layer may make in float16: the ops
+making them are kept with it (``requant_reads``)."""
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
@@ -61,14 +64,24 @@ class Made(dict):
     """``{op to keep (its keep_dtype name): (kept op it feeds, the operand's op, why)}``, in the
     order found, ``why`` ``|peak|`` of an operand float16 holds badly or the kept quantiser
     requantising the product; ``stopped``: where a walk ended at a maker no list keeps (a Cube
-    op, a join) or went past ``ADD_LIMIT``, as ``(kept op, maker, its type)``, else None;
-    ``verbs``: ``{(kept op, operand's op): how it scales the kept values by the operand}``."""
+    op, a join) or went past ``ADD_LIMIT``, as ``(kept op, maker, its type)`` (its type
+    ``READS`` where ``requant_reads``' walk did), else None; ``verbs``: ``{(kept op, operand's
+    op): how it scales the kept values by the operand}``; ``reads``: ``[(a quantiser added, its
+    input's op, [ops added making what it reads in float16])]`` (``requant_reads``), their
+    entries' ``why`` ``READS``; ``reads_stopped``: ``(quantiser, how many ops)`` where
+    what it reads passed ``ADD_LIMIT``, else None."""
 
     stopped: Optional[Tuple[str, str, str]] = None
+    reads_stopped: Optional[Tuple[str, int]] = None
 
     def __init__(self):
         super().__init__()
         self.verbs: Dict[Tuple[str, str], str] = {}
+        self.reads: List[tuple] = []
+
+
+#: ``Made``'s ``why`` of an op kept for the values a quantiser it adds reads
+READS = ("reads",)
 
 
 def operand_makers(verdict: Verdict, names: Sequence[str], rows: Sequence[TensorCompare],
@@ -106,6 +119,7 @@ def operand_makers(verdict: Verdict, names: Sequence[str], rows: Sequence[Tensor
     kept = {g for g, n in keep_name.items() if n in wanted} | (wanted & set(graph[0]))
     snapped = _requantised(graph, kept)
     todo = [g for g in graph[0] if g in kept]
+    added: List[str] = []
     while todo:
         name = todo.pop(0)
         if types.get(name, "") not in SCALING_TYPES:
@@ -135,10 +149,13 @@ def operand_makers(verdict: Verdict, names: Sequence[str], rows: Sequence[Tensor
             for op in ops:
                 kept.add(op)
                 todo.append(op)
+                added.append(op)
                 if name in snapped:
                     snapped[op] = snapped[name]
                 found.setdefault(keep_name[op], (keep_name.get(name, name), m[0], why))
             found.verbs.setdefault((keep_name.get(name, name), m[0]), _verb(types[name], k))
+    _with_reads(found, graph, [a for a in added if types.get(a, "") in SNAPPING_TYPES], kept,
+                keep_name, every, left_out)
     return found
 
 
@@ -149,6 +166,32 @@ def _verb(kind: str, k: int) -> str:
         return "multiplies the kept values by {}'s output"
     return ("divides the kept values by {}'s output" if k else
             "divides {}'s output by the kept values")
+
+
+def _with_reads(found: Made, graph, quantisers: Sequence[str], kept: Set[str],
+                keep_name: Dict[str, str], rows: Sequence[TensorCompare], left_out) -> None:
+    """Add to ``found`` the ops making in float16 what each of ``quantisers`` (ops it added)
+    reads (``requant_reads``), or say where they pass ``ADD_LIMIT``."""
+    from .requant_reads import float16_reads
+
+    dtypes: Dict[str, Set[str]] = {}
+    for r in rows:
+        if r.golden_name and r.golden_slot.startswith("output:"):
+            dtypes.setdefault(r.golden_name, set()).add(r.dtype)
+    for q in quantisers:
+        ops = float16_reads(graph, q, kept, keep_name,
+                            lambda op: "float16" in dtypes[op] if op in dtypes else None,
+                            left_out)
+        if len(found) + len(ops) > ADD_LIMIT:
+            found.stopped = found.stopped or (q, "", READS)
+            found.reads_stopped = (keep_name.get(q, q), len(ops))
+            return
+        if ops:
+            fed = next((graph[1][t][0] for t in graph[0].get(q, ()) if t in graph[1]), "")
+            kept.update(ops)
+            found.reads.append((keep_name.get(q, q), fed, [keep_name[o] for o in ops]))
+            for op in ops:
+                found.setdefault(keep_name[op], (keep_name.get(q, q), fed, READS))
 
 
 def _feeding_graph(feeding, rows: Sequence[TensorCompare]):
@@ -214,10 +257,14 @@ def _requantised(graph, kept: Set[str]) -> Dict[str, str]:
 
 def makers_reason(found: Made) -> str:
     """The reason's part for ``operand_makers``' result ("" where nothing was found)."""
+    from .requant_reads import reads_reason, reads_stopped_reason
+
     text = ""
     by_operand: Dict[Tuple[str, str], List[str]] = {}
     whys = {}
     for op, (kept, operand, why) in found.items():
+        if why is READS:
+            continue  # (requant_reads' part, after these)
         by_operand.setdefault((kept, operand), []).append(op)
         whys[(kept, operand)] = why
     for (kept, operand), ops in list(by_operand.items())[:2]:
@@ -236,7 +283,10 @@ def makers_reason(found: Made) -> str:
                         "below float16's smallest normal: float16 keeps few of its bits)"))
     if len(by_operand) > 2:
         text += f" (and {len(by_operand) - 2} more such operands)"
-    if found.stopped is not None:
+    text += reads_reason(found.reads)
+    if found.reads_stopped:
+        text += reads_stopped_reason(*found.reads_stopped, ADD_LIMIT)
+    if found.stopped is not None and found.stopped[2] is not READS:
         kept, maker, kind = found.stopped
         text += (f"; pasted, the list may still fail: {printable(kept)} multiplies kept values "
                  + (f"by an operand float16 rounds, made by {printable(maker)} (a {kind}), "
@@ -245,5 +295,5 @@ def makers_reason(found: Made) -> str:
     return text
 
 
-__all__ = ["ADD_LIMIT", "Made", "SCALED_SLOTS", "SCALING_TYPES", "SNAPPING_TYPES",
+__all__ = ["ADD_LIMIT", "Made", "READS", "SCALED_SLOTS", "SCALING_TYPES", "SNAPPING_TYPES",
            "makers_reason", "operand_makers"]
