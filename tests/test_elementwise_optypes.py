@@ -64,3 +64,54 @@ def test_an_older_canns_maxn_is_refused_naming_the_type_written_and_the_op(path)
     assert ("CANN versions differ here (an older canndev parser named these nodes MaxN): "
             "naming the op, e.g. 'floor', keeps it in every version") in text, text
     check_mode(keep_dtype(["floor"]), path, "test")  # the op's name, pasted
+
+
+def _clip_model(tmp_path, low, high):
+    """x -> Clip 'clamp' (opset 13) with min ``low`` and max ``high`` given or not ("")."""
+    inits = [nh.from_array(np.array(v, np.float32), n) for n, v in (("lo", 0.1), ("hi", 0.9))]
+    g = h.make_graph([h.make_node("Clip", ["x", "lo" if low else "", "hi" if high else ""],
+                                  ["y"], name="clamp")], "g",
+                     [h.make_tensor_value_info("x", TP.FLOAT, [1, 8])],
+                     [h.make_tensor_value_info("y", TP.FLOAT, [1, 8])], inits)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "clip.onnx"))
+    return tmp_path / "clip.onnx"
+
+
+@pytest.mark.parametrize("low, high, parsed", [(True, True, "ClipByValue"),
+                                               (True, False, "Maximum"),
+                                               (False, True, "Minimum")])
+def test_a_clip_is_typed_by_the_bounds_it_has(tmp_path, low, high, parsed):
+    """2025 ops-math ``clip_onnx_plugin.cpp``: min and max ``ClipByValue``, max only
+    ``Minimum``, min only ``Maximum`` (``torch.clamp(min=eps)``): ``OpType::Clip``, written
+    ``OpType::ClipByValue``, would keep no such Clip on ATC; it is refused where none is one,
+    offering the parser's type and the op's name, both of which the emulator keeps."""
+    from pytest_ascend_accuracy.backends.emulator.optypes import node_parser_type
+    from pytest_ascend_accuracy.backends.emulator.rounding import kept_by_parser_type
+
+    path = _clip_model(tmp_path, low, high)
+    node = onnx.load(str(path)).graph.node[0]
+    assert node_parser_type(node) == parsed
+    check_mode(keep_dtype([f"OpType::{parsed}"]), path, "test")
+    kept = kept_by_parser_type(keep_dtype([f"OpType::{parsed}"]), [node])
+    assert kept("clamp", "Clip")
+    if parsed == "ClipByValue":
+        check_mode(keep_dtype(["OpType::Clip"]), path, "test")
+        return
+    with pytest.raises(ConfigError) as info:
+        check_mode(keep_dtype(["OpType::Clip"]), path, "test")
+    text = str(info.value)
+    assert re.search(r"closest: '([^']+)'", text).group(1) == f"OpType::{parsed}", text
+    assert ("CANN versions differ here (an older canndev parser named these nodes "
+            "ClipByValue): naming the op, e.g. 'clamp', keeps it in every version") in text, text
+    assert not kept_by_parser_type(keep_dtype(["OpType::Clip"]), [node])("clamp", "Clip")
+
+
+def test_a_split_given_no_sizes_is_split_and_one_given_sizes_split_v():
+    from pytest_ascend_accuracy.core.ascend_optypes import node_parser_type
+
+    even = h.make_node("Split", ["x"], ["a", "b"], name="halves", axis=1)
+    sized = h.make_node("Split", ["x", "sizes"], ["a", "b"], name="parts", axis=1)
+    counted = h.make_node("Split", ["x"], ["a", "b"], name="n", axis=1, num_outputs=2)
+    assert [node_parser_type(n) for n in (even, sized, counted)] == ["Split", "SplitV", "SplitV"]

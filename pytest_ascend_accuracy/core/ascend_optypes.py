@@ -155,7 +155,8 @@ PARSER_TYPES: Dict[str, str] = {
 #: ``dengguojie/vue-element-admin`` @09535940: ``REGISTER_CUSTOM_OP("MaxN")`` for
 #: ai.onnx::9..13::Max): an ``OpType::`` entry of one is refused with the name this table
 #: writes, and naming the op keeps it in every version
-OLDER_PARSER_TYPES: Dict[str, tuple] = {"Max": ("MaxN",), "GlobalMaxPool": ("MaxPool",)}
+OLDER_PARSER_TYPES: Dict[str, tuple] = {
+    "Max": ("MaxN",), "GlobalMaxPool": ("MaxPool",), "Clip": ("ClipByValue",)}
 
 #: ONNX types whose Ascend type depends on an attribute: ONNX type -> (attribute, its ONNX
 #: default, {value: (parser type, finished type)}). ``Resize``: the newest CANN ONNX plugin
@@ -239,12 +240,31 @@ def _mode_types(node) -> Optional[tuple]:
     return types.get(value)
 
 
+def _input_type(node) -> Optional[str]:
+    """The parser type of a node whose type depends on which inputs it has: the 2025
+    ``hicann/ops-math`` ``common/src/framework/clip_onnx_plugin.cpp`` @6556868d (opsets 11-18)
+    builds a ``Clip`` with min and max as ``ClipByValue``, with max only as ``Minimum``, with
+    min only as ``Maximum`` (a ``torch.clamp(min=...)`` export); opsets 8-10 (attributes)
+    ``ClipByValue``. ``split_onnx_plugin.cpp`` @2fba6e60: a ``Split`` given no sizes (input or
+    attribute) and no ``num_outputs`` is ``Split``, else ``SplitV``. None for other nodes."""
+    inputs = list(node.input)
+    if node.op_type == "Clip" and not any(a.name in ("min", "max") for a in node.attribute):
+        low, high = len(inputs) > 1 and bool(inputs[1]), len(inputs) > 2 and bool(inputs[2])
+        return "Minimum" if high and not low else "Maximum" if low and not high else None
+    if node.op_type == "Split":
+        sized = (len(inputs) > 1 and bool(inputs[1])) or any(
+            a.name in ("split", "num_outputs") for a in node.attribute)
+        return None if sized else "Split"
+    return None
+
+
 def node_parser_type(node) -> str:
     """The type ATC's ONNX parser gives this ONNX node: ``parser_type`` of its type, or, for a
     type that depends on an attribute (``MODE_TYPES``: a nearest ``Resize`` is
-    ``ResizeNearestNeighborV2``), the type for its attribute's value."""
+    ``ResizeNearestNeighborV2``) or on its inputs (``_input_type``: a ``Clip`` with min only
+    is ``Maximum``), the type for them."""
     found = _mode_types(node)
-    return found[0] if found else parser_type(node.op_type)
+    return found[0] if found else _input_type(node) or parser_type(node.op_type)
 
 
 def node_ascend_type(node) -> str:

@@ -133,7 +133,9 @@ class ModelOps:
             parsed_of.setdefault(t, []).append(p)
         # an ONNX type is taken where the parser keeps its name for some node (a linear Resize
         # is Resize, a nearest one ResizeNearestNeighborV2: OpType::Resize keeps no nearest one)
-        onnx = [t for t in parsed_of if t in parsed_of[t] or parser_type(t) != t]
+        # (and where the type an ONNX spelling is written as is some node's: a Clip with min
+        # only is Maximum, so OpType::Clip, written ClipByValue, would keep none of them)
+        onnx = [t for t in parsed_of if t in parsed_of[t] or parser_type(t) in parsed_of[t]]
         for entry in entries:
             if entry.startswith(OPTYPE_PREFIX):
                 typ = entry[len(OPTYPE_PREFIX):]
@@ -159,8 +161,9 @@ class ModelOps:
                 older = [o for o, names in OLDER_PARSER_TYPES.items() if typ in names]
                 by_name = [n for n, t in zip(self.names, self.types)
                            if t == typ or t in older][:3]
+                then = (OLDER_PARSER_TYPES.get(typ) or (typ,))[0]
                 versions = (f"; CANN versions differ here (an older canndev parser named these "
-                            f"nodes {typ}): naming the op, e.g. {by_name[0]!r}, keeps it in "
+                            f"nodes {then}): naming the op, e.g. {by_name[0]!r}, keeps it in "
                             f"every version" if by_name else "")
                 raise ConfigError(where, f"keep_dtype entry {entry!r}{spelled}: no op of type "
                                          f"{typ!r} in model {self.label!r}"
