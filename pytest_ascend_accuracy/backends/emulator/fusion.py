@@ -8,20 +8,25 @@ list of original op names (``_datadump_original_op_names``). The emulator's rule
 the ATC passes they imitate so that ``Mode(fusion_rules_off=(...))`` can switch one off:
 
 GraphFusion (the fused op keeps the name of its first member):
-  ``LayerNormFusionPass``      ReduceMean, Sub, Pow(2)|Mul, ReduceMean, Add(eps), Sqrt, Div
-                               [, Mul(gamma) [, Add(beta)]] -> LayerNorm
+  ``LayerNormFusionPass``      ReduceMean, Sub, Pow(2), ReduceMean, Add(eps), Sqrt, Div
+                               [, Mul(gamma), Add(beta)] -> LayerNorm, under the pass's
+                               documented graph conditions (``fusion_limits``)
   ``GeluFusionPass``           Div(sqrt 2)|Mul(1/sqrt 2), Erf, Add(1), Mul, Mul(0.5) -> Gelu
                                (erf form; the tanh approximation is not matched)
   ``ConvBatchnormFusionPass``  Conv + BatchNormalization with constant weights and statistics:
                                the BN is folded into the Conv's weights and bias in float32 at
                                conversion (then rounded like any weight), as ATC does
-  ``MatMulBiasAddFusionPass``  MatMul + Add of a constant bias along the last axis
+  ``MatMulBiasAddFusionPass``  MatMul + Add of a 1-D constant bias along the last axis
 UBFusion (the fused op's name concatenates its parts' names, e.g. ``conv1relu1``):
   ``TbeCommonRules0FusionPass``    Conv (or Conv+BN) + up to 3 element-wise ops
   ``ATbeMatmulElemwiseFusionPass`` MatMul/Gemm (or MatMul+bias) + one element-wise op or Gelu
 
 Every rule requires that each member's outputs are consumed only inside the group (except the
 group's final output), so shared tensors are never swallowed. Rules run in the order above.
+A rule fuses only where the graph meets the conditions CANN documents for its pass
+(``fusion_limits`` cites the pages); the products a pass is documented for (``core.fusion_passes``)
+are not known here, so a check says where a fused op computed a value past float16's range that
+an unfused run would round (``report.fused_overflow``).
 
 keep_dtype (``keeps``: ``Mode.keeps_fp32``) follows the order of ATC's passes (docs/formats.md,
 "keep_dtype and fusion"): GE marks each parsed node it names (``_keep_dtype``) before any fusion;
@@ -152,7 +157,13 @@ class _Graph:
 
 
 # -- GraphFusion rules: each returns (member node indices, replacement nodes or None) ------------
-def _match_layernorm(g: _Graph, i: int):
+def _match_layernorm(g: _Graph, i: int, ranks: Mapping[str, int]):
+    """ReduceMean, Sub, Pow(2), ReduceMean, Add(eps), Sqrt, Div [, Mul(gamma), Add(beta)], where
+    the nodes meet the pass's graph conditions (``fusion_limits``: keep_dims, the axes, the
+    exponent's and epsilon's shapes, gamma's and beta's ranks); gamma and beta of another rank
+    leave the Mul and Add out (the pass's pattern without them still fuses)."""
+    from .fusion_limits import affine_ok, layernorm_core_ok
+
     sub = g.node(i, "Sub")
     if sub is None:
         return None
@@ -163,8 +174,7 @@ def _match_layernorm(g: _Graph, i: int):
     users = g.consumers.get(sub.output[0], [])
     if len(users) != 2 or sub.output[0] in g.outputs:
         return None
-    sq = next((u for u in users if (g.nodes[u].op_type == "Pow" and g.is_scalar(g.nodes[u].input[1], 2.0))
-               or (g.nodes[u].op_type == "Mul" and list(g.nodes[u].input) == [sub.output[0]] * 2)), None)
+    sq = next((u for u in users if g.nodes[u].op_type == "Pow"), None)
     dv = next((u for u in users if g.nodes[u].op_type == "Div" and g.nodes[u].input[0] == sub.output[0]), None)
     if sq is None or dv is None:
         return None
@@ -178,16 +188,17 @@ def _match_layernorm(g: _Graph, i: int):
     sqrt = g.node(sqrt_i, "Sqrt")
     if sqrt is None or g.only_consumer(sqrt.output[0]) != dv or g.nodes[dv].input[1] != sqrt.output[0]:
         return None
+    axes = layernorm_core_ok(g, rm1, rm2, g.nodes[sq], add, ranks.get(sub.input[0]))
+    if axes is None:
+        return None
     members = [rm1_i, i, sq, rm2_i, add_i, sqrt_i, dv]
-    last = dv
-    mul = g.node(g.only_consumer(g.nodes[dv].output[0]), "Mul")
-    if mul is not None and any(g.const(t) is not None for t in mul.input):
-        last = g.only_consumer(g.nodes[dv].output[0])
-        members.append(last)
-        bias = g.node(g.only_consumer(mul.output[0]), "Add")
-        if bias is not None and any(g.const(t) is not None for t in bias.input):
-            last = g.only_consumer(mul.output[0])
-            members.append(last)
+    mul_i = g.only_consumer(g.nodes[dv].output[0])
+    mul = g.node(mul_i, "Mul")
+    bias_i = g.only_consumer(mul.output[0]) if mul is not None else None
+    bias = g.node(bias_i, "Add")
+    if (bias is not None and affine_ok(g, mul, g.nodes[dv].output[0], len(axes))
+            and affine_ok(g, bias, mul.output[0], len(axes))):
+        members += [mul_i, bias_i]
     return sorted(members), None, "LayerNorm", "LayerNorm"
 
 
@@ -261,6 +272,10 @@ def _match_conv_bn(g: _Graph, i: int):
 
 
 def _match_matmul_bias(g: _Graph, i: int, ranks: Mapping[str, int]):
+    """MatMul + Add of a 1-D constant bias as long as the output's last dimension
+    (``fusion_limits.matmul_bias_ok``: no broadcast)."""
+    from .fusion_limits import matmul_bias_ok
+
     mm = g.node(i, "MatMul")
     if mm is None:
         return None
@@ -270,7 +285,7 @@ def _match_matmul_bias(g: _Graph, i: int, ranks: Mapping[str, int]):
         return None
     other = add.input[1] if add.input[0] == mm.output[0] else add.input[0]
     bias = g.const(other)
-    if bias is None or bias.ndim == 0 or any(d != 1 for d in bias.shape[:-1]):
+    if bias is None or not matmul_bias_ok(bias, g.const(mm.input[1])):
         return None
     rank = ranks.get(mm.output[0], 2)
     return [i, add_i], None, "MatMul", "BatchMatMulV2" if rank > 2 else "MatMulV2"
@@ -293,7 +308,7 @@ def build_units(graph, consts: Mapping[str, np.ndarray], *, fusion: bool,
     groups: List[Tuple[List[int], object, str, str, str]] = []
     new_inits: List[object] = []
     matchers: Dict[str, Callable] = {
-        "LayerNormFusionPass": _match_layernorm,
+        "LayerNormFusionPass": lambda gg, ii: _match_layernorm(gg, ii, ranks or {}),
         "GeluFusionPass": _match_gelu,
         "ConvBatchnormFusionPass": _match_conv_bn,
         "MatMulBiasAddFusionPass": lambda gg, ii: _match_matmul_bias(gg, ii, ranks or {}),
