@@ -90,6 +90,10 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
 
         outcome = with_written_dump(outcome, actual, golden)
     publish(outcome, record_property, baseline=notes[-1] if notes else None)
+    from ..report.fused_overflow import warn_fused_overflow  # (run_check's, deferred with it)
+
+    warn_fused_overflow(outcome.result, golden, outcome.verdict,
+                        handle.mode if handle is not None else None, label, one_of_several)
     if outcome.failure is None:  # (after its verdict is published, as run_check says it)
         from .accuracy_check import note_judged_through_ifs
 
