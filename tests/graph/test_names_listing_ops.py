@@ -39,3 +39,12 @@ def test_a_close_name_gets_the_closest_names_only():
     ops = ModelOps("m", ("norm", "relu"), ("LayerNormalization", "Relu"))
     text = _refusal(lambda: ops.check_names(["nrom"], "ignore entry", None))
     assert text == "ignore entry 'nrom' is not an op of model 'm'; closest: 'norm'"
+
+
+def test_the_listing_leaves_out_constants():
+    """Audit 36 A: a Paddle2ONNX model's 878 unnamed weight Constants (named ``Constant_N``
+    here) filled the list, and each, pasted, was refused as folded at conversion."""
+    names = tuple(f"Constant_{k}" for k in range(10)) + ("p2o.Conv.0", "p2o.Mul.4")
+    ops = ModelOps("layout", names, ("Constant",) * 10 + ("Conv", "Mul"))
+    text = _refusal(lambda: ops.check_keep_dtype(["zzz"], "t.py::test"))
+    assert text.endswith("is not an op of model 'layout'; its ops: 'p2o.Conv.0', 'p2o.Mul.4'"), text
