@@ -19,6 +19,7 @@ from ..dump.dtypes import value_dtype
 from ..dump.layout import sanitize
 from ..dump.model import DumpSet, TensorRef
 from ..errors import ConfigError, DumpFormatError, FileReplacedError
+from .batch_pairs import mark_batched, with_samples
 from .golden_spelling import in_actual_spelling
 from .kernel import DEFAULT_CHUNK
 from .matching import TensorPair, match_ops
@@ -287,7 +288,7 @@ def compare_pair(p: TensorPair, *, chunk_size: int = DEFAULT_CHUNK, kl: bool = T
                                      reason=_not_padding(a_shape, g_shape, op_type, values, past))
             a = np.ascontiguousarray(full[crop])
         g = _load(p.golden, "golden", reader)
-        metrics = compute_metrics(a, g, chunk_size=chunk_size, kl=kl)
+        metrics = with_samples(p, a, g, compute_metrics(a, g, chunk_size=chunk_size, kl=kl))
     except DumpFormatError as exc:
         if isinstance(exc, FileReplacedError):  # no row of it may stand: no verdict at all
             raise
@@ -420,7 +421,8 @@ def plan_comparison(actual: DumpSet, golden: DumpSet, *, mapping=None, compare_i
     """(``golden`` in ``actual``'s spelling, the ``MatchPlan`` of the two): the pairs
     ``compare_dumps`` measures, each with ``compare_pair`` then ``within_ties``."""
     golden = in_actual_spelling(golden, actual)  # p2o.Conv.0, not the file's p2o_Conv_0
-    return golden, match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
+    plan = match_ops(actual, golden, mapping=mapping, compare_inputs=compare_inputs)
+    return golden, mark_batched(plan, golden.meta)  # one value per sample: judged per sample
 
 
 def finish_comparison(plan, rows, actual: DumpSet, golden: DumpSet, *, kl: bool

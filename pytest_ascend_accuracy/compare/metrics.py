@@ -124,6 +124,9 @@ class TensorMetrics:
     normal_kl: Optional[float] = None
     not_applicable: Tuple[str, ...] = ()
     notes: Tuple[str, ...] = field(default=())
+    #: each sample's two values, where axis 0 is a known batch axis and each sample holds one
+    #: value (``sample_values.BatchSamples``: judged sample by sample); None: not such a tensor
+    samples: Optional["BatchSamples"] = None  # noqa: F821
 
     def value(self, metric: str) -> float:
         """The judged value of a metric by name (``cosine``, ``rel_l2``, ...): the field itself,
@@ -155,6 +158,10 @@ class TensorMetrics:
                 d[k] = encode_float(v)
         d["not_applicable"] = list(self.not_applicable)
         d["notes"] = list(self.notes)
+        if self.samples is None:
+            del d["samples"]
+        else:
+            d["samples"] = self.samples.to_dict()
         return d
 
     @staticmethod
@@ -162,6 +169,10 @@ class TensorMetrics:
         d = dict(d)
         d["not_applicable"] = tuple(d.get("not_applicable", ()))
         d["notes"] = tuple(d.get("notes", ()))
+        if d.get("samples") is not None:
+            from .sample_values import BatchSamples
+
+            d["samples"] = BatchSamples.from_dict(d["samples"])
         for k in JUDGEABLE + ("max_abs_actual", "max_abs_golden", "norm_ratio"):
             d[k] = decode_float(d.get(k))
         return TensorMetrics(**d)

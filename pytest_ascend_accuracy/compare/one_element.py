@@ -7,11 +7,12 @@ tensor is judged instead by its relative error against the error the cosine thre
 tensor of many elements: an error at right angles to the golden, of relative size r, gives
 cosine 1/sqrt(1 + r^2), so threshold T allows r = sqrt(1/T^2 - 1) (0.142 at 0.99, 0.329 at
 0.95). Values below float16's smallest normal on both sides are noise, as their sign is
-(``metrics.SIGN_FLOOR``), and pass. (A tensor of one value per sample, ``[N, 1]``, is not
-judged so: a rule told by shape alone failed a seq-first per-frame logit ``[50, 1, 1]`` at
-cosine 1.000000, and a batch whose one sample lies below float16's normals where the device
-gives the exact float16 values, a review found; a batch's probability that doubles can still
-pass by its cosine, audit 35.)
+(``metrics.SIGN_FLOOR``), and pass. A tensor of one value per sample along a known batch axis
+(``graph.batch_axis``) is judged sample by sample, each as this rule judges it alone
+(``batch_samples``): a batch of two Smart Turn clips passed at cosine 0.9996 a probability that
+doubled, which the clip alone fails (audit 35); its fix is the threshold its largest relative
+error needs (``fix_threshold``). A tensor whose first axis is not known to be the batch's
+(``[50, 1, 1]``: a seq-first model's frames, review RB) keeps its cosine.
 """
 from __future__ import annotations
 
@@ -61,8 +62,15 @@ def one_element_failure(m: TensorMetrics, thr: Threshold, op: str) -> str:
 
 def fix_threshold(m: TensorMetrics) -> str:
     """The cosine threshold (its text, 6 decimals rounded down) that passes a tensor failing
-    by ``one_element_failure``: the one its relative error needs. Its cosine meets it: it met
+    by ``one_element_failure``: the one its relative error needs (a batch's samples,
+    ``batch_samples``: its largest, which passes every sample). Its cosine meets it: it met
     the threshold the error failed, which is above this one."""
+    if m.samples is not None:
+        from .sample_errors import largest_error
+
+        error = largest_error(m.samples)[1]
+        if error == error:  # (NaN: no sample the rule judges, none failed by it)
+            return threshold_text(passing_threshold(error))
     return threshold_text(passing_threshold(m.value("rel_l2")))
 
 

@@ -149,8 +149,10 @@ class Verdict:
             t = self.policy.scale_tolerance
             thr = f"{thr} or the scale guard (L2 norm within {1 / t:.3g}-{t:g}x the golden's)"
         ones = sum(1 for f in judged if f.reason.startswith(ONE_ELEMENT))
-        if ones == len(judged):
-            thr = f"{thr} (a one-element tensor: the relative error it allows)"
+        if ones == len(judged):  # (a batch's samples: each judged as one element)
+            what = ("one value per sample" if all(f.row.metrics.samples for f in judged)
+                    else "a one-element tensor")
+            thr = f"{thr} ({what}: the relative error it allows)"
         elif ones:  # not the first failure's bracket (T3: a 96,000-element first failure)
             thr = f"{thr} ({ones} of them one-element, by the relative error it allows)"
         return (f"accuracy FAILED: {len(judged)} of {n_judged} tensor{_s(n_judged)} "
@@ -232,6 +234,10 @@ def judge_row(row: TensorCompare, policy: Policy,
         return "passed", None
     if thr.metric in m.not_applicable:
         return "skipped", None
+    if m.samples is not None:  # one value per sample on a known batch axis: each as alone
+        from .batch_samples import judge_samples
+
+        return judge_samples(row, policy, keyed, judge_row)
     value = m.value(thr.metric)
     if thr.passed(value):
         lone = one_element_failure(m, thr, row.tensor_index if row.op_name in keyed

@@ -81,6 +81,7 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
     golden written from it records them. Its ops carry the model's own names (``conv 1``, not
     the ``conv_1`` of its file names: ``graph.op_catalogue.with_real_names``), as the plugin's
     golden and the CLI print them."""
+    from ..graph.batch_axis import batched_outputs
     from ..graph.op_catalogue import model_ops, with_real_names
     from .stored_record import SOURCE_META, identity_of
 
@@ -107,6 +108,8 @@ def golden_dump(model, inputs: Mapping[str, np.ndarray], *, cache: Cache, input_
                       "graph": info.get("graph", {}), "not_dumped": info.get("not_dumped", []),
                       "output_nodes": info.get("output_nodes", []),
                       "output_tensors": info.get("output_tensors", {}),
+                      # outputs whose axis 0 is the batch axis: judged per sample
+                      "batch_axis": batched_outputs(model, arrays),
                       "cache_entry": str(entry),
                       SOURCE_META: identity_of(model, arrays, input_shape, sha256=False,
                                                digest=digest).as_meta()})

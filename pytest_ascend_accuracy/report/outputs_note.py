@@ -81,6 +81,10 @@ def _failed_figures(failure, policy, num) -> str:
     m = failure.row.metrics
     if m is None:
         return failure.reason
+    from ..compare.batch_samples import failed_sample_figures
+
+    if failed_sample_figures(failure):  # a batch's sample, by its index and values
+        return failed_sample_figures(failure)
     if failure.reason.startswith(ONE_ELEMENT) and m.size == 1:
         golden, actual = _signed(m)
         return (f"one element {golden} -> {actual}, relative error "
