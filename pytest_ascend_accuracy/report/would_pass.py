@@ -71,8 +71,9 @@ def _threshold_text(f, verdict, num, reason) -> str:
     if not others:
         return f"threshold that would pass: {num(f.would_pass)}"
     mine = f"threshold that would pass this op: {num(f.would_pass)}"
-    if verdict.policy.threshold_key(f.row.names) is not None:  # its own per_op entry
-        return mine
+    key = verdict.policy.threshold_key(f.row.names)
+    if key is not None:  # its own per_op entry, which a glob may give other failing ops too
+        return mine + _entry_text(f, key, others, verdict, num)
     check = verdict.passing_threshold
     if check is None or not f.threshold.advisable(check):  # (-1: a tensor pointing away)
         g = next((g for g in others if _blocks(g, verdict)), others[0])
@@ -81,6 +82,22 @@ def _threshold_text(f, verdict, num, reason) -> str:
     if num(check) == num(f.would_pass):  # the op's figure passes every failing tensor too
         return f"threshold that would pass: {num(check)}"
     return f"{mine}; the check: {num(check)}"
+
+
+def _entry_text(f, key: str, others, verdict, num) -> str:
+    """Where ``f``'s per_op entry ``key`` (a glob) judges other failing ops too: the figure
+    that entry passes them all at, or that none does (audit 36 A: ``'p2o.Transpose.*':
+    {max_abs: 0.01}`` failed four ops, and the one figure printed, pasted into the glob, still
+    failed three of them); "" where it judges no other."""
+    same = [g for g in others if verdict.policy.threshold_key(g.row.names) == key]
+    if not same:
+        return ""
+    figures = [g.would_pass for g in [f] + same]
+    if any(v is None for v in figures) or any(g.threshold.metric != f.threshold.metric
+                                                 for g in same):
+        return f"; no figure for per_op {key!r} alone passes the {len(same) + 1} ops it judges"
+    loosest = (min if f.threshold.higher_is_better else max)(figures)
+    return f"; per_op {key!r}, judging {len(same) + 1} failing ops: {num(loosest)}"
 
 
 def _blocks(g, verdict) -> bool:

@@ -45,3 +45,20 @@ def test_a_first_op_judged_by_its_own_entry_gives_its_figure_only():
     verdict = result.judge(Policy.build(0.99999, {"op1": 0.99999999}, (), "cosine", 2.0))
     said = _figure(failure_text(result, verdict))
     assert said.startswith("threshold that would pass this op: ") and ";" not in said, said
+
+
+def test_a_glob_entry_judging_several_failures_gives_the_figure_passing_them_all():
+    """Audit 36 A: ``'p2o.Transpose.*': {max_abs: 0.01}`` failed four ops; the one figure
+    printed (the first op's), pasted into the glob entry, still failed the others. The entry's
+    own figure is given, and pasted into that entry, the check passes."""
+    result = _result(1.0)
+    per_op = {"op*": {"max_abs": 1e-4}}
+    said = _figure(failure_text(result, result.judge(Policy.build(0.9, per_op, (), "cosine",
+                                                                  2.0))))
+    found = re.search(r"; per_op 'op\*', judging 2 failing ops: ([\d.e-]+)[;)]?", said)
+    assert found, said
+    pasted = {"op*": {"max_abs": float(found.group(1))}}
+    assert result.judge(Policy.build(0.9, pasted, (), "cosine", 2.0)).passed
+    mine = float(re.search(r"this op: ([\d.e-]+)", said).group(1))
+    assert not result.judge(Policy.build(0.9, {"op*": {"max_abs": mine}}, (), "cosine",
+                                         2.0)).passed  # the op's own figure alone did not
