@@ -93,8 +93,8 @@ def _entry_text(f, key: str, others, verdict, num) -> str:
     if not same:
         return ""
     figures = [g.would_pass for g in [f] + same]
-    if any(v is None for v in figures) or any(g.threshold.metric != f.threshold.metric
-                                                 for g in same):
+    metrics = {g.threshold.metric for g in [f] + same}
+    if any(v is None for v in figures) or len(metrics) > 1:
         return f"; no figure for per_op {key!r} alone passes the {len(same) + 1} ops it judges"
     loosest = (min if f.threshold.higher_is_better else max)(figures)
     return f"; per_op {key!r}, judging {len(same) + 1} failing ops: {num(loosest)}"
