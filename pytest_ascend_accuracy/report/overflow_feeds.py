@@ -129,8 +129,9 @@ def producers_reason(added: dict, further: Optional[tuple]) -> str:
         ops = list(added)
         shown = ", ".join(printable(n) for n in ops[:3]) + (", ..." if len(ops) > 3 else "")
         fed = ", ".join(printable(n) for n in dict.fromkeys(added.values()))
-        text += (f"; {shown} kept too: float16 in this run, they compute the operands of "
-                 f"{fed}, whose values pass 65504, where their rounding is magnified")
+        they, their = ("it computes", "its") if len(ops) == 1 else ("they compute", "their")
+        text += (f"; {shown} kept too: float16 in this run, {they} the operands of "
+                 f"{fed}, whose values pass 65504, where {their} rounding is magnified")
     if further:
         kept, label = further
         where = (f"float16 values further up ({printable(label)}, float16 in this run)" if label

@@ -124,3 +124,12 @@ def test_float16_rounding_further_up_gets_the_caveat_and_the_diagnosis_fixes_it(
     expr, yaml, imports = FIX.search(diagnosed.stdout.str()).groups()
     pytester.makefile(".yaml", accuracy_attn=SUITE.format(yaml=yaml))
     _run(pytester, expr, imports).assert_outcomes(passed=2)
+
+
+def test_one_op_kept_too_is_worded_in_the_singular():
+    """Audit 36 B F7: "Unsqueeze_1 kept too: float16 in this run, they compute ..."."""
+    from pytest_ascend_accuracy.report.overflow_feeds import producers_reason
+
+    assert producers_reason({"Unsqueeze_1": "Conv_2"}, None) == (
+        "; Unsqueeze_1 kept too: float16 in this run, it computes the operands of Conv_2, whose "
+        "values pass 65504, where its rounding is magnified")
