@@ -108,10 +108,87 @@ def test_a_clip_is_typed_by_the_bounds_it_has(tmp_path, low, high, parsed):
     assert not kept_by_parser_type(keep_dtype(["OpType::Clip"]), [node])("clamp", "Clip")
 
 
-def test_a_split_given_no_sizes_is_split_and_one_given_sizes_split_v():
-    from pytest_ascend_accuracy.core.ascend_optypes import node_parser_type
+def _split_model(tmp_path, sized):
+    inputs = ["x", "sizes"] if sized else ["x"]
+    g = h.make_graph([h.make_node("Split", inputs, ["a", "b"], name="halves", axis=1),
+                      h.make_node("Add", ["a", "b"], ["y"], name="add")], "g",
+                     [h.make_tensor_value_info("x", TP.FLOAT, [1, 8])],
+                     [h.make_tensor_value_info("y", TP.FLOAT, [1, 4])],
+                     [nh.from_array(np.array([4, 4], np.int64), "sizes")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "split.onnx"))
+    return tmp_path / "split.onnx"
 
-    even = h.make_node("Split", ["x"], ["a", "b"], name="halves", axis=1)
-    sized = h.make_node("Split", ["x", "sizes"], ["a", "b"], name="parts", axis=1)
-    counted = h.make_node("Split", ["x"], ["a", "b"], name="n", axis=1, num_outputs=2)
-    assert [node_parser_type(n) for n in (even, sized, counted)] == ["Split", "SplitV", "SplitV"]
+
+@pytest.mark.parametrize("sized, parsed, other", [(False, "Split", "SplitV"),
+                                                  (True, "SplitV", "Split")])
+def test_a_split_is_typed_by_whether_it_is_given_sizes(tmp_path, sized, parsed, other):
+    """ops-math ``split_onnx_plugin.cpp``: a Split given sizes (or num_outputs) is SplitV, one
+    given neither keeps its name. Review RM: ``OpType::Split`` was written ``SplitV`` and the
+    refusal offered ``OpType::Split`` again, so no entry kept an equal Split; and the emulator
+    kept an equal Split under ``OpType::SplitV``, which ATC (and the fake om) do not."""
+    from pytest_ascend_accuracy.backends.emulator.optypes import node_parser_type
+    from pytest_ascend_accuracy.backends.emulator.rounding import kept_by_parser_type
+
+    path = _split_model(tmp_path, sized)
+    node = onnx.load(str(path)).graph.node[0]
+    assert node_parser_type(node) == parsed
+    mode = keep_dtype([f"OpType::{parsed}"])
+    check_mode(mode, path, "test")
+    assert mode.keep_dtype == (f"OpType::{parsed}",)  # written as it is
+    assert kept_by_parser_type(mode, [node])("halves", "Split")
+    assert not kept_by_parser_type(keep_dtype([f"OpType::{other}"]), [node])("halves", "Split")
+    with pytest.raises(ConfigError) as info:
+        check_mode(keep_dtype([f"OpType::{other}"]), path, "test")
+    closest = re.search(r"closest: '([^']+)'", str(info.value)).group(1)
+    assert closest == f"OpType::{parsed}"
+    check_mode(keep_dtype([closest]), path, "test")  # pasted: taken
+
+
+def test_split_v_keeps_what_the_fake_atcs_om_keeps(tmp_path):
+    from pytest_ascend_accuracy.backends.emulator.rounding import kept_by_parser_type
+
+    for sized in (False, True):
+        node = onnx.load(str(_split_model(tmp_path, sized))).graph.node[0]
+        assert kept_by_parser_type(keep_dtype(["OpType::SplitV"]), [node])(
+            "halves", "Split") is sized
+
+
+def test_mean_which_the_parser_expands_into_two_types_is_refused_naming_the_op(tmp_path):
+    """ops-math ``mean_onnx_plugin.cpp``: Mean becomes AccumulateNV2 and Muls before keep_dtype
+    applies; ``OpType::Mean`` keeps nothing on ATC (review RM). Naming the op keeps both."""
+    g = h.make_graph([h.make_node("Mean", ["x", "x2"], ["y"], name="avg")], "g",
+                     [h.make_tensor_value_info("x", TP.FLOAT, [1, 4]),
+                      h.make_tensor_value_info("x2", TP.FLOAT, [1, 4])],
+                     [h.make_tensor_value_info("y", TP.FLOAT, [1, 4])])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "mean.onnx"))
+    with pytest.raises(ConfigError) as info:
+        check_mode(keep_dtype(["OpType::Mean"]), tmp_path / "mean.onnx", "test")
+    assert ("keep_dtype entry 'OpType::Mean': ATC's ONNX parser expands each ONNX Mean into "
+            "AccumulateNV2 and Muls before keep_dtype applies, so no OpType:: entry keeps it "
+            "whole: name the op, e.g. 'avg', which keeps every node it becomes") in str(info.value)
+    check_mode(keep_dtype(["avg"]), tmp_path / "mean.onnx", "test")
+
+
+def test_the_2025_scatter_nd_type_is_refused_as_another_versions_not_as_a_finished_name(
+        tmp_path):
+    """Review RM: ``OpType::TensorScatterUpdate`` (the 2025 ops-math parser's type for ScatterND)
+    was refused as "a finished graph's name"."""
+    g = h.make_graph([h.make_node("ScatterND", ["x", "idx", "upd"], ["y"], name="put")], "g",
+                     [h.make_tensor_value_info("x", TP.FLOAT, [4])],
+                     [h.make_tensor_value_info("y", TP.FLOAT, [4])],
+                     [nh.from_array(np.array([[1]], np.int64), "idx"),
+                      nh.from_array(np.array([1.0], np.float32), "upd")])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
+    m.ir_version = 8
+    onnx.save(m, str(tmp_path / "sc.onnx"))
+    with pytest.raises(ConfigError) as info:
+        check_mode(keep_dtype(["OpType::TensorScatterUpdate"]), tmp_path / "sc.onnx", "test")
+    text = str(info.value)
+    assert ("'OpType::TensorScatterUpdate' (older CANN parsers' type for ONNX ScatterND, which "
+            "the newest found types ScatterNdUpdate)") in text, text
+    assert "finished graph" not in text
+    assert "naming the op, e.g. 'put', keeps it in every version" in text, text

@@ -123,7 +123,7 @@ OPTYPE_PREFIX = "OpType::"
 PARSER_TYPES: Dict[str, str] = {
     "Conv": "Conv2D", "ConvTranspose": "Conv2DTranspose", "MatMul": "BatchMatMulV2",
     "Gemm": "MatMulV2", "BatchNormalization": "BatchNorm", "Softmax": "SoftmaxV2",
-    "LogSoftmax": "LogSoftmaxV2", "Div": "RealDiv", "Concat": "ConcatD", "Split": "SplitV",
+    "LogSoftmax": "LogSoftmaxV2", "Div": "RealDiv", "Concat": "ConcatD",
     "Slice": "StridedSliceV2", "Gather": "GatherV2", "Clip": "ClipByValue",
     "MaxPool": "MaxPoolV3", "AveragePool": "AvgPoolV2", "Where": "SelectV2", "Not": "LogicalNot",
     "And": "LogicalAnd", "Or": "LogicalOr", "LessOrEqual": "LessEqual",
@@ -139,7 +139,7 @@ PARSER_TYPES: Dict[str, str] = {
     # @6556868d: ReduceL1 ``LpNormV2``, ReduceSumSquare ``SquareSumV1``; ``hicann/ops-cv``
     # ``upsample_onnx_plugin.cpp`` @8bdcc1a5: ``Resize``; ``jbgztxdy/ops-nn`` @732de1d5 (a fork
     # of hicann/ops-nn): InstanceNormalization ``InstanceNorm``, GlobalMaxPool ``ReduceMax``;
-    # canndev's ``cumsum_plugin.cc`` and ``constant_of_shape_plugin.cc`` (mirror
+    # canndev's ``cumsum_plugin.cc`` and ``constantofshape_plugin.cc`` (mirror
     # ``dengguojie/vue-element-admin`` @031e9875): ``Cumsum``, ``Fill``; ops-math
     # ``similar_opp_onnx_plugin.cpp`` @4d171b27: BitwiseNot ``Invert``; and, by code search
     # (their paths not given): Sum ``AccumulateNV2``, Xor ``BitwiseXor``, RoiAlign
@@ -156,7 +156,17 @@ PARSER_TYPES: Dict[str, str] = {
 #: ai.onnx::9..13::Max): an ``OpType::`` entry of one is refused with the name this table
 #: writes, and naming the op keeps it in every version
 OLDER_PARSER_TYPES: Dict[str, tuple] = {
-    "Max": ("MaxN",), "GlobalMaxPool": ("MaxPool",), "Clip": ("ClipByValue",)}
+    "Max": ("MaxN",), "Clip": ("ClipByValue",),
+    # every canndev version and the 2025 ops-math ``similar_opp_onnx_plugin.cpp`` @4d171b27
+    # (ai.onnx::8/10/11::ScatterND); ``ScatterNdUpdate`` above is a 2026 plugin's (review RM)
+    "ScatterND": ("TensorScatterUpdate",)}
+
+#: ONNX types the parser expands into ops of several types before keep_dtype applies, so no
+#: ``OpType::`` entry keeps the whole op (2025 ``hicann/ops-math`` ``mean_onnx_plugin.cpp``
+#: @0804b652: a ``PartitionedCall`` of ``AccumulateNV2`` and ``Muls``); naming the op keeps
+#: every node it expands into (GE's ``KeepDtypeFunc`` matches the origin op names
+#: ``ExpandOneToManyGraph`` sets on them)
+EXPANDED_TYPES: Dict[str, tuple] = {"Mean": ("AccumulateNV2", "Muls")}
 
 #: ONNX types whose Ascend type depends on an attribute: ONNX type -> (attribute, its ONNX
 #: default, {value: (parser type, finished type)}). ``Resize``: the newest CANN ONNX plugin
@@ -245,8 +255,10 @@ def _input_type(node) -> Optional[str]:
     ``hicann/ops-math`` ``common/src/framework/clip_onnx_plugin.cpp`` @6556868d (opsets 11-18)
     builds a ``Clip`` with min and max as ``ClipByValue``, with max only as ``Minimum``, with
     min only as ``Maximum`` (a ``torch.clamp(min=...)`` export); opsets 8-10 (attributes)
-    ``ClipByValue``. ``split_onnx_plugin.cpp`` @2fba6e60: a ``Split`` given no sizes (input or
-    attribute) and no ``num_outputs`` is ``Split``, else ``SplitV``. None for other nodes."""
+    ``ClipByValue``. ``split_onnx_plugin.cpp`` @2fba6e60: a ``Split`` given sizes (input or
+    attribute) or ``num_outputs`` is ``SplitV``; given neither it keeps its name, so
+    ``OpType::Split`` is written as it is and keeps those (review RM: written ``SplitV``, no
+    entry kept an equal Split). None for other nodes."""
     inputs = list(node.input)
     if node.op_type == "Clip" and not any(a.name in ("min", "max") for a in node.attribute):
         low, high = len(inputs) > 1 and bool(inputs[1]), len(inputs) > 2 and bool(inputs[2])
@@ -254,7 +266,7 @@ def _input_type(node) -> Optional[str]:
     if node.op_type == "Split":
         sized = (len(inputs) > 1 and bool(inputs[1])) or any(
             a.name in ("split", "num_outputs") for a in node.attribute)
-        return None if sized else "Split"
+        return "SplitV" if sized else None
     return None
 
 

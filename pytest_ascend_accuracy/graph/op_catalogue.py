@@ -16,9 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..core.ascend_optypes import (OLDER_PARSER_TYPES, OPTYPE_PREFIX, PARSER_TYPES,
-                                   finished_types, mode_parser_names, node_parser_type,
-                                   parser_type)
+from ..core.ascend_optypes import OPTYPE_PREFIX, node_parser_type, parser_type
 from ..dump.layout import sanitize
 from .branch_entries import (glob_inside_text, is_glob, keep_dtype_glob_text,
                              keep_dtype_inside_text)
@@ -139,37 +137,10 @@ class ModelOps:
         for entry in entries:
             if entry.startswith(OPTYPE_PREFIX):
                 typ = entry[len(OPTYPE_PREFIX):]
-                if typ in ascend or typ in onnx:
-                    continue
-                near = _close_types(typ, ascend + list(parsed_of))
-                # the finished graph's name of a type here (OpType::BNInference for a BatchNorm):
-                # ATC matches keep_dtype before the passes rename it, so the parser's name
-                finished = [o for o in parsed_of if typ in finished_types(o)
-                            and typ not in parsed_of[o]]
-                near_entries = list(dict.fromkeys(
-                    [OPTYPE_PREFIX + p for o in finished + [t for t in near if t in parsed_of]
-                     for p in parsed_of[o]]
-                    + [OPTYPE_PREFIX + t for t in near if t not in parsed_of]))
-                onnx_names = ([o for o, a in PARSER_TYPES.items() if a == typ]  # as written
-                              + mode_parser_names(typ))
-                spelled = (f" (ATC's type for ONNX {' / '.join(onnx_names)})" if onnx_names
-                           else f" (a finished graph's name for ONNX {finished[0]}; "
-                                f"ATC matches keep_dtype on the graph as parsed, before that)"
-                           if finished else "")
-                # an ONNX type the parser names by an attribute (a nearest Resize): some CANN
-                # versions parsed it under its own name (a review); op names match in every one
-                older = [o for o, names in OLDER_PARSER_TYPES.items() if typ in names]
-                by_name = [n for n, t in zip(self.names, self.types)
-                           if t == typ or t in older][:3]
-                then = (OLDER_PARSER_TYPES.get(typ) or (typ,))[0]
-                versions = (f"; CANN versions differ here (an older canndev parser named these "
-                            f"nodes {then}): naming the op, e.g. {by_name[0]!r}, keeps it in "
-                            f"every version" if by_name else "")
-                raise ConfigError(where, f"keep_dtype entry {entry!r}{spelled}: no op of type "
-                                         f"{typ!r} in model {self.label!r}"
-                                  + _closest_text(near_entries)
-                                  + f" (its op types as ATC parses them: {', '.join(ascend[:12])}"
-                                  + (", ..." if len(ascend) > 12 else "") + ")" + versions)
+                refused = optype_refusal(entry, typ, self.label, self.names, self.types,
+                                         parsed_of, ascend, accepted=typ in ascend or typ in onnx)
+                if refused:
+                    raise ConfigError(where, refused)
             elif is_glob(entry) and entry not in self._name_set:
                 raise ConfigError(where, keep_dtype_glob_text(
                     entry, self.names, self.inside, [p for _, p in self.inside_types],
@@ -188,6 +159,9 @@ class ModelOps:
 
     def _unknown(self, entry: str, what: str) -> str:
         ops = [n for n in self.offered or self.names if not _ANY_TENSOR.search(n)]  # not tensors
+        # not the Constants (a Paddle2ONNX model's 878 unnamed weights, named Constant_N here:
+        # each one offered was refused as folded at conversion, audit 36 A)
+        ops = [n for n in ops if self.type_of.get(n) != "Constant"] or ops
         # an op's name is offered for an op's name, a tensor's (topk:output:1) for a tensor's
         near = self.closest(entry, None if tensor_op(entry) else ops)
         of = (f"model {self.label!r}" if self.label != "the dumps" else self.label)
@@ -232,10 +206,7 @@ class ModelOps:
             return f"{what} {entry!r} is a tensor of {of}, output {made[1]} of op {made[0]!r}: " \
                    f"name the op, {made[0]!r}"
         whose = "their" if self.label == "the dumps" else "its"
-        # not the Constants (a Paddle2ONNX model's 878 unnamed weights, named Constant_N here:
-        # every one listed was refused as folded at conversion, audit 36 A)
-        shown = [n for n in ops if self.type_of.get(n) != "Constant"] or ops
-        listed = f"; {whose} ops: {_some_names(shown)}" if shown else ""
+        listed = f"; {whose} ops: {_some_names(ops)}" if ops else ""
         if entry.startswith(OPTYPE_PREFIX) and not what.startswith("keep_dtype"):
             return f"{what} {entry!r}: " + self._no_optype(entry[len(OPTYPE_PREFIX):], of,
                                                            listed)
@@ -293,20 +264,7 @@ def _some_names(names: Sequence[str], n: int = 8) -> str:
     return ", ".join(repr(x) for x in names[:n]) + (", ..." if len(names) > n else "")
 
 
-def _close_types(typ: str, pool: Sequence[str], n: int = 3) -> List[str]:
-    """The op types of ``pool`` closest to ``typ``, case ignored (a trial's ``OpType::Lstm`` got
-    no closest: difflib weighs ``Lstm`` against ``LSTM`` letter by letter)."""
-    by_lower: Dict[str, List[str]] = {}
-    for t in pool:
-        by_lower.setdefault(t.lower(), []).append(t)
-    near = difflib.get_close_matches(typ.lower(), list(by_lower), n=n, cutoff=0.4)
-    return list(dict.fromkeys(t for low in near for t in by_lower[low]))
-
-
-def _closest_text(near: Sequence[str]) -> str:
-    if not near:
-        return ""
-    return "; closest: " + ", ".join(repr(n) for n in near)
+from .optype_refusal import listed_closest as _closest_text, optype_refusal  # noqa: E402
 
 
 def model_ops(model, loaded=None) -> ModelOps:
