@@ -17,7 +17,7 @@ comes from: the reference's outputs with one sample's replaced by the device's, 
 sample whose outputs differ; a sample that alone makes the check fail, by at least half its
 drop, is traced (openWakeWord's wake-word score, one value per sample and no class axis, failed
 0.875 against 1.0 with "no operator was traced" while one sample's score had gone 0.0001 -> 0.62:
-audit 36 B F4). That costs one metric call per differing sample, so up to ``RESTORE_LIMIT`` samples.
+audit 36 B F4), found by halving the samples (about 2 log2(N) metric calls).
 """
 from __future__ import annotations
 
@@ -106,31 +106,48 @@ class CallableMetric:
                  ) -> Optional[Tuple[Sample, float]]:
         """(the sample whose device outputs alone, every other sample given its reference
         outputs, drop the figure (``drop_of``) past ``max_drop`` and by at least half the
-        check's whole ``drop``, the largest such; the figure then); None where no one sample
-        does (a drop spread over many samples, float16's rounding of each: a sample traced
-        then named nothing to fix, a review), or more than ``RESTORE_LIMIT`` samples differ."""
-        labels = self.label_list if self.labels.given else None
+        check's whole ``drop``; the figure then), or None where no one sample does (a drop
+        spread over many samples, float16's rounding of each: a sample traced then named
+        nothing to fix, a review). Halves are tried (the device outputs of one half of the
+        samples whose outputs differ, the rest the reference's) and the half holding such a
+        drop kept, so a sample is found in about 2 log2(N) metric calls whatever N (a review:
+        past a limit of 256 samples, under float16 nearly every sample, none was tried)."""
         differ = [i for i, (r, d) in enumerate(zip(self.ref, self.dev))
                   if any(not np.array_equal(np.asarray(r[k]), np.asarray(d.get(k)))
                          for k in r)]
-        if not differ or len(differ) > RESTORE_LIMIT:
-            return None
-        best = None
-        for i in differ:
-            outputs = list(self.ref)
-            outputs[i] = self.dev[i]
-            try:
-                value = float(self.fn(outputs, labels))
-            except Exception:  # (the figures themselves were computed: values() said so)
+        try:
+            while len(differ) > 1:
+                half = len(differ) // 2
+                halves = (differ[:half], differ[half:])
+                parts = [(self._alone_drop(p, drop_of), p) for p in halves]
+                best, differ = max(parts, key=lambda dp: dp[0])
+                if not (best > max_drop and best >= drop / 2):
+                    return None
+            if not differ:
                 return None
-            alone = drop_of(value) if math.isfinite(value) else math.inf
-            if alone > max_drop and alone >= drop / 2 and (best is None or alone > best[0]):
-                best = (alone, i, value)
-        return None if best is None else (self.samples[best[1]], best[2])
+            alone = self._alone_drop(differ, drop_of)
+        except _MetricFailed:  # (the figures themselves were computed: values() said so)
+            return None
+        if alone > max_drop and alone >= drop / 2:
+            return self.samples[differ[0]], self._last
+        return None
+
+    def _alone_drop(self, which: List[int], drop_of: Callable[[float], float]) -> float:
+        """The drop of the figure with the device outputs of the samples ``which`` and the
+        reference's elsewhere (the figure kept in ``_last``)."""
+        labels = self.label_list if self.labels.given else None
+        outputs = list(self.ref)
+        for i in which:
+            outputs[i] = self.dev[i]
+        try:
+            self._last = float(self.fn(outputs, labels))
+        except Exception as exc:
+            raise _MetricFailed from exc
+        return drop_of(self._last) if math.isfinite(self._last) else math.inf
 
 
-#: the most samples with differing outputs ``restoring`` tries, one metric call each
-RESTORE_LIMIT = 256
+class _MetricFailed(Exception):
+    """The metric raised on a list of mixed outputs (``decisive`` then traces none)."""
 
 
 def _odd(ref: np.ndarray, dev: np.ndarray) -> bool:

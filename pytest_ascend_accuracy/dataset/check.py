@@ -168,7 +168,8 @@ def run_dataset_check(om, samples, *, metric="top1", labels=None, max_drop: floa
     elif (not result.passed and not result.flipped and not result.lost and called is not None
           and called.first_nonfinite is not None):  # (a review: not the one that "moved most")
         traced, role = called.first_nonfinite, "first NaN/Inf sample"
-    elif not result.passed and not result.flipped and not result.lost and called is not None:
+    elif (trace and not result.passed and not result.flipped and not result.lost
+          and called is not None):  # (the metric asked again: not where nothing is traced)
         alone = called.decisive(lambda v: replace(result, device=v).drop, result.max_drop,
                                 result.drop)
         if alone is not None:  # (the metric itself says which sample its drop comes from)

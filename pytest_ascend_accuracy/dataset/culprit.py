@@ -122,8 +122,9 @@ def _closest(result, verdict) -> str:
              f"no threshold of 10 decimals names it alone (the next op's {thr.metric} is "
              f"{limit:.10g})")
     return (f"; the closest to it is #{row.order} {row.label}{kind} at {thr.metric} "
-            f"{value:.10g}: {names} (every op differs this little, yet the answer changed: a "
-            f"near-tie that float16 rounding tips, or one op's small but systematic difference, "
+            f"{value:.10g}: {names} (every op differs this little, yet the figure moved: a "
+            f"near-tie that float16 rounding tips, float16's rounding summed over the samples "
+            f"a metric adds up, or one op's small but systematic difference, "
             f"such as a detector's boxes moved a few pixels, which the op that threshold names "
             f"shows)")
 

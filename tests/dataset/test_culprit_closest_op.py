@@ -49,9 +49,10 @@ def test_no_failing_op_names_the_closest_and_that_threshold_names_it(device, tmp
     assert "accumulated small errors" not in note
     # it cannot tell the cause: it names both, and claims neither (a 3 px box shift read as
     # float16 rounding in an mAP trial)
-    assert ("(every op differs this little, yet the answer changed: a near-tie that float16 "
-            "rounding tips, or one op's small but systematic difference, such as a detector's "
-            "boxes moved a few pixels, which the op that threshold names shows)") in note
+    assert ("(every op differs this little, yet the figure moved: a near-tie that float16 "
+            "rounding tips, float16's rounding summed over the samples a metric adds up, or one "
+            "op's small but systematic difference, such as a detector's boxes moved a few "
+            "pixels, which the op that threshold names shows)") in note
     found = re.search(r"the closest to it is #\d+ (\S+) \((\w+)\) at cosine ([\d.e-]+): "
                       r"threshold=([\d.]+) names it", note)
     assert found, note
