@@ -29,7 +29,8 @@ def output_rows(result: CompareResult, verdict=None) -> List[dict]:
     """Each compared row making a graph output, in graph order: ``{"output": name, "op": the
     row's label, "slot", "order", "row": its index in result.rows, "cosine", "rel_l2",
     "max_abs"}`` (figures None where not computed), and with a ``verdict``, ``"passed"`` and
-    the failure's ``"reason"`` (None where it passes): a one-element output failing by its
+    the failure's ``"reason"`` (None where it passes; ``passed`` None and ``"ignored"`` where
+    the check ignores it): a one-element output failing by its
     relative error read "cosine 1.000000" on the page with nothing saying it failed (audit 36
     B F5)."""
     names = output_names(result)
@@ -44,7 +45,9 @@ def output_rows(result: CompareResult, verdict=None) -> List[dict]:
                     "cosine": None if m is None else _finite(judged_cosine(m)),
                     "rel_l2": None if m is None else _finite(m.value("rel_l2")),
                     "max_abs": None if m is None else _finite(m.max_abs)})
-        if verdict is not None:
+        if verdict is not None and verdict.policy.is_ignored(r.names):  # not judged (review RM)
+            out[-1].update(passed=None, reason="ignored")
+        elif verdict is not None:
             f = failing.get(id(r))
             out[-1].update(passed=f is None, reason=None if f is None else f.reason)
     return out

@@ -48,3 +48,11 @@ def test_the_listing_leaves_out_constants():
     ops = ModelOps("layout", names, ("Constant",) * 10 + ("Conv", "Mul"))
     text = _refusal(lambda: ops.check_keep_dtype(["zzz"], "t.py::test"))
     assert text.endswith("is not an op of model 'layout'; its ops: 'p2o.Conv.0', 'p2o.Mul.4'"), text
+
+
+def test_the_closest_names_leave_out_constants_too():
+    """Review RM: 'Constant_1x' was offered 'Constant_1', 'Constant_9', ... (folded weights)."""
+    names = tuple(f"Constant_{k}" for k in range(10)) + ("Conv_1", "Mul_4")
+    ops = ModelOps("layout", names, ("Constant",) * 10 + ("Conv", "Mul"))
+    text = _refusal(lambda: ops.check_keep_dtype(["Constant_1x"], "t.py::test"))
+    assert "'Constant_1'" not in text and "Conv_1" in text, text

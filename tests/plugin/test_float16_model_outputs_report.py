@@ -103,3 +103,19 @@ def test_a_failing_output_says_fails_with_its_reason_in_report_html_and_compare_
     assert "FAILS" not in (folder / "report.html").read_text()
     (out,) = json.loads((folder / "compare.json").read_text())["model_outputs"]
     assert out["passed"] is True and out["reason"] is None
+
+
+def test_an_ignored_output_is_neither_passed_nor_failed_in_compare_json():
+    """Review RM: an output the check ignores (cosine -0.64) read ``passed: true``."""
+    import numpy as np
+
+    from pytest_ascend_accuracy.compare.engine import compare_dumps
+    from pytest_ascend_accuracy.dump.model import DumpSet
+    from pytest_ascend_accuracy.report.model_outputs import json_outputs
+
+    g = np.linspace(-1, 1, 16).astype(np.float32)
+    result = compare_dumps(DumpSet.from_arrays({"a": [g + 1], "out": [-g]}),
+                           DumpSet.from_arrays({"a": [g], "out": [g]}), kl=False)
+    result.meta.setdefault("golden", {})["output_tensors"] = {"y": ["out", 0]}
+    (out,) = json_outputs(result, result.judge(0.99, ignore=["out"]))
+    assert out["passed"] is None and out["reason"] == "ignored", out
