@@ -70,6 +70,7 @@ def make_backend(kind: Union[str, BackendKind], cache, *, device_ids: Sequence[i
     For ``ascend`` this worker's device is ``device_ids[K mod len]`` (see ``devices``);
     extra ``options`` go to the backend's constructor (e.g. ``overflow=`` for the emulator);
     ``precision_policy`` is the ascend backend's (``atc_command.PRECISION_POLICIES``);
+    ``soc_version``: ATC's on ``ascend``, the chip whose Cube kernels the emulator models;
     ``device_option``: the option that gave the ids, as errors name it (the CLI's ``--device``)."""
     try:
         kind = BackendKind(kind)
@@ -78,7 +79,7 @@ def make_backend(kind: Union[str, BackendKind], cache, *, device_ids: Sequence[i
     if kind is BackendKind.EMULATOR:
         from .emulator.backend import EmulatorBackend
 
-        return EmulatorBackend(cache, **options)
+        return EmulatorBackend(cache, soc_version=soc_version, **options)  # its cube kernels
     if kind is BackendKind.ASCEND:
         from .devices import assign_device
         from .ascend.backend import AscendBackend

@@ -72,13 +72,12 @@ def make_cli_backend(args: argparse.Namespace, cache, **emulator_options):
                                            + ", ".join(k for k, v in emulator_options.items() if v))
         return make_backend(kind, cache, device_ids=(0 if args.device is None else args.device,),
                             soc_version=args.soc_version or None, device_option="--device")
-    given = [o for o, v in (("--device", args.device), ("--soc-version", args.soc_version))
-             if v is not None]
-    if given:  # they changed nothing on the CPU emulator, without a word
-        raise ConfigError(" ".join(given), "given with the emulator backend, where it changes "
-                                           "nothing: it applies to --backend ascend only (the "
-                                           "emulator runs on this machine's CPU)")
-    return make_backend(kind, cache, **emulator_options)
+    if args.device is not None:  # it changed nothing on the CPU emulator, without a word
+        raise ConfigError("--device", "given with the emulator backend, where it changes "
+                                      "nothing: it applies to --backend ascend only (the "
+                                      "emulator runs on this machine's CPU)")
+    # --soc-version: the chip whose cube kernels the emulator models (rounding.cube_fp32_kernels)
+    return make_backend(kind, cache, soc_version=args.soc_version or None, **emulator_options)
 
 
 def resolve_threshold(args: argparse.Namespace) -> float:

@@ -77,7 +77,7 @@ def pytest_addoption(parser):
                     default=False, help="show progress lines for long conversions and compares "
                     "(shown anyway on an interactive terminal unless -q).")
     group.addoption("--soc-version", dest="soc_version", default=None, metavar="SOC",
-                    help="--soc_version passed to ATC, e.g. Ascend310P3 (ini ascend_soc_version).")
+                    help="ATC's --soc_version, e.g. Ascend310P3; the emulator models its Cube ops.")
     group.addoption("--ascend-precision-policy", dest="ascend_precision_policy", default=None,
                     metavar="POLICY", help="how the ascend backend passes the precision mode to "
                     "ATC: auto (--precision_mode_v2 from CANN 7.0, else --precision_mode), "

@@ -135,10 +135,11 @@ def settings_from_config(config) -> Settings:
         report_dir = Path(report_dir).expanduser()
         report_dir = report_dir if report_dir.is_absolute() else Path.cwd() / report_dir
     soc = config.getoption("soc_version") or config.getini("ascend_soc_version") or None
-    if config.getoption("soc_version") and kind is not BackendKind.ASCEND:
-        raise ConfigError("--soc-version", "given with the emulator backend, where it changes "
-                                           "nothing: it is ATC's --soc_version on the ascend "
-                                           "backend (--ascend-device=N)")
+    if soc and kind is not BackendKind.ASCEND:  # the emulator's cube kernels (rounding.py)
+        from ..backends.emulator.rounding import cube_fp32_kernels
+
+        cube_fp32_kernels(soc, "--soc-version" if config.getoption("soc_version")
+                          else "ascend_soc_version")
     # the emulator runs no ATC: nothing spells a precision mode for it (make_backend gives the
     # policy to the ascend backend alone; a diagnosis's fix is spelled by the mode there)
     if config.getoption("ascend_precision_policy", None) and kind is not BackendKind.ASCEND:
@@ -295,8 +296,8 @@ class AccuracyState:
         if s.backend != "ascend":
             return ("emulator backend (CPU stand-in for ATC + NPU numerics, no Ascend device; "
                     "--ascend-device=N runs on an NPU)"
-                    + (f"; ini ascend_soc_version {s.soc_version} applies on the ascend backend "
-                       "only" if s.soc_version else "")
+                    + (f"; soc {s.soc_version}: kept Cube ops compute as on that chip"
+                       if s.soc_version else "")
                     + (f"; ini ascend_precision_policy {s.precision_policy} applies on the "
                        "ascend backend only" if s.precision_policy != "auto" else ""))
         ids = ",".join(map(str, s.device_ids))

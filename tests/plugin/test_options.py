@@ -15,7 +15,7 @@ def test_help_shows_the_option_group(pytester):
         "  --accuracy-regen      rewrite the stored golden files and accuracy baselines*",
         "  --accuracy-regen-all  rewrite every stored golden file and accuracy baseline*",
         "  --accuracy-report=DIR",
-        "  --soc-version=SOC     --soc_version passed to ATC, e.g. Ascend310P3 (ini",
+        "  --soc-version=SOC     ATC's --soc_version, e.g. Ascend310P3; the emulator",
     ])
     result.stdout.fnmatch_lines([
         "  ascend_accuracy_threshold (string):",
@@ -31,14 +31,15 @@ def test_marker_is_registered(pytester):
                                  "ignore=(), modes=None, max_drop=None): *"])
 
 
-def test_an_ini_soc_version_says_it_waits_for_the_ascend_backend(pytester):
-    """A project's ini serves the NPU runs and the laptop's: on the emulator its SoC is kept
-    (not an error) and the header says it applies on the ascend backend only."""
+def test_an_ini_soc_version_is_the_chip_the_emulator_models(pytester):
+    """A project's ini serves the NPU runs and the laptop's: on the emulator its SoC picks the
+    Cube kernels a kept Cube op computes with (audit 36 B F1: tests/plugin/
+    test_kept_cube_soc_version.py), and the header says so."""
     pytester.makeini("[pytest]\nascend_soc_version = Ascend310P3\n")
     pytester.makepyfile("def test_ok(): pass")
     result = pytester.runpytest()
-    result.stdout.fnmatch_lines(["ascend-accuracy: emulator backend (*); ini ascend_soc_version "
-                                 "Ascend310P3 applies on the ascend backend only; cache *"])
+    result.stdout.fnmatch_lines(["ascend-accuracy: emulator backend (*); soc Ascend310P3: kept "
+                                 "Cube ops compute as on that chip; cache *"])
     assert result.ret == 0
 
 
@@ -108,10 +109,11 @@ def test_ini_settings(pytester):
      "was given too; drop one of them"),
     (["--accuracy-threshold=1.5"], "ERROR: pytest-ascend-accuracy: --accuracy-threshold: threshold "
                                    "must be within [0, 1], got 1.5"),
-    # refused, not ignored, as the CLI does (a docs trial: a made-up SoC ran silently)
-    (["--soc-version=Ascend310P9"], "ERROR: pytest-ascend-accuracy: --soc-version: given with the "
-                                    "emulator backend, where it changes nothing: it is ATC's "
-                                    "--soc_version on the ascend backend (--ascend-device=N)"),
+    # refused, not ignored, as the CLI does (a docs trial: a made-up SoC ran silently); on the
+    # emulator a known one picks its Cube kernels (audit 36 B F1, test_soc_cube_kernels.py)
+    (["--soc-version=Ascend310P9"], "ERROR: pytest-ascend-accuracy: --soc-version: unknown SoC "
+                                    "'Ascend310P9' for the emulator (closest: Ascend310P7*); it "
+                                    "knows float32 cube kernels: *"),
 ])
 def test_usage_errors(pytester, monkeypatch, args, message):
     monkeypatch.setenv("ASCEND_ACCURACY_RUNTIME", "acl")

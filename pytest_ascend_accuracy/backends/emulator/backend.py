@@ -51,7 +51,7 @@ from .folded_keeps import folded_keep_problem
 from .faults import Fault, check_fault_targets, check_faults
 from .op_values import aipp_format, op_values, slot_layout, stored_type
 from .plan import PLAN_FILE, Plan
-from .rounding import check_overflow
+from .rounding import check_overflow, cube_fp32_kernels, float32_cube
 
 #: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE; 4: ops in
 #: an order that runs, unnamed nodes named as ATC names them, OpType:: by parser type; 5: op
@@ -81,14 +81,10 @@ from .rounding import check_overflow
 #: 24: a call of a model-local function of ONNX's own domain refused too, and onnxruntime's
 #: QOperator quantisation ops warned of again, graph/op_domains.py; 25: a Loop/Scan or a
 #: refused attribute value in an If branch the conversion drops refused too, as ATC parses it;
-#: 26: a model computing in float16 is computed in float32 with each float16 op's output
-#: rounded to float16, as the device computes it: float16_model.py; 27: each If branch rounds
-#: by its own value types, branch_faults.BranchTypes: an entry of a model whose branches name
-#: values alike with other types failed to run or left a float value unrounded; 28: the plan
-#: lists the nodes inside an If run as one operator, info "inside": counted inside it; 29: an
-#: If branch's Constants follow their consumer's precision, as weights: branch_rounding.py;
-#: 30: Resize rows name the parsers taking the opset; 31: and settings one drops, atc_resize)
-EMULATOR_FORMAT = 31
+#: 26: float16 ops' outputs rounded, float16_model.py; 27: If branches round by their own types;
+#: 28: plan info "inside"; 29: If branch Constants as weights; 30-31: Resize parser rows; 32: the
+#: fusion change; 33: the SoC in the key, kept cube ops by its kernels, rounding.py)
+EMULATOR_FORMAT = 33
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
 #: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
 #: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
@@ -114,8 +110,10 @@ class EmulatorBackend:
     name = "emulator"
 
     def __init__(self, cache: Cache, *, faults: Sequence[Fault] = (), overflow: str = "inf",
-                 threads: int = 0, device_formats: bool = True, dump_mode: str = "all"):
-        self.cache = cache
+                 threads: int = 0, device_formats: bool = True, dump_mode: str = "all",
+                 soc_version: Optional[str] = None):  # its cube kernels: rounding.py
+        self.cache, self.soc_version = cache, soc_version or None
+        self.cube_fp32 = cube_fp32_kernels(self.soc_version, "--soc-version")
         self.dump_mode = check_dump_mode(dump_mode, "EmulatorBackend dump_mode")
         self.device_formats = bool(device_formats)
         self.faults = check_faults(faults)
@@ -143,7 +141,8 @@ class EmulatorBackend:
         return Path(tempfile.mkdtemp(prefix="run-", dir=self._runs_root))
 
     def describe(self) -> str:
-        extra = f", {len(self.faults)} fault(s) injected" if self.faults else ""
+        extra = f", soc {self.soc_version}" if self.soc_version else ""
+        extra += f", {len(self.faults)} fault(s) injected" if self.faults else ""
         return f"emulator (CPU, onnxruntime {ort_version()}, overflow={self.overflow}{extra})"
 
     # -- convert ---------------------------------------------------------------------------
@@ -167,7 +166,7 @@ class EmulatorBackend:
                        mode=mode.key(), input_shape={k: list(v) for k, v in (shapes or {}).items()},
                        faults=[f.key() for f in self.faults], overflow=self.overflow,
                        atc_options=key_options(options, aipp), onnxruntime=ort_version(),
-                       device_formats=self.device_formats)
+                       device_formats=self.device_formats, soc_version=self.soc_version)
         label = _safe_name(model_label(model))
 
         def build(tmp: Path) -> None:
@@ -183,10 +182,11 @@ class EmulatorBackend:
             if refused:
                 raise ConversionError(refused)
             try:  # external-data weights go straight to model.onnx.data
-                proto, plan = emulate_graph(model, mode, input_shape=shapes, faults=self.faults,
-                                            overflow=self.overflow,
-                                            device_formats=self.device_formats,
-                                            sink=WeightSink(tmp, MODEL_FILE + ".data"))
+                with float32_cube(self.cube_fp32):  # what a kept cube op computes in
+                    proto, plan = emulate_graph(
+                        model, mode, input_shape=shapes, faults=self.faults, overflow=self.overflow,
+                        device_formats=self.device_formats,
+                        sink=WeightSink(tmp, MODEL_FILE + ".data"))
             except AscendAccuracyError:
                 raise
             except Exception as exc:  # onnx/onnxruntime errors on a model they cannot handle

@@ -17,11 +17,32 @@ The emulator's model of ATC + NPU numerics (design notes, "The emulator"):
   reductions, softmax, normalisations) fp32, everything else fp16; ``allow_mix_precision_bf16``
   the same with bf16; ``allow_fp32_to_bf16``: cube ops bf16, vector ops fp32. ATC's real lists
   live in per-SoC op-info files; this is an approximation and says so.
-- ``keep_dtype`` entries (op names or ``OpType::X`` with the ONNX or the Ascend type) run fp32;
-  a fused unit runs fp32 when any of its members is kept. That is ATC's rule for a GraphFusion
+- ``keep_dtype`` entries (op names or ``OpType::X`` with the ONNX or the Ascend type) run fp32,
+  but a kept cube op (or a unit anchored on one) fp16in on a chip without float32 cube kernels
+  (``--soc-version``, below); a fused unit is kept when any of its members is kept. That is ATC's rule for a GraphFusion
   op, which inherits ``_keep_dtype`` from any member; a UBFusion is made after each node's dtype
   is judged, so ``fusion.build_units`` never UB-fuses a kept unit with one not kept (a kept Relu
   leaves its MatMul fp16: docs/formats.md, "keep_dtype and fusion").
+
+Cube ops and the chip (audit 36 B F1: a kept Conv ran fp32 on every chip, though high precision
+and force_fp32 never let a cube op take float32 inputs). CANN's conv2d API (aicpuopapi
+atlaste_07_0050, CANN 8.3.RC1.alpha002 and 8.5.0) gives the feature map and weight dtypes per
+product: float16 only on Atlas 200/300/500 inference, Atlas training (910) and Atlas inference
+(310P: Atlas 300I/300V) products; float16, float32 and bfloat16 on Atlas 200I/500 A2, Atlas A2
+and A3. aclnnMatmul (aolapi aclnnMatmul.md, 8.0.0.alpha001): the Cube unit of Atlas training and
+inference products takes no FLOAT inputs (cubeMathType ALLOW_FP32_DOWN_PRECISION casts them to
+float16), as cann/ops-nn pull 5481 repeats ("Cube单元不支持FLOAT32计算"). Float16 inputs with a
+float32 output exist there: conv2d's mad_dtype defaults to float32 (atlaste_07_0050, 8.0.RC2),
+ConvCastFusionPass (graphubfusionref atlasrr_30_0054) fuses a float16 Conv2D with a Cast to
+float32 on those products. And --keep_dtype (atlasatcparam_16_0074): "If the computation
+precision is not supported by the Ascend AI Processor, the system automatically uses the high
+precision supported by the operators". So ``cube_fp32_kernels(soc_version)``: a kept cube op runs
+fp32 with no SoC (the emulator's numbers before the SoC was read) or an A2/A3/200I-500 A2 one
+(``FLOAT32_CUBE_SOCS``), fp16in with an Atlas inference/training one (``FLOAT16_CUBE_SOCS``).
+The names are CANN's (RecSDK's cust_op/ascendc_op/config/transform.json maps each SoC to its
+family: Ascend910B with no digit is an Ascend910 variant, not a 910B). ``force_fp32`` /
+``cube_fp16in_fp32out`` keep cube ops fp16in on every chip: --precision_mode
+(atlasatcparam_16_0067/0069) has a cube op prefer float16 inputs with a float32 output.
 
 Rounding to float16 follows IEEE round-to-nearest-even with subnormals (as numpy and
 onnxruntime's Cast do); values past 65504 become +-inf with ``overflow="inf"`` (newer chips) or
@@ -29,7 +50,9 @@ onnxruntime's Cast do); values past 65504 become +-inf with ``overflow="inf"`` (
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional, Tuple
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Callable, Iterable, Iterator, Optional, Tuple
 
 import numpy as np
 
@@ -57,6 +80,63 @@ VALUE_PRESERVING = frozenset({
 })
 
 
+#: SoC names (ATC's --soc_version) of chips with float32 cube kernels: Atlas A2 (910B*), A3
+#: (910_93*) and 200I/500 A2 (310B*) products
+FLOAT32_CUBE_SOCS = (("Ascend910B1", "Ascend910B2", "Ascend910B2C", "Ascend910B3", "Ascend910B4",
+                      "Ascend910B4-1", "Ascend910_93", "Ascend910_9391", "Ascend910_9392",
+                      "Ascend910_9381", "Ascend910_9382", "Ascend910_9372", "Ascend910_9362",
+                      "Ascend310B1", "Ascend310B2", "Ascend310B3", "Ascend310B4"))
+#: SoC names of chips whose cube unit takes float16 only: Atlas 200/300/500 inference (310),
+#: Atlas inference (310P: Atlas 300I/300V) and Atlas training (910) products
+FLOAT16_CUBE_SOCS = (("Ascend310", "Ascend310P1", "Ascend310P3", "Ascend310P5", "Ascend310P7",
+                      "Ascend310P3vir01", "Ascend310P3vir02", "Ascend310P3vir04",
+                      "Ascend310P3vir08", "Ascend910", "Ascend910A", "Ascend910B",
+                      "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA"))
+#: the families, as an unknown name's error lists them
+SOC_FAMILIES = ("float32 cube kernels: Ascend910B1-B4 (Atlas A2), Ascend910_93xx (A3), "
+                "Ascend310B1-B4 (Atlas 200I/500 A2); float16 only: Ascend310, Ascend310P1/P3/P5/P7 "
+                "(Atlas 300I/300V), Ascend910/910A/910B/910ProA/910ProB/910PremiumA (Atlas training)")
+
+
+def cube_fp32_kernels(soc_version: Optional[str], where: str = "--soc-version") -> bool:
+    """Whether a kept cube op computes from float32 inputs on ``soc_version``: True with None
+    (no chip named) or a chip with float32 cube kernels, False on one whose cube unit takes
+    float16 only; an unknown name is a ``ConfigError`` of ``where`` listing the families."""
+    if soc_version is None or soc_version in FLOAT32_CUBE_SOCS:
+        return True
+    if soc_version in FLOAT16_CUBE_SOCS:
+        return False
+    import difflib
+
+    close = difflib.get_close_matches(str(soc_version), FLOAT32_CUBE_SOCS + FLOAT16_CUBE_SOCS, 3)
+    raise ConfigError(where, f"unknown SoC {soc_version!r} for the emulator"
+                             + (f" (closest: {', '.join(close)})" if close else "")
+                             + f"; it knows {SOC_FAMILIES}; leave it out to model a chip with "
+                               f"float32 cube kernels")
+
+
+#: whether the conversion being built models float32 cube kernels (``float32_cube``): set by the
+#: backend around ``rewrite.emulate_graph``, read by ``unit_precision``
+_CUBE_FP32: ContextVar = ContextVar("cube_fp32", default=True)
+
+
+@contextmanager
+def float32_cube(on: bool) -> Iterator[None]:
+    """Within it, ``unit_precision`` models a chip with (``on``) or without float32 cube kernels."""
+    token = _CUBE_FP32.set(bool(on))
+    try:
+        yield
+    finally:
+        _CUBE_FP32.reset(token)
+
+
+def kept_precision(cube: bool, cube_fp32: Optional[bool] = None) -> str:
+    """The precision of a unit keep_dtype keeps: fp32, but a cube op's fp16in where the chip has
+    no float32 cube kernel (``cube_fp32`` False; None: the current ``float32_cube`` setting)."""
+    fp32 = _CUBE_FP32.get() if cube_fp32 is None else cube_fp32
+    return "fp16in" if cube and not fp32 else "fp32"
+
+
 def check_overflow(overflow: str) -> str:
     if overflow not in OVERFLOW_POLICIES:
         raise ConfigError("overflow", f"unknown overflow policy {overflow!r}; known: "
@@ -66,9 +146,11 @@ def check_overflow(overflow: str) -> str:
 
 def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
                    member_types: Iterable[str],
-                   keeps: Optional[Callable[[str, str], bool]] = None) -> str:
+                   keeps: Optional[Callable[[str, str], bool]] = None,
+                   cube_fp32: Optional[bool] = None) -> str:
     """Precision of one executed unit (a single op or a fused group) under ``mode``;
-    ``keeps(name, onnx_type)``: whether keep_dtype keeps a member (``Mode.keeps_fp32``)."""
+    ``keeps(name, onnx_type)``: whether keep_dtype keeps a member (``Mode.keeps_fp32``);
+    ``cube_fp32``: the chip has float32 cube kernels (None: the ``float32_cube`` setting)."""
     names = list(member_names)
     types = list(member_types)
     pm = mode.precision_mode
@@ -76,12 +158,12 @@ def unit_precision(mode: Mode, *, anchor_type: str, member_names: Iterable[str],
         # an If computes nothing: its branch ops round their own outputs (branch_rounding);
         # rounding its outputs again made a branch op kept in float32 overflow there (a review)
         return "fp32"
+    cube = anchor_type in CUBE_OPS
     for name, typ in zip(names, types):
         # by the parser's type, as ATC: never a fused op's; any member: UB units are all kept
         # or none (build_units)
         if (keeps or mode.keeps_fp32)(name, typ):
-            return "fp32"
-    cube = anchor_type in CUBE_OPS
+            return kept_precision(cube, cube_fp32)
     if pm == "force_fp16":
         return "fp16"
     if pm == "allow_fp32_to_fp16":
