@@ -56,7 +56,7 @@ from .fusion_rules import rules_off, search_rules, unfused
 from .hp_wording import every_kept_label, high_precision_fails
 from .inputs import input_check
 from .model_float16 import no_mode_verdict, stopped_note
-from .quant_note import with_note
+from .cube_keeps import with_notes
 from .result import (CLI_BUDGET_OPTION, PLUGIN_BUDGET_OPTION, Diagnosis, OpLine,  # noqa: F401
                      StepResult, fmt as _fmt, rerun_with_budget)
 from .runner import Evaluation, Runner, framework_ops, range_ops
@@ -185,7 +185,7 @@ class _Flow(Combos):
                                              outcome["restored_by"] is not None)
             outcome.update(set_aside=tuple(self.aside),
                            ignore_with_fix=tuple(ignore_to_paste(self.first_verdict, self.aside)))
-        return with_note(outcome, self.run.model)  # ATC does not convert its quantisation ops
+        return with_notes(outcome, self.run)  # its quantisation ops; kept Cube ops (cube_keeps)
 
     def _walk(self) -> dict:
         spent = self.run.conversions

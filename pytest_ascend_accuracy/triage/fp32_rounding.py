@@ -153,6 +153,10 @@ def conclusion(flow, default) -> str:
         return BLAME
     if not found.rounding:
         row = found.beyond
+        from .cube_keeps import float16_cube_inputs  # its float16 inputs, not a fault
+        cube = float16_cube_inputs(row, flow.run.backend, f"{_label(row)} ({_size(row)})")
+        if cube:
+            return cube
         return (f"keeping every op in float32, the run differs from the golden first at op "
                 f"{_label(row)} beyond float32 rounding ({_size(row)}, more than "
                 f"{ROUNDING_ULPS}): {BLAME}")
