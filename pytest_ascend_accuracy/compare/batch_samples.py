@@ -39,9 +39,10 @@ from .sample_values import BatchSamples
 
 
 def sample_text(samples: BatchSamples, i: int) -> str:
-    """``sample [1] of 2 on the batch axis s6 (golden 0.1142, device 0.2208)``."""
-    return (f"sample [{i}] of {len(samples)} on the batch axis {samples.axis} (golden "
-            f"{samples.golden[i]:.4g}, device {samples.actual[i]:.4g})")
+    """``sample [1] of 2 along axis 0 (the inputs' dim 'batch') (golden 0.1142, device
+    0.2208)``."""
+    return (f"sample [{i}] of {len(samples)} along axis 0 (the inputs' dim {samples.axis!r}) "
+            f"(golden {samples.golden[i]:.4g}, device {samples.actual[i]:.4g})")
 
 
 def judge_samples(row, policy, keyed, judge):

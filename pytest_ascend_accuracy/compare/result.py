@@ -26,8 +26,10 @@ from .tiny_values import CLOSE_WORDS
 #: normal on both sides, close by ``tiny_values``' test, compared as equal); 4: the same for the
 #: scale-free error metrics (``normal_rel_l2``, ...); 5: ``stand_in`` (a golden's ±float32 max,
 #: a mask's stand-in for an infinity, against the device's same-sign infinity compared as equal:
-#: ``mask_stand_in``); an older file is read and judged by the rules it was written under
-FORMAT_VERSION = 5
+#: ``mask_stand_in``); 6: ``samples`` (a tensor of one value per sample along a batch axis
+#: judged per sample: ``compare.batch_samples``); an older file is read and judged by the rules
+#: it was written under
+FORMAT_VERSION = 6
 _TINY_RULE = ("float16 positions below its smallest normal (6.1e-05) on both sides and "
               f"{CLOSE_WORDS} were not compared as equal")
 _STAND_IN_RULE = ("a golden's ±float32 max (an attention mask's stand-in for an infinity) "
@@ -41,6 +43,10 @@ OLDER_RULES = {1: "NaN at the same position on both sides was a mismatch, 8-bit 
                                      "for the cosine only, not for rel_l2, max_rel, mean_rel, "
                                      "acc_rel and kl") + f", and {_STAND_IN_RULE}",
                4: _STAND_IN_RULE}
+_SAMPLE_RULE = ("a tensor of one value per sample along a batch axis was judged as a whole, "
+                "not sample by sample")
+OLDER_RULES = {**{v: f"{rule}, and {_SAMPLE_RULE}" for v, rule in OLDER_RULES.items()},
+               5: _SAMPLE_RULE}
 
 
 #: reason prefix of a failure for an actual op none of whose framework ops has a golden

@@ -9,12 +9,15 @@ per-frame logit ``[50, 1, 1]`` of a batch-1 model at cosine 1.000000 (review RB)
 holds frames. So a tensor's axis 0 is taken as the batch axis only where ONNX shape inference,
 run on the model with its own symbolic input dims (before the run's shapes fix them), gives it
 the same ``dim_param`` as axis 0 of a graph input that the run feeds with more than one value
-along it (``s6`` of Smart Turn's ``input_features [s6, 80, 800]`` reaches ``logits [s6, 1]``).
-A dim whose name says it is a sequence (``seq``, ``time``, ``frame``, ``len``, ``step``,
-``token``, ``t``), or a model one of whose inputs names a ``batch`` dim elsewhere than axis 0
-(seq-first, ``[T, batch, C]``), has no batch axis here. Where it cannot be known (a model whose
-batch is a fixed number, shape inference failing, a golden read from files), nothing is
-batched: each tensor is judged as a whole, as before. ``batched_outputs`` gives the golden's
+along it, and that name says it is a batch (``BATCH_DIM``: ``batch``, ``batch_size``,
+``Batch``, ``bs``; torch.onnx's ``dynamic_axes={"x": {0: "batch_size"}}``). A review (RP) found
+names that say nothing wrong either way: a per-frame detector's ``s0`` (torch.export), a per-box
+scorer's ``N`` or ``num_boxes``, tf2onnx's ``unk__12`` each failed frames or boxes near 0 at
+cosine 1.000000 when taken as samples; so those are not batches here, and Smart Turn's
+``input_features [s6, 80, 800]`` (torch.export) is not either: its batch of two clips is judged
+as a whole, as before (README). Where it cannot be known (a model whose batch is a fixed
+number, an unnamed or otherwise named dim, shape inference failing, a golden read from files),
+nothing is batched: each tensor is judged as a whole. ``batched_outputs`` gives the golden's
 ``meta["batch_axis"]``; ``compare.batch_samples`` judges those tensors sample by sample.
 """
 from __future__ import annotations
@@ -24,8 +27,8 @@ from typing import Dict, Mapping, Tuple
 
 import numpy as np
 
-#: names of a symbolic dim that holds a sequence, not samples (module docstring)
-SEQUENCE_DIM = re.compile(r"seq|time|frame|len|step|token|^t$", re.IGNORECASE)
+#: names of a symbolic dim that say it holds samples (module docstring)
+BATCH_DIM = re.compile(r"batch|^bs$", re.IGNORECASE)
 
 _MEMO: Dict[Tuple[str, Tuple], Dict[str, object]] = {}
 
@@ -47,10 +50,8 @@ def batch_dims(graph, shapes: Mapping[str, Tuple[int, ...]]) -> Dict[str, int]:
         dims = _dims(vi)
         if vi.name in weights or not dims:
             continue
-        if any(isinstance(d, str) and "batch" in d.lower() for d in dims[1:]):
-            return {}  # seq-first: the batch is named at another axis
-        first, fed = dims[0], shapes.get(vi.name)
-        if not isinstance(first, str) or not first or SEQUENCE_DIM.search(first) or not fed:
+        first, fed = dims[0], shapes.get(vi.name)  # (a state input [2, batch, 128] has none)
+        if not isinstance(first, str) or not BATCH_DIM.search(first) or not fed:
             continue
         n = int(fed[0])
         if found.get(first, n) != n:  # one name fed two sizes: not one axis
@@ -103,4 +104,4 @@ def _batched(model, shapes) -> Dict[str, object]:
     return {"dims": dims, "outputs": outputs} if outputs else {}
 
 
-__all__ = ["SEQUENCE_DIM", "batch_dims", "batched_outputs"]
+__all__ = ["BATCH_DIM", "batch_dims", "batched_outputs"]

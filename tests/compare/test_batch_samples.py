@@ -44,7 +44,7 @@ def test_a_batch_fails_what_its_sample_alone_fails_naming_the_sample_and_its_fix
     (failure,) = batch.failures
     assert failure.row.metrics.cosine > 0.999  # what passed it before
     assert failure.reason.startswith(
-        "one element: sample [1] of 2 on the batch axis N (golden 0.114, device 0.221), judged "
+        "one element: sample [1] of 2 along axis 0 (the inputs' dim 'N') (golden 0.114, device 0.221), judged "
         "as that sample alone: cosine tells only its sign; its relative error 0.9386 is over "
         "the 0.3287 that cosine >= 0.95 allows"), failure.reason
     fix = FIX.search(failure.reason).group(1)
@@ -65,7 +65,7 @@ def test_a_batch_passes_where_every_sample_alone_passes():
         0.95).passed
     assert verdict.failures[0].reason.startswith("cosine -1.000000 fails cosine >= 0.95"), \
         verdict.failures[0].reason
-    assert "; at sample [1] of 2 on the batch axis N (golden 0.2, device -0.2)" in \
+    assert "; at sample [1] of 2 along axis 0 (the inputs' dim 'N') (golden 0.2, device -0.2)" in \
         verdict.failures[0].reason
 
 
@@ -91,7 +91,7 @@ def test_rb3_a_golden_0_sample_the_device_moves_fails_as_it_does_alone():
     assert not verdict.passed
     (failure,) = verdict.failures
     assert failure.reason.startswith("cosine is NaN"), failure.reason
-    assert failure.reason.endswith("; at sample [0] of 2 on the batch axis N (golden 0, device "
+    assert failure.reason.endswith("; at sample [0] of 2 along axis 0 (the inputs' dim 'N') (golden 0, device "
                                    "0.25), judged as that sample alone"), failure.reason
     # a golden 0 the device leaves at 0, or below float16's smallest normal, passes as alone
     assert result([0.0, 1.0], [0.0, 1.0], (2, 1)).judge(0.95).passed
@@ -101,7 +101,7 @@ def test_rb3_a_golden_0_sample_the_device_moves_fails_as_it_does_alone():
 def test_several_failing_samples_are_counted_and_the_fix_passes_the_worst():
     verdict = result([0.2, 0.5, 0.9], [0.1, 0.5, 0.6], (3, 1, 1)).judge(0.95)
     (failure,) = verdict.failures
-    assert failure.reason.startswith("one element: sample [0] of 3 on the batch axis N (golden "
+    assert failure.reason.startswith("one element: sample [0] of 3 along axis 0 (the inputs' dim 'N') (golden "
                                      "0.1, device 0.2); 2 of the 3 samples fail"), failure.reason
     assert largest_error(failure.row.metrics.samples)[0] == 0
     fix = ast.literal_eval(FIX.search(failure.reason).group(1))
@@ -146,10 +146,12 @@ def _frames_model(path, first):
     return str(path)
 
 
-@pytest.mark.parametrize("first", [50, "T", "seq_len", "time"])
+@pytest.mark.parametrize("first", [50, "T", "seq_len", "time", "s0", "N", "num_boxes",
+                                   "unk__12"])
 def test_rb1_a_batch_1_models_per_frame_axis_is_not_a_batch_axis(tmp_path, first):
-    """A fixed 50, or a symbolic dim named as a sequence: frames, not samples (review RB,
-    finding 1: 5 of 40 seeded inputs failed at cosine 1.000000)."""
+    """A fixed 50, or a symbolic dim whose name does not say batch: frames or boxes, not
+    samples (review RB, finding 1: 5 of 40 seeded inputs failed at cosine 1.000000; review RP:
+    torch.export's ``s0``, a per-box scorer's ``N``/``num_boxes``, tf2onnx's ``unk__12``)."""
     model = _frames_model(tmp_path / "vad.onnx", first)
     assert batched_outputs(model, {"x": np.zeros((50, 1, 40), np.float32)}) == {}
 
@@ -161,19 +163,30 @@ def test_rb1_frames_near_0_keep_their_cosine_where_the_axis_is_not_known():
     assert r.rows[0].metrics.value("cosine") > 0.99999 and r.judge(0.99).passed
 
 
-def test_a_symbolic_batch_fed_with_more_than_one_sample_is_known(tmp_path):
-    model = _frames_model(tmp_path / "b.onnx", "N")
+@pytest.mark.parametrize("name", ["batch", "batch_size", "Batch", "bs"])
+def test_a_symbolic_batch_fed_with_more_than_one_sample_is_known(tmp_path, name):
+    model = _frames_model(tmp_path / "b.onnx", name)
     known = batched_outputs(model, {"x": np.zeros((2, 1, 40), np.float32)})
-    assert known == {"dims": {"N": 2}, "outputs": {"fc2:output:0": "N"}}  # [N, 1, 1] only
+    assert known == {"dims": {name: 2}, "outputs": {"fc2:output:0": name}}  # [N, 1, 1] only
     assert batched_outputs(model, {"x": np.zeros((1, 1, 40), np.float32)}) == {}  # batch of 1
 
 
-def test_a_model_naming_its_batch_at_another_axis_is_seq_first(tmp_path):
+def test_a_state_input_naming_batch_at_axis_1_leaves_the_batch_known(tmp_path):
+    """Review RP: Silero VAD's state ``[2, batch, 128]`` beside ``x [batch, 512]`` made the
+    whole model "seq-first", and its ``[batch, 1]`` probability of a batch of two passed what
+    a clip alone fails. A seq-first ``[seq, batch, C]`` is not batched: its axis 0 says seq."""
     path = tmp_path / "s.onnx"
     graph = helper.make_graph(
-        [helper.make_node("ReduceSum", ["x"], ["y"], name="sum", keepdims=1)], "s",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["s0", "batch", 1])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 1])])
+        [helper.make_node("ReduceSum", ["x", "ax"], ["p"], name="prob", keepdims=1),
+         helper.make_node("Identity", ["state"], ["state_out"], name="keep")], "s",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4]),
+         helper.make_tensor_value_info("state", TensorProto.FLOAT, [2, "batch", 8])],
+        [helper.make_tensor_value_info("p", TensorProto.FLOAT, ["batch", 1]),
+         helper.make_tensor_value_info("state_out", TensorProto.FLOAT, [2, "batch", 8])],
+        [numpy_helper.from_array(np.array([1], np.int64), "ax")])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
                                 ir_version=8), str(path))
-    assert batched_outputs(str(path), {"x": np.zeros((5, 1, 1), np.float32)}) == {}
+    fed = {"x": np.zeros((2, 4), np.float32), "state": np.zeros((2, 2, 8), np.float32)}
+    assert batched_outputs(str(path), fed)["outputs"] == {"prob:output:0": "batch"}
+    seq_first = _frames_model(tmp_path / "sf.onnx", "seq")
+    assert batched_outputs(seq_first, {"x": np.zeros((5, 1, 40), np.float32)}) == {}

@@ -252,7 +252,7 @@ def test_json_with_nan_and_inf_values_round_trips():
     ("{", "not valid JSON"),
     ('{"a": 1}', "not a saved compare result (missing format tag)"),
     ('{"format": "pytest-ascend-accuracy/compare-result", "version": 99}',
-     "compare result version 99 is not supported (expected 5, or an older 1, 2, 3, 4)"),
+     "compare result version 99 is not supported (expected 6, or an older 1, 2, 3, 4, 5)"),
     ('{"format": "pytest-ascend-accuracy/compare-result", "version": 1, "rows": [{}]}',
      "malformed compare result"),
 ])

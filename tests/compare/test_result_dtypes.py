@@ -109,7 +109,7 @@ def test_a_result_saved_before_exact_judging_is_judged_as_written_and_says_so(tm
     flipped[3] = 4
     r = compare_dumps(DumpSet.from_arrays({"topk": [flipped]}),
                       DumpSet.from_arrays({"topk": [golden]}))
-    assert r.to_dict()["version"] == 5 and not r.judge(0.9).passed
+    assert r.to_dict()["version"] == 6 and not r.judge(0.9).passed
     old = r.to_dict()
     old["version"] = 1
     for row in old["rows"]:
@@ -126,8 +126,9 @@ def test_a_result_saved_before_exact_judging_is_judged_as_written_and_says_so(tm
             "below its smallest normal (6.1e-05) on both sides and of one sign and within "
             "2**-22 + 1/8 of the golden value of each other were not compared as equal, and a "
             "golden's ±float32 max (an attention mask's stand-in for an infinity) against the "
-            "device's infinity of the same sign was a mismatch); compare the dumps "
-            "again to judge by today's rules") in out
+            "device's infinity of the same sign was a mismatch, and a tensor of one value per "
+            "sample along a batch axis was judged as a whole, not sample by sample); compare "
+            "the dumps again to judge by today's rules") in out
     # a version 1 file of this session's first rule (int32 compared exactly): judged as today,
     # by its metrics (the note and the verdict above it contradicted each other, review)
     acc = np.arange(100, dtype=np.int32) * 7
