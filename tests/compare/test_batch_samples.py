@@ -44,7 +44,8 @@ def test_a_batch_fails_what_its_sample_alone_fails_naming_the_sample_and_its_fix
     (failure,) = batch.failures
     assert failure.row.metrics.cosine > 0.999  # what passed it before
     assert failure.reason.startswith(
-        "one element: sample [1] of 2 along axis 0 (the inputs' dim 'N') (golden 0.114, device 0.221), judged "
+        "one element: sample [1] of 2 along axis 0 (the inputs' dim 'N') "
+        "(golden 0.114, device 0.221), judged "
         "as that sample alone: cosine tells only its sign; its relative error 0.9386 is over "
         "the 0.3287 that cosine >= 0.95 allows"), failure.reason
     fix = FIX.search(failure.reason).group(1)
@@ -65,8 +66,8 @@ def test_a_batch_passes_where_every_sample_alone_passes():
         0.95).passed
     assert verdict.failures[0].reason.startswith("cosine -1.000000 fails cosine >= 0.95"), \
         verdict.failures[0].reason
-    assert "; at sample [1] of 2 along axis 0 (the inputs' dim 'N') (golden 0.2, device -0.2)" in \
-        verdict.failures[0].reason
+    assert ("; at sample [1] of 2 along axis 0 (the inputs' dim 'N') (golden 0.2, device -0.2)"
+            in verdict.failures[0].reason)
 
 
 @pytest.mark.parametrize("threshold", [0.95, 0.99])
@@ -91,8 +92,9 @@ def test_rb3_a_golden_0_sample_the_device_moves_fails_as_it_does_alone():
     assert not verdict.passed
     (failure,) = verdict.failures
     assert failure.reason.startswith("cosine is NaN"), failure.reason
-    assert failure.reason.endswith("; at sample [0] of 2 along axis 0 (the inputs' dim 'N') (golden 0, device "
-                                   "0.25), judged as that sample alone"), failure.reason
+    assert failure.reason.endswith("; at sample [0] of 2 along axis 0 (the inputs' dim 'N') "
+                                   "(golden 0, device 0.25), judged as that sample alone"), \
+        failure.reason
     # a golden 0 the device leaves at 0, or below float16's smallest normal, passes as alone
     assert result([0.0, 1.0], [0.0, 1.0], (2, 1)).judge(0.95).passed
     assert result([1e-6, 1.0], [0.0, 1.0], (2, 1)).judge(0.95).passed
@@ -101,8 +103,9 @@ def test_rb3_a_golden_0_sample_the_device_moves_fails_as_it_does_alone():
 def test_several_failing_samples_are_counted_and_the_fix_passes_the_worst():
     verdict = result([0.2, 0.5, 0.9], [0.1, 0.5, 0.6], (3, 1, 1)).judge(0.95)
     (failure,) = verdict.failures
-    assert failure.reason.startswith("one element: sample [0] of 3 along axis 0 (the inputs' dim 'N') (golden "
-                                     "0.1, device 0.2); 2 of the 3 samples fail"), failure.reason
+    assert failure.reason.startswith("one element: sample [0] of 3 along axis 0 (the inputs' "
+                                     "dim 'N') (golden 0.1, device 0.2); 2 of the 3 samples "
+                                     "fail"), failure.reason
     assert largest_error(failure.row.metrics.samples)[0] == 0
     fix = ast.literal_eval(FIX.search(failure.reason).group(1))
     assert result([0.2, 0.5, 0.9], [0.1, 0.5, 0.6], (3, 1, 1)).judge(0.95, per_op=fix).passed

@@ -66,7 +66,8 @@ def test_a_batch_fails_naming_the_sample_and_the_printed_fix_passes_pasted(pytes
     run.stdout.fnmatch_lines([
         "accuracy FAILED: 1 of 1 tensor fail cosine >= 0.95 (one value per sample: the "
         "relative error it allows); first failure in graph order: logitprob (#0)",
-        "*why * one element: sample [[]1] of 2 along axis 0 (the inputs' dim 'batch') (golden 0.1192, device "
+        "*why * one element: sample [[]1] of 2 along axis 0 (the inputs' dim 'batch') "
+        "(golden 0.1192, device "
         "0.2192), judged as that sample alone: cosine tells only its sign; its relative error "
         "0.8392 is over the 0.3287 that cosine >= 0.95 allows *",
         "model outputs: logitprob (output y: sample [[]1] of 2: one element 0.1192 -> 0.2192, "
