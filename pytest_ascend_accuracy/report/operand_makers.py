@@ -26,8 +26,10 @@ The walk goes up from such an operand through the ops that carry it on (Reshape,
 by constants: ``compare.flush_chain.passing_chain``, the flush list's walk) to the op making it,
 and keeps those of them the run outputs in float16 there (a Cast of an int32 accumulator, not
 the integer ConvInteger before it). Keeping only the ops holding values below the normals was
-the 0.078 above. A maker no list keeps (a Cube op, a join: ``flush_chain.takes_part``) is not
-kept, and the fix says it may still fail.
+the 0.078 above. A maker this walk does not keep (a Cube op, a join: ``flush_chain.takes_part``,
+an operand's maker being kept for its inputs, which a kept Cube op still takes in float16 on
+310P/910 chips: ``triage.cube_keeps``) is not kept, and the fix says it may still fail;
+``requant_reads``' walk, keeping ops for their outputs, does keep a Cube op.
 
 Only where the kept op takes a kept value too, which the bad operand scales: a kept op whose
 own input is a float16 network's subnormal activations takes values no list confined to the
@@ -37,8 +39,10 @@ Gemm's ``C``, ``SCALED_SLOTS``) is such an operand, and so is a kept value there
 audit 35: ``Conv(kept, W, Mul(ReduceMean(x), 1e-6))`` added the bias's Mul and ReduceMean, and
 said the Conv multiplied the kept values by them).
 
-A quantiser this adds reads values too, which an earlier layer may make in float16: the ops
-making them are kept with it (``requant_reads``)."""
+A quantiser this adds, or one the list keeps, reads values too, which an earlier layer or a
+branch may make in float16: where the check judges a tensor by its largest error, the ops making
+them are kept with it, and a quantiser the list does not keep rounding kept values makes the fix
+say it may still fail (``requant_reads``)."""
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
@@ -63,16 +67,19 @@ ADD_LIMIT = 32
 class Made(dict):
     """``{op to keep (its keep_dtype name): (kept op it feeds, the operand's op, why)}``, in the
     order found, ``why`` ``|peak|`` of an operand float16 holds badly or the kept quantiser
-    requantising the product; ``stopped``: where a walk ended at a maker no list keeps (a Cube
+    requantising the product; ``stopped``: where a walk ended at a maker it does not keep (a Cube
     op, a join) or went past ``ADD_LIMIT``, as ``(kept op, maker, its type)`` (its type
     ``READS`` where ``requant_reads``' walk did), else None; ``verbs``: ``{(kept op, operand's
     op): how it scales the kept values by the operand}``; ``reads``: ``[(a quantiser added, its
     input's op, [ops added making what it reads in float16])]`` (``requant_reads``), their
-    entries' ``why`` ``READS``; ``reads_stopped``: ``(quantiser, how many ops)`` where
-    what it reads passed ``ADD_LIMIT``, else None."""
+    entries' ``why`` ``READS``; ``reads_stopped``: ``(quantiser, how many ops, how many added
+    before)`` where what it reads passed ``ADD_LIMIT``, else None."""
 
     stopped: Optional[Tuple[str, str, str]] = None
-    reads_stopped: Optional[Tuple[str, int]] = None
+    reads_stopped: Optional[Tuple[str, int, int]] = None
+    #: ``(quantiser, kept op)``: a quantiser the list does not keep rounding values made from
+    #: a kept op's (``requant_reads.unkept_quantiser``), else None
+    unkept: Optional[Tuple[str, str]] = None
 
     def __init__(self):
         super().__init__()
@@ -118,6 +125,7 @@ def operand_makers(verdict: Verdict, names: Sequence[str], rows: Sequence[Tensor
     wanted = set(names)
     kept = {g for g, n in keep_name.items() if n in wanted} | (wanted & set(graph[0]))
     snapped = _requantised(graph, kept)
+    first = set(kept)
     todo = [g for g in graph[0] if g in kept]
     added: List[str] = []
     while todo:
@@ -154,8 +162,18 @@ def operand_makers(verdict: Verdict, names: Sequence[str], rows: Sequence[Tensor
                     snapped[op] = snapped[name]
                 found.setdefault(keep_name[op], (keep_name.get(name, name), m[0], why))
             found.verbs.setdefault((keep_name.get(name, name), m[0]), _verb(types[name], k))
-    _with_reads(found, graph, [a for a in added if types.get(a, "") in SNAPPING_TYPES], kept,
-                keep_name, every, left_out)
+    from .requant_reads import unkept_quantiser, worst_position_judged
+
+    if not worst_position_judged(getattr(verdict, "policy", None)):
+        return found  # (code steps at some positions: no aggregate metric tells them, RK K3)
+    _with_reads(found, graph, [*(a for a in added if types.get(a, "") in SNAPPING_TYPES),
+                               *(g for g in graph[0] if g in first and g not in left_out
+                                 and types.get(g, "") in SNAPPING_TYPES)],
+                kept, keep_name, every, left_out)
+    unkept = unkept_quantiser(graph, kept, SNAPPING_TYPES)
+    if unkept:
+        found.unkept = tuple(keep_name.get(n, n) for n in unkept)
+        found.stopped = found.stopped or (unkept[0], "", READS)
     return found
 
 
@@ -170,8 +188,9 @@ def _verb(kind: str, k: int) -> str:
 
 def _with_reads(found: Made, graph, quantisers: Sequence[str], kept: Set[str],
                 keep_name: Dict[str, str], rows: Sequence[TensorCompare], left_out) -> None:
-    """Add to ``found`` the ops making in float16 what each of ``quantisers`` (ops it added)
-    reads (``requant_reads``), or say where they pass ``ADD_LIMIT``."""
+    """Add to ``found`` the ops making in float16 what each of ``quantisers`` (ops it added,
+    then those kept already) reads (``requant_reads``), through kept ops, or say where they
+    pass ``ADD_LIMIT``."""
     from .requant_reads import float16_reads
 
     dtypes: Dict[str, Set[str]] = {}
@@ -181,10 +200,10 @@ def _with_reads(found: Made, graph, quantisers: Sequence[str], kept: Set[str],
     for q in quantisers:
         ops = float16_reads(graph, q, kept, keep_name,
                             lambda op: "float16" in dtypes[op] if op in dtypes else None,
-                            left_out)
+                            left_out, through_kept=True)
         if len(found) + len(ops) > ADD_LIMIT:
             found.stopped = found.stopped or (q, "", READS)
-            found.reads_stopped = (keep_name.get(q, q), len(ops))
+            found.reads_stopped = (keep_name.get(q, q), len(ops), len(found))
             return
         if ops:
             fed = next((graph[1][t][0] for t in graph[0].get(q, ()) if t in graph[1]), "")
@@ -257,7 +276,7 @@ def _requantised(graph, kept: Set[str]) -> Dict[str, str]:
 
 def makers_reason(found: Made) -> str:
     """The reason's part for ``operand_makers``' result ("" where nothing was found)."""
-    from .requant_reads import reads_reason, reads_stopped_reason
+    from .requant_reads import reads_reason, reads_stopped_reason, unkept_reason
 
     text = ""
     by_operand: Dict[Tuple[str, str], List[str]] = {}
@@ -285,7 +304,10 @@ def makers_reason(found: Made) -> str:
         text += f" (and {len(by_operand) - 2} more such operands)"
     text += reads_reason(found.reads)
     if found.reads_stopped:
-        text += reads_stopped_reason(*found.reads_stopped, ADD_LIMIT)
+        quantiser, count, added = found.reads_stopped
+        text += reads_stopped_reason(quantiser, count, ADD_LIMIT, added)
+    if found.unkept:
+        text += unkept_reason(*found.unkept)
     if found.stopped is not None and found.stopped[2] is not READS:
         kept, maker, kind = found.stopped
         text += (f"; pasted, the list may still fail: {printable(kept)} multiplies kept values "

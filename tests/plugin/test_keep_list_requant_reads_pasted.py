@@ -118,9 +118,10 @@ def test_the_ops_making_what_an_added_quantiser_reads_are_kept_and_the_list_pass
             "l2_scales_mul's output, which they make in float16 in this run, and the kept "
             "l3_quant requantises the product") in hint, hint
     assert ("; l1_relu, l1_bias_add, l1_dequant, ... kept too: the kept l2_quant rounds "
-            "l1_relu's output to integer codes, which they make in float16 in this run, where "
-            "float16's rounding of it moves whole code steps; keep these ops in float32, or "
-            "convert in high precision:") in hint, hint
+            "l1_relu's output to integer codes, and these ops compute it, and what it is made "
+            "from, in float16 in this run, where float16's rounding moves whole code steps, which "
+            "the check's largest error can show; keep these ops in float32, or convert in high "
+            "precision:") in hint, hint
     assert "may still fail" not in hint and "--accuracy-diagnose" not in hint, hint
     expr, yaml = KEEP.search(hint).groups()
     names = eval(expr[len("keep_dtype("):-1])
@@ -138,8 +139,8 @@ def test_past_the_bound_the_hint_says_the_list_may_still_fail_and_high_precision
         pytester):
     hint = _failed_hint(pytester, between=30)
     assert ("; pasted, the list may still fail: the kept l2_quant rounds to integer codes "
-            "values that 36 ops before it make in float16, more than a list takes on for it "
-            "(at most 32 added)") in hint, hint
+            "values that 36 ops before it make in float16, which with the 2 added already pass "
+            "the 32 ops the walks add to a list") in hint, hint
     assert "where it still fails, run with --accuracy-diagnose" in hint, hint
     names = eval(KEEP.search(hint).group(1)[len("keep_dtype("):-1])
     assert not set(LAYER_1) & set(names) and names[-2:] == ["l2_scales_mul", "l2_quant"], names

@@ -51,3 +51,27 @@ def test_the_reads_walk_keeps_float16_ops_up_every_input_and_stops_where_nothing
     # q1 reads the Sigmoid, which reads the graph input: nothing further up to keep
     assert float16_reads(graph, "q1", set(), keep_name, lambda op: True) == ["act"]
     assert float16_reads(graph, "act", set(), keep_name, lambda op: True) == []
+
+
+def test_through_kept_ops_the_walk_reaches_a_branch_and_an_unkept_quantiser_is_found():
+    """Review RK of audit 36: a kept join's float16 branch (K2); a quantiser no list keeps that
+    kept values reach (K1); only a worst-position check walks at all (K3)."""
+    from pytest_ascend_accuracy.compare.thresholds import Policy
+    from pytest_ascend_accuracy.report.requant_reads import (unkept_quantiser,
+                                                             worst_position_judged)
+
+    graph = graph_edges(_reads_model())
+    keep_name = {op: op for op in graph[0]}
+    DQL = {"DynamicQuantizeLinear"}
+    # from q2 up through the kept Add, Mul and Cast (and past the integer ConvInteger) to q1
+    # and the Sigmoid, which stopping at kept ops never reaches
+    kept = {"scaled", "add", "wide", "cast", "kept_op"}
+    half = {"act", "q1"}.__contains__  # (the others integer or float32 here)
+    assert float16_reads(graph, "q2", kept, keep_name, half) == []
+    assert float16_reads(graph, "q2", kept, keep_name, half, through_kept=True) == ["q1", "act"]
+    assert unkept_quantiser(graph, {"act"}, DQL) == ("q1", "act")
+    assert unkept_quantiser(graph, {"kept_op"}, DQL) == ("q2", "kept_op")
+    assert unkept_quantiser(graph, {"kept_op", "q2"}, DQL) is None
+    assert not worst_position_judged(Policy.build(0.99))
+    assert worst_position_judged(Policy.build(0.99, per_op={"out": {"max_abs": 0.001}}))
+    assert worst_position_judged(None)
