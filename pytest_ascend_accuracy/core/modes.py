@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..errors import ConfigError, closest_text
+from . import fusion_passes
 from .ascend_optypes import OPTYPE_PREFIX, parser_type, to_ascend_entry
 from .keyword_names import closest_keywords
 from .mode_extra import option_pairs, yaml_extra_pairs
@@ -242,17 +243,16 @@ Mode.__init__ = closest_keywords(Mode.__init__, "Mode")  # Mode(fusion_rules_of=
 
 
 def fusion_switch_json(fusion: bool, rules_off: Iterable[str] = ()) -> str:
-    """The fusion switch file: ``ALL: off`` for both GraphFusion and UBFusion when fusion is off,
-    otherwise individual rules switched off (docs/formats.md §5)."""
+    """The fusion switch file: ``ALL: off`` for both sections when fusion is off, otherwise
+    individual rules switched off (docs/formats.md §5)."""
     graph: Dict[str, str] = {}
     ub: Dict[str, str] = {}
     if not fusion:
-        graph["ALL"] = "off"
-        ub["ALL"] = "off"
-    for rule in rules_off:
-        # "UBFusion:Name" / "GraphFusion:Name" select the section; bare names go to GraphFusion.
-        section, _, rule_name = rule.rpartition(":")
-        (ub if section == "UBFusion" else graph)[rule_name] = "off"
+        graph["ALL"] = ub["ALL"] = "off"
+    for rule in rules_off:  # "UBFusion:Name" / "GraphFusion:Name": its section (bare: Graph)
+        section, _, rule_name = rule.rpartition(":")  # LayerNormFusionPass: with the ONNX pass
+        for name in fusion_passes.switch_names(rule_name):  # (ATC fuses ONNX by that)
+            (ub if section == "UBFusion" else graph)[name] = "off"
     switch = {}
     if graph:
         switch["GraphFusion"] = graph

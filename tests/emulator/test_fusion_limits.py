@@ -12,12 +12,12 @@ from pytest_ascend_accuracy.backends.emulator.rewrite import emulate_graph  # no
 from pytest_ascend_accuracy.core.modes import DEFAULT  # noqa: E402
 
 
-def _ln(*, eps=np.array([1e-5], np.float32), keepdims=1, gamma_shape=(8,)):
-    nodes = [helper.make_node("ReduceMean", ["x"], ["mu"], name="mean", axes=[-1],
+def _ln(*, eps=np.array([1e-5], np.float32), keepdims=1, gamma_shape=(8,), axes=(-1,)):
+    nodes = [helper.make_node("ReduceMean", ["x"], ["mu"], name="mean", axes=list(axes),
                               keepdims=keepdims),
              helper.make_node("Sub", ["x", "mu"], ["d"], name="centre")]
     nodes.append(helper.make_node("Pow", ["d", "two"], ["d2"], name="square"))
-    nodes += [helper.make_node("ReduceMean", ["d2"], ["var"], name="variance", axes=[-1],
+    nodes += [helper.make_node("ReduceMean", ["d2"], ["var"], name="variance", axes=list(axes),
                                keepdims=keepdims),
               helper.make_node("Add", ["var", "eps"], ["ve"], name="add_eps"),
               helper.make_node("Sqrt", ["ve"], ["sd"], name="root"),
@@ -91,3 +91,31 @@ def test_matmul_bias_fuses_a_1d_bias_of_the_output_width_only():
     # Add may still join the MatMul by UB fusion, as an element-wise op)
     for bias in (np.ones((1, 4), np.float32), np.ones(1, np.float32)):
         assert "MatMulBiasAddFusionPass" not in _rules(_matmul_bias(bias)), bias.shape
+
+
+def test_an_axis_written_0_is_refused_as_the_2025_page_says():
+    # "涉及第0维时应使用对应的负轴表示，不使用值为0的轴" (ops-nn LayerNormONNXFusionPass.md);
+    # canndev's ``axes[i] > 0 ? a : a + n`` makes it n, out of range (review RF F7 a)
+    assert _groups(_ln(axes=(1,)))["mean"] == ALL  # positive, not 0: fused
+    groups = _groups(_ln(axes=(0, 1), gamma_shape=(2, 8)))
+    assert all(len(members) == 1 for members in groups.values()), groups
+    assert _groups(_ln(axes=(-2, -1), gamma_shape=(2, 8)))["mean"] == ALL  # the same, negative
+
+
+def test_layernorm_is_switched_off_by_either_name_and_the_switch_file_names_both():
+    # review RF F5: ATC fuses an ONNX LayerNorm by LayerNormONNXFusionPass: a switch file
+    # naming only LayerNormFusionPass left it fused on a device while the emulator unfused it
+    import json
+
+    from pytest_ascend_accuracy.core.modes import Mode
+
+    for name in ("LayerNormFusionPass", "LayerNormONNXFusionPass"):
+        mode = Mode(fusion_rules_off=(name,))
+        _, plan = emulate_graph(_ln(), mode)
+        assert all(len(op.original_names) == 1 for op in plan.ops), name
+        switch = json.loads(mode.config_files()["fusion_switch.cfg"])["Switch"]
+        assert switch == {"GraphFusion": {"LayerNormFusionPass": "off",
+                                          "LayerNormONNXFusionPass": "off"}}, name
+    gelu_only = json.loads(Mode(fusion_rules_off=("GeluFusionPass",)).config_files()[
+        "fusion_switch.cfg"])["Switch"]
+    assert gelu_only == {"GraphFusion": {"GeluFusionPass": "off"}}

@@ -9,10 +9,13 @@ the ATC passes they imitate so that ``Mode(fusion_rules_off=(...))`` can switch 
 
 GraphFusion (the fused op keeps the name of its first member):
   ``LayerNormFusionPass``      ReduceMean, Sub, Pow(2), ReduceMean, Add(eps), Sqrt, Div
-                               [, Mul(gamma), Add(beta)] -> LayerNorm, under the pass's
-                               documented graph conditions (``fusion_limits``)
+                               [, Mul(gamma), Add(beta)] -> LayerNorm, under the documented
+                               graph conditions of ATC's LayerNormONNXFusionPass, the pass that
+                               fuses this ONNX spelling (``fusion_limits``; ``fusion_rules_off``
+                               takes either name, ``core.fusion_passes``)
   ``GeluFusionPass``           Div(sqrt 2)|Mul(1/sqrt 2), Erf, Add(1), Mul, Mul(0.5) -> Gelu
-                               (erf form; the tanh approximation is not matched)
+                               (erf form; the tanh approximation, which the pass's page
+                               atlasrr_30_0011 draws, is not matched)
   ``ConvBatchnormFusionPass``  Conv + BatchNormalization with constant weights and statistics:
                                the BN is folded into the Conv's weights and bias in float32 at
                                conversion (then rounded like any weight), as ATC does
@@ -41,6 +44,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
+from ...core.fusion_passes import EMULATOR_RULE
 from .optypes import ascend_type, node_ascend_type
 
 GRAPH_RULES = ("LayerNormFusionPass", "GeluFusionPass", "ConvBatchnormFusionPass",
@@ -60,6 +64,7 @@ def check_rules_off(rules_off: Sequence[str]) -> None:
 
     for entry in rules_off:
         section, sep, name = entry.rpartition(":")
+        name = EMULATOR_RULE.get(name, name)  # LayerNormONNXFusionPass: ATC's name of the rule
         if name in RULE_SECTION and (section == RULE_SECTION[name]
                                      or (not sep and RULE_SECTION[name] == "GraphFusion")):
             continue
@@ -302,7 +307,7 @@ def build_units(graph, consts: Mapping[str, np.ndarray], *, fusion: bool,
     that node (``Mode.keeps_fp32``; None: none is kept), so UBFusion does not join a kept unit to
     one not kept."""
     g = _Graph(graph, consts)
-    off = {r.rpartition(":")[2] for r in rules_off}
+    off = {EMULATOR_RULE.get(r.rpartition(":")[2], r.rpartition(":")[2]) for r in rules_off}
     enabled = [r for r in RULES if fusion and r not in off]
     taken: Set[int] = set()
     groups: List[Tuple[List[int], object, str, str, str]] = []

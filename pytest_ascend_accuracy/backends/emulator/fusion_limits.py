@@ -23,8 +23,22 @@ ReduceMeanD, Add, Sqrt, RealDiv[, Mul, Add]. Sources:
   exponent 2 and epsilon at most 0.1; the axes a non-empty run of consecutive axes ending at
   the last; gamma and beta constants of as many dimensions as axes are normalised (a gamma of
   another rank: "not change" for the pattern with them; the pattern without them, Div as its
-  exit, still fuses); only Pow squares (no ``Mul(x, x)`` pattern; the 2025 page adds Square,
-  which no ONNX op parses into); every member's output used inside the group only.
+  exit, still fuses); only Pow squares here; every member's output used inside the group
+  only. The 2025 page: "涉及第0维时应使用对应的负轴表示，不使用值为0的轴" (axis 0 is written
+  as its negative axis): canndev normalises ``axes[i] > 0 ? a : a + n``, so an axis written 0
+  becomes n, out of range, and the pattern is left apart; here too (``layernorm_core_ok``).
+
+Squares written otherwise. The 2025 pass accepts Square as well as Pow(2), and canndev rewrites
+``Mul(x, x)`` (``MulSquareFusionPass``) and ``Pow(x, 2)`` (``Pow2SquareFusionPass``) into
+Square, and fuses a ``Mul(x, x)`` LayerNorm with two Subs by ``LayerNormONNXMULFusionPass``
+(into LayerNormV3): whether such a graph fuses on a device depends on the order of those passes,
+which the emulator does not model. It fuses the Pow(2) spelling only (a ``Mul(x, x)`` LayerNorm
+runs unfused, each op rounded: the stricter of the two outcomes).
+
+Float16 constants. canndev's ``GetScalarFromOp`` accepts a FLOAT16 exponent or epsilon but
+reads its bytes as a ``float`` (``reinterpret_cast<float*>``), so a float16 model's Pow(2) is
+not 2.0 there and that pass leaves it apart; the 2025 pass reads float16 as float16 and fuses
+it. The emulator follows the 2025 pass (a float16 model's LayerNorm is fused).
 
 The eps of a 0-D ``Constant`` (openWakeWord's hey_jarvis, torch's export of ``x.pow(2).mean()``
 ... ``+ 1e-5``) meets canndev's ONNX pass ("scalar or [1]") though the reference page asks a 1-D
@@ -85,8 +99,8 @@ def layernorm_core_ok(g, rm1, rm2, square, add, x_rank: Optional[int]) -> Option
     if any(int(_attr(rm, "keepdims", 1)) != 1 for rm in (rm1, rm2)):
         return None
     axes, axes2 = reduce_axes(g, rm1, x_rank), reduce_axes(g, rm2, x_rank)
-    if axes is None or axes != axes2:
-        return None
+    if axes is None or axes != axes2 or 0 in reduce_axes(g, rm1, None):
+        return None  # (ReduceMean_0's axis 0 written as 0: refused, module docstring)
     if x_rank is not None and (list(axes) != list(range(axes[0], x_rank)) or axes[0] < 0):
         return None  # consecutive, increasing, ending at the last axis
     eps_name = next((t for t in add.input if g.const(t) is not None), None)
