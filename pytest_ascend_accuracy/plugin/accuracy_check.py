@@ -367,9 +367,9 @@ def _judged(state: AccuracyState, actual, golden, spec: AccuracySpec, *, nodeid,
         links = copy_failing_tensors(actual, golden, verdict, staged.staging)
     asked = failure is not None and on_failure is not None and state.settings.diagnose
     publish(outcome, record_property, hint=shown_hint, links=links, hint_property=not asked)
-    from ..report.fused_overflow import warn_fused_overflow  # a fused op hid an fp16 overflow
+    from .fused_overflow_check import warn_fused  # a fused op hid an fp16 overflow
 
-    warn_fused_overflow(result, golden, verdict, hint_mode, label, one_of_several, failure)
+    warn_fused(result, golden, verdict, actual, hint_mode, spec, label, one_of_several, failure)
     if failure is None:  # most ops judged only through Ifs' outputs: said, once published (a
         note_judged_through_ifs(result, label, mode)  # -W error run kept its JUnit and report)
     if failure is not None:

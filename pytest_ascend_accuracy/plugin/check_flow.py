@@ -90,10 +90,11 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
 
         outcome = with_written_dump(outcome, actual, golden)
     publish(outcome, record_property, baseline=notes[-1] if notes else None)
-    from ..report.fused_overflow import warn_fused_overflow  # (run_check's, deferred with it)
+    from .fused_overflow_check import warn_fused  # (run_check's, deferred with it)
 
-    warn_fused_overflow(outcome.result, golden, outcome.verdict,
-                        handle.mode if handle is not None else None, label, one_of_several)
+    def fused(failure=None):  # -W error: a baseline failure keeps its text, this appended
+        warn_fused(outcome.result, golden, outcome.verdict, actual, handle.mode if handle
+                   is not None else None, spec, label, one_of_several, failure)
     if outcome.failure is None:  # (after its verdict is published, as run_check says it)
         from .accuracy_check import note_judged_through_ifs
 
@@ -105,7 +106,9 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
     if unjudged is not None:
         warn_at_test(unjudged, nodeid, state.settings.rootdir)
     if not base.passed:
-        pytest.fail(note.message, pytrace=False)
+        failed = Exception(note.message)
+        fused(failed)
+        pytest.fail(failed.args[0], pytrace=False)
     if base.model_changed:  # a pass on an edited model is said, not silent (issue 13 D7)
         from ..baseline import ModelChangedWarning
 
@@ -122,6 +125,7 @@ def checked(state: AccuracyState, actual, golden, spec, *, nodeid: str, model: s
             f"against (cosine NaN, or not compared, when recorded): "
             f"{', '.join(base.unjudged[:5])}{', ...' if n > 5 else ''}; "
             f"--accuracy-regen-all records their values"), nodeid, state.settings.rootdir)
+    fused()  # last: under -W error the warnings above are raised first, not skipped
     return outcome
 
 
