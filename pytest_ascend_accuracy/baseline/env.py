@@ -112,8 +112,12 @@ def environment_for(converted, **extra) -> Dict[str, object]:
 
         user = (info.get("emulator") or {}).get("atc_options") or {}
         numerics = numerics_version(info.get("emulator"))  # its own model's (numerics.py)
+        # a float16-only SoC (--soc-version=Ascend310P3) computes kept Cube ops otherwise: its
+        # baselines differ by their environment ("rebaseline required", a review: "REGRESSED");
+        # no SoC and an A2/A3 one compute alike and share "emulator"
+        cube = info.get("cube_kernels") or ""
         env.update(toolkit_version=f"emulator-{numerics}/onnxruntime-{ort_version()}",
-                   soc_version="emulator",
+                   soc_version="emulator" + (" (cube-fp16)" if cube == "cube-fp16" else ""),
                    atc_args=[f"--{k}={v}" for k, v in converted.mode.atc_options()]
                    # an AIPP file (insert_op_conf=) is an absolute path: its name only, as
                    # on the ascend backend

@@ -12,7 +12,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from pytest_ascend_accuracy import keep_dtype
 from pytest_ascend_accuracy.backends.emulator.rounding import (
-    FLOAT16_CUBE_SOCS, FLOAT32_CUBE_SOCS, cube_fp32_kernels, kept_precision, unit_precision)
+    cube_fp32_kernels, cube_kernels_label, kept_precision, unit_precision)
 from pytest_ascend_accuracy.core.modes import Mode
 from pytest_ascend_accuracy.errors import ConfigError
 
@@ -20,9 +20,13 @@ CUBE_TYPES = ("Conv", "ConvTranspose", "MatMul", "Gemm")
 
 
 @pytest.mark.parametrize("soc", ["Ascend910B1", "Ascend910B2C", "Ascend910B4-1", "Ascend910_93",
-                                 "Ascend910_9391", "Ascend910_9362", "Ascend310B1", "Ascend310B4"])
-def test_atlas_a2_a3_and_200i_500_a2_socs_have_float32_cube_kernels(soc):
-    assert soc in FLOAT32_CUBE_SOCS and cube_fp32_kernels(soc) is True
+                                 "Ascend910_9391", "Ascend910_9362", "Ascend910_9363",
+                                 "Ascend910_9361", "Ascend310B1", "Ascend310B4", "Ascend950PR",
+                                 "Ascend950DT"])
+def test_atlas_a2_a3_200i_500_a2_and_350_socs_have_float32_cube_kernels(soc):
+    """By family (review RS: exact names refused Ascend950PR/DT, Atlas 350, and A3's
+    Ascend910_9363, real SoCs an ini shared with device runs names)."""
+    assert cube_fp32_kernels(soc) is True and cube_kernels_label(soc) == "cube-fp32"
 
 
 @pytest.mark.parametrize("soc", ["Ascend310", "Ascend310P1", "Ascend310P3", "Ascend310P7",
@@ -31,14 +35,14 @@ def test_atlas_a2_a3_and_200i_500_a2_socs_have_float32_cube_kernels(soc):
                                  # an Ascend910 variant, not a 910B (no digit: CANN's family map)
                                  "Ascend910B"])
 def test_atlas_inference_and_training_socs_take_float16_only(soc):
-    assert soc in FLOAT16_CUBE_SOCS and cube_fp32_kernels(soc) is False
+    assert cube_fp32_kernels(soc) is False and cube_kernels_label(soc) == "cube-fp16"
 
 
 def test_no_soc_keeps_the_float32_cube_kernels_of_before():
-    assert cube_fp32_kernels(None) is True
+    assert cube_fp32_kernels(None) is True and cube_kernels_label(None) == ""
 
 
-@pytest.mark.parametrize("soc, closest", [("Ascend310P9", "closest: Ascend310P7"),
+@pytest.mark.parametrize("soc, closest", [("Ascend910C1", "closest: Ascend910"),
                                           ("ascend310p3", "closest: "), ("Atlas300I", "")])
 def test_an_unknown_soc_is_refused_naming_the_known_families(soc, closest):
     with pytest.raises(ConfigError) as err:
@@ -47,9 +51,9 @@ def test_an_unknown_soc_is_refused_naming_the_known_families(soc, closest):
     assert text.startswith(f"ascend_soc_version: unknown SoC {soc!r} for the emulator")
     assert closest in text
     assert ("it knows float32 cube kernels: Ascend910B1-B4 (Atlas A2), Ascend910_93xx (A3), "
-            "Ascend310B1-B4 (Atlas 200I/500 A2); float16 only: Ascend310, Ascend310P1/P3/P5/P7 "
-            "(Atlas 300I/300V), Ascend910/910A/910B/910ProA/910ProB/910PremiumA (Atlas "
-            "training)") in text
+            "Ascend310B* (Atlas 200I/500 A2), Ascend950* (Atlas 350); float16 only: Ascend310, "
+            "Ascend310P* (Atlas 300I/300V), Ascend910/910A/910B/910ProA/910ProB/910PremiumA "
+            "(Atlas training)") in text
 
 
 def _prec(mode, anchor, cube_fp32=None):

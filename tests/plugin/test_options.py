@@ -111,8 +111,8 @@ def test_ini_settings(pytester):
                                    "must be within [0, 1], got 1.5"),
     # refused, not ignored, as the CLI does (a docs trial: a made-up SoC ran silently); on the
     # emulator a known one picks its Cube kernels (audit 36 B F1, test_soc_cube_kernels.py)
-    (["--soc-version=Ascend310P9"], "ERROR: pytest-ascend-accuracy: --soc-version: unknown SoC "
-                                    "'Ascend310P9' for the emulator (closest: Ascend310P7*); it "
+    (["--soc-version=Ascend910C1"], "ERROR: pytest-ascend-accuracy: --soc-version: unknown SoC "
+                                    "'Ascend910C1' for the emulator (closest: Ascend910*); it "
                                     "knows float32 cube kernels: *"),
 ])
 def test_usage_errors(pytester, monkeypatch, args, message):

@@ -51,7 +51,7 @@ from .folded_keeps import folded_keep_problem
 from .faults import Fault, check_fault_targets, check_faults
 from .op_values import aipp_format, op_values, slot_layout, stored_type
 from .plan import PLAN_FILE, Plan
-from .rounding import check_overflow, cube_fp32_kernels, float32_cube
+from .rounding import check_overflow, cube_fp32_kernels, cube_kernels_label, float32_cube
 
 #: bump when the rewrite changes what a converted entry holds (3: TENSOR_INFO_FILE; 4: ops in
 #: an order that runs, unnamed nodes named as ATC names them, OpType:: by parser type; 5: op
@@ -83,19 +83,11 @@ from .rounding import check_overflow, cube_fp32_kernels, float32_cube
 #: refused attribute value in an If branch the conversion drops refused too, as ATC parses it;
 #: 26: float16 ops' outputs rounded, float16_model.py; 27: If branches round by their own types;
 #: 28: plan info "inside"; 29: If branch Constants as weights; 30-31: Resize parser rows; 32: the
-#: fusion change; 33: the SoC in the key, kept cube ops by its kernels, rounding.py)
-EMULATOR_FORMAT = 33
+#: fusion change; 33: the SoC's cube kernels; 34: fusion_limits' axis 0 and "fusion_refused")
+EMULATOR_FORMAT = 34
 #: bump when a conversion can compute other numbers (what a baseline's toolkit_version records,
-#: ``baseline.env``). A baseline recorded the format itself, so a format bump that changed no
-#: number made every emulator baseline "rebaseline required" on upgrade, and machines on two
-#: releases rewrote each other's files (a trial). 9: format 9 did change numbers, a review
-#: found: OpType::Resize no longer keeps a nearest Resize in float32 (its type is
-#: ResizeNearestNeighborV2), so a model with both kinds computes that op in float16 now; 10:
-#: the ops inside an If kept as one operator run in float16 (they ran in float32): a model
-#: without such an If records 9 still (numerics.py); 11: a model computing in float16 gets
-#: each float16 op's output rounded to float16 (onnxruntime's CPU carried float32 between
-#: them); 12: an If branch's constants reach ops kept in float32 unrounded (numerics.py)
-EMULATOR_NUMERICS = 12
+#: ``baseline.env``): numerics.py holds each version's change and which models it moves
+EMULATOR_NUMERICS = 13
 MODEL_FILE = "model.onnx"
 OM_JSON_FILE = "model.json"
 #: ``onnx_graph.tensor_info`` of the converted model, saved with it: a run cuts the model into
@@ -166,7 +158,8 @@ class EmulatorBackend:
                        mode=mode.key(), input_shape={k: list(v) for k, v in (shapes or {}).items()},
                        faults=[f.key() for f in self.faults], overflow=self.overflow,
                        atc_options=key_options(options, aipp), onnxruntime=ort_version(),
-                       device_formats=self.device_formats, soc_version=self.soc_version)
+                       device_formats=self.device_formats,
+                       cube_kernels=cube_kernels_label(self.soc_version))
         label = _safe_name(model_label(model))
 
         def build(tmp: Path) -> None:
@@ -240,6 +233,7 @@ class EmulatorBackend:
                               info={"emulator": plan_info, "overflow": self.overflow,
                                     "insert_op_conf": options.get("insert_op_conf"),  # as given
                                     "faults": [f.describe() for f in self.faults],
+                                    "cube_kernels": cube_kernels_label(self.soc_version),
                                     "cache_entry": str(entry)})
 
     def fusion_rules(self, converted: ConvertedModel) -> List[str]:

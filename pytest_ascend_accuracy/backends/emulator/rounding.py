@@ -80,39 +80,58 @@ VALUE_PRESERVING = frozenset({
 })
 
 
-#: SoC names (ATC's --soc_version) of chips with float32 cube kernels: Atlas A2 (910B*), A3
-#: (910_93*) and 200I/500 A2 (310B*) products
-FLOAT32_CUBE_SOCS = (("Ascend910B1", "Ascend910B2", "Ascend910B2C", "Ascend910B3", "Ascend910B4",
-                      "Ascend910B4-1", "Ascend910_93", "Ascend910_9391", "Ascend910_9392",
-                      "Ascend910_9381", "Ascend910_9382", "Ascend910_9372", "Ascend910_9362",
-                      "Ascend310B1", "Ascend310B2", "Ascend310B3", "Ascend310B4"))
-#: SoC names of chips whose cube unit takes float16 only: Atlas 200/300/500 inference (310),
-#: Atlas inference (310P: Atlas 300I/300V) and Atlas training (910) products
-FLOAT16_CUBE_SOCS = (("Ascend310", "Ascend310P1", "Ascend310P3", "Ascend310P5", "Ascend310P7",
-                      "Ascend310P3vir01", "Ascend310P3vir02", "Ascend310P3vir04",
-                      "Ascend310P3vir08", "Ascend910", "Ascend910A", "Ascend910B",
-                      "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA"))
+#: SoC name prefixes (ATC's --soc_version) of chips with float32 cube kernels: Atlas A2
+#: (Ascend910B1-B4, B2C, B4-1), A3 (Ascend910_93xx), 200I/500 A2 (Ascend310B*) and Atlas 350
+#: (Ascend950PR/DT: CANN's ConvolutionForward page lists FLOAT for the 950 series) products;
+#: by family, as CANN's RecSDK ``transform.json`` maps SoC names (a review: exact names refused
+#: Ascend950PR and Ascend910_9363, real SoCs an ini shared with device runs names)
+FLOAT32_CUBE_PREFIXES = ("Ascend910B1", "Ascend910B2", "Ascend910B3", "Ascend910B4",
+                         "Ascend910_93", "Ascend310B", "Ascend950")
+#: SoC names, and prefixes ending in ``*``, of chips whose cube unit takes float16 only: Atlas
+#: 200/300/500 inference (Ascend310), Atlas inference (Ascend310P*: Atlas 300I/300V) and Atlas
+#: training (Ascend910, 910A, 910B with no digit, 910ProA/ProB/PremiumA) products
+FLOAT16_CUBE_SOCS = ("Ascend310", "Ascend310P*", "Ascend910", "Ascend910A", "Ascend910B",
+                     "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA")
 #: the families, as an unknown name's error lists them
 SOC_FAMILIES = ("float32 cube kernels: Ascend910B1-B4 (Atlas A2), Ascend910_93xx (A3), "
-                "Ascend310B1-B4 (Atlas 200I/500 A2); float16 only: Ascend310, Ascend310P1/P3/P5/P7 "
-                "(Atlas 300I/300V), Ascend910/910A/910B/910ProA/910ProB/910PremiumA (Atlas training)")
+                "Ascend310B* (Atlas 200I/500 A2), Ascend950* (Atlas 350); float16 only: "
+                "Ascend310, Ascend310P* (Atlas 300I/300V), Ascend910/910A/910B/910ProA/910ProB/"
+                "910PremiumA (Atlas training)")
+_KNOWN = ("Ascend910B1", "Ascend910B2", "Ascend910B2C", "Ascend910B3", "Ascend910B4",
+          "Ascend910_9391", "Ascend910_9392", "Ascend310B1", "Ascend950PR", "Ascend950DT",
+          "Ascend310", "Ascend310P1", "Ascend310P3", "Ascend910", "Ascend910A", "Ascend910B",
+          "Ascend910ProA", "Ascend910ProB", "Ascend910PremiumA")
+
+
+def _float16_only(soc: str) -> bool:
+    return any(soc == n or (n.endswith("*") and soc.startswith(n[:-1]))
+               for n in FLOAT16_CUBE_SOCS)
 
 
 def cube_fp32_kernels(soc_version: Optional[str], where: str = "--soc-version") -> bool:
     """Whether a kept cube op computes from float32 inputs on ``soc_version``: True with None
     (no chip named) or a chip with float32 cube kernels, False on one whose cube unit takes
     float16 only; an unknown name is a ``ConfigError`` of ``where`` listing the families."""
-    if soc_version is None or soc_version in FLOAT32_CUBE_SOCS:
+    if soc_version is None or str(soc_version).startswith(FLOAT32_CUBE_PREFIXES):
         return True
-    if soc_version in FLOAT16_CUBE_SOCS:
+    if _float16_only(str(soc_version)):
         return False
     import difflib
 
-    close = difflib.get_close_matches(str(soc_version), FLOAT32_CUBE_SOCS + FLOAT16_CUBE_SOCS, 3)
+    close = difflib.get_close_matches(str(soc_version), _KNOWN, 3)
     raise ConfigError(where, f"unknown SoC {soc_version!r} for the emulator"
                              + (f" (closest: {', '.join(close)})" if close else "")
                              + f"; it knows {SOC_FAMILIES}; leave it out to model a chip with "
                                f"float32 cube kernels")
+
+
+def cube_kernels_label(soc_version: Optional[str]) -> str:
+    """What a baseline and a cache key record of the chip: "" with no SoC (the numbers of a
+    chip with float32 cube kernels, as before any SoC was read), else ``cube-fp32`` or
+    ``cube-fp16``: a class, so two names of one class share a conversion (a review)."""
+    if soc_version is None:
+        return ""
+    return "cube-fp32" if cube_fp32_kernels(soc_version) else "cube-fp16"
 
 
 #: whether the conversion being built models float32 cube kernels (``float32_cube``): set by the
