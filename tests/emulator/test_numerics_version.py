@@ -57,3 +57,30 @@ def test_a_branch_constant_reaching_an_op_kept_in_float32_records_numerics_12(tm
     assert _toolkit_in(tmp_path, const, Mode(keep_dtype=("OpType::Mul",))) == \
         "emulator-12" + version  # (its ConstantOfShape input: a weight of the branch)
     assert _toolkit_in(tmp_path, init, kept) == "emulator-10" + version
+
+
+def test_a_fusion_the_documented_conditions_refuse_records_numerics_13(tmp_path):
+    """Review RF: 52fcf3a left some LayerNorms and MatMul+Adds unfused (numbers move) and bumped
+    nothing, so a baseline from before read "REGRESSED: the file was edited or cut". Only a
+    model with such a pattern records 13; a LayerNorm that still fuses records what it did."""
+    import numpy as np
+    from test_fusion_limits import _ln
+
+    refused, fused = tmp_path / "ln_eps2d.onnx", tmp_path / "ln.onnx"
+    onnx.save(_ln(eps=np.full((1, 1), 1e-5, np.float32)), str(refused))
+    onnx.save(_ln(), str(fused))
+    assert _toolkit(tmp_path, refused) == f"emulator-13/onnxruntime-{ort_version()}"
+    assert _toolkit(tmp_path, fused) == f"emulator-9/onnxruntime-{ort_version()}"
+
+
+def test_a_float16_only_soc_is_another_environment_for_a_baseline(tmp_path):
+    """Review RS: a baseline written with no SoC, run with --soc-version=Ascend310P3 (kept Cube
+    ops compute from float16 inputs there), read REGRESSED; an A2 SoC computes as none does."""
+    onnx.save(models.passing_mlp(), str(tmp_path / "m.onnx"))
+
+    def soc(name):
+        backend = EmulatorBackend(Cache(tmp_path / "cache"), soc_version=name)
+        return environment_for(backend.convert(tmp_path / "m.onnx"))["soc_version"]
+
+    assert soc(None) == soc("Ascend910B1") == "emulator"
+    assert soc("Ascend310P3") == "emulator (cube-fp16)"

@@ -131,6 +131,9 @@ class _Graph:
     def __init__(self, graph, consts: Mapping[str, np.ndarray]):
         self.nodes = list(graph.node)
         self.consts = consts
+        #: a LayerNorm or MatMul+Add pattern whose graph conditions (``fusion_limits``) left
+        #: it, or its affine part, unfused: numerics 13 (``numerics.PARTIAL``)
+        self.refused = False
         self.outputs = {o.name for o in graph.output}
         self.producer: Dict[str, int] = {}
         self.consumers: Dict[str, List[int]] = {}
@@ -195,6 +198,7 @@ def _match_layernorm(g: _Graph, i: int, ranks: Mapping[str, int]):
         return None
     axes = layernorm_core_ok(g, rm1, rm2, g.nodes[sq], add, ranks.get(sub.input[0]))
     if axes is None:
+        g.refused = True
         return None
     members = [rm1_i, i, sq, rm2_i, add_i, sqrt_i, dv]
     mul_i = g.only_consumer(g.nodes[dv].output[0])
@@ -204,6 +208,8 @@ def _match_layernorm(g: _Graph, i: int, ranks: Mapping[str, int]):
     if (bias is not None and affine_ok(g, mul, g.nodes[dv].output[0], len(axes))
             and affine_ok(g, bias, mul.output[0], len(axes))):
         members += [mul_i, bias_i]
+    elif bias is not None:
+        g.refused = True
     return sorted(members), None, "LayerNorm", "LayerNorm"
 
 
@@ -290,7 +296,10 @@ def _match_matmul_bias(g: _Graph, i: int, ranks: Mapping[str, int]):
         return None
     other = add.input[1] if add.input[0] == mm.output[0] else add.input[0]
     bias = g.const(other)
-    if bias is None or not matmul_bias_ok(bias, g.const(mm.input[1])):
+    if bias is None:
+        return None
+    if not matmul_bias_ok(bias, g.const(mm.input[1])):
+        g.refused = True
         return None
     rank = ranks.get(mm.output[0], 2)
     return [i, add_i], None, "MatMul", "BatchMatMulV2" if rank > 2 else "MatMulV2"
@@ -339,8 +348,16 @@ def build_units(graph, consts: Mapping[str, np.ndarray], *, fusion: bool,
         if i not in taken:
             units.append(_unit(g, [i], [n], n.name, n.op_type, node_ascend_type(n), ()))
     units.sort(key=lambda u: u.position)
-    units = _ub_fusion(units, g, enabled, keeps)
+    units = Units(_ub_fusion(units, g, enabled, keeps))
+    units.refused = g.refused
     return units, new_inits
+
+
+class Units(list):
+    """``build_units``' units, with ``refused``: a pattern the documented graph conditions left
+    unfused (numerics 13: ``numerics.PARTIAL``)."""
+
+    refused = False
 
 
 def _unit(g: _Graph, members, nodes, name, anchor, op_type, rules) -> Unit:

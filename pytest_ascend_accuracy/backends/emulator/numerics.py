@@ -6,6 +6,17 @@ operator, which a model without such an If never had. A baseline records the num
 model, so an upgrade says "rebaseline required" only where numbers really moved (an upgrade
 trial: bump 10 made every emulator baseline "rebaseline required", If or not, with op lines
 byte for byte the same after the regen, and machines on two releases rewrote each other's files).
+
+The versions (``backend.EMULATOR_NUMERICS``), as that constant's comment had them: a baseline
+recorded the format itself, so a format bump that changed no number made every emulator
+baseline "rebaseline required" on upgrade, and machines on two releases rewrote each other's
+files (a trial). 9: format 9 did change numbers, a review found: OpType::Resize no longer keeps
+a nearest Resize in float32 (its type is ResizeNearestNeighborV2), so a model with both kinds
+computes that op in float16 now; 10: the ops inside an If kept as one operator run in float16
+(they ran in float32): a model without such an If records 9 still; 11: a model computing in
+float16 gets each float16 op's output rounded to float16 (onnxruntime's CPU carried float32
+between them); 12: an If branch's constants reach ops kept in float32 unrounded; 13: a fusion
+pattern left unfused by the conditions CANN documents for its pass (``fusion_limits``).
 """
 from __future__ import annotations
 
@@ -34,8 +45,12 @@ def _branch_weights_unrounded(plan_info: Mapping) -> bool:
 #: output: only a conversion where such a constant reaches an op that does not round its
 #: inputs to float16 (keep_dtype, high precision: silero-vad's branch Convs) computes other
 #: numbers (``branch_rounding``)
-PARTIAL: Dict[int, Callable[[Mapping], bool]] = {10: _kept_if, 11: _float16_model,
-                                                 12: _branch_weights_unrounded}
+#: 13: a LayerNorm or MatMul+Add pattern that fused before is left unfused, or its Mul and
+#: Add of gamma and beta, where the graph breaks the conditions CANN documents for the pass
+#: (``fusion_limits``: epsilon's shape, keep_dims, the axes, a broadcast bias)
+PARTIAL: Dict[int, Callable[[Mapping], bool]] = {
+    10: _kept_if, 11: _float16_model, 12: _branch_weights_unrounded,
+    13: lambda info: bool(info.get("fusion_refused"))}
 
 
 def numerics_version(plan_info: Optional[Mapping]) -> int:

@@ -477,7 +477,7 @@ def emulate_graph(model, mode: Mode, *, input_shape=None, faults: Sequence[Fault
         "overflow": overflow,
         "float16_tensors": len(half),  # widened (float16_model)
         "branch_weights_unrounded": getattr(emitter, "branch_weights_unrounded", False),
-    }
+        "fusion_refused": units.refused}  # a pattern left unfused (fusion_limits, numerics 13)
     return proto, plan
 
 
