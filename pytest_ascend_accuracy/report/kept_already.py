@@ -20,6 +20,14 @@ def kept_already(verdict, mode) -> str:
     names = {first.row.op_name, first.row.golden_name, *first.row.original_names}
     if not names & set(getattr(mode, "keep_dtype", ()) or ()):
         return ""
+    from ..core.ascend_optypes import is_cube
+
+    if is_cube(first.row.op_type):  # (review RS: a kept Conv of a 310P takes float16 inputs)
+        return (f"; {first.row.label}, a Cube op, outputs float32 in this mode already (its "
+                f"keep_dtype names it), but computes from float16 inputs on a chip without "
+                f"float32 Cube kernels (Atlas 300I/300V, training: --soc-version): its error "
+                f"comes in with float16 values, its own inputs' or those computed before it, "
+                f"which --accuracy-diagnose searches")
     return (f"; {first.row.label} runs in float32 in this mode already (its keep_dtype names "
             f"it): its error comes in with the float16 values computed before it, which "
             f"--accuracy-diagnose searches")

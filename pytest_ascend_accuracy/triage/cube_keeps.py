@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import List
 
 #: the chips whose Cube unit takes float32 inputs (conv2d API, atlaste_07_0050)
-FLOAT32_CUBE_CHIPS = ("Atlas A2/A3 and Atlas 200I/500 A2 products: Ascend910B*, Ascend910_93*, "
-                      "Ascend310B*")
+FLOAT32_CUBE_CHIPS = ("Atlas A2/A3, Atlas 200I/500 A2 and Atlas 350 products (Ascend910B1-B4, "
+                      "Ascend910_93*, Ascend310B*, Ascend950*)")
 #: the chips where ATC feeds a kept Cube op float16 inputs
 FLOAT16_CUBE_CHIPS = "Atlas 300I/300V (310P) and Atlas training (910) products"
 #: the option, pasted, that models such a chip (plugin and CLI)
@@ -63,10 +63,13 @@ def kept_cube_ops(mode, model) -> List[str]:
 def cube_note(names: List[str]) -> str:
     """The sentence appended to the verdict of a fix keeping the Cube ops ``names``."""
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return (f"; this fix keeps Cube op{'s' if len(names) > 1 else ''} {shown} in float32, which "
-            f"holds only where a Cube op computes from float32 inputs ({FLOAT32_CUBE_CHIPS}, as "
-            f"this run modelled): on {FLOAT16_CUBE_CHIPS} ATC feeds it float16: rerun with "
-            f"{CHECK_OPTION} to check")
+    many = len(names) > 1
+    return (f"; this fix keeps Cube op{'s' if many else ''} {shown}, which "
+            f"compute{'' if many else 's'} from float32 inputs only on {FLOAT32_CUBE_CHIPS}, as "
+            f"this run modelled: on "
+            f"{FLOAT16_CUBE_CHIPS} ATC feeds {'them' if many else 'it'} float16 inputs (its "
+            f"output stays float32), so where the fix rests on {'their' if many else 'its'} "
+            f"inputs it may not hold there: rerun with {CHECK_OPTION} to check")
 
 
 def with_cube_note(outcome: dict, model, backend) -> dict:
