@@ -208,7 +208,7 @@ def _match_layernorm(g: _Graph, i: int, ranks: Mapping[str, int]):
     if (bias is not None and affine_ok(g, mul, g.nodes[dv].output[0], len(axes))
             and affine_ok(g, bias, mul.output[0], len(axes))):
         members += [mul_i, bias_i]
-    elif bias is not None:
+    elif mul is not None:  # (gamma alone, nn.LayerNorm(bias=False): fused before, review RX)
         g.refused = True
     return sorted(members), None, "LayerNorm", "LayerNorm"
 
