@@ -17,7 +17,7 @@ from ..errors import ConfigError, DumpFormatError
 from .metrics import TensorMetrics, encode_float, is_exact
 from .one_element import ONE_ELEMENT, one_element_failure
 from .rows import Coverage, Failure, TensorCompare, _fmt, _s
-from .scale_guard import guard_ratio, scale_reason
+from .scale_guard import guard_ratio, one_subnormal_value, scale_reason
 from .thresholds import Policy, ThresholdLike, check_metric
 from .tiny_values import CLOSE_WORDS
 
@@ -251,7 +251,7 @@ def judge_row(row: TensorCompare, policy: Policy,
         if lone:
             return "failed", Failure(row, thr, value, lone, None)
         # passes, but not in scale (ops given their own threshold by per_op are the user's call)
-        if thr is policy.default and not m.golden_zero and not _all_subnormal(m) and \
+        if thr is policy.default and not m.golden_zero and not one_subnormal_value(m) and \
                 policy.off_scale(guard_ratio(m, thr.metric)[0]):
             return "failed", Failure(row, thr, value,
                                      scale_reason(m, thr.metric, policy.scale_tolerance), None)
@@ -262,19 +262,6 @@ def judge_row(row: TensorCompare, policy: Policy,
     reason = (f"{thr.metric} {_fmt_beside(value, thr)} fails {thr.describe()}"
               f"{_tiny_rule_text(m, thr.metric)}")
     return "failed", Failure(row, thr, value, reason, thr.loosest_passing(value))
-
-
-def _all_subnormal(m: TensorMetrics) -> bool:
-    """One value (a one-element tensor, a batch's sample) below float16's smallest normal on
-    both sides, where float16 holds it to a bit or two or flushes it to 0: the ratio of the
-    two is no scale (a tensor of many such values scaled alike still fails: a fault; audit 36
-    D: a boundary
-    probability of 2.98e-08 against the device's 1.19e-07, or 8.9e-08 against 0, failed the
-    scale guard at cosine 1.000000, alone and as a batch's sample)."""
-    from .metrics import SIGN_FLOOR
-
-    return (m.size == 1 and m.max_abs_golden is not None and m.max_abs_actual is not None
-            and abs(m.max_abs_golden) < SIGN_FLOOR and abs(m.max_abs_actual) < SIGN_FLOOR)
 
 
 def _tiny_rule_text(m: TensorMetrics, metric: str) -> str:
