@@ -194,3 +194,20 @@ def test_under_w_error_a_baseline_failure_keeps_its_text_with_the_warning_append
         "Check it in and run the test again*",
         "AtcFusionWarning: model 'ln_overflow': LayerNormONNXFusionPass fuses mean..shift*"])
     assert "E   pytest_ascend_accuracy.report.fused_overflow.AtcFusionWarning" not in out
+
+
+def test_no_warning_where_the_overflowing_member_and_its_consumer_are_kept(pytester):
+    """Review RX X1: keeping the Pow and the ReduceMean reading it (the plugin's own printed
+    keep list) still warned "this op overflows", counting any later float16 member as its
+    consumer, while its printed mode, pasted, passed."""
+    _project(pytester, "ln_overflow")
+    keep = "keep_dtype(['square', 'variance', 'add_eps', 'root'])"
+    pytester.makepyfile(test_ln=TEST.format(name="ln_overflow", imports=", keep_dtype",
+                                            modes=f", modes=[{keep}]"))
+    result = _run(pytester)
+    result.assert_outcomes(passed=1)
+    assert "AtcFusionWarning" not in result.stdout.str()
+    pytester.makepyfile(test_ln=TEST.format(  # its mode with fusion off passes: no overflow
+        name="ln_overflow", imports=", FUSION_OFF, keep_dtype",
+        modes=f", modes=[{keep} | FUSION_OFF]"))
+    _run(pytester).assert_outcomes(passed=1)

@@ -9,8 +9,8 @@ both are the emulator's plan's (``PlannedOp``), not the golden's (whose op types
   ``ConvBatchnormFusionPass``), and each member's ONNX type (``PlannedOp.onnx_types``);
 - whether a member, run apart in the test's mode with fusion off, has its output rounded to
   float16 (``rounding.unit_precision`` of that member alone, as ``rewrite`` computes a unit's
-  precision), by itself or as the input of a member after it that takes float16 inputs (the
-  members' outputs are used inside the group only, so their consumers come after them):
+  precision), by itself or as the input of the member after it, where that takes float16
+  inputs (the plan holds no edges; in the patterns the passes fuse the next member reads it):
   under ``HIGH_PRECISION`` or ``force_fp32`` a LayerNorm's Pow runs in float32 and nothing
   overflows (a review: the warning said "this op overflows" there, and its own mode pasted
   passed), while under ``keep_dtype(['square'])`` the kept Pow's output is cast to float16 for
@@ -67,10 +67,13 @@ def fused_op_facts(actual, mode=None) -> Optional[Dict[str, FusedOpFacts]]:
             types = ("",) * len(names)
         precision = [unit_precision(unfused, anchor_type=t, member_names=[n], member_types=[t])
                      for n, t in zip(names, types)]
-        # rounded by itself, or where a member after it (its consumers are inside the group)
-        # takes float16 inputs: a kept Pow's float32 output is cast for the float16 ReduceMean
-        rounded = frozenset(n for k, n in enumerate(names) if precision[k] == "fp16" or any(
-            p in ("fp16", "fp16in") for p in precision[k + 1:]))
+        # rounded by itself, or where the member after it, its consumer in the patterns these
+        # passes fuse (the plan holds no edges), takes float16 inputs: a kept Pow's float32
+        # output is cast for a float16 ReduceMean, not for a kept one (review RX: any later
+        # member counted, so the plugin's own keep list of Pow and ReduceMean, pasted with
+        # fusion off, passed under a warning that "this op overflows")
+        rounded = frozenset(n for k, n in enumerate(names) if precision[k] == "fp16" or (
+            k + 1 < len(names) and precision[k + 1] in ("fp16", "fp16in")))
         facts[op["name"]] = FusedOpFacts(tuple(op.get("rules") or ()), dict(zip(names, types)),
                                          rounded)
     return facts
