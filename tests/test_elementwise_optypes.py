@@ -40,8 +40,8 @@ def path(tmp_path):
 
 @pytest.mark.parametrize("onnx_type, parsed", [("Max", "Maximum"), ("Min", "Minimum"),
                                                ("Sum", "AccumulateNV2"), ("CumSum", "Cumsum")])
-def test_the_onnx_spelling_is_written_as_the_parsers_and_both_are_taken(path, onnx_type,
-                                                                         parsed):
+def test_the_onnx_spelling_is_written_as_the_parsers_and_both_are_taken(
+        path, onnx_type, parsed):
     assert parser_type(onnx_type) == parsed
     assert to_ascend_entry(f"OpType::{onnx_type}") == f"OpType::{parsed}"
     for entry in (f"OpType::{onnx_type}", f"OpType::{parsed}"):

@@ -106,8 +106,8 @@ def test_an_eps_constant_the_pass_refuses_is_not_fused_so_the_default_check_fail
     pytester.makepyfile(test_ln=TEST.format(name="ln_eps_2d", imports="", modes=""))
     result = pytester.runpytest("-p", "no:cacheprovider", "-p", "no:randomly")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["FAILED test_ln.py::test_ln [[]ln_eps_2d, default[]]: first failing op "
-                                 "square (NaN/Inf on one side*"])
+    result.stdout.fnmatch_lines(["FAILED test_ln.py::test_ln [[]ln_eps_2d, default[]]: first "
+                                 "failing op square (NaN/Inf on one side*"])
     assert "AtcFusionWarning" not in result.stdout.str()
 
 
