@@ -21,8 +21,9 @@ The emulator's model of ATC + NPU numerics (design notes, "The emulator"):
   but a kept cube op (or a unit anchored on one) fp16in on a chip without float32 cube kernels
   (``--soc-version``, below); a fused unit is kept when any of its members is kept. That is
   ATC's rule for a GraphFusion op, which inherits ``_keep_dtype`` from any member; a UBFusion
-  is made after each node's dtype is judged, so ``fusion.build_units`` never UB-fuses a kept unit with one not kept (a kept Relu
-  leaves its MatMul fp16: docs/formats.md, "keep_dtype and fusion").
+  is made after each node's dtype is judged, so ``fusion.build_units`` never UB-fuses a kept
+  unit with one not kept (a kept Relu leaves its MatMul fp16: docs/formats.md, "keep_dtype and
+  fusion").
 
 Cube ops and the chip (audit 36 B F1: a kept Conv ran fp32 on every chip, though high precision
 and force_fp32 never let a cube op take float32 inputs). CANN's conv2d API (aicpuopapi
