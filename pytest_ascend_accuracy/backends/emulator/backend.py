@@ -106,6 +106,7 @@ class EmulatorBackend:
                  soc_version: Optional[str] = None):  # its cube kernels: rounding.py
         self.cache, self.soc_version = cache, soc_version or None
         self.cube_fp32 = cube_fp32_kernels(self.soc_version, "--soc-version")
+        self.cube_kernels = cube_kernels_label(self.soc_version)  # (its class: "" or cube-fp16)
         self.dump_mode = check_dump_mode(dump_mode, "EmulatorBackend dump_mode")
         self.device_formats = bool(device_formats)
         self.faults = check_faults(faults)
@@ -159,7 +160,7 @@ class EmulatorBackend:
                        faults=[f.key() for f in self.faults], overflow=self.overflow,
                        atc_options=key_options(options, aipp), onnxruntime=ort_version(),
                        device_formats=self.device_formats,
-                       cube_kernels=cube_kernels_label(self.soc_version))
+                       cube_kernels=self.cube_kernels)
         label = _safe_name(model_label(model))
 
         def build(tmp: Path) -> None:
@@ -233,7 +234,7 @@ class EmulatorBackend:
                               info={"emulator": plan_info, "overflow": self.overflow,
                                     "insert_op_conf": options.get("insert_op_conf"),  # as given
                                     "faults": [f.describe() for f in self.faults],
-                                    "cube_kernels": cube_kernels_label(self.soc_version),
+                                    "cube_kernels": self.cube_kernels,
                                     "cache_entry": str(entry)})
 
     def fusion_rules(self, converted: ConvertedModel) -> List[str]:

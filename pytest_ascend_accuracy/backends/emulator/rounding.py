@@ -39,7 +39,7 @@ float32 on those products. And --keep_dtype (atlasatcparam_16_0074): "If the com
 precision is not supported by the Ascend AI Processor, the system automatically uses the high
 precision supported by the operators". So ``cube_fp32_kernels(soc_version)``: a kept cube op runs
 fp32 with no SoC (the emulator's numbers before the SoC was read) or an A2/A3/200I-500 A2 one
-(``FLOAT32_CUBE_SOCS``), fp16in with an Atlas inference/training one (``FLOAT16_CUBE_SOCS``).
+(``FLOAT32_CUBE_PREFIXES``), fp16in with an Atlas inference/training one (``FLOAT16_CUBE_SOCS``).
 The names are CANN's (RecSDK's cust_op/ascendc_op/config/transform.json maps each SoC to its
 family: Ascend910B with no digit is an Ascend910 variant, not a 910B). ``force_fp32`` /
 ``cube_fp16in_fp32out`` keep cube ops fp16in on every chip: --precision_mode
@@ -127,12 +127,10 @@ def cube_fp32_kernels(soc_version: Optional[str], where: str = "--soc-version") 
 
 
 def cube_kernels_label(soc_version: Optional[str]) -> str:
-    """What a baseline and a cache key record of the chip: "" with no SoC (the numbers of a
-    chip with float32 cube kernels, as before any SoC was read), else ``cube-fp32`` or
-    ``cube-fp16``: a class, so two names of one class share a conversion (a review)."""
-    if soc_version is None:
-        return ""
-    return "cube-fp32" if cube_fp32_kernels(soc_version) else "cube-fp16"
+    """What a baseline and a cache key record of the chip: ``cube-fp16`` for a float16-only one,
+    else "": no SoC and an A2/A3 one compute alike, so they share a conversion and a
+    baseline, as two names of one class do (a review)."""
+    return "" if cube_fp32_kernels(soc_version) else "cube-fp16"
 
 
 #: whether the conversion being built models float32 cube kernels (``float32_cube``): set by the
