@@ -116,34 +116,30 @@ class CallableMetric:
                   if any(not np.array_equal(np.asarray(r[k]), np.asarray(d.get(k)))
                          for k in r)]
         try:
-            while len(differ) > 1:
+            while differ:  # (a half of one sample is that sample's own figure: not asked twice)
                 half = len(differ) // 2
-                halves = (differ[:half], differ[half:])
-                parts = [(self._alone_drop(p, drop_of), p) for p in halves]
-                best, differ = max(parts, key=lambda dp: dp[0])
-                if not (best > max_drop and best >= drop / 2):
+                parts = [self._alone(p, drop_of) for p in (differ[:half], differ[half:]) if p]
+                gone, value, differ = max(parts, key=lambda part: part[0])
+                if not (gone > max_drop and gone >= drop / 2):
                     return None
-            if not differ:
-                return None
-            alone = self._alone_drop(differ, drop_of)
+                if len(differ) == 1:
+                    return self.samples[differ[0]], value
         except _MetricFailed:  # (the figures themselves were computed: values() said so)
             return None
-        if alone > max_drop and alone >= drop / 2:
-            return self.samples[differ[0]], self._last
         return None
 
-    def _alone_drop(self, which: List[int], drop_of: Callable[[float], float]) -> float:
-        """The drop of the figure with the device outputs of the samples ``which`` and the
-        reference's elsewhere (the figure kept in ``_last``)."""
+    def _alone(self, which: List[int], drop_of: Callable[[float], float]):
+        """(the drop, the figure, ``which``) with the device outputs of the samples ``which``
+        and the reference's elsewhere."""
         labels = self.label_list if self.labels.given else None
         outputs = list(self.ref)
         for i in which:
             outputs[i] = self.dev[i]
         try:
-            self._last = float(self.fn(outputs, labels))
+            value = float(self.fn(outputs, labels))
         except Exception as exc:
             raise _MetricFailed from exc
-        return drop_of(self._last) if math.isfinite(self._last) else math.inf
+        return (drop_of(value) if math.isfinite(value) else math.inf), value, which
 
 
 class _MetricFailed(Exception):
