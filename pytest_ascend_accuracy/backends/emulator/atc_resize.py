@@ -93,7 +93,8 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List]:
             continue
         a = _attrs(n)
         pair = (a["coordinate_transformation_mode"], a["nearest_mode"])
-        dropped = dropped_settings(n) if a["mode"] in ("linear", "cubic") else ""
+        dropped = (dropped_settings(n, a["mode"], pair[0]) if a["mode"] in ("linear", "cubic")
+                   else "")
         if dropped and OPS_CV.takes(opset):  # the one parser that builds Resize keeping them
             rows.append([n.name, pair[0], a["mode"], dropped, OPS_CV.key, opset])
             continue
@@ -121,28 +122,23 @@ def resize_rows(model, nodes: Iterable, info=None) -> List[List]:
 CANN_RESIZE_DEFAULTS = {"cubic_coeff_a": -0.75, "exclude_outside": 0, "extrapolation_value": 0.0}
 
 
-def dropped_settings(node) -> str:
-    """What of a linear or cubic Resize the 2025 parser drops, in words (its ``cubic_coeff_a``
-    and ``exclude_outside`` where cubic, its ``extrapolation_value`` where
-    ``tf_crop_and_resize`` reads it), "" where the model keeps CANN's defaults. tf2onnx writes
-    TensorFlow's bicubic as ``cubic_coeff_a=-0.5, exclude_outside=1``: the device computes it
-    with -0.75 and 0 (review RA2 of audit 35: the README said the parser computes cubic "as
-    ONNX does")."""
+def dropped_settings(node, mode: str, ctm: str) -> str:
+    """What of a linear or cubic Resize (its ``mode`` and ``coordinate_transformation_mode``,
+    as ``_attrs`` reads them) the 2025 parser drops, in words (its ``cubic_coeff_a`` and
+    ``exclude_outside`` where cubic, its ``extrapolation_value`` where ``tf_crop_and_resize``
+    reads it), "" where the model keeps CANN's defaults. tf2onnx writes TensorFlow's bicubic as
+    ``cubic_coeff_a=-0.5, exclude_outside=1``: the device computes it with -0.75 and 0 (review
+    RA2 of audit 35: the README said the parser computes cubic "as ONNX does")."""
     values = {a.name: (a.f if a.name != "exclude_outside" else a.i) for a in node.attribute
               if a.name in CANN_RESIZE_DEFAULTS}
-    mode = next((a.s.decode("utf-8", "replace") for a in node.attribute if a.name == "mode"),
-                "nearest")
-    ctm = next((a.s.decode("utf-8", "replace") for a in node.attribute
-                if a.name == "coordinate_transformation_mode"), "half_pixel")
     read = (["cubic_coeff_a", "exclude_outside"] if mode == "cubic" else []) + (
         ["extrapolation_value"] if ctm == "tf_crop_and_resize" else [])
-    off = [f"{k}={values[k]:g}" for k in read
-           if k in values and values[k] != CANN_RESIZE_DEFAULTS[k]]
-    if not off:
+    differ = [k for k in read if k in values and values[k] != CANN_RESIZE_DEFAULTS[k]]
+    if not differ:
         return ""
-    kept = ", ".join(f"{k}={CANN_RESIZE_DEFAULTS[k]:g}" for k in read
-                     if k in values and values[k] != CANN_RESIZE_DEFAULTS[k])
-    return f"{_DROPPED} {kept} where the model says {', '.join(off)}"
+    kept = ", ".join(f"{k}={CANN_RESIZE_DEFAULTS[k]:g}" for k in differ)
+    said = ", ".join(f"{k}={values[k]:g}" for k in differ)
+    return f"{_DROPPED} {kept} where the model says {said}"
 
 
 _DROPPED = "the device computes it with CANN's"
